@@ -1,0 +1,27 @@
+{{- define "imprint.name" -}}imprint{{- end -}}
+
+{{- define "imprint.fullname" -}}
+{{- printf "%s-%s" .Release.Name "imprint" | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "imprint.image" -}}
+{{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
+{{- end -}}
+
+{{- define "imprint.secretName" -}}
+{{- .Values.secrets.existingSecret | default (printf "%s-secrets" (include "imprint.fullname" .)) -}}
+{{- end -}}
+
+{{- define "imprint.labels" -}}
+app.kubernetes.io/name: {{ include "imprint.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
+{{- end -}}
+
+{{/* Address of a service's gRPC endpoint inside the cluster. */}}
+{{- define "imprint.grpcAddress" -}}
+{{- $root := index . 0 -}}{{- $name := index . 1 -}}
+{{- printf "%s-%s:%v" (include "imprint.fullname" $root) $name (index $root.Values.services $name).grpcPort -}}
+{{- end -}}
