@@ -24,7 +24,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
     clientUrl: options.url,
     entities: [...options.entities, OutboxEvent, ProcessedEvent],
     extensions: [Migrator],
-    migrations: { path: options.migrationsPath, glob: "!(*.d).{js,ts}", emit: "ts", snapshot: false, transactional: true },
+    migrations: { path: options.migrationsPath, glob: "!(*.d).{js,ts}", emit: "ts", snapshot: false, transactional: true, silent: true },
     pool: { min: 0, max: options.poolMax ?? 10 },
     debug: options.debug ?? false,
     allowGlobalContext: false,

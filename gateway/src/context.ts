@@ -1,0 +1,10 @@
+import type { ParameterizedContext } from "koa";
+import type { Principal } from "./auth.js";
+
+/** What the gateway's middleware leaves on `ctx.state` for later middleware and the access log. */
+export interface GatewayState {
+  requestId: string;
+  principal?: Principal;
+}
+
+export type GatewayContext = ParameterizedContext<GatewayState>;

@@ -1,0 +1,87 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { AppError, createLogger, type Logger } from "@imprint/runtime";
+import { createApp } from "./app.js";
+import { TokenAuthenticator } from "./auth.js";
+import type { GatewayConfig } from "./config.js";
+import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
+
+export { loadGatewayConfig, type GatewayConfig } from "./config.js";
+export { createApp, type AppDeps } from "./app.js";
+export { TokenAuthenticator, parseBearerToken, type Principal } from "./auth.js";
+export { UPSTREAMS, type UpstreamName, type UpstreamClients } from "./upstreams.js";
+
+export interface GatewayHandle {
+  /** Where this process listens, e.g. http://127.0.0.1:8080. */
+  url: string;
+  port: number;
+  /** Stops accepting connections, lets running requests finish within the grace period, closes upstream channels. */
+  stop(): Promise<void>;
+}
+
+function hostForUrl(host: string): string {
+  if (host === "0.0.0.0" || host === "::") return "127.0.0.1";
+  return host.includes(":") ? `[${host}]` : host;
+}
+
+export async function startGateway(config: GatewayConfig, options: { logger?: Logger } = {}): Promise<GatewayHandle> {
+  const logger = options.logger ?? createLogger("gateway", { level: config.logLevel });
+  const upstreams = createUpstreamClients(config.upstreams, config.upstreamTimeoutMs);
+
+  const server = createServer({ keepAliveTimeout: 65_000 });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(config.port, config.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    closeUpstreamClients(upstreams);
+    throw error;
+  }
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${hostForUrl(config.host)}:${port}`;
+  const api = config.publicUrl ?? url;
+
+  const authenticator = new TokenAuthenticator(
+    async (token) => {
+      const { caller, user } = await upstreams.identity.authenticateToken({ token });
+      if (!caller || !user) throw new AppError("internal", "identity answered AuthenticateToken without a principal");
+      return { caller, user };
+    },
+    { ttlMs: config.authCacheTtlMs },
+  );
+  // Attached in the same tick as listen's callback, so no request can arrive before it.
+  const app = createApp({
+    upstreams,
+    upstreamAddresses: config.upstreams,
+    authenticator,
+    urls: { api, app: config.appUrl ?? api },
+    bodyLimitBytes: config.bodyLimitBytes,
+    logger,
+  });
+  const handle = app.callback();
+  server.on("request", (request, response) => {
+    // Koa's handler answers every failure itself; the promise carries nothing left to handle.
+    void handle(request, response);
+  });
+  logger.info("gateway listening", { url, public_url: api });
+
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= new Promise<void>((resolve) => {
+      const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      force.unref();
+      server.close(() => {
+        clearTimeout(force);
+        closeUpstreamClients(upstreams);
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    return stopping;
+  };
+  return { url, port, stop };
+}

@@ -1,0 +1,6 @@
+import { createLogger, runMain } from "@imprint/runtime";
+import { loadGatewayConfig, startGateway } from "./index.js";
+
+// Config is read inside start so a broken environment is reported as a list of problems by runMain.
+const logger = createLogger("gateway");
+runMain(() => startGateway(loadGatewayConfig(process.env), { logger }), logger);

@@ -1,0 +1,23 @@
+import type { Logger } from "@imprint/runtime";
+import type { Middleware } from "koa";
+import type { GatewayState } from "../context.js";
+
+/** One JSON line per request, written after the response status is final. */
+export function accessLog(logger: Logger): Middleware<GatewayState> {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      logger.info("request", {
+        request_id: ctx.state.requestId,
+        method: ctx.method,
+        // The path only: query strings may carry share keys.
+        path: ctx.path,
+        status: ctx.status,
+        duration_ms: Math.round((performance.now() - started) * 100) / 100,
+        user_id: ctx.state.principal?.caller.userId,
+      });
+    }
+  };
+}

@@ -1,0 +1,76 @@
+import { AppError } from "@imprint/runtime";
+import type { GatewayContext } from "../context.js";
+
+function carriesBody(ctx: GatewayContext): boolean {
+  const length = ctx.get("Content-Length");
+  return ctx.get("Transfer-Encoding") !== "" || (length !== "" && length !== "0");
+}
+
+function isJsonType(contentType: string): boolean {
+  const mediaType = contentType.split(";", 1)[0]!.trim().toLowerCase();
+  return mediaType === "application/json" || (mediaType.startsWith("application/") && mediaType.endsWith("+json"));
+}
+
+/**
+ * Reads a JSON request body: undefined when none is sent, 415 for any other media type, 413 past
+ * `limitBytes` (checked on Content-Length first, then while streaming), 400 for malformed JSON.
+ */
+export async function readJsonBody(ctx: GatewayContext, limitBytes: number): Promise<unknown> {
+  if (!carriesBody(ctx)) return undefined;
+  if (!isJsonType(ctx.get("Content-Type"))) {
+    throw new AppError("unsupported_media_type", "Request bodies must be JSON: send Content-Type: application/json");
+  }
+  const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes`);
+  const declared = Number(ctx.get("Content-Length") || Number.NaN);
+  if (declared > limitBytes) {
+    // The unread body would otherwise be parsed as the next request on this connection.
+    ctx.set("Connection", "close");
+    throw tooLarge();
+  }
+
+  const raw = await readRaw(ctx, limitBytes, tooLarge);
+  if (raw.length === 0) return undefined;
+  try {
+    return JSON.parse(raw.toString("utf8")) as unknown;
+  } catch {
+    throw AppError.invalidArgument("Malformed JSON body");
+  }
+}
+
+/**
+ * Collects the body with listeners rather than `for await`: leaving an async iterator early destroys
+ * the socket, and the client would never see the 413.
+ */
+function readRaw(ctx: GatewayContext, limitBytes: number, tooLarge: () => AppError): Promise<Buffer> {
+  const request = ctx.req;
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = () => {
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("error", onError);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limitBytes) {
+        cleanup();
+        ctx.set("Connection", "close");
+        reject(tooLarge());
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, received));
+    };
+    const onError = (error: Error) => {
+      cleanup();
+      reject(new AppError("invalid_argument", "The request body could not be read", { cause: error }));
+    };
+    request.on("data", onData);
+    request.on("end", onEnd);
+    request.on("error", onError);
+  });
+}

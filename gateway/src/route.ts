@@ -1,0 +1,91 @@
+import type { Router } from "@koa/router";
+import type { z } from "zod";
+import type { Principal, TokenAuthenticator } from "./auth.js";
+import type { GatewayContext, GatewayState } from "./context.js";
+import { readJsonBody } from "./middleware/json-body.js";
+import { parseInput } from "./validation.js";
+
+/**
+ * One authenticated REST operation: its schemas and a handler mapping the validated input to one
+ * upstream call. The pipeline (auth → body → validation → handler → response) lives here, once.
+ */
+type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+type Output<Schema> = Schema extends z.ZodType ? z.output<Schema> : undefined;
+
+export interface RouteInput<Params, Query, Body> {
+  params: Params;
+  query: Query;
+  body: Body;
+  principal: Principal;
+  ctx: GatewayContext;
+}
+
+export type RouteResponse =
+  | { status: 200; body: unknown }
+  | { status: 201; body: unknown; location: string }
+  | { status: 204 };
+
+export const ok = (body: unknown): RouteResponse => ({ status: 200, body });
+/** 201 with `Location`: the API URL of the created object. */
+export const created = (body: unknown, location: string): RouteResponse => ({ status: 201, body, location });
+export const noContent = (): RouteResponse => ({ status: 204 });
+
+export interface RouteSpec<P, Q, B> {
+  method: HttpMethod;
+  path: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  handler: (input: RouteInput<Output<P>, Output<Q>, Output<B>>) => Promise<RouteResponse>;
+}
+
+export interface RoutePipeline {
+  authenticator: TokenAuthenticator;
+  bodyLimitBytes: number;
+}
+
+export interface Route {
+  method: HttpMethod;
+  path: string;
+  run(ctx: GatewayContext, pipeline: RoutePipeline): Promise<void>;
+}
+
+const METHODS_WITH_BODY = new Set(["POST", "PUT", "PATCH"]);
+
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(spec: RouteSpec<P, Q, B>): Route {
+  return {
+    method: spec.method,
+    path: spec.path,
+    async run(ctx, pipeline) {
+      const principal = await pipeline.authenticator.authenticate(ctx.get("Authorization") || undefined);
+      ctx.state.principal = principal;
+      const rawBody = METHODS_WITH_BODY.has(spec.method) ? await readJsonBody(ctx, pipeline.bodyLimitBytes) : undefined;
+      const input = {
+        params: (spec.params ? parseInput(spec.params, (ctx as unknown as { params: unknown }).params, "path") : undefined) as Output<P>,
+        query: (spec.query ? parseInput(spec.query, ctx.query, "query") : undefined) as Output<Q>,
+        body: (spec.body ? parseInput(spec.body, rawBody, "body") : undefined) as Output<B>,
+        principal,
+        ctx,
+      };
+      const response = await spec.handler(input);
+      ctx.status = response.status;
+      if (response.status === 204) {
+        ctx.body = null;
+        return;
+      }
+      if (response.status === 201) ctx.set("Location", response.location);
+      ctx.body = response.body;
+    },
+  };
+}
+
+/** Mounts routes on the router, each running the shared pipeline. */
+export function mountRoutes(router: Router<GatewayState>, routes: readonly Route[], pipeline: RoutePipeline): void {
+  for (const route of routes) {
+    router.register(route.path, [route.method], (ctx) => route.run(ctx, pipeline));
+  }
+}

@@ -1,0 +1,155 @@
+import { z } from "zod";
+import { toRestOrganization } from "../mappers/organization.js";
+import { roleOrGuestSchema, toProtoRole } from "../mappers/role.js";
+import { pageQuerySchema, toPageRequest, toPagedList } from "../pagination.js";
+import { defineRoute, noContent, ok, type Route } from "../route.js";
+import { pathId } from "../validation.js";
+import type { RouteDeps } from "./deps.js";
+
+const organizationParams = z.object({ organizationId: pathId() });
+
+/** PATCH /v1/orgs/{organizationId}: every field optional; unknown fields (e.g. mergeRules) ignored. */
+export const updateOrganizationBody = z.object({
+  title: z
+    .string()
+    .min(2)
+    .max(255)
+    .regex(/\S.*\S/, { error: "must contain at least two non-whitespace characters" })
+    .optional(),
+  emailDomains: z.array(z.string().min(1).max(253)).max(100).optional(),
+  hostname: z.string().min(3).max(32).nullable().optional(),
+  defaultRole: roleOrGuestSchema.optional(),
+  defaultContent: z
+    .object({ type: z.literal("site"), site: z.string().min(1).max(128) })
+    .nullable()
+    .optional(),
+  logo: z.url().max(2048).nullable().optional(),
+  sso: z.boolean().optional(),
+  ai: z.boolean().optional(),
+  inviteLinks: z.boolean().optional(),
+});
+export type UpdateOrganizationBody = z.output<typeof updateOrganizationBody>;
+
+/**
+ * REST body → UpdateOrganization fields plus an update mask naming exactly the fields the client
+ * sent; null clears (empty string) or, for the default role, means guest.
+ */
+export function toUpdateOrganizationFields(body: UpdateOrganizationBody) {
+  const mask: string[] = [];
+  const fields = {
+    title: "",
+    emailDomains: [] as string[],
+    hostname: "",
+    defaultRole: toProtoRole(null),
+    defaultContentSiteId: "",
+    logoUrl: "",
+    sso: false,
+    ai: false,
+    inviteLinks: false,
+  };
+  if (body.title !== undefined) {
+    fields.title = body.title;
+    mask.push("title");
+  }
+  if (body.emailDomains !== undefined) {
+    fields.emailDomains = body.emailDomains;
+    mask.push("email_domains");
+  }
+  if (body.hostname !== undefined) {
+    fields.hostname = body.hostname ?? "";
+    mask.push("hostname");
+  }
+  if (body.defaultRole !== undefined) {
+    fields.defaultRole = toProtoRole(body.defaultRole);
+    mask.push("default_role");
+  }
+  if (body.defaultContent !== undefined) {
+    fields.defaultContentSiteId = body.defaultContent?.site ?? "";
+    mask.push("default_content_site_id");
+  }
+  if (body.logo !== undefined) {
+    fields.logoUrl = body.logo ?? "";
+    mask.push("logo_url");
+  }
+  if (body.sso !== undefined) {
+    fields.sso = body.sso;
+    mask.push("sso");
+  }
+  if (body.ai !== undefined) {
+    fields.ai = body.ai;
+    mask.push("ai");
+  }
+  if (body.inviteLinks !== undefined) {
+    fields.inviteLinks = body.inviteLinks;
+    mask.push("invite_links");
+  }
+  return { ...fields, updateMask: mask };
+}
+
+export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
+  const identity = upstreams.identity;
+  return [
+    // listOrganizationsForAuthenticatedUser
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs",
+      query: pageQuerySchema,
+      handler: async ({ query, principal }) => {
+        const response = await identity.listOrganizations({ caller: principal.caller, page: toPageRequest(query) });
+        return ok(toPagedList(response.organizations.map((o) => toRestOrganization(o, urls)), response.page));
+      },
+    }),
+
+    // getOrganizationById
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId",
+      params: organizationParams,
+      handler: async ({ params, principal }) => {
+        const response = await identity.getOrganization({ caller: principal.caller, organizationId: params.organizationId });
+        return ok(toRestOrganization(response.organization, urls));
+      },
+    }),
+
+    // updateOrganizationById
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId",
+      params: organizationParams,
+      body: updateOrganizationBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await identity.updateOrganization({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          ...toUpdateOrganizationFields(body),
+        });
+        return ok(toRestOrganization(response.organization, urls));
+      },
+    }),
+
+    // deleteOrganizationInviteById: 204 whether or not the invite existed (interface.md; GitBook uses 205 when deleted).
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/link-invites/:inviteId",
+      params: z.object({ organizationId: pathId(), inviteId: pathId() }),
+      handler: async ({ params, principal }) => {
+        await identity.deleteLinkInvite({ caller: principal.caller, organizationId: params.organizationId, inviteId: params.inviteId });
+        return noContent();
+      },
+    }),
+
+    // getOrganizationsForEmailDomain
+    defineRoute({
+      method: "GET",
+      path: "/v1/email-domains/:emailDomain/orgs",
+      params: z.object({ emailDomain: z.string().min(1).max(253) }),
+      handler: async ({ params, principal }) => {
+        const response = await identity.listOrganizationsForEmailDomain({
+          caller: principal.caller,
+          emailDomain: params.emailDomain,
+        });
+        return ok({ organizations: response.organizations.map((o) => toRestOrganization(o, urls)) });
+      },
+    }),
+  ];
+}

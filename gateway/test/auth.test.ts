@@ -1,0 +1,103 @@
+import { AppError } from "@imprint/runtime";
+import { describe, expect, it } from "vitest";
+import { parseBearerToken, TokenAuthenticator, type Principal } from "../src/auth.js";
+
+// The resolver is the seam to the identity service; the end-to-end tests use the real one. Here a
+// counting function isolates the cache's own rules (TTL, coalescing, eviction, failures).
+function principalFor(token: string): Principal {
+  return { caller: { userId: `user-${token}`, tokenId: `tok-${token}` }, user: { id: `user-${token}`, displayName: "", email: "", photoUrl: "" } };
+}
+
+function setup(options: { ttlMs?: number; maxEntries?: number; valid?: Set<string>; upstreamDown?: () => boolean } = {}) {
+  let now = 1_000;
+  const calls: string[] = [];
+  const valid = options.valid ?? new Set(["good", "a", "b", "c"]);
+  const authenticator = new TokenAuthenticator(
+    async (token) => {
+      calls.push(token);
+      await new Promise((r) => setTimeout(r, 5));
+      if (options.upstreamDown?.()) throw new AppError("unavailable", "identity down");
+      if (!valid.has(token)) throw AppError.unauthenticated("unknown token");
+      return principalFor(token);
+    },
+    { ttlMs: options.ttlMs ?? 5_000, maxEntries: options.maxEntries, now: () => now },
+  );
+  return { authenticator, calls, valid, advance: (ms: number) => (now += ms) };
+}
+
+describe("bearer header parsing", () => {
+  it("accepts the bearer scheme case-insensitively", () => {
+    expect(parseBearerToken("Bearer imp_abc-123")).toBe("imp_abc-123");
+    expect(parseBearerToken("bearer imp_abc")).toBe("imp_abc");
+  });
+
+  it.each([undefined, "", "Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "Bearer a b", "Bearer <script>", `Bearer ${"x".repeat(600)}`])(
+    "rejects %j with unauthenticated",
+    (header) => {
+      expect(() => parseBearerToken(header)).toThrow(AppError);
+      try {
+        parseBearerToken(header);
+      } catch (error) {
+        expect((error as AppError).code).toBe("unauthenticated");
+      }
+    },
+  );
+});
+
+describe("TokenAuthenticator", () => {
+  it("reuses a resolved principal within the TTL and asks again after it", async () => {
+    const { authenticator, calls, advance } = setup({ ttlMs: 1_000 });
+    expect(await authenticator.authenticate("Bearer good")).toEqual(principalFor("good"));
+    await authenticator.authenticate("Bearer good");
+    expect(calls).toEqual(["good"]);
+    advance(1_001);
+    await authenticator.authenticate("Bearer good");
+    expect(calls).toEqual(["good", "good"]);
+  });
+
+  it("coalesces concurrent lookups of one token into one call", async () => {
+    const { authenticator, calls } = setup();
+    const results = await Promise.all(Array.from({ length: 20 }, () => authenticator.authenticate("Bearer good")));
+    expect(new Set(results.map((p) => p.caller.userId))).toEqual(new Set(["user-good"]));
+    expect(calls).toEqual(["good"]);
+  });
+
+  it("remembers a rejection only briefly, so a token issued a moment later works", async () => {
+    const { authenticator, calls, valid, advance } = setup({ ttlMs: 60_000 });
+    await expect(authenticator.authenticate("Bearer fresh")).rejects.toMatchObject({ code: "unauthenticated" });
+    await expect(authenticator.authenticate("Bearer fresh")).rejects.toMatchObject({ code: "unauthenticated" });
+    expect(calls).toEqual(["fresh"]);
+    valid.add("fresh");
+    advance(1_001);
+    await expect(authenticator.authenticate("Bearer fresh")).resolves.toEqual(principalFor("fresh"));
+  });
+
+  it("never caches upstream outages", async () => {
+    let down = true;
+    const { authenticator, calls } = setup({ upstreamDown: () => down });
+    await expect(authenticator.authenticate("Bearer good")).rejects.toMatchObject({ code: "unavailable" });
+    down = false;
+    await expect(authenticator.authenticate("Bearer good")).resolves.toEqual(principalFor("good"));
+    expect(calls).toEqual(["good", "good"]);
+  });
+
+  it("evicts the least recently used token beyond its bound", async () => {
+    const { authenticator, calls } = setup({ maxEntries: 2 });
+    await authenticator.authenticate("Bearer a");
+    await authenticator.authenticate("Bearer b");
+    await authenticator.authenticate("Bearer a"); // a is now the most recent
+    await authenticator.authenticate("Bearer c"); // evicts b
+    expect(authenticator.size).toBe(2);
+    await authenticator.authenticate("Bearer a");
+    await authenticator.authenticate("Bearer b");
+    expect(calls).toEqual(["a", "b", "c", "b"]);
+  });
+
+  it("does not cache with a TTL of 0", async () => {
+    const { authenticator, calls } = setup({ ttlMs: 0 });
+    await authenticator.authenticate("Bearer good");
+    await authenticator.authenticate("Bearer good");
+    expect(calls).toEqual(["good", "good"]);
+    expect(authenticator.size).toBe(0);
+  });
+});

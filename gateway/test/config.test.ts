@@ -1,0 +1,43 @@
+import { ConfigError } from "@imprint/runtime";
+import { describe, expect, it } from "vitest";
+import { loadGatewayConfig } from "../src/config.js";
+
+describe("gateway configuration", () => {
+  it("applies the documented defaults", () => {
+    expect(loadGatewayConfig({ IDENTITY_GRPC_ADDRESS: "localhost:50051" })).toMatchObject({
+      host: "127.0.0.1",
+      port: 8080,
+      publicUrl: undefined,
+      appUrl: undefined,
+      authCacheTtlMs: 5_000,
+      bodyLimitBytes: 1024 * 1024,
+      upstreamTimeoutMs: 10_000,
+      upstreams: { identity: "localhost:50051" },
+    });
+  });
+
+  it("reads overrides and trims a trailing slash from base URLs", () => {
+    const config = loadGatewayConfig({
+      IDENTITY_GRPC_ADDRESS: "10.0.0.5:7000",
+      IMPRINT_PORT: "0",
+      IMPRINT_PUBLIC_URL: "https://api.example.com/",
+      IMPRINT_APP_URL: "https://docs.example.com",
+      AUTH_CACHE_TTL_MS: "0",
+    });
+    expect(config).toMatchObject({ port: 0, publicUrl: "https://api.example.com", appUrl: "https://docs.example.com", authCacheTtlMs: 0 });
+  });
+
+  it("lists every problem at once", () => {
+    let error: unknown;
+    try {
+      loadGatewayConfig({ IMPRINT_PORT: "99999", IMPRINT_PUBLIC_URL: "ftp://x", BODY_LIMIT_BYTES: "-1" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join("\n");
+    for (const variable of ["IMPRINT_PORT", "IMPRINT_PUBLIC_URL", "BODY_LIMIT_BYTES", "IDENTITY_GRPC_ADDRESS"]) {
+      expect(problems).toContain(variable);
+    }
+  });
+});

@@ -1,0 +1,128 @@
+import { eventually } from "@imprint/runtime/testing";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildOrganization, type TestOrganization } from "./support/factories.js";
+import { call } from "./support/http.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+const AUTH_CACHE_TTL_MS = 300;
+const BODY_LIMIT_BYTES = 64 * 1024;
+
+let stack: TestStack;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  stack = await startStack({ gatewayEnv: { AUTH_CACHE_TTL_MS: String(AUTH_CACHE_TTL_MS), BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) } });
+});
+afterAll(() => stack?.stop());
+beforeEach(async () => {
+  org = await buildOrganization(stack);
+});
+
+describe("probes", () => {
+  it("GET /healthz answers ok without authentication", async () => {
+    const response = await call(stack, "GET", "/healthz", { notInOpenApi: "Imprint's liveness probe" });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: "ok" });
+  });
+
+  it("GET /readyz answers ok when every upstream is SERVING", async () => {
+    const response = await call(stack, "GET", "/readyz", { notInOpenApi: "Imprint's readiness probe" });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: "ok", upstreams: { identity: "SERVING" } });
+  });
+});
+
+describe("authentication", () => {
+  const path = () => `/v1/orgs/${org.organizationId}`;
+
+  it.each([
+    ["missing", undefined],
+    ["not a bearer credential", "Basic dXNlcjpwYXNz"],
+    ["empty bearer", "Bearer "],
+    ["malformed token", "Bearer not a token"],
+    ["unknown token", "Bearer imp_0000000000000000000000000000"],
+  ])("answers 401 with WWW-Authenticate for a %s token", async (_case, authorization) => {
+    const response = await call(stack, "GET", path(), { headers: authorization === undefined ? {} : { authorization } });
+    expect(response.status).toBe(401);
+    expect(response.headers.get("www-authenticate")).toMatch(/^Bearer/);
+    expect(response.body.error).toEqual({ code: 401, message: expect.any(String) });
+  });
+
+  it("accepts a token issued a moment ago", async () => {
+    const issued = await stack.identity.issueToken({ email: org.owner.email, label: "fresh" });
+    const response = await call(stack, "GET", path(), { token: issued.token });
+    expect(response.status).toBe(200);
+  });
+
+  it("stops accepting a revoked token within the cache TTL", async () => {
+    const issued = await stack.identity.issueToken({ email: org.owner.email, label: "to revoke" });
+    expect((await call(stack, "GET", path(), { token: issued.token })).status).toBe(200);
+    await stack.identity.revokeToken({ token: issued.token, tokenId: "" });
+    const revokedAt = Date.now();
+    await eventually(async () => (await call(stack, "GET", path(), { token: issued.token })).status === 401, AUTH_CACHE_TTL_MS + 2_000);
+    expect(Date.now() - revokedAt).toBeLessThan(AUTH_CACHE_TTL_MS + 2_000);
+    // The owner's other token is unaffected.
+    expect((await call(stack, "GET", path(), { token: org.owner.token })).status).toBe(200);
+  });
+});
+
+describe("request bodies", () => {
+  const patch = (options: Parameters<typeof call>[3]) => call(stack, "PATCH", `/v1/orgs/${org.organizationId}`, { token: org.owner.token, ...options });
+
+  it("answers 413 past the body limit", async () => {
+    const response = await patch({ json: { title: "Big", padding: "x".repeat(BODY_LIMIT_BYTES) } });
+    expect(response.status).toBe(413);
+    expect(response.body.error.message).toContain(String(BODY_LIMIT_BYTES));
+  });
+
+  it("answers 415 for a body that is not JSON", async () => {
+    const response = await patch({ rawBody: "title=Hello", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(response.status).toBe(415);
+    const text = await patch({ rawBody: '{"title":"Hello"}', headers: { "content-type": "text/plain" } });
+    expect(text.status).toBe(415);
+  });
+
+  it("answers 400 for malformed JSON", async () => {
+    const response = await patch({ rawBody: '{"title": "unterminated', headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({ error: { code: 400, message: "Malformed JSON body" } });
+  });
+
+  it("accepts JSON with a charset parameter", async () => {
+    const response = await patch({ rawBody: '{"title":"Charset Org"}', headers: { "content-type": "application/json; charset=utf-8" } });
+    expect(response.status).toBe(200);
+    expect(response.body.title).toBe("Charset Org");
+  });
+});
+
+describe("routing", () => {
+  it("answers an unknown route with a JSON 404", async () => {
+    const response = await call(stack, "GET", "/v1/does-not-exist", { token: org.owner.token, notInOpenApi: "unknown route" });
+    expect(response.status).toBe(404);
+    expect(response.body.error.code).toBe(404);
+  });
+
+  it("answers a known path with the wrong method with 405 and Allow", async () => {
+    const response = await call(stack, "DELETE", "/v1/orgs", { token: org.owner.token });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toContain("GET");
+    const put = await call(stack, "PUT", `/v1/orgs/${org.organizationId}`, { token: org.owner.token, json: {} });
+    expect(put.status).toBe(405);
+    expect(put.headers.get("allow")?.split(", ").sort()).toEqual(["GET", "HEAD", "PATCH"]);
+  });
+});
+
+describe("request ids and the access log", () => {
+  it("echoes a sane X-Request-Id, replaces an unsafe one, and logs one line per request", async () => {
+    const given = await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token, headers: { "x-request-id": "req-123.abc" } });
+    expect(given.headers.get("x-request-id")).toBe("req-123.abc");
+    const unsafe = await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token, headers: { "x-request-id": "bad id\twith spaces" } });
+    const generated = unsafe.headers.get("x-request-id")!;
+    expect(generated).toMatch(/^[0-9a-f-]{36}$/);
+
+    const lines = stack.gatewayLogs.filter((line) => line.msg === "request" && line.request_id === "req-123.abc");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ method: "GET", path: `/v1/orgs/${org.organizationId}`, status: 200, user_id: org.owner.userId });
+    expect(stack.gatewayLogs.some((line) => line.request_id === generated)).toBe(true);
+  });
+});

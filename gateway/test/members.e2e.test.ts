@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { buildMember, buildOrganization, type TestOrganization, type TestUser } from "./support/factories.js";
+import { call, role } from "./support/http.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+let stack: TestStack;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack?.stop());
+beforeEach(async () => {
+  org = await buildOrganization(stack);
+});
+
+async function listIds(user: TestUser, query: Parameters<TestUser["api"]["orgs"]["listMembersInOrganizationById"]>[1] = {}) {
+  const { data } = await user.api.orgs.listMembersInOrganizationById(org.organizationId, query);
+  return data;
+}
+
+describe("GET /v1/orgs/{organizationId}/members", () => {
+  it("filters by role (guest included), searches name and e-mail, sorts by name both ways", async () => {
+    const alice = await buildMember(stack, org, { role: "edit", displayName: "Alice Zed" });
+    const bob = await buildMember(stack, org, { role: "edit", displayName: "Bob Young" });
+    const guest = await buildMember(stack, org, { role: "guest", displayName: "Carol Xu" });
+
+    const editors = await listIds(org.owner, { role: role("edit") });
+    expect(editors.items.map((m) => m.id).sort()).toEqual([alice.userId, bob.userId].sort());
+    expect(editors.items.every((m) => m.role === role("edit"))).toBe(true);
+    expect(editors.count).toBe(2);
+
+    const guests = await listIds(org.owner, { role: "guest" });
+    expect(guests.items.map((m) => m.id)).toEqual([guest.userId]);
+    expect(guests.items[0]!.role).toBeNull();
+
+    expect((await listIds(org.owner, { search: "alice z" })).items.map((m) => m.id)).toEqual([alice.userId]);
+    expect((await listIds(org.owner, { search: bob.email.slice(0, 12).toUpperCase() })).items.map((m) => m.id)).toEqual([bob.userId]);
+
+    const ascending = (await listIds(org.owner, { sort: "name", order: "asc", role: role("edit") })).items.map((m) => m.user.displayName);
+    expect(ascending).toEqual(["Alice Zed", "Bob Young"]);
+    const descending = (await listIds(org.owner, { sort: "name", order: "desc", role: role("edit") })).items.map((m) => m.user.displayName);
+    expect(descending).toEqual(["Bob Young", "Alice Zed"]);
+  });
+
+  it("pages with next.page until the last page, which has no next", async () => {
+    for (let i = 0; i < 4; i++) await buildMember(stack, org, { role: "read" });
+    const all = await listIds(org.owner);
+    expect(all.count).toBe(5);
+    expect(all.next).toBeUndefined();
+
+    const seen: string[] = [];
+    let page: string | undefined;
+    let pages = 0;
+    do {
+      const list = await listIds(org.owner, { limit: 2, page });
+      expect(list.items.length).toBeLessThanOrEqual(2);
+      expect(list.count).toBe(5);
+      seen.push(...list.items.map((m) => m.id));
+      page = list.next?.page;
+      pages += 1;
+    } while (page && pages < 10);
+    expect(pages).toBe(3);
+    expect(seen).toEqual(all.items.map((m) => m.id));
+  });
+
+  it("sorting by lastSeenAt lists only members who were active", async () => {
+    const active = await buildMember(stack, org, { role: "read" });
+    const idle = await buildMember(stack, org, { role: "read" });
+    const ping = await active.api.orgs.updateOrganizationMemberLastSeenAt(org.organizationId);
+    // interface.md: ping may answer serviceVisitorClaims (GitBook: gitbookVisitorClaims); Imprint issues none.
+    expect(ping.data).toEqual({});
+    const ids = (await listIds(org.owner, { sort: "lastSeenAt" })).items.map((m) => m.id);
+    expect(ids).toContain(active.userId);
+    expect(ids).not.toContain(idle.userId);
+  });
+
+  it("rejects bad filters with 400 naming the parameter", async () => {
+    const cases: [string, string][] = [
+      ["role=owner", 'role: must be one of "admin", "create", "edit", "review", "comment", "read", "guest"'],
+      ["sort=email", 'sort: must be one of "joinedAt", "lastSeenAt", "name"'],
+      ["order=up", 'order: must be one of "asc", "desc"'],
+      ["limit=1001", "limit: must be an integer between 0 and 1000"],
+    ];
+    for (const [query, message] of cases) {
+      const response = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?${query}`, { token: org.owner.token });
+      expect(response.status, query).toBe(400);
+      expect(response.body.error.message).toBe(message);
+    }
+  });
+});
+
+describe("GET /v1/orgs/{organizationId}/members/{userId}", () => {
+  it("returns the member with its user", async () => {
+    const member = await buildMember(stack, org, { role: "comment", displayName: "Dana Reviewer" });
+    const { data } = await org.owner.api.orgs.getMemberInOrganizationById(org.organizationId, member.userId);
+    expect(data).toMatchObject({
+      object: "member",
+      id: member.userId,
+      role: "comment",
+      disabled: false,
+      sso: false,
+      user: { object: "user", id: member.userId, displayName: "Dana Reviewer", email: member.email, urls: { location: expect.stringContaining(member.userId) } },
+    });
+    expect(data).not.toHaveProperty("lastSeenAt");
+    expect(Number.isNaN(Date.parse(data.joinedAt))).toBe(false);
+  });
+
+  it("is 404 for a user who is not a member", async () => {
+    const outsider = await buildOrganization(stack);
+    const response = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members/${outsider.owner.userId}`, { token: org.owner.token });
+    expect(response.status).toBe(404);
+  });
+});
+
+describe("PATCH /v1/orgs/{organizationId}/members/{userId}", () => {
+  it("changes the role, and null makes the member a guest", async () => {
+    const member = await buildMember(stack, org, { role: "read" });
+    const reviewer = (await org.owner.api.orgs.updateMemberInOrganizationById(org.organizationId, member.userId, { role: role("review") })).data;
+    expect(reviewer.role).toBe("review");
+    const guest = (await org.owner.api.orgs.updateMemberInOrganizationById(org.organizationId, member.userId, { role: null })).data;
+    expect(guest.role).toBeNull();
+    expect((await org.owner.api.orgs.getMemberInOrganizationById(org.organizationId, member.userId)).data.role).toBeNull();
+  });
+
+  it("requires a valid role", async () => {
+    const member = await buildMember(stack, org, { role: "read" });
+    const path = `/v1/orgs/${org.organizationId}/members/${member.userId}`;
+    const missing = await call(stack, "PATCH", path, { token: org.owner.token, json: {} });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toBe("role: is required");
+    const wrong = await call(stack, "PATCH", path, { token: org.owner.token, json: { role: 3 } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error.message).toMatch(/^role: /);
+  });
+
+  it("is forbidden to non-admins", async () => {
+    const member = await buildMember(stack, org, { role: "read" });
+    const editor = await buildMember(stack, org, { role: "edit" });
+    const response = await call(stack, "PATCH", `/v1/orgs/${org.organizationId}/members/${member.userId}`, {
+      token: editor.token,
+      json: { role: "admin" },
+    });
+    expect(response.status).toBe(403);
+  });
+
+  it("refuses to demote the last admin with 412 and says why", async () => {
+    const response = await call(stack, "PATCH", `/v1/orgs/${org.organizationId}/members/${org.owner.userId}`, {
+      token: org.owner.token,
+      json: { role: "edit" },
+    });
+    expect(response.status).toBe(412);
+    expect(response.body.error.code).toBe(412);
+    expect(response.body.error.message).toMatch(/admin/i);
+
+    // With a second admin, the demotion goes through.
+    await buildMember(stack, org, { role: "admin" });
+    const demoted = await org.owner.api.orgs.updateMemberInOrganizationById(org.organizationId, org.owner.userId, { role: role("edit") });
+    expect(demoted.data.role).toBe("edit");
+  });
+});
+
+describe("DELETE /v1/orgs/{organizationId}/members/{userId}", () => {
+  it("removes a member with 204 and answers 204 again once gone", async () => {
+    // interface.md: 204 in both cases (GitBook: 205 when removed, 204 when absent).
+    const member = await buildMember(stack, org, { role: "read" });
+    const removed = await org.owner.api.orgs.removeMemberFromOrganizationById(org.organizationId, member.userId);
+    expect(removed.status).toBe(204);
+    const again = await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/members/${member.userId}`, { token: org.owner.token });
+    expect(again.status).toBe(204);
+    const gone = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members/${member.userId}`, { token: org.owner.token });
+    expect(gone.status).toBe(404);
+  });
+
+  it("refuses to remove the last admin with 412", async () => {
+    const response = await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/members/${org.owner.userId}`, { token: org.owner.token });
+    expect(response.status).toBe(412);
+  });
+});
+
+describe("POST /v1/orgs/{organizationId}/ping", () => {
+  it("answers {} and records the caller's activity", async () => {
+    const member = await buildMember(stack, org, { role: "read" });
+    const response = await call(stack, "POST", `/v1/orgs/${org.organizationId}/ping`, { token: member.token });
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({});
+    const { data } = await org.owner.api.orgs.getMemberInOrganizationById(org.organizationId, member.userId);
+    expect(Number.isNaN(Date.parse(data.lastSeenAt ?? ""))).toBe(false);
+  });
+});
+
+describe("POST /v1/orgs/{organizationId}/members/{userId}/sso", () => {
+  it("marks the member as an SSO member; admins only", async () => {
+    const member = await buildMember(stack, org, { role: "read" });
+    const denied = await call(stack, "POST", `/v1/orgs/${org.organizationId}/members/${member.userId}/sso`, { token: member.token });
+    expect(denied.status).toBe(403);
+    const { data } = await org.owner.api.orgs.setUserAsSsoMemberForOrganization(org.organizationId, member.userId);
+    expect(data).toMatchObject({ id: member.userId, sso: true });
+  });
+});

@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildOrganization, type TestOrganization } from "./support/factories.js";
+import { call } from "./support/http.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+let stack: TestStack;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  stack = await startStack({ gatewayEnv: { UPSTREAM_TIMEOUT_MS: "2000" } });
+  org = await buildOrganization(stack);
+  // Warm the principal cache, so the next failure comes from GetOrganization, not authentication.
+  expect((await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token })).status).toBe(200);
+  await stack.stopUpstream("identity");
+});
+afterAll(() => stack?.stop());
+
+describe("with the identity service down", () => {
+  it("answers 503 without internals, for cached and uncached tokens alike", async () => {
+    for (const token of [org.owner.token, "imp_neverseenbefore0000000000"]) {
+      const response = await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token });
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ error: { code: 503, message: "Service temporarily unavailable" } });
+    }
+    const errorLines = stack.gatewayLogs.filter((line) => line.level === "warn" && line.code === "unavailable");
+    expect(errorLines.length).toBeGreaterThan(0);
+  });
+
+  it("reports not ready on /readyz, naming the upstream, while /healthz stays ok", async () => {
+    const ready = await call(stack, "GET", "/readyz", { notInOpenApi: "Imprint's readiness probe" });
+    expect(ready.status).toBe(503);
+    expect(ready.body.error.message).toMatch(/identity is (UNREACHABLE|NOT_SERVING)/);
+    expect(ready.body.error.message).not.toMatch(/127\.0\.0\.1|:\d{2,5}/);
+    const live = await call(stack, "GET", "/healthz", { notInOpenApi: "Imprint's liveness probe" });
+    expect(live.status).toBe(200);
+  });
+});

@@ -1,0 +1,105 @@
+import { AppError } from "@imprint/runtime";
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { listMembersQuery, updateMemberBody } from "../src/routes/members.js";
+import { toUpdateOrganizationFields, updateOrganizationBody } from "../src/routes/organizations.js";
+import { formatPath, parseInput, queryParam } from "../src/validation.js";
+
+function messageOf(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(AppError);
+    expect((error as AppError).code).toBe("invalid_argument");
+    return (error as AppError).message;
+  }
+  throw new Error("expected invalid_argument");
+}
+
+describe("validation messages", () => {
+  it("names the field and the length rule", () => {
+    expect(messageOf(() => parseInput(updateOrganizationBody, { title: "x".repeat(256) }, "body"))).toBe(
+      "title: must be at most 255 characters",
+    );
+    expect(messageOf(() => parseInput(updateOrganizationBody, { title: "x" }, "body"))).toBe("title: must be at least 2 characters");
+  });
+
+  it("names the expected and received types", () => {
+    expect(messageOf(() => parseInput(updateOrganizationBody, { sso: "yes" }, "body"))).toBe("sso: expected boolean, received string");
+    expect(messageOf(() => parseInput(updateOrganizationBody, { emailDomains: "a.com" }, "body"))).toBe(
+      "emailDomains: expected array, received string",
+    );
+    expect(messageOf(() => parseInput(updateOrganizationBody, [], "body"))).toBe("body: expected object, received array");
+  });
+
+  it("lists enum values, formats and nested paths, one issue per field", () => {
+    expect(messageOf(() => parseInput(updateMemberBody, { role: "owner" }, "body"))).toBe(
+      'role: must be one of "admin", "create", "edit", "review", "comment", "read"',
+    );
+    expect(messageOf(() => parseInput(updateOrganizationBody, { logo: "not a url" }, "body"))).toBe("logo: must be a valid URL");
+    expect(
+      messageOf(() => parseInput(updateOrganizationBody, { emailDomains: ["ok.com", 3], defaultContent: { type: "space", site: "s" } }, "body")),
+    ).toBe('emailDomains[1]: expected string, received number; defaultContent.type: must be "site"');
+  });
+
+  it("says a missing required field is required", () => {
+    expect(messageOf(() => parseInput(updateMemberBody, {}, "body"))).toBe("role: is required");
+    expect(messageOf(() => parseInput(updateMemberBody, undefined, "body"))).toBe("body: is required");
+  });
+
+  it("keeps a schema's own message over the generic one", () => {
+    expect(messageOf(() => parseInput(updateOrganizationBody, { title: "a      " }, "body"))).toBe(
+      "title: must contain at least two non-whitespace characters",
+    );
+  });
+
+  it("ignores unknown body fields, as GitBook clients send extra ones", () => {
+    expect(parseInput(updateOrganizationBody, { title: "Acme", mergeRules: { type: "none" } }, "body")).toEqual({ title: "Acme" });
+  });
+
+  it("formats paths with indices", () => {
+    expect(formatPath(["a", 0, "b"])).toBe("a[0].b");
+    expect(formatPath([])).toBe("");
+  });
+});
+
+describe("query parameters", () => {
+  const schema = z.object({ flag: queryParam.boolean().optional(), n: queryParam.integer(1, 5).optional() });
+
+  it("parses booleans and integers from strings", () => {
+    expect(parseInput(schema, { flag: "true", n: "3" }, "query")).toEqual({ flag: true, n: 3 });
+    expect(parseInput(schema, { flag: "false" }, "query")).toEqual({ flag: false });
+  });
+
+  it("rejects anything else with the rule", () => {
+    expect(messageOf(() => parseInput(schema, { flag: "yes" }, "query"))).toBe("flag: must be true or false");
+    for (const n of ["0", "6", "2.5", "abc", "", "1e1"]) {
+      expect(messageOf(() => parseInput(schema, { n }, "query"))).toBe("n: must be an integer between 1 and 5");
+    }
+    expect(messageOf(() => parseInput(schema, { n: ["1", "2"] }, "query"))).toBe("n: must be an integer between 1 and 5");
+  });
+
+  it("validates member list filters", () => {
+    expect(parseInput(listMembersQuery, { role: "guest", sort: "name", order: "asc", limit: "10" }, "query")).toMatchObject({
+      role: "guest",
+      sort: "name",
+      order: "asc",
+      limit: 10,
+    });
+    expect(messageOf(() => parseInput(listMembersQuery, { sort: "email" }, "query"))).toBe(
+      'sort: must be one of "joinedAt", "lastSeenAt", "name"',
+    );
+  });
+});
+
+describe("organization update mask", () => {
+  it("names exactly the fields present, with null clearing", () => {
+    const fields = toUpdateOrganizationFields(parseInput(updateOrganizationBody, { title: "Acme", hostname: null, defaultRole: null, sso: false }, "body"));
+    expect(fields.updateMask).toEqual(["title", "hostname", "default_role", "sso"]);
+    expect(fields).toMatchObject({ title: "Acme", hostname: "", sso: false });
+  });
+
+  it("is empty for a body without known fields", () => {
+    expect(toUpdateOrganizationFields(parseInput(updateOrganizationBody, { mergeRules: {} }, "body")).updateMask).toEqual([]);
+  });
+});

@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { loadConfig, serviceConfigShape } from "@imprint/runtime";
+import { CHOSEN_SECRET_PATTERN } from "./domain/tokens.js";
+
+/** The shared service settings plus the optional first-run bootstrap. */
+export const identityConfigShape = {
+  ...serviceConfigShape,
+  /** When set and there is no organization yet, the first organization's owner gets this exact token. */
+  IMPRINT_BOOTSTRAP_TOKEN: z
+    .string()
+    .regex(CHOSEN_SECRET_PATTERN, 'must start with "imp_" followed by 8 to 200 letters, digits, "-" or "_"')
+    .optional(),
+  IMPRINT_BOOTSTRAP_ORG_TITLE: z.string().trim().min(2).max(255).default("My organization"),
+  IMPRINT_BOOTSTRAP_EMAIL: z.string().trim().toLowerCase().email().default("admin@imprint.local"),
+};
+
+export type IdentityConfig = z.infer<z.ZodObject<typeof identityConfigShape>>;
+
+export function loadIdentityConfig(env: Record<string, string | undefined> = process.env): IdentityConfig {
+  // An empty variable is treated as unset, as shells and compose files often write them.
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ""));
+  return loadConfig(identityConfigShape, present);
+}

@@ -1,0 +1,9 @@
+import { ApiToken } from "./api-token.js";
+import { LinkInvite } from "./link-invite.js";
+import { Member } from "./member.js";
+import { Organization } from "./organization.js";
+import { User } from "./user.js";
+
+/** Every entity of the identity database (the runtime adds its outbox tables). */
+export const identityEntities = [Organization, User, Member, ApiToken, LinkInvite];
+export { ApiToken, LinkInvite, Member, Organization, User };

@@ -1,0 +1,171 @@
+import { AppError, forkEm, type AsyncImplementation, type ServiceDeps } from "@imprint/runtime";
+import { IdentityServiceService, MemberRole } from "@imprint/proto/identity/v1";
+import { addMember } from "../use-cases/add-member.js";
+import { authenticateToken } from "../use-cases/authenticate-token.js";
+import { createLinkInvite } from "../use-cases/create-link-invite.js";
+import { createOrganization } from "../use-cases/create-organization.js";
+import { createUser } from "../use-cases/create-user.js";
+import { deleteLinkInvite } from "../use-cases/delete-link-invite.js";
+import { getMember } from "../use-cases/get-member.js";
+import { getMembership } from "../use-cases/get-membership.js";
+import { getOrganization } from "../use-cases/get-organization.js";
+import { issueToken } from "../use-cases/issue-token.js";
+import { listMembers } from "../use-cases/list-members.js";
+import { listOrganizations } from "../use-cases/list-organizations.js";
+import { listOrganizationsForEmailDomain } from "../use-cases/list-organizations-for-email-domain.js";
+import { pingMember } from "../use-cases/ping-member.js";
+import { removeMember } from "../use-cases/remove-member.js";
+import { revokeToken } from "../use-cases/revoke-token.js";
+import { setMemberSso } from "../use-cases/set-member-sso.js";
+import { updateMember } from "../use-cases/update-member.js";
+import { updateOrganization } from "../use-cases/update-organization.js";
+import type { UseCaseDeps } from "../use-cases/shared/deps.js";
+import {
+  memberSortFromProto,
+  memberToProto,
+  organizationToProto,
+  pageRequest,
+  roleFromProto,
+  roleToProto,
+  sortOrderFromProto,
+  userToProto,
+} from "./mappers.js";
+
+export const IDENTITY_SERVICE_NAME = "imprint.identity.v1.IdentityService";
+
+/**
+ * Thin transport: each handler checks the request's shape (enums), runs one use case on a fresh
+ * EntityManager and maps the result to proto messages. Rules live in the use cases.
+ */
+export function identityServiceImplementation(deps: ServiceDeps): AsyncImplementation<typeof IdentityServiceService> {
+  const useCaseDeps: UseCaseDeps = { clock: deps.clock, relay: deps.relay };
+  const em = () => forkEm(deps.orm);
+
+  return {
+    authenticateToken: async (request) => {
+      const principal = await authenticateToken(em(), { token: request.token }, useCaseDeps);
+      return { caller: { userId: principal.user.id, tokenId: principal.tokenId }, user: userToProto(principal.user) };
+    },
+
+    listOrganizations: async (request) => {
+      const page = await listOrganizations(em(), { caller: request.caller, page: pageRequest(request.page) }, useCaseDeps);
+      return {
+        organizations: page.items.map(organizationToProto),
+        page: { nextPageToken: page.nextPageToken, totalCount: page.totalCount },
+      };
+    },
+
+    getOrganization: async (request) => {
+      const view = await getOrganization(em(), { caller: request.caller, organizationId: request.organizationId }, useCaseDeps);
+      return { organization: organizationToProto(view) };
+    },
+
+    updateOrganization: async (request) => {
+      const view = await updateOrganization(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          updateMask: request.updateMask ?? [],
+          title: request.title,
+          emailDomains: request.emailDomains,
+          hostname: request.hostname,
+          defaultRole: roleFromProto(request.defaultRole),
+          defaultContentSiteId: request.defaultContentSiteId,
+          logoUrl: request.logoUrl,
+          sso: request.sso,
+          ai: request.ai,
+          inviteLinks: request.inviteLinks,
+        },
+        useCaseDeps,
+      );
+      return { organization: organizationToProto(view) };
+    },
+
+    listOrganizationsForEmailDomain: async (request) => {
+      const views = await listOrganizationsForEmailDomain(em(), { caller: request.caller, emailDomain: request.emailDomain }, useCaseDeps);
+      return { organizations: views.map(organizationToProto) };
+    },
+
+    deleteLinkInvite: async (request) =>
+      deleteLinkInvite(em(), { caller: request.caller, organizationId: request.organizationId, inviteId: request.inviteId }, useCaseDeps),
+
+    listMembers: async (request) => {
+      const order = sortOrderFromProto(request.order);
+      if (order === "invalid") throw AppError.invalidArgument("order: must be asc or desc");
+      const sort = memberSortFromProto(request.sort);
+      if (sort === "invalid") throw AppError.invalidArgument("sort: must be joinedAt, lastSeenAt or name");
+      const anyRole = request.role === MemberRole.MEMBER_ROLE_UNSPECIFIED;
+      const role = anyRole ? undefined : roleFromProto(request.role);
+      if (!anyRole && role === undefined) throw AppError.invalidArgument("role: must be a role (admin, create, review, edit, comment, read) or guest");
+      const page = await listMembers(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page), order, role, search: request.search, sort },
+        useCaseDeps,
+      );
+      return { members: page.items.map(memberToProto), page: { nextPageToken: page.nextPageToken, totalCount: page.totalCount } };
+    },
+
+    getMember: async (request) => {
+      const member = await getMember(em(), { caller: request.caller, organizationId: request.organizationId, userId: request.userId }, useCaseDeps);
+      return { member: memberToProto(member) };
+    },
+
+    updateMember: async (request) => {
+      const member = await updateMember(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, userId: request.userId, role: roleFromProto(request.role) },
+        useCaseDeps,
+      );
+      return { member: memberToProto(member) };
+    },
+
+    removeMember: async (request) =>
+      removeMember(em(), { caller: request.caller, organizationId: request.organizationId, userId: request.userId }, useCaseDeps),
+
+    pingMember: async (request) => {
+      const member = await pingMember(em(), { caller: request.caller, organizationId: request.organizationId }, useCaseDeps);
+      return { member: memberToProto(member) };
+    },
+
+    setMemberSso: async (request) => {
+      const member = await setMemberSso(em(), { caller: request.caller, organizationId: request.organizationId, userId: request.userId }, useCaseDeps);
+      return { member: memberToProto(member) };
+    },
+
+    getMembership: async (request) => {
+      const membership = await getMembership(em(), { organizationId: request.organizationId, userId: request.userId }, useCaseDeps);
+      return { role: roleToProto(membership.role), disabled: membership.disabled };
+    },
+
+    createOrganization: async (request) => {
+      const created = await createOrganization(
+        em(),
+        { title: request.title, ownerEmail: request.ownerEmail, ownerDisplayName: request.ownerDisplayName, ownerToken: request.ownerToken },
+        useCaseDeps,
+      );
+      return { organizationId: created.organization.id, userId: created.userId, token: created.token };
+    },
+
+    createUser: async (request) => {
+      const result = await createUser(em(), { email: request.email, displayName: request.displayName }, useCaseDeps);
+      return { user: userToProto(result.user), created: result.created };
+    },
+
+    issueToken: async (request) => issueToken(em(), { email: request.email, label: request.label }, useCaseDeps),
+
+    revokeToken: async (request) => revokeToken(em(), { token: request.token, tokenId: request.tokenId }, useCaseDeps),
+
+    addMember: async (request) => {
+      const member = await addMember(
+        em(),
+        { organizationId: request.organizationId, email: request.email, role: roleFromProto(request.role) },
+        useCaseDeps,
+      );
+      return { member: memberToProto(member) };
+    },
+
+    createLinkInvite: async (request) =>
+      createLinkInvite(em(), { organizationId: request.organizationId, role: roleFromProto(request.role) }, useCaseDeps),
+  };
+}

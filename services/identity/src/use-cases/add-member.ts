@@ -1,0 +1,64 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { Member } from "../domain/member.js";
+import { Organization } from "../domain/organization.js";
+import type { MemberRoleValue } from "../domain/roles.js";
+import { assertAnotherAdminRemains, lockOrganization } from "./shared/access.js";
+import { recordIdentityEvent } from "./shared/events.js";
+import { createMember } from "./shared/members.js";
+import { conflictOnUniqueViolation } from "./shared/conflicts.js";
+import { findOrCreateUser } from "./shared/users.js";
+import { displayNameOrDefault, isId, normalizeEmail } from "./shared/validation.js";
+import type { UseCaseDeps } from "./shared/deps.js";
+import { LAST_ADMIN_DEMOTION_MESSAGE } from "./update-member.js";
+
+export interface AddMemberInput {
+  organizationId: string;
+  email: string;
+  /** null = guest; undefined = not a valid role. */
+  role: MemberRoleValue | undefined;
+}
+
+async function addOrUpdateMemberIn(
+  tx: EntityManager,
+  organizationId: string,
+  email: string,
+  role: MemberRoleValue,
+  deps: UseCaseDeps,
+): Promise<{ member: Member; changed: boolean }> {
+  const organization = await tx.findOne(Organization, organizationId);
+  if (!organization) throw AppError.notFound("Organization");
+  await lockOrganization(tx, organization.id);
+  const { user, created } = await findOrCreateUser(tx, { email, displayName: displayNameOrDefault("email", "", email) }, deps, null);
+  const existing = created ? null : await tx.findOne(Member, { organization, user }, { populate: ["user"] });
+  if (!existing) return { member: createMember(tx, { organization, user, role }, deps, null), changed: true };
+  if (existing.role === role) return { member: existing, changed: false };
+  if (role !== "admin") await assertAnotherAdminRemains(tx, existing, LAST_ADMIN_DEMOTION_MESSAGE);
+  recordIdentityEvent(tx, deps, {
+    aggregate: "member",
+    name: "role_changed",
+    organizationId: organization.id,
+    actor: null,
+    payload: { userId: user.id, from: existing.role ?? null, to: role },
+  });
+  existing.role = role;
+  return { member: existing, changed: true };
+}
+
+/**
+ * Administrative: adds a user (created when unknown) to an organization, or changes the role of
+ * an existing member (the last admin still cannot be demoted).
+ */
+export async function addMember(em: EntityManager, input: AddMemberInput, deps: UseCaseDeps): Promise<Member> {
+  const role = input.role;
+  if (role === undefined) throw AppError.invalidArgument("role: must be a role (admin, create, review, edit, comment, read) or guest");
+  const email = normalizeEmail("email", input.email);
+  if (!isId(input.organizationId)) throw AppError.notFound("Organization");
+
+  const result = await conflictOnUniqueViolation(
+    em.transactional((tx) => addOrUpdateMemberIn(tx, input.organizationId, email, role, deps)),
+    "email: the membership was changed by a concurrent request; retry",
+  );
+  if (result.changed) deps.relay.notify();
+  return result.member;
+}

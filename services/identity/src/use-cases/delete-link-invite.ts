@@ -1,0 +1,34 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { LinkInvite } from "../domain/link-invite.js";
+import { requireAdmin, requireMembership } from "./shared/access.js";
+import { recordIdentityEvent } from "./shared/events.js";
+import { isId, requireCaller } from "./shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+
+export interface DeleteLinkInviteInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  inviteId: string;
+}
+
+/** Deletes an invite of the organization; `false` when there was none (deleting is idempotent). */
+export async function deleteLinkInvite(em: EntityManager, input: DeleteLinkInviteInput, deps: UseCaseDeps): Promise<{ deleted: boolean }> {
+  const caller = requireCaller(input.caller);
+  const deleted = await em.transactional(async (tx) => {
+    const member = await requireMembership(tx, input.organizationId, caller.userId);
+    requireAdmin(member, "delete invite links");
+    if (!isId(input.inviteId)) return false;
+    const count = await tx.nativeDelete(LinkInvite, { id: input.inviteId, organization: input.organizationId });
+    if (count === 0) return false;
+    recordIdentityEvent(tx, deps, {
+      aggregate: "invite",
+      name: "deleted",
+      organizationId: input.organizationId,
+      actor: caller,
+      payload: { inviteId: input.inviteId },
+    });
+    return true;
+  });
+  if (deleted) deps.relay.notify();
+  return { deleted };
+}

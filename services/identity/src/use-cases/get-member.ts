@@ -1,0 +1,25 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { MemberData } from "../domain/views.js";
+import { findMembersOfUsers } from "./shared/hot-path-queries.js";
+import { isId, requireCaller } from "./shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+
+export interface GetMemberInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  userId: string;
+}
+
+/** One query reads both the caller's and the target's memberships. */
+export async function getMember(em: EntityManager, input: GetMemberInput, _deps: UseCaseDeps): Promise<MemberData> {
+  const caller = requireCaller(input.caller);
+  if (!isId(input.organizationId)) throw AppError.notFound("Organization");
+  const userIds = isId(input.userId) ? [...new Set([caller.userId, input.userId])] : [caller.userId];
+  const members = await findMembersOfUsers(em, input.organizationId, userIds);
+  const callerMember = members.find((member) => member.user.id === caller.userId);
+  if (!callerMember || callerMember.disabled) throw AppError.notFound("Organization");
+  const target = members.find((member) => member.user.id === input.userId);
+  if (!target) throw AppError.notFound("Member");
+  return target;
+}

@@ -1,0 +1,27 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { Member } from "../domain/member.js";
+import type { MemberRoleValue } from "../domain/roles.js";
+import { isId } from "./shared/validation.js";
+import type { UseCaseDeps } from "./shared/deps.js";
+
+export interface GetMembershipInput {
+  organizationId: string;
+  userId: string;
+}
+
+/** A user's role in an organization, for other services' authorization. */
+export async function getMembership(
+  em: EntityManager,
+  input: GetMembershipInput,
+  _deps: UseCaseDeps,
+): Promise<{ role: MemberRoleValue; disabled: boolean }> {
+  if (!isId(input.organizationId) || !isId(input.userId)) throw AppError.notFound("Member");
+  const member = await em.findOne(
+    Member,
+    { organization: input.organizationId, user: input.userId },
+    { fields: ["role", "disabled"] },
+  );
+  if (!member) throw AppError.notFound("Member");
+  return { role: member.role ?? null, disabled: member.disabled };
+}

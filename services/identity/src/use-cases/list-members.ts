@@ -1,0 +1,63 @@
+import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
+import { AppError, findPage, type KeysetSort, type PageRequestLike, type SortDirection } from "@imprint/runtime";
+import { Member } from "../domain/member.js";
+import type { MemberRoleValue } from "../domain/roles.js";
+import { hasEnabledMembership } from "./shared/hot-path-queries.js";
+import { isId, requireCaller } from "./shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+
+export type MemberSortField = "joinedAt" | "lastSeenAt" | "name";
+
+export interface ListMembersInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  page: PageRequestLike | undefined;
+  /** Defaults to descending. */
+  order: SortDirection | undefined;
+  /** Only this role (null = guests); undefined = every role. */
+  role: MemberRoleValue | undefined;
+  search: string;
+  /** Defaults to joinedAt. */
+  sort: MemberSortField | undefined;
+}
+
+const MAX_SEARCH_LENGTH = 255;
+
+/** `%` and `_` in the caller's text are literal characters, not wildcards. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
+}
+
+const SORTS: Record<MemberSortField, (direction: SortDirection) => KeysetSort<Member>> = {
+  joinedAt: (direction) => ({ fields: ["joinedAt", "id"], direction, dateFields: ["joinedAt"] }),
+  lastSeenAt: (direction) => ({ fields: ["lastSeenAt", "id"], direction, dateFields: ["lastSeenAt"] }),
+  name: (direction) => ({ fields: ["sortName", "id"], direction }),
+};
+
+/**
+ * Members of the caller's organization: the membership check, then one page query joined with
+ * users plus its count, on the (organization, sort key, id) indexes.
+ */
+export async function listMembers(
+  em: EntityManager,
+  input: ListMembersInput,
+  _deps: UseCaseDeps,
+): Promise<{ items: Member[]; nextPageToken: string; totalCount: number }> {
+  const caller = requireCaller(input.caller);
+  const search = input.search.trim();
+  if (search.length > MAX_SEARCH_LENGTH) throw AppError.invalidArgument(`search: must be at most ${MAX_SEARCH_LENGTH} characters`);
+  const sortField = input.sort ?? "joinedAt";
+  if (!isId(input.organizationId) || !(await hasEnabledMembership(em, input.organizationId, caller.userId))) {
+    throw AppError.notFound("Organization");
+  }
+
+  const conditions: FilterQuery<Member>[] = [{ organization: input.organizationId }];
+  if (input.role !== undefined) conditions.push({ role: input.role });
+  // Sorting by activity lists only members who were active at least once.
+  if (sortField === "lastSeenAt") conditions.push({ lastSeenAt: { $ne: null } });
+  if (search) {
+    const pattern = containsPattern(search);
+    conditions.push({ $or: [{ user: { displayName: { $ilike: pattern } } }, { user: { email: { $ilike: pattern } } }] });
+  }
+  return findPage(em, Member, { $and: conditions }, SORTS[sortField](input.order ?? "desc"), input.page, { populate: ["user"] });
+}

@@ -1,0 +1,37 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { Member } from "../domain/member.js";
+import { requireAdmin, requireMembership } from "./shared/access.js";
+import { recordIdentityEvent } from "./shared/events.js";
+import { isId, requireCaller } from "./shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+
+export interface SetMemberSsoInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  userId: string;
+}
+
+/** Marks a member as able to sign in through SSO (admins only); idempotent. */
+export async function setMemberSso(em: EntityManager, input: SetMemberSsoInput, deps: UseCaseDeps): Promise<Member> {
+  const caller = requireCaller(input.caller);
+  const result = await em.transactional(async (tx) => {
+    const callerMember = await requireMembership(tx, input.organizationId, caller.userId);
+    requireAdmin(callerMember, "manage SSO members");
+    if (!isId(input.userId)) throw AppError.notFound("Member");
+    const member = await tx.findOne(Member, { organization: input.organizationId, user: input.userId }, { populate: ["user"] });
+    if (!member) throw AppError.notFound("Member");
+    if (member.sso) return { member, changed: false };
+    member.sso = true;
+    recordIdentityEvent(tx, deps, {
+      aggregate: "member",
+      name: "sso_enabled",
+      organizationId: input.organizationId,
+      actor: caller,
+      payload: { userId: input.userId },
+    });
+    return { member, changed: true };
+  });
+  if (result.changed) deps.relay.notify();
+  return result.member;
+}

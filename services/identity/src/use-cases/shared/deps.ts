@@ -1,0 +1,16 @@
+import type { Clock } from "@imprint/runtime";
+
+/** What use cases need besides their EntityManager: time, and a nudge for the outbox relay. */
+export interface UseCaseDeps {
+  clock: Clock;
+  /** Wakes the outbox relay after a commit that recorded events. */
+  relay: { notify(): void };
+}
+
+/** The authenticated principal, as carried by the proto `Caller`. */
+export interface CallerInput {
+  userId: string;
+  tokenId?: string | undefined;
+}
+
+export const IDENTITY_CONTEXT = "identity";

@@ -1,0 +1,51 @@
+import { AppError } from "@imprint/runtime";
+import type { CallerInput } from "./deps.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Identifiers are UUIDs; anything else cannot name an existing record (and must not reach SQL as a uuid). */
+export function isId(value: string): boolean {
+  return UUID.test(value);
+}
+
+export function requireCaller(caller: CallerInput | undefined): CallerInput {
+  if (!caller?.userId) throw AppError.invalidArgument("caller: is required");
+  if (!isId(caller.userId)) throw AppError.unauthenticated("caller: unknown user");
+  return caller;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** E-mails are compared case-insensitively, so they are stored lower-cased. */
+export function normalizeEmail(field: string, value: string): string {
+  const email = value.trim().toLowerCase();
+  if (email.length === 0) throw AppError.invalidArgument(`${field}: is required`);
+  if (email.length > 320 || !EMAIL.test(email)) throw AppError.invalidArgument(`${field}: must be a valid e-mail address`);
+  return email;
+}
+
+const DOMAIN = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+
+export function normalizeEmailDomain(field: string, value: string): string {
+  const domain = value.trim().toLowerCase();
+  if (!DOMAIN.test(domain)) throw AppError.invalidArgument(`${field}: must be a domain name such as example.com (got "${value}")`);
+  return domain;
+}
+
+export function validateTitle(field: string, value: string): string {
+  const title = value.trim();
+  if (title.length < 2 || title.length > 255) throw AppError.invalidArgument(`${field}: must be 2 to 255 characters`);
+  return title;
+}
+
+export function validateDisplayName(field: string, value: string): string {
+  const name = value.trim();
+  if (name.length > 255) throw AppError.invalidArgument(`${field}: must be at most 255 characters`);
+  return name;
+}
+
+/** Display name given, or the e-mail's local part. */
+export function displayNameOrDefault(field: string, value: string | undefined, email: string): string {
+  const name = validateDisplayName(field, value ?? "");
+  return name.length > 0 ? name : (email.split("@")[0] ?? email);
+}

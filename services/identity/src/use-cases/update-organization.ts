@@ -1,0 +1,148 @@
+import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { Organization } from "../domain/organization.js";
+import { organizationPermissionsFor } from "../domain/permissions.js";
+import type { MemberRoleValue } from "../domain/roles.js";
+import type { OrganizationView } from "./get-organization.js";
+import { requireAdmin, requireMembership } from "./shared/access.js";
+import { recordIdentityEvent } from "./shared/events.js";
+import { normalizeEmailDomain, requireCaller, validateTitle } from "./shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+
+const UPDATABLE_FIELDS = [
+  "title",
+  "email_domains",
+  "hostname",
+  "default_role",
+  "default_content_site_id",
+  "logo_url",
+  "sso",
+  "ai",
+  "invite_links",
+] as const;
+type UpdatableField = (typeof UPDATABLE_FIELDS)[number];
+
+export interface UpdateOrganizationInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  /** Field paths, snake_case or camelCase. */
+  updateMask: string[];
+  title: string;
+  emailDomains: string[];
+  hostname: string;
+  /** null = guest; undefined = not a valid role. */
+  defaultRole: MemberRoleValue | undefined;
+  defaultContentSiteId: string;
+  logoUrl: string;
+  sso: boolean;
+  ai: boolean;
+  inviteLinks: boolean;
+}
+
+type Changes = Partial<Pick<Organization, "title" | "emailDomains" | "hostname" | "defaultRole" | "defaultContentSiteId" | "logoUrl" | "sso" | "ai" | "inviteLinks">>;
+
+const HOSTNAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
+const MAX_EMAIL_DOMAINS = 100;
+
+function toSnakeCase(path: string): string {
+  return path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
+function parseMask(paths: string[]): Set<UpdatableField> {
+  if (paths.length === 0) throw AppError.invalidArgument("update_mask: must name at least one field");
+  const fields = new Set<UpdatableField>();
+  for (const path of paths) {
+    const field = toSnakeCase(path.trim());
+    if (!(UPDATABLE_FIELDS as readonly string[]).includes(field)) {
+      throw AppError.invalidArgument(`update_mask: unknown field "${path}"; allowed: ${UPDATABLE_FIELDS.join(", ")}`);
+    }
+    fields.add(field as UpdatableField);
+  }
+  return fields;
+}
+
+/** Validates each masked field and returns the new values, before any database access. */
+function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationInput): Changes {
+  const changes: Changes = {};
+  if (fields.has("title")) changes.title = validateTitle("title", input.title);
+  if (fields.has("email_domains")) {
+    if (input.emailDomains.length > MAX_EMAIL_DOMAINS) throw AppError.invalidArgument(`email_domains: at most ${MAX_EMAIL_DOMAINS} domains`);
+    const domains = input.emailDomains.map((domain, index) => normalizeEmailDomain(`email_domains[${index}]`, domain));
+    changes.emailDomains = [...new Set(domains)];
+  }
+  if (fields.has("hostname")) {
+    const hostname = input.hostname.trim().toLowerCase();
+    if (hostname !== "" && !HOSTNAME.test(hostname)) {
+      throw AppError.invalidArgument("hostname: must be 3 to 32 characters of lowercase letters, digits and hyphens, not starting or ending with a hyphen");
+    }
+    changes.hostname = hostname || null;
+  }
+  if (fields.has("default_role")) {
+    if (input.defaultRole === undefined) throw AppError.invalidArgument("default_role: must be a role (admin, create, review, edit, comment, read) or guest");
+    changes.defaultRole = input.defaultRole;
+  }
+  if (fields.has("default_content_site_id")) {
+    const siteId = input.defaultContentSiteId.trim();
+    if (siteId.length > 64) throw AppError.invalidArgument("default_content_site_id: must be at most 64 characters");
+    changes.defaultContentSiteId = siteId || null;
+  }
+  if (fields.has("logo_url")) {
+    const logoUrl = input.logoUrl.trim();
+    if (logoUrl !== "" && (logoUrl.length > 2048 || !/^https?:\/\//.test(logoUrl) || !URL.canParse(logoUrl))) {
+      throw AppError.invalidArgument("logo_url: must be an http(s) URL of at most 2048 characters");
+    }
+    changes.logoUrl = logoUrl || null;
+  }
+  if (fields.has("sso")) changes.sso = input.sso;
+  if (fields.has("ai")) changes.ai = input.ai;
+  if (fields.has("invite_links")) changes.inviteLinks = input.inviteLinks;
+  return changes;
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((value, i) => value === b[i]) : a === b;
+}
+
+/** Applies the masked fields; records `organization.updated` with the fields that really changed. */
+export async function updateOrganization(
+  em: EntityManager,
+  input: UpdateOrganizationInput,
+  deps: UseCaseDeps,
+): Promise<OrganizationView> {
+  const caller = requireCaller(input.caller);
+  const changes = validateChanges(parseMask(input.updateMask), input);
+
+  const view = await em
+    .transactional(async (tx) => {
+      const member = await requireMembership(tx, input.organizationId, caller.userId);
+      requireAdmin(member, "update the organization");
+      const organization = member.organization;
+      if (changes.hostname && (await tx.count(Organization, { hostname: changes.hostname, id: { $ne: organization.id } })) > 0) {
+        throw new AppError("already_exists", "hostname: is already used by another organization");
+      }
+      const changed: Record<string, { from: unknown; to: unknown }> = {};
+      for (const [key, value] of Object.entries(changes) as [keyof Changes, unknown][]) {
+        if (!sameValue(organization[key], value)) changed[key] = { from: organization[key], to: value };
+      }
+      if (Object.keys(changed).length > 0) {
+        tx.assign(organization, { ...changes, updatedAt: deps.clock() });
+        recordIdentityEvent(tx, deps, {
+          aggregate: "organization",
+          name: "updated",
+          organizationId: organization.id,
+          actor: caller,
+          payload: { changedFields: Object.keys(changed), changes: changed },
+        });
+      }
+      return { organization, permissions: organizationPermissionsFor(member.role), recorded: Object.keys(changed).length > 0 };
+    })
+    .catch((error: unknown) => {
+      // Two organizations claiming the same hostname at the same moment: the index decides.
+      if (error instanceof UniqueConstraintViolationException) {
+        throw new AppError("already_exists", "hostname: is already used by another organization");
+      }
+      throw error;
+    });
+  if (view.recorded) deps.relay.notify();
+  return { organization: view.organization, permissions: view.permissions };
+}

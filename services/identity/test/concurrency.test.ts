@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { createOrganization, uniqueEmail } from "./factories.js";
+import { startTestIdentity, type TestIdentity } from "./harness.js";
+
+describe("concurrent administrative calls", () => {
+  let identity: TestIdentity;
+  beforeAll(async () => {
+    identity = await startTestIdentity();
+  });
+  afterAll(() => identity.stop());
+
+  it("creating the same user twice at once yields one user and at most a retryable conflict", async () => {
+    const email = uniqueEmail("race");
+    const results = await Promise.allSettled([
+      identity.client.createUser({ email, displayName: "" }),
+      identity.client.createUser({ email, displayName: "" }),
+      identity.client.createUser({ email, displayName: "" }),
+    ]);
+    for (const result of results) {
+      if (result.status === "rejected") expect(result.reason).toMatchObject({ code: "conflict" });
+    }
+    const ids = new Set(results.flatMap((result) => (result.status === "fulfilled" ? [result.value.user!.id] : [])));
+    expect(ids.size).toBe(1);
+    expect((await identity.client.createUser({ email, displayName: "" })).created).toBe(false);
+  });
+
+  it("adding the same new user to an organization at once yields one membership", async () => {
+    const { organizationId, owner } = await createOrganization(identity.client);
+    const email = uniqueEmail("race-member");
+    const results = await Promise.allSettled(
+      [0, 1, 2].map(() => identity.client.addMember({ organizationId, email, role: MemberRole.MEMBER_ROLE_READ })),
+    );
+    for (const result of results) {
+      if (result.status === "rejected") expect(result.reason).toMatchObject({ code: "conflict" });
+    }
+    expect(results.some((result) => result.status === "fulfilled")).toBe(true);
+    const members = await identity.client.listMembers({
+      caller: owner.caller,
+      organizationId,
+      page: undefined,
+      order: 0,
+      role: MemberRole.MEMBER_ROLE_READ,
+      search: "",
+      sort: 0,
+    });
+    expect(members.members.map((member) => member.user!.email)).toEqual([email]);
+  });
+});

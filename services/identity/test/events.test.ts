@@ -1,0 +1,114 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
+import { inject } from "vitest";
+import type { EventEnvelope } from "@imprint/runtime";
+import { eventually } from "@imprint/runtime/testing";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { addMember, createOrganization } from "./factories.js";
+import { startTestIdentity, type TestIdentity } from "./harness.js";
+
+/** Reads every identity event published since the test started, straight from JetStream. */
+async function readEvents(nc: NatsConnection, since: Date, organizationId: string): Promise<EventEnvelope[]> {
+  const consumer = await jetstream(nc).consumers.get("IMPRINT_IDENTITY", {
+    filter_subjects: "imprint.identity.v1.>",
+    deliver_policy: DeliverPolicy.StartTime,
+    opt_start_time: since.toISOString(),
+  });
+  const events: EventEnvelope[] = [];
+  const messages = await consumer.fetch({ max_messages: 1000, expires: 1_000 });
+  for await (const message of messages) {
+    const envelope = message.json<EventEnvelope>();
+    if (envelope.organizationId === organizationId) events.push({ ...envelope, subject: message.subject });
+    if (message.info.pending === 0) break;
+  }
+  await consumer.delete().catch(() => {});
+  return events;
+}
+
+describe("identity events", () => {
+  let identity: TestIdentity;
+  let nc: NatsConnection;
+  beforeAll(async () => {
+    identity = await startTestIdentity();
+    nc = await connect({ servers: inject("natsUrl") });
+  });
+  afterAll(async () => {
+    await nc.close();
+    await identity.stop();
+  });
+
+  it("publishes membership and organization changes on JetStream with full envelopes", async () => {
+    const since = new Date(Date.now() - 1_000);
+    const { organizationId, owner } = await createOrganization(identity.client);
+    const member = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
+    await identity.client.updateMember({ caller: owner.caller, organizationId, userId: member.userId, role: MemberRole.MEMBER_ROLE_EDIT });
+    await identity.client.updateOrganization({
+      caller: { userId: owner.userId, tokenId: "" },
+      organizationId,
+      updateMask: ["title", "ai"],
+      title: "Renamed org",
+      emailDomains: [],
+      hostname: "",
+      defaultRole: MemberRole.MEMBER_ROLE_UNSPECIFIED,
+      defaultContentSiteId: "",
+      logoUrl: "",
+      sso: false,
+      ai: true,
+      inviteLinks: false,
+    });
+    await identity.client.setMemberSso({ caller: owner.caller, organizationId, userId: member.userId });
+    await identity.client.removeMember({ caller: owner.caller, organizationId, userId: member.userId });
+
+    const expected = ["organization.created", "member.added", "member.added", "member.role_changed", "organization.updated", "member.sso_enabled", "member.removed"];
+    const events = await eventually(async () => {
+      const found = await readEvents(nc, since, organizationId);
+      return found.length >= expected.length ? found : undefined;
+    }, 10_000);
+    expect(events.map((event) => event.type)).toEqual(expected);
+
+    for (const event of events) {
+      expect(event.id).toMatch(/^[0-9a-f-]{36}$/);
+      expect(event.subject).toBe(`imprint.identity.v1.${event.type}`);
+      expect(Date.parse(event.occurredAt)).not.toBeNaN();
+      expect(event.organizationId).toBe(organizationId);
+    }
+    const byType = (type: string) => events.filter((event) => event.type === type);
+    expect(byType("member.added")[1]).toMatchObject({ actor: null, payload: { userId: member.userId, role: "read" } });
+    expect(byType("member.role_changed")[0]).toMatchObject({
+      actor: { userId: owner.userId },
+      payload: { userId: member.userId, from: "read", to: "edit" },
+    });
+    expect(byType("organization.updated")[0]).toMatchObject({
+      actor: { userId: owner.userId },
+      payload: { changedFields: ["title", "ai"], changes: { title: { to: "Renamed org" }, ai: { from: false, to: true } } },
+    });
+    expect(byType("member.removed")[0]).toMatchObject({ actor: { userId: owner.userId }, payload: { userId: member.userId, role: "edit" } });
+  });
+
+  it("records no event when nothing changed", async () => {
+    const since = new Date(Date.now() - 1_000);
+    const { organizationId, owner } = await createOrganization(identity.client, { title: "Same title" });
+    await identity.client.updateOrganization({
+      caller: owner.caller,
+      organizationId,
+      updateMask: ["title"],
+      title: "Same title",
+      emailDomains: [],
+      hostname: "",
+      defaultRole: MemberRole.MEMBER_ROLE_UNSPECIFIED,
+      defaultContentSiteId: "",
+      logoUrl: "",
+      sso: false,
+      ai: false,
+      inviteLinks: false,
+    });
+    // A later, real change proves the relay caught up past the no-op.
+    await identity.client.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_READ });
+    const events = await eventually(async () => {
+      const found = await readEvents(nc, since, organizationId);
+      return found.some((event) => event.type === "invite.created") ? found : undefined;
+    }, 10_000);
+    expect(events.map((event) => event.type)).toEqual(["organization.created", "member.added", "invite.created"]);
+  });
+});

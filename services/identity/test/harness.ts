@@ -1,0 +1,56 @@
+import { inject } from "vitest";
+import { createLogger, createPromiseClient, type PromiseClient, type RunningService } from "@imprint/runtime";
+import { createTestDatabase } from "@imprint/runtime/testing";
+import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import { loadIdentityConfig } from "../src/config.js";
+import { startIdentityService } from "../src/service.js";
+
+export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
+
+/** Real time plus an offset the test moves forward. */
+export class TestClock {
+  private offsetMs = 0;
+  readonly now = (): Date => new Date(Date.now() + this.offsetMs);
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
+
+export interface TestIdentity {
+  running: RunningService;
+  client: IdentityClient;
+  clock: TestClock;
+  databaseUrl: string;
+  stop(): Promise<void>;
+}
+
+export function testConfig(databaseUrl: string, extraEnv: Record<string, string> = {}) {
+  return loadIdentityConfig({
+    DATABASE_URL: databaseUrl,
+    NATS_URL: inject("natsUrl"),
+    GRPC_PORT: "0",
+    LOG_LEVEL: "error",
+    SHUTDOWN_GRACE_MS: "1000",
+    ...extraEnv,
+  });
+}
+
+export const quietLogger = createLogger("identity-test", { level: "error", write: () => {} });
+
+/** The identity service on a fresh database and the shared nats-server, with a client. */
+export async function startTestIdentity(options: { extraEnv?: Record<string, string>; databaseUrl?: string } = {}): Promise<TestIdentity> {
+  const databaseUrl = options.databaseUrl ?? (await createTestDatabase(inject("pgAdminUrl"), "identity"));
+  const clock = new TestClock();
+  const running = await startIdentityService(testConfig(databaseUrl, options.extraEnv), { clock: clock.now, logger: quietLogger });
+  const client = createPromiseClient(IdentityServiceService, running.address);
+  return {
+    running,
+    client,
+    clock,
+    databaseUrl,
+    stop: async () => {
+      client.close();
+      await running.stop();
+    },
+  };
+}

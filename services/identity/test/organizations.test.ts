@@ -1,0 +1,218 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forkEm } from "@imprint/runtime";
+import type { Caller } from "@imprint/proto/common/v1";
+import { MemberRole, type UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
+import { LinkInvite } from "../src/domain/link-invite.js";
+import { addMember, createOrganization, createOutsider } from "./factories.js";
+import { startTestIdentity, type TestIdentity } from "./harness.js";
+
+describe("organizations", () => {
+  let identity: TestIdentity;
+  beforeAll(async () => {
+    identity = await startTestIdentity();
+  });
+  afterAll(() => identity.stop());
+
+  const update = (fields: Partial<UpdateOrganizationRequest> & Pick<UpdateOrganizationRequest, "caller" | "organizationId" | "updateMask">) =>
+    identity.client.updateOrganization({
+      title: "",
+      emailDomains: [],
+      hostname: "",
+      defaultRole: MemberRole.MEMBER_ROLE_UNSPECIFIED,
+      defaultContentSiteId: "",
+      logoUrl: "",
+      sso: false,
+      ai: false,
+      inviteLinks: false,
+      ...fields,
+    });
+
+  it("returns an organization with its defaults and the admin's permissions", async () => {
+    const { organizationId, owner } = await createOrganization(identity.client, { title: "Acme Docs" });
+    const { organization } = await identity.client.getOrganization({ caller: owner.caller, organizationId });
+    expect(organization).toMatchObject({
+      id: organizationId,
+      title: "Acme Docs",
+      emailDomains: [],
+      hostname: "",
+      type: "business",
+      defaultRole: MemberRole.MEMBER_ROLE_GUEST,
+      inviteLinks: true,
+      sso: false,
+      ai: false,
+      plan: "free",
+      trialStatus: "notapplicable",
+      mergeRulesType: "none",
+    });
+    expect(organization!.createdAt).toBeInstanceOf(Date);
+    expect(Object.values(organization!.permissions!).every(Boolean)).toBe(true);
+  });
+
+  it("reports each role's permissions", async () => {
+    const { organizationId } = await createOrganization(identity.client);
+    const reader = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
+    const creator = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_CREATE });
+    const guest = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_GUEST });
+    const permissionsOf = async (caller: Caller) =>
+      (await identity.client.getOrganization({ caller, organizationId })).organization!.permissions!;
+
+    expect(await permissionsOf(creator.caller)).toMatchObject({ view: true, admin: false, createContent: true, createOpenapiSpec: true, listMembers: true, viewBilling: false });
+    expect(await permissionsOf(reader.caller)).toMatchObject({ view: true, admin: false, createContent: false, listMembers: true, listIntegrations: false });
+    const guestPermissions = await permissionsOf(guest.caller);
+    expect(Object.entries(guestPermissions).filter(([, allowed]) => allowed).map(([name]) => name)).toEqual(["view"]);
+  });
+
+  it("answers not_found to non-members, for unknown and malformed ids alike", async () => {
+    const { organizationId } = await createOrganization(identity.client);
+    const outsider = await createOutsider(identity.client);
+    for (const id of [organizationId, "3b241101-e2bb-4255-8caf-4136c566a962", "not-an-id"]) {
+      await expect(identity.client.getOrganization({ caller: outsider.caller, organizationId: id })).rejects.toMatchObject({
+        code: "not_found",
+        message: "Organization not found",
+      });
+    }
+  });
+
+  it("lists the caller's organizations page by page", async () => {
+    const first = await createOrganization(identity.client, { title: "First org" });
+    const second = await createOrganization(identity.client, { title: "Second org" });
+    const third = await createOrganization(identity.client, { title: "Third org" });
+    const member = await addMember(identity.client, first.organizationId);
+    identity.clock.advance(1_000);
+    await identity.client.addMember({ organizationId: second.organizationId, email: member.email, role: MemberRole.MEMBER_ROLE_READ });
+    identity.clock.advance(1_000);
+    await identity.client.addMember({ organizationId: third.organizationId, email: member.email, role: MemberRole.MEMBER_ROLE_ADMIN });
+
+    const page1 = await identity.client.listOrganizations({ caller: member.caller, page: { pageToken: "", pageSize: 2 } });
+    expect(page1.organizations.map((o) => o.title)).toEqual(["First org", "Second org"]);
+    expect(page1.page).toMatchObject({ totalCount: 3 });
+    expect(page1.page!.nextPageToken).not.toBe("");
+    const page2 = await identity.client.listOrganizations({ caller: member.caller, page: { pageToken: page1.page!.nextPageToken, pageSize: 2 } });
+    expect(page2.organizations.map((o) => o.title)).toEqual(["Third org"]);
+    expect(page2.organizations[0]!.permissions!.admin).toBe(true);
+    expect(page2.page!.nextPageToken).toBe("");
+
+    await expect(identity.client.listOrganizations({ caller: member.caller, page: { pageToken: "", pageSize: 5000 } })).rejects.toMatchObject({
+      code: "invalid_argument",
+    });
+  });
+
+  it("updates only the fields named in the mask (snake_case or camelCase)", async () => {
+    const { organizationId, owner } = await createOrganization(identity.client, { title: "Before" });
+    const { organization } = await update({
+      caller: owner.caller,
+      organizationId,
+      updateMask: ["title", "email_domains", "hostname", "defaultRole", "logo_url", "ai", "invite_links"],
+      title: "  After  ",
+      emailDomains: ["Example.COM", "example.com", "docs.example.org"],
+      hostname: "acme-docs",
+      defaultRole: MemberRole.MEMBER_ROLE_EDIT,
+      logoUrl: "https://cdn.example.com/logo.png",
+      ai: true,
+      inviteLinks: false,
+      sso: true, // not in the mask: ignored
+    });
+    expect(organization).toMatchObject({
+      title: "After",
+      emailDomains: ["example.com", "docs.example.org"],
+      hostname: "acme-docs",
+      defaultRole: MemberRole.MEMBER_ROLE_EDIT,
+      logoUrl: "https://cdn.example.com/logo.png",
+      ai: true,
+      inviteLinks: false,
+      sso: false,
+    });
+
+    const cleared = await update({ caller: owner.caller, organizationId, updateMask: ["hostname", "logo_url", "default_role"], defaultRole: MemberRole.MEMBER_ROLE_GUEST });
+    expect(cleared.organization).toMatchObject({ hostname: "", logoUrl: "", defaultRole: MemberRole.MEMBER_ROLE_GUEST, title: "After" });
+  });
+
+  it("names the field and the rule in validation errors", async () => {
+    const { organizationId, owner } = await createOrganization(identity.client);
+    const cases: [Partial<UpdateOrganizationRequest> & { updateMask: string[] }, string][] = [
+      [{ updateMask: ["title"], title: "x" }, "title: must be 2 to 255 characters"],
+      [{ updateMask: ["title"], title: "y".repeat(256) }, "title: must be 2 to 255 characters"],
+      [{ updateMask: ["email_domains"], emailDomains: ["ok.com", "not a domain"] }, 'email_domains[1]: must be a domain name such as example.com (got "not a domain")'],
+      [{ updateMask: ["hostname"], hostname: "ab" }, "hostname: must be 3 to 32 characters"],
+      [{ updateMask: ["logo_url"], logoUrl: "ftp://x" }, "logo_url: must be an http(s) URL"],
+      [{ updateMask: ["default_role"] }, "default_role: must be a role"],
+      [{ updateMask: ["plan"] }, 'update_mask: unknown field "plan"'],
+      [{ updateMask: [] }, "update_mask: must name at least one field"],
+    ];
+    for (const [fields, message] of cases) {
+      const error = await update({ caller: owner.caller, organizationId, ...fields }).catch((e: unknown) => e);
+      expect(error, message).toMatchObject({ code: "invalid_argument", message: expect.stringContaining(message) });
+    }
+  });
+
+  it("lets only admins update, and hides the organization from non-members", async () => {
+    const { organizationId } = await createOrganization(identity.client);
+    const editor = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_EDIT });
+    const outsider = await createOutsider(identity.client);
+    await expect(update({ caller: editor.caller, organizationId, updateMask: ["title"], title: "Hijack" })).rejects.toMatchObject({
+      code: "permission_denied",
+    });
+    await expect(update({ caller: outsider.caller, organizationId, updateMask: ["title"], title: "Hijack" })).rejects.toMatchObject({
+      code: "not_found",
+    });
+  });
+
+  it("refuses a hostname another organization uses", async () => {
+    const first = await createOrganization(identity.client);
+    const second = await createOrganization(identity.client);
+    const hostname = `host-${first.organizationId.slice(0, 8)}`;
+    await update({ caller: first.owner.caller, organizationId: first.organizationId, updateMask: ["hostname"], hostname });
+    await expect(update({ caller: second.owner.caller, organizationId: second.organizationId, updateMask: ["hostname"], hostname })).rejects.toMatchObject({
+      code: "already_exists",
+      message: "hostname: is already used by another organization",
+    });
+  });
+
+  it("finds organizations by e-mail domain only among the caller's own", async () => {
+    const mine = await createOrganization(identity.client, { title: "Mine" });
+    const theirs = await createOrganization(identity.client, { title: "Theirs" });
+    const domain = `d${mine.organizationId.slice(0, 8)}.example.com`;
+    await update({ caller: mine.owner.caller, organizationId: mine.organizationId, updateMask: ["email_domains"], emailDomains: [domain] });
+    await update({ caller: theirs.owner.caller, organizationId: theirs.organizationId, updateMask: ["email_domains"], emailDomains: [domain] });
+
+    const found = await identity.client.listOrganizationsForEmailDomain({ caller: mine.owner.caller, emailDomain: domain.toUpperCase() });
+    expect(found.organizations.map((o) => o.id)).toEqual([mine.organizationId]);
+    const outsider = await createOutsider(identity.client);
+    expect((await identity.client.listOrganizationsForEmailDomain({ caller: outsider.caller, emailDomain: domain })).organizations).toEqual([]);
+    await expect(identity.client.listOrganizationsForEmailDomain({ caller: outsider.caller, emailDomain: "nope" })).rejects.toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^email_domain: /),
+    });
+  });
+
+  it("deletes an invite link once, for admins only", async () => {
+    const { organizationId, owner } = await createOrganization(identity.client);
+    const other = await createOrganization(identity.client);
+    const reader = await addMember(identity.client, organizationId);
+    const { inviteId } = await identity.client.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_COMMENT });
+
+    await expect(identity.client.deleteLinkInvite({ caller: reader.caller, organizationId, inviteId })).rejects.toMatchObject({ code: "permission_denied" });
+    // Another organization's admin cannot reach it through their own organization.
+    expect(await identity.client.deleteLinkInvite({ caller: other.owner.caller, organizationId: other.organizationId, inviteId })).toEqual({ deleted: false });
+
+    expect(await identity.client.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId })).toEqual({ deleted: true });
+    expect(await forkEm(identity.running.orm).count(LinkInvite, { id: inviteId })).toBe(0);
+    expect(await identity.client.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId })).toEqual({ deleted: false });
+    expect(await identity.client.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId: "nope" })).toEqual({ deleted: false });
+  });
+
+  it("validates organization creation", async () => {
+    await expect(identity.client.createOrganization({ title: "A", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
+      code: "invalid_argument",
+      message: "title: must be 2 to 255 characters",
+    });
+    await expect(identity.client.createOrganization({ title: "Acme", ownerEmail: "nope", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
+      code: "invalid_argument",
+      message: "owner_email: must be a valid e-mail address",
+    });
+    await expect(identity.client.createOrganization({ title: "Acme", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "secret" })).rejects.toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^owner_token: must start with "imp_"/),
+    });
+  });
+});

@@ -1,0 +1,208 @@
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerConfig, type JsMsg } from "@nats-io/jetstream";
+import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { Logger } from "../logger.js";
+import { withExtractedContext } from "../telemetry/propagation.js";
+import { ProcessedEvent } from "./entities.js";
+import { deadLetterSubject, parseEnvelope, streamName, type EventEnvelope } from "./envelope.js";
+import { ensureStream, isConsumerNotFound } from "./nats.js";
+
+export interface EventHandlerContext {
+  /** EntityManager of the transaction that also records the event as processed. */
+  em: EntityManager;
+  /** 1 for the first delivery. */
+  attempt: number;
+  logger: Logger;
+}
+
+export type EventHandler = (envelope: EventEnvelope, ctx: EventHandlerContext) => Promise<void>;
+
+export interface SubscribeOptions {
+  nats: NatsConnection;
+  /** The consumer's own database (idempotency records and the handler's changes). */
+  orm: MikroORM;
+  /** The producer's context: selects the stream IMPRINT_<CONTEXT>. */
+  context: string;
+  /** Durable consumer name, unique per consuming use (letters, digits, - and _). */
+  consumer: string;
+  /** e.g. "imprint.identity.v1.member.>" */
+  filterSubject: string;
+  handler: EventHandler;
+  /** Deliveries before a message goes to the dead-letter stream (default 5). */
+  maxDeliver?: number;
+  /** Redelivery delay after the n-th failure (the last entry repeats; default [200, 1000, 5000, 15000]). */
+  backoffMs?: number[];
+  logger: Logger;
+  /** Time a handler may take before JetStream redelivers the message (default 30 s). */
+  ackWaitMs?: number;
+  /** Called after a handler's transaction committed (the service bootstrap wakes its outbox relay). */
+  afterCommit?: () => void;
+  /** Time source for processed-at and dead-letter timestamps. */
+  clock?: () => Date;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+const CONSUMER_NAME = /^[A-Za-z0-9_-]{1,128}$/;
+const tracer = trace.getTracer("@imprint/runtime/events");
+
+function headerRecord(msg: JsMsg): Record<string, string> {
+  const result: Record<string, string> = {};
+  if (!msg.headers) return result;
+  for (const key of msg.headers.keys()) result[key.toLowerCase()] = msg.headers.get(key);
+  return result;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Runs `handler` for every event on `filterSubject`, at most once per event and consumer: each
+ * message is handled in one transaction of the consumer's database that first records
+ * (consumer, event id); a redelivered or republished event finds that row and is skipped.
+ * Failures are retried with backoff; after `maxDeliver` attempts the message goes to
+ * `imprint.dlq.<consumer>`.
+ */
+export async function subscribe(options: SubscribeOptions): Promise<Subscription> {
+  const { nats, orm, consumer, filterSubject, handler } = options;
+  if (!CONSUMER_NAME.test(consumer)) throw new Error(`consumer "${consumer}" must match ${CONSUMER_NAME.source}`);
+  const maxDeliver = options.maxDeliver ?? 5;
+  const backoffMs = options.backoffMs ?? [200, 1000, 5000, 15000];
+  if (maxDeliver < 1) throw new Error("maxDeliver must be at least 1");
+  if (backoffMs.length === 0) throw new Error("backoffMs needs at least one delay");
+  const stream = streamName(options.context);
+  const logger = options.logger.child({ component: "event-consumer", consumer });
+  const clock = options.clock ?? (() => new Date());
+
+  // The consumer may start before the producer ever ran: make sure the stream is there.
+  await ensureStream(nats, options.context);
+  const jsm = await jetstreamManager(nats);
+  const config: Partial<ConsumerConfig> = {
+    durable_name: consumer,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    filter_subject: filterSubject,
+    ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
+    // Redelivery is bounded by this module (dead-letter after maxDeliver), not by the server:
+    // a server-side limit would silently stop delivering without a dead letter.
+    max_deliver: -1,
+    max_ack_pending: 1_000,
+  };
+  try {
+    const existing = await jsm.consumers.info(stream, consumer);
+    if (existing.config.filter_subject !== filterSubject) {
+      // nats-server 2.9 cannot change a durable's filter: recreate it (it restarts from the stream start).
+      logger.warn("filter subject changed; recreating durable consumer", { from: existing.config.filter_subject, to: filterSubject });
+      await jsm.consumers.delete(stream, consumer);
+      await jsm.consumers.add(stream, config);
+    } else {
+      await jsm.consumers.update(stream, consumer, { ack_wait: config.ack_wait, max_deliver: -1, max_ack_pending: 1_000 });
+    }
+  } catch (error) {
+    if (!isConsumerNotFound(error)) throw error;
+    await jsm.consumers.add(stream, config);
+  }
+
+  const js = jetstream(nats);
+  const messages = await (await js.consumers.get(stream, consumer)).consume({ max_messages: 100 });
+
+  const deadLetter = async (msg: JsMsg, body: Record<string, unknown>, messageId: string) => {
+    await js.publish(deadLetterSubject(consumer), JSON.stringify({ ...body, consumer, failedAt: clock().toISOString() }), {
+      msgID: messageId,
+    });
+    // No reason text: nats-server 2.9 only understands a bare +TERM.
+    msg.term();
+  };
+
+  const handle = async (msg: JsMsg): Promise<void> => {
+    const attempt = msg.info.deliveryCount;
+    const parsed = parseEnvelope(msg.data);
+    if ("problem" in parsed) {
+      logger.error("malformed event sent to the dead-letter stream", { subject: msg.subject, problem: parsed.problem });
+      await deadLetter(
+        msg,
+        { envelope: null, raw: new TextDecoder().decode(msg.data), subject: msg.subject, error: parsed.problem, attempts: attempt },
+        `${consumer}:${stream}:${msg.seq}`,
+      );
+      return;
+    }
+    const { envelope } = parsed;
+    await withExtractedContext(headerRecord(msg), () =>
+      tracer.startActiveSpan(
+        `process ${envelope.subject}`,
+        {
+          kind: SpanKind.CONSUMER,
+          attributes: {
+            "messaging.system": "nats",
+            "messaging.operation.type": "process",
+            "messaging.destination.name": msg.subject,
+            "messaging.message.id": envelope.id,
+            "messaging.consumer.group.name": consumer,
+            "imprint.event.type": envelope.type,
+            "imprint.delivery.attempt": attempt,
+          },
+        },
+        async (span) => {
+          const eventLogger = logger.child({ eventId: envelope.id, eventType: envelope.type, attempt });
+          try {
+            const handled = await orm.em.fork().transactional(async (em) => {
+              const inserted = await em
+                .createQueryBuilder(ProcessedEvent)
+                .insert({ consumer, eventId: envelope.id, processedAt: clock() })
+                .onConflict(["consumer", "eventId"])
+                .ignore()
+                .execute<{ affectedRows: number }>("run");
+              if (inserted.affectedRows === 0) return false;
+              await handler(envelope, { em, attempt, logger: eventLogger });
+              return true;
+            });
+            msg.ack();
+            if (handled) options.afterCommit?.();
+            else eventLogger.debug("event already processed; skipped");
+          } catch (error) {
+            span.recordException(error instanceof Error ? error : new Error(errorMessage(error)));
+            span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
+            if (attempt >= maxDeliver) {
+              eventLogger.error("event handler failed for the last time; sent to the dead-letter stream", { err: error });
+              await deadLetter(msg, { envelope, error: errorMessage(error), attempts: attempt }, `${consumer}:${envelope.id}`);
+            } else {
+              const delay = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]!;
+              eventLogger.warn("event handler failed; will retry", { err: error, retryInMs: delay });
+              msg.nak(delay);
+            }
+          } finally {
+            span.end();
+          }
+        },
+      ),
+    );
+  };
+
+  const loop = (async () => {
+    for await (const msg of messages) {
+      try {
+        await handle(msg);
+      } catch (error) {
+        // Only reachable when the dead-letter publish itself failed: leave the message to be
+        // redelivered rather than lose it.
+        logger.error("could not settle message; it will be redelivered", { err: error, subject: msg.subject });
+        msg.nak(backoffMs[backoffMs.length - 1]);
+      }
+    }
+  })();
+
+  let stopping: Promise<void> | undefined;
+  return {
+    stop: () => {
+      stopping ??= (async () => {
+        await messages.close();
+        await loop;
+      })();
+      return stopping;
+    },
+  };
+}

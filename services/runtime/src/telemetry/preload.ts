@@ -1,0 +1,52 @@
+/**
+ * Tracing preload, loaded before the service's own code:
+ *   node --import @imprint/runtime/telemetry/preload dist/main.js
+ *
+ * Spans are always created (so every log line carries a real trace id), but they leave the
+ * process only when an exporter is configured with OTEL_EXPORTER_OTLP_ENDPOINT,
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_TRACES_EXPORTER. Nothing tries to reach a collector
+ * by default. Imports packages only, so it also runs straight from source.
+ */
+import { register } from "node:module";
+import { NodeSDK } from "@opentelemetry/sdk-node";
+import { NoopSpanProcessor } from "@opentelemetry/sdk-trace";
+import { GrpcInstrumentation } from "@opentelemetry/instrumentation-grpc";
+import { HttpInstrumentation } from "@opentelemetry/instrumentation-http";
+import { KoaInstrumentation } from "@opentelemetry/instrumentation-koa";
+import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
+
+// ESM modules are only patched through the import-in-the-middle hook; without it the grpc and koa
+// spans are missing.
+register("@opentelemetry/instrumentation/hook.mjs", import.meta.url);
+
+const env = process.env;
+const set = (name: string) => (env[name] ?? "").trim() !== "";
+const exportTraces = set("OTEL_EXPORTER_OTLP_ENDPOINT") || set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") || set("OTEL_TRACES_EXPORTER");
+
+const sdk = new NodeSDK({
+  serviceName: env.OTEL_SERVICE_NAME || "imprint",
+  // Without an explicit processor the SDK would export to localhost:4318 by default.
+  ...(exportTraces ? {} : { spanProcessors: [new NoopSpanProcessor()] }),
+  // Metrics and logs are not exported unless asked for explicitly.
+  ...(set("OTEL_METRICS_EXPORTER") ? {} : { metricReaders: [] }),
+  ...(set("OTEL_LOGS_EXPORTER") ? {} : { logRecordProcessors: [] }),
+  instrumentations: [
+    new HttpInstrumentation(),
+    new GrpcInstrumentation(),
+    new KoaInstrumentation(),
+    new PgInstrumentation(),
+  ],
+});
+sdk.start();
+
+let shuttingDown: Promise<void> | undefined;
+/** Flushes and stops the SDK once; `runMain` calls it (through the global hook) before exiting. */
+function shutdownTelemetry(): Promise<void> {
+  shuttingDown ??= sdk.shutdown().catch((error: unknown) => {
+    process.stderr.write(`telemetry shutdown failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  });
+  return shuttingDown;
+}
+(globalThis as Record<symbol, unknown>)[Symbol.for("imprint.telemetry.shutdown")] = shutdownTelemetry;
+// A process that simply runs out of work also flushes its spans.
+process.once("beforeExit", () => void shutdownTelemetry());

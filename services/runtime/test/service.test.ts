@@ -1,0 +1,235 @@
+import { randomBytes, randomUUID } from "node:crypto";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { defineEntity, p } from "@mikro-orm/postgresql";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadConfig, serviceConfigShape } from "../src/config.js";
+import { getFreePort } from "../src/infrastructure/ports.js";
+import { AppError } from "../src/errors.js";
+import type { EventEnvelope } from "../src/events/envelope.js";
+import { recordEvent } from "../src/events/record-event.js";
+import { checkHealth, createPromiseClient } from "../src/grpc/client.js";
+import { createLogger } from "../src/logger.js";
+import { runMain, startService, type ProcessHost, type RunningService, type ServiceConfig, type ServiceDeps, type ServiceSpec } from "../src/service.js";
+import { createTestDatabase, eventually } from "../src/testing/index.js";
+
+const NoteSchema = defineEntity({
+  name: "Note",
+  tableName: "notes",
+  properties: {
+    id: p.uuid().primary(),
+    text: p.string(),
+    createdAt: p.datetime(),
+  },
+});
+class Note extends NoteSchema.class {}
+NoteSchema.setClass(Note);
+
+// A tiny hand-written gRPC service (JSON on the wire) whose one method is a use case that writes
+// a note and its event in one transaction.
+const json = {
+  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
+  deserialize: (buffer: Buffer) => JSON.parse(buffer.toString()) as unknown,
+};
+const NotesService = {
+  addNote: {
+    path: "/test.Notes/AddNote",
+    requestStream: false,
+    responseStream: false,
+    requestSerialize: (v: { text: string }) => json.serialize(v),
+    requestDeserialize: (b: Buffer) => json.deserialize(b) as { text: string },
+    responseSerialize: (v: { id: string; createdAt: string }) => json.serialize(v),
+    responseDeserialize: (b: Buffer) => json.deserialize(b) as { id: string; createdAt: string },
+  },
+} as const;
+
+const migrationsPath = join(dirname(fileURLToPath(import.meta.url)), "service-fixtures", "migrations");
+const fixedNow = new Date("2026-03-04T05:06:07.000Z");
+
+function notesSpec(context: string, received: EventEnvelope[], onStarted: (deps: ServiceDeps) => Promise<void>): ServiceSpec {
+  return {
+    name: "notes",
+    context,
+    entities: [Note],
+    migrationsPath,
+    grpc: ({ orm, relay, clock }) => [
+      {
+        name: "test.Notes",
+        definition: NotesService,
+        implementation: {
+          addNote: async ({ text }) => {
+            if (!text) throw AppError.invalidArgument("text: must not be empty");
+            const note = await orm.em.fork().transactional(async (em) => {
+              const created = em.create(Note, { id: randomUUID(), text, createdAt: clock() });
+              em.persist(created);
+              recordEvent(em, { context, aggregate: "note", event: "added", organizationId: null, actor: null, payload: { text }, occurredAt: clock() });
+              return created;
+            });
+            relay.notify();
+            return { id: note.id, createdAt: note.createdAt.toISOString() };
+          },
+        },
+      },
+    ],
+    consumers: () => [
+      {
+        context,
+        consumer: `${context}-notes-log`,
+        filterSubject: `imprint.${context}.v1.note.>`,
+        handler: async (envelope) => {
+          received.push(envelope);
+        },
+      },
+    ],
+    onStarted,
+  };
+}
+
+describe("startService / stop", () => {
+  let config: ServiceConfig;
+  let service: RunningService;
+  const context = `notes${randomBytes(4).toString("hex")}`;
+  const received: EventEnvelope[] = [];
+  const started: { deps: ServiceDeps; health: string }[] = [];
+  const logLines: string[] = [];
+
+  beforeAll(async () => {
+    const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service");
+    const port = await getFreePort();
+    config = loadConfig(serviceConfigShape, {
+      DATABASE_URL: databaseUrl,
+      NATS_URL: inject("natsUrl"),
+      GRPC_PORT: String(port),
+      SHUTDOWN_GRACE_MS: "1000",
+    });
+    // onStarted sees the server already listening but not yet SERVING.
+    const onStarted = async (deps: ServiceDeps) => {
+      started.push({ deps, health: await checkHealth(`127.0.0.1:${port}`) });
+    };
+    service = await startService(notesSpec(context, received, onStarted), config, {
+      clock: () => fixedNow,
+      logger: createLogger("notes", { write: (line) => logLines.push(line) }),
+    });
+  });
+  afterAll(() => service?.stop());
+
+  it("is SERVING once started, only after onStarted ran with the dependencies", async () => {
+    expect(await checkHealth(service.address)).toBe("SERVING");
+    expect(await checkHealth(service.address, "test.Notes")).toBe("SERVING");
+    expect(started).toHaveLength(1);
+    expect(started[0]!.health).toBe("NOT_SERVING");
+    expect(started[0]!.deps.clock()).toEqual(fixedNow);
+    expect(started[0]!.deps.relay).toBe(service.relay);
+  });
+
+  it("applied the migrations, serves calls with the injected clock and relays their events to consumers", async () => {
+    const client = createPromiseClient(NotesService, service.address);
+    try {
+      const added = await client.addNote({ text: "hello" });
+      expect(added.createdAt).toBe(fixedNow.toISOString());
+      await expect(client.addNote({ text: "" })).rejects.toMatchObject({ code: "invalid_argument" });
+      const event = await eventually(async () => received.find((e) => e.payload.text === "hello"));
+      expect(event).toMatchObject({ type: "note.added", subject: `imprint.${context}.v1.note.added`, occurredAt: fixedNow.toISOString() });
+      expect(await service.orm.em.fork().count(Note, { id: added.id })).toBe(1);
+    } finally {
+      client.close();
+    }
+  });
+
+  it("is not reachable after stop, and stop is idempotent", async () => {
+    const address = service.address;
+    await Promise.all([service.stop(), service.stop()]);
+    await service.stop();
+    expect(await checkHealth(address)).toBe("UNREACHABLE");
+    expect(service.nats.isClosed()).toBe(true);
+    expect(await service.orm.isConnected()).toBe(false);
+    expect(logLines.some((line) => line.includes('"service stopped"'))).toBe(true);
+  });
+});
+
+describe("startService failures", () => {
+  it("fails and releases the database when NATS is unreachable", async () => {
+    const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service_fail");
+    const config = loadConfig(serviceConfigShape, { DATABASE_URL: databaseUrl, NATS_URL: "nats://127.0.0.1:1" });
+    const lines: string[] = [];
+    await expect(
+      startService(notesSpec("failing", [], async () => {}), config, { logger: createLogger("notes", { write: (line) => lines.push(line) }) }),
+    ).rejects.toThrow();
+    expect(lines.some((line) => line.includes('"service stopped"'))).toBe(true);
+  });
+
+  it("never becomes SERVING and stops everything when onStarted fails", async () => {
+    const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service_onstarted");
+    const port = await getFreePort();
+    const config = loadConfig(serviceConfigShape, { DATABASE_URL: databaseUrl, NATS_URL: inject("natsUrl"), GRPC_PORT: String(port) });
+    const seen: string[] = [];
+    const spec = notesSpec(`fail${randomBytes(3).toString("hex")}`, [], async () => {
+      seen.push(await checkHealth(`127.0.0.1:${port}`));
+      throw new Error("bootstrap failed");
+    });
+    await expect(startService(spec, config, { logger: createLogger("notes", { write: () => {} }) })).rejects.toThrow("bootstrap failed");
+    expect(seen).toEqual(["NOT_SERVING"]);
+    expect(await checkHealth(`127.0.0.1:${port}`)).toBe("UNREACHABLE");
+  });
+});
+
+/** A process double: signals are delivered by the test, exits are recorded. */
+function fakeProcess() {
+  const listeners = new Map<string, (() => void)[]>();
+  const exits: number[] = [];
+  const stderr: string[] = [];
+  const host: ProcessHost = {
+    on: (signal, listener) => listeners.set(signal, [...(listeners.get(signal) ?? []), listener]),
+    once: (signal, listener) => listeners.set(signal, [...(listeners.get(signal) ?? []), listener]),
+    exit: (code) => exits.push(code),
+    writeError: (text) => stderr.push(text),
+  };
+  const signal = (name: "SIGTERM" | "SIGINT") => listeners.get(name)?.forEach((listener) => listener());
+  return { host, exits, stderr, signal };
+}
+
+describe("runMain", () => {
+  it("stops once on SIGTERM and exits 0; a second signal exits 1 at once", async () => {
+    const proc = fakeProcess();
+    let stops = 0;
+    let releaseStop!: () => void;
+    const logger = createLogger("main", { write: () => {} });
+    runMain(async () => ({ stop: () => new Promise<void>((resolve) => ((stops += 1), (releaseStop = resolve))) }), logger, proc.host);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    proc.signal("SIGTERM");
+    await eventually(async () => stops === 1);
+    proc.signal("SIGINT");
+    expect(proc.exits).toEqual([1]);
+    releaseStop();
+    await eventually(async () => proc.exits.length === 2);
+    expect(proc.exits).toEqual([1, 0]);
+    expect(stops).toBe(1);
+  });
+
+  it("prints a configuration error's problems without a stack and exits 1", async () => {
+    const proc = fakeProcess();
+    const lines: string[] = [];
+    const start = async () => {
+      loadConfig(serviceConfigShape, { NATS_URL: "http://x" });
+      return { stop: async () => {} };
+    };
+    runMain(start, createLogger("main", { write: (l) => lines.push(l) }), proc.host);
+    await eventually(async () => proc.exits.length === 1);
+    expect(proc.exits).toEqual([1]);
+    const printed = proc.stderr.join("");
+    expect(printed).toContain("DATABASE_URL");
+    expect(printed).toContain("NATS_URL: must be a nats:// URL");
+    expect(printed).not.toMatch(/\n\s+at /);
+    expect(lines).toEqual([]);
+  });
+
+  it("logs any other start failure and exits 1", async () => {
+    const proc = fakeProcess();
+    const lines: string[] = [];
+    runMain(async () => Promise.reject(new Error("port in use")), createLogger("main", { write: (l) => lines.push(l) }), proc.host);
+    await eventually(async () => proc.exits.length === 1);
+    expect(proc.exits).toEqual([1]);
+    expect(JSON.parse(lines[0]!)).toMatchObject({ level: "error", msg: "failed to start", err: { message: "port in use" } });
+    expect(proc.stderr).toEqual([]);
+  });
+});
