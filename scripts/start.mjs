@@ -1,0 +1,161 @@
+// `npm start`: installs and builds when needed, then runs the whole stack locally (embedded
+// PostgreSQL, nats-server, every service, the gateway) until Ctrl-C.
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { prepare, REPO_ROOT, requireNode } from "./lib/setup.mjs";
+
+const LAUNCHER_FLAG = "--launcher";
+
+if (!process.argv.includes(LAUNCHER_FLAG)) {
+  requireNode();
+  prepare({ quiet: true });
+  // The stack runs under a launcher in its own process group. Ctrl-C in a terminal signals the whole
+  // foreground group, which would stop PostgreSQL and the services before the gateway; this way only
+  // this process sees it and asks the launcher to stop everything in order.
+  const launcher = spawn(process.execPath, [import.meta.filename, LAUNCHER_FLAG], { stdio: "inherit", detached: true });
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+    process.on(signal, () => {
+      if (launcher.exitCode === null) launcher.kill("SIGTERM");
+    });
+  }
+  launcher.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+} else {
+  await runLauncher();
+}
+
+async function runLauncher() {
+  const stackLib = await import("./lib/stack.mjs");
+  const env = process.env;
+  const dataDir = resolve(env.IMPRINT_DATA_DIR || join(REPO_ROOT, ".imprint"));
+  const color = process.stdout.isTTY && !env.NO_COLOR;
+  const paint = (code, text) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+  const fail = (message, lines = []) => {
+    console.error(paint("31", `✖ ${message}`));
+    if (lines.length) console.error(lines.map((line) => `   ${line}`).join("\n"));
+  };
+
+  const gatewayPort = parsePort("IMPRINT_PORT", env.IMPRINT_PORT, 8080);
+  const servicePorts = {};
+  const databaseUrls = {};
+  for (const service of stackLib.SERVICES) {
+    servicePorts[service.name] = parsePort(stackLib.envName(service, "GRPC_PORT"), env[stackLib.envName(service, "GRPC_PORT")], 0);
+    const url = env[stackLib.envName(service, "DATABASE_URL")];
+    if (url) databaseUrls[service.name] = url;
+  }
+
+  try {
+    await stackLib.prepareDataDir(dataDir, { embeddedPostgres: stackLib.SERVICES.some((service) => !databaseUrls[service.name]) });
+  } catch (error) {
+    fail(error.message);
+    process.exit(1);
+  }
+  const running = otherLauncher(dataDir);
+  if (running) {
+    fail(`another \`npm start\` (pid ${running}) already uses ${dataDir}: stop it first, or set IMPRINT_DATA_DIR to another directory`);
+    process.exit(1);
+  }
+  if (!env.NATS_URL) {
+    try {
+      await stackLib.ensureNatsServer();
+    } catch (error) {
+      fail(error.message);
+      process.exit(1);
+    }
+  }
+  const bootstrap = await stackLib.resolveBootstrapToken(dataDir, env);
+
+  // Children's output, prefixed with the process name. PostgreSQL and NATS only speak when asked (LOG_LEVEL=debug).
+  const width = Math.max(...[...stackLib.SERVICES, stackLib.GATEWAY].map((s) => s.name.length), "postgres".length);
+  const colors = ["36", "35", "33", "32", "34"];
+  const colorOf = (source) => {
+    const index = [...stackLib.SERVICES, stackLib.GATEWAY].findIndex((s) => s.name === source);
+    return index === -1 ? "90" : colors[index % colors.length];
+  };
+  const showInfra = env.LOG_LEVEL === "debug";
+  const onLog = (source, line) => {
+    if ((source === "postgres" || source === "nats") && !showInfra) return;
+    process.stdout.write(`${paint(colorOf(source), `${source.padEnd(width)} |`)} ${line}\n`);
+  };
+
+  let stack = null;
+  let shuttingDown = false;
+  const shutdown = async (code) => {
+    if (shuttingDown) {
+      // A second Ctrl-C: stop waiting for graceful exits.
+      for (const p of stack?.processes ?? []) p.kill();
+      process.exit(1);
+    }
+    shuttingDown = true;
+    console.log(paint("2", "» stopping: gateway, then services, then NATS and PostgreSQL"));
+    await stack?.stop().catch((error) => fail(`stop failed: ${error.message}`));
+    await stackLib.removeStackJson(dataDir);
+    process.exit(code);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void shutdown(0));
+
+  console.log(paint("2", `» data in ${dataDir}`));
+  try {
+    stack = await stackLib.startStack({
+      dataDir,
+      persistent: true,
+      env,
+      gatewayPort,
+      gatewayHost: env.IMPRINT_HOST || undefined,
+      servicePorts,
+      databaseUrls,
+      natsUrl: env.NATS_URL || undefined,
+      postgresPort: parsePort("IMPRINT_POSTGRES_PORT", env.IMPRINT_POSTGRES_PORT, 0) || undefined,
+      bootstrap: { token: bootstrap.token, email: env.IMPRINT_BOOTSTRAP_EMAIL, orgTitle: env.IMPRINT_BOOTSTRAP_ORG_TITLE },
+      onLog,
+    });
+  } catch (error) {
+    fail(error.message, error.lastLines ?? []);
+    process.exit(1);
+  }
+  if (shuttingDown) return;
+
+  stack.onUnexpectedExit((error) => {
+    fail(error.message, error.lastLines);
+    void shutdown(1);
+  });
+  await stackLib.writeStackJson(dataDir, stack);
+
+  const url = stack.gatewayUrl;
+  console.log(
+    [
+      "",
+      paint("32", `✔ Imprint is ready at ${url}`),
+      `  token:   ${bootstrap.token}   ${paint("2", `(from ${bootstrap.source})`)}`,
+      `  try:     curl -H "Authorization: Bearer ${bootstrap.token}" ${url}/v1/orgs`,
+      `  admin:   npm run admin -- --help`,
+      paint("2", "  Ctrl-C stops everything; data stays in the data directory."),
+      "",
+    ].join("\n"),
+  );
+}
+
+/** A port from the environment: unset → fallback; anything but 1..65535 stops with a message. */
+function parsePort(name, value, fallback) {
+  if (value === undefined || value === "") return fallback;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    console.error(`✖ ${name} must be a port number between 1 and 65535, got "${value}"`);
+    process.exit(1);
+  }
+  return port;
+}
+
+/** The pid of a live launcher that wrote `<data>/stack.json`, or null (a stale file is ignored). */
+function otherLauncher(dataDir) {
+  const file = join(dataDir, "stack.json");
+  if (!existsSync(file)) return null;
+  try {
+    const { pid } = JSON.parse(readFileSync(file, "utf8"));
+    if (!Number.isInteger(pid) || pid === process.pid) return null;
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null;
+  }
+}

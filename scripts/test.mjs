@@ -1,0 +1,34 @@
+// `npm test`: install and build when needed, then every check in order, stopping at the first
+// failure: protobuf lint and breaking-change check, the Helm chart, typecheck and lint of every workspace, then all
+// tests (extra arguments go to vitest). The exit code is that of the first failing step.
+import { join } from "node:path";
+import { build, installIfNeeded, REPO_ROOT, requireNode, run } from "./lib/setup.mjs";
+
+requireNode();
+const color = process.stdout.isTTY && !process.env.NO_COLOR;
+const paint = (code, text) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
+const bin = (name) => join(REPO_ROOT, "node_modules", ".bin", name);
+const vitestArgs = process.argv.slice(2);
+
+const steps = [
+  { title: "install (when needed)", run: () => installIfNeeded() },
+  { title: "build (turbo run build)", run: () => build() },
+  { title: "protobuf contracts: buf lint + buf breaking", run: () => run("npm", ["run", "check", "--workspace", "@imprint/proto"]) },
+  { title: "deployment: helm lint + manifest validation", run: () => run(process.execPath, [join(REPO_ROOT, "scripts", "validate-deploy.mjs")]) },
+  { title: "typecheck + lint (turbo run typecheck lint)", run: () => run(bin("turbo"), ["run", "typecheck", "lint", "--output-logs=errors-only"]) },
+  { title: `tests (vitest run${vitestArgs.length ? ` ${vitestArgs.join(" ")}` : ""})`, run: () => run(bin("vitest"), ["run", ...vitestArgs]) },
+];
+
+const started = Date.now();
+for (const [index, step] of steps.entries()) {
+  console.log(paint("1;34", `\n━━ [${index + 1}/${steps.length}] ${step.title}`));
+  const stepStarted = Date.now();
+  const status = step.run();
+  const seconds = ((Date.now() - stepStarted) / 1000).toFixed(1);
+  if (status !== 0) {
+    console.error(paint("1;31", `\n✖ FAILED: ${step.title} (exit ${status}, ${seconds} s)`));
+    process.exit(status);
+  }
+  console.log(paint("32", `✔ ${step.title} (${seconds} s)`));
+}
+console.log(paint("1;32", `\n✔ all checks passed in ${((Date.now() - started) / 1000).toFixed(0)} s`));
