@@ -1,4 +1,4 @@
-import type { Logger } from "@imprint/runtime";
+import type { Logger } from "@imprint/runtime/core";
 import { Router } from "@koa/router";
 import Koa from "koa";
 import type { TokenAuthenticator } from "./auth.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Caller } from "@imprint/proto/common/v1";
 import type { User } from "@imprint/proto/identity/v1";
-import { AppError } from "@imprint/runtime";
+import { AppError } from "@imprint/runtime/core";
 
 /** Who is calling: the identity service's answer for a bearer token. */
 export interface Principal {

@@ -1,4 +1,4 @@
-import { env, loadConfig } from "@imprint/runtime";
+import { env, loadConfig } from "@imprint/runtime/core";
 import { z } from "zod";
 import { UPSTREAM_NAMES, UPSTREAMS, type UpstreamAddresses } from "./upstreams.js";
 

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { AppError, createLogger, type Logger } from "@imprint/runtime";
+import { AppError, createLogger, type Logger } from "@imprint/runtime/core";
 import { createApp } from "./app.js";
 import { TokenAuthenticator } from "./auth.js";
 import type { GatewayConfig } from "./config.js";

@@ -1,4 +1,4 @@
-import { createLogger, runMain } from "@imprint/runtime";
+import { createLogger, runMain } from "@imprint/runtime/core";
 import { loadGatewayConfig, startGateway } from "./index.js";
 
 // Config is read inside start so a broken environment is reported as a list of problems by runMain.

@@ -1,6 +1,6 @@
 import type { ServiceDefinition } from "@grpc/grpc-js";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import { createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
 
 /**
  * Every gRPC service the gateway talks to. Adding a bounded context to the public API is one line

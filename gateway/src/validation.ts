@@ -1,4 +1,4 @@
-import { AppError } from "@imprint/runtime";
+import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
 
 /**

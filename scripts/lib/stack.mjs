@@ -175,11 +175,22 @@ export async function startInfrastructure({ dataDir, persistent, natsUrl, databa
 // Processes
 
 /**
+ * Extra V8 flags for every long-running process of the stack (IMPRINT_NODE_FLAGS). None by default:
+ * Node sizes its heap for the machine and lets it grow under load, and every cap measured so far
+ * (docs/benchmarks.md) traded 15–25% throughput for RSS. Set e.g.
+ * "--max-semi-space-size=16 --max-old-space-size=96" where memory matters more than throughput.
+ */
+export const DEFAULT_SERVICE_NODE_FLAGS = "";
+export function serviceNodeFlags(env = process.env) {
+  return (env.IMPRINT_NODE_FLAGS ?? DEFAULT_SERVICE_NODE_FLAGS).split(/\s+/).filter(Boolean);
+}
+
+/**
  * Spawns one Node process of the stack with the telemetry preload. Its output goes line by line to
  * `onLine`, and the last lines are kept for failure reports.
  */
 export function spawnNodeProcess({ name, entry, env, onLine = () => {} }) {
-  const child = spawn(process.execPath, ["--import", "@imprint/runtime/telemetry/preload", join(REPO_ROOT, entry)], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(env), "--import", "@imprint/runtime/telemetry/preload", join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

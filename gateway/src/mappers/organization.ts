@@ -1,5 +1,5 @@
 import type { Organization, OrganizationPermissions } from "@imprint/proto/identity/v1";
-import { AppError } from "@imprint/runtime";
+import { AppError } from "@imprint/runtime/core";
 import { toRestRole, type RoleName } from "./role.js";
 import type { PublicUrls } from "./urls.js";
 

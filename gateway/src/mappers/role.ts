@@ -1,5 +1,5 @@
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { AppError } from "@imprint/runtime";
+import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
 
 /** The REST role names; a guest has no role (null on the wire). */

@@ -1,4 +1,4 @@
-import type { Logger } from "@imprint/runtime";
+import type { Logger } from "@imprint/runtime/core";
 import type { Middleware } from "koa";
 import type { GatewayState } from "../context.js";
 

@@ -1,4 +1,4 @@
-import { AppError, HTTP_STATUS_BY_CODE, publicMessage, type ErrorCode, type Logger } from "@imprint/runtime";
+import { AppError, HTTP_STATUS_BY_CODE, publicMessage, type ErrorCode, type Logger } from "@imprint/runtime/core";
 import type { Middleware } from "koa";
 import type { GatewayContext, GatewayState } from "../context.js";
 

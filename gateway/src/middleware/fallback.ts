@@ -1,4 +1,4 @@
-import { AppError } from "@imprint/runtime";
+import { AppError } from "@imprint/runtime/core";
 import type { RouterContext } from "@koa/router";
 import type { Middleware } from "koa";
 import type { GatewayState } from "../context.js";

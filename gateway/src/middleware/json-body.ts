@@ -1,4 +1,4 @@
-import { AppError } from "@imprint/runtime";
+import { AppError } from "@imprint/runtime/core";
 import type { GatewayContext } from "../context.js";
 
 function carriesBody(ctx: GatewayContext): boolean {

@@ -1,4 +1,4 @@
-import { checkHealth, type HealthStatus } from "@imprint/runtime";
+import { checkHealth, type HealthStatus } from "@imprint/runtime/core";
 import type { Router } from "@koa/router";
 import type { GatewayState } from "../context.js";
 import type { ErrorBody } from "../middleware/error-handler.js";

@@ -1,9 +1,6 @@
-export * from "./errors.js";
-export * from "./logger.js";
-export * from "./config.js";
+/** Everything a bounded-context service needs: the core plus database, events and the service bootstrap. */
+export * from "./core.js";
 export * from "./pagination.js";
-export * from "./grpc/server.js";
-export * from "./grpc/client.js";
 export * from "./db/orm.js";
 export * from "./events/entities.js";
 export * from "./events/envelope.js";
@@ -11,6 +8,4 @@ export * from "./events/record-event.js";
 export * from "./events/nats.js";
 export * from "./events/outbox-relay.js";
 export * from "./events/subscribe.js";
-export * from "./telemetry/propagation.js";
-export * from "./telemetry/lifecycle.js";
 export * from "./service.js";

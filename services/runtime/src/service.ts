@@ -1,14 +1,13 @@
 import type { MikroORM, Options } from "@mikro-orm/postgresql";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { z } from "zod";
-import { ConfigError, type serviceConfigShape } from "./config.js";
+import type { serviceConfigShape } from "./config.js";
 import { openDatabase } from "./db/orm.js";
 import { connectNats, ensureStream } from "./events/nats.js";
 import { OutboxRelay } from "./events/outbox-relay.js";
 import { subscribe, type SubscribeOptions, type Subscription } from "./events/subscribe.js";
 import { startGrpcServer, type GrpcServerHandle, type ServiceRegistration } from "./grpc/server.js";
 import { createLogger, type Logger } from "./logger.js";
-import { shutdownTelemetry } from "./telemetry/lifecycle.js";
 
 export type Clock = () => Date;
 export type ServiceConfig = z.infer<z.ZodObject<typeof serviceConfigShape>>;
@@ -133,62 +132,4 @@ export async function startService(
     await stop();
     throw error;
   }
-}
-
-/** Process hooks `runMain` uses; tests pass their own. */
-export interface ProcessHost {
-  once(signal: "SIGTERM" | "SIGINT", listener: () => void): unknown;
-  on(signal: "SIGTERM" | "SIGINT", listener: () => void): unknown;
-  exit(code: number): void;
-  writeError(text: string): void;
-}
-
-const realProcess: ProcessHost = {
-  once: (signal, listener) => process.once(signal, listener),
-  on: (signal, listener) => process.on(signal, listener),
-  exit: (code) => process.exit(code),
-  writeError: (text) => process.stderr.write(text),
-};
-
-/**
- * Entry point of a service process: starts it; on SIGTERM/SIGINT stops it once and exits 0 (a
- * second signal exits 1 at once). A configuration error prints its problem list (no stack) and
- * exits 1; any other start failure is logged and exits 1.
- */
-export function runMain(start: () => Promise<{ stop(): Promise<void> }>, logger: Logger, host: ProcessHost = realProcess): void {
-  let signalled = false;
-  const exit = async (code: number) => {
-    await shutdownTelemetry();
-    host.exit(code);
-  };
-  const starting = Promise.resolve().then(start);
-  const onSignal = (signal: string) => {
-    if (signalled) {
-      logger.warn("second signal; exiting now", { signal });
-      host.exit(1);
-      return;
-    }
-    signalled = true;
-    logger.info("stopping", { signal });
-    starting
-      .then((running) => running.stop())
-      .then(
-        () => exit(0),
-        (error: unknown) => {
-          logger.error("stop failed", { err: error });
-          return exit(1);
-        },
-      )
-      .catch(() => host.exit(1));
-  };
-  host.on("SIGTERM", () => onSignal("SIGTERM"));
-  host.on("SIGINT", () => onSignal("SIGINT"));
-  starting.catch(async (error: unknown) => {
-    if (error instanceof ConfigError) {
-      host.writeError(`${error.message}\n`);
-    } else {
-      logger.error("failed to start", { err: error });
-    }
-    await exit(1);
-  });
 }

@@ -10,7 +10,8 @@ import type { EventEnvelope } from "../src/events/envelope.js";
 import { recordEvent } from "../src/events/record-event.js";
 import { checkHealth, createPromiseClient } from "../src/grpc/client.js";
 import { createLogger } from "../src/logger.js";
-import { runMain, startService, type ProcessHost, type RunningService, type ServiceConfig, type ServiceDeps, type ServiceSpec } from "../src/service.js";
+import { runMain, type ProcessHost } from "../src/process.js";
+import { startService, type RunningService, type ServiceConfig, type ServiceDeps, type ServiceSpec } from "../src/service.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
 
 const NoteSchema = defineEntity({

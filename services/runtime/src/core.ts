@@ -1,0 +1,13 @@
+/**
+ * The part of the runtime for processes without a database or NATS (the gateway, CLIs): errors,
+ * logging, configuration, gRPC clients and servers, process lifecycle. Importing it never loads
+ * MikroORM or the NATS client, which keeps such processes small.
+ */
+export * from "./errors.js";
+export * from "./logger.js";
+export * from "./config.js";
+export * from "./grpc/server.js";
+export * from "./grpc/client.js";
+export * from "./telemetry/propagation.js";
+export * from "./telemetry/lifecycle.js";
+export * from "./process.js";
