@@ -4,7 +4,7 @@ import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
 import { inject } from "vitest";
 import type { EventEnvelope } from "@imprint/runtime";
 import { eventually } from "@imprint/runtime/testing";
-import { MemberRole } from "@imprint/proto/identity/v1";
+import { MemberRole, UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
 import { addMember, createOrganization } from "./factories.js";
 import { startTestIdentity, type TestIdentity } from "./harness.js";
 
@@ -43,20 +43,15 @@ describe("identity events", () => {
     const { organizationId, owner } = await createOrganization(identity.client);
     const member = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
     await identity.client.updateMember({ caller: owner.caller, organizationId, userId: member.userId, role: MemberRole.MEMBER_ROLE_EDIT });
-    await identity.client.updateOrganization({
-      caller: { userId: owner.userId, tokenId: "" },
-      organizationId,
-      updateMask: ["title", "ai"],
-      title: "Renamed org",
-      emailDomains: [],
-      hostname: "",
-      defaultRole: MemberRole.MEMBER_ROLE_UNSPECIFIED,
-      defaultContentSiteId: "",
-      logoUrl: "",
-      sso: false,
-      ai: true,
-      inviteLinks: false,
-    });
+    await identity.client.updateOrganization(
+      UpdateOrganizationRequest.fromPartial({
+        caller: { userId: owner.userId, tokenId: "" },
+        organizationId,
+        updateMask: ["title", "ai"],
+        title: "Renamed org",
+        ai: true,
+      }),
+    );
     await identity.client.setMemberSso({ caller: owner.caller, organizationId, userId: member.userId });
     await identity.client.removeMember({ caller: owner.caller, organizationId, userId: member.userId });
 
@@ -89,20 +84,9 @@ describe("identity events", () => {
   it("records no event when nothing changed", async () => {
     const since = new Date(Date.now() - 1_000);
     const { organizationId, owner } = await createOrganization(identity.client, { title: "Same title" });
-    await identity.client.updateOrganization({
-      caller: owner.caller,
-      organizationId,
-      updateMask: ["title"],
-      title: "Same title",
-      emailDomains: [],
-      hostname: "",
-      defaultRole: MemberRole.MEMBER_ROLE_UNSPECIFIED,
-      defaultContentSiteId: "",
-      logoUrl: "",
-      sso: false,
-      ai: false,
-      inviteLinks: false,
-    });
+    await identity.client.updateOrganization(
+      UpdateOrganizationRequest.fromPartial({ caller: owner.caller, organizationId, updateMask: ["title"], title: "Same title" }),
+    );
     // A later, real change proves the relay caught up past the no-op.
     await identity.client.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_READ });
     const events = await eventually(async () => {

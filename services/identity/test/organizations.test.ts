@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forkEm } from "@imprint/runtime";
 import type { Caller } from "@imprint/proto/common/v1";
-import { MemberRole, type UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
+import { MemberRole, UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
 import { LinkInvite } from "../src/domain/link-invite.js";
 import { addMember, createOrganization, createOutsider } from "./factories.js";
 import { startTestIdentity, type TestIdentity } from "./harness.js";
@@ -14,18 +14,7 @@ describe("organizations", () => {
   afterAll(() => identity.stop());
 
   const update = (fields: Partial<UpdateOrganizationRequest> & Pick<UpdateOrganizationRequest, "caller" | "organizationId" | "updateMask">) =>
-    identity.client.updateOrganization({
-      title: "",
-      emailDomains: [],
-      hostname: "",
-      defaultRole: MemberRole.MEMBER_ROLE_UNSPECIFIED,
-      defaultContentSiteId: "",
-      logoUrl: "",
-      sso: false,
-      ai: false,
-      inviteLinks: false,
-      ...fields,
-    });
+    identity.client.updateOrganization(UpdateOrganizationRequest.fromPartial(fields));
 
   it("returns an organization with its defaults and the admin's permissions", async () => {
     const { organizationId, owner } = await createOrganization(identity.client, { title: "Acme Docs" });

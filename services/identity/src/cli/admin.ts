@@ -2,8 +2,10 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { AppError, createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { IdentityServiceService, MemberRole } from "@imprint/proto/identity/v1";
+import { AppError, createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
+import { IdentityServiceService, type MemberRole } from "@imprint/proto/identity/v1";
+import { isRole, ROLES } from "../domain/roles.js";
+import { roleToProto } from "../grpc/mappers.js";
 
 const HELP = `Imprint administration: organizations, users, members and API tokens.
 
@@ -23,15 +25,13 @@ Usage: imprint-admin <command> [flags]
 Each command prints one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
 through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`).`;
 
-const ROLE_BY_NAME: Record<string, MemberRole> = {
-  admin: MemberRole.MEMBER_ROLE_ADMIN,
-  create: MemberRole.MEMBER_ROLE_CREATE,
-  review: MemberRole.MEMBER_ROLE_REVIEW,
-  edit: MemberRole.MEMBER_ROLE_EDIT,
-  comment: MemberRole.MEMBER_ROLE_COMMENT,
-  read: MemberRole.MEMBER_ROLE_READ,
-  guest: MemberRole.MEMBER_ROLE_GUEST,
-};
+const ROLE_NAMES = [...ROLES, "guest"] as const;
+
+/** `--role` value → wire role; "guest" is the CLI's name for the null role. */
+function roleFromName(name: string): MemberRole | undefined {
+  if (name === "guest") return roleToProto(null);
+  return isRole(name) ? roleToProto(name) : undefined;
+}
 
 /** A failure to report on one line of stderr. */
 class CliError extends Error {}
@@ -74,8 +74,8 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
     flags: ["org", "email", "role"],
     run: async (client, flags) => {
       const roleName = required(flags, "role");
-      const role = ROLE_BY_NAME[roleName];
-      if (role === undefined) throw new CliError(`--role must be one of ${Object.keys(ROLE_BY_NAME).join(", ")} (got "${roleName}")`);
+      const role = roleFromName(roleName);
+      if (role === undefined) throw new CliError(`--role must be one of ${ROLE_NAMES.join(", ")} (got "${roleName}")`);
       const organizationId = required(flags, "org");
       const result = await client.addMember({ organizationId, email: required(flags, "email"), role });
       return { organizationId, userId: result.member?.user?.id, role: roleName };
