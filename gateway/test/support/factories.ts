@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { MemberRole } from "@imprint/proto/identity/v1";
+import { toProtoRole, type RoleName } from "../../src/mappers/role.js";
 import { gitbookClient, type GitBookClient } from "./http.js";
 import type { TestStack } from "./stack.js";
 
@@ -36,25 +36,16 @@ export async function buildOrganization(stack: TestStack, overrides: { title?: s
   };
 }
 
-const ROLE = {
-  admin: MemberRole.MEMBER_ROLE_ADMIN,
-  create: MemberRole.MEMBER_ROLE_CREATE,
-  edit: MemberRole.MEMBER_ROLE_EDIT,
-  review: MemberRole.MEMBER_ROLE_REVIEW,
-  comment: MemberRole.MEMBER_ROLE_COMMENT,
-  read: MemberRole.MEMBER_ROLE_READ,
-  guest: MemberRole.MEMBER_ROLE_GUEST,
-} as const;
-
 /** Adds a user (created when unknown) to the organization with `role` and issues them a token. */
 export async function buildMember(
   stack: TestStack,
   organization: TestOrganization,
-  options: { role?: keyof typeof ROLE; email?: string; displayName?: string } = {},
+  options: { role?: RoleName | "guest"; email?: string; displayName?: string } = {},
 ): Promise<TestUser> {
   const email = options.email ?? uniqueEmail(options.role ?? "member");
   if (options.displayName) await stack.identity.createUser({ email, displayName: options.displayName });
-  const added = await stack.identity.addMember({ organizationId: organization.organizationId, email, role: ROLE[options.role ?? "read"] });
+  const roleName = options.role ?? "read";
+  const added = await stack.identity.addMember({ organizationId: organization.organizationId, email, role: toProtoRole(roleName === "guest" ? null : roleName) });
   const issued = await stack.identity.issueToken({ email, label: "test" });
   return { userId: added.member!.user!.id, email, token: issued.token, api: gitbookClient(stack, issued.token) };
 }
