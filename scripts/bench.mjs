@@ -30,7 +30,16 @@ const settings = {
   warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
   members: positiveInt("BENCH_MEMBERS", 150, 10_000) || 150,
   authCacheTtlMs: positiveInt("AUTH_CACHE_TTL_MS", 5_000, 3_600_000),
+  // The content figures: a space of BENCH_CONTENT_PAGES pages, driven at BENCH_CONTENT_CONNECTIONS
+  // (0 pages skips them).
+  content: {
+    pages: positiveInt("BENCH_CONTENT_PAGES", 10_000, 20_000),
+    connections: positiveInt("BENCH_CONTENT_CONNECTIONS", 32, 1000) || 32,
+    durationSeconds: positiveInt("BENCH_DURATION_S", 10, 300) || 10,
+    warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
+  },
 };
+if (settings.content.pages === 0) delete settings.content;
 // The request path is measured, not log I/O: every process (stack and baseline) logs warnings only,
 // unless LOG_LEVEL says otherwise.
 const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "warn", AUTH_CACHE_TTL_MS: String(settings.authCacheTtlMs) };
@@ -77,6 +86,7 @@ try {
       gatewayUrl: stack.gatewayUrl,
       identityGrpcAddress: stack.grpcAddresses.identity,
       identityDatabaseUrl: stack.infra.databaseUrls.identity,
+      ...(stack.grpcAddresses.content ? { content: { grpcAddress: stack.grpcAddresses.content, databaseUrl: stack.infra.databaseUrls.content } } : {}),
       pids,
       env,
     },

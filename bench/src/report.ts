@@ -1,3 +1,4 @@
+import { formatContentReport, type ContentReport } from "./content-report.js";
 import type { LoadResult } from "./load.js";
 
 /** The targets of docs/benchmarks.md, checked on every run. */
@@ -24,6 +25,8 @@ export interface BenchmarkReport {
   /** Peak resident set size (VmHWM) per process, in bytes. */
   peakRssBytes: Record<string, number | null>;
   checks: { name: string; passed: boolean; detail: string }[];
+  /** The content figures (a 10,000-page space), when the stack runs the content service. */
+  content?: ContentReport;
 }
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
@@ -95,6 +98,7 @@ export function formatReport(report: BenchmarkReport): string {
   }
   lines.push("", "| process | peak RSS (VmHWM) |", "|---|---:|");
   for (const [process, bytes] of Object.entries(report.peakRssBytes)) lines.push(`| ${process} | ${megabytes(bytes)} |`);
+  if (report.content) lines.push("", formatContentReport(report.content).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);
   return `${lines.join("\n")}\n`;

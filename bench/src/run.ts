@@ -7,6 +7,8 @@ import { isDeepStrictEqual } from "node:util";
 import { fileURLToPath } from "node:url";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { runLoad, type LoadResult } from "./load.js";
+import { runContentBenchmark, type ContentBenchmarkSettings } from "./content.js";
+import { evaluateContentTargets, type ContentReport } from "./content-report.js";
 import { evaluateTargets, formatReport, type BenchmarkReport, type RouteMeasurement } from "./report.js";
 import { seedOrganization } from "./seed.js";
 
@@ -23,6 +25,8 @@ export interface StackUnderTest {
   pids: Record<string, number>;
   /** Base environment for the baseline process (same telemetry settings as the stack). */
   env: Record<string, string | undefined>;
+  /** The content service, when the stack runs it: its gRPC address (editing API) and database. */
+  content?: { grpcAddress: string; databaseUrl: string };
 }
 
 export interface BenchmarkSettings {
@@ -33,6 +37,8 @@ export interface BenchmarkSettings {
   authCacheTtlMs: number;
   /** Public base URL both servers put in `urls`, so their bodies are identical. */
   publicUrl: string;
+  /** The content benchmark's settings; absent to skip it. */
+  content?: ContentBenchmarkSettings;
 }
 
 export type Log = (message: string) => void;
@@ -172,6 +178,16 @@ export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSet
       measured.push({ route, imprint: imprint[index] as LoadResult, baseline: result });
     }
 
+    let content: ContentReport | undefined;
+    if (stack.content && settings.content) {
+      const figures = await runContentBenchmark(
+        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress, contentDatabaseUrl: stack.content.databaseUrl },
+        settings.content,
+        log,
+      );
+      content = { settings: settings.content, figures };
+    }
+
     const peak: Record<string, number | null> = {};
     for (const [name, pid] of Object.entries(stack.pids)) peak[name] = await peakRssBytes(pid);
     peak.baseline = await peakRssBytes(baseline.pid);
@@ -195,7 +211,8 @@ export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSet
       },
       routes: measured,
       peakRssBytes: peak,
-      checks: evaluateTargets(measured, peak),
+      checks: [...evaluateTargets(measured, peak), ...(content ? evaluateContentTargets(content.figures) : [])],
+      ...(content ? { content } : {}),
     };
   } finally {
     await baseline.stop();

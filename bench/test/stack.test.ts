@@ -58,7 +58,10 @@ describe("startStack", () => {
       env: { ...process.env, LOG_LEVEL: "warn" },
       gatewayPort: 0,
       natsUrl: inject("natsUrl"),
-      databaseUrls: { identity: await createTestDatabase(inject("pgAdminUrl"), "stack") },
+      databaseUrls: {
+        identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
+        content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
+      },
       bootstrap: { token, email: "owner@stack.test", orgTitle: "Stack Test Org" },
     });
   }, 90_000);
@@ -78,14 +81,19 @@ describe("startStack", () => {
 
   it("describes itself for the admin CLI", () => {
     const description = stackDescription(stack, 4242);
-    expect(description).toEqual({ identityGrpcAddress: stack.grpcAddresses.identity, gatewayUrl: stack.gatewayUrl, pid: 4242 });
+    expect(description).toEqual({
+      identityGrpcAddress: stack.grpcAddresses.identity,
+      contentGrpcAddress: stack.grpcAddresses.content,
+      gatewayUrl: stack.gatewayUrl,
+      pid: 4242,
+    });
     expect(description.identityGrpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 
   it("runs every service and the gateway as separate processes", () => {
-    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "gateway"]);
+    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "gateway"]);
     const pids = stack.processes.map((p) => p.pid);
-    expect(new Set([...pids, process.pid]).size).toBe(3);
+    expect(new Set([...pids, process.pid]).size).toBe(pids.length + 1);
     expect(stack.processes.every((p) => p.running)).toBe(true);
   });
 
@@ -121,7 +129,10 @@ describe("startStack failures", () => {
         env: { ...process.env, LOG_LEVEL: "warn" },
         gatewayPort: 0,
         natsUrl: inject("natsUrl"),
-        databaseUrls: { identity: await createTestDatabase(inject("pgAdminUrl"), "stack") },
+        databaseUrls: {
+        identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
+        content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
+      },
         // Refused by identity's configuration check: the process exits with its reason.
         bootstrap: { token: "not-a-valid-token" },
       });

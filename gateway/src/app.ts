@@ -10,8 +10,13 @@ import { routeFallback } from "./middleware/fallback.js";
 import { requestId } from "./middleware/request-id.js";
 import { mountRoutes } from "./route.js";
 import { mountHealthRoutes } from "./routes/health.js";
+import { contentRoutes } from "./routes/content.js";
+import { mountFileRoutes } from "./routes/files.js";
+import { importRoutes } from "./routes/import.js";
+import { collectionRoutes } from "./routes/collections.js";
 import { memberRoutes } from "./routes/members.js";
 import { organizationRoutes } from "./routes/organizations.js";
+import { spaceRoutes } from "./routes/spaces.js";
 import type { UpstreamAddresses, UpstreamClients } from "./upstreams.js";
 
 export interface AppDeps {
@@ -31,8 +36,10 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
 
   const router = new Router<GatewayState>();
   mountHealthRoutes(router, deps.upstreamAddresses);
+  // Signed file downloads carry their credential in the URL, not a bearer token.
+  mountFileRoutes(router, { upstreams: deps.upstreams });
   const routeDeps = { upstreams: deps.upstreams, urls: deps.urls };
-  mountRoutes(router, [...organizationRoutes(routeDeps), ...memberRoutes(routeDeps)], {
+  mountRoutes(router, [...organizationRoutes(routeDeps), ...memberRoutes(routeDeps), ...collectionRoutes(routeDeps), ...spaceRoutes(routeDeps), ...contentRoutes(routeDeps), ...importRoutes(routeDeps)], {
     authenticator: deps.authenticator,
     bodyLimitBytes: deps.bodyLimitBytes,
   });

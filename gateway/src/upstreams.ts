@@ -1,33 +1,80 @@
 import type { ServiceDefinition } from "@grpc/grpc-js";
+import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
+import { ImportServiceService } from "@imprint/proto/content/v1/import";
+import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
+import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
 
 /**
- * Every gRPC service the gateway talks to. Adding a bounded context to the public API is one line
- * here (plus its routes): the config variable, the client and the readiness check follow from it.
+ * Every gRPC server the gateway talks to. Adding a bounded context to the public API is one entry
+ * here (plus its routes): the config variable, the clients and the readiness check follow from it.
+ * An upstream serves either one service (`definition`: the client is that service's client) or
+ * several on one address (`definitions`: one client per service, e.g. `clients.content.spaces`).
  */
 export const UPSTREAMS = {
   identity: { addressVariable: "IDENTITY_GRPC_ADDRESS", definition: IdentityServiceService },
-} as const satisfies Record<string, { addressVariable: string; definition: ServiceDefinition }>;
+  content: {
+    addressVariable: "CONTENT_GRPC_ADDRESS",
+    definitions: {
+      collections: CollectionServiceService,
+      spaces: SpaceServiceService,
+      revisions: RevisionServiceService,
+      import: ImportServiceService,
+    },
+  },
+} as const satisfies Record<
+  string,
+  { addressVariable: string; definition: ServiceDefinition } | { addressVariable: string; definitions: Record<string, ServiceDefinition> }
+>;
 
 export type UpstreamName = keyof typeof UPSTREAMS;
 export const UPSTREAM_NAMES = Object.keys(UPSTREAMS) as UpstreamName[];
 
-export type UpstreamClients = { [K in UpstreamName]: PromiseClient<(typeof UPSTREAMS)[K]["definition"]> };
+/** An upstream entry as plain data, for the loops below. */
+type UpstreamEntry = { addressVariable: string; definition?: ServiceDefinition; definitions?: Record<string, ServiceDefinition> };
+const entry = (name: UpstreamName): UpstreamEntry => UPSTREAMS[name];
+
+type ClientsOf<U> = U extends { definition: infer D }
+  ? PromiseClient<D>
+  : U extends { definitions: infer Ds }
+    ? { [S in keyof Ds]: PromiseClient<Ds[S]> } & { close(): void }
+    : never;
+
+export type UpstreamClients = { [K in UpstreamName]: ClientsOf<(typeof UPSTREAMS)[K]> };
 export type UpstreamAddresses = Record<UpstreamName, string>;
 
-/** Fully qualified gRPC service name (e.g. imprint.identity.v1.IdentityService), as grpc.health.v1 knows it. */
+/**
+ * The name readiness asks grpc.health.v1 about: the service's fully qualified name (e.g.
+ * imprint.identity.v1.IdentityService) for a single-service upstream, "" (the whole server) for
+ * one that serves several.
+ */
 export function grpcServiceName(name: UpstreamName): string {
-  const firstMethod = Object.values(UPSTREAMS[name].definition)[0] as { path: string } | undefined;
+  const upstream = entry(name);
+  if (!upstream.definition) return "";
+  const firstMethod = Object.values(upstream.definition)[0] as { path: string } | undefined;
   if (!firstMethod) throw new Error(`upstream ${name} has no methods`);
   return firstMethod.path.split("/")[1] ?? "";
 }
 
-/** One long-lived client (one HTTP/2 channel) per upstream, shared by every request. */
+/**
+ * Long-lived clients shared by every request. The clients of one upstream's services share one
+ * HTTP/2 connection: grpc-js pools subchannels by address and options.
+ */
 export function createUpstreamClients(addresses: UpstreamAddresses, timeoutMs: number): UpstreamClients {
   const clients: Partial<Record<UpstreamName, unknown>> = {};
+  const options = { defaultTimeoutMs: timeoutMs };
   for (const name of UPSTREAM_NAMES) {
-    clients[name] = createPromiseClient(UPSTREAMS[name].definition, addresses[name], { defaultTimeoutMs: timeoutMs });
+    const upstream = entry(name);
+    if (upstream.definition) {
+      clients[name] = createPromiseClient(upstream.definition, addresses[name], options);
+    } else {
+      const group: Record<string, { close(): void }> = {};
+      for (const [service, definition] of Object.entries(upstream.definitions ?? {})) {
+        group[service] = createPromiseClient(definition, addresses[name], options);
+      }
+      clients[name] = { ...group, close: () => Object.values(group).forEach((client) => client.close()) };
+    }
   }
   return clients as UpstreamClients;
 }

@@ -13,10 +13,12 @@ import { REPO_ROOT } from "./setup.mjs";
 /**
  * Every backend service of the stack, one line each. Environment names derive from `name`:
  * `<NAME>_DATABASE_URL` (use an existing database), `<NAME>_GRPC_PORT` (fixed port), and the gateway
- * receives `<NAME>_GRPC_ADDRESS`. `bootstrap` services receive the first-run token and owner.
+ * receives `<NAME>_GRPC_ADDRESS`, as does every service listed after it. `bootstrap` services receive
+ * the first-run token and owner; `dataDir` services receive IMPRINT_DATA_DIR and IMPRINT_PUBLIC_URL.
  */
 export const SERVICES = [
   { name: "identity", entry: "services/identity/dist/main.js", database: "imprint_identity", bootstrap: true },
+  { name: "content", entry: "services/content/dist/main.js", database: "imprint_content", dataDir: true },
 ];
 
 export const GATEWAY = { name: "gateway", entry: "gateway/dist/main.js" };
@@ -353,6 +355,13 @@ export async function startStack(options) {
         NATS_URL: infra.natsUrl,
         OTEL_SERVICE_NAME: `imprint-${service.name}`,
       };
+      // Services listed earlier are this one's upstreams (e.g. content asks identity for roles).
+      for (const earlier of SERVICES.slice(0, SERVICES.indexOf(service))) env[envName(earlier, "GRPC_ADDRESS")] = grpcAddresses[earlier.name];
+      if (service.dataDir) {
+        const dataDir = baseEnv.IMPRINT_DATA_DIR ?? options.dataDir;
+        if (dataDir) env.IMPRINT_DATA_DIR = dataDir;
+        env.IMPRINT_PUBLIC_URL = baseEnv.IMPRINT_PUBLIC_URL ?? `http://${probeHost}:${gatewayPort}`;
+      }
       if (service.bootstrap && options.bootstrap?.token) {
         env.IMPRINT_BOOTSTRAP_TOKEN = options.bootstrap.token;
         if (options.bootstrap.email) env.IMPRINT_BOOTSTRAP_EMAIL = options.bootstrap.email;

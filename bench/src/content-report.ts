@@ -1,0 +1,66 @@
+import type { ContentBenchmarkSettings, ContentFigures } from "./content.js";
+
+/** The content targets of docs/benchmarks.md. */
+export const CONTENT_TARGETS = {
+  /** Page by path through the gateway at 32 concurrent connections. */
+  pageByPathMaxP99Ms: 20,
+  oneEditMaxRows: 20,
+  duplicateMaxMs: 1_000,
+} as const;
+
+export interface ContentReport {
+  settings: ContentBenchmarkSettings;
+  figures: ContentFigures;
+}
+
+export function evaluateContentTargets(figures: ContentFigures): { name: string; passed: boolean; detail: string }[] {
+  const failed = (result: ContentFigures["pageByPath"]) => result.non2xx + result.errors;
+  return [
+    {
+      name: `content: page by path p99 < ${CONTENT_TARGETS.pageByPathMaxP99Ms} ms`,
+      passed: figures.pageByPath.p99Ms < CONTENT_TARGETS.pageByPathMaxP99Ms,
+      detail: `p99 ${figures.pageByPath.p99Ms.toFixed(1)} ms`,
+    },
+    {
+      name: `content: one-page edit < ${CONTENT_TARGETS.oneEditMaxRows} rows`,
+      passed: figures.oneEditRows.total < CONTENT_TARGETS.oneEditMaxRows,
+      detail: `${figures.oneEditRows.total} rows`,
+    },
+    {
+      name: `content: duplicate < ${CONTENT_TARGETS.duplicateMaxMs} ms`,
+      passed: figures.duplicateMs < CONTENT_TARGETS.duplicateMaxMs,
+      detail: `${figures.duplicateMs.toFixed(0)} ms`,
+    },
+    {
+      name: "content: no failed requests",
+      passed: failed(figures.pageByPath) + failed(figures.pageByPathOneConnection) + failed(figures.listPages) === 0,
+      detail: `${failed(figures.pageByPath) + failed(figures.pageByPathOneConnection) + failed(figures.listPages)} failed`,
+    },
+  ];
+}
+
+/** The content section of the Markdown report. */
+export function formatContentReport(report: ContentReport): string {
+  const { figures, settings } = report;
+  const row = (route: string, result: ContentFigures["pageByPath"]) =>
+    `| \`${route}\` | ${result.requestsPerSecond.toFixed(result.requestsPerSecond < 100 ? 1 : 0)} | ${result.p50Ms.toFixed(1)} | ${result.p99Ms.toFixed(1)} | ${result.maxMs.toFixed(1)} | ${result.non2xx} | ${result.errors} |`;
+  const lines = [
+    "## Content",
+    "",
+    `A space of ${figures.pages} pages built through the editing API in ${figures.seedSeconds.toFixed(1)} s; through the gateway, ${settings.connections} connections unless said otherwise, ${settings.durationSeconds} s measured after a ${settings.warmupSeconds} s warm-up; page by path cycles over 500 pages spread over the tree.`,
+    "",
+    "| route | req/s | p50 ms | p99 ms | max ms | non-2xx | errors |",
+    "|---|---:|---:|---:|---:|---:|---:|",
+    row(`GET /v1/spaces/{id}/content/path/{pagePath}`, figures.pageByPath),
+    row(`GET /v1/spaces/{id}/content/path/{pagePath} (1 connection)`, figures.pageByPathOneConnection),
+    row(`GET /v1/spaces/{id}/content/pages (${figures.pages} pages)`, figures.listPages),
+    "",
+    "| figure | value |",
+    "|---|---:|",
+    `| rows written by a one-page edit | ${figures.oneEditRows.total} (${Object.entries(figures.oneEditRows.byTable)
+      .map(([table, count]) => `${table} ${count}`)
+      .join(", ")}) |`,
+    `| duplicate of the ${figures.pages}-page space | ${figures.duplicateMs.toFixed(0)} ms |`,
+  ];
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import type { ContentFigures } from "../src/content.js";
+import { evaluateContentTargets, formatContentReport } from "../src/content-report.js";
+import type { LoadResult } from "../src/load.js";
+
+const load = (requestsPerSecond: number, p99Ms: number, non2xx = 0): LoadResult => ({
+  requestsPerSecond,
+  p50Ms: p99Ms / 3,
+  p99Ms,
+  maxMs: p99Ms * 2,
+  total: requestsPerSecond * 10,
+  non2xx,
+  errors: 0,
+  timeouts: 0,
+  durationSeconds: 10,
+});
+
+const figures = (overrides: Partial<ContentFigures> = {}): ContentFigures => ({
+  pages: 10_000,
+  seedSeconds: 4.2,
+  pageByPath: load(2_500, 15),
+  pageByPathOneConnection: load(600, 3),
+  listPages: load(120, 900),
+  oneEditRows: { total: 8, byTable: { revisions: 1, tree_nodes: 3, page_versions: 1, content_bodies: 1, spaces: 1, outbox_events: 1 } },
+  duplicateMs: 15,
+  ...overrides,
+});
+
+describe("content benchmark targets", () => {
+  it("passes figures that meet every target", () => {
+    expect(evaluateContentTargets(figures()).every((check) => check.passed)).toBe(true);
+  });
+
+  it("fails each missed target on its own", () => {
+    const checks = evaluateContentTargets(
+      figures({ pageByPath: load(800, 120), oneEditRows: { total: 25, byTable: { tree_nodes: 25 } }, duplicateMs: 1_500, listPages: load(10, 5_000, 2) }),
+    );
+    expect(checks.filter((check) => !check.passed).map((check) => check.detail)).toEqual(["p99 120.0 ms", "25 rows", "1500 ms", "2 failed"]);
+  });
+
+  it("formats the figures as Markdown tables", () => {
+    const text = formatContentReport({ settings: { pages: 10_000, connections: 32, durationSeconds: 10, warmupSeconds: 2 }, figures: figures() });
+    expect(text).toContain("| `GET /v1/spaces/{id}/content/path/{pagePath}` | 2500 | 5.0 | 15.0 | 30.0 | 0 | 0 |");
+    expect(text).toContain("| rows written by a one-page edit | 8 (revisions 1, tree_nodes 3, page_versions 1, content_bodies 1, spaces 1, outbox_events 1) |");
+    expect(text).toContain("| duplicate of the 10000-page space | 15 ms |");
+  });
+});

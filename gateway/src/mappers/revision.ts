@@ -1,0 +1,32 @@
+import type { Revision } from "@imprint/proto/content/v1/revisions";
+import { toRestFile } from "./file.js";
+import { toRestPage } from "./page.js";
+import type { PublicUrls } from "./urls.js";
+
+/** GitBook's `Revision` (type `edits`: Imprint's revisions all come from edits or imports). */
+export function toRestRevision(revision: Revision, urls: PublicUrls): Record<string, unknown> {
+  const context = { urls, organizationId: revision.organizationId, spaceId: revision.spaceId };
+  return {
+    object: "revision",
+    id: revision.id,
+    parents: revision.parents,
+    pages: revision.pages.map((page) => toRestPage(page, context)),
+    files: revision.files.map(toRestFile),
+    reusableContents: revision.reusableContents.map((item) => ({
+      id: item.id,
+      title: item.title,
+      ...(item.documentId ? { document: item.documentId } : {}),
+      ...(item.git ? { git: { oid: item.git.oid, path: item.git.path } } : {}),
+    })),
+    tags: [],
+    variables: revision.variables,
+    createdAt: (revision.createdAt ?? new Date(0)).toISOString(),
+    ...(revision.git
+      ? { git: { oid: revision.git.oid, message: revision.git.message, createdByGitBook: revision.git.createdByService, ...(revision.git.url ? { url: revision.git.url } : {}), ...(revision.git.ref ? { ref: revision.git.ref } : {}) } }
+      : {}),
+    type: revision.type || "edits",
+    urls: {
+      app: `${urls.app}/o/${encodeURIComponent(revision.organizationId)}/s/${encodeURIComponent(revision.spaceId)}/~/revisions/${encodeURIComponent(revision.id)}/`,
+    },
+  };
+}

@@ -1,0 +1,235 @@
+import { DocumentFormat, type ContentRef, type Page, type PageReadOptions, type ReadOptions } from "@imprint/proto/content/v1/revisions";
+import { z } from "zod";
+import { toRestFile } from "../mappers/file.js";
+import { toRestPage } from "../mappers/page.js";
+import { toRestRevision } from "../mappers/revision.js";
+import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
+import { defineRoute, ok, type Route } from "../route.js";
+import { pathId, queryParam } from "../validation.js";
+import type { RouteDeps } from "./deps.js";
+
+/**
+ * Reads of content under a content prefix. Every operation exists under the space prefix
+ * (`/v1/spaces/{spaceId}/content`) and, with change requests, under theirs: a prefix is a path
+ * and the way its parameters name the content (`ContentRef`), the operations are shared.
+ */
+export interface ContentPrefix {
+  path: string;
+  /** The prefix's path parameters (validated like every path id). */
+  params: Record<string, ReturnType<typeof pathId>>;
+  ref(params: Record<string, string>): ContentRef;
+}
+
+export const spaceContentPrefix: ContentPrefix = {
+  path: "/v1/spaces/:spaceId/content",
+  params: { spaceId: pathId() },
+  ref: (params) => ({ spaceId: params.spaceId ?? "", changeRequestId: "", revisionId: "" }),
+};
+
+/** `metadata` (git metadata) and `computed` (computed content), both true by default. */
+const flagsShape = {
+  metadata: queryParam.boolean().optional(),
+  computed: queryParam.boolean().optional(),
+};
+const flagsQuery = z.object(flagsShape);
+
+/**
+ * Page reads: `format` (document by default), `evaluated` (true and deterministic-only evaluate
+ * the same here: every expression Imprint knows is deterministic). `format.markdown.refs`,
+ * `dereferenced` and `cachedMetadata` are accepted; Imprint's markdown always uses stable refs
+ * (`/pages/<id>`), reusable contents are not inlined, and metadata is never cached.
+ */
+const pageQuery = z.object({
+  ...flagsShape,
+  format: z.enum(["document", "markdown"]).optional(),
+  "format.markdown.refs": z.enum(["relative", "stable"]).optional(),
+  evaluated: z.enum(["true", "false", "deterministic-only"]).optional(),
+  dereferenced: z.enum(["true", "false", "reusable-contents"]).optional(),
+  cachedMetadata: queryParam.boolean().optional(),
+});
+const filesQuery = z.object({ ...pageQueryShape, ...flagsShape });
+
+function readOptions(query: z.output<typeof flagsQuery>): ReadOptions {
+  return { metadata: query.metadata ?? true, computed: query.computed ?? true };
+}
+
+function pageReadOptions(query: z.output<typeof pageQuery>): PageReadOptions {
+  return {
+    format: query.format === "markdown" ? DocumentFormat.DOCUMENT_FORMAT_MARKDOWN : DocumentFormat.DOCUMENT_FORMAT_DOCUMENT,
+    evaluated: query.evaluated !== undefined && query.evaluated !== "false",
+  };
+}
+
+/**
+ * The last page tree answered per content reference, as JSON bytes. A revision never changes, so
+ * the gateway sends the revision it holds (`known_revision_id`); the content service still checks
+ * access and resolves the reference, and answers `not_modified` when it is the same revision, so
+ * a 10,000-page tree is neither re-encoded, re-decoded nor re-mapped. Bounded by total size.
+ */
+class PageTreeCache {
+  private readonly entries = new Map<string, { revisionId: string; organizationId: string; json: Buffer }>();
+  private readonly inflight = new Map<string, Promise<unknown>>();
+  private size = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  fetching(key: string): boolean {
+    return this.inflight.has(key);
+  }
+
+  /** Resolves when no fetch of `key` is in flight (whatever its outcome). */
+  async settled(key: string): Promise<void> {
+    await this.inflight.get(key)?.catch(() => undefined);
+  }
+
+  /** Marks `work` as the fetch of `key` until it settles. */
+  async track<T>(key: string, work: Promise<T>): Promise<T> {
+    this.inflight.set(key, work);
+    try {
+      return await work;
+    } finally {
+      if (this.inflight.get(key) === work) this.inflight.delete(key);
+    }
+  }
+
+  get(key: string) {
+    const entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  set(key: string, entry: { revisionId: string; organizationId: string; json: Buffer }): void {
+    const previous = this.entries.get(key);
+    if (previous) this.size -= previous.json.length;
+    this.entries.delete(key);
+    if (entry.json.length > this.maxBytes) return;
+    this.entries.set(key, entry);
+    this.size += entry.json.length;
+    for (const [oldest, old] of this.entries) {
+      if (this.size <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.size -= old.json.length;
+    }
+  }
+}
+
+export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls }: RouteDeps): Route[] {
+  const revisions = upstreams.content.revisions;
+  const pageTrees = new PageTreeCache(64 * 1024 * 1024);
+  const prefixParams = z.object(prefix.params);
+  const fileParams = z.object({ ...prefix.params, fileId: pathId() });
+  const pageParams = z.object({ ...prefix.params, pageId: pathId() });
+  const pathParams = z.object({ ...prefix.params, pagePath: z.string().min(1).max(2048) });
+  const pageContext = (params: Record<string, string>, organizationId: string) => ({ urls, organizationId, spaceId: prefix.ref(params).spaceId });
+
+  return [
+    // getCurrentRevision
+    defineRoute({
+      method: "GET",
+      path: prefix.path,
+      params: prefixParams,
+      query: flagsQuery,
+      handler: async ({ params, query, principal }) => {
+        const response = await revisions.getRevision({ caller: principal.caller, ref: prefix.ref(params), options: readOptions(query) });
+        return ok(toRestRevision(response.revision!, urls));
+      },
+    }),
+
+    // listPages
+    defineRoute({
+      method: "GET",
+      path: `${prefix.path}/pages`,
+      params: prefixParams,
+      query: flagsQuery,
+      handler: async ({ params, query, principal, ctx }) => {
+        const ref = prefix.ref(params);
+        const options = readOptions(query);
+        const key = `${ref.spaceId}|${ref.changeRequestId}|${ref.revisionId}|${options.metadata}`;
+        const keep = (response: { pages: Page[]; revisionId: string; organizationId: string }) => {
+          const context = pageContext(params, response.organizationId);
+          // Bytes, not a string: every answer writes the same buffer instead of encoding it again.
+          const json = Buffer.from(JSON.stringify({ pages: response.pages.map((page) => toRestPage(page, context)) }));
+          pageTrees.set(key, { revisionId: response.revisionId, organizationId: response.organizationId, json });
+          return json;
+        };
+        ctx.type = "application/json";
+        // Readers arriving while the first one fetches the tree wait for it, then ask conditionally.
+        if (!pageTrees.get(key) && pageTrees.fetching(key)) await pageTrees.settled(key);
+        const held = pageTrees.get(key);
+        if (!held) return ok(await pageTrees.track(key, revisions.listPages({ caller: principal.caller, ref, options }).then(keep)));
+        const response = await revisions.listPages({ caller: principal.caller, ref, options, knownRevisionId: held.revisionId });
+        if (response.notModified && held.organizationId === response.organizationId) return ok(held.json);
+        if (response.notModified) return ok(await pageTrees.track(key, revisions.listPages({ caller: principal.caller, ref, options }).then(keep)));
+        return ok(await pageTrees.track(key, Promise.resolve(response).then(keep)));
+      },
+    }),
+
+    // listFiles
+    defineRoute({
+      method: "GET",
+      path: `${prefix.path}/files`,
+      params: prefixParams,
+      query: filesQuery,
+      handler: async ({ params, query, principal }) => {
+        const response = await revisions.listFiles({ caller: principal.caller, ref: prefix.ref(params), options: readOptions(query), page: toPageRequest(query) });
+        return ok(toPagedList(response.files.map(toRestFile), response.page));
+      },
+    }),
+
+    // getFileById
+    defineRoute({
+      method: "GET",
+      path: `${prefix.path}/files/:fileId`,
+      params: fileParams,
+      query: flagsQuery,
+      handler: async ({ params, query, principal }) => {
+        const response = await revisions.getFile({ caller: principal.caller, ref: prefix.ref(params), options: readOptions(query), fileId: params.fileId });
+        return ok(toRestFile(response.file!));
+      },
+    }),
+
+    // getPageById
+    defineRoute({
+      method: "GET",
+      path: `${prefix.path}/page/:pageId`,
+      params: pageParams,
+      query: pageQuery,
+      handler: async ({ params, query, principal }) => {
+        const response = await revisions.getPage({
+          caller: principal.caller,
+          ref: prefix.ref(params),
+          options: readOptions(query),
+          pageId: params.pageId,
+          pageOptions: pageReadOptions(query),
+        });
+        return ok(toRestPage(response.page!, pageContext(params, response.organizationId)));
+      },
+    }),
+
+    // getPageByPath: the rest of the URL is the page's path (slugs joined with "/").
+    defineRoute({
+      method: "GET",
+      path: `${prefix.path}/path/*pagePath`,
+      params: pathParams,
+      query: pageQuery,
+      handler: async ({ params, query, principal }) => {
+        const response = await revisions.getPageByPath({
+          caller: principal.caller,
+          ref: prefix.ref(params),
+          options: readOptions(query),
+          path: params.pagePath,
+          pageOptions: pageReadOptions(query),
+        });
+        return ok(toRestPage(response.page!, pageContext(params, response.organizationId)));
+      },
+    }),
+  ];
+}
+
+/** The content reads under the space prefix. */
+export function contentRoutes(deps: RouteDeps): Route[] {
+  return contentRoutesFor(spaceContentPrefix, deps);
+}

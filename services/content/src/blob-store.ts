@@ -1,0 +1,91 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+
+/**
+ * Where file bytes live. Blobs are content-addressed (SHA-256 of the bytes, hex), so storing the
+ * same bytes twice keeps one copy and a duplicated space shares its files' bytes.
+ */
+export interface BlobStore {
+  /** Stores the bytes (no-op when already present) and answers their key. */
+  put(bytes: Uint8Array): Promise<{ key: string; size: number }>;
+  /** The bytes under `key`, or undefined when there is no such blob. */
+  get(key: string): Promise<Buffer | undefined>;
+  has(key: string): Promise<boolean>;
+  /** Removes the blob; succeeds when it is already gone. */
+  delete(key: string): Promise<void>;
+}
+
+const KEY = /^[0-9a-f]{64}$/;
+
+/** Blobs as files under `root`, fanned out by the first two hex digits. */
+export class FileSystemBlobStore implements BlobStore {
+  readonly root: string;
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  private pathOf(key: string): string {
+    // Keys come from our own rows, but a path must never be built from anything else.
+    if (!KEY.test(key)) throw new Error(`not a blob key: ${key}`);
+    return join(this.root, key.slice(0, 2), key);
+  }
+
+  async put(bytes: Uint8Array): Promise<{ key: string; size: number }> {
+    const key = createHash("sha256").update(bytes).digest("hex");
+    const path = this.pathOf(key);
+    if (!(await this.has(key))) {
+      await mkdir(dirname(path), { recursive: true });
+      // Write then rename: a reader never sees a half-written blob, and concurrent writers of the
+      // same bytes both end with the same complete file.
+      const temporary = `${path}.${randomBytes(6).toString("hex")}.tmp`;
+      await writeFile(temporary, bytes);
+      await rename(temporary, path);
+    }
+    return { key, size: bytes.byteLength };
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    try {
+      return await readFile(this.pathOf(key));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw error;
+    }
+  }
+
+  async has(key: string): Promise<boolean> {
+    try {
+      return (await stat(this.pathOf(key))).isFile();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return false;
+      throw error;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.pathOf(key), { force: true });
+  }
+}
+
+/**
+ * The file-URL signing key: the configured one, else the one kept in `<dataDir>/file-url-secret`,
+ * else a new random one written there (0600) so that restarts and replicas sharing the data
+ * directory sign alike.
+ */
+export async function resolveFileUrlSecret(configured: string | undefined, dataDir: string): Promise<string> {
+  if (configured) return configured;
+  const file = join(resolve(dataDir), "file-url-secret");
+  const kept = (await readFile(file, "utf8").catch(() => "")).trim();
+  if (kept) return kept;
+  await mkdir(dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  try {
+    // "wx": when two processes start at once, the second keeps the first one's key.
+    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+    return secret;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return (await readFile(file, "utf8")).trim();
+  }
+}

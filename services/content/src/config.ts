@@ -1,0 +1,51 @@
+import { z } from "zod";
+import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
+
+const grpcAddress = () =>
+  z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
+
+/** The shared service settings plus what the content context needs: identity, file storage, fetch policy, purge. */
+export const contentConfigShape = {
+  ...serviceConfigShape,
+  /** Identity's gRPC address: the caller's organization role comes from GetMembership. */
+  IDENTITY_GRPC_ADDRESS: grpcAddress(),
+  /** Imprint's data directory; files live under <data>/content-blobs unless CONTENT_BLOB_DIR says otherwise. */
+  IMPRINT_DATA_DIR: z.string().min(1).default("./data"),
+  /** Where file bytes are stored (content-addressed). */
+  CONTENT_BLOB_DIR: z.string().min(1).optional(),
+  /** Key that signs file download URLs; when unset one is generated once and kept in the data directory. */
+  IMPRINT_FILE_URL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
+  /** Base URL of the public API (the gateway), used to build signed file URLs. */
+  IMPRINT_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .default("http://127.0.0.1:8080"),
+  /** Lets imports fetch private, loopback and link-local addresses (tests serve sites from loopback). */
+  IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
+  /** How often spaces deleted more than 7 days ago are purged. */
+  PURGE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
+  /**
+   * How long a caller's organization role is reused without asking identity again. Identity's member
+   * events drop an entry at once; the TTL bounds staleness when an event reaches another replica.
+   */
+  MEMBERSHIP_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Durable consumer of identity's member events (one per deployment; tests give each instance its own). */
+  MEMBERSHIP_EVENTS_CONSUMER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
+    .default("content-identity-members"),
+};
+
+export type ContentConfig = z.infer<z.ZodObject<typeof contentConfigShape>>;
+
+/** The configuration once start-up resolved its defaults that need the file system. */
+export type ResolvedContentConfig = Omit<ContentConfig, "IMPRINT_FILE_URL_SECRET" | "CONTENT_BLOB_DIR"> & {
+  IMPRINT_FILE_URL_SECRET: string;
+  CONTENT_BLOB_DIR: string;
+};
+
+export function loadContentConfig(environment: Record<string, string | undefined> = process.env): ContentConfig {
+  // An empty variable is treated as unset, as shells and compose files often write them.
+  const present = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== ""));
+  return loadConfig(contentConfigShape, present);
+}

@@ -1,0 +1,85 @@
+import { forkEm, type AsyncImplementation } from "@imprint/runtime";
+import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
+import type { ContentDeps } from "../service.js";
+import { createCollection } from "../use-cases/collections/create-collection.js";
+import { deleteCollection } from "../use-cases/collections/delete-collection.js";
+import { getCollection } from "../use-cases/collections/get-collection.js";
+import { listCollectionSpaces } from "../use-cases/collections/list-collection-spaces.js";
+import { listCollections } from "../use-cases/collections/list-collections.js";
+import { moveCollection } from "../use-cases/collections/move-collection.js";
+import { transferCollection } from "../use-cases/collections/transfer-collection.js";
+import { updateCollection } from "../use-cases/collections/update-collection.js";
+import { collectionToProto } from "./mappers/collection.js";
+import { levelFromProto, pageInfo, pageRequest, parentFromProto, positionFromProto, spaceToProto } from "./mappers/space.js";
+
+export const COLLECTION_SERVICE_NAME = "imprint.content.v1.CollectionService";
+
+/** Thin transport over the collection use cases (see spaceServiceImplementation). */
+export function collectionServiceImplementation(deps: ContentDeps): AsyncImplementation<typeof CollectionServiceService> {
+  const em = () => forkEm(deps.orm);
+
+  return {
+    listCollections: async (request) => {
+      const page = await listCollections(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page), topLevelOnly: request.topLevelOnly },
+        deps,
+      );
+      return { collections: page.items.map(collectionToProto), page: pageInfo(page) };
+    },
+
+    createCollection: async (request) => {
+      const view = await createCollection(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, title: request.title, parentId: request.parentId || null },
+        deps,
+      );
+      return { collection: collectionToProto(view) };
+    },
+
+    getCollection: async (request) => {
+      const view = await getCollection(em(), { caller: request.caller, collectionId: request.collectionId }, deps);
+      return { collection: collectionToProto(view) };
+    },
+
+    updateCollection: async (request) => {
+      const view = await updateCollection(
+        em(),
+        {
+          caller: request.caller,
+          collectionId: request.collectionId,
+          updateMask: request.updateMask,
+          title: request.title,
+          description: request.description,
+          defaultLevel: levelFromProto(request.defaultLevel),
+        },
+        deps,
+      );
+      return { collection: collectionToProto(view) };
+    },
+
+    deleteCollection: async (request) => {
+      await deleteCollection(em(), { caller: request.caller, collectionId: request.collectionId }, deps);
+      return {};
+    },
+
+    listCollectionSpaces: async (request) => {
+      const page = await listCollectionSpaces(em(), { caller: request.caller, collectionId: request.collectionId, page: pageRequest(request.page) }, deps);
+      return { spaces: page.items.map(spaceToProto), page: pageInfo(page) };
+    },
+
+    moveCollection: async (request) => {
+      const view = await moveCollection(
+        em(),
+        { caller: request.caller, collectionId: request.collectionId, parent: parentFromProto(request.parent), position: positionFromProto(request.position) },
+        deps,
+      );
+      return { collection: collectionToProto(view) };
+    },
+
+    transferCollection: async (request) => {
+      const view = await transferCollection(em(), { caller: request.caller, collectionId: request.collectionId, organizationId: request.organizationId }, deps);
+      return { collection: collectionToProto(view) };
+    },
+  };
+}

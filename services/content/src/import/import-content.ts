@@ -1,0 +1,223 @@
+import { CreatePageInput } from "@imprint/proto/content/v1/editing";
+import { AppError, type Logger } from "@imprint/runtime";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { requireCaller, requireSpaceAccess, type CallerInput } from "../access/index.js";
+import { CONTENT_ID, newPageFrom, PAGE_LIMITS } from "../revisions/editing/page-input.js";
+import { applyPageOperations, type PageOperation } from "../revisions/use-cases/apply-page-operations.js";
+import { commitDraft } from "../revisions/use-cases/commit-draft.js";
+import type { RevisionDeps } from "../revisions/use-cases/deps.js";
+import { discardDraft } from "../revisions/use-cases/discard-draft.js";
+import { openContent } from "../revisions/use-cases/open-content.js";
+import { openDraft } from "../revisions/use-cases/open-draft.js";
+import { uploadFile } from "../revisions/use-cases/upload-file.js";
+import { imageKey, imageUrls, planPageTree, REVISION_REFERENCES, rewriteReferences, type ConvertedPage, type PlannedPage } from "./build-tree.js";
+import { crawlSite, DEFAULT_CRAWL_LIMITS, type CrawlLimits } from "./crawl.js";
+import { extractMainContent } from "./extract.js";
+import { DEFAULT_IMAGE_LIMITS, fetchImages, type ImageLimits } from "./fetch-images.js";
+import { hastToMdast, mdastToMarkdown } from "./html-to-markdown.js";
+import { parseFetchableUrl, SafeFetchError, type SafeFetchPolicy } from "./safe-fetch.js";
+
+export const IMPORT_SOURCES = ["website"] as const;
+
+export interface ImportContentInput {
+  caller: CallerInput | undefined;
+  ref: { spaceId: string; changeRequestId: string; revisionId: string } | undefined;
+  url: string;
+  source: string;
+  /** Empty: the imported pages go to the top level. */
+  underPageId: string;
+}
+
+export interface ImportLimits {
+  crawl: CrawlLimits;
+  images: ImageLimits;
+  /** Wall-clock budget of all fetching (pages and images). */
+  maxFetchDurationMs: number;
+}
+
+export const DEFAULT_IMPORT_LIMITS: ImportLimits = { crawl: DEFAULT_CRAWL_LIMITS, images: DEFAULT_IMAGE_LIMITS, maxFetchDurationMs: 90_000 };
+
+export interface ImportDeps extends RevisionDeps {
+  fetchPolicy: SafeFetchPolicy;
+  limits: ImportLimits;
+  logger: Logger;
+}
+
+export interface ImportResult {
+  revisionId: string;
+  importedResources: number;
+  totalResources: number;
+}
+
+/** Commits are retried this often when another commit moved the space's head meanwhile. */
+const COMMIT_ATTEMPTS = 3;
+
+function validate(input: ImportContentInput): { spaceId: string; url: URL; underPageId: string | null } {
+  if (!input.ref?.spaceId) throw AppError.invalidArgument("ref.space_id: is required");
+  if (input.ref.changeRequestId !== "") throw AppError.notFound("Change request");
+  if (input.ref.revisionId !== "") throw AppError.invalidArgument("ref.revision_id: must be empty (imports build on the current revision)");
+  if (!(IMPORT_SOURCES as readonly string[]).includes(input.source)) {
+    throw AppError.invalidArgument(`source: must be "website" (the only supported import source), got "${input.source}"`);
+  }
+  if (input.url.trim() === "") throw AppError.invalidArgument("url: is required");
+  if (input.url.length > 2048) throw AppError.invalidArgument("url: must be at most 2048 characters");
+  let url: URL;
+  try {
+    url = parseFetchableUrl(input.url.trim());
+  } catch (error) {
+    if (error instanceof SafeFetchError) throw AppError.invalidArgument(`url: ${error.reason}`);
+    throw error;
+  }
+  // A page id of the wrong shape names no page: answered like a missing one.
+  if (input.underPageId !== "" && !CONTENT_ID.test(input.underPageId)) throw AppError.notFound("Page");
+  return { spaceId: input.ref.spaceId, url, underPageId: input.underPageId || null };
+}
+
+async function convert(crawled: Awaited<ReturnType<typeof crawlSite>>["pages"]): Promise<ConvertedPage[]> {
+  const pages: ConvertedPage[] = [];
+  for (const page of crawled) {
+    const extracted = extractMainContent(page.tree);
+    pages.push({ crawled: page, title: extracted.title, content: await hastToMdast(extracted.content) });
+  }
+  return pages;
+}
+
+/**
+ * The slugs already used under the import's parent in the draft (imported top-level pages must
+ * avoid them), after checking that the parent page is still there and can hold sub-pages.
+ */
+async function slugsUnderParent(
+  em: EntityManager,
+  deps: RevisionDeps,
+  input: { caller: CallerInput; spaceId: string; draftId: string; parentId: string | null },
+): Promise<Set<string>> {
+  const { view } = await openContent(em, deps, { caller: input.caller, ref: { spaceId: input.spaceId, changeRequestId: "", revisionId: input.draftId } });
+  if (input.parentId) {
+    const parent = await view.page(input.parentId);
+    if (!parent) throw AppError.notFound("Page");
+    if (parent.type === "link") throw AppError.invalidArgument("page_id: a link page cannot have sub-pages");
+  }
+  const slugs = new Set<string>();
+  for (const id of await view.childIds(input.parentId)) {
+    const page = await view.page(id);
+    if (page) slugs.add(page.slug);
+  }
+  return slugs;
+}
+
+function uniqueSlug(slug: string, taken: Set<string>): string {
+  let candidate = slug;
+  for (let suffix = 1; taken.has(candidate); suffix += 1) candidate = `${slug}-${suffix}`;
+  taken.add(candidate);
+  return candidate;
+}
+
+interface PreparedContent {
+  planned: PlannedPage[];
+  images: Awaited<ReturnType<typeof fetchImages>>["images"];
+  totalResources: number;
+}
+
+/** Everything that needs the network, done before any draft exists. */
+async function fetchSite(url: URL, deps: ImportDeps): Promise<PreparedContent> {
+  const signal = AbortSignal.timeout(deps.limits.maxFetchDurationMs);
+  let crawl;
+  try {
+    crawl = await crawlSite(url, { policy: deps.fetchPolicy, limits: deps.limits.crawl, signal });
+  } catch (error) {
+    if (error instanceof SafeFetchError) throw AppError.invalidArgument(`url: could not be fetched (${error.reason})`);
+    throw error;
+  }
+  const converted = await convert(crawl.pages);
+  const planned = planPageTree(converted, crawl.scope);
+  const imageByKey = new Map<string, URL>();
+  for (const page of converted) for (const image of imageUrls(page)) if (!imageByKey.has(imageKey(image))) imageByKey.set(imageKey(image), image);
+  const downloads = await fetchImages([...imageByKey.values()], { policy: deps.fetchPolicy, limits: deps.limits.images, signal });
+  for (const failure of [...crawl.failed.map((page) => ({ key: page.url.toString(), reason: page.reason })), ...downloads.failed]) {
+    deps.logger.info("import: resource skipped", { url: failure.key, reason: failure.reason });
+  }
+  return {
+    planned,
+    images: downloads.images,
+    totalResources: crawl.pages.length + crawl.failed.length + crawl.notVisited + imageByKey.size,
+  };
+}
+
+/**
+ * One attempt at writing the import: a draft from the current revision, the images as files,
+ * the pages (links and images rewritten to the revision's references) in one batch, and a commit
+ * that moves the head only if it is still the draft's parent.
+ */
+async function writeImport(
+  em: EntityManager,
+  deps: ImportDeps,
+  input: { caller: CallerInput; spaceId: string; underPageId: string | null; url: URL; content: PreparedContent },
+): Promise<ImportResult> {
+  const { caller, spaceId, underPageId, content } = input;
+  const draft = await openDraft(em, { caller, spaceId, parentRevisionId: "" }, deps);
+  try {
+    const taken = await slugsUnderParent(em, deps, { caller, spaceId, draftId: draft.id, parentId: underPageId });
+
+    const fileIdByImage = new Map<string, string>();
+    for (const image of content.images) {
+      const file = await uploadFile(em, { caller, draftId: draft.id, fileId: "", name: image.name, contentType: image.contentType, content: image.bytes }, deps);
+      fileIdByImage.set(image.key, file.fileId);
+    }
+
+    const pageIdByKey = new Map<string, string>();
+    for (const page of content.planned) for (const key of page.source.crawled.keys) pageIdByKey.set(key, page.pageId);
+
+    let importedPages = 0;
+    const operations: PageOperation[] = content.planned.map((page) => {
+      // Rewriting works on a copy: a retried attempt starts again from the original references.
+      const source: ConvertedPage = { ...page.source, content: structuredClone(page.source.content) };
+      rewriteReferences(source, { pageIdByKey, fileIdByImage, format: REVISION_REFERENCES });
+      let markdown = mdastToMarkdown(source.content);
+      // A body over the editing API's limit is left out; the page keeps its place in the tree.
+      if (Buffer.byteLength(markdown, "utf8") > PAGE_LIMITS.markdownBytes) markdown = "";
+      else importedPages += 1;
+      const parentPageId = page.parentPageId ?? underPageId ?? "";
+      const slug = page.parentPageId === null ? uniqueSlug(page.slug, taken) : page.slug;
+      const create = CreatePageInput.fromPartial({ pageId: page.pageId, parentPageId, title: page.title, slug, markdown });
+      return { kind: "create", page: newPageFrom(create, (name) => `imported page ${page.source.crawled.url.toString()}: ${name}`) };
+    });
+    await applyPageOperations(em, { caller, draftId: draft.id, operations }, deps);
+
+    const message = `Import from ${input.url.toString()}`.slice(0, 1000);
+    const commit = await commitDraft(em, { caller, draftId: draft.id, message, moveHead: true, expectedHeadRevisionId: "" }, deps);
+    return { revisionId: commit.revisionId, importedResources: importedPages + content.images.length, totalResources: content.totalResources };
+  } catch (error) {
+    await discardDraft(em, { caller, draftId: draft.id }, deps).catch((discardError: unknown) =>
+      deps.logger.warn("import: could not discard the draft", { draftId: draft.id, err: discardError }),
+    );
+    throw error;
+  }
+}
+
+/**
+ * Imports a website into a space as one new revision: crawls the same-site pages from `url`,
+ * extracts their main content as markdown, builds the page tree from their URL paths, downloads
+ * their images as files and rewrites links between imported pages into page references. Needs
+ * edit rights, checked before anything is fetched. Sources that cannot be fetched answer
+ * invalid_argument naming `url`.
+ */
+export async function importContent(em: EntityManager, input: ImportContentInput, deps: ImportDeps): Promise<ImportResult> {
+  const caller = requireCaller(input.caller);
+  const { spaceId, url, underPageId } = validate(input);
+  await requireSpaceAccess(em, deps, { caller, spaceId, need: "edit" });
+  if (underPageId) {
+    const { view } = await openContent(em, deps, { caller, ref: { spaceId, changeRequestId: "", revisionId: "" } });
+    if (!(await view.page(underPageId))) throw AppError.notFound("Page");
+  }
+
+  const content = await fetchSite(url, deps);
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await writeImport(em, deps, { caller, spaceId, underPageId, url, content });
+    } catch (error) {
+      // Another commit moved the head between our draft and our commit: build again on the new head.
+      if (error instanceof AppError && error.code === "conflict" && attempt < COMMIT_ATTEMPTS) continue;
+      throw error;
+    }
+  }
+}

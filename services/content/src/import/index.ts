@@ -1,0 +1,33 @@
+import { ImportServiceService } from "@imprint/proto/content/v1/import";
+import type { ServiceRegistration } from "@imprint/runtime";
+import { revisionDeps } from "../revisions/index.js";
+import type { ContentDeps } from "../service.js";
+import { DEFAULT_IMPORT_LIMITS, type ImportDeps, type ImportLimits } from "./import-content.js";
+import { IMPORT_SERVICE_NAME, importServiceImplementation } from "./import-service.js";
+import { safeFetchPolicy } from "./safe-fetch.js";
+
+/**
+ * Imports into a space's content (today: websites). Fetches go through safe-fetch.ts; the
+ * content is written through the revision store's editing use cases. See docs/revisions.md § Import.
+ */
+
+export { IMPORT_SERVICE_NAME };
+export { importContent, DEFAULT_IMPORT_LIMITS, type ImportContentInput, type ImportDeps, type ImportLimits, type ImportResult } from "./import-content.js";
+export { safeFetch, safeFetchPolicy, refusedAddressReason, SafeFetchError, type SafeFetchPolicy } from "./safe-fetch.js";
+
+/** The import use case's dependencies, from the content service's. */
+export function importDeps(deps: ContentDeps, limits: ImportLimits = DEFAULT_IMPORT_LIMITS): ImportDeps {
+  return {
+    ...revisionDeps(deps),
+    fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH }),
+    limits,
+    logger: deps.logger,
+  };
+}
+
+/** The gRPC service of imports (ImportService). */
+export function importGrpcServices(deps: ContentDeps): ServiceRegistration[] {
+  return [
+    { name: IMPORT_SERVICE_NAME, definition: ImportServiceService, implementation: importServiceImplementation(deps.orm, importDeps(deps)) },
+  ];
+}

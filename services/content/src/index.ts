@@ -1,0 +1,7 @@
+export { loadContentConfig, contentConfigShape, type ContentConfig, type ResolvedContentConfig } from "./config.js";
+export { contentServiceSpec, startContentService, CONTENT_MIGRATIONS_PATH, type ContentDeps } from "./service.js";
+export { COLLECTION_SERVICE_NAME } from "./grpc/collection-service.js";
+export { SPACE_SERVICE_NAME } from "./grpc/space-service.js";
+export { Collection } from "./domain/collection.js";
+export { Space } from "./domain/space.js";
+export { FileSystemBlobStore, type BlobStore } from "./blob-store.js";

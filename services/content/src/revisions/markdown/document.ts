@@ -1,0 +1,416 @@
+import GithubSlugger from "github-slugger";
+import type * as Mdast from "mdast";
+import { toString } from "mdast-util-to-string";
+import remarkGfm from "remark-gfm";
+import remarkParse from "remark-parse";
+import { unified } from "unified";
+
+/**
+ * Markdown (the source of every page body) → GitBook's JSON document (`format=document`).
+ * The markdown is parsed by remark (CommonMark + GFM) into mdast; this file is the one mapping
+ * from mdast node types to document blocks, inlines and marked text leaves.
+ *
+ * GitBook restricts what each container may hold (a quote holds no code block, a list item no
+ * image block...). Where markdown nests something the document model forbids, the node is
+ * degraded to the nearest allowed form (e.g. a code block inside a quote becomes a paragraph
+ * with code-marked text) so the document always validates against the published schema.
+ *
+ * Links to `/pages/<pageId>` and `/files/<fileId>` are references to a page or a file of the same
+ * revision; `#anchor` links are anchors; everything else is a URL.
+ */
+
+export type MarkType = "bold" | "italic" | "code" | "strikethrough";
+export interface DocumentMark {
+  object: "mark";
+  type: MarkType;
+}
+export interface DocumentLeaf {
+  object: "leaf";
+  text: string;
+  marks: DocumentMark[];
+}
+export interface DocumentText {
+  object: "text";
+  leaves: DocumentLeaf[];
+}
+export type ContentRef =
+  | { kind: "url"; url: string }
+  | { kind: "page"; page: string }
+  | { kind: "file"; file: string }
+  | { kind: "anchor"; anchor: string; page?: string };
+export type ImageRef = Extract<ContentRef, { kind: "url" } | { kind: "file" }>;
+export interface DocumentInlineLink {
+  object: "inline";
+  type: "link";
+  isVoid: false;
+  data: { ref: ContentRef };
+  nodes: (DocumentText | DocumentInlineImage)[];
+}
+export interface DocumentInlineImage {
+  object: "inline";
+  type: "inline-image";
+  isVoid: true;
+  data: { ref: ImageRef; alt?: string; caption?: string };
+}
+export type DocumentInline = DocumentInlineLink | DocumentInlineImage;
+export type InlineContent = DocumentText | DocumentInline;
+
+export interface DocumentBlock {
+  object: "block";
+  type: string;
+  data: Record<string, unknown>;
+  isVoid?: boolean;
+  nodes?: (DocumentBlock | InlineContent)[];
+  fragments?: DocumentFragment[];
+}
+export interface DocumentFragment {
+  object: "fragment";
+  fragment: string;
+  nodes: DocumentBlock[];
+}
+export interface JsonDocument {
+  object: "document";
+  data: Record<string, never>;
+  nodes: DocumentBlock[];
+}
+
+/** Where blocks are placed; each container admits a different set of block types. */
+type Container = "document" | "list-item" | "quote" | "hint";
+
+const ALLOWS: Record<Container, { code: boolean; images: boolean; table: boolean; quote: boolean; hint: boolean }> = {
+  document: { code: true, images: true, table: true, quote: true, hint: true },
+  "list-item": { code: true, images: false, table: true, quote: true, hint: true },
+  quote: { code: false, images: false, table: false, quote: true, hint: false },
+  hint: { code: false, images: false, table: true, quote: false, hint: false },
+};
+
+const HEADING_ID = /^[-a-z0-9.+_]+$/;
+const PAGE_LINK = /^\/pages\/([A-Za-z0-9_-]{1,64})(?:#(.+))?$/;
+const FILE_LINK = /^\/files\/([A-Za-z0-9_-]{1,64})$/;
+/** GitHub's alert syntax (`> [!NOTE]`) is the markdown spelling of a hint. */
+const ALERT = /^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*(?:\r?\n)?/i;
+const ALERT_STYLE: Record<string, "info" | "success" | "warning" | "danger"> = {
+  NOTE: "info",
+  TIP: "success",
+  IMPORTANT: "info",
+  WARNING: "warning",
+  CAUTION: "danger",
+};
+
+const markdownParser = unified().use(remarkParse).use(remarkGfm).freeze();
+
+/** Parses markdown (CommonMark + GFM) into mdast. */
+export function parseMarkdown(markdown: string): Mdast.Root {
+  // No transformers are configured: the parsed tree is final (runSync would only re-type it).
+  return markdownParser.parse(markdown);
+}
+
+export function contentRefFor(url: string): ContentRef {
+  const page = PAGE_LINK.exec(url);
+  if (page) return page[2] ? { kind: "anchor", anchor: page[2], page: page[1]! } : { kind: "page", page: page[1]! };
+  const file = FILE_LINK.exec(url);
+  if (file) return { kind: "file", file: file[1]! };
+  if (url.startsWith("#") && url.length > 1) return { kind: "anchor", anchor: url.slice(1) };
+  return { kind: "url", url };
+}
+
+function imageRefFor(url: string): ImageRef {
+  const file = FILE_LINK.exec(url);
+  return file ? { kind: "file", file: file[1]! } : { kind: "url", url };
+}
+
+const leaf = (text: string, marks: readonly DocumentMark[]): DocumentLeaf => ({ object: "leaf", text, marks: [...marks] });
+const mark = (type: MarkType): DocumentMark => ({ object: "mark", type });
+const plainText = (text: string, marks: readonly DocumentMark[] = []): DocumentText => ({ object: "text", leaves: [leaf(text, marks)] });
+
+function withMark(marks: readonly DocumentMark[], type: MarkType): DocumentMark[] {
+  return marks.some((m) => m.type === type) ? [...marks] : [...marks, mark(type)];
+}
+
+class Converter {
+  private readonly definitions = new Map<string, Mdast.Definition>();
+  private readonly headingSlugs = new GithubSlugger();
+  private fragmentCount = 0;
+
+  constructor(root: Mdast.Root) {
+    const collect = (node: Mdast.Nodes) => {
+      if (node.type === "definition") this.definitions.set(node.identifier.toLowerCase(), node);
+      if ("children" in node) for (const child of node.children) collect(child);
+    };
+    collect(root);
+  }
+
+  document(root: Mdast.Root): JsonDocument {
+    return { object: "document", data: {}, nodes: this.blocks(root.children, "document") };
+  }
+
+  // ── blocks ────────────────────────────────────────────────────────────────────────────────
+
+  private blocks(nodes: readonly Mdast.RootContent[], container: Container): DocumentBlock[] {
+    return nodes.flatMap((node) => this.block(node, container));
+  }
+
+  private block(node: Mdast.RootContent, container: Container): DocumentBlock[] {
+    const allows = ALLOWS[container];
+    switch (node.type) {
+      case "paragraph":
+        return [this.paragraphOrImages(node, allows.images)];
+      case "heading":
+        return [this.heading(node)];
+      case "thematicBreak":
+        return [{ object: "block", type: "divider", isVoid: true, data: {} }];
+      case "list":
+        return [this.list(node)];
+      case "code":
+        return allows.code ? [this.code(node)] : [this.codeAsParagraph(node)];
+      case "blockquote":
+        return this.blockquote(node, container);
+      case "table":
+        return allows.table ? [this.table(node)] : this.tableAsParagraphs(node);
+      case "html":
+        return node.value.trim() === "" ? [] : [this.paragraph([plainText(node.value)])];
+      case "footnoteDefinition":
+        return this.blocks(node.children, container);
+      case "definition":
+        return [];
+      default:
+        // Other block types (yaml, math...) are not produced by this parser's configuration;
+        // their text is kept rather than dropped.
+        return "value" in node && typeof node.value === "string" && node.value.trim() !== "" ? [this.paragraph([plainText(node.value)])] : [];
+    }
+  }
+
+  private paragraph(nodes: InlineContent[]): DocumentBlock {
+    return { object: "block", type: "paragraph", data: {}, nodes: nodes.length > 0 ? nodes : [plainText("")] };
+  }
+
+  /** A paragraph holding only images is an image block where the container admits one. */
+  private paragraphOrImages(node: Mdast.Paragraph, imagesAllowed: boolean): DocumentBlock {
+    const meaningful = node.children.filter((child) => !(child.type === "text" && child.value.trim() === ""));
+    const images = meaningful.filter((child): child is Mdast.Image => child.type === "image");
+    if (imagesAllowed && images.length > 0 && images.length === meaningful.length) {
+      return {
+        object: "block",
+        type: "images",
+        isVoid: false,
+        data: {},
+        nodes: images.map((image) => ({
+          object: "block",
+          type: "image",
+          isVoid: true,
+          data: { ref: imageRefFor(image.url), ...(image.alt ? { alt: image.alt } : {}) },
+          fragments: [],
+        })),
+      };
+    }
+    return this.paragraph(this.inlines(node.children, []));
+  }
+
+  private heading(node: Mdast.Heading): DocumentBlock {
+    const level = Math.min(Math.max(node.depth, 1), 3);
+    const id = this.headingSlugs.slug(toString(node));
+    return {
+      object: "block",
+      type: `heading-${level}`,
+      data: HEADING_ID.test(id) ? { id } : {},
+      nodes: this.nonEmpty(this.inlines(node.children, [])),
+    };
+  }
+
+  private list(node: Mdast.List): DocumentBlock {
+    const isTasks = !node.ordered && node.children.some((item) => typeof item.checked === "boolean");
+    const items: DocumentBlock[] = node.children.map((item) => {
+      const children = this.blocks(item.children, "list-item");
+      return {
+        object: "block",
+        type: "list-item",
+        data: isTasks ? { checked: item.checked === true } : {},
+        nodes: children.length > 0 ? children : [this.paragraph([])],
+      };
+    });
+    if (node.ordered) {
+      const start = node.start ?? 1;
+      return { object: "block", type: "list-ordered", data: start !== 1 ? { start } : {}, nodes: items };
+    }
+    return { object: "block", type: isTasks ? "list-tasks" : "list-unordered", data: {}, nodes: items };
+  }
+
+  private code(node: Mdast.Code): DocumentBlock {
+    return {
+      object: "block",
+      type: "code",
+      data: node.lang ? { syntax: node.lang } : {},
+      nodes: node.value.split("\n").map((line) => ({ object: "block", type: "code-line", data: {}, nodes: [plainText(line)] })),
+    };
+  }
+
+  private codeAsParagraph(node: Mdast.Code): DocumentBlock {
+    return this.paragraph([plainText(node.value, [mark("code")])]);
+  }
+
+  private blockquote(node: Mdast.Blockquote, container: Container): DocumentBlock[] {
+    const allows = ALLOWS[container];
+    const alert = this.alertOf(node);
+    if (alert && allows.hint) {
+      const children = this.blocks(alert.children, "hint");
+      return [{ object: "block", type: "hint", data: { style: alert.style }, nodes: children.length > 0 ? children : [this.paragraph([])] }];
+    }
+    const inner = alert ? alert.children : node.children;
+    if (!allows.quote) return this.blocks(inner, container);
+    const children = this.blocks(inner, "quote");
+    return [{ object: "block", type: "blockquote", data: {}, nodes: children.length > 0 ? children : [this.paragraph([])] }];
+  }
+
+  /** `> [!WARNING]` as the first line of a quote: its style and the quote's content without the marker. */
+  private alertOf(node: Mdast.Blockquote): { style: string; children: Mdast.BlockContent[] } | undefined {
+    const [first, ...rest] = node.children;
+    if (first?.type !== "paragraph") return undefined;
+    const [firstText, ...otherInlines] = first.children;
+    if (firstText?.type !== "text") return undefined;
+    const match = ALERT.exec(firstText.value);
+    if (!match) return undefined;
+    const remainder = firstText.value.slice(match[0].length);
+    const inlines: Mdast.PhrasingContent[] = [...(remainder ? [{ ...firstText, value: remainder }] : []), ...otherInlines];
+    // A soft break right after the marker belongs to the marker line.
+    const firstInline = inlines[0];
+    if (!remainder && firstInline?.type === "break") inlines.shift();
+    const paragraph: Mdast.Paragraph[] = inlines.length > 0 ? [{ type: "paragraph", children: inlines }] : [];
+    return { style: ALERT_STYLE[match[1]!.toUpperCase()]!, children: [...paragraph, ...(rest as Mdast.BlockContent[])] };
+  }
+
+  /**
+   * GFM tables become GitBook's table block: one text column per markdown column, one record per
+   * body row, each cell's rich text in a fragment the record points to.
+   */
+  private table(node: Mdast.Table): DocumentBlock {
+    const [header, ...rows] = node.children;
+    const columnCount = Math.max(...node.children.map((row) => row.children.length), 0);
+    const columns = Array.from({ length: columnCount }, (_, index) => `c${index}`);
+    const definition: Record<string, unknown> = {};
+    columns.forEach((id, index) => {
+      const align = node.align?.[index];
+      definition[id] = {
+        id,
+        title: header?.children[index] ? toString(header.children[index]) : "",
+        type: "text",
+        textAlignment: align === "center" ? "center" : align === "right" ? "right" : "left",
+      };
+    });
+    const fragments: DocumentFragment[] = [];
+    const records: Record<string, unknown> = {};
+    rows.forEach((row, rowIndex) => {
+      const values: Record<string, string> = {};
+      columns.forEach((columnId, columnIndex) => {
+        const cell = row.children[columnIndex];
+        const fragment = `fragment-${++this.fragmentCount}`;
+        fragments.push({ object: "fragment", fragment, nodes: [this.paragraph(cell ? this.inlines(cell.children, []) : [])] });
+        values[columnId] = fragment;
+      });
+      records[`row-${rowIndex + 1}`] = { orderIndex: String(rowIndex).padStart(6, "0"), values };
+    });
+    return {
+      object: "block",
+      type: "table",
+      isVoid: true,
+      data: { view: { type: "grid", columns, hideHeader: false }, records, definition },
+      fragments,
+    };
+  }
+
+  private tableAsParagraphs(node: Mdast.Table): DocumentBlock[] {
+    return node.children.map((row) => this.paragraph([plainText(row.children.map((cell) => toString(cell)).join(" | "))]));
+  }
+
+  // ── inlines ───────────────────────────────────────────────────────────────────────────────
+
+  private nonEmpty(nodes: InlineContent[]): InlineContent[] {
+    return nodes.length > 0 ? nodes : [plainText("")];
+  }
+
+  /** Phrasing content → text nodes (runs of marked leaves) and inline nodes, in order. */
+  private inlines(nodes: readonly Mdast.PhrasingContent[], marks: readonly DocumentMark[]): InlineContent[] {
+    const out: InlineContent[] = [];
+    const pushLeaf = (text: string, leafMarks: readonly DocumentMark[]) => {
+      const last = out[out.length - 1];
+      if (last?.object === "text") last.leaves.push(leaf(text, leafMarks));
+      else out.push({ object: "text", leaves: [leaf(text, leafMarks)] });
+    };
+    const append = (items: InlineContent[]) => {
+      for (const item of items) {
+        if (item.object === "text") for (const l of item.leaves) pushLeaf(l.text, l.marks);
+        else out.push(item);
+      }
+    };
+    for (const node of nodes) {
+      switch (node.type) {
+        case "text":
+          pushLeaf(node.value, marks);
+          break;
+        case "emphasis":
+          append(this.inlines(node.children, withMark(marks, "italic")));
+          break;
+        case "strong":
+          append(this.inlines(node.children, withMark(marks, "bold")));
+          break;
+        case "delete":
+          append(this.inlines(node.children, withMark(marks, "strikethrough")));
+          break;
+        case "inlineCode":
+          pushLeaf(node.value, withMark(marks, "code"));
+          break;
+        case "break":
+          pushLeaf("\n", marks);
+          break;
+        case "html":
+          pushLeaf(node.value, marks);
+          break;
+        case "link":
+          out.push(this.link(node.url, node.children, marks));
+          break;
+        case "image":
+          out.push(this.inlineImage(node.url, node.alt));
+          break;
+        case "linkReference": {
+          const target = this.definitions.get(node.identifier.toLowerCase());
+          if (target) out.push(this.link(target.url, node.children, marks));
+          else append([plainText(`[${toString(node)}]`, marks)]);
+          break;
+        }
+        case "imageReference": {
+          const target = this.definitions.get(node.identifier.toLowerCase());
+          if (target) out.push(this.inlineImage(target.url, node.alt));
+          else append([plainText(`![${node.alt ?? ""}]`, marks)]);
+          break;
+        }
+        case "footnoteReference":
+          pushLeaf(`[^${node.label ?? node.identifier}]`, marks);
+          break;
+        default:
+          pushLeaf(toString(node), marks);
+      }
+    }
+    return out;
+  }
+
+  private link(url: string, children: readonly Mdast.PhrasingContent[], marks: readonly DocumentMark[]): DocumentInlineLink {
+    // A link holds text and inline images only (markdown cannot nest links).
+    const nodes = this.inlines(children, marks).filter(
+      (node): node is DocumentText | DocumentInlineImage => node.object === "text" || node.type === "inline-image",
+    );
+    return { object: "inline", type: "link", isVoid: false, data: { ref: contentRefFor(url) }, nodes: nodes.length > 0 ? nodes : [plainText(url, marks)] };
+  }
+
+  private inlineImage(url: string, alt: string | null | undefined): DocumentInlineImage {
+    return { object: "inline", type: "inline-image", isVoid: true, data: { ref: imageRefFor(url), ...(alt ? { alt } : {}) } };
+  }
+}
+
+/** Converts already parsed markdown into a document. */
+export function mdastToDocument(root: Mdast.Root): JsonDocument {
+  return new Converter(root).document(root);
+}
+
+/** Markdown → GitBook JSON document. */
+export function markdownToDocument(markdown: string): JsonDocument {
+  return mdastToDocument(parseMarkdown(markdown));
+}

@@ -1,0 +1,62 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { CallerInput } from "../../access/index.js";
+import { execute, sql } from "../store/db.js";
+import { compareAndSetSpaceHead } from "../store/revision-rows.js";
+import type { RevisionDeps } from "./deps.js";
+import { isRevisionId, lockOwnDraft, recordRevisionCreated } from "./drafts.js";
+
+export interface CommitDraftInput {
+  caller: CallerInput | undefined;
+  draftId: string;
+  message: string;
+  moveHead: boolean;
+  /** With moveHead: the space's current revision must still be this; empty means the draft's parent. */
+  expectedHeadRevisionId: string;
+}
+
+export interface CommitResult {
+  revisionId: string;
+  parents: string[];
+  movedHead: boolean;
+}
+
+/**
+ * Turns the draft into an immutable revision and, when asked, makes it the space's current
+ * revision by compare-and-set on the expected head. If the head moved meanwhile the whole commit
+ * rolls back with `conflict`: the draft stays open, nothing is lost, and the caller can open a
+ * new draft from the new head. Records `revision.created`.
+ */
+export async function commitDraft(em: EntityManager, input: CommitDraftInput, deps: RevisionDeps): Promise<CommitResult> {
+  if (input.message.length > 1000) throw AppError.invalidArgument("message: must be at most 1000 characters");
+  if (input.expectedHeadRevisionId !== "" && !isRevisionId(input.expectedHeadRevisionId)) {
+    throw AppError.invalidArgument("expected_head_revision_id: must be a revision id");
+  }
+  const result = await em.transactional(async (tx) => {
+    const { draft, access, caller } = await lockOwnDraft(tx, deps, input);
+    const now = deps.clock();
+    let movedHead = false;
+    if (input.moveHead) {
+      const expected = input.expectedHeadRevisionId || draft.parents[0] || null;
+      movedHead = await compareAndSetSpaceHead(tx, draft.spaceId, expected, draft.id);
+      if (!movedHead) {
+        throw AppError.conflict("The space's current revision changed since this draft was opened; open a draft from the new revision and apply the changes again");
+      }
+    }
+    await execute(
+      tx,
+      sql`update revisions set status = 'committed', message = ${input.message}, created_at = ${now}, committed_at = ${now} where id = ${draft.id}`,
+    );
+    recordRevisionCreated(tx, deps, {
+      organizationId: access.space.organizationId,
+      actor: caller,
+      spaceId: draft.spaceId,
+      revisionId: draft.id,
+      parents: draft.parents,
+      movedHead,
+    });
+    return { revisionId: draft.id, parents: draft.parents, movedHead };
+  });
+  deps.relay.notify();
+  return result;
+}

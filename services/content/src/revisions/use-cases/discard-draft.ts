@@ -1,0 +1,22 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { execute, sql } from "../store/db.js";
+import { lockRevision } from "../store/revision-rows.js";
+import type { RevisionDeps } from "./deps.js";
+import { isRevisionId } from "./drafts.js";
+
+/**
+ * Forgets an open draft. Its rows (tree nodes, versions) stay until the space is purged: they are
+ * content-addressed and may be shared. Succeeds when the draft is already gone.
+ */
+export async function discardDraft(em: EntityManager, input: { caller: CallerInput | undefined; draftId: string }, _deps: RevisionDeps): Promise<void> {
+  const caller = requireCaller(input.caller);
+  if (!isRevisionId(input.draftId)) return;
+  await em.transactional(async (tx) => {
+    const draft = await lockRevision(tx, input.draftId);
+    if (!draft || draft.createdBy !== caller.userId) return;
+    if (draft.status !== "draft") throw new AppError("failed_precondition", "draft_id: a committed revision cannot be discarded");
+    await execute(tx, sql`delete from revisions where id = ${draft.id} and status = 'draft'`);
+  });
+}

@@ -1,0 +1,76 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, recordEvent } from "@imprint/runtime";
+import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../access/index.js";
+import { DraftEditor } from "../editing/draft-editor.js";
+import type { RevisionHeader } from "../store/caches.js";
+import { execute, sql } from "../store/db.js";
+import { lockRevision, updateDraftContent } from "../store/revision-rows.js";
+import { StoreSession } from "../store/session.js";
+import { REVISION_EVENT_CONTEXT, type RevisionDeps } from "./deps.js";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isRevisionId(value: string): boolean {
+  return UUID.test(value);
+}
+
+/**
+ * The caller's open draft, locked for the rest of the transaction, with edit access to its space
+ * checked again (rights can change while a draft is open). Someone else's draft, or no draft,
+ * answers not_found; a committed one failed_precondition.
+ */
+export async function lockOwnDraft(
+  tx: EntityManager,
+  deps: RevisionDeps,
+  input: { caller: CallerInput | undefined; draftId: string },
+): Promise<{ draft: RevisionHeader; access: SpaceAccess; caller: CallerInput }> {
+  const caller = requireCaller(input.caller);
+  if (!isRevisionId(input.draftId)) throw AppError.notFound("Draft");
+  const draft = await lockRevision(tx, input.draftId);
+  if (!draft || draft.createdBy !== caller.userId) throw AppError.notFound("Draft");
+  if (draft.status !== "draft") throw new AppError("failed_precondition", "draft_id: this draft was already committed");
+  const access = await requireSpaceAccess(tx, deps, { caller, spaceId: draft.spaceId, need: "edit" });
+  return { draft, access, caller };
+}
+
+/**
+ * Runs `work` on the caller's draft in one transaction, then writes what it staged: the new tree
+ * (one path copy for all the changes) and the draft's new root.
+ */
+export async function editDraft<T>(
+  em: EntityManager,
+  deps: RevisionDeps,
+  input: { caller: CallerInput | undefined; draftId: string },
+  work: (editor: DraftEditor, draft: RevisionHeader, tx: EntityManager) => Promise<T>,
+  options: { variables?: Record<string, string> } = {},
+): Promise<T> {
+  return em.transactional(async (tx) => {
+    const { draft } = await lockOwnDraft(tx, deps, input);
+    // Shared with other edits, exclusive with the purge's sweep of the store (purge-space-content.ts).
+    await execute(tx, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${draft.storeId}`}, 0))`);
+    const editor = new DraftEditor(new StoreSession(tx, draft.storeId, deps.caches), draft.root, deps.clock());
+    const result = await work(editor, draft, tx);
+    if (editor.changed || options.variables) {
+      const { root } = editor.changed ? await editor.flush() : { root: draft.root };
+      await updateDraftContent(tx, draft.id, { root, variables: options.variables ?? draft.variables });
+    }
+    return result;
+  });
+}
+
+/** Records `revision.created` in the current transaction. */
+export function recordRevisionCreated(
+  em: EntityManager,
+  deps: Pick<RevisionDeps, "clock">,
+  event: { organizationId: string; actor: CallerInput | null; spaceId: string; revisionId: string; parents: string[]; movedHead: boolean },
+): void {
+  recordEvent(em, {
+    context: REVISION_EVENT_CONTEXT,
+    aggregate: "revision",
+    event: "created",
+    organizationId: event.organizationId,
+    actor: event.actor ? { userId: event.actor.userId, ...(event.actor.tokenId ? { tokenId: event.actor.tokenId } : {}) } : null,
+    payload: { spaceId: event.spaceId, revisionId: event.revisionId, parents: event.parents, movedHead: event.movedHead },
+    occurredAt: deps.clock(),
+  });
+}

@@ -1,0 +1,43 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { CallerInput } from "../../access/index.js";
+import type { RevisionHeader } from "../store/caches.js";
+import type { PageTree } from "../store/content-view.js";
+import type { RevisionDeps } from "./deps.js";
+import { openContent, type ContentRefInput, type OpenedContent } from "./open-content.js";
+import { pageTreeFromIndex } from "./page-tree.js";
+
+export interface PageListing {
+  revision: RevisionHeader;
+  organizationId: string;
+  pages: PageTree[];
+  /** Markdown of every page body, by body id. */
+  markdown: Map<string, string>;
+  /** The reference resolved to the revision the caller said it holds: no pages are listed. */
+  notModified: boolean;
+}
+
+/** The whole page tree of a revision with every page's markdown (GitBook's page objects carry their body). */
+export async function listPages(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined; knownRevisionId?: string },
+  deps: RevisionDeps,
+): Promise<PageListing> {
+  const opened = await openContent(em, deps, input);
+  if (input.knownRevisionId && input.knownRevisionId === opened.revision.id) {
+    return { revision: opened.revision, organizationId: opened.access.space.organizationId, pages: [], markdown: new Map(), notModified: true };
+  }
+  return pageListing(opened);
+}
+
+export async function pageListing({ revision, view, access }: OpenedContent): Promise<PageListing> {
+  const index = await view.index();
+  const bodyIds = [...index.byId.values()].map((page) => page.bodyId).filter((id): id is string => id !== null);
+  const bodies = await view.bodies(bodyIds);
+  return {
+    revision,
+    organizationId: access.space.organizationId,
+    pages: pageTreeFromIndex(index),
+    markdown: new Map([...bodies].map(([id, body]) => [id, body.markdown])),
+    notModified: false,
+  };
+}

@@ -1,0 +1,49 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import type { RevisionHeader } from "../store/caches.js";
+import { findRevision, insertRevision } from "../store/revision-rows.js";
+import type { RevisionDeps } from "./deps.js";
+import { isRevisionId } from "./drafts.js";
+
+export interface OpenDraftInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+  /** Empty: the space's current revision. */
+  parentRevisionId: string;
+}
+
+/**
+ * Opens a draft: a new uncommitted revision of the space whose content starts as its parent's
+ * (same tree root: nothing is copied). Needs edit rights on the space.
+ */
+export async function openDraft(em: EntityManager, input: OpenDraftInput, deps: RevisionDeps): Promise<RevisionHeader> {
+  const caller = requireCaller(input.caller);
+  return em.transactional(async (tx) => {
+    const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "edit" });
+    const parentId = input.parentRevisionId || space.revisionId;
+    if (!parentId) throw new AppError("failed_precondition", "space: has no revision yet");
+    const parent = isRevisionId(parentId) ? await findRevision(tx, deps.caches, parentId) : undefined;
+    if (!parent || parent.spaceId !== space.id || parent.status !== "committed") {
+      throw new AppError("not_found", "parent_revision_id: no committed revision with this id in the space");
+    }
+    const draft: RevisionHeader = {
+      id: randomUUID(),
+      spaceId: space.id,
+      storeId: parent.storeId,
+      parents: [parent.id],
+      status: "draft",
+      root: parent.root,
+      variables: parent.variables,
+      type: "edits",
+      message: "",
+      git: null,
+      createdBy: caller.userId,
+      createdAt: deps.clock(),
+      committedAt: null,
+    };
+    await insertRevision(tx, draft);
+    return draft;
+  });
+}

@@ -1,0 +1,35 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { CallerInput } from "../../access/index.js";
+import { newContentId } from "../editing/draft-editor.js";
+import { contentIdFrom, PAGE_LIMITS } from "../editing/page-input.js";
+import type { ReusableRecord } from "../store/model.js";
+import type { RevisionDeps } from "./deps.js";
+import { editDraft } from "./drafts.js";
+
+export interface SetReusableContentInput {
+  caller: CallerInput | undefined;
+  draftId: string;
+  /** Empty: create one. */
+  reusableContentId: string;
+  title: string;
+  markdown: string;
+  delete: boolean;
+}
+
+/** Creates or replaces a reusable content of the draft, or deletes it (answering undefined). */
+export async function setReusableContent(em: EntityManager, input: SetReusableContentInput, deps: RevisionDeps): Promise<ReusableRecord | undefined> {
+  const id = input.reusableContentId === "" ? null : contentIdFrom(input.reusableContentId, "reusable_content_id");
+  if (input.delete) {
+    if (id === null) throw AppError.invalidArgument("reusable_content_id: is required to delete");
+    await editDraft(em, deps, input, (editor) => editor.deleteReusable(id));
+    return undefined;
+  }
+  const title = input.title.trim();
+  if (title.length < 1 || title.length > PAGE_LIMITS.title) throw AppError.invalidArgument(`title: must be 1 to ${PAGE_LIMITS.title} characters`);
+  if (Buffer.byteLength(input.markdown, "utf8") > PAGE_LIMITS.markdownBytes) throw AppError.invalidArgument("markdown: must be at most 2 MiB");
+  return editDraft(em, deps, input, async (editor) => {
+    if (id !== null && !(await editor.reusable(id))) throw new AppError("not_found", "reusable_content_id: reusable content not found in this draft");
+    return editor.putReusable({ reusableContentId: id ?? newContentId(), title, markdown: input.markdown });
+  });
+}

@@ -1,0 +1,18 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { CallerInput } from "../../access/index.js";
+import { plainField, type PagePatch } from "../editing/draft-editor.js";
+import type { EditedPage } from "./create-page.js";
+import type { RevisionDeps } from "./deps.js";
+import { editDraft } from "./drafts.js";
+
+/** Changes the given fields of a page of the caller's draft. */
+export async function updatePage(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; draftId: string; patch: PagePatch },
+  deps: RevisionDeps,
+): Promise<EditedPage> {
+  return editDraft(em, deps, input, async (editor) => {
+    const page = await editor.updatePage(input.patch, plainField);
+    return { page, path: await editor.pathOf(page) };
+  });
+}

@@ -1,0 +1,71 @@
+import { createHash } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { CallerInput } from "../../access/index.js";
+import { newContentId } from "../editing/draft-editor.js";
+import { contentIdFrom } from "../editing/page-input.js";
+import { imageDimensions } from "../files/image-dimensions.js";
+import { execute, sql } from "../store/db.js";
+import type { FileRecord } from "../store/model.js";
+import type { RevisionDeps } from "./deps.js";
+import { editDraft } from "./drafts.js";
+
+export const MAX_FILE_BYTES = 50 * 1024 * 1024;
+const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[a-z0-9-]+=[^;]{1,100}){0,4}$/i;
+
+export interface UploadFileInput {
+  caller: CallerInput | undefined;
+  draftId: string;
+  /** Empty: a new file. */
+  fileId: string;
+  name: string;
+  contentType: string;
+  content: Uint8Array;
+}
+
+function validate(input: UploadFileInput): { name: string; contentType: string; fileId: string | null } {
+  const name = input.name.trim();
+  // eslint-disable-next-line no-control-regex
+  if (name.length < 1 || name.length > 255 || /[/\\\u0000-\u001f]/.test(name)) {
+    throw AppError.invalidArgument('name: must be 1 to 255 characters, without "/", "\\" or control characters');
+  }
+  const contentType = input.contentType.trim().toLowerCase() || "application/octet-stream";
+  if (!CONTENT_TYPE.test(contentType)) throw AppError.invalidArgument("content_type: must be a MIME type such as image/png");
+  if (input.content.byteLength > MAX_FILE_BYTES) throw new AppError("payload_too_large", "content: must be at most 50 MiB");
+  return { name, contentType, fileId: input.fileId === "" ? null : contentIdFrom(input.fileId, "file_id") };
+}
+
+/**
+ * Stores the bytes in the blob store (content-addressed: the same bytes are kept once) and adds
+ * the file to the draft, or replaces a file's content and name. Image dimensions are read from
+ * the bytes.
+ */
+export async function uploadFile(em: EntityManager, input: UploadFileInput, deps: RevisionDeps): Promise<FileRecord> {
+  const { name, contentType, fileId } = validate(input);
+  const dimensions = imageDimensions(input.content);
+  return editDraft(em, deps, input, async (editor, _draft, tx) => {
+    if (fileId !== null && !(await editor.file(fileId))) throw new AppError("not_found", "file_id: file not found in this draft");
+    const { key, size } = await storeBlob(tx, deps, input.content);
+    return editor.putFile({
+      fileId: fileId ?? newContentId(),
+      name,
+      contentType,
+      size,
+      width: dimensions?.width ?? null,
+      height: dimensions?.height ?? null,
+      blobKey: key,
+      git: null,
+    });
+  });
+}
+
+/**
+ * Writes the blob under a transaction-scoped advisory lock on its key: the purge takes the same
+ * lock before deleting an unreferenced blob, so a blob is never deleted between being written
+ * here and its row being committed.
+ */
+export async function storeBlob(tx: EntityManager, deps: Pick<RevisionDeps, "blobStore">, bytes: Uint8Array): Promise<{ key: string; size: number }> {
+  const key = createHash("sha256").update(bytes).digest("hex");
+  await execute(tx, sql`select pg_advisory_xact_lock(hashtextextended(${`blob:${key}`}, 0))`);
+  return deps.blobStore.put(bytes);
+}

@@ -1,0 +1,121 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
+import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
+import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import {
+  createPromiseClient,
+  startService,
+  type Clock,
+  type Logger,
+  type PromiseClient,
+  type RunningService,
+  type ServiceDeps,
+  type ServiceRegistration,
+  type ServiceSpec,
+} from "@imprint/runtime";
+import { MembershipCache, membershipEventsConsumer } from "./access/index.js";
+import { FileSystemBlobStore, resolveFileUrlSecret, type BlobStore } from "./blob-store.js";
+import type { ContentConfig, ResolvedContentConfig } from "./config.js";
+import { Collection } from "./domain/collection.js";
+import { Space } from "./domain/space.js";
+import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./grpc/collection-service.js";
+import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./grpc/space-service.js";
+import { importGrpcServices } from "./import/index.js";
+import { revisionEntities, revisionGrpcServices } from "./revisions/index.js";
+import { PurgeJob } from "./use-cases/spaces/purge-job.js";
+
+/** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
+export const CONTENT_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
+export const CONTENT_CONTEXT = "content";
+
+/** What the content service's transports and use cases are built from. */
+export interface ContentDeps extends ServiceDeps {
+  config: ResolvedContentConfig;
+  clock: Clock;
+  /** Identity, for the caller's organization role (through `memberships`) and nothing else. */
+  identity: PromiseClient<typeof IdentityServiceService>;
+  /** Organization roles from identity, cached and invalidated by identity's member events. */
+  memberships: MembershipCache;
+  /** File bytes (content-addressed). */
+  blobStore: BlobStore;
+}
+
+/** Entities of collections and spaces (the revision store and the runtime add theirs). */
+export const collectionAndSpaceEntities = [Collection, Space];
+
+interface ContentParts {
+  config: ResolvedContentConfig;
+  identity: PromiseClient<typeof IdentityServiceService>;
+  memberships: MembershipCache;
+  blobStore: BlobStore;
+}
+
+/** How the runtime assembles the content service from its parts. */
+export function contentServiceSpec(parts: ContentParts, onDeps: (deps: ContentDeps) => void = () => {}): ServiceSpec {
+  let built: ContentDeps | undefined;
+  // grpc, consumers and onStarted receive the same runtime deps; extend them once.
+  const contentDeps = (deps: ServiceDeps): ContentDeps => {
+    built ??= { ...deps, config: parts.config, identity: parts.identity, memberships: parts.memberships, blobStore: parts.blobStore };
+    return built;
+  };
+  return {
+    name: "content",
+    context: CONTENT_CONTEXT,
+    entities: [...collectionAndSpaceEntities, ...revisionEntities],
+    migrationsPath: CONTENT_MIGRATIONS_PATH,
+    grpc: (deps) => {
+      const content = contentDeps(deps);
+      const services: ServiceRegistration[] = [
+        { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(content) },
+        { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(content) },
+        ...revisionGrpcServices(content),
+        ...importGrpcServices(content),
+      ];
+      return services;
+    },
+    consumers: (deps) => [membershipEventsConsumer(contentDeps(deps).memberships, parts.config.MEMBERSHIP_EVENTS_CONSUMER)],
+    onStarted: (deps) => {
+      onDeps(contentDeps(deps));
+      return Promise.resolve();
+    },
+  };
+}
+
+/**
+ * Starts the content service: resolves the file-URL key and blob directory, opens the identity
+ * channel, starts the runtime service, then the purge job for deleted spaces.
+ */
+export async function startContentService(config: ContentConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+  const resolved: ResolvedContentConfig = {
+    ...config,
+    IMPRINT_FILE_URL_SECRET: await resolveFileUrlSecret(config.IMPRINT_FILE_URL_SECRET, config.IMPRINT_DATA_DIR),
+    CONTENT_BLOB_DIR: config.CONTENT_BLOB_DIR ?? join(config.IMPRINT_DATA_DIR, "content-blobs"),
+  };
+  const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
+  const memberships = new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS);
+  const blobStore = new FileSystemBlobStore(resolved.CONTENT_BLOB_DIR);
+  let purgeJob: PurgeJob | undefined;
+  let running: RunningService;
+  try {
+    running = await startService(
+      contentServiceSpec({ config: resolved, identity, memberships, blobStore }, (deps) => {
+        purgeJob = new PurgeJob(deps);
+        purgeJob.start();
+      }),
+      config,
+      options,
+    );
+  } catch (error) {
+    identity.close();
+    throw error;
+  }
+  return {
+    ...running,
+    stop: async () => {
+      await purgeJob?.stop();
+      await running.stop();
+      identity.close();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { Collection } from "../../domain/collection.js";
+import type { ContentDeps } from "../../service.js";
+import { recordContentEvent } from "../spaces/events.js";
+import { requireCreateUnder } from "../spaces/parent.js";
+import { lockSiblings, positionAtEnd } from "../spaces/placement.js";
+import { validateCollectionTitle } from "../spaces/validation.js";
+import { collectionView, type CollectionView } from "../spaces/views.js";
+
+export interface CreateCollectionInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  title: string;
+  /** Parent collection of the same organization; null for the top level. */
+  parentId: string | null;
+}
+
+/** Creates a collection at the end of its parent's items; needs the create level there. */
+export async function createCollection(em: EntityManager, input: CreateCollectionInput, deps: ContentDeps): Promise<CollectionView> {
+  const title = validateCollectionTitle(input.title);
+  const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
+  const caller = input.caller!;
+  const view = await em.transactional(async (tx) => {
+    await requireCreateUnder(tx, membership, input.organizationId, input.parentId);
+    await lockSiblings(tx, input.organizationId, input.parentId);
+    const now = deps.clock();
+    const collection = tx.create(Collection, {
+      organizationId: input.organizationId,
+      parentId: input.parentId,
+      title,
+      description: null,
+      defaultLevel: "inherit",
+      position: await positionAtEnd(tx, input.organizationId, input.parentId),
+      createdAt: now,
+      updatedAt: now,
+    });
+    recordContentEvent(tx, deps, {
+      aggregate: "collection",
+      name: "created",
+      organizationId: input.organizationId,
+      actor: caller,
+      payload: { collectionId: collection.id, title, parentId: input.parentId },
+    });
+    return collectionView(tx, membership, collection);
+  });
+  deps.relay.notify();
+  return view;
+}

@@ -1,0 +1,64 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { Space, type SpaceEditMode } from "../../domain/space.js";
+import { createInitialRevision } from "../../revisions/index.js";
+import type { ContentDeps } from "../../service.js";
+import { recordContentEvent } from "./events.js";
+import { requireCreateUnder } from "./parent.js";
+import { lockSiblings, positionAtEnd } from "./placement.js";
+import { validateEmoji, validateSpaceTitle } from "./validation.js";
+import { spaceView, type SpaceView } from "./views.js";
+
+export interface CreateSpaceInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  title: string;
+  emoji: string;
+  /** Parent collection; null for the top level. */
+  parentId: string | null;
+  /** Defaults to live. */
+  editMode: SpaceEditMode | undefined;
+}
+
+/**
+ * Creates a space at the end of its parent's items, with its first (empty) revision from the
+ * revision store, in the same transaction. The creator needs the create level where the space goes.
+ */
+export async function createSpace(em: EntityManager, input: CreateSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+  const title = validateSpaceTitle(input.title);
+  const emoji = validateEmoji(input.emoji);
+  const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
+  const caller = input.caller!;
+  const view = await em.transactional(async (tx) => {
+    await requireCreateUnder(tx, membership, input.organizationId, input.parentId);
+    await lockSiblings(tx, input.organizationId, input.parentId);
+    const now = deps.clock();
+    const space = tx.create(Space, {
+      organizationId: input.organizationId,
+      parentId: input.parentId,
+      title,
+      emoji,
+      visibility: "private",
+      editMode: input.editMode ?? "live",
+      defaultLevel: "inherit",
+      position: await positionAtEnd(tx, input.organizationId, input.parentId),
+      revisionId: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    });
+    await tx.flush();
+    const { revisionId } = await createInitialRevision(tx, { spaceId: space.id, organizationId: input.organizationId, actor: caller, clock: deps.clock });
+    space.revisionId = revisionId;
+    recordContentEvent(tx, deps, {
+      aggregate: "space",
+      name: "created",
+      organizationId: input.organizationId,
+      actor: caller,
+      payload: { spaceId: space.id, title, parentId: input.parentId, revisionId: space.revisionId },
+    });
+    return spaceView(tx, membership, space);
+  });
+  deps.relay.notify();
+  return view;
+}

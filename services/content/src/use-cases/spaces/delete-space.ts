@@ -1,0 +1,42 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import type { ContentDeps } from "../../service.js";
+import { recordContentEvent } from "./events.js";
+
+export interface DeleteSpaceInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+}
+
+/**
+ * Soft-deletes a space: it disappears from reads and lists, can be restored for 7 days, and is
+ * purged afterwards. Needs the admin level. A space that is missing, already deleted or invisible
+ * to the caller is "already gone": `deleted` is false and nothing happens.
+ */
+export async function deleteSpace(em: EntityManager, input: DeleteSpaceInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
+  const caller = requireCaller(input.caller);
+  const deleted = await em.transactional(async (tx) => {
+    let access;
+    try {
+      access = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", lock: true });
+    } catch (error) {
+      if (error instanceof AppError && error.code === "not_found") return false;
+      throw error;
+    }
+    const { space } = access;
+    const now = deps.clock();
+    space.deletedAt = now;
+    space.updatedAt = now;
+    recordContentEvent(tx, deps, {
+      aggregate: "space",
+      name: "deleted",
+      organizationId: space.organizationId,
+      actor: caller,
+      payload: { spaceId: space.id, deletedAt: now.toISOString() },
+    });
+    return true;
+  });
+  if (deleted) deps.relay.notify();
+  return { deleted };
+}

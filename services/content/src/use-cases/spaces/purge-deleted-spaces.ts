@@ -1,0 +1,48 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { SPACE_RETENTION_MS, Space } from "../../domain/space.js";
+import { deleteOrphanedBlobs, purgeSpaceContent } from "../../revisions/index.js";
+import type { ContentDeps } from "../../service.js";
+import { recordContentEvent } from "./events.js";
+
+const BATCH = 100;
+
+/**
+ * Permanently removes the spaces deleted more than 7 days ago, with all their content, one space
+ * per transaction (a failure leaves the others purged). Rows another replica is purging at the same
+ * moment are skipped. Emits `space.purged` for each. File bytes no other space shares are deleted
+ * from the blob store once the transaction committed.
+ */
+export async function purgeDeletedSpaces(em: EntityManager, deps: ContentDeps): Promise<{ spaceIds: string[] }> {
+  const cutoff = new Date(deps.clock().getTime() - SPACE_RETENTION_MS);
+  const purged: string[] = [];
+  const skipped = new Set<string>();
+  for (;;) {
+    const candidates = await em.fork().find(
+      Space,
+      { deletedAt: { $lt: cutoff }, ...(skipped.size > 0 ? { id: { $nin: [...skipped] } } : {}) },
+      { fields: ["id"], orderBy: { deletedAt: "asc", id: "asc" }, limit: BATCH },
+    );
+    if (candidates.length === 0) break;
+    for (const { id } of candidates) {
+      const orphanedBlobs = await em.fork().transactional(async (tx) => {
+        const [row] = await tx.execute<{ id: string; organization_id: string }[]>(
+          "select id, organization_id from spaces where id = ? and deleted_at < ? for update skip locked",
+          [id, cutoff],
+        );
+        if (!row) return undefined;
+        const content = await purgeSpaceContent(tx, id);
+        await tx.nativeDelete(Space, { id });
+        recordContentEvent(tx, deps, { aggregate: "space", name: "purged", organizationId: row.organization_id, actor: null, payload: { spaceId: id } });
+        return content.orphanedBlobs;
+      });
+      if (!orphanedBlobs) {
+        skipped.add(id);
+        continue;
+      }
+      purged.push(id);
+      await deleteOrphanedBlobs(em, deps.blobStore, orphanedBlobs);
+    }
+  }
+  if (purged.length > 0) deps.relay.notify();
+  return { spaceIds: purged };
+}

@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { eventually } from "@imprint/runtime/testing";
+import type { Caller } from "@imprint/proto/common/v1";
+import { ContentLevel, UpdateSpaceRequest } from "@imprint/proto/content/v1/spaces";
+import { UpdateCollectionRequest } from "@imprint/proto/content/v1/collections";
+import { addMember, createCollection, createOrganization, createSpace, memberRole, type RoleName, type TestOrganization, type TestUser } from "./support/factories.js";
+import { errorCode } from "./support/events.js";
+import { startContentHarness, type ContentHarness } from "./support/harness.js";
+
+/**
+ * docs/permissions.md, through the public RPCs. The membership cache TTL is set far beyond the
+ * test's duration, so losing or changing access within seconds can only come from identity's
+ * member events.
+ */
+let harness: ContentHarness;
+let org: TestOrganization;
+let members: Record<Exclude<RoleName, "admin">, TestUser>;
+
+beforeAll(async () => {
+  harness = await startContentHarness({ contentEnv: { MEMBERSHIP_CACHE_TTL_MS: "600000" } });
+});
+afterAll(() => harness?.stop());
+beforeEach(async () => {
+  org = await createOrganization(harness);
+  members = {
+    create: await addMember(harness, org.organizationId, "create"),
+    review: await addMember(harness, org.organizationId, "review"),
+    edit: await addMember(harness, org.organizationId, "edit"),
+    comment: await addMember(harness, org.organizationId, "comment"),
+    read: await addMember(harness, org.organizationId, "read"),
+    guest: await addMember(harness, org.organizationId, "guest"),
+  };
+});
+
+const getSpace = (caller: Caller, spaceId: string) => harness.spaces.getSpace({ caller, spaceId, shareKey: "" });
+const setSpaceLevel = (spaceId: string, level: ContentLevel) =>
+  harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: org.owner.caller, spaceId, updateMask: ["default_level"], defaultLevel: level }));
+const setCollectionLevel = (collectionId: string, level: ContentLevel) =>
+  harness.collections.updateCollection(UpdateCollectionRequest.fromPartial({ caller: org.owner.caller, collectionId, updateMask: ["default_level"], defaultLevel: level }));
+const visibleTitles = async (caller: Caller) =>
+  (await harness.spaces.listSpaces({ caller, organizationId: org.organizationId, page: undefined })).spaces.map((s) => s.title).sort();
+
+describe("permission matrix on a space that inherits (each member gets their organization role)", () => {
+  it("reports each role's permissions; guests see nothing", async () => {
+    const space = await createSpace(harness, org);
+    const permissionsOf = async (caller: Caller) => (await getSpace(caller, space.id)).space!.permissions;
+    expect(await permissionsOf(org.owner.caller)).toEqual({
+      view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true, installIntegration: true,
+    });
+    for (const role of ["create", "review"] as const) {
+      expect(await permissionsOf(members[role].caller)).toEqual({
+        view: true, access: true, admin: false, viewInviteLinks: false, edit: true, triggerGitSync: true, comment: true, merge: true, review: true, installIntegration: false,
+      });
+    }
+    expect(await permissionsOf(members.edit.caller)).toMatchObject({ view: true, edit: true, comment: true, review: false, merge: false, admin: false });
+    expect(await permissionsOf(members.comment.caller)).toMatchObject({ view: true, edit: false, comment: true, admin: false });
+    expect(await permissionsOf(members.read.caller)).toMatchObject({ view: true, edit: false, comment: false, admin: false });
+    expect(await errorCode(getSpace(members.guest.caller, space.id))).toBe("not_found");
+    expect(await visibleTitles(members.guest.caller)).toEqual([]);
+  });
+
+  it("lets only space admins change a space, and only creators create content at the top level", async () => {
+    const space = await createSpace(harness, org);
+    for (const role of ["read", "comment", "edit", "review", "create"] as const) {
+      const patch = harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: members[role].caller, spaceId: space.id, updateMask: ["title"], title: "mine" }));
+      expect([role, await errorCode(patch)]).toEqual([role, "permission_denied"]);
+    }
+    expect(await errorCode(harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: members.guest.caller, spaceId: space.id, updateMask: ["title"], title: "x" })))).toBe(
+      "not_found",
+    );
+    for (const role of ["read", "comment", "edit", "review", "guest"] as const) {
+      expect([role, await errorCode(createSpace(harness, org, { caller: members[role].caller }))]).toEqual([role, "permission_denied"]);
+      expect([role, await errorCode(createCollection(harness, org, { caller: members[role].caller }))]).toEqual([role, "permission_denied"]);
+    }
+    const created = await createSpace(harness, org, { caller: members.create.caller });
+    // A creator is capped by their role: not an admin of the space they created.
+    expect(created.permissions).toMatchObject({ view: true, edit: true, admin: false });
+  });
+});
+
+describe("default levels", () => {
+  it("caps members by a space's level, and null hides the space from everyone but admins", async () => {
+    const capped = await createSpace(harness, org, { title: "capped" });
+    await setSpaceLevel(capped.id, ContentLevel.CONTENT_LEVEL_COMMENT);
+    expect((await getSpace(members.edit.caller, capped.id)).space!.permissions).toMatchObject({ comment: true, edit: false });
+    expect((await getSpace(members.read.caller, capped.id)).space!.permissions).toMatchObject({ view: true, comment: false });
+
+    const hidden = await createSpace(harness, org, { title: "hidden" });
+    await setSpaceLevel(hidden.id, ContentLevel.CONTENT_LEVEL_NONE);
+    expect(await errorCode(getSpace(members.create.caller, hidden.id))).toBe("not_found");
+    expect((await getSpace(org.owner.caller, hidden.id)).space!.permissions!.admin).toBe(true);
+    expect(await visibleTitles(members.create.caller)).toEqual(["capped"]);
+    expect(await visibleTitles(org.owner.caller)).toEqual(["capped", "hidden"]);
+  });
+
+  it("passes a collection's level to what inherits from it; a space's own level still applies inside a hidden collection", async () => {
+    const restricted = await createCollection(harness, org, { title: "restricted" });
+    await setCollectionLevel(restricted.id, ContentLevel.CONTENT_LEVEL_NONE);
+    const inherits = await createSpace(harness, org, { title: "inherits", parentId: restricted.id });
+    const opened = await createSpace(harness, org, { title: "opened", parentId: restricted.id });
+    await setSpaceLevel(opened.id, ContentLevel.CONTENT_LEVEL_READ);
+    expect(await errorCode(harness.collections.getCollection({ caller: members.edit.caller, collectionId: restricted.id }))).toBe("not_found");
+    expect(await errorCode(getSpace(members.edit.caller, inherits.id))).toBe("not_found");
+    expect((await getSpace(members.edit.caller, opened.id)).space!.permissions).toMatchObject({ view: true, edit: false });
+    expect(await visibleTitles(members.edit.caller)).toEqual(["opened"]);
+    const collections = await harness.collections.listCollections({ caller: members.edit.caller, organizationId: org.organizationId, page: undefined, topLevelOnly: false });
+    expect(collections.collections).toEqual([]);
+
+    const readOnly = await createCollection(harness, org, { title: "read-only" });
+    await setCollectionLevel(readOnly.id, ContentLevel.CONTENT_LEVEL_READ);
+    const nested = await createCollection(harness, org, { title: "nested", parentId: readOnly.id });
+    const deep = await createSpace(harness, org, { title: "deep", parentId: nested.id });
+    expect((await getSpace(members.edit.caller, deep.id)).space!.permissions).toMatchObject({ view: true, edit: false });
+    const view = await harness.collections.getCollection({ caller: members.create.caller, collectionId: nested.id });
+    expect(view.collection!.permissions).toEqual({ view: true, admin: false, viewInviteLinks: false, create: false });
+    expect(await errorCode(createSpace(harness, org, { caller: members.create.caller, parentId: nested.id }))).toBe("permission_denied");
+  });
+});
+
+describe("membership changes through identity's events", () => {
+  it("a removed member loses access within seconds; a promoted one gains it", async () => {
+    const space = await createSpace(harness, org);
+    const member = members.read;
+    expect((await getSpace(member.caller, space.id)).space!.permissions!.edit).toBe(false);
+
+    await harness.identity.updateMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId, role: memberRole("edit") });
+    await eventually(async () => (await getSpace(member.caller, space.id)).space!.permissions!.edit, 5_000);
+
+    await harness.identity.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId });
+    await eventually(async () => (await errorCode(getSpace(member.caller, space.id))) === "not_found", 5_000);
+    expect(await errorCode(harness.spaces.listSpaces({ caller: member.caller, organizationId: org.organizationId, page: undefined }))).toBe("not_found");
+  });
+});
