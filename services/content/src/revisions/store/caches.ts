@@ -16,7 +16,7 @@ export class RevisionCaches {
   /** Bodies weigh their text (UTF-16, roughly two bytes per character). */
   readonly bodies = new Lru<string, BodyRecord>(32 * 1024 * 1024, (body) => 2 * (body.markdown.length + body.document.length) + 64);
   /** Whole-tree page indexes, keyed by `<storeId>:<root>`: few, as one holds every page of a space. */
-  readonly pageIndexes = new Lru<string, Promise<PageIndex>>(3);
+  readonly pageIndexes = new Lru<string, Promise<PageIndex>>(6);
   /** Committed revision rows (immutable), by id. */
   readonly revisions = new Lru<string, RevisionHeader>(10_000);
 }
