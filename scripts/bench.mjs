@@ -39,6 +39,16 @@ const settings = {
     warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
   },
 };
+// The search figures: BENCH_SEARCH_PAGES pages of 10 sections each (0 skips them), searched at
+// BENCH_SEARCH_CONNECTIONS concurrent connections and at one.
+settings.search = {
+  pages: positiveInt("BENCH_SEARCH_PAGES", 10_000, 20_000),
+  sectionsPerPage: 10,
+  connections: positiveInt("BENCH_SEARCH_CONNECTIONS", 4, 1000) || 4,
+  durationSeconds: positiveInt("BENCH_DURATION_S", 10, 300) || 10,
+  warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
+};
+if (settings.search.pages === 0) delete settings.search;
 if (settings.content.pages === 0) delete settings.content;
 // The request path is measured, not log I/O: every process (stack and baseline) logs warnings only,
 // unless LOG_LEVEL says otherwise.

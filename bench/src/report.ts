@@ -1,4 +1,5 @@
 import { formatContentReport, type ContentReport } from "./content-report.js";
+import { formatSearchReport, type SearchReport } from "./search-report.js";
 import type { LoadResult } from "./load.js";
 
 /** The targets of docs/benchmarks.md, checked on every run. */
@@ -27,6 +28,8 @@ export interface BenchmarkReport {
   checks: { name: string; passed: boolean; detail: string }[];
   /** The content figures (a 10,000-page space), when the stack runs the content service. */
   content?: ContentReport;
+  /** The search figures (100,000 indexed sections), when the stack runs the content service. */
+  search?: SearchReport;
 }
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
@@ -99,6 +102,7 @@ export function formatReport(report: BenchmarkReport): string {
   lines.push("", "| process | peak RSS (VmHWM) |", "|---|---:|");
   for (const [process, bytes] of Object.entries(report.peakRssBytes)) lines.push(`| ${process} | ${megabytes(bytes)} |`);
   if (report.content) lines.push("", formatContentReport(report.content).trimEnd());
+  if (report.search) lines.push("", formatSearchReport(report.search).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);
   return `${lines.join("\n")}\n`;

@@ -9,6 +9,8 @@ import { getFreePort } from "@imprint/runtime/infrastructure";
 import { runLoad, type LoadResult } from "./load.js";
 import { runContentBenchmark, type ContentBenchmarkSettings } from "./content.js";
 import { evaluateContentTargets, type ContentReport } from "./content-report.js";
+import { runSearchBenchmark, type SearchBenchmarkSettings } from "./search.js";
+import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
 import { evaluateTargets, formatReport, type BenchmarkReport, type RouteMeasurement } from "./report.js";
 import { seedOrganization } from "./seed.js";
 
@@ -39,6 +41,8 @@ export interface BenchmarkSettings {
   publicUrl: string;
   /** The content benchmark's settings; absent to skip it. */
   content?: ContentBenchmarkSettings;
+  /** The search benchmark's settings; absent to skip it. */
+  search?: SearchBenchmarkSettings;
 }
 
 export type Log = (message: string) => void;
@@ -187,6 +191,15 @@ export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSet
       );
       content = { settings: settings.content, figures };
     }
+    let search: SearchReport | undefined;
+    if (stack.content && settings.search) {
+      const figures = await runSearchBenchmark(
+        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress, contentDatabaseUrl: stack.content.databaseUrl },
+        settings.search,
+        log,
+      );
+      search = { settings: settings.search, figures };
+    }
 
     const peak: Record<string, number | null> = {};
     for (const [name, pid] of Object.entries(stack.pids)) peak[name] = await peakRssBytes(pid);
@@ -211,8 +224,9 @@ export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSet
       },
       routes: measured,
       peakRssBytes: peak,
-      checks: [...evaluateTargets(measured, peak), ...(content ? evaluateContentTargets(content.figures) : [])],
+      checks: [...evaluateTargets(measured, peak), ...(content ? evaluateContentTargets(content.figures) : []), ...(search ? evaluateSearchTargets(search.figures) : [])],
       ...(content ? { content } : {}),
+      ...(search ? { search } : {}),
     };
   } finally {
     await baseline.stop();

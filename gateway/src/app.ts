@@ -13,6 +13,10 @@ import { mountHealthRoutes } from "./routes/health.js";
 import { contentRoutes } from "./routes/content.js";
 import { mountFileRoutes } from "./routes/files.js";
 import { importRoutes } from "./routes/import.js";
+import { openApiRoutes } from "./routes/openapi.js";
+import { translationRoutes } from "./routes/translations.js";
+import { linkRoutes } from "./routes/links.js";
+import { searchRoutes } from "./routes/search.js";
 import { collectionRoutes } from "./routes/collections.js";
 import { memberRoutes } from "./routes/members.js";
 import { organizationRoutes } from "./routes/organizations.js";
@@ -39,7 +43,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   // Signed file downloads carry their credential in the URL, not a bearer token.
   mountFileRoutes(router, { upstreams: deps.upstreams });
   const routeDeps = { upstreams: deps.upstreams, urls: deps.urls };
-  mountRoutes(router, [...organizationRoutes(routeDeps), ...memberRoutes(routeDeps), ...collectionRoutes(routeDeps), ...spaceRoutes(routeDeps), ...contentRoutes(routeDeps), ...importRoutes(routeDeps)], {
+  mountRoutes(router, [...organizationRoutes(routeDeps), ...memberRoutes(routeDeps), ...collectionRoutes(routeDeps), ...spaceRoutes(routeDeps), ...contentRoutes(routeDeps), ...importRoutes(routeDeps), ...openApiRoutes(routeDeps), ...translationRoutes(routeDeps), ...linkRoutes(routeDeps), ...searchRoutes(routeDeps)], {
     authenticator: deps.authenticator,
     bodyLimitBytes: deps.bodyLimitBytes,
   });

@@ -1,6 +1,10 @@
 import type { ServiceDefinition } from "@grpc/grpc-js";
 import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
+import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
+import { TranslationSettingsServiceService } from "@imprint/proto/content/v1/translations";
+import { LinkServiceService } from "@imprint/proto/content/v1/links";
+import { SearchServiceService } from "@imprint/proto/content/v1/search";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
@@ -21,6 +25,10 @@ export const UPSTREAMS = {
       spaces: SpaceServiceService,
       revisions: RevisionServiceService,
       import: ImportServiceService,
+      openapi: OpenAPISpecServiceService,
+      translations: TranslationSettingsServiceService,
+      links: LinkServiceService,
+      search: SearchServiceService,
     },
   },
 } as const satisfies Record<

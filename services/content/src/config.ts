@@ -34,6 +34,14 @@ export const contentConfigShape = {
     .string()
     .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
     .default("content-identity-members"),
+  /**
+   * Durable consumer that feeds the search index from content events. Unset: one per content
+   * database (`content-search-<database>`), which is what every replica of a deployment shares.
+   */
+  SEARCH_INDEX_CONSUMER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
+    .optional(),
 };
 
 export type ContentConfig = z.infer<z.ZodObject<typeof contentConfigShape>>;

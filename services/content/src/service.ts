@@ -22,7 +22,11 @@ import { Space } from "./domain/space.js";
 import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./grpc/collection-service.js";
 import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./grpc/space-service.js";
 import { importGrpcServices } from "./import/index.js";
+import { linkConsumers, linkEntities, linkGrpcServices } from "./links/index.js";
 import { revisionEntities, revisionGrpcServices } from "./revisions/index.js";
+import { openApiEntities, openApiGrpcServices, openApiProcessorFor, type OpenApiProcessor } from "./openapi/index.js";
+import { translationEntities, translationGrpcServices } from "./translations/index.js";
+import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
 import { PurgeJob } from "./use-cases/spaces/purge-job.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
@@ -62,7 +66,7 @@ export function contentServiceSpec(parts: ContentParts, onDeps: (deps: ContentDe
   return {
     name: "content",
     context: CONTENT_CONTEXT,
-    entities: [...collectionAndSpaceEntities, ...revisionEntities],
+    entities: [...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     grpc: (deps) => {
       const content = contentDeps(deps);
@@ -71,10 +75,18 @@ export function contentServiceSpec(parts: ContentParts, onDeps: (deps: ContentDe
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(content) },
         ...revisionGrpcServices(content),
         ...importGrpcServices(content),
+        ...openApiGrpcServices(content),
+        ...translationGrpcServices(content),
+        ...linkGrpcServices(content),
+        ...searchGrpcServices(content),
       ];
       return services;
     },
-    consumers: (deps) => [membershipEventsConsumer(contentDeps(deps).memberships, parts.config.MEMBERSHIP_EVENTS_CONSUMER)],
+    consumers: (deps) => [
+      membershipEventsConsumer(contentDeps(deps).memberships, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
+      ...linkConsumers(contentDeps(deps)),
+      ...searchConsumers(contentDeps(deps)),
+    ],
     onStarted: (deps) => {
       onDeps(contentDeps(deps));
       return Promise.resolve();
@@ -96,12 +108,15 @@ export async function startContentService(config: ContentConfig, options: { cloc
   const memberships = new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS);
   const blobStore = new FileSystemBlobStore(resolved.CONTENT_BLOB_DIR);
   let purgeJob: PurgeJob | undefined;
+  let openApiProcessor: OpenApiProcessor | undefined;
   let running: RunningService;
   try {
     running = await startService(
       contentServiceSpec({ config: resolved, identity, memberships, blobStore }, (deps) => {
         purgeJob = new PurgeJob(deps);
         purgeJob.start();
+        openApiProcessor = openApiProcessorFor(deps);
+        openApiProcessor.start();
       }),
       config,
       options,
@@ -114,6 +129,7 @@ export async function startContentService(config: ContentConfig, options: { cloc
     ...running,
     stop: async () => {
       await purgeJob?.stop();
+      await openApiProcessor?.stop();
       await running.stop();
       identity.close();
     },

@@ -1,0 +1,92 @@
+import { z } from "zod";
+import { openApiSpecLocation, toRestOpenApiSpec } from "../mappers/openapi.js";
+import { pageQuerySchema, toPageRequest, toPagedList } from "../pagination.js";
+import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { pathId } from "../validation.js";
+import type { RouteDeps } from "./deps.js";
+
+const organizationParams = z.object({ organizationId: pathId() });
+const specParams = z.object({ organizationId: pathId(), specSlug: z.string().min(1).max(128) });
+
+/**
+ * OpenAPISpecSource: only `{url}` is served (interface.md); the slug's pattern and the URL's rules
+ * (http(s), no credentials, at most 2048 characters) are the content service's.
+ */
+const sourceShape = z.object({ url: z.string().max(4096) });
+export const createOpenApiSpecBody = z.object({ slug: z.string().max(256), source: sourceShape });
+export const putOpenApiSpecBody = z.object({ source: sourceShape });
+
+export function openApiRoutes({ upstreams, urls }: RouteDeps): Route[] {
+  const specs = upstreams.content.openapi;
+  return [
+    // listOpenAPISpecs
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/openapi",
+      params: organizationParams,
+      query: pageQuerySchema,
+      handler: async ({ params, query, principal }) => {
+        const response = await specs.listOpenApiSpecs({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query) });
+        return ok(toPagedList(response.specs.map((spec) => toRestOpenApiSpec(spec, urls)), response.page));
+      },
+    }),
+
+    // createOpenAPISpec: 201; processing happens in the background (processingState "pending").
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/openapi",
+      params: organizationParams,
+      body: createOpenApiSpecBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await specs.createOpenApiSpec({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          slug: body.slug,
+          sourceUrl: body.source.url,
+        });
+        const spec = toRestOpenApiSpec(response.spec, urls);
+        return created(spec, openApiSpecLocation(urls, params.organizationId, spec.slug));
+      },
+    }),
+
+    // getOpenAPISpecBySlug
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug",
+      params: specParams,
+      handler: async ({ params, principal }) => {
+        const response = await specs.getOpenApiSpec({ caller: principal.caller, organizationId: params.organizationId, slug: params.specSlug });
+        return ok(toRestOpenApiSpec(response.spec, urls));
+      },
+    }),
+
+    // createOrUpdateOpenAPISpecBySlug: 201 when the slug was free, 200 when it re-sourced an existing one.
+    defineRoute({
+      method: "PUT",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug",
+      params: specParams,
+      body: putOpenApiSpecBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await specs.putOpenApiSpec({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          slug: params.specSlug,
+          sourceUrl: body.source.url,
+        });
+        const spec = toRestOpenApiSpec(response.spec, urls);
+        return response.created ? created(spec, openApiSpecLocation(urls, params.organizationId, spec.slug)) : ok(spec);
+      },
+    }),
+
+    // deleteOpenAPISpecBySlug: 204 whether or not it existed.
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug",
+      params: specParams,
+      handler: async ({ params, principal }) => {
+        await specs.deleteOpenApiSpec({ caller: principal.caller, organizationId: params.organizationId, slug: params.specSlug });
+        return noContent();
+      },
+    }),
+  ];
+}

@@ -1,0 +1,175 @@
+import { randomUUID } from "node:crypto";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
+import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import { eventually } from "@imprint/runtime/testing";
+import { buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { call, type CallResult } from "./support/http.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+/**
+ * searchSpaceContent and searchOrganizationContent end to end: content written through the
+ * editing API or imported through the gateway, indexed by the content service from its events,
+ * searched through the gateway; every response is checked against GitBook's OpenAPI.
+ */
+let stack: TestStack;
+let editing: PromiseClient<typeof EditingServiceService>;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  stack = await startStack();
+  editing = createPromiseClient(EditingServiceService, stack.contentAddress);
+  org = await buildOrganization(stack);
+});
+afterAll(async () => {
+  editing?.close();
+  await stack?.stop();
+});
+
+/** A made-up word no other test uses: ten letters a to p after a readable label. */
+function word(label: string): string {
+  return label + randomUUID().replace(/-/g, "").slice(0, 10).replace(/./g, (c) => String.fromCharCode(97 + parseInt(c, 16)));
+}
+
+async function commitPages(spaceId: string, pages: { title: string; markdown: string; parent?: string }[]): Promise<string[]> {
+  const caller = { userId: org.owner.userId, tokenId: "" };
+  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+  const ids: string[] = [];
+  for (const page of pages) {
+    const created = await editing.createPage({
+      caller,
+      draftId: draft!.id,
+      page: CreatePageInput.fromPartial({ title: page.title, markdown: page.markdown, parentPageId: page.parent ?? "" }),
+    });
+    ids.push(created.page!.id);
+  }
+  await editing.commitDraft({ caller, draftId: draft!.id, message: "seed", moveHead: true, expectedHeadRevisionId: "" });
+  return ids;
+}
+
+const searchSpace = (spaceId: string, query: string, options: { token?: string; extra?: string } = {}) =>
+  call(stack, "GET", `/v1/spaces/${spaceId}/search?query=${encodeURIComponent(query)}${options.extra ?? ""}`, { token: options.token ?? org.owner.token });
+
+/** Waits until the search answers `count` items (the index follows the content's events). */
+async function until(request: () => Promise<CallResult>, count: number): Promise<CallResult> {
+  return eventually(async () => {
+    const response = await request();
+    return response.status === 200 && response.body.items.length === count ? response : undefined;
+  }, 10_000);
+}
+
+describe("GET /v1/spaces/{spaceId}/search", () => {
+  it("answers SearchPageResult items with sections, ancestors and app URLs, best first", async () => {
+    const space = await buildSpace(stack, org);
+    const term = word("orbit");
+    const [guide] = await commitPages(space.id, [{ title: "Guide", markdown: "The guide." }]);
+    await commitPages(space.id, [
+      { title: `${term} overview`, markdown: "Everything at a glance.", parent: guide },
+      { title: "Launch", markdown: `Before launch.\n\n## Reaching ${term}\n\nBurn the engines.`, parent: guide },
+    ]);
+    const response = await until(() => searchSpace(space.id, term), 2);
+    expect(response.body.count).toBe(2);
+    expect(response.body.next).toBeUndefined();
+    const [first, second] = response.body.items;
+    expect(first).toMatchObject({ title: `${term} overview`, path: `guide/${term}-overview`, rank: 1, resultType: "page", ancestors: [{ title: "Guide" }] });
+    expect(first.urls.app).toMatch(new RegExp(`/o/${org.organizationId}/s/${space.id}/guide/${term}-overview$`));
+    expect(second).toMatchObject({ title: "Launch", rank: 2, resultType: "section" });
+    expect(second.sections[0]).toMatchObject({ id: `reaching-${term}`, title: `Reaching ${term}`, path: `guide/launch#reaching-${term}`, resultType: "section" });
+    expect(second.sections[0].urls.app).toMatch(new RegExp(`/guide/launch#reaching-${term}$`));
+    expect(first.score).toBeGreaterThan(second.score);
+  });
+
+  it("pages with limit and the next cursor", async () => {
+    const space = await buildSpace(stack, org);
+    const term = word("paged");
+    await commitPages(space.id, [1, 2, 3].map((n) => ({ title: `Page ${n}`, markdown: `${term} ${"filler ".repeat(n)}` })));
+    await until(() => searchSpace(space.id, term), 3);
+    const first = await searchSpace(space.id, term, { extra: "&limit=2" });
+    expect(first.body.items.map((item: { rank: number }) => item.rank)).toEqual([1, 2]);
+    expect(first.body.count).toBe(3);
+    const second = await searchSpace(space.id, term, { extra: `&limit=2&page=${encodeURIComponent(first.body.next.page)}` });
+    expect(second.body.items.map((item: { rank: number }) => item.rank)).toEqual([3]);
+    expect(second.body.next).toBeUndefined();
+  });
+
+  it("finds imported pages within seconds of the import", async () => {
+    const term = word("imported");
+    const server: Server = createServer((request, response) => {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(
+        request.url === "/help/"
+          ? `<html><body><main><h1>Help</h1><p>See <a href="/help/faq">the FAQ</a>.</p></main></body></html>`
+          : `<html><body><main><h1>Questions</h1><h2>Why ${term}?</h2><p>Because ${term} works.</p></main></body></html>`,
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const space = await buildSpace(stack, org);
+      expect((await searchSpace(space.id, term)).body.items).toEqual([]);
+      const imported = await call(stack, "POST", `/v1/spaces/${space.id}/content/import`, {
+        token: org.owner.token,
+        json: { source: "website", url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/help/` },
+        notInOpenApi: "importContent exists in GitBook's API 0.143.2 only",
+      });
+      expect(imported.status).toBe(201);
+      const response = await until(() => searchSpace(space.id, term), 1);
+      expect(response.body.items[0]).toMatchObject({ title: "Questions" });
+      expect(response.body.items[0].sections[0].body).toContain(`Because ${term} works`);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("answers 400 naming query, and 404 for another organization's space", async () => {
+    const space = await buildSpace(stack, org);
+    const missing = await call(stack, "GET", `/v1/spaces/${space.id}/search`, { token: org.owner.token });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toMatch(/^query: /);
+    const long = await searchSpace(space.id, "x".repeat(513));
+    expect(long.status).toBe(400);
+    expect(long.body.error.message).toBe("query: must be at most 512 characters");
+    const other = await buildOrganization(stack);
+    const foreign = await searchSpace(space.id, "anything", { token: other.owner.token });
+    expect(foreign.status).toBe(404);
+    const unknown = await call(stack, "GET", `/v1/orgs/${org.organizationId}/search?query=anything`, { token: other.owner.token });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe("GET /v1/orgs/{organizationId}/search", () => {
+  it("answers SearchSpaceResult items for the spaces the caller can read only", async () => {
+    const owner = await buildOrganization(stack);
+    const reader = await buildMember(stack, owner, { role: "read" });
+    const term = word("fleet");
+    const open = await buildSpace(stack, owner, { title: "Open" });
+    const closed = await buildSpace(stack, owner, { title: "Closed" });
+    const patched = await call(stack, "PATCH", `/v1/spaces/${closed.id}`, { token: owner.owner.token, json: { defaultLevel: null } });
+    expect(patched.status).toBe(200);
+    const foreign = await buildSpace(stack, org, { title: "Foreign" });
+    const seed = async (organization: TestOrganization, spaceId: string, title: string, markdown: string) => {
+      const caller = { userId: organization.owner.userId, tokenId: "" };
+      const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+      await editing.createPage({ caller, draftId: draft!.id, page: CreatePageInput.fromPartial({ title, markdown }) });
+      await editing.commitDraft({ caller, draftId: draft!.id, message: "seed", moveHead: true, expectedHeadRevisionId: "" });
+    };
+    await seed(owner, open.id, `${term} handbook`, "Welcome.");
+    await seed(owner, closed.id, "Plans", `The ${term} plans, in a longer text than the handbook holds.`);
+    await seed(org, foreign.id, "Elsewhere", `A ${term} elsewhere.`);
+
+    const orgSearch = (token: string) => call(stack, "GET", `/v1/orgs/${owner.organizationId}/search?query=${term}`, { token });
+    const forOwner = await until(() => orgSearch(owner.owner.token), 2);
+    expect(forOwner.body.count).toBe(2);
+    expect(forOwner.body.items.map((item: { type: string; title: string }) => [item.type, item.title])).toEqual([
+      ["space", "Open"],
+      ["space", "Closed"],
+    ]);
+    expect(forOwner.body.items[0].pages[0]).toMatchObject({ title: `${term} handbook`, rank: 1 });
+    expect(forOwner.body.items[0].pages[0].urls.app).toMatch(new RegExp(`/o/${owner.organizationId}/s/${open.id}/`));
+
+    const forReader = await orgSearch(reader.token);
+    expect(forReader.status).toBe(200);
+    expect(forReader.body.items.map((item: { title: string }) => item.title)).toEqual(["Open"]);
+  });
+});

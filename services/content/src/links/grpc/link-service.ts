@@ -1,0 +1,67 @@
+import { forkEm, type AsyncImplementation } from "@imprint/runtime";
+import { LinkServiceService } from "@imprint/proto/content/v1/links";
+import type { MikroORM } from "@mikro-orm/postgresql";
+import { contentRefFromProto } from "../../revisions/grpc/mappers.js";
+import type { LinkDeps } from "../use-cases/deps.js";
+import { listBacklinks } from "../use-cases/list-backlinks.js";
+import { listLinks } from "../use-cases/list-links.js";
+import { backlinkListingToProto, linkListingToProto, statusFilterFromProto } from "./mappers.js";
+
+export const LINK_SERVICE_NAME = "imprint.content.v1.LinkService";
+
+/** Thin transport over the links use cases: every call resolves its ContentRef like other reads. */
+export function linkServiceImplementation(orm: MikroORM, deps: LinkDeps): AsyncImplementation<typeof LinkServiceService> {
+  const em = () => forkEm(orm);
+  return {
+    listLinks: async (request) => {
+      const list = await listLinks(
+        em(),
+        {
+          caller: request.caller,
+          ref: contentRefFromProto(request.ref),
+          status: statusFilterFromProto(request.status),
+          pageToken: request.page?.pageToken ?? "",
+          pageSize: request.page?.pageSize ?? 0,
+          appUrl: request.appUrl,
+        },
+        deps,
+      );
+      return { listing: linkListingToProto(list, deps.signer, deps.clock()) };
+    },
+
+    listPageLinks: async (request) => {
+      const list = await listLinks(
+        em(),
+        {
+          caller: request.caller,
+          ref: contentRefFromProto(request.ref),
+          pageId: request.pageId,
+          status: statusFilterFromProto(request.status),
+          pageToken: request.page?.pageToken ?? "",
+          pageSize: request.page?.pageSize ?? 0,
+          appUrl: request.appUrl,
+        },
+        deps,
+      );
+      return { listing: linkListingToProto(list, deps.signer, deps.clock()) };
+    },
+
+    listPageBacklinks: async (request) => {
+      const list = await listBacklinks(
+        em(),
+        { caller: request.caller, ref: contentRefFromProto(request.ref), target: { pageId: request.pageId }, pageToken: request.page?.pageToken ?? "", pageSize: request.page?.pageSize ?? 0 },
+        deps,
+      );
+      return { listing: backlinkListingToProto(list) };
+    },
+
+    listFileBacklinks: async (request) => {
+      const list = await listBacklinks(
+        em(),
+        { caller: request.caller, ref: contentRefFromProto(request.ref), target: { fileId: request.fileId }, pageToken: request.page?.pageToken ?? "", pageSize: request.page?.pageSize ?? 0 },
+        deps,
+      );
+      return { listing: backlinkListingToProto(list) };
+    },
+  };
+}

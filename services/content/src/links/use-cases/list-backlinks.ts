@@ -1,0 +1,59 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { CallerInput, SpaceAccess } from "../../access/index.js";
+import type { RevisionHeader } from "../../revisions/store/caches.js";
+import type { ContentRefInput } from "../../revisions/use-cases/open-content.js";
+import type { LinkDeps } from "./deps.js";
+import { describePages, openLinks, requirePage, type DescribedPage } from "./open-links.js";
+import { decodeToken, pageOf, pageSizeOf } from "./paging.js";
+
+export interface ListBacklinksInput {
+  caller: CallerInput | undefined;
+  ref: ContentRefInput | undefined;
+  /** The referenced page or file. */
+  target: { pageId: string } | { fileId: string };
+  pageToken: string;
+  pageSize: number;
+}
+
+export interface BacklinkList {
+  access: SpaceAccess;
+  revision: RevisionHeader;
+  /** The referencing pages, ordered by path, with their paths. */
+  pages: DescribedPage[];
+  /** Markdown of their bodies, by body id. */
+  markdown: Map<string, string>;
+  totalCount: number;
+  nextPageToken: string;
+}
+
+const FILE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * The pages of a revision that reference a page (links, anchors into it) or a file (links,
+ * images, covers), ordered by path. The target must exist in the revision (not_found otherwise,
+ * like every read of a page or file); references to missing targets are the link list's
+ * `broken` items.
+ */
+export async function listBacklinks(em: EntityManager, input: ListBacklinksInput, deps: LinkDeps): Promise<BacklinkList> {
+  const size = pageSizeOf(input.pageSize);
+  const list = "pageId" in input.target ? "page-backlinks" : "file-backlinks";
+  const after = decodeToken(list, input.pageToken, 2);
+  const opened = await openLinks(em, deps, input);
+  const { graph } = opened;
+
+  let referencing: string[];
+  if ("pageId" in input.target) {
+    const page = requirePage(graph, input.target.pageId);
+    referencing = graph.pageBacklinks.get(page.pageId) ?? [];
+  } else {
+    const { fileId } = input.target;
+    if (!FILE_ID.test(fileId) || !graph.fileIds.has(fileId)) throw AppError.notFound("File");
+    referencing = graph.fileBacklinks.get(fileId) ?? [];
+  }
+
+  const keyOf = (pageId: string) => [graph.index.paths.get(pageId) ?? "", pageId];
+  const { page, nextPageToken } = pageOf(referencing, keyOf, list, after, size);
+  const { pages, markdown } = await describePages(opened, page);
+  return { access: opened.access, revision: opened.revision, pages, markdown, totalCount: referencing.length, nextPageToken };
+}

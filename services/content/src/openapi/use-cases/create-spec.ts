@@ -1,0 +1,45 @@
+import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { CallerInput } from "../../access/index.js";
+import { requireSpecEditing, requireSpecsAccess } from "../access.js";
+import type { OpenApiDeps } from "../deps.js";
+import { OpenApiSpec } from "../entities.js";
+import { validateOpenApiSlug, validateSourceUrl } from "../validation.js";
+import { openApiSpecView, type OpenApiSpecView } from "../views.js";
+import { createPendingSpec } from "./submit-source.js";
+
+export interface CreateOpenApiSpecInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  slug: string;
+  sourceUrl: string;
+}
+
+function slugTaken(slug: string): AppError {
+  return new AppError("already_exists", `slug: an OpenAPI specification with slug "${slug}" already exists in this organization`);
+}
+
+/** Registers a specification (state `pending`); the processor fetches it in the background. */
+export async function createOpenApiSpec(em: EntityManager, input: CreateOpenApiSpecInput, deps: OpenApiDeps): Promise<OpenApiSpecView> {
+  const slug = validateOpenApiSlug(input.slug);
+  const sourceUrl = validateSourceUrl(input.sourceUrl);
+  const access = await requireSpecsAccess(deps, input.organizationId, input.caller);
+  requireSpecEditing(access);
+  const caller = input.caller!;
+  let view: OpenApiSpecView;
+  try {
+    view = await em.transactional(async (tx) => {
+      if (await tx.count(OpenApiSpec, { organizationId: input.organizationId, slug })) throw slugTaken(slug);
+      const spec = createPendingSpec(tx, deps, { organizationId: input.organizationId, slug, sourceUrl, caller });
+      await tx.flush();
+      return openApiSpecView(tx, spec, access.permissions);
+    });
+  } catch (error) {
+    // Two creations of one slug at once: the unique index decides.
+    if (error instanceof UniqueConstraintViolationException) throw slugTaken(slug);
+    throw error;
+  }
+  deps.relay.notify();
+  deps.openApiJobs.wake();
+  return view;
+}

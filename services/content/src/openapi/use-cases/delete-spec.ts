@@ -1,0 +1,39 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import type { ContentDeps } from "../../service.js";
+import { findVisibleSpec, requireSpecsAccess } from "../access.js";
+import { OpenApiSpecVersion } from "../entities.js";
+import { recordOpenApiSpecEvent } from "../events.js";
+
+export interface DeleteOpenApiSpecInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  slug: string;
+}
+
+/**
+ * Deletes a specification with all its versions (`createOpenAPISpec` permission). One that does
+ * not exist, or that the caller cannot see, is "already gone": `deleted` is false. A worker busy
+ * with it finds the row gone and drops its result.
+ */
+export async function deleteOpenApiSpec(em: EntityManager, input: DeleteOpenApiSpecInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
+  const caller = requireCaller(input.caller);
+  const access = await requireSpecsAccess(deps, input.organizationId, caller);
+  const deleted = await em.transactional(async (tx) => {
+    const spec = await findVisibleSpec(tx, access, { organizationId: input.organizationId, slug: input.slug, lock: true });
+    if (!spec) return false;
+    if (!access.permissions.edit) throw AppError.permissionDenied(`You need the "createOpenAPISpec" permission in this organization`);
+    await tx.nativeDelete(OpenApiSpecVersion, { specId: spec.id });
+    tx.remove(spec);
+    recordOpenApiSpecEvent(tx, deps, {
+      name: "deleted",
+      organizationId: spec.organizationId,
+      actor: caller,
+      payload: { specId: spec.id, slug: spec.slug },
+    });
+    return true;
+  });
+  if (deleted) deps.relay.notify();
+  return { deleted };
+}

@@ -1,0 +1,19 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { CallerInput } from "../../access/index.js";
+import type { ContentDeps } from "../../service.js";
+import { findVisibleSpec, requireSpecsAccess } from "../access.js";
+import { openApiSpecView, type OpenApiSpecView } from "../views.js";
+
+export interface GetOpenApiSpecInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  slug: string;
+}
+
+export async function getOpenApiSpec(em: EntityManager, input: GetOpenApiSpecInput, deps: ContentDeps): Promise<OpenApiSpecView> {
+  const access = await requireSpecsAccess(deps, input.organizationId, input.caller);
+  const spec = await findVisibleSpec(em, access, input);
+  if (!spec) throw AppError.notFound("OpenAPI specification");
+  return openApiSpecView(em, spec, access.permissions);
+}

@@ -1,0 +1,21 @@
+import { TranslationSettingsServiceService } from "@imprint/proto/content/v1/translations";
+import type { ServiceRegistration } from "@imprint/runtime";
+import type { ContentDeps } from "../service.js";
+import { TRANSLATION_SETTINGS_SERVICE_NAME, translationSettingsServiceImplementation } from "./grpc/translation-settings-service.js";
+
+/** Translation settings of an organization: a title and target languages as BCP 47 tags. */
+
+export { translationEntities } from "./entities.js";
+export { normalizeLanguageTag, validateLanguages } from "./languages.js";
+export { TRANSLATION_SETTINGS_SERVICE_NAME };
+
+/** The gRPC service of translation settings (TranslationSettingsService). */
+export function translationGrpcServices(deps: ContentDeps): ServiceRegistration[] {
+  return [
+    {
+      name: TRANSLATION_SETTINGS_SERVICE_NAME,
+      definition: TranslationSettingsServiceService,
+      implementation: translationSettingsServiceImplementation(deps),
+    },
+  ];
+}

@@ -1,0 +1,37 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { CallerInput } from "../../access/index.js";
+import type { ContentDeps } from "../../service.js";
+import { requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
+import { TranslationSettings } from "../entities.js";
+import { recordTranslationSettingsEvent } from "../events.js";
+import { validateLanguages } from "../languages.js";
+import { validateTranslationTitle } from "../validation.js";
+import type { TranslationSettingsView } from "../views.js";
+
+export interface CreateTranslationSettingsInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  title: string;
+  languages: readonly string[];
+}
+
+export async function createTranslationSettings(em: EntityManager, input: CreateTranslationSettingsInput, deps: ContentDeps): Promise<TranslationSettingsView> {
+  const title = validateTranslationTitle(input.title);
+  const languages = validateLanguages(input.languages);
+  const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);
+  requireTranslationsEditing(permissions);
+  const caller = input.caller!;
+  const settings = await em.transactional((tx) => {
+    const now = deps.clock();
+    const created = tx.create(TranslationSettings, { organizationId: input.organizationId, title, languages, createdAt: now, updatedAt: now });
+    recordTranslationSettingsEvent(tx, deps, {
+      name: "created",
+      organizationId: input.organizationId,
+      actor: caller,
+      payload: { translationSettingsId: created.id, title, languages },
+    });
+    return Promise.resolve(created);
+  });
+  deps.relay.notify();
+  return { settings, permissions };
+}

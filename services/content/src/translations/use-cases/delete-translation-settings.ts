@@ -1,0 +1,32 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import type { ContentDeps } from "../../service.js";
+import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
+import { recordTranslationSettingsEvent } from "../events.js";
+
+export interface DeleteTranslationSettingsInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  translationSettingsId: string;
+}
+
+/** Deletes translation settings; missing ones (or ones the caller cannot see) are "already gone". */
+export async function deleteTranslationSettings(em: EntityManager, input: DeleteTranslationSettingsInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
+  const caller = requireCaller(input.caller);
+  const permissions = await requireTranslationsAccess(deps, input.organizationId, caller);
+  const deleted = await em.transactional(async (tx) => {
+    const settings = await findVisibleTranslationSettings(tx, permissions, { ...input, lock: true });
+    if (!settings) return false;
+    requireTranslationsEditing(permissions);
+    tx.remove(settings);
+    recordTranslationSettingsEvent(tx, deps, {
+      name: "deleted",
+      organizationId: settings.organizationId,
+      actor: caller,
+      payload: { translationSettingsId: settings.id },
+    });
+    return true;
+  });
+  if (deleted) deps.relay.notify();
+  return { deleted };
+}

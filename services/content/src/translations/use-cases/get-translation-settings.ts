@@ -1,0 +1,19 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { CallerInput } from "../../access/index.js";
+import type { ContentDeps } from "../../service.js";
+import { findVisibleTranslationSettings, requireTranslationsAccess } from "../access.js";
+import type { TranslationSettingsView } from "../views.js";
+
+export interface GetTranslationSettingsInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  translationSettingsId: string;
+}
+
+export async function getTranslationSettings(em: EntityManager, input: GetTranslationSettingsInput, deps: ContentDeps): Promise<TranslationSettingsView> {
+  const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);
+  const settings = await findVisibleTranslationSettings(em, permissions, input);
+  if (!settings) throw AppError.notFound("Translation settings");
+  return { settings, permissions };
+}

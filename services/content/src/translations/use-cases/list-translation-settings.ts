@@ -1,0 +1,21 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
+import type { CallerInput } from "../../access/index.js";
+import type { ContentDeps } from "../../service.js";
+import { requireTranslationsAccess } from "../access.js";
+import { TranslationSettings } from "../entities.js";
+import type { TranslationSettingsView } from "../views.js";
+
+export interface ListTranslationSettingsInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  page: PageRequestLike | undefined;
+}
+
+/** The organization's translation settings, oldest first; guests see none. */
+export async function listTranslationSettings(em: EntityManager, input: ListTranslationSettingsInput, deps: ContentDeps): Promise<Page<TranslationSettingsView>> {
+  const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);
+  const where = permissions.view ? { organizationId: input.organizationId } : { id: { $in: [] } };
+  const page = await findPage(em, TranslationSettings, where, { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] }, input.page);
+  return { ...page, items: page.items.map((settings) => ({ settings, permissions })) };
+}

@@ -1,0 +1,56 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { CallerInput } from "../../access/index.js";
+import type { ContentDeps } from "../../service.js";
+import { parseUpdateMask } from "../../use-cases/spaces/validation.js";
+import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
+import { recordTranslationSettingsEvent } from "../events.js";
+import { validateLanguages } from "../languages.js";
+import { validateTranslationTitle } from "../validation.js";
+import type { TranslationSettingsView } from "../views.js";
+
+const UPDATABLE_FIELDS = ["title", "languages"] as const;
+
+export interface UpdateTranslationSettingsInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  translationSettingsId: string;
+  updateMask: string[] | undefined;
+  title: string;
+  languages: readonly string[];
+}
+
+/** Changes the fields named in the mask; `languages` replaces the whole list. */
+export async function updateTranslationSettings(em: EntityManager, input: UpdateTranslationSettingsInput, deps: ContentDeps): Promise<TranslationSettingsView> {
+  const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS);
+  const title = fields.has("title") ? validateTranslationTitle(input.title) : undefined;
+  const languages = fields.has("languages") ? validateLanguages(input.languages) : undefined;
+  const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);
+  const caller = input.caller!;
+  const settings = await em.transactional(async (tx) => {
+    const found = await findVisibleTranslationSettings(tx, permissions, { ...input, lock: true });
+    if (!found) throw AppError.notFound("Translation settings");
+    requireTranslationsEditing(permissions);
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    if (title !== undefined && title !== found.title) {
+      changes.title = { from: found.title, to: title };
+      found.title = title;
+    }
+    if (languages !== undefined && languages.join("\n") !== found.languages.join("\n")) {
+      changes.languages = { from: found.languages, to: languages };
+      found.languages = languages;
+    }
+    if (Object.keys(changes).length > 0) {
+      found.updatedAt = deps.clock();
+      recordTranslationSettingsEvent(tx, deps, {
+        name: "updated",
+        organizationId: found.organizationId,
+        actor: caller,
+        payload: { translationSettingsId: found.id, changedFields: Object.keys(changes), changes },
+      });
+    }
+    return found;
+  });
+  deps.relay.notify();
+  return { settings, permissions };
+}

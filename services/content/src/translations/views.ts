@@ -1,0 +1,7 @@
+import type { TranslationSettings } from "./entities.js";
+import type { TranslationSettingsPermissions } from "./permissions.js";
+
+export interface TranslationSettingsView {
+  settings: TranslationSettings;
+  permissions: TranslationSettingsPermissions;
+}
