@@ -114,21 +114,27 @@ export async function indexSpace(em: EntityManager, spaceId: string, deps: Searc
   const session = new StoreSession(em, head.storeId, deps.caches);
   const changes = await diffPageVersions(session, base ? base.root : null, head.root);
 
-  const versions = await session.pages(changes.flatMap((change) => [change.before, change.after]).filter((id): id is string => id !== undefined));
-  const version = (id: string | undefined) => (id === undefined ? undefined : versions.get(id));
-  const current = changes.map((change) => version(change.after)).filter((page): page is PageRecord => page !== undefined);
-  const documents = current.filter((page) => page.type === "document");
-  const documentIds = new Set(documents.map((page) => page.pageId));
-  const stale = changes.map((change) => change.pageId).filter((pageId) => !documentIds.has(pageId));
-
   const view = new ContentView(session, head.root, deps.caches);
   const locator = new PageLocator(view);
-  await execute(em, sql`delete from search_sections where space_id = ${spaceId} and page_id = any(${changes.map((change) => change.pageId)})`);
-  await execute(em, sql`delete from search_pages where space_id = ${spaceId} and page_id = any(${stale})`);
-  // A batch of pages at a time: a 10,000-page import never holds every body and section in memory.
-  for (const batch of batches(documents)) await writePages(em, spaceId, batch, session, locator);
-
-  const relocated = await relocateDescendants(em, spaceId, view, locator, changes.map((change) => ({ before: version(change.before), after: version(change.after) })));
+  // A batch of pages at a time: a 10,000-page import never holds every version, body and section in memory.
+  let indexedPages = 0;
+  const relocatedRoots: PageRecord[] = [];
+  for (const batch of batches(changes)) {
+    const versions = await session.pages(batch.flatMap((change) => [change.before, change.after]).filter((id): id is string => id !== undefined));
+    const version = (id: string | undefined) => (id === undefined ? undefined : versions.get(id));
+    const documents = batch.map((change) => version(change.after)).filter((page): page is PageRecord => page?.type === "document");
+    const documentIds = new Set(documents.map((page) => page.pageId));
+    const stale = batch.map((change) => change.pageId).filter((pageId) => !documentIds.has(pageId));
+    await execute(em, sql`delete from search_sections where space_id = ${spaceId} and page_id = any(${batch.map((change) => change.pageId)})`);
+    await execute(em, sql`delete from search_pages where space_id = ${spaceId} and page_id = any(${stale})`);
+    await writePages(em, spaceId, documents, session, locator);
+    indexedPages += documents.length;
+    for (const change of batch) {
+      const [before, after] = [version(change.before), version(change.after)];
+      if (before && after && (before.slug !== after.slug || before.title !== after.title || before.parentId !== after.parentId)) relocatedRoots.push(after);
+    }
+  }
+  const relocated = await relocateDescendants(em, spaceId, view, locator, relocatedRoots, new Set(changes.map((change) => change.pageId)));
 
   await execute(
     em,
@@ -138,7 +144,7 @@ export async function indexSpace(em: EntityManager, spaceId: string, deps: Searc
           set revision_id = excluded.revision_id, store_id = excluded.store_id, root = excluded.root, indexed_at = excluded.indexed_at`,
   );
   const removed = changes.filter((change) => change.after === undefined).length;
-  return { revisionId: head.id, indexedPages: documents.length, removedPages: removed, relocatedPages: relocated };
+  return { revisionId: head.id, indexedPages, removedPages: removed, relocatedPages: relocated };
 }
 
 /** Writes the sections, then the page rows (whose vector concatenates them), of some pages. */
@@ -237,12 +243,9 @@ async function relocateDescendants(
   spaceId: string,
   view: ContentView,
   locator: PageLocator,
-  changes: { before: PageRecord | undefined; after: PageRecord | undefined }[],
+  relocatedRoots: readonly PageRecord[],
+  changedIds: ReadonlySet<string>,
 ): Promise<number> {
-  const changedIds = new Set(changes.map((change) => change.after?.pageId ?? change.before?.pageId));
-  const relocatedRoots = changes
-    .filter(({ before, after }) => before && after && (before.slug !== after.slug || before.title !== after.title || before.parentId !== after.parentId))
-    .map(({ after }) => after!);
   const rows = new Map<string, Location>();
   for (const page of relocatedRoots) {
     const location = await locator.locate(page);

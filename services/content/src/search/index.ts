@@ -1,6 +1,8 @@
 import { SearchServiceService } from "@imprint/proto/content/v1/search";
 import type { ConsumerSpec, ServiceRegistration } from "@imprint/runtime";
 import { RevisionCaches } from "../revisions/index.js";
+import { Lru } from "../revisions/store/lru.js";
+import type { BodyRecord, PageRecord } from "../revisions/store/model.js";
 import type { ContentDeps } from "../service.js";
 import { defaultSearchConsumerName, searchIndexConsumer } from "./index-events.js";
 import { SEARCH_SERVICE_NAME, searchServiceImplementation } from "./search-service.js";
@@ -23,10 +25,19 @@ export function searchGrpcServices(deps: ContentDeps): ServiceRegistration[] {
 }
 
 /**
- * The consumer that keeps the index current. The revision store's caches are its own: the reads'
- * caches are private to the revision services, and indexing touches other rows (bodies once).
+ * The revision store's caches, sized for indexing: tree nodes are kept (the next diff starts from
+ * the nodes of the revision indexed last), but an index update reads each page version and body
+ * once, so few of those are kept (a 10,000-page import would otherwise leave ~70 MB of them).
  */
+export function indexingCaches(): RevisionCaches {
+  return Object.assign(new RevisionCaches(), {
+    pages: new Lru<string, PageRecord>(2_000),
+    bodies: new Lru<string, BodyRecord>(4 * 1024 * 1024, (body) => 2 * (body.markdown.length + body.document.length) + 64),
+  });
+}
+
+/** The consumer that keeps the index current, with caches of its own (the reads' are private to the revision services). */
 export function searchConsumers(deps: ContentDeps): ConsumerSpec[] {
   const consumer = deps.config.SEARCH_INDEX_CONSUMER ?? defaultSearchConsumerName(deps.config.DATABASE_URL);
-  return [searchIndexConsumer({ caches: new RevisionCaches(), clock: deps.clock }, consumer)];
+  return [searchIndexConsumer({ caches: indexingCaches(), clock: deps.clock }, consumer)];
 }
