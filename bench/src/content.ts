@@ -3,7 +3,7 @@ import pg from "pg";
 import { CreatePageInput, EditingServiceService, UpdatePageInput, type PageOperation } from "@imprint/proto/content/v1/editing";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient } from "@imprint/runtime";
-import type { LoadResult } from "./load.js";
+import { toLoadResult, type LoadResult } from "./load.js";
 
 /**
  * The content figures of `npm run bench`: a space of 10,000 pages is built through the internal
@@ -77,19 +77,7 @@ async function load(requests: string[], token: string, settings: Pick<ContentBen
       timeout: 30,
     });
   if (settings.warmupSeconds > 0) await fire(settings.warmupSeconds);
-  const result = await fire(settings.durationSeconds);
-  const ok = result["2xx"];
-  return {
-    requestsPerSecond: ok / result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    maxMs: result.latency.max,
-    total: ok + result.non2xx,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    timeouts: result.timeouts,
-    durationSeconds: result.duration,
-  };
+  return toLoadResult(await fire(settings.durationSeconds));
 }
 
 const CONTENT_TABLES = ["revisions", "tree_nodes", "page_versions", "content_bodies", "file_versions", "reusable_content_versions", "spaces", "outbox_events"];

@@ -36,7 +36,11 @@ function fire(url: string, token: string, connections: number, durationSeconds: 
 /** Drives GET `url` with `connections` concurrent keep-alive connections for a fixed duration. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
   if (options.warmupSeconds > 0) await fire(options.url, options.token, options.connections, options.warmupSeconds);
-  const result = await fire(options.url, options.token, options.connections, options.durationSeconds);
+  return toLoadResult(await fire(options.url, options.token, options.connections, options.durationSeconds));
+}
+
+/** The figures every benchmark reports from one autocannon run. */
+export function toLoadResult(result: autocannon.Result): LoadResult {
   const ok = result["2xx"];
   return {
     requestsPerSecond: ok / result.duration,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CreatePageInput, EditingServiceService, UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { buildMember, buildOrganization, buildSpace, type TestOrganization, pngBytes } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -29,17 +29,7 @@ beforeEach(async () => {
   spaceId = (await buildSpace(stack, org)).id;
 });
 
-const PNG = (() => {
-  const bytes = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(bytes, 0);
-  bytes.writeUInt32BE(13, 8);
-  bytes.write("IHDR", 12, "ascii");
-  bytes.writeUInt32BE(120, 16);
-  bytes.writeUInt32BE(80, 20);
-  bytes.writeUInt8(8, 24);
-  bytes.writeUInt8(2, 25);
-  return bytes;
-})();
+const PNG = pngBytes(120, 80);
 
 /**
  * The page-by-path URL. Slashes of a nested path are sent encoded: the gateway reads the path

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { buildMember, buildOrganization, buildSpace, type TestOrganization, pngBytes } from "./support/factories.js";
 import { call, type CallResult } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -58,17 +58,7 @@ beforeEach(async () => {
   spaceId = (await buildSpace(stack, org)).id;
 });
 
-const PNG = (() => {
-  const bytes = Buffer.alloc(33);
-  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(bytes, 0);
-  bytes.writeUInt32BE(13, 8);
-  bytes.write("IHDR", 12, "ascii");
-  bytes.writeUInt32BE(16, 16);
-  bytes.writeUInt32BE(16, 20);
-  bytes.writeUInt8(8, 24);
-  bytes.writeUInt8(2, 25);
-  return bytes;
-})();
+const PNG = pngBytes(16, 16);
 
 type Caller = { userId: string; tokenId: string };
 

@@ -80,3 +80,16 @@ export async function buildCollection(
   if (response.status !== 201) throw new Error(`createCollection answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body as Collection;
 }
+
+/** The smallest PNG header that image-size reads: an image of `width` × `height` for file tests. */
+export function pngBytes(width: number, height: number): Buffer {
+  const bytes = Buffer.alloc(33);
+  Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]).copy(bytes, 0);
+  bytes.writeUInt32BE(13, 8);
+  bytes.write("IHDR", 12, "ascii");
+  bytes.writeUInt32BE(width, 16);
+  bytes.writeUInt32BE(height, 20);
+  bytes.writeUInt8(8, 24);
+  bytes.writeUInt8(2, 25);
+  return bytes;
+}
