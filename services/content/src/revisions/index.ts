@@ -21,8 +21,19 @@ export { RevisionCaches } from "./store/caches.js";
 export { EDITING_SERVICE_NAME, REVISION_SERVICE_NAME };
 export type { RevisionDeps };
 
-/** The revision store's use-case dependencies, from the content service's. */
-export function revisionDeps(deps: ContentDeps, caches = new RevisionCaches()): RevisionDeps {
+const cachesByService = new WeakMap<ContentDeps, RevisionCaches>();
+
+/**
+ * The revision store's use-case dependencies, from the content service's. The reads, the editing
+ * API, import and links of one service instance share one set of caches: everything in it is
+ * immutable, so sharing only saves memory and misses.
+ */
+export function revisionDeps(deps: ContentDeps): RevisionDeps {
+  let caches = cachesByService.get(deps);
+  if (!caches) {
+    caches = new RevisionCaches();
+    cachesByService.set(deps, caches);
+  }
   return {
     clock: deps.clock,
     relay: deps.relay,

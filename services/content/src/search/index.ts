@@ -36,7 +36,7 @@ export function indexingCaches(): RevisionCaches {
   });
 }
 
-/** The consumer that keeps the index current, with caches of its own (the reads' are private to the revision services). */
+/** The consumer that keeps the index current, with caches of its own sized for indexing (see indexingCaches). */
 export function searchConsumers(deps: ContentDeps): ConsumerSpec[] {
   const consumer = deps.config.SEARCH_INDEX_CONSUMER ?? defaultSearchConsumerName(deps.config.DATABASE_URL);
   return [searchIndexConsumer({ caches: indexingCaches(), clock: deps.clock }, consumer)];

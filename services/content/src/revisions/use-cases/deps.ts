@@ -14,4 +14,3 @@ export interface RevisionDeps extends AccessDeps {
   signer: FileUrlSigner;
 }
 
-export const REVISION_EVENT_CONTEXT = "content";

@@ -1,12 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, recordEvent } from "@imprint/runtime";
+import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../access/index.js";
 import { DraftEditor } from "../editing/draft-editor.js";
 import type { RevisionHeader } from "../store/caches.js";
 import { execute, sql } from "../store/db.js";
 import { lockRevision, updateDraftContent } from "../store/revision-rows.js";
 import { StoreSession } from "../store/session.js";
-import { REVISION_EVENT_CONTEXT, type RevisionDeps } from "./deps.js";
+import type { RevisionDeps } from "./deps.js";
+import { recordContentEvent } from "../../events.js";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -64,13 +65,11 @@ export function recordRevisionCreated(
   deps: Pick<RevisionDeps, "clock">,
   event: { organizationId: string; actor: CallerInput | null; spaceId: string; revisionId: string; parents: string[]; movedHead: boolean },
 ): void {
-  recordEvent(em, {
-    context: REVISION_EVENT_CONTEXT,
+  recordContentEvent(em, deps, {
     aggregate: "revision",
-    event: "created",
+    name: "created",
     organizationId: event.organizationId,
-    actor: event.actor ? { userId: event.actor.userId, ...(event.actor.tokenId ? { tokenId: event.actor.tokenId } : {}) } : null,
+    actor: event.actor,
     payload: { spaceId: event.spaceId, revisionId: event.revisionId, parents: event.parents, movedHead: event.movedHead },
-    occurredAt: deps.clock(),
   });
 }

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Collection } from "../../domain/collection.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../spaces/events.js";
+import { recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../spaces/parent.js";
 import { lockSiblings, positionAtEnd } from "../spaces/placement.js";
 import { validateCollectionTitle } from "../spaces/validation.js";

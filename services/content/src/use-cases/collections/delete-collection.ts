@@ -5,7 +5,7 @@ import { Collection } from "../../domain/collection.js";
 import { positionsBetween } from "../../domain/ordering.js";
 import { Space } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../spaces/events.js";
+import { recordContentEvent } from "../../events.js";
 import { lockSiblings, positionAtEnd } from "../spaces/placement.js";
 
 export interface DeleteCollectionInput {

@@ -4,7 +4,7 @@ import { collectionLevel, collectionPermissions, requireCaller, requireCollectio
 import { Collection } from "../../domain/collection.js";
 import { Space } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../spaces/events.js";
+import { recordContentEvent } from "../../events.js";
 import { lockSiblings, positionAtEnd } from "../spaces/placement.js";
 import { requireTargetOrganizationAdmin } from "../spaces/transfer-space.js";
 import type { CollectionView } from "../spaces/views.js";

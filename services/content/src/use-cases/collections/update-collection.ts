@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCollectionAccess, type CallerInput, type DefaultLevel } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../spaces/events.js";
+import { recordContentEvent } from "../../events.js";
 import { parseUpdateMask, validateCollectionDescription, validateCollectionTitle } from "../spaces/validation.js";
 import type { CollectionView } from "../spaces/views.js";
 

@@ -3,7 +3,7 @@ import { requireOrganizationMembership, type CallerInput } from "../../access/in
 import { Space, type SpaceEditMode } from "../../domain/space.js";
 import { createInitialRevision } from "../../revisions/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "./events.js";
+import { recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
 import { lockSiblings, positionAtEnd } from "./placement.js";
 import { validateEmoji, validateSpaceTitle } from "./validation.js";

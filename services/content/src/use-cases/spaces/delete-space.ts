@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "./events.js";
+import { recordContentEvent } from "../../events.js";
 
 export interface DeleteSpaceInput {
   caller: CallerInput | undefined;

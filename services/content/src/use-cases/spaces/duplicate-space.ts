@@ -3,7 +3,7 @@ import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type C
 import { Space, SPACE_TITLE_MAX } from "../../domain/space.js";
 import { createInitialRevision, duplicateSpaceContent } from "../../revisions/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "./events.js";
+import { recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
 import { lockSiblings, resolvePosition } from "./placement.js";
 import type { SpaceView } from "./views.js";

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "./events.js";
+import { recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "./placement.js";
 import type { SpaceView } from "./views.js";

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { SPACE_RETENTION_MS, Space } from "../../domain/space.js";
 import { deleteOrphanedBlobs, purgeSpaceContent } from "../../revisions/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "./events.js";
+import { recordContentEvent } from "../../events.js";
 
 const BATCH = 100;
 

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
 import { SPACE_RETENTION_MS } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "./events.js";
+import { recordContentEvent } from "../../events.js";
 import type { SpaceView } from "./views.js";
 
 export interface RestoreSpaceInput {

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { isId, requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type AccessDeps, type CallerInput, type Membership } from "../../access/index.js";
 import { Collection } from "../../domain/collection.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "./events.js";
+import { recordContentEvent } from "../../events.js";
 import { lockSiblings, positionAtEnd } from "./placement.js";
 import type { SpaceView } from "./views.js";
 

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
 import type { SpaceEditMode, SpaceVisibility } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "./events.js";
+import { recordContentEvent } from "../../events.js";
 import { parseUpdateMask, validateEmoji, validateSpaceTitle } from "./validation.js";
 import type { SpaceView } from "./views.js";
 

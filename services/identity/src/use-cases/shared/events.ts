@@ -21,7 +21,7 @@ export function recordIdentityEvent(
     aggregate: event.aggregate,
     event: event.name,
     organizationId: event.organizationId,
-    actor: event.actor ? { userId: event.actor.userId, ...(event.actor.tokenId ? { tokenId: event.actor.tokenId } : {}) } : null,
+    actor: event.actor,
     payload: event.payload,
     occurredAt: deps.clock(),
   });

@@ -1,15 +1,18 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { recordEvent, type Clock } from "@imprint/runtime";
-import type { CallerInput } from "../../access/index.js";
+import type { CallerInput } from "./access/index.js";
 
+/** Every content event goes to the `IMPRINT_CONTENT` stream, subjects `imprint.content.v1.<aggregate>.<event>`. */
 export const CONTENT_EVENT_CONTEXT = "content";
 
-/** Records a space or collection event in the current transaction (published by the relay after commit). */
+export type ContentAggregate = "space" | "collection" | "revision" | "openapi_spec" | "translation_settings";
+
+/** Records a content event in the current transaction (published by the relay after commit). */
 export function recordContentEvent(
   em: EntityManager,
   deps: { clock: Clock },
   event: {
-    aggregate: "space" | "collection";
+    aggregate: ContentAggregate;
     name: string;
     organizationId: string;
     actor: CallerInput | null;
@@ -21,7 +24,7 @@ export function recordContentEvent(
     aggregate: event.aggregate,
     event: event.name,
     organizationId: event.organizationId,
-    actor: event.actor ? { userId: event.actor.userId, ...(event.actor.tokenId ? { tokenId: event.actor.tokenId } : {}) } : null,
+    actor: event.actor,
     payload: event.payload,
     occurredAt: deps.clock(),
   });
