@@ -8,7 +8,7 @@ import { DEAD_LETTER_STREAM, deadLetterSubject, streamName, type EventEnvelope }
 import { connectNats, ensureStream, type NatsConnection } from "../src/events/nats.js";
 import { OutboxRelay } from "../src/events/outbox-relay.js";
 import { recordEvent } from "../src/events/record-event.js";
-import { subscribe, type Subscription } from "../src/events/subscribe.js";
+import { subscribe, type SubscribeOptions, type Subscription } from "../src/events/subscribe.js";
 import { createLogger } from "../src/logger.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
 
@@ -53,6 +53,15 @@ describe("outbox, relay and idempotent consumers", () => {
   let jsm: JetStreamManager;
   const relays: OutboxRelay[] = [];
   const subscriptions: Subscription[] = [];
+
+  /** Subscribes `consumer` to the events of `context` on the test's connection and database. */
+  function subscribeTestConsumer(
+    context: string,
+    consumer: string,
+    options: Omit<SubscribeOptions, "nats" | "orm" | "context" | "consumer" | "logger" | "filterSubject"> & { filterSubject?: string },
+  ): Promise<Subscription> {
+    return subscribe({ nats, orm: consumerOrm, context, consumer, filterSubject: `imprint.${context}.v1.>`, logger, ...options });
+  }
 
   beforeAll(async () => {
     [producerOrm, consumerOrm] = await Promise.all([openTestOrm("events_producer", [Widget]), openTestOrm("events_consumer", [HandledEvent])]);
@@ -211,13 +220,8 @@ describe("outbox, relay and idempotent consumers", () => {
     expect(await producerOrm.em.fork().count(OutboxEvent, { id: { $in: events.map((e) => e.id) }, publishedAt: null })).toBe(10);
 
     subscriptions.push(
-      await subscribe({
-        nats,
-        orm: consumerOrm,
-        context,
-        consumer,
+      await subscribeTestConsumer(context, consumer, {
         filterSubject: `imprint.${context}.v1.widget.>`,
-        logger,
         handler: async (envelope, { em, attempt }) => {
           em.persist(em.create(HandledEvent, { id: randomUUID(), consumer, eventId: envelope.id, attempt }));
         },
@@ -242,13 +246,7 @@ describe("outbox, relay and idempotent consumers", () => {
     const consumer = uniqueName("dup-consumer-");
     const seen: string[] = [];
     subscriptions.push(
-      await subscribe({
-        nats,
-        orm: consumerOrm,
-        context,
-        consumer,
-        filterSubject: `imprint.${context}.v1.>`,
-        logger,
+      await subscribeTestConsumer(context, consumer, {
         handler: async (envelope, { em, attempt }) => {
           seen.push(envelope.id);
           em.persist(em.create(HandledEvent, { id: randomUUID(), consumer, eventId: envelope.id, attempt }));
@@ -279,13 +277,7 @@ describe("outbox, relay and idempotent consumers", () => {
     const consumer = uniqueName("retry-consumer-");
     const attempts: { attempt: number; at: number }[] = [];
     subscriptions.push(
-      await subscribe({
-        nats,
-        orm: consumerOrm,
-        context,
-        consumer,
-        filterSubject: `imprint.${context}.v1.>`,
-        logger,
+      await subscribeTestConsumer(context, consumer, {
         backoffMs: [300, 600],
         handler: async (envelope, { em, attempt }) => {
           attempts.push({ attempt, at: Date.now() });
@@ -314,13 +306,7 @@ describe("outbox, relay and idempotent consumers", () => {
     const consumer = uniqueName("dlq-consumer-");
     let calls = 0;
     subscriptions.push(
-      await subscribe({
-        nats,
-        orm: consumerOrm,
-        context,
-        consumer,
-        filterSubject: `imprint.${context}.v1.>`,
-        logger,
+      await subscribeTestConsumer(context, consumer, {
         maxDeliver: 3,
         backoffMs: [50],
         handler: async () => {
@@ -358,13 +344,7 @@ describe("outbox, relay and idempotent consumers", () => {
     const consumer = uniqueName("bad-consumer-");
     let calls = 0;
     subscriptions.push(
-      await subscribe({
-        nats,
-        orm: consumerOrm,
-        context,
-        consumer,
-        filterSubject: `imprint.${context}.v1.>`,
-        logger,
+      await subscribeTestConsumer(context, consumer, {
         handler: async () => {
           calls += 1;
         },
