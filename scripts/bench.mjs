@@ -48,6 +48,12 @@ settings.search = {
   durationSeconds: positiveInt("BENCH_DURATION_S", 10, 300) || 10,
   warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
 };
+// The merge figures: change requests touching 1, 100 and 1,000 pages of a BENCH_MERGE_PAGES-page
+// space (a multiple of 100; 0 skips them).
+settings.merge = { pages: Math.floor(positiveInt("BENCH_MERGE_PAGES", 10_000, 20_000) / 100) * 100, sizes: [] };
+// Sizes the space can hold without touching a page twice (each size once, the largest twice).
+settings.merge.sizes = [1, 100, 1_000].filter((size) => size * 4 <= settings.merge.pages);
+if (settings.merge.pages === 0) delete settings.merge;
 if (settings.search.pages === 0) delete settings.search;
 if (settings.content.pages === 0) delete settings.content;
 // The request path is measured, not log I/O: every process (stack and baseline) logs warnings only,

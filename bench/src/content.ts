@@ -128,7 +128,7 @@ export async function runContentBenchmark(target: ContentTarget, settings: Conte
     log(`content: building a space of ${settings.pages} pages through the editing API`);
     const { operations, paths } = pageOperations(settings.pages);
     const seedStart = performance.now();
-    const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+    const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
     for (let start = 0; start < operations.length; start += 2_000) {
       await editing.applyPageOperations({ caller, draftId: draft!.id, operations: operations.slice(start, start + 2_000) });
     }
@@ -138,7 +138,7 @@ export async function runContentBenchmark(target: ContentTarget, settings: Conte
 
     await outboxDrained(db);
     const before = await currentXid(db);
-    const { draft: editDraft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+    const { draft: editDraft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
     await editing.updatePage({ caller, draftId: editDraft!.id, page: UpdatePageInput.fromPartial({ pageId: "s50p50", markdown: "Edited during the benchmark." }) });
     await editing.commitDraft({ caller, draftId: editDraft!.id, message: "one edit", moveHead: true, expectedHeadRevisionId: "" });
     // The edit's own event counts once whether or not the relay has marked it published yet.

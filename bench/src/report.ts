@@ -1,5 +1,6 @@
 import { formatContentReport, type ContentReport } from "./content-report.js";
 import { formatSearchReport, type SearchReport } from "./search-report.js";
+import { formatMergeReport, type MergeReport } from "./merge-report.js";
 import type { LoadResult } from "./load.js";
 
 /** The targets of docs/benchmarks.md, checked on every run. */
@@ -30,6 +31,8 @@ export interface BenchmarkReport {
   content?: ContentReport;
   /** The search figures (100,000 indexed sections), when the stack runs the content service. */
   search?: SearchReport;
+  /** The change-request merge figures, when the stack runs content and collaboration. */
+  merge?: MergeReport;
 }
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
@@ -103,6 +106,7 @@ export function formatReport(report: BenchmarkReport): string {
   for (const [process, bytes] of Object.entries(report.peakRssBytes)) lines.push(`| ${process} | ${megabytes(bytes)} |`);
   if (report.content) lines.push("", formatContentReport(report.content).trimEnd());
   if (report.search) lines.push("", formatSearchReport(report.search).trimEnd());
+  if (report.merge) lines.push("", formatMergeReport(report.merge).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);
   return `${lines.join("\n")}\n`;

@@ -10,6 +10,8 @@ import { runLoad, type LoadResult } from "./load.js";
 import { runContentBenchmark, type ContentBenchmarkSettings } from "./content.js";
 import { evaluateContentTargets, type ContentReport } from "./content-report.js";
 import { runSearchBenchmark, type SearchBenchmarkSettings } from "./search.js";
+import { runMergeBenchmark, type MergeBenchmarkSettings } from "./merge.js";
+import { evaluateMergeTargets, type MergeReport } from "./merge-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
 import { evaluateTargets, formatReport, type BenchmarkReport, type RouteMeasurement } from "./report.js";
 import { seedOrganization } from "./seed.js";
@@ -43,6 +45,8 @@ export interface BenchmarkSettings {
   content?: ContentBenchmarkSettings;
   /** The search benchmark's settings; absent to skip it. */
   search?: SearchBenchmarkSettings;
+  /** The merge benchmark's settings; absent to skip it. */
+  merge?: MergeBenchmarkSettings;
 }
 
 export type Log = (message: string) => void;
@@ -201,6 +205,16 @@ export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSet
       search = { settings: settings.search, figures };
     }
 
+    let merge: MergeReport | undefined;
+    if (stack.content && settings.merge) {
+      const figures = await runMergeBenchmark(
+        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress },
+        settings.merge,
+        log,
+      );
+      merge = { settings: settings.merge, figures };
+    }
+
     const peak: Record<string, number | null> = {};
     for (const [name, pid] of Object.entries(stack.pids)) peak[name] = await peakRssBytes(pid);
     peak.baseline = await peakRssBytes(baseline.pid);
@@ -224,9 +238,12 @@ export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSet
       },
       routes: measured,
       peakRssBytes: peak,
-      checks: [...evaluateTargets(measured, peak), ...(content ? evaluateContentTargets(content.figures) : []), ...(search ? evaluateSearchTargets(search.figures) : [])],
+      checks: [...evaluateTargets(measured, peak), ...(content ? evaluateContentTargets(content.figures) : []), ...(search ? evaluateSearchTargets(search.figures) : []),
+        ...(merge ? evaluateMergeTargets(merge.figures) : []),
+      ],
       ...(content ? { content } : {}),
       ...(search ? { search } : {}),
+      ...(merge ? { merge } : {}),
     };
   } finally {
     await baseline.stop();

@@ -231,7 +231,7 @@ export async function runSearchBenchmark(target: SearchTarget, settings: SearchB
     const sections = operations.reduce((sum, operation) => sum + 1 + (operation.create?.markdown.match(/^## /gm)?.length ?? 0), 0);
     log(`search: writing ${operations.length} pages (${sections} sections) as one revision through the editing API`);
     const writeStart = performance.now();
-    const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+    const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
     // Batches stay far below gRPC's message limit.
     for (let start = 0; start < operations.length; start += 1_000) {
       await editing.applyPageOperations({ caller, draftId: draft!.id, operations: operations.slice(start, start + 1_000) });

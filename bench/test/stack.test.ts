@@ -61,6 +61,7 @@ describe("startStack", () => {
       databaseUrls: {
         identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
         content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
+        collaboration: await createTestDatabase(inject("pgAdminUrl"), "stack_collaboration"),
       },
       bootstrap: { token, email: "owner@stack.test", orgTitle: "Stack Test Org" },
     });
@@ -84,6 +85,7 @@ describe("startStack", () => {
     expect(description).toEqual({
       identityGrpcAddress: stack.grpcAddresses.identity,
       contentGrpcAddress: stack.grpcAddresses.content,
+      collaborationGrpcAddress: stack.grpcAddresses.collaboration,
       gatewayUrl: stack.gatewayUrl,
       pid: 4242,
     });
@@ -91,7 +93,7 @@ describe("startStack", () => {
   });
 
   it("runs every service and the gateway as separate processes", () => {
-    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "gateway"]);
+    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "gateway"]);
     const pids = stack.processes.map((p) => p.pid);
     expect(new Set([...pids, process.pid]).size).toBe(pids.length + 1);
     expect(stack.processes.every((p) => p.running)).toBe(true);
@@ -132,6 +134,7 @@ describe("startStack failures", () => {
         databaseUrls: {
         identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
         content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
+        collaboration: await createTestDatabase(inject("pgAdminUrl"), "stack_collaboration"),
       },
         // Refused by identity's configuration check: the process exits with its reason.
         bootstrap: { token: "not-a-valid-token" },

@@ -12,6 +12,7 @@ import { mountRoutes } from "./route.js";
 import { mountHealthRoutes } from "./routes/health.js";
 import { contentRoutes } from "./routes/content.js";
 import { mountFileRoutes } from "./routes/files.js";
+import { exportRoutes, mountExportDownloadRoute } from "./routes/exports.js";
 import { importRoutes } from "./routes/import.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { translationRoutes } from "./routes/translations.js";
@@ -21,6 +22,8 @@ import { collectionRoutes } from "./routes/collections.js";
 import { memberRoutes } from "./routes/members.js";
 import { organizationRoutes } from "./routes/organizations.js";
 import { spaceRoutes } from "./routes/spaces.js";
+import { changeRequestRoutes } from "./routes/change-requests.js";
+import { commentRoutes } from "./routes/comments.js";
 import type { UpstreamAddresses, UpstreamClients } from "./upstreams.js";
 
 export interface AppDeps {
@@ -42,8 +45,9 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   mountHealthRoutes(router, deps.upstreamAddresses);
   // Signed file downloads carry their credential in the URL, not a bearer token.
   mountFileRoutes(router, { upstreams: deps.upstreams });
+  mountExportDownloadRoute(router, { upstreams: deps.upstreams });
   const routeDeps = { upstreams: deps.upstreams, urls: deps.urls };
-  mountRoutes(router, [...organizationRoutes(routeDeps), ...memberRoutes(routeDeps), ...collectionRoutes(routeDeps), ...spaceRoutes(routeDeps), ...contentRoutes(routeDeps), ...importRoutes(routeDeps), ...openApiRoutes(routeDeps), ...translationRoutes(routeDeps), ...linkRoutes(routeDeps), ...searchRoutes(routeDeps)], {
+  mountRoutes(router, [...organizationRoutes(routeDeps), ...memberRoutes(routeDeps), ...collectionRoutes(routeDeps), ...spaceRoutes(routeDeps), ...contentRoutes(routeDeps), ...importRoutes(routeDeps), ...openApiRoutes(routeDeps), ...translationRoutes(routeDeps), ...linkRoutes(routeDeps), ...searchRoutes(routeDeps), ...changeRequestRoutes(routeDeps), ...commentRoutes(routeDeps), ...exportRoutes(routeDeps)], {
     authenticator: deps.authenticator,
     bodyLimitBytes: deps.bodyLimitBytes,
   });

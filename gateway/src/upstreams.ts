@@ -5,9 +5,12 @@ import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
 import { TranslationSettingsServiceService } from "@imprint/proto/content/v1/translations";
 import { LinkServiceService } from "@imprint/proto/content/v1/links";
 import { SearchServiceService } from "@imprint/proto/content/v1/search";
+import { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
+import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
 
 /**
@@ -29,7 +32,12 @@ export const UPSTREAMS = {
       translations: TranslationSettingsServiceService,
       links: LinkServiceService,
       search: SearchServiceService,
+      exports: ExportServiceService,
     },
+  },
+  collaboration: {
+    addressVariable: "COLLABORATION_GRPC_ADDRESS",
+    definitions: { changeRequests: ChangeRequestServiceService, comments: CommentServiceService },
   },
 } as const satisfies Record<
   string,

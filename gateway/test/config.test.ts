@@ -4,7 +4,7 @@ import { loadGatewayConfig } from "../src/config.js";
 
 describe("gateway configuration", () => {
   it("applies the documented defaults", () => {
-    expect(loadGatewayConfig({ IDENTITY_GRPC_ADDRESS: "localhost:50051", CONTENT_GRPC_ADDRESS: "localhost:50052" })).toMatchObject({
+    expect(loadGatewayConfig({ IDENTITY_GRPC_ADDRESS: "localhost:50051", CONTENT_GRPC_ADDRESS: "localhost:50052", COLLABORATION_GRPC_ADDRESS: "localhost:50053" })).toMatchObject({
       host: "127.0.0.1",
       port: 8080,
       publicUrl: undefined,
@@ -12,7 +12,7 @@ describe("gateway configuration", () => {
       authCacheTtlMs: 5_000,
       bodyLimitBytes: 1024 * 1024,
       upstreamTimeoutMs: 10_000,
-      upstreams: { identity: "localhost:50051", content: "localhost:50052" },
+      upstreams: { identity: "localhost:50051", content: "localhost:50052", collaboration: "localhost:50053" },
     });
   });
 
@@ -20,6 +20,7 @@ describe("gateway configuration", () => {
     const config = loadGatewayConfig({
       IDENTITY_GRPC_ADDRESS: "10.0.0.5:7000",
       CONTENT_GRPC_ADDRESS: "10.0.0.6:7000",
+      COLLABORATION_GRPC_ADDRESS: "10.0.0.7:7000",
       IMPRINT_PORT: "0",
       IMPRINT_PUBLIC_URL: "https://api.example.com/",
       IMPRINT_APP_URL: "https://docs.example.com",
@@ -37,7 +38,7 @@ describe("gateway configuration", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join("\n");
-    for (const variable of ["IMPRINT_PORT", "IMPRINT_PUBLIC_URL", "BODY_LIMIT_BYTES", "IDENTITY_GRPC_ADDRESS", "CONTENT_GRPC_ADDRESS"]) {
+    for (const variable of ["IMPRINT_PORT", "IMPRINT_PUBLIC_URL", "BODY_LIMIT_BYTES", "IDENTITY_GRPC_ADDRESS", "CONTENT_GRPC_ADDRESS", "COLLABORATION_GRPC_ADDRESS"]) {
       expect(problems).toContain(variable);
     }
   });

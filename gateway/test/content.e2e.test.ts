@@ -40,7 +40,7 @@ const byPath = (path: string, query = "") => `/v1/spaces/${spaceId}/content/path
 /** Writes the test content through the editing API as the owner and makes it the current revision. */
 async function seed(work: (draftId: string, caller: { userId: string; tokenId: string }) => Promise<unknown>): Promise<string> {
   const caller = { userId: org.owner.userId, tokenId: "" };
-  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
   await work(draft!.id, caller);
   return (await editing.commitDraft({ caller, draftId: draft!.id, message: "seed", moveHead: true, expectedHeadRevisionId: "" })).revisionId;
 }

@@ -205,3 +205,41 @@ describe("POST /v1/spaces/{spaceId}/content/page/{pageId}/import", () => {
     expect(response.body.error.message).toBe("Page not found");
   });
 });
+
+describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/import", () => {
+  const IN_CHANGE_REQUEST = { notInOpenApi: "importContentInChangeRequest / ...PageById exist in GitBook's API 0.143.2 only" };
+
+  it("imports into the change request's branch (whole site, then under a page), leaving the space's content as it was", async () => {
+    const space = await buildSpace(stack, org);
+    const spaceRevision = (await call(stack, "GET", `/v1/spaces/${space.id}/content`, { token: owner() })).body.id as string;
+    const changeRequest = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { token: owner(), json: { subject: "Import the site" } });
+    expect(changeRequest.status).toBe(201);
+    const prefix = `/v1/spaces/${space.id}/change-requests/${changeRequest.body.number as number}/content`;
+
+    const response = await call(stack, "POST", `${prefix}/import`, { token: owner(), json: { url: `${site.origin}/docs/api/reference.html`, source: "website" }, ...IN_CHANGE_REQUEST });
+    expect(response.status).toBe(201);
+    expect(response.body.importedResources).toBeGreaterThan(0);
+    const afterImport = await call(stack, "GET", `/v1/spaces/${space.id}/change-requests/${changeRequest.body.id as string}`, { token: owner() });
+    expect(afterImport.body.revision).toBe(response.body.revision);
+
+    const reference = ((await call(stack, "GET", `${prefix}/pages`, { token: owner() })).body.pages as RestPage[])[0]!;
+    const underPage = await call(stack, "POST", `${prefix}/page/${reference.id}/import`, { token: owner(), json: { url: `${site.origin}/docs/guide/`, source: "website" }, ...IN_CHANGE_REQUEST });
+    expect(underPage.status).toBe(201);
+    const tree = (await call(stack, "GET", `${prefix}/pages`, { token: owner() })).body.pages as RestPage[];
+    expect(tree.map((page) => page.path)).toEqual(["reference"]);
+    expect(tree[0]!.pages.map((page) => page.path)).toEqual(["reference/guide", "reference/install", "reference/configure"]);
+
+    // The space itself still has its empty first revision.
+    const spaceContent = await call(stack, "GET", `/v1/spaces/${space.id}/content`, { token: owner() });
+    expect(spaceContent.body).toMatchObject({ id: spaceRevision, pages: [] });
+
+    // Another organization cannot import into it; a reader is refused.
+    const other = await buildOrganization(stack);
+    const reader = await buildMember(stack, org, { role: "read" });
+    const before = site.requests.length;
+    const json = { url: `${site.origin}/docs/`, source: "website" };
+    expect((await call(stack, "POST", `${prefix}/import`, { token: other.owner.token, json, ...IN_CHANGE_REQUEST })).status).toBe(404);
+    expect((await call(stack, "POST", `${prefix}/import`, { token: reader.token, json, ...IN_CHANGE_REQUEST })).status).toBe(403);
+    expect(site.requests.length).toBe(before);
+  });
+});

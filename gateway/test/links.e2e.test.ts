@@ -5,6 +5,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import { commitEdits } from "./support/editing.js";
 import { buildMember, buildOrganization, buildSpace, type TestOrganization, pngBytes } from "./support/factories.js";
 import { call, type CallResult } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -65,7 +66,7 @@ type Caller = { userId: string; tokenId: string };
 /** Writes content through the editing API as the owner and makes it the current revision. */
 async function seed(work: (draftId: string, caller: Caller) => Promise<unknown>): Promise<string> {
   const caller = { userId: org.owner.userId, tokenId: "" };
-  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
   await work(draft!.id, caller);
   return (await editing.commitDraft({ caller, draftId: draft!.id, message: "seed", moveHead: true, expectedHeadRevisionId: "" })).revisionId;
 }
@@ -77,6 +78,9 @@ const TEMPLATES = {
   pageLinks: "/spaces/{spaceId}/content/page/{pageId}/links",
   pageBacklinks: "/spaces/{spaceId}/content/page/{pageId}/backlinks",
   fileBacklinks: "/spaces/{spaceId}/content/files/{fileId}/backlinks",
+  changeRequestLinks: "/spaces/{spaceId}/change-requests/{changeRequestId}/links",
+  changeRequestPageLinks: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/links",
+  changeRequestPageBacklinks: "/spaces/{spaceId}/change-requests/{changeRequestId}/content/page/{pageId}/backlinks",
 } as const;
 
 /** GET through the gateway as `token` (default: the owner); a 200 body must match 0.181.0. */
@@ -245,5 +249,38 @@ describe("links and backlinks", () => {
       expect((await get(template, path, reader.token)).status, path).toBe(200);
     }
     expect((await call(stack, "GET", `/v1/spaces/${spaceId}/links`, { notInOpenApi: NOT_IN_OPENAPI })).status).toBe(401);
+  });
+});
+
+describe("links and backlinks of a change request", () => {
+  it("lists the links of the change request's content, by id or number, while the space's stay as they are", async () => {
+    await seed(async (draftId, caller) => {
+      await createPage(caller, draftId, { pageId: "target", title: "Target", markdown: "Here." });
+      await createPage(caller, draftId, { pageId: "source", title: "Source", markdown: "[to target](/pages/target)" });
+    });
+    const created = await call(stack, "POST", `/v1/spaces/${spaceId}/change-requests`, { token: org.owner.token, json: { subject: "More links" } });
+    expect(created.status).toBe(201);
+    const { id, number } = created.body as { id: string; number: number };
+    await commitEdits(editing, { userId: org.owner.userId, spaceId, changeRequestId: id }, (draft) =>
+      draft.createPage({ pageId: "extra", title: "Extra", markdown: "[back to source](/pages/source) [nowhere](/pages/nowhere)" }),
+    );
+
+    const changeRequestPath = (changeRequestId: string | number) => `/v1/spaces/${spaceId}/change-requests/${changeRequestId}`;
+    const links = await get("changeRequestLinks", `${changeRequestPath(number)}/links`);
+    expect(links.status).toBe(200);
+    expect(summary(links.body).sort()).toEqual(["broken reference (missing) <- extra", "ok reference page:source <- extra", "ok reference page:target <- source"]);
+    expect(links.body.stats).toMatchObject({ total: 3, broken: { total: 1 } });
+    expect(summary((await get("changeRequestLinks", `${changeRequestPath(id)}/links?status=broken`)).body)).toEqual(["broken reference (missing) <- extra"]);
+    const pageLinks = await get("changeRequestPageLinks", `${changeRequestPath(id)}/content/page/extra/links`);
+    expect(pageLinks.body.count).toBe(2);
+    const backlinks = await get("changeRequestPageBacklinks", `${changeRequestPath(number)}/content/page/source/backlinks`);
+    expect(pageIds(backlinks.body)).toEqual(["extra"]);
+
+    // The space's content has none of the change request's links.
+    expect(summary((await get("spaceLinks", `/v1/spaces/${spaceId}/links`)).body)).toEqual(["ok reference page:target <- source"]);
+    expect((await get("pageBacklinks", `/v1/spaces/${spaceId}/content/page/source/backlinks`)).body).toMatchObject({ items: [], count: 0 });
+    expect((await get("pageLinks", `/v1/spaces/${spaceId}/content/page/extra/links`)).status).toBe(404);
+    const other = await buildOrganization(stack);
+    expect((await get("changeRequestLinks", `${changeRequestPath(number)}/links`, other.owner.token)).status).toBe(404);
   });
 });

@@ -35,7 +35,7 @@ function word(label: string): string {
 
 async function commitPages(spaceId: string, pages: { title: string; markdown: string; parent?: string }[]): Promise<string[]> {
   const caller = { userId: org.owner.userId, tokenId: "" };
-  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
   const ids: string[] = [];
   for (const page of pages) {
     const created = await editing.createPage({
@@ -150,7 +150,7 @@ describe("GET /v1/orgs/{organizationId}/search", () => {
     const foreign = await buildSpace(stack, org, { title: "Foreign" });
     const seed = async (organization: TestOrganization, spaceId: string, title: string, markdown: string) => {
       const caller = { userId: organization.owner.userId, tokenId: "" };
-      const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+      const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
       await editing.createPage({ caller, draftId: draft!.id, page: CreatePageInput.fromPartial({ title, markdown }) });
       await editing.commitDraft({ caller, draftId: draft!.id, message: "seed", moveHead: true, expectedHeadRevisionId: "" });
     };

@@ -19,6 +19,7 @@ import { REPO_ROOT } from "./setup.mjs";
 export const SERVICES = [
   { name: "identity", entry: "services/identity/dist/main.js", database: "imprint_identity", bootstrap: true },
   { name: "content", entry: "services/content/dist/main.js", database: "imprint_content", dataDir: true },
+  { name: "collaboration", entry: "services/collaboration/dist/main.js", database: "imprint_collaboration" },
 ];
 
 export const GATEWAY = { name: "gateway", entry: "gateway/dist/main.js" };

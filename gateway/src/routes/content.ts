@@ -26,6 +26,16 @@ export const spaceContentPrefix: ContentPrefix = {
   ref: (params) => ({ spaceId: params.spaceId ?? "", changeRequestId: "", revisionId: "" }),
 };
 
+/** A change request's content: its branch, named by the change request's id or number. */
+export const changeRequestContentPrefix: ContentPrefix = {
+  path: "/v1/spaces/:spaceId/change-requests/:changeRequestId/content",
+  params: { spaceId: pathId(), changeRequestId: pathId() },
+  ref: (params) => ({ spaceId: params.spaceId ?? "", changeRequestId: params.changeRequestId ?? "", revisionId: "" }),
+};
+
+/** Every content prefix: the same operations serve a space's content and its change requests'. */
+export const CONTENT_PREFIXES: readonly ContentPrefix[] = [spaceContentPrefix, changeRequestContentPrefix];
+
 /** `metadata` (git metadata) and `computed` (computed content), both true by default. */
 const flagsShape = {
   metadata: queryParam.boolean().optional(),
@@ -229,7 +239,7 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls }: Rou
   ];
 }
 
-/** The content reads under the space prefix. */
+/** The content reads under the space prefix and the change-request prefix. */
 export function contentRoutes(deps: RouteDeps): Route[] {
-  return contentRoutesFor(spaceContentPrefix, deps);
+  return CONTENT_PREFIXES.flatMap((prefix) => contentRoutesFor(prefix, deps));
 }

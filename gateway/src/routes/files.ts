@@ -1,6 +1,6 @@
 import type { Router } from "@koa/router";
 import { z } from "zod";
-import type { GatewayState } from "../context.js";
+import type { GatewayContext, GatewayState } from "../context.js";
 import { parseInput, queryParam } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -14,18 +14,36 @@ import type { RouteDeps } from "./deps.js";
  * `sandbox`, `nosniff`) and only inert types are shown inline; anything else downloads.
  */
 const downloadParams = z.object({ fileId: z.string().min(1).max(64) });
-const downloadQuery = z.object({
-  version: z.string().min(1).max(64),
+
+/** The query every signed download URL carries (files and exports). */
+export const signedQueryShape = {
   expires: queryParam.integer(0, 99_999_999_999),
   signature: z.string().min(1).max(128),
-});
+};
+const downloadQuery = z.object({ version: z.string().min(1).max(64), ...signedQueryShape });
 
 const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|avif|bmp|x-icon|vnd\.microsoft\.icon)|application\/pdf|text\/plain|video\/[\w.+-]+|audio\/[\w.+-]+)(;|$)/i;
 
-function contentDisposition(name: string, contentType: string): string {
-  const kind = INLINE_TYPES.test(contentType) ? "inline" : "attachment";
-  const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
-  return `${kind}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`;
+export interface SignedDownload {
+  content: Uint8Array;
+  contentType: string;
+  name: string;
+}
+
+/**
+ * Answers the bytes behind a signed URL: their type, a file name (ASCII fallback and UTF-8),
+ * sandboxed and never sniffed, cacheable privately until the URL expires.
+ */
+export function sendSignedDownload(ctx: GatewayContext, download: SignedDownload, options: { expires: number; disposition: "inline" | "attachment" }): void {
+  const fallback = download.name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+  ctx.status = 200;
+  ctx.type = download.contentType;
+  ctx.set("Content-Disposition", `${options.disposition}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(download.name)}`);
+  ctx.set("X-Content-Type-Options", "nosniff");
+  ctx.set("Content-Security-Policy", "sandbox; default-src 'none'");
+  // The URL is a capability that expires: caches may keep the bytes until then, privately.
+  ctx.set("Cache-Control", `private, max-age=${Math.max(0, options.expires - Math.floor(Date.now() / 1000))}`);
+  ctx.body = Buffer.from(download.content);
 }
 
 export function mountFileRoutes(router: Router<GatewayState>, { upstreams }: Pick<RouteDeps, "upstreams">): void {
@@ -38,13 +56,6 @@ export function mountFileRoutes(router: Router<GatewayState>, { upstreams }: Pic
       expires: String(query.expires),
       signature: query.signature,
     });
-    ctx.status = 200;
-    ctx.type = file.contentType;
-    ctx.set("Content-Disposition", contentDisposition(file.name, file.contentType));
-    ctx.set("X-Content-Type-Options", "nosniff");
-    ctx.set("Content-Security-Policy", "sandbox; default-src 'none'");
-    // The URL is a capability that expires: caches may keep the bytes until then, privately.
-    ctx.set("Cache-Control", `private, max-age=${Math.max(0, query.expires - Math.floor(Date.now() / 1000))}`);
-    ctx.body = Buffer.from(file.content);
+    sendSignedDownload(ctx, file, { expires: query.expires, disposition: INLINE_TYPES.test(file.contentType) ? "inline" : "attachment" });
   });
 }

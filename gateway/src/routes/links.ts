@@ -7,7 +7,7 @@ import { toRestOrganization, type RestOrganization } from "../mappers/organizati
 import { pageQueryShape, toPageRequest } from "../pagination.js";
 import { defineRoute, ok, type Route } from "../route.js";
 import { pathId } from "../validation.js";
-import { spaceContentPrefix, type ContentPrefix } from "./content.js";
+import { changeRequestContentPrefix, spaceContentPrefix, type ContentPrefix } from "./content.js";
 import type { RouteDeps } from "./deps.js";
 
 /**
@@ -23,6 +23,11 @@ export interface LinkScope {
 }
 
 export const spaceLinkScope: LinkScope = { prefix: spaceContentPrefix, linksPath: "/v1/spaces/:spaceId/links" };
+/** listChangeRequestLinks, listPageLinksInChangeRequest, listChangeRequestPageBacklinks, listChangeRequestFileBacklinks. */
+export const changeRequestLinkScope: LinkScope = {
+  prefix: changeRequestContentPrefix,
+  linksPath: "/v1/spaces/:spaceId/change-requests/:changeRequestId/links",
+};
 
 const STATUS_FILTER = { ok: LinkStatus.LINK_STATUS_OK, broken: LinkStatus.LINK_STATUS_BROKEN, "in-app": LinkStatus.LINK_STATUS_IN_APP } as const;
 
@@ -109,7 +114,7 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
   ];
 }
 
-/** The link routes of spaces (the change-request scope joins with change requests). */
+/** The link routes of spaces and of change requests. */
 export function linkRoutes(deps: RouteDeps): Route[] {
-  return linkRoutesFor(spaceLinkScope, deps);
+  return [spaceLinkScope, changeRequestLinkScope].flatMap((scope) => linkRoutesFor(scope, deps));
 }

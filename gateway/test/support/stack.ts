@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadCollaborationConfig, startCollaborationService } from "@imprint/collaboration";
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
@@ -80,8 +81,29 @@ const UPSTREAM_STARTERS: Record<string, { addressVariable: string; start: (conte
         IMPRINT_ALLOW_PRIVATE_FETCH: "true",
         // Each stack consumes identity's member events on its own, so parallel test files never share them.
         MEMBERSHIP_EVENTS_CONSUMER: `content-identity-members-${randomUUID().slice(0, 8)}`,
+        COUNTERS_EVENTS_CONSUMER: `content-collaboration-counters-${randomUUID().slice(0, 8)}`,
       });
       return startContentService(config, { logger, clock: clock.now });
+    },
+  },
+  collaboration: {
+    addressVariable: "COLLABORATION_GRPC_ADDRESS",
+    start: async ({ logger, addresses, clock }) => {
+      const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "collaboration");
+      const suffix = randomUUID().slice(0, 8);
+      const config = loadCollaborationConfig({
+        GRPC_HOST: "127.0.0.1",
+        GRPC_PORT: "0",
+        DATABASE_URL: databaseUrl,
+        NATS_URL: inject("natsUrl"),
+        IDENTITY_GRPC_ADDRESS: addresses.IDENTITY_GRPC_ADDRESS,
+        CONTENT_GRPC_ADDRESS: addresses.CONTENT_GRPC_ADDRESS,
+        // Each stack consumes content's events on its own, so parallel test files never share them.
+        SPACE_EVENTS_CONSUMER: `collaboration-content-spaces-${suffix}`,
+        BRANCH_EVENTS_CONSUMER: `collaboration-content-branches-${suffix}`,
+        REVISION_EVENTS_CONSUMER: `collaboration-content-revisions-${suffix}`,
+      });
+      return startCollaborationService(config, { logger, clock: clock.now });
     },
   },
 };

@@ -13,16 +13,16 @@ export const contentConfigShape = {
   IMPRINT_DATA_DIR: z.string().min(1).default("./data"),
   /** Where file bytes are stored (content-addressed). */
   CONTENT_BLOB_DIR: z.string().min(1).optional(),
-  /** Key that signs file download URLs; when unset one is generated once and kept in the data directory. */
+  /** Key that signs file and export download URLs; when unset one is generated once and kept in the data directory. */
   IMPRINT_FILE_URL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
-  /** Base URL of the public API (the gateway), used to build signed file URLs. */
+  /** Base URL of the public API (the gateway), used to build signed file and export URLs. */
   IMPRINT_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
     .transform((url) => url.replace(/\/+$/, ""))
     .default("http://127.0.0.1:8080"),
   /** Lets imports fetch private, loopback and link-local addresses (tests serve sites from loopback). */
   IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
-  /** How often spaces deleted more than 7 days ago are purged. */
+  /** How often spaces deleted more than 7 days ago are purged and expired exports deleted. */
   PURGE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
   /**
    * How long a caller's organization role is reused without asking identity again. Identity's member
@@ -34,6 +34,14 @@ export const contentConfigShape = {
     .string()
     .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
     .default("content-identity-members"),
+  /**
+   * Durable consumer of the collaboration service's events that keeps the spaces' change-request
+   * and comment counters (one per deployment; tests give each instance its own).
+   */
+  COUNTERS_EVENTS_CONSUMER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
+    .default("content-collaboration-counters"),
   /**
    * Durable consumer that feeds the search index from content events. Unset: one per content
    * database (`content-search-<database>`), which is what every replica of a deployment shares.

@@ -5,7 +5,7 @@ import type { CallerInput } from "./access/index.js";
 /** Every content event goes to the `IMPRINT_CONTENT` stream, subjects `imprint.content.v1.<aggregate>.<event>`. */
 export const CONTENT_EVENT_CONTEXT = "content";
 
-export type ContentAggregate = "space" | "collection" | "revision" | "openapi_spec" | "translation_settings";
+export type ContentAggregate = "space" | "collection" | "revision" | "branch" | "openapi_spec" | "translation_settings";
 
 /** Records a content event in the current transaction (published by the relay after commit). */
 export function recordContentEvent(

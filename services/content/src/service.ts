@@ -28,6 +28,9 @@ import { openApiEntities, openApiGrpcServices, openApiProcessorFor, type OpenApi
 import { translationEntities, translationGrpcServices } from "./translations/index.js";
 import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
 import { PurgeJob } from "./use-cases/spaces/purge-job.js";
+import { exportEntities, exportGrpcServices } from "./exports/index.js";
+import { branchGrpcServices } from "./revisions/branches/index.js";
+import { collaborationCountersConsumer } from "./collaboration-counters.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const CONTENT_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -66,7 +69,7 @@ export function contentServiceSpec(parts: ContentParts, onDeps: (deps: ContentDe
   return {
     name: "content",
     context: CONTENT_CONTEXT,
-    entities: [...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities],
+    entities: [...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     grpc: (deps) => {
       const content = contentDeps(deps);
@@ -79,6 +82,8 @@ export function contentServiceSpec(parts: ContentParts, onDeps: (deps: ContentDe
         ...translationGrpcServices(content),
         ...linkGrpcServices(content),
         ...searchGrpcServices(content),
+        ...exportGrpcServices(content),
+        ...branchGrpcServices(content),
       ];
       return services;
     },
@@ -86,6 +91,7 @@ export function contentServiceSpec(parts: ContentParts, onDeps: (deps: ContentDe
       membershipEventsConsumer(contentDeps(deps).memberships, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
       ...linkConsumers(contentDeps(deps)),
       ...searchConsumers(contentDeps(deps)),
+      collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
     ],
     onStarted: (deps) => {
       onDeps(contentDeps(deps));

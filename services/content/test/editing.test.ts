@@ -31,7 +31,7 @@ beforeEach(async () => {
 });
 
 const owner = () => org.owner.caller;
-const open = async () => (await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "" })).draft!;
+const open = async () => (await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "", changeRequestId: "" })).draft!;
 const create = (draftId: string, fields: Parameters<typeof newPage>[0]) => clients.editing.createPage({ caller: owner(), draftId, page: newPage(fields) });
 const commit = (draftId: string, moveHead = true, expectedHeadRevisionId = "") =>
   clients.editing.commitDraft({ caller: owner(), draftId, message: "test", moveHead, expectedHeadRevisionId });
@@ -127,12 +127,12 @@ describe("drafts and commits", () => {
   it("opens a draft from an older revision and discards drafts", async () => {
     const first = await commitEdits(clients, owner(), spaceId, (draftId) => create(draftId, { title: "Old" }));
     await commitEdits(clients, owner(), spaceId, async (draftId) => create(draftId, { title: "New" }));
-    const fromOld = (await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: first })).draft!;
+    const fromOld = (await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: first, changeRequestId: "" })).draft!;
     expect(outline(await tree(fromOld.id))).toEqual(["old"]);
     await clients.editing.discardDraft({ caller: owner(), draftId: fromOld.id });
     await clients.editing.discardDraft({ caller: owner(), draftId: fromOld.id });
     expect(await errorCode(clients.editing.getDraft({ caller: owner(), draftId: fromOld.id }))).toBe("not_found");
-    expect(await errorCode(clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "00000000-0000-4000-8000-000000000000" }))).toBe("not_found");
+    expect(await errorCode(clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "00000000-0000-4000-8000-000000000000", changeRequestId: "" }))).toBe("not_found");
   });
 });
 
@@ -300,11 +300,11 @@ describe("who may edit", () => {
     const outsider = await createOutsider(harness);
     const other = await createOrganization(harness);
 
-    expect(await errorCode(clients.editing.openDraft({ caller: reader.caller, spaceId, parentRevisionId: "" }))).toBe("permission_denied");
-    expect(await errorCode(clients.editing.openDraft({ caller: outsider.caller, spaceId, parentRevisionId: "" }))).toBe("not_found");
-    expect(await errorCode(clients.editing.openDraft({ caller: other.owner.caller, spaceId, parentRevisionId: "" }))).toBe("not_found");
+    expect(await errorCode(clients.editing.openDraft({ caller: reader.caller, spaceId, parentRevisionId: "", changeRequestId: "" }))).toBe("permission_denied");
+    expect(await errorCode(clients.editing.openDraft({ caller: outsider.caller, spaceId, parentRevisionId: "", changeRequestId: "" }))).toBe("not_found");
+    expect(await errorCode(clients.editing.openDraft({ caller: other.owner.caller, spaceId, parentRevisionId: "", changeRequestId: "" }))).toBe("not_found");
 
-    const draft = (await clients.editing.openDraft({ caller: editor.caller, spaceId, parentRevisionId: "" })).draft!;
+    const draft = (await clients.editing.openDraft({ caller: editor.caller, spaceId, parentRevisionId: "", changeRequestId: "" })).draft!;
     await clients.editing.createPage({ caller: editor.caller, draftId: draft.id, page: newPage({ title: "By editor" }) });
     // Even the organization's owner cannot touch (or see) someone else's draft.
     expect(await errorCode(clients.editing.createPage({ caller: owner(), draftId: draft.id, page: newPage({ title: "Intrusion" }) }))).toBe("not_found");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@imprint/runtime";
-import { FILE_URL_TTL_SECONDS, signedDownloadUrl, verifyDownload } from "../src/revisions/files/signed-url.js";
+import { FILE_URL_TTL_SECONDS, signedDownloadUrl, signUrl, verifyDownload, verifySignedUrl } from "../src/revisions/files/signed-url.js";
 import { imageDimensions } from "../src/revisions/files/image-dimensions.js";
 import { pngBytes } from "./revisions-fixtures.js";
 
@@ -53,6 +53,23 @@ describe("signed file download URLs", () => {
     expect(codeOf(() => verifyDownload(signer, { ...parts, expires: parts.expires + 3600 }, now))).toBe("permission_denied");
     expect(codeOf(() => verifyDownload(signer, { ...parts, signature: parts.signature.slice(1) }, now))).toBe("permission_denied");
     expect(codeOf(() => verifyDownload({ ...signer, secret: "t".repeat(40) }, parts, now))).toBe("permission_denied");
+  });
+});
+
+describe("signed URLs of other kinds", () => {
+  it("never accept a signature issued for another kind, whatever the fields", () => {
+    const exported = signUrl(signer, { kind: "export", path: "/v1/exports/e1/download", fields: ["file1", "v1"] }, now);
+    const signature = new URL(exported.url).searchParams.get("signature")!;
+    const asExport = { kind: "export" as const, fields: ["file1", "v1"], expires: exported.expires, signature, what: "Export" };
+    expect(codeOf(() => verifySignedUrl(signer, asExport, now))).toBeUndefined();
+    expect(codeOf(() => verifySignedUrl(signer, { ...asExport, kind: "file" }, now))).toBe("permission_denied");
+    expect(codeOf(() => verifyDownload(signer, { fileId: "file1", version: "v1", expires: exported.expires, signature }, now))).toBe("permission_denied");
+  });
+
+  it("sign each field apart: moving text from one field to the next breaks the signature", () => {
+    const { expires, url } = signUrl(signer, { kind: "file", path: "/x", fields: ["a\nb", "c"] }, now);
+    const signature = new URL(url).searchParams.get("signature")!;
+    expect(codeOf(() => verifySignedUrl(signer, { kind: "file", fields: ["a", "b\nc"], expires, signature, what: "File" }, now))).toBe("permission_denied");
   });
 });
 

@@ -135,7 +135,7 @@ describe("files", () => {
   });
 
   it("validates uploads and answers not_found to callers who cannot see the space", async () => {
-    const { draft } = await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "" });
+    const { draft } = await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "", changeRequestId: "" });
     expect((await failure(upload(draft!.id, "a/b.txt", Buffer.from("x")))).message).toMatch(/^name: /);
     expect((await failure(upload(draft!.id, "", Buffer.from("x")))).message).toMatch(/^name: /);
     expect((await failure(upload(draft!.id, "a.txt", Buffer.from("x"), "not a type"))).message).toMatch(/^content_type: /);

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import { ImportServiceService, type ImportContentRequest } from "@imprint/proto/content/v1/import";
 import { DocumentFormat, RevisionServiceService, type Page } from "@imprint/proto/content/v1/revisions";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
@@ -90,6 +92,26 @@ describe("website import over gRPC (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
     expect(head.id).toBe(result.revisionId);
     expect(head.parents).toEqual([before.id]);
     expect(head.message).toBe(`Import from ${site.origin}/docs/`);
+  });
+
+  it("imports into a change request (by number) through a draft on its branch: the branch's head moves, the space's does not", async () => {
+    const space = await createSpace(harness, organization);
+    const before = await headOf(space.id);
+    const branches = createPromiseClient(BranchServiceService, harness.contentAddress);
+    try {
+      const branch = (await branches.createBranch({ caller: organization.owner.caller, spaceId: space.id, changeRequestId: randomUUID(), number: 1 })).branch!;
+      const ref = { spaceId: space.id, changeRequestId: "1", revisionId: "" };
+      const result = await imports.importContent({ caller: organization.owner.caller, ref, url: `${site.origin}/docs/`, source: "website", underPageId: "" });
+      expect(result.importedResources).toBe(7);
+      expect((await headOf(space.id)).id).toBe(before.id);
+      const [after] = (await branches.batchGetBranches({ caller: organization.owner.caller, spaceId: space.id, changeRequestIds: [branch.id] })).branches;
+      expect(after!.headRevisionId).toBe(result.revisionId);
+      const listing = await revisions.listPages({ caller: organization.owner.caller, ref, options: READ_OPTIONS });
+      expect(listing.revisionId).toBe(result.revisionId);
+      expect(listing.pages.map((page) => page.title)).toContain("Guide");
+    } finally {
+      branches.close();
+    }
   });
 
   it("builds the page tree from the URL paths, in discovery order, with titles and slugs", async () => {
@@ -263,7 +285,7 @@ describe("website import over gRPC (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
     });
   });
 
-  it("answers not found for another organization's space, an unknown page or a change request, without fetching", async () => {
+  it("answers not found for another organization's space, an unknown page or an unknown change request, without fetching", async () => {
     const space = await createSpace(harness, organization);
     const outsider = await createOutsider(harness);
     const other = await createOrganization(harness);

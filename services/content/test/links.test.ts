@@ -331,7 +331,7 @@ describe("extraction cost", () => {
 
   it("reads the links of a draft of the caller's, extracting its new versions on demand", async () => {
     await edit((draftId) => createPage(draftId, { pageId: "base", title: "Base", markdown: "Base." }));
-    const { draft } = await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "" });
+    const { draft } = await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "", changeRequestId: "" });
     await createPage(draft!.id, { pageId: "drafted", title: "Drafted", markdown: "[base](/pages/base) [nowhere](/pages/nowhere)" });
     expect(summary(await spaceLinks({ revisionId: draft!.id }))).toEqual(["ok reference page:base <- Drafted", "broken reference page:nowhere <- Drafted"]);
     expect((await spaceLinks()).items).toEqual([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_NODE_SIZE, nodeId, treeEntries, treeGet, treeGetMany, treeScan, treeUpdate, type NodeSink, type NodeSource, type TreeNode } from "../src/revisions/store/btree.js";
+import { MAX_NODE_SIZE, nodeId, treeDiff, treeEntries, treeGet, treeGetMany, treeScan, treeUpdate, type NodeSink, type NodeSource, type TreeNode } from "../src/revisions/store/btree.js";
 
 /** Nodes in a map, counting what each update writes (the database does the same with rows). */
 class MemoryNodes implements NodeSource, NodeSink {
@@ -148,5 +148,60 @@ describe("copy-on-write B+tree", () => {
     const first = await treeScan(store, root, { prefix: "p:", limit: 5 });
     expect(first).toHaveLength(5);
     expect(store.loads).toBeLessThanOrEqual(4);
+  });
+});
+
+describe("treeDiff", () => {
+  it("answers exactly the entries that differ, reading only the changed part of a large tree", async () => {
+    const store = new MemoryNodes();
+    const before = await build(store, 30_000);
+    const changes = new Map<string, string | null>([
+      ["p:000007", "changed"],
+      ["p:015000", null],
+      ["p:029999", "changed too"],
+      ["p:015000x", "added"],
+      ["q:new", "added at the end"],
+    ]);
+    const after = await treeUpdate(store, store, before, changes);
+    store.loads = 0;
+    const nodesRead = new Set<string>();
+    const counting: NodeSource = {
+      load: (ids) => {
+        ids.forEach((id) => nodesRead.add(id));
+        return store.load(ids);
+      },
+    };
+    const differences = await treeDiff(counting, before, after);
+    expect(differences).toEqual([
+      { key: "p:000007", before: "v7", after: "changed" },
+      { key: "p:015000", before: "v15000", after: undefined },
+      { key: "p:015000x", before: undefined, after: "added" },
+      { key: "p:029999", before: "v29999", after: "changed too" },
+      { key: "q:new", before: undefined, after: "added at the end" },
+    ]);
+    // Three levels, a handful of changed paths: far fewer nodes than the ~640 of the whole tree.
+    expect(nodesRead.size).toBeLessThan(30);
+    expect(await treeDiff(store, before, before)).toEqual([]);
+  });
+
+  it("matches a full comparison for random edits, including between trees of different heights", async () => {
+    const store = new MemoryNodes();
+    for (const [size, edits] of [[50, 30], [3_000, 400], [200, 5_000]] as const) {
+      const before = await build(store, size);
+      const changes = new Map<string, string | null>();
+      for (let i = 0; i < edits; i++) {
+        const key = `p:${pad(Math.floor(Math.random() * (size + edits)))}`;
+        changes.set(key, Math.random() < 0.3 ? null : `edit${i}`);
+      }
+      const after = await treeUpdate(store, store, before, changes);
+      const left = new Map(await treeEntries(store, before));
+      const right = new Map(await treeEntries(store, after));
+      const expected = [...new Set([...left.keys(), ...right.keys()])]
+        .filter((key) => left.get(key) !== right.get(key))
+        .sort()
+        .map((key) => ({ key, before: left.get(key), after: right.get(key) }));
+      expect(await treeDiff(store, before, after)).toEqual(expected);
+      expect(await treeDiff(store, after, before)).toEqual(expected.map(({ key, before: b, after: a }) => ({ key, before: a, after: b })));
+    }
   });
 });

@@ -44,7 +44,7 @@ export async function commitEdits(
   edit: (draftId: string) => Promise<unknown>,
   message = "edit",
 ): Promise<string> {
-  const { draft } = await clients.editing.openDraft({ caller, spaceId, parentRevisionId: "" });
+  const { draft } = await clients.editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
   await edit(draft!.id);
   const committed = await clients.editing.commitDraft({ caller, draftId: draft!.id, message, moveHead: true, expectedHeadRevisionId: "" });
   return committed.revisionId;

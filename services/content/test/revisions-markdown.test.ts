@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contentRefFor, markdownToDocument, type DocumentBlock, type DocumentText } from "../src/revisions/markdown/document.js";
+import { contentRefFor, markdownToDocument, type DocumentBlock, type DocumentText } from "@imprint/runtime/markdown";
 import { evaluateDocument, evaluateText } from "../src/revisions/markdown/evaluate.js";
 
 /** The only block of a one-block document. */

@@ -15,7 +15,7 @@ export type SpaceEditMode = (typeof SPACE_EDIT_MODES)[number];
 /**
  * A space: the unit of content. `revisionId` points at its current revision; the revision store
  * moves it only by compare-and-set. A deleted space keeps its row with `deletedAt` until the purge.
- * The counters are projections that stay 0 until comments and change requests exist.
+ * The counters (comments, change requests) are a projection of the collaboration service's events.
  */
 export const SpaceSchema = defineEntity({
   name: "Space",
@@ -36,6 +36,8 @@ export const SpaceSchema = defineEntity({
     changeRequests: p.integer().default(0),
     changeRequestsOpen: p.integer().default(0),
     changeRequestsDraft: p.integer().default(0),
+    /** Version of the four counters above (the collaboration service's); older updates are ignored. */
+    countersVersion: p.bigint("number").defaultRaw("0"),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     deletedAt: p.datetime().nullable(),

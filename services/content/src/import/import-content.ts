@@ -2,6 +2,7 @@ import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { AppError, type Logger } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../access/index.js";
+import { requireBranch } from "../revisions/branches/branch-rows.js";
 import { CONTENT_ID, newPageFrom, PAGE_LIMITS } from "../revisions/editing/page-input.js";
 import { applyPageOperations, type PageOperation } from "../revisions/use-cases/apply-page-operations.js";
 import { commitDraft } from "../revisions/use-cases/commit-draft.js";
@@ -52,9 +53,8 @@ export interface ImportResult {
 /** Commits are retried this often when another commit moved the space's head meanwhile. */
 const COMMIT_ATTEMPTS = 3;
 
-function validate(input: ImportContentInput): { spaceId: string; url: URL; underPageId: string | null } {
+function validate(input: ImportContentInput): { spaceId: string; changeRequestId: string; url: URL; underPageId: string | null } {
   if (!input.ref?.spaceId) throw AppError.invalidArgument("ref.space_id: is required");
-  if (input.ref.changeRequestId !== "") throw AppError.notFound("Change request");
   if (input.ref.revisionId !== "") throw AppError.invalidArgument("ref.revision_id: must be empty (imports build on the current revision)");
   if (!(IMPORT_SOURCES as readonly string[]).includes(input.source)) {
     throw AppError.invalidArgument(`source: must be "website" (the only supported import source), got "${input.source}"`);
@@ -70,7 +70,7 @@ function validate(input: ImportContentInput): { spaceId: string; url: URL; under
   }
   // A page id of the wrong shape names no page: answered like a missing one.
   if (input.underPageId !== "" && !CONTENT_ID.test(input.underPageId)) throw AppError.notFound("Page");
-  return { spaceId: input.ref.spaceId, url, underPageId: input.underPageId || null };
+  return { spaceId: input.ref.spaceId, changeRequestId: input.ref.changeRequestId, url, underPageId: input.underPageId || null };
 }
 
 async function convert(crawled: Awaited<ReturnType<typeof crawlSite>>["pages"]): Promise<ConvertedPage[]> {
@@ -144,17 +144,18 @@ async function fetchSite(url: URL, deps: ImportDeps): Promise<PreparedContent> {
 }
 
 /**
- * One attempt at writing the import: a draft from the current revision, the images as files,
- * the pages (links and images rewritten to the revision's references) in one batch, and a commit
- * that moves the head only if it is still the draft's parent.
+ * One attempt at writing the import: a draft from the current revision (of the space, or of the
+ * change request's branch), the images as files, the pages (links and images rewritten to the
+ * revision's references) in one batch, and a commit that moves that head only if it is still the
+ * draft's parent.
  */
 async function writeImport(
   em: EntityManager,
   deps: ImportDeps,
-  input: { caller: CallerInput; spaceId: string; underPageId: string | null; url: URL; content: PreparedContent },
+  input: { caller: CallerInput; spaceId: string; changeRequestId: string; underPageId: string | null; url: URL; content: PreparedContent },
 ): Promise<ImportResult> {
-  const { caller, spaceId, underPageId, content } = input;
-  const draft = await openDraft(em, { caller, spaceId, parentRevisionId: "" }, deps);
+  const { caller, spaceId, changeRequestId, underPageId, content } = input;
+  const draft = await openDraft(em, { caller, spaceId, parentRevisionId: "", changeRequestId }, deps);
   try {
     const taken = await slugsUnderParent(em, deps, { caller, spaceId, draftId: draft.id, parentId: underPageId });
 
@@ -195,25 +196,29 @@ async function writeImport(
 }
 
 /**
- * Imports a website into a space as one new revision: crawls the same-site pages from `url`,
- * extracts their main content as markdown, builds the page tree from their URL paths, downloads
- * their images as files and rewrites links between imported pages into page references. Needs
- * edit rights, checked before anything is fetched. Sources that cannot be fetched answer
- * invalid_argument naming `url`.
+ * Imports a website into a space (or into a change request's branch) as one new revision: crawls
+ * the same-site pages from `url`, extracts their main content as markdown, builds the page tree
+ * from their URL paths, downloads their images as files and rewrites links between imported pages
+ * into page references. Needs edit rights (and, for a change request, one that is not merged),
+ * checked before anything is fetched. Sources that cannot be fetched answer invalid_argument
+ * naming `url`.
  */
 export async function importContent(em: EntityManager, input: ImportContentInput, deps: ImportDeps): Promise<ImportResult> {
   const caller = requireCaller(input.caller);
-  const { spaceId, url, underPageId } = validate(input);
+  const { spaceId, changeRequestId, url, underPageId } = validate(input);
   await requireSpaceAccess(em, deps, { caller, spaceId, need: "edit" });
+  if (changeRequestId !== "" && (await requireBranch(em, spaceId, changeRequestId)).mergedRevisionId) {
+    throw new AppError("failed_precondition", "ref.change_request_id: the change request is merged");
+  }
   if (underPageId) {
-    const { view } = await openContent(em, deps, { caller, ref: { spaceId, changeRequestId: "", revisionId: "" } });
+    const { view } = await openContent(em, deps, { caller, ref: { spaceId, changeRequestId, revisionId: "" } });
     if (!(await view.page(underPageId))) throw AppError.notFound("Page");
   }
 
   const content = await fetchSite(url, deps);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await writeImport(em, deps, { caller, spaceId, underPageId, url, content });
+      return await writeImport(em, deps, { caller, spaceId, changeRequestId, underPageId, url, content });
     } catch (error) {
       // Another commit moved the head between our draft and our commit: build again on the new head.
       if (error instanceof AppError && error.code === "conflict" && attempt < COMMIT_ATTEMPTS) continue;

@@ -1,4 +1,5 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
+import { Branch } from "./branches/entities.js";
 
 /**
  * Tables of the revision store (see docs/revisions.md). Rows other than `revisions` are immutable
@@ -31,6 +32,8 @@ export const RevisionSchema = defineEntity({
     createdBy: p.uuid().nullable(),
     createdAt: p.datetime(),
     committedAt: p.datetime().nullable(),
+    /** The change request whose branch the revision (or draft) was made on; null for the space's own history. */
+    branchId: p.uuid().nullable(),
   },
   indexes: [
     { properties: ["spaceId", "status"], name: "revisions_space_status_index" },
@@ -142,4 +145,4 @@ export class ReusableContentVersion extends ReusableContentVersionSchema.class {
 ReusableContentVersionSchema.setClass(ReusableContentVersion);
 
 /** Every entity of the revision store. */
-export const revisionEntities = [Revision, TreeNodeRow, PageVersion, ContentBody, FileVersion, ReusableContentVersion];
+export const revisionEntities = [Revision, TreeNodeRow, PageVersion, ContentBody, FileVersion, ReusableContentVersion, Branch];

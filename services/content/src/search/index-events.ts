@@ -7,10 +7,11 @@ const INDEXED_EVENTS = new Set(["revision.created", "space.deleted", "space.rest
 
 /**
  * Keeps the search index on each space's current revision, from the content service's own events:
- * `revision.created` that moved the head (a commit, a merge, an import, a new or duplicated
- * space), and the lifecycle events that hide or bring back a space. Every one of them runs the
- * same convergent step, "index the space as it is now" (indexSpace): a deleted or purged space is
- * dropped, a restored one indexed again, and a late or repeated event finds nothing to do.
+ * `revision.created` that moved the space's head (a commit, a merge, an import, a new or
+ * duplicated space; not a revision of a change request's branch), and the lifecycle events that
+ * hide or bring back a space. Every one of them runs the same convergent step, "index the space
+ * as it is now" (indexSpace): a deleted or purged space is dropped, a restored one indexed again,
+ * and a late or repeated event finds nothing to do.
  * Committing never waits for this: the commit only records the event.
  */
 export function searchIndexConsumer(deps: SearchIndexDeps, consumer: string): ConsumerSpec {
@@ -22,9 +23,11 @@ export function searchIndexConsumer(deps: SearchIndexDeps, consumer: string): Co
     ackWaitMs: 5 * 60 * 1000,
     handler: async (envelope, { em, logger }) => {
       if (!INDEXED_EVENTS.has(envelope.type)) return;
-      const { spaceId, movedHead } = envelope.payload as { spaceId?: unknown; movedHead?: unknown };
+      const { spaceId, movedHead, changeRequestId } = envelope.payload as { spaceId?: unknown; movedHead?: unknown; changeRequestId?: unknown };
       if (typeof spaceId !== "string" || !isId(spaceId)) return;
       if (envelope.type === "revision.created" && movedHead !== true) return;
+      // A change request's revision moved its branch's head, not the space's: nothing to index.
+      if (envelope.type === "revision.created" && changeRequestId !== undefined) return;
       const started = performance.now();
       const result = await indexSpace(em, spaceId, deps);
       logger.debug("search index updated", { spaceId, ...result, durationMs: Math.round(performance.now() - started) });

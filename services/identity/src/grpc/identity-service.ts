@@ -2,6 +2,8 @@ import { AppError, forkEm, type AsyncImplementation, type ServiceDeps } from "@i
 import { IdentityServiceService, MemberRole } from "@imprint/proto/identity/v1";
 import { addMember } from "../use-cases/add-member.js";
 import { authenticateToken } from "../use-cases/authenticate-token.js";
+import { batchGetMembers } from "../use-cases/batch-get-members.js";
+import { batchGetUsers } from "../use-cases/batch-get-users.js";
 import { createLinkInvite } from "../use-cases/create-link-invite.js";
 import { createOrganization } from "../use-cases/create-organization.js";
 import { createUser } from "../use-cases/create-user.js";
@@ -136,6 +138,16 @@ export function identityServiceImplementation(deps: ServiceDeps): AsyncImplement
     getMembership: async (request) => {
       const membership = await getMembership(em(), { organizationId: request.organizationId, userId: request.userId }, useCaseDeps);
       return { role: roleToProto(membership.role), disabled: membership.disabled };
+    },
+
+    batchGetUsers: async (request) => {
+      const users = await batchGetUsers(em(), { userIds: request.userIds }, useCaseDeps);
+      return { users: users.map(userToProto) };
+    },
+
+    batchGetMembers: async (request) => {
+      const members = await batchGetMembers(em(), { organizationId: request.organizationId, userIds: request.userIds }, useCaseDeps);
+      return { members: members.map(memberToProto) };
     },
 
     createOrganization: async (request) => {

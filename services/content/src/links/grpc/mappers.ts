@@ -60,7 +60,7 @@ export function linkListingToProto(list: LinkList, signer: FileUrlSigner, now: D
       locationPageIds: locations,
       locationCount: usage.locations.length,
     })),
-    stats: { total: list.stats.total, broken: list.stats.broken, brokenInChangeRequest: 0 },
+    stats: { total: list.stats.total, broken: list.stats.broken, brokenInChangeRequest: list.stats.brokenInChangeRequest },
     page: { nextPageToken: list.nextPageToken, totalCount: list.totalCount },
     pages: pagesToProto(list.pages, list.markdown),
     files: list.files.map((file) => fileToProto(file, signer, now, true)),

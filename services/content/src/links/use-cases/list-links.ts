@@ -7,6 +7,7 @@ import type { ContentRefInput } from "../../revisions/use-cases/open-content.js"
 import { linkKey, type ExtractedLink } from "../extract.js";
 import type { LinkUsage } from "../link-graph.js";
 import { appLocationOf, linkStatus, type LinkStatusName } from "../link-status.js";
+import { brokenInChangeRequest } from "./broken-in-change-request.js";
 import type { LinkDeps } from "./deps.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./open-links.js";
 import { decodeToken, pageOf, pageSizeOf } from "./paging.js";
@@ -43,8 +44,11 @@ export interface LinkList {
   access: SpaceAccess;
   revision: RevisionHeader;
   items: ResolvedLink[];
-  /** Over every target of the scope, whatever the filter. */
-  stats: { total: number; broken: number };
+  /**
+   * Over every target of the scope, whatever the filter; `brokenInChangeRequest`: the broken ones
+   * the change request broke (0 outside change requests, see broken-in-change-request.ts).
+   */
+  stats: { total: number; broken: number; brokenInChangeRequest: number };
   /** Targets matching the filter. */
   totalCount: number;
   nextPageToken: string;
@@ -90,11 +94,12 @@ export async function listLinks(em: EntityManager, input: ListLinksInput, deps: 
   const files = (await Promise.all([...fileIds].map((fileId) => opened.view.file(fileId)))).filter((file): file is FileRecord => file !== undefined);
   if (files.length !== fileIds.size) throw new AppError("internal", "a file of the revision could not be read");
 
+  const broken = resolved.filter((item) => item.status === "broken").map((item) => item.usage);
   return {
     access: opened.access,
     revision: opened.revision,
     items,
-    stats: { total: resolved.length, broken: resolved.filter((item) => item.status === "broken").length },
+    stats: { total: resolved.length, broken: broken.length, brokenInChangeRequest: opened.branch ? await brokenInChangeRequest(em, deps, opened.branch, broken) : 0 },
     totalCount: matching.length,
     nextPageToken,
     pages,

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput, SpaceAccess } from "../../access/index.js";
+import type { BranchRecord } from "../../revisions/branches/branch-rows.js";
 import type { RevisionHeader } from "../../revisions/store/caches.js";
 import type { ContentView } from "../../revisions/store/content-view.js";
 import type { PageRecord } from "../../revisions/store/model.js";
@@ -13,6 +14,8 @@ export interface OpenedLinks {
   revision: RevisionHeader;
   view: ContentView;
   graph: LinkGraph;
+  /** The change request's branch when the reference named one. */
+  branch: BranchRecord | null;
 }
 
 /** A page as the answers describe it: its version, its path, and its markdown body. */

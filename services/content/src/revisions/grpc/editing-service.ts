@@ -39,7 +39,11 @@ export function editingServiceImplementation(orm: MikroORM, deps: RevisionDeps):
 
   return {
     openDraft: async (request) => {
-      const draft = await openDraft(em(), { caller: request.caller, spaceId: request.spaceId, parentRevisionId: request.parentRevisionId }, deps);
+      const draft = await openDraft(
+        em(),
+        { caller: request.caller, spaceId: request.spaceId, parentRevisionId: request.parentRevisionId, changeRequestId: request.changeRequestId },
+        deps,
+      );
       return { draft: draftToProto(draft) };
     },
 

@@ -5,6 +5,7 @@ import {
   type ImageRef,
   type Page,
   type PageCover,
+  type PageSummary,
   type PageLayout,
   type ReusableContent,
   type Revision,
@@ -83,6 +84,11 @@ export function pageToProto(page: PageRecord, path: string, mapping: PageMapping
   };
 }
 
+/** The short facts of a page (for lists that point at pages). */
+export function pageSummaryToProto(page: PageRecord, path: string): PageSummary {
+  return { id: page.pageId, title: page.title, emoji: page.emoji, icon: page.icon, path, createdAt: page.createdAt, updatedAt: page.updatedAt };
+}
+
 /** A page with its sub-pages, recursively. */
 export function pageTreeToProto(tree: PageTree, mapping: PageMapping): Page {
   return pageToProto(tree.page, tree.path, mapping, tree.children.map((child) => pageTreeToProto(child, mapping)));
@@ -130,5 +136,11 @@ export function revisionToProto(content: RevisionContent, signer: FileUrlSigner,
 }
 
 export function draftToProto(draft: RevisionHeader): Draft {
-  return { id: draft.id, spaceId: draft.spaceId, parentRevisionId: draft.parents[0] ?? "", committed: draft.status === "committed" };
+  return {
+    id: draft.id,
+    spaceId: draft.spaceId,
+    parentRevisionId: draft.parents[0] ?? "",
+    committed: draft.status === "committed",
+    changeRequestId: draft.branchId ?? "",
+  };
 }

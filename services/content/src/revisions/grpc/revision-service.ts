@@ -1,6 +1,7 @@
 import { AppError, forkEm, type AsyncImplementation } from "@imprint/runtime";
 import { DocumentFormat, RevisionServiceService, type ReadOptions } from "@imprint/proto/content/v1/revisions";
 import type { MikroORM } from "@mikro-orm/postgresql";
+import { batchGetPageSummaries } from "../use-cases/batch-get-page-summaries.js";
 import { getFile } from "../use-cases/get-file.js";
 import { getPage, type PageReadInput } from "../use-cases/get-page.js";
 import { getRevision } from "../use-cases/get-revision.js";
@@ -8,7 +9,7 @@ import { listFiles } from "../use-cases/list-files.js";
 import { listPages } from "../use-cases/list-pages.js";
 import { readFileContent } from "../use-cases/read-file-content.js";
 import type { RevisionDeps } from "../use-cases/deps.js";
-import { contentRefFromProto, fileToProto, pageTreeToProto, revisionToProto } from "./mappers.js";
+import { contentRefFromProto, fileToProto, pageSummaryToProto, pageTreeToProto, revisionToProto } from "./mappers.js";
 
 export const REVISION_SERVICE_NAME = "imprint.content.v1.RevisionService";
 
@@ -89,6 +90,11 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
     getFile: async (request) => {
       const file = await getFile(em(), { caller: request.caller, ref: contentRefFromProto(request.ref), fileId: request.fileId }, deps);
       return { file: fileToProto(file, deps.signer, deps.clock(), metadataOf(request.options)) };
+    },
+
+    batchGetPageSummaries: async (request) => {
+      const summaries = await batchGetPageSummaries(em(), { caller: request.caller, ref: contentRefFromProto(request.ref), pageIds: request.pageIds }, deps);
+      return { pages: summaries.pages.map(({ page, path }) => pageSummaryToProto(page, path)), revisionId: summaries.revision.id };
     },
 
     readFileContent: async (request) => {

@@ -292,3 +292,64 @@ export async function treeUpdate(source: NodeSource, sink: NodeSink, root: strin
   while (top?.kind === "branch" && top.children.length === 1) top = await loadOne(source, top.children[0]![1]);
   return top ? sink.put(top) : null;
 }
+
+/** A key whose value differs between two trees (undefined: absent on that side). */
+export interface TreeDifference {
+  key: string;
+  before: string | undefined;
+  after: string | undefined;
+}
+
+/**
+ * The entries that differ between two trees, in key order. Nodes are content-addressed, so a
+ * subtree both trees share is the same id on both sides and is skipped without being read: the
+ * cost follows the size of the change, not of the tree. Pruning happens only when both sides meet
+ * the same node in the same step (heights can differ by a level after splits); leaves reached on
+ * both sides anyway cancel out, so the answer is exact either way.
+ */
+export async function treeDiff(source: NodeSource, before: string | null, after: string | null): Promise<TreeDifference[]> {
+  if (before === after) return [];
+  let left = before ? [before] : [];
+  let right = after ? [after] : [];
+  const leftLeaves = new Map<string, TreeNode>();
+  const rightLeaves = new Map<string, TreeNode>();
+  while (left.length > 0 || right.length > 0) {
+    const rightIds = new Set(right);
+    const shared = new Set(left.filter((id) => rightIds.has(id)));
+    left = left.filter((id) => !shared.has(id));
+    right = right.filter((id) => !shared.has(id));
+    const loaded = await source.load([...new Set([...left, ...right])]);
+    const expand = (ids: string[], leaves: Map<string, TreeNode>): string[] => {
+      const next: string[] = [];
+      for (const id of ids) {
+        const node = loaded.get(id);
+        if (!node) throw new Error(`tree node ${id} is missing`);
+        if (node.kind === "leaf") leaves.set(id, node);
+        else for (const [, child] of node.children) next.push(child);
+      }
+      return next;
+    };
+    left = expand(left, leftLeaves);
+    right = expand(right, rightLeaves);
+  }
+  for (const id of [...leftLeaves.keys()]) {
+    if (rightLeaves.delete(id)) leftLeaves.delete(id);
+  }
+  const values = new Map<string, { before?: string; after?: string }>();
+  for (const leaf of leftLeaves.values()) {
+    if (leaf.kind === "leaf") for (const [key, value] of leaf.entries) values.set(key, { before: value });
+  }
+  for (const leaf of rightLeaves.values()) {
+    if (leaf.kind !== "leaf") continue;
+    for (const [key, value] of leaf.entries) {
+      const entry = values.get(key);
+      if (entry) entry.after = value;
+      else values.set(key, { after: value });
+    }
+  }
+  const differences: TreeDifference[] = [];
+  for (const [key, entry] of values) {
+    if (entry.before !== entry.after) differences.push({ key, before: entry.before, after: entry.after });
+  }
+  return differences.sort((a, b) => compare(a.key, b.key));
+}

@@ -36,4 +36,6 @@ export interface RevisionHeader {
   createdBy: string | null;
   createdAt: Date;
   committedAt: Date | null;
+  /** The change request whose branch it was made on; null for the space's own history. */
+  branchId: string | null;
 }

@@ -16,6 +16,7 @@ interface RevisionRow {
   created_by: string | null;
   created_at: Date | string;
   committed_at: Date | string | null;
+  branch_id: string | null;
 }
 
 const toHeader = (row: RevisionRow): RevisionHeader => ({
@@ -32,6 +33,7 @@ const toHeader = (row: RevisionRow): RevisionHeader => ({
   createdBy: row.created_by,
   createdAt: toDate(row.created_at),
   committedAt: row.committed_at === null ? null : toDate(row.committed_at),
+  branchId: row.branch_id,
 });
 
 /** A revision (or draft) row; committed ones come from the cache when they can (they never change). */
@@ -54,10 +56,11 @@ export async function lockRevision(em: EntityManager, id: string): Promise<Revis
 export async function insertRevision(em: EntityManager, revision: RevisionHeader): Promise<void> {
   await execute(
     em,
-    sql`insert into revisions (id, space_id, store_id, parents, status, root, variables, type, message, git, created_by, created_at, committed_at)
+    sql`insert into revisions (id, space_id, store_id, parents, status, root, variables, type, message, git, created_by, created_at, committed_at, branch_id)
         values (${revision.id}, ${revision.spaceId}, ${revision.storeId}, ${revision.parents}, ${revision.status}, ${revision.root},
                 ${JSON.stringify(revision.variables)}::jsonb, ${revision.type}, ${revision.message},
-                ${revision.git ? JSON.stringify(revision.git) : null}::jsonb, ${revision.createdBy}, ${revision.createdAt}, ${revision.committedAt})`,
+                ${revision.git ? JSON.stringify(revision.git) : null}::jsonb, ${revision.createdBy}, ${revision.createdAt}, ${revision.committedAt},
+                ${revision.branchId})`,
   );
 }
 

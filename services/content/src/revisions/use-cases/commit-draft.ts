@@ -3,6 +3,7 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { execute, sql } from "../store/db.js";
 import { compareAndSetSpaceHead } from "../store/revision-rows.js";
+import { compareAndSetBranchHead, findBranchById } from "../branches/branch-rows.js";
 import type { RevisionDeps } from "./deps.js";
 import { isRevisionId, lockOwnDraft, recordRevisionCreated } from "./drafts.js";
 
@@ -11,7 +12,7 @@ export interface CommitDraftInput {
   draftId: string;
   message: string;
   moveHead: boolean;
-  /** With moveHead: the space's current revision must still be this; empty means the draft's parent. */
+  /** With moveHead: the head (the space's, or the branch's) must still be this; empty means the draft's parent. */
   expectedHeadRevisionId: string;
 }
 
@@ -23,9 +24,10 @@ export interface CommitResult {
 
 /**
  * Turns the draft into an immutable revision and, when asked, makes it the space's current
- * revision by compare-and-set on the expected head. If the head moved meanwhile the whole commit
- * rolls back with `conflict`: the draft stays open, nothing is lost, and the caller can open a
- * new draft from the new head. Records `revision.created`.
+ * revision (for a draft on a change request's branch: the branch's head, never the space's) by
+ * compare-and-set on the expected head. If the head moved meanwhile the whole commit rolls back
+ * with `conflict`: the draft stays open, nothing is lost, and the caller can open a new draft
+ * from the new head. Records `revision.created`.
  */
 export async function commitDraft(em: EntityManager, input: CommitDraftInput, deps: RevisionDeps): Promise<CommitResult> {
   if (input.message.length > 1000) throw AppError.invalidArgument("message: must be at most 1000 characters");
@@ -36,7 +38,16 @@ export async function commitDraft(em: EntityManager, input: CommitDraftInput, de
     const { draft, access, caller } = await lockOwnDraft(tx, deps, input);
     const now = deps.clock();
     let movedHead = false;
-    if (input.moveHead) {
+    if (input.moveHead && draft.branchId) {
+      const expected = input.expectedHeadRevisionId || draft.parents[0] || "";
+      movedHead = await compareAndSetBranchHead(tx, { branchId: draft.branchId, expected, next: draft.id, now });
+      if (!movedHead) {
+        if ((await findBranchById(tx, draft.branchId))?.mergedRevisionId) {
+          throw new AppError("failed_precondition", "draft_id: the change request was merged; its branch takes no more commits");
+        }
+        throw AppError.conflict("The change request's revision changed since this draft was opened; open a draft from the new revision and apply the changes again");
+      }
+    } else if (input.moveHead) {
       const expected = input.expectedHeadRevisionId || draft.parents[0] || null;
       movedHead = await compareAndSetSpaceHead(tx, draft.spaceId, expected, draft.id);
       if (!movedHead) {
@@ -54,6 +65,7 @@ export async function commitDraft(em: EntityManager, input: CommitDraftInput, de
       revisionId: draft.id,
       parents: draft.parents,
       movedHead,
+      changeRequestId: draft.branchId,
     });
     return { revisionId: draft.id, parents: draft.parents, movedHead };
   });

@@ -35,6 +35,15 @@ export async function lockOwnDraft(
 }
 
 /**
+ * Takes the store's advisory lock for the rest of the transaction before writing rows into the
+ * store: shared with other writers, exclusive with the purge's sweep (purge-space-content.ts), so
+ * the sweep never deletes a row a new tree is being built on.
+ */
+export async function shareStoreLock(tx: EntityManager, storeId: string): Promise<void> {
+  await execute(tx, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${storeId}`}, 0))`);
+}
+
+/**
  * Runs `work` on the caller's draft in one transaction, then writes what it staged: the new tree
  * (one path copy for all the changes) and the draft's new root.
  */
@@ -47,8 +56,7 @@ export async function editDraft<T>(
 ): Promise<T> {
   return em.transactional(async (tx) => {
     const { draft } = await lockOwnDraft(tx, deps, input);
-    // Shared with other edits, exclusive with the purge's sweep of the store (purge-space-content.ts).
-    await execute(tx, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${draft.storeId}`}, 0))`);
+    await shareStoreLock(tx, draft.storeId);
     const editor = new DraftEditor(new StoreSession(tx, draft.storeId, deps.caches), draft.root, deps.clock());
     const result = await work(editor, draft, tx);
     if (editor.changed || options.variables) {
@@ -59,17 +67,27 @@ export async function editDraft<T>(
   });
 }
 
-/** Records `revision.created` in the current transaction. */
+/**
+ * Records `revision.created` in the current transaction. A revision made on a change request's
+ * branch carries `changeRequestId` (its `movedHead` is about the branch's head); the space's own
+ * revisions have none.
+ */
 export function recordRevisionCreated(
   em: EntityManager,
   deps: Pick<RevisionDeps, "clock">,
-  event: { organizationId: string; actor: CallerInput | null; spaceId: string; revisionId: string; parents: string[]; movedHead: boolean },
+  event: { organizationId: string; actor: CallerInput | null; spaceId: string; revisionId: string; parents: string[]; movedHead: boolean; changeRequestId?: string | null },
 ): void {
   recordContentEvent(em, deps, {
     aggregate: "revision",
     name: "created",
     organizationId: event.organizationId,
     actor: event.actor,
-    payload: { spaceId: event.spaceId, revisionId: event.revisionId, parents: event.parents, movedHead: event.movedHead },
+    payload: {
+      spaceId: event.spaceId,
+      revisionId: event.revisionId,
+      parents: event.parents,
+      movedHead: event.movedHead,
+      ...(event.changeRequestId ? { changeRequestId: event.changeRequestId } : {}),
+    },
   });
 }

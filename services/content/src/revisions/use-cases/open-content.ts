@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../access/index.js";
+import { requireBranch, type BranchRecord } from "../branches/branch-rows.js";
 import type { RevisionHeader } from "../store/caches.js";
 import { ContentView } from "../store/content-view.js";
 import { findRevision } from "../store/revision-rows.js";
@@ -19,23 +20,27 @@ export interface OpenedContent {
   access: SpaceAccess;
   revision: RevisionHeader;
   view: ContentView;
+  /** The change request's branch when the reference named one. */
+  branch: BranchRecord | null;
 }
 
 /**
  * The one entry point of every content read: checks that the caller may view the space, then
  * resolves the reference to a revision: the space's current one, a given committed revision of
- * the space, or a draft of the caller's. Change requests arrive with the next issue and will
- * resolve here too.
+ * the space, or a draft of the caller's. With a change request (its id or its number in the
+ * space), the branch's head instead of the space's; a revision given with it must be the head or
+ * a revision made on that branch (the caller's drafts on it included).
  */
 export async function openContent(em: EntityManager, deps: RevisionDeps, input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined }): Promise<OpenedContent> {
   const caller = requireCaller(input.caller);
   if (!input.ref) throw AppError.invalidArgument("ref: is required");
   const access = await requireSpaceAccess(em, deps, { caller, spaceId: input.ref.spaceId, need: "view" });
-  if (input.ref.changeRequestId !== "") throw AppError.notFound("Change request");
-  const revisionId = input.ref.revisionId || access.space.revisionId;
+  const branch = input.ref.changeRequestId !== "" ? await requireBranch(em, access.space.id, input.ref.changeRequestId) : null;
+  const revisionId = input.ref.revisionId || (branch ? branch.headRevisionId : access.space.revisionId);
   const revision = revisionId && isRevisionId(revisionId) ? await findRevision(em, deps.caches, revisionId) : undefined;
   if (!revision || revision.spaceId !== access.space.id || (revision.status === "draft" && revision.createdBy !== caller.userId)) {
     throw AppError.notFound("Revision");
   }
-  return { access, revision, view: new ContentView(new StoreSession(em, revision.storeId, deps.caches), revision.root, deps.caches) };
+  if (branch && revision.id !== branch.headRevisionId && revision.branchId !== branch.id) throw AppError.notFound("Revision");
+  return { access, revision, branch, view: new ContentView(new StoreSession(em, revision.storeId, deps.caches), revision.root, deps.caches) };
 }

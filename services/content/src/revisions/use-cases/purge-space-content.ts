@@ -7,7 +7,7 @@ import { execute, queryRows, sql } from "../store/db.js";
 const STORE_TABLES = ["tree_nodes", "page_versions", "content_bodies", "file_versions", "reusable_content_versions"] as const;
 
 /**
- * Deletes every revision and draft of a space, then the content rows nothing references any more.
+ * Deletes every branch, revision and draft of a space, then the content rows nothing references any more.
  * A store used by this space alone is dropped whole. A store shared with duplicates is swept:
  * everything reachable from the remaining revisions' trees is kept, the rest deleted (under an
  * exclusive lock on the store, so no edit is building on a node being removed). Answers the blob
@@ -15,6 +15,7 @@ const STORE_TABLES = ["tree_nodes", "page_versions", "content_bodies", "file_ver
  * transaction has committed.
  */
 export async function purgeSpaceContent(em: EntityManager, spaceId: string): Promise<{ orphanedBlobs: string[] }> {
+  await execute(em, sql`delete from branches where space_id = ${spaceId}`);
   const stores = await queryRows(em, sql<{ store_id: string }>`delete from revisions where space_id = ${spaceId} returning store_id`);
   const removedBlobs = new Set<string>();
   for (const storeId of new Set(stores.map((row) => row.store_id))) {
@@ -80,16 +81,19 @@ async function markReachable(em: EntityManager, storeId: string, roots: string[]
 }
 
 /**
- * Deletes blobs that no file row references, each under the advisory lock uploads take for that
- * key (upload-file.ts), re-checking the references inside it: an upload of the same bytes that
- * committed meanwhile keeps its blob.
+ * Deletes blobs that no file row and no export references, each under the advisory lock uploads
+ * and exports take for that key (storeBlob in upload-file.ts), re-checking the references inside
+ * it: an upload or export of the same bytes that committed meanwhile keeps its blob.
  */
 export async function deleteOrphanedBlobs(em: EntityManager, blobStore: BlobStore, keys: readonly string[]): Promise<number> {
   let deleted = 0;
   for (const key of keys) {
     await em.fork().transactional(async (tx) => {
       await execute(tx, sql`select pg_advisory_xact_lock(hashtextextended(${`blob:${key}`}, 0))`);
-      const [row] = await queryRows<{ found: number }>(tx, sql`select 1 as found from file_versions where blob_key = ${key} limit 1`);
+      const [row] = await queryRows<{ found: number }>(
+        tx,
+        sql`select 1 as found from file_versions where blob_key = ${key} union all select 1 from exports where blob_key = ${key} limit 1`,
+      );
       if (row) return;
       await blobStore.delete(key);
       deleted++;

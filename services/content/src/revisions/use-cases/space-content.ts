@@ -35,6 +35,7 @@ export async function createInitialRevision(
     createdBy: input.actor?.userId ?? null,
     createdAt: now,
     committedAt: now,
+    branchId: null,
   };
   await insertRevision(em, revision);
   recordRevisionCreated(em, { clock: input.clock }, {
@@ -77,6 +78,7 @@ export async function duplicateSpaceContent(
     createdBy: input.actor?.userId ?? null,
     createdAt: now,
     committedAt: now,
+    branchId: null,
   };
   await insertRevision(em, revision);
   recordRevisionCreated(em, { clock: () => now }, {

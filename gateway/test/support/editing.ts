@@ -1,0 +1,40 @@
+import { CreatePageInput, EditingServiceService, UpdatePageInput } from "@imprint/proto/content/v1/editing";
+import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import type { TestStack } from "./stack.js";
+
+/**
+ * Writing content the way internal teams do: through the content service's editing API (drafts
+ * committed with move_head), on a space's main content or on a change request's branch.
+ */
+export type EditingClient = PromiseClient<typeof EditingServiceService>;
+
+export function editingClient(stack: TestStack): EditingClient {
+  return createPromiseClient(EditingServiceService, stack.contentAddress);
+}
+
+export interface EditTarget {
+  /** Who edits. */
+  userId: string;
+  spaceId: string;
+  /** The change request (id or number) whose branch is edited; absent for the space's main content. */
+  changeRequestId?: string;
+}
+
+/** The operations a test needs on one open draft. */
+export interface DraftEdits {
+  createPage(fields: Partial<CreatePageInput>): Promise<unknown>;
+  updatePage(fields: Partial<UpdatePageInput> & { pageId: string }): Promise<unknown>;
+}
+
+/** Opens a draft on the target's head, applies `work`, commits it as the new head; returns the revision id. */
+export async function commitEdits(editing: EditingClient, target: EditTarget, work: (draft: DraftEdits) => Promise<unknown>): Promise<string> {
+  const caller = { userId: target.userId, tokenId: "" };
+  const { draft } = await editing.openDraft({ caller, spaceId: target.spaceId, parentRevisionId: "", changeRequestId: target.changeRequestId ?? "" });
+  const draftId = draft!.id;
+  await work({
+    createPage: (fields) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) }),
+    updatePage: (fields) => editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial(fields) }),
+  });
+  const committed = await editing.commitDraft({ caller, draftId, message: "test edit", moveHead: true, expectedHeadRevisionId: "" });
+  return committed.revisionId;
+}

@@ -1,0 +1,79 @@
+import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
+import { forkEm, type AsyncImplementation } from "@imprint/runtime";
+import type { CollaborationDeps } from "../service.js";
+import { createChangeRequest } from "../use-cases/create-change-request.js";
+import { getChangeRequest } from "../use-cases/get-change-request.js";
+import { listChangeRequests } from "../use-cases/list-change-requests.js";
+import { mergeChangeRequest } from "../use-cases/merge-change-request.js";
+import { updateChangeRequest } from "../use-cases/update-change-request.js";
+import { updateChangeRequestFromMain } from "../use-cases/update-change-request-from-main.js";
+import { changeRequestToProto, orderFromProto, pageInfo, pageRequest, statusFromProto } from "./mappers.js";
+
+export const CHANGE_REQUEST_SERVICE_NAME = "imprint.collaboration.v1.ChangeRequestService";
+
+/** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
+export function changeRequestServiceImplementation(deps: CollaborationDeps): AsyncImplementation<typeof ChangeRequestServiceService> {
+  const em = () => forkEm(deps.orm);
+  return {
+    createChangeRequest: async (request) => {
+      const view = await createChangeRequest(
+        em(),
+        { caller: request.caller, spaceId: request.spaceId, subject: request.subject, agentTaskId: request.agentTaskId },
+        deps,
+      );
+      return { changeRequest: changeRequestToProto(view) };
+    },
+
+    listChangeRequests: async (request) => {
+      const page = await listChangeRequests(
+        em(),
+        {
+          caller: request.caller,
+          spaceId: request.spaceId,
+          status: statusFromProto(request.status),
+          creatorUserId: request.creatorUserId,
+          contributorUserId: request.contributorUserId,
+          orderBy: orderFromProto(request.orderBy),
+          page: pageRequest(request.page),
+        },
+        deps,
+      );
+      return { changeRequests: page.items.map(changeRequestToProto), page: pageInfo(page) };
+    },
+
+    getChangeRequest: async (request) => {
+      const view = await getChangeRequest(em(), { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId }, deps);
+      return { changeRequest: changeRequestToProto(view) };
+    },
+
+    updateChangeRequest: async (request) => {
+      const view = await updateChangeRequest(
+        em(),
+        {
+          caller: request.caller,
+          spaceId: request.spaceId,
+          changeRequestId: request.changeRequestId,
+          subject: request.subject,
+          description: request.description,
+          status: statusFromProto(request.status),
+        },
+        deps,
+      );
+      return { changeRequest: changeRequestToProto(view) };
+    },
+
+    mergeChangeRequest: async (request) => {
+      const merged = await mergeChangeRequest(em(), { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId }, deps);
+      return { revisionId: merged.revisionId, changeRequest: changeRequestToProto(merged.view) };
+    },
+
+    updateChangeRequestFromMain: async (request) => {
+      const updated = await updateChangeRequestFromMain(
+        em(),
+        { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId },
+        deps,
+      );
+      return { revisionId: updated.revisionId, changeRequest: changeRequestToProto(updated.view) };
+    },
+  };
+}

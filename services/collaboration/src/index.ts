@@ -1,0 +1,5 @@
+export { loadCollaborationConfig, collaborationConfigShape, type CollaborationConfig } from "./config.js";
+export { collaborationServiceSpec, startCollaborationService, COLLABORATION_MIGRATIONS_PATH, type CollaborationDeps } from "./service.js";
+export { CHANGE_REQUEST_SERVICE_NAME } from "./grpc/change-request-service.js";
+export { COMMENT_SERVICE_NAME } from "./grpc/comment-service.js";
+export { COLLABORATION_EVENT_CONTEXT } from "./events.js";

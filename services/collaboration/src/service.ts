@@ -1,0 +1,86 @@
+import { fileURLToPath } from "node:url";
+import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
+import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
+import { BranchServiceService } from "@imprint/proto/content/v1/branches";
+import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
+import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
+import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import {
+  createPromiseClient,
+  startService,
+  type Clock,
+  type Logger,
+  type PromiseClient,
+  type RunningService,
+  type ServiceDeps,
+  type ServiceSpec,
+} from "@imprint/runtime";
+import type { CollaborationConfig } from "./config.js";
+import { contentEventConsumers } from "./consumers/content-events.js";
+import { collaborationEntities } from "./domain/index.js";
+import { COLLABORATION_EVENT_CONTEXT } from "./events.js";
+import { CHANGE_REQUEST_SERVICE_NAME, changeRequestServiceImplementation } from "./grpc/change-request-service.js";
+import { COMMENT_SERVICE_NAME, commentServiceImplementation } from "./grpc/comment-service.js";
+import type { ContentClients, UseCaseDeps } from "./use-cases/shared/deps.js";
+
+/** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
+export const COLLABORATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
+
+/** What the collaboration service's transports and use cases are built from. */
+export interface CollaborationDeps extends ServiceDeps, Omit<UseCaseDeps, "relay"> {
+  config: CollaborationConfig;
+}
+
+interface Upstreams {
+  content: ContentClients;
+  identity: PromiseClient<typeof IdentityServiceService>;
+}
+
+/** How the runtime assembles the collaboration service from its config and upstream clients. */
+export function collaborationServiceSpec(config: CollaborationConfig, upstreams: Upstreams): ServiceSpec {
+  const collaborationDeps = (deps: ServiceDeps): CollaborationDeps => ({ ...deps, config, ...upstreams });
+  return {
+    name: "collaboration",
+    context: COLLABORATION_EVENT_CONTEXT,
+    entities: collaborationEntities,
+    migrationsPath: COLLABORATION_MIGRATIONS_PATH,
+    grpc: (deps) => {
+      const collaboration = collaborationDeps(deps);
+      return [
+        { name: CHANGE_REQUEST_SERVICE_NAME, definition: ChangeRequestServiceService, implementation: changeRequestServiceImplementation(collaboration) },
+        { name: COMMENT_SERVICE_NAME, definition: CommentServiceService, implementation: commentServiceImplementation(collaboration) },
+      ];
+    },
+    consumers: (deps) => contentEventConsumers(deps, config),
+  };
+}
+
+/** Starts the collaboration service: one channel per upstream (content, identity), then the runtime service. */
+export async function startCollaborationService(config: CollaborationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+  const timeouts = { defaultTimeoutMs: 10_000 };
+  const upstreams: Upstreams = {
+    content: {
+      spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
+      branches: createPromiseClient(BranchServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
+      revisions: createPromiseClient(RevisionServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
+    },
+    identity: createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 }),
+  };
+  const close = () => {
+    for (const client of [upstreams.content.spaces, upstreams.content.branches, upstreams.content.revisions, upstreams.identity]) client.close();
+  };
+  let running: RunningService;
+  try {
+    running = await startService(collaborationServiceSpec(config, upstreams), config, options);
+  } catch (error) {
+    close();
+    throw error;
+  }
+  return {
+    ...running,
+    stop: async () => {
+      await running.stop();
+      close();
+    },
+  };
+}

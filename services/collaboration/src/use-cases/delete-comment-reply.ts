@@ -1,0 +1,39 @@
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { Comment, CommentReply, Reaction } from "../domain/index.js";
+import { recordCollaborationEvent } from "../events.js";
+import { isId, type CallerInput } from "./shared/access.js";
+import type { UseCaseDeps } from "./shared/deps.js";
+import { requireManage, resolveScope, scopeFilter, type CommentScopeInput } from "./shared/scope.js";
+
+export interface DeleteCommentReplyInput {
+  caller: CallerInput | undefined;
+  scope: CommentScopeInput | undefined;
+  commentId: string;
+  replyId: string;
+}
+
+/** Deletes a reply and its reactions (author or space admin); false when it (or its comment) did not exist. */
+export async function deleteCommentReply(em: EntityManager, input: DeleteCommentReplyInput, deps: UseCaseDeps): Promise<boolean> {
+  const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
+  if (!isId(input.commentId) || !isId(input.replyId)) return false;
+  const deleted = await em.transactional(async (tx) => {
+    const comment = await tx.findOne(Comment, { id: input.commentId, ...scopeFilter(scope) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const reply = comment ? await tx.findOne(CommentReply, { id: input.replyId, commentId: comment.id }) : null;
+    if (!comment || !reply) return false;
+    requireManage(scope, reply.authorId, "reply");
+    await tx.nativeDelete(Reaction, { targetId: reply.id });
+    tx.remove(reply);
+    comment.repliesCount = Math.max(0, comment.repliesCount - 1);
+    await recordCollaborationEvent(tx, deps, {
+      aggregate: "comment_reply",
+      name: "deleted",
+      organizationId: comment.organizationId,
+      actor: scope.caller,
+      spaceId: comment.spaceId,
+      payload: { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId },
+    });
+    return true;
+  });
+  if (deleted) deps.relay.notify();
+  return deleted;
+}

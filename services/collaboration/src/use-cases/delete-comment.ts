@@ -1,0 +1,37 @@
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { Comment, CommentReply, Reaction } from "../domain/index.js";
+import { recordCollaborationEvent } from "../events.js";
+import { isId, type CallerInput } from "./shared/access.js";
+import type { UseCaseDeps } from "./shared/deps.js";
+import { requireManage, resolveScope, scopeFilter, type CommentScopeInput } from "./shared/scope.js";
+
+export interface DeleteCommentInput {
+  caller: CallerInput | undefined;
+  scope: CommentScopeInput | undefined;
+  commentId: string;
+}
+
+/** Deletes a comment with its replies and reactions (author or space admin); false when it did not exist. */
+export async function deleteComment(em: EntityManager, input: DeleteCommentInput, deps: UseCaseDeps): Promise<boolean> {
+  const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
+  if (!isId(input.commentId)) return false;
+  const deleted = await em.transactional(async (tx) => {
+    const comment = await tx.findOne(Comment, { id: input.commentId, ...scopeFilter(scope) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!comment) return false;
+    requireManage(scope, comment.authorId, "comment");
+    await tx.nativeDelete(Reaction, { commentId: comment.id });
+    await tx.nativeDelete(CommentReply, { commentId: comment.id });
+    tx.remove(comment);
+    await recordCollaborationEvent(tx, deps, {
+      aggregate: "comment",
+      name: "deleted",
+      organizationId: comment.organizationId,
+      actor: scope.caller,
+      spaceId: comment.spaceId,
+      payload: { commentId: comment.id, changeRequestId: comment.changeRequestId },
+    });
+    return true;
+  });
+  if (deleted) deps.relay.notify();
+  return deleted;
+}

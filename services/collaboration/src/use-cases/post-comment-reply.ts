@@ -1,0 +1,48 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { CommentReply } from "../domain/index.js";
+import { recordCollaborationEvent } from "../events.js";
+import type { CallerInput } from "./shared/access.js";
+import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
+import type { UseCaseDeps } from "./shared/deps.js";
+import { validateMarkdown } from "./shared/posts.js";
+import { findComment, resolveScope, type CommentScopeInput } from "./shared/scope.js";
+
+export interface PostCommentReplyInput {
+  caller: CallerInput | undefined;
+  scope: CommentScopeInput | undefined;
+  commentId: string;
+  markdown: string;
+  format: BodyFormat;
+}
+
+/** Adds a reply to a comment's thread (comment right) and counts it on the comment. */
+export async function postCommentReply(em: EntityManager, input: PostCommentReplyInput, deps: UseCaseDeps): Promise<ReplyView> {
+  const markdown = validateMarkdown(input.markdown);
+  const scope = await resolveScope(em, deps, input.caller, input.scope, "comment");
+  const reply = await em.transactional(async (tx) => {
+    const comment = await findComment(tx, scope, input.commentId, { lock: true });
+    const reply = tx.create(CommentReply, {
+      commentId: comment.id,
+      spaceId: comment.spaceId,
+      changeRequestId: comment.changeRequestId ?? null,
+      organizationId: comment.organizationId,
+      authorId: scope.caller.userId,
+      markdown,
+      postedAt: deps.clock(),
+      editedAt: null,
+    });
+    comment.repliesCount += 1;
+    await recordCollaborationEvent(tx, deps, {
+      aggregate: "comment_reply",
+      name: "created",
+      organizationId: comment.organizationId,
+      actor: scope.caller,
+      spaceId: comment.spaceId,
+      payload: { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId },
+    });
+    return reply;
+  });
+  deps.relay.notify();
+  const [view] = await replyViews(em, deps, scope, [reply], input.format);
+  return view!;
+}

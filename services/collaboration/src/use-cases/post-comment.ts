@@ -1,0 +1,110 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { DocumentFormat } from "@imprint/proto/content/v1/revisions";
+import { AppError } from "@imprint/runtime";
+import { Comment, NODE_ID_MAX, type PageSnapshot } from "../domain/index.js";
+import { recordCollaborationEvent } from "../events.js";
+import { callerMessage, type CallerInput } from "./shared/access.js";
+import { characterCount } from "./shared/change-requests.js";
+import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
+import type { UseCaseDeps } from "./shared/deps.js";
+import { findDocumentNode, nodePreview } from "./shared/document-nodes.js";
+import { validateMarkdown } from "./shared/posts.js";
+import { contentRefOf, resolveScope, type CommentScope, type CommentScopeInput } from "./shared/scope.js";
+
+export interface PostCommentInput {
+  caller: CallerInput | undefined;
+  scope: CommentScopeInput | undefined;
+  /** "" for the content as a whole. */
+  pageId: string;
+  /** "" for the whole page. */
+  nodeId: string;
+  markdown: string;
+  format: BodyFormat;
+}
+
+interface Target {
+  revisionId: string | null;
+  page: PageSnapshot | null;
+  nodePreview: string | null;
+}
+
+/** The page (and node) the comment targets, read from the scope's content, with the revision read. */
+async function readTarget(deps: UseCaseDeps, scope: CommentScope, pageId: string, nodeId: string): Promise<Target> {
+  if (!pageId) {
+    if (!scope.changeRequest) return { revisionId: scope.space.revisionId || null, page: null, nodePreview: null };
+    const { branches } = await deps.content.branches.batchGetBranches({
+      caller: callerMessage(scope.caller),
+      spaceId: scope.space.spaceId,
+      changeRequestIds: [scope.changeRequest.id],
+    });
+    return { revisionId: branches[0]?.headRevisionId || null, page: null, nodePreview: null };
+  }
+  const answer = await deps.content.revisions
+    .getPage({
+      caller: callerMessage(scope.caller),
+      ref: contentRefOf(scope),
+      options: { metadata: false, computed: false },
+      pageId,
+      pageOptions: { format: nodeId ? DocumentFormat.DOCUMENT_FORMAT_DOCUMENT : DocumentFormat.DOCUMENT_FORMAT_MARKDOWN, evaluated: false },
+    })
+    .catch((error: unknown) => {
+      if (error instanceof AppError && error.code === "not_found") throw AppError.invalidArgument("page: no page with this id in this content");
+      throw error;
+    });
+  const page = answer.page!;
+  const snapshot: PageSnapshot = {
+    title: page.title,
+    emoji: page.emoji,
+    icon: page.icon,
+    path: page.path,
+    createdAt: page.createdAt?.toISOString() ?? null,
+    updatedAt: page.updatedAt?.toISOString() ?? null,
+  };
+  if (!nodeId) return { revisionId: answer.revisionId, page: snapshot, nodePreview: null };
+  const node = page.documentJson ? findDocumentNode(JSON.parse(page.documentJson), nodeId) : undefined;
+  if (!node) throw AppError.invalidArgument(`node: no node "${nodeId}" in this page's document`);
+  return { revisionId: answer.revisionId, page: snapshot, nodePreview: nodePreview(node) };
+}
+
+/**
+ * Posts a comment on the scope's content, a page of it, or a node of a page's document. The page
+ * is kept as it is now (title, path...) for when it is gone later; a node keeps a preview of its text.
+ */
+export async function postComment(em: EntityManager, input: PostCommentInput, deps: UseCaseDeps): Promise<CommentView> {
+  const markdown = validateMarkdown(input.markdown);
+  if (input.nodeId && !input.pageId) throw AppError.invalidArgument("node: needs a page");
+  if (characterCount(input.nodeId) > NODE_ID_MAX) throw AppError.invalidArgument(`node: must be at most ${NODE_ID_MAX} characters`);
+  const scope = await resolveScope(em, deps, input.caller, input.scope, "comment");
+  const target = await readTarget(deps, scope, input.pageId, input.nodeId);
+  const comment = await em.transactional(async (tx) => {
+    const comment = tx.create(Comment, {
+      spaceId: scope.space.spaceId,
+      changeRequestId: scope.changeRequest?.id ?? null,
+      organizationId: scope.space.organizationId,
+      pageId: input.pageId || null,
+      nodeId: input.nodeId || null,
+      nodePreview: target.nodePreview,
+      revisionId: target.revisionId,
+      page: target.page,
+      authorId: scope.caller.userId,
+      markdown,
+      postedAt: deps.clock(),
+      editedAt: null,
+      resolvedAt: null,
+      resolvedBy: null,
+      repliesCount: 0,
+    });
+    await recordCollaborationEvent(tx, deps, {
+      aggregate: "comment",
+      name: "created",
+      organizationId: scope.space.organizationId,
+      actor: scope.caller,
+      spaceId: scope.space.spaceId,
+      payload: { commentId: comment.id, changeRequestId: comment.changeRequestId, pageId: comment.pageId },
+    });
+    return comment;
+  });
+  deps.relay.notify();
+  const [view] = await commentViews(em, deps, scope, [comment], input.format);
+  return view!;
+}

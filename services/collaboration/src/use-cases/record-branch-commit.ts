@@ -1,0 +1,21 @@
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { ChangeRequest } from "../domain/index.js";
+import { addContributor } from "./shared/change-requests.js";
+import type { UseCaseDeps } from "./shared/deps.js";
+
+/**
+ * A revision was committed on a change request's branch (`revision.created` with a
+ * `changeRequestId`): its author becomes a contributor and the change request was updated now.
+ * Commits of branches this service does not know (yet) change nothing.
+ */
+export async function recordBranchCommit(
+  em: EntityManager,
+  input: { spaceId: string; changeRequestId: string; userId: string | null },
+  deps: Pick<UseCaseDeps, "clock">,
+): Promise<void> {
+  const changeRequest = await em.findOne(ChangeRequest, { id: input.changeRequestId, spaceId: input.spaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!changeRequest || changeRequest.status === "merged") return;
+  const now = deps.clock();
+  changeRequest.updatedAt = now;
+  if (input.userId) await addContributor(em, changeRequest, input.userId, now);
+}

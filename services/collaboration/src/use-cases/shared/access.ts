@@ -1,0 +1,51 @@
+import type { SpacePermissions } from "@imprint/proto/content/v1/spaces";
+import { AppError } from "@imprint/runtime";
+import type { UseCaseDeps } from "./deps.js";
+
+/** The authenticated principal, as carried by the proto `Caller`. */
+export interface CallerInput {
+  userId: string;
+  tokenId?: string | undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Ids are uuids; anything else cannot name a row and is answered like a missing one. */
+export function isId(value: string | undefined | null): value is string {
+  return typeof value === "string" && UUID.test(value);
+}
+
+export function requireCaller(caller: CallerInput | undefined): CallerInput {
+  if (!caller?.userId) throw AppError.unauthenticated("caller: required");
+  return caller;
+}
+
+/** A space as the caller sees it, from the content service. */
+export interface SpaceAccess {
+  spaceId: string;
+  organizationId: string;
+  /** The space's current revision; empty while it has none. */
+  revisionId: string;
+  permissions: SpacePermissions;
+}
+
+export type SpaceRight = "view" | "edit" | "merge" | "comment" | "admin";
+
+/**
+ * The caller's rights on the space, from content (which owns spaces and their permissions): its
+ * NOT_FOUND (missing space, another organization's, no view right) passes through unchanged;
+ * lacking `need` is permission_denied.
+ */
+export async function requireSpace(deps: Pick<UseCaseDeps, "content">, caller: CallerInput | undefined, spaceId: string, need: SpaceRight): Promise<SpaceAccess> {
+  const who = requireCaller(caller);
+  if (!isId(spaceId)) throw AppError.notFound("Space");
+  const { space } = await deps.content.spaces.getSpace({ caller: callerMessage(who), spaceId, shareKey: "" });
+  if (!space?.permissions?.view) throw AppError.notFound("Space");
+  if (!space.permissions[need]) throw AppError.permissionDenied(`You need the "${need}" permission on this space`);
+  return { spaceId: space.id, organizationId: space.organizationId, revisionId: space.revisionId, permissions: space.permissions };
+}
+
+/** The proto caller for calls to other services. */
+export function callerMessage(caller: CallerInput): { userId: string; tokenId: string } {
+  return { userId: caller.userId, tokenId: caller.tokenId ?? "" };
+}

@@ -1,0 +1,50 @@
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { ChangeRequest, SUBJECT_MAX, DESCRIPTION_MAX, AGENT_TASK_ID_MAX } from "../../domain/index.js";
+import { isId } from "./access.js";
+
+/** Numbers are positive int4 values: at most 9 digits keeps the parse in range. */
+const NUMBER = /^[1-9][0-9]{0,8}$/;
+
+/**
+ * The change request of `spaceId` named by `ref`: its id (a uuid) or its number in the space
+ * (digits). Anything else, or a change request of another space, is "Change request not found".
+ */
+export async function findChangeRequest(em: EntityManager, spaceId: string, ref: string, options: { lock?: boolean } = {}): Promise<ChangeRequest> {
+  const where = isId(ref) ? { id: ref, spaceId } : NUMBER.test(ref) ? { number: Number(ref), spaceId } : undefined;
+  const found = where ? await em.findOne(ChangeRequest, where, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
+  if (!found) throw AppError.notFound("Change request");
+  return found;
+}
+
+/** Makes `userId` a contributor (no-op when they already are); runs in the caller's transaction. */
+export async function addContributor(em: EntityManager, changeRequest: Pick<ChangeRequest, "id" | "spaceId">, userId: string, at: Date): Promise<void> {
+  await em.execute(
+    `insert into change_request_contributors (change_request_id, user_id, space_id, first_contributed_at) values (?, ?, ?, ?)
+     on conflict (change_request_id, user_id) do nothing`,
+    [changeRequest.id, userId, changeRequest.spaceId, at],
+  );
+}
+
+/** Characters as PostgreSQL counts them (code points), not UTF-16 units. */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
+export function validateSubject(subject: string): string {
+  if (characterCount(subject) > SUBJECT_MAX) throw AppError.invalidArgument(`subject: must be at most ${SUBJECT_MAX} characters`);
+  return subject;
+}
+
+export function validateDescription(description: string): string {
+  if (characterCount(description) > DESCRIPTION_MAX) throw AppError.invalidArgument(`description: must be at most ${DESCRIPTION_MAX.toLocaleString("en")} characters`);
+  return description;
+}
+
+export function validateAgentTaskId(agentTaskId: string): string | null {
+  const trimmed = agentTaskId.trim();
+  if (characterCount(trimmed) > AGENT_TASK_ID_MAX) throw AppError.invalidArgument(`agentTaskId: must be at most ${AGENT_TASK_ID_MAX} characters`);
+  return trimmed === "" ? null : trimmed;
+}

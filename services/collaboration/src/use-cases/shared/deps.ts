@@ -1,0 +1,25 @@
+import type { BranchServiceService } from "@imprint/proto/content/v1/branches";
+import type { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
+import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
+import type { IdentityServiceService } from "@imprint/proto/identity/v1";
+import type { Clock, PromiseClient } from "@imprint/runtime";
+
+/** The content service's APIs this context calls. */
+export interface ContentClients {
+  /** Rights on spaces (GetSpace answers the caller's permissions). */
+  spaces: PromiseClient<typeof SpaceServiceService>;
+  /** The branches holding change requests' content. */
+  branches: PromiseClient<typeof BranchServiceService>;
+  /** Pages comments point at. */
+  revisions: PromiseClient<typeof RevisionServiceService>;
+}
+
+/** What use cases need besides their EntityManager. */
+export interface UseCaseDeps {
+  clock: Clock;
+  /** Wakes the outbox relay after a commit that recorded events. */
+  relay: { notify(): void };
+  content: ContentClients;
+  /** Users and members, to show who did what. */
+  identity: PromiseClient<typeof IdentityServiceService>;
+}

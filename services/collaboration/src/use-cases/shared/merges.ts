@@ -1,0 +1,38 @@
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { ChangeRequest } from "../../domain/index.js";
+import { recordCollaborationEvent } from "../../events.js";
+import type { CallerInput } from "./access.js";
+import { addContributor } from "./change-requests.js";
+import type { UseCaseDeps } from "./deps.js";
+
+/**
+ * Records that content merged the change request's branch as `revisionId` (in the caller's
+ * transaction): status merged, the merger a contributor, `change_request.merged`. A change
+ * request already recorded as merged is answered as it is, so the merge RPC and content's
+ * `branch.merged` event may both arrive.
+ */
+export async function recordMerge(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "clock">,
+  input: { changeRequestId: string; revisionId: string; actor: CallerInput | null },
+): Promise<ChangeRequest> {
+  const changeRequest = await em.findOne(ChangeRequest, { id: input.changeRequestId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  if (!changeRequest) throw AppError.notFound("Change request");
+  if (changeRequest.status === "merged") return changeRequest;
+  const now = deps.clock();
+  changeRequest.status = "merged";
+  changeRequest.mergedAt = now;
+  changeRequest.mergedRevisionId = input.revisionId;
+  changeRequest.updatedAt = now;
+  if (input.actor) await addContributor(em, changeRequest, input.actor.userId, now);
+  await recordCollaborationEvent(em, deps, {
+    aggregate: "change_request",
+    name: "merged",
+    organizationId: changeRequest.organizationId,
+    actor: input.actor,
+    spaceId: changeRequest.spaceId,
+    payload: { changeRequestId: changeRequest.id, number: changeRequest.number, revisionId: input.revisionId },
+  });
+  return changeRequest;
+}

@@ -1,0 +1,23 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Comment } from "../../domain/index.js";
+import { recordCollaborationEvent } from "../../events.js";
+import type { CallerInput } from "./access.js";
+import type { UseCaseDeps } from "./deps.js";
+
+/**
+ * Resolves (or reopens) a comment in the caller's transaction and records `comment.resolved` /
+ * `comment.reopened`; nothing when it already is that way.
+ */
+export async function recordResolution(em: EntityManager, deps: Pick<UseCaseDeps, "clock">, caller: CallerInput, comment: Comment, resolved: boolean): Promise<void> {
+  if (resolved === (comment.resolvedAt !== null && comment.resolvedAt !== undefined)) return;
+  comment.resolvedAt = resolved ? deps.clock() : null;
+  comment.resolvedBy = resolved ? caller.userId : null;
+  await recordCollaborationEvent(em, deps, {
+    aggregate: "comment",
+    name: resolved ? "resolved" : "reopened",
+    organizationId: comment.organizationId,
+    actor: caller,
+    spaceId: comment.spaceId,
+    payload: { commentId: comment.id, changeRequestId: comment.changeRequestId },
+  });
+}

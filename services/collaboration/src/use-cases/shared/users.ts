@@ -1,0 +1,17 @@
+import type { User } from "@imprint/proto/identity/v1";
+import type { UseCaseDeps } from "./deps.js";
+
+/** Identity answers at most this many ids per batch call. */
+const BATCH = 1000;
+
+/**
+ * Users by id from identity: one call per 1000 distinct ids (one call for any page of a list
+ * short of huge reaction counts). Unknown users (deleted since) are simply absent.
+ */
+export async function loadUsers(deps: Pick<UseCaseDeps, "identity">, ids: Iterable<string | null | undefined>): Promise<ReadonlyMap<string, User>> {
+  const distinct = [...new Set([...ids].filter((id): id is string => typeof id === "string" && id !== ""))];
+  const chunks: string[][] = [];
+  for (let index = 0; index < distinct.length; index += BATCH) chunks.push(distinct.slice(index, index + BATCH));
+  const answers = await Promise.all(chunks.map((userIds) => deps.identity.batchGetUsers({ userIds })));
+  return new Map(answers.flatMap((answer) => answer.users.map((user) => [user.id, user] as const)));
+}

@@ -1,0 +1,46 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { recordCollaborationEvent } from "../events.js";
+import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
+import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
+import { addContributor, findChangeRequest } from "./shared/change-requests.js";
+import type { UseCaseDeps } from "./shared/deps.js";
+
+export interface UpdateChangeRequestFromMainInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+  changeRequestId: string;
+}
+
+/**
+ * Brings the space's current content into the change request (content merges it into the
+ * branch; CONFLICT passes through), then records the update: the caller becomes a contributor.
+ */
+export async function updateChangeRequestFromMain(
+  em: EntityManager,
+  input: UpdateChangeRequestFromMainInput,
+  deps: UseCaseDeps,
+): Promise<{ revisionId: string; view: ChangeRequestView }> {
+  const caller = requireCaller(input.caller);
+  const space = await requireSpace(deps, caller, input.spaceId, "edit");
+  const found = await findChangeRequest(em, space.spaceId, input.changeRequestId);
+  if (found.status === "merged") throw new AppError("failed_precondition", "Change request is merged and can no longer be updated");
+  const updated = await deps.content.branches.updateBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
+  const changeRequest = await em.transactional(async (tx) => {
+    const locked = await findChangeRequest(tx, space.spaceId, found.id, { lock: true });
+    const now = deps.clock();
+    locked.updatedAt = now;
+    await addContributor(tx, locked, caller.userId, now);
+    await recordCollaborationEvent(tx, deps, {
+      aggregate: "change_request",
+      name: "updated_from_main",
+      organizationId: locked.organizationId,
+      actor: caller,
+      spaceId: locked.spaceId,
+      payload: { changeRequestId: locked.id, number: locked.number, revisionId: updated.revisionId },
+    });
+    return locked;
+  });
+  deps.relay.notify();
+  return { revisionId: updated.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: updated.branch }) };
+}

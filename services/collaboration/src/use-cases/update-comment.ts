@@ -1,0 +1,62 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { recordCollaborationEvent } from "../events.js";
+import type { CallerInput } from "./shared/access.js";
+import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
+import type { UseCaseDeps } from "./shared/deps.js";
+import { applyReactionChanges, hasReactionChanges, validateMarkdown, validateReactionChanges } from "./shared/posts.js";
+import { recordResolution } from "./shared/resolution.js";
+import { findComment, requireComment, requireManage, resolveScope, type CommentScopeInput } from "./shared/scope.js";
+
+export interface UpdateCommentInput {
+  caller: CallerInput | undefined;
+  scope: CommentScopeInput | undefined;
+  commentId: string;
+  /** Resolve (true) or reopen (false); undefined leaves it. */
+  resolved: boolean | undefined;
+  /** New body; undefined leaves it. */
+  markdown: string | undefined;
+  addedReactions: readonly string[];
+  removedReactions: readonly string[];
+  format: BodyFormat;
+}
+
+/**
+ * Changes a comment: its body (author or space admin; `comment.updated`), its resolution (comment
+ * right; `comment.resolved` / `comment.reopened`) and the caller's reactions (comment right;
+ * `comment.updated` with `reactions`). What does not change records nothing.
+ */
+export async function updateComment(em: EntityManager, input: UpdateCommentInput, deps: UseCaseDeps): Promise<CommentView> {
+  const markdown = input.markdown === undefined ? undefined : validateMarkdown(input.markdown);
+  const reactions = validateReactionChanges(input.addedReactions, input.removedReactions);
+  const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
+  const comment = await em.transactional(async (tx) => {
+    const comment = await findComment(tx, scope, input.commentId, { lock: true });
+    if (input.resolved !== undefined || hasReactionChanges(reactions)) requireComment(scope);
+    if (markdown !== undefined) requireManage(scope, comment.authorId, "comment");
+    const now = deps.clock();
+    const changedFields: string[] = [];
+    if (markdown !== undefined && markdown !== comment.markdown) {
+      comment.markdown = markdown;
+      comment.editedAt = now;
+      changedFields.push("body");
+    }
+    if (await applyReactionChanges(tx, { targetId: comment.id, commentId: comment.id, spaceId: comment.spaceId }, scope.caller.userId, reactions, now)) {
+      changedFields.push("reactions");
+    }
+    if (changedFields.length > 0) {
+      await recordCollaborationEvent(tx, deps, {
+        aggregate: "comment",
+        name: "updated",
+        organizationId: comment.organizationId,
+        actor: scope.caller,
+        spaceId: comment.spaceId,
+        payload: { commentId: comment.id, changeRequestId: comment.changeRequestId, changedFields },
+      });
+    }
+    if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);
+    return comment;
+  });
+  deps.relay.notify();
+  const [view] = await commentViews(em, deps, scope, [comment], input.format);
+  return view!;
+}

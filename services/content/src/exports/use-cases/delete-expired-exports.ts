@@ -1,0 +1,25 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { BlobStore } from "../../blob-store.js";
+import { deleteOrphanedBlobs } from "../../revisions/use-cases/purge-space-content.js";
+import { queryRows, sql } from "../../revisions/store/db.js";
+
+const BATCH = 500;
+
+/**
+ * Deletes the exports whose download URL expired, then their bytes unless a file version or
+ * another export holds the same blob. Rows go in batches, each committed on its own; the blobs of
+ * a batch follow it, each under the blob's lock (see deleteOrphanedBlobs).
+ */
+export async function deleteExpiredExports(em: EntityManager, deps: { clock: () => Date; blobStore: BlobStore }): Promise<{ deleted: number }> {
+  const now = deps.clock();
+  let deleted = 0;
+  for (;;) {
+    const rows = await queryRows<{ blob_key: string }>(
+      em,
+      sql`delete from exports where id in (select id from exports where expires_at <= ${now} limit ${BATCH} for update skip locked) returning blob_key`,
+    );
+    deleted += rows.length;
+    await deleteOrphanedBlobs(em, deps.blobStore, [...new Set(rows.map((row) => row.blob_key))]);
+    if (rows.length < BATCH) return { deleted };
+  }
+}

@@ -1,0 +1,71 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { isId, requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { recordContentEvent } from "../../events.js";
+import type { RevisionDeps } from "../use-cases/deps.js";
+import { findBranchById, insertBranch, type BranchRecord } from "./branch-rows.js";
+
+export interface CreateBranchInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+  /** The change request's id (chosen by the collaboration service). */
+  changeRequestId: string;
+  /** The change request's number in the space. */
+  number: number;
+}
+
+/** Largest number a branch can have (PostgreSQL int; numbers are written as digits in ContentRef). */
+const MAX_NUMBER = 999_999_999;
+
+export interface CreatedBranch {
+  branch: BranchRecord;
+  spaceRevisionId: string | null;
+}
+
+/**
+ * Creates a change request's branch, forked from the space's current revision: the branch's head
+ * and initial revision are that revision, so nothing is copied. Needs edit. Creating the same
+ * branch again (same id, space and number) answers it unchanged; an id or a number already used
+ * otherwise answers already_exists. Records `branch.created`.
+ */
+export async function createBranch(em: EntityManager, input: CreateBranchInput, deps: RevisionDeps): Promise<CreatedBranch> {
+  const caller = requireCaller(input.caller);
+  if (!isId(input.changeRequestId)) throw AppError.invalidArgument("change_request_id: must be a UUID");
+  if (!Number.isInteger(input.number) || input.number < 1 || input.number > MAX_NUMBER) {
+    throw AppError.invalidArgument(`number: must be an integer from 1 to ${MAX_NUMBER}`);
+  }
+  const id = input.changeRequestId.toLowerCase();
+  const created = await em.transactional(async (tx) => {
+    const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "edit" });
+    if (!space.revisionId) throw new AppError("failed_precondition", "space: has no revision yet");
+    const now = deps.clock();
+    const branch: BranchRecord = {
+      id,
+      spaceId: space.id,
+      number: input.number,
+      headRevisionId: space.revisionId,
+      initialRevisionId: space.revisionId,
+      mergedAncestorRevisionId: null,
+      mergedRevisionId: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    if (!(await insertBranch(tx, branch))) {
+      // The id or the (space, number) was taken, possibly by a concurrent create of the same branch.
+      const existing = await findBranchById(tx, id);
+      if (existing && existing.spaceId === space.id && existing.number === input.number) return { branch: existing, spaceRevisionId: space.revisionId, isNew: false };
+      if (existing) throw new AppError("already_exists", "change_request_id: a change request with this id already exists");
+      throw new AppError("already_exists", `number: change request #${input.number} already exists in this space`);
+    }
+    recordContentEvent(tx, deps, {
+      aggregate: "branch",
+      name: "created",
+      organizationId: space.organizationId,
+      actor: caller,
+      payload: { spaceId: space.id, changeRequestId: id, number: input.number, revisionId: space.revisionId },
+    });
+    return { branch, spaceRevisionId: space.revisionId, isNew: true };
+  });
+  if (created.isNew) deps.relay.notify();
+  return { branch: created.branch, spaceRevisionId: created.spaceRevisionId };
+}

@@ -1,0 +1,100 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { recordContentEvent } from "../../events.js";
+import { conflictError, mergeRevisions } from "../merge/index.js";
+import type { RevisionHeader } from "../store/caches.js";
+import { queryRows, sql } from "../store/db.js";
+import { compareAndSetSpaceHead, insertRevision } from "../store/revision-rows.js";
+import { StoreSession } from "../store/session.js";
+import type { RevisionDeps } from "../use-cases/deps.js";
+import { recordRevisionCreated, shareStoreLock } from "../use-cases/drafts.js";
+import { markBranchMerged, mergeBaseOf, requireBranch, type BranchRecord } from "./branch-rows.js";
+import { requireCommittedRevision } from "./revisions.js";
+
+export interface MergeBranchInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+  /** The change request's id or number. */
+  changeRequestId: string;
+}
+
+export interface MergedBranch {
+  /** The merge revision, now the space's current revision. */
+  revisionId: string;
+  branch: BranchRecord;
+  /** Pages whose edits from both sides were combined (0 when answering an earlier merge). */
+  mergedPages: number;
+}
+
+/**
+ * Merges a change request's branch into the space's current revision: a three-way merge (base:
+ * the space's revision last brought into the branch, else the fork point) written as one revision
+ * with two parents [space head, branch head], which becomes the space's current revision. Needs
+ * merge. Conflicts answer `conflict` naming them and change nothing.
+ *
+ * One transaction locks the space's row first: merges of one space run one after the other, so a
+ * second merge racing the first waits, then merges on top of the first's result (never loses it).
+ * A commit racing the merge fails its compare-and-set on the space's head. The branch row is
+ * locked too, so a merged branch takes no commit afterwards. Merging a merged branch answers its
+ * merge revision again. Records `revision.created` and `branch.merged`.
+ */
+export async function mergeBranch(em: EntityManager, input: MergeBranchInput, deps: RevisionDeps): Promise<MergedBranch> {
+  const caller = requireCaller(input.caller);
+  const result = await em.transactional(async (tx) => {
+    const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "merge" });
+    const [locked] = await queryRows<{ revision_id: string | null }>(tx, sql`select revision_id from spaces where id = ${space.id} for update`);
+    const branch = await requireBranch(tx, space.id, input.changeRequestId, { lock: true });
+    if (branch.mergedRevisionId) return { revisionId: branch.mergedRevisionId, branch, mergedPages: 0, merged: false };
+    if (!locked?.revision_id) throw new AppError("failed_precondition", "space: has no revision yet");
+
+    const ours = await requireCommittedRevision(tx, deps, locked.revision_id);
+    const theirs = await requireCommittedRevision(tx, deps, branch.headRevisionId);
+    const base = await requireCommittedRevision(tx, deps, mergeBaseOf(branch));
+    await shareStoreLock(tx, ours.storeId);
+    const now = deps.clock();
+    const outcome = await mergeRevisions(new StoreSession(tx, ours.storeId, deps.caches), { base, ours, theirs, now });
+    if (outcome.kind === "conflict") throw conflictError(outcome.conflicts);
+
+    const revision: RevisionHeader = {
+      id: randomUUID(),
+      spaceId: space.id,
+      storeId: ours.storeId,
+      parents: [ours.id, theirs.id],
+      status: "committed",
+      root: outcome.root,
+      variables: outcome.variables,
+      type: "merge",
+      message: `Merge change request #${branch.number}`,
+      git: null,
+      createdBy: caller.userId,
+      createdAt: now,
+      committedAt: now,
+      branchId: null,
+    };
+    await insertRevision(tx, revision);
+    // The row is locked by this transaction: the compare-and-set cannot fail, it only documents the move.
+    if (!(await compareAndSetSpaceHead(tx, space.id, ours.id, revision.id))) throw new AppError("internal", "the locked space head moved during a merge");
+    await markBranchMerged(tx, { branchId: branch.id, mergedRevisionId: revision.id, now });
+    recordRevisionCreated(tx, deps, {
+      organizationId: space.organizationId,
+      actor: caller,
+      spaceId: space.id,
+      revisionId: revision.id,
+      parents: revision.parents,
+      movedHead: true,
+    });
+    recordContentEvent(tx, deps, {
+      aggregate: "branch",
+      name: "merged",
+      organizationId: space.organizationId,
+      actor: caller,
+      payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id },
+    });
+    const mergedBranch: BranchRecord = { ...branch, mergedRevisionId: revision.id, updatedAt: now };
+    return { revisionId: revision.id, branch: mergedBranch, mergedPages: outcome.mergedPages, merged: true };
+  });
+  if (result.merged) deps.relay.notify();
+  return { revisionId: result.revisionId, branch: result.branch, mergedPages: result.mergedPages };
+}
