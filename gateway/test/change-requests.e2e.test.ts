@@ -1,10 +1,10 @@
 import { eventually } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ChangeRequest } from "../../node_modules/@gitbook/api/dist/client.js";
-import { commitEdits, editingClient, type DraftEdits, type EditingClient } from "./support/editing.js";
-import { buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { commitEdits, startEditingStack, stopEditingStack, type DraftEdits, type EditingClient } from "./support/editing.js";
+import { buildMember, buildOrganization, buildOrganizationWithSpace, buildSpace, type TestOrganization } from "./support/factories.js";
 import { call, type CallOptions, type CallResult } from "./support/http.js";
-import { startStack, type TestStack } from "./support/stack.js";
+import type { TestStack } from "./support/stack.js";
 
 /**
  * Change requests end to end: created and changed through the gateway, their branches edited
@@ -18,16 +18,11 @@ let org: TestOrganization;
 let spaceId: string;
 
 beforeAll(async () => {
-  stack = await startStack();
-  editing = editingClient(stack);
+  ({ stack, editing } = await startEditingStack());
 });
-afterAll(async () => {
-  editing?.close();
-  await stack?.stop();
-});
+afterAll(() => stopEditingStack(stack, editing));
 beforeEach(async () => {
-  org = await buildOrganization(stack);
-  spaceId = (await buildSpace(stack, org)).id;
+  ({ org, spaceId } = await buildOrganizationWithSpace(stack));
 });
 
 const PARAGRAPHS = "First paragraph.\n\nSecond paragraph.\n\nThird paragraph.";
@@ -221,6 +216,8 @@ describe("content of a change request and merging", () => {
     expect(await markdownAt(crContent(cr.id), "intro")).toContain("Second paragraph, revised.");
     const byPath = await org.owner.api.spaces.getPageInChangeRequestByPath(spaceId, String(cr.number), "changelog", { format: "markdown" });
     expect(byPath.data).toMatchObject({ id: "changelog", path: "changelog" });
+    // App links of a change request's pages lead into the change request, not the space.
+    expect(byPath.data).toMatchObject({ urls: { app: expect.stringContaining(`/s/${spaceId}/~/changes/${cr.number}/changelog`) as unknown } });
     expect((await call(stack, "GET", crContent(cr.number) + "/files", owner())).body).toEqual({ items: [], count: 0 });
 
     // The space's content is untouched until the merge.
@@ -330,6 +327,36 @@ describe("content of a change request and merging", () => {
     expect((await call(stack, "POST", crPath(n, "/update"), owner())).body.result).toBe("update");
     expect((await call(stack, "POST", crPath(n, "/merge"), owner())).body.result).toBe("merge");
     expect(await markdownAt(spaceContent(), "intro")).toBe("Edited through the number.");
+  });
+
+  it("renders a change request's content to a PDF behind a signed URL, whole or one page", async () => {
+    await seedMain();
+    const cr = await createChangeRequest({ subject: "Document it" });
+    await editBranch(cr.id, async (draft) => {
+      await draft.createPage({ pageId: "guide", title: "Only in the branch", markdown: "# Setup\n\n- install\n- run\n\n```sh\nnpm start\n```" });
+    });
+    const download = async (url: string) => {
+      // A capability URL: no bearer token.
+      const response = await fetch(url);
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-type")).toBe("application/pdf");
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(bytes.subarray(0, 5).toString()).toBe("%PDF-");
+      return bytes;
+    };
+    const whole = await call(stack, "GET", crPath(cr.number, "/pdf"), owner());
+    expect(whole.status).toBe(200);
+    expect(Object.keys(whole.body)).toEqual(["url"]);
+    const wholeBytes = await download(whole.body.url as string);
+    const onePage = await call(stack, "GET", crPath(cr.id, "/pdf?page=guide&only=true"), owner());
+    expect(onePage.status).toBe(200);
+    const onePageBytes = await download(onePage.body.url as string);
+    expect(onePageBytes.length).toBeLessThan(wholeBytes.length);
+    // The branch's page exists only there: the space's content has no such page to render.
+    expect((await call(stack, "GET", crPath(cr.id, "/pdf?page=nowhere"), owner())).status).toBe(404);
+    expect((await call(stack, "GET", crPath(cr.id, "/pdf?only=maybe"), owner())).status).toBe(400);
+    const outsider = await buildOrganization(stack);
+    expect((await call(stack, "GET", crPath(cr.id, "/pdf"), as(outsider.owner.token))).status).toBe(404);
   });
 });
 

@@ -1,10 +1,10 @@
 import { eventually } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Comment, CommentReply } from "../../node_modules/@gitbook/api/dist/client.js";
-import { commitEdits, editingClient, type EditingClient } from "./support/editing.js";
-import { buildMember, buildOrganization, buildSpace, type TestOrganization, type TestUser } from "./support/factories.js";
+import { commitEdits, startEditingStack, stopEditingStack, type EditingClient } from "./support/editing.js";
+import { buildMember, buildOrganization, buildOrganizationWithSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call, type CallOptions, type CallResult } from "./support/http.js";
-import { startStack, type TestStack } from "./support/stack.js";
+import type { TestStack } from "./support/stack.js";
 
 /**
  * Comments and replies end to end, on a space's content and on a change request's: the same
@@ -18,16 +18,11 @@ let spaceId: string;
 let commenter: TestUser;
 
 beforeAll(async () => {
-  stack = await startStack();
-  editing = editingClient(stack);
+  ({ stack, editing } = await startEditingStack());
 });
-afterAll(async () => {
-  editing?.close();
-  await stack?.stop();
-});
+afterAll(() => stopEditingStack(stack, editing));
 beforeEach(async () => {
-  org = await buildOrganization(stack);
-  spaceId = (await buildSpace(stack, org)).id;
+  ({ org, spaceId } = await buildOrganizationWithSpace(stack));
   commenter = await buildMember(stack, org, { role: "comment", displayName: "Cora Commenter" });
   await commitEdits(editing, { userId: org.owner.userId, spaceId }, async (draft) => {
     await draft.createPage({ pageId: "guide", title: "Guide", emoji: "📘", markdown: "Read this first.\n\n## Next steps\n\nThen read this." });

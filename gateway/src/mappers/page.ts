@@ -14,6 +14,8 @@ export interface PageContext {
   urls: PublicUrls;
   organizationId: string;
   spaceId: string;
+  /** The change request (id or number, as addressed) whose content the page is read from. */
+  changeRequest?: string;
 }
 
 function imageRef(ref: ImageRef | undefined): RestImageRef | undefined {
@@ -31,7 +33,8 @@ function cover(value: PageCover | undefined): Record<string, unknown> | undefine
 /** The page's location in the web application. */
 export function pageAppUrl(context: PageContext, path: string): string {
   const encodedPath = path.split("/").map(encodeURIComponent).join("/");
-  return `${context.urls.app}/o/${encodeURIComponent(context.organizationId)}/s/${encodeURIComponent(context.spaceId)}/${encodedPath}`;
+  const changes = context.changeRequest ? `~/changes/${encodeURIComponent(context.changeRequest)}/` : "";
+  return `${context.urls.app}/o/${encodeURIComponent(context.organizationId)}/s/${encodeURIComponent(context.spaceId)}/${changes}${encodedPath}`;
 }
 
 function body(page: Page): { markdown: string } | { document: unknown } | Record<string, never> {

@@ -133,7 +133,10 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls }: Rou
   const fileParams = z.object({ ...prefix.params, fileId: pathId() });
   const pageParams = z.object({ ...prefix.params, pageId: pathId() });
   const pathParams = z.object({ ...prefix.params, pagePath: z.string().min(1).max(2048) });
-  const pageContext = (params: Record<string, string>, organizationId: string) => ({ urls, organizationId, spaceId: prefix.ref(params).spaceId });
+  const pageContext = (params: Record<string, string>, organizationId: string) => {
+    const ref = prefix.ref(params);
+    return { urls, organizationId, spaceId: ref.spaceId, ...(ref.changeRequestId ? { changeRequest: ref.changeRequestId } : {}) };
+  };
 
   return [
     // getCurrentRevision

@@ -1,6 +1,6 @@
 import { CreatePageInput, EditingServiceService, UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import type { TestStack } from "./stack.js";
+import { startStack, type TestStack } from "./stack.js";
 
 /**
  * Writing content the way internal teams do: through the content service's editing API (drafts
@@ -37,4 +37,16 @@ export async function commitEdits(editing: EditingClient, target: EditTarget, wo
   });
   const committed = await editing.commitDraft({ caller, draftId, message: "test edit", moveHead: true, expectedHeadRevisionId: "" });
   return committed.revisionId;
+}
+
+/** A file's stack with an editing client on it, for e2e files that write content. */
+export async function startEditingStack(): Promise<{ stack: TestStack; editing: EditingClient }> {
+  const stack = await startStack();
+  return { stack, editing: editingClient(stack) };
+}
+
+/** Stops what startEditingStack started (either may be missing when starting failed). */
+export async function stopEditingStack(stack: TestStack | undefined, editing: EditingClient | undefined): Promise<void> {
+  editing?.close();
+  await stack?.stop();
 }

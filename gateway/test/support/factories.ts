@@ -93,3 +93,9 @@ export function pngBytes(width: number, height: number): Buffer {
   bytes.writeUInt8(2, 25);
   return bytes;
 }
+
+/** A fresh organization with one space of its owner's: where most e2e tests start. */
+export async function buildOrganizationWithSpace(stack: TestStack): Promise<{ org: TestOrganization; spaceId: string }> {
+  const org = await buildOrganization(stack);
+  return { org, spaceId: (await buildSpace(stack, org)).id };
+}

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { recordEvent, type Clock } from "@imprint/runtime";
+import type { Comment } from "./domain/index.js";
 import type { CallerInput } from "./use-cases/shared/access.js";
 import { nextSpaceCounters } from "./use-cases/shared/counters.js";
 
@@ -34,5 +35,25 @@ export async function recordCollaborationEvent(
     actor: event.actor,
     payload: { spaceId: event.spaceId, ...event.payload, spaceCounters },
     occurredAt: deps.clock(),
+  });
+}
+
+/** Records `comment_reply.<name>` for a reply of `comment`; `extra` joins the ids in the payload. */
+export async function recordReplyEvent(
+  em: EntityManager,
+  deps: { clock: Clock },
+  actor: CallerInput,
+  comment: Pick<Comment, "id" | "organizationId" | "spaceId" | "changeRequestId">,
+  replyId: string,
+  name: "created" | "updated" | "deleted",
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await recordCollaborationEvent(em, deps, {
+    aggregate: "comment_reply",
+    name,
+    organizationId: comment.organizationId,
+    actor,
+    spaceId: comment.spaceId,
+    payload: { commentId: comment.id, replyId, changeRequestId: comment.changeRequestId, ...extra },
   });
 }

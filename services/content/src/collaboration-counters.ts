@@ -1,5 +1,5 @@
-import type { ConsumerSpec } from "@imprint/runtime";
-import { applySpaceCounters, spaceCountersOf } from "./use-cases/spaces/apply-space-counters.js";
+import { spaceCountersOf, type ConsumerSpec } from "@imprint/runtime";
+import { applySpaceCounters } from "./use-cases/spaces/apply-space-counters.js";
 
 /**
  * The spaces' change-request and comment counters follow the collaboration service's events:

@@ -4,6 +4,7 @@ export * from "./pagination.js";
 export * from "./db/orm.js";
 export * from "./events/entities.js";
 export * from "./events/envelope.js";
+export * from "./events/space-counters.js";
 export * from "./events/record-event.js";
 export * from "./events/nats.js";
 export * from "./events/outbox-relay.js";

@@ -104,3 +104,13 @@ export async function findPage<T extends object>(
   }
   return { items, nextPageToken, totalCount };
 }
+
+/** A list request's page from the wire (the proto `PageRequest` has these fields). */
+export function pageRequest(page: PageRequestLike | undefined): PageRequestLike | undefined {
+  return page ? { pageToken: page.pageToken, pageSize: page.pageSize } : undefined;
+}
+
+/** What a list response says of its page (the proto `PageInfo`'s fields). */
+export function pageInfo(page: Page<unknown>): { nextPageToken: string; totalCount: number } {
+  return { nextPageToken: page.nextPageToken, totalCount: page.totalCount };
+}

@@ -1,5 +1,5 @@
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
-import { forkEm, type AsyncImplementation } from "@imprint/runtime";
+import { forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import type { CollaborationDeps } from "../service.js";
 import { createChangeRequest } from "../use-cases/create-change-request.js";
 import { getChangeRequest } from "../use-cases/get-change-request.js";
@@ -7,7 +7,7 @@ import { listChangeRequests } from "../use-cases/list-change-requests.js";
 import { mergeChangeRequest } from "../use-cases/merge-change-request.js";
 import { updateChangeRequest } from "../use-cases/update-change-request.js";
 import { updateChangeRequestFromMain } from "../use-cases/update-change-request-from-main.js";
-import { changeRequestToProto, orderFromProto, pageInfo, pageRequest, statusFromProto } from "./mappers.js";
+import { changeRequestToProto, orderFromProto, statusFromProto } from "./mappers.js";
 
 export const CHANGE_REQUEST_SERVICE_NAME = "imprint.collaboration.v1.ChangeRequestService";
 

@@ -1,4 +1,4 @@
-import { SortOrder, type PageInfo, type PageRequest } from "@imprint/proto/common/v1";
+import { SortOrder } from "@imprint/proto/common/v1";
 import {
   ChangeRequestOrder,
   ChangeRequestStatus as ChangeRequestStatusMessage,
@@ -12,19 +12,11 @@ import {
   type Reaction as ReactionMessage,
 } from "@imprint/proto/collaboration/v1/comments";
 import type { User } from "@imprint/proto/identity/v1";
-import { AppError, type Page, type PageRequestLike, type SortDirection } from "@imprint/runtime";
+import { AppError, type SortDirection } from "@imprint/runtime";
 import type { ChangeRequestStatus } from "../domain/index.js";
 import type { ChangeRequestView } from "../use-cases/shared/change-request-views.js";
 import type { BodyFormat, CommentView, ReactionView, ReplyView } from "../use-cases/shared/comment-views.js";
 import type { ChangeRequestOrder as OrderField } from "../use-cases/list-change-requests.js";
-
-export function pageRequest(page: PageRequest | undefined): PageRequestLike | undefined {
-  return page ? { pageToken: page.pageToken, pageSize: page.pageSize } : undefined;
-}
-
-export function pageInfo(page: Page<unknown>): PageInfo {
-  return { nextPageToken: page.nextPageToken, totalCount: page.totalCount };
-}
 
 const STATUS_TO_PROTO: Record<ChangeRequestStatus, ChangeRequestStatusMessage> = {
   draft: ChangeRequestStatusMessage.CHANGE_REQUEST_STATUS_DRAFT,

@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { Comment, CommentReply, Reaction } from "../domain/index.js";
-import { recordCollaborationEvent } from "../events.js";
+import { recordReplyEvent } from "../events.js";
 import { isId, type CallerInput } from "./shared/access.js";
 import type { UseCaseDeps } from "./shared/deps.js";
 import { requireManage, resolveScope, scopeFilter, type CommentScopeInput } from "./shared/scope.js";
@@ -24,14 +24,7 @@ export async function deleteCommentReply(em: EntityManager, input: DeleteComment
     await tx.nativeDelete(Reaction, { targetId: reply.id });
     tx.remove(reply);
     comment.repliesCount = Math.max(0, comment.repliesCount - 1);
-    await recordCollaborationEvent(tx, deps, {
-      aggregate: "comment_reply",
-      name: "deleted",
-      organizationId: comment.organizationId,
-      actor: scope.caller,
-      spaceId: comment.spaceId,
-      payload: { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId },
-    });
+    await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, "deleted");
     return true;
   });
   if (deleted) deps.relay.notify();

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { CommentReply } from "../domain/index.js";
-import { recordCollaborationEvent } from "../events.js";
+import { recordReplyEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "./shared/deps.js";
@@ -32,14 +32,7 @@ export async function postCommentReply(em: EntityManager, input: PostCommentRepl
       editedAt: null,
     });
     comment.repliesCount += 1;
-    await recordCollaborationEvent(tx, deps, {
-      aggregate: "comment_reply",
-      name: "created",
-      organizationId: comment.organizationId,
-      actor: scope.caller,
-      spaceId: comment.spaceId,
-      payload: { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId },
-    });
+    await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, "created");
     return reply;
   });
   deps.relay.notify();

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { recordCollaborationEvent } from "../events.js";
+import { recordReplyEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "./shared/deps.js";
-import { applyReactionChanges, hasReactionChanges, validateMarkdown, validateReactionChanges } from "./shared/posts.js";
+import { applyPostEdit, hasReactionChanges, validateMarkdown, validateReactionChanges } from "./shared/posts.js";
 import { recordResolution } from "./shared/resolution.js";
 import { findComment, findReply, requireComment, requireManage, resolveScope, type CommentScopeInput } from "./shared/scope.js";
 
@@ -38,26 +38,8 @@ export async function updateCommentReply(em: EntityManager, input: UpdateComment
     const reply = await findReply(tx, comment, input.replyId, { lock: true });
     if (input.resolved !== undefined || hasReactionChanges(reactions)) requireComment(scope);
     if (markdown !== undefined) requireManage(scope, reply.authorId, "reply");
-    const now = deps.clock();
-    const changedFields: string[] = [];
-    if (markdown !== undefined && markdown !== reply.markdown) {
-      reply.markdown = markdown;
-      reply.editedAt = now;
-      changedFields.push("body");
-    }
-    if (await applyReactionChanges(tx, { targetId: reply.id, commentId: comment.id, spaceId: comment.spaceId }, scope.caller.userId, reactions, now)) {
-      changedFields.push("reactions");
-    }
-    if (changedFields.length > 0) {
-      await recordCollaborationEvent(tx, deps, {
-        aggregate: "comment_reply",
-        name: "updated",
-        organizationId: comment.organizationId,
-        actor: scope.caller,
-        spaceId: comment.spaceId,
-        payload: { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId, changedFields },
-      });
-    }
+    const changedFields = await applyPostEdit(tx, reply, comment, scope.caller.userId, { markdown, reactions }, deps.clock());
+    if (changedFields.length > 0) await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, "updated", { changedFields });
     if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);
     return reply;
   });

@@ -3,7 +3,7 @@ import { recordCollaborationEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "./shared/deps.js";
-import { applyReactionChanges, hasReactionChanges, validateMarkdown, validateReactionChanges } from "./shared/posts.js";
+import { applyPostEdit, hasReactionChanges, validateMarkdown, validateReactionChanges } from "./shared/posts.js";
 import { recordResolution } from "./shared/resolution.js";
 import { findComment, requireComment, requireManage, resolveScope, type CommentScopeInput } from "./shared/scope.js";
 
@@ -33,16 +33,7 @@ export async function updateComment(em: EntityManager, input: UpdateCommentInput
     const comment = await findComment(tx, scope, input.commentId, { lock: true });
     if (input.resolved !== undefined || hasReactionChanges(reactions)) requireComment(scope);
     if (markdown !== undefined) requireManage(scope, comment.authorId, "comment");
-    const now = deps.clock();
-    const changedFields: string[] = [];
-    if (markdown !== undefined && markdown !== comment.markdown) {
-      comment.markdown = markdown;
-      comment.editedAt = now;
-      changedFields.push("body");
-    }
-    if (await applyReactionChanges(tx, { targetId: comment.id, commentId: comment.id, spaceId: comment.spaceId }, scope.caller.userId, reactions, now)) {
-      changedFields.push("reactions");
-    }
+    const changedFields = await applyPostEdit(tx, comment, comment, scope.caller.userId, { markdown, reactions }, deps.clock());
     if (changedFields.length > 0) {
       await recordCollaborationEvent(tx, deps, {
         aggregate: "comment",

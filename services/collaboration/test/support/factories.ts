@@ -6,6 +6,9 @@ import { SpaceEditMode, type Space } from "@imprint/proto/content/v1/spaces";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import type { CollaborationHarness } from "./harness.js";
 
+/** Failure probes for calls, shared by every service's tests. */
+export { errorCode, failure } from "@imprint/runtime/testing";
+
 /**
  * Test data through identity's administrative RPCs and content's own RPCs, with unique names so
  * tests never see each other's rows.
@@ -117,24 +120,4 @@ export async function pageMarkdown(
     pageOptions: { format: DocumentFormat.DOCUMENT_FORMAT_MARKDOWN, evaluated: false },
   });
   return page!.markdown;
-}
-
-/** The AppError code a call failed with ("ok" when it succeeded). */
-export async function errorCode(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-    return "ok";
-  } catch (error) {
-    return (error as { code?: string }).code ?? String(error);
-  }
-}
-
-/** The AppError a call failed with; fails the test when it succeeded. */
-export async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error("expected the call to fail");
 }

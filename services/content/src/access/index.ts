@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
 import { Collection } from "../domain/collection.js";
 import { Space } from "../domain/space.js";
 import { atLeast, type DefaultLevel, type Level } from "./levels.js";
@@ -17,28 +17,12 @@ export * from "./levels.js";
 export * from "./memberships.js";
 export * from "./permissions.js";
 export { membershipEventsConsumer } from "./membership-events.js";
+/** The caller checks every context shares, from the runtime. */
+export { isId, requireCaller, type CallerInput };
 
 /** What access checks need besides the EntityManager (ContentDeps has it). */
 export interface AccessDeps {
   memberships: MembershipCache;
-}
-
-/** The authenticated principal, as carried by the proto `Caller`. */
-export interface CallerInput {
-  userId: string;
-  tokenId?: string | undefined;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids are uuids; anything else cannot name a row and is answered like a missing one. */
-export function isId(value: string | undefined | null): value is string {
-  return typeof value === "string" && UUID.test(value);
-}
-
-export function requireCaller(caller: CallerInput | undefined): CallerInput {
-  if (!caller?.userId) throw AppError.unauthenticated("caller: required");
-  return caller;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { forkEm, type AsyncImplementation } from "@imprint/runtime";
+import { forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
 import type { ContentDeps } from "../service.js";
 import { createCollection } from "../use-cases/collections/create-collection.js";
@@ -10,7 +10,7 @@ import { moveCollection } from "../use-cases/collections/move-collection.js";
 import { transferCollection } from "../use-cases/collections/transfer-collection.js";
 import { updateCollection } from "../use-cases/collections/update-collection.js";
 import { collectionToProto } from "./mappers/collection.js";
-import { levelFromProto, pageInfo, pageRequest, parentFromProto, positionFromProto, spaceToProto } from "./mappers/space.js";
+import { levelFromProto, parentFromProto, positionFromProto, spaceToProto } from "./mappers/space.js";
 
 export const COLLECTION_SERVICE_NAME = "imprint.content.v1.CollectionService";
 

@@ -1,4 +1,4 @@
-import { AppError, forkEm, type AsyncImplementation } from "@imprint/runtime";
+import { AppError, forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { ContentDeps } from "../service.js";
 import { createSpace } from "../use-cases/spaces/create-space.js";
@@ -16,8 +16,6 @@ import {
   editModeFromProto,
   levelFromProto,
   levelToProto,
-  pageInfo,
-  pageRequest,
   parentFromProto,
   positionFromProto,
   sortOrderFromProto,

@@ -3,6 +3,9 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { EventEnvelope } from "@imprint/runtime";
 import { eventually } from "@imprint/runtime/testing";
 
+/** Failure probes for calls, shared by every service's tests. */
+export { errorCode, failure } from "@imprint/runtime/testing";
+
 /** Content events published since `since` for one organization, straight from JetStream. */
 export async function readContentEvents(nc: NatsConnection, since: Date, organizationId: string): Promise<EventEnvelope[]> {
   const consumer = await jetstream(nc).consumers.get("IMPRINT_CONTENT", {
@@ -33,24 +36,4 @@ export async function waitForContentEvents(nc: NatsConnection, since: Date, orga
     for (const type of seen) if (type === types[index]) index += 1;
     return index === types.length ? events : undefined;
   }, 10_000);
-}
-
-/** The AppError code a call failed with (or "ok" when it succeeded). */
-export async function errorCode(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-    return "ok";
-  } catch (error) {
-    return (error as { code?: string }).code ?? String(error);
-  }
-}
-
-/** The AppError a call failed with; fails the test when it succeeded. */
-export async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error("expected the call to fail");
 }

@@ -1,4 +1,4 @@
-import { AppError, forkEm, type AsyncImplementation, type ServiceDeps } from "@imprint/runtime";
+import { AppError, forkEm, pageRequest, type AsyncImplementation, type ServiceDeps } from "@imprint/runtime";
 import { IdentityServiceService, MemberRole } from "@imprint/proto/identity/v1";
 import { addMember } from "../use-cases/add-member.js";
 import { authenticateToken } from "../use-cases/authenticate-token.js";
@@ -26,7 +26,6 @@ import {
   memberSortFromProto,
   memberToProto,
   organizationToProto,
-  pageRequest,
   roleFromProto,
   roleToProto,
   sortOrderFromProto,

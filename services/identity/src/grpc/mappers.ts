@@ -1,5 +1,5 @@
-import type { PageRequestLike, SortDirection } from "@imprint/runtime";
-import { SortOrder, type PageRequest } from "@imprint/proto/common/v1";
+import type { SortDirection } from "@imprint/runtime";
+import { SortOrder } from "@imprint/proto/common/v1";
 import {
   MemberRole,
   MemberSort,
@@ -31,10 +31,6 @@ export function roleFromProto(role: MemberRole): MemberRoleValue | undefined {
   if (role === MemberRole.MEMBER_ROLE_GUEST) return null;
   const entry = Object.entries(ROLE_TO_PROTO).find(([, value]) => value === role);
   return entry ? (entry[0] as Role) : undefined;
-}
-
-export function pageRequest(page: PageRequest | undefined): PageRequestLike | undefined {
-  return page ? { pageToken: page.pageToken, pageSize: page.pageSize } : undefined;
 }
 
 /** Unspecified means "the service default"; an unknown number is a caller error. */

@@ -24,3 +24,23 @@ export async function eventually<T>(probe: () => Promise<T | undefined | null | 
     await new Promise((r) => setTimeout(r, intervalMs));
   }
 }
+
+/** The AppError code a call failed with ("ok" when it succeeded). */
+export async function errorCode(call: Promise<unknown>): Promise<string> {
+  try {
+    await call;
+    return "ok";
+  } catch (error) {
+    return (error as { code?: string }).code ?? String(error);
+  }
+}
+
+/** The AppError a call failed with; fails the test when it succeeded. */
+export async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
+  try {
+    await call;
+  } catch (error) {
+    return error as { code: string; message: string };
+  }
+  throw new Error("expected the call to fail");
+}

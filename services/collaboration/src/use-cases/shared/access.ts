@@ -1,24 +1,9 @@
 import type { SpacePermissions } from "@imprint/proto/content/v1/spaces";
-import { AppError } from "@imprint/runtime";
+import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "./deps.js";
 
-/** The authenticated principal, as carried by the proto `Caller`. */
-export interface CallerInput {
-  userId: string;
-  tokenId?: string | undefined;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids are uuids; anything else cannot name a row and is answered like a missing one. */
-export function isId(value: string | undefined | null): value is string {
-  return typeof value === "string" && UUID.test(value);
-}
-
-export function requireCaller(caller: CallerInput | undefined): CallerInput {
-  if (!caller?.userId) throw AppError.unauthenticated("caller: required");
-  return caller;
-}
+/** The caller checks every context shares, from the runtime. */
+export { isId, requireCaller, type CallerInput };
 
 /** A space as the caller sees it, from the content service. */
 export interface SpaceAccess {

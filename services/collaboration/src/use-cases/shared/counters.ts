@@ -1,15 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-
-/** A space's collaboration counters as of one transaction (content shows them on the space). */
-export interface SpaceCounters {
-  changeRequests: number;
-  changeRequestsOpen: number;
-  changeRequestsDraft: number;
-  /** Open comments on the space's own content (not on its change requests). */
-  comments: number;
-  /** Increases with every event of the space, in commit order: content ignores older counters. */
-  version: number;
-}
+import type { SpaceCounters } from "@imprint/runtime";
 
 /**
  * Bumps the space's counters version and counts, after the transaction's changes are flushed.

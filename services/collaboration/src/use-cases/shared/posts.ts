@@ -35,7 +35,7 @@ export function hasReactionChanges(changes: ReactionChanges): boolean {
  * Applies the caller's reaction changes to a comment or reply (in the caller's transaction).
  * Adding an emoji twice or removing one never added changes nothing. Answers whether anything changed.
  */
-export async function applyReactionChanges(
+async function applyReactionChanges(
   em: EntityManager,
   target: { targetId: string; commentId: string; spaceId: string },
   userId: string,
@@ -57,4 +57,34 @@ export async function applyReactionChanges(
     if (removed > 0) changed = true;
   }
   return changed;
+}
+
+/** The edit a caller asks of a comment or reply: a validated body (undefined leaves it) and reaction changes. */
+export interface PostEdit {
+  markdown: string | undefined;
+  reactions: ReactionChanges;
+}
+
+/**
+ * Applies an edit to a comment or reply (in the caller's transaction; rights are checked before).
+ * A body equal to the current one is no change. Answers the changed fields for the `updated` event.
+ */
+export async function applyPostEdit(
+  em: EntityManager,
+  post: { id: string; markdown: string; editedAt?: Date | null },
+  comment: { id: string; spaceId: string },
+  userId: string,
+  edit: PostEdit,
+  now: Date,
+): Promise<string[]> {
+  const changedFields: string[] = [];
+  if (edit.markdown !== undefined && edit.markdown !== post.markdown) {
+    post.markdown = edit.markdown;
+    post.editedAt = now;
+    changedFields.push("body");
+  }
+  if (await applyReactionChanges(em, { targetId: post.id, commentId: comment.id, spaceId: comment.spaceId }, userId, edit.reactions, now)) {
+    changedFields.push("reactions");
+  }
+  return changedFields;
 }

@@ -1,5 +1,5 @@
-import type { Page, PageRequestLike, SortDirection } from "@imprint/runtime";
-import { SortOrder, type PageInfo, type PageRequest } from "@imprint/proto/common/v1";
+import type { SortDirection } from "@imprint/runtime";
+import { SortOrder } from "@imprint/proto/common/v1";
 import {
   ContentLevel,
   SpaceEditMode as SpaceEditModeMessage,
@@ -80,14 +80,6 @@ export function spaceToProto({ space, permissions }: SpaceView): SpaceMessage {
     changeRequestsDraft: space.changeRequestsDraft,
     permissions,
   };
-}
-
-export function pageRequest(page: PageRequest | undefined): PageRequestLike | undefined {
-  return page ? { pageToken: page.pageToken, pageSize: page.pageSize } : undefined;
-}
-
-export function pageInfo(page: Page<unknown>): PageInfo {
-  return { nextPageToken: page.nextPageToken, totalCount: page.totalCount };
 }
 
 /** Unspecified means "the service default"; an unknown number is "invalid". */

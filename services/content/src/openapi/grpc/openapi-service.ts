@@ -1,6 +1,5 @@
 import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
-import { forkEm, type AsyncImplementation } from "@imprint/runtime";
-import { pageInfo, pageRequest } from "../../grpc/mappers/space.js";
+import { forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import type { OpenApiDeps } from "../deps.js";
 import { createOpenApiSpec } from "../use-cases/create-spec.js";
 import { deleteOpenApiSpec } from "../use-cases/delete-spec.js";

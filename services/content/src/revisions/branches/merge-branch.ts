@@ -1,17 +1,13 @@
-import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { recordContentEvent } from "../../events.js";
-import { conflictError, mergeRevisions } from "../merge/index.js";
-import type { RevisionHeader } from "../store/caches.js";
 import { queryRows, sql } from "../store/db.js";
-import { compareAndSetSpaceHead, insertRevision } from "../store/revision-rows.js";
-import { StoreSession } from "../store/session.js";
+import { compareAndSetSpaceHead } from "../store/revision-rows.js";
 import type { RevisionDeps } from "../use-cases/deps.js";
-import { recordRevisionCreated, shareStoreLock } from "../use-cases/drafts.js";
+import { recordRevisionCreated } from "../use-cases/drafts.js";
 import { markBranchMerged, mergeBaseOf, requireBranch, type BranchRecord } from "./branch-rows.js";
-import { requireCommittedRevision } from "./revisions.js";
+import { commitThreeWayMerge } from "./revisions.js";
 
 export interface MergeBranchInput {
   caller: CallerInput | undefined;
@@ -49,31 +45,18 @@ export async function mergeBranch(em: EntityManager, input: MergeBranchInput, de
     if (branch.mergedRevisionId) return { revisionId: branch.mergedRevisionId, branch, mergedPages: 0, merged: false };
     if (!locked?.revision_id) throw new AppError("failed_precondition", "space: has no revision yet");
 
-    const ours = await requireCommittedRevision(tx, deps, locked.revision_id);
-    const theirs = await requireCommittedRevision(tx, deps, branch.headRevisionId);
-    const base = await requireCommittedRevision(tx, deps, mergeBaseOf(branch));
-    await shareStoreLock(tx, ours.storeId);
     const now = deps.clock();
-    const outcome = await mergeRevisions(new StoreSession(tx, ours.storeId, deps.caches), { base, ours, theirs, now });
-    if (outcome.kind === "conflict") throw conflictError(outcome.conflicts);
-
-    const revision: RevisionHeader = {
-      id: randomUUID(),
+    const { revision, ours, mergedPages } = await commitThreeWayMerge(tx, deps, {
       spaceId: space.id,
-      storeId: ours.storeId,
-      parents: [ours.id, theirs.id],
-      status: "committed",
-      root: outcome.root,
-      variables: outcome.variables,
+      ours: locked.revision_id,
+      theirs: branch.headRevisionId,
+      base: mergeBaseOf(branch),
       type: "merge",
       message: `Merge change request #${branch.number}`,
-      git: null,
-      createdBy: caller.userId,
-      createdAt: now,
-      committedAt: now,
       branchId: null,
-    };
-    await insertRevision(tx, revision);
+      createdBy: caller.userId,
+      now,
+    });
     // The row is locked by this transaction: the compare-and-set cannot fail, it only documents the move.
     if (!(await compareAndSetSpaceHead(tx, space.id, ours.id, revision.id))) throw new AppError("internal", "the locked space head moved during a merge");
     await markBranchMerged(tx, { branchId: branch.id, mergedRevisionId: revision.id, now });
@@ -93,7 +76,7 @@ export async function mergeBranch(em: EntityManager, input: MergeBranchInput, de
       payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id },
     });
     const mergedBranch: BranchRecord = { ...branch, mergedRevisionId: revision.id, updatedAt: now };
-    return { revisionId: revision.id, branch: mergedBranch, mergedPages: outcome.mergedPages, merged: true };
+    return { revisionId: revision.id, branch: mergedBranch, mergedPages, merged: true };
   });
   if (result.merged) deps.relay.notify();
   return { revisionId: result.revisionId, branch: result.branch, mergedPages: result.mergedPages };

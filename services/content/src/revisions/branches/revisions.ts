@@ -1,8 +1,12 @@
+import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
+import { conflictError, mergeRevisions } from "../merge/index.js";
 import type { RevisionHeader } from "../store/caches.js";
-import { findRevision } from "../store/revision-rows.js";
+import { findRevision, insertRevision } from "../store/revision-rows.js";
+import { StoreSession } from "../store/session.js";
 import type { RevisionDeps } from "../use-cases/deps.js";
+import { shareStoreLock } from "../use-cases/drafts.js";
 
 /**
  * A committed revision a branch or a space points at. Heads, fork points and merge bases are
@@ -12,4 +16,62 @@ export async function requireCommittedRevision(em: EntityManager, deps: Pick<Rev
   const revision = await findRevision(em, deps.caches, id);
   if (!revision || revision.status !== "committed") throw new AppError("internal", `revision ${id} is missing`);
   return revision;
+}
+
+export interface ThreeWayMergeInput {
+  spaceId: string;
+  /** Revision ids: the side the result continues, the side brought in, and their merge base. */
+  ours: string;
+  theirs: string;
+  base: string;
+  /** What the merge revision says of itself. */
+  type: "merge" | "update";
+  message: string;
+  /** The branch the revision is made on; null for the space's own history. */
+  branchId: string | null;
+  createdBy: string;
+  now: Date;
+}
+
+export interface ThreeWayMerge {
+  /** The merge revision written, committed, with parents [ours, theirs]. */
+  revision: RevisionHeader;
+  ours: RevisionHeader;
+  theirs: RevisionHeader;
+  /** Pages whose edits from both sides were combined. */
+  mergedPages: number;
+}
+
+/**
+ * The step MergeBranch and UpdateBranch share (in the caller's transaction): merges `theirs` into
+ * `ours` over `base` on ours's store (share-locked so the purge's sweep waits) and writes the
+ * result as a committed revision. Conflicts answer `conflict` naming them and write nothing.
+ * Moving a head to the revision is the caller's part.
+ */
+export async function commitThreeWayMerge(tx: EntityManager, deps: Pick<RevisionDeps, "caches">, input: ThreeWayMergeInput): Promise<ThreeWayMerge> {
+  const ours = await requireCommittedRevision(tx, deps, input.ours);
+  const theirs = await requireCommittedRevision(tx, deps, input.theirs);
+  const base = await requireCommittedRevision(tx, deps, input.base);
+  await shareStoreLock(tx, ours.storeId);
+  const outcome = await mergeRevisions(new StoreSession(tx, ours.storeId, deps.caches), { base, ours, theirs, now: input.now });
+  if (outcome.kind === "conflict") throw conflictError(outcome.conflicts);
+
+  const revision: RevisionHeader = {
+    id: randomUUID(),
+    spaceId: input.spaceId,
+    storeId: ours.storeId,
+    parents: [ours.id, theirs.id],
+    status: "committed",
+    root: outcome.root,
+    variables: outcome.variables,
+    type: input.type,
+    message: input.message,
+    git: null,
+    createdBy: input.createdBy,
+    createdAt: input.now,
+    committedAt: input.now,
+    branchId: input.branchId,
+  };
+  await insertRevision(tx, revision);
+  return { revision, ours, theirs, mergedPages: outcome.mergedPages };
 }

@@ -1,16 +1,12 @@
-import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { recordContentEvent } from "../../events.js";
-import { conflictError, mergeRevisions } from "../merge/index.js";
-import type { RevisionHeader } from "../store/caches.js";
-import { readSpaceHeadRow, insertRevision } from "../store/revision-rows.js";
-import { StoreSession } from "../store/session.js";
+import { readSpaceHeadRow } from "../store/revision-rows.js";
 import type { RevisionDeps } from "../use-cases/deps.js";
-import { recordRevisionCreated, shareStoreLock } from "../use-cases/drafts.js";
+import { recordRevisionCreated } from "../use-cases/drafts.js";
 import { compareAndSetBranchHead, isOutdated, mergeBaseOf, requireBranch, type BranchRecord } from "./branch-rows.js";
-import { requireCommittedRevision } from "./revisions.js";
+import { commitThreeWayMerge } from "./revisions.js";
 
 export interface UpdateBranchInput {
   caller: CallerInput | undefined;
@@ -45,31 +41,18 @@ export async function updateBranch(em: EntityManager, input: UpdateBranchInput, 
     const spaceHead = await readSpaceHeadRow(tx, space.id);
     if (!spaceHead || !isOutdated(branch, spaceHead)) return { revisionId: branch.headRevisionId, branch, spaceRevisionId: spaceHead ?? null, updated: false };
 
-    const ours = await requireCommittedRevision(tx, deps, branch.headRevisionId);
-    const theirs = await requireCommittedRevision(tx, deps, spaceHead);
-    const base = await requireCommittedRevision(tx, deps, mergeBaseOf(branch));
-    await shareStoreLock(tx, ours.storeId);
     const now = deps.clock();
-    const outcome = await mergeRevisions(new StoreSession(tx, ours.storeId, deps.caches), { base, ours, theirs, now });
-    if (outcome.kind === "conflict") throw conflictError(outcome.conflicts);
-
-    const revision: RevisionHeader = {
-      id: randomUUID(),
+    const { revision, ours, theirs } = await commitThreeWayMerge(tx, deps, {
       spaceId: space.id,
-      storeId: ours.storeId,
-      parents: [ours.id, theirs.id],
-      status: "committed",
-      root: outcome.root,
-      variables: outcome.variables,
+      ours: branch.headRevisionId,
+      theirs: spaceHead,
+      base: mergeBaseOf(branch),
       type: "update",
       message: `Update change request #${branch.number} from the space's current revision`,
-      git: null,
-      createdBy: caller.userId,
-      createdAt: now,
-      committedAt: now,
       branchId: branch.id,
-    };
-    await insertRevision(tx, revision);
+      createdBy: caller.userId,
+      now,
+    });
     const moved = await compareAndSetBranchHead(tx, { branchId: branch.id, expected: ours.id, next: revision.id, mergedAncestorRevisionId: theirs.id, now });
     if (!moved) throw new AppError("internal", "the locked branch head moved during an update");
     recordRevisionCreated(tx, deps, {

@@ -1,6 +1,5 @@
 import { TranslationSettingsServiceService, type TranslationSettings as TranslationSettingsMessage } from "@imprint/proto/content/v1/translations";
-import { forkEm, type AsyncImplementation } from "@imprint/runtime";
-import { pageInfo, pageRequest } from "../../grpc/mappers/space.js";
+import { forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import type { ContentDeps } from "../../service.js";
 import { createTranslationSettings } from "../use-cases/create-translation-settings.js";
 import { deleteTranslationSettings } from "../use-cases/delete-translation-settings.js";

@@ -7,10 +7,6 @@ export interface UseCaseDeps {
   relay: { notify(): void };
 }
 
-/** The authenticated principal, as carried by the proto `Caller`. */
-export interface CallerInput {
-  userId: string;
-  tokenId?: string | undefined;
-}
+export type { CallerInput } from "@imprint/runtime";
 
 export const IDENTITY_CONTEXT = "identity";
