@@ -64,9 +64,13 @@ describe("collaboration events", () => {
     // Content keeps the space's counters from these events.
     const counted = await eventually(async () => {
       const { space: current } = await harness.spaces.getSpace({ caller: org.owner.caller, spaceId: space.id, shareKey: "" });
-      return current!.changeRequests === 2 && current!.changeRequestsDraft === 1 ? current : undefined;
+      // The last event's counters (events apply in version order, so this is where they settle).
+      return current!.changeRequests === 2 && current!.changeRequestsDraft === 1 && current!.comments === 0 ? current : undefined;
     }, 10_000);
     expect(counted).toMatchObject({ changeRequests: 2, changeRequestsOpen: 1, changeRequestsDraft: 1, comments: 0 });
+    // A later change still reaches the space: the counters follow, not just settle once.
+    await postComment(space.id);
+    await eventually(async () => (await harness.spaces.getSpace({ caller: org.owner.caller, spaceId: space.id, shareKey: "" })).space!.comments === 1 || undefined, 10_000);
   });
 
   it("records archiving and merging", async () => {
