@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CreatePageInput, EditingServiceService, UpdatePageInput } from "@imprint/proto/content/v1/editing";
+import { CreatePageInput, UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { buildMember, buildOrganization, buildSpace, type TestOrganization, pngBytes } from "./support/factories.js";
+import { commitDraftWork, startEditingStack, stopEditingStack, type DraftCaller, type EditingClient } from "./support/editing.js";
+import { buildMember, buildOrganization, buildOrganizationWithSpace, type TestOrganization, pngBytes } from "./support/factories.js";
 import { call } from "./support/http.js";
-import { startStack, type TestStack } from "./support/stack.js";
+import type { TestStack } from "./support/stack.js";
 
 /**
  * The content reads under /v1/spaces/{spaceId}/content and the signed file downloads, end to end:
@@ -12,21 +12,16 @@ import { startStack, type TestStack } from "./support/stack.js";
  * gateway with GitBook's client, and every response is checked against GitBook's OpenAPI.
  */
 let stack: TestStack;
-let editing: PromiseClient<typeof EditingServiceService>;
+let editing: EditingClient;
 let org: TestOrganization;
 let spaceId: string;
 
 beforeAll(async () => {
-  stack = await startStack();
-  editing = createPromiseClient(EditingServiceService, stack.contentAddress);
+  ({ stack, editing } = await startEditingStack());
 });
-afterAll(async () => {
-  editing?.close();
-  await stack?.stop();
-});
+afterAll(() => stopEditingStack(stack, editing));
 beforeEach(async () => {
-  org = await buildOrganization(stack);
-  spaceId = (await buildSpace(stack, org)).id;
+  ({ org, spaceId } = await buildOrganizationWithSpace(stack));
 });
 
 const PNG = pngBytes(120, 80);
@@ -38,12 +33,8 @@ const PNG = pngBytes(120, 80);
 const byPath = (path: string, query = "") => `/v1/spaces/${spaceId}/content/path/${encodeURIComponent(path)}${query}`;
 
 /** Writes the test content through the editing API as the owner and makes it the current revision. */
-async function seed(work: (draftId: string, caller: { userId: string; tokenId: string }) => Promise<unknown>): Promise<string> {
-  const caller = { userId: org.owner.userId, tokenId: "" };
-  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
-  await work(draft!.id, caller);
-  return (await editing.commitDraft({ caller, draftId: draft!.id, message: "seed", moveHead: true, expectedHeadRevisionId: "" })).revisionId;
-}
+const seed = (work: (draftId: string, caller: DraftCaller) => Promise<unknown>): Promise<string> =>
+  commitDraftWork(editing, { userId: org.owner.userId, spaceId }, work);
 
 async function seedGuide(): Promise<{ revisionId: string; fileId: string }> {
   let fileId = "";

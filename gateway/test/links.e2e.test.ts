@@ -2,13 +2,12 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
+import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { commitEdits } from "./support/editing.js";
-import { buildMember, buildOrganization, buildSpace, type TestOrganization, pngBytes } from "./support/factories.js";
+import { commitDraftWork, commitEdits, startEditingStack, stopEditingStack, type DraftCaller, type EditingClient } from "./support/editing.js";
+import { buildMember, buildOrganization, buildOrganizationWithSpace, type TestOrganization, pngBytes } from "./support/factories.js";
 import { call, type CallResult } from "./support/http.js";
-import { startStack, type TestStack } from "./support/stack.js";
+import type { TestStack } from "./support/stack.js";
 
 /**
  * Links and backlinks end to end: content written through the content service's editing API,
@@ -42,36 +41,25 @@ function expectValid181(template: string, body: unknown): void {
 }
 
 let stack: TestStack;
-let editing: PromiseClient<typeof EditingServiceService>;
+let editing: EditingClient;
 let org: TestOrganization;
 let spaceId: string;
 
 beforeAll(async () => {
-  stack = await startStack();
-  editing = createPromiseClient(EditingServiceService, stack.contentAddress);
+  ({ stack, editing } = await startEditingStack());
 });
-afterAll(async () => {
-  editing?.close();
-  await stack?.stop();
-});
+afterAll(() => stopEditingStack(stack, editing));
 beforeEach(async () => {
-  org = await buildOrganization(stack);
-  spaceId = (await buildSpace(stack, org)).id;
+  ({ org, spaceId } = await buildOrganizationWithSpace(stack));
 });
 
 const PNG = pngBytes(16, 16);
 
-type Caller = { userId: string; tokenId: string };
-
 /** Writes content through the editing API as the owner and makes it the current revision. */
-async function seed(work: (draftId: string, caller: Caller) => Promise<unknown>): Promise<string> {
-  const caller = { userId: org.owner.userId, tokenId: "" };
-  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
-  await work(draft!.id, caller);
-  return (await editing.commitDraft({ caller, draftId: draft!.id, message: "seed", moveHead: true, expectedHeadRevisionId: "" })).revisionId;
-}
+const seed = (work: (draftId: string, caller: DraftCaller) => Promise<unknown>): Promise<string> =>
+  commitDraftWork(editing, { userId: org.owner.userId, spaceId }, work);
 
-const createPage = (caller: Caller, draftId: string, fields: Partial<CreatePageInput>) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) });
+const createPage = (caller: DraftCaller, draftId: string, fields: Partial<CreatePageInput>) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) });
 
 const TEMPLATES = {
   spaceLinks: "/spaces/{spaceId}/links",

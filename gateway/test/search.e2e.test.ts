@@ -2,12 +2,12 @@ import { randomUUID } from "node:crypto";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { eventually } from "@imprint/runtime/testing";
 import { buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
 import { call, type CallResult } from "./support/http.js";
-import { startStack, type TestStack } from "./support/stack.js";
+import { commitDraftWork, commitEdits, startEditingStack, stopEditingStack, type EditingClient } from "./support/editing.js";
+import type { TestStack } from "./support/stack.js";
 
 /**
  * searchSpaceContent and searchOrganizationContent end to end: content written through the
@@ -15,18 +15,14 @@ import { startStack, type TestStack } from "./support/stack.js";
  * searched through the gateway; every response is checked against GitBook's OpenAPI.
  */
 let stack: TestStack;
-let editing: PromiseClient<typeof EditingServiceService>;
+let editing: EditingClient;
 let org: TestOrganization;
 
 beforeAll(async () => {
-  stack = await startStack();
-  editing = createPromiseClient(EditingServiceService, stack.contentAddress);
+  ({ stack, editing } = await startEditingStack());
   org = await buildOrganization(stack);
 });
-afterAll(async () => {
-  editing?.close();
-  await stack?.stop();
-});
+afterAll(() => stopEditingStack(stack, editing));
 
 /** A made-up word no other test uses: ten letters a to p after a readable label. */
 function word(label: string): string {
@@ -34,18 +30,17 @@ function word(label: string): string {
 }
 
 async function commitPages(spaceId: string, pages: { title: string; markdown: string; parent?: string }[]): Promise<string[]> {
-  const caller = { userId: org.owner.userId, tokenId: "" };
-  const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
   const ids: string[] = [];
-  for (const page of pages) {
-    const created = await editing.createPage({
-      caller,
-      draftId: draft!.id,
-      page: CreatePageInput.fromPartial({ title: page.title, markdown: page.markdown, parentPageId: page.parent ?? "" }),
-    });
-    ids.push(created.page!.id);
-  }
-  await editing.commitDraft({ caller, draftId: draft!.id, message: "seed", moveHead: true, expectedHeadRevisionId: "" });
+  await commitDraftWork(editing, { userId: org.owner.userId, spaceId }, async (draftId, caller) => {
+    for (const page of pages) {
+      const created = await editing.createPage({
+        caller,
+        draftId,
+        page: CreatePageInput.fromPartial({ title: page.title, markdown: page.markdown, parentPageId: page.parent ?? "" }),
+      });
+      ids.push(created.page!.id);
+    }
+  });
   return ids;
 }
 
@@ -148,12 +143,8 @@ describe("GET /v1/orgs/{organizationId}/search", () => {
     const patched = await call(stack, "PATCH", `/v1/spaces/${closed.id}`, { token: owner.owner.token, json: { defaultLevel: null } });
     expect(patched.status).toBe(200);
     const foreign = await buildSpace(stack, org, { title: "Foreign" });
-    const seed = async (organization: TestOrganization, spaceId: string, title: string, markdown: string) => {
-      const caller = { userId: organization.owner.userId, tokenId: "" };
-      const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
-      await editing.createPage({ caller, draftId: draft!.id, page: CreatePageInput.fromPartial({ title, markdown }) });
-      await editing.commitDraft({ caller, draftId: draft!.id, message: "seed", moveHead: true, expectedHeadRevisionId: "" });
-    };
+    const seed = (organization: TestOrganization, spaceId: string, title: string, markdown: string) =>
+      commitEdits(editing, { userId: organization.owner.userId, spaceId }, (draft) => draft.createPage({ title, markdown }));
     await seed(owner, open.id, `${term} handbook`, "Welcome.");
     await seed(owner, closed.id, "Plans", `The ${term} plans, in a longer text than the handbook holds.`);
     await seed(org, foreign.id, "Elsewhere", `A ${term} elsewhere.`);

@@ -26,17 +26,32 @@ export interface DraftEdits {
   updatePage(fields: Partial<UpdatePageInput> & { pageId: string }): Promise<unknown>;
 }
 
-/** Opens a draft on the target's head, applies `work`, commits it as the new head; returns the revision id. */
-export async function commitEdits(editing: EditingClient, target: EditTarget, work: (draft: DraftEdits) => Promise<unknown>): Promise<string> {
+export interface DraftCaller {
+  userId: string;
+  tokenId: string;
+}
+
+/** Opens a draft on the target's head, runs `work` on it, commits it as the new head; returns the revision id. */
+export async function commitDraftWork(
+  editing: EditingClient,
+  target: EditTarget,
+  work: (draftId: string, caller: DraftCaller) => Promise<unknown>,
+): Promise<string> {
   const caller = { userId: target.userId, tokenId: "" };
   const { draft } = await editing.openDraft({ caller, spaceId: target.spaceId, parentRevisionId: "", changeRequestId: target.changeRequestId ?? "" });
-  const draftId = draft!.id;
-  await work({
-    createPage: (fields) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) }),
-    updatePage: (fields) => editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial(fields) }),
-  });
-  const committed = await editing.commitDraft({ caller, draftId, message: "test edit", moveHead: true, expectedHeadRevisionId: "" });
+  await work(draft!.id, caller);
+  const committed = await editing.commitDraft({ caller, draftId: draft!.id, message: "test edit", moveHead: true, expectedHeadRevisionId: "" });
   return committed.revisionId;
+}
+
+/** commitDraftWork with the page operations most tests need. */
+export function commitEdits(editing: EditingClient, target: EditTarget, work: (draft: DraftEdits) => Promise<unknown>): Promise<string> {
+  return commitDraftWork(editing, target, (draftId, caller) =>
+    work({
+      createPage: (fields) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) }),
+      updatePage: (fields) => editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial(fields) }),
+    }),
+  );
 }
 
 /** A file's stack with an editing client on it, for e2e files that write content. */

@@ -4,7 +4,7 @@ import { Collection } from "../../domain/collection.js";
 import type { ContentDeps } from "../../service.js";
 import { recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../spaces/parent.js";
-import { lockSiblings, positionAtEnd } from "../spaces/placement.js";
+import { placeAtEnd } from "../spaces/placement.js";
 import { validateCollectionTitle } from "../spaces/validation.js";
 import { collectionView, type CollectionView } from "../spaces/views.js";
 
@@ -23,7 +23,7 @@ export async function createCollection(em: EntityManager, input: CreateCollectio
   const caller = input.caller!;
   const view = await em.transactional(async (tx) => {
     await requireCreateUnder(tx, membership, input.organizationId, input.parentId);
-    await lockSiblings(tx, input.organizationId, input.parentId);
+    const position = await placeAtEnd(tx, input.organizationId, input.parentId);
     const now = deps.clock();
     const collection = tx.create(Collection, {
       organizationId: input.organizationId,
@@ -31,7 +31,7 @@ export async function createCollection(em: EntityManager, input: CreateCollectio
       title,
       description: null,
       defaultLevel: "inherit",
-      position: await positionAtEnd(tx, input.organizationId, input.parentId),
+      position,
       createdAt: now,
       updatedAt: now,
     });

@@ -5,7 +5,7 @@ import { Collection } from "../../domain/collection.js";
 import { Space } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
 import { recordContentEvent } from "../../events.js";
-import { lockSiblings, positionAtEnd } from "../spaces/placement.js";
+import { placeAtEnd } from "../spaces/placement.js";
 import { requireTargetOrganizationAdmin } from "../spaces/transfer-space.js";
 import type { CollectionView } from "../spaces/views.js";
 import { collectionSubtreeIds } from "./subtree.js";
@@ -32,8 +32,7 @@ export async function transferCollection(em: EntityManager, input: TransferColle
       throw new AppError("failed_precondition", "organization: the collection already belongs to this organization");
     }
     const collectionIds = await collectionSubtreeIds(tx, collection.id);
-    await lockSiblings(tx, input.organizationId, null);
-    const position = await positionAtEnd(tx, input.organizationId, null);
+    const position = await placeAtEnd(tx, input.organizationId, null);
     const now = deps.clock();
     await tx.nativeUpdate(Collection, { id: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
     const spaces = await tx.find(Space, { parentId: { $in: collectionIds } }, { fields: ["id"] });

@@ -5,7 +5,7 @@ import { createInitialRevision } from "../../revisions/index.js";
 import type { ContentDeps } from "../../service.js";
 import { recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
-import { lockSiblings, positionAtEnd } from "./placement.js";
+import { placeAtEnd } from "./placement.js";
 import { validateEmoji, validateSpaceTitle } from "./validation.js";
 import { spaceView, type SpaceView } from "./views.js";
 
@@ -31,7 +31,7 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
   const caller = input.caller!;
   const view = await em.transactional(async (tx) => {
     await requireCreateUnder(tx, membership, input.organizationId, input.parentId);
-    await lockSiblings(tx, input.organizationId, input.parentId);
+    const position = await placeAtEnd(tx, input.organizationId, input.parentId);
     const now = deps.clock();
     const space = tx.create(Space, {
       organizationId: input.organizationId,
@@ -41,7 +41,7 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
       visibility: "private",
       editMode: input.editMode ?? "live",
       defaultLevel: "inherit",
-      position: await positionAtEnd(tx, input.organizationId, input.parentId),
+      position,
       revisionId: null,
       createdAt: now,
       updatedAt: now,

@@ -47,6 +47,12 @@ export async function positionAtEnd(em: EntityManager, organizationId: string, p
   return positionBetween(await neighbourKey(em, { organizationId, parentId, excludeId }, null), null);
 }
 
+/** Takes the siblings' lock and answers a key after every current child: where a new or arriving item goes. */
+export async function placeAtEnd(em: EntityManager, organizationId: string, parentId: string | null, excludeId: string | null = null): Promise<string> {
+  await lockSiblings(em, organizationId, parentId);
+  return positionAtEnd(em, organizationId, parentId, excludeId);
+}
+
 async function loadSibling(em: EntityManager, pointer: SiblingPointer): Promise<{ organizationId: string; parentId: string | null; position: string } | null> {
   if (!isId(pointer.id)) return null;
   const fields = ["organizationId", "parentId", "position"] as const;

@@ -4,7 +4,7 @@ import { isId, requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, 
 import { Collection } from "../../domain/collection.js";
 import type { ContentDeps } from "../../service.js";
 import { recordContentEvent } from "../../events.js";
-import { lockSiblings, positionAtEnd } from "./placement.js";
+import { placeAtEnd } from "./placement.js";
 import type { SpaceView } from "./views.js";
 
 export interface TransferSpaceInput {
@@ -49,8 +49,7 @@ export async function transferSpace(em: EntityManager, input: TransferSpaceInput
     if (fromOrganizationId === input.organizationId && fromParentId === parentId) {
       throw new AppError("failed_precondition", "The space already belongs to this organization and collection");
     }
-    await lockSiblings(tx, input.organizationId, parentId);
-    space.position = await positionAtEnd(tx, input.organizationId, parentId, space.id);
+    space.position = await placeAtEnd(tx, input.organizationId, parentId, space.id);
     space.organizationId = input.organizationId;
     space.parentId = parentId;
     if (parentId === null && space.visibility === "in-collection") space.visibility = "private";
