@@ -9,21 +9,7 @@ import { errorHandler } from "./middleware/error-handler.js";
 import { routeFallback } from "./middleware/fallback.js";
 import { requestId } from "./middleware/request-id.js";
 import { mountRoutes } from "./route.js";
-import { mountHealthRoutes } from "./routes/health.js";
-import { contentRoutes } from "./routes/content.js";
-import { mountFileRoutes } from "./routes/files.js";
-import { exportRoutes, mountExportDownloadRoute } from "./routes/exports.js";
-import { importRoutes } from "./routes/import.js";
-import { openApiRoutes } from "./routes/openapi.js";
-import { translationRoutes } from "./routes/translations.js";
-import { linkRoutes } from "./routes/links.js";
-import { searchRoutes } from "./routes/search.js";
-import { collectionRoutes } from "./routes/collections.js";
-import { memberRoutes } from "./routes/members.js";
-import { organizationRoutes } from "./routes/organizations.js";
-import { spaceRoutes } from "./routes/spaces.js";
-import { changeRequestRoutes } from "./routes/change-requests.js";
-import { commentRoutes } from "./routes/comments.js";
+import { gatewayRoutes } from "./routes/index.js";
 import type { UpstreamAddresses, UpstreamClients } from "./upstreams.js";
 
 export interface AppDeps {
@@ -42,12 +28,10 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.silent = true;
 
   const router = new Router<GatewayState>();
-  mountHealthRoutes(router, deps.upstreamAddresses);
-  // Signed file downloads carry their credential in the URL, not a bearer token.
-  mountFileRoutes(router, { upstreams: deps.upstreams });
-  mountExportDownloadRoute(router, { upstreams: deps.upstreams });
-  const routeDeps = { upstreams: deps.upstreams, urls: deps.urls };
-  mountRoutes(router, [...organizationRoutes(routeDeps), ...memberRoutes(routeDeps), ...collectionRoutes(routeDeps), ...spaceRoutes(routeDeps), ...contentRoutes(routeDeps), ...importRoutes(routeDeps), ...openApiRoutes(routeDeps), ...translationRoutes(routeDeps), ...linkRoutes(routeDeps), ...searchRoutes(routeDeps), ...changeRequestRoutes(routeDeps), ...commentRoutes(routeDeps), ...exportRoutes(routeDeps)], {
+  const routes = gatewayRoutes({ upstreams: deps.upstreams, upstreamAddresses: deps.upstreamAddresses, urls: deps.urls });
+  // Probes and signed downloads carry no bearer token (a download's credential is in its URL).
+  for (const route of routes.direct) router.register(route.path, [route.method], route.handle);
+  mountRoutes(router, routes.api, {
     authenticator: deps.authenticator,
     bodyLimitBytes: deps.bodyLimitBytes,
   });

@@ -8,6 +8,7 @@ import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createApp, type AppDeps } from "./app.js";
+export { routeTable, type RouteTableEntry } from "./routes/index.js";
 export { TokenAuthenticator, parseBearerToken, type Principal } from "./auth.js";
 export { UPSTREAMS, type UpstreamName, type UpstreamClients } from "./upstreams.js";
 

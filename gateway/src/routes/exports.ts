@@ -1,10 +1,8 @@
-import type { Router } from "@koa/router";
 import { z } from "zod";
-import type { GatewayState } from "../context.js";
 import { defineRoute, ok, type Route } from "../route.js";
 import { parseInput, pathId, queryParam } from "../validation.js";
 import { changeRequestContentPrefix } from "./content.js";
-import type { RouteDeps } from "./deps.js";
+import type { DirectRoute, RouteDeps } from "./deps.js";
 import { sendSignedDownload, signedQueryShape } from "./files.js";
 
 /**
@@ -45,11 +43,15 @@ export function exportRoutes({ upstreams }: RouteDeps): Route[] {
 }
 
 /** The download of a signed export URL: the PDF as an attachment named after its content. */
-export function mountExportDownloadRoute(router: Router<GatewayState>, { upstreams }: Pick<RouteDeps, "upstreams">): void {
-  router.register("/v1/exports/:exportId/download", ["GET"], async (ctx) => {
-    const params = parseInput(downloadParams, ctx.params, "path");
-    const query = parseInput(downloadQuery, ctx.query, "query");
-    const exported = await upstreams.content.exports.readExportContent({ exportId: params.exportId, expires: String(query.expires), signature: query.signature });
-    sendSignedDownload(ctx, exported, { expires: query.expires, disposition: "attachment" });
-  });
+export function exportDownloadRoute({ upstreams }: Pick<RouteDeps, "upstreams">): DirectRoute {
+  return {
+    method: "GET",
+    path: "/v1/exports/:exportId/download",
+    handle: async (ctx) => {
+      const params = parseInput(downloadParams, ctx.params, "path");
+      const query = parseInput(downloadQuery, ctx.query, "query");
+      const exported = await upstreams.content.exports.readExportContent({ exportId: params.exportId, expires: String(query.expires), signature: query.signature });
+      sendSignedDownload(ctx, exported, { expires: query.expires, disposition: "attachment" });
+    },
+  };
 }

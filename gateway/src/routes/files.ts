@@ -1,8 +1,7 @@
-import type { Router } from "@koa/router";
 import { z } from "zod";
-import type { GatewayContext, GatewayState } from "../context.js";
+import type { GatewayContext } from "../context.js";
 import { parseInput, queryParam } from "../validation.js";
-import type { RouteDeps } from "./deps.js";
+import type { DirectRoute, RouteDeps } from "./deps.js";
 
 /**
  * `GET /v1/files/{fileId}/download?version=…&expires=…&signature=…`: the signed URL every file's
@@ -46,16 +45,20 @@ export function sendSignedDownload(ctx: GatewayContext, download: SignedDownload
   ctx.body = Buffer.from(download.content);
 }
 
-export function mountFileRoutes(router: Router<GatewayState>, { upstreams }: Pick<RouteDeps, "upstreams">): void {
-  router.register("/v1/files/:fileId/download", ["GET"], async (ctx) => {
-    const params = parseInput(downloadParams, ctx.params, "path");
-    const query = parseInput(downloadQuery, ctx.query, "query");
-    const file = await upstreams.content.revisions.readFileContent({
-      fileId: params.fileId,
-      version: query.version,
-      expires: String(query.expires),
-      signature: query.signature,
-    });
-    sendSignedDownload(ctx, file, { expires: query.expires, disposition: INLINE_TYPES.test(file.contentType) ? "inline" : "attachment" });
-  });
+export function fileDownloadRoute({ upstreams }: Pick<RouteDeps, "upstreams">): DirectRoute {
+  return {
+    method: "GET",
+    path: "/v1/files/:fileId/download",
+    handle: async (ctx) => {
+      const params = parseInput(downloadParams, ctx.params, "path");
+      const query = parseInput(downloadQuery, ctx.query, "query");
+      const file = await upstreams.content.revisions.readFileContent({
+        fileId: params.fileId,
+        version: query.version,
+        expires: String(query.expires),
+        signature: query.signature,
+      });
+      sendSignedDownload(ctx, file, { expires: query.expires, disposition: INLINE_TYPES.test(file.contentType) ? "inline" : "attachment" });
+    },
+  };
 }

@@ -1,0 +1,83 @@
+import type { Route } from "../route.js";
+import type { UpstreamAddresses, UpstreamClients } from "../upstreams.js";
+import { changeRequestRoutes } from "./change-requests.js";
+import { collectionRoutes } from "./collections.js";
+import { commentRoutes } from "./comments.js";
+import { contentRoutes } from "./content.js";
+import type { DirectRoute, RouteDeps } from "./deps.js";
+import { exportDownloadRoute, exportRoutes } from "./exports.js";
+import { fileDownloadRoute } from "./files.js";
+import { healthRoutes } from "./health.js";
+import { importRoutes } from "./import.js";
+import { linkRoutes } from "./links.js";
+import { memberRoutes } from "./members.js";
+import { openApiRoutes } from "./openapi.js";
+import { organizationRoutes } from "./organizations.js";
+import { searchRoutes } from "./search.js";
+import { spaceRoutes } from "./spaces.js";
+import { translationRoutes } from "./translations.js";
+
+export interface GatewayRouteDeps extends RouteDeps {
+  upstreamAddresses: UpstreamAddresses;
+}
+
+/** Every route the gateway serves: the one list createApp mounts and tools read. */
+export interface GatewayRoutes {
+  /** Probes and signed downloads, mounted as they are (no bearer token). */
+  direct: DirectRoute[];
+  /** REST operations, each run through the authenticated pipeline. */
+  api: Route[];
+}
+
+export function gatewayRoutes(deps: GatewayRouteDeps): GatewayRoutes {
+  return {
+    direct: [...healthRoutes(deps.upstreamAddresses), fileDownloadRoute(deps), exportDownloadRoute(deps)],
+    api: [
+      ...organizationRoutes(deps),
+      ...memberRoutes(deps),
+      ...collectionRoutes(deps),
+      ...spaceRoutes(deps),
+      ...contentRoutes(deps),
+      ...importRoutes(deps),
+      ...openApiRoutes(deps),
+      ...translationRoutes(deps),
+      ...linkRoutes(deps),
+      ...searchRoutes(deps),
+      ...changeRequestRoutes(deps),
+      ...commentRoutes(deps),
+      ...exportRoutes(deps),
+    ],
+  };
+}
+
+export interface RouteTableEntry {
+  method: Route["method"];
+  /** Koa router syntax: `:name` is one segment, `*name` the rest of the path. */
+  path: string;
+  /** Whether the route runs the bearer-token pipeline. */
+  authenticated: boolean;
+}
+
+/**
+ * Stands in for every upstream client and address: route factories only keep references to their
+ * clients, and a listed route is never run.
+ */
+const detached: unknown = new Proxy(() => undefined, {
+  get: () => detached,
+  apply: () => {
+    throw new Error("routeTable() builds routes to list them, not to run them");
+  },
+});
+
+/** Method and path of every route, in mount order, without upstreams (for the API coverage doc and tests). */
+export function routeTable(): RouteTableEntry[] {
+  const routes = gatewayRoutes({
+    upstreams: detached as UpstreamClients,
+    upstreamAddresses: detached as UpstreamAddresses,
+    urls: { api: "http://imprint.invalid", app: "http://imprint.invalid" },
+  });
+  return [
+    ...routes.direct.map(({ method, path }) => ({ method, path, authenticated: false })),
+    ...routes.api.map(({ method, path }) => ({ method, path, authenticated: true })),
+  ];
+}
