@@ -1,13 +1,16 @@
 import { defineConfig } from "vitest/config";
+import { patient } from "./services/runtime/src/testing/time.js";
 
-// One run for every workspace: the global setup starts one real PostgreSQL and one nats-server.
+// One run for every workspace: the global setup starts one real PostgreSQL; each test file gets its
+// own nats-server on first use (services/runtime/src/testing/nats.ts).
 export default defineConfig({
   test: {
     include: ["{services,gateway,bench}/**/test/**/*.test.ts", "proto/test/**/*.test.ts"],
     exclude: ["**/node_modules/**", "**/dist/**"],
     globalSetup: ["services/runtime/src/testing/global-setup.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    setupFiles: ["services/runtime/src/testing/file-setup.ts"],
+    testTimeout: patient(30_000),
+    hookTimeout: patient(60_000),
     pool: "forks",
     maxWorkers: 2,
   },

@@ -5,7 +5,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { prepare, REPO_ROOT, requireNode } from "./lib/setup.mjs";
 
-requireNode();
+await requireNode();
 const cli = join(REPO_ROOT, "services", "identity", "dist", "cli", "admin.js");
 if (!existsSync(cli)) prepare({ quiet: true });
 const result = spawnSync(process.execPath, [cli, ...process.argv.slice(2)], { cwd: REPO_ROOT, stdio: "inherit" });

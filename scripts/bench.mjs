@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { prepare, REPO_ROOT, requireNode } from "./lib/setup.mjs";
 
-requireNode();
+await requireNode();
 prepare({ quiet: true });
 const stackLib = await import("./lib/stack.mjs");
 const { runBenchmark, writeResults } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "run.js")).href);

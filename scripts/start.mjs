@@ -8,7 +8,7 @@ import { prepare, REPO_ROOT, requireNode } from "./lib/setup.mjs";
 const LAUNCHER_FLAG = "--launcher";
 
 if (!process.argv.includes(LAUNCHER_FLAG)) {
-  requireNode();
+  await requireNode();
   prepare({ quiet: true });
   // The stack runs under a launcher in its own process group. Ctrl-C in a terminal signals the whole
   // foreground group, which would stop PostgreSQL and the services before the gateway; this way only

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { build, installIfNeeded, REPO_ROOT, requireNode, run } from "./lib/setup.mjs";
 
-requireNode();
+await requireNode();
 const color = process.stdout.isTTY && !process.env.NO_COLOR;
 const paint = (code, text) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
 const bin = (name) => join(REPO_ROOT, "node_modules", ".bin", name);
@@ -13,17 +13,30 @@ const vitestArgs = process.argv.slice(2);
 const steps = [
   { title: "install (when needed)", run: () => installIfNeeded() },
   { title: "build (turbo run build)", run: () => build() },
+  { title: "nats-server for the event tests (installed when missing)", run: () => ensureNats() },
   { title: "protobuf contracts: buf lint + buf breaking", run: () => run("npm", ["run", "check", "--workspace", "@imprint/proto"]) },
   { title: "deployment: helm lint + manifest validation", run: () => run(process.execPath, [join(REPO_ROOT, "scripts", "validate-deploy.mjs")]) },
-  { title: "typecheck + lint (turbo run typecheck lint)", run: () => run(bin("turbo"), ["run", "typecheck", "lint", "--output-logs=errors-only"]) },
+  { title: "typecheck + lint (turbo run typecheck lint)", run: () => run(bin("turbo"), ["run", "typecheck", "lint", "--output-logs=hash-only"]) },
   { title: `tests (vitest run${vitestArgs.length ? ` ${vitestArgs.join(" ")}` : ""})`, run: () => run(bin("vitest"), ["run", ...vitestArgs]) },
 ];
+
+/** The test setup spawns nats-server; a fresh Debian machine gets it from apt (as `npm start` does). */
+async function ensureNats() {
+  const { ensureNatsServer } = await import("./lib/stack.mjs");
+  try {
+    await ensureNatsServer();
+    return 0;
+  } catch (error) {
+    console.error(error.message);
+    return 1;
+  }
+}
 
 const started = Date.now();
 for (const [index, step] of steps.entries()) {
   console.log(paint("1;34", `\n━━ [${index + 1}/${steps.length}] ${step.title}`));
   const stepStarted = Date.now();
-  const status = step.run();
+  const status = await step.run();
   const seconds = ((Date.now() - stepStarted) / 1000).toFixed(1);
   if (status !== 0) {
     console.error(paint("1;31", `\n✖ FAILED: ${step.title} (exit ${status}, ${seconds} s)`));

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadGatewayConfig, startGateway, type GatewayHandle } from "@imprint/gateway";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
 import { createLogger, type RunningService } from "@imprint/runtime";
-import { createTestDatabase } from "@imprint/runtime/testing";
+import { createTestDatabase, testNatsUrl } from "@imprint/runtime/testing";
 import { startBaselineServer, type BaselineServer } from "../src/baseline/server.js";
 import { runLoad } from "../src/load.js";
 import { assertSameAnswers } from "../src/run.js";
@@ -27,7 +27,7 @@ describe("benchmark baseline against the real gateway and identity service", () 
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "bench");
     identity = await startIdentityService(
-      loadIdentityConfig({ DATABASE_URL: databaseUrl, NATS_URL: inject("natsUrl"), GRPC_PORT: "0", LOG_LEVEL: "error", SHUTDOWN_GRACE_MS: "1000" }),
+      loadIdentityConfig({ DATABASE_URL: databaseUrl, NATS_URL: await testNatsUrl(), GRPC_PORT: "0", LOG_LEVEL: "error", SHUTDOWN_GRACE_MS: "1000" }),
       { logger: quiet },
     );
     gateway = await startGateway(

@@ -4,6 +4,5 @@ import "vitest";
 declare module "vitest" {
   export interface ProvidedContext {
     pgAdminUrl: string;
-    natsUrl: string;
   }
 }

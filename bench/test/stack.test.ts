@@ -3,7 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createTestDatabase } from "@imprint/runtime/testing";
+import { createTestDatabase, patient, testNatsUrl } from "@imprint/runtime/testing";
 import {
   generateTokenSecret,
   resolveBootstrapToken,
@@ -57,7 +57,7 @@ describe("startStack", () => {
       persistent: false,
       env: { ...process.env, LOG_LEVEL: "warn" },
       gatewayPort: 0,
-      natsUrl: inject("natsUrl"),
+      natsUrl: await testNatsUrl(),
       databaseUrls: {
         identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
         content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
@@ -65,7 +65,7 @@ describe("startStack", () => {
       },
       bootstrap: { token, email: "owner@stack.test", orgTitle: "Stack Test Org" },
     });
-  }, 90_000);
+  }, patient(90_000));
 
   afterAll(async () => {
     await stack?.stop();
@@ -115,7 +115,7 @@ describe("startStack failures", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const attempt = startStack({ dataDir: tmpdir(), persistent: false, gatewayPort: port, natsUrl: inject("natsUrl"), databaseUrls: { identity: "postgres://unused/x" } });
+      const attempt = startStack({ dataDir: tmpdir(), persistent: false, gatewayPort: port, natsUrl: await testNatsUrl(), databaseUrls: { identity: "postgres://unused/x" } });
       await expect(attempt).rejects.toThrow(new RegExp(`port ${port} is already in use: set IMPRINT_PORT`));
     } finally {
       blocker.close();
@@ -130,7 +130,7 @@ describe("startStack failures", () => {
         persistent: false,
         env: { ...process.env, LOG_LEVEL: "warn" },
         gatewayPort: 0,
-        natsUrl: inject("natsUrl"),
+        natsUrl: await testNatsUrl(),
         databaseUrls: {
         identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
         content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
@@ -149,5 +149,5 @@ describe("startStack failures", () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
-  }, 60_000);
+  }, patient(60_000));
 });

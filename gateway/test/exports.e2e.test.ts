@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { ExportServiceService } from "@imprint/proto/content/v1/exports";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import type { PromiseClient } from "@imprint/runtime";
+import { testClient } from "@imprint/runtime/testing";
 import { commitEdits, editingClient, type EditingClient } from "./support/editing.js";
 import { buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
@@ -20,7 +21,7 @@ let spaceId: string;
 beforeAll(async () => {
   stack = await startStack();
   editing = editingClient(stack);
-  exportsClient = createPromiseClient(ExportServiceService, stack.contentAddress);
+  exportsClient = testClient(ExportServiceService, stack.contentAddress);
 });
 afterAll(async () => {
   exportsClient?.close();

@@ -1,20 +1,69 @@
 // Steps every entry script shares before it can use the workspaces: the Node version check, the
 // install and the build. Only node: built-ins here, because this runs before `npm install`.
-import { spawnSync } from "node:child_process";
-import { existsSync, statSync, utimesSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, statSync, utimesSync } from "node:fs";
+import { constants as osConstants, homedir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 export const MIN_NODE_MAJOR = 24;
 
-/** Exits with a one-line message when Node is older than the stack needs (MikroORM 7, vitest 5, OTel). */
-export function requireNode() {
-  const major = Number(process.versions.node.split(".")[0]);
-  if (major < MIN_NODE_MAJOR) {
-    console.error(`Imprint needs Node ${MIN_NODE_MAJOR} or newer; this is Node ${process.versions.node}. Put Node ${MIN_NODE_MAJOR} first on PATH (see .nvmrc).`);
+/**
+ * Makes sure this script runs on Node 24 or newer. On an older Node (a fresh machine's system Node),
+ * Node 24 is installed once from the npm registry into a cache folder (`IMPRINT_CACHE_DIR`, default
+ * ~/.cache/imprint) and this very command runs again under it, with that Node first on PATH so that
+ * npm and every child process use it too. Resolves only when the current Node is new enough; otherwise
+ * the process ends with the re-run's exit code. `npm start`, `npm test`, `npm run …` and `.ci/run` all
+ * come through here.
+ */
+export async function requireNode() {
+  if (nodeMajor(process.versions.node) >= MIN_NODE_MAJOR) return;
+  if (process.env.IMPRINT_NODE_REEXEC) {
+    console.error(`Imprint needs Node ${MIN_NODE_MAJOR} or newer and could not switch to it (still ${process.versions.node}): put Node ${MIN_NODE_MAJOR} first on PATH (see .nvmrc).`);
     process.exit(1);
   }
+  const binDir = installNode();
+  const node = join(binDir, "node");
+  // Signals reach the re-run directly (same process group); this process only waits for its end.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => {});
+  const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
+    stdio: "inherit",
+    env: { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ""}`, IMPRINT_NODE_REEXEC: "1" },
+  });
+  const code = await new Promise((resolve) => {
+    child.on("error", (error) => {
+      console.error(`could not run ${node}: ${error.message}`);
+      resolve(1);
+    });
+    child.on("exit", (status, signal) => resolve(status ?? (signal ? 128 + (osConstants.signals[signal] ?? 1) : 1)));
+  });
+  process.exit(code);
+}
+
+function nodeMajor(version) {
+  return Number(String(version).replace(/^v/, "").split(".")[0]) || 0;
+}
+
+/** The `bin` folder of a Node 24 installed into the cache folder (installed first when missing). */
+function installNode() {
+  const prefix = join(process.env.IMPRINT_CACHE_DIR || join(homedir(), ".cache", "imprint"), `node${MIN_NODE_MAJOR}`);
+  const binDir = join(prefix, "node_modules", ".bin");
+  const installed = spawnSync(join(binDir, "node"), ["-p", "process.versions.node"], { encoding: "utf8" });
+  if (installed.status === 0 && nodeMajor(installed.stdout.trim()) >= MIN_NODE_MAJOR) return binDir;
+  // The platform package carries the binary itself (no install script, no download of its own).
+  const pkg = `node-${process.platform}-${process.arch}@${MIN_NODE_MAJOR}`;
+  console.log(`» Node ${process.versions.node} is older than ${MIN_NODE_MAJOR}: installing ${pkg} into ${prefix} (once), then running under it`);
+  mkdirSync(prefix, { recursive: true });
+  const result = spawnSync("npm", ["install", "--prefix", prefix, "--no-audit", "--no-fund", "--loglevel=error", pkg], {
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const check = spawnSync(join(binDir, "node"), ["-p", "process.versions.node"], { encoding: "utf8" });
+  if (result.status !== 0 || check.status !== 0) {
+    console.error(`✖ could not install ${pkg} from the npm registry: install Node ${MIN_NODE_MAJOR} yourself and put it first on PATH (see .nvmrc)`);
+    process.exit(1);
+  }
+  return binDir;
 }
 
 /** Environment for child tools: turbo must not phone home. */
@@ -72,7 +121,6 @@ export function build({ quiet = false } = {}) {
 
 /** Install then build, exiting the process with a message on failure. */
 export function prepare({ quiet = false } = {}) {
-  requireNode();
   if (installIfNeeded() !== 0) {
     console.error("npm install failed (see above)");
     process.exit(1);

@@ -1,5 +1,6 @@
 import { CreatePageInput, EditingServiceService, UpdatePageInput } from "@imprint/proto/content/v1/editing";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import type { PromiseClient } from "@imprint/runtime";
+import { testClient } from "@imprint/runtime/testing";
 import { startStack, type TestStack } from "./stack.js";
 
 /**
@@ -9,7 +10,7 @@ import { startStack, type TestStack } from "./stack.js";
 export type EditingClient = PromiseClient<typeof EditingServiceService>;
 
 export function editingClient(stack: TestStack): EditingClient {
-  return createPromiseClient(EditingServiceService, stack.contentAddress);
+  return testClient(EditingServiceService, stack.contentAddress);
 }
 
 export interface EditTarget {

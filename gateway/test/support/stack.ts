@@ -6,9 +6,9 @@ import { loadCollaborationConfig, startCollaborationService } from "@imprint/col
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createLogger, createPromiseClient, type Logger, type PromiseClient } from "@imprint/runtime";
+import { createLogger, type Logger, type PromiseClient } from "@imprint/runtime";
 import { getFreePort } from "@imprint/runtime/infrastructure";
-import { createTestDatabase } from "@imprint/runtime/testing";
+import { createTestDatabase, patient, testClient, testNatsUrl } from "@imprint/runtime/testing";
 import { inject } from "vitest";
 import { loadGatewayConfig, startGateway, type GatewayHandle } from "../../src/index.js";
 
@@ -16,13 +16,12 @@ declare module "vitest" {
   // Provided by the runtime's global setup (services/runtime/src/testing/global-setup.ts).
   export interface ProvidedContext {
     pgAdminUrl: string;
-    natsUrl: string;
   }
 }
 
 /**
  * A real stack for end-to-end tests: each upstream service in-process on its own fresh database,
- * the shared PostgreSQL and nats-server from the global setup, and the gateway in front on a free
+ * the shared PostgreSQL from the global setup and this test file's nats-server, and the gateway in front on a free
  * port. One stack per test file (beforeAll/afterAll); tests create their own organizations.
  *
  * Adding a service later: one entry in UPSTREAM_STARTERS (its start function and the gateway
@@ -59,7 +58,7 @@ const UPSTREAM_STARTERS: Record<string, { addressVariable: string; start: (conte
     addressVariable: "IDENTITY_GRPC_ADDRESS",
     start: async ({ logger }) => {
       const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "identity");
-      const config = loadIdentityConfig({ GRPC_HOST: "127.0.0.1", GRPC_PORT: "0", DATABASE_URL: databaseUrl, NATS_URL: inject("natsUrl") });
+      const config = loadIdentityConfig({ GRPC_HOST: "127.0.0.1", GRPC_PORT: "0", DATABASE_URL: databaseUrl, NATS_URL: await testNatsUrl() });
       return startIdentityService(config, { logger });
     },
   },
@@ -73,7 +72,7 @@ const UPSTREAM_STARTERS: Record<string, { addressVariable: string; start: (conte
         GRPC_HOST: "127.0.0.1",
         GRPC_PORT: "0",
         DATABASE_URL: databaseUrl,
-        NATS_URL: inject("natsUrl"),
+        NATS_URL: await testNatsUrl(),
         IDENTITY_GRPC_ADDRESS: addresses.IDENTITY_GRPC_ADDRESS,
         IMPRINT_DATA_DIR: dataDir,
         IMPRINT_PUBLIC_URL: publicUrl,
@@ -95,7 +94,7 @@ const UPSTREAM_STARTERS: Record<string, { addressVariable: string; start: (conte
         GRPC_HOST: "127.0.0.1",
         GRPC_PORT: "0",
         DATABASE_URL: databaseUrl,
-        NATS_URL: inject("natsUrl"),
+        NATS_URL: await testNatsUrl(),
         IDENTITY_GRPC_ADDRESS: addresses.IDENTITY_GRPC_ADDRESS,
         CONTENT_GRPC_ADDRESS: addresses.CONTENT_GRPC_ADDRESS,
         // Each stack consumes content's events on its own, so parallel test files never share them.
@@ -150,7 +149,8 @@ export async function startStack(options: { gatewayEnv?: Record<string, string> 
     // The gateway's port is chosen first: upstreams build public URLs (e.g. signed file URLs) on it.
     const port = await getFreePort();
     const publicUrl = `http://127.0.0.1:${port}`;
-    const env: Record<string, string> = { IMPRINT_HOST: "127.0.0.1", IMPRINT_PORT: String(port), SHUTDOWN_GRACE_MS: "1000" };
+    // Upstream deadlines scaled like every other wait of the tests: a busy CI machine is slow, not broken.
+    const env: Record<string, string> = { IMPRINT_HOST: "127.0.0.1", IMPRINT_PORT: String(port), SHUTDOWN_GRACE_MS: "1000", UPSTREAM_TIMEOUT_MS: String(patient(10_000)) };
     for (const [name, starter] of Object.entries(UPSTREAM_STARTERS)) {
       const running = await starter.start({ logger: captureLogger(name), addresses: { ...env }, publicUrl, clock, onStop: (cleanup) => cleanups.push(cleanup) });
       upstreams.set(name, running);
@@ -163,7 +163,7 @@ export async function startStack(options: { gatewayEnv?: Record<string, string> 
     await stopAll();
     throw error;
   }
-  const identity = createPromiseClient(IdentityServiceService, upstreams.get("identity")!.address);
+  const identity = testClient(IdentityServiceService, upstreams.get("identity")!.address);
   return {
     baseUrl: gateway.url,
     identity,

@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { jetstream } from "@nats-io/jetstream";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { Caller } from "@imprint/proto/common/v1";
 import { BranchServiceService, type Branch } from "@imprint/proto/content/v1/branches";
 import { LinkServiceService, LinkStatus } from "@imprint/proto/content/v1/links";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { eventually } from "@imprint/runtime/testing";
+import type { PromiseClient } from "@imprint/runtime";
+import { eventually, testClient, testNatsUrl } from "@imprint/runtime/testing";
 import { addMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { errorCode, failure, readContentEvents } from "./support/events.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
@@ -30,9 +29,9 @@ let spaceId: string;
 beforeAll(async () => {
   harness = await startContentHarness();
   clients = contentClients(harness);
-  branches = createPromiseClient(BranchServiceService, harness.contentAddress);
-  links = createPromiseClient(LinkServiceService, harness.contentAddress);
-  nc = await connect({ servers: inject("natsUrl") });
+  branches = testClient(BranchServiceService, harness.contentAddress);
+  links = testClient(LinkServiceService, harness.contentAddress);
+  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
   await nc?.close();

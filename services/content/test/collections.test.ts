@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { inject } from "vitest";
-import { eventually } from "@imprint/runtime/testing";
+import { eventually, testNatsUrl } from "@imprint/runtime/testing";
 import { UpdateCollectionRequest } from "@imprint/proto/content/v1/collections";
 import { ContentLevel, type Position } from "@imprint/proto/content/v1/spaces";
 import { addExistingUser, addMember, createCollection, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
@@ -14,7 +13,7 @@ let org: TestOrganization;
 
 beforeAll(async () => {
   harness = await startContentHarness();
-  nc = await connect({ servers: inject("natsUrl") });
+  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
   await nc?.close();

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { inject } from "vitest";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { PageType, type Page } from "@imprint/proto/content/v1/revisions";
 import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
-import { eventually } from "@imprint/runtime/testing";
+import { eventually, testNatsUrl } from "@imprint/runtime/testing";
 import { errorCode, failure, readContentEvents } from "./support/events.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 import { commitEdits, contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
@@ -18,7 +17,7 @@ let spaceId: string;
 beforeAll(async () => {
   harness = await startContentHarness();
   clients = contentClients(harness);
-  nc = await connect({ servers: inject("natsUrl") });
+  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
   clients?.close();

@@ -7,8 +7,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Caller } from "@imprint/proto/common/v1";
 import { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import { PageType } from "@imprint/proto/content/v1/revisions";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { eventually } from "@imprint/runtime/testing";
+import type { PromiseClient } from "@imprint/runtime";
+import { eventually, testClient } from "@imprint/runtime/testing";
 import { signUrl } from "../src/revisions/files/signed-url.js";
 import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
 import { errorCode, failure } from "./support/events.js";
@@ -30,7 +30,7 @@ let spaceTitle: string;
 beforeAll(async () => {
   harness = await startContentHarness({ contentEnv: { PURGE_INTERVAL_MS: "200" } });
   clients = contentClients(harness);
-  exportsClient = createPromiseClient(ExportServiceService, harness.contentAddress);
+  exportsClient = testClient(ExportServiceService, harness.contentAddress);
 });
 afterAll(async () => {
   exportsClient?.close();

@@ -2,8 +2,9 @@ import { randomUUID } from "node:crypto";
 import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import { ImportServiceService, type ImportContentRequest } from "@imprint/proto/content/v1/import";
 import { DocumentFormat, RevisionServiceService, type Page } from "@imprint/proto/content/v1/revisions";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import type { PromiseClient } from "@imprint/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { patient, testClient } from "@imprint/runtime/testing";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
@@ -40,8 +41,8 @@ describe("website import over gRPC (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
 
   beforeAll(async () => {
     harness = await startContentHarness({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } });
-    imports = createPromiseClient(ImportServiceService, harness.contentAddress, { defaultTimeoutMs: 60_000 });
-    revisions = createPromiseClient(RevisionServiceService, harness.contentAddress);
+    imports = testClient(ImportServiceService, harness.contentAddress, { defaultTimeoutMs: 60_000 });
+    revisions = testClient(RevisionServiceService, harness.contentAddress);
     site = await serveSite({
       "/slow-start/": () => {
         // Never answers: the import must still end (per-request bound) with a clear error.
@@ -97,7 +98,7 @@ describe("website import over gRPC (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
   it("imports into a change request (by number) through a draft on its branch: the branch's head moves, the space's does not", async () => {
     const space = await createSpace(harness, organization);
     const before = await headOf(space.id);
-    const branches = createPromiseClient(BranchServiceService, harness.contentAddress);
+    const branches = testClient(BranchServiceService, harness.contentAddress);
     try {
       const branch = (await branches.createBranch({ caller: organization.owner.caller, spaceId: space.id, changeRequestId: randomUUID(), number: 1 })).branch!;
       const ref = { spaceId: space.id, changeRequestId: "1", revisionId: "" };
@@ -275,7 +276,7 @@ describe("website import over gRPC (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
       message: "url: could not be fetched (no complete answer within 10000 ms)",
     });
     expect(Date.now() - started).toBeLessThan(15_000);
-  }, 20_000);
+  }, patient(20_000));
 
   it("accepts only the website source, naming the field", async () => {
     const space = await createSpace(harness, organization);
@@ -323,7 +324,7 @@ describe("website import without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
 
   beforeAll(async () => {
     harness = await startContentHarness();
-    imports = createPromiseClient(ImportServiceService, harness.contentAddress, { defaultTimeoutMs: 30_000 });
+    imports = testClient(ImportServiceService, harness.contentAddress, { defaultTimeoutMs: 30_000 });
     site = await serveSite();
     organization = await createOrganization(harness);
   });
@@ -334,14 +335,14 @@ describe("website import without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
   });
 
   it.each([
-    ["a loopback address", (origin: string) => `${origin}/docs/`, "url: could not be fetched (127.0.0.1 is a loopback address; private and local targets are not fetched)"],
+    ["a loopback address", (origin: string) => `${origin}/docs/`, "url: could not be fetched (127.0.0.1 is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)"],
     [
       "a name resolving to loopback",
       (origin: string) => `http://localhost:${new URL(origin).port}/docs/`,
-      "url: could not be fetched (localhost (127.0.0.1) is a loopback address; private and local targets are not fetched)",
+      "url: could not be fetched (localhost (127.0.0.1) is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)",
     ],
-    ["a link-local address", () => "http://169.254.169.254/latest/meta-data/", "url: could not be fetched (169.254.169.254 is a linkLocal address; private and local targets are not fetched)"],
-    ["a private address", () => "http://10.0.0.1/", "url: could not be fetched (10.0.0.1 is a private address; private and local targets are not fetched)"],
+    ["a link-local address", () => "http://169.254.169.254/latest/meta-data/", "url: could not be fetched (169.254.169.254 is a linkLocal address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)"],
+    ["a private address", () => "http://10.0.0.1/", "url: could not be fetched (10.0.0.1 is a private address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)"],
   ])("refuses %s without connecting", async (_label, url, message) => {
     const space = await createSpace(harness, organization);
     await expect(

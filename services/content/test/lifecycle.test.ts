@@ -1,7 +1,7 @@
+import { testClient, testNatsUrl } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { inject } from "vitest";
-import { createPromiseClient } from "@imprint/runtime";
+
 import { CommitDraftRequest, CreatePageRequest, EditingServiceService, OpenDraftRequest } from "@imprint/proto/content/v1/editing";
 import { ListPagesRequest, PageType, RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { addMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
@@ -19,7 +19,7 @@ let org: TestOrganization;
 
 beforeAll(async () => {
   harness = await startContentHarness();
-  nc = await connect({ servers: inject("natsUrl") });
+  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
   await nc?.close();
@@ -36,7 +36,7 @@ const purge = () => harness.spaces.purgeDeletedSpaces({});
 
 /** Adds one committed page to the space through the internal editing API. */
 async function addPage(spaceId: string, title: string): Promise<void> {
-  const editing = createPromiseClient(EditingServiceService, harness.contentAddress);
+  const editing = testClient(EditingServiceService, harness.contentAddress);
   try {
     const { draft } = await editing.openDraft(OpenDraftRequest.fromPartial({ caller: org.owner.caller, spaceId }));
     await editing.createPage(
@@ -49,7 +49,7 @@ async function addPage(spaceId: string, title: string): Promise<void> {
 }
 
 async function pageTitles(spaceId: string): Promise<string[]> {
-  const revisions = createPromiseClient(RevisionServiceService, harness.contentAddress);
+  const revisions = testClient(RevisionServiceService, harness.contentAddress);
   try {
     const { pages } = await revisions.listPages(ListPagesRequest.fromPartial({ caller: org.owner.caller, ref: { spaceId }, options: { metadata: true, computed: true } }));
     return pages.map((page) => page.title);

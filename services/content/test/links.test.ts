@@ -1,7 +1,7 @@
 import { LinkRelation, LinkServiceService, LinkStatus, LinkTargetKind, type LinkListing, type LinkUsage } from "@imprint/proto/content/v1/links";
 import { PageType } from "@imprint/proto/content/v1/revisions";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { eventually } from "@imprint/runtime/testing";
+import type { PromiseClient } from "@imprint/runtime";
+import { eventually, testClient } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { errorCode, failure } from "./support/events.js";
 import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
@@ -24,7 +24,7 @@ const APP_URL = "https://app.imprint.test";
 beforeAll(async () => {
   harness = await startContentHarness();
   clients = contentClients(harness);
-  links = createPromiseClient(LinkServiceService, harness.contentAddress);
+  links = testClient(LinkServiceService, harness.contentAddress);
 });
 afterAll(async () => {
   links?.close();

@@ -1,11 +1,12 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { patient, testClient } from "@imprint/runtime/testing";
 import { slug as slugify } from "github-slugger";
 import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import type { PageOperation } from "@imprint/proto/content/v1/editing";
 import type { Page } from "@imprint/proto/content/v1/revisions";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import type { PromiseClient } from "@imprint/runtime";
 import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 import { asMarkdown, contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
@@ -24,7 +25,7 @@ let org: TestOrganization;
 beforeAll(async () => {
   harness = await startContentHarness();
   clients = contentClients(harness);
-  branches = createPromiseClient(BranchServiceService, harness.contentAddress);
+  branches = testClient(BranchServiceService, harness.contentAddress);
   org = await createOrganization(harness);
 });
 afterAll(async () => {
@@ -263,5 +264,5 @@ describe("three-way merge of a change request (property)", () => {
     // Both outcomes were exercised, so the property says something about each.
     expect(merges).toBeGreaterThan(5);
     expect(conflicts).toBeGreaterThan(0);
-  }, 240_000);
+  }, patient(240_000));
 });

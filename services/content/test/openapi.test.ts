@@ -8,10 +8,10 @@ import {
   type OpenAPISpec,
 } from "@imprint/proto/content/v1/openapi";
 import type { Caller } from "@imprint/proto/common/v1";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import type { PromiseClient } from "@imprint/runtime";
 import { getFreePort } from "@imprint/runtime/infrastructure";
-import { eventually } from "@imprint/runtime/testing";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import { eventually, testClient, testNatsUrl } from "@imprint/runtime/testing";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 import { errorCode, failure, waitForContentEvents } from "./support/events.js";
@@ -85,8 +85,8 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 
 beforeAll(async () => {
   harness = await startContentHarness({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } });
-  openapi = createPromiseClient(OpenAPISpecServiceService, harness.contentAddress);
-  nc = await connect({ servers: inject("natsUrl") });
+  openapi = testClient(OpenAPISpecServiceService, harness.contentAddress);
+  nc = await connect({ servers: await testNatsUrl() });
   const routes = Object.fromEntries(
     Object.entries(bodies).map(([path, { type, body }]) => [path, (_request: unknown, response: ServerResponse) => send(response, type, body)]),
   );
@@ -392,7 +392,7 @@ describe("without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
 
   beforeAll(async () => {
     guarded = await startContentHarness();
-    guardedClient = createPromiseClient(OpenAPISpecServiceService, guarded.contentAddress);
+    guardedClient = testClient(OpenAPISpecServiceService, guarded.contentAddress);
   });
   afterAll(async () => {
     guardedClient?.close();

@@ -2,7 +2,8 @@
 import type { Caller } from "@imprint/proto/common/v1";
 import { CreatePageInput, EditingServiceService, UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { DocumentFormat, RevisionServiceService } from "@imprint/proto/content/v1/revisions";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
+import type { PromiseClient } from "@imprint/runtime";
+import { testClient } from "@imprint/runtime/testing";
 import type { ContentHarness } from "./support/harness.js";
 
 export type EditingClient = PromiseClient<typeof EditingServiceService>;
@@ -15,8 +16,8 @@ export interface ContentClients {
 }
 
 export function contentClients(harness: Pick<ContentHarness, "contentAddress">): ContentClients {
-  const editing = createPromiseClient(EditingServiceService, harness.contentAddress);
-  const revisions = createPromiseClient(RevisionServiceService, harness.contentAddress);
+  const editing = testClient(EditingServiceService, harness.contentAddress);
+  const revisions = testClient(RevisionServiceService, harness.contentAddress);
   return {
     editing,
     revisions,

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { patient } from "@imprint/runtime/testing";
 import { DocumentFormat, PageType, type Page } from "@imprint/proto/content/v1/revisions";
 import type { PageOperation } from "@imprint/proto/content/v1/editing";
 import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
@@ -159,7 +160,10 @@ describe("reading content", () => {
 });
 
 describe("structural sharing", () => {
-  /** 10,000 pages: 100 sections of 99 pages, through the editing API in one batch. */
+  /**
+   * 10,000 pages: 100 sections of 99 pages, through the editing API into one draft, 1,000 pages a
+   * call (one call for all of them can outlast a deadline on a busy machine), with progress.
+   */
   async function seedBigSpace(): Promise<void> {
     const operations: PageOperation[] = [];
     for (let section = 0; section < 100; section++) {
@@ -168,7 +172,12 @@ describe("structural sharing", () => {
         operations.push({ create: newPage({ pageId: `s${section}p${page}`, parentPageId: `s${section}`, title: `Page ${page}`, markdown: `Body of page ${page} in section ${section}.` }) });
       }
     }
-    await edit((draftId) => clients.editing.applyPageOperations({ caller: owner(), draftId, operations }));
+    await edit(async (draftId) => {
+      for (let start = 0; start < operations.length; start += 1_000) {
+        await clients.editing.applyPageOperations({ caller: owner(), draftId, operations: operations.slice(start, start + 1_000) });
+        console.log(`seeding the 10,000-page space: ${Math.min(start + 1_000, operations.length)} pages`);
+      }
+    });
   }
 
   it("a one-page edit in a 10,000-page space writes fewer than 20 rows; a duplicate copies none", async () => {
@@ -197,7 +206,7 @@ describe("structural sharing", () => {
     expect(copied.page!.markdown).toBe("Changed.");
     const listed = await clients.revisions.listPages({ caller: owner(), ref: contentRef(copy.id), options: readAll });
     expect(paths(listed.pages)).toHaveLength(10_000);
-  }, 120_000);
+  }, patient(120_000));
 
   it("a duplicate evolves on its own, and keeps its content when the original is purged", async () => {
     await edit(async (draftId) => {
@@ -228,5 +237,5 @@ describe("structural sharing", () => {
       const [row] = await harness.content.orm.em.fork().execute<{ count: string }[]>(`select count(*) as count from "${table}" where store_id = ?`, [store!.store_id]);
       expect(Number(row!.count), table).toBe(0);
     }
-  }, 60_000);
+  }, patient(60_000));
 });

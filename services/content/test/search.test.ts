@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import { ContentLevel } from "@imprint/proto/content/v1/spaces";
 import { SearchResultType, SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { eventually } from "@imprint/runtime/testing";
+import type { PromiseClient } from "@imprint/runtime";
+import { eventually, testClient } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 import { commitEdits, contentClients, newPage, pageChange, type ContentClients } from "./revisions-fixtures.js";
@@ -26,7 +26,7 @@ let organization: TestOrganization;
 beforeAll(async () => {
   harness = await startContentHarness({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } });
   clients = contentClients(harness);
-  search = createPromiseClient(SearchServiceService, harness.contentAddress);
+  search = testClient(SearchServiceService, harness.contentAddress);
   organization = await createOrganization(harness);
 });
 afterAll(async () => {
@@ -110,7 +110,7 @@ describe("indexing follows the space's current revision", () => {
           <p>Download the ${term} agent and run it.</p></main></body></html>`);
       },
     });
-    const imports = createPromiseClient(ImportServiceService, harness.contentAddress, { defaultTimeoutMs: 60_000 });
+    const imports = testClient(ImportServiceService, harness.contentAddress, { defaultTimeoutMs: 60_000 });
     try {
       const space = await createSpace(harness, organization);
       expect(titles((await searchSpace(space.id, term)).pages)).toEqual([]);

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { inject } from "vitest";
-import { eventually } from "@imprint/runtime/testing";
+import { eventually, testNatsUrl } from "@imprint/runtime/testing";
 import { SortOrder } from "@imprint/proto/common/v1";
 import {
   ContentLevel,
@@ -20,7 +19,7 @@ let org: TestOrganization;
 
 beforeAll(async () => {
   harness = await startContentHarness();
-  nc = await connect({ servers: inject("natsUrl") });
+  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
   await nc?.close();

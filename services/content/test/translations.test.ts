@@ -1,8 +1,9 @@
+import { testClient, testNatsUrl } from "@imprint/runtime/testing";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import type { Caller } from "@imprint/proto/common/v1";
 import { TranslationSettingsServiceService, type UpdateTranslationSettingsRequest } from "@imprint/proto/content/v1/translations";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime";
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from "vitest";
+import type { PromiseClient } from "@imprint/runtime";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { normalizeLanguageTag } from "../src/translations/index.js";
 import { errorCode, failure, waitForContentEvents } from "./support/events.js";
 import { addMember, createOrganization, type TestOrganization } from "./support/factories.js";
@@ -17,8 +18,8 @@ let org: TestOrganization;
 
 beforeAll(async () => {
   harness = await startContentHarness();
-  translations = createPromiseClient(TranslationSettingsServiceService, harness.contentAddress);
-  nc = await connect({ servers: inject("natsUrl") });
+  translations = testClient(TranslationSettingsServiceService, harness.contentAddress);
+  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
   translations?.close();

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
-import { inject } from "vitest";
 import type { EventEnvelope } from "@imprint/runtime";
-import { eventually } from "@imprint/runtime/testing";
+import { eventually, testNatsUrl } from "@imprint/runtime/testing";
 import { MemberRole, UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
 import { addMember, createOrganization } from "./factories.js";
 import { startTestIdentity, type TestIdentity } from "./harness.js";
@@ -31,7 +30,7 @@ describe("identity events", () => {
   let nc: NatsConnection;
   beforeAll(async () => {
     identity = await startTestIdentity();
-    nc = await connect({ servers: inject("natsUrl") });
+    nc = await connect({ servers: await testNatsUrl() });
   });
   afterAll(async () => {
     await nc.close();

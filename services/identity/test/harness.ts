@@ -1,6 +1,6 @@
 import { inject } from "vitest";
-import { createLogger, createPromiseClient, type PromiseClient, type RunningService } from "@imprint/runtime";
-import { createTestDatabase } from "@imprint/runtime/testing";
+import { createLogger, type PromiseClient, type RunningService } from "@imprint/runtime";
+import { createTestDatabase, testClient, testNatsUrl } from "@imprint/runtime/testing";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { loadIdentityConfig } from "../src/config.js";
 import { startIdentityService } from "../src/service.js";
@@ -24,10 +24,11 @@ export interface TestIdentity {
   stop(): Promise<void>;
 }
 
-export function testConfig(databaseUrl: string, extraEnv: Record<string, string> = {}) {
+/** The identity config for tests; `natsUrl` only matters to a service that starts (config checks need none). */
+export function testConfig(databaseUrl: string, extraEnv: Record<string, string> = {}, natsUrl = "nats://127.0.0.1:4222") {
   return loadIdentityConfig({
     DATABASE_URL: databaseUrl,
-    NATS_URL: inject("natsUrl"),
+    NATS_URL: natsUrl,
     GRPC_PORT: "0",
     LOG_LEVEL: "error",
     SHUTDOWN_GRACE_MS: "1000",
@@ -37,12 +38,12 @@ export function testConfig(databaseUrl: string, extraEnv: Record<string, string>
 
 export const quietLogger = createLogger("identity-test", { level: "error", write: () => {} });
 
-/** The identity service on a fresh database and the shared nats-server, with a client. */
+/** The identity service on a fresh database and this test file's nats-server, with a client. */
 export async function startTestIdentity(options: { extraEnv?: Record<string, string>; databaseUrl?: string } = {}): Promise<TestIdentity> {
   const databaseUrl = options.databaseUrl ?? (await createTestDatabase(inject("pgAdminUrl"), "identity"));
   const clock = new TestClock();
-  const running = await startIdentityService(testConfig(databaseUrl, options.extraEnv), { clock: clock.now, logger: quietLogger });
-  const client = createPromiseClient(IdentityServiceService, running.address);
+  const running = await startIdentityService(testConfig(databaseUrl, options.extraEnv, await testNatsUrl()), { clock: clock.now, logger: quietLogger });
+  const client = testClient(IdentityServiceService, running.address);
   return {
     running,
     client,

