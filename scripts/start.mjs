@@ -64,6 +64,7 @@ async function runLauncher() {
     }
   }
   const bootstrap = await stackLib.resolveBootstrapToken(dataDir, env);
+  const pageTokenSecret = await stackLib.resolvePageTokenSecret(dataDir, env);
 
   // Children's output, prefixed with the process name. PostgreSQL and NATS only speak when asked (LOG_LEVEL=debug).
   const width = Math.max(...[...stackLib.SERVICES, stackLib.GATEWAY].map((s) => s.name.length), "postgres".length);
@@ -107,6 +108,7 @@ async function runLauncher() {
       natsUrl: env.NATS_URL || undefined,
       postgresPort: parsePort("IMPRINT_POSTGRES_PORT", env.IMPRINT_POSTGRES_PORT, 0) || undefined,
       bootstrap: { token: bootstrap.token, email: env.IMPRINT_BOOTSTRAP_EMAIL, orgTitle: env.IMPRINT_BOOTSTRAP_ORG_TITLE },
+      pageTokenSecret,
       onLog,
     });
   } catch (error) {

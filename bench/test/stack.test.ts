@@ -7,6 +7,7 @@ import { createTestDatabase, patient, testNatsUrl } from "@imprint/runtime/testi
 import {
   generateTokenSecret,
   resolveBootstrapToken,
+  resolvePageTokenSecret,
   stackDescription,
   startStack,
   StackStartError,
@@ -42,6 +43,14 @@ describe("bootstrap token", () => {
   it("prefers IMPRINT_BOOTSTRAP_TOKEN over the kept one", async () => {
     const chosen = await resolveBootstrapToken(dir, { IMPRINT_BOOTSTRAP_TOKEN: "imp_chosen_by_operator_0001" });
     expect(chosen).toEqual({ token: "imp_chosen_by_operator_0001", source: "IMPRINT_BOOTSTRAP_TOKEN" });
+  });
+
+  it("keeps the gateway's page-token secret in the data dir, so cursors survive a restart", async () => {
+    const first = await resolvePageTokenSecret(dir, {});
+    expect(first).toMatch(/^[0-9A-Za-z]{48}$/);
+    expect((await stat(join(dir, "page-token-secret"))).mode & 0o777).toBe(0o600);
+    expect(await resolvePageTokenSecret(dir, {})).toBe(first);
+    expect(await resolvePageTokenSecret(dir, { IMPRINT_PAGE_TOKEN_SECRET: "x".repeat(32) })).toBe("x".repeat(32));
   });
 });
 

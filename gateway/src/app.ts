@@ -8,6 +8,7 @@ import { accessLog } from "./middleware/access-log.js";
 import { errorHandler } from "./middleware/error-handler.js";
 import { routeFallback } from "./middleware/fallback.js";
 import { requestId } from "./middleware/request-id.js";
+import type { PageTokenSigner } from "./pagination.js";
 import { mountRoutes } from "./route.js";
 import { gatewayRoutes } from "./routes/index.js";
 import type { UpstreamAddresses, UpstreamClients } from "./upstreams.js";
@@ -18,6 +19,8 @@ export interface AppDeps {
   authenticator: TokenAuthenticator;
   urls: PublicUrls;
   bodyLimitBytes: number;
+  /** Signs the list cursors handed out and verifies those sent back. */
+  pageTokens: PageTokenSigner;
   logger: Logger;
 }
 
@@ -34,6 +37,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   mountRoutes(router, routes.api, {
     authenticator: deps.authenticator,
     bodyLimitBytes: deps.bodyLimitBytes,
+    pageTokens: deps.pageTokens,
   });
 
   app.use(requestId());

@@ -21,6 +21,7 @@ const gatewayShape = {
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  IMPRINT_PAGE_TOKEN_SECRET: z.string().min(32).optional(),
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
   ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, grpcAddress()])),
 };
@@ -38,6 +39,8 @@ export interface GatewayConfig {
   upstreamTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
   shutdownGraceMs: number;
+  /** HMAC secret signing list cursors; unset: a random key per process (cursors then die with it). */
+  pageTokenSecret: string | undefined;
   upstreams: UpstreamAddresses;
 }
 
@@ -56,6 +59,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     logLevel: raw.LOG_LEVEL,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
+    pageTokenSecret: raw.IMPRINT_PAGE_TOKEN_SECRET,
     upstreams,
   };
 }

@@ -3,7 +3,9 @@ import type { AddressInfo } from "node:net";
 import { AppError, createLogger, type Logger } from "@imprint/runtime/core";
 import { createApp } from "./app.js";
 import { TokenAuthenticator } from "./auth.js";
+import { answerParserErrors } from "./client-error.js";
 import type { GatewayConfig } from "./config.js";
+import { PAGE_TOKEN_SECRET_SETTING, PageTokenSigner } from "./pagination.js";
 import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
@@ -30,6 +32,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   const upstreams = createUpstreamClients(config.upstreams, config.upstreamTimeoutMs);
 
   const server = createServer({ keepAliveTimeout: 65_000 });
+  answerParserErrors(server, logger);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -54,6 +57,12 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     },
     { ttlMs: config.authCacheTtlMs },
   );
+  if (!config.pageTokenSecret) {
+    logger.warn(`${PAGE_TOKEN_SECRET_SETTING} is not set: list cursors are signed with a random key of this process, so they stop working at a restart and on other replicas`, {
+      setting: PAGE_TOKEN_SECRET_SETTING,
+    });
+  }
+  const pageTokens = config.pageTokenSecret ? new PageTokenSigner(config.pageTokenSecret) : PageTokenSigner.ephemeral();
   // Attached in the same tick as listen's callback, so no request can arrive before it.
   const app = createApp({
     upstreams,
@@ -61,6 +70,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     authenticator,
     urls: { api, app: config.appUrl ?? api },
     bodyLimitBytes: config.bodyLimitBytes,
+    pageTokens,
     logger,
   });
   const handle = app.callback();

@@ -3,6 +3,7 @@ import type { z } from "zod";
 import type { Principal, TokenAuthenticator } from "./auth.js";
 import type { GatewayContext, GatewayState } from "./context.js";
 import { readJsonBody } from "./middleware/json-body.js";
+import type { ListCursors, PageTokenSigner } from "./pagination.js";
 import { parseInput } from "./validation.js";
 
 /**
@@ -18,6 +19,8 @@ export interface RouteInput<Params, Query, Body> {
   body: Body;
   principal: Principal;
   ctx: GatewayContext;
+  /** The cursors of this route's list (for toPageRequest and toPagedList), bound to its path parameters. */
+  cursors: ListCursors;
 }
 
 export type RouteResponse =
@@ -42,11 +45,14 @@ export interface RouteSpec<P, Q, B> {
 export interface RoutePipeline {
   authenticator: TokenAuthenticator;
   bodyLimitBytes: number;
+  pageTokens: PageTokenSigner;
 }
 
 export interface Route {
   method: HttpMethod;
   path: string;
+  /** The schemas its input is parsed with (what the pipeline refuses, for tools and tests). */
+  schemas: { params?: z.ZodType; query?: z.ZodType; body?: z.ZodType };
   run(ctx: GatewayContext, pipeline: RoutePipeline): Promise<void>;
 }
 
@@ -60,16 +66,20 @@ export function defineRoute<
   return {
     method: spec.method,
     path: spec.path,
+    schemas: { ...(spec.params && { params: spec.params }), ...(spec.query && { query: spec.query }), ...(spec.body && { body: spec.body }) },
     async run(ctx, pipeline) {
       const principal = await pipeline.authenticator.authenticate(ctx.get("Authorization") || undefined);
       ctx.state.principal = principal;
       const rawBody = METHODS_WITH_BODY.has(spec.method) ? await readJsonBody(ctx, pipeline.bodyLimitBytes) : undefined;
+      const params = (spec.params ? parseInput(spec.params, (ctx as unknown as { params: unknown }).params, "path") : undefined) as Output<P>;
       const input = {
-        params: (spec.params ? parseInput(spec.params, (ctx as unknown as { params: unknown }).params, "path") : undefined) as Output<P>,
+        params,
         query: (spec.query ? parseInput(spec.query, ctx.query, "query") : undefined) as Output<Q>,
         body: (spec.body ? parseInput(spec.body, rawBody, "body") : undefined) as Output<B>,
         principal,
         ctx,
+        // A list is its route and its path parameters: a cursor of one space's list is refused by another's.
+        cursors: pipeline.pageTokens.forList(`${spec.method} ${spec.path} ${JSON.stringify(params ?? {})}`),
       };
       const response = await spec.handler(input);
       ctx.status = response.status;

@@ -1,4 +1,4 @@
-import { AppError } from "@imprint/runtime/core";
+import { AppError, textProblem } from "@imprint/runtime/core";
 import { z } from "zod";
 
 /**
@@ -87,8 +87,56 @@ export function formatIssues(issues: readonly z.core.$ZodIssue[], where: string)
 
 const errorMap = (issue: z.core.$ZodRawIssue) => describeIssue(issue);
 
-/** Parses `value` or throws AppError invalid_argument listing every problem. */
+/** A value met while walking an input, with the way back to its field path. */
+interface Visit {
+  value: unknown;
+  key?: PropertyKey;
+  parent?: Visit;
+}
+
+/** The field path of a visit, in a message: at most 32 segments (a body may nest far deeper). */
+function fieldOf(visit: Visit, where: string): string {
+  const path: PropertyKey[] = [];
+  for (let at: Visit | undefined = visit; at?.key !== undefined; at = at.parent) path.push(at.key);
+  path.reverse();
+  const shown = formatPath(path.slice(0, 32));
+  return path.length > 32 ? `${shown}…` : shown || where;
+}
+
+/**
+ * "field: rule" for the first string (value or field name) in `value` that no store can hold (NUL,
+ * unpaired surrogates; see textProblem), whatever the schema says of it: fields a schema ignores
+ * or accepts as `unknown` are refused too. Walks with its own stack and parent links, as a JSON
+ * body may nest deeper than the call stack goes.
+ */
+export function findUnstorableText(value: unknown, where: string): string | undefined {
+  const pending: Visit[] = [{ value }];
+  for (let visit = pending.pop(); visit; visit = pending.pop()) {
+    const current = visit.value;
+    if (typeof current === "string") {
+      const problem = textProblem(current);
+      if (problem) return `${fieldOf(visit, where)}: ${problem}`;
+    } else if (Array.isArray(current)) {
+      for (let index = current.length - 1; index >= 0; index--) pending.push({ value: current[index] as unknown, key: index, parent: visit });
+    } else if (typeof current === "object" && current !== null) {
+      const entries = Object.entries(current);
+      for (const [key] of entries) {
+        const problem = textProblem(key);
+        if (problem) return `${fieldOf(visit, where)}: field names ${problem}`;
+      }
+      for (let index = entries.length - 1; index >= 0; index--) pending.push({ value: entries[index]![1], key: entries[index]![0], parent: visit });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Parses `value` or throws AppError invalid_argument listing every problem. Every request input
+ * (path, query, body) passes here, so text no store can hold is refused here, once.
+ */
 export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, where: string): z.output<Schema> {
+  const unstorable = findUnstorableText(value, where);
+  if (unstorable) throw AppError.invalidArgument(unstorable);
   const result = schema.safeParse(value, { error: errorMap });
   if (result.success) return result.data;
   throw AppError.invalidArgument(formatIssues(result.error.issues, where));

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { listMembersQuery, updateMemberBody } from "../src/routes/members.js";
 import { toUpdateOrganizationFields, updateOrganizationBody } from "../src/routes/organizations.js";
-import { formatPath, parseInput, queryParam } from "../src/validation.js";
+import { findUnstorableText, formatPath, parseInput, queryParam } from "../src/validation.js";
 
 function messageOf(run: () => unknown): string {
   try {
@@ -101,5 +101,36 @@ describe("organization update mask", () => {
 
   it("is empty for a body without known fields", () => {
     expect(toUpdateOrganizationFields(parseInput(updateOrganizationBody, { mergeRules: {} }, "body")).updateMask).toEqual([]);
+  });
+});
+
+describe("text no store can hold", () => {
+  it("names the body field, query parameter or path parameter holding NUL", () => {
+    expect(messageOf(() => parseInput(updateOrganizationBody, { title: "Acme\u0000" }, "body"))).toBe("title: must not contain NUL characters");
+    expect(messageOf(() => parseInput(updateOrganizationBody, { emailDomains: ["ok.com", "a\u0000.com"] }, "body"))).toBe(
+      "emailDomains[1]: must not contain NUL characters",
+    );
+    expect(messageOf(() => parseInput(listMembersQuery, { search: "\u0000" }, "query"))).toBe("search: must not contain NUL characters");
+    expect(messageOf(() => parseInput(z.object({ spaceId: z.string() }), { spaceId: "s\u0000" }, "path"))).toBe("spaceId: must not contain NUL characters");
+  });
+
+  it("refuses unpaired surrogates but keeps paired ones (emoji)", () => {
+    expect(messageOf(() => parseInput(updateOrganizationBody, { title: "Acme \ud83d" }, "body"))).toBe("title: must not contain unpaired UTF-16 surrogates");
+    expect(messageOf(() => parseInput(updateOrganizationBody, { title: "\udc00Acme" }, "body"))).toBe("title: must not contain unpaired UTF-16 surrogates");
+    expect(parseInput(updateOrganizationBody, { title: "Acme 📘" }, "body")).toEqual({ title: "Acme 📘" });
+  });
+
+  it("checks fields the schema ignores, field names, and the whole input", () => {
+    expect(messageOf(() => parseInput(updateOrganizationBody, { mergeRules: { deep: [{ x: "\u0000" }] } }, "body"))).toBe(
+      "mergeRules.deep[0].x: must not contain NUL characters",
+    );
+    expect(messageOf(() => parseInput(updateOrganizationBody, { nested: { "a\u0000": 1 } }, "body"))).toBe("nested: field names must not contain NUL characters");
+    expect(messageOf(() => parseInput(z.string(), "\u0000", "body"))).toBe("body: must not contain NUL characters");
+  });
+
+  it("walks inputs nested deeper than the call stack", () => {
+    let deep: unknown = "\u0000";
+    for (let depth = 0; depth < 200_000; depth++) deep = [deep];
+    expect(findUnstorableText(deep, "body")).toBe(`${"[0]".repeat(32)}…: must not contain NUL characters`);
   });
 });

@@ -15,6 +15,7 @@ export function stackJsonKey(service: { name: string }): string;
 
 export function generateTokenSecret(): string;
 export function resolveBootstrapToken(dataDir: string, env?: Record<string, string | undefined>): Promise<{ token: string; source: string }>;
+export function resolvePageTokenSecret(dataDir: string, env?: Record<string, string | undefined>): Promise<string>;
 export function prepareDataDir(dataDir: string, options?: { embeddedPostgres?: boolean }): Promise<void>;
 export function ensureNatsServer(options?: { log?: (message: string) => void }): Promise<void>;
 
@@ -75,6 +76,7 @@ export function startStack(options: {
   databaseUrls?: Record<string, string>;
   postgresPort?: number;
   bootstrap?: { token: string; email?: string; orgTitle?: string };
+  pageTokenSecret?: string;
   onLog?: (source: string, line: string) => void;
   readyTimeoutMs?: number;
 }): Promise<Stack>;

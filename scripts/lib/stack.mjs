@@ -53,30 +53,45 @@ async function infrastructureModule() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Bootstrap token
+// Secrets kept in the data dir: the bootstrap token, the gateway's page-token secret
 
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
+function randomBase62(length) {
+  let text = "";
+  for (let i = 0; i < length; i++) text += BASE62[randomInt(BASE62.length)];
+  return text;
+}
+
 /** A fresh API token secret in Imprint's format: `imp_` + 40 base62 characters. */
 export function generateTokenSecret() {
-  let secret = "imp_";
-  for (let i = 0; i < 40; i++) secret += BASE62[randomInt(BASE62.length)];
+  return `imp_${randomBase62(40)}`;
+}
+
+/** The secret kept in `file`, else a new one from `generate` written there (0600) so that restarts reuse it. */
+async function keptSecret(file, generate) {
+  const kept = (await readFile(file, "utf8").catch(() => "")).trim();
+  if (kept) return kept;
+  const secret = generate();
+  await writeFile(file, `${secret}\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
   return secret;
 }
 
-/**
- * The first-run token: IMPRINT_BOOTSTRAP_TOKEN when set, else the one kept in
- * `<data>/bootstrap-token`, else a new one written there (0600) so that restarts reuse it.
- */
+/** The first-run token: IMPRINT_BOOTSTRAP_TOKEN when set, else the one kept in `<data>/bootstrap-token`. */
 export async function resolveBootstrapToken(dataDir, env = process.env) {
   if (env.IMPRINT_BOOTSTRAP_TOKEN) return { token: env.IMPRINT_BOOTSTRAP_TOKEN, source: "IMPRINT_BOOTSTRAP_TOKEN" };
   const file = join(dataDir, "bootstrap-token");
-  const kept = (await readFile(file, "utf8").catch(() => "")).trim();
-  if (kept) return { token: kept, source: file };
-  const token = generateTokenSecret();
-  await writeFile(file, `${token}\n`, { mode: 0o600 });
-  await chmod(file, 0o600);
-  return { token, source: file };
+  return { token: await keptSecret(file, generateTokenSecret), source: file };
+}
+
+/**
+ * The gateway's list-cursor signing secret: IMPRINT_PAGE_TOKEN_SECRET when set, else the one kept
+ * in `<data>/page-token-secret` (48 base62 characters), so cursors handed out survive a restart.
+ */
+export async function resolvePageTokenSecret(dataDir, env = process.env) {
+  if (env.IMPRINT_PAGE_TOKEN_SECRET) return env.IMPRINT_PAGE_TOKEN_SECRET;
+  return keptSecret(join(dataDir, "page-token-secret"), () => randomBase62(48));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -283,7 +298,8 @@ export class StackStartError extends Error {
  *
  * Options: `dataDir`, `persistent` (keep PostgreSQL data), `env` (base environment of the children,
  * default process.env), `gatewayPort` (0 = a free port), `gatewayHost`, `servicePorts` {name: port},
- * `natsUrl`, `databaseUrls` {name: url}, `bootstrap` {token, email, orgTitle}, `onLog(source, line)`,
+ * `natsUrl`, `databaseUrls` {name: url}, `bootstrap` {token, email, orgTitle}, `pageTokenSecret` (the
+ * gateway's IMPRINT_PAGE_TOKEN_SECRET), `onLog(source, line)`,
  * `readyTimeoutMs`.
  *
  * The returned stack has `gatewayUrl`, `grpcAddresses` {name: "127.0.0.1:port"}, `processes`
@@ -392,6 +408,7 @@ export async function startStack(options) {
       OTEL_SERVICE_NAME: "imprint-gateway",
     };
     for (const service of SERVICES) gatewayEnv[envName(service, "GRPC_ADDRESS")] = grpcAddresses[service.name];
+    if (options.pageTokenSecret) gatewayEnv.IMPRINT_PAGE_TOKEN_SECRET = options.pageTokenSecret;
     const gateway = spawnNodeProcess({ name: GATEWAY.name, entry: GATEWAY.entry, env: gatewayEnv, onLine: (line) => onLog(GATEWAY.name, line) });
     processes.push(gateway);
     watch(gateway);

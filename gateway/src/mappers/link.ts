@@ -1,6 +1,7 @@
 import { AppError } from "@imprint/runtime/core";
 import { LinkRelation, LinkStatus, LinkTargetKind, type BacklinkListing, type LinkListing, type LinkTarget } from "@imprint/proto/content/v1/links";
 import type { File, Page } from "@imprint/proto/content/v1/revisions";
+import { toPagedList, type ListCursors, type PagedList } from "../pagination.js";
 import { toRestFile } from "./file.js";
 import type { RestOrganization } from "./organization.js";
 import { toRestPage } from "./page.js";
@@ -87,12 +88,8 @@ class References {
   }
 }
 
-function paging(page: { nextPageToken: string; totalCount: number } | undefined, itemCount: number): { count: number; next?: { page: string } } {
-  return { count: page?.totalCount ?? itemCount, ...(page?.nextPageToken ? { next: { page: page.nextPageToken } } : {}) };
-}
-
 /** `{items, count, next?, stats}`; `stats.broken.changeRequest` is 0 until change requests exist. */
-export function toRestLinkList(listing: LinkListing, organization: RestOrganization, urls: PublicUrls): Record<string, unknown> {
+export function toRestLinkList(listing: LinkListing, organization: RestOrganization, urls: PublicUrls, cursors: ListCursors): Record<string, unknown> {
   const references = new References(listing, organization, urls);
   const items = listing.items.map((item) => {
     const status = STATUS[item.status];
@@ -107,15 +104,14 @@ export function toRestLinkList(listing: LinkListing, organization: RestOrganizat
     };
   });
   return {
-    items,
-    ...paging(listing.page, items.length),
+    ...toPagedList(items, listing.page, cursors),
     stats: { total: listing.stats?.total ?? 0, broken: { total: listing.stats?.broken ?? 0, changeRequest: listing.stats?.brokenInChangeRequest ?? 0 } },
   };
 }
 
 /** `{items, count, next?}` of page locations. */
-export function toRestBacklinkList(listing: BacklinkListing, organization: RestOrganization, urls: PublicUrls): Record<string, unknown> {
+export function toRestBacklinkList(listing: BacklinkListing, organization: RestOrganization, urls: PublicUrls, cursors: ListCursors): PagedList<RestLocation> {
   const references = new References(listing, organization, urls);
   const items = listing.pages.map((page) => references.page(page.id));
-  return { items, ...paging(listing.page, items.length) };
+  return toPagedList(items, listing.page, cursors);
 }

@@ -1,5 +1,6 @@
 import { AppError } from "@imprint/runtime/core";
 import type { GatewayContext } from "../context.js";
+import { findUnstorableText } from "../validation.js";
 
 function carriesBody(ctx: GatewayContext): boolean {
   const length = ctx.get("Content-Length");
@@ -13,7 +14,8 @@ function isJsonType(contentType: string): boolean {
 
 /**
  * Reads a JSON request body: undefined when none is sent, 415 for any other media type, 413 past
- * `limitBytes` (checked on Content-Length first, then while streaming), 400 for malformed JSON.
+ * `limitBytes` (checked on Content-Length first, then while streaming), 400 for malformed JSON or
+ * text no store can hold.
  */
 export async function readJsonBody(ctx: GatewayContext, limitBytes: number): Promise<unknown> {
   if (!carriesBody(ctx)) return undefined;
@@ -30,11 +32,17 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number): Pro
 
   const raw = await readRaw(ctx, limitBytes, tooLarge);
   if (raw.length === 0) return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(raw.toString("utf8")) as unknown;
+    body = JSON.parse(raw.toString("utf8")) as unknown;
   } catch {
     throw AppError.invalidArgument("Malformed JSON body");
   }
+  // JSON escapes (\u0000, \ud800) make text no store can hold; refused as the body is read, even
+  // where a route reads the body without a schema.
+  const unstorable = findUnstorableText(body, "body");
+  if (unstorable) throw AppError.invalidArgument(unstorable);
+  return body;
 }
 
 /**

@@ -73,7 +73,7 @@ export function changeRequestRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/spaces/:spaceId/change-requests",
       params: spaceParams,
       query: listChangeRequestsQuery,
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const matchesNothing = query.requestedReviewer !== undefined || query.topic !== undefined;
         const response = await changeRequests.listChangeRequests({
           caller: principal.caller,
@@ -82,10 +82,10 @@ export function changeRequestRoutes({ upstreams, urls }: RouteDeps): Route[] {
           creatorUserId: query.creator ?? "",
           contributorUserId: query.contributor ?? "",
           orderBy: query.orderBy ? ORDER_BY_NAME[query.orderBy] : ChangeRequestOrder.CHANGE_REQUEST_ORDER_UNSPECIFIED,
-          page: matchesNothing ? { pageToken: "", pageSize: 1 } : toPageRequest(query),
+          page: matchesNothing ? { pageToken: "", pageSize: 1 } : toPageRequest(query, cursors),
         });
-        if (matchesNothing) return ok(toPagedList([], { nextPageToken: "", totalCount: 0 }));
-        return ok(toPagedList(response.changeRequests.map((cr) => toRestChangeRequest(cr, urls)), response.page));
+        if (matchesNothing) return ok(toPagedList([], { nextPageToken: "", totalCount: 0 }, cursors));
+        return ok(toPagedList(response.changeRequests.map((cr) => toRestChangeRequest(cr, urls)), response.page, cursors));
       },
     }),
 

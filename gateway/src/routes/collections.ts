@@ -48,14 +48,14 @@ export function collectionRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/collections",
       params: organizationParams,
       query: z.object({ ...pageQueryShape, nested: queryParam.boolean().optional() }),
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const response = await collections.listCollections({
           caller: principal.caller,
           organizationId: params.organizationId,
-          page: toPageRequest(query),
+          page: toPageRequest(query, cursors),
           topLevelOnly: query.nested === false,
         });
-        return ok(toPagedList(response.collections.map((c) => toRestCollection(c, urls)), response.page));
+        return ok(toPagedList(response.collections.map((c) => toRestCollection(c, urls)), response.page, cursors));
       },
     }),
 
@@ -121,13 +121,13 @@ export function collectionRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/collections/:collectionId/spaces",
       params: collectionParams,
       query: pageQuerySchema,
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const response = await collections.listCollectionSpaces({
           caller: principal.caller,
           collectionId: params.collectionId,
-          page: toPageRequest(query),
+          page: toPageRequest(query, cursors),
         });
-        return ok(toPagedList(response.spaces.map((s) => toRestSpace(s, urls)), response.page));
+        return ok(toPagedList(response.spaces.map((s) => toRestSpace(s, urls)), response.page, cursors));
       },
     }),
 

@@ -106,7 +106,7 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
       path: base,
       params: prefixParams,
       query: listCommentsQuery,
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const response = await comments.listComments({
           caller: principal.caller,
           scope: prefix.scope(params),
@@ -115,9 +115,9 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
           targetPageId: query.targetPage ?? "",
           authorUserIds: query.authors ?? [],
           format: toProtoFormat(query),
-          page: toPageRequest(query),
+          page: toPageRequest(query, cursors),
         });
-        return ok(toPagedList(response.comments.map((comment) => toRestComment(comment, urls)), response.page));
+        return ok(toPagedList(response.comments.map((comment) => toRestComment(comment, urls)), response.page, cursors));
       },
     }),
 
@@ -190,15 +190,15 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
       path: `${base}/:commentId/replies`,
       params: commentParams,
       query: repliesQuery,
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const response = await comments.listCommentReplies({
           caller: principal.caller,
           scope: prefix.scope(params),
           commentId: params.commentId,
           format: toProtoFormat(query),
-          page: toPageRequest(query),
+          page: toPageRequest(query, cursors),
         });
-        return ok(toPagedList(response.replies.map((reply) => toRestCommentReply(reply, urls)), response.page));
+        return ok(toPagedList(response.replies.map((reply) => toRestCommentReply(reply, urls)), response.page, cursors));
       },
     }),
 
@@ -278,9 +278,9 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
       path: `${prefix.path}/commenters`,
       params: prefixParams,
       query: pageQuerySchema,
-      handler: async ({ params, query, principal }) => {
-        const response = await comments.listCommenters({ caller: principal.caller, scope: prefix.scope(params), page: toPageRequest(query) });
-        return ok(toPagedList(response.members.map((member) => toRestMember(member, urls)), response.page));
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await comments.listCommenters({ caller: principal.caller, scope: prefix.scope(params), page: toPageRequest(query, cursors) });
+        return ok(toPagedList(response.members.map((member) => toRestMember(member, urls)), response.page, cursors));
       },
     }),
   ];

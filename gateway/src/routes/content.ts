@@ -186,9 +186,9 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls }: Rou
       path: `${prefix.path}/files`,
       params: prefixParams,
       query: filesQuery,
-      handler: async ({ params, query, principal }) => {
-        const response = await revisions.listFiles({ caller: principal.caller, ref: prefix.ref(params), options: readOptions(query), page: toPageRequest(query) });
-        return ok(toPagedList(response.files.map(toRestFile), response.page));
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await revisions.listFiles({ caller: principal.caller, ref: prefix.ref(params), options: readOptions(query), page: toPageRequest(query, cursors) });
+        return ok(toPagedList(response.files.map(toRestFile), response.page, cursors));
       },
     }),
 

@@ -4,7 +4,7 @@ import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
 import { toRestBacklinkList, toRestLinkList } from "../mappers/link.js";
 import { toRestOrganization, type RestOrganization } from "../mappers/organization.js";
-import { pageQueryShape, toPageRequest } from "../pagination.js";
+import { pageQueryShape, toPageRequest, type ListCursors } from "../pagination.js";
 import { defineRoute, ok, type Route } from "../route.js";
 import { pathId } from "../validation.js";
 import { changeRequestContentPrefix, spaceContentPrefix, type ContentPrefix } from "./content.js";
@@ -46,13 +46,13 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
     const response = await upstreams.identity.getOrganization({ caller, organizationId: listing?.space?.organizationId ?? "" });
     return toRestOrganization(response.organization, urls);
   };
-  const linkList = async (caller: Caller, listing: LinkListing | undefined) => {
+  const linkList = async (caller: Caller, listing: LinkListing | undefined, cursors: ListCursors) => {
     if (!listing) throw new AppError("internal", "upstream answered without a listing");
-    return ok(toRestLinkList(listing, await organizationOf(caller, listing), urls));
+    return ok(toRestLinkList(listing, await organizationOf(caller, listing), urls, cursors));
   };
-  const backlinkList = async (caller: Caller, listing: BacklinkListing | undefined) => {
+  const backlinkList = async (caller: Caller, listing: BacklinkListing | undefined, cursors: ListCursors) => {
     if (!listing) throw new AppError("internal", "upstream answered without a listing");
-    return ok(toRestBacklinkList(listing, await organizationOf(caller, listing), urls));
+    return ok(toRestBacklinkList(listing, await organizationOf(caller, listing), urls, cursors));
   };
   const status = (query: z.output<typeof linksQuery>) => (query.status ? STATUS_FILTER[query.status] : LinkStatus.LINK_STATUS_UNSPECIFIED);
 
@@ -63,9 +63,9 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
       path: scope.linksPath,
       params: prefixParams,
       query: linksQuery,
-      handler: async ({ params, query, principal }) => {
-        const response = await links.listLinks({ caller: principal.caller, ref: prefix.ref(params), status: status(query), page: toPageRequest(query), appUrl: urls.app });
-        return linkList(principal.caller, response.listing);
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await links.listLinks({ caller: principal.caller, ref: prefix.ref(params), status: status(query), page: toPageRequest(query, cursors), appUrl: urls.app });
+        return linkList(principal.caller, response.listing, cursors);
       },
     }),
 
@@ -75,16 +75,16 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
       path: `${prefix.path}/page/:pageId/links`,
       params: pageParams,
       query: linksQuery,
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const response = await links.listPageLinks({
           caller: principal.caller,
           ref: prefix.ref(params),
           pageId: params.pageId,
           status: status(query),
-          page: toPageRequest(query),
+          page: toPageRequest(query, cursors),
           appUrl: urls.app,
         });
-        return linkList(principal.caller, response.listing);
+        return linkList(principal.caller, response.listing, cursors);
       },
     }),
 
@@ -94,9 +94,9 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
       path: `${prefix.path}/page/:pageId/backlinks`,
       params: pageParams,
       query: backlinksQuery,
-      handler: async ({ params, query, principal }) => {
-        const response = await links.listPageBacklinks({ caller: principal.caller, ref: prefix.ref(params), pageId: params.pageId, page: toPageRequest(query) });
-        return backlinkList(principal.caller, response.listing);
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await links.listPageBacklinks({ caller: principal.caller, ref: prefix.ref(params), pageId: params.pageId, page: toPageRequest(query, cursors) });
+        return backlinkList(principal.caller, response.listing, cursors);
       },
     }),
 
@@ -106,9 +106,9 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
       path: `${prefix.path}/files/:fileId/backlinks`,
       params: fileParams,
       query: backlinksQuery,
-      handler: async ({ params, query, principal }) => {
-        const response = await links.listFileBacklinks({ caller: principal.caller, ref: prefix.ref(params), fileId: params.fileId, page: toPageRequest(query) });
-        return backlinkList(principal.caller, response.listing);
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await links.listFileBacklinks({ caller: principal.caller, ref: prefix.ref(params), fileId: params.fileId, page: toPageRequest(query, cursors) });
+        return backlinkList(principal.caller, response.listing, cursors);
       },
     }),
   ];

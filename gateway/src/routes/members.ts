@@ -38,11 +38,11 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/members",
       params: organizationParams,
       query: listMembersQuery,
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const response = await identity.listMembers({
           caller: principal.caller,
           organizationId: params.organizationId,
-          page: toPageRequest(query),
+          page: toPageRequest(query, cursors),
           order: query.order ? ORDER_BY_NAME[query.order] : SortOrder.SORT_ORDER_UNSPECIFIED,
           role:
             query.role === undefined
@@ -51,7 +51,7 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
           search: query.search ?? "",
           sort: query.sort ? SORT_BY_NAME[query.sort] : MemberSort.MEMBER_SORT_UNSPECIFIED,
         });
-        return ok(toPagedList(response.members.map((m) => toRestMember(m, urls)), response.page));
+        return ok(toPagedList(response.members.map((m) => toRestMember(m, urls)), response.page, cursors));
       },
     }),
 

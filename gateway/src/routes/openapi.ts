@@ -25,9 +25,9 @@ export function openApiRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/openapi",
       params: organizationParams,
       query: pageQuerySchema,
-      handler: async ({ params, query, principal }) => {
-        const response = await specs.listOpenApiSpecs({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query) });
-        return ok(toPagedList(response.specs.map((spec) => toRestOpenApiSpec(spec, urls)), response.page));
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await specs.listOpenApiSpecs({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query, cursors) });
+        return ok(toPagedList(response.specs.map((spec) => toRestOpenApiSpec(spec, urls)), response.page, cursors));
       },
     }),
 

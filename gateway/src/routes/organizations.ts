@@ -94,9 +94,9 @@ export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       method: "GET",
       path: "/v1/orgs",
       query: pageQuerySchema,
-      handler: async ({ query, principal }) => {
-        const response = await identity.listOrganizations({ caller: principal.caller, page: toPageRequest(query) });
-        return ok(toPagedList(response.organizations.map((o) => toRestOrganization(o, urls)), response.page));
+      handler: async ({ query, principal, cursors }) => {
+        const response = await identity.listOrganizations({ caller: principal.caller, page: toPageRequest(query, cursors) });
+        return ok(toPagedList(response.organizations.map((o) => toRestOrganization(o, urls)), response.page, cursors));
       },
     }),
 

@@ -17,10 +17,10 @@ export function searchRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/spaces/:spaceId/search",
       params: z.object({ spaceId: pathId() }),
       query: searchQuery,
-      handler: async ({ params, query, principal }) => {
-        const result = await search.searchSpaceContent({ caller: principal.caller, spaceId: params.spaceId, query: query.query, page: toPageRequest(query) });
+      handler: async ({ params, query, principal, cursors }) => {
+        const result = await search.searchSpaceContent({ caller: principal.caller, spaceId: params.spaceId, query: query.query, page: toPageRequest(query, cursors) });
         const context = { urls, organizationId: result.organizationId };
-        return ok(toPagedList(result.pages.map((page) => toRestSearchPage(page, context)), result.pageInfo));
+        return ok(toPagedList(result.pages.map((page) => toRestSearchPage(page, context)), result.pageInfo, cursors));
       },
     }),
 
@@ -30,15 +30,15 @@ export function searchRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/search",
       params: z.object({ organizationId: pathId() }),
       query: searchQuery,
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const result = await search.searchOrganizationContent({
           caller: principal.caller,
           organizationId: params.organizationId,
           query: query.query,
-          page: toPageRequest(query),
+          page: toPageRequest(query, cursors),
         });
         const context = { urls, organizationId: params.organizationId };
-        return ok(toPagedList(result.spaces.map((space) => toRestSearchSpace(space, context)), result.pageInfo));
+        return ok(toPagedList(result.spaces.map((space) => toRestSearchSpace(space, context)), result.pageInfo, cursors));
       },
     }),
   ];

@@ -132,9 +132,9 @@ export function spaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/spaces",
       params: organizationParams,
       query: pageQuerySchema,
-      handler: async ({ params, query, principal }) => {
-        const response = await spaces.listSpaces({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query) });
-        return ok(toPagedList(response.spaces.map((s) => toRestSpace(s, urls)), response.page));
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await spaces.listSpaces({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query, cursors) });
+        return ok(toPagedList(response.spaces.map((s) => toRestSpace(s, urls)), response.page, cursors));
       },
     }),
 
@@ -231,16 +231,16 @@ export function spaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/members/:userId/spaces",
       params: z.object({ organizationId: pathId(), userId: pathId() }),
       query: memberSpacesQuery,
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const response = await spaces.listMemberSpaces({
           caller: principal.caller,
           organizationId: params.organizationId,
           userId: params.userId,
-          page: toPageRequest(query),
+          page: toPageRequest(query, cursors),
           order: query.order === "asc" ? SortOrder.SORT_ORDER_ASC : SortOrder.SORT_ORDER_DESC,
         });
         const items = response.items.map((item) => ({ permission: toRestMemberLevel(item.level), space: toRestSpace(item.space, urls) }));
-        return ok(toPagedList(items, response.page));
+        return ok(toPagedList(items, response.page, cursors));
       },
     }),
   ];

@@ -27,13 +27,13 @@ export function translationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/translations",
       params: organizationParams,
       query: pageQuerySchema,
-      handler: async ({ params, query, principal }) => {
+      handler: async ({ params, query, principal, cursors }) => {
         const response = await translations.listTranslationSettings({
           caller: principal.caller,
           organizationId: params.organizationId,
-          page: toPageRequest(query),
+          page: toPageRequest(query, cursors),
         });
-        return ok(toPagedList(response.translationSettings.map((settings) => toRestTranslationSettings(settings, urls)), response.page));
+        return ok(toPagedList(response.translationSettings.map((settings) => toRestTranslationSettings(settings, urls)), response.page, cursors));
       },
     }),
 

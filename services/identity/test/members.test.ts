@@ -114,6 +114,27 @@ describe("members", () => {
     await expect(list({ page: { pageToken: "garbage", pageSize: 1 } })).rejects.toMatchObject({ code: "invalid_argument" });
   });
 
+  it("refuses edited tokens before they reach the query: operators, ill-typed values", async () => {
+    await addThree();
+    const forge = (values: string) => Buffer.from(`{"s":"joinedAt,id:desc","v":${values}}`).toString("base64url");
+    const date = new Date().toISOString();
+    for (const values of [
+      // Read as MikroORM operators, these would widen the page to rows the keyset excludes.
+      `[{"$gt":"1970-01-01T00:00:00.000Z"},{"$ne":null}]`,
+      `["${date}",{"$in":["00000000-0000-4000-8000-000000000000"]}]`,
+      `[{"$re":".*"},"00000000-0000-4000-8000-000000000000"]`,
+      // PostgreSQL would fail on these (a 500 before).
+      `[true,"00000000-0000-4000-8000-000000000000"]`,
+      `[1e309,"00000000-0000-4000-8000-000000000000"]`,
+      `["${date}","not a uuid"]`,
+    ]) {
+      await expect(list({ page: { pageToken: forge(values), pageSize: 1 } })).rejects.toMatchObject({
+        code: "invalid_argument",
+        message: "page: not a valid page token for this list",
+      });
+    }
+  });
+
   it("rejects bad list parameters and non-members", async () => {
     await expect(list({ search: "x".repeat(256) })).rejects.toMatchObject({ code: "invalid_argument", message: "search: must be at most 255 characters" });
     await expect(list({ sort: 42 as MemberSort })).rejects.toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^sort: /) });

@@ -4,6 +4,7 @@
  * MikroORM or the NATS client, which keeps such processes small.
  */
 export * from "./errors.js";
+export * from "./text.js";
 export * from "./caller.js";
 export * from "./logger.js";
 export * from "./config.js";

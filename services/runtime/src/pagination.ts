@@ -1,5 +1,6 @@
-import type { EntityManager, EntityName, FilterQuery } from "@mikro-orm/postgresql";
+import type { EntityManager, EntityName, EntityProperty, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError } from "./errors.js";
+import { textProblem } from "./text.js";
 
 /** GitBook's lists cap `limit` at 1000 and state no default; 50 keeps responses small by default. */
 export const MAX_PAGE_SIZE = 1000;
@@ -29,6 +30,48 @@ export function resolvePageSize(pageSize: number | undefined): number {
 }
 
 /**
+ * What a sort key's value must be in a page token. Tokens come back from callers, so a decoded
+ * value is checked against its field's type before it reaches a query: anything else (an object
+ * such as `{"$in": [...]}`, which MikroORM would read as an operator, a number where a date
+ * belongs, a string PostgreSQL cannot cast to uuid) is an invalid token, not a failed query.
+ */
+export type KeyKind = "string" | "uuid" | "date" | "integer" | "number" | "boolean";
+export interface KeyType {
+  kind: KeyKind;
+  /** Whether null is a value of the field (it never is unless said so). */
+  nullable?: boolean;
+}
+
+const INVALID_PAGE_TOKEN = "page: not a valid page token for this list";
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// What Date#toISOString writes, the only form tokens carry dates in.
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+/** Longer than any sort column; bounds what a forged token can make a query compare. */
+const MAX_KEY_STRING_LENGTH = 4096;
+
+function fitsKeyType(value: unknown, type: KeyType): value is KeyValue {
+  if (value === null) return type.nullable === true;
+  switch (type.kind) {
+    case "string":
+      return typeof value === "string" && value.length <= MAX_KEY_STRING_LENGTH && textProblem(value) === undefined;
+    case "uuid":
+      return typeof value === "string" && UUID.test(value);
+    case "date": {
+      if (typeof value !== "string" || !ISO_DATE.test(value)) return false;
+      // Exactly what toISOString wrote: Date.parse rolls 2024-02-30 over to March, PostgreSQL refuses it.
+      const time = Date.parse(value);
+      return Number.isFinite(time) && new Date(time).toISOString() === value;
+    }
+    case "integer":
+      return Number.isSafeInteger(value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "boolean":
+      return typeof value === "boolean";
+  }
+}
+
+/**
  * Page tokens are opaque to callers: base64url JSON of the sort key values of the last item of
  * the previous page, plus a fingerprint of the sort so a token is never replayed against another order.
  */
@@ -36,16 +79,24 @@ export function encodePageToken(sortFingerprint: string, values: KeyValue[]): st
   return Buffer.from(JSON.stringify({ s: sortFingerprint, v: values })).toString("base64url");
 }
 
-export function decodePageToken(token: string, sortFingerprint: string, arity: number): KeyValue[] {
+/** The key values of a token made by {@link encodePageToken} for this sort, each of its field's type, or invalid_argument. */
+export function decodePageToken(token: string, sortFingerprint: string, keys: readonly (KeyKind | KeyType)[]): KeyValue[] {
+  let decoded: { s?: unknown; v?: unknown } | null = null;
   try {
-    const decoded = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { s?: unknown; v?: unknown };
-    if (decoded.s === sortFingerprint && Array.isArray(decoded.v) && decoded.v.length === arity) {
-      return decoded.v as KeyValue[];
-    }
+    decoded = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { s?: unknown; v?: unknown } | null;
   } catch {
-    // fall through to the error below
+    // reported below
   }
-  throw AppError.invalidArgument("page: not a valid page token for this list");
+  const values = decoded?.v;
+  if (
+    decoded?.s !== sortFingerprint ||
+    !Array.isArray(values) ||
+    values.length !== keys.length ||
+    !keys.every((key, index) => fitsKeyType(values[index], typeof key === "string" ? { kind: key } : key))
+  ) {
+    throw AppError.invalidArgument(INVALID_PAGE_TOKEN);
+  }
+  return values as KeyValue[];
 }
 
 export interface KeysetSort<T> {
@@ -54,6 +105,23 @@ export interface KeysetSort<T> {
   direction: SortDirection;
   /** How each field's value is written into the token and read back (dates become ISO strings). */
   dateFields?: (keyof T & string)[];
+}
+
+const INTEGER_COLUMNS = new Set(["smallint", "int", "integer", "int2", "int4", "int8", "bigint"]);
+
+/** Each sort field's type, from the entity's mapping: what a token's values are checked against. */
+function keyTypes<T extends object>(em: EntityManager, entity: EntityName<T>, sort: KeysetSort<T>): KeyType[] {
+  const properties = em.getMetadata().find(entity)?.properties as Record<string, EntityProperty | undefined> | undefined;
+  return sort.fields.map((field) => {
+    const property = properties?.[field];
+    const nullable = property?.nullable === true;
+    const columnType = property?.columnTypes?.[0]?.toLowerCase() ?? "";
+    if (sort.dateFields?.includes(field) || property?.runtimeType === "Date") return { kind: "date", nullable };
+    if (columnType === "uuid") return { kind: "uuid", nullable };
+    if (property?.runtimeType === "boolean") return { kind: "boolean", nullable };
+    if (property?.runtimeType === "number") return { kind: INTEGER_COLUMNS.has(columnType) ? "integer" : "number", nullable };
+    return { kind: "string", nullable };
+  });
 }
 
 /** Builds `(a, b) > (x, y)` as nested OR/AND conditions that PostgreSQL can use an index for. */
@@ -82,7 +150,7 @@ export async function findPage<T extends object>(
   const pageSize = resolvePageSize(request?.pageSize);
   const fingerprint = `${sort.fields.join(",")}:${sort.direction}`;
   const filter = request?.pageToken
-    ? ({ $and: [where, afterCondition(sort, decodePageToken(request.pageToken, fingerprint, sort.fields.length))] } as FilterQuery<T>)
+    ? ({ $and: [where, afterCondition(sort, decodePageToken(request.pageToken, fingerprint, keyTypes(em, entity, sort)))] } as FilterQuery<T>)
     : where;
   const orderBy = Object.fromEntries(sort.fields.map((field) => [field, sort.direction]));
   const [rows, totalCount] = await Promise.all([

@@ -21,7 +21,7 @@ const SORT = "firstPostedAt,authorId:asc";
 export async function listCommenters(em: EntityManager, input: ListCommentersInput, deps: UseCaseDeps): Promise<Page<Member>> {
   const pageSize = resolvePageSize(input.page?.pageSize);
   const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
-  const after = input.page?.pageToken ? decodePageToken(input.page.pageToken, SORT, 2) : undefined;
+  const after = input.page?.pageToken ? decodePageToken(input.page.pageToken, SORT, ["date", "uuid"]) : undefined;
   const changeRequestId = scope.changeRequest?.id ?? null;
   const inScope = changeRequestId ? `space_id = ? and change_request_id = ?` : `space_id = ? and change_request_id is null`;
   const scopeParams = changeRequestId ? [scope.space.spaceId, changeRequestId] : [scope.space.spaceId];

@@ -51,8 +51,8 @@ function fingerprint(scope: string, query: SearchQuery): string {
  */
 export function readCursor(token: string | undefined, scope: string, query: SearchQuery): SearchCursor {
   if (!token) return { offset: 0, mode: undefined };
-  const [offset, mode] = decodePageToken(token, fingerprint(scope, query), 2);
-  if (typeof offset !== "number" || !Number.isInteger(offset) || offset < 0 || (mode !== "all" && mode !== "most")) {
+  const [offset, mode] = decodePageToken(token, fingerprint(scope, query), ["integer", "string"]);
+  if (typeof offset !== "number" || offset < 0 || (mode !== "all" && mode !== "most")) {
     throw AppError.invalidArgument("page: not a valid page token for this list");
   }
   return { offset, mode };

@@ -1,4 +1,4 @@
-import { AppError } from "@imprint/runtime";
+import { AppError, textProblem } from "@imprint/runtime";
 
 const DEFAULT_PAGE_SIZE = 50;
 const MAX_PAGE_SIZE = 1000;
@@ -23,7 +23,7 @@ export function decodeToken(list: string, token: string, keyLength: number): str
   if (token === "") return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { l?: unknown; k?: unknown };
-    if (parsed.l === list && Array.isArray(parsed.k) && parsed.k.length === keyLength && parsed.k.every((part) => typeof part === "string" && part.length <= 4096)) {
+    if (parsed.l === list && Array.isArray(parsed.k) && parsed.k.length === keyLength && parsed.k.every((part) => typeof part === "string" && part.length <= 4096 && textProblem(part) === undefined)) {
       return parsed.k as string[];
     }
   } catch {

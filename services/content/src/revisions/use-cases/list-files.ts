@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, textProblem } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import type { FileRecord } from "../store/model.js";
 import type { RevisionDeps } from "./deps.js";
@@ -22,7 +22,7 @@ function encodeToken(fileId: string): string {
 function decodeToken(token: string): string {
   try {
     const parsed = JSON.parse(Buffer.from(token, "base64url").toString("utf8")) as { f?: unknown; r?: unknown };
-    if (parsed.r === "files" && typeof parsed.f === "string" && parsed.f.length <= 64) return parsed.f;
+    if (parsed.r === "files" && typeof parsed.f === "string" && parsed.f.length <= 64 && textProblem(parsed.f) === undefined) return parsed.f;
   } catch {
     // falls through to the error below
   }
