@@ -1,6 +1,12 @@
-import { createLogger, runMain } from "@imprint/runtime";
+import { createLogger, runServiceMain } from "@imprint/runtime";
 import { loadContentConfig } from "./config.js";
-import { startContentService } from "./service.js";
+import { CONTENT_MIGRATIONS_PATH, startContentService } from "./service.js";
 
 const logger = createLogger("content");
-runMain(() => startContentService(loadContentConfig(process.env), { logger }), logger);
+// `main.js` serves; `main.js migrate` applies pending migrations and exits.
+runServiceMain({
+  name: "content",
+  migrationsPath: CONTENT_MIGRATIONS_PATH,
+  start: () => startContentService(loadContentConfig(process.env), { logger }),
+  logger,
+});

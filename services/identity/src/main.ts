@@ -1,6 +1,12 @@
-import { createLogger, runMain } from "@imprint/runtime";
+import { createLogger, runServiceMain } from "@imprint/runtime";
 import { loadIdentityConfig } from "./config.js";
-import { startIdentityService } from "./service.js";
+import { IDENTITY_MIGRATIONS_PATH, startIdentityService } from "./service.js";
 
 const logger = createLogger("identity");
-runMain(() => startIdentityService(loadIdentityConfig(process.env), { logger }), logger);
+// `main.js` serves; `main.js migrate` applies pending migrations and exits.
+runServiceMain({
+  name: "identity",
+  migrationsPath: IDENTITY_MIGRATIONS_PATH,
+  start: () => startIdentityService(loadIdentityConfig(process.env), { logger }),
+  logger,
+});

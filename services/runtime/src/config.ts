@@ -44,6 +44,8 @@ export const serviceConfigShape = {
   GRPC_PORT: env.port(0),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL"),
   NATS_URL: z.string().regex(/^(nats|tls):\/\//, "must be a nats:// URL"),
+  /** Replicas of the JetStream streams this service creates or consumes (3 on a three-server cluster). */
+  NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   SKIP_MIGRATIONS: env.boolean(false),
   LOG_LEVEL: env.logLevel(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),

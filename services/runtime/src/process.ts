@@ -59,3 +59,29 @@ export function runMain(start: () => Promise<{ stop(): Promise<void> }>, logger:
     await exit(1);
   });
 }
+
+/**
+ * Entry point of a one-shot process (e.g. a service's migrate mode): runs `task` once and exits 0
+ * when it succeeds, 1 when it fails (a configuration error prints its problem list, no stack).
+ * Signals keep Node's default: the process ends at once, and PostgreSQL rolls back what was open.
+ */
+export function runTask(task: () => Promise<unknown>, logger: Logger, host: ProcessHost = realProcess): void {
+  const exit = async (code: number) => {
+    await shutdownTelemetry();
+    host.exit(code);
+  };
+  Promise.resolve()
+    .then(task)
+    .then(
+      () => exit(0),
+      async (error: unknown) => {
+        if (error instanceof ConfigError) {
+          host.writeError(`${error.message}\n`);
+        } else {
+          logger.error("failed", { err: error });
+        }
+        await exit(1);
+      },
+    )
+    .catch(() => host.exit(1));
+}

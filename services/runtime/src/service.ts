@@ -1,13 +1,14 @@
 import type { MikroORM, Options } from "@mikro-orm/postgresql";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { z } from "zod";
-import type { serviceConfigShape } from "./config.js";
-import { openDatabase } from "./db/orm.js";
+import { loadConfig, serviceConfigShape } from "./config.js";
+import { migrateDatabase, openDatabase } from "./db/orm.js";
 import { connectNats, ensureStream } from "./events/nats.js";
 import { OutboxRelay } from "./events/outbox-relay.js";
 import { subscribe, type SubscribeOptions, type Subscription } from "./events/subscribe.js";
 import { startGrpcServer, type GrpcServerHandle, type ServiceRegistration } from "./grpc/server.js";
 import { createLogger, type Logger } from "./logger.js";
+import { runMain, runTask } from "./process.js";
 
 export type Clock = () => Date;
 export type ServiceConfig = z.infer<z.ZodObject<typeof serviceConfigShape>>;
@@ -101,7 +102,7 @@ export async function startService(
       logger,
     });
     nats = await connectNats(config.NATS_URL, spec.name);
-    await ensureStream(nats, spec.context);
+    await ensureStream(nats, spec.context, { replicas: config.NATS_STREAM_REPLICAS });
     relay = new OutboxRelay({ orm, nats, context: spec.context, logger, clock });
     relay.start();
     const deps: ServiceDeps = { orm, nats, logger, clock, relay, config };
@@ -110,6 +111,7 @@ export async function startService(
       subscriptions.push(
         await subscribe({
           clock,
+          streamReplicas: config.NATS_STREAM_REPLICAS,
           ...consumer,
           nats,
           orm,
@@ -131,5 +133,48 @@ export async function startService(
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/** Settings of a service's migrate mode: its database only (no NATS, gRPC or upstreams). */
+export const migrateConfigShape = {
+  DATABASE_URL: serviceConfigShape.DATABASE_URL,
+  LOG_LEVEL: serviceConfigShape.LOG_LEVEL,
+};
+
+/** Applies a service's pending migrations under the migration lock; returns the names applied. */
+export async function migrateService(
+  spec: Pick<ServiceSpec, "name" | "migrationsPath">,
+  env: Record<string, string | undefined>,
+  logger: Logger,
+): Promise<string[]> {
+  // An empty variable is treated as unset, as the services' own configs do.
+  const config = loadConfig(migrateConfigShape, Object.fromEntries(Object.entries(env).filter(([, value]) => value !== "")));
+  const applied = await migrateDatabase({ url: config.DATABASE_URL, migrationsPath: spec.migrationsPath, logger });
+  if (applied.length === 0) logger.info("database schema is up to date", { service: spec.name });
+  return applied;
+}
+
+/**
+ * Entry point of a service process: `main.js` serves until SIGTERM; `main.js migrate` applies the
+ * pending migrations and exits (the image's `migrate <service>`, which the chart's migration Jobs
+ * run before the Deployments start with SKIP_MIGRATIONS=true).
+ */
+export function runServiceMain(options: {
+  name: string;
+  migrationsPath: string;
+  start: () => Promise<{ stop(): Promise<void> }>;
+  logger: Logger;
+  argv?: readonly string[];
+  env?: Record<string, string | undefined>;
+}): void {
+  const [mode, ...extra] = (options.argv ?? process.argv).slice(2);
+  if (mode === undefined) {
+    runMain(options.start, options.logger);
+  } else if (mode === "migrate" && extra.length === 0) {
+    runTask(() => migrateService(options, options.env ?? process.env, options.logger), options.logger);
+  } else {
+    process.stderr.write(`usage: ${options.name} [migrate]\n`);
+    process.exitCode = 2;
   }
 }

@@ -25,3 +25,23 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- $root := index . 0 -}}{{- $name := index . 1 -}}
 {{- printf "%s-%s:%v" (include "imprint.fullname" $root) $name (index $root.Values.services $name).grpcPort -}}
 {{- end -}}
+
+{{/*
+Secret the migration Jobs read DATABASE_URL from. When the chart manages secrets this is a hook
+Secret rendered next to the Jobs: the release's own Secret does not exist yet at pre-install and
+still holds the previous values at pre-upgrade.
+*/}}
+{{- define "imprint.migrationSecretName" -}}
+{{- .Values.secrets.existingSecret | default (printf "%s-migrations" (include "imprint.fullname" .)) -}}
+{{- end -}}
+
+{{/* Host of gateway.publicUrl, without a port (an Ingress host has none). */}}
+{{- define "imprint.publicHost" -}}
+{{- regexReplaceAll ":[0-9]+$" (urlParse .Values.gateway.publicUrl).host "" -}}
+{{- end -}}
+
+{{/* Volumes every pod gets: the root filesystem is read-only, so /tmp is an emptyDir. */}}
+{{- define "imprint.tmpVolume" -}}
+- name: tmp
+  emptyDir: {}
+{{- end -}}

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { MikroORM, type EntityManager, type Options } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import pg from "pg";
@@ -31,10 +32,69 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
     ensureDatabase: false,
   });
   if (options.runMigrations ?? true) {
-    const applied = await orm.migrator.up();
-    if (applied.length > 0) options.logger?.info("applied migrations", { migrations: applied.map((m) => m.name) });
+    try {
+      await applyMigrations(orm, options.url, options.logger);
+    } catch (error) {
+      await orm.close(true);
+      throw error;
+    }
   }
   return orm;
+}
+
+/**
+ * Key of the PostgreSQL advisory lock that serialises one database's migrations. Advisory locks
+ * are already scoped to the current database; hashing a prefixed name keeps the key clear of any
+ * other advisory lock taken there.
+ */
+export function migrationLockKey(database: string): string {
+  return createHash("sha256").update(`imprint:migrations:${database}`).digest().readBigInt64BE(0).toString();
+}
+
+function databaseName(url: string): string {
+  return decodeURIComponent(new URL(url).pathname.replace(/^\//, ""));
+}
+
+/**
+ * Applies pending migrations while holding the database's migration lock, so replicas starting
+ * together and the migrate job never run them at the same time: whoever comes second waits, then
+ * finds nothing left to do. The lock is session-level on a connection of its own (the ORM's pool
+ * may use a different connection per query) and is released when that connection closes, also
+ * when the process dies. Needs a direct or session-pooled connection: a transaction-pooling proxy
+ * cannot hold a session lock. Returns the names of the migrations applied.
+ */
+export async function applyMigrations(orm: MikroORM, url: string, logger?: Logger): Promise<string[]> {
+  const key = migrationLockKey(databaseName(url));
+  const lock = new pg.Client({ connectionString: url, application_name: "imprint-migrations" });
+  // Without a listener a dropped idle connection would crash the process.
+  lock.on("error", (error) => logger?.warn("migration lock connection failed", { err: error }));
+  await lock.connect();
+  try {
+    const attempt = await lock.query<{ locked: boolean }>("select pg_try_advisory_lock($1::bigint) as locked", [key]);
+    if (!attempt.rows[0]?.locked) {
+      logger?.info("waiting for the migration lock (another process is migrating this database)", { lockKey: key });
+      await lock.query("select pg_advisory_lock($1::bigint)", [key]);
+    }
+    const applied = (await orm.migrator.up()).map((migration) => migration.name);
+    if (applied.length > 0) logger?.info("applied migrations", { migrations: applied });
+    return applied;
+  } finally {
+    // Ending the session releases the lock.
+    await lock.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Migrate mode: opens the database, applies pending migrations under the migration lock and
+ * closes it again. Only the runtime's entities are registered: migrations are plain SQL.
+ */
+export async function migrateDatabase(options: Pick<DatabaseOptions, "url" | "migrationsPath" | "logger" | "debug">): Promise<string[]> {
+  const orm = await openDatabase({ ...options, entities: [], runMigrations: false, poolMax: 2 });
+  try {
+    return await applyMigrations(orm, options.url, options.logger);
+  } finally {
+    await orm.close(true);
+  }
 }
 
 /** A fresh EntityManager for one unit of work; use cases never share one. */

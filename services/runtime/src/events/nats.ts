@@ -52,16 +52,18 @@ async function upsertStream(jsm: JetStreamManager, config: Partial<StreamConfig>
 
 /**
  * Creates or updates the stream of one context (IMPRINT_<CONTEXT> on imprint.<context>.v1.>) and
- * the shared dead-letter stream. Only nats-server 2.9 features are used.
+ * the shared dead-letter stream, with `replicas` copies (default 1; a clustered JetStream keeps up to
+ * 5). Existing streams are updated to it, so every process must be given the same number. Only
+ * nats-server 2.9 features are used.
  */
-export async function ensureStream(nc: NatsConnection, context: string): Promise<void> {
+export async function ensureStream(nc: NatsConnection, context: string, options: { replicas?: number } = {}): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const common = {
     storage: StorageType.File,
     retention: RetentionPolicy.Limits,
     discard: DiscardPolicy.Old,
     duplicate_window: DUPLICATE_WINDOW_MS * 1_000_000,
-    num_replicas: 1,
+    num_replicas: options.replicas ?? 1,
   };
   await upsertStream(jsm, { name: streamName(context), subjects: [contextSubjects(context)], ...common });
   await upsertStream(jsm, {

@@ -40,6 +40,8 @@ export interface SubscribeOptions {
   afterCommit?: () => void;
   /** Time source for processed-at and dead-letter timestamps. */
   clock?: () => Date;
+  /** Replicas of the producer's stream, which the consumer also creates or updates (default 1). */
+  streamReplicas?: number;
 }
 
 export interface Subscription {
@@ -79,7 +81,7 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
   const clock = options.clock ?? (() => new Date());
 
   // The consumer may start before the producer ever ran: make sure the stream is there.
-  await ensureStream(nats, options.context);
+  await ensureStream(nats, options.context, { replicas: options.streamReplicas });
   const jsm = await jetstreamManager(nats);
   const config: Partial<ConsumerConfig> = {
     durable_name: consumer,
