@@ -26,9 +26,16 @@ if (!process.argv.includes(LAUNCHER_FLAG)) {
 
 async function runLauncher() {
   const stackLib = await import("./lib/stack.mjs");
-  const env = process.env;
+  const env = { ...process.env };
   const dataDir = resolve(env.IMPRINT_DATA_DIR || join(REPO_ROOT, ".imprint"));
   const color = process.stdout.isTTY && !env.NO_COLOR;
+  // The children write into pipes, where their logs default to JSON. On a terminal they write short
+  // pretty lines instead (colored like this terminal), without their name: the prefix below shows it.
+  env.LOG_FORMAT ||= process.stdout.isTTY ? "pretty" : "json";
+  if (env.LOG_FORMAT === "pretty") {
+    env.LOG_PREFIXED = "true";
+    if (color && !env.FORCE_COLOR) env.FORCE_COLOR = "1";
+  }
   const paint = (code, text) => (color ? `\u001b[${code}m${text}\u001b[0m` : text);
   const fail = (message, lines = []) => {
     console.error(paint("31", `✖ ${message}`));

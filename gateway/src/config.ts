@@ -1,4 +1,4 @@
-import { env, loadConfig } from "@imprint/runtime/core";
+import { env, loadConfig, type LogFormat } from "@imprint/runtime/core";
 import { z } from "zod";
 import { UPSTREAM_NAMES, UPSTREAMS, type UpstreamAddresses } from "./upstreams.js";
 
@@ -20,6 +20,7 @@ const gatewayShape = {
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),
+  LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   IMPRINT_PAGE_TOKEN_SECRET: z.string().min(32).optional(),
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
@@ -38,6 +39,8 @@ export interface GatewayConfig {
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
+  /** Unset: pretty on a terminal, json otherwise. */
+  logFormat: LogFormat | undefined;
   shutdownGraceMs: number;
   /** HMAC secret signing list cursors; unset: a random key per process (cursors then die with it). */
   pageTokenSecret: string | undefined;
@@ -58,6 +61,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     bodyLimitBytes: raw.BODY_LIMIT_BYTES,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     logLevel: raw.LOG_LEVEL,
+    logFormat: raw.LOG_FORMAT,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     pageTokenSecret: raw.IMPRINT_PAGE_TOKEN_SECRET,
     upstreams,

@@ -5,6 +5,8 @@ import type { Principal } from "./auth.js";
 export interface GatewayState {
   requestId: string;
   principal?: Principal;
+  /** The message of the error the request was answered with (what the client read), for the access log. */
+  failure?: string;
 }
 
 export type GatewayContext = ParameterizedContext<GatewayState>;

@@ -28,7 +28,7 @@ function hostForUrl(host: string): string {
 }
 
 export async function startGateway(config: GatewayConfig, options: { logger?: Logger } = {}): Promise<GatewayHandle> {
-  const logger = options.logger ?? createLogger("gateway", { level: config.logLevel });
+  const logger = options.logger ?? createLogger("gateway", { level: config.logLevel, format: config.logFormat });
   const upstreams = createUpstreamClients(config.upstreams, config.upstreamTimeoutMs);
 
   const server = createServer({ keepAliveTimeout: 65_000 });

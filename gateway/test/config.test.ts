@@ -12,6 +12,8 @@ describe("gateway configuration", () => {
       authCacheTtlMs: 5_000,
       bodyLimitBytes: 1024 * 1024,
       upstreamTimeoutMs: 10_000,
+      logLevel: "info",
+      logFormat: undefined,
       upstreams: { identity: "localhost:50051", content: "localhost:50052", collaboration: "localhost:50053" },
     });
   });
@@ -25,21 +27,23 @@ describe("gateway configuration", () => {
       IMPRINT_PUBLIC_URL: "https://api.example.com/",
       IMPRINT_APP_URL: "https://docs.example.com",
       AUTH_CACHE_TTL_MS: "0",
+      LOG_FORMAT: "json",
     });
-    expect(config).toMatchObject({ port: 0, publicUrl: "https://api.example.com", appUrl: "https://docs.example.com", authCacheTtlMs: 0 });
+    expect(config).toMatchObject({ port: 0, publicUrl: "https://api.example.com", appUrl: "https://docs.example.com", authCacheTtlMs: 0, logFormat: "json" });
   });
 
   it("lists every problem at once", () => {
     let error: unknown;
     try {
-      loadGatewayConfig({ IMPRINT_PORT: "99999", IMPRINT_PUBLIC_URL: "ftp://x", BODY_LIMIT_BYTES: "-1" });
+      loadGatewayConfig({ IMPRINT_PORT: "99999", IMPRINT_PUBLIC_URL: "ftp://x", BODY_LIMIT_BYTES: "-1", LOG_FORMAT: "fancy" });
     } catch (caught) {
       error = caught;
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join("\n");
-    for (const variable of ["IMPRINT_PORT", "IMPRINT_PUBLIC_URL", "BODY_LIMIT_BYTES", "IDENTITY_GRPC_ADDRESS", "CONTENT_GRPC_ADDRESS", "COLLABORATION_GRPC_ADDRESS"]) {
+    for (const variable of ["IMPRINT_PORT", "IMPRINT_PUBLIC_URL", "BODY_LIMIT_BYTES", "LOG_FORMAT", "IDENTITY_GRPC_ADDRESS", "CONTENT_GRPC_ADDRESS", "COLLABORATION_GRPC_ADDRESS"]) {
       expect(problems).toContain(variable);
     }
+    expect(problems).toContain('LOG_FORMAT: must be pretty or json (unset: pretty on a terminal, json otherwise) (got "fancy")');
   });
 });

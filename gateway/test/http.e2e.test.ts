@@ -72,7 +72,7 @@ describe("request bodies", () => {
   it("answers 413 past the body limit", async () => {
     const response = await patch({ json: { title: "Big", padding: "x".repeat(BODY_LIMIT_BYTES) } });
     expect(response.status).toBe(413);
-    expect(response.body.error.message).toContain(String(BODY_LIMIT_BYTES));
+    expect(response.body.error.message).toBe(`Request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes (the gateway's BODY_LIMIT_BYTES setting)`);
   });
 
   it("answers 415 for a body that is not JSON", async () => {
@@ -124,5 +124,28 @@ describe("request ids and the access log", () => {
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ method: "GET", path: `/v1/orgs/${org.organizationId}`, status: 200, user_id: org.owner.userId });
     expect(stack.gatewayLogs.some((line) => line.request_id === generated)).toBe(true);
+  });
+
+  it.each([
+    ["401", () => call(stack, "GET", `/v1/orgs/${org.organizationId}`, { headers: { "x-request-id": "req-4xx-401" } }), "req-4xx-401"],
+    ["404 of an unknown route", () => call(stack, "GET", "/v1/nowhere", { token: org.owner.token, headers: { "x-request-id": "req-4xx-404" }, notInOpenApi: "unknown route" }), "req-4xx-404"],
+    [
+      "400 of a malformed body",
+      () => call(stack, "PATCH", `/v1/orgs/${org.organizationId}`, { token: org.owner.token, rawBody: "{", headers: { "content-type": "application/json", "x-request-id": "req-4xx-400" } }),
+      "req-4xx-400",
+    ],
+  ])("logs a %s once, at info, on the request line with the reason the client read", async (_case, send, requestId) => {
+    const response = await send();
+    expect(response.status).toBeGreaterThanOrEqual(400);
+    expect(response.status).toBeLessThan(500);
+    const lines = stack.gatewayLogs.filter((line) => line.request_id === requestId);
+    expect(lines).toEqual([expect.objectContaining({ level: "info", msg: "request", status: response.status, reason: response.body.error.message })]);
+  });
+
+  it("leaves the reason out of a successful request's line", async () => {
+    await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token, headers: { "x-request-id": "req-ok-reason" } });
+    const [line] = stack.gatewayLogs.filter((entry) => entry.request_id === "req-ok-reason");
+    expect(line).toMatchObject({ msg: "request", status: 200 });
+    expect(line).not.toHaveProperty("reason");
   });
 });

@@ -112,11 +112,39 @@ export function installIfNeeded(root = REPO_ROOT) {
   return status;
 }
 
-/** Builds every workspace through turbo (cached, so a second run takes well under a second). */
+/**
+ * Builds every workspace through turbo (cached, so a second run takes well under a second). Quiet:
+ * silent when a dry run finds every build in turbo's cache (turbo still runs: a cache hit restores
+ * deleted outputs), else one line names what is built; turbo's own output shows only when it fails.
+ */
 export function build({ quiet = false } = {}) {
-  const args = ["run", "build"];
-  if (quiet) args.push("--output-logs=errors-only");
-  return run(join(REPO_ROOT, "node_modules", ".bin", "turbo"), args);
+  const turbo = join(REPO_ROOT, "node_modules", ".bin", "turbo");
+  if (!quiet) return run(turbo, ["run", "build"]);
+  const stale = staleWorkspaces(turbo);
+  if (stale?.length !== 0) console.log(`» building ${stale ? stale.join(", ") : "the workspaces"} (turbo run build)`);
+  const result = spawnSync(turbo, ["run", "build", "--output-logs=errors-only"], {
+    cwd: REPO_ROOT,
+    env: toolEnv(),
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "pipe"],
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.status === 0) return 0;
+  process.stdout.write(result.stdout ?? "");
+  process.stderr.write(result.stderr ?? "");
+  if (result.error) console.error(`could not run turbo: ${result.error.message}`);
+  return result.status ?? 1;
+}
+
+/** The workspaces turbo's cache has no build of, from a dry run; null when it cannot tell. */
+function staleWorkspaces(turbo) {
+  const dry = spawnSync(turbo, ["run", "build", "--dry=json"], { cwd: REPO_ROOT, env: toolEnv(), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (dry.status !== 0) return null;
+  try {
+    return JSON.parse(dry.stdout).tasks.filter((task) => task.cache?.status !== "HIT").map((task) => task.package);
+  } catch {
+    return null;
+  }
 }
 
 /** Install then build, exiting the process with a message on failure. */

@@ -102,8 +102,13 @@ export async function resolvePageTokenSecret(dataDir, env = process.env) {
  * embedded PostgreSQL, checks its parents.
  */
 export async function prepareDataDir(dataDir, { embeddedPostgres = true } = {}) {
-  await mkdir(dataDir, { recursive: true });
-  await chmod(dataDir, 0o755);
+  try {
+    await mkdir(dataDir, { recursive: true });
+    await chmod(dataDir, 0o755);
+  } catch (error) {
+    if (!["EACCES", "EPERM", "EROFS"].includes(error.code)) throw error;
+    throw new Error(`cannot create or use the data directory ${dataDir} (${error.code}): set IMPRINT_DATA_DIR to a directory you own`, { cause: error });
+  }
   if (embeddedPostgres && process.getuid?.() === 0) {
     // As root, PostgreSQL runs as the `postgres` user, which needs search permission on every parent.
     for (let dir = resolve(dataDir); dir !== dirname(dir); dir = dirname(dir)) {

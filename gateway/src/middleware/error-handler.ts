@@ -38,6 +38,8 @@ export function sendError(ctx: GatewayContext, error: AppError): void {
   if (status === 401) ctx.set("WWW-Authenticate", 'Bearer realm="imprint"');
   const body: ErrorBody = { error: { code: status, message: publicMessage(error) } };
   ctx.body = body;
+  // The access log's request line carries it: a 4xx is explained without a line of its own.
+  ctx.state.failure = body.error.message;
 }
 
 /**
@@ -53,7 +55,13 @@ export function errorHandler(logger: Logger): Middleware<GatewayState> {
       const appError = error instanceof AppError ? error : fromHttpError(error);
       if (appError && appError.code !== "internal") {
         if (HTTP_STATUS_BY_CODE[appError.code] >= 500) {
-          logger.warn("upstream failure", { request_id: ctx.state.requestId, code: appError.code, err: appError.cause ?? appError });
+          logger.warn("upstream failure", {
+            request_id: ctx.state.requestId,
+            code: appError.code,
+            err: appError.cause ?? appError,
+            // The one setting an operator can turn when upstreams are merely slow.
+            ...(appError.code === "deadline_exceeded" ? { hint: "each upstream call is bounded by UPSTREAM_TIMEOUT_MS" } : {}),
+          });
         }
         sendError(ctx, appError);
         return;

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 
 /**
@@ -66,6 +67,25 @@ export class FileSystemBlobStore implements BlobStore {
   async delete(key: string): Promise<void> {
     await rm(this.pathOf(key), { force: true });
   }
+
+  /** Creates the directory and checks it is writable, so a wrong setting stops the start, not the first upload. */
+  async prepare(): Promise<void> {
+    try {
+      await mkdir(this.root, { recursive: true });
+      await access(this.root, constants.W_OK);
+    } catch (error) {
+      if (!isPermissionError(error)) throw error;
+      throw new Error(
+        `the content service cannot write its blob directory ${this.root} (${(error as NodeJS.ErrnoException).code}): make it writable, or set CONTENT_BLOB_DIR (default <IMPRINT_DATA_DIR>/content-blobs) to a directory that is`,
+        { cause: error },
+      );
+    }
+  }
+}
+
+function isPermissionError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "EACCES" || code === "EPERM" || code === "EROFS";
 }
 
 /**
@@ -78,13 +98,19 @@ export async function resolveFileUrlSecret(configured: string | undefined, dataD
   const file = join(resolve(dataDir), "file-url-secret");
   const kept = (await readFile(file, "utf8").catch(() => "")).trim();
   if (kept) return kept;
-  await mkdir(dirname(file), { recursive: true });
   const secret = randomBytes(32).toString("base64url");
   try {
+    await mkdir(dirname(file), { recursive: true });
     // "wx": when two processes start at once, the second keeps the first one's key.
     await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
     return secret;
   } catch (error) {
+    if (isPermissionError(error)) {
+      throw new Error(
+        `the content service cannot write its file-URL signing key to ${file} (${(error as NodeJS.ErrnoException).code}): make the directory writable, set IMPRINT_DATA_DIR to one that is, or set IMPRINT_FILE_URL_SECRET`,
+        { cause: error },
+      );
+    }
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     return (await readFile(file, "utf8")).trim();
   }

@@ -113,6 +113,7 @@ export async function startContentService(config: ContentConfig, options: { cloc
   const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
   const memberships = new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS);
   const blobStore = new FileSystemBlobStore(resolved.CONTENT_BLOB_DIR);
+  await blobStore.prepare();
   let purgeJob: PurgeJob | undefined;
   let openApiProcessor: OpenApiProcessor | undefined;
   let running: RunningService;

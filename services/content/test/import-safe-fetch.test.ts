@@ -72,7 +72,7 @@ describe("safeFetch without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
   it("refuses a loopback IP literal without connecting", async () => {
     const error = await failure(safeFetch(`${site.origin}/docs/`, policy, { accept: anyType }));
     expect(error.failure).toBe("private_address");
-    expect(error.reason).toBe("127.0.0.1 is a loopback address; private and local targets are not fetched");
+    expect(error.reason).toBe("127.0.0.1 is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them");
     expect(site.requests).toEqual([]);
   });
 
@@ -80,7 +80,7 @@ describe("safeFetch without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
     const port = new URL(site.origin).port;
     const error = await failure(safeFetch(`http://localhost:${port}/docs/`, policy, { accept: anyType }));
     expect(error.failure).toBe("private_address");
-    expect(error.reason).toBe("localhost (127.0.0.1) is a loopback address; private and local targets are not fetched");
+    expect(error.reason).toBe("localhost (127.0.0.1) is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them");
     expect(site.requests).toEqual([]);
   });
 

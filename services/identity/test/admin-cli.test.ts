@@ -115,7 +115,7 @@ describe("admin CLI", () => {
   it("says when identity cannot be reached", async () => {
     const address = `127.0.0.1:${await getFreePort()}`;
     const result = await runCli(["user", "create", "--email", uniqueEmail()], { env: { IDENTITY_GRPC_ADDRESS: address } });
-    expect(result).toMatchObject({ code: 1, stderr: `imprint-admin: cannot reach identity at ${address}: is \`npm start\` running?\n` });
+    expect(result).toMatchObject({ code: 1, stderr: `imprint-admin: cannot reach identity at ${address} (from IDENTITY_GRPC_ADDRESS): is \`npm start\` running?\n` });
   });
 
   it("finds identity through stack.json in the data directory", async () => {
@@ -134,7 +134,9 @@ describe("admin CLI", () => {
       const none = await runCli(["user", "create", "--email", uniqueEmail()], { cwd: empty });
       await rm(empty, { recursive: true, force: true });
       expect(none.code).toBe(1);
-      expect(none.stderr).toMatch(/^imprint-admin: cannot find identity: set IDENTITY_GRPC_ADDRESS or run `npm start`/);
+      expect(none.stderr).toBe(
+        "imprint-admin: cannot find identity: no .imprint/stack.json (is `npm start` running? if it uses another data directory, set IMPRINT_DATA_DIR to it), or set IDENTITY_GRPC_ADDRESS to identity's host:port\n",
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

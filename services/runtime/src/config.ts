@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { LOG_FORMATS } from "./logger.js";
 
 /**
  * Reads and validates configuration from environment variables at start-up. Every problem is
@@ -36,6 +37,8 @@ export const env = {
       .transform((v) => v === "true" || v === "1" || v === "yes"),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
   logLevel: () => z.enum(["debug", "info", "warn", "error"]).default("info"),
+  /** Unset: the logger picks pretty on a terminal, json otherwise (createLogger reads it itself). */
+  logFormat: () => z.enum(LOG_FORMATS, { error: "must be pretty or json (unset: pretty on a terminal, json otherwise)" }).optional(),
 };
 
 /** Settings every service shares: its gRPC listener, its database, NATS. */
@@ -48,5 +51,6 @@ export const serviceConfigShape = {
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
   SKIP_MIGRATIONS: env.boolean(false),
   LOG_LEVEL: env.logLevel(),
+  LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
 };

@@ -64,7 +64,7 @@ export async function startService(
   config: ServiceConfig,
   options: { clock?: Clock; logger?: Logger } = {},
 ): Promise<RunningService> {
-  const logger = options.logger ?? createLogger(spec.name, { level: config.LOG_LEVEL });
+  const logger = options.logger ?? createLogger(spec.name, { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const clock = options.clock ?? (() => new Date());
   let orm: MikroORM | undefined;
   let nats: NatsConnection | undefined;
@@ -140,6 +140,7 @@ export async function startService(
 export const migrateConfigShape = {
   DATABASE_URL: serviceConfigShape.DATABASE_URL,
   LOG_LEVEL: serviceConfigShape.LOG_LEVEL,
+  LOG_FORMAT: serviceConfigShape.LOG_FORMAT,
 };
 
 /** Applies a service's pending migrations under the migration lock; returns the names applied. */

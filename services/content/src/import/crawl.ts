@@ -101,6 +101,8 @@ export interface CrawlResult {
   failed: FailedPage[];
   /** Same-site links never fetched because a bound (count, depth, bytes, time) was reached. */
   notVisited: number;
+  /** Bytes of the pages kept (what the byte budget counts). */
+  bytes: number;
 }
 
 export interface CrawlOptions {
@@ -193,5 +195,5 @@ export async function crawlSite(start: URL, options: CrawlOptions): Promise<Craw
     }
     accept(fetched, next.url, next.depth);
   }
-  return { scope, pages, failed, notVisited };
+  return { scope, pages, failed, notVisited, bytes };
 }

@@ -1,5 +1,5 @@
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
-import { AppError, type Logger } from "@imprint/runtime";
+import { AppError } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../access/index.js";
 import { requireBranch } from "../revisions/branches/branch-rows.js";
@@ -41,7 +41,6 @@ export const DEFAULT_IMPORT_LIMITS: ImportLimits = { crawl: DEFAULT_CRAWL_LIMITS
 export interface ImportDeps extends RevisionDeps {
   fetchPolicy: SafeFetchPolicy;
   limits: ImportLimits;
-  logger: Logger;
 }
 
 export interface ImportResult {
@@ -116,6 +115,10 @@ interface PreparedContent {
   planned: PlannedPage[];
   images: Awaited<ReturnType<typeof fetchImages>>["images"];
   totalResources: number;
+  /** Bytes downloaded and kept (pages and images), for the import's log line. */
+  fetchedBytes: number;
+  /** Pages and images that failed to download and were left out. */
+  skipped: number;
 }
 
 /** Everything that needs the network, done before any draft exists. */
@@ -133,13 +136,16 @@ async function fetchSite(url: URL, deps: ImportDeps): Promise<PreparedContent> {
   const imageByKey = new Map<string, URL>();
   for (const page of converted) for (const image of imageUrls(page)) if (!imageByKey.has(imageKey(image))) imageByKey.set(imageKey(image), image);
   const downloads = await fetchImages([...imageByKey.values()], { policy: deps.fetchPolicy, limits: deps.limits.images, signal });
-  for (const failure of [...crawl.failed.map((page) => ({ key: page.url.toString(), reason: page.reason })), ...downloads.failed]) {
+  const failures = [...crawl.failed.map((page) => ({ key: page.url.toString(), reason: page.reason })), ...downloads.failed];
+  for (const failure of failures) {
     deps.logger.info("import: resource skipped", { url: failure.key, reason: failure.reason });
   }
   return {
     planned,
     images: downloads.images,
     totalResources: crawl.pages.length + crawl.failed.length + crawl.notVisited + imageByKey.size,
+    fetchedBytes: crawl.bytes + downloads.images.reduce((sum, image) => sum + image.bytes.length, 0),
+    skipped: failures.length,
   };
 }
 
@@ -215,10 +221,25 @@ export async function importContent(em: EntityManager, input: ImportContentInput
     if (!(await view.page(underPageId))) throw AppError.notFound("Page");
   }
 
+  const started = performance.now();
   const content = await fetchSite(url, deps);
   for (let attempt = 1; ; attempt += 1) {
     try {
-      return await writeImport(em, deps, { caller, spaceId, changeRequestId, underPageId, url, content });
+      const result = await writeImport(em, deps, { caller, spaceId, changeRequestId, underPageId, url, content });
+      deps.logger.info("website import finished", {
+        space_id: spaceId,
+        change_request_id: changeRequestId || undefined,
+        // Without the query string, which may carry a credential of the source site.
+        url: `${url.origin}${url.pathname}`,
+        revision_id: result.revisionId,
+        pages: content.planned.length,
+        files: content.images.length,
+        bytes: content.fetchedBytes,
+        skipped: content.skipped,
+        duration_ms: Math.round(performance.now() - started),
+        ...(attempt > 1 ? { attempts: attempt } : {}),
+      });
+      return result;
     } catch (error) {
       // Another commit moved the head between our draft and our commit: build again on the new head.
       if (error instanceof AppError && error.code === "conflict" && attempt < COMMIT_ATTEMPTS) continue;

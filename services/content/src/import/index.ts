@@ -21,7 +21,6 @@ export function importDeps(deps: ContentDeps, limits: ImportLimits = DEFAULT_IMP
     ...revisionDeps(deps),
     fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH }),
     limits,
-    logger: deps.logger,
   };
 }
 

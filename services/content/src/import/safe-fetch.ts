@@ -99,6 +99,10 @@ export function refusedAddressReason(address: string): string | undefined {
 
 export const ALLOW_ANY_ADDRESS = (): undefined => undefined;
 
+/** Why an address was refused, ending with the setting that lifts the rule (imports of a site on the same machine hit it first). */
+const PRIVATE_TARGETS_REFUSED =
+  "private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them";
+
 /** The default policy, with the address rule lifted when private fetches are allowed. */
 export function safeFetchPolicy(options: { allowPrivateAddresses: boolean }, overrides: Partial<SafeFetchPolicy> = {}): SafeFetchPolicy {
   return {
@@ -149,7 +153,7 @@ async function resolveTarget(url: URL, policy: SafeFetchPolicy): Promise<Checked
     const refused = policy.addressRule(address);
     if (refused) {
       const target = address === host ? address : `${host} (${address})`;
-      throw new SafeFetchError("private_address", `${target} is a ${refused}; private and local targets are not fetched`);
+      throw new SafeFetchError("private_address", `${target} is a ${refused}; ${PRIVATE_TARGETS_REFUSED}`);
     }
   }
   return { address: first.address, family: first.family === 6 ? 6 : 4 };

@@ -41,6 +41,7 @@ export function revisionDeps(deps: ContentDeps): RevisionDeps {
     blobStore: deps.blobStore,
     caches,
     signer: { secret: deps.config.IMPRINT_FILE_URL_SECRET, publicUrl: deps.config.IMPRINT_PUBLIC_URL },
+    logger: deps.logger,
   };
 }
 

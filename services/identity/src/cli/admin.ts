@@ -101,19 +101,22 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
   },
 };
 
-async function identityAddress(): Promise<string> {
+/** Identity's address and where it came from (named when it cannot be reached). */
+async function identityAddress(): Promise<{ address: string; source: string }> {
   const fromEnv = process.env.IDENTITY_GRPC_ADDRESS;
-  if (fromEnv) return fromEnv;
+  if (fromEnv) return { address: fromEnv, source: "IDENTITY_GRPC_ADDRESS" };
   const stackFile = join(process.env.IMPRINT_DATA_DIR || ".imprint", "stack.json");
   let text: string;
   try {
     text = await readFile(stackFile, "utf8");
   } catch {
-    throw new CliError(`cannot find identity: set IDENTITY_GRPC_ADDRESS or run \`npm start\` (no ${stackFile})`);
+    throw new CliError(
+      `cannot find identity: no ${stackFile} (is \`npm start\` running? if it uses another data directory, set IMPRINT_DATA_DIR to it), or set IDENTITY_GRPC_ADDRESS to identity's host:port`,
+    );
   }
   const stack = JSON.parse(text) as { identityGrpcAddress?: unknown };
   if (typeof stack.identityGrpcAddress !== "string") throw new CliError(`${stackFile} has no identityGrpcAddress`);
-  return stack.identityGrpcAddress;
+  return { address: stack.identityGrpcAddress, source: stackFile };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -137,7 +140,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
-  const address = await identityAddress();
+  const { address, source } = await identityAddress();
   const client = createPromiseClient(IdentityServiceService, address, { defaultTimeoutMs: 10_000 });
   try {
     const output = await command.run(client, flags);
@@ -145,7 +148,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof AppError && (error.code === "unavailable" || error.code === "deadline_exceeded")) {
-      throw new CliError(`cannot reach identity at ${address}: is \`npm start\` running?`);
+      throw new CliError(`cannot reach identity at ${address} (from ${source}): is \`npm start\` running?`);
     }
     throw error;
   } finally {

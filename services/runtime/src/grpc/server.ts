@@ -85,9 +85,12 @@ export async function startGrpcServer(options: {
     health.setStatus(service.name, "NOT_SERVING");
   }
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (error, boundPort) =>
-      error ? reject(error) : resolve(boundPort),
-    );
+    server.bindAsync(`${options.host}:${options.port}`, ServerCredentials.createInsecure(), (error, boundPort) => {
+      if (!error) return resolve(boundPort);
+      // grpc-js names the socket error, not the settings that choose the address.
+      const hint = "set GRPC_HOST and GRPC_PORT (with `npm start`: <SERVICE>_GRPC_PORT) to a free address";
+      reject(new Error(`cannot listen for gRPC on ${options.host}:${options.port} (${error.message}): ${hint}`, { cause: error }));
+    });
   });
   for (const service of options.services) health.setStatus(service.name, "SERVING");
   health.setStatus("", "SERVING");

@@ -21,7 +21,7 @@ export function findNatsServer(): string | null {
 }
 
 export const NATS_INSTALL_HINT =
-  "nats-server was not found: install it (Debian/Ubuntu: `apt-get install nats-server`; elsewhere: https://docs.nats.io/running-a-nats-service/introduction/installation) or set NATS_URL to an existing server";
+  "nats-server was not found: install it (Debian/Ubuntu: `apt-get install nats-server`; elsewhere: https://docs.nats.io/running-a-nats-service/introduction/installation), set NATS_SERVER_BIN to its path, or set NATS_URL to an existing server";
 
 /** Starts nats-server with JetStream on loopback; resolves once it reports ready. */
 export async function startNatsServer(options: {

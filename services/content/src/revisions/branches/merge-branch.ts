@@ -7,7 +7,7 @@ import { compareAndSetSpaceHead } from "../store/revision-rows.js";
 import type { RevisionDeps } from "../use-cases/deps.js";
 import { recordRevisionCreated } from "../use-cases/drafts.js";
 import { markBranchMerged, mergeBaseOf, requireBranch, type BranchRecord } from "./branch-rows.js";
-import { commitThreeWayMerge } from "./revisions.js";
+import { commitThreeWayMerge, logMerge } from "./revisions.js";
 
 export interface MergeBranchInput {
   caller: CallerInput | undefined;
@@ -38,15 +38,16 @@ export interface MergedBranch {
  */
 export async function mergeBranch(em: EntityManager, input: MergeBranchInput, deps: RevisionDeps): Promise<MergedBranch> {
   const caller = requireCaller(input.caller);
+  const started = performance.now();
   const result = await em.transactional(async (tx) => {
     const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "merge" });
     const [locked] = await queryRows<{ revision_id: string | null }>(tx, sql`select revision_id from spaces where id = ${space.id} for update`);
     const branch = await requireBranch(tx, space.id, input.changeRequestId, { lock: true });
-    if (branch.mergedRevisionId) return { revisionId: branch.mergedRevisionId, branch, mergedPages: 0, merged: false };
+    if (branch.mergedRevisionId) return { revisionId: branch.mergedRevisionId, branch, mergedPages: 0, pagesChanged: 0, merged: false };
     if (!locked?.revision_id) throw new AppError("failed_precondition", "space: has no revision yet");
 
     const now = deps.clock();
-    const { revision, ours, mergedPages } = await commitThreeWayMerge(tx, deps, {
+    const { revision, ours, mergedPages, pagesChanged } = await commitThreeWayMerge(tx, deps, {
       spaceId: space.id,
       ours: locked.revision_id,
       theirs: branch.headRevisionId,
@@ -76,8 +77,11 @@ export async function mergeBranch(em: EntityManager, input: MergeBranchInput, de
       payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id },
     });
     const mergedBranch: BranchRecord = { ...branch, mergedRevisionId: revision.id, updatedAt: now };
-    return { revisionId: revision.id, branch: mergedBranch, mergedPages, merged: true };
+    return { revisionId: revision.id, branch: mergedBranch, mergedPages, pagesChanged, merged: true };
   });
-  if (result.merged) deps.relay.notify();
+  if (result.merged) {
+    deps.relay.notify();
+    logMerge(deps, "change request merged", { ...result, started });
+  }
   return { revisionId: result.revisionId, branch: result.branch, mergedPages: result.mergedPages };
 }

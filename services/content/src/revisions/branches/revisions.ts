@@ -7,6 +7,7 @@ import { findRevision, insertRevision } from "../store/revision-rows.js";
 import { StoreSession } from "../store/session.js";
 import type { RevisionDeps } from "../use-cases/deps.js";
 import { shareStoreLock } from "../use-cases/drafts.js";
+import type { BranchRecord } from "./branch-rows.js";
 
 /**
  * A committed revision a branch or a space points at. Heads, fork points and merge bases are
@@ -40,6 +41,8 @@ export interface ThreeWayMerge {
   theirs: RevisionHeader;
   /** Pages whose edits from both sides were combined. */
   mergedPages: number;
+  /** Pages the merge revision changes relative to ours; null when theirs was taken whole (see MergeOutcome). */
+  pagesChanged: number | null;
 }
 
 /**
@@ -73,5 +76,24 @@ export async function commitThreeWayMerge(tx: EntityManager, deps: Pick<Revision
     branchId: input.branchId,
   };
   await insertRevision(tx, revision);
-  return { revision, ours, theirs, mergedPages: outcome.mergedPages };
+  return { revision, ours, theirs, mergedPages: outcome.mergedPages, pagesChanged: outcome.pagesChanged };
+}
+
+/**
+ * The info line of a merge or an update with its figures. `pages_changed` is absent when the other
+ * side was taken whole (`fast_forward`): counting its pages would cost a diff only for the log.
+ */
+export function logMerge(
+  deps: Pick<RevisionDeps, "logger">,
+  message: string,
+  merge: { branch: BranchRecord; revisionId: string; mergedPages: number; pagesChanged: number | null; started: number },
+): void {
+  deps.logger.info(message, {
+    space_id: merge.branch.spaceId,
+    change_request: merge.branch.number,
+    revision_id: merge.revisionId,
+    ...(merge.pagesChanged === null ? { fast_forward: true } : { pages_changed: merge.pagesChanged }),
+    pages_combined: merge.mergedPages,
+    duration_ms: Math.round(performance.now() - merge.started),
+  });
 }

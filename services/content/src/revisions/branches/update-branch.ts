@@ -6,7 +6,7 @@ import { readSpaceHeadRow } from "../store/revision-rows.js";
 import type { RevisionDeps } from "../use-cases/deps.js";
 import { recordRevisionCreated } from "../use-cases/drafts.js";
 import { compareAndSetBranchHead, isOutdated, mergeBaseOf, requireBranch, type BranchRecord } from "./branch-rows.js";
-import { commitThreeWayMerge } from "./revisions.js";
+import { commitThreeWayMerge, logMerge } from "./revisions.js";
 
 export interface UpdateBranchInput {
   caller: CallerInput | undefined;
@@ -33,16 +33,17 @@ export interface UpdatedBranch {
  */
 export async function updateBranch(em: EntityManager, input: UpdateBranchInput, deps: RevisionDeps): Promise<UpdatedBranch> {
   const caller = requireCaller(input.caller);
+  const started = performance.now();
   const result = await em.transactional(async (tx) => {
     const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "edit" });
     // Locked: a commit on the branch racing the update fails its compare-and-set on the head.
     const branch = await requireBranch(tx, space.id, input.changeRequestId, { lock: true });
     if (branch.mergedRevisionId) throw new AppError("failed_precondition", "change_request_id: the change request is merged");
     const spaceHead = await readSpaceHeadRow(tx, space.id);
-    if (!spaceHead || !isOutdated(branch, spaceHead)) return { revisionId: branch.headRevisionId, branch, spaceRevisionId: spaceHead ?? null, updated: false };
+    if (!spaceHead || !isOutdated(branch, spaceHead)) return { revisionId: branch.headRevisionId, branch, spaceRevisionId: spaceHead ?? null, updated: false, mergedPages: 0, pagesChanged: 0 };
 
     const now = deps.clock();
-    const { revision, ours, theirs } = await commitThreeWayMerge(tx, deps, {
+    const { revision, ours, theirs, mergedPages, pagesChanged } = await commitThreeWayMerge(tx, deps, {
       spaceId: space.id,
       ours: branch.headRevisionId,
       theirs: spaceHead,
@@ -72,8 +73,11 @@ export async function updateBranch(em: EntityManager, input: UpdateBranchInput, 
       payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id, mergedAncestorRevisionId: theirs.id },
     });
     const updatedBranch: BranchRecord = { ...branch, headRevisionId: revision.id, mergedAncestorRevisionId: theirs.id, updatedAt: now };
-    return { revisionId: revision.id, branch: updatedBranch, spaceRevisionId: spaceHead, updated: true };
+    return { revisionId: revision.id, branch: updatedBranch, spaceRevisionId: spaceHead, updated: true, mergedPages, pagesChanged };
   });
-  if (result.updated) deps.relay.notify();
+  if (result.updated) {
+    deps.relay.notify();
+    logMerge(deps, "change request updated from the space", { ...result, started });
+  }
   return { revisionId: result.revisionId, branch: result.branch, spaceRevisionId: result.spaceRevisionId };
 }

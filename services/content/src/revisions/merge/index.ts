@@ -19,7 +19,19 @@ export interface MergeConflict {
 }
 
 export type MergeOutcome =
-  | { kind: "merged"; root: string | null; variables: Record<string, string>; mergedPages: number; rowsWritten: number }
+  | {
+      kind: "merged";
+      root: string | null;
+      variables: Record<string, string>;
+      mergedPages: number;
+      /**
+       * Pages whose version in the result differs from ours (created, changed, moved or deleted);
+       * null when ours had not changed since the base and theirs was taken whole, which needs no diff
+       * (counting would cost one only for the figure).
+       */
+      pagesChanged: number | null;
+      rowsWritten: number;
+    }
   | { kind: "conflict"; conflicts: MergeConflict[] };
 
 export interface MergeInput {
@@ -84,8 +96,9 @@ export async function mergeRevisions(session: StoreSession, input: MergeInput): 
   // Only one side changed the content: the other side's tree is the answer as is.
   if (theirs.root === base.root || theirs.root === ours.root || ours.root === base.root) {
     if (conflicts.length > 0) return { kind: "conflict", conflicts };
-    const root = ours.root === base.root ? theirs.root : ours.root;
-    return { kind: "merged", root, variables: mergedVariables, mergedPages: 0, rowsWritten: 0 };
+    const takesTheirs = ours.root === base.root && theirs.root !== ours.root;
+    const root = takesTheirs ? theirs.root : ours.root;
+    return { kind: "merged", root, variables: mergedVariables, mergedPages: 0, pagesChanged: takesTheirs ? null : 0, rowsWritten: 0 };
   }
 
   const oursChanges = sideChanges(await treeDiff(session, base.root, ours.root));
@@ -198,7 +211,7 @@ export async function mergeRevisions(session: StoreSession, input: MergeInput): 
   if (conflicts.length > 0) return { kind: "conflict", conflicts };
   const root = await treeUpdate(session, session, ours.root, changes);
   const rowsWritten = await session.flush({ pages: new Set(newRecords.map((page) => page.id)), files: new Set(), reusables: new Set() });
-  return { kind: "merged", root, variables: mergedVariables, mergedPages, rowsWritten };
+  return { kind: "merged", root, variables: mergedVariables, mergedPages, pagesChanged: outcome.size, rowsWritten };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock } from "@imprint/runtime";
+import type { Clock, Logger } from "@imprint/runtime";
 import type { AccessDeps } from "../../access/index.js";
 import type { BlobStore } from "../../blob-store.js";
 import type { FileUrlSigner } from "../files/signed-url.js";
@@ -12,5 +12,7 @@ export interface RevisionDeps extends AccessDeps {
   blobStore: BlobStore;
   caches: RevisionCaches;
   signer: FileUrlSigner;
+  /** For the figures of long operations (merges, imports) once they are done. */
+  logger: Logger;
 }
 

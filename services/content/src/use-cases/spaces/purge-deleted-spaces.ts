@@ -10,11 +10,14 @@ const BATCH = 100;
  * Permanently removes the spaces deleted more than 7 days ago, with all their content, one space
  * per transaction (a failure leaves the others purged). Rows another replica is purging at the same
  * moment are skipped. Emits `space.purged` for each. File bytes no other space shares are deleted
- * from the blob store once the transaction committed.
+ * from the blob store once the transaction committed. Logs its figures when it purged anything
+ * (the job and the admin call alike).
  */
-export async function purgeDeletedSpaces(em: EntityManager, deps: ContentDeps): Promise<{ spaceIds: string[] }> {
+export async function purgeDeletedSpaces(em: EntityManager, deps: ContentDeps): Promise<{ spaceIds: string[]; blobsDeleted: number }> {
+  const started = performance.now();
   const cutoff = new Date(deps.clock().getTime() - SPACE_RETENTION_MS);
   const purged: string[] = [];
+  let blobsDeleted = 0;
   const skipped = new Set<string>();
   for (;;) {
     const candidates = await em.fork().find(
@@ -40,9 +43,12 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: ContentDeps): 
         continue;
       }
       purged.push(id);
-      await deleteOrphanedBlobs(em, deps.blobStore, orphanedBlobs);
+      blobsDeleted += await deleteOrphanedBlobs(em, deps.blobStore, orphanedBlobs);
     }
   }
-  if (purged.length > 0) deps.relay.notify();
-  return { spaceIds: purged };
+  if (purged.length > 0) {
+    deps.relay.notify();
+    deps.logger.info("purged deleted spaces", { spaces: purged.length, blobs: blobsDeleted, duration_ms: Math.round(performance.now() - started) });
+  }
+  return { spaceIds: purged, blobsDeleted };
 }

@@ -22,14 +22,15 @@ export class PurgeJob {
   runOnce(): Promise<void> {
     this.running ??= (async () => {
       try {
-        const { spaceIds } = await purgeDeletedSpaces(forkEm(this.deps.orm), this.deps);
-        if (spaceIds.length > 0) this.deps.logger.info("purged deleted spaces", { count: spaceIds.length });
+        // It logs its own figures.
+        await purgeDeletedSpaces(forkEm(this.deps.orm), this.deps);
       } catch (error) {
         this.deps.logger.error("purging deleted spaces failed", { err: error });
       }
       try {
-        const { deleted } = await deleteExpiredExports(forkEm(this.deps.orm), this.deps);
-        if (deleted > 0) this.deps.logger.info("deleted expired exports", { count: deleted });
+        const started = performance.now();
+        const { deleted, blobsDeleted } = await deleteExpiredExports(forkEm(this.deps.orm), this.deps);
+        if (deleted > 0) this.deps.logger.info("deleted expired exports", { exports: deleted, blobs: blobsDeleted, duration_ms: Math.round(performance.now() - started) });
       } catch (error) {
         this.deps.logger.error("deleting expired exports failed", { err: error });
       } finally {
