@@ -25,6 +25,9 @@ if (!process.argv.includes(LAUNCHER_FLAG)) {
 }
 
 async function runLauncher() {
+  // Whoever reads this output may be gone (a pipe closed by the same Ctrl-C): the orderly stop must
+  // still run to its end rather than die on EPIPE and leave the services and databases running.
+  for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
   const stackLib = await import("./lib/stack.mjs");
   const env = { ...process.env };
   const dataDir = resolve(env.IMPRINT_DATA_DIR || join(REPO_ROOT, ".imprint"));

@@ -25,12 +25,14 @@ export async function requireNode() {
   }
   const binDir = installNode();
   const node = join(binDir, "node");
-  // Signals reach the re-run directly (same process group); this process only waits for its end.
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => {});
   const child = spawn(node, [...process.execArgv, ...process.argv.slice(1)], {
     stdio: "inherit",
     env: { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ""}`, IMPRINT_NODE_REEXEC: "1" },
   });
+  // Ctrl-C reaches the re-run directly (a terminal signals the whole foreground process group), so
+  // SIGINT is only waited out here; a SIGTERM or SIGHUP sent to this process alone is passed on.
+  process.on("SIGINT", () => {});
+  for (const signal of ["SIGTERM", "SIGHUP"]) process.on(signal, () => child.kill(signal));
   const code = await new Promise((resolve) => {
     child.on("error", (error) => {
       console.error(`could not run ${node}: ${error.message}`);
