@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { markdownToDocument } from "@imprint/runtime/markdown";
+import { markdownToDocument } from "@imprint/document";
 import { MAX_INDEXED_PAGE_TEXT, pageSections } from "../src/search/sections.js";
 
 const sectionsOf = (markdown: string) => pageSections(JSON.stringify(markdownToDocument(markdown)));

@@ -103,7 +103,7 @@ export interface ReferenceFormat {
 }
 
 /**
- * The revision store's internal reference form (runtime/src/markdown/document.ts): `/pages/<id>`
+ * The revision store's internal reference form (services/document/src/document.ts): `/pages/<id>`
  * (`#anchor`) and `/files/<id>`, which the document conversion turns into page, anchor and file
  * references.
  */

@@ -1,4 +1,4 @@
-import { contentRefFor, type ContentRef, type JsonDocument } from "@imprint/runtime/markdown";
+import { contentRefFor, type ContentRef, type JsonDocument } from "@imprint/document";
 import type { ImageRefValue, PageRecord } from "../revisions/store/model.js";
 
 /**

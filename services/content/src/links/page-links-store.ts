@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { execute, queryRows, sql } from "../revisions/store/db.js";
-import type { JsonDocument } from "@imprint/runtime/markdown";
+import type { JsonDocument } from "@imprint/document";
 import type { PageRecord } from "../revisions/store/model.js";
 import type { StoreSession } from "../revisions/store/session.js";
 import type { LinkCaches } from "./caches.js";

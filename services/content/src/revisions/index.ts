@@ -15,7 +15,7 @@ import type { RevisionDeps } from "./use-cases/deps.js";
 export { revisionEntities } from "./entities.js";
 export { createInitialRevision, duplicateSpaceContent, readSpaceHead, advanceSpaceHead } from "./use-cases/space-content.js";
 export { purgeSpaceContent, deleteOrphanedBlobs } from "./use-cases/purge-space-content.js";
-export { markdownToDocument, parseMarkdown, type JsonDocument } from "@imprint/runtime/markdown";
+export { markdownToDocument, parseMarkdown, type JsonDocument } from "@imprint/document";
 export { signedDownloadUrl, verifyDownload, FILE_URL_TTL_SECONDS } from "./files/signed-url.js";
 export { RevisionCaches } from "./store/caches.js";
 export { EDITING_SERVICE_NAME, REVISION_SERVICE_NAME };

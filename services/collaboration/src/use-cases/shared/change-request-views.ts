@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Branch } from "@imprint/proto/content/v1/branches";
 import type { User } from "@imprint/proto/identity/v1";
-import { markdownToDocument } from "@imprint/runtime/markdown";
+import { markdownToDocument } from "@imprint/document";
 import type { ChangeRequest } from "../../domain/index.js";
 import { callerMessage, type CallerInput } from "./access.js";
 import type { UseCaseDeps } from "./deps.js";

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { PageSummary } from "@imprint/proto/content/v1/revisions";
 import type { User } from "@imprint/proto/identity/v1";
-import { markdownToDocument } from "@imprint/runtime/markdown";
+import { markdownToDocument } from "@imprint/document";
 import { Reaction, type Comment, type CommentReply } from "../../domain/index.js";
 import { callerMessage } from "./access.js";
 import type { UseCaseDeps } from "./deps.js";

@@ -1,10 +1,10 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import type { ContentRef, DocumentBlock, DocumentFragment, ImageRef, InlineContent, MarkType } from "@imprint/runtime/markdown";
+import type { ContentRef, DocumentBlock, DocumentFragment, ImageRef, InlineContent, MarkType } from "@imprint/document";
 import { COLOR, drawnSize, FONT, SIZE, type Canvas, type Frame, type LinkTarget, type OpenedImage, type Run, type TextStyle } from "./canvas.js";
 import { printable, printableCode, printableLines } from "./text.js";
 
 /**
- * GitBook's JSON document (see @imprint/runtime/markdown: every block and inline type the
+ * GitBook's JSON document (see @imprint/document: every block and inline type the
  * markdown conversion produces) laid out on a Canvas: one method per block type. Blocks of types
  * this export does not know (documents may come from elsewhere) show their children, or their
  * text.

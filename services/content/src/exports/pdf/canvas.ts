@@ -1,4 +1,4 @@
-import type { MarkType } from "@imprint/runtime/markdown";
+import type { MarkType } from "@imprint/document";
 
 /**
  * The drawing primitives the PDF export is built from, over one pdfkit document: the theme,

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
 import PDFDocument from "pdfkit";
 import { AppError } from "@imprint/runtime";
-import type { ContentRef, ImageRef, JsonDocument } from "@imprint/runtime/markdown";
+import type { ContentRef, ImageRef, JsonDocument } from "@imprint/document";
 import { drawableBitmap } from "./bitmaps.js";
 import { BlockWriter, type ShownImage } from "./blocks.js";
 import { Canvas, COLOR, FONT, SIZE, type Frame, type LinkTarget } from "./canvas.js";

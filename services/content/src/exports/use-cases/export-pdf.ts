@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { JsonDocument } from "@imprint/runtime/markdown";
+import type { JsonDocument } from "@imprint/document";
 import type { CallerInput } from "../../access/index.js";
 import { signUrl } from "../../revisions/files/signed-url.js";
 import { evaluateDocument } from "../../revisions/markdown/evaluate.js";

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { generateKeyBetween } from "fractional-indexing";
 import { slug as slugify } from "github-slugger";
 import { AppError } from "@imprint/runtime";
-import { markdownToDocument } from "@imprint/runtime/markdown";
+import { markdownToDocument } from "@imprint/document";
 import { treeGet, treeScan, treeUpdate } from "../store/btree.js";
 import { childKey, childPrefix, fileKey, pageKey, positionOfChildKey, reusableKey, slugKey } from "../store/keys.js";
 import {

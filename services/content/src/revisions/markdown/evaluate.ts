@@ -1,4 +1,4 @@
-import type { DocumentBlock, InlineContent, JsonDocument } from "@imprint/runtime/markdown";
+import type { DocumentBlock, InlineContent, JsonDocument } from "@imprint/document";
 
 /**
  * Expressions a page body may contain: `{{ space.vars.NAME }}` (a revision variable) and

@@ -1,5 +1,5 @@
 import { AppError } from "@imprint/runtime";
-import { markdownToDocument } from "@imprint/runtime/markdown";
+import { markdownToDocument } from "@imprint/document";
 import { treeDiff, treeGetMany, treeScan, treeUpdate, type TreeDifference } from "../store/btree.js";
 import type { RevisionHeader } from "../store/caches.js";
 import { MAX_PAGE_DEPTH } from "../store/content-view.js";

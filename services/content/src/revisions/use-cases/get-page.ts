@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { evaluateDocument, evaluateText } from "../markdown/evaluate.js";
-import type { JsonDocument } from "@imprint/runtime/markdown";
+import type { JsonDocument } from "@imprint/document";
 import type { RevisionHeader } from "../store/caches.js";
 import type { PageTree } from "../store/content-view.js";
 import type { RevisionDeps } from "./deps.js";

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { contentRefFor, markdownToDocument, type DocumentBlock, type DocumentText } from "@imprint/runtime/markdown";
-import { evaluateDocument, evaluateText } from "../src/revisions/markdown/evaluate.js";
+import { contentRefFor, markdownToDocument, type DocumentBlock, type DocumentText } from "../src/index.js";
 
 /** The only block of a one-block document. */
 function only(markdown: string): DocumentBlock {
@@ -175,21 +174,5 @@ describe("markdown → document", () => {
   it("classifies link targets", () => {
     expect(contentRefFor("/pages/x")).toEqual({ kind: "page", page: "x" });
     expect(contentRefFor("/pages/../etc")).toEqual({ kind: "url", url: "/pages/../etc" });
-  });
-});
-
-describe("evaluating expressions", () => {
-  const scope = { space: { product: "Imprint" }, page: { version: "2.0" } };
-
-  it("replaces space and page variables, keeps unknown ones", () => {
-    expect(evaluateText("{{ space.vars.product }} {{page.vars.version}} {{ space.vars.missing }}", scope)).toBe("Imprint 2.0 {{ space.vars.missing }}");
-  });
-
-  it("replaces inside document text leaves, links included", () => {
-    const document = evaluateDocument(markdownToDocument("Use **{{ space.vars.product }}** [v{{ page.vars.version }}](https://x.dev)"), scope);
-    const paragraph = document.nodes[0]!;
-    expect(leaves(paragraph).map(([text]) => text).join("")).toBe("Use Imprint ");
-    const link = (paragraph.nodes ?? []).find((node) => node.object === "inline") as { nodes: DocumentText[] };
-    expect(link.nodes[0]!.leaves[0]!.text).toBe("v2.0");
   });
 });
