@@ -6,6 +6,7 @@
 export * from "./errors.js";
 export * from "./text.js";
 export * from "./caller.js";
+export * from "./update-mask.js";
 export * from "./logger.js";
 export * from "./config.js";
 export * from "./grpc/server.js";

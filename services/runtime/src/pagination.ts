@@ -1,4 +1,5 @@
 import type { EntityManager, EntityName, EntityProperty, FilterQuery } from "@mikro-orm/postgresql";
+import { isId } from "./caller.js";
 import { AppError } from "./errors.js";
 import { textProblem } from "./text.js";
 
@@ -20,6 +21,24 @@ export interface Page<T> {
 
 export type SortDirection = "asc" | "desc";
 type KeyValue = string | number | boolean | null;
+
+/**
+ * A list's `order` (the proto `imprint.common.v1.SortOrder`, by its wire numbers, which `buf
+ * breaking` keeps): UNSPECIFIED (0) is the list's default (undefined), ASC (1) and DESC (2) are
+ * themselves, anything else is invalid_argument naming `order`.
+ */
+export function sortDirectionFromProto(order: number): SortDirection | undefined {
+  switch (order) {
+    case 0:
+      return undefined;
+    case 1:
+      return "asc";
+    case 2:
+      return "desc";
+    default:
+      throw AppError.invalidArgument("order: must be asc or desc");
+  }
+}
 
 export function resolvePageSize(pageSize: number | undefined): number {
   if (pageSize === undefined || pageSize === 0) return DEFAULT_PAGE_SIZE;
@@ -43,7 +62,6 @@ export interface KeyType {
 }
 
 const INVALID_PAGE_TOKEN = "page: not a valid page token for this list";
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // What Date#toISOString writes, the only form tokens carry dates in.
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** Longer than any sort column; bounds what a forged token can make a query compare. */
@@ -55,7 +73,7 @@ function fitsKeyType(value: unknown, type: KeyType): value is KeyValue {
     case "string":
       return typeof value === "string" && value.length <= MAX_KEY_STRING_LENGTH && textProblem(value) === undefined;
     case "uuid":
-      return typeof value === "string" && UUID.test(value);
+      return isId(value);
     case "date": {
       if (typeof value !== "string" || !ISO_DATE.test(value)) return false;
       // Exactly what toISOString wrote: Date.parse rolls 2024-02-30 over to March, PostgreSQL refuses it.
@@ -97,6 +115,58 @@ export function decodePageToken(token: string, sortFingerprint: string, keys: re
     throw AppError.invalidArgument(INVALID_PAGE_TOKEN);
   }
   return values as KeyValue[];
+}
+
+/** A list request once read: its page size and the key the previous page ended on. */
+export interface PageCursor {
+  /** The list's sort, written into its tokens (a token of another list or order is refused). */
+  fingerprint: string;
+  pageSize: number;
+  /** Key values of the previous page's last item; undefined for the first page. */
+  after: KeyValue[] | undefined;
+}
+
+/**
+ * Reads a list request: the page size (invalid_argument naming `limit`), then the page token of
+ * the list `fingerprint`, whose key values must be of types `keys` (invalid_argument naming `page`).
+ */
+export function readPageRequest(request: PageRequestLike | undefined, fingerprint: string, keys: readonly (KeyKind | KeyType)[]): PageCursor {
+  const pageSize = resolvePageSize(request?.pageSize);
+  const after = request?.pageToken ? decodePageToken(request.pageToken, fingerprint, keys) : undefined;
+  return { fingerprint, pageSize, after };
+}
+
+/** Compares string keys part by part, in code-unit order (the order of JavaScript's `<`). */
+export function compareStringKeys(a: readonly string[], b: readonly string[]): number {
+  for (let index = 0; index < a.length; index++) {
+    const left = a[index]!;
+    const right = b[index]!;
+    if (left !== right) return left < right ? -1 : 1;
+  }
+  return 0;
+}
+
+/**
+ * One page of a list held in memory (e.g. computed from a revision), already sorted by
+ * `keyOf` in {@link compareStringKeys} order. Keys are compared, not positions, so a token stays
+ * meaningful when the next page is read from a newer version of the list.
+ */
+export function pageOfSorted<T>(items: readonly T[], keyOf: (item: T) => string[], cursor: PageCursor): Page<T> {
+  let start = 0;
+  const after = cursor.after as string[] | undefined;
+  if (after) {
+    // Binary search for the first item whose key sorts after the token's.
+    let high = items.length;
+    while (start < high) {
+      const middle = (start + high) >>> 1;
+      if (compareStringKeys(keyOf(items[middle]!), after) <= 0) start = middle + 1;
+      else high = middle;
+    }
+  }
+  const page = items.slice(start, start + cursor.pageSize);
+  const last = page[page.length - 1];
+  const more = start + cursor.pageSize < items.length;
+  return { items: page, nextPageToken: more && last ? encodePageToken(cursor.fingerprint, keyOf(last)) : "", totalCount: items.length };
 }
 
 export interface KeysetSort<T> {
@@ -147,11 +217,8 @@ export async function findPage<T extends object>(
   request: PageRequestLike | undefined,
   options: { populate?: string[] } = {},
 ): Promise<Page<T>> {
-  const pageSize = resolvePageSize(request?.pageSize);
-  const fingerprint = `${sort.fields.join(",")}:${sort.direction}`;
-  const filter = request?.pageToken
-    ? ({ $and: [where, afterCondition(sort, decodePageToken(request.pageToken, fingerprint, keyTypes(em, entity, sort)))] } as FilterQuery<T>)
-    : where;
+  const { pageSize, after, fingerprint } = readPageRequest(request, `${sort.fields.join(",")}:${sort.direction}`, keyTypes(em, entity, sort));
+  const filter = after ? ({ $and: [where, afterCondition(sort, after)] } as FilterQuery<T>) : where;
   const orderBy = Object.fromEntries(sort.fields.map((field) => [field, sort.direction]));
   const [rows, totalCount] = await Promise.all([
     // Generic keyset filters are built at run time; MikroORM's per-entity filter types cannot follow them.

@@ -1,6 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../src/errors.js";
-import { decodePageToken, encodePageToken, type KeyKind, type KeyType } from "../src/pagination.js";
+import {
+  decodePageToken,
+  encodePageToken,
+  pageOfSorted,
+  readPageRequest,
+  sortDirectionFromProto,
+  type KeyKind,
+  type KeyType,
+} from "../src/pagination.js";
 
 const SORT = "joinedAt,id:desc";
 const KEYS: KeyKind[] = ["date", "uuid"];
@@ -60,5 +68,43 @@ describe("page tokens", () => {
     expect(() => decodePageToken(forge(`{"s":"${SORT}","v":[1.5]}`), SORT, ["integer"])).toThrow(invalid);
     expect(() => decodePageToken(forge(`{"s":"${SORT}","v":[9007199254740993]}`), SORT, ["integer"])).toThrow(invalid);
     expect(() => decodePageToken(forge(`{"s":"${SORT}","v":[-1e309]}`), SORT, ["number"])).toThrow(invalid);
+  });
+});
+
+describe("list requests", () => {
+  it("reads the page size (0 or absent: 50) and refuses sizes outside 1 to 1000", () => {
+    expect(readPageRequest(undefined, "l", ["string"])).toEqual({ fingerprint: "l", pageSize: 50, after: undefined });
+    expect(readPageRequest({ pageSize: 0, pageToken: "" }, "l", ["string"]).pageSize).toBe(50);
+    expect(readPageRequest({ pageSize: 1000 }, "l", ["string"]).pageSize).toBe(1000);
+    for (const pageSize of [-1, 1001, 2.5]) {
+      expect(() => readPageRequest({ pageSize }, "l", ["string"])).toThrow(new AppError("invalid_argument", "limit: must be an integer between 1 and 1000"));
+    }
+  });
+
+  it("checks the size before the token, and refuses a token of another list", () => {
+    const token = encodePageToken("links", ["a"]);
+    expect(readPageRequest({ pageToken: token }, "links", ["string"]).after).toEqual(["a"]);
+    expect(() => readPageRequest({ pageToken: token }, "page-backlinks", ["string", "string"])).toThrow(invalid);
+    expect(() => readPageRequest({ pageToken: "???", pageSize: 5000 }, "links", ["string"])).toThrow(/^limit: /);
+  });
+
+  it("pages a sorted in-memory list by key, so a token outlives changes to the list", () => {
+    const keyOf = (item: string) => [item];
+    const first = pageOfSorted(["a", "b", "c", "d", "e"], keyOf, readPageRequest({ pageSize: 2 }, "letters", ["string"]));
+    expect(first).toMatchObject({ items: ["a", "b"], totalCount: 5 });
+    const second = pageOfSorted(["a", "b", "c", "d", "e"], keyOf, readPageRequest({ pageSize: 2, pageToken: first.nextPageToken }, "letters", ["string"]));
+    expect(second.items).toEqual(["c", "d"]);
+    // "b" was removed and "bb" added since: the next page still starts after "b".
+    expect(pageOfSorted(["a", "bb", "c"], keyOf, readPageRequest({ pageSize: 2, pageToken: first.nextPageToken }, "letters", ["string"])).items).toEqual(["bb", "c"]);
+    const last = pageOfSorted(["a", "b", "c", "d", "e"], keyOf, readPageRequest({ pageSize: 2, pageToken: second.nextPageToken }, "letters", ["string"]));
+    expect(last).toEqual({ items: ["e"], nextPageToken: "", totalCount: 5 });
+  });
+});
+
+describe("sort order", () => {
+  it("maps the proto SortOrder: unspecified is the list's default, unknown numbers are refused", () => {
+    expect([0, 1, 2].map(sortDirectionFromProto)).toEqual([undefined, "asc", "desc"]);
+    expect(() => sortDirectionFromProto(9)).toThrow(new AppError("invalid_argument", "order: must be asc or desc"));
+    expect(() => sortDirectionFromProto(-1)).toThrow(/^order: /);
   });
 });

@@ -1,5 +1,5 @@
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
-import { forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
+import { forkEm, pageInfo, pageRequest, sortDirectionFromProto, type AsyncImplementation } from "@imprint/runtime";
 import type { CollaborationDeps } from "../service.js";
 import { deleteComment } from "../use-cases/delete-comment.js";
 import { deleteCommentReply } from "../use-cases/delete-comment-reply.js";
@@ -12,7 +12,7 @@ import { postComment } from "../use-cases/post-comment.js";
 import { postCommentReply } from "../use-cases/post-comment-reply.js";
 import { updateComment } from "../use-cases/update-comment.js";
 import { updateCommentReply } from "../use-cases/update-comment-reply.js";
-import { commentStatusFromProto, commentToProto, formatFromProto, replyToProto, sortOrderFromProto } from "./mappers.js";
+import { commentStatusFromProto, commentToProto, formatFromProto, replyToProto } from "./mappers.js";
 
 export const COMMENT_SERVICE_NAME = "imprint.collaboration.v1.CommentService";
 
@@ -26,7 +26,7 @@ export function commentServiceImplementation(deps: CollaborationDeps): AsyncImpl
         {
           caller: request.caller,
           scope: request.scope,
-          order: sortOrderFromProto(request.order),
+          order: sortDirectionFromProto(request.order),
           status: commentStatusFromProto(request.status),
           targetPageId: request.targetPageId,
           authorUserIds: request.authorUserIds,

@@ -1,4 +1,3 @@
-import { SortOrder } from "@imprint/proto/common/v1";
 import {
   ChangeRequestOrder,
   ChangeRequestStatus as ChangeRequestStatusMessage,
@@ -12,7 +11,7 @@ import {
   type Reaction as ReactionMessage,
 } from "@imprint/proto/collaboration/v1/comments";
 import type { User } from "@imprint/proto/identity/v1";
-import { AppError, type SortDirection } from "@imprint/runtime";
+import { AppError } from "@imprint/runtime";
 import type { ChangeRequestStatus } from "../domain/index.js";
 import type { ChangeRequestView } from "../use-cases/shared/change-request-views.js";
 import type { BodyFormat, CommentView, ReactionView, ReplyView } from "../use-cases/shared/comment-views.js";
@@ -43,19 +42,6 @@ export function orderFromProto(order: ChangeRequestOrder): OrderField | undefine
       return "createdAt";
     default:
       throw AppError.invalidArgument("orderBy: must be updatedAt or createdAt");
-  }
-}
-
-export function sortOrderFromProto(order: SortOrder): SortDirection | undefined {
-  switch (order) {
-    case SortOrder.SORT_ORDER_UNSPECIFIED:
-      return undefined;
-    case SortOrder.SORT_ORDER_ASC:
-      return "asc";
-    case SortOrder.SORT_ORDER_DESC:
-      return "desc";
-    default:
-      throw AppError.invalidArgument("order: must be asc or desc");
   }
 }
 

@@ -1,4 +1,4 @@
-import { AppError, forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
+import { forkEm, pageInfo, pageRequest, sortDirectionFromProto, type AsyncImplementation } from "@imprint/runtime";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { ContentDeps } from "../service.js";
 import { createSpace } from "../use-cases/spaces/create-space.js";
@@ -18,7 +18,6 @@ import {
   levelToProto,
   parentFromProto,
   positionFromProto,
-  sortOrderFromProto,
   spaceToProto,
   visibilityFromProto,
 } from "./mappers/space.js";
@@ -111,8 +110,7 @@ export function spaceServiceImplementation(deps: ContentDeps): AsyncImplementati
     },
 
     listMemberSpaces: async (request) => {
-      const order = sortOrderFromProto(request.order);
-      if (order === "invalid") throw AppError.invalidArgument("order: must be asc or desc");
+      const order = sortDirectionFromProto(request.order);
       const page = await listMemberSpaces(
         em(),
         { caller: request.caller, organizationId: request.organizationId, userId: request.userId, page: pageRequest(request.page), order },

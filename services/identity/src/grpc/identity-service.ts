@@ -1,4 +1,4 @@
-import { AppError, forkEm, pageRequest, type AsyncImplementation, type ServiceDeps } from "@imprint/runtime";
+import { AppError, forkEm, pageRequest, sortDirectionFromProto, type AsyncImplementation, type ServiceDeps } from "@imprint/runtime";
 import { IdentityServiceService, MemberRole } from "@imprint/proto/identity/v1";
 import { addMember } from "../use-cases/add-member.js";
 import { authenticateToken } from "../use-cases/authenticate-token.js";
@@ -28,7 +28,6 @@ import {
   organizationToProto,
   roleFromProto,
   roleToProto,
-  sortOrderFromProto,
   userToProto,
 } from "./mappers.js";
 
@@ -92,8 +91,7 @@ export function identityServiceImplementation(deps: ServiceDeps): AsyncImplement
       deleteLinkInvite(em(), { caller: request.caller, organizationId: request.organizationId, inviteId: request.inviteId }, useCaseDeps),
 
     listMembers: async (request) => {
-      const order = sortOrderFromProto(request.order);
-      if (order === "invalid") throw AppError.invalidArgument("order: must be asc or desc");
+      const order = sortDirectionFromProto(request.order);
       const sort = memberSortFromProto(request.sort);
       if (sort === "invalid") throw AppError.invalidArgument("sort: must be joinedAt, lastSeenAt or name");
       const anyRole = request.role === MemberRole.MEMBER_ROLE_UNSPECIFIED;

@@ -1,5 +1,3 @@
-import type { SortDirection } from "@imprint/runtime";
-import { SortOrder } from "@imprint/proto/common/v1";
 import {
   MemberRole,
   MemberSort,
@@ -31,20 +29,6 @@ export function roleFromProto(role: MemberRole): MemberRoleValue | undefined {
   if (role === MemberRole.MEMBER_ROLE_GUEST) return null;
   const entry = Object.entries(ROLE_TO_PROTO).find(([, value]) => value === role);
   return entry ? (entry[0] as Role) : undefined;
-}
-
-/** Unspecified means "the service default"; an unknown number is a caller error. */
-export function sortOrderFromProto(order: SortOrder): SortDirection | undefined | "invalid" {
-  switch (order) {
-    case SortOrder.SORT_ORDER_UNSPECIFIED:
-      return undefined;
-    case SortOrder.SORT_ORDER_ASC:
-      return "asc";
-    case SortOrder.SORT_ORDER_DESC:
-      return "desc";
-    default:
-      return "invalid";
-  }
 }
 
 export function memberSortFromProto(sort: MemberSort): MemberSortField | undefined | "invalid" {

@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, parseUpdateMask } from "@imprint/runtime";
 import { Organization } from "../domain/organization.js";
 import { organizationPermissionsFor } from "../domain/permissions.js";
 import type { MemberRoleValue } from "../domain/roles.js";
@@ -43,23 +43,6 @@ type Changes = Partial<Pick<Organization, "title" | "emailDomains" | "hostname" 
 
 const HOSTNAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
 const MAX_EMAIL_DOMAINS = 100;
-
-function toSnakeCase(path: string): string {
-  return path.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}
-
-function parseMask(paths: string[]): Set<UpdatableField> {
-  if (paths.length === 0) throw AppError.invalidArgument("update_mask: must name at least one field");
-  const fields = new Set<UpdatableField>();
-  for (const path of paths) {
-    const field = toSnakeCase(path.trim());
-    if (!(UPDATABLE_FIELDS as readonly string[]).includes(field)) {
-      throw AppError.invalidArgument(`update_mask: unknown field "${path}"; allowed: ${UPDATABLE_FIELDS.join(", ")}`);
-    }
-    fields.add(field as UpdatableField);
-  }
-  return fields;
-}
 
 /** Validates each masked field and returns the new values, before any database access. */
 function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationInput): Changes {
@@ -110,7 +93,7 @@ export async function updateOrganization(
   deps: UseCaseDeps,
 ): Promise<OrganizationView> {
   const caller = requireCaller(input.caller);
-  const changes = validateChanges(parseMask(input.updateMask), input);
+  const changes = validateChanges(parseUpdateMask(input.updateMask, UPDATABLE_FIELDS), input);
 
   const view = await em
     .transactional(async (tx) => {

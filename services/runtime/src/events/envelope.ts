@@ -1,3 +1,5 @@
+import { isId } from "../caller.js";
+
 /** Who caused an event: the user, and the API token when the call was made with one. */
 export interface Actor {
   userId: string;
@@ -21,7 +23,6 @@ export interface EventEnvelope<P = Record<string, unknown>> {
 
 /** One subject token: lower-case, no dots or wildcards, so subjects stay parseable and filterable. */
 const NAME_TOKEN = /^[a-z][a-z0-9_-]*$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const DEAD_LETTER_STREAM = "IMPRINT_DLQ";
 export const DEAD_LETTER_SUBJECT_PREFIX = "imprint.dlq";
@@ -72,7 +73,7 @@ export function parseEnvelope(data: Uint8Array): { envelope: EventEnvelope } | {
   }
   if (!isRecord(value)) return { problem: "envelope must be a JSON object" };
   const { id, type, subject, occurredAt, organizationId, actor, payload } = value;
-  if (typeof id !== "string" || !UUID.test(id)) return { problem: "envelope.id must be a uuid" };
+  if (!isId(id)) return { problem: "envelope.id must be a uuid" };
   if (typeof type !== "string" || !/^[a-z][a-z0-9_-]*\.[a-z][a-z0-9_-]*$/.test(type)) {
     return { problem: 'envelope.type must look like "<aggregate>.<event>"' };
   }

@@ -1,5 +1,3 @@
-import type { SortDirection } from "@imprint/runtime";
-import { SortOrder } from "@imprint/proto/common/v1";
 import {
   ContentLevel,
   SpaceEditMode as SpaceEditModeMessage,
@@ -80,14 +78,6 @@ export function spaceToProto({ space, permissions }: SpaceView): SpaceMessage {
     changeRequestsDraft: space.changeRequestsDraft,
     permissions,
   };
-}
-
-/** Unspecified means "the service default"; an unknown number is "invalid". */
-export function sortOrderFromProto(order: SortOrder): SortDirection | undefined | "invalid" {
-  if (order === SortOrder.SORT_ORDER_UNSPECIFIED) return undefined;
-  if (order === SortOrder.SORT_ORDER_ASC) return "asc";
-  if (order === SortOrder.SORT_ORDER_DESC) return "desc";
-  return "invalid";
 }
 
 /** An unset parent keeps the default; a set one with an empty id is the top level. */

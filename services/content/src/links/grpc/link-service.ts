@@ -1,4 +1,4 @@
-import { forkEm, type AsyncImplementation } from "@imprint/runtime";
+import { forkEm, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { LinkServiceService } from "@imprint/proto/content/v1/links";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { contentRefFromProto } from "../../revisions/grpc/mappers.js";
@@ -20,8 +20,7 @@ export function linkServiceImplementation(orm: MikroORM, deps: LinkDeps): AsyncI
           caller: request.caller,
           ref: contentRefFromProto(request.ref),
           status: statusFilterFromProto(request.status),
-          pageToken: request.page?.pageToken ?? "",
-          pageSize: request.page?.pageSize ?? 0,
+          page: pageRequest(request.page),
           appUrl: request.appUrl,
         },
         deps,
@@ -37,8 +36,7 @@ export function linkServiceImplementation(orm: MikroORM, deps: LinkDeps): AsyncI
           ref: contentRefFromProto(request.ref),
           pageId: request.pageId,
           status: statusFilterFromProto(request.status),
-          pageToken: request.page?.pageToken ?? "",
-          pageSize: request.page?.pageSize ?? 0,
+          page: pageRequest(request.page),
           appUrl: request.appUrl,
         },
         deps,
@@ -49,7 +47,7 @@ export function linkServiceImplementation(orm: MikroORM, deps: LinkDeps): AsyncI
     listPageBacklinks: async (request) => {
       const list = await listBacklinks(
         em(),
-        { caller: request.caller, ref: contentRefFromProto(request.ref), target: { pageId: request.pageId }, pageToken: request.page?.pageToken ?? "", pageSize: request.page?.pageSize ?? 0 },
+        { caller: request.caller, ref: contentRefFromProto(request.ref), target: { pageId: request.pageId }, page: pageRequest(request.page) },
         deps,
       );
       return { listing: backlinkListingToProto(list) };
@@ -58,7 +56,7 @@ export function linkServiceImplementation(orm: MikroORM, deps: LinkDeps): AsyncI
     listFileBacklinks: async (request) => {
       const list = await listBacklinks(
         em(),
-        { caller: request.caller, ref: contentRefFromProto(request.ref), target: { fileId: request.fileId }, pageToken: request.page?.pageToken ?? "", pageSize: request.page?.pageSize ?? 0 },
+        { caller: request.caller, ref: contentRefFromProto(request.ref), target: { fileId: request.fileId }, page: pageRequest(request.page) },
         deps,
       );
       return { listing: backlinkListingToProto(list) };

@@ -1,19 +1,17 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput, SpaceAccess } from "../../access/index.js";
 import type { RevisionHeader } from "../../revisions/store/caches.js";
 import type { ContentRefInput } from "../../revisions/use-cases/open-content.js";
 import type { LinkDeps } from "./deps.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./open-links.js";
-import { decodeToken, pageOf, pageSizeOf } from "./paging.js";
 
 export interface ListBacklinksInput {
   caller: CallerInput | undefined;
   ref: ContentRefInput | undefined;
   /** The referenced page or file. */
   target: { pageId: string } | { fileId: string };
-  pageToken: string;
-  pageSize: number;
+  page: PageRequestLike | undefined;
 }
 
 export interface BacklinkList {
@@ -36,9 +34,7 @@ const FILE_ID = /^[A-Za-z0-9_-]{1,64}$/;
  * `broken` items.
  */
 export async function listBacklinks(em: EntityManager, input: ListBacklinksInput, deps: LinkDeps): Promise<BacklinkList> {
-  const size = pageSizeOf(input.pageSize);
-  const list = "pageId" in input.target ? "page-backlinks" : "file-backlinks";
-  const after = decodeToken(list, input.pageToken, 2);
+  const cursor = readPageRequest(input.page, "pageId" in input.target ? "page-backlinks" : "file-backlinks", ["string", "string"]);
   const opened = await openLinks(em, deps, input);
   const { graph } = opened;
 
@@ -53,7 +49,7 @@ export async function listBacklinks(em: EntityManager, input: ListBacklinksInput
   }
 
   const keyOf = (pageId: string) => [graph.index.paths.get(pageId) ?? "", pageId];
-  const { page, nextPageToken } = pageOf(referencing, keyOf, list, after, size);
-  const { pages, markdown } = await describePages(opened, page);
-  return { access: opened.access, revision: opened.revision, pages, markdown, totalCount: referencing.length, nextPageToken };
+  const page = pageOfSorted(referencing, keyOf, cursor);
+  const { pages, markdown } = await describePages(opened, page.items);
+  return { access: opened.access, revision: opened.revision, pages, markdown, totalCount: page.totalCount, nextPageToken: page.nextPageToken };
 }

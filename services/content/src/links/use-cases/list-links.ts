@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput, SpaceAccess } from "../../access/index.js";
 import type { RevisionHeader } from "../../revisions/store/caches.js";
 import type { FileRecord } from "../../revisions/store/model.js";
@@ -10,7 +10,6 @@ import { appLocationOf, linkStatus, type LinkStatusName } from "../link-status.j
 import { brokenInChangeRequest } from "./broken-in-change-request.js";
 import type { LinkDeps } from "./deps.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./open-links.js";
-import { decodeToken, pageOf, pageSizeOf } from "./paging.js";
 
 export interface ListLinksInput {
   caller: CallerInput | undefined;
@@ -19,8 +18,7 @@ export interface ListLinksInput {
   pageId?: string;
   /** Only targets with this status; undefined: every target. */
   status: LinkStatusName | undefined;
-  pageToken: string;
-  pageSize: number;
+  page: PageRequestLike | undefined;
   /** Base URL of the web application (URLs under it are `in-app`); empty: none. */
   appUrl: string;
 }
@@ -69,8 +67,7 @@ const TOKEN_LIST = "links";
  * check and the bodies of the pages it returns.
  */
 export async function listLinks(em: EntityManager, input: ListLinksInput, deps: LinkDeps): Promise<LinkList> {
-  const size = pageSizeOf(input.pageSize);
-  const after = decodeToken(TOKEN_LIST, input.pageToken, 1);
+  const cursor = readPageRequest(input.page, TOKEN_LIST, ["string"]);
   const app = appLocationOf(input.appUrl);
   const opened = await openLinks(em, deps, input);
   const { graph } = opened;
@@ -86,7 +83,7 @@ export async function listLinks(em: EntityManager, input: ListLinksInput, deps: 
 
   const resolved = scope.map((usage) => ({ usage, status: linkStatus(usage.link, graph, app), locations: usage.locations.slice(0, LOCATIONS_PER_ITEM) }));
   const matching = input.status ? resolved.filter((item) => item.status === input.status) : resolved;
-  const { page: items, nextPageToken } = pageOf(matching, (item) => [item.usage.key], TOKEN_LIST, after, size);
+  const { items, nextPageToken } = pageOfSorted(matching, (item) => [item.usage.key], cursor);
 
   const pageIds = items.flatMap(({ usage, status, locations }) => (usage.link.kind === "page" && status === "ok" ? [...locations, usage.link.target] : locations));
   const { pages, markdown } = await describePages(opened, pageIds);

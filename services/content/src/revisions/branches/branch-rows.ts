@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, isId } from "@imprint/runtime";
 import { execute, queryRows, sql, toDate } from "../store/db.js";
 
 /** A change request's branch (a `branches` row). */
@@ -40,7 +40,6 @@ const toRecord = (row: BranchRow): BranchRecord => ({
   updatedAt: toDate(row.updated_at),
 });
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Numbers fit PostgreSQL's int; longer digit strings name no change request. */
 const NUMBER = /^[1-9][0-9]{0,8}$/;
 
@@ -49,7 +48,7 @@ export type BranchKey = { id: string } | { number: number };
 
 /** The key `value` names, or undefined when it cannot name any change request. */
 export function branchKeyOf(value: string): BranchKey | undefined {
-  if (UUID.test(value)) return { id: value.toLowerCase() };
+  if (isId(value)) return { id: value.toLowerCase() };
   if (NUMBER.test(value)) return { number: Number(value) };
   return undefined;
 }

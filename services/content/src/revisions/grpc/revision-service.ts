@@ -1,4 +1,4 @@
-import { AppError, forkEm, type AsyncImplementation } from "@imprint/runtime";
+import { AppError, forkEm, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { DocumentFormat, RevisionServiceService, type ReadOptions } from "@imprint/proto/content/v1/revisions";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { batchGetPageSummaries } from "../use-cases/batch-get-page-summaries.js";
@@ -77,7 +77,7 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
     listFiles: async (request) => {
       const list = await listFiles(
         em(),
-        { caller: request.caller, ref: contentRefFromProto(request.ref), pageToken: request.page?.pageToken ?? "", pageSize: request.page?.pageSize ?? 0 },
+        { caller: request.caller, ref: contentRefFromProto(request.ref), page: pageRequest(request.page) },
         deps,
       );
       const now = deps.clock();

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, isId } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../access/index.js";
 import { DraftEditor } from "../editing/draft-editor.js";
 import type { RevisionHeader } from "../store/caches.js";
@@ -9,10 +9,9 @@ import { StoreSession } from "../store/session.js";
 import type { RevisionDeps } from "./deps.js";
 import { recordContentEvent } from "../../events.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
+/** Revision ids are uuids (the runtime's id check). */
 export function isRevisionId(value: string): boolean {
-  return UUID.test(value);
+  return isId(value);
 }
 
 /**

@@ -1,8 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, parseUpdateMask } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
-import { parseUpdateMask } from "../../use-cases/spaces/validation.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
 import { recordTranslationSettingsEvent } from "../events.js";
 import { validateLanguages } from "../languages.js";

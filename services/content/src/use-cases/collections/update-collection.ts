@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, parseUpdateMask } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCollectionAccess, type CallerInput, type DefaultLevel } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
 import { recordContentEvent } from "../../events.js";
-import { parseUpdateMask, validateCollectionDescription, validateCollectionTitle } from "../spaces/validation.js";
+import { validateCollectionDescription, validateCollectionTitle } from "../spaces/validation.js";
 import type { CollectionView } from "../spaces/views.js";
 
 const UPDATABLE_FIELDS = ["title", "description", "default_level"] as const;

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, parseUpdateMask } from "@imprint/runtime";
 import { requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
 import type { SpaceEditMode, SpaceVisibility } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
 import { recordContentEvent } from "../../events.js";
-import { parseUpdateMask, validateEmoji, validateSpaceTitle } from "./validation.js";
+import { validateEmoji, validateSpaceTitle } from "./validation.js";
 import type { SpaceView } from "./views.js";
 
 const UPDATABLE_FIELDS = ["title", "emoji", "edit_mode", "default_level", "visibility"] as const;

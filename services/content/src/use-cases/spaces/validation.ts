@@ -40,20 +40,3 @@ export function validateEmoji(value: string): string {
   return emoji;
 }
 
-function toSnakeCase(path: string): string {
-  return path.trim().replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}
-
-/** The update mask's fields (snake_case or camelCase paths), each one of `allowed`. */
-export function parseUpdateMask<Field extends string>(paths: string[] | undefined, allowed: readonly Field[]): Set<Field> {
-  if (!paths || paths.length === 0) throw AppError.invalidArgument("update_mask: must name at least one field");
-  const fields = new Set<Field>();
-  for (const path of paths) {
-    const field = toSnakeCase(path);
-    if (!(allowed as readonly string[]).includes(field)) {
-      throw AppError.invalidArgument(`update_mask: unknown field "${path}"; allowed: ${allowed.join(", ")}`);
-    }
-    fields.add(field as Field);
-  }
-  return fields;
-}

@@ -1,17 +1,15 @@
-import { AppError } from "@imprint/runtime";
+import { AppError, isId, requireCaller as requireRuntimeCaller } from "@imprint/runtime";
 import type { CallerInput } from "./deps.js";
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Identifiers are UUIDs; anything else cannot name an existing record (and must not reach SQL as a uuid). */
-export function isId(value: string): boolean {
-  return UUID.test(value);
-}
+export { isId };
 
+/**
+ * The runtime's caller check with the answers identity's RPCs have always given: no caller is
+ * invalid_argument, a user id that is not a uuid an unknown user (identity owns users).
+ */
 export function requireCaller(caller: CallerInput | undefined): CallerInput {
-  if (!caller?.userId) throw AppError.invalidArgument("caller: is required");
-  if (!isId(caller.userId)) throw AppError.unauthenticated("caller: unknown user");
-  return caller;
+  return requireRuntimeCaller(caller, { missing: "invalid_argument", userIdMustBeId: true });
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
