@@ -2,6 +2,7 @@ import type { Logger } from "@imprint/runtime/core";
 import { Router } from "@koa/router";
 import Koa from "koa";
 import type { TokenAuthenticator } from "./auth.js";
+import type { CacheBudget } from "./cache-budget.js";
 import type { GatewayState } from "./context.js";
 import type { PublicUrls } from "./mappers/urls.js";
 import { accessLog } from "./middleware/access-log.js";
@@ -21,6 +22,8 @@ export interface AppDeps {
   bodyLimitBytes: number;
   /** Signs the list cursors handed out and verifies those sent back. */
   pageTokens: PageTokenSigner;
+  /** The process's one cache budget, shared with the authenticator; a default-sized one when absent. */
+  caches?: CacheBudget;
   logger: Logger;
 }
 
@@ -31,7 +34,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.silent = true;
 
   const router = new Router<GatewayState>();
-  const routes = gatewayRoutes({ upstreams: deps.upstreams, upstreamAddresses: deps.upstreamAddresses, urls: deps.urls });
+  const routes = gatewayRoutes({ upstreams: deps.upstreams, upstreamAddresses: deps.upstreamAddresses, urls: deps.urls, caches: deps.caches });
   // Probes and signed downloads carry no bearer token (a download's credential is in its URL).
   for (const route of routes.direct) router.register(route.path, [route.method], route.handle);
   mountRoutes(router, routes.api, {

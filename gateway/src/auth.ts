@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import type { Caller } from "@imprint/proto/common/v1";
 import type { User } from "@imprint/proto/identity/v1";
 import { AppError } from "@imprint/runtime/core";
+import { CacheBudget, type BudgetedCache } from "./cache-budget.js";
 
 /** Who is calling: the identity service's answer for a bearer token. */
 export interface Principal {
@@ -19,10 +20,21 @@ export interface TokenAuthenticatorOptions {
   failureTtlMs?: number;
   /** Bound on cached tokens; the least recently used are dropped first. */
   maxEntries?: number;
+  /** The process's cache budget the cached principals count against; unbounded in bytes when absent. */
+  budget?: CacheBudget;
   now?: () => number;
 }
 
 type CacheEntry = { expiresAt: number } & ({ principal: Principal } | { failure: AppError });
+
+/**
+ * What a cached token is counted as against the cache budget: its key and principal as UTF-16
+ * text plus a fixed allowance for the objects holding them (about what V8 spends on them).
+ */
+function entryBytes(key: string, entry: CacheEntry): number {
+  const held = "principal" in entry ? JSON.stringify(entry.principal).length : entry.failure.message.length;
+  return 2 * (key.length + held) + 256;
+}
 
 // RFC 6750 b64token, bounded so an absurd header never reaches the identity service.
 const BEARER = /^Bearer +([A-Za-z0-9._~+/-]{1,512}=*) *$/i;
@@ -41,7 +53,7 @@ export function parseBearerToken(header: string | undefined): string {
  * upstream call, so a burst of requests with a fresh token costs one AuthenticateToken.
  */
 export class TokenAuthenticator {
-  private readonly cache = new Map<string, CacheEntry>();
+  private readonly cache: BudgetedCache<CacheEntry>;
   private readonly inFlight = new Map<string, Promise<Principal>>();
   private readonly ttlMs: number;
   private readonly failureTtlMs: number;
@@ -56,6 +68,7 @@ export class TokenAuthenticator {
     this.failureTtlMs = Math.min(options.failureTtlMs ?? 1_000, options.ttlMs);
     this.maxEntries = options.maxEntries ?? 10_000;
     this.now = options.now ?? Date.now;
+    this.cache = (options.budget ?? new CacheBudget(Number.POSITIVE_INFINITY)).cache("tokens");
   }
 
   /** Authenticates an Authorization header value; rejects with AppError unauthenticated (or unavailable). */
@@ -71,9 +84,6 @@ export class TokenAuthenticator {
     const cached = this.cache.get(key);
     if (cached) {
       if (cached.expiresAt > this.now()) {
-        // Re-insert to keep Map order = recency order (LRU eviction takes the first key).
-        this.cache.delete(key);
-        this.cache.set(key, cached);
         return "principal" in cached ? Promise.resolve(cached.principal) : Promise.reject(cached.failure);
       }
       this.cache.delete(key);
@@ -109,9 +119,9 @@ export class TokenAuthenticator {
 
   private remember(key: string, entry: CacheEntry, ttlMs: number): void {
     if (ttlMs <= 0) return;
-    this.cache.set(key, entry);
+    this.cache.set(key, entry, entryBytes(key, entry));
     while (this.cache.size > this.maxEntries) {
-      const oldest = this.cache.keys().next().value;
+      const oldest = this.cache.oldestKey();
       if (oldest === undefined) break;
       this.cache.delete(oldest);
     }

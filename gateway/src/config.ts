@@ -1,5 +1,6 @@
 import { env, loadConfig, type LogFormat } from "@imprint/runtime/core";
 import { z } from "zod";
+import { DEFAULT_GATEWAY_CACHE_BYTES } from "./cache-budget.js";
 import { UPSTREAM_NAMES, UPSTREAMS, type UpstreamAddresses } from "./upstreams.js";
 
 const grpcAddress = () =>
@@ -17,6 +18,7 @@ const gatewayShape = {
   IMPRINT_PUBLIC_URL: baseUrl(),
   IMPRINT_APP_URL: baseUrl(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  GATEWAY_CACHE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_GATEWAY_CACHE_BYTES),
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
   LOG_LEVEL: env.logLevel(),
@@ -36,6 +38,8 @@ export interface GatewayConfig {
   /** Base URL of the web application, used in `urls.app`; defaults to the public URL. */
   appUrl: string | undefined;
   authCacheTtlMs: number;
+  /** One budget, in bytes, for every cache of the process (verified tokens, page trees of every prefix). */
+  cacheBytes: number;
   bodyLimitBytes: number;
   upstreamTimeoutMs: number;
   logLevel: "debug" | "info" | "warn" | "error";
@@ -58,6 +62,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     publicUrl: raw.IMPRINT_PUBLIC_URL,
     appUrl: raw.IMPRINT_APP_URL,
     authCacheTtlMs: raw.AUTH_CACHE_TTL_MS,
+    cacheBytes: raw.GATEWAY_CACHE_BYTES,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
     logLevel: raw.LOG_LEVEL,

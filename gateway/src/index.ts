@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { AppError, createLogger, type Logger } from "@imprint/runtime/core";
 import { createApp } from "./app.js";
 import { TokenAuthenticator } from "./auth.js";
+import { CacheBudget } from "./cache-budget.js";
 import { answerParserErrors } from "./client-error.js";
 import type { GatewayConfig } from "./config.js";
 import { PAGE_TOKEN_SECRET_SETTING, PageTokenSigner } from "./pagination.js";
@@ -13,6 +14,7 @@ export { createApp, type AppDeps } from "./app.js";
 export { routeTable, type RouteTableEntry } from "./routes/index.js";
 export { TokenAuthenticator, parseBearerToken, type Principal } from "./auth.js";
 export { UPSTREAMS, type UpstreamName, type UpstreamClients } from "./upstreams.js";
+export { CacheBudget, DEFAULT_GATEWAY_CACHE_BYTES } from "./cache-budget.js";
 
 export interface GatewayHandle {
   /** Where this process listens, e.g. http://127.0.0.1:8080. */
@@ -49,13 +51,15 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   const url = `http://${hostForUrl(config.host)}:${port}`;
   const api = config.publicUrl ?? url;
 
+  // One byte budget for every cache of the process (tokens, page trees of every content prefix).
+  const caches = new CacheBudget(config.cacheBytes);
   const authenticator = new TokenAuthenticator(
     async (token) => {
       const { caller, user } = await upstreams.identity.authenticateToken({ token });
       if (!caller || !user) throw new AppError("internal", "identity answered AuthenticateToken without a principal");
       return { caller, user };
     },
-    { ttlMs: config.authCacheTtlMs },
+    { ttlMs: config.authCacheTtlMs, budget: caches },
   );
   if (!config.pageTokenSecret) {
     logger.warn(`${PAGE_TOKEN_SECRET_SETTING} is not set: list cursors are signed with a random key of this process, so they stop working at a restart and on other replicas`, {
@@ -71,6 +75,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     urls: { api, app: config.appUrl ?? api },
     bodyLimitBytes: config.bodyLimitBytes,
     pageTokens,
+    caches,
     logger,
   });
   const handle = app.callback();

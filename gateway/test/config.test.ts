@@ -10,6 +10,7 @@ describe("gateway configuration", () => {
       publicUrl: undefined,
       appUrl: undefined,
       authCacheTtlMs: 5_000,
+      cacheBytes: 32 * 1024 * 1024,
       bodyLimitBytes: 1024 * 1024,
       upstreamTimeoutMs: 10_000,
       logLevel: "info",

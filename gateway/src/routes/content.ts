@@ -1,5 +1,6 @@
 import { DocumentFormat, type ContentRef, type Page, type PageReadOptions, type ReadOptions } from "@imprint/proto/content/v1/revisions";
 import { z } from "zod";
+import type { BudgetedCache } from "../cache-budget.js";
 import { toRestFile } from "../mappers/file.js";
 import { toRestPage } from "../mappers/page.js";
 import { toRestRevision } from "../mappers/revision.js";
@@ -74,14 +75,13 @@ function pageReadOptions(query: z.output<typeof pageQuery>): PageReadOptions {
  * The last page tree answered per content reference, as JSON bytes. A revision never changes, so
  * the gateway sends the revision it holds (`known_revision_id`); the content service still checks
  * access and resolves the reference, and answers `not_modified` when it is the same revision, so
- * a 10,000-page tree is neither re-encoded, re-decoded nor re-mapped. Bounded by total size.
+ * a 10,000-page tree is neither re-encoded, re-decoded nor re-mapped. Its bytes count against the
+ * gateway's one cache budget, shared with every other cache of the process.
  */
 class PageTreeCache {
-  private readonly entries = new Map<string, { revisionId: string; organizationId: string; json: Buffer }>();
   private readonly inflight = new Map<string, Promise<unknown>>();
-  private size = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(private readonly entries: BudgetedCache<{ revisionId: string; organizationId: string; json: Buffer }>) {}
 
   fetching(key: string): boolean {
     return this.inflight.has(key);
@@ -103,32 +103,17 @@ class PageTreeCache {
   }
 
   get(key: string) {
-    const entry = this.entries.get(key);
-    if (entry) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
-    }
-    return entry;
+    return this.entries.get(key);
   }
 
   set(key: string, entry: { revisionId: string; organizationId: string; json: Buffer }): void {
-    const previous = this.entries.get(key);
-    if (previous) this.size -= previous.json.length;
-    this.entries.delete(key);
-    if (entry.json.length > this.maxBytes) return;
-    this.entries.set(key, entry);
-    this.size += entry.json.length;
-    for (const [oldest, old] of this.entries) {
-      if (this.size <= this.maxBytes) break;
-      this.entries.delete(oldest);
-      this.size -= old.json.length;
-    }
+    this.entries.set(key, entry, entry.json.length);
   }
 }
 
-export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls }: RouteDeps): Route[] {
+export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, caches }: RouteDeps): Route[] {
   const revisions = upstreams.content.revisions;
-  const pageTrees = new PageTreeCache(64 * 1024 * 1024);
+  const pageTrees = new PageTreeCache(caches.cache(`page trees ${prefix.path}`));
   const prefixParams = z.object(prefix.params);
   const fileParams = z.object({ ...prefix.params, fileId: pathId() });
   const pageParams = z.object({ ...prefix.params, pageId: pathId() });

@@ -1,13 +1,16 @@
 import type { RouterMiddleware } from "@koa/router";
+import type { CacheBudget } from "../cache-budget.js";
 import type { GatewayState } from "../context.js";
 import type { PublicUrls } from "../mappers/urls.js";
 import type { Route } from "../route.js";
 import type { UpstreamClients } from "../upstreams.js";
 
-/** What route handlers need: the shared upstream clients and the public base URLs. */
+/** What route handlers need: the shared upstream clients, the public base URLs, the process's cache budget. */
 export interface RouteDeps {
   upstreams: UpstreamClients;
   urls: PublicUrls;
+  /** Every cache a route keeps draws on this one budget (GATEWAY_CACHE_BYTES). */
+  caches: CacheBudget;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { CacheBudget, DEFAULT_GATEWAY_CACHE_BYTES } from "../cache-budget.js";
 import type { Route } from "../route.js";
 import type { UpstreamAddresses, UpstreamClients } from "../upstreams.js";
 import { changeRequestRoutes } from "./change-requests.js";
@@ -17,8 +18,10 @@ import { searchRoutes } from "./search.js";
 import { spaceRoutes } from "./spaces.js";
 import { translationRoutes } from "./translations.js";
 
-export interface GatewayRouteDeps extends RouteDeps {
+export interface GatewayRouteDeps extends Omit<RouteDeps, "caches"> {
   upstreamAddresses: UpstreamAddresses;
+  /** The process's cache budget; a budget of the default size when absent (tools that only list routes). */
+  caches?: CacheBudget;
 }
 
 /** Every route the gateway serves: the one list createApp mounts and tools read. */
@@ -29,7 +32,8 @@ export interface GatewayRoutes {
   api: Route[];
 }
 
-export function gatewayRoutes(deps: GatewayRouteDeps): GatewayRoutes {
+export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
+  const deps = { ...gatewayDeps, caches: gatewayDeps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES) };
   return {
     direct: [...healthRoutes(deps.upstreamAddresses), fileDownloadRoute(deps), exportDownloadRoute(deps)],
     api: [
