@@ -6,6 +6,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@open
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openDatabase } from "../src/db/orm.js";
+import { defineEvent } from "../src/events/definitions.js";
 import { streamName, type EventEnvelope } from "../src/events/envelope.js";
 import { connectNats, type NatsConnection } from "../src/events/nats.js";
 import { OutboxEvent } from "../src/events/entities.js";
@@ -16,6 +17,7 @@ import { createLogger } from "../src/logger.js";
 import { injectTraceHeaders, withExtractedContext } from "../src/telemetry/propagation.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
 import { testNatsUrl } from "../src/testing/nats.js";
+import { scalarMessage } from "./support/messages.js";
 
 // A real SDK tracer provider in this worker, exporting to memory, stands in for the preload.
 const exporter = new InMemorySpanExporter();
@@ -89,7 +91,8 @@ describe("trace context across the outbox and NATS", () => {
     await tracer.startActiveSpan("use case", async (span) => {
       useCaseSpan = span.spanContext();
       await orm.em.fork().transactional(async (em) => {
-        envelope = recordEvent(em, { context: ctx, aggregate: "space", event: "renamed", organizationId: "o", actor: null, payload: {} });
+        const spaceRenamed = defineEvent({ context: ctx, aggregate: "space", event: "renamed", message: scalarMessage({}) });
+        envelope = recordEvent(em, spaceRenamed, { organizationId: "o", actor: null, payload: {} });
       });
       span.end();
     });

@@ -3,15 +3,18 @@ import { defineEntity, p, type MikroORM } from "@mikro-orm/postgresql";
 import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openDatabase } from "../src/db/orm.js";
+import { defineEvent } from "../src/events/definitions.js";
 import { OutboxEvent, ProcessedEvent } from "../src/events/entities.js";
 import { DEAD_LETTER_STREAM, deadLetterSubject, streamName, type EventEnvelope } from "../src/events/envelope.js";
 import { connectNats, ensureStream, type NatsConnection } from "../src/events/nats.js";
 import { OutboxRelay } from "../src/events/outbox-relay.js";
+import { handleEvents } from "../src/events/handle-events.js";
 import { recordEvent } from "../src/events/record-event.js";
 import { subscribe, type SubscribeOptions, type Subscription } from "../src/events/subscribe.js";
 import { createLogger } from "../src/logger.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
 import { testNatsUrl } from "../src/testing/nats.js";
+import { scalarMessage } from "./support/messages.js";
 
 // Producer side: something the use case changes together with its event.
 const WidgetSchema = defineEntity({
@@ -39,6 +42,8 @@ HandledEventSchema.setClass(HandledEvent);
 const logLines: string[] = [];
 const logger = createLogger("events-test", { level: "debug", write: (line) => logLines.push(line) });
 const uniqueName = (prefix: string) => `${prefix}${randomBytes(4).toString("hex")}`;
+const WidgetCreated = scalarMessage({ index: 0 });
+const widgetCreated = (context: string) => defineEvent({ context, aggregate: "widget", event: "created", message: WidgetCreated });
 
 async function openTestOrm(prefix: string, entities: NonNullable<Parameters<typeof openDatabase>[0]["entities"]>): Promise<MikroORM> {
   const url = await createTestDatabase(inject("pgAdminUrl"), prefix);
@@ -86,17 +91,11 @@ describe("outbox, relay and idempotent consumers", () => {
 
   /** Records `count` events of one context in one committed transaction, with a widget. */
   async function commitEvents(context: string, count: number): Promise<EventEnvelope[]> {
+    const definition = widgetCreated(context);
     return producerOrm.em.fork().transactional(async (em) => {
       em.persist(em.create(Widget, { id: randomUUID(), name: "w" }));
       return Array.from({ length: count }, (_, index) =>
-        recordEvent(em, {
-          context,
-          aggregate: "widget",
-          event: "created",
-          organizationId: "org-1",
-          actor: { userId: "user-1" },
-          payload: { index },
-        }),
+        recordEvent(em, definition, { organizationId: "org-1", actor: { userId: "user-1" }, payload: { index } }),
       );
     });
   }
@@ -129,7 +128,7 @@ describe("outbox, relay and idempotent consumers", () => {
     await expect(
       producerOrm.em.fork().transactional(async (em) => {
         em.persist(em.create(Widget, { id: randomUUID(), name: "doomed" }));
-        rolledBack.push(recordEvent(em, { context, aggregate: "widget", event: "created", organizationId: null, actor: null, payload: {} }));
+        rolledBack.push(recordEvent(em, widgetCreated(context), { organizationId: null, actor: null, payload: { index: 0 } }));
         await em.flush();
         throw new Error("use case failed after flushing");
       }),
@@ -364,11 +363,42 @@ describe("outbox, relay and idempotent consumers", () => {
     expect(calls).toBe(0);
   });
 
-  it("rejects event and consumer names that would break subjects", async () => {
-    const em = producerOrm.em.fork();
-    expect(() => recordEvent(em, { context: "identity", aggregate: "member.x", event: "added", organizationId: null, actor: null, payload: {} })).toThrow(
-      /aggregate "member.x"/,
+  it("sends a payload that does not decode to the dead-letter stream at once; a typed handler gets the others decoded", async () => {
+    const context = uniqueName("typed");
+    const consumer = uniqueName("typed-consumer-");
+    const handled: { type: string; index: number }[] = [];
+    subscriptions.push(
+      await subscribeTestConsumer(context, consumer, {
+        handler: handleEvents([widgetCreated(context)], async (event) => {
+          handled.push({ type: event.type, index: event.payload.index });
+        }),
+      }),
     );
+    const js = jetstream(nats);
+    const publish = async (type: string, payload: Record<string, unknown>) => {
+      const envelope = { id: randomUUID(), type, subject: `imprint.${context}.v1.${type}`, occurredAt: new Date().toISOString(), organizationId: null, actor: null, payload };
+      await js.publish(envelope.subject, JSON.stringify(envelope), { msgID: envelope.id });
+      return envelope;
+    };
+    const wrong = await publish("widget.created", { index: "three" });
+    await publish("widget.renamed", { index: "not a widget.created: skipped" });
+    await publish("widget.created", { index: 3, addedLater: true });
+
+    const dead = await eventually(async () => {
+      try {
+        return await jsm.streams.getMessage(DEAD_LETTER_STREAM, { last_by_subj: deadLetterSubject(consumer) });
+      } catch {
+        return undefined;
+      }
+    });
+    expect(dead?.json()).toMatchObject({ envelope: wrong, error: "widget.created: payload.index must be a number", consumer, attempts: 1 });
+    await eventually(() => consumerSettled(context, consumer, 3));
+    expect(handled).toEqual([{ type: "widget.created", index: 3 }]);
+    expect(await consumerOrm.em.fork().count(ProcessedEvent, { consumer })).toBe(2);
+  });
+
+  it("rejects event and consumer names that would break subjects", async () => {
+    expect(() => defineEvent({ context: "identity", aggregate: "member.x", event: "added", message: WidgetCreated })).toThrow(/aggregate "member.x"/);
     await expect(
       subscribe({ nats, orm: consumerOrm, context: "identity", consumer: "a.b", filterSubject: "imprint.identity.v1.>", logger, handler: async () => {} }),
     ).rejects.toThrow(/consumer "a.b"/);

@@ -7,6 +7,7 @@ import { testClient } from "../src/testing/index.js";
 import { loadConfig, serviceConfigShape } from "../src/config.js";
 import { getFreePort } from "../src/infrastructure/ports.js";
 import { AppError } from "../src/errors.js";
+import { defineEvent } from "../src/events/definitions.js";
 import type { EventEnvelope } from "../src/events/envelope.js";
 import { recordEvent } from "../src/events/record-event.js";
 import { checkHealth } from "../src/grpc/client.js";
@@ -15,6 +16,7 @@ import { runMain, type ProcessHost } from "../src/process.js";
 import { startService, type RunningService, type ServiceConfig, type ServiceDeps, type ServiceSpec } from "../src/service.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
 import { testNatsUrl } from "../src/testing/nats.js";
+import { scalarMessage } from "./support/messages.js";
 
 const NoteSchema = defineEntity({
   name: "Note",
@@ -50,6 +52,7 @@ const migrationsPath = join(dirname(fileURLToPath(import.meta.url)), "service-fi
 const fixedNow = new Date("2026-03-04T05:06:07.000Z");
 
 function notesSpec(context: string, received: EventEnvelope[], onStarted: (deps: ServiceDeps) => Promise<void>): ServiceSpec {
+  const noteAdded = defineEvent({ context, aggregate: "note", event: "added", message: scalarMessage({ text: "" }) });
   return {
     name: "notes",
     context,
@@ -65,7 +68,7 @@ function notesSpec(context: string, received: EventEnvelope[], onStarted: (deps:
             const note = await orm.em.fork().transactional(async (em) => {
               const created = em.create(Note, { id: randomUUID(), text, createdAt: clock() });
               em.persist(created);
-              recordEvent(em, { context, aggregate: "note", event: "added", organizationId: null, actor: null, payload: { text }, occurredAt: clock() });
+              recordEvent(em, noteAdded, { organizationId: null, actor: null, payload: { text }, occurredAt: clock() });
               return created;
             });
             relay.notify();

@@ -1,36 +1,33 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { injectTraceHeaders } from "../telemetry/propagation.js";
+import { encodePayload, type EventDefinition, type EventPayload } from "./definitions.js";
 import { OutboxEvent } from "./entities.js";
-import { eventSubject, type Actor, type EventEnvelope } from "./envelope.js";
+import type { Actor, EventEnvelope } from "./envelope.js";
 
-export interface RecordEventInput {
-  /** Bounded context that owns the aggregate, e.g. "identity". */
-  context: string;
-  /** e.g. "member". */
-  aggregate: string;
-  /** Past tense, e.g. "added". */
-  event: string;
+export interface RecordEventInput<T> {
   organizationId: string | null;
   actor: Actor | null;
-  payload: Record<string, unknown>;
+  /** The event's message (see EventPayload for null). */
+  payload: NoInfer<EventPayload<T>>;
   occurredAt?: Date;
 }
 
 /**
  * Adds a domain event to the outbox of the unit of work. Only `persist`: the caller flushes inside
  * its own transaction, so the event exists exactly when the change it describes is committed.
- * The active trace context is kept with the row, so consumers continue the caller's trace.
+ * The payload is written once, here, as the definition's message (encodePayload). The active
+ * trace context is kept with the row, so consumers continue the caller's trace.
  */
-export function recordEvent(em: EntityManager, input: RecordEventInput): EventEnvelope {
+export function recordEvent<T>(em: EntityManager, definition: EventDefinition<T>, input: RecordEventInput<T>): EventEnvelope {
   const envelope: EventEnvelope = {
     id: randomUUID(),
-    type: `${input.aggregate}.${input.event}`,
-    subject: eventSubject(input.context, input.aggregate, input.event),
+    type: definition.type,
+    subject: definition.subject,
     occurredAt: (input.occurredAt ?? new Date()).toISOString(),
     organizationId: input.organizationId,
     actor: input.actor ? { userId: input.actor.userId, ...(input.actor.tokenId ? { tokenId: input.actor.tokenId } : {}) } : null,
-    payload: input.payload,
+    payload: encodePayload(definition, input.payload),
   };
   const traceHeaders = injectTraceHeaders();
   em.persist(

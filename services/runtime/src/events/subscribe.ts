@@ -4,6 +4,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerCon
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "../logger.js";
 import { withExtractedContext } from "../telemetry/propagation.js";
+import { UndecodablePayloadError } from "./definitions.js";
 import { ProcessedEvent } from "./entities.js";
 import { deadLetterSubject, parseEnvelope, streamName, type EventEnvelope } from "./envelope.js";
 import { ensureStream, isConsumerNotFound } from "./nats.js";
@@ -168,8 +169,10 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
           } catch (error) {
             span.recordException(error instanceof Error ? error : new Error(errorMessage(error)));
             span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
-            if (attempt >= maxDeliver) {
-              eventLogger.error("event handler failed for the last time; sent to the dead-letter stream", { err: error });
+            // A payload that does not decode never will: no retries.
+            const undecodable = error instanceof UndecodablePayloadError;
+            if (undecodable || attempt >= maxDeliver) {
+              eventLogger.error(`${undecodable ? "event payload does not decode" : "event handler failed for the last time"}; sent to the dead-letter stream`, { err: error });
               await deadLetter(msg, { envelope, error: errorMessage(error), attempts: attempt }, `${consumer}:${envelope.id}`);
             } else {
               const delay = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]!;

@@ -60,3 +60,4 @@ export async function failure(call: Promise<unknown>): Promise<{ code: string; m
 }
 
 export { testNatsUrl } from "./nats.js";
+export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";
