@@ -60,4 +60,5 @@ export async function failure(call: Promise<unknown>): Promise<{ code: string; m
 }
 
 export { testNatsUrl } from "./nats.js";
+export { describeTables, runtimeTablesAsCreated, type TableDescription } from "./schema.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";

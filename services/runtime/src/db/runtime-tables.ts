@@ -1,0 +1,36 @@
+/**
+ * The tables the runtime keeps in every service's database, as SQL: the one source of their
+ * schema for migrations. A new service's first migration calls {@link addRuntimeTables}; a table
+ * the runtime adds later reaches existing services through a migration of theirs that adds just
+ * that table. The SQL matches the runtime's entities (events/entities.ts), which the services'
+ * schema-drift tests check, and the services' applied first migrations, which wrote these same
+ * statements before the helper existed (their tests compare the result, see testing/schema.ts).
+ */
+const RUNTIME_TABLES = {
+  outbox_events: [
+    `create table "outbox_events" ("id" uuid not null, "sequence" bigserial, "subject" varchar(255) not null, "type" varchar(128) not null, "envelope" jsonb not null, "trace_headers" jsonb null, "created_at" timestamptz not null, "published_at" timestamptz null, primary key ("id"));`,
+    `alter table "outbox_events" add constraint "outbox_events_sequence_unique" unique ("sequence");`,
+    `create index "outbox_events_published_at_index" on "outbox_events" ("published_at");`,
+  ],
+  processed_events: [
+    `create table "processed_events" ("consumer" varchar(128) not null, "event_id" uuid not null, "processed_at" timestamptz not null, primary key ("consumer", "event_id"));`,
+  ],
+} as const satisfies Record<string, readonly string[]>;
+
+export type RuntimeTable = keyof typeof RUNTIME_TABLES;
+
+/** Every runtime table, in creation order. */
+export const RUNTIME_TABLE_NAMES = Object.keys(RUNTIME_TABLES) as RuntimeTable[];
+
+/** The statements creating `tables` (default: all of them). */
+export function runtimeTablesSql(tables: readonly RuntimeTable[] = RUNTIME_TABLE_NAMES): string[] {
+  return tables.flatMap((table) => RUNTIME_TABLES[table]);
+}
+
+/**
+ * Adds the runtime's tables to a migration: `addRuntimeTables(this)` in a new service's first
+ * migration, `addRuntimeTables(this, ["<table>"])` when the runtime gains a table.
+ */
+export function addRuntimeTables(migration: { addSql(sql: string): void }, tables: readonly RuntimeTable[] = RUNTIME_TABLE_NAMES): void {
+  for (const statement of runtimeTablesSql(tables)) migration.addSql(statement);
+}
