@@ -4,7 +4,7 @@ import { Member } from "../domain/member.js";
 import { Organization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { assertAnotherAdminRemains, lockOrganization } from "./shared/access.js";
-import { recordIdentityEvent } from "./shared/events.js";
+import { memberRoleChanged, recordIdentityEvent } from "../events.js";
 import { createMember } from "./shared/members.js";
 import { conflictOnUniqueViolation } from "./shared/conflicts.js";
 import { findOrCreateUser } from "./shared/users.js";
@@ -34,9 +34,7 @@ async function addOrUpdateMemberIn(
   if (!existing) return { member: createMember(tx, { organization, user, role }, deps, null), changed: true };
   if (existing.role === role) return { member: existing, changed: false };
   if (role !== "admin") await assertAnotherAdminRemains(tx, existing, LAST_ADMIN_DEMOTION_MESSAGE);
-  recordIdentityEvent(tx, deps, {
-    aggregate: "member",
-    name: "role_changed",
+  recordIdentityEvent(tx, deps, memberRoleChanged, {
     organizationId: organization.id,
     actor: null,
     payload: { userId: user.id, from: existing.role ?? null, to: role },

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { LinkInvite } from "../domain/link-invite.js";
 import { Organization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
-import { recordIdentityEvent } from "./shared/events.js";
+import { inviteCreated, recordIdentityEvent } from "../events.js";
 import { isId } from "./shared/validation.js";
 import type { UseCaseDeps } from "./shared/deps.js";
 
@@ -22,9 +22,7 @@ export async function createLinkInvite(em: EntityManager, input: CreateLinkInvit
     const organization = await tx.findOne(Organization, input.organizationId);
     if (!organization) throw AppError.notFound("Organization");
     const created = tx.create(LinkInvite, { organization, role, createdAt: deps.clock() });
-    recordIdentityEvent(tx, deps, {
-      aggregate: "invite",
-      name: "created",
+    recordIdentityEvent(tx, deps, inviteCreated, {
       organizationId: organization.id,
       actor: null,
       payload: { inviteId: created.id, role },

@@ -4,7 +4,7 @@ import { Organization } from "../domain/organization.js";
 import { CHOSEN_SECRET_PATTERN } from "../domain/tokens.js";
 import { createMember } from "./shared/members.js";
 import { conflictOnUniqueViolation } from "./shared/conflicts.js";
-import { recordIdentityEvent } from "./shared/events.js";
+import { organizationCreated, recordIdentityEvent } from "../events.js";
 import { createToken } from "./shared/tokens.js";
 import { findOrCreateUser } from "./shared/users.js";
 import { displayNameOrDefault, normalizeEmail, validateTitle } from "./shared/validation.js";
@@ -52,9 +52,7 @@ export async function createOrganizationIn(
     createdAt: now,
     updatedAt: now,
   });
-  recordIdentityEvent(tx, deps, {
-    aggregate: "organization",
-    name: "created",
+  recordIdentityEvent(tx, deps, organizationCreated, {
     organizationId: organization.id,
     actor: null,
     payload: { organizationId: organization.id, title: organization.title, ownerUserId: user.id },

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { LinkInvite } from "../domain/link-invite.js";
 import { requireAdmin, requireMembership } from "./shared/access.js";
-import { recordIdentityEvent } from "./shared/events.js";
+import { inviteDeleted, recordIdentityEvent } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
 
@@ -20,9 +20,7 @@ export async function deleteLinkInvite(em: EntityManager, input: DeleteLinkInvit
     if (!isId(input.inviteId)) return false;
     const count = await tx.nativeDelete(LinkInvite, { id: input.inviteId, organization: input.organizationId });
     if (count === 0) return false;
-    recordIdentityEvent(tx, deps, {
-      aggregate: "invite",
-      name: "deleted",
+    recordIdentityEvent(tx, deps, inviteDeleted, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { inviteId: input.inviteId },

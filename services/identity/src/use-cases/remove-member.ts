@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { Member } from "../domain/member.js";
 import { assertAnotherAdminRemains, lockOrganization, requireAdmin, requireMembership } from "./shared/access.js";
-import { recordIdentityEvent } from "./shared/events.js";
+import { memberRemoved, recordIdentityEvent } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
 
@@ -27,9 +27,7 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
     const member = await tx.findOne(Member, { organization: input.organizationId, user: input.userId }, { refresh: true });
     if (!member) return false;
     await assertAnotherAdminRemains(tx, member, LAST_ADMIN_REMOVAL_MESSAGE);
-    recordIdentityEvent(tx, deps, {
-      aggregate: "member",
-      name: "removed",
+    recordIdentityEvent(tx, deps, memberRemoved, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { userId: input.userId, role: member.role ?? null },

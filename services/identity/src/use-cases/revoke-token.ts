@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { ApiToken } from "../domain/api-token.js";
 import { hashTokenSecret } from "../domain/tokens.js";
-import { recordIdentityEvent } from "./shared/events.js";
+import { tokenRevoked, recordIdentityEvent } from "../events.js";
 import { isId } from "./shared/validation.js";
 import type { UseCaseDeps } from "./shared/deps.js";
 
@@ -25,9 +25,7 @@ export async function revokeToken(em: EntityManager, input: RevokeTokenInput, de
     if (!token) throw AppError.notFound("Token");
     if (token.revokedAt) return { tokenId: token.id, revokedAt: token.revokedAt, changed: false };
     token.revokedAt = deps.clock();
-    recordIdentityEvent(tx, deps, {
-      aggregate: "token",
-      name: "revoked",
+    recordIdentityEvent(tx, deps, tokenRevoked, {
       organizationId: null,
       actor: null,
       payload: { tokenId: token.id, userId: token.user.id },

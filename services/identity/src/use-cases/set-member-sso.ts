@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { Member } from "../domain/member.js";
 import { requireAdmin, requireMembership } from "./shared/access.js";
-import { recordIdentityEvent } from "./shared/events.js";
+import { memberSsoEnabled, recordIdentityEvent } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
 
@@ -23,9 +23,7 @@ export async function setMemberSso(em: EntityManager, input: SetMemberSsoInput, 
     if (!member) throw AppError.notFound("Member");
     if (member.sso) return { member, changed: false };
     member.sso = true;
-    recordIdentityEvent(tx, deps, {
-      aggregate: "member",
-      name: "sso_enabled",
+    recordIdentityEvent(tx, deps, memberSsoEnabled, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { userId: input.userId },

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { Member } from "../domain/member.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { assertAnotherAdminRemains, lockOrganization, requireAdmin, requireMembership } from "./shared/access.js";
-import { recordIdentityEvent } from "./shared/events.js";
+import { memberRoleChanged, recordIdentityEvent } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
 
@@ -38,9 +38,7 @@ export async function updateMember(em: EntityManager, input: UpdateMemberInput, 
     if (from === role) return { member, changed: false };
     if (role !== "admin") await assertAnotherAdminRemains(tx, member, LAST_ADMIN_DEMOTION_MESSAGE);
     member.role = role;
-    recordIdentityEvent(tx, deps, {
-      aggregate: "member",
-      name: "role_changed",
+    recordIdentityEvent(tx, deps, memberRoleChanged, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { userId: input.userId, from, to: role },

@@ -5,7 +5,7 @@ import { organizationPermissionsFor } from "../domain/permissions.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import type { OrganizationView } from "./get-organization.js";
 import { requireAdmin, requireMembership } from "./shared/access.js";
-import { recordIdentityEvent } from "./shared/events.js";
+import { organizationUpdated, recordIdentityEvent } from "../events.js";
 import { normalizeEmailDomain, requireCaller, validateTitle } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
 
@@ -109,9 +109,7 @@ export async function updateOrganization(
       }
       if (Object.keys(changed).length > 0) {
         tx.assign(organization, { ...changes, updatedAt: deps.clock() });
-        recordIdentityEvent(tx, deps, {
-          aggregate: "organization",
-          name: "updated",
+        recordIdentityEvent(tx, deps, organizationUpdated, {
           organizationId: organization.id,
           actor: caller,
           payload: { changedFields: Object.keys(changed), changes: changed },

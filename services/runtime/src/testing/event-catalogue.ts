@@ -114,7 +114,8 @@ export function eventCatalogueProblems(
     if (!isMessage(messages[row.message])) problems.push(`${row.type}: documented message ${row.message} is not in events.proto`);
   }
   for (const [name, value] of Object.entries(messages)) {
-    if (!isMessage(value) || defined.some((definition) => definition.message === value)) continue;
+    // Nested types (ts-proto names them Parent_Child, e.g. map entries) belong to their message.
+    if (!isMessage(value) || name.includes("_") || defined.some((definition) => definition.message === value)) continue;
     if (!documented.text.includes(`\`${name}\``)) problems.push(`${name}: in events.proto, but neither an event's payload nor named in the catalogue`);
   }
   return problems;

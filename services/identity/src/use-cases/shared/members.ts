@@ -4,7 +4,7 @@ import type { Organization } from "../../domain/organization.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import type { User } from "../../domain/user.js";
 import type { CallerInput, UseCaseDeps } from "./deps.js";
-import { recordIdentityEvent } from "./events.js";
+import { memberAdded, recordIdentityEvent } from "../../events.js";
 
 /** Adds `user` to `organization` with `role` and records `member.added`. */
 export function createMember(
@@ -23,9 +23,7 @@ export function createMember(
     lastSeenAt: null,
     sortName: input.user.displayName.toLowerCase(),
   });
-  recordIdentityEvent(em, deps, {
-    aggregate: "member",
-    name: "added",
+  recordIdentityEvent(em, deps, memberAdded, {
     organizationId: input.organization.id,
     actor,
     payload: { userId: input.user.id, role: input.role },

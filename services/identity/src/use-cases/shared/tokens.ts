@@ -4,7 +4,7 @@ import { ApiToken } from "../../domain/api-token.js";
 import { generateTokenSecret, hashTokenSecret } from "../../domain/tokens.js";
 import type { User } from "../../domain/user.js";
 import type { CallerInput, UseCaseDeps } from "./deps.js";
-import { recordIdentityEvent } from "./events.js";
+import { tokenIssued, recordIdentityEvent } from "../../events.js";
 
 /** Creates a token for `user` with a chosen or generated secret; returns the secret once. */
 export async function createToken(
@@ -27,9 +27,7 @@ export async function createToken(
     lastUsedAt: null,
     revokedAt: null,
   });
-  recordIdentityEvent(em, deps, {
-    aggregate: "token",
-    name: "issued",
+  recordIdentityEvent(em, deps, tokenIssued, {
     organizationId: null,
     actor,
     payload: { tokenId: token.id, userId: input.user.id, label: input.label },

@@ -1,0 +1,46 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { defineEvent, recordEvent, type EventDefinition, type EventMessage, type RecordEventInput } from "@imprint/runtime";
+import {
+  InviteCreated,
+  InviteDeleted,
+  MemberAdded,
+  MemberRemoved,
+  MemberRoleChanged,
+  MemberSsoEnabled,
+  OrganizationCreated,
+  OrganizationUpdated,
+  TokenIssued,
+  TokenRevoked,
+  UserCreated,
+} from "@imprint/proto/identity/v1/events";
+import { IDENTITY_CONTEXT, type UseCaseDeps } from "./use-cases/shared/deps.js";
+
+/**
+ * The identity events: stream `IMPRINT_IDENTITY`, subjects `imprint.identity.v1.<aggregate>.<event>`,
+ * each payload a message of `proto/imprint/identity/v1/events.proto` (listed in the event catalogue
+ * of docs/architecture.md, which a test checks against these definitions).
+ */
+const identityEvent = <T, A extends string, E extends string>(aggregate: A, event: E, message: EventMessage<T>) =>
+  defineEvent({ context: IDENTITY_CONTEXT, aggregate, event, message });
+
+export const organizationCreated = identityEvent("organization", "created", OrganizationCreated);
+export const organizationUpdated = identityEvent("organization", "updated", OrganizationUpdated);
+export const userCreated = identityEvent("user", "created", UserCreated);
+export const memberAdded = identityEvent("member", "added", MemberAdded);
+export const memberRoleChanged = identityEvent("member", "role_changed", MemberRoleChanged);
+export const memberRemoved = identityEvent("member", "removed", MemberRemoved);
+export const memberSsoEnabled = identityEvent("member", "sso_enabled", MemberSsoEnabled);
+export const tokenIssued = identityEvent("token", "issued", TokenIssued);
+export const tokenRevoked = identityEvent("token", "revoked", TokenRevoked);
+export const inviteCreated = identityEvent("invite", "created", InviteCreated);
+export const inviteDeleted = identityEvent("invite", "deleted", InviteDeleted);
+
+/** Records an identity event in the current transaction (published by the relay after commit), at the clock's time. */
+export function recordIdentityEvent<T>(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "clock">,
+  definition: EventDefinition<T>,
+  event: Omit<RecordEventInput<T>, "occurredAt">,
+): void {
+  recordEvent(em, definition, { ...event, occurredAt: deps.clock() });
+}
