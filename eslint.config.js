@@ -1,12 +1,22 @@
-// Type-aware lint for every workspace: floating promises and unhandled rejections are errors.
+// Type-aware lint for every workspace: floating promises and unhandled rejections are errors. The
+// root's plain-JavaScript scripts and configs get the recommended rules (`npm run lint:scripts`).
 import js from "@eslint/js";
+import globals from "globals";
 import tseslint from "typescript-eslint";
 
+const SCRIPTS = ["**/scripts/**/*.mjs", "*.js"];
+
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/src/gen/**", "**/node_modules/**", "**/*.js", "**/*.mjs", "bench/results/**"] },
+  { ignores: ["**/dist/**", "**/src/gen/**", "**/node_modules/**", "bench/results/**", "**/*.cjs", "**/*.d.mts"] },
   js.configs.recommended,
-  ...tseslint.configs.recommendedTypeChecked,
   {
+    files: SCRIPTS,
+    languageOptions: { globals: globals.node, ecmaVersion: "latest", sourceType: "module" },
+    rules: { "no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }] },
+  },
+  {
+    files: ["**/*.ts", "**/*.mts"],
+    extends: [...tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
