@@ -27,7 +27,7 @@ import type { ContentClients, UseCaseDeps } from "./use-cases/shared/deps.js";
 export const COLLABORATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
 
 /** What the collaboration service's transports and use cases are built from. */
-export interface CollaborationDeps extends ServiceDeps, Omit<UseCaseDeps, "relay"> {
+export interface CollaborationDeps extends ServiceDeps, UseCaseDeps {
   config: CollaborationConfig;
 }
 

@@ -15,7 +15,7 @@ async function runBootstrap(config: IdentityConfig, deps: ServiceDeps): Promise<
   const result = await bootstrapFirstOrganization(
     forkEm(deps.orm),
     { token: config.IMPRINT_BOOTSTRAP_TOKEN, organizationTitle: config.IMPRINT_BOOTSTRAP_ORG_TITLE, ownerEmail: config.IMPRINT_BOOTSTRAP_EMAIL },
-    { clock: deps.clock, relay: deps.relay },
+    { clock: deps.clock, unitOfWork: deps.unitOfWork },
   );
   if (result.created) {
     deps.logger.info("bootstrap: created the first organization", { organizationId: result.organizationId, userId: result.userId });

@@ -3,6 +3,7 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { z } from "zod";
 import { loadConfig, serviceConfigShape } from "./config.js";
 import { migrateDatabase, openDatabase } from "./db/orm.js";
+import { createUnitOfWork, type UnitOfWork } from "./db/unit-of-work.js";
 import { connectNats, ensureStream } from "./events/nats.js";
 import { OutboxRelay } from "./events/outbox-relay.js";
 import { subscribe, type SubscribeOptions, type Subscription } from "./events/subscribe.js";
@@ -20,6 +21,8 @@ export interface ServiceDeps {
   logger: Logger;
   clock: Clock;
   relay: OutboxRelay;
+  /** Runs a use case's transaction and wakes `relay` once it committed. */
+  unitOfWork: UnitOfWork;
   config: ServiceConfig;
 }
 
@@ -105,7 +108,7 @@ export async function startService(
     await ensureStream(nats, spec.context, { replicas: config.NATS_STREAM_REPLICAS });
     relay = new OutboxRelay({ orm, nats, context: spec.context, logger, clock });
     relay.start();
-    const deps: ServiceDeps = { orm, nats, logger, clock, relay, config };
+    const deps: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay), config };
     const activeRelay = relay;
     for (const consumer of spec.consumers?.(deps) ?? []) {
       subscriptions.push(

@@ -58,20 +58,19 @@ function notesSpec(context: string, received: EventEnvelope[], onStarted: (deps:
     context,
     entities: [Note],
     migrationsPath,
-    grpc: ({ orm, relay, clock }) => [
+    grpc: ({ orm, unitOfWork, clock }) => [
       {
         name: "test.Notes",
         definition: NotesService,
         implementation: {
           addNote: async ({ text }) => {
             if (!text) throw AppError.invalidArgument("text: must not be empty");
-            const note = await orm.em.fork().transactional(async (em) => {
+            const note = await unitOfWork.run(orm.em.fork(), async (em) => {
               const created = em.create(Note, { id: randomUUID(), text, createdAt: clock() });
               em.persist(created);
               recordEvent(em, noteAdded, { organizationId: null, actor: null, payload: { text }, occurredAt: clock() });
               return created;
             });
-            relay.notify();
             return { id: note.id, createdAt: note.createdAt.toISOString() };
           },
         },

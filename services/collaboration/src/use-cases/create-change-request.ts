@@ -31,7 +31,7 @@ export async function createChangeRequest(em: EntityManager, input: CreateChange
   const agentTaskId = validateAgentTaskId(input.agentTaskId);
   const space = await requireSpace(deps, caller, input.spaceId, "edit");
   const id = randomUUID();
-  const { changeRequest, branch } = await em.transactional(async (tx) => {
+  const { changeRequest, branch } = await deps.unitOfWork.run(em, async (tx) => {
     const [state] = await tx.execute<{ next_number: number }[]>(
       `insert into space_states (space_id) values (?)
        on conflict (space_id) do update set next_number = space_states.next_number
@@ -77,6 +77,5 @@ export async function createChangeRequest(em: EntityManager, input: CreateChange
     });
     return { changeRequest, branch };
   });
-  deps.relay.notify();
   return changeRequestView(em, deps, { caller, changeRequest, branch });
 }

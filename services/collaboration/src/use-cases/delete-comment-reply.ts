@@ -16,7 +16,7 @@ export interface DeleteCommentReplyInput {
 export async function deleteCommentReply(em: EntityManager, input: DeleteCommentReplyInput, deps: UseCaseDeps): Promise<boolean> {
   const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
   if (!isId(input.commentId) || !isId(input.replyId)) return false;
-  const deleted = await em.transactional(async (tx) => {
+  const deleted = await deps.unitOfWork.run(em, async (tx) => {
     const comment = await tx.findOne(Comment, { id: input.commentId, ...scopeFilter(scope) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     const reply = comment ? await tx.findOne(CommentReply, { id: input.replyId, commentId: comment.id }) : null;
     if (!comment || !reply) return false;
@@ -27,6 +27,5 @@ export async function deleteCommentReply(em: EntityManager, input: DeleteComment
     await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, "deleted");
     return true;
   });
-  if (deleted) deps.relay.notify();
   return deleted;
 }

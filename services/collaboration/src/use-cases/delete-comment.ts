@@ -15,7 +15,7 @@ export interface DeleteCommentInput {
 export async function deleteComment(em: EntityManager, input: DeleteCommentInput, deps: UseCaseDeps): Promise<boolean> {
   const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
   if (!isId(input.commentId)) return false;
-  const deleted = await em.transactional(async (tx) => {
+  const deleted = await deps.unitOfWork.run(em, async (tx) => {
     const comment = await tx.findOne(Comment, { id: input.commentId, ...scopeFilter(scope) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!comment) return false;
     requireManage(scope, comment.authorId, "comment");
@@ -32,6 +32,5 @@ export async function deleteComment(em: EntityManager, input: DeleteCommentInput
     });
     return true;
   });
-  if (deleted) deps.relay.notify();
   return deleted;
 }

@@ -31,7 +31,6 @@ export async function mergeChangeRequest(
   }
   if (found.status === "archived") throw new AppError("failed_precondition", "Change request is archived: reopen it before merging");
   const merged = await deps.content.branches.mergeBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
-  const changeRequest = await em.transactional((tx) => recordMerge(tx, deps, { changeRequestId: found.id, revisionId: merged.revisionId, actor: caller }));
-  deps.relay.notify();
+  const changeRequest = await deps.unitOfWork.run(em, (tx) => recordMerge(tx, deps, { changeRequestId: found.id, revisionId: merged.revisionId, actor: caller }));
   return { revisionId: merged.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: merged.branch }) };
 }

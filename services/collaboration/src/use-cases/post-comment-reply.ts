@@ -19,7 +19,7 @@ export interface PostCommentReplyInput {
 export async function postCommentReply(em: EntityManager, input: PostCommentReplyInput, deps: UseCaseDeps): Promise<ReplyView> {
   const markdown = validateMarkdown(input.markdown);
   const scope = await resolveScope(em, deps, input.caller, input.scope, "comment");
-  const reply = await em.transactional(async (tx) => {
+  const reply = await deps.unitOfWork.run(em, async (tx) => {
     const comment = await findComment(tx, scope, input.commentId, { lock: true });
     const reply = tx.create(CommentReply, {
       commentId: comment.id,
@@ -35,7 +35,6 @@ export async function postCommentReply(em: EntityManager, input: PostCommentRepl
     await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, "created");
     return reply;
   });
-  deps.relay.notify();
   const [view] = await replyViews(em, deps, scope, [reply], input.format);
   return view!;
 }

@@ -76,7 +76,7 @@ export async function postComment(em: EntityManager, input: PostCommentInput, de
   if (characterCount(input.nodeId) > NODE_ID_MAX) throw AppError.invalidArgument(`node: must be at most ${NODE_ID_MAX} characters`);
   const scope = await resolveScope(em, deps, input.caller, input.scope, "comment");
   const target = await readTarget(deps, scope, input.pageId, input.nodeId);
-  const comment = await em.transactional(async (tx) => {
+  const comment = await deps.unitOfWork.run(em, async (tx) => {
     const comment = tx.create(Comment, {
       spaceId: scope.space.spaceId,
       changeRequestId: scope.changeRequest?.id ?? null,
@@ -104,7 +104,6 @@ export async function postComment(em: EntityManager, input: PostCommentInput, de
     });
     return comment;
   });
-  deps.relay.notify();
   const [view] = await commentViews(em, deps, scope, [comment], input.format);
   return view!;
 }

@@ -26,7 +26,7 @@ export async function updateChangeRequestFromMain(
   const found = await findChangeRequest(em, space.spaceId, input.changeRequestId);
   if (found.status === "merged") throw new AppError("failed_precondition", "Change request is merged and can no longer be updated");
   const updated = await deps.content.branches.updateBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
-  const changeRequest = await em.transactional(async (tx) => {
+  const changeRequest = await deps.unitOfWork.run(em, async (tx) => {
     const locked = await findChangeRequest(tx, space.spaceId, found.id, { lock: true });
     const now = deps.clock();
     locked.updatedAt = now;
@@ -41,6 +41,5 @@ export async function updateChangeRequestFromMain(
     });
     return locked;
   });
-  deps.relay.notify();
   return { revisionId: updated.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: updated.branch }) };
 }

@@ -27,7 +27,7 @@ export async function updateChangeRequest(em: EntityManager, input: UpdateChange
   const description = input.description === undefined ? undefined : validateDescription(input.description);
   if (input.status === "merged") throw AppError.invalidArgument("status: a change request is merged only through merge");
   const space = await requireSpace(deps, caller, input.spaceId, "edit");
-  const changeRequest = await em.transactional(async (tx) => {
+  const changeRequest = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findChangeRequest(tx, space.spaceId, input.changeRequestId, { lock: true });
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     if (subject !== undefined && subject !== found.subject) changes.subject = { from: found.subject, to: subject };
@@ -50,6 +50,5 @@ export async function updateChangeRequest(em: EntityManager, input: UpdateChange
     }
     return found;
   });
-  deps.relay.notify();
   return changeRequestView(em, deps, { caller, changeRequest });
 }

@@ -33,7 +33,7 @@ export async function updateCommentReply(em: EntityManager, input: UpdateComment
   if (input.resolved !== undefined && !scope.changeRequest) {
     throw AppError.invalidArgument("resolved: only replies on a change request resolve their comment");
   }
-  const reply = await em.transactional(async (tx) => {
+  const reply = await deps.unitOfWork.run(em, async (tx) => {
     const comment = await findComment(tx, scope, input.commentId, { lock: true });
     const reply = await findReply(tx, comment, input.replyId, { lock: true });
     if (input.resolved !== undefined || hasReactionChanges(reactions)) requireComment(scope);
@@ -43,7 +43,6 @@ export async function updateCommentReply(em: EntityManager, input: UpdateComment
     if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);
     return reply;
   });
-  deps.relay.notify();
   const [view] = await replyViews(em, deps, scope, [reply], input.format);
   return view!;
 }

@@ -29,7 +29,7 @@ export async function updateComment(em: EntityManager, input: UpdateCommentInput
   const markdown = input.markdown === undefined ? undefined : validateMarkdown(input.markdown);
   const reactions = validateReactionChanges(input.addedReactions, input.removedReactions);
   const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
-  const comment = await em.transactional(async (tx) => {
+  const comment = await deps.unitOfWork.run(em, async (tx) => {
     const comment = await findComment(tx, scope, input.commentId, { lock: true });
     if (input.resolved !== undefined || hasReactionChanges(reactions)) requireComment(scope);
     if (markdown !== undefined) requireManage(scope, comment.authorId, "comment");
@@ -47,7 +47,6 @@ export async function updateComment(em: EntityManager, input: UpdateCommentInput
     if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);
     return comment;
   });
-  deps.relay.notify();
   const [view] = await commentViews(em, deps, scope, [comment], input.format);
   return view!;
 }

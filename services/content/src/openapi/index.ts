@@ -26,7 +26,7 @@ export function openApiProcessorFor(deps: ContentDeps, limits: OpenApiProcessing
       orm: deps.orm,
       clock: deps.clock,
       logger: deps.logger.child({ component: "openapi-processor" }),
-      relay: deps.relay,
+      unitOfWork: deps.unitOfWork,
       fetchPolicy: safeFetchPolicy(
         { allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH },
         { userAgent: "Imprint-OpenAPI/1.0 (+https://github.com/imprint)", maxBodyBytes: limits.maxBytes },

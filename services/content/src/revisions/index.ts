@@ -36,7 +36,7 @@ export function revisionDeps(deps: ContentDeps): RevisionDeps {
   }
   return {
     clock: deps.clock,
-    relay: deps.relay,
+    unitOfWork: deps.unitOfWork,
     memberships: deps.memberships,
     blobStore: deps.blobStore,
     caches,

@@ -38,7 +38,7 @@ export const IDENTITY_SERVICE_NAME = "imprint.identity.v1.IdentityService";
  * EntityManager and maps the result to proto messages. Rules live in the use cases.
  */
 export function identityServiceImplementation(deps: ServiceDeps): AsyncImplementation<typeof IdentityServiceService> {
-  const useCaseDeps: UseCaseDeps = { clock: deps.clock, relay: deps.relay };
+  const useCaseDeps: UseCaseDeps = { clock: deps.clock, unitOfWork: deps.unitOfWork };
   const em = () => forkEm(deps.orm);
 
   return {

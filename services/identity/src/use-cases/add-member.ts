@@ -54,9 +54,8 @@ export async function addMember(em: EntityManager, input: AddMemberInput, deps: 
   if (!isId(input.organizationId)) throw AppError.notFound("Organization");
 
   const result = await conflictOnUniqueViolation(
-    em.transactional((tx) => addOrUpdateMemberIn(tx, input.organizationId, email, role, deps)),
+    deps.unitOfWork.run(em, (tx) => addOrUpdateMemberIn(tx, input.organizationId, email, role, deps)),
     "email: the membership was changed by a concurrent request; retry",
   );
-  if (result.changed) deps.relay.notify();
   return result.member;
 }

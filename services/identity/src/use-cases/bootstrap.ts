@@ -26,7 +26,7 @@ export async function bootstrapFirstOrganization(
   const title = validateTitle("IMPRINT_BOOTSTRAP_ORG_TITLE", input.organizationTitle);
   const ownerEmail = normalizeEmail("IMPRINT_BOOTSTRAP_EMAIL", input.ownerEmail);
   const token = validateChosenSecret("IMPRINT_BOOTSTRAP_TOKEN", input.token);
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     await tx.execute("select pg_advisory_xact_lock(?)", [BOOTSTRAP_LOCK_KEY]);
     if ((await tx.count(Organization, {})) > 0) return { created: false as const };
     const created = await createOrganizationIn(
@@ -36,6 +36,5 @@ export async function bootstrapFirstOrganization(
     );
     return { created: true as const, organizationId: created.organization.id, userId: created.userId };
   });
-  if (result.created) deps.relay.notify();
   return result;
 }

@@ -18,7 +18,7 @@ export async function createLinkInvite(em: EntityManager, input: CreateLinkInvit
   const role = input.role;
   if (role === undefined) throw AppError.invalidArgument("role: must be a role (admin, create, review, edit, comment, read) or guest");
   if (!isId(input.organizationId)) throw AppError.notFound("Organization");
-  const invite = await em.transactional(async (tx) => {
+  const invite = await deps.unitOfWork.run(em, async (tx) => {
     const organization = await tx.findOne(Organization, input.organizationId);
     if (!organization) throw AppError.notFound("Organization");
     const created = tx.create(LinkInvite, { organization, role, createdAt: deps.clock() });
@@ -29,6 +29,5 @@ export async function createLinkInvite(em: EntityManager, input: CreateLinkInvit
     });
     return created;
   });
-  deps.relay.notify();
   return { inviteId: invite.id };
 }

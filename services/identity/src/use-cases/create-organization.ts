@@ -69,9 +69,8 @@ export async function createOrganization(em: EntityManager, input: CreateOrganiz
   const ownerDisplayName = displayNameOrDefault("owner_display_name", input.ownerDisplayName, ownerEmail);
   const ownerToken = input.ownerToken ? validateChosenSecret("owner_token", input.ownerToken) : undefined;
   const created = await conflictOnUniqueViolation(
-    em.transactional((tx) => createOrganizationIn(tx, { title, ownerEmail, ownerDisplayName, ownerToken }, deps)),
+    deps.unitOfWork.run(em, (tx) => createOrganizationIn(tx, { title, ownerEmail, ownerDisplayName, ownerToken }, deps)),
     "owner_email: the owner was created by a concurrent request; retry",
   );
-  deps.relay.notify();
   return created;
 }

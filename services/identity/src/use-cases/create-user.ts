@@ -16,9 +16,8 @@ export async function createUser(em: EntityManager, input: CreateUserInput, deps
   const email = normalizeEmail("email", input.email);
   const displayName = displayNameOrDefault("display_name", input.displayName, email);
   const result = await conflictOnUniqueViolation(
-    em.transactional((tx) => findOrCreateUser(tx, { email, displayName }, deps, null)),
+    deps.unitOfWork.run(em, (tx) => findOrCreateUser(tx, { email, displayName }, deps, null)),
     "email: the user was created by a concurrent request; retry",
   );
-  if (result.created) deps.relay.notify();
   return result;
 }

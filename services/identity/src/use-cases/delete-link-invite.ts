@@ -14,7 +14,7 @@ export interface DeleteLinkInviteInput {
 /** Deletes an invite of the organization; `false` when there was none (deleting is idempotent). */
 export async function deleteLinkInvite(em: EntityManager, input: DeleteLinkInviteInput, deps: UseCaseDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
-  const deleted = await em.transactional(async (tx) => {
+  const deleted = await deps.unitOfWork.run(em, async (tx) => {
     const member = await requireMembership(tx, input.organizationId, caller.userId);
     requireAdmin(member, "delete invite links");
     if (!isId(input.inviteId)) return false;
@@ -27,6 +27,5 @@ export async function deleteLinkInvite(em: EntityManager, input: DeleteLinkInvit
     });
     return true;
   });
-  if (deleted) deps.relay.notify();
   return { deleted };
 }

@@ -15,11 +15,10 @@ export async function issueToken(em: EntityManager, input: IssueTokenInput, deps
   const email = normalizeEmail("email", input.email);
   const label = input.label.trim();
   if (label.length > 255) throw AppError.invalidArgument("label: must be at most 255 characters");
-  const issued = await em.transactional(async (tx) => {
+  const issued = await deps.unitOfWork.run(em, async (tx) => {
     const user = await tx.findOne(User, { email });
     if (!user) throw AppError.notFound("User");
     return createToken(tx, { user, label: label || null }, deps, null);
   });
-  deps.relay.notify();
   return { tokenId: issued.token.id, token: issued.secret };
 }

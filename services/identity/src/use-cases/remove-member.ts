@@ -19,7 +19,7 @@ export const LAST_ADMIN_REMOVAL_MESSAGE = "The last admin of the organization ca
  */
 export async function removeMember(em: EntityManager, input: RemoveMemberInput, deps: UseCaseDeps): Promise<{ removed: boolean }> {
   const caller = requireCaller(input.caller);
-  const removed = await em.transactional(async (tx) => {
+  const removed = await deps.unitOfWork.run(em, async (tx) => {
     const callerMember = await requireMembership(tx, input.organizationId, caller.userId);
     if (input.userId !== caller.userId) requireAdmin(callerMember, "remove other members");
     if (!isId(input.userId)) return false;
@@ -35,7 +35,6 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
     tx.remove(member);
     return true;
   });
-  if (removed) deps.relay.notify();
   return { removed };
 }
 

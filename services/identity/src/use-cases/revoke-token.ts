@@ -20,7 +20,7 @@ export async function revokeToken(em: EntityManager, input: RevokeTokenInput, de
   if (secret && tokenId) throw AppError.invalidArgument("token: give either the token secret or token_id, not both");
   if (tokenId && !isId(tokenId)) throw AppError.notFound("Token");
 
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     const token = await tx.findOne(ApiToken, secret ? { tokenHash: hashTokenSecret(secret) } : { id: tokenId });
     if (!token) throw AppError.notFound("Token");
     if (token.revokedAt) return { tokenId: token.id, revokedAt: token.revokedAt, changed: false };
@@ -32,6 +32,5 @@ export async function revokeToken(em: EntityManager, input: RevokeTokenInput, de
     });
     return { tokenId: token.id, revokedAt: token.revokedAt, changed: true };
   });
-  if (result.changed) deps.relay.notify();
   return { tokenId: result.tokenId, revokedAt: result.revokedAt };
 }

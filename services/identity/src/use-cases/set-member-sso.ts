@@ -15,7 +15,7 @@ export interface SetMemberSsoInput {
 /** Marks a member as able to sign in through SSO (admins only); idempotent. */
 export async function setMemberSso(em: EntityManager, input: SetMemberSsoInput, deps: UseCaseDeps): Promise<Member> {
   const caller = requireCaller(input.caller);
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     const callerMember = await requireMembership(tx, input.organizationId, caller.userId);
     requireAdmin(callerMember, "manage SSO members");
     if (!isId(input.userId)) throw AppError.notFound("Member");
@@ -30,6 +30,5 @@ export async function setMemberSso(em: EntityManager, input: SetMemberSsoInput, 
     });
     return { member, changed: true };
   });
-  if (result.changed) deps.relay.notify();
   return result.member;
 }

@@ -23,7 +23,7 @@ export async function updateMember(em: EntityManager, input: UpdateMemberInput, 
   const role = input.role;
   if (role === undefined) throw AppError.invalidArgument("role: must be a role (admin, create, review, edit, comment, read) or guest");
 
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     const callerMember = await requireMembership(tx, input.organizationId, caller.userId);
     requireAdmin(callerMember, "change member roles");
     if (!isId(input.userId)) throw AppError.notFound("Member");
@@ -45,6 +45,5 @@ export async function updateMember(em: EntityManager, input: UpdateMemberInput, 
     });
     return { member, changed: true };
   });
-  if (result.changed) deps.relay.notify();
   return result.member;
 }

@@ -95,8 +95,8 @@ export async function updateOrganization(
   const caller = requireCaller(input.caller);
   const changes = validateChanges(parseUpdateMask(input.updateMask, UPDATABLE_FIELDS), input);
 
-  const view = await em
-    .transactional(async (tx) => {
+  const view = await deps.unitOfWork
+    .run(em, async (tx) => {
       const member = await requireMembership(tx, input.organizationId, caller.userId);
       requireAdmin(member, "update the organization");
       const organization = member.organization;
@@ -124,6 +124,5 @@ export async function updateOrganization(
       }
       throw error;
     });
-  if (view.recorded) deps.relay.notify();
   return { organization: view.organization, permissions: view.permissions };
 }

@@ -2,7 +2,7 @@ import type { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import type { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { Clock, PromiseClient } from "@imprint/runtime";
+import type { Clock, PromiseClient, UnitOfWork } from "@imprint/runtime";
 
 /** The content service's APIs this context calls. */
 export interface ContentClients {
@@ -17,8 +17,8 @@ export interface ContentClients {
 /** What use cases need besides their EntityManager. */
 export interface UseCaseDeps {
   clock: Clock;
-  /** Wakes the outbox relay after a commit that recorded events. */
-  relay: { notify(): void };
+  /** Commits a use case's changes and events, then wakes the outbox relay. */
+  unitOfWork: UnitOfWork;
   content: ContentClients;
   /** Users and members, to show who did what. */
   identity: PromiseClient<typeof IdentityServiceService>;

@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import type { Clock } from "@imprint/runtime";
+import type { Clock, UnitOfWork } from "@imprint/runtime";
 import { OpenApiSpec, OpenApiSpecVersion } from "../entities.js";
 import { recordOpenApiSpecEvent } from "../events.js";
 import type { ProcessingOutcome } from "./outcome.js";
@@ -46,8 +46,8 @@ export type FinishResult =
  * meanwhile (then the newer generation is already queued and this result is stale). A document
  * whose bytes hash like the latest version's keeps that version.
  */
-export async function finishSpec(em: EntityManager, deps: { clock: Clock }, claim: ClaimedSpec, outcome: ProcessingOutcome): Promise<FinishResult> {
-  return em.transactional(async (tx) => {
+export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOfWork: UnitOfWork }, claim: ClaimedSpec, outcome: ProcessingOutcome): Promise<FinishResult> {
+  return deps.unitOfWork.run(em, async (tx) => {
     const spec = await tx.findOne(OpenApiSpec, { id: claim.specId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!spec) return { recorded: false, reason: "deleted" } as const;
     if (spec.sourceGeneration !== claim.generation) return { recorded: false, reason: "superseded" } as const;

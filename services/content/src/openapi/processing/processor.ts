@@ -1,4 +1,4 @@
-import { forkEm, type Clock, type Logger, type OutboxRelay } from "@imprint/runtime";
+import { forkEm, type Clock, type Logger, type UnitOfWork } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { SafeFetchPolicy } from "../../import/safe-fetch.js";
 import { fetchSource, ProcessingAborted, type SourceFetchLimits } from "./fetch-source.js";
@@ -25,7 +25,7 @@ export interface OpenApiProcessorDeps {
   orm: MikroORM;
   clock: Clock;
   logger: Logger;
-  relay: OutboxRelay;
+  unitOfWork: UnitOfWork;
   fetchPolicy: SafeFetchPolicy;
   limits: OpenApiProcessingLimits;
 }
@@ -117,7 +117,6 @@ export class OpenApiProcessor {
     }
     const result = await finishSpec(forkEm(this.deps.orm), this.deps, claim, outcome);
     if (result.recorded) {
-      this.deps.relay.notify();
       logger.info("OpenAPI specification processed", { ok: outcome.ok, versionId: result.versionId, newVersion: result.newVersion });
     } else {
       logger.info("OpenAPI processing result dropped", { reason: result.reason });

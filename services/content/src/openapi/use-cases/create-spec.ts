@@ -28,7 +28,7 @@ export async function createOpenApiSpec(em: EntityManager, input: CreateOpenApiS
   const caller = input.caller!;
   let view: OpenApiSpecView;
   try {
-    view = await em.transactional(async (tx) => {
+    view = await deps.unitOfWork.run(em, async (tx) => {
       if (await tx.count(OpenApiSpec, { organizationId: input.organizationId, slug })) throw slugTaken(slug);
       const spec = createPendingSpec(tx, deps, { organizationId: input.organizationId, slug, sourceUrl, caller });
       await tx.flush();
@@ -39,7 +39,6 @@ export async function createOpenApiSpec(em: EntityManager, input: CreateOpenApiS
     if (error instanceof UniqueConstraintViolationException) throw slugTaken(slug);
     throw error;
   }
-  deps.relay.notify();
   deps.openApiJobs.wake();
   return view;
 }

@@ -20,7 +20,7 @@ export interface DeleteOpenApiSpecInput {
 export async function deleteOpenApiSpec(em: EntityManager, input: DeleteOpenApiSpecInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   const access = await requireSpecsAccess(deps, input.organizationId, caller);
-  const deleted = await em.transactional(async (tx) => {
+  const deleted = await deps.unitOfWork.run(em, async (tx) => {
     const spec = await findVisibleSpec(tx, access, { organizationId: input.organizationId, slug: input.slug, lock: true });
     if (!spec) return false;
     if (!access.permissions.edit) throw AppError.permissionDenied(`You need the "createOpenAPISpec" permission in this organization`);
@@ -34,6 +34,5 @@ export async function deleteOpenApiSpec(em: EntityManager, input: DeleteOpenApiS
     });
     return true;
   });
-  if (deleted) deps.relay.notify();
   return { deleted };
 }

@@ -29,7 +29,7 @@ export async function putOpenApiSpec(
   requireSpecEditing(access);
   const caller = input.caller!;
   const attempt = () =>
-    em.fork().transactional(async (tx) => {
+    deps.unitOfWork.run(em.fork(), async (tx) => {
       const existing = await findVisibleSpec(tx, access, { organizationId: input.organizationId, slug, lock: true });
       if (existing) {
         resubmitSpec(tx, deps, existing, sourceUrl, caller);
@@ -48,7 +48,6 @@ export async function putOpenApiSpec(
     if (!(error instanceof UniqueConstraintViolationException)) throw error;
     result = await attempt();
   }
-  deps.relay.notify();
   deps.openApiJobs.wake();
   return result;
 }

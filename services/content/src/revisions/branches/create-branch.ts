@@ -35,7 +35,7 @@ export async function createBranch(em: EntityManager, input: CreateBranchInput, 
     throw AppError.invalidArgument(`number: must be an integer from 1 to ${MAX_NUMBER}`);
   }
   const id = input.changeRequestId.toLowerCase();
-  const created = await em.transactional(async (tx) => {
+  const created = await deps.unitOfWork.run(em, async (tx) => {
     const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "edit" });
     if (!space.revisionId) throw new AppError("failed_precondition", "space: has no revision yet");
     const now = deps.clock();
@@ -66,6 +66,5 @@ export async function createBranch(em: EntityManager, input: CreateBranchInput, 
     });
     return { branch, spaceRevisionId: space.revisionId, isNew: true };
   });
-  if (created.isNew) deps.relay.notify();
   return { branch: created.branch, spaceRevisionId: created.spaceRevisionId };
 }

@@ -39,7 +39,7 @@ export interface MergedBranch {
 export async function mergeBranch(em: EntityManager, input: MergeBranchInput, deps: RevisionDeps): Promise<MergedBranch> {
   const caller = requireCaller(input.caller);
   const started = performance.now();
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "merge" });
     const [locked] = await queryRows<{ revision_id: string | null }>(tx, sql`select revision_id from spaces where id = ${space.id} for update`);
     const branch = await requireBranch(tx, space.id, input.changeRequestId, { lock: true });
@@ -80,7 +80,6 @@ export async function mergeBranch(em: EntityManager, input: MergeBranchInput, de
     return { revisionId: revision.id, branch: mergedBranch, mergedPages, pagesChanged, merged: true };
   });
   if (result.merged) {
-    deps.relay.notify();
     logMerge(deps, "change request merged", { ...result, started });
   }
   return { revisionId: result.revisionId, branch: result.branch, mergedPages: result.mergedPages };

@@ -34,7 +34,7 @@ export interface UpdatedBranch {
 export async function updateBranch(em: EntityManager, input: UpdateBranchInput, deps: RevisionDeps): Promise<UpdatedBranch> {
   const caller = requireCaller(input.caller);
   const started = performance.now();
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "edit" });
     // Locked: a commit on the branch racing the update fails its compare-and-set on the head.
     const branch = await requireBranch(tx, space.id, input.changeRequestId, { lock: true });
@@ -76,7 +76,6 @@ export async function updateBranch(em: EntityManager, input: UpdateBranchInput, 
     return { revisionId: revision.id, branch: updatedBranch, spaceRevisionId: spaceHead, updated: true, mergedPages, pagesChanged };
   });
   if (result.updated) {
-    deps.relay.notify();
     logMerge(deps, "change request updated from the space", { ...result, started });
   }
   return { revisionId: result.revisionId, branch: result.branch, spaceRevisionId: result.spaceRevisionId };

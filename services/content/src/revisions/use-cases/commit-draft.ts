@@ -34,7 +34,7 @@ export async function commitDraft(em: EntityManager, input: CommitDraftInput, de
   if (input.expectedHeadRevisionId !== "" && !isRevisionId(input.expectedHeadRevisionId)) {
     throw AppError.invalidArgument("expected_head_revision_id: must be a revision id");
   }
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     const { draft, access, caller } = await lockOwnDraft(tx, deps, input);
     const now = deps.clock();
     let movedHead = false;
@@ -69,6 +69,5 @@ export async function commitDraft(em: EntityManager, input: CommitDraftInput, de
     });
     return { revisionId: draft.id, parents: draft.parents, movedHead };
   });
-  deps.relay.notify();
   return result;
 }

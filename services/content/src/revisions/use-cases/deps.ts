@@ -1,4 +1,4 @@
-import type { Clock, Logger } from "@imprint/runtime";
+import type { Clock, Logger, UnitOfWork } from "@imprint/runtime";
 import type { AccessDeps } from "../../access/index.js";
 import type { BlobStore } from "../../blob-store.js";
 import type { FileUrlSigner } from "../files/signed-url.js";
@@ -7,8 +7,8 @@ import type { RevisionCaches } from "../store/caches.js";
 /** What the revision store's use cases need besides their EntityManager. */
 export interface RevisionDeps extends AccessDeps {
   clock: Clock;
-  /** Wakes the outbox relay after a commit that recorded events. */
-  relay: { notify(): void };
+  /** Commits a use case's changes and events, then wakes the outbox relay. */
+  unitOfWork: UnitOfWork;
   blobStore: BlobStore;
   caches: RevisionCaches;
   signer: FileUrlSigner;

@@ -21,7 +21,7 @@ export async function createTranslationSettings(em: EntityManager, input: Create
   const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);
   requireTranslationsEditing(permissions);
   const caller = input.caller!;
-  const settings = await em.transactional((tx) => {
+  const settings = await deps.unitOfWork.run(em, (tx) => {
     const now = deps.clock();
     const created = tx.create(TranslationSettings, { organizationId: input.organizationId, title, languages, createdAt: now, updatedAt: now });
     recordTranslationSettingsEvent(tx, deps, {
@@ -32,6 +32,5 @@ export async function createTranslationSettings(em: EntityManager, input: Create
     });
     return Promise.resolve(created);
   });
-  deps.relay.notify();
   return { settings, permissions };
 }

@@ -14,7 +14,7 @@ export interface DeleteTranslationSettingsInput {
 export async function deleteTranslationSettings(em: EntityManager, input: DeleteTranslationSettingsInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   const permissions = await requireTranslationsAccess(deps, input.organizationId, caller);
-  const deleted = await em.transactional(async (tx) => {
+  const deleted = await deps.unitOfWork.run(em, async (tx) => {
     const settings = await findVisibleTranslationSettings(tx, permissions, { ...input, lock: true });
     if (!settings) return false;
     requireTranslationsEditing(permissions);
@@ -27,6 +27,5 @@ export async function deleteTranslationSettings(em: EntityManager, input: Delete
     });
     return true;
   });
-  if (deleted) deps.relay.notify();
   return { deleted };
 }

@@ -26,7 +26,7 @@ export async function updateTranslationSettings(em: EntityManager, input: Update
   const languages = fields.has("languages") ? validateLanguages(input.languages) : undefined;
   const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);
   const caller = input.caller!;
-  const settings = await em.transactional(async (tx) => {
+  const settings = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findVisibleTranslationSettings(tx, permissions, { ...input, lock: true });
     if (!found) throw AppError.notFound("Translation settings");
     requireTranslationsEditing(permissions);
@@ -50,6 +50,5 @@ export async function updateTranslationSettings(em: EntityManager, input: Update
     }
     return found;
   });
-  deps.relay.notify();
   return { settings, permissions };
 }

@@ -21,7 +21,7 @@ export async function createCollection(em: EntityManager, input: CreateCollectio
   const title = validateCollectionTitle(input.title);
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const caller = input.caller!;
-  const view = await em.transactional(async (tx) => {
+  const view = await deps.unitOfWork.run(em, async (tx) => {
     await requireCreateUnder(tx, membership, input.organizationId, input.parentId);
     const position = await placeAtEnd(tx, input.organizationId, input.parentId);
     const now = deps.clock();
@@ -44,6 +44,5 @@ export async function createCollection(em: EntityManager, input: CreateCollectio
     });
     return collectionView(tx, membership, collection);
   });
-  deps.relay.notify();
   return view;
 }

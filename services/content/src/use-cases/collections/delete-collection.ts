@@ -22,7 +22,7 @@ export interface DeleteCollectionInput {
  */
 export async function deleteCollection(em: EntityManager, input: DeleteCollectionInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
-  const deleted = await em.transactional(async (tx) => {
+  const deleted = await deps.unitOfWork.run(em, async (tx) => {
     let access;
     try {
       access = await requireCollectionAccess(tx, deps, { caller, collectionId: input.collectionId, need: "admin", lock: true });
@@ -65,6 +65,5 @@ export async function deleteCollection(em: EntityManager, input: DeleteCollectio
     });
     return true;
   });
-  if (deleted) deps.relay.notify();
   return { deleted };
 }

@@ -23,7 +23,7 @@ export interface MoveCollectionInput {
  */
 export async function moveCollection(em: EntityManager, input: MoveCollectionInput, deps: ContentDeps): Promise<CollectionView> {
   const caller = requireCaller(input.caller);
-  const view = await em.transactional(async (tx) => {
+  const view = await deps.unitOfWork.run(em, async (tx) => {
     const { collection, membership } = await requireCollectionAccess(tx, deps, { caller, collectionId: input.collectionId, need: "admin", lock: true });
     const fromParentId = collection.parentId ?? null;
     const pointerParent = input.parent ? undefined : await parentOfPointer(tx, input.position);
@@ -52,6 +52,5 @@ export async function moveCollection(em: EntityManager, input: MoveCollectionInp
     });
     return { collection, permissions: collectionPermissions(await collectionLevel(tx, membership, collection)) };
   });
-  deps.relay.notify();
   return view;
 }

@@ -23,7 +23,7 @@ export interface TransferCollectionInput {
  */
 export async function transferCollection(em: EntityManager, input: TransferCollectionInput, deps: ContentDeps): Promise<CollectionView> {
   const caller = requireCaller(input.caller);
-  const view = await em.transactional(async (tx) => {
+  const view = await deps.unitOfWork.run(em, async (tx) => {
     const { collection, membership } = await requireCollectionAccess(tx, deps, { caller, collectionId: input.collectionId, need: "view", lock: true });
     if (membership.role !== "admin") throw AppError.permissionDenied("Transfers need the admin role in both organizations");
     const targetMembership = await requireTargetOrganizationAdmin(deps, input.organizationId, caller);
@@ -56,6 +56,5 @@ export async function transferCollection(em: EntityManager, input: TransferColle
     });
     return { collection, permissions: collectionPermissions(await collectionLevel(tx, targetMembership, collection)) };
   });
-  deps.relay.notify();
   return view;
 }

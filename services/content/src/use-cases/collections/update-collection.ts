@@ -41,7 +41,7 @@ function validateChanges(input: UpdateCollectionInput): Changes {
 /** Changes a collection's title, description or default level; needs the admin level on it. */
 export async function updateCollection(em: EntityManager, input: UpdateCollectionInput, deps: ContentDeps): Promise<CollectionView> {
   const changes = validateChanges(input);
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     const { collection, membership } = await requireCollectionAccess(tx, deps, { caller: input.caller, collectionId: input.collectionId, need: "admin", lock: true });
     const changed: Record<string, { from: unknown; to: unknown }> = {};
     for (const [field, value] of Object.entries(changes) as [keyof Changes, unknown][]) {
@@ -62,6 +62,5 @@ export async function updateCollection(em: EntityManager, input: UpdateCollectio
     const view: CollectionView = { collection, permissions: collectionPermissions(await collectionLevel(tx, membership, collection)) };
     return { view, changed: Object.keys(changed).length > 0 };
   });
-  if (result.changed) deps.relay.notify();
   return result.view;
 }

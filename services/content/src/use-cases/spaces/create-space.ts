@@ -29,7 +29,7 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
   const emoji = validateEmoji(input.emoji);
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const caller = input.caller!;
-  const view = await em.transactional(async (tx) => {
+  const view = await deps.unitOfWork.run(em, async (tx) => {
     await requireCreateUnder(tx, membership, input.organizationId, input.parentId);
     const position = await placeAtEnd(tx, input.organizationId, input.parentId);
     const now = deps.clock();
@@ -59,6 +59,5 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
     });
     return spaceView(tx, membership, space);
   });
-  deps.relay.notify();
   return view;
 }

@@ -16,7 +16,7 @@ export interface DeleteSpaceInput {
  */
 export async function deleteSpace(em: EntityManager, input: DeleteSpaceInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
-  const deleted = await em.transactional(async (tx) => {
+  const deleted = await deps.unitOfWork.run(em, async (tx) => {
     let access;
     try {
       access = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", lock: true });
@@ -37,6 +37,5 @@ export async function deleteSpace(em: EntityManager, input: DeleteSpaceInput, de
     });
     return true;
   });
-  if (deleted) deps.relay.notify();
   return { deleted };
 }

@@ -29,7 +29,7 @@ function copyTitle(title: string): string {
  */
 export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInput, deps: ContentDeps): Promise<SpaceView> {
   const caller = requireCaller(input.caller);
-  const view = await em.transactional(async (tx) => {
+  const view = await deps.unitOfWork.run(em, async (tx) => {
     const { space: original, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "view" });
     const parentId = original.parentId ?? null;
     await requireCreateUnder(tx, membership, original.organizationId, parentId);
@@ -75,6 +75,5 @@ export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInp
     });
     return { space: copy, permissions: spacePermissions(await spaceLevel(tx, membership, copy), copy) };
   });
-  deps.relay.notify();
   return view;
 }

@@ -21,7 +21,7 @@ export interface MoveSpaceInput {
  */
 export async function moveSpace(em: EntityManager, input: MoveSpaceInput, deps: ContentDeps): Promise<SpaceView> {
   const caller = requireCaller(input.caller);
-  const view = await em.transactional(async (tx) => {
+  const view = await deps.unitOfWork.run(em, async (tx) => {
     const { space, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", lock: true });
     const fromParentId = space.parentId ?? null;
     const pointerParent = input.parent ? undefined : await parentOfPointer(tx, input.position);
@@ -42,6 +42,5 @@ export async function moveSpace(em: EntityManager, input: MoveSpaceInput, deps: 
     });
     return { space, permissions: spacePermissions(await spaceLevel(tx, membership, space), space) };
   });
-  deps.relay.notify();
   return view;
 }

@@ -27,7 +27,7 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: ContentDeps): 
     );
     if (candidates.length === 0) break;
     for (const { id } of candidates) {
-      const orphanedBlobs = await em.fork().transactional(async (tx) => {
+      const orphanedBlobs = await deps.unitOfWork.run(em.fork(), async (tx) => {
         const [row] = await tx.execute<{ id: string; organization_id: string }[]>(
           "select id, organization_id from spaces where id = ? and deleted_at < ? for update skip locked",
           [id, cutoff],
@@ -47,7 +47,6 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: ContentDeps): 
     }
   }
   if (purged.length > 0) {
-    deps.relay.notify();
     deps.logger.info("purged deleted spaces", { spaces: purged.length, blobs: blobsDeleted, duration_ms: Math.round(performance.now() - started) });
   }
   return { spaceIds: purged, blobsDeleted };

@@ -18,7 +18,7 @@ export interface RestoreSpaceInput {
  */
 export async function restoreSpace(em: EntityManager, input: RestoreSpaceInput, deps: ContentDeps): Promise<SpaceView> {
   const caller = requireCaller(input.caller);
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     const { space, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", includeDeleted: true, lock: true });
     const restored = space.deletedAt !== null && space.deletedAt !== undefined;
     if (restored) {
@@ -37,6 +37,5 @@ export async function restoreSpace(em: EntityManager, input: RestoreSpaceInput, 
     const view: SpaceView = { space, permissions: spacePermissions(await spaceLevel(tx, membership, space), space) };
     return { view, restored };
   });
-  if (result.restored) deps.relay.notify();
   return result.view;
 }

@@ -35,7 +35,7 @@ export async function requireTargetOrganizationAdmin(deps: AccessDeps, organizat
  */
 export async function transferSpace(em: EntityManager, input: TransferSpaceInput, deps: ContentDeps): Promise<SpaceView> {
   const caller = requireCaller(input.caller);
-  const view = await em.transactional(async (tx) => {
+  const view = await deps.unitOfWork.run(em, async (tx) => {
     const { space, membership: sourceMembership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "view", lock: true });
     if (sourceMembership.role !== "admin") throw AppError.permissionDenied("Transfers need the admin role in both organizations");
     const targetMembership = await requireTargetOrganizationAdmin(deps, input.organizationId, caller);
@@ -63,6 +63,5 @@ export async function transferSpace(em: EntityManager, input: TransferSpaceInput
     });
     return { space, permissions: spacePermissions(await spaceLevel(tx, targetMembership, space), space) };
   });
-  deps.relay.notify();
   return view;
 }

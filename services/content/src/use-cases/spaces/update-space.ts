@@ -55,7 +55,7 @@ function validateChanges(input: UpdateSpaceInput): Changes {
 /** Changes a space's settings; needs the admin level on it. Records the fields that really changed. */
 export async function updateSpace(em: EntityManager, input: UpdateSpaceInput, deps: ContentDeps): Promise<SpaceView> {
   const changes = validateChanges(input);
-  const result = await em.transactional(async (tx) => {
+  const result = await deps.unitOfWork.run(em, async (tx) => {
     const { space, membership } = await requireSpaceAccess(tx, deps, { caller: input.caller, spaceId: input.spaceId, need: "admin", lock: true });
     if (changes.visibility === "in-collection" && !space.parentId) {
       throw AppError.invalidArgument("visibility: in-collection is only for spaces in a collection");
@@ -79,6 +79,5 @@ export async function updateSpace(em: EntityManager, input: UpdateSpaceInput, de
     const view: SpaceView = { space, permissions: spacePermissions(await spaceLevel(tx, membership, space), space) };
     return { view, changed: Object.keys(changed).length > 0 };
   });
-  if (result.changed) deps.relay.notify();
   return result.view;
 }

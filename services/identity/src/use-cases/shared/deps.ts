@@ -1,10 +1,10 @@
-import type { Clock } from "@imprint/runtime";
+import type { Clock, UnitOfWork } from "@imprint/runtime";
 
-/** What use cases need besides their EntityManager: time, and a nudge for the outbox relay. */
+/** What use cases need besides their EntityManager: time, and their transactions. */
 export interface UseCaseDeps {
   clock: Clock;
-  /** Wakes the outbox relay after a commit that recorded events. */
-  relay: { notify(): void };
+  /** Commits a use case's changes and events, then wakes the outbox relay. */
+  unitOfWork: UnitOfWork;
 }
 
 export type { CallerInput } from "@imprint/runtime";
