@@ -24,10 +24,10 @@ import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./grpc/space-ser
 import { importGrpcServices } from "./import/index.js";
 import { linkConsumers, linkEntities, linkGrpcServices } from "./links/index.js";
 import { revisionEntities, revisionGrpcServices } from "./revisions/index.js";
-import { openApiEntities, openApiGrpcServices, openApiProcessorFor, type OpenApiProcessor } from "./openapi/index.js";
+import { openApiEntities, openApiGrpcServices, openApiJob } from "./openapi/index.js";
 import { translationEntities, translationGrpcServices } from "./translations/index.js";
 import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
-import { PurgeJob } from "./use-cases/spaces/purge-job.js";
+import { housekeepingJobs } from "./jobs/housekeeping.js";
 import { exportEntities, exportGrpcServices } from "./exports/index.js";
 import { branchGrpcServices } from "./revisions/branches/index.js";
 import { collaborationCountersConsumer } from "./collaboration-counters.js";
@@ -59,9 +59,9 @@ interface ContentParts {
 }
 
 /** How the runtime assembles the content service from its parts. */
-export function contentServiceSpec(parts: ContentParts, onDeps: (deps: ContentDeps) => void = () => {}): ServiceSpec {
+export function contentServiceSpec(parts: ContentParts): ServiceSpec {
   let built: ContentDeps | undefined;
-  // grpc, consumers and onStarted receive the same runtime deps; extend them once.
+  // grpc, consumers and jobs receive the same runtime deps; extend them once.
   const contentDeps = (deps: ServiceDeps): ContentDeps => {
     built ??= { ...deps, config: parts.config, identity: parts.identity, memberships: parts.memberships, blobStore: parts.blobStore };
     return built;
@@ -93,16 +93,13 @@ export function contentServiceSpec(parts: ContentParts, onDeps: (deps: ContentDe
       ...searchConsumers(contentDeps(deps)),
       collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
     ],
-    onStarted: (deps) => {
-      onDeps(contentDeps(deps));
-      return Promise.resolve();
-    },
+    jobs: (deps) => [...housekeepingJobs(contentDeps(deps)), openApiJob(contentDeps(deps))],
   };
 }
 
 /**
  * Starts the content service: resolves the file-URL key and blob directory, opens the identity
- * channel, starts the runtime service, then the purge job for deleted spaces.
+ * channel, then starts the runtime service (which starts the jobs: purge, export sweep, OpenAPI processing).
  */
 export async function startContentService(config: ContentConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
   const resolved: ResolvedContentConfig = {
@@ -114,20 +111,9 @@ export async function startContentService(config: ContentConfig, options: { cloc
   const memberships = new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS);
   const blobStore = new FileSystemBlobStore(resolved.CONTENT_BLOB_DIR);
   await blobStore.prepare();
-  let purgeJob: PurgeJob | undefined;
-  let openApiProcessor: OpenApiProcessor | undefined;
   let running: RunningService;
   try {
-    running = await startService(
-      contentServiceSpec({ config: resolved, identity, memberships, blobStore }, (deps) => {
-        purgeJob = new PurgeJob(deps);
-        purgeJob.start();
-        openApiProcessor = openApiProcessorFor(deps);
-        openApiProcessor.start();
-      }),
-      config,
-      options,
-    );
+    running = await startService(contentServiceSpec({ config: resolved, identity, memberships, blobStore }), config, options);
   } catch (error) {
     identity.close();
     throw error;
@@ -135,8 +121,6 @@ export async function startContentService(config: ContentConfig, options: { cloc
   return {
     ...running,
     stop: async () => {
-      await purgeJob?.stop();
-      await openApiProcessor?.stop();
       await running.stop();
       identity.close();
     },

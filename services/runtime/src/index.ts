@@ -4,6 +4,8 @@ export * from "./pagination.js";
 export * from "./db/orm.js";
 export * from "./db/runtime-tables.js";
 export * from "./db/unit-of-work.js";
+export * from "./jobs/entities.js";
+export * from "./jobs/job-runner.js";
 export * from "./events/entities.js";
 export * from "./events/envelope.js";
 export * from "./events/space-counters.js";

@@ -8,6 +8,7 @@ import { connectNats, ensureStream } from "./events/nats.js";
 import { OutboxRelay } from "./events/outbox-relay.js";
 import { subscribe, type SubscribeOptions, type Subscription } from "./events/subscribe.js";
 import { startGrpcServer, type GrpcServerHandle, type ServiceRegistration } from "./grpc/server.js";
+import { JobRunner, type JobControl, type JobSpec } from "./jobs/job-runner.js";
 import { createLogger, type Logger } from "./logger.js";
 import { runMain, runTask } from "./process.js";
 
@@ -23,6 +24,8 @@ export interface ServiceDeps {
   relay: OutboxRelay;
   /** Runs a use case's transaction and wakes `relay` once it committed. */
   unitOfWork: UnitOfWork;
+  /** Wakes the service's background jobs (the spec's `jobs`) when work for them was queued. */
+  jobs: JobControl;
   config: ServiceConfig;
 }
 
@@ -38,6 +41,8 @@ export interface ServiceSpec {
   migrationsPath: string;
   grpc: (deps: ServiceDeps) => ServiceRegistration[];
   consumers?: (deps: ServiceDeps) => ConsumerSpec[];
+  /** Background jobs, each run by one replica at a time (see JobRunner); they start with the service. */
+  jobs?: (deps: ServiceDeps) => JobSpec[];
   /** Runs after everything is up and before health turns SERVING (e.g. a first-run bootstrap). */
   onStarted?: (deps: ServiceDeps) => Promise<void>;
 }
@@ -59,8 +64,8 @@ function setHealth(grpc: GrpcServerHandle, services: ServiceRegistration[], stat
 
 /**
  * Starts one service: database (with migrations), NATS and its stream, the outbox relay, event
- * consumers, then the gRPC server. Health reports SERVING only when all of that and `onStarted`
- * succeeded. A failure on the way stops what was already started.
+ * consumers, the gRPC server, then its background jobs. Health reports SERVING only when all of
+ * that and `onStarted` succeeded. A failure on the way stops what was already started.
  */
 export async function startService(
   spec: ServiceSpec,
@@ -72,6 +77,7 @@ export async function startService(
   let orm: MikroORM | undefined;
   let nats: NatsConnection | undefined;
   let relay: OutboxRelay | undefined;
+  let jobs: JobRunner | undefined;
   let grpc: GrpcServerHandle | undefined;
   const subscriptions: Subscription[] = [];
 
@@ -87,6 +93,8 @@ export async function startService(
       };
       // Health goes NOT_SERVING first, then running calls get the grace period to finish.
       if (grpc) await step("grpc", () => grpc!.shutdown(config.SHUTDOWN_GRACE_MS));
+      // Before the relay stops, so the events of a job's last run are still published.
+      if (jobs) await step("jobs", () => jobs!.stop());
       for (const subscription of subscriptions) await step("consumer", () => subscription.stop());
       if (relay) await step("outbox relay", () => relay!.stop());
       if (nats) await step("nats", () => nats!.drain());
@@ -108,7 +116,8 @@ export async function startService(
     await ensureStream(nats, spec.context, { replicas: config.NATS_STREAM_REPLICAS });
     relay = new OutboxRelay({ orm, nats, context: spec.context, logger, clock });
     relay.start();
-    const deps: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay), config };
+    jobs = new JobRunner({ orm, logger, clock });
+    const deps: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay), jobs, config };
     const activeRelay = relay;
     for (const consumer of spec.consumers?.(deps) ?? []) {
       subscriptions.push(
@@ -130,6 +139,7 @@ export async function startService(
     grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger });
     setHealth(grpc, services, "NOT_SERVING");
     await spec.onStarted?.(deps);
+    jobs.start(spec.jobs?.(deps) ?? []);
     setHealth(grpc, services, "SERVING");
     logger.info("service started", { address: grpc.address, context: spec.context });
     return { name: spec.name, address: grpc.address, port: grpc.port, orm, nats, relay, stop };

@@ -1,9 +1,7 @@
 import type { ContentDeps } from "../service.js";
 
-/** What the OpenAPI use cases need: the content service's deps and a way to wake the processor. */
-export interface OpenApiDeps extends ContentDeps {
-  openApiJobs: {
-    /** A source was submitted: look for work now rather than at the next poll. */
-    wake(): void;
-  };
-}
+/**
+ * What the OpenAPI use cases need: the content service's deps, whose `jobs.wake` starts the
+ * processing job (OPENAPI_PROCESSING_JOB) at once when a source was queued.
+ */
+export type OpenApiDeps = ContentDeps;

@@ -1,10 +1,11 @@
 /**
- * The tables the runtime keeps in every service's database, as SQL: the one source of their
- * schema for migrations. A new service's first migration calls {@link addRuntimeTables}; a table
- * the runtime adds later reaches existing services through a migration of theirs that adds just
- * that table. The SQL matches the runtime's entities (events/entities.ts), which the services'
- * schema-drift tests check, and the services' applied first migrations, which wrote these same
- * statements before the helper existed (their tests compare the result, see testing/schema.ts).
+ * The tables the runtime keeps in every service's database (outbox, processed events, job
+ * leases), as SQL: the one source of their schema for migrations. A new service's first migration
+ * calls {@link addRuntimeTables}; a table the runtime adds later reaches existing services through
+ * a migration of theirs that adds just that table. The SQL matches the runtime's entities
+ * (events/entities.ts, jobs/entities.ts), which the services' schema-drift tests check, and the
+ * services' applied first migrations, which wrote these same statements before the helper existed
+ * (their tests compare the result, see testing/schema.ts).
  */
 const RUNTIME_TABLES = {
   outbox_events: [
@@ -14,6 +15,10 @@ const RUNTIME_TABLES = {
   ],
   processed_events: [
     `create table "processed_events" ("consumer" varchar(128) not null, "event_id" uuid not null, "processed_at" timestamptz not null, primary key ("consumer", "event_id"));`,
+  ],
+  // Added after the first services: they create it in a migration of their own.
+  job_leases: [
+    `create table "job_leases" ("name" varchar(128) not null, "holder" varchar(255) not null, "expires_at" timestamptz not null, primary key ("name"));`,
   ],
 } as const satisfies Record<string, readonly string[]>;
 

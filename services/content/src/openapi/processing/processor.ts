@@ -1,4 +1,4 @@
-import { forkEm, type Clock, type Logger, type UnitOfWork } from "@imprint/runtime";
+import { forkEm, type Clock, type JobSpec, type Logger, type UnitOfWork } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { SafeFetchPolicy } from "../../import/safe-fetch.js";
 import { fetchSource, ProcessingAborted, type SourceFetchLimits } from "./fetch-source.js";
@@ -9,7 +9,7 @@ import { parseSpecDocument, type ParseLimits } from "./parse-document.js";
 export interface OpenApiProcessingLimits extends SourceFetchLimits, ParseLimits {
   /** How long a claim holds before another worker may take the specification over. */
   leaseMs: number;
-  /** How often the queue is looked at without a wake-up (other replicas' submissions, expired leases). */
+  /** How often the queue is looked at without a wake-up (other replicas' submissions, expired claims). */
   pollIntervalMs: number;
 }
 
@@ -39,88 +39,50 @@ export async function processSource(claim: ClaimedSpec, deps: Pick<OpenApiProces
   return { ok: true, document: parsed };
 }
 
+/** The processing job's name: its lease in `job_leases`, and what submissions wake. */
+export const OPENAPI_PROCESSING_JOB = "openapi-processing";
+
 /**
- * The background worker of OpenAPI processing: one specification at a time per process, taken
- * from the `openapi_specs` queue (see jobs.ts). Woken at once when this process queues a source,
- * and every `pollIntervalMs` otherwise. Stopping aborts the fetch under way and hands its
- * specification back to the queue.
+ * OpenAPI processing as a background job of the runtime's job runner, so one replica at a time
+ * works the `openapi_specs` queue (see jobs.ts): a run processes the waiting specifications one
+ * after the other until none is left. It runs every `pollIntervalMs` (other replicas'
+ * submissions, expired claims) and at once when this replica queues a source. Stopping aborts the
+ * fetch under way and hands its specification back to the queue.
  */
-export class OpenApiProcessor {
-  private readonly stopController = new AbortController();
-  private loop: Promise<void> | undefined;
-  private wakeUp: (() => void) | undefined;
-  private woken = false;
-
-  constructor(private readonly deps: OpenApiProcessorDeps) {}
-
-  start(): void {
-    this.loop ??= this.run();
-  }
-
-  /** Work was queued: look now instead of at the next poll. */
-  wake(): void {
-    this.woken = true;
-    this.wakeUp?.();
-  }
-
-  async stop(): Promise<void> {
-    this.stopController.abort();
-    this.wakeUp?.();
-    await this.loop;
-  }
-
-  private get stopping(): boolean {
-    return this.stopController.signal.aborted;
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      this.woken = false;
-      let worked = false;
+export function openApiProcessingJob(deps: OpenApiProcessorDeps): JobSpec {
+  return {
+    name: OPENAPI_PROCESSING_JOB,
+    intervalMs: deps.limits.pollIntervalMs,
+    run: async (signal) => {
       try {
-        worked = await this.processNext();
+        while (!signal.aborted && (await processNext(deps, signal)));
       } catch (error) {
-        this.deps.logger.error("OpenAPI processing failed; the specification is retried when its lease expires", { err: error });
+        deps.logger.error("OpenAPI processing failed; the specification is retried when its lease expires", { err: error });
       }
-      if (!worked && !this.woken && !this.stopping) await this.sleep();
-    }
-  }
+    },
+  };
+}
 
-  private sleep(): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, this.deps.limits.pollIntervalMs);
-      function done() {
-        clearTimeout(timer);
-        resolve();
-      }
-      this.wakeUp = () => {
-        this.wakeUp = undefined;
-        done();
-      };
-    });
-  }
-
-  /** Processes the next queued specification; false when there was none. */
-  async processNext(): Promise<boolean> {
-    const claim = await forkEm(this.deps.orm).transactional((tx) => claimNextSpec(tx, this.deps, this.deps.limits.leaseMs));
-    if (!claim) return false;
-    const logger = this.deps.logger.child({ specId: claim.specId, generation: claim.generation });
-    let outcome: ProcessingOutcome;
-    try {
-      outcome = await processSource(claim, this.deps, this.stopController.signal);
-    } catch (error) {
-      if (error instanceof ProcessingAborted) {
-        await releaseSpec(forkEm(this.deps.orm), claim);
-        return true;
-      }
-      throw error;
+/** Processes the next queued specification; false when there was none. */
+export async function processNext(deps: OpenApiProcessorDeps, signal: AbortSignal): Promise<boolean> {
+  const claim = await forkEm(deps.orm).transactional((tx) => claimNextSpec(tx, deps, deps.limits.leaseMs));
+  if (!claim) return false;
+  const logger = deps.logger.child({ specId: claim.specId, generation: claim.generation });
+  let outcome: ProcessingOutcome;
+  try {
+    outcome = await processSource(claim, deps, signal);
+  } catch (error) {
+    if (error instanceof ProcessingAborted) {
+      await releaseSpec(forkEm(deps.orm), claim);
+      return true;
     }
-    const result = await finishSpec(forkEm(this.deps.orm), this.deps, claim, outcome);
-    if (result.recorded) {
-      logger.info("OpenAPI specification processed", { ok: outcome.ok, versionId: result.versionId, newVersion: result.newVersion });
-    } else {
-      logger.info("OpenAPI processing result dropped", { reason: result.reason });
-    }
-    return true;
+    throw error;
   }
+  const result = await finishSpec(forkEm(deps.orm), deps, claim, outcome);
+  if (result.recorded) {
+    logger.info("OpenAPI specification processed", { ok: outcome.ok, versionId: result.versionId, newVersion: result.newVersion });
+  } else {
+    logger.info("OpenAPI processing result dropped", { reason: result.reason });
+  }
+  return true;
 }

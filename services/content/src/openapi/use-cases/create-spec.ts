@@ -3,6 +3,7 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { requireSpecEditing, requireSpecsAccess } from "../access.js";
 import type { OpenApiDeps } from "../deps.js";
+import { OPENAPI_PROCESSING_JOB } from "../processing/processor.js";
 import { OpenApiSpec } from "../entities.js";
 import { validateOpenApiSlug, validateSourceUrl } from "../validation.js";
 import { openApiSpecView, type OpenApiSpecView } from "../views.js";
@@ -39,6 +40,6 @@ export async function createOpenApiSpec(em: EntityManager, input: CreateOpenApiS
     if (error instanceof UniqueConstraintViolationException) throw slugTaken(slug);
     throw error;
   }
-  deps.openApiJobs.wake();
+  deps.jobs.wake(OPENAPI_PROCESSING_JOB);
   return view;
 }

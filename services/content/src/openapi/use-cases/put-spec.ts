@@ -2,6 +2,7 @@ import { UniqueConstraintViolationException, type EntityManager } from "@mikro-o
 import type { CallerInput } from "../../access/index.js";
 import { findVisibleSpec, requireSpecEditing, requireSpecsAccess } from "../access.js";
 import type { OpenApiDeps } from "../deps.js";
+import { OPENAPI_PROCESSING_JOB } from "../processing/processor.js";
 import { validateOpenApiSlug, validateSourceUrl } from "../validation.js";
 import { openApiSpecView, type OpenApiSpecView } from "../views.js";
 import { createPendingSpec, resubmitSpec } from "./submit-source.js";
@@ -48,6 +49,6 @@ export async function putOpenApiSpec(
     if (!(error instanceof UniqueConstraintViolationException)) throw error;
     result = await attempt();
   }
-  deps.openApiJobs.wake();
+  deps.jobs.wake(OPENAPI_PROCESSING_JOB);
   return result;
 }
