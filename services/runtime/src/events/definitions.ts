@@ -6,7 +6,8 @@ import { eventSubject, type EventEnvelope } from "./envelope.js";
  * reads a received one.
  */
 export interface EventMessage<T> {
-  fromPartial(object: T): T;
+  // NoInfer: T is the message (what fromJSON gives), not ts-proto's DeepPartial of it.
+  fromPartial(object: NoInfer<T>): T;
   fromJSON(object: unknown): T;
 }
 
