@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
-import { AppError, type EventEnvelope, type PromiseClient } from "@imprint/runtime";
+import { AppError, type PromiseClient } from "@imprint/runtime";
 import type { Level } from "./levels.js";
 
 export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
@@ -102,11 +102,5 @@ export class MembershipCache {
     const key = MembershipCache.key(organizationId, userId);
     this.entries.delete(key);
     this.inflight.delete(key);
-  }
-
-  /** Applies one of identity's member events (added, role_changed, removed, ...). */
-  applyMemberEvent(envelope: EventEnvelope): void {
-    const userId = envelope.payload.userId;
-    if (envelope.organizationId && typeof userId === "string") this.invalidate(envelope.organizationId, userId);
   }
 }

@@ -1,8 +1,7 @@
-import type { ConsumerSpec, EventEnvelope } from "@imprint/runtime";
+import { handleEvents, isId, type ConsumerSpec } from "@imprint/runtime";
+import { revisionCreated } from "../events.js";
 import type { LinkDeps } from "./use-cases/deps.js";
 import { extractRevisionLinks } from "./use-cases/extract-revision-links.js";
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The durable consumer's name: one per content database. Replicas of a deployment share their
@@ -28,11 +27,10 @@ export function linkExtractionConsumer(deps: LinkDeps, consumer: string): Consum
     context: "content",
     consumer,
     filterSubject: "imprint.content.v1.revision.created",
-    handler: async (envelope: EventEnvelope, { em, logger }) => {
-      const revisionId = envelope.payload.revisionId;
-      if (typeof revisionId !== "string" || !UUID.test(revisionId)) return;
+    handler: handleEvents([revisionCreated], async ({ payload: { revisionId } }, { em, logger }) => {
+      if (!isId(revisionId)) return;
       const counts = await extractRevisionLinks(em, deps, revisionId);
       if (counts) logger.debug("links extracted", { revisionId, extracted: counts.extracted, reused: counts.reused });
-    },
+    }),
   };
 }

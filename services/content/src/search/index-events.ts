@@ -1,9 +1,10 @@
-import type { ConsumerSpec } from "@imprint/runtime";
+import { handleEvents, type ConsumerSpec } from "@imprint/runtime";
 import { isId } from "../access/index.js";
+import { revisionCreated, spaceDeleted, spacePurged, spaceRestored } from "../events.js";
 import { indexSpace, type SearchIndexDeps } from "./index-space.js";
 
 /** Content events that change what a space's search results must be. */
-const INDEXED_EVENTS = new Set(["revision.created", "space.deleted", "space.restored", "space.purged"]);
+const INDEXED_EVENTS = [revisionCreated, spaceDeleted, spaceRestored, spacePurged] as const;
 
 /**
  * Keeps the search index on each space's current revision, from the content service's own events:
@@ -21,17 +22,16 @@ export function searchIndexConsumer(deps: SearchIndexDeps, consumer: string): Co
     filterSubject: "imprint.content.v1.>",
     // Indexing a 10,000-page import takes seconds; leave room before JetStream redelivers.
     ackWaitMs: 5 * 60 * 1000,
-    handler: async (envelope, { em, logger }) => {
-      if (!INDEXED_EVENTS.has(envelope.type)) return;
-      const { spaceId, movedHead, changeRequestId } = envelope.payload as { spaceId?: unknown; movedHead?: unknown; changeRequestId?: unknown };
-      if (typeof spaceId !== "string" || !isId(spaceId)) return;
-      if (envelope.type === "revision.created" && movedHead !== true) return;
+    handler: handleEvents(INDEXED_EVENTS, async (event, { em, logger }) => {
+      const { spaceId } = event.payload;
+      if (!isId(spaceId)) return;
+      if (event.type === "revision.created" && !event.payload.movedHead) return;
       // A change request's revision moved its branch's head, not the space's: nothing to index.
-      if (envelope.type === "revision.created" && changeRequestId !== undefined) return;
+      if (event.type === "revision.created" && event.payload.changeRequestId !== undefined) return;
       const started = performance.now();
       const result = await indexSpace(em, spaceId, deps);
       logger.debug("search index updated", { spaceId, ...result, durationMs: Math.round(performance.now() - started) });
-    },
+    }),
   };
 }
 

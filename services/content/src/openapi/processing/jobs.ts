@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import type { Clock, UnitOfWork } from "@imprint/runtime";
 import { OpenApiSpec, OpenApiSpecVersion } from "../entities.js";
-import { recordOpenApiSpecEvent } from "../events.js";
+import { openApiSpecProcessed, recordContentEvent } from "../../events.js";
 import type { ProcessingOutcome } from "./outcome.js";
 
 /** A specification a worker holds: the source of one generation to process. */
@@ -86,8 +86,7 @@ export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOf
     spec.leaseExpiresAt = null;
     spec.lastProcessedAt = now;
     spec.updatedAt = now;
-    recordOpenApiSpecEvent(tx, deps, {
-      name: "processed",
+    recordContentEvent(tx, deps, openApiSpecProcessed, {
       organizationId: spec.organizationId,
       actor: null,
       payload: {

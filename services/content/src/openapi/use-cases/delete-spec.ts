@@ -4,7 +4,7 @@ import { requireCaller, type CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
 import { findVisibleSpec, requireSpecsAccess } from "../access.js";
 import { OpenApiSpecVersion } from "../entities.js";
-import { recordOpenApiSpecEvent } from "../events.js";
+import { openApiSpecDeleted, recordContentEvent } from "../../events.js";
 
 export interface DeleteOpenApiSpecInput {
   caller: CallerInput | undefined;
@@ -26,8 +26,7 @@ export async function deleteOpenApiSpec(em: EntityManager, input: DeleteOpenApiS
     if (!access.permissions.edit) throw AppError.permissionDenied(`You need the "createOpenAPISpec" permission in this organization`);
     await tx.nativeDelete(OpenApiSpecVersion, { specId: spec.id });
     tx.remove(spec);
-    recordOpenApiSpecEvent(tx, deps, {
-      name: "deleted",
+    recordContentEvent(tx, deps, openApiSpecDeleted, {
       organizationId: spec.organizationId,
       actor: caller,
       payload: { specId: spec.id, slug: spec.slug },

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import type { OpenApiDeps } from "../deps.js";
 import { OpenApiSpec } from "../entities.js";
-import { recordOpenApiSpecEvent } from "../events.js";
+import { openApiSpecCreated, openApiSpecUpdated, recordContentEvent } from "../../events.js";
 
 /** A new specification waiting for its first processing (created and recorded in `em`'s unit of work). */
 export function createPendingSpec(
@@ -28,8 +28,7 @@ export function createPendingSpec(
     createdAt: now,
     updatedAt: now,
   });
-  recordOpenApiSpecEvent(em, deps, {
-    name: "created",
+  recordContentEvent(em, deps, openApiSpecCreated, {
     organizationId: input.organizationId,
     actor: input.caller,
     payload: { specId: spec.id, slug: spec.slug, sourceUrl: spec.sourceUrl },
@@ -50,8 +49,7 @@ export function resubmitSpec(em: EntityManager, deps: Pick<OpenApiDeps, "clock">
   spec.claimedGeneration = null;
   spec.leaseExpiresAt = null;
   spec.updatedAt = deps.clock();
-  recordOpenApiSpecEvent(em, deps, {
-    name: "updated",
+  recordContentEvent(em, deps, openApiSpecUpdated, {
     organizationId: spec.organizationId,
     actor: caller,
     payload: { specId: spec.id, slug: spec.slug, sourceUrl, previousSourceUrl },

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { recordContentEvent } from "../../events.js";
+import { branchMerged, recordContentEvent } from "../../events.js";
 import { queryRows, sql } from "../store/db.js";
 import { compareAndSetSpaceHead } from "../store/revision-rows.js";
 import type { RevisionDeps } from "../use-cases/deps.js";
@@ -69,9 +69,7 @@ export async function mergeBranch(em: EntityManager, input: MergeBranchInput, de
       parents: revision.parents,
       movedHead: true,
     });
-    recordContentEvent(tx, deps, {
-      aggregate: "branch",
-      name: "merged",
+    recordContentEvent(tx, deps, branchMerged, {
       organizationId: space.organizationId,
       actor: caller,
       payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id },

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { recordContentEvent } from "../../events.js";
+import { branchUpdated, recordContentEvent } from "../../events.js";
 import { readSpaceHeadRow } from "../store/revision-rows.js";
 import type { RevisionDeps } from "../use-cases/deps.js";
 import { recordRevisionCreated } from "../use-cases/drafts.js";
@@ -65,9 +65,7 @@ export async function updateBranch(em: EntityManager, input: UpdateBranchInput, 
       movedHead: true,
       changeRequestId: branch.id,
     });
-    recordContentEvent(tx, deps, {
-      aggregate: "branch",
-      name: "updated",
+    recordContentEvent(tx, deps, branchUpdated, {
       organizationId: space.organizationId,
       actor: caller,
       payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id, mergedAncestorRevisionId: theirs.id },

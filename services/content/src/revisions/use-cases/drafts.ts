@@ -7,7 +7,7 @@ import { execute, sql } from "../store/db.js";
 import { lockRevision, updateDraftContent } from "../store/revision-rows.js";
 import { StoreSession } from "../store/session.js";
 import type { RevisionDeps } from "./deps.js";
-import { recordContentEvent } from "../../events.js";
+import { revisionCreated, recordContentEvent } from "../../events.js";
 
 /** Revision ids are uuids (the runtime's id check). */
 export function isRevisionId(value: string): boolean {
@@ -76,9 +76,7 @@ export function recordRevisionCreated(
   deps: Pick<RevisionDeps, "clock">,
   event: { organizationId: string; actor: CallerInput | null; spaceId: string; revisionId: string; parents: string[]; movedHead: boolean; changeRequestId?: string | null },
 ): void {
-  recordContentEvent(em, deps, {
-    aggregate: "revision",
-    name: "created",
+  recordContentEvent(em, deps, revisionCreated, {
     organizationId: event.organizationId,
     actor: event.actor,
     payload: {

@@ -3,7 +3,7 @@ import type { CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
 import { requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
 import { TranslationSettings } from "../entities.js";
-import { recordTranslationSettingsEvent } from "../events.js";
+import { translationSettingsCreated, recordContentEvent } from "../../events.js";
 import { validateLanguages } from "../languages.js";
 import { validateTranslationTitle } from "../validation.js";
 import type { TranslationSettingsView } from "../views.js";
@@ -24,8 +24,7 @@ export async function createTranslationSettings(em: EntityManager, input: Create
   const settings = await deps.unitOfWork.run(em, (tx) => {
     const now = deps.clock();
     const created = tx.create(TranslationSettings, { organizationId: input.organizationId, title, languages, createdAt: now, updatedAt: now });
-    recordTranslationSettingsEvent(tx, deps, {
-      name: "created",
+    recordContentEvent(tx, deps, translationSettingsCreated, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { translationSettingsId: created.id, title, languages },

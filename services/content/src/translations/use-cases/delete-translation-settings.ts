@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
-import { recordTranslationSettingsEvent } from "../events.js";
+import { translationSettingsDeleted, recordContentEvent } from "../../events.js";
 
 export interface DeleteTranslationSettingsInput {
   caller: CallerInput | undefined;
@@ -19,8 +19,7 @@ export async function deleteTranslationSettings(em: EntityManager, input: Delete
     if (!settings) return false;
     requireTranslationsEditing(permissions);
     tx.remove(settings);
-    recordTranslationSettingsEvent(tx, deps, {
-      name: "deleted",
+    recordContentEvent(tx, deps, translationSettingsDeleted, {
       organizationId: settings.organizationId,
       actor: caller,
       payload: { translationSettingsId: settings.id },

@@ -3,7 +3,7 @@ import { AppError, parseUpdateMask } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
-import { recordTranslationSettingsEvent } from "../events.js";
+import { translationSettingsUpdated, recordContentEvent } from "../../events.js";
 import { validateLanguages } from "../languages.js";
 import { validateTranslationTitle } from "../validation.js";
 import type { TranslationSettingsView } from "../views.js";
@@ -41,8 +41,7 @@ export async function updateTranslationSettings(em: EntityManager, input: Update
     }
     if (Object.keys(changes).length > 0) {
       found.updatedAt = deps.clock();
-      recordTranslationSettingsEvent(tx, deps, {
-        name: "updated",
+      recordContentEvent(tx, deps, translationSettingsUpdated, {
         organizationId: found.organizationId,
         actor: caller,
         payload: { translationSettingsId: found.id, changedFields: Object.keys(changes), changes },

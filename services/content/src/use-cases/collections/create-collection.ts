@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Collection } from "../../domain/collection.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { collectionCreated, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../spaces/parent.js";
 import { placeAtEnd } from "../spaces/placement.js";
 import { validateCollectionTitle } from "../spaces/validation.js";
@@ -35,9 +35,7 @@ export async function createCollection(em: EntityManager, input: CreateCollectio
       createdAt: now,
       updatedAt: now,
     });
-    recordContentEvent(tx, deps, {
-      aggregate: "collection",
-      name: "created",
+    recordContentEvent(tx, deps, collectionCreated, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { collectionId: collection.id, title, parentId: input.parentId },

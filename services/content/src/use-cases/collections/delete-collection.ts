@@ -5,7 +5,7 @@ import { Collection } from "../../domain/collection.js";
 import { positionsBetween } from "../../domain/ordering.js";
 import { Space } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { collectionDeleted, recordContentEvent } from "../../events.js";
 import { lockSiblings, positionAtEnd } from "../spaces/placement.js";
 
 export interface DeleteCollectionInput {
@@ -51,9 +51,7 @@ export async function deleteCollection(em: EntityManager, input: DeleteCollectio
       });
     }
     tx.remove(collection);
-    recordContentEvent(tx, deps, {
-      aggregate: "collection",
-      name: "deleted",
+    recordContentEvent(tx, deps, collectionDeleted, {
       organizationId: collection.organizationId,
       actor: caller,
       payload: {

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { collectionMoved, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../spaces/parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../spaces/placement.js";
 import type { CollectionView } from "../spaces/views.js";
@@ -43,9 +43,7 @@ export async function moveCollection(em: EntityManager, input: MoveCollectionInp
     });
     collection.parentId = parentId;
     collection.updatedAt = deps.clock();
-    recordContentEvent(tx, deps, {
-      aggregate: "collection",
-      name: "moved",
+    recordContentEvent(tx, deps, collectionMoved, {
       organizationId: collection.organizationId,
       actor: caller,
       payload: { collectionId: collection.id, fromParentId, parentId, position: collection.position },

@@ -4,7 +4,7 @@ import { collectionLevel, collectionPermissions, requireCaller, requireCollectio
 import { Collection } from "../../domain/collection.js";
 import { Space } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { collectionTransferred, recordContentEvent } from "../../events.js";
 import { placeAtEnd } from "../spaces/placement.js";
 import { requireTargetOrganizationAdmin } from "../spaces/transfer-space.js";
 import type { CollectionView } from "../spaces/views.js";
@@ -41,9 +41,7 @@ export async function transferCollection(em: EntityManager, input: TransferColle
     collection.parentId = null;
     collection.position = position;
     collection.updatedAt = now;
-    recordContentEvent(tx, deps, {
-      aggregate: "collection",
-      name: "transferred",
+    recordContentEvent(tx, deps, collectionTransferred, {
       organizationId: input.organizationId,
       actor: caller,
       payload: {

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCollectionAccess, type CallerInput, type DefaultLevel } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { collectionUpdated, recordContentEvent } from "../../events.js";
 import { validateCollectionDescription, validateCollectionTitle } from "../spaces/validation.js";
 import type { CollectionView } from "../spaces/views.js";
 
@@ -51,9 +51,7 @@ export async function updateCollection(em: EntityManager, input: UpdateCollectio
     }
     if (Object.keys(changed).length > 0) {
       collection.updatedAt = deps.clock();
-      recordContentEvent(tx, deps, {
-        aggregate: "collection",
-        name: "updated",
+      recordContentEvent(tx, deps, collectionUpdated, {
         organizationId: collection.organizationId,
         actor: input.caller!,
         payload: { collectionId: collection.id, changedFields: Object.keys(changed), changes: changed },

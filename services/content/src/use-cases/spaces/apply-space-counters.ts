@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { SpaceCounters } from "@imprint/runtime";
+import type { SpaceCounters } from "@imprint/proto/collaboration/v1/events";
 
 /**
  * Sets the space's counters unless it already has these or newer ones: events may arrive late,

@@ -3,7 +3,7 @@ import { requireOrganizationMembership, type CallerInput } from "../../access/in
 import { Space, type SpaceEditMode } from "../../domain/space.js";
 import { createInitialRevision } from "../../revisions/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { spaceCreated, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
 import { placeAtEnd } from "./placement.js";
 import { validateEmoji, validateSpaceTitle } from "./validation.js";
@@ -50,9 +50,7 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
     await tx.flush();
     const { revisionId } = await createInitialRevision(tx, { spaceId: space.id, organizationId: input.organizationId, actor: caller, clock: deps.clock });
     space.revisionId = revisionId;
-    recordContentEvent(tx, deps, {
-      aggregate: "space",
-      name: "created",
+    recordContentEvent(tx, deps, spaceCreated, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { spaceId: space.id, title, parentId: input.parentId, revisionId: space.revisionId },

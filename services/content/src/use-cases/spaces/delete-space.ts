@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { spaceDeleted, recordContentEvent } from "../../events.js";
 
 export interface DeleteSpaceInput {
   caller: CallerInput | undefined;
@@ -28,12 +28,10 @@ export async function deleteSpace(em: EntityManager, input: DeleteSpaceInput, de
     const now = deps.clock();
     space.deletedAt = now;
     space.updatedAt = now;
-    recordContentEvent(tx, deps, {
-      aggregate: "space",
-      name: "deleted",
+    recordContentEvent(tx, deps, spaceDeleted, {
       organizationId: space.organizationId,
       actor: caller,
-      payload: { spaceId: space.id, deletedAt: now.toISOString() },
+      payload: { spaceId: space.id, deletedAt: now },
     });
     return true;
   });

@@ -3,7 +3,7 @@ import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type C
 import { Space, SPACE_TITLE_MAX } from "../../domain/space.js";
 import { createInitialRevision, duplicateSpaceContent } from "../../revisions/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { spaceDuplicated, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
 import { lockSiblings, resolvePosition } from "./placement.js";
 import type { SpaceView } from "./views.js";
@@ -66,9 +66,7 @@ export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInp
         })
       : await createInitialRevision(tx, { spaceId: copy.id, organizationId: original.organizationId, actor: caller, clock: deps.clock });
     copy.revisionId = revisionId;
-    recordContentEvent(tx, deps, {
-      aggregate: "space",
-      name: "duplicated",
+    recordContentEvent(tx, deps, spaceDuplicated, {
       organizationId: original.organizationId,
       actor: caller,
       payload: { spaceId: copy.id, fromSpaceId: original.id, title: copy.title, parentId, revisionId: copy.revisionId },

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { spaceMoved, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "./placement.js";
 import type { SpaceView } from "./views.js";
@@ -33,9 +33,7 @@ export async function moveSpace(em: EntityManager, input: MoveSpaceInput, deps: 
     // "in-collection" only exists inside a collection.
     if (parentId === null && space.visibility === "in-collection") space.visibility = "private";
     space.updatedAt = deps.clock();
-    recordContentEvent(tx, deps, {
-      aggregate: "space",
-      name: "moved",
+    recordContentEvent(tx, deps, spaceMoved, {
       organizationId: space.organizationId,
       actor: caller,
       payload: { spaceId: space.id, fromParentId, parentId, position: space.position },

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { SPACE_RETENTION_MS, Space } from "../../domain/space.js";
 import { deleteOrphanedBlobs, purgeSpaceContent } from "../../revisions/index.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { spacePurged, recordContentEvent } from "../../events.js";
 
 const BATCH = 100;
 
@@ -35,7 +35,7 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: ContentDeps): 
         if (!row) return undefined;
         const content = await purgeSpaceContent(tx, id);
         await tx.nativeDelete(Space, { id });
-        recordContentEvent(tx, deps, { aggregate: "space", name: "purged", organizationId: row.organization_id, actor: null, payload: { spaceId: id } });
+        recordContentEvent(tx, deps, spacePurged, { organizationId: row.organization_id, actor: null, payload: { spaceId: id } });
         return content.orphanedBlobs;
       });
       if (!orphanedBlobs) {

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
 import { SPACE_RETENTION_MS } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { spaceRestored, recordContentEvent } from "../../events.js";
 import type { SpaceView } from "./views.js";
 
 export interface RestoreSpaceInput {
@@ -26,9 +26,7 @@ export async function restoreSpace(em: EntityManager, input: RestoreSpaceInput, 
       if (now.getTime() - space.deletedAt!.getTime() > SPACE_RETENTION_MS) throw AppError.notFound("Space");
       space.deletedAt = null;
       space.updatedAt = now;
-      recordContentEvent(tx, deps, {
-        aggregate: "space",
-        name: "restored",
+      recordContentEvent(tx, deps, spaceRestored, {
         organizationId: space.organizationId,
         actor: caller,
         payload: { spaceId: space.id },

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { isId, requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type AccessDeps, type CallerInput, type Membership } from "../../access/index.js";
 import { Collection } from "../../domain/collection.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { spaceTransferred, recordContentEvent } from "../../events.js";
 import { placeAtEnd } from "./placement.js";
 import type { SpaceView } from "./views.js";
 
@@ -54,9 +54,7 @@ export async function transferSpace(em: EntityManager, input: TransferSpaceInput
     space.parentId = parentId;
     if (parentId === null && space.visibility === "in-collection") space.visibility = "private";
     space.updatedAt = deps.clock();
-    recordContentEvent(tx, deps, {
-      aggregate: "space",
-      name: "transferred",
+    recordContentEvent(tx, deps, spaceTransferred, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { spaceId: space.id, fromOrganizationId, toOrganizationId: input.organizationId, fromParentId, parentId },

@@ -3,7 +3,7 @@ import { AppError, parseUpdateMask } from "@imprint/runtime";
 import { requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
 import type { SpaceEditMode, SpaceVisibility } from "../../domain/space.js";
 import type { ContentDeps } from "../../service.js";
-import { recordContentEvent } from "../../events.js";
+import { spaceUpdated, recordContentEvent } from "../../events.js";
 import { validateEmoji, validateSpaceTitle } from "./validation.js";
 import type { SpaceView } from "./views.js";
 
@@ -68,9 +68,7 @@ export async function updateSpace(em: EntityManager, input: UpdateSpaceInput, de
     }
     if (Object.keys(changed).length > 0) {
       space.updatedAt = deps.clock();
-      recordContentEvent(tx, deps, {
-        aggregate: "space",
-        name: "updated",
+      recordContentEvent(tx, deps, spaceUpdated, {
         organizationId: space.organizationId,
         actor: input.caller!,
         payload: { spaceId: space.id, changedFields: Object.keys(changed), changes: changed },
