@@ -1,5 +1,21 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { recordEvent, type Clock } from "@imprint/runtime";
+import { defineEvent, recordEvent, type Clock, type EventDefinition, type EventMessage, type EventPayload } from "@imprint/runtime";
+import {
+  ChangeRequestArchived,
+  ChangeRequestCreated,
+  ChangeRequestMerged,
+  ChangeRequestUpdated,
+  ChangeRequestUpdatedFromMain,
+  CommentCreated,
+  CommentDeleted,
+  CommentReopened,
+  CommentReplyCreated,
+  CommentReplyDeleted,
+  CommentReplyUpdated,
+  CommentResolved,
+  CommentUpdated,
+  type SpaceCounters,
+} from "@imprint/proto/collaboration/v1/events";
 import type { Comment } from "./domain/index.js";
 import type { CallerInput } from "./use-cases/shared/access.js";
 import { nextSpaceCounters } from "./use-cases/shared/counters.js";
@@ -7,53 +23,69 @@ import { nextSpaceCounters } from "./use-cases/shared/counters.js";
 /** Every collaboration event goes to the `IMPRINT_COLLABORATION` stream, subjects `imprint.collaboration.v1.<aggregate>.<event>`. */
 export const COLLABORATION_EVENT_CONTEXT = "collaboration";
 
-export type CollaborationAggregate = "change_request" | "comment" | "comment_reply";
+/**
+ * The collaboration events, each payload a message of `proto/imprint/collaboration/v1/events.proto`
+ * (listed in the event catalogue of docs/architecture.md, which a test checks against these
+ * definitions).
+ */
+const collaborationEvent = <T, A extends string, E extends string>(aggregate: A, event: E, message: EventMessage<T>) =>
+  defineEvent({ context: COLLABORATION_EVENT_CONTEXT, aggregate, event, message });
+
+export const changeRequestCreated = collaborationEvent("change_request", "created", ChangeRequestCreated);
+export const changeRequestUpdated = collaborationEvent("change_request", "updated", ChangeRequestUpdated);
+export const changeRequestArchived = collaborationEvent("change_request", "archived", ChangeRequestArchived);
+export const changeRequestMerged = collaborationEvent("change_request", "merged", ChangeRequestMerged);
+export const changeRequestUpdatedFromMain = collaborationEvent("change_request", "updated_from_main", ChangeRequestUpdatedFromMain);
+export const commentCreated = collaborationEvent("comment", "created", CommentCreated);
+export const commentUpdated = collaborationEvent("comment", "updated", CommentUpdated);
+export const commentResolved = collaborationEvent("comment", "resolved", CommentResolved);
+export const commentReopened = collaborationEvent("comment", "reopened", CommentReopened);
+export const commentDeleted = collaborationEvent("comment", "deleted", CommentDeleted);
+export const commentReplyCreated = collaborationEvent("comment_reply", "created", CommentReplyCreated);
+export const commentReplyUpdated = collaborationEvent("comment_reply", "updated", CommentReplyUpdated);
+export const commentReplyDeleted = collaborationEvent("comment_reply", "deleted", CommentReplyDeleted);
+
+/** What every collaboration event's message starts with (see SpaceEvent); the recorder fills it in. */
+interface SpaceEventFields {
+  spaceId: string;
+  spaceCounters?: SpaceCounters | undefined;
+}
+
+/** A collaboration event's own payload: its message without the space and counters. */
+type OwnPayload<T> = Omit<EventPayload<T>, keyof SpaceEventFields>;
 
 /**
  * Records a collaboration event in the current transaction (published by the relay after commit).
  * Every event concerns one space and carries that space's counters as of this transaction
  * (`spaceCounters`), so content keeps its space counters from the events alone.
  */
-export async function recordCollaborationEvent(
+export async function recordCollaborationEvent<T extends SpaceEventFields>(
   em: EntityManager,
   deps: { clock: Clock },
-  event: {
-    aggregate: CollaborationAggregate;
-    name: string;
-    organizationId: string;
-    actor: CallerInput | null;
-    spaceId: string;
-    payload: Record<string, unknown>;
-  },
+  definition: EventDefinition<T>,
+  event: { organizationId: string; actor: CallerInput | null; spaceId: string; payload: NoInfer<OwnPayload<T>> },
 ): Promise<void> {
   const spaceCounters = await nextSpaceCounters(em, event.spaceId);
-  recordEvent(em, {
-    context: COLLABORATION_EVENT_CONTEXT,
-    aggregate: event.aggregate,
-    event: event.name,
-    organizationId: event.organizationId,
-    actor: event.actor,
-    payload: { spaceId: event.spaceId, ...event.payload, spaceCounters },
-    occurredAt: deps.clock(),
-  });
+  // The message is exactly its own fields plus these two, which TypeScript cannot see through Omit.
+  const payload = { spaceId: event.spaceId, spaceCounters, ...event.payload } as unknown as EventPayload<T>;
+  recordEvent(em, definition, { organizationId: event.organizationId, actor: event.actor, payload, occurredAt: deps.clock() });
 }
 
-/** Records `comment_reply.<name>` for a reply of `comment`; `extra` joins the ids in the payload. */
-export async function recordReplyEvent(
+/** Records a `comment_reply.*` event for a reply of `comment`; `extra` holds the event's fields besides the ids. */
+export async function recordReplyEvent<T extends SpaceEventFields & { commentId: string; replyId: string }>(
   em: EntityManager,
   deps: { clock: Clock },
   actor: CallerInput,
   comment: Pick<Comment, "id" | "organizationId" | "spaceId" | "changeRequestId">,
   replyId: string,
-  name: "created" | "updated" | "deleted",
-  extra: Record<string, unknown> = {},
+  definition: EventDefinition<T>,
+  extra: NoInfer<Omit<OwnPayload<T>, "commentId" | "replyId" | "changeRequestId">>,
 ): Promise<void> {
-  await recordCollaborationEvent(em, deps, {
-    aggregate: "comment_reply",
-    name,
+  const ids = { commentId: comment.id, replyId, changeRequestId: comment.changeRequestId };
+  await recordCollaborationEvent(em, deps, definition, {
     organizationId: comment.organizationId,
     actor,
     spaceId: comment.spaceId,
-    payload: { commentId: comment.id, replyId, changeRequestId: comment.changeRequestId, ...extra },
+    payload: { ...ids, ...extra } as unknown as NoInfer<OwnPayload<T>>,
   });
 }

@@ -8,7 +8,6 @@ export * from "./jobs/entities.js";
 export * from "./jobs/job-runner.js";
 export * from "./events/entities.js";
 export * from "./events/envelope.js";
-export * from "./events/space-counters.js";
 export * from "./events/definitions.js";
 export * from "./events/record-event.js";
 export * from "./events/handle-events.js";

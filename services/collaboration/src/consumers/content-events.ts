@@ -1,4 +1,5 @@
-import type { ConsumerSpec, EventEnvelope } from "@imprint/runtime";
+import { defineEvent, handleEvents, type ConsumerSpec } from "@imprint/runtime";
+import { BranchMerged, RevisionCreated, SpacePurged, SpaceTransferred } from "@imprint/proto/content/v1/events";
 import type { CollaborationConfig } from "../config.js";
 import { isId } from "../use-cases/shared/access.js";
 import type { UseCaseDeps } from "../use-cases/shared/deps.js";
@@ -7,11 +8,15 @@ import { recordBranchCommit } from "../use-cases/record-branch-commit.js";
 import { recordBranchMerge } from "../use-cases/record-branch-merge.js";
 import { transferSpace } from "../use-cases/transfer-space.js";
 
-/** A payload field that must be an id; events without it are not for us (or malformed) and are skipped. */
-function idField(envelope: EventEnvelope, field: string): string | undefined {
-  const value = envelope.payload[field];
-  return typeof value === "string" && isId(value) ? value : undefined;
-}
+/** Content's events this service follows, as it reads them. */
+const spacePurged = defineEvent({ context: "content", aggregate: "space", event: "purged", message: SpacePurged });
+const spaceTransferred = defineEvent({ context: "content", aggregate: "space", event: "transferred", message: SpaceTransferred });
+const branchMerged = defineEvent({ context: "content", aggregate: "branch", event: "merged", message: BranchMerged });
+const revisionCreated = defineEvent({ context: "content", aggregate: "revision", event: "created", message: RevisionCreated });
+export const consumedContentEvents = [spacePurged, spaceTransferred, branchMerged, revisionCreated] as const;
+
+/** An id a payload must carry; events without one are not for us and are skipped. */
+const id = (value: string | undefined) => (value !== undefined && isId(value) ? value : undefined);
 
 /**
  * The content events this context follows, each through its own durable consumer (the runtime
@@ -26,35 +31,33 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       context: "content",
       consumer: config.SPACE_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.space.>",
-      handler: async (envelope, { em }) => {
-        const spaceId = idField(envelope, "spaceId");
+      handler: handleEvents([spacePurged, spaceTransferred], async (event, { em }) => {
+        const spaceId = id(event.payload.spaceId);
         if (!spaceId) return;
-        if (envelope.type === "space.purged") await purgeSpace(em, { spaceId });
-        const organizationId = idField(envelope, "toOrganizationId");
-        if (envelope.type === "space.transferred" && organizationId) await transferSpace(em, { spaceId, organizationId });
-      },
+        if (event.type === "space.purged") await purgeSpace(em, { spaceId });
+        const organizationId = event.type === "space.transferred" ? id(event.payload.toOrganizationId) : undefined;
+        if (organizationId) await transferSpace(em, { spaceId, organizationId });
+      }),
     },
     {
       context: "content",
       consumer: config.BRANCH_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.branch.merged",
-      handler: async (envelope, { em }) => {
-        const changeRequestId = idField(envelope, "changeRequestId");
-        const revisionId = envelope.payload.revisionId;
-        if (!changeRequestId || typeof revisionId !== "string" || !revisionId) return;
-        await recordBranchMerge(em, { changeRequestId, revisionId, actor: envelope.actor }, deps);
-      },
+      handler: handleEvents([branchMerged], async ({ payload: { changeRequestId, revisionId }, actor }, { em }) => {
+        if (!id(changeRequestId) || !revisionId) return;
+        await recordBranchMerge(em, { changeRequestId, revisionId, actor }, deps);
+      }),
     },
     {
       context: "content",
       consumer: config.REVISION_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.revision.created",
-      handler: async (envelope, { em }) => {
-        const spaceId = idField(envelope, "spaceId");
-        const changeRequestId = idField(envelope, "changeRequestId");
+      handler: handleEvents([revisionCreated], async ({ payload, actor }, { em }) => {
+        const spaceId = id(payload.spaceId);
+        const changeRequestId = id(payload.changeRequestId);
         if (!spaceId || !changeRequestId) return;
-        await recordBranchCommit(em, { spaceId, changeRequestId, userId: envelope.actor?.userId ?? null }, deps);
-      },
+        await recordBranchCommit(em, { spaceId, changeRequestId, userId: actor?.userId ?? null }, deps);
+      }),
     },
   ];
 }

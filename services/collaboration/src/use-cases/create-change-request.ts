@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Branch } from "@imprint/proto/content/v1/branches";
 import { AppError } from "@imprint/runtime";
 import { ChangeRequest } from "../domain/index.js";
-import { recordCollaborationEvent } from "../events.js";
+import { changeRequestCreated, recordCollaborationEvent } from "../events.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { addContributor, validateAgentTaskId, validateSubject } from "./shared/change-requests.js";
@@ -67,9 +67,7 @@ export async function createChangeRequest(em: EntityManager, input: CreateChange
     });
     await tx.flush();
     await addContributor(tx, changeRequest, caller.userId, now);
-    await recordCollaborationEvent(tx, deps, {
-      aggregate: "change_request",
-      name: "created",
+    await recordCollaborationEvent(tx, deps, changeRequestCreated, {
       organizationId: space.organizationId,
       actor: caller,
       spaceId: space.spaceId,

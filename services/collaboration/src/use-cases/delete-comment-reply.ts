@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { Comment, CommentReply, Reaction } from "../domain/index.js";
-import { recordReplyEvent } from "../events.js";
+import { commentReplyDeleted, recordReplyEvent } from "../events.js";
 import { isId, type CallerInput } from "./shared/access.js";
 import type { UseCaseDeps } from "./shared/deps.js";
 import { requireManage, resolveScope, scopeFilter, type CommentScopeInput } from "./shared/scope.js";
@@ -24,7 +24,7 @@ export async function deleteCommentReply(em: EntityManager, input: DeleteComment
     await tx.nativeDelete(Reaction, { targetId: reply.id });
     tx.remove(reply);
     comment.repliesCount = Math.max(0, comment.repliesCount - 1);
-    await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, "deleted");
+    await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, commentReplyDeleted, {});
     return true;
   });
   return deleted;

@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { Comment, CommentReply, Reaction } from "../domain/index.js";
-import { recordCollaborationEvent } from "../events.js";
+import { commentDeleted, recordCollaborationEvent } from "../events.js";
 import { isId, type CallerInput } from "./shared/access.js";
 import type { UseCaseDeps } from "./shared/deps.js";
 import { requireManage, resolveScope, scopeFilter, type CommentScopeInput } from "./shared/scope.js";
@@ -22,9 +22,7 @@ export async function deleteComment(em: EntityManager, input: DeleteCommentInput
     await tx.nativeDelete(Reaction, { commentId: comment.id });
     await tx.nativeDelete(CommentReply, { commentId: comment.id });
     tx.remove(comment);
-    await recordCollaborationEvent(tx, deps, {
-      aggregate: "comment",
-      name: "deleted",
+    await recordCollaborationEvent(tx, deps, commentDeleted, {
       organizationId: comment.organizationId,
       actor: scope.caller,
       spaceId: comment.spaceId,

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { CommentReply } from "../domain/index.js";
-import { recordReplyEvent } from "../events.js";
+import { commentReplyCreated, recordReplyEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "./shared/deps.js";
@@ -32,7 +32,7 @@ export async function postCommentReply(em: EntityManager, input: PostCommentRepl
       editedAt: null,
     });
     comment.repliesCount += 1;
-    await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, "created");
+    await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, commentReplyCreated, {});
     return reply;
   });
   const [view] = await replyViews(em, deps, scope, [reply], input.format);

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { DocumentFormat } from "@imprint/proto/content/v1/revisions";
 import { AppError } from "@imprint/runtime";
 import { Comment, NODE_ID_MAX, type PageSnapshot } from "../domain/index.js";
-import { recordCollaborationEvent } from "../events.js";
+import { commentCreated, recordCollaborationEvent } from "../events.js";
 import { callerMessage, type CallerInput } from "./shared/access.js";
 import { characterCount } from "./shared/change-requests.js";
 import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
@@ -94,9 +94,7 @@ export async function postComment(em: EntityManager, input: PostCommentInput, de
       resolvedBy: null,
       repliesCount: 0,
     });
-    await recordCollaborationEvent(tx, deps, {
-      aggregate: "comment",
-      name: "created",
+    await recordCollaborationEvent(tx, deps, commentCreated, {
       organizationId: scope.space.organizationId,
       actor: scope.caller,
       spaceId: scope.space.spaceId,

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { recordCollaborationEvent } from "../events.js";
+import { changeRequestUpdatedFromMain, recordCollaborationEvent } from "../events.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { addContributor, findChangeRequest } from "./shared/change-requests.js";
@@ -31,9 +31,7 @@ export async function updateChangeRequestFromMain(
     const now = deps.clock();
     locked.updatedAt = now;
     await addContributor(tx, locked, caller.userId, now);
-    await recordCollaborationEvent(tx, deps, {
-      aggregate: "change_request",
-      name: "updated_from_main",
+    await recordCollaborationEvent(tx, deps, changeRequestUpdatedFromMain, {
       organizationId: locked.organizationId,
       actor: caller,
       spaceId: locked.spaceId,

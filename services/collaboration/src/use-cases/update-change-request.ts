@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { ChangeRequestStatus } from "../domain/index.js";
-import { recordCollaborationEvent } from "../events.js";
+import { changeRequestArchived, changeRequestUpdated, recordCollaborationEvent } from "../events.js";
 import { requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { findChangeRequest, validateDescription, validateSubject } from "./shared/change-requests.js";
@@ -39,14 +39,13 @@ export async function updateChangeRequest(em: EntityManager, input: UpdateChange
     if (description !== undefined) found.description = description;
     if (input.status !== undefined) found.status = input.status;
     found.updatedAt = deps.clock();
-    const event = { organizationId: found.organizationId, actor: caller, spaceId: found.spaceId, aggregate: "change_request" } as const;
-    await recordCollaborationEvent(tx, deps, {
+    const event = { organizationId: found.organizationId, actor: caller, spaceId: found.spaceId };
+    await recordCollaborationEvent(tx, deps, changeRequestUpdated, {
       ...event,
-      name: "updated",
       payload: { changeRequestId: found.id, number: found.number, changedFields: Object.keys(changes), changes },
     });
     if (changes.status && found.status === "archived") {
-      await recordCollaborationEvent(tx, deps, { ...event, name: "archived", payload: { changeRequestId: found.id, number: found.number } });
+      await recordCollaborationEvent(tx, deps, changeRequestArchived, { ...event, payload: { changeRequestId: found.id, number: found.number } });
     }
     return found;
   });

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { recordReplyEvent } from "../events.js";
+import { commentReplyUpdated, recordReplyEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "./shared/deps.js";
@@ -39,7 +39,7 @@ export async function updateCommentReply(em: EntityManager, input: UpdateComment
     if (input.resolved !== undefined || hasReactionChanges(reactions)) requireComment(scope);
     if (markdown !== undefined) requireManage(scope, reply.authorId, "reply");
     const changedFields = await applyPostEdit(tx, reply, comment, scope.caller.userId, { markdown, reactions }, deps.clock());
-    if (changedFields.length > 0) await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, "updated", { changedFields });
+    if (changedFields.length > 0) await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, commentReplyUpdated, { changedFields });
     if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);
     return reply;
   });

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { recordCollaborationEvent } from "../events.js";
+import { commentUpdated, recordCollaborationEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "./shared/deps.js";
@@ -35,9 +35,7 @@ export async function updateComment(em: EntityManager, input: UpdateCommentInput
     if (markdown !== undefined) requireManage(scope, comment.authorId, "comment");
     const changedFields = await applyPostEdit(tx, comment, comment, scope.caller.userId, { markdown, reactions }, deps.clock());
     if (changedFields.length > 0) {
-      await recordCollaborationEvent(tx, deps, {
-        aggregate: "comment",
-        name: "updated",
+      await recordCollaborationEvent(tx, deps, commentUpdated, {
         organizationId: comment.organizationId,
         actor: scope.caller,
         spaceId: comment.spaceId,

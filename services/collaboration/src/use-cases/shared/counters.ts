@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { SpaceCounters } from "@imprint/runtime";
+import type { SpaceCounters } from "@imprint/proto/collaboration/v1/events";
 
 /**
  * Bumps the space's counters version and counts, after the transaction's changes are flushed.

@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { ChangeRequest } from "../../domain/index.js";
-import { recordCollaborationEvent } from "../../events.js";
+import { changeRequestMerged, recordCollaborationEvent } from "../../events.js";
 import type { CallerInput } from "./access.js";
 import { addContributor } from "./change-requests.js";
 import type { UseCaseDeps } from "./deps.js";
@@ -26,9 +26,7 @@ export async function recordMerge(
   changeRequest.mergedRevisionId = input.revisionId;
   changeRequest.updatedAt = now;
   if (input.actor) await addContributor(em, changeRequest, input.actor.userId, now);
-  await recordCollaborationEvent(em, deps, {
-    aggregate: "change_request",
-    name: "merged",
+  await recordCollaborationEvent(em, deps, changeRequestMerged, {
     organizationId: changeRequest.organizationId,
     actor: input.actor,
     spaceId: changeRequest.spaceId,

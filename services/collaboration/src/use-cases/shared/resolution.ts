@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Comment } from "../../domain/index.js";
-import { recordCollaborationEvent } from "../../events.js";
+import { commentReopened, commentResolved, recordCollaborationEvent } from "../../events.js";
 import type { CallerInput } from "./access.js";
 import type { UseCaseDeps } from "./deps.js";
 
@@ -12,9 +12,7 @@ export async function recordResolution(em: EntityManager, deps: Pick<UseCaseDeps
   if (resolved === (comment.resolvedAt !== null && comment.resolvedAt !== undefined)) return;
   comment.resolvedAt = resolved ? deps.clock() : null;
   comment.resolvedBy = resolved ? caller.userId : null;
-  await recordCollaborationEvent(em, deps, {
-    aggregate: "comment",
-    name: resolved ? "resolved" : "reopened",
+  await recordCollaborationEvent(em, deps, resolved ? commentResolved : commentReopened, {
     organizationId: comment.organizationId,
     actor: caller,
     spaceId: comment.spaceId,
