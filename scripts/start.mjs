@@ -45,6 +45,13 @@ async function runLauncher() {
     if (lines.length) console.error(lines.map((line) => `   ${line}`).join("\n"));
   };
 
+  let hosting;
+  try {
+    hosting = stackLib.resolveHosting(env);
+  } catch (error) {
+    fail(error.message);
+    process.exit(1);
+  }
   const gatewayPort = parsePort("IMPRINT_PORT", env.IMPRINT_PORT, 8080);
   const servicePorts = {};
   const databaseUrls = {};
@@ -77,10 +84,11 @@ async function runLauncher() {
   const pageTokenSecret = await stackLib.resolvePageTokenSecret(dataDir, env);
 
   // Children's output, prefixed with the process name. PostgreSQL and NATS only speak when asked (LOG_LEVEL=debug).
-  const width = Math.max(...[...stackLib.SERVICES, stackLib.GATEWAY].map((s) => s.name.length), "postgres".length);
+  const sources = [...stackLib.SERVICES, stackLib.GATEWAY].map((s) => s.name).concat(stackLib.ONE_PROCESS_NAME);
+  const width = Math.max(...sources.map((name) => name.length), "postgres".length);
   const colors = ["36", "35", "33", "32", "34"];
   const colorOf = (source) => {
-    const index = [...stackLib.SERVICES, stackLib.GATEWAY].findIndex((s) => s.name === source);
+    const index = sources.indexOf(source);
     return index === -1 ? "90" : colors[index % colors.length];
   };
   const showInfra = env.LOG_LEVEL === "debug";
@@ -111,6 +119,7 @@ async function runLauncher() {
       dataDir,
       persistent: true,
       env,
+      hosting,
       gatewayPort,
       gatewayHost: env.IMPRINT_HOST || undefined,
       servicePorts,
@@ -141,6 +150,12 @@ async function runLauncher() {
       `  token:   ${bootstrap.token}   ${paint("2", `(from ${bootstrap.source})`)}`,
       `  try:     curl -H "Authorization: Bearer ${bootstrap.token}" ${url}/v1/orgs`,
       `  admin:   npm run admin -- --help`,
+      paint(
+        "2",
+        hosting === "split"
+          ? "  hosting: one process per service and the gateway (IMPRINT_HOSTING=split)"
+          : "  hosting: every service and the gateway in one process (IMPRINT_HOSTING=split: one each)",
+      ),
       paint("2", "  Ctrl-C stops everything; data stays in the data directory."),
       "",
     ].join("\n"),

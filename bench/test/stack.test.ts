@@ -6,16 +6,20 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createTestDatabase, patient, testNatsUrl } from "@imprint/runtime/testing";
 import {
   generateTokenSecret,
+  HOSTINGS,
+  ONE_PROCESS_NAME,
   resolveBootstrapToken,
   resolvePageTokenSecret,
   stackDescription,
   startStack,
   StackStartError,
+  type Hosting,
   type Stack,
 } from "../../scripts/lib/stack.mjs";
 
 // The orchestration behind `npm start` and `npm run bench`, run against the built services with the
-// test run's PostgreSQL and nats-server.
+// test run's PostgreSQL and nats-server, in both hostings: every target in one process, and one
+// process per target.
 
 describe("bootstrap token", () => {
   let dir: string;
@@ -54,7 +58,7 @@ describe("bootstrap token", () => {
   });
 });
 
-describe("startStack", () => {
+describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
   let dataDir: string;
   let stack: Stack;
   const token = generateTokenSecret();
@@ -65,6 +69,7 @@ describe("startStack", () => {
       dataDir,
       persistent: false,
       env: { ...process.env, LOG_LEVEL: "warn" },
+      hosting,
       gatewayPort: 0,
       natsUrl: await testNatsUrl(),
       databaseUrls: {
@@ -101,11 +106,19 @@ describe("startStack", () => {
     expect(description.identityGrpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 
-  it("runs every service and the gateway as separate processes", () => {
+  it.runIf(hosting === "split")("runs every service and the gateway as separate processes", () => {
     expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "gateway"]);
     const pids = stack.processes.map((p) => p.pid);
     expect(new Set([...pids, process.pid]).size).toBe(pids.length + 1);
     expect(stack.processes.every((p) => p.running)).toBe(true);
+  });
+
+  it.runIf(hosting === "one-process")("runs every service and the gateway in one process, each on its own gRPC address", () => {
+    expect(stack.hosting).toBe("one-process");
+    expect(stack.processes.map((p) => p.name)).toEqual([ONE_PROCESS_NAME]);
+    expect(stack.processes[0]?.pid).not.toBe(process.pid);
+    expect(stack.processes[0]?.running).toBe(true);
+    expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(3);
   });
 
   it("stops the gateway and the services with SIGTERM and leaves nothing running", async () => {
@@ -131,13 +144,14 @@ describe("startStack failures", () => {
     }
   });
 
-  it("reports the last lines of a service that exits during start", async () => {
+  it.each(HOSTINGS)("reports the last lines of a service that exits during start (%s)", async (hosting) => {
     const dataDir = await mkdtemp(join(tmpdir(), "imprint-stack-"));
     try {
       const attempt = startStack({
         dataDir,
         persistent: false,
         env: { ...process.env, LOG_LEVEL: "warn" },
+        hosting,
         gatewayPort: 0,
         natsUrl: await testNatsUrl(),
         databaseUrls: {
@@ -153,7 +167,7 @@ describe("startStack failures", () => {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(StackStartError);
-      expect((error as StackStartError).message).toMatch(/^identity exited with code [1-9]/);
+      expect((error as StackStartError).message).toMatch(new RegExp(`^${hosting === "split" ? "identity" : ONE_PROCESS_NAME} exited with code [1-9]`));
       expect((error as StackStartError).lastLines.join("\n")).toContain("IMPRINT_BOOTSTRAP_TOKEN");
     } finally {
       await rm(dataDir, { recursive: true, force: true });

@@ -3,12 +3,17 @@ import type { ChildProcess } from "node:child_process";
 
 export interface ServiceEntry {
   name: string;
-  entry: string;
   database: string;
   bootstrap?: boolean;
+  dataDir?: boolean;
 }
 export const SERVICES: readonly ServiceEntry[];
-export const GATEWAY: { name: string; entry: string };
+export const GATEWAY: { name: string };
+export const ENTRYPOINT: string;
+export type Hosting = "one-process" | "split";
+export const HOSTINGS: readonly Hosting[];
+export const ONE_PROCESS_NAME: string;
+export function resolveHosting(env?: Record<string, string | undefined>): Hosting;
 export const FORCE_KILL_AFTER_MS: number;
 export function envName(service: { name: string }, suffix: string): string;
 export function stackJsonKey(service: { name: string }): string;
@@ -58,6 +63,7 @@ export class StackStartError extends Error {
 }
 
 export interface Stack {
+  hosting: Hosting;
   gatewayUrl: string;
   grpcAddresses: Record<string, string>;
   processes: StackProcess[];
@@ -69,6 +75,7 @@ export function startStack(options: {
   dataDir: string;
   persistent: boolean;
   env?: Record<string, string | undefined>;
+  hosting?: Hosting;
   gatewayPort?: number;
   gatewayHost?: string;
   servicePorts?: Record<string, number>;

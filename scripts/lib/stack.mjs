@@ -1,6 +1,8 @@
-// Orchestration of a local Imprint stack: PostgreSQL and NATS, one process per service, the
-// gateway, readiness and an orderly stop. `npm start`, `npm run bench` and the stack tests share it.
-// Plain ESM; the runtime's built infrastructure helpers are imported lazily, after the build.
+// Orchestration of a local Imprint stack: PostgreSQL and NATS, the services and the gateway in one
+// process or one process each (IMPRINT_HOSTING), readiness and an orderly stop. `npm start`, `npm run
+// bench` and the stack tests share it. Every process runs scripts/entrypoint.mjs with the same
+// environment, which names each target's settings (<NAME>_DATABASE_URL, <NAME>_GRPC_PORT, …); only
+// IMPRINT_TARGETS differs. Plain ESM; the runtime's built infrastructure helpers are imported lazily, after the build.
 import { spawn, spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { statSync } from "node:fs";
@@ -11,18 +13,35 @@ import { pathToFileURL } from "node:url";
 import { REPO_ROOT } from "./setup.mjs";
 
 /**
- * Every backend service of the stack, one line each. Environment names derive from `name`:
- * `<NAME>_DATABASE_URL` (use an existing database), `<NAME>_GRPC_PORT` (fixed port), and the gateway
- * receives `<NAME>_GRPC_ADDRESS`, as does every service listed after it. `bootstrap` services receive
- * the first-run token and owner; `dataDir` services receive IMPRINT_DATA_DIR and IMPRINT_PUBLIC_URL.
+ * Every backend service of the stack, one line each, in dependency order (scripts/lib/targets.mjs
+ * has their modules). Environment names derive from `name`: `<NAME>_DATABASE_URL` (use an existing
+ * database), `<NAME>_GRPC_PORT` (fixed port), `<NAME>_GRPC_ADDRESS` (where the others reach it).
+ * `bootstrap` services receive the first-run token and owner; `dataDir` services IMPRINT_DATA_DIR.
  */
 export const SERVICES = [
-  { name: "identity", entry: "services/identity/dist/main.js", database: "imprint_identity", bootstrap: true },
-  { name: "content", entry: "services/content/dist/main.js", database: "imprint_content", dataDir: true },
-  { name: "collaboration", entry: "services/collaboration/dist/main.js", database: "imprint_collaboration" },
+  { name: "identity", database: "imprint_identity", bootstrap: true },
+  { name: "content", database: "imprint_content", dataDir: true },
+  { name: "collaboration", database: "imprint_collaboration" },
 ];
 
-export const GATEWAY = { name: "gateway", entry: "gateway/dist/main.js" };
+export const GATEWAY = { name: "gateway" };
+
+/** What every process of the stack runs; IMPRINT_TARGETS says which targets it hosts. */
+export const ENTRYPOINT = "scripts/entrypoint.mjs";
+
+/**
+ * `one-process` (the default): every service and the gateway in one Node process, named "imprint".
+ * `split`: one process per target, as the Helm chart deploys them.
+ */
+export const HOSTINGS = ["one-process", "split"];
+export const ONE_PROCESS_NAME = "imprint";
+
+/** IMPRINT_HOSTING, checked: unset means one-process. */
+export function resolveHosting(env = process.env) {
+  const hosting = env.IMPRINT_HOSTING || HOSTINGS[0];
+  if (!HOSTINGS.includes(hosting)) throw new Error(`IMPRINT_HOSTING must be ${HOSTINGS.join(" or ")}, got "${hosting}"`);
+  return hosting;
+}
 
 /** How long a process may take to exit after SIGTERM before it is killed. */
 export const FORCE_KILL_AFTER_MS = 15_000;
@@ -302,18 +321,22 @@ export class StackStartError extends Error {
  * Starts the whole stack and resolves once the gateway's /readyz answers 200.
  *
  * Options: `dataDir`, `persistent` (keep PostgreSQL data), `env` (base environment of the children,
- * default process.env), `gatewayPort` (0 = a free port), `gatewayHost`, `servicePorts` {name: port},
+ * default process.env), `hosting` ("one-process" or "split"; default IMPRINT_HOSTING of `env`, else
+ * one-process), `gatewayPort` (0 = a free port), `gatewayHost`, `servicePorts` {name: port},
  * `natsUrl`, `databaseUrls` {name: url}, `bootstrap` {token, email, orgTitle}, `pageTokenSecret` (the
- * gateway's IMPRINT_PAGE_TOKEN_SECRET), `onLog(source, line)`,
- * `readyTimeoutMs`.
+ * gateway's IMPRINT_PAGE_TOKEN_SECRET), `onLog(source, line)`, `readyTimeoutMs`.
  *
- * The returned stack has `gatewayUrl`, `grpcAddresses` {name: "127.0.0.1:port"}, `processes`
- * (services then gateway), `infra`, `onUnexpectedExit(callback)` and `stop()`.
+ * The returned stack has `hosting`, `gatewayUrl`, `grpcAddresses` {name: "127.0.0.1:port"},
+ * `processes` (split: the services then the gateway; one-process: one named "imprint"), `infra`,
+ * `onUnexpectedExit(callback)` and `stop()` (the gateway first, then the services in reverse
+ * dependency order, then NATS and PostgreSQL).
  */
 export async function startStack(options) {
   const { getFreePort, isPortFree } = await infrastructureModule();
   const { checkHealth } = await runtimeModule("index.js");
   const baseEnv = options.env ?? process.env;
+  const hosting = options.hosting ?? resolveHosting(baseEnv);
+  if (!HOSTINGS.includes(hosting)) throw new StackStartError(`hosting must be ${HOSTINGS.join(" or ")}, got "${hosting}"`);
   const onLog = options.onLog ?? (() => {});
   const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
   const gatewayHost = options.gatewayHost ?? "127.0.0.1";
@@ -354,72 +377,73 @@ export async function startStack(options) {
   let stopPromise = null;
   const stop = () => {
     stopping = true;
+    // Reverse start order: the gateway, then each service before the ones it calls (in one process
+    // the host stops its targets in that order itself).
     stopPromise ??= (async () => {
-      const gateway = processes.find((p) => p.name === GATEWAY.name);
-      if (gateway) await gateway.stop();
-      await Promise.all(processes.filter((p) => p !== gateway).map((p) => p.stop()));
+      for (const handle of processes.toReversed()) await handle.stop();
       await infra.stop();
     })();
     return stopPromise;
   };
 
   try {
+    // The ports are chosen here in both hostings: stack.json and the admin CLI need the addresses,
+    // and one environment names every target's settings, whichever process reads them.
+    const gatewayUrl = `http://${probeHost}:${gatewayPort}`;
     const grpcAddresses = {};
+    const env = {
+      ...baseEnv,
+      NATS_URL: infra.natsUrl,
+      GRPC_HOST: "127.0.0.1",
+      IMPRINT_PORT: String(gatewayPort),
+      IMPRINT_HOST: gatewayHost,
+      IMPRINT_PUBLIC_URL: baseEnv.IMPRINT_PUBLIC_URL ?? gatewayUrl,
+    };
     for (const service of SERVICES) {
       const port = options.servicePorts?.[service.name] || (await getFreePort());
-      const address = `127.0.0.1:${port}`;
-      grpcAddresses[service.name] = address;
-      const env = {
-        ...baseEnv,
-        GRPC_HOST: "127.0.0.1",
-        GRPC_PORT: String(port),
-        DATABASE_URL: infra.databaseUrls[service.name],
-        NATS_URL: infra.natsUrl,
-        OTEL_SERVICE_NAME: `imprint-${service.name}`,
-      };
-      // Services listed earlier are this one's upstreams (e.g. content asks identity for roles).
-      for (const earlier of SERVICES.slice(0, SERVICES.indexOf(service))) env[envName(earlier, "GRPC_ADDRESS")] = grpcAddresses[earlier.name];
+      grpcAddresses[service.name] = `127.0.0.1:${port}`;
+      env[envName(service, "GRPC_PORT")] = String(port);
+      env[envName(service, "GRPC_ADDRESS")] = grpcAddresses[service.name];
+      env[envName(service, "DATABASE_URL")] = infra.databaseUrls[service.name];
       if (service.dataDir) {
         const dataDir = baseEnv.IMPRINT_DATA_DIR ?? options.dataDir;
         if (dataDir) env.IMPRINT_DATA_DIR = dataDir;
-        env.IMPRINT_PUBLIC_URL = baseEnv.IMPRINT_PUBLIC_URL ?? `http://${probeHost}:${gatewayPort}`;
       }
       if (service.bootstrap && options.bootstrap?.token) {
         env.IMPRINT_BOOTSTRAP_TOKEN = options.bootstrap.token;
         if (options.bootstrap.email) env.IMPRINT_BOOTSTRAP_EMAIL = options.bootstrap.email;
         if (options.bootstrap.orgTitle) env.IMPRINT_BOOTSTRAP_ORG_TITLE = options.bootstrap.orgTitle;
       }
-      const handle = spawnNodeProcess({ name: service.name, entry: service.entry, env, onLine: (line) => onLog(service.name, line) });
+    }
+    if (options.pageTokenSecret) env.IMPRINT_PAGE_TOKEN_SECRET = options.pageTokenSecret;
+    const spawnTargets = (name, targets, extra) => {
+      const handle = spawnNodeProcess({ name, entry: ENTRYPOINT, env: { ...env, IMPRINT_TARGETS: targets, ...extra }, onLine: (line) => onLog(name, line) });
       processes.push(handle);
       watch(handle);
-    }
-    // Migrations run at service start; the gateway starts once every service answers health checks.
-    await Promise.all(
-      SERVICES.map((service) =>
-        waitUntil(async () => (await checkHealth(grpcAddresses[service.name])) === "SERVING", {
-          timeoutMs: readyTimeoutMs,
-          failed: startFailed,
-          what: `the ${service.name} service`,
-        }),
-      ),
-    );
-
-    const gatewayUrl = `http://${probeHost}:${gatewayPort}`;
-    const gatewayEnv = {
-      ...baseEnv,
-      IMPRINT_PORT: String(gatewayPort),
-      IMPRINT_HOST: gatewayHost,
-      IMPRINT_PUBLIC_URL: baseEnv.IMPRINT_PUBLIC_URL ?? gatewayUrl,
-      OTEL_SERVICE_NAME: "imprint-gateway",
     };
-    for (const service of SERVICES) gatewayEnv[envName(service, "GRPC_ADDRESS")] = grpcAddresses[service.name];
-    if (options.pageTokenSecret) gatewayEnv.IMPRINT_PAGE_TOKEN_SECRET = options.pageTokenSecret;
-    const gateway = spawnNodeProcess({ name: GATEWAY.name, entry: GATEWAY.entry, env: gatewayEnv, onLine: (line) => onLog(GATEWAY.name, line) });
-    processes.push(gateway);
-    watch(gateway);
+
+    if (hosting === "split") {
+      for (const service of SERVICES) spawnTargets(service.name, service.name, { OTEL_SERVICE_NAME: `imprint-${service.name}` });
+      // Migrations run at service start; the gateway starts once every service answers health checks.
+      await Promise.all(
+        SERVICES.map((service) =>
+          waitUntil(async () => (await checkHealth(grpcAddresses[service.name])) === "SERVING", {
+            timeoutMs: readyTimeoutMs,
+            failed: startFailed,
+            what: `the ${service.name} service`,
+          }),
+        ),
+      );
+      spawnTargets(GATEWAY.name, GATEWAY.name, { OTEL_SERVICE_NAME: "imprint-gateway" });
+    } else {
+      // One process starts the services in dependency order, then the gateway. Its pretty lines
+      // name the service each comes from: the launcher's prefix names only the process.
+      spawnTargets(ONE_PROCESS_NAME, "all", { OTEL_SERVICE_NAME: "imprint", LOG_PREFIXED: "false" });
+    }
     await waitUntil(() => isGatewayReady(gatewayUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the gateway (/readyz)" });
 
     return {
+      hosting,
       gatewayUrl,
       grpcAddresses,
       processes,

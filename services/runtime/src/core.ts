@@ -14,3 +14,4 @@ export * from "./grpc/client.js";
 export * from "./telemetry/propagation.js";
 export * from "./telemetry/lifecycle.js";
 export * from "./process.js";
+export * from "./hosting.js";

@@ -1,0 +1,122 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { createTestDatabase, eventually, patient, testNatsUrl } from "@imprint/runtime/testing";
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from "vitest";
+import { generateTokenSecret, HOSTINGS, startStack, writeStackJson, type Hosting, type Stack } from "../../scripts/lib/stack.mjs";
+
+// The same short scenario against the real local stack (scripts/lib/stack.mjs, what `npm start`
+// runs) in both hostings: every target in one process, and one process per target. It crosses every
+// boundary once: the admin CLI (through stack.json) and identity, the gateway, content's import,
+// collaboration's merge driving content's branches, and the event path (NATS) that feeds search.
+
+const REPO_ROOT = join(import.meta.dirname, "..", "..");
+const run = promisify(execFile);
+
+/** A two-page website on loopback, and a news page of its own (not linked) with a word to search for. */
+async function serveSite(word: string): Promise<{ origin: string; server: Server }> {
+  const pages: Record<string, string> = {
+    "/": '<main><h1>Handbook</h1><p>Welcome. Read the <a href="guide/">guide</a>.</p></main>',
+    "/guide/": "<main><h1>Guide</h1><p>How we work: write things down.</p></main>",
+    "/news/": `<main><h1>News</h1><p>This week: ${word}.</p></main>`,
+  };
+  const server = createServer((request, response) => {
+    const page = pages[new URL(request.url ?? "/", "http://site").pathname];
+    response.writeHead(page ? 200 : 404, { "content-type": "text/html; charset=utf-8" });
+    response.end(page ? `<!doctype html><html><head><title>Handbook</title></head><body>${page}</body></html>` : "");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (hosting: Hosting) => {
+  let dataDir: string;
+  let stack: Stack;
+  let site: Awaited<ReturnType<typeof serveSite>>;
+  const word = `zanzibar${hosting.replace(/\W/g, "")}`;
+  // What the processes wrote (warnings and errors), shown when the scenario fails.
+  const logs: string[] = [];
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), `imprint-${hosting}-`));
+    site = await serveSite(word);
+    stack = await startStack({
+      dataDir,
+      persistent: false,
+      // The site is served from loopback; the gateway's deadlines scaled for a busy machine.
+      env: { ...process.env, LOG_LEVEL: "warn", IMPRINT_ALLOW_PRIVATE_FETCH: "true", UPSTREAM_TIMEOUT_MS: String(patient(10_000)) },
+      hosting,
+      gatewayPort: 0,
+      natsUrl: await testNatsUrl(),
+      databaseUrls: {
+        identity: await createTestDatabase(inject("pgAdminUrl"), "hosting_identity"),
+        content: await createTestDatabase(inject("pgAdminUrl"), "hosting_content"),
+        collaboration: await createTestDatabase(inject("pgAdminUrl"), "hosting_collaboration"),
+      },
+      bootstrap: { token: generateTokenSecret() },
+      onLog: (source, line) => {
+        if (source !== "postgres" && source !== "nats") logs.push(`${source} | ${line}`);
+      },
+    });
+    await writeStackJson(dataDir, stack);
+  }, patient(120_000));
+
+  afterAll(async () => {
+    await stack?.stop();
+    site?.server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("creates an organization with the admin CLI, imports a site, merges a change request and finds its words", async () => {
+    onTestFailed(() => console.error(`last lines of the ${hosting} stack:\n${logs.slice(-40).join("\n")}`));
+    // The admin CLI finds identity through stack.json, as it does next to `npm start`.
+    const env: Record<string, string | undefined> = { ...process.env, IMPRINT_DATA_DIR: dataDir };
+    delete env.IDENTITY_GRPC_ADDRESS;
+    const created = await run(process.execPath, [join(REPO_ROOT, "scripts", "admin.mjs"), "org", "create", "--title", "Smoke Docs", "--owner-email", `owner@${hosting}.test`], { env, cwd: REPO_ROOT });
+    const { organizationId, token } = JSON.parse(created.stdout) as { organizationId: string; token: string };
+
+    const api = async (method: string, path: string, json?: unknown) => {
+      const response = await fetch(`${stack.gatewayUrl}/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { "content-type": "application/json" }) },
+        ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+      });
+      const text = await response.text();
+      return { status: response.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> & { items?: unknown[]; pages?: { path: string }[] } };
+    };
+
+    expect(await api("PATCH", `/orgs/${organizationId}`, { title: "Smoke Documentation" })).toMatchObject({ status: 200, body: { title: "Smoke Documentation" } });
+    const space = await api("POST", `/orgs/${organizationId}/spaces`, { title: "Handbook" });
+    expect(space.status).toBe(201);
+    const spaceId = space.body.id as string;
+
+    const imported = await api("POST", `/spaces/${spaceId}/content/import`, { source: "website", url: `${site.origin}/` });
+    expect(imported).toMatchObject({ status: 201, body: { importedResources: 2 } });
+    const paths = async () => (await api("GET", `/spaces/${spaceId}/content/pages`)).body.pages?.map((page) => page.path);
+    const before = await paths();
+    expect(before).toHaveLength(2);
+
+    // The news page goes into a change request's branch, which is then merged into the space.
+    const changeRequest = await api("POST", `/spaces/${spaceId}/change-requests`, { subject: "This week's news" });
+    expect(changeRequest.status).toBe(201);
+    const number = changeRequest.body.number as number;
+    expect((await api("POST", `/spaces/${spaceId}/change-requests/${number}/content/import`, { source: "website", url: `${site.origin}/news/` })).status).toBe(201);
+    expect(await paths()).toEqual(before);
+    expect(await api("POST", `/spaces/${spaceId}/change-requests/${number}/merge`)).toMatchObject({ status: 200 });
+    expect(await paths()).toEqual([...(before ?? []), "news"]);
+    const news = await fetch(`${stack.gatewayUrl}/v1/spaces/${spaceId}/content/path/news?format=markdown`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await news.json()) as { markdown: string }).markdown).toContain(word);
+    expect(await api("GET", `/spaces/${spaceId}/change-requests/${number}`)).toMatchObject({ body: { status: "merged" } });
+
+    // Search is fed by content's revision events through NATS: the merged word becomes findable.
+    const found = await eventually(async () => {
+      const search = await api("GET", `/spaces/${spaceId}/search?query=${word}`);
+      return search.status === 200 && (search.body.items?.length ?? 0) > 0 ? search : undefined;
+    }, 15_000);
+    expect(found.body.items).toHaveLength(1);
+  });
+});

@@ -1,0 +1,83 @@
+// The targets an Imprint process can host (IMPRINT_TARGETS), in dependency order: a target's
+// upstreams come before it, so one process starts them in this order and stops them in reverse.
+// Read by scripts/entrypoint.mjs (the container image and `npm start`'s processes) and by the local
+// launcher (scripts/lib/stack.mjs). Modules are imported by path and only for the hosted targets, so
+// a process hosting the gateway alone never loads MikroORM or NATS.
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+const ROOT = join(import.meta.dirname, "..", "..");
+
+/**
+ * @typedef {object} TargetEntry
+ * @property {string} name  IMPRINT_TARGETS name; prefix of its per-target settings (CONTENT_DATABASE_URL, …)
+ * @property {boolean} service  owns a database and a gRPC server (the gateway does not)
+ * @property {string[]} upstreams  targets it calls over gRPC (`<NAME>_GRPC_ADDRESS`)
+ * @property {string} module  its package's built entry, relative to the repository
+ * @property {(module: any) => { migrationsPath?: string, load: (env: Record<string, string | undefined>) => unknown, start: (config: any, logger: any) => Promise<{ address?: string, url?: string, stop(): Promise<void> }> }} bind
+ */
+
+/** @type {TargetEntry[]} */
+export const TARGETS = [
+  {
+    name: "identity",
+    service: true,
+    upstreams: [],
+    module: "services/identity/dist/index.js",
+    bind: (m) => ({
+      migrationsPath: m.IDENTITY_MIGRATIONS_PATH,
+      load: (env) => m.loadIdentityConfig(env),
+      start: (config, logger) => m.startIdentityService(config, { logger }),
+    }),
+  },
+  {
+    name: "content",
+    service: true,
+    upstreams: ["identity"],
+    module: "services/content/dist/index.js",
+    bind: (m) => ({
+      migrationsPath: m.CONTENT_MIGRATIONS_PATH,
+      load: (env) => m.loadContentConfig(env),
+      start: (config, logger) => m.startContentService(config, { logger }),
+    }),
+  },
+  {
+    name: "collaboration",
+    service: true,
+    upstreams: ["identity", "content"],
+    module: "services/collaboration/dist/index.js",
+    bind: (m) => ({
+      migrationsPath: m.COLLABORATION_MIGRATIONS_PATH,
+      load: (env) => m.loadCollaborationConfig(env),
+      start: (config, logger) => m.startCollaborationService(config, { logger }),
+    }),
+  },
+  {
+    name: "gateway",
+    service: false,
+    upstreams: ["identity", "content", "collaboration"],
+    module: "gateway/dist/index.js",
+    bind: (m) => ({
+      load: (env) => m.loadGatewayConfig(env),
+      start: (config, logger) => m.startGateway(config, { logger }),
+    }),
+  },
+];
+
+export const TARGET_NAMES = TARGETS.map((target) => target.name);
+export const SERVICE_TARGET_NAMES = TARGETS.filter((target) => target.service).map((target) => target.name);
+
+/** The named targets (known names, in TARGETS order) with their modules loaded, ready for the runtime's hostTargets. */
+export async function loadTargets(names) {
+  const loaded = [];
+  for (const target of TARGETS.filter((entry) => names.includes(entry.name))) {
+    const module = await import(pathToFileURL(join(ROOT, target.module)).href);
+    loaded.push({ name: target.name, service: target.service, upstreams: target.upstreams, ...target.bind(module) });
+  }
+  return loaded;
+}
+
+/** The runtime's built module at `path` (e.g. "core.js"), by path like the targets. */
+export function runtimeModule(path) {
+  return import(pathToFileURL(join(ROOT, "services", "runtime", "dist", path)).href);
+}
