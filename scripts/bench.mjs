@@ -1,6 +1,8 @@
-// `npm run bench`: starts a throw-away stack (temporary data dir, free ports, loopback only), seeds
-// one organization, measures the gateway and the single-process baseline, prints the comparison
-// and writes bench/results/. Everything it started is stopped, whatever happens.
+// `npm run bench`: starts a throw-away stack (temporary data dir, free ports, loopback only) in each
+// hosting, every target in one process, then one process per target; seeds one organization, measures
+// each hosting's memory and gateway routes, then (split) the single-process baseline and the content,
+// search and merge figures; then `npm start` from a clean clone in both hostings. Prints the
+// comparison and writes bench/results/. Everything it started is stopped, whatever happens.
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,8 +12,10 @@ import { prepare, REPO_ROOT, requireNode } from "./lib/setup.mjs";
 await requireNode();
 prepare({ quiet: true });
 const stackLib = await import("./lib/stack.mjs");
-const { runBenchmark, writeResults } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "run.js")).href);
+const { measureHosting, runBenchmark, writeResults } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "run.js")).href);
 const { formatReport } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "report.js")).href);
+const { measureCleanStart } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "clean-start.js")).href);
+const { getFreePort } = await import(pathToFileURL(join(REPO_ROOT, "services", "runtime", "dist", "infrastructure", "index.js")).href);
 
 function positiveInt(name, fallback, max) {
   const raw = process.env[name];
@@ -54,61 +58,77 @@ settings.merge = { pages: Math.floor(positiveInt("BENCH_MERGE_PAGES", 10_000, 20
 // Sizes the space can hold without touching a page twice (each size once, the largest twice).
 settings.merge.sizes = [1, 100, 1_000].filter((size) => size * 4 <= settings.merge.pages);
 if (settings.merge.pages === 0) delete settings.merge;
+// Event lag: BENCH_LAG_COMMITS one-page commits timed to searchable while another organization's
+// BENCH_LAG_PAGES-page import is indexed (0 pages skips it).
+settings.eventLag = { pages: positiveInt("BENCH_LAG_PAGES", 10_000, 20_000), commits: positiveInt("BENCH_LAG_COMMITS", 20, 1000) || 20 };
+if (settings.eventLag.pages === 0) delete settings.eventLag;
 if (settings.search.pages === 0) delete settings.search;
 if (settings.content.pages === 0) delete settings.content;
+// `npm start` from a clean clone of this repository's HEAD, in both hostings (BENCH_CLEAN_START=0 skips it).
+const cleanStart = positiveInt("BENCH_CLEAN_START", 1, 1) === 1;
 // The request path is measured, not log I/O: every process (stack and baseline) logs warnings only,
 // unless LOG_LEVEL says otherwise.
 const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "warn", AUTH_CACHE_TTL_MS: String(settings.authCacheTtlMs) };
 delete env.IMPRINT_PUBLIC_URL;
 const log = (message) => console.log(`» ${message}`);
 
-const dataDir = await mkdtemp(join(tmpdir(), "imprint-bench-"));
-await chmod(dataDir, 0o755);
 let stack = null;
+let dataDir = null;
 let exitCode = 0;
 let stopping = false;
-const cleanUp = async () => {
-  await stack?.stop().catch((error) => console.error(`stop failed: ${error.message}`));
-  await rm(dataDir, { recursive: true, force: true });
+const stopStack = async () => {
+  const [running, dir] = [stack, dataDir];
+  stack = dataDir = null;
+  await running?.stop().catch((error) => console.error(`stop failed: ${error.message}`));
+  if (dir) await rm(dir, { recursive: true, force: true });
 };
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   process.on(signal, () => {
     if (stopping) process.exit(1);
     stopping = true;
     console.error(`\n${signal}: stopping the benchmark`);
-    void cleanUp().then(() => process.exit(130));
+    void stopStack().then(() => process.exit(130));
   });
+}
+
+/** A throw-away stack in `hosting`, described the way the benchmark modules read it. */
+async function startHosting(hosting) {
+  dataDir = await mkdtemp(join(tmpdir(), "imprint-bench-"));
+  await chmod(dataDir, 0o755);
+  log(`starting the stack (${hosting} hosting) in ${dataDir}`);
+  stack = await stackLib.startStack({ dataDir, persistent: false, env, hosting, gatewayPort: 0, natsUrl: process.env.NATS_URL || undefined, onLog: () => {} });
+  stack.onUnexpectedExit((error) => {
+    console.error(`✖ ${error.message}\n${error.lastLines.map((line) => `   ${line}`).join("\n")}`);
+    stopping = true;
+    void stopStack().then(() => process.exit(1));
+  });
+  return {
+    hosting,
+    gatewayUrl: stack.gatewayUrl,
+    identityGrpcAddress: stack.grpcAddresses.identity,
+    identityDatabaseUrl: stack.infra.databaseUrls.identity,
+    ...(stack.grpcAddresses.content ? { content: { grpcAddress: stack.grpcAddresses.content, databaseUrl: stack.infra.databaseUrls.content } } : {}),
+    pids: Object.fromEntries(stack.processes.map((p) => [p.name, p.pid])),
+    env,
+  };
 }
 
 try {
   if (!process.env.NATS_URL) await stackLib.ensureNatsServer({ log });
-  log(`starting the stack in ${dataDir}`);
-  stack = await stackLib.startStack({
-    dataDir,
-    persistent: false,
-    env,
-    gatewayPort: 0,
-    natsUrl: process.env.NATS_URL || undefined,
-    onLog: () => {},
-  });
-  stack.onUnexpectedExit((error) => {
-    console.error(`✖ ${error.message}\n${error.lastLines.map((line) => `   ${line}`).join("\n")}`);
-    stopping = true;
-    void cleanUp().then(() => process.exit(1));
-  });
-  const pids = Object.fromEntries(stack.processes.map((p) => [p.name, p.pid]));
-  const report = await runBenchmark(
-    {
-      gatewayUrl: stack.gatewayUrl,
-      identityGrpcAddress: stack.grpcAddresses.identity,
-      identityDatabaseUrl: stack.infra.databaseUrls.identity,
-      ...(stack.grpcAddresses.content ? { content: { grpcAddress: stack.grpcAddresses.content, databaseUrl: stack.infra.databaseUrls.content } } : {}),
-      pids,
-      env,
-    },
-    { ...settings, publicUrl: stack.gatewayUrl },
-    log,
-  );
+  // Every target in one process: memory and the gateway routes, on a stack of its own.
+  const oneProcess = await measureHosting(await startHosting("one-process"), settings, log);
+  await stopStack();
+  // One process per target, as the chart deploys it: the same, then everything else.
+  const underTest = await startHosting("split");
+  const report = await runBenchmark(underTest, { ...settings, publicUrl: stack.gatewayUrl }, log, { otherHostings: [oneProcess.measurement] });
+  await stopStack();
+  if (cleanStart) {
+    for (const measurement of report.hosting.hostings) {
+      log(`npm start from a clean clone of ${REPO_ROOT} (${measurement.hosting} hosting): install, build, start`);
+      measurement.cleanStart = await measureCleanStart({ repository: REPO_ROOT, hosting: measurement.hosting, port: await getFreePort() });
+      log(`         ready after ${(measurement.cleanStart.totalMs / 1000).toFixed(1)} s`);
+    }
+  }
   const files = await writeResults(report);
   console.log(`\n${formatReport(report)}`);
   console.log(`results: ${files.json}\n         ${files.markdown}`);
@@ -125,7 +145,7 @@ try {
 } finally {
   if (!stopping) {
     stopping = true;
-    await cleanUp();
+    await stopStack();
   }
 }
 process.exit(exitCode);

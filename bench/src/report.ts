@@ -1,6 +1,8 @@
 import { formatContentReport, type ContentReport } from "./content-report.js";
 import { formatSearchReport, type SearchReport } from "./search-report.js";
 import { formatMergeReport, type MergeReport } from "./merge-report.js";
+import { formatEventLagReport, type EventLagReport } from "./event-lag.js";
+import { formatHostingReport, type HostingReport } from "./hosting-report.js";
 import type { LoadResult } from "./load.js";
 
 /** The targets of docs/benchmarks.md, checked on every run. */
@@ -24,8 +26,10 @@ export interface BenchmarkReport {
   settings: { connections: number; durationSeconds: number; warmupSeconds: number; members: number; authCacheTtlMs: number };
   machine: { node: string; platform: string; cpus: number; cpuModel: string; totalMemoryBytes: number };
   routes: RouteMeasurement[];
-  /** Peak resident set size (VmHWM) per process, in bytes. */
+  /** Peak resident set size (VmHWM) per process at the end of the run, in bytes. */
   peakRssBytes: Record<string, number | null>;
+  /** Both hostings (every target in one process, one process per target) on the same routes. */
+  hosting?: HostingReport;
   checks: { name: string; passed: boolean; detail: string }[];
   /** The content figures (a 10,000-page space), when the stack runs the content service. */
   content?: ContentReport;
@@ -33,6 +37,8 @@ export interface BenchmarkReport {
   search?: SearchReport;
   /** The change-request merge figures, when the stack runs content and collaboration. */
   merge?: MergeReport;
+  /** Event lag under a neighbour's bulk import, when the stack runs the content service. */
+  eventLag?: EventLagReport;
 }
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
@@ -104,9 +110,11 @@ export function formatReport(report: BenchmarkReport): string {
   }
   lines.push("", "| process | peak RSS (VmHWM) |", "|---|---:|");
   for (const [process, bytes] of Object.entries(report.peakRssBytes)) lines.push(`| ${process} | ${megabytes(bytes)} |`);
+  if (report.hosting) lines.push("", formatHostingReport(report.hosting).trimEnd());
   if (report.content) lines.push("", formatContentReport(report.content).trimEnd());
   if (report.search) lines.push("", formatSearchReport(report.search).trimEnd());
   if (report.merge) lines.push("", formatMergeReport(report.merge).trimEnd());
+  if (report.eventLag) lines.push("", formatEventLagReport(report.eventLag).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);
   return `${lines.join("\n")}\n`;

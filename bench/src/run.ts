@@ -13,6 +13,8 @@ import { runSearchBenchmark, type SearchBenchmarkSettings } from "./search.js";
 import { runMergeBenchmark, type MergeBenchmarkSettings } from "./merge.js";
 import { evaluateMergeTargets, type MergeReport } from "./merge-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
+import { evaluateEventLagTargets, runEventLagBenchmark, type EventLagReport, type EventLagSettings } from "./event-lag.js";
+import { evaluateHostingTargets, type HostingMeasurement, type HostingName } from "./hosting-report.js";
 import { evaluateTargets, formatReport, type BenchmarkReport, type RouteMeasurement } from "./report.js";
 import { seedOrganization } from "./seed.js";
 
@@ -21,11 +23,13 @@ const REPO_ROOT = join(BENCH_ROOT, "..");
 
 /** The running Imprint stack under test (started by scripts/bench.mjs through scripts/lib/stack.mjs). */
 export interface StackUnderTest {
+  /** Every target in one process, or one process per target. */
+  hosting: HostingName;
   gatewayUrl: string;
   identityGrpcAddress: string;
   /** The identity database, which the baseline reads directly. */
   identityDatabaseUrl: string;
-  /** Process ids whose peak RSS is reported, e.g. { gateway: 123, identity: 456 }. */
+  /** Process ids whose RSS is reported, e.g. { gateway: 123, identity: 456 } or { imprint: 789 }. */
   pids: Record<string, number>;
   /** Base environment for the baseline process (same telemetry settings as the stack). */
   env: Record<string, string | undefined>;
@@ -47,15 +51,70 @@ export interface BenchmarkSettings {
   search?: SearchBenchmarkSettings;
   /** The merge benchmark's settings; absent to skip it. */
   merge?: MergeBenchmarkSettings;
+  /** The event-lag figures' settings; absent to skip them. */
+  eventLag?: EventLagSettings;
 }
 
 export type Log = (message: string) => void;
 
-/** Peak resident set size of a process in bytes (VmHWM in /proc), or null when unavailable. */
-export async function peakRssBytes(pid: number): Promise<number | null> {
+async function procStatusBytes(pid: number, field: "VmHWM" | "VmRSS"): Promise<number | null> {
   const status = await readFile(`/proc/${pid}/status`, "utf8").catch(() => null);
-  const match = status?.match(/^VmHWM:\s+(\d+)\s+kB/m);
+  const match = status?.match(new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m"));
   return match?.[1] ? Number(match[1]) * 1024 : null;
+}
+
+/** Peak resident set size of a process in bytes (VmHWM in /proc), or null when unavailable. */
+export function peakRssBytes(pid: number): Promise<number | null> {
+  return procStatusBytes(pid, "VmHWM");
+}
+
+/** Current resident set size of a process in bytes (VmRSS in /proc), or null when unavailable. */
+export function rssBytes(pid: number): Promise<number | null> {
+  return procStatusBytes(pid, "VmRSS");
+}
+
+async function eachProcess(pids: Record<string, number>, read: (pid: number) => Promise<number | null>): Promise<Record<string, number | null>> {
+  const values: Record<string, number | null> = {};
+  for (const [name, pid] of Object.entries(pids)) values[name] = await read(pid);
+  return values;
+}
+
+/** How long a freshly started stack is left alone before its idle RSS is read (start-up work settles). */
+const IDLE_SETTLE_MS = 5_000;
+
+/** The routes every hosting is loaded on, for one seeded organization. */
+function gatewayRoutes(organizationId: string) {
+  return [
+    { route: "GET /v1/orgs/{id}", path: `/v1/orgs/${organizationId}` },
+    { route: "GET /v1/orgs/{id}/members?limit=100", path: `/v1/orgs/${organizationId}/members?limit=100` },
+  ];
+}
+
+const describeLoad = (result: LoadResult) =>
+  `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${result.non2xx + result.errors ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ""}`;
+
+/**
+ * The figures every hosting gets, on a freshly started stack: its idle RSS, then the seeded
+ * organization's routes under load through the gateway, then each process's peak RSS.
+ */
+export async function measureHosting(
+  stack: StackUnderTest,
+  settings: Pick<BenchmarkSettings, "members" | "connections" | "durationSeconds" | "warmupSeconds">,
+  log: Log,
+): Promise<{ measurement: HostingMeasurement; seeded: Awaited<ReturnType<typeof seedOrganization>> }> {
+  await new Promise((resolve) => setTimeout(resolve, IDLE_SETTLE_MS));
+  const idleRssBytes = await eachProcess(stack.pids, rssBytes);
+  log(`${stack.hosting} hosting: seeding one organization with ${settings.members} members`);
+  const seeded = await seedOrganization(stack.identityGrpcAddress, settings.members);
+  const routes: HostingMeasurement["routes"] = [];
+  for (const { route, path } of gatewayRoutes(seeded.organizationId)) {
+    log(`imprint (${stack.hosting}) ${route}: ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s`);
+    const result = await runLoad({ url: stack.gatewayUrl + path, token: seeded.token, connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds });
+    log(`         ${describeLoad(result)}`);
+    routes.push({ route, result });
+  }
+  const peaks = await eachProcess(stack.pids, peakRssBytes);
+  return { measurement: { hosting: stack.hosting, idleRssBytes, routes, peakRssBytes: peaks }, seeded };
 }
 
 async function getJson(url: string, token: string): Promise<{ status: number; body: unknown }> {
@@ -147,19 +206,22 @@ export async function startBaselineProcess(options: {
   return { url, pid: child.pid ?? 0, lastLines: () => [...lines], stop };
 }
 
-/** Seeds, loads the stack, loads the baseline, and returns the report (nothing is written here). */
-export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSettings, log: Log): Promise<BenchmarkReport> {
+/**
+ * Measures `stack` as every hosting is measured (measureHosting), then the baseline on the same
+ * routes, then the content, search and merge figures; returns the report (nothing is written here).
+ * `otherHostings` are hostings measured before in the same run, compared with this one and the baseline.
+ */
+export async function runBenchmark(
+  stack: StackUnderTest,
+  settings: BenchmarkSettings,
+  log: Log,
+  options: { otherHostings?: HostingMeasurement[] } = {},
+): Promise<BenchmarkReport> {
   const startedAt = new Date().toISOString();
-  log(`seeding one organization with ${settings.members} members`);
-  const seeded = await seedOrganization(stack.identityGrpcAddress, settings.members);
-  const routes = [
-    { route: "GET /v1/orgs/{id}", path: `/v1/orgs/${seeded.organizationId}` },
-    { route: "GET /v1/orgs/{id}/members?limit=100", path: `/v1/orgs/${seeded.organizationId}/members?limit=100` },
-  ];
+  const { measurement, seeded } = await measureHosting(stack, settings, log);
+  const routes = gatewayRoutes(seeded.organizationId);
   const load = (url: string) =>
     runLoad({ url, token: seeded.token, connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds });
-  const describe = (result: LoadResult) =>
-    `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${result.non2xx + result.errors ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ""}`;
 
   const baseline = await startBaselineProcess({
     databaseUrl: stack.identityDatabaseUrl,
@@ -171,20 +233,17 @@ export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSet
     await assertSameAnswers(routes, stack.gatewayUrl, baseline.url, seeded.token);
     log("the baseline answers exactly what the gateway answers");
 
-    const imprint: LoadResult[] = [];
-    for (const { route, path } of routes) {
-      log(`imprint  ${route}: ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s`);
-      const result = await load(stack.gatewayUrl + path);
-      log(`         ${describe(result)}`);
-      imprint.push(result);
-    }
     const measured: RouteMeasurement[] = [];
     for (const [index, { route, path }] of routes.entries()) {
       log(`baseline ${route}: ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s`);
       const result = await load(baseline.url + path);
-      log(`         ${describe(result)}`);
-      measured.push({ route, imprint: imprint[index] as LoadResult, baseline: result });
+      log(`         ${describeLoad(result)}`);
+      measured.push({ route, imprint: measurement.routes[index]!.result, baseline: result });
     }
+    const hosting = {
+      hostings: [...(options.otherHostings ?? []), measurement],
+      baseline: measured.map(({ route, baseline: result }) => ({ route, result })),
+    };
 
     let content: ContentReport | undefined;
     if (stack.content && settings.content) {
@@ -215,6 +274,16 @@ export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSet
       merge = { settings: settings.merge, figures };
     }
 
+    let eventLag: EventLagReport | undefined;
+    if (stack.content && settings.eventLag) {
+      const figures = await runEventLagBenchmark(
+        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress, contentDatabaseUrl: stack.content.databaseUrl },
+        settings.eventLag,
+        log,
+      );
+      eventLag = { settings: settings.eventLag, figures };
+    }
+
     const peak: Record<string, number | null> = {};
     for (const [name, pid] of Object.entries(stack.pids)) peak[name] = await peakRssBytes(pid);
     peak.baseline = await peakRssBytes(baseline.pid);
@@ -238,12 +307,19 @@ export async function runBenchmark(stack: StackUnderTest, settings: BenchmarkSet
       },
       routes: measured,
       peakRssBytes: peak,
-      checks: [...evaluateTargets(measured, peak), ...(content ? evaluateContentTargets(content.figures) : []), ...(search ? evaluateSearchTargets(search.figures) : []),
+      hosting,
+      checks: [
+        ...evaluateTargets(measured, peak),
+        ...evaluateHostingTargets(hosting),
+        ...(content ? evaluateContentTargets(content.figures) : []),
+        ...(search ? evaluateSearchTargets(search.figures) : []),
         ...(merge ? evaluateMergeTargets(merge.figures) : []),
+        ...(eventLag ? evaluateEventLagTargets(eventLag.figures) : []),
       ],
       ...(content ? { content } : {}),
       ...(search ? { search } : {}),
       ...(merge ? { merge } : {}),
+      ...(eventLag ? { eventLag } : {}),
     };
   } finally {
     await baseline.stop();

@@ -106,7 +106,8 @@ function zipf(next: () => number): () => string {
   };
 }
 
-function pageOperations(settings: SearchBenchmarkSettings): PageOperation[] {
+/** The benchmark's generated pages (also the neighbour's bulk import of the event-lag figures). */
+export function pageOperations(settings: Pick<SearchBenchmarkSettings, "pages" | "sectionsPerPage">): PageOperation[] {
   const next = random(42);
   const draw = zipf(next);
   const words = (count: number) => Array.from({ length: count }, draw).join(" ");

@@ -1,0 +1,167 @@
+import pg from "pg";
+import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
+import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import { createPromiseClient } from "@imprint/runtime";
+import { pageOperations } from "./search.js";
+
+/**
+ * Event lag under a neighbour's bulk work: while another organization's 10,000-page import is being
+ * indexed (one commit, indexed from its `revision.created` event), one-page commits are made in a
+ * space of a first organization, one after the other, and each is timed from its commit's answer to
+ * the first search through the gateway that finds its page. Search is fed by events only, so the
+ * lag is the event path's: relay, NATS, the search consumer.
+ */
+
+export interface EventLagTarget {
+  gatewayUrl: string;
+  identityGrpcAddress: string;
+  contentGrpcAddress: string;
+  contentDatabaseUrl: string;
+}
+
+export interface EventLagSettings {
+  /** Pages of the neighbour's import. */
+  pages: number;
+  /** One-page commits timed while it is indexed. */
+  commits: number;
+}
+
+export interface EventLagFigures {
+  pages: number;
+  commits: number;
+  /** Commit to searchable, per one-page commit, in order. */
+  lagsMs: number[];
+  p50Ms: number;
+  p99Ms: number;
+  /** From the bulk commit's answer to its index being complete. */
+  bulkIndexSeconds: number;
+  /** One-page commits found while the bulk index was still incomplete (the ones that measure the lag under load). */
+  commitsDuringBulk: number;
+}
+
+export type Log = (message: string) => void;
+
+/** Nearest-rank percentile of ascending `sorted`. */
+function percentile(sorted: number[], fraction: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
+}
+
+export async function runEventLagBenchmark(target: EventLagTarget, settings: EventLagSettings, log: Log): Promise<EventLagFigures> {
+  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const editing = createPromiseClient(EditingServiceService, target.contentGrpcAddress, { defaultTimeoutMs: 300_000 });
+  const db = new pg.Client({ connectionString: target.contentDatabaseUrl });
+  await db.connect();
+  try {
+    const createSpace = async (title: string, email: string) => {
+      const organization = await identity.createOrganization({ title, ownerEmail: email, ownerDisplayName: "Bench", ownerToken: "" });
+      const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
+      const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, { method: "POST", headers, body: JSON.stringify({ title }) });
+      if (created.status !== 201) throw new Error(`createSpace answered ${created.status}: ${await created.text()}`);
+      return { caller: { userId: organization.userId, tokenId: "" }, headers, spaceId: ((await created.json()) as { id: string }).id };
+    };
+    const commit = async (space: { caller: { userId: string; tokenId: string }; spaceId: string }, operations: Parameters<typeof editing.applyPageOperations>[0]["operations"]) => {
+      const { draft } = await editing.openDraft({ caller: space.caller, spaceId: space.spaceId, parentRevisionId: "", changeRequestId: "" });
+      for (let start = 0; start < operations.length; start += 1_000) {
+        await editing.applyPageOperations({ caller: space.caller, draftId: draft!.id, operations: operations.slice(start, start + 1_000) });
+      }
+      return editing.commitDraft({ caller: space.caller, draftId: draft!.id, message: "bench", moveHead: true, expectedHeadRevisionId: "" });
+    };
+    const indexedRevision = async (spaceId: string) =>
+      (await db.query<{ revision_id: string }>("select revision_id from search_spaces where space_id = $1", [spaceId])).rows[0]?.revision_id;
+
+    const small = await createSpace("Event Lag", "bench-lag@example.com");
+    const bulk = await createSpace("Neighbour", "bench-neighbour@example.com");
+    const operations = pageOperations({ pages: settings.pages, sectionsPerPage: 10 });
+    // The bulk pages are applied to an open draft first, so that its commit (the moment its
+    // indexing starts) is the last step and the one-page commits follow it at once.
+    log(`event lag: writing the neighbour's ${operations.length}-page import`);
+    const { draft } = await editing.openDraft({ caller: bulk.caller, spaceId: bulk.spaceId, parentRevisionId: "", changeRequestId: "" });
+    for (let start = 0; start < operations.length; start += 1_000) {
+      await editing.applyPageOperations({ caller: bulk.caller, draftId: draft!.id, operations: operations.slice(start, start + 1_000) });
+    }
+    const bulkCommitted = await editing.commitDraft({ caller: bulk.caller, draftId: draft!.id, message: "import", moveHead: true, expectedHeadRevisionId: "" });
+    const bulkCommittedAt = performance.now();
+    let bulkIndexedAt: number | undefined;
+    const bulkDone = async () => {
+      bulkIndexedAt ??= (await indexedRevision(bulk.spaceId)) === bulkCommitted.revisionId ? performance.now() : undefined;
+      return bulkIndexedAt !== undefined;
+    };
+    log(`event lag: ${settings.commits} one-page commits in another organization while it is indexed`);
+
+    const lagsMs: number[] = [];
+    let commitsDuringBulk = 0;
+    for (let index = 0; index < settings.commits; index++) {
+      const word = `lagword${index}x${Date.now().toString(36)}`;
+      await commit(small, [{ create: CreatePageInput.fromPartial({ pageId: `lag${index}`, title: `Note ${index}`, markdown: `A note about ${word}.` }) }]);
+      const committedAt = performance.now();
+      const deadline = committedAt + 300_000;
+      for (;;) {
+        const response = await fetch(`${target.gatewayUrl}/v1/spaces/${small.spaceId}/search?query=${word}`, { headers: small.headers });
+        const body = (await response.json()) as { items?: unknown[] };
+        if (response.status === 200 && (body.items?.length ?? 0) > 0) break;
+        if (performance.now() > deadline) throw new Error(`a one-page commit was not searchable within 5 minutes`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      lagsMs.push(performance.now() - committedAt);
+      if (!(await bulkDone())) commitsDuringBulk += 1;
+    }
+    const deadline = performance.now() + 600_000;
+    while (!(await bulkDone())) {
+      if (performance.now() > deadline) throw new Error("the neighbour's import was not indexed within 10 minutes");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const sorted = [...lagsMs].sort((a, b) => a - b);
+    const figures = {
+      pages: operations.length,
+      commits: settings.commits,
+      lagsMs,
+      p50Ms: percentile(sorted, 0.5),
+      p99Ms: percentile(sorted, 0.99),
+      bulkIndexSeconds: (bulkIndexedAt! - bulkCommittedAt) / 1000,
+      commitsDuringBulk,
+    };
+    log(`event lag: p50 ${figures.p50Ms.toFixed(0)} ms, p99 ${figures.p99Ms.toFixed(0)} ms; the import was indexed ${figures.bulkIndexSeconds.toFixed(1)} s after its commit (${commitsDuringBulk} commits found before)`);
+    return figures;
+  } finally {
+    identity.close();
+    editing.close();
+    await db.end();
+  }
+}
+
+/** The event-lag target of docs/benchmarks.md. */
+export const EVENT_LAG_TARGETS = { maxP99Ms: 1_000 } as const;
+
+export interface EventLagReport {
+  settings: EventLagSettings;
+  figures: EventLagFigures;
+}
+
+export function evaluateEventLagTargets(figures: EventLagFigures): { name: string; passed: boolean; detail: string }[] {
+  return [
+    {
+      name: `event lag: a one-page commit searchable within ${EVENT_LAG_TARGETS.maxP99Ms} ms p99 while a ${figures.pages}-page import is indexed`,
+      passed: figures.p99Ms <= EVENT_LAG_TARGETS.maxP99Ms,
+      detail: `p99 ${figures.p99Ms.toFixed(0)} ms over ${figures.commits} commits`,
+    },
+  ];
+}
+
+export function formatEventLagReport(report: EventLagReport): string {
+  const { figures } = report;
+  const lines = [
+    "## Event lag under a neighbour's bulk work",
+    "",
+    `${figures.commits} one-page commits in one organization's space, one after the other, while another organization's ${figures.pages}-page import (one commit) is indexed; each timed from its commit to the first search through the gateway that finds it.`,
+    "",
+    "| figure | value |",
+    "|---|---:|",
+    `| commit to searchable, p50 | ${figures.p50Ms.toFixed(0)} ms |`,
+    `| commit to searchable, p99 | ${figures.p99Ms.toFixed(0)} ms |`,
+    `| commits found while the import was still being indexed | ${figures.commitsDuringBulk} of ${figures.commits} |`,
+    `| the import's index time (commit to searchable) | ${figures.bulkIndexSeconds.toFixed(1)} s |`,
+    `| each commit's lag, in order (ms) | ${figures.lagsMs.map((lag) => lag.toFixed(0)).join(", ")} |`,
+  ];
+  return `${lines.join("\n")}\n`;
+}
