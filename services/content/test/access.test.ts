@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { eventually } from "@imprint/runtime/testing";
+import { eventually, createMember, createCollection, createOrganization, createSpace, memberRole, type RoleName, type TestOrganization, type TestUser, errorCode } from "@imprint/runtime/testing";
 import type { Caller } from "@imprint/proto/common/v1";
 import { ContentLevel, UpdateSpaceRequest } from "@imprint/proto/content/v1/spaces";
 import { UpdateCollectionRequest } from "@imprint/proto/content/v1/collections";
-import { addMember, createCollection, createOrganization, createSpace, memberRole, type RoleName, type TestOrganization, type TestUser } from "./support/factories.js";
-import { errorCode } from "./support/events.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 /**
@@ -23,12 +21,12 @@ afterAll(() => harness?.stop());
 beforeEach(async () => {
   org = await createOrganization(harness);
   members = {
-    create: await addMember(harness, org.organizationId, "create"),
-    review: await addMember(harness, org.organizationId, "review"),
-    edit: await addMember(harness, org.organizationId, "edit"),
-    comment: await addMember(harness, org.organizationId, "comment"),
-    read: await addMember(harness, org.organizationId, "read"),
-    guest: await addMember(harness, org.organizationId, "guest"),
+    create: await createMember(harness, org.organizationId, { role: "create" }),
+    review: await createMember(harness, org.organizationId, { role: "review" }),
+    edit: await createMember(harness, org.organizationId, { role: "edit" }),
+    comment: await createMember(harness, org.organizationId, { role: "comment" }),
+    read: await createMember(harness, org.organizationId, { role: "read" }),
+    guest: await createMember(harness, org.organizationId, { role: "guest" }),
   };
 });
 

@@ -1,16 +1,14 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { jetstream } from "@nats-io/jetstream";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/transport-node";
 import type { Caller } from "@imprint/proto/common/v1";
 import { BranchServiceService, type Branch } from "@imprint/proto/content/v1/branches";
 import { LinkServiceService, LinkStatus } from "@imprint/proto/content/v1/links";
 import type { PromiseClient } from "@imprint/runtime";
-import { eventually, testClient, testNatsUrl } from "@imprint/runtime/testing";
-import { addMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
-import { errorCode, failure, readContentEvents } from "./support/events.js";
+import { eventually, testClient, createMember, createOrganization, createSpace, type TestOrganization, errorCode, failure, readEvents, createRevision, testNats } from "@imprint/runtime/testing";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
-import { asMarkdown, commitEdits, contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
+import { asMarkdown, contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
 
 /**
  * Change requests' branches through BranchService, the editing API and the content reads: forks,
@@ -31,10 +29,9 @@ beforeAll(async () => {
   clients = contentClients(harness);
   branches = testClient(BranchServiceService, harness.contentAddress);
   links = testClient(LinkServiceService, harness.contentAddress);
-  nc = await connect({ servers: await testNatsUrl() });
+  nc = await testNats();
 });
 afterAll(async () => {
-  await nc?.close();
   links?.close();
   branches?.close();
   clients?.close();
@@ -48,7 +45,7 @@ beforeEach(async () => {
 const owner = () => org.owner.caller;
 const spaceHead = async () => (await harness.spaces.getSpace({ caller: owner(), spaceId, shareKey: "" })).space!.revisionId;
 const createPage = (caller: Caller, draftId: string, fields: Parameters<typeof newPage>[0]) => clients.editing.createPage({ caller, draftId, page: newPage(fields) });
-const editSpace = (work: (draftId: string) => Promise<unknown>) => commitEdits(clients, owner(), spaceId, work);
+const editSpace = (work: (draftId: string) => Promise<unknown>) => createRevision(clients, owner(), { spaceId }, work);
 const setMarkdown = (draftId: string, pageId: string, markdown: string) =>
   clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId, markdown }) });
 
@@ -107,7 +104,7 @@ describe("creating branches", () => {
     const since = new Date();
     const head = await spaceHead();
     const branch = await createBranch(1);
-    const created = await eventually(async () => (await readContentEvents(nc, since, org.organizationId)).find((event) => event.type === "branch.created"), 10_000);
+    const created = await eventually(async () => (await readEvents("content", { since, organizationId: org.organizationId })).find((event) => event.type === "branch.created"), 10_000);
     expect(created.payload).toEqual({ spaceId, changeRequestId: branch.id, number: 1, revisionId: head });
     expect(created.actor).toEqual({ userId: org.owner.userId });
   });
@@ -180,7 +177,7 @@ describe("editing and reading a branch", () => {
     const onBranch = await editBranch(branch.id, (draftId) => createPage(owner(), draftId, { title: "X" }));
     const onSpace = await editSpace((draftId) => createPage(owner(), draftId, { title: "Y" }));
     const events = await eventually(async () => {
-      const found = (await readContentEvents(nc, since, org.organizationId)).filter(
+      const found = (await readEvents("content", { since, organizationId: org.organizationId })).filter(
         (event) => event.type === "revision.created" && [onBranch, onSpace].includes(event.payload.revisionId as string),
       );
       return found.length === 2 ? found : undefined;
@@ -289,7 +286,7 @@ describe("merging", () => {
     expect((await clients.revisions.getRevision({ caller: owner(), ref: crRef("3"), options: readAll })).revision!.id).toBe(branchHead);
 
     const events = await eventually(async () => {
-      const found = await readContentEvents(nc, since, org.organizationId);
+      const found = await readEvents("content", { since, organizationId: org.organizationId });
       return found.some((event) => event.type === "branch.merged") ? found : undefined;
     }, 10_000);
     expect(events.filter((event) => event.type === "branch.merged").map((event) => event.payload)).toEqual([
@@ -361,16 +358,16 @@ describe("access", () => {
     ];
     for (const call of calls) expect(await failure(call())).toMatchObject({ code: "not_found", message: "Space not found" });
 
-    const reader = await addMember(harness, org.organizationId, "read");
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
     expect(await errorCode(branches.createBranch({ caller: reader.caller, spaceId, changeRequestId: randomUUID(), number: 2 }))).toBe("permission_denied");
     expect(await errorCode(openOnBranch(branch.id, reader.caller))).toBe("permission_denied");
     expect((await branches.batchGetBranches({ caller: reader.caller, spaceId, changeRequestIds: [branch.id] })).branches).toHaveLength(1);
     expect((await clients.revisions.getRevision({ caller: reader.caller, ref: crRef("1"), options: readAll })).revision!.id).toBe(branch.headRevisionId);
 
-    const editor = await addMember(harness, org.organizationId, "edit");
+    const editor = await createMember(harness, org.organizationId, { role: "edit" });
     expect(await errorCode(merge(branch.id, editor.caller))).toBe("permission_denied");
     expect((await update(branch.id, editor.caller)).revisionId).toBe(branch.headRevisionId);
-    const reviewer = await addMember(harness, org.organizationId, "review");
+    const reviewer = await createMember(harness, org.organizationId, { role: "review" });
     expect((await merge(branch.id, reviewer.caller)).branch!.mergedRevisionId).not.toBe("");
   });
 

@@ -1,22 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { eventually, testNatsUrl } from "@imprint/runtime/testing";
+import { eventually, createMember, createCollection, createOrganization, createSpace, type TestOrganization, errorCode, failure, waitForEvents } from "@imprint/runtime/testing";
 import { UpdateCollectionRequest } from "@imprint/proto/content/v1/collections";
 import { ContentLevel, type Position } from "@imprint/proto/content/v1/spaces";
-import { addExistingUser, addMember, createCollection, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
-import { errorCode, failure, waitForContentEvents } from "./support/events.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 let harness: ContentHarness;
-let nc: NatsConnection;
 let org: TestOrganization;
 
 beforeAll(async () => {
   harness = await startContentHarness();
-  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
-  await nc?.close();
   await harness?.stop();
 });
 beforeEach(async () => {
@@ -55,7 +49,7 @@ describe("CreateCollection / GetCollection / ListCollections", () => {
     expect(paged.collections).toHaveLength(2);
     expect(paged.page!.totalCount).toBe(3);
     expect(paged.page!.nextPageToken).not.toBe("");
-    await waitForContentEvents(nc, since, org.organizationId, ["collection.created", "collection.created", "collection.created"]);
+    await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["collection.created", "collection.created", "collection.created"] });
   });
 
   it("validates the title and the parent, naming the field", async () => {
@@ -122,7 +116,7 @@ describe("DeleteCollection", () => {
     expect((await harness.spaces.restoreSpace({ caller: org.owner.caller, spaceId: second.id })).space!.parentId).toBe(parent.id);
     expect(await spacesIn(parent.id)).toEqual(["existing", "first", "second"]);
 
-    const events = await waitForContentEvents(nc, since, org.organizationId, ["collection.deleted"]);
+    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["collection.deleted"] });
     expect(events.find((e) => e.type === "collection.deleted")!.payload).toMatchObject({
       collectionId: doomed.id,
       parentId: parent.id,
@@ -183,7 +177,7 @@ describe("TransferCollection", () => {
   it("moves the collection, its sub-collections and their spaces to the other organization's top level", async () => {
     const since = new Date(Date.now() - 1_000);
     const target = await createOrganization(harness);
-    await addExistingUser(harness, target.organizationId, org.owner, "admin");
+    await createMember(harness, target.organizationId, { email: org.owner.email, role: "admin" });
     const top = await createCollection(harness, org, { title: "top" });
     const below = await createCollection(harness, org, { title: "below", parentId: top.id });
     const space = await createSpace(harness, org, { title: "deep", parentId: below.id });
@@ -196,7 +190,7 @@ describe("TransferCollection", () => {
     expect((await titles(false, target)).sort()).toEqual(["below", "top"]);
     const moved = await harness.spaces.getSpace({ caller: target.owner.caller, spaceId: space.id, shareKey: "" });
     expect(moved.space).toMatchObject({ organizationId: target.organizationId, parentId: below.id });
-    const events = await waitForContentEvents(nc, since, target.organizationId, ["collection.transferred"]);
+    const events = await waitForEvents("content", { since, organizationId: target.organizationId }, { types: ["collection.transferred"] });
     expect(events.find((e) => e.type === "collection.transferred")!.payload).toMatchObject({
       collectionId: top.id,
       fromOrganizationId: org.organizationId,
@@ -211,10 +205,10 @@ describe("TransferCollection", () => {
     expect(await errorCode(transfer(target.organizationId))).toBe("not_found");
     expect(await failure(transfer(""))).toMatchObject({ code: "invalid_argument", message: "organization: is required" });
     expect(await failure(transfer(org.organizationId))).toMatchObject({ code: "failed_precondition" });
-    await addExistingUser(harness, target.organizationId, org.owner, "create");
+    await createMember(harness, target.organizationId, { email: org.owner.email, role: "create" });
     await eventually(async () => (await errorCode(transfer(target.organizationId))) === "permission_denied");
-    const creator = await addMember(harness, org.organizationId, "create");
-    await addExistingUser(harness, target.organizationId, creator, "admin");
+    const creator = await createMember(harness, org.organizationId, { role: "create" });
+    await createMember(harness, target.organizationId, { email: creator.email, role: "admin" });
     await eventually(async () => (await errorCode(transfer(target.organizationId, creator.caller))) === "permission_denied");
   });
 });

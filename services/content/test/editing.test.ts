@@ -1,27 +1,21 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { PageType, type Page } from "@imprint/proto/content/v1/revisions";
-import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
-import { eventually, testNatsUrl } from "@imprint/runtime/testing";
-import { errorCode, failure, readContentEvents } from "./support/events.js";
+import { eventually, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, readEvents, createRevision } from "@imprint/runtime/testing";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
-import { commitEdits, contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
+import { contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
 
 /** The internal editing API: drafts, page operations, validation, commits and their compare-and-set. */
 let harness: ContentHarness;
 let clients: ContentClients;
-let nc: NatsConnection;
 let org: TestOrganization;
 let spaceId: string;
 
 beforeAll(async () => {
   harness = await startContentHarness();
   clients = contentClients(harness);
-  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
   clients?.close();
-  await nc?.close();
   await harness?.stop();
 });
 beforeEach(async () => {
@@ -94,7 +88,7 @@ describe("drafts and commits", () => {
 
   it("refuses to move the head from an expected revision that is no longer current", async () => {
     const stale = await head();
-    await commitEdits(clients, owner(), spaceId, (draftId) => create(draftId, { title: "One" }));
+    await createRevision(clients, owner(), { spaceId }, (draftId) => create(draftId, { title: "One" }));
     const draft = await open();
     await create(draft.id, { title: "Two" });
     expect(await errorCode(commit(draft.id, true, stale))).toBe("conflict");
@@ -104,13 +98,13 @@ describe("drafts and commits", () => {
   it("records revision.created with the space, the parents and whether the head moved", async () => {
     const since = new Date();
     const before = await head();
-    const moved = await commitEdits(clients, owner(), spaceId, (draftId) => create(draftId, { title: "A" }));
+    const moved = await createRevision(clients, owner(), { spaceId }, (draftId) => create(draftId, { title: "A" }));
     const draft = await open();
     await commit(draft.id, false);
     // Only this test's two commits (the space's first revision may be published after `since` too).
     const ours = new Set([moved, draft.id]);
     const events = await eventually(async () => {
-      const found = (await readContentEvents(nc, since, org.organizationId)).filter(
+      const found = (await readEvents("content", { since, organizationId: org.organizationId })).filter(
         (event) => event.type === "revision.created" && ours.has(event.payload.revisionId as string),
       );
       return found.length === 2 ? found : undefined;
@@ -124,8 +118,8 @@ describe("drafts and commits", () => {
   });
 
   it("opens a draft from an older revision and discards drafts", async () => {
-    const first = await commitEdits(clients, owner(), spaceId, (draftId) => create(draftId, { title: "Old" }));
-    await commitEdits(clients, owner(), spaceId, async (draftId) => create(draftId, { title: "New" }));
+    const first = await createRevision(clients, owner(), { spaceId }, (draftId) => create(draftId, { title: "Old" }));
+    await createRevision(clients, owner(), { spaceId }, async (draftId) => create(draftId, { title: "New" }));
     const fromOld = (await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: first, changeRequestId: "" })).draft!;
     expect(outline(await tree(fromOld.id))).toEqual(["old"]);
     await clients.editing.discardDraft({ caller: owner(), draftId: fromOld.id });
@@ -294,8 +288,8 @@ describe("variables and reusable contents", () => {
 
 describe("who may edit", () => {
   it("readers cannot open drafts, other organizations see nothing, and a draft answers only its owner", async () => {
-    const reader = await addMember(harness, org.organizationId, "read");
-    const editor = await addMember(harness, org.organizationId, "edit");
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
+    const editor = await createMember(harness, org.organizationId, { role: "edit" });
     const outsider = await createOutsider(harness);
     const other = await createOrganization(harness);
 

@@ -8,12 +8,10 @@ import type { Caller } from "@imprint/proto/common/v1";
 import { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import type { PromiseClient } from "@imprint/runtime";
-import { eventually, testClient } from "@imprint/runtime/testing";
+import { eventually, testClient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, createRevision } from "@imprint/runtime/testing";
 import { signUrl } from "../src/revisions/files/signed-url.js";
-import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
-import { errorCode, failure } from "./support/events.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
-import { commitEdits, contentClients, contentRef, newPage, type ContentClients } from "./revisions-fixtures.js";
+import { contentClients, contentRef, newPage, type ContentClients } from "./revisions-fixtures.js";
 
 /**
  * PDF exports through ExportService: rendering (the text really is in the PDF, in order, as a
@@ -138,7 +136,7 @@ npm install imprint
 
 /** Guide (with sub-pages Install and Configure), a Reference group holding API, a Status link. */
 async function seedHandbook(): Promise<void> {
-  await commitEdits(clients, owner(), spaceId, async (draftId) => {
+  await createRevision(clients, owner(), { spaceId }, async (draftId) => {
     const fileId = (await clients.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: "diagram.png", contentType: "image/png", content: await DIAGRAM })).file!.id;
     await clients.editing.applyPageOperations({
       caller: owner(),
@@ -236,7 +234,7 @@ describe("ExportPdf", () => {
 
   it("checks view rights like every read: other organizations, outsiders and unknown pages get not_found; readers may export", async () => {
     await seedHandbook();
-    const reader = await addMember(harness, org.organizationId, "read");
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
     expect((await exportAndRead({ caller: reader.caller })).text).toContain("Getting started");
 
     const other = await createOrganization(harness);
@@ -247,7 +245,7 @@ describe("ExportPdf", () => {
   });
 
   it("prints what the standard fonts cannot encode by its nearest spelling (bookmarks keep it), and images it cannot draw by their name", async () => {
-    await commitEdits(clients, owner(), spaceId, async (draftId) => {
+    await createRevision(clients, owner(), { spaceId }, async (draftId) => {
       const upload = async (name: string, contentType: string, content: Buffer) =>
         (await clients.editing.uploadFile({ caller: owner(), draftId, fileId: "", name, contentType, content })).file!.id;
       const translucent = await upload("translucent.png", "image/png", encodePng(40, 20, { alpha: true }));
@@ -276,7 +274,7 @@ describe("ExportPdf", () => {
   });
 
   it("refuses content of more than 2,000 pages, and still exports one of its pages", async () => {
-    await commitEdits(clients, owner(), spaceId, (draftId) =>
+    await createRevision(clients, owner(), { spaceId }, (draftId) =>
       clients.editing.applyPageOperations({
         caller: owner(),
         draftId,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "@imprint/runtime";
 import { FILE_URL_TTL_SECONDS, signedDownloadUrl, signUrl, verifyDownload, verifySignedUrl } from "../src/revisions/files/signed-url.js";
 import { imageDimensions } from "../src/revisions/files/image-dimensions.js";
-import { pngBytes } from "./revisions-fixtures.js";
+import { pngBytes } from "@imprint/runtime/testing";
 
 const signer = { secret: "s".repeat(40), publicUrl: "https://api.example.com" };
 // Mid-window: expiries are rounded up to 5 minutes.

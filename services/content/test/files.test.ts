@@ -1,10 +1,9 @@
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
-import { errorCode, failure } from "./support/events.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
-import { commitEdits, contentClients, contentRef, pngBytes, readAll, type ContentClients } from "./revisions-fixtures.js";
+import { contentClients, contentRef, readAll, type ContentClients } from "./revisions-fixtures.js";
+import { createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, createRevision, pngBytes } from "@imprint/runtime/testing";
 
 /** Files: upload into drafts, content-addressed blobs, reads, paging and signed download URLs. */
 let harness: ContentHarness;
@@ -28,7 +27,7 @@ beforeEach(async () => {
 const owner = () => org.owner.caller;
 const upload = (draftId: string, name: string, content: Buffer, contentType = "application/octet-stream", fileId = "") =>
   clients.editing.uploadFile({ caller: owner(), draftId, fileId, name, contentType, content });
-const edit = (work: (draftId: string) => Promise<unknown>) => commitEdits(clients, owner(), spaceId, work);
+const edit = (work: (draftId: string) => Promise<unknown>) => createRevision(clients, owner(), { spaceId }, work);
 const list = (pageToken = "", pageSize = 0, revisionId = "") =>
   clients.revisions.listFiles({ caller: owner(), ref: contentRef(spaceId, revisionId), options: readAll, page: { pageToken, pageSize } });
 
@@ -121,7 +120,7 @@ describe("files", () => {
       await upload(draftId, "b.txt", bytes, "text/plain");
     });
     const other = await createSpace(harness, org);
-    await commitEdits(clients, owner(), other.id, (draftId) => upload(draftId, "c.txt", bytes, "text/plain"));
+    await createRevision(clients, owner(), { spaceId: other.id }, (draftId) => upload(draftId, "c.txt", bytes, "text/plain"));
     expect(await blobCount()).toBe(blobsBefore + 1);
 
     await harness.spaces.deleteSpace({ caller: owner(), spaceId });

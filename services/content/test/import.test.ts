@@ -4,9 +4,8 @@ import { ImportServiceService, type ImportContentRequest } from "@imprint/proto/
 import { DocumentFormat, RevisionServiceService, type Page } from "@imprint/proto/content/v1/revisions";
 import type { PromiseClient } from "@imprint/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { patient, testClient } from "@imprint/runtime/testing";
+import { patient, testClient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
-import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 type ImportClient = PromiseClient<typeof ImportServiceService>;
@@ -309,7 +308,7 @@ describe("website import over gRPC (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
 
   it("needs edit rights: a reader is refused before anything is fetched", async () => {
     const space = await createSpace(harness, organization);
-    const reader = await addMember(harness, organization.organizationId, "read");
+    const reader = await createMember(harness, organization.organizationId, { role: "read" });
     const requestsBefore = site.requests.length;
     await expect(importSite({ spaceId: space.id }, reader)).rejects.toMatchObject({ code: "permission_denied" });
     expect(site.requests.length).toBe(requestsBefore);

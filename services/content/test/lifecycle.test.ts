@@ -1,11 +1,8 @@
-import { testClient, testNatsUrl } from "@imprint/runtime/testing";
+import { testClient, createMember, createOrganization, createSpace, type TestOrganization, errorCode, failure, waitForEvents } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
 
 import { CommitDraftRequest, CreatePageRequest, EditingServiceService, OpenDraftRequest } from "@imprint/proto/content/v1/editing";
 import { ListPagesRequest, PageType, RevisionServiceService } from "@imprint/proto/content/v1/revisions";
-import { addMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
-import { errorCode, failure, waitForContentEvents } from "./support/events.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 /**
@@ -14,15 +11,12 @@ import { startContentHarness, type ContentHarness } from "./support/harness.js";
  * at once instead of waiting for its interval.
  */
 let harness: ContentHarness;
-let nc: NatsConnection;
 let org: TestOrganization;
 
 beforeAll(async () => {
   harness = await startContentHarness();
-  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
-  await nc?.close();
   await harness?.stop();
 });
 beforeEach(async () => {
@@ -113,7 +107,7 @@ describe("space lifecycle", () => {
     expect((await get(space.id)).space!.id).toBe(space.id);
     // Restoring an active space answers it unchanged.
     expect((await restore(space.id)).space!.id).toBe(space.id);
-    const events = await waitForContentEvents(nc, since, org.organizationId, ["space.created", "space.deleted", "space.restored"]);
+    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["space.created", "space.deleted", "space.restored"] });
     expect(events.filter((e) => e.type === "space.restored")).toHaveLength(1);
   });
 
@@ -131,13 +125,13 @@ describe("space lifecycle", () => {
     expect(await errorCode(get(space.id))).toBe("not_found");
     expect((await get(other.id)).space!.id).toBe(other.id);
     expect((await purge()).spaceIds).not.toContain(space.id);
-    const events = await waitForContentEvents(nc, since, org.organizationId, ["space.deleted", "space.purged"]);
+    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["space.deleted", "space.purged"] });
     expect(events.find((e) => e.type === "space.purged")).toMatchObject({ actor: null, payload: { spaceId: space.id } });
   });
 
   it("lets only space admins delete and restore", async () => {
     const space = await createSpace(harness, org);
-    const { caller } = await addMember(harness, org.organizationId, "edit");
+    const { caller } = await createMember(harness, org.organizationId, { role: "edit" });
     expect(await errorCode(harness.spaces.deleteSpace({ caller, spaceId: space.id }))).toBe("permission_denied");
     await remove(space.id);
     expect(await errorCode(harness.spaces.restoreSpace({ caller, spaceId: space.id }))).toBe("permission_denied");
@@ -156,7 +150,7 @@ describe("purge job", () => {
     const space = await createSpace(scheduled, organization);
     await scheduled.spaces.deleteSpace({ caller: organization.owner.caller, spaceId: space.id });
     scheduled.clock.advanceDays(8);
-    const events = await waitForContentEvents(nc, since, organization.organizationId, ["space.deleted", "space.purged"]);
+    const events = await waitForEvents("content", { since, organizationId: organization.organizationId }, { types: ["space.deleted", "space.purged"] });
     expect(events.find((e) => e.type === "space.purged")!.payload).toEqual({ spaceId: space.id });
     expect((await scheduled.spaces.purgeDeletedSpaces({})).spaceIds).toEqual([]);
   });

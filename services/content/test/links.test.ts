@@ -1,12 +1,10 @@
 import { LinkRelation, LinkServiceService, LinkStatus, LinkTargetKind, type LinkListing, type LinkUsage } from "@imprint/proto/content/v1/links";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import type { PromiseClient } from "@imprint/runtime";
-import { eventually, testClient } from "@imprint/runtime/testing";
+import { eventually, testClient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, createRevision, pngBytes } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { errorCode, failure } from "./support/events.js";
-import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
-import { commitEdits, contentClients, contentRef, newPage, pageChange, pngBytes, type ContentClients } from "./revisions-fixtures.js";
+import { contentClients, contentRef, newPage, pageChange, type ContentClients } from "./revisions-fixtures.js";
 
 /**
  * Links and backlinks through LinkService: extraction per page version, statuses resolved per
@@ -37,7 +35,7 @@ beforeEach(async () => {
 });
 
 const owner = () => org.owner.caller;
-const edit = (work: (draftId: string) => Promise<unknown>) => commitEdits(clients, owner(), spaceId, work);
+const edit = (work: (draftId: string) => Promise<unknown>) => createRevision(clients, owner(), { spaceId }, work);
 const createPage = (draftId: string, fields: Parameters<typeof newPage>[0]) => clients.editing.createPage({ caller: owner(), draftId, page: newPage(fields) });
 /** Uploads a new file; answers its id. */
 const upload = async (draftId: string, name: string) =>
@@ -335,7 +333,7 @@ describe("extraction cost", () => {
     await createPage(draft!.id, { pageId: "drafted", title: "Drafted", markdown: "[base](/pages/base) [nowhere](/pages/nowhere)" });
     expect(summary(await spaceLinks({ revisionId: draft!.id }))).toEqual(["ok reference page:base <- Drafted", "broken reference page:nowhere <- Drafted"]);
     expect((await spaceLinks()).items).toEqual([]);
-    const member = await addMember(harness, org.organizationId, "edit");
+    const member = await createMember(harness, org.organizationId, { role: "edit" });
     expect(await errorCode(spaceLinks({ revisionId: draft!.id, caller: member.caller }))).toBe("not_found");
   });
 });
@@ -372,7 +370,7 @@ describe("access", () => {
       expect(await errorCode(links.listPageBacklinks({ caller, ref, pageId: "p", page }))).toBe("not_found");
       expect(await errorCode(links.listFileBacklinks({ caller, ref, fileId, page }))).toBe("not_found");
     }
-    const reader = await addMember(harness, org.organizationId, "read");
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
     expect((await spaceLinks({ caller: reader.caller })).items).toHaveLength(2);
     expect(await errorCode(links.listLinks({ caller: undefined, ref: contentRef(spaceId), status: 0, page: { pageToken: "", pageSize: 0 }, appUrl: "" }))).toBe("unauthenticated");
   });

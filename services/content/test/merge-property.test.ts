@@ -1,13 +1,12 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { patient, testClient } from "@imprint/runtime/testing";
+import { patient, testClient, createOrganization, createSpace, type TestOrganization } from "@imprint/runtime/testing";
 import { slug as slugify } from "github-slugger";
 import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import type { PageOperation } from "@imprint/proto/content/v1/editing";
 import type { Page } from "@imprint/proto/content/v1/revisions";
 import type { PromiseClient } from "@imprint/runtime";
-import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 import { asMarkdown, contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
 

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
 import {
   OpenAPISpecProcessErrorCode,
   OpenAPISpecProcessingState,
@@ -10,12 +9,10 @@ import {
 import type { Caller } from "@imprint/proto/common/v1";
 import type { PromiseClient } from "@imprint/runtime";
 import { getFreePort } from "@imprint/runtime/infrastructure";
-import { eventually, testClient, testNatsUrl } from "@imprint/runtime/testing";
+import { eventually, testClient, createMember, createOrganization, type TestOrganization, errorCode, failure, waitForEvents } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { stringify as toYaml } from "yaml";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
-import { errorCode, failure, waitForContentEvents } from "./support/events.js";
-import { addExistingUser, addMember, createOrganization, type TestOrganization } from "./support/factories.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 type OpenApiClient = PromiseClient<typeof OpenAPISpecServiceService>;
@@ -58,7 +55,6 @@ const invalidOpenApi = { openapi: "3.0.3", info: { version: "1" }, paths: { "/pe
 
 let harness: ContentHarness;
 let openapi: OpenApiClient;
-let nc: NatsConnection;
 let site: TestSite;
 let org: TestOrganization;
 /** Served at /mutable.json: tests change it between processings. */
@@ -86,7 +82,6 @@ const sha256 = (text: string) => createHash("sha256").update(text).digest("hex")
 beforeAll(async () => {
   harness = await startContentHarness({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } });
   openapi = testClient(OpenAPISpecServiceService, harness.contentAddress);
-  nc = await connect({ servers: await testNatsUrl() });
   const routes = Object.fromEntries(
     Object.entries(bodies).map(([path, { type, body }]) => [path, (_request: unknown, response: ServerResponse) => send(response, type, body)]),
   );
@@ -105,7 +100,6 @@ beforeAll(async () => {
 afterAll(async () => {
   openSlowGate();
   openapi?.close();
-  await nc?.close();
   await site?.close();
   await harness?.stop();
 });
@@ -248,7 +242,7 @@ describe("processing a source in the background", () => {
     // The slow fetch's result belonged to an older source: it was dropped, not recorded.
     expect(spec.sourceUrl).toBe(url("/v30.json"));
     expect(spec.lastVersion).toMatchObject({ title: "Pets 3.0", sourceUrl: url("/v30.json") });
-    const events = await waitForContentEvents(nc, since, org.organizationId, ["openapi_spec.created", "openapi_spec.updated", "openapi_spec.processed"]);
+    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["openapi_spec.created", "openapi_spec.updated", "openapi_spec.processed"] });
     expect(events.filter((event) => event.type === "openapi_spec.processed")).toHaveLength(1);
   });
 
@@ -259,13 +253,9 @@ describe("processing a source in the background", () => {
     await put("events", url("/v31.yaml"));
     await processed("events", first.lastProcessedAt);
     await openapi.deleteOpenApiSpec({ caller: org.owner.caller, organizationId: org.organizationId, slug: "events" });
-    const events = await waitForContentEvents(nc, since, org.organizationId, [
-      "openapi_spec.created",
-      "openapi_spec.processed",
-      "openapi_spec.updated",
-      "openapi_spec.processed",
-      "openapi_spec.deleted",
-    ]);
+    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, {
+      types: ["openapi_spec.created", "openapi_spec.processed", "openapi_spec.updated", "openapi_spec.processed", "openapi_spec.deleted"],
+    });
     const byType = (type: string) => events.filter((event) => event.type === type);
     expect(byType("openapi_spec.created")[0]).toMatchObject({
       actor: { userId: org.owner.userId },
@@ -334,9 +324,9 @@ describe("create, put, get, list, delete", () => {
 
 describe("permissions", () => {
   it("create members manage specifications; read members only view them; guests see none", async () => {
-    const creator = await addMember(harness, org.organizationId, "create");
-    const reader = await addMember(harness, org.organizationId, "read");
-    const guest = await addMember(harness, org.organizationId, "guest");
+    const creator = await createMember(harness, org.organizationId, { role: "create" });
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
+    const guest = await createMember(harness, org.organizationId, { role: "guest" });
     const { spec } = await create("shared", url("/v30.json"), creator.caller);
     expect(spec!.permissions).toEqual({ view: true, edit: true });
 
@@ -378,7 +368,7 @@ describe("permissions", () => {
 
   it("an admin of two organizations sees each organization's specifications only under that organization", async () => {
     const other = await createOrganization(harness);
-    await addExistingUser(harness, other.organizationId, org.owner, "admin");
+    await createMember(harness, other.organizationId, { email: org.owner.email, role: "admin" });
     await create("same-slug", url("/v30.json"));
     await create("same-slug", url("/v31.yaml"), org.owner.caller, other.organizationId);
     expect((await get("same-slug")).sourceUrl).toBe(url("/v30.json"));

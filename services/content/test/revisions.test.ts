@@ -1,11 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { patient } from "@imprint/runtime/testing";
+import { patient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, createRevision, pngBytes } from "@imprint/runtime/testing";
 import { DocumentFormat, PageType, type Page } from "@imprint/proto/content/v1/revisions";
 import type { PageOperation } from "@imprint/proto/content/v1/editing";
-import { addMember, createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
-import { errorCode, failure } from "./support/events.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
-import { asDocument, asMarkdown, commitEdits, contentClients, contentRef, newPage, pageChange, pngBytes, readAll, type ContentClients } from "./revisions-fixtures.js";
+import { asDocument, asMarkdown, contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
 
 /** Reads of revisions and pages, and what the revision store writes and shares. */
 let harness: ContentHarness;
@@ -27,7 +25,7 @@ beforeEach(async () => {
 });
 
 const owner = () => org.owner.caller;
-const edit = (work: (draftId: string) => Promise<unknown>) => commitEdits(clients, owner(), spaceId, work);
+const edit = (work: (draftId: string) => Promise<unknown>) => createRevision(clients, owner(), { spaceId }, work);
 const create = (draftId: string, fields: Parameters<typeof newPage>[0]) => clients.editing.createPage({ caller: owner(), draftId, page: newPage(fields) });
 const byPath = (path: string, pageOptions = asDocument, revisionId = "", caller = owner()) =>
   clients.revisions.getPageByPath({ caller, ref: contentRef(spaceId, revisionId), options: readAll, path, pageOptions });
@@ -145,7 +143,7 @@ describe("reading content", () => {
 
   it("answers not_found to callers who cannot see the space, and for change requests (not there yet)", async () => {
     await edit((draftId) => create(draftId, { title: "Secret" }));
-    const reader = await addMember(harness, org.organizationId, "read");
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
     const outsider = await createOutsider(harness);
     const other = await createOrganization(harness);
     expect((await byPath("secret", asDocument, "", reader.caller)).page!.title).toBe("Secret");
@@ -215,7 +213,7 @@ describe("structural sharing", () => {
       await clients.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: "logo.png", contentType: "image/png", content: pngBytes(9, 9) });
     });
     const copy = (await harness.spaces.duplicateSpace({ caller: owner(), spaceId })).space!;
-    await commitEdits(clients, owner(), copy.id, (draftId) => clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "a", markdown: "copy only" }) }));
+    await createRevision(clients, owner(), { spaceId: copy.id }, (draftId) => clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "a", markdown: "copy only" }) }));
     expect((await byId("a", asMarkdown)).page!.markdown).toBe("shared");
 
     await harness.spaces.deleteSpace({ caller: owner(), spaceId });

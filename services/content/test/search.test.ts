@@ -3,12 +3,10 @@ import { ContentLevel } from "@imprint/proto/content/v1/spaces";
 import { SearchResultType, SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
 import type { PromiseClient } from "@imprint/runtime";
-import { eventually, testClient } from "@imprint/runtime/testing";
+import { eventually, testClient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, type TestUser, failure, createRevision } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
-import { commitEdits, contentClients, newPage, pageChange, type ContentClients } from "./revisions-fixtures.js";
-import { failure } from "./support/events.js";
-import { addExistingUser, addMember, createOrganization, createOutsider, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
+import { contentClients, newPage, pageChange, type ContentClients } from "./revisions-fixtures.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 type SearchClient = PromiseClient<typeof SearchServiceService>;
@@ -65,7 +63,7 @@ async function untilTitles(spaceId: string, query: string, expected: string[]): 
 /** Creates pages (title → markdown) in one commit; answers their ids by title. */
 async function commitPages(spaceId: string, pages: Record<string, string>, parentPageId = ""): Promise<Record<string, string>> {
   const ids: Record<string, string> = {};
-  await commitEdits(clients, organization.owner.caller, spaceId, async (draftId) => {
+  await createRevision(clients, organization.owner.caller, { spaceId }, async (draftId) => {
     for (const [title, markdown] of Object.entries(pages)) {
       const created = await clients.editing.createPage({ caller: organization.owner.caller, draftId, page: newPage({ title, markdown, parentPageId }) });
       ids[title] = created.page!.id;
@@ -84,13 +82,13 @@ describe("indexing follows the space's current revision", () => {
     expect(found!.id).toBe(ids.Deploying);
     expect(found!.path).toBe("deploying");
 
-    await commitEdits(clients, organization.owner.caller, space.id, (draftId) =>
+    await createRevision(clients, organization.owner.caller, { spaceId: space.id }, (draftId) =>
       clients.editing.updatePage({ caller: organization.owner.caller, draftId, page: pageChange({ pageId: ids.Deploying!, markdown: `Use ${second} charts instead.` }) }),
     );
     await untilTitles(space.id, second, ["Deploying"]);
     expect(titles((await searchSpace(space.id, first)).pages)).toEqual([]);
 
-    await commitEdits(clients, organization.owner.caller, space.id, (draftId) =>
+    await createRevision(clients, organization.owner.caller, { spaceId: space.id }, (draftId) =>
       clients.editing.deletePage({ caller: organization.owner.caller, draftId, pageId: ids.Deploying! }),
     );
     await untilTitles(space.id, second, []);
@@ -149,7 +147,7 @@ describe("indexing follows the space's current revision", () => {
     const before = await writes();
 
     const renamed = word("renamed");
-    await commitEdits(clients, organization.owner.caller, space.id, (draftId) =>
+    await createRevision(clients, organization.owner.caller, { spaceId: space.id }, (draftId) =>
       clients.editing.updatePage({ caller: organization.owner.caller, draftId, page: pageChange({ pageId: children["Page 3"]!, markdown: `Now about ${renamed}.` }) }),
     );
     await untilTitles(space.id, renamed, ["Page 3"]);
@@ -157,7 +155,7 @@ describe("indexing follows the space's current revision", () => {
     const rewritten = [...after].filter(([pageId, xmin]) => before.get(pageId) !== xmin).map(([pageId]) => pageId);
     expect(rewritten).toEqual([children["Page 3"]]);
 
-    await commitEdits(clients, organization.owner.caller, space.id, (draftId) =>
+    await createRevision(clients, organization.owner.caller, { spaceId: space.id }, (draftId) =>
       clients.editing.updatePage({ caller: organization.owner.caller, draftId, page: pageChange({ pageId: ids.Section!, title: "Handbook", slug: "handbook" }) }),
     );
     const [page] = await eventually(async () => {
@@ -278,7 +276,7 @@ describe("who sees what", () => {
 
   it("searches an organization's readable spaces only, grouped by space, never another organization's", async () => {
     const org = await createOrganization(harness);
-    const reader = await addMember(harness, org.organizationId, "read");
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
     const term = word("shared");
     const as = (user: TestUser) => ({ caller: user.caller, organizationId: org.organizationId, query: term, page: undefined });
     const open = await createSpace(harness, org, { title: "Open space" });
@@ -295,7 +293,7 @@ describe("who sees what", () => {
     });
     const elsewhere = await createSpace(harness, organization, { title: "Other organization" });
     const commitAs = async (owner: TestUser, spaceId: string, pages: Record<string, string>) =>
-      commitEdits(clients, owner.caller, spaceId, async (draftId) => {
+      createRevision(clients, owner.caller, { spaceId }, async (draftId) => {
         for (const [title, markdown] of Object.entries(pages)) {
           await clients.editing.createPage({ caller: owner.caller, draftId, page: newPage({ title, markdown }) });
         }
@@ -333,7 +331,7 @@ describe("space lifecycle", () => {
     // The copy starts from the original's rows, then lives its own life.
     const edited = word("edited");
     const [copiedPage] = (await searchSpace(copy!.id, term)).pages;
-    await commitEdits(clients, organization.owner.caller, copy!.id, (draftId) =>
+    await createRevision(clients, organization.owner.caller, { spaceId: copy!.id }, (draftId) =>
       clients.editing.updatePage({ caller: organization.owner.caller, draftId, page: pageChange({ pageId: copiedPage!.id, markdown: `The ${edited} copy.` }) }),
     );
     await untilTitles(copy!.id, edited, ["Traveller"]);
@@ -341,7 +339,7 @@ describe("space lifecycle", () => {
     expect(titles((await searchSpace(space.id, term)).pages)).toEqual(["Traveller"]);
 
     const target = await createOrganization(harness);
-    await addExistingUser(harness, target.organizationId, organization.owner, "admin");
+    await createMember(harness, target.organizationId, { email: organization.owner.email, role: "admin" });
     await harness.spaces.transferSpace({ caller: organization.owner.caller, spaceId: space.id, organizationId: target.organizationId, parent: { collectionId: "" } });
     const orgSearch = async (organizationId: string, query: string) =>
       (await search.searchOrganizationContent({ caller: organization.owner.caller, organizationId, query, page: undefined })).spaces.map((found) => found.id);
@@ -349,7 +347,7 @@ describe("space lifecycle", () => {
     expect(await orgSearch(organization.organizationId, term)).toEqual([]);
     expect(await orgSearch(organization.organizationId, edited)).toEqual([copy!.id]);
     // The members of the organization it left lose it at once.
-    const formerReader = await addMember(harness, organization.organizationId, "read");
+    const formerReader = await createMember(harness, organization.organizationId, { role: "read" });
     expect(await failure(searchSpace(space.id, term, { caller: formerReader }))).toMatchObject({ code: "not_found" });
   });
 

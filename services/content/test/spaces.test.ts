@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { eventually, testNatsUrl } from "@imprint/runtime/testing";
+import { eventually, createMember, createCollection, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, waitForEvents } from "@imprint/runtime/testing";
 import { SortOrder } from "@imprint/proto/common/v1";
 import {
   ContentLevel,
@@ -9,20 +8,15 @@ import {
   UpdateSpaceRequest,
   type Position,
 } from "@imprint/proto/content/v1/spaces";
-import { addExistingUser, addMember, createCollection, createOrganization, createOutsider, createSpace, type TestOrganization } from "./support/factories.js";
-import { errorCode, failure, waitForContentEvents } from "./support/events.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 let harness: ContentHarness;
-let nc: NatsConnection;
 let org: TestOrganization;
 
 beforeAll(async () => {
   harness = await startContentHarness();
-  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
-  await nc?.close();
   await harness?.stop();
 });
 beforeEach(async () => {
@@ -133,7 +127,7 @@ describe("UpdateSpace", () => {
     const cleared = (await update({ spaceId: space.id, updateMask: ["emoji", "default_level", "visibility"], emoji: "", defaultLevel: ContentLevel.CONTENT_LEVEL_READ, visibility: SpaceVisibility.SPACE_VISIBILITY_UNLISTED })).space!;
     expect(cleared).toMatchObject({ emoji: "", defaultLevel: ContentLevel.CONTENT_LEVEL_READ, visibility: SpaceVisibility.SPACE_VISIBILITY_UNLISTED });
 
-    const events = await waitForContentEvents(nc, since, org.organizationId, ["space.created", "space.updated", "space.updated"]);
+    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["space.created", "space.updated", "space.updated"] });
     const firstUpdate = events.find((event) => event.type === "space.updated")!;
     expect(firstUpdate).toMatchObject({
       subject: "imprint.content.v1.space.updated",
@@ -170,7 +164,7 @@ describe("DuplicateSpace", () => {
     expect(copy.id).not.toBe(original.id);
     expect(copy).toMatchObject({ title: `${"A".repeat(43)} (copy)`, emoji: "📘", defaultLevel: ContentLevel.CONTENT_LEVEL_COMMENT, parentId: "" });
     expect(await titles()).toEqual([original.title, copy.title, last.title]);
-    const events = await waitForContentEvents(nc, since, org.organizationId, ["space.duplicated"]);
+    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["space.duplicated"] });
     expect(events.find((e) => e.type === "space.duplicated")!.payload).toMatchObject({ spaceId: copy.id, fromSpaceId: original.id });
   });
 });
@@ -229,7 +223,7 @@ describe("TransferSpace", () => {
   it("moves a space to another organization (admin of both), optionally into a collection there", async () => {
     const since = new Date(Date.now() - 1_000);
     const target = await createOrganization(harness);
-    await addExistingUser(harness, target.organizationId, org.owner, "admin");
+    await createMember(harness, target.organizationId, { email: org.owner.email, role: "admin" });
     const targetCollection = await createCollection(harness, target);
     const space = await createSpace(harness, org, { title: "travelling" });
     const { space: transferred } = await harness.spaces.transferSpace({
@@ -241,7 +235,7 @@ describe("TransferSpace", () => {
     expect(transferred).toMatchObject({ id: space.id, organizationId: target.organizationId, parentId: targetCollection.id });
     expect(await titles()).toEqual([]);
     expect(await titles(target)).toEqual(["travelling"]);
-    const events = await waitForContentEvents(nc, since, target.organizationId, ["space.transferred"]);
+    const events = await waitForEvents("content", { since, organizationId: target.organizationId }, { types: ["space.transferred"] });
     expect(events.find((e) => e.type === "space.transferred")!.payload).toMatchObject({
       spaceId: space.id,
       fromOrganizationId: org.organizationId,
@@ -255,13 +249,13 @@ describe("TransferSpace", () => {
     const transfer = (organizationId: string, caller = org.owner.caller, parent?: { collectionId: string }) =>
       harness.spaces.transferSpace({ caller, spaceId: space.id, organizationId, parent });
     expect(await errorCode(transfer(target.organizationId))).toBe("not_found");
-    await addExistingUser(harness, target.organizationId, org.owner, "edit");
+    await createMember(harness, target.organizationId, { email: org.owner.email, role: "edit" });
     // identity's member.added event drops the cached "not a member" answer.
     await eventually(async () => (await errorCode(transfer(target.organizationId))) === "permission_denied");
     expect(await failure(transfer(""))).toMatchObject({ code: "invalid_argument", message: "organization: is required" });
     expect(await errorCode(transfer(org.organizationId))).toBe("failed_precondition");
-    const editor = await addMember(harness, org.organizationId, "edit");
-    await addExistingUser(harness, target.organizationId, editor, "admin");
+    const editor = await createMember(harness, org.organizationId, { role: "edit" });
+    await createMember(harness, target.organizationId, { email: editor.email, role: "admin" });
     await eventually(async () => (await errorCode(transfer(target.organizationId, editor.caller))) === "permission_denied");
     // Within the organization, a transfer may change only the collection.
     const collection = await createCollection(harness, org);
@@ -275,7 +269,7 @@ describe("TransferSpace", () => {
 
 describe("ListMemberSpaces", () => {
   it("lists the spaces a member can access with their level; admins see anyone's, members only their own", async () => {
-    const reader = await addMember(harness, org.organizationId, "read");
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
     const open = await createSpace(harness, org, { title: "open" });
     harness.clock.advance(1_000);
     const editable = await createSpace(harness, org, { title: "editable" });

@@ -1,29 +1,23 @@
-import { testClient, testNatsUrl } from "@imprint/runtime/testing";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
+import { testClient, createMember, createOrganization, type TestOrganization, errorCode, failure, waitForEvents } from "@imprint/runtime/testing";
 import type { Caller } from "@imprint/proto/common/v1";
 import { TranslationSettingsServiceService, type UpdateTranslationSettingsRequest } from "@imprint/proto/content/v1/translations";
 import type { PromiseClient } from "@imprint/runtime";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { normalizeLanguageTag } from "../src/translations/index.js";
-import { errorCode, failure, waitForContentEvents } from "./support/events.js";
-import { addMember, createOrganization, type TestOrganization } from "./support/factories.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 type TranslationsClient = PromiseClient<typeof TranslationSettingsServiceService>;
 
 let harness: ContentHarness;
 let translations: TranslationsClient;
-let nc: NatsConnection;
 let org: TestOrganization;
 
 beforeAll(async () => {
   harness = await startContentHarness();
   translations = testClient(TranslationSettingsServiceService, harness.contentAddress);
-  nc = await connect({ servers: await testNatsUrl() });
 });
 afterAll(async () => {
   translations?.close();
-  await nc?.close();
   await harness?.stop();
 });
 beforeEach(async () => {
@@ -86,13 +80,9 @@ describe("translation settings CRUD", () => {
     expect(await errorCode(remove(created.id))).toBe("ok");
     expect(await errorCode(remove("not-an-id"))).toBe("ok");
 
-    const events = await waitForContentEvents(nc, since, org.organizationId, [
-      "translation_settings.created",
-      "translation_settings.created",
-      "translation_settings.updated",
-      "translation_settings.updated",
-      "translation_settings.deleted",
-    ]);
+    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, {
+      types: ["translation_settings.created", "translation_settings.created", "translation_settings.updated", "translation_settings.updated", "translation_settings.deleted"],
+    });
     expect(events.find((event) => event.type === "translation_settings.created")).toMatchObject({
       actor: { userId: org.owner.userId },
       payload: { translationSettingsId: created.id, title: "Docs translations", languages: created.languages },
@@ -148,9 +138,9 @@ describe("validation", () => {
 
 describe("permissions", () => {
   it("create members manage settings; read members only view them; guests see none", async () => {
-    const creator = await addMember(harness, org.organizationId, "create");
-    const reader = await addMember(harness, org.organizationId, "read");
-    const guest = await addMember(harness, org.organizationId, "guest");
+    const creator = await createMember(harness, org.organizationId, { role: "create" });
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
+    const guest = await createMember(harness, org.organizationId, { role: "guest" });
     const settings = await create("Team", ["fr"], creator.caller);
     expect(settings.permissions).toEqual({ view: true, edit: true });
 

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getFreePort } from "@imprint/runtime/infrastructure";
-import { uniqueEmail } from "./factories.js";
-import { startTestIdentity, type TestIdentity } from "./harness.js";
+import { uniqueEmail } from "@imprint/runtime/testing";
+import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 const ADMIN_CLI = fileURLToPath(new URL("../dist/cli/admin.js", import.meta.url));
 

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { addMember, createOrganization, createOutsider } from "./factories.js";
-import { startTestIdentity, type TestIdentity } from "./harness.js";
+import { createMember, createOrganization, createOutsider } from "@imprint/runtime/testing";
+import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 describe("batch lookups for other services", () => {
   let identity: TestIdentity;
@@ -12,9 +12,9 @@ describe("batch lookups for other services", () => {
   afterAll(() => identity.stop());
 
   it("BatchGetUsers answers known users in request order, once each, leaving out unknown and malformed ids", async () => {
-    const { organizationId, owner } = await createOrganization(identity.client, { ownerDisplayName: "Olivia Owner" });
-    const bob = await addMember(identity.client, organizationId, { displayName: "Bob Builder" });
-    const outsider = await createOutsider(identity.client);
+    const { organizationId, owner } = await createOrganization(identity.clients, { ownerDisplayName: "Olivia Owner" });
+    const bob = await createMember(identity.clients, organizationId, { displayName: "Bob Builder" });
+    const outsider = await createOutsider(identity.clients);
     const { users } = await identity.client.batchGetUsers({
       userIds: [outsider.userId, randomUUID(), bob.userId, "not-an-id", owner.userId, bob.userId],
     });
@@ -24,10 +24,10 @@ describe("batch lookups for other services", () => {
   });
 
   it("BatchGetMembers answers memberships of the organization only, in request order", async () => {
-    const { organizationId, owner } = await createOrganization(identity.client);
-    const commenter = await addMember(identity.client, organizationId, { displayName: "Cora Commenter", role: MemberRole.MEMBER_ROLE_COMMENT });
-    const outsider = await createOutsider(identity.client);
-    const elsewhere = await createOrganization(identity.client);
+    const { organizationId, owner } = await createOrganization(identity.clients);
+    const commenter = await createMember(identity.clients, organizationId, { displayName: "Cora Commenter", role: MemberRole.MEMBER_ROLE_COMMENT });
+    const outsider = await createOutsider(identity.clients);
+    const elsewhere = await createOrganization(identity.clients);
     const { members } = await identity.client.batchGetMembers({
       organizationId,
       userIds: [commenter.userId, outsider.userId, elsewhere.owner.userId, owner.userId],
@@ -47,7 +47,7 @@ describe("batch lookups for other services", () => {
       code: "invalid_argument",
       message: "user_ids: must hold at most 1000 ids",
     });
-    const { organizationId } = await createOrganization(identity.client);
+    const { organizationId } = await createOrganization(identity.clients);
     await expect(identity.client.batchGetMembers({ organizationId, userIds })).rejects.toMatchObject({ code: "invalid_argument" });
     expect((await identity.client.batchGetUsers({ userIds: userIds.slice(0, 1000) })).users).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { inject } from "vitest";
 import { checkHealth, ConfigError, forkEm } from "@imprint/runtime";
 import { createTestDatabase } from "@imprint/runtime/testing";
 import { Organization } from "../src/domain/organization.js";
-import { startTestIdentity, testConfig, type TestIdentity } from "./harness.js";
+import { startTestIdentity, testConfig, type TestIdentity } from "./support/harness.js";
 
 const BOOTSTRAP_TOKEN = "imp_bootstrap_secret_for_tests_0001";
 

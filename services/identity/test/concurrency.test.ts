@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { createOrganization, uniqueEmail } from "./factories.js";
-import { startTestIdentity, type TestIdentity } from "./harness.js";
+import { createOrganization, uniqueEmail } from "@imprint/runtime/testing";
+import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 describe("concurrent administrative calls", () => {
   let identity: TestIdentity;
@@ -26,7 +26,7 @@ describe("concurrent administrative calls", () => {
   });
 
   it("adding the same new user to an organization at once yields one membership", async () => {
-    const { organizationId, owner } = await createOrganization(identity.client);
+    const { organizationId, owner } = await createOrganization(identity.clients);
     const email = uniqueEmail("race-member");
     const results = await Promise.allSettled(
       [0, 1, 2].map(() => identity.client.addMember({ organizationId, email, role: MemberRole.MEMBER_ROLE_READ })),

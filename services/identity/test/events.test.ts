@@ -1,46 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connect, type NatsConnection } from "@nats-io/transport-node";
-import { DeliverPolicy, jetstream } from "@nats-io/jetstream";
-import type { EventEnvelope } from "@imprint/runtime";
-import { eventually, testNatsUrl } from "@imprint/runtime/testing";
+import { createMember, createOrganization, eventually, readEvents } from "@imprint/runtime/testing";
 import { MemberRole, UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
-import { addMember, createOrganization } from "./factories.js";
-import { startTestIdentity, type TestIdentity } from "./harness.js";
-
-/** Reads every identity event published since the test started, straight from JetStream. */
-async function readEvents(nc: NatsConnection, since: Date, organizationId: string): Promise<EventEnvelope[]> {
-  const consumer = await jetstream(nc).consumers.get("IMPRINT_IDENTITY", {
-    filter_subjects: "imprint.identity.v1.>",
-    deliver_policy: DeliverPolicy.StartTime,
-    opt_start_time: since.toISOString(),
-  });
-  const events: EventEnvelope[] = [];
-  const messages = await consumer.fetch({ max_messages: 1000, expires: 1_000 });
-  for await (const message of messages) {
-    const envelope = message.json<EventEnvelope>();
-    if (envelope.organizationId === organizationId) events.push({ ...envelope, subject: message.subject });
-    if (message.info.pending === 0) break;
-  }
-  await consumer.delete().catch(() => {});
-  return events;
-}
+import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 describe("identity events", () => {
   let identity: TestIdentity;
-  let nc: NatsConnection;
   beforeAll(async () => {
     identity = await startTestIdentity();
-    nc = await connect({ servers: await testNatsUrl() });
   });
-  afterAll(async () => {
-    await nc.close();
-    await identity.stop();
-  });
+  afterAll(() => identity.stop());
 
   it("publishes membership and organization changes on JetStream with full envelopes", async () => {
     const since = new Date(Date.now() - 1_000);
-    const { organizationId, owner } = await createOrganization(identity.client);
-    const member = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
+    const { organizationId, owner } = await createOrganization(identity.clients);
+    const member = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
     await identity.client.updateMember({ caller: owner.caller, organizationId, userId: member.userId, role: MemberRole.MEMBER_ROLE_EDIT });
     await identity.client.updateOrganization(
       UpdateOrganizationRequest.fromPartial({
@@ -56,7 +29,7 @@ describe("identity events", () => {
 
     const expected = ["organization.created", "member.added", "member.added", "member.role_changed", "organization.updated", "member.sso_enabled", "member.removed"];
     const events = await eventually(async () => {
-      const found = await readEvents(nc, since, organizationId);
+      const found = await readEvents("identity", { since, organizationId });
       return found.length >= expected.length ? found : undefined;
     }, 10_000);
     expect(events.map((event) => event.type)).toEqual(expected);
@@ -82,14 +55,14 @@ describe("identity events", () => {
 
   it("records no event when nothing changed", async () => {
     const since = new Date(Date.now() - 1_000);
-    const { organizationId, owner } = await createOrganization(identity.client, { title: "Same title" });
+    const { organizationId, owner } = await createOrganization(identity.clients, { title: "Same title" });
     await identity.client.updateOrganization(
       UpdateOrganizationRequest.fromPartial({ caller: owner.caller, organizationId, updateMask: ["title"], title: "Same title" }),
     );
     // A later, real change proves the relay caught up past the no-op.
     await identity.client.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_READ });
     const events = await eventually(async () => {
-      const found = await readEvents(nc, since, organizationId);
+      const found = await readEvents("identity", { since, organizationId });
       return found.some((event) => event.type === "invite.created") ? found : undefined;
     }, 10_000);
     expect(events.map((event) => event.type)).toEqual(["organization.created", "member.added", "invite.created"]);

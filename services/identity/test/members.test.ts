@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SortOrder } from "@imprint/proto/common/v1";
 import { MemberRole, MemberSort, type ListMembersRequest } from "@imprint/proto/identity/v1";
-import { addMember, createOrganization, createOutsider, type TestMember, type TestOwner } from "./factories.js";
-import { startTestIdentity, type TestIdentity } from "./harness.js";
+import { createMember, createOrganization, createOutsider, type TestUser, type TestOwner } from "@imprint/runtime/testing";
+import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 describe("members", () => {
   let identity: TestIdentity;
@@ -14,7 +14,7 @@ describe("members", () => {
   let organizationId: string;
   let owner: TestOwner;
   beforeEach(async () => {
-    ({ organizationId, owner } = await createOrganization(identity.client, { ownerDisplayName: "Olivia Owner" }));
+    ({ organizationId, owner } = await createOrganization(identity.clients, { ownerDisplayName: "Olivia Owner" }));
   });
 
   const list = (fields: Partial<ListMembersRequest> = {}) =>
@@ -31,13 +31,13 @@ describe("members", () => {
   const names = (response: Awaited<ReturnType<typeof list>>) => response.members.map((member) => member.user!.displayName);
 
   /** Three members who joined one second apart after the owner: Bob, alice (lower-case), Carol 100%_. */
-  async function addThree(): Promise<{ bob: TestMember; alice: TestMember; carol: TestMember }> {
+  async function addThree(): Promise<{ bob: TestUser; alice: TestUser; carol: TestUser }> {
     identity.clock.advance(1_000);
-    const bob = await addMember(identity.client, organizationId, { displayName: "Bob Builder", role: MemberRole.MEMBER_ROLE_EDIT });
+    const bob = await createMember(identity.clients, organizationId, { displayName: "Bob Builder", role: MemberRole.MEMBER_ROLE_EDIT });
     identity.clock.advance(1_000);
-    const alice = await addMember(identity.client, organizationId, { displayName: "alice Anders", role: MemberRole.MEMBER_ROLE_GUEST });
+    const alice = await createMember(identity.clients, organizationId, { displayName: "alice Anders", role: MemberRole.MEMBER_ROLE_GUEST });
     identity.clock.advance(1_000);
-    const carol = await addMember(identity.client, organizationId, { displayName: "Carol 100%_", role: MemberRole.MEMBER_ROLE_EDIT });
+    const carol = await createMember(identity.clients, organizationId, { displayName: "Carol 100%_", role: MemberRole.MEMBER_ROLE_EDIT });
     return { bob, alice, carol };
   }
 
@@ -140,7 +140,7 @@ describe("members", () => {
     await expect(list({ sort: 42 as MemberSort })).rejects.toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^sort: /) });
     await expect(list({ order: 9 as SortOrder })).rejects.toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^order: /) });
     await expect(list({ role: 99 as MemberRole })).rejects.toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^role: /) });
-    const outsider = await createOutsider(identity.client);
+    const outsider = await createOutsider(identity.clients);
     await expect(list({ caller: outsider.caller })).rejects.toMatchObject({ code: "not_found", message: "Organization not found" });
   });
 
@@ -148,7 +148,7 @@ describe("members", () => {
     const { alice } = await addThree();
     const { member } = await identity.client.getMember({ caller: alice.caller, organizationId, userId: owner.userId });
     expect(member).toMatchObject({ user: { id: owner.userId, email: owner.email, displayName: "Olivia Owner" }, role: MemberRole.MEMBER_ROLE_ADMIN });
-    const outsider = await createOutsider(identity.client);
+    const outsider = await createOutsider(identity.clients);
     await expect(identity.client.getMember({ caller: owner.caller, organizationId, userId: outsider.userId })).rejects.toMatchObject({
       code: "not_found",
       message: "Member not found",
@@ -173,7 +173,7 @@ describe("members", () => {
       code: "invalid_argument",
       message: expect.stringMatching(/^role: must be a role/),
     });
-    const outsider = await createOutsider(identity.client);
+    const outsider = await createOutsider(identity.clients);
     await expect(identity.client.updateMember({ caller: owner.caller, organizationId, userId: outsider.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
       code: "not_found",
     });
@@ -194,7 +194,7 @@ describe("members", () => {
     });
 
     // With a second admin, the first may step down.
-    const second = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
+    const second = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
     await identity.client.updateMember({ caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ });
     await expect(identity.client.removeMember({ caller: second.caller, organizationId, userId: second.userId })).rejects.toMatchObject({
       code: "failed_precondition",
@@ -202,7 +202,7 @@ describe("members", () => {
   });
 
   it("keeps an admin when two admins demote each other at the same time", async () => {
-    const second = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
+    const second = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
     const results = await Promise.allSettled([
       identity.client.updateMember({ caller: owner.caller, organizationId, userId: second.userId, role: MemberRole.MEMBER_ROLE_READ }),
       identity.client.updateMember({ caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }),
@@ -222,7 +222,7 @@ describe("members", () => {
     expect(names(await list())).toEqual(["Carol 100%_", "Olivia Owner"]);
     // A removed member no longer sees the organization.
     await expect(identity.client.getOrganization({ caller: bob.caller, organizationId })).rejects.toMatchObject({ code: "not_found" });
-    const outsider = await createOutsider(identity.client);
+    const outsider = await createOutsider(identity.clients);
     await expect(identity.client.removeMember({ caller: outsider.caller, organizationId, userId: carol.userId })).rejects.toMatchObject({
       code: "not_found",
     });

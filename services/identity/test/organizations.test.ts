@@ -3,8 +3,8 @@ import { forkEm } from "@imprint/runtime";
 import type { Caller } from "@imprint/proto/common/v1";
 import { MemberRole, UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
 import { LinkInvite } from "../src/domain/link-invite.js";
-import { addMember, createOrganization, createOutsider } from "./factories.js";
-import { startTestIdentity, type TestIdentity } from "./harness.js";
+import { createMember, createOrganization, createOutsider } from "@imprint/runtime/testing";
+import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 describe("organizations", () => {
   let identity: TestIdentity;
@@ -17,7 +17,7 @@ describe("organizations", () => {
     identity.client.updateOrganization(UpdateOrganizationRequest.fromPartial(fields));
 
   it("returns an organization with its defaults and the admin's permissions", async () => {
-    const { organizationId, owner } = await createOrganization(identity.client, { title: "Acme Docs" });
+    const { organizationId, owner } = await createOrganization(identity.clients, { title: "Acme Docs" });
     const { organization } = await identity.client.getOrganization({ caller: owner.caller, organizationId });
     expect(organization).toMatchObject({
       id: organizationId,
@@ -38,10 +38,10 @@ describe("organizations", () => {
   });
 
   it("reports each role's permissions", async () => {
-    const { organizationId } = await createOrganization(identity.client);
-    const reader = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
-    const creator = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_CREATE });
-    const guest = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_GUEST });
+    const { organizationId } = await createOrganization(identity.clients);
+    const reader = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
+    const creator = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_CREATE });
+    const guest = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_GUEST });
     const permissionsOf = async (caller: Caller) =>
       (await identity.client.getOrganization({ caller, organizationId })).organization!.permissions!;
 
@@ -52,8 +52,8 @@ describe("organizations", () => {
   });
 
   it("answers not_found to non-members, for unknown and malformed ids alike", async () => {
-    const { organizationId } = await createOrganization(identity.client);
-    const outsider = await createOutsider(identity.client);
+    const { organizationId } = await createOrganization(identity.clients);
+    const outsider = await createOutsider(identity.clients);
     for (const id of [organizationId, "3b241101-e2bb-4255-8caf-4136c566a962", "not-an-id"]) {
       await expect(identity.client.getOrganization({ caller: outsider.caller, organizationId: id })).rejects.toMatchObject({
         code: "not_found",
@@ -63,10 +63,10 @@ describe("organizations", () => {
   });
 
   it("lists the caller's organizations page by page", async () => {
-    const first = await createOrganization(identity.client, { title: "First org" });
-    const second = await createOrganization(identity.client, { title: "Second org" });
-    const third = await createOrganization(identity.client, { title: "Third org" });
-    const member = await addMember(identity.client, first.organizationId);
+    const first = await createOrganization(identity.clients, { title: "First org" });
+    const second = await createOrganization(identity.clients, { title: "Second org" });
+    const third = await createOrganization(identity.clients, { title: "Third org" });
+    const member = await createMember(identity.clients, first.organizationId);
     identity.clock.advance(1_000);
     await identity.client.addMember({ organizationId: second.organizationId, email: member.email, role: MemberRole.MEMBER_ROLE_READ });
     identity.clock.advance(1_000);
@@ -87,7 +87,7 @@ describe("organizations", () => {
   });
 
   it("updates only the fields named in the mask (snake_case or camelCase)", async () => {
-    const { organizationId, owner } = await createOrganization(identity.client, { title: "Before" });
+    const { organizationId, owner } = await createOrganization(identity.clients, { title: "Before" });
     const { organization } = await update({
       caller: owner.caller,
       organizationId,
@@ -117,7 +117,7 @@ describe("organizations", () => {
   });
 
   it("names the field and the rule in validation errors", async () => {
-    const { organizationId, owner } = await createOrganization(identity.client);
+    const { organizationId, owner } = await createOrganization(identity.clients);
     const cases: [Partial<UpdateOrganizationRequest> & { updateMask: string[] }, string][] = [
       [{ updateMask: ["title"], title: "x" }, "title: must be 2 to 255 characters"],
       [{ updateMask: ["title"], title: "y".repeat(256) }, "title: must be 2 to 255 characters"],
@@ -135,9 +135,9 @@ describe("organizations", () => {
   });
 
   it("lets only admins update, and hides the organization from non-members", async () => {
-    const { organizationId } = await createOrganization(identity.client);
-    const editor = await addMember(identity.client, organizationId, { role: MemberRole.MEMBER_ROLE_EDIT });
-    const outsider = await createOutsider(identity.client);
+    const { organizationId } = await createOrganization(identity.clients);
+    const editor = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_EDIT });
+    const outsider = await createOutsider(identity.clients);
     await expect(update({ caller: editor.caller, organizationId, updateMask: ["title"], title: "Hijack" })).rejects.toMatchObject({
       code: "permission_denied",
     });
@@ -147,8 +147,8 @@ describe("organizations", () => {
   });
 
   it("refuses a hostname another organization uses", async () => {
-    const first = await createOrganization(identity.client);
-    const second = await createOrganization(identity.client);
+    const first = await createOrganization(identity.clients);
+    const second = await createOrganization(identity.clients);
     const hostname = `host-${first.organizationId.slice(0, 8)}`;
     await update({ caller: first.owner.caller, organizationId: first.organizationId, updateMask: ["hostname"], hostname });
     await expect(update({ caller: second.owner.caller, organizationId: second.organizationId, updateMask: ["hostname"], hostname })).rejects.toMatchObject({
@@ -158,15 +158,15 @@ describe("organizations", () => {
   });
 
   it("finds organizations by e-mail domain only among the caller's own", async () => {
-    const mine = await createOrganization(identity.client, { title: "Mine" });
-    const theirs = await createOrganization(identity.client, { title: "Theirs" });
+    const mine = await createOrganization(identity.clients, { title: "Mine" });
+    const theirs = await createOrganization(identity.clients, { title: "Theirs" });
     const domain = `d${mine.organizationId.slice(0, 8)}.example.com`;
     await update({ caller: mine.owner.caller, organizationId: mine.organizationId, updateMask: ["email_domains"], emailDomains: [domain] });
     await update({ caller: theirs.owner.caller, organizationId: theirs.organizationId, updateMask: ["email_domains"], emailDomains: [domain] });
 
     const found = await identity.client.listOrganizationsForEmailDomain({ caller: mine.owner.caller, emailDomain: domain.toUpperCase() });
     expect(found.organizations.map((o) => o.id)).toEqual([mine.organizationId]);
-    const outsider = await createOutsider(identity.client);
+    const outsider = await createOutsider(identity.clients);
     expect((await identity.client.listOrganizationsForEmailDomain({ caller: outsider.caller, emailDomain: domain })).organizations).toEqual([]);
     await expect(identity.client.listOrganizationsForEmailDomain({ caller: outsider.caller, emailDomain: "nope" })).rejects.toMatchObject({
       code: "invalid_argument",
@@ -175,9 +175,9 @@ describe("organizations", () => {
   });
 
   it("deletes an invite link once, for admins only", async () => {
-    const { organizationId, owner } = await createOrganization(identity.client);
-    const other = await createOrganization(identity.client);
-    const reader = await addMember(identity.client, organizationId);
+    const { organizationId, owner } = await createOrganization(identity.clients);
+    const other = await createOrganization(identity.clients);
+    const reader = await createMember(identity.clients, organizationId);
     const { inviteId } = await identity.client.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_COMMENT });
 
     await expect(identity.client.deleteLinkInvite({ caller: reader.caller, organizationId, inviteId })).rejects.toMatchObject({ code: "permission_denied" });

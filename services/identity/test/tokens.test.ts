@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AppError, forkEm } from "@imprint/runtime";
 import { ApiToken } from "../src/domain/api-token.js";
 import { hashTokenSecret } from "../src/domain/tokens.js";
-import { createOrganization, uniqueEmail } from "./factories.js";
-import { startTestIdentity, type TestIdentity } from "./harness.js";
+import { createOrganization, uniqueEmail } from "@imprint/runtime/testing";
+import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 describe("API tokens", () => {
   let identity: TestIdentity;
@@ -47,7 +47,7 @@ describe("API tokens", () => {
   });
 
   it("revokes by secret: the token stops authenticating, and revoking again keeps the first time", async () => {
-    const { owner } = await createOrganization(identity.client);
+    const { owner } = await createOrganization(identity.clients);
     await identity.client.authenticateToken({ token: owner.token });
     const revoked = await identity.client.revokeToken({ token: owner.token, tokenId: "" });
     expect(revoked.revokedAt).toBeInstanceOf(Date);
@@ -91,7 +91,7 @@ describe("API tokens", () => {
   });
 
   it("writes lastUsedAt on first use, then at most once a minute", async () => {
-    const { owner } = await createOrganization(identity.client);
+    const { owner } = await createOrganization(identity.clients);
     const tokenId = (await identity.client.authenticateToken({ token: owner.token })).caller!.tokenId;
     const first = (await readToken(tokenId)).lastUsedAt;
     expect(first).toBeInstanceOf(Date);

@@ -3,13 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres, type EmbeddedPostgresHandle } from "../infrastructure/postgres.js";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** URL of the `postgres` database of the shared test server; tests create their own databases. */
-    pgAdminUrl: string;
-  }
-}
+import "./provided-context.js";
 
 /**
  * Starts one real PostgreSQL for the whole test run (each test file creates its own databases on it).

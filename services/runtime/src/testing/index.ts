@@ -1,64 +1,68 @@
-import { randomBytes } from "node:crypto";
-import type { ServiceDefinition } from "@grpc/grpc-js";
-import { ensureDatabaseExists } from "../db/orm.js";
-import { createPromiseClient, type PromiseClient } from "../grpc/client.js";
-import { patient } from "./time.js";
-
-export { patient, TEST_TIME_SCALE, testTimeScale } from "./time.js";
-
-/** A gRPC client for tests: the runtime's client, with its deadline scaled for a busy machine. */
-export function testClient<Def extends ServiceDefinition>(definition: Def, address: string, options: { defaultTimeoutMs?: number } = {}): PromiseClient<Def> {
-  return createPromiseClient(definition, address, { defaultTimeoutMs: patient(options.defaultTimeoutMs ?? 10_000) });
-}
-
-/** Creates a fresh, uniquely named database on the shared test server and returns its URL. */
-export async function createTestDatabase(pgAdminUrl: string, prefix: string): Promise<string> {
-  const url = new URL(pgAdminUrl);
-  url.pathname = `/${prefix}_${randomBytes(6).toString("hex")}`;
-  await ensureDatabaseExists(url.toString());
-  return url.toString();
-}
-
 /**
- * Polls `probe` until it returns a truthy value; fails once `timeoutMs` (scaled for the machine, see
- * TEST_TIME_SCALE) has passed without it.
+ * The test kit: what every service's tests and the gateway's end-to-end tests share, written once.
+ * The runtime knows no service, so a test hands in the start functions it needs.
+ *
+ * - **Services.** `startServices([...targets])` starts services (and the gateway) in order, each on
+ *   a fresh database of the shared PostgreSQL (vitest global setup), this test file's nats-server
+ *   (`testNatsUrl`), a fresh data directory, TEST_SERVICE_ENV, durable consumers named for this
+ *   instance, and the addresses of the targets started before it (`<NAME>_GRPC_ADDRESS`):
+ *
+ *   ```ts
+ *   const clock = new TestClock();
+ *   const services = await startServices([
+ *     { name: "identity", config: loadIdentityConfig, start: startIdentityService },
+ *     { name: "content", config: loadContentConfig, start: startContentService, clock: clock.now, env: { PURGE_INTERVAL_MS: "200" } },
+ *   ]);
+ *   const org = await createOrganization(services.clients);
+ *   services.service("content").orm; // past the API, when a test must
+ *   await services.stop();           // in afterAll: stops them in reverse order, removes their files
+ *   ```
+ *
+ *   Each service's harness (`test/support/harness.ts`) and the gateway's stack are this call with
+ *   their targets, plus the clients their tests name.
+ * - **Clients.** `services.clients` (`ServiceClients`): identity, spaces, collections, editing,
+ *   revisions, branches, changeRequests, comments; opened on first use, closed at stop.
+ *   `testClient` for any other API.
+ * - **Factories** (`create*`, through gRPC): organizations (with the owner's token), members (with
+ *   a token on request), tokens, outsiders, spaces, collections, revisions, pages, change requests.
+ *   Each takes the clients it needs (a harness has them). `uniqueEmail`, `pngBytes` for test data.
+ * - **Time.** `TestClock` (real time plus an offset the test moves; `distinct` for a clock that never
+ *   repeats a millisecond), `patient` and `eventually` (waits scaled for a busy machine).
+ * - **Logs.** `testLogger`: quiet by default; records lines for assertions (`record`), or shows them.
+ * - **Events.** `readEvents(context, query)` and `waitForEvents(...)` read a context's stream with
+ *   filters (time, organization, payload fields) over a connection of the test's own.
+ * - **Checks.** `schemaDrift(orm)` (entities vs migrations: each service has a
+ *   `test/schema-drift.test.ts`), `describeTables`/`runtimeTablesAsCreated`, the event catalogue
+ *   (`eventCatalogueProblems`), `errorCode`/`failure` for failed calls.
  */
-export async function eventually<T>(probe: () => Promise<T | undefined | null | false>, timeoutMs = 5_000, intervalMs = 25): Promise<T> {
-  timeoutMs = patient(timeoutMs);
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`, { cause: lastError });
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}
-
-/** The AppError code a call failed with ("ok" when it succeeded). */
-export async function errorCode(call: Promise<unknown>): Promise<string> {
-  try {
-    await call;
-    return "ok";
-  } catch (error) {
-    return (error as { code?: string }).code ?? String(error);
-  }
-}
-
-/** The AppError a call failed with; fails the test when it succeeded. */
-export async function failure(call: Promise<unknown>): Promise<{ code: string; message: string }> {
-  try {
-    await call;
-  } catch (error) {
-    return error as { code: string; message: string };
-  }
-  throw new Error("expected the call to fail");
-}
-
-export { testNatsUrl } from "./nats.js";
-export { describeTables, runtimeTablesAsCreated, type TableDescription } from "./schema.js";
+export { patient, TEST_TIME_SCALE, testTimeScale } from "./time.js";
+export { createTestDatabase, errorCode, eventually, failure, testClient } from "./support.js";
+export { testNats, testNatsUrl } from "./nats.js";
+export { addressVariable, startServices, TEST_SERVICE_ENV, type StartedTarget, type TestEnv, type TestServices, type TestTarget } from "./services.js";
+export { serviceClients, type ClosableServiceClients, type ServiceClients } from "./clients.js";
+export {
+  createChangeRequest,
+  createCollection,
+  createMember,
+  createOrganization,
+  createOutsider,
+  createPage,
+  createRevision,
+  createSpace,
+  createToken,
+  memberRole,
+  pageMarkdown,
+  pngBytes,
+  setPageMarkdown,
+  uniqueEmail,
+  type ContentTarget,
+  type RoleName,
+  type TestOrganization,
+  type TestOwner,
+  type TestUser,
+} from "./factories.js";
+export { TestClock } from "./clock.js";
+export { testLogger, type LogLine, type TestLogger } from "./logger.js";
+export { readEvents, waitForEvents, type EventQuery } from "./events.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";
+export { describeTables, runtimeTablesAsCreated, schemaDrift, type TableDescription } from "./schema.js";

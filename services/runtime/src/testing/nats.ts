@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connectNats, type NatsConnection } from "../events/nats.js";
 import { startNatsServer, type NatsServerHandle } from "../infrastructure/nats.js";
 
 /**
@@ -15,6 +16,7 @@ import { startNatsServer, type NatsServerHandle } from "../infrastructure/nats.j
  */
 interface TestNatsState {
   starting?: Promise<{ handle: NatsServerHandle; storeDir: string }>;
+  connecting?: Promise<NatsConnection>;
 }
 const STATE_KEY = Symbol.for("imprint.testing.nats");
 const state = ((globalThis as Record<symbol, unknown>)[STATE_KEY] ??= {}) as TestNatsState;
@@ -31,8 +33,18 @@ export async function testNatsUrl(): Promise<string> {
   return (await state.starting).handle.url;
 }
 
-/** Stops this file's nats-server, if one was started, and removes its store. */
+/** A connection of the test's own to this file's nats-server (e.g. to read events), opened on first use. */
+export async function testNats(): Promise<NatsConnection> {
+  state.connecting ??= testNatsUrl().then((url) => connectNats(url, "imprint-test"));
+  return state.connecting;
+}
+
+/** Stops this file's nats-server, if one was started, and removes its store (closing the test's connection first). */
 export async function stopTestNats(): Promise<void> {
+  const connecting = state.connecting;
+  state.connecting = undefined;
+  // A connection that never opened has nothing to close; its test already failed on it.
+  if (connecting) await connecting.then((nats) => nats.close(), () => undefined);
   const starting = state.starting;
   state.starting = undefined;
   if (!starting) return;

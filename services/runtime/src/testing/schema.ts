@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import type { MikroORM } from "@mikro-orm/postgresql";
 import pg from "pg";
 import { ensureDatabaseExists } from "../db/orm.js";
 import { RUNTIME_TABLE_NAMES, runtimeTablesSql, type RuntimeTable } from "../db/runtime-tables.js";
@@ -57,4 +58,14 @@ export async function runtimeTablesAsCreated(pgAdminUrl: string, tables: readonl
     await client.end();
   }
   return describeTables(url, tables);
+}
+
+/**
+ * The SQL MikroORM's schema generator would run to bring a service's database (migrated at start)
+ * to what its entities describe: "" when the hand-written migrations and the entities agree. Give
+ * it the ORM of a running service (`services.service(name).orm`), so the entities are exactly those
+ * the service runs with.
+ */
+export async function schemaDrift(orm: MikroORM): Promise<string> {
+  return (await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim();
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { schemaDrift } from "@imprint/runtime/testing";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 /**
@@ -14,7 +15,6 @@ afterAll(() => harness?.stop());
 
 describe("content database schema", () => {
   it("matches the entities after the migrations (no drift between entities and SQL)", async () => {
-    const drift = await harness.content.orm.schema.getUpdateSchemaSQL({ wrap: false });
-    expect(drift.trim()).toBe("");
+    expect(await schemaDrift(harness.content.orm)).toBe("");
   });
 });
