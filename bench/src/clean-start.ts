@@ -1,5 +1,5 @@
 import { execFile, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -37,6 +37,8 @@ export async function measureCleanStart(options: { repository: string; hosting: 
   const parent = await mkdtemp(join(tmpdir(), "imprint-clean-"));
   const clone = join(parent, "imprint");
   try {
+    // As root the embedded PostgreSQL runs as "postgres", which must traverse the clone's parents.
+    await chmod(parent, 0o755);
     await run("git", ["clone", "--quiet", options.repository, clone]);
     const env: Record<string, string | undefined> = Object.fromEntries(Object.entries(process.env).filter(([name]) => !INHERITED_SETTING.test(name)));
     Object.assign(env, {
