@@ -1,4 +1,4 @@
-import { decodePayload, UndecodablePayloadError, type ConsumerSpec } from "@imprint/runtime";
+import { decodePayload, keyByPayload, UndecodablePayloadError, type ConsumerSpec } from "@imprint/runtime";
 import { SpaceEvent } from "@imprint/proto/collaboration/v1/events";
 import { isId } from "./access/index.js";
 import { applySpaceCounters } from "./use-cases/spaces/apply-space-counters.js";
@@ -17,6 +17,7 @@ export function collaborationCountersConsumer(consumer: string): ConsumerSpec {
     context: "collaboration",
     consumer,
     filterSubject: "imprint.collaboration.v1.>",
+    keyOf: keyByPayload("spaceId"),
     handler: async (envelope, { em, logger }) => {
       const { spaceId, spaceCounters } = decodePayload(SpaceEvent, envelope);
       if (!isId(spaceId) || !spaceCounters) return;

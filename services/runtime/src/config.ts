@@ -53,4 +53,6 @@ export const serviceConfigShape = {
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  /** Events each of the service's durable consumers handles at once (one at a time per key). */
+  EVENT_CONCURRENCY: env.positiveInt(4),
 };

@@ -124,6 +124,7 @@ export async function startService(
         await subscribe({
           clock,
           streamReplicas: config.NATS_STREAM_REPLICAS,
+          concurrency: config.EVENT_CONCURRENCY,
           ...consumer,
           nats,
           orm,

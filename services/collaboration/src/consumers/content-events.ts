@@ -1,4 +1,4 @@
-import { defineEvent, handleEvents, type ConsumerSpec } from "@imprint/runtime";
+import { defineEvent, handleEvents, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
 import { BranchMerged, RevisionCreated, SpacePurged, SpaceTransferred } from "@imprint/proto/content/v1/events";
 import type { CollaborationConfig } from "../config.js";
 import { isId } from "../use-cases/shared/access.js";
@@ -31,6 +31,8 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       context: "content",
       consumer: config.SPACE_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.space.>",
+      // A space's events in order (its transfer before its purge); other spaces meanwhile.
+      keyOf: keyByPayload("spaceId"),
       handler: handleEvents([spacePurged, spaceTransferred], async (event, { em }) => {
         const spaceId = id(event.payload.spaceId);
         if (!spaceId) return;
@@ -43,6 +45,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       context: "content",
       consumer: config.BRANCH_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.branch.merged",
+      keyOf: keyByPayload("spaceId"),
       handler: handleEvents([branchMerged], async ({ payload: { changeRequestId, revisionId }, actor }, { em }) => {
         if (!id(changeRequestId) || !revisionId) return;
         await recordBranchMerge(em, { changeRequestId, revisionId, actor }, deps);
@@ -52,6 +55,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       context: "content",
       consumer: config.REVISION_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.revision.created",
+      keyOf: keyByPayload("spaceId"),
       handler: handleEvents([revisionCreated], async ({ payload, actor }, { em }) => {
         const spaceId = id(payload.spaceId);
         const changeRequestId = id(payload.changeRequestId);

@@ -1,4 +1,4 @@
-import { handleEvents, isId, type ConsumerSpec } from "@imprint/runtime";
+import { handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
 import { revisionCreated } from "../events.js";
 import type { LinkDeps } from "./use-cases/deps.js";
 import { extractRevisionLinks } from "./use-cases/extract-revision-links.js";
@@ -27,6 +27,8 @@ export function linkExtractionConsumer(deps: LinkDeps, consumer: string): Consum
     context: "content",
     consumer,
     filterSubject: "imprint.content.v1.revision.created",
+    // One space's revisions in order; other spaces' links are extracted meanwhile.
+    keyOf: keyByPayload("spaceId"),
     handler: handleEvents([revisionCreated], async ({ payload: { revisionId } }, { em, logger }) => {
       if (!isId(revisionId)) return;
       const counts = await extractRevisionLinks(em, deps, revisionId);

@@ -1,4 +1,4 @@
-import { handleEvents, type ConsumerSpec } from "@imprint/runtime";
+import { handleEvents, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
 import { isId } from "../access/index.js";
 import { revisionCreated, spaceDeleted, spacePurged, spaceRestored } from "../events.js";
 import { indexSpace, type SearchIndexDeps } from "./index-space.js";
@@ -20,6 +20,8 @@ export function searchIndexConsumer(deps: SearchIndexDeps, consumer: string): Co
     context: "content",
     consumer,
     filterSubject: "imprint.content.v1.>",
+    // One space's events in order; other spaces are indexed meanwhile.
+    keyOf: keyByPayload("spaceId"),
     // Indexing a 10,000-page import takes seconds; leave room before JetStream redelivers.
     ackWaitMs: 5 * 60 * 1000,
     handler: handleEvents(INDEXED_EVENTS, async (event, { em, logger }) => {

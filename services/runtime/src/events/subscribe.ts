@@ -43,6 +43,33 @@ export interface SubscribeOptions {
   clock?: () => Date;
   /** Replicas of the producer's stream, which the consumer also creates or updates (default 1). */
   streamReplicas?: number;
+  /**
+   * Events handled at once (default {@link DEFAULT_CONSUMER_CONCURRENCY}; the service bootstrap
+   * passes EVENT_CONCURRENCY). Events of different keys run side by side, each in its own
+   * transaction, so one slow key (a 10,000-page import being indexed) does not hold up the others.
+   */
+  concurrency?: number;
+  /**
+   * An event's ordering key: events of one key are handled one after another, in stream order;
+   * events of different keys concurrently. Default {@link keyByOrganization}; e.g.
+   * `keyByPayload("spaceId")` for consumers whose work is per space.
+   */
+  keyOf?: (envelope: EventEnvelope) => string;
+}
+
+export const DEFAULT_CONSUMER_CONCURRENCY = 4;
+
+/** The default ordering key: the event's organization (events without one share a key). */
+export function keyByOrganization(envelope: EventEnvelope): string {
+  return envelope.organizationId ?? "";
+}
+
+/** Orders by a payload field (e.g. `spaceId`); events without it by their organization. */
+export function keyByPayload(field: string): (envelope: EventEnvelope) => string {
+  return (envelope) => {
+    const value = envelope.payload[field];
+    return typeof value === "string" && value !== "" ? `${field}:${value}` : keyByOrganization(envelope);
+  };
 }
 
 export interface Subscription {
@@ -69,6 +96,13 @@ function errorMessage(error: unknown): string {
  * (consumer, event id); a redelivered or republished event finds that row and is skipped.
  * Failures are retried with backoff; after `maxDeliver` attempts the message goes to
  * `imprint.dlq.<consumer>`.
+ *
+ * Up to `concurrency` events are handled at once, one at a time per key (`keyOf`), in the order
+ * JetStream delivered them; keys take turns. Events waiting behind their key are kept from being
+ * redelivered (in-progress acks) until their handler starts, which then has the whole `ackWaitMs`.
+ * A retried event (nak with backoff) comes back later, after its key's next events, as it did
+ * when events were handled one at a time; replicas of a consumer split its events between them,
+ * so a key's order holds within a replica.
  */
 export async function subscribe(options: SubscribeOptions): Promise<Subscription> {
   const { nats, orm, consumer, filterSubject, handler } = options;
@@ -77,6 +111,10 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
   const backoffMs = options.backoffMs ?? [200, 1000, 5000, 15000];
   if (maxDeliver < 1) throw new Error("maxDeliver must be at least 1");
   if (backoffMs.length === 0) throw new Error("backoffMs needs at least one delay");
+  const concurrency = options.concurrency ?? DEFAULT_CONSUMER_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("concurrency must be a positive integer");
+  const keyOf = options.keyOf ?? keyByOrganization;
+  const ackWaitMs = options.ackWaitMs ?? 30_000;
   const stream = streamName(options.context);
   const logger = options.logger.child({ component: "event-consumer", consumer });
   const clock = options.clock ?? (() => new Date());
@@ -89,7 +127,7 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
     filter_subject: filterSubject,
-    ack_wait: (options.ackWaitMs ?? 30_000) * 1_000_000,
+    ack_wait: ackWaitMs * 1_000_000,
     // Redelivery is bounded by this module (dead-letter after maxDeliver), not by the server:
     // a server-side limit would silently stop delivering without a dead letter.
     max_deliver: -1,
@@ -121,9 +159,8 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
     msg.term();
   };
 
-  const handle = async (msg: JsMsg): Promise<void> => {
+  const handle = async (msg: JsMsg, parsed: ReturnType<typeof parseEnvelope>): Promise<void> => {
     const attempt = msg.info.deliveryCount;
-    const parsed = parseEnvelope(msg.data);
     if ("problem" in parsed) {
       logger.error("malformed event sent to the dead-letter stream", { subject: msg.subject, problem: parsed.problem });
       await deadLetter(
@@ -187,16 +224,77 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
     );
   };
 
+  // Per key, its events not started yet, in delivery order; a key is here while one of its
+  // events is handled or waits. `turns` holds the keys whose next event may start, in turn order.
+  // `since`: when JetStream's ack timer last started for it (delivery or in-progress ack).
+  const waiting = new Map<string, { msg: JsMsg; parsed: ReturnType<typeof parseEnvelope>; since: number }[]>();
+  const turns: string[] = [];
+  const running = new Set<Promise<void>>();
+  let stopped = false;
+
+  const keyFor = (parsed: ReturnType<typeof parseEnvelope>): string => {
+    // A malformed message only goes to the dead-letter stream: it needs no place in any order.
+    if ("problem" in parsed) return "\u0000malformed";
+    try {
+      return keyOf(parsed.envelope);
+    } catch (error) {
+      logger.warn("keyOf failed; ordering the event by its organization", { err: error, eventId: parsed.envelope.id });
+      return keyByOrganization(parsed.envelope);
+    }
+  };
+
+  const pump = (): void => {
+    while (!stopped && running.size < concurrency && turns.length > 0) {
+      const key = turns.shift()!;
+      const next = waiting.get(key)!.shift()!;
+      // The handler gets the whole ack wait, however long the event waited for its turn.
+      if (performance.now() - next.since > Math.min(1_000, ackWaitMs / 10)) next.msg.working();
+      const run = handle(next.msg, next.parsed)
+        .catch((error: unknown) => {
+          // Only reachable when the dead-letter publish itself failed: leave the message to be
+          // redelivered rather than lose it.
+          logger.error("could not settle message; it will be redelivered", { err: error, subject: next.msg.subject });
+          next.msg.nak(backoffMs[backoffMs.length - 1]);
+        })
+        .finally(() => {
+          running.delete(run);
+          if (waiting.get(key)!.length > 0) turns.push(key);
+          else waiting.delete(key);
+          pump();
+        });
+      running.add(run);
+    }
+  };
+
+  // Events waiting behind their key stay this consumer's: tell JetStream they are in progress.
+  const keepWaiting = setInterval(
+    () => {
+      const now = performance.now();
+      for (const queue of waiting.values()) {
+        for (const entry of queue) {
+          entry.msg.working();
+          entry.since = now;
+        }
+      }
+    },
+    Math.max(100, Math.floor(ackWaitMs / 3)),
+  );
+  keepWaiting.unref();
+
+  // How many unacknowledged events are in memory at once is bounded by max_ack_pending.
   const loop = (async () => {
     for await (const msg of messages) {
-      try {
-        await handle(msg);
-      } catch (error) {
-        // Only reachable when the dead-letter publish itself failed: leave the message to be
-        // redelivered rather than lose it.
-        logger.error("could not settle message; it will be redelivered", { err: error, subject: msg.subject });
-        msg.nak(backoffMs[backoffMs.length - 1]);
+      const parsed = parseEnvelope(msg.data);
+      const key = keyFor(parsed);
+      const entry = { msg, parsed, since: performance.now() };
+      const queue = waiting.get(key);
+      if (queue) {
+        queue.push(entry);
+      } else {
+        waiting.set(key, [entry]);
+        turns.push(key);
       }
+      pump();
     }
   })();
 
@@ -206,6 +304,13 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
       stopping ??= (async () => {
         await messages.close();
         await loop;
+        stopped = true;
+        while (running.size > 0) await Promise.allSettled([...running]);
+        // Events still waiting are left unacknowledged: JetStream redelivers them after the ack
+        // wait, as it does the messages the closed iterator had buffered. (A nak would hand them
+        // to this consumer's pull request still open on the server, not to another replica.)
+        clearInterval(keepWaiting);
+        waiting.clear();
       })();
       return stopping;
     },
