@@ -7,18 +7,7 @@ import {
   type UpdateChangeRequestRequest,
 } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentFormat, CommentStatus } from "@imprint/proto/collaboration/v1/comments";
-import { eventually } from "@imprint/runtime/testing";
-import {
-  addMember,
-  addPage,
-  createOrganization,
-  createSpace,
-  failure,
-  pageMarkdown,
-  setPageMarkdown,
-  type TestOrganization,
-  type TestUser,
-} from "./support/factories.js";
+import { createChangeRequest, eventually, createMember, createPage, createOrganization, createSpace, failure, pageMarkdown, setPageMarkdown, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
 
 let harness: CollaborationHarness;
@@ -30,21 +19,20 @@ let reader: TestUser;
 beforeAll(async () => {
   harness = await startCollaborationHarness();
   org = await createOrganization(harness);
-  editor = await addMember(harness, org.organizationId, "edit", "Edith Editor");
-  reviewer = await addMember(harness, org.organizationId, "review", "Rob Reviewer");
-  reader = await addMember(harness, org.organizationId, "read", "Rita Reader");
+  editor = await createMember(harness, org.organizationId, { role: "edit", displayName: "Edith Editor" });
+  reviewer = await createMember(harness, org.organizationId, { role: "review", displayName: "Rob Reviewer" });
+  reader = await createMember(harness, org.organizationId, { role: "read", displayName: "Rita Reader" });
 });
 afterAll(() => harness?.stop());
 
 /** A space whose content holds one page, "Guide". */
 async function spaceWithGuide(): Promise<{ spaceId: string; pageId: string }> {
   const space = await createSpace(harness, org);
-  const pageId = await addPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Guide", markdown: "# Guide\n\nFirst paragraph.\n\nSecond paragraph.\n" });
+  const pageId = await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Guide", markdown: "# Guide\n\nFirst paragraph.\n\nSecond paragraph.\n" });
   return { spaceId: space.id, pageId };
 }
 
-const create = (user: TestUser, spaceId: string, subject = "Improve the guide") =>
-  harness.changeRequests.createChangeRequest({ caller: user.caller, spaceId, subject, agentTaskId: "" }).then((answer) => answer.changeRequest!);
+const create = (user: TestUser, spaceId: string, subject = "Improve the guide") => createChangeRequest(harness, user.caller, spaceId, { subject });
 
 const get = (user: TestUser, spaceId: string, changeRequestId: string) =>
   harness.changeRequests.getChangeRequest({ caller: user.caller, spaceId, changeRequestId }).then((answer) => answer.changeRequest!);
@@ -231,7 +219,7 @@ describe("merging and updating from main", () => {
   it("is outdated once the space moved on, until updated from main", async () => {
     const { spaceId, pageId } = await spaceWithGuide();
     const created = await create(editor, spaceId);
-    await addPage(harness, org.owner.caller, { spaceId }, { title: "News", markdown: "Fresh.\n" });
+    await createPage(harness, org.owner.caller, { spaceId }, { title: "News", markdown: "Fresh.\n" });
     const outdated = await get(reader, spaceId, created.id);
     expect(outdated.outdated).toBe(true);
     const updated = await harness.changeRequests.updateChangeRequestFromMain({ caller: editor.caller, spaceId, changeRequestId: String(created.number) });

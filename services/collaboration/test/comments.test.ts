@@ -7,8 +7,8 @@ import {
   type PostCommentRequest,
 } from "@imprint/proto/collaboration/v1/comments";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { addMember, addPage, createOrganization, createSpace, failure, setPageMarkdown, type TestOrganization, type TestUser } from "./support/factories.js";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
+import { createMember, createPage, createOrganization, createSpace, failure, setPageMarkdown, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
 
 let harness: CollaborationHarness;
 let org: TestOrganization;
@@ -19,9 +19,9 @@ let reader: TestUser;
 beforeAll(async () => {
   harness = await startCollaborationHarness();
   org = await createOrganization(harness);
-  commenter = await addMember(harness, org.organizationId, "comment", "Cora Commenter");
-  other = await addMember(harness, org.organizationId, "comment", "Otto Other");
-  reader = await addMember(harness, org.organizationId, "read", "Rita Reader");
+  commenter = await createMember(harness, org.organizationId, { role: "comment", displayName: "Cora Commenter" });
+  other = await createMember(harness, org.organizationId, { role: "comment", displayName: "Otto Other" });
+  reader = await createMember(harness, org.organizationId, { role: "read", displayName: "Rita Reader" });
 });
 afterAll(() => harness?.stop());
 
@@ -30,7 +30,7 @@ const GUIDE = "# Install\n\nRun the installer first.\n\n## Configure\n\nEdit the
 /** A space with one page whose document has the headings `install` and `configure`. */
 async function spaceWithGuide(): Promise<{ spaceId: string; pageId: string }> {
   const space = await createSpace(harness, org);
-  const pageId = await addPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Guide", markdown: GUIDE });
+  const pageId = await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Guide", markdown: GUIDE });
   return { spaceId: space.id, pageId };
 }
 

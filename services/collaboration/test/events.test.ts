@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChangeRequestStatus } from "@imprint/proto/collaboration/v1/change_requests";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { eventually } from "@imprint/runtime/testing";
+import { eventually, createMember, createPage, createOrganization, createSpace, setPageMarkdown, type TestOrganization, type TestUser, readEvents, waitForEvents } from "@imprint/runtime/testing";
 import { ChangeRequest, Comment, CommentReply, Reaction, SpaceState } from "../src/domain/index.js";
-import { addMember, addPage, createOrganization, createSpace, setPageMarkdown, type TestOrganization, type TestUser } from "./support/factories.js";
-import { readCollaborationEvents, waitForCollaborationEvents } from "./support/events.js";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
 
 let harness: CollaborationHarness;
@@ -14,7 +12,7 @@ let editor: TestUser;
 beforeAll(async () => {
   harness = await startCollaborationHarness();
   org = await createOrganization(harness);
-  editor = await addMember(harness, org.organizationId, "edit", "Edith Editor");
+  editor = await createMember(harness, org.organizationId, { role: "edit", displayName: "Edith Editor" });
 });
 afterAll(() => harness?.stop());
 
@@ -37,7 +35,7 @@ describe("collaboration events", () => {
     const { reply } = await harness.comments.postCommentReply({ caller: editor.caller, scope: scopeOf(space.id), commentId: comment.id, markdown: "Done", format: 0 });
     await harness.comments.deleteCommentReply({ caller: editor.caller, scope: scopeOf(space.id), commentId: comment.id, replyId: reply!.id });
 
-    const events = await waitForCollaborationEvents(harness.collaboration.nats, since, space.id, 8);
+    const events = await waitForEvents("collaboration", { occurredSince: since, payload: { spaceId: space.id } }, { count: 8 });
     expect(events.map((event) => event.type)).toEqual([
       "change_request.created",
       "change_request.created",
@@ -75,21 +73,21 @@ describe("collaboration events", () => {
 
   it("records archiving and merging", async () => {
     const space = await createSpace(harness, org);
-    const pageId = await addPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Page", markdown: "Text.\n" });
+    const pageId = await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Page", markdown: "Text.\n" });
     const archived = await createChangeRequest(space.id);
     const merged = await createChangeRequest(space.id);
     const since = new Date();
     await harness.changeRequests.updateChangeRequest({ caller: editor.caller, spaceId: space.id, changeRequestId: archived.id, status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_ARCHIVED });
     await setPageMarkdown(harness, editor.caller, { spaceId: space.id, changeRequestId: merged.id }, pageId, "Better text.\n");
     const { revisionId } = await harness.changeRequests.mergeChangeRequest({ caller: org.owner.caller, spaceId: space.id, changeRequestId: merged.id });
-    const events = await waitForCollaborationEvents(harness.collaboration.nats, since, space.id, 3);
+    const events = await waitForEvents("collaboration", { occurredSince: since, payload: { spaceId: space.id } }, { count: 3 });
     expect(events.map((event) => event.type)).toEqual(["change_request.updated", "change_request.archived", "change_request.merged"]);
     expect(events[2]!.payload).toMatchObject({ changeRequestId: merged.id, revisionId, spaceCounters: { changeRequests: 2, changeRequestsOpen: 0 } });
   });
 
   it("records a merge content made without this service (repairing a crash between the two)", async () => {
     const space = await createSpace(harness, org);
-    const pageId = await addPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Page", markdown: "Text.\n" });
+    const pageId = await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Page", markdown: "Text.\n" });
     const created = await createChangeRequest(space.id);
     await setPageMarkdown(harness, editor.caller, { spaceId: space.id, changeRequestId: created.id }, pageId, "Merged behind our back.\n");
     const merged = await harness.branches.mergeBranch({ caller: org.owner.caller, spaceId: space.id, changeRequestId: created.id });
@@ -100,7 +98,7 @@ describe("collaboration events", () => {
     expect(recorded.mergedRevisionId).toBe(merged.revisionId);
     const again = await harness.changeRequests.mergeChangeRequest({ caller: org.owner.caller, spaceId: space.id, changeRequestId: created.id });
     expect(again.revisionId).toBe(merged.revisionId);
-    const events = await readCollaborationEvents(harness.collaboration.nats, new Date(0), space.id);
+    const events = await readEvents("collaboration", { occurredSince: new Date(0), payload: { spaceId: space.id } });
     expect(events.filter((event) => event.type === "change_request.merged")).toHaveLength(1);
   });
 
@@ -142,12 +140,5 @@ describe("collaboration events", () => {
       ].reduce((sum, count) => sum + count, 0);
     await eventually(async () => (await remaining(space.id)) === 0, 10_000);
     expect(await remaining(kept.id)).toBeGreaterThan(0);
-  });
-});
-
-describe("collaboration database schema", () => {
-  it("matches the entities after the migrations (no drift between entities and SQL)", async () => {
-    const drift = await harness.collaboration.orm.schema.getUpdateSchemaSQL({ wrap: false });
-    expect(drift.trim()).toBe("");
   });
 });
