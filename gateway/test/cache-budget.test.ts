@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Page, PageType } from "@imprint/proto/content/v1/revisions";
-import { createLogger } from "@imprint/runtime";
+import { testLogger } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { TokenAuthenticator } from "../src/auth.js";
@@ -82,7 +82,7 @@ describe("the gateway's caches share one budget across route prefixes", () => {
       bodyLimitBytes: 1024,
       pageTokens: PageTokenSigner.ephemeral(),
       caches: budget,
-      logger: createLogger("gateway", { level: "error", write: () => {} }),
+      logger: testLogger("gateway"),
     });
     const handle = app.callback();
     server = createServer((request, response) => void handle(request, response));

@@ -2,7 +2,7 @@ import { eventually } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ChangeRequest } from "../../node_modules/@gitbook/api/dist/client.js";
 import { commitEdits, startEditingStack, stopEditingStack, type DraftEdits, type EditingClient } from "./support/editing.js";
-import { buildMember, buildOrganization, buildOrganizationWithSpace, buildSpace, type TestOrganization } from "./support/factories.js";
+import { createMember, createOrganization, createOrganizationWithSpace, createSpace, type TestOrganization } from "./support/factories.js";
 import { call, type CallOptions, type CallResult } from "./support/http.js";
 import type { TestStack } from "./support/stack.js";
 
@@ -22,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => stopEditingStack(stack, editing));
 beforeEach(async () => {
-  ({ org, spaceId } = await buildOrganizationWithSpace(stack));
+  ({ org, spaceId } = await createOrganizationWithSpace(stack));
 });
 
 const PARAGRAPHS = "First paragraph.\n\nSecond paragraph.\n\nThird paragraph.";
@@ -87,7 +87,7 @@ describe("creating and reading change requests", () => {
     // GitBook's template is accepted (and ignored); numbers follow per space.
     const second = await createChangeRequest({ subject: "Second", template: { type: "space", space: spaceId } });
     expect(second.number).toBe(2);
-    const otherSpace = await buildSpace(stack, org);
+    const otherSpace = await createSpace(stack, org);
     const elsewhere = await call(stack, "POST", `/v1/spaces/${otherSpace.id}/change-requests`, owner({ json: {} }));
     expect(elsewhere.body).toMatchObject({ number: 1, subject: "" });
 
@@ -106,7 +106,7 @@ describe("creating and reading change requests", () => {
   it("needs edit rights to create; readers read", async () => {
     await seedMain();
     const cr = await createChangeRequest();
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     expect((await call(stack, "POST", `/v1/spaces/${spaceId}/change-requests`, as(reader.token, { json: { subject: "No" } }))).status).toBe(403);
     expect((await call(stack, "PATCH", crPath(cr.id), as(reader.token, { json: { subject: "No" } }))).status).toBe(403);
     expect((await call(stack, "POST", crPath(cr.id, "/merge"), as(reader.token))).status).toBe(403);
@@ -117,7 +117,7 @@ describe("creating and reading change requests", () => {
 
   it("lists by status (open by default), creator and contributor, newest activity or creation first, paged", async () => {
     await seedMain();
-    const editor = await buildMember(stack, org, { role: "edit" });
+    const editor = await createMember(stack, org, { role: "edit" });
     const a = await createChangeRequest({ subject: "A" });
     await createChangeRequest({ subject: "B" }, editor.token);
     const c = await createChangeRequest({ subject: "C" });
@@ -355,7 +355,7 @@ describe("content of a change request and merging", () => {
     // The branch's page exists only there: the space's content has no such page to render.
     expect((await call(stack, "GET", crPath(cr.id, "/pdf?page=nowhere"), owner())).status).toBe(404);
     expect((await call(stack, "GET", crPath(cr.id, "/pdf?only=maybe"), owner())).status).toBe(400);
-    const outsider = await buildOrganization(stack);
+    const outsider = await createOrganization(stack);
     expect((await call(stack, "GET", crPath(cr.id, "/pdf"), as(outsider.owner.token))).status).toBe(404);
   });
 });
@@ -364,7 +364,7 @@ describe("isolation and counters", () => {
   it("answers 404 to another organization on every change-request endpoint, changing nothing", async () => {
     await seedMain();
     const cr = await createChangeRequest({ subject: "Private" });
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     const linksOnly = { notInOpenApi: "link listings exist up to @gitbook/api 0.181.0 only (links.e2e.test.ts checks their shape)" };
     const importOnly = { notInOpenApi: "importContentInChangeRequest exists in @gitbook/api 0.143.2 only" };
     const requests: [string, string, CallOptions][] = [

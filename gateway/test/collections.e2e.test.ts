@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "@imprint/runtime/testing";
-import { buildCollection, buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { createCollection, createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 beforeEach(async () => {
-  org = await buildOrganization(stack);
+  org = await createOrganization(stack);
 });
 
 const owner = () => org.owner.token;
@@ -37,7 +37,7 @@ describe("POST/GET /v1/orgs/{organizationId}/collections", () => {
     });
     const nested = await org.owner.api.orgs.createCollection(org.organizationId, { title: "Nested", parent: response.body.id });
     expect(nested.data.parent).toBe(response.body.id);
-    await buildCollection(stack, org, { title: "Reference" });
+    await createCollection(stack, org, { title: "Reference" });
     expect(await collectionTitles(false)).toEqual(["Guides", "Reference"]);
     expect((await collectionTitles()).sort()).toEqual(["Guides", "Nested", "Reference"]);
     expect((await collectionTitles(true)).sort()).toEqual(["Guides", "Nested", "Reference"]);
@@ -51,17 +51,17 @@ describe("POST/GET /v1/orgs/{organizationId}/collections", () => {
     expect([long.status, long.body.error.message]).toEqual([400, "title: must be at most 50 characters"]);
     const badNested = await call(stack, "GET", `/v1/orgs/${org.organizationId}/collections?nested=maybe`, { token: owner() });
     expect([badNested.status, badNested.body.error.message]).toEqual([400, "nested: must be true or false"]);
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     expect((await call(stack, "GET", `/v1/orgs/${other.organizationId}/collections`, { token: owner() })).status).toBe(404);
     expect((await call(stack, "POST", `/v1/orgs/${other.organizationId}/collections`, { token: owner(), json: {} })).status).toBe(404);
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     expect((await call(stack, "POST", `/v1/orgs/${org.organizationId}/collections`, { token: reader.token, json: {} })).status).toBe(403);
   });
 });
 
 describe("GET/PATCH/DELETE /v1/collections/{collectionId}", () => {
   it("gets and patches title, description and defaultLevel, with limits", async () => {
-    const collection = await buildCollection(stack, org);
+    const collection = await createCollection(stack, org);
     expect((await org.owner.api.collections.getCollectionById(collection.id)).data).toEqual(collection);
     const { data } = await org.owner.api.collections.updateCollectionById(collection.id, { title: "Renamed", description: "About", defaultLevel: "read" as never });
     expect(data).toMatchObject({ title: "Renamed", description: "About", defaultLevel: "read" });
@@ -75,18 +75,18 @@ describe("GET/PATCH/DELETE /v1/collections/{collectionId}", () => {
       const response = await call(stack, "PATCH", `/v1/collections/${collection.id}`, { token: owner(), json });
       expect([response.status, response.body.error.message]).toEqual([400, message]);
     }
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     // Default level null: members see nothing of it.
     expect((await call(stack, "PATCH", `/v1/collections/${collection.id}`, { token: reader.token, json: { title: "x" } })).status).toBe(404);
     await org.owner.api.collections.updateCollectionById(collection.id, { defaultLevel: "inherit" });
     expect((await call(stack, "PATCH", `/v1/collections/${collection.id}`, { token: reader.token, json: { title: "x" } })).status).toBe(403);
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     expect((await call(stack, "GET", `/v1/collections/${collection.id}`, { token: other.owner.token })).status).toBe(404);
   });
 
   it("deletes with 204 (also when missing); the spaces inside move to the parent", async () => {
-    const collection = await buildCollection(stack, org);
-    const space = await buildSpace(stack, org, { title: "inside", parent: collection.id });
+    const collection = await createCollection(stack, org);
+    const space = await createSpace(stack, org, { title: "inside", parent: collection.id });
     expect((await call(stack, "DELETE", `/v1/collections/${collection.id}`, { token: owner() })).status).toBe(204);
     expect((await call(stack, "GET", `/v1/collections/${collection.id}`, { token: owner() })).status).toBe(404);
     expect((await call(stack, "DELETE", `/v1/collections/${collection.id}`, { token: owner() })).status).toBe(204);
@@ -97,8 +97,8 @@ describe("GET/PATCH/DELETE /v1/collections/{collectionId}", () => {
 
 describe("GET /v1/collections/{collectionId}/spaces", () => {
   it("lists the collection's spaces in order, page by page", async () => {
-    const collection = await buildCollection(stack, org);
-    for (const title of ["s1", "s2", "s3"]) await buildSpace(stack, org, { title, parent: collection.id });
+    const collection = await createCollection(stack, org);
+    for (const title of ["s1", "s2", "s3"]) await createSpace(stack, org, { title, parent: collection.id });
     const first = await org.owner.api.collections.listSpacesInCollectionById(collection.id, { limit: 2 });
     expect(first.data.items.map((s) => s.title)).toEqual(["s1", "s2"]);
     expect(first.data.count).toBe(3);
@@ -109,7 +109,7 @@ describe("GET /v1/collections/{collectionId}/spaces", () => {
 
 describe("POST /v1/collections/{collectionId}/move", () => {
   it("orders collections among siblings and nests them; refuses to nest one inside itself", async () => {
-    const [a, b, c] = [await buildCollection(stack, org, { title: "a" }), await buildCollection(stack, org, { title: "b" }), await buildCollection(stack, org, { title: "c" })];
+    const [a, b, c] = [await createCollection(stack, org, { title: "a" }), await createCollection(stack, org, { title: "b" }), await createCollection(stack, org, { title: "c" })];
     const moveTo = (id: string, json: unknown) => call(stack, "POST", `/v1/collections/${id}/move`, { token: owner(), json });
     expect((await moveTo(c.id, { position: { before: { type: "collection", collection: a.id } } })).status).toBe(200);
     expect(await collectionTitles(false)).toEqual(["c", "a", "b"]);
@@ -126,10 +126,10 @@ describe("POST /v1/collections/{collectionId}/move", () => {
 
 describe("POST /v1/collections/{collectionId}/transfer", () => {
   it("transfers the collection with its spaces when the caller is an admin of both organizations", async () => {
-    const target = await buildOrganization(stack);
-    await buildMember(stack, target, { role: "admin", email: org.owner.email });
-    const collection = await buildCollection(stack, org, { title: "moving" });
-    const space = await buildSpace(stack, org, { parent: collection.id });
+    const target = await createOrganization(stack);
+    await createMember(stack, target, { role: "admin", email: org.owner.email });
+    const collection = await createCollection(stack, org, { title: "moving" });
+    const space = await createSpace(stack, org, { parent: collection.id });
     const { data } = await org.owner.api.collections.transferCollection(collection.id, { organization: target.organizationId });
     expect(data).toMatchObject({ id: collection.id, organization: target.organizationId });
     expect(await collectionTitles(undefined, target)).toEqual(["moving"]);
@@ -138,13 +138,13 @@ describe("POST /v1/collections/{collectionId}/transfer", () => {
   });
 
   it("answers 400 without organization, 404 outside it, 403 without admin there, 412 for its own organization", async () => {
-    const collection = await buildCollection(stack, org);
+    const collection = await createCollection(stack, org);
     const transfer = (json: unknown) => call(stack, "POST", `/v1/collections/${collection.id}/transfer`, { token: owner(), json });
     const missing = await transfer({});
     expect([missing.status, missing.body.error.message]).toEqual([400, "organization: is required"]);
-    const target = await buildOrganization(stack);
+    const target = await createOrganization(stack);
     expect((await transfer({ organization: target.organizationId })).status).toBe(404);
-    await buildMember(stack, target, { role: "create", email: org.owner.email });
+    await createMember(stack, target, { role: "create", email: org.owner.email });
     await eventually(async () => (await transfer({ organization: target.organizationId })).status === 403, 5_000);
     expect((await transfer({ organization: org.organizationId })).status).toBe(412);
   });

@@ -2,7 +2,7 @@ import { eventually } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Comment, CommentReply } from "../../node_modules/@gitbook/api/dist/client.js";
 import { commitEdits, startEditingStack, stopEditingStack, type EditingClient } from "./support/editing.js";
-import { buildMember, buildOrganization, buildOrganizationWithSpace, type TestOrganization, type TestUser } from "./support/factories.js";
+import { createMember, createOrganization, createOrganizationWithSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call, type CallOptions, type CallResult } from "./support/http.js";
 import type { TestStack } from "./support/stack.js";
 
@@ -22,8 +22,8 @@ beforeAll(async () => {
 });
 afterAll(() => stopEditingStack(stack, editing));
 beforeEach(async () => {
-  ({ org, spaceId } = await buildOrganizationWithSpace(stack));
-  commenter = await buildMember(stack, org, { role: "comment", displayName: "Cora Commenter" });
+  ({ org, spaceId } = await createOrganizationWithSpace(stack));
+  commenter = await createMember(stack, org, { role: "comment", displayName: "Cora Commenter" });
   await commitEdits(editing, { userId: org.owner.userId, spaceId }, async (draft) => {
     await draft.createPage({ pageId: "guide", title: "Guide", emoji: "📘", markdown: "Read this first.\n\n## Next steps\n\nThen read this." });
     await draft.createPage({ pageId: "faq", title: "FAQ", markdown: "Questions and answers." });
@@ -250,7 +250,7 @@ describe.each<Kind>(["space", "change request"])("comments on a %s", (kind) => {
   });
 
   it("lets comment members post and manage their own, admins manage any, readers only read", async () => {
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     const byOwner = await post(thread, markdown("Owner's."));
     const byCommenter = await post(thread, markdown("Commenter's."), commenter);
 
@@ -294,7 +294,7 @@ describe("comments across spaces and organizations", () => {
   });
 
   it("answers 404 to another organization on every comment endpoint of both prefixes, changing nothing", async () => {
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     for (const kind of ["space", "change request"] as const) {
       const thread = await openThread(kind);
       const posted = await post(thread, markdown("Internal."));

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CreatePageInput, UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { commitDraftWork, startEditingStack, stopEditingStack, type DraftCaller, type EditingClient } from "./support/editing.js";
-import { buildMember, buildOrganization, buildOrganizationWithSpace, type TestOrganization, pngBytes } from "./support/factories.js";
+import { pngBytes } from "@imprint/runtime/testing";
+import { createMember, createOrganization, createOrganizationWithSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import type { TestStack } from "./support/stack.js";
 
@@ -21,7 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => stopEditingStack(stack, editing));
 beforeEach(async () => {
-  ({ org, spaceId } = await buildOrganizationWithSpace(stack));
+  ({ org, spaceId } = await createOrganizationWithSpace(stack));
 });
 
 const PNG = pngBytes(120, 80);
@@ -75,7 +76,7 @@ describe("GET /v1/spaces/{spaceId}/content", () => {
 
   it("answers 404 for another organization's space and for unknown spaces, 401 without a token", async () => {
     await seedGuide();
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     expect((await call(stack, "GET", `/v1/spaces/${spaceId}/content`, { token: other.owner.token })).status).toBe(404);
     expect((await call(stack, "GET", `/v1/spaces/${spaceId}/content/pages`, { token: other.owner.token })).status).toBe(404);
     expect((await call(stack, "GET", `/v1/spaces/nope/content`, { token: org.owner.token })).status).toBe(404);
@@ -86,7 +87,7 @@ describe("GET /v1/spaces/{spaceId}/content", () => {
 describe("GET /v1/spaces/{spaceId}/content/pages", () => {
   it("lists the page tree with paths, layouts and each page's markdown", async () => {
     await seedGuide();
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     const { data } = await reader.api.spaces.listPages(spaceId);
     const [guide, group, link] = data.pages as unknown as Record<string, unknown>[];
     expect(guide).toMatchObject({ id: "guide", kind: "sheet", path: "guide", slug: "guide", emoji: "📘", description: "Start here", hidden: false, tags: [] });
@@ -108,7 +109,7 @@ describe("GET /v1/spaces/{spaceId}/content/pages", () => {
     expect(after.body.pages.map((page: { title: string }) => page.title)).toEqual(["Guide", "Reference", "Status", "Changelog"]);
     const without = await call(stack, "GET", `/v1/spaces/${spaceId}/content/pages?metadata=false`, { token: org.owner.token });
     expect(without.body.pages).toHaveLength(4);
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     expect((await call(stack, "GET", `/v1/spaces/${spaceId}/content/pages`, { token: other.owner.token })).status).toBe(404);
   });
 });
@@ -158,7 +159,7 @@ describe("GET /v1/spaces/{spaceId}/content/page/{pageId} and /path/{pagePath}", 
     await seed((draftId, caller) => editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "install", markdown: "Use the installer." }) }));
     const { body } = await call(stack, "GET", byPath("guide/install", "?format=markdown"), { token: org.owner.token });
     expect(body.markdown).toBe("Use the installer.");
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     expect((await call(stack, "GET", byPath("guide/install"), { token: other.owner.token })).status).toBe(404);
     expect((await call(stack, "GET", `/v1/spaces/${spaceId}/content/page/install`, { token: other.owner.token })).status).toBe(404);
   });
@@ -185,7 +186,7 @@ describe("GET /v1/spaces/{spaceId}/content/files and /files/{fileId}", () => {
     expect(one.data.dimensions).toBeUndefined();
     expect((await call(stack, "GET", `/v1/spaces/${spaceId}/content/files/missing`, { token: org.owner.token })).status).toBe(404);
     expect((await call(stack, "GET", `/v1/spaces/${spaceId}/content/files?limit=5000`, { token: org.owner.token })).status).toBe(400);
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     expect((await call(stack, "GET", `/v1/spaces/${spaceId}/content/files`, { token: other.owner.token })).status).toBe(404);
   });
 });

@@ -3,7 +3,7 @@ import { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import type { PromiseClient } from "@imprint/runtime";
 import { testClient } from "@imprint/runtime/testing";
 import { commitEdits, editingClient, type EditingClient } from "./support/editing.js";
-import { buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -29,8 +29,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 beforeEach(async () => {
-  org = await buildOrganization(stack);
-  spaceId = (await buildSpace(stack, org, { title: "Ops Runbook" })).id;
+  org = await createOrganization(stack);
+  spaceId = (await createSpace(stack, org, { title: "Ops Runbook" })).id;
   await commitEdits(editing, { userId: org.owner.userId, spaceId }, (draft) => draft.createPage({ pageId: "start", title: "Start", markdown: "# On call\n\nPage the **primary** first." }));
 });
 
@@ -82,7 +82,7 @@ describe("GET /v1/spaces/{spaceId}/change-requests/{changeRequestId}/pdf", () =>
 
     expect((await call(stack, "GET", pdfPath())).status).toBe(401);
     expect((await call(stack, "GET", pdfPath("?only=true&page=start"), { token: org.owner.token })).status).toBe(404);
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     expect((await call(stack, "GET", pdfPath(), { token: other.owner.token })).status).toBe(404);
   });
 });

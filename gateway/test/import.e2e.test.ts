@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -67,7 +67,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 beforeEach(async () => {
-  org = await buildOrganization(stack);
+  org = await createOrganization(stack);
 });
 
 const owner = () => org.owner.token;
@@ -76,7 +76,7 @@ const importInto = (spaceId: string, json: unknown, token = owner()) =>
 
 describe("POST /v1/spaces/{spaceId}/content/import", () => {
   it("imports the site into a new revision (201 + Location) readable through the content API", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const response = await importInto(space.id, { url: `${site.origin}/docs/`, source: "website" });
 
     expect(response.status).toBe(201);
@@ -137,7 +137,7 @@ describe("POST /v1/spaces/{spaceId}/content/import", () => {
   });
 
   it("answers 400 naming the field for a source other than website, a missing url, an unreachable site", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const git = await importInto(space.id, { url: `${site.origin}/docs/`, source: "git" });
     expect(git.status).toBe(400);
     expect(git.body.error.message).toBe('source: must be "website" (the only supported import source), got "git"');
@@ -156,9 +156,9 @@ describe("POST /v1/spaces/{spaceId}/content/import", () => {
   });
 
   it("answers 404 for another organization's space and 403 for a reader, fetching nothing", async () => {
-    const space = await buildSpace(stack, org);
-    const other = await buildOrganization(stack);
-    const reader = await buildMember(stack, org, { role: "read" });
+    const space = await createSpace(stack, org);
+    const other = await createOrganization(stack);
+    const reader = await createMember(stack, org, { role: "read" });
     const before = site.requests.length;
 
     const foreign = await importInto(space.id, { url: `${site.origin}/docs/`, source: "website" }, other.owner.token);
@@ -173,7 +173,7 @@ describe("POST /v1/spaces/{spaceId}/content/import", () => {
 
 describe("POST /v1/spaces/{spaceId}/content/page/{pageId}/import", () => {
   it("imports under the given page", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const first = await importInto(space.id, { url: `${site.origin}/docs/api/reference.html`, source: "website" });
     expect(first.status).toBe(201);
     const pages = await call(stack, "GET", `/v1/spaces/${space.id}/content/pages`, { token: owner() });
@@ -195,7 +195,7 @@ describe("POST /v1/spaces/{spaceId}/content/page/{pageId}/import", () => {
   });
 
   it("answers 404 for a page that does not exist", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const response = await call(stack, "POST", `/v1/spaces/${space.id}/content/page/NoSuchPage/import`, {
       token: owner(),
       json: { url: `${site.origin}/docs/`, source: "website" },
@@ -210,7 +210,7 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/im
   const IN_CHANGE_REQUEST = { notInOpenApi: "importContentInChangeRequest / ...PageById exist in GitBook's API 0.143.2 only" };
 
   it("imports into the change request's branch (whole site, then under a page), leaving the space's content as it was", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const spaceRevision = (await call(stack, "GET", `/v1/spaces/${space.id}/content`, { token: owner() })).body.id as string;
     const changeRequest = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { token: owner(), json: { subject: "Import the site" } });
     expect(changeRequest.status).toBe(201);
@@ -234,8 +234,8 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/im
     expect(spaceContent.body).toMatchObject({ id: spaceRevision, pages: [] });
 
     // Another organization cannot import into it; a reader is refused.
-    const other = await buildOrganization(stack);
-    const reader = await buildMember(stack, org, { role: "read" });
+    const other = await createOrganization(stack);
+    const reader = await createMember(stack, org, { role: "read" });
     const before = site.requests.length;
     const json = { url: `${site.origin}/docs/`, source: "website" };
     expect((await call(stack, "POST", `${prefix}/import`, { token: other.owner.token, json, ...IN_CHANGE_REQUEST })).status).toBe(404);

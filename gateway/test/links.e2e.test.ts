@@ -5,7 +5,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { commitDraftWork, commitEdits, startEditingStack, stopEditingStack, type DraftCaller, type EditingClient } from "./support/editing.js";
-import { buildMember, buildOrganization, buildOrganizationWithSpace, type TestOrganization, pngBytes } from "./support/factories.js";
+import { pngBytes } from "@imprint/runtime/testing";
+import { createMember, createOrganization, createOrganizationWithSpace, type TestOrganization } from "./support/factories.js";
 import { call, type CallResult } from "./support/http.js";
 import type { TestStack } from "./support/stack.js";
 
@@ -50,7 +51,7 @@ beforeAll(async () => {
 });
 afterAll(() => stopEditingStack(stack, editing));
 beforeEach(async () => {
-  ({ org, spaceId } = await buildOrganizationWithSpace(stack));
+  ({ org, spaceId } = await createOrganizationWithSpace(stack));
 });
 
 const PNG = pngBytes(16, 16);
@@ -223,14 +224,14 @@ describe("links and backlinks", () => {
       fileId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "a.png", contentType: "image/png", content: PNG })).file!.id;
       await createPage(caller, draftId, { pageId: "p", title: "P", markdown: `[self](/pages/p) ![a](/files/${fileId})` });
     });
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     const paths = [
       ["spaceLinks", `/v1/spaces/${spaceId}/links`],
       ["pageLinks", `/v1/spaces/${spaceId}/content/page/p/links`],
       ["pageBacklinks", `/v1/spaces/${spaceId}/content/page/p/backlinks`],
       ["fileBacklinks", `/v1/spaces/${spaceId}/content/files/${fileId}/backlinks`],
     ] as const;
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     for (const [template, path] of paths) {
       const denied = await get(template, path, other.owner.token);
       expect(denied.status, path).toBe(404);
@@ -268,7 +269,7 @@ describe("links and backlinks of a change request", () => {
     expect(summary((await get("spaceLinks", `/v1/spaces/${spaceId}/links`)).body)).toEqual(["ok reference page:target <- source"]);
     expect((await get("pageBacklinks", `/v1/spaces/${spaceId}/content/page/source/backlinks`)).body).toMatchObject({ items: [], count: 0 });
     expect((await get("pageLinks", `/v1/spaces/${spaceId}/content/page/extra/links`)).status).toBe(404);
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     expect((await get("changeRequestLinks", `${changeRequestPath(number)}/links`, other.owner.token)).status).toBe(404);
   });
 });

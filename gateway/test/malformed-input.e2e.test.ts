@@ -1,6 +1,6 @@
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -16,11 +16,11 @@ let spaceId: string;
 
 beforeAll(async () => {
   stack = await startStack();
-  org = await buildOrganization(stack);
-  spaceId = (await buildSpace(stack, org)).id;
+  org = await createOrganization(stack);
+  spaceId = (await createSpace(stack, org)).id;
   // Two more members: the member list then pages with limit=1.
-  await buildMember(stack, org, { role: "read" });
-  await buildMember(stack, org, { role: "edit" });
+  await createMember(stack, org, { role: "read" });
+  await createMember(stack, org, { role: "edit" });
 });
 afterAll(() => stack?.stop());
 
@@ -88,7 +88,7 @@ describe("list cursors", () => {
       expectError(await members(`&page=${forge(values)}.${signature}`), 400, "page: not a valid page token for this list");
     }
     expectError(await members(`&page=${token}x.${signature}`), 400, "page: not a valid page token for this list");
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     const elsewhere = await call(stack, "GET", `/v1/orgs/${other.organizationId}/members?page=${body.next.page}`, { token: other.owner.token });
     expectError(elsewhere, 400, "page: not a valid page token for this list");
   });

@@ -12,7 +12,7 @@ import type { UpstreamAddresses, UpstreamClients } from "../src/upstreams.js";
 import { findUnstorableText } from "../src/validation.js";
 import { assertContract } from "./support/contract.js";
 import { commitEdits, startEditingStack, stopEditingStack, type EditingClient } from "./support/editing.js";
-import { buildCollection, buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { createCollection, createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import type { TestStack } from "./support/stack.js";
 
@@ -436,11 +436,11 @@ async function settledSnapshot(): Promise<string> {
 
 beforeAll(async () => {
   ({ stack, editing } = await startEditingStack());
-  org = await buildOrganization(stack);
-  const member = await buildMember(stack, org, { role: "read" });
-  await buildMember(stack, org, { role: "edit" });
-  const space = await buildSpace(stack, org);
-  const collection = await buildCollection(stack, org);
+  org = await createOrganization(stack);
+  const member = await createMember(stack, org, { role: "read" });
+  await createMember(stack, org, { role: "edit" });
+  const space = await createSpace(stack, org);
+  const collection = await createCollection(stack, org);
   await commitEdits(editing, { userId: org.owner.userId, spaceId: space.id }, (draft) => draft.createPage({ pageId: "guide", title: "Guide", markdown: "# Setup\n\nRun it." }));
   const owner = { token: org.owner.token };
   const changeRequest = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { ...owner, json: { subject: "Fixture" } });

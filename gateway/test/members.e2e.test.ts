@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { buildMember, buildOrganization, type TestOrganization, type TestUser } from "./support/factories.js";
+import { createMember, createOrganization, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call, role } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 beforeEach(async () => {
-  org = await buildOrganization(stack);
+  org = await createOrganization(stack);
 });
 
 async function listIds(user: TestUser, query: Parameters<TestUser["api"]["orgs"]["listMembersInOrganizationById"]>[1] = {}) {
@@ -21,9 +21,9 @@ async function listIds(user: TestUser, query: Parameters<TestUser["api"]["orgs"]
 
 describe("GET /v1/orgs/{organizationId}/members", () => {
   it("filters by role (guest included), searches name and e-mail, sorts by name both ways", async () => {
-    const alice = await buildMember(stack, org, { role: "edit", displayName: "Alice Zed" });
-    const bob = await buildMember(stack, org, { role: "edit", displayName: "Bob Young" });
-    const guest = await buildMember(stack, org, { role: "guest", displayName: "Carol Xu" });
+    const alice = await createMember(stack, org, { role: "edit", displayName: "Alice Zed" });
+    const bob = await createMember(stack, org, { role: "edit", displayName: "Bob Young" });
+    const guest = await createMember(stack, org, { role: "guest", displayName: "Carol Xu" });
 
     const editors = await listIds(org.owner, { role: role("edit") });
     expect(editors.items.map((m) => m.id).sort()).toEqual([alice.userId, bob.userId].sort());
@@ -44,7 +44,7 @@ describe("GET /v1/orgs/{organizationId}/members", () => {
   });
 
   it("pages with next.page until the last page, which has no next", async () => {
-    for (let i = 0; i < 4; i++) await buildMember(stack, org, { role: "read" });
+    for (let i = 0; i < 4; i++) await createMember(stack, org, { role: "read" });
     const all = await listIds(org.owner);
     expect(all.count).toBe(5);
     expect(all.next).toBeUndefined();
@@ -65,8 +65,8 @@ describe("GET /v1/orgs/{organizationId}/members", () => {
   });
 
   it("sorting by lastSeenAt lists only members who were active", async () => {
-    const active = await buildMember(stack, org, { role: "read" });
-    const idle = await buildMember(stack, org, { role: "read" });
+    const active = await createMember(stack, org, { role: "read" });
+    const idle = await createMember(stack, org, { role: "read" });
     const ping = await active.api.orgs.updateOrganizationMemberLastSeenAt(org.organizationId);
     // interface.md: ping may answer serviceVisitorClaims (GitBook: gitbookVisitorClaims); Imprint issues none.
     expect(ping.data).toEqual({});
@@ -92,7 +92,7 @@ describe("GET /v1/orgs/{organizationId}/members", () => {
 
 describe("GET /v1/orgs/{organizationId}/members/{userId}", () => {
   it("returns the member with its user", async () => {
-    const member = await buildMember(stack, org, { role: "comment", displayName: "Dana Reviewer" });
+    const member = await createMember(stack, org, { role: "comment", displayName: "Dana Reviewer" });
     const { data } = await org.owner.api.orgs.getMemberInOrganizationById(org.organizationId, member.userId);
     expect(data).toMatchObject({
       object: "member",
@@ -107,7 +107,7 @@ describe("GET /v1/orgs/{organizationId}/members/{userId}", () => {
   });
 
   it("is 404 for a user who is not a member", async () => {
-    const outsider = await buildOrganization(stack);
+    const outsider = await createOrganization(stack);
     const response = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members/${outsider.owner.userId}`, { token: org.owner.token });
     expect(response.status).toBe(404);
   });
@@ -115,7 +115,7 @@ describe("GET /v1/orgs/{organizationId}/members/{userId}", () => {
 
 describe("PATCH /v1/orgs/{organizationId}/members/{userId}", () => {
   it("changes the role, and null makes the member a guest", async () => {
-    const member = await buildMember(stack, org, { role: "read" });
+    const member = await createMember(stack, org, { role: "read" });
     const reviewer = (await org.owner.api.orgs.updateMemberInOrganizationById(org.organizationId, member.userId, { role: role("review") })).data;
     expect(reviewer.role).toBe("review");
     const guest = (await org.owner.api.orgs.updateMemberInOrganizationById(org.organizationId, member.userId, { role: null })).data;
@@ -124,7 +124,7 @@ describe("PATCH /v1/orgs/{organizationId}/members/{userId}", () => {
   });
 
   it("requires a valid role", async () => {
-    const member = await buildMember(stack, org, { role: "read" });
+    const member = await createMember(stack, org, { role: "read" });
     const path = `/v1/orgs/${org.organizationId}/members/${member.userId}`;
     const missing = await call(stack, "PATCH", path, { token: org.owner.token, json: {} });
     expect(missing.status).toBe(400);
@@ -135,8 +135,8 @@ describe("PATCH /v1/orgs/{organizationId}/members/{userId}", () => {
   });
 
   it("is forbidden to non-admins", async () => {
-    const member = await buildMember(stack, org, { role: "read" });
-    const editor = await buildMember(stack, org, { role: "edit" });
+    const member = await createMember(stack, org, { role: "read" });
+    const editor = await createMember(stack, org, { role: "edit" });
     const response = await call(stack, "PATCH", `/v1/orgs/${org.organizationId}/members/${member.userId}`, {
       token: editor.token,
       json: { role: "admin" },
@@ -154,7 +154,7 @@ describe("PATCH /v1/orgs/{organizationId}/members/{userId}", () => {
     expect(response.body.error.message).toMatch(/admin/i);
 
     // With a second admin, the demotion goes through.
-    await buildMember(stack, org, { role: "admin" });
+    await createMember(stack, org, { role: "admin" });
     const demoted = await org.owner.api.orgs.updateMemberInOrganizationById(org.organizationId, org.owner.userId, { role: role("edit") });
     expect(demoted.data.role).toBe("edit");
   });
@@ -163,7 +163,7 @@ describe("PATCH /v1/orgs/{organizationId}/members/{userId}", () => {
 describe("DELETE /v1/orgs/{organizationId}/members/{userId}", () => {
   it("removes a member with 204 and answers 204 again once gone", async () => {
     // interface.md: 204 in both cases (GitBook: 205 when removed, 204 when absent).
-    const member = await buildMember(stack, org, { role: "read" });
+    const member = await createMember(stack, org, { role: "read" });
     const removed = await org.owner.api.orgs.removeMemberFromOrganizationById(org.organizationId, member.userId);
     expect(removed.status).toBe(204);
     const again = await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/members/${member.userId}`, { token: org.owner.token });
@@ -180,7 +180,7 @@ describe("DELETE /v1/orgs/{organizationId}/members/{userId}", () => {
 
 describe("POST /v1/orgs/{organizationId}/ping", () => {
   it("answers {} and records the caller's activity", async () => {
-    const member = await buildMember(stack, org, { role: "read" });
+    const member = await createMember(stack, org, { role: "read" });
     const response = await call(stack, "POST", `/v1/orgs/${org.organizationId}/ping`, { token: member.token });
     expect(response.status).toBe(200);
     expect(response.body).toEqual({});
@@ -191,7 +191,7 @@ describe("POST /v1/orgs/{organizationId}/ping", () => {
 
 describe("POST /v1/orgs/{organizationId}/members/{userId}/sso", () => {
   it("marks the member as an SSO member; admins only", async () => {
-    const member = await buildMember(stack, org, { role: "read" });
+    const member = await createMember(stack, org, { role: "read" });
     const denied = await call(stack, "POST", `/v1/orgs/${org.organizationId}/members/${member.userId}/sso`, { token: member.token });
     expect(denied.status).toBe(403);
     const { data } = await org.owner.api.orgs.setUserAsSsoMemberForOrganization(org.organizationId, member.userId);

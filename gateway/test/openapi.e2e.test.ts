@@ -4,7 +4,7 @@ import { eventually } from "@imprint/runtime/testing";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { RestOpenApiSpec } from "../src/mappers/openapi.js";
-import { buildMember, buildOrganization, type TestOrganization } from "./support/factories.js";
+import { createMember, createOrganization, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -53,7 +53,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 beforeEach(async () => {
-  org = await buildOrganization(stack);
+  org = await createOrganization(stack);
   documents = {
     "/petstore.json": { type: "application/json", body: petstore("1.0.0") },
     "/legacy.yaml": { type: "application/yaml", body: swaggerYaml },
@@ -189,7 +189,7 @@ describe("PUT/DELETE /v1/orgs/{organizationId}/openapi/{specSlug}", () => {
 describe("permissions", () => {
   it("read members view (edit false) and get 403 on changes; another organization gets 404 on every endpoint", async () => {
     await org.owner.api.orgs.createOpenApiSpec(org.organizationId, { slug: "guarded", source: { url: `${specs.origin}/petstore.json` } });
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     const seen = await call(stack, "GET", `${base()}/guarded`, { token: reader.token });
     expect([seen.status, seen.body.permissions]).toEqual([200, { view: true, edit: false }]);
     const json = { source: { url: `${specs.origin}/petstore.json` } };
@@ -197,7 +197,7 @@ describe("permissions", () => {
     expect((await call(stack, "PUT", `${base()}/guarded`, { token: reader.token, json })).status).toBe(403);
     expect((await call(stack, "DELETE", `${base()}/guarded`, { token: reader.token })).status).toBe(403);
 
-    const outsider = (await buildOrganization(stack)).owner.token;
+    const outsider = (await createOrganization(stack)).owner.token;
     for (const [method, path, body] of [
       ["GET", base(), undefined],
       ["POST", base(), { slug: "intruder", ...json }],

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { buildMember, buildOrganization, uniqueEmail, type TestOrganization } from "./support/factories.js";
+import { uniqueEmail } from "@imprint/runtime/testing";
+import { createMember, createOrganization, type TestOrganization } from "./support/factories.js";
 import { call, gitbookClient, role } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -12,14 +13,14 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 beforeEach(async () => {
-  org = await buildOrganization(stack);
+  org = await createOrganization(stack);
 });
 
 describe("GET /v1/orgs", () => {
   it("lists the caller's organizations page by page with next.page, and no next on the last page", async () => {
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     await stack.identity.addMember({ organizationId: other.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_READ });
-    const third = await buildOrganization(stack);
+    const third = await createOrganization(stack);
     await stack.identity.addMember({ organizationId: third.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_EDIT });
 
     const all = (await org.owner.api.orgs.listOrganizationsForAuthenticatedUser()).data;
@@ -69,7 +70,7 @@ describe("GET /v1/orgs/{organizationId}", () => {
     expect(data).not.toHaveProperty("hostname");
     expect(data.urls).not.toHaveProperty("logo");
 
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     const seenByReader = (await reader.api.orgs.getOrganizationById(org.organizationId)).data;
     expect(seenByReader.permissions).toMatchObject({ view: true, admin: false });
   });
@@ -133,7 +134,7 @@ describe("PATCH /v1/orgs/{organizationId}", () => {
   });
 
   it("is forbidden to non-admins (403)", async () => {
-    const editor = await buildMember(stack, org, { role: "edit" });
+    const editor = await createMember(stack, org, { role: "edit" });
     const response = await call(stack, "PATCH", `/v1/orgs/${org.organizationId}`, { token: editor.token, json: { title: "Nope" } });
     expect(response.status).toBe(403);
     expect(response.body.error.code).toBe(403);
@@ -164,7 +165,7 @@ describe("DELETE /v1/orgs/{organizationId}/link-invites/{inviteId}", () => {
 
   it("is forbidden to non-admins", async () => {
     const { inviteId } = await stack.identity.createLinkInvite({ organizationId: org.organizationId, role: MemberRole.MEMBER_ROLE_READ });
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     const response = await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/link-invites/${inviteId}`, { token: reader.token });
     expect(response.status).toBe(403);
   });
@@ -172,7 +173,7 @@ describe("DELETE /v1/orgs/{organizationId}/link-invites/{inviteId}", () => {
 
 describe("another organization", () => {
   it("is 404 on every organization endpoint", async () => {
-    const stranger = await buildOrganization(stack);
+    const stranger = await createOrganization(stack);
     const target = org.organizationId;
     const { inviteId } = await stack.identity.createLinkInvite({ organizationId: target, role: MemberRole.MEMBER_ROLE_READ });
     const requests: [string, string, unknown?][] = [

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { eventually } from "@imprint/runtime/testing";
-import { buildMember, buildOrganization, buildSpace, type TestOrganization } from "./support/factories.js";
+import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call, type CallResult } from "./support/http.js";
 import { commitDraftWork, commitEdits, startEditingStack, stopEditingStack, type EditingClient } from "./support/editing.js";
 import type { TestStack } from "./support/stack.js";
@@ -20,7 +20,7 @@ let org: TestOrganization;
 
 beforeAll(async () => {
   ({ stack, editing } = await startEditingStack());
-  org = await buildOrganization(stack);
+  org = await createOrganization(stack);
 });
 afterAll(() => stopEditingStack(stack, editing));
 
@@ -57,7 +57,7 @@ async function until(request: () => Promise<CallResult>, count: number): Promise
 
 describe("GET /v1/spaces/{spaceId}/search", () => {
   it("answers SearchPageResult items with sections, ancestors and app URLs, best first", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const term = word("orbit");
     const [guide] = await commitPages(space.id, [{ title: "Guide", markdown: "The guide." }]);
     await commitPages(space.id, [
@@ -77,7 +77,7 @@ describe("GET /v1/spaces/{spaceId}/search", () => {
   });
 
   it("pages with limit and the next cursor", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const term = word("paged");
     await commitPages(space.id, [1, 2, 3].map((n) => ({ title: `Page ${n}`, markdown: `${term} ${"filler ".repeat(n)}` })));
     await until(() => searchSpace(space.id, term), 3);
@@ -101,7 +101,7 @@ describe("GET /v1/spaces/{spaceId}/search", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const space = await buildSpace(stack, org);
+      const space = await createSpace(stack, org);
       expect((await searchSpace(space.id, term)).body.items).toEqual([]);
       const imported = await call(stack, "POST", `/v1/spaces/${space.id}/content/import`, {
         token: org.owner.token,
@@ -118,14 +118,14 @@ describe("GET /v1/spaces/{spaceId}/search", () => {
   });
 
   it("answers 400 naming query, and 404 for another organization's space", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const missing = await call(stack, "GET", `/v1/spaces/${space.id}/search`, { token: org.owner.token });
     expect(missing.status).toBe(400);
     expect(missing.body.error.message).toMatch(/^query: /);
     const long = await searchSpace(space.id, "x".repeat(513));
     expect(long.status).toBe(400);
     expect(long.body.error.message).toBe("query: must be at most 512 characters");
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     const foreign = await searchSpace(space.id, "anything", { token: other.owner.token });
     expect(foreign.status).toBe(404);
     const unknown = await call(stack, "GET", `/v1/orgs/${org.organizationId}/search?query=anything`, { token: other.owner.token });
@@ -135,14 +135,14 @@ describe("GET /v1/spaces/{spaceId}/search", () => {
 
 describe("GET /v1/orgs/{organizationId}/search", () => {
   it("answers SearchSpaceResult items for the spaces the caller can read only", async () => {
-    const owner = await buildOrganization(stack);
-    const reader = await buildMember(stack, owner, { role: "read" });
+    const owner = await createOrganization(stack);
+    const reader = await createMember(stack, owner, { role: "read" });
     const term = word("fleet");
-    const open = await buildSpace(stack, owner, { title: "Open" });
-    const closed = await buildSpace(stack, owner, { title: "Closed" });
+    const open = await createSpace(stack, owner, { title: "Open" });
+    const closed = await createSpace(stack, owner, { title: "Closed" });
     const patched = await call(stack, "PATCH", `/v1/spaces/${closed.id}`, { token: owner.owner.token, json: { defaultLevel: null } });
     expect(patched.status).toBe(200);
-    const foreign = await buildSpace(stack, org, { title: "Foreign" });
+    const foreign = await createSpace(stack, org, { title: "Foreign" });
     const seed = (organization: TestOrganization, spaceId: string, title: string, markdown: string) =>
       commitEdits(editing, { userId: organization.owner.userId, spaceId }, (draft) => draft.createPage({ title, markdown }));
     await seed(owner, open.id, `${term} handbook`, "Welcome.");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "@imprint/runtime/testing";
-import { buildCollection, buildMember, buildOrganization, buildSpace, type TestOrganization, type TestUser } from "./support/factories.js";
+import { createCollection, createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -12,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 beforeEach(async () => {
-  org = await buildOrganization(stack);
+  org = await createOrganization(stack);
 });
 
 const owner = () => org.owner.token;
@@ -53,7 +53,7 @@ describe("POST /v1/orgs/{organizationId}/spaces", () => {
     const untitled = await call(stack, "POST", `/v1/orgs/${org.organizationId}/spaces`, { token: owner() });
     expect(untitled.status).toBe(201);
     expect(untitled.body.title).toBe("Untitled");
-    const collection = await buildCollection(stack, org);
+    const collection = await createCollection(stack, org);
     const inside = await org.owner.api.orgs.createSpace(org.organizationId, { title: "Inside", parent: collection.id });
     expect(inside.data.parent).toBe(collection.id);
   });
@@ -73,16 +73,16 @@ describe("POST /v1/orgs/{organizationId}/spaces", () => {
   });
 
   it("answers 404 in another organization and 403 to a reader", async () => {
-    const other = await buildOrganization(stack);
+    const other = await createOrganization(stack);
     expect((await call(stack, "POST", `/v1/orgs/${other.organizationId}/spaces`, { token: owner(), json: {} })).status).toBe(404);
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     expect((await call(stack, "POST", `/v1/orgs/${org.organizationId}/spaces`, { token: reader.token, json: {} })).status).toBe(403);
   });
 });
 
 describe("GET /v1/orgs/{organizationId}/spaces", () => {
   it("lists page by page with next.page and count", async () => {
-    for (const title of ["one", "two", "three"]) await buildSpace(stack, org, { title });
+    for (const title of ["one", "two", "three"]) await createSpace(stack, org, { title });
     const first = await org.owner.api.orgs.listSpacesInOrganizationById(org.organizationId, { limit: 2 });
     expect(first.data.items.map((s) => s.title)).toEqual(["one", "two"]);
     expect(first.data.count).toBe(3);
@@ -96,7 +96,7 @@ describe("GET /v1/orgs/{organizationId}/spaces", () => {
 
 describe("GET/PATCH/DELETE /v1/spaces/{spaceId}", () => {
   it("patches title, emoji, editMode, defaultLevel and visibility; emoji null removes it", async () => {
-    const space = await buildSpace(stack, org, { emoji: "📘" });
+    const space = await createSpace(stack, org, { emoji: "📘" });
     const { data } = await org.owner.api.spaces.updateSpaceById(space.id, { title: "Renamed", editMode: "locked" as never, defaultLevel: "read" as never, emoji: null });
     expect(data).toMatchObject({ title: "Renamed", editMode: "locked", defaultLevel: "read", emoji: "" });
     expect(data.permissions).toMatchObject({ admin: true, edit: false });
@@ -116,14 +116,14 @@ describe("GET/PATCH/DELETE /v1/spaces/{spaceId}", () => {
   });
 
   it("answers 404 for another organization's space, unknown ids and deleted spaces; DELETE answers 204 regardless", async () => {
-    const other = await buildOrganization(stack);
-    const foreign = await buildSpace(stack, other);
+    const other = await createOrganization(stack);
+    const foreign = await createSpace(stack, other);
     for (const id of [foreign.id, "00000000-0000-4000-8000-000000000000", "not-an-id"]) {
       const response = await call(stack, "GET", `/v1/spaces/${id}`, { token: owner() });
       expect(response.status).toBe(404);
       expect(response.body.error.message).toBe("Space not found");
     }
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     expect((await call(stack, "DELETE", `/v1/spaces/${space.id}`, { token: owner() })).status).toBe(204);
     expect((await call(stack, "GET", `/v1/spaces/${space.id}`, { token: owner() })).status).toBe(404);
     expect((await call(stack, "DELETE", `/v1/spaces/${space.id}`, { token: owner() })).status).toBe(204);
@@ -136,12 +136,12 @@ describe("permissions", () => {
   let reader: TestUser;
   let guest: TestUser;
   beforeEach(async () => {
-    reader = await buildMember(stack, org, { role: "read" });
-    guest = await buildMember(stack, org, { role: "guest" });
+    reader = await createMember(stack, org, { role: "read" });
+    guest = await createMember(stack, org, { role: "guest" });
   });
 
   it("a reader sees the space read-only and gets 403 on changes; a guest sees nothing", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const seen = await reader.api.spaces.getSpaceById(space.id);
     expect(seen.data.permissions).toMatchObject({ view: true, edit: false, comment: false, admin: false });
     for (const [method, path, json] of [
@@ -158,7 +158,7 @@ describe("permissions", () => {
   });
 
   it("a removed member loses access within seconds", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     expect((await reader.api.spaces.getSpaceById(space.id)).status).toBe(200);
     expect((await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/members/${reader.userId}`, { token: owner() })).status).toBe(204);
     await eventually(async () => (await call(stack, "GET", `/v1/spaces/${space.id}`, { token: reader.token })).status === 404, 5_000);
@@ -167,8 +167,8 @@ describe("permissions", () => {
 
 describe("POST /v1/spaces/{spaceId}/duplicate and /restore", () => {
   it("duplicates with 201 + Location right after the original", async () => {
-    const original = await buildSpace(stack, org, { title: "Original" });
-    await buildSpace(stack, org, { title: "Next" });
+    const original = await createSpace(stack, org, { title: "Original" });
+    await createSpace(stack, org, { title: "Next" });
     const response = await call(stack, "POST", `/v1/spaces/${original.id}/duplicate`, { token: owner() });
     expect(response.status).toBe(201);
     expect(response.headers.get("location")).toBe(`${stack.baseUrl}/v1/spaces/${response.body.id}`);
@@ -178,8 +178,8 @@ describe("POST /v1/spaces/{spaceId}/duplicate and /restore", () => {
   });
 
   it("restores on day 6 and answers 404 on day 8", async () => {
-    const kept = await buildSpace(stack, org, { title: "kept" });
-    const lost = await buildSpace(stack, org, { title: "lost" });
+    const kept = await createSpace(stack, org, { title: "kept" });
+    const lost = await createSpace(stack, org, { title: "lost" });
     await org.owner.api.spaces.deleteSpaceById(kept.id);
     await org.owner.api.spaces.deleteSpaceById(lost.id);
     stack.clock.advanceDays(6);
@@ -195,7 +195,7 @@ describe("POST /v1/spaces/{spaceId}/duplicate and /restore", () => {
 
 describe("POST /v1/spaces/{spaceId}/move", () => {
   it("orders spaces: between two, first, last, into a collection and back", async () => {
-    const [a, b, c] = [await buildSpace(stack, org, { title: "a" }), await buildSpace(stack, org, { title: "b" }), await buildSpace(stack, org, { title: "c" })];
+    const [a, b, c] = [await createSpace(stack, org, { title: "a" }), await createSpace(stack, org, { title: "b" }), await createSpace(stack, org, { title: "c" })];
     const moveTo = (spaceId: string, json: unknown) => call(stack, "POST", `/v1/spaces/${spaceId}/move`, { token: owner(), json });
     expect((await moveTo(c.id, { position: { before: { type: "space", space: b.id } } })).status).toBe(200);
     expect(await topLevelTitles()).toEqual(["a", "c", "b"]);
@@ -203,7 +203,7 @@ describe("POST /v1/spaces/{spaceId}/move", () => {
     expect(await topLevelTitles()).toEqual(["b", "a", "c"]);
     await moveTo(b.id, { parent: null });
     expect(await topLevelTitles()).toEqual(["a", "c", "b"]);
-    const collection = await buildCollection(stack, org);
+    const collection = await createCollection(stack, org);
     const moved = await moveTo(a.id, { parent: collection.id });
     expect(moved.body.parent).toBe(collection.id);
     expect(await topLevelTitles()).toEqual(["c", "b"]);
@@ -214,8 +214,8 @@ describe("POST /v1/spaces/{spaceId}/move", () => {
   });
 
   it("answers 400 for an empty body, an unknown sibling, or both before and after", async () => {
-    const a = await buildSpace(stack, org);
-    const b = await buildSpace(stack, org);
+    const a = await createSpace(stack, org);
+    const b = await createSpace(stack, org);
     const cases: [unknown, string][] = [
       [{}, "body: must contain parent or position"],
       [{ position: { before: { type: "space", space: "00000000-0000-4000-8000-000000000000" } } }, "position.before: no such space among the items of the target top level"],
@@ -233,9 +233,9 @@ describe("POST /v1/spaces/{spaceId}/transfer", () => {
   const notInOpenApi = "transferSpace exists only in @gitbook/api 0.143.2 (endpoints.md)";
 
   it("transfers to another organization when the caller is an admin of both", async () => {
-    const target = await buildOrganization(stack);
-    await buildMember(stack, target, { role: "admin", email: org.owner.email });
-    const space = await buildSpace(stack, org, { title: "moving" });
+    const target = await createOrganization(stack);
+    await createMember(stack, target, { role: "admin", email: org.owner.email });
+    const space = await createSpace(stack, org, { title: "moving" });
     const response = await call(stack, "POST", `/v1/spaces/${space.id}/transfer`, { token: owner(), json: { organization: target.organizationId }, notInOpenApi });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id: space.id, organization: target.organizationId });
@@ -244,12 +244,12 @@ describe("POST /v1/spaces/{spaceId}/transfer", () => {
   });
 
   it("answers 400 without organization, 404 for an organization the caller is not in, 403 without admin there, 412 for a no-op", async () => {
-    const space = await buildSpace(stack, org);
+    const space = await createSpace(stack, org);
     const transfer = (json: unknown) => call(stack, "POST", `/v1/spaces/${space.id}/transfer`, { token: owner(), json, notInOpenApi });
     expect((await transfer({})).body.error.message).toBe("organization: is required");
-    const target = await buildOrganization(stack);
+    const target = await createOrganization(stack);
     expect((await transfer({ organization: target.organizationId })).status).toBe(404);
-    await buildMember(stack, target, { role: "edit", email: org.owner.email });
+    await createMember(stack, target, { role: "edit", email: org.owner.email });
     await eventually(async () => (await transfer({ organization: target.organizationId })).status === 403, 5_000);
     expect((await transfer({ organization: org.organizationId })).status).toBe(412);
   });
@@ -257,10 +257,10 @@ describe("POST /v1/spaces/{spaceId}/transfer", () => {
 
 describe("GET /v1/orgs/{organizationId}/members/{userId}/spaces", () => {
   it("lists the member's spaces with their permission, newest first by default", async () => {
-    const reader = await buildMember(stack, org, { role: "read" });
-    await buildSpace(stack, org, { title: "older" });
+    const reader = await createMember(stack, org, { role: "read" });
+    await createSpace(stack, org, { title: "older" });
     stack.clock.advanceDays(0.001);
-    await buildSpace(stack, org, { title: "newer" });
+    await createSpace(stack, org, { title: "newer" });
     const { data } = await org.owner.api.orgs.listSpacesForOrganizationMember(org.organizationId, reader.userId);
     expect(data.items.map((item) => [item.space.title, item.permission])).toEqual([
       ["newer", "read"],

@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { assertContract } from "./support/contract.js";
-import { buildMember, buildOrganization, type TestOrganization } from "./support/factories.js";
+import { createMember, createOrganization, type TestOrganization } from "./support/factories.js";
 import type { CallResult } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -76,7 +76,7 @@ beforeAll(async () => {
 });
 afterAll(() => stack?.stop());
 beforeEach(async () => {
-  org = await buildOrganization(stack);
+  org = await createOrganization(stack);
 });
 
 const base = () => `/v1/orgs/${org.organizationId}/translations`;
@@ -139,14 +139,14 @@ describe("translation settings through the gateway", () => {
   it("read members view with edit false and get 403 on changes; another organization gets 404 on every endpoint", async () => {
     const created = await call(stack, "POST", base(), { token: owner(), json: { title: "Guarded", languages: ["fr"] } });
     const path = `${base()}/${created.body.id}`;
-    const reader = await buildMember(stack, org, { role: "read" });
+    const reader = await createMember(stack, org, { role: "read" });
     const seen = await call(stack, "GET", path, { token: reader.token });
     expect([seen.status, seen.body.permissions]).toEqual([200, { view: true, edit: false }]);
     expect((await call(stack, "POST", base(), { token: reader.token, json: { title: "Mine" } })).status).toBe(403);
     expect((await call(stack, "PUT", path, { token: reader.token, json: { title: "X" } })).status).toBe(403);
     expect((await call(stack, "DELETE", path, { token: reader.token })).status).toBe(403);
 
-    const outsider = (await buildOrganization(stack)).owner.token;
+    const outsider = (await createOrganization(stack)).owner.token;
     for (const [method, target, json] of [
       ["GET", base(), undefined],
       ["POST", base(), { title: "Intruder" }],

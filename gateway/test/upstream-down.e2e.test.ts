@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildOrganization, type TestOrganization } from "./support/factories.js";
+import { createOrganization, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -8,7 +8,7 @@ let org: TestOrganization;
 
 beforeAll(async () => {
   stack = await startStack({ gatewayEnv: { UPSTREAM_TIMEOUT_MS: "2000" } });
-  org = await buildOrganization(stack);
+  org = await createOrganization(stack);
   // Warm the principal cache, so the next failure comes from GetOrganization, not authentication.
   expect((await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token })).status).toBe(200);
   await stack.stopUpstream("identity");

@@ -1,6 +1,6 @@
 import { CreatePageInput, EditingServiceService, UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import type { PromiseClient } from "@imprint/runtime";
-import { testClient } from "@imprint/runtime/testing";
+import { createRevision, testClient } from "@imprint/runtime/testing";
 import { startStack, type TestStack } from "./stack.js";
 
 /**
@@ -39,10 +39,7 @@ export async function commitDraftWork(
   work: (draftId: string, caller: DraftCaller) => Promise<unknown>,
 ): Promise<string> {
   const caller = { userId: target.userId, tokenId: "" };
-  const { draft } = await editing.openDraft({ caller, spaceId: target.spaceId, parentRevisionId: "", changeRequestId: target.changeRequestId ?? "" });
-  await work(draft!.id, caller);
-  const committed = await editing.commitDraft({ caller, draftId: draft!.id, message: "test edit", moveHead: true, expectedHeadRevisionId: "" });
-  return committed.revisionId;
+  return createRevision({ editing }, caller, target, (draftId) => work(draftId, caller), "test edit");
 }
 
 /** commitDraftWork with the page operations most tests need. */
