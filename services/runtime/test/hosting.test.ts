@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConfigError, loadConfig } from "../src/config.js";
 import { dialAddress, hostTargets, parseTargetList, targetEnv, type HostableTarget, type TargetEnv } from "../src/hosting.js";
-import { createLogger } from "../src/logger.js";
+import { testLogger } from "../src/testing/logger.js";
 
 const KNOWN = ["identity", "content", "collaboration", "gateway"];
 
@@ -86,7 +86,7 @@ function fakeTargets(events: string[], options: { failing?: string } = {}) {
   return { targets, seen };
 }
 
-const quiet = () => createLogger("test", { level: "error", write: () => {} });
+const quiet = () => testLogger();
 const databases = { IDENTITY_DATABASE_URL: "postgres://db/identity", CONTENT_DATABASE_URL: "postgres://db/content", COLLABORATION_DATABASE_URL: "postgres://db/collaboration" };
 
 describe("hostTargets", () => {

@@ -3,9 +3,8 @@ import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { afterEach, describe, expect, inject, it } from "vitest";
 import { applyMigrations, migrateDatabase, migrationLockKey, openDatabase } from "../src/db/orm.js";
-import { createLogger, type LogFields } from "../src/logger.js";
 import { migrateService } from "../src/service.js";
-import { createTestDatabase, eventually } from "../src/testing/index.js";
+import { createTestDatabase, eventually, testLogger } from "../src/testing/index.js";
 
 const migrationsPath = join(dirname(fileURLToPath(import.meta.url)), "migration-fixtures");
 const FIXTURE_MIGRATIONS = ["Migration20260201000000", "Migration20260201000100"];
@@ -30,8 +29,8 @@ async function recordedMigrations(url: string): Promise<string[]> {
 }
 
 function recordingLogger() {
-  const lines: Array<LogFields & { msg: string }> = [];
-  return { lines, logger: createLogger("migrations-test", { write: (line) => lines.push(JSON.parse(line) as LogFields & { msg: string }) }) };
+  const logger = testLogger("migrations-test", { level: "info", record: true });
+  return { lines: logger.lines, logger };
 }
 
 describe("migrations under the advisory lock", () => {
