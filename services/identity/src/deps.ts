@@ -1,6 +1,9 @@
 import type { Clock, UnitOfWork } from "@imprint/runtime";
 
-/** What use cases need besides their EntityManager: time, and their transactions. */
+/**
+ * What identity's use cases receive besides their EntityManager, built once per service in
+ * service.ts. A leaf: types only, so use cases, domain and transports can all import it.
+ */
 export interface UseCaseDeps {
   clock: Clock;
   /** Commits a use case's changes and events, then wakes the outbox relay. */
@@ -8,5 +11,3 @@ export interface UseCaseDeps {
 }
 
 export type { CallerInput } from "@imprint/runtime";
-
-export const IDENTITY_CONTEXT = "identity";

@@ -13,7 +13,10 @@ import {
   TokenRevoked,
   UserCreated,
 } from "@imprint/proto/identity/v1/events";
-import { IDENTITY_CONTEXT, type UseCaseDeps } from "./use-cases/shared/deps.js";
+import type { UseCaseDeps } from "./deps.js";
+
+/** The context of identity's events: stream `IMPRINT_IDENTITY`, subjects `imprint.identity.v1.>`. */
+export const IDENTITY_CONTEXT = "identity";
 
 /**
  * The identity events: stream `IMPRINT_IDENTITY`, subjects `imprint.identity.v1.<aggregate>.<event>`,

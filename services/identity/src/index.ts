@@ -1,7 +1,12 @@
 export { loadIdentityConfig, identityConfigShape, type IdentityConfig } from "./config.js";
 export { identityServiceSpec, startIdentityService, IDENTITY_MIGRATIONS_PATH } from "./service.js";
 export { IDENTITY_SERVICE_NAME } from "./grpc/identity-service.js";
-export { identityEntities, ApiToken, LinkInvite, Member, Organization, User } from "./domain/entities.js";
+export { identityEntities } from "./domain/entities.js";
+export { ApiToken } from "./domain/api-token.js";
+export { LinkInvite } from "./domain/link-invite.js";
+export { Member } from "./domain/member.js";
+export { Organization } from "./domain/organization.js";
+export { User } from "./domain/user.js";
 export { ORGANIZATION_PERMISSIONS, organizationPermissionsFor, type OrganizationPermissions } from "./domain/permissions.js";
 export { ROLES, type Role, type MemberRoleValue } from "./domain/roles.js";
 export { hashTokenSecret, TOKEN_PREFIX } from "./domain/tokens.js";

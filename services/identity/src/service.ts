@@ -2,20 +2,21 @@ import { fileURLToPath } from "node:url";
 import { forkEm, startService, type Clock, type Logger, type RunningService, type ServiceDeps, type ServiceSpec } from "@imprint/runtime";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import type { IdentityConfig } from "./config.js";
+import type { UseCaseDeps } from "./deps.js";
 import { identityEntities } from "./domain/entities.js";
+import { IDENTITY_CONTEXT } from "./events.js";
 import { IDENTITY_SERVICE_NAME, identityServiceImplementation } from "./grpc/identity-service.js";
 import { bootstrapFirstOrganization } from "./use-cases/bootstrap.js";
-import { IDENTITY_CONTEXT } from "./use-cases/shared/deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const IDENTITY_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
 
-async function runBootstrap(config: IdentityConfig, deps: ServiceDeps): Promise<void> {
+async function runBootstrap(config: IdentityConfig, deps: ServiceDeps, useCaseDeps: UseCaseDeps): Promise<void> {
   if (!config.IMPRINT_BOOTSTRAP_TOKEN) return;
   const result = await bootstrapFirstOrganization(
     forkEm(deps.orm),
     { token: config.IMPRINT_BOOTSTRAP_TOKEN, organizationTitle: config.IMPRINT_BOOTSTRAP_ORG_TITLE, ownerEmail: config.IMPRINT_BOOTSTRAP_EMAIL },
-    { clock: deps.clock, unitOfWork: deps.unitOfWork },
+    useCaseDeps,
   );
   if (result.created) {
     deps.logger.info("bootstrap: created the first organization", { organizationId: result.organizationId, userId: result.userId });
@@ -24,13 +25,22 @@ async function runBootstrap(config: IdentityConfig, deps: ServiceDeps): Promise<
 
 /** How the runtime assembles the identity service; the bootstrap settings come from `config`. */
 export function identityServiceSpec(config: IdentityConfig): ServiceSpec {
+  // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
+  let built: UseCaseDeps | undefined;
+  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps => (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork });
   return {
     name: "identity",
     context: IDENTITY_CONTEXT,
     entities: identityEntities,
     migrationsPath: IDENTITY_MIGRATIONS_PATH,
-    grpc: (deps) => [{ name: IDENTITY_SERVICE_NAME, definition: IdentityServiceService, implementation: identityServiceImplementation(deps) }],
-    onStarted: (deps) => runBootstrap(config, deps),
+    grpc: (deps) => [
+      {
+        name: IDENTITY_SERVICE_NAME,
+        definition: IdentityServiceService,
+        implementation: identityServiceImplementation(() => forkEm(deps.orm), useCaseDeps(deps)),
+      },
+    ],
+    onStarted: (deps) => runBootstrap(config, deps, useCaseDeps(deps)),
   };
 }
 

@@ -18,5 +18,12 @@ export const ApiTokenSchema = defineEntity({
     revokedAt: p.datetime().nullable(),
   },
 });
-export class ApiToken extends ApiTokenSchema.class {}
+export class ApiToken extends ApiTokenSchema.class {
+  /** Revokes the token at `now`; false when it already was (the first revocation time stays). */
+  revoke(now: Date): boolean {
+    if (this.revokedAt) return false;
+    this.revokedAt = now;
+    return true;
+  }
+}
 ApiTokenSchema.setClass(ApiToken);

@@ -4,6 +4,5 @@ import { Member } from "./member.js";
 import { Organization } from "./organization.js";
 import { User } from "./user.js";
 
-/** Every entity of the identity database (the runtime adds its outbox tables). */
+/** Every entity of the identity database, for the ORM (the runtime adds its own tables). */
 export const identityEntities = [Organization, User, Member, ApiToken, LinkInvite];
-export { ApiToken, LinkInvite, Member, Organization, User };

@@ -1,6 +1,7 @@
-import { defineEntity, p } from "@mikro-orm/postgresql";
+import { defineEntity, p, type EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
 import { OrganizationSchema } from "./organization.js";
-import { ROLES } from "./roles.js";
+import { ROLES, type MemberRoleValue } from "./roles.js";
 import { UserSchema } from "./user.js";
 
 /**
@@ -34,5 +35,62 @@ export const MemberSchema = defineEntity({
     { properties: ["organization", "role"], name: "members_organization_role_index" },
   ],
 });
-export class Member extends MemberSchema.class {}
+export class Member extends MemberSchema.class {
+  /** Organization-wide administration (roles, SSO, invites, settings) is for admins only. */
+  requireAdmin(action: string): void {
+    if (this.role !== "admin") throw AppError.permissionDenied(`Only admins of the organization can ${action}`);
+  }
+
+  /** Marks the member as signing in through SSO; false when it already did (enabling is idempotent). */
+  enableSso(): boolean {
+    if (this.sso) return false;
+    this.sso = true;
+    return true;
+  }
+
+  /** The member was active in the organization at `now`. */
+  recordActivity(now: Date): void {
+    this.lastSeenAt = now;
+  }
+}
 MemberSchema.setClass(Member);
+
+export const LAST_ADMIN_DEMOTION_MESSAGE = "The last admin of the organization cannot be demoted: make another member admin first";
+export const LAST_ADMIN_REMOVAL_MESSAGE = "The last admin of the organization cannot be removed: make another member admin first";
+
+/**
+ * The organization always keeps an enabled admin: fails when `member` is its only one. Callers
+ * hold the organization's lock (lockOrganization), so two concurrent demotions cannot both see
+ * "another admin remains".
+ */
+async function assertAnotherAdminRemains(em: EntityManager, member: Member, message: string): Promise<void> {
+  if (member.role !== "admin" || member.disabled) return;
+  const otherAdmins = await em.count(Member, {
+    organization: member.organization,
+    role: "admin",
+    disabled: false,
+    id: { $ne: member.id },
+  });
+  if (otherAdmins === 0) throw new AppError("failed_precondition", message);
+}
+
+/**
+ * Gives `member` the role `to` (inside the organization's lock); the last enabled admin cannot be
+ * demoted. Answers the change, or null when the member already had that role.
+ */
+export async function changeMemberRole(
+  em: EntityManager,
+  member: Member,
+  to: MemberRoleValue,
+): Promise<{ from: MemberRoleValue; to: MemberRoleValue } | null> {
+  const from = member.role ?? null;
+  if (from === to) return null;
+  if (to !== "admin") await assertAnotherAdminRemains(em, member, LAST_ADMIN_DEMOTION_MESSAGE);
+  member.role = to;
+  return { from, to };
+}
+
+/** Fails when removing `member` would leave the organization without an enabled admin (inside its lock). */
+export async function assertMemberRemovable(em: EntityManager, member: Member): Promise<void> {
+  await assertAnotherAdminRemains(em, member, LAST_ADMIN_REMOVAL_MESSAGE);
+}

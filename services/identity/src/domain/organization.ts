@@ -1,4 +1,4 @@
-import { defineEntity, p } from "@mikro-orm/postgresql";
+import { defineEntity, LockMode, p, type EntityManager } from "@mikro-orm/postgresql";
 import { ROLES } from "./roles.js";
 
 /**
@@ -35,3 +35,40 @@ export const OrganizationSchema = defineEntity({
 });
 export class Organization extends OrganizationSchema.class {}
 OrganizationSchema.setClass(Organization);
+
+/** The settings an admin may change. */
+export type OrganizationChanges = Partial<
+  Pick<Organization, "title" | "emailDomains" | "hostname" | "defaultRole" | "defaultContentSiteId" | "logoUrl" | "sso" | "ai" | "inviteLinks">
+>;
+
+function sameValue(a: unknown, b: unknown): boolean {
+  return Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((value, i) => value === b[i]) : a === b;
+}
+
+/**
+ * Applies validated settings to the organization at `now`; `updatedAt` moves only when a value
+ * really changed. Answers each changed field with its old and new value (what
+ * `organization.updated` carries). A function, not a method: relations load the organization
+ * typed by its schema (e.g. `member.organization`).
+ */
+export function updateOrganizationSettings(
+  organization: OrganizationChanges & { updatedAt: Date },
+  changes: OrganizationChanges,
+  now: Date,
+): Record<string, { from: unknown; to: unknown }> {
+  const changed: Record<string, { from: unknown; to: unknown }> = {};
+  for (const [key, value] of Object.entries(changes) as [keyof OrganizationChanges, unknown][]) {
+    if (!sameValue(organization[key], value)) changed[key] = { from: organization[key], to: value };
+  }
+  if (Object.keys(changed).length > 0) Object.assign(organization, changes, { updatedAt: now });
+  return changed;
+}
+
+/**
+ * Locks the organization row for the rest of the transaction. Every change that may drop the
+ * number of admins takes this lock first, so two concurrent demotions cannot both see "another
+ * admin remains" and leave the organization without one.
+ */
+export async function lockOrganization(em: EntityManager, organizationId: string): Promise<void> {
+  await em.findOneOrFail(Organization, organizationId, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}

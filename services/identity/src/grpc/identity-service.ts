@@ -1,4 +1,5 @@
-import { AppError, forkEm, pageRequest, sortDirectionFromProto, type AsyncImplementation, type ServiceDeps } from "@imprint/runtime";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, pageRequest, sortDirectionFromProto, type AsyncImplementation } from "@imprint/runtime";
 import { IdentityServiceService, MemberRole } from "@imprint/proto/identity/v1";
 import { addMember } from "../use-cases/add-member.js";
 import { authenticateToken } from "../use-cases/authenticate-token.js";
@@ -21,7 +22,7 @@ import { revokeToken } from "../use-cases/revoke-token.js";
 import { setMemberSso } from "../use-cases/set-member-sso.js";
 import { updateMember } from "../use-cases/update-member.js";
 import { updateOrganization } from "../use-cases/update-organization.js";
-import type { UseCaseDeps } from "../use-cases/shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 import {
   memberSortFromProto,
   memberToProto,
@@ -35,12 +36,10 @@ export const IDENTITY_SERVICE_NAME = "imprint.identity.v1.IdentityService";
 
 /**
  * Thin transport: each handler checks the request's shape (enums), runs one use case on a fresh
- * EntityManager and maps the result to proto messages. Rules live in the use cases.
+ * EntityManager (`em()`) with the deps service.ts built, and maps the result to proto messages.
+ * Rules live in the use cases and the domain.
  */
-export function identityServiceImplementation(deps: ServiceDeps): AsyncImplementation<typeof IdentityServiceService> {
-  const useCaseDeps: UseCaseDeps = { clock: deps.clock, unitOfWork: deps.unitOfWork };
-  const em = () => forkEm(deps.orm);
-
+export function identityServiceImplementation(em: () => EntityManager, useCaseDeps: UseCaseDeps): AsyncImplementation<typeof IdentityServiceService> {
   return {
     authenticateToken: async (request) => {
       const principal = await authenticateToken(em(), { token: request.token }, useCaseDeps);

@@ -6,8 +6,8 @@ import {
   type User as UserMessage,
 } from "@imprint/proto/identity/v1";
 import type { MemberRoleValue, Role } from "../domain/roles.js";
-import type { MemberData, UserData } from "../domain/views.js";
-import type { OrganizationView } from "../use-cases/get-organization.js";
+import type { MemberData, UserData } from "../use-cases/shared/views.js";
+import type { OrganizationView } from "../use-cases/shared/views.js";
 import type { MemberSortField } from "../use-cases/list-members.js";
 
 const ROLE_TO_PROTO: Record<Role, MemberRole> = {

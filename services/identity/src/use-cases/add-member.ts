@@ -1,16 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { Member } from "../domain/member.js";
-import { Organization } from "../domain/organization.js";
+import { changeMemberRole, Member } from "../domain/member.js";
+import { lockOrganization, Organization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
-import { assertAnotherAdminRemains, lockOrganization } from "./shared/access.js";
 import { memberRoleChanged, recordIdentityEvent } from "../events.js";
 import { createMember } from "./shared/members.js";
 import { conflictOnUniqueViolation } from "./shared/conflicts.js";
 import { findOrCreateUser } from "./shared/users.js";
 import { displayNameOrDefault, isId, normalizeEmail } from "./shared/validation.js";
-import type { UseCaseDeps } from "./shared/deps.js";
-import { LAST_ADMIN_DEMOTION_MESSAGE } from "./update-member.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface AddMemberInput {
   organizationId: string;
@@ -32,14 +30,13 @@ async function addOrUpdateMemberIn(
   const { user, created } = await findOrCreateUser(tx, { email, displayName: displayNameOrDefault("email", "", email) }, deps, null);
   const existing = created ? null : await tx.findOne(Member, { organization, user }, { populate: ["user"] });
   if (!existing) return { member: createMember(tx, { organization, user, role }, deps, null), changed: true };
-  if (existing.role === role) return { member: existing, changed: false };
-  if (role !== "admin") await assertAnotherAdminRemains(tx, existing, LAST_ADMIN_DEMOTION_MESSAGE);
+  const change = await changeMemberRole(tx, existing, role);
+  if (!change) return { member: existing, changed: false };
   recordIdentityEvent(tx, deps, memberRoleChanged, {
     organizationId: organization.id,
     actor: null,
-    payload: { userId: user.id, from: existing.role ?? null, to: role },
+    payload: { userId: user.id, ...change },
   });
-  existing.role = role;
   return { member: existing, changed: true };
 }
 

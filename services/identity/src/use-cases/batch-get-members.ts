@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { MemberData } from "../domain/views.js";
+import type { MemberData } from "./shared/views.js";
 import { batchIds } from "./shared/batch.js";
 import { findMembersOfUsers } from "./shared/hot-path-queries.js";
 import { isId } from "./shared/validation.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface BatchGetMembersInput {
   organizationId: string;

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { Organization } from "../domain/organization.js";
 import { createOrganizationIn, validateChosenSecret } from "./create-organization.js";
 import { displayNameOrDefault, normalizeEmail, validateTitle } from "./shared/validation.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface BootstrapInput {
   token: string;

@@ -5,7 +5,7 @@ import { Organization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { inviteCreated, recordIdentityEvent } from "../events.js";
 import { isId } from "./shared/validation.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface CreateLinkInviteInput {
   organizationId: string;

@@ -8,7 +8,7 @@ import { organizationCreated, recordIdentityEvent } from "../events.js";
 import { createToken } from "./shared/tokens.js";
 import { findOrCreateUser } from "./shared/users.js";
 import { displayNameOrDefault, normalizeEmail, validateTitle } from "./shared/validation.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface CreateOrganizationInput {
   title: string;

@@ -3,7 +3,7 @@ import type { User } from "../domain/user.js";
 import { findOrCreateUser } from "./shared/users.js";
 import { conflictOnUniqueViolation } from "./shared/conflicts.js";
 import { displayNameOrDefault, normalizeEmail } from "./shared/validation.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface CreateUserInput {
   email: string;

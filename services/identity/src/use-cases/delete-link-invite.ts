@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { LinkInvite } from "../domain/link-invite.js";
-import { requireAdmin, requireMembership } from "./shared/access.js";
+import { requireMembership } from "./shared/access.js";
 import { inviteDeleted, recordIdentityEvent } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+import type { CallerInput, UseCaseDeps } from "../deps.js";
 
 export interface DeleteLinkInviteInput {
   caller: CallerInput | undefined;
@@ -16,7 +16,7 @@ export async function deleteLinkInvite(em: EntityManager, input: DeleteLinkInvit
   const caller = requireCaller(input.caller);
   const deleted = await deps.unitOfWork.run(em, async (tx) => {
     const member = await requireMembership(tx, input.organizationId, caller.userId);
-    requireAdmin(member, "delete invite links");
+    member.requireAdmin("delete invite links");
     if (!isId(input.inviteId)) return false;
     const count = await tx.nativeDelete(LinkInvite, { id: input.inviteId, organization: input.organizationId });
     if (count === 0) return false;

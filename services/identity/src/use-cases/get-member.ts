@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { MemberData } from "../domain/views.js";
+import type { MemberData } from "./shared/views.js";
 import { findMembersOfUsers } from "./shared/hot-path-queries.js";
 import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+import type { CallerInput, UseCaseDeps } from "../deps.js";
 
 export interface GetMemberInput {
   caller: CallerInput | undefined;

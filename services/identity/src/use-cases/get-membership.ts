@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { Member } from "../domain/member.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { isId } from "./shared/validation.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface GetMembershipInput {
   organizationId: string;

@@ -1,20 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { OrganizationData } from "../domain/views.js";
-import { organizationPermissionsFor, type OrganizationPermissions } from "../domain/permissions.js";
+import { organizationPermissionsFor } from "../domain/permissions.js";
+import type { OrganizationView } from "./shared/views.js";
 import { findEnabledMembershipWithOrganization } from "./shared/hot-path-queries.js";
 import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+import type { CallerInput, UseCaseDeps } from "../deps.js";
 
 export interface GetOrganizationInput {
   caller: CallerInput | undefined;
   organizationId: string;
-}
-
-/** An organization with what the caller may do on it. */
-export interface OrganizationView {
-  organization: OrganizationData;
-  permissions: OrganizationPermissions;
 }
 
 /** One query: the caller's membership joined with its organization. Non-members get "not found". */

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { User } from "../domain/user.js";
 import { createToken } from "./shared/tokens.js";
 import { normalizeEmail } from "./shared/validation.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface IssueTokenInput {
   email: string;

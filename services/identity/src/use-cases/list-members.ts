@@ -4,7 +4,7 @@ import { Member } from "../domain/member.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { hasEnabledMembership } from "./shared/hot-path-queries.js";
 import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+import type { CallerInput, UseCaseDeps } from "../deps.js";
 
 export type MemberSortField = "joinedAt" | "lastSeenAt" | "name";
 

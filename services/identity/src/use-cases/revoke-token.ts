@@ -4,7 +4,7 @@ import { ApiToken } from "../domain/api-token.js";
 import { hashTokenSecret } from "../domain/tokens.js";
 import { tokenRevoked, recordIdentityEvent } from "../events.js";
 import { isId } from "./shared/validation.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface RevokeTokenInput {
   /** The secret, or empty when revoking by id. */
@@ -23,14 +23,13 @@ export async function revokeToken(em: EntityManager, input: RevokeTokenInput, de
   const result = await deps.unitOfWork.run(em, async (tx) => {
     const token = await tx.findOne(ApiToken, secret ? { tokenHash: hashTokenSecret(secret) } : { id: tokenId });
     if (!token) throw AppError.notFound("Token");
-    if (token.revokedAt) return { tokenId: token.id, revokedAt: token.revokedAt, changed: false };
-    token.revokedAt = deps.clock();
+    if (!token.revoke(deps.clock())) return { tokenId: token.id, revokedAt: token.revokedAt!, changed: false };
     recordIdentityEvent(tx, deps, tokenRevoked, {
       organizationId: null,
       actor: null,
       payload: { tokenId: token.id, userId: token.user.id },
     });
-    return { tokenId: token.id, revokedAt: token.revokedAt, changed: true };
+    return { tokenId: token.id, revokedAt: token.revokedAt!, changed: true };
   });
   return { tokenId: result.tokenId, revokedAt: result.revokedAt };
 }

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { Member } from "../domain/member.js";
-import { requireAdmin, requireMembership } from "./shared/access.js";
+import { requireMembership } from "./shared/access.js";
 import { memberSsoEnabled, recordIdentityEvent } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+import type { CallerInput, UseCaseDeps } from "../deps.js";
 
 export interface SetMemberSsoInput {
   caller: CallerInput | undefined;
@@ -17,12 +17,11 @@ export async function setMemberSso(em: EntityManager, input: SetMemberSsoInput, 
   const caller = requireCaller(input.caller);
   const result = await deps.unitOfWork.run(em, async (tx) => {
     const callerMember = await requireMembership(tx, input.organizationId, caller.userId);
-    requireAdmin(callerMember, "manage SSO members");
+    callerMember.requireAdmin("manage SSO members");
     if (!isId(input.userId)) throw AppError.notFound("Member");
     const member = await tx.findOne(Member, { organization: input.organizationId, user: input.userId }, { populate: ["user"] });
     if (!member) throw AppError.notFound("Member");
-    if (member.sso) return { member, changed: false };
-    member.sso = true;
+    if (!member.enableSso()) return { member, changed: false };
     recordIdentityEvent(tx, deps, memberSsoEnabled, {
       organizationId: input.organizationId,
       actor: caller,

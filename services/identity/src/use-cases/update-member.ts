@@ -1,11 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { Member } from "../domain/member.js";
+import { changeMemberRole, Member } from "../domain/member.js";
+import { lockOrganization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
-import { assertAnotherAdminRemains, lockOrganization, requireAdmin, requireMembership } from "./shared/access.js";
+import { requireMembership } from "./shared/access.js";
 import { memberRoleChanged, recordIdentityEvent } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+import type { CallerInput, UseCaseDeps } from "../deps.js";
 
 export interface UpdateMemberInput {
   caller: CallerInput | undefined;
@@ -15,8 +16,6 @@ export interface UpdateMemberInput {
   role: MemberRoleValue | undefined;
 }
 
-export const LAST_ADMIN_DEMOTION_MESSAGE = "The last admin of the organization cannot be demoted: make another member admin first";
-
 /** Changes a member's role (admins only); the organization always keeps an enabled admin. */
 export async function updateMember(em: EntityManager, input: UpdateMemberInput, deps: UseCaseDeps): Promise<Member> {
   const caller = requireCaller(input.caller);
@@ -25,7 +24,7 @@ export async function updateMember(em: EntityManager, input: UpdateMemberInput, 
 
   const result = await deps.unitOfWork.run(em, async (tx) => {
     const callerMember = await requireMembership(tx, input.organizationId, caller.userId);
-    requireAdmin(callerMember, "change member roles");
+    callerMember.requireAdmin("change member roles");
     if (!isId(input.userId)) throw AppError.notFound("Member");
     await lockOrganization(tx, input.organizationId);
     const member = await tx.findOne(
@@ -34,14 +33,12 @@ export async function updateMember(em: EntityManager, input: UpdateMemberInput, 
       { populate: ["user"], refresh: true },
     );
     if (!member) throw AppError.notFound("Member");
-    const from = member.role ?? null;
-    if (from === role) return { member, changed: false };
-    if (role !== "admin") await assertAnotherAdminRemains(tx, member, LAST_ADMIN_DEMOTION_MESSAGE);
-    member.role = role;
+    const change = await changeMemberRole(tx, member, role);
+    if (!change) return { member, changed: false };
     recordIdentityEvent(tx, deps, memberRoleChanged, {
       organizationId: input.organizationId,
       actor: caller,
-      payload: { userId: input.userId, from, to: role },
+      payload: { userId: input.userId, ...change },
     });
     return { member, changed: true };
   });

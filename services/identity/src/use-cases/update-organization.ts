@@ -1,13 +1,13 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
-import { Organization } from "../domain/organization.js";
+import { Organization, updateOrganizationSettings, type OrganizationChanges } from "../domain/organization.js";
 import { organizationPermissionsFor } from "../domain/permissions.js";
 import type { MemberRoleValue } from "../domain/roles.js";
-import type { OrganizationView } from "./get-organization.js";
-import { requireAdmin, requireMembership } from "./shared/access.js";
+import type { OrganizationView } from "./shared/views.js";
+import { requireMembership } from "./shared/access.js";
 import { organizationUpdated, recordIdentityEvent } from "../events.js";
 import { normalizeEmailDomain, requireCaller, validateTitle } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "./shared/deps.js";
+import type { CallerInput, UseCaseDeps } from "../deps.js";
 
 const UPDATABLE_FIELDS = [
   "title",
@@ -39,14 +39,12 @@ export interface UpdateOrganizationInput {
   inviteLinks: boolean;
 }
 
-type Changes = Partial<Pick<Organization, "title" | "emailDomains" | "hostname" | "defaultRole" | "defaultContentSiteId" | "logoUrl" | "sso" | "ai" | "inviteLinks">>;
-
 const HOSTNAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
 const MAX_EMAIL_DOMAINS = 100;
 
 /** Validates each masked field and returns the new values, before any database access. */
-function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationInput): Changes {
-  const changes: Changes = {};
+function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationInput): OrganizationChanges {
+  const changes: OrganizationChanges = {};
   if (fields.has("title")) changes.title = validateTitle("title", input.title);
   if (fields.has("email_domains")) {
     if (input.emailDomains.length > MAX_EMAIL_DOMAINS) throw AppError.invalidArgument(`email_domains: at most ${MAX_EMAIL_DOMAINS} domains`);
@@ -82,10 +80,6 @@ function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationI
   return changes;
 }
 
-function sameValue(a: unknown, b: unknown): boolean {
-  return Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((value, i) => value === b[i]) : a === b;
-}
-
 /** Applies the masked fields; records `organization.updated` with the fields that really changed. */
 export async function updateOrganization(
   em: EntityManager,
@@ -98,17 +92,13 @@ export async function updateOrganization(
   const view = await deps.unitOfWork
     .run(em, async (tx) => {
       const member = await requireMembership(tx, input.organizationId, caller.userId);
-      requireAdmin(member, "update the organization");
+      member.requireAdmin("update the organization");
       const organization = member.organization;
       if (changes.hostname && (await tx.count(Organization, { hostname: changes.hostname, id: { $ne: organization.id } })) > 0) {
         throw new AppError("already_exists", "hostname: is already used by another organization");
       }
-      const changed: Record<string, { from: unknown; to: unknown }> = {};
-      for (const [key, value] of Object.entries(changes) as [keyof Changes, unknown][]) {
-        if (!sameValue(organization[key], value)) changed[key] = { from: organization[key], to: value };
-      }
+      const changed = updateOrganizationSettings(organization, changes, deps.clock());
       if (Object.keys(changed).length > 0) {
-        tx.assign(organization, { ...changes, updatedAt: deps.clock() });
         recordIdentityEvent(tx, deps, organizationUpdated, {
           organizationId: organization.id,
           actor: caller,

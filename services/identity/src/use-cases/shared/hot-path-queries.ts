@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Role } from "../../domain/roles.js";
-import type { MemberData, OrganizationData, UserData } from "../../domain/views.js";
+import type { MemberData, OrganizationData, UserData } from "./views.js";
 
 /**
  * Read-only queries of the hot paths (AuthenticateToken, GetOrganization, GetMember, and the

@@ -3,7 +3,7 @@ import { Member } from "../../domain/member.js";
 import type { Organization } from "../../domain/organization.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import type { User } from "../../domain/user.js";
-import type { CallerInput, UseCaseDeps } from "./deps.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { memberAdded, recordIdentityEvent } from "../../events.js";
 
 /** Adds `user` to `organization` with `role` and records `member.added`. */

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { ApiToken } from "../../domain/api-token.js";
 import { generateTokenSecret, hashTokenSecret } from "../../domain/tokens.js";
 import type { User } from "../../domain/user.js";
-import type { CallerInput, UseCaseDeps } from "./deps.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { tokenIssued, recordIdentityEvent } from "../../events.js";
 
 /** Creates a token for `user` with a chosen or generated secret; returns the secret once. */

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { User } from "../../domain/user.js";
-import type { CallerInput, UseCaseDeps } from "./deps.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { userCreated, recordIdentityEvent } from "../../events.js";
 
 /**

@@ -1,5 +1,5 @@
 import { AppError, isId, requireCaller as requireRuntimeCaller } from "@imprint/runtime";
-import type { CallerInput } from "./deps.js";
+import type { CallerInput } from "../../deps.js";
 
 /** Identifiers are UUIDs; anything else cannot name an existing record (and must not reach SQL as a uuid). */
 export { isId };

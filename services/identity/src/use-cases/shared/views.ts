@@ -1,8 +1,9 @@
-import type { Role } from "./roles.js";
+import type { OrganizationPermissions } from "../../domain/permissions.js";
+import type { Role } from "../../domain/roles.js";
 
 /**
- * Plain shapes of what the transports map to messages. Entities satisfy them, and so do the rows
- * of the hot-path queries (use-cases/shared/hot-path-queries.ts) that skip ORM hydration.
+ * What the use cases answer: plain shapes that grpc/mappers.ts maps to messages. Entities satisfy
+ * them, and so do the rows of the hot-path queries (hot-path-queries.ts) that skip ORM hydration.
  */
 export interface UserData {
   id: string;
@@ -39,4 +40,10 @@ export interface MemberData {
   sso: boolean;
   joinedAt: Date;
   lastSeenAt?: Date | null;
+}
+
+/** An organization with what the caller may do on it. */
+export interface OrganizationView {
+  organization: OrganizationData;
+  permissions: OrganizationPermissions;
 }
