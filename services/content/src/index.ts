@@ -1,5 +1,6 @@
 export { loadContentConfig, contentConfigShape, type ContentConfig, type ResolvedContentConfig } from "./config.js";
-export { contentServiceSpec, startContentService, CONTENT_MIGRATIONS_PATH, type ContentDeps } from "./service.js";
+export { contentServiceSpec, startContentService, CONTENT_MIGRATIONS_PATH } from "./service.js";
+export type { ContentDeps } from "./deps.js";
 export { COLLECTION_SERVICE_NAME } from "./grpc/collection-service.js";
 export { SPACE_SERVICE_NAME } from "./grpc/space-service.js";
 export { Collection } from "./domain/collection.js";

@@ -21,9 +21,9 @@ import { Collection } from "./domain/collection.js";
 import { Space } from "./domain/space.js";
 import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./grpc/collection-service.js";
 import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./grpc/space-service.js";
-import { importGrpcServices } from "./import/index.js";
-import { linkConsumers, linkEntities, linkGrpcServices } from "./links/index.js";
-import { revisionEntities, revisionGrpcServices } from "./revisions/index.js";
+import { importDeps, importGrpcServices, type ImportDeps } from "./import/index.js";
+import { linkConsumers, linkDeps, linkEntities, linkGrpcServices } from "./links/index.js";
+import { RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
 import { openApiEntities, openApiGrpcServices, openApiJob } from "./openapi/index.js";
 import { translationEntities, translationGrpcServices } from "./translations/index.js";
 import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
@@ -31,22 +31,11 @@ import { housekeepingJobs } from "./jobs/housekeeping.js";
 import { exportEntities, exportGrpcServices } from "./exports/index.js";
 import { branchGrpcServices } from "./revisions/branches/index.js";
 import { collaborationCountersConsumer } from "./collaboration-counters.js";
+import type { ContentDeps, LinkDeps, RevisionDeps } from "./deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const CONTENT_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
 export const CONTENT_CONTEXT = "content";
-
-/** What the content service's transports and use cases are built from. */
-export interface ContentDeps extends ServiceDeps {
-  config: ResolvedContentConfig;
-  clock: Clock;
-  /** Identity, for the caller's organization role (through `memberships`) and nothing else. */
-  identity: PromiseClient<typeof IdentityServiceService>;
-  /** Organization roles from identity, cached and invalidated by identity's member events. */
-  memberships: MembershipCache;
-  /** File bytes (content-addressed). */
-  blobStore: BlobStore;
-}
 
 /** Entities of collections and spaces (the revision store and the runtime add theirs). */
 export const collectionAndSpaceEntities = [Collection, Space];
@@ -58,42 +47,64 @@ interface ContentParts {
   blobStore: BlobStore;
 }
 
+/** Every module's deps, built once from the runtime's (see {@link buildDeps}). */
+interface BuiltDeps {
+  content: ContentDeps;
+  revision: RevisionDeps;
+  links: LinkDeps;
+  imports: ImportDeps;
+}
+
+/**
+ * The deps of every module from the runtime's and the service's parts. The reads, the editing API,
+ * branches, import, exports and links share one set of revision caches (immutable rows, so sharing
+ * only saves memory and misses); search's consumer keeps caches of its own, sized for indexing.
+ */
+function buildDeps(runtime: ServiceDeps, parts: ContentParts): BuiltDeps {
+  const content: ContentDeps = { ...runtime, config: parts.config, identity: parts.identity, memberships: parts.memberships, blobStore: parts.blobStore };
+  const revision = revisionDeps(content, new RevisionCaches());
+  return { content, revision, links: linkDeps(revision), imports: importDeps(content, revision) };
+}
+
 /** How the runtime assembles the content service from its parts. */
 export function contentServiceSpec(parts: ContentParts): ServiceSpec {
-  let built: ContentDeps | undefined;
-  // grpc, consumers and jobs receive the same runtime deps; extend them once.
-  const contentDeps = (deps: ServiceDeps): ContentDeps => {
-    built ??= { ...deps, config: parts.config, identity: parts.identity, memberships: parts.memberships, blobStore: parts.blobStore };
-    return built;
-  };
+  // grpc, consumers and jobs receive the same runtime deps: build the modules' deps once, at start.
+  let built: BuiltDeps | undefined;
+  const depsOf = (runtime: ServiceDeps): BuiltDeps => (built ??= buildDeps(runtime, parts));
   return {
     name: "content",
     context: CONTENT_CONTEXT,
     entities: [...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
-    grpc: (deps) => {
-      const content = contentDeps(deps);
+    grpc: (runtime) => {
+      const { content, revision, links, imports } = depsOf(runtime);
       const services: ServiceRegistration[] = [
         { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(content) },
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(content) },
-        ...revisionGrpcServices(content),
-        ...importGrpcServices(content),
+        ...revisionGrpcServices(content.orm, revision),
+        ...importGrpcServices(content.orm, imports),
         ...openApiGrpcServices(content),
         ...translationGrpcServices(content),
-        ...linkGrpcServices(content),
+        ...linkGrpcServices(content.orm, links),
         ...searchGrpcServices(content),
-        ...exportGrpcServices(content),
-        ...branchGrpcServices(content),
+        ...exportGrpcServices(content.orm, revision),
+        ...branchGrpcServices(content.orm, revision),
       ];
       return services;
     },
-    consumers: (deps) => [
-      membershipEventsConsumer(contentDeps(deps).memberships, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
-      ...linkConsumers(contentDeps(deps)),
-      ...searchConsumers(contentDeps(deps)),
-      collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
-    ],
-    jobs: (deps) => [...housekeepingJobs(contentDeps(deps)), openApiJob(contentDeps(deps))],
+    consumers: (runtime) => {
+      const { content, links } = depsOf(runtime);
+      return [
+        membershipEventsConsumer(content.memberships, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
+        ...linkConsumers(links, parts.config),
+        ...searchConsumers(content),
+        collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
+      ];
+    },
+    jobs: (runtime) => {
+      const { content } = depsOf(runtime);
+      return [...housekeepingJobs(content), openApiJob(content)];
+    },
   };
 }
 

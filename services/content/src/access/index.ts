@@ -3,7 +3,8 @@ import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtim
 import { Collection } from "../domain/collection.js";
 import { Space } from "../domain/space.js";
 import { atLeast, type DefaultLevel, type Level } from "./levels.js";
-import type { Membership, MembershipCache } from "./memberships.js";
+import type { AccessDeps } from "../deps.js";
+import type { Membership } from "./memberships.js";
 import {
   collectionPermissions,
   levelOn,
@@ -17,13 +18,10 @@ export * from "./levels.js";
 export * from "./memberships.js";
 export * from "./permissions.js";
 export { membershipEventsConsumer } from "./membership-events.js";
+export type { AccessDeps };
 /** The caller checks every context shares, from the runtime. */
 export { isId, requireCaller, type CallerInput };
 
-/** What access checks need besides the EntityManager (ContentDeps has it). */
-export interface AccessDeps {
-  memberships: MembershipCache;
-}
 
 /**
  * The caller's enabled membership of the organization. Non-members (and disabled members) get

@@ -1,8 +1,8 @@
 import { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import type { ServiceRegistration } from "@imprint/runtime";
-import { revisionDeps } from "../revisions/index.js";
-import type { ContentDeps } from "../service.js";
+import type { MikroORM } from "@mikro-orm/postgresql";
 import { EXPORT_SERVICE_NAME, exportServiceImplementation } from "./grpc/export-service.js";
+import type { RevisionDeps } from "../deps.js";
 
 /**
  * Exports: content rendered to PDF, kept in the blob store behind signed download URLs that
@@ -15,6 +15,6 @@ export { deleteExpiredExports } from "./use-cases/delete-expired-exports.js";
 export { EXPORT_SERVICE_NAME };
 
 /** The gRPC service of exports (ExportService). */
-export function exportGrpcServices(deps: ContentDeps): ServiceRegistration[] {
-  return [{ name: EXPORT_SERVICE_NAME, definition: ExportServiceService, implementation: exportServiceImplementation(deps.orm, revisionDeps(deps)) }] as ServiceRegistration[];
+export function exportGrpcServices(orm: MikroORM, revision: RevisionDeps): ServiceRegistration[] {
+  return [{ name: EXPORT_SERVICE_NAME, definition: ExportServiceService, implementation: exportServiceImplementation(orm, revision) }] as ServiceRegistration[];
 }

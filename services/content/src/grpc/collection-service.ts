@@ -1,6 +1,5 @@
 import { forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
-import type { ContentDeps } from "../service.js";
 import { createCollection } from "../use-cases/collections/create-collection.js";
 import { deleteCollection } from "../use-cases/collections/delete-collection.js";
 import { getCollection } from "../use-cases/collections/get-collection.js";
@@ -11,6 +10,7 @@ import { transferCollection } from "../use-cases/collections/transfer-collection
 import { updateCollection } from "../use-cases/collections/update-collection.js";
 import { collectionToProto } from "./mappers/collection.js";
 import { levelFromProto, parentFromProto, positionFromProto, spaceToProto } from "./mappers/space.js";
+import type { ContentDeps } from "../deps.js";
 
 export const COLLECTION_SERVICE_NAME = "imprint.content.v1.CollectionService";
 

@@ -1,6 +1,5 @@
 import { forkEm, pageInfo, pageRequest, sortDirectionFromProto, type AsyncImplementation } from "@imprint/runtime";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import type { ContentDeps } from "../service.js";
 import { createSpace } from "../use-cases/spaces/create-space.js";
 import { deleteSpace } from "../use-cases/spaces/delete-space.js";
 import { duplicateSpace } from "../use-cases/spaces/duplicate-space.js";
@@ -21,6 +20,7 @@ import {
   spaceToProto,
   visibilityFromProto,
 } from "./mappers/space.js";
+import type { ContentDeps } from "../deps.js";
 
 export const SPACE_SERVICE_NAME = "imprint.content.v1.SpaceService";
 

@@ -6,7 +6,6 @@ import { requireBranch } from "../revisions/branches/branch-rows.js";
 import { CONTENT_ID, newPageFrom, PAGE_LIMITS } from "../revisions/editing/page-input.js";
 import { applyPageOperations, type PageOperation } from "../revisions/use-cases/apply-page-operations.js";
 import { commitDraft } from "../revisions/use-cases/commit-draft.js";
-import type { RevisionDeps } from "../revisions/use-cases/deps.js";
 import { discardDraft } from "../revisions/use-cases/discard-draft.js";
 import { openContent } from "../revisions/use-cases/open-content.js";
 import { openDraft } from "../revisions/use-cases/open-draft.js";
@@ -17,6 +16,7 @@ import { extractMainContent } from "./extract.js";
 import { DEFAULT_IMAGE_LIMITS, fetchImages, type ImageLimits } from "./fetch-images.js";
 import { hastToMdast, mdastToMarkdown } from "./html-to-markdown.js";
 import { parseFetchableUrl, SafeFetchError, type SafeFetchPolicy } from "./safe-fetch.js";
+import type { RevisionDeps } from "../deps.js";
 
 export const IMPORT_SOURCES = ["website"] as const;
 

@@ -1,10 +1,10 @@
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
 import type { ServiceRegistration } from "@imprint/runtime";
-import { revisionDeps } from "../revisions/index.js";
-import type { ContentDeps } from "../service.js";
+import type { MikroORM } from "@mikro-orm/postgresql";
 import { DEFAULT_IMPORT_LIMITS, type ImportDeps, type ImportLimits } from "./import-content.js";
 import { IMPORT_SERVICE_NAME, importServiceImplementation } from "./import-service.js";
 import { safeFetchPolicy } from "./safe-fetch.js";
+import type { ContentDeps, RevisionDeps } from "../deps.js";
 
 /**
  * Imports into a space's content (today: websites). Fetches go through safe-fetch.ts; the
@@ -16,17 +16,17 @@ export { importContent, DEFAULT_IMPORT_LIMITS, type ImportContentInput, type Imp
 export { safeFetch, safeFetchPolicy, refusedAddressReason, SafeFetchError, type SafeFetchPolicy } from "./safe-fetch.js";
 
 /** The import use case's dependencies, from the content service's. */
-export function importDeps(deps: ContentDeps, limits: ImportLimits = DEFAULT_IMPORT_LIMITS): ImportDeps {
+export function importDeps(deps: ContentDeps, revision: RevisionDeps, limits: ImportLimits = DEFAULT_IMPORT_LIMITS): ImportDeps {
   return {
-    ...revisionDeps(deps),
+    ...revision,
     fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH }),
     limits,
   };
 }
 
 /** The gRPC service of imports (ImportService). */
-export function importGrpcServices(deps: ContentDeps): ServiceRegistration[] {
+export function importGrpcServices(orm: MikroORM, imports: ImportDeps): ServiceRegistration[] {
   return [
-    { name: IMPORT_SERVICE_NAME, definition: ImportServiceService, implementation: importServiceImplementation(deps.orm, importDeps(deps)) },
+    { name: IMPORT_SERVICE_NAME, definition: ImportServiceService, implementation: importServiceImplementation(orm, imports) },
   ];
 }

@@ -1,7 +1,7 @@
 import { forkEm, type JobSpec } from "@imprint/runtime";
 import { deleteExpiredExports } from "../exports/index.js";
-import type { ContentDeps } from "../service.js";
 import { purgeDeletedSpaces } from "../use-cases/spaces/purge-deleted-spaces.js";
+import type { ContentDeps } from "../deps.js";
 
 export const SPACE_PURGE_JOB = "space-purge";
 export const EXPORT_SWEEP_JOB = "export-sweep";

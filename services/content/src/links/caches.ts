@@ -1,6 +1,6 @@
 import { Lru } from "../revisions/store/lru.js";
 import type { ExtractedLink } from "./extract.js";
-import type { LinkGraph } from "./link-graph.js";
+import type { LinkGraph } from "./model.js";
 
 /**
  * In-process caches of the links module. Extractions are keyed `<storeId>:<pageVersionId>` and

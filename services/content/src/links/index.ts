@@ -1,11 +1,11 @@
 import { LinkServiceService } from "@imprint/proto/content/v1/links";
 import type { ConsumerSpec, ServiceRegistration } from "@imprint/runtime";
-import { revisionDeps } from "../revisions/index.js";
-import type { ContentDeps } from "../service.js";
+import type { MikroORM } from "@mikro-orm/postgresql";
+import type { ResolvedContentConfig } from "../config.js";
 import { LinkCaches } from "./caches.js";
 import { LINK_SERVICE_NAME, linkServiceImplementation } from "./grpc/link-service.js";
 import { linkExtractionConsumer, linkExtractionConsumerName } from "./revision-events.js";
-import type { LinkDeps } from "./use-cases/deps.js";
+import type { LinkDeps, RevisionDeps } from "../deps.js";
 
 /**
  * Links and backlinks of a space's content: references extracted once per page version, resolved
@@ -17,24 +17,17 @@ export { extractPageLinks, type ExtractedLink } from "./extract.js";
 export { LINK_SERVICE_NAME, LinkCaches };
 export type { LinkDeps };
 
-const depsByService = new WeakMap<ContentDeps, LinkDeps>();
-
-/** The links use cases' dependencies, built once per service instance (the gRPC service and the consumer share the caches). */
-export function linkDeps(deps: ContentDeps): LinkDeps {
-  let built = depsByService.get(deps);
-  if (!built) {
-    built = { ...revisionDeps(deps), links: new LinkCaches() };
-    depsByService.set(deps, built);
-  }
-  return built;
+/** The links use cases' dependencies; service.ts builds them once (the gRPC service and the consumer share the caches). */
+export function linkDeps(revision: RevisionDeps): LinkDeps {
+  return { ...revision, links: new LinkCaches() };
 }
 
 /** The gRPC service of links (LinkService). */
-export function linkGrpcServices(deps: ContentDeps): ServiceRegistration[] {
-  return [{ name: LINK_SERVICE_NAME, definition: LinkServiceService, implementation: linkServiceImplementation(deps.orm, linkDeps(deps)) }] as ServiceRegistration[];
+export function linkGrpcServices(orm: MikroORM, links: LinkDeps): ServiceRegistration[] {
+  return [{ name: LINK_SERVICE_NAME, definition: LinkServiceService, implementation: linkServiceImplementation(orm, links) }] as ServiceRegistration[];
 }
 
 /** Extraction right after each commit (see revision-events.ts). */
-export function linkConsumers(deps: ContentDeps): ConsumerSpec[] {
-  return [linkExtractionConsumer(linkDeps(deps), linkExtractionConsumerName(deps.config.DATABASE_URL))];
+export function linkConsumers(links: LinkDeps, config: Pick<ResolvedContentConfig, "DATABASE_URL">): ConsumerSpec[] {
+  return [linkExtractionConsumer(links, linkExtractionConsumerName(config.DATABASE_URL))];
 }

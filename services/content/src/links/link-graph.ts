@@ -1,40 +1,11 @@
 import { treeScan } from "../revisions/store/btree.js";
 import type { ContentView } from "../revisions/store/content-view.js";
 import { FILE_PREFIX } from "../revisions/store/keys.js";
-import type { PageIndex } from "../revisions/store/page-index.js";
+import type { PageIndex } from "../revisions/store/model.js";
 import type { LinkCaches } from "./caches.js";
 import { linkKey, type ExtractedLink } from "./extract.js";
-import { loadPageLinks, type ExtractionCounts } from "./page-links-store.js";
-
-/** One link target of a revision and the pages referencing it. */
-export interface LinkUsage {
-  key: string;
-  link: ExtractedLink;
-  /** Referencing page ids, ordered by path. */
-  locations: string[];
-}
-
-/**
- * Every link of one revision, resolved: built from the page index (cached per tree) and the
- * stored links of each page version, so no page body is read unless its version is new. A
- * committed revision never changes, so its graph is cached whole and every list, filter and page
- * of results is answered from memory.
- */
-export interface LinkGraph {
-  index: PageIndex;
-  /** Every link target of the revision, ordered by key. */
-  usages: LinkUsage[];
-  /** Page id → the links it makes. */
-  linksOf: Map<string, ExtractedLink[]>;
-  /** Page id → ids of the pages linking to it (ordered by path). */
-  pageBacklinks: Map<string, string[]>;
-  /** File id → ids of the pages referencing it (ordered by path). */
-  fileBacklinks: Map<string, string[]>;
-  /** Ids of the revision's files. */
-  fileIds: Set<string>;
-  /** How this build got the links of each version. */
-  counts: ExtractionCounts;
-}
+import type { LinkGraph, LinkUsage } from "./model.js";
+import { loadPageLinks } from "./page-links-store.js";
 
 /** Page ids ordered by path, then id: the order of every list of pages here. */
 export function byPath(index: PageIndex): (a: string, b: string) => number {

@@ -1,6 +1,6 @@
 import { AppError } from "@imprint/runtime";
 import type { ExtractedLink } from "./extract.js";
-import type { LinkGraph } from "./link-graph.js";
+import type { LinkGraph } from "./model.js";
 
 export const LINK_STATUSES = ["ok", "broken", "in-app"] as const;
 export type LinkStatusName = (typeof LINK_STATUSES)[number];

@@ -4,19 +4,13 @@ import type { JsonDocument } from "@imprint/document";
 import type { PageRecord } from "../revisions/store/model.js";
 import type { StoreSession } from "../revisions/store/session.js";
 import type { LinkCaches } from "./caches.js";
+import type { ExtractionCounts } from "./model.js";
 import { extractPageLinks, type ExtractedLink } from "./extract.js";
 
 /** Rows per INSERT statement (one JSON parameter each). */
 const INSERT_BATCH = 2000;
 /** Ids per SELECT (one array parameter each). */
 const SELECT_BATCH = 10_000;
-
-export interface ExtractionCounts {
-  /** Versions whose links came from memory or the table. */
-  reused: number;
-  /** Versions extracted now (their bodies read) and stored. */
-  extracted: number;
-}
 
 /**
  * The links of each page version, by version id. Each version is extracted once: what the cache

@@ -1,9 +1,9 @@
 import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
 import type { JobSpec, ServiceRegistration } from "@imprint/runtime";
 import { safeFetchPolicy } from "../import/safe-fetch.js";
-import type { ContentDeps } from "../service.js";
 import { OPENAPI_SPEC_SERVICE_NAME, openApiSpecServiceImplementation } from "./grpc/openapi-service.js";
 import { DEFAULT_OPENAPI_PROCESSING_LIMITS, OPENAPI_PROCESSING_JOB, openApiProcessingJob, type OpenApiProcessingLimits } from "./processing/processor.js";
+import type { ContentDeps } from "../deps.js";
 
 /**
  * OpenAPI specifications: registered by slug from a source URL, fetched (through the import's

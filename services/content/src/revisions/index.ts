@@ -1,11 +1,11 @@
 import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
+import type { MikroORM } from "@mikro-orm/postgresql";
 import type { ServiceRegistration } from "@imprint/runtime";
-import type { ContentDeps } from "../service.js";
 import { EDITING_SERVICE_NAME, editingServiceImplementation } from "./grpc/editing-service.js";
 import { REVISION_SERVICE_NAME, revisionServiceImplementation } from "./grpc/revision-service.js";
 import { RevisionCaches } from "./store/caches.js";
-import type { RevisionDeps } from "./use-cases/deps.js";
+import type { ContentDeps, RevisionDeps } from "../deps.js";
 
 /**
  * The revision store: revisions and drafts of a space's content (pages, files, reusable contents,
@@ -21,19 +21,11 @@ export { RevisionCaches } from "./store/caches.js";
 export { EDITING_SERVICE_NAME, REVISION_SERVICE_NAME };
 export type { RevisionDeps };
 
-const cachesByService = new WeakMap<ContentDeps, RevisionCaches>();
-
 /**
- * The revision store's use-case dependencies, from the content service's. The reads, the editing
- * API, import and links of one service instance share one set of caches: everything in it is
- * immutable, so sharing only saves memory and misses.
+ * The revision store's use-case dependencies, from the content service's; service.ts builds them
+ * once, so the reads, the editing API, branches, import, exports and links share one set of caches.
  */
-export function revisionDeps(deps: ContentDeps): RevisionDeps {
-  let caches = cachesByService.get(deps);
-  if (!caches) {
-    caches = new RevisionCaches();
-    cachesByService.set(deps, caches);
-  }
+export function revisionDeps(deps: ContentDeps, caches: RevisionCaches = new RevisionCaches()): RevisionDeps {
   return {
     clock: deps.clock,
     unitOfWork: deps.unitOfWork,
@@ -46,10 +38,9 @@ export function revisionDeps(deps: ContentDeps): RevisionDeps {
 }
 
 /** The gRPC services of the revision store (RevisionService for reads, EditingService for edits). */
-export function revisionGrpcServices(deps: ContentDeps): ServiceRegistration[] {
-  const revision = revisionDeps(deps);
+export function revisionGrpcServices(orm: MikroORM, revision: RevisionDeps): ServiceRegistration[] {
   return [
-    { name: REVISION_SERVICE_NAME, definition: RevisionServiceService, implementation: revisionServiceImplementation(deps.orm, revision) },
-    { name: EDITING_SERVICE_NAME, definition: EditingServiceService, implementation: editingServiceImplementation(deps.orm, revision) },
+    { name: REVISION_SERVICE_NAME, definition: RevisionServiceService, implementation: revisionServiceImplementation(orm, revision) },
+    { name: EDITING_SERVICE_NAME, definition: EditingServiceService, implementation: editingServiceImplementation(orm, revision) },
   ] as ServiceRegistration[];
 }

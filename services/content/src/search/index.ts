@@ -3,9 +3,9 @@ import type { ConsumerSpec, ServiceRegistration } from "@imprint/runtime";
 import { RevisionCaches } from "../revisions/index.js";
 import { Lru } from "../revisions/store/lru.js";
 import type { BodyRecord, PageRecord } from "../revisions/store/model.js";
-import type { ContentDeps } from "../service.js";
 import { defaultSearchConsumerName, searchIndexConsumer } from "./index-events.js";
 import { SEARCH_SERVICE_NAME, searchServiceImplementation } from "./search-service.js";
+import type { ContentDeps } from "../deps.js";
 
 /**
  * Full-text search over spaces' current content (PostgreSQL text search, one vector per page and

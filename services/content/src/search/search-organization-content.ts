@@ -1,9 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { resolvePageSize } from "@imprint/runtime";
-import { OrganizationAccess, requireOrganizationMembership, type AccessDeps, type CallerInput } from "../access/index.js";
+import { OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../access/index.js";
 import { Space } from "../domain/space.js";
 import { nextCursor, rankedSpaces, readCursor, withFallback, type PageResult } from "./results.js";
 import { parseSearchQuery } from "./text-search.js";
+import type { AccessDeps } from "../deps.js";
 
 export interface SearchOrganizationContentInput {
   caller: CallerInput | undefined;

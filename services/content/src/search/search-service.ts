@@ -1,10 +1,10 @@
 import { SearchResultType, SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import type { AccessDeps } from "../access/index.js";
 import type { PageResult } from "./results.js";
 import { searchOrganizationContent } from "./search-organization-content.js";
 import { searchSpaceContent } from "./search-space-content.js";
+import type { AccessDeps } from "../deps.js";
 
 export const SEARCH_SERVICE_NAME = "imprint.content.v1.SearchService";
 

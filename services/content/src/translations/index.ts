@@ -1,7 +1,7 @@
 import { TranslationSettingsServiceService } from "@imprint/proto/content/v1/translations";
 import type { ServiceRegistration } from "@imprint/runtime";
-import type { ContentDeps } from "../service.js";
 import { TRANSLATION_SETTINGS_SERVICE_NAME, translationSettingsServiceImplementation } from "./grpc/translation-settings-service.js";
+import type { ContentDeps } from "../deps.js";
 
 /** Translation settings of an organization: a title and target languages as BCP 47 tags. */
 

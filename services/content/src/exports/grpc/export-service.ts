@@ -2,9 +2,9 @@ import { AppError, forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { contentRefFromProto } from "../../revisions/grpc/mappers.js";
-import type { RevisionDeps } from "../../revisions/use-cases/deps.js";
 import { exportPdf } from "../use-cases/export-pdf.js";
 import { readExportContent } from "../use-cases/read-export-content.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export const EXPORT_SERVICE_NAME = "imprint.content.v1.ExportService";
 

@@ -5,12 +5,12 @@ import type { JsonDocument } from "@imprint/document";
 import type { CallerInput } from "../../access/index.js";
 import { signUrl } from "../../revisions/files/signed-url.js";
 import { evaluateDocument } from "../../revisions/markdown/evaluate.js";
-import type { RevisionDeps } from "../../revisions/use-cases/deps.js";
 import { openContent, type ContentRefInput } from "../../revisions/use-cases/open-content.js";
 import { storeBlob } from "../../revisions/use-cases/upload-file.js";
 import { Export } from "../entities.js";
 import { selectPages } from "../page-selection.js";
 import { renderPdf } from "../pdf/render-pdf.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /** Pages one PDF may hold. */
 export const MAX_EXPORT_PAGES = 2_000;

@@ -2,8 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { isId } from "../../access/index.js";
 import { verifySignedUrl } from "../../revisions/files/signed-url.js";
-import type { RevisionDeps } from "../../revisions/use-cases/deps.js";
 import { Export } from "../entities.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface ExportContent {
   content: Buffer;

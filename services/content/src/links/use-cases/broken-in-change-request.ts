@@ -4,9 +4,10 @@ import { requireCommittedRevision } from "../../revisions/branches/revisions.js"
 import { ContentView } from "../../revisions/store/content-view.js";
 import { StoreSession } from "../../revisions/store/session.js";
 import { linkKey } from "../extract.js";
-import { linkGraph, type LinkGraph, type LinkUsage } from "../link-graph.js";
+import { linkGraph } from "../link-graph.js";
+import type { LinkGraph, LinkUsage } from "../model.js";
 import { linkStatus } from "../link-status.js";
-import type { LinkDeps } from "./deps.js";
+import type { LinkDeps } from "../../deps.js";
 
 /**
  * How many of the broken link targets listed a change request broke: those with a location (a

@@ -3,8 +3,8 @@ import { ContentView } from "../../revisions/store/content-view.js";
 import { findRevision } from "../../revisions/store/revision-rows.js";
 import { StoreSession } from "../../revisions/store/session.js";
 import { linkGraph } from "../link-graph.js";
-import type { ExtractionCounts } from "../page-links-store.js";
-import type { LinkDeps } from "./deps.js";
+import type { ExtractionCounts } from "../model.js";
+import type { LinkDeps } from "../../deps.js";
 
 /**
  * Extracts the links of a newly committed revision's new page versions (those of its parent are

@@ -3,8 +3,8 @@ import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@
 import type { CallerInput, SpaceAccess } from "../../access/index.js";
 import type { RevisionHeader } from "../../revisions/store/caches.js";
 import type { ContentRefInput } from "../../revisions/use-cases/open-content.js";
-import type { LinkDeps } from "./deps.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./open-links.js";
+import type { LinkDeps } from "../../deps.js";
 
 export interface ListBacklinksInput {
   caller: CallerInput | undefined;

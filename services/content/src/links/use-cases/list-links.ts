@@ -5,11 +5,11 @@ import type { RevisionHeader } from "../../revisions/store/caches.js";
 import type { FileRecord } from "../../revisions/store/model.js";
 import type { ContentRefInput } from "../../revisions/use-cases/open-content.js";
 import { linkKey, type ExtractedLink } from "../extract.js";
-import type { LinkUsage } from "../link-graph.js";
+import type { LinkUsage } from "../model.js";
 import { appLocationOf, linkStatus, type LinkStatusName } from "../link-status.js";
 import { brokenInChangeRequest } from "./broken-in-change-request.js";
-import type { LinkDeps } from "./deps.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./open-links.js";
+import type { LinkDeps } from "../../deps.js";
 
 export interface ListLinksInput {
   caller: CallerInput | undefined;

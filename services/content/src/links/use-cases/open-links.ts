@@ -6,8 +6,9 @@ import type { RevisionHeader } from "../../revisions/store/caches.js";
 import type { ContentView } from "../../revisions/store/content-view.js";
 import type { PageRecord } from "../../revisions/store/model.js";
 import { openContent, type ContentRefInput } from "../../revisions/use-cases/open-content.js";
-import { linkGraph, type LinkGraph } from "../link-graph.js";
-import type { LinkDeps } from "./deps.js";
+import { linkGraph } from "../link-graph.js";
+import type { LinkGraph } from "../model.js";
+import type { LinkDeps } from "../../deps.js";
 
 export interface OpenedLinks {
   access: SpaceAccess;

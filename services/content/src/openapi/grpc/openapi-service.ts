@@ -1,12 +1,12 @@
 import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
 import { forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
-import type { OpenApiDeps } from "../deps.js";
 import { createOpenApiSpec } from "../use-cases/create-spec.js";
 import { deleteOpenApiSpec } from "../use-cases/delete-spec.js";
 import { getOpenApiSpec } from "../use-cases/get-spec.js";
 import { listOpenApiSpecs } from "../use-cases/list-specs.js";
 import { putOpenApiSpec } from "../use-cases/put-spec.js";
 import { openApiSpecToProto } from "./mappers.js";
+import type { OpenApiDeps } from "../../deps.js";
 
 export const OPENAPI_SPEC_SERVICE_NAME = "imprint.content.v1.OpenAPISpecService";
 

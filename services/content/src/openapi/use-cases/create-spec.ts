@@ -2,12 +2,12 @@ import { UniqueConstraintViolationException, type EntityManager } from "@mikro-o
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { requireSpecEditing, requireSpecsAccess } from "../access.js";
-import type { OpenApiDeps } from "../deps.js";
 import { OPENAPI_PROCESSING_JOB } from "../processing/processor.js";
 import { OpenApiSpec } from "../entities.js";
 import { validateOpenApiSlug, validateSourceUrl } from "../validation.js";
 import { openApiSpecView, type OpenApiSpecView } from "../views.js";
 import { createPendingSpec } from "./submit-source.js";
+import type { OpenApiDeps } from "../../deps.js";
 
 export interface CreateOpenApiSpecInput {
   caller: CallerInput | undefined;

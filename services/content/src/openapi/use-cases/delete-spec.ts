@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { findVisibleSpec, requireSpecsAccess } from "../access.js";
 import { OpenApiSpecVersion } from "../entities.js";
 import { openApiSpecDeleted, recordContentEvent } from "../../events.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface DeleteOpenApiSpecInput {
   caller: CallerInput | undefined;

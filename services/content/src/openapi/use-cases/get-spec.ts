@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { findVisibleSpec, requireSpecsAccess } from "../access.js";
 import { openApiSpecView, type OpenApiSpecView } from "../views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface GetOpenApiSpecInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { requireSpecsAccess } from "../access.js";
 import { OpenApiSpec } from "../entities.js";
 import { openApiSpecViews, type OpenApiSpecView } from "../views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface ListOpenApiSpecsInput {
   caller: CallerInput | undefined;

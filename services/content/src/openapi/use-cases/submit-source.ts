@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import type { OpenApiDeps } from "../deps.js";
 import { OpenApiSpec } from "../entities.js";
 import { openApiSpecCreated, openApiSpecUpdated, recordContentEvent } from "../../events.js";
+import type { OpenApiDeps } from "../../deps.js";
 
 /** A new specification waiting for its first processing (created and recorded in `em`'s unit of work). */
 export function createPendingSpec(

@@ -2,8 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { isId, requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { branchCreated, recordContentEvent } from "../../events.js";
-import type { RevisionDeps } from "../use-cases/deps.js";
 import { findBranchById, insertBranch, type BranchRecord } from "./branch-rows.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface CreateBranchInput {
   caller: CallerInput | undefined;

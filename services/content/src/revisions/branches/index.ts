@@ -1,8 +1,8 @@
 import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import type { ServiceRegistration } from "@imprint/runtime";
-import type { ContentDeps } from "../../service.js";
-import { revisionDeps } from "../index.js";
+import type { MikroORM } from "@mikro-orm/postgresql";
 import { BRANCH_SERVICE_NAME, branchServiceImplementation } from "./grpc/branch-service.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /**
  * Branches of a space's history for change requests (docs/revisions.md § Branches): created,
@@ -14,6 +14,6 @@ export { BRANCH_SERVICE_NAME };
 export { Branch } from "./entities.js";
 
 /** The gRPC service of branches (BranchService). */
-export function branchGrpcServices(deps: ContentDeps): ServiceRegistration[] {
-  return [{ name: BRANCH_SERVICE_NAME, definition: BranchServiceService, implementation: branchServiceImplementation(deps.orm, revisionDeps(deps)) }] as ServiceRegistration[];
+export function branchGrpcServices(orm: MikroORM, revision: RevisionDeps): ServiceRegistration[] {
+  return [{ name: BRANCH_SERVICE_NAME, definition: BranchServiceService, implementation: branchServiceImplementation(orm, revision) }] as ServiceRegistration[];
 }

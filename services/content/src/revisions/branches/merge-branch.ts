@@ -4,10 +4,10 @@ import { requireCaller, requireSpaceAccess, type CallerInput } from "../../acces
 import { branchMerged, recordContentEvent } from "../../events.js";
 import { queryRows, sql } from "../store/db.js";
 import { compareAndSetSpaceHead } from "../store/revision-rows.js";
-import type { RevisionDeps } from "../use-cases/deps.js";
 import { recordRevisionCreated } from "../use-cases/drafts.js";
 import { markBranchMerged, mergeBaseOf, requireBranch, type BranchRecord } from "./branch-rows.js";
 import { commitThreeWayMerge, logMerge } from "./revisions.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface MergeBranchInput {
   caller: CallerInput | undefined;

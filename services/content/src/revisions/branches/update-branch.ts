@@ -3,10 +3,10 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { branchUpdated, recordContentEvent } from "../../events.js";
 import { readSpaceHeadRow } from "../store/revision-rows.js";
-import type { RevisionDeps } from "../use-cases/deps.js";
 import { recordRevisionCreated } from "../use-cases/drafts.js";
 import { compareAndSetBranchHead, isOutdated, mergeBaseOf, requireBranch, type BranchRecord } from "./branch-rows.js";
 import { commitThreeWayMerge, logMerge } from "./revisions.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface UpdateBranchInput {
   caller: CallerInput | undefined;

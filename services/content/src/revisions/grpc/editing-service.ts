@@ -8,7 +8,6 @@ import { commitDraft } from "../use-cases/commit-draft.js";
 import { createPage } from "../use-cases/create-page.js";
 import { deleteFile } from "../use-cases/delete-file.js";
 import { deletePage } from "../use-cases/delete-page.js";
-import type { RevisionDeps } from "../use-cases/deps.js";
 import { discardDraft } from "../use-cases/discard-draft.js";
 import { getDraft } from "../use-cases/get-draft.js";
 import { movePage } from "../use-cases/move-page.js";
@@ -18,6 +17,7 @@ import { setVariables } from "../use-cases/set-variables.js";
 import { updatePage } from "../use-cases/update-page.js";
 import { uploadFile } from "../use-cases/upload-file.js";
 import { draftToProto, fileToProto, pageToProto, reusableToProto } from "./mappers.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export const EDITING_SERVICE_NAME = "imprint.content.v1.EditingService";
 

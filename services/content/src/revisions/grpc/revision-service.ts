@@ -8,8 +8,8 @@ import { getRevision } from "../use-cases/get-revision.js";
 import { listFiles } from "../use-cases/list-files.js";
 import { listPages } from "../use-cases/list-pages.js";
 import { readFileContent } from "../use-cases/read-file-content.js";
-import type { RevisionDeps } from "../use-cases/deps.js";
 import { contentRefFromProto, fileToProto, pageSummaryToProto, pageTreeToProto, revisionToProto } from "./mappers.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export const REVISION_SERVICE_NAME = "imprint.content.v1.RevisionService";
 

@@ -1,7 +1,7 @@
 import type { TreeNode } from "./btree.js";
 import { Lru } from "./lru.js";
 import type { BodyRecord, FileRecord, PageRecord, ReusableRecord } from "./model.js";
-import type { PageIndex } from "./page-index.js";
+import type { PageIndex } from "./model.js";
 
 /**
  * In-process caches of immutable data, shared by every request of one service instance. Keys are

@@ -141,3 +141,12 @@ export function fileRecord(fields: Omit<FileRecord, "id">): FileRecord {
 export function reusableRecord(fields: Omit<ReusableRecord, "id">): ReusableRecord {
   return { id: versionIdOf(fields), ...fields };
 }
+
+/** Every page of a content tree, with the parent → children order and each page's path. */
+export interface PageIndex {
+  byId: Map<string, PageRecord>;
+  /** Parent id ("" for the top level) → child page ids in order. */
+  children: Map<string, string[]>;
+  /** Page id → path (slugs from the top level, joined with "/"). */
+  paths: Map<string, string>;
+}

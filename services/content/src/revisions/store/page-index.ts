@@ -1,16 +1,10 @@
 import { treeScan } from "./btree.js";
 import { PAGE_PREFIX } from "./keys.js";
-import type { PageRecord } from "./model.js";
+import type { PageIndex, PageRecord } from "./model.js";
 import type { StoreSession } from "./session.js";
 
-/** Every page of a content tree, with the parent → children order and each page's path. */
-export interface PageIndex {
-  byId: Map<string, PageRecord>;
-  /** Parent id ("" for the top level) → child page ids in order. */
-  children: Map<string, string[]>;
-  /** Page id → path (slugs from the top level, joined with "/"). */
-  paths: Map<string, string>;
-}
+// Kept with the records (model.ts): the caches hold it without depending on the store session.
+export type { PageIndex };
 
 const byPosition = (a: PageRecord, b: PageRecord) =>
   a.position < b.position ? -1 : a.position > b.position ? 1 : a.pageId < b.pageId ? -1 : a.pageId > b.pageId ? 1 : 0;

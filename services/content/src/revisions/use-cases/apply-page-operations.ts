@@ -3,8 +3,8 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import type { NewPage, PageMove, PagePatch } from "../editing/draft-editor.js";
 import type { EditedPage } from "./create-page.js";
-import type { RevisionDeps } from "./deps.js";
 import { editDraft } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export type PageOperation =
   | { kind: "create"; page: NewPage }

@@ -3,8 +3,8 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import type { RevisionHeader } from "../store/caches.js";
 import type { PageRecord } from "../store/model.js";
-import type { RevisionDeps } from "./deps.js";
 import { openContent, type ContentRefInput } from "./open-content.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export const MAX_PAGE_SUMMARIES = 1000;
 

@@ -4,8 +4,8 @@ import type { CallerInput } from "../../access/index.js";
 import { execute, sql } from "../store/db.js";
 import { compareAndSetSpaceHead } from "../store/revision-rows.js";
 import { compareAndSetBranchHead, findBranchById } from "../branches/branch-rows.js";
-import type { RevisionDeps } from "./deps.js";
 import { isRevisionId, lockOwnDraft, recordRevisionCreated } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface CommitDraftInput {
   caller: CallerInput | undefined;

@@ -2,8 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { plainField, type NewPage } from "../editing/draft-editor.js";
 import type { PageRecord } from "../store/model.js";
-import type { RevisionDeps } from "./deps.js";
 import { editDraft } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface EditedPage {
   page: PageRecord;

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { contentIdFrom } from "../editing/page-input.js";
-import type { RevisionDeps } from "./deps.js";
 import { editDraft } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /** Removes a file from the caller's draft; succeeds when it is not there. Its bytes stay (other revisions use them). */
 export async function deleteFile(em: EntityManager, input: { caller: CallerInput | undefined; draftId: string; fileId: string }, deps: RevisionDeps): Promise<void> {

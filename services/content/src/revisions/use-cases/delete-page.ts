@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { plainField } from "../editing/draft-editor.js";
-import type { RevisionDeps } from "./deps.js";
 import { editDraft } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /** Removes a page and its sub-pages from the caller's draft; answers how many pages went. */
 export async function deletePage(

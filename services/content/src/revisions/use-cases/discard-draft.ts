@@ -3,8 +3,8 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { execute, sql } from "../store/db.js";
 import { lockRevision } from "../store/revision-rows.js";
-import type { RevisionDeps } from "./deps.js";
 import { isRevisionId } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /**
  * Forgets an open draft. Its rows (tree nodes, versions) stay until the space is purged: they are

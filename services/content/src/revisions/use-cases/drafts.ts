@@ -6,8 +6,8 @@ import type { RevisionHeader } from "../store/caches.js";
 import { execute, sql } from "../store/db.js";
 import { lockRevision, updateDraftContent } from "../store/revision-rows.js";
 import { StoreSession } from "../store/session.js";
-import type { RevisionDeps } from "./deps.js";
 import { revisionCreated, recordContentEvent } from "../../events.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /** Revision ids are uuids (the runtime's id check). */
 export function isRevisionId(value: string): boolean {

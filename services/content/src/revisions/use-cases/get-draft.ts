@@ -3,8 +3,8 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import type { RevisionHeader } from "../store/caches.js";
 import { findRevision } from "../store/revision-rows.js";
-import type { RevisionDeps } from "./deps.js";
 import { isRevisionId } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /** The caller's draft (open or committed); anyone else's answers not_found. */
 export async function getDraft(em: EntityManager, input: { caller: CallerInput | undefined; draftId: string }, deps: RevisionDeps): Promise<RevisionHeader> {

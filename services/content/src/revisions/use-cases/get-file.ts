@@ -2,8 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import type { FileRecord } from "../store/model.js";
-import type { RevisionDeps } from "./deps.js";
 import { openContent, type ContentRefInput } from "./open-content.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /** One file of a revision. */
 export async function getFile(em: EntityManager, input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined; fileId: string }, deps: RevisionDeps): Promise<FileRecord> {

@@ -5,8 +5,8 @@ import { evaluateDocument, evaluateText } from "../markdown/evaluate.js";
 import type { JsonDocument } from "@imprint/document";
 import type { RevisionHeader } from "../store/caches.js";
 import type { PageTree } from "../store/content-view.js";
-import type { RevisionDeps } from "./deps.js";
 import { openContent, type ContentRefInput } from "./open-content.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface PageReadInput {
   caller: CallerInput | undefined;

@@ -2,9 +2,9 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import type { RevisionHeader } from "../store/caches.js";
 import type { PageTree } from "../store/content-view.js";
-import type { RevisionDeps } from "./deps.js";
 import { openContent, type ContentRefInput, type OpenedContent } from "./open-content.js";
 import { pageTreeFromIndex } from "./page-tree.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface PageListing {
   revision: RevisionHeader;

@@ -6,8 +6,8 @@ import type { RevisionHeader } from "../store/caches.js";
 import { ContentView } from "../store/content-view.js";
 import { findRevision } from "../store/revision-rows.js";
 import { StoreSession } from "../store/session.js";
-import type { RevisionDeps } from "./deps.js";
 import { isRevisionId } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /** Which content a read is about (the proto ContentRef). */
 export interface ContentRefInput {

@@ -5,8 +5,8 @@ import { requireCaller, requireSpaceAccess, type CallerInput } from "../../acces
 import type { RevisionHeader } from "../store/caches.js";
 import { findRevision, insertRevision } from "../store/revision-rows.js";
 import { requireBranch } from "../branches/branch-rows.js";
-import type { RevisionDeps } from "./deps.js";
 import { isRevisionId } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface OpenDraftInput {
   caller: CallerInput | undefined;

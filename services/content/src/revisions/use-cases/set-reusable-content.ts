@@ -4,8 +4,8 @@ import type { CallerInput } from "../../access/index.js";
 import { newContentId } from "../editing/draft-editor.js";
 import { contentIdFrom, PAGE_LIMITS } from "../editing/page-input.js";
 import type { ReusableRecord } from "../store/model.js";
-import type { RevisionDeps } from "./deps.js";
 import { editDraft } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export interface SetReusableContentInput {
   caller: CallerInput | undefined;

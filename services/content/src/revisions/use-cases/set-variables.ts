@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { variablesFrom } from "../editing/page-input.js";
-import type { RevisionDeps } from "./deps.js";
 import { editDraft } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 /** Replaces the draft's revision variables; answers them as stored. */
 export async function setVariables(

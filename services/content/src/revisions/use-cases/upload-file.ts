@@ -7,8 +7,8 @@ import { contentIdFrom } from "../editing/page-input.js";
 import { imageDimensions } from "../files/image-dimensions.js";
 import { execute, sql } from "../store/db.js";
 import type { FileRecord } from "../store/model.js";
-import type { RevisionDeps } from "./deps.js";
 import { editDraft } from "./drafts.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;
 const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[a-z0-9-]+=[^;]{1,100}){0,4}$/i;

@@ -1,12 +1,12 @@
 import { TranslationSettingsServiceService, type TranslationSettings as TranslationSettingsMessage } from "@imprint/proto/content/v1/translations";
 import { forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
-import type { ContentDeps } from "../../service.js";
 import { createTranslationSettings } from "../use-cases/create-translation-settings.js";
 import { deleteTranslationSettings } from "../use-cases/delete-translation-settings.js";
 import { getTranslationSettings } from "../use-cases/get-translation-settings.js";
 import { listTranslationSettings } from "../use-cases/list-translation-settings.js";
 import { updateTranslationSettings } from "../use-cases/update-translation-settings.js";
 import type { TranslationSettingsView } from "../views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export const TRANSLATION_SETTINGS_SERVICE_NAME = "imprint.content.v1.TranslationSettingsService";
 

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
 import { TranslationSettings } from "../entities.js";
 import { translationSettingsCreated, recordContentEvent } from "../../events.js";
 import { validateLanguages } from "../languages.js";
 import { validateTranslationTitle } from "../validation.js";
 import type { TranslationSettingsView } from "../views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface CreateTranslationSettingsInput {
   caller: CallerInput | undefined;

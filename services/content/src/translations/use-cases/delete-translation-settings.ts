@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
 import { translationSettingsDeleted, recordContentEvent } from "../../events.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface DeleteTranslationSettingsInput {
   caller: CallerInput | undefined;

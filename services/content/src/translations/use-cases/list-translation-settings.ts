@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { requireTranslationsAccess } from "../access.js";
 import { TranslationSettings } from "../entities.js";
 import type { TranslationSettingsView } from "../views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface ListTranslationSettingsInput {
   caller: CallerInput | undefined;

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
 import { translationSettingsUpdated, recordContentEvent } from "../../events.js";
 import { validateLanguages } from "../languages.js";
 import { validateTranslationTitle } from "../validation.js";
 import type { TranslationSettingsView } from "../views.js";
+import type { ContentDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["title", "languages"] as const;
 

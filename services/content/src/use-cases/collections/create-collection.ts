@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Collection } from "../../domain/collection.js";
-import type { ContentDeps } from "../../service.js";
 import { collectionCreated, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../spaces/parent.js";
 import { placeAtEnd } from "../spaces/placement.js";
 import { validateCollectionTitle } from "../spaces/validation.js";
 import { collectionView, type CollectionView } from "../spaces/views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface CreateCollectionInput {
   caller: CallerInput | undefined;

@@ -4,9 +4,9 @@ import { requireCaller, requireCollectionAccess, type CallerInput } from "../../
 import { Collection } from "../../domain/collection.js";
 import { positionsBetween } from "../../domain/ordering.js";
 import { Space } from "../../domain/space.js";
-import type { ContentDeps } from "../../service.js";
 import { collectionDeleted, recordContentEvent } from "../../events.js";
 import { lockSiblings, positionAtEnd } from "../spaces/placement.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface DeleteCollectionInput {
   caller: CallerInput | undefined;

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCollectionAccess, type CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import type { CollectionView } from "../spaces/views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface GetCollectionInput {
   caller: CallerInput | undefined;

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Page, PageRequestLike } from "@imprint/runtime";
 import { OrganizationAccess, requireCollectionAccess, type CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { pageOfVisibleSpaces } from "../spaces/list-spaces.js";
 import type { SpaceView } from "../spaces/views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface ListCollectionSpacesInput {
   caller: CallerInput | undefined;

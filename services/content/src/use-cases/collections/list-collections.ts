@@ -2,8 +2,8 @@ import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import { collectionPermissions, OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Collection } from "../../domain/collection.js";
-import type { ContentDeps } from "../../service.js";
 import type { CollectionView } from "../spaces/views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface ListCollectionsInput {
   caller: CallerInput | undefined;

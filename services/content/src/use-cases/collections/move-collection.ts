@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { collectionMoved, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../spaces/parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../spaces/placement.js";
 import type { CollectionView } from "../spaces/views.js";
 import { collectionSubtreeIds } from "./subtree.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface MoveCollectionInput {
   caller: CallerInput | undefined;

@@ -3,12 +3,12 @@ import { AppError } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
 import { Collection } from "../../domain/collection.js";
 import { Space } from "../../domain/space.js";
-import type { ContentDeps } from "../../service.js";
 import { collectionTransferred, recordContentEvent } from "../../events.js";
 import { placeAtEnd } from "../spaces/placement.js";
 import { requireTargetOrganizationAdmin } from "../spaces/transfer-space.js";
 import type { CollectionView } from "../spaces/views.js";
 import { collectionSubtreeIds } from "./subtree.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface TransferCollectionInput {
   caller: CallerInput | undefined;

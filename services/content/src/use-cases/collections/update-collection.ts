@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCollectionAccess, type CallerInput, type DefaultLevel } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { collectionUpdated, recordContentEvent } from "../../events.js";
 import { validateCollectionDescription, validateCollectionTitle } from "../spaces/validation.js";
 import type { CollectionView } from "../spaces/views.js";
+import type { ContentDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["title", "description", "default_level"] as const;
 

@@ -2,12 +2,12 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Space, type SpaceEditMode } from "../../domain/space.js";
 import { createInitialRevision } from "../../revisions/index.js";
-import type { ContentDeps } from "../../service.js";
 import { spaceCreated, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
 import { placeAtEnd } from "./placement.js";
 import { validateEmoji, validateSpaceTitle } from "./validation.js";
 import { spaceView, type SpaceView } from "./views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface CreateSpaceInput {
   caller: CallerInput | undefined;

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { spaceDeleted, recordContentEvent } from "../../events.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface DeleteSpaceInput {
   caller: CallerInput | undefined;

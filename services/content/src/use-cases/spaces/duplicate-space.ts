@@ -2,11 +2,11 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
 import { Space, SPACE_TITLE_MAX } from "../../domain/space.js";
 import { createInitialRevision, duplicateSpaceContent } from "../../revisions/index.js";
-import type { ContentDeps } from "../../service.js";
 import { spaceDuplicated, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
 import { lockSiblings, resolvePosition } from "./placement.js";
 import type { SpaceView } from "./views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface DuplicateSpaceInput {
   caller: CallerInput | undefined;

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import type { SpaceView } from "./views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface GetSpaceInput {
   caller: CallerInput | undefined;

@@ -2,8 +2,8 @@ import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type Page, type PageRequestLike, type SortDirection } from "@imprint/runtime";
 import { isId, OrganizationAccess, requireOrganizationMembership, spacePermissions, type CallerInput, type Level } from "../../access/index.js";
 import { Space } from "../../domain/space.js";
-import type { ContentDeps } from "../../service.js";
 import type { SpaceView } from "./views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface ListMemberSpacesInput {
   caller: CallerInput | undefined;

@@ -2,8 +2,8 @@ import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import { OrganizationAccess, requireOrganizationMembership, spacePermissions, type CallerInput } from "../../access/index.js";
 import { Space } from "../../domain/space.js";
-import type { ContentDeps } from "../../service.js";
 import type { SpaceView } from "./views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface ListSpacesInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
-import type { ContentDeps } from "../../service.js";
 import { spaceMoved, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "./parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "./placement.js";
 import type { SpaceView } from "./views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface MoveSpaceInput {
   caller: CallerInput | undefined;

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SPACE_RETENTION_MS, Space } from "../../domain/space.js";
 import { deleteOrphanedBlobs, purgeSpaceContent } from "../../revisions/index.js";
-import type { ContentDeps } from "../../service.js";
 import { spacePurged, recordContentEvent } from "../../events.js";
+import type { ContentDeps } from "../../deps.js";
 
 const BATCH = 100;
 

@@ -2,9 +2,9 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
 import { SPACE_RETENTION_MS } from "../../domain/space.js";
-import type { ContentDeps } from "../../service.js";
 import { spaceRestored, recordContentEvent } from "../../events.js";
 import type { SpaceView } from "./views.js";
+import type { ContentDeps } from "../../deps.js";
 
 export interface RestoreSpaceInput {
   caller: CallerInput | undefined;

@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId, requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type AccessDeps, type CallerInput, type Membership } from "../../access/index.js";
+import { isId, requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type Membership } from "../../access/index.js";
 import { Collection } from "../../domain/collection.js";
-import type { ContentDeps } from "../../service.js";
 import { spaceTransferred, recordContentEvent } from "../../events.js";
 import { placeAtEnd } from "./placement.js";
 import type { SpaceView } from "./views.js";
+import type { AccessDeps, ContentDeps } from "../../deps.js";
 
 export interface TransferSpaceInput {
   caller: CallerInput | undefined;

@@ -2,10 +2,10 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
 import { requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
 import type { SpaceEditMode, SpaceVisibility } from "../../domain/space.js";
-import type { ContentDeps } from "../../service.js";
 import { spaceUpdated, recordContentEvent } from "../../events.js";
 import { validateEmoji, validateSpaceTitle } from "./validation.js";
 import type { SpaceView } from "./views.js";
+import type { ContentDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["title", "emoji", "edit_mode", "default_level", "visibility"] as const;
 

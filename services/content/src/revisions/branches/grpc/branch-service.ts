@@ -1,12 +1,12 @@
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import { BranchServiceService, type Branch } from "@imprint/proto/content/v1/branches";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import type { RevisionDeps } from "../../use-cases/deps.js";
 import { batchGetBranches } from "../batch-get-branches.js";
 import { isOutdated, type BranchRecord } from "../branch-rows.js";
 import { createBranch } from "../create-branch.js";
 import { mergeBranch } from "../merge-branch.js";
 import { updateBranch } from "../update-branch.js";
+import type { RevisionDeps } from "../../../deps.js";
 
 export const BRANCH_SERVICE_NAME = "imprint.content.v1.BranchService";
 

@@ -1,0 +1,54 @@
+import type { IdentityServiceService } from "@imprint/proto/identity/v1";
+import type { Clock, Logger, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { MembershipCache } from "./access/memberships.js";
+import type { BlobStore } from "./blob-store.js";
+import type { ResolvedContentConfig } from "./config.js";
+import type { LinkCaches } from "./links/caches.js";
+import type { FileUrlSigner } from "./revisions/files/signed-url.js";
+import type { RevisionCaches } from "./revisions/store/caches.js";
+
+/*
+ * What content's use cases, handlers, consumers and jobs receive. Types only, and a leaf: use cases
+ * import their deps from here, never from service.ts, which builds every one of them once at start.
+ */
+
+/** The content service's runtime deps and parts (transports, jobs; use cases take a narrower one below). */
+export interface ContentDeps extends ServiceDeps {
+  config: ResolvedContentConfig;
+  clock: Clock;
+  /** Identity, for the caller's organization role (through `memberships`) and nothing else. */
+  identity: PromiseClient<typeof IdentityServiceService>;
+  /** Organization roles from identity, cached and invalidated by identity's member events. */
+  memberships: MembershipCache;
+  /** File bytes (content-addressed). */
+  blobStore: BlobStore;
+}
+
+/** What access checks need besides the EntityManager. */
+export interface AccessDeps {
+  memberships: MembershipCache;
+}
+
+/** What the revision store's use cases (and branches, import, exports) need besides their EntityManager. */
+export interface RevisionDeps extends AccessDeps {
+  clock: Clock;
+  /** Commits a use case's changes and events, then wakes the outbox relay. */
+  unitOfWork: UnitOfWork;
+  blobStore: BlobStore;
+  /** One set per service: everything in it is immutable, so sharing only saves memory and misses. */
+  caches: RevisionCaches;
+  signer: FileUrlSigner;
+  /** For the figures of long operations (merges, imports) once they are done. */
+  logger: Logger;
+}
+
+/** What the links use cases need: the revision store's read dependencies and the links caches. */
+export interface LinkDeps extends RevisionDeps {
+  links: LinkCaches;
+}
+
+/**
+ * What the OpenAPI use cases need: the content service's deps, whose `jobs.wake` starts the
+ * processing job (OPENAPI_PROCESSING_JOB) at once when a source was queued.
+ */
+export type OpenApiDeps = ContentDeps;
