@@ -17,20 +17,20 @@ import {
 import { MembershipCache, membershipEventsConsumer } from "./access/index.js";
 import { FileSystemBlobStore, resolveFileUrlSecret, type BlobStore } from "./blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
-import { Collection } from "./domain/collection.js";
-import { Space } from "./domain/space.js";
-import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./grpc/collection-service.js";
-import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./grpc/space-service.js";
+import { Collection } from "./spaces/domain/collection.js";
+import { Space } from "./spaces/domain/space.js";
+import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./spaces/grpc/collection-service.js";
+import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./spaces/grpc/space-service.js";
 import { importDeps, importGrpcServices, type ImportDeps } from "./import/index.js";
 import { linkConsumers, linkDeps, linkEntities, linkGrpcServices } from "./links/index.js";
 import { RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
 import { openApiEntities, openApiGrpcServices, openApiJob } from "./openapi/index.js";
 import { translationEntities, translationGrpcServices } from "./translations/index.js";
 import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
-import { housekeepingJobs } from "./jobs/housekeeping.js";
-import { exportEntities, exportGrpcServices } from "./exports/index.js";
+import { spacePurgeJob } from "./spaces/jobs/space-purge.js";
+import { exportEntities, exportGrpcServices, exportSweepJob } from "./exports/index.js";
 import { branchGrpcServices } from "./revisions/branches/index.js";
-import { collaborationCountersConsumer } from "./collaboration-counters.js";
+import { collaborationCountersConsumer } from "./spaces/consumers/collaboration-counters.js";
 import type { ContentDeps, LinkDeps, RevisionDeps } from "./deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
@@ -103,7 +103,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
     },
     jobs: (runtime) => {
       const { content } = depsOf(runtime);
-      return [...housekeepingJobs(content), openApiJob(content)];
+      return [spacePurgeJob(content), exportSweepJob(content), openApiJob(content)];
     },
   };
 }

@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
-import { Collection } from "../domain/collection.js";
-import { Space } from "../domain/space.js";
+import { Collection } from "../spaces/domain/collection.js";
+import { Space } from "../spaces/domain/space.js";
 import { atLeast, type DefaultLevel, type Level } from "./levels.js";
 import type { AccessDeps } from "../deps.js";
 import type { Membership } from "./memberships.js";
@@ -17,7 +17,7 @@ import {
 export * from "./levels.js";
 export * from "./memberships.js";
 export * from "./permissions.js";
-export { membershipEventsConsumer } from "./membership-events.js";
+export { membershipEventsConsumer } from "./consumers/membership-events.js";
 export type { AccessDeps };
 /** The caller checks every context shares, from the runtime. */
 export { isId, requireCaller, type CallerInput };

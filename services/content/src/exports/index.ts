@@ -12,6 +12,7 @@ import type { RevisionDeps } from "../deps.js";
 
 export { exportEntities } from "./entities.js";
 export { deleteExpiredExports } from "./use-cases/delete-expired-exports.js";
+export { exportSweepJob, EXPORT_SWEEP_JOB } from "./jobs/export-sweep.js";
 export { EXPORT_SERVICE_NAME };
 
 /** The gRPC service of exports (ExportService). */

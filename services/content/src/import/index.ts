@@ -2,7 +2,7 @@ import { ImportServiceService } from "@imprint/proto/content/v1/import";
 import type { ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { DEFAULT_IMPORT_LIMITS, type ImportDeps, type ImportLimits } from "./import-content.js";
-import { IMPORT_SERVICE_NAME, importServiceImplementation } from "./import-service.js";
+import { IMPORT_SERVICE_NAME, importServiceImplementation } from "./grpc/import-service.js";
 import { safeFetchPolicy } from "./safe-fetch.js";
 import type { ContentDeps, RevisionDeps } from "../deps.js";
 

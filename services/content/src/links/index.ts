@@ -4,7 +4,7 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import type { ResolvedContentConfig } from "../config.js";
 import { LinkCaches } from "./caches.js";
 import { LINK_SERVICE_NAME, linkServiceImplementation } from "./grpc/link-service.js";
-import { linkExtractionConsumer, linkExtractionConsumerName } from "./revision-events.js";
+import { linkExtractionConsumer, linkExtractionConsumerName } from "./consumers/revision-events.js";
 import type { LinkDeps, RevisionDeps } from "../deps.js";
 
 /**

@@ -3,8 +3,8 @@ import type { ConsumerSpec, ServiceRegistration } from "@imprint/runtime";
 import { RevisionCaches } from "../revisions/index.js";
 import { Lru } from "../revisions/store/lru.js";
 import type { BodyRecord, PageRecord } from "../revisions/store/model.js";
-import { defaultSearchConsumerName, searchIndexConsumer } from "./index-events.js";
-import { SEARCH_SERVICE_NAME, searchServiceImplementation } from "./search-service.js";
+import { defaultSearchConsumerName, searchIndexConsumer } from "./consumers/index-events.js";
+import { SEARCH_SERVICE_NAME, searchServiceImplementation } from "./grpc/search-service.js";
 import type { ContentDeps } from "../deps.js";
 
 /**

@@ -7,7 +7,7 @@ import {
   type LinkTarget,
 } from "@imprint/proto/content/v1/links";
 import { AppError } from "@imprint/runtime";
-import { spaceToProto } from "../../grpc/mappers/space.js";
+import { spaceToProto } from "../../spaces/grpc/space-mappers.js";
 import type { FileUrlSigner } from "../../revisions/files/signed-url.js";
 import { fileToProto, pageToProto } from "../../revisions/grpc/mappers.js";
 import type { ExtractedLink, LinkRelationName } from "../extract.js";

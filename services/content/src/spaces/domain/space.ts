@@ -1,0 +1,52 @@
+import { defineEntity, p } from "@mikro-orm/postgresql";
+import { DEFAULT_LEVELS } from "../../access/levels.js";
+import { POSITION_COLLATION } from "./ordering.js";
+
+export const SPACE_TITLE_MAX = 50;
+export const SPACE_EMOJI_MAX = 50;
+/** Deleted spaces can be restored for this long, then the purge job removes them. */
+export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+export const SPACE_VISIBILITIES = ["public", "unlisted", "share-link", "visitor-auth", "in-collection", "private"] as const;
+export type SpaceVisibility = (typeof SPACE_VISIBILITIES)[number];
+export const SPACE_EDIT_MODES = ["live", "locked"] as const;
+export type SpaceEditMode = (typeof SPACE_EDIT_MODES)[number];
+
+/**
+ * A space: the unit of content. `revisionId` points at its current revision; the revision store
+ * moves it only by compare-and-set. A deleted space keeps its row with `deletedAt` until the purge.
+ * The counters (comments, change requests) are a projection of the collaboration service's events.
+ */
+export const SpaceSchema = defineEntity({
+  name: "Space",
+  tableName: "spaces",
+  properties: {
+    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    organizationId: p.uuid(),
+    parentId: p.uuid().nullable(),
+    title: p.string().length(SPACE_TITLE_MAX),
+    emoji: p.string().length(SPACE_EMOJI_MAX).default(""),
+    visibility: p.enum(SPACE_VISIBILITIES).default("private"),
+    editMode: p.enum(SPACE_EDIT_MODES).default("live"),
+    /** A level, `inherit`, or null (nothing for non-admin members). */
+    defaultLevel: p.enum(DEFAULT_LEVELS).nullable(),
+    position: p.string().length(128).collation(POSITION_COLLATION),
+    revisionId: p.string().length(64).nullable(),
+    comments: p.integer().default(0),
+    changeRequests: p.integer().default(0),
+    changeRequestsOpen: p.integer().default(0),
+    changeRequestsDraft: p.integer().default(0),
+    /** Version of the four counters above (the collaboration service's); older updates are ignored. */
+    countersVersion: p.bigint("number").defaultRaw("0"),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+    deletedAt: p.datetime().nullable(),
+  },
+  indexes: [
+    { properties: ["organizationId", "parentId", "position"], name: "spaces_organization_parent_position_index" },
+    { properties: ["organizationId", "position", "id"], name: "spaces_organization_position_index" },
+    { properties: ["deletedAt"], name: "spaces_deleted_at_index" },
+  ],
+});
+export class Space extends SpaceSchema.class {}
+SpaceSchema.setClass(Space);

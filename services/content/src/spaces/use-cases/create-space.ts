@@ -1,0 +1,61 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { Space, type SpaceEditMode } from "../domain/space.js";
+import { createInitialRevision } from "../../revisions/index.js";
+import { spaceCreated, recordContentEvent } from "../../events.js";
+import { requireCreateUnder } from "../domain/parent.js";
+import { placeAtEnd } from "../domain/placement.js";
+import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
+import { spaceView, type SpaceView } from "../domain/views.js";
+import type { ContentDeps } from "../../deps.js";
+
+export interface CreateSpaceInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  title: string;
+  emoji: string;
+  /** Parent collection; null for the top level. */
+  parentId: string | null;
+  /** Defaults to live. */
+  editMode: SpaceEditMode | undefined;
+}
+
+/**
+ * Creates a space at the end of its parent's items, with its first (empty) revision from the
+ * revision store, in the same transaction. The creator needs the create level where the space goes.
+ */
+export async function createSpace(em: EntityManager, input: CreateSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+  const title = validateSpaceTitle(input.title);
+  const emoji = validateEmoji(input.emoji);
+  const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
+  const caller = input.caller!;
+  const view = await deps.unitOfWork.run(em, async (tx) => {
+    await requireCreateUnder(tx, membership, input.organizationId, input.parentId);
+    const position = await placeAtEnd(tx, input.organizationId, input.parentId);
+    const now = deps.clock();
+    const space = tx.create(Space, {
+      organizationId: input.organizationId,
+      parentId: input.parentId,
+      title,
+      emoji,
+      visibility: "private",
+      editMode: input.editMode ?? "live",
+      defaultLevel: "inherit",
+      position,
+      revisionId: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    });
+    await tx.flush();
+    const { revisionId } = await createInitialRevision(tx, { spaceId: space.id, organizationId: input.organizationId, actor: caller, clock: deps.clock });
+    space.revisionId = revisionId;
+    recordContentEvent(tx, deps, spaceCreated, {
+      organizationId: input.organizationId,
+      actor: caller,
+      payload: { spaceId: space.id, title, parentId: input.parentId, revisionId: space.revisionId },
+    });
+    return spaceView(tx, membership, space);
+  });
+  return view;
+}

@@ -1,0 +1,77 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { Space, SPACE_TITLE_MAX } from "../domain/space.js";
+import { createInitialRevision, duplicateSpaceContent } from "../../revisions/index.js";
+import { spaceDuplicated, recordContentEvent } from "../../events.js";
+import { requireCreateUnder } from "../domain/parent.js";
+import { lockSiblings, resolvePosition } from "../domain/placement.js";
+import type { SpaceView } from "../domain/views.js";
+import type { ContentDeps } from "../../deps.js";
+
+export interface DuplicateSpaceInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+}
+
+const COPY_SUFFIX = " (copy)";
+
+/** "<title> (copy)", shortening the title so the result stays within the limit. */
+function copyTitle(title: string): string {
+  const characters = [...title];
+  const room = SPACE_TITLE_MAX - COPY_SUFFIX.length;
+  return (characters.length > room ? characters.slice(0, room).join("").trimEnd() : title) + COPY_SUFFIX;
+}
+
+/**
+ * Copies a space right after the original: same settings, and the original's current content as
+ * the copy's first revision (the revision store shares every page and file row; no body is
+ * copied). Needs to view the space and the create level where it lives.
+ */
+export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+  const caller = requireCaller(input.caller);
+  const view = await deps.unitOfWork.run(em, async (tx) => {
+    const { space: original, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "view" });
+    const parentId = original.parentId ?? null;
+    await requireCreateUnder(tx, membership, original.organizationId, parentId);
+    await lockSiblings(tx, original.organizationId, parentId);
+    const now = deps.clock();
+    const copy = tx.create(Space, {
+      organizationId: original.organizationId,
+      parentId,
+      title: copyTitle(original.title),
+      emoji: original.emoji,
+      visibility: original.visibility,
+      editMode: original.editMode,
+      defaultLevel: original.defaultLevel ?? null,
+      position: await resolvePosition(tx, {
+        organizationId: original.organizationId,
+        parentId,
+        position: { after: { kind: "space", id: original.id } },
+        movingId: null,
+      }),
+      revisionId: null,
+      createdAt: now,
+      updatedAt: now,
+      deletedAt: null,
+    });
+    await tx.flush();
+    const { revisionId } = original.revisionId
+      ? await duplicateSpaceContent(tx, {
+          fromSpaceId: original.id,
+          fromRevisionId: original.revisionId,
+          toSpaceId: copy.id,
+          toOrganizationId: original.organizationId,
+          clock: deps.clock,
+          actor: caller,
+        })
+      : await createInitialRevision(tx, { spaceId: copy.id, organizationId: original.organizationId, actor: caller, clock: deps.clock });
+    copy.revisionId = revisionId;
+    recordContentEvent(tx, deps, spaceDuplicated, {
+      organizationId: original.organizationId,
+      actor: caller,
+      payload: { spaceId: copy.id, fromSpaceId: original.id, title: copy.title, parentId, revisionId: copy.revisionId },
+    });
+    return { space: copy, permissions: spacePermissions(await spaceLevel(tx, membership, copy), copy) };
+  });
+  return view;
+}

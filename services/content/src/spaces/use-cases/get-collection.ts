@@ -1,0 +1,15 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { requireCollectionAccess, type CallerInput } from "../../access/index.js";
+import type { CollectionView } from "../domain/views.js";
+import type { ContentDeps } from "../../deps.js";
+
+export interface GetCollectionInput {
+  caller: CallerInput | undefined;
+  collectionId: string;
+}
+
+/** A collection the caller can view. */
+export async function getCollection(em: EntityManager, input: GetCollectionInput, deps: ContentDeps): Promise<CollectionView> {
+  const { collection, permissions } = await requireCollectionAccess(em, deps, { caller: input.caller, collectionId: input.collectionId, need: "view" });
+  return { collection, permissions };
+}

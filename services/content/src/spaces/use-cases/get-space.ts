@@ -1,0 +1,20 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import type { SpaceView } from "../domain/views.js";
+import type { ContentDeps } from "../../deps.js";
+
+export interface GetSpaceInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+  /**
+   * GitBook's `shareKey` resolves published URLs of share-link sites. Sites do not exist yet, so it
+   * is accepted and ignored: it grants nothing and changes nothing in the answer.
+   */
+  shareKey: string;
+}
+
+/** A space the caller can view (deleted spaces are not found). */
+export async function getSpace(em: EntityManager, input: GetSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+  const { space, permissions } = await requireSpaceAccess(em, deps, { caller: input.caller, spaceId: input.spaceId, need: "view" });
+  return { space, permissions };
+}

@@ -1,0 +1,19 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { Page, PageRequestLike } from "@imprint/runtime";
+import { OrganizationAccess, requireCollectionAccess, type CallerInput } from "../../access/index.js";
+import { pageOfVisibleSpaces } from "./list-spaces.js";
+import type { SpaceView } from "../domain/views.js";
+import type { ContentDeps } from "../../deps.js";
+
+export interface ListCollectionSpacesInput {
+  caller: CallerInput | undefined;
+  collectionId: string;
+  page: PageRequestLike | undefined;
+}
+
+/** The spaces directly in a collection the caller can view, in sibling order. */
+export async function listCollectionSpaces(em: EntityManager, input: ListCollectionSpacesInput, deps: ContentDeps): Promise<Page<SpaceView>> {
+  const { collection, membership } = await requireCollectionAccess(em, deps, { caller: input.caller, collectionId: input.collectionId, need: "view" });
+  const access = await OrganizationAccess.load(em, collection.organizationId, membership);
+  return pageOfVisibleSpaces(em, access, { parentId: collection.id }, input.page);
+}

@@ -1,0 +1,44 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { spaceMoved, recordContentEvent } from "../../events.js";
+import { requireCreateUnder } from "../domain/parent.js";
+import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../domain/placement.js";
+import type { SpaceView } from "../domain/views.js";
+import type { ContentDeps } from "../../deps.js";
+
+export interface MoveSpaceInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+  /** `{ collectionId: null }` = the top level; undefined = the parent of the position's sibling, else the current parent. */
+  parent: { collectionId: string | null } | undefined;
+  position: PositionInput | undefined;
+}
+
+/**
+ * Moves a space among its siblings and/or into another collection of its organization: one row
+ * changes (its parent and fractional position). Needs the admin level on the space and, when the
+ * parent changes, the create level in the new parent.
+ */
+export async function moveSpace(em: EntityManager, input: MoveSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+  const caller = requireCaller(input.caller);
+  const view = await deps.unitOfWork.run(em, async (tx) => {
+    const { space, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", lock: true });
+    const fromParentId = space.parentId ?? null;
+    const pointerParent = input.parent ? undefined : await parentOfPointer(tx, input.position);
+    const parentId = input.parent ? input.parent.collectionId : pointerParent === undefined ? fromParentId : pointerParent;
+    if (parentId !== fromParentId) await requireCreateUnder(tx, membership, space.organizationId, parentId);
+    await lockSiblings(tx, space.organizationId, parentId);
+    space.position = await resolvePosition(tx, { organizationId: space.organizationId, parentId, position: input.position, movingId: space.id });
+    space.parentId = parentId;
+    // "in-collection" only exists inside a collection.
+    if (parentId === null && space.visibility === "in-collection") space.visibility = "private";
+    space.updatedAt = deps.clock();
+    recordContentEvent(tx, deps, spaceMoved, {
+      organizationId: space.organizationId,
+      actor: caller,
+      payload: { spaceId: space.id, fromParentId, parentId, position: space.position },
+    });
+    return { space, permissions: spacePermissions(await spaceLevel(tx, membership, space), space) };
+  });
+  return view;
+}

@@ -1,0 +1,39 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { SPACE_RETENTION_MS } from "../domain/space.js";
+import { spaceRestored, recordContentEvent } from "../../events.js";
+import type { SpaceView } from "../domain/views.js";
+import type { ContentDeps } from "../../deps.js";
+
+export interface RestoreSpaceInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+}
+
+/**
+ * Brings back a space deleted within the last 7 days (admin level). Past the window the space is
+ * "not found" whether or not the purge job already removed it: the window is the rule, not the
+ * purge's timing. Restoring a space that is not deleted answers it unchanged.
+ */
+export async function restoreSpace(em: EntityManager, input: RestoreSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+  const caller = requireCaller(input.caller);
+  const result = await deps.unitOfWork.run(em, async (tx) => {
+    const { space, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", includeDeleted: true, lock: true });
+    const restored = space.deletedAt !== null && space.deletedAt !== undefined;
+    if (restored) {
+      const now = deps.clock();
+      if (now.getTime() - space.deletedAt!.getTime() > SPACE_RETENTION_MS) throw AppError.notFound("Space");
+      space.deletedAt = null;
+      space.updatedAt = now;
+      recordContentEvent(tx, deps, spaceRestored, {
+        organizationId: space.organizationId,
+        actor: caller,
+        payload: { spaceId: space.id },
+      });
+    }
+    const view: SpaceView = { space, permissions: spacePermissions(await spaceLevel(tx, membership, space), space) };
+    return { view, restored };
+  });
+  return result.view;
+}

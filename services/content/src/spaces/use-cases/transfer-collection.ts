@@ -1,0 +1,58 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
+import { Collection } from "../domain/collection.js";
+import { Space } from "../domain/space.js";
+import { collectionTransferred, recordContentEvent } from "../../events.js";
+import { placeAtEnd } from "../domain/placement.js";
+import { requireTargetOrganizationAdmin } from "./transfer-space.js";
+import type { CollectionView } from "../domain/views.js";
+import { collectionSubtreeIds } from "../domain/subtree.js";
+import type { ContentDeps } from "../../deps.js";
+
+export interface TransferCollectionInput {
+  caller: CallerInput | undefined;
+  collectionId: string;
+  /** Target organization. */
+  organizationId: string;
+}
+
+/**
+ * Moves a collection with its whole subtree (sub-collections and their spaces, deleted ones
+ * included) to the top level of another organization. The caller must be an admin of both.
+ */
+export async function transferCollection(em: EntityManager, input: TransferCollectionInput, deps: ContentDeps): Promise<CollectionView> {
+  const caller = requireCaller(input.caller);
+  const view = await deps.unitOfWork.run(em, async (tx) => {
+    const { collection, membership } = await requireCollectionAccess(tx, deps, { caller, collectionId: input.collectionId, need: "view", lock: true });
+    if (membership.role !== "admin") throw AppError.permissionDenied("Transfers need the admin role in both organizations");
+    const targetMembership = await requireTargetOrganizationAdmin(deps, input.organizationId, caller);
+    const fromOrganizationId = collection.organizationId;
+    if (fromOrganizationId === input.organizationId) {
+      throw new AppError("failed_precondition", "organization: the collection already belongs to this organization");
+    }
+    const collectionIds = await collectionSubtreeIds(tx, collection.id);
+    const position = await placeAtEnd(tx, input.organizationId, null);
+    const now = deps.clock();
+    await tx.nativeUpdate(Collection, { id: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
+    const spaces = await tx.find(Space, { parentId: { $in: collectionIds } }, { fields: ["id"] });
+    await tx.nativeUpdate(Space, { parentId: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
+    collection.organizationId = input.organizationId;
+    collection.parentId = null;
+    collection.position = position;
+    collection.updatedAt = now;
+    recordContentEvent(tx, deps, collectionTransferred, {
+      organizationId: input.organizationId,
+      actor: caller,
+      payload: {
+        collectionId: collection.id,
+        fromOrganizationId,
+        toOrganizationId: input.organizationId,
+        collectionIds,
+        spaceIds: spaces.map((space) => space.id),
+      },
+    });
+    return { collection, permissions: collectionPermissions(await collectionLevel(tx, targetMembership, collection)) };
+  });
+  return view;
+}

@@ -1,0 +1,81 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, parseUpdateMask } from "@imprint/runtime";
+import { requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
+import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
+import { spaceUpdated, recordContentEvent } from "../../events.js";
+import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
+import type { SpaceView } from "../domain/views.js";
+import type { ContentDeps } from "../../deps.js";
+
+const UPDATABLE_FIELDS = ["title", "emoji", "edit_mode", "default_level", "visibility"] as const;
+
+export interface UpdateSpaceInput {
+  caller: CallerInput | undefined;
+  spaceId: string;
+  /** Field paths, snake_case or camelCase. */
+  updateMask: string[] | undefined;
+  title: string;
+  emoji: string;
+  /** undefined = not a valid edit mode. */
+  editMode: SpaceEditMode | undefined;
+  /** undefined = not a valid level. */
+  defaultLevel: DefaultLevel | undefined;
+  /** undefined = not a valid visibility. */
+  visibility: SpaceVisibility | undefined;
+}
+
+interface Changes {
+  title?: string;
+  emoji?: string;
+  editMode?: SpaceEditMode;
+  defaultLevel?: DefaultLevel;
+  visibility?: SpaceVisibility;
+}
+
+function validateChanges(input: UpdateSpaceInput): Changes {
+  const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS);
+  const changes: Changes = {};
+  if (fields.has("title")) changes.title = validateSpaceTitle(input.title);
+  if (fields.has("emoji")) changes.emoji = validateEmoji(input.emoji);
+  if (fields.has("edit_mode")) {
+    if (!input.editMode) throw AppError.invalidArgument("editMode: must be live or locked");
+    changes.editMode = input.editMode;
+  }
+  if (fields.has("default_level")) {
+    if (input.defaultLevel === undefined) throw AppError.invalidArgument("defaultLevel: must be a role (admin, create, review, edit, comment, read), inherit or null");
+    changes.defaultLevel = input.defaultLevel;
+  }
+  if (fields.has("visibility")) {
+    if (!input.visibility) throw AppError.invalidArgument("visibility: must be public, unlisted, share-link, visitor-auth, in-collection or private");
+    changes.visibility = input.visibility;
+  }
+  return changes;
+}
+
+/** Changes a space's settings; needs the admin level on it. Records the fields that really changed. */
+export async function updateSpace(em: EntityManager, input: UpdateSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+  const changes = validateChanges(input);
+  const result = await deps.unitOfWork.run(em, async (tx) => {
+    const { space, membership } = await requireSpaceAccess(tx, deps, { caller: input.caller, spaceId: input.spaceId, need: "admin", lock: true });
+    if (changes.visibility === "in-collection" && !space.parentId) {
+      throw AppError.invalidArgument("visibility: in-collection is only for spaces in a collection");
+    }
+    const changed: Record<string, { from: unknown; to: unknown }> = {};
+    for (const [field, value] of Object.entries(changes) as [keyof Changes, unknown][]) {
+      if (space[field] === value) continue;
+      changed[field] = { from: space[field], to: value };
+      Object.assign(space, { [field]: value });
+    }
+    if (Object.keys(changed).length > 0) {
+      space.updatedAt = deps.clock();
+      recordContentEvent(tx, deps, spaceUpdated, {
+        organizationId: space.organizationId,
+        actor: input.caller!,
+        payload: { spaceId: space.id, changedFields: Object.keys(changed), changes: changed },
+      });
+    }
+    const view: SpaceView = { space, permissions: spacePermissions(await spaceLevel(tx, membership, space), space) };
+    return { view, changed: Object.keys(changed).length > 0 };
+  });
+  return result.view;
+}
