@@ -2,7 +2,8 @@ import type { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import type { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { Clock, PromiseClient, UnitOfWork } from "@imprint/runtime";
+import type { Clock, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { CollaborationConfig } from "./config.js";
 
 /** The content service's APIs this context calls. */
 export interface ContentClients {
@@ -14,7 +15,10 @@ export interface ContentClients {
   revisions: PromiseClient<typeof RevisionServiceService>;
 }
 
-/** What use cases need besides their EntityManager. */
+/**
+ * What collaboration's use cases receive besides their EntityManager, built once per service in
+ * service.ts. A leaf: types only, so use cases, domain, consumers and transports can all import it.
+ */
 export interface UseCaseDeps {
   clock: Clock;
   /** Commits a use case's changes and events, then wakes the outbox relay. */
@@ -23,3 +27,10 @@ export interface UseCaseDeps {
   /** Users and members, to show who did what. */
   identity: PromiseClient<typeof IdentityServiceService>;
 }
+
+/** The runtime's service deps with collaboration's own and its config (exported for hosting code and tests). */
+export interface CollaborationDeps extends ServiceDeps, UseCaseDeps {
+  config: CollaborationConfig;
+}
+
+export type { CallerInput } from "@imprint/runtime";

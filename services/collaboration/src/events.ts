@@ -16,8 +16,8 @@ import {
   CommentUpdated,
   type SpaceCounters,
 } from "@imprint/proto/collaboration/v1/events";
-import type { Comment } from "./domain/index.js";
-import type { CallerInput } from "./use-cases/shared/access.js";
+import type { Comment } from "./domain/comment.js";
+import type { CallerInput } from "./deps.js";
 import { nextSpaceCounters } from "./use-cases/shared/counters.js";
 
 /** Every collaboration event goes to the `IMPRINT_COLLABORATION` stream, subjects `imprint.collaboration.v1.<aggregate>.<event>`. */

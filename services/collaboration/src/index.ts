@@ -1,5 +1,6 @@
 export { loadCollaborationConfig, collaborationConfigShape, type CollaborationConfig } from "./config.js";
-export { collaborationServiceSpec, startCollaborationService, COLLABORATION_MIGRATIONS_PATH, type CollaborationDeps } from "./service.js";
+export { collaborationServiceSpec, startCollaborationService, COLLABORATION_MIGRATIONS_PATH } from "./service.js";
+export type { CollaborationDeps } from "./deps.js";
 export { CHANGE_REQUEST_SERVICE_NAME } from "./grpc/change-request-service.js";
 export { COMMENT_SERVICE_NAME } from "./grpc/comment-service.js";
 export { COLLABORATION_EVENT_CONTEXT } from "./events.js";

@@ -7,6 +7,7 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import {
   createPromiseClient,
+  forkEm,
   startService,
   type Clock,
   type Logger,
@@ -17,19 +18,14 @@ import {
 } from "@imprint/runtime";
 import type { CollaborationConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
-import { collaborationEntities } from "./domain/index.js";
+import type { ContentClients, UseCaseDeps } from "./deps.js";
+import { collaborationEntities } from "./domain/entities.js";
 import { COLLABORATION_EVENT_CONTEXT } from "./events.js";
 import { CHANGE_REQUEST_SERVICE_NAME, changeRequestServiceImplementation } from "./grpc/change-request-service.js";
 import { COMMENT_SERVICE_NAME, commentServiceImplementation } from "./grpc/comment-service.js";
-import type { ContentClients, UseCaseDeps } from "./use-cases/shared/deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const COLLABORATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
-
-/** What the collaboration service's transports and use cases are built from. */
-export interface CollaborationDeps extends ServiceDeps, UseCaseDeps {
-  config: CollaborationConfig;
-}
 
 interface Upstreams {
   content: ContentClients;
@@ -38,20 +34,23 @@ interface Upstreams {
 
 /** How the runtime assembles the collaboration service from its config and upstream clients. */
 export function collaborationServiceSpec(config: CollaborationConfig, upstreams: Upstreams): ServiceSpec {
-  const collaborationDeps = (deps: ServiceDeps): CollaborationDeps => ({ ...deps, config, ...upstreams });
+  // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
+  let built: UseCaseDeps | undefined;
+  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps =>
+    (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork, content: upstreams.content, identity: upstreams.identity });
   return {
     name: "collaboration",
     context: COLLABORATION_EVENT_CONTEXT,
     entities: collaborationEntities,
     migrationsPath: COLLABORATION_MIGRATIONS_PATH,
     grpc: (deps) => {
-      const collaboration = collaborationDeps(deps);
+      const em = () => forkEm(deps.orm);
       return [
-        { name: CHANGE_REQUEST_SERVICE_NAME, definition: ChangeRequestServiceService, implementation: changeRequestServiceImplementation(collaboration) },
-        { name: COMMENT_SERVICE_NAME, definition: CommentServiceService, implementation: commentServiceImplementation(collaboration) },
+        { name: CHANGE_REQUEST_SERVICE_NAME, definition: ChangeRequestServiceService, implementation: changeRequestServiceImplementation(em, useCaseDeps(deps)) },
+        { name: COMMENT_SERVICE_NAME, definition: CommentServiceService, implementation: commentServiceImplementation(em, useCaseDeps(deps)) },
       ];
     },
-    consumers: (deps) => contentEventConsumers(deps, config),
+    consumers: (deps) => contentEventConsumers(useCaseDeps(deps), config),
   };
 }
 

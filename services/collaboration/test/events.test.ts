@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChangeRequestStatus } from "@imprint/proto/collaboration/v1/change_requests";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import { eventually, createMember, createPage, createOrganization, createSpace, setPageMarkdown, type TestOrganization, type TestUser, readEvents, waitForEvents } from "@imprint/runtime/testing";
-import { ChangeRequest, Comment, CommentReply, Reaction, SpaceState } from "../src/domain/index.js";
+import { ChangeRequest, SpaceState } from "../src/domain/change-request.js";
+import { Comment, CommentReply, Reaction } from "../src/domain/comment.js";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
 
 let harness: CollaborationHarness;

@@ -1,8 +1,7 @@
-import { defineEvent, handleEvents, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
+import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
 import { BranchMerged, RevisionCreated, SpacePurged, SpaceTransferred } from "@imprint/proto/content/v1/events";
 import type { CollaborationConfig } from "../config.js";
-import { isId } from "../use-cases/shared/access.js";
-import type { UseCaseDeps } from "../use-cases/shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 import { purgeSpace } from "../use-cases/purge-space.js";
 import { recordBranchCommit } from "../use-cases/record-branch-commit.js";
 import { recordBranchMerge } from "../use-cases/record-branch-merge.js";

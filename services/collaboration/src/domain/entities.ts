@@ -1,7 +1,5 @@
 import { ChangeRequest, ChangeRequestContributor, SpaceState } from "./change-request.js";
 import { Comment, CommentReply, Reaction } from "./comment.js";
 
-export * from "./change-request.js";
-export * from "./comment.js";
-
+/** Every entity of the collaboration database, for the ORM (the runtime adds its own tables). */
 export const collaborationEntities = [ChangeRequest, ChangeRequestContributor, SpaceState, Comment, CommentReply, Reaction];

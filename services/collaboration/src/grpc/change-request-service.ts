@@ -1,6 +1,7 @@
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
-import { forkEm, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
-import type { CollaborationDeps } from "../service.js";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
+import type { UseCaseDeps } from "../deps.js";
 import { createChangeRequest } from "../use-cases/create-change-request.js";
 import { getChangeRequest } from "../use-cases/get-change-request.js";
 import { listChangeRequests } from "../use-cases/list-change-requests.js";
@@ -12,8 +13,7 @@ import { changeRequestToProto, orderFromProto, statusFromProto } from "./mappers
 export const CHANGE_REQUEST_SERVICE_NAME = "imprint.collaboration.v1.ChangeRequestService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
-export function changeRequestServiceImplementation(deps: CollaborationDeps): AsyncImplementation<typeof ChangeRequestServiceService> {
-  const em = () => forkEm(deps.orm);
+export function changeRequestServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof ChangeRequestServiceService> {
   return {
     createChangeRequest: async (request) => {
       const view = await createChangeRequest(

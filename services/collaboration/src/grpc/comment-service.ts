@@ -1,6 +1,7 @@
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
-import { forkEm, pageInfo, pageRequest, sortDirectionFromProto, type AsyncImplementation } from "@imprint/runtime";
-import type { CollaborationDeps } from "../service.js";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { pageInfo, pageRequest, sortDirectionFromProto, type AsyncImplementation } from "@imprint/runtime";
+import type { UseCaseDeps } from "../deps.js";
 import { deleteComment } from "../use-cases/delete-comment.js";
 import { deleteCommentReply } from "../use-cases/delete-comment-reply.js";
 import { getComment } from "../use-cases/get-comment.js";
@@ -17,8 +18,7 @@ import { commentStatusFromProto, commentToProto, formatFromProto, replyToProto }
 export const COMMENT_SERVICE_NAME = "imprint.collaboration.v1.CommentService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
-export function commentServiceImplementation(deps: CollaborationDeps): AsyncImplementation<typeof CommentServiceService> {
-  const em = () => forkEm(deps.orm);
+export function commentServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof CommentServiceService> {
   return {
     listComments: async (request) => {
       const page = await listComments(

@@ -12,7 +12,7 @@ import {
 } from "@imprint/proto/collaboration/v1/comments";
 import type { User } from "@imprint/proto/identity/v1";
 import { AppError } from "@imprint/runtime";
-import type { ChangeRequestStatus } from "../domain/index.js";
+import type { ChangeRequestStatus } from "../domain/change-request.js";
 import type { ChangeRequestView } from "../use-cases/shared/change-request-views.js";
 import type { BodyFormat, CommentView, ReactionView, ReplyView } from "../use-cases/shared/comment-views.js";
 import type { ChangeRequestOrder as OrderField } from "../use-cases/list-change-requests.js";

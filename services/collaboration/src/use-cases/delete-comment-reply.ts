@@ -1,8 +1,8 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { Comment, CommentReply, Reaction } from "../domain/index.js";
+import { Comment, CommentReply, Reaction } from "../domain/comment.js";
 import { commentReplyDeleted, recordReplyEvent } from "../events.js";
 import { isId, type CallerInput } from "./shared/access.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 import { requireManage, resolveScope, scopeFilter, type CommentScopeInput } from "./shared/scope.js";
 
 export interface DeleteCommentReplyInput {

@@ -1,10 +1,10 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { raw } from "@mikro-orm/postgresql";
 import { findPage, type KeysetSort, type Page, type PageRequestLike } from "@imprint/runtime";
-import { ChangeRequest, type ChangeRequestStatus } from "../domain/index.js";
+import { ChangeRequest, type ChangeRequestStatus } from "../domain/change-request.js";
 import { isId, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestViews, type ChangeRequestView } from "./shared/change-request-views.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export type ChangeRequestOrder = "updatedAt" | "createdAt";
 

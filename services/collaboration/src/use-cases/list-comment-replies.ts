@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
-import { CommentReply } from "../domain/index.js";
+import { CommentReply } from "../domain/comment.js";
 import type { CallerInput } from "./shared/access.js";
 import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 import { findComment, resolveScope, type CommentScopeInput } from "./shared/scope.js";
 
 export interface ListCommentRepliesInput {

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Member } from "@imprint/proto/identity/v1";
 import { decodePageToken, encodePageToken, resolvePageSize, type Page, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "./shared/access.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 import { resolveScope, type CommentScopeInput } from "./shared/scope.js";
 
 export interface ListCommentersInput {

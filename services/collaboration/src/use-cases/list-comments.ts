@@ -1,9 +1,9 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type Page, type PageRequestLike, type SortDirection } from "@imprint/runtime";
-import { Comment } from "../domain/index.js";
+import { Comment } from "../domain/comment.js";
 import { isId, type CallerInput } from "./shared/access.js";
 import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 import { resolveScope, scopeFilter, type CommentScopeInput } from "./shared/scope.js";
 
 export interface ListCommentsInput {

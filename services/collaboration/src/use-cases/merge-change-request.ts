@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { findChangeRequest } from "./shared/change-requests.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 import { recordMerge } from "./shared/merges.js";
 
 export interface MergeChangeRequestInput {

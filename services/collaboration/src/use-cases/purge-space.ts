@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ChangeRequest, ChangeRequestContributor, Comment, CommentReply, Reaction, SpaceState } from "../domain/index.js";
+import { ChangeRequest, ChangeRequestContributor, SpaceState } from "../domain/change-request.js";
+import { Comment, CommentReply, Reaction } from "../domain/comment.js";
 
 /**
  * Removes everything of a space content purged (`space.purged`): its change requests, comments,

@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { ChangeRequest } from "../domain/index.js";
+import { ChangeRequest } from "../domain/change-request.js";
 import { addContributor } from "./shared/change-requests.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 /**
  * A revision was committed on a change request's branch (`revision.created` with a

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ChangeRequest } from "../domain/index.js";
+import { ChangeRequest } from "../domain/change-request.js";
 import type { CallerInput } from "./shared/access.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 import { recordMerge } from "./shared/merges.js";
 
 /**

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ChangeRequest, Comment, CommentReply } from "../domain/index.js";
+import { ChangeRequest } from "../domain/change-request.js";
+import { Comment, CommentReply } from "../domain/comment.js";
 
 /** Follows a space moved to another organization (`space.transferred`): its rows name the new owner. */
 export async function transferSpace(em: EntityManager, input: { spaceId: string; organizationId: string }): Promise<void> {

@@ -4,7 +4,7 @@ import { changeRequestUpdatedFromMain, recordCollaborationEvent } from "../event
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { addContributor, findChangeRequest } from "./shared/change-requests.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface UpdateChangeRequestFromMainInput {
   caller: CallerInput | undefined;

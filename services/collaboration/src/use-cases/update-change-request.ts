@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { ChangeRequestStatus } from "../domain/index.js";
+import type { ChangeRequestStatus } from "../domain/change-request.js";
 import { changeRequestArchived, changeRequestUpdated, recordCollaborationEvent } from "../events.js";
 import { requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { findChangeRequest, validateDescription, validateSubject } from "./shared/change-requests.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 
 export interface UpdateChangeRequestInput {
   caller: CallerInput | undefined;

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { commentUpdated, recordCollaborationEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
-import type { UseCaseDeps } from "./shared/deps.js";
+import type { UseCaseDeps } from "../deps.js";
 import { applyPostEdit, hasReactionChanges, validateMarkdown, validateReactionChanges } from "./shared/posts.js";
 import { recordResolution } from "./shared/resolution.js";
 import { findComment, requireComment, requireManage, resolveScope, type CommentScopeInput } from "./shared/scope.js";

@@ -1,6 +1,6 @@
 import type { SpacePermissions } from "@imprint/proto/content/v1/spaces";
 import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "./deps.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 /** The caller checks every context shares, from the runtime. */
 export { isId, requireCaller, type CallerInput };

@@ -2,9 +2,9 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Branch } from "@imprint/proto/content/v1/branches";
 import type { User } from "@imprint/proto/identity/v1";
 import { markdownToDocument } from "@imprint/document";
-import type { ChangeRequest } from "../../domain/index.js";
+import type { ChangeRequest } from "../../domain/change-request.js";
 import { callerMessage, type CallerInput } from "./access.js";
-import type { UseCaseDeps } from "./deps.js";
+import type { UseCaseDeps } from "../../deps.js";
 import { loadUsers } from "./users.js";
 
 /** A change request with what other services and other tables know about it. */

@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { ChangeRequest, SUBJECT_MAX, DESCRIPTION_MAX, AGENT_TASK_ID_MAX } from "../../domain/index.js";
+import { ChangeRequest, SUBJECT_MAX, DESCRIPTION_MAX, AGENT_TASK_ID_MAX } from "../../domain/change-request.js";
 import { isId } from "./access.js";
 
 /** Numbers are positive int4 values: at most 9 digits keeps the parse in range. */

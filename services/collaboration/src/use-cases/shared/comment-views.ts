@@ -2,9 +2,9 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { PageSummary } from "@imprint/proto/content/v1/revisions";
 import type { User } from "@imprint/proto/identity/v1";
 import { markdownToDocument } from "@imprint/document";
-import { Reaction, type Comment, type CommentReply } from "../../domain/index.js";
+import { Reaction, type Comment, type CommentReply } from "../../domain/comment.js";
 import { callerMessage } from "./access.js";
-import type { UseCaseDeps } from "./deps.js";
+import type { UseCaseDeps } from "../../deps.js";
 import { contentRefOf, postPermissions, type CommentScope } from "./scope.js";
 import { loadUsers } from "./users.js";
 

@@ -1,4 +1,4 @@
-import { NODE_PREVIEW_MAX } from "../../domain/index.js";
+import { NODE_PREVIEW_MAX } from "../../domain/comment.js";
 
 /** A node of a GitBook JSON document, as far as finding one and reading its text goes. */
 interface DocumentNode {

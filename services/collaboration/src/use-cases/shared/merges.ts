@@ -1,10 +1,10 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { ChangeRequest } from "../../domain/index.js";
+import { ChangeRequest } from "../../domain/change-request.js";
 import { changeRequestMerged, recordCollaborationEvent } from "../../events.js";
 import type { CallerInput } from "./access.js";
 import { addContributor } from "./change-requests.js";
-import type { UseCaseDeps } from "./deps.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 /**
  * Records that content merged the change request's branch as `revisionId` (in the caller's

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { EMOJI_MAX, MARKDOWN_MAX, Reaction } from "../../domain/index.js";
+import { EMOJI_MAX, MARKDOWN_MAX, Reaction } from "../../domain/comment.js";
 import { characterCount } from "./change-requests.js";
 
 /** Bodies of comments and replies: 1 to 10,000 characters, not only whitespace. */

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Comment } from "../../domain/index.js";
+import type { Comment } from "../../domain/comment.js";
 import { commentReopened, commentResolved, recordCollaborationEvent } from "../../events.js";
 import type { CallerInput } from "./access.js";
-import type { UseCaseDeps } from "./deps.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 /**
  * Resolves (or reopens) a comment in the caller's transaction and records `comment.resolved` /

@@ -1,10 +1,11 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import type { ContentRef } from "@imprint/proto/content/v1/revisions";
 import { AppError } from "@imprint/runtime";
-import { Comment, CommentReply, type ChangeRequest } from "../../domain/index.js";
+import type { ChangeRequest } from "../../domain/change-request.js";
+import { Comment, CommentReply } from "../../domain/comment.js";
 import { isId, requireCaller, requireSpace, type CallerInput, type SpaceAccess, type SpaceRight } from "./access.js";
 import { findChangeRequest } from "./change-requests.js";
-import type { UseCaseDeps } from "./deps.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 /** Where comments live: a space's own content, or one of its change requests. */
 export interface CommentScopeInput {

@@ -1,5 +1,5 @@
 import type { User } from "@imprint/proto/identity/v1";
-import type { UseCaseDeps } from "./deps.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 /** Identity answers at most this many ids per batch call. */
 const BATCH = 1000;
