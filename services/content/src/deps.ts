@@ -3,9 +3,9 @@ import type { Clock, Logger, PromiseClient, ServiceDeps, UnitOfWork } from "@imp
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
 import type { ResolvedContentConfig } from "./config.js";
-import type { LinkCaches } from "./links/caches.js";
-import type { FileUrlSigner } from "./revisions/files/signed-url.js";
-import type { RevisionCaches } from "./revisions/store/caches.js";
+import type { LinkCaches } from "./links/domain/caches.js";
+import type { FileUrlSigner } from "./revisions/domain/files/signed-url.js";
+import type { RevisionCaches } from "./revisions/domain/store/caches.js";
 
 /*
  * What content's use cases, handlers, consumers and jobs receive. Types only, and a leaf: use cases

@@ -23,13 +23,12 @@ import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./spac
 import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./spaces/grpc/space-service.js";
 import { importDeps, importGrpcServices, type ImportDeps } from "./import/index.js";
 import { linkConsumers, linkDeps, linkEntities, linkGrpcServices } from "./links/index.js";
-import { RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
+import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
 import { openApiEntities, openApiGrpcServices, openApiJob } from "./openapi/index.js";
 import { translationEntities, translationGrpcServices } from "./translations/index.js";
 import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
 import { spacePurgeJob } from "./spaces/jobs/space-purge.js";
 import { exportEntities, exportGrpcServices, exportSweepJob } from "./exports/index.js";
-import { branchGrpcServices } from "./revisions/branches/index.js";
 import { collaborationCountersConsumer } from "./spaces/consumers/collaboration-counters.js";
 import type { ContentDeps, LinkDeps, RevisionDeps } from "./deps.js";
 

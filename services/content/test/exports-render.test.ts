@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@imprint/runtime";
 import { markdownToDocument } from "@imprint/document";
-import { renderPdf, type ExportPage } from "../src/exports/pdf/render-pdf.js";
+import { renderPdf, type ExportPage } from "../src/exports/domain/pdf/render-pdf.js";
 
 /** The renderer's own bound, which the gRPC tests cannot reach without 60 MiB of content. */
 describe("renderPdf", () => {

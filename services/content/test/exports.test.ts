@@ -9,7 +9,7 @@ import { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import type { PromiseClient } from "@imprint/runtime";
 import { eventually, testClient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, createRevision } from "@imprint/runtime/testing";
-import { signUrl } from "../src/revisions/files/signed-url.js";
+import { signUrl } from "../src/revisions/domain/files/signed-url.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 import { contentClients, contentRef, newPage, type ContentClients } from "./revisions-fixtures.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@imprint/runtime";
-import { FILE_URL_TTL_SECONDS, signedDownloadUrl, signUrl, verifyDownload, verifySignedUrl } from "../src/revisions/files/signed-url.js";
-import { imageDimensions } from "../src/revisions/files/image-dimensions.js";
+import { FILE_URL_TTL_SECONDS, signedDownloadUrl, signUrl, verifyDownload, verifySignedUrl } from "../src/revisions/domain/files/signed-url.js";
+import { imageDimensions } from "../src/revisions/domain/files/image-dimensions.js";
 import { pngBytes } from "@imprint/runtime/testing";
 
 const signer = { secret: "s".repeat(40), publicUrl: "https://api.example.com" };

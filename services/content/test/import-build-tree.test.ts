@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { planPageTree, REVISION_REFERENCES, rewriteReferences, slugFromSegment, type ConvertedPage } from "../src/import/build-tree.js";
-import { pageKey, scopeOf } from "../src/import/crawl.js";
-import { parseHtml } from "../src/import/extract.js";
-import { hastToMdast, mdastToMarkdown } from "../src/import/html-to-markdown.js";
+import { planPageTree, REVISION_REFERENCES, rewriteReferences, slugFromSegment, type ConvertedPage } from "../src/import/domain/build-tree.js";
+import { pageKey, scopeOf } from "../src/import/domain/crawl.js";
+import { parseHtml } from "../src/import/domain/extract.js";
+import { hastToMdast, mdastToMarkdown } from "../src/import/domain/html-to-markdown.js";
 
 const scope = scopeOf(new URL("http://s.test/docs/"));
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crawlSite, DEFAULT_CRAWL_LIMITS, isInScope, pageKey, pathSegments, scopeOf, type CrawlLimits } from "../src/import/crawl.js";
-import { safeFetchPolicy, SafeFetchError } from "../src/import/safe-fetch.js";
+import { crawlSite, DEFAULT_CRAWL_LIMITS, isInScope, pageKey, pathSegments, scopeOf, type CrawlLimits } from "../src/import/domain/crawl.js";
+import { safeFetchPolicy, SafeFetchError } from "../src/import/domain/safe-fetch.js";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 
 const policy = safeFetchPolicy({ allowPrivateAddresses: true }, { requestTimeoutMs: 2_000 });

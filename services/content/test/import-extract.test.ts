@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { collectLinks, extractMainContent, parseHtml } from "../src/import/extract.js";
-import { hastToMdast, htmlToMarkdown, mdastToMarkdown } from "../src/import/html-to-markdown.js";
+import { collectLinks, extractMainContent, parseHtml } from "../src/import/domain/extract.js";
+import { hastToMdast, htmlToMarkdown, mdastToMarkdown } from "../src/import/domain/html-to-markdown.js";
 import { SITE_ROOT } from "./fixtures/site/server.js";
 
 async function convert(html: string): Promise<{ title: string; markdown: string }> {

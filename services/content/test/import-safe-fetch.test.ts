@@ -6,7 +6,7 @@ import {
   SafeFetchError,
   safeFetchPolicy,
   type SafeFetchPolicy,
-} from "../src/import/safe-fetch.js";
+} from "../src/import/domain/safe-fetch.js";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 
 const anyType = () => true;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { markdownToDocument, type DocumentBlock, type DocumentText } from "@imprint/document";
-import { evaluateDocument, evaluateText } from "../src/revisions/markdown/evaluate.js";
+import { evaluateDocument, evaluateText } from "../src/revisions/domain/markdown/evaluate.js";
 
 /** Leaves of a block's text nodes as [text, marks]. */
 function leaves(block: DocumentBlock): [string, string[]][] {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { markdownToDocument } from "@imprint/document";
-import { MAX_INDEXED_PAGE_TEXT, pageSections } from "../src/search/sections.js";
+import { MAX_INDEXED_PAGE_TEXT, pageSections } from "../src/search/domain/sections.js";
 
 const sectionsOf = (markdown: string) => pageSections(JSON.stringify(markdownToDocument(markdown)));
 

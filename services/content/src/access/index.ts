@@ -2,7 +2,7 @@ import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
 import { Collection } from "../spaces/domain/collection.js";
 import { Space } from "../spaces/domain/space.js";
-import { atLeast, type DefaultLevel, type Level } from "./levels.js";
+import { atLeast, type DefaultLevel, type Level } from "./domain/levels.js";
 import type { AccessDeps } from "../deps.js";
 import type { Membership } from "./memberships.js";
 import {
@@ -12,11 +12,11 @@ import {
   spacePermissions,
   type CollectionPermissions,
   type SpacePermissions,
-} from "./permissions.js";
+} from "./domain/permissions.js";
 
-export * from "./levels.js";
+export * from "./domain/levels.js";
 export * from "./memberships.js";
-export * from "./permissions.js";
+export * from "./domain/permissions.js";
 export { membershipEventsConsumer } from "./consumers/membership-events.js";
 export type { AccessDeps };
 /** The caller checks every context shares, from the runtime. */

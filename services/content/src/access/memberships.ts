@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
 import { AppError, type PromiseClient } from "@imprint/runtime";
-import type { Level } from "./levels.js";
+import type { Level } from "./domain/levels.js";
 
 export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
 

@@ -10,7 +10,7 @@ import type { RevisionDeps } from "../deps.js";
  * docs/exports.md.
  */
 
-export { exportEntities } from "./entities.js";
+export { exportEntities } from "./domain/entities.js";
 export { deleteExpiredExports } from "./use-cases/delete-expired-exports.js";
 export { exportSweepJob, EXPORT_SWEEP_JOB } from "./jobs/export-sweep.js";
 export { EXPORT_SERVICE_NAME };

@@ -1,9 +1,9 @@
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
 import type { ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { DEFAULT_IMPORT_LIMITS, type ImportDeps, type ImportLimits } from "./import-content.js";
+import { DEFAULT_IMPORT_LIMITS, type ImportDeps, type ImportLimits } from "./use-cases/import-content.js";
 import { IMPORT_SERVICE_NAME, importServiceImplementation } from "./grpc/import-service.js";
-import { safeFetchPolicy } from "./safe-fetch.js";
+import { safeFetchPolicy } from "./domain/safe-fetch.js";
 import type { ContentDeps, RevisionDeps } from "../deps.js";
 
 /**
@@ -12,8 +12,8 @@ import type { ContentDeps, RevisionDeps } from "../deps.js";
  */
 
 export { IMPORT_SERVICE_NAME };
-export { importContent, DEFAULT_IMPORT_LIMITS, type ImportContentInput, type ImportDeps, type ImportLimits, type ImportResult } from "./import-content.js";
-export { safeFetch, safeFetchPolicy, refusedAddressReason, SafeFetchError, type SafeFetchPolicy } from "./safe-fetch.js";
+export { importContent, DEFAULT_IMPORT_LIMITS, type ImportContentInput, type ImportDeps, type ImportLimits, type ImportResult } from "./use-cases/import-content.js";
+export { safeFetch, safeFetchPolicy, refusedAddressReason, SafeFetchError, type SafeFetchPolicy } from "./domain/safe-fetch.js";
 
 /** The import use case's dependencies, from the content service's. */
 export function importDeps(deps: ContentDeps, revision: RevisionDeps, limits: ImportLimits = DEFAULT_IMPORT_LIMITS): ImportDeps {

@@ -2,18 +2,18 @@ import { LinkServiceService } from "@imprint/proto/content/v1/links";
 import type { ConsumerSpec, ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { ResolvedContentConfig } from "../config.js";
-import { LinkCaches } from "./caches.js";
+import { LinkCaches } from "./domain/caches.js";
 import { LINK_SERVICE_NAME, linkServiceImplementation } from "./grpc/link-service.js";
 import { linkExtractionConsumer, linkExtractionConsumerName } from "./consumers/revision-events.js";
 import type { LinkDeps, RevisionDeps } from "../deps.js";
 
 /**
  * Links and backlinks of a space's content: references extracted once per page version, resolved
- * per revision (ok, broken, in-app). See README.md in this folder.
+ * per revision (ok, broken, in-app). See docs/links.md.
  */
 
-export { linkEntities } from "./entities.js";
-export { extractPageLinks, type ExtractedLink } from "./extract.js";
+export { linkEntities } from "./domain/entities.js";
+export { extractPageLinks, type ExtractedLink } from "./domain/extract.js";
 export { LINK_SERVICE_NAME, LinkCaches };
 export type { LinkDeps };
 

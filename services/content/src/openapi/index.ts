@@ -1,8 +1,8 @@
 import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
 import type { JobSpec, ServiceRegistration } from "@imprint/runtime";
-import { safeFetchPolicy } from "../import/safe-fetch.js";
+import { safeFetchPolicy } from "../import/domain/safe-fetch.js";
 import { OPENAPI_SPEC_SERVICE_NAME, openApiSpecServiceImplementation } from "./grpc/openapi-service.js";
-import { DEFAULT_OPENAPI_PROCESSING_LIMITS, OPENAPI_PROCESSING_JOB, openApiProcessingJob, type OpenApiProcessingLimits } from "./processing/processor.js";
+import { DEFAULT_OPENAPI_PROCESSING_LIMITS, OPENAPI_PROCESSING_JOB, openApiProcessingJob, type OpenApiProcessingLimits } from "./jobs/processor.js";
 import type { ContentDeps } from "../deps.js";
 
 /**
@@ -11,7 +11,7 @@ import type { ContentDeps } from "../deps.js";
  * processed document kept as a version.
  */
 
-export { openApiEntities } from "./entities.js";
+export { openApiEntities } from "./domain/entities.js";
 export { OPENAPI_SPEC_SERVICE_NAME };
 export { OPENAPI_PROCESSING_JOB, DEFAULT_OPENAPI_PROCESSING_LIMITS, type OpenApiProcessingLimits };
 

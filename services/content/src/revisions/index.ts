@@ -1,10 +1,12 @@
+import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { ServiceRegistration } from "@imprint/runtime";
+import { BRANCH_SERVICE_NAME, branchServiceImplementation } from "./grpc/branch-service.js";
 import { EDITING_SERVICE_NAME, editingServiceImplementation } from "./grpc/editing-service.js";
 import { REVISION_SERVICE_NAME, revisionServiceImplementation } from "./grpc/revision-service.js";
-import { RevisionCaches } from "./store/caches.js";
+import { RevisionCaches } from "./domain/store/caches.js";
 import type { ContentDeps, RevisionDeps } from "../deps.js";
 
 /**
@@ -12,13 +14,14 @@ import type { ContentDeps, RevisionDeps } from "../deps.js";
  * variables), the internal editing API and the content reads. See docs/revisions.md.
  */
 
-export { revisionEntities } from "./entities.js";
+export { revisionEntities } from "./domain/entities.js";
 export { createInitialRevision, duplicateSpaceContent, readSpaceHead, advanceSpaceHead } from "./use-cases/space-content.js";
 export { purgeSpaceContent, deleteOrphanedBlobs } from "./use-cases/purge-space-content.js";
 export { markdownToDocument, parseMarkdown, type JsonDocument } from "@imprint/document";
-export { signedDownloadUrl, verifyDownload, FILE_URL_TTL_SECONDS } from "./files/signed-url.js";
-export { RevisionCaches } from "./store/caches.js";
-export { EDITING_SERVICE_NAME, REVISION_SERVICE_NAME };
+export { signedDownloadUrl, verifyDownload, FILE_URL_TTL_SECONDS } from "./domain/files/signed-url.js";
+export { RevisionCaches } from "./domain/store/caches.js";
+export { Branch } from "./domain/branches/entities.js";
+export { BRANCH_SERVICE_NAME, EDITING_SERVICE_NAME, REVISION_SERVICE_NAME };
 export type { RevisionDeps };
 
 /**
@@ -43,4 +46,14 @@ export function revisionGrpcServices(orm: MikroORM, revision: RevisionDeps): Ser
     { name: REVISION_SERVICE_NAME, definition: RevisionServiceService, implementation: revisionServiceImplementation(orm, revision) },
     { name: EDITING_SERVICE_NAME, definition: EditingServiceService, implementation: editingServiceImplementation(orm, revision) },
   ] as ServiceRegistration[];
+}
+
+/**
+ * The gRPC service of branches (BranchService): branches of a space's history for change requests
+ * (docs/revisions.md § Branches), created, read, merged into the space and updated from it; edited
+ * through the editing API (drafts opened on the branch) and read through every content read
+ * (ContentRef.change_request_id).
+ */
+export function branchGrpcServices(orm: MikroORM, revision: RevisionDeps): ServiceRegistration[] {
+  return [{ name: BRANCH_SERVICE_NAME, definition: BranchServiceService, implementation: branchServiceImplementation(orm, revision) }] as ServiceRegistration[];
 }

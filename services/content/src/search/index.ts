@@ -1,8 +1,8 @@
 import { SearchServiceService } from "@imprint/proto/content/v1/search";
 import type { ConsumerSpec, ServiceRegistration } from "@imprint/runtime";
 import { RevisionCaches } from "../revisions/index.js";
-import { Lru } from "../revisions/store/lru.js";
-import type { BodyRecord, PageRecord } from "../revisions/store/model.js";
+import { Lru } from "../revisions/domain/store/lru.js";
+import type { BodyRecord, PageRecord } from "../revisions/domain/store/model.js";
 import { defaultSearchConsumerName, searchIndexConsumer } from "./consumers/index-events.js";
 import { SEARCH_SERVICE_NAME, searchServiceImplementation } from "./grpc/search-service.js";
 import type { ContentDeps } from "../deps.js";
@@ -13,10 +13,10 @@ import type { ContentDeps } from "../deps.js";
  */
 
 export { SEARCH_SERVICE_NAME };
-export { searchEntities } from "./entities.js";
-export { indexSpace, dropSpaceFromIndex, type SearchIndexDeps, type IndexSpaceResult } from "./index-space.js";
-export { searchSpaceContent } from "./search-space-content.js";
-export { searchOrganizationContent } from "./search-organization-content.js";
+export { searchEntities } from "./domain/entities.js";
+export { indexSpace, dropSpaceFromIndex, type SearchIndexDeps, type IndexSpaceResult } from "./domain/index-space.js";
+export { searchSpaceContent } from "./use-cases/search-space-content.js";
+export { searchOrganizationContent } from "./use-cases/search-organization-content.js";
 export { defaultSearchConsumerName };
 
 /** The gRPC service of search (SearchService). */

@@ -5,8 +5,8 @@ import type { ContentDeps } from "../deps.js";
 
 /** Translation settings of an organization: a title and target languages as BCP 47 tags. */
 
-export { translationEntities } from "./entities.js";
-export { normalizeLanguageTag, validateLanguages } from "./languages.js";
+export { translationEntities } from "./domain/entities.js";
+export { normalizeLanguageTag, validateLanguages } from "./domain/languages.js";
 export { TRANSLATION_SETTINGS_SERVICE_NAME };
 
 /** The gRPC service of translation settings (TranslationSettingsService). */

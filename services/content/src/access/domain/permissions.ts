@@ -1,5 +1,5 @@
 import { atLeast, lesser, type DefaultLevel, type Level } from "./levels.js";
-import type { Membership } from "./memberships.js";
+import type { Membership } from "../memberships.js";
 
 /** What the caller may do on a space (GitBook's `Space.permissions`). */
 export interface SpacePermissions {

@@ -3,13 +3,13 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { JsonDocument } from "@imprint/document";
 import type { CallerInput } from "../../access/index.js";
-import { signUrl } from "../../revisions/files/signed-url.js";
-import { evaluateDocument } from "../../revisions/markdown/evaluate.js";
+import { signUrl } from "../../revisions/domain/files/signed-url.js";
+import { evaluateDocument } from "../../revisions/domain/markdown/evaluate.js";
 import { openContent, type ContentRefInput } from "../../revisions/use-cases/open-content.js";
 import { storeBlob } from "../../revisions/use-cases/upload-file.js";
-import { Export } from "../entities.js";
-import { selectPages } from "../page-selection.js";
-import { renderPdf } from "../pdf/render-pdf.js";
+import { Export } from "../domain/entities.js";
+import { selectPages } from "../domain/page-selection.js";
+import { renderPdf } from "../domain/pdf/render-pdf.js";
 import type { RevisionDeps } from "../../deps.js";
 
 /** Pages one PDF may hold. */

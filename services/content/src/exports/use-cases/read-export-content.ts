@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { isId } from "../../access/index.js";
-import { verifySignedUrl } from "../../revisions/files/signed-url.js";
-import { Export } from "../entities.js";
+import { verifySignedUrl } from "../../revisions/domain/files/signed-url.js";
+import { Export } from "../domain/entities.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface ExportContent {

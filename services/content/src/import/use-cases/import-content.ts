@@ -1,22 +1,22 @@
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { AppError } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../access/index.js";
-import { requireBranch } from "../revisions/branches/branch-rows.js";
-import { CONTENT_ID, newPageFrom, PAGE_LIMITS } from "../revisions/editing/page-input.js";
-import { applyPageOperations, type PageOperation } from "../revisions/use-cases/apply-page-operations.js";
-import { commitDraft } from "../revisions/use-cases/commit-draft.js";
-import { discardDraft } from "../revisions/use-cases/discard-draft.js";
-import { openContent } from "../revisions/use-cases/open-content.js";
-import { openDraft } from "../revisions/use-cases/open-draft.js";
-import { uploadFile } from "../revisions/use-cases/upload-file.js";
-import { imageKey, imageUrls, planPageTree, REVISION_REFERENCES, rewriteReferences, type ConvertedPage, type PlannedPage } from "./build-tree.js";
-import { crawlSite, DEFAULT_CRAWL_LIMITS, type CrawlLimits } from "./crawl.js";
-import { extractMainContent } from "./extract.js";
-import { DEFAULT_IMAGE_LIMITS, fetchImages, type ImageLimits } from "./fetch-images.js";
-import { hastToMdast, mdastToMarkdown } from "./html-to-markdown.js";
-import { parseFetchableUrl, SafeFetchError, type SafeFetchPolicy } from "./safe-fetch.js";
-import type { RevisionDeps } from "../deps.js";
+import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { requireBranch } from "../../revisions/domain/branches/branch-rows.js";
+import { CONTENT_ID, newPageFrom, PAGE_LIMITS } from "../../revisions/domain/editing/page-input.js";
+import { applyPageOperations, type PageOperation } from "../../revisions/use-cases/apply-page-operations.js";
+import { commitDraft } from "../../revisions/use-cases/commit-draft.js";
+import { discardDraft } from "../../revisions/use-cases/discard-draft.js";
+import { openContent } from "../../revisions/use-cases/open-content.js";
+import { openDraft } from "../../revisions/use-cases/open-draft.js";
+import { uploadFile } from "../../revisions/use-cases/upload-file.js";
+import { imageKey, imageUrls, planPageTree, REVISION_REFERENCES, rewriteReferences, type ConvertedPage, type PlannedPage } from "../domain/build-tree.js";
+import { crawlSite, DEFAULT_CRAWL_LIMITS, type CrawlLimits } from "../domain/crawl.js";
+import { extractMainContent } from "../domain/extract.js";
+import { DEFAULT_IMAGE_LIMITS, fetchImages, type ImageLimits } from "../domain/fetch-images.js";
+import { hastToMdast, mdastToMarkdown } from "../domain/html-to-markdown.js";
+import { parseFetchableUrl, SafeFetchError, type SafeFetchPolicy } from "../domain/safe-fetch.js";
+import type { RevisionDeps } from "../../deps.js";
 
 export const IMPORT_SOURCES = ["website"] as const;
 

@@ -1,7 +1,7 @@
-import { treeScan } from "../revisions/store/btree.js";
-import type { ContentView } from "../revisions/store/content-view.js";
-import { FILE_PREFIX } from "../revisions/store/keys.js";
-import type { PageIndex } from "../revisions/store/model.js";
+import { treeScan } from "../../revisions/domain/store/btree.js";
+import type { ContentView } from "../../revisions/domain/store/content-view.js";
+import { FILE_PREFIX } from "../../revisions/domain/store/keys.js";
+import type { PageIndex } from "../../revisions/domain/store/model.js";
 import type { LinkCaches } from "./caches.js";
 import { linkKey, type ExtractedLink } from "./extract.js";
 import type { LinkGraph, LinkUsage } from "./model.js";

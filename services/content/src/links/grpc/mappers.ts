@@ -8,10 +8,10 @@ import {
 } from "@imprint/proto/content/v1/links";
 import { AppError } from "@imprint/runtime";
 import { spaceToProto } from "../../spaces/grpc/space-mappers.js";
-import type { FileUrlSigner } from "../../revisions/files/signed-url.js";
+import type { FileUrlSigner } from "../../revisions/domain/files/signed-url.js";
 import { fileToProto, pageToProto } from "../../revisions/grpc/mappers.js";
-import type { ExtractedLink, LinkRelationName } from "../extract.js";
-import type { LinkStatusName } from "../link-status.js";
+import type { ExtractedLink, LinkRelationName } from "../domain/extract.js";
+import type { LinkStatusName } from "../domain/link-status.js";
 import type { BacklinkList } from "../use-cases/list-backlinks.js";
 import type { LinkList } from "../use-cases/list-links.js";
 import type { DescribedPage } from "../use-cases/open-links.js";

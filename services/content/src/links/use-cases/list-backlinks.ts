@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput, SpaceAccess } from "../../access/index.js";
-import type { RevisionHeader } from "../../revisions/store/caches.js";
+import type { RevisionHeader } from "../../revisions/domain/store/caches.js";
 import type { ContentRefInput } from "../../revisions/use-cases/open-content.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./open-links.js";
 import type { LinkDeps } from "../../deps.js";

@@ -1,10 +1,10 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireOrganizationMembership, type CallerInput, type Membership } from "../access/index.js";
+import { requireOrganizationMembership, type CallerInput, type Membership } from "../../access/index.js";
 import { OpenApiSpec } from "./entities.js";
 import { openApiSpecPermissions, type OpenApiSpecPermissions } from "./permissions.js";
 import { isOpenApiSlug } from "./validation.js";
-import type { AccessDeps } from "../deps.js";
+import type { AccessDeps } from "../../deps.js";
 
 export interface OrganizationSpecAccess {
   membership: Membership;

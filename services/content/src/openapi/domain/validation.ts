@@ -1,5 +1,5 @@
 import { AppError } from "@imprint/runtime";
-import { parseFetchableUrl, SafeFetchError } from "../import/safe-fetch.js";
+import { parseFetchableUrl, SafeFetchError } from "../../import/domain/safe-fetch.js";
 import { OPENAPI_SLUG_MAX, OPENAPI_SLUG_PATTERN, OPENAPI_SOURCE_URL_MAX } from "./entities.js";
 
 /** Whether `slug` could name a specification (a lookup with any other value finds nothing). */

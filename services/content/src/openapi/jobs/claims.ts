@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import type { Clock, UnitOfWork } from "@imprint/runtime";
-import { OpenApiSpec, OpenApiSpecVersion } from "../entities.js";
+import { OpenApiSpec, OpenApiSpecVersion } from "../domain/entities.js";
 import { openApiSpecProcessed, recordContentEvent } from "../../events.js";
 import type { ProcessingOutcome } from "./outcome.js";
 

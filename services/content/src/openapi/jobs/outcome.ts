@@ -1,4 +1,4 @@
-import type { OpenApiProcessErrorCode, OpenApiProcessProblem } from "../entities.js";
+import type { OpenApiProcessErrorCode, OpenApiProcessProblem } from "../domain/entities.js";
 
 /** What one processing of a source produced: a document to keep, or why there is none. */
 export type ProcessingOutcome = { ok: true; document: ParsedSpecDocument } | { ok: false; failure: ProcessingFailure };

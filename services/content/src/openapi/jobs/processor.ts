@@ -1,8 +1,8 @@
 import { forkEm, type Clock, type JobSpec, type Logger, type UnitOfWork } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import type { SafeFetchPolicy } from "../../import/safe-fetch.js";
+import type { SafeFetchPolicy } from "../../import/domain/safe-fetch.js";
 import { fetchSource, ProcessingAborted, type SourceFetchLimits } from "./fetch-source.js";
-import { claimNextSpec, finishSpec, releaseSpec, type ClaimedSpec } from "./jobs.js";
+import { claimNextSpec, finishSpec, releaseSpec, type ClaimedSpec } from "./claims.js";
 import type { ProcessingOutcome } from "./outcome.js";
 import { parseSpecDocument, type ParseLimits } from "./parse-document.js";
 

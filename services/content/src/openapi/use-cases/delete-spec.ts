@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
-import { findVisibleSpec, requireSpecsAccess } from "../access.js";
-import { OpenApiSpecVersion } from "../entities.js";
+import { findVisibleSpec, requireSpecsAccess } from "../domain/access.js";
+import { OpenApiSpecVersion } from "../domain/entities.js";
 import { openApiSpecDeleted, recordContentEvent } from "../../events.js";
 import type { ContentDeps } from "../../deps.js";
 

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { requireSpecsAccess } from "../access.js";
-import { OpenApiSpec } from "../entities.js";
-import { openApiSpecViews, type OpenApiSpecView } from "../views.js";
+import { requireSpecsAccess } from "../domain/access.js";
+import { OpenApiSpec } from "../domain/entities.js";
+import { openApiSpecViews, type OpenApiSpecView } from "../domain/views.js";
 import type { ContentDeps } from "../../deps.js";
 
 export interface ListOpenApiSpecsInput {

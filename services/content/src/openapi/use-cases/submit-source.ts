@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import { OpenApiSpec } from "../entities.js";
+import { OpenApiSpec } from "../domain/entities.js";
 import { openApiSpecCreated, openApiSpecUpdated, recordContentEvent } from "../../events.js";
 import type { OpenApiDeps } from "../../deps.js";
 

@@ -1,28 +1,14 @@
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
-import { BranchServiceService, type Branch } from "@imprint/proto/content/v1/branches";
+import type { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { batchGetBranches } from "../batch-get-branches.js";
-import { isOutdated, type BranchRecord } from "../branch-rows.js";
-import { createBranch } from "../create-branch.js";
-import { mergeBranch } from "../merge-branch.js";
-import { updateBranch } from "../update-branch.js";
-import type { RevisionDeps } from "../../../deps.js";
+import { batchGetBranches } from "../use-cases/batch-get-branches.js";
+import { createBranch } from "../use-cases/create-branch.js";
+import { mergeBranch } from "../use-cases/merge-branch.js";
+import { updateBranch } from "../use-cases/update-branch.js";
+import type { RevisionDeps } from "../../deps.js";
+import { branchToProto } from "./branch-mappers.js";
 
 export const BRANCH_SERVICE_NAME = "imprint.content.v1.BranchService";
-
-export function branchToProto(branch: BranchRecord, spaceRevisionId: string | null): Branch {
-  return {
-    id: branch.id,
-    spaceId: branch.spaceId,
-    number: branch.number,
-    headRevisionId: branch.headRevisionId,
-    initialRevisionId: branch.initialRevisionId,
-    mergedAncestorRevisionId: branch.mergedAncestorRevisionId ?? "",
-    mergedRevisionId: branch.mergedRevisionId ?? "",
-    outdated: isOutdated(branch, spaceRevisionId),
-    createdAt: branch.createdAt,
-  };
-}
 
 /** Thin transport over the branch use cases: one use case per call, its result mapped. */
 export function branchServiceImplementation(orm: MikroORM, deps: RevisionDeps): AsyncImplementation<typeof BranchServiceService> {

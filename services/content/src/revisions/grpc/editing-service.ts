@@ -2,7 +2,7 @@ import { AppError, forkEm, type AsyncImplementation } from "@imprint/runtime";
 import { EditingServiceService, type PageOperation as ProtoPageOperation } from "@imprint/proto/content/v1/editing";
 import { Page } from "@imprint/proto/content/v1/revisions";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { contentIdFrom, newPageFrom, pageMoveFrom, pagePatchFrom } from "../editing/page-input.js";
+import { contentIdFrom, newPageFrom, pageMoveFrom, pagePatchFrom } from "../domain/editing/page-input.js";
 import { applyPageOperations, MAX_OPERATIONS, type PageOperation } from "../use-cases/apply-page-operations.js";
 import { commitDraft } from "../use-cases/commit-draft.js";
 import { createPage } from "../use-cases/create-page.js";

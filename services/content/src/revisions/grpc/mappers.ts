@@ -12,10 +12,10 @@ import {
 } from "@imprint/proto/content/v1/revisions";
 import type { ContentRef as ProtoContentRef } from "@imprint/proto/content/v1/revisions";
 import type { Draft } from "@imprint/proto/content/v1/editing";
-import { signedDownloadUrl, type FileUrlSigner } from "../files/signed-url.js";
-import type { RevisionHeader } from "../store/caches.js";
-import type { PageTree } from "../store/content-view.js";
-import type { FileRecord, GitBlobValue, ImageRefValue, PageCoverValue, PageLayoutValue, PageRecord, PageType, ReusableRecord } from "../store/model.js";
+import { signedDownloadUrl, type FileUrlSigner } from "../domain/files/signed-url.js";
+import type { RevisionHeader } from "../domain/store/caches.js";
+import type { PageTree } from "../domain/store/content-view.js";
+import type { FileRecord, GitBlobValue, ImageRefValue, PageCoverValue, PageLayoutValue, PageRecord, PageType, ReusableRecord } from "../domain/store/model.js";
 import type { ContentRefInput } from "../use-cases/open-content.js";
 import type { RevisionContent } from "../use-cases/get-revision.js";
 

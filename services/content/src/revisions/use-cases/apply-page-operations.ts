@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import type { NewPage, PageMove, PagePatch } from "../editing/draft-editor.js";
+import type { NewPage, PageMove, PagePatch } from "../domain/editing/draft-editor.js";
 import type { EditedPage } from "./create-page.js";
 import { editDraft } from "./drafts.js";
 import type { RevisionDeps } from "../../deps.js";

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { isId, requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { branchCreated, recordContentEvent } from "../../events.js";
-import { findBranchById, insertBranch, type BranchRecord } from "./branch-rows.js";
+import { findBranchById, insertBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface CreateBranchInput {

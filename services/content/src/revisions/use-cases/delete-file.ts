@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import { contentIdFrom } from "../editing/page-input.js";
+import { contentIdFrom } from "../domain/editing/page-input.js";
 import { editDraft } from "./drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { evaluateDocument, evaluateText } from "../markdown/evaluate.js";
+import { evaluateDocument, evaluateText } from "../domain/markdown/evaluate.js";
 import type { JsonDocument } from "@imprint/document";
-import type { RevisionHeader } from "../store/caches.js";
-import type { PageTree } from "../store/content-view.js";
+import type { RevisionHeader } from "../domain/store/caches.js";
+import type { PageTree } from "../domain/store/content-view.js";
 import { openContent, type ContentRefInput } from "./open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -2,11 +2,11 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { branchMerged, recordContentEvent } from "../../events.js";
-import { queryRows, sql } from "../store/db.js";
-import { compareAndSetSpaceHead } from "../store/revision-rows.js";
-import { recordRevisionCreated } from "../use-cases/drafts.js";
-import { markBranchMerged, mergeBaseOf, requireBranch, type BranchRecord } from "./branch-rows.js";
-import { commitThreeWayMerge, logMerge } from "./revisions.js";
+import { queryRows, sql } from "../domain/store/db.js";
+import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
+import { recordRevisionCreated } from "./drafts.js";
+import { markBranchMerged, mergeBaseOf, requireBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
+import { commitThreeWayMerge, logMerge } from "../domain/branches/revisions.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface MergeBranchInput {

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import { plainField, type PageMove } from "../editing/draft-editor.js";
+import { plainField, type PageMove } from "../domain/editing/draft-editor.js";
 import type { EditedPage } from "./create-page.js";
 import { editDraft } from "./drafts.js";
 import type { RevisionDeps } from "../../deps.js";

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import type { RevisionHeader } from "../store/caches.js";
-import { findRevision, insertRevision } from "../store/revision-rows.js";
-import { requireBranch } from "../branches/branch-rows.js";
+import type { RevisionHeader } from "../domain/store/caches.js";
+import { findRevision, insertRevision } from "../domain/store/revision-rows.js";
+import { requireBranch } from "../domain/branches/branch-rows.js";
 import { isRevisionId } from "./drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

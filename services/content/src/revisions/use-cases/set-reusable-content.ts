@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { newContentId } from "../editing/draft-editor.js";
-import { contentIdFrom, PAGE_LIMITS } from "../editing/page-input.js";
-import type { ReusableRecord } from "../store/model.js";
+import { newContentId } from "../domain/editing/draft-editor.js";
+import { contentIdFrom, PAGE_LIMITS } from "../domain/editing/page-input.js";
+import type { ReusableRecord } from "../domain/store/model.js";
 import { editDraft } from "./drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -2,11 +2,11 @@ import { createHash } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { newContentId } from "../editing/draft-editor.js";
-import { contentIdFrom } from "../editing/page-input.js";
-import { imageDimensions } from "../files/image-dimensions.js";
-import { execute, sql } from "../store/db.js";
-import type { FileRecord } from "../store/model.js";
+import { newContentId } from "../domain/editing/draft-editor.js";
+import { contentIdFrom } from "../domain/editing/page-input.js";
+import { imageDimensions } from "../domain/files/image-dimensions.js";
+import { execute, sql } from "../domain/store/db.js";
+import type { FileRecord } from "../domain/store/model.js";
 import { editDraft } from "./drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

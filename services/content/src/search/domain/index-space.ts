@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Clock } from "@imprint/runtime";
-import type { RevisionCaches } from "../revisions/store/caches.js";
-import { ContentView, MAX_PAGE_DEPTH, type PageTree } from "../revisions/store/content-view.js";
-import { execute, queryRows, sql } from "../revisions/store/db.js";
-import type { PageRecord } from "../revisions/store/model.js";
-import { findRevision } from "../revisions/store/revision-rows.js";
-import { StoreSession } from "../revisions/store/session.js";
+import type { RevisionCaches } from "../../revisions/domain/store/caches.js";
+import { ContentView, MAX_PAGE_DEPTH, type PageTree } from "../../revisions/domain/store/content-view.js";
+import { execute, queryRows, sql } from "../../revisions/domain/store/db.js";
+import type { PageRecord } from "../../revisions/domain/store/model.js";
+import { findRevision } from "../../revisions/domain/store/revision-rows.js";
+import { StoreSession } from "../../revisions/domain/store/session.js";
 import { diffPageVersions } from "./page-diff.js";
 import { pageSections } from "./sections.js";
 import { SEARCH_CONFIG } from "./text-search.js";

@@ -1,9 +1,9 @@
 import { SearchResultType, SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import type { PageResult } from "../results.js";
-import { searchOrganizationContent } from "../search-organization-content.js";
-import { searchSpaceContent } from "../search-space-content.js";
+import type { PageResult } from "../domain/results.js";
+import { searchOrganizationContent } from "../use-cases/search-organization-content.js";
+import { searchSpaceContent } from "../use-cases/search-space-content.js";
 import type { AccessDeps } from "../../deps.js";
 
 export const SEARCH_SERVICE_NAME = "imprint.content.v1.SearchService";

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { resolvePageSize } from "@imprint/runtime";
-import { OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../access/index.js";
-import { Space } from "../spaces/domain/space.js";
-import { nextCursor, rankedSpaces, readCursor, withFallback, type PageResult } from "./results.js";
-import { parseSearchQuery } from "./text-search.js";
-import type { AccessDeps } from "../deps.js";
+import { OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { Space } from "../../spaces/domain/space.js";
+import { nextCursor, rankedSpaces, readCursor, withFallback, type PageResult } from "../domain/results.js";
+import { parseSearchQuery } from "../domain/text-search.js";
+import type { AccessDeps } from "../../deps.js";
 
 export interface SearchOrganizationContentInput {
   caller: CallerInput | undefined;

@@ -1,9 +1,9 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId, requireOrganizationMembership, type CallerInput } from "../access/index.js";
+import { isId, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { TranslationSettings } from "./entities.js";
 import { translationSettingsPermissions, type TranslationSettingsPermissions } from "./permissions.js";
-import type { AccessDeps } from "../deps.js";
+import type { AccessDeps } from "../../deps.js";
 
 /** The caller's permissions on the organization's translation settings; non-members get "Organization not found". */
 export async function requireTranslationsAccess(deps: AccessDeps, organizationId: string, caller: CallerInput | undefined): Promise<TranslationSettingsPermissions> {

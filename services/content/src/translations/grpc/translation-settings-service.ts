@@ -5,7 +5,7 @@ import { deleteTranslationSettings } from "../use-cases/delete-translation-setti
 import { getTranslationSettings } from "../use-cases/get-translation-settings.js";
 import { listTranslationSettings } from "../use-cases/list-translation-settings.js";
 import { updateTranslationSettings } from "../use-cases/update-translation-settings.js";
-import type { TranslationSettingsView } from "../views.js";
+import type { TranslationSettingsView } from "../domain/views.js";
 import type { ContentDeps } from "../../deps.js";
 
 export const TRANSLATION_SETTINGS_SERVICE_NAME = "imprint.content.v1.TranslationSettingsService";

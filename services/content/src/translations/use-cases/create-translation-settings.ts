@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import { requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
-import { TranslationSettings } from "../entities.js";
+import { requireTranslationsAccess, requireTranslationsEditing } from "../domain/access.js";
+import { TranslationSettings } from "../domain/entities.js";
 import { translationSettingsCreated, recordContentEvent } from "../../events.js";
-import { validateLanguages } from "../languages.js";
-import { validateTranslationTitle } from "../validation.js";
-import type { TranslationSettingsView } from "../views.js";
+import { validateLanguages } from "../domain/languages.js";
+import { validateTranslationTitle } from "../domain/validation.js";
+import type { TranslationSettingsView } from "../domain/views.js";
 import type { ContentDeps } from "../../deps.js";
 
 export interface CreateTranslationSettingsInput {

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { findVisibleTranslationSettings, requireTranslationsAccess } from "../access.js";
-import type { TranslationSettingsView } from "../views.js";
+import { findVisibleTranslationSettings, requireTranslationsAccess } from "../domain/access.js";
+import type { TranslationSettingsView } from "../domain/views.js";
 import type { ContentDeps } from "../../deps.js";
 
 export interface GetTranslationSettingsInput {

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { requireTranslationsAccess } from "../access.js";
-import { TranslationSettings } from "../entities.js";
-import type { TranslationSettingsView } from "../views.js";
+import { requireTranslationsAccess } from "../domain/access.js";
+import { TranslationSettings } from "../domain/entities.js";
+import type { TranslationSettingsView } from "../domain/views.js";
 import type { ContentDeps } from "../../deps.js";
 
 export interface ListTranslationSettingsInput {

@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../access.js";
+import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../domain/access.js";
 import { translationSettingsUpdated, recordContentEvent } from "../../events.js";
-import { validateLanguages } from "../languages.js";
-import { validateTranslationTitle } from "../validation.js";
-import type { TranslationSettingsView } from "../views.js";
+import { validateLanguages } from "../domain/languages.js";
+import { validateTranslationTitle } from "../domain/validation.js";
+import type { TranslationSettingsView } from "../domain/views.js";
 import type { ContentDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["title", "languages"] as const;
