@@ -1,4 +1,6 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
+import { AppError, type Clock } from "@imprint/runtime";
+import { characterCount } from "./text.js";
 
 export const MARKDOWN_MAX = 10_000;
 export const NODE_PREVIEW_MAX = 200;
@@ -51,7 +53,28 @@ export const CommentSchema = defineEntity({
     { properties: ["spaceId", "changeRequestId", "resolvedAt", "postedAt", "id"], name: "comments_scope_resolved_index" },
   ],
 });
-export class Comment extends CommentSchema.class {}
+export class Comment extends CommentSchema.class {
+  isResolved(): boolean {
+    return this.resolvedAt !== null && this.resolvedAt !== undefined;
+  }
+
+  /** Resolves the thread (by `userId`, at the clock's time) or reopens it; false when it already is that way. */
+  setResolved(resolved: boolean, userId: string, clock: Clock): boolean {
+    if (resolved === this.isResolved()) return false;
+    this.resolvedAt = resolved ? clock() : null;
+    this.resolvedBy = resolved ? userId : null;
+    return true;
+  }
+
+  /** The thread's reply count follows each reply posted or deleted. */
+  replyAdded(): void {
+    this.repliesCount += 1;
+  }
+
+  replyRemoved(): void {
+    this.repliesCount = Math.max(0, this.repliesCount - 1);
+  }
+}
 CommentSchema.setClass(Comment);
 
 /** A reply in a comment's thread; it lives and dies with its comment. */
@@ -96,3 +119,53 @@ export const ReactionSchema = defineEntity({
 });
 export class Reaction extends ReactionSchema.class {}
 ReactionSchema.setClass(Reaction);
+
+/** Bodies of comments and replies: 1 to 10,000 characters, not only whitespace. */
+export function validateMarkdown(markdown: string): string {
+  if (markdown.trim() === "") throw AppError.invalidArgument("markdown: must not be empty");
+  if (characterCount(markdown) > MARKDOWN_MAX) throw AppError.invalidArgument(`markdown: must be at most ${MARKDOWN_MAX.toLocaleString("en")} characters`);
+  return markdown;
+}
+
+function validateEmojis(field: string, emojis: readonly string[]): string[] {
+  for (const emoji of emojis) {
+    const length = characterCount(emoji);
+    if (length < 1 || length > EMOJI_MAX) throw AppError.invalidArgument(`${field}: each emoji must be 1 to ${EMOJI_MAX} characters`);
+  }
+  return [...new Set(emojis)];
+}
+
+/** The emojis a caller adds to and removes from a comment or reply, validated and without duplicates. */
+export interface ReactionChanges {
+  added: string[];
+  removed: string[];
+}
+
+export function validateReactionChanges(added: readonly string[], removed: readonly string[]): ReactionChanges {
+  return { added: validateEmojis("addedReactions", added), removed: validateEmojis("removedReactions", removed) };
+}
+
+export function hasReactionChanges(changes: ReactionChanges): boolean {
+  return changes.added.length > 0 || changes.removed.length > 0;
+}
+
+/** Replaces the body of a comment or reply at `now`; a body equal to the current one is no change (false). */
+export function editBody(post: { markdown: string; editedAt?: Date | null }, markdown: string, now: Date): boolean {
+  if (markdown === post.markdown) return false;
+  post.markdown = markdown;
+  post.editedAt = now;
+  return true;
+}
+
+/**
+ * What a caller with the space rights `rights` may do with a comment or reply by `authorId`:
+ * authors edit and delete their own while they may comment, space admins any.
+ */
+export function postPermissions(
+  rights: { comment: boolean; admin: boolean },
+  callerId: string,
+  authorId: string,
+): { view: boolean; edit: boolean; reply: boolean; delete: boolean } {
+  const manage = (authorId === callerId && rights.comment) || rights.admin;
+  return { view: true, edit: manage, reply: rights.comment, delete: manage };
+}

@@ -2,11 +2,11 @@ import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Branch } from "@imprint/proto/content/v1/branches";
 import { AppError } from "@imprint/runtime";
-import { ChangeRequest } from "../domain/change-request.js";
+import { ChangeRequest, validateAgentTaskId, validateSubject } from "../domain/change-request.js";
 import { changeRequestCreated, recordCollaborationEvent } from "../events.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
-import { addContributor, validateAgentTaskId, validateSubject } from "./shared/change-requests.js";
+import { addContributor } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
 
 /** Numbers held by orphan branches (left by creations that failed after content forked) are skipped, a few at most. */

@@ -23,7 +23,7 @@ export async function deleteCommentReply(em: EntityManager, input: DeleteComment
     requireManage(scope, reply.authorId, "reply");
     await tx.nativeDelete(Reaction, { targetId: reply.id });
     tx.remove(reply);
-    comment.repliesCount = Math.max(0, comment.repliesCount - 1);
+    comment.replyRemoved();
     await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, commentReplyDeleted, {});
     return true;
   });

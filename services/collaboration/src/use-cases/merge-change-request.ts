@@ -1,5 +1,4 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { findChangeRequest } from "./shared/change-requests.js";
@@ -29,7 +28,7 @@ export async function mergeChangeRequest(
   if (found.status === "merged" && found.mergedRevisionId) {
     return { revisionId: found.mergedRevisionId, view: await changeRequestView(em, deps, { caller, changeRequest: found }) };
   }
-  if (found.status === "archived") throw new AppError("failed_precondition", "Change request is archived: reopen it before merging");
+  found.assertMergeable();
   const merged = await deps.content.branches.mergeBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
   const changeRequest = await deps.unitOfWork.run(em, (tx) => recordMerge(tx, deps, { changeRequestId: found.id, revisionId: merged.revisionId, actor: caller }));
   return { revisionId: merged.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: merged.branch }) };

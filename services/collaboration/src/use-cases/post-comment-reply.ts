@@ -1,10 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { CommentReply } from "../domain/comment.js";
+import { CommentReply, validateMarkdown } from "../domain/comment.js";
 import { commentReplyCreated, recordReplyEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
-import { validateMarkdown } from "./shared/posts.js";
 import { findComment, resolveScope, type CommentScopeInput } from "./shared/scope.js";
 
 export interface PostCommentReplyInput {
@@ -31,7 +30,7 @@ export async function postCommentReply(em: EntityManager, input: PostCommentRepl
       postedAt: deps.clock(),
       editedAt: null,
     });
-    comment.repliesCount += 1;
+    comment.replyAdded();
     await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, commentReplyCreated, {});
     return reply;
   });

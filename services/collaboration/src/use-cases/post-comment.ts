@@ -1,14 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DocumentFormat } from "@imprint/proto/content/v1/revisions";
 import { AppError } from "@imprint/runtime";
-import { Comment, NODE_ID_MAX, type PageSnapshot } from "../domain/comment.js";
+import { Comment, NODE_ID_MAX, validateMarkdown, type PageSnapshot } from "../domain/comment.js";
+import { characterCount } from "../domain/text.js";
 import { commentCreated, recordCollaborationEvent } from "../events.js";
 import { callerMessage, type CallerInput } from "./shared/access.js";
-import { characterCount } from "./shared/change-requests.js";
 import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
 import { findDocumentNode, nodePreview } from "./shared/document-nodes.js";
-import { validateMarkdown } from "./shared/posts.js";
 import { contentRefOf, resolveScope, type CommentScope, type CommentScopeInput } from "./shared/scope.js";
 
 export interface PostCommentInput {

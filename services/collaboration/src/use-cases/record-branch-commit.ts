@@ -14,8 +14,8 @@ export async function recordBranchCommit(
   deps: Pick<UseCaseDeps, "clock">,
 ): Promise<void> {
   const changeRequest = await em.findOne(ChangeRequest, { id: input.changeRequestId, spaceId: input.spaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!changeRequest || changeRequest.status === "merged") return;
+  if (!changeRequest || changeRequest.isMerged()) return;
   const now = deps.clock();
-  changeRequest.updatedAt = now;
+  changeRequest.recordCommit(now);
   if (input.userId) await addContributor(em, changeRequest, input.userId, now);
 }

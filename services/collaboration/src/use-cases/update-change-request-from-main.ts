@@ -1,5 +1,4 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
 import { changeRequestUpdatedFromMain, recordCollaborationEvent } from "../events.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
@@ -24,7 +23,7 @@ export async function updateChangeRequestFromMain(
   const caller = requireCaller(input.caller);
   const space = await requireSpace(deps, caller, input.spaceId, "edit");
   const found = await findChangeRequest(em, space.spaceId, input.changeRequestId);
-  if (found.status === "merged") throw new AppError("failed_precondition", "Change request is merged and can no longer be updated");
+  found.assertUpdatableFromMain();
   const updated = await deps.content.branches.updateBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
   const changeRequest = await deps.unitOfWork.run(em, async (tx) => {
     const locked = await findChangeRequest(tx, space.spaceId, found.id, { lock: true });

@@ -1,10 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import type { ChangeRequestStatus } from "../domain/change-request.js";
+import { assertSettableStatus, validateDescription, validateSubject, type ChangeRequestStatus } from "../domain/change-request.js";
 import { changeRequestArchived, changeRequestUpdated, recordCollaborationEvent } from "../events.js";
 import { requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
-import { findChangeRequest, validateDescription, validateSubject } from "./shared/change-requests.js";
+import { findChangeRequest } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
 
 export interface UpdateChangeRequestInput {
@@ -25,20 +24,12 @@ export async function updateChangeRequest(em: EntityManager, input: UpdateChange
   const caller = requireCaller(input.caller);
   const subject = input.subject === undefined ? undefined : validateSubject(input.subject);
   const description = input.description === undefined ? undefined : validateDescription(input.description);
-  if (input.status === "merged") throw AppError.invalidArgument("status: a change request is merged only through merge");
+  assertSettableStatus(input.status);
   const space = await requireSpace(deps, caller, input.spaceId, "edit");
   const changeRequest = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findChangeRequest(tx, space.spaceId, input.changeRequestId, { lock: true });
-    const changes: Record<string, { from: unknown; to: unknown }> = {};
-    if (subject !== undefined && subject !== found.subject) changes.subject = { from: found.subject, to: subject };
-    if (description !== undefined && description !== found.description) changes.description = { from: found.description, to: description };
-    if (input.status !== undefined && input.status !== found.status) changes.status = { from: found.status, to: input.status };
+    const changes = found.update({ subject, description, status: input.status }, deps.clock);
     if (Object.keys(changes).length === 0) return found;
-    if (found.status === "merged") throw new AppError("failed_precondition", "Change request is merged and can no longer be changed");
-    if (subject !== undefined) found.subject = subject;
-    if (description !== undefined) found.description = description;
-    if (input.status !== undefined) found.status = input.status;
-    found.updatedAt = deps.clock();
     const event = { organizationId: found.organizationId, actor: caller, spaceId: found.spaceId };
     await recordCollaborationEvent(tx, deps, changeRequestUpdated, {
       ...event,

@@ -4,7 +4,8 @@ import { commentReplyUpdated, recordReplyEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
-import { applyPostEdit, hasReactionChanges, validateMarkdown, validateReactionChanges } from "./shared/posts.js";
+import { hasReactionChanges, validateMarkdown, validateReactionChanges } from "../domain/comment.js";
+import { applyPostEdit } from "./shared/posts.js";
 import { recordResolution } from "./shared/resolution.js";
 import { findComment, findReply, requireComment, requireManage, resolveScope, type CommentScopeInput } from "./shared/scope.js";
 

@@ -3,7 +3,8 @@ import { commentUpdated, recordCollaborationEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
-import { applyPostEdit, hasReactionChanges, validateMarkdown, validateReactionChanges } from "./shared/posts.js";
+import { hasReactionChanges, validateMarkdown, validateReactionChanges } from "../domain/comment.js";
+import { applyPostEdit } from "./shared/posts.js";
 import { recordResolution } from "./shared/resolution.js";
 import { findComment, requireComment, requireManage, resolveScope, type CommentScopeInput } from "./shared/scope.js";
 

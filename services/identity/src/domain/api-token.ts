@@ -1,4 +1,5 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
+import type { Clock } from "@imprint/runtime";
 import { UserSchema } from "./user.js";
 
 /** An API token. Only the SHA-256 of the secret is kept; the secret is shown once, at issue. */
@@ -19,10 +20,10 @@ export const ApiTokenSchema = defineEntity({
   },
 });
 export class ApiToken extends ApiTokenSchema.class {
-  /** Revokes the token at `now`; false when it already was (the first revocation time stays). */
-  revoke(now: Date): boolean {
+  /** Revokes the token at the clock's time; false when it already was (the first revocation time stays). */
+  revoke(clock: Clock): boolean {
     if (this.revokedAt) return false;
-    this.revokedAt = now;
+    this.revokedAt = clock();
     return true;
   }
 }

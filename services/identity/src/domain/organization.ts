@@ -1,4 +1,5 @@
 import { defineEntity, LockMode, p, type EntityManager } from "@mikro-orm/postgresql";
+import type { Clock } from "@imprint/runtime";
 import { ROLES } from "./roles.js";
 
 /**
@@ -46,21 +47,21 @@ function sameValue(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Applies validated settings to the organization at `now`; `updatedAt` moves only when a value
- * really changed. Answers each changed field with its old and new value (what
+ * Applies validated settings to the organization; `updatedAt` moves (to the clock's time) only
+ * when a value really changed. Answers each changed field with its old and new value (what
  * `organization.updated` carries). A function, not a method: relations load the organization
  * typed by its schema (e.g. `member.organization`).
  */
 export function updateOrganizationSettings(
   organization: OrganizationChanges & { updatedAt: Date },
   changes: OrganizationChanges,
-  now: Date,
+  clock: Clock,
 ): Record<string, { from: unknown; to: unknown }> {
   const changed: Record<string, { from: unknown; to: unknown }> = {};
   for (const [key, value] of Object.entries(changes) as [keyof OrganizationChanges, unknown][]) {
     if (!sameValue(organization[key], value)) changed[key] = { from: organization[key], to: value };
   }
-  if (Object.keys(changed).length > 0) Object.assign(organization, changes, { updatedAt: now });
+  if (Object.keys(changed).length > 0) Object.assign(organization, changes, { updatedAt: clock() });
   return changed;
 }
 

@@ -23,7 +23,7 @@ export async function revokeToken(em: EntityManager, input: RevokeTokenInput, de
   const result = await deps.unitOfWork.run(em, async (tx) => {
     const token = await tx.findOne(ApiToken, secret ? { tokenHash: hashTokenSecret(secret) } : { id: tokenId });
     if (!token) throw AppError.notFound("Token");
-    if (!token.revoke(deps.clock())) return { tokenId: token.id, revokedAt: token.revokedAt!, changed: false };
+    if (!token.revoke(deps.clock)) return { tokenId: token.id, revokedAt: token.revokedAt!, changed: false };
     recordIdentityEvent(tx, deps, tokenRevoked, {
       organizationId: null,
       actor: null,

@@ -97,7 +97,7 @@ export async function updateOrganization(
       if (changes.hostname && (await tx.count(Organization, { hostname: changes.hostname, id: { $ne: organization.id } })) > 0) {
         throw new AppError("already_exists", "hostname: is already used by another organization");
       }
-      const changed = updateOrganizationSettings(organization, changes, deps.clock());
+      const changed = updateOrganizationSettings(organization, changes, deps.clock);
       if (Object.keys(changed).length > 0) {
         recordIdentityEvent(tx, deps, organizationUpdated, {
           organizationId: organization.id,

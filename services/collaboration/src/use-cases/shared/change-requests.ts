@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { ChangeRequest, SUBJECT_MAX, DESCRIPTION_MAX, AGENT_TASK_ID_MAX } from "../../domain/change-request.js";
+import { ChangeRequest } from "../../domain/change-request.js";
 import { isId } from "./access.js";
 
 /** Numbers are positive int4 values: at most 9 digits keeps the parse in range. */
@@ -24,27 +24,4 @@ export async function addContributor(em: EntityManager, changeRequest: Pick<Chan
      on conflict (change_request_id, user_id) do nothing`,
     [changeRequest.id, userId, changeRequest.spaceId, at],
   );
-}
-
-/** Characters as PostgreSQL counts them (code points), not UTF-16 units. */
-export function characterCount(text: string): number {
-  let count = 0;
-  for (const _ of text) count += 1;
-  return count;
-}
-
-export function validateSubject(subject: string): string {
-  if (characterCount(subject) > SUBJECT_MAX) throw AppError.invalidArgument(`subject: must be at most ${SUBJECT_MAX} characters`);
-  return subject;
-}
-
-export function validateDescription(description: string): string {
-  if (characterCount(description) > DESCRIPTION_MAX) throw AppError.invalidArgument(`description: must be at most ${DESCRIPTION_MAX.toLocaleString("en")} characters`);
-  return description;
-}
-
-export function validateAgentTaskId(agentTaskId: string): string | null {
-  const trimmed = agentTaskId.trim();
-  if (characterCount(trimmed) > AGENT_TASK_ID_MAX) throw AppError.invalidArgument(`agentTaskId: must be at most ${AGENT_TASK_ID_MAX} characters`);
-  return trimmed === "" ? null : trimmed;
 }

@@ -19,12 +19,9 @@ export async function recordMerge(
 ): Promise<ChangeRequest> {
   const changeRequest = await em.findOne(ChangeRequest, { id: input.changeRequestId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
   if (!changeRequest) throw AppError.notFound("Change request");
-  if (changeRequest.status === "merged") return changeRequest;
+  if (changeRequest.isMerged()) return changeRequest;
   const now = deps.clock();
-  changeRequest.status = "merged";
-  changeRequest.mergedAt = now;
-  changeRequest.mergedRevisionId = input.revisionId;
-  changeRequest.updatedAt = now;
+  changeRequest.markMerged(input.revisionId, now);
   if (input.actor) await addContributor(em, changeRequest, input.actor.userId, now);
   await recordCollaborationEvent(em, deps, changeRequestMerged, {
     organizationId: changeRequest.organizationId,

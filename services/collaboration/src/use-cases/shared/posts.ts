@@ -1,35 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { EMOJI_MAX, MARKDOWN_MAX, Reaction } from "../../domain/comment.js";
-import { characterCount } from "./change-requests.js";
-
-/** Bodies of comments and replies: 1 to 10,000 characters, not only whitespace. */
-export function validateMarkdown(markdown: string): string {
-  if (markdown.trim() === "") throw AppError.invalidArgument("markdown: must not be empty");
-  if (characterCount(markdown) > MARKDOWN_MAX) throw AppError.invalidArgument(`markdown: must be at most ${MARKDOWN_MAX.toLocaleString("en")} characters`);
-  return markdown;
-}
-
-function validateEmojis(field: string, emojis: readonly string[]): string[] {
-  for (const emoji of emojis) {
-    const length = characterCount(emoji);
-    if (length < 1 || length > EMOJI_MAX) throw AppError.invalidArgument(`${field}: each emoji must be 1 to ${EMOJI_MAX} characters`);
-  }
-  return [...new Set(emojis)];
-}
-
-export interface ReactionChanges {
-  added: string[];
-  removed: string[];
-}
-
-export function validateReactionChanges(added: readonly string[], removed: readonly string[]): ReactionChanges {
-  return { added: validateEmojis("addedReactions", added), removed: validateEmojis("removedReactions", removed) };
-}
-
-export function hasReactionChanges(changes: ReactionChanges): boolean {
-  return changes.added.length > 0 || changes.removed.length > 0;
-}
+import { editBody, Reaction, type ReactionChanges } from "../../domain/comment.js";
 
 /**
  * Applies the caller's reaction changes to a comment or reply (in the caller's transaction).
@@ -78,11 +48,7 @@ export async function applyPostEdit(
   now: Date,
 ): Promise<string[]> {
   const changedFields: string[] = [];
-  if (edit.markdown !== undefined && edit.markdown !== post.markdown) {
-    post.markdown = edit.markdown;
-    post.editedAt = now;
-    changedFields.push("body");
-  }
+  if (edit.markdown !== undefined && editBody(post, edit.markdown, now)) changedFields.push("body");
   if (await applyReactionChanges(em, { targetId: post.id, commentId: comment.id, spaceId: comment.spaceId }, userId, edit.reactions, now)) {
     changedFields.push("reactions");
   }

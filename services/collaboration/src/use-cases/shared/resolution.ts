@@ -9,9 +9,7 @@ import type { UseCaseDeps } from "../../deps.js";
  * `comment.reopened`; nothing when it already is that way.
  */
 export async function recordResolution(em: EntityManager, deps: Pick<UseCaseDeps, "clock">, caller: CallerInput, comment: Comment, resolved: boolean): Promise<void> {
-  if (resolved === (comment.resolvedAt !== null && comment.resolvedAt !== undefined)) return;
-  comment.resolvedAt = resolved ? deps.clock() : null;
-  comment.resolvedBy = resolved ? caller.userId : null;
+  if (!comment.setResolved(resolved, caller.userId, deps.clock)) return;
   await recordCollaborationEvent(em, deps, resolved ? commentResolved : commentReopened, {
     organizationId: comment.organizationId,
     actor: caller,

@@ -2,7 +2,7 @@ import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import type { ContentRef } from "@imprint/proto/content/v1/revisions";
 import { AppError } from "@imprint/runtime";
 import type { ChangeRequest } from "../../domain/change-request.js";
-import { Comment, CommentReply } from "../../domain/comment.js";
+import { Comment, CommentReply, postPermissions as postPermissionsFor } from "../../domain/comment.js";
 import { isId, requireCaller, requireSpace, type CallerInput, type SpaceAccess, type SpaceRight } from "./access.js";
 import { findChangeRequest } from "./change-requests.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -65,9 +65,7 @@ export async function findReply(em: EntityManager, comment: Comment, replyId: st
 
 /** What the caller may do with a comment or reply by `authorId`: authors edit and delete their own, space admins any. */
 export function postPermissions(scope: CommentScope, authorId: string): { view: boolean; edit: boolean; reply: boolean; delete: boolean } {
-  const { permissions } = scope.space;
-  const manage = (authorId === scope.caller.userId && permissions.comment) || permissions.admin;
-  return { view: true, edit: manage, reply: permissions.comment, delete: manage };
+  return postPermissionsFor(scope.space.permissions, scope.caller.userId, authorId);
 }
 
 /** Editing or deleting a post: its author (still allowed to comment) or a space admin. */
