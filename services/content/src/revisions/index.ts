@@ -15,8 +15,8 @@ import type { ContentDeps, RevisionDeps } from "../deps.js";
  */
 
 export { revisionEntities } from "./domain/entities.js";
-export { createInitialRevision, duplicateSpaceContent, readSpaceHead, advanceSpaceHead } from "./use-cases/space-content.js";
-export { purgeSpaceContent, deleteOrphanedBlobs } from "./use-cases/purge-space-content.js";
+export { createInitialRevision, duplicateSpaceContent, readSpaceHead, advanceSpaceHead } from "./use-cases/shared/space-content.js";
+export { purgeSpaceContent, deleteOrphanedBlobs } from "./use-cases/shared/purge-space-content.js";
 export { markdownToDocument, parseMarkdown, type JsonDocument } from "@imprint/document";
 export { signedDownloadUrl, verifyDownload, FILE_URL_TTL_SECONDS } from "./domain/files/signed-url.js";
 export { RevisionCaches } from "./domain/store/caches.js";

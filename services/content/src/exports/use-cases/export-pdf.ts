@@ -5,7 +5,7 @@ import type { JsonDocument } from "@imprint/document";
 import type { CallerInput } from "../../access/index.js";
 import { signUrl } from "../../revisions/domain/files/signed-url.js";
 import { evaluateDocument } from "../../revisions/domain/markdown/evaluate.js";
-import { openContent, type ContentRefInput } from "../../revisions/use-cases/open-content.js";
+import { openContent, type ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
 import { storeBlob } from "../../revisions/use-cases/upload-file.js";
 import { Export } from "../domain/entities.js";
 import { selectPages } from "../domain/page-selection.js";

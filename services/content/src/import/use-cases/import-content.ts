@@ -7,7 +7,7 @@ import { CONTENT_ID, newPageFrom, PAGE_LIMITS } from "../../revisions/domain/edi
 import { applyPageOperations, type PageOperation } from "../../revisions/use-cases/apply-page-operations.js";
 import { commitDraft } from "../../revisions/use-cases/commit-draft.js";
 import { discardDraft } from "../../revisions/use-cases/discard-draft.js";
-import { openContent } from "../../revisions/use-cases/open-content.js";
+import { openContent } from "../../revisions/use-cases/shared/open-content.js";
 import { openDraft } from "../../revisions/use-cases/open-draft.js";
 import { uploadFile } from "../../revisions/use-cases/upload-file.js";
 import { imageKey, imageUrls, planPageTree, REVISION_REFERENCES, rewriteReferences, type ConvertedPage, type PlannedPage } from "../domain/build-tree.js";

@@ -14,7 +14,7 @@ import type { ExtractedLink, LinkRelationName } from "../domain/extract.js";
 import type { LinkStatusName } from "../domain/link-status.js";
 import type { BacklinkList } from "../use-cases/list-backlinks.js";
 import type { LinkList } from "../use-cases/list-links.js";
-import type { DescribedPage } from "../use-cases/open-links.js";
+import type { DescribedPage } from "../use-cases/shared/open-links.js";
 
 const STATUS_TO_PROTO: Record<LinkStatusName, LinkStatus> = {
   ok: LinkStatus.LINK_STATUS_OK,

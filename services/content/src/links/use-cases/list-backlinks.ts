@@ -2,8 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput, SpaceAccess } from "../../access/index.js";
 import type { RevisionHeader } from "../../revisions/domain/store/caches.js";
-import type { ContentRefInput } from "../../revisions/use-cases/open-content.js";
-import { describePages, openLinks, requirePage, type DescribedPage } from "./open-links.js";
+import type { ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
+import { describePages, openLinks, requirePage, type DescribedPage } from "./shared/open-links.js";
 import type { LinkDeps } from "../../deps.js";
 
 export interface ListBacklinksInput {

@@ -3,12 +3,12 @@ import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@
 import type { CallerInput, SpaceAccess } from "../../access/index.js";
 import type { RevisionHeader } from "../../revisions/domain/store/caches.js";
 import type { FileRecord } from "../../revisions/domain/store/model.js";
-import type { ContentRefInput } from "../../revisions/use-cases/open-content.js";
+import type { ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
 import { linkKey, type ExtractedLink } from "../domain/extract.js";
 import type { LinkUsage } from "../domain/model.js";
 import { appLocationOf, linkStatus, type LinkStatusName } from "../domain/link-status.js";
 import { brokenInChangeRequest } from "./broken-in-change-request.js";
-import { describePages, openLinks, requirePage, type DescribedPage } from "./open-links.js";
+import { describePages, openLinks, requirePage, type DescribedPage } from "./shared/open-links.js";
 import type { LinkDeps } from "../../deps.js";
 
 export interface ListLinksInput {

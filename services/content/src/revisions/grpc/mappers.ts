@@ -16,7 +16,7 @@ import { signedDownloadUrl, type FileUrlSigner } from "../domain/files/signed-ur
 import type { RevisionHeader } from "../domain/store/caches.js";
 import type { PageTree } from "../domain/store/content-view.js";
 import type { FileRecord, GitBlobValue, ImageRefValue, PageCoverValue, PageLayoutValue, PageRecord, PageType, ReusableRecord } from "../domain/store/model.js";
-import type { ContentRefInput } from "../use-cases/open-content.js";
+import type { ContentRefInput } from "../use-cases/shared/open-content.js";
 import type { RevisionContent } from "../use-cases/get-revision.js";
 
 const PAGE_TYPES: Record<PageType, ProtoPageType> = {

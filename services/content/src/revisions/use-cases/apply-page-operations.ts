@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import type { NewPage, PageMove, PagePatch } from "../domain/editing/draft-editor.js";
 import type { EditedPage } from "./create-page.js";
-import { editDraft } from "./drafts.js";
+import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export type PageOperation =

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import type { RevisionHeader } from "../domain/store/caches.js";
 import type { PageRecord } from "../domain/store/model.js";
-import { openContent, type ContentRefInput } from "./open-content.js";
+import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export const MAX_PAGE_SUMMARIES = 1000;

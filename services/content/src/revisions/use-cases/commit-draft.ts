@@ -4,7 +4,7 @@ import type { CallerInput } from "../../access/index.js";
 import { execute, sql } from "../domain/store/db.js";
 import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
 import { compareAndSetBranchHead, findBranchById } from "../domain/branches/branch-rows.js";
-import { isRevisionId, lockOwnDraft, recordRevisionCreated } from "./drafts.js";
+import { isRevisionId, lockOwnDraft, recordRevisionCreated } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface CommitDraftInput {

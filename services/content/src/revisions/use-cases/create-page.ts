@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { plainField, type NewPage } from "../domain/editing/draft-editor.js";
 import type { PageRecord } from "../domain/store/model.js";
-import { editDraft } from "./drafts.js";
+import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface EditedPage {

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { contentIdFrom } from "../domain/editing/page-input.js";
-import { editDraft } from "./drafts.js";
+import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 /** Removes a file from the caller's draft; succeeds when it is not there. Its bytes stay (other revisions use them). */

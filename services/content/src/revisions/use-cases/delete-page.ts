@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { plainField } from "../domain/editing/draft-editor.js";
-import { editDraft } from "./drafts.js";
+import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 /** Removes a page and its sub-pages from the caller's draft; answers how many pages went. */

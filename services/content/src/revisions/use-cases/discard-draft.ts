@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { execute, sql } from "../domain/store/db.js";
 import { lockRevision } from "../domain/store/revision-rows.js";
-import { isRevisionId } from "./drafts.js";
+import { isRevisionId } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 /**

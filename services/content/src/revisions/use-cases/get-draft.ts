@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import type { RevisionHeader } from "../domain/store/caches.js";
 import { findRevision } from "../domain/store/revision-rows.js";
-import { isRevisionId } from "./drafts.js";
+import { isRevisionId } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 /** The caller's draft (open or committed); anyone else's answers not_found. */

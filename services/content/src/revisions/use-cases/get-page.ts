@@ -5,7 +5,7 @@ import { evaluateDocument, evaluateText } from "../domain/markdown/evaluate.js";
 import type { JsonDocument } from "@imprint/document";
 import type { RevisionHeader } from "../domain/store/caches.js";
 import type { PageTree } from "../domain/store/content-view.js";
-import { openContent, type ContentRefInput } from "./open-content.js";
+import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface PageReadInput {

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import type { FileRecord, ReusableRecord } from "../domain/store/model.js";
 import { pageListing, type PageListing } from "./list-pages.js";
-import { openContent, type ContentRefInput } from "./open-content.js";
+import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface RevisionContent extends PageListing {

@@ -2,8 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import type { RevisionHeader } from "../domain/store/caches.js";
 import type { PageTree } from "../domain/store/content-view.js";
-import { openContent, type ContentRefInput, type OpenedContent } from "./open-content.js";
-import { pageTreeFromIndex } from "./page-tree.js";
+import { openContent, type ContentRefInput, type OpenedContent } from "./shared/open-content.js";
+import { pageTreeFromIndex } from "./shared/page-tree.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface PageListing {

@@ -4,7 +4,7 @@ import { requireCaller, requireSpaceAccess, type CallerInput } from "../../acces
 import { branchMerged, recordContentEvent } from "../../events.js";
 import { queryRows, sql } from "../domain/store/db.js";
 import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
-import { recordRevisionCreated } from "./drafts.js";
+import { recordRevisionCreated } from "./shared/drafts.js";
 import { markBranchMerged, mergeBaseOf, requireBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
 import { commitThreeWayMerge, logMerge } from "../domain/branches/revisions.js";
 import type { RevisionDeps } from "../../deps.js";

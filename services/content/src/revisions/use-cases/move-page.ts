@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { plainField, type PageMove } from "../domain/editing/draft-editor.js";
 import type { EditedPage } from "./create-page.js";
-import { editDraft } from "./drafts.js";
+import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 /** Moves a page of the caller's draft (with its sub-pages) under a parent, at a position. */

@@ -5,7 +5,7 @@ import { requireCaller, requireSpaceAccess, type CallerInput } from "../../acces
 import type { RevisionHeader } from "../domain/store/caches.js";
 import { findRevision, insertRevision } from "../domain/store/revision-rows.js";
 import { requireBranch } from "../domain/branches/branch-rows.js";
-import { isRevisionId } from "./drafts.js";
+import { isRevisionId } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface OpenDraftInput {

@@ -4,7 +4,7 @@ import type { CallerInput } from "../../access/index.js";
 import { newContentId } from "../domain/editing/draft-editor.js";
 import { contentIdFrom, PAGE_LIMITS } from "../domain/editing/page-input.js";
 import type { ReusableRecord } from "../domain/store/model.js";
-import { editDraft } from "./drafts.js";
+import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface SetReusableContentInput {

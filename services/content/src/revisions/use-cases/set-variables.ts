@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { variablesFrom } from "../domain/editing/page-input.js";
-import { editDraft } from "./drafts.js";
+import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 /** Replaces the draft's revision variables; answers them as stored. */

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { branchUpdated, recordContentEvent } from "../../events.js";
 import { readSpaceHeadRow } from "../domain/store/revision-rows.js";
-import { recordRevisionCreated } from "./drafts.js";
+import { recordRevisionCreated } from "./shared/drafts.js";
 import { compareAndSetBranchHead, isOutdated, mergeBaseOf, requireBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
 import { commitThreeWayMerge, logMerge } from "../domain/branches/revisions.js";
 import type { RevisionDeps } from "../../deps.js";

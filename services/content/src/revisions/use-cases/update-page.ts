@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { plainField, type PagePatch } from "../domain/editing/draft-editor.js";
 import type { EditedPage } from "./create-page.js";
-import { editDraft } from "./drafts.js";
+import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 /** Changes the given fields of a page of the caller's draft. */

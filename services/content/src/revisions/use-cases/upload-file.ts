@@ -7,7 +7,7 @@ import { contentIdFrom } from "../domain/editing/page-input.js";
 import { imageDimensions } from "../domain/files/image-dimensions.js";
 import { execute, sql } from "../domain/store/db.js";
 import type { FileRecord } from "../domain/store/model.js";
-import { editDraft } from "./drafts.js";
+import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export const MAX_FILE_BYTES = 50 * 1024 * 1024;

@@ -6,9 +6,9 @@ import { execute, queryRows, sql } from "../../revisions/domain/store/db.js";
 import type { PageRecord } from "../../revisions/domain/store/model.js";
 import { findRevision } from "../../revisions/domain/store/revision-rows.js";
 import { StoreSession } from "../../revisions/domain/store/session.js";
-import { diffPageVersions } from "./page-diff.js";
-import { pageSections } from "./sections.js";
-import { SEARCH_CONFIG } from "./text-search.js";
+import { diffPageVersions } from "../domain/page-diff.js";
+import { pageSections } from "../domain/sections.js";
+import { SEARCH_CONFIG } from "../domain/text-search.js";
 
 /** What indexing needs besides its EntityManager. */
 export interface SearchIndexDeps {

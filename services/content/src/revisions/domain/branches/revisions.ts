@@ -5,7 +5,7 @@ import { conflictError, mergeRevisions } from "../merge/index.js";
 import type { RevisionHeader } from "../store/caches.js";
 import { findRevision, insertRevision } from "../store/revision-rows.js";
 import { StoreSession } from "../store/session.js";
-import { shareStoreLock } from "../../use-cases/drafts.js";
+import { shareStoreLock } from "../../use-cases/shared/drafts.js";
 import type { BranchRecord } from "./branch-rows.js";
 import type { RevisionDeps } from "../../../deps.js";
 

@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../access/index.js";
-import { DraftEditor } from "../domain/editing/draft-editor.js";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import { execute, sql } from "../domain/store/db.js";
-import { lockRevision, updateDraftContent } from "../domain/store/revision-rows.js";
-import { StoreSession } from "../domain/store/session.js";
-import { revisionCreated, recordContentEvent } from "../../events.js";
-import type { RevisionDeps } from "../../deps.js";
+import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../access/index.js";
+import { DraftEditor } from "../../domain/editing/draft-editor.js";
+import type { RevisionHeader } from "../../domain/store/caches.js";
+import { execute, sql } from "../../domain/store/db.js";
+import { lockRevision, updateDraftContent } from "../../domain/store/revision-rows.js";
+import { StoreSession } from "../../domain/store/session.js";
+import { revisionCreated, recordContentEvent } from "../../../events.js";
+import type { RevisionDeps } from "../../../deps.js";
 
 /** Revision ids are uuids (the runtime's id check). */
 export function isRevisionId(value: string): boolean {

@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../access/index.js";
-import { requireBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import { ContentView } from "../domain/store/content-view.js";
-import { findRevision } from "../domain/store/revision-rows.js";
-import { StoreSession } from "../domain/store/session.js";
+import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../access/index.js";
+import { requireBranch, type BranchRecord } from "../../domain/branches/branch-rows.js";
+import type { RevisionHeader } from "../../domain/store/caches.js";
+import { ContentView } from "../../domain/store/content-view.js";
+import { findRevision } from "../../domain/store/revision-rows.js";
+import { StoreSession } from "../../domain/store/session.js";
 import { isRevisionId } from "./drafts.js";
-import type { RevisionDeps } from "../../deps.js";
+import type { RevisionDeps } from "../../../deps.js";
 
 /** Which content a read is about (the proto ContentRef). */
 export interface ContentRefInput {
