@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { defineEvent, recordEvent, type Clock, type EventDefinition, type EventMessage, type EventPayload } from "@imprint/runtime";
+import { defineEvent, recordEvent, type EventDefinition, type EventMessage, type EventPayload } from "@imprint/runtime";
 import {
   ChangeRequestArchived,
   ChangeRequestCreated,
@@ -17,8 +17,7 @@ import {
   type SpaceCounters,
 } from "@imprint/proto/collaboration/v1/events";
 import type { Comment } from "./domain/comment.js";
-import type { CallerInput } from "./deps.js";
-import { nextSpaceCounters } from "./use-cases/shared/counters.js";
+import type { CallerInput, UseCaseDeps } from "./deps.js";
 
 /** Every collaboration event goes to the `IMPRINT_COLLABORATION` stream, subjects `imprint.collaboration.v1.<aggregate>.<event>`. */
 export const COLLABORATION_EVENT_CONTEXT = "collaboration";
@@ -45,6 +44,36 @@ export const commentReplyCreated = collaborationEvent("comment_reply", "created"
 export const commentReplyUpdated = collaborationEvent("comment_reply", "updated", CommentReplyUpdated);
 export const commentReplyDeleted = collaborationEvent("comment_reply", "deleted", CommentReplyDeleted);
 
+/**
+ * Bumps the space's counters version and counts, after the transaction's changes are flushed.
+ * The upsert takes the space's row lock first, so a concurrent transaction of the same space
+ * commits before these counts are read (and gets a lower version): versions follow commit order
+ * and each version's counts include every earlier commit.
+ */
+async function nextSpaceCounters(em: EntityManager, spaceId: string): Promise<SpaceCounters> {
+  await em.flush();
+  const [state] = await em.execute<{ counters_version: string }[]>(
+    `insert into space_states (space_id, next_number, counters_version) values (?, 1, 1)
+     on conflict (space_id) do update set counters_version = space_states.counters_version + 1
+     returning counters_version`,
+    [spaceId],
+  );
+  const [counts] = await em.execute<{ total: string; open: string; draft: string; comments: string }[]>(
+    `select (select count(*) from change_requests where space_id = ?) as total,
+            (select count(*) from change_requests where space_id = ? and status = 'open') as open,
+            (select count(*) from change_requests where space_id = ? and status = 'draft') as draft,
+            (select count(*) from comments where space_id = ? and change_request_id is null and resolved_at is null) as comments`,
+    [spaceId, spaceId, spaceId, spaceId],
+  );
+  return {
+    changeRequests: Number(counts!.total),
+    changeRequestsOpen: Number(counts!.open),
+    changeRequestsDraft: Number(counts!.draft),
+    comments: Number(counts!.comments),
+    version: Number(state!.counters_version),
+  };
+}
+
 /** What every collaboration event's message starts with (see SpaceEvent); the recorder fills it in. */
 interface SpaceEventFields {
   spaceId: string;
@@ -61,7 +90,7 @@ type OwnPayload<T> = Omit<EventPayload<T>, keyof SpaceEventFields>;
  */
 export async function recordCollaborationEvent<T extends SpaceEventFields>(
   em: EntityManager,
-  deps: { clock: Clock },
+  deps: Pick<UseCaseDeps, "clock">,
   definition: EventDefinition<T>,
   event: { organizationId: string; actor: CallerInput | null; spaceId: string; payload: NoInfer<OwnPayload<T>> },
 ): Promise<void> {
@@ -74,7 +103,7 @@ export async function recordCollaborationEvent<T extends SpaceEventFields>(
 /** Records a `comment_reply.*` event for a reply of `comment`; `extra` holds the event's fields besides the ids. */
 export async function recordReplyEvent<T extends SpaceEventFields & { commentId: string; replyId: string }>(
   em: EntityManager,
-  deps: { clock: Clock },
+  deps: Pick<UseCaseDeps, "clock">,
   actor: CallerInput,
   comment: Pick<Comment, "id" | "organizationId" | "spaceId" | "changeRequestId">,
   replyId: string,
