@@ -1,10 +1,18 @@
 import { createHash, randomBytes } from "node:crypto";
+import { AppError } from "@imprint/runtime";
 
 export const TOKEN_PREFIX = "imp_";
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const SECRET_LENGTH = 43; // ≈ 256 bits of entropy
 /** Operator-chosen secrets (bootstrap) must still be hard to guess and safe in headers. */
 export const CHOSEN_SECRET_PATTERN = /^imp_[A-Za-z0-9_-]{8,200}$/;
+
+export function validateChosenSecret(field: string, secret: string): string {
+  if (!CHOSEN_SECRET_PATTERN.test(secret)) {
+    throw AppError.invalidArgument(`${field}: must start with "imp_" followed by 8 to 200 letters, digits, "-" or "_"`);
+  }
+  return secret;
+}
 
 /** A new secret: `imp_` + 43 base62 characters from the system CSPRNG, without modulo bias. */
 export function generateTokenSecret(): string {
