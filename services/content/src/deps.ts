@@ -3,6 +3,8 @@ import type { Clock, Logger, PromiseClient, ServiceDeps, UnitOfWork } from "@imp
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
 import type { ResolvedContentConfig } from "./config.js";
+import type { ImportLimits } from "./import/domain/limits.js";
+import type { SafeFetchPolicy } from "./import/domain/safe-fetch.js";
 import type { LinkCaches } from "./links/domain/caches.js";
 import type { FileUrlSigner } from "./revisions/domain/files/signed-url.js";
 import type { RevisionCaches } from "./revisions/domain/store/caches.js";
@@ -12,7 +14,7 @@ import type { RevisionCaches } from "./revisions/domain/store/caches.js";
  * import their deps from here, never from service.ts, which builds every one of them once at start.
  */
 
-/** The content service's runtime deps and parts (transports, jobs; use cases take a narrower one below). */
+/** The content service's runtime deps and parts, for its handlers, consumers and jobs; use cases take a narrower one below. */
 export interface ContentDeps extends ServiceDeps {
   config: ResolvedContentConfig;
   clock: Clock;
@@ -29,11 +31,24 @@ export interface AccessDeps {
   memberships: MembershipCache;
 }
 
-/** What the revision store's use cases (and branches, import, exports) need besides their EntityManager. */
-export interface RevisionDeps extends AccessDeps {
+/** What most use cases need besides their EntityManager: access checks, the clock and the unit of work. */
+export interface UseCaseDeps extends AccessDeps {
   clock: Clock;
   /** Commits a use case's changes and events, then wakes the outbox relay. */
   unitOfWork: UnitOfWork;
+}
+
+/** What the spaces' and collections' use cases need: duplicates and purges also touch file blobs and log their figures. */
+export interface SpaceDeps extends UseCaseDeps {
+  blobStore: BlobStore;
+  logger: Logger;
+}
+
+/** What the translation settings' use cases need. */
+export type TranslationDeps = UseCaseDeps;
+
+/** What the revision store's use cases (and branches, import, exports) need besides their EntityManager. */
+export interface RevisionDeps extends UseCaseDeps {
   blobStore: BlobStore;
   /** One set per service: everything in it is immutable, so sharing only saves memory and misses. */
   caches: RevisionCaches;
@@ -47,8 +62,20 @@ export interface LinkDeps extends RevisionDeps {
   links: LinkCaches;
 }
 
-/**
- * What the OpenAPI use cases need: the content service's deps, whose `jobs.wake` starts the
- * processing job (OPENAPI_PROCESSING_JOB) at once when a source was queued.
- */
-export type OpenApiDeps = ContentDeps;
+/** What the OpenAPI use cases need: `jobs.wake` starts the processing job (OPENAPI_PROCESSING_JOB) at once when a source was queued. */
+export interface OpenApiDeps extends UseCaseDeps {
+  jobs: ServiceDeps["jobs"];
+}
+
+/** What the website import needs: the revision store's deps, the fetch guard's policy and the import's limits. */
+export interface ImportDeps extends RevisionDeps {
+  fetchPolicy: SafeFetchPolicy;
+  limits: ImportLimits;
+}
+
+/** What indexing needs besides its EntityManager. */
+export interface SearchIndexDeps {
+  /** The revision store's caches of immutable rows (shared with the reads when the service wires them so). */
+  caches: RevisionCaches;
+  clock: Clock;
+}

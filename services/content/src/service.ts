@@ -21,7 +21,7 @@ import { Collection } from "./spaces/domain/collection.js";
 import { Space } from "./spaces/domain/space.js";
 import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./spaces/grpc/collection-service.js";
 import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./spaces/grpc/space-service.js";
-import { importDeps, importGrpcServices, type ImportDeps } from "./import/index.js";
+import { importDeps, importGrpcServices } from "./import/index.js";
 import { linkConsumers, linkDeps, linkEntities, linkGrpcServices } from "./links/index.js";
 import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
 import { openApiEntities, openApiGrpcServices, openApiJob } from "./openapi/index.js";
@@ -30,7 +30,7 @@ import { searchConsumers, searchEntities, searchGrpcServices } from "./search/in
 import { spacePurgeJob } from "./spaces/jobs/space-purge.js";
 import { exportEntities, exportGrpcServices, exportSweepJob } from "./exports/index.js";
 import { collaborationCountersConsumer } from "./spaces/consumers/collaboration-counters.js";
-import type { ContentDeps, LinkDeps, RevisionDeps } from "./deps.js";
+import type { ContentDeps, ImportDeps, LinkDeps, RevisionDeps } from "./deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const CONTENT_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));

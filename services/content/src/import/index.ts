@@ -1,10 +1,10 @@
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
 import type { ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { DEFAULT_IMPORT_LIMITS, type ImportDeps, type ImportLimits } from "./use-cases/import-content.js";
+import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./domain/limits.js";
 import { IMPORT_SERVICE_NAME, importServiceImplementation } from "./grpc/import-service.js";
 import { safeFetchPolicy } from "./domain/safe-fetch.js";
-import type { ContentDeps, RevisionDeps } from "../deps.js";
+import type { ContentDeps, ImportDeps, RevisionDeps } from "../deps.js";
 
 /**
  * Imports into a space's content (today: websites). Fetches go through safe-fetch.ts; the
@@ -12,7 +12,9 @@ import type { ContentDeps, RevisionDeps } from "../deps.js";
  */
 
 export { IMPORT_SERVICE_NAME };
-export { importContent, DEFAULT_IMPORT_LIMITS, type ImportContentInput, type ImportDeps, type ImportLimits, type ImportResult } from "./use-cases/import-content.js";
+export { importContent, type ImportContentInput, type ImportResult } from "./use-cases/import-content.js";
+export { DEFAULT_IMPORT_LIMITS, type ImportLimits };
+export type { ImportDeps };
 export { safeFetch, safeFetchPolicy, refusedAddressReason, SafeFetchError, type SafeFetchPolicy } from "./domain/safe-fetch.js";
 
 /** The import use case's dependencies, from the content service's. */

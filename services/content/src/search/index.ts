@@ -14,7 +14,8 @@ import type { ContentDeps } from "../deps.js";
 
 export { SEARCH_SERVICE_NAME };
 export { searchEntities } from "./domain/entities.js";
-export { indexSpace, dropSpaceFromIndex, type SearchIndexDeps, type IndexSpaceResult } from "./use-cases/index-space.js";
+export { indexSpace, dropSpaceFromIndex, type IndexSpaceResult } from "./use-cases/index-space.js";
+export type { SearchIndexDeps } from "../deps.js";
 export { searchSpaceContent } from "./use-cases/search-space-content.js";
 export { searchOrganizationContent } from "./use-cases/search-organization-content.js";
 export { defaultSearchConsumerName };

@@ -1,7 +1,8 @@
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { importContent, type ImportDeps } from "../use-cases/import-content.js";
+import type { ImportDeps } from "../../deps.js";
+import { importContent } from "../use-cases/import-content.js";
 
 export const IMPORT_SERVICE_NAME = "imprint.content.v1.ImportService";
 

@@ -11,12 +11,12 @@ import { openContent } from "../../revisions/use-cases/shared/open-content.js";
 import { openDraft } from "../../revisions/use-cases/open-draft.js";
 import { uploadFile } from "../../revisions/use-cases/upload-file.js";
 import { imageKey, imageUrls, planPageTree, REVISION_REFERENCES, rewriteReferences, type ConvertedPage, type PlannedPage } from "../domain/build-tree.js";
-import { crawlSite, DEFAULT_CRAWL_LIMITS, type CrawlLimits } from "../domain/crawl.js";
+import { crawlSite } from "../domain/crawl.js";
 import { extractMainContent } from "../domain/extract.js";
-import { DEFAULT_IMAGE_LIMITS, fetchImages, type ImageLimits } from "../domain/fetch-images.js";
+import { fetchImages } from "../domain/fetch-images.js";
 import { hastToMdast, mdastToMarkdown } from "../domain/html-to-markdown.js";
-import { parseFetchableUrl, SafeFetchError, type SafeFetchPolicy } from "../domain/safe-fetch.js";
-import type { RevisionDeps } from "../../deps.js";
+import { parseFetchableUrl, SafeFetchError } from "../domain/safe-fetch.js";
+import type { ImportDeps, RevisionDeps } from "../../deps.js";
 
 export const IMPORT_SOURCES = ["website"] as const;
 
@@ -29,19 +29,6 @@ export interface ImportContentInput {
   underPageId: string;
 }
 
-export interface ImportLimits {
-  crawl: CrawlLimits;
-  images: ImageLimits;
-  /** Wall-clock budget of all fetching (pages and images). */
-  maxFetchDurationMs: number;
-}
-
-export const DEFAULT_IMPORT_LIMITS: ImportLimits = { crawl: DEFAULT_CRAWL_LIMITS, images: DEFAULT_IMAGE_LIMITS, maxFetchDurationMs: 90_000 };
-
-export interface ImportDeps extends RevisionDeps {
-  fetchPolicy: SafeFetchPolicy;
-  limits: ImportLimits;
-}
 
 export interface ImportResult {
   revisionId: string;

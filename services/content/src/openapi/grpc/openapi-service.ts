@@ -6,12 +6,12 @@ import { getOpenApiSpec } from "../use-cases/get-spec.js";
 import { listOpenApiSpecs } from "../use-cases/list-specs.js";
 import { putOpenApiSpec } from "../use-cases/put-spec.js";
 import { openApiSpecToProto } from "./mappers.js";
-import type { OpenApiDeps } from "../../deps.js";
+import type { ContentDeps } from "../../deps.js";
 
 export const OPENAPI_SPEC_SERVICE_NAME = "imprint.content.v1.OpenAPISpecService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
-export function openApiSpecServiceImplementation(deps: OpenApiDeps): AsyncImplementation<typeof OpenAPISpecServiceService> {
+export function openApiSpecServiceImplementation(deps: ContentDeps): AsyncImplementation<typeof OpenAPISpecServiceService> {
   const em = () => forkEm(deps.orm);
   return {
     listOpenApiSpecs: async (request) => {

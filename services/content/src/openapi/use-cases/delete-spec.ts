@@ -4,7 +4,7 @@ import { requireCaller, type CallerInput } from "../../access/index.js";
 import { findVisibleSpec, requireSpecsAccess } from "../domain/access.js";
 import { OpenApiSpecVersion } from "../domain/entities.js";
 import { openApiSpecDeleted, recordContentEvent } from "../../events.js";
-import type { ContentDeps } from "../../deps.js";
+import type { OpenApiDeps } from "../../deps.js";
 
 export interface DeleteOpenApiSpecInput {
   caller: CallerInput | undefined;
@@ -17,7 +17,7 @@ export interface DeleteOpenApiSpecInput {
  * not exist, or that the caller cannot see, is "already gone": `deleted` is false. A worker busy
  * with it finds the row gone and drops its result.
  */
-export async function deleteOpenApiSpec(em: EntityManager, input: DeleteOpenApiSpecInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
+export async function deleteOpenApiSpec(em: EntityManager, input: DeleteOpenApiSpecInput, deps: OpenApiDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   const access = await requireSpecsAccess(deps, input.organizationId, caller);
   const deleted = await deps.unitOfWork.run(em, async (tx) => {

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { findVisibleSpec, requireSpecsAccess } from "../domain/access.js";
 import { openApiSpecView, type OpenApiSpecView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { OpenApiDeps } from "../../deps.js";
 
 export interface GetOpenApiSpecInput {
   caller: CallerInput | undefined;
@@ -11,7 +11,7 @@ export interface GetOpenApiSpecInput {
   slug: string;
 }
 
-export async function getOpenApiSpec(em: EntityManager, input: GetOpenApiSpecInput, deps: ContentDeps): Promise<OpenApiSpecView> {
+export async function getOpenApiSpec(em: EntityManager, input: GetOpenApiSpecInput, deps: OpenApiDeps): Promise<OpenApiSpecView> {
   const access = await requireSpecsAccess(deps, input.organizationId, input.caller);
   const spec = await findVisibleSpec(em, access, input);
   if (!spec) throw AppError.notFound("OpenAPI specification");

@@ -4,7 +4,7 @@ import type { CallerInput } from "../../access/index.js";
 import { requireSpecsAccess } from "../domain/access.js";
 import { OpenApiSpec } from "../domain/entities.js";
 import { openApiSpecViews, type OpenApiSpecView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { OpenApiDeps } from "../../deps.js";
 
 export interface ListOpenApiSpecsInput {
   caller: CallerInput | undefined;
@@ -13,7 +13,7 @@ export interface ListOpenApiSpecsInput {
 }
 
 /** The organization's specifications by slug; guests see none. */
-export async function listOpenApiSpecs(em: EntityManager, input: ListOpenApiSpecsInput, deps: ContentDeps): Promise<Page<OpenApiSpecView>> {
+export async function listOpenApiSpecs(em: EntityManager, input: ListOpenApiSpecsInput, deps: OpenApiDeps): Promise<Page<OpenApiSpecView>> {
   const access = await requireSpecsAccess(deps, input.organizationId, input.caller);
   const where = access.permissions.view ? { organizationId: input.organizationId } : { id: { $in: [] } };
   const page = await findPage(em, OpenApiSpec, where, { fields: ["slug"], direction: "asc" }, input.page);

@@ -1,7 +1,8 @@
 import { handleEvents, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
 import { isId } from "../../access/index.js";
 import { revisionCreated, spaceDeleted, spacePurged, spaceRestored } from "../../events.js";
-import { indexSpace, type SearchIndexDeps } from "../use-cases/index-space.js";
+import type { SearchIndexDeps } from "../../deps.js";
+import { indexSpace } from "../use-cases/index-space.js";
 
 /** Content events that change what a space's search results must be. */
 const INDEXED_EVENTS = [revisionCreated, spaceDeleted, spaceRestored, spacePurged] as const;

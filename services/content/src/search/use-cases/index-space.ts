@@ -1,6 +1,4 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Clock } from "@imprint/runtime";
-import type { RevisionCaches } from "../../revisions/domain/store/caches.js";
 import { ContentView, MAX_PAGE_DEPTH, type PageTree } from "../../revisions/domain/store/content-view.js";
 import { execute, queryRows, sql } from "../../revisions/domain/store/db.js";
 import type { PageRecord } from "../../revisions/domain/store/model.js";
@@ -9,13 +7,7 @@ import { StoreSession } from "../../revisions/domain/store/session.js";
 import { diffPageVersions } from "../domain/page-diff.js";
 import { pageSections } from "../domain/sections.js";
 import { SEARCH_CONFIG } from "../domain/text-search.js";
-
-/** What indexing needs besides its EntityManager. */
-export interface SearchIndexDeps {
-  /** The revision store's caches of immutable rows (shared with the reads when the service wires them so). */
-  caches: RevisionCaches;
-  clock: Clock;
-}
+import type { SearchIndexDeps } from "../../deps.js";
 
 export interface IndexSpaceResult {
   /** The revision the index now holds for the space (null: the space is gone or deleted, its rows dropped). */

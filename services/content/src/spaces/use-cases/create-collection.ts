@@ -6,7 +6,7 @@ import { requireCreateUnder } from "../domain/parent.js";
 import { placeAtEnd } from "../domain/placement.js";
 import { validateCollectionTitle } from "../domain/validation.js";
 import { collectionView, type CollectionView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface CreateCollectionInput {
   caller: CallerInput | undefined;
@@ -17,7 +17,7 @@ export interface CreateCollectionInput {
 }
 
 /** Creates a collection at the end of its parent's items; needs the create level there. */
-export async function createCollection(em: EntityManager, input: CreateCollectionInput, deps: ContentDeps): Promise<CollectionView> {
+export async function createCollection(em: EntityManager, input: CreateCollectionInput, deps: SpaceDeps): Promise<CollectionView> {
   const title = validateCollectionTitle(input.title);
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const caller = input.caller!;

@@ -7,7 +7,7 @@ import { requireCreateUnder } from "../domain/parent.js";
 import { placeAtEnd } from "../domain/placement.js";
 import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
 import { spaceView, type SpaceView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface CreateSpaceInput {
   caller: CallerInput | undefined;
@@ -24,7 +24,7 @@ export interface CreateSpaceInput {
  * Creates a space at the end of its parent's items, with its first (empty) revision from the
  * revision store, in the same transaction. The creator needs the create level where the space goes.
  */
-export async function createSpace(em: EntityManager, input: CreateSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+export async function createSpace(em: EntityManager, input: CreateSpaceInput, deps: SpaceDeps): Promise<SpaceView> {
   const title = validateSpaceTitle(input.title);
   const emoji = validateEmoji(input.emoji);
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);

@@ -6,7 +6,7 @@ import { positionsBetween } from "../domain/ordering.js";
 import { Space } from "../domain/space.js";
 import { collectionDeleted, recordContentEvent } from "../../events.js";
 import { lockSiblings, positionAtEnd } from "../domain/placement.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface DeleteCollectionInput {
   caller: CallerInput | undefined;
@@ -20,7 +20,7 @@ export interface DeleteCollectionInput {
  * nobody gains or loses access by the deletion. A collection that is missing or invisible to the
  * caller is "already gone": `deleted` is false.
  */
-export async function deleteCollection(em: EntityManager, input: DeleteCollectionInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
+export async function deleteCollection(em: EntityManager, input: DeleteCollectionInput, deps: SpaceDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   const deleted = await deps.unitOfWork.run(em, async (tx) => {
     let access;

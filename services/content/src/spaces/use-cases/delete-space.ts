@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { spaceDeleted, recordContentEvent } from "../../events.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface DeleteSpaceInput {
   caller: CallerInput | undefined;
@@ -14,7 +14,7 @@ export interface DeleteSpaceInput {
  * purged afterwards. Needs the admin level. A space that is missing, already deleted or invisible
  * to the caller is "already gone": `deleted` is false and nothing happens.
  */
-export async function deleteSpace(em: EntityManager, input: DeleteSpaceInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
+export async function deleteSpace(em: EntityManager, input: DeleteSpaceInput, deps: SpaceDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   const deleted = await deps.unitOfWork.run(em, async (tx) => {
     let access;

@@ -6,7 +6,7 @@ import { spaceDuplicated, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../domain/parent.js";
 import { lockSiblings, resolvePosition } from "../domain/placement.js";
 import type { SpaceView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface DuplicateSpaceInput {
   caller: CallerInput | undefined;
@@ -27,7 +27,7 @@ function copyTitle(title: string): string {
  * the copy's first revision (the revision store shares every page and file row; no body is
  * copied). Needs to view the space and the create level where it lives.
  */
-export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInput, deps: SpaceDeps): Promise<SpaceView> {
   const caller = requireCaller(input.caller);
   const view = await deps.unitOfWork.run(em, async (tx) => {
     const { space: original, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "view" });

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCollectionAccess, type CallerInput } from "../../access/index.js";
 import type { CollectionView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface GetCollectionInput {
   caller: CallerInput | undefined;
@@ -9,7 +9,7 @@ export interface GetCollectionInput {
 }
 
 /** A collection the caller can view. */
-export async function getCollection(em: EntityManager, input: GetCollectionInput, deps: ContentDeps): Promise<CollectionView> {
+export async function getCollection(em: EntityManager, input: GetCollectionInput, deps: SpaceDeps): Promise<CollectionView> {
   const { collection, permissions } = await requireCollectionAccess(em, deps, { caller: input.caller, collectionId: input.collectionId, need: "view" });
   return { collection, permissions };
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import type { SpaceView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface GetSpaceInput {
   caller: CallerInput | undefined;
@@ -14,7 +14,7 @@ export interface GetSpaceInput {
 }
 
 /** A space the caller can view (deleted spaces are not found). */
-export async function getSpace(em: EntityManager, input: GetSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+export async function getSpace(em: EntityManager, input: GetSpaceInput, deps: SpaceDeps): Promise<SpaceView> {
   const { space, permissions } = await requireSpaceAccess(em, deps, { caller: input.caller, spaceId: input.spaceId, need: "view" });
   return { space, permissions };
 }

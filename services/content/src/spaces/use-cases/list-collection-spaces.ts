@@ -3,7 +3,7 @@ import type { Page, PageRequestLike } from "@imprint/runtime";
 import { OrganizationAccess, requireCollectionAccess, type CallerInput } from "../../access/index.js";
 import { pageOfVisibleSpaces } from "./list-spaces.js";
 import type { SpaceView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface ListCollectionSpacesInput {
   caller: CallerInput | undefined;
@@ -12,7 +12,7 @@ export interface ListCollectionSpacesInput {
 }
 
 /** The spaces directly in a collection the caller can view, in sibling order. */
-export async function listCollectionSpaces(em: EntityManager, input: ListCollectionSpacesInput, deps: ContentDeps): Promise<Page<SpaceView>> {
+export async function listCollectionSpaces(em: EntityManager, input: ListCollectionSpacesInput, deps: SpaceDeps): Promise<Page<SpaceView>> {
   const { collection, membership } = await requireCollectionAccess(em, deps, { caller: input.caller, collectionId: input.collectionId, need: "view" });
   const access = await OrganizationAccess.load(em, collection.organizationId, membership);
   return pageOfVisibleSpaces(em, access, { parentId: collection.id }, input.page);

@@ -3,7 +3,7 @@ import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import { collectionPermissions, OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
 import type { CollectionView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface ListCollectionsInput {
   caller: CallerInput | undefined;
@@ -14,7 +14,7 @@ export interface ListCollectionsInput {
 }
 
 /** The organization's collections the caller can view, in sibling order (position, then id). */
-export async function listCollections(em: EntityManager, input: ListCollectionsInput, deps: ContentDeps): Promise<Page<CollectionView>> {
+export async function listCollections(em: EntityManager, input: ListCollectionsInput, deps: SpaceDeps): Promise<Page<CollectionView>> {
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const access = await OrganizationAccess.load(em, input.organizationId, membership);
   const conditions: FilterQuery<Collection>[] = [{ organizationId: input.organizationId }];

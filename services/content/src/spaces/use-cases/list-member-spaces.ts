@@ -3,7 +3,7 @@ import { AppError, findPage, type Page, type PageRequestLike, type SortDirection
 import { isId, OrganizationAccess, requireOrganizationMembership, spacePermissions, type CallerInput, type Level } from "../../access/index.js";
 import { Space } from "../domain/space.js";
 import type { SpaceView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface ListMemberSpacesInput {
   caller: CallerInput | undefined;
@@ -23,7 +23,7 @@ export interface MemberSpace extends SpaceView {
  * The spaces a member can access with their level on each. Members list their own; admins list
  * anyone's. Each space's `permissions` are the caller's, as in every response.
  */
-export async function listMemberSpaces(em: EntityManager, input: ListMemberSpacesInput, deps: ContentDeps): Promise<Page<MemberSpace>> {
+export async function listMemberSpaces(em: EntityManager, input: ListMemberSpacesInput, deps: SpaceDeps): Promise<Page<MemberSpace>> {
   const callerMembership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const self = input.caller!.userId === input.userId;
   if (!self && callerMembership.role !== "admin") throw AppError.permissionDenied("Only admins can list the spaces of other members");

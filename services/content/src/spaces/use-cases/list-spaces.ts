@@ -3,7 +3,7 @@ import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import { OrganizationAccess, requireOrganizationMembership, spacePermissions, type CallerInput } from "../../access/index.js";
 import { Space } from "../domain/space.js";
 import type { SpaceView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface ListSpacesInput {
   caller: CallerInput | undefined;
@@ -27,7 +27,7 @@ export async function pageOfVisibleSpaces(
 }
 
 /** The organization's spaces the caller can view (guests: none), in sibling order. */
-export async function listSpaces(em: EntityManager, input: ListSpacesInput, deps: ContentDeps): Promise<Page<SpaceView>> {
+export async function listSpaces(em: EntityManager, input: ListSpacesInput, deps: SpaceDeps): Promise<Page<SpaceView>> {
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const access = await OrganizationAccess.load(em, input.organizationId, membership);
   return pageOfVisibleSpaces(em, access, {}, input.page);

@@ -6,7 +6,7 @@ import { requireCreateUnder } from "../domain/parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../domain/placement.js";
 import type { CollectionView } from "../domain/views.js";
 import { collectionSubtreeIds } from "../domain/subtree.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface MoveCollectionInput {
   caller: CallerInput | undefined;
@@ -21,7 +21,7 @@ export interface MoveCollectionInput {
  * the admin level on it and, when the parent changes, the create level in the new parent. A
  * collection cannot go inside itself or its own sub-collections.
  */
-export async function moveCollection(em: EntityManager, input: MoveCollectionInput, deps: ContentDeps): Promise<CollectionView> {
+export async function moveCollection(em: EntityManager, input: MoveCollectionInput, deps: SpaceDeps): Promise<CollectionView> {
   const caller = requireCaller(input.caller);
   const view = await deps.unitOfWork.run(em, async (tx) => {
     const { collection, membership } = await requireCollectionAccess(tx, deps, { caller, collectionId: input.collectionId, need: "admin", lock: true });

@@ -4,7 +4,7 @@ import { spaceMoved, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../domain/parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../domain/placement.js";
 import type { SpaceView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface MoveSpaceInput {
   caller: CallerInput | undefined;
@@ -19,7 +19,7 @@ export interface MoveSpaceInput {
  * changes (its parent and fractional position). Needs the admin level on the space and, when the
  * parent changes, the create level in the new parent.
  */
-export async function moveSpace(em: EntityManager, input: MoveSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+export async function moveSpace(em: EntityManager, input: MoveSpaceInput, deps: SpaceDeps): Promise<SpaceView> {
   const caller = requireCaller(input.caller);
   const view = await deps.unitOfWork.run(em, async (tx) => {
     const { space, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", lock: true });

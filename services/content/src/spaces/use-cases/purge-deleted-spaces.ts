@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { SPACE_RETENTION_MS, Space } from "../domain/space.js";
 import { deleteOrphanedBlobs, purgeSpaceContent } from "../../revisions/index.js";
 import { spacePurged, recordContentEvent } from "../../events.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 const BATCH = 100;
 
@@ -13,7 +13,7 @@ const BATCH = 100;
  * from the blob store once the transaction committed. Logs its figures when it purged anything
  * (the job and the admin call alike).
  */
-export async function purgeDeletedSpaces(em: EntityManager, deps: ContentDeps): Promise<{ spaceIds: string[]; blobsDeleted: number }> {
+export async function purgeDeletedSpaces(em: EntityManager, deps: SpaceDeps): Promise<{ spaceIds: string[]; blobsDeleted: number }> {
   const started = performance.now();
   const cutoff = new Date(deps.clock().getTime() - SPACE_RETENTION_MS);
   const purged: string[] = [];

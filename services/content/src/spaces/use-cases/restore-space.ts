@@ -4,7 +4,7 @@ import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type C
 import { SPACE_RETENTION_MS } from "../domain/space.js";
 import { spaceRestored, recordContentEvent } from "../../events.js";
 import type { SpaceView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface RestoreSpaceInput {
   caller: CallerInput | undefined;
@@ -16,7 +16,7 @@ export interface RestoreSpaceInput {
  * "not found" whether or not the purge job already removed it: the window is the rule, not the
  * purge's timing. Restoring a space that is not deleted answers it unchanged.
  */
-export async function restoreSpace(em: EntityManager, input: RestoreSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+export async function restoreSpace(em: EntityManager, input: RestoreSpaceInput, deps: SpaceDeps): Promise<SpaceView> {
   const caller = requireCaller(input.caller);
   const result = await deps.unitOfWork.run(em, async (tx) => {
     const { space, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", includeDeleted: true, lock: true });

@@ -8,7 +8,7 @@ import { placeAtEnd } from "../domain/placement.js";
 import { requireTargetOrganizationAdmin } from "./transfer-space.js";
 import type { CollectionView } from "../domain/views.js";
 import { collectionSubtreeIds } from "../domain/subtree.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 export interface TransferCollectionInput {
   caller: CallerInput | undefined;
@@ -21,7 +21,7 @@ export interface TransferCollectionInput {
  * Moves a collection with its whole subtree (sub-collections and their spaces, deleted ones
  * included) to the top level of another organization. The caller must be an admin of both.
  */
-export async function transferCollection(em: EntityManager, input: TransferCollectionInput, deps: ContentDeps): Promise<CollectionView> {
+export async function transferCollection(em: EntityManager, input: TransferCollectionInput, deps: SpaceDeps): Promise<CollectionView> {
   const caller = requireCaller(input.caller);
   const view = await deps.unitOfWork.run(em, async (tx) => {
     const { collection, membership } = await requireCollectionAccess(tx, deps, { caller, collectionId: input.collectionId, need: "view", lock: true });

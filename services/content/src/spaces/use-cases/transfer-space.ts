@@ -5,7 +5,7 @@ import { Collection } from "../domain/collection.js";
 import { spaceTransferred, recordContentEvent } from "../../events.js";
 import { placeAtEnd } from "../domain/placement.js";
 import type { SpaceView } from "../domain/views.js";
-import type { AccessDeps, ContentDeps } from "../../deps.js";
+import type { AccessDeps, SpaceDeps } from "../../deps.js";
 
 export interface TransferSpaceInput {
   caller: CallerInput | undefined;
@@ -33,7 +33,7 @@ export async function requireTargetOrganizationAdmin(deps: AccessDeps, organizat
  * The caller must be an admin of both organizations. Its content goes with it (the revision store
  * keys everything by space).
  */
-export async function transferSpace(em: EntityManager, input: TransferSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+export async function transferSpace(em: EntityManager, input: TransferSpaceInput, deps: SpaceDeps): Promise<SpaceView> {
   const caller = requireCaller(input.caller);
   const view = await deps.unitOfWork.run(em, async (tx) => {
     const { space, membership: sourceMembership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "view", lock: true });

@@ -4,7 +4,7 @@ import { collectionLevel, collectionPermissions, requireCollectionAccess, type C
 import { collectionUpdated, recordContentEvent } from "../../events.js";
 import { validateCollectionDescription, validateCollectionTitle } from "../domain/validation.js";
 import type { CollectionView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["title", "description", "default_level"] as const;
 
@@ -39,7 +39,7 @@ function validateChanges(input: UpdateCollectionInput): Changes {
 }
 
 /** Changes a collection's title, description or default level; needs the admin level on it. */
-export async function updateCollection(em: EntityManager, input: UpdateCollectionInput, deps: ContentDeps): Promise<CollectionView> {
+export async function updateCollection(em: EntityManager, input: UpdateCollectionInput, deps: SpaceDeps): Promise<CollectionView> {
   const changes = validateChanges(input);
   const result = await deps.unitOfWork.run(em, async (tx) => {
     const { collection, membership } = await requireCollectionAccess(tx, deps, { caller: input.caller, collectionId: input.collectionId, need: "admin", lock: true });

@@ -5,7 +5,7 @@ import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
 import { spaceUpdated, recordContentEvent } from "../../events.js";
 import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
 import type { SpaceView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["title", "emoji", "edit_mode", "default_level", "visibility"] as const;
 
@@ -53,7 +53,7 @@ function validateChanges(input: UpdateSpaceInput): Changes {
 }
 
 /** Changes a space's settings; needs the admin level on it. Records the fields that really changed. */
-export async function updateSpace(em: EntityManager, input: UpdateSpaceInput, deps: ContentDeps): Promise<SpaceView> {
+export async function updateSpace(em: EntityManager, input: UpdateSpaceInput, deps: SpaceDeps): Promise<SpaceView> {
   const changes = validateChanges(input);
   const result = await deps.unitOfWork.run(em, async (tx) => {
     const { space, membership } = await requireSpaceAccess(tx, deps, { caller: input.caller, spaceId: input.spaceId, need: "admin", lock: true });

@@ -6,7 +6,7 @@ import { translationSettingsCreated, recordContentEvent } from "../../events.js"
 import { validateLanguages } from "../domain/languages.js";
 import { validateTranslationTitle } from "../domain/validation.js";
 import type { TranslationSettingsView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { TranslationDeps } from "../../deps.js";
 
 export interface CreateTranslationSettingsInput {
   caller: CallerInput | undefined;
@@ -15,7 +15,7 @@ export interface CreateTranslationSettingsInput {
   languages: readonly string[];
 }
 
-export async function createTranslationSettings(em: EntityManager, input: CreateTranslationSettingsInput, deps: ContentDeps): Promise<TranslationSettingsView> {
+export async function createTranslationSettings(em: EntityManager, input: CreateTranslationSettingsInput, deps: TranslationDeps): Promise<TranslationSettingsView> {
   const title = validateTranslationTitle(input.title);
   const languages = validateLanguages(input.languages);
   const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../domain/access.js";
 import { translationSettingsDeleted, recordContentEvent } from "../../events.js";
-import type { ContentDeps } from "../../deps.js";
+import type { TranslationDeps } from "../../deps.js";
 
 export interface DeleteTranslationSettingsInput {
   caller: CallerInput | undefined;
@@ -11,7 +11,7 @@ export interface DeleteTranslationSettingsInput {
 }
 
 /** Deletes translation settings; missing ones (or ones the caller cannot see) are "already gone". */
-export async function deleteTranslationSettings(em: EntityManager, input: DeleteTranslationSettingsInput, deps: ContentDeps): Promise<{ deleted: boolean }> {
+export async function deleteTranslationSettings(em: EntityManager, input: DeleteTranslationSettingsInput, deps: TranslationDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   const permissions = await requireTranslationsAccess(deps, input.organizationId, caller);
   const deleted = await deps.unitOfWork.run(em, async (tx) => {

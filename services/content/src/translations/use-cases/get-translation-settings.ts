@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess } from "../domain/access.js";
 import type { TranslationSettingsView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { TranslationDeps } from "../../deps.js";
 
 export interface GetTranslationSettingsInput {
   caller: CallerInput | undefined;
@@ -11,7 +11,7 @@ export interface GetTranslationSettingsInput {
   translationSettingsId: string;
 }
 
-export async function getTranslationSettings(em: EntityManager, input: GetTranslationSettingsInput, deps: ContentDeps): Promise<TranslationSettingsView> {
+export async function getTranslationSettings(em: EntityManager, input: GetTranslationSettingsInput, deps: TranslationDeps): Promise<TranslationSettingsView> {
   const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);
   const settings = await findVisibleTranslationSettings(em, permissions, input);
   if (!settings) throw AppError.notFound("Translation settings");

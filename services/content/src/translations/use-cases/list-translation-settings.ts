@@ -4,7 +4,7 @@ import type { CallerInput } from "../../access/index.js";
 import { requireTranslationsAccess } from "../domain/access.js";
 import { TranslationSettings } from "../domain/entities.js";
 import type { TranslationSettingsView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { TranslationDeps } from "../../deps.js";
 
 export interface ListTranslationSettingsInput {
   caller: CallerInput | undefined;
@@ -13,7 +13,7 @@ export interface ListTranslationSettingsInput {
 }
 
 /** The organization's translation settings, oldest first; guests see none. */
-export async function listTranslationSettings(em: EntityManager, input: ListTranslationSettingsInput, deps: ContentDeps): Promise<Page<TranslationSettingsView>> {
+export async function listTranslationSettings(em: EntityManager, input: ListTranslationSettingsInput, deps: TranslationDeps): Promise<Page<TranslationSettingsView>> {
   const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);
   const where = permissions.view ? { organizationId: input.organizationId } : { id: { $in: [] } };
   const page = await findPage(em, TranslationSettings, where, { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] }, input.page);

@@ -6,7 +6,7 @@ import { translationSettingsUpdated, recordContentEvent } from "../../events.js"
 import { validateLanguages } from "../domain/languages.js";
 import { validateTranslationTitle } from "../domain/validation.js";
 import type { TranslationSettingsView } from "../domain/views.js";
-import type { ContentDeps } from "../../deps.js";
+import type { TranslationDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["title", "languages"] as const;
 
@@ -20,7 +20,7 @@ export interface UpdateTranslationSettingsInput {
 }
 
 /** Changes the fields named in the mask; `languages` replaces the whole list. */
-export async function updateTranslationSettings(em: EntityManager, input: UpdateTranslationSettingsInput, deps: ContentDeps): Promise<TranslationSettingsView> {
+export async function updateTranslationSettings(em: EntityManager, input: UpdateTranslationSettingsInput, deps: TranslationDeps): Promise<TranslationSettingsView> {
   const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS);
   const title = fields.has("title") ? validateTranslationTitle(input.title) : undefined;
   const languages = fields.has("languages") ? validateLanguages(input.languages) : undefined;
