@@ -1,4 +1,5 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
 import { DEFAULT_LEVELS } from "../../access/domain/levels.js";
 import { POSITION_COLLATION } from "./ordering.js";
 
@@ -48,5 +49,24 @@ export const SpaceSchema = defineEntity({
     { properties: ["deletedAt"], name: "spaces_deleted_at_index" },
   ],
 });
-export class Space extends SpaceSchema.class {}
+export class Space extends SpaceSchema.class {
+  /** Soft-deletes the space at `now`: it leaves reads and lists, restorable for SPACE_RETENTION_MS. */
+  softDelete(now: Date): void {
+    this.deletedAt = now;
+    this.updatedAt = now;
+  }
+
+  /**
+   * Brings a deleted space back at `now`; false when it was not deleted. Past the retention window
+   * it is "not found" whether or not the purge already removed it: the window is the rule, not the
+   * purge's timing.
+   */
+  restore(now: Date): boolean {
+    if (this.deletedAt === null || this.deletedAt === undefined) return false;
+    if (now.getTime() - this.deletedAt.getTime() > SPACE_RETENTION_MS) throw AppError.notFound("Space");
+    this.deletedAt = null;
+    this.updatedAt = now;
+    return true;
+  }
+}
 SpaceSchema.setClass(Space);

@@ -26,8 +26,7 @@ export async function deleteSpace(em: EntityManager, input: DeleteSpaceInput, de
     }
     const { space } = access;
     const now = deps.clock();
-    space.deletedAt = now;
-    space.updatedAt = now;
+    space.softDelete(now);
     recordContentEvent(tx, deps, spaceDeleted, {
       organizationId: space.organizationId,
       actor: caller,

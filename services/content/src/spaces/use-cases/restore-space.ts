@@ -1,7 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
-import { SPACE_RETENTION_MS } from "../domain/space.js";
 import { spaceRestored, recordContentEvent } from "../../events.js";
 import type { SpaceView } from "../domain/views.js";
 import type { SpaceDeps } from "../../deps.js";
@@ -20,12 +18,8 @@ export async function restoreSpace(em: EntityManager, input: RestoreSpaceInput, 
   const caller = requireCaller(input.caller);
   const result = await deps.unitOfWork.run(em, async (tx) => {
     const { space, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", includeDeleted: true, lock: true });
-    const restored = space.deletedAt !== null && space.deletedAt !== undefined;
+    const restored = space.restore(deps.clock());
     if (restored) {
-      const now = deps.clock();
-      if (now.getTime() - space.deletedAt!.getTime() > SPACE_RETENTION_MS) throw AppError.notFound("Space");
-      space.deletedAt = null;
-      space.updatedAt = now;
       recordContentEvent(tx, deps, spaceRestored, {
         organizationId: space.organizationId,
         actor: caller,
