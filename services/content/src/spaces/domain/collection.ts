@@ -1,6 +1,6 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
 import { DEFAULT_LEVELS } from "../../access/domain/levels.js";
-import { POSITION_COLLATION } from "./ordering.js";
+import { POSITION_COLLATION, type Placement } from "./ordering.js";
 
 export const COLLECTION_TITLE_MAX = 50;
 export const COLLECTION_DESCRIPTION_MAX = 100;
@@ -30,5 +30,13 @@ export const CollectionSchema = defineEntity({
     { properties: ["organizationId", "position", "id"], name: "collections_organization_position_index" },
   ],
 });
-export class Collection extends CollectionSchema.class {}
+export class Collection extends CollectionSchema.class {
+  /** Puts the collection at `place` (its sub-collections and spaces follow through their parent ids). */
+  placeAt(place: Placement, now: Date): void {
+    if (place.organizationId !== undefined) this.organizationId = place.organizationId;
+    this.parentId = place.parentId;
+    this.position = place.position;
+    this.updatedAt = now;
+  }
+}
 CollectionSchema.setClass(Collection);

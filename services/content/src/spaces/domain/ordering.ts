@@ -16,3 +16,10 @@ export function positionBetween(before: string | null, after: string | null): st
 export function positionsBetween(before: string | null, after: string | null, count: number): string[] {
   return generateNKeysBetween(before, after, count);
 }
+
+/** Where a space or collection goes when moved or transferred; `organizationId` only for a transfer. */
+export interface Placement {
+  organizationId?: string;
+  parentId: string | null;
+  position: string;
+}

@@ -1,7 +1,7 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { DEFAULT_LEVELS } from "../../access/domain/levels.js";
-import { POSITION_COLLATION } from "./ordering.js";
+import { POSITION_COLLATION, type Placement } from "./ordering.js";
 
 export const SPACE_TITLE_MAX = 50;
 export const SPACE_EMOJI_MAX = 50;
@@ -50,6 +50,15 @@ export const SpaceSchema = defineEntity({
   ],
 });
 export class Space extends SpaceSchema.class {
+  /** Puts the space at `place`; "in-collection" only exists inside a collection, so a space moved to the top level turns private. */
+  placeAt(place: Placement, now: Date): void {
+    if (place.organizationId !== undefined) this.organizationId = place.organizationId;
+    this.parentId = place.parentId;
+    this.position = place.position;
+    if (place.parentId === null && this.visibility === "in-collection") this.visibility = "private";
+    this.updatedAt = now;
+  }
+
   /** Soft-deletes the space at `now`: it leaves reads and lists, restorable for SPACE_RETENTION_MS. */
   softDelete(now: Date): void {
     this.deletedAt = now;

@@ -35,14 +35,8 @@ export async function moveCollection(em: EntityManager, input: MoveCollectionInp
       await requireCreateUnder(tx, membership, collection.organizationId, parentId);
     }
     await lockSiblings(tx, collection.organizationId, parentId);
-    collection.position = await resolvePosition(tx, {
-      organizationId: collection.organizationId,
-      parentId,
-      position: input.position,
-      movingId: collection.id,
-    });
-    collection.parentId = parentId;
-    collection.updatedAt = deps.clock();
+    const position = await resolvePosition(tx, { organizationId: collection.organizationId, parentId, position: input.position, movingId: collection.id });
+    collection.placeAt({ parentId, position }, deps.clock());
     recordContentEvent(tx, deps, collectionMoved, {
       organizationId: collection.organizationId,
       actor: caller,

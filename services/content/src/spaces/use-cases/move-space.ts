@@ -28,11 +28,8 @@ export async function moveSpace(em: EntityManager, input: MoveSpaceInput, deps: 
     const parentId = input.parent ? input.parent.collectionId : pointerParent === undefined ? fromParentId : pointerParent;
     if (parentId !== fromParentId) await requireCreateUnder(tx, membership, space.organizationId, parentId);
     await lockSiblings(tx, space.organizationId, parentId);
-    space.position = await resolvePosition(tx, { organizationId: space.organizationId, parentId, position: input.position, movingId: space.id });
-    space.parentId = parentId;
-    // "in-collection" only exists inside a collection.
-    if (parentId === null && space.visibility === "in-collection") space.visibility = "private";
-    space.updatedAt = deps.clock();
+    const position = await resolvePosition(tx, { organizationId: space.organizationId, parentId, position: input.position, movingId: space.id });
+    space.placeAt({ parentId, position }, deps.clock());
     recordContentEvent(tx, deps, spaceMoved, {
       organizationId: space.organizationId,
       actor: caller,

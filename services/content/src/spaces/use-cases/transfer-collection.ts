@@ -37,10 +37,7 @@ export async function transferCollection(em: EntityManager, input: TransferColle
     await tx.nativeUpdate(Collection, { id: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
     const spaces = await tx.find(Space, { parentId: { $in: collectionIds } }, { fields: ["id"] });
     await tx.nativeUpdate(Space, { parentId: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
-    collection.organizationId = input.organizationId;
-    collection.parentId = null;
-    collection.position = position;
-    collection.updatedAt = now;
+    collection.placeAt({ organizationId: input.organizationId, parentId: null, position }, now);
     recordContentEvent(tx, deps, collectionTransferred, {
       organizationId: input.organizationId,
       actor: caller,

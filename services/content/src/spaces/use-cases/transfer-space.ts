@@ -49,11 +49,8 @@ export async function transferSpace(em: EntityManager, input: TransferSpaceInput
     if (fromOrganizationId === input.organizationId && fromParentId === parentId) {
       throw new AppError("failed_precondition", "The space already belongs to this organization and collection");
     }
-    space.position = await placeAtEnd(tx, input.organizationId, parentId, space.id);
-    space.organizationId = input.organizationId;
-    space.parentId = parentId;
-    if (parentId === null && space.visibility === "in-collection") space.visibility = "private";
-    space.updatedAt = deps.clock();
+    const position = await placeAtEnd(tx, input.organizationId, parentId, space.id);
+    space.placeAt({ organizationId: input.organizationId, parentId, position }, deps.clock());
     recordContentEvent(tx, deps, spaceTransferred, {
       organizationId: input.organizationId,
       actor: caller,
