@@ -18,6 +18,10 @@ const steps = [
   { title: "deployment: helm lint + manifest validation", run: () => run(process.execPath, [join(REPO_ROOT, "scripts", "validate-deploy.mjs")]) },
   { title: "typecheck + lint (turbo run typecheck lint)", run: () => run(bin("turbo"), ["run", "typecheck", "lint", "--output-logs=hash-only"]) },
   { title: "lint of the root scripts and configs (npm run lint:scripts)", run: () => run(bin("eslint"), ["scripts", "*.js"]) },
+  {
+    title: "dependency rules of CODE_STYLE.md (npm run deps:check)",
+    run: () => run(bin("depcruise"), ["services/*/src", "gateway/src", "--config", ".dependency-cruiser.js", "--output-type", "err"]),
+  },
   { title: `tests (vitest run${vitestArgs.length ? ` ${vitestArgs.join(" ")}` : ""})`, run: () => run(bin("vitest"), ["run", ...vitestArgs]) },
 ];
 
