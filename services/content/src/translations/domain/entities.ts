@@ -20,7 +20,28 @@ export const TranslationSettingsSchema = defineEntity({
   },
   indexes: [{ properties: ["organizationId", "createdAt", "id"], name: "translation_settings_organization_created_at_index" }],
 });
-export class TranslationSettings extends TranslationSettingsSchema.class {}
+/** What an update changed: each field's value before and after. */
+export type TranslationSettingsChanges = Partial<Record<"title" | "languages", { from: unknown; to: unknown }>>;
+
+export class TranslationSettings extends TranslationSettingsSchema.class {
+  /**
+   * Applies the given (already validated) fields at `now` and answers what changed; a field equal
+   * to the stored one is no change, and nothing changed leaves `updatedAt` as it was.
+   */
+  change(update: { title?: string | undefined; languages?: string[] | undefined }, now: Date): TranslationSettingsChanges {
+    const changes: TranslationSettingsChanges = {};
+    if (update.title !== undefined && update.title !== this.title) {
+      changes.title = { from: this.title, to: update.title };
+      this.title = update.title;
+    }
+    if (update.languages !== undefined && update.languages.join("\n") !== this.languages.join("\n")) {
+      changes.languages = { from: this.languages, to: update.languages };
+      this.languages = update.languages;
+    }
+    if (Object.keys(changes).length > 0) this.updatedAt = now;
+    return changes;
+  }
+}
 TranslationSettingsSchema.setClass(TranslationSettings);
 
 export const translationEntities = [TranslationSettings];

@@ -30,17 +30,8 @@ export async function updateTranslationSettings(em: EntityManager, input: Update
     const found = await findVisibleTranslationSettings(tx, permissions, { ...input, lock: true });
     if (!found) throw AppError.notFound("Translation settings");
     requireTranslationsEditing(permissions);
-    const changes: Record<string, { from: unknown; to: unknown }> = {};
-    if (title !== undefined && title !== found.title) {
-      changes.title = { from: found.title, to: title };
-      found.title = title;
-    }
-    if (languages !== undefined && languages.join("\n") !== found.languages.join("\n")) {
-      changes.languages = { from: found.languages, to: languages };
-      found.languages = languages;
-    }
+    const changes = found.change({ title, languages }, deps.clock());
     if (Object.keys(changes).length > 0) {
-      found.updatedAt = deps.clock();
       recordContentEvent(tx, deps, translationSettingsUpdated, {
         organizationId: found.organizationId,
         actor: caller,
