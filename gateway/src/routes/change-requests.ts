@@ -38,8 +38,8 @@ export const listChangeRequestsQuery = z.object({
 /** createChangeRequest: `template` is accepted and ignored: a change request starts as a copy of the space's content. */
 export const createChangeRequestBody = z
   .object({
-    subject: z.string().max(100).optional(),
-    agentTaskId: z.string().max(128).optional(),
+    subject: z.string().optional(),
+    agentTaskId: z.string().optional(),
     template: z.unknown().optional(),
   })
   .optional();
@@ -51,7 +51,7 @@ export const createChangeRequestBody = z
  * through the merge operation.
  */
 export const updateChangeRequestBody = z.object({
-  subject: z.string().max(100).optional(),
+  subject: z.string().optional(),
   description: z.union([z.string(), z.object({ markdown: z.string() })]).optional(),
   status: z
     .enum(["draft", "open", "archived"], { error: "must be one of draft, open, archived (a change request is merged through POST .../merge)" })
