@@ -83,8 +83,8 @@ export const postCommentBody = z.object({
 });
 
 const reactionsShape = {
-  addedReactions: z.array(z.string()).max(100).optional(),
-  removedReactions: z.array(z.string()).max(100).optional(),
+  addedReactions: z.array(z.string()).optional(),
+  removedReactions: z.array(z.string()).optional(),
 };
 
 /** UpdateCommentSchema (replies on change requests take it too; `resolved` then resolves the comment). */

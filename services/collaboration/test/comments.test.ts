@@ -221,6 +221,10 @@ describe("changing comments", () => {
       code: "invalid_argument",
       message: "addedReactions: each emoji must be 1 to 50 characters",
     });
+    expect(await failure(update(other, spaceId, comment!.id, { removedReactions: Array.from({ length: 101 }, (_, index) => `e${index}`) }))).toMatchObject({
+      code: "invalid_argument",
+      message: "removedReactions: must contain at most 100 items",
+    });
     expect(await failure(update(reader, spaceId, comment!.id, { addedReactions: ["👍"] }))).toMatchObject({ code: "permission_denied" });
   });
 

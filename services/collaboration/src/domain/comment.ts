@@ -6,6 +6,8 @@ export const MARKDOWN_MAX = 10_000;
 export const NODE_PREVIEW_MAX = 200;
 export const NODE_ID_MAX = 255;
 export const EMOJI_MAX = 50;
+/** Emojis one update may add (and, separately, remove). */
+export const REACTION_CHANGES_MAX = 100;
 
 /**
  * The page a comment was posted on, as it was then. Reads show the page as it is now in the
@@ -128,6 +130,7 @@ export function validateMarkdown(markdown: string): string {
 }
 
 function validateEmojis(field: string, emojis: readonly string[]): string[] {
+  if (emojis.length > REACTION_CHANGES_MAX) throw AppError.invalidArgument(`${field}: must contain at most ${REACTION_CHANGES_MAX} items`);
   for (const emoji of emojis) {
     const length = characterCount(emoji);
     if (length < 1 || length > EMOJI_MAX) throw AppError.invalidArgument(`${field}: each emoji must be 1 to ${EMOJI_MAX} characters`);
