@@ -10,12 +10,13 @@ const settingsParams = z.object({ organizationId: pathId(), translationSettingsI
 
 /**
  * Translation settings per interface.md: `title` and `languages` (BCP 47 tags). Their rules (title
- * 1 to 128 characters, valid and distinct tags) are the content service's; here only the shapes.
+ * 1 to 128 characters, at most 100 valid and distinct tags of at most 64 characters) are the
+ * content service's; here only the shapes.
  */
-const languagesShape = z.array(z.string().max(256)).max(1000);
-export const createTranslationSettingsBody = z.object({ title: z.string().max(1024), languages: languagesShape.optional() });
+const languagesShape = z.array(z.string());
+export const createTranslationSettingsBody = z.object({ title: z.string(), languages: languagesShape.optional() });
 export const updateTranslationSettingsBody = z
-  .object({ title: z.string().max(1024).optional(), languages: languagesShape.optional() })
+  .object({ title: z.string().optional(), languages: languagesShape.optional() })
   .refine((body) => body.title !== undefined || body.languages !== undefined, { message: "must contain title or languages" });
 
 export function translationRoutes({ upstreams, urls }: RouteDeps): Route[] {
