@@ -9,11 +9,12 @@ const organizationParams = z.object({ organizationId: pathId() });
 const specParams = z.object({ organizationId: pathId(), specSlug: z.string().min(1).max(128) });
 
 /**
- * OpenAPISpecSource: only `{url}` is served (interface.md); the slug's pattern and the URL's rules
+ * OpenAPISpecSource: only `{url}` is served (interface.md); the slug's rules (at most 100
+ * characters, its pattern) and the URL's rules
  * (http(s), no credentials, at most 2048 characters) are the content service's.
  */
-const sourceShape = z.object({ url: z.string().max(4096) });
-export const createOpenApiSpecBody = z.object({ slug: z.string().max(256), source: sourceShape });
+const sourceShape = z.object({ url: z.string() });
+export const createOpenApiSpecBody = z.object({ slug: z.string(), source: sourceShape });
 export const putOpenApiSpecBody = z.object({ source: sourceShape });
 
 export function openApiRoutes({ upstreams, urls }: RouteDeps): Route[] {
