@@ -8,8 +8,8 @@ import type { RouteDeps } from "./deps.js";
 
 /** ImportContent (GitBook 0.143.2): which sources exist and what a fetchable URL is, the content service decides. */
 export const importContentBody = z.object({
-  url: z.string().min(1).max(2048),
-  source: z.string().min(1).max(64),
+  url: z.string().min(1),
+  source: z.string().min(1),
 });
 
 /**
