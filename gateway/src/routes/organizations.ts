@@ -16,14 +16,14 @@ export const updateOrganizationBody = z.object({
     .max(255)
     .regex(/\S.*\S/, { error: "must contain at least two non-whitespace characters" })
     .optional(),
-  emailDomains: z.array(z.string().min(1).max(253)).max(100).optional(),
+  emailDomains: z.array(z.string().min(1)).optional(),
   hostname: z.string().min(3).max(32).nullable().optional(),
   defaultRole: roleOrGuestSchema.optional(),
   defaultContent: z
-    .object({ type: z.literal("site"), site: z.string().min(1).max(128) })
+    .object({ type: z.literal("site"), site: z.string().min(1) })
     .nullable()
     .optional(),
-  logo: z.url().max(2048).nullable().optional(),
+  logo: z.url().nullable().optional(),
   sso: z.boolean().optional(),
   ai: z.boolean().optional(),
   inviteLinks: z.boolean().optional(),
