@@ -1,10 +1,12 @@
 import type { IdentityServiceService } from "@imprint/proto/identity/v1";
 import type { Clock, Logger, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { MikroORM } from "@mikro-orm/postgresql";
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
 import type { ResolvedContentConfig } from "./config.js";
 import type { ImportLimits } from "./import/domain/limits.js";
 import type { SafeFetchPolicy } from "./import/domain/safe-fetch.js";
+import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
 import type { LinkCaches } from "./links/domain/caches.js";
 import type { FileUrlSigner } from "./revisions/domain/files/signed-url.js";
 import type { RevisionCaches } from "./revisions/domain/store/caches.js";
@@ -65,6 +67,16 @@ export interface LinkDeps extends RevisionDeps {
 /** What the OpenAPI use cases need: `jobs.wake` starts the processing job (OPENAPI_PROCESSING_JOB) at once when a source was queued. */
 export interface OpenApiDeps extends UseCaseDeps {
   jobs: ServiceDeps["jobs"];
+}
+
+/** What the OpenAPI processing job needs: its own EntityManagers (a claim, the fetch outside any transaction, the outcome), the fetch guard's policy and its limits. */
+export interface OpenApiProcessorDeps {
+  orm: MikroORM;
+  clock: Clock;
+  logger: Logger;
+  unitOfWork: UnitOfWork;
+  fetchPolicy: SafeFetchPolicy;
+  limits: OpenApiProcessingLimits;
 }
 
 /** What the website import needs: the revision store's deps, the fetch guard's policy and the import's limits. */

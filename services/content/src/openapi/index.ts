@@ -2,7 +2,8 @@ import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
 import type { JobSpec, ServiceRegistration } from "@imprint/runtime";
 import { safeFetchPolicy } from "../import/domain/safe-fetch.js";
 import { OPENAPI_SPEC_SERVICE_NAME, openApiSpecServiceImplementation } from "./grpc/openapi-service.js";
-import { DEFAULT_OPENAPI_PROCESSING_LIMITS, OPENAPI_PROCESSING_JOB, openApiProcessingJob, type OpenApiProcessingLimits } from "./jobs/processor.js";
+import { DEFAULT_OPENAPI_PROCESSING_LIMITS, type OpenApiProcessingLimits } from "./domain/limits.js";
+import { OPENAPI_PROCESSING_JOB, openApiProcessingJob } from "./jobs/processor.js";
 import type { ContentDeps } from "../deps.js";
 
 /**

@@ -54,7 +54,62 @@ export const OpenApiSpecSchema = defineEntity({
   uniques: [{ properties: ["organizationId", "slug"], name: "openapi_specs_organization_slug_unique" }],
   indexes: [{ properties: ["processingState", "leaseExpiresAt"], name: "openapi_specs_processing_index" }],
 });
-export class OpenApiSpec extends OpenApiSpecSchema.class {}
+/** Why a processing kept no version: GitBook's error code and the problems found (`problemCount` in all). */
+export interface OpenApiProcessFailure {
+  code: OpenApiProcessErrorCode;
+  problems: OpenApiProcessProblem[];
+  problemCount: number;
+}
+
+export class OpenApiSpec extends OpenApiSpecSchema.class {
+  /**
+   * Points the specification at `sourceUrl` (possibly the same) and queues it again at `now`: a
+   * new generation, so a worker still busy with the previous one discards its result. The last
+   * version, processing time and errors stay as they are until the new processing finishes.
+   * Answers the previous source URL.
+   */
+  resubmit(sourceUrl: string, now: Date): string {
+    const previousSourceUrl = this.sourceUrl;
+    this.sourceUrl = sourceUrl;
+    this.sourceGeneration += 1;
+    this.processingState = "pending";
+    this.claimedGeneration = null;
+    this.leaseExpiresAt = null;
+    this.updatedAt = now;
+    return previousSourceUrl;
+  }
+
+  /** Whether a worker's result for `generation` still applies (no re-submission since its claim). */
+  isCurrentGeneration(generation: number): boolean {
+    return this.sourceGeneration === generation;
+  }
+
+  /** A processing kept a document at `now`: `newVersionId` when it is a new version (null keeps the last one); the errors are cleared. */
+  completeWithVersion(newVersionId: string | null, now: Date): void {
+    if (newVersionId !== null) this.lastVersionId = newVersionId;
+    this.lastProcessErrorCode = null;
+    this.lastProcessErrors = [];
+    this.lastProcessErrorCount = 0;
+    this.complete(now);
+  }
+
+  /** A processing failed at `now`: the last version stays, the failure is recorded. */
+  completeWithFailure(failure: OpenApiProcessFailure, now: Date): void {
+    this.lastProcessErrorCode = failure.code;
+    this.lastProcessErrors = failure.problems;
+    this.lastProcessErrorCount = failure.problemCount;
+    this.complete(now);
+  }
+
+  /** `progress` → `complete`: the claim is released and the processing time recorded. */
+  private complete(now: Date): void {
+    this.processingState = "complete";
+    this.claimedGeneration = null;
+    this.leaseExpiresAt = null;
+    this.lastProcessedAt = now;
+    this.updatedAt = now;
+  }
+}
 OpenApiSpecSchema.setClass(OpenApiSpec);
 
 /**

@@ -50,9 +50,9 @@ export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOf
   return deps.unitOfWork.run(em, async (tx) => {
     const spec = await tx.findOne(OpenApiSpec, { id: claim.specId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!spec) return { recorded: false, reason: "deleted" } as const;
-    if (spec.sourceGeneration !== claim.generation) return { recorded: false, reason: "superseded" } as const;
+    if (!spec.isCurrentGeneration(claim.generation)) return { recorded: false, reason: "superseded" } as const;
     const now = deps.clock();
-    let newVersion = false;
+    let newVersionId: string | null = null;
     if (outcome.ok) {
       const latest = spec.lastVersionId ? await tx.findOne(OpenApiSpecVersion, { id: spec.lastVersionId }, { fields: ["id", "contentHash"] }) : null;
       if (!latest || latest.contentHash !== outcome.document.contentHash) {
@@ -70,22 +70,13 @@ export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOf
           document: document.document,
           createdAt: now,
         });
-        spec.lastVersionId = version.id;
-        newVersion = true;
+        newVersionId = version.id;
       }
-      spec.lastProcessErrorCode = null;
-      spec.lastProcessErrors = [];
-      spec.lastProcessErrorCount = 0;
+      spec.completeWithVersion(newVersionId, now);
     } else {
-      spec.lastProcessErrorCode = outcome.failure.code;
-      spec.lastProcessErrors = outcome.failure.problems;
-      spec.lastProcessErrorCount = outcome.failure.problemCount;
+      spec.completeWithFailure(outcome.failure, now);
     }
-    spec.processingState = "complete";
-    spec.claimedGeneration = null;
-    spec.leaseExpiresAt = null;
-    spec.lastProcessedAt = now;
-    spec.updatedAt = now;
+    const newVersion = newVersionId !== null;
     recordContentEvent(tx, deps, openApiSpecProcessed, {
       organizationId: spec.organizationId,
       actor: null,

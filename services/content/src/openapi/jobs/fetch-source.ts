@@ -1,16 +1,11 @@
 import { safeFetch, SafeFetchError, type SafeFetchPolicy } from "../../import/domain/safe-fetch.js";
+import type { SourceFetchLimits } from "../domain/limits.js";
 import { failure, type ProcessingFailure } from "./outcome.js";
 
 export interface FetchedSource {
   bytes: Buffer;
   /** The URL that answered, after redirects. */
   url: URL;
-}
-
-export interface SourceFetchLimits {
-  /** Budget of the whole fetch, redirects included. */
-  timeoutMs: number;
-  maxBytes: number;
 }
 
 /** Thrown when the processor is stopping: the job is handed back, not failed. */

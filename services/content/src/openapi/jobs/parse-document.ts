@@ -1,15 +1,11 @@
 import { createHash } from "node:crypto";
 import { validate } from "@readme/openapi-parser";
 import { parse as parseYaml } from "yaml";
+import type { ParseLimits } from "../domain/limits.js";
 import { failure, type ParsedSpecDocument, type ProcessingFailure } from "./outcome.js";
 
 /** What validate() takes besides a path: a parsed Swagger or OpenAPI document. */
 type OpenApiDocument = Exclude<Parameters<typeof validate>[0], string>;
-
-export interface ParseLimits {
-  /** Bound on resolving the document's $refs. */
-  dereferenceTimeoutMs: number;
-}
 
 const invalid = (code: string, message: string) => failure("PARSE_ERROR", [{ code, message }]);
 

@@ -1,34 +1,9 @@
-import { forkEm, type Clock, type JobSpec, type Logger, type UnitOfWork } from "@imprint/runtime";
-import type { MikroORM } from "@mikro-orm/postgresql";
-import type { SafeFetchPolicy } from "../../import/domain/safe-fetch.js";
-import { fetchSource, ProcessingAborted, type SourceFetchLimits } from "./fetch-source.js";
+import { forkEm, type JobSpec } from "@imprint/runtime";
+import type { OpenApiProcessorDeps } from "../../deps.js";
+import { fetchSource, ProcessingAborted } from "./fetch-source.js";
 import { claimNextSpec, finishSpec, releaseSpec, type ClaimedSpec } from "./claims.js";
 import type { ProcessingOutcome } from "./outcome.js";
-import { parseSpecDocument, type ParseLimits } from "./parse-document.js";
-
-export interface OpenApiProcessingLimits extends SourceFetchLimits, ParseLimits {
-  /** How long a claim holds before another worker may take the specification over. */
-  leaseMs: number;
-  /** How often the queue is looked at without a wake-up (other replicas' submissions, expired claims). */
-  pollIntervalMs: number;
-}
-
-export const DEFAULT_OPENAPI_PROCESSING_LIMITS: OpenApiProcessingLimits = {
-  timeoutMs: 30_000,
-  maxBytes: 10 * 1024 * 1024,
-  dereferenceTimeoutMs: 20_000,
-  leaseMs: 2 * 60_000,
-  pollIntervalMs: 2_000,
-};
-
-export interface OpenApiProcessorDeps {
-  orm: MikroORM;
-  clock: Clock;
-  logger: Logger;
-  unitOfWork: UnitOfWork;
-  fetchPolicy: SafeFetchPolicy;
-  limits: OpenApiProcessingLimits;
-}
+import { parseSpecDocument } from "./parse-document.js";
 
 /** Fetches and validates one claimed source; failures of the source become an outcome, not an exception. */
 export async function processSource(claim: ClaimedSpec, deps: Pick<OpenApiProcessorDeps, "fetchPolicy" | "limits">, stopSignal: AbortSignal): Promise<ProcessingOutcome> {

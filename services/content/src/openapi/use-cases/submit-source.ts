@@ -36,19 +36,9 @@ export function createPendingSpec(
   return spec;
 }
 
-/**
- * Points an existing specification at `sourceUrl` (possibly the same) and queues it again: a new
- * generation, so a worker still busy with the previous one discards its result. The last version,
- * processing time and errors stay as they are until the new processing finishes.
- */
+/** Queues an existing specification again from `sourceUrl` ({@link OpenApiSpec.resubmit}) and records the update. */
 export function resubmitSpec(em: EntityManager, deps: Pick<OpenApiDeps, "clock">, spec: OpenApiSpec, sourceUrl: string, caller: CallerInput): void {
-  const previousSourceUrl = spec.sourceUrl;
-  spec.sourceUrl = sourceUrl;
-  spec.sourceGeneration += 1;
-  spec.processingState = "pending";
-  spec.claimedGeneration = null;
-  spec.leaseExpiresAt = null;
-  spec.updatedAt = deps.clock();
+  const previousSourceUrl = spec.resubmit(sourceUrl, deps.clock());
   recordContentEvent(em, deps, openApiSpecUpdated, {
     organizationId: spec.organizationId,
     actor: caller,
