@@ -1,23 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
 import type { JsonDocument } from "@imprint/document";
 import type { CallerInput } from "../../access/index.js";
 import { signUrl } from "../../revisions/domain/files/signed-url.js";
 import { evaluateDocument } from "../../revisions/domain/markdown/evaluate.js";
 import { openContent, type ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
 import { storeBlob } from "../../revisions/use-cases/upload-file.js";
-import { Export } from "../domain/entities.js";
+import { Export, MAX_EXPORT_PDF_BYTES, pdfFileName, requireExportablePageCount, requireImageBytesWithinLimit } from "../domain/entities.js";
 import { selectPages } from "../domain/page-selection.js";
 import { renderPdf } from "../domain/pdf/render-pdf.js";
 import type { RevisionDeps } from "../../deps.js";
-
-/** Pages one PDF may hold. */
-export const MAX_EXPORT_PAGES = 2_000;
-/** Image bytes one PDF may read from the blob store. */
-export const MAX_EXPORT_IMAGE_BYTES = 100 * 1024 * 1024;
-/** Size of a PDF that can still be downloaded: it travels in one gRPC message (64 MiB at most). */
-export const MAX_EXPORT_PDF_BYTES = 60 * 1024 * 1024;
 
 export interface ExportPdfInput {
   caller: CallerInput | undefined;
@@ -34,17 +26,6 @@ export interface ExportedPdf {
   size: number;
 }
 
-const MIB = 1024 * 1024;
-/** Characters file systems or Content-Disposition refuse, and control characters. */
-// eslint-disable-next-line no-control-regex
-const UNSAFE_IN_FILE_NAME = /[\u0000-\u001f\u007f/\\:*?"<>|]+/g;
-
-/** `<stem>.pdf`, the stem made safe for a download's file name ("export" when nothing is left). */
-export function pdfFileName(stem: string): string {
-  const safe = stem.replace(UNSAFE_IN_FILE_NAME, "-").replace(/\s+/g, " ").trim().slice(0, 200).trim().replace(/^\.+/, "");
-  return `${safe || "export"}.pdf`;
-}
-
 /**
  * Renders content (the reference's revision: a space's current one, a change request's) to a
  * PDF, stores it in the blob store with an `exports` row, and answers a signed download URL that
@@ -54,12 +35,7 @@ export function pdfFileName(stem: string): string {
 export async function exportPdf(em: EntityManager, input: ExportPdfInput, deps: RevisionDeps): Promise<ExportedPdf> {
   const { access, revision, view } = await openContent(em, deps, input);
   const pages = selectPages(await view.index(), { pageId: input.pageId, only: input.only });
-  if (pages.length > MAX_EXPORT_PAGES) {
-    throw new AppError(
-      "failed_precondition",
-      `content: ${pages.length} pages to export, a PDF holds at most ${MAX_EXPORT_PAGES.toLocaleString("en-US")}; export a page and its sub-pages instead`,
-    );
-  }
+  requireExportablePageCount(pages.length);
 
   let imageBytes = 0;
   const pdf = await renderPdf(
@@ -83,9 +59,7 @@ export async function exportPdf(em: EntityManager, input: ExportPdfInput, deps: 
         if (!file) return undefined;
         if (!file.contentType.startsWith("image/")) return { name: file.name };
         imageBytes += file.size;
-        if (imageBytes > MAX_EXPORT_IMAGE_BYTES) {
-          throw new AppError("failed_precondition", `content: its images exceed the ${MAX_EXPORT_IMAGE_BYTES / MIB} MiB one PDF may hold; export fewer pages`);
-        }
+        requireImageBytesWithinLimit(imageBytes);
         const bytes = await deps.blobStore.get(file.blobKey);
         return bytes ? { name: file.name, bytes } : { name: file.name };
       },

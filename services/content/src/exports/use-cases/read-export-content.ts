@@ -23,7 +23,7 @@ export async function readExportContent(
   const now = deps.clock();
   verifySignedUrl(deps.signer, { kind: "export", fields: [input.exportId], expires: input.expires, signature: input.signature, what: "Export" }, now);
   const row = isId(input.exportId) ? await em.findOne(Export, { id: input.exportId }) : null;
-  if (!row || row.expiresAt.getTime() <= now.getTime()) throw AppError.notFound("Export");
+  if (!row || !row.isReadableAt(now)) throw AppError.notFound("Export");
   const content = await deps.blobStore.get(row.blobKey);
   if (!content) throw AppError.notFound("Export");
   return { content, contentType: "application/pdf", name: row.name };
