@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
+import { validateCommitMessage } from "../domain/drafts.js";
 import { execute, sql } from "../domain/store/db.js";
 import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
 import { compareAndSetBranchHead, findBranchById } from "../domain/branches/branch-rows.js";
@@ -30,7 +31,7 @@ export interface CommitResult {
  * from the new head. Records `revision.created`.
  */
 export async function commitDraft(em: EntityManager, input: CommitDraftInput, deps: RevisionDeps): Promise<CommitResult> {
-  if (input.message.length > 1000) throw AppError.invalidArgument("message: must be at most 1000 characters");
+  const message = validateCommitMessage(input.message);
   if (input.expectedHeadRevisionId !== "" && !isRevisionId(input.expectedHeadRevisionId)) {
     throw AppError.invalidArgument("expected_head_revision_id: must be a revision id");
   }
@@ -56,7 +57,7 @@ export async function commitDraft(em: EntityManager, input: CommitDraftInput, de
     }
     await execute(
       tx,
-      sql`update revisions set status = 'committed', message = ${input.message}, created_at = ${now}, committed_at = ${now} where id = ${draft.id}`,
+      sql`update revisions set status = 'committed', message = ${message}, created_at = ${now}, committed_at = ${now} where id = ${draft.id}`,
     );
     recordRevisionCreated(tx, deps, {
       organizationId: access.space.organizationId,

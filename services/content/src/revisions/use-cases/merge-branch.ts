@@ -5,7 +5,7 @@ import { branchMerged, recordContentEvent } from "../../events.js";
 import { queryRows, sql } from "../domain/store/db.js";
 import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
 import { recordRevisionCreated } from "./shared/drafts.js";
-import { markBranchMerged, mergeBaseOf, requireBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
+import { markBranchMerged, mergeBaseOf, mergedBranch, requireBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
 import { commitThreeWayMerge, logMerge } from "../domain/branches/revisions.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -74,8 +74,7 @@ export async function mergeBranch(em: EntityManager, input: MergeBranchInput, de
       actor: caller,
       payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id },
     });
-    const mergedBranch: BranchRecord = { ...branch, mergedRevisionId: revision.id, updatedAt: now };
-    return { revisionId: revision.id, branch: mergedBranch, mergedPages, pagesChanged, merged: true };
+    return { revisionId: revision.id, branch: mergedBranch(branch, revision.id, now), mergedPages, pagesChanged, merged: true };
   });
   if (result.merged) {
     logMerge(deps, "change request merged", { ...result, started });

@@ -4,7 +4,7 @@ import { requireCaller, requireSpaceAccess, type CallerInput } from "../../acces
 import { branchUpdated, recordContentEvent } from "../../events.js";
 import { readSpaceHeadRow } from "../domain/store/revision-rows.js";
 import { recordRevisionCreated } from "./shared/drafts.js";
-import { compareAndSetBranchHead, isOutdated, mergeBaseOf, requireBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
+import { compareAndSetBranchHead, isOutdated, mergeBaseOf, requireBranch, requireUnmerged, updatedBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
 import { commitThreeWayMerge, logMerge } from "../domain/branches/revisions.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -38,7 +38,7 @@ export async function updateBranch(em: EntityManager, input: UpdateBranchInput, 
     const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "edit" });
     // Locked: a commit on the branch racing the update fails its compare-and-set on the head.
     const branch = await requireBranch(tx, space.id, input.changeRequestId, { lock: true });
-    if (branch.mergedRevisionId) throw new AppError("failed_precondition", "change_request_id: the change request is merged");
+    requireUnmerged(branch);
     const spaceHead = await readSpaceHeadRow(tx, space.id);
     if (!spaceHead || !isOutdated(branch, spaceHead)) return { revisionId: branch.headRevisionId, branch, spaceRevisionId: spaceHead ?? null, updated: false, mergedPages: 0, pagesChanged: 0 };
 
@@ -70,8 +70,8 @@ export async function updateBranch(em: EntityManager, input: UpdateBranchInput, 
       actor: caller,
       payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id, mergedAncestorRevisionId: theirs.id },
     });
-    const updatedBranch: BranchRecord = { ...branch, headRevisionId: revision.id, mergedAncestorRevisionId: theirs.id, updatedAt: now };
-    return { revisionId: revision.id, branch: updatedBranch, spaceRevisionId: spaceHead, updated: true, mergedPages, pagesChanged };
+    const branchAfter = updatedBranch(branch, { headRevisionId: revision.id, mergedAncestorRevisionId: theirs.id }, now);
+    return { revisionId: revision.id, branch: branchAfter, spaceRevisionId: spaceHead, updated: true, mergedPages, pagesChanged };
   });
   if (result.updated) {
     logMerge(deps, "change request updated from the space", { ...result, started });

@@ -63,6 +63,21 @@ export function isOutdated(branch: BranchRecord, spaceRevisionId: string | null)
   return branch.mergedRevisionId === null && spaceRevisionId !== mergeBaseOf(branch);
 }
 
+/** A merged branch takes no update (nor commit): failed_precondition naming the change request. */
+export function requireUnmerged(branch: BranchRecord): void {
+  if (branch.mergedRevisionId) throw new AppError("failed_precondition", "change_request_id: the change request is merged");
+}
+
+/** The branch once merged as `mergedRevisionId` at `now` (set once; the row follows with markBranchMerged). */
+export function mergedBranch(branch: BranchRecord, mergedRevisionId: string, now: Date): BranchRecord {
+  return { ...branch, mergedRevisionId, updatedAt: now };
+}
+
+/** The branch once updated from the space: `headRevisionId` its new head, `mergedAncestorRevisionId` the space's revision brought in. */
+export function updatedBranch(branch: BranchRecord, update: { headRevisionId: string; mergedAncestorRevisionId: string }, now: Date): BranchRecord {
+  return { ...branch, ...update, updatedAt: now };
+}
+
 /**
  * The space's change request named by `changeRequestId` (id or number), optionally locked for
  * update; not_found "Change request" when the space has no such change request.

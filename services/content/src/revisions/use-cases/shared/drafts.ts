@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../access/index.js";
+import { requireOwnOpenDraft } from "../../domain/drafts.js";
 import { DraftEditor } from "../../domain/editing/draft-editor.js";
 import type { RevisionHeader } from "../../domain/store/caches.js";
 import { execute, sql } from "../../domain/store/db.js";
@@ -26,9 +27,7 @@ export async function lockOwnDraft(
 ): Promise<{ draft: RevisionHeader; access: SpaceAccess; caller: CallerInput }> {
   const caller = requireCaller(input.caller);
   if (!isRevisionId(input.draftId)) throw AppError.notFound("Draft");
-  const draft = await lockRevision(tx, input.draftId);
-  if (!draft || draft.createdBy !== caller.userId) throw AppError.notFound("Draft");
-  if (draft.status !== "draft") throw new AppError("failed_precondition", "draft_id: this draft was already committed");
+  const draft = requireOwnOpenDraft(await lockRevision(tx, input.draftId), caller.userId);
   const access = await requireSpaceAccess(tx, deps, { caller, spaceId: draft.spaceId, need: "edit" });
   return { draft, access, caller };
 }
