@@ -11,6 +11,16 @@ export function validateCommitMessage(message: string): string {
 }
 
 /**
+ * The draft a discard removes: null when it is gone or someone else's (a discard of nothing
+ * succeeds); a committed revision cannot be discarded (failed_precondition).
+ */
+export function discardableDraft(draft: RevisionHeader | undefined, userId: string): RevisionHeader | null {
+  if (!draft || draft.createdBy !== userId) return null;
+  if (draft.status !== "draft") throw new AppError("failed_precondition", "draft_id: a committed revision cannot be discarded");
+  return draft;
+}
+
+/**
  * A draft is its author's alone and open until committed: someone else's draft, or no draft,
  * answers not_found; a committed one failed_precondition.
  */

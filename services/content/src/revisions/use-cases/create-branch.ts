@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { isId, requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { branchCreated, recordContentEvent } from "../../events.js";
-import { findBranchById, insertBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
+import { findBranchById, insertBranch, validateBranchNumber, type BranchRecord } from "../domain/branches/branch-rows.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface CreateBranchInput {
@@ -13,9 +13,6 @@ export interface CreateBranchInput {
   /** The change request's number in the space. */
   number: number;
 }
-
-/** Largest number a branch can have (PostgreSQL int; numbers are written as digits in ContentRef). */
-const MAX_NUMBER = 999_999_999;
 
 export interface CreatedBranch {
   branch: BranchRecord;
@@ -31,9 +28,7 @@ export interface CreatedBranch {
 export async function createBranch(em: EntityManager, input: CreateBranchInput, deps: RevisionDeps): Promise<CreatedBranch> {
   const caller = requireCaller(input.caller);
   if (!isId(input.changeRequestId)) throw AppError.invalidArgument("change_request_id: must be a UUID");
-  if (!Number.isInteger(input.number) || input.number < 1 || input.number > MAX_NUMBER) {
-    throw AppError.invalidArgument(`number: must be an integer from 1 to ${MAX_NUMBER}`);
-  }
+  validateBranchNumber(input.number);
   const id = input.changeRequestId.toLowerCase();
   const created = await deps.unitOfWork.run(em, async (tx) => {
     const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "edit" });

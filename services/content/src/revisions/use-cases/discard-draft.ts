@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
+import { discardableDraft } from "../domain/drafts.js";
 import { execute, sql } from "../domain/store/db.js";
 import { lockRevision } from "../domain/store/revision-rows.js";
 import { isRevisionId } from "./shared/drafts.js";
@@ -14,9 +14,8 @@ export async function discardDraft(em: EntityManager, input: { caller: CallerInp
   const caller = requireCaller(input.caller);
   if (!isRevisionId(input.draftId)) return;
   await em.transactional(async (tx) => {
-    const draft = await lockRevision(tx, input.draftId);
-    if (!draft || draft.createdBy !== caller.userId) return;
-    if (draft.status !== "draft") throw new AppError("failed_precondition", "draft_id: a committed revision cannot be discarded");
+    const draft = discardableDraft(await lockRevision(tx, input.draftId), caller.userId);
+    if (!draft) return;
     await execute(tx, sql`delete from revisions where id = ${draft.id} and status = 'draft'`);
   });
 }

@@ -4,7 +4,7 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import type { RevisionHeader } from "../domain/store/caches.js";
 import { findRevision, insertRevision } from "../domain/store/revision-rows.js";
-import { requireBranch } from "../domain/branches/branch-rows.js";
+import { requireBranch, requireUnmerged } from "../domain/branches/branch-rows.js";
 import { isRevisionId } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -28,7 +28,7 @@ export async function openDraft(em: EntityManager, input: OpenDraftInput, deps: 
   return em.transactional(async (tx) => {
     const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "edit" });
     const branch = input.changeRequestId ? await requireBranch(tx, space.id, input.changeRequestId) : null;
-    if (branch?.mergedRevisionId) throw new AppError("failed_precondition", "change_request_id: the change request is merged");
+    if (branch) requireUnmerged(branch);
     const parentId = input.parentRevisionId || (branch ? branch.headRevisionId : space.revisionId);
     if (!parentId) throw new AppError("failed_precondition", "space: has no revision yet");
     const parent = isRevisionId(parentId) ? await findRevision(tx, deps.caches, parentId) : undefined;

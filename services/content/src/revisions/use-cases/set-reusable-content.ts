@@ -2,7 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { newContentId } from "../domain/editing/draft-editor.js";
-import { contentIdFrom, PAGE_LIMITS } from "../domain/editing/page-input.js";
+import { contentIdFrom } from "../domain/editing/page-input.js";
+import { validateReusableContent } from "../domain/editing/reusable-content.js";
 import type { ReusableRecord } from "../domain/store/model.js";
 import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
@@ -25,11 +26,9 @@ export async function setReusableContent(em: EntityManager, input: SetReusableCo
     await editDraft(em, deps, input, (editor) => editor.deleteReusable(id));
     return undefined;
   }
-  const title = input.title.trim();
-  if (title.length < 1 || title.length > PAGE_LIMITS.title) throw AppError.invalidArgument(`title: must be 1 to ${PAGE_LIMITS.title} characters`);
-  if (Buffer.byteLength(input.markdown, "utf8") > PAGE_LIMITS.markdownBytes) throw AppError.invalidArgument("markdown: must be at most 2 MiB");
+  const { title, markdown } = validateReusableContent(input);
   return editDraft(em, deps, input, async (editor) => {
     if (id !== null && !(await editor.reusable(id))) throw new AppError("not_found", "reusable_content_id: reusable content not found in this draft");
-    return editor.putReusable({ reusableContentId: id ?? newContentId(), title, markdown: input.markdown });
+    return editor.putReusable({ reusableContentId: id ?? newContentId(), title, markdown });
   });
 }

@@ -4,14 +4,12 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { newContentId } from "../domain/editing/draft-editor.js";
 import { contentIdFrom } from "../domain/editing/page-input.js";
+import { validateFile } from "../domain/files/file-rules.js";
 import { imageDimensions } from "../domain/files/image-dimensions.js";
 import { execute, sql } from "../domain/store/db.js";
 import type { FileRecord } from "../domain/store/model.js";
 import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
-
-export const MAX_FILE_BYTES = 50 * 1024 * 1024;
-const CONTENT_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}(?:\s*;\s*[a-z0-9-]+=[^;]{1,100}){0,4}$/i;
 
 export interface UploadFileInput {
   caller: CallerInput | undefined;
@@ -24,14 +22,7 @@ export interface UploadFileInput {
 }
 
 function validate(input: UploadFileInput): { name: string; contentType: string; fileId: string | null } {
-  const name = input.name.trim();
-  // eslint-disable-next-line no-control-regex
-  if (name.length < 1 || name.length > 255 || /[/\\\u0000-\u001f]/.test(name)) {
-    throw AppError.invalidArgument('name: must be 1 to 255 characters, without "/", "\\" or control characters');
-  }
-  const contentType = input.contentType.trim().toLowerCase() || "application/octet-stream";
-  if (!CONTENT_TYPE.test(contentType)) throw AppError.invalidArgument("content_type: must be a MIME type such as image/png");
-  if (input.content.byteLength > MAX_FILE_BYTES) throw new AppError("payload_too_large", "content: must be at most 50 MiB");
+  const { name, contentType } = validateFile({ name: input.name, contentType: input.contentType, size: input.content.byteLength });
   return { name, contentType, fileId: input.fileId === "" ? null : contentIdFrom(input.fileId, "file_id") };
 }
 

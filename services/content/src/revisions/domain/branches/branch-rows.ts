@@ -63,6 +63,17 @@ export function isOutdated(branch: BranchRecord, spaceRevisionId: string | null)
   return branch.mergedRevisionId === null && spaceRevisionId !== mergeBaseOf(branch);
 }
 
+/** Largest number a branch can have (PostgreSQL int; numbers are written as digits in ContentRef). */
+export const MAX_BRANCH_NUMBER = 999_999_999;
+
+/** A branch's number: an integer from 1 to MAX_BRANCH_NUMBER. */
+export function validateBranchNumber(value: number): number {
+  if (!Number.isInteger(value) || value < 1 || value > MAX_BRANCH_NUMBER) {
+    throw AppError.invalidArgument(`number: must be an integer from 1 to ${MAX_BRANCH_NUMBER}`);
+  }
+  return value;
+}
+
 /** A merged branch takes no update (nor commit): failed_precondition naming the change request. */
 export function requireUnmerged(branch: BranchRecord): void {
   if (branch.mergedRevisionId) throw new AppError("failed_precondition", "change_request_id: the change request is merged");
