@@ -2,7 +2,7 @@ import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { AppError } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { requireBranch } from "../../revisions/domain/branches/branch-rows.js";
+import { requireBranch, requireUnmerged } from "../../revisions/domain/branches/branch-rows.js";
 import { CONTENT_ID, newPageFrom, PAGE_LIMITS } from "../../revisions/domain/editing/page-input.js";
 import { applyPageOperations, type PageOperation } from "../../revisions/use-cases/apply-page-operations.js";
 import { commitDraft } from "../../revisions/use-cases/commit-draft.js";
@@ -200,9 +200,7 @@ export async function importContent(em: EntityManager, input: ImportContentInput
   const caller = requireCaller(input.caller);
   const { spaceId, changeRequestId, url, underPageId } = validate(input);
   await requireSpaceAccess(em, deps, { caller, spaceId, need: "edit" });
-  if (changeRequestId !== "" && (await requireBranch(em, spaceId, changeRequestId)).mergedRevisionId) {
-    throw new AppError("failed_precondition", "ref.change_request_id: the change request is merged");
-  }
+  if (changeRequestId !== "") requireUnmerged(await requireBranch(em, spaceId, changeRequestId), "ref.change_request_id");
   if (underPageId) {
     const { view } = await openContent(em, deps, { caller, ref: { spaceId, changeRequestId, revisionId: "" } });
     if (!(await view.page(underPageId))) throw AppError.notFound("Page");

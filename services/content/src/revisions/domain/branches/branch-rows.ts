@@ -74,9 +74,9 @@ export function validateBranchNumber(value: number): number {
   return value;
 }
 
-/** A merged branch takes no update (nor commit): failed_precondition naming the change request. */
-export function requireUnmerged(branch: BranchRecord): void {
-  if (branch.mergedRevisionId) throw new AppError("failed_precondition", "change_request_id: the change request is merged");
+/** A merged branch takes no more edits (drafts, updates, imports): failed_precondition naming `field`. */
+export function requireUnmerged(branch: BranchRecord, field = "change_request_id"): void {
+  if (branch.mergedRevisionId) throw new AppError("failed_precondition", `${field}: the change request is merged`);
 }
 
 /** The branch once merged as `mergedRevisionId` at `now` (set once; the row follows with markBranchMerged). */
