@@ -57,7 +57,7 @@ export default {
     exclude: { path: ["\\.d\\.ts$"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.base.json" },
-    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "types", "default"], mainFields: ["module", "main", "types"] },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "default"], mainFields: ["module", "main"] },
     reporterOptions: { text: { highlightFocused: true } },
   },
 };
