@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { defineEvent, recordEvent, type EventDefinition, type EventMessage, type EventPayload } from "@imprint/runtime";
+import { contextEvents, recordEvent, type EventDefinition, type EventPayload } from "@imprint/runtime";
 import {
   ChangeRequestArchived,
   ChangeRequestCreated,
@@ -27,8 +27,7 @@ export const COLLABORATION_EVENT_CONTEXT = "collaboration";
  * (listed in the event catalogue of docs/architecture.md, which a test checks against these
  * definitions).
  */
-const collaborationEvent = <T, A extends string, E extends string>(aggregate: A, event: E, message: EventMessage<T>) =>
-  defineEvent({ context: COLLABORATION_EVENT_CONTEXT, aggregate, event, message });
+const collaborationEvent = contextEvents(COLLABORATION_EVENT_CONTEXT);
 
 export const changeRequestCreated = collaborationEvent("change_request", "created", ChangeRequestCreated);
 export const changeRequestUpdated = collaborationEvent("change_request", "updated", ChangeRequestUpdated);

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { defineEvent, recordEvent, type Clock, type EventDefinition, type EventMessage, type RecordEventInput } from "@imprint/runtime";
+import { contextEvents, recordEvent, type Clock, type EventDefinition, type RecordEventInput } from "@imprint/runtime";
 import {
   BranchCreated,
   BranchMerged,
@@ -35,8 +35,7 @@ export const CONTENT_EVENT_CONTEXT = "content";
  * The content events, each payload a message of `proto/imprint/content/v1/events.proto` (listed in
  * the event catalogue of docs/architecture.md, which a test checks against these definitions).
  */
-const contentEvent = <T, A extends string, E extends string>(aggregate: A, event: E, message: EventMessage<T>) =>
-  defineEvent({ context: CONTENT_EVENT_CONTEXT, aggregate, event, message });
+const contentEvent = contextEvents(CONTENT_EVENT_CONTEXT);
 
 export const spaceCreated = contentEvent("space", "created", SpaceCreated);
 export const spaceUpdated = contentEvent("space", "updated", SpaceUpdated);

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { defineEvent, recordEvent, type EventDefinition, type EventMessage, type RecordEventInput } from "@imprint/runtime";
+import { contextEvents, recordEvent, type EventDefinition, type RecordEventInput } from "@imprint/runtime";
 import {
   InviteCreated,
   InviteDeleted,
@@ -23,8 +23,7 @@ export const IDENTITY_CONTEXT = "identity";
  * each payload a message of `proto/imprint/identity/v1/events.proto` (listed in the event catalogue
  * of docs/architecture.md, which a test checks against these definitions).
  */
-const identityEvent = <T, A extends string, E extends string>(aggregate: A, event: E, message: EventMessage<T>) =>
-  defineEvent({ context: IDENTITY_CONTEXT, aggregate, event, message });
+const identityEvent = contextEvents(IDENTITY_CONTEXT);
 
 export const organizationCreated = identityEvent("organization", "created", OrganizationCreated);
 export const organizationUpdated = identityEvent("organization", "updated", OrganizationUpdated);

@@ -52,6 +52,15 @@ export function defineEvent<T, A extends string, E extends string>(definition: {
   };
 }
 
+/**
+ * The definer of one context's events, so a service's events.ts names its context once:
+ * `const contentEvent = contextEvents("content"); contentEvent("space", "created", SpaceCreated)`.
+ */
+export function contextEvents(context: string) {
+  return <T, A extends string, E extends string>(aggregate: A, event: E, message: EventMessage<T>): EventDefinition<T, `${A}.${E}`> =>
+    defineEvent({ context, aggregate, event, message });
+}
+
 /** Whether `value` is an event definition (the catalogue test collects a module's definitions). */
 export function isEventDefinition(value: unknown): value is EventDefinition<unknown> {
   const candidate = value as Partial<EventDefinition<unknown>> | null;
