@@ -119,6 +119,9 @@ describe("PATCH /v1/orgs/{organizationId}", () => {
   it("answers 400 naming the field for over-long, wrongly typed or malformed fields", async () => {
     const cases: [unknown, string][] = [
       [{ title: "x".repeat(256) }, "title: must be at most 255 characters"],
+      [{ title: "x" }, "title: must be at least 2 characters"],
+      [{ title: "a      " }, "title: must contain at least two non-whitespace characters"],
+      [{ hostname: "" }, "hostname: must not be empty"],
       [{ sso: "yes" }, "sso: expected boolean, received string"],
       [{ hostname: "ab" }, "hostname: must be at least 3 characters"],
       [{ defaultRole: "owner" }, 'defaultRole: must be one of "admin", "create", "edit", "review", "comment", "read"'],

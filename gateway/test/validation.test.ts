@@ -17,11 +17,19 @@ function messageOf(run: () => unknown): string {
 }
 
 describe("validation messages", () => {
+  // Length rules are the services' (CODE_STYLE.md, validation): a schema of the test's own shows how
+  // the gateway words them where it has one.
+  const titledBody = z.object({
+    title: z
+      .string()
+      .min(2)
+      .max(255)
+      .regex(/\S.*\S/, { error: "must contain at least two non-whitespace characters" }),
+  });
+
   it("names the field and the length rule", () => {
-    expect(messageOf(() => parseInput(updateOrganizationBody, { title: "x".repeat(256) }, "body"))).toBe(
-      "title: must be at most 255 characters",
-    );
-    expect(messageOf(() => parseInput(updateOrganizationBody, { title: "x" }, "body"))).toBe("title: must be at least 2 characters");
+    expect(messageOf(() => parseInput(titledBody, { title: "x".repeat(256) }, "body"))).toBe("title: must be at most 255 characters");
+    expect(messageOf(() => parseInput(titledBody, { title: "x" }, "body"))).toBe("title: must be at least 2 characters");
   });
 
   it("names the expected and received types", () => {
@@ -48,9 +56,7 @@ describe("validation messages", () => {
   });
 
   it("keeps a schema's own message over the generic one", () => {
-    expect(messageOf(() => parseInput(updateOrganizationBody, { title: "a      " }, "body"))).toBe(
-      "title: must contain at least two non-whitespace characters",
-    );
+    expect(messageOf(() => parseInput(titledBody, { title: "a      " }, "body"))).toBe("title: must contain at least two non-whitespace characters");
   });
 
   it("ignores unknown body fields, as GitBook clients send extra ones", () => {

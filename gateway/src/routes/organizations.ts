@@ -10,14 +10,11 @@ const organizationParams = z.object({ organizationId: pathId() });
 
 /** PATCH /v1/orgs/{organizationId}: every field optional; unknown fields (e.g. mergeRules) ignored. */
 export const updateOrganizationBody = z.object({
-  title: z
-    .string()
-    .min(2)
-    .max(255)
-    .regex(/\S.*\S/, { error: "must contain at least two non-whitespace characters" })
-    .optional(),
+  // The title's and hostname's rules (lengths, characters) are identity's; the gateway checks shape.
+  title: z.string().optional(),
   emailDomains: z.array(z.string().min(1)).optional(),
-  hostname: z.string().min(3).max(32).nullable().optional(),
+  /** null clears the hostname; an empty string is no hostname at all. */
+  hostname: z.string().min(1).nullable().optional(),
   defaultRole: roleOrGuestSchema.optional(),
   defaultContent: z
     .object({ type: z.literal("site"), site: z.string().min(1) })

@@ -119,10 +119,13 @@ describe("organizations", () => {
   it("names the field and the rule in validation errors", async () => {
     const { organizationId, owner } = await createOrganization(identity.clients);
     const cases: [Partial<UpdateOrganizationRequest> & { updateMask: string[] }, string][] = [
-      [{ updateMask: ["title"], title: "x" }, "title: must be 2 to 255 characters"],
-      [{ updateMask: ["title"], title: "y".repeat(256) }, "title: must be 2 to 255 characters"],
+      [{ updateMask: ["title"], title: "x" }, "title: must be at least 2 characters"],
+      [{ updateMask: ["title"], title: "y".repeat(256) }, "title: must be at most 255 characters"],
+      [{ updateMask: ["title"], title: "a      " }, "title: must contain at least two non-whitespace characters"],
       [{ updateMask: ["email_domains"], emailDomains: ["ok.com", "not a domain"] }, 'email_domains[1]: must be a domain name such as example.com (got "not a domain")'],
-      [{ updateMask: ["hostname"], hostname: "ab" }, "hostname: must be 3 to 32 characters"],
+      [{ updateMask: ["hostname"], hostname: "ab" }, "hostname: must be at least 3 characters"],
+      [{ updateMask: ["hostname"], hostname: "h".repeat(33) }, "hostname: must be at most 32 characters"],
+      [{ updateMask: ["hostname"], hostname: "-acme" }, "hostname: must be lowercase letters, digits and hyphens"],
       [{ updateMask: ["logo_url"], logoUrl: "ftp://x" }, "logo_url: must be an http(s) URL"],
       [{ updateMask: ["default_role"] }, "default_role: must be a role"],
       [{ updateMask: ["plan"] }, 'update_mask: unknown field "plan"'],
@@ -193,7 +196,7 @@ describe("organizations", () => {
   it("validates organization creation", async () => {
     await expect(identity.client.createOrganization({ title: "A", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
       code: "invalid_argument",
-      message: "title: must be 2 to 255 characters",
+      message: "title: must be at least 2 characters",
     });
     await expect(identity.client.createOrganization({ title: "Acme", ownerEmail: "nope", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
       code: "invalid_argument",

@@ -53,8 +53,10 @@ function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationI
   }
   if (fields.has("hostname")) {
     const hostname = input.hostname.trim().toLowerCase();
-    if (hostname !== "" && !HOSTNAME.test(hostname)) {
-      throw AppError.invalidArgument("hostname: must be 3 to 32 characters of lowercase letters, digits and hyphens, not starting or ending with a hyphen");
+    if (hostname !== "") {
+      if (hostname.length < 3) throw AppError.invalidArgument("hostname: must be at least 3 characters");
+      if (hostname.length > 32) throw AppError.invalidArgument("hostname: must be at most 32 characters");
+      if (!HOSTNAME.test(hostname)) throw AppError.invalidArgument("hostname: must be lowercase letters, digits and hyphens, not starting or ending with a hyphen");
     }
     changes.hostname = hostname || null;
   }

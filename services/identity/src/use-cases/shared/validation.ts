@@ -30,9 +30,13 @@ export function normalizeEmailDomain(field: string, value: string): string {
   return domain;
 }
 
+/** An organization's title: 2 to 255 characters once trimmed (the gateway leaves this rule to identity). */
 export function validateTitle(field: string, value: string): string {
   const title = value.trim();
-  if (title.length < 2 || title.length > 255) throw AppError.invalidArgument(`${field}: must be 2 to 255 characters`);
+  if (title.length < 2) {
+    throw AppError.invalidArgument(value.length >= 2 ? `${field}: must contain at least two non-whitespace characters` : `${field}: must be at least 2 characters`);
+  }
+  if (title.length > 255) throw AppError.invalidArgument(`${field}: must be at most 255 characters`);
   return title;
 }
 
