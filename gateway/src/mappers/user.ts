@@ -1,4 +1,5 @@
 import type { User } from "@imprint/proto/identity/v1";
+import { AppError } from "@imprint/runtime/core";
 import type { PublicUrls } from "./urls.js";
 
 export interface RestUser {
@@ -10,7 +11,8 @@ export interface RestUser {
   urls: { location: string };
 }
 
-export function toRestUser(user: User, urls: PublicUrls): RestUser {
+export function toRestUser(user: User | undefined, urls: PublicUrls): RestUser {
+  if (!user) throw new AppError("internal", "upstream answered without the user");
   const rest: RestUser = {
     object: "user",
     id: user.id,

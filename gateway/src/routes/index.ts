@@ -17,6 +17,7 @@ import { organizationRoutes } from "./organizations.js";
 import { searchRoutes } from "./search.js";
 import { spaceRoutes } from "./spaces.js";
 import { translationRoutes } from "./translations.js";
+import { userRoutes } from "./users.js";
 
 export interface GatewayRouteDeps extends Omit<RouteDeps, "caches"> {
   upstreamAddresses: UpstreamAddresses;
@@ -39,6 +40,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
     api: [
       ...organizationRoutes(deps),
       ...memberRoutes(deps),
+      ...userRoutes(deps),
       ...collectionRoutes(deps),
       ...spaceRoutes(deps),
       ...contentRoutes(deps),

@@ -1,4 +1,5 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
 
 /** A person who signs in and holds API tokens. */
 export const UserSchema = defineEntity({
@@ -15,3 +16,34 @@ export const UserSchema = defineEntity({
 });
 export class User extends UserSchema.class {}
 UserSchema.setClass(User);
+
+/** The profile fields a user may change on itself. */
+export type UserProfileChanges = Partial<Pick<User, "displayName" | "photoUrl">>;
+
+/** A display name a user chooses: 1 to 64 characters once trimmed (GitBook's limits). */
+export function validateUserDisplayName(field: string, value: string): string {
+  const name = value.trim();
+  if (name.length < 1) throw AppError.invalidArgument(`${field}: must be at least 1 non-whitespace character`);
+  if (name.length > 64) throw AppError.invalidArgument(`${field}: must be at most 64 characters`);
+  return name;
+}
+
+/** A profile picture URL: http(s), at most 2048 characters; empty clears it (null). */
+export function validatePhotoUrl(field: string, value: string): string | null {
+  const url = value.trim();
+  if (url === "") return null;
+  if (url.length > 2048 || !/^https?:\/\//i.test(url) || !URL.canParse(url)) {
+    throw AppError.invalidArgument(`${field}: must be an http(s) URL of at most 2048 characters`);
+  }
+  return url;
+}
+
+/** Applies validated profile changes; answers whether a value really changed. */
+export function updateUserProfile(user: User, changes: UserProfileChanges): boolean {
+  let changed = false;
+  for (const [key, value] of Object.entries(changes) as [keyof UserProfileChanges, string | null][]) {
+    if (user[key] !== value) changed = true;
+  }
+  if (changed) Object.assign(user, changes);
+  return changed;
+}

@@ -10,6 +10,7 @@ import { createOrganization } from "../use-cases/create-organization.js";
 import { createUser } from "../use-cases/create-user.js";
 import { deleteLinkInvite } from "../use-cases/delete-link-invite.js";
 import { getMember } from "../use-cases/get-member.js";
+import { getUser } from "../use-cases/get-user.js";
 import { getMembership } from "../use-cases/get-membership.js";
 import { getOrganization } from "../use-cases/get-organization.js";
 import { issueToken } from "../use-cases/issue-token.js";
@@ -22,6 +23,7 @@ import { revokeToken } from "../use-cases/revoke-token.js";
 import { setMemberSso } from "../use-cases/set-member-sso.js";
 import { updateMember } from "../use-cases/update-member.js";
 import { updateOrganization } from "../use-cases/update-organization.js";
+import { updateUser } from "../use-cases/update-user.js";
 import type { UseCaseDeps } from "../deps.js";
 import {
   memberSortFromProto,
@@ -44,6 +46,26 @@ export function identityServiceImplementation(em: () => EntityManager, useCaseDe
     authenticateToken: async (request) => {
       const principal = await authenticateToken(em(), { token: request.token }, useCaseDeps);
       return { caller: { userId: principal.user.id, tokenId: principal.tokenId }, user: userToProto(principal.user) };
+    },
+
+    getUser: async (request) => {
+      const user = await getUser(em(), { caller: request.caller, userId: request.userId }, useCaseDeps);
+      return { user: userToProto(user) };
+    },
+
+    updateUser: async (request) => {
+      const user = await updateUser(
+        em(),
+        {
+          caller: request.caller,
+          userId: request.userId,
+          updateMask: request.updateMask ?? [],
+          displayName: request.displayName,
+          photoUrl: request.photoUrl,
+        },
+        useCaseDeps,
+      );
+      return { user: userToProto(user) };
     },
 
     listOrganizations: async (request) => {

@@ -1,0 +1,37 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, parseUpdateMask } from "@imprint/runtime";
+import { updateUserProfile, validatePhotoUrl, validateUserDisplayName, type UserProfileChanges } from "../domain/user.js";
+import type { UserData } from "./shared/views.js";
+import { requireVisibleUser } from "./shared/user-visibility.js";
+import { requireCaller } from "./shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../deps.js";
+
+const UPDATABLE_FIELDS = ["display_name", "photo_url"] as const;
+
+export interface UpdateUserInput {
+  caller: CallerInput | undefined;
+  userId: string;
+  /** Field paths, snake_case or camelCase. */
+  updateMask: string[];
+  displayName: string;
+  photoUrl: string;
+}
+
+/**
+ * Changes the caller's own display name or photo URL. Another user the caller can see is
+ * permission_denied; one it cannot see is "User not found".
+ */
+export async function updateUser(em: EntityManager, input: UpdateUserInput, deps: UseCaseDeps): Promise<UserData> {
+  const caller = requireCaller(input.caller);
+  const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS);
+  const changes: UserProfileChanges = {};
+  if (fields.has("display_name")) changes.displayName = validateUserDisplayName("display_name", input.displayName);
+  if (fields.has("photo_url")) changes.photoUrl = validatePhotoUrl("photo_url", input.photoUrl);
+
+  return deps.unitOfWork.run(em, async (tx) => {
+    const user = await requireVisibleUser(tx, caller.userId, input.userId);
+    if (user.id !== caller.userId) throw AppError.permissionDenied("update another user's profile");
+    updateUserProfile(user, changes);
+    return { id: user.id, email: user.email, displayName: user.displayName, photoUrl: user.photoUrl };
+  });
+}
