@@ -8,12 +8,14 @@ const userParams = z.object({ userId: pathId() });
 
 /**
  * PATCH /v1/users/{userId}: one's own display name and photo URL. Their rules (lengths, an http(s)
- * URL) are identity's; the gateway checks shape. An empty body is refused by identity (no field).
+ * URL) are identity's; the gateway checks shape, including that the body names a field.
  */
-export const updateUserBody = z.object({
-  displayName: z.string().optional(),
-  photoURL: z.string().optional(),
-});
+export const updateUserBody = z
+  .object({
+    displayName: z.string().optional(),
+    photoURL: z.string().optional(),
+  })
+  .refine((body) => body.displayName !== undefined || body.photoURL !== undefined, { error: "must contain displayName or photoURL" });
 
 export function userRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const identity = upstreams.identity;

@@ -12,6 +12,7 @@ import {
   TokenIssued,
   TokenRevoked,
   UserCreated,
+  UserUpdated,
 } from "@imprint/proto/identity/v1/events";
 import type { UseCaseDeps } from "./deps.js";
 
@@ -28,6 +29,7 @@ const identityEvent = contextEvents(IDENTITY_CONTEXT);
 export const organizationCreated = identityEvent("organization", "created", OrganizationCreated);
 export const organizationUpdated = identityEvent("organization", "updated", OrganizationUpdated);
 export const userCreated = identityEvent("user", "created", UserCreated);
+export const userUpdated = identityEvent("user", "updated", UserUpdated);
 export const memberAdded = identityEvent("member", "added", MemberAdded);
 export const memberRoleChanged = identityEvent("member", "role_changed", MemberRoleChanged);
 export const memberRemoved = identityEvent("member", "removed", MemberRemoved);

@@ -38,12 +38,15 @@ export function validatePhotoUrl(field: string, value: string): string | null {
   return url;
 }
 
-/** Applies validated profile changes; answers whether a value really changed. */
-export function updateUserProfile(user: User, changes: UserProfileChanges): boolean {
-  let changed = false;
+/** The REST names of the profile fields, as `user.updated` reports them. */
+const PROFILE_FIELD_NAMES: Record<keyof UserProfileChanges, string> = { displayName: "displayName", photoUrl: "photoURL" };
+
+/** Applies validated profile changes; answers each field that really changed, before and after, by its REST name. */
+export function updateUserProfile(user: User, changes: UserProfileChanges): Record<string, { from: string | null; to: string | null }> {
+  const changed: Record<string, { from: string | null; to: string | null }> = {};
   for (const [key, value] of Object.entries(changes) as [keyof UserProfileChanges, string | null][]) {
-    if (user[key] !== value) changed = true;
+    if (user[key] !== value) changed[PROFILE_FIELD_NAMES[key]] = { from: user[key] ?? null, to: value };
   }
-  if (changed) Object.assign(user, changes);
+  Object.assign(user, changes);
   return changed;
 }

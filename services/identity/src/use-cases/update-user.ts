@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
+import { userUpdated, recordIdentityEvent } from "../events.js";
 import { updateUserProfile, validatePhotoUrl, validateUserDisplayName, type UserProfileChanges } from "../domain/user.js";
 import type { UserData } from "./shared/views.js";
 import { requireVisibleUser } from "./shared/user-visibility.js";
@@ -18,8 +19,9 @@ export interface UpdateUserInput {
 }
 
 /**
- * Changes the caller's own display name or photo URL. Another user the caller can see is
- * permission_denied; one it cannot see is "User not found".
+ * Changes the caller's own display name or photo URL and records `user.updated` when a value
+ * really changed. Another user the caller can see is permission_denied; one it cannot see is
+ * "User not found".
  */
 export async function updateUser(em: EntityManager, input: UpdateUserInput, deps: UseCaseDeps): Promise<UserData> {
   const caller = requireCaller(input.caller);
@@ -31,7 +33,14 @@ export async function updateUser(em: EntityManager, input: UpdateUserInput, deps
   return deps.unitOfWork.run(em, async (tx) => {
     const user = await requireVisibleUser(tx, caller.userId, input.userId);
     if (user.id !== caller.userId) throw AppError.permissionDenied("update another user's profile");
-    updateUserProfile(user, changes);
+    const changed = updateUserProfile(user, changes);
+    if (Object.keys(changed).length > 0) {
+      recordIdentityEvent(tx, deps, userUpdated, {
+        organizationId: null,
+        actor: caller,
+        payload: { userId: user.id, changedFields: Object.keys(changed), changes: changed },
+      });
+    }
     return { id: user.id, email: user.email, displayName: user.displayName, photoUrl: user.photoUrl };
   });
 }
