@@ -4,3 +4,4 @@
  * (`@imprint/document`, pure domain code), so other processes never load the markdown parser.
  */
 export * from "./document.js";
+export * from "./conditions.js";
