@@ -85,7 +85,7 @@ describe("the changes of a change request", () => {
       await editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial({ pageId: "new", title: "New page", markdown: "Fresh." }) });
       await editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "intro", title: "Introduction" }) });
       await editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "faq", markdown: "Questions and answers." }) });
-      await editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "about", description: "Who we are", emoji: "1f600", layout: { width: "wide" } }) });
+      await editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "about", description: "Who we are", emoji: "1f600", layout: { width: "wide" }, cover: { ref: { url: "https://example.com/cover.png", fileId: "" }, yPos: 0 } }) });
       await editing.deletePage({ caller, draftId, pageId: "old" });
       await editing.movePage({ caller, draftId, move: MovePageInput.fromPartial({ pageId: "wanderer", parentPageId: "about" }) });
       await editing.uploadFile({ caller, draftId, fileId: logoId, name: "logo.png", contentType: "image/png", content: pngBytes(40, 30) });
@@ -131,7 +131,8 @@ describe("the changes of a change request", () => {
     expect(metadata.emoji).toEqual({ after: "1f600" });
     expect(metadata.layout!.before).toMatchObject({ width: "default" });
     expect(metadata.layout!.after).toMatchObject({ width: "wide" });
-    expect(Object.keys(metadata).sort()).toEqual(["description", "emoji", "layout"]);
+    expect(metadata.cover).toEqual({ after: { ref: { kind: "url", url: "https://example.com/cover.png" }, yPos: 0 } });
+    expect(Object.keys(metadata).sort()).toEqual(["cover", "description", "emoji", "layout"]);
 
     expect(find("page_created", "new")).toEqual({ type: "page_created", page: { id: "new", type: "document", title: "New page", path: "new-page" } });
     expect(find("page_deleted", "old-grandchild")).toEqual({
