@@ -40,7 +40,12 @@ export async function listOrganizationChangeRequests(em: EntityManager, input: L
   const readable = input.spaceId ? spaceIds.filter((id) => id === input.spaceId.toLowerCase()) : spaceIds;
   const statuses = input.statuses.length > 0 ? [...new Set(input.statuses)] : (["open"] as ChangeRequestStatus[]);
 
-  const conditions: FilterQuery<ChangeRequest>[] = [{ organizationId: input.organizationId, status: { $in: statuses }, spaceId: { $in: readable } }];
+  // The readable ids travel as one parameter, a PostgreSQL array literal (an organization may hold
+  // more spaces than a statement takes parameters); only UUIDs go in it, so it needs no quoting.
+  const readableArray = `{${readable.filter((id) => isId(id)).join(",")}}`;
+  const conditions: FilterQuery<ChangeRequest>[] = [
+    { organizationId: input.organizationId, status: { $in: statuses }, spaceId: { $in: raw(`select unnest(?::uuid[])`, [readableArray]) } },
+  ];
   // A user filter that is not a user id matches nobody.
   if (input.creatorUserId) conditions.push(isId(input.creatorUserId) ? { createdBy: input.creatorUserId } : { id: { $in: [] } });
   if (input.contributorUserId) {
