@@ -158,15 +158,14 @@ export interface OrganizationBranchRow {
   /** The space's default level and parent collection (who may view it). */
   spaceDefaultLevel: string | null;
   spaceParentId: string | null;
-  spaceEditMode: "live" | "locked";
 }
 
 /** Branches among `ids` whose space belongs to the organization and is not deleted, in one query. */
 export async function findOrganizationBranches(em: EntityManager, organizationId: string, ids: readonly string[]): Promise<OrganizationBranchRow[]> {
   if (ids.length === 0) return [];
-  const rows = await queryRows<BranchRow & { space_revision_id: string | null; space_default_level: string | null; space_parent_id: string | null; space_edit_mode: "live" | "locked" }>(
+  const rows = await queryRows<BranchRow & { space_revision_id: string | null; space_default_level: string | null; space_parent_id: string | null }>(
     em,
-    sql`select b.*, s.revision_id as space_revision_id, s.default_level as space_default_level, s.parent_id as space_parent_id, s.edit_mode as space_edit_mode
+    sql`select b.*, s.revision_id as space_revision_id, s.default_level as space_default_level, s.parent_id as space_parent_id
           from branches b join spaces s on s.id = b.space_id
          where b.id = any(${ids}::uuid[]) and s.organization_id = ${organizationId} and s.deleted_at is null`,
   );
@@ -175,6 +174,5 @@ export async function findOrganizationBranches(em: EntityManager, organizationId
     spaceRevisionId: row.space_revision_id,
     spaceDefaultLevel: row.space_default_level,
     spaceParentId: row.space_parent_id,
-    spaceEditMode: row.space_edit_mode,
   }));
 }
