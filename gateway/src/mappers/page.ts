@@ -1,5 +1,5 @@
 import { AppError } from "@imprint/runtime/core";
-import { PageType, type ImageRef, type Page, type PageCover } from "@imprint/proto/content/v1/revisions";
+import { PageType, type ImageRef, type Page, type PageCover, type PageLayout } from "@imprint/proto/content/v1/revisions";
 import type { PublicUrls } from "./urls.js";
 
 /**
@@ -23,7 +23,8 @@ function imageRef(ref: ImageRef | undefined): RestImageRef | undefined {
   return ref.fileId ? { kind: "file", file: ref.fileId } : { kind: "url", url: ref.url };
 }
 
-function cover(value: PageCover | undefined): Record<string, unknown> | undefined {
+/** GitBook's `RevisionPageDocumentCover`; undefined without a cover. */
+export function cover(value: PageCover | undefined): Record<string, unknown> | undefined {
   const ref = imageRef(value?.ref);
   if (!value || !ref) return undefined;
   const dark = imageRef(value.refDark);
@@ -35,6 +36,25 @@ export function pageAppUrl(context: PageContext, path: string): string {
   const encodedPath = path.split("/").map(encodeURIComponent).join("/");
   const changes = context.changeRequest ? `~/changes/${encodeURIComponent(context.changeRequest)}/` : "";
   return `${context.urls.app}/o/${encodeURIComponent(context.organizationId)}/s/${encodeURIComponent(context.spaceId)}/${changes}${encodedPath}`;
+}
+
+/** GitBook's `RevisionPageLayoutOptions`. */
+export function toRestLayout(layout: PageLayout): Record<string, unknown> {
+  return {
+    width: layout.width,
+    cover: layout.cover,
+    coverSize: layout.coverSize,
+    coverMask: layout.coverMask,
+    title: layout.title,
+    description: layout.description,
+    tableOfContents: layout.tableOfContents,
+    outline: layout.outline,
+    pagination: layout.pagination,
+    metadata: layout.metadata,
+    tags: layout.tags,
+    actions: layout.actions,
+    anchors: layout.anchors,
+  };
 }
 
 function body(page: Page): { markdown: string } | { document: unknown } | Record<string, never> {
@@ -69,21 +89,7 @@ export function toRestPage(page: Page, context: PageContext): Record<string, unk
         ...(page.documentId ? { documentId: page.documentId } : {}),
         pages,
         ...(page.git ? { git: { oid: page.git.oid, path: page.git.path } } : {}),
-        layout: {
-          width: layout.width,
-          cover: layout.cover,
-          coverSize: layout.coverSize,
-          coverMask: layout.coverMask,
-          title: layout.title,
-          description: layout.description,
-          tableOfContents: layout.tableOfContents,
-          outline: layout.outline,
-          pagination: layout.pagination,
-          metadata: layout.metadata,
-          tags: layout.tags,
-          actions: layout.actions,
-          anchors: layout.anchors,
-        },
+        layout: toRestLayout(layout),
         ...(pageCover ? { cover: pageCover } : {}),
         variables: page.variables,
         hidden: page.hidden,

@@ -1,6 +1,7 @@
 import { CacheBudget, DEFAULT_GATEWAY_CACHE_BYTES } from "../cache-budget.js";
 import type { Route } from "../route.js";
 import type { UpstreamAddresses, UpstreamClients } from "../upstreams.js";
+import { changeRequestChangesRoutes } from "./change-request-changes.js";
 import { changeRequestRoutes } from "./change-requests.js";
 import { collectionRoutes } from "./collections.js";
 import { commentRoutes } from "./comments.js";
@@ -13,6 +14,7 @@ import { importRoutes } from "./import.js";
 import { linkRoutes } from "./links.js";
 import { memberRoutes } from "./members.js";
 import { openApiRoutes } from "./openapi.js";
+import { organizationChangeRequestRoutes } from "./organization-change-requests.js";
 import { organizationRoutes } from "./organizations.js";
 import { searchRoutes } from "./search.js";
 import { spaceRoutes } from "./spaces.js";
@@ -50,6 +52,8 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...linkRoutes(deps),
       ...searchRoutes(deps),
       ...changeRequestRoutes(deps),
+      ...changeRequestChangesRoutes(deps),
+      ...organizationChangeRequestRoutes(deps),
       ...commentRoutes(deps),
       ...exportRoutes(deps),
     ],

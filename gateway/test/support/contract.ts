@@ -23,6 +23,15 @@ const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true 
 addFormats(ajv);
 // Formats GitBook uses that are annotations rather than checks.
 for (const format of ["emoji", "icon", "int32", "byte"]) ajv.addFormat(format, true);
+// GitBook's `page_edited` attributes are `oneOf` three object schemas that constrain only shared
+// properties alike and leave every other property open, so any object that matches one matches
+// all three and `oneOf` can never hold: they are checked as `anyOf` (each alternative still applies).
+const pageEdited = (spec.components as unknown as { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> }).schemas
+  .RevisionSemanticChangePageEdited!.properties.attributes!;
+if (pageEdited.oneOf) {
+  pageEdited.anyOf = pageEdited.oneOf;
+  delete pageEdited.oneOf;
+}
 ajv.addSchema(spec, "openapi");
 
 const ERROR_SCHEMA = {

@@ -38,6 +38,8 @@ export const ChangeRequestSchema = defineEntity({
     { properties: ["spaceId", "status", "updatedAt", "id"], name: "change_requests_space_status_updated_at_index" },
     { properties: ["spaceId", "status", "createdAt", "id"], name: "change_requests_space_status_created_at_index" },
     { properties: ["spaceId", "createdBy", "status"], name: "change_requests_space_creator_index" },
+    { properties: ["organizationId", "status", "updatedAt", "id"], name: "change_requests_organization_status_updated_at_index" },
+    { properties: ["organizationId", "status", "createdAt", "id"], name: "change_requests_organization_status_created_at_index" },
   ],
 });
 export class ChangeRequest extends ChangeRequestSchema.class {
@@ -128,7 +130,10 @@ export const ChangeRequestContributorSchema = defineEntity({
     spaceId: p.uuid(),
     firstContributedAt: p.datetime(),
   },
-  indexes: [{ properties: ["spaceId", "userId"], name: "change_request_contributors_space_user_index" }],
+  indexes: [
+    { properties: ["spaceId", "userId"], name: "change_request_contributors_space_user_index" },
+    { properties: ["userId"], name: "change_request_contributors_user_index" },
+  ],
 });
 export class ChangeRequestContributor extends ChangeRequestContributorSchema.class {}
 ChangeRequestContributorSchema.setClass(ChangeRequestContributor);

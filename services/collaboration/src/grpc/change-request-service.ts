@@ -5,10 +5,11 @@ import type { UseCaseDeps } from "../deps.js";
 import { createChangeRequest } from "../use-cases/create-change-request.js";
 import { getChangeRequest } from "../use-cases/get-change-request.js";
 import { listChangeRequests } from "../use-cases/list-change-requests.js";
+import { listOrganizationChangeRequests } from "../use-cases/list-organization-change-requests.js";
 import { mergeChangeRequest } from "../use-cases/merge-change-request.js";
 import { updateChangeRequest } from "../use-cases/update-change-request.js";
 import { updateChangeRequestFromMain } from "../use-cases/update-change-request-from-main.js";
-import { changeRequestToProto, orderFromProto, statusFromProto } from "./mappers.js";
+import { changeRequestToProto, orderFromProto, statusesFromProto, statusFromProto } from "./mappers.js";
 
 export const CHANGE_REQUEST_SERVICE_NAME = "imprint.collaboration.v1.ChangeRequestService";
 
@@ -74,6 +75,24 @@ export function changeRequestServiceImplementation(em: () => EntityManager, deps
         deps,
       );
       return { revisionId: updated.revisionId, changeRequest: changeRequestToProto(updated.view) };
+    },
+
+    listOrganizationChangeRequests: async (request) => {
+      const page = await listOrganizationChangeRequests(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          statuses: statusesFromProto(request.statuses),
+          creatorUserId: request.creatorUserId,
+          contributorUserId: request.contributorUserId,
+          spaceId: request.spaceId,
+          orderBy: orderFromProto(request.orderBy),
+          page: pageRequest(request.page),
+        },
+        deps,
+      );
+      return { changeRequests: page.items.map(changeRequestToProto), page: pageInfo(page) };
     },
   };
 }

@@ -32,6 +32,11 @@ export function statusFromProto(status: ChangeRequestStatusMessage | undefined):
   return entry[0] as ChangeRequestStatus;
 }
 
+/** Statuses from the wire (a list filter): unspecified entries are dropped; an unknown number is a caller error. */
+export function statusesFromProto(statuses: readonly ChangeRequestStatusMessage[]): ChangeRequestStatus[] {
+  return statuses.map((status) => statusFromProto(status)).filter((status): status is ChangeRequestStatus => status !== undefined);
+}
+
 export function orderFromProto(order: ChangeRequestOrder): OrderField | undefined {
   switch (order) {
     case ChangeRequestOrder.CHANGE_REQUEST_ORDER_UNSPECIFIED:

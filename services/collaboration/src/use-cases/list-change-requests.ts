@@ -22,7 +22,8 @@ export interface ListChangeRequestsInput {
   page: PageRequestLike | undefined;
 }
 
-const SORTS: Record<ChangeRequestOrder, KeysetSort<ChangeRequest>> = {
+/** Newest first by either date, the id breaking ties (the per-space and organization lists share them). */
+export const CHANGE_REQUEST_SORTS: Record<ChangeRequestOrder, KeysetSort<ChangeRequest>> = {
   updatedAt: { fields: ["updatedAt", "id"], direction: "desc", dateFields: ["updatedAt"] },
   createdAt: { fields: ["createdAt", "id"], direction: "desc", dateFields: ["createdAt"] },
 };
@@ -41,7 +42,7 @@ export async function listChangeRequests(em: EntityManager, input: ListChangeReq
         : { id: { $in: [] } },
     );
   }
-  const page = await findPage(em, ChangeRequest, { $and: conditions }, SORTS[input.orderBy ?? "updatedAt"], input.page);
+  const page = await findPage(em, ChangeRequest, { $and: conditions }, CHANGE_REQUEST_SORTS[input.orderBy ?? "updatedAt"], input.page);
   const items = await changeRequestViews(em, deps, { caller, spaceId: space.spaceId, changeRequests: page.items });
   return { ...page, items };
 }

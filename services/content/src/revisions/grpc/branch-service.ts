@@ -2,6 +2,7 @@ import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { batchGetBranches } from "../use-cases/batch-get-branches.js";
+import { batchGetOrganizationBranches } from "../use-cases/batch-get-organization-branches.js";
 import { createBranch } from "../use-cases/create-branch.js";
 import { mergeBranch } from "../use-cases/merge-branch.js";
 import { updateBranch } from "../use-cases/update-branch.js";
@@ -37,6 +38,15 @@ export function branchServiceImplementation(orm: MikroORM, deps: RevisionDeps): 
     updateBranch: async (request) => {
       const updated = await updateBranch(em(), { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId }, deps);
       return { revisionId: updated.revisionId, branch: branchToProto(updated.branch, updated.spaceRevisionId) };
+    },
+
+    batchGetOrganizationBranches: async (request) => {
+      const found = await batchGetOrganizationBranches(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, changeRequestIds: request.changeRequestIds },
+        deps,
+      );
+      return { branches: found.map(({ branch, spaceRevisionId }) => branchToProto(branch, spaceRevisionId)) };
     },
   };
 }

@@ -19,7 +19,7 @@ import type { FileRecord, GitBlobValue, ImageRefValue, PageCoverValue, PageLayou
 import type { ContentRefInput } from "../use-cases/shared/open-content.js";
 import type { RevisionContent } from "../use-cases/get-revision.js";
 
-const PAGE_TYPES: Record<PageType, ProtoPageType> = {
+export const PAGE_TYPES: Record<PageType, ProtoPageType> = {
   document: ProtoPageType.PAGE_TYPE_DOCUMENT,
   group: ProtoPageType.PAGE_TYPE_GROUP,
   link: ProtoPageType.PAGE_TYPE_LINK,
@@ -33,7 +33,7 @@ function gitBlob(git: GitBlobValue | null, metadata: boolean): GitBlob | undefin
   return metadata && git ? { oid: git.oid, path: git.path } : undefined;
 }
 
-function layoutToProto(layout: PageLayoutValue): PageLayout {
+export function layoutToProto(layout: PageLayoutValue): PageLayout {
   return { ...layout };
 }
 
@@ -41,7 +41,7 @@ function imageRefToProto(ref: ImageRefValue): ImageRef {
   return ref.kind === "file" ? { fileId: ref.file, url: "" } : { fileId: "", url: ref.url };
 }
 
-function coverToProto(cover: PageCoverValue | null): PageCover | undefined {
+export function coverToProto(cover: PageCoverValue | null): PageCover | undefined {
   if (!cover) return undefined;
   return { ref: imageRefToProto(cover.ref), ...(cover.refDark ? { refDark: imageRefToProto(cover.refDark) } : {}), yPos: cover.yPos };
 }

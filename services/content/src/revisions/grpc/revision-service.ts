@@ -5,9 +5,11 @@ import { batchGetPageSummaries } from "../use-cases/batch-get-page-summaries.js"
 import { getFile } from "../use-cases/get-file.js";
 import { getPage, type PageReadInput } from "../use-cases/get-page.js";
 import { getRevision } from "../use-cases/get-revision.js";
+import { listBranchChanges } from "../use-cases/list-branch-changes.js";
 import { listFiles } from "../use-cases/list-files.js";
 import { listPages } from "../use-cases/list-pages.js";
 import { readFileContent } from "../use-cases/read-file-content.js";
+import { contentChangeToProto } from "./change-mappers.js";
 import { contentRefFromProto, fileToProto, pageSummaryToProto, pageTreeToProto, revisionToProto } from "./mappers.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -102,6 +104,18 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
       if (!Number.isSafeInteger(expires)) throw AppError.invalidArgument("expires: must be a Unix time in seconds");
       const file = await readFileContent(em(), { fileId: request.fileId, version: request.version, expires, signature: request.signature }, deps);
       return { content: file.content, contentType: file.contentType, name: file.name };
+    },
+
+    listBranchChanges: async (request) => {
+      const changes = await listBranchChanges(em(), { caller: request.caller, ref: contentRefFromProto(request.ref), page: pageRequest(request.page) }, deps);
+      const now = deps.clock();
+      return {
+        changes: changes.items.map((change) => contentChangeToProto(change, deps.signer, now)),
+        page: { nextPageToken: changes.nextPageToken, totalCount: changes.totalCount },
+        baseRevisionId: changes.baseRevisionId,
+        revisionId: changes.revisionId,
+        remaining: changes.remaining,
+      };
     },
   };
 }

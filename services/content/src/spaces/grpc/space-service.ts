@@ -5,6 +5,7 @@ import { deleteSpace } from "../use-cases/delete-space.js";
 import { duplicateSpace } from "../use-cases/duplicate-space.js";
 import { getSpace } from "../use-cases/get-space.js";
 import { listMemberSpaces } from "../use-cases/list-member-spaces.js";
+import { listReadableSpaceIds } from "../use-cases/list-readable-space-ids.js";
 import { listSpaces } from "../use-cases/list-spaces.js";
 import { moveSpace } from "../use-cases/move-space.js";
 import { purgeDeletedSpaces } from "../use-cases/purge-deleted-spaces.js";
@@ -51,6 +52,11 @@ export function spaceServiceImplementation(deps: ContentDeps): AsyncImplementati
     listSpaces: async (request) => {
       const page = await listSpaces(em(), { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page) }, deps);
       return { spaces: page.items.map(spaceToProto), page: pageInfo(page) };
+    },
+
+    listReadableSpaceIds: async (request) => {
+      const spaceIds = await listReadableSpaceIds(em(), { caller: request.caller, organizationId: request.organizationId }, deps);
+      return { spaceIds };
     },
 
     getSpace: async (request) => {

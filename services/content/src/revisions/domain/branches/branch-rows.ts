@@ -149,3 +149,30 @@ export async function compareAndSetBranchHead(
 export async function markBranchMerged(em: EntityManager, input: { branchId: string; mergedRevisionId: string; now: Date }): Promise<void> {
   await execute(em, sql`update branches set merged_revision_id = ${input.mergedRevisionId}, updated_at = ${input.now} where id = ${input.branchId}`);
 }
+
+/** A branch with the facts of its space that reading it across an organization needs. */
+export interface OrganizationBranchRow {
+  branch: BranchRecord;
+  /** The space's current revision (what `outdated` is judged against). */
+  spaceRevisionId: string | null;
+  /** The space's default level and parent collection (who may view it). */
+  spaceDefaultLevel: string | null;
+  spaceParentId: string | null;
+}
+
+/** Branches among `ids` whose space belongs to the organization and is not deleted, in one query. */
+export async function findOrganizationBranches(em: EntityManager, organizationId: string, ids: readonly string[]): Promise<OrganizationBranchRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await queryRows<BranchRow & { space_revision_id: string | null; space_default_level: string | null; space_parent_id: string | null }>(
+    em,
+    sql`select b.*, s.revision_id as space_revision_id, s.default_level as space_default_level, s.parent_id as space_parent_id
+          from branches b join spaces s on s.id = b.space_id
+         where b.id = any(${ids}::uuid[]) and s.organization_id = ${organizationId} and s.deleted_at is null`,
+  );
+  return rows.map((row) => ({
+    branch: toRecord(row),
+    spaceRevisionId: row.space_revision_id,
+    spaceDefaultLevel: row.space_default_level,
+    spaceParentId: row.space_parent_id,
+  }));
+}
