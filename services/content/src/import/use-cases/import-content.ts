@@ -301,7 +301,9 @@ export async function performImport(
   );
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const result = await writeImport(em, deps, { caller, spaceId, changeRequestId, underPageId, url, content }, hooks);
+      // A fresh identity map per attempt: the space and branch rows read before the fetch (or by a
+      // failed attempt) would otherwise hold the head as it was then, and every attempt conflict.
+      const result = await writeImport(em.fork({ clear: true }), deps, { caller, spaceId, changeRequestId, underPageId, url, content }, hooks);
       deps.logger.info("website import finished", {
         space_id: spaceId,
         change_request_id: changeRequestId || undefined,

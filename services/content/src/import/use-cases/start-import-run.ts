@@ -44,6 +44,7 @@ export async function startImportRun(em: EntityManager, input: StartImportRunInp
       source: input.source,
       url: url.toString(),
       status: "pending",
+      pages: [],
       createdBy: caller.userId,
       createdByTokenId: caller.tokenId || null,
       createdAt: now,
