@@ -31,7 +31,7 @@ import { serveSite, type TestSite } from "./fixtures/site/server.js";
  * Import runs survive their worker: a content process executing a run is killed (SIGKILL, no
  * chance to hand the run back), and another instance on the same database takes the run over
  * once its claim ran out (the second instance's clock moved past the lease) and completes it,
- * writing the content once.
+ * writing the content once; an instance that stops hands its run back, and another completes it.
  */
 
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
@@ -43,6 +43,8 @@ let dataDir: string;
 let site: TestSite;
 let releaseStart: () => void = () => {};
 const startGate = new Promise<void>((resolve) => (releaseStart = resolve));
+let releaseHandedBack: () => void = () => {};
+const handedBackGate = new Promise<void>((resolve) => (releaseHandedBack = resolve));
 const clock = new TestClock();
 
 beforeAll(async () => {
@@ -52,6 +54,12 @@ beforeAll(async () => {
       await startGate;
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       response.end(`<!doctype html><html><head><title>Held page</title></head><body><main><h1>Held page</h1><p>Back <a href="/held/next.html">next</a>.</p></main></body></html>`);
+    },
+    // The start page of the run handed back by a stopping instance.
+    "/handed/": async (_request, response) => {
+      await handedBackGate;
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(`<!doctype html><html><head><title>Handed page</title></head><body><main><h1>Handed page</h1></main></body></html>`);
     },
     "/held/next.html": (_request, response) => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
@@ -64,6 +72,7 @@ beforeAll(async () => {
 afterAll(async () => {
   worker?.kill("SIGKILL");
   releaseStart();
+  releaseHandedBack();
   await replica?.stop();
   await identity?.stop();
   await site?.close();
@@ -163,6 +172,61 @@ describe("import runs across instances", () => {
       imports.close();
       revisions.close();
       clients.close();
+    }
+  });
+
+  it("a stopping instance hands its run back, and another instance completes it", async () => {
+    const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "content");
+    const instance = (env: Record<string, string> = {}) => ({
+      name: "content",
+      config: loadContentConfig,
+      start: startContentService,
+      clock: clock.now,
+      database: databaseUrl,
+      env: { IDENTITY_GRPC_ADDRESS: identity.address("identity"), IMPRINT_ALLOW_PRIVATE_FETCH: "true", ...env },
+    });
+    // The first instance takes the job leases; the second starts next to it.
+    const first = await startServices([instance()]);
+    const second = await startServices([instance()]);
+    const clients = serviceClients((name) => (name === "identity" ? identity.address("identity") : second.address("content")));
+    const imports = testClient(ImportServiceService, second.address("content"));
+    const revisions = testClient(RevisionServiceService, second.address("content"));
+    try {
+      const organization = await createOrganization(clients);
+      const space = await createSpace(clients, organization);
+      const caller = organization.owner.caller;
+      const { run } = await imports.startImportRun({
+        caller,
+        organizationId: organization.organizationId,
+        spaceId: space.id,
+        changeRequestId: "",
+        underPageId: "",
+        source: "website",
+        url: `${site.origin}/handed/`,
+      });
+      const get = () => imports.getImportRun({ caller, organizationId: organization.organizationId, importRunId: run!.id });
+      await eventually(async () => (await get()).run?.status === ImportRunStatus.IMPORT_RUN_STATUS_IN_PROGRESS && site.requests.includes("/handed/"), 30_000, 50);
+
+      // Stopping aborts the run and hands it back before the job's lease is released.
+      await first.stop();
+      expect((await get()).run?.status).toBe(ImportRunStatus.IMPORT_RUN_STATUS_PENDING);
+      releaseHandedBack();
+
+      const done = await eventually(async () => {
+        const current = (await get()).run;
+        return current?.status === ImportRunStatus.IMPORT_RUN_STATUS_COMPLETED ? current : undefined;
+      }, 60_000, 100);
+      expect(done).toMatchObject({ pagesFetched: 1, importedResources: 1, totalResources: 1 });
+      expect(site.requests.filter((path) => path === "/handed/").length).toBe(2);
+      const content = await revisions.getRevision({ caller, ref: { spaceId: space.id, changeRequestId: "", revisionId: "" }, options: { metadata: false, computed: false } });
+      expect(content.revision?.id).toBe(done.revisionId);
+      expect(titles(content.revision?.pages ?? [])).toEqual(["Handed page"]);
+    } finally {
+      imports.close();
+      revisions.close();
+      clients.close();
+      await first.stop();
+      await second.stop();
     }
   });
 });
