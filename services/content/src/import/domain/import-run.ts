@@ -10,7 +10,6 @@ export const FINISHED_IMPORT_RUN_STATUSES: readonly ImportRunStatus[] = ["comple
 /** The job executing import runs: its lease in `job_leases`, and what starting a run wakes. */
 export const IMPORT_RUNS_JOB = "import-runs";
 
-export const IMPORT_RUN_URL_MAX = 2048;
 export const IMPORT_RUN_REASON_MAX = 1000;
 
 /** A page the run creates: planned once the crawl is done, complete once the run committed. */
@@ -61,12 +60,13 @@ export const ImportRunSchema = defineEntity({
     changeRequestId: p.uuid().nullable(),
     underPageId: p.string().length(64).nullable(),
     source: p.string().length(32),
-    url: p.string().length(IMPORT_RUN_URL_MAX),
+    /** The source's URL as parsed (at most 2,048 characters given; encoding may lengthen it). */
+    url: p.text(),
     status: p.enum(IMPORT_RUN_STATUSES).default("pending"),
     reason: p.string().length(IMPORT_RUN_REASON_MAX).nullable(),
     createdBy: p.uuid(),
     /** The API token the run was started with (the caller the run acts as); null without one. */
-    createdByTokenId: p.string().length(64).nullable(),
+    createdByTokenId: p.text().nullable(),
     /** Claims so far (0 while never started): the worker of the latest claim is the only one that may write. */
     attempt: p.integer().default(0),
     /** Claims taken over from a worker that vanished (crashed, or stalled past its lease). */
