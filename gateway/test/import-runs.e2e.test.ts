@@ -219,7 +219,7 @@ describe("POST /v1/org/{organizationId}/imports (startImportRun) and GET …/{im
     expect((await call(stack, "GET", `/v1/spaces/${space.id}/content`, { token: owner() })).body.id).toBe(revision);
   });
 
-  it("answers 400 naming the field for other sources, a missing or bad URL, a site, a missing target", async () => {
+  it("answers 400 naming the field for other sources, a missing or bad URL, a site, a missing target; 412 for a merged change request", async () => {
     const space = await createSpace(stack, org);
     const file = await startRun({ source: { type: "file", files: ["a.md"] }, target: { space: space.id } });
     expect(file.status).toBe(400);
@@ -236,6 +236,13 @@ describe("POST /v1/org/{organizationId}/imports (startImportRun) and GET …/{im
     const noTarget = await startRun({ source: website("/docs/") });
     expect(noTarget.status).toBe(400);
     expect(noTarget.body.error.message).toBe("target: is required");
+    // A merged change request takes no more imports.
+    const changeRequest = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { token: owner(), json: { subject: "Merged" } });
+    const merged = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${changeRequest.body.id as string}/merge`, { token: owner() });
+    expect(merged.status).toBe(200);
+    const intoMerged = await startRun({ source: website("/docs/"), target: { space: space.id, changeRequest: changeRequest.body.id } });
+    expect(intoMerged.status).toBe(412);
+    expect(intoMerged.body.error.message).toBe("target.changeRequest: the change request is merged");
     // `enhance` (GitBook's AI rewrite) is accepted and has no effect.
     const enhanced = expectStarted(await startRun({ source: website("/docs/api/reference.html"), target: { space: space.id }, enhance: true }));
     await runWhen(enhanced.id, "completed");

@@ -67,7 +67,7 @@ export async function executeImportRun(claim: ClaimedRun, deps: ImportRunDeps, s
   try {
     const caller = { userId: run.createdBy, tokenId: run.createdByTokenId ?? "" };
     const target = { spaceId: run.spaceId, changeRequestId: run.changeRequestId ?? "", underPageId: run.underPageId ?? null };
-    await requireImportTarget(em, deps, caller, target);
+    await requireImportTarget(em, deps, caller, target, "target.changeRequest");
     const result: ImportResult = await performImport(em, { caller, target, url: new URL(run.url) }, deps, {
       signal: controller.signal,
       onProgress: async (progress) => {

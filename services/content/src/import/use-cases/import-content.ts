@@ -89,14 +89,20 @@ export function validateImportSource(input: { source: string; url: string }, fie
  * it, permission_denied when they cannot edit), a change request that exists and is not merged, a
  * page to import under that exists. Answers the change request's id (it may be named by number).
  */
-export async function requireImportTarget(em: EntityManager, deps: RevisionDeps, caller: CallerInput, target: ImportTarget): Promise<{ organizationId: string; changeRequestId: string }> {
+export async function requireImportTarget(
+  em: EntityManager,
+  deps: RevisionDeps,
+  caller: CallerInput,
+  target: ImportTarget,
+  changeRequestField = "ref.change_request_id",
+): Promise<{ organizationId: string; changeRequestId: string }> {
   // A page id of the wrong shape names no page: answered like a missing one.
   if (target.underPageId !== null && !CONTENT_ID.test(target.underPageId)) throw AppError.notFound("Page");
   const access = await requireSpaceAccess(em, deps, { caller, spaceId: target.spaceId, need: "edit" });
   let changeRequestId = "";
   if (target.changeRequestId !== "") {
     const branch = await requireBranch(em, target.spaceId, target.changeRequestId);
-    requireUnmerged(branch, "ref.change_request_id");
+    requireUnmerged(branch, changeRequestField);
     changeRequestId = branch.id;
   }
   if (target.underPageId) {

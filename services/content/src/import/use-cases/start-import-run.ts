@@ -30,7 +30,7 @@ export async function startImportRun(em: EntityManager, input: StartImportRunInp
   if (input.spaceId === "") throw AppError.invalidArgument("target.space: is required");
   const url = validateImportSource(input, { source: "source.type", url: "source.url" });
   const target = { spaceId: input.spaceId, changeRequestId: input.changeRequestId, underPageId: input.underPageId || null };
-  const { organizationId, changeRequestId } = await requireImportTarget(em, deps, caller, target);
+  const { organizationId, changeRequestId } = await requireImportTarget(em, deps, caller, target, "target.changeRequest");
   // A space of another organization the caller also belongs to is not this organization's.
   if (organizationId !== input.organizationId) throw AppError.notFound("Space");
 
