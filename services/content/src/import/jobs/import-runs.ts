@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
 import { forkEm, type JobSpec } from "@imprint/runtime";
 import { IMPORT_RUNS_JOB } from "../domain/import-run.js";
 import { executeImportRun } from "./execute-run.js";
@@ -19,6 +18,7 @@ export function importRunsJob(deps: ImportRunDeps): JobSpec {
     intervalMs: limits.pollIntervalMs,
     run: async (signal) => {
       const active = new Set<Promise<unknown>>();
+      const stopped = new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
       try {
         while (!signal.aborted) {
           while (active.size < limits.concurrency && !signal.aborted) {
@@ -30,7 +30,14 @@ export function importRunsJob(deps: ImportRunDeps): JobSpec {
             active.add(execution);
           }
           if (active.size === 0) return;
-          await Promise.race([...active, sleep(limits.pollIntervalMs, undefined, { signal, ref: false }).catch(() => undefined)]);
+          // A slot frees, the poll interval passes (runs queued on other replicas), or the job stops.
+          let timer: NodeJS.Timeout | undefined;
+          const tick = new Promise<void>((resolve) => {
+            timer = setTimeout(resolve, limits.pollIntervalMs);
+            timer.unref();
+          });
+          await Promise.race([...active, tick, stopped]);
+          clearTimeout(timer);
         }
       } finally {
         await Promise.allSettled([...active]);
