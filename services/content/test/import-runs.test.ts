@@ -37,9 +37,9 @@ import { serveSite, type TestSite } from "./fixtures/site/server.js";
 const MAIN = fileURLToPath(new URL("../dist/main.js", import.meta.url));
 
 let identity: TestServices;
-let replica: TestServices | undefined;
-let worker: ChildProcess | undefined;
-let dataDir: string;
+const replicas: TestServices[] = [];
+const workers: ChildProcess[] = [];
+const dataDirs: string[] = [];
 let site: TestSite;
 let releaseStart: () => void = () => {};
 const startGate = new Promise<void>((resolve) => (releaseStart = resolve));
@@ -61,6 +61,8 @@ beforeAll(async () => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       response.end(`<!doctype html><html><head><title>Handed page</title></head><body><main><h1>Handed page</h1></main></body></html>`);
     },
+    // Never answers (the run of a worker that will be killed).
+    "/stuck/": () => new Promise<void>(() => {}),
     "/held/next.html": (_request, response) => {
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
       response.end(`<!doctype html><html><head><title>Next page</title></head><body><main><h1>Next page</h1></main></body></html>`);
@@ -70,19 +72,20 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  worker?.kill("SIGKILL");
+  for (const worker of workers) worker.kill("SIGKILL");
   releaseStart();
   releaseHandedBack();
-  await replica?.stop();
+  for (const replica of replicas) await replica.stop();
   await identity?.stop();
   await site?.close();
-  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
 });
 
 /** The content service as its own process (dist/main.js), on `databaseUrl`; resolves once it answers gRPC. */
 async function startWorkerProcess(databaseUrl: string): Promise<{ process: ChildProcess; address: string }> {
   const port = await getFreePort();
-  dataDir = await mkdtemp(join(tmpdir(), "imprint-content-worker-"));
+  const dataDir = await mkdtemp(join(tmpdir(), "imprint-content-worker-"));
+  dataDirs.push(dataDir);
   const child = spawn(process.execPath, [MAIN], {
     env: {
       ...process.env,
@@ -96,6 +99,7 @@ async function startWorkerProcess(databaseUrl: string): Promise<{ process: Child
     },
     stdio: ["ignore", "ignore", "inherit"],
   });
+  workers.push(child);
   const address = `127.0.0.1:${port}`;
   const probe = testClient(RevisionServiceService, address, { defaultTimeoutMs: 2_000 });
   try {
@@ -115,9 +119,8 @@ describe("import runs across instances", () => {
   it("a run whose process crashed is taken over by another instance once its claim runs out, and written once", async () => {
     const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "content");
     // The worker process starts first: it takes the job leases (import-runs among them).
-    const started = await startWorkerProcess(databaseUrl);
-    worker = started.process;
-    replica = await startServices([
+    const worker = (await startWorkerProcess(databaseUrl)).process;
+    const replica = await startServices([
       {
         name: "content",
         config: loadContentConfig,
@@ -127,7 +130,8 @@ describe("import runs across instances", () => {
         env: { IDENTITY_GRPC_ADDRESS: identity.address("identity"), IMPRINT_ALLOW_PRIVATE_FETCH: "true" },
       },
     ]);
-    const clients = serviceClients((name) => (name === "identity" ? identity.address("identity") : replica!.address("content")));
+    replicas.push(replica);
+    const clients = serviceClients((name) => (name === "identity" ? identity.address("identity") : replica.address("content")));
     const imports: PromiseClient<typeof ImportServiceService> = testClient(ImportServiceService, replica.address("content"));
     const revisions = testClient(RevisionServiceService, replica.address("content"));
     try {
@@ -151,7 +155,7 @@ describe("import runs across instances", () => {
 
       // The worker dies without handing the run back: it stays in progress under a claim nobody renews.
       worker.kill("SIGKILL");
-      await new Promise((resolve) => worker!.once("exit", resolve));
+      await new Promise((resolve) => worker.once("exit", resolve));
       expect((await get()).run?.status).toBe(ImportRunStatus.IMPORT_RUN_STATUS_IN_PROGRESS);
       releaseStart();
 
@@ -227,6 +231,62 @@ describe("import runs across instances", () => {
       clients.close();
       await first.stop();
       await second.stop();
+    }
+  });
+
+  it("a run interrupted more often than IMPORT_RUN_MAX_INTERRUPTIONS allows is failed, not left running", async () => {
+    const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "content");
+    const worker = (await startWorkerProcess(databaseUrl)).process;
+    // A clock of its own, on time: the worker's job leases hold until it is killed.
+    const ownClock = new TestClock();
+    const replica = await startServices([
+      {
+        name: "content",
+        config: loadContentConfig,
+        start: startContentService,
+        clock: ownClock.now,
+        database: databaseUrl,
+        env: { IDENTITY_GRPC_ADDRESS: identity.address("identity"), IMPRINT_ALLOW_PRIVATE_FETCH: "true", IMPORT_RUN_MAX_INTERRUPTIONS: "0" },
+      },
+    ]);
+    replicas.push(replica);
+    const clients = serviceClients((name) => (name === "identity" ? identity.address("identity") : replica.address("content")));
+    const imports = testClient(ImportServiceService, replica.address("content"));
+    const revisions = testClient(RevisionServiceService, replica.address("content"));
+    try {
+      const organization = await createOrganization(clients);
+      const space = await createSpace(clients, organization);
+      const caller = organization.owner.caller;
+      const before = await revisions.getRevision({ caller, ref: { spaceId: space.id, changeRequestId: "", revisionId: "" }, options: { metadata: false, computed: false } });
+      const { run } = await imports.startImportRun({
+        caller,
+        organizationId: organization.organizationId,
+        spaceId: space.id,
+        changeRequestId: "",
+        underPageId: "",
+        source: "website",
+        url: `${site.origin}/stuck/`,
+      });
+      const get = () => imports.getImportRun({ caller, organizationId: organization.organizationId, importRunId: run!.id });
+      await eventually(async () => (await get()).run?.status === ImportRunStatus.IMPORT_RUN_STATUS_IN_PROGRESS && site.requests.includes("/stuck/"), 30_000, 50);
+
+      worker.kill("SIGKILL");
+      await new Promise((resolve) => worker.once("exit", resolve));
+      ownClock.advance(10 * 60_000);
+      const failed = await eventually(async () => {
+        const current = (await get()).run;
+        return current?.status === ImportRunStatus.IMPORT_RUN_STATUS_FAILED ? current : undefined;
+      }, 60_000, 100);
+      expect(failed.reason).toBe("the import was interrupted once (its worker stopped answering); start it again");
+      expect(failed.finishedAt).toBeInstanceOf(Date);
+      // Failed on the take-over, without fetching the source again or writing anything.
+      expect(site.requests.filter((path) => path === "/stuck/").length).toBe(1);
+      const after = await revisions.getRevision({ caller, ref: { spaceId: space.id, changeRequestId: "", revisionId: "" }, options: { metadata: false, computed: false } });
+      expect(after.revision?.id).toBe(before.revision?.id);
+    } finally {
+      imports.close();
+      revisions.close();
+      clients.close();
     }
   });
 });

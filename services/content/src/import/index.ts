@@ -26,7 +26,11 @@ export function importDeps(
   deps: ContentDeps,
   revision: RevisionDeps,
   limits: ImportLimits = DEFAULT_IMPORT_LIMITS,
-  runLimits: ImportRunLimits = DEFAULT_IMPORT_RUN_LIMITS,
+  runLimits: ImportRunLimits = {
+    ...DEFAULT_IMPORT_RUN_LIMITS,
+    concurrency: deps.config.IMPORT_RUN_CONCURRENCY,
+    maxInterruptions: deps.config.IMPORT_RUN_MAX_INTERRUPTIONS,
+  },
 ): ImportRunDeps {
   return {
     ...revision,

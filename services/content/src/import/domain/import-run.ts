@@ -21,7 +21,7 @@ export interface ImportRunPageRecord {
 
 /** How import runs are executed: the job's slots and polling, the claims' lease, the attempts. */
 export interface ImportRunLimits {
-  /** Runs one replica executes at once. */
+  /** Runs one replica executes at once (IMPORT_RUN_CONCURRENCY). */
   concurrency: number;
   /** How long a worker's claim on a run holds unless renewed; a crashed worker's run is taken over after it. */
   leaseMs: number;
@@ -29,7 +29,7 @@ export interface ImportRunLimits {
   heartbeatMs: number;
   /** How often the queue is looked at without a wake-up (other replicas' runs, expired claims). */
   pollIntervalMs: number;
-  /** Take-overs of one run whose worker vanished (its claim ran out) before the run is failed instead. */
+  /** Take-overs of one run whose worker vanished (its claim ran out) before the run is failed instead (IMPORT_RUN_MAX_INTERRUPTIONS). */
   maxInterruptions: number;
 }
 

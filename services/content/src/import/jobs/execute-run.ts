@@ -42,7 +42,8 @@ export async function executeImportRun(claim: ClaimedRun, deps: ImportRunDeps, s
   };
 
   if (claim.interruptions > limits.maxInterruptions) {
-    const reason = `the import was interrupted ${claim.interruptions} times (its worker stopped answering); start it again`;
+    const times = claim.interruptions === 1 ? "once" : `${claim.interruptions} times`;
+    const reason = `the import was interrupted ${times} (its worker stopped answering); start it again`;
     await failRun(forkEm(deps.orm), deps, claim, reason);
     return finish("failed", { reason });
   }
