@@ -408,6 +408,7 @@ async function snapshot(): Promise<string> {
     `/v1/orgs/${organizationId}/collections?limit=1000`,
     `/v1/orgs/${organizationId}/translations?limit=1000`,
     `/v1/orgs/${organizationId}/openapi?limit=1000`,
+    `/v1/org/${organizationId}/imports?limit=1000`,
     `/v1/collections/${collectionId}`,
     `/v1/spaces/${spaceId}`,
     `/v1/spaces/${spaceId}/content/pages`,
@@ -478,6 +479,7 @@ beforeAll(async () => {
     specSlug: "no-such-spec",
     emailDomain: "example.com",
     exportId: randomUUID(),
+    importRunId: randomUUID(),
   });
   for (const response of [changeRequest, comment, reply, crComment, crReply, translation]) expect(response.status).toBeLessThan(300);
 }, 120_000);

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { defineRoute, ok, type Route } from "../route.js";
 import { parseInput, pathId, queryParam } from "../validation.js";
-import { changeRequestContentPrefix } from "./content.js";
+import { changeRequestContentPrefix, spaceContentPrefix } from "./content.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
 import { sendSignedDownload, signedQueryShape } from "./files.js";
 
 /**
- * PDF exports: `getChangeRequestPDF` renders a change request's content (or one page, with or
- * without its sub-pages) and answers `{url}`, a signed download URL on this gateway that works
+ * PDF exports: `getSpacePDF` renders a space's current content and `getChangeRequestPDF` a change
+ * request's (or one page, with or without its sub-pages); both answer `{url}`, a signed download URL on this gateway that works
  * for an hour: `GET /v1/exports/{exportId}/download?expires=…&signature=…` (no bearer token, like
  * file downloads; not part of GitBook's API).
  */
@@ -15,6 +15,7 @@ import { sendSignedDownload, signedQueryShape } from "./files.js";
 /** Rendering up to 2,000 pages takes seconds, more than an ordinary read is given. */
 export const EXPORT_TIMEOUT_MS = 120_000;
 
+const spacePdfParams = z.object(spaceContentPrefix.params);
 const pdfParams = z.object(changeRequestContentPrefix.params);
 const pdfQuery = z.object({
   only: queryParam.boolean().optional(),
@@ -25,6 +26,21 @@ const downloadQuery = z.object(signedQueryShape);
 
 export function exportRoutes({ upstreams }: RouteDeps): Route[] {
   return [
+    // getSpacePDF
+    defineRoute({
+      method: "GET",
+      path: "/v1/spaces/:spaceId/pdf",
+      params: spacePdfParams,
+      query: pdfQuery,
+      handler: async ({ params, query, principal }) => {
+        const exported = await upstreams.content.exports.exportPdf(
+          { caller: principal.caller, ref: spaceContentPrefix.ref(params), pageId: query.page ?? "", only: query.only ?? false },
+          { timeoutMs: EXPORT_TIMEOUT_MS },
+        );
+        return ok({ url: exported.url });
+      },
+    }),
+
     // getChangeRequestPDF
     defineRoute({
       method: "GET",

@@ -11,6 +11,7 @@ import { exportDownloadRoute, exportRoutes } from "./exports.js";
 import { fileDownloadRoute } from "./files.js";
 import { healthRoutes } from "./health.js";
 import { importRoutes } from "./import.js";
+import { importRunRoutes } from "./import-runs.js";
 import { linkRoutes } from "./links.js";
 import { memberRoutes } from "./members.js";
 import { openApiRoutes } from "./openapi.js";
@@ -47,6 +48,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...spaceRoutes(deps),
       ...contentRoutes(deps),
       ...importRoutes(deps),
+      ...importRunRoutes(deps),
       ...openApiRoutes(deps),
       ...translationRoutes(deps),
       ...linkRoutes(deps),

@@ -22,6 +22,10 @@ export const contentConfigShape = {
     .default("http://127.0.0.1:8080"),
   /** Lets imports fetch private, loopback and link-local addresses (tests serve sites from loopback). */
   IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
+  /** Import runs one replica executes at once (the import-runs job). */
+  IMPORT_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  /** Take-overs of an import run whose worker vanished (crashed) before the run is failed instead. */
+  IMPORT_RUN_MAX_INTERRUPTIONS: z.coerce.number().int().min(0).max(10).default(2),
   /** How often spaces deleted more than 7 days ago are purged and expired exports deleted. */
   PURGE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
   /**

@@ -4,6 +4,7 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
 import type { ResolvedContentConfig } from "./config.js";
+import type { ImportRunLimits } from "./import/domain/import-run.js";
 import type { ImportLimits } from "./import/domain/limits.js";
 import type { SafeFetchPolicy } from "./import/domain/safe-fetch.js";
 import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
@@ -83,6 +84,13 @@ export interface OpenApiProcessorDeps {
 export interface ImportDeps extends RevisionDeps {
   fetchPolicy: SafeFetchPolicy;
   limits: ImportLimits;
+}
+
+/** What import runs need: the import's deps, the job runner (starting a run wakes the import-runs job), and for the job its own EntityManagers and its limits. */
+export interface ImportRunDeps extends ImportDeps {
+  orm: MikroORM;
+  jobs: ServiceDeps["jobs"];
+  runLimits: ImportRunLimits;
 }
 
 /** What indexing needs besides its EntityManager. */

@@ -21,7 +21,7 @@ import { Collection } from "./spaces/domain/collection.js";
 import { Space } from "./spaces/domain/space.js";
 import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./spaces/grpc/collection-service.js";
 import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./spaces/grpc/space-service.js";
-import { importDeps, importGrpcServices } from "./import/index.js";
+import { importDeps, importGrpcServices, importJob, importRunEntities } from "./import/index.js";
 import { linkConsumers, linkDeps, linkEntities, linkGrpcServices } from "./links/index.js";
 import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
 import { openApiEntities, openApiGrpcServices, openApiJob } from "./openapi/index.js";
@@ -30,7 +30,7 @@ import { searchConsumers, searchEntities, searchGrpcServices } from "./search/in
 import { spacePurgeJob } from "./spaces/jobs/space-purge.js";
 import { exportEntities, exportGrpcServices, exportSweepJob } from "./exports/index.js";
 import { collaborationCountersConsumer } from "./spaces/consumers/collaboration-counters.js";
-import type { ContentDeps, ImportDeps, LinkDeps, RevisionDeps } from "./deps.js";
+import type { ContentDeps, ImportRunDeps, LinkDeps, RevisionDeps } from "./deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const CONTENT_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -51,7 +51,7 @@ interface BuiltDeps {
   content: ContentDeps;
   revision: RevisionDeps;
   links: LinkDeps;
-  imports: ImportDeps;
+  imports: ImportRunDeps;
 }
 
 /**
@@ -73,7 +73,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
   return {
     name: "content",
     context: CONTENT_CONTEXT,
-    entities: [...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities],
+    entities: [...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     grpc: (runtime) => {
       const { content, revision, links, imports } = depsOf(runtime);
@@ -101,15 +101,15 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
       ];
     },
     jobs: (runtime) => {
-      const { content } = depsOf(runtime);
-      return [spacePurgeJob(content), exportSweepJob(content), openApiJob(content)];
+      const { content, imports } = depsOf(runtime);
+      return [spacePurgeJob(content), exportSweepJob(content), openApiJob(content), importJob(imports)];
     },
   };
 }
 
 /**
  * Starts the content service: resolves the file-URL key and blob directory, opens the identity
- * channel, then starts the runtime service (which starts the jobs: purge, export sweep, OpenAPI processing).
+ * channel, then starts the runtime service (which starts the jobs: purge, export sweep, OpenAPI processing, import runs).
  */
 export async function startContentService(config: ContentConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
   const resolved: ResolvedContentConfig = {

@@ -110,6 +110,8 @@ export interface CrawlOptions {
   limits: CrawlLimits;
   /** When the overall import budget ends (shared with image downloads). */
   signal?: AbortSignal | undefined;
+  /** Called after each page fetched or failed, with the counts so far; what it throws ends the crawl. */
+  onProgress?: ((progress: { fetched: number; failed: number }) => Promise<void>) | undefined;
 }
 
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
@@ -170,7 +172,10 @@ export async function crawlSite(start: URL, options: CrawlOptions): Promise<Craw
     }
   };
 
+  const progress = async () => options.onProgress?.({ fetched: pages.length, failed: failed.length });
+
   accept(first, start, 0);
+  await progress();
   while (queue.length > 0) {
     if (pages.length >= limits.maxPages || bytes >= limits.maxTotalBytes || signal.aborted) {
       notVisited += queue.length;
@@ -183,7 +188,10 @@ export async function crawlSite(start: URL, options: CrawlOptions): Promise<Craw
     } catch (error) {
       if (!(error instanceof SafeFetchError)) throw error;
       // A same-site link that turns out not to be HTML is not a page: neither imported nor failed.
-      if (error.failure !== "content_type") failed.push({ url: next.url, reason: error.reason });
+      if (error.failure !== "content_type") {
+        failed.push({ url: next.url, reason: error.reason });
+        await progress();
+      }
       continue;
     }
     // A redirect may leave the site, or land on a page already imported under another URL.
@@ -194,6 +202,7 @@ export async function crawlSite(start: URL, options: CrawlOptions): Promise<Craw
       continue;
     }
     accept(fetched, next.url, next.depth);
+    await progress();
   }
   return { scope, pages, failed, notVisited, bytes };
 }

@@ -65,7 +65,13 @@ export function imageFileName(url: URL, contentType: string): string {
  */
 export async function fetchImages(
   urls: readonly URL[],
-  options: { policy: SafeFetchPolicy; limits: ImageLimits; signal?: AbortSignal | undefined },
+  options: {
+    policy: SafeFetchPolicy;
+    limits: ImageLimits;
+    signal?: AbortSignal | undefined;
+    /** Called after each image downloaded, with the count so far; what it throws ends the downloads. */
+    onProgress?: ((downloaded: number) => Promise<void>) | undefined;
+  },
 ): Promise<ImageDownloads> {
   const { limits } = options;
   const images: DownloadedImage[] = [];
@@ -92,7 +98,9 @@ export async function fetchImages(
       } catch (error) {
         if (!(error instanceof SafeFetchError)) throw error;
         failed.push({ key: next.key, reason: error.reason });
+        continue;
       }
+      await options.onProgress?.(images.length);
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, limits.concurrency) }, worker));

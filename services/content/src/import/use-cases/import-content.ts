@@ -40,24 +40,83 @@ export interface ImportResult {
 /** Commits are retried this often when another commit moved the space's head meanwhile. */
 const COMMIT_ATTEMPTS = 3;
 
-function validate(input: ImportContentInput): { spaceId: string; changeRequestId: string; url: URL; underPageId: string | null } {
-  if (!input.ref?.spaceId) throw AppError.invalidArgument("ref.space_id: is required");
-  if (input.ref.revisionId !== "") throw AppError.invalidArgument("ref.revision_id: must be empty (imports build on the current revision)");
+/** Where an import writes, once validated: the change request is empty or names one (id or number). */
+export interface ImportTarget {
+  spaceId: string;
+  changeRequestId: string;
+  underPageId: string | null;
+}
+
+/** What a background import (an import run) observes of the work and adds to it; the synchronous import uses none. */
+export interface ImportHooks {
+  /** Aborts the fetching (the run was cancelled or its worker is stopping). */
+  signal?: AbortSignal | undefined;
+  /** Counts so far; called as pages and images arrive. What it throws ends the import before anything is written. */
+  onProgress?: (progress: ImportProgress) => Promise<void>;
+  /** The pages the import will create, once the site was crawled and planned. */
+  onPlanned?: (pages: { pageId: string; sourceUrl: string }[], totals: { totalResources: number; skipped: number }) => Promise<void>;
+  /**
+   * Runs in the commit's transaction: before the commit (what it throws rolls the commit back, and
+   * the draft is discarded), and with its result after it (committed together).
+   */
+  beforeCommit?: (tx: EntityManager) => Promise<void>;
+  afterCommit?: (tx: EntityManager, result: ImportResult) => Promise<void>;
+}
+
+export interface ImportProgress {
+  pagesFetched: number;
+  pagesFailed: number;
+  filesFetched: number;
+}
+
+/** The source's rules shared by the synchronous import and the import runs: a supported source and a fetchable URL. */
+export function validateImportSource(input: { source: string; url: string }, field: { source: string; url: string } = { source: "source", url: "url" }): URL {
   if (!(IMPORT_SOURCES as readonly string[]).includes(input.source)) {
-    throw AppError.invalidArgument(`source: must be "website" (the only supported import source), got "${input.source}"`);
+    throw AppError.invalidArgument(`${field.source}: must be "website" (the only supported import source), got "${input.source}"`);
   }
-  if (input.url.trim() === "") throw AppError.invalidArgument("url: is required");
-  if (input.url.length > 2048) throw AppError.invalidArgument("url: must be at most 2048 characters");
-  let url: URL;
+  if (input.url.trim() === "") throw AppError.invalidArgument(`${field.url}: is required`);
+  if (input.url.length > 2048) throw AppError.invalidArgument(`${field.url}: must be at most 2048 characters`);
   try {
-    url = parseFetchableUrl(input.url.trim());
+    return parseFetchableUrl(input.url.trim());
   } catch (error) {
-    if (error instanceof SafeFetchError) throw AppError.invalidArgument(`url: ${error.reason}`);
+    if (error instanceof SafeFetchError) throw AppError.invalidArgument(`${field.url}: ${error.reason}`);
     throw error;
   }
+}
+
+/**
+ * The caller may import into the target: edit rights on the space (not_found when they cannot see
+ * it, permission_denied when they cannot edit), a change request that exists and is not merged, a
+ * page to import under that exists. Answers the change request's id (it may be named by number).
+ */
+export async function requireImportTarget(
+  em: EntityManager,
+  deps: RevisionDeps,
+  caller: CallerInput,
+  target: ImportTarget,
+  changeRequestField = "ref.change_request_id",
+): Promise<{ organizationId: string; changeRequestId: string }> {
   // A page id of the wrong shape names no page: answered like a missing one.
-  if (input.underPageId !== "" && !CONTENT_ID.test(input.underPageId)) throw AppError.notFound("Page");
-  return { spaceId: input.ref.spaceId, changeRequestId: input.ref.changeRequestId, url, underPageId: input.underPageId || null };
+  if (target.underPageId !== null && !CONTENT_ID.test(target.underPageId)) throw AppError.notFound("Page");
+  const access = await requireSpaceAccess(em, deps, { caller, spaceId: target.spaceId, need: "edit" });
+  let changeRequestId = "";
+  if (target.changeRequestId !== "") {
+    const branch = await requireBranch(em, target.spaceId, target.changeRequestId);
+    requireUnmerged(branch, changeRequestField);
+    changeRequestId = branch.id;
+  }
+  if (target.underPageId) {
+    const { view } = await openContent(em, deps, { caller, ref: { spaceId: target.spaceId, changeRequestId, revisionId: "" } });
+    if (!(await view.page(target.underPageId))) throw AppError.notFound("Page");
+  }
+  return { organizationId: access.space.organizationId, changeRequestId };
+}
+
+function validate(input: ImportContentInput): { target: ImportTarget; url: URL } {
+  if (!input.ref?.spaceId) throw AppError.invalidArgument("ref.space_id: is required");
+  if (input.ref.revisionId !== "") throw AppError.invalidArgument("ref.revision_id: must be empty (imports build on the current revision)");
+  const url = validateImportSource(input);
+  return { target: { spaceId: input.ref.spaceId, changeRequestId: input.ref.changeRequestId, underPageId: input.underPageId || null }, url };
 }
 
 async function convert(crawled: Awaited<ReturnType<typeof crawlSite>>["pages"]): Promise<ConvertedPage[]> {
@@ -110,11 +169,19 @@ interface PreparedContent {
 }
 
 /** Everything that needs the network, done before any draft exists. */
-async function fetchSite(url: URL, deps: ImportDeps): Promise<PreparedContent> {
-  const signal = AbortSignal.timeout(deps.limits.maxFetchDurationMs);
+async function fetchSite(url: URL, deps: ImportDeps, hooks: ImportHooks): Promise<PreparedContent> {
+  const budget = AbortSignal.timeout(deps.limits.maxFetchDurationMs);
+  const signal = hooks.signal ? AbortSignal.any([hooks.signal, budget]) : budget;
+  const progress = { pagesFetched: 0, pagesFailed: 0, filesFetched: 0 };
+  const report = hooks.onProgress;
   let crawl;
   try {
-    crawl = await crawlSite(url, { policy: deps.fetchPolicy, limits: deps.limits.crawl, signal });
+    crawl = await crawlSite(url, {
+      policy: deps.fetchPolicy,
+      limits: deps.limits.crawl,
+      signal,
+      onProgress: report && (({ fetched, failed }) => report(Object.assign(progress, { pagesFetched: fetched, pagesFailed: failed }))),
+    });
   } catch (error) {
     if (error instanceof SafeFetchError) throw AppError.invalidArgument(`url: could not be fetched (${error.reason})`);
     throw error;
@@ -123,7 +190,12 @@ async function fetchSite(url: URL, deps: ImportDeps): Promise<PreparedContent> {
   const planned = planPageTree(converted, crawl.scope);
   const imageByKey = new Map<string, URL>();
   for (const page of converted) for (const image of imageUrls(page)) if (!imageByKey.has(imageKey(image))) imageByKey.set(imageKey(image), image);
-  const downloads = await fetchImages([...imageByKey.values()], { policy: deps.fetchPolicy, limits: deps.limits.images, signal });
+  const downloads = await fetchImages([...imageByKey.values()], {
+    policy: deps.fetchPolicy,
+    limits: deps.limits.images,
+    signal,
+    onProgress: report && ((downloaded) => report(Object.assign(progress, { filesFetched: downloaded }))),
+  });
   const failures = [...crawl.failed.map((page) => ({ key: page.url.toString(), reason: page.reason })), ...downloads.failed];
   for (const failure of failures) {
     deps.logger.info("import: resource skipped", { url: failure.key, reason: failure.reason });
@@ -147,6 +219,7 @@ async function writeImport(
   em: EntityManager,
   deps: ImportDeps,
   input: { caller: CallerInput; spaceId: string; changeRequestId: string; underPageId: string | null; url: URL; content: PreparedContent },
+  hooks: ImportHooks,
 ): Promise<ImportResult> {
   const { caller, spaceId, changeRequestId, underPageId, content } = input;
   const draft = await openDraft(em, { caller, spaceId, parentRevisionId: "", changeRequestId }, deps);
@@ -179,8 +252,16 @@ async function writeImport(
     await applyPageOperations(em, { caller, draftId: draft.id, operations }, deps);
 
     const message = `Import from ${input.url.toString()}`.slice(0, 1000);
-    const commit = await commitDraft(em, { caller, draftId: draft.id, message, moveHead: true, expectedHeadRevisionId: "" }, deps);
-    return { revisionId: commit.revisionId, importedResources: importedPages + content.images.length, totalResources: content.totalResources };
+    const commitInput = { caller, draftId: draft.id, message, moveHead: true, expectedHeadRevisionId: "" };
+    const resultOf = (revisionId: string): ImportResult => ({ revisionId, importedResources: importedPages + content.images.length, totalResources: content.totalResources });
+    if (!hooks.beforeCommit && !hooks.afterCommit) return resultOf((await commitDraft(em, commitInput, deps)).revisionId);
+    // The hooks and the commit in one transaction (the commit's own becomes a savepoint of it).
+    return await deps.unitOfWork.run(em, async (tx) => {
+      await hooks.beforeCommit?.(tx);
+      const result = resultOf((await commitDraft(tx, commitInput, deps)).revisionId);
+      await hooks.afterCommit?.(tx, result);
+      return result;
+    });
   } catch (error) {
     await discardDraft(em, { caller, draftId: draft.id }, deps).catch((discardError: unknown) =>
       deps.logger.warn("import: could not discard the draft", { draftId: draft.id, err: discardError }),
@@ -199,19 +280,36 @@ async function writeImport(
  */
 export async function importContent(em: EntityManager, input: ImportContentInput, deps: ImportDeps): Promise<ImportResult> {
   const caller = requireCaller(input.caller);
-  const { spaceId, changeRequestId, url, underPageId } = validate(input);
-  await requireSpaceAccess(em, deps, { caller, spaceId, need: "edit" });
-  if (changeRequestId !== "") requireUnmerged(await requireBranch(em, spaceId, changeRequestId), "ref.change_request_id");
-  if (underPageId) {
-    const { view } = await openContent(em, deps, { caller, ref: { spaceId, changeRequestId, revisionId: "" } });
-    if (!(await view.page(underPageId))) throw AppError.notFound("Page");
-  }
+  const { target, url } = validate(input);
+  const { changeRequestId } = await requireImportTarget(em, deps, caller, target);
+  return performImport(em, { caller, target: { ...target, changeRequestId }, url }, deps);
+}
 
+/**
+ * The import itself, shared by the synchronous import and the import runs, once the target was
+ * checked ({@link requireImportTarget}): everything that needs the network first, then a draft
+ * written and committed (again on the new head, up to three times, when another commit moved it
+ * meanwhile). Logs its figures when done.
+ */
+export async function performImport(
+  em: EntityManager,
+  input: { caller: CallerInput; target: ImportTarget; url: URL },
+  deps: ImportDeps,
+  hooks: ImportHooks = {},
+): Promise<ImportResult> {
+  const { caller, url } = input;
+  const { spaceId, changeRequestId, underPageId } = input.target;
   const started = performance.now();
-  const content = await fetchSite(url, deps);
+  const content = await fetchSite(url, deps, hooks);
+  await hooks.onPlanned?.(
+    content.planned.map((page) => ({ pageId: page.pageId, sourceUrl: page.source.crawled.url.toString() })),
+    { totalResources: content.totalResources, skipped: content.skipped },
+  );
   for (let attempt = 1; ; attempt += 1) {
     try {
-      const result = await writeImport(em, deps, { caller, spaceId, changeRequestId, underPageId, url, content });
+      // A fresh identity map per attempt: the space and branch rows read before the fetch (or by a
+      // failed attempt) would otherwise hold the head as it was then, and every attempt conflict.
+      const result = await writeImport(em.fork({ clear: true }), deps, { caller, spaceId, changeRequestId, underPageId, url, content }, hooks);
       deps.logger.info("website import finished", {
         space_id: spaceId,
         change_request_id: changeRequestId || undefined,
