@@ -8,6 +8,7 @@ import { contentRoutes } from "./content.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
 import { exportDownloadRoute, exportRoutes } from "./exports.js";
 import { fileDownloadRoute } from "./files.js";
+import { gitRoutes } from "./git.js";
 import { healthRoutes } from "./health.js";
 import { importRoutes } from "./import.js";
 import { linkRoutes } from "./links.js";
@@ -45,6 +46,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...spaceRoutes(deps),
       ...contentRoutes(deps),
       ...importRoutes(deps),
+      ...gitRoutes(deps),
       ...openApiRoutes(deps),
       ...translationRoutes(deps),
       ...linkRoutes(deps),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
+import { DEFAULT_GIT_LIMITS } from "./git/domain/limits.js";
 
 const grpcAddress = () =>
   z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
@@ -22,6 +23,18 @@ export const contentConfigShape = {
     .default("http://127.0.0.1:8080"),
   /** Lets imports fetch private, loopback and link-local addresses (tests serve sites from loopback). */
   IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
+  /** Git import and export (docs/git.md): bytes of the fetched repository (objects at the ref, depth 1). */
+  GIT_MAX_REPOSITORY_BYTES: env.positiveInt(DEFAULT_GIT_LIMITS.maxRepositoryBytes),
+  /** Git: files in the tree at the ref. */
+  GIT_MAX_FILES: env.positiveInt(DEFAULT_GIT_LIMITS.maxFiles),
+  /** Git: bytes of one file (asset) read from or written to the repository. */
+  GIT_MAX_FILE_BYTES: env.positiveInt(DEFAULT_GIT_LIMITS.maxFileBytes),
+  /** Git: pages imported or exported. */
+  GIT_MAX_PAGES: env.positiveInt(DEFAULT_GIT_LIMITS.maxPages),
+  /** Git: bytes of one page's markdown file. */
+  GIT_MAX_MARKDOWN_BYTES: env.positiveInt(DEFAULT_GIT_LIMITS.maxMarkdownBytes),
+  /** Git: time limit of the git commands of one import or export, in milliseconds. */
+  GIT_MAX_DURATION_MS: env.positiveInt(DEFAULT_GIT_LIMITS.maxDurationMs),
   /** How often spaces deleted more than 7 days ago are purged and expired exports deleted. */
   PURGE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
   /**

@@ -4,6 +4,7 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
 import type { ResolvedContentConfig } from "./config.js";
+import type { GitLimits } from "./git/domain/limits.js";
 import type { ImportLimits } from "./import/domain/limits.js";
 import type { SafeFetchPolicy } from "./import/domain/safe-fetch.js";
 import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
@@ -83,6 +84,13 @@ export interface OpenApiProcessorDeps {
 export interface ImportDeps extends RevisionDeps {
   fetchPolicy: SafeFetchPolicy;
   limits: ImportLimits;
+}
+
+/** What Git import and export need: the revision store's deps, the fetch guard's policy (http allowed with private fetches) and the limits. */
+export interface GitDeps extends RevisionDeps {
+  fetchPolicy: SafeFetchPolicy;
+  allowHttp: boolean;
+  limits: GitLimits;
 }
 
 /** What indexing needs besides its EntityManager. */

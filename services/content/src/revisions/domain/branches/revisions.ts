@@ -32,6 +32,8 @@ export interface ThreeWayMergeInput {
   branchId: string | null;
   createdBy: string;
   now: Date;
+  /** Git metadata of the merge revision (a Git import merged into changed content); none by default. */
+  git?: Record<string, unknown> | null;
 }
 
 export interface ThreeWayMerge {
@@ -69,7 +71,7 @@ export async function commitThreeWayMerge(tx: EntityManager, deps: Pick<Revision
     variables: outcome.variables,
     type: input.type,
     message: input.message,
-    git: null,
+    git: input.git ?? null,
     createdBy: input.createdBy,
     createdAt: input.now,
     committedAt: input.now,
