@@ -61,7 +61,7 @@ export async function startGitServer(options: { auth?: { user: string; password:
         ...(request.headers["content-encoding"] ? { HTTP_CONTENT_ENCODING: String(request.headers["content-encoding"]) } : {}),
         ...(request.headers["git-protocol"] ? { GIT_PROTOCOL: String(request.headers["git-protocol"]) } : {}),
       },
-      stdio: ["pipe", "pipe", "inherit"],
+      stdio: ["pipe", "pipe", "ignore"],
     });
     request.pipe(child.stdin);
     let head = Buffer.alloc(0);

@@ -110,7 +110,7 @@ async function writeImport(
         ours: locked.revision_id,
         theirs: draft.id,
         base: draft.parents[0]!,
-        type: "merge",
+        type: "edits",
         message: `Merge Git import of ${shortOid(input.commit.oid)} into edits made since the last sync`,
         branchId: null,
         createdBy: caller.userId,

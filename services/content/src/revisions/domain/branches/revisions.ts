@@ -25,8 +25,8 @@ export interface ThreeWayMergeInput {
   ours: string;
   theirs: string;
   base: string;
-  /** What the merge revision says of itself. */
-  type: "merge" | "update";
+  /** What the merge revision says of itself ("edits" for a Git import merged into edited content). */
+  type: "merge" | "update" | "edits";
   message: string;
   /** The branch the revision is made on; null for the space's own history. */
   branchId: string | null;
