@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CreatePageInput, UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
@@ -97,10 +97,15 @@ const pageMarkdown = async (spaceId: string, pageId: string): Promise<string> =>
   expect(response.status).toBe(200);
   return response.body.markdown as string;
 };
-const currentRevision = async (spaceId: string) => {
+interface RestRevision {
+  id: string;
+  parents: string[];
+  git?: Record<string, unknown>;
+}
+const currentRevision = async (spaceId: string): Promise<RestRevision> => {
   const response = await call(stack, "GET", `/v1/spaces/${spaceId}/content`, { token: owner() });
   expect(response.status).toBe(200);
-  return response.body;
+  return response.body as RestRevision;
 };
 
 describe("POST /v1/spaces/{spaceId}/git/import", () => {
@@ -197,7 +202,7 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
     const space = await createSpace(stack, org);
     expect((await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" })).status).toBe(204);
     const before = flatten(await pagesOf(space.id));
-    const firstRevision = (await currentRevision(space.id)).id as string;
+    const firstRevision = (await currentRevision(space.id)).id;
 
     const changed = git.commit(name, { "reference/api.md": "# API\n\nEndpoints, now documented.\n" }, { message: "Document the API" });
     expect((await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" })).status).toBe(204);
@@ -246,7 +251,7 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
     await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, (draftId, caller) =>
       editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: byTitle.Install!.id, markdown: "## Step 2\n\nThe space's version.\n" }) }),
     );
-    const head = (await currentRevision(space.id)).id as string;
+    const head = (await currentRevision(space.id)).id;
     git.commit(name, { "getting-started/install.md": "---\nhidden: true\n---\n\n# Install\n\n## Step 2\n\nGit's version.\n" }, { message: "Conflicting edit" });
     const conflict = await importRepo(space.id, { url: git.url(name), ref: "main" });
     expect(conflict.status).toBe(409);
@@ -259,7 +264,7 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
   it("imports into a change request's branch, leaving the space's content alone; a merged change request answers 412", async () => {
     const name = newRepository(GITBOOK_LAYOUT);
     const space = await createSpace(stack, org);
-    const spaceRevision = (await currentRevision(space.id)).id as string;
+    const spaceRevision = (await currentRevision(space.id)).id;
     const created = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { token: owner(), json: { subject: "From Git" } });
     expect(created.status).toBe(201);
     const changeRequestId = created.body.id as string;
@@ -529,6 +534,5 @@ describe("limits and address checks", () => {
     const http = await post(git.url("repo-1"));
     expect(http.status).toBe(400);
     expect(http.body.error.message).toMatch(/^url: http is only allowed/);
-    void existsSync;
   });
 });

@@ -1,5 +1,4 @@
 import { parseMarkdown } from "@imprint/document";
-import type { Definition, Image, Link } from "mdast";
 import { visit } from "unist-util-visit";
 import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
 
@@ -29,11 +28,11 @@ export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind
   const edits: { start: number; end: number; text: string }[] = [];
   visit(tree, (node) => {
     if (node.type !== "link" && node.type !== "image" && node.type !== "definition") return;
-    const target = node as Link | Image | Definition;
+    const target = node;
     const start = target.position?.start.offset;
     const end = target.position?.end.offset;
     if (start === undefined || end === undefined) return;
-    const replacement = rewrite(target.url, node.type as LinkKind);
+    const replacement = rewrite(target.url, node.type);
     if (replacement === undefined || replacement === target.url) return;
     const source = markdown.slice(start, end);
     if (node.type === "definition") {

@@ -1,7 +1,7 @@
 import { posix } from "node:path";
 import { AppError } from "@imprint/runtime";
 import { parseMarkdown } from "@imprint/document";
-import type { Heading, List, ListItem, Link, PhrasingContent, RootContent } from "mdast";
+import type { Link, List, PhrasingContent } from "mdast";
 import { parse as parseYaml } from "yaml";
 import { slugOf } from "../../import/domain/build-tree.js";
 import { PAGE_LIMITS } from "../../revisions/domain/editing/page-input.js";
@@ -136,7 +136,7 @@ function phrasingText(nodes: readonly PhrasingContent[]): string {
   let text = "";
   for (const node of nodes) {
     if (node.type === "text" || node.type === "inlineCode") text += node.value;
-    else if ("children" in node) text += phrasingText(node.children as PhrasingContent[]);
+    else if ("children" in node) text += phrasingText(node.children);
   }
   return text;
 }
@@ -151,7 +151,7 @@ interface SummaryEntry {
 
 function summaryItems(list: List, summaryPath: string): SummaryEntry[] {
   const entries: SummaryEntry[] = [];
-  for (const item of list.children as ListItem[]) {
+  for (const item of list.children) {
     const nested = item.children.filter((child): child is List => child.type === "list").flatMap((child) => summaryItems(child, summaryPath));
     const paragraph = item.children.find((child) => child.type === "paragraph");
     const link = paragraph?.children.find((child): child is Link => child.type === "link");
@@ -179,9 +179,9 @@ function parseSummary(text: string, summaryPath: string): SummaryEntry[] {
   const tree = parseMarkdown(text);
   const top: SummaryEntry[] = [];
   let group: SummaryEntry | undefined;
-  for (const node of tree.children as RootContent[]) {
+  for (const node of tree.children) {
     if (node.type === "heading") {
-      const heading = node as Heading;
+      const heading = node;
       if (heading.depth === 1) continue;
       let anchor = "";
       for (const child of heading.children) {
@@ -190,7 +190,7 @@ function parseSummary(text: string, summaryPath: string): SummaryEntry[] {
       group = { kind: "group", title: phrasingText(heading.children).trim(), target: anchor, children: [] };
       top.push(group);
     } else if (node.type === "list") {
-      const items = summaryItems(node as List, summaryPath);
+      const items = summaryItems(node, summaryPath);
       if (group) group.children.push(...items);
       else top.push(...items);
     }
@@ -305,7 +305,7 @@ export async function readLayout(input: ReadLayoutInput): Promise<Layout> {
   }
   uniqueSlugs(pages);
 
-  return { pages, files: collectFiles(entries, root, pages, textOf), root };
+  return { pages, files: collectFiles(entries, root, pages), root };
 }
 
 /** The tree from folders: a folder's README.md (or index.md) is its page, other markdown files and sub-folders its sub-pages. */
@@ -379,7 +379,7 @@ function uniqueSlugs(pages: LayoutPage[]): void {
 }
 
 /** Files: everything under .gitbook/assets/ and any other non-markdown file a page links to. */
-function collectFiles(entries: TreeEntry[], root: string, pages: LayoutPage[], textOf: (path: string) => string | undefined): LayoutFile[] {
+function collectFiles(entries: TreeEntry[], root: string, pages: LayoutPage[]): LayoutFile[] {
   const byPath = new Map(entries.map((entry) => [entry.path, entry]));
   const assets = root ? `${root}/.gitbook/assets/` : ".gitbook/assets/";
   const wanted = new Set(entries.filter((entry) => entry.path.startsWith(assets)).map((entry) => entry.path));
@@ -398,7 +398,6 @@ function collectFiles(entries: TreeEntry[], root: string, pages: LayoutPage[], t
     page.children.forEach(visit);
   };
   pages.forEach(visit);
-  void textOf;
   return [...wanted]
     .sort()
     .map((path) => {
