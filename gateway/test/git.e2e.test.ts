@@ -113,6 +113,7 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
     const name = newRepository(GITBOOK_LAYOUT);
     const head = git.git(git.createRepository(name), "rev-parse", "refs/heads/main");
     const space = await createSpace(stack, org);
+    expect(space.gitSync).toBeUndefined();
 
     const response = await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" });
     expect(response.status).toBe(204);
@@ -154,6 +155,11 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
       commit: { oid: head, createdByGitBook: false },
       operation: { state: "success", direction: "import" },
     });
+    // The space object carries the same state as its gitSync.
+    const read = await call(stack, "GET", `/v1/spaces/${space.id}`, { token: owner() });
+    expect(read.status).toBe(200);
+    expect(read.body.gitSync).toEqual(info.body);
+    expect(read.body.gitSync).toMatchObject({ installationId: space.id, installationProvider: "github", installationStatus: "active", repoName: name });
   });
 
   it("imports a foreign docs folder without SUMMARY.md: the tree follows the folders", async () => {

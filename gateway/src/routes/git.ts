@@ -1,5 +1,5 @@
-import type { GetSpaceGitInfoResponse } from "@imprint/proto/content/v1/git";
 import { z } from "zod";
+import { toRestGitSync } from "../mappers/git.js";
 import { defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
@@ -43,49 +43,6 @@ export const exportGitBody = z.object({
   repoProjectDirectory: z.string().optional(),
   ...ignoredFields,
 });
-
-/** GitBook names only GitHub and GitLab as providers; any other host is reported as GitHub-like. */
-function providerOf(url: string): "github" | "gitlab" {
-  try {
-    return new URL(url).hostname.includes("gitlab") ? "gitlab" : "github";
-  } catch {
-    return "github";
-  }
-}
-
-function repoName(url: string): string {
-  try {
-    return new URL(url).pathname.replace(/^\/+|\/+$/g, "").replace(/\.git$/, "");
-  } catch {
-    return "";
-  }
-}
-
-/** GitSyncState, plus Imprint's `ref` and `commit` (the last synced commit). */
-export function gitSyncState(info: GetSpaceGitInfoResponse): Record<string, unknown> {
-  const operation = info.operation;
-  return {
-    installationId: info.spaceId,
-    installationProvider: providerOf(info.url),
-    installationStatus: "active",
-    repoName: repoName(info.url),
-    url: info.url,
-    ref: info.gitRef,
-    ...(info.commit ? { commit: { oid: info.commit.oid, message: info.commit.message, createdByGitBook: info.commit.createdByService, ref: info.commit.ref } } : {}),
-    ...(operation
-      ? {
-          operation: {
-            state: operation.state,
-            direction: operation.direction,
-            startedAt: (operation.startedAt ?? new Date(0)).toISOString(),
-            ...(operation.endedAt ? { endedAt: operation.endedAt.toISOString() } : {}),
-            ...(operation.error ? { error: operation.error } : {}),
-          },
-        }
-      : {}),
-    ...(info.updatedAt ? { updatedAt: info.updatedAt.toISOString() } : {}),
-  };
-}
 
 export function gitRoutes({ upstreams }: RouteDeps): Route[] {
   const git = upstreams.content.git;
@@ -138,7 +95,7 @@ export function gitRoutes({ upstreams }: RouteDeps): Route[] {
       method: "GET",
       path: "/v1/spaces/:spaceId/git/info",
       params: spaceParams,
-      handler: async ({ params, principal }) => ok(gitSyncState(await git.getSpaceGitInfo({ caller: principal.caller, spaceId: params.spaceId }))),
+      handler: async ({ params, principal }) => ok(toRestGitSync((await git.getSpaceGitInfo({ caller: principal.caller, spaceId: params.spaceId })).gitSync)),
     }),
   ];
 }

@@ -16,6 +16,9 @@ import type { ContentDeps, GitDeps, RevisionDeps } from "../deps.js";
 export { GIT_SERVICE_NAME, gitEntities, DEFAULT_GIT_LIMITS, type GitLimits };
 export { importGitRepository } from "./use-cases/import-git-repository.js";
 export { exportToGitRepository } from "./use-cases/export-to-git-repository.js";
+export { findSync } from "./use-cases/shared/sync-state.js";
+export { gitSyncToProto } from "./grpc/mappers.js";
+export type { GitSync } from "./domain/git-sync.js";
 export type { GitDeps };
 
 /** Git's deps from the content service's: the fetch policy (private addresses and http only with IMPRINT_ALLOW_PRIVATE_FETCH) and the limits from the settings. */

@@ -1,8 +1,8 @@
-import { GitServiceService, type GitOperation } from "@imprint/proto/content/v1/git";
+import { GitServiceService } from "@imprint/proto/content/v1/git";
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { GitDeps } from "../../deps.js";
-import type { GitSync } from "../domain/git-sync.js";
+import { gitSyncToProto } from "./mappers.js";
 import { exportToGitRepository } from "../use-cases/export-to-git-repository.js";
 import { getSpaceGitInfo } from "../use-cases/get-space-git-info.js";
 import { importGitRepository, type GitCommitValue } from "../use-cases/import-git-repository.js";
@@ -10,18 +10,6 @@ import { importGitRepository, type GitCommitValue } from "../use-cases/import-gi
 export const GIT_SERVICE_NAME = "imprint.content.v1.GitService";
 
 const commitOf = (commit: GitCommitValue) => ({ oid: commit.oid, message: commit.message, url: "", ref: commit.ref, createdByService: commit.createdByService });
-
-function operationOf(sync: GitSync): GitOperation | undefined {
-  const operation = sync.operation;
-  if (!operation) return undefined;
-  return {
-    direction: operation.direction,
-    state: operation.state,
-    startedAt: new Date(operation.startedAt),
-    endedAt: operation.endedAt ? new Date(operation.endedAt) : undefined,
-    error: operation.error ?? "",
-  };
-}
 
 /** Thin transport: one use case on a fresh EntityManager, its result mapped to the response. */
 export function gitServiceImplementation(orm: MikroORM, deps: GitDeps): AsyncImplementation<typeof GitServiceService> {
@@ -52,16 +40,7 @@ export function gitServiceImplementation(orm: MikroORM, deps: GitDeps): AsyncImp
     },
     getSpaceGitInfo: async (request) => {
       const sync = await getSpaceGitInfo(forkEm(orm), { caller: request.caller, spaceId: request.spaceId }, deps);
-      return {
-        spaceId: sync.spaceId,
-        url: sync.url,
-        gitRef: sync.ref,
-        commit: sync.commitOid
-          ? { oid: sync.commitOid, message: sync.commitMessage, url: "", ref: sync.ref, createdByService: sync.commitByService }
-          : undefined,
-        operation: operationOf(sync),
-        updatedAt: sync.updatedAt,
-      };
+      return { gitSync: gitSyncToProto(sync) };
     },
   };
 }
