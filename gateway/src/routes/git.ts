@@ -12,7 +12,7 @@ import type { RouteDeps } from "./deps.js";
  */
 
 /** Fetching, converting and writing a large repository takes longer than an ordinary call. */
-export const GIT_TIMEOUT_MS = 300_000;
+export const GIT_TIMEOUT_MS = 240_000;
 
 const spaceParams = z.object({ spaceId: pathId() });
 

@@ -77,7 +77,7 @@ export function parseGitRef(value: string): string {
   if (trimmed === "") throw AppError.invalidArgument("ref: is required");
   const ref = trimmed.startsWith("refs/") ? trimmed : `refs/heads/${trimmed}`;
   // eslint-disable-next-line no-control-regex
-  const bad = /[\u0000-\u0020\u007f~^:?*[\\]|\.\.|@\{|\/\/|\/\.|\.lock(\/|$)|^-|\/$|\.$/;
+  const bad = /[\u0000-\u0020\u007f~^:?*[\\]|\.\.|@\{|\/\/|\/\.|\.lock(\/|$)|^-|\/-|\/$|\.$/;
   if (ref.length > 255 || bad.test(ref)) throw AppError.invalidArgument('ref: must be a Git ref such as "refs/heads/main"');
   return ref;
 }
