@@ -438,6 +438,21 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
     }
     expect(normalizeTarget(await pageMarkdown(target.id, targetPages.find((page) => page.path === "intro")!.id))).toContain("page:guide/setup#first-run");
   });
+
+  it("round trip through a project directory: export writes under it, import reads from it", async () => {
+    const source = await createSpace(stack, org);
+    await seedSpace(source.id);
+    const name = newRepository();
+    expect((await exportRepo(source.id, { url: git.url(name), ref: "main", commitMessage: "Into docs/site", repoProjectDirectory: "docs/site" })).status).toBe(204);
+    const clone = git.clone(name);
+    expect(git.git(clone, "ls-files", "--", "SUMMARY.md", "docs/site/SUMMARY.md", "docs/site/intro.md", "docs/site/.gitbook/assets/diagram.png")).toBe(
+      "docs/site/.gitbook/assets/diagram.png\ndocs/site/SUMMARY.md\ndocs/site/intro.md",
+    );
+    const target = await createSpace(stack, org);
+    expect((await importRepo(target.id, { url: git.url(name), ref: "main", repoProjectDirectory: "docs/site" })).status).toBe(204);
+    const paths = (pages: RestPage[]) => flatten(pages).map((page) => `${page.type}:${page.path ?? page.title}`);
+    expect(paths(await pagesOf(target.id))).toEqual(paths(await pagesOf(source.id)));
+  });
 });
 
 describe("permissions and isolation", () => {
