@@ -412,6 +412,8 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
     expect((await exportRepo(source.id, { url: git.url(name), ref: "main", commitMessage: "Export" })).status).toBe(204);
     const target = await createSpace(stack, org);
     expect((await importRepo(target.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    // The commit came from an export of Imprint: the imported revision says so.
+    expect((await currentRevision(target.id)).git).toMatchObject({ message: "Export", createdByGitBook: true });
 
     const sourcePages = flatten(await pagesOf(source.id));
     const targetPages = flatten(await pagesOf(target.id));

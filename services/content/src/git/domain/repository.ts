@@ -43,10 +43,16 @@ export async function fetchRef(workspace: GitWorkspace, network: GitNetwork, ref
   return (await workspace.run(["rev-parse", "refs/imprint/fetched^{commit}"])).toString("utf8").trim();
 }
 
-export async function commitMessage(workspace: GitWorkspace, oid: string): Promise<string> {
+/** Who exports write commits as (Imprint's commits are recognised by it on import). */
+export const EXPORT_AUTHOR = { name: "Imprint", email: "imprint@localhost" } as const;
+
+/** A commit's message, and whether an export made it (its committer is EXPORT_AUTHOR). */
+export async function readCommit(workspace: GitWorkspace, oid: string): Promise<{ message: string; byService: boolean }> {
   const text = (await workspace.run(["cat-file", "commit", oid])).toString("utf8");
   const blank = text.indexOf("\n\n");
-  return blank < 0 ? "" : text.slice(blank + 2).replace(/\n+$/, "");
+  const headers = blank < 0 ? text : text.slice(0, blank);
+  const byService = headers.split("\n").some((line) => line.startsWith(`committer ${EXPORT_AUTHOR.name} <${EXPORT_AUTHOR.email}> `));
+  return { message: blank < 0 ? "" : text.slice(blank + 2).replace(/\n+$/, ""), byService };
 }
 
 /** Every blob of the commit's tree (recursive), with sizes; bounded by the file-count limit. */

@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { openContent } from "../../revisions/use-cases/shared/open-content.js";
 import { displayUrl } from "../domain/remote.js";
-import { fetchRef, pushCommit, remoteHead, writeCommit } from "../domain/repository.js";
+import { EXPORT_AUTHOR, fetchRef, pushCommit, remoteHead, writeCommit } from "../domain/repository.js";
 import { writeLayout, type WrittenLayout } from "../domain/write-layout.js";
 import type { GitCommitValue } from "./import-git-repository.js";
 import { parseRemoteRequest, shortOid, withRemote } from "./shared/remote-access.js";
@@ -91,7 +91,7 @@ export async function exportToGitRepository(em: EntityManager, input: ExportToGi
       }
       if (head) await fetchRef(workspace, network, request.ref, deps.limits);
       const now = deps.clock();
-      const written = await writeCommit(workspace, { parent: head, directory: request.directory, files: layout.files, message, author: { name: "Imprint", email: "imprint@localhost" }, now });
+      const written = await writeCommit(workspace, { parent: head, directory: request.directory, files: layout.files, message, author: EXPORT_AUTHOR, now });
       if (!written.changed) return { oid: head!, pushed: false };
       await pushCommit(workspace, network, written.oid, request.ref, deps.limits);
       return { oid: written.oid, pushed: true };

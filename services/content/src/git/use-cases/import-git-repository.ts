@@ -10,7 +10,7 @@ import { discardDraft } from "../../revisions/use-cases/discard-draft.js";
 import { openDraft } from "../../revisions/use-cases/open-draft.js";
 import { editDraft, recordRevisionCreated } from "../../revisions/use-cases/shared/drafts.js";
 import { readLayout, type Layout } from "../domain/read-layout.js";
-import { commitMessage, fetchRef, readBlobs, readTree } from "../domain/repository.js";
+import { fetchRef, readBlobs, readCommit, readTree } from "../domain/repository.js";
 import { displayUrl } from "../domain/remote.js";
 import { applyLayout, type AppliedLayout } from "./shared/apply-layout.js";
 import { parseRemoteRequest, shortOid, withRemote, type RemoteRequest } from "./shared/remote-access.js";
@@ -47,6 +47,8 @@ export interface ImportGitResult {
 interface FetchedContent {
   oid: string;
   message: string;
+  /** Whether an export of Imprint made the commit. */
+  byService: boolean;
   layout: Layout;
   blobs: Map<string, Buffer>;
 }
@@ -54,7 +56,7 @@ interface FetchedContent {
 async function fetchContent(request: RemoteRequest, deps: GitDeps): Promise<FetchedContent> {
   return withRemote(request, deps, async (workspace, network) => {
     const oid = await fetchRef(workspace, network, request.ref, deps.limits);
-    const message = await commitMessage(workspace, oid);
+    const { message, byService } = await readCommit(workspace, oid);
     const tree = await readTree(workspace, oid, deps.limits);
     const layout = await readLayout({ tree, directory: request.directory, read: (oids) => readBlobs(workspace, oids), limits: deps.limits });
     for (const file of layout.files) {
@@ -63,7 +65,7 @@ async function fetchContent(request: RemoteRequest, deps: GitDeps): Promise<Fetc
       }
     }
     const blobs = await readBlobs(workspace, layout.files.map((file) => file.oid));
-    return { oid, message, layout, blobs };
+    return { oid, message, byService, layout, blobs };
   });
 }
 
@@ -158,7 +160,7 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
       oid: content.oid,
       message: content.message,
       ref: request.ref,
-      createdByService: !!synced && synced.commitOid === content.oid && synced.commitByService,
+      createdByService: content.byService,
     };
     const onSpace = changeRequestId === "";
     // The base: the revision of the last sync of this remote, when it is still there.
