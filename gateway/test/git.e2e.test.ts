@@ -513,7 +513,7 @@ describe("limits and address checks", () => {
   let closed: TestStack;
   beforeAll(async () => {
     limited = await startStack({ contentEnv: { GIT_MAX_PAGES: "3", GIT_MAX_MARKDOWN_BYTES: "2000", GIT_MAX_FILE_BYTES: "1000" } });
-    closed = await startStack({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "false" } });
+    closed = await startStack({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "false", GIT_BINARY: "/nonexistent/git" } });
   });
   afterAll(async () => {
     await limited?.stop();
@@ -557,5 +557,11 @@ describe("limits and address checks", () => {
     const http = await post(git.url("repo-1"));
     expect(http.status).toBe(400);
     expect(http.body.error.message).toMatch(/^url: http is only allowed/);
+
+    // A public address passes the check; this stack's git binary is missing: 503, never a 500.
+    const missingGit = await post("https://1.1.1.1/repo.git");
+    expect(missingGit.status).toBe(503);
+    const info = await call(closed, "GET", `/v1/spaces/${space.id}/git/info`, { token: closedOrg.owner.token });
+    expect(info.body.operation).toMatchObject({ state: "failure", error: expect.stringContaining("GIT_BINARY") });
   });
 });

@@ -23,7 +23,9 @@ export const contentConfigShape = {
     .default("http://127.0.0.1:8080"),
   /** Lets imports fetch private, loopback and link-local addresses (tests serve sites from loopback). */
   IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
-  /** Git import and export (docs/git.md): bytes of the fetched repository (objects at the ref, depth 1). */
+  /** Git import and export (docs/git.md): the git executable (Debian's /usr/bin/git in the image). */
+  GIT_BINARY: z.string().min(1).default("git"),
+  /** Git: bytes of the fetched repository (objects at the ref, depth 1). */
   GIT_MAX_REPOSITORY_BYTES: env.positiveInt(DEFAULT_GIT_LIMITS.maxRepositoryBytes),
   /** Git: files in the tree at the ref. */
   GIT_MAX_FILES: env.positiveInt(DEFAULT_GIT_LIMITS.maxFiles),

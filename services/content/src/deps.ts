@@ -90,6 +90,8 @@ export interface ImportDeps extends RevisionDeps {
 export interface GitDeps extends RevisionDeps {
   fetchPolicy: SafeFetchPolicy;
   allowHttp: boolean;
+  /** The git executable (GIT_BINARY). */
+  gitBinary: string;
   limits: GitLimits;
 }
 

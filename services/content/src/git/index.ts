@@ -28,6 +28,7 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
     ...revision,
     fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH }),
     allowHttp: config.IMPRINT_ALLOW_PRIVATE_FETCH,
+    gitBinary: config.GIT_BINARY,
     limits: {
       maxRepositoryBytes: config.GIT_MAX_REPOSITORY_BYTES,
       maxFiles: config.GIT_MAX_FILES,

@@ -37,13 +37,11 @@ export class GitFailure extends Error {
     message: string,
     readonly stderr: string,
     readonly exitCode: number | null,
-    readonly reason: "exit" | "timeout" | "too_large" | "output_too_large",
+    readonly reason: "exit" | "timeout" | "too_large" | "output_too_large" | "not_started",
   ) {
     super(message);
   }
 }
-
-const GIT = process.env.IMPRINT_GIT_BINARY ?? "git";
 
 async function directoryBytes(path: string): Promise<number> {
   let total = 0;
@@ -68,17 +66,19 @@ async function directoryBytes(path: string): Promise<number> {
 export class GitWorkspace {
   private constructor(
     readonly dir: string,
+    private readonly binary: string,
     private readonly deadline: number,
   ) {}
 
-  static async open(timeoutMs: number): Promise<GitWorkspace> {
+  /** A new temporary repository; `binary` is the git executable (GIT_BINARY). */
+  static async open(binary: string, timeoutMs: number): Promise<GitWorkspace> {
     const dir = await mkdtemp(join(tmpdir(), "imprint-git-"));
-    const workspace = new GitWorkspace(dir, Date.now() + timeoutMs);
+    const workspace = new GitWorkspace(dir, binary, Date.now() + timeoutMs);
     try {
       await workspace.run(["init", "--quiet", "--bare", "repo.git"], { cwdRoot: true });
     } catch (error) {
       await workspace.dispose();
-      throw error;
+      throw networkError(error, { maxRepositoryBytes: 0, maxDurationMs: timeoutMs });
     }
     return workspace;
   }
@@ -139,7 +139,7 @@ export class GitWorkspace {
     const remaining = this.deadline - Date.now();
     if (remaining <= 0) return Promise.reject(new GitFailure("git: time limit reached", "", null, "timeout"));
     return new Promise<Buffer>((resolve, reject) => {
-      const child = spawn(GIT, options.cwdRoot ? args : ["--git-dir", this.repository, ...args], {
+      const child = spawn(this.binary, options.cwdRoot ? args : ["--git-dir", this.repository, ...args], {
         cwd: this.dir,
         env: this.environment(options.network),
         stdio: ["pipe", "pipe", "pipe"],
@@ -179,7 +179,7 @@ export class GitWorkspace {
       child.on("error", (error) => {
         clearTimeout(timer);
         if (watcher) clearInterval(watcher);
-        reject(new GitFailure(`git could not be started: ${error.message}`, "", null, "exit"));
+        reject(new GitFailure(`git could not be started: ${error.message}`, "", null, "not_started"));
       });
       child.on("close", (code) => {
         clearTimeout(timer);
@@ -213,6 +213,8 @@ export function networkError(error: unknown, limits: { maxRepositoryBytes: numbe
     case "too_large":
     case "output_too_large":
       return new AppError("payload_too_large", `repository: larger than the limit of ${limits.maxRepositoryBytes} bytes (GIT_MAX_REPOSITORY_BYTES)`);
+    case "not_started":
+      return new AppError("unavailable", "git: the git binary could not be started on the content service (install git, or set GIT_BINARY)");
     case "exit":
       break;
   }

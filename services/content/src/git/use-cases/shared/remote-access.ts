@@ -33,7 +33,7 @@ export function parseRemoteRequest(
  */
 export async function withRemote<T>(request: RemoteRequest, deps: GitDeps, work: (workspace: GitWorkspace, network: GitNetwork) => Promise<T>): Promise<T> {
   const resolve = await pinnedResolve(request.remote, deps.fetchPolicy);
-  const workspace = await GitWorkspace.open(deps.limits.maxDurationMs);
+  const workspace = await GitWorkspace.open(deps.gitBinary, deps.limits.maxDurationMs);
   try {
     return await work(workspace, { remote: request.remote, resolve, allowHttp: deps.allowHttp });
   } finally {
