@@ -15,7 +15,7 @@ export interface GitLimits {
 }
 
 export const DEFAULT_GIT_LIMITS: GitLimits = {
-  maxRepositoryBytes: 200 * 1024 * 1024,
+  maxRepositoryBytes: 100 * 1024 * 1024,
   maxFiles: 20_000,
   maxFileBytes: 50 * 1024 * 1024,
   maxPages: 5_000,
