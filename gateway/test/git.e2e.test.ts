@@ -275,7 +275,7 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
     expect(created.status).toBe(201);
     const changeRequestId = created.body.id as string;
 
-    expect((await importRepo(space.id, { url: git.url(name), ref: "main", changeRequest: changeRequestId })).status).toBe(204);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main", changeRequest: created.body.number as number })).status).toBe(204);
     const crPages = await call(stack, "GET", `/v1/spaces/${space.id}/change-requests/${changeRequestId}/content/pages`, { token: owner() });
     expect(crPages.status).toBe(200);
     expect(flatten(crPages.body.pages).map((page: RestPage) => page.title)).toContain("Install");

@@ -32,7 +32,7 @@ export const importGitBody = z.object({
   ref: z.string().min(1),
   repoProjectDirectory: z.string().optional(),
   /** Imprint's extension: import into this change request (id or number) instead of the space. */
-  changeRequest: z.string().min(1).max(128).optional(),
+  changeRequest: z.union([z.string().min(1).max(128), z.number().int().positive()]).optional(),
   ...ignoredFields,
 });
 
@@ -57,7 +57,7 @@ export function gitRoutes({ upstreams }: RouteDeps): Route[] {
         await git.importGitRepository(
           {
             caller: principal.caller,
-            ref: { spaceId: params.spaceId, changeRequestId: body.changeRequest ?? "", revisionId: "" },
+            ref: { spaceId: params.spaceId, changeRequestId: body.changeRequest === undefined ? "" : String(body.changeRequest), revisionId: "" },
             url: body.url,
             gitRef: body.ref,
             projectDirectory: body.repoProjectDirectory ?? "",
