@@ -58,6 +58,10 @@ settings.merge = { pages: Math.floor(positiveInt("BENCH_MERGE_PAGES", 10_000, 20
 // Sizes the space can hold without touching a page twice (each size once, the largest twice).
 settings.merge.sizes = [1, 100, 1_000].filter((size) => size * 4 <= settings.merge.pages);
 if (settings.merge.pages === 0) delete settings.merge;
+// The Git sync figures: import, re-import and export of a BENCH_GIT_PAGES-page repository served on
+// loopback (0 skips them; they need private fetches, allowed on this throw-away stack for them).
+settings.git = { pages: positiveInt("BENCH_GIT_PAGES", 1_000, 5_000) };
+if (settings.git.pages === 0) delete settings.git;
 // Event lag: BENCH_LAG_COMMITS one-page commits timed to searchable while another organization's
 // BENCH_LAG_PAGES-page import is indexed (0 pages skips it).
 settings.eventLag = { pages: positiveInt("BENCH_LAG_PAGES", 10_000, 20_000), commits: positiveInt("BENCH_LAG_COMMITS", 20, 1000) || 20 };
@@ -70,6 +74,7 @@ const cleanStart = positiveInt("BENCH_CLEAN_START", 1, 1) === 1;
 // unless LOG_LEVEL says otherwise.
 const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "warn", AUTH_CACHE_TTL_MS: String(settings.authCacheTtlMs) };
 delete env.IMPRINT_PUBLIC_URL;
+if (settings.git) env.IMPRINT_ALLOW_PRIVATE_FETCH = "true";
 const log = (message) => console.log(`» ${message}`);
 
 let stack = null;

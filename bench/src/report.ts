@@ -1,6 +1,7 @@
 import { formatContentReport, type ContentReport } from "./content-report.js";
 import { formatSearchReport, type SearchReport } from "./search-report.js";
 import { formatMergeReport, type MergeReport } from "./merge-report.js";
+import { formatGitReport, type GitReport } from "./git-report.js";
 import { formatEventLagReport, type EventLagReport } from "./event-lag.js";
 import { formatHostingReport, type HostingReport } from "./hosting-report.js";
 import type { LoadResult } from "./load.js";
@@ -37,6 +38,8 @@ export interface BenchmarkReport {
   search?: SearchReport;
   /** The change-request merge figures, when the stack runs content and collaboration. */
   merge?: MergeReport;
+  /** The Git sync figures, when the stack runs content. */
+  git?: GitReport;
   /** Event lag under a neighbour's bulk import, when the stack runs the content service. */
   eventLag?: EventLagReport;
 }
@@ -114,6 +117,7 @@ export function formatReport(report: BenchmarkReport): string {
   if (report.content) lines.push("", formatContentReport(report.content).trimEnd());
   if (report.search) lines.push("", formatSearchReport(report.search).trimEnd());
   if (report.merge) lines.push("", formatMergeReport(report.merge).trimEnd());
+  if (report.git) lines.push("", formatGitReport(report.git).trimEnd());
   if (report.eventLag) lines.push("", formatEventLagReport(report.eventLag).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);

@@ -12,6 +12,8 @@ import { evaluateContentTargets, type ContentReport } from "./content-report.js"
 import { runSearchBenchmark, type SearchBenchmarkSettings } from "./search.js";
 import { runMergeBenchmark, type MergeBenchmarkSettings } from "./merge.js";
 import { evaluateMergeTargets, type MergeReport } from "./merge-report.js";
+import { runGitBenchmark, type GitBenchmarkSettings } from "./git.js";
+import { evaluateGitTargets, type GitReport } from "./git-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
 import { evaluateEventLagTargets, runEventLagBenchmark, type EventLagReport, type EventLagSettings } from "./event-lag.js";
 import { evaluateHostingTargets, type HostingMeasurement, type HostingName } from "./hosting-report.js";
@@ -51,6 +53,8 @@ export interface BenchmarkSettings {
   search?: SearchBenchmarkSettings;
   /** The merge benchmark's settings; absent to skip it. */
   merge?: MergeBenchmarkSettings;
+  /** The Git sync benchmark's settings (the stack must allow private fetches); absent to skip it. */
+  git?: GitBenchmarkSettings;
   /** The event-lag figures' settings; absent to skip them. */
   eventLag?: EventLagSettings;
 }
@@ -274,6 +278,12 @@ export async function runBenchmark(
       merge = { settings: settings.merge, figures };
     }
 
+    let git: GitReport | undefined;
+    if (stack.content && settings.git) {
+      const figures = await runGitBenchmark({ gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress }, settings.git, log);
+      git = { settings: settings.git, figures };
+    }
+
     let eventLag: EventLagReport | undefined;
     if (stack.content && settings.eventLag) {
       const figures = await runEventLagBenchmark(
@@ -314,11 +324,13 @@ export async function runBenchmark(
         ...(content ? evaluateContentTargets(content.figures) : []),
         ...(search ? evaluateSearchTargets(search.figures) : []),
         ...(merge ? evaluateMergeTargets(merge.figures) : []),
+        ...(git ? evaluateGitTargets(git.figures) : []),
         ...(eventLag ? evaluateEventLagTargets(eventLag.figures) : []),
       ],
       ...(content ? { content } : {}),
       ...(search ? { search } : {}),
       ...(merge ? { merge } : {}),
+      ...(git ? { git } : {}),
       ...(eventLag ? { eventLag } : {}),
     };
   } finally {

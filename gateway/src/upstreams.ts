@@ -1,5 +1,6 @@
 import type { ServiceDefinition } from "@grpc/grpc-js";
 import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
+import { GitServiceService } from "@imprint/proto/content/v1/git";
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
 import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
 import { TranslationSettingsServiceService } from "@imprint/proto/content/v1/translations";
@@ -28,6 +29,7 @@ export const UPSTREAMS = {
       spaces: SpaceServiceService,
       revisions: RevisionServiceService,
       import: ImportServiceService,
+      git: GitServiceService,
       openapi: OpenAPISpecServiceService,
       translations: TranslationSettingsServiceService,
       links: LinkServiceService,

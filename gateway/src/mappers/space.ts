@@ -1,6 +1,7 @@
 import { ContentLevel, SpaceEditMode, SpaceVisibility, type Space, type SpacePermissions } from "@imprint/proto/content/v1/spaces";
 import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
+import { toRestGitSync } from "./git.js";
 import { ROLE_NAMES, type RoleName } from "./role.js";
 import type { PublicUrls } from "./urls.js";
 
@@ -97,6 +98,8 @@ export interface RestSpace {
   mergeRules: { type: "inherit" };
   urls: { location: string; app: string };
   permissions: RestSpacePermissions;
+  /** GitSyncState, on a space read by id once it was synced with Git (docs/git.md). */
+  gitSync?: Record<string, unknown>;
 }
 
 function toRestPermissions(p: SpacePermissions | undefined): RestSpacePermissions {
@@ -149,5 +152,6 @@ export function toRestSpace(space: Space | undefined, urls: PublicUrls): RestSpa
   };
   if (space.deletedAt) rest.deletedAt = space.deletedAt.toISOString();
   if (space.parentId) rest.parent = space.parentId;
+  if (space.gitSync) rest.gitSync = toRestGitSync(space.gitSync);
   return rest;
 }

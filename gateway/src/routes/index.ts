@@ -9,6 +9,7 @@ import { contentRoutes } from "./content.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
 import { exportDownloadRoute, exportRoutes } from "./exports.js";
 import { fileDownloadRoute } from "./files.js";
+import { gitRoutes } from "./git.js";
 import { healthRoutes } from "./health.js";
 import { importRoutes } from "./import.js";
 import { importRunRoutes } from "./import-runs.js";
@@ -49,6 +50,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...contentRoutes(deps),
       ...importRoutes(deps),
       ...importRunRoutes(deps),
+      ...gitRoutes(deps),
       ...openApiRoutes(deps),
       ...translationRoutes(deps),
       ...linkRoutes(deps),

@@ -32,7 +32,7 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
-export async function startStack(options: { gatewayEnv?: Record<string, string> } = {}): Promise<TestStack> {
+export async function startStack(options: { gatewayEnv?: Record<string, string>; contentEnv?: Record<string, string> } = {}): Promise<TestStack> {
   const clock = new TestClock();
   // The gateway's port is chosen first: upstreams build public URLs (e.g. signed file URLs) on it.
   const port = await getFreePort();
@@ -48,7 +48,7 @@ export async function startStack(options: { gatewayEnv?: Record<string, string> 
       clock: clock.now,
       logger: upstreamLogger("content"),
       // Tests serve sites to import from loopback.
-      env: { IMPRINT_PUBLIC_URL: `http://127.0.0.1:${port}`, IMPRINT_ALLOW_PRIVATE_FETCH: "true" },
+      env: { IMPRINT_PUBLIC_URL: `http://127.0.0.1:${port}`, IMPRINT_ALLOW_PRIVATE_FETCH: "true", ...options.contentEnv },
     },
     { name: "collaboration", config: loadCollaborationConfig, start: startCollaborationService, clock: clock.now, logger: upstreamLogger("collaboration") },
     {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
+import { DEFAULT_GIT_LIMITS } from "./git/domain/limits.js";
 
 const grpcAddress = () =>
   z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
@@ -26,6 +27,20 @@ export const contentConfigShape = {
   IMPORT_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
   /** Take-overs of an import run whose worker vanished (crashed) before the run is failed instead. */
   IMPORT_RUN_MAX_INTERRUPTIONS: z.coerce.number().int().min(0).max(10).default(2),
+  /** Git import and export (docs/git.md): the git executable (Debian's /usr/bin/git in the image). */
+  GIT_BINARY: z.string().min(1).default("git"),
+  /** Git: bytes of the fetched repository (objects at the ref, depth 1). */
+  GIT_MAX_REPOSITORY_BYTES: env.positiveInt(DEFAULT_GIT_LIMITS.maxRepositoryBytes),
+  /** Git: files in the tree at the ref. */
+  GIT_MAX_FILES: env.positiveInt(DEFAULT_GIT_LIMITS.maxFiles),
+  /** Git: bytes of one file (asset) read from or written to the repository. */
+  GIT_MAX_FILE_BYTES: env.positiveInt(DEFAULT_GIT_LIMITS.maxFileBytes),
+  /** Git: pages imported or exported. */
+  GIT_MAX_PAGES: env.positiveInt(DEFAULT_GIT_LIMITS.maxPages),
+  /** Git: bytes of one page's markdown file. */
+  GIT_MAX_MARKDOWN_BYTES: env.positiveInt(DEFAULT_GIT_LIMITS.maxMarkdownBytes),
+  /** Git: time limit of the git commands of one import or export, in milliseconds. */
+  GIT_MAX_DURATION_MS: env.positiveInt(DEFAULT_GIT_LIMITS.maxDurationMs),
   /** How often spaces deleted more than 7 days ago are purged and expired exports deleted. */
   PURGE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
   /**

@@ -5,6 +5,7 @@ import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
 import type { ResolvedContentConfig } from "./config.js";
 import type { ImportRunLimits } from "./import/domain/import-run.js";
+import type { GitLimits } from "./git/domain/limits.js";
 import type { ImportLimits } from "./import/domain/limits.js";
 import type { SafeFetchPolicy } from "./import/domain/safe-fetch.js";
 import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
@@ -91,6 +92,15 @@ export interface ImportRunDeps extends ImportDeps {
   orm: MikroORM;
   jobs: ServiceDeps["jobs"];
   runLimits: ImportRunLimits;
+}
+
+/** What Git import and export need: the revision store's deps, the fetch guard's policy (http allowed with private fetches) and the limits. */
+export interface GitDeps extends RevisionDeps {
+  fetchPolicy: SafeFetchPolicy;
+  allowHttp: boolean;
+  /** The git executable (GIT_BINARY). */
+  gitBinary: string;
+  limits: GitLimits;
 }
 
 /** What indexing needs besides its EntityManager. */

@@ -21,6 +21,7 @@ import { Collection } from "./spaces/domain/collection.js";
 import { Space } from "./spaces/domain/space.js";
 import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./spaces/grpc/collection-service.js";
 import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./spaces/grpc/space-service.js";
+import { gitDeps, gitEntities, gitGrpcServices } from "./git/index.js";
 import { importDeps, importGrpcServices, importJob, importRunEntities } from "./import/index.js";
 import { linkConsumers, linkDeps, linkEntities, linkGrpcServices } from "./links/index.js";
 import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
@@ -73,7 +74,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
   return {
     name: "content",
     context: CONTENT_CONTEXT,
-    entities: [...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities],
+    entities: [...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities, ...gitEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     grpc: (runtime) => {
       const { content, revision, links, imports } = depsOf(runtime);
@@ -82,6 +83,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(content) },
         ...revisionGrpcServices(content.orm, revision),
         ...importGrpcServices(content.orm, imports),
+        ...gitGrpcServices(content.orm, gitDeps(content, revision)),
         ...openApiGrpcServices(content),
         ...translationGrpcServices(content),
         ...linkGrpcServices(content.orm, links),

@@ -127,13 +127,13 @@ export function parseFetchableUrl(value: string): URL {
   return url;
 }
 
-interface CheckedTarget {
+export interface CheckedTarget {
   address: string;
   family: 4 | 6;
 }
 
 /** Resolves the URL's host and checks every address; answers the one to connect to. */
-async function resolveTarget(url: URL, policy: SafeFetchPolicy): Promise<CheckedTarget> {
+export async function resolveTarget(url: URL, policy: SafeFetchPolicy): Promise<CheckedTarget> {
   // URL keeps IPv6 literals in brackets.
   const host = url.hostname.replace(/^\[(.*)\]$/, "$1");
   let addresses: { address: string; family: number }[];

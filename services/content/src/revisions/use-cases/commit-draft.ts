@@ -15,6 +15,8 @@ export interface CommitDraftInput {
   moveHead: boolean;
   /** With moveHead: the head (the space's, or the branch's) must still be this; empty means the draft's parent. */
   expectedHeadRevisionId: string;
+  /** Git metadata of the revision (the commit a Git import brought in); none by default. */
+  git?: Record<string, unknown> | null;
 }
 
 export interface CommitResult {
@@ -57,7 +59,7 @@ export async function commitDraft(em: EntityManager, input: CommitDraftInput, de
     }
     await execute(
       tx,
-      sql`update revisions set status = 'committed', message = ${message}, created_at = ${now}, committed_at = ${now} where id = ${draft.id}`,
+      sql`update revisions set status = 'committed', message = ${message}, git = ${input.git ? JSON.stringify(input.git) : null}::jsonb, created_at = ${now}, committed_at = ${now} where id = ${draft.id}`,
     );
     recordRevisionCreated(tx, deps, {
       organizationId: access.space.organizationId,

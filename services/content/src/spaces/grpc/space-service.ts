@@ -3,6 +3,7 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { createSpace } from "../use-cases/create-space.js";
 import { deleteSpace } from "../use-cases/delete-space.js";
 import { duplicateSpace } from "../use-cases/duplicate-space.js";
+import { gitSyncToProto } from "../../git/grpc/mappers.js";
 import { getSpace } from "../use-cases/get-space.js";
 import { listMemberSpaces } from "../use-cases/list-member-spaces.js";
 import { listReadableSpaceIds } from "../use-cases/list-readable-space-ids.js";
@@ -61,7 +62,7 @@ export function spaceServiceImplementation(deps: ContentDeps): AsyncImplementati
 
     getSpace: async (request) => {
       const view = await getSpace(em(), { caller: request.caller, spaceId: request.spaceId, shareKey: request.shareKey }, deps);
-      return { space: spaceToProto(view) };
+      return { space: { ...spaceToProto(view), gitSync: view.gitSync ? gitSyncToProto(view.gitSync) : undefined } };
     },
 
     updateSpace: async (request) => {

@@ -1,5 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { findSync } from "../../git/use-cases/shared/sync-state.js";
+import type { GitSync } from "../../git/domain/git-sync.js";
 import type { SpaceView } from "../domain/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
@@ -13,8 +15,8 @@ export interface GetSpaceInput {
   shareKey: string;
 }
 
-/** A space the caller can view (deleted spaces are not found). */
-export async function getSpace(em: EntityManager, input: GetSpaceInput, deps: SpaceDeps): Promise<SpaceView> {
+/** A space the caller can view (deleted spaces are not found), with its Git sync state when it has one. */
+export async function getSpace(em: EntityManager, input: GetSpaceInput, deps: SpaceDeps): Promise<SpaceView & { gitSync: GitSync | null }> {
   const { space, permissions } = await requireSpaceAccess(em, deps, { caller: input.caller, spaceId: input.spaceId, need: "view" });
-  return { space, permissions };
+  return { space, permissions, gitSync: await findSync(em, space.id) };
 }

@@ -25,13 +25,15 @@ export interface ThreeWayMergeInput {
   ours: string;
   theirs: string;
   base: string;
-  /** What the merge revision says of itself. */
-  type: "merge" | "update";
+  /** What the merge revision says of itself ("edits" for a Git import merged into edited content). */
+  type: "merge" | "update" | "edits";
   message: string;
   /** The branch the revision is made on; null for the space's own history. */
   branchId: string | null;
   createdBy: string;
   now: Date;
+  /** Git metadata of the merge revision (a Git import merged into changed content); none by default. */
+  git?: Record<string, unknown> | null;
 }
 
 export interface ThreeWayMerge {
@@ -69,7 +71,7 @@ export async function commitThreeWayMerge(tx: EntityManager, deps: Pick<Revision
     variables: outcome.variables,
     type: input.type,
     message: input.message,
-    git: null,
+    git: input.git ?? null,
     createdBy: input.createdBy,
     createdAt: input.now,
     committedAt: input.now,

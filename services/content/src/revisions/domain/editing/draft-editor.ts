@@ -11,6 +11,7 @@ import {
   reusableRecord,
   sha256Hex,
   type FileRecord,
+  type GitBlobValue,
   type PageCoverValue,
   type PageLayoutValue,
   type PageRecord,
@@ -44,6 +45,8 @@ export interface NewPage {
   cover: PageCoverValue | null;
   variables: Record<string, string>;
   href: string | null;
+  /** Git metadata (the blob a Git import read the page from); none by default. */
+  git?: GitBlobValue | null;
 }
 
 /** A validated page change: only the fields present change (`cover: null` removes the cover). */
@@ -62,6 +65,8 @@ export interface PagePatch {
   cover?: PageCoverValue | null;
   variables?: Record<string, string>;
   href?: string;
+  /** Git metadata; absent keeps the current one. */
+  git?: GitBlobValue | null;
 }
 
 export interface PageMove {
@@ -278,7 +283,7 @@ export class DraftEditor {
       cover: input.cover,
       variables: input.variables,
       href: input.type === "link" ? input.href : null,
-      git: null,
+      git: input.git ?? null,
       createdAt: this.now,
       updatedAt: this.now,
     });
@@ -318,6 +323,7 @@ export class DraftEditor {
       cover: patch.cover !== undefined ? patch.cover : current.cover,
       variables: patch.variables ?? current.variables,
       href: patch.href ?? current.href,
+      git: patch.git !== undefined ? patch.git : current.git,
     };
     // A change that changes nothing keeps the version (and the tree) as it is.
     if (pageRecord(fields).id === current.id) return current;

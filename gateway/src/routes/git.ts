@@ -1,0 +1,101 @@
+import { z } from "zod";
+import { toRestGitSync } from "../mappers/git.js";
+import { defineRoute, noContent, ok, type Route } from "../route.js";
+import { pathId } from "../validation.js";
+import type { RouteDeps } from "./deps.js";
+
+/**
+ * Git sync of a space (docs/git.md): importGitRepository, exportToGitRepository and
+ * getSpaceGitInfo. GitBook queues imports and exports and answers 204 at once; Imprint runs them
+ * before answering (still 204), so failures answer as errors (a conflict 409, a limit 413, an
+ * unreachable repository 400) and getSpaceGitInfo reports the finished operation.
+ */
+
+/** Fetching, converting and writing a large repository takes longer than an ordinary call. */
+export const GIT_TIMEOUT_MS = 240_000;
+
+const spaceParams = z.object({ spaceId: pathId() });
+
+/** GitBook's fields that only matter to its queue or its providers are accepted and not used. */
+const ignoredFields = {
+  repoCacheID: z.string().optional(),
+  repoTreeURL: z.string().optional(),
+  repoCommitURL: z.string().optional(),
+  timestamp: z.string().optional(),
+  force: z.boolean().optional(),
+  standalone: z.boolean().optional(),
+  gitInfo: z.object({ provider: z.string().optional(), url: z.string().optional() }).optional(),
+};
+
+export const importGitBody = z.object({
+  url: z.string().min(1),
+  ref: z.string().min(1),
+  repoProjectDirectory: z.string().optional(),
+  /** Imprint's extension: import into this change request (id or number) instead of the space. */
+  changeRequest: z.union([z.string().min(1).max(128), z.number().int().positive()]).optional(),
+  ...ignoredFields,
+});
+
+export const exportGitBody = z.object({
+  url: z.string().min(1),
+  ref: z.string().min(1),
+  commitMessage: z.string().min(1),
+  repoProjectDirectory: z.string().optional(),
+  ...ignoredFields,
+});
+
+export function gitRoutes({ upstreams }: RouteDeps): Route[] {
+  const git = upstreams.content.git;
+  return [
+    // importGitRepository
+    defineRoute({
+      method: "POST",
+      path: "/v1/spaces/:spaceId/git/import",
+      params: spaceParams,
+      body: importGitBody,
+      handler: async ({ params, body, principal }) => {
+        await git.importGitRepository(
+          {
+            caller: principal.caller,
+            ref: { spaceId: params.spaceId, changeRequestId: body.changeRequest === undefined ? "" : String(body.changeRequest), revisionId: "" },
+            url: body.url,
+            gitRef: body.ref,
+            projectDirectory: body.repoProjectDirectory ?? "",
+          },
+          { timeoutMs: GIT_TIMEOUT_MS },
+        );
+        return noContent();
+      },
+    }),
+
+    // exportToGitRepository
+    defineRoute({
+      method: "POST",
+      path: "/v1/spaces/:spaceId/git/export",
+      params: spaceParams,
+      body: exportGitBody,
+      handler: async ({ params, body, principal }) => {
+        await git.exportToGitRepository(
+          {
+            caller: principal.caller,
+            spaceId: params.spaceId,
+            url: body.url,
+            gitRef: body.ref,
+            commitMessage: body.commitMessage,
+            projectDirectory: body.repoProjectDirectory ?? "",
+          },
+          { timeoutMs: GIT_TIMEOUT_MS },
+        );
+        return noContent();
+      },
+    }),
+
+    // getSpaceGitInfo
+    defineRoute({
+      method: "GET",
+      path: "/v1/spaces/:spaceId/git/info",
+      params: spaceParams,
+      handler: async ({ params, principal }) => ok(toRestGitSync((await git.getSpaceGitInfo({ caller: principal.caller, spaceId: params.spaceId })).gitSync)),
+    }),
+  ];
+}

@@ -1,0 +1,567 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { CreatePageInput, UpdatePageInput } from "@imprint/proto/content/v1/editing";
+import { PageType } from "@imprint/proto/content/v1/revisions";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { commitDraftWork, editingClient, type EditingClient } from "./support/editing.js";
+import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
+import { startGitServer, type GitServer } from "./support/git-server.js";
+import { call } from "./support/http.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+/**
+ * Git sync end to end: a real smart-HTTP Git server on loopback (git http-backend), the real
+ * stack (the content service runs the git binary), every answer checked against GitBook's schema.
+ */
+
+/** A 1×1 PNG. */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+
+interface RestPage {
+  id: string;
+  title: string;
+  path: string;
+  type: string;
+  slug?: string;
+  description?: string;
+  icon?: string;
+  hidden?: boolean;
+  href?: string;
+  markdown?: string;
+  git?: { oid: string; path: string };
+  pages?: RestPage[];
+}
+
+const flatten = (pages: RestPage[]): RestPage[] => pages.flatMap((page) => [page, ...flatten(page.pages ?? [])]);
+
+/** The Git Sync layout GitBook writes: .gitbook.yaml, SUMMARY.md with a group, README folders, front matter, assets, relative links. */
+const GITBOOK_LAYOUT: Record<string, string | Buffer> = {
+  ".gitbook.yaml": "root: ./\n\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n",
+  "SUMMARY.md": [
+    "# Table of contents",
+    "",
+    "* [Welcome](README.md)",
+    "* [Getting started](getting-started/README.md)",
+    "  * [Install](getting-started/install.md)",
+    "* [Status page](https://status.example.com/)",
+    "",
+    '## Reference <a href="#reference" id="reference"></a>',
+    "",
+    "* [API](reference/api.md)",
+    "",
+  ].join("\n"),
+  "README.md": "---\ndescription: Start here.\nicon: house\n---\n\n# Welcome\n\nRead [the install guide](getting-started/install.md#step-2).\n\n![Logo](.gitbook/assets/logo.png)\n",
+  "getting-started/README.md": "# Getting started\n\nFirst steps.\n",
+  "getting-started/install.md": "---\nhidden: true\n---\n\n# Install\n\n## Step 2\n\nSee [the API](../reference/api.md).\n",
+  "reference/api.md": "# API\n\nEndpoints.\n",
+  ".gitbook/assets/logo.png": PNG,
+};
+
+let stack: TestStack;
+let git: GitServer;
+let editing: EditingClient;
+let org: TestOrganization;
+let repoCount = 0;
+
+beforeAll(async () => {
+  stack = await startStack();
+  git = await startGitServer();
+  editing = editingClient(stack);
+});
+afterAll(async () => {
+  editing?.close();
+  await git?.close();
+  await stack?.stop();
+});
+beforeEach(async () => {
+  org = await createOrganization(stack);
+});
+
+const owner = () => org.owner.token;
+const newRepository = (files?: Record<string, string | Buffer>) => {
+  const name = `repo-${++repoCount}`;
+  git.createRepository(name);
+  if (files) git.commit(name, files, { message: "Initial docs" });
+  return name;
+};
+const importRepo = (spaceId: string, json: Record<string, unknown>, token = owner()) => call(stack, "POST", `/v1/spaces/${spaceId}/git/import`, { token, json });
+const exportRepo = (spaceId: string, json: Record<string, unknown>, token = owner()) => call(stack, "POST", `/v1/spaces/${spaceId}/git/export`, { token, json });
+const gitInfo = (spaceId: string, token = owner()) => call(stack, "GET", `/v1/spaces/${spaceId}/git/info`, { token });
+const pagesOf = async (spaceId: string): Promise<RestPage[]> => {
+  const response = await call(stack, "GET", `/v1/spaces/${spaceId}/content/pages`, { token: owner() });
+  expect(response.status).toBe(200);
+  return response.body.pages as RestPage[];
+};
+const pageMarkdown = async (spaceId: string, pageId: string): Promise<string> => {
+  const response = await call(stack, "GET", `/v1/spaces/${spaceId}/content/page/${pageId}?format=markdown`, { token: owner() });
+  expect(response.status).toBe(200);
+  return response.body.markdown as string;
+};
+interface RestRevision {
+  id: string;
+  parents: string[];
+  git?: Record<string, unknown>;
+}
+const currentRevision = async (spaceId: string): Promise<RestRevision> => {
+  const response = await call(stack, "GET", `/v1/spaces/${spaceId}/content`, { token: owner() });
+  expect(response.status).toBe(200);
+  return response.body as RestRevision;
+};
+
+describe("POST /v1/spaces/{spaceId}/git/import", () => {
+  it("imports a Git Sync layout: SUMMARY tree and group, README folders, front matter, assets and relative links", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const head = git.git(git.createRepository(name), "rev-parse", "refs/heads/main");
+    const space = await createSpace(stack, org);
+    expect(space.gitSync).toBeUndefined();
+
+    const response = await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" });
+    expect(response.status).toBe(204);
+
+    const revision = await currentRevision(space.id);
+    expect(revision.git).toEqual({ oid: head, message: "Initial docs", createdByGitBook: false, ref: "refs/heads/main" });
+
+    const pages = await pagesOf(space.id);
+    const shape = (list: RestPage[]): unknown[] => list.map((page) => ({ title: page.title, type: page.type, path: page.path, pages: shape(page.pages ?? []) }));
+    expect(shape(pages)).toEqual([
+      { title: "Welcome", type: "document", path: "welcome", pages: [] },
+      { title: "Getting started", type: "document", path: "getting-started", pages: [{ title: "Install", type: "document", path: "getting-started/install", pages: [] }] },
+      { title: "Status page", type: "link", path: undefined, pages: [] },
+      { title: "Reference", type: "group", path: "reference", pages: [{ title: "API", type: "document", path: expect.stringMatching(/api$/), pages: [] }] },
+    ]);
+    const all = flatten(pages);
+    const byTitle = Object.fromEntries(all.map((page) => [page.title, page]));
+    expect(byTitle.Welcome).toMatchObject({ description: "Start here.", icon: "house", git: { path: "README.md", oid: expect.stringMatching(/^[0-9a-f]{40}$/) } });
+    expect(byTitle.Install).toMatchObject({ hidden: true, git: { path: "getting-started/install.md" } });
+    expect(byTitle["Status page"]?.href).toBe("https://status.example.com/");
+
+    const files = await call(stack, "GET", `/v1/spaces/${space.id}/content/files`, { token: owner() });
+    expect(files.status).toBe(200);
+    expect(files.body.items).toEqual([expect.objectContaining({ name: "logo.png", contentType: "image/png", size: PNG.length, git: { oid: expect.any(String), path: ".gitbook/assets/logo.png" } })]);
+    const logoId = files.body.items[0].id as string;
+
+    // Relative links became page and file references of the revision.
+    const welcome = await pageMarkdown(space.id, byTitle.Welcome!.id);
+    expect(welcome).toContain(`/pages/${byTitle.Install!.id}#step-2`);
+    expect(welcome).toContain(`/files/${logoId}`);
+    expect(welcome).not.toContain("# Welcome");
+    expect(await pageMarkdown(space.id, byTitle.Install!.id)).toContain(`/pages/${byTitle.API!.id}`);
+
+    const info = await gitInfo(space.id);
+    expect(info.status).toBe(200);
+    expect(info.body).toMatchObject({
+      url: git.url(name),
+      ref: "refs/heads/main",
+      commit: { oid: head, createdByGitBook: false },
+      operation: { state: "success", direction: "import" },
+    });
+    // The space object carries the same state as its gitSync.
+    const read = await call(stack, "GET", `/v1/spaces/${space.id}`, { token: owner() });
+    expect(read.status).toBe(200);
+    expect(read.body.gitSync).toEqual(info.body);
+    expect(read.body.gitSync).toMatchObject({ installationId: space.id, installationProvider: "github", installationStatus: "active", repoName: name });
+  });
+
+  it("imports a foreign docs folder without SUMMARY.md: the tree follows the folders", async () => {
+    const name = newRepository({
+      "README.md": "# My project\n\nIntro. See [usage](docs/usage.md).\n",
+      "docs/usage.md": "# Usage\n\n![Flow](images/flow.png)\n",
+      "docs/images/flow.png": PNG,
+      "docs/advanced/config.md": "# Configuration\n\nKeys.\n",
+      "docs/advanced/tuning.md": "Tuning without a heading.\n",
+      "package.json": "{}\n",
+      "src/index.js": "export {};\n",
+    });
+    const space = await createSpace(stack, org);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+
+    const pages = await pagesOf(space.id);
+    const shape = (list: RestPage[]): unknown[] => list.map((page) => ({ title: page.title, path: page.path, pages: shape(page.pages ?? []) }));
+    expect(shape(pages)).toEqual([
+      { title: "My project", path: "my-project", pages: [] },
+      {
+        title: "Docs",
+        path: "docs",
+        pages: [
+          {
+            title: "Advanced",
+            path: "docs/advanced",
+            pages: [
+              { title: "Configuration", path: "docs/advanced/config", pages: [] },
+              { title: "Tuning", path: "docs/advanced/tuning", pages: [] },
+            ],
+          },
+          { title: "Usage", path: "docs/usage", pages: [] },
+        ],
+      },
+    ]);
+    const byTitle = Object.fromEntries(flatten(pages).map((page) => [page.title, page]));
+    const files = await call(stack, "GET", `/v1/spaces/${space.id}/content/files`, { token: owner() });
+    expect(files.body.items.map((file: { name: string }) => file.name)).toEqual(["flow.png"]);
+    expect(await pageMarkdown(space.id, byTitle["My project"]!.id)).toContain(`/pages/${byTitle.Usage!.id}`);
+    expect(await pageMarkdown(space.id, byTitle.Usage!.id)).toContain(`/files/${files.body.items[0].id}`);
+    expect(await pageMarkdown(space.id, byTitle.Tuning!.id)).toBe("Tuning without a heading.\n");
+  });
+
+  it("re-imports after one page changed: the same pages, only that one gets a new version", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" })).status).toBe(204);
+    const before = flatten(await pagesOf(space.id));
+    const firstRevision = (await currentRevision(space.id)).id;
+
+    const changed = git.commit(name, { "reference/api.md": "# API\n\nEndpoints, now documented.\n" }, { message: "Document the API" });
+    expect((await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" })).status).toBe(204);
+    const revision = await currentRevision(space.id);
+    expect(revision.id).not.toBe(firstRevision);
+    expect(revision.parents).toEqual([firstRevision]);
+    expect(revision.git).toMatchObject({ oid: changed, message: "Document the API" });
+
+    const after = flatten(await pagesOf(space.id));
+    expect(after.map((page) => page.id)).toEqual(before.map((page) => page.id));
+    for (const { pages: _children, ...page } of after) {
+      const { pages: _oldChildren, ...old } = before.find((candidate) => candidate.id === page.id)!;
+      if (page.title === "API") {
+        expect(page.git?.oid).not.toBe(old.git?.oid);
+        expect(page.markdown).toContain("now documented");
+        expect((page as { updatedAt?: string }).updatedAt).not.toBe((old as { updatedAt?: string }).updatedAt);
+      } else {
+        // Unchanged pages keep their version: same metadata, same update time.
+        expect(page).toEqual(old);
+      }
+    }
+
+    // Importing the same commit again writes nothing.
+    expect((await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" })).status).toBe(204);
+    expect((await currentRevision(space.id)).id).toBe(revision.id);
+  });
+
+  it("merges edits made in the space since the last sync with the repository's, and answers 409 naming the page on a real conflict", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    const byTitle = Object.fromEntries(flatten(await pagesOf(space.id)).map((page) => [page.title, page]));
+
+    // The space edits one page, the repository another.
+    await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, (draftId, caller) =>
+      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: byTitle.API!.id, markdown: "Endpoints, edited in the space.\n" }) }),
+    );
+    git.commit(name, { "getting-started/README.md": "# Getting started\n\nFirst steps, edited in Git.\n" }, { message: "Edit in Git" });
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    const merged = await currentRevision(space.id);
+    expect(merged.parents).toHaveLength(2);
+    expect(await pageMarkdown(space.id, byTitle.API!.id)).toBe("Endpoints, edited in the space.\n");
+    expect(await pageMarkdown(space.id, byTitle["Getting started"]!.id)).toContain("edited in Git");
+
+    // Both sides change the same lines of one page: 409 naming it, nothing written.
+    await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, (draftId, caller) =>
+      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: byTitle.Install!.id, markdown: "## Step 2\n\nThe space's version.\n" }) }),
+    );
+    const head = (await currentRevision(space.id)).id;
+    git.commit(name, { "getting-started/install.md": "---\nhidden: true\n---\n\n# Install\n\n## Step 2\n\nGit's version.\n" }, { message: "Conflicting edit" });
+    const conflict = await importRepo(space.id, { url: git.url(name), ref: "main" });
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.error.message).toContain('"Install"');
+    expect((await currentRevision(space.id)).id).toBe(head);
+    const info = await gitInfo(space.id);
+    expect(info.body.operation).toMatchObject({ state: "failure", direction: "import", error: expect.stringContaining("Install") });
+  });
+
+  it("imports into a change request's branch, leaving the space's content alone; a merged change request answers 412", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    const spaceRevision = (await currentRevision(space.id)).id;
+    const created = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { token: owner(), json: { subject: "From Git" } });
+    expect(created.status).toBe(201);
+    const changeRequestId = created.body.id as string;
+
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main", changeRequest: created.body.number as number })).status).toBe(204);
+    const crPages = await call(stack, "GET", `/v1/spaces/${space.id}/change-requests/${changeRequestId}/content/pages`, { token: owner() });
+    expect(crPages.status).toBe(200);
+    expect(flatten(crPages.body.pages).map((page: RestPage) => page.title)).toContain("Install");
+    expect((await currentRevision(space.id)).id).toBe(spaceRevision);
+
+    expect((await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${changeRequestId}/merge`, { token: owner() })).status).toBe(200);
+    const late = await importRepo(space.id, { url: git.url(name), ref: "main", changeRequest: changeRequestId });
+    expect(late.status).toBe(412);
+    expect(late.body.error.message).toContain("change_request");
+  });
+
+  it("answers 400 naming the field for a bad URL or ref, and a missing ref", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    const ssh = await importRepo(space.id, { url: "ssh://git@example.com/repo.git", ref: "main" });
+    expect(ssh.status).toBe(400);
+    expect(ssh.body.error.message).toMatch(/^url: /);
+    const file = await importRepo(space.id, { url: "file:///etc", ref: "main" });
+    expect(file.status).toBe(400);
+    const badRef = await importRepo(space.id, { url: git.url(name), ref: "refs/heads/../x" });
+    expect(badRef.status).toBe(400);
+    expect(badRef.body.error.message).toMatch(/^ref: /);
+    const missing = await importRepo(space.id, { url: git.url(name), ref: "refs/heads/nope" });
+    expect(missing.status).toBe(400);
+    expect(missing.body.error.message).toMatch(/^ref: /);
+    const noRepository = await importRepo(space.id, { url: git.url("does-not-exist"), ref: "main" });
+    expect(noRepository.status).toBe(400);
+    expect(noRepository.body.error.message).toMatch(/^url: /);
+    expect((await importRepo(space.id, { ref: "main" })).status).toBe(400);
+  });
+});
+
+describe("POST /v1/spaces/{spaceId}/git/export", () => {
+  /** A space with nested pages, front-matter fields, a group, a link page, a file and links between them. */
+  async function seedSpace(spaceId: string): Promise<void> {
+    await commitDraftWork(editing, { userId: org.owner.userId, spaceId }, async (draftId, caller) => {
+      const page = (fields: Partial<CreatePageInput>) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) });
+      const fileId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "diagram.png", contentType: "image/png", content: PNG })).file!.id;
+      await page({ pageId: "intro", title: "Introduction", slug: "intro", description: "What it is.", icon: "book", markdown: "Welcome. Go to [setup](/pages/setup#first-run).\n\n![Diagram](/files/" + fileId + ")" });
+      await page({ pageId: "guide", title: "Guide", slug: "guide", markdown: "The guide." });
+      await page({ pageId: "setup", parentPageId: "guide", title: "Setup", slug: "setup", hidden: true, markdown: "## First run\n\nBack to [the intro](/pages/intro)." });
+      await page({ pageId: "deep", parentPageId: "setup", title: "Deep page", slug: "deep", markdown: "Deep." });
+      await page({ pageId: "status", title: "Status", type: PageType.PAGE_TYPE_LINK, href: "https://status.example.com/" });
+      await page({ pageId: "ref", title: "Reference", slug: "reference", type: PageType.PAGE_TYPE_GROUP });
+      await page({ pageId: "api", parentPageId: "ref", title: "API", slug: "api", markdown: "Endpoints." });
+    });
+  }
+
+  it("writes the space as one commit in the Git Sync layout, pushes it, and re-exports only what changed", async () => {
+    const space = await createSpace(stack, org);
+    await seedSpace(space.id);
+    const name = newRepository();
+    const response = await exportRepo(space.id, { url: git.url(name), ref: "refs/heads/main", commitMessage: "Export from Imprint" });
+    expect(response.status).toBe(204);
+
+    const clone = git.clone(name);
+    const read = (path: string) => readFileSync(join(clone, path), "utf8");
+    expect(git.git(clone, "log", "--format=%s|%an")).toBe("Export from Imprint|Imprint");
+    expect(read("SUMMARY.md")).toBe(
+      [
+        "# Table of contents",
+        "",
+        "* [Introduction](intro.md)",
+        "* [Guide](guide/README.md)",
+        "  * [Setup](guide/setup/README.md)",
+        "    * [Deep page](guide/setup/deep.md)",
+        "* [Status](https://status.example.com/)",
+        "",
+        '## Reference <a href="#reference" id="reference"></a>',
+        "",
+        "* [API](reference/api.md)",
+        "",
+      ].join("\n"),
+    );
+    expect(read(".gitbook.yaml")).toContain("readme: intro.md");
+    expect(read("intro.md")).toBe("---\ndescription: What it is.\nicon: book\n---\n\n# Introduction\n\nWelcome. Go to [setup](guide/setup/README.md#first-run).\n\n![Diagram](.gitbook/assets/diagram.png)\n");
+    expect(read("guide/setup/README.md")).toBe("---\nhidden: true\n---\n\n# Setup\n\n## First run\n\nBack to [the intro](../../intro.md).\n");
+    expect(readFileSync(join(clone, ".gitbook/assets/diagram.png")).equals(PNG)).toBe(true);
+    const firstCommit = git.git(clone, "rev-parse", "HEAD");
+
+    const info = await gitInfo(space.id);
+    expect(info.body).toMatchObject({ url: git.url(name), commit: { oid: firstCommit, createdByGitBook: true }, operation: { state: "success", direction: "export" } });
+
+    // Nothing changed: nothing pushed.
+    expect((await exportRepo(space.id, { url: git.url(name), ref: "refs/heads/main", commitMessage: "Again" })).status).toBe(204);
+    expect(git.git(git.clone(name), "rev-list", "--count", "HEAD")).toBe("1");
+
+    // One page changed: one commit on top; the other files keep their blobs.
+    await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, (draftId, caller) =>
+      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "api", markdown: "Endpoints, revised." }) }),
+    );
+    expect((await exportRepo(space.id, { url: git.url(name), ref: "refs/heads/main", commitMessage: "Revise the API" })).status).toBe(204);
+    const second = git.clone(name);
+    expect(git.git(second, "log", "--format=%s")).toBe("Revise the API\nExport from Imprint");
+    expect(git.git(second, "diff", "--name-only", "HEAD~1", "HEAD")).toBe("reference/api.md");
+  });
+
+  it("refuses with 409 when the repository moved since the last sync, and exports on top once it was imported", async () => {
+    const space = await createSpace(stack, org);
+    await seedSpace(space.id);
+    const name = newRepository();
+    expect((await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "First" })).status).toBe(204);
+    const remote = git.commit(name, { "reference/api.md": "# API\n\nEdited in Git.\n" }, { message: "Edit in Git" });
+
+    const refused = await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "Second" });
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toContain("import");
+    expect(git.git(git.clone(name), "rev-parse", "HEAD")).toBe(remote);
+
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    expect(await pageMarkdown(space.id, "api")).toContain("Edited in Git.");
+    // The space now holds the repository's content: an export has nothing to push.
+    expect((await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "Nothing" })).status).toBe(204);
+    expect(git.git(git.clone(name), "rev-parse", "HEAD")).toBe(remote);
+    await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, (draftId, caller) =>
+      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "guide", markdown: "The guide, edited after the import." }) }),
+    );
+    expect((await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "Second" })).status).toBe(204);
+    const clone = git.clone(name);
+    expect(git.git(clone, "rev-parse", "HEAD~1")).toBe(remote);
+    expect(git.git(clone, "log", "-1", "--format=%s")).toBe("Second");
+    expect(readFileSync(join(clone, "reference/api.md"), "utf8")).toContain("Edited in Git.");
+
+    // A repository with commits this space never synced with is not overwritten either.
+    const other = newRepository({ "README.md": "# Someone else's\n" });
+    const foreign = await exportRepo(space.id, { url: git.url(other), ref: "main", commitMessage: "Clobber" });
+    expect(foreign.status).toBe(409);
+  });
+
+  it("round trip: an exported space imports into another space with the same pages, paths, bodies, files and links", async () => {
+    const source = await createSpace(stack, org);
+    await seedSpace(source.id);
+    const name = newRepository();
+    expect((await exportRepo(source.id, { url: git.url(name), ref: "main", commitMessage: "Export" })).status).toBe(204);
+    const target = await createSpace(stack, org);
+    expect((await importRepo(target.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    // The commit came from an export of Imprint: the imported revision says so.
+    expect((await currentRevision(target.id)).git).toMatchObject({ message: "Export", createdByGitBook: true });
+
+    const sourcePages = flatten(await pagesOf(source.id));
+    const targetPages = flatten(await pagesOf(target.id));
+    const fields = (page: RestPage) => ({ title: page.title, type: page.type, path: page.path, description: page.description, icon: page.icon, hidden: page.hidden, href: page.href });
+    expect(targetPages.map(fields)).toEqual(sourcePages.map(fields));
+
+    const sourceFiles = (await call(stack, "GET", `/v1/spaces/${source.id}/content/files`, { token: owner() })).body.items;
+    const targetFiles = (await call(stack, "GET", `/v1/spaces/${target.id}/content/files`, { token: owner() })).body.items;
+    const fileFields = (file: { name: string; size: number; contentType: string }) => ({ name: file.name, size: file.size, contentType: file.contentType });
+    expect(targetFiles.map(fileFields)).toEqual(sourceFiles.map(fileFields));
+
+    // Bodies equal once each space's page and file ids are replaced by the path they name.
+    const idToPath = (pages: RestPage[], files: { id: string; name: string }[]) => (markdown: string) =>
+      markdown
+        .replace(/\/pages\/([A-Za-z0-9_-]+)/g, (_match, id: string) => `page:${pages.find((page) => page.id === id)?.path ?? "?"}`)
+        .replace(/\/files\/([A-Za-z0-9_-]+)/g, (_match, id: string) => `file:${files.find((file) => file.id === id)?.name ?? "?"}`);
+    const normalizeSource = idToPath(sourcePages, sourceFiles);
+    const normalizeTarget = idToPath(targetPages, targetFiles);
+    for (const [index, page] of sourcePages.entries()) {
+      if (page.type !== "document") continue;
+      const sourceMarkdown = normalizeSource(await pageMarkdown(source.id, page.id));
+      const targetMarkdown = normalizeTarget(await pageMarkdown(target.id, targetPages[index]!.id));
+      expect(targetMarkdown.trim()).toBe(sourceMarkdown.trim());
+    }
+    expect(normalizeTarget(await pageMarkdown(target.id, targetPages.find((page) => page.path === "intro")!.id))).toContain("page:guide/setup#first-run");
+  });
+
+  it("round trip through a project directory: export writes under it, import reads from it", async () => {
+    const source = await createSpace(stack, org);
+    await seedSpace(source.id);
+    const name = newRepository();
+    expect((await exportRepo(source.id, { url: git.url(name), ref: "main", commitMessage: "Into docs/site", repoProjectDirectory: "docs/site" })).status).toBe(204);
+    const clone = git.clone(name);
+    expect(git.git(clone, "ls-files", "--", "SUMMARY.md", "docs/site/SUMMARY.md", "docs/site/intro.md", "docs/site/.gitbook/assets/diagram.png")).toBe(
+      "docs/site/.gitbook/assets/diagram.png\ndocs/site/SUMMARY.md\ndocs/site/intro.md",
+    );
+    const target = await createSpace(stack, org);
+    expect((await importRepo(target.id, { url: git.url(name), ref: "main", repoProjectDirectory: "docs/site" })).status).toBe(204);
+    const paths = (pages: RestPage[]) => flatten(pages).map((page) => `${page.type}:${page.path ?? page.title}`);
+    expect(paths(await pagesOf(target.id))).toEqual(paths(await pagesOf(source.id)));
+  });
+});
+
+describe("permissions and isolation", () => {
+  it("needs edit rights to import and export (a reader gets 403 but can read the info); another organization gets 404", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    expect((await gitInfo(space.id)).status).toBe(404);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+
+    const reader = await createMember(stack, org, { role: "read" });
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" }, reader.token)).status).toBe(403);
+    expect((await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "x" }, reader.token)).status).toBe(403);
+    expect((await gitInfo(space.id, reader.token)).status).toBe(200);
+
+    const stranger = await createOrganization(stack);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" }, stranger.owner.token)).status).toBe(404);
+    expect((await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "x" }, stranger.owner.token)).status).toBe(404);
+    expect((await gitInfo(space.id, stranger.owner.token)).status).toBe(404);
+  });
+});
+
+describe("credentials", () => {
+  let secured: GitServer;
+  const credentials = { user: "docs-bot", password: "s3cret-token-9f8e7d" };
+  beforeAll(async () => {
+    secured = await startGitServer({ auth: credentials });
+  });
+  afterAll(() => secured?.close());
+
+  it("uses basic-auth credentials from the URL and never answers, stores or logs them", async () => {
+    secured.createRepository("private");
+    secured.commit("private", GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+
+    const refused = await importRepo(space.id, { url: secured.url("private"), ref: "main" });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/^url: .*credentials/);
+
+    const withCredentials = secured.url("private", credentials);
+    expect((await importRepo(space.id, { url: withCredentials, ref: "main" })).status).toBe(204);
+    expect(secured.authorizations).toContain(`Basic ${Buffer.from(`${credentials.user}:${credentials.password}`).toString("base64")}`);
+    expect((await exportRepo(space.id, { url: withCredentials, ref: "main", commitMessage: "Back" })).status).toBe(204);
+
+    const info = await gitInfo(space.id);
+    expect(info.body.url).toBe(secured.url("private"));
+    const wrong = await importRepo(space.id, { url: secured.url("private", { user: credentials.user, password: "wrong-password" }), ref: "main" });
+    expect(wrong.status).toBe(400);
+    const everything = JSON.stringify([info.body, refused.body, wrong.body, (await currentRevision(space.id)), stack.gatewayLogs]);
+    expect(everything).not.toContain(credentials.password);
+    expect(everything).not.toContain("wrong-password");
+  });
+});
+
+describe("limits and address checks", () => {
+  let limited: TestStack;
+  let closed: TestStack;
+  beforeAll(async () => {
+    limited = await startStack({ contentEnv: { GIT_MAX_PAGES: "3", GIT_MAX_MARKDOWN_BYTES: "2000", GIT_MAX_FILE_BYTES: "1000" } });
+    closed = await startStack({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "false", GIT_BINARY: "/nonexistent/git" } });
+  });
+  afterAll(async () => {
+    await limited?.stop();
+    await closed?.stop();
+  });
+
+  it("answers 413 naming the limit (pages, markdown size, file size) and writes nothing", async () => {
+    const limitedOrg = await createOrganization(limited);
+    const space = await createSpace(limited, limitedOrg);
+    const post = (json: Record<string, unknown>) => call(limited, "POST", `/v1/spaces/${space.id}/git/import`, { token: limitedOrg.owner.token, json });
+
+    const many = newRepository(GITBOOK_LAYOUT);
+    const pages = await post({ url: git.url(many), ref: "main" });
+    expect(pages.status).toBe(413);
+    expect(pages.body.error.message).toContain("GIT_MAX_PAGES");
+
+    const big = newRepository({ "README.md": `# Big\n\n${"x".repeat(3000)}\n` });
+    const markdown = await post({ url: git.url(big), ref: "main" });
+    expect(markdown.status).toBe(413);
+    expect(markdown.body.error.message).toContain("GIT_MAX_MARKDOWN_BYTES");
+
+    const heavy = newRepository({ "README.md": "# Heavy\n\n![x](.gitbook/assets/blob.bin)\n", ".gitbook/assets/blob.bin": Buffer.alloc(5000, 1) });
+    const file = await post({ url: git.url(heavy), ref: "main" });
+    expect(file.status).toBe(413);
+    expect(file.body.error.message).toContain("GIT_MAX_FILE_BYTES");
+
+    const content = await call(limited, "GET", `/v1/spaces/${space.id}/content/pages`, { token: limitedOrg.owner.token });
+    expect(content.body.pages).toEqual([]);
+  });
+
+  it("refuses private and loopback addresses (and plain http) when private fetches are not allowed", async () => {
+    const closedOrg = await createOrganization(closed);
+    const space = await createSpace(closed, closedOrg);
+    const post = (url: string) => call(closed, "POST", `/v1/spaces/${space.id}/git/import`, { token: closedOrg.owner.token, json: { url, ref: "main" } });
+    const port = new URL(git.origin).port;
+    for (const url of [`https://127.0.0.1:${port}/repo-1.git`, `https://localhost:${port}/repo-1.git`, "https://10.0.0.1/repo.git", "https://[::1]/repo.git", "https://169.254.169.254/repo.git"]) {
+      const response = await post(url);
+      expect(response.status).toBe(400);
+      expect(response.body.error.message).toContain("IMPRINT_ALLOW_PRIVATE_FETCH");
+    }
+    const http = await post(git.url("repo-1"));
+    expect(http.status).toBe(400);
+    expect(http.body.error.message).toMatch(/^url: http is only allowed/);
+
+    // A public address passes the check; this stack's git binary is missing: 503, never a 500.
+    const missingGit = await post("https://1.1.1.1/repo.git");
+    expect(missingGit.status).toBe(503);
+    const info = await call(closed, "GET", `/v1/spaces/${space.id}/git/info`, { token: closedOrg.owner.token });
+    expect(info.body.operation).toMatchObject({ state: "failure", error: expect.stringContaining("GIT_BINARY") });
+  });
+});

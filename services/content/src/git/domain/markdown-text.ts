@@ -1,0 +1,125 @@
+import { parseMarkdown } from "@imprint/document";
+import { visit } from "unist-util-visit";
+import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
+
+/**
+ * Markdown text as Git Sync files hold it: front matter, the title heading and link targets. Link
+ * targets are rewritten in place (the rest of the text is kept byte for byte), so a page that did
+ * not change reads back exactly as it was written.
+ */
+
+export type LinkKind = "link" | "image" | "definition";
+
+/** Destination of an inline link or image at the end of its source text: `](dest` or `](<dest>`. */
+const INLINE_DESTINATION = /\]\(\s*(<[^>\n]*>|[^\s()<]*(?:\([^\s()]*\)[^\s()]*)*)/g;
+const DEFINITION_DESTINATION = /^\s*\[[^\]]*\]:\s*(<[^>\n]*>|\S+)/;
+
+function formatDestination(url: string): string {
+  return /[\s()<>]/.test(url) ? `<${url.replace(/[<>\n]/g, encodeURIComponent)}>` : url;
+}
+
+/**
+ * Rewrites the targets of links, images and link definitions: `rewrite` answers the new target,
+ * or undefined to keep it. Everything else of the text stays as it is.
+ */
+export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind: LinkKind) => string | undefined): string {
+  if (!/\]\(|\]:/.test(markdown)) return markdown;
+  const tree = parseMarkdown(markdown);
+  const edits: { start: number; end: number; text: string }[] = [];
+  visit(tree, (node) => {
+    if (node.type !== "link" && node.type !== "image" && node.type !== "definition") return;
+    const target = node;
+    const start = target.position?.start.offset;
+    const end = target.position?.end.offset;
+    if (start === undefined || end === undefined) return;
+    const replacement = rewrite(target.url, node.type);
+    if (replacement === undefined || replacement === target.url) return;
+    const source = markdown.slice(start, end);
+    if (node.type === "definition") {
+      const match = DEFINITION_DESTINATION.exec(source);
+      if (!match?.[1]) return;
+      const at = start + match[0].length - match[1].length;
+      edits.push({ start: at, end: at + match[1].length, text: formatDestination(replacement) });
+      return;
+    }
+    let last: RegExpExecArray | undefined;
+    for (const match of source.matchAll(INLINE_DESTINATION)) last = match;
+    if (!last?.[1] && last?.[1] !== "") return;
+    const at = start + last.index + last[0].length - last[1].length;
+    edits.push({ start: at, end: at + last[1].length, text: formatDestination(replacement) });
+  });
+  if (edits.length === 0) return markdown;
+  edits.sort((a, b) => b.start - a.start);
+  let text = markdown;
+  let bound = Number.POSITIVE_INFINITY;
+  for (const edit of edits) {
+    if (edit.end > bound) continue; // overlapping (never expected): keep the first one found from the end
+    text = text.slice(0, edit.start) + edit.text + text.slice(edit.end);
+    bound = edit.start;
+  }
+  return text;
+}
+
+/** The front matter GitBook writes and reads: description, icon, hidden. */
+export interface FrontMatter {
+  description?: string;
+  icon?: string;
+  hidden?: boolean;
+}
+
+export interface PageFile {
+  frontMatter: FrontMatter;
+  /** The first-level heading the file starts with (after the front matter), if any. */
+  title: string | undefined;
+  /** The rest: the page's body, without leading blank lines. */
+  body: string;
+}
+
+const FRONT_MATTER = /^---[ \t]*\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+const TITLE_LINE = /^#[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*(?:\r?\n|$)/;
+
+/** Splits a page file into front matter, title heading and body (invalid front matter is left in the body). */
+export function readPageFile(text: string): PageFile {
+  let rest = text.replace(/^\uFEFF/, "");
+  const frontMatter: FrontMatter = {};
+  const match = FRONT_MATTER.exec(rest);
+  if (match) {
+    let data: unknown;
+    try {
+      data = parseYaml(match[1] ?? "");
+    } catch {
+      data = undefined;
+    }
+    if (data === null || (typeof data === "object" && !Array.isArray(data))) {
+      const fields = (data ?? {}) as Record<string, unknown>;
+      if (typeof fields.description === "string") frontMatter.description = fields.description.trim();
+      if (typeof fields.icon === "string") frontMatter.icon = fields.icon.trim();
+      if (typeof fields.hidden === "boolean") frontMatter.hidden = fields.hidden;
+      rest = rest.slice(match[0].length);
+    }
+  }
+  rest = rest.replace(/^(?:[ \t]*\r?\n)+/, "");
+  let title: string | undefined;
+  const heading = TITLE_LINE.exec(rest);
+  if (heading?.[1]) {
+    title = heading[1].trim();
+    rest = rest.slice(heading[0].length).replace(/^(?:[ \t]*\r?\n)+/, "");
+  }
+  return { frontMatter, title, body: rest };
+}
+
+/** A page file as export writes it: front matter when there is any, the title heading, the body. */
+export function writePageFile(page: { title: string; description: string; icon: string; hidden: boolean; body: string }): string {
+  const fields: Record<string, unknown> = {};
+  if (page.description) fields.description = page.description;
+  if (page.icon) fields.icon = page.icon;
+  if (page.hidden) fields.hidden = true;
+  const front = Object.keys(fields).length > 0 ? `---\n${stringifyYaml(fields, { lineWidth: 0 })}---\n\n` : "";
+  const body = page.body.trim();
+  return `${front}# ${page.title.replace(/\r?\n/g, " ")}\n${body ? `\n${body}\n` : ""}`;
+}
+
+/** Bodies compare without leading and trailing blank space (files end with one newline). */
+export function sameBody(a: string, b: string): boolean {
+  return a.trim() === b.trim();
+}

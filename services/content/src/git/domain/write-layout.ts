@@ -1,0 +1,143 @@
+import { posix } from "node:path";
+import type { FileRecord, PageIndex, PageRecord } from "../../revisions/domain/store/model.js";
+import { rewriteLinkTargets, writePageFile } from "./markdown-text.js";
+
+/**
+ * Writes a revision's content in GitBook's Git Sync layout: a folder per page with sub-pages
+ * (`<slug>/README.md`), a file per other page (`<slug>.md`), a folder per group, SUMMARY.md for
+ * the tree (groups as `##` headings, link pages as links to their URL), `.gitbook.yaml` naming the
+ * summary and the first page as readme, and the files under `.gitbook/assets/`. Page and file
+ * references in the bodies become relative links.
+ */
+
+export interface WrittenFile {
+  path: string;
+  content: Buffer;
+}
+
+export interface WrittenLayout {
+  files: WrittenFile[];
+  /** Repository path (in the project directory) → page id, for the pages written to a file. */
+  pages: Record<string, string>;
+  /** Repository path → file id. */
+  assets: Record<string, string>;
+}
+
+const PAGE_REFERENCE = /^\/pages\/([A-Za-z0-9_-]{1,64})(?:#(.+))?$/;
+const FILE_REFERENCE = /^\/files\/([A-Za-z0-9_-]{1,64})$/;
+
+function encodePath(path: string): string {
+  return path
+    .split("/")
+    .map((part) => encodeURIComponent(part).replace(/%2F/g, "/"))
+    .join("/");
+}
+
+function relativeLink(fromFile: string, toPath: string): string {
+  const relative = posix.relative(posix.dirname(fromFile), toPath) || posix.basename(toPath);
+  return encodePath(relative);
+}
+
+function uniqueAssetName(name: string, taken: Set<string>): string {
+  let candidate = name;
+  const dot = name.lastIndexOf(".");
+  const stem = dot > 0 ? name.slice(0, dot) : name;
+  const extension = dot > 0 ? name.slice(dot) : "";
+  for (let suffix = 1; taken.has(candidate.toLowerCase()); suffix += 1) candidate = `${stem}-${suffix}${extension}`;
+  taken.add(candidate.toLowerCase());
+  return candidate;
+}
+
+export function writeLayout(input: {
+  index: PageIndex;
+  bodies: Map<string, string>;
+  files: FileRecord[];
+  fileBytes: Map<string, Buffer>;
+}): WrittenLayout {
+  const { index } = input;
+  const pagePath = new Map<string, string>();
+  const ordered: PageRecord[] = [];
+
+  // Paths first (links need every target's path).
+  const place = (parentKey: string, folder: string) => {
+    for (const id of index.children.get(parentKey) ?? []) {
+      const page = index.byId.get(id);
+      if (!page) continue;
+      ordered.push(page);
+      const here = folder ? `${folder}/${page.slug}` : page.slug;
+      const hasChildren = (index.children.get(id) ?? []).length > 0;
+      if (page.type === "document") pagePath.set(id, hasChildren ? `${here}/README.md` : `${here}.md`);
+      place(id, here);
+    }
+  };
+  place("", "");
+
+  const assetPath = new Map<string, string>();
+  const takenNames = new Set<string>();
+  const written: WrittenFile[] = [];
+  const assets: Record<string, string> = {};
+  for (const file of [...input.files].sort((a, b) => (a.fileId < b.fileId ? -1 : 1))) {
+    const bytes = input.fileBytes.get(file.fileId);
+    if (!bytes) continue;
+    const path = `.gitbook/assets/${uniqueAssetName(file.name, takenNames)}`;
+    assetPath.set(file.fileId, path);
+    assets[path] = file.fileId;
+    written.push({ path, content: bytes });
+  }
+
+  const pages: Record<string, string> = {};
+  for (const page of ordered) {
+    const path = pagePath.get(page.pageId);
+    if (!path) continue;
+    const body = rewriteLinkTargets(input.bodies.get(page.pageId) ?? "", (url) => {
+      const pageRef = PAGE_REFERENCE.exec(url);
+      if (pageRef) {
+        const target = pagePath.get(pageRef[1]!);
+        return target ? `${relativeLink(path, target)}${pageRef[2] ? `#${pageRef[2]}` : ""}` : undefined;
+      }
+      const fileRef = FILE_REFERENCE.exec(url);
+      if (fileRef) {
+        const target = assetPath.get(fileRef[1]!);
+        return target ? relativeLink(path, target) : undefined;
+      }
+      return undefined;
+    });
+    written.push({ path, content: Buffer.from(writePageFile({ title: page.title, description: page.description, icon: page.icon, hidden: page.hidden, body }), "utf8") });
+    pages[path] = page.pageId;
+  }
+
+  // SUMMARY.md: top-level pages and groups; sub-pages nested by two spaces.
+  const lines: string[] = ["# Table of contents", ""];
+  const listed = (parentKey: string, depth: number) => {
+    for (const id of index.children.get(parentKey) ?? []) {
+      const page = index.byId.get(id);
+      if (!page) continue;
+      const indent = "  ".repeat(depth);
+      const title = page.title.replace(/([[\]\\])/g, "\\$1");
+      if (page.type === "link") lines.push(`${indent}* [${title}](${page.href ?? ""})`);
+      else if (page.type === "document") lines.push(`${indent}* [${title}](${encodePath(pagePath.get(id)!)})`);
+      if (page.type !== "group") listed(id, depth + 1);
+    }
+  };
+  const top = index.children.get("") ?? [];
+  // A top-level page after a group cannot be told apart from the group's pages in SUMMARY.md (as in GitBook).
+  for (const id of top) {
+    const page = index.byId.get(id);
+    if (!page) continue;
+    if (page.type === "group") {
+      lines.push("", `## ${page.title.replace(/\r?\n/g, " ")} <a href="#${page.slug}" id="${page.slug}"></a>`, "");
+      listed(id, 0);
+      continue;
+    }
+    const title = page.title.replace(/([[\]\\])/g, "\\$1");
+    if (page.type === "link") lines.push(`* [${title}](${page.href ?? ""})`);
+    else lines.push(`* [${title}](${encodePath(pagePath.get(id)!)})`);
+    listed(id, 1);
+  }
+  written.push({ path: "SUMMARY.md", content: Buffer.from(`${lines.join("\n")}\n`, "utf8") });
+
+  const firstDocument = ordered.find((page) => page.type === "document");
+  const readme = firstDocument ? pagePath.get(firstDocument.pageId)! : "README.md";
+  written.push({ path: ".gitbook.yaml", content: Buffer.from(`root: ./\n\nstructure:\n  readme: ${readme}\n  summary: SUMMARY.md\n`, "utf8") });
+  return { files: written, pages, assets };
+}

@@ -1,0 +1,46 @@
+import { GitServiceService } from "@imprint/proto/content/v1/git";
+import type { ServiceRegistration } from "@imprint/runtime";
+import type { MikroORM } from "@mikro-orm/postgresql";
+import { safeFetchPolicy } from "../import/domain/safe-fetch.js";
+import { gitEntities } from "./domain/git-sync.js";
+import { DEFAULT_GIT_LIMITS, type GitLimits } from "./domain/limits.js";
+import { GIT_SERVICE_NAME, gitServiceImplementation } from "./grpc/git-service.js";
+import type { ContentDeps, GitDeps, RevisionDeps } from "../deps.js";
+
+/**
+ * Git sync ("docs as code"): import from and export to Git repositories in GitBook's Git Sync
+ * layout, through the `git` binary in temporary repositories (network guarded like safe-fetch.ts),
+ * writing through the revision store's draft path. See docs/git.md.
+ */
+
+export { GIT_SERVICE_NAME, gitEntities, DEFAULT_GIT_LIMITS, type GitLimits };
+export { importGitRepository } from "./use-cases/import-git-repository.js";
+export { exportToGitRepository } from "./use-cases/export-to-git-repository.js";
+export { findSync } from "./use-cases/shared/sync-state.js";
+export { gitSyncToProto } from "./grpc/mappers.js";
+export type { GitSync } from "./domain/git-sync.js";
+export type { GitDeps };
+
+/** Git's deps from the content service's: the fetch policy (private addresses and http only with IMPRINT_ALLOW_PRIVATE_FETCH) and the limits from the settings. */
+export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
+  const config = deps.config;
+  return {
+    ...revision,
+    fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH }),
+    allowHttp: config.IMPRINT_ALLOW_PRIVATE_FETCH,
+    gitBinary: config.GIT_BINARY,
+    limits: {
+      maxRepositoryBytes: config.GIT_MAX_REPOSITORY_BYTES,
+      maxFiles: config.GIT_MAX_FILES,
+      maxFileBytes: config.GIT_MAX_FILE_BYTES,
+      maxPages: config.GIT_MAX_PAGES,
+      maxMarkdownBytes: config.GIT_MAX_MARKDOWN_BYTES,
+      maxDurationMs: config.GIT_MAX_DURATION_MS,
+    },
+  };
+}
+
+/** The gRPC service of Git sync (GitService). */
+export function gitGrpcServices(orm: MikroORM, git: GitDeps): ServiceRegistration[] {
+  return [{ name: GIT_SERVICE_NAME, definition: GitServiceService, implementation: gitServiceImplementation(orm, git) }];
+}

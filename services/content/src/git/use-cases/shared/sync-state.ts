@@ -1,0 +1,69 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { execute, sql } from "../../../revisions/domain/store/db.js";
+import { GitSync, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
+
+/** Which remote a call names: a sync state is about one (URL without credentials, ref, directory). */
+export interface SyncTarget {
+  spaceId: string;
+  organizationId: string;
+  url: string;
+  ref: string;
+  projectDirectory: string;
+}
+
+export async function findSync(em: EntityManager, spaceId: string): Promise<GitSync | null> {
+  return em.fork().findOne(GitSync, { spaceId });
+}
+
+/** Whether the stored sync is about the same remote (then its commit and revision are a merge base). */
+export function sameRemote(sync: GitSync | null, target: SyncTarget): sync is GitSync {
+  return !!sync && sync.url === target.url && sync.ref === target.ref && sync.projectDirectory === target.projectDirectory;
+}
+
+/** Records an operation that starts (creating the sync row, about this remote, on the first one). */
+export async function startOperation(em: EntityManager, target: SyncTarget, direction: GitDirection, now: Date): Promise<GitOperationValue> {
+  const operation: GitOperationValue = { direction, state: "running", startedAt: now.toISOString() };
+  await execute(
+    em,
+    sql`insert into git_syncs (space_id, organization_id, url, ref, project_directory, operation, updated_at)
+        values (${target.spaceId}, ${target.organizationId}, ${target.url}, ${target.ref}, ${target.projectDirectory}, ${JSON.stringify(operation)}::jsonb, ${now})
+        on conflict (space_id) do update set operation = excluded.operation, updated_at = excluded.updated_at`,
+  );
+  return operation;
+}
+
+/** Records a failed operation with the answer's message (never a credential: messages name the URL without them). */
+export async function failOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, error: unknown, now: Date): Promise<void> {
+  const message = error instanceof AppError && error.code !== "internal" ? error.message : "internal error";
+  const failed: GitOperationValue = { ...operation, state: "failure", endedAt: now.toISOString(), error: message.slice(0, 1000) };
+  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(failed)}::jsonb, updated_at = ${now} where space_id = ${spaceId}`);
+}
+
+export interface SyncedState {
+  commitOid: string;
+  commitMessage: string;
+  commitByService: boolean;
+  revisionId: string | null;
+  pages: Record<string, string>;
+  files: Record<string, string>;
+}
+
+/** Records a successful sync: this remote, its commit, the revision with the same content and the path mapping. */
+export async function completeSync(em: EntityManager, target: SyncTarget, operation: GitOperationValue, state: SyncedState, now: Date): Promise<void> {
+  const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
+  await execute(
+    em,
+    sql`update git_syncs set url = ${target.url}, ref = ${target.ref}, project_directory = ${target.projectDirectory},
+          commit_oid = ${state.commitOid}, commit_message = ${state.commitMessage}, commit_by_service = ${state.commitByService},
+          revision_id = ${state.revisionId}, pages = ${JSON.stringify(state.pages)}::jsonb, files = ${JSON.stringify(state.files)}::jsonb,
+          operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now}
+        where space_id = ${target.spaceId}`,
+  );
+}
+
+/** Records a successful operation that does not move the sync (an import into a change request). */
+export async function completeOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, now: Date): Promise<void> {
+  const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
+  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now} where space_id = ${spaceId}`);
+}
