@@ -129,6 +129,27 @@ describe("space lifecycle", () => {
     expect(events.find((e) => e.type === "space.purged")).toMatchObject({ actor: null, payload: { spaceId: space.id } });
   });
 
+  it("purging a space also forgets its Git sync state and its import runs", async () => {
+    const space = await createSpace(harness, org);
+    const kept = await createSpace(harness, org);
+    const em = () => harness.content.orm.em.fork();
+    const now = new Date();
+    for (const spaceId of [space.id, kept.id]) {
+      await em().execute("insert into git_syncs (space_id, organization_id, url, ref, updated_at) values (?, ?, 'https://git.example.com/docs.git', 'main', ?)", [spaceId, org.organizationId, now]);
+      await em().execute(
+        "insert into import_runs (id, organization_id, space_id, source, url, status, created_by, created_at, updated_at) values (?, ?, ?, 'website', 'https://example.com/', 'completed', ?, ?, ?)",
+        [crypto.randomUUID(), org.organizationId, spaceId, org.owner.userId, now, now],
+      );
+    }
+    await remove(space.id);
+    harness.clock.advanceDays(8);
+    expect((await purge()).spaceIds).toContain(space.id);
+    const count = async (table: string, spaceId: string) =>
+      Number((await em().execute<{ count: string }[]>(`select count(*) as count from ${table} where space_id = ?`, [spaceId]))[0]!.count);
+    expect([await count("git_syncs", space.id), await count("import_runs", space.id)]).toEqual([0, 0]);
+    expect([await count("git_syncs", kept.id), await count("import_runs", kept.id)]).toEqual([1, 1]);
+  });
+
   it("lets only space admins delete and restore", async () => {
     const space = await createSpace(harness, org);
     const { caller } = await createMember(harness, org.organizationId, { role: "edit" });

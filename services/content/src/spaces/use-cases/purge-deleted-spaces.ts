@@ -1,6 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SPACE_RETENTION_MS, Space } from "../domain/space.js";
 import { deleteOrphanedBlobs, purgeSpaceContent } from "../../revisions/index.js";
+import { forgetGitSync } from "../../git/domain/git-sync.js";
+import { deleteSpaceImportRuns } from "../../import/domain/import-run.js";
 import { spacePurged, recordContentEvent } from "../../events.js";
 import type { SpaceDeps } from "../../deps.js";
 
@@ -8,7 +10,8 @@ const BATCH = 100;
 
 /**
  * Permanently removes the spaces deleted more than 7 days ago, with all their content, one space
- * per transaction (a failure leaves the others purged). Rows another replica is purging at the same
+ * per transaction (a failure leaves the others purged), with their branches, Git sync state and
+ * import runs. Rows another replica is purging at the same
  * moment are skipped. Emits `space.purged` for each. File bytes no other space shares are deleted
  * from the blob store once the transaction committed. Logs its figures when it purged anything
  * (the job and the admin call alike).
@@ -34,6 +37,8 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: SpaceDeps): Pr
         );
         if (!row) return undefined;
         const content = await purgeSpaceContent(tx, id);
+        await forgetGitSync(tx, id);
+        await deleteSpaceImportRuns(tx, id);
         await tx.nativeDelete(Space, { id });
         recordContentEvent(tx, deps, spacePurged, { organizationId: row.organization_id, actor: null, payload: { spaceId: id } });
         return content.orphanedBlobs;
