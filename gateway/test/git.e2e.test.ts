@@ -109,6 +109,30 @@ const currentRevision = async (spaceId: string): Promise<RestRevision> => {
 };
 
 describe("POST /v1/spaces/{spaceId}/git/import", () => {
+  it("runs one Git operation per space at a time: another import or export answers 409 meanwhile", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    const held = git.hold();
+    const first = importRepo(space.id, { url: git.url(name), ref: "main" });
+    try {
+      await held.reached;
+      for (const second of [await importRepo(space.id, { url: git.url(name), ref: "main" }), await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "x" })]) {
+        expect(second.status).toBe(409);
+        expect(second.body.error.message).toBe("a Git import or export of this space is running; try again when it has ended");
+      }
+      // Another space is not held up by it (its request waits at the server like every other, then completes).
+      const other = await createSpace(stack, org);
+      const elsewhere = importRepo(other.id, { url: git.url(name), ref: "main" });
+      held.release();
+      expect((await elsewhere).status).toBe(204);
+    } finally {
+      held.release();
+    }
+    expect((await first).status).toBe(204);
+    expect((await gitInfo(space.id)).body).toMatchObject({ operation: { state: "success", direction: "import" } });
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+  });
+
   it("imports a Git Sync layout: SUMMARY tree and group, README folders, front matter, assets and relative links", async () => {
     const name = newRepository(GITBOOK_LAYOUT);
     const head = git.git(git.createRepository(name), "rev-parse", "refs/heads/main");

@@ -25,6 +25,8 @@ export interface GitServer {
   git(cwd: string, ...args: string[]): string;
   /** Authorization headers the server received (to check credentials reached it). */
   authorizations: string[];
+  /** Holds every request from now on until `release()`; `reached` resolves when one is being held. */
+  hold(): { reached: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -38,7 +40,12 @@ export async function startGitServer(options: { auth?: { user: string; password:
   const authorizations: string[] = [];
   const expected = options.auth ? `Basic ${Buffer.from(`${options.auth.user}:${options.auth.password}`).toString("base64")}` : undefined;
 
-  const server: Server = createServer((request, response) => {
+  let held: { gate: Promise<void>; arrived: () => void } | undefined;
+  const server: Server = createServer(async (request, response) => {
+    if (held) {
+      held.arrived();
+      await held.gate;
+    }
     const url = new URL(request.url ?? "/", "http://git");
     if (request.headers.authorization) authorizations.push(request.headers.authorization);
     if (expected && request.headers.authorization !== expected) {
@@ -108,6 +115,20 @@ export async function startGitServer(options: { auth?: { user: string; password:
   return {
     origin,
     authorizations,
+    hold() {
+      let release!: () => void;
+      let arrived!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const reached = new Promise<void>((resolve) => (arrived = resolve));
+      held = { gate, arrived };
+      return {
+        reached,
+        release: () => {
+          held = undefined;
+          release();
+        },
+      };
+    },
     url: (name, credentials) =>
       credentials ? `${origin.replace("://", `://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@`)}/${name}.git` : `${origin}/${name}.git`,
     createRepository(name) {

@@ -74,10 +74,11 @@ export async function exportToGitRepository(em: EntityManager, input: ExportToGi
   const { space } = await requireSpaceAccess(em, deps, { caller, spaceId: request.spaceId, need: "edit" });
 
   const target: SyncTarget = { spaceId: space.id, organizationId: space.organizationId, url: displayUrl(request.remote), ref: request.ref, projectDirectory: request.directory };
+  const started = performance.now();
+  // Twice the git commands' limit: an operation running longer lost its process.
+  const operation = await startOperation(em, target, "export", deps.clock(), 2 * deps.limits.maxDurationMs);
   const sync = await findSync(em, space.id);
   const synced = sameRemote(sync, target) ? sync : null;
-  const started = performance.now();
-  const operation = await startOperation(em, target, "export", deps.clock());
   try {
     const { revisionId, layout } = await layoutOfSpace(em, deps, caller, space.id);
     const outcome = await withRemote(request, deps, async (workspace, network) => {

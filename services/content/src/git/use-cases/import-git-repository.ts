@@ -150,10 +150,11 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
   if (changeRequestId !== "") requireUnmerged(await requireBranch(em, space.id, changeRequestId), "ref.change_request_id");
 
   const target: SyncTarget = { spaceId: space.id, organizationId: space.organizationId, url: displayUrl(request.remote), ref: request.ref, projectDirectory: request.directory };
+  const started = performance.now();
+  // Twice the git commands' limit: an operation running longer lost its process.
+  const operation = await startOperation(em, target, "import", deps.clock(), 2 * deps.limits.maxDurationMs);
   const sync = await findSync(em, space.id);
   const synced = sameRemote(sync, target) ? sync : null;
-  const started = performance.now();
-  const operation = await startOperation(em, target, "import", deps.clock());
   try {
     const content = await fetchContent(request, deps);
     const commit: GitCommitValue = {

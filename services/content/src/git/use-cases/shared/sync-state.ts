@@ -21,15 +21,29 @@ export function sameRemote(sync: GitSync | null, target: SyncTarget): sync is Gi
   return !!sync && sync.url === target.url && sync.ref === target.ref && sync.projectDirectory === target.projectDirectory;
 }
 
-/** Records an operation that starts (creating the sync row, about this remote, on the first one). */
-export async function startOperation(em: EntityManager, target: SyncTarget, direction: GitDirection, now: Date): Promise<GitOperationValue> {
+/**
+ * Claims the space for one Git operation and records it as running (creating the sync row, about
+ * this remote, on the first one). Two imports or exports of one space never run at once: while one
+ * runs, another answers CONFLICT, unless the running one started more than `staleAfterMs` ago (its
+ * process died: every operation is killed well before). Read the sync state after claiming.
+ */
+export async function startOperation(
+  em: EntityManager,
+  target: SyncTarget,
+  direction: GitDirection,
+  now: Date,
+  staleAfterMs: number,
+): Promise<GitOperationValue> {
   const operation: GitOperationValue = { direction, state: "running", startedAt: now.toISOString() };
-  await execute(
+  const claimed = await execute(
     em,
     sql`insert into git_syncs (space_id, organization_id, url, ref, project_directory, operation, updated_at)
         values (${target.spaceId}, ${target.organizationId}, ${target.url}, ${target.ref}, ${target.projectDirectory}, ${JSON.stringify(operation)}::jsonb, ${now})
-        on conflict (space_id) do update set operation = excluded.operation, updated_at = excluded.updated_at`,
+        on conflict (space_id) do update set operation = excluded.operation, updated_at = excluded.updated_at
+        where git_syncs.operation is null or git_syncs.operation->>'state' <> 'running'
+           or (git_syncs.operation->>'startedAt')::timestamptz < ${new Date(now.getTime() - staleAfterMs)}`,
   );
+  if (claimed === 0) throw AppError.conflict("a Git import or export of this space is running; try again when it has ended");
   return operation;
 }
 
@@ -37,7 +51,7 @@ export async function startOperation(em: EntityManager, target: SyncTarget, dire
 export async function failOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, error: unknown, now: Date): Promise<void> {
   const message = error instanceof AppError && error.code !== "internal" ? error.message : "internal error";
   const failed: GitOperationValue = { ...operation, state: "failure", endedAt: now.toISOString(), error: message.slice(0, 1000) };
-  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(failed)}::jsonb, updated_at = ${now} where space_id = ${spaceId}`);
+  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(failed)}::jsonb, updated_at = ${now} where space_id = ${spaceId} and operation->>'startedAt' = ${operation.startedAt}`);
 }
 
 export interface SyncedState {
@@ -58,12 +72,12 @@ export async function completeSync(em: EntityManager, target: SyncTarget, operat
           commit_oid = ${state.commitOid}, commit_message = ${state.commitMessage}, commit_by_service = ${state.commitByService},
           revision_id = ${state.revisionId}, pages = ${JSON.stringify(state.pages)}::jsonb, files = ${JSON.stringify(state.files)}::jsonb,
           operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now}
-        where space_id = ${target.spaceId}`,
+        where space_id = ${target.spaceId} and operation->>'startedAt' = ${operation.startedAt}`,
   );
 }
 
 /** Records a successful operation that does not move the sync (an import into a change request). */
 export async function completeOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, now: Date): Promise<void> {
   const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
-  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now} where space_id = ${spaceId}`);
+  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now} where space_id = ${spaceId} and operation->>'startedAt' = ${operation.startedAt}`);
 }
