@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -41,11 +41,7 @@ export async function startGitServer(options: { auth?: { user: string; password:
   const expected = options.auth ? `Basic ${Buffer.from(`${options.auth.user}:${options.auth.password}`).toString("base64")}` : undefined;
 
   let held: { gate: Promise<void>; arrived: () => void } | undefined;
-  const server: Server = createServer(async (request, response) => {
-    if (held) {
-      held.arrived();
-      await held.gate;
-    }
+  const serve = (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://git");
     if (request.headers.authorization) authorizations.push(request.headers.authorization);
     if (expected && request.headers.authorization !== expected) {
@@ -104,6 +100,11 @@ export async function startGitServer(options: { auth?: { user: string; password:
       if (!headersSent) response.writeHead(500);
       response.end();
     });
+  };
+  const server: Server = createServer((request, response) => {
+    if (!held) return serve(request, response);
+    held.arrived();
+    void held.gate.then(() => serve(request, response));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
