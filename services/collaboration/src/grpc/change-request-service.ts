@@ -7,6 +7,7 @@ import { getChangeRequest } from "../use-cases/get-change-request.js";
 import { listChangeRequests } from "../use-cases/list-change-requests.js";
 import { mergeChangeRequest } from "../use-cases/merge-change-request.js";
 import { updateChangeRequest } from "../use-cases/update-change-request.js";
+import { updateChangeRequestContent } from "../use-cases/update-change-request-content.js";
 import { updateChangeRequestFromMain } from "../use-cases/update-change-request-from-main.js";
 import { changeRequestToProto, orderFromProto, statusFromProto } from "./mappers.js";
 
@@ -74,6 +75,20 @@ export function changeRequestServiceImplementation(em: () => EntityManager, deps
         deps,
       );
       return { revisionId: updated.revisionId, changeRequest: changeRequestToProto(updated.view) };
+    },
+
+    updateChangeRequestContent: async (request) => {
+      const updated = await updateChangeRequestContent(
+        em(),
+        { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId, changes: request.changes },
+        deps,
+      );
+      return {
+        changeRequest: changeRequestToProto(updated.view),
+        revisionId: updated.revisionId,
+        pages: updated.pages,
+        insertedFiles: updated.insertedFiles,
+      };
     },
   };
 }
