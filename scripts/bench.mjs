@@ -58,6 +58,10 @@ settings.merge = { pages: Math.floor(positiveInt("BENCH_MERGE_PAGES", 10_000, 20
 // Sizes the space can hold without touching a page twice (each size once, the largest twice).
 settings.merge.sizes = [1, 100, 1_000].filter((size) => size * 4 <= settings.merge.pages);
 if (settings.merge.pages === 0) delete settings.merge;
+// The authoring figures: BENCH_AUTHORING_BATCHES batches of 50 changes on a change request of a
+// BENCH_AUTHORING_PAGES-page space (0 pages skips them).
+settings.authoring = { pages: positiveInt("BENCH_AUTHORING_PAGES", 10_000, 20_000), batches: positiveInt("BENCH_AUTHORING_BATCHES", 50, 1000) || 50 };
+if (settings.authoring.pages === 0) delete settings.authoring;
 // Event lag: BENCH_LAG_COMMITS one-page commits timed to searchable while another organization's
 // BENCH_LAG_PAGES-page import is indexed (0 pages skips it).
 settings.eventLag = { pages: positiveInt("BENCH_LAG_PAGES", 10_000, 20_000), commits: positiveInt("BENCH_LAG_COMMITS", 20, 1000) || 20 };

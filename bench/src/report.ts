@@ -1,6 +1,7 @@
 import { formatContentReport, type ContentReport } from "./content-report.js";
 import { formatSearchReport, type SearchReport } from "./search-report.js";
 import { formatMergeReport, type MergeReport } from "./merge-report.js";
+import { formatAuthoringReport, type AuthoringReport } from "./authoring-report.js";
 import { formatEventLagReport, type EventLagReport } from "./event-lag.js";
 import { formatHostingReport, type HostingReport } from "./hosting-report.js";
 import type { LoadResult } from "./load.js";
@@ -37,6 +38,8 @@ export interface BenchmarkReport {
   search?: SearchReport;
   /** The change-request merge figures, when the stack runs content and collaboration. */
   merge?: MergeReport;
+  /** The change-request authoring figures (50-change batches), when the stack runs content and collaboration. */
+  authoring?: AuthoringReport;
   /** Event lag under a neighbour's bulk import, when the stack runs the content service. */
   eventLag?: EventLagReport;
 }
@@ -114,6 +117,7 @@ export function formatReport(report: BenchmarkReport): string {
   if (report.content) lines.push("", formatContentReport(report.content).trimEnd());
   if (report.search) lines.push("", formatSearchReport(report.search).trimEnd());
   if (report.merge) lines.push("", formatMergeReport(report.merge).trimEnd());
+  if (report.authoring) lines.push("", formatAuthoringReport(report.authoring).trimEnd());
   if (report.eventLag) lines.push("", formatEventLagReport(report.eventLag).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);

@@ -12,6 +12,8 @@ import { evaluateContentTargets, type ContentReport } from "./content-report.js"
 import { runSearchBenchmark, type SearchBenchmarkSettings } from "./search.js";
 import { runMergeBenchmark, type MergeBenchmarkSettings } from "./merge.js";
 import { evaluateMergeTargets, type MergeReport } from "./merge-report.js";
+import { runAuthoringBenchmark, type AuthoringBenchmarkSettings } from "./authoring.js";
+import { evaluateAuthoringTargets, type AuthoringReport } from "./authoring-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
 import { evaluateEventLagTargets, runEventLagBenchmark, type EventLagReport, type EventLagSettings } from "./event-lag.js";
 import { evaluateHostingTargets, type HostingMeasurement, type HostingName } from "./hosting-report.js";
@@ -51,6 +53,8 @@ export interface BenchmarkSettings {
   search?: SearchBenchmarkSettings;
   /** The merge benchmark's settings; absent to skip it. */
   merge?: MergeBenchmarkSettings;
+  /** The authoring benchmark's settings; absent to skip it. */
+  authoring?: AuthoringBenchmarkSettings;
   /** The event-lag figures' settings; absent to skip them. */
   eventLag?: EventLagSettings;
 }
@@ -274,6 +278,16 @@ export async function runBenchmark(
       merge = { settings: settings.merge, figures };
     }
 
+    let authoring: AuthoringReport | undefined;
+    if (stack.content && settings.authoring) {
+      const figures = await runAuthoringBenchmark(
+        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress },
+        settings.authoring,
+        log,
+      );
+      authoring = { settings: settings.authoring, figures };
+    }
+
     let eventLag: EventLagReport | undefined;
     if (stack.content && settings.eventLag) {
       const figures = await runEventLagBenchmark(
@@ -314,11 +328,13 @@ export async function runBenchmark(
         ...(content ? evaluateContentTargets(content.figures) : []),
         ...(search ? evaluateSearchTargets(search.figures) : []),
         ...(merge ? evaluateMergeTargets(merge.figures) : []),
+        ...(authoring ? evaluateAuthoringTargets(authoring.figures) : []),
         ...(eventLag ? evaluateEventLagTargets(eventLag.figures) : []),
       ],
       ...(content ? { content } : {}),
       ...(search ? { search } : {}),
       ...(merge ? { merge } : {}),
+      ...(authoring ? { authoring } : {}),
       ...(eventLag ? { eventLag } : {}),
     };
   } finally {
