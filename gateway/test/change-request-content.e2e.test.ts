@@ -72,10 +72,17 @@ const apply = (changeRequestId: string | number, changes: unknown[], options: { 
 
 const revisionOf = async (changeRequestId: string | number) => (await call(stack, "GET", crPath(changeRequestId), { token: org.owner.token })).body.revision as string;
 
-async function pageAt(contentPath: string, pageId: string): Promise<{ title: string; description?: string; hidden?: boolean; markdown: string; slug: string }> {
+interface ReadPage {
+  title: string;
+  description?: string;
+  hidden?: boolean;
+  markdown: string;
+  slug: string;
+}
+async function pageAt(contentPath: string, pageId: string): Promise<ReadPage> {
   const response = await call(stack, "GET", `${contentPath}/page/${pageId}?format=markdown`, { token: org.owner.token });
   expect(response.status).toBe(200);
-  return response.body;
+  return response.body as ReadPage;
 }
 
 interface TreePage {

@@ -1,5 +1,5 @@
 import { ChangeRequestOrder, ChangeRequestStatus } from "@imprint/proto/collaboration/v1/change_requests";
-import { AffectedPageKind, type AffectedPage, type ContentChange, type ContentPageFields } from "@imprint/proto/content/v1/editing";
+import { AffectedPageKind, type AffectedPage, type BranchContentChange, type ContentPageFields } from "@imprint/proto/content/v1/editing";
 import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
 import {
@@ -132,7 +132,7 @@ function markdownOf(document: z.output<typeof changeDocument>, index: number): s
   return document.markdown ?? "";
 }
 
-function toProtoChange(change: RestContentChange, index: number): ContentChange {
+function toProtoChange(change: RestContentChange, index: number): BranchContentChange {
   switch (change.operation) {
     case "insert_page":
       return {

@@ -1,4 +1,4 @@
-import type { AffectedPage, ContentChange } from "@imprint/proto/content/v1/editing";
+import type { AffectedPage, BranchContentChange } from "@imprint/proto/content/v1/editing";
 import type { File } from "@imprint/proto/content/v1/revisions";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
@@ -11,7 +11,7 @@ export interface UpdateChangeRequestContentInput {
   spaceId: string;
   changeRequestId: string;
   /** Content's changes, passed through: content validates and applies them. */
-  changes: ContentChange[];
+  changes: BranchContentChange[];
 }
 
 export interface ChangeRequestContentUpdate {

@@ -1,4 +1,4 @@
-import type { AffectedPage as ProtoAffectedPage, ContentChange as ProtoContentChange, ContentPageFields as ProtoPageFields } from "@imprint/proto/content/v1/editing";
+import type { AffectedPage as ProtoAffectedPage, BranchContentChange as ProtoContentChange, ContentPageFields as ProtoPageFields } from "@imprint/proto/content/v1/editing";
 import { AffectedPageKind } from "@imprint/proto/content/v1/editing";
 import { AppError } from "@imprint/runtime";
 import type { ContentChange, ContentPageFields, FileToInsert } from "../domain/authoring/changes.js";
