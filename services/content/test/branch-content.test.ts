@@ -69,7 +69,7 @@ describe("UpdateBranchContent", () => {
     const privateUrl = await failure(apply(changeRequestId, [{ insertFiles: { files: [{ ref: "", name: "x.png", contentType: "", url: "http://127.0.0.1:9/x.png" }] } }]));
     expect(privateUrl.code).toBe("invalid_argument");
     expect(privateUrl.message).toMatch(/changes\[0\]\.files\[0\]\.url: could not be fetched .*IMPRINT_ALLOW_PRIVATE_FETCH/);
-    const tooBig = await failure(apply(changeRequestId, [{ insertFiles: { files: [{ ref: "", name: "x.bin", contentType: "application/octet-stream", content: new Uint8Array(1024 * 1024 + 1) }] } }]));
+    const tooBig = await failure(apply(changeRequestId, [{ insertFiles: { files: [{ ref: "", name: "x.bin", contentType: "application/octet-stream", content: Buffer.alloc(1024 * 1024 + 1) }] } }]));
     expect(tooBig.message).toMatch(/changes\[0\]\.files\[0\]\.base64: must decode to at most 1 MiB/);
     const noFiles = await failure(apply(changeRequestId, [{ insertFiles: { files: [] } }]));
     expect(noFiles.message).toMatch(/changes\[0\]\.files: must hold 1 to 20 files/);
