@@ -295,7 +295,7 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     expect(landed("Beta")).toBe(b.status === 200 ? 10 : 0);
   });
 
-  it("is seen by the change request's links, then merged into the space where search finds it", async () => {
+  it("is seen by the change request's links and contributors, then merged into the space where search finds it", async () => {
     await seedMain();
     const cr = await createChangeRequest();
     const word = "zanzibarquokka";
@@ -311,6 +311,12 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     }, 10_000);
     expect(JSON.stringify(links.body.items)).toContain(pageId);
     expect(JSON.stringify(links.body.items)).toContain('"faq"');
+
+    // The editor who applied a batch is a contributor of the change request.
+    const editor = await createMember(stack, org, { role: "edit" });
+    expect((await apply(cr.id, [{ operation: "update_page", page: pageId, description: "Edited by a member" }], { token: editor.token })).status).toBe(200);
+    const contributed = await call(stack, "GET", `/v1/spaces/${spaceId}/change-requests?contributor=${editor.userId}`, { token: org.owner.token });
+    expect(contributed.body.items.map((item: { id: string }) => item.id)).toEqual([cr.id]);
 
     expect((await call(stack, "POST", crPath(cr.id, "/merge"), { token: org.owner.token })).status).toBe(200);
     expect((await pageAt(`/v1/spaces/${spaceId}/content`, pageId)).markdown).toContain("[the FAQ](/pages/faq)");
