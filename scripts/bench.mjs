@@ -62,6 +62,10 @@ if (settings.merge.pages === 0) delete settings.merge;
 // loopback (0 skips them; they need private fetches, allowed on this throw-away stack for them).
 settings.git = { pages: positiveInt("BENCH_GIT_PAGES", 1_000, 5_000) };
 if (settings.git.pages === 0) delete settings.git;
+// The authoring figures: BENCH_AUTHORING_BATCHES batches of 50 changes on a change request of a
+// BENCH_AUTHORING_PAGES-page space (0 pages skips them).
+settings.authoring = { pages: positiveInt("BENCH_AUTHORING_PAGES", 10_000, 20_000), batches: positiveInt("BENCH_AUTHORING_BATCHES", 50, 1000) || 50 };
+if (settings.authoring.pages === 0) delete settings.authoring;
 // Event lag: BENCH_LAG_COMMITS one-page commits timed to searchable while another organization's
 // BENCH_LAG_PAGES-page import is indexed (0 pages skips it).
 settings.eventLag = { pages: positiveInt("BENCH_LAG_PAGES", 10_000, 20_000), commits: positiveInt("BENCH_LAG_COMMITS", 20, 1000) || 20 };

@@ -2,6 +2,7 @@ import { formatContentReport, type ContentReport } from "./content-report.js";
 import { formatSearchReport, type SearchReport } from "./search-report.js";
 import { formatMergeReport, type MergeReport } from "./merge-report.js";
 import { formatGitReport, type GitReport } from "./git-report.js";
+import { formatAuthoringReport, type AuthoringReport } from "./authoring-report.js";
 import { formatEventLagReport, type EventLagReport } from "./event-lag.js";
 import { formatHostingReport, type HostingReport } from "./hosting-report.js";
 import type { LoadResult } from "./load.js";
@@ -40,6 +41,8 @@ export interface BenchmarkReport {
   merge?: MergeReport;
   /** The Git sync figures, when the stack runs content. */
   git?: GitReport;
+  /** The change-request authoring figures (50-change batches), when the stack runs content and collaboration. */
+  authoring?: AuthoringReport;
   /** Event lag under a neighbour's bulk import, when the stack runs the content service. */
   eventLag?: EventLagReport;
 }
@@ -118,6 +121,7 @@ export function formatReport(report: BenchmarkReport): string {
   if (report.search) lines.push("", formatSearchReport(report.search).trimEnd());
   if (report.merge) lines.push("", formatMergeReport(report.merge).trimEnd());
   if (report.git) lines.push("", formatGitReport(report.git).trimEnd());
+  if (report.authoring) lines.push("", formatAuthoringReport(report.authoring).trimEnd());
   if (report.eventLag) lines.push("", formatEventLagReport(report.eventLag).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);

@@ -14,6 +14,8 @@ import { runMergeBenchmark, type MergeBenchmarkSettings } from "./merge.js";
 import { evaluateMergeTargets, type MergeReport } from "./merge-report.js";
 import { runGitBenchmark, type GitBenchmarkSettings } from "./git.js";
 import { evaluateGitTargets, type GitReport } from "./git-report.js";
+import { runAuthoringBenchmark, type AuthoringBenchmarkSettings } from "./authoring.js";
+import { evaluateAuthoringTargets, type AuthoringReport } from "./authoring-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
 import { evaluateEventLagTargets, runEventLagBenchmark, type EventLagReport, type EventLagSettings } from "./event-lag.js";
 import { evaluateHostingTargets, type HostingMeasurement, type HostingName } from "./hosting-report.js";
@@ -55,6 +57,8 @@ export interface BenchmarkSettings {
   merge?: MergeBenchmarkSettings;
   /** The Git sync benchmark's settings (the stack must allow private fetches); absent to skip it. */
   git?: GitBenchmarkSettings;
+  /** The authoring benchmark's settings; absent to skip it. */
+  authoring?: AuthoringBenchmarkSettings;
   /** The event-lag figures' settings; absent to skip them. */
   eventLag?: EventLagSettings;
 }
@@ -283,6 +287,15 @@ export async function runBenchmark(
       const figures = await runGitBenchmark({ gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress }, settings.git, log);
       git = { settings: settings.git, figures };
     }
+    let authoring: AuthoringReport | undefined;
+    if (stack.content && settings.authoring) {
+      const figures = await runAuthoringBenchmark(
+        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress },
+        settings.authoring,
+        log,
+      );
+      authoring = { settings: settings.authoring, figures };
+    }
 
     let eventLag: EventLagReport | undefined;
     if (stack.content && settings.eventLag) {
@@ -325,12 +338,14 @@ export async function runBenchmark(
         ...(search ? evaluateSearchTargets(search.figures) : []),
         ...(merge ? evaluateMergeTargets(merge.figures) : []),
         ...(git ? evaluateGitTargets(git.figures) : []),
+        ...(authoring ? evaluateAuthoringTargets(authoring.figures) : []),
         ...(eventLag ? evaluateEventLagTargets(eventLag.figures) : []),
       ],
       ...(content ? { content } : {}),
       ...(search ? { search } : {}),
       ...(merge ? { merge } : {}),
       ...(git ? { git } : {}),
+      ...(authoring ? { authoring } : {}),
       ...(eventLag ? { eventLag } : {}),
     };
   } finally {

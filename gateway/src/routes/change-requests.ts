@@ -1,4 +1,6 @@
 import { ChangeRequestOrder, ChangeRequestStatus } from "@imprint/proto/collaboration/v1/change_requests";
+import { AffectedPageKind, type AffectedPage, type BranchContentChange, type ContentPageFields } from "@imprint/proto/content/v1/editing";
+import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
 import {
   CHANGE_REQUEST_STATUS_NAMES,
@@ -6,9 +8,11 @@ import {
   toProtoChangeRequestStatus,
   toRestChangeRequest,
 } from "../mappers/change-request.js";
+import { toRestFile } from "../mappers/file.js";
+import type { PublicUrls } from "../mappers/urls.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
-import { pathId } from "../validation.js";
+import { pathId, queryParam } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
 
 const spaceParams = z.object({ spaceId: pathId() });
@@ -58,6 +62,126 @@ export const updateChangeRequestBody = z.object({
     .optional(),
   links: z.unknown().optional(),
 });
+
+/**
+ * updateChangeRequestContent: the shape of GitBook's changes; their rules (1 to 50 changes, 1 to
+ * 20 files, sizes, refs, ids) are the content service's. A document is markdown (`{markdown}`) or
+ * empty (`{}`); GitBook's JSON document form is refused, and so is a non-empty adaptive-content
+ * `condition` (Imprint has no adaptive content).
+ */
+const pageFieldsShape = {
+  title: z.string().optional(),
+  slug: z.string().optional(),
+  emoji: z.string().optional(),
+  icon: z.string().optional(),
+  description: z.string().optional(),
+  hidden: z.boolean().optional(),
+  noIndex: z.boolean().optional(),
+  noRobotsIndex: z.boolean().optional(),
+  condition: z.literal("", { error: 'adaptive-content conditions are not supported (only "" to remove one)' }).optional(),
+};
+const changeDocument = z.strictObject({
+  markdown: z.string().optional(),
+  document: z.unknown().optional(),
+});
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+const fileToInsert = z
+  .strictObject({
+    ref: z.string().optional(),
+    name: z.string().min(1).max(256),
+    contentType: z.string().max(255).optional(),
+    url: z.string().max(2048).optional(),
+    base64: z.string().regex(BASE64, { error: "must be base64" }).optional(),
+  })
+  .refine((file) => (file.url === undefined) !== (file.base64 === undefined), { error: "set exactly one of url or base64" });
+const contentChange = z.discriminatedUnion("operation", [
+  z.strictObject({
+    operation: z.literal("insert_page"),
+    ...pageFieldsShape,
+    into: z.string().max(128).optional(),
+    at: z.number().int().optional(),
+    ref: z.string().optional(),
+    document: changeDocument,
+  }),
+  z.strictObject({
+    operation: z.literal("update_page"),
+    ...pageFieldsShape,
+    page: pathId(),
+    document: changeDocument.optional(),
+    into: z.string().max(128).nullable().optional(),
+    at: z.number().int().optional(),
+  }),
+  z.strictObject({ operation: z.literal("delete_page"), page: pathId() }),
+  z.strictObject({ operation: z.literal("revert_page"), page: pathId(), revision: pathId().optional(), block: z.array(z.string()).optional() }),
+  z.strictObject({ operation: z.literal("insert_files"), files: z.array(fileToInsert) }),
+]);
+export const updateChangeRequestContentBody = z.object({ changes: z.array(contentChange) });
+const updateChangeRequestContentQuery = z.object({ compat: queryParam.boolean().optional() });
+
+type RestContentChange = z.output<typeof contentChange>;
+
+function fieldsOf(change: z.output<z.ZodObject<typeof pageFieldsShape>>): ContentPageFields {
+  const { title, slug, emoji, icon, description, hidden, noIndex, noRobotsIndex } = change;
+  return { title, slug, emoji, icon, description, hidden, noIndex, noRobotsIndex };
+}
+
+function markdownOf(document: z.output<typeof changeDocument>, index: number): string {
+  if (document.document !== undefined) {
+    throw AppError.invalidArgument(`changes[${index}].document.document: JSON documents are not supported; send the page as {"markdown": "..."}`);
+  }
+  return document.markdown ?? "";
+}
+
+function toProtoChange(change: RestContentChange, index: number): BranchContentChange {
+  switch (change.operation) {
+    case "insert_page":
+      return {
+        insertPage: { fields: fieldsOf(change), intoPageId: change.into ?? "", at: change.at, ref: change.ref ?? "", markdown: markdownOf(change.document, index) },
+      };
+    case "update_page":
+      return {
+        updatePage: {
+          pageId: change.page,
+          fields: fieldsOf(change),
+          markdown: change.document ? markdownOf(change.document, index) : undefined,
+          moveInto: change.into !== undefined,
+          intoPageId: change.into ?? "",
+          at: change.at,
+        },
+      };
+    case "delete_page":
+      return { deletePage: { pageId: change.page } };
+    case "revert_page":
+      return { revertPage: { pageId: change.page, revisionId: change.revision ?? "", blocks: change.block ?? [] } };
+    case "insert_files":
+      return {
+        insertFiles: {
+          files: change.files.map((file) => ({
+            ref: file.ref ?? "",
+            name: file.name,
+            contentType: file.contentType ?? "",
+            ...(file.url !== undefined ? { url: file.url } : { content: Buffer.from(file.base64 ?? "", "base64") }),
+          })),
+        },
+      };
+  }
+}
+
+const AFFECTED_OBJECT = {
+  [AffectedPageKind.AFFECTED_PAGE_KIND_CREATED]: "created_page",
+  [AffectedPageKind.AFFECTED_PAGE_KIND_UPDATED]: "updated_page",
+  [AffectedPageKind.AFFECTED_PAGE_KIND_DELETED]: "deleted_page",
+} as const;
+
+/** GitBook's ChangeRequestContentUpdateChange; `urls.location` reads the page in the change request. */
+function toRestAffectedPage(page: AffectedPage, urls: PublicUrls, spaceId: string, changeRequestId: string): Record<string, unknown> {
+  const kind = page.kind as keyof typeof AFFECTED_OBJECT;
+  const object = AFFECTED_OBJECT[kind];
+  if (!object) throw new AppError("internal", `upstream answered an unknown affected page kind ${String(page.kind)}`);
+  if (object === "deleted_page") return { object, page: page.pageId };
+  const location = `${changeRequestLocation(urls, spaceId, changeRequestId)}/content/page/${encodeURIComponent(page.pageId)}`;
+  return { object, ...(object === "created_page" && page.ref !== "" ? { ref: page.ref } : {}), page: { object: "page", id: page.pageId, urls: { location } } };
+}
 
 /** RFC 7240: `Prefer` lists preferences separated by commas; only `return=minimal` changes the answer. */
 function prefersMinimal(header: string): boolean {
@@ -149,6 +273,25 @@ export function changeRequestRoutes({ upstreams, urls }: RouteDeps): Route[] {
       handler: async ({ params, principal }) => {
         const response = await changeRequests.mergeChangeRequest({ caller: principal.caller, ...params });
         return ok({ revision: response.revisionId, result: "merge" });
+      },
+    }),
+
+    // updateChangeRequestContent: a batch of content changes as one revision of the change request.
+    defineRoute({
+      method: "POST",
+      path: "/v1/spaces/:spaceId/change-requests/:changeRequestId/content",
+      params: changeRequestParams,
+      query: updateChangeRequestContentQuery,
+      body: updateChangeRequestContentBody,
+      handler: async ({ params, query, body, principal }) => {
+        const response = await changeRequests.updateChangeRequestContent({ caller: principal.caller, ...params, changes: body.changes.map(toProtoChange) });
+        const changeRequest = toRestChangeRequest(response.changeRequest, urls);
+        if (query.compat ?? true) return ok(changeRequest);
+        return ok({
+          changeRequest,
+          changes: response.pages.map((page) => toRestAffectedPage(page, urls, changeRequest.space, changeRequest.id)),
+          insertedFiles: response.insertedFiles.map(toRestFile),
+        });
       },
     }),
 

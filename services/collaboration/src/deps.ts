@@ -1,4 +1,5 @@
 import type { BranchServiceService } from "@imprint/proto/content/v1/branches";
+import type { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import type { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { IdentityServiceService } from "@imprint/proto/identity/v1";
@@ -13,6 +14,8 @@ export interface ContentClients {
   branches: PromiseClient<typeof BranchServiceService>;
   /** Pages comments point at. */
   revisions: PromiseClient<typeof RevisionServiceService>;
+  /** Content changes applied to a change request's branch. */
+  editing: PromiseClient<typeof EditingServiceService>;
 }
 
 /**

@@ -2,6 +2,7 @@ import { fileURLToPath } from "node:url";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
 import { BranchServiceService } from "@imprint/proto/content/v1/branches";
+import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
@@ -62,11 +63,13 @@ export async function startCollaborationService(config: CollaborationConfig, opt
       spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
       branches: createPromiseClient(BranchServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
       revisions: createPromiseClient(RevisionServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
+      // A batch may fetch up to 1,000 files from their URLs before it applies.
+      editing: createPromiseClient(EditingServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 120_000 }),
     },
     identity: createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 }),
   };
   const close = () => {
-    for (const client of [upstreams.content.spaces, upstreams.content.branches, upstreams.content.revisions, upstreams.identity]) client.close();
+    for (const client of [upstreams.content.spaces, upstreams.content.branches, upstreams.content.revisions, upstreams.content.editing, upstreams.identity]) client.close();
   };
   let running: RunningService;
   try {

@@ -61,6 +61,11 @@ export interface RevisionDeps extends UseCaseDeps {
   logger: Logger;
 }
 
+/** What the editing API needs: the revision store's deps and the fetch guard's policy (files uploaded from a URL). */
+export interface EditingDeps extends RevisionDeps {
+  fetchPolicy: SafeFetchPolicy;
+}
+
 /** What the links use cases need: the revision store's read dependencies and the links caches. */
 export interface LinkDeps extends RevisionDeps {
   links: LinkCaches;

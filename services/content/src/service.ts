@@ -81,7 +81,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
       const services: ServiceRegistration[] = [
         { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(content) },
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(content) },
-        ...revisionGrpcServices(content.orm, revision),
+        ...revisionGrpcServices(content.orm, revision, imports),
         ...importGrpcServices(content.orm, imports),
         ...gitGrpcServices(content.orm, gitDeps(content, revision)),
         ...openApiGrpcServices(content),

@@ -72,6 +72,12 @@ export class ChangeRequest extends ChangeRequestSchema.class {
     if (this.status === "merged") throw new AppError("failed_precondition", "Change request is merged and can no longer be updated");
   }
 
+  /** Its content takes changes while it is open or a draft: not once merged, not while archived. */
+  assertContentEditable(): void {
+    if (this.status === "merged") throw new AppError("failed_precondition", "Change request is merged: its content can no longer be changed (open a new change request)");
+    if (this.status === "archived") throw new AppError("failed_precondition", "Change request is archived: reopen it (status open or draft) before changing its content");
+  }
+
   /** A merged change request is final. */
   isMerged(): boolean {
     return this.status === "merged";

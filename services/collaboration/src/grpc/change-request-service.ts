@@ -8,6 +8,7 @@ import { listChangeRequests } from "../use-cases/list-change-requests.js";
 import { listOrganizationChangeRequests } from "../use-cases/list-organization-change-requests.js";
 import { mergeChangeRequest } from "../use-cases/merge-change-request.js";
 import { updateChangeRequest } from "../use-cases/update-change-request.js";
+import { updateChangeRequestContent } from "../use-cases/update-change-request-content.js";
 import { updateChangeRequestFromMain } from "../use-cases/update-change-request-from-main.js";
 import { changeRequestToProto, orderFromProto, statusesFromProto, statusFromProto } from "./mappers.js";
 
@@ -93,6 +94,19 @@ export function changeRequestServiceImplementation(em: () => EntityManager, deps
         deps,
       );
       return { changeRequests: page.items.map(changeRequestToProto), page: pageInfo(page) };
+    },
+    updateChangeRequestContent: async (request) => {
+      const updated = await updateChangeRequestContent(
+        em(),
+        { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId, changes: request.changes },
+        deps,
+      );
+      return {
+        changeRequest: changeRequestToProto(updated.view),
+        revisionId: updated.revisionId,
+        pages: updated.pages,
+        insertedFiles: updated.insertedFiles,
+      };
     },
   };
 }

@@ -7,7 +7,7 @@ import { BRANCH_SERVICE_NAME, branchServiceImplementation } from "./grpc/branch-
 import { EDITING_SERVICE_NAME, editingServiceImplementation } from "./grpc/editing-service.js";
 import { REVISION_SERVICE_NAME, revisionServiceImplementation } from "./grpc/revision-service.js";
 import { RevisionCaches } from "./domain/store/caches.js";
-import type { ContentDeps, RevisionDeps } from "../deps.js";
+import type { ContentDeps, EditingDeps, RevisionDeps } from "../deps.js";
 
 /**
  * The revision store: revisions and drafts of a space's content (pages, files, reusable contents,
@@ -40,11 +40,14 @@ export function revisionDeps(deps: ContentDeps, caches: RevisionCaches = new Rev
   };
 }
 
-/** The gRPC services of the revision store (RevisionService for reads, EditingService for edits). */
-export function revisionGrpcServices(orm: MikroORM, revision: RevisionDeps): ServiceRegistration[] {
+/**
+ * The gRPC services of the revision store (RevisionService for reads, EditingService for edits;
+ * the editing API also fetches files from URLs through the fetch guard, hence `editing`).
+ */
+export function revisionGrpcServices(orm: MikroORM, revision: RevisionDeps, editing: EditingDeps): ServiceRegistration[] {
   return [
     { name: REVISION_SERVICE_NAME, definition: RevisionServiceService, implementation: revisionServiceImplementation(orm, revision) },
-    { name: EDITING_SERVICE_NAME, definition: EditingServiceService, implementation: editingServiceImplementation(orm, revision) },
+    { name: EDITING_SERVICE_NAME, definition: EditingServiceService, implementation: editingServiceImplementation(orm, editing) },
   ] as ServiceRegistration[];
 }
 

@@ -17,8 +17,10 @@ import { setReusableContent } from "../use-cases/set-reusable-content.js";
 import { setVariables } from "../use-cases/set-variables.js";
 import { updatePage } from "../use-cases/update-page.js";
 import { uploadFile } from "../use-cases/upload-file.js";
+import { updateBranchContent } from "../use-cases/update-branch-content.js";
+import { affectedPageToProto, contentChangeFrom } from "./content-change-mappers.js";
 import { draftToProto, fileToProto, pageToProto, reusableToProto } from "./mappers.js";
-import type { RevisionDeps } from "../../deps.js";
+import type { EditingDeps } from "../../deps.js";
 
 export const EDITING_SERVICE_NAME = "imprint.content.v1.EditingService";
 
@@ -34,7 +36,7 @@ function operationFrom(operation: ProtoPageOperation, index: number): PageOperat
 }
 
 /** Thin transport over the editing use cases: validation of the request's shape, one use case, mapping. */
-export function editingServiceImplementation(orm: MikroORM, deps: RevisionDeps): AsyncImplementation<typeof EditingServiceService> {
+export function editingServiceImplementation(orm: MikroORM, deps: EditingDeps): AsyncImplementation<typeof EditingServiceService> {
   const em = () => forkEm(orm);
   const pageMapping = { metadata: false };
 
@@ -134,5 +136,15 @@ export function editingServiceImplementation(orm: MikroORM, deps: RevisionDeps):
         },
         deps,
       ),
+
+    updateBranchContent: async (request) => {
+      const changes = request.changes.map(contentChangeFrom);
+      const update = await updateBranchContent(em(), { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId, changes }, deps);
+      return {
+        revisionId: update.revisionId,
+        pages: update.pages.map(affectedPageToProto),
+        insertedFiles: update.insertedFiles.map((file) => fileToProto(file, deps.signer, deps.clock(), false)),
+      };
+    },
   };
 }

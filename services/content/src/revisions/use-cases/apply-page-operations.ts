@@ -1,16 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import type { NewPage, PageMove, PagePatch } from "../domain/editing/draft-editor.js";
+import type { PageOperation } from "../domain/editing/draft-editor.js";
 import type { EditedPage } from "./create-page.js";
 import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
-export type PageOperation =
-  | { kind: "create"; page: NewPage }
-  | { kind: "update"; patch: PagePatch }
-  | { kind: "move"; move: PageMove }
-  | { kind: "delete"; pageId: string };
+export type { PageOperation };
 
 export const MAX_OPERATIONS = 20_000;
 
@@ -30,7 +26,7 @@ export async function applyPageOperations(
   return editDraft(em, deps, input, async (editor) => {
     const edited: (EditedPage["page"] | { deletedPageId: string; deletedPages: number })[] = [];
     for (const [index, operation] of input.operations.entries()) {
-      const field = (name: string) => `operations[${index}].${operation.kind}.${name}`;
+      const field = operation.field ?? ((name: string) => `operations[${index}].${operation.kind}.${name}`);
       switch (operation.kind) {
         case "create":
           edited.push(await editor.createPage(operation.page, field));

@@ -24,6 +24,8 @@ import type { StoreSession } from "../store/session.js";
 export interface PositionInput {
   before?: string;
   after?: string;
+  /** Zero-based index among the siblings (past the end: last); instead of before/after. */
+  index?: number;
 }
 
 /** A validated new page (see page-input.ts). */
@@ -74,6 +76,14 @@ export interface PageMove {
   parentId: string | null;
   position: PositionInput;
 }
+
+/** One page operation of a batch (applyPageOperations); `field` names its fields in error messages. */
+export type PageOperation = (
+  | { kind: "create"; page: NewPage }
+  | { kind: "update"; patch: PagePatch }
+  | { kind: "move"; move: PageMove }
+  | { kind: "delete"; pageId: string }
+) & { field?: FieldName };
 
 interface Child {
   position: string;
@@ -197,6 +207,10 @@ export class DraftEditor {
     const siblings = ignoring === undefined ? all : all.filter((child) => child.pageId !== ignoring);
     if (position.before !== undefined && position.after !== undefined) {
       throw AppError.invalidArgument(`${field("position")}: give before_page_id or after_page_id, not both`);
+    }
+    if (position.index !== undefined) {
+      const index = Math.min(position.index, siblings.length);
+      return generateKeyBetween(siblings[index - 1]?.position ?? null, siblings[index]?.position ?? null);
     }
     const anchorId = position.before ?? position.after;
     if (anchorId === undefined) return generateKeyBetween(siblings[siblings.length - 1]?.position ?? null, null);
