@@ -101,8 +101,11 @@ async function runLauncher() {
   let shuttingDown = false;
   const shutdown = async (code) => {
     if (shuttingDown) {
-      // A second Ctrl-C: stop waiting for graceful exits.
+      // A second Ctrl-C: stop waiting for the services' graceful exits, but still stop NATS and
+      // PostgreSQL (each takes a moment): left running, they would hold the data directory and
+      // its ports, and the next start would fail.
       for (const p of stack?.processes ?? []) p.kill();
+      await stack?.infra.stop().catch((error) => fail(`stop failed: ${error.message}`));
       process.exit(1);
     }
     shuttingDown = true;

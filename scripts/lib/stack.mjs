@@ -172,13 +172,13 @@ export async function startInfrastructure({ dataDir, persistent, natsUrl, databa
   const infra = await infrastructureModule();
   const { ensureDatabaseExists } = await runtimeModule("index.js");
   const started = { postgres: null, nats: null };
-  const stop = async () => {
-    const nats = started.nats;
-    const postgres = started.postgres;
-    started.nats = started.postgres = null;
-    await nats?.stop();
-    await postgres?.stop();
-  };
+  // One stop, however many callers (an orderly stop and a second Ctrl-C): each waits for the same end.
+  let stopped = null;
+  const stop = () =>
+    (stopped ??= (async () => {
+      await started.nats?.stop();
+      await started.postgres?.stop();
+    })());
   try {
     const urls = {};
     const needsEmbedded = SERVICES.some((service) => !databaseUrls[service.name]);
