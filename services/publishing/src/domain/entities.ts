@@ -1,0 +1,6 @@
+import { ShareLink } from "./share-link.js";
+import { Site } from "./site.js";
+import { SiteSpace } from "./site-space.js";
+
+/** Every entity of the publishing database, for the ORM (the runtime adds its own tables). */
+export const publishingEntities = [Site, SiteSpace, ShareLink];

@@ -1,0 +1,180 @@
+import type { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
+import type { UseCaseDeps } from "../deps.js";
+import { addSiteSpace } from "../use-cases/add-site-space.js";
+import { createShareLink } from "../use-cases/create-share-link.js";
+import { createSite } from "../use-cases/create-site.js";
+import { deleteShareLink } from "../use-cases/delete-share-link.js";
+import { deleteSite } from "../use-cases/delete-site.js";
+import { deleteSiteSpace } from "../use-cases/delete-site-space.js";
+import { getSite } from "../use-cases/get-site.js";
+import { listShareLinks } from "../use-cases/list-share-links.js";
+import { listSiteSpaces } from "../use-cases/list-site-spaces.js";
+import { listSites } from "../use-cases/list-sites.js";
+import { moveSiteSpace } from "../use-cases/move-site-space.js";
+import { publishSite } from "../use-cases/publish-site.js";
+import { unpublishSite } from "../use-cases/unpublish-site.js";
+import { updateShareLink } from "../use-cases/update-share-link.js";
+import { updateSite } from "../use-cases/update-site.js";
+import { updateSiteSpace } from "../use-cases/update-site-space.js";
+import { shareLinkToProto, siteSpaceToProto, siteToProto } from "./mappers.js";
+
+export const SITE_SERVICE_NAME = "imprint.publishing.v1.SiteService";
+
+/** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
+export function siteServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof SiteServiceService> {
+  return {
+    listSites: async (request) => {
+      const page = await listSites(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          spaceId: request.spaceId,
+          title: request.title,
+          published: request.published,
+          types: request.types,
+          page: pageRequest(request.page),
+        },
+        deps,
+      );
+      return { sites: page.items.map(siteToProto), page: pageInfo(page) };
+    },
+
+    createSite: async (request) => {
+      const view = await createSite(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, type: request.type, title: request.title, visibility: request.visibility, spaceIds: request.spaceIds },
+        deps,
+      );
+      return { site: siteToProto(view) };
+    },
+
+    getSite: async (request) => {
+      const view = await getSite(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { site: siteToProto(view) };
+    },
+
+    updateSite: async (request) => {
+      const view = await updateSite(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          title: request.title,
+          visibility: request.visibility,
+          basename: request.basename,
+          adaptiveContentEnabled: request.adaptiveContentEnabled,
+          agentsContext: request.agentsContext,
+          defaultSiteSpaceId: request.defaultSiteSpaceId,
+          defaultSiteSectionId: request.defaultSiteSectionId,
+          proxy: request.proxy,
+          hostname: request.hostname,
+        },
+        deps,
+      );
+      return { site: siteToProto(view) };
+    },
+
+    deleteSite: async (request) => {
+      await deleteSite(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return {};
+    },
+
+    publishSite: async (request) => {
+      const view = await publishSite(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { site: siteToProto(view) };
+    },
+
+    unpublishSite: async (request) => {
+      const view = await unpublishSite(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { site: siteToProto(view) };
+    },
+
+    listSiteSpaces: async (request) => {
+      const page = await listSiteSpaces(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, isDefault: request.default, page: pageRequest(request.page) },
+        deps,
+      );
+      return { siteSpaces: page.items.map(siteSpaceToProto), page: pageInfo(page) };
+    },
+
+    addSiteSpace: async (request) => {
+      const view = await addSiteSpace(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, spaceId: request.spaceId, sectionId: request.sectionId },
+        deps,
+      );
+      return { siteSpace: siteSpaceToProto(view) };
+    },
+
+    updateSiteSpace: async (request) => {
+      const view = await updateSiteSpace(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          siteSpaceId: request.siteSpaceId,
+          path: request.path,
+          condition: request.condition,
+          spaceId: request.spaceId,
+        },
+        deps,
+      );
+      return { siteSpace: siteSpaceToProto(view) };
+    },
+
+    deleteSiteSpace: async (request) => {
+      await deleteSiteSpace(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, siteSpaceId: request.siteSpaceId }, deps);
+      return {};
+    },
+
+    moveSiteSpace: async (request) => {
+      const view = await moveSiteSpace(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          siteSpaceId: request.siteSpaceId,
+          before: request.beforeSiteSpaceId,
+          after: request.afterSiteSpaceId,
+        },
+        deps,
+      );
+      return { siteSpace: siteSpaceToProto(view) };
+    },
+
+    listShareLinks: async (request) => {
+      const page = await listShareLinks(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, search: request.search, page: pageRequest(request.page) },
+        deps,
+      );
+      return { shareLinks: page.items.map(shareLinkToProto), page: pageInfo(page) };
+    },
+
+    createShareLink: async (request) => {
+      const view = await createShareLink(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, name: request.name }, deps);
+      return { shareLink: shareLinkToProto(view) };
+    },
+
+    updateShareLink: async (request) => {
+      const view = await updateShareLink(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareLinkId: request.shareLinkId, name: request.name, active: request.active },
+        deps,
+      );
+      return { shareLink: shareLinkToProto(view) };
+    },
+
+    deleteShareLink: async (request) => {
+      await deleteShareLink(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareLinkId: request.shareLinkId }, deps);
+      return {};
+    },
+  };
+}

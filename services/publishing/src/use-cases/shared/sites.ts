@@ -1,0 +1,94 @@
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import type { Space } from "@imprint/proto/content/v1/spaces";
+import { AppError } from "@imprint/runtime";
+import { Site } from "../../domain/site.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { callerMessage, isId, type OrganizationAccess } from "./access.js";
+
+/** What the caller may do on a site (GitBook's SitePermissions): members view, admins do everything. */
+export interface SitePermissions {
+  view: boolean;
+  access: boolean;
+  edit: boolean;
+  create: boolean;
+  admin: boolean;
+  installIntegration: boolean;
+  viewAdaptiveSchema: boolean;
+  editAdaptiveSchema: boolean;
+}
+
+export interface SiteView {
+  site: Site;
+  siteSpaces: number;
+  permissions: SitePermissions;
+}
+
+export function sitePermissions(access: OrganizationAccess): SitePermissions {
+  const admin = access.admin;
+  return { view: true, access: true, edit: admin, create: admin, admin, installIntegration: admin, viewAdaptiveSchema: true, editAdaptiveSchema: admin };
+}
+
+/** A site of the organization; another organization's (or none) is "Site not found". */
+export async function findSite(em: EntityManager, access: OrganizationAccess, siteId: string, options: { lock?: boolean } = {}): Promise<Site> {
+  const site = isId(siteId)
+    ? await em.findOne(Site, { id: siteId, organizationId: access.organizationId }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    : null;
+  if (!site) throw AppError.notFound("Site");
+  return site;
+}
+
+/** Sites as the caller sees them, with their site-space counts (one query for the page). */
+export async function siteViews(em: EntityManager, access: OrganizationAccess, sites: Site[]): Promise<SiteView[]> {
+  const counts = new Map<string, number>();
+  if (sites.length > 0) {
+    const rows = await em.execute<{ site_id: string; count: string }[]>(
+      `select site_id, count(*) as count from site_spaces where site_id = any(?::uuid[]) group by site_id`,
+      // One array parameter (ids are uuids: nothing to escape in the literal).
+      [`{${sites.map((site) => site.id).join(",")}}`],
+    );
+    for (const row of rows) counts.set(row.site_id, Number(row.count));
+  }
+  const permissions = sitePermissions(access);
+  return sites.map((site) => ({ site, siteSpaces: counts.get(site.id) ?? 0, permissions }));
+}
+
+export async function siteView(em: EntityManager, access: OrganizationAccess, site: Site): Promise<SiteView> {
+  const [view] = await siteViews(em, access, [site]);
+  return view!;
+}
+
+/**
+ * A space a site may publish: one of the site's organization that the caller can read (content
+ * decides). Anything else is refused naming the field: it is a reference in the request body.
+ */
+export async function requirePublishableSpace(deps: Pick<UseCaseDeps, "spaces">, access: OrganizationAccess, spaceId: string, field: string): Promise<Space> {
+  if (!isId(spaceId)) throw AppError.invalidArgument(`${field}: must be the id of a space of this organization`);
+  let space: Space | undefined;
+  try {
+    space = (await deps.spaces.getSpace({ caller: callerMessage(access.caller), spaceId, shareKey: "" })).space;
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found") space = undefined;
+    else throw error;
+  }
+  if (!space || space.organizationId !== access.organizationId || !space.permissions?.view || space.deletedAt) {
+    throw AppError.invalidArgument(`${field}: no space ${spaceId} in this organization`);
+  }
+  return space;
+}
+
+/** A path for a new site-space of the site: the space's title as a slug, made unique with -2, -3, … */
+export async function freePath(em: EntityManager, siteId: string, base: string): Promise<string> {
+  const taken = new Set((await em.find(SiteSpace, { siteId, path: { $like: `${base.replace(/[\\%_]/g, "\\$&")}%` } }, { fields: ["path"] })).map((s) => s.path));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n += 1) {
+    const candidate = `${base}-${n}`;
+    if (!taken.has(candidate)) return candidate;
+  }
+}
+
+/** The next position at the end of the site. */
+export async function nextPosition(em: EntityManager, siteId: string): Promise<number> {
+  const [row] = await em.execute<{ next: number | null }[]>(`select coalesce(max(position) + 1, 0) as next from site_spaces where site_id = ?`, [siteId]);
+  return Number(row?.next ?? 0);
+}
