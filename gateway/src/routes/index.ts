@@ -15,6 +15,7 @@ import { memberRoutes } from "./members.js";
 import { openApiRoutes } from "./openapi.js";
 import { organizationRoutes } from "./organizations.js";
 import { searchRoutes } from "./search.js";
+import { siteRoutes } from "./sites.js";
 import { spaceRoutes } from "./spaces.js";
 import { translationRoutes } from "./translations.js";
 import { userRoutes } from "./users.js";
@@ -52,6 +53,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...changeRequestRoutes(deps),
       ...commentRoutes(deps),
       ...exportRoutes(deps),
+      ...siteRoutes(deps),
     ],
   };
 }

@@ -1,0 +1,309 @@
+import { z } from "zod";
+import { siteLocation, toRestShareLink, toRestSite, toRestSiteSpace } from "../mappers/site.js";
+import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
+import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { pathId, queryParam } from "../validation.js";
+import type { RouteDeps } from "./deps.js";
+
+// Limits, patterns and enumerations (titles, basenames, hostnames, proxies, paths, conditions,
+// names, types, visibilities) are the publishing service's; the gateway checks shapes only.
+const siteParams = z.object({ organizationId: pathId(), siteId: pathId() });
+const siteSpaceParams = siteParams.extend({ siteSpaceId: pathId() });
+const shareLinkParams = siteParams.extend({ shareLinkId: pathId() });
+
+/** `type` may repeat (`type=basic&type=premium`); a comma-separated value is read too. */
+const typesParam = z
+  .union([z.string(), z.array(z.string())])
+  .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((entry) => entry.split(",")).map((type) => type.trim()).filter((type) => type !== ""))
+  .pipe(z.array(z.string().max(64)).max(16));
+
+export const listSitesQuery = z.object({
+  ...pageQueryShape,
+  space: pathId().optional(),
+  title: queryParam.string(128).optional(),
+  published: queryParam.boolean().optional(),
+  type: typesParam.optional(),
+});
+
+/** createSite: every field optional; `spaces` are ids (creating a new space for the site is not supported). */
+export const createSiteBody = z
+  .object({ type: z.string().optional(), title: z.string().optional(), visibility: z.string().optional(), spaces: z.array(pathId()).optional() })
+  .optional();
+
+/** updateSiteById: `proxy` and `hostname` null remove them; `defaultLevel` is always `inherit`. */
+export const updateSiteBody = z.object({
+  title: z.string().optional(),
+  visibility: z.string().optional(),
+  basename: z.string().optional(),
+  adaptiveContent: z.object({ enabled: z.boolean() }).optional(),
+  agentsContext: z.string().optional(),
+  defaultSiteSpace: pathId().optional(),
+  defaultSiteSection: pathId().optional(),
+  proxy: z.string().nullable().optional(),
+  hostname: z.string().nullable().optional(),
+  defaultLevel: z.literal("inherit", { error: "sites always inherit the organization's default level: only inherit is accepted" }).optional(),
+});
+
+export function toUpdateSiteFields(body: z.output<typeof updateSiteBody>) {
+  return {
+    title: body.title,
+    visibility: body.visibility,
+    basename: body.basename,
+    adaptiveContentEnabled: body.adaptiveContent?.enabled,
+    agentsContext: body.agentsContext,
+    defaultSiteSpaceId: body.defaultSiteSpace,
+    defaultSiteSectionId: body.defaultSiteSection,
+    proxy: body.proxy === null ? "" : body.proxy,
+    hostname: body.hostname === null ? "" : body.hostname,
+  };
+}
+
+const listSiteSpacesQuery = z.object({ ...pageQueryShape, shareKey: queryParam.string(128).optional(), default: queryParam.boolean().optional() });
+
+/** addSpaceToSite: an existing space (`null`, a new space, is not supported); draft site-spaces and custom home pages are not either. */
+export const addSiteSpaceBody = z.object({
+  spaceId: pathId(),
+  sectionId: pathId().optional(),
+  draft: z.literal(false, { error: "draft site-spaces are not supported yet" }).optional(),
+  pageId: z.null({ error: "custom home pages are not supported yet" }).optional(),
+});
+
+/** updateSiteSpaceById: `condition` null removes it. */
+export const updateSiteSpaceBody = z.object({
+  path: z.string().optional(),
+  condition: z.string().nullable().optional(),
+  spaceId: pathId().optional(),
+  draft: z.literal(false, { error: "draft site-spaces are not supported yet" }).optional(),
+  hidden: z.literal(false, { error: "hidden site-spaces are not supported yet" }).optional(),
+  pageId: z.null({ error: "custom home pages are not supported yet" }).optional(),
+});
+
+const siteSpacePointer = z.object({ type: z.literal("site-space"), siteSpace: pathId() });
+/** moveSiteSpace: no position moves it to the end. */
+export const moveSiteSpaceBody = z.object({ position: z.object({ before: siteSpacePointer.optional(), after: siteSpacePointer.optional() }).optional() }).optional();
+
+const listShareLinksQuery = z.object({ ...pageQueryShape, search: queryParam.string(128).optional() });
+export const createShareLinkBody = z.object({ name: z.string() });
+export const updateShareLinkBody = z
+  .object({ active: z.boolean().optional(), name: z.string().optional() })
+  .refine((body) => body.active !== undefined || body.name !== undefined, { error: "must contain active or name" });
+
+export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
+  const sites = upstreams.publishing;
+  return [
+    // listSites
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites",
+      params: z.object({ organizationId: pathId() }),
+      query: listSitesQuery,
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await sites.listSites({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          page: toPageRequest(query, cursors),
+          spaceId: query.space ?? "",
+          title: query.title ?? "",
+          published: query.published,
+          types: query.type ?? [],
+        });
+        return ok(toPagedList(response.sites.map((site) => toRestSite(site, urls)), response.page, cursors));
+      },
+    }),
+
+    // createSite
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites",
+      params: z.object({ organizationId: pathId() }),
+      body: createSiteBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.createSite({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          type: body?.type ?? "",
+          title: body?.title ?? "",
+          visibility: body?.visibility ?? "",
+          spaceIds: body?.spaces ?? [],
+        });
+        const site = toRestSite(response.site, urls);
+        return created(site, siteLocation(urls, params.organizationId, site.id));
+      },
+    }),
+
+    // getSiteById
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId",
+      params: siteParams,
+      handler: async ({ params, principal }) => {
+        const response = await sites.getSite({ caller: principal.caller, ...params });
+        return ok(toRestSite(response.site, urls));
+      },
+    }),
+
+    // updateSiteById
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/sites/:siteId",
+      params: siteParams,
+      body: updateSiteBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.updateSite({ caller: principal.caller, ...params, ...toUpdateSiteFields(body) });
+        return ok(toRestSite(response.site, urls));
+      },
+    }),
+
+    // deleteSiteById: 204 whether or not it existed.
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/sites/:siteId",
+      params: siteParams,
+      handler: async ({ params, principal }) => {
+        await sites.deleteSite({ caller: principal.caller, ...params });
+        return noContent();
+      },
+    }),
+
+    // publishSite
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/publish",
+      params: siteParams,
+      handler: async ({ params, principal }) => {
+        const response = await sites.publishSite({ caller: principal.caller, ...params });
+        return ok(toRestSite(response.site, urls));
+      },
+    }),
+
+    // unpublishSite
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/unpublish",
+      params: siteParams,
+      handler: async ({ params, principal }) => {
+        const response = await sites.unpublishSite({ caller: principal.caller, ...params });
+        return ok(toRestSite(response.site, urls));
+      },
+    }),
+
+    // listSiteSpaces: with shareKey, published URLs go through that share link.
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces",
+      params: siteParams,
+      query: listSiteSpacesQuery,
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await sites.listSiteSpaces({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), default: query.default });
+        return ok(toPagedList(response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls, query.shareKey)), response.page, cursors));
+      },
+    }),
+
+    // addSpaceToSite
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces",
+      params: siteParams,
+      body: addSiteSpaceBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.addSiteSpace({ caller: principal.caller, ...params, spaceId: body.spaceId, sectionId: body.sectionId ?? "" });
+        const siteSpace = toRestSiteSpace(response.siteSpace, urls);
+        return created(siteSpace, `${siteLocation(urls, params.organizationId, params.siteId)}/site-spaces/${encodeURIComponent(siteSpace.id)}`);
+      },
+    }),
+
+    // updateSiteSpaceById
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId",
+      params: siteSpaceParams,
+      body: updateSiteSpaceBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.updateSiteSpace({
+          caller: principal.caller,
+          ...params,
+          path: body.path,
+          condition: body.condition === null ? "" : body.condition,
+          spaceId: body.spaceId,
+        });
+        return ok(toRestSiteSpace(response.siteSpace, urls));
+      },
+    }),
+
+    // deleteSiteSpaceById: 204 whether or not it existed.
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId",
+      params: siteSpaceParams,
+      handler: async ({ params, principal }) => {
+        await sites.deleteSiteSpace({ caller: principal.caller, ...params });
+        return noContent();
+      },
+    }),
+
+    // moveSiteSpace (deprecated in GitBook, still served)
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/move",
+      params: siteSpaceParams,
+      body: moveSiteSpaceBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.moveSiteSpace({
+          caller: principal.caller,
+          ...params,
+          beforeSiteSpaceId: body?.position?.before?.siteSpace ?? "",
+          afterSiteSpaceId: body?.position?.after?.siteSpace ?? "",
+        });
+        return ok(toRestSiteSpace(response.siteSpace, urls));
+      },
+    }),
+
+    // listSiteShareLinks
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/share-links",
+      params: siteParams,
+      query: listShareLinksQuery,
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await sites.listShareLinks({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), search: query.search ?? "" });
+        return ok(toPagedList(response.shareLinks.map((link) => toRestShareLink(link, urls)), response.page, cursors));
+      },
+    }),
+
+    // createSiteShareLink
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/share-links",
+      params: siteParams,
+      body: createShareLinkBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.createShareLink({ caller: principal.caller, ...params, name: body.name });
+        const link = toRestShareLink(response.shareLink, urls);
+        return created(link, `${siteLocation(urls, params.organizationId, params.siteId)}/share-links/${encodeURIComponent(link.id)}`);
+      },
+    }),
+
+    // updateSiteShareLinkById
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId",
+      params: shareLinkParams,
+      body: updateShareLinkBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.updateShareLink({ caller: principal.caller, ...params, name: body.name, active: body.active });
+        return ok(toRestShareLink(response.shareLink, urls));
+      },
+    }),
+
+    // deleteSiteShareLinkById: 204 whether or not it existed.
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId",
+      params: shareLinkParams,
+      handler: async ({ params, principal }) => {
+        await sites.deleteShareLink({ caller: principal.caller, ...params });
+        return noContent();
+      },
+    }),
+  ];
+}

@@ -1,0 +1,254 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
+import { call } from "./support/http.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+let stack: TestStack;
+let org: TestOrganization;
+let other: TestOrganization;
+let editor: TestUser;
+
+beforeAll(async () => {
+  stack = await startStack();
+  org = await createOrganization(stack);
+  other = await createOrganization(stack);
+  editor = await createMember(stack, org, { role: "edit" });
+});
+afterAll(() => stack?.stop());
+
+const sitesPath = (organizationId = org.organizationId) => `/v1/orgs/${organizationId}/sites`;
+// GitBook's client types its enums; the values are the strings themselves.
+const e = <T>(value: string) => value as T;
+
+async function newSite(title = "Docs", spaces: string[] = []) {
+  return (await org.owner.api.orgs.createSite(org.organizationId, { title, spaces })).data;
+}
+
+describe("sites", () => {
+  it("creates (201 + Location), gets, lists and deletes sites with GitBook's client", async () => {
+    const space = await createSpace(stack, org, { title: "User Guide" });
+    const response = await call(stack, "POST", sitesPath(), { token: org.owner.token, json: { title: "Handbook", spaces: [space.id] } });
+    expect(response.status).toBe(201);
+    const site = response.body;
+    expect(response.headers.get("location")).toBe(`${stack.baseUrl}${sitesPath()}/${site.id}`);
+    expect(site).toMatchObject({
+      object: "site",
+      type: "basic",
+      appliedType: "basic",
+      title: "Handbook",
+      visibility: "public",
+      published: false,
+      siteSpaces: 1,
+      defaultLevel: "inherit",
+      adaptiveContent: { enabled: false },
+      features: [],
+      permissions: { view: true, admin: true },
+      urls: { location: `${stack.baseUrl}${sitesPath()}/${site.id}` },
+    });
+    expect(site.urls.published).toBeUndefined();
+    expect((await org.owner.api.orgs.getSiteById(org.organizationId, site.id)).data.id).toBe(site.id);
+    const listed = await org.owner.api.orgs.listSites(org.organizationId, { space: space.id });
+    expect(listed.data.items.map((item) => item.id)).toEqual([site.id]);
+    expect((await org.owner.api.orgs.deleteSiteById(org.organizationId, site.id)).status).toBe(204);
+    expect((await call(stack, "DELETE", `${sitesPath()}/${site.id}`, { token: org.owner.token })).status).toBe(204);
+    expect((await call(stack, "GET", `${sitesPath()}/${site.id}`, { token: org.owner.token })).status).toBe(404);
+  });
+
+  it("filters by title, published and type (repeated or comma-separated)", async () => {
+    const tag = `t${Date.now().toString(36)}`;
+    const a = await newSite(`${tag} one`);
+    const b = (await org.owner.api.orgs.createSite(org.organizationId, { title: `${tag} two`, type: e("premium") })).data;
+    await org.owner.api.orgs.publishSite(org.organizationId, b.id);
+    const ids = async (query: string): Promise<string[]> =>
+      ((await call(stack, "GET", `${sitesPath()}?title=${tag}${query}`, { token: org.owner.token })).body.items as { id: string }[]).map((item) => item.id);
+    expect(await ids("")).toEqual([a.id, b.id]);
+    expect(await ids("&published=true")).toEqual([b.id]);
+    expect(await ids("&published=false")).toEqual([a.id]);
+    expect(await ids("&type=premium&type=ultimate")).toEqual([b.id]);
+    expect(await ids("&type=basic,ultimate")).toEqual([a.id]);
+    const refused = await call(stack, "GET", `${sitesPath()}?type=gold`, { token: org.owner.token });
+    expect([refused.status, refused.body.error.message]).toEqual([400, expect.stringContaining("type:")]);
+  });
+
+  it("updates settings; publishes and unpublishes, keeping the configuration; urls.published only while published", async () => {
+    const site = await newSite("Settings");
+    const basename = `guide-${Date.now().toString(36)}`;
+    const updated = await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, {
+      title: "Settings renamed",
+      visibility: e("unlisted"),
+      basename,
+      adaptiveContent: { enabled: true },
+      proxy: "example.com/docs",
+    });
+    expect(updated.data).toMatchObject({ title: "Settings renamed", visibility: "unlisted", basename, adaptiveContent: { enabled: true }, proxy: { origin: "example.com/docs" } });
+    const agents = await call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json: { agentsContext: "excluded", proxy: null } });
+    expect(agents.body).toMatchObject({ agentsContext: "excluded" });
+    expect(agents.body.proxy).toBeUndefined();
+    const published = (await org.owner.api.orgs.publishSite(org.organizationId, site.id)).data as { published: boolean; urls: { published?: string } };
+    expect(published.published).toBe(true);
+    expect(published.urls.published).toBe(`${stack.baseUrl}/sites/${org.organizationId}/${basename}/`);
+    const unpublished = (await org.owner.api.orgs.unpublishSite(org.organizationId, site.id)).data;
+    expect(unpublished).toMatchObject({ published: false, basename, title: "Settings renamed", visibility: "unlisted" });
+    expect(unpublished.urls.published).toBeUndefined();
+    const hostname = `docs-${Date.now().toString(36)}.example.com`;
+    const withHost = await call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json: { hostname } });
+    expect(withHost.body.hostname).toBe(hostname);
+    const second = await newSite("Second");
+    const taken = await call(stack, "PATCH", `${sitesPath()}/${second.id}`, { token: org.owner.token, json: { hostname } });
+    expect([taken.status, taken.body.error.message]).toEqual([400, "hostname: is already used by another site"]);
+  });
+
+  it("answers 400 naming the field for every limit", async () => {
+    const site = await newSite("Limits");
+    const patch = (json: unknown) => call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json });
+    const cases: [unknown, string][] = [
+      [{ title: "x" }, "title: must be at least 2 characters"],
+      [{ title: "x".repeat(129) }, "title: must be at most 128 characters"],
+      [{ basename: "" }, "basename: must be at least 1 character"],
+      [{ basename: "b".repeat(101) }, "basename: must be at most 100 characters"],
+      [{ proxy: "nope" }, "proxy:"],
+      [{ hostname: "localhost" }, "hostname:"],
+      [{ visibility: "secret" }, "visibility:"],
+      [{ agentsContext: "maybe" }, "agentsContext:"],
+      [{ defaultLevel: "admin" }, "defaultLevel:"],
+      [{ adaptiveContent: { enabled: "yes" } }, "adaptiveContent.enabled:"],
+      [{ defaultSiteSection: "s1" }, "defaultSiteSection:"],
+    ];
+    for (const [json, message] of cases) {
+      const response = await patch(json);
+      expect([response.status, response.body.error.message], JSON.stringify(json)).toEqual([400, expect.stringContaining(message)]);
+    }
+    const create = await call(stack, "POST", sitesPath(), { token: org.owner.token, json: { title: "x".repeat(129) } });
+    expect([create.status, create.body.error.message]).toEqual([400, "title: must be at most 128 characters"]);
+    const basenameTwice = await newSite("Twice");
+    await patch({ basename: "shared-name" });
+    const clash = await call(stack, "PATCH", `${sitesPath()}/${basenameTwice.id}`, { token: org.owner.token, json: { basename: "shared-name" } });
+    expect([clash.status, clash.body.error.message]).toEqual([400, "basename: is already used by another site of this organization"]);
+  });
+
+  it("hides sites from other organizations (404) and lets only admins change them (403)", async () => {
+    const site = await newSite("Private");
+    const paths: [string, string, unknown?][] = [
+      ["GET", `${sitesPath()}/${site.id}`],
+      ["PATCH", `${sitesPath()}/${site.id}`, { title: "Mine" }],
+      ["POST", `${sitesPath()}/${site.id}/publish`],
+      ["GET", `${sitesPath()}/${site.id}/site-spaces`],
+      ["GET", `${sitesPath()}/${site.id}/share-links`],
+      ["POST", `${sitesPath()}/${site.id}/share-links`, { name: "x" }],
+      ["GET", sitesPath()],
+    ];
+    for (const [method, path, json] of paths) {
+      expect((await call(stack, method, path, { token: other.owner.token, json })).status, `${method} ${path}`).toBe(404);
+    }
+    // Its own organization's path does not reach it either.
+    expect((await call(stack, "GET", `${sitesPath(other.organizationId)}/${site.id}`, { token: other.owner.token })).status).toBe(404);
+    const seen = await editor.api.orgs.getSiteById(org.organizationId, site.id);
+    expect(seen.data.permissions).toMatchObject({ view: true, admin: false, edit: false });
+    for (const [method, path, json] of [
+      ["PATCH", `${sitesPath()}/${site.id}`, { title: "Mine" }],
+      ["POST", `${sitesPath()}/${site.id}/publish`],
+      ["POST", `${sitesPath()}/${site.id}/unpublish`],
+      ["DELETE", `${sitesPath()}/${site.id}`],
+      ["POST", sitesPath(), { title: "Mine" }],
+      ["POST", `${sitesPath()}/${site.id}/share-links`, { name: "x" }],
+    ] as [string, string, unknown?][]) {
+      expect((await call(stack, method, path, { token: editor.token, json })).status, `${method} ${path}`).toBe(403);
+    }
+  });
+});
+
+describe("site-spaces", () => {
+  it("adds, lists (default filter), updates, moves and deletes site-spaces with GitBook's client", async () => {
+    const guide = await createSpace(stack, org, { title: "Guide" });
+    const api = await createSpace(stack, org, { title: "API" });
+    const site = await newSite("Structure", [guide.id]);
+    const added = await org.owner.api.orgs.addSpaceToSite(org.organizationId, site.id, { spaceId: api.id });
+    expect(added.status).toBe(201);
+    expect(added.data).toMatchObject({ object: "site-space", path: "api", title: "API", default: false, draft: false, space: { id: api.id, object: "space" } });
+    const all = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items;
+    expect(all.map((item) => [item.space.id, item.default])).toEqual([
+      [guide.id, true],
+      [api.id, false],
+    ]);
+    expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id, { default: true })).data.items.map((item) => item.space.id)).toEqual([guide.id]);
+    expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id, { default: false })).data.items.map((item) => item.space.id)).toEqual([api.id]);
+
+    const condition = 'visitor.claims.plan == "pro"';
+    const updated = await org.owner.api.orgs.updateSiteSpaceById(org.organizationId, site.id, added.data.id, { path: "reference", condition });
+    expect(updated.data).toMatchObject({ path: "reference", condition });
+    const cleared = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${added.data.id}`, { token: org.owner.token, json: { condition: null } });
+    expect(cleared.body.condition).toBeUndefined();
+    const badCondition = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${added.data.id}`, { token: org.owner.token, json: { condition: "visitor.claims.plan ==" } });
+    expect([badCondition.status, badCondition.body.error.message]).toEqual([400, expect.stringMatching(/^condition: .*at character \d+/)]);
+    const samePath = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${added.data.id}`, { token: org.owner.token, json: { path: all[0]!.path } });
+    expect([samePath.status, samePath.body.error.message]).toEqual([400, expect.stringContaining("path:")]);
+
+    const moved = await org.owner.api.orgs.moveSiteSpace(org.organizationId, site.id, added.data.id, { position: { before: { type: "site-space", siteSpace: all[0]!.id } } });
+    expect(moved.data.id).toBe(added.data.id);
+    expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items.map((item) => item.id)).toEqual([added.data.id, all[0]!.id]);
+
+    // Published: urls.published under the site's address, and through a share key when one is given.
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    const published = await call(stack, "GET", `${sitesPath()}/${site.id}/site-spaces?shareKey=abc`, { token: org.owner.token });
+    expect(published.body.items[0].urls.published).toBe(`${stack.baseUrl}/sites/${org.organizationId}/${site.id}/abc/reference/`);
+
+    // Deleting the default makes the remaining one the default.
+    expect((await org.owner.api.orgs.deleteSiteSpaceById(org.organizationId, site.id, all[0]!.id)).status).toBe(204);
+    expect((await call(stack, "DELETE", `${sitesPath()}/${site.id}/site-spaces/${all[0]!.id}`, { token: org.owner.token })).status).toBe(204);
+    const remaining = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items;
+    expect(remaining.map((item) => [item.id, item.default])).toEqual([[added.data.id, true]]);
+  });
+
+  it("refuses sections (not yet), another organization's space, unsupported fields and non-admins", async () => {
+    const space = await createSpace(stack, org);
+    const site = await newSite("Refusals");
+    const add = (json: unknown, token = org.owner.token) => call(stack, "POST", `${sitesPath()}/${site.id}/site-spaces`, { token, json });
+    const section = await add({ spaceId: space.id, sectionId: "section-1" });
+    expect([section.status, section.body.error.message]).toEqual([400, expect.stringContaining("sectionId:")]);
+    const foreign = await add({ spaceId: (await createSpace(stack, other)).id });
+    expect([foreign.status, foreign.body.error.message]).toEqual([400, expect.stringContaining("spaceId:")]);
+    const missing = await add({});
+    expect([missing.status, missing.body.error.message]).toEqual([400, expect.stringContaining("spaceId")]);
+    const draft = await add({ spaceId: space.id, draft: true });
+    expect([draft.status, draft.body.error.message]).toEqual([400, expect.stringContaining("draft")]);
+    expect((await add({ spaceId: space.id }, editor.token)).status).toBe(403);
+  });
+});
+
+describe("share links", () => {
+  it("creates, lists, renames, deactivates and deletes share links; urls.published carries the key", async () => {
+    const site = await newSite("Shared");
+    await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { visibility: e("share-link") });
+    const created = await call(stack, "POST", `${sitesPath()}/${site.id}/share-links`, { token: org.owner.token, json: { name: "Partners" } });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ object: "share-link", name: "Partners", active: true });
+    expect(created.body.urls.published).toBeUndefined();
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    const second = (await org.owner.api.orgs.createSiteShareLink(org.organizationId, site.id, { name: "Auditors" })).data;
+    const prefix = `${stack.baseUrl}/sites/${org.organizationId}/${site.id}/`;
+    expect(second.urls.published).toMatch(new RegExp(`^${prefix.replace(/[.?]/g, "\\$&")}[A-Za-z0-9_-]{32}/$`));
+    const listed = (await org.owner.api.orgs.listSiteShareLinks(org.organizationId, site.id)).data.items;
+    expect(listed.map((link) => link.id)).toEqual([created.body.id, second.id]);
+    expect(listed[0]!.urls.published).not.toBe(listed[1]!.urls.published);
+    const key = second.urls.published!.slice(prefix.length, -1);
+    expect((await org.owner.api.orgs.listSiteShareLinks(org.organizationId, site.id, { search: key })).data.items.map((link) => link.id)).toEqual([second.id]);
+    const changed = await org.owner.api.orgs.updateSiteShareLinkById(org.organizationId, site.id, second.id, { active: false, name: "Former auditors" });
+    expect(changed.data).toMatchObject({ active: false, name: "Former auditors", urls: { published: second.urls.published } });
+    expect((await org.owner.api.orgs.deleteSiteShareLinkById(org.organizationId, site.id, second.id)).status).toBe(204);
+    expect((await call(stack, "DELETE", `${sitesPath()}/${site.id}/share-links/${second.id}`, { token: org.owner.token })).status).toBe(204);
+    expect((await org.owner.api.orgs.listSiteShareLinks(org.organizationId, site.id)).data.items.map((link) => link.id)).toEqual([created.body.id]);
+  });
+
+  it("answers 400 naming the field and 403 for members who are not admins", async () => {
+    const site = await newSite("Share limits");
+    const long = await call(stack, "POST", `${sitesPath()}/${site.id}/share-links`, { token: org.owner.token, json: { name: "n".repeat(51) } });
+    expect([long.status, long.body.error.message]).toEqual([400, "name: must be at most 50 characters"]);
+    const missing = await call(stack, "POST", `${sitesPath()}/${site.id}/share-links`, { token: org.owner.token, json: {} });
+    expect([missing.status, missing.body.error.message]).toEqual([400, expect.stringContaining("name")]);
+    const link = (await org.owner.api.orgs.createSiteShareLink(org.organizationId, site.id, { name: "x" })).data;
+    const empty = await call(stack, "PATCH", `${sitesPath()}/${site.id}/share-links/${link.id}`, { token: org.owner.token, json: {} });
+    expect([empty.status, empty.body.error.message]).toEqual([400, "body: must contain active or name"]);
+    expect((await call(stack, "GET", `${sitesPath()}/${site.id}/share-links`, { token: editor.token })).status).toBe(403);
+    expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}/share-links/${link.id}`, { token: editor.token, json: { active: false } })).status).toBe(403);
+  });
+});
