@@ -14,6 +14,7 @@ import {
   type ServiceSpec,
 } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
+import { contentEventConsumers } from "./consumers/content-events.js";
 import type { UseCaseDeps } from "./deps.js";
 import { publishingEntities } from "./domain/entities.js";
 import { PUBLISHING_EVENT_CONTEXT } from "./events.js";
@@ -28,7 +29,7 @@ interface Upstreams {
 }
 
 /** How the runtime assembles the publishing service from its config and upstream clients. */
-export function publishingServiceSpec(_config: PublishingConfig, upstreams: Upstreams): ServiceSpec {
+export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstreams): ServiceSpec {
   // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
   let built: UseCaseDeps | undefined;
   const useCaseDeps = (deps: ServiceDeps): UseCaseDeps => (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork, identity: upstreams.identity, spaces: upstreams.spaces });
@@ -41,6 +42,7 @@ export function publishingServiceSpec(_config: PublishingConfig, upstreams: Upst
       const em = () => forkEm(deps.orm);
       return [{ name: SITE_SERVICE_NAME, definition: SiteServiceService, implementation: siteServiceImplementation(em, useCaseDeps(deps)) }];
     },
+    consumers: (deps) => contentEventConsumers(useCaseDeps(deps), config),
   };
 }
 

@@ -7,8 +7,8 @@ export const PATH_MAX = 100;
 
 /**
  * A space published by a site, at a path unique among its siblings (the site's root until sites
- * have sections), in the site's order (`position`, dense from 0). A site with site-spaces has
- * exactly one default (Site.defaultSiteSpaceId).
+ * have sections), in the site's order (`position`). A site with site-spaces has exactly one
+ * default: Site.defaultSiteSpaceId while its space is not deleted, else the first visible one.
  */
 export const SiteSpaceSchema = defineEntity({
   name: "SiteSpace",
@@ -22,6 +22,8 @@ export const SiteSpaceSchema = defineEntity({
     /** The visibility condition; empty when none. */
     condition: p.string().length(MAX_CONDITION_LENGTH).default(""),
     position: p.integer(),
+    /** Its space is deleted (restorable): hidden from the site until content restores it. */
+    spaceDeleted: p.boolean().default(false),
     createdAt: p.datetime(),
   },
   uniques: [{ properties: ["siteId", "path"], name: "site_spaces_site_path_unique" }],

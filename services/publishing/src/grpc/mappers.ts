@@ -4,7 +4,7 @@ import type { ShareLinkView } from "../use-cases/shared/share-links.js";
 import type { SiteSpaceView } from "../use-cases/shared/site-spaces.js";
 import type { SiteView } from "../use-cases/shared/sites.js";
 
-export function siteToProto({ site, siteSpaces, permissions }: SiteView): SiteMessage {
+export function siteToProto({ site, siteSpaces, defaultSiteSpaceId, permissions }: SiteView): SiteMessage {
   return {
     id: site.id,
     organizationId: site.organizationId,
@@ -17,7 +17,7 @@ export function siteToProto({ site, siteSpaces, permissions }: SiteView): SiteMe
     proxy: site.proxy ?? "",
     adaptiveContentEnabled: site.adaptiveContentEnabled,
     agentsContext: site.agentsContext,
-    defaultSiteSpaceId: site.defaultSiteSpaceId ?? "",
+    defaultSiteSpaceId: defaultSiteSpaceId ?? "",
     siteSpaces,
     createdAt: site.createdAt,
     updatedAt: site.updatedAt,

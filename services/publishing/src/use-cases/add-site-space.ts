@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { appendSiteSpace, type SiteSpaceView } from "./shared/site-spaces.js";
-import { findSite, requirePublishableSpace } from "./shared/sites.js";
+import { effectiveDefaults, findSite, requirePublishableSpace } from "./shared/sites.js";
 
 export interface AddSiteSpaceInput {
   caller: CallerInput | undefined;
@@ -23,9 +23,10 @@ export async function addSiteSpace(em: EntityManager, input: AddSiteSpaceInput, 
   if (input.sectionId !== "") throw AppError.invalidArgument("sectionId: sites have no sections yet; leave it out to add the space at the site's root");
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
   const space = await requirePublishableSpace(deps, access, input.spaceId, "spaceId");
-  return deps.unitOfWork.run(em, async (tx) => {
-    const site = await findSite(tx, access, input.siteId, { lock: true });
-    const siteSpace = await appendSiteSpace(tx, deps, access.caller, site, space);
-    return { siteSpace, space, isDefault: site.defaultSiteSpaceId === siteSpace.id, site };
+  const { site, siteSpace } = await deps.unitOfWork.run(em, async (tx) => {
+    const found = await findSite(tx, access, input.siteId, { lock: true });
+    return { site: found, siteSpace: await appendSiteSpace(tx, deps, access.caller, found, space) };
   });
+  const defaultId = (await effectiveDefaults(em, [site.id])).get(site.id) ?? null;
+  return { siteSpace, space, isDefault: defaultId === siteSpace.id, site };
 }

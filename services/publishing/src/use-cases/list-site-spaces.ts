@@ -4,7 +4,7 @@ import { SiteSpace } from "../domain/site-space.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
-import { findSite } from "./shared/sites.js";
+import { effectiveDefaults, findSite } from "./shared/sites.js";
 
 export interface ListSiteSpacesInput {
   caller: CallerInput | undefined;
@@ -21,9 +21,11 @@ const SORT: KeysetSort<SiteSpace> = { fields: ["position", "id"], direction: "as
 export async function listSiteSpaces(em: EntityManager, input: ListSiteSpacesInput, deps: UseCaseDeps): Promise<Page<SiteSpaceView>> {
   const access = await requireOrganization(deps, input.caller, input.organizationId, "view");
   const site = await findSite(em, access, input.siteId);
-  const conditions: FilterQuery<SiteSpace>[] = [{ siteId: site.id }];
-  if (input.isDefault === true) conditions.push(site.defaultSiteSpaceId ? { id: site.defaultSiteSpaceId } : { id: { $in: [] } });
-  if (input.isDefault === false && site.defaultSiteSpaceId) conditions.push({ id: { $ne: site.defaultSiteSpaceId } });
+  const defaultId = (await effectiveDefaults(em, [site.id])).get(site.id) ?? null;
+  // Site-spaces of deleted spaces are hidden until content restores them.
+  const conditions: FilterQuery<SiteSpace>[] = [{ siteId: site.id, spaceDeleted: false }];
+  if (input.isDefault === true) conditions.push(defaultId ? { id: defaultId } : { id: { $in: [] } });
+  if (input.isDefault === false && defaultId) conditions.push({ id: { $ne: defaultId } });
   const page = await findPage(em, SiteSpace, { $and: conditions }, SORT, input.page);
-  return { ...page, items: await siteSpaceViews(deps, access, site, page.items) };
+  return { ...page, items: await siteSpaceViews(deps, access, site, page.items, defaultId) };
 }

@@ -5,7 +5,7 @@ import { recordPublishingEvent, siteSpaceMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
-import { findSite } from "./shared/sites.js";
+import { effectiveDefaults, findSite } from "./shared/sites.js";
 
 export interface MoveSiteSpaceInput {
   caller: CallerInput | undefined;
@@ -45,7 +45,7 @@ export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput
     recordPublishingEvent(tx, deps, siteSpaceMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, siteSpaceId: target.id, index } });
     return { site: found, moved: target };
   });
-  const [view] = await siteSpaceViews(deps, access, site, [moved]);
+  const [view] = await siteSpaceViews(deps, access, site, [moved], (await effectiveDefaults(em, [site.id])).get(site.id) ?? null);
   if (!view) throw AppError.notFound("Site space");
   return view;
 }

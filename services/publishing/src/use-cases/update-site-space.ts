@@ -6,7 +6,7 @@ import { recordPublishingEvent, siteSpaceUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
-import { findSite, requirePublishableSpace } from "./shared/sites.js";
+import { effectiveDefaults, findSite, requirePublishableSpace } from "./shared/sites.js";
 
 export interface UpdateSiteSpaceInput {
   caller: CallerInput | undefined;
@@ -55,7 +55,7 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
     }
     return { site: found, siteSpace: target };
   });
-  const [view] = await siteSpaceViews(deps, access, site, [siteSpace]);
+  const [view] = await siteSpaceViews(deps, access, site, [siteSpace], (await effectiveDefaults(em, [site.id])).get(site.id) ?? null);
   if (!view) throw AppError.notFound("Site space");
   return view;
 }

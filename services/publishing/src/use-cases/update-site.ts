@@ -67,7 +67,7 @@ export async function updateSite(em: EntityManager, input: UpdateSiteInput, deps
       }
       const changes = found.update(settings, deps.clock);
       if (input.defaultSiteSpaceId !== undefined && input.defaultSiteSpaceId !== found.defaultSiteSpaceId) {
-        const target = isId(input.defaultSiteSpaceId) ? await tx.findOne(SiteSpace, { id: input.defaultSiteSpaceId, siteId: found.id }) : null;
+        const target = isId(input.defaultSiteSpaceId) ? await tx.findOne(SiteSpace, { id: input.defaultSiteSpaceId, siteId: found.id, spaceDeleted: false }) : null;
         if (!target) throw AppError.invalidArgument(`defaultSiteSpace: no site-space ${input.defaultSiteSpaceId} in this site`);
         changes.defaultSiteSpace = { from: found.defaultSiteSpaceId, to: target.id };
         found.defaultSiteSpaceId = target.id;

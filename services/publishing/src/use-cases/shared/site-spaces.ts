@@ -37,20 +37,29 @@ export async function appendSiteSpace(tx: EntityManager, deps: Pick<UseCaseDeps,
   return siteSpace;
 }
 
-/** A site-space of the site; another site's (or none) is "Site space not found". */
-export async function findSiteSpace(em: EntityManager, site: Site, siteSpaceId: string, options: { lock?: boolean } = {}): Promise<SiteSpace> {
-  const found = isId(siteSpaceId)
-    ? await em.findOne(SiteSpace, { id: siteSpaceId, siteId: site.id }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
+/**
+ * A site-space of the site; another site's (or none) is "Site space not found", and so is one
+ * whose space is deleted (hidden until restored) unless `hidden` is allowed.
+ */
+export async function findSiteSpace(em: EntityManager, site: Site, siteSpaceId: string, options: { lock?: boolean; hidden?: boolean } = {}): Promise<SiteSpace> {
+  const where = options.hidden ? { id: siteSpaceId, siteId: site.id } : { id: siteSpaceId, siteId: site.id, spaceDeleted: false };
+  const found = isId(siteSpaceId) ? await em.findOne(SiteSpace, where, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
   if (!found) throw AppError.notFound("Site space");
   return found;
 }
 
 /**
  * The site-spaces with their spaces as the caller sees them (content's GetSpace, concurrently).
- * A site-space whose space the caller cannot read (deleted, or restricted) is left out.
+ * A site-space whose space the caller cannot read (deleted, or restricted) is left out;
+ * `defaultSiteSpaceId` is the site's default as readers see it (effectiveDefaults).
  */
-export async function siteSpaceViews(deps: Pick<UseCaseDeps, "spaces">, access: OrganizationAccess, site: Site, siteSpaces: SiteSpace[]): Promise<SiteSpaceView[]> {
+export async function siteSpaceViews(
+  deps: Pick<UseCaseDeps, "spaces">,
+  access: OrganizationAccess,
+  site: Site,
+  siteSpaces: SiteSpace[],
+  defaultSiteSpaceId: string | null,
+): Promise<SiteSpaceView[]> {
   const caller = callerMessage(access.caller);
   const spaces = await Promise.all(
     siteSpaces.map(async (siteSpace) => {
@@ -65,7 +74,7 @@ export async function siteSpaceViews(deps: Pick<UseCaseDeps, "spaces">, access: 
   const views: SiteSpaceView[] = [];
   siteSpaces.forEach((siteSpace, index) => {
     const space = spaces[index];
-    if (space?.permissions?.view && !space.deletedAt) views.push({ siteSpace, space, isDefault: site.defaultSiteSpaceId === siteSpace.id, site });
+    if (space?.permissions?.view && !space.deletedAt) views.push({ siteSpace, space, isDefault: defaultSiteSpaceId === siteSpace.id, site });
   });
   return views;
 }

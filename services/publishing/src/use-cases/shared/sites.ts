@@ -20,7 +20,10 @@ export interface SitePermissions {
 
 export interface SiteView {
   site: Site;
+  /** Its visible site-spaces (those whose space is not deleted). */
   siteSpaces: number;
+  /** Its default site-space as readers see it (see effectiveDefaults); null while it has none. */
+  defaultSiteSpaceId: string | null;
   permissions: SitePermissions;
 }
 
@@ -38,19 +41,42 @@ export async function findSite(em: EntityManager, access: OrganizationAccess, si
   return site;
 }
 
-/** Sites as the caller sees them, with their site-space counts (one query for the page). */
+/**
+ * The default site-space of each site as readers see it: the site's own default while its space
+ * is not deleted, else its first visible site-space (null when it has none). One query.
+ */
+export async function effectiveDefaults(em: EntityManager, siteIds: string[]): Promise<Map<string, string>> {
+  const defaults = new Map<string, string>();
+  if (siteIds.length === 0) return defaults;
+  const rows = await em.execute<{ site_id: string; id: string }[]>(
+    `select distinct on (ss.site_id) ss.site_id, ss.id from site_spaces ss join sites s on s.id = ss.site_id
+      where ss.site_id = any(?::uuid[]) and not ss.space_deleted
+      order by ss.site_id, (ss.id = s.default_site_space_id) desc, ss.position, ss.id`,
+    [uuidArray(siteIds)],
+  );
+  for (const row of rows) defaults.set(row.site_id, row.id);
+  return defaults;
+}
+
+/** A PostgreSQL array literal of uuids, for one `?::uuid[]` parameter (uuids need no escaping). */
+function uuidArray(ids: string[]): string {
+  return `{${ids.join(",")}}`;
+}
+
+/** Sites as the caller sees them, with their visible site-space counts and defaults (two queries for the page). */
 export async function siteViews(em: EntityManager, access: OrganizationAccess, sites: Site[]): Promise<SiteView[]> {
   const counts = new Map<string, number>();
+  const ids = sites.map((site) => site.id);
   if (sites.length > 0) {
     const rows = await em.execute<{ site_id: string; count: string }[]>(
-      `select site_id, count(*) as count from site_spaces where site_id = any(?::uuid[]) group by site_id`,
-      // One array parameter (ids are uuids: nothing to escape in the literal).
-      [`{${sites.map((site) => site.id).join(",")}}`],
+      `select site_id, count(*) as count from site_spaces where site_id = any(?::uuid[]) and not space_deleted group by site_id`,
+      [uuidArray(ids)],
     );
     for (const row of rows) counts.set(row.site_id, Number(row.count));
   }
+  const defaults = await effectiveDefaults(em, ids);
   const permissions = sitePermissions(access);
-  return sites.map((site) => ({ site, siteSpaces: counts.get(site.id) ?? 0, permissions }));
+  return sites.map((site) => ({ site, siteSpaces: counts.get(site.id) ?? 0, defaultSiteSpaceId: defaults.get(site.id) ?? null, permissions }));
 }
 
 export async function siteView(em: EntityManager, access: OrganizationAccess, site: Site): Promise<SiteView> {
