@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "@imprint/runtime/testing";
 import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -212,6 +213,33 @@ describe("site-spaces", () => {
     const draft = await add({ spaceId: space.id, draft: true });
     expect([draft.status, draft.body.error.message]).toEqual([400, expect.stringContaining("draft")]);
     expect((await add({ spaceId: space.id }, editor.token)).status).toBe(403);
+  });
+});
+
+describe("a site's spaces follow content", () => {
+  it("a deleted space leaves every site within seconds and rejoins them, where it was, on restore", async () => {
+    const first = await createSpace(stack, org, { title: "First" });
+    const second = await createSpace(stack, org, { title: "Second" });
+    const site = await newSite("Follows content", [first.id, second.id]);
+    const before = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items;
+    expect((await call(stack, "DELETE", `/v1/spaces/${first.id}`, { token: org.owner.token })).status).toBe(204);
+    await eventually(async () => (await org.owner.api.orgs.getSiteById(org.organizationId, site.id)).data.siteSpaces === 1);
+    const during = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items;
+    expect(during.map((item) => [item.space.id, item.default])).toEqual([[second.id, true]]);
+    expect((await org.owner.api.orgs.listSites(org.organizationId, { space: first.id })).data.items).toEqual([]);
+    expect((await call(stack, "POST", `/v1/spaces/${first.id}/restore`, { token: org.owner.token })).status).toBe(200);
+    await eventually(async () => (await org.owner.api.orgs.getSiteById(org.organizationId, site.id)).data.siteSpaces === 2);
+    const after = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items;
+    expect(after.map((item) => [item.id, item.path, item.default])).toEqual(before.map((item) => [item.id, item.path, item.default]));
+  });
+
+  it("pages through sites with limit and next", async () => {
+    const other = await createOrganization(stack);
+    for (const title of ["Page one", "Page two", "Page three"]) await other.owner.api.orgs.createSite(other.organizationId, { title });
+    const first = await other.owner.api.orgs.listSites(other.organizationId, { limit: 2 });
+    expect([first.data.count, first.data.items.map((item) => item.title)]).toEqual([3, ["Page one", "Page two"]]);
+    const second = await other.owner.api.orgs.listSites(other.organizationId, { limit: 2, page: first.data.next!.page });
+    expect([second.data.items.map((item) => item.title), second.data.next]).toEqual([["Page three"], undefined]);
   });
 });
 
