@@ -200,6 +200,37 @@ describe("site-spaces", () => {
     expect(remaining.map((item) => [item.id, item.default])).toEqual([[added.data.id, true]]);
   });
 
+  it("answers the site's structure (its site-spaces) and sorts it with GitBook's client", async () => {
+    const space = await createSpace(stack, org, { title: "Sorted" });
+    const site = await newSite("Structure sort", [space.id, space.id, space.id]);
+    const structure = (await org.owner.api.orgs.getSiteStructure(org.organizationId, site.id)).data;
+    expect(structure.type).toBe("siteSpaces");
+    const ids = structure.structure.map((item) => item.id);
+    expect(structure.structure.map((item) => (item as { path: string }).path)).toEqual(["sorted", "sorted-2", "sorted-3"]);
+    const sorted = await org.owner.api.orgs.sortSiteStructure(org.organizationId, site.id, {
+      item: { type: "site-space", id: ids[2]! },
+      position: { before: { type: "site-space", id: ids[0]! } },
+    });
+    expect(sorted.status).toBe(200);
+    expect((sorted.data as { id: string }).id).toBe(ids[2]);
+    const after = (await org.owner.api.orgs.getSiteStructure(org.organizationId, site.id)).data.structure.map((item) => item.id);
+    expect(after).toEqual([ids[2], ids[0], ids[1]]);
+    const toEnd = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, { token: org.owner.token, json: { item: { type: "site-space", id: ids[2] }, position: {} } });
+    expect(toEnd.status).toBe(200);
+    expect((await org.owner.api.orgs.getSiteStructure(org.organizationId, site.id)).data.structure.map((item) => item.id)).toEqual([ids[0], ids[1], ids[2]]);
+    const section = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, { token: org.owner.token, json: { item: { type: "site-section", id: "s1" }, position: {} } });
+    expect(section.status).toBe(404);
+    const badPosition = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, {
+      token: org.owner.token,
+      json: { item: { type: "site-space", id: ids[0] }, position: { after: { type: "site-space", id: "nope" } } },
+    });
+    expect([badPosition.status, badPosition.body.error.message]).toEqual([400, expect.stringContaining("position.after.id:")]);
+    const badType = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, { token: org.owner.token, json: { item: { type: "page", id: ids[0] }, position: {} } });
+    expect([badType.status, badType.body.error.message]).toEqual([400, expect.stringContaining("item.type:")]);
+    expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, { token: editor.token, json: { item: { type: "site-space", id: ids[0] }, position: {} } })).status).toBe(403);
+    expect((await call(stack, "GET", `${sitesPath()}/${site.id}/structure`, { token: other.owner.token })).status).toBe(404);
+  });
+
   it("refuses sections (not yet), another organization's space, unsupported fields and non-admins", async () => {
     const space = await createSpace(stack, org);
     const site = await newSite("Refusals");

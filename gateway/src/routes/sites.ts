@@ -82,6 +82,13 @@ const siteSpacePointer = z.object({ type: z.literal("site-space"), siteSpace: pa
 /** moveSiteSpace: no position moves it to the end. */
 export const moveSiteSpaceBody = z.object({ position: z.object({ before: siteSpacePointer.optional(), after: siteSpacePointer.optional() }).optional() }).optional();
 
+const structurePointer = z.object({ type: z.string(), id: pathId() });
+/** sortSiteStructure: `item` and `position` required (an empty position moves the item to the end). */
+export const sortSiteStructureBody = z.object({
+  item: structurePointer,
+  position: z.object({ before: structurePointer.optional(), after: structurePointer.optional() }),
+});
+
 const listShareLinksQuery = z.object({ ...pageQueryShape, search: queryParam.string(128).optional() });
 export const createShareLinkBody = z.object({ name: z.string() });
 export const updateShareLinkBody = z
@@ -254,6 +261,30 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
           beforeSiteSpaceId: body?.position?.before?.siteSpace ?? "",
           afterSiteSpaceId: body?.position?.after?.siteSpace ?? "",
         });
+        return ok(toRestSiteSpace(response.siteSpace, urls));
+      },
+    }),
+
+    // getSiteStructure: the site-spaces (`type: siteSpaces`) until sites have sections; with shareKey, published URLs go through that share link.
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/structure",
+      params: siteParams,
+      query: z.object({ shareKey: queryParam.string(128).optional() }),
+      handler: async ({ params, query, principal }) => {
+        const response = await sites.getSiteStructure({ caller: principal.caller, ...params });
+        return ok({ type: "siteSpaces", structure: response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls, query.shareKey)) });
+      },
+    }),
+
+    // sortSiteStructure: answers the moved item (`Prefer: return=minimal` is not applied).
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/sites/:siteId/structure/sort",
+      params: siteParams,
+      body: sortSiteStructureBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.sortSiteStructure({ caller: principal.caller, ...params, item: body.item, before: body.position.before, after: body.position.after });
         return ok(toRestSiteSpace(response.siteSpace, urls));
       },
     }),

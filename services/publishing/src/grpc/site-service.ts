@@ -9,11 +9,13 @@ import { deleteShareLink } from "../use-cases/delete-share-link.js";
 import { deleteSite } from "../use-cases/delete-site.js";
 import { deleteSiteSpace } from "../use-cases/delete-site-space.js";
 import { getSite } from "../use-cases/get-site.js";
+import { getSiteStructure } from "../use-cases/get-site-structure.js";
 import { listShareLinks } from "../use-cases/list-share-links.js";
 import { listSiteSpaces } from "../use-cases/list-site-spaces.js";
 import { listSites } from "../use-cases/list-sites.js";
 import { moveSiteSpace } from "../use-cases/move-site-space.js";
 import { publishSite } from "../use-cases/publish-site.js";
+import { sortSiteStructure } from "../use-cases/sort-site-structure.js";
 import { unpublishSite } from "../use-cases/unpublish-site.js";
 import { updateShareLink } from "../use-cases/update-share-link.js";
 import { updateSite } from "../use-cases/update-site.js";
@@ -144,6 +146,20 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
           before: request.beforeSiteSpaceId,
           after: request.afterSiteSpaceId,
         },
+        deps,
+      );
+      return { siteSpace: siteSpaceToProto(view) };
+    },
+
+    getSiteStructure: async (request) => {
+      const structure = await getSiteStructure(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { type: structure.type, siteSpaces: structure.siteSpaces.map(siteSpaceToProto) };
+    },
+
+    sortSiteStructure: async (request) => {
+      const view = await sortSiteStructure(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, item: request.item, before: request.before, after: request.after },
         deps,
       );
       return { siteSpace: siteSpaceToProto(view) };

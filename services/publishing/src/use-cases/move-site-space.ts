@@ -16,6 +16,8 @@ export interface MoveSiteSpaceInput {
   before: string;
   /** "" unless placing it after this sibling. */
   after: string;
+  /** How errors name the before and after fields (those of moveSiteSpace by default). */
+  fields?: { before: string; after: string };
 }
 
 /**
@@ -24,7 +26,8 @@ export interface MoveSiteSpaceInput {
  */
 export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
   if (input.before && input.after) throw AppError.invalidArgument("position: give either before or after, not both");
-  const field = input.before ? "position.before.siteSpace" : "position.after.siteSpace";
+  const fields = input.fields ?? { before: "position.before.siteSpace", after: "position.after.siteSpace" };
+  const field = input.before ? fields.before : fields.after;
   const reference = input.before || input.after;
   if (reference && reference === input.siteSpaceId) throw AppError.invalidArgument(`${field}: cannot be the site-space being moved`);
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");

@@ -1,0 +1,59 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { UseCaseDeps } from "../deps.js";
+import { moveSiteSpace } from "./move-site-space.js";
+import type { CallerInput } from "./shared/access.js";
+import type { SiteSpaceView } from "./shared/site-spaces.js";
+
+export const STRUCTURE_ITEM_TYPES = ["site-space", "site-section", "site-section-group", "site-external-link"] as const;
+
+export interface StructurePointer {
+  type: string;
+  id: string;
+}
+
+export interface SortSiteStructureInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  siteId: string;
+  item: StructurePointer | undefined;
+  before: StructurePointer | undefined;
+  after: StructurePointer | undefined;
+}
+
+function checkType(pointer: StructurePointer, field: string): void {
+  if (!(STRUCTURE_ITEM_TYPES as readonly string[]).includes(pointer.type)) throw AppError.invalidArgument(`${field}.type: must be one of ${STRUCTURE_ITEM_TYPES.join(", ")}`);
+}
+
+/**
+ * Moves an item of the site's structure among its siblings, or to the end (GitBook's
+ * sortSiteStructure; organization admins only). Until sites have sections, groups and external
+ * links, the structure is the site's site-spaces: any other item is not found, and a position next
+ * to one is refused. Records `site_space.moved`.
+ */
+export async function sortSiteStructure(em: EntityManager, input: SortSiteStructureInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
+  if (!input.item) throw AppError.invalidArgument("item: is required");
+  checkType(input.item, "item");
+  if (input.before) checkType(input.before, "position.before");
+  if (input.after) checkType(input.after, "position.after");
+  if (input.item.type !== "site-space") throw AppError.notFound(`Site structure item ${input.item.type} ${input.item.id}`);
+  for (const [pointer, field] of [
+    [input.before, "position.before"],
+    [input.after, "position.after"],
+  ] as const) {
+    if (pointer && pointer.type !== "site-space") throw AppError.invalidArgument(`${field}: no ${pointer.type} ${pointer.id} at the level of the site-space being moved`);
+  }
+  return moveSiteSpace(
+    em,
+    {
+      caller: input.caller,
+      organizationId: input.organizationId,
+      siteId: input.siteId,
+      siteSpaceId: input.item.id,
+      before: input.before?.id ?? "",
+      after: input.after?.id ?? "",
+      fields: { before: "position.before.id", after: "position.after.id" },
+    },
+    deps,
+  );
+}
