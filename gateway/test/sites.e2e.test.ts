@@ -247,6 +247,49 @@ describe("site-spaces", () => {
   });
 });
 
+describe("visitor authentication", () => {
+  it("answers the signing key to admins, sets the fallback and logout URLs, and regenerates the key", async () => {
+    const site = await newSite("Protected");
+    const auth = (await org.owner.api.orgs.getSitePublishingAuthById(org.organizationId, site.id)).data;
+    expect(auth).toMatchObject({ object: "publishing-auth", backend: "custom" });
+    expect(auth.privateKey).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const updated = (
+      await org.owner.api.orgs.updateSitePublishingAuthById(org.organizationId, site.id, {
+        backend: "custom",
+        fallbackURL: "https://login.example.com/start",
+        logoutURL: "https://login.example.com/logout",
+      } as never)
+    ).data;
+    expect(updated).toMatchObject({ privateKey: auth.privateKey, fallbackURL: "https://login.example.com/start", logoutURL: "https://login.example.com/logout" });
+    const unset = await call(stack, "PATCH", `${sitesPath()}/${site.id}/publishing/auth`, { token: org.owner.token, json: { backend: "custom", logoutURL: null } });
+    expect(unset.body).toEqual({ object: "publishing-auth", backend: "custom", privateKey: auth.privateKey, fallbackURL: "https://login.example.com/start" });
+    const regenerated = (await org.owner.api.orgs.regenerateSitePublishingAuthById(org.organizationId, site.id)).data;
+    expect(regenerated.privateKey).not.toBe(auth.privateKey);
+    expect((await org.owner.api.orgs.getSitePublishingAuthById(org.organizationId, site.id)).data.privateKey).toBe(regenerated.privateKey);
+  });
+
+  it("answers 400 naming the field, 403 to members who are not admins, 404 to other organizations", async () => {
+    const site = await newSite("Protected limits");
+    const patch = (json: unknown, token = org.owner.token) => call(stack, "PATCH", `${sitesPath()}/${site.id}/publishing/auth`, { token, json });
+    const cases: [unknown, string][] = [
+      [{ backend: "custom", fallbackURL: "not a url" }, "fallbackURL:"],
+      [{ backend: "custom", logoutURL: "ftp://example.com" }, "logoutURL:"],
+      [{ backend: "integration" }, "backend:"],
+      [{ backend: "other" }, "backend:"],
+      [{ fallbackURL: "https://example.com" }, "backend"],
+    ];
+    for (const [json, message] of cases) {
+      const response = await patch(json);
+      expect([response.status, response.body.error.message], JSON.stringify(json)).toEqual([400, expect.stringContaining(message)]);
+    }
+    expect((await call(stack, "GET", `${sitesPath()}/${site.id}/publishing/auth`, { token: editor.token })).status).toBe(403);
+    expect((await patch({ backend: "custom" }, editor.token)).status).toBe(403);
+    expect((await call(stack, "POST", `${sitesPath()}/${site.id}/publishing/auth/regenerate`, { token: editor.token })).status).toBe(403);
+    expect((await call(stack, "GET", `${sitesPath()}/${site.id}/publishing/auth`, { token: other.owner.token })).status).toBe(404);
+    expect((await call(stack, "POST", `${sitesPath()}/${site.id}/publishing/auth/regenerate`, { token: other.owner.token })).status).toBe(404);
+  });
+});
+
 describe("a site's spaces follow content", () => {
   it("a deleted space leaves every site within seconds and rejoins them, where it was, on restore", async () => {
     const first = await createSpace(stack, org, { title: "First" });

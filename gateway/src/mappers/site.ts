@@ -1,4 +1,4 @@
-import type { ShareLink, Site, SiteAddress, SiteSpace } from "@imprint/proto/publishing/v1/sites";
+import type { ShareLink, Site, SiteAddress, SitePublishingAuth, SiteSpace } from "@imprint/proto/publishing/v1/sites";
 import { AppError } from "@imprint/runtime/core";
 import { toRestSpace, type RestSpace } from "./space.js";
 import type { PublicUrls } from "./urls.js";
@@ -151,4 +151,20 @@ export function toRestShareLink(shareLink: ShareLink | undefined, urls: PublicUr
     active: shareLink.active,
     urls: published ? { published } : {},
   };
+}
+
+export interface RestSitePublishingAuth {
+  object: "publishing-auth";
+  backend: string;
+  privateKey: string;
+  fallbackURL?: string;
+  logoutURL?: string;
+}
+
+export function toRestPublishingAuth(auth: SitePublishingAuth | undefined): RestSitePublishingAuth {
+  if (!auth) throw new AppError("internal", "upstream answered without the publishing auth");
+  const rest: RestSitePublishingAuth = { object: "publishing-auth", backend: auth.backend, privateKey: auth.privateKey };
+  if (auth.fallbackUrl) rest.fallbackURL = auth.fallbackUrl;
+  if (auth.logoutUrl) rest.logoutURL = auth.logoutUrl;
+  return rest;
 }

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { siteLocation, toRestShareLink, toRestSite, toRestSiteSpace } from "../mappers/site.js";
+import { siteLocation, toRestPublishingAuth, toRestShareLink, toRestSite, toRestSiteSpace } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId, queryParam } from "../validation.js";
@@ -87,6 +87,13 @@ const structurePointer = z.object({ type: z.string(), id: pathId() });
 export const sortSiteStructureBody = z.object({
   item: structurePointer,
   position: z.object({ before: structurePointer.optional(), after: structurePointer.optional() }),
+});
+
+/** updateSitePublishingAuthById: `backend` required; a URL null unsets it. */
+export const updatePublishingAuthBody = z.object({
+  backend: z.string(),
+  fallbackURL: z.string().nullable().optional(),
+  logoutURL: z.string().nullable().optional(),
 });
 
 const listShareLinksQuery = z.object({ ...pageQueryShape, search: queryParam.string(128).optional() });
@@ -286,6 +293,46 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       handler: async ({ params, body, principal }) => {
         const response = await sites.sortSiteStructure({ caller: principal.caller, ...params, item: body.item, before: body.position.before, after: body.position.after });
         return ok(toRestSiteSpace(response.siteSpace, urls));
+      },
+    }),
+
+    // getSitePublishingAuthById: organization admins only (it holds the signing key).
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/publishing/auth",
+      params: siteParams,
+      handler: async ({ params, principal }) => {
+        const response = await sites.getSitePublishingAuth({ caller: principal.caller, ...params });
+        return ok(toRestPublishingAuth(response.auth));
+      },
+    }),
+
+    // updateSitePublishingAuthById
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/sites/:siteId/publishing/auth",
+      params: siteParams,
+      body: updatePublishingAuthBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.updateSitePublishingAuth({
+          caller: principal.caller,
+          ...params,
+          backend: body.backend,
+          fallbackUrl: body.fallbackURL === null ? "" : body.fallbackURL,
+          logoutUrl: body.logoutURL === null ? "" : body.logoutURL,
+        });
+        return ok(toRestPublishingAuth(response.auth));
+      },
+    }),
+
+    // regenerateSitePublishingAuthById: a new signing key; tokens signed with the old one stop counting.
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/publishing/auth/regenerate",
+      params: siteParams,
+      handler: async ({ params, principal }) => {
+        const response = await sites.regenerateSitePublishingAuth({ caller: principal.caller, ...params });
+        return ok(toRestPublishingAuth(response.auth));
       },
     }),
 

@@ -6,6 +6,7 @@ import {
   SiteCreated,
   SiteDeleted,
   SitePublished,
+  SitePublishingAuthRegenerated,
   SiteSpaceCreated,
   SiteSpaceDeleted,
   SiteSpaceMoved,
@@ -31,6 +32,7 @@ export const siteUpdated = publishingEvent("site", "updated", SiteUpdated);
 export const sitePublished = publishingEvent("site", "published", SitePublished);
 export const siteUnpublished = publishingEvent("site", "unpublished", SiteUnpublished);
 export const siteDeleted = publishingEvent("site", "deleted", SiteDeleted);
+export const sitePublishingAuthRegenerated = publishingEvent("site", "publishing_auth_regenerated", SitePublishingAuthRegenerated);
 export const siteSpaceCreated = publishingEvent("site_space", "created", SiteSpaceCreated);
 export const siteSpaceUpdated = publishingEvent("site_space", "updated", SiteSpaceUpdated);
 export const siteSpaceMoved = publishingEvent("site_space", "moved", SiteSpaceMoved);

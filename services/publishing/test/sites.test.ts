@@ -160,4 +160,25 @@ describe("sites", () => {
     });
     expect(deleted.payload).toMatchObject({ siteId: site.id, spaceIds: [space.id] });
   });
+
+  it("keeps a visitor-auth key per site: admins read it, regenerating replaces it and is announced", async () => {
+    const site = await create({ title: "Visitor auth" });
+    const scope = { caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id };
+    const { auth } = await harness.sites.getSitePublishingAuth(scope);
+    expect(auth).toMatchObject({ backend: "custom", fallbackUrl: "", logoutUrl: "" });
+    expect(await failure(harness.sites.getSitePublishingAuth({ ...scope, caller: editor.caller }))).toMatchObject({ code: "permission_denied" });
+    const updated = await harness.sites.updateSitePublishingAuth({ ...scope, backend: "custom", fallbackUrl: "https://sso.example.com/login" });
+    expect(updated.auth).toMatchObject({ privateKey: auth!.privateKey, fallbackUrl: "https://sso.example.com/login" });
+    const regenerated = await harness.sites.regenerateSitePublishingAuth(scope);
+    expect(regenerated.auth!.privateKey).not.toBe(auth!.privateKey);
+    expect(regenerated.auth!.fallbackUrl).toBe("https://sso.example.com/login");
+    await eventually(async () => {
+      const types = (await readEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } })).map((event) => event.type);
+      expect(types).toEqual(["site.created", "site.updated", "site.publishing_auth_regenerated"]);
+      return true;
+    });
+    const another = await create({ title: "Another" });
+    const other = await harness.sites.getSitePublishingAuth({ ...scope, siteId: another.id });
+    expect(other.auth!.privateKey).not.toBe(regenerated.auth!.privateKey);
+  });
 });

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { defineEntity, p } from "@mikro-orm/postgresql";
 import { AppError, type Clock } from "@imprint/runtime";
 import { characterCount } from "./text.js";
@@ -14,6 +15,8 @@ export const TITLE_MAX = 128;
 export const BASENAME_MAX = 100;
 export const HOSTNAME_MAX = 512;
 export const PROXY_MAX = 512;
+export const URL_MAX = 2048;
+const VISITOR_AUTH_KEY_MAX = 64;
 /** GitBook's SiteHostname pattern: at least three labels of lowercase letters, digits and inner hyphens. */
 export const HOSTNAME_PATTERN = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?[.]){2,}[a-z0-9][a-z0-9-]{0,61}[a-z0-9]$/;
 /** GitBook's SiteProxyOrigin pattern: a host with a domain, then at least one path segment. */
@@ -41,6 +44,12 @@ export const SiteSchema = defineEntity({
     agentsContext: p.enum(AGENTS_CONTEXTS),
     /** The default site-space at the root (null while the site has none). */
     defaultSiteSpaceId: p.uuid().nullable(),
+    /** The key signing visitor JWTs of its `visitor-auth` audience (HS256); replaced by regenerating it. */
+    visitorAuthKey: p.string().length(VISITOR_AUTH_KEY_MAX),
+    /** Where visitors without a valid token are sent to sign in. */
+    visitorAuthFallbackUrl: p.string().length(URL_MAX).nullable(),
+    /** Where visitors are sent to sign out of the custom backend. */
+    visitorAuthLogoutUrl: p.string().length(URL_MAX).nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -131,4 +140,23 @@ export function validateHostname(hostname: string): string | null {
   if (hostname.length > HOSTNAME_MAX) throw AppError.invalidArgument(`hostname: must be at most ${HOSTNAME_MAX} characters`);
   if (!HOSTNAME_PATTERN.test(hostname)) throw AppError.invalidArgument("hostname: must be a lowercase host name of at least three labels, e.g. docs.example.com");
   return hostname;
+}
+
+/** A new visitor-auth signing key: 32 random bytes, base64url (43 characters). */
+export function newVisitorAuthKey(): string {
+  return randomBytes(32).toString("base64url");
+}
+
+/** A visitor-auth URL (fallbackURL, logoutURL): absolute http(s), at most 2,048 characters; "" unsets it. */
+export function validateAuthUrl(field: string, url: string): string | null {
+  if (url === "") return null;
+  if (url.length > URL_MAX) throw AppError.invalidArgument(`${field}: must be at most ${URL_MAX} characters`);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw AppError.invalidArgument(`${field}: must be an absolute http(s) URL`);
+  }
+  if (parsed.protocol !== "https:" && parsed.protocol !== "http:") throw AppError.invalidArgument(`${field}: must be an absolute http(s) URL`);
+  return url;
 }

@@ -1,5 +1,6 @@
-import type { ShareLink as ShareLinkMessage, Site as SiteMessage, SiteAddress, SiteSpace as SiteSpaceMessage } from "@imprint/proto/publishing/v1/sites";
+import type { ShareLink as ShareLinkMessage, Site as SiteMessage, SiteAddress, SitePublishingAuth, SiteSpace as SiteSpaceMessage } from "@imprint/proto/publishing/v1/sites";
 import type { Site } from "../domain/site.js";
+import type { PublishingAuthView } from "../use-cases/shared/publishing-auth.js";
 import type { ShareLinkView } from "../use-cases/shared/share-links.js";
 import type { SiteSpaceView } from "../use-cases/shared/site-spaces.js";
 import type { SiteView } from "../use-cases/shared/sites.js";
@@ -58,4 +59,8 @@ export function shareLinkToProto({ shareLink, site }: ShareLinkView): ShareLinkM
     createdAt: shareLink.createdAt,
     site: siteAddress(site),
   };
+}
+
+export function publishingAuthToProto(auth: PublishingAuthView): SitePublishingAuth {
+  return { backend: auth.backend, privateKey: auth.privateKey, fallbackUrl: auth.fallbackUrl ?? "", logoutUrl: auth.logoutUrl ?? "" };
 }

@@ -9,18 +9,21 @@ import { deleteShareLink } from "../use-cases/delete-share-link.js";
 import { deleteSite } from "../use-cases/delete-site.js";
 import { deleteSiteSpace } from "../use-cases/delete-site-space.js";
 import { getSite } from "../use-cases/get-site.js";
+import { getSitePublishingAuth } from "../use-cases/get-site-publishing-auth.js";
 import { getSiteStructure } from "../use-cases/get-site-structure.js";
 import { listShareLinks } from "../use-cases/list-share-links.js";
 import { listSiteSpaces } from "../use-cases/list-site-spaces.js";
 import { listSites } from "../use-cases/list-sites.js";
 import { moveSiteSpace } from "../use-cases/move-site-space.js";
 import { publishSite } from "../use-cases/publish-site.js";
+import { regenerateSitePublishingAuth } from "../use-cases/regenerate-site-publishing-auth.js";
 import { sortSiteStructure } from "../use-cases/sort-site-structure.js";
 import { unpublishSite } from "../use-cases/unpublish-site.js";
 import { updateShareLink } from "../use-cases/update-share-link.js";
 import { updateSite } from "../use-cases/update-site.js";
+import { updateSitePublishingAuth } from "../use-cases/update-site-publishing-auth.js";
 import { updateSiteSpace } from "../use-cases/update-site-space.js";
-import { shareLinkToProto, siteSpaceToProto, siteToProto } from "./mappers.js";
+import { publishingAuthToProto, shareLinkToProto, siteSpaceToProto, siteToProto } from "./mappers.js";
 
 export const SITE_SERVICE_NAME = "imprint.publishing.v1.SiteService";
 
@@ -163,6 +166,32 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
         deps,
       );
       return { siteSpace: siteSpaceToProto(view) };
+    },
+
+    getSitePublishingAuth: async (request) => {
+      const auth = await getSitePublishingAuth(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { auth: publishingAuthToProto(auth) };
+    },
+
+    updateSitePublishingAuth: async (request) => {
+      const auth = await updateSitePublishingAuth(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          backend: request.backend,
+          fallbackUrl: request.fallbackUrl,
+          logoutUrl: request.logoutUrl,
+        },
+        deps,
+      );
+      return { auth: publishingAuthToProto(auth) };
+    },
+
+    regenerateSitePublishingAuth: async (request) => {
+      const auth = await regenerateSitePublishingAuth(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { auth: publishingAuthToProto(auth) };
     },
 
     listShareLinks: async (request) => {

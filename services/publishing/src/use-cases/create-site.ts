@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { Site, validateTitle, validateType, validateVisibility } from "../domain/site.js";
+import { newVisitorAuthKey, Site, validateTitle, validateType, validateVisibility } from "../domain/site.js";
 import { recordPublishingEvent, siteCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
@@ -52,6 +52,9 @@ export async function createSite(em: EntityManager, input: CreateSiteInput, deps
       adaptiveContentEnabled: false,
       agentsContext: "included",
       defaultSiteSpaceId: null,
+      visitorAuthKey: newVisitorAuthKey(),
+      visitorAuthFallbackUrl: null,
+      visitorAuthLogoutUrl: null,
       createdAt: now,
       updatedAt: now,
     });
