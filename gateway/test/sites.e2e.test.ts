@@ -290,6 +290,78 @@ describe("visitor authentication", () => {
   });
 });
 
+describe("adaptive content schema", () => {
+  const schema = {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    properties: {
+      isBetaUser: { type: "boolean", description: "Beta programme members" },
+      plan: { type: "string", enum: ["free", "pro"], description: "Subscription plan" },
+      seats: { type: "number", description: "Seats bought" },
+      roles: { type: "array", description: "Roles", items: { type: "string", enum: ["admin", "dev"], description: "Role" } },
+      account: { type: "object", description: "Account", properties: { isOwner: { type: "boolean", description: "Account owners" } }, additionalProperties: false },
+      unsigned: {
+        type: "object",
+        description: "Unsigned claims of the site visitor.",
+        properties: { language: { type: "string", enum: ["en"], description: "Language" } },
+        additionalProperties: false,
+      },
+    },
+    additionalProperties: false,
+  };
+
+  it("is 404 until set; PUT stores it; template conditions follow from it", async () => {
+    const site = await newSite("Adaptive");
+    expect((await call(stack, "GET", `${sitesPath()}/${site.id}/adaptive-schema`, { token: org.owner.token })).status).toBe(404);
+    expect((await org.owner.api.orgs.listSiteAdaptiveTemplateConditions(org.organizationId, site.id)).data.items).toEqual([]);
+    const put = await org.owner.api.orgs.updateSiteAdaptiveSchema(org.organizationId, site.id, { jsonSchema: schema as never });
+    expect(put.data).toMatchObject({ object: "site-adaptive-schema", jsonSchema: schema });
+    expect((await editor.api.orgs.getSiteAdaptiveSchema(org.organizationId, site.id)).data.jsonSchema).toEqual(schema);
+    const conditions = (await editor.api.orgs.listSiteAdaptiveTemplateConditions(org.organizationId, site.id)).data.items;
+    expect(conditions.map((item) => item.condition)).toEqual([
+      "visitor.claims.isBetaUser === true",
+      'visitor.claims.plan === "free"',
+      'visitor.claims.plan === "pro"',
+      'visitor.claims.roles.includes("admin")',
+      'visitor.claims.roles.includes("dev")',
+      "visitor.claims.account.isOwner === true",
+      'visitor.claims.unsigned.language === "en"',
+    ]);
+    // Every template condition is one a site-space accepts.
+    const space = await createSpace(stack, org);
+    const siteSpace = (await org.owner.api.orgs.addSpaceToSite(org.organizationId, site.id, { spaceId: space.id })).data;
+    for (const { condition } of conditions) {
+      expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${siteSpace.id}`, { token: org.owner.token, json: { condition } })).status).toBe(200);
+    }
+  });
+
+  it("refuses anything else naming the JSON path; only admins set it; other organizations get 404", async () => {
+    const site = await newSite("Adaptive limits");
+    const put = (jsonSchema: unknown, token = org.owner.token) => call(stack, "PUT", `${sitesPath()}/${site.id}/adaptive-schema`, { token, json: { jsonSchema } });
+    const without = (key: string) => Object.fromEntries(Object.entries(schema).filter(([name]) => name !== key));
+    const cases: [unknown, string][] = [
+      [{ ...schema, additionalProperties: true }, "jsonSchema.additionalProperties: must be false"],
+      [without("type"), "jsonSchema.type: must be object"],
+      [{ ...schema, properties: { x: { type: "boolean" } } }, "jsonSchema.properties.x.description: must be a non-empty string"],
+      [{ ...schema, properties: { x: { type: "date", description: "d" } } }, "jsonSchema.properties.x.type: must be boolean, string, number, array or object"],
+      [{ ...schema, properties: { x: { type: "string", description: "d", enum: [1] } } }, "jsonSchema.properties.x.enum[0]: must be a string"],
+      [{ ...schema, properties: { x: { type: "array", description: "d", items: { type: "object", description: "o" } } } }, "jsonSchema.properties.x.items.type: must be boolean, string or number"],
+      [{ ...schema, properties: { o: { type: "object", description: "o", properties: {} } } }, "jsonSchema.properties.o.additionalProperties: must be false"],
+      [{ ...schema, properties: { constructor: { type: "boolean", description: "c" } } }, "jsonSchema.properties.constructor: is not a usable claim name"],
+      [{ ...schema, extra: 1 }, "jsonSchema.extra: is not allowed here"],
+    ];
+    for (const [jsonSchema, message] of cases) {
+      const response = await put(jsonSchema);
+      expect([response.status, response.body.error.message], JSON.stringify(jsonSchema)).toEqual([400, expect.stringContaining(message)]);
+    }
+    const notObject = await call(stack, "PUT", `${sitesPath()}/${site.id}/adaptive-schema`, { token: org.owner.token, json: { jsonSchema: [] } });
+    expect([notObject.status, notObject.body.error.message]).toEqual([400, expect.stringContaining("jsonSchema")]);
+    expect((await put(schema, editor.token)).status).toBe(403);
+    expect((await put(schema, other.owner.token)).status).toBe(404);
+    expect((await call(stack, "GET", `${sitesPath()}/${site.id}/adaptive-schema/template-conditions`, { token: other.owner.token })).status).toBe(404);
+  });
+});
+
 describe("a site's spaces follow content", () => {
   it("a deleted space leaves every site within seconds and rejoins them, where it was, on restore", async () => {
     const first = await createSpace(stack, org, { title: "First" });

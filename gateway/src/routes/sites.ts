@@ -96,6 +96,9 @@ export const updatePublishingAuthBody = z.object({
   logoutURL: z.string().nullable().optional(),
 });
 
+/** updateSiteAdaptiveSchema: `jsonSchema` an object; its rules (draft-07, claims, descriptions) are the service's. */
+export const updateAdaptiveSchemaBody = z.object({ jsonSchema: z.record(z.string(), z.unknown()) });
+
 const listShareLinksQuery = z.object({ ...pageQueryShape, search: queryParam.string(128).optional() });
 export const createShareLinkBody = z.object({ name: z.string() });
 export const updateShareLinkBody = z
@@ -333,6 +336,40 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       handler: async ({ params, principal }) => {
         const response = await sites.regenerateSitePublishingAuth({ caller: principal.caller, ...params });
         return ok(toRestPublishingAuth(response.auth));
+      },
+    }),
+
+    // getSiteAdaptiveSchema: 404 until a schema is set.
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/adaptive-schema",
+      params: siteParams,
+      handler: async ({ params, principal }) => {
+        const response = await sites.getSiteAdaptiveSchema({ caller: principal.caller, ...params });
+        return ok({ object: "site-adaptive-schema", jsonSchema: JSON.parse(response.jsonSchema) as unknown, updatedAt: (response.updatedAt ?? new Date(0)).toISOString() });
+      },
+    }),
+
+    // updateSiteAdaptiveSchema
+    defineRoute({
+      method: "PUT",
+      path: "/v1/orgs/:organizationId/sites/:siteId/adaptive-schema",
+      params: siteParams,
+      body: updateAdaptiveSchemaBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.updateSiteAdaptiveSchema({ caller: principal.caller, ...params, jsonSchema: JSON.stringify(body.jsonSchema) });
+        return ok({ object: "site-adaptive-schema", jsonSchema: JSON.parse(response.jsonSchema) as unknown, updatedAt: (response.updatedAt ?? new Date(0)).toISOString() });
+      },
+    }),
+
+    // listSiteAdaptiveTemplateConditions
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/adaptive-schema/template-conditions",
+      params: siteParams,
+      handler: async ({ params, principal }) => {
+        const response = await sites.listSiteAdaptiveTemplateConditions({ caller: principal.caller, ...params });
+        return ok({ items: response.conditions.map(({ description, condition }) => ({ description, condition })) });
       },
     }),
 

@@ -50,6 +50,12 @@ export const SiteSchema = defineEntity({
     visitorAuthFallbackUrl: p.string().length(URL_MAX).nullable(),
     /** Where visitors are sent to sign out of the custom backend. */
     visitorAuthLogoutUrl: p.string().length(URL_MAX).nullable(),
+    /**
+     * The adaptive-content schema of its visitors' claims (see adaptive-schema.ts) as JSON text,
+     * kept as written (jsonb would reorder its claims); null until set.
+     */
+    adaptiveSchema: p.text().nullable(),
+    adaptiveSchemaUpdatedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

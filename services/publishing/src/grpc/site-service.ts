@@ -1,6 +1,6 @@
 import type { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
+import { AppError, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { addSiteSpace } from "../use-cases/add-site-space.js";
 import { createShareLink } from "../use-cases/create-share-link.js";
@@ -9,9 +9,11 @@ import { deleteShareLink } from "../use-cases/delete-share-link.js";
 import { deleteSite } from "../use-cases/delete-site.js";
 import { deleteSiteSpace } from "../use-cases/delete-site-space.js";
 import { getSite } from "../use-cases/get-site.js";
+import { getSiteAdaptiveSchema } from "../use-cases/get-site-adaptive-schema.js";
 import { getSitePublishingAuth } from "../use-cases/get-site-publishing-auth.js";
 import { getSiteStructure } from "../use-cases/get-site-structure.js";
 import { listShareLinks } from "../use-cases/list-share-links.js";
+import { listSiteAdaptiveTemplateConditions } from "../use-cases/list-site-adaptive-template-conditions.js";
 import { listSiteSpaces } from "../use-cases/list-site-spaces.js";
 import { listSites } from "../use-cases/list-sites.js";
 import { moveSiteSpace } from "../use-cases/move-site-space.js";
@@ -21,11 +23,21 @@ import { sortSiteStructure } from "../use-cases/sort-site-structure.js";
 import { unpublishSite } from "../use-cases/unpublish-site.js";
 import { updateShareLink } from "../use-cases/update-share-link.js";
 import { updateSite } from "../use-cases/update-site.js";
+import { updateSiteAdaptiveSchema } from "../use-cases/update-site-adaptive-schema.js";
 import { updateSitePublishingAuth } from "../use-cases/update-site-publishing-auth.js";
 import { updateSiteSpace } from "../use-cases/update-site-space.js";
 import { publishingAuthToProto, shareLinkToProto, siteSpaceToProto, siteToProto } from "./mappers.js";
 
 export const SITE_SERVICE_NAME = "imprint.publishing.v1.SiteService";
+
+/** JSON text from the wire: text that does not parse is the caller's mistake. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw AppError.invalidArgument("jsonSchema: must be JSON");
+  }
+}
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
 export function siteServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof SiteServiceService> {
@@ -192,6 +204,25 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     regenerateSitePublishingAuth: async (request) => {
       const auth = await regenerateSitePublishingAuth(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
       return { auth: publishingAuthToProto(auth) };
+    },
+
+    getSiteAdaptiveSchema: async (request) => {
+      const view = await getSiteAdaptiveSchema(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { jsonSchema: JSON.stringify(view.jsonSchema), updatedAt: view.updatedAt };
+    },
+
+    updateSiteAdaptiveSchema: async (request) => {
+      const view = await updateSiteAdaptiveSchema(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, jsonSchema: parseJson(request.jsonSchema) },
+        deps,
+      );
+      return { jsonSchema: JSON.stringify(view.jsonSchema), updatedAt: view.updatedAt };
+    },
+
+    listSiteAdaptiveTemplateConditions: async (request) => {
+      const conditions = await listSiteAdaptiveTemplateConditions(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { conditions };
     },
 
     listShareLinks: async (request) => {

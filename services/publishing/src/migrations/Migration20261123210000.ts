@@ -3,7 +3,7 @@ import { addRuntimeTables } from '@imprint/runtime';
 
 /**
  * The publishing context's tables: sites (basename unique per organization, hostname unique in the
- * installation, visitor-auth signing key and URLs), their site-spaces (path unique in the site,
+ * installation, visitor-auth signing key and URLs, adaptive-content schema), their site-spaces (path unique in the site,
  * ordered by position, hidden while their space is deleted) and share links (random keys, unique),
  * plus the runtime's tables.
  */
@@ -14,7 +14,7 @@ export class Migration20261123210000 extends Migration {
   override up(): void | Promise<void> {
     addRuntimeTables(this);
 
-    this.addSql(`create table "sites" ("id" uuid not null, "organization_id" uuid not null, "type" text not null, "title" varchar(128) not null, "visibility" text not null, "published" boolean not null default false, "basename" varchar(100) null, "hostname" varchar(512) null, "proxy" varchar(512) null, "adaptive_content_enabled" boolean not null default false, "agents_context" text not null, "default_site_space_id" uuid null, "visitor_auth_key" varchar(64) not null, "visitor_auth_fallback_url" varchar(2048) null, "visitor_auth_logout_url" varchar(2048) null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(`create table "sites" ("id" uuid not null, "organization_id" uuid not null, "type" text not null, "title" varchar(128) not null, "visibility" text not null, "published" boolean not null default false, "basename" varchar(100) null, "hostname" varchar(512) null, "proxy" varchar(512) null, "adaptive_content_enabled" boolean not null default false, "agents_context" text not null, "default_site_space_id" uuid null, "visitor_auth_key" varchar(64) not null, "visitor_auth_fallback_url" varchar(2048) null, "visitor_auth_logout_url" varchar(2048) null, "adaptive_schema" text null, "adaptive_schema_updated_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`create index "sites_organization_created_at_index" on "sites" ("organization_id", "created_at", "id");`);
     this.addSql(`alter table "sites" add constraint "sites_organization_basename_unique" unique ("organization_id", "basename");`);
     this.addSql(`alter table "sites" add constraint "sites_hostname_unique" unique ("hostname");`);

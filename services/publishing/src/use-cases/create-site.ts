@@ -55,6 +55,8 @@ export async function createSite(em: EntityManager, input: CreateSiteInput, deps
       visitorAuthKey: newVisitorAuthKey(),
       visitorAuthFallbackUrl: null,
       visitorAuthLogoutUrl: null,
+      adaptiveSchema: null,
+      adaptiveSchemaUpdatedAt: null,
       createdAt: now,
       updatedAt: now,
     });
