@@ -120,7 +120,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     expect(stack.processes.map((p) => p.name)).toEqual([ONE_PROCESS_NAME]);
     expect(stack.processes[0]?.pid).not.toBe(process.pid);
     expect(stack.processes[0]?.running).toBe(true);
-    expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(3);
+    expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(4);
   });
 
   it("stops the gateway and the services with SIGTERM and leaves nothing running", async () => {
