@@ -188,10 +188,22 @@ describe("site-spaces", () => {
     expect(moved.data.id).toBe(added.data.id);
     expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items.map((item) => item.id)).toEqual([added.data.id, all[0]!.id]);
 
-    // Published: urls.published under the site's address, and through a share key when one is given.
+    // Published: urls.published under the site's address, and through an active share link's key when one is given.
     await org.owner.api.orgs.publishSite(org.organizationId, site.id);
-    const published = await call(stack, "GET", `${sitesPath()}/${site.id}/site-spaces?shareKey=abc`, { token: org.owner.token });
-    expect(published.body.items[0].urls.published).toBe(`${stack.baseUrl}/sites/${org.organizationId}/${site.id}/abc/reference/`);
+    const plain = await call(stack, "GET", `${sitesPath()}/${site.id}/site-spaces`, { token: org.owner.token });
+    expect(plain.body.items[0].urls.published).toBe(`${stack.baseUrl}/sites/${org.organizationId}/${site.id}/reference/`);
+    const link = (await org.owner.api.orgs.createSiteShareLink(org.organizationId, site.id, { name: "Readers" })).data;
+    const key = link.urls.published!.split("/").at(-2)!;
+    const published = await call(stack, "GET", `${sitesPath()}/${site.id}/site-spaces?shareKey=${key}`, { token: org.owner.token });
+    expect(published.body.items[0].urls.published).toBe(`${stack.baseUrl}/sites/${org.organizationId}/${site.id}/${key}/reference/`);
+    const structure = await call(stack, "GET", `${sitesPath()}/${site.id}/structure?shareKey=${key}`, { token: org.owner.token });
+    expect(structure.body.structure[0].urls.published).toBe(published.body.items[0].urls.published);
+    // A deactivated link's key no longer resolves, nor does one that never existed.
+    await org.owner.api.orgs.updateSiteShareLinkById(org.organizationId, site.id, link.id, { active: false });
+    for (const path of [`site-spaces?shareKey=${key}`, `structure?shareKey=${key}`, "site-spaces?shareKey=abc"]) {
+      const refused = await call(stack, "GET", `${sitesPath()}/${site.id}/${path}`, { token: org.owner.token });
+      expect([refused.status, refused.body.error.message], path).toEqual([400, "shareKey: is not the key of an active share link of this site"]);
+    }
 
     // Deleting the default makes the remaining one the default.
     expect((await org.owner.api.orgs.deleteSiteSpaceById(org.organizationId, site.id, all[0]!.id)).status).toBe(204);

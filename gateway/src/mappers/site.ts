@@ -118,11 +118,11 @@ export function toRestSite(site: Site | undefined, urls: PublicUrls): RestSite {
   return rest;
 }
 
-/** With `shareKey` (a share-link site's reader), its published URL goes through that share link. */
-export function toRestSiteSpace(siteSpace: SiteSpace | undefined, urls: PublicUrls, shareKey?: string): RestSiteSpace {
+/** With a share key (an active share link's, read with one), its published URL goes through that link. */
+export function toRestSiteSpace(siteSpace: SiteSpace | undefined, urls: PublicUrls): RestSiteSpace {
   if (!siteSpace) throw new AppError("internal", "upstream answered without a site-space");
   const space = toRestSpace(siteSpace.space, urls);
-  const through = shareKey ? `${encodeURIComponent(shareKey)}/` : "";
+  const through = siteSpace.shareKey ? `${encodeURIComponent(siteSpace.shareKey)}/` : "";
   const published = publishedUrl(siteSpace.site, urls, `${through}${encodeURIComponent(siteSpace.path)}/`);
   const rest: RestSiteSpace = {
     object: "site-space",

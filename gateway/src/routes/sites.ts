@@ -204,15 +204,21 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       },
     }),
 
-    // listSiteSpaces: with shareKey, published URLs go through that share link.
+    // listSiteSpaces: with shareKey (an active share link's), published URLs go through that link.
     defineRoute({
       method: "GET",
       path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces",
       params: siteParams,
       query: listSiteSpacesQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await sites.listSiteSpaces({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), default: query.default });
-        return ok(toPagedList(response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls, query.shareKey)), response.page, cursors));
+        const response = await sites.listSiteSpaces({
+          caller: principal.caller,
+          ...params,
+          page: toPageRequest(query, cursors),
+          default: query.default,
+          shareKey: query.shareKey ?? "",
+        });
+        return ok(toPagedList(response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)), response.page, cursors));
       },
     }),
 
@@ -275,15 +281,15 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       },
     }),
 
-    // getSiteStructure: the site-spaces (`type: siteSpaces`) until sites have sections; with shareKey, published URLs go through that share link.
+    // getSiteStructure: the site-spaces (`type: siteSpaces`) until sites have sections; shareKey as for listSiteSpaces.
     defineRoute({
       method: "GET",
       path: "/v1/orgs/:organizationId/sites/:siteId/structure",
       params: siteParams,
       query: z.object({ shareKey: queryParam.string(128).optional() }),
       handler: async ({ params, query, principal }) => {
-        const response = await sites.getSiteStructure({ caller: principal.caller, ...params });
-        return ok({ type: "siteSpaces", structure: response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls, query.shareKey)) });
+        const response = await sites.getSiteStructure({ caller: principal.caller, ...params, shareKey: query.shareKey ?? "" });
+        return ok({ type: "siteSpaces", structure: response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)) });
       },
     }),
 

@@ -22,7 +22,7 @@ async function siteWith(spaceIds: string[]) {
 const view = async (siteId: string) => {
   const [site, list] = await Promise.all([
     harness.sites.getSite(scope(siteId)).then((answer) => answer.site!),
-    harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined }).then((answer) => answer.siteSpaces),
+    harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: "" }).then((answer) => answer.siteSpaces),
   ]);
   return { count: site.siteSpaces, defaultId: site.defaultSiteSpaceId, spaces: list.map((item) => [item.space!.id, item.default]) };
 };

@@ -30,7 +30,7 @@ const add = (siteId: string, spaceId: string, user: TestUser = org.owner) =>
 const update = (siteId: string, siteSpaceId: string, fields: Partial<UpdateSiteSpaceRequest>) =>
   harness.sites.updateSiteSpace({ ...scope(siteId), siteSpaceId, ...fields }).then((answer) => answer.siteSpace!);
 
-const list = (siteId: string, isDefault?: boolean) => harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, default: isDefault }).then((answer) => answer.siteSpaces);
+const list = (siteId: string, isDefault?: boolean) => harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
 
 const move = (siteId: string, siteSpaceId: string, position: { before?: string; after?: string }) =>
   harness.sites.moveSiteSpace({ ...scope(siteId), siteSpaceId, beforeSiteSpaceId: position.before ?? "", afterSiteSpaceId: position.after ?? "" }).then((answer) => answer.siteSpace!);
@@ -52,7 +52,7 @@ describe("site-spaces", () => {
     expect(await failure(harness.sites.addSiteSpace({ ...scope(siteId), spaceId: space.id, sectionId: randomUUID() }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("sectionId:") });
     expect(await failure(add(siteId, (await createSpace(harness, other)).id))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("spaceId:") });
     expect(await failure(add(siteId, space.id, editor))).toMatchObject({ code: "permission_denied" });
-    expect(await failure(harness.sites.listSiteSpaces({ caller: other.owner.caller, organizationId: org.organizationId, siteId, page: undefined }))).toMatchObject({ code: "not_found" });
+    expect(await failure(harness.sites.listSiteSpaces({ caller: other.owner.caller, organizationId: org.organizationId, siteId, page: undefined, shareKey: "" }))).toMatchObject({ code: "not_found" });
   });
 
   it("changes the path (unique at its level), the condition (checked, null removes it) and the space", async () => {
@@ -124,6 +124,11 @@ describe("share links", () => {
     expect(listed.shareLinks.map((link) => link.id)).toEqual([first.id, second.id]);
     expect((await harness.sites.listShareLinks({ ...scope(siteId), page: undefined, search: "old" })).shareLinks.map((link) => link.id)).toEqual([first.id]);
     expect((await harness.sites.listShareLinks({ ...scope(siteId), page: undefined, search: second.key })).shareLinks.map((link) => link.id)).toEqual([second.id]);
+    // Reads through a share key take only an active link's.
+    await harness.sites.addSiteSpace({ ...scope(siteId), spaceId: (await createSpace(harness, org)).id, sectionId: "" });
+    const through = await harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: second.key });
+    expect(through.siteSpaces.map((item) => item.shareKey)).toEqual([second.key]);
+    expect(await failure(harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: first.key }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("shareKey:") });
     await harness.sites.deleteShareLink({ ...scope(siteId), shareLinkId: first.id });
     await harness.sites.deleteShareLink({ ...scope(siteId), shareLinkId: first.id });
     expect((await harness.sites.listShareLinks({ ...scope(siteId), page: undefined, search: "" })).shareLinks.map((link) => link.id)).toEqual([second.id]);

@@ -32,7 +32,7 @@ const list = (fields: { spaceId?: string; title?: string; published?: boolean; t
   harness.sites.listSites({ caller: user.caller, organizationId: org.organizationId, page: undefined, spaceId: fields.spaceId ?? "", title: fields.title ?? "", published: fields.published, types: fields.types ?? [] });
 
 const siteSpaces = (siteId: string, isDefault?: boolean) =>
-  harness.sites.listSiteSpaces({ caller: org.owner.caller, organizationId: org.organizationId, siteId, page: undefined, default: isDefault }).then((answer) => answer.siteSpaces);
+  harness.sites.listSiteSpaces({ caller: org.owner.caller, organizationId: org.organizationId, siteId, page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
 
 describe("sites", () => {
   it("creates an unpublished basic public site, with the given spaces as its site-spaces (the first is the default)", async () => {

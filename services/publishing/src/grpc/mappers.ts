@@ -37,7 +37,7 @@ export function siteAddress(site: Site): SiteAddress {
   };
 }
 
-export function siteSpaceToProto({ siteSpace, space, isDefault, site }: SiteSpaceView): SiteSpaceMessage {
+export function siteSpaceToProto({ siteSpace, space, isDefault, site, shareKey }: SiteSpaceView): SiteSpaceMessage {
   return {
     id: siteSpace.id,
     siteId: siteSpace.siteId,
@@ -46,6 +46,7 @@ export function siteSpaceToProto({ siteSpace, space, isDefault, site }: SiteSpac
     default: isDefault,
     condition: siteSpace.condition,
     site: siteAddress(site),
+    shareKey: shareKey ?? "",
   };
 }
 

@@ -113,7 +113,14 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     listSiteSpaces: async (request) => {
       const page = await listSiteSpaces(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, isDefault: request.default, page: pageRequest(request.page) },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          isDefault: request.default,
+          shareKey: request.shareKey,
+          page: pageRequest(request.page),
+        },
         deps,
       );
       return { siteSpaces: page.items.map(siteSpaceToProto), page: pageInfo(page) };
@@ -167,7 +174,11 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     },
 
     getSiteStructure: async (request) => {
-      const structure = await getSiteStructure(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      const structure = await getSiteStructure(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey },
+        deps,
+      );
       return { type: structure.type, siteSpaces: structure.siteSpaces.map(siteSpaceToProto) };
     },
 

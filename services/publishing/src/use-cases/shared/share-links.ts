@@ -17,3 +17,14 @@ export async function findShareLink(em: EntityManager, site: Site, shareLinkId: 
   if (!found) throw AppError.notFound("Share link");
   return found;
 }
+
+/**
+ * A share key a read names to build published URLs through: it must be an active share link's of
+ * the site (a deactivated or deleted link no longer resolves); "" is none.
+ */
+export async function requireActiveShareKey(em: EntityManager, site: Site, shareKey: string): Promise<string> {
+  if (shareKey === "") return "";
+  const link = await em.findOne(ShareLink, { siteId: site.id, key: shareKey, active: true });
+  if (!link) throw AppError.invalidArgument("shareKey: is not the key of an active share link of this site");
+  return link.key;
+}

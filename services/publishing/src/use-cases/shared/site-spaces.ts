@@ -14,6 +14,8 @@ export interface SiteSpaceView {
   space: Space;
   isDefault: boolean;
   site: Site;
+  /** The share key its published URL goes through ("" for none). */
+  shareKey?: string;
 }
 
 /** Adds `space` at the end of the site (locked by the caller), the default when it is the first. */
