@@ -421,6 +421,7 @@ async function snapshot(): Promise<string> {
     `/v1/orgs/${organizationId}/sites?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/site-spaces?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/share-links?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/sections?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/publishing/auth`,
     `/v1/orgs/${organizationId}/sites/${siteId}/adaptive-schema`,
   ];
@@ -465,6 +466,7 @@ beforeAll(async () => {
   const site = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites`, { ...owner, json: { title: "Fixture site", spaces: [space.id] } });
   const siteSpaces = await call(stack, "GET", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/site-spaces`, owner);
   const shareLink = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/share-links`, { ...owner, json: { name: "Fixture" } });
+  const section = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/sections`, { ...owner, json: { spaceId: space.id, title: "Fixture section" } });
   const members = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?limit=1`, owner);
   memberCursor = members.body.next.page as string;
   Object.assign(fixture, {
@@ -483,6 +485,7 @@ beforeAll(async () => {
     siteId: site.body.id as string,
     siteSpaceId: siteSpaces.body.items[0].id as string,
     shareLinkId: shareLink.body.id as string,
+    siteSectionId: section.body.id as string,
     // Ids of things the fixture does not have: every request naming them reads "not found".
     fileId: "no-such-file",
     inviteId: randomUUID(),
@@ -490,7 +493,7 @@ beforeAll(async () => {
     emailDomain: "example.com",
     exportId: randomUUID(),
   });
-  for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink]) expect(response.status).toBeLessThan(300);
+  for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, section]) expect(response.status).toBeLessThan(300);
 }, 120_000);
 afterAll(() => stopEditingStack(stack, editing));
 

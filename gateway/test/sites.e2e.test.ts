@@ -243,7 +243,7 @@ describe("site-spaces", () => {
     expect((await call(stack, "GET", `${sitesPath()}/${site.id}/structure`, { token: other.owner.token })).status).toBe(404);
   });
 
-  it("refuses sections (not yet), another organization's space, unsupported fields and non-admins", async () => {
+  it("refuses an unknown section, another organization's space, unsupported fields and non-admins", async () => {
     const space = await createSpace(stack, org);
     const site = await newSite("Refusals");
     const add = (json: unknown, token = org.owner.token) => call(stack, "POST", `${sitesPath()}/${site.id}/site-spaces`, { token, json });
@@ -256,6 +256,91 @@ describe("site-spaces", () => {
     const draft = await add({ spaceId: space.id, draft: true });
     expect([draft.status, draft.body.error.message]).toEqual([400, expect.stringContaining("draft")]);
     expect((await add({ spaceId: space.id }, editor.token)).status).toBe(403);
+  });
+});
+
+describe("sections", () => {
+  it("turns a site's root into its first section, adds sections with their first site-space, and answers the structure by sections", async () => {
+    const guide = await createSpace(stack, org, { title: "Guide" });
+    const api = await createSpace(stack, org, { title: "API" });
+    const site = await newSite("Sectioned", [guide.id]);
+    const [rootSpace] = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items;
+    const created = await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: api.id, title: "API reference", icon: "code" });
+    expect(created.status).toBe(201);
+    expect(created.data).toMatchObject({ object: "site-section", title: "API reference", path: "api-reference", default: false, icon: "code", siteSpaces: [{ space: { id: api.id }, default: true }] });
+    const sections = (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items;
+    expect(sections.map((section) => [section.title, section.default, section.siteSpaces.map((item) => item.id)])).toEqual([
+      ["Sectioned", true, [rootSpace!.id]],
+      ["API reference", false, [created.data.siteSpaces[0]!.id]],
+    ]);
+    const structure = (await org.owner.api.orgs.getSiteStructure(org.organizationId, site.id)).data;
+    expect(structure.type).toBe("sections");
+    expect(structure.structure.map((item) => item.id)).toEqual(sections.map((section) => section.id));
+    // Site-spaces go to the default section unless one is named; paths are unique per section.
+    const more = await org.owner.api.orgs.addSpaceToSite(org.organizationId, site.id, { spaceId: api.id });
+    expect(more.data).toMatchObject({ section: sections[0]!.id, path: "api" });
+    const named = await org.owner.api.orgs.addSpaceToSite(org.organizationId, site.id, { spaceId: api.id, sectionId: created.data.id });
+    expect(named.data).toMatchObject({ section: created.data.id, path: "api-2" });
+    const clash = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${more.data.id}`, { token: org.owner.token, json: { path: "guide" } });
+    expect([clash.status, clash.body.error.message]).toEqual([400, expect.stringContaining("path:")]);
+    expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${named.data.id}`, { token: org.owner.token, json: { path: "guide" } })).status).toBe(200);
+    // The site's default site-space is the default section's.
+    expect((await org.owner.api.orgs.getSiteById(org.organizationId, site.id)).data.siteSpaces).toBe(4);
+    const asDefault = await call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json: { defaultSiteSpace: named.data.id } });
+    expect([asDefault.status, asDefault.body.error.message]).toEqual([400, expect.stringContaining("defaultSiteSpace:")]);
+    expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json: { defaultSiteSection: created.data.id, defaultSiteSpace: named.data.id } })).status).toBe(200);
+    const after = (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items;
+    expect(after.map((section) => section.default)).toEqual([false, true]);
+    expect(after[1]!.siteSpaces.map((item) => [item.id, item.default])).toEqual([
+      [created.data.siteSpaces[0]!.id, false],
+      [named.data.id, true],
+    ]);
+  });
+
+  it("updates, moves, sorts and deletes sections; published URLs carry the section's path", async () => {
+    const space = await createSpace(stack, org, { title: "Docs" });
+    const site = await newSite("Sections edit");
+    const a = (await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: space.id, title: "Alpha" })).data;
+    const b = (await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: space.id, title: "Beta" })).data;
+    expect(a.default).toBe(true);
+    const condition = 'visitor.claims.plan === "pro"';
+    const updated = await org.owner.api.orgs.updateSiteSectionById(org.organizationId, site.id, b.id, { path: "beta-docs", description: "The beta", condition });
+    expect(updated.data).toMatchObject({ path: "beta-docs", description: "The beta", condition });
+    const cleared = await call(stack, "PATCH", `${sitesPath()}/${site.id}/sections/${b.id}`, { token: org.owner.token, json: { condition: null, description: null } });
+    expect([cleared.body.condition, cleared.body.description]).toEqual([undefined, undefined]);
+    const cases: [unknown, string][] = [
+      [{ title: "x" }, "title: must be at least 2 characters"],
+      [{ path: a.path }, "path:"],
+      [{ description: "d".repeat(257) }, "description: must be at most 256 characters"],
+      [{ icon: "i".repeat(51) }, "icon: must be at most 50 characters"],
+      [{ condition: "visitor.claims.plan ===" }, "condition:"],
+      [{ defaultSiteSpace: a.siteSpaces[0]!.id }, "defaultSiteSpace:"],
+      [{ siteSectionGroupId: "g1" }, "siteSectionGroupId"],
+    ];
+    for (const [json, message] of cases) {
+      const response = await call(stack, "PATCH", `${sitesPath()}/${site.id}/sections/${b.id}`, { token: org.owner.token, json });
+      expect([response.status, response.body.error.message], JSON.stringify(json)).toEqual([400, expect.stringContaining(message)]);
+    }
+    const order = async () => (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items.map((section) => section.id);
+    await org.owner.api.orgs.moveSiteSection(org.organizationId, site.id, b.id, { position: { before: { type: "site-section", siteSection: a.id } } });
+    expect(await order()).toEqual([b.id, a.id]);
+    const sorted = await org.owner.api.orgs.sortSiteStructure(org.organizationId, site.id, { item: { type: "site-section", id: b.id }, position: { after: { type: "site-section", id: a.id } } });
+    expect((sorted.data as { object: string }).object).toBe("site-section");
+    expect(await order()).toEqual([a.id, b.id]);
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    const published = (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items[1]!;
+    expect(published.urls.published).toBe(`${stack.baseUrl}/sites/${org.organizationId}/${site.id}/beta-docs/`);
+    expect(published.siteSpaces[0]!.urls.published).toBe(`${stack.baseUrl}/sites/${org.organizationId}/${site.id}/beta-docs/docs/`);
+    // Deleting the default section makes the next one the default; deleting twice is fine.
+    expect((await org.owner.api.orgs.deleteSiteSectionById(org.organizationId, site.id, a.id)).status).toBe(204);
+    expect((await call(stack, "DELETE", `${sitesPath()}/${site.id}/sections/${a.id}`, { token: org.owner.token })).status).toBe(204);
+    const left = (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items;
+    expect(left.map((section) => [section.id, section.default])).toEqual([[b.id, true]]);
+    expect((await org.owner.api.orgs.getSiteById(org.organizationId, site.id)).data.siteSpaces).toBe(1);
+    expect((await call(stack, "POST", `${sitesPath()}/${site.id}/sections`, { token: editor.token, json: { spaceId: space.id } })).status).toBe(403);
+    expect((await call(stack, "GET", `${sitesPath()}/${site.id}/sections`, { token: other.owner.token })).status).toBe(404);
+    const tooShort = await call(stack, "POST", `${sitesPath()}/${site.id}/sections`, { token: org.owner.token, json: { spaceId: space.id, title: "x" } });
+    expect([tooShort.status, tooShort.body.error.message]).toEqual([400, "title: must be at least 2 characters"]);
   });
 });
 

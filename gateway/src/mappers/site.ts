@@ -1,4 +1,4 @@
-import type { ShareLink, Site, SiteAddress, SitePublishingAuth, SiteSpace } from "@imprint/proto/publishing/v1/sites";
+import type { ShareLink, Site, SiteAddress, SitePublishingAuth, SiteSection, SiteSpace } from "@imprint/proto/publishing/v1/sites";
 import { AppError } from "@imprint/runtime/core";
 import { toRestSpace, type RestSpace } from "./space.js";
 import type { PublicUrls } from "./urls.js";
@@ -46,6 +46,7 @@ export interface RestSiteSpace {
   draft: false;
   hidden: false;
   condition?: string;
+  section?: string;
   urls: { published?: string };
 }
 
@@ -123,7 +124,8 @@ export function toRestSiteSpace(siteSpace: SiteSpace | undefined, urls: PublicUr
   if (!siteSpace) throw new AppError("internal", "upstream answered without a site-space");
   const space = toRestSpace(siteSpace.space, urls);
   const through = siteSpace.shareKey ? `${encodeURIComponent(siteSpace.shareKey)}/` : "";
-  const published = publishedUrl(siteSpace.site, urls, `${through}${encodeURIComponent(siteSpace.path)}/`);
+  const section = siteSpace.sectionPath ? `${encodeURIComponent(siteSpace.sectionPath)}/` : "";
+  const published = publishedUrl(siteSpace.site, urls, `${through}${section}${encodeURIComponent(siteSpace.path)}/`);
   const rest: RestSiteSpace = {
     object: "site-space",
     id: siteSpace.id,
@@ -136,6 +138,42 @@ export function toRestSiteSpace(siteSpace: SiteSpace | undefined, urls: PublicUr
     urls: published ? { published } : {},
   };
   if (siteSpace.condition) rest.condition = siteSpace.condition;
+  if (siteSpace.sectionId) rest.section = siteSpace.sectionId;
+  return rest;
+}
+
+export interface RestSiteSection {
+  object: "site-section";
+  id: string;
+  title: string;
+  path: string;
+  default: boolean;
+  draft: false;
+  description?: string;
+  icon?: string;
+  condition?: string;
+  siteSpaces: RestSiteSpace[];
+  urls: { published?: string };
+}
+
+/** A section with its site-spaces; published at the site's address (through its share key, if any) plus its path. */
+export function toRestSiteSection(section: SiteSection | undefined, urls: PublicUrls): RestSiteSection {
+  if (!section) throw new AppError("internal", "upstream answered without a site section");
+  const through = section.shareKey ? `${encodeURIComponent(section.shareKey)}/` : "";
+  const published = publishedUrl(section.site, urls, `${through}${encodeURIComponent(section.path)}/`);
+  const rest: RestSiteSection = {
+    object: "site-section",
+    id: section.id,
+    title: section.title,
+    path: section.path,
+    default: section.default,
+    draft: false,
+    siteSpaces: section.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)),
+    urls: published ? { published } : {},
+  };
+  if (section.description) rest.description = section.description;
+  if (section.icon) rest.icon = section.icon;
+  if (section.condition) rest.condition = section.condition;
   return rest;
 }
 

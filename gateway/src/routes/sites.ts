@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { siteLocation, toRestPublishingAuth, toRestShareLink, toRestSite, toRestSiteSpace } from "../mappers/site.js";
+import { siteLocation, toRestPublishingAuth, toRestShareLink, toRestSite, toRestSiteSection, toRestSiteSpace } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId, queryParam } from "../validation.js";
@@ -9,6 +9,7 @@ import type { RouteDeps } from "./deps.js";
 // names, types, visibilities) are the publishing service's; the gateway checks shapes only.
 const siteParams = z.object({ organizationId: pathId(), siteId: pathId() });
 const siteSpaceParams = siteParams.extend({ siteSpaceId: pathId() });
+const sectionParams = siteParams.extend({ siteSectionId: pathId() });
 const shareLinkParams = siteParams.extend({ shareLinkId: pathId() });
 
 /** `type` may repeat (`type=basic&type=premium`); a comma-separated value is read too. */
@@ -57,6 +58,35 @@ export function toUpdateSiteFields(body: z.output<typeof updateSiteBody>) {
     hostname: body.hostname === null ? "" : body.hostname,
   };
 }
+
+const listSectionsQuery = z.object({ ...pageQueryShape, shareKey: queryParam.string(128).optional() });
+
+/** addSectionToSite: an existing space (`null`, a new space, is not supported); drafts, custom home pages and section groups are not either. */
+export const addSectionBody = z.object({
+  spaceId: pathId(),
+  title: z.string().nullable().optional(),
+  icon: z.string().nullable().optional(),
+  draft: z.literal(false, { error: "draft sections are not supported yet" }).optional(),
+  siteSectionGroupId: z.undefined({ error: "section groups are not supported yet" }).optional(),
+});
+
+/** updateSiteSectionById: `condition`, `description` and `icon` null remove them. */
+export const updateSectionBody = z.object({
+  title: z.string().optional(),
+  path: z.string().optional(),
+  defaultSiteSpace: pathId().optional(),
+  condition: z.string().nullable().optional(),
+  icon: z.string().nullable().optional(),
+  description: z.string().nullable().optional(),
+  draft: z.literal(false, { error: "draft sections are not supported yet" }).optional(),
+  siteSectionGroupId: z.null({ error: "section groups are not supported yet" }).optional(),
+});
+
+const sectionPointer = z.object({ type: z.literal("site-section"), siteSection: pathId() });
+/** moveSiteSection: no position moves it to the end. */
+export const moveSectionBody = z.object({ position: z.object({ before: sectionPointer.optional(), after: sectionPointer.optional() }).optional() }).optional();
+
+const nullToEmpty = (value: string | null | undefined) => (value === null ? "" : value);
 
 const listSiteSpacesQuery = z.object({ ...pageQueryShape, shareKey: queryParam.string(128).optional(), default: queryParam.boolean().optional() });
 
@@ -204,6 +234,84 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       },
     }),
 
+    // listSiteSections: each with its site-spaces; shareKey as for listSiteSpaces.
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/sections",
+      params: siteParams,
+      query: listSectionsQuery,
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await sites.listSiteSections({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), shareKey: query.shareKey ?? "" });
+        return ok(toPagedList(response.sections.map((section) => toRestSiteSection(section, urls)), response.page, cursors));
+      },
+    }),
+
+    // addSectionToSite
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/sections",
+      params: siteParams,
+      body: addSectionBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.addSiteSection({ caller: principal.caller, ...params, spaceId: body.spaceId, title: body.title ?? "", icon: body.icon ?? "" });
+        const section = toRestSiteSection(response.section, urls);
+        return created(section, `${siteLocation(urls, params.organizationId, params.siteId)}/sections/${encodeURIComponent(section.id)}`);
+      },
+    }),
+
+    // updateSiteSectionById (`Prefer: return=minimal` is not applied)
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/sites/:siteId/sections/:siteSectionId",
+      params: sectionParams,
+      body: updateSectionBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.updateSiteSection({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          sectionId: params.siteSectionId,
+          title: body.title,
+          path: body.path,
+          description: nullToEmpty(body.description),
+          icon: nullToEmpty(body.icon),
+          condition: nullToEmpty(body.condition),
+          defaultSiteSpaceId: body.defaultSiteSpace,
+        });
+        return ok(toRestSiteSection(response.section, urls));
+      },
+    }),
+
+    // deleteSiteSectionById: 204 whether or not it existed.
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/sites/:siteId/sections/:siteSectionId",
+      params: sectionParams,
+      handler: async ({ params, principal }) => {
+        await sites.deleteSiteSection({ caller: principal.caller, organizationId: params.organizationId, siteId: params.siteId, sectionId: params.siteSectionId });
+        return noContent();
+      },
+    }),
+
+    // moveSiteSection (deprecated in GitBook, still served)
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/sections/:siteSectionId/move",
+      params: sectionParams,
+      body: moveSectionBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.moveSiteSection({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          sectionId: params.siteSectionId,
+          beforeSectionId: body?.position?.before?.siteSection ?? "",
+          afterSectionId: body?.position?.after?.siteSection ?? "",
+        });
+        return ok(toRestSiteSection(response.section, urls));
+      },
+    }),
+
     // listSiteSpaces: with shareKey (an active share link's), published URLs go through that link.
     defineRoute({
       method: "GET",
@@ -289,7 +397,11 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: z.object({ shareKey: queryParam.string(128).optional() }),
       handler: async ({ params, query, principal }) => {
         const response = await sites.getSiteStructure({ caller: principal.caller, ...params, shareKey: query.shareKey ?? "" });
-        return ok({ type: "siteSpaces", structure: response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)) });
+        return ok(
+          response.type === "sections"
+            ? { type: "sections", structure: response.sections.map((section) => toRestSiteSection(section, urls)) }
+            : { type: "siteSpaces", structure: response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)) },
+        );
       },
     }),
 
@@ -301,7 +413,7 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       body: sortSiteStructureBody,
       handler: async ({ params, body, principal }) => {
         const response = await sites.sortSiteStructure({ caller: principal.caller, ...params, item: body.item, before: body.position.before, after: body.position.after });
-        return ok(toRestSiteSpace(response.siteSpace, urls));
+        return ok(response.siteSection ? toRestSiteSection(response.siteSection, urls) : toRestSiteSpace(response.siteSpace, urls));
       },
     }),
 

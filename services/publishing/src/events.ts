@@ -7,6 +7,10 @@ import {
   SiteDeleted,
   SitePublished,
   SitePublishingAuthRegenerated,
+  SiteSectionCreated,
+  SiteSectionDeleted,
+  SiteSectionMoved,
+  SiteSectionUpdated,
   SiteSpaceCreated,
   SiteSpaceDeleted,
   SiteSpaceMoved,
@@ -33,6 +37,10 @@ export const sitePublished = publishingEvent("site", "published", SitePublished)
 export const siteUnpublished = publishingEvent("site", "unpublished", SiteUnpublished);
 export const siteDeleted = publishingEvent("site", "deleted", SiteDeleted);
 export const sitePublishingAuthRegenerated = publishingEvent("site", "publishing_auth_regenerated", SitePublishingAuthRegenerated);
+export const siteSectionCreated = publishingEvent("site_section", "created", SiteSectionCreated);
+export const siteSectionUpdated = publishingEvent("site_section", "updated", SiteSectionUpdated);
+export const siteSectionMoved = publishingEvent("site_section", "moved", SiteSectionMoved);
+export const siteSectionDeleted = publishingEvent("site_section", "deleted", SiteSectionDeleted);
 export const siteSpaceCreated = publishingEvent("site_space", "created", SiteSpaceCreated);
 export const siteSpaceUpdated = publishingEvent("site_space", "updated", SiteSpaceUpdated);
 export const siteSpaceMoved = publishingEvent("site_space", "moved", SiteSpaceMoved);

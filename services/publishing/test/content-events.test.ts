@@ -69,4 +69,32 @@ describe("content's space events", () => {
     await eventually(async () => (await view(site.id)).count === 0, 10_000);
     expect(await view(site.id)).toEqual({ count: 0, defaultId: "", spaces: [] });
   });
+
+  it("keeps a default in each section: a deleted default gives way to the next visible one, a purged one is replaced", async () => {
+    const first = await createSpace(harness, org);
+    const second = await createSpace(harness, org);
+    const site = await siteWith([]);
+    const { section } = await harness.sites.addSiteSection({ ...scope(site.id), spaceId: first.id, title: "Only", icon: "" });
+    await harness.sites.addSiteSpace({ ...scope(site.id), spaceId: second.id, sectionId: section!.id });
+    const defaults = async () => {
+      const { sections } = await harness.sites.listSiteSections({ ...scope(site.id), page: undefined, shareKey: "" });
+      return sections[0]!.siteSpaces.map((item) => [item.space!.id, item.default]);
+    };
+    expect(await defaults()).toEqual([
+      [first.id, true],
+      [second.id, false],
+    ]);
+    await harness.spaces.deleteSpace({ caller: org.owner.caller, spaceId: first.id });
+    await eventually(async () => (await defaults()).length === 1);
+    expect(await defaults()).toEqual([[second.id, true]]);
+    harness.contentClock.advanceDays(8);
+    expect((await harness.spaces.purgeDeletedSpaces({})).spaceIds).toContain(first.id);
+    await eventually(async () => {
+      const events = await readEvents("publishing", { organizationId: org.organizationId, payload: { sectionId: section!.id } });
+      return events.some((event) => event.type === "site_section.updated");
+    }, 10_000);
+    const { sections } = await harness.sites.listSiteSections({ ...scope(site.id), page: undefined, shareKey: "" });
+    expect(sections[0]!.siteSpaces.map((item) => [item.space!.id, item.default])).toEqual([[second.id, true]]);
+    expect((await harness.sites.getSite(scope(site.id))).site).toMatchObject({ siteSpaces: 1, defaultSiteSectionId: section!.id });
+  });
 });

@@ -46,7 +46,7 @@ describe("site-spaces", () => {
     expect(first.site).toMatchObject({ siteId, organizationId: org.organizationId, published: false });
   });
 
-  it("refuses a section (sites have no sections yet), another organization's space and non-admins", async () => {
+  it("refuses an unknown section, another organization's space and non-admins", async () => {
     const siteId = await newSite();
     const space = await createSpace(harness, org);
     expect(await failure(harness.sites.addSiteSpace({ ...scope(siteId), spaceId: space.id, sectionId: randomUUID() }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("sectionId:") });

@@ -6,8 +6,8 @@ import { characterCount } from "./text.js";
 export const PATH_MAX = 100;
 
 /**
- * A space published by a site, at a path unique among its siblings (the site's root until sites
- * have sections), in the site's order (`position`). A site with site-spaces has exactly one
+ * A space published by a site, at a path unique among its siblings (in its section, or at the
+ * site's root when the site has no sections), in their order (`position`). A site with site-spaces has exactly one
  * default: Site.defaultSiteSpaceId while its space is not deleted, else the first visible one.
  */
 export const SiteSpaceSchema = defineEntity({
@@ -17,6 +17,8 @@ export const SiteSpaceSchema = defineEntity({
     id: p.uuid().primary(),
     siteId: p.uuid(),
     organizationId: p.uuid(),
+    /** Its section; null at the root of a site without sections. */
+    sectionId: p.uuid().nullable(),
     spaceId: p.uuid(),
     path: p.string().length(PATH_MAX),
     /** The visibility condition; empty when none. */
@@ -26,8 +28,9 @@ export const SiteSpaceSchema = defineEntity({
     spaceDeleted: p.boolean().default(false),
     createdAt: p.datetime(),
   },
-  uniques: [{ properties: ["siteId", "path"], name: "site_spaces_site_path_unique" }],
+  // Paths are unique per level (the site's root or a section), checked under the site's row lock.
   indexes: [
+    { properties: ["siteId", "sectionId", "path"], name: "site_spaces_level_path_index" },
     { properties: ["siteId", "position", "id"], name: "site_spaces_site_position_index" },
     { properties: ["spaceId"], name: "site_spaces_space_index" },
   ],

@@ -42,8 +42,10 @@ export const SiteSchema = defineEntity({
     proxy: p.string().length(PROXY_MAX).nullable(),
     adaptiveContentEnabled: p.boolean().default(false),
     agentsContext: p.enum(AGENTS_CONTEXTS),
-    /** The default site-space at the root (null while the site has none). */
+    /** The default site-space at the root (null while the site has none; unused while it has sections). */
     defaultSiteSpaceId: p.uuid().nullable(),
+    /** The default section (null while the site has none). */
+    defaultSectionId: p.uuid().nullable(),
     /** The key signing visitor JWTs of its `visitor-auth` audience (HS256); replaced by regenerating it. */
     visitorAuthKey: p.string().length(VISITOR_AUTH_KEY_MAX),
     /** Where visitors without a valid token are sent to sign in. */

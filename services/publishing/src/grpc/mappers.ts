@@ -1,11 +1,19 @@
-import type { ShareLink as ShareLinkMessage, Site as SiteMessage, SiteAddress, SitePublishingAuth, SiteSpace as SiteSpaceMessage } from "@imprint/proto/publishing/v1/sites";
+import type {
+  ShareLink as ShareLinkMessage,
+  Site as SiteMessage,
+  SiteAddress,
+  SitePublishingAuth,
+  SiteSection as SiteSectionMessage,
+  SiteSpace as SiteSpaceMessage,
+} from "@imprint/proto/publishing/v1/sites";
 import type { Site } from "../domain/site.js";
 import type { PublishingAuthView } from "../use-cases/shared/publishing-auth.js";
+import type { SectionView } from "../use-cases/shared/sections.js";
 import type { ShareLinkView } from "../use-cases/shared/share-links.js";
 import type { SiteSpaceView } from "../use-cases/shared/site-spaces.js";
 import type { SiteView } from "../use-cases/shared/sites.js";
 
-export function siteToProto({ site, siteSpaces, defaultSiteSpaceId, permissions }: SiteView): SiteMessage {
+export function siteToProto({ site, siteSpaces, defaultSiteSpaceId, defaultSiteSectionId, permissions }: SiteView): SiteMessage {
   return {
     id: site.id,
     organizationId: site.organizationId,
@@ -23,6 +31,7 @@ export function siteToProto({ site, siteSpaces, defaultSiteSpaceId, permissions 
     createdAt: site.createdAt,
     updatedAt: site.updatedAt,
     permissions,
+    defaultSiteSectionId: defaultSiteSectionId ?? "",
   };
 }
 
@@ -37,7 +46,7 @@ export function siteAddress(site: Site): SiteAddress {
   };
 }
 
-export function siteSpaceToProto({ siteSpace, space, isDefault, site, shareKey }: SiteSpaceView): SiteSpaceMessage {
+export function siteSpaceToProto({ siteSpace, space, isDefault, site, shareKey, sectionPath }: SiteSpaceView): SiteSpaceMessage {
   return {
     id: siteSpace.id,
     siteId: siteSpace.siteId,
@@ -47,6 +56,24 @@ export function siteSpaceToProto({ siteSpace, space, isDefault, site, shareKey }
     condition: siteSpace.condition,
     site: siteAddress(site),
     shareKey: shareKey ?? "",
+    sectionId: siteSpace.sectionId ?? "",
+    sectionPath,
+  };
+}
+
+export function sectionToProto({ section, site, isDefault, siteSpaces, shareKey }: SectionView): SiteSectionMessage {
+  return {
+    id: section.id,
+    siteId: section.siteId,
+    title: section.title,
+    path: section.path,
+    description: section.description,
+    icon: section.icon ?? "",
+    condition: section.condition,
+    default: isDefault,
+    siteSpaces: siteSpaces.map(siteSpaceToProto),
+    site: siteAddress(site),
+    shareKey,
   };
 }
 

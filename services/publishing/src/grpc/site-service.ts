@@ -2,7 +2,12 @@ import type { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
+import { addSiteSection } from "../use-cases/add-site-section.js";
 import { addSiteSpace } from "../use-cases/add-site-space.js";
+import { deleteSiteSection } from "../use-cases/delete-site-section.js";
+import { listSiteSections } from "../use-cases/list-site-sections.js";
+import { moveSiteSection } from "../use-cases/move-site-section.js";
+import { updateSiteSection } from "../use-cases/update-site-section.js";
 import { createShareLink } from "../use-cases/create-share-link.js";
 import { createSite } from "../use-cases/create-site.js";
 import { deleteShareLink } from "../use-cases/delete-share-link.js";
@@ -26,7 +31,7 @@ import { updateSite } from "../use-cases/update-site.js";
 import { updateSiteAdaptiveSchema } from "../use-cases/update-site-adaptive-schema.js";
 import { updateSitePublishingAuth } from "../use-cases/update-site-publishing-auth.js";
 import { updateSiteSpace } from "../use-cases/update-site-space.js";
-import { publishingAuthToProto, shareLinkToProto, siteSpaceToProto, siteToProto } from "./mappers.js";
+import { publishingAuthToProto, sectionToProto, shareLinkToProto, siteSpaceToProto, siteToProto } from "./mappers.js";
 
 export const SITE_SERVICE_NAME = "imprint.publishing.v1.SiteService";
 
@@ -110,6 +115,65 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
       return { site: siteToProto(view) };
     },
 
+    listSiteSections: async (request) => {
+      const page = await listSiteSections(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey, page: pageRequest(request.page) },
+        deps,
+      );
+      return { sections: page.items.map(sectionToProto), page: pageInfo(page) };
+    },
+
+    addSiteSection: async (request) => {
+      const view = await addSiteSection(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, spaceId: request.spaceId, title: request.title, icon: request.icon },
+        deps,
+      );
+      return { section: sectionToProto(view) };
+    },
+
+    updateSiteSection: async (request) => {
+      const view = await updateSiteSection(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          sectionId: request.sectionId,
+          title: request.title,
+          path: request.path,
+          description: request.description,
+          icon: request.icon,
+          condition: request.condition,
+          defaultSiteSpaceId: request.defaultSiteSpaceId,
+        },
+        deps,
+      );
+      return { section: sectionToProto(view) };
+    },
+
+    deleteSiteSection: async (request) => {
+      await deleteSiteSection(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, sectionId: request.sectionId }, deps);
+      return {};
+    },
+
+    moveSiteSection: async (request) => {
+      const view = await moveSiteSection(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          sectionId: request.sectionId,
+          before: request.beforeSectionId,
+          after: request.afterSectionId,
+        },
+        deps,
+      );
+      return { section: sectionToProto(view) };
+    },
+
     listSiteSpaces: async (request) => {
       const page = await listSiteSpaces(
         em(),
@@ -179,16 +243,18 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
         { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey },
         deps,
       );
-      return { type: structure.type, siteSpaces: structure.siteSpaces.map(siteSpaceToProto) };
+      return structure.type === "sections"
+        ? { type: structure.type, siteSpaces: [], sections: structure.sections.map(sectionToProto) }
+        : { type: structure.type, siteSpaces: structure.siteSpaces.map(siteSpaceToProto), sections: [] };
     },
 
     sortSiteStructure: async (request) => {
-      const view = await sortSiteStructure(
+      const moved = await sortSiteStructure(
         em(),
         { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, item: request.item, before: request.before, after: request.after },
         deps,
       );
-      return { siteSpace: siteSpaceToProto(view) };
+      return moved.type === "site-section" ? { siteSection: sectionToProto(moved.section) } : { siteSpace: siteSpaceToProto(moved.siteSpace) };
     },
 
     getSitePublishingAuth: async (request) => {

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { ShareLink } from "../domain/share-link.js";
 import { Site } from "../domain/site.js";
+import { SiteSection } from "../domain/site-section.js";
 import { SiteSpace } from "../domain/site-space.js";
 import { recordPublishingEvent, siteDeleted } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -15,7 +16,7 @@ export interface DeleteSiteInput {
 }
 
 /**
- * Deletes a site with its site-spaces and share links (organization admins only); done when it no
+ * Deletes a site with its sections, site-spaces and share links (organization admins only); done when it no
  * longer exists. Records `site.deleted` with the spaces it published.
  */
 export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps: UseCaseDeps): Promise<void> {
@@ -31,6 +32,7 @@ export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps
     const siteSpaces = await tx.find(SiteSpace, { siteId: site.id }, { orderBy: { position: "asc", id: "asc" } });
     const spaceIds = [...new Set(siteSpaces.map((siteSpace) => siteSpace.spaceId))];
     await tx.nativeDelete(SiteSpace, { siteId: site.id });
+    await tx.nativeDelete(SiteSection, { siteId: site.id });
     await tx.nativeDelete(ShareLink, { siteId: site.id });
     tx.remove(site);
     recordPublishingEvent(tx, deps, siteDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, spaceIds } });

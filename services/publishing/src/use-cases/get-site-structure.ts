@@ -1,10 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { SiteSection } from "../domain/site-section.js";
 import { SiteSpace } from "../domain/site-space.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { requireActiveShareKey } from "./shared/share-links.js";
 import { siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
-import { effectiveDefaults, findSite } from "./shared/sites.js";
+import { findSite } from "./shared/sites.js";
+import { sectionViews, type SectionView } from "./shared/sections.js";
 
 export interface GetSiteStructureInput {
   caller: CallerInput | undefined;
@@ -14,19 +16,17 @@ export interface GetSiteStructureInput {
   shareKey: string;
 }
 
-export interface SiteStructureView {
-  /** "siteSpaces" until sites have sections. */
-  type: "siteSpaces";
-  siteSpaces: SiteSpaceView[];
-}
+/** A site's structure: its sections (each with its site-spaces) when it has some, else its site-spaces. */
+export type SiteStructureView = { type: "sections"; sections: SectionView[] } | { type: "siteSpaces"; siteSpaces: SiteSpaceView[] };
 
-/** A site's whole structure, for any member of its organization: its visible site-spaces in order. */
+/** A site's whole structure in order, for any member of its organization (visible site-spaces only). */
 export async function getSiteStructure(em: EntityManager, input: GetSiteStructureInput, deps: UseCaseDeps): Promise<SiteStructureView> {
   const access = await requireOrganization(deps, input.caller, input.organizationId, "view");
   const site = await findSite(em, access, input.siteId);
   const shareKey = await requireActiveShareKey(em, site, input.shareKey);
+  const sections = await em.find(SiteSection, { siteId: site.id }, { orderBy: { position: "asc", id: "asc" } });
+  if (sections.length > 0) return { type: "sections", sections: await sectionViews(em, deps, access, site, sections, shareKey) };
   const siteSpaces = await em.find(SiteSpace, { siteId: site.id, spaceDeleted: false }, { orderBy: { position: "asc", id: "asc" } });
-  const defaultId = (await effectiveDefaults(em, [site.id])).get(site.id) ?? null;
-  const views = await siteSpaceViews(deps, access, site, siteSpaces, defaultId);
+  const views = await siteSpaceViews(em, deps, access, site, siteSpaces);
   return { type: "siteSpaces", siteSpaces: views.map((view) => ({ ...view, shareKey })) };
 }

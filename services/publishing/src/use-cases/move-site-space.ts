@@ -5,7 +5,7 @@ import { recordPublishingEvent, siteSpaceMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
-import { effectiveDefaults, findSite } from "./shared/sites.js";
+import { findSite } from "./shared/sites.js";
 
 export interface MoveSiteSpaceInput {
   caller: CallerInput | undefined;
@@ -21,7 +21,7 @@ export interface MoveSiteSpaceInput {
 }
 
 /**
- * Moves a site-space before or after a sibling of the same site, or to the end when neither is
+ * Moves a site-space before or after a sibling (same site, same section), or to the end when neither is
  * given (organization admins only). Positions are renumbered 0, 1, 2, … Records `site_space.moved`.
  */
 export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
@@ -34,11 +34,11 @@ export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSpace(tx, found, input.siteSpaceId);
-    const siblings = (await tx.find(SiteSpace, { siteId: found.id }, { orderBy: { position: "asc", id: "asc" } })).filter((s) => s.id !== target.id);
+    const siblings = (await tx.find(SiteSpace, { siteId: found.id, sectionId: target.sectionId ?? null }, { orderBy: { position: "asc", id: "asc" } })).filter((s) => s.id !== target.id);
     let index = siblings.length;
     if (reference) {
       const at = siblings.findIndex((s) => s.id === reference);
-      if (at < 0) throw AppError.invalidArgument(`${field}: no site-space ${reference} in this site`);
+      if (at < 0) throw AppError.invalidArgument(`${field}: no site-space ${reference} next to this one (in its section, or at the site's root)`);
       index = input.before ? at : at + 1;
     }
     siblings.splice(index, 0, target);
@@ -48,7 +48,7 @@ export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput
     recordPublishingEvent(tx, deps, siteSpaceMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, siteSpaceId: target.id, index } });
     return { site: found, moved: target };
   });
-  const [view] = await siteSpaceViews(deps, access, site, [moved], (await effectiveDefaults(em, [site.id])).get(site.id) ?? null);
+  const [view] = await siteSpaceViews(em, deps, access, site, [moved]);
   if (!view) throw AppError.notFound("Site space");
   return view;
 }

@@ -1,7 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
+import { moveSiteSection } from "./move-site-section.js";
 import { moveSiteSpace } from "./move-site-space.js";
+import type { SectionView } from "./shared/sections.js";
 import type { CallerInput } from "./shared/access.js";
 import type { SiteSpaceView } from "./shared/site-spaces.js";
 
@@ -27,23 +29,43 @@ function checkType(pointer: StructurePointer, field: string): void {
 
 /**
  * Moves an item of the site's structure among its siblings, or to the end (GitBook's
- * sortSiteStructure; organization admins only). Until sites have sections, groups and external
- * links, the structure is the site's site-spaces: any other item is not found, and a position next
- * to one is refused. Records `site_space.moved`.
+ * sortSiteStructure; organization admins only): a section among the sections, a site-space among
+ * its section's (or the root's). Section groups and external links do not exist yet: such an item
+ * is not found, and a position next to an item of another kind is refused. Records
+ * `site_section.moved` or `site_space.moved`.
  */
-export async function sortSiteStructure(em: EntityManager, input: SortSiteStructureInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
+export type SortedItem = { type: "site-space"; siteSpace: SiteSpaceView } | { type: "site-section"; section: SectionView };
+
+export async function sortSiteStructure(em: EntityManager, input: SortSiteStructureInput, deps: UseCaseDeps): Promise<SortedItem> {
   if (!input.item) throw AppError.invalidArgument("item: is required");
   checkType(input.item, "item");
   if (input.before) checkType(input.before, "position.before");
   if (input.after) checkType(input.after, "position.after");
-  if (input.item.type !== "site-space") throw AppError.notFound(`Site structure item ${input.item.type} ${input.item.id}`);
+  const kind = input.item.type;
+  if (kind !== "site-space" && kind !== "site-section") throw AppError.notFound(`Site structure item ${kind} ${input.item.id}`);
   for (const [pointer, field] of [
     [input.before, "position.before"],
     [input.after, "position.after"],
   ] as const) {
-    if (pointer && pointer.type !== "site-space") throw AppError.invalidArgument(`${field}: no ${pointer.type} ${pointer.id} at the level of the site-space being moved`);
+    if (pointer && pointer.type !== kind) throw AppError.invalidArgument(`${field}: no ${pointer.type} ${pointer.id} at the level of the ${kind} being moved`);
   }
-  return moveSiteSpace(
+  if (kind === "site-section") {
+    const section = await moveSiteSection(
+      em,
+      {
+        caller: input.caller,
+        organizationId: input.organizationId,
+        siteId: input.siteId,
+        sectionId: input.item.id,
+        before: input.before?.id ?? "",
+        after: input.after?.id ?? "",
+        fields: { before: "position.before.id", after: "position.after.id" },
+      },
+      deps,
+    );
+    return { type: "site-section", section };
+  }
+  const siteSpace = await moveSiteSpace(
     em,
     {
       caller: input.caller,
@@ -56,4 +78,5 @@ export async function sortSiteStructure(em: EntityManager, input: SortSiteStruct
     },
     deps,
   );
+  return { type: "site-space", siteSpace };
 }

@@ -6,7 +6,7 @@ import { recordPublishingEvent, siteSpaceUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
-import { effectiveDefaults, findSite, requirePublishableSpace } from "./shared/sites.js";
+import { findSite, requirePublishableSpace } from "./shared/sites.js";
 
 export interface UpdateSiteSpaceInput {
   caller: CallerInput | undefined;
@@ -34,7 +34,7 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
     const target = await findSiteSpace(tx, found, input.siteSpaceId, { lock: true });
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     if (path !== undefined && path !== target.path) {
-      if (await tx.count(SiteSpace, { siteId: found.id, path, id: { $ne: target.id } })) throw AppError.invalidArgument(`path: "${path}" is already used by another site-space at this level`);
+      if (await tx.count(SiteSpace, { siteId: found.id, sectionId: target.sectionId ?? null, path, id: { $ne: target.id } })) throw AppError.invalidArgument(`path: "${path}" is already used by another site-space at this level`);
       changes.path = { from: target.path, to: path };
       target.path = path;
     }
@@ -55,7 +55,7 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
     }
     return { site: found, siteSpace: target };
   });
-  const [view] = await siteSpaceViews(deps, access, site, [siteSpace], (await effectiveDefaults(em, [site.id])).get(site.id) ?? null);
+  const [view] = await siteSpaceViews(em, deps, access, site, [siteSpace]);
   if (!view) throw AppError.notFound("Site space");
   return view;
 }
