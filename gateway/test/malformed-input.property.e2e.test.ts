@@ -422,6 +422,7 @@ async function snapshot(): Promise<string> {
     `/v1/orgs/${organizationId}/sites/${siteId}/site-spaces?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/share-links?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/sections?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/section-groups?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/publishing/auth`,
     `/v1/orgs/${organizationId}/sites/${siteId}/adaptive-schema`,
   ];
@@ -467,6 +468,7 @@ beforeAll(async () => {
   const siteSpaces = await call(stack, "GET", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/site-spaces`, owner);
   const shareLink = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/share-links`, { ...owner, json: { name: "Fixture" } });
   const section = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/sections`, { ...owner, json: { spaceId: space.id, title: "Fixture section" } });
+  const group = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/section-groups`, { ...owner, json: { title: "Fixture group", sections: [section.body.id] } });
   const members = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?limit=1`, owner);
   memberCursor = members.body.next.page as string;
   Object.assign(fixture, {
@@ -486,6 +488,7 @@ beforeAll(async () => {
     siteSpaceId: siteSpaces.body.items[0].id as string,
     shareLinkId: shareLink.body.id as string,
     siteSectionId: section.body.id as string,
+    siteSectionGroupId: group.body.id as string,
     // Ids of things the fixture does not have: every request naming them reads "not found".
     fileId: "no-such-file",
     inviteId: randomUUID(),
@@ -493,7 +496,7 @@ beforeAll(async () => {
     emailDomain: "example.com",
     exportId: randomUUID(),
   });
-  for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, section]) expect(response.status).toBeLessThan(300);
+  for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, section, group]) expect(response.status).toBeLessThan(300);
 }, 120_000);
 afterAll(() => stopEditingStack(stack, editing));
 

@@ -1,4 +1,4 @@
-import type { ShareLink, Site, SiteAddress, SitePublishingAuth, SiteSection, SiteSpace } from "@imprint/proto/publishing/v1/sites";
+import type { ShareLink, Site, SiteAddress, SitePublishingAuth, SiteSection, SiteSectionGroup, SiteSpace } from "@imprint/proto/publishing/v1/sites";
 import { AppError } from "@imprint/runtime/core";
 import { toRestSpace, type RestSpace } from "./space.js";
 import type { PublicUrls } from "./urls.js";
@@ -152,8 +152,27 @@ export interface RestSiteSection {
   description?: string;
   icon?: string;
   condition?: string;
+  sectionGroup?: string;
   siteSpaces: RestSiteSpace[];
   urls: { published?: string };
+}
+
+export interface RestSiteSectionGroup {
+  object: "site-section-group";
+  id: string;
+  title: string;
+  icon?: string;
+  draft: false;
+  sections: RestSiteSection[];
+  children: RestSiteSection[];
+}
+
+export function toRestSiteSectionGroup(group: SiteSectionGroup | undefined, urls: PublicUrls): RestSiteSectionGroup {
+  if (!group) throw new AppError("internal", "upstream answered without a site section group");
+  const sections = group.sections.map((section) => toRestSiteSection(section, urls));
+  const rest: RestSiteSectionGroup = { object: "site-section-group", id: group.id, title: group.title, draft: false, sections, children: sections };
+  if (group.icon) rest.icon = group.icon;
+  return rest;
 }
 
 /** A section with its site-spaces; published at the site's address (through its share key, if any) plus its path. */
@@ -174,6 +193,7 @@ export function toRestSiteSection(section: SiteSection | undefined, urls: Public
   if (section.description) rest.description = section.description;
   if (section.icon) rest.icon = section.icon;
   if (section.condition) rest.condition = section.condition;
+  if (section.sectionGroupId) rest.sectionGroup = section.sectionGroupId;
   return rest;
 }
 

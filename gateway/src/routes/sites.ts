@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { siteLocation, toRestPublishingAuth, toRestShareLink, toRestSite, toRestSiteSection, toRestSiteSpace } from "../mappers/site.js";
+import { siteLocation, toRestPublishingAuth, toRestShareLink, toRestSite, toRestSiteSection, toRestSiteSectionGroup, toRestSiteSpace } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId, queryParam } from "../validation.js";
@@ -10,6 +10,8 @@ import type { RouteDeps } from "./deps.js";
 const siteParams = z.object({ organizationId: pathId(), siteId: pathId() });
 const siteSpaceParams = siteParams.extend({ siteSpaceId: pathId() });
 const sectionParams = siteParams.extend({ siteSectionId: pathId() });
+const groupParams = siteParams.extend({ siteSectionGroupId: pathId() });
+const groupSectionParams = groupParams.extend({ siteSectionId: pathId() });
 const shareLinkParams = siteParams.extend({ shareLinkId: pathId() });
 
 /** `type` may repeat (`type=basic&type=premium`); a comma-separated value is read too. */
@@ -79,12 +81,33 @@ export const updateSectionBody = z.object({
   icon: z.string().nullable().optional(),
   description: z.string().nullable().optional(),
   draft: z.literal(false, { error: "draft sections are not supported yet" }).optional(),
-  siteSectionGroupId: z.null({ error: "section groups are not supported yet" }).optional(),
+  siteSectionGroupId: z.undefined({ error: "use POST or DELETE …/section-groups/{siteSectionGroupId}/sections to move a section into or out of a group" }).optional(),
 });
 
 const sectionPointer = z.object({ type: z.literal("site-section"), siteSection: pathId() });
 /** moveSiteSection: no position moves it to the end. */
 export const moveSectionBody = z.object({ position: z.object({ before: sectionPointer.optional(), after: sectionPointer.optional() }).optional() }).optional();
+
+/** addSectionGroupToSite: nested groups (`parent`) and drafts are not supported. */
+export const addGroupBody = z.object({
+  title: z.string(),
+  icon: z.string().nullable().optional(),
+  sections: z.array(pathId()).max(1000).optional(),
+  parent: z.undefined({ error: "nested section groups are not supported yet" }).optional(),
+  draft: z.literal(false, { error: "draft section groups are not supported yet" }).optional(),
+});
+
+/** updateSiteSectionGroupById: `icon` null removes it. */
+export const updateGroupBody = z.object({
+  title: z.string().optional(),
+  icon: z.string().nullable().optional(),
+  draft: z.literal(false, { error: "draft section groups are not supported yet" }).optional(),
+  parentSectionGroupId: z.null({ error: "nested section groups are not supported yet" }).optional(),
+});
+
+const groupPointer = z.object({ type: z.enum(["site-section", "site-section-group"]), id: pathId() });
+/** moveSiteSectionGroup (deprecated): before or after a top-level section or group; no position moves it to the end. */
+export const moveGroupBody = z.object({ position: z.object({ before: groupPointer.optional(), after: groupPointer.optional() }).optional() }).optional();
 
 const nullToEmpty = (value: string | null | undefined) => (value === null ? "" : value);
 
@@ -312,6 +335,118 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       },
     }),
 
+    // listSiteSectionGroups
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/section-groups",
+      params: siteParams,
+      query: z.object(pageQueryShape),
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await sites.listSiteSectionGroups({ caller: principal.caller, ...params, page: toPageRequest(query, cursors) });
+        return ok(toPagedList(response.groups.map((group) => toRestSiteSectionGroup(group, urls)), response.page, cursors));
+      },
+    }),
+
+    // addSectionGroupToSite
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/section-groups",
+      params: siteParams,
+      body: addGroupBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.addSiteSectionGroup({ caller: principal.caller, ...params, title: body.title, icon: body.icon ?? "", sectionIds: body.sections ?? [] });
+        const group = toRestSiteSectionGroup(response.group, urls);
+        return created(group, `${siteLocation(urls, params.organizationId, params.siteId)}/section-groups/${encodeURIComponent(group.id)}`);
+      },
+    }),
+
+    // updateSiteSectionGroupById (`Prefer: return=minimal` is not applied)
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId",
+      params: groupParams,
+      body: updateGroupBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.updateSiteSectionGroup({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          sectionGroupId: params.siteSectionGroupId,
+          title: body.title,
+          icon: nullToEmpty(body.icon),
+        });
+        return ok(toRestSiteSectionGroup(response.group, urls));
+      },
+    }),
+
+    // deleteSiteSectionGroupById: 204 whether or not it existed; its sections go back to the top level.
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId",
+      params: groupParams,
+      handler: async ({ params, principal }) => {
+        await sites.deleteSiteSectionGroup({ caller: principal.caller, organizationId: params.organizationId, siteId: params.siteId, sectionGroupId: params.siteSectionGroupId });
+        return noContent();
+      },
+    }),
+
+    // addSectionToGroup: the section moves to the end of the group.
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId/sections",
+      params: groupParams,
+      body: z.object({ sectionId: pathId() }),
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.setSectionGroup({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          sectionGroupId: params.siteSectionGroupId,
+          sectionId: body.sectionId,
+          member: true,
+        });
+        const group = toRestSiteSectionGroup(response.group, urls);
+        return created(group, `${siteLocation(urls, params.organizationId, params.siteId)}/section-groups/${encodeURIComponent(group.id)}`);
+      },
+    }),
+
+    // removeSectionFromGroup: 204 also when the section was not in the group; it goes to the end of the top level.
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId/sections/:siteSectionId",
+      params: groupSectionParams,
+      handler: async ({ params, principal }) => {
+        await sites.setSectionGroup({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          sectionGroupId: params.siteSectionGroupId,
+          sectionId: params.siteSectionId,
+          member: false,
+        });
+        return noContent();
+      },
+    }),
+
+    // moveSiteSectionGroup (deprecated in GitBook, still served)
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId/move",
+      params: groupParams,
+      body: moveGroupBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.moveSiteSectionGroup({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          sectionGroupId: params.siteSectionGroupId,
+          beforeId: body?.position?.before?.id ?? "",
+          afterId: body?.position?.after?.id ?? "",
+        });
+        return ok(toRestSiteSectionGroup(response.group, urls));
+      },
+    }),
+
     // listSiteSpaces: with shareKey (an active share link's), published URLs go through that link.
     defineRoute({
       method: "GET",
@@ -399,7 +534,7 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
         const response = await sites.getSiteStructure({ caller: principal.caller, ...params, shareKey: query.shareKey ?? "" });
         return ok(
           response.type === "sections"
-            ? { type: "sections", structure: response.sections.map((section) => toRestSiteSection(section, urls)) }
+            ? { type: "sections", structure: response.items.map((item) => (item.group ? toRestSiteSectionGroup(item.group, urls) : toRestSiteSection(item.section, urls))) }
             : { type: "siteSpaces", structure: response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)) },
         );
       },
@@ -413,6 +548,7 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       body: sortSiteStructureBody,
       handler: async ({ params, body, principal }) => {
         const response = await sites.sortSiteStructure({ caller: principal.caller, ...params, item: body.item, before: body.position.before, after: body.position.after });
+        if (response.siteSectionGroup) return ok(toRestSiteSectionGroup(response.siteSectionGroup, urls));
         return ok(response.siteSection ? toRestSiteSection(response.siteSection, urls) : toRestSiteSpace(response.siteSpace, urls));
       },
     }),

@@ -9,6 +9,10 @@ import {
   SitePublishingAuthRegenerated,
   SiteSectionCreated,
   SiteSectionDeleted,
+  SiteSectionGroupCreated,
+  SiteSectionGroupDeleted,
+  SiteSectionGroupMoved,
+  SiteSectionGroupUpdated,
   SiteSectionMoved,
   SiteSectionUpdated,
   SiteSpaceCreated,
@@ -41,6 +45,10 @@ export const siteSectionCreated = publishingEvent("site_section", "created", Sit
 export const siteSectionUpdated = publishingEvent("site_section", "updated", SiteSectionUpdated);
 export const siteSectionMoved = publishingEvent("site_section", "moved", SiteSectionMoved);
 export const siteSectionDeleted = publishingEvent("site_section", "deleted", SiteSectionDeleted);
+export const siteSectionGroupCreated = publishingEvent("site_section_group", "created", SiteSectionGroupCreated);
+export const siteSectionGroupUpdated = publishingEvent("site_section_group", "updated", SiteSectionGroupUpdated);
+export const siteSectionGroupMoved = publishingEvent("site_section_group", "moved", SiteSectionGroupMoved);
+export const siteSectionGroupDeleted = publishingEvent("site_section_group", "deleted", SiteSectionGroupDeleted);
 export const siteSpaceCreated = publishingEvent("site_space", "created", SiteSpaceCreated);
 export const siteSpaceUpdated = publishingEvent("site_space", "updated", SiteSpaceUpdated);
 export const siteSpaceMoved = publishingEvent("site_space", "moved", SiteSpaceMoved);

@@ -26,7 +26,10 @@ export const SiteSectionSchema = defineEntity({
     icon: p.string().length(ICON_MAX).nullable(),
     /** The visibility condition; empty when none. */
     condition: p.string().length(MAX_CONDITION_LENGTH).default(""),
+    /** Its position among its siblings: the top level (groups and sections outside groups), or its group's sections. */
     position: p.integer(),
+    /** Its group; null at the top level. */
+    sectionGroupId: p.uuid().nullable(),
     /** Its default site-space (null while it has none). */
     defaultSiteSpaceId: p.uuid().nullable(),
     createdAt: p.datetime(),

@@ -4,10 +4,12 @@ import type {
   SiteAddress,
   SitePublishingAuth,
   SiteSection as SiteSectionMessage,
+  SiteSectionGroup as SiteSectionGroupMessage,
   SiteSpace as SiteSpaceMessage,
 } from "@imprint/proto/publishing/v1/sites";
 import type { Site } from "../domain/site.js";
 import type { PublishingAuthView } from "../use-cases/shared/publishing-auth.js";
+import type { SectionGroupView } from "../use-cases/shared/section-groups.js";
 import type { SectionView } from "../use-cases/shared/sections.js";
 import type { ShareLinkView } from "../use-cases/shared/share-links.js";
 import type { SiteSpaceView } from "../use-cases/shared/site-spaces.js";
@@ -74,7 +76,12 @@ export function sectionToProto({ section, site, isDefault, siteSpaces, shareKey 
     siteSpaces: siteSpaces.map(siteSpaceToProto),
     site: siteAddress(site),
     shareKey,
+    sectionGroupId: section.sectionGroupId ?? "",
   };
+}
+
+export function sectionGroupToProto({ group, sections }: SectionGroupView): SiteSectionGroupMessage {
+  return { id: group.id, siteId: group.siteId, title: group.title, icon: group.icon ?? "", sections: sections.map(sectionToProto) };
 }
 
 export function shareLinkToProto({ shareLink, site }: ShareLinkView): ShareLinkMessage {

@@ -3,6 +3,12 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { addSiteSection } from "../use-cases/add-site-section.js";
+import { addSiteSectionGroup } from "../use-cases/add-site-section-group.js";
+import { deleteSiteSectionGroup } from "../use-cases/delete-site-section-group.js";
+import { listSiteSectionGroups } from "../use-cases/list-site-section-groups.js";
+import { moveSiteSectionGroup } from "../use-cases/move-site-section-group.js";
+import { setSectionGroup } from "../use-cases/set-section-group.js";
+import { updateSiteSectionGroup } from "../use-cases/update-site-section-group.js";
 import { addSiteSpace } from "../use-cases/add-site-space.js";
 import { deleteSiteSection } from "../use-cases/delete-site-section.js";
 import { listSiteSections } from "../use-cases/list-site-sections.js";
@@ -31,7 +37,7 @@ import { updateSite } from "../use-cases/update-site.js";
 import { updateSiteAdaptiveSchema } from "../use-cases/update-site-adaptive-schema.js";
 import { updateSitePublishingAuth } from "../use-cases/update-site-publishing-auth.js";
 import { updateSiteSpace } from "../use-cases/update-site-space.js";
-import { publishingAuthToProto, sectionToProto, shareLinkToProto, siteSpaceToProto, siteToProto } from "./mappers.js";
+import { publishingAuthToProto, sectionGroupToProto, sectionToProto, shareLinkToProto, siteSpaceToProto, siteToProto } from "./mappers.js";
 
 export const SITE_SERVICE_NAME = "imprint.publishing.v1.SiteService";
 
@@ -174,6 +180,66 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
       return { section: sectionToProto(view) };
     },
 
+    listSiteSectionGroups: async (request) => {
+      const page = await listSiteSectionGroups(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, page: pageRequest(request.page) }, deps);
+      return { groups: page.items.map(sectionGroupToProto), page: pageInfo(page) };
+    },
+
+    addSiteSectionGroup: async (request) => {
+      const view = await addSiteSectionGroup(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, title: request.title, icon: request.icon, sectionIds: request.sectionIds },
+        deps,
+      );
+      return { group: sectionGroupToProto(view) };
+    },
+
+    updateSiteSectionGroup: async (request) => {
+      const view = await updateSiteSectionGroup(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, groupId: request.sectionGroupId, title: request.title, icon: request.icon },
+        deps,
+      );
+      return { group: sectionGroupToProto(view) };
+    },
+
+    deleteSiteSectionGroup: async (request) => {
+      await deleteSiteSectionGroup(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, groupId: request.sectionGroupId }, deps);
+      return {};
+    },
+
+    setSectionGroup: async (request) => {
+      const view = await setSectionGroup(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          groupId: request.sectionGroupId,
+          sectionId: request.sectionId,
+          member: request.member,
+        },
+        deps,
+      );
+      return { group: view ? sectionGroupToProto(view) : undefined };
+    },
+
+    moveSiteSectionGroup: async (request) => {
+      const view = await moveSiteSectionGroup(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          groupId: request.sectionGroupId,
+          before: request.beforeId,
+          after: request.afterId,
+        },
+        deps,
+      );
+      return { group: sectionGroupToProto(view) };
+    },
+
     listSiteSpaces: async (request) => {
       const page = await listSiteSpaces(
         em(),
@@ -244,8 +310,13 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
         deps,
       );
       return structure.type === "sections"
-        ? { type: structure.type, siteSpaces: [], sections: structure.sections.map(sectionToProto) }
-        : { type: structure.type, siteSpaces: structure.siteSpaces.map(siteSpaceToProto), sections: [] };
+        ? {
+            type: structure.type,
+            siteSpaces: [],
+            sections: structure.items.flatMap((item) => (item.kind === "section" ? [sectionToProto(item.section)] : [])),
+            items: structure.items.map((item) => (item.kind === "section" ? { section: sectionToProto(item.section) } : { group: sectionGroupToProto(item.group) })),
+          }
+        : { type: structure.type, siteSpaces: structure.siteSpaces.map(siteSpaceToProto), sections: [], items: [] };
     },
 
     sortSiteStructure: async (request) => {
@@ -254,6 +325,7 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
         { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, item: request.item, before: request.before, after: request.after },
         deps,
       );
+      if (moved.type === "site-section-group") return { siteSectionGroup: sectionGroupToProto(moved.group) };
       return moved.type === "site-section" ? { siteSection: sectionToProto(moved.section) } : { siteSpace: siteSpaceToProto(moved.siteSpace) };
     },
 

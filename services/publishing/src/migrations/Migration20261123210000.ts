@@ -3,7 +3,7 @@ import { addRuntimeTables } from '@imprint/runtime';
 
 /**
  * The publishing context's tables: sites (basename unique per organization, hostname unique in the
- * installation, visitor-auth signing key and URLs, adaptive-content schema), their sections (path unique in the site) and
+ * installation, visitor-auth signing key and URLs, adaptive-content schema), their sections (path unique in the site) and section groups, and
  * site-spaces (path unique per level, ordered by position, hidden while their space is deleted) and share links (random keys, unique),
  * plus the runtime's tables.
  */
@@ -27,9 +27,12 @@ export class Migration20261123210000 extends Migration {
     this.addSql(`create index "site_spaces_space_index" on "site_spaces" ("space_id");`);
     this.addSql(`create index "site_spaces_level_path_index" on "site_spaces" ("site_id", "section_id", "path");`);
 
-    this.addSql(`create table "site_sections" ("id" uuid not null, "site_id" uuid not null, "organization_id" uuid not null, "title" varchar(128) not null, "path" varchar(100) not null, "description" varchar(256) not null default '', "icon" varchar(50) null, "condition" varchar(1024) not null default '', "position" int not null, "default_site_space_id" uuid null, "created_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(`create table "site_sections" ("id" uuid not null, "site_id" uuid not null, "organization_id" uuid not null, "title" varchar(128) not null, "path" varchar(100) not null, "description" varchar(256) not null default '', "icon" varchar(50) null, "condition" varchar(1024) not null default '', "position" int not null, "section_group_id" uuid null, "default_site_space_id" uuid null, "created_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`create index "site_sections_site_position_index" on "site_sections" ("site_id", "position", "id");`);
     this.addSql(`alter table "site_sections" add constraint "site_sections_site_path_unique" unique ("site_id", "path");`);
+
+    this.addSql(`create table "site_section_groups" ("id" uuid not null, "site_id" uuid not null, "organization_id" uuid not null, "title" varchar(100) not null, "icon" varchar(50) null, "position" int not null, "created_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(`create index "site_section_groups_site_position_index" on "site_section_groups" ("site_id", "position", "id");`);
 
     this.addSql(`create table "share_links" ("id" uuid not null, "site_id" uuid not null, "organization_id" uuid not null, "name" varchar(50) not null, "key" varchar(64) not null, "active" boolean not null default true, "created_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`create index "share_links_site_created_at_index" on "share_links" ("site_id", "created_at", "id");`);

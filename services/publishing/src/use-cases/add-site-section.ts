@@ -8,6 +8,7 @@ import type { CallerInput, UseCaseDeps } from "../deps.js";
 import { requireOrganization } from "./shared/access.js";
 import { freeSectionPath, sectionViews, type SectionView } from "./shared/sections.js";
 import { appendSiteSpace } from "./shared/site-spaces.js";
+import { nextTopLevelPosition } from "./shared/top-level.js";
 import { findSite, requirePublishableSpace } from "./shared/sites.js";
 
 export interface AddSiteSectionInput {
@@ -23,7 +24,7 @@ export interface AddSiteSectionInput {
 }
 
 async function newSection(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, actor: CallerInput, site: Site, title: string, icon: string | null): Promise<SiteSection> {
-  const [last] = await tx.find(SiteSection, { siteId: site.id }, { orderBy: { position: "desc" }, limit: 1 });
+  const position = await nextTopLevelPosition(tx, site.id);
   const section = tx.create(SiteSection, {
     id: randomUUID(),
     siteId: site.id,
@@ -33,7 +34,8 @@ async function newSection(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, a
     description: "",
     icon,
     condition: "",
-    position: last ? last.position + 1 : 0,
+    position,
+    sectionGroupId: null,
     defaultSiteSpaceId: null,
     createdAt: deps.clock(),
   });

@@ -3,6 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { ShareLink } from "../domain/share-link.js";
 import { Site } from "../domain/site.js";
 import { SiteSection } from "../domain/site-section.js";
+import { SiteSectionGroup } from "../domain/site-section-group.js";
 import { SiteSpace } from "../domain/site-space.js";
 import { recordPublishingEvent, siteDeleted } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -16,7 +17,7 @@ export interface DeleteSiteInput {
 }
 
 /**
- * Deletes a site with its sections, site-spaces and share links (organization admins only); done when it no
+ * Deletes a site with its section groups, sections, site-spaces and share links (organization admins only); done when it no
  * longer exists. Records `site.deleted` with the spaces it published.
  */
 export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps: UseCaseDeps): Promise<void> {
@@ -33,6 +34,7 @@ export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps
     const spaceIds = [...new Set(siteSpaces.map((siteSpace) => siteSpace.spaceId))];
     await tx.nativeDelete(SiteSpace, { siteId: site.id });
     await tx.nativeDelete(SiteSection, { siteId: site.id });
+    await tx.nativeDelete(SiteSectionGroup, { siteId: site.id });
     await tx.nativeDelete(ShareLink, { siteId: site.id });
     tx.remove(site);
     recordPublishingEvent(tx, deps, siteDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, spaceIds } });

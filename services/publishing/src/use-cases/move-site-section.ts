@@ -6,6 +6,7 @@ import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSection, sectionViews, type SectionView } from "./shared/sections.js";
 import { findSite } from "./shared/sites.js";
+import { renumber, topLevelItems } from "./shared/top-level.js";
 
 export interface MoveSiteSectionInput {
   caller: CallerInput | undefined;
@@ -21,7 +22,8 @@ export interface MoveSiteSectionInput {
 }
 
 /**
- * Moves a section before or after another section of the site, or to the end when neither is given
+ * Moves a section before or after a sibling (in its group, or at the top level where groups are
+ * its siblings too), or to the end when neither is given
  * (organization admins only). Positions are renumbered 0, 1, 2, … Records `site_section.moved`.
  */
 export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionInput, deps: UseCaseDeps): Promise<SectionView> {
@@ -34,17 +36,20 @@ export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionI
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSection(tx, found, input.sectionId);
-    const siblings = (await tx.find(SiteSection, { siteId: found.id }, { orderBy: { position: "asc", id: "asc" } })).filter((s) => s.id !== target.id);
+    // Its siblings: its group's sections, or the top level (groups and sections outside groups).
+    const siblings: { id: string; position: number }[] = (
+      target.sectionGroupId
+        ? await tx.find(SiteSection, { siteId: found.id, sectionGroupId: target.sectionGroupId }, { orderBy: { position: "asc", id: "asc" } })
+        : (await topLevelItems(tx, found.id)).map((item) => item.entity)
+    ).filter((s) => s.id !== target.id);
     let index = siblings.length;
     if (reference) {
       const at = siblings.findIndex((s) => s.id === reference);
-      if (at < 0) throw AppError.invalidArgument(`${field}: no section ${reference} in this site`);
+      if (at < 0) throw AppError.invalidArgument(`${field}: no section ${reference} next to this one`);
       index = input.before ? at : at + 1;
     }
     siblings.splice(index, 0, target);
-    siblings.forEach((s, position) => {
-      if (s.position !== position) s.position = position;
-    });
+    renumber(siblings);
     recordPublishingEvent(tx, deps, siteSectionMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionId: target.id, index } });
     return { site: found, moved: target };
   });
