@@ -2,7 +2,7 @@
 // Entry point of the container image (deploy/Dockerfile) and of every process `npm start` runs: one
 // image and one code path, the targets chosen by argument or by IMPRINT_TARGETS.
 //   <targets>                  serve them in this process: one (gateway, identity, content,
-//                              collaboration), several (identity,content), or all
+//                              collaboration, publishing), several (identity,content), or all
 //   (no argument)              serve the targets of IMPRINT_TARGETS
 //   migrate <services>         apply those services' pending migrations (one, several, or all), then exit
 // Every target reads its per-target settings first (CONTENT_DATABASE_URL over DATABASE_URL, …), so

@@ -76,6 +76,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
         identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
         content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
         collaboration: await createTestDatabase(inject("pgAdminUrl"), "stack_collaboration"),
+        publishing: await createTestDatabase(inject("pgAdminUrl"), "stack_publishing"),
       },
       bootstrap: { token, email: "owner@stack.test", orgTitle: "Stack Test Org" },
     });
@@ -100,6 +101,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
       identityGrpcAddress: stack.grpcAddresses.identity,
       contentGrpcAddress: stack.grpcAddresses.content,
       collaborationGrpcAddress: stack.grpcAddresses.collaboration,
+      publishingGrpcAddress: stack.grpcAddresses.publishing,
       gatewayUrl: stack.gatewayUrl,
       pid: 4242,
     });
@@ -107,7 +109,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
   });
 
   it.runIf(hosting === "split")("runs every service and the gateway as separate processes", () => {
-    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "gateway"]);
+    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "publishing", "gateway"]);
     const pids = stack.processes.map((p) => p.pid);
     expect(new Set([...pids, process.pid]).size).toBe(pids.length + 1);
     expect(stack.processes.every((p) => p.running)).toBe(true);
@@ -118,7 +120,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     expect(stack.processes.map((p) => p.name)).toEqual([ONE_PROCESS_NAME]);
     expect(stack.processes[0]?.pid).not.toBe(process.pid);
     expect(stack.processes[0]?.running).toBe(true);
-    expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(3);
+    expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(4);
   });
 
   it("stops the gateway and the services with SIGTERM and leaves nothing running", async () => {
@@ -158,6 +160,7 @@ describe("startStack failures", () => {
         identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
         content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
         collaboration: await createTestDatabase(inject("pgAdminUrl"), "stack_collaboration"),
+        publishing: await createTestDatabase(inject("pgAdminUrl"), "stack_publishing"),
       },
         // Refused by identity's configuration check: the process exits with its reason.
         bootstrap: { token: "not-a-valid-token" },

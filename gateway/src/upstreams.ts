@@ -12,6 +12,7 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
+import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
 
 /**
@@ -41,6 +42,7 @@ export const UPSTREAMS = {
     addressVariable: "COLLABORATION_GRPC_ADDRESS",
     definitions: { changeRequests: ChangeRequestServiceService, comments: CommentServiceService },
   },
+  publishing: { addressVariable: "PUBLISHING_GRPC_ADDRESS", definition: SiteServiceService },
 } as const satisfies Record<
   string,
   { addressVariable: string; definition: ServiceDefinition } | { addressVariable: string; definitions: Record<string, ServiceDefinition> }

@@ -30,7 +30,7 @@ describe("api-differences.json", () => {
 
   it("may name only operations that exist, and differences only of routed ones", () => {
     expect(build({ different: { ...inputs.differences.different, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);
-    expect(build({ different: { ...inputs.differences.different, listSites: "x" } })).toThrow(/listSites is not routed/);
+    expect(build({ different: { ...inputs.differences.different, listIntegrations: "x" } })).toThrow(/listIntegrations is not routed/);
     expect(build({ notes: { ...inputs.differences.notes, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);
     expect(build({ resources: [...inputs.differences.resources, "no-such-tag"] })).toThrow(/no-such-tag is not a tag/);
   });

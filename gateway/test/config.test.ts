@@ -4,7 +4,7 @@ import { loadGatewayConfig } from "../src/config.js";
 
 describe("gateway configuration", () => {
   it("applies the documented defaults", () => {
-    expect(loadGatewayConfig({ IDENTITY_GRPC_ADDRESS: "localhost:50051", CONTENT_GRPC_ADDRESS: "localhost:50052", COLLABORATION_GRPC_ADDRESS: "localhost:50053" })).toMatchObject({
+    expect(loadGatewayConfig({ IDENTITY_GRPC_ADDRESS: "localhost:50051", CONTENT_GRPC_ADDRESS: "localhost:50052", COLLABORATION_GRPC_ADDRESS: "localhost:50053", PUBLISHING_GRPC_ADDRESS: "localhost:50054" })).toMatchObject({
       host: "127.0.0.1",
       port: 8080,
       publicUrl: undefined,
@@ -15,7 +15,7 @@ describe("gateway configuration", () => {
       upstreamTimeoutMs: 10_000,
       logLevel: "info",
       logFormat: undefined,
-      upstreams: { identity: "localhost:50051", content: "localhost:50052", collaboration: "localhost:50053" },
+      upstreams: { identity: "localhost:50051", content: "localhost:50052", collaboration: "localhost:50053", publishing: "localhost:50054" },
     });
   });
 
@@ -24,6 +24,7 @@ describe("gateway configuration", () => {
       IDENTITY_GRPC_ADDRESS: "10.0.0.5:7000",
       CONTENT_GRPC_ADDRESS: "10.0.0.6:7000",
       COLLABORATION_GRPC_ADDRESS: "10.0.0.7:7000",
+      PUBLISHING_GRPC_ADDRESS: "10.0.0.8:7000",
       IMPRINT_PORT: "0",
       IMPRINT_PUBLIC_URL: "https://api.example.com/",
       IMPRINT_APP_URL: "https://docs.example.com",

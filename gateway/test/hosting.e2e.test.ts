@@ -56,6 +56,7 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
         identity: await createTestDatabase(inject("pgAdminUrl"), "hosting_identity"),
         content: await createTestDatabase(inject("pgAdminUrl"), "hosting_content"),
         collaboration: await createTestDatabase(inject("pgAdminUrl"), "hosting_collaboration"),
+        publishing: await createTestDatabase(inject("pgAdminUrl"), "hosting_publishing"),
       },
       bootstrap: { token: generateTokenSecret() },
       onLog: (source, line) => {

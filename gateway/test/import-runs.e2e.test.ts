@@ -232,7 +232,7 @@ describe("POST /v1/org/{organizationId}/imports (startImportRun) and GET …/{im
     expect(ftp.body.error.message).toMatch(/^source\.url: /);
     const withSite = await startRun({ source: website("/docs/"), target: { space: space.id }, site: "site_123" });
     expect(withSite.status).toBe(400);
-    expect(withSite.body.error.message).toBe("site: Imprint has no sites; leave it out");
+    expect(withSite.body.error.message).toBe("site: import runs into a site are not supported; leave it out");
     const noTarget = await startRun({ source: website("/docs/") });
     expect(noTarget.status).toBe(400);
     expect(noTarget.body.error.message).toBe("target: is required");
@@ -396,7 +396,7 @@ describe("GET /v1/org/{organizationId}/imports (listImportRuns)", () => {
     expect(badStatus.body.error.message).toMatch(/^status: /);
     const bySite = await call(stack, "GET", `${runsPath()}?site=site_1`, { token: owner() });
     expect(bySite.status).toBe(400);
-    expect(bySite.body.error.message).toBe("site: Imprint has no sites; leave it out");
+    expect(bySite.body.error.message).toBe("site: import runs into a site are not supported; leave it out");
 
     // Other organizations see none of it.
     const other = await createOrganization(stack);

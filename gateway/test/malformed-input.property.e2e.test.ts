@@ -400,7 +400,7 @@ async function readJson(path: string): Promise<unknown> {
 
 /** What the organization's data reads as through the API. */
 async function snapshot(): Promise<string> {
-  const { organizationId, spaceId, collectionId, changeRequestId, commentId, changeRequestCommentId } = fixture;
+  const { organizationId, spaceId, collectionId, changeRequestId, commentId, changeRequestCommentId, siteId } = fixture;
   const paths = [
     `/v1/orgs/${organizationId}`,
     `/v1/orgs/${organizationId}/members?limit=1000`,
@@ -419,6 +419,13 @@ async function snapshot(): Promise<string> {
     `/v1/spaces/${spaceId}/comments/${commentId}/replies?limit=1000`,
     `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/comments?limit=1000`,
     `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/comments/${changeRequestCommentId}/replies?limit=1000`,
+    `/v1/orgs/${organizationId}/sites?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/site-spaces?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/share-links?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/sections?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/section-groups?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/publishing/auth`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/adaptive-schema`,
   ];
   // Cursors are signed per request path and would differ for no reason; none appear with limit=1000.
   return JSON.stringify(await Promise.all(paths.map(readJson)), null, 1);
@@ -458,6 +465,11 @@ beforeAll(async () => {
     body: JSON.stringify({ title: "French", languages: ["fr"] }),
   });
   const translation = { status: translationResponse.status, body: (await translationResponse.json()) as { id: string } };
+  const site = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites`, { ...owner, json: { title: "Fixture site", spaces: [space.id] } });
+  const siteSpaces = await call(stack, "GET", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/site-spaces`, owner);
+  const shareLink = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/share-links`, { ...owner, json: { name: "Fixture" } });
+  const section = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/sections`, { ...owner, json: { spaceId: space.id, title: "Fixture section" } });
+  const group = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/section-groups`, { ...owner, json: { title: "Fixture group", sections: [section.body.id] } });
   const members = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?limit=1`, owner);
   memberCursor = members.body.next.page as string;
   Object.assign(fixture, {
@@ -473,6 +485,11 @@ beforeAll(async () => {
     changeRequestCommentId: crComment.body.id as string,
     changeRequestReplyId: crReply.body.id as string,
     translationSettingsId: translation.body.id,
+    siteId: site.body.id as string,
+    siteSpaceId: siteSpaces.body.items[0].id as string,
+    shareLinkId: shareLink.body.id as string,
+    siteSectionId: section.body.id as string,
+    siteSectionGroupId: group.body.id as string,
     // Ids of things the fixture does not have: every request naming them reads "not found".
     fileId: "no-such-file",
     inviteId: randomUUID(),
@@ -481,7 +498,7 @@ beforeAll(async () => {
     exportId: randomUUID(),
     importRunId: randomUUID(),
   });
-  for (const response of [changeRequest, comment, reply, crComment, crReply, translation]) expect(response.status).toBeLessThan(300);
+  for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, section, group]) expect(response.status).toBeLessThan(300);
 }, 120_000);
 afterAll(() => stopEditingStack(stack, editing));
 

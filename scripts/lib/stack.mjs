@@ -22,6 +22,7 @@ export const SERVICES = [
   { name: "identity", database: "imprint_identity", bootstrap: true },
   { name: "content", database: "imprint_content", dataDir: true },
   { name: "collaboration", database: "imprint_collaboration" },
+  { name: "publishing", database: "imprint_publishing" },
 ];
 
 export const GATEWAY = { name: "gateway" };

@@ -53,9 +53,20 @@ export const TARGETS = [
     }),
   },
   {
+    name: "publishing",
+    service: true,
+    upstreams: ["identity", "content"],
+    module: "services/publishing/dist/index.js",
+    bind: (m) => ({
+      migrationsPath: m.PUBLISHING_MIGRATIONS_PATH,
+      load: (env) => m.loadPublishingConfig(env),
+      start: (config, logger) => m.startPublishingService(config, { logger }),
+    }),
+  },
+  {
     name: "gateway",
     service: false,
-    upstreams: ["identity", "content", "collaboration"],
+    upstreams: ["identity", "content", "collaboration", "publishing"],
     module: "gateway/dist/index.js",
     bind: (m) => ({
       load: (env) => m.loadGatewayConfig(env),

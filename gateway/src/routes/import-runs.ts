@@ -11,7 +11,7 @@ const runParams = z.object({ organizationId: pathId(), importRunId: pathId() });
 
 /**
  * startImportRun's body. Which source types exist (`website`; GitBook's `file` is refused) and
- * what a fetchable URL is, the content service decides. Imprint has no sites: `site` is refused.
+ * what a fetchable URL is, the content service decides. Runs into a site are not supported: `site` is refused.
  * `enhance` (GitBook's AI rewrite of the imported content) is accepted and has no effect.
  */
 export const startImportRunBody = z.object({
@@ -29,7 +29,7 @@ const listQuery = z.object({
   ...pageQueryShape,
 });
 
-const NO_SITES = "Imprint has no sites; leave it out";
+const NO_SITES = "import runs into a site are not supported; leave it out";
 
 /**
  * Import runs of an organization (`/v1/org/{organizationId}/imports`): started at once (201,

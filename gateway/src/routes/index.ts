@@ -19,6 +19,7 @@ import { openApiRoutes } from "./openapi.js";
 import { organizationChangeRequestRoutes } from "./organization-change-requests.js";
 import { organizationRoutes } from "./organizations.js";
 import { searchRoutes } from "./search.js";
+import { siteRoutes } from "./sites.js";
 import { spaceRoutes } from "./spaces.js";
 import { translationRoutes } from "./translations.js";
 import { userRoutes } from "./users.js";
@@ -60,6 +61,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...organizationChangeRequestRoutes(deps),
       ...commentRoutes(deps),
       ...exportRoutes(deps),
+      ...siteRoutes(deps),
     ],
   };
 }

@@ -1,6 +1,7 @@
 import { loadCollaborationConfig, startCollaborationService } from "@imprint/collaboration";
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
+import { loadPublishingConfig, startPublishingService } from "@imprint/publishing";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { patient, startServices, TestClock, testLogger, type LogLine, type ServiceClients } from "@imprint/runtime/testing";
 import { loadGatewayConfig, startGateway } from "../../src/index.js";
@@ -28,7 +29,7 @@ export interface TestStack {
   /** Log lines written by the gateway, parsed. */
   gatewayLogs: LogLine[];
   /** Stops one upstream while the gateway keeps running (to test outages). */
-  stopUpstream(name: "identity" | "content" | "collaboration"): Promise<void>;
+  stopUpstream(name: "identity" | "content" | "collaboration" | "publishing"): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,6 +52,7 @@ export async function startStack(options: { gatewayEnv?: Record<string, string>;
       env: { IMPRINT_PUBLIC_URL: `http://127.0.0.1:${port}`, IMPRINT_ALLOW_PRIVATE_FETCH: "true", ...options.contentEnv },
     },
     { name: "collaboration", config: loadCollaborationConfig, start: startCollaborationService, clock: clock.now, logger: upstreamLogger("collaboration") },
+    { name: "publishing", config: loadPublishingConfig, start: startPublishingService, clock: clock.now, logger: upstreamLogger("publishing") },
     {
       name: "gateway",
       database: false,

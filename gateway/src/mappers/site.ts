@@ -1,0 +1,228 @@
+import type { ShareLink, Site, SiteAddress, SitePublishingAuth, SiteSection, SiteSectionGroup, SiteSpace } from "@imprint/proto/publishing/v1/sites";
+import { AppError } from "@imprint/runtime/core";
+import { toRestSpace, type RestSpace } from "./space.js";
+import type { PublicUrls } from "./urls.js";
+
+/** GitBook's site permissions (what the caller may do). */
+export interface RestSitePermissions {
+  view: boolean;
+  access: boolean;
+  edit: boolean;
+  create: boolean;
+  admin: boolean;
+  installIntegration: boolean;
+  viewAdaptiveSchema: boolean;
+  editAdaptiveSchema: boolean;
+}
+
+export interface RestSite {
+  object: "site";
+  id: string;
+  type: string;
+  appliedType: string;
+  title: string;
+  hostname?: string;
+  basename?: string;
+  proxy?: { origin: string; target: string };
+  visibility: string;
+  defaultLevel: "inherit";
+  permissions: RestSitePermissions;
+  published: boolean;
+  siteSpaces: number;
+  createdAt: string;
+  adaptiveContent: { enabled: boolean };
+  agentsContext: string;
+  features: never[];
+  urls: { location: string; app: string; preview: string; published?: string };
+}
+
+export interface RestSiteSpace {
+  object: "site-space";
+  id: string;
+  path: string;
+  space: RestSpace;
+  title: string;
+  default: boolean;
+  draft: false;
+  hidden: false;
+  condition?: string;
+  section?: string;
+  urls: { published?: string };
+}
+
+export interface RestShareLink {
+  object: "share-link";
+  id: string;
+  createdAt: string;
+  name: string;
+  active: boolean;
+  urls: { published?: string };
+}
+
+/** API URL of a site (also its `Location` when created). */
+export function siteLocation(urls: PublicUrls, organizationId: string, siteId: string): string {
+  return `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/sites/${encodeURIComponent(siteId)}`;
+}
+
+/**
+ * Where a site is read, with a trailing slash: its custom hostname, else its proxy origin, else
+ * `<app>/sites/<organization>/<basename or id>/` on this installation.
+ */
+export function siteBaseUrl(address: Pick<SiteAddress, "siteId" | "organizationId" | "basename" | "hostname" | "proxy">, urls: PublicUrls): string {
+  if (address.hostname) return `https://${address.hostname}/`;
+  if (address.proxy) return `https://${address.proxy}/`;
+  return `${urls.app}/sites/${encodeURIComponent(address.organizationId)}/${encodeURIComponent(address.basename || address.siteId)}/`;
+}
+
+/** A published URL under the site (only while it is published). */
+function publishedUrl(address: SiteAddress | undefined, urls: PublicUrls, path: string): string | undefined {
+  if (!address?.published) return undefined;
+  return `${siteBaseUrl(address, urls)}${path}`;
+}
+
+export function toRestSite(site: Site | undefined, urls: PublicUrls): RestSite {
+  if (!site) throw new AppError("internal", "upstream answered without a site");
+  const app = `${urls.app}/o/${encodeURIComponent(site.organizationId)}/sites/${encodeURIComponent(site.id)}/`;
+  const base = siteBaseUrl({ siteId: site.id, organizationId: site.organizationId, basename: site.basename, hostname: site.hostname, proxy: site.proxy }, urls);
+  const p = site.permissions;
+  const rest: RestSite = {
+    object: "site",
+    id: site.id,
+    type: site.type,
+    appliedType: site.type,
+    title: site.title,
+    visibility: site.visibility,
+    defaultLevel: "inherit",
+    permissions: {
+      view: p?.view ?? false,
+      access: p?.access ?? false,
+      edit: p?.edit ?? false,
+      create: p?.create ?? false,
+      admin: p?.admin ?? false,
+      installIntegration: p?.installIntegration ?? false,
+      viewAdaptiveSchema: p?.viewAdaptiveSchema ?? false,
+      editAdaptiveSchema: p?.editAdaptiveSchema ?? false,
+    },
+    published: site.published,
+    siteSpaces: site.siteSpaces,
+    createdAt: (site.createdAt ?? new Date(0)).toISOString(),
+    adaptiveContent: { enabled: site.adaptiveContentEnabled },
+    agentsContext: site.agentsContext,
+    features: [],
+    urls: { location: siteLocation(urls, site.organizationId, site.id), app, preview: `${app}preview/` },
+  };
+  if (site.published) rest.urls.published = base;
+  if (site.hostname) rest.hostname = site.hostname;
+  if (site.basename) rest.basename = site.basename;
+  // The origin is where readers go; the target is what it forwards to (this site's own address).
+  if (site.proxy) rest.proxy = { origin: site.proxy, target: siteBaseUrl({ siteId: site.id, organizationId: site.organizationId, basename: site.basename, hostname: "", proxy: "" }, urls) };
+  return rest;
+}
+
+/** With a share key (an active share link's, read with one), its published URL goes through that link. */
+export function toRestSiteSpace(siteSpace: SiteSpace | undefined, urls: PublicUrls): RestSiteSpace {
+  if (!siteSpace) throw new AppError("internal", "upstream answered without a site-space");
+  const space = toRestSpace(siteSpace.space, urls);
+  const through = siteSpace.shareKey ? `${encodeURIComponent(siteSpace.shareKey)}/` : "";
+  const section = siteSpace.sectionPath ? `${encodeURIComponent(siteSpace.sectionPath)}/` : "";
+  const published = publishedUrl(siteSpace.site, urls, `${through}${section}${encodeURIComponent(siteSpace.path)}/`);
+  const rest: RestSiteSpace = {
+    object: "site-space",
+    id: siteSpace.id,
+    path: siteSpace.path,
+    space,
+    title: space.title,
+    default: siteSpace.default,
+    draft: false,
+    hidden: false,
+    urls: published ? { published } : {},
+  };
+  if (siteSpace.condition) rest.condition = siteSpace.condition;
+  if (siteSpace.sectionId) rest.section = siteSpace.sectionId;
+  return rest;
+}
+
+export interface RestSiteSection {
+  object: "site-section";
+  id: string;
+  title: string;
+  path: string;
+  default: boolean;
+  draft: false;
+  description?: string;
+  icon?: string;
+  condition?: string;
+  sectionGroup?: string;
+  siteSpaces: RestSiteSpace[];
+  urls: { published?: string };
+}
+
+export interface RestSiteSectionGroup {
+  object: "site-section-group";
+  id: string;
+  title: string;
+  icon?: string;
+  draft: false;
+  sections: RestSiteSection[];
+  children: RestSiteSection[];
+}
+
+export function toRestSiteSectionGroup(group: SiteSectionGroup | undefined, urls: PublicUrls): RestSiteSectionGroup {
+  if (!group) throw new AppError("internal", "upstream answered without a site section group");
+  const sections = group.sections.map((section) => toRestSiteSection(section, urls));
+  const rest: RestSiteSectionGroup = { object: "site-section-group", id: group.id, title: group.title, draft: false, sections, children: sections };
+  if (group.icon) rest.icon = group.icon;
+  return rest;
+}
+
+/** A section with its site-spaces; published at the site's address (through its share key, if any) plus its path. */
+export function toRestSiteSection(section: SiteSection | undefined, urls: PublicUrls): RestSiteSection {
+  if (!section) throw new AppError("internal", "upstream answered without a site section");
+  const through = section.shareKey ? `${encodeURIComponent(section.shareKey)}/` : "";
+  const published = publishedUrl(section.site, urls, `${through}${encodeURIComponent(section.path)}/`);
+  const rest: RestSiteSection = {
+    object: "site-section",
+    id: section.id,
+    title: section.title,
+    path: section.path,
+    default: section.default,
+    draft: false,
+    siteSpaces: section.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)),
+    urls: published ? { published } : {},
+  };
+  if (section.description) rest.description = section.description;
+  if (section.icon) rest.icon = section.icon;
+  if (section.condition) rest.condition = section.condition;
+  if (section.sectionGroupId) rest.sectionGroup = section.sectionGroupId;
+  return rest;
+}
+
+/** Its key is the path segment after the site's base path (GitBook's convention). */
+export function toRestShareLink(shareLink: ShareLink | undefined, urls: PublicUrls): RestShareLink {
+  if (!shareLink) throw new AppError("internal", "upstream answered without a share link");
+  const published = publishedUrl(shareLink.site, urls, `${encodeURIComponent(shareLink.key)}/`);
+  return {
+    object: "share-link",
+    id: shareLink.id,
+    createdAt: (shareLink.createdAt ?? new Date(0)).toISOString(),
+    name: shareLink.name,
+    active: shareLink.active,
+    urls: published ? { published } : {},
+  };
+}
+
+export interface RestSitePublishingAuth {
+  object: "publishing-auth";
+  backend: string;
+  privateKey: string;
+  fallbackURL?: string;
+  logoutURL?: string;
+}
+
+export function toRestPublishingAuth(auth: SitePublishingAuth | undefined): RestSitePublishingAuth {
+  if (!auth) throw new AppError("internal", "upstream answered without the publishing auth");
+  const rest: RestSitePublishingAuth = { object: "publishing-auth", backend: auth.backend, privateKey: auth.privateKey };
+  if (auth.fallbackUrl) rest.fallbackURL = auth.fallbackUrl;
+  if (auth.logoutUrl) rest.logoutURL = auth.logoutUrl;
+  return rest;
+}

@@ -1,0 +1,30 @@
+import { z } from "zod";
+import { loadConfig, serviceConfigShape } from "@imprint/runtime";
+
+const consumerName = (fallback: string) =>
+  z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
+    .default(fallback);
+
+const grpcAddress = () =>
+  z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
+
+/** The shared service settings plus the upstreams publishing asks about organizations and spaces, and its consumer of content's events. */
+export const publishingConfigShape = {
+  ...serviceConfigShape,
+  /** Identity's gRPC address: the caller's role in a site's organization. */
+  IDENTITY_GRPC_ADDRESS: grpcAddress(),
+  /** Content's gRPC address: the spaces sites publish (existence, organization, the caller's rights). */
+  CONTENT_GRPC_ADDRESS: grpcAddress(),
+  /** Durable consumer of content's space events (deleted, restored, purged, transferred). One per deployment; tests give each instance its own. */
+  SPACE_EVENTS_CONSUMER: consumerName("publishing-content-spaces"),
+};
+
+export type PublishingConfig = z.infer<z.ZodObject<typeof publishingConfigShape>>;
+
+export function loadPublishingConfig(environment: Record<string, string | undefined> = process.env): PublishingConfig {
+  // An empty variable is treated as unset, as shells and compose files often write them.
+  const present = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== ""));
+  return loadConfig(publishingConfigShape, present);
+}

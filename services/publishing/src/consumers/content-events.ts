@@ -1,0 +1,52 @@
+import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
+import { SpaceDeleted, SpacePurged, SpaceRestored, SpaceTransferred } from "@imprint/proto/content/v1/events";
+import type { PublishingConfig } from "../config.js";
+import type { UseCaseDeps } from "../deps.js";
+import { purgeSpace } from "../use-cases/purge-space.js";
+import { setSpaceDeleted } from "../use-cases/set-space-deleted.js";
+import { transferSpace } from "../use-cases/transfer-space.js";
+
+/** Content's events this service follows, as it reads them. */
+const spaceDeleted = defineEvent({ context: "content", aggregate: "space", event: "deleted", message: SpaceDeleted });
+const spaceRestored = defineEvent({ context: "content", aggregate: "space", event: "restored", message: SpaceRestored });
+const spacePurged = defineEvent({ context: "content", aggregate: "space", event: "purged", message: SpacePurged });
+const spaceTransferred = defineEvent({ context: "content", aggregate: "space", event: "transferred", message: SpaceTransferred });
+export const consumedContentEvents = [spaceDeleted, spaceRestored, spacePurged, spaceTransferred] as const;
+
+/** An id a payload must carry; events without one are not for us and are skipped. */
+const id = (value: string | undefined) => (value !== undefined && isId(value) ? value : undefined);
+
+/**
+ * Content's space events, through one durable consumer (the runtime handles each event once, in a
+ * transaction of this service's database; a space's events in order): a deleted space is hidden
+ * from every site and shown again on restore; a purged one leaves them; a transferred one leaves
+ * the sites of its former organization.
+ */
+export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: PublishingConfig): ConsumerSpec[] {
+  return [
+    {
+      context: "content",
+      consumer: config.SPACE_EVENTS_CONSUMER,
+      filterSubject: "imprint.content.v1.space.>",
+      keyOf: keyByPayload("spaceId"),
+      handler: handleEvents([spaceDeleted, spaceRestored, spacePurged, spaceTransferred], async (event, { em }) => {
+        const spaceId = id(event.payload.spaceId);
+        if (!spaceId) return;
+        switch (event.type) {
+          case "space.deleted":
+          case "space.restored":
+            await setSpaceDeleted(em, { spaceId, deleted: event.type === "space.deleted" });
+            return;
+          case "space.purged":
+            await purgeSpace(em, { spaceId }, deps);
+            return;
+          case "space.transferred": {
+            const fromOrganizationId = id(event.payload.fromOrganizationId);
+            if (fromOrganizationId) await transferSpace(em, { spaceId, fromOrganizationId }, deps);
+            return;
+          }
+        }
+      }),
+    },
+  ];
+}

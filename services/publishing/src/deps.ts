@@ -1,0 +1,25 @@
+import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
+import type { IdentityServiceService } from "@imprint/proto/identity/v1";
+import type { Clock, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { PublishingConfig } from "./config.js";
+
+/**
+ * What publishing's use cases receive besides their EntityManager, built once per service in
+ * service.ts. A leaf: types only, so use cases, domain, consumers and transports can all import it.
+ */
+export interface UseCaseDeps {
+  clock: Clock;
+  /** Commits a use case's changes and events, then wakes the outbox relay. */
+  unitOfWork: UnitOfWork;
+  /** The caller's role in an organization (GetMembership). */
+  identity: PromiseClient<typeof IdentityServiceService>;
+  /** The spaces sites publish: GetSpace answers the space, its organization and the caller's rights. */
+  spaces: PromiseClient<typeof SpaceServiceService>;
+}
+
+/** The runtime's service deps with publishing's own and its config (exported for hosting code and tests). */
+export interface PublishingDeps extends ServiceDeps, UseCaseDeps {
+  config: PublishingConfig;
+}
+
+export type { CallerInput } from "@imprint/runtime";

@@ -1,0 +1,8 @@
+import { ShareLink } from "./share-link.js";
+import { Site } from "./site.js";
+import { SiteSection } from "./site-section.js";
+import { SiteSectionGroup } from "./site-section-group.js";
+import { SiteSpace } from "./site-space.js";
+
+/** Every entity of the publishing database, for the ORM (the runtime adds its own tables). */
+export const publishingEntities = [Site, SiteSectionGroup, SiteSection, SiteSpace, ShareLink];

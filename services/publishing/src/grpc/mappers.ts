@@ -1,0 +1,101 @@
+import type {
+  ShareLink as ShareLinkMessage,
+  Site as SiteMessage,
+  SiteAddress,
+  SitePublishingAuth,
+  SiteSection as SiteSectionMessage,
+  SiteSectionGroup as SiteSectionGroupMessage,
+  SiteSpace as SiteSpaceMessage,
+} from "@imprint/proto/publishing/v1/sites";
+import type { Site } from "../domain/site.js";
+import type { PublishingAuthView } from "../use-cases/shared/publishing-auth.js";
+import type { SectionGroupView } from "../use-cases/shared/section-groups.js";
+import type { SectionView } from "../use-cases/shared/sections.js";
+import type { ShareLinkView } from "../use-cases/shared/share-links.js";
+import type { SiteSpaceView } from "../use-cases/shared/site-spaces.js";
+import type { SiteView } from "../use-cases/shared/sites.js";
+
+export function siteToProto({ site, siteSpaces, defaultSiteSpaceId, defaultSiteSectionId, permissions }: SiteView): SiteMessage {
+  return {
+    id: site.id,
+    organizationId: site.organizationId,
+    type: site.type,
+    title: site.title,
+    visibility: site.visibility,
+    published: site.published,
+    basename: site.basename ?? "",
+    hostname: site.hostname ?? "",
+    proxy: site.proxy ?? "",
+    adaptiveContentEnabled: site.adaptiveContentEnabled,
+    agentsContext: site.agentsContext,
+    defaultSiteSpaceId: defaultSiteSpaceId ?? "",
+    siteSpaces,
+    createdAt: site.createdAt,
+    updatedAt: site.updatedAt,
+    permissions,
+    defaultSiteSectionId: defaultSiteSectionId ?? "",
+  };
+}
+
+export function siteAddress(site: Site): SiteAddress {
+  return {
+    siteId: site.id,
+    organizationId: site.organizationId,
+    published: site.published,
+    basename: site.basename ?? "",
+    hostname: site.hostname ?? "",
+    proxy: site.proxy ?? "",
+  };
+}
+
+export function siteSpaceToProto({ siteSpace, space, isDefault, site, shareKey, sectionPath }: SiteSpaceView): SiteSpaceMessage {
+  return {
+    id: siteSpace.id,
+    siteId: siteSpace.siteId,
+    path: siteSpace.path,
+    space,
+    default: isDefault,
+    condition: siteSpace.condition,
+    site: siteAddress(site),
+    shareKey: shareKey ?? "",
+    sectionId: siteSpace.sectionId ?? "",
+    sectionPath,
+  };
+}
+
+export function sectionToProto({ section, site, isDefault, siteSpaces, shareKey }: SectionView): SiteSectionMessage {
+  return {
+    id: section.id,
+    siteId: section.siteId,
+    title: section.title,
+    path: section.path,
+    description: section.description,
+    icon: section.icon ?? "",
+    condition: section.condition,
+    default: isDefault,
+    siteSpaces: siteSpaces.map(siteSpaceToProto),
+    site: siteAddress(site),
+    shareKey,
+    sectionGroupId: section.sectionGroupId ?? "",
+  };
+}
+
+export function sectionGroupToProto({ group, sections }: SectionGroupView): SiteSectionGroupMessage {
+  return { id: group.id, siteId: group.siteId, title: group.title, icon: group.icon ?? "", sections: sections.map(sectionToProto) };
+}
+
+export function shareLinkToProto({ shareLink, site }: ShareLinkView): ShareLinkMessage {
+  return {
+    id: shareLink.id,
+    siteId: shareLink.siteId,
+    name: shareLink.name,
+    active: shareLink.active,
+    key: shareLink.key,
+    createdAt: shareLink.createdAt,
+    site: siteAddress(site),
+  };
+}
+
+export function publishingAuthToProto(auth: PublishingAuthView): SitePublishingAuth {
+  return { backend: auth.backend, privateKey: auth.privateKey, fallbackUrl: auth.fallbackUrl ?? "", logoutUrl: auth.logoutUrl ?? "" };
+}

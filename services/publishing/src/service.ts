@@ -1,0 +1,73 @@
+import { fileURLToPath } from "node:url";
+import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
+import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
+import {
+  createPromiseClient,
+  forkEm,
+  startService,
+  type Clock,
+  type Logger,
+  type PromiseClient,
+  type RunningService,
+  type ServiceDeps,
+  type ServiceSpec,
+} from "@imprint/runtime";
+import type { PublishingConfig } from "./config.js";
+import { contentEventConsumers } from "./consumers/content-events.js";
+import type { UseCaseDeps } from "./deps.js";
+import { publishingEntities } from "./domain/entities.js";
+import { PUBLISHING_EVENT_CONTEXT } from "./events.js";
+import { SITE_SERVICE_NAME, siteServiceImplementation } from "./grpc/site-service.js";
+
+/** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
+export const PUBLISHING_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
+
+interface Upstreams {
+  identity: PromiseClient<typeof IdentityServiceService>;
+  spaces: PromiseClient<typeof SpaceServiceService>;
+}
+
+/** How the runtime assembles the publishing service from its config and upstream clients. */
+export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstreams): ServiceSpec {
+  // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
+  let built: UseCaseDeps | undefined;
+  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps => (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork, identity: upstreams.identity, spaces: upstreams.spaces });
+  return {
+    name: "publishing",
+    context: PUBLISHING_EVENT_CONTEXT,
+    entities: publishingEntities,
+    migrationsPath: PUBLISHING_MIGRATIONS_PATH,
+    grpc: (deps) => {
+      const em = () => forkEm(deps.orm);
+      return [{ name: SITE_SERVICE_NAME, definition: SiteServiceService, implementation: siteServiceImplementation(em, useCaseDeps(deps)) }];
+    },
+    consumers: (deps) => contentEventConsumers(useCaseDeps(deps), config),
+  };
+}
+
+/** Starts the publishing service: one channel per upstream (identity, content), then the runtime service. */
+export async function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+  const upstreams: Upstreams = {
+    identity: createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 }),
+    spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
+  };
+  const close = () => {
+    upstreams.identity.close();
+    upstreams.spaces.close();
+  };
+  let running: RunningService;
+  try {
+    running = await startService(publishingServiceSpec(config, upstreams), config, options);
+  } catch (error) {
+    close();
+    throw error;
+  }
+  return {
+    ...running,
+    stop: async () => {
+      await running.stop();
+      close();
+    },
+  };
+}

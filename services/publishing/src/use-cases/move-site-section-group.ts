@@ -1,0 +1,50 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { recordPublishingEvent, siteSectionGroupMoved } from "../events.js";
+import type { UseCaseDeps } from "../deps.js";
+import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
+import { findSite } from "./shared/sites.js";
+import { renumber, topLevelItems } from "./shared/top-level.js";
+
+export interface MoveSiteSectionGroupInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  siteId: string;
+  groupId: string;
+  /** "" unless placing it before this top-level item (a section outside groups, or a group). */
+  before: string;
+  /** "" unless placing it after this top-level item. */
+  after: string;
+  fields?: { before: string; after: string };
+}
+
+/**
+ * Moves a section group before or after another top-level item (a section outside groups, or a
+ * group), or to the end (organization admins only). Records `site_section_group.moved`.
+ */
+export async function moveSiteSectionGroup(em: EntityManager, input: MoveSiteSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView> {
+  if (input.before && input.after) throw AppError.invalidArgument("position: give either before or after, not both");
+  const fields = input.fields ?? { before: "position.before.id", after: "position.after.id" };
+  const field = input.before ? fields.before : fields.after;
+  const reference = input.before || input.after;
+  if (reference && reference === input.groupId) throw AppError.invalidArgument(`${field}: cannot be the group being moved`);
+  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const { site, group } = await deps.unitOfWork.run(em, async (tx) => {
+    const found = await findSite(tx, access, input.siteId, { lock: true });
+    const target = await findSectionGroup(tx, found, input.groupId);
+    const siblings: { id: string; position: number }[] = (await topLevelItems(tx, found.id)).map((item) => item.entity).filter((item) => item.id !== target.id);
+    let index = siblings.length;
+    if (reference) {
+      const at = siblings.findIndex((item) => item.id === reference);
+      if (at < 0) throw AppError.invalidArgument(`${field}: no section or group ${reference} at the top level of this site`);
+      index = input.before ? at : at + 1;
+    }
+    siblings.splice(index, 0, target);
+    renumber(siblings);
+    recordPublishingEvent(tx, deps, siteSectionGroupMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionGroupId: target.id, index } });
+    return { site: found, group: target };
+  });
+  const [view] = await sectionGroupViews(em, deps, access, site, [group]);
+  return view!;
+}

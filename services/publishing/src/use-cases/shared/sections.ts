@@ -1,0 +1,63 @@
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { Site } from "../../domain/site.js";
+import { SiteSection } from "../../domain/site-section.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { isId, type OrganizationAccess } from "./access.js";
+import { siteSpaceViews, type SiteSpaceView } from "./site-spaces.js";
+
+export interface SectionView {
+  section: SiteSection;
+  site: Site;
+  isDefault: boolean;
+  /** Its visible site-spaces, in order. */
+  siteSpaces: SiteSpaceView[];
+  /** The share key published URLs go through ("" for none). */
+  shareKey: string;
+}
+
+/** A section of the site; another site's (or none) is "Site section not found". */
+export async function findSiteSection(em: EntityManager, site: Site, sectionId: string, options: { lock?: boolean } = {}): Promise<SiteSection> {
+  const found = isId(sectionId)
+    ? await em.findOne(SiteSection, { id: sectionId, siteId: site.id }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
+    : null;
+  if (!found) throw AppError.notFound("Site section");
+  return found;
+}
+
+/** The site's default section as readers see it: its own, else its first; null without sections. */
+export function effectiveDefaultSectionId(site: Site, sections: SiteSection[]): string | null {
+  if (site.defaultSectionId && sections.some((section) => section.id === site.defaultSectionId)) return site.defaultSectionId;
+  return sections[0]?.id ?? null;
+}
+
+/** Sections (in the order given) with their visible site-spaces as the caller sees them. */
+export async function sectionViews(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "spaces">,
+  access: OrganizationAccess,
+  site: Site,
+  sections: SiteSection[],
+  shareKey = "",
+): Promise<SectionView[]> {
+  const all = await em.find(SiteSection, { siteId: site.id }, { orderBy: { position: "asc", id: "asc" } });
+  const defaultId = effectiveDefaultSectionId(site, all);
+  const ids = sections.map((section) => section.id);
+  const siteSpaces = ids.length > 0 ? await em.find(SiteSpace, { siteId: site.id, sectionId: { $in: ids }, spaceDeleted: false }, { orderBy: { position: "asc", id: "asc" } }) : [];
+  const views = await siteSpaceViews(em, deps, access, site, siteSpaces);
+  return sections.map((section) => ({
+    section,
+    site,
+    isDefault: section.id === defaultId,
+    siteSpaces: views.filter((view) => view.siteSpace.sectionId === section.id).map((view) => ({ ...view, shareKey })),
+    shareKey,
+  }));
+}
+
+/** A path for a new section: the base made unique among the site's sections with -2, -3, … */
+export async function freeSectionPath(em: EntityManager, siteId: string, base: string): Promise<string> {
+  const taken = new Set((await em.find(SiteSection, { siteId }, { fields: ["path"] })).map((section) => section.path));
+  if (!taken.has(base)) return base;
+  for (let n = 2; ; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}

@@ -1,0 +1,121 @@
+import { randomUUID } from "node:crypto";
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import type { Space } from "@imprint/proto/content/v1/spaces";
+import { AppError } from "@imprint/runtime";
+import type { Site } from "../../domain/site.js";
+import { SiteSection } from "../../domain/site-section.js";
+import { pathFromTitle, SiteSpace } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteSpaceCreated } from "../../events.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
+import { callerMessage, isId, type OrganizationAccess } from "./access.js";
+import { freePath, levelDefaults, nextPosition } from "./sites.js";
+
+export interface SiteSpaceView {
+  siteSpace: SiteSpace;
+  space: Space;
+  /** The default of its level (its section, or the site's root). */
+  isDefault: boolean;
+  site: Site;
+  /** Its section's path ("" at the root). */
+  sectionPath: string;
+  /** The share key its published URL goes through ("" for none). */
+  shareKey?: string;
+}
+
+/**
+ * Adds `space` at the end of a level of the site (locked by the caller): `section`, or the root of
+ * a site without sections; the level's default when it is its first.
+ */
+export async function appendSiteSpace(
+  tx: EntityManager,
+  deps: Pick<UseCaseDeps, "clock">,
+  actor: CallerInput,
+  site: Site,
+  space: Space,
+  section: SiteSection | null = null,
+): Promise<SiteSpace> {
+  const sectionId = section?.id ?? null;
+  const siteSpace = tx.create(SiteSpace, {
+    id: randomUUID(),
+    siteId: site.id,
+    organizationId: site.organizationId,
+    sectionId,
+    spaceId: space.id,
+    path: await freePath(tx, site.id, sectionId, pathFromTitle(space.title)),
+    condition: "",
+    position: await nextPosition(tx, site.id, sectionId),
+    createdAt: deps.clock(),
+  });
+  const level = section ?? site;
+  if (!level.defaultSiteSpaceId) level.defaultSiteSpaceId = siteSpace.id;
+  recordPublishingEvent(tx, deps, siteSpaceCreated, {
+    organizationId: site.organizationId,
+    actor,
+    payload: { siteId: site.id, siteSpaceId: siteSpace.id, spaceId: space.id, path: siteSpace.path, default: level.defaultSiteSpaceId === siteSpace.id },
+  });
+  await tx.flush();
+  return siteSpace;
+}
+
+/**
+ * A site-space of the site; another site's (or none) is "Site space not found", and so is one
+ * whose space is deleted (hidden until restored) unless `hidden` is allowed.
+ */
+export async function findSiteSpace(em: EntityManager, site: Site, siteSpaceId: string, options: { lock?: boolean; hidden?: boolean } = {}): Promise<SiteSpace> {
+  const where = options.hidden ? { id: siteSpaceId, siteId: site.id } : { id: siteSpaceId, siteId: site.id, spaceDeleted: false };
+  const found = isId(siteSpaceId) ? await em.findOne(SiteSpace, where, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
+  if (!found) throw AppError.notFound("Site space");
+  return found;
+}
+
+/**
+ * The site-spaces with their spaces as the caller sees them (content's GetSpace, concurrently).
+ * A site-space whose space the caller cannot read (deleted, or restricted) is left out; each is
+ * marked default as its level's default is seen by readers (levelDefaults).
+ */
+export async function siteSpaceViews(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "spaces">,
+  access: OrganizationAccess,
+  site: Site,
+  siteSpaces: SiteSpace[],
+): Promise<SiteSpaceView[]> {
+  const defaults = await levelDefaults(em, site.id);
+  const sectionIds = [...new Set(siteSpaces.map((siteSpace) => siteSpace.sectionId).filter((id): id is string => id !== null && id !== undefined))];
+  const sections = new Map((sectionIds.length > 0 ? await em.find(SiteSection, { id: { $in: sectionIds } }) : []).map((section) => [section.id, section.path]));
+  const caller = callerMessage(access.caller);
+  const spaces = await Promise.all(
+    siteSpaces.map(async (siteSpace) => {
+      try {
+        return (await deps.spaces.getSpace({ caller, spaceId: siteSpace.spaceId, shareKey: "" })).space;
+      } catch (error) {
+        if (error instanceof AppError && error.code === "not_found") return undefined;
+        throw error;
+      }
+    }),
+  );
+  const views: SiteSpaceView[] = [];
+  siteSpaces.forEach((siteSpace, index) => {
+    const space = spaces[index];
+    if (!space?.permissions?.view || space.deletedAt) return;
+    const level = siteSpace.sectionId ?? "";
+    views.push({ siteSpace, space, isDefault: defaults.get(level) === siteSpace.id, site, sectionPath: sections.get(level) ?? "" });
+  });
+  return views;
+}
+
+/** A section of the site; another site's (or none) is refused naming `field` (a reference in a body). */
+export async function findSection(em: EntityManager, site: Site, sectionId: string, field: string): Promise<SiteSection> {
+  const found = isId(sectionId) ? await em.findOne(SiteSection, { id: sectionId, siteId: site.id }) : null;
+  if (!found) throw AppError.invalidArgument(`${field}: no section ${sectionId} in this site`);
+  return found;
+}
+
+/** The section new content goes to when none is named: the default one, else the first; null without sections. */
+export async function defaultSection(em: EntityManager, site: Site): Promise<SiteSection | null> {
+  if (site.defaultSectionId) {
+    const found = await em.findOne(SiteSection, { id: site.defaultSectionId, siteId: site.id });
+    if (found) return found;
+  }
+  return em.findOne(SiteSection, { siteId: site.id }, { orderBy: { position: "asc", id: "asc" } });
+}

@@ -1,0 +1,48 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { validateIcon } from "../domain/site-section.js";
+import { validateGroupTitle } from "../domain/site-section-group.js";
+import { recordPublishingEvent, siteSectionGroupUpdated } from "../events.js";
+import type { UseCaseDeps } from "../deps.js";
+import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
+import { findSite } from "./shared/sites.js";
+
+export interface UpdateSiteSectionGroupInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  siteId: string;
+  groupId: string;
+  title: string | undefined;
+  /** "" removes it. */
+  icon: string | undefined;
+}
+
+/** Renames a section group or changes its icon (organization admins only). Records `site_section_group.updated`. */
+export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSiteSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView> {
+  const title = input.title === undefined ? undefined : validateGroupTitle(input.title);
+  const icon = input.icon === undefined ? undefined : validateIcon(input.icon);
+  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const { site, group } = await deps.unitOfWork.run(em, async (tx) => {
+    const found = await findSite(tx, access, input.siteId, { lock: true });
+    const target = await findSectionGroup(tx, found, input.groupId, { lock: true });
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    if (title !== undefined && title !== target.title) {
+      changes.title = { from: target.title, to: title };
+      target.title = title;
+    }
+    if (icon !== undefined && icon !== (target.icon ?? null)) {
+      changes.icon = { from: target.icon ?? null, to: icon };
+      target.icon = icon;
+    }
+    if (Object.keys(changes).length > 0) {
+      recordPublishingEvent(tx, deps, siteSectionGroupUpdated, {
+        organizationId: found.organizationId,
+        actor: access.caller,
+        payload: { siteId: found.id, sectionGroupId: target.id, changedFields: Object.keys(changes), changes },
+      });
+    }
+    return { site: found, group: target };
+  });
+  const [view] = await sectionGroupViews(em, deps, access, site, [group]);
+  return view!;
+}

@@ -1,0 +1,184 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Site, UpdateSiteRequest } from "@imprint/proto/publishing/v1/sites";
+import { createMember, createOrganization, createSpace, eventually, failure, readEvents, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
+import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
+
+let harness: PublishingHarness;
+let org: TestOrganization;
+let other: TestOrganization;
+let editor: TestUser;
+
+beforeAll(async () => {
+  harness = await startPublishingHarness();
+  org = await createOrganization(harness);
+  other = await createOrganization(harness);
+  editor = await createMember(harness, org.organizationId, { role: "edit" });
+});
+afterAll(() => harness?.stop());
+
+const create = (fields: { title?: string; type?: string; visibility?: string; spaceIds?: string[] } = {}, user: TestUser = org.owner, organizationId = org.organizationId) =>
+  harness.sites
+    .createSite({ caller: user.caller, organizationId, type: fields.type ?? "", title: fields.title ?? "", visibility: fields.visibility ?? "", spaceIds: fields.spaceIds ?? [] })
+    .then((answer) => answer.site!);
+
+const update = (siteId: string, fields: Partial<UpdateSiteRequest>, user: TestUser = org.owner) =>
+  harness.sites.updateSite({ caller: user.caller, organizationId: org.organizationId, siteId, ...fields }).then((answer) => answer.site!);
+
+const get = (siteId: string, user: TestUser = org.owner, organizationId = org.organizationId) =>
+  harness.sites.getSite({ caller: user.caller, organizationId, siteId }).then((answer) => answer.site!);
+
+const list = (fields: { spaceId?: string; title?: string; published?: boolean; types?: string[] } = {}, user: TestUser = org.owner) =>
+  harness.sites.listSites({ caller: user.caller, organizationId: org.organizationId, page: undefined, spaceId: fields.spaceId ?? "", title: fields.title ?? "", published: fields.published, types: fields.types ?? [] });
+
+const siteSpaces = (siteId: string, isDefault?: boolean) =>
+  harness.sites.listSiteSpaces({ caller: org.owner.caller, organizationId: org.organizationId, siteId, page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
+
+describe("sites", () => {
+  it("creates an unpublished basic public site, with the given spaces as its site-spaces (the first is the default)", async () => {
+    const first = await createSpace(harness, org, { title: "Getting Started" });
+    const second = await createSpace(harness, org, { title: "API Reference" });
+    const site = await create({ title: "Developer docs", spaceIds: [first.id, second.id] });
+    expect(site).toMatchObject({ organizationId: org.organizationId, type: "basic", title: "Developer docs", visibility: "public", published: false, agentsContext: "included", siteSpaces: 2 });
+    expect(site.permissions).toMatchObject({ view: true, admin: true, create: true });
+    const items = await siteSpaces(site.id);
+    expect(items.map((item) => [item.space!.id, item.path, item.default])).toEqual([
+      [first.id, "getting-started", true],
+      [second.id, "api-reference", false],
+    ]);
+    expect(site.defaultSiteSpaceId).toBe(items[0]!.id);
+    expect((await siteSpaces(site.id, true)).map((item) => item.id)).toEqual([items[0]!.id]);
+    expect((await siteSpaces(site.id, false)).map((item) => item.id)).toEqual([items[1]!.id]);
+  });
+
+  it("refuses titles outside 2 to 128 characters, unknown types and visibilities, naming the field", async () => {
+    expect(await failure(create({ title: "x" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("title: must be at least 2") });
+    expect(await failure(create({ title: "x".repeat(129) }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("title: must be at most 128") });
+    expect(await failure(create({ type: "gold" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("type:") });
+    expect(await failure(create({ visibility: "secret" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("visibility:") });
+  });
+
+  it("refuses a space of another organization or an unknown one, naming its position", async () => {
+    const foreign = await createSpace(harness, other);
+    const own = await createSpace(harness, org);
+    expect(await failure(create({ spaceIds: [own.id, foreign.id] }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("spaces[1]:") });
+    expect(await failure(create({ spaceIds: [randomUUID()] }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("spaces[0]:") });
+  });
+
+  it("lets members read sites, only admins change them, and hides them from other organizations", async () => {
+    const site = await create({ title: "Members can read" });
+    const seen = await get(site.id, editor);
+    expect(seen.permissions).toMatchObject({ view: true, admin: false, create: false, edit: false });
+    expect(await failure(update(site.id, { title: "Renamed" }, editor))).toMatchObject({ code: "permission_denied" });
+    expect(await failure(create({}, editor))).toMatchObject({ code: "permission_denied" });
+    expect(await failure(harness.sites.publishSite({ caller: editor.caller, organizationId: org.organizationId, siteId: site.id }))).toMatchObject({ code: "permission_denied" });
+    // Another organization's owner: neither through its own organization nor through this one.
+    expect(await failure(get(site.id, other.owner, other.organizationId))).toMatchObject({ code: "not_found" });
+    expect(await failure(get(site.id, other.owner))).toMatchObject({ code: "not_found" });
+  });
+
+  it("updates settings, with basename unique per organization and hostname unique in the installation", async () => {
+    const site = await create({ title: "Settings" });
+    const updated = await update(site.id, {
+      title: "Settings renamed",
+      visibility: "share-link",
+      basename: "handbook",
+      adaptiveContentEnabled: true,
+      agentsContext: "excluded",
+      proxy: "example.com/docs",
+      hostname: `docs-${randomUUID().slice(0, 8)}.example.com`,
+    });
+    expect(updated).toMatchObject({ title: "Settings renamed", visibility: "share-link", basename: "handbook", adaptiveContentEnabled: true, agentsContext: "excluded", proxy: "example.com/docs" });
+    const second = await create({ title: "Second" });
+    expect(await failure(update(second.id, { basename: "handbook" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("basename:") });
+    expect(await failure(update(second.id, { hostname: updated.hostname }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("hostname:") });
+    // Another organization may use the same basename.
+    const elsewhere = await create({ title: "Elsewhere" }, other.owner, other.organizationId);
+    const renamed = await harness.sites.updateSite({ caller: other.owner.caller, organizationId: other.organizationId, siteId: elsewhere.id, basename: "handbook" });
+    expect(renamed.site!.basename).toBe("handbook");
+    // Null (empty) removes the proxy and the hostname.
+    expect(await update(site.id, { proxy: "", hostname: "" })).toMatchObject({ proxy: "", hostname: "" });
+  });
+
+  it("refuses settings outside their limits and patterns, naming the field", async () => {
+    const site = await create({ title: "Limits" });
+    const refused = async (fields: Partial<UpdateSiteRequest>, field: string) =>
+      expect(await failure(update(site.id, fields))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining(`${field}:`) });
+    await refused({ basename: "" }, "basename");
+    await refused({ basename: "b".repeat(101) }, "basename");
+    await refused({ proxy: "not a proxy" }, "proxy");
+    await refused({ proxy: "example.com" }, "proxy");
+    await refused({ hostname: "Docs.Example.com" }, "hostname");
+    await refused({ hostname: "example.com" }, "hostname");
+    await refused({ agentsContext: "maybe" }, "agentsContext");
+    await refused({ defaultSiteSpaceId: randomUUID() }, "defaultSiteSpace");
+    await refused({ defaultSiteSectionId: randomUUID() }, "defaultSiteSection");
+  });
+
+  it("publishes and unpublishes (the only way published changes), keeping the configuration", async () => {
+    const space = await createSpace(harness, org);
+    const site = await create({ title: "Lifecycle", spaceIds: [space.id] });
+    await update(site.id, { basename: `life-${randomUUID().slice(0, 6)}` });
+    const published = (await harness.sites.publishSite({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id })).site!;
+    expect(published.published).toBe(true);
+    const unpublished = (await harness.sites.unpublishSite({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id })).site!;
+    expect(unpublished).toMatchObject({ published: false, basename: published.basename, siteSpaces: 1, defaultSiteSpaceId: published.defaultSiteSpaceId });
+    await eventually(async () => {
+      const types = (await readEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } })).map((event) => event.type);
+      expect(types).toEqual(["site.created", "site_space.created", "site.updated", "site.published", "site.unpublished"]);
+      return true;
+    });
+  });
+
+  it("lists with the space, title, published and type filters, oldest first", async () => {
+    const space = await createSpace(harness, org);
+    const tag = randomUUID().slice(0, 6);
+    const a = await create({ title: `Filter ${tag} A`, spaceIds: [space.id] });
+    const b = await create({ title: `Filter ${tag} B`, type: "premium" });
+    await harness.sites.publishSite({ caller: org.owner.caller, organizationId: org.organizationId, siteId: b.id });
+    const ids = (answer: { sites: Site[] }) => answer.sites.map((site) => site.id);
+    expect(ids(await list({ title: `filter ${tag}` }))).toEqual([a.id, b.id]);
+    expect(ids(await list({ spaceId: space.id }))).toEqual([a.id]);
+    expect(ids(await list({ title: tag, published: true }))).toEqual([b.id]);
+    expect(ids(await list({ title: tag, published: false }))).toEqual([a.id]);
+    expect(ids(await list({ title: tag, types: ["premium"] }))).toEqual([b.id]);
+    expect(await failure(list({ types: ["gold"] }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("type:") });
+  });
+
+  it("deletes a site with its site-spaces and share links; deleting again succeeds", async () => {
+    const space = await createSpace(harness, org);
+    const site = await create({ title: "Doomed", spaceIds: [space.id] });
+    await harness.sites.createShareLink({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id, name: "Partners" });
+    const remove = () => harness.sites.deleteSite({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id });
+    await remove();
+    await remove();
+    expect(await failure(get(site.id))).toMatchObject({ code: "not_found" });
+    const deleted = await eventually(async () => {
+      const [event] = await readEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } }).then((events) => events.filter((e) => e.type === "site.deleted"));
+      expect(event).toBeDefined();
+      return event!;
+    });
+    expect(deleted.payload).toMatchObject({ siteId: site.id, spaceIds: [space.id] });
+  });
+
+  it("keeps a visitor-auth key per site: admins read it, regenerating replaces it and is announced", async () => {
+    const site = await create({ title: "Visitor auth" });
+    const scope = { caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id };
+    const { auth } = await harness.sites.getSitePublishingAuth(scope);
+    expect(auth).toMatchObject({ backend: "custom", fallbackUrl: "", logoutUrl: "" });
+    expect(await failure(harness.sites.getSitePublishingAuth({ ...scope, caller: editor.caller }))).toMatchObject({ code: "permission_denied" });
+    const updated = await harness.sites.updateSitePublishingAuth({ ...scope, backend: "custom", fallbackUrl: "https://sso.example.com/login" });
+    expect(updated.auth).toMatchObject({ privateKey: auth!.privateKey, fallbackUrl: "https://sso.example.com/login" });
+    const regenerated = await harness.sites.regenerateSitePublishingAuth(scope);
+    expect(regenerated.auth!.privateKey).not.toBe(auth!.privateKey);
+    expect(regenerated.auth!.fallbackUrl).toBe("https://sso.example.com/login");
+    await eventually(async () => {
+      const types = (await readEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } })).map((event) => event.type);
+      expect(types).toEqual(["site.created", "site.updated", "site.publishing_auth_regenerated"]);
+      return true;
+    });
+    const another = await create({ title: "Another" });
+    const other = await harness.sites.getSitePublishingAuth({ ...scope, siteId: another.id });
+    expect(other.auth!.privateKey).not.toBe(regenerated.auth!.privateKey);
+  });
+});

@@ -1,0 +1,41 @@
+import { loadContentConfig, startContentService } from "@imprint/content";
+import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
+import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
+import type { PromiseClient, RunningService } from "@imprint/runtime";
+import { startServices, TestClock, testClient, testLogger, type ServiceClients } from "@imprint/runtime/testing";
+import { loadPublishingConfig } from "../../src/config.js";
+import { startPublishingService } from "../../src/service.js";
+
+export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces"> {
+  /** The publishing service's API. */
+  sites: PromiseClient<typeof SiteServiceService>;
+  /** The content service's clock (e.g. to reach the purge of a deleted space). */
+  contentClock: TestClock;
+  publishing: RunningService;
+  stop(): Promise<void>;
+}
+
+/**
+ * Identity, content and publishing through the test kit, with clients. Publishing's clock never
+ * repeats a millisecond, so its "oldest first" lists have a definite order.
+ */
+export async function startPublishingHarness(): Promise<PublishingHarness> {
+  const contentClock = new TestClock();
+  const services = await startServices([
+    { name: "identity", config: loadIdentityConfig, start: startIdentityService },
+    { name: "content", config: loadContentConfig, start: startContentService, clock: contentClock.now },
+    { name: "publishing", config: loadPublishingConfig, start: startPublishingService, clock: new TestClock({ distinct: true }).now, logger: testLogger("publishing", { stderr: true }) },
+  ]);
+  const sites = testClient(SiteServiceService, services.address("publishing"));
+  return {
+    identity: services.clients.identity,
+    spaces: services.clients.spaces,
+    sites,
+    contentClock,
+    publishing: services.service("publishing"),
+    stop: async () => {
+      sites.close();
+      await services.stop();
+    },
+  };
+}
