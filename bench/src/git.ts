@@ -1,11 +1,10 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient } from "@imprint/runtime";
+import { startGitHttpServer } from "@imprint/runtime/infrastructure";
 
 /**
  * The Git sync figures of `npm run bench`: a repository of `pages` pages in GitBook's Git Sync
@@ -30,62 +29,6 @@ type Log = (message: string) => void;
 
 const GIT_ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Bench", GIT_AUTHOR_EMAIL: "bench@example.com", GIT_COMMITTER_NAME: "Bench", GIT_COMMITTER_EMAIL: "bench@example.com" };
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: "utf8" }).trim();
-
-/** A smart-HTTP Git server (git http-backend as CGI) over the bare repositories of `root`. */
-async function serveRepositories(root: string): Promise<{ origin: string; close(): Promise<void> }> {
-  const server = createServer((request, response) => {
-    const url = new URL(request.url ?? "/", "http://git");
-    const child = spawn("/usr/lib/git-core/git-http-backend", [], {
-      env: {
-        ...GIT_ENV,
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        GIT_PROJECT_ROOT: root,
-        GIT_HTTP_EXPORT_ALL: "1",
-        REQUEST_METHOD: request.method ?? "GET",
-        PATH_INFO: decodeURIComponent(url.pathname),
-        QUERY_STRING: url.search.replace(/^\?/, ""),
-        CONTENT_TYPE: request.headers["content-type"] ?? "",
-        REMOTE_USER: "bench",
-        ...(request.headers["content-encoding"] ? { HTTP_CONTENT_ENCODING: String(request.headers["content-encoding"]) } : {}),
-        ...(request.headers["git-protocol"] ? { GIT_PROTOCOL: String(request.headers["git-protocol"]) } : {}),
-      },
-      stdio: ["pipe", "pipe", "ignore"],
-    });
-    request.pipe(child.stdin);
-    let head = Buffer.alloc(0);
-    let started = false;
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (started) return void response.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf("\r\n\r\n");
-      if (end < 0) return;
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of head.subarray(0, end).toString("utf8").split("\r\n")) {
-        const colon = line.indexOf(":");
-        if (colon < 0) continue;
-        const name = line.slice(0, colon).trim();
-        if (name.toLowerCase() === "status") status = Number(line.slice(colon + 1).trim().split(" ")[0]);
-        else headers[name] = line.slice(colon + 1).trim();
-      }
-      response.writeHead(status, headers);
-      started = true;
-      response.write(head.subarray(end + 4));
-    });
-    child.on("close", () => {
-      if (!started) response.writeHead(500);
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
 
 /** 1×1 PNG. */
 const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
@@ -127,7 +70,7 @@ export async function runGitBenchmark(target: { gatewayUrl: string; identityGrpc
   const root = mkdtempSync(join(tmpdir(), "imprint-bench-git-"));
   const repositories = join(root, "repos");
   mkdirSync(repositories);
-  const server = await serveRepositories(repositories);
+  const server = await startGitHttpServer({ root: repositories, gitEnv: GIT_ENV });
   try {
     const organization = await identity.createOrganization({ title: "Git Benchmark", ownerEmail: "bench-git@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };

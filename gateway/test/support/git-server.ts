@@ -1,14 +1,13 @@
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { startGitHttpServer } from "@imprint/runtime/infrastructure";
 
 /**
- * A smart-HTTP Git server on loopback for tests: `git http-backend` (Debian's, CGI) behind a small
- * Node bridge, serving the bare repositories of a temporary folder, push enabled, with optional
- * basic auth. Repositories are created and inspected with plain `git` commands.
+ * A smart-HTTP Git server on loopback for tests (the runtime's `startGitHttpServer`: `git
+ * http-backend` behind a CGI bridge), serving the bare repositories of a temporary folder, push
+ * enabled, with optional basic auth. Repositories are created and inspected with plain `git` commands.
  */
 export interface GitServer {
   /** `http://127.0.0.1:<port>` */
@@ -30,84 +29,14 @@ export interface GitServer {
   close(): Promise<void>;
 }
 
-const BACKEND = "/usr/lib/git-core/git-http-backend";
 const GIT_ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.com", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.com" };
 
 export async function startGitServer(options: { auth?: { user: string; password: string } } = {}): Promise<GitServer> {
   const root = mkdtempSync(join(tmpdir(), "imprint-git-server-"));
   const repositories = join(root, "repos");
   mkdirSync(repositories);
-  const authorizations: string[] = [];
-  const expected = options.auth ? `Basic ${Buffer.from(`${options.auth.user}:${options.auth.password}`).toString("base64")}` : undefined;
-
-  let held: { gate: Promise<void>; arrived: () => void } | undefined;
-  const serve = (request: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(request.url ?? "/", "http://git");
-    if (request.headers.authorization) authorizations.push(request.headers.authorization);
-    if (expected && request.headers.authorization !== expected) {
-      response.writeHead(401, { "www-authenticate": 'Basic realm="git"' });
-      response.end();
-      return;
-    }
-    const child = spawn(BACKEND, [], {
-      env: {
-        ...GIT_ENV,
-        PATH: process.env.PATH ?? "/usr/bin:/bin",
-        GIT_PROJECT_ROOT: repositories,
-        GIT_HTTP_EXPORT_ALL: "1",
-        REQUEST_METHOD: request.method ?? "GET",
-        PATH_INFO: decodeURIComponent(url.pathname),
-        QUERY_STRING: url.search.replace(/^\?/, ""),
-        CONTENT_TYPE: request.headers["content-type"] ?? "",
-        REMOTE_USER: options.auth?.user ?? "tester",
-        REMOTE_ADDR: "127.0.0.1",
-        ...(request.headers["content-encoding"] ? { HTTP_CONTENT_ENCODING: String(request.headers["content-encoding"]) } : {}),
-        ...(request.headers["git-protocol"] ? { GIT_PROTOCOL: String(request.headers["git-protocol"]) } : {}),
-      },
-      stdio: ["pipe", "pipe", "ignore"],
-    });
-    request.pipe(child.stdin);
-    let head = Buffer.alloc(0);
-    let headersSent = false;
-    child.stdout.on("data", (chunk: Buffer) => {
-      if (headersSent) {
-        response.write(chunk);
-        return;
-      }
-      head = Buffer.concat([head, chunk]);
-      let end = head.indexOf("\r\n\r\n");
-      let separator = 4;
-      if (end < 0) {
-        end = head.indexOf("\n\n");
-        separator = 2;
-      }
-      if (end < 0) return;
-      let status = 200;
-      const headers: Record<string, string> = {};
-      for (const line of head.subarray(0, end).toString("utf8").split(/\r?\n/)) {
-        const colon = line.indexOf(":");
-        if (colon < 0) continue;
-        const name = line.slice(0, colon).trim();
-        const value = line.slice(colon + 1).trim();
-        if (name.toLowerCase() === "status") status = Number(value.split(" ")[0]);
-        else headers[name] = value;
-      }
-      response.writeHead(status, headers);
-      headersSent = true;
-      response.write(head.subarray(end + separator));
-    });
-    child.on("close", () => {
-      if (!headersSent) response.writeHead(500);
-      response.end();
-    });
-  };
-  const server: Server = createServer((request, response) => {
-    if (!held) return serve(request, response);
-    held.arrived();
-    void held.gate.then(() => serve(request, response));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const server = await startGitHttpServer({ root: repositories, gitEnv: GIT_ENV, ...(options.auth ? { auth: options.auth } : {}) });
+  const origin = server.origin;
 
   const git = (cwd: string, ...args: string[]) =>
     execFileSync("git", args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim();
@@ -115,21 +44,8 @@ export async function startGitServer(options: { auth?: { user: string; password:
 
   return {
     origin,
-    authorizations,
-    hold() {
-      let release!: () => void;
-      let arrived!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const reached = new Promise<void>((resolve) => (arrived = resolve));
-      held = { gate, arrived };
-      return {
-        reached,
-        release: () => {
-          held = undefined;
-          release();
-        },
-      };
-    },
+    authorizations: server.authorizations,
+    hold: () => server.hold(),
     url: (name, credentials) =>
       credentials ? `${origin.replace("://", `://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@`)}/${name}.git` : `${origin}/${name}.git`,
     createRepository(name) {
@@ -171,8 +87,7 @@ export async function startGitServer(options: { auth?: { user: string; password:
     },
     git,
     async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       rmSync(root, { recursive: true, force: true });
     },
   };

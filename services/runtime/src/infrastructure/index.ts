@@ -1,3 +1,4 @@
 export * from "./ports.js";
 export * from "./postgres.js";
 export * from "./nats.js";
+export * from "./git-http-server.js";
