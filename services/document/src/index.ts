@@ -4,4 +4,5 @@
  * (`@imprint/document`, pure domain code), so other processes never load the markdown parser.
  */
 export * from "./document.js";
+export * from "./to-markdown.js";
 export * from "./conditions.js";
