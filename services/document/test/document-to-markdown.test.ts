@@ -33,6 +33,16 @@ const CORPUS: Record<string, string> = {
   "unicode and entities": "héllo — “quotes” &nbsp; tab\there",
 };
 
+/**
+ * The document with each leaf's marks sorted: markdown nests marks, so where the source overlaps
+ * them (`_a~b_c~`) the order a leaf lists its marks in may change, never the marks themselves.
+ */
+function markMarksUnordered(document: JsonDocument): unknown {
+  return JSON.parse(JSON.stringify(document), (key, value: unknown) =>
+    key === "marks" && Array.isArray(value) ? [...(value as { type: string }[])].sort((a, b) => a.type.localeCompare(b.type)) : value,
+  ) as unknown;
+}
+
 describe("document → markdown", () => {
   it.each(Object.entries(CORPUS))("round trips %s", (_name, markdown) => {
     const document = markdownToDocument(markdown);
@@ -83,8 +93,9 @@ describe("document → markdown", () => {
   });
 
   it("round trips generated documents (property)", () => {
-    // Backticks only in code spans: a code span across lines reads back with a space for the newline.
-    const word = fc.stringMatching(/^[A-Za-z0-9 *_~#>|\\[\]()!-]{1,12}$/);
+    // Backticks only in code spans (a code span across lines reads back with a space for the newline),
+    // no parentheses (`[]()` is an empty link to nowhere).
+    const word = fc.stringMatching(/^[A-Za-z0-9 *_~#>|\\[\]!-]{1,12}$/);
     const inline = fc.oneof(
       word,
       word.map((w) => `**${w.trim() || "b"}**`),
@@ -104,9 +115,9 @@ describe("document → markdown", () => {
     fc.assert(
       fc.property(fc.array(block, { minLength: 1, maxLength: 5 }), (blocks) => {
         const document = markdownToDocument(blocks.join("\n\n"));
-        expect(markdownToDocument(documentToMarkdown(document))).toEqual(document);
+        expect(markMarksUnordered(markdownToDocument(documentToMarkdown(document)))).toEqual(markMarksUnordered(document));
       }),
-      { numRuns: 300 },
+      { numRuns: 500 },
     );
   });
 });
