@@ -13,7 +13,8 @@ import type { ContentRef, JsonDocument, MarkType } from "./document.js";
  * image captions, table column widths and record ids (columns and rows keep their order).
  *
  * The input is untrusted JSON: every node is checked as it is read, and the first node the model
- * does not have (or a malformed one) throws a `DocumentConversionError` naming its path.
+ * does not have (or a malformed one, or one nested deeper than `MAX_DOCUMENT_NESTING`) throws a
+ * `DocumentConversionError` naming its path.
  */
 
 /** A document that cannot be expressed in markdown; `path` locates the node (`nodes[3].nodes[0]`). */
@@ -33,6 +34,9 @@ const MARKS: readonly MarkType[] = ["bold", "italic", "code", "strikethrough"];
 const HINT_MARKER: Record<string, string> = { info: "NOTE", success: "TIP", warning: "WARNING", danger: "CAUTION" };
 const ALIGN: Record<string, Mdast.AlignType> = { left: null, center: "center", right: "right" };
 
+/** Blocks and inlines nest at most this deep (the conversion recurses; markdown reads deeper nesting back differently anyway). */
+export const MAX_DOCUMENT_NESTING = 64;
+const nestingOf = (path: string): number => path.split("nodes[").length - 1;
 const orderOf = (record: Json): string => (typeof record.orderIndex === "string" ? record.orderIndex : "");
 const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
 
@@ -96,6 +100,7 @@ class Writer {
   }
 
   private block(value: unknown, path: string): Mdast.RootContent[] {
+    if (nestingOf(path) > MAX_DOCUMENT_NESTING) fail(path, `blocks nest at most ${MAX_DOCUMENT_NESTING} levels deep`);
     const node = objectAt(value, path);
     if (node.object !== "block") fail(path, `must be a block (object "block"), not ${JSON.stringify(node.object)}`);
     const type = stringAt(node.type, join(path, "type"));
@@ -279,6 +284,7 @@ class Writer {
   }
 
   private inline(node: Json, path: string): Mdast.PhrasingContent {
+    if (nestingOf(path) > MAX_DOCUMENT_NESTING) fail(path, `inlines nest at most ${MAX_DOCUMENT_NESTING} levels deep`);
     const type = stringAt(node.type, join(path, "type"));
     const data = dataOf(node, path);
     switch (type) {

@@ -89,6 +89,9 @@ describe("document → markdown", () => {
       "nodes[0].nodes[0].leaves[0].text: must be a string",
     );
     expect(bad([{ object: "block", type: "hint", data: { style: "pink" }, nodes: [] }])).toThrow('nodes[0].data.style: hint style "pink" is not supported');
+    let deep: unknown = { object: "block", type: "paragraph", nodes: [] };
+    for (let level = 0; level < 100; level++) deep = { object: "block", type: "blockquote", nodes: [deep] };
+    expect(bad([deep])).toThrow(/^nodes\[0\](\.nodes\[0\]){64}: blocks nest at most 64 levels deep$/);
     expect(bad([{ object: "text", leaves: [] }])).toThrow('nodes[0]: must be a block (object "block"), not "text"');
   });
 
