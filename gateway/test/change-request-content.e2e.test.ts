@@ -189,6 +189,88 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     expect(deep.status).toBe(404);
   });
 
+  it("inserts and updates pages from GitBook's JSON documents, read back as markdown and as documents; a bad document answers 400 naming its path", async () => {
+    await seedMain();
+    const cr = await createChangeRequest();
+    const text = (value: string, marks: string[] = []) => ({ object: "text", leaves: [{ object: "leaf", text: value, marks: marks.map((type) => ({ object: "mark", type })) }] });
+    const block = (type: string, nodes: unknown[], data: Record<string, unknown> = {}) => ({ object: "block", type, data, nodes });
+    const link = (ref: Record<string, string>, label: string) => ({ object: "inline", type: "link", isVoid: false, data: { ref }, nodes: [text(label)] });
+    const document = {
+      object: "document",
+      data: {},
+      nodes: [
+        block("heading-2", [text("Overview")]),
+        block("paragraph", [text("Read "), link({ kind: "page", page: "faq" }, "the FAQ"), text(" and "), link({ kind: "url", url: "https://example.com/x" }, "this"), text(", then "), text("bold", ["bold"])]),
+        block("list-tasks", [block("list-item", [block("paragraph", [text("done")])], { checked: true }), block("list-item", [block("paragraph", [text("todo")])], { checked: false })]),
+        block("code", [block("code-line", [text("const a = 1;")]), block("code-line", [text("a++;")])], { syntax: "js" }),
+        block("hint", [block("paragraph", [text("Careful", ["italic"])])], { style: "warning" }),
+      ],
+    };
+    const inserted = await apply(cr.id, [{ operation: "insert_page", title: "From JSON", document: { document } }], { compat: false });
+    expect(inserted.status).toBe(200);
+    const pageId = inserted.body.changes[0].page.id as string;
+
+    const markdown = await pageAt(crContent(cr.id), pageId);
+    expect(markdown.title).toBe("From JSON");
+    expect(markdown.markdown).toBe(
+      "## Overview\n\nRead [the FAQ](/pages/faq) and [this](https://example.com/x), then **bold**\n\n- [x] done\n- [ ] todo\n\n```js\nconst a = 1;\na++;\n```\n\n> [!WARNING]\n>\n> *Careful*\n",
+    );
+    const asDocument = await call(stack, "GET", `${crContent(cr.id)}/page/${pageId}?format=document`, { token: org.owner.token });
+    expect(asDocument.status).toBe(200);
+    const nodes = asDocument.body.document.nodes as { type: string; data: Record<string, unknown>; nodes: { object: string; type?: string; data?: unknown }[] }[];
+    expect(nodes.map((node) => node.type)).toEqual(["heading-2", "paragraph", "list-tasks", "code", "hint"]);
+    expect(nodes[1]!.nodes.filter((node) => node.object === "inline").map((node) => node.data)).toEqual([
+      { ref: { kind: "page", page: "faq" } },
+      { ref: { kind: "url", url: "https://example.com/x" } },
+    ]);
+    expect(nodes[3]!.data).toEqual({ syntax: "js" });
+    expect(nodes[4]!.data).toEqual({ style: "warning" });
+
+    // Update: a JSON document links to the inserted page by id; a link to a page that is not there becomes text.
+    const updated = await apply(cr.id, [
+      {
+        operation: "update_page",
+        page: "start",
+        document: {
+          document: {
+            object: "document",
+            nodes: [
+              block("list-ordered", [block("list-item", [block("paragraph", [link({ kind: "page", page: pageId }, "new page")])]), block("list-item", [block("paragraph", [link({ kind: "page", page: "gone" }, "gone")])])]),
+              block("blockquote", [block("paragraph", [text("quoted "), text("code", ["code"])])]),
+              { object: "block", type: "divider", isVoid: true, data: {} },
+            ],
+          },
+        },
+      },
+    ]);
+    expect(updated.status).toBe(200);
+    const start = await pageAt(crContent(cr.id), "start");
+    expect(start).toMatchObject({ title: "Getting started", markdown: `1. [new page](/pages/${pageId})\n2. gone\n\n> quoted \`code\`\n\n***\n` });
+    const startDocument = await call(stack, "GET", `${crContent(cr.id)}/page/start?format=document`, { token: org.owner.token });
+    expect(startDocument.status).toBe(200);
+    expect((startDocument.body.document.nodes as { type: string }[]).map((node) => node.type)).toEqual(["list-ordered", "blockquote", "divider"]);
+    expect(JSON.stringify(startDocument.body.document)).toContain(JSON.stringify({ kind: "page", page: pageId }));
+
+    // Bad documents: the shape at the gateway, the nodes in content; the head stays.
+    const before = await revisionOf(cr.id);
+    const unknownBlock = await apply(cr.id, [
+      { operation: "insert_page", title: "Fine", document: { markdown: "fine" } },
+      { operation: "update_page", page: "faq", document: { document: { object: "document", nodes: [block("paragraph", [text("a")]), block("blockquote", [block("tabs", [])])] } } },
+    ]);
+    expect(unknownBlock.status).toBe(400);
+    expect(unknownBlock.body.error.message).toBe('changes[1].document.document.nodes[1].nodes[0]: block type "tabs" is not supported');
+    const unknownMark = await apply(cr.id, [{ operation: "insert_page", title: "X", document: { document: { object: "document", nodes: [block("paragraph", [text("a", ["color"])])] } } }]);
+    expect(unknownMark.status).toBe(400);
+    expect(unknownMark.body.error.message).toBe('changes[0].document.document.nodes[0].nodes[0].leaves[0].marks[0]: mark type "color" is not supported');
+    const notADocument = await apply(cr.id, [{ operation: "insert_page", title: "X", document: { document: { object: "block", nodes: [] } } }]);
+    expect(notADocument.status).toBe(400);
+    expect(notADocument.body.error.message).toMatch(/changes\[0\]\.document\.document\.object: /);
+    const both = await apply(cr.id, [{ operation: "insert_page", title: "X", document: { markdown: "x", document: { object: "document", nodes: [] } } }]);
+    expect(both.status).toBe(400);
+    expect(both.body.error.message).toMatch(/changes\[0\]\.document: set one of markdown or document, not both/);
+    expect(await revisionOf(cr.id)).toBe(before);
+  });
+
   it("reverts an added page (removed), a deleted page (restored at its place with its sub-pages) and a modified page (reset)", async () => {
     const base = await seedMain();
     const cr = await createChangeRequest();

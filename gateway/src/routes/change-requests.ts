@@ -65,9 +65,9 @@ export const updateChangeRequestBody = z.object({
 
 /**
  * updateChangeRequestContent: the shape of GitBook's changes; their rules (1 to 50 changes, 1 to
- * 20 files, sizes, refs, ids) are the content service's. A document is markdown (`{markdown}`) or
- * empty (`{}`); GitBook's JSON document form is refused, and so is a non-empty adaptive-content
- * `condition` (Imprint has no adaptive content).
+ * 20 files, sizes, refs, ids) are the content service's. A document is markdown (`{markdown}`),
+ * GitBook's JSON document (`{document}`, passed on as JSON text; content converts it) or empty
+ * (`{}`); a non-empty adaptive-content `condition` is refused (Imprint has no adaptive content).
  */
 const pageFieldsShape = {
   title: z.string().optional(),
@@ -80,10 +80,17 @@ const pageFieldsShape = {
   noRobotsIndex: z.boolean().optional(),
   condition: z.literal("", { error: 'adaptive-content conditions are not supported (only "" to remove one)' }).optional(),
 };
-const changeDocument = z.strictObject({
-  markdown: z.string().optional(),
-  document: z.unknown().optional(),
+/** GitBook's JSON document, checked for shape only (its nodes are the content service's to read). */
+const jsonDocument = z.looseObject({
+  object: z.literal("document", { error: 'must be "document"' }),
+  nodes: z.array(z.unknown(), { error: "must be an array" }),
 });
+const changeDocument = z
+  .strictObject({
+    markdown: z.string().optional(),
+    document: jsonDocument.optional(),
+  })
+  .refine((document) => document.markdown === undefined || document.document === undefined, { error: "set one of markdown or document, not both" });
 const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 const fileToInsert = z
   .strictObject({
@@ -125,25 +132,28 @@ function fieldsOf(change: z.output<z.ZodObject<typeof pageFieldsShape>>): Conten
   return { title, slug, emoji, icon, description, hidden, noIndex, noRobotsIndex };
 }
 
-function markdownOf(document: z.output<typeof changeDocument>, index: number): string {
-  if (document.document !== undefined) {
-    throw AppError.invalidArgument(`changes[${index}].document.document: JSON documents are not supported; send the page as {"markdown": "..."}`);
-  }
-  return document.markdown ?? "";
+/** The page body: markdown, or the JSON document as JSON text. */
+function bodyOf(document: z.output<typeof changeDocument>): { markdown: string; documentJson: string | undefined } {
+  return { markdown: document.markdown ?? "", documentJson: document.document === undefined ? undefined : JSON.stringify(document.document) };
 }
 
-function toProtoChange(change: RestContentChange, index: number): BranchContentChange {
+function insertBody(document: z.output<typeof changeDocument>): { markdown: string; documentJson: string } {
+  const body = bodyOf(document);
+  return { markdown: body.markdown, documentJson: body.documentJson ?? "" };
+}
+
+function toProtoChange(change: RestContentChange): BranchContentChange {
   switch (change.operation) {
     case "insert_page":
       return {
-        insertPage: { fields: fieldsOf(change), intoPageId: change.into ?? "", at: change.at, ref: change.ref ?? "", markdown: markdownOf(change.document, index) },
+        insertPage: { fields: fieldsOf(change), intoPageId: change.into ?? "", at: change.at, ref: change.ref ?? "", ...insertBody(change.document) },
       };
     case "update_page":
       return {
         updatePage: {
           pageId: change.page,
           fields: fieldsOf(change),
-          markdown: change.document ? markdownOf(change.document, index) : undefined,
+          ...(change.document ? bodyOf(change.document) : {}),
           moveInto: change.into !== undefined,
           intoPageId: change.into ?? "",
           at: change.at,

@@ -35,7 +35,7 @@ beforeEach(async () => {
 });
 
 const owner = () => org.owner.caller;
-const insert = (title: string): BranchContentChange => ({ insertPage: { intoPageId: "", ref: "", markdown: `# ${title}\n\nBody.` } });
+const insert = (title: string): BranchContentChange => ({ insertPage: { intoPageId: "", ref: "", markdown: `# ${title}\n\nBody.`, documentJson: "" } });
 const apply = (changeRequestId: string, changes: BranchContentChange[]) => clients.editing.updateBranchContent({ caller: owner(), spaceId, changeRequestId, changes });
 const titles = async (changeRequestId: string) =>
   (await clients.revisions.listPages({ caller: owner(), ref: { spaceId, changeRequestId, revisionId: "" }, options: readAll, knownRevisionId: "" })).pages.map((page) => page.title);
@@ -73,7 +73,7 @@ describe("UpdateBranchContent", () => {
     expect(tooBig.message).toMatch(/changes\[0\]\.files\[0\]\.base64: must decode to at most 1 MiB/);
     const noFiles = await failure(apply(changeRequestId, [{ insertFiles: { files: [] } }]));
     expect(noFiles.message).toMatch(/changes\[0\]\.files: must hold 1 to 20 files/);
-    const sameRef = await failure(apply(changeRequestId, [{ insertPage: { intoPageId: "", ref: "a", markdown: "x" } }, { insertPage: { intoPageId: "", ref: "a", markdown: "y" } }]));
+    const sameRef = await failure(apply(changeRequestId, [{ insertPage: { intoPageId: "", ref: "a", markdown: "x", documentJson: "" } }, { insertPage: { intoPageId: "", ref: "a", markdown: "y", documentJson: "" } }]));
     expect(sameRef.message).toMatch(/changes\[1\]\.ref: "a" is already used/);
     expect(await titles(changeRequestId)).toEqual(["Home"]);
   });

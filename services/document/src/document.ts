@@ -123,6 +123,10 @@ const leaf = (text: string, marks: readonly DocumentMark[]): DocumentLeaf => ({ 
 const mark = (type: MarkType): DocumentMark => ({ object: "mark", type });
 const plainText = (text: string, marks: readonly DocumentMark[] = []): DocumentText => ({ object: "text", leaves: [leaf(text, marks)] });
 
+function sameMarks(a: readonly DocumentMark[], b: readonly DocumentMark[]): boolean {
+  return a.length === b.length && a.every((m, index) => m.type === b[index]!.type);
+}
+
 function withMark(marks: readonly DocumentMark[], type: MarkType): DocumentMark[] {
   return marks.some((m) => m.type === type) ? [...marks] : [...marks, mark(type)];
 }
@@ -332,7 +336,10 @@ class Converter {
     const out: InlineContent[] = [];
     const pushLeaf = (text: string, leafMarks: readonly DocumentMark[]) => {
       const last = out[out.length - 1];
-      if (last?.object === "text") last.leaves.push(leaf(text, leafMarks));
+      const lastLeaf = last?.object === "text" ? last.leaves[last.leaves.length - 1] : undefined;
+      // Adjacent leaves with the same marks are one leaf (as GitBook's editor normalizes them).
+      if (lastLeaf && sameMarks(lastLeaf.marks, leafMarks)) lastLeaf.text += text;
+      else if (last?.object === "text") last.leaves.push(leaf(text, leafMarks));
       else out.push({ object: "text", leaves: [leaf(text, leafMarks)] });
     };
     const append = (items: InlineContent[]) => {

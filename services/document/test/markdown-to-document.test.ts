@@ -40,11 +40,13 @@ describe("markdown → document", () => {
     ]);
   });
 
-  it("hard line breaks become newlines in the text", () => {
-    expect(leaves(only("one  \ntwo"))).toEqual([
-      ["one", []],
+  it("hard line breaks become newlines in the text, one leaf with its neighbours of the same marks", () => {
+    expect(leaves(only("one  \ntwo"))).toEqual([["one\ntwo", []]]);
+    expect(leaves(only("**one**  \n**two** three"))).toEqual([
+      ["one", ["bold"]],
       ["\n", []],
-      ["two", []],
+      ["two", ["bold"]],
+      [" three", []],
     ]);
   });
 

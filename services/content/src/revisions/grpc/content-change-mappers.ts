@@ -17,7 +17,12 @@ function fieldsFrom(fields: ProtoPageFields | undefined): ContentPageFields {
 export function contentChangeFrom(change: ProtoContentChange, index: number): ContentChange {
   if (change.insertPage) {
     const insert = change.insertPage;
-    return { kind: "insert_page", fields: fieldsFrom(insert.fields), intoPageId: insert.intoPageId || null, at: insert.at, ref: insert.ref, markdown: insert.markdown };
+    return {
+      kind: "insert_page",
+      fields: fieldsFrom(insert.fields), intoPageId: insert.intoPageId || null, at: insert.at, ref: insert.ref,
+      markdown: insert.markdown,
+      documentJson: insert.documentJson === "" ? undefined : insert.documentJson,
+    };
   }
   if (change.updatePage) {
     const update = change.updatePage;
@@ -26,6 +31,7 @@ export function contentChangeFrom(change: ProtoContentChange, index: number): Co
       pageId: update.pageId,
       fields: fieldsFrom(update.fields),
       markdown: update.markdown,
+      documentJson: update.documentJson,
       into: update.moveInto ? update.intoPageId || null : undefined,
       at: update.at,
     };

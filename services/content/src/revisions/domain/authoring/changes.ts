@@ -41,12 +41,23 @@ export interface FileToInsert {
 }
 
 export type ContentChange =
-  | { kind: "insert_page"; fields: ContentPageFields; intoPageId: string | null; at: number | undefined; ref: string; markdown: string }
+  | {
+      kind: "insert_page";
+      fields: ContentPageFields;
+      intoPageId: string | null;
+      at: number | undefined;
+      ref: string;
+      markdown: string;
+      /** The body as GitBook's JSON document (JSON text) instead of markdown. */
+      documentJson: string | undefined;
+    }
   | {
       kind: "update_page";
       pageId: string;
       fields: ContentPageFields;
       markdown: string | undefined;
+      /** The new body as GitBook's JSON document (JSON text) instead of markdown. */
+      documentJson: string | undefined;
       /** undefined: the parent stays; null: the top level. */
       into: string | null | undefined;
       at: number | undefined;

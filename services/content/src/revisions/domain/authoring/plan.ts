@@ -1,3 +1,4 @@
+import { DocumentConversionError, documentToMarkdown, type JsonDocument } from "@imprint/document";
 import { AppError } from "@imprint/runtime";
 import { newContentId, type FieldName, type NewPage, type PageOperation, type PagePatch, type PositionInput } from "../editing/draft-editor.js";
 import { bounded, CONTENT_ID, invalid, PAGE_LIMITS, pageMarkdown, pageSlug, pageTitle } from "../editing/page-input.js";
@@ -194,12 +195,34 @@ function patchFields(fields: ContentPageFields, field: FieldName): Omit<PagePatc
   return patch;
 }
 
+/**
+ * A change's body: markdown (its front matter and leading heading set fields) or GitBook's JSON
+ * document, converted to markdown and taken as the body as it is (no front matter, no heading read).
+ */
+function readBody(markdown: string, documentJson: string | undefined, field: FieldName): { fields: ContentPageFields; body: string } {
+  if (documentJson === undefined) return readPageMarkdown(markdown, field("document"));
+  if (markdown !== "") throw invalid(field("document"), "set one of markdown or document, not both");
+  const documentField = `${field("document")}.document`;
+  let document: unknown;
+  try {
+    document = JSON.parse(documentJson);
+  } catch {
+    throw invalid(documentField, "must be a JSON document");
+  }
+  try {
+    return { fields: {}, body: documentToMarkdown(document as JsonDocument) };
+  } catch (error) {
+    if (error instanceof DocumentConversionError) throw invalid(error.path === "" ? documentField : `${documentField}.${error.path}`, error.reason);
+    throw error;
+  }
+}
+
 function position(at: number | undefined): PositionInput {
   return at === undefined ? {} : { index: at };
 }
 
 async function planInsert(planner: Planner, change: Extract<ContentChange, { kind: "insert_page" }>, pageId: string, field: FieldName): Promise<void> {
-  const markdown = readPageMarkdown(change.markdown, field("document"));
+  const markdown = readBody(change.markdown, change.documentJson, field);
   const fields = { ...change.fields, ...markdown.fields };
   const patch = patchFields({ ...fields, title: fields.title?.trim() ? fields.title : DEFAULT_TITLE }, field);
   if (change.intoPageId) await planner.requirePage(change.intoPageId, field("into"));
@@ -231,9 +254,9 @@ async function planUpdate(planner: Planner, change: Extract<ContentChange, { kin
   const current = await planner.requirePage(change.pageId, field("page"));
   let fields = change.fields;
   let markdown: string | undefined;
-  if (change.markdown !== undefined) {
+  if (change.markdown !== undefined || change.documentJson !== undefined) {
     if (current.type !== "document") throw invalid(field("document"), `only document pages have a body (this page is a ${current.type})`);
-    const read = readPageMarkdown(change.markdown, field("document"));
+    const read = readBody(change.markdown ?? "", change.documentJson, field);
     fields = { ...fields, ...read.fields };
     markdown = pageMarkdown(await planner.resolveLinks(read.body, await planner.folderOf(current, current.parentId)), field("document"));
   }

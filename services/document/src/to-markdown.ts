@@ -1,0 +1,335 @@
+import type * as Mdast from "mdast";
+import { gfmToMarkdown } from "mdast-util-gfm";
+import { toMarkdown } from "mdast-util-to-markdown";
+import type { ContentRef, JsonDocument, MarkType } from "./document.js";
+
+/**
+ * GitBook's JSON document → markdown: the inverse of `markdownToDocument` for every block, inline
+ * and mark the model has. The document is mapped onto mdast and written by mdast-util-to-markdown
+ * (with GFM), which escapes text so that it reads back as the same text.
+ *
+ * `markdownToDocument(documentToMarkdown(markdownToDocument(md)))` equals `markdownToDocument(md)`.
+ * What markdown cannot carry is not kept: heading ids (derived again from the heading's text),
+ * image captions, table column widths and record ids (columns and rows keep their order).
+ *
+ * The input is untrusted JSON: every node is checked as it is read, and the first node the model
+ * does not have (or a malformed one, or one nested deeper than `MAX_DOCUMENT_NESTING`) throws a
+ * `DocumentConversionError` naming its path.
+ */
+
+/** A document that cannot be expressed in markdown; `path` locates the node (`nodes[3].nodes[0]`). */
+export class DocumentConversionError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: string,
+  ) {
+    super(`${path}: ${reason}`);
+    this.name = "DocumentConversionError";
+  }
+}
+
+type Json = Record<string, unknown>;
+
+const MARKS: readonly MarkType[] = ["bold", "italic", "code", "strikethrough"];
+const HINT_MARKER: Record<string, string> = { info: "NOTE", success: "TIP", warning: "WARNING", danger: "CAUTION" };
+const ALIGN: Record<string, Mdast.AlignType> = { left: null, center: "center", right: "right" };
+
+/** Blocks and inlines nest at most this deep (the conversion recurses; markdown reads deeper nesting back differently anyway). */
+export const MAX_DOCUMENT_NESTING = 64;
+const nestingOf = (path: string): number => path.split("nodes[").length - 1;
+const orderOf = (record: Json): string => (typeof record.orderIndex === "string" ? record.orderIndex : "");
+const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value);
+
+function fail(path: string, reason: string): never {
+  throw new DocumentConversionError(path, reason);
+}
+
+function objectAt(value: unknown, path: string): Json {
+  if (!isObject(value)) fail(path, "must be an object");
+  return value;
+}
+
+function arrayAt(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value)) fail(path, "must be an array");
+  return value;
+}
+
+function stringAt(value: unknown, path: string): string {
+  if (typeof value !== "string") fail(path, "must be a string");
+  return value;
+}
+
+const join = (path: string, key: string) => (path === "" ? key : `${path}.${key}`);
+
+/** The node's `data`, an object when present. */
+function dataOf(node: Json, path: string): Json {
+  return node.data === undefined ? {} : objectAt(node.data, join(path, "data"));
+}
+
+function childrenOf(node: Json, path: string): { value: unknown; path: string }[] {
+  const nodesPath = join(path, "nodes");
+  return arrayAt(node.nodes ?? [], nodesPath).map((value, index) => ({ value, path: `${nodesPath}[${index}]` }));
+}
+
+/** Where a link points, as the markdown URL `markdownToDocument` reads back as the same reference. */
+function urlOf(value: unknown, path: string, images: boolean): string {
+  const ref = objectAt(value, path) as Partial<ContentRef> & Json;
+  switch (ref.kind) {
+    case "url":
+      return stringAt(ref.url, join(path, "url"));
+    case "file":
+      return `/files/${stringAt(ref.file, join(path, "file"))}`;
+    case "page":
+      if (!images) return `/pages/${stringAt(ref.page, join(path, "page"))}`;
+      break;
+    case "anchor":
+      if (!images) {
+        const anchor = stringAt(ref.anchor, join(path, "anchor"));
+        return ref.page === undefined ? `#${anchor}` : `/pages/${stringAt(ref.page, join(path, "page"))}#${anchor}`;
+      }
+      break;
+  }
+  return fail(join(path, "kind"), `${images ? "image" : "link"} reference kind ${JSON.stringify(ref.kind)} is not supported`);
+}
+
+class Writer {
+  // ── blocks ────────────────────────────────────────────────────────────────────────────────
+
+  blocks(parent: Json, path: string): Mdast.RootContent[] {
+    return childrenOf(parent, path).flatMap(({ value, path: childPath }) => this.block(value, childPath));
+  }
+
+  private block(value: unknown, path: string): Mdast.RootContent[] {
+    if (nestingOf(path) > MAX_DOCUMENT_NESTING) fail(path, `blocks nest at most ${MAX_DOCUMENT_NESTING} levels deep`);
+    const node = objectAt(value, path);
+    if (node.object !== "block") fail(path, `must be a block (object "block"), not ${JSON.stringify(node.object)}`);
+    const type = stringAt(node.type, join(path, "type"));
+    const data = dataOf(node, path);
+    switch (type) {
+      case "paragraph":
+        return [{ type: "paragraph", children: this.inlines(node, path) }];
+      case "heading-1":
+      case "heading-2":
+      case "heading-3":
+        return [{ type: "heading", depth: Number(type.slice(-1)) as 1 | 2 | 3, children: this.inlines(node, path) }];
+      case "divider":
+        return [{ type: "thematicBreak" }];
+      case "list-ordered":
+      case "list-unordered":
+      case "list-tasks":
+        return [this.list(node, type, data, path)];
+      case "code":
+        return [this.code(node, data, path)];
+      case "blockquote":
+        return [{ type: "blockquote", children: this.blocks(node, path) as Mdast.BlockContent[] }];
+      case "hint": {
+        const style = data.style ?? "info";
+        const marker = typeof style === "string" ? HINT_MARKER[style] : undefined;
+        if (!marker) fail(join(path, "data.style"), `hint style ${JSON.stringify(style)} is not supported (info, success, warning, danger)`);
+        // Written verbatim (an html node), so the marker is not escaped: `> [!WARNING]`.
+        return [{ type: "blockquote", children: [{ type: "html", value: `[!${marker}]` }, ...(this.blocks(node, path) as Mdast.BlockContent[])] }];
+      }
+      case "images":
+        return [{ type: "paragraph", children: this.images(node, path) }];
+      case "table":
+        return [this.table(node, data, path)];
+      default:
+        return fail(path, `block type ${JSON.stringify(type)} is not supported`);
+    }
+  }
+
+  private list(node: Json, type: string, data: Json, path: string): Mdast.List {
+    const children = childrenOf(node, path).map(({ value, path: itemPath }): Mdast.ListItem => {
+      const item = objectAt(value, itemPath);
+      if (item.object !== "block" || item.type !== "list-item") fail(itemPath, `a list holds list-item blocks, not ${JSON.stringify(item.type)}`);
+      const itemData = dataOf(item, itemPath);
+      const checked = type === "list-tasks" ? itemData.checked === true : null;
+      return { type: "listItem", spread: false, checked, children: this.blocks(item, itemPath) as Mdast.BlockContent[] };
+    });
+    if (type !== "list-ordered") return { type: "list", ordered: false, spread: false, children };
+    const start = data.start ?? 1;
+    if (typeof start !== "number" || !Number.isInteger(start) || start < 0 || start > 999_999_999) {
+      fail(join(path, "data.start"), "must be an integer from 0 to 999999999");
+    }
+    return { type: "list", ordered: true, start, spread: false, children };
+  }
+
+  private code(node: Json, data: Json, path: string): Mdast.Code {
+    const lines = childrenOf(node, path).map(({ value, path: linePath }) => {
+      const line = objectAt(value, linePath);
+      if (line.object !== "block" || line.type !== "code-line") fail(linePath, `a code block holds code-line blocks, not ${JSON.stringify(line.type)}`);
+      return this.plainText(line, linePath);
+    });
+    const syntax = data.syntax === undefined ? null : stringAt(data.syntax, join(path, "data.syntax"));
+    if (syntax !== null && /[\s`]/.test(syntax)) fail(join(path, "data.syntax"), "must not contain spaces or backticks");
+    return { type: "code", lang: syntax === "" ? null : syntax, value: lines.join("\n") };
+  }
+
+  /** The text of a node's text children, marks dropped (code lines, table titles). */
+  private plainText(node: Json, path: string): string {
+    return this.inlines(node, path)
+      .map((child) => (child.type === "text" || child.type === "inlineCode" ? child.value : ""))
+      .join("");
+  }
+
+  private images(node: Json, path: string): Mdast.PhrasingContent[] {
+    const out: Mdast.PhrasingContent[] = [];
+    for (const { value, path: imagePath } of childrenOf(node, path)) {
+      const image = objectAt(value, imagePath);
+      if (image.object !== "block" || image.type !== "image") fail(imagePath, `an images block holds image blocks, not ${JSON.stringify(image.type)}`);
+      if (out.length > 0) out.push({ type: "text", value: " " });
+      out.push(this.image(dataOf(image, imagePath), imagePath));
+    }
+    return out;
+  }
+
+  private image(data: Json, path: string): Mdast.Image {
+    const alt = data.alt === undefined ? null : stringAt(data.alt, join(path, "data.alt"));
+    return { type: "image", url: urlOf(data.ref, join(path, "data.ref"), true), alt };
+  }
+
+  /** GitBook's table: columns in view order, rows in `orderIndex` order, each text cell a fragment's paragraph. */
+  private table(node: Json, data: Json, path: string): Mdast.Table {
+    const view = objectAt(data.view, join(path, "data.view"));
+    const columns = arrayAt(view.columns, join(path, "data.view.columns")).map((id, index) => stringAt(id, join(path, `data.view.columns[${index}]`)));
+    const definition = objectAt(data.definition ?? {}, join(path, "data.definition"));
+    const records = objectAt(data.records ?? {}, join(path, "data.records"));
+    const fragments = new Map<string, { value: Json; path: string }>();
+    arrayAt(node.fragments ?? [], join(path, "fragments")).forEach((value, index) => {
+      const fragmentPath = join(path, `fragments[${index}]`);
+      const fragment = objectAt(value, fragmentPath);
+      fragments.set(stringAt(fragment.fragment, join(fragmentPath, "fragment")), { value: fragment, path: fragmentPath });
+    });
+    const align: Mdast.AlignType[] = [];
+    const header: Mdast.TableCell = { type: "tableCell", children: [] };
+    const headerRow: Mdast.TableRow = { type: "tableRow", children: [] };
+    for (const id of columns) {
+      const columnPath = join(path, `data.definition.${id}`);
+      const column = objectAt(definition[id] ?? {}, columnPath);
+      const title = column.title === undefined ? "" : stringAt(column.title, join(columnPath, "title"));
+      align.push(ALIGN[typeof column.textAlignment === "string" ? column.textAlignment : "left"] ?? null);
+      headerRow.children.push({ ...header, children: title === "" ? [] : [{ type: "text", value: title }] });
+    }
+    const rows = Object.entries(records)
+      .map(([rowId, value]) => ({ rowId, record: objectAt(value, join(path, `data.records.${rowId}`)) }))
+      .sort((a, b) => orderOf(a.record).localeCompare(orderOf(b.record)) || a.rowId.localeCompare(b.rowId));
+    const bodyRows = rows.map(({ rowId, record }): Mdast.TableRow => {
+      const values = objectAt(record.values ?? {}, join(path, `data.records.${rowId}.values`));
+      return {
+        type: "tableRow",
+        children: columns.map((id): Mdast.TableCell => {
+          const cellValue = values[id];
+          const cellPath = join(path, `data.records.${rowId}.values.${id}`);
+          if (cellValue === undefined || cellValue === null) return { type: "tableCell", children: [] };
+          const fragment = typeof cellValue === "string" ? fragments.get(cellValue) : undefined;
+          if (fragment) return { type: "tableCell", children: this.cell(fragment.value, fragment.path) };
+          if (typeof cellValue === "string" || typeof cellValue === "number" || typeof cellValue === "boolean") {
+            return { type: "tableCell", children: [{ type: "text", value: String(cellValue) }] };
+          }
+          return fail(cellPath, "a table cell must be a fragment name, a string, a number or a boolean");
+        }),
+      };
+    });
+    return { type: "table", align, children: [headerRow, ...bodyRows] };
+  }
+
+  /** A cell's fragment: paragraphs, joined by a space (a markdown cell is one line). */
+  private cell(fragment: Json, path: string): Mdast.PhrasingContent[] {
+    const out: Mdast.PhrasingContent[] = [];
+    for (const { value, path: blockPath } of childrenOf(fragment, path)) {
+      const block = objectAt(value, blockPath);
+      if (block.object !== "block" || block.type !== "paragraph") {
+        fail(blockPath, `a table cell holds paragraphs only, not ${JSON.stringify(block.type)}`);
+      }
+      if (out.length > 0) out.push({ type: "text", value: " " });
+      out.push(...this.inlines(block, blockPath).map((child) => (child.type === "text" ? { ...child, value: child.value.replace(/\n/g, " ") } : child)));
+    }
+    return out;
+  }
+
+  // ── inlines ───────────────────────────────────────────────────────────────────────────────
+
+  inlines(parent: Json, path: string): Mdast.PhrasingContent[] {
+    const leaves: { marks: MarkType[]; node: Mdast.PhrasingContent }[] = [];
+    for (const { value, path: childPath } of childrenOf(parent, path)) {
+      const node = objectAt(value, childPath);
+      if (node.object === "text") {
+        arrayAt(node.leaves, join(childPath, "leaves")).forEach((leafValue, index) => {
+          const leafPath = join(childPath, `leaves[${index}]`);
+          const leaf = objectAt(leafValue, leafPath);
+          if (leaf.object !== undefined && leaf.object !== "leaf") fail(leafPath, `must be a leaf (object "leaf")`);
+          const text = stringAt(leaf.text, join(leafPath, "text"));
+          const marks = this.marks(leaf.marks ?? [], join(leafPath, "marks"));
+          if (text === "") return;
+          leaves.push({ marks: marks.filter((type) => type !== "code"), node: marks.includes("code") ? { type: "inlineCode", value: text } : { type: "text", value: text } });
+        });
+      } else if (node.object === "inline") {
+        leaves.push({ marks: [], node: this.inline(node, childPath) });
+      } else {
+        fail(childPath, `must be text or an inline (object "text" or "inline"), not ${JSON.stringify(node.object)}`);
+      }
+    }
+    return nest(leaves);
+  }
+
+  private marks(value: unknown, path: string): MarkType[] {
+    const types: MarkType[] = [];
+    arrayAt(value, path).forEach((markValue, index) => {
+      const markPath = `${path}[${index}]`;
+      const type = objectAt(markValue, markPath).type;
+      if (!MARKS.includes(type as MarkType)) fail(markPath, `mark type ${JSON.stringify(type)} is not supported`);
+      if (!types.includes(type as MarkType)) types.push(type as MarkType);
+    });
+    return types;
+  }
+
+  private inline(node: Json, path: string): Mdast.PhrasingContent {
+    if (nestingOf(path) > MAX_DOCUMENT_NESTING) fail(path, `inlines nest at most ${MAX_DOCUMENT_NESTING} levels deep`);
+    const type = stringAt(node.type, join(path, "type"));
+    const data = dataOf(node, path);
+    switch (type) {
+      case "link": {
+        const url = urlOf(data.ref, join(path, "data.ref"), false);
+        const children = this.inlines(node, path);
+        return { type: "link", url, children: children.length > 0 ? (children) : [{ type: "text", value: url }] };
+      }
+      case "inline-image":
+        return this.image(data, path);
+      default:
+        return fail(path, `inline type ${JSON.stringify(type)} is not supported`);
+    }
+  }
+}
+
+const MARK_NODE: Record<Exclude<MarkType, "code">, "strong" | "emphasis" | "delete"> = { bold: "strong", italic: "emphasis", strikethrough: "delete" };
+
+/** Runs of leaves sharing a mark become one mark node, outer marks (listed first) outside. */
+function nest(leaves: { marks: MarkType[]; node: Mdast.PhrasingContent }[]): Mdast.PhrasingContent[] {
+  const out: Mdast.PhrasingContent[] = [];
+  let index = 0;
+  while (index < leaves.length) {
+    const current = leaves[index]!;
+    const outer = current.marks[0] as Exclude<MarkType, "code"> | undefined;
+    if (!outer) {
+      const last = out[out.length - 1];
+      if (last?.type === "text" && current.node.type === "text") last.value += current.node.value;
+      else out.push(current.node.type === "text" ? { ...current.node } : current.node);
+      index++;
+      continue;
+    }
+    let end = index;
+    while (end < leaves.length && leaves[end]!.marks.includes(outer)) end++;
+    const inner = nest(leaves.slice(index, end).map((leaf) => ({ ...leaf, marks: leaf.marks.filter((type) => type !== outer) })));
+    out.push({ type: MARK_NODE[outer], children: inner });
+    index = end;
+  }
+  return out;
+}
+
+/** GitBook JSON document → markdown (CommonMark + GFM); throws `DocumentConversionError` naming the first node it cannot express. */
+export function documentToMarkdown(document: JsonDocument): string {
+  const root = objectAt(document, "");
+  if (root.object !== "document") fail("object", 'must be "document"');
+  const children = new Writer().blocks(root, "");
+  return toMarkdown({ type: "root", children }, { extensions: [gfmToMarkdown()], bullet: "-", emphasis: "*", rule: "*", fences: true, listItemIndent: "one" });
+}
