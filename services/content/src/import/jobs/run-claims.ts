@@ -12,7 +12,8 @@ export interface ClaimedRun {
 
 /**
  * Takes the oldest pending run, or a run in progress whose worker's claim ran out (a crashed or
- * stalled worker: an interruption), marks it in progress under a new attempt and a lease. SKIP
+ * stalled worker: an interruption), marks it in progress under a new attempt and a lease, its
+ * counts back at 0 (the attempt fetches everything again). SKIP
  * LOCKED lets replicas claim side by side without waiting on each other.
  */
 export async function claimNextRun(em: EntityManager, deps: { clock: Clock }, leaseMs: number): Promise<ClaimedRun | null> {
@@ -21,6 +22,7 @@ export async function claimNextRun(em: EntityManager, deps: { clock: Clock }, le
     `update import_runs
         set interruptions = interruptions + (case when status = 'in-progress' then 1 else 0 end),
             status = 'in-progress', attempt = attempt + 1, lease_expires_at = ?,
+            pages_fetched = 0, pages_failed = 0, files_fetched = 0,
             started_at = coalesce(started_at, ?), updated_at = ?
       where id = (
         select id from import_runs
@@ -46,7 +48,8 @@ export interface RunProgress {
 
 /**
  * A worker's checkpoint: renews its lease and records `progress`, if the run is still its own and
- * in progress. False when it is not (cancelled, or taken over after the lease ran out): the worker
+ * in progress. Counts only grow within an attempt (a claim starts them at 0): checkpoints of
+ * concurrent downloads may commit out of order, and a later one must not lower a count. False when it is not (cancelled, or taken over after the lease ran out): the worker
  * stops without writing anything.
  */
 export async function checkpointRun(em: EntityManager, deps: { clock: Clock }, claim: ClaimedRun, leaseMs: number, progress: RunProgress = {}): Promise<boolean> {
@@ -54,8 +57,8 @@ export async function checkpointRun(em: EntityManager, deps: { clock: Clock }, c
   const rows = await em.execute<{ id: string }[]>(
     `update import_runs
         set lease_expires_at = ?, updated_at = ?,
-            pages_fetched = coalesce(?, pages_fetched), pages_failed = coalesce(?, pages_failed),
-            files_fetched = coalesce(?, files_fetched), total_resources = coalesce(?, total_resources),
+            pages_fetched = greatest(pages_fetched, coalesce(?, 0)), pages_failed = greatest(pages_failed, coalesce(?, 0)),
+            files_fetched = greatest(files_fetched, coalesce(?, 0)), total_resources = coalesce(?, total_resources),
             pages = coalesce(?::jsonb, pages)
       where id = ? and attempt = ? and status = 'in-progress'
       returning id`,
