@@ -13,32 +13,37 @@ import { recordRevisionCreated } from "./drafts.js";
  */
 
 /**
- * The first revision of a new space: empty content, in a new store. Records `revision.created`.
- * The caller stores the answered id as the space's `revisionId`.
+ * A space's first revision (no parents, committed, the space's head) over `content`: a store and
+ * its tree root (null: empty) with the revision variables. Records `revision.created`.
  */
-export async function createInitialRevision(
+async function insertFirstRevision(
   em: EntityManager,
-  input: { spaceId: string; organizationId: string; actor: CallerInput | null; clock: Clock },
+  input: {
+    spaceId: string;
+    organizationId: string;
+    content: { storeId: string; root: string | null; variables: Record<string, string> };
+    actor: CallerInput | null;
+    now: Date;
+  },
 ): Promise<{ revisionId: string }> {
-  const now = input.clock();
   const revision: RevisionHeader = {
     id: randomUUID(),
     spaceId: input.spaceId,
-    storeId: randomUUID(),
+    storeId: input.content.storeId,
     parents: [],
     status: "committed",
-    root: null,
-    variables: {},
+    root: input.content.root,
+    variables: input.content.variables,
     type: "edits",
     message: "",
     git: null,
     createdBy: input.actor?.userId ?? null,
-    createdAt: now,
-    committedAt: now,
+    createdAt: input.now,
+    committedAt: input.now,
     branchId: null,
   };
   await insertRevision(em, revision);
-  recordRevisionCreated(em, { clock: input.clock }, {
+  recordRevisionCreated(em, { clock: () => input.now }, {
     organizationId: input.organizationId,
     actor: input.actor,
     spaceId: input.spaceId,
@@ -47,6 +52,23 @@ export async function createInitialRevision(
     movedHead: true,
   });
   return { revisionId: revision.id };
+}
+
+/**
+ * The first revision of a new space: empty content, in a new store. Records `revision.created`.
+ * The caller stores the answered id as the space's `revisionId`.
+ */
+export async function createInitialRevision(
+  em: EntityManager,
+  input: { spaceId: string; organizationId: string; actor: CallerInput | null; clock: Clock },
+): Promise<{ revisionId: string }> {
+  return insertFirstRevision(em, {
+    spaceId: input.spaceId,
+    organizationId: input.organizationId,
+    content: { storeId: randomUUID(), root: null, variables: {} },
+    actor: input.actor,
+    now: input.clock(),
+  });
 }
 
 /**
@@ -63,33 +85,13 @@ export async function duplicateSpaceContent(
     sql`select store_id, root, variables from revisions where id = ${input.fromRevisionId} and space_id = ${input.fromSpaceId} and status = 'committed'`,
   );
   if (!source) throw AppError.notFound("Revision");
-  const now = (input.clock ?? (() => new Date()))();
-  const revision: RevisionHeader = {
-    id: randomUUID(),
+  return insertFirstRevision(em, {
     spaceId: input.toSpaceId,
-    storeId: source.store_id,
-    parents: [],
-    status: "committed",
-    root: source.root,
-    variables: source.variables,
-    type: "edits",
-    message: "",
-    git: null,
-    createdBy: input.actor?.userId ?? null,
-    createdAt: now,
-    committedAt: now,
-    branchId: null,
-  };
-  await insertRevision(em, revision);
-  recordRevisionCreated(em, { clock: () => now }, {
     organizationId: input.toOrganizationId,
+    content: { storeId: source.store_id, root: source.root, variables: source.variables },
     actor: input.actor ?? null,
-    spaceId: input.toSpaceId,
-    revisionId: revision.id,
-    parents: [],
-    movedHead: true,
+    now: (input.clock ?? (() => new Date()))(),
   });
-  return { revisionId: revision.id };
 }
 
 /** The space's current revision id; undefined when there is no such space. */
