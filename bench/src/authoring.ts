@@ -1,6 +1,7 @@
 import { CreatePageInput, EditingServiceService, type PageOperation } from "@imprint/proto/content/v1/editing";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient } from "@imprint/runtime";
+import { commitPageOperations, gatewayPost } from "./editing.js";
 
 /**
  * The authoring figures of `npm run bench`: a space of 10,000 pages built through the editing
@@ -96,21 +97,12 @@ export async function runAuthoringBenchmark(target: AuthoringTarget, settings: A
   try {
     const organization = await identity.createOrganization({ title: "Authoring Benchmark", ownerEmail: "bench-authoring@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const caller = { userId: organization.userId, tokenId: "" };
-    const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
-    const post = async (path: string, body?: unknown) => {
-      const response = await fetch(`${target.gatewayUrl}${path}`, { method: "POST", headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
-      if (response.status >= 300) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
-      return (await response.json()) as Record<string, unknown>;
-    };
+    const post = gatewayPost(target.gatewayUrl, organization.token);
     const spaceId = (await post(`/v1/orgs/${organization.organizationId}/spaces`, { title: "Authoring space" })).id as string;
 
     log(`authoring: building a space of ${settings.pages} pages`);
     const operations = spaceOperations(settings.pages);
-    const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
-    for (let start = 0; start < operations.length; start += 2_000) {
-      await editing.applyPageOperations({ caller, draftId: draft!.id, operations: operations.slice(start, start + 2_000) });
-    }
-    await editing.commitDraft({ caller, draftId: draft!.id, message: "bench", moveHead: true, expectedHeadRevisionId: "" });
+    await commitPageOperations(editing, { caller, spaceId, operations });
 
     const changeRequest = await post(`/v1/spaces/${spaceId}/change-requests`, { subject: "Authoring" });
     const sections = Math.ceil(settings.pages / (SECTION_SIZE + 1));

@@ -5,6 +5,7 @@ import { dirname, join } from "node:path";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient } from "@imprint/runtime";
 import { startGitHttpServer } from "@imprint/runtime/infrastructure";
+import { gatewayPost } from "./editing.js";
 
 /**
  * The Git sync figures of `npm run bench`: a repository of `pages` pages in GitBook's Git Sync
@@ -73,12 +74,7 @@ export async function runGitBenchmark(target: { gatewayUrl: string; identityGrpc
   const server = await startGitHttpServer({ root: repositories, gitEnv: GIT_ENV });
   try {
     const organization = await identity.createOrganization({ title: "Git Benchmark", ownerEmail: "bench-git@example.com", ownerDisplayName: "Bench", ownerToken: "" });
-    const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
-    const post = async (path: string, body: unknown) => {
-      const response = await fetch(`${target.gatewayUrl}${path}`, { method: "POST", headers, body: JSON.stringify(body), signal: AbortSignal.timeout(300_000) });
-      if (response.status >= 300) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
-      return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>);
-    };
+    const post = gatewayPost(target.gatewayUrl, organization.token, 300_000);
     const timed = async (path: string, body: unknown) => {
       const started = performance.now();
       await post(path, body);

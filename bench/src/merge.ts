@@ -1,6 +1,7 @@
 import { CreatePageInput, EditingServiceService, UpdatePageInput, type PageOperation } from "@imprint/proto/content/v1/editing";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient } from "@imprint/runtime";
+import { commitPageOperations, gatewayPost } from "./editing.js";
 
 /**
  * The merge figures of `npm run bench`: a space of 10,000 pages built through the editing API;
@@ -69,21 +70,10 @@ export async function runMergeBenchmark(target: MergeTarget, settings: MergeBenc
   try {
     const organization = await identity.createOrganization({ title: "Merge Benchmark", ownerEmail: "bench-merge@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const caller = { userId: organization.userId, tokenId: "" };
-    const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
-    const post = async (path: string, body?: unknown) => {
-      const response = await fetch(`${target.gatewayUrl}${path}`, { method: "POST", headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
-      if (response.status >= 300) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
-      return (await response.json()) as Record<string, unknown>;
-    };
+    const post = gatewayPost(target.gatewayUrl, organization.token);
     const spaceId = (await post(`/v1/orgs/${organization.organizationId}/spaces`, { title: "Merge space" })).id as string;
 
-    const edit = async (changeRequestId: string, operations: PageOperation[]) => {
-      const { draft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId });
-      for (let start = 0; start < operations.length; start += 2_000) {
-        await editing.applyPageOperations({ caller, draftId: draft!.id, operations: operations.slice(start, start + 2_000) });
-      }
-      await editing.commitDraft({ caller, draftId: draft!.id, message: "bench", moveHead: true, expectedHeadRevisionId: "" });
-    };
+    const edit = (changeRequestId: string, operations: PageOperation[]) => commitPageOperations(editing, { caller, spaceId, changeRequestId, operations });
     log(`merge: building a space of ${settings.pages} pages`);
     await edit("", spaceOperations(settings.pages));
 
