@@ -1,0 +1,2 @@
+/** The reader's public surface (filled in as it is built). */
+export type * from "./views/model.js";
