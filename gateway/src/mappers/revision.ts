@@ -1,10 +1,15 @@
+import type { ChangeRequest } from "@imprint/proto/collaboration/v1/change_requests";
 import type { Revision } from "@imprint/proto/content/v1/revisions";
+import { toRestChangeRequest } from "./change-request.js";
 import { toRestFile } from "./file.js";
 import { toRestPage } from "./page.js";
 import type { PublicUrls } from "./urls.js";
 
-/** GitBook's `Revision` (type `edits`: Imprint's revisions all come from edits or imports). */
-export function toRestRevision(revision: Revision, urls: PublicUrls): Record<string, unknown> {
+/**
+ * GitBook's `Revision`, of its type (`edits` by default, `merge` with the change request it merged
+ * as `mergedFrom`, `update` for a change request brought up to date).
+ */
+export function toRestRevision(revision: Revision, urls: PublicUrls, mergedFrom?: ChangeRequest): Record<string, unknown> {
   const context = { urls, organizationId: revision.organizationId, spaceId: revision.spaceId };
   return {
     object: "revision",
@@ -25,6 +30,7 @@ export function toRestRevision(revision: Revision, urls: PublicUrls): Record<str
       ? { git: { oid: revision.git.oid, message: revision.git.message, createdByGitBook: revision.git.createdByService, ...(revision.git.url ? { url: revision.git.url } : {}), ...(revision.git.ref ? { ref: revision.git.ref } : {}) } }
       : {}),
     type: revision.type || "edits",
+    ...(mergedFrom ? { mergedFrom: toRestChangeRequest(mergedFrom, urls) } : {}),
     urls: {
       app: `${urls.app}/o/${encodeURIComponent(revision.organizationId)}/s/${encodeURIComponent(revision.spaceId)}/~/revisions/${encodeURIComponent(revision.id)}/`,
     },

@@ -132,7 +132,12 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       query: flagsQuery,
       handler: async ({ params, query, principal }) => {
         const response = await revisions.getRevision({ caller: principal.caller, ref: prefix.ref(params), options: readOptions(query) });
-        return ok(toRestRevision(response.revision!, urls));
+        const revision = response.revision!;
+        // A merge revision carries the change request it merged (GitBook's required `mergedFrom`).
+        const mergedFrom = revision.mergedChangeRequestId
+          ? (await upstreams.collaboration.changeRequests.getChangeRequest({ caller: principal.caller, spaceId: revision.spaceId, changeRequestId: revision.mergedChangeRequestId })).changeRequest
+          : undefined;
+        return ok(toRestRevision(revision, urls, mergedFrom));
       },
     }),
 

@@ -132,6 +132,7 @@ export function revisionToProto(content: RevisionContent, signer: FileUrlSigner,
         : undefined,
     draft: revision.status === "draft",
     organizationId: content.organizationId,
+    mergedChangeRequestId: content.mergedChangeRequestId ?? "",
   };
 }
 

@@ -145,6 +145,12 @@ export async function compareAndSetBranchHead(
   return changed === 1;
 }
 
+/** The branch (change request) whose merge made this revision of the space; null when none did. */
+export async function findBranchMergedInto(em: EntityManager, spaceId: string, revisionId: string): Promise<string | null> {
+  const [row] = await queryRows<{ id: string }>(em, sql`select id from branches where space_id = ${spaceId} and merged_revision_id = ${revisionId} limit 1`);
+  return row?.id ?? null;
+}
+
 /** Records the merge revision of a branch (the row is locked by the merge). */
 export async function markBranchMerged(em: EntityManager, input: { branchId: string; mergedRevisionId: string; now: Date }): Promise<void> {
   await execute(em, sql`update branches set merged_revision_id = ${input.mergedRevisionId}, updated_at = ${input.now} where id = ${input.branchId}`);
