@@ -13,7 +13,8 @@ const vitestArgs = process.argv.slice(2);
 const steps = [
   { title: "install (when needed)", run: () => installIfNeeded() },
   { title: "build (turbo run build)", run: () => build() },
-  { title: "nats-server for the event tests (installed when missing)", run: () => ensureNats() },
+  { title: "nats-server for the event tests (installed when missing)", run: () => ensureTool("ensureNatsServer") },
+  { title: "chromium for the browser tests (installed when missing)", run: () => ensureTool("ensureChromium") },
   { title: "protobuf contracts: buf lint + buf breaking", run: () => run("npm", ["run", "check", "--workspace", "@imprint/proto"]) },
   { title: "deployment: helm lint + manifest validation", run: () => run(process.execPath, [join(REPO_ROOT, "scripts", "validate-deploy.mjs")]) },
   { title: "typecheck + lint (turbo run typecheck lint)", run: () => run(bin("turbo"), ["run", "typecheck", "lint", "--output-logs=hash-only"]) },
@@ -25,11 +26,11 @@ const steps = [
   { title: `tests (vitest run${vitestArgs.length ? ` ${vitestArgs.join(" ")}` : ""})`, run: () => run(bin("vitest"), ["run", ...vitestArgs]) },
 ];
 
-/** The test setup spawns nats-server; a fresh Debian machine gets it from apt (as `npm start` does). */
-async function ensureNats() {
-  const { ensureNatsServer } = await import("./lib/stack.mjs");
+/** The tests spawn nats-server and drive Chromium; a fresh Debian machine gets them from apt (as `npm start` gets nats-server). */
+async function ensureTool(name) {
+  const stack = await import("./lib/stack.mjs");
   try {
-    await ensureNatsServer();
+    await stack[name]();
     return 0;
   } catch (error) {
     console.error(error.message);

@@ -23,6 +23,7 @@ export function resolveBootstrapToken(dataDir: string, env?: Record<string, stri
 export function resolvePageTokenSecret(dataDir: string, env?: Record<string, string | undefined>): Promise<string>;
 export function prepareDataDir(dataDir: string, options?: { embeddedPostgres?: boolean }): Promise<void>;
 export function ensureNatsServer(options?: { log?: (message: string) => void }): Promise<void>;
+export function ensureChromium(options?: { log?: (message: string) => void }): Promise<void>;
 
 export interface Infrastructure {
   databaseUrls: Record<string, string>;

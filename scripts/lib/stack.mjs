@@ -151,18 +151,30 @@ function commandExists(command) {
  */
 export async function ensureNatsServer({ log = console.log } = {}) {
   const { findNatsServer, NATS_INSTALL_HINT } = await infrastructureModule();
-  if (findNatsServer()) return;
+  ensureDebianPackage({ name: "nats-server", found: () => findNatsServer() !== null, hint: NATS_INSTALL_HINT, log });
+}
+
+/** Debian's Chromium, for the reader's browser tests and the Lighthouse audit: installed as nats-server is. */
+export async function ensureChromium({ log = console.log } = {}) {
+  const { findChromium, CHROMIUM_INSTALL_HINT } = await infrastructureModule();
+  ensureDebianPackage({ name: "chromium", found: () => findChromium() !== null, hint: CHROMIUM_INSTALL_HINT, log, noRecommends: true });
+}
+
+/** When `found()` is false: as root on Debian/Ubuntu, apt-get installs the package (updating the lists once if needed); else throws the hint. */
+function ensureDebianPackage({ name, found, hint, log, noRecommends = false }) {
+  if (found()) return;
   if (process.getuid?.() === 0 && commandExists("apt-get")) {
-    log("» nats-server is not installed: apt-get install -y nats-server");
+    log(`» ${name} is not installed: apt-get install -y ${name}`);
     const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-    const install = () => spawnSync("apt-get", ["install", "-y", "-q", "nats-server"], { stdio: "inherit", env }).status === 0;
+    const args = ["install", "-y", "-q", ...(noRecommends ? ["--no-install-recommends"] : []), name];
+    const install = () => spawnSync("apt-get", args, { stdio: "inherit", env }).status === 0;
     if (!install()) {
       spawnSync("apt-get", ["update", "-q"], { stdio: "inherit", env });
       install();
     }
-    if (findNatsServer()) return;
+    if (found()) return;
   }
-  throw new Error(NATS_INSTALL_HINT);
+  throw new Error(hint);
 }
 
 /**

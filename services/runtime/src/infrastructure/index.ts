@@ -2,3 +2,4 @@ export * from "./ports.js";
 export * from "./postgres.js";
 export * from "./nats.js";
 export * from "./git-http-server.js";
+export * from "./chromium.js";
