@@ -26,12 +26,15 @@ export interface RouteInput<Params, Query, Body> {
 export type RouteResponse =
   | { status: 200; body: unknown }
   | { status: 201; body: unknown; location: string }
-  | { status: 204 };
+  | { status: 204 }
+  | { status: 205 };
 
 export const ok = (body: unknown): RouteResponse => ({ status: 200, body });
 /** 201 with `Location`: the API URL of the created object. */
 export const created = (body: unknown, location: string): RouteResponse => ({ status: 201, body, location });
 export const noContent = (): RouteResponse => ({ status: 204 });
+/** 205: done, and what the client shows should be refreshed (GitBook answers it when a reset removed something). */
+export const resetContent = (): RouteResponse => ({ status: 205 });
 
 export interface RouteSpec<P, Q, B> {
   method: HttpMethod;
@@ -83,7 +86,7 @@ export function defineRoute<
       };
       const response = await spec.handler(input);
       ctx.status = response.status;
-      if (response.status === 204) {
+      if (response.status === 204 || response.status === 205) {
         ctx.body = null;
         return;
       }

@@ -1,4 +1,14 @@
-import type { ShareLink, Site, SiteAddress, SitePublishingAuth, SiteSection, SiteSectionGroup, SiteSpace } from "@imprint/proto/publishing/v1/sites";
+import type {
+  ShareLink,
+  Site,
+  SiteAddress,
+  SiteCustomization,
+  SitePublishingAuth,
+  SiteSection,
+  SiteSectionGroup,
+  SiteSpace,
+  SiteStructure,
+} from "@imprint/proto/publishing/v1/sites";
 import { AppError } from "@imprint/runtime/core";
 import { toRestSpace, type RestSpace } from "./space.js";
 import type { PublicUrls } from "./urls.js";
@@ -225,4 +235,18 @@ export function toRestPublishingAuth(auth: SitePublishingAuth | undefined): Rest
   if (auth.fallbackUrl) rest.fallbackURL = auth.fallbackUrl;
   if (auth.logoutUrl) rest.logoutURL = auth.logoutUrl;
   return rest;
+}
+
+/** GitBook's SiteStructure: the top level (sections, groups) when the site has sections, else its site-spaces. */
+export function toRestSiteStructure(structure: Pick<SiteStructure, "type" | "items" | "siteSpaces"> | undefined, urls: PublicUrls): Record<string, unknown> {
+  if (structure?.type === "sections") {
+    return { type: "sections", structure: structure.items.map((item) => (item.group ? toRestSiteSectionGroup(item.group, urls) : toRestSiteSection(item.section, urls))) };
+  }
+  return { type: "siteSpaces", structure: (structure?.siteSpaces ?? []).map((siteSpace) => toRestSiteSpace(siteSpace, urls)) };
+}
+
+/** GitBook's SiteCustomizationSettings: the settings, with `updatedAt` once they were set. */
+export function toRestCustomization(customization: SiteCustomization | undefined): Record<string, unknown> {
+  const settings = JSON.parse(customization?.json ?? "{}") as Record<string, unknown>;
+  return customization?.updatedAt ? { ...settings, updatedAt: customization.updatedAt.toISOString() } : settings;
 }

@@ -1,7 +1,17 @@
 import { z } from "zod";
-import { siteLocation, toRestPublishingAuth, toRestShareLink, toRestSite, toRestSiteSection, toRestSiteSectionGroup, toRestSiteSpace } from "../mappers/site.js";
+import {
+  siteLocation,
+  toRestCustomization,
+  toRestPublishingAuth,
+  toRestShareLink,
+  toRestSite,
+  toRestSiteSection,
+  toRestSiteSectionGroup,
+  toRestSiteSpace,
+  toRestSiteStructure,
+} from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
-import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { created, defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
 import { pathId, queryParam } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -151,6 +161,9 @@ export const updatePublishingAuthBody = z.object({
 
 /** updateSiteAdaptiveSchema: `jsonSchema` an object; its rules (draft-07, claims, descriptions) are the service's. */
 export const updateAdaptiveSchemaBody = z.object({ jsonSchema: z.record(z.string(), z.unknown()) });
+/** A customization or an override: an object, checked against GitBook's schema by the publishing service. */
+export const customizationBody = z.record(z.string(), z.unknown());
+const customizationQuery = z.object({ unmasked: queryParam.boolean().optional() });
 
 const listShareLinksQuery = z.object({ ...pageQueryShape, search: queryParam.string(128).optional() });
 export const createShareLinkBody = z.object({ name: z.string() });
@@ -532,11 +545,7 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: z.object({ shareKey: queryParam.string(128).optional() }),
       handler: async ({ params, query, principal }) => {
         const response = await sites.getSiteStructure({ caller: principal.caller, ...params, shareKey: query.shareKey ?? "" });
-        return ok(
-          response.type === "sections"
-            ? { type: "sections", structure: response.items.map((item) => (item.group ? toRestSiteSectionGroup(item.group, urls) : toRestSiteSection(item.section, urls))) }
-            : { type: "siteSpaces", structure: response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)) },
-        );
+        return ok(toRestSiteStructure(response, urls));
       },
     }),
 
@@ -672,6 +681,87 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       handler: async ({ params, principal }) => {
         await sites.deleteShareLink({ caller: principal.caller, ...params });
         return noContent();
+      },
+    }),
+
+    // getPublishedContentSite: the site, its structure and its customizations in one answer.
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/published",
+      params: siteParams,
+      query: z.object({ shareKey: queryParam.string(128).optional() }),
+      handler: async ({ params, query, principal }) => {
+        const response = await sites.getPublishedContentSite({ caller: principal.caller, ...params, shareKey: query.shareKey ?? "" });
+        return ok({
+          object: "published-content-site",
+          site: toRestSite(response.site, urls),
+          structure: toRestSiteStructure(response.structure, urls),
+          customizations: {
+            site: toRestCustomization(response.customization),
+            siteSpaces: Object.fromEntries(Object.entries(response.siteSpaceCustomizations).map(([siteSpaceId, customization]) => [siteSpaceId, toRestCustomization(customization)])),
+          },
+          // Integrations (which add scripts to sites) do not exist yet: no site has any.
+          scripts: [],
+        });
+      },
+    }),
+
+    // getSiteCustomizationById: `unmasked` (deprecated) changes nothing: nothing is masked.
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/customization",
+      params: siteParams,
+      query: customizationQuery,
+      handler: async ({ params, principal }) => {
+        const response = await sites.getSiteCustomization({ caller: principal.caller, ...params });
+        return ok(toRestCustomization(response.customization));
+      },
+    }),
+
+    // updateSiteCustomizationById: the whole customization, checked against GitBook's schema.
+    defineRoute({
+      method: "PUT",
+      path: "/v1/orgs/:organizationId/sites/:siteId/customization",
+      params: siteParams,
+      body: customizationBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.updateSiteCustomization({ caller: principal.caller, ...params, customizationJson: JSON.stringify(body) });
+        return ok(toRestCustomization(response.customization));
+      },
+    }),
+
+    // getSiteSpaceCustomizationById: the site's customization with the site-space's override applied.
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/customization",
+      params: siteSpaceParams,
+      query: customizationQuery,
+      handler: async ({ params, principal }) => {
+        const response = await sites.getSiteSpaceCustomization({ caller: principal.caller, ...params });
+        return ok({ ...toRestCustomization(response.customization), hasOverrides: response.hasOverrides });
+      },
+    }),
+
+    // overrideSiteSpaceCustomizationById: given settings override the site's; null resets one.
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/customization",
+      params: siteSpaceParams,
+      body: customizationBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.overrideSiteSpaceCustomization({ caller: principal.caller, ...params, overrideJson: JSON.stringify(body) });
+        return ok({ ...toRestCustomization(response.customization), hasOverrides: response.hasOverrides });
+      },
+    }),
+
+    // deleteSiteSpaceCustomizationById: 205 when an override was removed, 204 when there was none.
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/customization",
+      params: siteSpaceParams,
+      handler: async ({ params, principal }) => {
+        const response = await sites.deleteSiteSpaceCustomization({ caller: principal.caller, ...params });
+        return response.removed ? resetContent() : noContent();
       },
     }),
   ];

@@ -122,6 +122,16 @@ describe("organization-wide reads for change request lists", () => {
     expect(await readable(member.caller)).toEqual([spaceId]);
     expect(await readable(guest.caller)).toEqual([]);
 
+    // BatchGetSpaces: the asked spaces each caller can view, in the order asked, once each.
+    const spaces = async (caller = owner(), organizationId = org.organizationId) =>
+      (await harness.spaces.batchGetSpaces({ caller, organizationId, spaceIds: [hidden, deleted, spaceId, hidden, randomUUID(), "not-an-id"] })).spaces.map((space) => space.id);
+    expect(await spaces()).toEqual([hidden, spaceId]);
+    expect(await spaces(member.caller)).toEqual([spaceId]);
+    expect(await spaces(guest.caller)).toEqual([]);
+    expect(await errorCode(harness.spaces.batchGetSpaces({ caller: owner(), organizationId: org.organizationId, spaceIds: Array.from({ length: 1001 }, () => randomUUID()) }))).toBe(
+      "invalid_argument",
+    );
+
     const ids = [visibleBranch.id, hiddenBranch.id, deletedBranch.id, randomUUID(), "not-an-id"];
     const found = async (caller = owner()) =>
       (await branches.batchGetOrganizationBranches({ caller, organizationId: org.organizationId, changeRequestIds: ids })).branches.map((branch) => branch.id).sort();
@@ -132,6 +142,9 @@ describe("organization-wide reads for change request lists", () => {
     const outsider = await createOrganization(harness);
     expect(await errorCode(readable(outsider.owner.caller))).toBe("not_found");
     expect(await errorCode(found(outsider.owner.caller))).toBe("not_found");
+    expect(await errorCode(spaces(outsider.owner.caller))).toBe("not_found");
+    // Another organization's spaces are never answered, even to its own admins asking here.
+    expect(await spaces(outsider.owner.caller, outsider.organizationId)).toEqual([]);
     // Another organization's branches are never answered, even to its own admins asking here.
     expect(
       (await branches.batchGetOrganizationBranches({ caller: outsider.owner.caller, organizationId: outsider.organizationId, changeRequestIds: ids })).branches,

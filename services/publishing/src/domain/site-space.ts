@@ -26,11 +26,20 @@ export const SiteSpaceSchema = defineEntity({
     position: p.integer(),
     /** Its space is deleted (restorable): hidden from the site until content restores it. */
     spaceDeleted: p.boolean().default(false),
+    /** Its override of the site's customization (a partial customization, see customization/) as JSON text; null for none. */
+    customizationOverride: p.text().nullable(),
+    customizationUpdatedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
   },
-  // Paths are unique per level (the site's root or a section), checked under the site's row lock.
+  // Paths are unique per level (the site's root or a section): checked under the site's row lock
+  // for a clear answer, and guaranteed by the database (the root's section is null, hence NULLS NOT DISTINCT).
+  uniques: [
+    {
+      name: "site_spaces_level_path_unique",
+      expression: 'create unique index "site_spaces_level_path_unique" on "site_spaces" ("site_id", "section_id", "path") nulls not distinct',
+    },
+  ],
   indexes: [
-    { properties: ["siteId", "sectionId", "path"], name: "site_spaces_level_path_index" },
     { properties: ["siteId", "position", "id"], name: "site_spaces_site_position_index" },
     { properties: ["spaceId"], name: "site_spaces_space_index" },
   ],

@@ -58,6 +58,9 @@ export const SiteSchema = defineEntity({
      */
     adaptiveSchema: p.text().nullable(),
     adaptiveSchemaUpdatedAt: p.datetime().nullable(),
+    /** Its customization (GitBook's SiteCustomizationSettings, see customization/) as JSON text; null until an admin sets one. */
+    customization: p.text().nullable(),
+    customizationUpdatedAt: p.datetime().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

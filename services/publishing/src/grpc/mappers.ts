@@ -5,15 +5,19 @@ import type {
   SitePublishingAuth,
   SiteSection as SiteSectionMessage,
   SiteSectionGroup as SiteSectionGroupMessage,
+  SiteCustomization,
   SiteSpace as SiteSpaceMessage,
+  SiteStructure,
 } from "@imprint/proto/publishing/v1/sites";
 import type { Site } from "../domain/site.js";
+import type { CustomizationView } from "../use-cases/shared/customization.js";
 import type { PublishingAuthView } from "../use-cases/shared/publishing-auth.js";
 import type { SectionGroupView } from "../use-cases/shared/section-groups.js";
 import type { SectionView } from "../use-cases/shared/sections.js";
 import type { ShareLinkView } from "../use-cases/shared/share-links.js";
 import type { SiteSpaceView } from "../use-cases/shared/site-spaces.js";
 import type { SiteView } from "../use-cases/shared/sites.js";
+import type { SiteStructureView } from "../use-cases/shared/structure.js";
 
 export function siteToProto({ site, siteSpaces, defaultSiteSpaceId, defaultSiteSectionId, permissions }: SiteView): SiteMessage {
   return {
@@ -98,4 +102,18 @@ export function shareLinkToProto({ shareLink, site }: ShareLinkView): ShareLinkM
 
 export function publishingAuthToProto(auth: PublishingAuthView): SitePublishingAuth {
   return { backend: auth.backend, privateKey: auth.privateKey, fallbackUrl: auth.fallbackUrl ?? "", logoutUrl: auth.logoutUrl ?? "" };
+}
+
+export function structureToProto(structure: SiteStructureView): SiteStructure {
+  return structure.type === "sections"
+    ? {
+        type: structure.type,
+        siteSpaces: [],
+        items: structure.items.map((item) => (item.kind === "section" ? { section: sectionToProto(item.section) } : { group: sectionGroupToProto(item.group) })),
+      }
+    : { type: structure.type, siteSpaces: structure.siteSpaces.map(siteSpaceToProto), items: [] };
+}
+
+export function customizationToProto({ customization, updatedAt }: CustomizationView): SiteCustomization {
+  return { json: JSON.stringify(customization), updatedAt: updatedAt ?? undefined };
 }

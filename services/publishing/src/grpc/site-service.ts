@@ -22,7 +22,13 @@ import { deleteSiteSpace } from "../use-cases/delete-site-space.js";
 import { getSite } from "../use-cases/get-site.js";
 import { getSiteAdaptiveSchema } from "../use-cases/get-site-adaptive-schema.js";
 import { getSitePublishingAuth } from "../use-cases/get-site-publishing-auth.js";
+import { deleteSiteSpaceCustomization } from "../use-cases/delete-site-space-customization.js";
+import { getPublishedContentSite } from "../use-cases/get-published-content-site.js";
+import { getSiteCustomization } from "../use-cases/get-site-customization.js";
+import { getSiteSpaceCustomization } from "../use-cases/get-site-space-customization.js";
 import { getSiteStructure } from "../use-cases/get-site-structure.js";
+import { overrideSiteSpaceCustomization } from "../use-cases/override-site-space-customization.js";
+import { updateSiteCustomization } from "../use-cases/update-site-customization.js";
 import { listShareLinks } from "../use-cases/list-share-links.js";
 import { listSiteAdaptiveTemplateConditions } from "../use-cases/list-site-adaptive-template-conditions.js";
 import { listSiteSpaces } from "../use-cases/list-site-spaces.js";
@@ -37,16 +43,25 @@ import { updateSite } from "../use-cases/update-site.js";
 import { updateSiteAdaptiveSchema } from "../use-cases/update-site-adaptive-schema.js";
 import { updateSitePublishingAuth } from "../use-cases/update-site-publishing-auth.js";
 import { updateSiteSpace } from "../use-cases/update-site-space.js";
-import { publishingAuthToProto, sectionGroupToProto, sectionToProto, shareLinkToProto, siteSpaceToProto, siteToProto } from "./mappers.js";
+import {
+  customizationToProto,
+  publishingAuthToProto,
+  sectionGroupToProto,
+  sectionToProto,
+  shareLinkToProto,
+  siteSpaceToProto,
+  siteToProto,
+  structureToProto,
+} from "./mappers.js";
 
 export const SITE_SERVICE_NAME = "imprint.publishing.v1.SiteService";
 
-/** JSON text from the wire: text that does not parse is the caller's mistake. */
-function parseJson(text: string): unknown {
+/** JSON text from the wire: text that does not parse is the caller's mistake (`field` names it). */
+function parseJson(text: string, field: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw AppError.invalidArgument("jsonSchema: must be JSON");
+    throw AppError.invalidArgument(`${field}: must be JSON`);
   }
 }
 
@@ -304,19 +319,65 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     },
 
     getSiteStructure: async (request) => {
-      const structure = await getSiteStructure(
+      const structure = structureToProto(
+        await getSiteStructure(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey }, deps),
+      );
+      return { ...structure, sections: structure.items.flatMap((item) => (item.section ? [item.section] : [])) };
+    },
+
+    getPublishedContentSite: async (request) => {
+      const view = await getPublishedContentSite(
         em(),
         { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey },
         deps,
       );
-      return structure.type === "sections"
-        ? {
-            type: structure.type,
-            siteSpaces: [],
-            sections: structure.items.flatMap((item) => (item.kind === "section" ? [sectionToProto(item.section)] : [])),
-            items: structure.items.map((item) => (item.kind === "section" ? { section: sectionToProto(item.section) } : { group: sectionGroupToProto(item.group) })),
-          }
-        : { type: structure.type, siteSpaces: structure.siteSpaces.map(siteSpaceToProto), sections: [], items: [] };
+      return {
+        site: siteToProto(view.site),
+        structure: structureToProto(view.structure),
+        customization: customizationToProto(view.customization),
+        siteSpaceCustomizations: Object.fromEntries(view.siteSpaceCustomizations.map(({ siteSpaceId, customization }) => [siteSpaceId, { json: JSON.stringify(customization) }])),
+      };
+    },
+
+    getSiteCustomization: async (request) => {
+      const view = await getSiteCustomization(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { customization: customizationToProto(view) };
+    },
+
+    updateSiteCustomization: async (request) => {
+      const view = await updateSiteCustomization(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, customization: parseJson(request.customizationJson, "body") },
+        deps,
+      );
+      return { customization: customizationToProto(view) };
+    },
+
+    getSiteSpaceCustomization: async (request) => {
+      const view = await getSiteSpaceCustomization(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, siteSpaceId: request.siteSpaceId },
+        deps,
+      );
+      return { customization: customizationToProto(view), hasOverrides: view.hasOverrides };
+    },
+
+    overrideSiteSpaceCustomization: async (request) => {
+      const view = await overrideSiteSpaceCustomization(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, siteSpaceId: request.siteSpaceId, override: parseJson(request.overrideJson, "body") },
+        deps,
+      );
+      return { customization: customizationToProto(view), hasOverrides: view.hasOverrides };
+    },
+
+    deleteSiteSpaceCustomization: async (request) => {
+      const { removed } = await deleteSiteSpaceCustomization(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, siteSpaceId: request.siteSpaceId },
+        deps,
+      );
+      return { removed };
     },
 
     sortSiteStructure: async (request) => {
@@ -363,7 +424,7 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     updateSiteAdaptiveSchema: async (request) => {
       const view = await updateSiteAdaptiveSchema(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, jsonSchema: parseJson(request.jsonSchema) },
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, jsonSchema: parseJson(request.jsonSchema, "jsonSchema") },
         deps,
       );
       return { jsonSchema: JSON.stringify(view.jsonSchema), updatedAt: view.updatedAt };

@@ -6,6 +6,7 @@ import { duplicateSpace } from "../use-cases/duplicate-space.js";
 import { gitSyncToProto } from "../../git/grpc/mappers.js";
 import { getSpace } from "../use-cases/get-space.js";
 import { listMemberSpaces } from "../use-cases/list-member-spaces.js";
+import { batchGetSpaces } from "../use-cases/batch-get-spaces.js";
 import { listReadableSpaceIds } from "../use-cases/list-readable-space-ids.js";
 import { listSpaces } from "../use-cases/list-spaces.js";
 import { moveSpace } from "../use-cases/move-space.js";
@@ -58,6 +59,11 @@ export function spaceServiceImplementation(deps: ContentDeps): AsyncImplementati
     listReadableSpaceIds: async (request) => {
       const spaceIds = await listReadableSpaceIds(em(), { caller: request.caller, organizationId: request.organizationId }, deps);
       return { spaceIds };
+    },
+
+    batchGetSpaces: async (request) => {
+      const views = await batchGetSpaces(em(), { caller: request.caller, organizationId: request.organizationId, spaceIds: request.spaceIds }, deps);
+      return { spaces: views.map(spaceToProto) };
     },
 
     getSpace: async (request) => {

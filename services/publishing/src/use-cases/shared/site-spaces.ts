@@ -10,6 +10,9 @@ import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { callerMessage, isId, type OrganizationAccess } from "./access.js";
 import { freePath, levelDefaults, nextPosition } from "./sites.js";
 
+/** Content's BatchGetSpaces takes at most this many ids. */
+const SPACES_PER_BATCH = 1000;
+
 export interface SiteSpaceView {
   siteSpace: SiteSpace;
   space: Space;
@@ -69,9 +72,10 @@ export async function findSiteSpace(em: EntityManager, site: Site, siteSpaceId: 
 }
 
 /**
- * The site-spaces with their spaces as the caller sees them (content's GetSpace, concurrently).
- * A site-space whose space the caller cannot read (deleted, or restricted) is left out; each is
- * marked default as its level's default is seen by readers (levelDefaults).
+ * The site-spaces with their spaces as the caller sees them (one BatchGetSpaces of content,
+ * however many there are). A site-space whose space the caller cannot read (deleted, or
+ * restricted) is left out; each is marked default as its level's default is seen by readers
+ * (levelDefaults).
  */
 export async function siteSpaceViews(
   em: EntityManager,
@@ -83,20 +87,15 @@ export async function siteSpaceViews(
   const defaults = await levelDefaults(em, site.id);
   const sectionIds = [...new Set(siteSpaces.map((siteSpace) => siteSpace.sectionId).filter((id): id is string => id !== null && id !== undefined))];
   const sections = new Map((sectionIds.length > 0 ? await em.find(SiteSection, { id: { $in: sectionIds } }) : []).map((section) => [section.id, section.path]));
+  const spaceIds = [...new Set(siteSpaces.map((siteSpace) => siteSpace.spaceId))];
   const caller = callerMessage(access.caller);
-  const spaces = await Promise.all(
-    siteSpaces.map(async (siteSpace) => {
-      try {
-        return (await deps.spaces.getSpace({ caller, spaceId: siteSpace.spaceId, shareKey: "" })).space;
-      } catch (error) {
-        if (error instanceof AppError && error.code === "not_found") return undefined;
-        throw error;
-      }
-    }),
-  );
+  const batches: string[][] = [];
+  for (let start = 0; start < spaceIds.length; start += SPACES_PER_BATCH) batches.push(spaceIds.slice(start, start + SPACES_PER_BATCH));
+  const answers = await Promise.all(batches.map((batch) => deps.spaces.batchGetSpaces({ caller, organizationId: site.organizationId, spaceIds: batch })));
+  const spaces = new Map<string, Space>(answers.flatMap((answer) => answer.spaces.map((space) => [space.id, space] as const)));
   const views: SiteSpaceView[] = [];
-  siteSpaces.forEach((siteSpace, index) => {
-    const space = spaces[index];
+  siteSpaces.forEach((siteSpace) => {
+    const space = spaces.get(siteSpace.spaceId);
     if (!space?.permissions?.view || space.deletedAt) return;
     const level = siteSpace.sectionId ?? "";
     views.push({ siteSpace, space, isDefault: defaults.get(level) === siteSpace.id, site, sectionPath: sections.get(level) ?? "" });
