@@ -66,6 +66,16 @@ if (settings.git.pages === 0) delete settings.git;
 // BENCH_AUTHORING_PAGES-page space (0 pages skips them).
 settings.authoring = { pages: positiveInt("BENCH_AUTHORING_PAGES", 10_000, 20_000), batches: positiveInt("BENCH_AUTHORING_BATCHES", 50, 1000) || 50 };
 if (settings.authoring.pages === 0) delete settings.authoring;
+// The published-site figures: GET …/published of a site of BENCH_PUBLISHING_SECTIONS sections × 4
+// site-spaces at BENCH_PUBLISHING_CONNECTIONS connections, with GET /v1/orgs/{id} as reference (0 sections skips them).
+settings.publishing = {
+  sections: positiveInt("BENCH_PUBLISHING_SECTIONS", 50, 500),
+  siteSpacesPerSection: 4,
+  connections: positiveInt("BENCH_PUBLISHING_CONNECTIONS", 32, 1000) || 32,
+  durationSeconds: positiveInt("BENCH_DURATION_S", 10, 300) || 10,
+  warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
+};
+if (settings.publishing.sections === 0) delete settings.publishing;
 // Event lag: BENCH_LAG_COMMITS one-page commits timed to searchable while another organization's
 // BENCH_LAG_PAGES-page import is indexed (0 pages skips it).
 settings.eventLag = { pages: positiveInt("BENCH_LAG_PAGES", 10_000, 20_000), commits: positiveInt("BENCH_LAG_COMMITS", 20, 1000) || 20 };

@@ -3,6 +3,7 @@ import { formatSearchReport, type SearchReport } from "./search-report.js";
 import { formatMergeReport, type MergeReport } from "./merge-report.js";
 import { formatGitReport, type GitReport } from "./git-report.js";
 import { formatAuthoringReport, type AuthoringReport } from "./authoring-report.js";
+import { formatPublishingReport, type PublishingReport } from "./publishing-report.js";
 import { formatEventLagReport, type EventLagReport } from "./event-lag.js";
 import { formatHostingReport, type HostingReport } from "./hosting-report.js";
 import type { LoadResult } from "./load.js";
@@ -43,6 +44,8 @@ export interface BenchmarkReport {
   git?: GitReport;
   /** The change-request authoring figures (50-change batches), when the stack runs content and collaboration. */
   authoring?: AuthoringReport;
+  /** The published-site figures (GET …/published of a 50 × 4 site), when the stack runs publishing. */
+  publishing?: PublishingReport;
   /** Event lag under a neighbour's bulk import, when the stack runs the content service. */
   eventLag?: EventLagReport;
 }
@@ -122,6 +125,7 @@ export function formatReport(report: BenchmarkReport): string {
   if (report.merge) lines.push("", formatMergeReport(report.merge).trimEnd());
   if (report.git) lines.push("", formatGitReport(report.git).trimEnd());
   if (report.authoring) lines.push("", formatAuthoringReport(report.authoring).trimEnd());
+  if (report.publishing) lines.push("", formatPublishingReport(report.publishing).trimEnd());
   if (report.eventLag) lines.push("", formatEventLagReport(report.eventLag).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);

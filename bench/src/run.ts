@@ -16,6 +16,8 @@ import { runGitBenchmark, type GitBenchmarkSettings } from "./git.js";
 import { evaluateGitTargets, type GitReport } from "./git-report.js";
 import { runAuthoringBenchmark, type AuthoringBenchmarkSettings } from "./authoring.js";
 import { evaluateAuthoringTargets, type AuthoringReport } from "./authoring-report.js";
+import { runPublishingBenchmark, type PublishingBenchmarkSettings } from "./publishing.js";
+import { evaluatePublishingTargets, type PublishingReport } from "./publishing-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
 import { evaluateEventLagTargets, runEventLagBenchmark, type EventLagReport, type EventLagSettings } from "./event-lag.js";
 import { evaluateHostingTargets, type HostingMeasurement, type HostingName } from "./hosting-report.js";
@@ -59,6 +61,8 @@ export interface BenchmarkSettings {
   git?: GitBenchmarkSettings;
   /** The authoring benchmark's settings; absent to skip it. */
   authoring?: AuthoringBenchmarkSettings;
+  /** The published-site benchmark's settings; absent to skip it. */
+  publishing?: PublishingBenchmarkSettings;
   /** The event-lag figures' settings; absent to skip them. */
   eventLag?: EventLagSettings;
 }
@@ -297,6 +301,12 @@ export async function runBenchmark(
       authoring = { settings: settings.authoring, figures };
     }
 
+    let publishing: PublishingReport | undefined;
+    if (stack.content && settings.publishing) {
+      const figures = await runPublishingBenchmark({ gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress }, settings.publishing, log);
+      publishing = { settings: settings.publishing, figures };
+    }
+
     let eventLag: EventLagReport | undefined;
     if (stack.content && settings.eventLag) {
       const figures = await runEventLagBenchmark(
@@ -339,6 +349,7 @@ export async function runBenchmark(
         ...(merge ? evaluateMergeTargets(merge.figures) : []),
         ...(git ? evaluateGitTargets(git.figures) : []),
         ...(authoring ? evaluateAuthoringTargets(authoring.figures) : []),
+        ...(publishing ? evaluatePublishingTargets(publishing.figures) : []),
         ...(eventLag ? evaluateEventLagTargets(eventLag.figures) : []),
       ],
       ...(content ? { content } : {}),
@@ -346,6 +357,7 @@ export async function runBenchmark(
       ...(merge ? { merge } : {}),
       ...(git ? { git } : {}),
       ...(authoring ? { authoring } : {}),
+      ...(publishing ? { publishing } : {}),
       ...(eventLag ? { eventLag } : {}),
     };
   } finally {

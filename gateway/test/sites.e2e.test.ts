@@ -253,7 +253,7 @@ describe("site-spaces", () => {
     expect([foreign.status, foreign.body.error.message]).toEqual([400, expect.stringContaining("spaceId:")]);
     const missing = await add({});
     expect([missing.status, missing.body.error.message]).toEqual([400, expect.stringContaining("spaceId")]);
-    const draft = await add({ spaceId: space.id, draft: true });
+    const draft = await add({ spaceId: space.id, draft: "yes" });
     expect([draft.status, draft.body.error.message]).toEqual([400, expect.stringContaining("draft")]);
     expect((await add({ spaceId: space.id }, editor.token)).status).toBe(403);
   });

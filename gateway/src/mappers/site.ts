@@ -3,11 +3,13 @@ import type {
   Site,
   SiteAddress,
   SiteCustomization,
+  SiteExternalLink,
   SitePublishingAuth,
   SiteSection,
   SiteSectionGroup,
   SiteSpace,
   SiteStructure,
+  SiteStructureItem,
 } from "@imprint/proto/publishing/v1/sites";
 import { AppError } from "@imprint/runtime/core";
 import { toRestSpace, type RestSpace } from "./space.js";
@@ -53,7 +55,7 @@ export interface RestSiteSpace {
   space: RestSpace;
   title: string;
   default: boolean;
-  draft: false;
+  draft: boolean;
   hidden: false;
   condition?: string;
   section?: string;
@@ -143,7 +145,7 @@ export function toRestSiteSpace(siteSpace: SiteSpace | undefined, urls: PublicUr
     space,
     title: space.title,
     default: siteSpace.default,
-    draft: false,
+    draft: siteSpace.draft,
     hidden: false,
     urls: published ? { published } : {},
   };
@@ -158,7 +160,7 @@ export interface RestSiteSection {
   title: string;
   path: string;
   default: boolean;
-  draft: false;
+  draft: boolean;
   description?: string;
   icon?: string;
   condition?: string;
@@ -172,16 +174,55 @@ export interface RestSiteSectionGroup {
   id: string;
   title: string;
   icon?: string;
-  draft: false;
+  sectionGroup?: string;
+  draft: boolean;
   sections: RestSiteSection[];
-  children: RestSiteSection[];
+  children: RestStructureItem[];
+}
+
+export interface RestSiteExternalLink {
+  object: "site-external-link";
+  id: string;
+  title: string;
+  url: string;
+  draft: boolean;
+  description?: string;
+  icon?: string;
+  sectionGroup?: string;
+  condition?: string;
+}
+
+export type RestStructureItem = RestSiteSection | RestSiteSectionGroup | RestSiteExternalLink;
+
+/** An item of a level of the structure: a section, a group (with its children) or an external link. */
+export function toRestStructureItem(item: SiteStructureItem, urls: PublicUrls): RestStructureItem {
+  if (item.group) return toRestSiteSectionGroup(item.group, urls);
+  if (item.link) return toRestSiteExternalLink(item.link);
+  return toRestSiteSection(item.section, urls);
 }
 
 export function toRestSiteSectionGroup(group: SiteSectionGroup | undefined, urls: PublicUrls): RestSiteSectionGroup {
   if (!group) throw new AppError("internal", "upstream answered without a site section group");
-  const sections = group.sections.map((section) => toRestSiteSection(section, urls));
-  const rest: RestSiteSectionGroup = { object: "site-section-group", id: group.id, title: group.title, draft: false, sections, children: sections };
+  const rest: RestSiteSectionGroup = {
+    object: "site-section-group",
+    id: group.id,
+    title: group.title,
+    draft: group.draft,
+    sections: group.sections.map((section) => toRestSiteSection(section, urls)),
+    children: group.children.map((child) => toRestStructureItem(child, urls)),
+  };
   if (group.icon) rest.icon = group.icon;
+  if (group.parentGroupId) rest.sectionGroup = group.parentGroupId;
+  return rest;
+}
+
+export function toRestSiteExternalLink(link: SiteExternalLink | undefined): RestSiteExternalLink {
+  if (!link) throw new AppError("internal", "upstream answered without an external link");
+  const rest: RestSiteExternalLink = { object: "site-external-link", id: link.id, title: link.title, url: link.url, draft: link.draft };
+  if (link.description) rest.description = link.description;
+  if (link.icon) rest.icon = link.icon;
+  if (link.sectionGroupId) rest.sectionGroup = link.sectionGroupId;
+  if (link.condition) rest.condition = link.condition;
   return rest;
 }
 
@@ -196,7 +237,7 @@ export function toRestSiteSection(section: SiteSection | undefined, urls: Public
     title: section.title,
     path: section.path,
     default: section.default,
-    draft: false,
+    draft: section.draft,
     siteSpaces: section.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)),
     urls: published ? { published } : {},
   };
@@ -240,7 +281,7 @@ export function toRestPublishingAuth(auth: SitePublishingAuth | undefined): Rest
 /** GitBook's SiteStructure: the top level (sections, groups) when the site has sections, else its site-spaces. */
 export function toRestSiteStructure(structure: Pick<SiteStructure, "type" | "items" | "siteSpaces"> | undefined, urls: PublicUrls): Record<string, unknown> {
   if (structure?.type === "sections") {
-    return { type: "sections", structure: structure.items.map((item) => (item.group ? toRestSiteSectionGroup(item.group, urls) : toRestSiteSection(item.section, urls))) };
+    return { type: "sections", structure: structure.items.map((item) => toRestStructureItem(item, urls)) };
   }
   return { type: "siteSpaces", structure: (structure?.siteSpaces ?? []).map((siteSpace) => toRestSiteSpace(siteSpace, urls)) };
 }

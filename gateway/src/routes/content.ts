@@ -1,6 +1,6 @@
 import { DocumentFormat, type ContentRef, type Page, type PageReadOptions, type ReadOptions } from "@imprint/proto/content/v1/revisions";
 import { z } from "zod";
-import type { BudgetedCache } from "../cache-budget.js";
+import { AnswerCache } from "../answer-cache.js";
 import { toRestFile } from "../mappers/file.js";
 import { toRestPage } from "../mappers/page.js";
 import { toRestRevision } from "../mappers/revision.js";
@@ -71,49 +71,12 @@ function pageReadOptions(query: z.output<typeof pageQuery>): PageReadOptions {
   };
 }
 
-/**
- * The last page tree answered per content reference, as JSON bytes. A revision never changes, so
- * the gateway sends the revision it holds (`known_revision_id`); the content service still checks
- * access and resolves the reference, and answers `not_modified` when it is the same revision, so
- * a 10,000-page tree is neither re-encoded, re-decoded nor re-mapped. Its bytes count against the
- * gateway's one cache budget, shared with every other cache of the process.
- */
-class PageTreeCache {
-  private readonly inflight = new Map<string, Promise<unknown>>();
-
-  constructor(private readonly entries: BudgetedCache<{ revisionId: string; organizationId: string; json: Buffer }>) {}
-
-  fetching(key: string): boolean {
-    return this.inflight.has(key);
-  }
-
-  /** Resolves when no fetch of `key` is in flight (whatever its outcome). */
-  async settled(key: string): Promise<void> {
-    await this.inflight.get(key)?.catch(() => undefined);
-  }
-
-  /** Marks `work` as the fetch of `key` until it settles. */
-  async track<T>(key: string, work: Promise<T>): Promise<T> {
-    this.inflight.set(key, work);
-    try {
-      return await work;
-    } finally {
-      if (this.inflight.get(key) === work) this.inflight.delete(key);
-    }
-  }
-
-  get(key: string) {
-    return this.entries.get(key);
-  }
-
-  set(key: string, entry: { revisionId: string; organizationId: string; json: Buffer }): void {
-    this.entries.set(key, entry, entry.json.length);
-  }
-}
+/** The last page tree answered per content reference (a revision never changes: it is the tree's identity). */
+type PageTreeEntry = { revisionId: string; organizationId: string; json: Buffer };
 
 export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, caches }: RouteDeps): Route[] {
   const revisions = upstreams.content.revisions;
-  const pageTrees = new PageTreeCache(caches.cache(`page trees ${prefix.path}`));
+  const pageTrees = new AnswerCache<PageTreeEntry>(caches.cache(`page trees ${prefix.path}`));
   const prefixParams = z.object(prefix.params);
   const fileParams = z.object({ ...prefix.params, fileId: pathId() });
   const pageParams = z.object({ ...prefix.params, pageId: pathId() });

@@ -100,14 +100,16 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       },
     }),
 
-    // updateOrganizationMemberLastSeenAt: no visitor claims are issued, so the answer is {}.
+    // updateOrganizationMemberLastSeenAt: with the member's visitor token once the organization has
+    // sites, under GitBook's name (`gitbookVisitorClaims`) and interface.md's (`serviceVisitorClaims`).
     defineRoute({
       method: "POST",
       path: "/v1/orgs/:organizationId/ping",
       params: organizationParams,
       handler: async ({ params, principal }) => {
         await identity.pingMember({ caller: principal.caller, organizationId: params.organizationId });
-        return ok({});
+        const { token } = await upstreams.publishing.issueMemberVisitorToken({ caller: principal.caller, organizationId: params.organizationId });
+        return ok(token ? { gitbookVisitorClaims: token, serviceVisitorClaims: token } : {});
       },
     }),
   ];

@@ -1,4 +1,6 @@
+import type { GetPublishedContentSiteResponse } from "@imprint/proto/publishing/v1/sites";
 import { z } from "zod";
+import { AnswerCache } from "../answer-cache.js";
 import {
   siteLocation,
   toRestCustomization,
@@ -8,6 +10,7 @@ import {
   toRestSiteSection,
   toRestSiteSectionGroup,
   toRestSiteSpace,
+  toRestSiteExternalLink,
   toRestSiteStructure,
 } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
@@ -23,6 +26,7 @@ const sectionParams = siteParams.extend({ siteSectionId: pathId() });
 const groupParams = siteParams.extend({ siteSectionGroupId: pathId() });
 const groupSectionParams = groupParams.extend({ siteSectionId: pathId() });
 const shareLinkParams = siteParams.extend({ shareLinkId: pathId() });
+const externalLinkParams = siteParams.extend({ siteExternalLinkId: pathId() });
 
 /** `type` may repeat (`type=basic&type=premium`); a comma-separated value is read too. */
 const typesParam = z
@@ -73,12 +77,12 @@ export function toUpdateSiteFields(body: z.output<typeof updateSiteBody>) {
 
 const listSectionsQuery = z.object({ ...pageQueryShape, shareKey: queryParam.string(128).optional() });
 
-/** addSectionToSite: an existing space (`null`, a new space, is not supported); drafts, custom home pages and section groups are not either. */
+/** addSectionToSite: an existing space (`null`, a new space, is not supported); `siteSectionGroupId` is not either (POST …/section-groups/{id}/sections moves it in). */
 export const addSectionBody = z.object({
   spaceId: pathId(),
   title: z.string().nullable().optional(),
   icon: z.string().nullable().optional(),
-  draft: z.literal(false, { error: "draft sections are not supported yet" }).optional(),
+  draft: z.boolean().optional(),
   siteSectionGroupId: z.undefined({ error: "section groups are not supported yet" }).optional(),
 });
 
@@ -90,7 +94,7 @@ export const updateSectionBody = z.object({
   condition: z.string().nullable().optional(),
   icon: z.string().nullable().optional(),
   description: z.string().nullable().optional(),
-  draft: z.literal(false, { error: "draft sections are not supported yet" }).optional(),
+  draft: z.boolean().optional(),
   siteSectionGroupId: z.undefined({ error: "use POST or DELETE …/section-groups/{siteSectionGroupId}/sections to move a section into or out of a group" }).optional(),
 });
 
@@ -98,21 +102,43 @@ const sectionPointer = z.object({ type: z.literal("site-section"), siteSection: 
 /** moveSiteSection: no position moves it to the end. */
 export const moveSectionBody = z.object({ position: z.object({ before: sectionPointer.optional(), after: sectionPointer.optional() }).optional() }).optional();
 
-/** addSectionGroupToSite: nested groups (`parent`) and drafts are not supported. */
+/** addSectionGroupToSite: `parent` nests it in a group. */
 export const addGroupBody = z.object({
   title: z.string(),
   icon: z.string().nullable().optional(),
   sections: z.array(pathId()).max(1000).optional(),
-  parent: z.undefined({ error: "nested section groups are not supported yet" }).optional(),
-  draft: z.literal(false, { error: "draft section groups are not supported yet" }).optional(),
+  parent: pathId().optional(),
+  draft: z.boolean().optional(),
 });
 
-/** updateSiteSectionGroupById: `icon` null removes it. */
+/** updateSiteSectionGroupById: `icon` null removes it; `parentSectionGroupId` null moves it to the top level. */
 export const updateGroupBody = z.object({
   title: z.string().optional(),
   icon: z.string().nullable().optional(),
-  draft: z.literal(false, { error: "draft section groups are not supported yet" }).optional(),
-  parentSectionGroupId: z.null({ error: "nested section groups are not supported yet" }).optional(),
+  draft: z.boolean().optional(),
+  parentSectionGroupId: pathId().nullable().optional(),
+});
+
+/** addExternalLinkToSite: `parent` puts it in a group; null description, icon or condition means none. */
+export const addExternalLinkBody = z.object({
+  title: z.string(),
+  url: z.string(),
+  description: z.string().nullable().optional(),
+  icon: z.string().nullable().optional(),
+  parent: pathId().optional(),
+  draft: z.boolean().optional(),
+  condition: z.string().nullable().optional(),
+});
+
+/** updateSiteExternalLinkById: null description, icon or condition removes it; `parent` null moves it to the top level. */
+export const updateExternalLinkBody = z.object({
+  title: z.string().optional(),
+  url: z.string().optional(),
+  description: z.string().nullable().optional(),
+  icon: z.string().nullable().optional(),
+  parent: pathId().nullable().optional(),
+  draft: z.boolean().optional(),
+  condition: z.string().nullable().optional(),
 });
 
 const groupPointer = z.object({ type: z.enum(["site-section", "site-section-group"]), id: pathId() });
@@ -123,11 +149,11 @@ const nullToEmpty = (value: string | null | undefined) => (value === null ? "" :
 
 const listSiteSpacesQuery = z.object({ ...pageQueryShape, shareKey: queryParam.string(128).optional(), default: queryParam.boolean().optional() });
 
-/** addSpaceToSite: an existing space (`null`, a new space, is not supported); draft site-spaces and custom home pages are not either. */
+/** addSpaceToSite: an existing space (`null`, a new space, is not supported); custom home pages are not either. */
 export const addSiteSpaceBody = z.object({
   spaceId: pathId(),
   sectionId: pathId().optional(),
-  draft: z.literal(false, { error: "draft site-spaces are not supported yet" }).optional(),
+  draft: z.boolean().optional(),
   pageId: z.null({ error: "custom home pages are not supported yet" }).optional(),
 });
 
@@ -136,7 +162,7 @@ export const updateSiteSpaceBody = z.object({
   path: z.string().optional(),
   condition: z.string().nullable().optional(),
   spaceId: pathId().optional(),
-  draft: z.literal(false, { error: "draft site-spaces are not supported yet" }).optional(),
+  draft: z.boolean().optional(),
   hidden: z.literal(false, { error: "hidden site-spaces are not supported yet" }).optional(),
   pageId: z.null({ error: "custom home pages are not supported yet" }).optional(),
 });
@@ -171,8 +197,12 @@ export const updateShareLinkBody = z
   .object({ active: z.boolean().optional(), name: z.string().optional() })
   .refine((body) => body.active !== undefined || body.name !== undefined, { error: "must contain active or name" });
 
-export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
+/** A caller's last published view of a site, identified by the version publishing gave it. */
+type PublishedViewEntry = { version: string; json: Buffer };
+
+export function siteRoutes({ upstreams, urls, caches }: RouteDeps): Route[] {
   const sites = upstreams.publishing;
+  const publishedViews = new AnswerCache<PublishedViewEntry>(caches.cache("published views"));
   return [
     // listSites
     defineRoute({
@@ -289,7 +319,7 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: siteParams,
       body: addSectionBody,
       handler: async ({ params, body, principal }) => {
-        const response = await sites.addSiteSection({ caller: principal.caller, ...params, spaceId: body.spaceId, title: body.title ?? "", icon: body.icon ?? "" });
+        const response = await sites.addSiteSection({ caller: principal.caller, ...params, spaceId: body.spaceId, title: body.title ?? "", icon: body.icon ?? "", draft: body.draft ?? false });
         const section = toRestSiteSection(response.section, urls);
         return created(section, `${siteLocation(urls, params.organizationId, params.siteId)}/sections/${encodeURIComponent(section.id)}`);
       },
@@ -313,6 +343,7 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
           icon: nullToEmpty(body.icon),
           condition: nullToEmpty(body.condition),
           defaultSiteSpaceId: body.defaultSiteSpace,
+          draft: body.draft,
         });
         return ok(toRestSiteSection(response.section, urls));
       },
@@ -367,7 +398,15 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: siteParams,
       body: addGroupBody,
       handler: async ({ params, body, principal }) => {
-        const response = await sites.addSiteSectionGroup({ caller: principal.caller, ...params, title: body.title, icon: body.icon ?? "", sectionIds: body.sections ?? [] });
+        const response = await sites.addSiteSectionGroup({
+          caller: principal.caller,
+          ...params,
+          title: body.title,
+          icon: body.icon ?? "",
+          sectionIds: body.sections ?? [],
+          parentGroupId: body.parent ?? "",
+          draft: body.draft ?? false,
+        });
         const group = toRestSiteSectionGroup(response.group, urls);
         return created(group, `${siteLocation(urls, params.organizationId, params.siteId)}/section-groups/${encodeURIComponent(group.id)}`);
       },
@@ -387,6 +426,8 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
           sectionGroupId: params.siteSectionGroupId,
           title: body.title,
           icon: nullToEmpty(body.icon),
+          draft: body.draft,
+          parentGroupId: nullToEmpty(body.parentSectionGroupId),
         });
         return ok(toRestSiteSectionGroup(response.group, urls));
       },
@@ -485,7 +526,7 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: siteParams,
       body: addSiteSpaceBody,
       handler: async ({ params, body, principal }) => {
-        const response = await sites.addSiteSpace({ caller: principal.caller, ...params, spaceId: body.spaceId, sectionId: body.sectionId ?? "" });
+        const response = await sites.addSiteSpace({ caller: principal.caller, ...params, spaceId: body.spaceId, sectionId: body.sectionId ?? "", draft: body.draft ?? false });
         const siteSpace = toRestSiteSpace(response.siteSpace, urls);
         return created(siteSpace, `${siteLocation(urls, params.organizationId, params.siteId)}/site-spaces/${encodeURIComponent(siteSpace.id)}`);
       },
@@ -504,6 +545,7 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
           path: body.path,
           condition: body.condition === null ? "" : body.condition,
           spaceId: body.spaceId,
+          draft: body.draft,
         });
         return ok(toRestSiteSpace(response.siteSpace, urls));
       },
@@ -558,6 +600,7 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       handler: async ({ params, body, principal }) => {
         const response = await sites.sortSiteStructure({ caller: principal.caller, ...params, item: body.item, before: body.position.before, after: body.position.after });
         if (response.siteSectionGroup) return ok(toRestSiteSectionGroup(response.siteSectionGroup, urls));
+        if (response.siteExternalLink) return ok(toRestSiteExternalLink(response.siteExternalLink));
         return ok(response.siteSection ? toRestSiteSection(response.siteSection, urls) : toRestSiteSpace(response.siteSpace, urls));
       },
     }),
@@ -690,19 +733,35 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/sites/:siteId/published",
       params: siteParams,
       query: z.object({ shareKey: queryParam.string(128).optional() }),
-      handler: async ({ params, query, principal }) => {
-        const response = await sites.getPublishedContentSite({ caller: principal.caller, ...params, shareKey: query.shareKey ?? "" });
-        return ok({
-          object: "published-content-site",
-          site: toRestSite(response.site, urls),
-          structure: toRestSiteStructure(response.structure, urls),
-          customizations: {
-            site: toRestCustomization(response.customization),
-            siteSpaces: Object.fromEntries(Object.entries(response.siteSpaceCustomizations).map(([siteSpaceId, customization]) => [siteSpaceId, toRestCustomization(customization)])),
-          },
-          // Integrations (which add scripts to sites) do not exist yet: no site has any.
-          scripts: [],
-        });
+      handler: async ({ params, query, principal, ctx }) => {
+        const request = { caller: principal.caller, ...params, shareKey: query.shareKey ?? "" };
+        // A site of 200 site-spaces answers ~200 KB: the caller's last answer is kept and sent again
+        // while publishing says its version is current.
+        const key = `${principal.caller.userId}|${params.organizationId}|${params.siteId}|${request.shareKey}`;
+        const keep = (response: GetPublishedContentSiteResponse) => {
+          const json = Buffer.from(
+            JSON.stringify({
+              object: "published-content-site",
+              site: toRestSite(response.site, urls),
+              structure: toRestSiteStructure(response.structure, urls),
+              customizations: {
+                site: toRestCustomization(response.customization),
+                siteSpaces: Object.fromEntries(Object.entries(response.siteSpaceCustomizations).map(([siteSpaceId, customization]) => [siteSpaceId, toRestCustomization(customization)])),
+              },
+              // Integrations (which add scripts to sites) do not exist yet: no site has any.
+              scripts: [],
+            }),
+          );
+          publishedViews.set(key, { version: response.version, json });
+          return json;
+        };
+        ctx.type = "application/json";
+        if (!publishedViews.get(key) && publishedViews.fetching(key)) await publishedViews.settled(key);
+        const held = publishedViews.get(key);
+        if (!held) return ok(await publishedViews.track(key, sites.getPublishedContentSite({ ...request, knownVersion: "" }).then(keep)));
+        const response = await sites.getPublishedContentSite({ ...request, knownVersion: held.version });
+        if (response.notModified) return ok(held.json);
+        return ok(await publishedViews.track(key, Promise.resolve(response).then(keep)));
       },
     }),
 
@@ -761,6 +820,64 @@ export function siteRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: siteSpaceParams,
       handler: async ({ params, principal }) => {
         const response = await sites.deleteSiteSpaceCustomization({ caller: principal.caller, ...params });
+        return response.removed ? resetContent() : noContent();
+      },
+    }),
+
+    // addExternalLinkToSite: at the end of the top level or of the group named by `parent` (sites with sections).
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/external-links",
+      params: siteParams,
+      body: addExternalLinkBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.addSiteExternalLink({
+          caller: principal.caller,
+          ...params,
+          title: body.title,
+          url: body.url,
+          description: nullToEmpty(body.description) ?? "",
+          icon: nullToEmpty(body.icon) ?? "",
+          condition: nullToEmpty(body.condition) ?? "",
+          sectionGroupId: body.parent ?? "",
+          draft: body.draft ?? false,
+        });
+        const link = toRestSiteExternalLink(response.link);
+        return created(link, `${siteLocation(urls, params.organizationId, params.siteId)}/external-links/${encodeURIComponent(link.id)}`);
+      },
+    }),
+
+    // updateSiteExternalLinkById (`Prefer: return=minimal` is not applied).
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/sites/:siteId/external-links/:siteExternalLinkId",
+      params: externalLinkParams,
+      body: updateExternalLinkBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await sites.updateSiteExternalLink({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          linkId: params.siteExternalLinkId,
+          title: body.title,
+          url: body.url,
+          description: nullToEmpty(body.description),
+          icon: nullToEmpty(body.icon),
+          condition: nullToEmpty(body.condition),
+          sectionGroupId: nullToEmpty(body.parent),
+          draft: body.draft,
+        });
+        return ok(toRestSiteExternalLink(response.link));
+      },
+    }),
+
+    // deleteSiteExternalLinkById: 205 when it was deleted, 204 when it did not exist.
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/orgs/:organizationId/sites/:siteId/external-links/:siteExternalLinkId",
+      params: externalLinkParams,
+      handler: async ({ params, principal }) => {
+        const response = await sites.deleteSiteExternalLink({ caller: principal.caller, organizationId: params.organizationId, siteId: params.siteId, linkId: params.siteExternalLinkId });
         return response.removed ? resetContent() : noContent();
       },
     }),

@@ -5,6 +5,7 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import {
   createPromiseClient,
+  membershipEventsConsumer,
   startService,
   type Clock,
   type Logger,
@@ -14,7 +15,7 @@ import {
   type ServiceRegistration,
   type ServiceSpec,
 } from "@imprint/runtime";
-import { MembershipCache, membershipEventsConsumer } from "./access/index.js";
+import { MembershipCache } from "./access/index.js";
 import { FileSystemBlobStore, resolveFileUrlSecret, type BlobStore } from "./blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
 import { Collection } from "./spaces/domain/collection.js";
@@ -96,7 +97,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
     consumers: (runtime) => {
       const { content, links } = depsOf(runtime);
       return [
-        membershipEventsConsumer(content.memberships, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
+        membershipEventsConsumer(content.memberships.roles, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
         ...linkConsumers(links, parts.config),
         ...searchConsumers(content),
         collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),

@@ -2,7 +2,7 @@ import * as identityMessages from "@imprint/proto/identity/v1/events";
 import * as messages from "@imprint/proto/content/v1/events";
 import { consumedEventProblems, eventCatalogueProblems } from "@imprint/runtime/testing";
 import { describe, expect, it } from "vitest";
-import { consumedMemberEvents } from "../src/access/consumers/membership-events.js";
+import { consumedMemberEvents } from "@imprint/runtime";
 import * as definitions from "../src/events.js";
 
 describe("event catalogue", () => {

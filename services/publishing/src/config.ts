@@ -19,6 +19,13 @@ export const publishingConfigShape = {
   CONTENT_GRPC_ADDRESS: grpcAddress(),
   /** Durable consumer of content's space events (deleted, restored, purged, transferred). One per deployment; tests give each instance its own. */
   SPACE_EVENTS_CONSUMER: consumerName("publishing-content-spaces"),
+  /**
+   * How long a caller's organization role is reused without asking identity again. Identity's member
+   * events drop an entry at once; the TTL bounds staleness when an event reaches another replica.
+   */
+  MEMBERSHIP_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  /** Durable consumer of identity's member events (one per deployment; tests give each instance its own). */
+  MEMBERSHIP_EVENTS_CONSUMER: consumerName("publishing-identity-members"),
 };
 
 export type PublishingConfig = z.infer<z.ZodObject<typeof publishingConfigShape>>;

@@ -1,6 +1,6 @@
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { Clock, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { Clock, MembershipCache, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
 
 /**
@@ -11,8 +11,10 @@ export interface UseCaseDeps {
   clock: Clock;
   /** Commits a use case's changes and events, then wakes the outbox relay. */
   unitOfWork: UnitOfWork;
-  /** The caller's role in an organization (GetMembership). */
+  /** Identity: the caller's role (through `memberships`) and, for member tokens, who they are. */
   identity: PromiseClient<typeof IdentityServiceService>;
+  /** The caller's role in an organization (identity's GetMembership, cached; member events drop entries). */
+  memberships: MembershipCache;
   /** The spaces sites publish: GetSpace answers the space, its organization and the caller's rights. */
   spaces: PromiseClient<typeof SpaceServiceService>;
 }

@@ -5,6 +5,10 @@ import {
   ShareLinkUpdated,
   SiteCreated,
   SiteDeleted,
+  SiteExternalLinkCreated,
+  SiteExternalLinkDeleted,
+  SiteExternalLinkMoved,
+  SiteExternalLinkUpdated,
   SitePublished,
   SitePublishingAuthRegenerated,
   SiteSectionCreated,
@@ -36,6 +40,10 @@ export const PUBLISHING_EVENT_CONTEXT = "publishing";
 const publishingEvent = contextEvents(PUBLISHING_EVENT_CONTEXT);
 
 export const siteCreated = publishingEvent("site", "created", SiteCreated);
+export const siteExternalLinkCreated = publishingEvent("site_external_link", "created", SiteExternalLinkCreated);
+export const siteExternalLinkUpdated = publishingEvent("site_external_link", "updated", SiteExternalLinkUpdated);
+export const siteExternalLinkMoved = publishingEvent("site_external_link", "moved", SiteExternalLinkMoved);
+export const siteExternalLinkDeleted = publishingEvent("site_external_link", "deleted", SiteExternalLinkDeleted);
 export const siteUpdated = publishingEvent("site", "updated", SiteUpdated);
 export const sitePublished = publishingEvent("site", "published", SitePublished);
 export const siteUnpublished = publishingEvent("site", "unpublished", SiteUnpublished);

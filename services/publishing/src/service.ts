@@ -5,6 +5,8 @@ import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import {
   createPromiseClient,
   forkEm,
+  MembershipCache,
+  membershipEventsConsumer,
   startService,
   type Clock,
   type Logger,
@@ -25,6 +27,7 @@ export const PUBLISHING_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", 
 
 interface Upstreams {
   identity: PromiseClient<typeof IdentityServiceService>;
+  memberships: MembershipCache;
   spaces: PromiseClient<typeof SpaceServiceService>;
 }
 
@@ -32,7 +35,8 @@ interface Upstreams {
 export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstreams): ServiceSpec {
   // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
   let built: UseCaseDeps | undefined;
-  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps => (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork, identity: upstreams.identity, spaces: upstreams.spaces });
+  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps =>
+    (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork, identity: upstreams.identity, memberships: upstreams.memberships, spaces: upstreams.spaces });
   return {
     name: "publishing",
     context: PUBLISHING_EVENT_CONTEXT,
@@ -42,14 +46,16 @@ export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstr
       const em = () => forkEm(deps.orm);
       return [{ name: SITE_SERVICE_NAME, definition: SiteServiceService, implementation: siteServiceImplementation(em, useCaseDeps(deps)) }];
     },
-    consumers: (deps) => contentEventConsumers(useCaseDeps(deps), config),
+    consumers: (deps) => [...contentEventConsumers(useCaseDeps(deps), config), membershipEventsConsumer(upstreams.memberships, config.MEMBERSHIP_EVENTS_CONSUMER)],
   };
 }
 
 /** Starts the publishing service: one channel per upstream (identity, content), then the runtime service. */
 export async function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+  const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
   const upstreams: Upstreams = {
-    identity: createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 }),
+    identity,
+    memberships: new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS),
     spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
   };
   const close = () => {

@@ -74,8 +74,8 @@ describe("content's space events", () => {
     const first = await createSpace(harness, org);
     const second = await createSpace(harness, org);
     const site = await siteWith([]);
-    const { section } = await harness.sites.addSiteSection({ ...scope(site.id), spaceId: first.id, title: "Only", icon: "" });
-    await harness.sites.addSiteSpace({ ...scope(site.id), spaceId: second.id, sectionId: section!.id });
+    const { section } = await harness.sites.addSiteSection({ ...scope(site.id), spaceId: first.id, title: "Only", icon: "", draft: false });
+    await harness.sites.addSiteSpace({ ...scope(site.id), spaceId: second.id, sectionId: section!.id, draft: false });
     const defaults = async () => {
       const { sections } = await harness.sites.listSiteSections({ ...scope(site.id), page: undefined, shareKey: "" });
       return sections[0]!.siteSpaces.map((item) => [item.space!.id, item.default]);

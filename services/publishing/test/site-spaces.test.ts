@@ -25,7 +25,7 @@ async function newSite(): Promise<string> {
 }
 
 const add = (siteId: string, spaceId: string, user: TestUser = org.owner) =>
-  harness.sites.addSiteSpace({ ...scope(siteId, user), spaceId, sectionId: "" }).then((answer) => answer.siteSpace!);
+  harness.sites.addSiteSpace({ ...scope(siteId, user), spaceId, sectionId: "", draft: false }).then((answer) => answer.siteSpace!);
 
 const update = (siteId: string, siteSpaceId: string, fields: Partial<UpdateSiteSpaceRequest>) =>
   harness.sites.updateSiteSpace({ ...scope(siteId), siteSpaceId, ...fields }).then((answer) => answer.siteSpace!);
@@ -49,7 +49,7 @@ describe("site-spaces", () => {
   it("refuses an unknown section, another organization's space and non-admins", async () => {
     const siteId = await newSite();
     const space = await createSpace(harness, org);
-    expect(await failure(harness.sites.addSiteSpace({ ...scope(siteId), spaceId: space.id, sectionId: randomUUID() }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("sectionId:") });
+    expect(await failure(harness.sites.addSiteSpace({ ...scope(siteId), spaceId: space.id, sectionId: randomUUID(), draft: false }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("sectionId:") });
     expect(await failure(add(siteId, (await createSpace(harness, other)).id))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("spaceId:") });
     expect(await failure(add(siteId, space.id, editor))).toMatchObject({ code: "permission_denied" });
     expect(await failure(harness.sites.listSiteSpaces({ caller: other.owner.caller, organizationId: org.organizationId, siteId, page: undefined, shareKey: "" }))).toMatchObject({ code: "not_found" });
@@ -125,7 +125,7 @@ describe("share links", () => {
     expect((await harness.sites.listShareLinks({ ...scope(siteId), page: undefined, search: "old" })).shareLinks.map((link) => link.id)).toEqual([first.id]);
     expect((await harness.sites.listShareLinks({ ...scope(siteId), page: undefined, search: second.key })).shareLinks.map((link) => link.id)).toEqual([second.id]);
     // Reads through a share key take only an active link's.
-    await harness.sites.addSiteSpace({ ...scope(siteId), spaceId: (await createSpace(harness, org)).id, sectionId: "" });
+    await harness.sites.addSiteSpace({ ...scope(siteId), spaceId: (await createSpace(harness, org)).id, sectionId: "", draft: false });
     const through = await harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: second.key });
     expect(through.siteSpaces.map((item) => item.shareKey)).toEqual([second.key]);
     expect(await failure(harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: first.key }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("shareKey:") });

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemberRole } from "@imprint/proto/identity/v1";
 import type { Site, UpdateSiteRequest } from "@imprint/proto/publishing/v1/sites";
 import { createMember, createOrganization, createSpace, eventually, failure, readEvents, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
@@ -182,3 +183,18 @@ describe("sites", () => {
     expect(other.auth!.privateKey).not.toBe(regenerated.auth!.privateKey);
   });
 });
+
+describe("organization roles", () => {
+  it("follow identity's member events: a demoted member loses the right to change sites, a removed one sees nothing", async () => {
+    const admin = await createMember(harness, org.organizationId, { role: "admin" });
+    const site = await create({ title: "Roles follow events" });
+    expect((await update(site.id, { title: "Changed by an admin" }, admin)).title).toBe("Changed by an admin");
+    // Cached for ten minutes in this harness: only the event can make the change show.
+    await harness.identity.updateMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId, role: MemberRole.MEMBER_ROLE_READ });
+    await eventually(async () => (await failure(update(site.id, { title: "Changed by an admin" }, admin))).code === "permission_denied");
+    expect((await get(site.id, admin)).title).toBe("Changed by an admin");
+    await harness.identity.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId });
+    await eventually(async () => (await failure(get(site.id, admin))).code === "not_found");
+  });
+});
+

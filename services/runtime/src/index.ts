@@ -15,3 +15,4 @@ export * from "./events/nats.js";
 export * from "./events/outbox-relay.js";
 export * from "./events/subscribe.js";
 export * from "./service.js";
+export * from "./access/memberships.js";

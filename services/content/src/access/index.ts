@@ -17,7 +17,6 @@ import {
 export * from "./domain/levels.js";
 export * from "./memberships.js";
 export * from "./domain/permissions.js";
-export { membershipEventsConsumer } from "./consumers/membership-events.js";
 export type { AccessDeps };
 /** The caller checks every context shares, from the runtime. */
 export { isId, requireCaller, type CallerInput };

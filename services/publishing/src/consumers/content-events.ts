@@ -1,9 +1,10 @@
 import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { SpaceDeleted, SpacePurged, SpaceRestored, SpaceTransferred } from "@imprint/proto/content/v1/events";
+import { SpaceDeleted, SpaceMoved, SpacePurged, SpaceRestored, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
 import type { PublishingConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
 import { purgeSpace } from "../use-cases/purge-space.js";
 import { setSpaceDeleted } from "../use-cases/set-space-deleted.js";
+import { touchSitesOfSpaces } from "../use-cases/shared/sites.js";
 import { transferSpace } from "../use-cases/transfer-space.js";
 
 /** Content's events this service follows, as it reads them. */
@@ -11,7 +12,9 @@ const spaceDeleted = defineEvent({ context: "content", aggregate: "space", event
 const spaceRestored = defineEvent({ context: "content", aggregate: "space", event: "restored", message: SpaceRestored });
 const spacePurged = defineEvent({ context: "content", aggregate: "space", event: "purged", message: SpacePurged });
 const spaceTransferred = defineEvent({ context: "content", aggregate: "space", event: "transferred", message: SpaceTransferred });
-export const consumedContentEvents = [spaceDeleted, spaceRestored, spacePurged, spaceTransferred] as const;
+const spaceUpdated = defineEvent({ context: "content", aggregate: "space", event: "updated", message: SpaceUpdated });
+const spaceMoved = defineEvent({ context: "content", aggregate: "space", event: "moved", message: SpaceMoved });
+export const consumedContentEvents = [spaceDeleted, spaceRestored, spacePurged, spaceTransferred, spaceUpdated, spaceMoved] as const;
 
 /** An id a payload must carry; events without one are not for us and are skipped. */
 const id = (value: string | undefined) => (value !== undefined && isId(value) ? value : undefined);
@@ -20,7 +23,8 @@ const id = (value: string | undefined) => (value !== undefined && isId(value) ? 
  * Content's space events, through one durable consumer (the runtime handles each event once, in a
  * transaction of this service's database; a space's events in order): a deleted space is hidden
  * from every site and shown again on restore; a purged one leaves them; a transferred one leaves
- * the sites of its former organization.
+ * the sites of its former organization; an updated or moved one changes what the sites publishing it
+ * show (their version moves, so readers of their published view fetch it again).
  */
 export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: PublishingConfig): ConsumerSpec[] {
   return [
@@ -29,7 +33,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       consumer: config.SPACE_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.space.>",
       keyOf: keyByPayload("spaceId"),
-      handler: handleEvents([spaceDeleted, spaceRestored, spacePurged, spaceTransferred], async (event, { em }) => {
+      handler: handleEvents(consumedContentEvents, async (event, { em }) => {
         const spaceId = id(event.payload.spaceId);
         if (!spaceId) return;
         switch (event.type) {
@@ -39,6 +43,10 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
             return;
           case "space.purged":
             await purgeSpace(em, { spaceId }, deps);
+            return;
+          case "space.updated":
+          case "space.moved":
+            await touchSitesOfSpaces(em, [spaceId]);
             return;
           case "space.transferred": {
             const fromOrganizationId = id(event.payload.fromOrganizationId);

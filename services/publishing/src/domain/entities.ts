@@ -1,8 +1,10 @@
+import { OrganizationVisitorKey } from "./organization-visitor-key.js";
 import { ShareLink } from "./share-link.js";
 import { Site } from "./site.js";
+import { SiteExternalLink } from "./site-external-link.js";
 import { SiteSection } from "./site-section.js";
 import { SiteSectionGroup } from "./site-section-group.js";
 import { SiteSpace } from "./site-space.js";
 
 /** Every entity of the publishing database, for the ORM (the runtime adds its own tables). */
-export const publishingEntities = [Site, SiteSectionGroup, SiteSection, SiteSpace, ShareLink];
+export const publishingEntities = [Site, SiteSectionGroup, SiteSection, SiteSpace, SiteExternalLink, ShareLink, OrganizationVisitorKey];

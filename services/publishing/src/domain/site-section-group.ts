@@ -5,10 +5,13 @@ import { characterCount } from "./text.js";
 
 export const GROUP_TITLE_MAX = 100;
 
+/** Groups nest at most this deep (a top-level group is at depth 1). */
+export const GROUP_DEPTH_MAX = 4;
+
 /**
- * A group of sections at the top level of a site's structure: a title (1–100) and an optional
- * icon. Groups and the sections outside groups share the top level's order (`position`); the
- * sections of a group have their own. Groups do not nest (yet).
+ * A group in a site's structure: a title (1–100) and an optional icon, at the top level or in
+ * another group (`parentGroupId`, at most 4 deep). Each level (the top level, or a group's
+ * children) orders its sections, groups and external links together (`position`).
  */
 export const SiteSectionGroupSchema = defineEntity({
   name: "SiteSectionGroup",
@@ -20,6 +23,10 @@ export const SiteSectionGroupSchema = defineEntity({
     title: p.string().length(GROUP_TITLE_MAX),
     icon: p.string().length(ICON_MAX).nullable(),
     position: p.integer(),
+    /** The group it is in; null at the top level. */
+    parentGroupId: p.uuid().nullable(),
+    /** A draft is not live: visitors do not see it (nor anything in it) until it is made live. */
+    draft: p.boolean().default(false),
     createdAt: p.datetime(),
   },
   indexes: [{ properties: ["siteId", "position", "id"], name: "site_section_groups_site_position_index" }],

@@ -26,12 +26,14 @@ export const SiteSectionSchema = defineEntity({
     icon: p.string().length(ICON_MAX).nullable(),
     /** The visibility condition; empty when none. */
     condition: p.string().length(MAX_CONDITION_LENGTH).default(""),
-    /** Its position among its siblings: the top level (groups and sections outside groups), or its group's sections. */
+    /** Its position among its siblings (sections, groups and external links of its level: the top level or its group). */
     position: p.integer(),
     /** Its group; null at the top level. */
     sectionGroupId: p.uuid().nullable(),
     /** Its default site-space (null while it has none). */
     defaultSiteSpaceId: p.uuid().nullable(),
+    /** A draft is not live: visitors do not see it (nor anything in it) until it is made live. */
+    draft: p.boolean().default(false),
     createdAt: p.datetime(),
   },
   uniques: [{ properties: ["siteId", "path"], name: "site_sections_site_path_unique" }],

@@ -29,6 +29,8 @@ export const SiteSpaceSchema = defineEntity({
     /** Its override of the site's customization (a partial customization, see customization/) as JSON text; null for none. */
     customizationOverride: p.text().nullable(),
     customizationUpdatedAt: p.datetime().nullable(),
+    /** A draft is not live: visitors do not see it until it is made live. */
+    draft: p.boolean().default(false),
     createdAt: p.datetime(),
   },
   // Paths are unique per level (the site's root or a section): checked under the site's row lock

@@ -61,6 +61,12 @@ export const SiteSchema = defineEntity({
     /** Its customization (GitBook's SiteCustomizationSettings, see customization/) as JSON text; null until an admin sets one. */
     customization: p.text().nullable(),
     customizationUpdatedAt: p.datetime().nullable(),
+    /**
+     * Moves with every change to the site or anything it shows (its structure, its settings, the
+     * spaces it publishes, as content's events report them): readers of its published view compare
+     * it to know whether what they hold is still right.
+     */
+    version: p.integer().default(0),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

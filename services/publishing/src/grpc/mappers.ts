@@ -6,8 +6,10 @@ import type {
   SiteSection as SiteSectionMessage,
   SiteSectionGroup as SiteSectionGroupMessage,
   SiteCustomization,
+  SiteExternalLink as SiteExternalLinkMessage,
   SiteSpace as SiteSpaceMessage,
   SiteStructure,
+  SiteStructureItem,
 } from "@imprint/proto/publishing/v1/sites";
 import type { Site } from "../domain/site.js";
 import type { CustomizationView } from "../use-cases/shared/customization.js";
@@ -17,7 +19,7 @@ import type { SectionView } from "../use-cases/shared/sections.js";
 import type { ShareLinkView } from "../use-cases/shared/share-links.js";
 import type { SiteSpaceView } from "../use-cases/shared/site-spaces.js";
 import type { SiteView } from "../use-cases/shared/sites.js";
-import type { SiteStructureView } from "../use-cases/shared/structure.js";
+import type { ExternalLinkView, SiteStructureView, StructureItemView } from "../use-cases/shared/structure.js";
 
 export function siteToProto({ site, siteSpaces, defaultSiteSpaceId, defaultSiteSectionId, permissions }: SiteView): SiteMessage {
   return {
@@ -64,6 +66,7 @@ export function siteSpaceToProto({ siteSpace, space, isDefault, site, shareKey, 
     shareKey: shareKey ?? "",
     sectionId: siteSpace.sectionId ?? "",
     sectionPath,
+    draft: siteSpace.draft,
   };
 }
 
@@ -81,11 +84,40 @@ export function sectionToProto({ section, site, isDefault, siteSpaces, shareKey 
     site: siteAddress(site),
     shareKey,
     sectionGroupId: section.sectionGroupId ?? "",
+    draft: section.draft,
   };
 }
 
-export function sectionGroupToProto({ group, sections }: SectionGroupView): SiteSectionGroupMessage {
-  return { id: group.id, siteId: group.siteId, title: group.title, icon: group.icon ?? "", sections: sections.map(sectionToProto) };
+export function sectionGroupToProto({ group, sections, children }: SectionGroupView): SiteSectionGroupMessage {
+  return {
+    id: group.id,
+    siteId: group.siteId,
+    title: group.title,
+    icon: group.icon ?? "",
+    sections: sections.map(sectionToProto),
+    children: children.map(structureItemToProto),
+    parentGroupId: group.parentGroupId ?? "",
+    draft: group.draft,
+  };
+}
+
+export function externalLinkToProto({ link }: ExternalLinkView): SiteExternalLinkMessage {
+  return {
+    id: link.id,
+    siteId: link.siteId,
+    title: link.title,
+    description: link.description,
+    icon: link.icon ?? "",
+    url: link.url,
+    condition: link.condition,
+    sectionGroupId: link.sectionGroupId ?? "",
+    draft: link.draft,
+  };
+}
+
+export function structureItemToProto(item: StructureItemView): SiteStructureItem {
+  if (item.kind === "section") return { section: sectionToProto(item.section) };
+  return item.kind === "group" ? { group: sectionGroupToProto(item.group) } : { link: externalLinkToProto(item.link) };
 }
 
 export function shareLinkToProto({ shareLink, site }: ShareLinkView): ShareLinkMessage {
@@ -109,7 +141,7 @@ export function structureToProto(structure: SiteStructureView): SiteStructure {
     ? {
         type: structure.type,
         siteSpaces: [],
-        items: structure.items.map((item) => (item.kind === "section" ? { section: sectionToProto(item.section) } : { group: sectionGroupToProto(item.group) })),
+        items: structure.items.map(structureItemToProto),
       }
     : { type: structure.type, siteSpaces: structure.siteSpaces.map(siteSpaceToProto), items: [] };
 }

@@ -22,7 +22,12 @@ import { deleteSiteSpace } from "../use-cases/delete-site-space.js";
 import { getSite } from "../use-cases/get-site.js";
 import { getSiteAdaptiveSchema } from "../use-cases/get-site-adaptive-schema.js";
 import { getSitePublishingAuth } from "../use-cases/get-site-publishing-auth.js";
+import { addSiteExternalLink } from "../use-cases/add-site-external-link.js";
+import { deleteSiteExternalLink } from "../use-cases/delete-site-external-link.js";
+import { issueMemberVisitorToken } from "../use-cases/issue-member-visitor-token.js";
+import { verifyMemberVisitorToken } from "../use-cases/verify-member-visitor-token.js";
 import { deleteSiteSpaceCustomization } from "../use-cases/delete-site-space-customization.js";
+import { updateSiteExternalLink } from "../use-cases/update-site-external-link.js";
 import { getPublishedContentSite } from "../use-cases/get-published-content-site.js";
 import { getSiteCustomization } from "../use-cases/get-site-customization.js";
 import { getSiteSpaceCustomization } from "../use-cases/get-site-space-customization.js";
@@ -45,6 +50,7 @@ import { updateSitePublishingAuth } from "../use-cases/update-site-publishing-au
 import { updateSiteSpace } from "../use-cases/update-site-space.js";
 import {
   customizationToProto,
+  externalLinkToProto,
   publishingAuthToProto,
   sectionGroupToProto,
   sectionToProto,
@@ -148,7 +154,7 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     addSiteSection: async (request) => {
       const view = await addSiteSection(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, spaceId: request.spaceId, title: request.title, icon: request.icon },
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, spaceId: request.spaceId, title: request.title, icon: request.icon, draft: request.draft },
         deps,
       );
       return { section: sectionToProto(view) };
@@ -168,6 +174,7 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
           icon: request.icon,
           condition: request.condition,
           defaultSiteSpaceId: request.defaultSiteSpaceId,
+          draft: request.draft,
         },
         deps,
       );
@@ -203,7 +210,16 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     addSiteSectionGroup: async (request) => {
       const view = await addSiteSectionGroup(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, title: request.title, icon: request.icon, sectionIds: request.sectionIds },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          title: request.title,
+          icon: request.icon,
+          sectionIds: request.sectionIds,
+          parentGroupId: request.parentGroupId,
+          draft: request.draft,
+        },
         deps,
       );
       return { group: sectionGroupToProto(view) };
@@ -212,7 +228,16 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     updateSiteSectionGroup: async (request) => {
       const view = await updateSiteSectionGroup(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, groupId: request.sectionGroupId, title: request.title, icon: request.icon },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          groupId: request.sectionGroupId,
+          title: request.title,
+          icon: request.icon,
+          draft: request.draft,
+          parentGroupId: request.parentGroupId,
+        },
         deps,
       );
       return { group: sectionGroupToProto(view) };
@@ -274,7 +299,7 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     addSiteSpace: async (request) => {
       const view = await addSiteSpace(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, spaceId: request.spaceId, sectionId: request.sectionId },
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, spaceId: request.spaceId, sectionId: request.sectionId, draft: request.draft },
         deps,
       );
       return { siteSpace: siteSpaceToProto(view) };
@@ -291,6 +316,7 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
           path: request.path,
           condition: request.condition,
           spaceId: request.spaceId,
+          draft: request.draft,
         },
         deps,
       );
@@ -328,10 +354,13 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     getPublishedContentSite: async (request) => {
       const view = await getPublishedContentSite(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey },
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey, knownVersion: request.knownVersion },
         deps,
       );
+      if ("notModified" in view) return { version: view.version, notModified: true, siteSpaceCustomizations: {} };
       return {
+        version: view.version,
+        notModified: false,
         site: siteToProto(view.site),
         structure: structureToProto(view.structure),
         customization: customizationToProto(view.customization),
@@ -387,7 +416,65 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
         deps,
       );
       if (moved.type === "site-section-group") return { siteSectionGroup: sectionGroupToProto(moved.group) };
+      if (moved.type === "site-external-link") return { siteExternalLink: externalLinkToProto(moved.link) };
       return moved.type === "site-section" ? { siteSection: sectionToProto(moved.section) } : { siteSpace: siteSpaceToProto(moved.siteSpace) };
+    },
+
+    addSiteExternalLink: async (request) => {
+      const view = await addSiteExternalLink(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          title: request.title,
+          url: request.url,
+          description: request.description,
+          icon: request.icon,
+          condition: request.condition,
+          sectionGroupId: request.sectionGroupId,
+          draft: request.draft,
+        },
+        deps,
+      );
+      return { link: externalLinkToProto(view) };
+    },
+
+    updateSiteExternalLink: async (request) => {
+      const view = await updateSiteExternalLink(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          linkId: request.linkId,
+          title: request.title,
+          url: request.url,
+          description: request.description,
+          icon: request.icon,
+          condition: request.condition,
+          sectionGroupId: request.sectionGroupId,
+          draft: request.draft,
+        },
+        deps,
+      );
+      return { link: externalLinkToProto(view) };
+    },
+
+    issueMemberVisitorToken: async (request) => ({
+      token: await issueMemberVisitorToken(em(), { caller: request.caller, organizationId: request.organizationId }, deps),
+    }),
+
+    verifyMemberVisitorToken: async (request) => {
+      const claims = await verifyMemberVisitorToken(em(), { organizationId: request.organizationId, token: request.token }, deps);
+      return claims
+        ? { valid: true, userId: claims.userId, email: claims.email, role: claims.role, teams: claims.teams, expiresAt: claims.expiresAt }
+        : { valid: false, userId: "", email: "", role: "", teams: [] };
+    },
+
+    deleteSiteExternalLink: async (request) => {
+      const { removed } = await deleteSiteExternalLink(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, linkId: request.linkId }, deps);
+      return { removed };
     },
 
     getSitePublishingAuth: async (request) => {

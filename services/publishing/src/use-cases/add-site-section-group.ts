@@ -6,9 +6,9 @@ import { SiteSectionGroup, validateGroupTitle } from "../domain/site-section-gro
 import { recordPublishingEvent, siteSectionGroupCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
-import { sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
+import { parentGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { findSite } from "./shared/sites.js";
-import { nextTopLevelPosition, renumber, topLevelItems } from "./shared/top-level.js";
+import { checkGroupPlacement, nextLevelPosition, placeInLevel } from "./shared/top-level.js";
 
 export interface AddSiteSectionGroupInput {
   caller: CallerInput | undefined;
@@ -19,11 +19,16 @@ export interface AddSiteSectionGroupInput {
   icon: string;
   /** Sections of the site to put in it, in order (taken out of the top level or another group). */
   sectionIds: string[];
+  /** The group to nest it in; "" for the top level. */
+  parentGroupId?: string;
+  /** Created as a draft (not live). */
+  draft?: boolean;
 }
 
 /**
- * Adds a section group at the end of the site's top level, holding the given sections in the given
- * order (organization admins only). Records `site_section_group.created`.
+ * Adds a section group at the end of the site's top level or of a parent group (at most
+ * GROUP_DEPTH_MAX deep), holding the given sections in the given order (organization admins only).
+ * Records `site_section_group.created`.
  */
 export async function addSiteSectionGroup(em: EntityManager, input: AddSiteSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView> {
   const title = validateGroupTitle(input.title);
@@ -38,19 +43,21 @@ export async function addSiteSectionGroup(em: EntityManager, input: AddSiteSecti
       if (!section) throw AppError.invalidArgument(`sections[${index}]: no section ${id} in this site`);
       sections.push(section);
     }
+    const parent = (await parentGroup(tx, found, input.parentGroupId ?? "", "parent"))?.id ?? null;
+    await checkGroupPlacement(tx, found.id, null, parent, "parent");
     const created = tx.create(SiteSectionGroup, {
       id: randomUUID(),
       siteId: found.id,
       organizationId: found.organizationId,
       title,
       icon,
-      position: await nextTopLevelPosition(tx, found.id),
+      position: await nextLevelPosition(tx, found.id, parent),
+      parentGroupId: parent,
+      draft: input.draft ?? false,
       createdAt: deps.clock(),
     });
-    for (const section of sections) section.sectionGroupId = created.id;
-    renumber(sections);
     await tx.flush();
-    renumber((await topLevelItems(tx, found.id)).map((item) => item.entity));
+    for (const section of sections) await placeInLevel(tx, found.id, { kind: "section", entity: section }, created.id);
     recordPublishingEvent(tx, deps, siteSectionGroupCreated, {
       organizationId: found.organizationId,
       actor: access.caller,

@@ -21,9 +21,11 @@ export interface AddSiteSectionInput {
   title: string;
   /** "" for none. */
   icon: string;
+  /** Created as a draft (not live). */
+  draft?: boolean;
 }
 
-async function newSection(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, actor: CallerInput, site: Site, title: string, icon: string | null): Promise<SiteSection> {
+async function newSection(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, actor: CallerInput, site: Site, title: string, icon: string | null, draft = false): Promise<SiteSection> {
   const position = await nextTopLevelPosition(tx, site.id);
   const section = tx.create(SiteSection, {
     id: randomUUID(),
@@ -37,6 +39,7 @@ async function newSection(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, a
     position,
     sectionGroupId: null,
     defaultSiteSpaceId: null,
+    draft,
     createdAt: deps.clock(),
   });
   if (!site.defaultSectionId) site.defaultSectionId = section.id;
@@ -71,7 +74,7 @@ export async function addSiteSection(em: EntityManager, input: AddSiteSectionInp
       first.defaultSiteSpaceId = found.defaultSiteSpaceId;
       found.defaultSiteSpaceId = null;
     }
-    const created = await newSection(tx, deps, access.caller, found, title ?? sectionTitleFrom(space.title), icon);
+    const created = await newSection(tx, deps, access.caller, found, title ?? sectionTitleFrom(space.title), icon, input.draft ?? false);
     await appendSiteSpace(tx, deps, access.caller, found, space, created);
     return { site: found, section: created };
   });

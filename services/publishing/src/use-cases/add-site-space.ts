@@ -12,6 +12,8 @@ export interface AddSiteSpaceInput {
   spaceId: string;
   /** The section to add it to; "" for the default section, or the root of a site without sections. */
   sectionId: string;
+  /** Created as a draft (not live). */
+  draft?: boolean;
 }
 
 /**
@@ -25,7 +27,9 @@ export async function addSiteSpace(em: EntityManager, input: AddSiteSpaceInput, 
   const { site, siteSpace } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const section = input.sectionId !== "" ? await findSection(tx, found, input.sectionId, "sectionId") : await defaultSection(tx, found);
-    return { site: found, siteSpace: await appendSiteSpace(tx, deps, access.caller, found, space, section) };
+    const created = await appendSiteSpace(tx, deps, access.caller, found, space, section);
+    created.draft = input.draft ?? false;
+    return { site: found, siteSpace: created };
   });
   const [view] = await siteSpaceViews(em, deps, access, site, [siteSpace]);
   if (!view) throw AppError.notFound("Site space");

@@ -1,13 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { SiteSection } from "../domain/site-section.js";
 import type { SiteSectionGroup } from "../domain/site-section-group.js";
 import { recordPublishingEvent, siteSectionGroupDeleted } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSectionGroup } from "./shared/section-groups.js";
 import { findSite } from "./shared/sites.js";
-import { renumber, topLevelItems } from "./shared/top-level.js";
+import { levelItems, renumber, setParent } from "./shared/top-level.js";
 
 export interface DeleteSiteSectionGroupInput {
   caller: CallerInput | undefined;
@@ -17,8 +16,8 @@ export interface DeleteSiteSectionGroupInput {
 }
 
 /**
- * Removes a section group (organization admins only); its sections stay, back at the top level
- * where the group was, in their order. Done when it no longer exists. Records
+ * Removes a section group (organization admins only); its children (sections, groups, links) stay,
+ * where the group was in its level, in their order. Done when it no longer exists. Records
  * `site_section_group.deleted`.
  */
 export async function deleteSiteSectionGroup(em: EntityManager, input: DeleteSiteSectionGroupInput, deps: UseCaseDeps): Promise<void> {
@@ -32,12 +31,14 @@ export async function deleteSiteSectionGroup(em: EntityManager, input: DeleteSit
       if (error instanceof AppError && error.code === "not_found") return;
       throw error;
     }
-    const members = await tx.find(SiteSection, { siteId: site.id, sectionGroupId: group.id }, { orderBy: { position: "asc", id: "asc" } });
-    const top = (await topLevelItems(tx, site.id)).map((item) => item.entity);
-    const at = top.findIndex((item) => item.id === group.id);
-    top.splice(at, 1, ...members);
-    for (const member of members) member.sectionGroupId = null;
-    renumber(top);
+    // Its children (sections, groups, links) take its place in its level, in their order.
+    const parent = group.parentGroupId ?? null;
+    const children = await levelItems(tx, site.id, group.id);
+    const level = await levelItems(tx, site.id, parent);
+    const at = level.findIndex((item) => item.entity.id === group.id);
+    level.splice(at, 1, ...children);
+    for (const child of children) setParent(child, parent);
+    renumber(level.map((item) => item.entity));
     tx.remove(group);
     recordPublishingEvent(tx, deps, siteSectionGroupDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, sectionGroupId: group.id } });
   });

@@ -20,5 +20,5 @@ export async function getSiteStructure(em: EntityManager, input: GetSiteStructur
   const access = await requireOrganization(deps, input.caller, input.organizationId, "view");
   const site = await findSite(em, access, input.siteId);
   const shareKey = await requireActiveShareKey(em, site, input.shareKey);
-  return siteStructure(em, deps, access, site, shareKey);
+  return siteStructure(em, deps, access, site, { shareKey });
 }

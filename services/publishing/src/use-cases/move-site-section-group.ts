@@ -5,23 +5,23 @@ import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { findSite } from "./shared/sites.js";
-import { renumber, topLevelItems } from "./shared/top-level.js";
+import { placeInLevel } from "./shared/top-level.js";
 
 export interface MoveSiteSectionGroupInput {
   caller: CallerInput | undefined;
   organizationId: string;
   siteId: string;
   groupId: string;
-  /** "" unless placing it before this top-level item (a section outside groups, or a group). */
+  /** "" unless placing it before this sibling (a section, group or external link of its level). */
   before: string;
-  /** "" unless placing it after this top-level item. */
+  /** "" unless placing it after this sibling. */
   after: string;
   fields?: { before: string; after: string };
 }
 
 /**
- * Moves a section group before or after another top-level item (a section outside groups, or a
- * group), or to the end (organization admins only). Records `site_section_group.moved`.
+ * Moves a section group before or after a sibling (a section, group or external link of its level),
+ * or to the end of its level (organization admins only). Records `site_section_group.moved`.
  */
 export async function moveSiteSectionGroup(em: EntityManager, input: MoveSiteSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView> {
   if (input.before && input.after) throw AppError.invalidArgument("position: give either before or after, not both");
@@ -33,15 +33,7 @@ export async function moveSiteSectionGroup(em: EntityManager, input: MoveSiteSec
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSectionGroup(tx, found, input.groupId);
-    const siblings: { id: string; position: number }[] = (await topLevelItems(tx, found.id)).map((item) => item.entity).filter((item) => item.id !== target.id);
-    let index = siblings.length;
-    if (reference) {
-      const at = siblings.findIndex((item) => item.id === reference);
-      if (at < 0) throw AppError.invalidArgument(`${field}: no section or group ${reference} at the top level of this site`);
-      index = input.before ? at : at + 1;
-    }
-    siblings.splice(index, 0, target);
-    renumber(siblings);
+    const index = await placeInLevel(tx, found.id, { kind: "group", entity: target }, target.parentGroupId ?? null, { before: input.before, after: input.after, fields });
     recordPublishingEvent(tx, deps, siteSectionGroupMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionGroupId: target.id, index } });
     return { site: found, group: target };
   });

@@ -1,12 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { SiteSection } from "../domain/site-section.js";
 import { recordPublishingEvent, siteSectionMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSection, sectionViews, type SectionView } from "./shared/sections.js";
 import { findSite } from "./shared/sites.js";
-import { renumber, topLevelItems } from "./shared/top-level.js";
+import { placeInLevel } from "./shared/top-level.js";
 
 export interface MoveSiteSectionInput {
   caller: CallerInput | undefined;
@@ -22,8 +21,8 @@ export interface MoveSiteSectionInput {
 }
 
 /**
- * Moves a section before or after a sibling (in its group, or at the top level where groups are
- * its siblings too), or to the end when neither is given
+ * Moves a section before or after a sibling (a section, group or external link of its level: its
+ * group, or the top level), or to the end of its level when neither is given
  * (organization admins only). Positions are renumbered 0, 1, 2, … Records `site_section.moved`.
  */
 export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionInput, deps: UseCaseDeps): Promise<SectionView> {
@@ -36,20 +35,8 @@ export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionI
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSection(tx, found, input.sectionId);
-    // Its siblings: its group's sections, or the top level (groups and sections outside groups).
-    const siblings: { id: string; position: number }[] = (
-      target.sectionGroupId
-        ? await tx.find(SiteSection, { siteId: found.id, sectionGroupId: target.sectionGroupId }, { orderBy: { position: "asc", id: "asc" } })
-        : (await topLevelItems(tx, found.id)).map((item) => item.entity)
-    ).filter((s) => s.id !== target.id);
-    let index = siblings.length;
-    if (reference) {
-      const at = siblings.findIndex((s) => s.id === reference);
-      if (at < 0) throw AppError.invalidArgument(`${field}: no section ${reference} next to this one`);
-      index = input.before ? at : at + 1;
-    }
-    siblings.splice(index, 0, target);
-    renumber(siblings);
+    // Its siblings: the other items of its level (its group's children, or the top level).
+    const index = await placeInLevel(tx, found.id, { kind: "section", entity: target }, target.sectionGroupId ?? null, { before: input.before, after: input.after, fields });
     recordPublishingEvent(tx, deps, siteSectionMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionId: target.id, index } });
     return { site: found, moved: target };
   });

@@ -7,7 +7,7 @@ import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { findSiteSection } from "./shared/sections.js";
 import { findSite } from "./shared/sites.js";
-import { nextTopLevelPosition, renumber, topLevelItems } from "./shared/top-level.js";
+import { placeInLevel } from "./shared/top-level.js";
 
 export interface SetSectionGroupInput {
   caller: CallerInput | undefined;
@@ -39,18 +39,7 @@ export async function setSectionGroup(em: EntityManager, input: SetSectionGroupI
     }
     const inGroup = section.sectionGroupId === target.id;
     if (input.member === inGroup) return { site: found, group: target };
-    const from = section.sectionGroupId ?? null;
-    if (input.member) {
-      const members = await tx.find(SiteSection, { siteId: found.id, sectionGroupId: target.id });
-      section.position = members.reduce((max, member) => Math.max(max, member.position + 1), 0);
-      section.sectionGroupId = target.id;
-    } else {
-      section.position = await nextTopLevelPosition(tx, found.id);
-      section.sectionGroupId = null;
-    }
-    await tx.flush();
-    renumber((await topLevelItems(tx, found.id)).map((item) => item.entity));
-    if (from && from !== target.id) renumber(await tx.find(SiteSection, { siteId: found.id, sectionGroupId: from }, { orderBy: { position: "asc", id: "asc" } }));
+    await placeInLevel(tx, found.id, { kind: "section", entity: section }, input.member ? target.id : null);
     recordPublishingEvent(tx, deps, siteSectionGroupUpdated, {
       organizationId: found.organizationId,
       actor: access.caller,

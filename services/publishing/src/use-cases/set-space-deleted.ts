@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SiteSpace } from "../domain/site-space.js";
+import { touchSitesOfSpaces } from "./shared/sites.js";
 
 /**
  * Content deleted (`space.deleted`) or restored (`space.restored`) a space: its site-spaces, in
@@ -8,4 +9,5 @@ import { SiteSpace } from "../domain/site-space.js";
  */
 export async function setSpaceDeleted(em: EntityManager, input: { spaceId: string; deleted: boolean }): Promise<void> {
   await em.nativeUpdate(SiteSpace, { spaceId: input.spaceId, spaceDeleted: !input.deleted }, { spaceDeleted: input.deleted });
+  await touchSitesOfSpaces(em, [input.spaceId]);
 }

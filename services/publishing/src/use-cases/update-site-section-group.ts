@@ -4,7 +4,8 @@ import { validateGroupTitle } from "../domain/site-section-group.js";
 import { recordPublishingEvent, siteSectionGroupUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
+import { findSectionGroup, parentGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
+import { checkGroupPlacement, placeInLevel } from "./shared/top-level.js";
 import { findSite } from "./shared/sites.js";
 
 export interface UpdateSiteSectionGroupInput {
@@ -15,9 +16,17 @@ export interface UpdateSiteSectionGroupInput {
   title: string | undefined;
   /** "" removes it. */
   icon: string | undefined;
+  /** Draft (true) or live (false). */
+  draft?: boolean | undefined;
+  /** The group to move it into, at its end; "" moves it to the top level. */
+  parentGroupId?: string | undefined;
 }
 
-/** Renames a section group or changes its icon (organization admins only). Records `site_section_group.updated`. */
+/**
+ * Renames a section group, changes its icon or draft state, or moves it into another group (at its
+ * end; never into itself or a group it contains, nor deeper than groups nest) or to the top level.
+ * Organization admins only. Records `site_section_group.updated`.
+ */
 export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSiteSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView> {
   const title = input.title === undefined ? undefined : validateGroupTitle(input.title);
   const icon = input.icon === undefined ? undefined : validateIcon(input.icon);
@@ -33,6 +42,18 @@ export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSit
     if (icon !== undefined && icon !== (target.icon ?? null)) {
       changes.icon = { from: target.icon ?? null, to: icon };
       target.icon = icon;
+    }
+    if (input.draft !== undefined && input.draft !== target.draft) {
+      changes.draft = { from: target.draft, to: input.draft };
+      target.draft = input.draft;
+    }
+    if (input.parentGroupId !== undefined) {
+      const parent = (await parentGroup(tx, found, input.parentGroupId, "parentSectionGroupId"))?.id ?? null;
+      if (parent !== (target.parentGroupId ?? null)) {
+        await checkGroupPlacement(tx, found.id, target.id, parent, "parentSectionGroupId");
+        changes.parentSectionGroupId = { from: target.parentGroupId ?? null, to: parent };
+        await placeInLevel(tx, found.id, { kind: "group", entity: target }, parent);
+      }
     }
     if (Object.keys(changes).length > 0) {
       recordPublishingEvent(tx, deps, siteSectionGroupUpdated, {

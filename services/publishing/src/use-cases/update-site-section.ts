@@ -21,12 +21,14 @@ export interface UpdateSiteSectionInput {
   icon: string | undefined;
   /** "" removes it. */
   condition: string | undefined;
+  /** Draft (true) or live (false). */
+  draft?: boolean | undefined;
   defaultSiteSpaceId: string | undefined;
 }
 
 /**
- * Changes a section's title, path (unique among the site's sections), description, icon, condition
- * or default site-space (one of its own, visible). Organization admins only. Records
+ * Changes a section's title, path (unique among the site's sections), description, icon, condition,
+ * draft state or default site-space (one of its own, visible). Organization admins only. Records
  * `site_section.updated` with what changed.
  */
 export async function updateSiteSection(em: EntityManager, input: UpdateSiteSectionInput, deps: UseCaseDeps): Promise<SectionView> {
@@ -49,6 +51,10 @@ export async function updateSiteSection(em: EntityManager, input: UpdateSiteSect
       if (value === self[key]) continue;
       changes[key] = { from: self[key] === "" ? null : (self[key] ?? null), to: value === "" ? null : value };
       self[key] = value;
+    }
+    if (input.draft !== undefined && input.draft !== target.draft) {
+      changes.draft = { from: target.draft, to: input.draft };
+      target.draft = input.draft;
     }
     if (input.defaultSiteSpaceId !== undefined && input.defaultSiteSpaceId !== target.defaultSiteSpaceId) {
       const siteSpace = isId(input.defaultSiteSpaceId) ? await tx.findOne(SiteSpace, { id: input.defaultSiteSpaceId, sectionId: target.id, spaceDeleted: false }) : null;

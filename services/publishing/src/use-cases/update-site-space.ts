@@ -17,6 +17,8 @@ export interface UpdateSiteSpaceInput {
   /** "" removes the condition. */
   condition: string | undefined;
   spaceId: string | undefined;
+  /** Draft (true) or live (false). */
+  draft?: boolean | undefined;
 }
 
 /**
@@ -41,6 +43,10 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
     if (condition !== undefined && condition !== target.condition) {
       changes.condition = { from: target.condition || null, to: condition || null };
       target.condition = condition;
+    }
+    if (input.draft !== undefined && input.draft !== target.draft) {
+      changes.draft = { from: target.draft, to: input.draft };
+      target.draft = input.draft;
     }
     if (newSpace && newSpace.id !== target.spaceId) {
       changes.spaceId = { from: target.spaceId, to: newSpace.id };

@@ -24,7 +24,15 @@ export async function startPublishingHarness(): Promise<PublishingHarness> {
   const services = await startServices([
     { name: "identity", config: loadIdentityConfig, start: startIdentityService },
     { name: "content", config: loadContentConfig, start: startContentService, clock: contentClock.now },
-    { name: "publishing", config: loadPublishingConfig, start: startPublishingService, clock: new TestClock({ distinct: true }).now, logger: testLogger("publishing", { stderr: true }) },
+    {
+      name: "publishing",
+      config: loadPublishingConfig,
+      start: startPublishingService,
+      clock: new TestClock({ distinct: true }).now,
+      logger: testLogger("publishing", { stderr: true }),
+      // Roles are kept until identity's member events drop them: what the tests see follows the events.
+      env: { MEMBERSHIP_CACHE_TTL_MS: String(10 * 60 * 1000) },
+    },
   ]);
   const sites = testClient(SiteServiceService, services.address("publishing"));
   return {

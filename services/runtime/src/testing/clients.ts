@@ -7,12 +7,13 @@ import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import type { PromiseClient } from "../grpc/client.js";
 import { testClient } from "./support.js";
 
 /**
  * Clients of the services' gRPC APIs that test set-up and the factories use, each opened on first
- * use against the service of that name ("identity", "content", "collaboration").
+ * use against the service of that name ("identity", "content", "collaboration", "publishing").
  */
 export interface ServiceClients {
   readonly identity: PromiseClient<typeof IdentityServiceService>;
@@ -23,6 +24,7 @@ export interface ServiceClients {
   readonly branches: PromiseClient<typeof BranchServiceService>;
   readonly changeRequests: PromiseClient<typeof ChangeRequestServiceService>;
   readonly comments: PromiseClient<typeof CommentServiceService>;
+  readonly sites: PromiseClient<typeof SiteServiceService>;
 }
 
 export interface ClosableServiceClients extends ServiceClients {
@@ -52,6 +54,7 @@ export function serviceClients(address: (service: string) => string): ClosableSe
   const branches = lazy("content", BranchServiceService);
   const changeRequests = lazy("collaboration", ChangeRequestServiceService);
   const comments = lazy("collaboration", CommentServiceService);
+  const sites = lazy("publishing", SiteServiceService);
   return {
     get identity() {
       return identity();
@@ -76,6 +79,9 @@ export function serviceClients(address: (service: string) => string): ClosableSe
     },
     get comments() {
       return comments();
+    },
+    get sites() {
+      return sites();
     },
     close: () => {
       for (const client of opened.splice(0)) client.close();

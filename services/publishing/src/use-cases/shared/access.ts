@@ -9,6 +9,8 @@ export interface OrganizationAccess {
   caller: CallerInput;
   organizationId: string;
   admin: boolean;
+  /** The caller's role (what content shows them depends on it). */
+  role: MemberRole;
 }
 
 export type OrganizationRight = "view" | "admin";
@@ -19,26 +21,20 @@ export type OrganizationRight = "view" | "admin";
  * to change one: permission_denied.
  */
 export async function requireOrganization(
-  deps: Pick<UseCaseDeps, "identity">,
+  deps: Pick<UseCaseDeps, "memberships">,
   callerInput: CallerInput | undefined,
   organizationId: string,
   need: OrganizationRight,
 ): Promise<OrganizationAccess> {
   const caller = requireCaller(callerInput);
   if (!isId(organizationId) || !isId(caller.userId)) throw AppError.notFound("Organization");
-  let role: MemberRole;
-  try {
-    const membership = await deps.identity.getMembership({ organizationId, userId: caller.userId });
-    if (membership.disabled) throw AppError.notFound("Organization");
-    role = membership.role;
-  } catch (error) {
-    if (error instanceof AppError && error.code === "not_found") throw AppError.notFound("Organization");
-    throw error;
-  }
+  const membership = await deps.memberships.get(organizationId, caller.userId);
+  if (!membership) throw AppError.notFound("Organization");
+  const role = membership.role;
   if (role === MemberRole.MEMBER_ROLE_GUEST || role === MemberRole.MEMBER_ROLE_UNSPECIFIED) throw AppError.notFound("Organization");
   const admin = role === MemberRole.MEMBER_ROLE_ADMIN;
   if (need === "admin" && !admin) throw AppError.permissionDenied("Only organization admins can change sites");
-  return { caller, organizationId, admin };
+  return { caller, organizationId, admin, role };
 }
 
 /** The proto caller for calls to other services. */

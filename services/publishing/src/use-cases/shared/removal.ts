@@ -14,6 +14,7 @@ export async function removeSiteSpaces(em: EntityManager, deps: Pick<UseCaseDeps
   if (siteSpaces.length === 0) return;
   const removed = new Set(siteSpaces.map((siteSpace) => siteSpace.id));
   const sites = await em.find(Site, { id: { $in: [...new Set(siteSpaces.map((siteSpace) => siteSpace.siteId))] } });
+  for (const site of sites) site.version += 1;
   for (const siteSpace of siteSpaces) {
     em.remove(siteSpace);
     recordPublishingEvent(em, deps, siteSpaceDeleted, {

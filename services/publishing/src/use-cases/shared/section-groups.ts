@@ -1,17 +1,12 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
-import { SiteSection } from "../../domain/site-section.js";
 import { SiteSectionGroup } from "../../domain/site-section-group.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { isId, type OrganizationAccess } from "./access.js";
-import { sectionViews, type SectionView } from "./sections.js";
+import { siteStructureTree, type SectionGroupView } from "./structure.js";
 
-export interface SectionGroupView {
-  group: SiteSectionGroup;
-  /** Its sections in order, each with its visible site-spaces. */
-  sections: SectionView[];
-}
+export type { SectionGroupView } from "./structure.js";
 
 /** A section group of the site; another site's (or none) is "Site section group not found". */
 export async function findSectionGroup(em: EntityManager, site: Site, groupId: string, options: { lock?: boolean } = {}): Promise<SiteSectionGroup> {
@@ -22,7 +17,7 @@ export async function findSectionGroup(em: EntityManager, site: Site, groupId: s
   return found;
 }
 
-/** Groups with their sections (in order) as the caller sees them. */
+/** Groups (in the order given) with their children as the caller sees them. */
 export async function sectionGroupViews(
   em: EntityManager,
   deps: Pick<UseCaseDeps, "spaces">,
@@ -31,8 +26,15 @@ export async function sectionGroupViews(
   groups: SiteSectionGroup[],
   shareKey = "",
 ): Promise<SectionGroupView[]> {
-  const ids = groups.map((group) => group.id);
-  const sections = ids.length > 0 ? await em.find(SiteSection, { siteId: site.id, sectionGroupId: { $in: ids } }, { orderBy: { position: "asc", id: "asc" } }) : [];
-  const views = await sectionViews(em, deps, access, site, sections, shareKey);
-  return groups.map((group) => ({ group, sections: views.filter((view) => view.section.sectionGroupId === group.id) }));
+  if (groups.length === 0) return [];
+  const tree = await siteStructureTree(em, deps, access, site, { shareKey });
+  return groups.map((group) => tree.groups.get(group.id)!);
+}
+
+/** The group named in a body (`field`) to put something in: "" is the top level (null); another site's or none is refused. */
+export async function parentGroup(em: EntityManager, site: Site, groupId: string, field: string): Promise<SiteSectionGroup | null> {
+  if (groupId === "") return null;
+  const found = isId(groupId) ? await em.findOne(SiteSectionGroup, { id: groupId, siteId: site.id }) : null;
+  if (!found) throw AppError.invalidArgument(`${field}: no section group ${groupId} in this site`);
+  return found;
 }

@@ -32,7 +32,7 @@ export function effectiveDefaultSectionId(site: Site, sections: SiteSection[]): 
   return sections[0]?.id ?? null;
 }
 
-/** Sections (in the order given) with their visible site-spaces as the caller sees them. */
+/** Sections (in the order given) with their visible site-spaces as the caller sees them (live ones only with `liveOnly`). */
 export async function sectionViews(
   em: EntityManager,
   deps: Pick<UseCaseDeps, "spaces">,
@@ -40,11 +40,13 @@ export async function sectionViews(
   site: Site,
   sections: SiteSection[],
   shareKey = "",
+  options: { liveOnly?: boolean } = {},
 ): Promise<SectionView[]> {
   const all = await em.find(SiteSection, { siteId: site.id }, { orderBy: { position: "asc", id: "asc" } });
   const defaultId = effectiveDefaultSectionId(site, all);
   const ids = sections.map((section) => section.id);
-  const siteSpaces = ids.length > 0 ? await em.find(SiteSpace, { siteId: site.id, sectionId: { $in: ids }, spaceDeleted: false }, { orderBy: { position: "asc", id: "asc" } }) : [];
+  const where = { siteId: site.id, sectionId: { $in: ids }, spaceDeleted: false, ...(options.liveOnly ? { draft: false } : {}) };
+  const siteSpaces = ids.length > 0 ? await em.find(SiteSpace, where, { orderBy: { position: "asc", id: "asc" } }) : [];
   const views = await siteSpaceViews(em, deps, access, site, siteSpaces);
   return sections.map((section) => ({
     section,

@@ -35,13 +35,24 @@ export function sitePermissions(access: OrganizationAccess): SitePermissions {
   return { view: true, access: true, edit: admin, create: admin, admin, installIntegration: admin, viewAdaptiveSchema: true, editAdaptiveSchema: admin };
 }
 
-/** A site of the organization; another organization's (or none) is "Site not found". */
+/**
+ * A site of the organization; another organization's (or none) is "Site not found". Locking it is
+ * how every change to a site or its structure starts, so a locked site's version moves (a change
+ * that ends up changing nothing only costs its readers one fresh read).
+ */
 export async function findSite(em: EntityManager, access: OrganizationAccess, siteId: string, options: { lock?: boolean } = {}): Promise<Site> {
   const site = isId(siteId)
     ? await em.findOne(Site, { id: siteId, organizationId: access.organizationId }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     : null;
   if (!site) throw AppError.notFound("Site");
+  if (options.lock) site.version += 1;
   return site;
+}
+
+/** Moves the version of every site publishing one of these spaces (content changed what they show). */
+export async function touchSitesOfSpaces(em: EntityManager, spaceIds: string[]): Promise<void> {
+  if (spaceIds.length === 0) return;
+  await em.execute(`update sites set version = version + 1 where id in (select site_id from site_spaces where space_id = any(?::uuid[]))`, [uuidArray(spaceIds)]);
 }
 
 /**

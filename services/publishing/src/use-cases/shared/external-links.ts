@@ -1,0 +1,25 @@
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { Site } from "../../domain/site.js";
+import { SiteExternalLink } from "../../domain/site-external-link.js";
+import { SiteSection } from "../../domain/site-section.js";
+import { isId } from "./access.js";
+import type { ExternalLinkView } from "./structure.js";
+
+export type { ExternalLinkView } from "./structure.js";
+
+/** An external link of the site; another site's (or none) is "Site external link not found". */
+export async function findExternalLink(em: EntityManager, site: Site, linkId: string, options: { lock?: boolean } = {}): Promise<SiteExternalLink> {
+  const found = isId(linkId) ? await em.findOne(SiteExternalLink, { id: linkId, siteId: site.id }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
+  if (!found) throw AppError.notFound("Site external link");
+  return found;
+}
+
+/** External links live among sections: a site without sections has a flat list of site-spaces and none. */
+export async function requireSections(em: EntityManager, site: Site): Promise<void> {
+  if ((await em.count(SiteSection, { siteId: site.id })) === 0) throw AppError.invalidArgument("site: external links need a site with sections (add a section first)");
+}
+
+export function externalLinkView(link: SiteExternalLink, site: Site): ExternalLinkView {
+  return { link, site };
+}

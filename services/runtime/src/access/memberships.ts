@@ -1,0 +1,126 @@
+import { performance } from "node:perf_hooks";
+import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
+import { MemberAdded, MemberRemoved, MemberRoleChanged, MemberSsoEnabled } from "@imprint/proto/identity/v1/events";
+import { AppError } from "../errors.js";
+import { defineEvent } from "../events/definitions.js";
+import { handleEvents } from "../events/handle-events.js";
+import type { ConsumerSpec } from "../service.js";
+import type { PromiseClient } from "../grpc/client.js";
+
+export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
+
+/** A caller's standing in an organization as identity answers it: an enabled member's role (guests included). */
+export interface OrganizationRole {
+  role: MemberRole;
+}
+
+interface Entry {
+  membership: OrganizationRole | null;
+  expiresAt: number;
+}
+
+/** Entries kept at most; the oldest go first (a Map iterates in insertion order). */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Organization roles from identity's GetMembership, cached per (organization, user) for `ttlMs`,
+ * for every service that authorizes by role. Identity's member events drop the entry at once
+ * (see {@link membershipEventsConsumer}), so a removed member loses access as soon as the event
+ * arrives, and within the TTL at worst (in a service running several replicas, the one that did
+ * not get the event). Concurrent lookups of one key share a single call.
+ */
+export class MembershipCache {
+  private readonly entries = new Map<string, Entry>();
+  /** Lookups under way; an invalidation removes the key, so an answer in flight meanwhile is not kept. */
+  private readonly inflight = new Map<string, Promise<OrganizationRole | null>>();
+
+  constructor(
+    private readonly identity: IdentityClient,
+    private readonly ttlMs: number,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  private static key(organizationId: string, userId: string): string {
+    return `${organizationId}/${userId}`;
+  }
+
+  /** The user's role in the organization; null when not a member or disabled. */
+  async get(organizationId: string, userId: string): Promise<OrganizationRole | null> {
+    const key = MembershipCache.key(organizationId, userId);
+    const cached = this.entries.get(key);
+    if (cached && cached.expiresAt > this.now()) return cached.membership;
+    const pending = this.inflight.get(key);
+    if (pending) return pending;
+
+    const lookup: Promise<OrganizationRole | null> = this.fetch(organizationId, userId).then(
+      (membership) => {
+        if (this.inflight.get(key) === lookup) {
+          this.inflight.delete(key);
+          if (this.ttlMs > 0) this.store(key, membership);
+        }
+        return membership;
+      },
+      (error: unknown) => {
+        if (this.inflight.get(key) === lookup) this.inflight.delete(key);
+        throw error;
+      },
+    );
+    this.inflight.set(key, lookup);
+    return lookup;
+  }
+
+  private store(key: string, membership: OrganizationRole | null): void {
+    this.entries.delete(key);
+    this.entries.set(key, { membership, expiresAt: this.now() + this.ttlMs });
+    while (this.entries.size > MAX_ENTRIES) {
+      const oldest = this.entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.entries.delete(oldest);
+    }
+  }
+
+  private async fetch(organizationId: string, userId: string): Promise<OrganizationRole | null> {
+    try {
+      const answer = await this.identity.getMembership({ organizationId, userId });
+      if (answer.disabled) return null;
+      if (answer.role === MemberRole.MEMBER_ROLE_UNSPECIFIED || answer.role === MemberRole.UNRECOGNIZED) {
+        throw new AppError("internal", `identity answered an unknown role ${String(answer.role)}`);
+      }
+      return { role: answer.role };
+    } catch (error) {
+      if (error instanceof AppError && error.code === "not_found") return null;
+      throw error;
+    }
+  }
+
+  /** Forgets what is known about the user in the organization (the next check asks identity). */
+  invalidate(organizationId: string, userId: string): void {
+    const key = MembershipCache.key(organizationId, userId);
+    this.entries.delete(key);
+    this.inflight.delete(key);
+  }
+}
+
+/** Identity's events about a member of an organization, as membership caches read them. */
+export const consumedMemberEvents = [
+  defineEvent({ context: "identity", aggregate: "member", event: "added", message: MemberAdded }),
+  defineEvent({ context: "identity", aggregate: "member", event: "role_changed", message: MemberRoleChanged }),
+  defineEvent({ context: "identity", aggregate: "member", event: "removed", message: MemberRemoved }),
+  defineEvent({ context: "identity", aggregate: "member", event: "sso_enabled", message: MemberSsoEnabled }),
+] as const;
+
+/**
+ * Identity's member events (added, role_changed, removed, sso_enabled) drop the cached role, so a
+ * removed member loses access within seconds. The handler changes nothing in the database; the
+ * runtime still records the event as processed there, which keeps redeliveries idempotent.
+ */
+export function membershipEventsConsumer(memberships: MembershipCache, consumer: string): ConsumerSpec {
+  return {
+    context: "identity",
+    consumer,
+    filterSubject: "imprint.identity.v1.member.>",
+    handler: handleEvents(consumedMemberEvents, async (event) => {
+      if (event.organizationId && event.payload.userId) memberships.invalidate(event.organizationId, event.payload.userId);
+    }),
+  };
+}
