@@ -17,6 +17,7 @@ const gatewayShape = {
   IMPRINT_PORT: env.port(8080),
   IMPRINT_PUBLIC_URL: baseUrl(),
   IMPRINT_APP_URL: baseUrl(),
+  IMPRINT_READER_URL: baseUrl(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   GATEWAY_CACHE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_GATEWAY_CACHE_BYTES),
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024),
@@ -37,6 +38,8 @@ export interface GatewayConfig {
   publicUrl: string | undefined;
   /** Base URL of the web application, used in `urls.app`; defaults to the public URL. */
   appUrl: string | undefined;
+  /** Base URL of the reader (published sites are read under it); defaults to `<app URL>/sites`. */
+  readerUrl: string | undefined;
   authCacheTtlMs: number;
   /** One budget, in bytes, for every cache of the process (verified tokens, page trees of every prefix). */
   cacheBytes: number;
@@ -61,6 +64,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     port: raw.IMPRINT_PORT,
     publicUrl: raw.IMPRINT_PUBLIC_URL,
     appUrl: raw.IMPRINT_APP_URL,
+    readerUrl: raw.IMPRINT_READER_URL,
     authCacheTtlMs: raw.AUTH_CACHE_TTL_MS,
     cacheBytes: raw.GATEWAY_CACHE_BYTES,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES,

@@ -72,7 +72,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     upstreams,
     upstreamAddresses: config.upstreams,
     authenticator,
-    urls: { api, app: config.appUrl ?? api },
+    urls: { api, app: config.appUrl ?? api, reader: config.readerUrl ?? `${config.appUrl ?? api}/sites` },
     bodyLimitBytes: config.bodyLimitBytes,
     pageTokens,
     caches,

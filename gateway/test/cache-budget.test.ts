@@ -78,7 +78,7 @@ describe("the gateway's caches share one budget across route prefixes", () => {
       upstreams,
       upstreamAddresses: {} as UpstreamAddresses,
       authenticator,
-      urls: { api: "http://imprint.test", app: "http://imprint.test" },
+      urls: { api: "http://imprint.test", app: "http://imprint.test", reader: "http://imprint.test/sites" },
       bodyLimitBytes: 1024,
       pageTokens: PageTokenSigner.ephemeral(),
       caches: budget,

@@ -92,7 +92,7 @@ function testedRoutes(): TestedRoute[] {
   const routes = gatewayRoutes({
     upstreams: detached as UpstreamClients,
     upstreamAddresses: detached as UpstreamAddresses,
-    urls: { api: "http://imprint.invalid", app: "http://imprint.invalid" },
+    urls: { api: "http://imprint.invalid", app: "http://imprint.invalid", reader: "http://imprint.invalid/sites" },
   });
   const toTested = (route: Route | DirectRoute, schemas: Route["schemas"], authenticated: boolean): TestedRoute => {
     const operation = operationOf(route.method, route.path);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "@imprint/runtime/testing";
 import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -166,5 +167,30 @@ describe("site-space paths", () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 400]);
     const paths = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items.map((item) => item.path);
     expect(paths.filter((path) => path === "same")).toHaveLength(1);
+  });
+});
+
+describe("a space's urls.published", () => {
+  it("follows the sites that publish it: set on publish, moved with the basename and the path, gone when unpublished or removed", async () => {
+    const space = await createSpace(stack, org, { title: "Followed" });
+    const publishedOf = async () => ((await call(stack, "GET", `/v1/spaces/${space.id}`, owner())).body as { urls: { published?: string } }).urls.published;
+    const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "Follows", spaces: [space.id] })).data;
+    expect(await publishedOf()).toBeUndefined();
+
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    const siteSpace = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items[0]!;
+    await eventually(async () => (await publishedOf()) === siteSpace.urls.published);
+    expect(siteSpace.urls.published).toMatch(new RegExp(`/${org.organizationId}/${site.id}/followed/$`));
+
+    await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { basename: "handbook" });
+    await org.owner.api.orgs.updateSiteSpaceById(org.organizationId, site.id, siteSpace.id, { path: "v2" });
+    await eventually(async () => (await publishedOf())?.endsWith(`/${org.organizationId}/handbook/v2/`));
+
+    await org.owner.api.orgs.unpublishSite(org.organizationId, site.id);
+    await eventually(async () => (await publishedOf()) === undefined);
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    await eventually(async () => (await publishedOf()) !== undefined);
+    expect((await call(stack, "DELETE", `${sitePath(site.id)}/site-spaces/${siteSpace.id}`, owner())).status).toBe(204);
+    await eventually(async () => (await publishedOf()) === undefined);
   });
 });

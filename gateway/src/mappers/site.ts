@@ -13,7 +13,7 @@ import type {
 } from "@imprint/proto/publishing/v1/sites";
 import { AppError } from "@imprint/runtime/core";
 import { toRestSpace, type RestSpace } from "./space.js";
-import type { PublicUrls } from "./urls.js";
+import { siteBaseUrl, type PublicUrls } from "./urls.js";
 
 /** GitBook's site permissions (what the caller may do). */
 export interface RestSitePermissions {
@@ -76,15 +76,6 @@ export function siteLocation(urls: PublicUrls, organizationId: string, siteId: s
   return `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/sites/${encodeURIComponent(siteId)}`;
 }
 
-/**
- * Where a site is read, with a trailing slash: its custom hostname, else its proxy origin, else
- * `<app>/sites/<organization>/<basename or id>/` on this installation.
- */
-export function siteBaseUrl(address: Pick<SiteAddress, "siteId" | "organizationId" | "basename" | "hostname" | "proxy">, urls: PublicUrls): string {
-  if (address.hostname) return `https://${address.hostname}/`;
-  if (address.proxy) return `https://${address.proxy}/`;
-  return `${urls.app}/sites/${encodeURIComponent(address.organizationId)}/${encodeURIComponent(address.basename || address.siteId)}/`;
-}
 
 /** A published URL under the site (only while it is published). */
 function publishedUrl(address: SiteAddress | undefined, urls: PublicUrls, path: string): string | undefined {

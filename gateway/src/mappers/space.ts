@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
 import { toRestGitSync } from "./git.js";
 import { ROLE_NAMES, type RoleName } from "./role.js";
-import type { PublicUrls } from "./urls.js";
+import { siteBaseUrl, type PublicUrls } from "./urls.js";
 
 /** GitBook's `DefaultLevel`: a role, null (no default access) or "inherit" (the parent's). */
 export type RestDefaultLevel = RoleName | "inherit" | null;
@@ -96,7 +96,7 @@ export interface RestSpace {
   changeRequestsOpen: number;
   changeRequestsDraft: number;
   mergeRules: { type: "inherit" };
-  urls: { location: string; app: string };
+  urls: { location: string; app: string; published?: string };
   permissions: RestSpacePermissions;
   /** GitSyncState, on a space read by id once it was synced with Git (docs/git.md). */
   gitSync?: Record<string, unknown>;
@@ -123,9 +123,10 @@ export function spaceLocation(urls: PublicUrls, spaceId: string): string {
 }
 
 /**
- * GitBook's space object. `urls.published` and `urls.public` are left out: they exist only once
- * sites publish spaces. `mergeRules` is always the organization's (`inherit`): spaces have no
- * merge rules of their own yet.
+ * GitBook's space object. `urls.published` is the address of the site-space showing it on the
+ * earliest published site (publishing's announcement, kept by content), absent while no published
+ * site shows it; `urls.public` is left out. `mergeRules` is always the organization's (`inherit`):
+ * spaces have no merge rules of their own yet.
  */
 export function toRestSpace(space: Space | undefined, urls: PublicUrls): RestSpace {
   if (!space) throw new AppError("internal", "upstream answered without a space");
@@ -153,5 +154,10 @@ export function toRestSpace(space: Space | undefined, urls: PublicUrls): RestSpa
   if (space.deletedAt) rest.deletedAt = space.deletedAt.toISOString();
   if (space.parentId) rest.parent = space.parentId;
   if (space.gitSync) rest.gitSync = toRestGitSync(space.gitSync);
+  const address = space.publishedAddress;
+  if (address) {
+    const section = address.sectionPath ? `${encodeURIComponent(address.sectionPath)}/` : "";
+    rest.urls.published = `${siteBaseUrl(address, urls)}${section}${encodeURIComponent(address.path)}/`;
+  }
   return rest;
 }

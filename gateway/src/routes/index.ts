@@ -90,7 +90,7 @@ export function routeTable(): RouteTableEntry[] {
   const routes = gatewayRoutes({
     upstreams: detached as UpstreamClients,
     upstreamAddresses: detached as UpstreamAddresses,
-    urls: { api: "http://imprint.invalid", app: "http://imprint.invalid" },
+    urls: { api: "http://imprint.invalid", app: "http://imprint.invalid", reader: "http://imprint.invalid/sites" },
   });
   return [
     ...routes.direct.map(({ method, path }) => ({ method, path, authenticated: false })),

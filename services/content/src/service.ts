@@ -32,6 +32,7 @@ import { searchConsumers, searchEntities, searchGrpcServices } from "./search/in
 import { spacePurgeJob } from "./spaces/jobs/space-purge.js";
 import { exportEntities, exportGrpcServices, exportSweepJob } from "./exports/index.js";
 import { collaborationCountersConsumer } from "./spaces/consumers/collaboration-counters.js";
+import { spacePublicationsConsumer } from "./spaces/consumers/space-publications.js";
 import type { ContentDeps, ImportRunDeps, LinkDeps, RevisionDeps } from "./deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
@@ -101,6 +102,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
         ...linkConsumers(links, parts.config),
         ...searchConsumers(content),
         collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
+        spacePublicationsConsumer(parts.config.PUBLICATIONS_EVENTS_CONSUMER),
       ];
     },
     jobs: (runtime) => {

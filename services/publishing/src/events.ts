@@ -25,6 +25,7 @@ import {
   SiteSpaceUpdated,
   SiteUnpublished,
   SiteUpdated,
+  SpacePublicationUpdated,
 } from "@imprint/proto/publishing/v1/events";
 import { contextEvents, recordEvent, type EventDefinition, type EventPayload } from "@imprint/runtime";
 import type { CallerInput, UseCaseDeps } from "./deps.js";
@@ -40,6 +41,7 @@ export const PUBLISHING_EVENT_CONTEXT = "publishing";
 const publishingEvent = contextEvents(PUBLISHING_EVENT_CONTEXT);
 
 export const siteCreated = publishingEvent("site", "created", SiteCreated);
+export const spacePublicationUpdated = publishingEvent("space_publication", "updated", SpacePublicationUpdated);
 export const siteExternalLinkCreated = publishingEvent("site_external_link", "created", SiteExternalLinkCreated);
 export const siteExternalLinkUpdated = publishingEvent("site_external_link", "updated", SiteExternalLinkUpdated);
 export const siteExternalLinkMoved = publishingEvent("site_external_link", "moved", SiteExternalLinkMoved);

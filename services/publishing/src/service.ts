@@ -20,6 +20,7 @@ import { contentEventConsumers } from "./consumers/content-events.js";
 import type { UseCaseDeps } from "./deps.js";
 import { publishingEntities } from "./domain/entities.js";
 import { PUBLISHING_EVENT_CONTEXT } from "./events.js";
+import { publishingUnitOfWork } from "./use-cases/shared/publications.js";
 import { SITE_SERVICE_NAME, siteServiceImplementation } from "./grpc/site-service.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
@@ -36,7 +37,13 @@ export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstr
   // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
   let built: UseCaseDeps | undefined;
   const useCaseDeps = (deps: ServiceDeps): UseCaseDeps =>
-    (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork, identity: upstreams.identity, memberships: upstreams.memberships, spaces: upstreams.spaces });
+    (built ??= {
+      clock: deps.clock,
+      unitOfWork: publishingUnitOfWork(deps.unitOfWork, { clock: deps.clock }),
+      identity: upstreams.identity,
+      memberships: upstreams.memberships,
+      spaces: upstreams.spaces,
+    });
   return {
     name: "publishing",
     context: PUBLISHING_EVENT_CONTEXT,

@@ -4,6 +4,7 @@ import type { PublishingConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
 import { purgeSpace } from "../use-cases/purge-space.js";
 import { setSpaceDeleted } from "../use-cases/set-space-deleted.js";
+import { announcePublications } from "../use-cases/shared/publications.js";
 import { touchSitesOfSpaces } from "../use-cases/shared/sites.js";
 import { transferSpace } from "../use-cases/transfer-space.js";
 
@@ -40,20 +41,22 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
           case "space.deleted":
           case "space.restored":
             await setSpaceDeleted(em, { spaceId, deleted: event.type === "space.deleted" });
-            return;
+            break;
           case "space.purged":
             await purgeSpace(em, { spaceId }, deps);
-            return;
+            break;
           case "space.updated":
           case "space.moved":
             await touchSitesOfSpaces(em, [spaceId]);
-            return;
+            break;
           case "space.transferred": {
             const fromOrganizationId = id(event.payload.fromOrganizationId);
             if (fromOrganizationId) await transferSpace(em, { spaceId, fromOrganizationId }, deps);
-            return;
+            break;
           }
         }
+        // Where the space is shown may have changed: content learns it from the announcement.
+        await announcePublications(em, deps);
       }),
     },
   ];

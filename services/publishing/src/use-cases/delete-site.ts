@@ -1,3 +1,5 @@
+import { SiteExternalLink } from "../domain/site-external-link.js";
+import { touchSpaces } from "./shared/publications.js";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { ShareLink } from "../domain/share-link.js";
@@ -32,7 +34,9 @@ export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps
     }
     const siteSpaces = await tx.find(SiteSpace, { siteId: site.id }, { orderBy: { position: "asc", id: "asc" } });
     const spaceIds = [...new Set(siteSpaces.map((siteSpace) => siteSpace.spaceId))];
+    touchSpaces(tx, spaceIds);
     await tx.nativeDelete(SiteSpace, { siteId: site.id });
+    await tx.nativeDelete(SiteExternalLink, { siteId: site.id });
     await tx.nativeDelete(SiteSection, { siteId: site.id });
     await tx.nativeDelete(SiteSectionGroup, { siteId: site.id });
     await tx.nativeDelete(ShareLink, { siteId: site.id });

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SiteSpace } from "../domain/site-space.js";
+import { touchSpaces } from "./shared/publications.js";
 import { touchSitesOfSpaces } from "./shared/sites.js";
 
 /**
@@ -10,4 +11,5 @@ import { touchSitesOfSpaces } from "./shared/sites.js";
 export async function setSpaceDeleted(em: EntityManager, input: { spaceId: string; deleted: boolean }): Promise<void> {
   await em.nativeUpdate(SiteSpace, { spaceId: input.spaceId, spaceDeleted: !input.deleted }, { spaceDeleted: input.deleted });
   await touchSitesOfSpaces(em, [input.spaceId]);
+  touchSpaces(em, [input.spaceId]);
 }

@@ -1,3 +1,4 @@
+import { touchSpaces } from "./shared/publications.js";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Space } from "@imprint/proto/content/v1/spaces";
 import { AppError } from "@imprint/runtime";
@@ -50,6 +51,7 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
     }
     if (newSpace && newSpace.id !== target.spaceId) {
       changes.spaceId = { from: target.spaceId, to: newSpace.id };
+      touchSpaces(tx, [target.spaceId]);
       target.spaceId = newSpace.id;
     }
     if (Object.keys(changes).length > 0) {

@@ -39,6 +39,10 @@ export const SpaceSchema = defineEntity({
     changeRequestsDraft: p.integer().default(0),
     /** Version of the four counters above (the collaboration service's); older updates are ignored. */
     countersVersion: p.bigint("number").defaultRaw("0"),
+    /** Where the space is published (publishing's `space_publication.updated`, as JSON); null while unpublished. */
+    publishedAddress: p.text().nullable(),
+    /** Version of the address above (publishing's, per space); older announcements are ignored. */
+    publishedVersion: p.integer().default(0),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     deletedAt: p.datetime().nullable(),

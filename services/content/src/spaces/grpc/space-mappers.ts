@@ -6,6 +6,7 @@ import {
   type ParentTarget,
   type Position,
   type Space as SpaceMessage,
+  type SpacePublishedAddress,
 } from "@imprint/proto/content/v1/spaces";
 import type { DefaultLevel } from "../../access/index.js";
 import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
@@ -77,6 +78,7 @@ export function spaceToProto({ space, permissions }: SpaceView): SpaceMessage {
     changeRequestsOpen: space.changeRequestsOpen,
     changeRequestsDraft: space.changeRequestsDraft,
     permissions,
+    publishedAddress: space.publishedAddress ? (JSON.parse(space.publishedAddress) as SpacePublishedAddress) : undefined,
   };
 }
 

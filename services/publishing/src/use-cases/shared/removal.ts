@@ -1,3 +1,4 @@
+import { touchSpaces } from "./publications.js";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
@@ -13,6 +14,7 @@ import type { CallerInput, UseCaseDeps } from "../../deps.js";
 export async function removeSiteSpaces(em: EntityManager, deps: Pick<UseCaseDeps, "clock">, siteSpaces: SiteSpace[], actor: CallerInput | null): Promise<void> {
   if (siteSpaces.length === 0) return;
   const removed = new Set(siteSpaces.map((siteSpace) => siteSpace.id));
+  touchSpaces(em, siteSpaces.map((siteSpace) => siteSpace.spaceId));
   const sites = await em.find(Site, { id: { $in: [...new Set(siteSpaces.map((siteSpace) => siteSpace.siteId))] } });
   for (const site of sites) site.version += 1;
   for (const siteSpace of siteSpaces) {

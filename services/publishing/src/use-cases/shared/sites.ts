@@ -6,6 +6,7 @@ import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { callerMessage, isId, type OrganizationAccess } from "./access.js";
+import { touchSite } from "./publications.js";
 
 /** What the caller may do on a site (GitBook's SitePermissions): members view, admins do everything. */
 export interface SitePermissions {
@@ -45,7 +46,10 @@ export async function findSite(em: EntityManager, access: OrganizationAccess, si
     ? await em.findOne(Site, { id: siteId, organizationId: access.organizationId }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     : null;
   if (!site) throw AppError.notFound("Site");
-  if (options.lock) site.version += 1;
+  if (options.lock) {
+    site.version += 1;
+    touchSite(em, site.id);
+  }
   return site;
 }
 

@@ -1,0 +1,24 @@
+import { decodePayload, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
+import { SpacePublicationUpdated } from "@imprint/proto/publishing/v1/events";
+import { isId } from "../../access/index.js";
+import { applySpacePublication } from "../use-cases/apply-space-publication.js";
+
+/**
+ * A space's `urls.published` follows the sites that publish it: publishing announces each change
+ * of a space's address (`space_publication.updated`, with a version that grows per space) and the
+ * space keeps the newest. The publishing stream is created here if publishing has not started yet.
+ */
+export function spacePublicationsConsumer(consumer: string): ConsumerSpec {
+  return {
+    context: "publishing",
+    consumer,
+    filterSubject: "imprint.publishing.v1.space_publication.>",
+    keyOf: keyByPayload("spaceId"),
+    handler: async (envelope, { em, logger }) => {
+      const { spaceId, version, published, address } = decodePayload(SpacePublicationUpdated, envelope);
+      if (!isId(spaceId)) return;
+      const applied = await applySpacePublication(em, spaceId, version, published && address ? address : null);
+      logger.debug(applied ? "space publication updated" : "space publication already newer; skipped", { spaceId, version });
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { PublishedAddress } from "@imprint/proto/publishing/v1/events";
+
+/**
+ * Sets where the space is published unless it already knows this or a newer announcement: events
+ * may arrive late, twice or out of order. Answers whether the space changed.
+ */
+export async function applySpacePublication(em: EntityManager, spaceId: string, version: number, address: PublishedAddress | null): Promise<boolean> {
+  const stored = address
+    ? JSON.stringify({
+        siteId: address.siteId,
+        organizationId: address.organizationId,
+        basename: address.basename,
+        hostname: address.hostname,
+        proxy: address.proxy,
+        sectionPath: address.sectionPath,
+        path: address.path,
+      })
+    : null;
+  const changed = await em.execute<{ id: string }[]>(`update spaces set published_address = ?, published_version = ? where id = ? and published_version < ? returning id`, [
+    stored,
+    version,
+    spaceId,
+    version,
+  ]);
+  return changed.length === 1;
+}
