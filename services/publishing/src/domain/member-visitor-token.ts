@@ -1,4 +1,3 @@
-import { MemberRole } from "@imprint/proto/identity/v1";
 import { jwtVerify, SignJWT } from "jose";
 
 /**
@@ -23,20 +22,6 @@ export interface MemberClaims {
   role: string;
   /** The teams the member is in (none until teams exist). */
   teams: string[];
-}
-
-const ROLE_NAMES: Partial<Record<MemberRole, string>> = {
-  [MemberRole.MEMBER_ROLE_ADMIN]: "admin",
-  [MemberRole.MEMBER_ROLE_CREATE]: "create",
-  [MemberRole.MEMBER_ROLE_REVIEW]: "review",
-  [MemberRole.MEMBER_ROLE_EDIT]: "edit",
-  [MemberRole.MEMBER_ROLE_COMMENT]: "comment",
-  [MemberRole.MEMBER_ROLE_READ]: "read",
-};
-
-/** A role's REST name; undefined for a guest (who gets no token). */
-export function roleName(role: MemberRole): string | undefined {
-  return ROLE_NAMES[role];
 }
 
 const secret = (key: string) => Buffer.from(key, "base64url");
