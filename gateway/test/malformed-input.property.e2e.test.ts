@@ -470,6 +470,7 @@ beforeAll(async () => {
   const shareLink = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/share-links`, { ...owner, json: { name: "Fixture" } });
   const section = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/sections`, { ...owner, json: { spaceId: space.id, title: "Fixture section" } });
   const group = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/section-groups`, { ...owner, json: { title: "Fixture group", sections: [section.body.id] } });
+  const link = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/external-links`, { ...owner, json: { title: "Fixture link", url: "https://example.com" } });
   const members = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?limit=1`, owner);
   memberCursor = members.body.next.page as string;
   Object.assign(fixture, {
@@ -490,6 +491,7 @@ beforeAll(async () => {
     shareLinkId: shareLink.body.id as string,
     siteSectionId: section.body.id as string,
     siteSectionGroupId: group.body.id as string,
+    siteExternalLinkId: link.body.id as string,
     // Ids of things the fixture does not have: every request naming them reads "not found".
     fileId: "no-such-file",
     inviteId: randomUUID(),

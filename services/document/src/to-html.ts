@@ -1,0 +1,246 @@
+import type { Element, ElementContent } from "hast";
+import { toHtml } from "hast-util-to-html";
+import { h } from "hastscript";
+import GithubSlugger from "github-slugger";
+import { common, createLowlight } from "lowlight";
+import type { ContentRef, DocumentBlock, DocumentFragment, DocumentInline, DocumentLeaf, InlineContent, JsonDocument } from "./document.js";
+
+/**
+ * GitBook's JSON document → HTML, for the reader: one hast tree built from the document model
+ * (never from raw HTML in the source: every text is escaped by the serializer), code highlighted
+ * on the server (highlight.js's common languages through lowlight), headings with stable anchors.
+ * The input is untrusted: unknown nodes are skipped, and only http(s), mailto, relative and anchor
+ * URLs are ever emitted.
+ */
+
+/** A heading of the document, for a table of contents. */
+export interface TocEntry {
+  /** The heading's anchor id in the HTML. */
+  id: string;
+  title: string;
+  /** 1, 2 or 3 (the document's heading-1 … heading-3). */
+  depth: number;
+}
+
+export interface HtmlOptions {
+  /**
+   * The URL a reference leads to: a page, a file or an anchor of the same revision (or a URL);
+   * null leaves the text unlinked (a page the reader may not see, a file that does not exist).
+   */
+  resolveRef(ref: ContentRef): string | null;
+}
+
+export interface HtmlResult {
+  html: string;
+  toc: TocEntry[];
+}
+
+const lowlight = createLowlight(common);
+/** Code longer than this is shown unhighlighted (highlighting is linear, but a page must stay fast). */
+const MAX_HIGHLIGHTED_CHARACTERS = 100_000;
+const HINT_STYLES = new Set(["info", "success", "warning", "danger"]);
+const SAFE_SCHEME = /^(https?:|mailto:)/i;
+const ANY_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
+
+/** The URL as given when it is safe to emit (http(s), mailto, relative, anchor); null otherwise. */
+export function safeUrl(url: string): string | null {
+  const trimmed = url.trim();
+  // Control characters and whitespace inside a scheme are how `java\tscript:` slips through.
+  if (trimmed === "" || [...trimmed].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f)) return null;
+  if (SAFE_SCHEME.test(trimmed)) return trimmed;
+  if (ANY_SCHEME.test(trimmed) || trimmed.startsWith("//")) return null;
+  return trimmed;
+}
+
+function textOf(nodes: readonly unknown[] | undefined): string {
+  let text = "";
+  for (const node of nodes ?? []) {
+    const record = node as { object?: string; leaves?: DocumentLeaf[]; nodes?: unknown[] };
+    if (record.object === "text") text += (record.leaves ?? []).map((leaf) => leaf.text).join("");
+    else if (Array.isArray(record.nodes)) text += textOf(record.nodes);
+  }
+  return text;
+}
+
+class Renderer {
+  readonly toc: TocEntry[] = [];
+  private readonly slugger = new GithubSlugger();
+  private readonly usedIds = new Set<string>();
+
+  constructor(private readonly options: HtmlOptions) {}
+
+  private link(ref: ContentRef | undefined): string | null {
+    if (!ref || typeof ref !== "object") return null;
+    if (ref.kind === "url") return typeof ref.url === "string" ? safeUrl(ref.url) : null;
+    const resolved = this.options.resolveRef(ref);
+    return resolved === null ? null : safeUrl(resolved);
+  }
+
+  blocks(nodes: readonly unknown[] | undefined, fragments: readonly DocumentFragment[] = []): ElementContent[] {
+    const out: ElementContent[] = [];
+    for (const node of nodes ?? []) {
+      const block = node as DocumentBlock;
+      if (!block || block.object !== "block") continue;
+      const rendered = this.block(block, fragments);
+      if (rendered) out.push(rendered);
+    }
+    return out;
+  }
+
+  private block(block: DocumentBlock, fragments: readonly DocumentFragment[]): ElementContent | null {
+    const children = block.nodes ?? [];
+    switch (block.type) {
+      case "paragraph":
+        return h("p", this.inlines(children));
+      case "heading-1":
+      case "heading-2":
+      case "heading-3":
+        return this.heading(block);
+      case "list-unordered":
+        return h("ul", this.blocks(children));
+      case "list-ordered": {
+        const start = Number((block.data as { start?: unknown }).start);
+        return h("ol", Number.isInteger(start) && start !== 1 ? { start } : {}, this.blocks(children));
+      }
+      case "list-tasks":
+        return h("ul.tasks", this.blocks(children));
+      case "list-item": {
+        const checked = (block.data as { checked?: unknown }).checked;
+        if (typeof checked !== "boolean") return h("li", this.blocks(children));
+        return h("li.task", [h("input", { type: "checkbox", disabled: true, checked, "aria-label": checked ? "done" : "to do" }), ...this.blocks(children)]);
+      }
+      case "code":
+        return this.code(block);
+      case "blockquote":
+        return h("blockquote", this.blocks(children));
+      case "hint": {
+        const given = (block.data as { style?: unknown }).style;
+        const style = typeof given === "string" ? given : "info";
+        const kind = HINT_STYLES.has(style) ? style : "info";
+        return h(`div.hint.hint-${kind}`, { role: kind === "danger" || kind === "warning" ? "alert" : "note" }, this.blocks(children));
+      }
+      case "divider":
+        return h("hr");
+      case "images":
+        return h("div.images", this.blocks(children));
+      case "image":
+        return this.image(block);
+      case "table":
+        return this.table(block, [...fragments, ...(block.fragments ?? [])]);
+      default:
+        // A block the model may hold in the future: its content, if any, still reads.
+        return children.length > 0 ? h("div", this.blocks(children, block.fragments ?? fragments)) : null;
+    }
+  }
+
+  private heading(block: DocumentBlock): Element {
+    const depth = Number(block.type.slice("heading-".length));
+    const title = textOf(block.nodes);
+    const given = typeof (block.data as { id?: unknown }).id === "string" ? (block.data as { id: string }).id : "";
+    let id = /^[a-z0-9][a-z0-9_-]*$/i.test(given) ? given : this.slugger.slug(title) || "section";
+    while (this.usedIds.has(id)) id = this.slugger.slug(id);
+    this.usedIds.add(id);
+    this.toc.push({ id, title, depth });
+    // The page's title is its <h1>: the document's headings sit below it.
+    return h(`h${depth + 1}`, { id }, [...this.inlines(block.nodes ?? []), h("a.anchor", { href: `#${id}`, "aria-label": `Link to ${title}` }, "#")]);
+  }
+
+  private code(block: DocumentBlock): Element {
+    const data = block.data as { syntax?: unknown; title?: unknown; lineNumbers?: unknown };
+    const source = (block.nodes ?? []).map((line) => textOf((line as DocumentBlock).nodes)).join("\n");
+    const syntax = typeof data.syntax === "string" ? data.syntax.toLowerCase() : "";
+    let code: ElementContent[] = [{ type: "text", value: source }];
+    if (syntax && lowlight.registered(syntax) && source.length <= MAX_HIGHLIGHTED_CHARACTERS) {
+      code = lowlight.highlight(syntax, source).children as ElementContent[];
+    }
+    const title = typeof data.title === "string" && data.title !== "" ? data.title : null;
+    return h("figure.code", [
+      ...(title ? [h("figcaption", title)] : []),
+      h("pre", { tabIndex: 0 }, [h("code", { className: ["hljs", ...(syntax ? [`language-${syntax}`] : [])] }, code)]),
+    ]);
+  }
+
+  private image(block: DocumentBlock): Element | null {
+    const data = block.data as { ref?: ContentRef; alt?: unknown; caption?: unknown; width?: unknown; height?: unknown };
+    const src = this.link(data.ref);
+    if (!src) return null;
+    const alt = typeof data.alt === "string" ? data.alt : "";
+    const caption = typeof data.caption === "string" && data.caption !== "" ? data.caption : null;
+    const size = Number.isInteger(data.width) && Number.isInteger(data.height) ? { width: data.width as number, height: data.height as number } : {};
+    return h("figure.image", [h("img", { src, alt, loading: "lazy", decoding: "async", ...size }), ...(caption ? [h("figcaption", caption)] : [])]);
+  }
+
+  private table(block: DocumentBlock, fragments: readonly DocumentFragment[]): Element {
+    const data = block.data as {
+      view?: { columns?: unknown };
+      definition?: Record<string, { title?: unknown; textAlignment?: unknown }>;
+      records?: Record<string, { orderIndex?: unknown; values?: Record<string, unknown> }>;
+    };
+    const columns = Array.isArray(data.view?.columns) ? data.view.columns.filter((column): column is string => typeof column === "string") : [];
+    const definition = data.definition && typeof data.definition === "object" ? data.definition : {};
+    const align = (column: string) => {
+      const value = definition[column]?.textAlignment;
+      return value === "center" || value === "right" ? { style: `text-align: ${value}` } : {};
+    };
+    const byFragment = new Map(fragments.map((fragment) => [fragment.fragment, fragment]));
+    const order = (record: { orderIndex?: unknown } | undefined) => (typeof record?.orderIndex === "string" ? record.orderIndex : "");
+    const records = Object.values(data.records && typeof data.records === "object" ? data.records : {}).sort((a, b) => order(a).localeCompare(order(b)));
+    const cell = (value: unknown): ElementContent[] => {
+      if (typeof value !== "string") return [];
+      const fragment = byFragment.get(value);
+      return fragment ? this.blocks(fragment.nodes) : [{ type: "text", value }];
+    };
+    return h("div.table", [
+      h("table", [
+        h("thead", [h("tr", columns.map((column) => h("th", { scope: "col", ...align(column) }, typeof definition[column]?.title === "string" ? definition[column].title : "")))]),
+        h("tbody", records.map((record) => h("tr", columns.map((column) => h("td", align(column), cell(record?.values?.[column])))))),
+      ]),
+    ]);
+  }
+
+  inlines(nodes: readonly unknown[]): ElementContent[] {
+    const out: ElementContent[] = [];
+    for (const node of nodes) {
+      const inline = node as InlineContent;
+      if (!inline || typeof inline !== "object") continue;
+      if (inline.object === "text") out.push(...(inline.leaves ?? []).map((leaf) => this.leaf(leaf)));
+      else if (inline.object === "inline") {
+        const rendered = this.inline(inline);
+        if (rendered) out.push(...rendered);
+      }
+    }
+    return out;
+  }
+
+  private leaf(leaf: DocumentLeaf): ElementContent {
+    let node: ElementContent = { type: "text", value: typeof leaf.text === "string" ? leaf.text : "" };
+    for (const mark of leaf.marks ?? []) {
+      const tag = mark.type === "bold" ? "strong" : mark.type === "italic" ? "em" : mark.type === "code" ? "code" : mark.type === "strikethrough" ? "del" : null;
+      if (tag) node = h(tag, [node]);
+    }
+    return node;
+  }
+
+  private inline(inline: DocumentInline): ElementContent[] | null {
+    if (inline.type === "link") {
+      const href = this.link(inline.data?.ref);
+      const content = this.inlines(inline.nodes ?? []);
+      if (!href) return content;
+      const external = /^https?:/i.test(href);
+      return [h("a", { href, ...(external ? { rel: "noopener" } : {}) }, content)];
+    }
+    if (inline.type === "inline-image") {
+      const src = this.link(inline.data?.ref);
+      return src ? [h("img.inline", { src, alt: typeof inline.data?.alt === "string" ? inline.data.alt : "", loading: "lazy" })] : null;
+    }
+    return null;
+  }
+}
+
+/** The document as HTML (a fragment: the body of a page) and its headings. */
+export function documentToHtml(document: JsonDocument, options: HtmlOptions): HtmlResult {
+  const renderer = new Renderer(options);
+  const nodes = document && typeof document === "object" && Array.isArray(document.nodes) ? document.nodes : [];
+  const html = toHtml({ type: "root", children: renderer.blocks(nodes) });
+  return { html, toc: renderer.toc };
+}

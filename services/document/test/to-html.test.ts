@@ -1,0 +1,121 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { documentToHtml, markdownToDocument, safeUrl, type ContentRef, type JsonDocument } from "../src/index.js";
+
+/** Pages resolve to /docs/<id>, files to /files/<id>, anchors to #anchor; the page "hidden" does not resolve. */
+const resolveRef = (ref: ContentRef): string | null => {
+  if (ref.kind === "page") return ref.page === "hidden" ? null : `/docs/${ref.page}`;
+  if (ref.kind === "file") return `/files/${ref.file}`;
+  if (ref.kind === "anchor") return ref.page ? `/docs/${ref.page}#${ref.anchor}` : `#${ref.anchor}`;
+  return ref.url;
+};
+const render = (markdown: string) => documentToHtml(markdownToDocument(markdown), { resolveRef });
+
+describe("documentToHtml", () => {
+  it("renders headings below the page's title with anchors, and answers them as the table of contents", () => {
+    const { html, toc } = render("# Install\n\nText.\n\n## On Linux\n\n### Debian\n\n## On Linux\n");
+    expect(html).toContain('<h2 id="install">Install<a class="anchor" href="#install" aria-label="Link to Install">#</a></h2>');
+    expect(html).toContain('<h3 id="on-linux">');
+    expect(html).toContain('<h4 id="debian">');
+    expect(toc).toEqual([
+      { id: "install", title: "Install", depth: 1 },
+      { id: "on-linux", title: "On Linux", depth: 2 },
+      { id: "debian", title: "Debian", depth: 3 },
+      { id: "on-linux-1", title: "On Linux", depth: 2 },
+    ]);
+  });
+
+  it("renders every block and mark of the model", () => {
+    const { html } = render(
+      [
+        "A **bold**, *italic*, `code` and ~~struck~~ paragraph.",
+        "- one\n- two",
+        "3. three\n4. four",
+        "- [x] done\n- [ ] to do",
+        "> Quoted.",
+        "> [!WARNING]\n> Careful.",
+        "---",
+        "| Name | Size |\n|:-----|-----:|\n| a | 1 |\n| b | 2 |",
+        "![A diagram](https://example.com/d.png)",
+      ].join("\n\n"),
+    );
+    expect(html).toContain("<p>A <strong>bold</strong>, <em>italic</em>, <code>code</code> and <del>struck</del> paragraph.</p>");
+    expect(html).toMatch(/<ul><li><p>one<\/p><\/li><li><p>two<\/p><\/li><\/ul>/);
+    expect(html).toContain('<ol start="3">');
+    expect(html).toContain('<ul class="tasks"><li class="task"><input type="checkbox" disabled checked aria-label="done">');
+    expect(html).toContain("<blockquote><p>Quoted.</p></blockquote>");
+    expect(html).toContain('<div class="hint hint-warning" role="alert"><p>Careful.</p></div>');
+    expect(html).toContain("<hr>");
+    expect(html).toContain('<th scope="col">Name</th><th scope="col" style="text-align: right">Size</th>');
+    expect(html).toContain('<tr><td><p>a</p></td><td style="text-align: right"><p>1</p></td></tr><tr><td><p>b</p></td>');
+    expect(html).toContain('<figure class="image"><img src="https://example.com/d.png" alt="A diagram" loading="lazy" decoding="async"></figure>');
+  });
+
+  it("highlights code on the server, and leaves unknown languages plain", () => {
+    const { html } = render('```ts\nconst answer: number = 42;\n```\n\n```nonsense\n<b>x</b>\n```');
+    expect(html).toContain('<pre tabindex="0"><code class="hljs language-ts"><span class="hljs-keyword">const</span>');
+    expect(html).toContain('<span class="hljs-number">42</span>');
+    expect(html).toContain('<code class="hljs language-nonsense">&#x3C;b>x&#x3C;/b></code>');
+  });
+
+  it("resolves page, file and anchor links, and leaves what does not resolve as text", () => {
+    const document: JsonDocument = {
+      object: "document",
+      data: {},
+      nodes: [
+        {
+          object: "block",
+          type: "paragraph",
+          data: {},
+          nodes: [
+            { object: "inline", type: "link", isVoid: false, data: { ref: { kind: "page", page: "p1" } }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "page", marks: [] }] }] },
+            { object: "inline", type: "link", isVoid: false, data: { ref: { kind: "file", file: "f1" } }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "file", marks: [] }] }] },
+            { object: "inline", type: "link", isVoid: false, data: { ref: { kind: "anchor", anchor: "top" } }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "anchor", marks: [] }] }] },
+            { object: "inline", type: "link", isVoid: false, data: { ref: { kind: "page", page: "hidden" } }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "hidden", marks: [] }] }] },
+          ],
+        },
+      ],
+    };
+    expect(documentToHtml(document, { resolveRef }).html).toBe('<p><a href="/docs/p1">page</a><a href="/files/f1">file</a><a href="#top">anchor</a>hidden</p>');
+  });
+
+  it("never emits script: hostile URLs are dropped and text is escaped", () => {
+    const { html } = render('[x](javascript:alert(1)) [y](JaVa\tScRiPt:alert(1)) [z](data:text/html,<script>) <script>alert(1)</script> <img src=x onerror=alert(1)>');
+    expect(html).not.toMatch(/<script|javascript:|data:text|<img src="x"|onerror="/i);
+    expect(html).toContain("&#x3C;script>");
+    expect(safeUrl(" https://example.com/a ")).toBe("https://example.com/a");
+    expect(safeUrl("//evil.example")).toBeNull();
+    expect(safeUrl("vbscript:x")).toBeNull();
+    expect(safeUrl("../guide")).toBe("../guide");
+  });
+
+  it("renders any input without throwing and without script, a property", () => {
+    const leaf = fc.record({ object: fc.constant("leaf"), text: fc.string(), marks: fc.array(fc.record({ object: fc.constant("mark"), type: fc.constantFrom("bold", "italic", "code", "strikethrough", "x") }), { maxLength: 3 }) });
+    const ref = fc.oneof(
+      fc.record({ kind: fc.constant("url"), url: fc.oneof(fc.string(), fc.constant("javascript:alert(1)"), fc.webUrl()) }),
+      fc.record({ kind: fc.constant("page"), page: fc.string() }),
+      fc.record({ kind: fc.constant("file"), file: fc.string() }),
+    );
+    const inline = fc.oneof(
+      fc.record({ object: fc.constant("text"), leaves: fc.array(leaf, { maxLength: 3 }) }),
+      fc.record({ object: fc.constant("inline"), type: fc.constant("link"), data: fc.record({ ref }), nodes: fc.array(fc.record({ object: fc.constant("text"), leaves: fc.array(leaf, { maxLength: 2 }) }), { maxLength: 2 }) }),
+      fc.record({ object: fc.constant("inline"), type: fc.constant("inline-image"), data: fc.record({ ref, alt: fc.string() }) }),
+    );
+    const block = fc.letrec((tie) => ({
+      block: fc.record({
+        object: fc.constant("block"),
+        type: fc.constantFrom("paragraph", "heading-1", "heading-2", "list-unordered", "list-item", "code", "hint", "blockquote", "images", "image", "table", "unknown"),
+        data: fc.oneof(fc.constant({}), fc.record({ syntax: fc.constantFrom("js", "html", "x") }), fc.record({ style: fc.string() }), fc.record({ ref, alt: fc.string() }), fc.dictionary(fc.string(), fc.anything())),
+        // Depth-bounded: the generator recurses through `tie`.
+        nodes: fc.array(fc.oneof({ depthSize: "small", maxDepth: 3 }, inline, tie("block")), { maxLength: 3 }),
+      }),
+    }));
+    fc.assert(
+      fc.property(fc.array(block.block, { maxLength: 4 }), (nodes) => {
+        const { html } = documentToHtml({ object: "document", data: {}, nodes } as unknown as JsonDocument, { resolveRef: (r) => (r.kind === "page" ? `/docs/${r.page}` : null) });
+        expect(html).not.toMatch(/<script|javascript:|\son[a-z]+=/i);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,180 @@
+import type { ElementContent, Root } from "hast";
+import { toHtml } from "hast-util-to-html";
+import { h } from "hastscript";
+import { readerAssets, THEME_BOOT_SCRIPT } from "./assets.js";
+import type { ViewFrame, ViewLink, ViewPage, ViewSearch, ViewSectionEntry, ViewStatus, ViewTreeItem } from "./model.js";
+
+/**
+ * The reader's pages as complete HTML documents, from the view models: every text and attribute
+ * is escaped by the serializer; the page body (already HTML, from @imprint/document's renderer)
+ * is the only markup inserted as is. Everything works without the script.
+ */
+
+const current = (link: ViewLink) => (link.active ? { "aria-current": "page" } : {});
+const anchor = (link: ViewLink, props: Record<string, unknown> = {}) =>
+  h("a", { href: link.url, ...current(link), ...(link.external ? { rel: "noopener" } : {}), ...props }, link.title);
+
+function head(frame: ViewFrame, title: string, description: string | undefined): ElementContent {
+  const { chrome, meta } = frame;
+  const primary = chrome.primaryColor;
+  const colors = primary ? `:root{--primary-light:${primary.light};--primary-dark:${primary.dark ?? primary.light}}` : "";
+  return h("head", [
+    h("meta", { charSet: "utf-8" }),
+    h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }),
+    h("title", title),
+    ...(description ? [h("meta", { name: "description", content: description })] : []),
+    h("link", { rel: "canonical", href: meta.canonicalUrl }),
+    ...(meta.noindex ? [h("meta", { name: "robots", content: "noindex" })] : []),
+    h("meta", { property: "og:type", content: "website" }),
+    h("meta", { property: "og:title", content: title }),
+    h("meta", { property: "og:site_name", content: meta.siteName }),
+    h("meta", { property: "og:url", content: meta.canonicalUrl }),
+    ...(description ? [h("meta", { property: "og:description", content: description })] : []),
+    ...(meta.markdownUrl ? [h("link", { rel: "alternate", type: "text/markdown", href: meta.markdownUrl })] : []),
+    ...(chrome.favicon ? [h("link", { rel: "icon", href: chrome.favicon })] : []),
+    h("link", { rel: "stylesheet", href: readerAssets.style.path }),
+    ...(colors ? [h("style", colors)] : []),
+    h("script", THEME_BOOT_SCRIPT),
+    h("script", { src: readerAssets.script.path, defer: true }),
+  ]);
+}
+
+function header(frame: ViewFrame): ElementContent {
+  const { chrome } = frame;
+  const brand = chrome.logo
+    ? h("a.brand", { href: frame.homeUrl }, [h("img", { src: chrome.logo.light, alt: chrome.title, width: 160, height: 32 })])
+    : h("a.brand", { href: frame.homeUrl }, chrome.title);
+  return h("header.site", [
+    brand,
+    ...(chrome.headerLinks.length > 0 ? [h("nav.links", { "aria-label": "Links" }, chrome.headerLinks.map((link) => anchor(link)))] : []),
+    h("form.search", { role: "search", action: frame.searchUrl, method: "get" }, [
+      h("label.skip", { for: "q" }, "Search"),
+      h("input#q", { type: "search", name: "q", placeholder: "Search…", "aria-label": `Search ${chrome.title}` }),
+    ]),
+    ...(chrome.theme.toggleable ? [h("button.theme", { type: "button", hidden: true, "aria-label": "Switch between light and dark" }, "◐")] : []),
+  ]);
+}
+
+function sectionEntry(entry: ViewSectionEntry): ElementContent {
+  if (!entry.children) return anchor(entry);
+  return h("details", [h("summary", entry.title), h("ul", entry.children.map((child) => h("li", [sectionEntry(child)])))]);
+}
+
+function tree(items: ViewTreeItem[]): ElementContent {
+  return h(
+    "ul",
+    items.map((item) => {
+      if (item.kind === "group") return h("li", [h("div.group", item.title), tree(item.children)]);
+      if (item.children.length === 0) return h("li", [anchor(item)]);
+      return h("li", [h("details", { open: item.expanded || item.active }, [h("summary", [anchor(item)]), tree(item.children)])]);
+    }),
+  );
+}
+
+function navigation(frame: ViewFrame): ElementContent[] {
+  return [h("nav", { "aria-label": "Pages" }, [tree(frame.tree)])];
+}
+
+function variants(frame: ViewFrame): ElementContent[] {
+  if (!frame.variants || frame.variants.length < 2) return [];
+  return [h("nav.variants", { "aria-label": "Versions" }, [h("ul", frame.variants.map((variant) => h("li", [anchor(variant)])))])];
+}
+
+function footer(frame: ViewFrame): ElementContent {
+  const footerModel = frame.chrome.footer;
+  return h("footer.site", [
+    ...(footerModel && footerModel.groups.length > 0
+      ? [h("div.groups", footerModel.groups.map((group) => h("div", [h("strong", group.title), h("ul", group.links.map((link) => h("li", [anchor(link)])))])))]
+      : []),
+    h("p", footerModel?.copyright ?? frame.chrome.title),
+  ]);
+}
+
+/** The frame around a main element: header, sections, the page tree, the main, the table of contents, the footer. */
+function document(frame: ViewFrame, title: string, description: string | undefined, main: ElementContent[], toc: ElementContent[] = []): string {
+  const tree: Root = {
+    type: "root",
+    children: [
+      { type: "doctype" },
+      h("html", { lang: frame.language || "en", ...(frame.chrome.theme.default !== "system" ? { dataTheme: frame.chrome.theme.default } : {}) }, [
+        head(frame, title, description),
+        h("body", [
+          h("a.skip", { href: "#content" }, "Skip to content"),
+          header(frame),
+          ...(frame.sections && frame.sections.length > 0 ? [h("nav.sections", { "aria-label": "Sections" }, frame.sections.map(sectionEntry))] : []),
+          h("details.mobile-nav", [h("summary", "Menu"), ...navigation(frame)]),
+          h("div.layout", [h("aside.tree", navigation(frame)), h("main#content", { tabIndex: -1 }, main), h("aside.toc", toc)]),
+          footer(frame),
+        ]),
+      ]),
+    ],
+  };
+  return toHtml(tree, { allowDangerousHtml: true });
+}
+
+const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" });
+
+/** A page of documentation. */
+export function renderPage(view: ViewPage): string {
+  const { page } = view;
+  const main: ElementContent[] = [
+    ...(page.breadcrumbs.length > 0 ? [h("nav.breadcrumbs", { "aria-label": "Breadcrumbs" }, [h("ol", page.breadcrumbs.map((crumb) => h("li", [anchor(crumb)])))])] : []),
+    ...variants(view),
+    h("article", [
+      h("h1", [...(page.emoji ? [`${page.emoji} `] : []), page.title]),
+      ...(page.description ? [h("p.description", page.description)] : []),
+      { type: "raw", value: page.bodyHtml } as unknown as ElementContent,
+    ]),
+    ...(view.chrome.showLastUpdated && page.lastUpdated
+      ? [h("p.updated", ["Last updated ", h("time", { dateTime: page.lastUpdated.toISOString() }, dateFormat.format(page.lastUpdated))])]
+      : []),
+    ...(view.chrome.pagination && (page.previous || page.next)
+      ? [
+          h("nav.pagination", { "aria-label": "Previous and next" }, [
+            ...(page.previous ? [h("a.previous", { href: page.previous.url, rel: "prev" }, [h("small", "Previous"), page.previous.title])] : []),
+            ...(page.next ? [h("a.next", { href: page.next.url, rel: "next" }, [h("small", "Next"), page.next.title])] : []),
+          ]),
+        ]
+      : []),
+  ];
+  const toc =
+    page.toc.length > 0
+      ? [h("nav", { "aria-label": "On this page" }, [h("strong", "On this page"), h("ul", page.toc.map((entry) => h(`li.d${entry.depth}`, [h("a", { href: `#${entry.id}` }, entry.title)])))])]
+      : [];
+  return document(view, view.meta.title, page.description ?? view.meta.description, main, toc);
+}
+
+/** The search page: the form and the results (the same form as the header's). */
+export function renderSearch(view: ViewSearch): string {
+  const main: ElementContent[] = [
+    h("h1", view.query ? `Results for “${view.query}”` : "Search"),
+    h("form.search", { role: "search", action: view.searchUrl, method: "get" }, [
+      h("label", { for: "q2" }, "Search the documentation"),
+      h("input#q2", { type: "search", name: "q", value: view.query }),
+      h("button", { type: "submit" }, "Search"),
+    ]),
+    view.query && view.hits.length === 0
+      ? h("p", "No page matches.")
+      : h(
+          "ol.hits",
+          view.hits.map((hit) => h("li", [h("a", { href: hit.url }, hit.title), ...(hit.context ? [h("br"), h("small", hit.context)] : []), h("p", hit.excerpt)])),
+        ),
+  ];
+  return document(view, view.meta.title, view.meta.description, main);
+}
+
+/** A page answered instead of content (not found, sign-in needed): in the site's frame when the visitor may see it. */
+export function renderStatus(view: ViewStatus): string {
+  const body = [h("h1", view.title), h("p", view.message)];
+  if (view.frame) return document(view.frame, `${view.title} · ${view.frame.chrome.title}`, undefined, body);
+  return toHtml({
+    type: "root",
+    children: [
+      { type: "doctype" },
+      h("html", { lang: "en" }, [
+        h("head", [h("meta", { charSet: "utf-8" }), h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }), h("meta", { name: "robots", content: "noindex" }), h("title", view.title), h("link", { rel: "stylesheet", href: readerAssets.style.path })]),
+        h("body", [h("main#content", body)]),
+      ]),
+    ],
+  });
+}

@@ -1,0 +1,114 @@
+import { fromHtml } from "hast-util-from-html";
+import { select, selectAll } from "hast-util-select";
+import { toString } from "hast-util-to-string";
+import { describe, expect, it } from "vitest";
+import { documentToHtml, markdownToDocument } from "@imprint/document";
+import { readerAssets } from "../src/views/assets.js";
+import type { ViewFrame, ViewPage } from "../src/views/model.js";
+import { renderPage, renderSearch, renderStatus } from "../src/views/render.js";
+
+const frame: ViewFrame = {
+  chrome: {
+    title: "Acme <Docs>",
+    primaryColor: { light: "#0a7c66", dark: "#35d0b0" },
+    theme: { default: "system", toggleable: true },
+    headerLinks: [{ title: "Status", url: "https://status.example.com", external: true }],
+    footer: { groups: [{ title: "Company", links: [{ title: "About", url: "https://example.com/about", external: true }] }], copyright: "© Acme" },
+    pagination: true,
+    showLastUpdated: true,
+  },
+  meta: { title: "Install · Acme", canonicalUrl: "https://read.example.com/acme/docs/install", noindex: false, siteName: "Acme <Docs>", markdownUrl: "https://read.example.com/acme/docs/install.md" },
+  homeUrl: "/acme/docs/",
+  searchUrl: "/acme/docs/search",
+  sections: [
+    { title: "Guides", url: "/acme/docs/", active: true },
+    { title: "More", url: "#", children: [{ title: "API", url: "/acme/docs/api/" }] },
+  ],
+  variants: [
+    { title: "v2", url: "/acme/docs/", active: true },
+    { title: "v1", url: "/acme/docs/v1/" },
+  ],
+  tree: [
+    { kind: "page", title: "Welcome", url: "/acme/docs/", children: [] },
+    { kind: "page", title: "Install", url: "/acme/docs/install", active: true, expanded: true, children: [{ kind: "page", title: "On Linux", url: "/acme/docs/install/linux", children: [] }] },
+    { kind: "group", title: "Reference", url: "#", children: [{ kind: "page", title: "CLI", url: "/acme/docs/cli", children: [] }] },
+  ],
+  language: "en",
+};
+
+function page(overrides: Partial<ViewPage["page"]> = {}, meta: Partial<ViewFrame["meta"]> = {}): ViewPage {
+  const body = documentToHtml(markdownToDocument("# Requirements\n\nNode.\n\n## Steps\n\n```sh\nnpm install\n```\n"), { resolveRef: () => null });
+  return {
+    ...frame,
+    meta: { ...frame.meta, ...meta },
+    page: {
+      title: "Install <now>",
+      description: "How to install",
+      bodyHtml: body.html,
+      toc: body.toc,
+      breadcrumbs: [{ title: "Guides", url: "/acme/docs/" }],
+      previous: { title: "Welcome", url: "/acme/docs/" },
+      next: { title: "On Linux", url: "/acme/docs/install/linux" },
+      lastUpdated: new Date("2026-11-20T10:00:00Z"),
+      markdownUrl: "/acme/docs/install.md",
+      ...overrides,
+    },
+  };
+}
+
+describe("the reader's views", () => {
+  it("renders a page with its navigation, table of contents, pagination and metadata", () => {
+    const tree = fromHtml(renderPage(page()));
+    expect(toString(select("title", tree)!)).toBe("Install · Acme");
+    expect(select('link[rel="canonical"]', tree)!.properties.href).toBe("https://read.example.com/acme/docs/install");
+    expect(select('link[rel="alternate"][type="text/markdown"]', tree)!.properties.href).toBe("https://read.example.com/acme/docs/install.md");
+    expect(select('meta[name="robots"]', tree)).toBeUndefined();
+    expect(toString(select("main h1", tree)!)).toBe("Install <now>");
+    // The current page is marked in the tree, and its branch is open.
+    expect(selectAll('aside.tree a[aria-current="page"]', tree).map((node) => toString(node))).toEqual(["Install"]);
+    expect(select("aside.tree details", tree)!.properties.open).toBe(true);
+    expect(toString(select("aside.tree .group", tree)!)).toBe("Reference");
+    // Sections, variants, breadcrumbs and previous/next.
+    expect(selectAll('nav.sections a[aria-current="page"]', tree).map((node) => toString(node))).toEqual(["Guides"]);
+    expect(selectAll("nav.variants a", tree).map((node) => node.properties.href)).toEqual(["/acme/docs/", "/acme/docs/v1/"]);
+    expect(select('nav.pagination a[rel="next"]', tree)!.properties.href).toBe("/acme/docs/install/linux");
+    // The table of contents points at the body's headings.
+    const tocTargets = selectAll("aside.toc a", tree).map((node) => String(node.properties.href).slice(1));
+    expect(tocTargets).toEqual(["requirements", "steps"]);
+    for (const id of tocTargets) expect(select(`article #${id}`, tree)).toBeDefined();
+    expect(select("time", tree)!.properties.dateTime).toBe("2026-11-20T10:00:00.000Z");
+    expect(select('form.search[method="get"]', tree)!.properties.action).toBe("/acme/docs/search");
+  });
+
+  it("escapes every text it is given and marks unlisted pages noindex", () => {
+    const html = renderPage(page({ title: '<script>alert("x")</script>' }, { noindex: true }));
+    expect(html).not.toContain('<script>alert("x")</script>');
+    expect(html).toContain("Acme &#x3C;Docs>");
+    const tree = fromHtml(html);
+    expect(select('meta[name="robots"]', tree)!.properties.content).toBe("noindex");
+    // No inline event handlers anywhere; the only scripts are the theme boot and the asset.
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+    expect(selectAll("script", tree).map((node) => node.properties.src ?? "inline")).toEqual(["inline", readerAssets.script.path]);
+  });
+
+  it("keeps the script small and hashed, and renders search results and status pages", () => {
+    expect(Buffer.byteLength(readerAssets.script.body)).toBeLessThan(50 * 1024);
+    expect(readerAssets.script.path).toMatch(/^\/_assets\/reader\.[\w-]{12}\.js$/);
+    expect(readerAssets.style.path).toMatch(/^\/_assets\/reader\.[\w-]{12}\.css$/);
+
+    const search = fromHtml(
+      renderSearch({ ...frame, query: "install", hits: [{ title: "Install", url: "/acme/docs/install", excerpt: "npm install", context: "Guides" }] }),
+    );
+    expect(toString(select("main h1", search)!)).toBe("Results for “install”");
+    expect(selectAll("ol.hits a", search).map((node) => node.properties.href)).toEqual(["/acme/docs/install"]);
+    expect(toString(select("main", renderSearchEmpty())!)).toContain("No page matches.");
+
+    const missing = fromHtml(renderStatus({ status: 404, title: "Page not found", message: "There is no page here." }));
+    expect(toString(select("h1", missing)!)).toBe("Page not found");
+    expect(select('meta[name="robots"]', missing)!.properties.content).toBe("noindex");
+  });
+});
+
+function renderSearchEmpty() {
+  return fromHtml(renderSearch({ ...frame, query: "zzz", hits: [] }));
+}
