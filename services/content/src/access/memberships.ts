@@ -1,5 +1,5 @@
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { AppError, MembershipCache as RoleCache, type IdentityClient } from "@imprint/runtime";
+import { AppError, MembershipCache as RoleCache, roleName, type IdentityClient } from "@imprint/runtime";
 import type { Level } from "./domain/levels.js";
 
 export type { IdentityClient };
@@ -8,15 +8,6 @@ export type { IdentityClient };
 export interface Membership {
   role: Level | null;
 }
-
-const LEVEL_BY_ROLE: Partial<Record<MemberRole, Level>> = {
-  [MemberRole.MEMBER_ROLE_ADMIN]: "admin",
-  [MemberRole.MEMBER_ROLE_CREATE]: "create",
-  [MemberRole.MEMBER_ROLE_REVIEW]: "review",
-  [MemberRole.MEMBER_ROLE_EDIT]: "edit",
-  [MemberRole.MEMBER_ROLE_COMMENT]: "comment",
-  [MemberRole.MEMBER_ROLE_READ]: "read",
-};
 
 /**
  * The caller's organization role as content's levels: the runtime's MembershipCache (identity's
@@ -35,7 +26,8 @@ export class MembershipCache {
     const answer = await this.roles.get(organizationId, userId);
     if (!answer) return null;
     if (answer.role === MemberRole.MEMBER_ROLE_GUEST) return { role: null };
-    const role = LEVEL_BY_ROLE[answer.role];
+    // Content's levels are the organization roles' names (plus the levels only spaces have).
+    const role: Level | undefined = roleName(answer.role);
     if (!role) throw new AppError("internal", `identity answered an unknown role ${String(answer.role)}`);
     return { role };
   }

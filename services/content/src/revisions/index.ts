@@ -1,10 +1,12 @@
 import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import { EditingServiceService } from "@imprint/proto/content/v1/editing";
+import { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { ServiceRegistration } from "@imprint/runtime";
 import { BRANCH_SERVICE_NAME, branchServiceImplementation } from "./grpc/branch-service.js";
 import { EDITING_SERVICE_NAME, editingServiceImplementation } from "./grpc/editing-service.js";
+import { PUBLISHED_CONTENT_SERVICE_NAME, publishedContentServiceImplementation } from "./grpc/published-content-service.js";
 import { REVISION_SERVICE_NAME, revisionServiceImplementation } from "./grpc/revision-service.js";
 import { RevisionCaches } from "./domain/store/caches.js";
 import type { ContentDeps, EditingDeps, RevisionDeps } from "../deps.js";
@@ -48,6 +50,7 @@ export function revisionGrpcServices(orm: MikroORM, revision: RevisionDeps, edit
   return [
     { name: REVISION_SERVICE_NAME, definition: RevisionServiceService, implementation: revisionServiceImplementation(orm, revision) },
     { name: EDITING_SERVICE_NAME, definition: EditingServiceService, implementation: editingServiceImplementation(orm, editing) },
+    { name: PUBLISHED_CONTENT_SERVICE_NAME, definition: PublishedContentServiceService, implementation: publishedContentServiceImplementation(orm, revision) },
   ] as ServiceRegistration[];
 }
 

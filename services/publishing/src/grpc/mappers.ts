@@ -5,6 +5,9 @@ import type {
   SitePublishingAuth,
   SiteSection as SiteSectionMessage,
   SiteSectionGroup as SiteSectionGroupMessage,
+  GetReaderSiteResponse,
+  ReaderItem,
+  ReaderSiteSpace,
   SiteCustomization,
   SiteExternalLink as SiteExternalLinkMessage,
   SiteSpace as SiteSpaceMessage,
@@ -12,6 +15,7 @@ import type {
   SiteStructureItem,
 } from "@imprint/proto/publishing/v1/sites";
 import type { Site } from "../domain/site.js";
+import type { ReaderItemView, ReaderSiteSpaceView, ReaderSiteView } from "../use-cases/get-reader-site.js";
 import type { CustomizationView } from "../use-cases/shared/customization.js";
 import type { PublishingAuthView } from "../use-cases/shared/publishing-auth.js";
 import type { SectionGroupView } from "../use-cases/shared/section-groups.js";
@@ -148,4 +152,55 @@ export function structureToProto(structure: SiteStructureView): SiteStructure {
 
 export function customizationToProto({ customization, updatedAt }: CustomizationView): SiteCustomization {
   return { json: JSON.stringify(customization), updatedAt: updatedAt ?? undefined };
+}
+
+function readerSiteSpaceToProto({ siteSpace, isDefault, customization }: ReaderSiteSpaceView): ReaderSiteSpace {
+  return {
+    id: siteSpace.id,
+    spaceId: siteSpace.spaceId,
+    path: siteSpace.path,
+    condition: siteSpace.condition,
+    default: isDefault,
+    customizationJson: customization ? JSON.stringify(customization) : "",
+  };
+}
+
+function readerItemToProto(item: ReaderItemView): ReaderItem {
+  if (item.kind === "group") return { group: { id: item.group.id, title: item.group.title, icon: item.group.icon ?? "", children: item.children.map(readerItemToProto) } };
+  if (item.kind === "link") return { link: { id: item.link.id, title: item.link.title, url: item.link.url, icon: item.link.icon ?? "", condition: item.link.condition } };
+  const { section } = item;
+  return {
+    section: {
+      id: section.id,
+      title: section.title,
+      path: section.path,
+      description: section.description,
+      icon: section.icon ?? "",
+      condition: section.condition,
+      default: item.isDefault,
+      siteSpaces: item.siteSpaces.map(readerSiteSpaceToProto),
+    },
+  };
+}
+
+/** A published site for the reader; the visitor-auth key only for a visitor-auth site. */
+export function readerSiteToProto({ site, customization, items, siteSpaces }: ReaderSiteView): GetReaderSiteResponse {
+  const visitorAuth = site.visibility === "visitor-auth";
+  return {
+    siteId: site.id,
+    organizationId: site.organizationId,
+    title: site.title,
+    visibility: site.visibility,
+    basename: site.basename ?? "",
+    hostname: site.hostname ?? "",
+    agentsContext: site.agentsContext,
+    adaptiveContentEnabled: site.adaptiveContentEnabled,
+    customizationJson: JSON.stringify(customization),
+    version: site.version,
+    items: items.map(readerItemToProto),
+    siteSpaces: siteSpaces.map(readerSiteSpaceToProto),
+    visitorAuthKey: visitorAuth ? site.visitorAuthKey : "",
+    fallbackUrl: visitorAuth ? (site.visitorAuthFallbackUrl ?? "") : "",
+    logoutUrl: visitorAuth ? (site.visitorAuthLogoutUrl ?? "") : "",
+  };
 }

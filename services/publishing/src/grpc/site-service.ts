@@ -24,6 +24,7 @@ import { getSiteAdaptiveSchema } from "../use-cases/get-site-adaptive-schema.js"
 import { getSitePublishingAuth } from "../use-cases/get-site-publishing-auth.js";
 import { addSiteExternalLink } from "../use-cases/add-site-external-link.js";
 import { deleteSiteExternalLink } from "../use-cases/delete-site-external-link.js";
+import { checkShareKey, getReaderSite } from "../use-cases/get-reader-site.js";
 import { issueMemberVisitorToken } from "../use-cases/issue-member-visitor-token.js";
 import { verifyMemberVisitorToken } from "../use-cases/verify-member-visitor-token.js";
 import { deleteSiteSpaceCustomization } from "../use-cases/delete-site-space-customization.js";
@@ -52,6 +53,7 @@ import {
   customizationToProto,
   externalLinkToProto,
   publishingAuthToProto,
+  readerSiteToProto,
   sectionGroupToProto,
   sectionToProto,
   shareLinkToProto,
@@ -464,6 +466,13 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     issueMemberVisitorToken: async (request) => ({
       token: await issueMemberVisitorToken(em(), { caller: request.caller, organizationId: request.organizationId }, deps),
     }),
+
+    getReaderSite: async (request) => {
+      const view = await getReaderSite(em(), { hostname: request.hostname, organizationId: request.organizationId, site: request.site });
+      return readerSiteToProto(view);
+    },
+
+    checkShareKey: async (request) => ({ active: await checkShareKey(em(), { siteId: request.siteId, key: request.key }) }),
 
     verifyMemberVisitorToken: async (request) => {
       const claims = await verifyMemberVisitorToken(em(), { organizationId: request.organizationId, token: request.token }, deps);

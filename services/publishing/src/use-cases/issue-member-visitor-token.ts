@@ -1,22 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId, requireCaller } from "@imprint/runtime";
-import { MemberRole } from "@imprint/proto/identity/v1";
+import { AppError, isId, requireCaller, roleName } from "@imprint/runtime";
 import { signMemberToken } from "../domain/member-visitor-token.js";
 import { Site } from "../domain/site.js";
 import type { UseCaseDeps } from "../deps.js";
 import type { CallerInput } from "./shared/access.js";
 import { callerMessage } from "./shared/access.js";
 import { organizationVisitorKey } from "./shared/visitor-keys.js";
-
-/** The REST name of a role that gets a token (a guest's has none). */
-const ROLE_NAMES: Partial<Record<MemberRole, string>> = {
-  [MemberRole.MEMBER_ROLE_ADMIN]: "admin",
-  [MemberRole.MEMBER_ROLE_CREATE]: "create",
-  [MemberRole.MEMBER_ROLE_REVIEW]: "review",
-  [MemberRole.MEMBER_ROLE_EDIT]: "edit",
-  [MemberRole.MEMBER_ROLE_COMMENT]: "comment",
-  [MemberRole.MEMBER_ROLE_READ]: "read",
-};
 
 /**
  * The caller's member visitor token for the organization (the ping's `serviceVisitorClaims`): ""
@@ -27,7 +16,8 @@ export async function issueMemberVisitorToken(em: EntityManager, input: { caller
   const caller = requireCaller(input.caller);
   if (!isId(input.organizationId) || !isId(caller.userId)) return "";
   const membership = await deps.memberships.get(input.organizationId, caller.userId);
-  const role = membership ? ROLE_NAMES[membership.role] : undefined;
+  // A guest has no role name, hence no token.
+  const role = membership ? roleName(membership.role) : undefined;
   if (!role) return "";
   if ((await em.count(Site, { organizationId: input.organizationId })) === 0) return "";
   const { user } = await deps.identity.getUser({ caller: callerMessage(caller), userId: "" });

@@ -9,6 +9,24 @@ import type { PromiseClient } from "../grpc/client.js";
 
 export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
 
+/** The roles of an organization's members by their REST names, highest first (a guest has none). */
+export const ROLE_NAMES = ["admin", "create", "review", "edit", "comment", "read"] as const;
+export type RoleName = (typeof ROLE_NAMES)[number];
+
+const NAME_BY_ROLE: Partial<Record<MemberRole, RoleName>> = {
+  [MemberRole.MEMBER_ROLE_ADMIN]: "admin",
+  [MemberRole.MEMBER_ROLE_CREATE]: "create",
+  [MemberRole.MEMBER_ROLE_REVIEW]: "review",
+  [MemberRole.MEMBER_ROLE_EDIT]: "edit",
+  [MemberRole.MEMBER_ROLE_COMMENT]: "comment",
+  [MemberRole.MEMBER_ROLE_READ]: "read",
+};
+
+/** A role's REST name; undefined for a guest (and for a value identity does not define). */
+export function roleName(role: MemberRole): RoleName | undefined {
+  return NAME_BY_ROLE[role];
+}
+
 /** A caller's standing in an organization as identity answers it: an enabled member's role (guests included). */
 export interface OrganizationRole {
   role: MemberRole;

@@ -1,0 +1,30 @@
+import { forkEm, type AsyncImplementation } from "@imprint/runtime";
+import type { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
+import type { MikroORM } from "@mikro-orm/postgresql";
+import { getPublishedPage, getPublishedSpace } from "../use-cases/read-published.js";
+import { pageTreeToProto } from "./mappers.js";
+import type { RevisionDeps } from "../../deps.js";
+
+export const PUBLISHED_CONTENT_SERVICE_NAME = "imprint.content.v1.PublishedContentService";
+
+/** Thin transport of the published read (the reader's): one use case per call on a fresh EntityManager. */
+export function publishedContentServiceImplementation(orm: MikroORM, deps: RevisionDeps): AsyncImplementation<typeof PublishedContentServiceService> {
+  const em = () => forkEm(orm);
+  return {
+    getPublishedSpace: async (request) => {
+      const published = await getPublishedSpace(em(), { spaceId: request.spaceId, knownRevisionId: request.knownRevisionId }, deps);
+      return {
+        spaceId: published.space.id,
+        organizationId: published.space.organizationId,
+        title: published.space.title,
+        emoji: published.space.emoji,
+        revisionId: published.revision.id,
+        revisionCreatedAt: published.revision.committedAt ?? published.revision.createdAt,
+        pages: published.pages.map((tree) => pageTreeToProto(tree, { metadata: false })),
+        notModified: published.notModified,
+      };
+    },
+
+    getPublishedPage: async (request) => getPublishedPage(em(), { spaceId: request.spaceId, revisionId: request.revisionId, pageId: request.pageId }, deps),
+  };
+}
