@@ -194,3 +194,21 @@ describe("a space's urls.published", () => {
     await eventually(async () => (await publishedOf()) === undefined);
   });
 });
+
+describe("a space shown only inside a draft group", () => {
+  it("has no urls.published until the group is live", async () => {
+    const space = await createSpace(stack, org, { title: "Grouped" });
+    const first = await createSpace(stack, org, { title: "Front" });
+    const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "Grouped site" })).data;
+    await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: first.id, title: "Front" });
+    const section = (await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: space.id, title: "Inner" })).data;
+    const outer = (await org.owner.api.orgs.addSectionGroupToSite(org.organizationId, site.id, { title: "Outer", draft: true })).data;
+    await org.owner.api.orgs.addSectionGroupToSite(org.organizationId, site.id, { title: "Nested", parent: outer.id, sections: [section.id] });
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    const publishedOf = async (spaceId: string) => ((await call(stack, "GET", `/v1/spaces/${spaceId}`, owner())).body as { urls: { published?: string } }).urls.published;
+    await eventually(async () => (await publishedOf(first.id)) !== undefined);
+    expect(await publishedOf(space.id)).toBeUndefined();
+    await org.owner.api.orgs.updateSiteSectionGroupById(org.organizationId, site.id, outer.id, { draft: false });
+    await eventually(async () => (await publishedOf(space.id))?.endsWith("/inner/grouped/"));
+  });
+});

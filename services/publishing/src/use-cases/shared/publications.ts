@@ -29,16 +29,23 @@ export function touchSpaces(tx: EntityManager, spaceIds: Iterable<string>): void
 }
 
 /**
- * Each space's address now: its live site-space (not a draft, in a live section, its space not
- * deleted) on the earliest published site (by creation), the first in structure order there.
+ * Each space's address now: its live site-space (not a draft, in a live section outside any draft
+ * group, however deep, its space not deleted) on the earliest published site (by creation), the
+ * first in structure order there.
  */
 async function currentAddresses(tx: EntityManager, spaceIds: string[]): Promise<Map<string, PublishedAddress>> {
   const rows = await tx.execute<{ space_id: string; site_id: string; organization_id: string; basename: string | null; hostname: string | null; proxy: string | null; section_path: string | null; path: string }[]>(
-    `select distinct on (ss.space_id) ss.space_id, s.id as site_id, s.organization_id, s.basename, s.hostname, s.proxy, sec.path as section_path, ss.path
+    `with recursive hidden_groups as (
+       select g.id from site_section_groups g where g.draft and g.site_id in (select site_id from site_spaces where space_id = any(?::uuid[]))
+       union
+       select g.id from site_section_groups g join hidden_groups h on g.parent_group_id = h.id
+     )
+     select distinct on (ss.space_id) ss.space_id, s.id as site_id, s.organization_id, s.basename, s.hostname, s.proxy, sec.path as section_path, ss.path
        from site_spaces ss join sites s on s.id = ss.site_id left join site_sections sec on sec.id = ss.section_id
-      where ss.space_id = any(?::uuid[]) and s.published and not ss.draft and not ss.space_deleted and (sec.id is null or not sec.draft)
+      where ss.space_id = any(?::uuid[]) and s.published and not ss.draft and not ss.space_deleted
+        and (sec.id is null or (not sec.draft and (sec.section_group_id is null or sec.section_group_id not in (select id from hidden_groups))))
       order by ss.space_id, s.created_at, s.id, sec.position nulls first, ss.position, ss.id`,
-    [`{${spaceIds.join(",")}}`],
+    [`{${spaceIds.join(",")}}`, `{${spaceIds.join(",")}}`],
   );
   return new Map(
     rows.map((row) => [
