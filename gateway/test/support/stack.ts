@@ -24,6 +24,8 @@ export interface TestStack {
   clients: ServiceClients;
   /** The content service's gRPC address (for its internal APIs, e.g. editing, in test setup). */
   contentAddress: string;
+  /** The publishing service's gRPC address (the reader's upstream). */
+  publishingAddress: string;
   /** The clock of content and collaboration (e.g. to reach the day after a deleted space's retention). */
   clock: TestClock;
   /** Log lines written by the gateway, parsed. */
@@ -68,6 +70,7 @@ export async function startStack(options: { gatewayEnv?: Record<string, string>;
     identity: services.clients.identity,
     clients: services.clients,
     contentAddress: services.address("content"),
+    publishingAddress: services.address("publishing"),
     clock,
     gatewayLogs: gatewayLogger.lines,
     stopUpstream: services.stopTarget,

@@ -1,4 +1,6 @@
-/** The reader's public surface (its views for now; the HTTP server comes next). */
+/** The reader: published sites as HTML and markdown (its HTTP server), its views and its MCP module. */
+export { loadReaderConfig, readerConfigShape, type ReaderConfig } from "./config.js";
+export { startReader, type ReaderHandle } from "./server.js";
 export type * from "./views/model.js";
 export { renderPage, renderSearch, renderStatus } from "./views/render.js";
 export { readerAssets, type ReaderAsset } from "./views/assets.js";

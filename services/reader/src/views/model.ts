@@ -85,7 +85,7 @@ export interface ViewFrame {
   meta: ViewMeta;
   /** The site's home, with share key. */
   homeUrl: string;
-  /** Where the search form goes (GET with `q`). */
+  /** Where the search form goes (GET with `q`); "" shows no search form. */
   searchUrl: string;
   /** Top navigation (absent when the site has no sections). */
   sections?: ViewSectionEntry[];

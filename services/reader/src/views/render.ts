@@ -47,10 +47,14 @@ function header(frame: ViewFrame): ElementContent {
   return h("header.site", [
     brand,
     ...(chrome.headerLinks.length > 0 ? [h("nav.links", { "aria-label": "Links" }, chrome.headerLinks.map((link) => anchor(link)))] : []),
-    h("form.search", { role: "search", action: frame.searchUrl, method: "get" }, [
-      h("label.skip", { for: "q" }, "Search"),
-      h("input#q", { type: "search", name: "q", placeholder: "Search…", "aria-label": `Search ${chrome.title}` }),
-    ]),
+    ...(frame.searchUrl
+      ? [
+          h("form.search", { role: "search", action: frame.searchUrl, method: "get" }, [
+            h("label.skip", { for: "q" }, "Search"),
+            h("input#q", { type: "search", name: "q", placeholder: "Search…", "aria-label": `Search ${chrome.title}` }),
+          ]),
+        ]
+      : []),
     ...(chrome.theme.toggleable ? [h("button.theme", { type: "button", hidden: true, "aria-label": "Switch between light and dark" }, "◐")] : []),
   ]);
 }

@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SignJWT } from "jose";
+import { loadReaderConfig, startReader, type ReaderHandle } from "@imprint/reader";
+import { eventually, patient } from "@imprint/runtime/testing";
+import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
+import { call } from "./support/http.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+/**
+ * The reader over HTTP, on the real stack: sites published through the API, read as a visitor
+ * would (no token of the API), each audience's rules enforced on the server.
+ */
+let stack: TestStack;
+let org: TestOrganization;
+let reader: ReaderHandle;
+
+beforeAll(async () => {
+  stack = await startStack();
+  org = await createOrganization(stack);
+  reader = await startReader(
+    loadReaderConfig({
+      READER_PORT: "0",
+      PUBLISHING_GRPC_ADDRESS: stack.publishingAddress,
+      CONTENT_GRPC_ADDRESS: stack.contentAddress,
+      // Every read asks publishing: what a test changes shows at once.
+      SITE_CACHE_TTL_MS: "0",
+      UPSTREAM_TIMEOUT_MS: String(patient(10_000)),
+      LOG_LEVEL: "warn",
+    }),
+  );
+});
+afterAll(async () => {
+  await reader?.stop();
+  await stack?.stop();
+});
+
+const owner = (json?: unknown) => ({ token: org.owner.token, ...(json === undefined ? {} : { json }) });
+const read = (path: string, init: RequestInit = {}) => fetch(`${reader.url}${path}`, { redirect: "manual", ...init });
+
+/** A published site of one space with three pages, the second linking to the third. */
+async function publishedSite(basename: string): Promise<{ siteId: string; base: string }> {
+  const space = await createSpace(stack, org, { title: `${basename} space` });
+  const cr = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, owner({ subject: "Pages" }));
+  const changes = [
+    { operation: "insert_page", ref: "welcome", slug: "welcome", document: { markdown: "# Welcome\n\nStart here." } },
+    { operation: "insert_page", ref: "install", slug: "install", document: { markdown: "# Install\n\n## On Linux\n\nRead [the guide](./guide.md).\n\n```js\nconst answer = 42;\n```" } },
+    { operation: "insert_page", ref: "guide", slug: "guide", document: { markdown: "# Guide\n\nThe guide." } },
+  ];
+  expect((await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${cr.body.id}/content`, owner({ changes }))).status).toBe(200);
+  expect((await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${cr.body.id}/merge`, owner())).status).toBe(200);
+  const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: `${basename} docs`, spaces: [space.id] })).data;
+  await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { basename });
+  await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+  const base = `/${org.organizationId}/${basename}/`;
+  // Content learns that the space is published from publishing's announcement.
+  await eventually(async () => (await read(base)).status === 200);
+  return { siteId: site.id, base };
+}
+
+describe("the reader", () => {
+  it("serves a public site's pages as HTML with their navigation, and as markdown", async () => {
+    const { base } = await publishedSite("handbook");
+    const home = await read(base);
+    expect(home.headers.get("content-type")).toContain("text/html");
+    expect(home.headers.get("cache-control")).toBe("public, max-age=0, must-revalidate");
+    const html = await home.text();
+    expect(html).toContain("<title>Welcome · handbook docs</title>");
+    expect(html).toContain(`<a href="${base}install">Install</a>`);
+    expect(html).not.toContain('name="robots"');
+
+    const install = await (await read(`${base}install`)).text();
+    // The page title is its <h1>; the body's "## On Linux" sits below it.
+    expect(install).toContain('<h3 id="on-linux">');
+    expect(install).toContain(`<a href="${base}guide">the guide</a>`);
+    expect(install).toContain('<span class="hljs-keyword">const</span>');
+    expect(install).toContain(`<a href="${base}install" aria-current="page">Install</a>`);
+    expect(install).toMatch(/rel="prev"[^>]*>.*Welcome/s);
+
+    const markdown = await read(`${base}install.md`);
+    expect(markdown.headers.get("content-type")).toContain("text/markdown");
+    expect(await markdown.text()).toContain("# Install\n\n## On Linux");
+    expect((await read(`${base}no-such-page`)).status).toBe(404);
+    expect((await read(`/${org.organizationId}/no-such-site/`)).status).toBe(404);
+  });
+
+  it("serves a share-link site only through an active link's key, and no site once unpublished", async () => {
+    const { siteId, base } = await publishedSite("partners");
+    await org.owner.api.orgs.updateSiteById(org.organizationId, siteId, { visibility: "share-link" as never });
+    const link = (await org.owner.api.orgs.createSiteShareLink(org.organizationId, siteId, { name: "Partner" })).data;
+    const key = link.urls.published!.split("/").at(-2)!;
+    expect((await read(base)).status).toBe(404);
+    const through = await read(`${base}${key}/install`);
+    expect(through.status).toBe(200);
+    const html = await through.text();
+    // Links keep the key; the site is kept out of search engines.
+    expect(html).toContain(`href="${base}${key}/guide"`);
+    expect(html).toContain('<meta name="robots" content="noindex">');
+    expect(through.headers.get("cache-control")).toBe("private, no-cache");
+    await org.owner.api.orgs.updateSiteShareLinkById(org.organizationId, siteId, link.id, { active: false });
+    expect((await read(`${base}${key}/install`)).status).toBe(404);
+
+    await org.owner.api.orgs.unpublishSite(org.organizationId, siteId);
+    expect((await read(`${base}${key}/`)).status).toBe(404);
+  });
+
+  it("serves a visitor-auth site to visitors with a token signed by its key, or members with theirs", async () => {
+    const { siteId, base } = await publishedSite("internal");
+    await org.owner.api.orgs.updateSiteById(org.organizationId, siteId, { visibility: "visitor-auth" as never });
+    const { privateKey } = (await org.owner.api.orgs.getSitePublishingAuthById(org.organizationId, siteId)).data;
+    const sign = (expiresIn: string | number) =>
+      new SignJWT({ plan: "pro" }).setProtectedHeader({ alg: "HS256" }).setIssuedAt().setExpirationTime(expiresIn).sign(new TextEncoder().encode(privateKey));
+
+    expect((await read(base)).status).toBe(401);
+    await org.owner.api.orgs.updateSitePublishingAuthById(org.organizationId, siteId, { backend: "custom" as never, fallbackURL: "https://login.example.com/" });
+    const refused = await read(base);
+    expect(refused.status).toBe(302);
+    expect(refused.headers.get("location")).toMatch(/^https:\/\/login\.example\.com\/\?location=/);
+
+    const token = await sign("1h");
+    const signedIn = await read(`${base}install?jwt_token=${token}`);
+    expect(signedIn.status).toBe(200);
+    const cookie = signedIn.headers.get("set-cookie")!;
+    expect(cookie).toMatch(/imprint_visitor_\w+=/);
+    expect(cookie).toContain(`path=${base}`);
+    expect(cookie.toLowerCase()).toContain("httponly");
+    // The cookie carries the visitor on; a token past its time does not.
+    expect((await read(`${base}guide`, { headers: { cookie: cookie.split(";")[0]! } })).status).toBe(200);
+    expect((await read(`${base}?jwt_token=${await sign(Math.floor(Date.now() / 1000) - 60)}`)).status).toBe(302);
+    expect((await read(`${base}?jwt_token=${token.slice(0, -2)}xx`)).status).toBe(302);
+
+    // Regenerating the key refuses every token it signed, at once.
+    await org.owner.api.orgs.regenerateSitePublishingAuthById(org.organizationId, siteId);
+    expect((await read(`${base}guide`, { headers: { cookie: cookie.split(";")[0]! } })).status).toBe(302);
+
+    // A member reads with the token the organization ping gives.
+    const ping = await call(stack, "POST", `/v1/orgs/${org.organizationId}/ping`, owner());
+    expect((await read(`${base}?jwt_token=${ping.body.serviceVisitorClaims as string}`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,184 @@
+import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
+import { PageType, type Page } from "@imprint/proto/content/v1/revisions";
+import type { GetReaderSiteResponse, ReaderItem, ReaderSection, ReaderSiteSpace } from "@imprint/proto/publishing/v1/sites";
+import { evaluateCondition, type ConditionContext } from "@imprint/document";
+import type { ViewLink, ViewSectionEntry, ViewSiteChrome, ViewTreeItem } from "./views/model.js";
+
+/**
+ * How a reader URL maps onto a published site: after the site's base (and its share key), the
+ * section's path (sites with sections; the default section when the segment names none), the
+ * site-space's path (the level's default when the segment names none), then the page's path.
+ * What a visitor may not see (conditions false for them) does not exist here.
+ */
+
+export type ReaderSite = GetReaderSiteResponse;
+
+/** The sections of the site a visitor sees, in structure order (groups flattened), with their visible site-spaces. */
+export function visibleSections(site: ReaderSite, context: ConditionContext): ReaderSection[] {
+  const walk = (items: ReaderItem[]): ReaderSection[] =>
+    items.flatMap((item) => {
+      if (item.section) return evaluateCondition(item.section.condition, context) ? [{ ...item.section, siteSpaces: visibleSiteSpaces(item.section.siteSpaces, context) }] : [];
+      if (item.group) return walk(item.group.children);
+      return [];
+    });
+  return walk(site.items).filter((section) => section.siteSpaces.length > 0);
+}
+
+export function visibleSiteSpaces(siteSpaces: ReaderSiteSpace[], context: ConditionContext): ReaderSiteSpace[] {
+  return siteSpaces.filter((siteSpace) => evaluateCondition(siteSpace.condition, context));
+}
+
+/** The level's default as the visitor sees it: its own when visible, else its first. */
+function defaultOf<T extends { default: boolean }>(items: T[]): T | undefined {
+  return items.find((item) => item.default) ?? items[0];
+}
+
+export interface Location {
+  section: ReaderSection | null;
+  siteSpace: ReaderSiteSpace;
+  /** The site-space's level: its section's site-spaces, or the site's. */
+  variants: ReaderSiteSpace[];
+  /** The page path inside the space ("" for its first page). */
+  pagePath: string;
+  /** The base of the site-space's pages: site base + section path + site-space path, as needed. */
+  prefix: string;
+}
+
+/** Where `segments` (after the site's base) lead, for this visitor; null when nowhere. */
+export function locate(site: ReaderSite, segments: string[], context: ConditionContext, base: string): Location | null {
+  let rest = [...segments];
+  let section: ReaderSection | null = null;
+  let levelPrefix = base;
+  let siteSpaces: ReaderSiteSpace[];
+  if (site.items.length > 0) {
+    const sections = visibleSections(site, context);
+    const named = sections.find((candidate) => candidate.path === rest[0]);
+    section = named ?? defaultOf(sections) ?? null;
+    if (!section) return null;
+    if (named) rest = rest.slice(1);
+    if (!section.default || named) levelPrefix = `${base}${encodeURIComponent(section.path)}/`;
+    siteSpaces = section.siteSpaces;
+  } else {
+    siteSpaces = visibleSiteSpaces(site.siteSpaces, context);
+  }
+  const namedSpace = siteSpaces.find((candidate) => candidate.path === rest[0] && !candidate.default);
+  const siteSpace = namedSpace ?? defaultOf(siteSpaces);
+  if (!siteSpace) return null;
+  if (namedSpace) rest = rest.slice(1);
+  const prefix = siteSpace.default || siteSpace === defaultOf(siteSpaces) ? levelPrefix : `${levelPrefix}${encodeURIComponent(siteSpace.path)}/`;
+  return { section, siteSpace, variants: siteSpaces, pagePath: rest.join("/"), prefix };
+}
+
+/** The URL of a site-space's first page: its level's prefix, plus its own path unless it is the default. */
+export function siteSpaceUrl(levelPrefix: string, siteSpace: ReaderSiteSpace, siteSpaces: ReaderSiteSpace[]): string {
+  return siteSpace === defaultOf(siteSpaces) ? levelPrefix : `${levelPrefix}${encodeURIComponent(siteSpace.path)}/`;
+}
+
+/** Every readable page of a space in reading order (groups and links skipped; hidden pages kept: they have URLs). */
+export function readingOrder(pages: Page[]): Page[] {
+  return pages.flatMap((page) => [...(page.type === PageType.PAGE_TYPE_DOCUMENT ? [page] : []), ...readingOrder(page.pages)]);
+}
+
+/** The page at `path` ("" is the first readable page). */
+export function findPage(space: GetPublishedSpaceResponse, path: string): Page | undefined {
+  const pages = readingOrder(space.pages);
+  if (path === "") return pages.find((page) => !page.hidden) ?? pages[0];
+  return pages.find((page) => page.path === path);
+}
+
+/** The pages from the top of the space to `page` (for breadcrumbs), `page` excluded. */
+export function ancestorsOf(pages: Page[], target: Page): Page[] {
+  for (const page of pages) {
+    if (page.id === target.id) return [];
+    const below = ancestorsOf(page.pages, target);
+    if (below.length > 0 || page.pages.some((child) => child.id === target.id)) return [page, ...below];
+  }
+  return [];
+}
+
+const pageUrl = (prefix: string, page: Page) => `${prefix}${page.path.split("/").map(encodeURIComponent).join("/")}`;
+
+/** The space's page tree for the sidebar (hidden pages left out), the current page and its branch open. */
+export function pageTree(pages: Page[], prefix: string, current: Page, first: Page | undefined): ViewTreeItem[] {
+  const open = new Set([...ancestorsOf(pages, current).map((page) => page.id), current.id]);
+  const build = (list: Page[]): ViewTreeItem[] =>
+    list
+      .filter((page) => !page.hidden)
+      .map((page): ViewTreeItem => {
+        if (page.type === PageType.PAGE_TYPE_GROUP) return { kind: "group", title: page.title, url: "#", children: build(page.pages) };
+        if (page.type === PageType.PAGE_TYPE_LINK) return { kind: "link", title: page.title, url: page.href || "#", external: true, children: [] };
+        const url = first && page.id === first.id ? prefix : pageUrl(prefix, page);
+        return { kind: "page", title: page.title, url, active: page.id === current.id, expanded: open.has(page.id), children: build(page.pages) };
+      });
+  return build(pages);
+}
+
+/** A page's URL under the site-space's prefix (its first page at the prefix itself). */
+export function urlOfPage(prefix: string, page: Page, first: Page | undefined): string {
+  return first && page.id === first.id ? prefix : pageUrl(prefix, page);
+}
+
+/** The site's top navigation (sections, groups, external links) the visitor sees. */
+export function sectionEntries(site: ReaderSite, context: ConditionContext, base: string, current: ReaderSection | null): ViewSectionEntry[] {
+  const walk = (items: ReaderItem[]): ViewSectionEntry[] =>
+    items.flatMap((item): ViewSectionEntry[] => {
+      if (item.link) return evaluateCondition(item.link.condition, context) ? [{ title: item.link.title, url: item.link.url, external: true }] : [];
+      if (item.group) {
+        const children = walk(item.group.children);
+        return children.length > 0 ? [{ title: item.group.title, url: "#", children, ...(item.group.icon ? { icon: item.group.icon } : {}) }] : [];
+      }
+      const section = item.section!;
+      if (!evaluateCondition(section.condition, context) || visibleSiteSpaces(section.siteSpaces, context).length === 0) return [];
+      return [{ title: section.title, url: section.default ? base : `${base}${encodeURIComponent(section.path)}/`, active: section.id === current?.id, ...(section.icon ? { icon: section.icon } : {}) }];
+    });
+  return walk(site.items);
+}
+
+interface Customization {
+  title?: unknown;
+  styling?: { primaryColor?: { light?: unknown; dark?: unknown } };
+  themes?: { default?: unknown; toggeable?: unknown };
+  header?: { logo?: { light?: unknown; dark?: unknown }; links?: { title?: unknown; to?: { kind?: unknown; url?: unknown } }[] };
+  footer?: { groups?: { title?: unknown; links?: { title?: unknown; to?: { kind?: unknown; url?: unknown } }[] }[]; copyright?: unknown };
+  favicon?: { icon?: { light?: unknown } };
+  pagination?: { enabled?: unknown };
+}
+
+const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+const HEX = /^#[0-9a-f]{3}([0-9a-f]{3})?$/i;
+
+/** A customization link's target as a URL (only URL targets are links the reader can follow). */
+function linkOf(link: { title?: unknown; to?: { kind?: unknown; url?: unknown } }): ViewLink | null {
+  const title = text(link.title);
+  const url = link.to?.kind === "url" ? text(link.to.url) : undefined;
+  return title && url && /^https?:\/\//i.test(url) ? { title, url, external: true } : null;
+}
+
+/** The site's chrome from its customization (GitBook's SiteCustomizationSettings). */
+export function chromeOf(site: ReaderSite, customizationJson: string): ViewSiteChrome {
+  const customization = JSON.parse(customizationJson || "{}") as Customization;
+  const light = text(customization.styling?.primaryColor?.light);
+  const dark = text(customization.styling?.primaryColor?.dark);
+  const themeDefault = text(customization.themes?.default);
+  const logo = text(customization.header?.logo?.light);
+  const favicon = text(customization.favicon?.icon?.light);
+  const footer = customization.footer;
+  return {
+    title: text(customization.title) ?? site.title,
+    ...(logo && /^https?:\/\//i.test(logo) ? { logo: { light: logo, ...(text(customization.header?.logo?.dark) ? { dark: text(customization.header?.logo?.dark)! } : {}) } } : {}),
+    ...(favicon && /^https?:\/\//i.test(favicon) ? { favicon } : {}),
+    ...(light && HEX.test(light) ? { primaryColor: { light, ...(dark && HEX.test(dark) ? { dark } : {}) } } : {}),
+    theme: { default: themeDefault === "light" || themeDefault === "dark" ? themeDefault : "system", toggleable: customization.themes?.toggeable !== false },
+    headerLinks: (customization.header?.links ?? []).map(linkOf).filter((link): link is ViewLink => link !== null),
+    ...(footer
+      ? {
+          footer: {
+            groups: (footer.groups ?? []).map((group) => ({ title: text(group.title) ?? "", links: (group.links ?? []).map(linkOf).filter((link): link is ViewLink => link !== null) })),
+            ...(text(footer.copyright) ? { copyright: text(footer.copyright)! } : {}),
+          },
+        }
+      : {}),
+    pagination: customization.pagination?.enabled !== false,
+    showLastUpdated: true,
+  };
+}
