@@ -249,7 +249,8 @@ class Converter {
   }
 
   private codeAsParagraph(node: Mdast.Code): DocumentBlock {
-    return this.paragraph([plainText(node.value, [mark("code")])]);
+    // An empty code block has no text to mark (and markdown has no empty code span to write back).
+    return this.paragraph(node.value === "" ? [] : [plainText(node.value, [mark("code")])]);
   }
 
   private blockquote(node: Mdast.Blockquote, container: Container): DocumentBlock[] {

@@ -120,7 +120,8 @@ describe("document → markdown", () => {
         const document = markdownToDocument(blocks.join("\n\n"));
         expect(markMarksUnordered(markdownToDocument(documentToMarkdown(document)))).toEqual(markMarksUnordered(document));
       }),
-      { numRuns: 500 },
+      // Found by a run: an empty fenced code block inside a quote (degraded to a paragraph).
+      { numRuns: 500, examples: [[[">~~~| _0_", "```\n*\n```"]]] },
     );
   });
 });

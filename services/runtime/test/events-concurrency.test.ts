@@ -124,6 +124,8 @@ describe("concurrent event consumers", () => {
     expect(peak).toBe(3);
     expect(sameKeyOverlap).toBe(false);
     for (const organization of organizations) expect(order.get(organization)).toEqual([0, 1, 2, 3, 4]);
+    // A handler's event is recorded as processed when its transaction commits, just after it returns.
+    await eventually(async () => (await orm.em.fork().count(ProcessedEvent, { consumer })) >= 30);
     expect(await orm.em.fork().count(ProcessedEvent, { consumer })).toBe(30);
     // Every event acknowledged: none left pending.
     await eventually(async () => (await (await jetstreamManager(nats)).consumers.info(streamName(context), consumer)).num_ack_pending === 0);
