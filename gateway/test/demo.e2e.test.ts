@@ -43,6 +43,8 @@ describe("npm run admin -- demo", () => {
     expect(slugs).toHaveLength(docs.length + 1);
     expect(slugs.slice(0, 3)).toEqual(["overview", "architecture", "publishing"]);
     expect([...slugs].sort()).toEqual(["overview", ...docs.map((name) => name.replace(/\.md$/, ""))].sort());
+    // Every page is titled by its file's leading heading.
+    expect((content.body.pages as { title: string }[]).map((page) => page.title)).not.toContain("Untitled");
 
     // The README's links to docs/… became links to the pages.
     const overview = (content.body.pages as { id: string; slug: string }[]).find((page) => page.slug === "overview")!;

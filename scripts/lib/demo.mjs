@@ -31,6 +31,8 @@ export async function demoPages(repoRoot) {
     const path = name === "README.md" ? join(repoRoot, name) : join(docsDir, name);
     let markdown = await readFile(path, "utf8");
     if (name === "README.md") markdown = markdown.replace(/\]\(docs\//g, "](./");
+    // A generator's note before the title (docs/api.md) would hide the leading heading that titles the page.
+    markdown = markdown.replace(/^<!--[\s\S]*?-->\s*/, "");
     const ref = name === "README.md" ? "overview" : basename(name, ".md");
     pages.push({ ref, markdown });
   }
