@@ -53,6 +53,7 @@ async function runLauncher() {
     process.exit(1);
   }
   const gatewayPort = parsePort("IMPRINT_PORT", env.IMPRINT_PORT, 8080);
+  const readerPort = parsePort("READER_PORT", env.READER_PORT, 8090);
   const servicePorts = {};
   const databaseUrls = {};
   for (const service of stackLib.SERVICES) {
@@ -84,7 +85,7 @@ async function runLauncher() {
   const pageTokenSecret = await stackLib.resolvePageTokenSecret(dataDir, env);
 
   // Children's output, prefixed with the process name. PostgreSQL and NATS only speak when asked (LOG_LEVEL=debug).
-  const sources = [...stackLib.SERVICES, stackLib.GATEWAY].map((s) => s.name).concat(stackLib.ONE_PROCESS_NAME);
+  const sources = [...stackLib.SERVICES, stackLib.READER, stackLib.GATEWAY].map((s) => s.name).concat(stackLib.ONE_PROCESS_NAME);
   const width = Math.max(...sources.map((name) => name.length), "postgres".length);
   const colors = ["36", "35", "33", "32", "34"];
   const colorOf = (source) => {
@@ -109,7 +110,7 @@ async function runLauncher() {
       process.exit(1);
     }
     shuttingDown = true;
-    console.log(paint("2", "» stopping: gateway, then services, then NATS and PostgreSQL"));
+    console.log(paint("2", "» stopping: gateway and reader, then services, then NATS and PostgreSQL"));
     await stack?.stop().catch((error) => fail(`stop failed: ${error.message}`));
     await stackLib.removeStackJson(dataDir);
     process.exit(code);
@@ -124,6 +125,7 @@ async function runLauncher() {
       env,
       hosting,
       gatewayPort,
+      readerPort,
       gatewayHost: env.IMPRINT_HOST || undefined,
       servicePorts,
       databaseUrls,
@@ -152,12 +154,13 @@ async function runLauncher() {
       paint("32", `✔ Imprint is ready at ${url}`),
       `  token:   ${bootstrap.token}   ${paint("2", `(from ${bootstrap.source})`)}`,
       `  try:     curl -H "Authorization: Bearer ${bootstrap.token}" ${url}/v1/orgs`,
+      `  sites:   ${stack.readerUrl}   ${paint("2", "(the reader: published sites; `npm run admin -- demo` publishes these docs there)")}`,
       `  admin:   npm run admin -- --help`,
       paint(
         "2",
         hosting === "split"
-          ? "  hosting: one process per service and the gateway (IMPRINT_HOSTING=split)"
-          : "  hosting: every service and the gateway in one process (IMPRINT_HOSTING=split: one each)",
+          ? "  hosting: one process per service, the reader and the gateway (IMPRINT_HOSTING=split)"
+          : "  hosting: every service, the reader and the gateway in one process (IMPRINT_HOSTING=split: one each)",
       ),
       paint("2", "  Ctrl-C stops everything; data stays in the data directory."),
       "",

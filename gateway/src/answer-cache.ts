@@ -1,4 +1,4 @@
-import type { BudgetedCache } from "./cache-budget.js";
+import type { BudgetedCache } from "@imprint/runtime/core";
 
 /**
  * The last answer of a read per key, as JSON bytes, with what identifies it upstream (a revision,

@@ -2,7 +2,7 @@ import type { Logger } from "@imprint/runtime/core";
 import { Router } from "@koa/router";
 import Koa from "koa";
 import type { TokenAuthenticator } from "./auth.js";
-import type { CacheBudget } from "./cache-budget.js";
+import type { CacheBudget } from "@imprint/runtime/core";
 import type { GatewayState } from "./context.js";
 import type { PublicUrls } from "./mappers/urls.js";
 import { accessLog } from "./middleware/access-log.js";

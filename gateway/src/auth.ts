@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { Caller } from "@imprint/proto/common/v1";
 import type { User } from "@imprint/proto/identity/v1";
 import { AppError } from "@imprint/runtime/core";
-import { CacheBudget, type BudgetedCache } from "./cache-budget.js";
+import { CacheBudget, type BudgetedCache } from "@imprint/runtime/core";
 
 /** Who is calling: the identity service's answer for a bearer token. */
 export interface Principal {

@@ -1,7 +1,9 @@
 import { env, loadConfig, type LogFormat } from "@imprint/runtime/core";
 import { z } from "zod";
-import { DEFAULT_GATEWAY_CACHE_BYTES } from "./cache-budget.js";
 import { UPSTREAM_NAMES, UPSTREAMS, type UpstreamAddresses } from "./upstreams.js";
+
+/** The gateway's one cache budget by default (GATEWAY_CACHE_BYTES): verified tokens and answers together. */
+export const DEFAULT_GATEWAY_CACHE_BYTES = 32 * 1024 * 1024;
 
 const grpcAddress = () =>
   z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
@@ -29,6 +31,7 @@ const gatewayShape = {
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
   ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, grpcAddress()])),
 };
+
 
 export interface GatewayConfig {
   host: string;

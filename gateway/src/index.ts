@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { AppError, createLogger, type Logger } from "@imprint/runtime/core";
 import { createApp } from "./app.js";
 import { TokenAuthenticator } from "./auth.js";
-import { CacheBudget } from "./cache-budget.js";
+import { CacheBudget } from "@imprint/runtime/core";
 import { answerParserErrors } from "./client-error.js";
 import type { GatewayConfig } from "./config.js";
 import { PAGE_TOKEN_SECRET_SETTING, PageTokenSigner } from "./pagination.js";
@@ -14,7 +14,7 @@ export { createApp, type AppDeps } from "./app.js";
 export { routeTable, type RouteTableEntry } from "./routes/index.js";
 export { TokenAuthenticator, parseBearerToken, type Principal } from "./auth.js";
 export { UPSTREAMS, type UpstreamName, type UpstreamClients } from "./upstreams.js";
-export { CacheBudget, DEFAULT_GATEWAY_CACHE_BYTES } from "./cache-budget.js";
+export { DEFAULT_GATEWAY_CACHE_BYTES } from "./config.js";
 
 export interface GatewayHandle {
   /** Where this process listens, e.g. http://127.0.0.1:8080. */

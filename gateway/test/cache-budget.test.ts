@@ -5,7 +5,7 @@ import { testLogger } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 import { TokenAuthenticator } from "../src/auth.js";
-import { CacheBudget } from "../src/cache-budget.js";
+import { CacheBudget } from "@imprint/runtime/core";
 import { PageTokenSigner } from "../src/pagination.js";
 import type { UpstreamAddresses, UpstreamClients } from "../src/upstreams.js";
 

@@ -12,7 +12,8 @@ import { generateTokenSecret, HOSTINGS, startStack, writeStackJson, type Hosting
 // The same short scenario against the real local stack (scripts/lib/stack.mjs, what `npm start`
 // runs) in both hostings: every target in one process, and one process per target. It crosses every
 // boundary once: the admin CLI (through stack.json) and identity, the gateway, content's import,
-// collaboration's merge driving content's branches, and the event path (NATS) that feeds search.
+// collaboration's merge driving content's branches, the event path (NATS) that feeds search, and
+// publishing with the reader serving the published space.
 
 const REPO_ROOT = join(import.meta.dirname, "..", "..");
 const run = promisify(execFile);
@@ -119,5 +120,18 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
       return search.status === 200 && (search.body.items?.length ?? 0) > 0 ? search : undefined;
     }, 15_000);
     expect(found.body.items).toHaveLength(1);
+
+    // Published, the space is read through the stack's reader at the URL the API gives, news included.
+    const siteCreated = await api("POST", `/orgs/${organizationId}/sites`, { title: "Smoke site", spaces: [spaceId] });
+    expect(siteCreated.status).toBe(201);
+    const siteId = siteCreated.body.id as string;
+    expect((await api("POST", `/orgs/${organizationId}/sites/${siteId}/publish`)).status).toBe(200);
+    const published = ((await api("GET", `/orgs/${organizationId}/sites/${siteId}`)).body.urls as { published: string }).published;
+    expect(published.startsWith(`${stack.readerUrl}/`)).toBe(true);
+    const page = await eventually(async () => {
+      const response = await fetch(`${published}news`);
+      return response.status === 200 ? response.text() : undefined;
+    }, 15_000);
+    expect(page).toContain(word);
   });
 });

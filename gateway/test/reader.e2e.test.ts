@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
-import { loadReaderConfig, startReader, type ReaderHandle } from "@imprint/reader";
-import { eventually, patient } from "@imprint/runtime/testing";
+import type { ReaderHandle } from "@imprint/reader";
+import { eventually } from "@imprint/runtime/testing";
 import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
+import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 /**
@@ -17,17 +18,8 @@ let reader: ReaderHandle;
 beforeAll(async () => {
   stack = await startStack();
   org = await createOrganization(stack);
-  reader = await startReader(
-    loadReaderConfig({
-      READER_PORT: "0",
-      PUBLISHING_GRPC_ADDRESS: stack.publishingAddress,
-      CONTENT_GRPC_ADDRESS: stack.contentAddress,
-      // Every read asks publishing: what a test changes shows at once.
-      SITE_CACHE_TTL_MS: "0",
-      UPSTREAM_TIMEOUT_MS: String(patient(10_000)),
-      LOG_LEVEL: "warn",
-    }),
-  );
+  // Without events: every read asks publishing and content, so what a test changes shows at once.
+  reader = await startTestReader(stack);
 });
 afterAll(async () => {
   await reader?.stop();
@@ -40,14 +32,16 @@ const read = (path: string, init: RequestInit = {}) => fetch(`${reader.url}${pat
 /** A published site of one space with three pages, the second linking to the third. */
 async function publishedSite(basename: string): Promise<{ siteId: string; base: string }> {
   const space = await createSpace(stack, org, { title: `${basename} space` });
-  const cr = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, owner({ subject: "Pages" }));
-  const changes = [
-    { operation: "insert_page", ref: "welcome", slug: "welcome", document: { markdown: "# Welcome\n\nStart here." } },
-    { operation: "insert_page", ref: "install", slug: "install", document: { markdown: "# Install\n\n## On Linux\n\nRead [the guide](./guide.md).\n\n```js\nconst answer = 42;\n```" } },
-    { operation: "insert_page", ref: "guide", slug: "guide", document: { markdown: "# Guide\n\nThe guide." } },
-  ];
-  expect((await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${cr.body.id}/content`, owner({ changes }))).status).toBe(200);
-  expect((await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${cr.body.id}/merge`, owner())).status).toBe(200);
+  await writeContent(
+    stack,
+    org,
+    space.id,
+    pagesOf([
+      ["welcome", "# Welcome\n\nStart here."],
+      ["install", "# Install\n\n## On Linux\n\nRead [the guide](./guide.md).\n\n```js\nconst answer = 42;\n```"],
+      ["guide", "# Guide\n\nThe guide."],
+    ]),
+  );
   const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: `${basename} docs`, spaces: [space.id] })).data;
   await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { basename });
   await org.owner.api.orgs.publishSite(org.organizationId, site.id);

@@ -9,6 +9,7 @@ export interface ServiceEntry {
 }
 export const SERVICES: readonly ServiceEntry[];
 export const GATEWAY: { name: string };
+export const READER: { name: string };
 export const ENTRYPOINT: string;
 export type Hosting = "one-process" | "split";
 export const HOSTINGS: readonly Hosting[];
@@ -57,6 +58,7 @@ export function spawnNodeProcess(options: {
 }): StackProcess;
 
 export function isGatewayReady(gatewayUrl: string): Promise<boolean>;
+export function isReaderReady(readerUrl: string): Promise<boolean>;
 
 export class StackStartError extends Error {
   processName: string | undefined;
@@ -66,6 +68,7 @@ export class StackStartError extends Error {
 export interface Stack {
   hosting: Hosting;
   gatewayUrl: string;
+  readerUrl: string;
   grpcAddresses: Record<string, string>;
   processes: StackProcess[];
   infra: Infrastructure;
@@ -78,6 +81,7 @@ export function startStack(options: {
   env?: Record<string, string | undefined>;
   hosting?: Hosting;
   gatewayPort?: number;
+  readerPort?: number;
   gatewayHost?: string;
   servicePorts?: Record<string, number>;
   natsUrl?: string;

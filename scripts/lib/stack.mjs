@@ -26,6 +26,8 @@ export const SERVICES = [
 ];
 
 export const GATEWAY = { name: "gateway" };
+/** The reader: published sites as HTML, on its own port (READER_PORT); no database. */
+export const READER = { name: "reader" };
 
 /** What every process of the stack runs; IMPRINT_TARGETS says which targets it hosts. */
 export const ENTRYPOINT = "scripts/entrypoint.mjs";
@@ -327,6 +329,13 @@ export async function isGatewayReady(gatewayUrl) {
   return response.status === 200;
 }
 
+/** True when GET <readerUrl>/healthz answers 200 (the reader reads its upstreams per request: it is ready once it listens). */
+export async function isReaderReady(readerUrl) {
+  const response = await fetch(`${readerUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
+  await response.body?.cancel();
+  return response.status === 200;
+}
+
 export class StackStartError extends Error {
   constructor(message, { processName, lastLines = [] } = {}) {
     super(message);
@@ -341,12 +350,14 @@ export class StackStartError extends Error {
  *
  * Options: `dataDir`, `persistent` (keep PostgreSQL data), `env` (base environment of the children,
  * default process.env), `hosting` ("one-process" or "split"; default IMPRINT_HOSTING of `env`, else
- * one-process), `gatewayPort` (0 = a free port), `gatewayHost`, `servicePorts` {name: port},
+ * one-process), `gatewayPort` (0 = a free port), `gatewayHost` (also the reader's), `readerPort` (0 = a
+ * free port), `servicePorts` {name: port},
  * `natsUrl`, `databaseUrls` {name: url}, `bootstrap` {token, email, orgTitle}, `pageTokenSecret` (the
  * gateway's IMPRINT_PAGE_TOKEN_SECRET), `onLog(source, line)`, `readyTimeoutMs`.
  *
- * The returned stack has `hosting`, `gatewayUrl`, `grpcAddresses` {name: "127.0.0.1:port"},
- * `processes` (split: the services then the gateway; one-process: one named "imprint"), `infra`,
+ * The returned stack has `hosting`, `gatewayUrl`, `readerUrl` (where published sites are read; the
+ * gateway builds `urls.published` on it), `grpcAddresses` {name: "127.0.0.1:port"}, `processes`
+ * (split: the services, then the reader and the gateway; one-process: one named "imprint"), `infra`,
  * `onUnexpectedExit(callback)` and `stop()` (the gateway first, then the services in reverse
  * dependency order, then NATS and PostgreSQL).
  */
@@ -364,6 +375,10 @@ export async function startStack(options) {
   const gatewayPort = options.gatewayPort || (await getFreePort());
   if (options.gatewayPort && !(await isPortFree(gatewayPort, probeHost))) {
     throw new StackStartError(`port ${gatewayPort} is already in use: set IMPRINT_PORT to a free port (e.g. IMPRINT_PORT=8081 npm start)`);
+  }
+  const readerPort = options.readerPort || (await getFreePort());
+  if (options.readerPort && !(await isPortFree(readerPort, probeHost))) {
+    throw new StackStartError(`port ${readerPort} is already in use: set READER_PORT to a free port (e.g. READER_PORT=8091 npm start)`);
   }
 
   const infra = await startInfrastructure({
@@ -409,6 +424,9 @@ export async function startStack(options) {
     // The ports are chosen here in both hostings: stack.json and the admin CLI need the addresses,
     // and one environment names every target's settings, whichever process reads them.
     const gatewayUrl = `http://${probeHost}:${gatewayPort}`;
+    const readerListenUrl = `http://${probeHost}:${readerPort}`;
+    // Published URLs are built on the reader's public URL (IMPRINT_READER_URL, e.g. behind a proxy), else where it listens.
+    const readerUrl = (baseEnv.IMPRINT_READER_URL || readerListenUrl).replace(/\/+$/, "");
     const grpcAddresses = {};
     const env = {
       ...baseEnv,
@@ -417,6 +435,9 @@ export async function startStack(options) {
       IMPRINT_PORT: String(gatewayPort),
       IMPRINT_HOST: gatewayHost,
       IMPRINT_PUBLIC_URL: baseEnv.IMPRINT_PUBLIC_URL ?? gatewayUrl,
+      READER_PORT: String(readerPort),
+      READER_HOST: gatewayHost,
+      IMPRINT_READER_URL: readerUrl,
     };
     for (const service of SERVICES) {
       const port = options.servicePorts?.[service.name] || (await getFreePort());
@@ -453,6 +474,7 @@ export async function startStack(options) {
           }),
         ),
       );
+      spawnTargets(READER.name, READER.name, { OTEL_SERVICE_NAME: "imprint-reader" });
       spawnTargets(GATEWAY.name, GATEWAY.name, { OTEL_SERVICE_NAME: "imprint-gateway" });
     } else {
       // One process starts the services in dependency order, then the gateway. Its pretty lines
@@ -460,10 +482,12 @@ export async function startStack(options) {
       spawnTargets(ONE_PROCESS_NAME, "all", { OTEL_SERVICE_NAME: "imprint", LOG_PREFIXED: "false" });
     }
     await waitUntil(() => isGatewayReady(gatewayUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the gateway (/readyz)" });
+    await waitUntil(() => isReaderReady(readerListenUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the reader (/healthz)" });
 
     return {
       hosting,
       gatewayUrl,
+      readerUrl,
       grpcAddresses,
       processes,
       infra,
@@ -487,6 +511,7 @@ export function stackDescription(stack, pid = process.pid) {
   const description = {};
   for (const service of SERVICES) description[stackJsonKey(service)] = stack.grpcAddresses[service.name];
   description.gatewayUrl = stack.gatewayUrl;
+  description.readerUrl = stack.readerUrl;
   description.pid = pid;
   return description;
 }

@@ -64,6 +64,16 @@ export const TARGETS = [
     }),
   },
   {
+    name: "reader",
+    service: false,
+    upstreams: ["content", "publishing"],
+    module: "services/reader/dist/index.js",
+    bind: (m) => ({
+      load: (env) => m.loadReaderConfig(env),
+      start: (config, logger) => m.startReader(config, { logger }),
+    }),
+  },
+  {
     name: "gateway",
     service: false,
     upstreams: ["identity", "content", "collaboration", "publishing"],

@@ -1,5 +1,5 @@
 import type { RouterMiddleware } from "@koa/router";
-import type { CacheBudget } from "../cache-budget.js";
+import type { CacheBudget } from "@imprint/runtime/core";
 import type { GatewayState } from "../context.js";
 import type { PublicUrls } from "../mappers/urls.js";
 import type { Route } from "../route.js";

@@ -1,4 +1,5 @@
-import { CacheBudget, DEFAULT_GATEWAY_CACHE_BYTES } from "../cache-budget.js";
+import { CacheBudget } from "@imprint/runtime/core";
+import { DEFAULT_GATEWAY_CACHE_BYTES } from "../config.js";
 import type { Route } from "../route.js";
 import type { UpstreamAddresses, UpstreamClients } from "../upstreams.js";
 import { changeRequestChangesRoutes } from "./change-request-changes.js";

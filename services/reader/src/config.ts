@@ -15,11 +15,26 @@ export const readerConfigShape = {
   READER_PORT: env.port(8090),
   /** The reader's base URL as visitors reach it (published URLs are built on it); defaults to http://host:port. */
   IMPRINT_READER_URL: baseUrl(),
+  /**
+   * Whether X-Forwarded-Proto and X-Forwarded-Host are believed (the reader behind an ingress or proxy
+   * that sets them): custom hostnames' links and cookies then follow the visitor's scheme.
+   */
+  TRUST_PROXY: env.boolean(false),
   PUBLISHING_GRPC_ADDRESS: grpcAddress(),
   CONTENT_GRPC_ADDRESS: grpcAddress(),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
-  /** How long a site's structure is reused before asking publishing again (its version answers changes). */
+  /**
+   * NATS, where publishing's and content's events tell the reader what changed: with it, sites and
+   * spaces are kept until an event (or EVENT_CACHE_TTL_MS) says otherwise; without it, they are
+   * asked again after SITE_CACHE_TTL_MS.
+   */
+  NATS_URL: z.string().min(1).optional(),
+  /** Without NATS: how long a site, a space's revision or a share key is reused before asking again. */
   SITE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
+  /** With NATS: the longest anything is reused without an event (a safety net for a missed one). */
+  EVENT_CACHE_TTL_MS: env.positiveInt(60_000),
+  /** Budget of the rendered-page cache, in bytes (pages are kept per revision, page and visitor). */
+  PAGE_CACHE_BYTES: env.positiveInt(64 * 1024 * 1024),
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),

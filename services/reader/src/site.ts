@@ -69,6 +69,26 @@ export function locate(site: ReaderSite, segments: string[], context: ConditionC
   return { section, siteSpace, variants: siteSpaces, pagePath: rest.join("/"), prefix };
 }
 
+/** A site-space the visitor sees, where its pages are read. */
+export interface PlacedSiteSpace {
+  siteSpace: ReaderSiteSpace;
+  section: ReaderSection | null;
+  /** The base of its pages (as {@link Location.prefix}). */
+  prefix: string;
+  /** Whether it is its level's default (the one a section's or the site's address opens). */
+  primary: boolean;
+}
+
+/** Every site-space the visitor sees, in structure order, with the base of its pages. */
+export function placedSiteSpaces(site: ReaderSite, context: ConditionContext, base: string): PlacedSiteSpace[] {
+  const place = (siteSpaces: ReaderSiteSpace[], levelPrefix: string, section: ReaderSection | null): PlacedSiteSpace[] => {
+    const primary = defaultOf(siteSpaces);
+    return siteSpaces.map((siteSpace) => ({ siteSpace, section, prefix: siteSpaceUrl(levelPrefix, siteSpace, siteSpaces), primary: siteSpace === primary }));
+  };
+  if (site.items.length === 0) return place(visibleSiteSpaces(site.siteSpaces, context), base, null);
+  return visibleSections(site, context).flatMap((section) => place(section.siteSpaces, section.default ? base : `${base}${encodeURIComponent(section.path)}/`, section));
+}
+
 /** The URL of a site-space's first page: its level's prefix, plus its own path unless it is the default. */
 export function siteSpaceUrl(levelPrefix: string, siteSpace: ReaderSiteSpace, siteSpaces: ReaderSiteSpace[]): string {
   return siteSpace === defaultOf(siteSpaces) ? levelPrefix : `${levelPrefix}${encodeURIComponent(siteSpace.path)}/`;

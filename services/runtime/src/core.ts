@@ -15,3 +15,4 @@ export * from "./telemetry/propagation.js";
 export * from "./telemetry/lifecycle.js";
 export * from "./process.js";
 export * from "./hosting.js";
+export * from "./cache-budget.js";

@@ -14,5 +14,6 @@ export * from "./events/handle-events.js";
 export * from "./events/nats.js";
 export * from "./events/outbox-relay.js";
 export * from "./events/subscribe.js";
+export * from "./events/watch.js";
 export * from "./service.js";
 export * from "./access/memberships.js";

@@ -87,6 +87,8 @@ export interface ViewFrame {
   homeUrl: string;
   /** Where the search form goes (GET with `q`); "" shows no search form. */
   searchUrl: string;
+  /** The reader's own path before `/_assets/…` ("" at the root of its host; e.g. "/sites"). */
+  assetBase?: string;
   /** Top navigation (absent when the site has no sections). */
   sections?: ViewSectionEntry[];
   /** Site-space variants of the current section (versions, languages); shown when more than one. */
@@ -140,4 +142,6 @@ export interface ViewStatus {
   message: string;
   /** Frame when the site is known and may be shown to this visitor; absent for a bare page. */
   frame?: ViewFrame;
+  /** As {@link ViewFrame.assetBase}, for a bare page. */
+  assetBase?: string;
 }

@@ -32,10 +32,10 @@ function head(frame: ViewFrame, title: string, description: string | undefined):
     ...(description ? [h("meta", { property: "og:description", content: description })] : []),
     ...(meta.markdownUrl ? [h("link", { rel: "alternate", type: "text/markdown", href: meta.markdownUrl })] : []),
     ...(chrome.favicon ? [h("link", { rel: "icon", href: chrome.favicon })] : []),
-    h("link", { rel: "stylesheet", href: readerAssets.style.path }),
+    h("link", { rel: "stylesheet", href: `${frame.assetBase ?? ""}${readerAssets.style.path}` }),
     ...(colors ? [h("style", colors)] : []),
     h("script", THEME_BOOT_SCRIPT),
-    h("script", { src: readerAssets.script.path, defer: true }),
+    h("script", { src: `${frame.assetBase ?? ""}${readerAssets.script.path}`, defer: true }),
   ]);
 }
 
@@ -176,7 +176,7 @@ export function renderStatus(view: ViewStatus): string {
     children: [
       { type: "doctype" },
       h("html", { lang: "en" }, [
-        h("head", [h("meta", { charSet: "utf-8" }), h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }), h("meta", { name: "robots", content: "noindex" }), h("title", view.title), h("link", { rel: "stylesheet", href: readerAssets.style.path })]),
+        h("head", [h("meta", { charSet: "utf-8" }), h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }), h("meta", { name: "robots", content: "noindex" }), h("title", view.title), h("link", { rel: "stylesheet", href: `${view.assetBase ?? ""}${readerAssets.style.path}` })]),
         h("body", [h("main#content", body)]),
       ]),
     ],

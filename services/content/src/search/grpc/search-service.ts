@@ -3,6 +3,7 @@ import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { PageResult } from "../domain/results.js";
 import { searchOrganizationContent } from "../use-cases/search-organization-content.js";
+import { searchPublishedContent } from "../use-cases/search-published-content.js";
 import { searchSpaceContent } from "../use-cases/search-space-content.js";
 import type { AccessDeps } from "../../deps.js";
 
@@ -52,6 +53,10 @@ export function searchServiceImplementation(orm: MikroORM, deps: AccessDeps): As
         spaces: result.spaces.map((space) => ({ id: space.id, title: space.title, score: space.score, pages: space.pages.map(toSearchPage) })),
         pageInfo: { nextPageToken: result.nextPageToken, totalCount: result.totalCount },
       };
+    },
+    searchPublishedContent: async (request) => {
+      const result = await searchPublishedContent(forkEm(orm), { spaceIds: request.spaceIds, query: request.query, limit: request.limit });
+      return { pages: result.pages.map(toSearchPage), totalCount: result.totalCount };
     },
   };
 }

@@ -1,12 +1,11 @@
 /**
- * One memory budget for every cache of the gateway process (GATEWAY_CACHE_BYTES). Caches are views
+ * One memory budget for every cache of a process (the gateway's GATEWAY_CACHE_BYTES, the reader's
+ * PAGE_CACHE_BYTES). Caches are views
  * of a single least-recently-used order: when an insert takes the total over the budget, the
  * entries used least recently are dropped, whichever cache holds them. A cache per route prefix,
  * each with its own bound, would multiply the bound by the number of prefixes (two content prefixes
  * at 64 MiB each did not fit the gateway's 192 MiB container limit).
  */
-export const DEFAULT_GATEWAY_CACHE_BYTES = 32 * 1024 * 1024;
-
 interface Entry<V> {
   readonly cache: BudgetedCache<V>;
   readonly key: string;

@@ -1,0 +1,227 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { SignJWT } from "jose";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReaderHandle } from "@imprint/reader";
+import { eventually } from "@imprint/runtime/testing";
+import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
+import { call } from "./support/http.js";
+import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+/**
+ * A site with sections, a variant and adaptive content, read through a reader that follows
+ * events (as deployed): navigation, unsigned and signed claims, search, the agent outputs, MCP,
+ * and caching with entity tags.
+ */
+let stack: TestStack;
+let org: TestOrganization;
+let reader: ReaderHandle;
+let siteId: string;
+let base: string;
+const spaces: Record<"guide" | "guideV2" | "beta" | "pro", string> = { guide: "", guideV2: "", beta: "", pro: "" };
+
+const read = (path: string, init: RequestInit = {}) => fetch(`${reader.url}${path}`, { redirect: "manual", ...init });
+const text = async (path: string, init: RequestInit = {}) => {
+  const response = await read(path, init);
+  expect(response.status, `${path} answers ${response.status}`).toBe(200);
+  return response.text();
+};
+const cookieOf = (response: Response) => response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]!).join("; ");
+
+beforeAll(async () => {
+  stack = await startStack();
+  org = await createOrganization(stack);
+  reader = await startTestReader(stack, { events: true });
+  const api = org.owner.api.orgs;
+  for (const [name, title] of [
+    ["guide", "Guide"],
+    ["guideV2", "Guide v2"],
+    ["beta", "Beta"],
+    ["pro", "Pro"],
+  ] as const) {
+    spaces[name] = (await createSpace(stack, org, { title })).id;
+  }
+  await writeContent(
+    stack,
+    org,
+    spaces.guide,
+    pagesOf([
+      ["welcome", "# Welcome\n\nStart with the installation."],
+      ["install", "# Install\n\n## Requirements\n\nThe frobnicator needs Linux.\n\n| Tool | Version |\n| --- | --- |\n| node | 24 |"],
+      ["configure", "# Configure\n\nSee [install](./install.md#requirements)."],
+    ]),
+  );
+  await writeContent(stack, org, spaces.guideV2, pagesOf([["welcome", "# Welcome to v2\n\nThe second edition."]]));
+  await writeContent(stack, org, spaces.beta, pagesOf([["preview", "# Preview\n\nThe quuxification preview."]]));
+  await writeContent(stack, org, spaces.pro, pagesOf([["billing", "# Billing\n\nInvoices for pro customers."]]));
+
+  const site = (await api.createSite(org.organizationId, { title: "Acme docs" })).data;
+  siteId = site.id;
+  const guide = (await api.addSectionToSite(org.organizationId, siteId, { spaceId: spaces.guide, title: "Guide" })).data;
+  const variant = (await api.addSpaceToSite(org.organizationId, siteId, { spaceId: spaces.guideV2, sectionId: guide.id })).data;
+  await api.updateSiteSpaceById(org.organizationId, siteId, variant.id, { path: "v2" });
+  const beta = (await api.addSectionToSite(org.organizationId, siteId, { spaceId: spaces.beta, title: "Beta" })).data;
+  await api.updateSiteSectionById(org.organizationId, siteId, beta.id, { path: "beta", condition: "visitor.claims.unsigned.beta === true" });
+  const pro = (await api.addSectionToSite(org.organizationId, siteId, { spaceId: spaces.pro, title: "Pro" })).data;
+  await api.updateSiteSectionById(org.organizationId, siteId, pro.id, { path: "pro", condition: 'visitor.claims.plan === "pro"' });
+  await api.updateSiteById(org.organizationId, siteId, { basename: "acme", adaptiveContent: { enabled: true } });
+  await api.publishSite(org.organizationId, siteId);
+  base = `/${org.organizationId}/acme/`;
+  await eventually(async () => (await read(base)).status === 200, 10_000);
+}, 120_000);
+afterAll(async () => {
+  await reader?.stop();
+  await stack?.stop();
+});
+
+describe("a site with sections, variants and adaptive content", () => {
+  it("shows the sections and variants a visitor may see, and nothing else, even by URL", async () => {
+    const home = await text(base);
+    expect(home).toContain(`<a href="${base}" aria-current="page">Guide</a>`);
+    expect(home).not.toContain(">Beta<");
+    expect(home).toMatch(new RegExp(`<a href="${base}v2/">v2</a>`));
+    expect(await text(`${base}v2/`)).toContain("The second edition.");
+    // Links between pages keep the anchor; tables render as tables.
+    const configure = await text(`${base}configure`);
+    expect(configure).toContain(`<a href="${base}install#requirements">install</a>`);
+    expect(await text(`${base}install`)).toContain("<table>");
+    expect((await read(`${base}beta/`)).status).toBe(404);
+    expect((await read(`${base}beta/preview`)).status).toBe(404);
+
+    // An unsigned claim from the query opens the beta section, and a cookie keeps it.
+    const opened = await read(`${base}beta/?visitor.beta=true`);
+    expect(opened.status).toBe(200);
+    expect(await opened.text()).toContain("The quuxification preview.");
+    const cookie = cookieOf(opened);
+    expect(opened.headers.get("set-cookie")).toContain(`path=${base}`);
+    expect(opened.headers.get("cache-control")).toBe("private, no-cache");
+    const withCookie = await text(`${base}install`, { headers: { cookie } });
+    expect(withCookie).toContain(`<a href="${base}beta/">Beta</a>`);
+    expect((await read(`${base}beta/preview`, { headers: { cookie } })).status).toBe(200);
+    // Claims the visitor sends are theirs only: the anonymous page did not change.
+    expect(await text(`${base}install`)).not.toContain(">Beta<");
+  });
+
+  it("shows pages to visitors by their signed claims on a visitor-auth site", async () => {
+    const api = org.owner.api.orgs;
+    await api.updateSiteById(org.organizationId, siteId, { visibility: "visitor-auth" as never });
+    try {
+      const { privateKey } = (await api.getSitePublishingAuthById(org.organizationId, siteId)).data;
+      const sign = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(new TextEncoder().encode(privateKey));
+      const pro = await eventually(async () => {
+        const response = await read(`${base}pro/billing?jwt_token=${await sign({ plan: "pro" })}`);
+        return response.status === 200 ? response : null;
+      });
+      expect(await pro.text()).toContain("Invoices for pro customers.");
+      const free = await read(`${base}pro/billing?jwt_token=${await sign({ plan: "free" })}`);
+      expect(free.status).toBe(404);
+      const freeHome = await read(`${base}?jwt_token=${await sign({ plan: "free" })}`);
+      expect(freeHome.status).toBe(200);
+      expect(await freeHome.text()).not.toContain(">Pro<");
+      expect((await read(`${base}pro/billing`)).status).toBe(401);
+    } finally {
+      await api.updateSiteById(org.organizationId, siteId, { visibility: "public" as never });
+      await eventually(async () => (await read(base)).status === 200);
+    }
+  });
+
+  it("searches what the visitor may see, as a page without script and as JSON for search as you type", async () => {
+    const hits = await eventually(async () => {
+      const response = await read(`${base}?q=frobnicator&format=json`);
+      const body = (await response.json()) as { title: string; url: string; excerpt: string }[];
+      return body.length > 0 ? body : null;
+    }, 15_000);
+    expect(hits[0]).toMatchObject({ title: "Install", url: `${base}install#requirements` });
+    expect(hits[0]!.excerpt).toContain("frobnicator");
+    const page = await text(`${base}?q=frobnicator`);
+    expect(page).toContain("Results for “frobnicator”");
+    expect(page).toContain(`<a href="${base}install#requirements">Install</a>`);
+    expect(page).toContain('<meta name="robots" content="noindex">');
+
+    // The beta section's page is found only by a visitor who sees the section.
+    const cookie = cookieOf(await read(`${base}beta/?visitor.beta=true`));
+    await eventually(async () => ((await (await read(`${base}?q=quuxification&format=json`, { headers: { cookie } })).json()) as unknown[]).length === 1, 15_000);
+    expect(await (await read(`${base}?q=quuxification&format=json`)).json()).toEqual([]);
+    expect(await text(`${base}?q=quuxification`)).toContain("No page matches.");
+  });
+
+  it("serves robots.txt, sitemap.xml, llms.txt, llms-full.txt and markdown to crawlers and agents", async () => {
+    expect(await text(`${base}robots.txt`)).toBe(`User-agent: *\nAllow: /\n\nSitemap: ${reader.url}${base}sitemap.xml\n`);
+    const sitemap = await text(`${base}sitemap.xml`);
+    expect(sitemap).toContain(`<loc>${reader.url}${base}install</loc>`);
+    expect(sitemap).toContain(`<loc>${reader.url}${base}v2/</loc>`);
+    expect(sitemap).not.toContain("beta");
+
+    const llms = await text(`${base}llms.txt`);
+    expect(llms.startsWith("# Acme docs\n")).toBe(true);
+    expect(llms).toContain(`- [Install](${reader.url}${base}install.md)`);
+    expect(llms).not.toContain("Preview");
+    const full = await text(`${base}llms-full.txt`);
+    expect(full).toContain("# Install\n\n## Requirements\n\nThe frobnicator needs Linux.");
+    expect(full).toContain("# Configure");
+    expect(full).not.toContain("The second edition.");
+
+    const negotiated = await read(`${base}install`, { headers: { accept: "text/markdown" } });
+    expect(negotiated.headers.get("content-type")).toContain("text/markdown");
+    expect(await negotiated.text()).toContain("The frobnicator needs Linux.");
+    expect(await text(`${base}install.md`)).toContain("# Install");
+  });
+
+  it("answers the MCP tools over the visitor's view of the site", async () => {
+    const client = new Client({ name: "reader-e2e", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${reader.url}${base}~gitbook/mcp`)));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(["getPage", "searchDocumentation"]);
+      const found = await eventually(async () => {
+        const result = (await client.callTool({ name: "searchDocumentation", arguments: { query: "frobnicator" } })) as { content: { text: string }[] };
+        return result.content[0]!.text.includes("URL:") ? result.content[0]!.text : null;
+      }, 15_000);
+      expect(found).toContain(`URL: ${reader.url}${base}install#requirements`);
+      const page = (await client.callTool({ name: "getPage", arguments: { url: `${reader.url}${base}install` } })) as { content: { text: string }[]; isError?: boolean };
+      expect(page.isError).toBeFalsy();
+      expect(page.content[0]!.text).toContain("The frobnicator needs Linux.");
+      const hidden = (await client.callTool({ name: "getPage", arguments: { url: `${base}beta/preview` } })) as { isError?: boolean };
+      expect(hidden.isError).toBe(true);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("keeps agents out when agentsContext is excluded", async () => {
+    // agentsContext is Imprint's (interface.md); GitBook's client does not know it.
+    const setAgentsContext = async (agentsContext: string) =>
+      expect((await call(stack, "PATCH", `/v1/orgs/${org.organizationId}/sites/${siteId}`, { token: org.owner.token, json: { agentsContext } })).status).toBe(200);
+    await setAgentsContext("excluded");
+    try {
+      await eventually(async () => (await read(`${base}llms.txt`)).status === 404);
+      expect((await read(`${base}llms-full.txt`)).status).toBe(404);
+      expect((await read(`${base}install.md`)).status).toBe(404);
+      const mcp = await read(`${base}~gitbook/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+      expect(mcp.status).toBe(404);
+      expect((await read(`${base}install`)).status).toBe(200);
+    } finally {
+      await setAgentsContext("included");
+    }
+  });
+
+  it("answers 304 to a visitor holding the page, and the new page soon after a change is merged", async () => {
+    const first = await read(`${base}configure`);
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^"[\w-]+"$/);
+    expect(first.headers.get("cache-control")).toBe("public, max-age=0, must-revalidate");
+    const again = await read(`${base}configure`, { headers: { "if-none-match": etag } });
+    expect(again.status).toBe(304);
+
+    const configure = (await org.owner.api.spaces.getPageByPath(spaces.guide, "configure")).data;
+    await writeContent(stack, org, spaces.guide, [{ operation: "update_page", page: configure.id, document: { markdown: "# Configure\n\nEdit `acme.toml`." } }]);
+    // The revision's event reaches the reader: the page is rendered anew, under a new tag.
+    const changed = await eventually(async () => {
+      const response = await read(`${base}configure`, { headers: { "if-none-match": etag } });
+      return response.status === 200 ? response : null;
+    });
+    expect(changed.headers.get("etag")).not.toBe(etag);
+    expect(await changed.text()).toContain("acme.toml");
+  });
+});

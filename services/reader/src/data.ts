@@ -1,0 +1,200 @@
+import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
+import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
+import { SiteServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/sites";
+import { AppError, CacheBudget, createPromiseClient, type Logger } from "@imprint/runtime/core";
+import { connectNats, watchEvents, type EventWatch, type NatsConnection } from "@imprint/runtime/watch";
+import type { ReaderConfig } from "./config.js";
+import type { ReaderSite } from "./site.js";
+
+/** A page's body at one revision, as content answers it. */
+export interface PageBody {
+  documentJson: string;
+  markdown: string;
+}
+
+/** A rendered answer the reader keeps: its bytes and the entity tag naming them. */
+export interface RenderedAnswer {
+  etag: string;
+  type: string;
+  body: string;
+}
+
+/** A member's visitor token, as publishing verified it. */
+export interface MemberClaims {
+  claims: Record<string, string | string[]>;
+  exp: number;
+}
+
+/**
+ * What the reader reads from publishing and content, and what it keeps of it. Sites, spaces'
+ * current revisions and share keys are reused until an event says they changed (with NATS) or for
+ * SITE_CACHE_TTL_MS (without); page bodies and rendered pages are keyed by revision (and site
+ * version), so they never need invalidating: a new revision or site version is a new key, and the
+ * old entries age out of one byte budget.
+ */
+export interface ReaderData {
+  site(lookup: GetReaderSiteRequest): Promise<ReaderSite | null>;
+  space(spaceId: string): Promise<GetPublishedSpaceResponse | null>;
+  pageBody(space: GetPublishedSpaceResponse, pageId: string): Promise<PageBody>;
+  shareKeyActive(siteId: string, key: string): Promise<boolean>;
+  memberClaims(organizationId: string, token: string): Promise<MemberClaims | null>;
+  search(spaceIds: string[], query: string, limit: number): Promise<SearchPage[]>;
+  /** Rendered pages, by a key naming everything they were rendered from. */
+  rendered: { get(key: string): RenderedAnswer | undefined; set(key: string, value: RenderedAnswer): void };
+  close(): Promise<void>;
+}
+
+interface Held<V> {
+  value: V;
+  at: number;
+}
+
+const notFoundAsNull = async <T>(read: () => Promise<T>): Promise<T | null> => {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found") return null;
+    throw error;
+  }
+};
+
+/** Bounds of the small caches (entries, not bytes: their values are small). */
+const MAX_SITES = 2_000;
+const MAX_SPACES = 2_000;
+const MAX_SHARE_KEYS = 10_000;
+
+/** A Map kept to its newest `max` entries. */
+function bounded<V>(map: Map<string, V>, max: number, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  while (map.size > max) map.delete(map.keys().next().value!);
+}
+
+export async function openReaderData(config: ReaderConfig, logger: Logger, clock: () => number = Date.now): Promise<ReaderData> {
+  const timeout = { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS };
+  const sites = createPromiseClient(SiteServiceService, config.PUBLISHING_GRPC_ADDRESS, timeout);
+  const published = createPromiseClient(PublishedContentServiceService, config.CONTENT_GRPC_ADDRESS, timeout);
+  const searches = createPromiseClient(SearchServiceService, config.CONTENT_GRPC_ADDRESS, timeout);
+
+  const siteCache = new Map<string, Held<ReaderSite | null>>();
+  const spaceCache = new Map<string, Held<GetPublishedSpaceResponse>>();
+  const shareKeys = new Map<string, Held<boolean>>();
+  const budget = new CacheBudget(config.PAGE_CACHE_BYTES);
+  const bodies = budget.cache<PageBody>("page bodies");
+  const rendered = budget.cache<RenderedAnswer>("rendered pages");
+  // Loads in flight, so that a burst of visitors to a cold page costs one upstream read.
+  const loading = new Map<string, Promise<unknown>>();
+  const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    const running = loading.get(key) as Promise<T> | undefined;
+    if (running) return running;
+    const started = load().finally(() => loading.delete(key));
+    loading.set(key, started);
+    return started;
+  };
+
+  let nats: NatsConnection | undefined;
+  let watch: EventWatch | undefined;
+  if (config.NATS_URL) {
+    nats = await connectNats(config.NATS_URL, "imprint-reader");
+    watch = watchEvents(nats, {
+      contexts: ["publishing", "content"],
+      onEvent: (envelope, subject) => {
+        if (subject.startsWith("imprint.publishing.")) {
+          // Site events are rare and one may change any lookup of the site (basename, hostname): drop them all.
+          siteCache.clear();
+          shareKeys.clear();
+          return;
+        }
+        const spaceId = envelope.payload.spaceId;
+        if (typeof spaceId === "string") spaceCache.delete(spaceId);
+        else if (subject.includes(".space.")) spaceCache.clear();
+      },
+      onGap: () => {
+        siteCache.clear();
+        spaceCache.clear();
+        shareKeys.clear();
+      },
+      logger,
+    });
+  }
+  const trustedFor = nats ? config.EVENT_CACHE_TTL_MS : config.SITE_CACHE_TTL_MS;
+  const fresh = (held: Held<unknown> | undefined): boolean => held !== undefined && clock() - held.at < trustedFor;
+
+  return {
+    async site(lookup) {
+      const key = `${lookup.hostname}\n${lookup.organizationId}\n${lookup.site}`;
+      const held = siteCache.get(key);
+      if (held && fresh(held)) return held.value;
+      return once(`site:${key}`, async () => {
+        const site = await notFoundAsNull(() => sites.getReaderSite(lookup));
+        bounded(siteCache, MAX_SITES, key, { value: site, at: clock() });
+        return site;
+      });
+    },
+
+    async space(spaceId) {
+      const held = spaceCache.get(spaceId);
+      if (held && fresh(held)) return held.value;
+      return once(`space:${spaceId}`, async () => {
+        const answer = await notFoundAsNull(() => published.getPublishedSpace({ spaceId, knownRevisionId: held?.value.revisionId ?? "" }));
+        if (!answer) {
+          spaceCache.delete(spaceId);
+          return null;
+        }
+        const current = answer.notModified && held ? held.value : answer;
+        bounded(spaceCache, MAX_SPACES, spaceId, { value: current, at: clock() });
+        return current;
+      });
+    },
+
+    async pageBody(space, pageId) {
+      const key = `${space.revisionId}/${pageId}`;
+      const held = bodies.get(key);
+      if (held) return held;
+      return once(`body:${key}`, async () => {
+        const body = await published.getPublishedPage({ spaceId: space.spaceId, revisionId: space.revisionId, pageId });
+        const value = { documentJson: body.documentJson, markdown: body.markdown };
+        bodies.set(key, value, 2 * (value.documentJson.length + value.markdown.length) + 64);
+        return value;
+      });
+    },
+
+    async shareKeyActive(siteId, key) {
+      // Without events, a deactivated link must stop at once: ask every time.
+      if (!nats) return (await sites.checkShareKey({ siteId, key })).active;
+      const cacheKey = `${siteId}/${key}`;
+      const held = shareKeys.get(cacheKey);
+      if (held && fresh(held)) return held.value;
+      const { active } = await sites.checkShareKey({ siteId, key });
+      bounded(shareKeys, MAX_SHARE_KEYS, cacheKey, { value: active, at: clock() });
+      return active;
+    },
+
+    async memberClaims(organizationId, token) {
+      const member = await sites.verifyMemberVisitorToken({ organizationId, token });
+      if (!member.valid) return null;
+      return {
+        claims: { id: member.userId, email: member.email, role: member.role, teams: member.teams },
+        exp: Math.floor((member.expiresAt?.getTime() ?? 0) / 1000),
+      };
+    },
+
+    async search(spaceIds, query, limit) {
+      if (spaceIds.length === 0) return [];
+      return (await searches.searchPublishedContent({ spaceIds, query, limit })).pages;
+    },
+
+    rendered: {
+      get: (key) => rendered.get(key),
+      set: (key, value) => rendered.set(key, value, 2 * value.body.length + 128),
+    },
+
+    async close() {
+      await watch?.stop();
+      await nats?.drain().catch(() => {});
+      sites.close();
+      published.close();
+      searches.close();
+    },
+  };
+}

@@ -1,0 +1,230 @@
+import { createHash } from "node:crypto";
+import type { ParameterizedContext } from "koa";
+import { documentToHtml, type JsonDocument } from "@imprint/document";
+import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
+import type { Page } from "@imprint/proto/content/v1/revisions";
+import type { ReaderData, RenderedAnswer } from "./data.js";
+import { ancestorsOf, chromeOf, findPage, locate, pageTree, placedSiteSpaces, readingOrder, sectionEntries, siteSpaceUrl, urlOfPage, type Location } from "./site.js";
+import type { ViewFrame, ViewSearchHit } from "./views/model.js";
+import { renderPage, renderSearch } from "./views/render.js";
+import type { Visit } from "./visit.js";
+
+/** A page of the site as one visitor reaches it: where it is, its space at the current revision, and its neighbours. */
+export interface PageVisit {
+  location: Location;
+  space: GetPublishedSpaceResponse;
+  page: Page;
+  /** Every page of the space in reading order (hidden ones included: they have URLs). */
+  pages: Page[];
+  /** The space's first page, read at its site-space's address itself. */
+  first: Page | undefined;
+}
+
+/** The page `segments` lead to for this visitor (null when none: 404). */
+export async function readPage(visit: Visit, data: ReaderData, segments: string[]): Promise<PageVisit | null> {
+  const location = locate(visit.site, segments, visit.context, visit.base);
+  if (!location) return null;
+  const space = await data.space(location.siteSpace.spaceId);
+  if (!space) return null;
+  const page = findPage(space, location.pagePath);
+  if (!page) return null;
+  const pages = readingOrder(space.pages);
+  return { location, space, page, pages, first: pages.find((candidate) => !candidate.hidden) ?? pages[0] };
+}
+
+/** Whether search engines are asked to leave the page out: every non-public site, and `noIndex` pages with their descendants. */
+export function isNoIndex(visit: Visit, space: GetPublishedSpaceResponse, page: Page): boolean {
+  return visit.site.visibility !== "public" || page.noIndex || ancestorsOf(space.pages, page).some((ancestor) => ancestor.noIndex);
+}
+
+/** The frame of every page of a site-space for one visitor: chrome, navigation, metadata. */
+function frameOf(visit: Visit, at: PageVisit, meta: ViewFrame["meta"], assetBase: string): ViewFrame {
+  const { location, space, page, first } = at;
+  const chrome = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson);
+  const levelPrefix = location.siteSpace.default ? location.prefix : location.prefix.slice(0, location.prefix.length - encodeURIComponent(location.siteSpace.path).length - 1);
+  return {
+    chrome,
+    meta,
+    homeUrl: visit.base,
+    searchUrl: location.prefix,
+    assetBase,
+    ...(visit.site.items.length > 0 ? { sections: sectionEntries(visit.site, visit.context, visit.base, location.section) } : {}),
+    variants: location.variants.map((variant) => ({ title: variant.path, url: siteSpaceUrl(levelPrefix, variant, location.variants), active: variant.id === location.siteSpace.id })),
+    tree: pageTree(space.pages, location.prefix, page, first),
+    language: "en",
+  };
+}
+
+/** The entity tag of an answer rendered from `key` (which names everything it was rendered from). */
+function etagOf(key: string): string {
+  return `"${createHash("sha256").update(key).digest("base64url").slice(0, 27)}"`;
+}
+
+/** Answers a kept rendering, or 304 when the visitor holds it already. */
+export function sendRendered(ctx: ParameterizedContext, answer: RenderedAnswer): void {
+  ctx.set("ETag", answer.etag);
+  ctx.vary("Accept");
+  if (ctx.get("if-none-match").split(/\s*,\s*/).includes(answer.etag)) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = answer.type;
+  ctx.body = answer.body;
+}
+
+/** The cache key of what `at` renders to for this visitor (site version and revision included, so nothing kept goes stale). */
+function renderKey(kind: string, visit: Visit, at: PageVisit): string {
+  return [kind, visit.site.siteId, visit.site.version, visit.origin, visit.base, visit.contextKey, at.space.revisionId, at.location.prefix, at.page.id].join("\n");
+}
+
+/** A page as markdown: its title, description and body (what agents and `Accept: text/markdown` get). */
+export async function pageMarkdown(data: ReaderData, at: { space: GetPublishedSpaceResponse; page: Page }): Promise<string> {
+  const body = await data.pageBody(at.space, at.page.id);
+  return `# ${at.page.title}\n\n${at.page.description ? `${at.page.description}\n\n` : ""}${body.markdown}`;
+}
+
+export async function serveMarkdown(ctx: ParameterizedContext, visit: Visit, data: ReaderData, at: PageVisit): Promise<void> {
+  const key = renderKey("md", visit, at);
+  let answer = data.rendered.get(key);
+  if (!answer) {
+    answer = { etag: etagOf(key), type: "text/markdown; charset=utf-8", body: await pageMarkdown(data, at) };
+    data.rendered.set(key, answer);
+  }
+  if (isNoIndex(visit, at.space, at.page)) ctx.set("X-Robots-Tag", "noindex");
+  sendRendered(ctx, answer);
+}
+
+/** The page as HTML, rendered once per (site version, revision, page, visitor claims) and kept. */
+export async function serveHtml(ctx: ParameterizedContext, visit: Visit, data: ReaderData, at: PageVisit, assetBase: string): Promise<void> {
+  const key = renderKey("html", visit, at);
+  let answer = data.rendered.get(key);
+  if (!answer) {
+    answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: await renderHtml(visit, data, at, assetBase) };
+    data.rendered.set(key, answer);
+  }
+  sendRendered(ctx, answer);
+}
+
+async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBase: string): Promise<string> {
+  const { location, space, page, pages, first } = at;
+  const read = await data.pageBody(space, page.id);
+  const byId = new Map(pages.map((candidate) => [candidate.id, candidate]));
+  const linkTo = (pageId: string) => {
+    const target = byId.get(pageId);
+    return target ? urlOfPage(location.prefix, target, first) : null;
+  };
+  const body = documentToHtml(JSON.parse(read.documentJson) as JsonDocument, {
+    resolveRef: (ref) => {
+      if (ref.kind === "page") return linkTo(ref.page);
+      if (ref.kind === "anchor") {
+        if (!ref.page) return `#${ref.anchor}`;
+        const url = linkTo(ref.page);
+        return url ? `${url}#${ref.anchor}` : null;
+      }
+      return null;
+    },
+  });
+  const visible = pages.filter((candidate) => !candidate.hidden);
+  const index = visible.findIndex((candidate) => candidate.id === page.id);
+  const link = (target: Page | undefined) => (target ? { title: target.title, url: urlOfPage(location.prefix, target, first) } : undefined);
+  const pageUrl = urlOfPage(location.prefix, page, first);
+  const markdownUrl = `${visit.origin}${pageUrl === location.prefix ? `${location.prefix}${page.path}` : pageUrl}.md`;
+  const chromeTitle = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson).title;
+  const frame = frameOf(
+    visit,
+    at,
+    {
+      title: `${page.title} · ${chromeTitle}`,
+      ...(page.description ? { description: page.description } : {}),
+      canonicalUrl: `${visit.origin}${pageUrl}`,
+      noindex: isNoIndex(visit, space, page),
+      siteName: chromeTitle,
+      markdownUrl,
+    },
+    assetBase,
+  );
+  const previous = index > 0 ? link(visible[index - 1]) : undefined;
+  const next = index >= 0 && index < visible.length - 1 ? link(visible[index + 1]) : undefined;
+  return renderPage({
+    ...frame,
+    page: {
+      title: page.title,
+      ...(page.emoji ? { emoji: emojiOf(page.emoji) } : {}),
+      ...(page.description ? { description: page.description } : {}),
+      bodyHtml: body.html,
+      toc: body.toc,
+      breadcrumbs: ancestorsOf(space.pages, page)
+        .filter((ancestor) => ancestor.type === page.type)
+        .map((ancestor) => ({ title: ancestor.title, url: urlOfPage(location.prefix, ancestor, first) })),
+      ...(previous ? { previous } : {}),
+      ...(next ? { next } : {}),
+      ...(space.revisionCreatedAt ? { lastUpdated: space.revisionCreatedAt } : {}),
+      markdownUrl,
+    },
+  });
+}
+
+/** A code point sequence such as 1f4d8 (GitBook's emoji field) as the emoji itself. */
+function emojiOf(codes: string): string {
+  const points = codes
+    .split("-")
+    .map((code) => Number.parseInt(code, 16))
+    .filter((code) => Number.isInteger(code) && code >= 0 && code <= 0x10ffff);
+  return String.fromCodePoint(...points);
+}
+
+/** Results of the search page and of search as you type. */
+export const SEARCH_RESULTS = 20;
+/** The longest query the reader passes on (content's own bound). */
+export const MAX_QUERY_LENGTH = 512;
+
+/**
+ * Searches what this visitor sees of the site: the default site-space of each visible section (or
+ * of the site), and the one the visitor is reading when it is another variant. Each hit's URL is
+ * where the visitor reads it.
+ */
+export async function searchVisible(visit: Visit, data: ReaderData, query: string, limit: number, reading?: Location): Promise<ViewSearchHit[]> {
+  const placed = placedSiteSpaces(visit.site, visit.context, visit.base).filter(
+    (entry) => (entry.primary && !(reading && reading.section?.id === entry.section?.id && reading.siteSpace.id !== entry.siteSpace.id)) || entry.siteSpace.id === reading?.siteSpace.id,
+  );
+  const bySpace = new Map(placed.map((entry) => [entry.siteSpace.spaceId, entry]));
+  if (bySpace.size === 0) return [];
+  const found = await data.search([...bySpace.keys()], query, limit);
+  const hits: ViewSearchHit[] = [];
+  for (const result of found) {
+    const entry = bySpace.get(result.spaceId);
+    if (!entry) continue;
+    const space = await data.space(entry.siteSpace.spaceId);
+    if (!space) continue;
+    const pages = readingOrder(space.pages);
+    const page = pages.find((candidate) => candidate.id === result.id);
+    if (!page || page.hidden) continue;
+    const first = pages.find((candidate) => !candidate.hidden) ?? pages[0];
+    const section = result.sections[0];
+    const url = `${urlOfPage(entry.prefix, page, first)}${section?.anchor ? `#${section.anchor}` : ""}`;
+    const context = [entry.section?.title, ...result.ancestorTitles].filter((part): part is string => Boolean(part)).join(" › ");
+    hits.push({ title: page.title, url, excerpt: section?.body || result.description, ...(context ? { context } : {}) });
+  }
+  return hits;
+}
+
+/** The search page (`?q=`), or its results as JSON for search as you type (`format=json`). */
+export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data: ReaderData, at: PageVisit, assetBase: string): Promise<void> {
+  const raw = typeof ctx.query.q === "string" ? ctx.query.q : "";
+  const query = raw.trim().slice(0, MAX_QUERY_LENGTH);
+  const hits = query ? await searchVisible(visit, data, query, SEARCH_RESULTS, at.location) : [];
+  ctx.set("Cache-Control", "private, no-store");
+  if (ctx.query.format === "json") {
+    ctx.body = hits.map((hit) => ({ title: hit.title, url: hit.url, excerpt: hit.excerpt, ...(hit.context ? { context: hit.context } : {}) }));
+    return;
+  }
+  const chromeTitle = chromeOf(visit.site, at.location.siteSpace.customizationJson || visit.site.customizationJson).title;
+  const frame = frameOf(
+    visit,
+    at,
+    { title: `${query ? `“${query}”` : "Search"} · ${chromeTitle}`, canonicalUrl: `${visit.origin}${at.location.prefix}`, noindex: true, siteName: chromeTitle },
+    assetBase,
+  );
+  ctx.type = "text/html; charset=utf-8";
+  ctx.body = renderSearch({ ...frame, query, hits });
+}
