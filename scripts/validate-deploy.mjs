@@ -91,7 +91,8 @@ function chartPromises(manifests, values) {
           broken.push(`${where}: ${variable.name} points at a Service "${variable.value}" that is not there`);
         }
       }
-      if (workload.kind === "Deployment" && container.args?.[0] !== "gateway") {
+      // Only services own databases; the gateway and the reader have no migrations.
+      if (workload.kind === "Deployment" && !["gateway", "reader"].includes(container.args?.[0])) {
         const skip = container.env?.find((variable) => variable.name === "SKIP_MIGRATIONS")?.value;
         const hasJob = jobs.some((job) => job.spec.template.spec.containers[0].args.join(" ") === `migrate ${container.args[0]}`);
         if (skip !== String(hasJob)) broken.push(`${where}: SKIP_MIGRATIONS=${skip} but a migration Job is ${hasJob ? "" : "not "}rendered`);

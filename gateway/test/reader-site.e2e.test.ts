@@ -27,6 +27,7 @@ const text = async (path: string, init: RequestInit = {}) => {
   expect(response.status, `${path} answers ${response.status}`).toBe(200);
   return response.text();
 };
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
 const cookieOf = (response: Response) => response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]!).join("; ");
 
 beforeAll(async () => {
@@ -42,16 +43,20 @@ beforeAll(async () => {
   ] as const) {
     spaces[name] = (await createSpace(stack, org, { title })).id;
   }
-  await writeContent(
-    stack,
-    org,
-    spaces.guide,
-    pagesOf([
-      ["welcome", "# Welcome\n\nStart with the installation."],
+  await writeContent(stack, org, spaces.guide, [
+    {
+      operation: "insert_files",
+      files: [
+        { ref: "diagram.png", name: "diagram.png", contentType: "image/png", base64: PNG.toString("base64") },
+        { ref: "setup.sh", name: "setup.sh", contentType: "application/x-sh", base64: Buffer.from("echo hello\n").toString("base64") },
+      ],
+    },
+    ...pagesOf([
+      ["welcome", "# Welcome\n\nStart with the installation.\n\n![The diagram](./diagram.png)\n\nRun [the script](./setup.sh)."],
       ["install", "# Install\n\n## Requirements\n\nThe frobnicator needs Linux.\n\n| Tool | Version |\n| --- | --- |\n| node | 24 |"],
       ["configure", "# Configure\n\nSee [install](./install.md#requirements)."],
     ]),
-  );
+  ]);
   await writeContent(stack, org, spaces.guideV2, pagesOf([["welcome", "# Welcome to v2\n\nThe second edition."]]));
   await writeContent(stack, org, spaces.beta, pagesOf([["preview", "# Preview\n\nThe quuxification preview."]]));
   await writeContent(stack, org, spaces.pro, pagesOf([["billing", "# Billing\n\nInvoices for pro customers."]]));
@@ -124,6 +129,26 @@ describe("a site with sections, variants and adaptive content", () => {
       await api.updateSiteById(org.organizationId, siteId, { visibility: "public" as never });
       await eventually(async () => (await read(base)).status === 200);
     }
+  });
+
+  it("serves the space's files its pages show: images inline, other files as downloads, sandboxed", async () => {
+    const home = await text(base);
+    const image = /<img src="([^"]+)" alt="The diagram"/.exec(home)?.[1];
+    expect(image).toMatch(new RegExp(`^${base}~files/[\\w-]+$`));
+    const png = await read(image!);
+    expect(png.status).toBe(200);
+    expect(png.headers.get("content-type")).toBe("image/png");
+    expect(png.headers.get("content-security-policy")).toBe("sandbox; default-src 'none'");
+    expect(Buffer.from(await png.arrayBuffer())).toEqual(PNG);
+    expect((await read(image!, { headers: { "if-none-match": png.headers.get("etag")! } })).status).toBe(304);
+
+    const script = /<a href="([^"]+)">the script<\/a>/.exec(home)?.[1];
+    const download = await read(script!);
+    expect(download.headers.get("content-disposition")).toMatch(/^attachment; filename="setup.sh"/);
+    expect(await download.text()).toBe("echo hello\n");
+    expect((await read(`${base}~files/no-such-file`)).status).toBe(404);
+    // A file is read only where the visitor may read its space.
+    expect((await read(`${base}beta/~files/no-such-file`)).status).toBe(404);
   });
 
   it("searches what the visitor may see, as a page without script and as JSON for search as you type", async () => {

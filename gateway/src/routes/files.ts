@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { downloadHeaders } from "@imprint/runtime/core";
 import type { GatewayContext } from "../context.js";
 import { parseInput, queryParam } from "../validation.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
@@ -21,8 +22,6 @@ export const signedQueryShape = {
 };
 const downloadQuery = z.object({ version: z.string().min(1).max(64), ...signedQueryShape });
 
-const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp|avif|bmp|x-icon|vnd\.microsoft\.icon)|application\/pdf|text\/plain|video\/[\w.+-]+|audio\/[\w.+-]+)(;|$)/i;
-
 export interface SignedDownload {
   content: Uint8Array;
   contentType: string;
@@ -33,13 +32,10 @@ export interface SignedDownload {
  * Answers the bytes behind a signed URL: their type, a file name (ASCII fallback and UTF-8),
  * sandboxed and never sniffed, cacheable privately until the URL expires.
  */
-export function sendSignedDownload(ctx: GatewayContext, download: SignedDownload, options: { expires: number; disposition: "inline" | "attachment" }): void {
-  const fallback = download.name.replace(/[^\x20-\x7e]|["\\]/g, "_");
+export function sendSignedDownload(ctx: GatewayContext, download: SignedDownload, options: { expires: number; disposition?: "inline" | "attachment" }): void {
   ctx.status = 200;
   ctx.type = download.contentType;
-  ctx.set("Content-Disposition", `${options.disposition}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(download.name)}`);
-  ctx.set("X-Content-Type-Options", "nosniff");
-  ctx.set("Content-Security-Policy", "sandbox; default-src 'none'");
+  ctx.set(downloadHeaders(download.name, download.contentType, options.disposition));
   // The URL is a capability that expires: caches may keep the bytes until then, privately.
   ctx.set("Cache-Control", `private, max-age=${Math.max(0, options.expires - Math.floor(Date.now() / 1000))}`);
   ctx.body = Buffer.from(download.content);
@@ -58,7 +54,7 @@ export function fileDownloadRoute({ upstreams }: Pick<RouteDeps, "upstreams">): 
         expires: String(query.expires),
         signature: query.signature,
       });
-      sendSignedDownload(ctx, file, { expires: query.expires, disposition: INLINE_TYPES.test(file.contentType) ? "inline" : "attachment" });
+      sendSignedDownload(ctx, file, { expires: query.expires });
     },
   };
 }

@@ -12,6 +12,17 @@ export interface PageBody {
   markdown: string;
 }
 
+/** A file of a published revision: an image or attachment of its pages. */
+export interface PublishedFile {
+  name: string;
+  contentType: string;
+  content: Buffer;
+  digest: string;
+}
+
+/** Files up to this size are kept with the rendered pages; larger ones are read each time. */
+const MAX_KEPT_FILE_BYTES = 1024 * 1024;
+
 /** A rendered answer the reader keeps: its bytes and the entity tag naming them. */
 export interface RenderedAnswer {
   etag: string;
@@ -36,6 +47,8 @@ export interface ReaderData {
   site(lookup: GetReaderSiteRequest): Promise<ReaderSite | null>;
   space(spaceId: string): Promise<GetPublishedSpaceResponse | null>;
   pageBody(space: GetPublishedSpaceResponse, pageId: string): Promise<PageBody>;
+  /** A file of the space's current revision; null when it holds none by that id. */
+  file(space: GetPublishedSpaceResponse, fileId: string): Promise<PublishedFile | null>;
   shareKeyActive(siteId: string, key: string): Promise<boolean>;
   memberClaims(organizationId: string, token: string): Promise<MemberClaims | null>;
   search(spaceIds: string[], query: string, limit: number): Promise<SearchPage[]>;
@@ -81,6 +94,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
   const shareKeys = new Map<string, Held<boolean>>();
   const budget = new CacheBudget(config.PAGE_CACHE_BYTES);
   const bodies = budget.cache<PageBody>("page bodies");
+  const files = budget.cache<PublishedFile>("files");
   const rendered = budget.cache<RenderedAnswer>("rendered pages");
   // Loads in flight, so that a burst of visitors to a cold page costs one upstream read.
   const loading = new Map<string, Promise<unknown>>();
@@ -155,6 +169,19 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
         const body = await published.getPublishedPage({ spaceId: space.spaceId, revisionId: space.revisionId, pageId });
         const value = { documentJson: body.documentJson, markdown: body.markdown };
         bodies.set(key, value, 2 * (value.documentJson.length + value.markdown.length) + 64);
+        return value;
+      });
+    },
+
+    async file(space, fileId) {
+      const key = `${space.revisionId}/${fileId}`;
+      const held = files.get(key);
+      if (held) return held;
+      return once(`file:${key}`, async () => {
+        const file = await notFoundAsNull(() => published.getPublishedFile({ spaceId: space.spaceId, revisionId: space.revisionId, fileId }));
+        if (!file) return null;
+        const value = { name: file.name, contentType: file.contentType, content: Buffer.from(file.content), digest: file.digest };
+        if (value.content.length <= MAX_KEPT_FILE_BYTES) files.set(key, value, value.content.length + 256);
         return value;
       });
     },

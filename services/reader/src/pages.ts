@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ParameterizedContext } from "koa";
 import { documentToHtml, type JsonDocument } from "@imprint/document";
+import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";
 import type { ReaderData, RenderedAnswer } from "./data.js";
@@ -60,14 +61,18 @@ function etagOf(key: string): string {
   return `"${createHash("sha256").update(key).digest("base64url").slice(0, 27)}"`;
 }
 
+/** Tags the answer with `etag`; true (and a 304) when the visitor holds it already. */
+function answeredNotModified(ctx: ParameterizedContext, etag: string): boolean {
+  ctx.set("ETag", etag);
+  if (!ctx.get("if-none-match").split(/\s*,\s*/).includes(etag)) return false;
+  ctx.status = 304;
+  return true;
+}
+
 /** Answers a kept rendering, or 304 when the visitor holds it already. */
 export function sendRendered(ctx: ParameterizedContext, answer: RenderedAnswer): void {
-  ctx.set("ETag", answer.etag);
   ctx.vary("Accept");
-  if (ctx.get("if-none-match").split(/\s*,\s*/).includes(answer.etag)) {
-    ctx.status = 304;
-    return;
-  }
+  if (answeredNotModified(ctx, answer.etag)) return;
   ctx.type = answer.type;
   ctx.body = answer.body;
 }
@@ -116,6 +121,7 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
   const body = documentToHtml(JSON.parse(read.documentJson) as JsonDocument, {
     resolveRef: (ref) => {
       if (ref.kind === "page") return linkTo(ref.page);
+      if (ref.kind === "file") return fileUrl(location.prefix, ref.file);
       if (ref.kind === "anchor") {
         if (!ref.page) return `#${ref.anchor}`;
         const url = linkTo(ref.page);
@@ -162,6 +168,24 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
       markdownUrl,
     },
   });
+}
+
+/** Where a file of the site-space's space is read: under its pages' base, past a segment no page path can hold. */
+export const FILES_SEGMENT = "~files";
+const fileUrl = (prefix: string, fileId: string) => `${prefix}${FILES_SEGMENT}/${encodeURIComponent(fileId)}`;
+
+/** A file of the space behind `prefix`: `segments` end with `~files/<fileId>`. */
+export async function serveFile(ctx: ParameterizedContext, visit: Visit, data: ReaderData, segments: string[]): Promise<boolean> {
+  const location = locate(visit.site, segments.slice(0, -2), visit.context, visit.base);
+  if (!location || location.pagePath !== "") return false;
+  const space = await data.space(location.siteSpace.spaceId);
+  const file = space ? await data.file(space, segments[segments.length - 1]!) : null;
+  if (!file) return false;
+  ctx.set(downloadHeaders(file.name, file.contentType));
+  if (answeredNotModified(ctx, `"${file.digest}"`)) return true;
+  ctx.type = file.contentType;
+  ctx.body = file.content;
+  return true;
 }
 
 /** A code point sequence such as 1f4d8 (GitBook's emoji field) as the emoji itself. */

@@ -5,7 +5,7 @@ import { createLogger, type Logger } from "@imprint/runtime/core";
 import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveSitemap } from "./agents.js";
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
-import { readPage, serveHtml, serveMarkdown, serveSearch } from "./pages.js";
+import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch } from "./pages.js";
 import { readerAssets } from "./views/assets.js";
 import { renderStatus } from "./views/render.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
@@ -143,6 +143,10 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
       return serveMcp(ctx, visit, data, READER_VERSION);
   }
   const segments = [...visit.segments];
+  if (segments.length >= 2 && segments[segments.length - 2] === FILES_SEGMENT) {
+    if (!(await serveFile(ctx, visit, data, segments))) answerNotFound(ctx, address);
+    return;
+  }
   const markdownRequested = segments.length > 0 && segments[segments.length - 1]!.endsWith(".md");
   if (markdownRequested) segments[segments.length - 1] = segments[segments.length - 1]!.slice(0, -3);
   const at = await readPage(visit, data, segments);

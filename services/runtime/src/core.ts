@@ -16,3 +16,4 @@ export * from "./telemetry/lifecycle.js";
 export * from "./process.js";
 export * from "./hosting.js";
 export * from "./cache-budget.js";
+export * from "./downloads.js";

@@ -40,6 +40,25 @@ still holds the previous values at pre-upgrade.
 {{- regexReplaceAll ":[0-9]+$" (urlParse .Values.gateway.publicUrl).host "" -}}
 {{- end -}}
 
+{{/*
+Where readers reach published sites (IMPRINT_READER_URL of the reader and the gateway, which builds
+every `urls.published` on it): reader.publicUrl, else /sites under the API's URL.
+*/}}
+{{- define "imprint.readerUrl" -}}
+{{- $url := .Values.reader.publicUrl | default (printf "%s/sites" (trimSuffix "/" .Values.gateway.publicUrl)) -}}
+{{- trimSuffix "/" $url -}}
+{{- end -}}
+
+{{/* Host of the reader's URL, without a port. */}}
+{{- define "imprint.readerHost" -}}
+{{- regexReplaceAll ":[0-9]+$" (urlParse (include "imprint.readerUrl" .)).host "" -}}
+{{- end -}}
+
+{{/* Path of the reader's URL ("/" when it has none). */}}
+{{- define "imprint.readerPath" -}}
+{{- (urlParse (include "imprint.readerUrl" .)).path | default "/" -}}
+{{- end -}}
+
 {{/* Volumes every pod gets: the root filesystem is read-only, so /tmp is an emptyDir. */}}
 {{- define "imprint.tmpVolume" -}}
 - name: tmp

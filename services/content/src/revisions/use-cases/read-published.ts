@@ -60,3 +60,16 @@ export async function getPublishedPage(
   const scope = { space: revision.variables, page: page.variables };
   return { documentJson: JSON.stringify(evaluateDocument(JSON.parse(body.document) as JsonDocument, scope)), markdown: evaluateText(body.markdown, scope) };
 }
+
+/** A file of a published space's revision, with its bytes (for the reader: images and attachments of its pages). */
+export async function getPublishedFile(
+  em: EntityManager,
+  input: { spaceId: string; revisionId: string; fileId: string },
+  deps: RevisionDeps,
+): Promise<{ name: string; contentType: string; content: Buffer; digest: string }> {
+  const { view } = await openPublished(em, deps, input.spaceId, input.revisionId);
+  const file = input.fileId ? await view.file(input.fileId) : undefined;
+  const content = file ? await deps.blobStore.get(file.blobKey) : undefined;
+  if (!file || !content) throw AppError.notFound("File");
+  return { name: file.name, contentType: file.contentType, content, digest: file.blobKey };
+}
