@@ -4,9 +4,9 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReaderHandle } from "@imprint/reader";
 import { eventually } from "@imprint/runtime/testing";
-import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
+import { createOrganization, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
-import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
+import { PNG, publishSampleSite, startTestReader, writeContent, type SampleSite } from "./support/reader.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 /**
@@ -19,7 +19,7 @@ let org: TestOrganization;
 let reader: ReaderHandle;
 let siteId: string;
 let base: string;
-const spaces: Record<"guide" | "guideV2" | "beta" | "pro", string> = { guide: "", guideV2: "", beta: "", pro: "" };
+let spaces: SampleSite["spaces"];
 
 const read = (path: string, init: RequestInit = {}) => fetch(`${reader.url}${path}`, { redirect: "manual", ...init });
 const text = async (path: string, init: RequestInit = {}) => {
@@ -27,53 +27,13 @@ const text = async (path: string, init: RequestInit = {}) => {
   expect(response.status, `${path} answers ${response.status}`).toBe(200);
   return response.text();
 };
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
 const cookieOf = (response: Response) => response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]!).join("; ");
 
 beforeAll(async () => {
   stack = await startStack();
   org = await createOrganization(stack);
   reader = await startTestReader(stack, { events: true });
-  const api = org.owner.api.orgs;
-  for (const [name, title] of [
-    ["guide", "Guide"],
-    ["guideV2", "Guide v2"],
-    ["beta", "Beta"],
-    ["pro", "Pro"],
-  ] as const) {
-    spaces[name] = (await createSpace(stack, org, { title })).id;
-  }
-  await writeContent(stack, org, spaces.guide, [
-    {
-      operation: "insert_files",
-      files: [
-        { ref: "diagram.png", name: "diagram.png", contentType: "image/png", base64: PNG.toString("base64") },
-        { ref: "setup.sh", name: "setup.sh", contentType: "application/x-sh", base64: Buffer.from("echo hello\n").toString("base64") },
-      ],
-    },
-    ...pagesOf([
-      ["welcome", "# Welcome\n\nStart with the installation.\n\n![The diagram](./diagram.png)\n\nRun [the script](./setup.sh)."],
-      ["install", "# Install\n\n## Requirements\n\nThe frobnicator needs Linux.\n\n| Tool | Version |\n| --- | --- |\n| node | 24 |"],
-      ["configure", "# Configure\n\nSee [install](./install.md#requirements)."],
-    ]),
-  ]);
-  await writeContent(stack, org, spaces.guideV2, pagesOf([["welcome", "# Welcome to v2\n\nThe second edition."]]));
-  await writeContent(stack, org, spaces.beta, pagesOf([["preview", "# Preview\n\nThe quuxification preview."]]));
-  await writeContent(stack, org, spaces.pro, pagesOf([["billing", "# Billing\n\nInvoices for pro customers."]]));
-
-  const site = (await api.createSite(org.organizationId, { title: "Acme docs" })).data;
-  siteId = site.id;
-  const guide = (await api.addSectionToSite(org.organizationId, siteId, { spaceId: spaces.guide, title: "Guide" })).data;
-  const variant = (await api.addSpaceToSite(org.organizationId, siteId, { spaceId: spaces.guideV2, sectionId: guide.id })).data;
-  await api.updateSiteSpaceById(org.organizationId, siteId, variant.id, { path: "v2" });
-  const beta = (await api.addSectionToSite(org.organizationId, siteId, { spaceId: spaces.beta, title: "Beta" })).data;
-  await api.updateSiteSectionById(org.organizationId, siteId, beta.id, { path: "beta", condition: "visitor.claims.unsigned.beta === true" });
-  const pro = (await api.addSectionToSite(org.organizationId, siteId, { spaceId: spaces.pro, title: "Pro" })).data;
-  await api.updateSiteSectionById(org.organizationId, siteId, pro.id, { path: "pro", condition: 'visitor.claims.plan === "pro"' });
-  await api.updateSiteById(org.organizationId, siteId, { basename: "acme", adaptiveContent: { enabled: true } });
-  await api.publishSite(org.organizationId, siteId);
-  base = `/${org.organizationId}/acme/`;
-  await eventually(async () => (await read(base)).status === 200, 10_000);
+  ({ siteId, base, spaces } = await publishSampleSite(stack, org, "acme", reader.url));
 }, 120_000);
 afterAll(async () => {
   await reader?.stop();

@@ -1,7 +1,8 @@
 import { expect } from "vitest";
 import { loadReaderConfig, startReader, type ReaderHandle } from "@imprint/reader";
 import { patient, testNatsUrl } from "@imprint/runtime/testing";
-import type { TestOrganization } from "./factories.js";
+import { eventually } from "@imprint/runtime/testing";
+import { createSpace, type TestOrganization } from "./factories.js";
 import { call } from "./http.js";
 import type { TestStack } from "./stack.js";
 
@@ -39,3 +40,63 @@ export async function writeContent(stack: TestStack, org: TestOrganization, spac
 /** Pages as insert_page changes: `[slug, markdown]` pairs, in order. */
 export const pagesOf = (pages: [slug: string, markdown: string][]): ContentChange[] =>
   pages.map(([slug, markdown]) => ({ operation: "insert_page", ref: slug, slug, document: { markdown } }));
+
+/** A one-pixel PNG. */
+export const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+
+export interface SampleSite {
+  siteId: string;
+  /** The site's base path on the reader, e.g. /<organizationId>/acme/. */
+  base: string;
+  spaces: Record<"guide" | "guideV2" | "beta" | "pro", string>;
+}
+
+/**
+ * A public site with adaptive content, published through the API: a Guide section (the default:
+ * welcome with an image and a file, install, configure; and a "v2" variant), a Beta section shown
+ * to visitors with the unsigned claim `beta` true, and a Pro section shown to visitors whose signed
+ * claim `plan` is "pro". Resolves once the reader serves it.
+ */
+export async function publishSampleSite(stack: TestStack, org: TestOrganization, basename: string, readerUrl?: string): Promise<SampleSite> {
+  const api = org.owner.api.orgs;
+  const spaces: SampleSite["spaces"] = { guide: "", guideV2: "", beta: "", pro: "" };
+  for (const [name, title] of [
+    ["guide", "Guide"],
+    ["guideV2", "Guide v2"],
+    ["beta", "Beta"],
+    ["pro", "Pro"],
+  ] as const) {
+    spaces[name] = (await createSpace(stack, org, { title })).id;
+  }
+  await writeContent(stack, org, spaces.guide, [
+    {
+      operation: "insert_files",
+      files: [
+        { ref: "diagram.png", name: "diagram.png", contentType: "image/png", base64: PNG.toString("base64") },
+        { ref: "setup.sh", name: "setup.sh", contentType: "application/x-sh", base64: Buffer.from("echo hello\n").toString("base64") },
+      ],
+    },
+    ...pagesOf([
+      ["welcome", "# Welcome\n\nStart with the installation.\n\n![The diagram](./diagram.png)\n\nRun [the script](./setup.sh)."],
+      ["install", "# Install\n\n## Requirements\n\nThe frobnicator needs Linux.\n\n| Tool | Version |\n| --- | --- |\n| node | 24 |\n\n```sh\nnpm install frobnicator\n```"],
+      ["configure", "# Configure\n\nSee [install](./install.md#requirements)."],
+    ]),
+  ]);
+  await writeContent(stack, org, spaces.guideV2, pagesOf([["welcome", "# Welcome to v2\n\nThe second edition."]]));
+  await writeContent(stack, org, spaces.beta, pagesOf([["preview", "# Preview\n\nThe quuxification preview."]]));
+  await writeContent(stack, org, spaces.pro, pagesOf([["billing", "# Billing\n\nInvoices for pro customers."]]));
+
+  const site = (await api.createSite(org.organizationId, { title: "Acme docs" })).data;
+  const guide = (await api.addSectionToSite(org.organizationId, site.id, { spaceId: spaces.guide, title: "Guide" })).data;
+  const variant = (await api.addSpaceToSite(org.organizationId, site.id, { spaceId: spaces.guideV2, sectionId: guide.id })).data;
+  await api.updateSiteSpaceById(org.organizationId, site.id, variant.id, { path: "v2" });
+  const beta = (await api.addSectionToSite(org.organizationId, site.id, { spaceId: spaces.beta, title: "Beta" })).data;
+  await api.updateSiteSectionById(org.organizationId, site.id, beta.id, { path: "beta", condition: "visitor.claims.unsigned.beta === true" });
+  const pro = (await api.addSectionToSite(org.organizationId, site.id, { spaceId: spaces.pro, title: "Pro" })).data;
+  await api.updateSiteSectionById(org.organizationId, site.id, pro.id, { path: "pro", condition: 'visitor.claims.plan === "pro"' });
+  await api.updateSiteById(org.organizationId, site.id, { basename, adaptiveContent: { enabled: true } });
+  await api.publishSite(org.organizationId, site.id);
+  const base = `/${org.organizationId}/${basename}/`;
+  if (readerUrl) await eventually(async () => (await fetch(`${readerUrl}${base}`)).status === 200, 10_000);
+  return { siteId: site.id, base, spaces };
+}

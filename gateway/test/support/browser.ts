@@ -5,7 +5,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { CHROMIUM_INSTALL_HINT, findChromium } from "@imprint/runtime/infrastructure";
 
 /** Where browser tests save their screenshots (ignored by Git: looked at, never committed). */
-export const SCREENSHOT_DIR = fileURLToPath(new URL("../../../../test-results/reader/", import.meta.url));
+export const SCREENSHOT_DIR = fileURLToPath(new URL("../../../test-results/reader/", import.meta.url));
 
 /** Debian's Chromium, headless, driven by playwright-core (`npm test` installs it when missing). */
 export async function launchChromium(): Promise<Browser> {

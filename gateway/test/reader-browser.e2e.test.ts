@@ -1,0 +1,211 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { SignJWT } from "jose";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReaderHandle } from "@imprint/reader";
+import { eventually, patient } from "@imprint/runtime/testing";
+import { launchChromium, screenshot } from "./support/browser.js";
+import { createOrganization, type TestOrganization } from "./support/factories.js";
+import { publishSampleSite, startTestReader, type SampleSite } from "./support/reader.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+/**
+ * The reader in a real browser (Debian's Chromium through playwright-core): a visitor reads the
+ * sample site by clicking, searches with and without JavaScript, and meets each audience's rules.
+ * Every scene's screenshot is saved under test-results/reader/ (looked at, never committed).
+ */
+let stack: TestStack;
+let org: TestOrganization;
+let reader: ReaderHandle;
+let browser: Browser;
+let site: SampleSite;
+/** A stand-in for a customer's sign-in page: visitor-auth sites send visitors without a token here. */
+let signIn: { server: Server; url: string };
+
+const TIMEOUT = patient(10_000);
+const url = (path: string) => `${reader.url}${path}`;
+
+beforeAll(async () => {
+  stack = await startStack();
+  org = await createOrganization(stack);
+  reader = await startTestReader(stack, { events: true });
+  site = await publishSampleSite(stack, org, "acme", reader.url);
+  browser = await launchChromium();
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+    response.end("<!doctype html><title>Sign in</title><h1>Sign in to Acme</h1>");
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  signIn = { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/login` };
+  // Search reads content's index, fed by events: wait until the sample site's words are in it.
+  await eventually(async () => ((await (await fetch(url(`${site.base}?q=frobnicator&format=json`))).json()) as unknown[]).length > 0, 15_000);
+}, patient(120_000));
+afterAll(async () => {
+  await browser?.close();
+  signIn?.server.close();
+  await reader?.stop();
+  await stack?.stop();
+});
+
+/** A fresh visitor (own cookies), with its first page. */
+async function visitor(options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  context.setDefaultTimeout(TIMEOUT);
+  return context.newPage();
+}
+const heading = (page: Page) => page.locator("main h1").first().textContent();
+const pathOf = (page: Page) => new URL(page.url()).pathname + new URL(page.url()).search + new URL(page.url()).hash;
+
+/** Switches the site's audience (and back in `finally`), waiting until the reader sees it. */
+async function withVisibility(visibility: "share-link" | "visitor-auth", scene: () => Promise<void>): Promise<void> {
+  const api = org.owner.api.orgs;
+  await api.updateSiteById(org.organizationId, site.siteId, { visibility: visibility as never });
+  try {
+    await eventually(async () => (await fetch(url(site.base), { redirect: "manual" })).status !== 200);
+    await scene();
+  } finally {
+    await api.updateSiteById(org.organizationId, site.siteId, { visibility: "public" as never });
+    await eventually(async () => (await fetch(url(site.base))).status === 200);
+  }
+}
+
+describe("the reader in a browser", () => {
+  it("navigates a public site by the sidebar, previous and next, its variants and its sections", async () => {
+    const page = await visitor();
+    await page.goto(url(site.base));
+    expect(await page.title()).toBe("Welcome · Acme docs");
+    await page.locator("aside.tree").getByRole("link", { name: "Install" }).click();
+    await page.waitForURL(url(`${site.base}install`));
+    expect(await heading(page)).toBe("Install");
+    expect(await page.locator("aside.tree [aria-current=page]").textContent()).toBe("Install");
+    await screenshot(page, "public-page");
+
+    await page.locator("nav.pagination a.next").click();
+    await page.waitForURL(url(`${site.base}configure`));
+    expect(await heading(page)).toBe("Configure");
+    await page.locator("nav.pagination a.previous").click();
+    await page.waitForURL(url(`${site.base}install`));
+
+    // The variant switcher leads to v2's edition of the section.
+    await page.locator("nav.variants").getByRole("link", { name: "v2" }).click();
+    await page.waitForURL(url(`${site.base}v2/`));
+    expect(await heading(page)).toBe("Welcome to v2");
+    await screenshot(page, "variant");
+
+    // A visitor who opts into the beta (an unsigned claim) sees its section and moves to it.
+    await page.goto(url(`${site.base}?visitor.beta=true`));
+    await page.locator("nav.sections").getByRole("link", { name: "Beta" }).click();
+    await page.waitForURL(url(`${site.base}beta/`));
+    expect(await heading(page)).toBe("Preview");
+    await page.locator("nav.sections").getByRole("link", { name: "Guide" }).click();
+    await page.waitForURL(url(site.base));
+    await screenshot(page, "sections");
+
+    // The keyboard reaches the content first.
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    await page.context().close();
+  });
+
+  it("searches as the visitor types, and through the form with JavaScript off", async () => {
+    const page = await visitor();
+    await page.goto(url(`${site.base}configure`));
+    await page.locator("header #q").pressSequentially("frobnicator");
+    const live = page.locator("ul.live-results a").first();
+    await live.waitFor();
+    expect(await live.locator("strong").textContent()).toBe("Install");
+    expect(await live.locator("small").textContent()).toContain("frobnicator");
+    await screenshot(page, "search-as-you-type");
+    // The keyboard reaches the results: down to the first, Enter opens it.
+    await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("Enter");
+    await page.waitForURL(url(`${site.base}install#requirements`));
+    await page.context().close();
+
+    const withoutScript = await visitor({ javaScriptEnabled: false });
+    await withoutScript.goto(url(site.base));
+    await withoutScript.locator("header #q").fill("frobnicator");
+    await withoutScript.locator("header #q").press("Enter");
+    await withoutScript.waitForURL(url(`${site.base}?q=frobnicator`));
+    expect(await heading(withoutScript)).toBe("Results for “frobnicator”");
+    await withoutScript.locator("ol.hits").getByRole("link", { name: "Install" }).click();
+    await withoutScript.waitForURL(url(`${site.base}install#requirements`));
+    await screenshot(withoutScript, "search-without-javascript");
+    await withoutScript.context().close();
+  });
+
+  it("opens a share-link site only through its link's key, which every link keeps", async () => {
+    await withVisibility("share-link", async () => {
+      const link = (await org.owner.api.orgs.createSiteShareLink(org.organizationId, site.siteId, { name: "Partner" })).data;
+      const key = link.urls.published!.split("/").at(-2)!;
+      const page = await visitor();
+      expect((await page.goto(url(site.base)))!.status()).toBe(404);
+      await screenshot(page, "share-link-without-key");
+      expect((await page.goto(url(`${site.base}${key}/`)))!.status()).toBe(200);
+      await page.locator("aside.tree").getByRole("link", { name: "Install" }).click();
+      await page.waitForURL(url(`${site.base}${key}/install`));
+      expect(await heading(page)).toBe("Install");
+      await screenshot(page, "share-link-with-key");
+      await page.context().close();
+    });
+  });
+
+  it("signs visitors of a visitor-auth site in with a token and shows each the pages their claims allow", async () => {
+    await org.owner.api.orgs.updateSitePublishingAuthById(org.organizationId, site.siteId, { backend: "custom" as never, fallbackURL: signIn.url });
+    await withVisibility("visitor-auth", async () => {
+      const { privateKey } = (await org.owner.api.orgs.getSitePublishingAuthById(org.organizationId, site.siteId)).data;
+      const sign = (claims: Record<string, unknown>, expires: string | number) =>
+        new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setExpirationTime(expires).sign(new TextEncoder().encode(privateKey));
+
+      const anonymous = await visitor();
+      await anonymous.goto(url(`${site.base}install`));
+      expect(anonymous.url().startsWith(`${signIn.url}?location=`)).toBe(true);
+      expect(await anonymous.locator("h1").textContent()).toBe("Sign in to Acme");
+      await anonymous.context().close();
+
+      const expired = await visitor();
+      await expired.goto(url(`${site.base}?jwt_token=${await sign({ plan: "pro" }, Math.floor(Date.now() / 1000) - 60)}`));
+      expect(expired.url().startsWith(signIn.url)).toBe(true);
+      await expired.context().close();
+
+      // A pro visitor sees the Pro section; the token rides in a cookie from the first page on.
+      const pro = await visitor();
+      await pro.goto(url(`${site.base}?jwt_token=${await sign({ plan: "pro" }, "1h")}`));
+      await pro.locator("nav.sections").getByRole("link", { name: "Pro" }).click();
+      await pro.waitForURL(url(`${site.base}pro/`));
+      expect(await heading(pro)).toBe("Billing");
+      await screenshot(pro, "visitor-auth-pro");
+      await pro.context().close();
+
+      // A free visitor does not: not in the navigation, and 404 by URL.
+      const free = await visitor();
+      await free.goto(url(`${site.base}?jwt_token=${await sign({ plan: "free" }, "1h")}`));
+      expect(await heading(free)).toBe("Welcome");
+      expect(await free.locator("nav.sections").getByRole("link", { name: "Pro" }).count()).toBe(0);
+      expect((await free.goto(url(`${site.base}pro/billing`)))!.status()).toBe(404);
+      await screenshot(free, "visitor-auth-free-hidden-page");
+      await free.context().close();
+    });
+  });
+
+  it("follows the visitor's colour scheme, and the toggle switches it", async () => {
+    const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    const dark = await visitor({ colorScheme: "dark" });
+    await dark.goto(url(`${site.base}install`));
+    expect(await background(dark)).toBe("rgb(17, 17, 20)");
+    await screenshot(dark, "dark-mode");
+    await dark.context().close();
+
+    const light = await visitor({ colorScheme: "light" });
+    await light.goto(url(`${site.base}install`));
+    expect(await background(light)).toBe("rgb(255, 255, 255)");
+    await light.locator("button.theme").click();
+    expect(await background(light)).toBe("rgb(17, 17, 20)");
+    // The choice is kept for the next page.
+    await light.goto(url(`${site.base}configure`));
+    expect(await background(light)).toBe("rgb(17, 17, 20)");
+    expect(pathOf(light)).toBe(`${site.base}configure`);
+    await light.context().close();
+  });
+});
