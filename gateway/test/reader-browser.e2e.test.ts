@@ -88,7 +88,7 @@ describe("the reader in a browser", () => {
     await page.waitForURL(url(`${site.base}install`));
 
     // The variant switcher leads to v2's edition of the section.
-    await page.locator("nav.variants").getByRole("link", { name: "v2" }).click();
+    await page.locator("nav.variants").getByRole("link", { name: "Guide v2" }).click();
     await page.waitForURL(url(`${site.base}v2/`));
     expect(await heading(page)).toBe("Welcome to v2");
     await screenshot(page, "variant");

@@ -45,7 +45,8 @@ describe("a site with sections, variants and adaptive content", () => {
     const home = await text(base);
     expect(home).toContain(`<a href="${base}" aria-current="page">Guide</a>`);
     expect(home).not.toContain(">Beta<");
-    expect(home).toMatch(new RegExp(`<a href="${base}v2/">v2</a>`));
+    expect(home).toContain(`<a href="${base}v2/">Guide v2</a>`);
+    expect(home).toContain(`<a href="${base}" aria-current="page">Guide</a></li><li><a href="${base}v2/">`);
     expect(await text(`${base}v2/`)).toContain("The second edition.");
     // Links between pages keep the anchor; tables render as tables.
     const configure = await text(`${base}configure`);
@@ -140,6 +141,8 @@ describe("a site with sections, variants and adaptive content", () => {
 
     const llms = await text(`${base}llms.txt`);
     expect(llms.startsWith("# Acme docs\n")).toBe(true);
+    expect(llms).toContain("## Guide\n");
+    expect(llms).toContain(`## Guide · Guide v2\n\n- [Welcome to v2](${reader.url}${base}v2/welcome.md)`);
     expect(llms).toContain(`- [Install](${reader.url}${base}install.md)`);
     expect(llms).not.toContain("Preview");
     const full = await text(`${base}llms-full.txt`);

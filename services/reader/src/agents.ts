@@ -52,7 +52,8 @@ async function listPages(visit: Visit, data: ReaderData, options: { primaryOnly:
       }
     };
     walk(space.pages);
-    const title = [placed.section?.title, placed.primary && placed.section ? "" : placed.siteSpace.path].filter(Boolean).join(" · ") || space.title;
+    // A section's default variant goes by the section's title, any other variant by its space's too.
+    const title = placed.section ? (placed.primary ? placed.section.title : `${placed.section.title} · ${space.title}`) : space.title;
     lists.push({ placed, title, revisionCreatedAt: space.revisionCreatedAt, pages });
   }
   return lists;

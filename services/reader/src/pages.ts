@@ -38,11 +38,19 @@ export function isNoIndex(visit: Visit, space: GetPublishedSpaceResponse, page: 
   return visit.site.visibility !== "public" || page.noIndex || ancestorsOf(space.pages, page).some((ancestor) => ancestor.noIndex);
 }
 
+/** The titles of a level's site-spaces for its switcher: their spaces' titles (their paths when unreadable). */
+async function variantTitles(data: ReaderData, location: Location): Promise<Map<string, string>> {
+  if (location.variants.length < 2) return new Map();
+  const spaces = await Promise.all(location.variants.map((variant) => data.space(variant.spaceId).catch(() => null)));
+  return new Map(location.variants.map((variant, index) => [variant.id, spaces[index]?.title || variant.path]));
+}
+
 /** The frame of every page of a site-space for one visitor: chrome, navigation, metadata. */
-function frameOf(visit: Visit, at: PageVisit, meta: ViewFrame["meta"], assetBase: string): ViewFrame {
+async function frameOf(visit: Visit, data: ReaderData, at: PageVisit, meta: ViewFrame["meta"], assetBase: string): Promise<ViewFrame> {
   const { location, space, page, first } = at;
   const chrome = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson);
   const levelPrefix = location.siteSpace.default ? location.prefix : location.prefix.slice(0, location.prefix.length - encodeURIComponent(location.siteSpace.path).length - 1);
+  const titles = await variantTitles(data, location);
   return {
     chrome,
     meta,
@@ -50,7 +58,7 @@ function frameOf(visit: Visit, at: PageVisit, meta: ViewFrame["meta"], assetBase
     searchUrl: location.prefix,
     assetBase,
     ...(visit.site.items.length > 0 ? { sections: sectionEntries(visit.site, visit.context, visit.base, location.section) } : {}),
-    variants: location.variants.map((variant) => ({ title: variant.path, url: siteSpaceUrl(levelPrefix, variant, location.variants), active: variant.id === location.siteSpace.id })),
+    variants: location.variants.map((variant) => ({ title: titles.get(variant.id) ?? variant.path, url: siteSpaceUrl(levelPrefix, variant, location.variants), active: variant.id === location.siteSpace.id })),
     tree: pageTree(space.pages, location.prefix, page, first),
     language: "en",
   };
@@ -136,8 +144,9 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
   const pageUrl = urlOfPage(location.prefix, page, first);
   const markdownUrl = `${visit.origin}${pageUrl === location.prefix ? `${location.prefix}${page.path}` : pageUrl}.md`;
   const chromeTitle = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson).title;
-  const frame = frameOf(
+  const frame = await frameOf(
     visit,
+    data,
     at,
     {
       title: `${page.title} · ${chromeTitle}`,
@@ -243,8 +252,9 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
     return;
   }
   const chromeTitle = chromeOf(visit.site, at.location.siteSpace.customizationJson || visit.site.customizationJson).title;
-  const frame = frameOf(
+  const frame = await frameOf(
     visit,
+    data,
     at,
     { title: `${query ? `“${query}”` : "Search"} · ${chromeTitle}`, canonicalUrl: `${visit.origin}${at.location.prefix}`, noindex: true, siteName: chromeTitle },
     assetBase,
