@@ -138,6 +138,11 @@ describe("a site with sections, variants and adaptive content", () => {
     expect(sitemap).toContain(`<loc>${reader.url}${base}install</loc>`);
     expect(sitemap).toContain(`<loc>${reader.url}${base}v2/</loc>`);
     expect(sitemap).not.toContain("beta");
+    // A noIndex page is left out of the sitemap and asks crawlers to leave it out, as HTML and as markdown.
+    expect(sitemap).not.toContain("changelog");
+    expect(await text(`${base}changelog`)).toContain('<meta name="robots" content="noindex">');
+    expect(await text(`${base}install`)).not.toContain('name="robots"');
+    expect((await read(`${base}changelog.md`)).headers.get("x-robots-tag")).toBe("noindex");
 
     const llms = await text(`${base}llms.txt`);
     expect(llms.startsWith("# Acme docs\n")).toBe(true);
@@ -191,6 +196,22 @@ describe("a site with sections, variants and adaptive content", () => {
       expect((await read(`${base}install`)).status).toBe(200);
     } finally {
       await setAgentsContext("included");
+    }
+  });
+
+  it("stops serving a share link's key as soon as the link is deactivated", async () => {
+    const api = org.owner.api.orgs;
+    await api.updateSiteById(org.organizationId, siteId, { visibility: "share-link" as never });
+    try {
+      const link = (await api.createSiteShareLink(org.organizationId, siteId, { name: "Partner" })).data;
+      const key = link.urls.published!.split("/").at(-2)!;
+      await eventually(async () => (await read(`${base}${key}/install`)).status === 200);
+      await api.updateSiteShareLinkById(org.organizationId, siteId, link.id, { active: false });
+      // The link's event reaches the reader, which drops what it knew of the key.
+      await eventually(async () => (await read(`${base}${key}/install`)).status === 404);
+    } finally {
+      await api.updateSiteById(org.organizationId, siteId, { visibility: "public" as never });
+      await eventually(async () => (await read(base)).status === 200);
     }
   });
 

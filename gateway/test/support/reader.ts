@@ -53,7 +53,8 @@ export interface SampleSite {
 
 /**
  * A public site with adaptive content, published through the API: a Guide section (the default:
- * welcome with an image and a file, install, configure; and a "v2" variant), a Beta section shown
+ * welcome with an image and a file, install, configure, changelog kept out of search engines; and a
+ * "v2" variant), a Beta section shown
  * to visitors with the unsigned claim `beta` true, and a Pro section shown to visitors whose signed
  * claim `plan` is "pro". Resolves once the reader serves it.
  */
@@ -81,6 +82,7 @@ export async function publishSampleSite(stack: TestStack, org: TestOrganization,
       ["install", "# Install\n\n## Requirements\n\nThe frobnicator needs Linux.\n\n| Tool | Version |\n| --- | --- |\n| node | 24 |\n\n```sh\nnpm install frobnicator\n```"],
       ["configure", "# Configure\n\nSee [install](./install.md#requirements)."],
     ]),
+    { operation: "insert_page", ref: "changelog", slug: "changelog", noIndex: true, document: { markdown: "# Changelog\n\nInternal release notes." } },
   ]);
   await writeContent(stack, org, spaces.guideV2, pagesOf([["welcome", "# Welcome to v2\n\nThe second edition."]]));
   await writeContent(stack, org, spaces.beta, pagesOf([["preview", "# Preview\n\nThe quuxification preview."]]));
