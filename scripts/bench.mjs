@@ -1,8 +1,9 @@
 // `npm run bench`: starts a throw-away stack (temporary data dir, free ports, loopback only) in each
 // hosting, every target in one process, then one process per target; seeds one organization, measures
 // each hosting's memory and gateway routes, then (split) the single-process baseline and the content,
-// search and merge figures; then `npm start` from a clean clone in both hostings. Prints the
-// comparison and writes bench/results/. Everything it started is stopped, whatever happens.
+// search, merge, Git, authoring, publishing, reader and event-lag figures; then `npm start` from a
+// clean clone in both hostings. Prints the comparison and writes bench/results/. Everything it
+// started is stopped, whatever happens.
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -76,6 +77,18 @@ settings.publishing = {
   warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
 };
 if (settings.publishing.sections === 0) delete settings.publishing;
+// The reader figures: BENCH_READER_PAGES pages of ~5,000 words published (0 skips them), each
+// rendered once; one of them kept and driven at BENCH_READER_CONNECTIONS connections against a
+// static node:http server answering the same bytes, then on a visitor-auth site with adaptive
+// content; Lighthouse's audit of it (BENCH_READER_LIGHTHOUSE=0 skips the audit).
+settings.reader = {
+  pages: positiveInt("BENCH_READER_PAGES", 100, 2_000),
+  connections: positiveInt("BENCH_READER_CONNECTIONS", 32, 1000) || 32,
+  durationSeconds: positiveInt("BENCH_DURATION_S", 10, 300) || 10,
+  warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
+  lighthouse: positiveInt("BENCH_READER_LIGHTHOUSE", 1, 1) === 1,
+};
+if (settings.reader.pages === 0) delete settings.reader;
 // Event lag: BENCH_LAG_COMMITS one-page commits timed to searchable while another organization's
 // BENCH_LAG_PAGES-page import is indexed (0 pages skips it).
 settings.eventLag = { pages: positiveInt("BENCH_LAG_PAGES", 10_000, 20_000), commits: positiveInt("BENCH_LAG_COMMITS", 20, 1000) || 20 };
@@ -127,6 +140,7 @@ async function startHosting(hosting) {
     identityGrpcAddress: stack.grpcAddresses.identity,
     identityDatabaseUrl: stack.infra.databaseUrls.identity,
     ...(stack.grpcAddresses.content ? { content: { grpcAddress: stack.grpcAddresses.content, databaseUrl: stack.infra.databaseUrls.content } } : {}),
+    readerUrl: stack.readerUrl,
     pids: Object.fromEntries(stack.processes.map((p) => [p.name, p.pid])),
     env,
   };

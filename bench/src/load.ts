@@ -2,7 +2,10 @@ import autocannon from "autocannon";
 
 export interface LoadOptions {
   url: string;
-  token: string;
+  /** Sent as `Authorization: Bearer …` with `Accept: application/json`, unless `headers` are given. */
+  token?: string;
+  /** The request headers, instead of the token's (e.g. a browser's `Accept` and a cookie). */
+  headers?: Record<string, string>;
   connections: number;
   durationSeconds: number;
   /** A discarded run first, so JIT, pools and caches are warm when measuring. */
@@ -22,12 +25,12 @@ export interface LoadResult {
   durationSeconds: number;
 }
 
-function fire(url: string, token: string, connections: number, durationSeconds: number): Promise<autocannon.Result> {
+function fire(url: string, headers: Record<string, string>, connections: number, durationSeconds: number): Promise<autocannon.Result> {
   return autocannon({
     url,
     connections,
     duration: durationSeconds,
-    headers: { authorization: `Bearer ${token}`, accept: "application/json" },
+    headers,
     // Every request must finish well inside the run; a stuck one counts as a timeout.
     timeout: 10,
   });
@@ -35,8 +38,9 @@ function fire(url: string, token: string, connections: number, durationSeconds: 
 
 /** Drives GET `url` with `connections` concurrent keep-alive connections for a fixed duration. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  if (options.warmupSeconds > 0) await fire(options.url, options.token, options.connections, options.warmupSeconds);
-  return toLoadResult(await fire(options.url, options.token, options.connections, options.durationSeconds));
+  const headers = options.headers ?? { authorization: `Bearer ${options.token ?? ""}`, accept: "application/json" };
+  if (options.warmupSeconds > 0) await fire(options.url, headers, options.connections, options.warmupSeconds);
+  return toLoadResult(await fire(options.url, headers, options.connections, options.durationSeconds));
 }
 
 /** The figures every benchmark reports from one autocannon run. */

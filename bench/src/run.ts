@@ -18,6 +18,8 @@ import { runAuthoringBenchmark, type AuthoringBenchmarkSettings } from "./author
 import { evaluateAuthoringTargets, type AuthoringReport } from "./authoring-report.js";
 import { runPublishingBenchmark, type PublishingBenchmarkSettings } from "./publishing.js";
 import { evaluatePublishingTargets, type PublishingReport } from "./publishing-report.js";
+import { runReaderBenchmark, type ReaderBenchmarkSettings } from "./reader.js";
+import { evaluateReaderTargets, type ReaderReport } from "./reader-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
 import { evaluateEventLagTargets, runEventLagBenchmark, type EventLagReport, type EventLagSettings } from "./event-lag.js";
 import { evaluateHostingTargets, type HostingMeasurement, type HostingName } from "./hosting-report.js";
@@ -41,6 +43,8 @@ export interface StackUnderTest {
   env: Record<string, string | undefined>;
   /** The content service, when the stack runs it: its gRPC address (editing API) and database. */
   content?: { grpcAddress: string; databaseUrl: string };
+  /** The reader, when the stack hosts it: where published sites are read (`urls.published` are built on it). */
+  readerUrl?: string;
 }
 
 export interface BenchmarkSettings {
@@ -63,6 +67,8 @@ export interface BenchmarkSettings {
   authoring?: AuthoringBenchmarkSettings;
   /** The published-site benchmark's settings; absent to skip it. */
   publishing?: PublishingBenchmarkSettings;
+  /** The reader benchmark's settings; absent to skip it. */
+  reader?: ReaderBenchmarkSettings;
   /** The event-lag figures' settings; absent to skip them. */
   eventLag?: EventLagSettings;
 }
@@ -307,6 +313,21 @@ export async function runBenchmark(
       publishing = { settings: settings.publishing, figures };
     }
 
+    let reader: ReaderReport | undefined;
+    if (stack.content && stack.readerUrl && settings.reader) {
+      const figures = await runReaderBenchmark(
+        {
+          gatewayUrl: stack.gatewayUrl,
+          readerUrl: stack.readerUrl,
+          identityGrpcAddress: stack.identityGrpcAddress,
+          lighthouseReportPath: join(BENCH_ROOT, "results", `lighthouse-${resultsStamp(startedAt)}.html`),
+        },
+        settings.reader,
+        log,
+      );
+      reader = { settings: settings.reader, figures };
+    }
+
     let eventLag: EventLagReport | undefined;
     if (stack.content && settings.eventLag) {
       const figures = await runEventLagBenchmark(
@@ -350,6 +371,7 @@ export async function runBenchmark(
         ...(git ? evaluateGitTargets(git.figures) : []),
         ...(authoring ? evaluateAuthoringTargets(authoring.figures) : []),
         ...(publishing ? evaluatePublishingTargets(publishing.figures) : []),
+        ...(reader ? evaluateReaderTargets(reader.figures) : []),
         ...(eventLag ? evaluateEventLagTargets(eventLag.figures) : []),
       ],
       ...(content ? { content } : {}),
@@ -358,6 +380,7 @@ export async function runBenchmark(
       ...(git ? { git } : {}),
       ...(authoring ? { authoring } : {}),
       ...(publishing ? { publishing } : {}),
+      ...(reader ? { reader } : {}),
       ...(eventLag ? { eventLag } : {}),
     };
   } finally {
@@ -365,12 +388,15 @@ export async function runBenchmark(
   }
 }
 
-/** Writes bench/results/<timestamp>.json and bench/results/latest.md; returns their paths. */
+/** A run's start as its results' file names say it: ISO 8601 basic-style time (no colons), valid as a file name everywhere. */
+export function resultsStamp(startedAt: string): string {
+  return startedAt.replace(/[:]/g, "").replace(/\.\d+Z$/, "Z");
+}
+
+/** Writes bench/results/<timestamp>.json and bench/results/latest.md (the reader's Lighthouse report, lighthouse-<timestamp>.html, is written during the run); returns their paths. */
 export async function writeResults(report: BenchmarkReport, directory = join(BENCH_ROOT, "results")): Promise<{ json: string; markdown: string }> {
   await mkdir(directory, { recursive: true });
-  // ISO 8601 basic-style time (no colons), valid as a file name everywhere.
-  const stamp = report.startedAt.replace(/[:]/g, "").replace(/\.\d+Z$/, "Z");
-  const json = join(directory, `${stamp}.json`);
+  const json = join(directory, `${resultsStamp(report.startedAt)}.json`);
   const markdown = join(directory, "latest.md");
   await writeFile(json, `${JSON.stringify(report, null, 2)}\n`);
   await writeFile(markdown, formatReport(report));

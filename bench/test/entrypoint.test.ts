@@ -53,7 +53,7 @@ describe("scripts/entrypoint.mjs", () => {
   it("refuses unknown targets with its usage, and settings one process cannot share with their per-target names", async () => {
     const unknown = await entrypoint(["gateway,search"], {});
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('targets: unknown target "search" (known: identity, content, collaboration, publishing, gateway, or all)');
+    expect(unknown.stderr).toContain('targets: unknown target "search" (known: identity, content, collaboration, publishing, reader, gateway, or all)');
 
     const shared = await entrypoint([], { IMPRINT_TARGETS: "identity,content", DATABASE_URL: "postgres://db/one", NATS_URL: "nats://127.0.0.1:1", IDENTITY_GRPC_ADDRESS: "127.0.0.1:1" });
     expect(shared.code).toBe(1);

@@ -103,13 +103,22 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
       collaborationGrpcAddress: stack.grpcAddresses.collaboration,
       publishingGrpcAddress: stack.grpcAddresses.publishing,
       gatewayUrl: stack.gatewayUrl,
+      readerUrl: stack.readerUrl,
       pid: 4242,
     });
     expect(description.identityGrpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 
-  it.runIf(hosting === "split")("runs every service and the gateway as separate processes", () => {
-    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "publishing", "gateway"]);
+  it("serves published sites on the reader, whose URL the API builds them on", async () => {
+    expect(stack.readerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${stack.readerUrl}/healthz`)).status).toBe(200);
+    // A site that does not exist is the reader's 404 page, not a connection refused.
+    const missing = await fetch(`${stack.readerUrl}/no-organization/no-site/`);
+    expect([missing.status, missing.headers.get("content-type")]).toEqual([404, "text/html; charset=utf-8"]);
+  });
+
+  it.runIf(hosting === "split")("runs every service, the reader and the gateway as separate processes", () => {
+    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "publishing", "reader", "gateway"]);
     const pids = stack.processes.map((p) => p.pid);
     expect(new Set([...pids, process.pid]).size).toBe(pids.length + 1);
     expect(stack.processes.every((p) => p.running)).toBe(true);

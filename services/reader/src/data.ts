@@ -1,3 +1,5 @@
+import { jwtVerify } from "jose";
+import type { ConditionValue } from "@imprint/document";
 import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { SiteServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/sites";
@@ -23,18 +25,25 @@ export interface PublishedFile {
 /** Files up to this size are kept with the rendered pages; larger ones are read each time. */
 const MAX_KEPT_FILE_BYTES = 1024 * 1024;
 
-/** A rendered answer the reader keeps: its bytes and the entity tag naming them. */
+/**
+ * A rendered answer the reader keeps: its bytes (encoded once: a string would be encoded to UTF-8
+ * again at every request) and the entity tag naming them.
+ */
 export interface RenderedAnswer {
   etag: string;
   type: string;
-  body: string;
+  body: Buffer;
 }
 
-/** A member's visitor token, as publishing verified it. */
-export interface MemberClaims {
-  claims: Record<string, string | string[]>;
+/** A visitor token's claims and expiry (seconds since the epoch). */
+export interface VerifiedToken {
+  claims: Record<string, ConditionValue>;
   exp: number;
 }
+
+/** Verified visitor tokens kept at most (each until it expires). */
+const MAX_VERIFIED_TOKENS = 10_000;
+
 
 /**
  * What the reader reads from publishing and content, and what it keeps of it. Sites, spaces'
@@ -50,7 +59,10 @@ export interface ReaderData {
   /** A file of the space's current revision; null when it holds none by that id. */
   file(space: GetPublishedSpaceResponse, fileId: string): Promise<PublishedFile | null>;
   shareKeyActive(siteId: string, key: string): Promise<boolean>;
-  memberClaims(organizationId: string, token: string): Promise<MemberClaims | null>;
+  /** The claims of a member's visitor token (the organization ping's), as publishing verifies it; null when it does not verify. */
+  memberClaims(organizationId: string, token: string): Promise<VerifiedToken | null>;
+  /** The claims of a visitor token the site's key signed (HS256 over the key's text, as GitBook signs); null when it does not verify. */
+  siteTokenClaims(token: string, key: string): Promise<VerifiedToken | null>;
   search(spaceIds: string[], query: string, limit: number): Promise<SearchPage[]>;
   /** Rendered pages, by a key naming everything they were rendered from. */
   rendered: { get(key: string): RenderedAnswer | undefined; set(key: string, value: RenderedAnswer): void };
@@ -92,6 +104,9 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
   const siteCache = new Map<string, Held<ReaderSite | null>>();
   const spaceCache = new Map<string, Held<GetPublishedSpaceResponse>>();
   const shareKeys = new Map<string, Held<boolean>>();
+  // A visitor sends the same token with every page; checking its signature each time would cost
+  // more than serving a kept page. A regenerated key is another key, so its old tokens miss here.
+  const verifiedTokens = new Map<string, VerifiedToken>();
   const budget = new CacheBudget(config.PAGE_CACHE_BYTES);
   const bodies = budget.cache<PageBody>("page bodies");
   const files = budget.cache<PublishedFile>("files");
@@ -206,6 +221,22 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
       };
     },
 
+    async siteTokenClaims(token, key) {
+      if (!key) return null;
+      const cacheKey = `${key}\n${token}`;
+      const held = verifiedTokens.get(cacheKey);
+      if (held && held.exp * 1000 > clock()) return held;
+      verifiedTokens.delete(cacheKey);
+      try {
+        const { payload } = await jwtVerify(token, new TextEncoder().encode(key), { algorithms: ["HS256"], requiredClaims: ["exp"], currentDate: new Date(clock()) });
+        const verified = { claims: payload as Record<string, ConditionValue>, exp: payload.exp! };
+        bounded(verifiedTokens, MAX_VERIFIED_TOKENS, cacheKey, verified);
+        return verified;
+      } catch {
+        return null;
+      }
+    },
+
     async search(spaceIds, query, limit) {
       if (spaceIds.length === 0) return [];
       return (await searches.searchPublishedContent({ spaceIds, query, limit })).pages;
@@ -213,7 +244,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
 
     rendered: {
       get: (key) => rendered.get(key),
-      set: (key, value) => rendered.set(key, value, 2 * value.body.length + 128),
+      set: (key, value) => rendered.set(key, value, value.body.length + 128),
     },
 
     async close() {

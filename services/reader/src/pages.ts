@@ -100,7 +100,7 @@ export async function serveMarkdown(ctx: ParameterizedContext, visit: Visit, dat
   const key = renderKey("md", visit, at);
   let answer = data.rendered.get(key);
   if (!answer) {
-    answer = { etag: etagOf(key), type: "text/markdown; charset=utf-8", body: await pageMarkdown(data, at) };
+    answer = { etag: etagOf(key), type: "text/markdown; charset=utf-8", body: Buffer.from(await pageMarkdown(data, at)) };
     data.rendered.set(key, answer);
   }
   if (isNoIndex(visit, at.space, at.page)) ctx.set("X-Robots-Tag", "noindex");
@@ -112,7 +112,7 @@ export async function serveHtml(ctx: ParameterizedContext, visit: Visit, data: R
   const key = renderKey("html", visit, at);
   let answer = data.rendered.get(key);
   if (!answer) {
-    answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: await renderHtml(visit, data, at, assetBase) };
+    answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: Buffer.from(await renderHtml(visit, data, at, assetBase)) };
     data.rendered.set(key, answer);
   }
   sendRendered(ctx, answer);

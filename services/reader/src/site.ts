@@ -94,16 +94,41 @@ export function siteSpaceUrl(levelPrefix: string, siteSpace: ReaderSiteSpace, si
   return siteSpace === defaultOf(siteSpaces) ? levelPrefix : `${levelPrefix}${encodeURIComponent(siteSpace.path)}/`;
 }
 
+function collectReadable(pages: Page[], into: Page[]): Page[] {
+  for (const page of pages) {
+    if (page.type === PageType.PAGE_TYPE_DOCUMENT) into.push(page);
+    collectReadable(page.pages, into);
+  }
+  return into;
+}
+
+/** A space's page tree indexed once: the reader keeps the tree per revision, so every request after the first reuses this. */
+interface PageIndex {
+  ordered: Page[];
+  byPath: Map<string, Page>;
+}
+const pageIndexes = new WeakMap<Page[], PageIndex>();
+
+function pageIndex(pages: Page[]): PageIndex {
+  let index = pageIndexes.get(pages);
+  if (!index) {
+    const ordered = collectReadable(pages, []);
+    index = { ordered, byPath: new Map(ordered.map((page) => [page.path, page])) };
+    pageIndexes.set(pages, index);
+  }
+  return index;
+}
+
 /** Every readable page of a space in reading order (groups and links skipped; hidden pages kept: they have URLs). */
 export function readingOrder(pages: Page[]): Page[] {
-  return pages.flatMap((page) => [...(page.type === PageType.PAGE_TYPE_DOCUMENT ? [page] : []), ...readingOrder(page.pages)]);
+  return pageIndex(pages).ordered;
 }
 
 /** The page at `path` ("" is the first readable page). */
 export function findPage(space: GetPublishedSpaceResponse, path: string): Page | undefined {
-  const pages = readingOrder(space.pages);
-  if (path === "") return pages.find((page) => !page.hidden) ?? pages[0];
-  return pages.find((page) => page.path === path);
+  const { ordered, byPath } = pageIndex(space.pages);
+  if (path === "") return ordered.find((page) => !page.hidden) ?? ordered[0];
+  return byPath.get(path);
 }
 
 /** The pages from the top of the space to `page` (for breadcrumbs), `page` excluded. */

@@ -1,6 +1,5 @@
 import { createHash } from "node:crypto";
 import type { ParameterizedContext } from "koa";
-import { jwtVerify } from "jose";
 import type { ConditionContext, ConditionValue } from "@imprint/document";
 import type { ReaderData } from "./data.js";
 import type { ReaderSite } from "./site.js";
@@ -58,17 +57,6 @@ const claimsCookie = (siteId: string) => `imprint_claims_${siteId.replace(/-/g, 
 const MAX_UNSIGNED_CLAIMS = 32;
 const CLAIM_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 const MAX_CLAIM_VALUE = 256;
-
-/** The visitor's claims from a token the site's key signed (HS256 over the key's text, as GitBook signs); null when it does not verify. */
-async function signedClaims(token: string, key: string): Promise<{ claims: Record<string, ConditionValue>; exp: number } | null> {
-  if (!key) return null;
-  try {
-    const { payload } = await jwtVerify(token, new TextEncoder().encode(key), { algorithms: ["HS256"], requiredClaims: ["exp"] });
-    return { claims: payload as Record<string, ConditionValue>, exp: payload.exp! };
-  } catch {
-    return null;
-  }
-}
 
 /** A query or cookie value as a claim: booleans and numbers as such, anything else as text. */
 function claimValue(raw: string): ConditionValue {
@@ -167,7 +155,7 @@ export async function resolveVisit(ctx: ParameterizedContext, data: ReaderData, 
     const cookieName = tokenCookie(site.siteId);
     const fromQuery = typeof ctx.query.jwt_token === "string" ? ctx.query.jwt_token : "";
     const token = fromQuery || ctx.cookies.get(cookieName) || "";
-    const verified = token ? ((await signedClaims(token, site.visitorAuthKey)) ?? (await data.memberClaims(site.organizationId, token))) : null;
+    const verified = token ? ((await data.siteTokenClaims(token, site.visitorAuthKey)) ?? (await data.memberClaims(site.organizationId, token))) : null;
     if (!verified) {
       if (!site.fallbackUrl) return { kind: "sign_in" };
       const fallback = new URL(site.fallbackUrl);

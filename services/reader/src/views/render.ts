@@ -31,7 +31,8 @@ function head(frame: ViewFrame, title: string, description: string | undefined):
     h("meta", { property: "og:url", content: meta.canonicalUrl }),
     ...(description ? [h("meta", { property: "og:description", content: description })] : []),
     ...(meta.markdownUrl ? [h("link", { rel: "alternate", type: "text/markdown", href: meta.markdownUrl })] : []),
-    ...(chrome.favicon ? [h("link", { rel: "icon", href: chrome.favicon })] : []),
+    // Without a favicon of the site's, an empty one: browsers would otherwise ask for /favicon.ico.
+    h("link", { rel: "icon", href: chrome.favicon ?? "data:," }),
     h("link", { rel: "stylesheet", href: `${frame.assetBase ?? ""}${readerAssets.style.path}` }),
     ...(colors ? [h("style", colors)] : []),
     h("script", THEME_BOOT_SCRIPT),
