@@ -16,6 +16,7 @@ import { importRoutes } from "./import.js";
 import { importRunRoutes } from "./import-runs.js";
 import { linkRoutes } from "./links.js";
 import { memberRoutes } from "./members.js";
+import { teamRoutes } from "./teams.js";
 import { openApiRoutes } from "./openapi.js";
 import { organizationChangeRequestRoutes } from "./organization-change-requests.js";
 import { organizationRoutes } from "./organizations.js";
@@ -46,6 +47,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
     api: [
       ...organizationRoutes(deps),
       ...memberRoutes(deps),
+      ...teamRoutes(deps),
       ...userRoutes(deps),
       ...collectionRoutes(deps),
       ...spaceRoutes(deps),

@@ -9,6 +9,12 @@ import {
   MemberSsoEnabled,
   OrganizationCreated,
   OrganizationUpdated,
+  TeamCreated,
+  TeamDeleted,
+  TeamMemberAdded,
+  TeamMemberRemoved,
+  TeamMemberRoleChanged,
+  TeamUpdated,
   TokenIssued,
   TokenRevoked,
   UserCreated,
@@ -38,6 +44,12 @@ export const tokenIssued = identityEvent("token", "issued", TokenIssued);
 export const tokenRevoked = identityEvent("token", "revoked", TokenRevoked);
 export const inviteCreated = identityEvent("invite", "created", InviteCreated);
 export const inviteDeleted = identityEvent("invite", "deleted", InviteDeleted);
+export const teamCreated = identityEvent("team", "created", TeamCreated);
+export const teamUpdated = identityEvent("team", "updated", TeamUpdated);
+export const teamDeleted = identityEvent("team", "deleted", TeamDeleted);
+export const teamMemberAdded = identityEvent("team_member", "added", TeamMemberAdded);
+export const teamMemberRoleChanged = identityEvent("team_member", "role_changed", TeamMemberRoleChanged);
+export const teamMemberRemoved = identityEvent("team_member", "removed", TeamMemberRemoved);
 
 /** Records an identity event in the current transaction (published by the relay after commit), at the clock's time. */
 export function recordIdentityEvent<T>(

@@ -2,7 +2,8 @@ import { ApiToken } from "./api-token.js";
 import { LinkInvite } from "./link-invite.js";
 import { Member } from "./member.js";
 import { Organization } from "./organization.js";
+import { Team, TeamMember } from "./team.js";
 import { User } from "./user.js";
 
 /** Every entity of the identity database, for the ORM (the runtime adds its own tables). */
-export const identityEntities = [Organization, User, Member, ApiToken, LinkInvite];
+export const identityEntities = [Organization, User, Member, ApiToken, LinkInvite, Team, TeamMember];

@@ -1,10 +1,14 @@
 import {
   MemberRole,
   MemberSort,
+  TeamRole,
   type Member as MemberMessage,
   type Organization as OrganizationMessage,
+  type Team as TeamMessage,
   type User as UserMessage,
 } from "@imprint/proto/identity/v1";
+import type { TeamRoleValue } from "../domain/team.js";
+import type { TeamView } from "../use-cases/teams/shared.js";
 import type { MemberRoleValue, Role } from "../domain/roles.js";
 import type { MemberData, UserData } from "../use-cases/shared/views.js";
 import type { OrganizationView } from "../use-cases/shared/views.js";
@@ -83,10 +87,34 @@ export function memberToProto(member: MemberData): MemberMessage {
     joinedAt: member.joinedAt,
     lastSeenAt: member.lastSeenAt ?? undefined,
     sso: member.sso,
-    // Spaces, teams and sites belong to contexts that do not exist yet: nothing is shared
-    // with a member individually, so the counts are 0 until those contexts report them.
+    // Spaces and sites are not shared with a member individually (content and publishing grant
+    // access by role and by team), so those counts are 0.
     spaces: 0,
-    teams: 0,
+    teams: member.teams ?? 0,
     sites: 0,
+  };
+}
+
+export function teamRoleToProto(role: TeamRoleValue): TeamRole {
+  return role === "owner" ? TeamRole.TEAM_ROLE_OWNER : TeamRole.TEAM_ROLE_MEMBER;
+}
+
+/** A team role from a request: unspecified is undefined (the use case's default); anything else unknown is "invalid". */
+export function teamRoleFromProto(role: TeamRole): TeamRoleValue | undefined | "invalid" {
+  if (role === TeamRole.TEAM_ROLE_UNSPECIFIED) return undefined;
+  if (role === TeamRole.TEAM_ROLE_OWNER) return "owner";
+  if (role === TeamRole.TEAM_ROLE_MEMBER) return "member";
+  return "invalid";
+}
+
+export function teamToProto(view: TeamView): TeamMessage {
+  const organization = view.team.organization;
+  return {
+    id: view.team.id,
+    organizationId: typeof organization === "string" ? organization : organization.id,
+    title: view.team.title,
+    members: view.members,
+    createdAt: view.team.createdAt,
+    canAdmin: view.canAdmin,
   };
 }

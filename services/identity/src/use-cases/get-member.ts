@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { MemberData } from "./shared/views.js";
 import { findMembersOfUsers } from "./shared/hot-path-queries.js";
+import { withTeamCounts } from "./shared/members.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 
@@ -21,5 +22,6 @@ export async function getMember(em: EntityManager, input: GetMemberInput, _deps:
   if (!callerMember || callerMember.disabled) throw AppError.notFound("Organization");
   const target = members.find((member) => member.user.id === input.userId);
   if (!target) throw AppError.notFound("Member");
-  return target;
+  const [counted] = await withTeamCounts(em, input.organizationId, [target]);
+  return counted!;
 }

@@ -3,6 +3,8 @@ import { AppError, findPage, type KeysetSort, type PageRequestLike, type SortDir
 import { Member } from "../domain/member.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { hasEnabledMembership } from "./shared/hot-path-queries.js";
+import { withTeamCounts } from "./shared/members.js";
+import type { MemberData } from "./shared/views.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 
@@ -42,7 +44,7 @@ export async function listMembers(
   em: EntityManager,
   input: ListMembersInput,
   _deps: UseCaseDeps,
-): Promise<{ items: Member[]; nextPageToken: string; totalCount: number }> {
+): Promise<{ items: MemberData[]; nextPageToken: string; totalCount: number }> {
   const caller = requireCaller(input.caller);
   const search = input.search.trim();
   if (search.length > MAX_SEARCH_LENGTH) throw AppError.invalidArgument(`search: must be at most ${MAX_SEARCH_LENGTH} characters`);
@@ -59,5 +61,6 @@ export async function listMembers(
     const pattern = containsPattern(search);
     conditions.push({ $or: [{ user: { displayName: { $ilike: pattern } } }, { user: { email: { $ilike: pattern } } }] });
   }
-  return findPage(em, Member, { $and: conditions }, SORTS[sortField](input.order ?? "desc"), input.page, { populate: ["user"] });
+  const page = await findPage(em, Member, { $and: conditions }, SORTS[sortField](input.order ?? "desc"), input.page, { populate: ["user"] });
+  return { ...page, items: await withTeamCounts(em, input.organizationId, page.items) };
 }

@@ -2,7 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { assertMemberRemovable, Member } from "../domain/member.js";
 import { lockOrganization } from "../domain/organization.js";
 import { requireMembership } from "./shared/access.js";
-import { memberRemoved, recordIdentityEvent } from "../events.js";
+import { TeamMember } from "../domain/team.js";
+import { memberRemoved, recordIdentityEvent, teamMemberRemoved } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 
@@ -31,6 +32,12 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
       actor: caller,
       payload: { userId: input.userId, role: member.role ?? null },
     });
+    // Leaving the organization is leaving its teams.
+    for (const row of await tx.find(TeamMember, { user: input.userId, team: { organization: input.organizationId } }, { fields: ["team"] })) {
+      const teamId = typeof row.team === "string" ? row.team : row.team.id;
+      recordIdentityEvent(tx, deps, teamMemberRemoved, { organizationId: input.organizationId, actor: caller, payload: { teamId, userId: input.userId } });
+      tx.remove(row);
+    }
     tx.remove(member);
     return true;
   });

@@ -3,6 +3,7 @@ import { Member } from "../../domain/member.js";
 import type { Organization } from "../../domain/organization.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import type { User } from "../../domain/user.js";
+import type { MemberData } from "./views.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { memberAdded, recordIdentityEvent } from "../../events.js";
 
@@ -29,4 +30,27 @@ export function createMember(
     payload: { userId: input.user.id, role: input.role },
   });
   return member;
+}
+
+/** The members with how many of the organization's teams each belongs to (one query for the list). */
+export async function withTeamCounts<M extends MemberData>(em: EntityManager, organizationId: string, members: readonly M[]): Promise<(MemberData & { teams: number })[]> {
+  const userIds = members.map((member) => member.user.id);
+  const rows =
+    userIds.length === 0
+      ? []
+      : await em.getConnection().execute<{ user_id: string; teams: string }[]>(
+          `select tm.user_id, count(*) as teams from team_members tm join teams t on t.id = tm.team_id
+           where t.organization_id = ? and tm.user_id in (${userIds.map(() => "?").join(", ")}) group by tm.user_id`,
+          [organizationId, ...userIds],
+        );
+  const counts = new Map(rows.map((row) => [row.user_id, Number(row.teams)]));
+  return members.map((member) => ({
+    user: member.user,
+    role: member.role ?? null,
+    disabled: member.disabled,
+    sso: member.sso,
+    joinedAt: member.joinedAt,
+    lastSeenAt: member.lastSeenAt ?? null,
+    teams: counts.get(member.user.id) ?? 0,
+  }));
 }

@@ -40,6 +40,8 @@ export interface MemberData {
   sso: boolean;
   joinedAt: Date;
   lastSeenAt?: Date | null;
+  /** How many teams of the organization the member belongs to (0 when not counted). */
+  teams?: number;
 }
 
 /** An organization with what the caller may do on it. */

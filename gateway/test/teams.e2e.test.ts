@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { createMember, createOrganization, type TestOrganization, type TestUser } from "./support/factories.js";
+import { call } from "./support/http.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+/**
+ * Teams and their members through GitBook's own client (every answer checked against GitBook's
+ * schema): who may read and manage them, bulk changes applied whole or not at all, counts.
+ */
+let stack: TestStack;
+let org: TestOrganization;
+let alice: TestUser;
+let bob: TestUser;
+let guest: TestUser;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(() => stack?.stop());
+beforeEach(async () => {
+  org = await createOrganization(stack);
+  alice = await createMember(stack, org, { role: "edit", displayName: "Alice" });
+  bob = await createMember(stack, org, { role: "read", displayName: "Bob" });
+  guest = await createMember(stack, org, { role: "guest" });
+});
+
+const orgs = (user: TestUser) => user.api.orgs;
+const teamPath = (teamId = "") => `/v1/orgs/${org.organizationId}/teams${teamId ? `/${teamId}` : ""}`;
+
+async function newTeam(title: string, members: string[] = []) {
+  const response = await orgs(org.owner).createOrganizationTeam(org.organizationId, { title, members });
+  expect(response.status).toBe(201);
+  return response.data;
+}
+
+describe("teams", () => {
+  it("are created by admins with members, read by members, renamed and deleted", async () => {
+    const team = await newTeam("  Writers ", [alice.userId]);
+    expect(team).toMatchObject({ object: "team", title: "Writers", members: 1, spaces: 0, permissions: { admin: true, view: true } });
+
+    const asAlice = (await orgs(alice).getTeamInOrganizationById(org.organizationId, team.id)).data;
+    expect(asAlice).toMatchObject({ id: team.id, members: 1, permissions: { admin: false, view: true } });
+    expect((await orgs(bob).listTeamsInOrganizationById(org.organizationId)).data.items.map((item) => item.id)).toEqual([team.id]);
+
+    // Only admins create; guests see no teams; another organization's team does not exist.
+    expect((await call(stack, "PUT", teamPath(), { token: alice.token, json: { title: "Mine" } })).status).toBe(403);
+    expect((await call(stack, "GET", teamPath(), { token: guest.token })).status).toBe(403);
+    const other = await createOrganization(stack);
+    expect((await call(stack, "GET", `/v1/orgs/${other.organizationId}/teams/${team.id}`, { token: other.owner.token })).status).toBe(404);
+    expect((await call(stack, "GET", teamPath(team.id), { token: other.owner.token })).status).toBe(404);
+
+    // Titles are 1 to 64 characters; members must be members.
+    expect((await call(stack, "PUT", teamPath(), { token: org.owner.token, json: { title: "x".repeat(65) } })).status).toBe(400);
+    const stranger = await call(stack, "PUT", teamPath(), { token: org.owner.token, json: { title: "Strangers", members: [other.owner.userId] } });
+    expect([stranger.status, stranger.body.error.message]).toEqual([400, `members[0]: "${other.owner.userId}" is not a member of the organization`]);
+
+    const renamed = (await orgs(org.owner).updateTeamInOrganizationById(org.organizationId, team.id, { title: "Authors" })).data;
+    expect(renamed.title).toBe("Authors");
+    expect((await call(stack, "PATCH", teamPath(team.id), { token: alice.token, json: { title: "Nope" } })).status).toBe(403);
+
+    expect((await call(stack, "DELETE", teamPath(team.id), { token: org.owner.token })).status).toBe(205);
+    expect((await call(stack, "DELETE", teamPath(team.id), { token: org.owner.token })).status).toBe(204);
+    expect((await call(stack, "GET", teamPath(team.id), { token: org.owner.token })).status).toBe(404);
+  });
+
+  it("filters by title and by the teams a member can manage, and pages", async () => {
+    const writers = await newTeam("Writers");
+    const reviewers = await newTeam("Reviewers");
+    const readers = await newTeam("Readers");
+    const titles = async (query: Record<string, string | number>) => (await orgs(org.owner).listTeamsInOrganizationById(org.organizationId, query)).data;
+
+    expect((await titles({ title: "RE" })).items.map((team) => team.title)).toEqual(["Reviewers", "Readers"]);
+    await orgs(org.owner).addMemberToOrganizationTeamById(org.organizationId, writers.id, alice.userId, { role: "owner" as never });
+    await orgs(org.owner).addMemberToOrganizationTeamById(org.organizationId, reviewers.id, alice.userId, {});
+    expect((await titles({ owner: alice.userId })).items.map((team) => team.id)).toEqual([writers.id]);
+    expect((await titles({ owner: org.owner.userId })).items.map((team) => team.id)).toEqual([writers.id, reviewers.id, readers.id]);
+
+    const first = await titles({ limit: 2 });
+    expect([first.items.length, first.count]).toEqual([2, 3]);
+    const second = await titles({ limit: 2, page: first.next!.page });
+    expect(second.items.map((team) => team.id)).toEqual([readers.id]);
+    expect(second.next).toBeUndefined();
+  });
+
+  it("let admins and the team's owners manage members, one at a time or in bulk, all or nothing", async () => {
+    const team = await newTeam("Writers");
+    await orgs(org.owner).addMemberToOrganizationTeamById(org.organizationId, team.id, alice.userId, { role: "owner" as never });
+    // Alice owns the team: she manages its members, not its title's organization-wide siblings.
+    const asOwner = await call(stack, "PUT", `${teamPath(team.id)}/members`, { token: alice.token, json: { add: [bob.email], memberships: { [alice.userId]: { role: "owner" } } } });
+    expect(asOwner.status).toBe(204);
+    const members = (await orgs(alice).listTeamMembersInOrganizationById(org.organizationId, team.id)).data;
+    expect(members.items.map((item) => [item.organization.user.id, item.team.role])).toEqual([
+      [alice.userId, "owner"],
+      [bob.userId, "member"],
+    ]);
+    expect(members.items[0]!.permissions.view).toBe(true);
+    expect((await call(stack, "PUT", `${teamPath(team.id)}/members/${alice.userId}`, { token: bob.token, json: { role: "member" } })).status).toBe(403);
+
+    // A user both added and removed is removed; an unknown e-mail fails the whole request.
+    const unknown = await call(stack, "PUT", `${teamPath(team.id)}/members`, { token: org.owner.token, json: { add: [guest.userId, "nobody@example.com"], remove: [bob.userId] } });
+    expect([unknown.status, unknown.body.error.message]).toEqual([400, 'add[1]: "nobody@example.com" is not a member of the organization']);
+    expect((await orgs(org.owner).getTeamInOrganizationById(org.organizationId, team.id)).data.members).toBe(2);
+    expect((await call(stack, "PUT", `${teamPath(team.id)}/members`, { token: org.owner.token, json: { add: [guest.userId], remove: [guest.userId, bob.userId] } })).status).toBe(204);
+    expect((await orgs(org.owner).listTeamMembersInOrganizationById(org.organizationId, team.id)).data.items.map((item) => item.organization.user.id)).toEqual([alice.userId]);
+
+    expect((await call(stack, "DELETE", `${teamPath(team.id)}/members/${alice.userId}`, { token: org.owner.token })).status).toBe(205);
+    expect((await call(stack, "DELETE", `${teamPath(team.id)}/members/${alice.userId}`, { token: org.owner.token })).status).toBe(204);
+    expect((await call(stack, "PUT", `${teamPath(team.id)}/members/${guest.userId}`, { token: org.owner.token, json: { role: "admin" } })).status).toBe(400);
+  });
+
+  it("count in members and list a member's teams with their role", async () => {
+    const writers = await newTeam("Writers", [alice.userId]);
+    const reviewers = await newTeam("Reviewers");
+    await orgs(org.owner).addMemberToOrganizationTeamById(org.organizationId, reviewers.id, alice.userId, { role: "owner" as never });
+    expect((await orgs(org.owner).getMemberInOrganizationById(org.organizationId, alice.userId)).data.teams).toBe(2);
+    const listed = (await orgs(org.owner).listMembersInOrganizationById(org.organizationId)).data.items.find((member) => member.id === alice.userId);
+    expect(listed?.teams).toBe(2);
+
+    const teams = (await orgs(bob).listTeamsForOrganizationMember(org.organizationId, alice.userId)).data;
+    expect(teams.items.map((item) => [item.team.id, item.member.role])).toEqual([
+      [writers.id, "member"],
+      [reviewers.id, "owner"],
+    ]);
+    expect((await orgs(bob).listTeamsForOrganizationMember(org.organizationId, alice.userId, { title: "writ" })).data.items.map((item) => item.team.id)).toEqual([writers.id]);
+
+    // Leaving the organization is leaving its teams.
+    await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/members/${alice.userId}`, { token: org.owner.token });
+    expect((await orgs(org.owner).getTeamInOrganizationById(org.organizationId, writers.id)).data.members).toBe(0);
+  });
+});
