@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createMember, createOrganization, type TestOrganization, type TestUser } from "./support/factories.js";
+import { eventually } from "@imprint/runtime/testing";
+import { createCollection, createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -126,5 +127,57 @@ describe("teams", () => {
     // Leaving the organization is leaving its teams.
     await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/members/${alice.userId}`, { token: org.owner.token });
     expect((await orgs(org.owner).getTeamInOrganizationById(org.organizationId, writers.id)).data.members).toBe(0);
+  });
+});
+
+describe("team permissions", () => {
+  it("let a member read a private space through a team's grant, and stop within seconds of leaving the team", async () => {
+    const space = await createSpace(stack, org, { title: "Roadmap" });
+    await call(stack, "PATCH", `/v1/spaces/${space.id}`, { token: org.owner.token, json: { defaultLevel: null } });
+    expect((await call(stack, "GET", `/v1/spaces/${space.id}`, { token: bob.token })).status).toBe(404);
+    const team = await newTeam("Planners", [bob.userId]);
+
+    // Only admins of the space grant; the team must be the organization's.
+    expect((await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/teams/${team.id}`, { token: alice.token, json: { role: "read" } })).status).toBe(404);
+    const other = await createOrganization(stack);
+    const foreign = (await orgs(other.owner).createOrganizationTeam(other.organizationId, { title: "Foreign" })).data;
+    expect((await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/teams/${foreign.id}`, { token: org.owner.token, json: { role: "read" } })).status).toBe(404);
+    expect((await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/teams/${team.id}`, { token: org.owner.token, json: { role: "edit" } })).status).toBe(204);
+
+    const listed = (await org.owner.api.spaces.listTeamPermissionsInSpace(space.id)).data;
+    expect(listed.items.map((item) => [item.team.id, item.permission, item.team.spaces])).toEqual([[team.id, "edit", 1]]);
+    expect((await orgs(org.owner).getTeamInOrganizationById(org.organizationId, team.id)).data.spaces).toBe(1);
+
+    // Bob reads and edits it (his role is read, the team's grant is edit), and lists it.
+    const seen = await call(stack, "GET", `/v1/spaces/${space.id}`, { token: bob.token });
+    expect([seen.status, seen.body.permissions.edit]).toEqual([200, true]);
+    const bobsSpaces = (await bob.api.orgs.listSpacesInOrganizationById(org.organizationId)).data.items.map((item) => item.id);
+    expect(bobsSpaces).toContain(space.id);
+
+    // Leaving the team (identity's event reaches content) takes it away.
+    expect((await call(stack, "DELETE", `${teamPath(team.id)}/members/${bob.userId}`, { token: org.owner.token })).status).toBe(205);
+    await eventually(async () => (await call(stack, "GET", `/v1/spaces/${space.id}`, { token: bob.token })).status === 404, 10_000);
+
+    expect((await call(stack, "DELETE", `/v1/spaces/${space.id}/permissions/teams/${team.id}`, { token: org.owner.token })).status).toBe(205);
+    expect((await call(stack, "DELETE", `/v1/spaces/${space.id}/permissions/teams/${team.id}`, { token: org.owner.token })).status).toBe(204);
+  });
+
+  it("reach everything inside a granted collection, guests in the team included", async () => {
+    const collection = await createCollection(stack, org, { title: "Private" });
+    await call(stack, "PATCH", `/v1/collections/${collection.id}`, { token: org.owner.token, json: { defaultLevel: null } });
+    const inside = await createSpace(stack, org, { title: "Inside", parent: collection.id });
+    const team = await newTeam("Insiders", [guest.userId, bob.userId]);
+    expect((await call(stack, "PATCH", `/v1/collections/${collection.id}/permissions/teams/${team.id}`, { token: org.owner.token, json: { role: "comment" } })).status).toBe(204);
+    expect((await org.owner.api.collections.listTeamPermissionsInCollection(collection.id)).data.items.map((item) => item.permission)).toEqual(["comment"]);
+
+    await eventually(async () => (await call(stack, "GET", `/v1/spaces/${inside.id}`, { token: guest.token })).status === 200, 10_000);
+    const asGuest = await call(stack, "GET", `/v1/spaces/${inside.id}`, { token: guest.token });
+    expect([asGuest.body.permissions.comment, asGuest.body.permissions.edit]).toEqual([true, false]);
+    expect((await call(stack, "GET", `/v1/collections/${collection.id}`, { token: bob.token })).status).toBe(200);
+
+    // Deleting the team takes its grants away.
+    expect((await call(stack, "DELETE", teamPath(team.id), { token: org.owner.token })).status).toBe(205);
+    await eventually(async () => (await call(stack, "GET", `/v1/spaces/${inside.id}`, { token: guest.token })).status === 404, 10_000);
+    expect((await org.owner.api.collections.listTeamPermissionsInCollection(collection.id)).data.items).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { TeamRole, type MemberTeam, type Team, type TeamMembership } from "@imprint/proto/identity/v1";
+import { TeamRole, type Team, type TeamMembership } from "@imprint/proto/identity/v1";
 import { AppError } from "@imprint/runtime/core";
 import { toRestMember, type RestMember } from "./member.js";
 import type { PublicUrls } from "./urls.js";
@@ -43,9 +43,4 @@ export function toRestTeam(team: Team | undefined, spaces = 0): RestTeam {
 /** GitBook's OrganizationTeamMember: the organization membership, the team role, what the caller may do. */
 export function toRestTeamMember(item: TeamMembership, urls: PublicUrls): { organization: RestMember; team: { role: TeamRoleName }; permissions: { view: boolean } } {
   return { organization: toRestMember(item.member, urls), team: { role: toRestTeamRole(item.role) }, permissions: { view: true } };
-}
-
-/** An item of a member's teams: the team and the member's role in it. */
-export function toRestMemberTeam(item: MemberTeam): { team: RestTeam; member: { role: TeamRoleName } } {
-  return { team: toRestTeam(item.team), member: { role: toRestTeamRole(item.role) } };
 }

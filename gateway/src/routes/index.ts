@@ -17,6 +17,7 @@ import { importRunRoutes } from "./import-runs.js";
 import { linkRoutes } from "./links.js";
 import { memberRoutes } from "./members.js";
 import { teamRoutes } from "./teams.js";
+import { teamPermissionRoutes } from "./team-permissions.js";
 import { openApiRoutes } from "./openapi.js";
 import { organizationChangeRequestRoutes } from "./organization-change-requests.js";
 import { organizationRoutes } from "./organizations.js";
@@ -48,6 +49,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...organizationRoutes(deps),
       ...memberRoutes(deps),
       ...teamRoutes(deps),
+      ...teamPermissionRoutes(deps),
       ...userRoutes(deps),
       ...collectionRoutes(deps),
       ...spaceRoutes(deps),

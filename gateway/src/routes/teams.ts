@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { toProtoTeamRole, toRestMemberTeam, toRestTeam, toRestTeamMember } from "../mappers/team.js";
+import type { Team } from "@imprint/proto/identity/v1";
+import { toProtoTeamRole, toRestTeam, toRestTeamMember, toRestTeamRole, type RestTeam } from "../mappers/team.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
 import { pathId } from "../validation.js";
@@ -30,6 +31,15 @@ export const listMemberTeamsQuery = z.object({ ...pageQueryShape, title: z.strin
 /** Teams and their members (identity), GitBook's operations under /v1/orgs/{organizationId}/teams. */
 export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const identity = upstreams.identity;
+  /** Teams as GitBook shows them: with how many spaces content says each was granted. */
+  const restTeams = async (organizationId: string, teams: Team[]): Promise<RestTeam[]> => {
+    const { spaces } = await upstreams.content.permissions.countTeamSpaces({ organizationId, teamIds: teams.map((team) => team.id) });
+    return teams.map((team) => toRestTeam(team, spaces[team.id] ?? 0));
+  };
+  const restTeam = async (organizationId: string, team: Team | undefined): Promise<RestTeam> => {
+    if (!team) return toRestTeam(team);
+    return (await restTeams(organizationId, [team]))[0]!;
+  };
   const teamLocation = (organizationId: string, teamId: string) => `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/teams/${encodeURIComponent(teamId)}`;
   return [
     // listTeamsInOrganizationById
@@ -46,7 +56,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
           ownerUserId: query.owner ?? "",
           title: query.title ?? "",
         });
-        return ok(toPagedList(response.teams.map((team) => toRestTeam(team)), response.page, cursors));
+        return ok(toPagedList(await restTeams(params.organizationId, response.teams), response.page, cursors));
       },
     }),
 
@@ -58,7 +68,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       body: createTeamBody,
       handler: async ({ params, body, principal }) => {
         const response = await identity.createTeam({ caller: principal.caller, organizationId: params.organizationId, title: body.title, memberUserIds: body.members ?? [] });
-        const team = toRestTeam(response.team);
+        const team = await restTeam(params.organizationId, response.team);
         return created(team, teamLocation(params.organizationId, team.id));
       },
     }),
@@ -68,7 +78,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       method: "GET",
       path: "/v1/orgs/:organizationId/teams/:teamId",
       params: teamParams,
-      handler: async ({ params, principal }) => ok(toRestTeam((await identity.getTeam({ caller: principal.caller, ...params })).team)),
+      handler: async ({ params, principal }) => ok(await restTeam(params.organizationId, (await identity.getTeam({ caller: principal.caller, ...params })).team)),
     }),
 
     // updateTeamInOrganizationById
@@ -77,7 +87,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/teams/:teamId",
       params: teamParams,
       body: updateTeamBody,
-      handler: async ({ params, body, principal }) => ok(toRestTeam((await identity.updateTeam({ caller: principal.caller, ...params, title: body.title })).team)),
+      handler: async ({ params, body, principal }) => ok(await restTeam(params.organizationId, (await identity.updateTeam({ caller: principal.caller, ...params, title: body.title })).team)),
     }),
 
     // removeTeamFromOrganizationById: 205 when it was deleted, 204 when there was none.
@@ -141,7 +151,8 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: listMemberTeamsQuery,
       handler: async ({ params, query, principal, cursors }) => {
         const response = await identity.listMemberTeams({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), title: query.title ?? "" });
-        return ok(toPagedList(response.teams.map(toRestMemberTeam), response.page, cursors));
+        const teams = await restTeams(params.organizationId, response.teams.map((item) => item.team!));
+        return ok(toPagedList(response.teams.map((item, index) => ({ team: teams[index]!, member: { role: toRestTeamRole(item.role) } })), response.page, cursors));
       },
     }),
   ];

@@ -61,6 +61,11 @@ export const contentConfigShape = {
     .string()
     .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
     .default("content-collaboration-counters"),
+  /** Durable consumer of identity's team events that keeps who is in which team (one per deployment; tests give each instance its own). */
+  TEAMS_EVENTS_CONSUMER: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
+    .default("content-identity-teams"),
   /** Durable consumer of publishing's announcements of where spaces are published (one per deployment; tests give each instance its own). */
   PUBLICATIONS_EVENTS_CONSUMER: z
     .string()

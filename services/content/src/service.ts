@@ -15,7 +15,9 @@ import {
   type ServiceRegistration,
   type ServiceSpec,
 } from "@imprint/runtime";
-import { MembershipCache } from "./access/index.js";
+import { accessEntities, MembershipCache, teamMembershipsConsumer } from "./access/index.js";
+import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./access/grpc/team-permission-service.js";
+import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { FileSystemBlobStore, resolveFileUrlSecret, type BlobStore } from "./blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
 import { Collection } from "./spaces/domain/collection.js";
@@ -76,13 +78,14 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
   return {
     name: "content",
     context: CONTENT_CONTEXT,
-    entities: [...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities, ...gitEntities],
+    entities: [...accessEntities, ...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities, ...gitEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     grpc: (runtime) => {
       const { content, revision, links, imports } = depsOf(runtime);
       const services: ServiceRegistration[] = [
         { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(content) },
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(content) },
+        { name: TEAM_PERMISSION_SERVICE_NAME, definition: TeamPermissionServiceService, implementation: teamPermissionServiceImplementation(content) },
         ...revisionGrpcServices(content.orm, revision, imports),
         ...importGrpcServices(content.orm, imports),
         ...gitGrpcServices(content.orm, gitDeps(content, revision)),
@@ -99,6 +102,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
       const { content, links } = depsOf(runtime);
       return [
         membershipEventsConsumer(content.memberships.roles, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
+        teamMembershipsConsumer(parts.config.TEAMS_EVENTS_CONSUMER),
         ...linkConsumers(links, parts.config),
         ...searchConsumers(content),
         collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),

@@ -7,6 +7,9 @@ export type { IdentityClient };
 /** A caller's standing in an organization: an enabled member with a role, or a guest (role null). */
 export interface Membership {
   role: Level | null;
+  /** Who: with the organization, what their teams' grants are looked up by. */
+  userId: string;
+  organizationId: string;
 }
 
 /**
@@ -25,11 +28,11 @@ export class MembershipCache {
   async get(organizationId: string, userId: string): Promise<Membership | null> {
     const answer = await this.roles.get(organizationId, userId);
     if (!answer) return null;
-    if (answer.role === MemberRole.MEMBER_ROLE_GUEST) return { role: null };
+    if (answer.role === MemberRole.MEMBER_ROLE_GUEST) return { role: null, userId, organizationId };
     // Content's levels are the organization roles' names (plus the levels only spaces have).
     const role: Level | undefined = roleName(answer.role);
     if (!role) throw new AppError("internal", `identity answered an unknown role ${String(answer.role)}`);
-    return { role };
+    return { role, userId, organizationId };
   }
 
   /** Forgets what is known about the user in the organization (the next check asks identity). */

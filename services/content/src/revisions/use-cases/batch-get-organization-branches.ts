@@ -31,6 +31,6 @@ export async function batchGetOrganizationBranches(
   if (rows.length === 0) return [];
   const access = await OrganizationAccess.load(em, input.organizationId, membership);
   return rows
-    .filter((row) => access.spaceLevel({ defaultLevel: row.spaceDefaultLevel as DefaultLevel, parentId: row.spaceParentId }) !== null)
+    .filter((row) => access.spaceLevel({ id: row.branch.spaceId, defaultLevel: row.spaceDefaultLevel as DefaultLevel, parentId: row.spaceParentId }) !== null)
     .map((row) => ({ branch: row.branch, spaceRevisionId: row.spaceRevisionId }));
 }

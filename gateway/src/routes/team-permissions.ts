@@ -1,0 +1,69 @@
+import { GrantTarget } from "@imprint/proto/content/v1/permissions";
+import { z } from "zod";
+import { roleOrGuestSchema, toProtoRole, toRestRole } from "../mappers/role.js";
+import { toRestTeam } from "../mappers/team.js";
+import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
+import { defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
+import { pathId } from "../validation.js";
+import type { RouteDeps } from "./deps.js";
+
+export const updateTeamPermissionBody = z.object({ role: roleOrGuestSchema });
+
+/**
+ * Teams' permissions on spaces and collections (content's grants, the teams from identity):
+ * GitBook's listTeamPermissionsIn…, updateTeamPermissionIn… and removeTeamFrom… operations.
+ */
+export function teamPermissionRoutes({ upstreams }: RouteDeps): Route[] {
+  const permissions = upstreams.content.permissions;
+  const kinds = [
+    { prefix: "/v1/spaces/:targetId", target: GrantTarget.GRANT_TARGET_SPACE },
+    { prefix: "/v1/collections/:targetId", target: GrantTarget.GRANT_TARGET_COLLECTION },
+  ] as const;
+  const itemParams = z.object({ targetId: pathId() });
+  const grantParams = z.object({ targetId: pathId(), teamId: pathId() });
+  return kinds.flatMap(({ prefix, target }) => [
+    // listTeamPermissionsInSpace / listTeamPermissionsInCollection
+    defineRoute({
+      method: "GET",
+      path: `${prefix}/permissions/teams`,
+      params: itemParams,
+      query: z.object(pageQueryShape),
+      handler: async ({ params, query, principal, cursors }) => {
+        const page = await permissions.listTeamPermissions({ caller: principal.caller, target, targetId: params.targetId, page: toPageRequest(query, cursors) });
+        const teamIds = page.permissions.map((permission) => permission.teamId);
+        const [{ teams }, { spaces }] = await Promise.all([
+          upstreams.identity.batchGetTeams({ organizationId: page.organizationId, teamIds }),
+          permissions.countTeamSpaces({ organizationId: page.organizationId, teamIds }),
+        ]);
+        const byId = new Map(teams.map((team) => [team.id, team]));
+        // A grant whose team identity no longer has (deleted, its event not handled yet) is left out.
+        const items = page.permissions.flatMap((permission) => {
+          const team = byId.get(permission.teamId);
+          return team ? [{ permission: toRestRole(permission.role), team: toRestTeam(team, spaces[team.id] ?? 0) }] : [];
+        });
+        return ok(toPagedList(items, page.page, cursors));
+      },
+    }),
+
+    // updateTeamPermissionInSpace / updateTeamPermissionInCollection: role null takes the grant away.
+    defineRoute({
+      method: "PATCH",
+      path: `${prefix}/permissions/teams/:teamId`,
+      params: grantParams,
+      body: updateTeamPermissionBody,
+      handler: async ({ params, body, principal }) => {
+        await permissions.setTeamPermission({ caller: principal.caller, target, targetId: params.targetId, teamId: params.teamId, role: toProtoRole(body.role) });
+        return noContent();
+      },
+    }),
+
+    // removeTeamFromSpace / removeTeamFromCollection: 205 when removed, 204 when the team had no grant.
+    defineRoute({
+      method: "DELETE",
+      path: `${prefix}/permissions/teams/:teamId`,
+      params: grantParams,
+      handler: async ({ params, principal }) =>
+        (await permissions.removeTeamPermission({ caller: principal.caller, target, targetId: params.targetId, teamId: params.teamId })).removed ? resetContent() : noContent(),
+    }),
+  ]);
+}
