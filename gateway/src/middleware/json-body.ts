@@ -47,6 +47,23 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number): Pro
 }
 
 /**
+ * Reads an HTML form post (application/x-www-form-urlencoded: what an identity provider's page
+ * posts to the ACS URL): its fields, 415 for any other media type, 413 past `limitBytes`.
+ */
+export async function readFormBody(ctx: GatewayContext, limitBytes: number): Promise<URLSearchParams> {
+  const mediaType = ctx.get("Content-Type").split(";", 1)[0]!.trim().toLowerCase();
+  if (mediaType !== "application/x-www-form-urlencoded") {
+    throw new AppError("unsupported_media_type", "This endpoint takes an HTML form post: send Content-Type: application/x-www-form-urlencoded");
+  }
+  const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes`);
+  if (Number(ctx.get("Content-Length") || Number.NaN) > limitBytes) {
+    ctx.set("Connection", "close");
+    throw tooLarge();
+  }
+  return new URLSearchParams((await readRaw(ctx, limitBytes, tooLarge)).toString("utf8"));
+}
+
+/**
  * Collects the body with listeners rather than `for await`: leaving an async iterator early destroys
  * the socket, and the client would never see the 413.
  */

@@ -17,6 +17,7 @@ import { importRunRoutes } from "./import-runs.js";
 import { linkRoutes } from "./links.js";
 import { memberRoutes } from "./members.js";
 import { teamRoutes } from "./teams.js";
+import { samlRoutes, ssoRoutes } from "./saml.js";
 import { teamPermissionRoutes } from "./team-permissions.js";
 import { openApiRoutes } from "./openapi.js";
 import { organizationChangeRequestRoutes } from "./organization-change-requests.js";
@@ -44,11 +45,12 @@ export interface GatewayRoutes {
 export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
   const deps = { ...gatewayDeps, caches: gatewayDeps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES) };
   return {
-    direct: [...healthRoutes(deps.upstreamAddresses), fileDownloadRoute(deps), exportDownloadRoute(deps)],
+    direct: [...healthRoutes(deps.upstreamAddresses), fileDownloadRoute(deps), exportDownloadRoute(deps), ...ssoRoutes(deps)],
     api: [
       ...organizationRoutes(deps),
       ...memberRoutes(deps),
       ...teamRoutes(deps),
+      ...samlRoutes(deps),
       ...teamPermissionRoutes(deps),
       ...userRoutes(deps),
       ...collectionRoutes(deps),

@@ -9,6 +9,10 @@ import {
   MemberSsoEnabled,
   OrganizationCreated,
   OrganizationUpdated,
+  SamlProviderActivated,
+  SamlProviderCreated,
+  SamlProviderDeleted,
+  SamlProviderUpdated,
   TeamCreated,
   TeamDeleted,
   TeamMemberAdded,
@@ -18,6 +22,7 @@ import {
   TokenIssued,
   TokenRevoked,
   UserCreated,
+  UserSignedInWithSso,
   UserUpdated,
 } from "@imprint/proto/identity/v1/events";
 import type { UseCaseDeps } from "./deps.js";
@@ -50,6 +55,11 @@ export const teamDeleted = identityEvent("team", "deleted", TeamDeleted);
 export const teamMemberAdded = identityEvent("team_member", "added", TeamMemberAdded);
 export const teamMemberRoleChanged = identityEvent("team_member", "role_changed", TeamMemberRoleChanged);
 export const teamMemberRemoved = identityEvent("team_member", "removed", TeamMemberRemoved);
+export const samlProviderCreated = identityEvent("saml_provider", "created", SamlProviderCreated);
+export const samlProviderUpdated = identityEvent("saml_provider", "updated", SamlProviderUpdated);
+export const samlProviderDeleted = identityEvent("saml_provider", "deleted", SamlProviderDeleted);
+export const samlProviderActivated = identityEvent("saml_provider", "activated", SamlProviderActivated);
+export const userSignedInWithSso = identityEvent("user", "signed_in_with_sso", UserSignedInWithSso);
 
 /** Records an identity event in the current transaction (published by the relay after commit), at the clock's time. */
 export function recordIdentityEvent<T>(

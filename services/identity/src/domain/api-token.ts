@@ -17,6 +17,10 @@ export const ApiTokenSchema = defineEntity({
     createdAt: p.datetime(),
     lastUsedAt: p.datetime().nullable(),
     revokedAt: p.datetime().nullable(),
+    /** When the token stops working (tokens issued through SSO are short-lived); null: never. */
+    expiresAt: p.datetime().nullable(),
+    /** The SAML provider a token was issued through (a sign-in); null for other tokens. */
+    samlProviderId: p.uuid().nullable(),
   },
 });
 export class ApiToken extends ApiTokenSchema.class {

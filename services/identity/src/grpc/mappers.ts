@@ -4,9 +4,11 @@ import {
   TeamRole,
   type Member as MemberMessage,
   type Organization as OrganizationMessage,
+  type SamlProvider as SamlProviderMessage,
   type Team as TeamMessage,
   type User as UserMessage,
 } from "@imprint/proto/identity/v1";
+import type { SamlProvider } from "../domain/saml-provider.js";
 import type { TeamRoleValue } from "../domain/team.js";
 import type { TeamView } from "../use-cases/teams/shared.js";
 import type { MemberRoleValue, Role } from "../domain/roles.js";
@@ -92,6 +94,23 @@ export function memberToProto(member: MemberData): MemberMessage {
     spaces: 0,
     teams: member.teams ?? 0,
     sites: 0,
+  };
+}
+
+export function samlProviderToProto(provider: SamlProvider): SamlProviderMessage {
+  const id = (ref: string | { id: string } | null | undefined) => (ref ? (typeof ref === "string" ? ref : ref.id) : "");
+  return {
+    id: provider.id,
+    organizationId: id(provider.organization),
+    label: provider.label,
+    entityId: provider.entityId,
+    ssoUrl: provider.ssoUrl,
+    certificate: provider.certificate,
+    defaultTeamId: id(provider.defaultTeam),
+    defaultRole: roleToProto(provider.defaultRole ?? null),
+    groupsAttribute: provider.groupsAttribute,
+    active: provider.status === "active",
+    createdAt: provider.createdAt,
   };
 }
 

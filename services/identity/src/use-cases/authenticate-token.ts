@@ -28,9 +28,9 @@ export async function authenticateToken(
   const secret = input.token.trim();
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 256) throw AppError.unauthenticated();
   const token = await findTokenByHash(em, hashTokenSecret(secret));
-  if (!token || token.revokedAt) throw AppError.unauthenticated();
-
   const now = deps.clock();
+  if (!token || token.revokedAt || (token.expiresAt && token.expiresAt <= now)) throw AppError.unauthenticated();
+
   const staleBefore = new Date(now.getTime() - LAST_USED_WRITE_INTERVAL_MS);
   if (!token.lastUsedAt || token.lastUsedAt <= staleBefore) {
     await em.nativeUpdate(

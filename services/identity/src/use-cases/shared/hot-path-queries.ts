@@ -38,6 +38,8 @@ async function queryRows(em: EntityManager, sql: string, params: unknown[]): Pro
 export interface TokenPrincipalRow {
   tokenId: string;
   revokedAt: Date | null;
+  /** When a token issued through SSO stops working; null for tokens that do not expire. */
+  expiresAt: Date | null;
   lastUsedAt: Date | null;
   user: UserData;
 }
@@ -46,13 +48,13 @@ export interface TokenPrincipalRow {
 export async function findTokenByHash(em: EntityManager, tokenHash: string): Promise<TokenPrincipalRow | null> {
   const [row] = await queryRows(
     em,
-    `select t.id as token_id, t.revoked_at, t.last_used_at, ${USER_COLUMNS}
+    `select t.id as token_id, t.revoked_at, t.expires_at, t.last_used_at, ${USER_COLUMNS}
        from api_tokens t join users u on u.id = t.user_id
       where t.token_hash = ?`,
     [tokenHash],
   );
   if (!row) return null;
-  return { tokenId: row.token_id as string, revokedAt: dateOf(em, row.revoked_at, true), lastUsedAt: dateOf(em, row.last_used_at, true), user: userFromRow(row) };
+  return { tokenId: row.token_id as string, revokedAt: dateOf(em, row.revoked_at, true), expiresAt: dateOf(em, row.expires_at, true), lastUsedAt: dateOf(em, row.last_used_at, true), user: userFromRow(row) };
 }
 
 export interface MembershipWithOrganization {

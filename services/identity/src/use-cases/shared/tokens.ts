@@ -9,7 +9,7 @@ import { tokenIssued, recordIdentityEvent } from "../../events.js";
 /** Creates a token for `user` with a chosen or generated secret; returns the secret once. */
 export async function createToken(
   em: EntityManager,
-  input: { user: User; label: string | null; secret?: string | undefined },
+  input: { user: User; label: string | null; secret?: string | undefined; expiresAt?: Date; samlProviderId?: string },
   deps: UseCaseDeps,
   actor: CallerInput | null,
 ): Promise<{ token: ApiToken; secret: string }> {
@@ -26,6 +26,8 @@ export async function createToken(
     createdAt: deps.clock(),
     lastUsedAt: null,
     revokedAt: null,
+    expiresAt: input.expiresAt ?? null,
+    samlProviderId: input.samlProviderId ?? null,
   });
   recordIdentityEvent(em, deps, tokenIssued, {
     organizationId: null,
