@@ -160,17 +160,25 @@ describe("SAML providers", () => {
     }
     expect((await call(stack, "POST", samlPath(), { token: editor.token, json: { label: "Mine", entityID: IDP_ENTITY, ssoURL: "https://idp.example.test/sso", certificate: idp.cert } })).status).toBe(403);
 
-    const provider = await newProvider({ defaultTeam: team.id, defaultRole: "comment" });
+    // Through GitBook's own client.
+    const api = org.owner.api.orgs;
+    const provider = (
+      await api.createOrganizationSamlProvider(org.organizationId, { label: "Acme IdP", entityID: IDP_ENTITY, ssoURL: "https://idp.example.test/sso", certificate: idp.cert, defaultTeam: team.id, defaultRole: "comment" as never })
+    ).data;
     expect(provider).toMatchObject({ object: "saml-provider", status: "pending", defaultRole: "comment", defaultTeam: { id: team.id, title: "Support" } });
     expect(provider.service.acsURL).toBe(`${stack.baseUrl}/v1/sso/saml/${provider.id}/acs`);
-    expect((await call(stack, "GET", samlPath(provider.id), owner())).body).toMatchObject({ id: provider.id, label: "Acme IdP" });
-    expect((await call(stack, "PATCH", samlPath(provider.id), owner({ label: "Acme SSO" }))).body).toMatchObject({ label: "Acme SSO" });
-    expect((await call(stack, "GET", samlPath(), owner())).body.items.map((item: { id: string }) => item.id)).toContain(provider.id);
+    expect((await api.getOrganizationSamlProviderById(org.organizationId, provider.id)).data).toMatchObject({ id: provider.id, label: "Acme IdP" });
+    expect((await api.updateOrganizationSamlProvider(org.organizationId, provider.id, { label: "Acme SSO" })).data).toMatchObject({ label: "Acme SSO" });
+    expect((await api.listSamlProvidersInOrganizationById(org.organizationId)).data.items.map((item) => item.id)).toContain(provider.id);
     expect((await call(stack, "GET", samlPath(provider.id), { token: editor.token })).status).toBe(403);
+    const outsider = await createOrganization(stack);
+    expect((await call(stack, "GET", samlPath(provider.id), { token: outsider.owner.token })).status).toBe(404);
+    expect((await call(stack, "GET", `/v1/orgs/${outsider.organizationId}/saml/${provider.id}`, { token: outsider.owner.token })).status).toBe(404);
 
     // What a sign-in page shows, without a token.
     const logins = await fetch(`${stack.baseUrl}/v1/orgs/${org.organizationId}/sso`);
     expect(((await logins.json()) as { items: unknown[] }).items).toContainEqual({ id: provider.id, label: "Acme SSO", startURL: provider.service.startURL });
+    expect((await api.listSsoProviderLoginsInOrganization(org.organizationId)).data.items.map((item) => item.id)).toContain(provider.id);
 
     expect((await call(stack, "DELETE", samlPath(provider.id), owner())).status).toBe(205);
     expect((await call(stack, "DELETE", samlPath(provider.id), owner())).status).toBe(204);
