@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { inflateRawSync } from "node:zlib";
 import { SignedXml } from "xml-crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "@imprint/runtime/testing";
 import { createMember, createOrganization, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -206,6 +207,23 @@ describe("SAML sign-in", () => {
     // The same response again is a replay.
     const replayed = await post(provider, signedResponse(provider, requestId, { email: "dana@acme.test" }));
     expect(replayed.status).toBe(400);
+
+    // Once the organization requires SSO, members other than admins act only with tokens issued through it.
+    const spaces = `/v1/orgs/${org.organizationId}/spaces`;
+    expect((await call(stack, "GET", spaces, { token: editor.token })).status).toBe(200);
+    expect((await call(stack, "PATCH", `/v1/orgs/${org.organizationId}`, owner({ sso: true }))).status).toBe(200);
+    try {
+      await eventually(async () => (await call(stack, "GET", spaces, { token: editor.token })).status === 404, 10_000);
+      expect((await call(stack, "POST", `/v1/orgs/${org.organizationId}/ping`, { token: editor.token })).status).toBe(404);
+      expect((await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token: editor.token })).status).toBe(404);
+      expect((await call(stack, "GET", `/v1/orgs/${org.organizationId}/members`, { token: editor.token })).status).toBe(404);
+      expect((await call(stack, "GET", `/v1/orgs/${org.organizationId}/members`, { token })).status).toBe(200);
+      expect((await call(stack, "GET", spaces, { token })).status).toBe(200);
+      expect((await call(stack, "GET", spaces, owner())).status).toBe(200);
+    } finally {
+      expect((await call(stack, "PATCH", `/v1/orgs/${org.organizationId}`, owner({ sso: false }))).status).toBe(200);
+    }
+    await eventually(async () => (await call(stack, "GET", spaces, { token: editor.token })).status === 200, 10_000);
   });
 
   it("refuses forged, misdirected, stale, replayed and unsolicited responses, and XML bombs, creating nobody", async () => {

@@ -64,7 +64,7 @@ describe("admin CLI", () => {
     const email = uniqueEmail("cli-member");
     const output = json(await runCli(["member", "add", "--org", org.organizationId as string, "--email", email, "--role", "guest"], { env }));
     expect(output).toEqual({ organizationId: org.organizationId, userId: expect.any(String), role: "guest" });
-    const membership = await identity.client.getMembership({ organizationId: org.organizationId as string, userId: output.userId as string });
+    const membership = await identity.client.getMembership({ organizationId: org.organizationId as string, userId: output.userId as string, tokenId: "" });
     expect(membership.role).toBe(7); // MEMBER_ROLE_GUEST
 
     const bad = await runCli(["member", "add", "--org", org.organizationId as string, "--email", email, "--role", "owner"], { env });

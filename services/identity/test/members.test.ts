@@ -163,8 +163,8 @@ describe("members", () => {
     const { bob, alice } = await addThree();
     const { member } = await identity.client.updateMember({ caller: owner.caller, organizationId, userId: bob.userId, role: MemberRole.MEMBER_ROLE_REVIEW });
     expect(member!.role).toBe(MemberRole.MEMBER_ROLE_REVIEW);
-    expect(await identity.client.getMembership({ organizationId, userId: bob.userId })).toEqual({ role: MemberRole.MEMBER_ROLE_REVIEW, disabled: false });
-    expect(await identity.client.getMembership({ organizationId, userId: alice.userId })).toEqual({ role: MemberRole.MEMBER_ROLE_GUEST, disabled: false });
+    expect(await identity.client.getMembership({ organizationId, userId: bob.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_REVIEW, disabled: false });
+    expect(await identity.client.getMembership({ organizationId, userId: alice.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_GUEST, disabled: false });
 
     await expect(identity.client.updateMember({ caller: bob.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_ADMIN })).rejects.toMatchObject({
       code: "permission_denied",
@@ -177,7 +177,7 @@ describe("members", () => {
     await expect(identity.client.updateMember({ caller: owner.caller, organizationId, userId: outsider.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
       code: "not_found",
     });
-    await expect(identity.client.getMembership({ organizationId, userId: outsider.userId })).rejects.toMatchObject({ code: "not_found" });
+    await expect(identity.client.getMembership({ organizationId, userId: outsider.userId, tokenId: "" })).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("never demotes or removes the last admin", async () => {

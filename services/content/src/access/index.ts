@@ -30,9 +30,9 @@ export { isId, requireCaller, type CallerInput };
  * "Organization not found", so organizations of others look like organizations that do not exist.
  */
 export async function requireOrganizationMembership(deps: AccessDeps, organizationId: string, caller: CallerInput | undefined): Promise<Membership> {
-  const { userId } = requireCaller(caller);
+  const { userId, tokenId } = requireCaller(caller);
   if (!isId(organizationId)) throw AppError.notFound("Organization");
-  const membership = await deps.memberships.get(organizationId, userId);
+  const membership = await deps.memberships.get(organizationId, userId, tokenId);
   if (!membership) throw AppError.notFound("Organization");
   return membership;
 }
@@ -104,11 +104,11 @@ export async function requireSpaceAccess(
   deps: AccessDeps,
   input: { caller: CallerInput | undefined; spaceId: string; need: keyof SpacePermissions; includeDeleted?: boolean; lock?: boolean },
 ): Promise<SpaceAccess> {
-  const { userId } = requireCaller(input.caller);
+  const { userId, tokenId } = requireCaller(input.caller);
   if (!isId(input.spaceId)) throw AppError.notFound("Space");
   const space = await em.findOne(Space, { id: input.spaceId }, input.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   if (!space || (space.deletedAt && !input.includeDeleted)) throw AppError.notFound("Space");
-  const membership = await deps.memberships.get(space.organizationId, userId);
+  const membership = await deps.memberships.get(space.organizationId, userId, tokenId);
   if (!membership) throw AppError.notFound("Space");
   const level = await spaceLevel(em, membership, space);
   const permissions = spacePermissions(level, space);
@@ -123,11 +123,11 @@ export async function requireCollectionAccess(
   deps: AccessDeps,
   input: { caller: CallerInput | undefined; collectionId: string; need: keyof CollectionPermissions; lock?: boolean },
 ): Promise<CollectionAccess> {
-  const { userId } = requireCaller(input.caller);
+  const { userId, tokenId } = requireCaller(input.caller);
   if (!isId(input.collectionId)) throw AppError.notFound("Collection");
   const collection = await em.findOne(Collection, { id: input.collectionId }, input.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
   if (!collection) throw AppError.notFound("Collection");
-  const membership = await deps.memberships.get(collection.organizationId, userId);
+  const membership = await deps.memberships.get(collection.organizationId, userId, tokenId);
   if (!membership) throw AppError.notFound("Collection");
   const level = await collectionLevel(em, membership, collection);
   const permissions = collectionPermissions(level);

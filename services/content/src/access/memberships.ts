@@ -25,8 +25,8 @@ export class MembershipCache {
   }
 
   /** The user's membership of the organization; null when not a member or disabled. */
-  async get(organizationId: string, userId: string): Promise<Membership | null> {
-    const answer = await this.roles.get(organizationId, userId);
+  async get(organizationId: string, userId: string, tokenId = ""): Promise<Membership | null> {
+    const answer = await this.roles.get(organizationId, userId, tokenId);
     if (!answer) return null;
     if (answer.role === MemberRole.MEMBER_ROLE_GUEST) return { role: null, userId, organizationId };
     // Content's levels are the organization roles' names (plus the levels only spaces have).

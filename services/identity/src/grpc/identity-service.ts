@@ -162,7 +162,7 @@ export function identityServiceImplementation(em: () => EntityManager, useCaseDe
     },
 
     getMembership: async (request) => {
-      const membership = await getMembership(em(), { organizationId: request.organizationId, userId: request.userId }, useCaseDeps);
+      const membership = await getMembership(em(), { organizationId: request.organizationId, userId: request.userId, tokenId: request.tokenId }, useCaseDeps);
       return { role: roleToProto(membership.role), disabled: membership.disabled };
     },
 

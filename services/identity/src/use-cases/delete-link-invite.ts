@@ -15,7 +15,7 @@ export interface DeleteLinkInviteInput {
 export async function deleteLinkInvite(em: EntityManager, input: DeleteLinkInviteInput, deps: UseCaseDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   const deleted = await deps.unitOfWork.run(em, async (tx) => {
-    const member = await requireMembership(tx, input.organizationId, caller.userId);
+    const member = await requireMembership(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     member.requireAdmin("delete invite links");
     if (!isId(input.inviteId)) return false;
     const count = await tx.nativeDelete(LinkInvite, { id: input.inviteId, organization: input.organizationId });

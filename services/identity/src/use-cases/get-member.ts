@@ -3,6 +3,8 @@ import { AppError } from "@imprint/runtime";
 import type { MemberData } from "./shared/views.js";
 import { findMembersOfUsers } from "./shared/hot-path-queries.js";
 import { withTeamCounts } from "./shared/members.js";
+import { Organization } from "../domain/organization.js";
+import { assertSsoAllowsToken } from "./shared/sso.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 
@@ -13,13 +15,17 @@ export interface GetMemberInput {
 }
 
 /** One query reads both the caller's and the target's memberships. */
-export async function getMember(em: EntityManager, input: GetMemberInput, _deps: UseCaseDeps): Promise<MemberData> {
+export async function getMember(em: EntityManager, input: GetMemberInput, deps: UseCaseDeps): Promise<MemberData> {
   const caller = requireCaller(input.caller);
   if (!isId(input.organizationId)) throw AppError.notFound("Organization");
   const userIds = isId(input.userId) ? [...new Set([caller.userId, input.userId])] : [caller.userId];
   const members = await findMembersOfUsers(em, input.organizationId, userIds);
   const callerMember = members.find((member) => member.user.id === caller.userId);
   if (!callerMember || callerMember.disabled) throw AppError.notFound("Organization");
+  if (callerMember.role !== "admin") {
+    const organization = await em.findOne(Organization, input.organizationId, { fields: ["sso"] });
+    await assertSsoAllowsToken(em, { organizationId: input.organizationId, organizationSso: organization?.sso ?? false, role: callerMember.role ?? null, tokenId: caller.tokenId, now: deps.clock() });
+  }
   const target = members.find((member) => member.user.id === input.userId);
   if (!target) throw AppError.notFound("Member");
   const [counted] = await withTeamCounts(em, input.organizationId, [target]);

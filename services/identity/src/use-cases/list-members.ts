@@ -2,7 +2,8 @@ import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type KeysetSort, type PageRequestLike, type SortDirection } from "@imprint/runtime";
 import { Member } from "../domain/member.js";
 import type { MemberRoleValue } from "../domain/roles.js";
-import { hasEnabledMembership } from "./shared/hot-path-queries.js";
+import { findEnabledMembershipSso } from "./shared/hot-path-queries.js";
+import { assertSsoAllowsToken } from "./shared/sso.js";
 import { withTeamCounts } from "./shared/members.js";
 import type { MemberData } from "./shared/views.js";
 import { isId, requireCaller } from "./shared/validation.js";
@@ -43,15 +44,15 @@ const SORTS: Record<MemberSortField, (direction: SortDirection) => KeysetSort<Me
 export async function listMembers(
   em: EntityManager,
   input: ListMembersInput,
-  _deps: UseCaseDeps,
+  deps: UseCaseDeps,
 ): Promise<{ items: MemberData[]; nextPageToken: string; totalCount: number }> {
   const caller = requireCaller(input.caller);
   const search = input.search.trim();
   if (search.length > MAX_SEARCH_LENGTH) throw AppError.invalidArgument(`search: must be at most ${MAX_SEARCH_LENGTH} characters`);
   const sortField = input.sort ?? "joinedAt";
-  if (!isId(input.organizationId) || !(await hasEnabledMembership(em, input.organizationId, caller.userId))) {
-    throw AppError.notFound("Organization");
-  }
+  const membership = isId(input.organizationId) ? await findEnabledMembershipSso(em, input.organizationId, caller.userId) : null;
+  if (!membership) throw AppError.notFound("Organization");
+  await assertSsoAllowsToken(em, { organizationId: input.organizationId, organizationSso: membership.sso, role: membership.role, tokenId: caller.tokenId, now: deps.clock() });
 
   const conditions: FilterQuery<Member>[] = [{ organization: input.organizationId }];
   if (input.role !== undefined) conditions.push({ role: input.role });

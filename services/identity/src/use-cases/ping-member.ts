@@ -12,7 +12,7 @@ export interface PingMemberInput {
 /** Records that the caller was active in the organization now. */
 export async function pingMember(em: EntityManager, input: PingMemberInput, deps: UseCaseDeps): Promise<Member> {
   const caller = requireCaller(input.caller);
-  const member = await requireMembership(em, input.organizationId, caller.userId);
+  const member = await requireMembership(em, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
   member.recordActivity(deps.clock());
   await em.flush();
   await em.populate(member, ["user"]);

@@ -20,7 +20,7 @@ export interface RemoveMemberInput {
 export async function removeMember(em: EntityManager, input: RemoveMemberInput, deps: UseCaseDeps): Promise<{ removed: boolean }> {
   const caller = requireCaller(input.caller);
   const removed = await deps.unitOfWork.run(em, async (tx) => {
-    const callerMember = await requireMembership(tx, input.organizationId, caller.userId);
+    const callerMember = await requireMembership(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     if (input.userId !== caller.userId) callerMember.requireAdmin("remove other members");
     if (!isId(input.userId)) return false;
     await lockOrganization(tx, input.organizationId);

@@ -16,7 +16,7 @@ export interface SetMemberSsoInput {
 export async function setMemberSso(em: EntityManager, input: SetMemberSsoInput, deps: UseCaseDeps): Promise<Member> {
   const caller = requireCaller(input.caller);
   const result = await deps.unitOfWork.run(em, async (tx) => {
-    const callerMember = await requireMembership(tx, input.organizationId, caller.userId);
+    const callerMember = await requireMembership(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     callerMember.requireAdmin("manage SSO members");
     if (!isId(input.userId)) throw AppError.notFound("Member");
     const member = await tx.findOne(Member, { organization: input.organizationId, user: input.userId }, { populate: ["user"] });

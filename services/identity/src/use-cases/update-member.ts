@@ -23,7 +23,7 @@ export async function updateMember(em: EntityManager, input: UpdateMemberInput, 
   if (role === undefined) throw AppError.invalidArgument("role: must be a role (admin, create, review, edit, comment, read) or guest");
 
   const result = await deps.unitOfWork.run(em, async (tx) => {
-    const callerMember = await requireMembership(tx, input.organizationId, caller.userId);
+    const callerMember = await requireMembership(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     callerMember.requireAdmin("change member roles");
     if (!isId(input.userId)) throw AppError.notFound("Member");
     await lockOrganization(tx, input.organizationId);

@@ -93,7 +93,7 @@ export async function updateOrganization(
 
   const view = await deps.unitOfWork
     .run(em, async (tx) => {
-      const member = await requireMembership(tx, input.organizationId, caller.userId);
+      const member = await requireMembership(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
       member.requireAdmin("update the organization");
       const organization = member.organization;
       if (changes.hostname && (await tx.count(Organization, { hostname: changes.hostname, id: { $ne: organization.id } })) > 0) {

@@ -15,7 +15,7 @@ import { organizationVisitorKey } from "./shared/visitor-keys.js";
 export async function issueMemberVisitorToken(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string }, deps: UseCaseDeps): Promise<string> {
   const caller = requireCaller(input.caller);
   if (!isId(input.organizationId) || !isId(caller.userId)) return "";
-  const membership = await deps.memberships.get(input.organizationId, caller.userId);
+  const membership = await deps.memberships.get(input.organizationId, caller.userId, caller.tokenId);
   // A guest has no role name, hence no token.
   const role = membership ? roleName(membership.role) : undefined;
   if (!role) return "";

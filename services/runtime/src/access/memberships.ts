@@ -58,19 +58,23 @@ export class MembershipCache {
     private readonly now: () => number = () => performance.now(),
   ) {}
 
-  private static key(organizationId: string, userId: string): string {
-    return `${organizationId}/${userId}`;
+  private static key(organizationId: string, userId: string, tokenId: string): string {
+    return `${organizationId}/${userId}/${tokenId}`;
   }
 
-  /** The user's role in the organization; null when not a member or disabled. */
-  async get(organizationId: string, userId: string): Promise<OrganizationRole | null> {
-    const key = MembershipCache.key(organizationId, userId);
+  /**
+   * The user's role in the organization; null when not a member or disabled, or when the
+   * organization requires SSO and `tokenId` (the request's token) was not issued through it.
+   * `tokenId` "" for checks that act for no request.
+   */
+  async get(organizationId: string, userId: string, tokenId = ""): Promise<OrganizationRole | null> {
+    const key = MembershipCache.key(organizationId, userId, tokenId);
     const cached = this.entries.get(key);
     if (cached && cached.expiresAt > this.now()) return cached.membership;
     const pending = this.inflight.get(key);
     if (pending) return pending;
 
-    const lookup: Promise<OrganizationRole | null> = this.fetch(organizationId, userId).then(
+    const lookup: Promise<OrganizationRole | null> = this.fetch(organizationId, userId, tokenId).then(
       (membership) => {
         if (this.inflight.get(key) === lookup) {
           this.inflight.delete(key);
@@ -97,9 +101,9 @@ export class MembershipCache {
     }
   }
 
-  private async fetch(organizationId: string, userId: string): Promise<OrganizationRole | null> {
+  private async fetch(organizationId: string, userId: string, tokenId: string): Promise<OrganizationRole | null> {
     try {
-      const answer = await this.identity.getMembership({ organizationId, userId });
+      const answer = await this.identity.getMembership({ organizationId, userId, tokenId });
       if (answer.disabled) return null;
       if (answer.role === MemberRole.MEMBER_ROLE_UNSPECIFIED || answer.role === MemberRole.UNRECOGNIZED) {
         throw new AppError("internal", `identity answered an unknown role ${String(answer.role)}`);
@@ -113,9 +117,10 @@ export class MembershipCache {
 
   /** Forgets what is known about the user in the organization (the next check asks identity). */
   invalidate(organizationId: string, userId: string): void {
-    const key = MembershipCache.key(organizationId, userId);
-    this.entries.delete(key);
-    this.inflight.delete(key);
+    // Every token's entry of the user (invalidations are rare: member events).
+    const prefix = `${organizationId}/${userId}/`;
+    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
+    for (const key of this.inflight.keys()) if (key.startsWith(prefix)) this.inflight.delete(key);
   }
 }
 

@@ -22,7 +22,7 @@ export interface TransferSpaceInput {
  */
 export async function requireTargetOrganizationAdmin(deps: AccessDeps, organizationId: string, caller: CallerInput): Promise<Membership> {
   if (!organizationId) throw AppError.invalidArgument("organization: is required");
-  const membership = isId(organizationId) ? await deps.memberships.get(organizationId, caller.userId) : null;
+  const membership = isId(organizationId) ? await deps.memberships.get(organizationId, caller.userId, caller.tokenId) : null;
   if (!membership) throw AppError.notFound("Organization");
   if (membership.role !== "admin") throw AppError.permissionDenied("Transfers need the admin role in both organizations");
   return membership;

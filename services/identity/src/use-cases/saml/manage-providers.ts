@@ -33,6 +33,7 @@ const REST_NAMES: Record<keyof SamlProviderValues, string> = {
 };
 
 async function requireAdmin(em: EntityManager, organizationId: string, caller: CallerInput) {
+  // Admins may always act, SSO or not (they must be able to fix a broken provider).
   const member = await requireMembership(em, organizationId, caller.userId);
   member.requireAdmin("manage single sign-on");
   return member;

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { Member } from "../../domain/member.js";
+import { assertSsoAllowsToken } from "./sso.js";
 import { isId } from "./validation.js";
 
 /**
@@ -8,7 +9,7 @@ import { isId } from "./validation.js";
  * query. Any other case (unknown organization, not a member, disabled) is "Organization not
  * found", so callers cannot learn which organizations exist.
  */
-export async function requireMembership(em: EntityManager, organizationId: string, userId: string) {
+export async function requireMembership(em: EntityManager, organizationId: string, userId: string, sso?: { tokenId: string | undefined; now: Date }) {
   if (!isId(organizationId)) throw AppError.notFound("Organization");
   const member = await em.findOne(
     Member,
@@ -16,5 +17,6 @@ export async function requireMembership(em: EntityManager, organizationId: strin
     { populate: ["organization"] },
   );
   if (!member) throw AppError.notFound("Organization");
+  if (sso) await assertSsoAllowsToken(em, { organizationId, organizationSso: member.organization.sso, role: member.role ?? null, tokenId: sso.tokenId, now: sso.now });
   return member;
 }

@@ -123,8 +123,12 @@ export async function findMembersOfUsers(em: EntityManager, organizationId: stri
   }));
 }
 
-/** Whether the user has an enabled membership of the organization (index-only check). */
-export async function hasEnabledMembership(em: EntityManager, organizationId: string, userId: string): Promise<boolean> {
-  const rows = await queryRows(em, `select 1 from members where organization_id = ? and user_id = ? and not disabled`, [organizationId, userId]);
-  return rows.length > 0;
+/** The user's enabled membership of the organization: its role and whether the organization requires SSO; null when none. */
+export async function findEnabledMembershipSso(em: EntityManager, organizationId: string, userId: string): Promise<{ role: Role | null; sso: boolean } | null> {
+  const [row] = await queryRows(
+    em,
+    `select m.role, o.sso from members m join organizations o on o.id = m.organization_id where m.organization_id = ? and m.user_id = ? and not m.disabled`,
+    [organizationId, userId],
+  );
+  return row ? { role: (row.role as Role | null) ?? null, sso: Boolean(row.sso) } : null;
 }

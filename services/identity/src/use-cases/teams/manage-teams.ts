@@ -25,10 +25,10 @@ function titleFilter(title: string): FilterQuery<Team> | null {
 export async function listTeams(
   em: EntityManager,
   input: { caller: CallerInput | undefined; organizationId: string; page: PageRequestLike | undefined; ownerUserId: string; title: string },
-  _deps: UseCaseDeps,
+  deps: UseCaseDeps,
 ): Promise<{ items: TeamView[]; nextPageToken: string; totalCount: number }> {
   const caller = requireCaller(input.caller);
-  const member = await requireTeamReader(em, input.organizationId, caller.userId);
+  const member = await requireTeamReader(em, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
   const conditions: FilterQuery<Team>[] = [{ organization: input.organizationId }];
   const byTitle = titleFilter(input.title);
   if (byTitle) conditions.push(byTitle);
@@ -55,7 +55,7 @@ export async function createTeam(
   const title = teamTitle(input.title);
   if (input.memberUserIds.length > MAX_TEAM_USERS) throw AppError.invalidArgument(`members: at most ${MAX_TEAM_USERS}`);
   return deps.unitOfWork.run(em, async (tx) => {
-    const member = await requireTeamReader(tx, input.organizationId, caller.userId);
+    const member = await requireTeamReader(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     member.requireAdmin("create teams");
     const users = await resolveMemberRefs(tx, input.organizationId, input.memberUserIds, "members");
     const now = deps.clock();
@@ -70,9 +70,9 @@ export async function createTeam(
 }
 
 /** One team of the organization. */
-export async function getTeam(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string; teamId: string }, _deps: UseCaseDeps): Promise<TeamView> {
+export async function getTeam(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string; teamId: string }, deps: UseCaseDeps): Promise<TeamView> {
   const caller = requireCaller(input.caller);
-  const member = await requireTeamReader(em, input.organizationId, caller.userId);
+  const member = await requireTeamReader(em, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
   const team = await findTeam(em, input.organizationId, input.teamId);
   const [view] = await teamViews(em, [team], { role: member.role ?? null, userId: caller.userId });
   return view!;
@@ -87,7 +87,7 @@ export async function updateTeam(
   const caller = requireCaller(input.caller);
   const title = teamTitle(input.title);
   return deps.unitOfWork.run(em, async (tx) => {
-    const { team, caller: member } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId);
+    const { team, caller: member } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     if (team.title !== title) {
       recordIdentityEvent(tx, deps, teamUpdated, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, from: team.title, to: title } });
       team.title = title;
@@ -101,7 +101,7 @@ export async function updateTeam(
 export async function deleteTeam(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string; teamId: string }, deps: UseCaseDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   return deps.unitOfWork.run(em, async (tx) => {
-    const member = await requireMembership(tx, input.organizationId, caller.userId);
+    const member = await requireMembership(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     const team = isId(input.teamId) ? await tx.findOne(Team, { id: input.teamId, organization: input.organizationId }) : null;
     if (!team) {
       if (member.role == null) throw AppError.permissionDenied("Guests cannot see the organization's teams");

@@ -21,8 +21,8 @@ export const MAX_TEAM_USERS = 1000;
  * The caller's enabled membership, for reading teams: members see every team of their
  * organization; guests see none (their membership shows no organization structure).
  */
-export async function requireTeamReader(em: EntityManager, organizationId: string, userId: string): Promise<Member> {
-  const member = await requireMembership(em, organizationId, userId);
+export async function requireTeamReader(em: EntityManager, organizationId: string, userId: string, sso?: { tokenId: string | undefined; now: Date }): Promise<Member> {
+  const member = await requireMembership(em, organizationId, userId, sso);
   if (member.role == null) throw AppError.permissionDenied("Guests cannot see the organization's teams");
   return member;
 }
@@ -41,8 +41,14 @@ export async function teamRoleOf(em: EntityManager, teamId: string, userId: stri
 }
 
 /** The team and the caller's membership when the caller may manage it (admins, its owners); permission_denied otherwise. */
-export async function requireTeamManager(em: EntityManager, organizationId: string, teamId: string, userId: string): Promise<{ team: Team; caller: Member }> {
-  const caller = await requireTeamReader(em, organizationId, userId);
+export async function requireTeamManager(
+  em: EntityManager,
+  organizationId: string,
+  teamId: string,
+  userId: string,
+  sso?: { tokenId: string | undefined; now: Date },
+): Promise<{ team: Team; caller: Member }> {
+  const caller = await requireTeamReader(em, organizationId, userId, sso);
   const team = await findTeam(em, organizationId, teamId);
   if (!canManageTeam(caller, await teamRoleOf(em, team.id, userId))) throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
   return { team, caller };

@@ -40,10 +40,10 @@ function dropMembership(tx: EntityManager, deps: UseCaseDeps, actor: Actor, orga
 export async function listTeamMembers(
   em: EntityManager,
   input: { caller: CallerInput | undefined; organizationId: string; teamId: string; page: PageRequestLike | undefined },
-  _deps: UseCaseDeps,
+  deps: UseCaseDeps,
 ): Promise<{ items: TeamMembershipView[]; nextPageToken: string; totalCount: number }> {
   const caller = requireCaller(input.caller);
-  await requireTeamReader(em, input.organizationId, caller.userId);
+  await requireTeamReader(em, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
   const team = await findTeam(em, input.organizationId, input.teamId);
   const page = await findPage(em, TeamMember, { team: team.id } as FilterQuery<TeamMember>, { fields: ["addedAt", "id"], direction: "asc", dateFields: ["addedAt"] }, input.page);
   const members = await em.find(Member, { organization: input.organizationId, user: { $in: page.items.map(userIdOf) } }, { populate: ["user"] });
@@ -65,7 +65,7 @@ export async function updateTeamMembers(
   const roleRefs = Object.keys(input.roles);
   if (input.add.length + input.remove.length + roleRefs.length > MAX_TEAM_USERS) throw AppError.invalidArgument(`add, remove and memberships: at most ${MAX_TEAM_USERS} users in all`);
   await deps.unitOfWork.run(em, async (tx) => {
-    const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId);
+    const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     const added = await resolveMemberRefs(tx, input.organizationId, input.add, "add");
     const removed = await resolveRefsForRemoval(tx, input.remove);
     const withRoles = await resolveMemberRefs(tx, input.organizationId, roleRefs, "memberships");
@@ -101,7 +101,7 @@ export async function putTeamMember(
 ): Promise<void> {
   const caller = requireCaller(input.caller);
   await deps.unitOfWork.run(em, async (tx) => {
-    const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId);
+    const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     const member = isId(input.userId) ? await tx.findOne(Member, { organization: input.organizationId, user: input.userId }) : null;
     if (!member) throw AppError.notFound("Member");
     const existing = (await tx.findOne(TeamMember, { team, user: input.userId })) ?? undefined;
@@ -117,7 +117,7 @@ export async function removeTeamMember(
 ): Promise<{ removed: boolean }> {
   const caller = requireCaller(input.caller);
   return deps.unitOfWork.run(em, async (tx) => {
-    const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId);
+    const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     const existing = isId(input.userId) ? await tx.findOne(TeamMember, { team, user: input.userId }) : null;
     if (!existing) return { removed: false };
     dropMembership(tx, deps, caller, input.organizationId, team, existing);
@@ -129,10 +129,10 @@ export async function removeTeamMember(
 export async function listMemberTeams(
   em: EntityManager,
   input: { caller: CallerInput | undefined; organizationId: string; userId: string; page: PageRequestLike | undefined; title: string },
-  _deps: UseCaseDeps,
+  deps: UseCaseDeps,
 ): Promise<{ items: { view: TeamView; role: TeamRoleValue }[]; nextPageToken: string; totalCount: number }> {
   const caller = requireCaller(input.caller);
-  const reader = await requireTeamReader(em, input.organizationId, caller.userId);
+  const reader = await requireTeamReader(em, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
   const member = isId(input.userId) ? await em.findOne(Member, { organization: input.organizationId, user: input.userId }) : null;
   if (!member) throw AppError.notFound("Member");
   const title = input.title.trim();

@@ -28,7 +28,7 @@ export async function requireOrganization(
 ): Promise<OrganizationAccess> {
   const caller = requireCaller(callerInput);
   if (!isId(organizationId) || !isId(caller.userId)) throw AppError.notFound("Organization");
-  const membership = await deps.memberships.get(organizationId, caller.userId);
+  const membership = await deps.memberships.get(organizationId, caller.userId, caller.tokenId);
   if (!membership) throw AppError.notFound("Organization");
   const role = membership.role;
   if (role === MemberRole.MEMBER_ROLE_GUEST || role === MemberRole.MEMBER_ROLE_UNSPECIFIED) throw AppError.notFound("Organization");

@@ -1,0 +1,24 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { MemberRoleValue } from "../../domain/roles.js";
+
+/**
+ * In an organization that requires single sign-on (`sso: true`), members other than admins act
+ * only with tokens issued by a sign-in through one of its SAML providers, still valid. Any other
+ * token finds no such organization (404, as for non-members). `tokenId` undefined: the check acts
+ * for no request (e.g. what another member may access), so it does not apply.
+ */
+export async function assertSsoAllowsToken(
+  em: EntityManager,
+  input: { organizationId: string; organizationSso: boolean; role: MemberRoleValue; tokenId: string | undefined; now: Date },
+): Promise<void> {
+  if (!input.organizationSso || input.role === "admin" || input.tokenId === undefined) return;
+  const [row] = input.tokenId
+    ? await em.getConnection().execute<{ ok: number }[]>(
+        `select 1 as ok from api_tokens t join saml_providers p on p.id = t.saml_provider_id
+          where t.id = ? and p.organization_id = ? and t.revoked_at is null and (t.expires_at is null or t.expires_at > ?)`,
+        [input.tokenId, input.organizationId, input.now],
+      )
+    : [];
+  if (!row) throw AppError.notFound("Organization");
+}
