@@ -11,6 +11,7 @@ import { findChromium } from "@imprint/runtime/infrastructure";
 import { gatewayPost } from "./editing.js";
 import type { LighthouseFailedAudit, LighthouseScores } from "./lighthouse.js";
 import { runLoad, type LoadResult } from "./load.js";
+import { seededRandom as random } from "./seeded-random.js";
 
 /**
  * The reader figures of `npm run bench`: a space of BENCH_READER_PAGES pages of about 5,000 words
@@ -100,17 +101,6 @@ const VOCABULARY = (
 ).split(" ");
 const TYPES = ["string", "number", "boolean", "string[]", "Record<string, string>", "Date", "Uint8Array"];
 
-/** A small deterministic PRNG (mulberry32), so every run publishes the same pages. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Words as the figures count them: whitespace-separated tokens holding a letter or a digit. */
 export function countWords(markdown: string): number {

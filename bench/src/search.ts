@@ -3,6 +3,7 @@ import pg from "pg";
 import { CreatePageInput, EditingServiceService, type PageOperation } from "@imprint/proto/content/v1/editing";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient } from "@imprint/runtime";
+import { seededRandom as random } from "./seeded-random.js";
 
 /**
  * The search figures of `npm run bench`. A space of 10,000 pages of 10 sections each (100,000
@@ -60,17 +61,6 @@ export interface SearchFigures {
 
 export type Log = (message: string) => void;
 
-/** Deterministic pseudo-random numbers (mulberry32), so every run indexes the same text. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CONSONANTS = "bdfgklmnprstvz";
 const VOWELS = "aeiou";

@@ -50,6 +50,9 @@ describe("routeTable", () => {
       "GET /readyz",
       "GET /v1/files/:fileId/download",
       "GET /v1/exports/:exportId/download",
+      "GET /v1/orgs/:organizationId/sso",
+      "GET /v1/sso/saml/:providerId/start",
+      "POST /v1/sso/saml/:providerId/acs",
     ]);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
   });

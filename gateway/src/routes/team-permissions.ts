@@ -15,13 +15,22 @@ export const updateTeamPermissionBody = z.object({ role: roleOrGuestSchema });
  */
 export function teamPermissionRoutes({ upstreams }: RouteDeps): Route[] {
   const permissions = upstreams.content.permissions;
+  // Each route names its item as GitBook's path does (:spaceId, :collectionId); handlers read it as the grant's target.
   const kinds = [
-    { prefix: "/v1/spaces/:targetId", target: GrantTarget.GRANT_TARGET_SPACE },
-    { prefix: "/v1/collections/:targetId", target: GrantTarget.GRANT_TARGET_COLLECTION },
-  ] as const;
-  const itemParams = z.object({ targetId: pathId() });
-  const grantParams = z.object({ targetId: pathId(), teamId: pathId() });
-  return kinds.flatMap(({ prefix, target }) => [
+    {
+      prefix: "/v1/spaces/:spaceId",
+      target: GrantTarget.GRANT_TARGET_SPACE,
+      itemParams: z.object({ spaceId: pathId() }).transform(({ spaceId }) => ({ targetId: spaceId })),
+      grantParams: z.object({ spaceId: pathId(), teamId: pathId() }).transform(({ spaceId, teamId }) => ({ targetId: spaceId, teamId })),
+    },
+    {
+      prefix: "/v1/collections/:collectionId",
+      target: GrantTarget.GRANT_TARGET_COLLECTION,
+      itemParams: z.object({ collectionId: pathId() }).transform(({ collectionId }) => ({ targetId: collectionId })),
+      grantParams: z.object({ collectionId: pathId(), teamId: pathId() }).transform(({ collectionId, teamId }) => ({ targetId: collectionId, teamId })),
+    },
+  ];
+  return kinds.flatMap(({ prefix, target, itemParams, grantParams }) => [
     // listTeamPermissionsInSpace / listTeamPermissionsInCollection
     defineRoute({
       method: "GET",

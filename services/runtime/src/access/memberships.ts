@@ -22,6 +22,13 @@ const NAME_BY_ROLE: Partial<Record<MemberRole, RoleName>> = {
   [MemberRole.MEMBER_ROLE_READ]: "read",
 };
 
+const ROLE_BY_NAME = Object.fromEntries(Object.entries(NAME_BY_ROLE).map(([role, name]) => [name, Number(role) as MemberRole])) as Record<RoleName, MemberRole>;
+
+/** The proto role of a REST name. */
+export function roleOfName(name: RoleName): MemberRole {
+  return ROLE_BY_NAME[name];
+}
+
 /** A role's REST name; undefined for a guest (and for a value identity does not define). */
 export function roleName(role: MemberRole): RoleName | undefined {
   return NAME_BY_ROLE[role];

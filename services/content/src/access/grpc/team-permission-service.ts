@@ -1,21 +1,11 @@
 import { GrantTarget as GrantTargetMessage, type TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { AppError, forkEm, pageRequest, roleName, type AsyncImplementation } from "@imprint/runtime";
-import type { Level } from "../domain/levels.js";
+import { AppError, forkEm, pageRequest, roleName, roleOfName, type AsyncImplementation } from "@imprint/runtime";
 import type { GrantTarget } from "../domain/team-grants.js";
 import { countTeamSpaces, listTeamPermissions, removeTeamPermission, setTeamPermission } from "../use-cases/team-permissions.js";
 import type { ContentDeps } from "../../deps.js";
 
 export const TEAM_PERMISSION_SERVICE_NAME = "imprint.content.v1.TeamPermissionService";
-
-const ROLE_BY_LEVEL: Record<Level, MemberRole> = {
-  admin: MemberRole.MEMBER_ROLE_ADMIN,
-  create: MemberRole.MEMBER_ROLE_CREATE,
-  review: MemberRole.MEMBER_ROLE_REVIEW,
-  edit: MemberRole.MEMBER_ROLE_EDIT,
-  comment: MemberRole.MEMBER_ROLE_COMMENT,
-  read: MemberRole.MEMBER_ROLE_READ,
-};
 
 function targetOf(target: GrantTargetMessage): GrantTarget {
   if (target === GrantTargetMessage.GRANT_TARGET_SPACE) return "space";
@@ -30,7 +20,7 @@ export function teamPermissionServiceImplementation(deps: ContentDeps): AsyncImp
     listTeamPermissions: async (request) => {
       const page = await listTeamPermissions(em(), { caller: request.caller, target: targetOf(request.target), targetId: request.targetId, page: pageRequest(request.page) }, deps);
       return {
-        permissions: page.items.map((grant) => ({ teamId: grant.teamId, role: ROLE_BY_LEVEL[grant.level] })),
+        permissions: page.items.map((grant) => ({ teamId: grant.teamId, role: roleOfName(grant.level) })),
         page: { nextPageToken: page.nextPageToken, totalCount: page.totalCount },
         organizationId: page.organizationId,
       };
