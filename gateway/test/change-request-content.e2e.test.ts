@@ -255,10 +255,10 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     const before = await revisionOf(cr.id);
     const unknownBlock = await apply(cr.id, [
       { operation: "insert_page", title: "Fine", document: { markdown: "fine" } },
-      { operation: "update_page", page: "faq", document: { document: { object: "document", nodes: [block("paragraph", [text("a")]), block("blockquote", [block("tabs", [])])] } } },
+      { operation: "update_page", page: "faq", document: { document: { object: "document", nodes: [block("paragraph", [text("a")]), block("blockquote", [block("stepper", [])])] } } },
     ]);
     expect(unknownBlock.status).toBe(400);
-    expect(unknownBlock.body.error.message).toBe('changes[1].document.document.nodes[1].nodes[0]: block type "tabs" is not supported');
+    expect(unknownBlock.body.error.message).toBe('changes[1].document.document.nodes[1].nodes[0]: block type "stepper" is not supported');
     const unknownMark = await apply(cr.id, [{ operation: "insert_page", title: "X", document: { document: { object: "document", nodes: [block("paragraph", [text("a", ["color"])])] } } }]);
     expect(unknownMark.status).toBe(400);
     expect(unknownMark.body.error.message).toBe('changes[0].document.document.nodes[0].nodes[0].leaves[0].marks[0]: mark type "color" is not supported');

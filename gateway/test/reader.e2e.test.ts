@@ -63,8 +63,8 @@ describe("the reader", () => {
     expect(html).not.toContain('name="robots"');
 
     const install = await (await read(`${base}install`)).text();
-    // The page title is its <h1>; the body's "## On Linux" sits below it.
-    expect(install).toContain('<h3 id="on-linux">');
+    // The page title is its <h1>; the body's "## On Linux", its shallowest heading, is the <h2> below it.
+    expect(install).toContain('<h2 id="on-linux">');
     expect(install).toContain(`<a href="${base}guide">the guide</a>`);
     expect(install).toContain('<span class="hljs-keyword">const</span>');
     expect(install).toContain(`<a href="${base}install" aria-current="page">Install</a>`);

@@ -1,9 +1,13 @@
 import GithubSlugger from "github-slugger";
 import type * as Mdast from "mdast";
+import { gfmToMarkdown } from "mdast-util-gfm";
+import { toMarkdown } from "mdast-util-to-markdown";
 import { toString } from "mdast-util-to-string";
 import remarkGfm from "remark-gfm";
 import remarkParse from "remark-parse";
 import { unified } from "unified";
+import { ALLOWS, type Container } from "./containers.js";
+import { MarkerReader, type Part } from "./markers.js";
 
 /**
  * Markdown (the source of every page body) → GitBook's JSON document (`format=document`).
@@ -14,6 +18,9 @@ import { unified } from "unified";
  * image block...). Where markdown nests something the document model forbids, the node is
  * degraded to the nearest allowed form (e.g. a code block inside a quote becomes a paragraph
  * with code-marked text) so the document always validates against the published schema.
+ *
+ * GitBook's own markdown for tabs, expandables, embeds and block math (`{% tabs %}`, `<details>`,
+ * `{% embed url="…" %}`, `$$ … $$`) is recognised over the parsed tree (see markers.ts).
  *
  * Links to `/pages/<pageId>` and `/files/<fileId>` are references to a page or a file of the same
  * revision; `#anchor` links are anchors; everything else is a URL.
@@ -66,6 +73,8 @@ export interface DocumentBlock {
 export interface DocumentFragment {
   object: "fragment";
   fragment: string;
+  /** The fragment's role where its block defines one (an expandable's `expandable-title`, `expandable-body`). */
+  type?: string;
   nodes: DocumentBlock[];
 }
 export interface JsonDocument {
@@ -73,16 +82,6 @@ export interface JsonDocument {
   data: Record<string, never>;
   nodes: DocumentBlock[];
 }
-
-/** Where blocks are placed; each container admits a different set of block types. */
-type Container = "document" | "list-item" | "quote" | "hint";
-
-const ALLOWS: Record<Container, { code: boolean; images: boolean; table: boolean; quote: boolean; hint: boolean }> = {
-  document: { code: true, images: true, table: true, quote: true, hint: true },
-  "list-item": { code: true, images: false, table: true, quote: true, hint: true },
-  quote: { code: false, images: false, table: false, quote: true, hint: false },
-  hint: { code: false, images: false, table: true, quote: false, hint: false },
-};
 
 const HEADING_ID = /^[-a-z0-9.+_]+$/;
 const PAGE_LINK = /^\/pages\/([A-Za-z0-9_-]{1,64})(?:#(.+))?$/;
@@ -103,6 +102,16 @@ const markdownParser = unified().use(remarkParse).use(remarkGfm).freeze();
 export function parseMarkdown(markdown: string): Mdast.Root {
   // No transformers are configured: the parsed tree is final (runSync would only re-type it).
   return markdownParser.parse(markdown);
+}
+
+/**
+ * Whether markdown reads the text as one paragraph: a formula whose lines would start other blocks
+ * on their own (a `=` line after a list item's lazy continuation lines) is no block of its own,
+ * as `documentToMarkdown` could not write it back.
+ */
+function readsAsOneParagraph(markdown: string): boolean {
+  const read = parseMarkdown(markdown).children;
+  return read.length === 1 && read[0]!.type === "paragraph";
 }
 
 export function contentRefFor(url: string): ContentRef {
@@ -135,8 +144,10 @@ class Converter {
   private readonly definitions = new Map<string, Mdast.Definition>();
   private readonly headingSlugs = new GithubSlugger();
   private fragmentCount = 0;
+  private readonly markers: MarkerReader;
 
-  constructor(root: Mdast.Root) {
+  constructor(root: Mdast.Root, source: string | undefined) {
+    this.markers = new MarkerReader(source);
     const collect = (node: Mdast.Nodes) => {
       if (node.type === "definition") this.definitions.set(node.identifier.toLowerCase(), node);
       if ("children" in node) for (const child of node.children) collect(child);
@@ -151,14 +162,74 @@ class Converter {
   // ── blocks ────────────────────────────────────────────────────────────────────────────────
 
   private blocks(nodes: readonly Mdast.RootContent[], container: Container): DocumentBlock[] {
-    return nodes.flatMap((node) => this.block(node, container));
+    return this.parts(this.markers.parts(nodes), container);
+  }
+
+  private parts(parts: readonly Part[], container: Container): DocumentBlock[] {
+    return parts.flatMap((part) => this.part(part, container));
+  }
+
+  /** Blocks, or one empty paragraph (containers GitBook's editor never leaves empty). */
+  private nonEmptyBlocks(blocks: DocumentBlock[]): DocumentBlock[] {
+    return blocks.length > 0 ? blocks : [this.paragraph([])];
+  }
+
+  /** A title as a bold paragraph, as markdown reads the paragraph back (a URL in it a link, as in any text). */
+  private titleParagraph(title: string): DocumentBlock[] {
+    if (title === "") return [];
+    const written = toMarkdown({ type: "paragraph", children: [{ type: "strong", children: [{ type: "text", value: title }] }] }, { extensions: [gfmToMarkdown()] });
+    const [read] = parseMarkdown(written).children;
+    return [this.paragraph(read?.type === "paragraph" ? this.inlines(read.children, []) : [plainText(title, [mark("bold")])])];
+  }
+
+  /**
+   * Tabs, expandables and embeds where the container admits them; elsewhere tabs and expandables
+   * become their titles (bold paragraphs) followed by their content, and an embed a link.
+   */
+  private part(part: Part, container: Container): DocumentBlock[] {
+    const allows = ALLOWS[container];
+    const title = (text: string) => this.titleParagraph(text);
+    switch (part.kind) {
+      case "node":
+        return this.block(part.node, container);
+      case "tabs":
+        if (!allows.tabs) return part.tabs.flatMap((tab) => [...title(tab.title), ...this.parts(tab.parts, container)]);
+        return [
+          {
+            object: "block",
+            type: "tabs",
+            data: {},
+            nodes: part.tabs.map((tab) => ({ object: "block", type: "tabs-item", data: { title: tab.title }, nodes: this.nonEmptyBlocks(this.parts(tab.parts, "tabs-item")) })),
+          },
+        ];
+      case "expandable":
+        if (!allows.expandable) return [...title(part.title), ...this.parts(part.parts, container)];
+        return [
+          {
+            object: "block",
+            type: "expandable",
+            isVoid: true,
+            data: part.open ? { defaultExpanded: true } : {},
+            fragments: [
+              { object: "fragment", fragment: "expandable-title", type: "expandable-title", nodes: [this.paragraph([plainText(part.title)])] },
+              { object: "fragment", fragment: "expandable-body", type: "expandable-body", nodes: this.nonEmptyBlocks(this.parts(part.parts, "expandable")) },
+            ],
+          },
+        ];
+      case "embed":
+        if (!allows.embed) return [this.paragraph([this.link(part.url, [], [])])];
+        return [{ object: "block", type: "embed", isVoid: true, data: { url: part.url } }];
+    }
   }
 
   private block(node: Mdast.RootContent, container: Container): DocumentBlock[] {
     const allows = ALLOWS[container];
     switch (node.type) {
-      case "paragraph":
+      case "paragraph": {
+        const formula = allows.math ? this.markers.formulaOf(node) : undefined;
+        if (formula !== undefined && readsAsOneParagraph(`$$\n${formula}\n$$`)) return [{ object: "block", type: "math", isVoid: true, data: { formula } }];
         return [this.paragraphOrImages(node, allows.images)];
+      }
       case "heading":
         return [this.heading(node)];
       case "thematicBreak":
@@ -166,7 +237,8 @@ class Converter {
       case "list":
         return [this.list(node)];
       case "code":
-        return allows.code ? [this.code(node)] : [this.codeAsParagraph(node)];
+        // A blank code block where code is not allowed leaves nothing (an empty paragraph writes back as nothing).
+        return allows.code ? [this.code(node)] : node.value.trim() === "" ? [] : [this.codeAsParagraph(node)];
       case "blockquote":
         return this.blockquote(node, container);
       case "table":
@@ -223,15 +295,12 @@ class Converter {
 
   private list(node: Mdast.List): DocumentBlock {
     const isTasks = !node.ordered && node.children.some((item) => typeof item.checked === "boolean");
-    const items: DocumentBlock[] = node.children.map((item) => {
-      const children = this.blocks(item.children, "list-item");
-      return {
-        object: "block",
-        type: "list-item",
-        data: isTasks ? { checked: item.checked === true } : {},
-        nodes: children.length > 0 ? children : [this.paragraph([])],
-      };
-    });
+    const items: DocumentBlock[] = node.children.map((item) => ({
+      object: "block",
+      type: "list-item",
+      data: isTasks ? { checked: item.checked === true } : {},
+      nodes: this.nonEmptyBlocks(this.blocks(item.children, "list-item")),
+    }));
     if (node.ordered) {
       const start = node.start ?? 1;
       return { object: "block", type: "list-ordered", data: start !== 1 ? { start } : {}, nodes: items };
@@ -243,27 +312,27 @@ class Converter {
     return {
       object: "block",
       type: "code",
-      data: node.lang ? { syntax: node.lang } : {},
+      // A backtick in the info string (a `~~~` fence allows one) is no language, and no fence could write it back.
+      data: node.lang && !node.lang.includes("`") ? { syntax: node.lang } : {},
       nodes: node.value.split("\n").map((line) => ({ object: "block", type: "code-line", data: {}, nodes: [plainText(line)] })),
     };
   }
 
+  /** Code where code is not allowed: each line code-marked, on lines of one paragraph (blank lines dropped: they would end it). */
   private codeAsParagraph(node: Mdast.Code): DocumentBlock {
-    // An empty code block has no text to mark (and markdown has no empty code span to write back).
-    return this.paragraph(node.value === "" ? [] : [plainText(node.value, [mark("code")])]);
+    const lines = node.value.split("\n").filter((line) => line.trim() !== "");
+    return this.paragraph(this.inlines(lines.flatMap((line, index): Mdast.PhrasingContent[] => [...(index > 0 ? [{ type: "text" as const, value: "\n" }] : []), { type: "inlineCode", value: line }]), []));
   }
 
   private blockquote(node: Mdast.Blockquote, container: Container): DocumentBlock[] {
     const allows = ALLOWS[container];
     const alert = this.alertOf(node);
     if (alert && allows.hint) {
-      const children = this.blocks(alert.children, "hint");
-      return [{ object: "block", type: "hint", data: { style: alert.style }, nodes: children.length > 0 ? children : [this.paragraph([])] }];
+      return [{ object: "block", type: "hint", data: { style: alert.style }, nodes: this.nonEmptyBlocks(this.blocks(alert.children, "hint")) }];
     }
     const inner = alert ? alert.children : node.children;
     if (!allows.quote) return this.blocks(inner, container);
-    const children = this.blocks(inner, "quote");
-    return [{ object: "block", type: "blockquote", data: {}, nodes: children.length > 0 ? children : [this.paragraph([])] }];
+    return [{ object: "block", type: "blockquote", data: {}, nodes: this.nonEmptyBlocks(this.blocks(inner, "quote")) }];
   }
 
   /** `> [!WARNING]` as the first line of a quote: its style and the quote's content without the marker. */
@@ -275,11 +344,15 @@ class Converter {
     const match = ALERT.exec(firstText.value);
     if (!match) return undefined;
     const remainder = firstText.value.slice(match[0].length);
-    const inlines: Mdast.PhrasingContent[] = [...(remainder ? [{ ...firstText, value: remainder }] : []), ...otherInlines];
+    // The remainder has no position: it no longer starts where the text did.
+    const inlines: Mdast.PhrasingContent[] = [...(remainder ? [{ type: "text" as const, value: remainder }] : []), ...otherInlines];
     // A soft break right after the marker belongs to the marker line.
     const firstInline = inlines[0];
-    if (!remainder && firstInline?.type === "break") inlines.shift();
+    const brokenAfterMarker = !remainder && firstInline?.type === "break";
+    if (brokenAfterMarker) inlines.shift();
     const paragraph: Mdast.Paragraph[] = inlines.length > 0 ? [{ type: "paragraph", children: inlines }] : [];
+    // The rest of the paragraph starts on the marker's next line: its lines are the source's from there.
+    if (paragraph[0] && (match[0].endsWith("\n") || brokenAfterMarker)) this.markers.continues(paragraph[0], first, 1);
     return { style: ALERT_STYLE[match[1]!.toUpperCase()]!, children: [...paragraph, ...(rest as Mdast.BlockContent[])] };
   }
 
@@ -322,8 +395,18 @@ class Converter {
     };
   }
 
+  /** A table where tables are not allowed: a paragraph per row, its cells' content joined by ` | ` (empty rows dropped). */
   private tableAsParagraphs(node: Mdast.Table): DocumentBlock[] {
-    return node.children.map((row) => this.paragraph([plainText(row.children.map((cell) => toString(cell)).join(" | "))]));
+    return node.children.flatMap((row) => {
+      const content: Mdast.PhrasingContent[] = row.children.flatMap((cell, index) => [...(index > 0 ? [{ type: "text" as const, value: " | " }] : []), ...cell.children]);
+      // Markdown trims a paragraph: so does the row's text (empty first or last cells).
+      const [first] = content;
+      const last = content[content.length - 1];
+      if (first?.type === "text") content[0] = { type: "text", value: first.value.trimStart() };
+      if (last?.type === "text") content[content.length - 1] = { type: "text", value: (content[content.length - 1] as Mdast.Text).value.trimEnd() };
+      const inlines = this.inlines(content, []).filter((inline) => inline.object !== "text" || inline.leaves.some((item) => item.text !== ""));
+      return inlines.length > 0 ? [this.paragraph(inlines)] : [];
+    });
   }
 
   // ── inlines ───────────────────────────────────────────────────────────────────────────────
@@ -413,12 +496,16 @@ class Converter {
   }
 }
 
-/** Converts already parsed markdown into a document. */
-export function mdastToDocument(root: Mdast.Root): JsonDocument {
-  return new Converter(root).document(root);
+/**
+ * Converts already parsed markdown into a document. With the markdown it was parsed from, GitBook's
+ * tags and formulas are read as written; without it, from the parsed text (escapes and emphasis
+ * in a tab title or a formula then read as markdown).
+ */
+export function mdastToDocument(root: Mdast.Root, markdown?: string): JsonDocument {
+  return new Converter(root, markdown).document(root);
 }
 
 /** Markdown → GitBook JSON document. */
 export function markdownToDocument(markdown: string): JsonDocument {
-  return mdastToDocument(parseMarkdown(markdown));
+  return mdastToDocument(parseMarkdown(markdown), markdown);
 }

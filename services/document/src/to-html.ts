@@ -9,6 +9,9 @@ import type { ContentRef, DocumentBlock, DocumentFragment, DocumentInline, Docum
  * GitBook's JSON document → HTML, for the reader: one hast tree built from the document model
  * (never from raw HTML in the source: every text is escaped by the serializer), code highlighted
  * on the server (highlight.js's common languages through lowlight), headings with stable anchors.
+ * Tabs, expandables, embeds and math render without script: tabs as sections with their titles
+ * (the reader's script may enhance them into a tab widget), expandables as `<details>`, embeds as
+ * a link card, math as its formula's text.
  * The input is untrusted: unknown nodes are skipped, and only http(s), mailto, relative and anchor
  * URLs are ever emitted.
  */
@@ -18,7 +21,7 @@ export interface TocEntry {
   /** The heading's anchor id in the HTML. */
   id: string;
   title: string;
-  /** 1, 2 or 3 (the document's heading-1 … heading-3). */
+  /** 1, 2 or 3: the heading's level under the page's title (the body's shallowest heading is 1, as its <h2>). */
   depth: number;
 }
 
@@ -55,6 +58,7 @@ export function safeUrl(url: string): string | null {
 function textOf(nodes: readonly unknown[] | undefined): string {
   let text = "";
   for (const node of nodes ?? []) {
+    if (!node || typeof node !== "object") continue;
     const record = node as { object?: string; leaves?: DocumentLeaf[]; nodes?: unknown[] };
     if (record.object === "text") text += (record.leaves ?? []).map((leaf) => leaf.text).join("");
     else if (Array.isArray(record.nodes)) text += textOf(record.nodes);
@@ -67,7 +71,11 @@ class Renderer {
   private readonly slugger = new GithubSlugger();
   private readonly usedIds = new Set<string>();
 
-  constructor(private readonly options: HtmlOptions) {}
+  constructor(
+    private readonly options: HtmlOptions,
+    /** The depth of the body's shallowest heading: it renders as <h2>, the next as <h3>, so no level is skipped under the page's <h1>. */
+    private readonly topHeading = 1,
+  ) {}
 
   private link(ref: ContentRef | undefined): string | null {
     if (!ref || typeof ref !== "object") return null;
@@ -127,6 +135,21 @@ class Renderer {
         return this.image(block);
       case "table":
         return this.table(block, [...fragments, ...(block.fragments ?? [])]);
+      case "tabs":
+        return h("div.tabs", this.blocks(children.filter((child) => (child as DocumentBlock | null)?.type === "tabs-item")));
+      case "tabs-item": {
+        // A heading-like title that is not a heading: the table of contents lists the tab's own headings only.
+        const title = ((block.data ?? {}) as { title?: unknown }).title;
+        return h("section.tab", [h("p.tab-title", typeof title === "string" ? title : ""), ...this.blocks(children)]);
+      }
+      case "expandable":
+        return this.expandable(block);
+      case "embed":
+        return this.embed(block);
+      case "math": {
+        const formula = ((block.data ?? {}) as { formula?: unknown }).formula;
+        return typeof formula === "string" ? h("div.math", [h("code", formula)]) : null;
+      }
       default:
         // A block the model may hold in the future: its content, if any, still reads.
         return children.length > 0 ? h("div", this.blocks(children, block.fragments ?? fragments)) : null;
@@ -140,9 +163,9 @@ class Renderer {
     let id = /^[a-z0-9][a-z0-9_-]*$/i.test(given) ? given : this.slugger.slug(title) || "section";
     while (this.usedIds.has(id)) id = this.slugger.slug(id);
     this.usedIds.add(id);
-    this.toc.push({ id, title, depth });
-    // The page's title is its <h1>: the document's headings sit below it.
-    return h(`h${depth + 1}`, { id }, [...this.inlines(block.nodes ?? []), h("a.anchor", { href: `#${id}`, "aria-label": `Link to ${title}` }, "#")]);
+    this.toc.push({ id, title, depth: depth - this.topHeading + 1 });
+    // The page's title is its <h1>: the document's headings sit below it, from <h2> on.
+    return h(`h${depth - this.topHeading + 2}`, { id }, [...this.inlines(block.nodes ?? []), h("a.anchor", { href: `#${id}`, "aria-label": `Link to ${title}` }, "#")]);
   }
 
   private code(block: DocumentBlock): Element {
@@ -158,6 +181,27 @@ class Renderer {
       ...(title ? [h("figcaption", title)] : []),
       h("pre", { tabIndex: 0 }, [h("code", { className: ["hljs", ...(syntax ? [`language-${syntax}`] : [])] }, code)]),
     ]);
+  }
+
+  /** A native disclosure widget: works without script, and the body's headings still have anchors. */
+  private expandable(block: DocumentBlock): Element {
+    const fragments = Array.isArray(block.fragments) ? block.fragments.filter((fragment) => fragment && typeof fragment === "object") : [];
+    const nodesOf = (name: string) => {
+      const nodes = fragments.find((fragment) => fragment.fragment === name)?.nodes;
+      return Array.isArray(nodes) ? nodes : [];
+    };
+    const open = ((block.data ?? {}) as { defaultExpanded?: unknown }).defaultExpanded === true;
+    return h("details.expandable", open ? { open: true } : {}, [h("summary", textOf(nodesOf("expandable-title"))), ...this.blocks(nodesOf("expandable-body"))]);
+  }
+
+  /** A link card to the embedded page (no iframe, nothing runs): http(s) URLs only, else nothing. */
+  private embed(block: DocumentBlock): Element | null {
+    // GitBook's schema has no caption for embeds; one a document carries anyway is shown.
+    const data = (block.data ?? {}) as { url?: unknown; caption?: unknown };
+    const url = typeof data.url === "string" ? safeUrl(data.url) : null;
+    if (!url || !/^https?:/i.test(url)) return null;
+    const caption = typeof data.caption === "string" && data.caption.trim() !== "" ? data.caption : null;
+    return h("figure.embed", [h("a", { href: url, rel: "noopener" }, url), ...(caption ? [h("figcaption", caption)] : [])]);
   }
 
   private image(block: DocumentBlock): Element | null {
@@ -238,9 +282,26 @@ class Renderer {
 }
 
 /** The document as HTML (a fragment: the body of a page) and its headings. */
+/** The depth (1–3) of the shallowest heading among `nodes` and their children; undefined when there is none. */
+function shallowestHeading(nodes: readonly unknown[]): number | undefined {
+  let top: number | undefined;
+  const walk = (list: readonly unknown[]) => {
+    for (const node of list) {
+      if (!node || typeof node !== "object") continue;
+      const record = node as { type?: unknown; nodes?: unknown; fragments?: unknown };
+      const match = typeof record.type === "string" ? /^heading-([123])$/.exec(record.type) : null;
+      if (match) top = Math.min(top ?? 3, Number(match[1]));
+      if (Array.isArray(record.nodes)) walk(record.nodes);
+      if (Array.isArray(record.fragments)) walk(record.fragments);
+    }
+  };
+  walk(nodes);
+  return top;
+}
+
 export function documentToHtml(document: JsonDocument, options: HtmlOptions): HtmlResult {
-  const renderer = new Renderer(options);
   const nodes = document && typeof document === "object" && Array.isArray(document.nodes) ? document.nodes : [];
+  const renderer = new Renderer(options, shallowestHeading(nodes) ?? 1);
   const html = toHtml({ type: "root", children: renderer.blocks(nodes) });
   return { html, toc: renderer.toc };
 }

@@ -1,7 +1,9 @@
 import type * as Mdast from "mdast";
 import { gfmToMarkdown } from "mdast-util-gfm";
-import { toMarkdown } from "mdast-util-to-markdown";
-import type { ContentRef, JsonDocument, MarkType } from "./document.js";
+import { toMarkdown, type Join, type Unsafe } from "mdast-util-to-markdown";
+import { ALLOWS, CONTAINER_NAME, type Container } from "./containers.js";
+import { parseMarkdown, type ContentRef, type JsonDocument, type MarkType } from "./document.js";
+import { encodeAttribute, encodeSummary } from "./markers.js";
 
 /**
  * GitBook's JSON document → markdown: the inverse of `markdownToDocument` for every block, inline
@@ -10,7 +12,14 @@ import type { ContentRef, JsonDocument, MarkType } from "./document.js";
  *
  * `markdownToDocument(documentToMarkdown(markdownToDocument(md)))` equals `markdownToDocument(md)`.
  * What markdown cannot carry is not kept: heading ids (derived again from the heading's text),
- * image captions, table column widths and record ids (columns and rows keep their order).
+ * image captions, table column widths and record ids (columns and rows keep their order), tabs'
+ * icons and the full-width setting of tabs and embeds.
+ *
+ * GitBook's blocks markdown has no construct for are written in GitBook's own syntax: tabs as
+ * `{% tabs %}` / `{% tab title="…" %}` … `{% endtab %}` / `{% endtabs %}`, expandables as
+ * `<details>` with a `<summary>`, embeds as `{% embed url="…" %}`, math as `$$` lines around the
+ * formula. Where GitBook's schema does not allow one of them (tabs in a quote, an embed in a list
+ * item…) it is refused, as markdown could only read it back degraded.
  *
  * The input is untrusted JSON: every node is checked as it is read, and the first node the model
  * does not have (or a malformed one, or one nested deeper than `MAX_DOCUMENT_NESTING`) throws a
@@ -33,6 +42,34 @@ type Json = Record<string, unknown>;
 const MARKS: readonly MarkType[] = ["bold", "italic", "code", "strikethrough"];
 const HINT_MARKER: Record<string, string> = { info: "NOTE", success: "TIP", warning: "WARNING", danger: "CAUTION" };
 const ALIGN: Record<string, Mdast.AlignType> = { left: null, center: "center", right: "right" };
+const PLACED = ["tabs", "expandable", "embed", "math"] as const;
+
+/** A regular expression matching `word` in any case (`NOTE`: `[Nn][Oo][Tt][Ee]`). */
+const anyCase = (word: string) => [...word].map((character) => `[${character}${character.toLowerCase()}]`).join("");
+/** Text that would read back as a tag, a formula or a hint's marker is escaped (`\{% tabs %}`, `\$$`, `\[!NOTE]`). */
+const UNSAFE: Unsafe[] = [
+  { character: "{", atBreak: true, after: "%\\s*(?:tabs|tab|endtab|endtabs|embed|endembed)\\b" },
+  { character: "$", atBreak: true, after: "\\$" },
+  { character: "[", atBreak: true, after: `!(?:${Object.values(HINT_MARKER).concat("IMPORTANT").map(anyCase).join("|")})\\]` },
+];
+/** The tab markers written by `documentToMarkdown` (HTML nodes written verbatim). */
+const TAB_MARKERS = new WeakSet<Mdast.Nodes>();
+
+/** A block's tab markers on consecutive lines, as GitBook writes them, except between two tabs. */
+const joinTabMarkers: Join = (left, right) => {
+  if (!TAB_MARKERS.has(left) || !TAB_MARKERS.has(right)) return undefined;
+  const [before, after] = [(left as Mdast.Html).value, (right as Mdast.Html).value];
+  return before === "{% endtabs %}" || (before === "{% endtab %}" && after.startsWith("{% tab ")) ? undefined : 0;
+};
+
+/** Blocks without the empty paragraphs markdown writes as nothing (an empty tab or body reads back as one). */
+const withoutEmptyParagraphs = (blocks: Mdast.RootContent[]) => blocks.filter((block) => !(block.type === "paragraph" && block.children.length === 0));
+
+function tabMarker(value: string): Mdast.Html {
+  const node: Mdast.Html = { type: "html", value };
+  TAB_MARKERS.add(node);
+  return node;
+}
 
 /** Blocks and inlines nest at most this deep (the conversion recurses; markdown reads deeper nesting back differently anyway). */
 export const MAX_DOCUMENT_NESTING = 64;
@@ -95,16 +132,21 @@ function urlOf(value: unknown, path: string, images: boolean): string {
 class Writer {
   // ── blocks ────────────────────────────────────────────────────────────────────────────────
 
-  blocks(parent: Json, path: string): Mdast.RootContent[] {
-    return childrenOf(parent, path).flatMap(({ value, path: childPath }) => this.block(value, childPath));
+  blocks(parent: Json, path: string, container: Container): Mdast.RootContent[] {
+    return childrenOf(parent, path).flatMap(({ value, path: childPath }) => this.block(value, childPath, container));
   }
 
-  private block(value: unknown, path: string): Mdast.RootContent[] {
+  private block(value: unknown, path: string, container: Container): Mdast.RootContent[] {
     if (nestingOf(path) > MAX_DOCUMENT_NESTING) fail(path, `blocks nest at most ${MAX_DOCUMENT_NESTING} levels deep`);
     const node = objectAt(value, path);
     if (node.object !== "block") fail(path, `must be a block (object "block"), not ${JSON.stringify(node.object)}`);
     const type = stringAt(node.type, join(path, "type"));
     const data = dataOf(node, path);
+    const placed = PLACED.find((kind) => kind === type);
+    if (placed && !ALLOWS[container][placed]) {
+      const places = (Object.keys(ALLOWS) as Container[]).filter((where) => ALLOWS[where][placed]).map((where) => CONTAINER_NAME[where]);
+      fail(path, `block type ${JSON.stringify(type)} is not supported in ${CONTAINER_NAME[container]} (GitBook allows it in ${places.join(", ").replace(/, ([^,]*)$/, " or $1")})`);
+    }
     switch (type) {
       case "paragraph":
         return [{ type: "paragraph", children: this.inlines(node, path) }];
@@ -121,18 +163,30 @@ class Writer {
       case "code":
         return [this.code(node, data, path)];
       case "blockquote":
-        return [{ type: "blockquote", children: this.blocks(node, path) as Mdast.BlockContent[] }];
+        return [{ type: "blockquote", children: this.blocks(node, path, "quote") as Mdast.BlockContent[] }];
       case "hint": {
         const style = data.style ?? "info";
         const marker = typeof style === "string" ? HINT_MARKER[style] : undefined;
         if (!marker) fail(join(path, "data.style"), `hint style ${JSON.stringify(style)} is not supported (info, success, warning, danger)`);
         // Written verbatim (an html node), so the marker is not escaped: `> [!WARNING]`.
-        return [{ type: "blockquote", children: [{ type: "html", value: `[!${marker}]` }, ...(this.blocks(node, path) as Mdast.BlockContent[])] }];
+        return [{ type: "blockquote", children: [{ type: "html", value: `[!${marker}]` }, ...(this.blocks(node, path, "hint") as Mdast.BlockContent[])] }];
       }
       case "images":
         return [{ type: "paragraph", children: this.images(node, path) }];
       case "table":
         return [this.table(node, data, path)];
+      case "tabs":
+        return this.tabs(node, path);
+      case "expandable":
+        return this.expandable(node, data, path);
+      case "embed": {
+        const url = stringAt(data.url, join(path, "data.url")).trim();
+        const control = [...url].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f);
+        if (url === "" || control) fail(join(path, "data.url"), "must be a URL (not empty, no line breaks or control characters)");
+        return [{ type: "html", value: `{% embed url="${encodeAttribute(url)}" %}` }];
+      }
+      case "math":
+        return this.math(data, path);
       default:
         return fail(path, `block type ${JSON.stringify(type)} is not supported`);
     }
@@ -144,7 +198,7 @@ class Writer {
       if (item.object !== "block" || item.type !== "list-item") fail(itemPath, `a list holds list-item blocks, not ${JSON.stringify(item.type)}`);
       const itemData = dataOf(item, itemPath);
       const checked = type === "list-tasks" ? itemData.checked === true : null;
-      return { type: "listItem", spread: false, checked, children: this.blocks(item, itemPath) as Mdast.BlockContent[] };
+      return { type: "listItem", spread: false, checked, children: this.blocks(item, itemPath, "list-item") as Mdast.BlockContent[] };
     });
     if (type !== "list-ordered") return { type: "list", ordered: false, spread: false, children };
     const start = data.start ?? 1;
@@ -163,6 +217,62 @@ class Writer {
     const syntax = data.syntax === undefined ? null : stringAt(data.syntax, join(path, "data.syntax"));
     if (syntax !== null && /[\s`]/.test(syntax)) fail(join(path, "data.syntax"), "must not contain spaces or backticks");
     return { type: "code", lang: syntax === "" ? null : syntax, value: lines.join("\n") };
+  }
+
+  /** `{% tabs %}`, each tab's title and blocks between `{% tab title="…" %}` and `{% endtab %}`, `{% endtabs %}`. */
+  private tabs(node: Json, path: string): Mdast.RootContent[] {
+    const out: Mdast.RootContent[] = [tabMarker("{% tabs %}")];
+    for (const { value, path: itemPath } of childrenOf(node, path)) {
+      const item = objectAt(value, itemPath);
+      if (item.object !== "block" || item.type !== "tabs-item") fail(itemPath, `a tabs block holds tabs-item blocks, not ${JSON.stringify(item.type)}`);
+      const itemData = dataOf(item, itemPath);
+      const title = itemData.title === undefined ? "" : stringAt(itemData.title, join(itemPath, "data.title"));
+      out.push(tabMarker(`{% tab title="${encodeAttribute(title.trim())}" %}`), ...withoutEmptyParagraphs(this.blocks(item, itemPath, "tabs-item")), tabMarker("{% endtab %}"));
+    }
+    out.push(tabMarker("{% endtabs %}"));
+    return out;
+  }
+
+  /** `<details>` (`<details open>` when expanded by default), `<summary>` with the title's text, the body, `</details>`. */
+  private expandable(node: Json, data: Json, path: string): Mdast.RootContent[] {
+    let title = "";
+    let body: Mdast.RootContent[] = [];
+    arrayAt(node.fragments ?? [], join(path, "fragments")).forEach((value, index) => {
+      const fragmentPath = join(path, `fragments[${index}]`);
+      const fragment = objectAt(value, fragmentPath);
+      const name = stringAt(fragment.fragment, join(fragmentPath, "fragment"));
+      if (name === "expandable-title") {
+        title = childrenOf(fragment, fragmentPath)
+          .map(({ value: block, path: blockPath }) => {
+            const paragraph = objectAt(block, blockPath);
+            if (paragraph.object !== "block" || paragraph.type !== "paragraph") fail(blockPath, `an expandable's title is a paragraph, not ${JSON.stringify(paragraph.type)}`);
+            return this.plainText(paragraph, blockPath);
+          })
+          .join(" ");
+      } else if (name === "expandable-body") {
+        body = withoutEmptyParagraphs(this.blocks(fragment, fragmentPath, "expandable"));
+      } else {
+        fail(join(fragmentPath, "fragment"), `an expandable's fragments are expandable-title and expandable-body, not ${JSON.stringify(name)}`);
+      }
+    });
+    const open = data.defaultExpanded === true;
+    return [{ type: "html", value: open ? "<details open>" : "<details>" }, { type: "html", value: `<summary>${encodeSummary(title)}</summary>` }, ...body, { type: "html", value: "</details>" }];
+  }
+
+  /** `$$`, the formula's lines, `$$`: one paragraph (blank lines are dropped); an empty formula writes nothing. */
+  private math(data: Json, path: string): Mdast.RootContent[] {
+    const formulaPath = join(path, "data.formula");
+    const formula = stringAt(data.formula, formulaPath)
+      .split(/\r?\n/)
+      .filter((line) => line.trim() !== "")
+      .join("\n")
+      .trim();
+    if (formula === "") return [];
+    if (formula.includes("$$")) fail(formulaPath, 'must not contain "$$"');
+    const value = `$$\n${formula}\n$$`;
+    const read = parseMarkdown(value).children;
+    if (read.length !== 1 || read[0]!.type !== "paragraph") fail(formulaPath, "cannot be written as markdown: a line of it would start another block");
+    return [{ type: "html", value }];
   }
 
   /** The text of a node's text children, marks dropped (code lines, table titles). */
@@ -330,6 +440,9 @@ function nest(leaves: { marks: MarkType[]; node: Mdast.PhrasingContent }[]): Mda
 export function documentToMarkdown(document: JsonDocument): string {
   const root = objectAt(document, "");
   if (root.object !== "document") fail("object", 'must be "document"');
-  const children = new Writer().blocks(root, "");
-  return toMarkdown({ type: "root", children }, { extensions: [gfmToMarkdown()], bullet: "-", emphasis: "*", rule: "*", fences: true, listItemIndent: "one" });
+  const children = new Writer().blocks(root, "", "document");
+  return toMarkdown(
+    { type: "root", children },
+    { extensions: [gfmToMarkdown()], bullet: "-", bulletOther: "+", emphasis: "*", rule: "*", fences: true, listItemIndent: "one", unsafe: UNSAFE, join: [joinTabMarkers] },
+  );
 }

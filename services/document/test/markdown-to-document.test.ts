@@ -1,5 +1,6 @@
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contentRefFor, markdownToDocument, type DocumentBlock, type DocumentText } from "../src/index.js";
+import { contentRefFor, markdownToDocument, mdastToDocument, parseMarkdown, type DocumentBlock, type DocumentText } from "../src/index.js";
 
 /** The only block of a one-block document. */
 function only(markdown: string): DocumentBlock {
@@ -14,6 +15,16 @@ function leaves(block: DocumentBlock): [string, string[]][] {
     .filter((node): node is DocumentText => node.object === "text")
     .flatMap((node) => node.leaves.map((leaf): [string, string[]] => [leaf.text, leaf.marks.map((mark) => mark.type)]));
 }
+
+/** The text of a block's inline content (marks dropped, links' text included). */
+const textOf = (block: { nodes?: unknown[] }): string =>
+  ((block.nodes ?? []) as (DocumentText | { object: "inline"; nodes?: unknown[] })[])
+    .map((node) => (node.object === "text" ? node.leaves.map((leaf) => leaf.text).join("") : textOf(node)))
+    .join("");
+/** [type, text] of each block, for paragraphs and headings their text, else "". */
+const outline = (blocks: readonly unknown[] | undefined): [string, string][] =>
+  ((blocks ?? []) as DocumentBlock[]).map((block) => [block.type, block.type === "paragraph" || block.type.startsWith("heading") ? textOf(block) : ""]);
+const fragment = (block: DocumentBlock, name: string) => block.fragments!.find((candidate) => candidate.fragment === name)!;
 
 describe("markdown → document", () => {
   it("wraps blocks in a document", () => {
@@ -104,6 +115,28 @@ describe("markdown → document", () => {
     expect(leaves(codeParagraph!)).toEqual([["x", ["code"]]]);
   });
 
+  it("a code block of several lines in a quote: one paragraph of code-marked lines (blank ones dropped); a blank one leaves nothing", () => {
+    const quote = only("> text\n>\n> ```\n> one\n>\n> two\n> ```\n>\n> ```\n> ```");
+    expect(outline(quote.nodes)).toEqual([
+      ["paragraph", "text"],
+      ["paragraph", "one\ntwo"],
+    ]);
+    expect(leaves((quote.nodes as DocumentBlock[])[1]!)).toEqual([
+      ["one", ["code"]],
+      ["\n", []],
+      ["two", ["code"]],
+    ]);
+  });
+
+  it("a table in a quote: a paragraph per row, the cells' content (links, marks) joined by ' | '", () => {
+    const quote = only("> | a | [b](https://b.example) |\n> |---|---|\n> | | **c** |");
+    expect(outline(quote.nodes)).toEqual([
+      ["paragraph", "a | b"],
+      ["paragraph", "| c"],
+    ]);
+    expect((quote.nodes as DocumentBlock[])[0]!.nodes![1]).toMatchObject({ type: "link", data: { ref: { kind: "url", url: "https://b.example" } } });
+  });
+
   it("GitHub alerts become hints with a style", () => {
     const hint = only("> [!WARNING]\n> Be careful");
     expect(hint.type).toBe("hint");
@@ -176,5 +209,295 @@ describe("markdown → document", () => {
   it("classifies link targets", () => {
     expect(contentRefFor("/pages/x")).toEqual({ kind: "page", page: "x" });
     expect(contentRefFor("/pages/../etc")).toEqual({ kind: "url", url: "/pages/../etc" });
+  });
+});
+
+describe("markdown → document: GitBook's tabs, expandables, embeds and math", () => {
+  it("tabs: {% tabs %} holding {% tab title %} … {% endtab %}, as GitBook writes them (no blank lines needed)", () => {
+    const tabs = only(
+      [
+        "{% tabs %}",
+        '{% tab title="Windows" %}',
+        "Run the **installer**.",
+        "{% endtab %}",
+        "",
+        '{% tab title="Linux" %}',
+        "```sh",
+        "apt install imprint",
+        "```",
+        "## Next",
+        "{% endtab %}",
+        "{% endtabs %}",
+      ].join("\n"),
+    );
+    expect(tabs).toMatchObject({ object: "block", type: "tabs", data: {} });
+    const [windows, linux] = tabs.nodes as DocumentBlock[];
+    expect(windows).toMatchObject({ type: "tabs-item", data: { title: "Windows" } });
+    expect(leaves((windows!.nodes as DocumentBlock[])[0]!)).toEqual([
+      ["Run the ", []],
+      ["installer", ["bold"]],
+      [".", []],
+    ]);
+    expect(linux!.data).toEqual({ title: "Linux" });
+    expect(outline(linux!.nodes)).toEqual([
+      ["code", ""],
+      ["heading-2", "Next"],
+    ]);
+  });
+
+  it("tabs: lines between markers are paragraphs of their own, a hard break before a marker ends the line only", () => {
+    const tabs = only('{% tabs %}\n{% tab title="A" %}\none  \ntwo\\\n{% endtab %}\n{% endtabs %}');
+    expect(leaves(((tabs.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!)).toEqual([["one\ntwo", []]]);
+  });
+
+  it("tabs: a tag right after a list or a quote (a lazy continuation line to markdown) still closes the tab", () => {
+    const tabs = only('{% tabs %}\n{% tab title="A" %}\n- item\n{% endtab %}\n\n{% tab title="B" %}\n> [!NOTE]\n> {% embed url="https://example.com" %}\n{% endtab %}\n\n{% tab title="C" %}\n> - deep\n{% endtab %}\n{% endtabs %}');
+    const [a, b, c] = tabs.nodes as DocumentBlock[];
+    expect(outline(a!.nodes)).toEqual([["list-unordered", ""]]);
+    expect(outline(((a!.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!.nodes)).toEqual([["paragraph", "item"]]);
+    expect(b!.nodes).toEqual([{ object: "block", type: "hint", data: { style: "info" }, nodes: [{ object: "block", type: "embed", isVoid: true, data: { url: "https://example.com" } }] }]);
+    expect(outline(c!.nodes)).toEqual([["blockquote", ""]]);
+    // A tag that closes nothing stays in the list item's text, as before.
+    const list = only("- item\n{% endtab %}");
+    expect(outline(((list.nodes as DocumentBlock[])[0]!).nodes)).toEqual([["paragraph", "item\n{% endtab %}"]]);
+  });
+
+  it("tabs: titles are read as written (markdown and entities for quotes), an empty tab holds an empty paragraph", () => {
+    const tabs = only('{% tabs %}\n{% tab title="a *b* \\c &quot;d&quot; &amp;quot;" %}\n{% endtab %}\n{% tab %}\n\n{% endtab %}\n{% endtabs %}');
+    const items = tabs.nodes as DocumentBlock[];
+    expect(items.map((item) => item.data)).toEqual([{ title: 'a *b* \\c "d" &quot;' }, { title: "" }]);
+    expect(items[0]!.nodes).toEqual([{ object: "block", type: "paragraph", data: {}, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "", marks: [] }] }] }]);
+  });
+
+  it("tabs hold what GitBook allows in a tab: embeds, math, hints, images; a table or an expandable is degraded", () => {
+    const tabs = only(
+      [
+        "{% tabs %}",
+        '{% tab title="One" %}',
+        '{% embed url="https://example.com/video" %}',
+        "",
+        "$$",
+        "E = mc^2",
+        "$$",
+        "",
+        "> [!TIP]",
+        "> tip",
+        "",
+        "![pic](https://example.com/p.png)",
+        "",
+        "| a | b |",
+        "|---|---|",
+        "| 1 | 2 |",
+        "",
+        "<details>",
+        "<summary>Inner</summary>",
+        "",
+        "inner body",
+        "",
+        "</details>",
+        "{% endtab %}",
+        "{% endtabs %}",
+      ].join("\n"),
+    );
+    // `{% endtab %}` right after `</details>` is inside the same HTML block: still read as a tag.
+    expect(outline((tabs.nodes as DocumentBlock[])[0]!.nodes)).toEqual([
+      ["embed", ""],
+      ["math", ""],
+      ["hint", ""],
+      ["images", ""],
+      ["paragraph", "a | b"],
+      ["paragraph", "1 | 2"],
+      ["paragraph", "Inner"],
+      ["paragraph", "inner body"],
+    ]);
+    const [embed, math] = (tabs.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[];
+    expect(embed).toEqual({ object: "block", type: "embed", isVoid: true, data: { url: "https://example.com/video" } });
+    expect(math).toEqual({ object: "block", type: "math", isVoid: true, data: { formula: "E = mc^2" } });
+  });
+
+  it("expandable: <details> with a <summary> title and a markdown body, in GitBook's fragments", () => {
+    const expandable = only("<details>\n\n<summary>Why &amp; how?</summary>\n\nBecause **reasons**.\n\n```js\nx();\n```\n\n| a |\n|---|\n| 1 |\n\n</details>");
+    expect(expandable).toMatchObject({ object: "block", type: "expandable", isVoid: true, data: {} });
+    expect(expandable.nodes).toBeUndefined();
+    expect(expandable.fragments!.map((item) => [item.fragment, item.type])).toEqual([
+      ["expandable-title", "expandable-title"],
+      ["expandable-body", "expandable-body"],
+    ]);
+    expect(outline(fragment(expandable, "expandable-title").nodes)).toEqual([["paragraph", "Why & how?"]]);
+    expect(outline(fragment(expandable, "expandable-body").nodes)).toEqual([
+      ["paragraph", "Because reasons."],
+      ["code", ""],
+      ["table", ""],
+    ]);
+  });
+
+  it("expandable: the summary on the <details> line or the next, `open`, markup and entities in the summary, an empty body", () => {
+    for (const markdown of ["<details><summary>T</summary>\n\nbody\n</details>", "<details>\n<summary>T</summary>\n\nbody\n\n</details>", "<details>\n\n<summary>\nT\n</summary>\n\nbody\n\n</details>"]) {
+      const expandable = only(markdown);
+      expect(outline(fragment(expandable, "expandable-title").nodes)).toEqual([["paragraph", "T"]]);
+      expect(outline(fragment(expandable, "expandable-body").nodes)).toEqual([["paragraph", "body"]]);
+    }
+    const open = only("<details open>\n<summary><b>Bold</b> &lt;tag&gt; &#x41;</summary>\n\n</details>");
+    expect(open.data).toEqual({ defaultExpanded: true });
+    expect(outline(fragment(open, "expandable-title").nodes)).toEqual([["paragraph", "Bold <tag> A"]]);
+    expect(outline(fragment(open, "expandable-body").nodes)).toEqual([["paragraph", ""]]);
+    expect(outline(fragment(only("<details>\n\nno summary\n\n</details>"), "expandable-title").nodes)).toEqual([["paragraph", ""]]);
+  });
+
+  it("an expandable holds no tabs, embed, math or expandable (GitBook's schema): they are degraded, and tabs hold no expandable", () => {
+    const expandable = only(
+      [
+        "<details>",
+        "<summary>Outer</summary>",
+        "",
+        "{% tabs %}",
+        '{% tab title="Tab" %}',
+        "in tab",
+        "{% endtab %}",
+        "{% endtabs %}",
+        "",
+        '{% embed url="https://example.com" %}',
+        "",
+        "$$",
+        "x",
+        "$$",
+        "",
+        "<details>",
+        "<summary>Inner</summary>",
+        "",
+        "inner",
+        "",
+        "</details>",
+        "",
+        "</details>",
+      ].join("\n"),
+    );
+    expect(outline(fragment(expandable, "expandable-body").nodes)).toEqual([
+      ["paragraph", "Tab"],
+      ["paragraph", "in tab"],
+      ["paragraph", "https://example.com"],
+      ["paragraph", "$$\nx\n$$"],
+      ["paragraph", "Inner"],
+      ["paragraph", "inner"],
+    ]);
+    const [tabTitle, , link] = fragment(expandable, "expandable-body").nodes;
+    expect(leaves(tabTitle!)).toEqual([["Tab", ["bold"]]]);
+    expect(link!.nodes![0]).toMatchObject({ object: "inline", type: "link", data: { ref: { kind: "url", url: "https://example.com" } } });
+  });
+
+  it("headings inside tabs and expandables get ids from the same slugs as the rest of the page", () => {
+    const document = markdownToDocument("## Setup\n\n{% tabs %}\n{% tab title=\"A\" %}\n## Setup\n{% endtab %}\n{% endtabs %}\n\n<details>\n<summary>S</summary>\n\n## Setup\n\n</details>");
+    const [, tabs, expandable] = document.nodes;
+    expect((((tabs!.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!).data).toEqual({ id: "setup-1" });
+    expect(fragment(expandable!, "expandable-body").nodes[0]!.data).toEqual({ id: "setup-2" });
+  });
+
+  it("embed: {% embed url %}; a caption ({% endembed %} form) is not in GitBook's schema and stays as the text after it", () => {
+    expect(only('{% embed url="https://www.youtube.com/watch?v=a_b*c*" %}')).toEqual({ object: "block", type: "embed", isVoid: true, data: { url: "https://www.youtube.com/watch?v=a_b*c*" } });
+    expect(only('{% embed url="<https://example.com/x>" %}').data).toEqual({ url: "https://example.com/x" });
+    const document = markdownToDocument('{% embed url="https://example.com/x" %}\nThe **caption**\n{% endembed %}\n\nafter');
+    expect(outline(document.nodes)).toEqual([
+      ["embed", ""],
+      ["paragraph", "The caption"],
+      ["paragraph", "after"],
+    ]);
+  });
+
+  it("embeds are kept in hints, and become links in list items and quotes", () => {
+    const hint = only('> [!NOTE]\n> {% embed url="https://example.com/a" %}');
+    expect(hint.nodes).toEqual([{ object: "block", type: "embed", isVoid: true, data: { url: "https://example.com/a" } }]);
+    const list = only('- {% embed url="https://example.com/b" %}');
+    expect(((list.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!.nodes![0]).toMatchObject({ type: "link", data: { ref: { kind: "url", url: "https://example.com/b" } } });
+    expect(outline(only('> {% embed url="https://example.com/c" %}').nodes)).toEqual([["paragraph", "https://example.com/c"]]);
+  });
+
+  it("math: a paragraph holding only $$ … $$ is a math block, its formula as written (backslashes, * and _ kept)", () => {
+    expect(only("$$\n\\frac{a_1 * b_2}{c} \\{x\\} \\\\\n  y\n$$")).toEqual({ object: "block", type: "math", isVoid: true, data: { formula: "\\frac{a_1 * b_2}{c} \\{x\\} \\\\\n  y" } });
+    expect(only("$$x^2$$").data).toEqual({ formula: "x^2" });
+    const list = only("- $$\n  a \\pm b\n  $$");
+    expect(((list.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]).toMatchObject({ type: "math", data: { formula: "a \\pm b" } });
+    // Not math: text around it, two formulas, an empty one, an escaped dollar.
+    for (const markdown of ["a $$x$$", "$$x$$ b", "$$a$$ and $$b$$", "$$\n$$", "\\$$x$$"]) expect(only(markdown).type).toBe("paragraph");
+    // A quote and a hint hold no math: the text stays a paragraph.
+    expect(outline(only("> $$\n> x\n> $$").nodes)).toEqual([["paragraph", "$$\nx\n$$"]]);
+  });
+
+  it("unbalanced, misplaced or unknown markers stay the text they were, exactly as without this syntax", () => {
+    const plain = (markdown: string) => ({
+      object: "document",
+      data: {},
+      nodes: [{ object: "block", type: "paragraph", data: {}, nodes: [{ object: "text", leaves: [{ object: "leaf", text: markdown, marks: [] }] }] }],
+    });
+    for (const markdown of [
+      "{% tabs %}",
+      "{% endtabs %}",
+      '{% tab title="A" %}\nx\n{% endtab %}',
+      '{% tabs %}\n{% tab title="A" %}\nx\n{% endtabs %}',
+      '{% tabs %}\nstray\n{% tab title="A" %}\nx\n{% endtab %}\n{% endtabs %}',
+      '{% tabs %}\n{% tab title="A" %}\n{% tab title="B" %}\n{% endtab %}',
+      "{% embed %}",
+      '{% embed url="" %}',
+      "{% endembed %}",
+      "{% hint style=\"info\" %}\nx\n{% endhint %}",
+      '{% tab title="unterminated %}',
+    ]) {
+      expect(markdownToDocument(markdown), markdown).toEqual(plain(markdown));
+    }
+    expect(outline(markdownToDocument("<details>\n\nbody").nodes)).toEqual([
+      ["paragraph", "<details>"],
+      ["paragraph", "body"],
+    ]);
+    expect(outline(markdownToDocument("<details>\n<summary>T</summary>\n\nbody").nodes)).toEqual([
+      ["paragraph", "<details>\n<summary>T</summary>"],
+      ["paragraph", "body"],
+    ]);
+    expect(outline(markdownToDocument("</details>\n\n<summary>S</summary>").nodes)).toEqual([
+      ["paragraph", "</details>"],
+      ["paragraph", "<summary>S</summary>"],
+    ]);
+    // Balanced tabs inside unbalanced ones: the inner ones hold, the outer markers stay text.
+    const document = markdownToDocument('{% tabs %}\n\n{% tabs %}\n{% tab title="A" %}\nx\n{% endtab %}\n{% endtabs %}');
+    expect(outline(document.nodes)).toEqual([
+      ["paragraph", "{% tabs %}"],
+      ["tabs", ""],
+    ]);
+  });
+
+  it("never throws on marker soup (property)", () => {
+    const piece = fc.constantFrom(
+      "{% tabs %}",
+      "{% endtabs %}",
+      '{% tab title="A" %}',
+      "{% tab %}",
+      "{% endtab %}",
+      '{% embed url="https://example.com" %}',
+      "{% endembed %}",
+      "<details>",
+      "<details open>",
+      "<summary>S</summary>",
+      "</details>",
+      "$$",
+      "x",
+      "",
+      "- item",
+      "> quote",
+      "> [!NOTE]",
+      "## Heading",
+      "```",
+      "| a |\n|---|\n| 1 |",
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 30 }), fc.constantFrom("\n", "\n\n"), (pieces, separator) => {
+        const document = markdownToDocument(pieces.join(separator));
+        expect(document.object).toBe("document");
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("reads the same without the source (mdastToDocument), except tags and formulas read as parsed text", () => {
+    const markdown = '{% tabs %}\n{% tab title="A" %}\n$$\nx\n$$\n{% endtab %}\n{% endtabs %}\n\n<details>\n<summary>T</summary>\n\nb\n\n</details>\n\n{% embed url="https://example.com" %}';
+    expect(mdastToDocument(parseMarkdown(markdown))).toEqual(markdownToDocument(markdown));
+    expect(mdastToDocument(parseMarkdown("$$\n\\{x\\}\n$$")).nodes[0]!.data).toEqual({ formula: "{x}" });
   });
 });

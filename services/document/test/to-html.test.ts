@@ -25,6 +25,14 @@ describe("documentToHtml", () => {
     ]);
   });
 
+  it("never skips a heading level under the page's title: the body's shallowest heading is its <h2>", () => {
+    const { html, toc } = render("## Requirements\n\n### Linux\n\n## Steps\n");
+    expect(html).toContain('<h2 id="requirements">');
+    expect(html).toContain('<h3 id="linux">');
+    expect(html).toContain('<h2 id="steps">');
+    expect(toc.map((entry) => entry.depth)).toEqual([1, 2, 1]);
+  });
+
   it("renders every block and mark of the model", () => {
     const { html } = render(
       [
@@ -49,6 +57,67 @@ describe("documentToHtml", () => {
     expect(html).toContain('<th scope="col">Name</th><th scope="col" style="text-align: right">Size</th>');
     expect(html).toContain('<tr><td><p>a</p></td><td style="text-align: right"><p>1</p></td></tr><tr><td><p>b</p></td>');
     expect(html).toContain('<figure class="image"><img src="https://example.com/d.png" alt="A diagram" loading="lazy" decoding="async"></figure>');
+  });
+
+  it("renders tabs as titled sections, expandables as <details>, embeds as link cards and math as its formula", () => {
+    const { html, toc } = render(
+      [
+        "{% tabs %}",
+        '{% tab title="Windows <10>" %}',
+        "## Install",
+        "",
+        "Run **it**.",
+        "{% endtab %}",
+        '{% tab title="Linux" %}',
+        "{% endtab %}",
+        "{% endtabs %}",
+        "",
+        "<details open>",
+        "<summary>Why &amp; how</summary>",
+        "",
+        "### Reasons",
+        "",
+        "</details>",
+        "",
+        "<details><summary>Closed</summary>",
+        "",
+        "</details>",
+        "",
+        '{% embed url="https://example.com/video?a=1&b=2" %}',
+        "",
+        "$$",
+        "a < b",
+        "$$",
+      ].join("\n"),
+    );
+    expect(html).toBe(
+      [
+        '<div class="tabs">',
+        '<section class="tab"><p class="tab-title">Windows &#x3C;10></p><h2 id="install">Install<a class="anchor" href="#install" aria-label="Link to Install">#</a></h2><p>Run <strong>it</strong>.</p></section>',
+        '<section class="tab"><p class="tab-title">Linux</p><p></p></section>',
+        "</div>",
+        '<details class="expandable" open><summary>Why &#x26; how</summary><h3 id="reasons">Reasons<a class="anchor" href="#reasons" aria-label="Link to Reasons">#</a></h3></details>',
+        '<details class="expandable"><summary>Closed</summary><p></p></details>',
+        '<figure class="embed"><a href="https://example.com/video?a=1&#x26;b=2" rel="noopener">https://example.com/video?a=1&#x26;b=2</a></figure>',
+        '<div class="math"><code>a &#x3C; b</code></div>',
+      ].join(""),
+    );
+    // Tab titles are not headings: the table of contents lists the headings inside tabs and expandables.
+    expect(toc).toEqual([
+      { id: "install", title: "Install", depth: 1 },
+      { id: "reasons", title: "Reasons", depth: 2 },
+    ]);
+  });
+
+  it("renders an embed only for an http(s) URL, with a caption a document carries", () => {
+    const embed = (data: Record<string, unknown>) =>
+      documentToHtml({ object: "document", data: {}, nodes: [{ object: "block", type: "embed", isVoid: true, data }] }, { resolveRef }).html;
+    for (const url of ["javascript:alert(1)", " JaVaScRiPt:alert(1)", "data:text/html,x", "/pages/p1", "mailto:a@example.com", "//evil.example", "", 3]) {
+      expect(embed({ url }), String(url)).toBe("");
+    }
+    expect(embed({ url: "http://example.com/x", caption: "A <video>" })).toBe(
+      '<figure class="embed"><a href="http://example.com/x" rel="noopener">http://example.com/x</a><figcaption>A &#x3C;video></figcaption></figure>',
+    );
   });
 
   it("highlights code on the server, and leaves unknown languages plain", () => {
@@ -104,10 +173,46 @@ describe("documentToHtml", () => {
     const block = fc.letrec((tie) => ({
       block: fc.record({
         object: fc.constant("block"),
-        type: fc.constantFrom("paragraph", "heading-1", "heading-2", "list-unordered", "list-item", "code", "hint", "blockquote", "images", "image", "table", "unknown"),
-        data: fc.oneof(fc.constant({}), fc.record({ syntax: fc.constantFrom("js", "html", "x") }), fc.record({ style: fc.string() }), fc.record({ ref, alt: fc.string() }), fc.dictionary(fc.string(), fc.anything())),
+        type: fc.constantFrom(
+          "paragraph",
+          "heading-1",
+          "heading-2",
+          "list-unordered",
+          "list-item",
+          "code",
+          "hint",
+          "blockquote",
+          "images",
+          "image",
+          "table",
+          "tabs",
+          "tabs-item",
+          "expandable",
+          "embed",
+          "math",
+          "unknown",
+        ),
+        data: fc.oneof(
+          fc.constant({}),
+          fc.record({ syntax: fc.constantFrom("js", "html", "x") }),
+          fc.record({ style: fc.string() }),
+          fc.record({ ref, alt: fc.string() }),
+          fc.record({ title: fc.oneof(fc.string(), fc.constant("<script>alert(1)</script>")) }),
+          fc.record({ url: fc.oneof(fc.string(), fc.constant("javascript:alert(1)"), fc.webUrl()), caption: fc.string() }),
+          fc.record({ formula: fc.oneof(fc.string(), fc.constant("</code><script>")) }),
+          fc.record({ defaultExpanded: fc.anything() }),
+          fc.dictionary(fc.string(), fc.anything()),
+        ),
         // Depth-bounded: the generator recurses through `tie`.
         nodes: fc.array(fc.oneof({ depthSize: "small", maxDepth: 3 }, inline, tie("block")), { maxLength: 3 }),
+        fragments: fc.array(
+          fc.record({
+            object: fc.constant("fragment"),
+            fragment: fc.constantFrom("expandable-title", "expandable-body", "caption", "fragment-1"),
+            nodes: fc.array(fc.oneof({ depthSize: "small", maxDepth: 2 }, inline, tie("block")), { maxLength: 2 }),
+          }),
+          { maxLength: 2 },
+        ),
       }),
     }));
     fc.assert(

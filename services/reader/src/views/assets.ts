@@ -39,6 +39,9 @@ pre{background:var(--code);border:1px solid var(--line);border-radius:.5rem;padd
 :root[data-theme=dark] :is(.hljs-keyword,.hljs-selector-tag,.hljs-built_in){color:#ff7b9c}:root[data-theme=dark] :is(.hljs-string,.hljs-attr){color:#7ee787}:root[data-theme=dark] :is(.hljs-number,.hljs-literal){color:#79c0ff}:root[data-theme=dark] :is(.hljs-title,.hljs-function){color:#d2a8ff}
 .hint{border-left:4px solid var(--accent);background:var(--soft);padding:.6rem 1rem;border-radius:.4rem;margin:1rem 0}.hint-success{border-color:#1f883d}.hint-warning{border-color:#bf8700}.hint-danger{border-color:#cf222e}
 blockquote{border-left:3px solid var(--line);margin:1rem 0;padding:0 1rem;color:var(--muted)}
+.tabs{border:1px solid var(--line);border-radius:.5rem;margin:1rem 0}.tabs .tab{padding:.25rem 1rem}.tabs .tab+.tab{border-top:1px solid var(--line)}.tab-title{font-weight:600;color:var(--muted);margin:.6rem 0 0}
+details.expandable{border:1px solid var(--line);border-radius:.5rem;padding:.5rem 1rem;margin:1rem 0}details.expandable summary{cursor:pointer;font-weight:600}
+figure.embed a{display:block;border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;word-break:break-all}.math{overflow-x:auto;margin:1rem 0}.math code{font-size:1rem}
 .table{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{border:1px solid var(--line);padding:.45rem .6rem;text-align:left;vertical-align:top}th{background:var(--soft)}td>p{margin:0}
 ul.tasks{list-style:none;padding-left:.5rem}li.task{display:flex;gap:.5rem;align-items:baseline}li.task>p{margin:0}
 nav.pagination{display:flex;justify-content:space-between;gap:1rem;margin-top:3rem}nav.pagination a{flex:1;border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;text-decoration:none}nav.pagination .next{text-align:right}nav.pagination small{display:block;color:var(--muted)}

@@ -1,0 +1,41 @@
+/**
+ * Which block types each container of GitBook's document model may hold, as GitBook's published
+ * schema (`@gitbook/api`, components.schemas `DocumentBlock…`) defines them, for the block types
+ * this model has. Internal: `markdownToDocument` degrades what a container forbids, and
+ * `documentToMarkdown` refuses the blocks markdown would only read back degraded.
+ */
+
+/** Where blocks are placed; each container admits a different set of block types. */
+export type Container = "document" | "list-item" | "quote" | "hint" | "tabs-item" | "expandable";
+
+export interface Allows {
+  code: boolean;
+  images: boolean;
+  table: boolean;
+  quote: boolean;
+  hint: boolean;
+  tabs: boolean;
+  expandable: boolean;
+  embed: boolean;
+  math: boolean;
+}
+
+// Paragraphs, headings, lists and dividers are allowed everywhere (GitBook's "essentials").
+export const ALLOWS: Record<Container, Allows> = {
+  document: { code: true, images: true, table: true, quote: true, hint: true, tabs: true, expandable: true, embed: true, math: true },
+  "list-item": { code: true, images: false, table: true, quote: true, hint: true, tabs: false, expandable: false, embed: false, math: true },
+  quote: { code: false, images: false, table: false, quote: true, hint: false, tabs: false, expandable: false, embed: false, math: false },
+  hint: { code: false, images: false, table: true, quote: false, hint: false, tabs: false, expandable: false, embed: true, math: false },
+  "tabs-item": { code: true, images: true, table: false, quote: true, hint: true, tabs: false, expandable: false, embed: true, math: true },
+  expandable: { code: true, images: true, table: true, quote: true, hint: true, tabs: false, expandable: false, embed: false, math: false },
+};
+
+/** The container, as an error message names it. */
+export const CONTAINER_NAME: Record<Container, string> = {
+  document: "the document",
+  "list-item": "a list item",
+  quote: "a blockquote",
+  hint: "a hint",
+  "tabs-item": "a tab",
+  expandable: "an expandable",
+};

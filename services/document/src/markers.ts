@@ -1,0 +1,524 @@
+import type * as Mdast from "mdast";
+import { toString } from "mdast-util-to-string";
+
+/**
+ * GitBook's Git Sync spelling of the blocks CommonMark has no construct for, recognised in parsed
+ * mdast (remark reads `{% … %}` lines as paragraph text and `<details>` as HTML blocks):
+ *
+ * - tabs: `{% tabs %}`, then per tab `{% tab title="…" %}` … `{% endtab %}`, then `{% endtabs %}`;
+ * - expandable: `<details>` (or `<details open>`), `<summary>title</summary>`, the body, `</details>`;
+ * - embed: `{% embed url="…" %}`, optionally followed by a caption and `{% endembed %}`;
+ * - block math: a paragraph holding only `$$ … $$`.
+ *
+ * A sibling list (the children of the root, a list item, a quote…) is cut into tokens: whole nodes,
+ * the lines of paragraphs (a marker line is one token), the pieces of HTML blocks. Openers and
+ * closers are matched in one pass over a stack; a marker left unmatched (unbalanced, out of place,
+ * or tabs holding anything outside a tab) stays the text it was, in its paragraph as before. Tags
+ * and formulas are read from the markdown source at the lines the parser's positions give (so `\`,
+ * `*` or `_` in a title or formula are kept as written, and an escaped `\{% tabs %}` is no tag); a
+ * line the source cannot be matched to is no tag. Without the source, the parsed text is read.
+ */
+
+/** A sibling list with GitBook's blocks recognised; nodes are converted as any other mdast. */
+export type Part =
+  | { kind: "node"; node: Mdast.RootContent }
+  | { kind: "tabs"; tabs: { title: string; parts: Part[] }[] }
+  | { kind: "expandable"; title: string; open: boolean; parts: Part[] }
+  | { kind: "embed"; url: string };
+
+type Marker =
+  | { type: "tabs" }
+  | { type: "tab"; title: string }
+  | { type: "endtab" }
+  | { type: "endtabs" }
+  | { type: "embed"; url: string }
+  | { type: "endembed" }
+  | { type: "details"; open: boolean }
+  | { type: "summary"; title: string }
+  | { type: "/details" };
+
+/**
+ * Where a paragraph's lines are in the source: from line `line` (1-based) to `lastLine`, the first
+ * starting at `offset` when given (else a continuation line too), up to `indent` characters of
+ * container prefix (spaces, tabs, `>`) before the others.
+ */
+interface Frame {
+  line: number;
+  lastLine: number;
+  offset: number | undefined;
+  indent: number;
+}
+
+/** One line of a paragraph: its inline nodes and, when known, its source text (container prefix removed). */
+interface Line {
+  nodes: Mdast.PhrasingContent[];
+  raw: string | undefined;
+  /** Starts a source line at its first column, with no container prefix (a lazy continuation line in a list or quote). */
+  unprefixed: boolean;
+  /** Ends with a hard break (else a soft line ending separates it from the next line). */
+  broken: boolean;
+}
+
+type Origin =
+  | { kind: "node"; node: Mdast.RootContent }
+  | { kind: "paragraph"; node: Mdast.Paragraph; lines: Line[] }
+  | { kind: "html"; node: Mdast.Html; pieces: string[] };
+
+interface Token {
+  origin: Origin;
+  /** Lines [from, to) of a paragraph, or piece `from` of an HTML block. */
+  from: number;
+  to: number;
+  marker?: Marker;
+  matched: boolean;
+  /** Of a matched opener: the index of its closer. */
+  close?: number;
+  /** Of matched tabs: each tab's opener and closer. */
+  items?: { open: number; close: number }[];
+  /** Of a details opener: the index of the summary it took. */
+  summary?: number;
+}
+
+interface Entry {
+  at: number;
+  kind: "tabs" | "tab" | "details" | "embed";
+  parent?: Entry;
+  items: { open: number; close: number }[];
+}
+
+const TAG = /^\{%\s*([A-Za-z]+)((?:\s+[A-Za-z]+\s*=\s*"[^"]*")*)\s*%\}$/;
+const ATTRIBUTE = /([A-Za-z]+)\s*=\s*"([^"]*)"/g;
+const HTML_PIECE = /\s*(<details(\s[^>]*)?>|<summary\s*>([\s\S]*?)<\/summary\s*>|<\/details\s*>|\{%[^\n]*%\}(?=[ \t]*(?:\n|$)))/iy;
+const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = { endtab: "tab", endtabs: "tabs", "/details": "details" };
+const ENTITY = /&(#x[0-9a-f]+|#[0-9]+|amp|lt|gt|quot|apos|nbsp);/gi;
+const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
+
+/** An attribute value as a tag holds it: `"` and a `&` that would read as `&quot;`/`&amp;` are written as entities. */
+export function encodeAttribute(value: string): string {
+  return value
+    .replace(/[\r\n]+/g, " ")
+    .replace(/&(?=(?:quot|amp);)/g, "&amp;")
+    .replace(/"/g, "&quot;");
+}
+
+function decodeAttribute(value: string): string {
+  return value.replace(/&(quot|amp);/g, (_, name: string) => (name === "quot" ? '"' : "&"));
+}
+
+/** Text as `<summary>` holds it (HTML: `&`, `<` and `>` escaped). */
+export function encodeSummary(text: string): string {
+  return text.replace(/\s+/g, " ").trim().replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function decodeSummary(html: string): string {
+  const text = html.replace(/<[^>]*>/g, "").replace(ENTITY, (whole, name: string) => {
+    const lower = name.toLowerCase();
+    if (lower.startsWith("#")) {
+      const code = lower.startsWith("#x") ? Number.parseInt(lower.slice(2), 16) : Number.parseInt(lower.slice(1), 10);
+      return code > 0 && code <= 0x10ffff && !(code >= 0xd800 && code <= 0xdfff) ? String.fromCodePoint(code) : whole;
+    }
+    return NAMED[lower] ?? whole;
+  });
+  return text.replace(/[ \t\r\n]+/g, " ").trim();
+}
+
+/** A `{% … %}` line as a marker, or undefined when it is not one (an unknown tag, a missing url). */
+function tagMarker(text: string): Marker | undefined {
+  const match = TAG.exec(text);
+  if (!match) return undefined;
+  const attributes = new Map<string, string>();
+  for (const attribute of match[2]!.matchAll(ATTRIBUTE)) attributes.set(attribute[1]!, decodeAttribute(attribute[2]!));
+  switch (match[1]) {
+    case "tabs":
+      return { type: "tabs" };
+    case "tab":
+      return { type: "tab", title: (attributes.get("title") ?? "").trim() };
+    case "endtab":
+      return { type: "endtab" };
+    case "endtabs":
+      return { type: "endtabs" };
+    case "embed": {
+      // GitBook's own pages sometimes write the URL as an autolink: `url="<https://…>"`.
+      const url = (attributes.get("url") ?? "").trim().replace(/^<(.*)>$/, "$1").trim();
+      return url === "" ? undefined : { type: "embed", url };
+    }
+    case "endembed":
+      return { type: "endembed" };
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * An HTML block made only of `<details>`, `<summary>…</summary>`, `</details>` and tag lines (an
+ * HTML block runs on to the next blank line: `</details>` then `{% endtab %}`): its pieces, else undefined.
+ */
+function htmlPieces(value: string): { text: string; marker: Marker }[] | undefined {
+  const pieces: { text: string; marker: Marker }[] = [];
+  HTML_PIECE.lastIndex = 0;
+  let end = 0;
+  for (let match = HTML_PIECE.exec(value); match; match = HTML_PIECE.exec(value)) {
+    const text = match[1]!;
+    end = HTML_PIECE.lastIndex;
+    if (text.startsWith("{%")) {
+      const marker = tagMarker(text.trim());
+      if (!marker) return undefined;
+      pieces.push({ text, marker });
+    } else if (/^<summary/i.test(text)) pieces.push({ text, marker: { type: "summary", title: decodeSummary(match[3] ?? "") } });
+    else if (/^<\//.test(text)) pieces.push({ text, marker: { type: "/details" } });
+    else pieces.push({ text, marker: { type: "details", open: /(^|\s)open(\s|=|$)/i.test(match[2] ?? "") } });
+  }
+  return pieces.length > 0 && value.slice(end).trim() === "" ? pieces : undefined;
+}
+
+export class MarkerReader {
+  private readonly lineCache = new WeakMap<Mdast.Paragraph, Line[]>();
+  private readonly frames = new WeakMap<Mdast.Paragraph, Frame>();
+  private lineStarts: number[] | undefined;
+
+  /** `source`: the markdown the tree was parsed from, when known (tags and formulas are then read as written). */
+  constructor(private readonly source: string | undefined) {}
+
+  // ── source lines ──────────────────────────────────────────────────────────────────────────
+
+  /** The source from `offset` to the end of its line. */
+  private rawFrom(offset: number | undefined): string | undefined {
+    if (this.source === undefined || offset === undefined) return undefined;
+    const end = this.source.indexOf("\n", offset);
+    return this.source.slice(offset, end < 0 ? undefined : end).replace(/\r$/, "");
+  }
+
+  /** Source line `line` (1-based) without the container's prefix: up to `indent` spaces, tabs or `>`. */
+  private rawLine(line: number, indent: number): string | undefined {
+    if (this.source === undefined) return undefined;
+    const source = this.source;
+    this.lineStarts ??= [0, ...[...source.matchAll(/\n/g)].map((match) => match.index + 1)];
+    const start = this.lineStarts[line - 1];
+    if (start === undefined) return undefined;
+    const text = this.rawFrom(start)!;
+    let cut = 0;
+    while (cut < indent && cut < text.length && " \t>".includes(text[cut]!)) cut++;
+    return text.slice(cut);
+  }
+
+  /** `paragraph` holds the lines of `original` from its `skip`-th on (a hint's text after its marker line). */
+  continues(paragraph: Mdast.Paragraph, original: Mdast.Paragraph, skip: number): void {
+    const frame = this.frameOf(original);
+    if (frame) this.frames.set(paragraph, { ...frame, line: frame.line + skip, offset: skip > 0 ? undefined : frame.offset });
+  }
+
+  private frameOf(paragraph: Mdast.Paragraph): Frame | undefined {
+    const position = paragraph.position;
+    return (
+      this.frames.get(paragraph) ??
+      (position ? { line: position.start.line, lastLine: position.end.line, offset: position.start.offset, indent: Math.max(position.start.column - 1, 0) } : undefined)
+    );
+  }
+
+  /**
+   * A paragraph's lines (split at soft and hard line endings), each with its source text when the
+   * lines are those of the paragraph's place in the source (an inline node across lines, such as
+   * HTML, leaves them unknown).
+   */
+  private linesOf(paragraph: Mdast.Paragraph): Line[] {
+    const cached = this.lineCache.get(paragraph);
+    if (cached) return cached;
+    const lines: Line[] = [];
+    let current: Line | undefined;
+    const open = (): Line => {
+      current = { nodes: [], raw: undefined, unprefixed: false, broken: false };
+      lines.push(current);
+      return current;
+    };
+    for (const child of paragraph.children) {
+      if (child.type === "text") {
+        child.value.split("\n").forEach((piece, index) => {
+          const line = index > 0 || !current || current.broken ? open() : current;
+          if (piece !== "") line.nodes.push({ type: "text", value: piece });
+        });
+        continue;
+      }
+      const line = !current || current.broken ? open() : current;
+      line.nodes.push(child);
+      if (child.type === "break") line.broken = true;
+    }
+    const frame = this.frameOf(paragraph);
+    if (this.source !== undefined && frame && frame.lastLine - frame.line + 1 === lines.length) {
+      lines.forEach((line, index) => {
+        line.raw = index === 0 && frame.offset !== undefined ? this.rawFrom(frame.offset) : this.rawLine(frame.line + index, frame.indent);
+        line.unprefixed = frame.indent > 0 && (index > 0 || frame.offset === undefined) && this.rawLine(frame.line + index, 0) === line.raw;
+      });
+    }
+    this.lineCache.set(paragraph, lines);
+    return lines;
+  }
+
+  private lineMarker(line: Line): Marker | undefined {
+    let text = line.raw?.trim();
+    if (text === undefined) {
+      // With the source, a line it cannot locate is no marker; without, the parsed text is read.
+      if (this.source !== undefined) return undefined;
+      const [first] = line.nodes;
+      if (first?.type !== "text" || !first.value.trimStart().startsWith("{%")) return undefined;
+      text = line.nodes.map((node) => toString(node)).join("").trim();
+    }
+    return text.startsWith("{%") ? tagMarker(text) : undefined;
+  }
+
+  /** A paragraph of some of `paragraph`'s lines (the paragraph itself when all of them); none when they hold nothing (a lone hard break). */
+  private paragraphOf(paragraph: Mdast.Paragraph, lines: Line[], from: number, to: number): Mdast.Paragraph | undefined {
+    if (from === 0 && to === lines.length) return paragraph;
+    const children: Mdast.PhrasingContent[] = [];
+    for (let index = from; index < to; index++) {
+      const line = lines[index]!;
+      if (index > from && !lines[index - 1]!.broken) children.push({ type: "text", value: "\n" });
+      children.push(...line.nodes);
+    }
+    // A hard break before a marker line ended the line, not the paragraph.
+    if (children[children.length - 1]?.type === "break") children.pop();
+    if (children.length === 0) return undefined;
+    const merged: Mdast.PhrasingContent[] = [];
+    for (const child of children) {
+      const last = merged[merged.length - 1];
+      if (last?.type === "text" && child.type === "text") merged[merged.length - 1] = { type: "text", value: last.value + child.value };
+      else merged.push(child);
+    }
+    const part: Mdast.Paragraph = { type: "paragraph", children: merged };
+    this.lineCache.set(part, lines.slice(from, to));
+    const frame = this.frameOf(paragraph);
+    if (frame) this.frames.set(part, { ...frame, line: frame.line + from, lastLine: frame.line + to - 1, offset: from === 0 ? frame.offset : undefined });
+    return part;
+  }
+
+  // ── block math ────────────────────────────────────────────────────────────────────────────
+
+  /** The formula of a paragraph holding only `$$ … $$`, else undefined. */
+  formulaOf(paragraph: Mdast.Paragraph): string | undefined {
+    const [first] = paragraph.children;
+    if (first?.type !== "text" || !first.value.trimStart().startsWith("$$")) return undefined;
+    const lines = this.linesOf(paragraph);
+    let text: string;
+    if (lines.every((line) => line.raw !== undefined)) text = lines.map((line) => line.raw).join("\n");
+    else if (this.source === undefined && paragraph.children.every((child) => child.type === "text" || child.type === "break")) text = lines.map((line) => toString(line.nodes)).join("\n");
+    else return undefined;
+    const trimmed = text.trim();
+    if (trimmed.length < 4 || !trimmed.startsWith("$$") || !trimmed.endsWith("$$")) return undefined;
+    const formula = trimmed.slice(2, -2).trim();
+    return formula !== "" && !formula.includes("$$") ? formula : undefined;
+  }
+
+  // ── tabs, expandables, embeds ─────────────────────────────────────────────────────────────
+
+  parts(nodes: readonly Mdast.RootContent[]): Part[] {
+    const lifts = this.lifts(nodes);
+    let lifted = this.lifted(nodes, lifts);
+    let tokens = this.tokens(lifted);
+    if (!tokens.some((token) => token.marker)) return nodes.map((node) => ({ kind: "node", node }));
+    match(tokens);
+    // Lines lifted out of a list or quote go back unless one of their markers holds.
+    const kept = lifts.filter((lift) => tokens.some((token) => token.origin.node === lift.rest && token.matched && token.marker));
+    if (kept.length < lifts.length) {
+      lifted = this.lifted(nodes, kept);
+      tokens = this.tokens(lifted);
+      match(tokens);
+    }
+    return this.build(tokens, 0, tokens.length);
+  }
+
+  /**
+   * GitBook writes its tags on the line after a list or a quote (`- item` then `{% endtab %}`),
+   * where markdown reads them as lazy continuation lines of the last paragraph in it: those lines,
+   * from the first tag at the start of a line, may be lifted out after the list or quote.
+   */
+  private lifts(nodes: readonly Mdast.RootContent[]): { container: Mdast.RootContent; replacement: Mdast.RootContent; rest: Mdast.Paragraph }[] {
+    if (this.source === undefined) return [];
+    const lifts: { container: Mdast.RootContent; replacement: Mdast.RootContent; rest: Mdast.Paragraph }[] = [];
+    for (const node of nodes) {
+      if (node.type !== "list" && node.type !== "blockquote") continue;
+      const split = this.splitLazyTags(node);
+      if (split) lifts.push({ container: node, replacement: split.container as Mdast.RootContent, rest: split.rest });
+    }
+    return lifts;
+  }
+
+  private lifted(nodes: readonly Mdast.RootContent[], lifts: { container: Mdast.RootContent; replacement: Mdast.RootContent; rest: Mdast.Paragraph }[]): Mdast.RootContent[] {
+    return nodes.flatMap((node) => {
+      const lift = lifts.find((candidate) => candidate.container === node);
+      return lift ? [lift.replacement, lift.rest] : [node];
+    });
+  }
+
+  /** The container without the lazy lines of its last paragraph from the first tag on, and those lines. */
+  private splitLazyTags(container: Mdast.Parent): { container: Mdast.Parent; rest: Mdast.Paragraph } | undefined {
+    const last = container.children[container.children.length - 1];
+    if (!last) return undefined;
+    let split: { container: Mdast.Parent; rest: Mdast.Paragraph } | undefined;
+    if (last.type === "paragraph") {
+      const lines = this.linesOf(last);
+      const at = lines.findIndex((line, index) => index > 0 && line.unprefixed && this.lineMarker(line) !== undefined);
+      const kept = at > 0 ? this.paragraphOf(last, lines, 0, at) : undefined;
+      const rest = at > 0 ? this.paragraphOf(last, lines, at, lines.length) : undefined;
+      if (kept && rest) split = { container: kept, rest };
+    } else if (last.type === "list" || last.type === "listItem" || last.type === "blockquote") {
+      split = this.splitLazyTags(last);
+    }
+    if (!split) return undefined;
+    return { container: { ...container, children: [...container.children.slice(0, -1), split.container] } as Mdast.Parent, rest: split.rest };
+  }
+
+  private tokens(nodes: readonly Mdast.RootContent[]): Token[] {
+    const tokens: Token[] = [];
+    for (const node of nodes) {
+      if (node.type === "paragraph" && node.children.some((child) => child.type === "text" && child.value.includes("{%"))) {
+        const lines = this.linesOf(node);
+        const markers = lines.map((line) => this.lineMarker(line));
+        if (markers.some(Boolean)) {
+          const origin: Origin = { kind: "paragraph", node, lines };
+          let from = 0;
+          markers.forEach((marker, index) => {
+            if (!marker) return;
+            if (index > from) tokens.push({ origin, from, to: index, matched: false });
+            tokens.push({ origin, from: index, to: index + 1, marker, matched: false });
+            from = index + 1;
+          });
+          if (from < lines.length) tokens.push({ origin, from, to: lines.length, matched: false });
+          continue;
+        }
+      }
+      if (node.type === "html") {
+        const pieces = htmlPieces(node.value);
+        if (pieces) {
+          const origin: Origin = { kind: "html", node, pieces: pieces.map((piece) => piece.text) };
+          pieces.forEach((piece, index) => tokens.push({ origin, from: index, to: index + 1, marker: piece.marker, matched: false }));
+          continue;
+        }
+      }
+      tokens.push({ origin: { kind: "node", node }, from: 0, to: 1, matched: false });
+    }
+    return tokens;
+  }
+
+  private build(tokens: Token[], from: number, to: number): Part[] {
+    const parts: Part[] = [];
+    let index = from;
+    while (index < to) {
+      const token = tokens[index]!;
+      const marker = token.matched ? token.marker : undefined;
+      if (marker?.type === "tabs") {
+        parts.push({
+          kind: "tabs",
+          tabs: token.items!.map((item) => ({ title: (tokens[item.open]!.marker as { title: string }).title, parts: this.build(tokens, item.open + 1, item.close) })),
+        });
+        index = token.close! + 1;
+      } else if (marker?.type === "details") {
+        const summary = token.summary === undefined ? undefined : (tokens[token.summary]!.marker as { title: string });
+        parts.push({ kind: "expandable", title: summary?.title ?? "", open: marker.open, parts: this.build(tokens, (token.summary ?? index) + 1, token.close!) });
+        index = token.close! + 1;
+      } else if (marker?.type === "embed") {
+        parts.push({ kind: "embed", url: marker.url });
+        index++;
+      } else if (marker) {
+        // A matched `{% endembed %}`: the caption before it reads as the blocks it is.
+        index++;
+      } else {
+        let end = index;
+        while (end < to && !(tokens[end]!.matched && tokens[end]!.marker)) end++;
+        parts.push(...nodesOf(tokens.slice(index, end), (paragraph, lines, start, stop) => this.paragraphOf(paragraph, lines, start, stop)).map((node): Part => ({ kind: "node", node })));
+        index = end;
+      }
+    }
+    return parts;
+  }
+}
+
+/** Unmatched tokens back to mdast: consecutive lines or pieces of one node make one node again. */
+function nodesOf(tokens: Token[], paragraphOf: (paragraph: Mdast.Paragraph, lines: Line[], from: number, to: number) => Mdast.Paragraph | undefined): Mdast.RootContent[] {
+  const nodes: Mdast.RootContent[] = [];
+  let index = 0;
+  while (index < tokens.length) {
+    const origin = tokens[index]!.origin;
+    let end = index + 1;
+    while (end < tokens.length && tokens[end]!.origin === origin) end++;
+    const from = tokens[index]!.from;
+    const to = tokens[end - 1]!.to;
+    if (origin.kind === "node") nodes.push(origin.node);
+    else if (origin.kind === "paragraph") nodes.push(...[paragraphOf(origin.node, origin.lines, from, to)].filter((node) => node !== undefined));
+    else nodes.push(from === 0 && to === origin.pieces.length ? origin.node : { type: "html", value: origin.pieces.slice(from, to).join("\n") });
+    index = end;
+  }
+  return nodes;
+}
+
+/**
+ * Pairs openers with closers: a closer takes the nearest open opener of its kind, and openers
+ * above it are left unmatched; a tab opens only directly inside tabs; tabs holding anything
+ * outside a tab are left unmatched, with their tabs. Embeds stand alone (`{% endembed %}` closes
+ * the embed just before it, if any).
+ */
+function match(tokens: Token[]): void {
+  const stack: Entry[] = [];
+  const unmatch = (entry: Entry) => {
+    tokens[entry.at]!.matched = false;
+    const summary = tokens[entry.at]!.summary;
+    if (summary !== undefined) tokens[summary]!.matched = false;
+    for (const item of entry.items) tokens[item.open]!.matched = tokens[item.close]!.matched = false;
+  };
+  tokens.forEach((token, index) => {
+    const marker = token.marker;
+    if (!marker) return;
+    switch (marker.type) {
+      case "tabs":
+        stack.push({ at: index, kind: "tabs", items: [] });
+        return;
+      case "tab": {
+        const top = stack.findLast((entry) => entry.kind !== "embed");
+        if (top?.kind === "tabs") stack.push({ at: index, kind: "tab", parent: top, items: [] });
+        return;
+      }
+      case "details":
+        stack.push({ at: index, kind: "details", items: [] });
+        if (tokens[index + 1]?.marker?.type === "summary") token.summary = index + 1;
+        return;
+      case "summary":
+        return;
+      case "embed":
+        token.matched = true;
+        stack.push({ at: index, kind: "embed", items: [] });
+        return;
+      case "endembed":
+        if (stack[stack.length - 1]?.kind === "embed") {
+          stack.pop();
+          token.matched = true;
+        }
+        return;
+    }
+    const kind = CLOSES[marker.type];
+    const at = stack.findLastIndex((entry) => entry.kind === kind);
+    if (at < 0) return;
+    for (const above of stack.splice(at + 1)) if (above.kind !== "embed") unmatch(above);
+    const entry = stack.pop()!;
+    const opener = tokens[entry.at]!;
+    if (entry.kind === "tab") {
+      opener.matched = token.matched = true;
+      entry.parent!.items.push({ open: entry.at, close: index });
+      return;
+    }
+    if (entry.kind === "tabs") {
+      // Everything between the markers must be inside one of the tabs.
+      let cursor = entry.at + 1;
+      for (const item of entry.items) {
+        if (item.open !== cursor) break;
+        cursor = item.close + 1;
+      }
+      if (cursor !== index) {
+        unmatch(entry);
+        return;
+      }
+      opener.items = entry.items;
+    }
+    opener.matched = token.matched = true;
+    opener.close = index;
+    if (opener.summary !== undefined) tokens[opener.summary]!.matched = true;
+  });
+  for (const entry of stack) if (entry.kind !== "embed") unmatch(entry);
+}
