@@ -2,7 +2,8 @@ import type { SamlProvider } from "@imprint/proto/identity/v1";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import { z } from "zod";
 import { toProtoRole, toRestRole, roleOrGuestSchema } from "../mappers/role.js";
-import { toRestTeam } from "../mappers/team.js";
+import { AppError } from "@imprint/runtime/core";
+import { restTeamsById } from "./team-views.js";
 import { readFormBody } from "../middleware/json-body.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
@@ -61,16 +62,9 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const location = (organizationId: string, providerId: string) => `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/saml/${encodeURIComponent(providerId)}`;
   /** GitBook's OrganizationSAMLProvider: the default team as a team object, the service's own URLs. */
   const restProvider = async (provider: SamlProvider | undefined) => {
-    if (!provider) throw new Error("upstream answered no SAML provider");
+    if (!provider) throw new AppError("internal", "upstream answered no SAML provider");
     const service = serviceOf(urls.api, provider.id);
-    let defaultTeam: ReturnType<typeof toRestTeam> | undefined;
-    if (provider.defaultTeamId) {
-      const [{ teams }, { spaces }] = await Promise.all([
-        identity.batchGetTeams({ organizationId: provider.organizationId, teamIds: [provider.defaultTeamId] }),
-        upstreams.content.permissions.countTeamSpaces({ organizationId: provider.organizationId, teamIds: [provider.defaultTeamId] }),
-      ]);
-      if (teams[0]) defaultTeam = toRestTeam(teams[0], spaces[teams[0].id] ?? 0);
-    }
+    const defaultTeam = provider.defaultTeamId ? (await restTeamsById(upstreams, provider.organizationId, [provider.defaultTeamId])).get(provider.defaultTeamId) : undefined;
     return {
       object: "saml-provider" as const,
       id: provider.id,

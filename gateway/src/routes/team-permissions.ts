@@ -1,7 +1,7 @@
 import { GrantTarget } from "@imprint/proto/content/v1/permissions";
 import { z } from "zod";
 import { roleOrGuestSchema, toProtoRole, toRestRole } from "../mappers/role.js";
-import { toRestTeam } from "../mappers/team.js";
+import { restTeamsById } from "./team-views.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
 import { pathId } from "../validation.js";
@@ -39,16 +39,11 @@ export function teamPermissionRoutes({ upstreams }: RouteDeps): Route[] {
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
         const page = await permissions.listTeamPermissions({ caller: principal.caller, target, targetId: params.targetId, page: toPageRequest(query, cursors) });
-        const teamIds = page.permissions.map((permission) => permission.teamId);
-        const [{ teams }, { spaces }] = await Promise.all([
-          upstreams.identity.batchGetTeams({ organizationId: page.organizationId, teamIds }),
-          permissions.countTeamSpaces({ organizationId: page.organizationId, teamIds }),
-        ]);
-        const byId = new Map(teams.map((team) => [team.id, team]));
+        const teams = await restTeamsById(upstreams, page.organizationId, page.permissions.map((permission) => permission.teamId));
         // A grant whose team identity no longer has (deleted, its event not handled yet) is left out.
         const items = page.permissions.flatMap((permission) => {
-          const team = byId.get(permission.teamId);
-          return team ? [{ permission: toRestRole(permission.role), team: toRestTeam(team, spaces[team.id] ?? 0) }] : [];
+          const team = teams.get(permission.teamId);
+          return team ? [{ permission: toRestRole(permission.role), team }] : [];
         });
         return ok(toPagedList(items, page.page, cursors));
       },

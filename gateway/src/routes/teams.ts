@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Team } from "@imprint/proto/identity/v1";
 import { toProtoTeamRole, toRestTeam, toRestTeamMember, toRestTeamRole, type RestTeam } from "../mappers/team.js";
+import { restTeams } from "./team-views.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
 import { pathId } from "../validation.js";
@@ -31,14 +32,9 @@ export const listMemberTeamsQuery = z.object({ ...pageQueryShape, title: z.strin
 /** Teams and their members (identity), GitBook's operations under /v1/orgs/{organizationId}/teams. */
 export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const identity = upstreams.identity;
-  /** Teams as GitBook shows them: with how many spaces content says each was granted. */
-  const restTeams = async (organizationId: string, teams: Team[]): Promise<RestTeam[]> => {
-    const { spaces } = await upstreams.content.permissions.countTeamSpaces({ organizationId, teamIds: teams.map((team) => team.id) });
-    return teams.map((team) => toRestTeam(team, spaces[team.id] ?? 0));
-  };
   const restTeam = async (organizationId: string, team: Team | undefined): Promise<RestTeam> => {
     if (!team) return toRestTeam(team);
-    return (await restTeams(organizationId, [team]))[0]!;
+    return (await restTeams(upstreams, organizationId, [team]))[0]!;
   };
   const teamLocation = (organizationId: string, teamId: string) => `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/teams/${encodeURIComponent(teamId)}`;
   return [
@@ -56,7 +52,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
           ownerUserId: query.owner ?? "",
           title: query.title ?? "",
         });
-        return ok(toPagedList(await restTeams(params.organizationId, response.teams), response.page, cursors));
+        return ok(toPagedList(await restTeams(upstreams, params.organizationId, response.teams), response.page, cursors));
       },
     }),
 
@@ -151,7 +147,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: listMemberTeamsQuery,
       handler: async ({ params, query, principal, cursors }) => {
         const response = await identity.listMemberTeams({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), title: query.title ?? "" });
-        const teams = await restTeams(params.organizationId, response.teams.map((item) => item.team!));
+        const teams = await restTeams(upstreams, params.organizationId, response.teams.map((item) => item.team!));
         return ok(toPagedList(response.teams.map((item, index) => ({ team: teams[index]!, member: { role: toRestTeamRole(item.role) } })), response.page, cursors));
       },
     }),

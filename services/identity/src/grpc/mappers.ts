@@ -15,6 +15,7 @@ import type { MemberRoleValue, Role } from "../domain/roles.js";
 import type { MemberData, UserData } from "../use-cases/shared/views.js";
 import type { OrganizationView } from "../use-cases/shared/views.js";
 import type { MemberSortField } from "../use-cases/list-members.js";
+import { idOf } from "../use-cases/shared/queries.js";
 
 const ROLE_TO_PROTO: Record<Role, MemberRole> = {
   admin: MemberRole.MEMBER_ROLE_ADMIN,
@@ -98,15 +99,14 @@ export function memberToProto(member: MemberData): MemberMessage {
 }
 
 export function samlProviderToProto(provider: SamlProvider): SamlProviderMessage {
-  const id = (ref: string | { id: string } | null | undefined) => (ref ? (typeof ref === "string" ? ref : ref.id) : "");
   return {
     id: provider.id,
-    organizationId: id(provider.organization),
+    organizationId: idOf(provider.organization),
     label: provider.label,
     entityId: provider.entityId,
     ssoUrl: provider.ssoUrl,
     certificate: provider.certificate,
-    defaultTeamId: id(provider.defaultTeam),
+    defaultTeamId: provider.defaultTeam ? idOf(provider.defaultTeam) : "",
     defaultRole: roleToProto(provider.defaultRole ?? null),
     groupsAttribute: provider.groupsAttribute,
     active: provider.status === "active",
@@ -130,7 +130,7 @@ export function teamToProto(view: TeamView): TeamMessage {
   const organization = view.team.organization;
   return {
     id: view.team.id,
-    organizationId: typeof organization === "string" ? organization : organization.id,
+    organizationId: idOf(organization),
     title: view.team.title,
     members: view.members,
     createdAt: view.team.createdAt,

@@ -8,6 +8,7 @@ import { withTeamCounts } from "./shared/members.js";
 import type { MemberData } from "./shared/views.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { containsPattern } from "./shared/queries.js";
 
 export type MemberSortField = "joinedAt" | "lastSeenAt" | "name";
 
@@ -26,10 +27,6 @@ export interface ListMembersInput {
 
 const MAX_SEARCH_LENGTH = 255;
 
-/** `%` and `_` in the caller's text are literal characters, not wildcards. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
-}
 
 const SORTS: Record<MemberSortField, (direction: SortDirection) => KeysetSort<Member>> = {
   joinedAt: (direction) => ({ fields: ["joinedAt", "id"], direction, dateFields: ["joinedAt"] }),

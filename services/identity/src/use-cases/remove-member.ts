@@ -6,6 +6,7 @@ import { TeamMember } from "../domain/team.js";
 import { memberRemoved, recordIdentityEvent, teamMemberRemoved } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { idOf } from "./shared/queries.js";
 
 export interface RemoveMemberInput {
   caller: CallerInput | undefined;
@@ -34,8 +35,7 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
     });
     // Leaving the organization is leaving its teams.
     for (const row of await tx.find(TeamMember, { user: input.userId, team: { organization: input.organizationId } }, { fields: ["team"] })) {
-      const teamId = typeof row.team === "string" ? row.team : row.team.id;
-      recordIdentityEvent(tx, deps, teamMemberRemoved, { organizationId: input.organizationId, actor: caller, payload: { teamId, userId: input.userId } });
+      recordIdentityEvent(tx, deps, teamMemberRemoved, { organizationId: input.organizationId, actor: caller, payload: { teamId: idOf(row.team), userId: input.userId } });
       tx.remove(row);
     }
     tx.remove(member);

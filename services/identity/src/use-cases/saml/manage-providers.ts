@@ -7,6 +7,7 @@ import { recordIdentityEvent, samlProviderCreated, samlProviderDeleted, samlProv
 import { requireMembership } from "../shared/access.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
+import { idOf } from "../shared/queries.js";
 
 /** A provider's settings as a request gives them; undefined: not given (an update leaves it). */
 export interface SamlProviderValues {
@@ -72,7 +73,7 @@ async function applyValues(em: EntityManager, provider: SamlProvider, organizati
     entityId: provider.entityId,
     ssoUrl: provider.ssoUrl,
     certificate: provider.certificate,
-    defaultTeamId: provider.defaultTeam ? (typeof provider.defaultTeam === "string" ? provider.defaultTeam : provider.defaultTeam.id) : null,
+    defaultTeamId: provider.defaultTeam ? idOf(provider.defaultTeam) : null,
     defaultRole: provider.defaultRole ?? null,
     groupsAttribute: provider.groupsAttribute,
   };

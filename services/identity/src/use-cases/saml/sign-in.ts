@@ -13,6 +13,7 @@ import { createToken } from "../shared/tokens.js";
 import { findOrCreateUser } from "../shared/users.js";
 import { isId, normalizeEmail } from "../shared/validation.js";
 import type { UseCaseDeps } from "../../deps.js";
+import { idOf } from "../shared/queries.js";
 
 /** This installation's addresses for one identity provider (the gateway builds them from its public URL). */
 export interface ServiceProviderAddresses {
@@ -155,7 +156,7 @@ export async function completeSamlSignIn(
   screenResponse(input.samlResponse);
   return deps.unitOfWork.run(em, async (tx) => {
     const provider = await findProvider(tx, input.providerId);
-    const organizationId = typeof provider.organization === "string" ? provider.organization : provider.organization.id;
+    const organizationId = idOf(provider.organization);
     let profile: Profile | null;
     try {
       ({ profile } = await samlFor(provider, service, issuedRequests(tx, provider, deps.clock)).validatePostResponseAsync({ SAMLResponse: input.samlResponse }));
@@ -192,11 +193,11 @@ export async function completeSamlSignIn(
     const teams = await tx.find(Team, {
       organization: organizationId,
       $or: [
-        ...(provider.defaultTeam ? [{ id: typeof provider.defaultTeam === "string" ? provider.defaultTeam : provider.defaultTeam.id }] : []),
+        ...(provider.defaultTeam ? [{ id: idOf(provider.defaultTeam) }] : []),
         ...(groups.length > 0 ? [{ title: { $in: groups } }] : []),
       ],
     });
-    const already = new Set((await tx.find(TeamMember, { user, team: { $in: teams.map((team) => team.id) } }, { fields: ["team"] })).map((row) => (typeof row.team === "string" ? row.team : row.team.id)));
+    const already = new Set((await tx.find(TeamMember, { user, team: { $in: teams.map((team) => team.id) } }, { fields: ["team"] })).map((row) => idOf(row.team)));
     const joined: string[] = [];
     for (const team of teams) {
       if (already.has(team.id)) continue;

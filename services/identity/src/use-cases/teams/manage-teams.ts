@@ -7,9 +7,8 @@ import { requireMembership } from "../shared/access.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { findTeam, MAX_TEAM_USERS, requireTeamManager, requireTeamReader, resolveMemberRefs, teamRoleOf, teamViews, type TeamView } from "./shared.js";
+import { containsPattern, idOf } from "../shared/queries.js";
 
-/** `%` and `_` in the caller's text are literal characters, not wildcards. */
-const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (character) => `\\${character}`)}%`;
 const MAX_FILTER_LENGTH = 255;
 
 function titleFilter(title: string): FilterQuery<Team> | null {
@@ -38,7 +37,7 @@ export async function listTeams(
     if (owner.role !== "admin") {
       // An organization holds few teams: the owned ones are read as a list of ids.
       const owned = await em.find(TeamMember, { user: input.ownerUserId, role: "owner", team: { organization: input.organizationId } }, { fields: ["team"] });
-      conditions.push({ id: { $in: owned.map((row) => (typeof row.team === "string" ? row.team : row.team.id)) } });
+      conditions.push({ id: { $in: owned.map((row) => idOf(row.team)) } });
     }
   }
   const page = await findPage(em, Team, { $and: conditions }, { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] }, input.page);
@@ -109,7 +108,7 @@ export async function deleteTeam(em: EntityManager, input: { caller: CallerInput
     }
     if (!canManageTeam(member, await teamRoleOf(tx, team.id, caller.userId))) throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
     const memberships = await tx.find(TeamMember, { team }, { fields: ["user"] });
-    const userIds = memberships.map((row) => (typeof row.user === "string" ? row.user : row.user.id));
+    const userIds = memberships.map((row) => idOf(row.user));
     recordIdentityEvent(tx, deps, teamDeleted, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title: team.title, userIds } });
     await tx.nativeDelete(TeamMember, { team: team.id });
     tx.remove(team);

@@ -6,6 +6,7 @@ import { canManageTeam, Team, TeamMember, type TeamRoleValue } from "../../domai
 import { User } from "../../domain/user.js";
 import { requireMembership } from "../shared/access.js";
 import { isId } from "../shared/validation.js";
+import { idOf } from "../shared/queries.js";
 
 /** A team as the use cases answer it: its row, how many members it has, whether the caller may manage it. */
 export interface TeamView {
@@ -68,7 +69,7 @@ export async function memberCounts(em: EntityManager, teamIds: readonly string[]
 async function ownedTeamIds(em: EntityManager, teamIds: readonly string[], userId: string): Promise<Set<string>> {
   if (teamIds.length === 0) return new Set();
   const rows = await em.find(TeamMember, { team: { $in: [...teamIds] }, user: userId, role: "owner" }, { fields: ["team"] });
-  return new Set(rows.map((row) => (typeof row.team === "string" ? row.team : row.team.id)));
+  return new Set(rows.map((row) => idOf(row.team)));
 }
 
 /** Teams as views for `caller`: member counts and whether the caller may manage each. */
@@ -89,9 +90,7 @@ export async function resolveMemberRefs(em: EntityManager, organizationId: strin
   const emails = refs.filter((ref) => !isId(ref)).map((ref: string) => ref.trim().toLowerCase());
   const users = await em.find(User, { $or: [{ id: { $in: ids } }, { email: { $in: emails } }] }, { fields: ["id", "email"] });
   const members = new Set(
-    (await em.find(MemberEntity, { organization: organizationId, user: { $in: users.map((user) => user.id) } }, { fields: ["user"] })).map((member) =>
-      typeof member.user === "string" ? member.user : member.user.id,
-    ),
+    (await em.find(MemberEntity, { organization: organizationId, user: { $in: users.map((user) => user.id) } }, { fields: ["user"] })).map((member) => idOf(member.user)),
   );
   const byEmail = new Map(users.map((user) => [user.email, user.id]));
   for (const [index, ref] of refs.entries()) {

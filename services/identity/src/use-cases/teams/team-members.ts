@@ -7,6 +7,7 @@ import { recordIdentityEvent, teamMemberAdded, teamMemberRemoved, teamMemberRole
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { findTeam, MAX_TEAM_USERS, requireTeamManager, requireTeamReader, resolveMemberRefs, teamViews, type TeamView } from "./shared.js";
+import { containsPattern, idOf } from "../shared/queries.js";
 
 type Actor = CallerInput;
 
@@ -16,7 +17,7 @@ export interface TeamMembershipView {
   role: TeamRoleValue;
 }
 
-const userIdOf = (row: TeamMember) => (typeof row.user === "string" ? row.user : row.user.id);
+const userIdOf = (row: TeamMember) => idOf(row.user);
 
 /** Adds the user with `role`, or changes their role; records what changed. Answers whether anything did. */
 function setMembership(tx: EntityManager, deps: UseCaseDeps, actor: Actor, organizationId: string, team: Team, existing: TeamMember | undefined, userId: string, role: TeamRoleValue): boolean {
@@ -139,7 +140,7 @@ export async function listMemberTeams(
   if (title.length > 255) throw AppError.invalidArgument("title: must be at most 255 characters");
   const where: FilterQuery<TeamMember> = {
     user: input.userId,
-    team: { organization: input.organizationId, ...(title ? { title: { $ilike: `%${title.replace(/[\\%_]/g, (character) => `\\${character}`)}%` } } : {}) },
+    team: { organization: input.organizationId, ...(title ? { title: { $ilike: containsPattern(title) } } : {}) },
   };
   const page = await findPage(em, TeamMember, where, { fields: ["addedAt", "id"], direction: "asc", dateFields: ["addedAt"] }, input.page, { populate: ["team"] });
   const views = await teamViews(
@@ -154,7 +155,7 @@ export async function listMemberTeams(
 export async function getUserTeams(em: EntityManager, input: { organizationId: string; userId: string }, _deps: UseCaseDeps): Promise<string[]> {
   if (!isId(input.organizationId) || !isId(input.userId)) return [];
   const rows = await em.find(TeamMember, { user: input.userId, team: { organization: input.organizationId } }, { fields: ["team"] });
-  return rows.map((row) => (typeof row.team === "string" ? row.team : row.team.id));
+  return rows.map((row) => idOf(row.team));
 }
 
 /** Teams of an organization by id, in request order (internal: no caller, so nobody may manage them here). */
