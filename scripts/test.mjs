@@ -15,6 +15,7 @@ const steps = [
   { title: "build (turbo run build)", run: () => build() },
   { title: "nats-server for the event tests (installed when missing)", run: () => ensureTool("ensureNatsServer") },
   { title: "chromium for the browser tests (installed when missing)", run: () => ensureTool("ensureChromium") },
+  { title: "GitBook's CLI for the compatibility test (installed when missing)", run: () => ensureGitbook() },
   { title: "protobuf contracts: buf lint + buf breaking", run: () => run("npm", ["run", "check", "--workspace", "@imprint/proto"]) },
   { title: "deployment: helm lint + manifest validation", run: () => run(process.execPath, [join(REPO_ROOT, "scripts", "validate-deploy.mjs")]) },
   { title: "typecheck + lint (turbo run typecheck lint)", run: () => run(bin("turbo"), ["run", "typecheck", "lint", "--output-logs=hash-only"]) },
@@ -31,6 +32,18 @@ async function ensureTool(name) {
   const stack = await import("./lib/stack.mjs");
   try {
     await stack[name]();
+    return 0;
+  } catch (error) {
+    console.error(error.message);
+    return 1;
+  }
+}
+
+/** The integration compatibility test publishes with GitBook's own CLI, kept in the cache folder. */
+async function ensureGitbook() {
+  const { ensureGitbookCli } = await import("./lib/gitbook-cli.mjs");
+  try {
+    ensureGitbookCli();
     return 0;
   } catch (error) {
     console.error(error.message);

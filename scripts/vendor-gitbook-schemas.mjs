@@ -1,17 +1,21 @@
-// Copies the parts of GitBook's OpenAPI document (`@gitbook/api`, spec/openapi.json) that the
-// publishing service validates site customization against into a generated module, so the
-// service needs no client package at run time: `node scripts/vendor-gitbook-schemas.mjs`.
-// services/publishing/test/customization.test.ts fails when the copy and the document differ.
+// Copies the parts of GitBook's OpenAPI document (`@gitbook/api`, spec/openapi.json) that Imprint's
+// services validate against into generated modules, so no service needs the client package at run
+// time: `node scripts/vendor-gitbook-schemas.mjs` writes
+//  - publishing's site customization schemas (services/publishing/test/customization.test.ts fails
+//    when that copy and the document differ);
+//  - the integration platform's schemas: what a script answers (ContentKit), the events and the
+//    environment Imprint sends it, what an integration declares as its configuration
+//    (services/integration/test/platform-schemas.test.ts fails when that copy and the document differ).
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 
 const require = createRequire(import.meta.url);
-const OUTPUT = fileURLToPath(new URL("../services/publishing/src/domain/customization/gitbook-schemas.ts", import.meta.url));
+const CUSTOMIZATION_OUTPUT = fileURLToPath(new URL("../services/publishing/src/domain/customization/gitbook-schemas.ts", import.meta.url));
+const INTEGRATION_OUTPUT = fileURLToPath(new URL("../services/integration/src/domain/platform/gitbook-schemas.ts", import.meta.url));
 
-/** The vendored document: the schemas customization uses, closed over their references. */
-export function vendoredCustomizationSchemas(spec, version) {
-  const override = spec.paths["/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization"].patch.requestBody.content["application/json"].schema;
+/** The roots with every schema they reference (transitively), sorted by name. */
+function closedOver(spec, roots) {
   const schemas = {};
   const visit = (node) => {
     for (const match of JSON.stringify(node).matchAll(/#\/components\/schemas\/(\w+)/g)) {
@@ -21,25 +25,73 @@ export function vendoredCustomizationSchemas(spec, version) {
       visit(schemas[name]);
     }
   };
-  const roots = { SiteCustomizationSettingsInput: spec.components.schemas.SiteCustomizationSettingsInput, SiteSpaceCustomizationOverride: override };
   Object.assign(schemas, roots);
   for (const root of Object.values(roots)) visit(root);
-  const sorted = Object.fromEntries(Object.keys(schemas).sort().map((name) => [name, schemas[name]]));
-  return { version, components: { schemas: sorted } };
+  return Object.fromEntries(Object.keys(schemas).sort().map((name) => [name, schemas[name]]));
+}
+
+/** The vendored document: the schemas customization uses, closed over their references. */
+export function vendoredCustomizationSchemas(spec, version) {
+  const override = spec.paths["/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization"].patch.requestBody.content["application/json"].schema;
+  const roots = { SiteCustomizationSettingsInput: spec.components.schemas.SiteCustomizationSettingsInput, SiteSpaceCustomizationOverride: override };
+  return { version, components: { schemas: closedOver(spec, roots) } };
+}
+
+/** The schemas the integration platform validates against (and builds payloads for), by name in components.schemas. */
+export const INTEGRATION_SCHEMA_ROOTS = [
+  "ContentKitRenderOutput",
+  "ContentKitContext",
+  "RenderIntegrationUI",
+  "IntegrationConfigurations",
+  "IntegrationEnvironment",
+  "InstallationSetupEvent",
+  "InstallationDeletedEvent",
+  "SpaceInstallationSetupEvent",
+  "SpaceInstallationDeletedEvent",
+  "SiteInstallationSetupEvent",
+  "SiteInstallationDeletedEvent",
+  "SpaceContentUpdatedEvent",
+  "SpaceVisibilityUpdatedEvent",
+  "SiteViewEvent",
+  "UIRenderEvent",
+  "FetchEvent",
+  "FetchPublishedScriptEvent",
+];
+
+/** The vendored document of the integration platform: INTEGRATION_SCHEMA_ROOTS closed over their references. */
+export function vendoredIntegrationSchemas(spec, version) {
+  const roots = Object.fromEntries(INTEGRATION_SCHEMA_ROOTS.map((name) => [name, spec.components.schemas[name]]));
+  return { version, components: { schemas: closedOver(spec, roots) } };
+}
+
+function write(path, header, constant, vendored) {
+  const body = [...header.map((line) => `// ${line}`), `export const ${constant} = ${JSON.stringify(vendored, null, 2)} as const;`, ""].join("\n");
+  writeFileSync(path, body);
+  console.log(`wrote ${path} (${Object.keys(vendored.components.schemas).length} schemas, @gitbook/api ${vendored.version})`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const specPath = require.resolve("@gitbook/api/spec/openapi.json");
   const spec = JSON.parse(readFileSync(specPath, "utf8"));
   const { version } = JSON.parse(readFileSync(new URL("../package.json", `file://${specPath}`), "utf8"));
-  const vendored = vendoredCustomizationSchemas(spec, version);
-  const body = [
-    "// Generated by scripts/vendor-gitbook-schemas.mjs from @gitbook/api's spec/openapi.json: do not edit.",
-    "// GitBook's site customization schemas (SiteCustomizationSettingsInput, and the body of",
-    "// overrideSiteSpaceCustomizationById as SiteSpaceCustomizationOverride) with every schema they reference.",
-    `export const GITBOOK_CUSTOMIZATION_SCHEMAS = ${JSON.stringify(vendored, null, 2)} as const;`,
-    "",
-  ].join("\n");
-  writeFileSync(OUTPUT, body);
-  console.log(`wrote ${OUTPUT} (${Object.keys(vendored.components.schemas).length} schemas, @gitbook/api ${vendored.version})`);
+  write(
+    CUSTOMIZATION_OUTPUT,
+    [
+      "Generated by scripts/vendor-gitbook-schemas.mjs from @gitbook/api's spec/openapi.json: do not edit.",
+      "GitBook's site customization schemas (SiteCustomizationSettingsInput, and the body of",
+      "overrideSiteSpaceCustomizationById as SiteSpaceCustomizationOverride) with every schema they reference.",
+    ],
+    "GITBOOK_CUSTOMIZATION_SCHEMAS",
+    vendoredCustomizationSchemas(spec, version),
+  );
+  write(
+    INTEGRATION_OUTPUT,
+    [
+      "Generated by scripts/vendor-gitbook-schemas.mjs from @gitbook/api's spec/openapi.json: do not edit.",
+      "GitBook's integration platform schemas (ContentKit render output and context, the render request,",
+      "declared configurations, the runtime environment and the events Imprint sends) with every schema they reference.",
+    ],
+    "GITBOOK_INTEGRATION_SCHEMAS",
+    vendoredIntegrationSchemas(spec, version),
+  );
 }

@@ -38,6 +38,7 @@ describe("benchmark baseline against the real gateway and identity service", () 
         CONTENT_GRPC_ADDRESS: "127.0.0.1:1",
         COLLABORATION_GRPC_ADDRESS: "127.0.0.1:1",
         PUBLISHING_GRPC_ADDRESS: "127.0.0.1:1",
+        INTEGRATION_GRPC_ADDRESS: "127.0.0.1:1",
         IMPRINT_PUBLIC_URL: publicUrl,
         AUTH_CACHE_TTL_MS: String(AUTH_CACHE_TTL_MS),
         LOG_LEVEL: "error",

@@ -35,7 +35,8 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
 
   const router = new Router<GatewayState>();
   const routes = gatewayRoutes({ upstreams: deps.upstreams, upstreamAddresses: deps.upstreamAddresses, urls: deps.urls, caches: deps.caches });
-  // Probes and signed downloads carry no bearer token (a download's credential is in its URL).
+  // Probes, signed downloads, SSO and integrations' public endpoints carry no bearer token (a
+  // download's credential is in its URL).
   for (const route of routes.direct) router.register(route.path, [route.method], route.handle);
   mountRoutes(router, routes.api, {
     authenticator: deps.authenticator,

@@ -24,12 +24,13 @@ export interface RouteInput<Params, Query, Body> {
 }
 
 export type RouteResponse =
-  | { status: 200; body: unknown }
+  | { status: 200; body: unknown; headers?: Record<string, string> }
   | { status: 201; body: unknown; location: string }
   | { status: 204 }
   | { status: 205 };
 
-export const ok = (body: unknown): RouteResponse => ({ status: 200, body });
+/** 200 with the body; `headers` for the few answers that carry their own (e.g. a rendered UI's Cache-Control). */
+export const ok = (body: unknown, headers?: Record<string, string>): RouteResponse => (headers ? { status: 200, body, headers } : { status: 200, body });
 /** 201 with `Location`: the API URL of the created object. */
 export const created = (body: unknown, location: string): RouteResponse => ({ status: 201, body, location });
 export const noContent = (): RouteResponse => ({ status: 204 });
@@ -91,6 +92,7 @@ export function defineRoute<
         return;
       }
       if (response.status === 201) ctx.set("Location", response.location);
+      if (response.status === 200 && response.headers) ctx.set(response.headers);
       ctx.body = response.body;
     },
   };

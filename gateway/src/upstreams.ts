@@ -14,6 +14,7 @@ import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
+import { IntegrationServiceService } from "@imprint/proto/integration/v1";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
 
 /**
@@ -45,6 +46,7 @@ export const UPSTREAMS = {
     definitions: { changeRequests: ChangeRequestServiceService, comments: CommentServiceService },
   },
   publishing: { addressVariable: "PUBLISHING_GRPC_ADDRESS", definition: SiteServiceService },
+  integration: { addressVariable: "INTEGRATION_GRPC_ADDRESS", definition: IntegrationServiceService },
 } as const satisfies Record<
   string,
   { addressVariable: string; definition: ServiceDefinition } | { addressVariable: string; definitions: Record<string, ServiceDefinition> }

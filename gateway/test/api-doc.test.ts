@@ -30,7 +30,7 @@ describe("api-differences.json", () => {
 
   it("may name only operations that exist, and differences only of routed ones", () => {
     expect(build({ different: { ...inputs.differences.different, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);
-    expect(build({ different: { ...inputs.differences.different, listIntegrations: "x" } })).toThrow(/listIntegrations is not routed/);
+    expect(build({ different: { ...inputs.differences.different, queueIntegrationTask: "x" } })).toThrow(/queueIntegrationTask is not routed/);
     expect(build({ notes: { ...inputs.differences.notes, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);
     expect(build({ resources: [...inputs.differences.resources, "no-such-tag"] })).toThrow(/no-such-tag is not a tag/);
   });
@@ -53,6 +53,18 @@ describe("routeTable", () => {
       "GET /v1/orgs/:organizationId/sso",
       "GET /v1/sso/saml/:providerId/start",
       "POST /v1/sso/saml/:providerId/acs",
+      "GET /v1/integrations/:integrationName/assets/:assetId",
+      "GET /v1/integrations/:integrationName/installations/:installationId/public",
+      "POST /v1/integrations/:integrationName/installations/:installationId/public",
+      "PUT /v1/integrations/:integrationName/installations/:installationId/public",
+      "PATCH /v1/integrations/:integrationName/installations/:installationId/public",
+      "DELETE /v1/integrations/:integrationName/installations/:installationId/public",
+      "GET /v1/integrations/:integrationName/installations/:installationId/public/*path",
+      "POST /v1/integrations/:integrationName/installations/:installationId/public/*path",
+      "PUT /v1/integrations/:integrationName/installations/:installationId/public/*path",
+      "PATCH /v1/integrations/:integrationName/installations/:installationId/public/*path",
+      "DELETE /v1/integrations/:integrationName/installations/:installationId/public/*path",
+      "GET /v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js",
     ]);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
   });

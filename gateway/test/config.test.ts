@@ -4,7 +4,7 @@ import { loadGatewayConfig } from "../src/config.js";
 
 describe("gateway configuration", () => {
   it("applies the documented defaults", () => {
-    expect(loadGatewayConfig({ IDENTITY_GRPC_ADDRESS: "localhost:50051", CONTENT_GRPC_ADDRESS: "localhost:50052", COLLABORATION_GRPC_ADDRESS: "localhost:50053", PUBLISHING_GRPC_ADDRESS: "localhost:50054" })).toMatchObject({
+    expect(loadGatewayConfig({ IDENTITY_GRPC_ADDRESS: "localhost:50051", CONTENT_GRPC_ADDRESS: "localhost:50052", COLLABORATION_GRPC_ADDRESS: "localhost:50053", PUBLISHING_GRPC_ADDRESS: "localhost:50054", INTEGRATION_GRPC_ADDRESS: "localhost:50055" })).toMatchObject({
       host: "127.0.0.1",
       port: 8080,
       publicUrl: undefined,
@@ -15,7 +15,7 @@ describe("gateway configuration", () => {
       upstreamTimeoutMs: 10_000,
       logLevel: "info",
       logFormat: undefined,
-      upstreams: { identity: "localhost:50051", content: "localhost:50052", collaboration: "localhost:50053", publishing: "localhost:50054" },
+      upstreams: { identity: "localhost:50051", content: "localhost:50052", collaboration: "localhost:50053", publishing: "localhost:50054", integration: "localhost:50055" },
     });
   });
 
@@ -25,6 +25,7 @@ describe("gateway configuration", () => {
       CONTENT_GRPC_ADDRESS: "10.0.0.6:7000",
       COLLABORATION_GRPC_ADDRESS: "10.0.0.7:7000",
       PUBLISHING_GRPC_ADDRESS: "10.0.0.8:7000",
+      INTEGRATION_GRPC_ADDRESS: "10.0.0.9:7000",
       IMPRINT_PORT: "0",
       IMPRINT_PUBLIC_URL: "https://api.example.com/",
       IMPRINT_APP_URL: "https://docs.example.com",
@@ -43,7 +44,7 @@ describe("gateway configuration", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join("\n");
-    for (const variable of ["IMPRINT_PORT", "IMPRINT_PUBLIC_URL", "BODY_LIMIT_BYTES", "LOG_FORMAT", "IDENTITY_GRPC_ADDRESS", "CONTENT_GRPC_ADDRESS", "COLLABORATION_GRPC_ADDRESS"]) {
+    for (const variable of ["IMPRINT_PORT", "IMPRINT_PUBLIC_URL", "BODY_LIMIT_BYTES", "LOG_FORMAT", "IDENTITY_GRPC_ADDRESS", "CONTENT_GRPC_ADDRESS", "COLLABORATION_GRPC_ADDRESS", "PUBLISHING_GRPC_ADDRESS", "INTEGRATION_GRPC_ADDRESS"]) {
       expect(problems).toContain(variable);
     }
     expect(problems).toContain('LOG_FORMAT: must be pretty or json (unset: pretty on a terminal, json otherwise) (got "fancy")');

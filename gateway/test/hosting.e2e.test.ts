@@ -58,6 +58,7 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
         content: await createTestDatabase(inject("pgAdminUrl"), "hosting_content"),
         collaboration: await createTestDatabase(inject("pgAdminUrl"), "hosting_collaboration"),
         publishing: await createTestDatabase(inject("pgAdminUrl"), "hosting_publishing"),
+        integration: await createTestDatabase(inject("pgAdminUrl"), "hosting_integration"),
       },
       bootstrap: { token: generateTokenSecret() },
       onLog: (source, line) => {

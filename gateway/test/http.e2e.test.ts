@@ -28,7 +28,7 @@ describe("probes", () => {
   it("GET /readyz answers ok when every upstream is SERVING", async () => {
     const response = await call(stack, "GET", "/readyz", { notInOpenApi: "Imprint's readiness probe" });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: "ok", upstreams: { identity: "SERVING", content: "SERVING", collaboration: "SERVING", publishing: "SERVING" } });
+    expect(response.body).toEqual({ status: "ok", upstreams: { identity: "SERVING", content: "SERVING", collaboration: "SERVING", publishing: "SERVING", integration: "SERVING" } });
   });
 });
 

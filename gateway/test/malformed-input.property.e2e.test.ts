@@ -508,6 +508,12 @@ beforeAll(async () => {
     importRunId: randomUUID(),
     samlProviderId: randomUUID(),
     providerId: randomUUID(),
+    // No integration: its routes without a token (public endpoints, images, scripts) must not reach a script.
+    integrationName: `no-such-integration-${randomUUID().slice(0, 8)}`,
+    installationId: randomUUID(),
+    eventId: randomUUID(),
+    assetId: randomUUID(),
+    path: "webhook",
   });
   for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, section, group, team]) expect(response.status).toBeLessThan(300);
 }, 120_000);

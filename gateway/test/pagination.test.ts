@@ -60,7 +60,7 @@ describe("signed cursors", () => {
 });
 
 describe("the signing secret setting", () => {
-  const upstreams = { IDENTITY_GRPC_ADDRESS: "localhost:1", CONTENT_GRPC_ADDRESS: "localhost:2", COLLABORATION_GRPC_ADDRESS: "localhost:3", PUBLISHING_GRPC_ADDRESS: "localhost:4" };
+  const upstreams = { IDENTITY_GRPC_ADDRESS: "localhost:1", CONTENT_GRPC_ADDRESS: "localhost:2", COLLABORATION_GRPC_ADDRESS: "localhost:3", PUBLISHING_GRPC_ADDRESS: "localhost:4", INTEGRATION_GRPC_ADDRESS: "localhost:5" };
 
   it("is optional, and at least 32 characters when set", () => {
     expect(loadGatewayConfig(upstreams).pageTokenSecret).toBeUndefined();

@@ -1,6 +1,8 @@
 import { AppError } from "@imprint/runtime";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import lzString from "lz-string";
+import { decodeRenderRequest, MAX_IMAGE_BYTES, publishIntegrationBody, renderQuery } from "../src/routes/integrations.js";
 import { listMembersQuery, updateMemberBody } from "../src/routes/members.js";
 import { toUpdateOrganizationFields, updateOrganizationBody } from "../src/routes/organizations.js";
 import { findUnstorableText, formatPath, parseInput, queryParam } from "../src/validation.js";
@@ -138,5 +140,40 @@ describe("text no store can hold", () => {
     let deep: unknown = "\u0000";
     for (let depth = 0; depth < 200_000; depth++) deep = [deep];
     expect(findUnstorableText(deep, "body")).toBe(`${"[0]".repeat(32)}…: must not contain NUL characters`);
+  });
+});
+
+describe("integration inputs", () => {
+  const publish = { organization: "org", title: "Hello", description: "Says hello", scopes: [], script: "export default {}" };
+
+  it("decodes base64 images, naming the image that is not base64 or too large", () => {
+    const icon = Buffer.from([0x89, 0x50, 0x4e, 0x47]);
+    const body = parseInput(publishIntegrationBody, { ...publish, icon: icon.toString("base64"), previewImages: ["aGk=", "aGk"] }, "body");
+    expect(body.icon).toEqual(icon);
+    expect(body.previewImages).toEqual([Buffer.from("hi"), Buffer.from("hi")]);
+    expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, icon: "not base64!" }, "body"))).toBe("icon: must be base64");
+    expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, previewImages: ["aGk=", "a"] }, "body"))).toBe("previewImages[1]: must be base64");
+    const tooLarge = Buffer.alloc(MAX_IMAGE_BYTES + 1).toString("base64");
+    expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, icon: tooLarge }, "body"))).toBe(`icon: must be at most ${MAX_IMAGE_BYTES} bytes once decoded`);
+    expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, previewImages: ["aGk=", "aGk=", "aGk=", "aGk="] }, "body"))).toBe("previewImages: must contain at most 3 items");
+    expect(messageOf(() => parseInput(publishIntegrationBody, { title: "Hello" }, "body"))).toBe("description: is required; scopes: is required; script: is required; organization: is required");
+  });
+
+  it("reads a GET render request compressed as GitBook's clients do (lz-string, URL-safe)", () => {
+    const render = { componentId: "card", props: { n: 1 }, context: { type: "document", theme: "light" }, action: { action: "x" } };
+    const request = lzString.compressToEncodedURIComponent(JSON.stringify(render));
+    expect(decodeRenderRequest(parseInput(renderQuery, { request }, "query").request)).toEqual(render);
+  });
+
+  it("refuses a render request that is not compressed JSON, too large, or not a RenderIntegrationUI", () => {
+    const compressed = (value: unknown) => lzString.compressToEncodedURIComponent(typeof value === "string" ? value : JSON.stringify(value));
+    for (const request of ["%%%", "not compressed", compressed("{not json")]) {
+      expect(messageOf(() => decodeRenderRequest(request))).toMatch(/^request: must be JSON compressed with lz-string/);
+    }
+    expect(messageOf(() => decodeRenderRequest(compressed({ props: {}, context: {} })))).toBe("request.componentId: is required");
+    expect(messageOf(() => decodeRenderRequest(compressed([1])))).toBe("request: expected object, received array");
+    expect(messageOf(() => decodeRenderRequest(compressed(`"${"a".repeat(1024 * 1024)}"`)))).toMatch(/^request: must decompress to at most/);
+    expect(messageOf(() => decodeRenderRequest(compressed({ componentId: "a\u0000b", props: {}, context: {} })))).toMatch(/^request\.componentId: /);
+    expect(messageOf(() => parseInput(renderQuery, { request: "x".repeat(16 * 1024 + 1) }, "query"))).toBe("request: must be at most 16384 characters");
   });
 });

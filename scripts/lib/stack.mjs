@@ -16,13 +16,16 @@ import { REPO_ROOT } from "./setup.mjs";
  * Every backend service of the stack, one line each, in dependency order (scripts/lib/targets.mjs
  * has their modules). Environment names derive from `name`: `<NAME>_DATABASE_URL` (use an existing
  * database), `<NAME>_GRPC_PORT` (fixed port), `<NAME>_GRPC_ADDRESS` (where the others reach it).
- * `bootstrap` services receive the first-run token and owner; `dataDir` services IMPRINT_DATA_DIR.
+ * `bootstrap` services receive the first-run token and owner; `dataDir` services IMPRINT_DATA_DIR
+ * (content's files and signing key, integration's secrets key). Every service gets IMPRINT_PUBLIC_URL,
+ * the gateway's URL (content signs file URLs on it, integration's scripts call the API back there).
  */
 export const SERVICES = [
   { name: "identity", database: "imprint_identity", bootstrap: true },
   { name: "content", database: "imprint_content", dataDir: true },
   { name: "collaboration", database: "imprint_collaboration" },
   { name: "publishing", database: "imprint_publishing" },
+  { name: "integration", database: "imprint_integration", dataDir: true },
 ];
 
 export const GATEWAY = { name: "gateway" };

@@ -64,9 +64,20 @@ export const TARGETS = [
     }),
   },
   {
+    name: "integration",
+    service: true,
+    upstreams: ["identity", "content", "publishing"],
+    module: "services/integration/dist/index.js",
+    bind: (m) => ({
+      migrationsPath: m.INTEGRATION_MIGRATIONS_PATH,
+      load: (env) => m.loadIntegrationConfig(env),
+      start: (config, logger) => m.startIntegrationService(config, { logger }),
+    }),
+  },
+  {
     name: "reader",
     service: false,
-    upstreams: ["content", "publishing"],
+    upstreams: ["content", "publishing", "integration"],
     module: "services/reader/dist/index.js",
     bind: (m) => ({
       load: (env) => m.loadReaderConfig(env),
@@ -76,7 +87,7 @@ export const TARGETS = [
   {
     name: "gateway",
     service: false,
-    upstreams: ["identity", "content", "collaboration", "publishing"],
+    upstreams: ["identity", "content", "collaboration", "publishing", "integration"],
     module: "gateway/dist/index.js",
     bind: (m) => ({
       load: (env) => m.loadGatewayConfig(env),

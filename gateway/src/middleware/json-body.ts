@@ -64,6 +64,20 @@ export async function readFormBody(ctx: GatewayContext, limitBytes: number): Pro
 }
 
 /**
+ * Reads a request body as it is, whatever its media type (what an integration's public endpoint
+ * passes to its script): empty when none is sent, 413 past `limitBytes`.
+ */
+export async function readBodyBytes(ctx: GatewayContext, limitBytes: number): Promise<Buffer> {
+  const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes`);
+  if (Number(ctx.get("Content-Length") || Number.NaN) > limitBytes) {
+    ctx.set("Connection", "close");
+    throw tooLarge();
+  }
+  if (!carriesBody(ctx)) return Buffer.alloc(0);
+  return readRaw(ctx, limitBytes, tooLarge);
+}
+
+/**
  * Collects the body with listeners rather than `for await`: leaving an async iterator early destroys
  * the socket, and the client would never see the 413.
  */

@@ -14,6 +14,8 @@ import { gitRoutes } from "./git.js";
 import { healthRoutes } from "./health.js";
 import { importRoutes } from "./import.js";
 import { importRunRoutes } from "./import-runs.js";
+import { integrationInstallationDirectRoutes, integrationInstallationRoutes } from "./integration-installations.js";
+import { integrationAssetRoute, integrationRoutes } from "./integrations.js";
 import { linkRoutes } from "./links.js";
 import { memberRoutes } from "./members.js";
 import { teamRoutes } from "./teams.js";
@@ -36,7 +38,7 @@ export interface GatewayRouteDeps extends Omit<RouteDeps, "caches"> {
 
 /** Every route the gateway serves: the one list createApp mounts and tools read. */
 export interface GatewayRoutes {
-  /** Probes and signed downloads, mounted as they are (no bearer token). */
+  /** Probes, signed downloads, SSO and integrations' public endpoints, mounted as they are (no bearer token). */
   direct: DirectRoute[];
   /** REST operations, each run through the authenticated pipeline. */
   api: Route[];
@@ -45,7 +47,14 @@ export interface GatewayRoutes {
 export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
   const deps = { ...gatewayDeps, caches: gatewayDeps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES) };
   return {
-    direct: [...healthRoutes(deps.upstreamAddresses), fileDownloadRoute(deps), exportDownloadRoute(deps), ...ssoRoutes(deps)],
+    direct: [
+      ...healthRoutes(deps.upstreamAddresses),
+      fileDownloadRoute(deps),
+      exportDownloadRoute(deps),
+      ...ssoRoutes(deps),
+      integrationAssetRoute(deps),
+      ...integrationInstallationDirectRoutes(deps),
+    ],
     api: [
       ...organizationRoutes(deps),
       ...memberRoutes(deps),
@@ -69,6 +78,8 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...commentRoutes(deps),
       ...exportRoutes(deps),
       ...siteRoutes(deps),
+      ...integrationRoutes(deps),
+      ...integrationInstallationRoutes(deps),
     ],
   };
 }

@@ -1,6 +1,7 @@
 import { loadCollaborationConfig, startCollaborationService } from "@imprint/collaboration";
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
+import { loadIntegrationConfig, startIntegrationService } from "@imprint/integration";
 import { loadPublishingConfig, startPublishingService } from "@imprint/publishing";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { patient, startServices, TestClock, testLogger, type LogLine, type ServiceClients } from "@imprint/runtime/testing";
@@ -26,16 +27,20 @@ export interface TestStack {
   contentAddress: string;
   /** The publishing service's gRPC address (the reader's upstream). */
   publishingAddress: string;
+  /** The integration service's gRPC address (the reader reports page views and reads sites' scripts there). */
+  integrationAddress: string;
   /** The clock of content and collaboration (e.g. to reach the day after a deleted space's retention). */
   clock: TestClock;
   /** Log lines written by the gateway, parsed. */
   gatewayLogs: LogLine[];
   /** Stops one upstream while the gateway keeps running (to test outages). */
-  stopUpstream(name: "identity" | "content" | "collaboration" | "publishing"): Promise<void>;
+  stopUpstream(name: "identity" | "content" | "collaboration" | "publishing" | "integration"): Promise<void>;
   stop(): Promise<void>;
 }
 
-export async function startStack(options: { gatewayEnv?: Record<string, string>; contentEnv?: Record<string, string> } = {}): Promise<TestStack> {
+export async function startStack(
+  options: { gatewayEnv?: Record<string, string>; contentEnv?: Record<string, string>; integrationEnv?: Record<string, string> } = {},
+): Promise<TestStack> {
   const clock = new TestClock();
   // The gateway's port is chosen first: upstreams build public URLs (e.g. signed file URLs) on it.
   const port = await getFreePort();
@@ -56,6 +61,15 @@ export async function startStack(options: { gatewayEnv?: Record<string, string>;
     { name: "collaboration", config: loadCollaborationConfig, start: startCollaborationService, clock: clock.now, logger: upstreamLogger("collaboration") },
     { name: "publishing", config: loadPublishingConfig, start: startPublishingService, clock: clock.now, logger: upstreamLogger("publishing") },
     {
+      name: "integration",
+      config: loadIntegrationConfig,
+      start: startIntegrationService,
+      clock: clock.now,
+      logger: upstreamLogger("integration"),
+      // Tests run development tunnels and scripts' fetches on loopback.
+      env: { IMPRINT_PUBLIC_URL: `http://127.0.0.1:${port}`, IMPRINT_ALLOW_PRIVATE_FETCH: "true", ...options.integrationEnv },
+    },
+    {
       name: "gateway",
       database: false,
       config: loadGatewayConfig,
@@ -71,6 +85,7 @@ export async function startStack(options: { gatewayEnv?: Record<string, string>;
     clients: services.clients,
     contentAddress: services.address("content"),
     publishingAddress: services.address("publishing"),
+    integrationAddress: services.address("integration"),
     clock,
     gatewayLogs: gatewayLogger.lines,
     stopUpstream: services.stopTarget,

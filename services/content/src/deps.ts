@@ -1,5 +1,5 @@
 import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { Clock, Logger, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { Clock, Logger, PromiseClient, SafeFetchPolicy, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
@@ -7,7 +7,6 @@ import type { ResolvedContentConfig } from "./config.js";
 import type { ImportRunLimits } from "./import/domain/import-run.js";
 import type { GitLimits } from "./git/domain/limits.js";
 import type { ImportLimits } from "./import/domain/limits.js";
-import type { SafeFetchPolicy } from "./import/domain/safe-fetch.js";
 import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
 import type { LinkCaches } from "./links/domain/caches.js";
 import type { FileUrlSigner } from "./revisions/domain/files/signed-url.js";

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { crawlSite, DEFAULT_CRAWL_LIMITS, isInScope, pageKey, pathSegments, scopeOf, type CrawlLimits } from "../src/import/domain/crawl.js";
-import { safeFetchPolicy, SafeFetchError } from "../src/import/domain/safe-fetch.js";
+import { safeFetchPolicy, SafeFetchError } from "@imprint/runtime";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 
-const policy = safeFetchPolicy({ allowPrivateAddresses: true }, { requestTimeoutMs: 2_000 });
+const policy = safeFetchPolicy({ allowPrivateAddresses: true, service: "content" }, { requestTimeoutMs: 2_000 });
 const limits = (overrides: Partial<CrawlLimits> = {}): CrawlLimits => ({ ...DEFAULT_CRAWL_LIMITS, ...overrides });
 
 describe("site scope", () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemberRole } from "@imprint/proto/identity/v1";
+import { MemberRole, UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
 import { createMember, createOrganization, createOutsider } from "@imprint/runtime/testing";
 import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
@@ -39,6 +39,36 @@ describe("batch lookups for other services", () => {
     expect(members[0]).toMatchObject({ disabled: false, user: { displayName: "Cora Commenter", email: commenter.email } });
     expect(members[0]!.joinedAt).toBeInstanceOf(Date);
     expect((await identity.client.batchGetMembers({ organizationId: "nope", userIds: [owner.userId] })).members).toEqual([]);
+  });
+
+  it("BatchGetOrganizations answers public fields only, to no caller, in request order, leaving out unknown and malformed ids", async () => {
+    const first = await createOrganization(identity.clients, { title: "Public Org One" });
+    const second = await createOrganization(identity.clients, { title: "Public Org Two" });
+    await identity.client.updateOrganization(
+      UpdateOrganizationRequest.fromPartial({
+        caller: first.owner.caller,
+        organizationId: first.organizationId,
+        updateMask: ["email_domains", "logo_url", "ai"],
+        emailDomains: ["one.example"],
+        logoUrl: "https://one.example/logo.png",
+        ai: true,
+      }),
+    );
+    const { organizations } = await identity.client.batchGetOrganizations({
+      organizationIds: [second.organizationId, randomUUID(), "not-an-id", first.organizationId, second.organizationId],
+    });
+    expect(organizations.map((organization) => organization.title)).toEqual(["Public Org Two", "Public Org One"]);
+    const [, one] = organizations;
+    expect(one).toMatchObject({ id: first.organizationId, type: "business", plan: "free", trialStatus: "notapplicable", logoUrl: "https://one.example/logo.png" });
+    expect(one!.createdAt).toBeInstanceOf(Date);
+    // What only members see stays empty, and the caller (there is none) may do nothing.
+    expect(one).toMatchObject({ emailDomains: [], defaultRole: MemberRole.MEMBER_ROLE_GUEST, defaultContentSiteId: "", sso: false, ai: false, inviteLinks: false, mergeRulesType: "" });
+    expect(Object.values(one!.permissions!).every((allowed) => allowed === false)).toBe(true);
+    expect((await identity.client.batchGetOrganizations({ organizationIds: [] })).organizations).toEqual([]);
+    await expect(identity.client.batchGetOrganizations({ organizationIds: Array.from({ length: 1001 }, () => randomUUID()) })).rejects.toMatchObject({
+      code: "invalid_argument",
+      message: "organization_ids: must hold at most 1000 ids",
+    });
   });
 
   it("refuses more than 1000 ids", async () => {

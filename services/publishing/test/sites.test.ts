@@ -78,6 +78,22 @@ describe("sites", () => {
     expect(await failure(get(site.id, other.owner))).toMatchObject({ code: "not_found" });
   });
 
+  it("gets sites by id in one call, in the order asked, leaving out unknown ids and other organizations' sites", async () => {
+    const space = await createSpace(harness, org);
+    const first = await create({ title: "Batch one", spaceIds: [space.id] });
+    const second = await create({ title: "Batch two" });
+    const foreign = await create({ title: "Batch foreign" }, other.owner, other.organizationId);
+    const batch = (siteIds: string[], user: TestUser = org.owner) => harness.sites.batchGetSites({ caller: user.caller, organizationId: org.organizationId, siteIds }).then((answer) => answer.sites);
+    const sites = await batch([second.id, randomUUID(), "not-an-id", first.id, foreign.id, second.id]);
+    expect(sites.map((site) => site.id)).toEqual([second.id, first.id]);
+    expect(sites[1]).toEqual(await get(first.id));
+    // As GetSite shows them to the caller: a member reads them, without the admin's rights.
+    expect((await batch([first.id], editor))[0]!.permissions).toMatchObject({ view: true, admin: false });
+    expect(await batch([])).toEqual([]);
+    expect(await failure(batch([first.id], other.owner))).toMatchObject({ code: "not_found" });
+    expect(await failure(batch(Array.from({ length: 1001 }, () => randomUUID())))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("site_ids:") });
+  });
+
   it("updates settings, with basename unique per organization and hostname unique in the installation", async () => {
     const site = await create({ title: "Settings" });
     const updated = await update(site.id, {

@@ -8,7 +8,7 @@ const baseUrl = () =>
     .transform((url) => url.replace(/\/+$/, ""))
     .optional();
 
-/** The reader's settings: where it listens, its public URL, the two services it reads. */
+/** The reader's settings: where it listens, its public URL, the services it reads (and reports page views to). */
 export const readerConfigShape = {
   READER_HOST: z.string().min(1).default("127.0.0.1"),
   /** 0 picks a free port (tests). */
@@ -22,6 +22,16 @@ export const readerConfigShape = {
   TRUST_PROXY: env.boolean(false),
   PUBLISHING_GRPC_ADDRESS: grpcAddress(),
   CONTENT_GRPC_ADDRESS: grpcAddress(),
+  /**
+   * The integration service: page views are reported to it (integrations' `site_view` events) and
+   * sites' pages load their integrations' scripts. Unset: neither.
+   */
+  INTEGRATION_GRPC_ADDRESS: grpcAddress().optional(),
+  /** Base URL of the public API (the gateway), where integrations' site scripts are served. */
+  IMPRINT_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+    .transform((url) => url.replace(/\/+$/, ""))
+    .default("http://127.0.0.1:8080"),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
   /**
    * NATS, where publishing's and content's events tell the reader what changed: with it, sites and

@@ -1,5 +1,6 @@
 import { jwtVerify } from "jose";
 import type { ConditionValue } from "@imprint/document";
+import { IntegrationServiceService, type SiteScript } from "@imprint/proto/integration/v1";
 import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { SiteServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/sites";
@@ -7,6 +8,7 @@ import { AppError, CacheBudget, createPromiseClient, type Logger } from "@imprin
 import { connectNats, watchEvents, type EventWatch, type NatsConnection } from "@imprint/runtime/watch";
 import type { ReaderConfig } from "./config.js";
 import type { ReaderSite } from "./site.js";
+import { throttledWarning } from "./throttled-warning.js";
 
 /** A page's body at one revision, as content answers it. */
 export interface PageBody {
@@ -44,11 +46,24 @@ export interface VerifiedToken {
 /** Verified visitor tokens kept at most (each until it expires). */
 const MAX_VERIFIED_TOKENS = 10_000;
 
+/**
+ * The scripts a site's pages load (its integrations' `site:script:inject` installations), served by
+ * the public API; `key` names them in the cache keys of rendered pages ("" for none).
+ */
+export interface SiteScripts {
+  urls: readonly string[];
+  key: string;
+}
+
+const NO_SCRIPTS: SiteScripts = { urls: [], key: "" };
+
+/** After the integration service failed to list a site's scripts, how long the last known list (or none) is used before asking again. */
+const SCRIPTS_RETRY_MS = 5_000;
 
 /**
- * What the reader reads from publishing and content, and what it keeps of it. Sites, spaces'
- * current revisions and share keys are reused until an event says they changed (with NATS) or for
- * SITE_CACHE_TTL_MS (without); page bodies and rendered pages are keyed by revision (and site
+ * What the reader reads from publishing, content and integration, and what it keeps of it. Sites,
+ * spaces' current revisions, share keys and sites' scripts are reused until an event says they
+ * changed (with NATS) or for SITE_CACHE_TTL_MS (without); page bodies and rendered pages are keyed by revision (and site
  * version), so they never need invalidating: a new revision or site version is a new key, and the
  * old entries age out of one byte budget.
  */
@@ -64,6 +79,8 @@ export interface ReaderData {
   /** The claims of a visitor token the site's key signed (HS256 over the key's text, as GitBook signs); null when it does not verify. */
   siteTokenClaims(token: string, key: string): Promise<VerifiedToken | null>;
   search(spaceIds: string[], query: string, limit: number): Promise<SearchPage[]>;
+  /** The integration scripts the site's pages load; none without the integration service (or while it fails). */
+  siteScripts(siteId: string): Promise<SiteScripts>;
   /** Rendered pages, by a key naming everything they were rendered from. */
   rendered: { get(key: string): RenderedAnswer | undefined; set(key: string, value: RenderedAnswer): void };
   close(): Promise<void>;
@@ -87,6 +104,7 @@ const notFoundAsNull = async <T>(read: () => Promise<T>): Promise<T | null> => {
 const MAX_SITES = 2_000;
 const MAX_SPACES = 2_000;
 const MAX_SHARE_KEYS = 10_000;
+const MAX_SITE_SCRIPTS = 2_000;
 
 /** A Map kept to its newest `max` entries. */
 function bounded<V>(map: Map<string, V>, max: number, key: string, value: V): void {
@@ -100,10 +118,23 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
   const sites = createPromiseClient(SiteServiceService, config.PUBLISHING_GRPC_ADDRESS, timeout);
   const published = createPromiseClient(PublishedContentServiceService, config.CONTENT_GRPC_ADDRESS, timeout);
   const searches = createPromiseClient(SearchServiceService, config.CONTENT_GRPC_ADDRESS, timeout);
+  const integrations = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(IntegrationServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
 
   const siteCache = new Map<string, Held<ReaderSite | null>>();
   const spaceCache = new Map<string, Held<GetPublishedSpaceResponse>>();
   const shareKeys = new Map<string, Held<boolean>>();
+  // Sites' scripts, each until `until`. A list read while an event dropped them is not kept (the
+  // generation changed): it may predate the change.
+  const siteScripts = new Map<string, { value: SiteScripts; until: number }>();
+  let scriptsGeneration = 0;
+  const dropScripts = (siteId?: string) => {
+    scriptsGeneration += 1;
+    if (siteId === undefined) siteScripts.clear();
+    else siteScripts.delete(siteId);
+  };
+  const warnScripts = throttledWarning(logger, "site scripts not read: the integration service failed (pages are served with the scripts last read)", "failures");
+  const scriptUrl = (siteId: string, script: SiteScript) =>
+    `${config.IMPRINT_PUBLIC_URL}/v1/integrations/${encodeURIComponent(script.integrationName)}/installations/${encodeURIComponent(script.installationId)}/sites/${encodeURIComponent(siteId)}/script.js`;
   // A visitor sends the same token with every page; checking its signature each time would cost
   // more than serving a kept page. A regenerated key is another key, so its old tokens miss here.
   const verifiedTokens = new Map<string, VerifiedToken>();
@@ -126,8 +157,20 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
   if (config.NATS_URL) {
     nats = await connectNats(config.NATS_URL, "imprint-reader");
     watch = watchEvents(nats, {
-      contexts: ["publishing", "content"],
+      contexts: integrations ? ["publishing", "content", "integration"] : ["publishing", "content"],
       onEvent: (envelope, subject) => {
+        if (subject.startsWith("imprint.integration.")) {
+          // A site installation names its site; anything else (an integration published or deleted, an
+          // organization installation changed or removed) may change any site's scripts.
+          const { kind, targetId } = envelope.payload;
+          if (subject.includes(".target_installation.")) {
+            if (kind === "site" && typeof targetId === "string") dropScripts(targetId);
+            else if (kind !== "space") dropScripts();
+          } else {
+            dropScripts();
+          }
+          return;
+        }
         if (subject.startsWith("imprint.publishing.")) {
           // Site events are rare and one may change any lookup of the site (basename, hostname): drop them all.
           siteCache.clear();
@@ -139,6 +182,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
         else if (subject.includes(".space.")) spaceCache.clear();
       },
       onGap: () => {
+        dropScripts();
         siteCache.clear();
         spaceCache.clear();
         shareKeys.clear();
@@ -242,6 +286,26 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
       return (await searches.searchPublishedContent({ spaceIds, query, limit })).pages;
     },
 
+    async siteScripts(siteId) {
+      if (!integrations) return NO_SCRIPTS;
+      const held = siteScripts.get(siteId);
+      if (held && clock() < held.until) return held.value;
+      return once(`scripts:${siteId}`, async () => {
+        const generation = scriptsGeneration;
+        let kept: { value: SiteScripts; until: number };
+        try {
+          const { scripts } = await integrations.listSiteScripts({ siteId });
+          const urls = scripts.map((script) => scriptUrl(siteId, script));
+          kept = { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor };
+        } catch (error) {
+          warnScripts(1, { site_id: siteId, error: error instanceof Error ? error.message : String(error) });
+          kept = { value: held?.value ?? NO_SCRIPTS, until: clock() + SCRIPTS_RETRY_MS };
+        }
+        if (generation === scriptsGeneration) bounded(siteScripts, MAX_SITE_SCRIPTS, siteId, kept);
+        return kept.value;
+      });
+    },
+
     rendered: {
       get: (key) => rendered.get(key),
       set: (key, value) => rendered.set(key, value, value.body.length + 128),
@@ -253,6 +317,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
       sites.close();
       published.close();
       searches.close();
+      integrations?.close();
     },
   };
 }

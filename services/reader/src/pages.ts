@@ -4,7 +4,7 @@ import { documentToHtml, type JsonDocument } from "@imprint/document";
 import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";
-import type { ReaderData, RenderedAnswer } from "./data.js";
+import type { ReaderData, RenderedAnswer, SiteScripts } from "./data.js";
 import { ancestorsOf, chromeOf, findPage, locate, pageTree, placedSiteSpaces, readingOrder, sectionEntries, siteSpaceUrl, urlOfPage, type Location } from "./site.js";
 import type { ViewFrame, ViewSearchHit } from "./views/model.js";
 import { renderPage, renderSearch } from "./views/render.js";
@@ -46,7 +46,7 @@ async function variantTitles(data: ReaderData, location: Location): Promise<Map<
 }
 
 /** The frame of every page of a site-space for one visitor: chrome, navigation, metadata. */
-async function frameOf(visit: Visit, data: ReaderData, at: PageVisit, meta: ViewFrame["meta"], assetBase: string): Promise<ViewFrame> {
+async function frameOf(visit: Visit, data: ReaderData, at: PageVisit, meta: ViewFrame["meta"], assetBase: string, scripts: SiteScripts): Promise<ViewFrame> {
   const { location, space, page, first } = at;
   const chrome = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson);
   const levelPrefix = location.siteSpace.default ? location.prefix : location.prefix.slice(0, location.prefix.length - encodeURIComponent(location.siteSpace.path).length - 1);
@@ -61,6 +61,7 @@ async function frameOf(visit: Visit, data: ReaderData, at: PageVisit, meta: View
     variants: location.variants.map((variant) => ({ title: titles.get(variant.id) ?? variant.path, url: siteSpaceUrl(levelPrefix, variant, location.variants), active: variant.id === location.siteSpace.id })),
     tree: pageTree(space.pages, location.prefix, page, first),
     language: "en",
+    ...(scripts.urls.length > 0 ? { scripts: scripts.urls } : {}),
   };
 }
 
@@ -85,9 +86,12 @@ export function sendRendered(ctx: ParameterizedContext, answer: RenderedAnswer):
   ctx.body = answer.body;
 }
 
-/** The cache key of what `at` renders to for this visitor (site version and revision included, so nothing kept goes stale). */
-function renderKey(kind: string, visit: Visit, at: PageVisit): string {
-  return [kind, visit.site.siteId, visit.site.version, visit.origin, visit.base, visit.contextKey, at.space.revisionId, at.location.prefix, at.page.id].join("\n");
+/**
+ * The cache key of what `at` renders to for this visitor (site version and revision included, so
+ * nothing kept goes stale; for HTML, the site's scripts too).
+ */
+function renderKey(kind: string, visit: Visit, at: PageVisit, scriptsKey = ""): string {
+  return [kind, visit.site.siteId, visit.site.version, visit.origin, visit.base, visit.contextKey, at.space.revisionId, at.location.prefix, at.page.id, scriptsKey].join("\n");
 }
 
 /** A page as markdown: its title, description and body (what agents and `Accept: text/markdown` get). */
@@ -107,18 +111,19 @@ export async function serveMarkdown(ctx: ParameterizedContext, visit: Visit, dat
   sendRendered(ctx, answer);
 }
 
-/** The page as HTML, rendered once per (site version, revision, page, visitor claims) and kept. */
+/** The page as HTML, rendered once per (site version, revision, page, visitor claims, site scripts) and kept. */
 export async function serveHtml(ctx: ParameterizedContext, visit: Visit, data: ReaderData, at: PageVisit, assetBase: string): Promise<void> {
-  const key = renderKey("html", visit, at);
+  const scripts = await data.siteScripts(visit.site.siteId);
+  const key = renderKey("html", visit, at, scripts.key);
   let answer = data.rendered.get(key);
   if (!answer) {
-    answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: Buffer.from(await renderHtml(visit, data, at, assetBase)) };
+    answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: Buffer.from(await renderHtml(visit, data, at, assetBase, scripts)) };
     data.rendered.set(key, answer);
   }
   sendRendered(ctx, answer);
 }
 
-async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBase: string): Promise<string> {
+async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBase: string, scripts: SiteScripts): Promise<string> {
   const { location, space, page, pages, first } = at;
   const read = await data.pageBody(space, page.id);
   const byId = new Map(pages.map((candidate) => [candidate.id, candidate]));
@@ -157,6 +162,7 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
       markdownUrl,
     },
     assetBase,
+    scripts,
   );
   const previous = index > 0 ? link(visible[index - 1]) : undefined;
   const next = index >= 0 && index < visible.length - 1 ? link(visible[index + 1]) : undefined;
@@ -258,6 +264,7 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
     at,
     { title: `${query ? `“${query}”` : "Search"} · ${chromeTitle}`, canonicalUrl: `${visit.origin}${at.location.prefix}`, noindex: true, siteName: chromeTitle },
     assetBase,
+    await data.siteScripts(visit.site.siteId),
   );
   ctx.type = "text/html; charset=utf-8";
   ctx.body = renderSearch({ ...frame, query, hits });

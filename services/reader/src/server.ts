@@ -5,7 +5,8 @@ import { createLogger, type Logger } from "@imprint/runtime/core";
 import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveSitemap } from "./agents.js";
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
-import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch } from "./pages.js";
+import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
+import { openSiteViews, type SiteViews } from "./site-views.js";
 import { readerAssets } from "./views/assets.js";
 import { renderStatus } from "./views/render.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
@@ -50,13 +51,19 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
   const port = (server.address() as AddressInfo).port;
   const url = `http://${hostForUrl(config.READER_HOST)}:${port}`;
   const address = readerAddress(config.IMPRINT_READER_URL ?? url);
+  const views = openSiteViews(config, logger);
 
   const app = new Koa({ proxy: config.TRUST_PROXY });
-  app.use(readerRoutes(data, address));
+  app.use(readerRoutes(data, address, views));
   app.on("error", (error: unknown) => logger.error("reader request failed", { error: error instanceof Error ? error.message : String(error) }));
   const handle = app.callback();
   server.on("request", (request, response) => void handle(request, response));
-  logger.info("reader listening", { url, public_url: config.IMPRINT_READER_URL ?? url, events: config.NATS_URL ? "nats" : "none" });
+  logger.info("reader listening", {
+    url,
+    public_url: config.IMPRINT_READER_URL ?? url,
+    events: config.NATS_URL ? "nats" : "none",
+    integrations: config.INTEGRATION_GRPC_ADDRESS ? "on" : "off",
+  });
 
   let stopping: Promise<void> | undefined;
   return {
@@ -68,7 +75,8 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
         force.unref();
         server.close(() => {
           clearTimeout(force);
-          void data.close().finally(resolve);
+          // Views recorded until the last request are sent before the connections close.
+          void Promise.allSettled([views?.close(), data.close()]).finally(resolve);
         });
         server.closeIdleConnections();
       })),
@@ -76,7 +84,7 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
 }
 
 /** The reader's one middleware: assets and health, then the site a request names and what of it is asked. */
-function readerRoutes(data: ReaderData, address: ReaderAddress) {
+function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews | undefined) {
   return async (ctx: ParameterizedContext): Promise<void> => {
     for (const asset of [readerAssets.style, readerAssets.script]) {
       if (ctx.path === asset.path || ctx.path === `${address.path}${asset.path}`) {
@@ -113,7 +121,7 @@ function readerRoutes(data: ReaderData, address: ReaderAddress) {
     // What is shared: public sites' answers may be kept by any cache; the others only by the visitor's browser, revalidated each time.
     ctx.set("Cache-Control", visit.site.visibility === "public" && visit.contextKey === "" ? "public, max-age=0, must-revalidate" : "private, no-cache");
     if (visit.site.visibility !== "public") ctx.set("X-Robots-Tag", "noindex");
-    await serveVisit(ctx, visit, data, address);
+    await serveVisit(ctx, visit, data, address, views);
   };
 }
 
@@ -126,7 +134,7 @@ function answerNotFound(ctx: ParameterizedContext, address: ReaderAddress): void
 
 const AGENT_FILES = new Set(["llms.txt", "llms-full.txt", MCP_PATH]);
 
-async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderData, address: ReaderAddress): Promise<void> {
+async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderData, address: ReaderAddress, views: SiteViews | undefined): Promise<void> {
   const path = visit.segments.join("/");
   if (AGENT_FILES.has(path) && visit.site.agentsContext === "excluded") return answerNotFound(ctx, address);
   switch (path) {
@@ -154,9 +162,15 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
   if (typeof ctx.query.q === "string" && !markdownRequested) return serveSearch(ctx, visit, data, at, address.path);
   const wantsMarkdown = markdownRequested || (ctx.accepts("text/html", "text/markdown") === "text/markdown" && !ctx.get("accept").includes("text/html"));
   if (wantsMarkdown) {
-    if (visit.site.agentsContext === "excluded" && !markdownRequested) return serveHtml(ctx, visit, data, at, address.path);
+    if (visit.site.agentsContext === "excluded" && !markdownRequested) return servePage(ctx, visit, data, at, address, views);
     if (visit.site.agentsContext === "excluded") return answerNotFound(ctx, address);
     return serveMarkdown(ctx, visit, data, at);
   }
-  return serveHtml(ctx, visit, data, at, address.path);
+  return servePage(ctx, visit, data, at, address, views);
+}
+
+/** A page as HTML: a page view (reported to the integrations reading the site's views). */
+async function servePage(ctx: ParameterizedContext, visit: Visit, data: ReaderData, at: PageVisit, address: ReaderAddress, views: SiteViews | undefined): Promise<void> {
+  await serveHtml(ctx, visit, data, at, address.path);
+  views?.record(ctx, visit, at);
 }

@@ -91,6 +91,15 @@ describe("the reader's views", () => {
     expect(selectAll("script", tree).map((node) => node.properties.src ?? "inline")).toEqual(["inline", readerAssets.script.path]);
   });
 
+  it("loads the site's integration scripts at the end of the body, asynchronously", () => {
+    const scripts = ["https://api.example.com/v1/integrations/a/installations/1/sites/2/script.js?x=1&y=<2>"];
+    const tree = fromHtml(renderPage({ ...page(), scripts }));
+    const body = select("body", tree)!;
+    const last = body.children.filter((node) => node.type === "element").at(-1)!;
+    expect(last).toMatchObject({ tagName: "script", properties: { src: scripts[0], async: true } });
+    expect(selectAll("body > script", tree)).toHaveLength(1);
+  });
+
   it("keeps the script small and hashed, and renders search results and status pages", () => {
     expect(Buffer.byteLength(readerAssets.script.body)).toBeLessThan(50 * 1024);
     expect(readerAssets.script.path).toMatch(/^\/_assets\/reader\.[\w-]{12}\.js$/);

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   "rate_limited",
   "deadline_exceeded",
   "unavailable",
+  "upstream_failed",
   "internal",
 ] as const;
 
@@ -71,6 +72,8 @@ export const GRPC_STATUS_BY_CODE: Readonly<Record<ErrorCode, GrpcStatus>> = {
   rate_limited: GrpcStatus.RESOURCE_EXHAUSTED,
   deadline_exceeded: GrpcStatus.DEADLINE_EXCEEDED,
   unavailable: GrpcStatus.UNAVAILABLE,
+  // An integration's script (or its tunnel) failed; the trailer tells it from a server error.
+  upstream_failed: GrpcStatus.INTERNAL,
   internal: GrpcStatus.INTERNAL,
 };
 
@@ -89,6 +92,7 @@ export const HTTP_STATUS_BY_CODE: Readonly<Record<ErrorCode, number>> = {
   rate_limited: 429,
   deadline_exceeded: 504,
   unavailable: 503,
+  upstream_failed: 502,
   internal: 500,
 };
 

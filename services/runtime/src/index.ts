@@ -1,4 +1,4 @@
-/** Everything a bounded-context service needs: the core plus database, events and the service bootstrap. */
+/** Everything a bounded-context service needs: the core plus database, events, the service bootstrap and the SSRF-guarded outbound HTTP (safe-fetch). */
 export * from "./core.js";
 export * from "./pagination.js";
 export * from "./db/orm.js";
@@ -17,3 +17,5 @@ export * from "./events/subscribe.js";
 export * from "./events/watch.js";
 export * from "./service.js";
 export * from "./access/memberships.js";
+export * from "./safe-fetch.js";
+export * from "./kept-secret.js";

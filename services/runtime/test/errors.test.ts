@@ -17,6 +17,7 @@ describe("error code → gRPC status", () => {
     ["rate_limited", GrpcStatus.RESOURCE_EXHAUSTED],
     ["deadline_exceeded", GrpcStatus.DEADLINE_EXCEEDED],
     ["unavailable", GrpcStatus.UNAVAILABLE],
+    ["upstream_failed", GrpcStatus.INTERNAL],
     ["internal", GrpcStatus.INTERNAL],
   ] as const)("%s → %s", (code, status) => {
     expect(GRPC_STATUS_BY_CODE[code]).toBe(status);
@@ -42,6 +43,7 @@ describe("error code → HTTP status", () => {
     ["rate_limited", 429],
     ["deadline_exceeded", 504],
     ["unavailable", 503],
+    ["upstream_failed", 502],
     ["internal", 500],
   ] as const)("%s → %s", (code, status) => {
     expect(HTTP_STATUS_BY_CODE[code]).toBe(status);

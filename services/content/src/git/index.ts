@@ -1,7 +1,6 @@
 import { GitServiceService } from "@imprint/proto/content/v1/git";
-import type { ServiceRegistration } from "@imprint/runtime";
+import { safeFetchPolicy, type ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { safeFetchPolicy } from "../import/domain/safe-fetch.js";
 import { gitEntities } from "./domain/git-sync.js";
 import { DEFAULT_GIT_LIMITS, type GitLimits } from "./domain/limits.js";
 import { GIT_SERVICE_NAME, gitServiceImplementation } from "./grpc/git-service.js";
@@ -9,7 +8,7 @@ import type { ContentDeps, GitDeps, RevisionDeps } from "../deps.js";
 
 /**
  * Git sync ("docs as code"): import from and export to Git repositories in GitBook's Git Sync
- * layout, through the `git` binary in temporary repositories (network guarded like safe-fetch.ts),
+ * layout, through the `git` binary in temporary repositories (network guarded by the runtime's safe-fetch),
  * writing through the revision store's draft path. See docs/git.md.
  */
 
@@ -26,7 +25,7 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
   const config = deps.config;
   return {
     ...revision,
-    fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH }),
+    fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content" }),
     allowHttp: config.IMPRINT_ALLOW_PRIVATE_FETCH,
     gitBinary: config.GIT_BINARY,
     limits: {

@@ -1,17 +1,16 @@
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
-import type { JobSpec, ServiceRegistration } from "@imprint/runtime";
+import { safeFetchPolicy, type JobSpec, type ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { DEFAULT_IMPORT_LIMITS, type ImportLimits } from "./domain/limits.js";
 import { DEFAULT_IMPORT_RUN_LIMITS, IMPORT_RUNS_JOB, importRunEntities, type ImportRunLimits } from "./domain/import-run.js";
 import { IMPORT_SERVICE_NAME, importServiceImplementation } from "./grpc/import-service.js";
 import { importRunsJob } from "./jobs/import-runs.js";
-import { safeFetchPolicy } from "./domain/safe-fetch.js";
 import type { ContentDeps, ImportDeps, ImportRunDeps, RevisionDeps } from "../deps.js";
 
 /**
  * Imports into a space's content (today: websites), synchronously (ImportContent) or as import
  * runs done in the background by the import-runs job; both share one implementation
- * (use-cases/import-content.ts). Fetches go through safe-fetch.ts; the content is written through
+ * (use-cases/import-content.ts). Fetches go through the runtime's safe-fetch; the content is written through
  * the revision store's editing use cases. See docs/revisions.md § Import.
  */
 
@@ -19,7 +18,6 @@ export { IMPORT_SERVICE_NAME, IMPORT_RUNS_JOB, importRunEntities };
 export { importContent, type ImportContentInput, type ImportResult } from "./use-cases/import-content.js";
 export { DEFAULT_IMPORT_LIMITS, DEFAULT_IMPORT_RUN_LIMITS, type ImportLimits, type ImportRunLimits };
 export type { ImportDeps, ImportRunDeps };
-export { safeFetch, safeFetchPolicy, refusedAddressReason, SafeFetchError, type SafeFetchPolicy } from "./domain/safe-fetch.js";
 
 /** The import's dependencies (the synchronous import's and the runs'), from the content service's. */
 export function importDeps(
@@ -34,7 +32,10 @@ export function importDeps(
 ): ImportRunDeps {
   return {
     ...revision,
-    fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH }),
+    fetchPolicy: safeFetchPolicy(
+      { allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content" },
+      { userAgent: "Imprint-Import/1.0 (+https://github.com/imprint)" },
+    ),
     limits,
     orm: deps.orm,
     jobs: deps.jobs,

@@ -1,6 +1,5 @@
 import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
-import type { JobSpec, ServiceRegistration } from "@imprint/runtime";
-import { safeFetchPolicy } from "../import/domain/safe-fetch.js";
+import { safeFetchPolicy, type JobSpec, type ServiceRegistration } from "@imprint/runtime";
 import { OPENAPI_SPEC_SERVICE_NAME, openApiSpecServiceImplementation } from "./grpc/openapi-service.js";
 import { DEFAULT_OPENAPI_PROCESSING_LIMITS, type OpenApiProcessingLimits } from "./domain/limits.js";
 import { OPENAPI_PROCESSING_JOB, openApiProcessingJob } from "./jobs/processor.js";
@@ -24,7 +23,7 @@ export function openApiJob(deps: ContentDeps, limits: OpenApiProcessingLimits = 
     logger: deps.logger.child({ component: "openapi-processor" }),
     unitOfWork: deps.unitOfWork,
     fetchPolicy: safeFetchPolicy(
-      { allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH },
+      { allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content" },
       { userAgent: "Imprint-OpenAPI/1.0 (+https://github.com/imprint)", maxBodyBytes: limits.maxBytes },
     ),
     limits,

@@ -1,4 +1,4 @@
-import { defineEntity, p, type EntityManager } from "@mikro-orm/postgresql";
+import { defineEntity, p, type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { OrganizationSchema } from "./organization.js";
 import { ROLES, type MemberRoleValue } from "./roles.js";
@@ -55,6 +55,18 @@ export class Member extends MemberSchema.class {
 }
 MemberSchema.setClass(Member);
 
+/**
+ * Memberships of people only: the principals of integration installations (users with an
+ * `integrationInstallationId`) are members for authorization, but nobody lists, counts or manages
+ * them as members.
+ */
+export const PEOPLE_ONLY = { user: { integrationInstallationId: null } } as const satisfies FilterQuery<Member>;
+
+/** A person's membership of the organization (never an installation's principal); `disabled: false` for an enabled one only. */
+export function personMembership(organizationId: string, userId: string, options: { enabledOnly?: boolean } = {}): FilterQuery<Member> {
+  return { organization: organizationId, user: { id: userId, integrationInstallationId: null }, ...(options.enabledOnly ? { disabled: false } : {}) };
+}
+
 export const LAST_ADMIN_DEMOTION_MESSAGE = "The last admin of the organization cannot be demoted: make another member admin first";
 export const LAST_ADMIN_REMOVAL_MESSAGE = "The last admin of the organization cannot be removed: make another member admin first";
 
@@ -65,11 +77,13 @@ export const LAST_ADMIN_REMOVAL_MESSAGE = "The last admin of the organization ca
  */
 async function assertAnotherAdminRemains(em: EntityManager, member: Member, message: string): Promise<void> {
   if (member.role !== "admin" || member.disabled) return;
+  // An installation's principal holding the admin role is no admin who can manage the organization.
   const otherAdmins = await em.count(Member, {
     organization: member.organization,
     role: "admin",
     disabled: false,
     id: { $ne: member.id },
+    ...PEOPLE_ONLY,
   });
   if (otherAdmins === 0) throw new AppError("failed_precondition", message);
 }

@@ -1,7 +1,10 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 
-/** A person who signs in and holds API tokens. */
+/**
+ * A person who signs in and holds API tokens, or the principal of an integration's installation
+ * (`integrationInstallationId` set): what GitBook's installation tokens act as.
+ */
 export const UserSchema = defineEntity({
   name: "User",
   tableName: "users",
@@ -12,10 +15,37 @@ export const UserSchema = defineEntity({
     displayName: p.string().length(255),
     photoUrl: p.string().length(2048).nullable(),
     createdAt: p.datetime(),
+    /**
+     * The integration installation this user is the principal of; null for a person. Unique, so an
+     * installation has one principal, found by this column.
+     */
+    integrationInstallationId: p.string().length(128).nullable().unique(),
   },
 });
 export class User extends UserSchema.class {}
 UserSchema.setClass(User);
+
+/**
+ * Installation principals get a synthetic e-mail under this domain (`.invalid` is reserved by
+ * RFC 2606, so it is no mailbox), which no person's e-mail may use.
+ */
+export const INSTALLATION_EMAIL_DOMAIN = "installations.imprint.invalid";
+
+/** An installation's principal, not a person: hidden where members are listed, counted or managed. */
+export function isInstallationPrincipal(user: { integrationInstallationId?: string | null }): boolean {
+  return user.integrationInstallationId != null;
+}
+
+/** The e-mail of an installation's principal: its user id (unique, lower-case) under the reserved domain. */
+export function installationPrincipalEmail(userId: string): string {
+  return `${userId}@${INSTALLATION_EMAIL_DOMAIN}`;
+}
+
+/** An installation id (opaque, from the integration service): 1 to 128 letters, digits, "-" or "_". */
+export function validateInstallationId(field: string, value: string): string {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(value)) throw AppError.invalidArgument(`${field}: must be 1 to 128 letters, digits, "-" or "_"`);
+  return value;
+}
 
 /** The profile fields a user may change on itself. */
 export type UserProfileChanges = Partial<Pick<User, "displayName" | "photoUrl">>;

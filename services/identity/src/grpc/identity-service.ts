@@ -4,6 +4,7 @@ import { IdentityServiceService, MemberRole, type CreateSamlProviderRequest } fr
 import { addMember } from "../use-cases/add-member.js";
 import { authenticateToken } from "../use-cases/authenticate-token.js";
 import { batchGetMembers } from "../use-cases/batch-get-members.js";
+import { batchGetOrganizations } from "../use-cases/batch-get-organizations.js";
 import { batchGetUsers } from "../use-cases/batch-get-users.js";
 import { createLinkInvite } from "../use-cases/create-link-invite.js";
 import { createOrganization } from "../use-cases/create-organization.js";
@@ -13,12 +14,14 @@ import { getMember } from "../use-cases/get-member.js";
 import { getUser } from "../use-cases/get-user.js";
 import { getMembership } from "../use-cases/get-membership.js";
 import { getOrganization } from "../use-cases/get-organization.js";
+import { issueInstallationToken } from "../use-cases/issue-installation-token.js";
 import { issueToken } from "../use-cases/issue-token.js";
 import { listMembers } from "../use-cases/list-members.js";
 import { listOrganizations } from "../use-cases/list-organizations.js";
 import { listOrganizationsForEmailDomain } from "../use-cases/list-organizations-for-email-domain.js";
 import { pingMember } from "../use-cases/ping-member.js";
 import { removeMember } from "../use-cases/remove-member.js";
+import { revokeInstallationTokens } from "../use-cases/revoke-installation-tokens.js";
 import { revokeToken } from "../use-cases/revoke-token.js";
 import { setMemberSso } from "../use-cases/set-member-sso.js";
 import { updateMember } from "../use-cases/update-member.js";
@@ -176,6 +179,11 @@ export function identityServiceImplementation(em: () => EntityManager, useCaseDe
       return { members: members.map(memberToProto) };
     },
 
+    batchGetOrganizations: async (request) => {
+      const organizations = await batchGetOrganizations(em(), { organizationIds: request.organizationIds }, useCaseDeps);
+      return { organizations: organizations.map(organizationToProto) };
+    },
+
     createOrganization: async (request) => {
       const created = await createOrganization(
         em(),
@@ -205,6 +213,22 @@ export function identityServiceImplementation(em: () => EntityManager, useCaseDe
 
     createLinkInvite: async (request) =>
       createLinkInvite(em(), { organizationId: request.organizationId, role: roleFromProto(request.role) }, useCaseDeps),
+
+    issueInstallationToken: async (request) =>
+      issueInstallationToken(
+        em(),
+        {
+          organizationId: request.organizationId,
+          installationId: request.installationId,
+          integrationName: request.integrationName,
+          integrationTitle: request.integrationTitle,
+          role: roleFromProto(request.role),
+          ttlSeconds: request.ttlSeconds,
+        },
+        useCaseDeps,
+      ),
+
+    revokeInstallationTokens: async (request) => revokeInstallationTokens(em(), { installationId: request.installationId }, useCaseDeps),
   
     listTeams: async (request) => {
       const page = await listTeams(

@@ -4,6 +4,7 @@ import type { MemberData } from "./shared/views.js";
 import { findMembersOfUsers } from "./shared/hot-path-queries.js";
 import { withTeamCounts } from "./shared/members.js";
 import { Organization } from "../domain/organization.js";
+import { isInstallationPrincipal } from "../domain/user.js";
 import { assertSsoAllowsToken } from "./shared/sso.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
@@ -27,7 +28,7 @@ export async function getMember(em: EntityManager, input: GetMemberInput, deps: 
     await assertSsoAllowsToken(em, { organizationId: input.organizationId, organizationSso: organization?.sso ?? false, role: callerMember.role ?? null, tokenId: caller.tokenId, now: deps.clock() });
   }
   const target = members.find((member) => member.user.id === input.userId);
-  if (!target) throw AppError.notFound("Member");
+  if (!target || isInstallationPrincipal(target.user)) throw AppError.notFound("Member");
   const [counted] = await withTeamCounts(em, input.organizationId, [target]);
   return counted!;
 }

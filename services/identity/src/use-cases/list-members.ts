@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type KeysetSort, type PageRequestLike, type SortDirection } from "@imprint/runtime";
-import { Member } from "../domain/member.js";
+import { Member, PEOPLE_ONLY } from "../domain/member.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { findEnabledMembershipSso } from "./shared/hot-path-queries.js";
 import { assertSsoAllowsToken } from "./shared/sso.js";
@@ -51,7 +51,8 @@ export async function listMembers(
   if (!membership) throw AppError.notFound("Organization");
   await assertSsoAllowsToken(em, { organizationId: input.organizationId, organizationSso: membership.sso, role: membership.role, tokenId: caller.tokenId, now: deps.clock() });
 
-  const conditions: FilterQuery<Member>[] = [{ organization: input.organizationId }];
+  // Installation principals are no members to list (nor count).
+  const conditions: FilterQuery<Member>[] = [{ organization: input.organizationId }, PEOPLE_ONLY];
   if (input.role !== undefined) conditions.push({ role: input.role });
   // Sorting by activity lists only members who were active at least once.
   if (sortField === "lastSeenAt") conditions.push({ lastSeenAt: { $ne: null } });

@@ -1,5 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
 import { assertMemberRemovable, Member } from "../domain/member.js";
+import { isInstallationPrincipal } from "../domain/user.js";
 import { lockOrganization } from "../domain/organization.js";
 import { requireMembership } from "./shared/access.js";
 import { TeamMember } from "../domain/team.js";
@@ -16,7 +18,7 @@ export interface RemoveMemberInput {
 
 /**
  * Removes a member: admins remove anyone, members remove themselves. `false` when the user was
- * not a member. The organization always keeps an enabled admin.
+ * not a member; not found for an installation's principal. The organization always keeps an enabled admin.
  */
 export async function removeMember(em: EntityManager, input: RemoveMemberInput, deps: UseCaseDeps): Promise<{ removed: boolean }> {
   const caller = requireCaller(input.caller);
@@ -25,8 +27,10 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
     if (input.userId !== caller.userId) callerMember.requireAdmin("remove other members");
     if (!isId(input.userId)) return false;
     await lockOrganization(tx, input.organizationId);
-    const member = await tx.findOne(Member, { organization: input.organizationId, user: input.userId }, { refresh: true });
+    const member = await tx.findOne(Member, { organization: input.organizationId, user: input.userId }, { populate: ["user"], refresh: true });
     if (!member) return false;
+    // An installation's principal leaves with its installation (RevokeInstallationTokens), not here.
+    if (isInstallationPrincipal(member.user)) throw AppError.notFound("Member");
     await assertMemberRemovable(tx, member);
     recordIdentityEvent(tx, deps, memberRemoved, {
       organizationId: input.organizationId,

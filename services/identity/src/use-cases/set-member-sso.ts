@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { Member } from "../domain/member.js";
+import { Member, personMembership } from "../domain/member.js";
 import { requireMembership } from "./shared/access.js";
 import { memberSsoEnabled, recordIdentityEvent } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
@@ -19,7 +19,7 @@ export async function setMemberSso(em: EntityManager, input: SetMemberSsoInput, 
     const callerMember = await requireMembership(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     callerMember.requireAdmin("manage SSO members");
     if (!isId(input.userId)) throw AppError.notFound("Member");
-    const member = await tx.findOne(Member, { organization: input.organizationId, user: input.userId }, { populate: ["user"] });
+    const member = await tx.findOne(Member, personMembership(input.organizationId, input.userId), { populate: ["user"] });
     if (!member) throw AppError.notFound("Member");
     if (!member.enableSso()) return { member, changed: false };
     recordIdentityEvent(tx, deps, memberSsoEnabled, {

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { changeMemberRole, Member } from "../domain/member.js";
+import { changeMemberRole, Member, personMembership } from "../domain/member.js";
 import { lockOrganization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { requireMembership } from "./shared/access.js";
@@ -27,11 +27,7 @@ export async function updateMember(em: EntityManager, input: UpdateMemberInput, 
     callerMember.requireAdmin("change member roles");
     if (!isId(input.userId)) throw AppError.notFound("Member");
     await lockOrganization(tx, input.organizationId);
-    const member = await tx.findOne(
-      Member,
-      { organization: input.organizationId, user: input.userId },
-      { populate: ["user"], refresh: true },
-    );
+    const member = await tx.findOne(Member, personMembership(input.organizationId, input.userId), { populate: ["user"], refresh: true });
     if (!member) throw AppError.notFound("Member");
     const change = await changeMemberRole(tx, member, role);
     if (!change) return { member, changed: false };

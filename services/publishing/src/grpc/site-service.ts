@@ -19,6 +19,7 @@ import { createSite } from "../use-cases/create-site.js";
 import { deleteShareLink } from "../use-cases/delete-share-link.js";
 import { deleteSite } from "../use-cases/delete-site.js";
 import { deleteSiteSpace } from "../use-cases/delete-site-space.js";
+import { batchGetSites } from "../use-cases/batch-get-sites.js";
 import { getSite } from "../use-cases/get-site.js";
 import { getSiteAdaptiveSchema } from "../use-cases/get-site-adaptive-schema.js";
 import { getSitePublishingAuth } from "../use-cases/get-site-publishing-auth.js";
@@ -105,6 +106,11 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     getSite: async (request) => {
       const view = await getSite(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
       return { site: siteToProto(view) };
+    },
+
+    batchGetSites: async (request) => {
+      const views = await batchGetSites(em(), { caller: request.caller, organizationId: request.organizationId, siteIds: request.siteIds }, deps);
+      return { sites: views.map(siteToProto) };
     },
 
     updateSite: async (request) => {

@@ -97,6 +97,8 @@ export interface ViewFrame {
   tree: ViewTreeItem[];
   /** The `lang` attribute of the document (the site-space's language); "en" when unknown. */
   language: string;
+  /** Absolute URLs of the site's integration scripts, loaded (async) at the end of the body; absent for none. */
+  scripts?: readonly string[];
 }
 
 /** One page of documentation. */

@@ -110,6 +110,7 @@ function document(frame: ViewFrame, title: string, description: string | undefin
           h("details.mobile-nav", [h("summary", "Menu"), ...navigation(frame)]),
           h("div.layout", [h("aside.tree", navigation(frame)), h("main#content", { tabIndex: -1 }, main), h("aside.toc", toc)]),
           footer(frame),
+          ...(frame.scripts ?? []).map((src) => h("script", { src, async: true })),
         ]),
       ]),
     ],

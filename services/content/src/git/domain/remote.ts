@@ -1,5 +1,4 @@
-import { AppError } from "@imprint/runtime";
-import { resolveTarget, SafeFetchError, type SafeFetchPolicy } from "../../import/domain/safe-fetch.js";
+import { AppError, resolveTarget, SafeFetchError, type SafeFetchPolicy } from "@imprint/runtime";
 
 /**
  * A repository URL as a caller gave it, split into what may be shown and stored (the URL without
@@ -54,7 +53,7 @@ export function displayUrl(remote: GitRemote): string {
 }
 
 /**
- * Resolves the host and checks every address with the fetch guard's rule (safe-fetch.ts); answers
+ * Resolves the host and checks every address with the fetch guard's rule (the runtime's safe-fetch); answers
  * the libcurl `--resolve` entry that pins git's connection to the checked address, so a second
  * resolution (DNS rebinding) cannot send it elsewhere.
  */

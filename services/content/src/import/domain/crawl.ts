@@ -1,6 +1,6 @@
+import { safeFetch, SafeFetchError, type FetchedResource, type SafeFetchPolicy } from "@imprint/runtime";
 import type { Root as HastRoot } from "hast";
 import { collectLinks, parseHtml } from "./extract.js";
-import { safeFetch, SafeFetchError, type FetchedResource, type SafeFetchPolicy } from "./safe-fetch.js";
 
 /** Bounds of one website crawl. */
 export interface CrawlLimits {
@@ -114,6 +114,9 @@ export interface CrawlOptions {
   onProgress?: ((progress: { fetched: number; failed: number }) => Promise<void>) | undefined;
 }
 
+/** What a fetch cut short by the import's overall budget (`signal`) reports. */
+export const IMPORT_TIME_LIMIT_REACHED = "the import's time limit was reached";
+
 const HTML_TYPES = new Set(["text/html", "application/xhtml+xml"]);
 /** Links to these are obviously not pages; skipping them saves a request each. */
 const NON_PAGE_EXTENSION = /\.(png|jpe?g|gif|webp|svg|ico|bmp|avif|pdf|zip|gz|tgz|tar|mp4|webm|mp3|wav|css|js|mjs|json|xml|txt|csv|woff2?|ttf|eot)$/i;
@@ -143,7 +146,7 @@ export async function crawlSite(start: URL, options: CrawlOptions): Promise<Craw
   const deadline = AbortSignal.timeout(limits.maxDurationMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const fetchPage = (url: URL, bytesUsed: number) =>
-    safeFetch(url, policy, { signal, accept: (type) => HTML_TYPES.has(type), maxBodyBytes: Math.min(limits.maxPageBytes, limits.maxTotalBytes - bytesUsed) });
+    safeFetch(url, policy, { signal, signalReason: IMPORT_TIME_LIMIT_REACHED, accept: (type) => HTML_TYPES.has(type), maxBodyBytes: Math.min(limits.maxPageBytes, limits.maxTotalBytes - bytesUsed) });
 
   const first = await fetchPage(normalized(start), 0);
   const scope = scopeOf(normalized(first.url));

@@ -1,5 +1,6 @@
 import { extname } from "node:path";
-import { safeFetch, SafeFetchError, type SafeFetchPolicy } from "./safe-fetch.js";
+import { safeFetch, SafeFetchError, type SafeFetchPolicy } from "@imprint/runtime";
+import { IMPORT_TIME_LIMIT_REACHED } from "./crawl.js";
 
 /** Bounds of the image downloads of one import. */
 export interface ImageLimits {
@@ -90,6 +91,7 @@ export async function fetchImages(
       try {
         const fetched = await safeFetch(next.url, options.policy, {
           signal: options.signal,
+          signalReason: IMPORT_TIME_LIMIT_REACHED,
           accept: (type) => type.startsWith("image/"),
           maxBodyBytes: budget,
         });

@@ -1,5 +1,5 @@
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
-import { AppError } from "@imprint/runtime";
+import { AppError, parseFetchableUrl, SafeFetchError } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { requireBranch, requireUnmerged } from "../../revisions/domain/branches/branch-rows.js";
@@ -16,7 +16,6 @@ import { crawlSite } from "../domain/crawl.js";
 import { extractMainContent } from "../domain/extract.js";
 import { fetchImages } from "../domain/fetch-images.js";
 import { hastToMdast, mdastToMarkdown } from "../domain/html-to-markdown.js";
-import { parseFetchableUrl, SafeFetchError } from "../domain/safe-fetch.js";
 import type { ImportDeps, RevisionDeps } from "../../deps.js";
 
 export const IMPORT_SOURCES = ["website"] as const;

@@ -1,5 +1,4 @@
-import { AppError } from "@imprint/runtime";
-import { parseFetchableUrl, SafeFetchError } from "../../import/domain/safe-fetch.js";
+import { AppError, parseFetchableUrl, SafeFetchError } from "@imprint/runtime";
 import { OPENAPI_SLUG_MAX, OPENAPI_SLUG_PATTERN, OPENAPI_SOURCE_URL_MAX } from "./entities.js";
 
 /** Whether `slug` could name a specification (a lookup with any other value finds nothing). */

@@ -1,4 +1,4 @@
-import { safeFetch, SafeFetchError, type SafeFetchPolicy } from "../../import/domain/safe-fetch.js";
+import { safeFetch, SafeFetchError, type SafeFetchPolicy } from "@imprint/runtime";
 import type { SourceFetchLimits } from "../domain/limits.js";
 import { failure, type ProcessingFailure } from "./outcome.js";
 

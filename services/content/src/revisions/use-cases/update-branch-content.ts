@@ -1,7 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, safeFetch, SafeFetchError } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { safeFetch, SafeFetchError } from "../../import/domain/safe-fetch.js";
 import { CONTENT_CHANGE_LIMITS, changeField, validateContentChanges, type ContentChange } from "../domain/authoring/changes.js";
 import { asChangeError, planContentChanges, type AffectedPage } from "../domain/authoring/plan.js";
 import { mergeBaseOf, requireBranch, requireUnmerged } from "../domain/branches/branch-rows.js";

@@ -20,7 +20,8 @@ function dateOf(em: EntityManager, value: unknown, _nullable?: true): Date | nul
   return value instanceof Date ? value : em.getPlatform().parseDate(value as string);
 }
 
-const USER_COLUMNS = `u.id as user_id, u.email as user_email, u.display_name as user_display_name, u.photo_url as user_photo_url`;
+const USER_COLUMNS = `u.id as user_id, u.email as user_email, u.display_name as user_display_name, u.photo_url as user_photo_url,
+  u.integration_installation_id as user_integration_installation_id`;
 
 function userFromRow(row: Row): UserData {
   return {
@@ -28,6 +29,7 @@ function userFromRow(row: Row): UserData {
     email: row.user_email as string,
     displayName: row.user_display_name as string,
     photoUrl: row.user_photo_url as string | null,
+    integrationInstallationId: row.user_integration_installation_id as string | null,
   };
 }
 
@@ -103,7 +105,10 @@ export async function findEnabledMembershipWithOrganization(
   };
 }
 
-/** Memberships of the given users in one organization, with their users: one index range read. */
+/**
+ * Memberships of the given users in one organization, with their users: one index range read.
+ * Installation principals are included (their users say so); callers that list members leave them out.
+ */
 export async function findMembersOfUsers(em: EntityManager, organizationId: string, userIds: string[]): Promise<MemberData[]> {
   if (userIds.length === 0) return [];
   const rows = await queryRows(

@@ -4,7 +4,8 @@ import type { MemberRoleValue } from "../../domain/roles.js";
 
 /**
  * In an organization that requires single sign-on (`sso: true`), members other than admins act
- * only with tokens issued by a sign-in through one of its SAML providers, still valid. Any other
+ * only with tokens issued by a sign-in through one of its SAML providers, or with tokens of an
+ * integration installation's principal (no person signs in with those), still valid. Any other
  * token finds no such organization (404, as for non-members). `tokenId` undefined: the check acts
  * for no request (e.g. what another member may access), so it does not apply.
  */
@@ -15,8 +16,9 @@ export async function assertSsoAllowsToken(
   if (!input.organizationSso || input.role === "admin" || input.tokenId === undefined) return;
   const [row] = input.tokenId
     ? await em.getConnection().execute<{ ok: number }[]>(
-        `select 1 as ok from api_tokens t join saml_providers p on p.id = t.saml_provider_id
-          where t.id = ? and p.organization_id = ? and t.revoked_at is null and (t.expires_at is null or t.expires_at > ?)`,
+        `select 1 as ok from api_tokens t join users u on u.id = t.user_id left join saml_providers p on p.id = t.saml_provider_id
+          where t.id = ? and (p.organization_id = ? or u.integration_installation_id is not null)
+            and t.revoked_at is null and (t.expires_at is null or t.expires_at > ?)`,
         [input.tokenId, input.organizationId, input.now],
       )
     : [];

@@ -1,5 +1,6 @@
 import { AppError, isId, requireCaller as requireRuntimeCaller } from "@imprint/runtime";
 import type { CallerInput } from "../../deps.js";
+import { INSTALLATION_EMAIL_DOMAIN } from "../../domain/user.js";
 
 /** Identifiers are UUIDs; anything else cannot name an existing record (and must not reach SQL as a uuid). */
 export { isId };
@@ -19,6 +20,9 @@ export function normalizeEmail(field: string, value: string): string {
   const email = value.trim().toLowerCase();
   if (email.length === 0) throw AppError.invalidArgument(`${field}: is required`);
   if (email.length > 320 || !EMAIL.test(email)) throw AppError.invalidArgument(`${field}: must be a valid e-mail address`);
+  // Every route by which a person gets a user, a membership or a token names them by e-mail through
+  // here: the principals of integration installations stay out of reach of all of them.
+  if (email.endsWith(`@${INSTALLATION_EMAIL_DOMAIN}`)) throw AppError.invalidArgument(`${field}: the domain ${INSTALLATION_EMAIL_DOMAIN} is reserved for integration installations`);
   return email;
 }
 

@@ -10,6 +10,8 @@ export interface UserData {
   email: string;
   displayName: string;
   photoUrl?: string | null;
+  /** Set for the principal of an integration installation (not a person); null or absent otherwise. */
+  integrationInstallationId?: string | null;
 }
 
 export interface OrganizationData {

@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
-import { Member } from "../../domain/member.js";
+import { Member, personMembership } from "../../domain/member.js";
 import { canManageTeam, Team, TeamMember, teamTitle } from "../../domain/team.js";
 import { recordIdentityEvent, teamCreated, teamDeleted, teamMemberAdded, teamUpdated } from "../../events.js";
 import { requireMembership } from "../shared/access.js";
@@ -32,7 +32,7 @@ export async function listTeams(
   const byTitle = titleFilter(input.title);
   if (byTitle) conditions.push(byTitle);
   if (input.ownerUserId) {
-    const owner = isId(input.ownerUserId) ? await em.findOne(Member, { organization: input.organizationId, user: input.ownerUserId, disabled: false }) : null;
+    const owner = isId(input.ownerUserId) ? await em.findOne(Member, personMembership(input.organizationId, input.ownerUserId, { enabledOnly: true })) : null;
     if (!owner) throw AppError.invalidArgument(`owner: "${input.ownerUserId}" is not a member of the organization`);
     if (owner.role !== "admin") {
       // An organization holds few teams: the owned ones are read as a list of ids.

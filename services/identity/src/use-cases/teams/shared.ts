@@ -82,13 +82,14 @@ export async function teamViews(em: EntityManager, teams: readonly Team[], calle
 /**
  * The users that `refs` (user ids or e-mail addresses) name among the organization's members, by
  * ref. One that names no member is a 400 naming it (`field[i]`), so a bulk change applies wholly or not at all.
+ * Installation principals are no members here: they join no team.
  */
 export async function resolveMemberRefs(em: EntityManager, organizationId: string, refs: readonly string[], field: string): Promise<Map<string, string>> {
   const resolved = new Map<string, string>();
   const ids = refs.filter((ref) => isId(ref));
   // E-mails are stored lower-cased; a ref that is neither an id nor a known e-mail matches nothing.
   const emails = refs.filter((ref) => !isId(ref)).map((ref: string) => ref.trim().toLowerCase());
-  const users = await em.find(User, { $or: [{ id: { $in: ids } }, { email: { $in: emails } }] }, { fields: ["id", "email"] });
+  const users = await em.find(User, { $or: [{ id: { $in: ids } }, { email: { $in: emails } }], integrationInstallationId: null }, { fields: ["id", "email"] });
   const members = new Set(
     (await em.find(MemberEntity, { organization: organizationId, user: { $in: users.map((user) => user.id) } }, { fields: ["user"] })).map((member) => idOf(member.user)),
   );

@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
-import { Member } from "../../domain/member.js";
+import { Member, personMembership } from "../../domain/member.js";
 import { User } from "../../domain/user.js";
 import { Team, TeamMember, type TeamRoleValue } from "../../domain/team.js";
 import { recordIdentityEvent, teamMemberAdded, teamMemberRemoved, teamMemberRoleChanged } from "../../events.js";
@@ -103,7 +103,7 @@ export async function putTeamMember(
   const caller = requireCaller(input.caller);
   await deps.unitOfWork.run(em, async (tx) => {
     const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
-    const member = isId(input.userId) ? await tx.findOne(Member, { organization: input.organizationId, user: input.userId }) : null;
+    const member = isId(input.userId) ? await tx.findOne(Member, personMembership(input.organizationId, input.userId)) : null;
     if (!member) throw AppError.notFound("Member");
     const existing = (await tx.findOne(TeamMember, { team, user: input.userId })) ?? undefined;
     setMembership(tx, deps, caller, input.organizationId, team, existing, input.userId, input.role ?? existing?.role ?? "member");
@@ -134,7 +134,7 @@ export async function listMemberTeams(
 ): Promise<{ items: { view: TeamView; role: TeamRoleValue }[]; nextPageToken: string; totalCount: number }> {
   const caller = requireCaller(input.caller);
   const reader = await requireTeamReader(em, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
-  const member = isId(input.userId) ? await em.findOne(Member, { organization: input.organizationId, user: input.userId }) : null;
+  const member = isId(input.userId) ? await em.findOne(Member, personMembership(input.organizationId, input.userId)) : null;
   if (!member) throw AppError.notFound("Member");
   const title = input.title.trim();
   if (title.length > 255) throw AppError.invalidArgument("title: must be at most 255 characters");

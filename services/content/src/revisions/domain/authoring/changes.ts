@@ -1,5 +1,4 @@
-import { AppError } from "@imprint/runtime";
-import { parseFetchableUrl, SafeFetchError } from "../../../import/domain/safe-fetch.js";
+import { AppError, parseFetchableUrl, SafeFetchError } from "@imprint/runtime";
 import { contentIdFrom, invalid } from "../editing/page-input.js";
 
 /**

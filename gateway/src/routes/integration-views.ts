@@ -1,0 +1,82 @@
+import type { Caller } from "@imprint/proto/common/v1";
+import { TargetKind, type Integration, type TargetInstallation } from "@imprint/proto/integration/v1";
+import { AppError } from "@imprint/runtime/core";
+import { toRestIntegration, type RestIntegration } from "../mappers/integration.js";
+import { toRestOrganization, type RestOrganization } from "../mappers/organization.js";
+import { toRestSite, type RestSite } from "../mappers/site.js";
+import { toRestSpace, type RestSpace } from "../mappers/space.js";
+import type { PublicUrls } from "../mappers/urls.js";
+import type { RouteDeps } from "./deps.js";
+
+type Upstreams = RouteDeps["upstreams"];
+
+/**
+ * Integrations as GitBook shows them, each with its owner organization: one identity call for the
+ * distinct owners of the whole answer (the caller is often no member of a public integration's
+ * owner, so these are the organizations' public fields, with no permissions).
+ */
+export async function restIntegrations(upstreams: Upstreams, urls: PublicUrls, integrations: readonly Integration[]): Promise<RestIntegration[]> {
+  if (integrations.length === 0) return [];
+  const ownerIds = [...new Set(integrations.map((integration) => integration.ownerOrganizationId))];
+  const { organizations } = await upstreams.identity.batchGetOrganizations({ organizationIds: ownerIds });
+  const owners = new Map<string, RestOrganization>(organizations.map((organization) => [organization.id, toRestOrganization(organization, urls)]));
+  return integrations.map((integration) => toRestIntegration(integration, owners.get(integration.ownerOrganizationId), urls));
+}
+
+export async function restIntegration(upstreams: Upstreams, urls: PublicUrls, integration: Integration | undefined): Promise<RestIntegration> {
+  if (!integration) throw new AppError("internal", "upstream answered without an integration");
+  return (await restIntegrations(upstreams, urls, [integration]))[0]!;
+}
+
+/** `not_found` from an upstream read as "nothing the caller can see". */
+async function orNothing<T>(call: Promise<T>, nothing: T): Promise<T> {
+  try {
+    return await call;
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found") return nothing;
+    throw error;
+  }
+}
+
+/**
+ * The spaces or sites of `installations` (`extended=true`), by id: those the caller can read.
+ * Content and publishing read them per organization, and a target installation names its
+ * installation, not its organization; so the organizations of the page's distinct installations
+ * are asked first, then one batch call per organization for the whole page, never one per item.
+ * An installation or organization the caller cannot read leaves its items' targets as ids.
+ */
+export async function expandTargets(
+  upstreams: Upstreams,
+  urls: PublicUrls,
+  input: { caller: Caller; integrationName: string; kind: TargetKind; installations: readonly TargetInstallation[] },
+): Promise<Map<string, RestSpace | RestSite>> {
+  const expanded = new Map<string, RestSpace | RestSite>();
+  if (input.installations.length === 0) return expanded;
+  const organizationOf = new Map<string, string>();
+  await Promise.all(
+    [...new Set(input.installations.map((item) => item.installationId))].map(async (installationId) => {
+      const { installation } = await orNothing(upstreams.integration.getInstallation({ caller: input.caller, name: input.integrationName, installationId }), { installation: undefined });
+      if (installation) organizationOf.set(installationId, installation.organizationId);
+    }),
+  );
+  const idsByOrganization = new Map<string, string[]>();
+  for (const item of input.installations) {
+    const organizationId = organizationOf.get(item.installationId);
+    if (organizationId === undefined) continue;
+    const ids = idsByOrganization.get(organizationId) ?? [];
+    if (!ids.includes(item.targetId)) ids.push(item.targetId);
+    idsByOrganization.set(organizationId, ids);
+  }
+  await Promise.all(
+    [...idsByOrganization].map(async ([organizationId, ids]) => {
+      if (input.kind === TargetKind.TARGET_KIND_SPACE) {
+        const { spaces } = await orNothing(upstreams.content.spaces.batchGetSpaces({ caller: input.caller, organizationId, spaceIds: ids }), { spaces: [] });
+        for (const space of spaces) expanded.set(space.id, toRestSpace(space, urls));
+      } else {
+        const { sites } = await orNothing(upstreams.publishing.batchGetSites({ caller: input.caller, organizationId, siteIds: ids }), { sites: [] });
+        for (const site of sites) expanded.set(site.id, toRestSite(site, urls));
+      }
+    }),
+  );
+  return expanded;
+}

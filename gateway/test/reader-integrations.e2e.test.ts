@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ReaderHandle } from "@imprint/reader";
+import { eventually } from "@imprint/runtime/testing";
+import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
+import { call } from "./support/http.js";
+import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
+import { startStack, type TestStack } from "./support/stack.js";
+
+/**
+ * The reader with the integration service, on the real stack: a published site's pages load the
+ * scripts of the integrations installed on it (served by the gateway), and its page views reach the
+ * integrations reading them as `site_view` events.
+ */
+let stack: TestStack;
+let org: TestOrganization;
+let reader: ReaderHandle;
+
+beforeAll(async () => {
+  stack = await startStack();
+  org = await createOrganization(stack);
+  // As deployed: the reader keeps sites' scripts until the integration context's events say they changed.
+  reader = await startTestReader(stack, { events: true, env: { INTEGRATION_GRPC_ADDRESS: stack.integrationAddress, IMPRINT_PUBLIC_URL: stack.baseUrl } });
+});
+afterAll(async () => {
+  await reader?.stop();
+  await stack?.stop();
+});
+
+const owner = (json?: unknown) => ({ token: org.owner.token, ...(json === undefined ? {} : { json }) });
+const read = (path: string, init: RequestInit = {}) => fetch(`${reader.url}${path}`, { redirect: "manual", ...init });
+
+/** Serves its site script, and logs each page view it hears. */
+const SCRIPT = `export default {
+  async fetch(request) {
+    const form = await request.formData();
+    const event = JSON.parse(form.get("event"));
+    if (event.type === "fetch_published_script") {
+      return new Response("window.__imprintInjected = true;", { headers: { "content-type": "application/javascript" } });
+    }
+    console.log("view " + event.url);
+    return new Response("OK");
+  },
+};`;
+
+const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0";
+
+interface RestEvent {
+  id: string;
+  status: string;
+  payload: { type: string; url?: string; siteId?: string; pageId?: string; referrer?: string; visitor?: { anonymousId?: string; userAgent?: string; language?: string } };
+}
+
+/** The integration's events (newest first, one page is plenty here). */
+async function integrationEvents(name: string): Promise<RestEvent[]> {
+  const listed = await call(stack, "GET", `/v1/integrations/${name}/events?limit=100`, owner());
+  expect(listed.status, JSON.stringify(listed.body)).toBe(200);
+  return listed.body.items as RestEvent[];
+}
+
+describe("the reader with integrations", () => {
+  it("loads a site's integration scripts in its pages and reports its page views to the integration", async () => {
+    const space = await createSpace(stack, org, { title: "Widgets" });
+    await writeContent(
+      stack,
+      org,
+      space.id,
+      pagesOf([
+        ["welcome", "# Welcome\n\nStart here."],
+        ["install", "# Install\n\nRun the installer."],
+      ]),
+    );
+    const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "Widgets docs", spaces: [space.id] })).data;
+    await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { basename: "widgets" });
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    const base = `/${org.organizationId}/widgets/`;
+    await eventually(async () => (await read(base)).status === 200);
+    expect(await (await read(base)).text()).not.toContain("script.js");
+
+    const name = `reader-views-${org.organizationId.slice(0, 8)}`;
+    const published = await call(
+      stack,
+      "POST",
+      `/v1/integrations/${name}`,
+      owner({
+        title: "Views",
+        description: "Counts page views",
+        scopes: ["site:views:read", "site:script:inject"],
+        script: SCRIPT,
+        organization: org.organizationId,
+        contentSecurityPolicy: "script-src 'self'",
+      }),
+    );
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    const installed = await call(stack, "POST", `/v1/integrations/${name}/installations`, owner({ organization: org.organizationId }));
+    expect(installed.status, JSON.stringify(installed.body)).toBe(201);
+    const installationId = installed.body.id as string;
+    const onSite = await call(stack, "POST", `/v1/integrations/${name}/installations/${installationId}/sites`, owner({ siteId: site.id }));
+    expect(onSite.status, JSON.stringify(onSite.body)).toBe(201);
+
+    // The site installation's event drops what the reader kept of the site's scripts.
+    const scriptUrl = `${stack.baseUrl}/v1/integrations/${name}/installations/${installationId}/sites/${site.id}/script.js`;
+    const html = await eventually(async () => {
+      const text = await (await read(base)).text();
+      return text.includes(scriptUrl) && text;
+    });
+    expect(html).toContain(`<script src="${scriptUrl}" async></script></body>`);
+
+    // Not page views: a crawler, the markdown, a HEAD. Then one visitor's view of the install page.
+    expect((await read(`${base}install?from=crawler`, { headers: { "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1)" } })).status).toBe(200);
+    expect((await read(`${base}install.md?from=markdown`, { headers: { "user-agent": BROWSER } })).status).toBe(200);
+    expect((await read(`${base}install?from=head`, { method: "HEAD", headers: { "user-agent": BROWSER } })).status).toBe(200);
+    const viewed = await read(`${base}install?from=search&jwt_token=not-a-token`, {
+      headers: { "user-agent": BROWSER, "accept-language": "fr-FR,fr;q=0.9,en;q=0.8", referer: "https://search.example.com/?q=widgets" },
+    });
+    expect(viewed.status).toBe(200);
+    expect(await viewed.text()).toContain(scriptUrl);
+    // The visitor's URL as they reached it, without the visitor token a first visit may carry.
+    const viewUrl = `${reader.url}${base}install?from=search`;
+
+    const event = await eventually(async () => (await integrationEvents(name)).find((candidate) => candidate.payload.type === "site_view" && candidate.payload.url === viewUrl), 30_000);
+    expect(event.status).toBe("success");
+    expect(event.payload).toMatchObject({ siteId: site.id, referrer: "https://search.example.com/?q=widgets", visitor: { userAgent: BROWSER, language: "fr-FR" } });
+    expect(event.payload.pageId).toEqual(expect.any(String));
+    expect(event.payload.visitor?.anonymousId).toMatch(/^[\w-]{16,}$/);
+    const detail = await call(stack, "GET", `/v1/integrations/${name}/events/${event.id}`, owner());
+    expect(detail.status, JSON.stringify(detail.body)).toBe(200);
+    expect((detail.body.trace.logs as { message: string }[]).map((line) => line.message)).toContain(`view ${viewUrl}`);
+
+    // Sent in the same batch or before, had they been views.
+    const urls = (await integrationEvents(name)).filter((candidate) => candidate.payload.type === "site_view").map((candidate) => candidate.payload.url ?? "");
+    expect(urls.filter((url) => url.includes("from="))).toEqual([viewUrl]);
+
+    // The gateway serves the script, with the integration's Content-Security-Policy.
+    const script = await fetch(scriptUrl);
+    expect(script.status).toBe(200);
+    expect(script.headers.get("content-type")).toContain("application/javascript");
+    expect(script.headers.get("content-security-policy")).toBe("script-src 'self'");
+    expect(await script.text()).toBe("window.__imprintInjected = true;");
+
+    // Uninstalled from the site, its script leaves the pages.
+    const removed = await call(stack, "DELETE", `/v1/integrations/${name}/installations/${installationId}/sites/${site.id}`, owner());
+    expect(removed.status).toBe(205);
+    await eventually(async () => !(await (await read(base)).text()).includes(scriptUrl));
+  });
+});

@@ -1,0 +1,3 @@
+export declare const GITBOOK_CLI_VERSION: string;
+export declare function gitbookCliPrefix(): string;
+export declare function ensureGitbookCli(options?: { log?: (line: string) => void }): string;

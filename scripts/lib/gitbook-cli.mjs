@@ -1,0 +1,28 @@
+// GitBook's CLI (`@gitbook/cli`), for the test that publishes an integration with it exactly as a
+// GitBook developer does. Installed once into the cache folder, like Node 24, rather than into the
+// workspace: its install script downloads `cloudflared` from GitHub (for `gitbook dev`'s tunnel,
+// which Imprint does not need), so it is installed with `--ignore-scripts`.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+export const GITBOOK_CLI_VERSION = "0.25.1";
+
+/** Where the CLI is installed: `<cache>/gitbook-cli-<version>`. */
+export function gitbookCliPrefix() {
+  return join(process.env.IMPRINT_CACHE_DIR || join(homedir(), ".cache", "imprint"), `gitbook-cli-${GITBOOK_CLI_VERSION}`);
+}
+
+/** The CLI's entry point (`gitbook`), installed first when missing. */
+export function ensureGitbookCli({ log = console.log } = {}) {
+  const prefix = gitbookCliPrefix();
+  const entry = join(prefix, "node_modules", "@gitbook", "cli", "cli.js");
+  if (existsSync(entry)) return entry;
+  log(`» installing @gitbook/cli@${GITBOOK_CLI_VERSION} into ${prefix} (once, without its cloudflared download)`);
+  const result = spawnSync("npm", ["install", "--prefix", prefix, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", `@gitbook/cli@${GITBOOK_CLI_VERSION}`], {
+    stdio: "inherit",
+  });
+  if (result.status !== 0 || !existsSync(entry)) throw new Error(`could not install @gitbook/cli@${GITBOOK_CLI_VERSION} from the npm registry into ${prefix}`);
+  return entry;
+}

@@ -1,0 +1,63 @@
+import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
+import { RevisionCreated, SpacePurged, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
+import type { IntegrationConfig } from "../config.js";
+import type { UseCaseDeps } from "../deps.js";
+import { recordSpaceContentUpdated } from "../use-cases/record-space-content-updated.js";
+import { recordSpaceVisibilityUpdated } from "../use-cases/record-space-visibility-updated.js";
+import { removeTarget } from "../use-cases/remove-target.js";
+import { wakeDelivery } from "../use-cases/shared/deliveries.js";
+
+/** Content's events this service follows, as it reads them. */
+const revisionCreated = defineEvent({ context: "content", aggregate: "revision", event: "created", message: RevisionCreated });
+const spaceUpdated = defineEvent({ context: "content", aggregate: "space", event: "updated", message: SpaceUpdated });
+const spacePurged = defineEvent({ context: "content", aggregate: "space", event: "purged", message: SpacePurged });
+const spaceTransferred = defineEvent({ context: "content", aggregate: "space", event: "transferred", message: SpaceTransferred });
+export const consumedContentEvents = [revisionCreated, spaceUpdated, spacePurged, spaceTransferred] as const;
+
+/** A visibility value from a field change (`from`/`to` travel as JSON values). */
+const visibilityValue = (value: unknown): string => (typeof value === "string" ? value : "");
+
+/**
+ * Content's events become integration events: a revision that moved a space's head is
+ * `space_content_updated` (a change request's merge among them), a visibility change is
+ * `space_visibility_updated`; a purged or transferred space takes its installations with it.
+ * Events of one space in order; the delivery job is woken once each handler committed.
+ */
+export function contentEventConsumers(deps: UseCaseDeps, config: IntegrationConfig): ConsumerSpec[] {
+  return [
+    {
+      context: "content",
+      consumer: config.REVISION_EVENTS_CONSUMER,
+      filterSubject: "imprint.content.v1.revision.created",
+      keyOf: keyByPayload("spaceId"),
+      afterCommit: () => wakeDelivery(deps),
+      handler: handleEvents([revisionCreated], async (event, { em }) => {
+        const { spaceId, revisionId, movedHead, changeRequestId } = event.payload;
+        if (!isId(spaceId) || !event.organizationId || !movedHead || changeRequestId) return;
+        await recordSpaceContentUpdated(em, { sourceEventId: event.id, organizationId: event.organizationId, spaceId, revisionId, actorUserId: event.actor?.userId ?? null }, deps);
+      }),
+    },
+    {
+      context: "content",
+      consumer: config.SPACE_EVENTS_CONSUMER,
+      filterSubject: "imprint.content.v1.space.>",
+      keyOf: keyByPayload("spaceId"),
+      afterCommit: () => wakeDelivery(deps),
+      handler: handleEvents([spaceUpdated, spacePurged, spaceTransferred], async (event, { em }) => {
+        const spaceId = event.payload.spaceId;
+        if (!isId(spaceId) || !event.organizationId) return;
+        if (event.type === "space.updated") {
+          const change = event.payload.changes.visibility;
+          if (!event.payload.changedFields.includes("visibility") || !change) return;
+          await recordSpaceVisibilityUpdated(
+            em,
+            { sourceEventId: event.id, organizationId: event.organizationId, spaceId, previousVisibility: visibilityValue(change.from), visibility: visibilityValue(change.to) },
+            deps,
+          );
+          return;
+        }
+        await removeTarget(em, { sourceEventId: event.id, kind: "space", targetId: spaceId }, deps);
+      }),
+    },
+  ];
+}

@@ -1,0 +1,27 @@
+import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
+import { SiteDeleted } from "@imprint/proto/publishing/v1/events";
+import type { IntegrationConfig } from "../config.js";
+import type { UseCaseDeps } from "../deps.js";
+import { removeTarget } from "../use-cases/remove-target.js";
+import { wakeDelivery } from "../use-cases/shared/deliveries.js";
+
+/** Publishing's events this service follows, as it reads them. */
+const siteDeleted = defineEvent({ context: "publishing", aggregate: "site", event: "deleted", message: SiteDeleted });
+export const consumedPublishingEvents = [siteDeleted] as const;
+
+/** A deleted site takes its installations with it (each integration hears `site_installation_deleted`). */
+export function publishingEventConsumers(deps: UseCaseDeps, config: IntegrationConfig): ConsumerSpec[] {
+  return [
+    {
+      context: "publishing",
+      consumer: config.SITE_EVENTS_CONSUMER,
+      filterSubject: "imprint.publishing.v1.site.deleted",
+      keyOf: keyByPayload("siteId"),
+      afterCommit: () => wakeDelivery(deps),
+      handler: handleEvents([siteDeleted], async (event, { em }) => {
+        if (!isId(event.payload.siteId)) return;
+        await removeTarget(em, { sourceEventId: event.id, kind: "site", targetId: event.payload.siteId }, deps);
+      }),
+    },
+  ];
+}

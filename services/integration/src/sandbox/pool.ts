@@ -1,0 +1,313 @@
+// The main thread's side of the sandbox: a pool of worker threads each running one call at a time,
+// a bounded queue in front of them, the caller's SandboxFetch for the scripts' fetches, and a
+// watchdog that replaces a worker that stops answering.
+import { existsSync } from "node:fs";
+import { Worker } from "node:worker_threads";
+import { formatBytes } from "./call.js";
+import type { FromWorkerMessage, RunMessage, WorkerSettings } from "./protocol.js";
+import type {
+  SandboxFailure,
+  SandboxHttpRequest,
+  SandboxHttpResponse,
+  SandboxLimits,
+  SandboxOutcome,
+  SandboxPool,
+  SandboxPoolOptions,
+  SandboxRunInput,
+} from "./types.js";
+
+const DEFAULT_MAX_QUEUED_CALLS = 256;
+const DEFAULT_WARM_SCRIPTS = 8;
+// How long past its wall limit a worker may take to answer before it is deemed wedged.
+const WATCHDOG_GRACE_MS = 2000;
+// QuickJS recursion runs on the thread's stack too (script-runtime.ts sizes QuickJS's own stack).
+const WORKER_STACK_MB = 8;
+const RESTART_DELAY_MS = 1000;
+const STARTS_FAILED_BEFORE_REFUSING = 3;
+
+interface WaitingCall {
+  input: SandboxRunInput;
+  answer: (outcome: SandboxOutcome) => void;
+}
+
+interface ActiveCall extends WaitingCall {
+  callId: number;
+  startedAt: number;
+  watchdog: NodeJS.Timeout;
+  fetches: Map<number, AbortController>;
+}
+
+interface WorkerSlot {
+  worker: Worker;
+  ready: boolean;
+  active: ActiveCall | undefined;
+  /** What the worker last said it holds warm: calls of these scripts go to it first. */
+  warmScriptKeys: Set<string>;
+  lastError: Error | undefined;
+}
+
+export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
+  return new WorkerPool(options);
+}
+
+class WorkerPool implements SandboxPool {
+  private readonly limits: SandboxLimits;
+  private readonly logger: SandboxPoolOptions["logger"];
+  private readonly maxQueuedCalls: number;
+  private readonly settings: WorkerSettings;
+  private readonly slots: WorkerSlot[] = [];
+  private readonly queue: WaitingCall[] = [];
+  private callSequence = 0;
+  private failedStarts = 0;
+  private closing: { resolve: () => void; done: Promise<void> } | undefined;
+
+  constructor(options: SandboxPoolOptions) {
+    if (!Number.isInteger(options.workers) || options.workers < 1) throw new RangeError("createSandboxPool: workers must be a positive integer");
+    this.limits = options.limits;
+    this.logger = options.logger;
+    this.maxQueuedCalls = options.maxQueuedCalls ?? DEFAULT_MAX_QUEUED_CALLS;
+    this.settings = { warmScripts: options.warmScriptsPerWorker ?? DEFAULT_WARM_SCRIPTS };
+    for (let index = 0; index < options.workers; index++) this.slots.push(this.spawn());
+  }
+
+  run(input: SandboxRunInput): Promise<SandboxOutcome> {
+    if (this.closing) return Promise.resolve(refused("busy", "the sandbox pool is closed"));
+    if (this.failedStarts >= STARTS_FAILED_BEFORE_REFUSING) {
+      return Promise.resolve(refused("busy", "the sandbox workers fail to start; see the service's log"));
+    }
+    if (this.queue.length >= this.maxQueuedCalls) {
+      return Promise.resolve(refused("busy", `all ${this.slots.length} sandbox workers are busy and ${this.queue.length} calls are waiting`));
+    }
+    return new Promise((answer) => {
+      this.queue.push({ input, answer });
+      this.dispatch();
+    });
+  }
+
+  async close(): Promise<void> {
+    if (!this.closing) {
+      let resolve = (): void => {};
+      const done = new Promise<void>((settle) => (resolve = settle));
+      this.closing = { resolve, done };
+      for (const waiting of this.queue.splice(0)) waiting.answer(refused("busy", "the sandbox pool closed before the call started"));
+      this.stopWhenIdle();
+    }
+    return this.closing.done;
+  }
+
+  private spawn(): WorkerSlot {
+    const worker = startWorker(this.settings);
+    // Idle workers do not keep the process alive; a running call's watchdog timer does.
+    worker.unref();
+    const slot: WorkerSlot = { worker, ready: false, active: undefined, warmScriptKeys: new Set(), lastError: undefined };
+    worker.on("message", (message: FromWorkerMessage) => this.onMessage(slot, message));
+    worker.on("error", (error: Error) => {
+      slot.lastError = error;
+    });
+    worker.on("exit", (exitCode) => this.onExit(slot, exitCode));
+    return slot;
+  }
+
+  /** Starts waiting calls on idle workers, a worker already warm for the script first. */
+  private dispatch(): void {
+    for (;;) {
+      const next = this.queue[0];
+      const idle = this.slots.filter((slot) => slot.ready && !slot.active);
+      if (!next || idle.length === 0) return;
+      const slot = idle.find((candidate) => candidate.warmScriptKeys.has(next.input.scriptKey)) ?? idle[0]!;
+      this.queue.shift();
+      this.start(slot, next);
+    }
+  }
+
+  private start(slot: WorkerSlot, waiting: WaitingCall): void {
+    const callId = ++this.callSequence;
+    const active: ActiveCall = {
+      ...waiting,
+      callId,
+      startedAt: performance.now(),
+      watchdog: setTimeout(() => this.onWedged(slot, active), this.limits.wallMs + WATCHDOG_GRACE_MS),
+      fetches: new Map(),
+    };
+    slot.active = active;
+    this.send(slot, active, slot.warmScriptKeys.has(waiting.input.scriptKey) ? null : waiting.input.script);
+  }
+
+  private send(slot: WorkerSlot, active: ActiveCall, script: string | null): void {
+    const request = copyRequest(active.input.request);
+    const message: RunMessage = {
+      type: "run",
+      callId: active.callId,
+      scriptKey: active.input.scriptKey,
+      script,
+      request,
+      env: active.input.env ?? {},
+      limits: this.limits,
+    };
+    slot.worker.postMessage(message, request.body ? [request.body.buffer as ArrayBuffer] : []);
+  }
+
+  private onMessage(slot: WorkerSlot, message: FromWorkerMessage): void {
+    if (message.type === "ready") {
+      slot.ready = true;
+      this.failedStarts = 0;
+      this.dispatch();
+      return;
+    }
+    const active = slot.active;
+    if (!active || active.callId !== message.callId) return;
+    switch (message.type) {
+      case "need-script":
+        this.send(slot, active, active.input.script);
+        break;
+      case "fetch":
+        this.fetchFor(slot, active, message.fetchId, message.request);
+        break;
+      case "fetch-abort":
+        active.fetches.get(message.fetchId)?.abort();
+        active.fetches.delete(message.fetchId);
+        break;
+      case "done":
+        slot.warmScriptKeys = new Set(message.warmScriptKeys);
+        this.finish(slot, active, message.outcome);
+        break;
+    }
+  }
+
+  private fetchFor(slot: WorkerSlot, active: ActiveCall, fetchId: number, request: SandboxHttpRequest): void {
+    const controller = new AbortController();
+    active.fetches.set(fetchId, controller);
+    const stillWanted = (): boolean => slot.active === active && !controller.signal.aborted;
+    const settle = (response: SandboxHttpResponse | undefined, error: string | undefined): void => {
+      if (!stillWanted()) return;
+      active.fetches.delete(fetchId);
+      const body = response ? new Uint8Array(response.body) : undefined;
+      const settled = response && body ? { status: response.status, headers: response.headers, body } : undefined;
+      slot.worker.postMessage({ type: "fetch-settled", callId: active.callId, fetchId, response: settled, error }, body ? [body.buffer] : []);
+    };
+    Promise.resolve()
+      .then(() => active.input.fetch(request, controller.signal))
+      .then(
+        (response) => settle(response, undefined),
+        (error: unknown) => settle(undefined, error instanceof Error ? error.message : String(error)),
+      );
+  }
+
+  private finish(slot: WorkerSlot, active: ActiveCall, outcome: SandboxOutcome): void {
+    clearTimeout(active.watchdog);
+    for (const controller of active.fetches.values()) controller.abort();
+    slot.active = undefined;
+    active.answer(outcome);
+    if (this.closing) this.stopWhenIdle();
+    else this.dispatch();
+  }
+
+  // The worker did not answer in time: QuickJS's interrupt handler would have stopped a script, so
+  // the thread itself is stuck. It is replaced first (no call goes to it any more), then its call fails.
+  private onWedged(slot: WorkerSlot, active: ActiveCall): void {
+    if (slot.active !== active) return;
+    this.logger?.warn({ scriptKey: active.input.scriptKey, wallMs: this.limits.wallMs }, "sandbox worker stopped answering; replacing it");
+    this.retire(slot);
+    void slot.worker.terminate();
+    this.finish(slot, active, failedCall(active, "wall_limit", `the sandbox did not answer within the ${this.limits.wallMs} ms wall time; its worker was replaced`));
+  }
+
+  private onExit(slot: WorkerSlot, exitCode: number): void {
+    if (!this.slots.includes(slot)) return;
+    if (!slot.ready && !this.closing) {
+      this.failedStarts++;
+      if (this.failedStarts >= STARTS_FAILED_BEFORE_REFUSING) {
+        for (const waiting of this.queue.splice(0)) waiting.answer(refused("busy", "the sandbox workers fail to start; see the service's log"));
+      }
+    }
+    if (!this.closing) this.logger?.warn({ exitCode, error: slot.lastError?.message, started: slot.ready }, "sandbox worker stopped; starting another");
+    this.retire(slot);
+    const active = slot.active;
+    if (active) {
+      const outOfMemory = (slot.lastError as { code?: string } | undefined)?.code === "ERR_WORKER_OUT_OF_MEMORY";
+      const detail = slot.lastError ? `: ${slot.lastError.message}` : ` (exit code ${exitCode})`;
+      this.finish(
+        slot,
+        active,
+        failedCall(
+          active,
+          outOfMemory ? "memory_limit" : "script_error",
+          outOfMemory ? `the sandbox worker ran out of memory (limit ${formatBytes(this.limits.memoryBytes)})` : `the sandbox worker stopped${detail}`,
+        ),
+      );
+    } else if (this.closing) {
+      this.stopWhenIdle();
+    }
+  }
+
+  /** Takes a worker out of the pool and starts another in its place (unless the pool is closing). */
+  private retire(slot: WorkerSlot): void {
+    const index = this.slots.indexOf(slot);
+    if (index === -1) return;
+    if (this.closing) {
+      this.slots.splice(index, 1);
+      return;
+    }
+    // Holds the place, never ready, until the new worker is started.
+    const placeholder: WorkerSlot = { ...slot, ready: false, active: undefined, warmScriptKeys: new Set() };
+    this.slots[index] = placeholder;
+    // A worker that cannot even start is retried after a pause rather than in a tight loop.
+    const replace = (): void => {
+      if (!this.closing && this.slots[index] === placeholder) this.slots[index] = this.spawn();
+    };
+    if (slot.ready) replace();
+    else setTimeout(replace, RESTART_DELAY_MS).unref();
+  }
+
+  private stopWhenIdle(): void {
+    if (!this.closing || this.slots.some((slot) => slot.active)) return;
+    const slots = this.slots.splice(0);
+    const closing = this.closing;
+    void Promise.all(slots.map((slot) => slot.worker.terminate())).then(() => closing.resolve());
+  }
+}
+
+// The worker runs from dist/ as JavaScript; from the TypeScript sources (tests), Node strips the
+// types, and a resolve hook maps the sources' ".js" imports to their ".ts" files.
+function startWorker(settings: WorkerSettings): Worker {
+  // No execArgv: the process's preloads (telemetry) have no business in a sandbox thread and cost memory per worker.
+  const options = { workerData: settings, resourceLimits: { stackSizeMb: WORKER_STACK_MB }, execArgv: [] };
+  const compiled = new URL("./worker.js", import.meta.url);
+  if (existsSync(compiled)) return new Worker(compiled, options);
+  const source = new URL("./worker.ts", import.meta.url);
+  const bootstrap = `
+    const { registerHooks } = require("node:module");
+    registerHooks({
+      resolve(specifier, context, nextResolve) {
+        try {
+          return nextResolve(specifier, context);
+        } catch (error) {
+          if (error?.code !== "ERR_MODULE_NOT_FOUND" || !specifier.startsWith(".") || !specifier.endsWith(".js")) throw error;
+          return nextResolve(specifier.slice(0, -3) + ".ts", context);
+        }
+      },
+    });
+    import(${JSON.stringify(source.href)});
+  `;
+  return new Worker(bootstrap, { ...options, eval: true });
+}
+
+function copyRequest(request: SandboxHttpRequest): SandboxHttpRequest {
+  // A copy: the caller's bytes may sit in a shared buffer, and the copy's buffer is transferred.
+  return { url: request.url, method: request.method, headers: request.headers.map(([name, value]) => [name, value]), body: request.body ? new Uint8Array(request.body) : null };
+}
+
+function failedCall(active: ActiveCall, failure: SandboxFailure, reason: string): SandboxOutcome {
+  return {
+    ok: false,
+    failure,
+    reason,
+    logs: [{ level: "error", message: reason, timestamp: new Date() }],
+    cpuMs: 0,
+    wallMs: Math.round(performance.now() - active.startedAt),
+  };
+}
+
+function refused(failure: SandboxFailure, reason: string): SandboxOutcome {
+  return { ok: false, failure, reason, logs: [{ level: "error", message: reason, timestamp: new Date() }], cpuMs: 0, wallMs: 0 };
+}

@@ -1,0 +1,149 @@
+import { fileURLToPath } from "node:url";
+import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
+import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import { IntegrationServiceService } from "@imprint/proto/integration/v1";
+import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
+import {
+  createLogger,
+  createPromiseClient,
+  forkEm,
+  MembershipCache,
+  membershipEventsConsumer,
+  resolveKeptSecret,
+  safeFetchPolicy,
+  startService,
+  type Clock,
+  type Logger,
+  type PromiseClient,
+  type RunningService,
+  type ServiceDeps,
+  type ServiceSpec,
+} from "@imprint/runtime";
+import type { IntegrationConfig } from "./config.js";
+import { contentEventConsumers } from "./consumers/content-events.js";
+import { publishingEventConsumers } from "./consumers/publishing-events.js";
+import { InstallationTokens } from "./delivery/installation-tokens.js";
+import { ScriptCalls } from "./delivery/script-calls.js";
+import type { UseCaseDeps } from "./deps.js";
+import { integrationEntities } from "./domain/entities.js";
+import { SecretBox } from "./domain/secrets.js";
+import { INTEGRATION_EVENT_CONTEXT } from "./events.js";
+import { INTEGRATION_SERVICE_NAME, integrationServiceImplementation } from "./grpc/integration-service.js";
+import { deliverEventsJob } from "./jobs/deliver-events.js";
+import { createSandboxPool, type SandboxPool } from "./sandbox/index.js";
+
+/** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
+export const INTEGRATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
+
+interface Upstreams {
+  identity: PromiseClient<typeof IdentityServiceService>;
+  memberships: MembershipCache;
+  spaces: PromiseClient<typeof SpaceServiceService>;
+  sites: PromiseClient<typeof SiteServiceService>;
+}
+
+/** What the service builds once at start besides its upstreams: the sandbox and the secrets key. */
+interface Machinery {
+  pool: SandboxPool;
+  secrets: SecretBox;
+  logger: Logger;
+}
+
+/** How the runtime assembles the integration service from its config, upstream clients and sandbox. */
+export function integrationServiceSpec(config: IntegrationConfig, upstreams: Upstreams, machinery: Machinery): ServiceSpec {
+  // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
+  let built: UseCaseDeps | undefined;
+  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps =>
+    (built ??= {
+      clock: deps.clock,
+      logger: machinery.logger,
+      unitOfWork: deps.unitOfWork,
+      jobs: deps.jobs,
+      identity: upstreams.identity,
+      memberships: upstreams.memberships,
+      spaces: upstreams.spaces,
+      sites: upstreams.sites,
+      secrets: machinery.secrets,
+      tokens: new InstallationTokens(upstreams.identity, deps.clock, config.INTEGRATION_TOKEN_TTL_SECONDS),
+      scripts: new ScriptCalls({
+        pool: machinery.pool,
+        fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "integration" }, { userAgent: "Imprint-Integrations/1.0" }),
+        publicUrl: config.IMPRINT_PUBLIC_URL,
+        clock: deps.clock,
+        maxResponseBytes: config.INTEGRATION_SCRIPT_OUTPUT_BYTES,
+        tunnelTimeoutMs: config.INTEGRATION_SCRIPT_WALL_MS,
+      }),
+      settings: {
+        publicUrl: config.IMPRINT_PUBLIC_URL,
+        tokenTtlSeconds: config.INTEGRATION_TOKEN_TTL_SECONDS,
+        deliveryAttempts: config.INTEGRATION_DELIVERY_ATTEMPTS,
+        deliveryBackoffMs: config.INTEGRATION_DELIVERY_BACKOFF_MS,
+        deliveryConcurrency: config.INTEGRATION_DELIVERY_CONCURRENCY,
+      },
+    });
+  return {
+    name: "integration",
+    context: INTEGRATION_EVENT_CONTEXT,
+    entities: integrationEntities,
+    migrationsPath: INTEGRATION_MIGRATIONS_PATH,
+    grpc: (deps) => {
+      const em = () => forkEm(deps.orm);
+      return [{ name: INTEGRATION_SERVICE_NAME, definition: IntegrationServiceService, implementation: integrationServiceImplementation(em, useCaseDeps(deps)) }];
+    },
+    consumers: (deps) => [
+      ...contentEventConsumers(useCaseDeps(deps), config),
+      ...publishingEventConsumers(useCaseDeps(deps), config),
+      membershipEventsConsumer(upstreams.memberships, config.MEMBERSHIP_EVENTS_CONSUMER),
+    ],
+    jobs: (deps) => [deliverEventsJob(deps.orm, useCaseDeps(deps))],
+  };
+}
+
+/** Starts the integration service: its upstream channels, the sandbox's worker threads, the secrets key, then the runtime service. */
+export async function startIntegrationService(config: IntegrationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+  const logger = options.logger ?? createLogger("integration", { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
+  const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
+  const upstreams: Upstreams = {
+    identity,
+    memberships: new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS),
+    spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
+    sites: createPromiseClient(SiteServiceService, config.PUBLISHING_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
+  };
+  const secretsKey = await resolveKeptSecret({
+    configured: config.INTEGRATION_SECRETS_KEY,
+    dataDir: config.IMPRINT_DATA_DIR,
+    fileName: "integration-secrets-key",
+    service: "integration",
+    setting: "INTEGRATION_SECRETS_KEY",
+  });
+  const pool = createSandboxPool({
+    limits: {
+      memoryBytes: config.INTEGRATION_SCRIPT_MEMORY_MB * 1024 * 1024,
+      cpuMs: config.INTEGRATION_SCRIPT_CPU_MS,
+      wallMs: config.INTEGRATION_SCRIPT_WALL_MS,
+      outputBytes: config.INTEGRATION_SCRIPT_OUTPUT_BYTES,
+    },
+    workers: config.INTEGRATION_SANDBOX_WORKERS,
+    logger: { warn: (fields, message) => logger.warn(message, fields as Record<string, unknown>) },
+  });
+  const close = async () => {
+    upstreams.identity.close();
+    upstreams.spaces.close();
+    upstreams.sites.close();
+    await pool.close();
+  };
+  let running: RunningService;
+  try {
+    running = await startService(integrationServiceSpec(config, upstreams, { pool, secrets: new SecretBox(secretsKey), logger }), config, { ...options, logger });
+  } catch (error) {
+    await close();
+    throw error;
+  }
+  return {
+    ...running,
+    stop: async () => {
+      await running.stop();
+      await close();
+    },
+  };
+}

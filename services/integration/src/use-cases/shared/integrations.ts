@@ -1,0 +1,31 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, type CallerInput } from "@imprint/runtime";
+import type { UseCaseDeps } from "../../deps.js";
+import { Integration, NAME_PATTERN } from "../../domain/integration.js";
+import { standingIn, type Standing } from "./access.js";
+
+/** An integration with the caller's standing in its owner organization. */
+export interface VisibleIntegration {
+  integration: Integration;
+  owner: Standing;
+}
+
+/**
+ * The integration by name, when the caller may see it: public and unlisted ones to anyone signed
+ * in, private ones to members of the owner organization; otherwise not_found, as if it did not exist.
+ */
+export async function findVisibleIntegration(em: EntityManager, deps: Pick<UseCaseDeps, "memberships">, caller: CallerInput, name: string): Promise<VisibleIntegration> {
+  if (!NAME_PATTERN.test(name) || name.length > 100) throw AppError.notFound("Integration");
+  const integration = await em.findOne(Integration, { name });
+  if (!integration) throw AppError.notFound("Integration");
+  const owner = await standingIn(deps, caller, integration.ownerOrganizationId);
+  if (!integration.isVisibleTo(owner.member)) throw AppError.notFound("Integration");
+  return { integration, owner };
+}
+
+/** The integration when the caller administers its owner organization (publishing, development mode, its event log). */
+export async function findOwnedIntegration(em: EntityManager, deps: Pick<UseCaseDeps, "memberships">, caller: CallerInput, name: string, action: string): Promise<Integration> {
+  const { integration, owner } = await findVisibleIntegration(em, deps, caller, name);
+  if (!owner.admin) throw AppError.permissionDenied(`Only admins of the organization that publishes ${integration.name} can ${action}`);
+  return integration;
+}

@@ -1,0 +1,67 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, isId, type CallerInput } from "@imprint/runtime";
+import type { UseCaseDeps } from "../../deps.js";
+import { Installation, TargetInstallation } from "../../domain/installation.js";
+import type { Integration } from "../../domain/integration.js";
+import { callerMessage, roleIn } from "./access.js";
+
+/** Where a component renders, as GitBook's ContentKitContext says, resolved to an installation. */
+export interface RenderPlace {
+  organizationId: string;
+  installation: Installation;
+  target: TargetInstallation | null;
+  /** The event's space or site, as GitBook's SpaceEvent / SiteEvent carry it. */
+  spaceId?: string;
+  siteId?: string;
+}
+
+function stringField(context: Record<string, unknown>, name: string): string {
+  const value = context[name];
+  if (typeof value !== "string" || value === "") throw AppError.invalidArgument(`context.${name}: is required`);
+  return value;
+}
+
+/**
+ * The organization and installation a render's context points at: its organization
+ * (configuration contexts), its space (documents and space configuration; the caller must be able
+ * to read it) or its site installation. The caller must be a member of that organization, and the
+ * integration installed there.
+ */
+export async function resolveRenderPlace(em: EntityManager, deps: Pick<UseCaseDeps, "spaces" | "memberships">, caller: CallerInput, integration: Integration, context: Record<string, unknown>): Promise<RenderPlace> {
+  const type = context.type;
+  let organizationId: string;
+  let target: TargetInstallation | null = null;
+  let spaceId: string | undefined;
+  let siteId: string | undefined;
+  switch (type) {
+    case "configuration_account":
+    case "configuration_contentsource":
+      organizationId = stringField(context, "organizationId");
+      if (typeof context.spaceId === "string" && context.spaceId) spaceId = context.spaceId;
+      break;
+    case "document":
+    case "configuration_space": {
+      spaceId = stringField(context, "spaceId");
+      if (!isId(spaceId)) throw AppError.notFound("Space");
+      const { space } = await deps.spaces.getSpace({ caller: callerMessage(caller), spaceId, shareKey: "" });
+      if (!space) throw AppError.notFound("Space");
+      organizationId = space.organizationId;
+      break;
+    }
+    case "configuration_site": {
+      siteId = stringField(context, "siteId");
+      const found = isId(siteId) ? await em.findOne(TargetInstallation, { integrationId: integration.id, kind: "site", targetId: siteId }) : null;
+      if (!found) throw AppError.notFound("Site installation");
+      organizationId = found.organizationId;
+      target = found;
+      break;
+    }
+    default:
+      throw AppError.invalidArgument("context.type: must be configuration_account, configuration_space, configuration_site, configuration_contentsource or document");
+  }
+  if (!isId(organizationId) || (await roleIn(deps, caller, organizationId)) === null) throw AppError.notFound("Organization");
+  const installation = await em.findOne(Installation, { integrationId: integration.id, organizationId });
+  if (!installation) throw new AppError("failed_precondition", `${integration.name} is not installed in this organization`);
+  if (spaceId && !target) target = await em.findOne(TargetInstallation, { installationId: installation.id, kind: "space", targetId: spaceId });
+  return { organizationId, installation, target, ...(spaceId ? { spaceId } : {}), ...(siteId ? { siteId } : {}) };
+}

@@ -1,0 +1,163 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TargetKind } from "@imprint/proto/integration/v1";
+import { createOrganization, createPage, createSpace, eventually, type TestOrganization } from "@imprint/runtime/testing";
+import { verifyDispatchSignature } from "../src/domain/platform/signature.js";
+import { bundleIntegration } from "./support/bundle.js";
+import { startIntegrationHarness, type IntegrationHarness } from "./support/harness.js";
+import { publish } from "./support/integrations.js";
+
+let harness: IntegrationHarness;
+let org: TestOrganization;
+
+beforeAll(async () => {
+  harness = await startIntegrationHarness();
+  org = await createOrganization(harness);
+});
+afterAll(() => harness?.stop());
+
+const COMPAT_FIXTURE = new URL("./fixtures/compat/", import.meta.url);
+
+/** An integration's events once delivered, with their traces. */
+async function deliveredEvents(name: string, count: number) {
+  return eventually(async () => {
+    const { events } = await harness.integrations.listIntegrationEvents({ caller: org.owner.caller, name, page: { pageToken: "", pageSize: 1000 } });
+    return events.length >= count ? events : undefined;
+  }, 20_000);
+}
+
+async function trace(name: string, eventId: string) {
+  return (await harness.integrations.getIntegrationEvent({ caller: org.owner.caller, name, eventId })).logs.map((line) => line.message);
+}
+
+describe("delivering events to the sandbox", () => {
+  it("runs @gitbook/runtime's installation_setup handler, whose log lines make the event's trace", async () => {
+    const script = await bundleIntegration(COMPAT_FIXTURE);
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { script, scopes: ["space:content:read"] });
+    const { installation } = await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const [event] = await deliveredEvents(integration.name, 1);
+    expect(event).toMatchObject({ installationId: installation!.id });
+    expect(JSON.parse(event!.payloadJson)).toMatchObject({ type: "installation_setup", installationId: installation!.id, status: "active" });
+    const lines = await trace(integration.name, event!.id);
+    expect(lines.some((line) => line.includes(`installation_setup for installation ${installation!.id}`))).toBe(true);
+    // No gateway serves /v1 in this harness: the call back is refused, the runtime answers 500 and
+    // the trace says so (the gateway's end-to-end test sees the same call succeed).
+    expect(lines.some((line) => line.includes("HTTP 500"))).toBe(true);
+  });
+
+  it("announces a space's new content to the installations that read it, in order per installation, once each", async () => {
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { scopes: ["space:content:read"] });
+    const deaf = await publish(harness, org.owner.caller, org.organizationId, { scopes: ["site:views:read"] });
+    const space = await createSpace(harness, org);
+    for (const current of [integration, deaf]) {
+      const { installation } = await harness.integrations.installIntegration({ caller: org.owner.caller, name: current.name, organizationId: org.organizationId });
+      await harness.integrations.installOnTarget({ caller: org.owner.caller, name: current.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
+    }
+    await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "One", markdown: "first" });
+    await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Two", markdown: "second" });
+    // installation_setup, space_installation_setup, then two space_content_updated.
+    const events = await deliveredEvents(integration.name, 4);
+    const types = [...events].reverse().map((event) => JSON.parse(event.payloadJson).type);
+    expect(types).toEqual(["installation_setup", "space_installation_setup", "space_content_updated", "space_content_updated"]);
+    const updated = JSON.parse(events[0]!.payloadJson);
+    expect(updated).toMatchObject({ spaceId: space.id, updatedBy: [{ object: "user", id: org.owner.caller.userId }] });
+    // The integration without the content scope hears only its own installation's events.
+    const deafTypes = (await deliveredEvents(deaf.name, 2)).map((event) => JSON.parse(event.payloadJson).type);
+    expect(deafTypes.sort()).toEqual(["installation_setup", "space_installation_setup"]);
+  });
+
+  it("records a script that keeps failing as failed after its retries, with the reason in its trace", async () => {
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: `export default { async fetch() { throw new Error("database unreachable"); } };` });
+    await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const [event] = await deliveredEvents(integration.name, 1);
+    expect(event!.status).toBe("failed");
+    const lines = await trace(integration.name, event!.id);
+    expect(lines.filter((line) => line.includes("database unreachable")).length).toBe(3);
+    expect(lines.some((line) => line.includes("gave up after 3 attempts"))).toBe(true);
+  });
+});
+
+describe("development mode", () => {
+  let server: Server;
+  let tunnelUrl: string;
+  const received: Array<{ event: { type: string; eventId: string }; signed: boolean }> = [];
+  let failNext = 1;
+  let secret = "";
+
+  beforeAll(async () => {
+    // The developer's machine: GitBook's own runtime (the compat integration, bundled as GitBook's
+    // CLI bundles it) answers the requests, as `gitbook dev` serves them behind its tunnel.
+    const directory = await mkdtemp(join(tmpdir(), "imprint-tunnel-"));
+    const file = join(directory, "integration.mjs");
+    await writeFile(file, await bundleIntegration(COMPAT_FIXTURE));
+    const integration = (await import(pathToFileURL(file).href)).default as { fetch(request: Request, env: unknown, ctx: unknown): Promise<Response> };
+    server = createServer(async (request: IncomingMessage, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks);
+      const fetchRequest = new Request(`http://127.0.0.1${request.url}`, { method: request.method, headers: request.headers as Record<string, string>, body });
+      const form = await fetchRequest.clone().formData();
+      const event = JSON.parse(String(form.get("event")));
+      const environment = JSON.parse(String(form.get("environment")));
+      secret = environment.signingSecrets.integration;
+      received.push({ event, signed: verifyDispatchSignature(request.headers["x-gitbook-signature"] as string, body, secret, new Date()) });
+      if (failNext > 0) {
+        failNext -= 1;
+        response.writeHead(503).end("warming up");
+        return;
+      }
+      const answer = await integration.fetch(fetchRequest, {}, { waitUntil: () => undefined });
+      response.writeHead(answer.status, Object.fromEntries(answer.headers));
+      response.end(Buffer.from(await answer.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const address = server.address();
+    tunnelUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it("sends events and renders to the tunnel, signed, parsed there by @gitbook/runtime, retried after a failure; off at once", async () => {
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: `export default { async fetch() { return new Response("published script"); } };` });
+    const { installation } = await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    await deliveredEvents(integration.name, 1);
+    expect(received).toHaveLength(0);
+
+    await harness.integrations.setDevelopmentMode({ caller: org.owner.caller, name: integration.name, tunnelUrl, all: false });
+    const space = await createSpace(harness, org);
+    await harness.integrations.installOnTarget({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
+    const [event] = await deliveredEvents(integration.name, 2);
+    expect(JSON.parse(event!.payloadJson)).toMatchObject({ type: "space_installation_setup", spaceId: space.id });
+    expect(event!.status).toBe("success");
+    // Refused once (503), then @gitbook/runtime itself answered: it has no handler for this event type (406).
+    expect(received.map((request) => request.event.type)).toEqual(["space_installation_setup", "space_installation_setup"]);
+    expect(received.every((request) => request.signed)).toBe(true);
+    const lines = await trace(integration.name, event!.id);
+    expect(lines.some((line) => line.includes("HTTP 503"))).toBe(true);
+    expect(lines.some((line) => line.includes("retrying"))).toBe(true);
+    expect(lines.some((line) => line.includes("does not handle space_installation_setup events"))).toBe(true);
+
+    const render = () =>
+      harness.integrations.renderIntegrationUi({
+        caller: org.owner.caller,
+        name: integration.name,
+        componentId: "counter",
+        propsJson: "{}",
+        stateJson: JSON.stringify({ count: 4 }),
+        contextJson: JSON.stringify({ type: "document", spaceId: space.id, editable: true, theme: "light" }),
+        actionJson: JSON.stringify({ action: "increment" }),
+      });
+    const rendered = JSON.parse((await render()).outputJson);
+    expect(rendered).toMatchObject({ type: "element", state: { count: 5 }, element: { type: "block", children: [{ type: "button", label: "Count: 5" }] } });
+    expect(received.at(-1)?.event.type).toBe("ui_render");
+
+    await harness.integrations.disableDevelopmentMode({ caller: org.owner.caller, name: integration.name });
+    const before = received.length;
+    // Off: the published script answers (not ContentKit, so the render fails), and the tunnel hears nothing.
+    await expect(render()).rejects.toMatchObject({ code: "upstream_failed" });
+    expect(received.length).toBe(before);
+  });
+});

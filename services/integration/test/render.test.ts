@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMember, createOrganization, createSpace, errorCode, failure, type TestOrganization } from "@imprint/runtime/testing";
+import { bundleIntegration } from "./support/bundle.js";
+import { startIntegrationHarness, type IntegrationHarness } from "./support/harness.js";
+import { publish } from "./support/integrations.js";
+
+let harness: IntegrationHarness;
+let org: TestOrganization;
+let spaceId: string;
+let compat: string;
+let runaway: string;
+
+beforeAll(async () => {
+  // A CPU limit long enough to see other renders finish while a runaway script burns it.
+  harness = await startIntegrationHarness({ INTEGRATION_SCRIPT_CPU_MS: "2000", INTEGRATION_SCRIPT_WALL_MS: "4000", INTEGRATION_SANDBOX_WORKERS: "2" });
+  org = await createOrganization(harness);
+  spaceId = (await createSpace(harness, org)).id;
+  for (const [fixture, assign] of [
+    ["compat", (name: string) => (compat = name)],
+    ["runaway", (name: string) => (runaway = name)],
+  ] as const) {
+    const script = await bundleIntegration(new URL(`./fixtures/${fixture}/`, import.meta.url));
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { script });
+    await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    assign(integration.name);
+  }
+});
+afterAll(() => harness?.stop());
+
+function render(name: string, componentId: string, extra: { state?: object; action?: object; caller?: { userId: string; tokenId: string } } = {}) {
+  return harness.integrations.renderIntegrationUi({
+    caller: extra.caller ?? org.owner.caller,
+    name,
+    componentId,
+    propsJson: "{}",
+    stateJson: extra.state ? JSON.stringify(extra.state) : "",
+    contextJson: JSON.stringify({ type: "document", spaceId, editable: true, theme: "light" }),
+    actionJson: extra.action ? JSON.stringify(extra.action) : "",
+  });
+}
+
+const output = async (call: ReturnType<typeof render>) => JSON.parse((await call).outputJson);
+
+describe("rendering ContentKit components", () => {
+  it("renders @gitbook/runtime's component with its initial state, runs its actions, and completes", async () => {
+    expect(await output(render(compat, "counter"))).toEqual({
+      type: "element",
+      state: { count: 0 },
+      props: {},
+      element: { type: "block", children: [{ type: "button", label: "Count: 0", onPress: { action: "increment" } }] },
+    });
+    expect(await output(render(compat, "counter", { state: { count: 2 }, action: { action: "increment" } }))).toMatchObject({ state: { count: 3 } });
+    expect(await output(render(compat, "counter", { state: { count: 7 }, action: { action: "done" } }))).toEqual({ type: "complete", returnValue: { count: 7 } });
+  });
+
+  it("answers 404 for a component the integration does not have, and for readers of other organizations", async () => {
+    expect(await errorCode(render(compat, "nope"))).toBe("not_found");
+    const stranger = await createOrganization(harness);
+    expect(await errorCode(render(compat, "counter", { caller: stranger.owner.caller }))).toBe("not_found");
+    const reader = await createMember(harness, org.organizationId, { role: "read" });
+    expect(await output(render(compat, "counter", { caller: reader.caller }))).toMatchObject({ type: "element" });
+  });
+
+  it("stops runaway scripts with a clear reason, records them, and keeps serving others at full speed", async () => {
+    const reasons: Record<string, string> = {};
+    for (const componentId of ["throws", "garbage", "allocate", "slow"]) {
+      const failed = await failure(render(runaway, componentId));
+      expect(failed.code).toBe("upstream_failed");
+      reasons[componentId] = failed.message;
+      // A well-behaved script renders right after.
+      expect(await output(render(compat, "counter"))).toMatchObject({ type: "element" });
+    }
+    expect(reasons.throws).toContain("boom");
+    expect(reasons.garbage).toMatch(/not JSON|not ContentKit|response/);
+    expect(reasons.allocate).toMatch(/memory/i);
+    expect(reasons.slow).toMatch(/wall|time/i);
+
+    // A loop burns one worker for its whole CPU allowance; renders on the other go on meanwhile.
+    let loopSettled = false;
+    const loop = failure(render(runaway, "loop")).then((failed) => {
+      loopSettled = true;
+      return failed;
+    });
+    for (let index = 0; index < 5; index++) expect(await output(render(compat, "counter"))).toMatchObject({ type: "element" });
+    expect(loopSettled).toBe(false);
+    const stopped = await loop;
+    expect(stopped.code).toBe("upstream_failed");
+    expect(stopped.message).toMatch(/cpu/i);
+
+    // Each failure is in the integration's event log with its reason.
+    const { events } = await harness.integrations.listIntegrationEvents({ caller: org.owner.caller, name: runaway, page: { pageToken: "", pageSize: 100 } });
+    const failedRenders = events.filter((event) => event.status === "failed" && JSON.parse(event.payloadJson).type === "ui_render");
+    expect(failedRenders.length).toBe(5);
+    const detail = await harness.integrations.getIntegrationEvent({ caller: org.owner.caller, name: runaway, eventId: failedRenders[0]!.id });
+    expect(detail.logs.some((line) => line.level === "error" && /cpu/i.test(line.message))).toBe(true);
+  });
+});

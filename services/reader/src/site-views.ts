@@ -1,0 +1,173 @@
+import { createHmac, randomBytes } from "node:crypto";
+import type { ParameterizedContext } from "koa";
+import { IntegrationServiceService, type SiteView } from "@imprint/proto/integration/v1";
+import { createPromiseClient, type Logger } from "@imprint/runtime/core";
+import type { ReaderConfig } from "./config.js";
+import type { PageVisit } from "./pages.js";
+import { throttledWarning } from "./throttled-warning.js";
+import type { Visit } from "./visit.js";
+
+/** Views per ReportSiteViews call (the service takes up to 1000). */
+const BATCH = 500;
+/** The longest a view waits before it is sent, when fewer than a batch are waiting. */
+const FLUSH_INTERVAL_MS = 1_000;
+/** Views kept while the integration service is slow or down; beyond, the oldest are dropped. */
+const MAX_WAITING = 10_000;
+/** Crawlers and link previews: their requests are not page views. */
+const BOT_AGENT = /bot|crawler|spider|preview/i;
+/** What a view keeps of a request at most (the integration service ignores views of longer URLs). */
+const MAX_URL = 4096;
+const MAX_REFERRER = 2048;
+const MAX_USER_AGENT = 512;
+const MAX_LANGUAGE = 35;
+
+/** Page views of published sites, reported to the integration service (its `site_view` events). */
+export interface SiteViews {
+  /** Records the view `ctx` answered, if it is one: O(1), never waits; sent within a second. */
+  record(ctx: ParameterizedContext, visit: Visit, at: PageVisit): void;
+  /** Sends what is waiting, then closes the connection. */
+  close(): Promise<void>;
+}
+
+/** A view as recorded while answering: its anonymous id is derived when it is sent, off the request's path. */
+interface WaitingView {
+  view: SiteView;
+  ip: string;
+}
+
+/** The URL a visitor viewed, without the visitor-auth token a first visit may carry. */
+function viewedUrl(ctx: ParameterizedContext, visit: Visit): string {
+  let query = ctx.querystring;
+  if (query.includes("jwt_token")) {
+    const params = new URLSearchParams(query);
+    params.delete("jwt_token");
+    query = params.toString();
+  }
+  return `${visit.origin}${ctx.path}${query ? `?${query}` : ""}`;
+}
+
+/** The first tag of Accept-Language ("" when none or any). */
+function languageOf(header: string): string {
+  const first = header.split(",", 1)[0]!.split(";", 1)[0]!.trim();
+  return first === "*" ? "" : first.slice(0, MAX_LANGUAGE);
+}
+
+/**
+ * Page views as the integration service's `site_view` events, when it is configured: each HTML page
+ * a visitor is answered (200, or 304 for a page their browser kept) is recorded without waiting and
+ * sent in batches, every second or every {@link BATCH} views. While the service is slow or down, up
+ * to {@link MAX_WAITING} views wait (the oldest dropped beyond); a batch it refuses is dropped. Both
+ * are counted in a warning written at most once a minute.
+ *
+ * Nothing identifying is sent and no cookie is set: a visitor's anonymous id is an HMAC of their
+ * user agent, address and day under a key this process draws at start.
+ */
+export function openSiteViews(config: ReaderConfig, logger: Logger): SiteViews | undefined {
+  if (!config.INTEGRATION_GRPC_ADDRESS) return undefined;
+  const integrations = createPromiseClient(IntegrationServiceService, config.INTEGRATION_GRPC_ADDRESS, { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS });
+  const key = randomBytes(32);
+  const warnDropped = throttledWarning(logger, "site views dropped: more were waiting than the reader keeps", "views");
+  const warnFailed = throttledWarning(logger, "site views not reported: the integration service failed", "views");
+
+  // A ring of waiting views: recording and dropping the oldest are O(1).
+  const ring = new Array<WaitingView | undefined>(MAX_WAITING);
+  let head = 0;
+  let size = 0;
+  const take = (count: number): WaitingView[] => {
+    const taken: WaitingView[] = [];
+    while (taken.length < count && size > 0) {
+      taken.push(ring[head]!);
+      ring[head] = undefined;
+      head = (head + 1) % MAX_WAITING;
+      size -= 1;
+    }
+    return taken;
+  };
+
+  const anonymousId = (waiting: WaitingView): string =>
+    createHmac("sha256", key)
+      .update(`${waiting.view.userAgent}\n${waiting.ip}\n${waiting.view.viewedAt!.toISOString().slice(0, 10)}`)
+      .digest("base64url")
+      .slice(0, 22);
+
+  let timer: NodeJS.Timeout | undefined;
+  let sending: Promise<void> | undefined;
+  let closed = false;
+
+  // Sends a batch; then the next ones while full batches wait (a burst), or everything when closing.
+  const drain = async (): Promise<void> => {
+    while (size > 0) {
+      const batch = take(BATCH);
+      try {
+        await integrations.reportSiteViews({ views: batch.map((waiting) => ({ ...waiting.view, anonymousId: anonymousId(waiting) })) });
+      } catch (error) {
+        const dropped = batch.length + (closed ? take(size).length : 0);
+        warnFailed(dropped, { error: error instanceof Error ? error.message : String(error) });
+        if (closed) return;
+      }
+      if (!closed && size < BATCH) return;
+    }
+  };
+  const flush = (): Promise<void> => {
+    sending ??= drain().finally(() => {
+      sending = undefined;
+      schedule();
+    });
+    return sending;
+  };
+  const schedule = (): void => {
+    if (timer || sending || closed || size === 0) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void flush();
+    }, FLUSH_INTERVAL_MS);
+    timer.unref();
+  };
+
+  return {
+    record(ctx, visit, at) {
+      if (closed || ctx.method !== "GET" || (ctx.status !== 200 && ctx.status !== 304)) return;
+      const userAgent = ctx.get("user-agent");
+      if (BOT_AGENT.test(userAgent) || ctx.get("sec-purpose").includes("prefetch") || ctx.get("purpose") === "prefetch") return;
+      const url = viewedUrl(ctx, visit);
+      if (url.length > MAX_URL) return;
+      if (size === MAX_WAITING) {
+        take(1);
+        warnDropped(1);
+      }
+      ring[(head + size) % MAX_WAITING] = {
+        view: {
+          organizationId: visit.site.organizationId,
+          siteId: visit.site.siteId,
+          siteSpaceId: at.location.siteSpace.id,
+          spaceId: at.space.spaceId,
+          pageId: at.page.id,
+          url,
+          referrer: ctx.get("referer").slice(0, MAX_REFERRER),
+          anonymousId: "",
+          userAgent: userAgent.slice(0, MAX_USER_AGENT),
+          language: languageOf(ctx.get("accept-language")),
+          viewedAt: new Date(),
+        },
+        ip: ctx.ip,
+      };
+      size += 1;
+      if (size < BATCH) {
+        schedule();
+        return;
+      }
+      clearTimeout(timer);
+      timer = undefined;
+      void flush();
+    },
+
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      timer = undefined;
+      await sending;
+      await flush();
+      integrations.close();
+    },
+  };
+}

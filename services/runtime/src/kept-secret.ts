@@ -1,0 +1,36 @@
+import { randomBytes } from "node:crypto";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+
+function isPermissionError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException).code;
+  return code === "EACCES" || code === "EPERM" || code === "EROFS";
+}
+
+/**
+ * A service's secret key: the configured one, else the one kept in `<dataDir>/<fileName>`, else a
+ * new random one (32 bytes, base64url) written there (0600) so that restarts and replicas sharing
+ * the data directory agree. `setting` names the variable an operator sets instead.
+ */
+export async function resolveKeptSecret(options: { configured: string | undefined; dataDir: string; fileName: string; service: string; setting: string }): Promise<string> {
+  if (options.configured) return options.configured;
+  const file = join(resolve(options.dataDir), options.fileName);
+  const kept = (await readFile(file, "utf8").catch(() => "")).trim();
+  if (kept) return kept;
+  const secret = randomBytes(32).toString("base64url");
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    // "wx": when two processes start at once, the second keeps the first one's key.
+    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+    return secret;
+  } catch (error) {
+    if (isPermissionError(error)) {
+      throw new Error(
+        `the ${options.service} service cannot write its key to ${file} (${(error as NodeJS.ErrnoException).code}): make the directory writable, set IMPRINT_DATA_DIR to one that is, or set ${options.setting}`,
+        { cause: error },
+      );
+    }
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    return (await readFile(file, "utf8")).trim();
+  }
+}
