@@ -60,6 +60,8 @@ class WorkerPool implements SandboxPool {
   private callSequence = 0;
   private failedStarts = 0;
   private closing: { resolve: () => void; done: Promise<void> } | undefined;
+  private readonly workers: number;
+  private started = false;
 
   constructor(options: SandboxPoolOptions) {
     if (!Number.isInteger(options.workers) || options.workers < 1) throw new RangeError("createSandboxPool: workers must be a positive integer");
@@ -67,7 +69,14 @@ class WorkerPool implements SandboxPool {
     this.logger = options.logger;
     this.maxQueuedCalls = options.maxQueuedCalls ?? DEFAULT_MAX_QUEUED_CALLS;
     this.settings = { warmScripts: options.warmScriptsPerWorker ?? DEFAULT_WARM_SCRIPTS };
-    for (let index = 0; index < options.workers; index++) this.slots.push(this.spawn());
+    this.workers = options.workers;
+  }
+
+  /** The workers start with the first call: a deployment (or a test) that runs no script pays nothing for them. */
+  private startWorkers(): void {
+    if (this.started) return;
+    this.started = true;
+    for (let index = 0; index < this.workers; index++) this.slots.push(this.spawn());
   }
 
   run(input: SandboxRunInput): Promise<SandboxOutcome> {
@@ -78,6 +87,7 @@ class WorkerPool implements SandboxPool {
     if (this.queue.length >= this.maxQueuedCalls) {
       return Promise.resolve(refused("busy", `all ${this.slots.length} sandbox workers are busy and ${this.queue.length} calls are waiting`));
     }
+    this.startWorkers();
     return new Promise((answer) => {
       this.queue.push({ input, answer });
       this.dispatch();
