@@ -1,7 +1,7 @@
 // `npm run bench`: starts a throw-away stack (temporary data dir, free ports, loopback only) in each
 // hosting, every target in one process, then one process per target; seeds one organization, measures
 // each hosting's memory and gateway routes, then (split) the single-process baseline and the content,
-// search, merge, Git, authoring, publishing, reader and event-lag figures; then `npm start` from a
+// search, merge, Git, authoring, publishing, integration, reader and event-lag figures; then `npm start` from a
 // clean clone in both hostings. Prints the comparison and writes bench/results/. Everything it
 // started is stopped, whatever happens.
 import { chmod, mkdtemp, rm } from "node:fs/promises";
@@ -77,6 +77,17 @@ settings.publishing = {
   warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
 };
 if (settings.publishing.sections === 0) delete settings.publishing;
+// The integration figures: POST …/render of the compat fixture's component at
+// BENCH_INTEGRATION_CONNECTIONS connections with GET /v1/orgs/{id} as reference, then
+// BENCH_INTEGRATION_REPEATS revisions each fanned out to BENCH_INTEGRATIONS installations (0 skips them).
+settings.integration = {
+  integrations: positiveInt("BENCH_INTEGRATIONS", 100, 1000),
+  repeats: positiveInt("BENCH_INTEGRATION_REPEATS", 3, 20) || 3,
+  connections: positiveInt("BENCH_INTEGRATION_CONNECTIONS", 16, 1000) || 16,
+  durationSeconds: positiveInt("BENCH_DURATION_S", 10, 300) || 10,
+  warmupSeconds: positiveInt("BENCH_WARMUP_S", 2, 60),
+};
+if (settings.integration.integrations === 0) delete settings.integration;
 // The reader figures: BENCH_READER_PAGES pages of ~5,000 words published (0 skips them), each
 // rendered once; one of them kept and driven at BENCH_READER_CONNECTIONS connections against a
 // static node:http server answering the same bytes, then on a visitor-auth site with adaptive
@@ -141,6 +152,7 @@ async function startHosting(hosting) {
     identityDatabaseUrl: stack.infra.databaseUrls.identity,
     ...(stack.grpcAddresses.content ? { content: { grpcAddress: stack.grpcAddresses.content, databaseUrl: stack.infra.databaseUrls.content } } : {}),
     readerUrl: stack.readerUrl,
+    ...(stack.grpcAddresses.integration ? { integration: { databaseUrl: stack.infra.databaseUrls.integration } } : {}),
     pids: Object.fromEntries(stack.processes.map((p) => [p.name, p.pid])),
     env,
   };

@@ -6,6 +6,8 @@ export interface LoadOptions {
   token?: string;
   /** The request headers, instead of the token's (e.g. a browser's `Accept` and a cookie). */
   headers?: Record<string, string>;
+  /** POST this JSON body (sent as `Content-Type: application/json`) instead of a GET. */
+  body?: unknown;
   connections: number;
   durationSeconds: number;
   /** A discarded run first, so JIT, pools and caches are warm when measuring. */
@@ -25,22 +27,27 @@ export interface LoadResult {
   durationSeconds: number;
 }
 
-function fire(url: string, headers: Record<string, string>, connections: number, durationSeconds: number): Promise<autocannon.Result> {
+function fire(url: string, headers: Record<string, string>, body: string | undefined, connections: number, durationSeconds: number): Promise<autocannon.Result> {
   return autocannon({
     url,
     connections,
     duration: durationSeconds,
     headers,
+    ...(body === undefined ? {} : { method: "POST" as const, body }),
     // Every request must finish well inside the run; a stuck one counts as a timeout.
     timeout: 10,
   });
 }
 
-/** Drives GET `url` with `connections` concurrent keep-alive connections for a fixed duration. */
+/** Drives GET `url` (POST with `body`) with `connections` concurrent keep-alive connections for a fixed duration. */
 export async function runLoad(options: LoadOptions): Promise<LoadResult> {
-  const headers = options.headers ?? { authorization: `Bearer ${options.token ?? ""}`, accept: "application/json" };
-  if (options.warmupSeconds > 0) await fire(options.url, headers, options.connections, options.warmupSeconds);
-  return toLoadResult(await fire(options.url, headers, options.connections, options.durationSeconds));
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers = {
+    ...(options.headers ?? { authorization: `Bearer ${options.token ?? ""}`, accept: "application/json" }),
+    ...(body === undefined ? {} : { "content-type": "application/json" }),
+  };
+  if (options.warmupSeconds > 0) await fire(options.url, headers, body, options.connections, options.warmupSeconds);
+  return toLoadResult(await fire(options.url, headers, body, options.connections, options.durationSeconds));
 }
 
 /** The figures every benchmark reports from one autocannon run. */

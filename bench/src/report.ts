@@ -4,6 +4,7 @@ import { formatMergeReport, type MergeReport } from "./merge-report.js";
 import { formatGitReport, type GitReport } from "./git-report.js";
 import { formatAuthoringReport, type AuthoringReport } from "./authoring-report.js";
 import { formatPublishingReport, type PublishingReport } from "./publishing-report.js";
+import { formatIntegrationReport, type IntegrationReport } from "./integration-report.js";
 import { formatReaderReport, type ReaderReport } from "./reader-report.js";
 import { formatEventLagReport, type EventLagReport } from "./event-lag.js";
 import { formatHostingReport, type HostingReport } from "./hosting-report.js";
@@ -47,6 +48,8 @@ export interface BenchmarkReport {
   authoring?: AuthoringReport;
   /** The published-site figures (GET …/published of a 50 × 4 site), when the stack runs publishing. */
   publishing?: PublishingReport;
+  /** The integration figures (a component's render, one revision fanned out to 100 installations), when the stack runs the integration service. */
+  integration?: IntegrationReport;
   /** The reader figures (a ~5,000-word page kept and first rendered, visitor-auth, Lighthouse), when the stack hosts the reader. */
   reader?: ReaderReport;
   /** Event lag under a neighbour's bulk import, when the stack runs the content service. */
@@ -129,6 +132,7 @@ export function formatReport(report: BenchmarkReport): string {
   if (report.git) lines.push("", formatGitReport(report.git).trimEnd());
   if (report.authoring) lines.push("", formatAuthoringReport(report.authoring).trimEnd());
   if (report.publishing) lines.push("", formatPublishingReport(report.publishing).trimEnd());
+  if (report.integration) lines.push("", formatIntegrationReport(report.integration).trimEnd());
   if (report.reader) lines.push("", formatReaderReport(report.reader).trimEnd());
   if (report.eventLag) lines.push("", formatEventLagReport(report.eventLag).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");

@@ -18,6 +18,8 @@ import { runAuthoringBenchmark, type AuthoringBenchmarkSettings } from "./author
 import { evaluateAuthoringTargets, type AuthoringReport } from "./authoring-report.js";
 import { runPublishingBenchmark, type PublishingBenchmarkSettings } from "./publishing.js";
 import { evaluatePublishingTargets, type PublishingReport } from "./publishing-report.js";
+import { runIntegrationBenchmark, type IntegrationBenchmarkSettings } from "./integration.js";
+import { evaluateIntegrationTargets, type IntegrationReport } from "./integration-report.js";
 import { runReaderBenchmark, type ReaderBenchmarkSettings } from "./reader.js";
 import { evaluateReaderTargets, type ReaderReport } from "./reader-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
@@ -45,6 +47,8 @@ export interface StackUnderTest {
   content?: { grpcAddress: string; databaseUrl: string };
   /** The reader, when the stack hosts it: where published sites are read (`urls.published` are built on it). */
   readerUrl?: string;
+  /** The integration service, when the stack runs it: its database (deliveries are counted there). */
+  integration?: { databaseUrl: string };
 }
 
 export interface BenchmarkSettings {
@@ -67,6 +71,8 @@ export interface BenchmarkSettings {
   authoring?: AuthoringBenchmarkSettings;
   /** The published-site benchmark's settings; absent to skip it. */
   publishing?: PublishingBenchmarkSettings;
+  /** The integration figures' settings (render, fan-out); absent to skip them. */
+  integration?: IntegrationBenchmarkSettings;
   /** The reader benchmark's settings; absent to skip it. */
   reader?: ReaderBenchmarkSettings;
   /** The event-lag figures' settings; absent to skip them. */
@@ -226,7 +232,7 @@ export async function startBaselineProcess(options: {
 
 /**
  * Measures `stack` as every hosting is measured (measureHosting), then the baseline on the same
- * routes, then the content, search and merge figures; returns the report (nothing is written here).
+ * routes, then the content, search, merge, Git, authoring, publishing, integration, reader and event-lag figures; returns the report (nothing is written here).
  * `otherHostings` are hostings measured before in the same run, compared with this one and the baseline.
  */
 export async function runBenchmark(
@@ -313,6 +319,16 @@ export async function runBenchmark(
       publishing = { settings: settings.publishing, figures };
     }
 
+    let integration: IntegrationReport | undefined;
+    if (stack.content && stack.integration && settings.integration) {
+      const figures = await runIntegrationBenchmark(
+        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress, integrationDatabaseUrl: stack.integration.databaseUrl },
+        settings.integration,
+        log,
+      );
+      integration = { settings: settings.integration, figures };
+    }
+
     let reader: ReaderReport | undefined;
     if (stack.content && stack.readerUrl && settings.reader) {
       const figures = await runReaderBenchmark(
@@ -371,6 +387,7 @@ export async function runBenchmark(
         ...(git ? evaluateGitTargets(git.figures) : []),
         ...(authoring ? evaluateAuthoringTargets(authoring.figures) : []),
         ...(publishing ? evaluatePublishingTargets(publishing.figures) : []),
+        ...(integration ? evaluateIntegrationTargets(integration.figures) : []),
         ...(reader ? evaluateReaderTargets(reader.figures) : []),
         ...(eventLag ? evaluateEventLagTargets(eventLag.figures) : []),
       ],
@@ -380,6 +397,7 @@ export async function runBenchmark(
       ...(git ? { git } : {}),
       ...(authoring ? { authoring } : {}),
       ...(publishing ? { publishing } : {}),
+      ...(integration ? { integration } : {}),
       ...(reader ? { reader } : {}),
       ...(eventLag ? { eventLag } : {}),
     };

@@ -43,6 +43,8 @@ export interface RouteSpec<P, Q, B> {
   params?: P;
   query?: Q;
   body?: B;
+  /** This route's body bound when it must exceed the gateway's BODY_LIMIT_BYTES (e.g. a published integration's script and images). */
+  bodyLimitBytes?: number;
   handler: (input: RouteInput<Output<P>, Output<Q>, Output<B>>) => Promise<RouteResponse>;
 }
 
@@ -74,7 +76,7 @@ export function defineRoute<
     async run(ctx, pipeline) {
       const principal = await pipeline.authenticator.authenticate(ctx.get("Authorization") || undefined);
       ctx.state.principal = principal;
-      const rawBody = METHODS_WITH_BODY.has(spec.method) ? await readJsonBody(ctx, pipeline.bodyLimitBytes) : undefined;
+      const rawBody = METHODS_WITH_BODY.has(spec.method) ? await readJsonBody(ctx, Math.max(pipeline.bodyLimitBytes, spec.bodyLimitBytes ?? 0)) : undefined;
       const params = (spec.params ? parseInput(spec.params, (ctx as unknown as { params: unknown }).params, "path") : undefined) as Output<P>;
       const input = {
         params,

@@ -84,7 +84,7 @@ describe("a GitBook integration, unchanged", () => {
       ["installation_setup", "success"],
     ]);
     const { data: detail } = await client.integrations.getIntegrationEvent(NAME, events[0]!.id);
-    const lines = detail.trace?.logs.map((line) => line.message) ?? [];
+    const lines: string[] = (detail.trace?.logs ?? []).map((line) => line?.message ?? "");
     expect(lines.some((line) => line.includes(`installation_setup for installation ${installation.id}`))).toBe(true);
     expect(lines.some((line) => line.includes(`integration ${NAME} has`))).toBe(true);
   });

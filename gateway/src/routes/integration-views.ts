@@ -40,29 +40,19 @@ async function orNothing<T>(call: Promise<T>, nothing: T): Promise<T> {
 
 /**
  * The spaces or sites of `installations` (`extended=true`), by id: those the caller can read.
- * Content and publishing read them per organization, and a target installation names its
- * installation, not its organization; so the organizations of the page's distinct installations
- * are asked first, then one batch call per organization for the whole page, never one per item.
- * An installation or organization the caller cannot read leaves its items' targets as ids.
+ * Content and publishing read them per organization: one batch call per organization for the whole
+ * page, never one per item. An organization the caller cannot read leaves its items' targets as ids.
  */
 export async function expandTargets(
   upstreams: Upstreams,
   urls: PublicUrls,
-  input: { caller: Caller; integrationName: string; kind: TargetKind; installations: readonly TargetInstallation[] },
+  input: { caller: Caller; kind: TargetKind; installations: readonly TargetInstallation[] },
 ): Promise<Map<string, RestSpace | RestSite>> {
   const expanded = new Map<string, RestSpace | RestSite>();
   if (input.installations.length === 0) return expanded;
-  const organizationOf = new Map<string, string>();
-  await Promise.all(
-    [...new Set(input.installations.map((item) => item.installationId))].map(async (installationId) => {
-      const { installation } = await orNothing(upstreams.integration.getInstallation({ caller: input.caller, name: input.integrationName, installationId }), { installation: undefined });
-      if (installation) organizationOf.set(installationId, installation.organizationId);
-    }),
-  );
   const idsByOrganization = new Map<string, string[]>();
   for (const item of input.installations) {
-    const organizationId = organizationOf.get(item.installationId);
-    if (organizationId === undefined) continue;
+    const organizationId = item.organizationId;
     const ids = idsByOrganization.get(organizationId) ?? [];
     if (!ids.includes(item.targetId)) ids.push(item.targetId);
     idsByOrganization.set(organizationId, ids);

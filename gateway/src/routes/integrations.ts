@@ -9,6 +9,9 @@ import { parseInput, pathId, queryParam } from "../validation.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
 import { restIntegration, restIntegrations } from "./integration-views.js";
 
+/** A publication carries a script (≤ 5 MiB) and base64 images (an icon and three previews): room for all of them. */
+const PUBLISH_BODY_LIMIT_BYTES = 12 * 1024 * 1024;
+
 // Names, titles, scopes, categories, targets, visibilities, blocks, configurations, secrets and
 // scripts are checked by the integration service (their limits and enumerations are its rules);
 // the gateway checks shapes, and decodes the images GitBook sends as base64.
@@ -183,6 +186,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/integrations/:integrationName",
       params: integrationParams,
       body: publishIntegrationBody,
+      bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES,
       handler: async ({ params, body, principal }) => {
         const response = await integrations.publishIntegration({
           caller: principal.caller,

@@ -1,5 +1,5 @@
 import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { Clock, PromiseClient } from "@imprint/runtime";
+import { AppError, type Clock, type PromiseClient } from "@imprint/runtime";
 import type { Integration } from "../domain/integration.js";
 
 /**
@@ -24,6 +24,7 @@ interface CachedToken {
  */
 export class InstallationTokens {
   private readonly tokens = new Map<string, CachedToken>();
+  private readonly issuing = new Map<string, Promise<{ token: string; expiresAt: Date }>>();
 
   constructor(
     private readonly identity: PromiseClient<typeof IdentityServiceService>,
@@ -32,20 +33,39 @@ export class InstallationTokens {
   ) {}
 
   async tokenFor(principal: { id: string; organizationId: string; integration: Pick<Integration, "name" | "title" | "scopes"> }): Promise<{ token: string; expiresAt: Date }> {
-    const now = this.clock().getTime();
     const role = roleForScopes(principal.integration.scopes);
     const cached = this.tokens.get(principal.id);
-    const ttlMs = this.ttlSeconds * 1000;
-    if (cached && cached.role === role && cached.expiresAt - now > ttlMs / 2) return { token: cached.token, expiresAt: new Date(cached.expiresAt) };
-    const issued = await this.identity.issueInstallationToken({
+    if (cached && cached.role === role && cached.expiresAt - this.clock().getTime() > (this.ttlSeconds * 1000) / 2) return { token: cached.token, expiresAt: new Date(cached.expiresAt) };
+    // Calls for one principal at once share one issue: identity creates a principal once, and a
+    // second concurrent first issue would be refused as a conflict.
+    const key = `${principal.id}/${role}`;
+    let issuing = this.issuing.get(key);
+    if (!issuing) {
+      issuing = this.issue(principal, role).finally(() => this.issuing.delete(key));
+      this.issuing.set(key, issuing);
+    }
+    return issuing;
+  }
+
+  /** A new token (kept for later calls too), for callers that want their own (GitBook's installation token endpoint). */
+  async issue(principal: { id: string; organizationId: string; integration: Pick<Integration, "name" | "title"> }, role: MemberRole): Promise<{ token: string; expiresAt: Date }> {
+    const request = {
       organizationId: principal.organizationId,
       installationId: principal.id,
       integrationName: principal.integration.name,
       integrationTitle: principal.integration.title,
       role,
       ttlSeconds: this.ttlSeconds,
-    });
-    const expiresAt = issued.expiresAt ?? new Date(now + ttlMs);
+    };
+    let issued;
+    try {
+      issued = await this.identity.issueInstallationToken(request);
+    } catch (error) {
+      // Another replica created the principal at the same moment: it exists now.
+      if (!(error instanceof AppError && error.code === "conflict")) throw error;
+      issued = await this.identity.issueInstallationToken(request);
+    }
+    const expiresAt = issued.expiresAt ?? new Date(this.clock().getTime() + this.ttlSeconds * 1000);
     if (this.tokens.size > 10_000) this.tokens.delete(this.tokens.keys().next().value as string);
     this.tokens.set(principal.id, { token: issued.token, expiresAt: expiresAt.getTime(), role });
     return { token: issued.token, expiresAt };

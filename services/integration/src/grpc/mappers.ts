@@ -80,6 +80,7 @@ export function targetInstallationToProto(integration: Integration, target: Targ
     externalIds: target.externalIds,
     createdAt: target.createdAt,
     updatedAt: target.updatedAt,
+    organizationId: target.organizationId,
   };
 }
 

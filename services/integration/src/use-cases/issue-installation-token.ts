@@ -16,13 +16,5 @@ export async function issueInstallationToken(
 ): Promise<{ token: string; expiresAt: Date }> {
   const caller = requireCaller(input.caller);
   const { integration, installation } = await findInstallation(em, deps, caller, input.name, input.installationId, "change");
-  const issued = await deps.identity.issueInstallationToken({
-    organizationId: installation.organizationId,
-    installationId: installation.id,
-    integrationName: integration.name,
-    integrationTitle: integration.title,
-    role: roleForScopes(integration.scopes),
-    ttlSeconds: deps.settings.tokenTtlSeconds,
-  });
-  return { token: issued.token, expiresAt: issued.expiresAt ?? new Date(deps.clock().getTime() + deps.settings.tokenTtlSeconds * 1000) };
+  return deps.tokens.issue({ id: installation.id, organizationId: installation.organizationId, integration }, roleForScopes(integration.scopes));
 }
