@@ -94,6 +94,8 @@ describe("publishing", () => {
       expect(JSON.stringify(answer)).not.toContain("s3cret-value");
       expect(JSON.stringify(answer)).not.toContain("API_KEY");
     }
+    expect(stack.gatewayLogs.length).toBeGreaterThan(0);
+    expect(JSON.stringify(stack.gatewayLogs)).not.toContain("s3cret-value");
 
     // A new publication is a new version; absent images stay.
     const republished = await publish(name, { title: "Gateway test 2" });

@@ -34,6 +34,11 @@ describe("publishing integrations", () => {
     const asset = await harness.integrations.getIntegrationAsset({ name, assetId: first.iconAssetId });
     expect(asset.contentType).toBe("image/png");
     expect(Buffer.from(asset.content).equals(pngBytes(16, 16))).toBe(true);
+    // Installed, its events delivered with the secrets in the script's environment: no log line has them.
+    await harness.integrations.installIntegration({ caller: org.owner.caller, name, organizationId: org.organizationId });
+    await eventually(async () => (await harness.integrations.listIntegrationEvents({ caller: org.owner.caller, name, page: undefined })).events.length > 0);
+    expect(harness.integrationLogs.length).toBeGreaterThan(0);
+    expect(JSON.stringify(harness.integrationLogs)).not.toContain("s3cret-value");
     // At rest the secret is ciphertext.
     const rows = await harness.integration.orm.em.getConnection().execute<{ secrets_ciphertext: Buffer }[]>("select secrets_ciphertext from integrations where name = ?", [name]);
     expect(rows[0]!.secrets_ciphertext.toString("latin1")).not.toContain("s3cret-value");

@@ -4,7 +4,7 @@ import { IntegrationServiceService } from "@imprint/proto/integration/v1";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import { loadPublishingConfig, startPublishingService } from "@imprint/publishing";
 import type { PromiseClient, RunningService } from "@imprint/runtime";
-import { startServices, TestClock, testClient, testLogger, type ServiceClients } from "@imprint/runtime/testing";
+import { startServices, TestClock, testClient, testLogger, type LogLine, type ServiceClients } from "@imprint/runtime/testing";
 import { loadIntegrationConfig } from "../../src/config.js";
 import { startIntegrationService } from "../../src/service.js";
 
@@ -14,6 +14,8 @@ export interface IntegrationHarness extends Pick<ServiceClients, "identity" | "s
   /** Publishing's API (sites to install on). */
   sites: PromiseClient<typeof SiteServiceService>;
   integration: RunningService;
+  /** Every line the integration service logged, at every level (to check what never reaches a log). */
+  integrationLogs: LogLine[];
   stop(): Promise<void>;
 }
 
@@ -23,6 +25,7 @@ export interface IntegrationHarness extends Pick<ServiceClients, "identity" | "s
  * runaway scripts are stopped within a test's patience. `env` overrides integration's settings.
  */
 export async function startIntegrationHarness(env: Record<string, string> = {}): Promise<IntegrationHarness> {
+  const integrationLogger = testLogger("integration", { level: "debug", record: true });
   const services = await startServices([
     { name: "identity", config: loadIdentityConfig, start: startIdentityService },
     { name: "content", config: loadContentConfig, start: startContentService },
@@ -32,7 +35,7 @@ export async function startIntegrationHarness(env: Record<string, string> = {}):
       config: loadIntegrationConfig,
       start: startIntegrationService,
       clock: new TestClock({ distinct: true }).now,
-      logger: testLogger("integration", { stderr: true }),
+      logger: integrationLogger,
       env: {
         IMPRINT_ALLOW_PRIVATE_FETCH: "true",
         INTEGRATION_DELIVERY_BACKOFF_MS: "50",
@@ -54,6 +57,7 @@ export async function startIntegrationHarness(env: Record<string, string> = {}):
     integrations,
     sites,
     integration: services.service("integration"),
+    integrationLogs: integrationLogger.lines,
     stop: async () => {
       integrations.close();
       sites.close();
