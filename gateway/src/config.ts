@@ -5,9 +5,6 @@ import { UPSTREAM_NAMES, UPSTREAMS, type UpstreamAddresses } from "./upstreams.j
 /** The gateway's one cache budget by default (GATEWAY_CACHE_BYTES): verified tokens and answers together. */
 export const DEFAULT_GATEWAY_CACHE_BYTES = 32 * 1024 * 1024;
 
-const grpcAddress = () =>
-  z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
-
 const baseUrl = () =>
   z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
@@ -29,9 +26,8 @@ const gatewayShape = {
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   IMPRINT_PAGE_TOKEN_SECRET: z.string().min(32).optional(),
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
-  ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, grpcAddress()])),
+  ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, env.grpcAddress()])),
 };
-
 
 export interface GatewayConfig {
   host: string;

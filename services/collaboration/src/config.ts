@@ -1,28 +1,19 @@
 import { z } from "zod";
-import { loadConfig, serviceConfigShape } from "@imprint/runtime";
-
-const grpcAddress = () =>
-  z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
-
-const consumerName = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
-    .default(fallback);
+import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 
 /** The shared service settings plus the upstreams and the durable consumers of content's events. */
 export const collaborationConfigShape = {
   ...serviceConfigShape,
   /** Identity's gRPC address: users (authors, resolvers, reactions) and members (commenters). */
-  IDENTITY_GRPC_ADDRESS: grpcAddress(),
+  IDENTITY_GRPC_ADDRESS: env.grpcAddress(),
   /** Content's gRPC address: rights on spaces, branches of change requests, pages comments point at. */
-  CONTENT_GRPC_ADDRESS: grpcAddress(),
+  CONTENT_GRPC_ADDRESS: env.grpcAddress(),
   /** Durable consumer of content's space events (purge, transfer). One per deployment; tests give each instance its own. */
-  SPACE_EVENTS_CONSUMER: consumerName("collaboration-content-spaces"),
+  SPACE_EVENTS_CONSUMER: env.consumerName("collaboration-content-spaces"),
   /** Durable consumer of content's branch events (a merge content finished before this service recorded it). */
-  BRANCH_EVENTS_CONSUMER: consumerName("collaboration-content-branches"),
+  BRANCH_EVENTS_CONSUMER: env.consumerName("collaboration-content-branches"),
   /** Durable consumer of content's revision events (commits on a change request make their authors contributors). */
-  REVISION_EVENTS_CONSUMER: consumerName("collaboration-content-revisions"),
+  REVISION_EVENTS_CONSUMER: env.consumerName("collaboration-content-revisions"),
 };
 
 export type CollaborationConfig = z.infer<z.ZodObject<typeof collaborationConfigShape>>;

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { isPermissionError } from "@imprint/runtime";
 import { constants } from "node:fs";
 import { access, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
@@ -83,35 +84,3 @@ export class FileSystemBlobStore implements BlobStore {
   }
 }
 
-function isPermissionError(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException).code;
-  return code === "EACCES" || code === "EPERM" || code === "EROFS";
-}
-
-/**
- * The file-URL signing key: the configured one, else the one kept in `<dataDir>/file-url-secret`,
- * else a new random one written there (0600) so that restarts and replicas sharing the data
- * directory sign alike.
- */
-export async function resolveFileUrlSecret(configured: string | undefined, dataDir: string): Promise<string> {
-  if (configured) return configured;
-  const file = join(resolve(dataDir), "file-url-secret");
-  const kept = (await readFile(file, "utf8").catch(() => "")).trim();
-  if (kept) return kept;
-  const secret = randomBytes(32).toString("base64url");
-  try {
-    await mkdir(dirname(file), { recursive: true });
-    // "wx": when two processes start at once, the second keeps the first one's key.
-    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
-    return secret;
-  } catch (error) {
-    if (isPermissionError(error)) {
-      throw new Error(
-        `the content service cannot write its file-URL signing key to ${file} (${(error as NodeJS.ErrnoException).code}): make the directory writable, set IMPRINT_DATA_DIR to one that is, or set IMPRINT_FILE_URL_SECRET`,
-        { cause: error },
-      );
-    }
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    return (await readFile(file, "utf8")).trim();
-  }
-}

@@ -2,14 +2,11 @@ import { z } from "zod";
 import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 import { DEFAULT_GIT_LIMITS } from "./git/domain/limits.js";
 
-const grpcAddress = () =>
-  z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
-
 /** The shared service settings plus what the content context needs: identity, file storage, fetch policy, purge. */
 export const contentConfigShape = {
   ...serviceConfigShape,
   /** Identity's gRPC address: the caller's organization role comes from GetMembership. */
-  IDENTITY_GRPC_ADDRESS: grpcAddress(),
+  IDENTITY_GRPC_ADDRESS: env.grpcAddress(),
   /** Imprint's data directory; files live under <data>/content-blobs unless CONTENT_BLOB_DIR says otherwise. */
   IMPRINT_DATA_DIR: z.string().min(1).default("./data"),
   /** Where file bytes are stored (content-addressed). */

@@ -6,6 +6,7 @@ import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import {
   createPromiseClient,
   membershipEventsConsumer,
+  resolveKeptSecret,
   startService,
   type Clock,
   type Logger,
@@ -18,7 +19,7 @@ import {
 import { accessEntities, MembershipCache, teamMembershipsConsumer } from "./access/index.js";
 import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./access/grpc/team-permission-service.js";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
-import { FileSystemBlobStore, resolveFileUrlSecret, type BlobStore } from "./blob-store.js";
+import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
 import { Collection } from "./spaces/domain/collection.js";
 import { Space } from "./spaces/domain/space.js";
@@ -123,7 +124,14 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
 export async function startContentService(config: ContentConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
   const resolved: ResolvedContentConfig = {
     ...config,
-    IMPRINT_FILE_URL_SECRET: await resolveFileUrlSecret(config.IMPRINT_FILE_URL_SECRET, config.IMPRINT_DATA_DIR),
+    // Kept in the data directory when not set, so that restarts and replicas sharing it sign alike.
+    IMPRINT_FILE_URL_SECRET: await resolveKeptSecret({
+      configured: config.IMPRINT_FILE_URL_SECRET,
+      dataDir: config.IMPRINT_DATA_DIR,
+      fileName: "file-url-secret",
+      service: "content",
+      setting: "IMPRINT_FILE_URL_SECRET",
+    }),
     CONTENT_BLOB_DIR: config.CONTENT_BLOB_DIR ?? join(config.IMPRINT_DATA_DIR, "content-blobs"),
   };
   const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });

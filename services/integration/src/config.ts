@@ -1,24 +1,15 @@
 import { z } from "zod";
 import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 
-const consumerName = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
-    .default(fallback);
-
-const grpcAddress = () =>
-  z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
-
 /** The shared service settings plus integration's upstreams, its sandbox limits, delivery and secrets. */
 export const integrationConfigShape = {
   ...serviceConfigShape,
   /** Identity's gRPC address: callers' roles, organizations, installation tokens. */
-  IDENTITY_GRPC_ADDRESS: grpcAddress(),
+  IDENTITY_GRPC_ADDRESS: env.grpcAddress(),
   /** Content's gRPC address: the spaces integrations are installed on. */
-  CONTENT_GRPC_ADDRESS: grpcAddress(),
+  CONTENT_GRPC_ADDRESS: env.grpcAddress(),
   /** Publishing's gRPC address: the sites integrations are installed on. */
-  PUBLISHING_GRPC_ADDRESS: grpcAddress(),
+  PUBLISHING_GRPC_ADDRESS: env.grpcAddress(),
   /** Base URL of the public API (the gateway): scripts call it back (`environment.apiEndpoint`). */
   IMPRINT_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
@@ -52,15 +43,15 @@ export const integrationConfigShape = {
   /** Lifetime of installation tokens (scripts' API tokens), in seconds. */
   INTEGRATION_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
   /** Durable consumer of content's revision events (`space_content_updated`). One per deployment; tests give each instance its own. */
-  REVISION_EVENTS_CONSUMER: consumerName("integration-content-revisions"),
+  REVISION_EVENTS_CONSUMER: env.consumerName("integration-content-revisions"),
   /** Durable consumer of content's space events (visibility, purge, transfer). */
-  SPACE_EVENTS_CONSUMER: consumerName("integration-content-spaces"),
+  SPACE_EVENTS_CONSUMER: env.consumerName("integration-content-spaces"),
   /** Durable consumer of publishing's site events. */
-  SITE_EVENTS_CONSUMER: consumerName("integration-publishing-sites"),
+  SITE_EVENTS_CONSUMER: env.consumerName("integration-publishing-sites"),
   /** How long a caller's organization role is reused without asking identity again. */
   MEMBERSHIP_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** Durable consumer of identity's member events (drops cached roles). */
-  MEMBERSHIP_EVENTS_CONSUMER: consumerName("integration-identity-members"),
+  MEMBERSHIP_EVENTS_CONSUMER: env.consumerName("integration-identity-members"),
 };
 
 export type IntegrationConfig = z.infer<z.ZodObject<typeof integrationConfigShape>>;

@@ -1,31 +1,22 @@
 import { z } from "zod";
-import { loadConfig, serviceConfigShape } from "@imprint/runtime";
-
-const consumerName = (fallback: string) =>
-  z
-    .string()
-    .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
-    .default(fallback);
-
-const grpcAddress = () =>
-  z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
+import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 
 /** The shared service settings plus the upstreams publishing asks about organizations and spaces, and its consumer of content's events. */
 export const publishingConfigShape = {
   ...serviceConfigShape,
   /** Identity's gRPC address: the caller's role in a site's organization. */
-  IDENTITY_GRPC_ADDRESS: grpcAddress(),
+  IDENTITY_GRPC_ADDRESS: env.grpcAddress(),
   /** Content's gRPC address: the spaces sites publish (existence, organization, the caller's rights). */
-  CONTENT_GRPC_ADDRESS: grpcAddress(),
+  CONTENT_GRPC_ADDRESS: env.grpcAddress(),
   /** Durable consumer of content's space events (deleted, restored, purged, transferred). One per deployment; tests give each instance its own. */
-  SPACE_EVENTS_CONSUMER: consumerName("publishing-content-spaces"),
+  SPACE_EVENTS_CONSUMER: env.consumerName("publishing-content-spaces"),
   /**
    * How long a caller's organization role is reused without asking identity again. Identity's member
    * events drop an entry at once; the TTL bounds staleness when an event reaches another replica.
    */
   MEMBERSHIP_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** Durable consumer of identity's member events (one per deployment; tests give each instance its own). */
-  MEMBERSHIP_EVENTS_CONSUMER: consumerName("publishing-identity-members"),
+  MEMBERSHIP_EVENTS_CONSUMER: env.consumerName("publishing-identity-members"),
 };
 
 export type PublishingConfig = z.infer<z.ZodObject<typeof publishingConfigShape>>;

@@ -1,7 +1,6 @@
 import { env, loadConfig } from "@imprint/runtime/core";
 import { z } from "zod";
 
-const grpcAddress = () => z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address");
 const baseUrl = () =>
   z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
@@ -20,13 +19,13 @@ export const readerConfigShape = {
    * that sets them): custom hostnames' links and cookies then follow the visitor's scheme.
    */
   TRUST_PROXY: env.boolean(false),
-  PUBLISHING_GRPC_ADDRESS: grpcAddress(),
-  CONTENT_GRPC_ADDRESS: grpcAddress(),
+  PUBLISHING_GRPC_ADDRESS: env.grpcAddress(),
+  CONTENT_GRPC_ADDRESS: env.grpcAddress(),
   /**
    * The integration service: page views are reported to it (integrations' `site_view` events) and
    * sites' pages load their integrations' scripts. Unset: neither.
    */
-  INTEGRATION_GRPC_ADDRESS: grpcAddress().optional(),
+  INTEGRATION_GRPC_ADDRESS: env.grpcAddress().optional(),
   /** Base URL of the public API (the gateway), where integrations' site scripts are served. */
   IMPRINT_PUBLIC_URL: z
     .url({ protocol: /^https?$/, error: "must be an http(s) URL" })

@@ -36,6 +36,14 @@ export const env = {
       .default(fallback ? "true" : "false")
       .transform((v) => v === "true" || v === "1" || v === "yes"),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** A `host:port` gRPC address (an IPv6 host in brackets). */
+  grpcAddress: () => z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address"),
+  /** A durable consumer's name: one per deployment (tests give each instance its own). */
+  consumerName: (fallback: string) =>
+    z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,128}$/, "must be 1 to 128 letters, digits, - or _")
+      .default(fallback),
   logLevel: () => z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Unset: the logger picks pretty on a terminal, json otherwise (createLogger reads it itself). */
   logFormat: () => z.enum(LOG_FORMATS, { error: "must be pretty or json (unset: pretty on a terminal, json otherwise)" }).optional(),

@@ -2,7 +2,8 @@ import { randomBytes } from "node:crypto";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 
-function isPermissionError(error: unknown): boolean {
+/** Whether a file system error means "not allowed here" (a setting to change), not a fault. */
+export function isPermissionError(error: unknown): boolean {
   const code = (error as NodeJS.ErrnoException).code;
   return code === "EACCES" || code === "EPERM" || code === "EROFS";
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, findPage, isId, requireCaller, type CallerInput, type Page, type PageRequestLike } from "@imprint/runtime";
+import { findPage, requireCaller, type CallerInput, type Page, type PageRequestLike } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { TargetInstallation, type TargetKind } from "../domain/installation.js";
 import type { Integration } from "../domain/integration.js";
@@ -36,7 +36,6 @@ export async function listTargetInstallations(em: EntityManager, input: ListTarg
       where.organizationId = { $in: organizations.map((organization) => organization.id) };
     }
   }
-  if (input.installationId && !isId(input.installationId)) throw AppError.notFound("Installation");
   where.integrationId = integration.id;
   if (input.externalId) where.externalIds = { $contains: [input.externalId] };
   const page = await findPage(em, TargetInstallation, where, { fields: ["createdAt", "id"], direction: "asc" }, input.page);
