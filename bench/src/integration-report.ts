@@ -15,7 +15,7 @@ export interface IntegrationReport {
 }
 
 /** The fan-out's worst and median over its revisions, with the median of each reference. */
-export function fanOutSummary(figures: IntegrationFigures): { worstMs: number; medianMs: number; commitMedianMs: number; searchableMedianMs: number } {
+export function fanOutSummary(figures: IntegrationFigures): { worstMs: number; medianMs: number; commitMedianMs: number; searchableMedianMs: number; recordedMedianMs: number } {
   const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
   const delivered = figures.rounds.map((round) => round.deliveredMs);
   return {
@@ -23,6 +23,7 @@ export function fanOutSummary(figures: IntegrationFigures): { worstMs: number; m
     medianMs: median(delivered),
     commitMedianMs: median(figures.rounds.map((round) => round.commitMs)),
     searchableMedianMs: median(figures.rounds.map((round) => round.searchableMs)),
+    recordedMedianMs: median(figures.rounds.map((round) => round.recordedMs)),
   };
 }
 
@@ -40,7 +41,7 @@ export function evaluateIntegrationTargets(figures: IntegrationFigures): { name:
     {
       name: `integrations: one revision.created delivered to ${figures.integrations} installations < ${INTEGRATION_TARGETS.fanOutMs} ms (worst of ${figures.rounds.length})`,
       passed: fanOut.worstMs < INTEGRATION_TARGETS.fanOutMs,
-      detail: `worst ${fanOut.worstMs.toFixed(0)} ms, median ${fanOut.medianMs.toFixed(0)} ms (the same revision searchable after ${fanOut.searchableMedianMs.toFixed(0)} ms, its commit ${fanOut.commitMedianMs.toFixed(0)} ms, medians)`,
+      detail: `worst ${fanOut.worstMs.toFixed(0)} ms, median ${fanOut.medianMs.toFixed(0)} ms (medians: deliveries recorded after ${fanOut.recordedMedianMs.toFixed(0)} ms, the same revision searchable after ${fanOut.searchableMedianMs.toFixed(0)} ms, its commit ${fanOut.commitMedianMs.toFixed(0)} ms)`,
     },
   ];
 }
@@ -51,6 +52,7 @@ export function formatIntegrationReport(report: IntegrationReport): string {
   const fanOut = fanOutSummary(figures);
   const row = (route: string, result: LoadResult) => `| ${route} | ${result.requestsPerSecond.toFixed(0)} | ${result.p50Ms} ms | ${result.p99Ms} ms | ${result.non2xx} |`;
   const ms = (value: number) => `${value.toFixed(0)} ms`;
+  const worst = (figure: "commitMs" | "searchableMs" | "recordedMs") => Math.max(...figures.rounds.map((round) => round[figure]));
   const lines = [
     "## Integrations",
     "",
@@ -69,13 +71,13 @@ export function formatIntegrationReport(report: IntegrationReport): string {
     `| render ÷ reference, p99 | ${renderRatio(figures).toFixed(2)}× |`,
     `| render ÷ reference, req/s | ${(figures.render.requestsPerSecond / figures.reference.requestsPerSecond).toFixed(2)}× |`,
     "",
-    `${figures.integrations} integrations (scope \`space:content:read\`, a script answering OK) installed on an organization and on one of its spaces (${figures.setupSeconds.toFixed(1)} s to publish, install and deliver their setup events), then ${figures.rounds.length} one-page commits to that space, one after the other; each timed from the commit's answer until every integration's \`space_content_updated\` of that revision was delivered, and until search (another consumer of the same \`revision.created\`) found the page.`,
+    `${figures.integrations} integrations (scope \`space:content:read\`, a script answering OK) installed on an organization and on one of its spaces (${figures.setupSeconds.toFixed(1)} s to publish, install and deliver their setup events), then ${figures.rounds.length} one-page commits to that space, one after the other; each timed from the commit's answer until every integration's \`space_content_updated\` of that revision was delivered; with, for the same revision, when search (another consumer of the same \`revision.created\`) found the page and when integration's consumer had recorded the last delivery.`,
     "",
-    `| revision | commit | searchable (one consumer) | delivered to all ${figures.integrations} |`,
-    "|---|---:|---:|---:|",
-    ...figures.rounds.map((round, index) => `| ${index + 1} | ${ms(round.commitMs)} | ${ms(round.searchableMs)} | ${ms(round.deliveredMs)} |`),
-    `| median | ${ms(fanOut.commitMedianMs)} | ${ms(fanOut.searchableMedianMs)} | ${ms(fanOut.medianMs)} |`,
-    `| worst | ${ms(Math.max(...figures.rounds.map((round) => round.commitMs)))} | ${ms(Math.max(...figures.rounds.map((round) => round.searchableMs)))} | ${ms(fanOut.worstMs)} |`,
+    `| revision | commit | searchable (search's consumer) | deliveries recorded (integration's consumer) | delivered to all ${figures.integrations} |`,
+    "|---|---:|---:|---:|---:|",
+    ...figures.rounds.map((round, index) => `| ${index + 1} | ${ms(round.commitMs)} | ${ms(round.searchableMs)} | ${ms(round.recordedMs)} | ${ms(round.deliveredMs)} |`),
+    `| median | ${ms(fanOut.commitMedianMs)} | ${ms(fanOut.searchableMedianMs)} | ${ms(fanOut.recordedMedianMs)} | ${ms(fanOut.medianMs)} |`,
+    `| worst | ${ms(worst("commitMs"))} | ${ms(worst("searchableMs"))} | ${ms(worst("recordedMs"))} | ${ms(fanOut.worstMs)} |`,
   ];
   return `${lines.join("\n")}\n`;
 }

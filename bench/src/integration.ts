@@ -52,6 +52,8 @@ export interface FanOutRound {
   commitMs: number;
   /** From the commit's answer to the first search through the gateway that finds the page. */
   searchableMs: number;
+  /** From the commit's answer until integration's consumer had recorded the last integration's `space_content_updated` (the event path: relay, NATS, the consumer). */
+  recordedMs: number;
   /** From the commit's answer until every integration's `space_content_updated` was delivered. */
   deliveredMs: number;
 }
@@ -171,7 +173,7 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
       [organizationId],
     );
     const failed = rows[0];
-    return failed ? `${failed.type}: ${failed.trace.slice(-5).map((line) => `[${line.level}] ${line.message}`).join(" / ")}` : "";
+    return failed ? `${failed.type}: ${failed.trace.slice(-5).map((line) => `[${line.level}] ${line.message.replace(/\s+/g, " ")}`).join(" / ")}` : "";
   };
   /**
    * Waits until every event of the organization ended (at least `expected` of them); answers how
@@ -189,7 +191,7 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
     }
   };
   try {
-    // 1. Render of the compat integration's counter.
+    // The compat integration, for the render: published from its manifest, installed, configured.
     const renderOrg = await identity.createOrganization({ title: "Integration Render", ownerEmail: "bench-render@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const renderPost = gatewayPost(target.gatewayUrl, renderOrg.token);
     const renderSpace = (await renderPost(`/v1/orgs/${renderOrg.organizationId}/spaces`, { title: "Render" })).id as string;
@@ -205,11 +207,37 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
     });
     const configuredBody = (await configured.json()) as { status?: string };
     if (configured.status !== 200 || configuredBody.status !== "active") throw new Error(`configuring ${compat} answered ${configured.status}: ${JSON.stringify(configuredBody)}`);
-    // Its two installation_setup events (installed, configured) call the API back: handled before
-    // anything is timed. Their hook is not what the render measures: a failure is reported, not fatal.
+
+    // The fan-out's integrations, installed on an organization and on one of its spaces, meanwhile.
+    const fanOrg = await identity.createOrganization({ title: "Integration Fan-out", ownerEmail: "bench-fanout@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const orgId = fanOrg.organizationId;
+    const post = gatewayPost(target.gatewayUrl, fanOrg.token);
+    const spaceId = (await post(`/v1/orgs/${orgId}/spaces`, { title: "Fan-out" })).id as string;
+    const names = Array.from({ length: settings.integrations }, (_, index) => `bench-fanout-${String(index).padStart(4, "0")}`);
+    log(`integrations: publishing ${names.length} integrations, each installed on the organization and on one space`);
+    const setupStarted = performance.now();
+    await eachLimited(names, 4, async (name, index) => {
+      await post(`/v1/integrations/${name}`, {
+        title: `Fan-out ${index}`,
+        description: "Answers OK to every event.",
+        scopes: ["space:content:read"],
+        visibility: "private",
+        script: OK_SCRIPT,
+        organization: orgId,
+      });
+      const installed = await post(`/v1/integrations/${name}/installations`, { organization: orgId });
+      await post(`/v1/integrations/${name}/installations/${installed.id as string}/spaces`, { space: spaceId });
+    });
+    // installation_setup and space_installation_setup of each.
+    await settled(orgId, names.length * 2, "the fan-out's setup", true);
+    const setupSeconds = (performance.now() - setupStarted) / 1000;
+    log(`integrations: ${names.length} integrations installed and their setup events delivered in ${setupSeconds.toFixed(1)} s`);
+    // The compat's two installation_setup events (installed, configured) call the API back: handled
+    // before anything is timed. Their hook is not what the render measures: a failure is reported, not fatal.
     const compatSetup = await settled(renderOrg.organizationId, 2, `${compat}'s setup`, false);
     if (compatSetup.failed) log(`integrations: ✖ ${compatSetup.failed} of ${compat}'s setup events failed, the first ${compatSetup.firstFailure}`);
 
+    // 1. Render of the compat integration's counter, warm.
     const renderPath = `/v1/integrations/${compat}/render`;
     const renderBody = {
       componentId: "counter",
@@ -234,33 +262,10 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
     const render = await load(renderPath, renderBody);
     log(`integrations: POST …/render at ${settings.connections} connections: ${describe(render)}`);
 
-    // 2. Fan-out of one revision to every integration installed on a space.
-    const fanOrg = await identity.createOrganization({ title: "Integration Fan-out", ownerEmail: "bench-fanout@example.com", ownerDisplayName: "Bench", ownerToken: "" });
-    const orgId = fanOrg.organizationId;
-    const post = gatewayPost(target.gatewayUrl, fanOrg.token);
-    const spaceId = (await post(`/v1/orgs/${orgId}/spaces`, { title: "Fan-out" })).id as string;
-    const names = Array.from({ length: settings.integrations }, (_, index) => `bench-fanout-${String(index).padStart(4, "0")}`);
-    log(`integrations: publishing ${names.length} integrations, each installed on the organization and on one space`);
-    const setupStarted = performance.now();
-    await eachLimited(names, 4, async (name, index) => {
-      await post(`/v1/integrations/${name}`, {
-        title: `Fan-out ${index}`,
-        description: "Answers OK to every event.",
-        scopes: ["space:content:read"],
-        visibility: "private",
-        script: OK_SCRIPT,
-        organization: orgId,
-      });
-      const installed = await post(`/v1/integrations/${name}/installations`, { organization: orgId });
-      await post(`/v1/integrations/${name}/installations/${installed.id as string}/spaces`, { space: spaceId });
-    });
-    // installation_setup and space_installation_setup of each.
-    await settled(orgId, names.length * 2, "the fan-out's setup", true);
-    const setupSeconds = (performance.now() - setupStarted) / 1000;
-    log(`integrations: ${names.length} integrations installed and their setup events delivered in ${setupSeconds.toFixed(1)} s`);
-
+    // 2. Fan-out of one revision to every integration installed on the space, a few times.
     const caller = { userId: fanOrg.userId, tokenId: "" };
     const rounds: FanOutRound[] = [];
+    let lastRevisionId = "";
     for (let round = 0; round < settings.repeats; round++) {
       const word = `fanout${round}x${Date.now().toString(36)}`;
       const started = performance.now();
@@ -270,6 +275,7 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
         operations: [{ create: CreatePageInput.fromPartial({ pageId: `fanout${round}`, title: `Fan-out ${round}`, markdown: `A note about ${word}.` }) }],
       });
       const committedAt = performance.now();
+      const committedAtWall = Date.now();
       const deadline = committedAt + 60_000;
       const searchable = async () => {
         for (;;) {
@@ -290,16 +296,25 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
         }
       };
       const [searchableMs, deliveredMs] = await Promise.all([searchable(), delivered()]);
-      rounds.push({ commitMs: committedAt - started, searchableMs, deliveredMs });
-      log(`integrations: revision ${round + 1} of ${settings.repeats}: delivered to ${names.length} integrations ${deliveredMs.toFixed(0)} ms after the commit's answer (commit ${(committedAt - started).toFixed(0)} ms, searchable after ${searchableMs.toFixed(0)} ms)`);
-      // What a client sees (untimed): each integration's newest event is this revision's, delivered.
-      await eachLimited(names, 4, async (name) => {
-        const newest = ((await getJson(`/v1/integrations/${name}/events?limit=1`, fanOrg.token)).items as { status: string; payload: { type?: string; revisionId?: string } }[])[0];
-        if (newest?.payload.type !== "space_content_updated" || newest.payload.revisionId !== revisionId || newest.status !== "success") {
-          throw new Error(`${name}'s newest event is not this revision's delivered space_content_updated: ${JSON.stringify(newest)}`);
-        }
-      });
+      // The service's clock is this machine's: when its consumer recorded the deliveries, against the commit's answer.
+      const recorded = await db.query<{ at: Date }>(
+        "select max(created_at) as at from integration_events where organization_id = $1 and type = 'space_content_updated' and payload->>'revisionId' = $2",
+        [orgId, revisionId],
+      );
+      const recordedMs = Math.max(0, recorded.rows[0]!.at.getTime() - committedAtWall);
+      rounds.push({ commitMs: committedAt - started, searchableMs, recordedMs, deliveredMs });
+      log(
+        `integrations: revision ${round + 1} of ${settings.repeats}: delivered to ${names.length} integrations ${deliveredMs.toFixed(0)} ms after the commit's answer (recorded for them after ${recordedMs.toFixed(0)} ms; commit ${(committedAt - started).toFixed(0)} ms, searchable after ${searchableMs.toFixed(0)} ms)`,
+      );
+      lastRevisionId = revisionId;
     }
+    // What a client sees (untimed): each integration's newest event is the last revision's, delivered.
+    await eachLimited(names, 4, async (name) => {
+      const newest = ((await getJson(`/v1/integrations/${name}/events?limit=1`, fanOrg.token)).items as { status: string; payload: { type?: string; revisionId?: string } }[])[0];
+      if (newest?.payload.type !== "space_content_updated" || newest.payload.revisionId !== lastRevisionId || newest.status !== "success") {
+        throw new Error(`${name}'s newest event is not the last revision's delivered space_content_updated: ${JSON.stringify(newest)}`);
+      }
+    });
     return { connections: settings.connections, scriptBytes: script.length, compatSetup, render, reference, integrations: names.length, setupSeconds, rounds };
   } finally {
     identity.close();

@@ -24,9 +24,9 @@ const figures = (overrides: Partial<IntegrationFigures> = {}): IntegrationFigure
   integrations: 100,
   setupSeconds: 12.5,
   rounds: [
-    { commitMs: 20, searchableMs: 40, deliveredMs: 900 },
-    { commitMs: 18, searchableMs: 35, deliveredMs: 1_400 },
-    { commitMs: 25, searchableMs: 50, deliveredMs: 700 },
+    { commitMs: 20, searchableMs: 40, recordedMs: 60, deliveredMs: 900 },
+    { commitMs: 18, searchableMs: 35, recordedMs: 80, deliveredMs: 1_400 },
+    { commitMs: 25, searchableMs: 50, recordedMs: 45, deliveredMs: 700 },
   ],
   ...overrides,
 });
@@ -36,11 +36,11 @@ describe("integration benchmark targets", () => {
     const checks = evaluateIntegrationTargets(figures());
     expect(checks.map((check) => check.passed)).toEqual([true, true]);
     expect(checks[0]!.detail).toBe("p99 30 ms (GET /v1/orgs/{id} 15 ms, 2.00×), 800 req/s, non-2xx 0");
-    expect(checks[1]!.detail).toBe("worst 1400 ms, median 900 ms (the same revision searchable after 40 ms, its commit 20 ms, medians)");
+    expect(checks[1]!.detail).toBe("worst 1400 ms, median 900 ms (medians: deliveries recorded after 60 ms, the same revision searchable after 40 ms, its commit 20 ms)");
   });
 
   it("fails each missed target on its own: a slow or failing render, a fan-out whose worst revision is late", () => {
-    const late = figures({ rounds: [...figures().rounds, { commitMs: 20, searchableMs: 40, deliveredMs: INTEGRATION_TARGETS.fanOutMs }] });
+    const late = figures({ rounds: [...figures().rounds, { commitMs: 20, searchableMs: 40, recordedMs: 60, deliveredMs: INTEGRATION_TARGETS.fanOutMs }] });
     expect(evaluateIntegrationTargets(late).map((check) => check.passed)).toEqual([true, false]);
     expect(evaluateIntegrationTargets(figures({ render: load(800, 50) }))[0]!.passed).toBe(false);
     expect(evaluateIntegrationTargets(figures({ render: load(800, 10, 3) }))[0]!.passed).toBe(false);
@@ -48,7 +48,7 @@ describe("integration benchmark targets", () => {
   });
 
   it("summarizes the fan-out's worst and median", () => {
-    expect(fanOutSummary(figures())).toEqual({ worstMs: 1_400, medianMs: 900, commitMedianMs: 20, searchableMedianMs: 40 });
+    expect(fanOutSummary(figures())).toEqual({ worstMs: 1_400, medianMs: 900, commitMedianMs: 20, searchableMedianMs: 40, recordedMedianMs: 60 });
   });
 
   it("formats both figures with their references and ratios", () => {
@@ -56,9 +56,9 @@ describe("integration benchmark targets", () => {
     expect(text).toContain("| `GET /v1/orgs/{id}` (reference) | 2000 | 3.75 ms | 15 ms | 0 |");
     expect(text).toContain("| `POST …/render` | 800 | 7.5 ms | 30 ms | 0 |");
     expect(text).toContain("| render ÷ reference, p99 | 2.00× |");
-    expect(text).toContain("| 2 | 18 ms | 35 ms | 1400 ms |");
-    expect(text).toContain("| median | 20 ms | 40 ms | 900 ms |");
-    expect(text).toContain("| worst | 25 ms | 50 ms | 1400 ms |");
+    expect(text).toContain("| 2 | 18 ms | 35 ms | 80 ms | 1400 ms |");
+    expect(text).toContain("| median | 20 ms | 40 ms | 60 ms | 900 ms |");
+    expect(text).toContain("| worst | 25 ms | 50 ms | 80 ms | 1400 ms |");
     expect(text).not.toContain("failed**");
   });
 

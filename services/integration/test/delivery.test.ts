@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -61,12 +61,13 @@ describe("delivering events to the sandbox", () => {
     await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Two", markdown: "second" });
     // installation_setup, space_installation_setup, then two space_content_updated.
     const events = await deliveredEvents(integration.name, 4);
-    const types = [...events].reverse().map((event) => JSON.parse(event.payloadJson).type);
+    const typeOf = (payloadJson: string) => (JSON.parse(payloadJson) as { type: string }).type;
+    const types = [...events].reverse().map((event) => typeOf(event.payloadJson));
     expect(types).toEqual(["installation_setup", "space_installation_setup", "space_content_updated", "space_content_updated"]);
     const updated = JSON.parse(events[0]!.payloadJson);
     expect(updated).toMatchObject({ spaceId: space.id, updatedBy: [{ object: "user", id: org.owner.caller.userId }] });
     // The integration without the content scope hears only its own installation's events.
-    const deafTypes = (await deliveredEvents(deaf.name, 2)).map((event) => JSON.parse(event.payloadJson).type);
+    const deafTypes = (await deliveredEvents(deaf.name, 2)).map((event) => typeOf(event.payloadJson));
     expect(deafTypes.sort()).toEqual(["installation_setup", "space_installation_setup"]);
   });
 
@@ -95,14 +96,14 @@ describe("development mode", () => {
     const file = join(directory, "integration.mjs");
     await writeFile(file, await bundleIntegration(COMPAT_FIXTURE));
     const integration = (await import(pathToFileURL(file).href)).default as { fetch(request: Request, env: unknown, ctx: unknown): Promise<Response> };
-    server = createServer(async (request: IncomingMessage, response) => {
+    const answerAsTheDeveloper = async (request: IncomingMessage, response: ServerResponse) => {
       const chunks: Buffer[] = [];
       for await (const chunk of request) chunks.push(chunk as Buffer);
       const body = Buffer.concat(chunks);
       const fetchRequest = new Request(`http://127.0.0.1${request.url}`, { method: request.method, headers: request.headers as Record<string, string>, body });
       const form = await fetchRequest.clone().formData();
-      const event = JSON.parse(String(form.get("event")));
-      const environment = JSON.parse(String(form.get("environment")));
+      const event = JSON.parse(form.get("event") as string) as { type: string; eventId: string };
+      const environment = JSON.parse(form.get("environment") as string) as { signingSecrets: { integration: string } };
       secret = environment.signingSecrets.integration;
       received.push({ event, signed: verifyDispatchSignature(request.headers["x-gitbook-signature"] as string, body, secret, new Date()) });
       if (failNext > 0) {
@@ -113,7 +114,8 @@ describe("development mode", () => {
       const answer = await integration.fetch(fetchRequest, {}, { waitUntil: () => undefined });
       response.writeHead(answer.status, Object.fromEntries(answer.headers));
       response.end(Buffer.from(await answer.arrayBuffer()));
-    });
+    };
+    server = createServer((request, response) => void answerAsTheDeveloper(request, response));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();
     tunnelUrl = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;

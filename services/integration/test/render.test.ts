@@ -39,7 +39,7 @@ function render(name: string, componentId: string, extra: { state?: object; acti
   });
 }
 
-const output = async (call: ReturnType<typeof render>) => JSON.parse((await call).outputJson);
+const output = async (call: ReturnType<typeof render>) => JSON.parse((await call).outputJson) as Record<string, unknown>;
 
 describe("rendering ContentKit components", () => {
   it("renders @gitbook/runtime's component with its initial state, runs its actions, and completes", async () => {

@@ -107,7 +107,7 @@ export class ScriptCalls {
       const response = await safeRequest(target, { method: request.method, headers: request.headers, body: request.body }, policy, { signal, maxBodyBytes: this.options.maxResponseBytes });
       return { status: response.status, headers: response.headers, body: response.body };
     } catch (error) {
-      throw new Error(error instanceof SafeFetchError ? `fetch ${target.origin}: ${error.reason}` : `fetch ${target.origin}: network error`);
+      throw new Error(error instanceof SafeFetchError ? `fetch ${target.origin}: ${error.reason}` : `fetch ${target.origin}: network error`, { cause: error });
     }
   };
 }

@@ -171,7 +171,7 @@ export function checkDeclaration(input: {
   if (input.contentSecurityPolicy !== null) {
     if (input.contentSecurityPolicy.length > LIMITS.contentSecurityPolicy) throw AppError.invalidArgument(`contentSecurityPolicy: must be at most ${LIMITS.contentSecurityPolicy} characters`);
     // It becomes a response header: no line breaks or other control characters.
-    if (/[\u0000-\u001f\u007f]/.test(input.contentSecurityPolicy)) throw AppError.invalidArgument("contentSecurityPolicy: must not contain control characters");
+    if ([...input.contentSecurityPolicy].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f)) throw AppError.invalidArgument("contentSecurityPolicy: must not contain control characters");
   }
   return {
     runtime: oneOf("runtime", input.runtime || "v1", RUNTIMES),

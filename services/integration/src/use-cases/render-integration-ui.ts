@@ -58,7 +58,7 @@ export async function renderIntegrationUI(em: EntityManager, input: RenderInput,
     ...(input.actionJson ? { action: parseJsonObject("action", input.actionJson) } : {}),
   });
   const { props, state, context, action } = request;
-  const place = await resolveRenderPlace(em, deps, caller, integration, context as unknown as Record<string, unknown>);
+  const place = await resolveRenderPlace(em, deps, caller, integration, context);
 
   const eventId = randomUUID();
   const event = uiRenderEvent({

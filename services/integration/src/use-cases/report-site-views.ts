@@ -49,7 +49,7 @@ export async function reportSiteViews(em: EntityManager, input: { views: SiteVie
                 visitor: { anonymousId: view.anonymousId, cookies: {}, userAgent: view.userAgent, ip: "", ...(view.language ? { language: view.language } : {}) },
                 url: view.url,
                 referrer: view.referrer,
-              } as never),
+              }),
             sourceKey: `site_view:${viewId}:${recipient.installationId}`,
           });
           count += 1;
