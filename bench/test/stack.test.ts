@@ -77,6 +77,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
         content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
         collaboration: await createTestDatabase(inject("pgAdminUrl"), "stack_collaboration"),
         publishing: await createTestDatabase(inject("pgAdminUrl"), "stack_publishing"),
+        integration: await createTestDatabase(inject("pgAdminUrl"), "stack_integration"),
       },
       bootstrap: { token, email: "owner@stack.test", orgTitle: "Stack Test Org" },
     });
@@ -170,6 +171,7 @@ describe("startStack failures", () => {
         content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
         collaboration: await createTestDatabase(inject("pgAdminUrl"), "stack_collaboration"),
         publishing: await createTestDatabase(inject("pgAdminUrl"), "stack_publishing"),
+        integration: await createTestDatabase(inject("pgAdminUrl"), "stack_integration"),
       },
         // Refused by identity's configuration check: the process exits with its reason.
         bootstrap: { token: "not-a-valid-token" },

@@ -272,15 +272,21 @@ function requestHeaders(headers: SafeRequest["headers"], policy: SafeFetchPolicy
 function send(url: URL, target: CheckedTarget, method: string, headers: Array<[string, string]>, body: Uint8Array | null, signal: AbortSignal): Promise<IncomingMessage> {
   const transport = url.protocol === "https:" ? https : http;
   const length = body !== null ? body.byteLength : BODY_METHODS.has(method) ? 0 : undefined;
-  // Given as an array (repeated names kept), the headers get no Host from Node: it is set here, for the hop's URL.
-  const framed: Array<[string, string]> = [["host", url.host], ...headers];
-  if (length !== undefined) framed.push(["content-length", String(length)]);
+  // An object (repeated names as arrays), not Node's flat array form: instrumentation that wraps
+  // http.request (OpenTelemetry's) reads headers as an object and would turn a flat array's entries
+  // into headers named "0", "1", …, losing Authorization among them.
+  const framed: Record<string, string | string[]> = { host: url.host };
+  for (const [name, value] of headers) {
+    const present = framed[name];
+    framed[name] = present === undefined ? value : [...(Array.isArray(present) ? present : [present]), value];
+  }
+  if (length !== undefined) framed["content-length"] = String(length);
   return new Promise<IncomingMessage>((resolve, reject) => {
     const request = transport.request(url, {
       method,
       lookup: pinnedLookup(target),
       signal,
-      headers: framed.flat(),
+      headers: framed,
       // One connection per request: a pooled socket might have been opened to another address.
       agent: false,
     });

@@ -549,3 +549,35 @@ describe("safeFetch bounds (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
     expect(error.reason).toBe("host no-such-host.invalid could not be resolved");
   });
 });
+
+describe("safeRequest under the telemetry preload every process runs", () => {
+  it("sends the caller's headers intact (OpenTelemetry's http instrumentation wraps the request)", async () => {
+    const site = await serve();
+    try {
+      // A process as deployed: the preload, then a request with an Authorization header.
+      const { spawn } = await import("node:child_process");
+      const runtime = new URL("../dist/index.js", import.meta.url).href;
+      const preload = new URL("../dist/telemetry/preload.js", import.meta.url).href;
+      const script = `
+        const { safeRequest, safeFetchPolicy } = await import(${JSON.stringify(runtime)});
+        const policy = safeFetchPolicy({ allowPrivateAddresses: true, service: "test" });
+        const answer = await safeRequest(${JSON.stringify(`${site.origin}/missing`)}, { method: "GET", headers: [["authorization", "Bearer kept"], ["x-tag", "one"], ["x-tag", "two"]] }, policy);
+        console.log(answer.status);`;
+      const child = spawn(process.execPath, ["--import", preload, "--input-type=module", "-e", script], { env: { ...process.env, OTEL_SDK_DISABLED: "false" }, stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once("close", resolve));
+      expect(code, output).toBe(0);
+      const { headers } = site.received.at(-1)!;
+      expect(headers.filter(([name]) => name === "authorization")).toEqual([["authorization", "Bearer kept"]]);
+      expect(headers.filter(([name]) => name === "x-tag")).toEqual([
+        ["x-tag", "one"],
+        ["x-tag", "two"],
+      ]);
+      expect(headers.some(([name]) => /^\d+$/.test(name))).toBe(false);
+    } finally {
+      await site.close();
+    }
+  });
+});
