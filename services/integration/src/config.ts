@@ -48,7 +48,7 @@ export const integrationConfigShape = {
   SPACE_EVENTS_CONSUMER: env.consumerName("integration-content-spaces"),
   /** Durable consumer of publishing's site events. */
   SITE_EVENTS_CONSUMER: env.consumerName("integration-publishing-sites"),
-  /** How long a caller's organization role is reused without asking identity again. */
+  /** How long a caller's organization role (and a space it can read, for renders) is reused without asking again. */
   MEMBERSHIP_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** Durable consumer of identity's member events (drops cached roles). */
   MEMBERSHIP_EVENTS_CONSUMER: env.consumerName("integration-identity-members"),

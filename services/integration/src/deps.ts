@@ -6,6 +6,7 @@ import type { IntegrationConfig } from "./config.js";
 import type { SecretBox } from "./domain/secrets.js";
 import type { InstallationTokens } from "./delivery/installation-tokens.js";
 import type { ScriptCalls } from "./delivery/script-calls.js";
+import type { SpaceReads } from "./upstreams/space-reads.js";
 
 /**
  * What the integration context's use cases receive besides their EntityManager, built once per
@@ -25,6 +26,8 @@ export interface UseCaseDeps {
   memberships: MembershipCache;
   /** Content's spaces: where a space installation goes, and a render's space. */
   spaces: PromiseClient<typeof SpaceServiceService>;
+  /** Which organization a space a caller can read belongs to (GetSpace, kept briefly): where a render happens. */
+  spaceReads: SpaceReads;
   /** Publishing's sites: where a site installation goes. */
   sites: PromiseClient<typeof SiteServiceService>;
   /** Opens and seals integrations' secrets. */

@@ -31,6 +31,7 @@ import { INTEGRATION_EVENT_CONTEXT } from "./events.js";
 import { INTEGRATION_SERVICE_NAME, integrationServiceImplementation } from "./grpc/integration-service.js";
 import { deliverEventsJob } from "./jobs/deliver-events.js";
 import { createSandboxPool, type SandboxPool } from "./sandbox/index.js";
+import { SpaceReads } from "./upstreams/space-reads.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const INTEGRATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -62,6 +63,7 @@ export function integrationServiceSpec(config: IntegrationConfig, upstreams: Ups
       identity: upstreams.identity,
       memberships: upstreams.memberships,
       spaces: upstreams.spaces,
+      spaceReads: new SpaceReads(upstreams.spaces, config.MEMBERSHIP_CACHE_TTL_MS),
       sites: upstreams.sites,
       secrets: machinery.secrets,
       tokens: new InstallationTokens(upstreams.identity, deps.clock, config.INTEGRATION_TOKEN_TTL_SECONDS),

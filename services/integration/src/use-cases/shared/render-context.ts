@@ -27,7 +27,7 @@ function stringField(context: Record<string, unknown>, name: string): string {
  * to read it) or its site installation. The caller must be a member of that organization, and the
  * integration installed there.
  */
-export async function resolveRenderPlace(em: EntityManager, deps: Pick<UseCaseDeps, "spaces" | "memberships">, caller: CallerInput, integration: Integration, context: Record<string, unknown>): Promise<RenderPlace> {
+export async function resolveRenderPlace(em: EntityManager, deps: Pick<UseCaseDeps, "spaceReads" | "memberships">, caller: CallerInput, integration: Integration, context: Record<string, unknown>): Promise<RenderPlace> {
   const type = context.type;
   let organizationId: string;
   let target: TargetInstallation | null = null;
@@ -43,9 +43,7 @@ export async function resolveRenderPlace(em: EntityManager, deps: Pick<UseCaseDe
     case "configuration_space": {
       spaceId = stringField(context, "spaceId");
       if (!isId(spaceId)) throw AppError.notFound("Space");
-      const { space } = await deps.spaces.getSpace({ caller: callerMessage(caller), spaceId, shareKey: "" });
-      if (!space) throw AppError.notFound("Space");
-      organizationId = space.organizationId;
+      organizationId = await deps.spaceReads.organizationOf(callerMessage(caller), spaceId);
       break;
     }
     case "configuration_site": {
