@@ -35,7 +35,7 @@ export const integrationConfigShape = {
   /** Sandbox: worker threads running scripts (each runs one call at a time). */
   INTEGRATION_SANDBOX_WORKERS: z.coerce.number().int().min(1).max(64).default(2),
   /** Deliveries of integration events under way at once (over all installations; each installation's in order). */
-  INTEGRATION_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(16),
+  INTEGRATION_DELIVERY_CONCURRENCY: z.coerce.number().int().min(1).max(256).default(32),
   /** Attempts of one event before it is recorded as failed. */
   INTEGRATION_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   /** First retry delay in milliseconds; each further retry waits twice as long. */

@@ -42,19 +42,39 @@ function judge(status: number): "success" | "retry" | "failed" {
   return "retry";
 }
 
-async function attempt(em: EntityManager, deps: UseCaseDeps, event: IntegrationEventRecord): Promise<Attempt> {
+/** What the events of one batch need, read in one query per kind rather than per event. */
+interface BatchContext {
+  integrations: Map<string, Integration>;
+  installations: Map<string, Installation>;
+  targets: Map<string, TargetInstallation>;
+  spaceCounts: Map<string, number>;
+}
+
+async function batchContext(em: EntityManager, events: readonly IntegrationEventRecord[]): Promise<BatchContext> {
+  const ids = (pick: (event: IntegrationEventRecord) => string | null | undefined) => [...new Set(events.map(pick).filter((id): id is string => typeof id === "string"))];
+  const integrations = await em.find(Integration, { id: { $in: ids((event) => event.integrationId) } });
+  const installations = await em.find(Installation, { id: { $in: ids((event) => event.installationId) } });
+  const targets = await em.find(TargetInstallation, { id: { $in: ids((event) => event.targetInstallationId) } });
+  return {
+    integrations: new Map(integrations.map((integration) => [integration.id, integration])),
+    installations: new Map(installations.map((installation) => [installation.id, installation])),
+    targets: new Map(targets.map((target) => [target.id, target])),
+    spaceCounts: await spaceCounts(em, installations),
+  };
+}
+
+async function attempt(deps: UseCaseDeps, event: IntegrationEventRecord, context: BatchContext): Promise<Attempt> {
   const at = () => deps.clock().toISOString();
-  const integration = await em.findOne(Integration, { id: event.integrationId });
+  const integration = context.integrations.get(event.integrationId);
   if (!integration) return { outcome: "failed", trace: [{ level: "error", message: "the integration was deleted", timestamp: at() }] };
-  const installation = event.installationId ? await em.findOne(Installation, { id: event.installationId }) : null;
+  const installation = event.installationId ? (context.installations.get(event.installationId) ?? null) : null;
   if (event.installationId && !installation && !event.type.endsWith("_deleted")) {
     return { outcome: "failed", trace: [{ level: "error", message: "the installation was removed before the event was delivered", timestamp: at() }] };
   }
-  const target = event.targetInstallationId ? await em.findOne(TargetInstallation, { id: event.targetInstallationId }) : null;
+  const target = event.targetInstallationId ? (context.targets.get(event.targetInstallationId) ?? null) : null;
   let environment: Record<string, unknown>;
   try {
-    const counts = installation ? await spaceCounts(em, [installation]) : new Map<string, number>();
-    environment = await buildEnvironment(deps, deps.tokens, { integration, installation, target, spaceCount: installation ? (counts.get(installation.id) ?? 0) : 0 });
+    environment = await buildEnvironment(deps, deps.tokens, { integration, installation, target, spaceCount: installation ? (context.spaceCounts.get(installation.id) ?? 0) : 0 });
   } catch (error) {
     deps.logger.warn("could not prepare an integration event's environment; will retry", { eventId: event.id, err: error });
     return { outcome: "retry", trace: [{ level: "warn", message: "Imprint could not prepare the call (an API token); retrying", timestamp: at() }] };
@@ -79,11 +99,11 @@ export async function deliverReadyEvents(em: EntityManager, deps: UseCaseDeps, s
   const { deliveryConcurrency, deliveryAttempts, deliveryBackoffMs } = deps.settings;
   const ready = await readyEvents(em, deps.clock(), deliveryConcurrency);
   if (ready.length === 0) return false;
+  const context = await batchContext(em.fork(), ready);
   await Promise.all(
     ready.map(async (event) => {
       if (signal.aborted) return;
-      const scoped = em.fork();
-      const result = await attempt(scoped, deps, event);
+      const result = await attempt(deps, event, context);
       const attempts = event.attempts + 1;
       const now = deps.clock();
       let state: "pending" | "success" | "failed" = result.outcome === "retry" ? "pending" : result.outcome;
