@@ -103,6 +103,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
       contentGrpcAddress: stack.grpcAddresses.content,
       collaborationGrpcAddress: stack.grpcAddresses.collaboration,
       publishingGrpcAddress: stack.grpcAddresses.publishing,
+      integrationGrpcAddress: stack.grpcAddresses.integration,
       gatewayUrl: stack.gatewayUrl,
       readerUrl: stack.readerUrl,
       pid: 4242,
@@ -119,7 +120,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
   });
 
   it.runIf(hosting === "split")("runs every service, the reader and the gateway as separate processes", () => {
-    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "publishing", "reader", "gateway"]);
+    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "publishing", "integration", "reader", "gateway"]);
     const pids = stack.processes.map((p) => p.pid);
     expect(new Set([...pids, process.pid]).size).toBe(pids.length + 1);
     expect(stack.processes.every((p) => p.running)).toBe(true);
@@ -130,7 +131,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     expect(stack.processes.map((p) => p.name)).toEqual([ONE_PROCESS_NAME]);
     expect(stack.processes[0]?.pid).not.toBe(process.pid);
     expect(stack.processes[0]?.running).toBe(true);
-    expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(4);
+    expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(5);
   });
 
   it("stops the gateway and the services with SIGTERM and leaves nothing running", async () => {

@@ -12,7 +12,7 @@ let runaway: string;
 
 beforeAll(async () => {
   // A CPU limit long enough to see other renders finish while a runaway script burns it.
-  harness = await startIntegrationHarness({ INTEGRATION_SCRIPT_CPU_MS: "2000", INTEGRATION_SCRIPT_WALL_MS: "4000", INTEGRATION_SANDBOX_WORKERS: "2" });
+  harness = await startIntegrationHarness({ INTEGRATION_SCRIPT_CPU_MS: "1500", INTEGRATION_SCRIPT_WALL_MS: "3000", INTEGRATION_SANDBOX_WORKERS: "2" });
   org = await createOrganization(harness);
   spaceId = (await createSpace(harness, org)).id;
   for (const [fixture, assign] of [
