@@ -78,13 +78,14 @@ describe("installation tokens", () => {
     expect((await identity.client.batchGetMembers({ organizationId, userIds: [userId, reader.userId] })).members.map((member) => member.user!.id)).toEqual([reader.userId]);
 
     const caller = owner.caller;
+    // One call at a time: a call started early would reject with nobody awaiting it yet.
     for (const call of [
-      identity.client.getMember({ caller, organizationId, userId }),
-      identity.client.updateMember({ caller, organizationId, userId, role: MemberRole.MEMBER_ROLE_READ }),
-      identity.client.removeMember({ caller, organizationId, userId }),
-      identity.client.setMemberSso({ caller, organizationId, userId }),
+      () => identity.client.getMember({ caller, organizationId, userId }),
+      () => identity.client.updateMember({ caller, organizationId, userId, role: MemberRole.MEMBER_ROLE_READ }),
+      () => identity.client.removeMember({ caller, organizationId, userId }),
+      () => identity.client.setMemberSso({ caller, organizationId, userId }),
     ]) {
-      expect(await failure(call)).toMatchObject({ code: "not_found", message: "Member not found" });
+      expect(await failure(call())).toMatchObject({ code: "not_found", message: "Member not found" });
     }
     // Nor can it remove itself.
     expect(await failure(identity.client.removeMember({ caller: { userId, tokenId: "" }, organizationId, userId }))).toMatchObject({ code: "not_found" });
