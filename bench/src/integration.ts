@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { gitbookBuildOptions } from "../../scripts/lib/gitbook-cli.mjs";
 import pg from "pg";
 import { parse } from "yaml";
 import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
@@ -97,23 +98,7 @@ const POLL_MS = 10;
 export async function bundleIntegration(directory: string): Promise<string> {
   const entry = ["src/index.tsx", "src/index.ts"].map((file) => join(directory, file)).find((file) => existsSync(file));
   if (!entry) throw new Error(`No src/index.tsx or src/index.ts in ${directory}`);
-  const result = await build({
-    platform: "neutral",
-    entryPoints: [entry],
-    bundle: true,
-    format: "esm",
-    target: "es2020",
-    minify: true,
-    write: false,
-    mainFields: ["worker", "browser", "module", "jsnext", "main"],
-    conditions: ["worker", "browser", "import", "production"],
-    define: { "process.env.NODE_ENV": JSON.stringify("production"), MODE: JSON.stringify("production") },
-    external: ["node:*", "cloudflare:*"],
-    jsx: "automatic",
-    jsxImportSource: "@gitbook/runtime",
-    loader: { ".raw.js": "text", ".raw.css": "text" },
-    logLevel: "silent",
-  });
+  const result = await build(gitbookBuildOptions(entry));
   const output = result.outputFiles[0];
   if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
   return output.text;

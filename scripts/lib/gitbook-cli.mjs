@@ -26,3 +26,28 @@ export function ensureGitbookCli({ log = console.log } = {}) {
   if (result.status !== 0 || !existsSync(entry)) throw new Error(`could not install @gitbook/cli@${GITBOOK_CLI_VERSION} from the npm registry into ${prefix}`);
   return entry;
 }
+
+/**
+ * The esbuild options `gitbook publish` (@gitbook/cli 0.25, `buildScriptFromManifest`) bundles an
+ * integration's script with, for a production build written to memory: the tests and the bench
+ * bundle fixtures exactly as GitBook would.
+ */
+export function gitbookBuildOptions(entry) {
+  return {
+    platform: "neutral",
+    entryPoints: [entry],
+    bundle: true,
+    format: "esm",
+    target: "es2020",
+    minify: true,
+    write: false,
+    mainFields: ["worker", "browser", "module", "jsnext", "main"],
+    conditions: ["worker", "browser", "import", "production"],
+    define: { "process.env.NODE_ENV": JSON.stringify("production"), MODE: JSON.stringify("production") },
+    external: ["node:*", "cloudflare:*"],
+    jsx: "automatic",
+    jsxImportSource: "@gitbook/runtime",
+    loader: { ".raw.js": "text", ".raw.css": "text" },
+    logLevel: "silent",
+  };
+}

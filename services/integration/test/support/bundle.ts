@@ -3,6 +3,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { gitbookBuildOptions } from "../../../../scripts/lib/gitbook-cli.mjs";
 
 const bundles = new Map<string, Promise<string>>();
 
@@ -20,23 +21,7 @@ export function bundleIntegration(fixtureDir: string | URL): Promise<string> {
 async function bundleEntry(directory: string): Promise<string> {
   const entry = ["src/index.tsx", "src/index.ts"].map((file) => `${directory.replace(/\/?$/, "/")}${file}`).find((file) => existsSync(file));
   if (!entry) throw new Error(`No src/index.tsx or src/index.ts in the fixture ${directory}`);
-  const result = await build({
-    platform: "neutral",
-    entryPoints: [entry],
-    bundle: true,
-    format: "esm",
-    target: "es2020",
-    minify: true,
-    write: false,
-    mainFields: ["worker", "browser", "module", "jsnext", "main"],
-    conditions: ["worker", "browser", "import", "production"],
-    define: { "process.env.NODE_ENV": JSON.stringify("production"), MODE: JSON.stringify("production") },
-    external: ["node:*", "cloudflare:*"],
-    jsx: "automatic",
-    jsxImportSource: "@gitbook/runtime",
-    loader: { ".raw.js": "text", ".raw.css": "text" },
-    logLevel: "silent",
-  });
+  const result = await build(gitbookBuildOptions(entry));
   const output = result.outputFiles[0];
   if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
   return output.text;
