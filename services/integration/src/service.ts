@@ -24,6 +24,7 @@ import { contentEventConsumers } from "./consumers/content-events.js";
 import { publishingEventConsumers } from "./consumers/publishing-events.js";
 import { InstallationTokens } from "./delivery/installation-tokens.js";
 import { ScriptCalls } from "./delivery/script-calls.js";
+import { ScriptTexts, type ScriptLoader } from "./delivery/script-texts.js";
 import type { UseCaseDeps } from "./deps.js";
 import { integrationEntities } from "./domain/entities.js";
 import { SecretBox } from "./domain/secrets.js";
@@ -50,6 +51,19 @@ interface Machinery {
   logger: Logger;
 }
 
+/** Script texts kept in memory per process: the sandbox's warm runtimes hold far fewer scripts than this. */
+const SCRIPT_TEXTS_BYTES = 64 * 1024 * 1024;
+
+/** One version of an integration's script, from the database. */
+function publishedScript(orm: ServiceDeps["orm"]): ScriptLoader {
+  return async (integrationId, version) => {
+    const rows = await forkEm(orm)
+      .getConnection()
+      .execute<{ script: string }[]>("select script from integrations where id = ? and version = ?", [integrationId, version]);
+    return rows[0]?.script ?? null;
+  };
+}
+
 /** How the runtime assembles the integration service from its config, upstream clients and sandbox. */
 export function integrationServiceSpec(config: IntegrationConfig, upstreams: Upstreams, machinery: Machinery): ServiceSpec {
   // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
@@ -69,6 +83,7 @@ export function integrationServiceSpec(config: IntegrationConfig, upstreams: Ups
       tokens: new InstallationTokens(upstreams.identity, deps.clock, config.INTEGRATION_TOKEN_TTL_SECONDS),
       scripts: new ScriptCalls({
         pool: machinery.pool,
+        scripts: new ScriptTexts(publishedScript(deps.orm), SCRIPT_TEXTS_BYTES),
         fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "integration" }, { userAgent: "Imprint-Integrations/1.0" }),
         publicUrl: config.IMPRINT_PUBLIC_URL,
         clock: deps.clock,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember, createOrganization, createSpace, errorCode, failure, type TestOrganization } from "@imprint/runtime/testing";
+import { TargetKind } from "@imprint/proto/integration/v1";
 import { bundleIntegration } from "./support/bundle.js";
 import { startIntegrationHarness, type IntegrationHarness } from "./support/harness.js";
 import { publish } from "./support/integrations.js";
@@ -59,6 +60,34 @@ describe("rendering ContentKit components", () => {
     expect(await errorCode(render(compat, "counter", { caller: stranger.owner.caller }))).toBe("not_found");
     const reader = await createMember(harness, org.organizationId, { role: "read" });
     expect(await output(render(compat, "counter", { caller: reader.caller }))).toMatchObject({ type: "element" });
+  });
+
+  it("renders with the installation the context points at, and with a republished script at once", async () => {
+    // Echoes its version, the installation's space count and its space installation from the environment.
+    const placeScript = (version: string) => `
+export default {
+  async fetch(request) {
+    const form = await request.formData();
+    const event = JSON.parse(form.get("event"));
+    const env = JSON.parse(form.get("environment"));
+    const label = "${version} spaces=" + env.installation.spaces + " space=" + (env.spaceInstallation?.space ?? "none");
+    return new Response(JSON.stringify({ type: "element", state: {}, props: event.props,
+      element: { type: "block", children: [{ type: "button", label, onPress: { action: "x" } }] } }));
+  },
+};`;
+    const labelOf = async (name: string) => ((await output(render(name, "echo"))).element as { children: Array<{ label: string }> }).children[0]!.label;
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: placeScript("v1") });
+    const { installation } = await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    expect(await labelOf(integration.name)).toBe("v1 spaces=0 space=none");
+
+    const otherSpace = (await createSpace(harness, org)).id;
+    for (const target of [spaceId, otherSpace]) {
+      await harness.integrations.installOnTarget({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: target, configurationJson: "", externalIds: [] });
+    }
+    expect(await labelOf(integration.name)).toBe(`v1 spaces=2 space=${spaceId}`);
+
+    await publish(harness, org.owner.caller, org.organizationId, { name: integration.name, script: placeScript("v2") });
+    expect(await labelOf(integration.name)).toBe(`v2 spaces=2 space=${spaceId}`);
   });
 
   it("stops runaway scripts with a clear reason, records them, and keeps serving others at full speed", async () => {

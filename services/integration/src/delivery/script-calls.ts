@@ -4,10 +4,11 @@ import type { Integration } from "../domain/integration.js";
 import { DISPATCH_PATH, encodeDispatchRequest } from "../domain/platform/dispatch.js";
 import { signDispatch, SIGNATURE_HEADER } from "../domain/platform/signature.js";
 import type { SandboxFetch, SandboxHttpRequest, SandboxLogLine, SandboxPool } from "../sandbox/index.js";
+import type { ScriptTexts } from "./script-texts.js";
 
 /** One call of an integration: a GitBook event with its environment, as GitBook's dispatcher sends it. */
 export interface ScriptCall {
-  integration: Pick<Integration, "id" | "name" | "version" | "script" | "signingSecret" | "ownerOrganizationId" | "devTunnelUrl" | "devAll" | "tunnelFor">;
+  integration: Pick<Integration, "id" | "name" | "version" | "signingSecret" | "ownerOrganizationId" | "devTunnelUrl" | "devAll" | "tunnelFor">;
   /** The organization the call acts for (development mode forwards only the owner's unless `all`); null: the integration itself. */
   organizationId: string | null;
   event: Record<string, unknown>;
@@ -30,6 +31,8 @@ export type ScriptAnswer =
 /** Where scripts run (one pool per process) and how they, and tunnels, reach the network. */
 export interface ScriptCallOptions {
   pool: SandboxPool;
+  /** The scripts the pool runs, by version. */
+  scripts: ScriptTexts;
   /** The SSRF guard for scripts' fetches and tunnels. */
   fetchPolicy: SafeFetchPolicy;
   /** The public API: scripts call it back with their installation token, wherever it listens. */
@@ -59,9 +62,14 @@ export class ScriptCalls {
     const tunnel = call.integration.tunnelFor(call.organizationId);
     if (tunnel) return this.callTunnel(tunnel, call, body, contentType);
     const request: SandboxHttpRequest = { url: `${DISPATCH_ORIGIN}${DISPATCH_PATH}`, method: "POST", headers: [["content-type", contentType]], body };
+    const script = await this.options.scripts.textOf(call.integration);
+    if (script === null) {
+      const reason = `version ${call.integration.version} of the integration was replaced while the call was prepared`;
+      return { ok: false, reason, logs: [{ level: "error", message: reason, timestamp: this.options.clock() }], via: "sandbox" };
+    }
     const outcome = await this.options.pool.run({
       scriptKey: `${call.integration.id}@${call.integration.version}`,
-      script: call.integration.script,
+      script,
       request,
       fetch: this.scriptFetch,
     });

@@ -76,7 +76,8 @@ export const IntegrationSchema = defineEntity({
     externalLinks: p.json<unknown[]>(),
     /** Declared configurations {account, space, site}; `{}` when none. */
     configurations: p.json<Record<string, unknown>>(),
-    script: p.text(),
+    /** Read only to run it (ScriptTexts keeps it by version), not with every lookup of the integration. */
+    script: p.text().lazy(),
     /** The secrets map as JSON, encrypted (AES-256-GCM: iv ‖ tag ‖ ciphertext); null when none. */
     secretsCiphertext: p.blob().nullable(),
     secretNames: p.json<string[]>(),

@@ -7,7 +7,6 @@ import { uiRenderEvent } from "../domain/platform/events.js";
 import { checkRenderRequest } from "../domain/platform/render-request.js";
 import { buildEnvironment } from "./shared/environment.js";
 import { recordEndedEvent, traceWithReason } from "./shared/deliveries.js";
-import { spaceCounts } from "./shared/installations.js";
 import { findVisibleIntegration } from "./shared/integrations.js";
 import { parseJsonObject } from "./shared/json.js";
 import { resolveRenderPlace } from "./shared/render-context.js";
@@ -71,8 +70,7 @@ export async function renderIntegrationUI(em: EntityManager, input: RenderInput,
     ...(action ? { action } : {}),
     auth: { userId: caller.userId },
   });
-  const counts = await spaceCounts(em, [place.installation]);
-  const environment = await buildEnvironment(deps, deps.tokens, { integration, installation: place.installation, target: place.target, spaceCount: counts.get(place.installation.id) ?? 0 });
+  const environment = await buildEnvironment(deps, deps.tokens, { integration, installation: place.installation, target: place.target, spaceCount: place.spaceCount });
   const answer = await deps.scripts.call({ integration, organizationId: place.organizationId, event, environment });
 
   const fail = async (reason: string, code: "upstream_failed" | "not_found" = "upstream_failed"): Promise<never> => {

@@ -1,15 +1,18 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
-import { Installation, TargetInstallation } from "../../domain/installation.js";
+import { TargetInstallation, type Installation } from "../../domain/installation.js";
 import type { Integration } from "../../domain/integration.js";
 import { callerMessage, roleIn } from "./access.js";
+import { findInstallationPlace } from "./installations.js";
 
 /** Where a component renders, as GitBook's ContentKitContext says, resolved to an installation. */
 export interface RenderPlace {
   organizationId: string;
   installation: Installation;
   target: TargetInstallation | null;
+  /** How many spaces the installation is installed on (its `spaces` in the environment). */
+  spaceCount: number;
   /** The event's space or site, as GitBook's SpaceEvent / SiteEvent carry it. */
   spaceId?: string;
   siteId?: string;
@@ -58,8 +61,7 @@ export async function resolveRenderPlace(em: EntityManager, deps: Pick<UseCaseDe
       throw AppError.invalidArgument("context.type: must be configuration_account, configuration_space, configuration_site, configuration_contentsource or document");
   }
   if (!isId(organizationId) || (await roleIn(deps, caller, organizationId)) === null) throw AppError.notFound("Organization");
-  const installation = await em.findOne(Installation, { integrationId: integration.id, organizationId });
-  if (!installation) throw new AppError("failed_precondition", `${integration.name} is not installed in this organization`);
-  if (spaceId && !target) target = await em.findOne(TargetInstallation, { installationId: installation.id, kind: "space", targetId: spaceId });
-  return { organizationId, installation, target, ...(spaceId ? { spaceId } : {}), ...(siteId ? { siteId } : {}) };
+  const found = await findInstallationPlace(em, integration.id, organizationId, target ? undefined : spaceId);
+  if (!found) throw new AppError("failed_precondition", `${integration.name} is not installed in this organization`);
+  return { organizationId, installation: found.installation, target: target ?? found.target, spaceCount: found.spaceCount, ...(spaceId ? { spaceId } : {}), ...(siteId ? { siteId } : {}) };
 }
