@@ -321,6 +321,10 @@ describe("the Workers surface", () => {
           url.search = "?k=v";
           out.params = [...url.searchParams];
           out.idna = new URL("https://münchen.example/ä?ö=ü").href;
+          const changed = new URL("https://example.com/a?x=1");
+          changed.pathname = "/changed";
+          changed.searchParams.set("x", "2");
+          out.sameInput = [changed.href, new URL("https://example.com/a?x=1").href, new URL("a", "https://example.com/b/").href, new URL("https://example.com/b/").href];
           const headers = new Headers({ "X-B": "2", "x-a": "1" });
           headers.append("x-a", "3");
           headers.append("Set-Cookie", "a=1");
@@ -380,6 +384,8 @@ describe("the Workers surface", () => {
     expect(out.url).toEqual([url.href, url.origin, url.host, url.pathname, url.search, url.hash, url.username, "false"]);
     expect(out.params).toEqual([["k", "v"]]);
     expect(out.idna).toBe(new URL("https://münchen.example/ä?ö=ü").href);
+    // Parsed parts are kept per input: changing one URL leaves the next one built from it alone.
+    expect(out.sameInput).toEqual(["https://example.com/changed?x=2", "https://example.com/a?x=1", "https://example.com/b/a", "https://example.com/b/"]);
     expect(out.headers).toEqual([["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x-a", "1, 3"], ["x-b", "2"]]);
     expect(out.setCookie).toEqual(["a=1", "b=2"]);
     expect(out.text).toBe("héllo ✓ 😀");

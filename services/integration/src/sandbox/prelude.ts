@@ -417,12 +417,34 @@ class URLSearchParams {
   }
 }
 
+// Parsing is a host call, which costs more than the parse itself. The same input always parses to
+// the same parts, and a warm script parses the same few URLs (its request's, its API's) call after
+// call: short inputs keep their parts, at most a few dozen (long ones, a data: URL, would hold on to
+// the script's memory). The parts are shared, so frozen: a URL's setters replace them. An input that
+// does not parse throws each time.
+const PARSED_URLS_KEPT = 32;
+const PARSED_URL_CHARS = 1024;
+const parsedUrls = new Map();
+
+function parseUrl(input, base) {
+  // Two JSON strings side by side can only be read one way.
+  const key = base === undefined ? input : input + base;
+  const kept = parsedUrls.get(key);
+  if (kept !== undefined) return kept;
+  const parts = Object.freeze(JSON.parse(hostCall("urlParse", input, base)));
+  if (key.length <= PARSED_URL_CHARS) {
+    if (parsedUrls.size >= PARSED_URLS_KEPT) parsedUrls.delete(parsedUrls.keys().next().value);
+    parsedUrls.set(key, parts);
+  }
+  return parts;
+}
+
 class URL {
   #parts;
   #searchParams = null;
   constructor(url, base) {
     if (arguments.length === 0) throw new TypeError("URL needs a url");
-    this.#parts = JSON.parse(hostCall("urlParse", wire(url), base === undefined ? undefined : wire(base)));
+    this.#parts = parseUrl(wire(url), base === undefined ? undefined : wire(base));
   }
   static canParse(url, base) {
     try {
