@@ -2,7 +2,8 @@ import { AppError } from "@imprint/runtime";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import lzString from "lz-string";
-import { decodeRenderRequest, MAX_IMAGE_BYTES, publishIntegrationBody, renderQuery } from "../src/routes/integrations.js";
+import { decompressFromEncodedURIComponent } from "../src/lz-string.js";
+import { decodeRenderRequest, MAX_IMAGE_BYTES, MAX_RENDER_REQUEST_CHARACTERS, publishIntegrationBody, renderQuery } from "../src/routes/integrations.js";
 import { listMembersQuery, updateMemberBody } from "../src/routes/members.js";
 import { toUpdateOrganizationFields, updateOrganizationBody } from "../src/routes/organizations.js";
 import { findUnstorableText, formatPath, parseInput, queryParam } from "../src/validation.js";
@@ -163,6 +164,62 @@ describe("integration inputs", () => {
     const render = { componentId: "card", props: { n: 1 }, context: { type: "document", theme: "light" }, action: { action: "x" } };
     const request = lzString.compressToEncodedURIComponent(JSON.stringify(render));
     expect(decodeRenderRequest(parseInput(renderQuery, { request }, "query").request)).toEqual(render);
+  });
+
+  it("decompresses exactly as lz-string does, through a query string too", () => {
+    let seed = 42;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const alphabet = "abcabcabc{}[]\":,0123456789 éü✓日本🎉\u0000\uffff";
+    const samples = ["a", "ab", "aaaaaaaaaaaaaaaaaaaa", "日本語".repeat(500)];
+    for (let index = 0; index < 200; index++) samples.push(Array.from({ length: Math.floor(random() * 3000) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(""));
+    for (const text of samples) {
+      const compressed = lzString.compressToEncodedURIComponent(text);
+      expect(decompressFromEncodedURIComponent(compressed, MAX_RENDER_REQUEST_CHARACTERS)).toEqual({ ok: true, text: lzString.decompressFromEncodedURIComponent(compressed) });
+      expect(decompressFromEncodedURIComponent(compressed, MAX_RENDER_REQUEST_CHARACTERS)).toEqual({ ok: true, text });
+      // A raw `+` a query string parser turned into a space.
+      expect(decompressFromEncodedURIComponent(compressed.replace(/\+/g, " "), MAX_RENDER_REQUEST_CHARACTERS)).toEqual({ ok: true, text });
+    }
+  });
+
+  /**
+   * lz-string's encoding of a run of "a" as `codes` dictionary codes, each the entry it defines
+   * (w + w[0]): an output of about codes² / 2 characters, written directly since compressing such
+   * a run with lz-string takes seconds.
+   */
+  function runOfA(codes: number): string {
+    const bits: number[] = [];
+    const write = (value: number, width: number) => {
+      for (let bit = 0; bit < width; bit++) bits.push((value >> bit) & 1);
+    };
+    write(0, 2);
+    write("a".charCodeAt(0), 8);
+    let [dictSize, numBits, enlargeIn] = [4, 3, 4];
+    for (let code = 0; code < codes; code++) {
+      write(dictSize++, numBits);
+      if (--enlargeIn === 0) [enlargeIn, numBits] = [2 ** numBits, numBits + 1];
+    }
+    write(2, numBits);
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-$";
+    let out = "";
+    for (let index = 0; index < bits.length; index += 6) out += alphabet[bits.slice(index, index + 6).reduce((value, bit, at) => value | (bit << (5 - at)), 0)];
+    return out;
+  }
+
+  it("refuses a decompression bomb without building it, and accepts a request up to the bound", () => {
+    const small = runOfA(500);
+    expect(lzString.decompressFromEncodedURIComponent(small)).toBe("a".repeat(1 + (500 * 503) / 2));
+    expect(decompressFromEncodedURIComponent(small, MAX_RENDER_REQUEST_CHARACTERS)).toEqual({ ok: true, text: "a".repeat(1 + (500 * 503) / 2) });
+    // Under 16 KiB of query string that lz-string would expand to 24 million characters.
+    const bomb = runOfA(7000);
+    expect(bomb.length).toBeLessThan(16 * 1024);
+    expect(decompressFromEncodedURIComponent(bomb, MAX_RENDER_REQUEST_CHARACTERS)).toEqual({ ok: false, reason: "too-large" });
+    expect(messageOf(() => decodeRenderRequest(parseInput(renderQuery, { request: bomb }, "query").request))).toBe(`request: must decompress to at most ${MAX_RENDER_REQUEST_CHARACTERS} characters of JSON`);
+
+    let seed = 7;
+    const text = Array.from({ length: MAX_RENDER_REQUEST_CHARACTERS - 400 }, () => String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26))).join("");
+    const json = JSON.stringify({ componentId: "c", props: { text }, context: { type: "document" } });
+    expect(json.length).toBeLessThanOrEqual(MAX_RENDER_REQUEST_CHARACTERS);
+    expect(decodeRenderRequest(lzString.compressToEncodedURIComponent(json)).props.text).toBe(text);
   });
 
   it("refuses a render request that is not compressed JSON, too large, or not a RenderIntegrationUI", () => {

@@ -1,7 +1,7 @@
-import lzString from "lz-string";
 import { z } from "zod";
 import type { Caller } from "@imprint/proto/common/v1";
 import { AppError } from "@imprint/runtime/core";
+import { decompressFromEncodedURIComponent } from "../lz-string.js";
 import { toRestEventLog, toRestIntegrationEvent } from "../mappers/integration.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { defineRoute, noContent, ok, resetContent, type Route, type RouteResponse } from "../route.js";
@@ -90,10 +90,7 @@ export type RenderBody = z.output<typeof renderBody>;
 
 /** At most this much JSON text once a GET render `request` is decompressed. */
 export const MAX_RENDER_REQUEST_CHARACTERS = 1024 * 1024;
-/**
- * The compressed form is bounded like a URL (Node's parser takes 16 KiB of request head): lz-string
- * decodes it whole before its size can be checked, and what 16 KiB may expand to stays bounded.
- */
+/** The compressed form is bounded like a URL (Node's parser takes 16 KiB of request head). */
 export const renderQuery = z.object({ request: z.string().min(1).max(16 * 1024) });
 
 /**
@@ -102,17 +99,13 @@ export const renderQuery = z.object({ request: z.string().min(1).max(16 * 1024) 
  * JSON past MAX_RENDER_REQUEST_CHARACTERS, is refused naming `request`.
  */
 export function decodeRenderRequest(request: string): RenderBody {
-  let text: string | null;
-  try {
-    text = lzString.decompressFromEncodedURIComponent(request);
-  } catch {
-    text = null;
-  }
-  if (!text) throw AppError.invalidArgument("request: must be JSON compressed with lz-string (compressToEncodedURIComponent)");
-  if (text.length > MAX_RENDER_REQUEST_CHARACTERS) throw AppError.invalidArgument(`request: must decompress to at most ${MAX_RENDER_REQUEST_CHARACTERS} characters of JSON`);
+  // Decompression stops at the bound: what is past it is never built.
+  const decompressed = decompressFromEncodedURIComponent(request, MAX_RENDER_REQUEST_CHARACTERS);
+  if (!decompressed.ok && decompressed.reason === "too-large") throw AppError.invalidArgument(`request: must decompress to at most ${MAX_RENDER_REQUEST_CHARACTERS} characters of JSON`);
+  if (!decompressed.ok || !decompressed.text) throw AppError.invalidArgument("request: must be JSON compressed with lz-string (compressToEncodedURIComponent)");
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text) as unknown;
+    parsed = JSON.parse(decompressed.text) as unknown;
   } catch {
     throw AppError.invalidArgument("request: must be JSON compressed with lz-string (compressToEncodedURIComponent)");
   }

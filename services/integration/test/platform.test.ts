@@ -1,7 +1,6 @@
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import LZString from "lz-string";
 import { describe, expect, it } from "vitest";
 import { checkDeclaredConfigurations, checkInstallationConfiguration, missingRequiredProperties, type DeclaredConfigurations } from "../src/domain/platform/configuration.js";
 import { checkRenderOutput } from "../src/domain/platform/contentkit.js";
@@ -22,8 +21,7 @@ import {
   spaceVisibilityUpdatedEvent,
   uiRenderEvent,
 } from "../src/domain/platform/events.js";
-import { decompressFromEncodedURIComponent } from "../src/domain/platform/lz-string.js";
-import { checkRenderRequest, decodeRenderRequest, RENDER_REQUEST_MAX_CHARS } from "../src/domain/platform/render-request.js";
+import { checkRenderRequest } from "../src/domain/platform/render-request.js";
 import { SIGNATURE_HEADER, signDispatch, verifyDispatchSignature } from "../src/domain/platform/signature.js";
 
 const require = createRequire(import.meta.url);
@@ -307,98 +305,21 @@ describe("a script's render output", () => {
 describe("a render request", () => {
   const request = { componentId: "hello", props: { text: "héllo ✓ 🎉", n: 1 }, state: { open: true }, context: documentContext, action: { action: "@ui.url.open", url: "https://example.com" } };
 
-  it("decodes the ?request= GitBook's client sends: lz-string's compressToEncodedURIComponent of the JSON", () => {
-    const compressed = LZString.compressToEncodedURIComponent(JSON.stringify(request));
-    expect(decodeRenderRequest(compressed)).toEqual(request);
-    expectValid("RenderIntegrationUI", request);
-    // Through a query string as a server reads it (a raw `+` becomes a space).
-    const query = new URL(`https://imprint.example/v1/integrations/x/render?request=${compressed}`).searchParams.get("request")!;
-    expect(decodeRenderRequest(query)).toEqual(request);
-    const minimal = { componentId: "c", props: {}, context: { type: "configuration_account", theme: "dark", organizationId: "o1" } };
-    expect(decodeRenderRequest(LZString.compressToEncodedURIComponent(JSON.stringify(minimal)))).toEqual(minimal);
-  });
-
-  it("decompresses exactly as lz-string does", () => {
-    let seed = 42;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    const alphabet = "abcabcabc{}[]\":,0123456789 éü✓日本🎉\u0000\uffff";
-    const samples = ["a", "ab", "aaaaaaaaaaaaaaaaaaaa", JSON.stringify(request), "日本語".repeat(500)];
-    for (let index = 0; index < 200; index++) samples.push(Array.from({ length: Math.floor(random() * 3000) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(""));
-    for (const text of samples) {
-      const compressed = LZString.compressToEncodedURIComponent(text);
-      const ours = decompressFromEncodedURIComponent(compressed, RENDER_REQUEST_MAX_CHARS);
-      expect(ours).toEqual({ ok: true, text: LZString.decompressFromEncodedURIComponent(compressed) });
-      expect(ours).toEqual({ ok: true, text });
-    }
-  });
-
-  it("is refused when it is not a compressed render request, with the path of a shape problem", () => {
-    const compress = (value: unknown) => LZString.compressToEncodedURIComponent(typeof value === "string" ? value : JSON.stringify(value));
-    const notCompressed = "request: not a compressed render request (lz-string compressToEncodedURIComponent of its JSON)";
-    expect(messageOf(() => decodeRenderRequest(""))).toBe(notCompressed);
-    expect(messageOf(() => decodeRenderRequest("not*lz*string"))).toBe(notCompressed);
-    expect(messageOf(() => decodeRenderRequest(compress("not json")))).toBe(notCompressed);
-    expect(messageOf(() => decodeRenderRequest(compress(JSON.stringify(request)).slice(0, 20)))).toBe(notCompressed);
-    expect(messageOf(() => decodeRenderRequest(compress([1, 2])))).toBe("request: must be an object");
-    expect(messageOf(() => decodeRenderRequest(compress({ ...request, componentId: 7 })))).toBe("request.componentId: must be a string");
-    expect(messageOf(() => decodeRenderRequest(compress({ props: {}, context: documentContext })))).toBe("request.componentId: is required");
-    expect(messageOf(() => decodeRenderRequest(compress({ ...request, props: [] })))).toBe("request.props: must be an object");
-    expect(messageOf(() => decodeRenderRequest(compress({ ...request, context: { type: "page", theme: "dark" } })))).toBe(
-      'request.context.type: must be one of "configuration_account", "configuration_space", "configuration_site", "configuration_contentsource", "document"',
-    );
-    expect(messageOf(() => decodeRenderRequest(compress({ ...request, context: { ...documentContext, theme: "blue" } })))).toBe('request.context.theme: must be one of "dark", "light"');
-    expect(messageOf(() => decodeRenderRequest(compress({ ...request, context: { type: "document", theme: "dark", spaceId: "s1" } })))).toBe("request.context.editable: is required");
-    expect(messageOf(() => decodeRenderRequest(compress({ ...request, action: { url: "x" } })))).toBe("request.action.action: is required");
-  });
-
-  /**
-   * lz-string's encoding of a run of "a" as `codes` dictionary codes, each the entry it defines
-   * (w + w[0]): an output of about codes² / 2 characters, written directly since compressing such
-   * a run with lz-string takes seconds.
-   */
-  function runOfA(codes: number): string {
-    const bits: number[] = [];
-    const write = (value: number, width: number) => {
-      for (let bit = 0; bit < width; bit++) bits.push((value >> bit) & 1);
-    };
-    write(0, 2);
-    write("a".charCodeAt(0), 8);
-    let [dictSize, numBits, enlargeIn] = [4, 3, 4];
-    for (let code = 0; code < codes; code++) {
-      write(dictSize++, numBits);
-      if (--enlargeIn === 0) [enlargeIn, numBits] = [2 ** numBits, numBits + 1];
-    }
-    write(2, numBits);
-    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-$";
-    let out = "";
-    for (let index = 0; index < bits.length; index += 6) out += alphabet[bits.slice(index, index + 6).reduce((value, bit, at) => value | (bit << (5 - at)), 0)];
-    return out;
-  }
-
-  it("refuses a decompression bomb without building it", () => {
-    const small = runOfA(500);
-    expect(LZString.decompressFromEncodedURIComponent(small)).toBe("a".repeat(1 + (500 * 503) / 2));
-    expect(decompressFromEncodedURIComponent(small, RENDER_REQUEST_MAX_CHARS)).toEqual({ ok: true, text: "a".repeat(1 + (500 * 503) / 2) });
-    // Under 20 KB of query string that lz-string would expand to 32 million characters.
-    const bomb = runOfA(8000);
-    expect(bomb.length).toBeLessThan(20_000);
-    expect(decompressFromEncodedURIComponent(bomb, RENDER_REQUEST_MAX_CHARS)).toEqual({ ok: false, reason: "too-large" });
-    expect(messageOf(() => decodeRenderRequest(bomb))).toBe("request: must decompress to at most 1 MiB of JSON");
-  });
-
-  it("accepts a request up to the bound", () => {
-    let seed = 7;
-    const text = Array.from({ length: RENDER_REQUEST_MAX_CHARS - 400 }, () => String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26))).join("");
-    const json = JSON.stringify({ ...request, props: { text } });
-    expect(json.length).toBeLessThanOrEqual(RENDER_REQUEST_MAX_CHARS);
-    expect(decodeRenderRequest(LZString.compressToEncodedURIComponent(json)).props.text).toBe(text);
-  });
-
   it("checks a POST body with the same shape, named `body`", () => {
     expect(checkRenderRequest(request)).toEqual(request);
     expect(checkRenderRequest({ ...request, extra: 1, state: undefined })).toEqual({ componentId: "hello", props: request.props, context: documentContext, action: request.action });
     expect(messageOf(() => checkRenderRequest({ ...request, state: "x" }))).toBe("body.state: must be an object");
     expect(messageOf(() => checkRenderRequest(undefined))).toBe("body: must be an object");
+    expect(messageOf(() => checkRenderRequest([1, 2]))).toBe("body: must be an object");
+    expect(messageOf(() => checkRenderRequest({ ...request, componentId: 7 }))).toBe("body.componentId: must be a string");
+    expect(messageOf(() => checkRenderRequest({ props: {}, context: documentContext }))).toBe("body.componentId: is required");
+    expect(messageOf(() => checkRenderRequest({ ...request, props: [] }))).toBe("body.props: must be an object");
+    expect(messageOf(() => checkRenderRequest({ ...request, context: { type: "page", theme: "dark" } }))).toBe(
+      'body.context.type: must be one of "configuration_account", "configuration_space", "configuration_site", "configuration_contentsource", "document"',
+    );
+    expect(messageOf(() => checkRenderRequest({ ...request, context: { ...documentContext, theme: "blue" } }))).toBe('body.context.theme: must be one of "dark", "light"');
+    expect(messageOf(() => checkRenderRequest({ ...request, context: { type: "document", theme: "dark", spaceId: "s1" } }))).toBe("body.context.editable: is required");
+    expect(messageOf(() => checkRenderRequest({ ...request, action: { url: "x" } }))).toBe("body.action.action: is required");
   });
 });
 

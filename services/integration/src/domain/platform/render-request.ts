@@ -1,14 +1,11 @@
 import { AppError } from "@imprint/runtime";
 import { z } from "zod";
-import { decompressFromEncodedURIComponent } from "./lz-string.js";
 import type { ContentKitAction, ContentKitContext, PlainObject } from "./types.js";
 
 /**
  * A request to render an integration's component (GitBook's RenderIntegrationUI): the body of
- * `POST /integrations/{name}/render`, or the `?request=` of its GET twin. There GitBook's document
- * says only "LZ-string compressed JSON request" and `@gitbook/api`'s client passes the string through
- * as given; the encoding that survives a query string unescaped is lz-string's
- * `compressToEncodedURIComponent`, the one decoded here.
+ * `POST /integrations/{name}/render`, or the `?request=` of its GET twin once the gateway has
+ * decompressed it.
  */
 export interface RenderRequest {
   componentId: string;
@@ -17,9 +14,6 @@ export interface RenderRequest {
   context: ContentKitContext;
   action?: ContentKitAction;
 }
-
-/** Bound of a decompressed `?request=`, in UTF-16 units of JSON: far above any real component's props and state. */
-export const RENDER_REQUEST_MAX_CHARS = 1024 * 1024;
 
 const plainObject = z.record(z.string(), z.unknown());
 const theme = z.enum(["dark", "light"]);
@@ -63,24 +57,10 @@ function describe(issue: z.core.$ZodIssue, where: string): string {
   }
 }
 
-/** A render request's shape checked (`where` names it in messages: "body", "request"), or invalid_argument naming the first problem. */
+/** A render request's shape checked (`where` names it in messages), or invalid_argument naming the first problem. */
 export function checkRenderRequest(value: unknown, where = "body"): RenderRequest {
   const result = renderRequest.safeParse(value, { reportInput: true });
   if (!result.success) throw AppError.invalidArgument(describe(result.error.issues[0]!, where));
   const { componentId, props, state, context: ctx, action } = result.data;
   return { componentId, props, ...(state ? { state } : {}), context: ctx, ...(action ? { action } : {}) };
-}
-
-/** The render request a `?request=` carries: decompressed within RENDER_REQUEST_MAX_CHARS, parsed, and its shape checked. */
-export function decodeRenderRequest(compressed: string): RenderRequest {
-  const decompressed = decompressFromEncodedURIComponent(compressed, RENDER_REQUEST_MAX_CHARS);
-  if (!decompressed.ok && decompressed.reason === "too-large") throw AppError.invalidArgument(`request: must decompress to at most ${RENDER_REQUEST_MAX_CHARS / 1024 / 1024} MiB of JSON`);
-  let value: unknown;
-  try {
-    value = decompressed.ok ? JSON.parse(decompressed.text) : undefined;
-  } catch {
-    value = undefined;
-  }
-  if (value === undefined) throw AppError.invalidArgument("request: not a compressed render request (lz-string compressToEncodedURIComponent of its JSON)");
-  return checkRenderRequest(value, "request");
 }

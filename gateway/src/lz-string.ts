@@ -1,10 +1,11 @@
 /**
  * lz-string's `decompressFromEncodedURIComponent` (lz-string 1.5.0, the format GitBook's
  * `?request=` carries), rewritten to stop as soon as the output passes a bound: LZ output grows
- * quadratically with its input, so a few kilobytes of query string can expand to hundreds of
- * megabytes, and lz-string itself only returns once it has built all of it. Same algorithm, same
- * result on every input it accepts (test/platform.test.ts compares the two), and stricter: a
- * character outside the alphabet or a truncated stream is refused instead of read as zero bits.
+ * quadratically with its input, so 16 KiB of query string can expand to tens of megabytes (and
+ * a tenth of a second of CPU), and lz-string itself only returns once it has built all of it. Same
+ * algorithm, same result on every input it accepts (test/validation.test.ts compares the two), and
+ * stricter: a character outside the alphabet or a truncated stream is refused instead of read as
+ * zero bits.
  */
 
 const ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+-$";
