@@ -1,8 +1,8 @@
 import { z } from "zod";
-import { loadConfig, serviceConfigShape } from "@imprint/runtime";
+import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 import { CHOSEN_SECRET_PATTERN } from "./domain/tokens.js";
 
-/** The shared service settings plus the optional first-run bootstrap. */
+/** The shared service settings, the optional first-run bootstrap, and the expired tokens' sweep. */
 export const identityConfigShape = {
   ...serviceConfigShape,
   /** When set and there is no organization yet, the first organization's owner gets this exact token. */
@@ -12,6 +12,8 @@ export const identityConfigShape = {
     .optional(),
   IMPRINT_BOOTSTRAP_ORG_TITLE: z.string().trim().min(2).max(255).default("My organization"),
   IMPRINT_BOOTSTRAP_EMAIL: z.string().trim().toLowerCase().email().default("admin@imprint.local"),
+  /** How often tokens that expired more than a day ago are deleted. */
+  TOKEN_SWEEP_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
 };
 
 export type IdentityConfig = z.infer<z.ZodObject<typeof identityConfigShape>>;

@@ -6,6 +6,7 @@ import type { UseCaseDeps } from "./deps.js";
 import { identityEntities } from "./domain/entities.js";
 import { IDENTITY_CONTEXT } from "./events.js";
 import { IDENTITY_SERVICE_NAME, identityServiceImplementation } from "./grpc/identity-service.js";
+import { sweepExpiredTokensJob } from "./jobs/sweep-expired-tokens.js";
 import { bootstrapFirstOrganization } from "./use-cases/bootstrap.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
@@ -40,6 +41,7 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec {
         implementation: identityServiceImplementation(() => forkEm(deps.orm), useCaseDeps(deps)),
       },
     ],
+    jobs: (deps) => [sweepExpiredTokensJob(deps.orm, useCaseDeps(deps), config.TOKEN_SWEEP_INTERVAL_MS)],
     onStarted: (deps) => runBootstrap(config, deps, useCaseDeps(deps)),
   };
 }

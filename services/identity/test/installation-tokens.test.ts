@@ -2,13 +2,14 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SortOrder } from "@imprint/proto/common/v1";
 import { IssueInstallationTokenRequest, MemberRole, MemberSort, UpdateOrganizationRequest, type ListMembersRequest } from "@imprint/proto/identity/v1";
-import { createMember, createOrganization, failure, readEvents, waitForEvents, type TestOwner } from "@imprint/runtime/testing";
+import { createMember, createOrganization, eventually, failure, readEvents, waitForEvents, type TestOwner } from "@imprint/runtime/testing";
 import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 describe("installation tokens", () => {
   let identity: TestIdentity;
   beforeAll(async () => {
-    identity = await startTestIdentity();
+    // The expired tokens' sweep runs often here, so its test need not wait an hour.
+    identity = await startTestIdentity({ extraEnv: { TOKEN_SWEEP_INTERVAL_MS: "200" } });
   });
   afterAll(() => identity.stop());
 
@@ -134,6 +135,13 @@ describe("installation tokens", () => {
       { type: "member.role_changed", actor: null, payload: { userId: first.userId, from: "read", to: "create" } },
     ]);
 
+    // Its profile is its integration's: it cannot rename itself.
+    const principalCaller = { userId: first.userId, tokenId: second.tokenId };
+    expect(await failure(identity.client.updateUser({ caller: principalCaller, userId: first.userId, updateMask: ["display_name"], displayName: "Your bank", photoUrl: "" }))).toMatchObject({
+      code: "permission_denied",
+    });
+    expect((await identity.client.authenticateToken({ token: second.token })).user!.displayName).toBe("Slack (new)");
+
     // The same role again changes nothing.
     await issue({ installationId, role: MemberRole.MEMBER_ROLE_CREATE, integrationTitle: "Slack (new)" });
     const after = await readEvents("identity", { since, organizationId, payload: { userId: first.userId } });
@@ -217,5 +225,24 @@ describe("installation tokens", () => {
       code: "failed_precondition",
       message: expect.stringMatching(/^installation_id: /),
     });
+  });
+
+  // Last: it moves the clock a day on.
+  it("deletes tokens a day after they expired, and keeps the others", async () => {
+    const tokenCount = async (id: string) =>
+      Number((await identity.running.orm.em.fork().getConnection().execute<{ count: string }[]>("select count(*) as count from api_tokens where id = ?", [id]))[0]!.count);
+    const expiring = await issue({ ttlSeconds: 60 });
+    const lasting = await issue({ ttlSeconds: 86_400 });
+    identity.clock.advance(61_000);
+    // Expired, refused, but kept for a day.
+    expect(await failure(identity.client.authenticateToken({ token: expiring.token }))).toMatchObject({ code: "unauthenticated" });
+    expect(await tokenCount(expiring.tokenId)).toBe(1);
+
+    identity.clock.advance(86_400_000);
+    await eventually(async () => (await tokenCount(expiring.tokenId)) === 0, 20_000);
+    // The day-long token expired a minute ago: kept for now.
+    expect(await tokenCount(lasting.tokenId)).toBe(1);
+    // A person's token without an expiry stays.
+    expect((await identity.client.authenticateToken({ token: owner.token })).user!.id).toBe(owner.userId);
   });
 });

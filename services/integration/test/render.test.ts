@@ -12,8 +12,10 @@ let compat: string;
 let runaway: string;
 
 beforeAll(async () => {
-  // A CPU limit long enough to see other renders finish while a runaway script burns it.
-  harness = await startIntegrationHarness({ INTEGRATION_SCRIPT_CPU_MS: "1500", INTEGRATION_SCRIPT_WALL_MS: "3000", INTEGRATION_SANDBOX_WORKERS: "2" });
+  // A CPU limit long enough to see other renders finish while a runaway script burns it, and a wall
+  // limit five times longer: on a loaded machine the loop's thread may get a third of a core, and it
+  // must still be stopped by CPU time, not by the clock.
+  harness = await startIntegrationHarness({ INTEGRATION_SCRIPT_CPU_MS: "1000", INTEGRATION_SCRIPT_WALL_MS: "5000", INTEGRATION_SANDBOX_WORKERS: "2" });
   org = await createOrganization(harness);
   spaceId = (await createSpace(harness, org)).id;
   for (const [fixture, assign] of [
