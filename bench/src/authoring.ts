@@ -2,6 +2,7 @@ import { CreatePageInput, EditingServiceService, type PageOperation } from "@imp
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient } from "@imprint/runtime";
 import { commitPageOperations, gatewayPost } from "./editing.js";
+import { percentile } from "./stats.js";
 
 /**
  * The authoring figures of `npm run bench`: a space of 10,000 pages built through the editing
@@ -56,10 +57,6 @@ function spaceOperations(pages: number): PageOperation[] {
     }
   }
   return operations;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
 }
 
 /** 50 changes: 20 inserts (linking by slug path and by ref), 20 updates, 10 moves, over sections picked by `run`. */
@@ -117,8 +114,8 @@ export async function runAuthoringBenchmark(target: AuthoringTarget, settings: A
       pages: settings.pages,
       changesPerBatch: CHANGES_PER_BATCH,
       batches: timings.length,
-      p50Ms: percentile(sorted, 50),
-      p99Ms: percentile(sorted, 99),
+      p50Ms: percentile(sorted, 0.5),
+      p99Ms: percentile(sorted, 0.99),
       maxMs: sorted[sorted.length - 1] ?? 0,
     };
     log(`authoring: ${figures.batches} batches of ${CHANGES_PER_BATCH} changes: p50 ${figures.p50Ms.toFixed(0)} ms, p99 ${figures.p99Ms.toFixed(0)} ms`);

@@ -3,6 +3,7 @@ import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient } from "@imprint/runtime";
 import { pageOperations } from "./search.js";
+import { percentile } from "./stats.js";
 
 /**
  * Event lag under a neighbour's bulk work: while another organization's 10,000-page import is being
@@ -40,12 +41,6 @@ export interface EventLagFigures {
 }
 
 export type Log = (message: string) => void;
-
-/** Nearest-rank percentile of ascending `sorted`. */
-function percentile(sorted: number[], fraction: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
-}
 
 export async function runEventLagBenchmark(target: EventLagTarget, settings: EventLagSettings, log: Log): Promise<EventLagFigures> {
   const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });

@@ -1,5 +1,6 @@
-import { percentile, type IntegrationBenchmarkSettings, type IntegrationFigures } from "./integration.js";
+import type { IntegrationBenchmarkSettings, IntegrationFigures } from "./integration.js";
 import type { LoadResult } from "./load.js";
+import { percentile } from "./stats.js";
 
 /**
  * The integration targets of docs/benchmarks.md: the render of a small `@gitbook/runtime`

@@ -1,9 +1,7 @@
-import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { build } from "esbuild";
-import { gitbookBuildOptions } from "../../scripts/lib/gitbook-cli.mjs";
+import { bundleIntegration } from "../../scripts/lib/gitbook-cli.mjs";
 import pg from "pg";
 import { parse } from "yaml";
 import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
@@ -90,20 +88,6 @@ export const OK_SCRIPT = `export default { async fetch() { return new Response("
 /** How often deliveries and search are looked at while a revision fans out. */
 const POLL_MS = 10;
 
-/**
- * The script of the integration in `directory` (its src/index.tsx or src/index.ts), bundled exactly
- * as GitBook's CLI (`gitbook publish`, @gitbook/cli 0.25) does: the options of
- * services/integration/test/support/bundle.ts, which the service's tests run.
- */
-export async function bundleIntegration(directory: string): Promise<string> {
-  const entry = ["src/index.tsx", "src/index.ts"].map((file) => join(directory, file)).find((file) => existsSync(file));
-  if (!entry) throw new Error(`No src/index.tsx or src/index.ts in ${directory}`);
-  const result = await build(gitbookBuildOptions(entry));
-  const output = result.outputFiles[0];
-  if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
-  return output.text;
-}
-
 /** What `gitbook publish` reads from a gitbook-manifest.yaml, as GitBook's PublishIntegration body (the script and organization apart). */
 export async function manifestPublication(directory: string): Promise<{ name: string; body: Record<string, unknown> }> {
   const manifest = parse(await readFile(join(directory, "gitbook-manifest.yaml"), "utf8")) as Record<string, unknown>;
@@ -126,12 +110,6 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Nearest-rank percentile of ascending `sorted`. */
-export function percentile(sorted: number[], fraction: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(fraction * sorted.length) - 1))]!;
-}
 
 const describe = (result: LoadResult) => `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}`;
 

@@ -12,6 +12,7 @@ import { gatewayPost } from "./editing.js";
 import type { LighthouseFailedAudit, LighthouseScores } from "./lighthouse.js";
 import { runLoad, type LoadResult } from "./load.js";
 import { seededRandom as random } from "./seeded-random.js";
+import { percentile } from "./stats.js";
 
 /**
  * The reader figures of `npm run bench`: a space of BENCH_READER_PAGES pages of about 5,000 words
@@ -198,10 +199,6 @@ export function pageMarkdown(index: number, words = WORDS_PER_PAGE): string {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
-}
-
 /** A JWT signed with HS256 over the key's text, as the site's visitors' tokens are signed (RFC 7519, as jose's SignJWT writes it). */
 export function signVisitorToken(claims: Record<string, unknown>, key: string): string {
   const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64url");
@@ -352,7 +349,7 @@ export async function runReaderBenchmark(target: ReaderTarget, settings: ReaderB
       if (response.status !== 200) throw new Error(`reader: ${publicBase}${pageSlug(index)} answered ${response.status}`);
     }
     const sorted = [...timings].sort((a, b) => a - b);
-    const firstRender = { count: timings.length, p50Ms: percentile(sorted, 50), p99Ms: percentile(sorted, 99), maxMs: sorted[sorted.length - 1] ?? 0 };
+    const firstRender = { count: timings.length, p50Ms: percentile(sorted, 0.5), p99Ms: percentile(sorted, 0.99), maxMs: sorted[sorted.length - 1] ?? 0 };
     log(`         p50 ${firstRender.p50Ms.toFixed(1)} ms, p99 ${firstRender.p99Ms.toFixed(1)} ms, max ${firstRender.maxMs.toFixed(1)} ms`);
 
     // 2. The kept page against the same bytes from a plain node:http server, then 3. on the visitor-auth site.

@@ -4,6 +4,7 @@ import { CreatePageInput, EditingServiceService, type PageOperation } from "@imp
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { createPromiseClient } from "@imprint/runtime";
 import { seededRandom as random } from "./seeded-random.js";
+import { percentile } from "./stats.js";
 
 /**
  * The search figures of `npm run bench`. A space of 10,000 pages of 10 sections each (100,000
@@ -133,11 +134,6 @@ function queryKinds(operations: PageOperation[]): Record<string, string[]> {
     phrase: operations.slice(1, 11).map((operation) => `"${(operation.create?.markdown ?? "").split(" ").slice(3, 5).join(" ")}"`),
     "unmatched word (fallback)": medium.map((word, index) => `${word} ${rare[index]} zzqxv`),
   };
-}
-
-function percentile(sorted: number[], fraction: number): number {
-  if (sorted.length === 0) return 0;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(fraction * sorted.length) - 1)]!;
 }
 
 /** Runs `paths` in a loop on `connections` keep-alive connections for `seconds`; latency per request. */

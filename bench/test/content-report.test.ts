@@ -1,19 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { ContentFigures } from "../src/content.js";
 import { evaluateContentTargets, formatContentReport } from "../src/content-report.js";
-import type { LoadResult } from "../src/load.js";
+import { loadResult } from "./support/load-result.js";
 
-const load = (requestsPerSecond: number, p99Ms: number, non2xx = 0): LoadResult => ({
-  requestsPerSecond,
-  p50Ms: p99Ms / 3,
-  p99Ms,
-  maxMs: p99Ms * 2,
-  total: requestsPerSecond * 10,
-  non2xx,
-  errors: 0,
-  timeouts: 0,
-  durationSeconds: 10,
-});
+const load = (requestsPerSecond: number, p99Ms: number, non2xx = 0) => loadResult(requestsPerSecond, p99Ms, p99Ms / 3, non2xx);
 
 const figures = (overrides: Partial<ContentFigures> = {}): ContentFigures => ({
   pages: 10_000,

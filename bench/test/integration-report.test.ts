@@ -1,19 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { bundleIntegration, COMPAT_FIXTURE, manifestPublication, type IntegrationFigures } from "../src/integration.js";
+import { bundleIntegration } from "../../scripts/lib/gitbook-cli.mjs";
+import { COMPAT_FIXTURE, manifestPublication, type IntegrationFigures } from "../src/integration.js";
 import { evaluateIntegrationTargets, fanOutSummary, formatIntegrationReport, INTEGRATION_TARGETS } from "../src/integration-report.js";
-import type { LoadResult } from "../src/load.js";
+import { loadResult } from "./support/load-result.js";
 
-const load = (requestsPerSecond: number, p99Ms: number, non2xx = 0): LoadResult => ({
-  requestsPerSecond,
-  p50Ms: p99Ms / 4,
-  p99Ms,
-  maxMs: p99Ms * 2,
-  total: requestsPerSecond * 10,
-  non2xx,
-  errors: 0,
-  timeouts: 0,
-  durationSeconds: 10,
-});
+const load = (requestsPerSecond: number, p99Ms: number, non2xx = 0) => loadResult(requestsPerSecond, p99Ms, p99Ms / 4, non2xx);
 
 const figures = (overrides: Partial<IntegrationFigures> = {}): IntegrationFigures => ({
   connections: 16,

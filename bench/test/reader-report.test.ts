@@ -1,20 +1,10 @@
 import { createHmac } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import type { LoadResult } from "../src/load.js";
 import { countWords, pageMarkdown, signVisitorToken, type ReaderFigures } from "../src/reader.js";
 import { evaluateReaderTargets, formatReaderReport } from "../src/reader-report.js";
+import { loadResult } from "./support/load-result.js";
 
-const load = (requestsPerSecond: number, p99Ms: number, non2xx = 0): LoadResult => ({
-  requestsPerSecond,
-  p50Ms: Math.round(p99Ms / 3),
-  p99Ms,
-  maxMs: p99Ms * 2,
-  total: requestsPerSecond * 10,
-  non2xx,
-  errors: 0,
-  timeouts: 0,
-  durationSeconds: 10,
-});
+const load = (requestsPerSecond: number, p99Ms: number, non2xx = 0) => loadResult(requestsPerSecond, p99Ms, Math.round(p99Ms / 3), non2xx);
 
 const figures = (overrides: Partial<ReaderFigures> = {}): ReaderFigures => ({
   pages: 100,

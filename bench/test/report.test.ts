@@ -1,18 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { LoadResult } from "../src/load.js";
 import { evaluateTargets, formatReport, TARGETS, type BenchmarkReport } from "../src/report.js";
+import { loadResult } from "./support/load-result.js";
 
-const result = (requestsPerSecond: number, p99Ms: number, non2xx = 0): LoadResult => ({
-  requestsPerSecond,
-  p50Ms: p99Ms / 4,
-  p99Ms,
-  maxMs: p99Ms * 2,
-  total: requestsPerSecond * 10,
-  non2xx,
-  errors: 0,
-  timeouts: 0,
-  durationSeconds: 10,
-});
+const result = (requestsPerSecond: number, p99Ms: number, non2xx = 0) => loadResult(requestsPerSecond, p99Ms, p99Ms / 4, non2xx);
 const MB = 1024 * 1024;
 
 describe("benchmark targets", () => {

@@ -29,10 +29,9 @@ export function ensureGitbookCli({ log = console.log } = {}) {
 
 /**
  * The esbuild options `gitbook publish` (@gitbook/cli 0.25, `buildScriptFromManifest`) bundles an
- * integration's script with, for a production build written to memory: the tests and the bench
- * bundle fixtures exactly as GitBook would.
+ * integration's script with, for a production build written to memory.
  */
-export function gitbookBuildOptions(entry) {
+function gitbookBuildOptions(entry) {
   return {
     platform: "neutral",
     entryPoints: [entry],
@@ -50,4 +49,19 @@ export function gitbookBuildOptions(entry) {
     loader: { ".raw.js": "text", ".raw.css": "text" },
     logLevel: "silent",
   };
+}
+
+/**
+ * The script of the integration in `directory` (its src/index.tsx or src/index.ts), bundled exactly
+ * as `gitbook publish` bundles it: the tests and the bench run the script GitBook would have run.
+ * esbuild is imported here, not above: `npm test` reads this file before it installs anything.
+ */
+export async function bundleIntegration(directory) {
+  const entry = ["src/index.tsx", "src/index.ts"].map((file) => join(directory, file)).find((file) => existsSync(file));
+  if (!entry) throw new Error(`No src/index.tsx or src/index.ts in ${directory}`);
+  const { build } = await import("esbuild");
+  const result = await build(gitbookBuildOptions(entry));
+  const output = result.outputFiles[0];
+  if (!output) throw new Error(`esbuild wrote nothing for ${entry}`);
+  return output.text;
 }

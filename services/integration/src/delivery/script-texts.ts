@@ -1,3 +1,5 @@
+import { CacheBudget, type BudgetedCache } from "@imprint/runtime";
+
 /** Reads one version of an integration's script; null when that version is no longer stored. */
 export type ScriptLoader = (integrationId: string, version: number) => Promise<string | null>;
 
@@ -8,24 +10,21 @@ export type ScriptLoader = (integrationId: string, version: number) => Promise<s
  * version share a single query.
  */
 export class ScriptTexts {
-  private readonly texts = new Map<string, string>();
+  private readonly texts: BudgetedCache<string>;
   private readonly loading = new Map<string, Promise<string | null>>();
-  private heldBytes = 0;
 
   constructor(
     private readonly load: ScriptLoader,
-    private readonly maxBytes: number,
-  ) {}
+    maxBytes: number,
+  ) {
+    this.texts = new CacheBudget(maxBytes).cache("scripts");
+  }
 
   /** The script of that version; null when it is no longer stored (republished or unpublished since the caller read it). */
   async textOf(integration: { id: string; version: number }): Promise<string | null> {
     const key = `${integration.id}@${integration.version}`;
     const held = this.texts.get(key);
-    if (held !== undefined) {
-      this.texts.delete(key);
-      this.texts.set(key, held);
-      return held;
-    }
+    if (held !== undefined) return held;
     let loading = this.loading.get(key);
     if (!loading) {
       loading = this.read(key, integration).finally(() => this.loading.delete(key));
@@ -36,14 +35,7 @@ export class ScriptTexts {
 
   private async read(key: string, integration: { id: string; version: number }): Promise<string | null> {
     const text = await this.load(integration.id, integration.version);
-    if (text === null) return null;
-    this.texts.set(key, text);
-    this.heldBytes += text.length;
-    for (const [oldest, oldText] of this.texts) {
-      if (this.heldBytes <= this.maxBytes || oldest === key) break;
-      this.texts.delete(oldest);
-      this.heldBytes -= oldText.length;
-    }
+    if (text !== null) this.texts.set(key, text, text.length);
     return text;
   }
 }
