@@ -89,13 +89,23 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
   /** Target installations as GitBook shows them; with `extended`, their spaces or sites in one batch per organization. */
   const restTargets = async (
     target: TargetRoutes,
-    input: { caller: Caller; integrationName: string; installations: TargetInstallation[]; extended: boolean | undefined },
+    input: { caller: Caller; integrationName: string; installations: TargetInstallation[]; extended: boolean | undefined; afterWrite?: boolean },
   ) => {
-    const expanded = input.extended ? await expandTargets(upstreams, urls, { ...input, kind: target.kind }) : new Map<string, RestSpace | RestSite>();
+    const none = new Map<string, RestSpace | RestSite>();
+    // After a write is saved, the expansion is a best effort: a target left as its id is GitBook's
+    // shape too (as for a target the caller cannot read), and failing would answer an applied write as failed.
+    const expand = () => expandTargets(upstreams, urls, { ...input, kind: target.kind });
+    const expanded = !input.extended ? none : input.afterWrite ? await expand().catch(() => none) : await expand();
     return input.installations.map((installation) => target.toRest(installation, expanded.get(installation.targetId)));
   };
-  const restTarget = async (target: TargetRoutes, caller: Caller, integrationName: string, installation: TargetInstallation | undefined, extended: boolean | undefined) =>
-    (await restTargets(target, { caller, integrationName, installations: installation ? [installation] : [], extended }))[0] ?? target.toRest(installation, undefined);
+  const restTarget = async (
+    target: TargetRoutes,
+    caller: Caller,
+    integrationName: string,
+    installation: TargetInstallation | undefined,
+    extended: boolean | undefined,
+    afterWrite = false,
+  ) => (await restTargets(target, { caller, integrationName, installations: installation ? [installation] : [], extended, afterWrite }))[0] ?? target.toRest(installation, undefined);
 
   const targetRoutes = (target: TargetRoutes): Route[] => {
     const base = "/v1/integrations/:integrationName/installations/:installationId";
@@ -157,7 +167,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
             configurationJson: "",
             externalIds: [],
           });
-          const installation = await restTarget(target, principal.caller, params.integrationName, response.installation, query.extended);
+          const installation = await restTarget(target, principal.caller, params.integrationName, response.installation, query.extended, true);
           return created(installation, targetInstallationLocation(urls, params.integrationName, params.installationId, target.segment, body.targetId));
         },
       }),
@@ -197,7 +207,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
             configurationJson: jsonOrEmpty(body.configuration),
             externalIds: body.externalIds === undefined ? undefined : { values: body.externalIds },
           });
-          return ok(await restTarget(target, principal.caller, params.integrationName, response.installation, query.extended));
+          return ok(await restTarget(target, principal.caller, params.integrationName, response.installation, query.extended, true));
         },
       }),
 

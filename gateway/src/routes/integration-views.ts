@@ -1,6 +1,6 @@
 import type { Caller } from "@imprint/proto/common/v1";
 import { TargetKind, type Integration, type TargetInstallation } from "@imprint/proto/integration/v1";
-import { AppError } from "@imprint/runtime/core";
+import { AppError, isId } from "@imprint/runtime/core";
 import { toRestIntegration, type RestIntegration } from "../mappers/integration.js";
 import { toRestOrganization, type RestOrganization } from "../mappers/organization.js";
 import { toRestSite, type RestSite } from "../mappers/site.js";
@@ -17,15 +17,34 @@ type Upstreams = RouteDeps["upstreams"];
  */
 export async function restIntegrations(upstreams: Upstreams, urls: PublicUrls, integrations: readonly Integration[]): Promise<RestIntegration[]> {
   if (integrations.length === 0) return [];
-  const ownerIds = [...new Set(integrations.map((integration) => integration.ownerOrganizationId))];
-  const { organizations } = await upstreams.identity.batchGetOrganizations({ organizationIds: ownerIds });
-  const owners = new Map<string, RestOrganization>(organizations.map((organization) => [organization.id, toRestOrganization(organization, urls)]));
+  const owners = await readOwners(upstreams, urls, integrations.map((integration) => integration.ownerOrganizationId));
   return integrations.map((integration) => toRestIntegration(integration, owners.get(integration.ownerOrganizationId), urls));
 }
 
-export async function restIntegration(upstreams: Upstreams, urls: PublicUrls, integration: Integration | undefined): Promise<RestIntegration> {
+/** Organizations (integrations' owners) as GitBook shows them, by id; a write reads its owner before it is saved. */
+export async function readOwners(upstreams: Upstreams, urls: PublicUrls, organizationIds: readonly string[]): Promise<ReadonlyMap<string, RestOrganization>> {
+  const ids = [...new Set(organizationIds.filter((id) => isId(id)))];
+  if (ids.length === 0) return new Map();
+  const { organizations } = await upstreams.identity.batchGetOrganizations({ organizationIds: ids });
+  return new Map(organizations.map((organization) => [organization.id, toRestOrganization(organization, urls)]));
+}
+
+/**
+ * One integration as GitBook shows it. A write passes the owners it read before it was saved
+ * (`knownOwners`): then an owner it lacks is asked for on a best effort only (left out, as for an
+ * owner that no longer exists), never failing a write already applied.
+ */
+export async function restIntegration(
+  upstreams: Upstreams,
+  urls: PublicUrls,
+  integration: Integration | undefined,
+  knownOwners?: ReadonlyMap<string, RestOrganization>,
+): Promise<RestIntegration> {
   if (!integration) throw new AppError("internal", "upstream answered without an integration");
-  return (await restIntegrations(upstreams, urls, [integration]))[0]!;
+  if (!knownOwners) return (await restIntegrations(upstreams, urls, [integration]))[0]!;
+  const ownerId = integration.ownerOrganizationId;
+  const owners = knownOwners.has(ownerId) ? knownOwners : await readOwners(upstreams, urls, [ownerId]).catch(() => knownOwners);
+  return toRestIntegration(integration, owners.get(ownerId), urls);
 }
 
 /** `not_found` from an upstream read as "nothing the caller can see". */

@@ -7,7 +7,7 @@ import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { defineRoute, noContent, ok, resetContent, type Route, type RouteResponse } from "../route.js";
 import { parseInput, pathId, queryParam } from "../validation.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
-import { restIntegration, restIntegrations } from "./integration-views.js";
+import { readOwners, restIntegration, restIntegrations } from "./integration-views.js";
 
 /** A publication carries a script (≤ 5 MiB) and base64 images (an icon and three previews): room for all of them. */
 const PUBLISH_BODY_LIMIT_BYTES = 12 * 1024 * 1024;
@@ -181,6 +181,8 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       body: publishIntegrationBody,
       bodyLimitBytes: PUBLISH_BODY_LIMIT_BYTES,
       handler: async ({ params, body, principal }) => {
+        // The owner is read before the write: once it is saved, its answer needs no other upstream.
+        const owners = await readOwners(upstreams, urls, [body.organization]);
         const response = await integrations.publishIntegration({
           caller: principal.caller,
           name: params.integrationName,
@@ -204,7 +206,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
           previewImages: (body.previewImages ?? []).map((content) => ({ content })),
           previewsPresent: body.previewImages !== undefined,
         });
-        return ok(await restIntegration(upstreams, urls, response.integration));
+        return ok(await restIntegration(upstreams, urls, response.integration, owners));
       },
     }),
 

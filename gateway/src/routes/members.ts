@@ -107,8 +107,9 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/ping",
       params: organizationParams,
       handler: async ({ params, principal }) => {
-        await identity.pingMember({ caller: principal.caller, organizationId: params.organizationId });
+        // The token first: once identity recorded the ping, the answer needs nothing more.
         const { token } = await upstreams.publishing.issueMemberVisitorToken({ caller: principal.caller, organizationId: params.organizationId });
+        await identity.pingMember({ caller: principal.caller, organizationId: params.organizationId });
         return ok(token ? { gitbookVisitorClaims: token, serviceVisitorClaims: token } : {});
       },
     }),

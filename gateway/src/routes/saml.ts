@@ -3,6 +3,7 @@ import { MemberRole } from "@imprint/proto/identity/v1";
 import { z } from "zod";
 import { toProtoRole, toRestRole, roleOrGuestSchema } from "../mappers/role.js";
 import { AppError } from "@imprint/runtime/core";
+import type { RestTeam } from "../mappers/team.js";
 import { restTeamsById } from "./team-views.js";
 import { readFormBody } from "../middleware/json-body.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
@@ -61,10 +62,17 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const identity = upstreams.identity;
   const location = (organizationId: string, providerId: string) => `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/saml/${encodeURIComponent(providerId)}`;
   /** GitBook's OrganizationSAMLProvider: the default team as a team object, the service's own URLs. */
-  const restProvider = async (provider: SamlProvider | undefined) => {
+  /**
+   * A write passes the default teams it read before it was saved (`known`): its answer then asks
+   * nobody, or (a team that changed meanwhile) asks on a best effort, leaving the optional
+   * `defaultTeam` out rather than failing a change already applied.
+   */
+  const restProvider = async (provider: SamlProvider | undefined, known?: ReadonlyMap<string, RestTeam>) => {
     if (!provider) throw new AppError("internal", "upstream answered no SAML provider");
     const service = serviceOf(urls.api, provider.id);
-    const defaultTeam = provider.defaultTeamId ? (await restTeamsById(upstreams, provider.organizationId, [provider.defaultTeamId])).get(provider.defaultTeamId) : undefined;
+    const teamId = provider.defaultTeamId;
+    const readTeam = () => restTeamsById(upstreams, provider.organizationId, [teamId]).then((teams) => teams.get(teamId));
+    const defaultTeam = !teamId ? undefined : !known ? await readTeam() : known.has(teamId) ? known.get(teamId) : await readTeam().catch(() => undefined);
     return {
       object: "saml-provider" as const,
       id: provider.id,
@@ -80,6 +88,9 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       urls: { location: location(provider.organizationId, provider.id) },
     };
   };
+  /** The default team a write will leave, as GitBook shows it, read before the write. */
+  const teamsBefore = async (organizationId: string, teamId: string | null | undefined): Promise<ReadonlyMap<string, RestTeam>> =>
+    teamId ? restTeamsById(upstreams, organizationId, [teamId]) : new Map();
   const values = (body: z.infer<typeof updateSamlProviderBody>) => ({
     label: body.label ?? "",
     entityId: body.entityID ?? "",
@@ -107,7 +118,7 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
         const response = await identity.listSamlProviders({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query, cursors) });
-        return ok(toPagedList(await Promise.all(response.providers.map(restProvider)), response.page, cursors));
+        return ok(toPagedList(await Promise.all(response.providers.map((provider) => restProvider(provider))), response.page, cursors));
       },
     }),
 
@@ -118,8 +129,9 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       body: createSamlProviderBody,
       handler: async ({ params, body, principal }) => {
+        const known = await teamsBefore(params.organizationId, body.defaultTeam);
         const response = await identity.createSamlProvider({ caller: principal.caller, organizationId: params.organizationId, ...values(body) });
-        const provider = await restProvider(response.provider);
+        const provider = await restProvider(response.provider, known);
         return created(provider, provider.urls.location);
       },
     }),
@@ -141,6 +153,11 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       body: updateSamlProviderBody,
       handler: async ({ params, body, principal }) => {
         const updateMask = (Object.keys(body) as (keyof typeof MASK)[]).filter((key) => body[key] !== undefined).map((key) => MASK[key]);
+        const teamId =
+          body.defaultTeam !== undefined
+            ? body.defaultTeam
+            : (await identity.getSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).provider?.defaultTeamId;
+        const known = await teamsBefore(params.organizationId, teamId);
         const response = await identity.updateSamlProvider({
           caller: principal.caller,
           organizationId: params.organizationId,
@@ -148,7 +165,7 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
           values: { caller: undefined, organizationId: "", ...values(body) },
           updateMask,
         });
-        return ok(await restProvider(response.provider));
+        return ok(await restProvider(response.provider, known));
       },
     }),
 

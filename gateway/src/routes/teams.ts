@@ -64,7 +64,8 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       body: createTeamBody,
       handler: async ({ params, body, principal }) => {
         const response = await identity.createTeam({ caller: principal.caller, organizationId: params.organizationId, title: body.title, memberUserIds: body.members ?? [] });
-        const team = await restTeam(params.organizationId, response.team);
+        // A new team has no space granted yet: its answer needs no second upstream once it is saved.
+        const team = toRestTeam(response.team, 0);
         return created(team, teamLocation(params.organizationId, team.id));
       },
     }),
@@ -83,7 +84,13 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/teams/:teamId",
       params: teamParams,
       body: updateTeamBody,
-      handler: async ({ params, body, principal }) => ok(await restTeam(params.organizationId, (await identity.updateTeam({ caller: principal.caller, ...params, title: body.title })).team)),
+      handler: async ({ params, body, principal }) => {
+        // Content's count is read before the rename (which does not change it): once identity saved
+        // it, the answer needs nothing more, so an outage of content fails the request unapplied.
+        const { spaces } = await upstreams.content.permissions.countTeamSpaces({ organizationId: params.organizationId, teamIds: [params.teamId] });
+        const { team } = await identity.updateTeam({ caller: principal.caller, ...params, title: body.title });
+        return ok(toRestTeam(team, spaces[params.teamId] ?? 0));
+      },
     }),
 
     // removeTeamFromOrganizationById: 205 when it was deleted, 204 when there was none.

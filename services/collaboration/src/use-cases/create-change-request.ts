@@ -7,6 +7,7 @@ import { changeRequestCreated, recordCollaborationEvent } from "../events.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { addContributor } from "./shared/change-requests.js";
+import { loadUsers } from "./shared/users.js";
 import type { UseCaseDeps } from "../deps.js";
 
 /** Numbers held by orphan branches (left by creations that failed after content forked) are skipped, a few at most. */
@@ -31,6 +32,8 @@ export async function createChangeRequest(em: EntityManager, input: CreateChange
   const agentTaskId = validateAgentTaskId(input.agentTaskId);
   const space = await requireSpace(deps, caller, input.spaceId, "edit");
   const id = randomUUID();
+  // The creator (the caller) is read before the commit: once the change request is saved, nothing may fail.
+  const users = await loadUsers(deps, [caller.userId]);
   const { changeRequest, branch } = await deps.unitOfWork.run(em, async (tx) => {
     const [state] = await tx.execute<{ next_number: number }[]>(
       `insert into space_states (space_id) values (?)
@@ -75,5 +78,5 @@ export async function createChangeRequest(em: EntityManager, input: CreateChange
     });
     return { changeRequest, branch };
   });
-  return changeRequestView(em, deps, { caller, changeRequest, branch });
+  return changeRequestView(em, deps, { caller, changeRequest, branch, users });
 }

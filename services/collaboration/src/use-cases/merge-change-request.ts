@@ -4,6 +4,7 @@ import { changeRequestView, type ChangeRequestView } from "./shared/change-reque
 import { findChangeRequest } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
 import { recordMerge } from "./shared/merges.js";
+import { loadUsers } from "./shared/users.js";
 
 export interface MergeChangeRequestInput {
   caller: CallerInput | undefined;
@@ -29,7 +30,9 @@ export async function mergeChangeRequest(
     return { revisionId: found.mergedRevisionId, view: await changeRequestView(em, deps, { caller, changeRequest: found }) };
   }
   found.assertMergeable();
+  // The creator is read before anything changes: once the merge is done, the answer asks nobody.
+  const users = await loadUsers(deps, [found.createdBy]);
   const merged = await deps.content.branches.mergeBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
   const changeRequest = await deps.unitOfWork.run(em, (tx) => recordMerge(tx, deps, { changeRequestId: found.id, revisionId: merged.revisionId, actor: caller }));
-  return { revisionId: merged.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: merged.branch }) };
+  return { revisionId: merged.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: merged.branch ?? null, users }) };
 }

@@ -4,6 +4,7 @@ import { commentReplyCreated, recordReplyEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
+import { loadUsers } from "./shared/users.js";
 import { findComment, resolveScope, type CommentScopeInput } from "./shared/scope.js";
 
 export interface PostCommentReplyInput {
@@ -18,6 +19,8 @@ export interface PostCommentReplyInput {
 export async function postCommentReply(em: EntityManager, input: PostCommentReplyInput, deps: UseCaseDeps): Promise<ReplyView> {
   const markdown = validateMarkdown(input.markdown);
   const scope = await resolveScope(em, deps, input.caller, input.scope, "comment");
+  // The author is the caller, read before the commit: once the reply is saved, nothing may fail.
+  const users = await loadUsers(deps, [scope.caller.userId]);
   const reply = await deps.unitOfWork.run(em, async (tx) => {
     const comment = await findComment(tx, scope, input.commentId, { lock: true });
     const reply = tx.create(CommentReply, {
@@ -34,6 +37,6 @@ export async function postCommentReply(em: EntityManager, input: PostCommentRepl
     await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, commentReplyCreated, {});
     return reply;
   });
-  const [view] = await replyViews(em, deps, scope, [reply], input.format);
+  const [view] = await replyViews(em, deps, scope, [reply], input.format, users);
   return view!;
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { DocumentFormat } from "@imprint/proto/content/v1/revisions";
+import { DocumentFormat, type PageSummary } from "@imprint/proto/content/v1/revisions";
 import { AppError } from "@imprint/runtime";
 import { Comment, NODE_ID_MAX, validateMarkdown, type PageSnapshot } from "../domain/comment.js";
 import { characterCount } from "../domain/text.js";
@@ -8,6 +8,7 @@ import { callerMessage, type CallerInput } from "./shared/access.js";
 import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
 import { findDocumentNode, nodePreview } from "./shared/document-nodes.js";
+import { loadUsers } from "./shared/users.js";
 import { contentRefOf, resolveScope, type CommentScope, type CommentScopeInput } from "./shared/scope.js";
 
 export interface PostCommentInput {
@@ -74,7 +75,9 @@ export async function postComment(em: EntityManager, input: PostCommentInput, de
   if (input.nodeId && !input.pageId) throw AppError.invalidArgument("node: needs a page");
   if (characterCount(input.nodeId) > NODE_ID_MAX) throw AppError.invalidArgument(`node: must be at most ${NODE_ID_MAX} characters`);
   const scope = await resolveScope(em, deps, input.caller, input.scope, "comment");
-  const target = await readTarget(deps, scope, input.pageId, input.nodeId);
+  // Everything the answer needs from other services is read before the commit: once the comment
+  // is saved, nothing may fail (a retry would post it twice).
+  const [target, users] = await Promise.all([readTarget(deps, scope, input.pageId, input.nodeId), loadUsers(deps, [scope.caller.userId])]);
   const comment = await deps.unitOfWork.run(em, async (tx) => {
     const comment = tx.create(Comment, {
       spaceId: scope.space.spaceId,
@@ -101,6 +104,12 @@ export async function postComment(em: EntityManager, input: PostCommentInput, de
     });
     return comment;
   });
-  const [view] = await commentViews(em, deps, scope, [comment], input.format);
+  const pages = new Map<string, PageSummary>();
+  if (comment.pageId && target.page) {
+    const { title, emoji, icon, path, createdAt, updatedAt } = target.page;
+    const date = (iso: string | null) => (iso ? new Date(iso) : undefined);
+    pages.set(comment.pageId, { id: comment.pageId, title, emoji, icon, path, createdAt: date(createdAt), updatedAt: date(updatedAt) });
+  }
+  const [view] = await commentViews(em, deps, scope, [comment], input.format, { pages, users });
   return view!;
 }

@@ -2,9 +2,10 @@ import type { AffectedPage, BranchContentChange } from "@imprint/proto/content/v
 import type { File } from "@imprint/proto/content/v1/revisions";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
-import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
+import { changeRequestView, readBranch, type ChangeRequestView } from "./shared/change-request-views.js";
 import { addContributor, findChangeRequest } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
+import { loadUsers } from "./shared/users.js";
 
 export interface UpdateChangeRequestContentInput {
   caller: CallerInput | undefined;
@@ -36,6 +37,9 @@ export async function updateChangeRequestContent(
   const space = await requireSpace(deps, caller, input.spaceId, "edit");
   const found = await findChangeRequest(em, space.spaceId, input.changeRequestId);
   found.assertContentEditable();
+  // The answer's branch and creator are read before anything changes; once content applied the
+  // batch, the answer is built from what content answered (its new head), asking nobody.
+  const [before, users] = await Promise.all([readBranch(deps, caller, found), loadUsers(deps, [found.createdBy])]);
   const updated = await deps.content.editing.updateBranchContent({
     caller: callerMessage(caller),
     spaceId: space.spaceId,
@@ -52,6 +56,6 @@ export async function updateChangeRequestContent(
     revisionId: updated.revisionId,
     pages: updated.pages,
     insertedFiles: updated.insertedFiles,
-    view: await changeRequestView(em, deps, { caller, changeRequest }),
+    view: await changeRequestView(em, deps, { caller, changeRequest, branch: before ? { ...before, headRevisionId: updated.revisionId } : null, users }),
   };
 }

@@ -4,6 +4,7 @@ import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { addContributor, findChangeRequest } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
+import { loadUsers } from "./shared/users.js";
 
 export interface UpdateChangeRequestFromMainInput {
   caller: CallerInput | undefined;
@@ -24,6 +25,8 @@ export async function updateChangeRequestFromMain(
   const space = await requireSpace(deps, caller, input.spaceId, "edit");
   const found = await findChangeRequest(em, space.spaceId, input.changeRequestId);
   found.assertUpdatableFromMain();
+  // The creator is read before anything changes: once this service committed, nothing may fail.
+  const users = await loadUsers(deps, [found.createdBy]);
   const updated = await deps.content.branches.updateBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
   const changeRequest = await deps.unitOfWork.run(em, async (tx) => {
     const locked = await findChangeRequest(tx, space.spaceId, found.id, { lock: true });
@@ -38,5 +41,5 @@ export async function updateChangeRequestFromMain(
     });
     return locked;
   });
-  return { revisionId: updated.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: updated.branch }) };
+  return { revisionId: updated.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: updated.branch ?? null, users }) };
 }

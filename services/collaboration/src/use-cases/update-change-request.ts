@@ -2,9 +2,10 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { assertSettableStatus, validateDescription, validateSubject, type ChangeRequestStatus } from "../domain/change-request.js";
 import { changeRequestArchived, changeRequestUpdated, recordCollaborationEvent } from "../events.js";
 import { requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
-import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
+import { changeRequestView, readBranch, type ChangeRequestView } from "./shared/change-request-views.js";
 import { findChangeRequest } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
+import { loadUsers } from "./shared/users.js";
 
 export interface UpdateChangeRequestInput {
   caller: CallerInput | undefined;
@@ -26,6 +27,10 @@ export async function updateChangeRequest(em: EntityManager, input: UpdateChange
   const description = input.description === undefined ? undefined : validateDescription(input.description);
   assertSettableStatus(input.status);
   const space = await requireSpace(deps, caller, input.spaceId, "edit");
+  // Its branch and creator are read before the commit (a change of subject, description or status
+  // changes neither): once the change is saved, nothing may fail.
+  const before = await findChangeRequest(em.fork(), space.spaceId, input.changeRequestId);
+  const [branch, users] = await Promise.all([readBranch(deps, caller, before), loadUsers(deps, [before.createdBy])]);
   const changeRequest = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findChangeRequest(tx, space.spaceId, input.changeRequestId, { lock: true });
     const changes = found.update({ subject, description, status: input.status }, deps.clock);
@@ -40,5 +45,5 @@ export async function updateChangeRequest(em: EntityManager, input: UpdateChange
     }
     return found;
   });
-  return changeRequestView(em, deps, { caller, changeRequest });
+  return changeRequestView(em, deps, { caller, changeRequest, branch: branch ?? null, users });
 }

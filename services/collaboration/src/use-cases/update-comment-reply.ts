@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { commentReplyUpdated, recordReplyEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
-import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
+import { readReplyUsers, replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
 import { hasReactionChanges, validateMarkdown, validateReactionChanges } from "../domain/comment.js";
 import { applyPostEdit } from "./shared/posts.js";
@@ -34,6 +34,10 @@ export async function updateCommentReply(em: EntityManager, input: UpdateComment
   if (input.resolved !== undefined && !scope.changeRequest) {
     throw AppError.invalidArgument("resolved: only replies on a change request resolve their comment");
   }
+  // The users the answer names are read before the commit (the caller too, who may react): once
+  // the change is saved, nothing may fail.
+  const before = em.fork();
+  const users = await readReplyUsers(em, deps, [await findReply(before, await findComment(before, scope, input.commentId), input.replyId)], [scope.caller.userId]);
   const reply = await deps.unitOfWork.run(em, async (tx) => {
     const comment = await findComment(tx, scope, input.commentId, { lock: true });
     const reply = await findReply(tx, comment, input.replyId, { lock: true });
@@ -44,6 +48,6 @@ export async function updateCommentReply(em: EntityManager, input: UpdateComment
     if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);
     return reply;
   });
-  const [view] = await replyViews(em, deps, scope, [reply], input.format);
+  const [view] = await replyViews(em, deps, scope, [reply], input.format, users);
   return view!;
 }

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { commentUpdated, recordCollaborationEvent } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
-import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
+import { commentViews, readCommentSources, type BodyFormat, type CommentView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
 import { hasReactionChanges, validateMarkdown, validateReactionChanges } from "../domain/comment.js";
 import { applyPostEdit } from "./shared/posts.js";
@@ -30,6 +30,9 @@ export async function updateComment(em: EntityManager, input: UpdateCommentInput
   const markdown = input.markdown === undefined ? undefined : validateMarkdown(input.markdown);
   const reactions = validateReactionChanges(input.addedReactions, input.removedReactions);
   const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
+  // What the answer needs from content and identity is read before the commit (the caller too, who
+  // may resolve or react): once the change is saved, nothing may fail.
+  const sources = await readCommentSources(em, deps, scope, [await findComment(em.fork(), scope, input.commentId)], [scope.caller.userId]);
   const comment = await deps.unitOfWork.run(em, async (tx) => {
     const comment = await findComment(tx, scope, input.commentId, { lock: true });
     if (input.resolved !== undefined || hasReactionChanges(reactions)) requireComment(scope);
@@ -46,6 +49,6 @@ export async function updateComment(em: EntityManager, input: UpdateCommentInput
     if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);
     return comment;
   });
-  const [view] = await commentViews(em, deps, scope, [comment], input.format);
+  const [view] = await commentViews(em, deps, scope, [comment], input.format, sources);
   return view!;
 }

@@ -5,7 +5,7 @@ import { markdownToDocument } from "@imprint/document";
 import type { ChangeRequest } from "../../domain/change-request.js";
 import { callerMessage, type CallerInput } from "./access.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { loadUsers } from "./users.js";
+import { loadUsers, withMissingUsers } from "./users.js";
 
 /** A change request with what other services and other tables know about it. */
 export interface ChangeRequestView {
@@ -32,24 +32,33 @@ async function openCommentCounts(em: EntityManager, spaceId: string, ids: string
   return new Map(rows.map((row) => [row.change_request_id, Number(row.count)]));
 }
 
+/** The branch of a change request, from content (read before a write commits, so its answer needs no call after). */
+export async function readBranch(deps: Pick<UseCaseDeps, "content">, caller: CallerInput, changeRequest: ChangeRequest): Promise<Branch | undefined> {
+  const { branches } = await deps.content.branches.batchGetBranches({ caller: callerMessage(caller), spaceId: changeRequest.spaceId, changeRequestIds: [changeRequest.id] });
+  return branches[0];
+}
+
 /**
  * Views of change requests of one space, for one answer: one BatchGetBranches (unless the caller
  * already holds the branches, e.g. from a merge), one BatchGetUsers and one comment count query,
- * whatever the number of change requests.
+ * whatever the number of change requests. A write passes the branches and the creators (`users`)
+ * it read before it committed: then nothing is asked of content, and identity only, on a best
+ * effort, for a creator it lacks, so that an outage cannot fail a write already saved.
  */
 export async function changeRequestViews(
   em: EntityManager,
   deps: Pick<UseCaseDeps, "content" | "identity">,
-  input: { caller: CallerInput; spaceId: string; changeRequests: ChangeRequest[]; branches?: Branch[] },
+  input: { caller: CallerInput; spaceId: string; changeRequests: ChangeRequest[]; branches?: Branch[]; users?: ReadonlyMap<string, User> },
 ): Promise<ChangeRequestView[]> {
   const ids = input.changeRequests.map((changeRequest) => changeRequest.id);
   if (ids.length === 0) return [];
+  const creators = input.changeRequests.map((changeRequest) => changeRequest.createdBy);
   const [branches, users, counts] = await Promise.all([
     input.branches ??
       deps.content.branches
         .batchGetBranches({ caller: callerMessage(input.caller), spaceId: input.spaceId, changeRequestIds: ids })
         .then((answer) => answer.branches),
-    loadUsers(deps, input.changeRequests.map((changeRequest) => changeRequest.createdBy)),
+    input.users ? withMissingUsers(deps, input.users, creators) : loadUsers(deps, creators),
     openCommentCounts(em, input.spaceId, ids),
   ]);
   const branchById = new Map(branches.map((branch) => [branch.id, branch]));
@@ -62,17 +71,21 @@ export async function changeRequestViews(
   }));
 }
 
-/** The view of one change request. */
+/**
+ * The view of one change request. A write gives `branch` and `users` read before its commit
+ * (`branch: null` when content does not know it), so that nothing is asked of content after.
+ */
 export async function changeRequestView(
   em: EntityManager,
   deps: Pick<UseCaseDeps, "content" | "identity">,
-  input: { caller: CallerInput; changeRequest: ChangeRequest; branch?: Branch | undefined },
+  input: { caller: CallerInput; changeRequest: ChangeRequest; branch?: Branch | null | undefined; users?: ReadonlyMap<string, User> },
 ): Promise<ChangeRequestView> {
   const [view] = await changeRequestViews(em, deps, {
     caller: input.caller,
     spaceId: input.changeRequest.spaceId,
     changeRequests: [input.changeRequest],
-    ...(input.branch ? { branches: [input.branch] } : {}),
+    ...(input.branch !== undefined ? { branches: input.branch ? [input.branch] : [] } : {}),
+    ...(input.users ? { users: input.users } : {}),
   });
   return view!;
 }

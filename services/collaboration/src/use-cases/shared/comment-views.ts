@@ -6,7 +6,7 @@ import { Reaction, type Comment, type CommentReply } from "../../domain/comment.
 import { callerMessage } from "./access.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { contentRefOf, postPermissions, type CommentScope } from "./scope.js";
-import { loadUsers } from "./users.js";
+import { loadUsers, withMissingUsers } from "./users.js";
 
 export type BodyFormat = "document" | "markdown";
 
@@ -131,25 +131,73 @@ function pageView(comment: Comment, current: PageSummary | undefined): CommentPa
 }
 
 /**
- * Views of comments of one scope, for one answer: one BatchGetPageSummaries for their pages (in
- * the scope's content), one reactions query, one BatchGetUsers, whatever the number of comments.
+ * What comment views need from other services (content's pages, identity's users). A write reads
+ * them before it commits (readCommentSources), so that its answer is built without asking anyone
+ * once the change is saved: an upstream outage fails the write before it is applied, never after.
  */
-export async function commentViews(em: EntityManager, deps: Pick<UseCaseDeps, "content" | "identity">, scope: CommentScope, comments: Comment[], format: BodyFormat): Promise<CommentView[]> {
-  if (comments.length === 0) return [];
-  const pageIds = [...new Set(comments.flatMap((comment) => (comment.pageId ? [comment.pageId] : [])))];
-  const [pages, reactions, repliers] = await Promise.all([
-    pageIds.length > 0
-      ? deps.content.revisions.batchGetPageSummaries({ caller: callerMessage(scope.caller), ref: contentRefOf(scope), pageIds }).then((answer) => answer.pages)
-      : Promise.resolve([]),
-    reactionsOf(em, comments.map((comment) => comment.id)),
-    repliersOf(em, comments),
-  ]);
-  const users = await loadUsers(deps, [
+export interface CommentSources {
+  pages: ReadonlyMap<string, PageSummary>;
+  users: ReadonlyMap<string, User>;
+}
+
+function commentUserIds(comments: Comment[], reactions: Map<string, ReactionView[]>, repliers: Map<string, ReplierView[]>): (string | null | undefined)[] {
+  return [
     ...comments.flatMap((comment) => [comment.authorId, comment.resolvedBy]),
     ...userIdsOf(reactions.values()),
     ...[...repliers.values()].flatMap((list) => list.map((replier) => replier.userId)),
+  ];
+}
+
+async function readPages(deps: Pick<UseCaseDeps, "content">, scope: CommentScope, comments: Comment[]): Promise<ReadonlyMap<string, PageSummary>> {
+  const pageIds = [...new Set(comments.flatMap((comment) => (comment.pageId ? [comment.pageId] : [])))];
+  if (pageIds.length === 0) return new Map();
+  const { pages } = await deps.content.revisions.batchGetPageSummaries({ caller: callerMessage(scope.caller), ref: contentRefOf(scope), pageIds });
+  return new Map(pages.map((page) => [page.id, page]));
+}
+
+/**
+ * The sources of the views of `comments` as they are now, plus the users `alsoUsers` (e.g. the
+ * caller, who may resolve or react in the write about to run). Reads through a fork of `em`.
+ */
+export async function readCommentSources(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "content" | "identity">,
+  scope: CommentScope,
+  comments: Comment[],
+  alsoUsers: readonly string[] = [],
+): Promise<CommentSources> {
+  const fork = em.fork();
+  const [pages, reactions, repliers] = await Promise.all([
+    readPages(deps, scope, comments),
+    reactionsOf(fork, comments.map((comment) => comment.id)),
+    repliersOf(fork, comments),
   ]);
-  const pageById = new Map(pages.map((page) => [page.id, page]));
+  const users = await loadUsers(deps, [...commentUserIds(comments, reactions, repliers), ...alsoUsers]);
+  return { pages, users };
+}
+
+/**
+ * Views of comments of one scope, for one answer: one BatchGetPageSummaries for their pages (in
+ * the scope's content), one reactions query, one BatchGetUsers, whatever the number of comments.
+ * With `sources` (read before a write), nothing is asked of content, and identity only, on a best
+ * effort, for users who appeared meanwhile.
+ */
+export async function commentViews(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "content" | "identity">,
+  scope: CommentScope,
+  comments: Comment[],
+  format: BodyFormat,
+  sources?: CommentSources,
+): Promise<CommentView[]> {
+  if (comments.length === 0) return [];
+  const [pageById, reactions, repliers] = await Promise.all([
+    sources ? Promise.resolve(sources.pages) : readPages(deps, scope, comments),
+    reactionsOf(em, comments.map((comment) => comment.id)),
+    repliersOf(em, comments),
+  ]);
+  const userIds = commentUserIds(comments, reactions, repliers);
+  const users = sources ? await withMissingUsers(deps, sources.users, userIds) : await loadUsers(deps, userIds);
   return comments.map((comment) => ({
     comment,
     repliers: repliers.get(comment.id) ?? [],
@@ -162,11 +210,37 @@ export async function commentViews(em: EntityManager, deps: Pick<UseCaseDeps, "c
   }));
 }
 
-/** Views of replies of one comment (one reactions query, one BatchGetUsers). */
-export async function replyViews(em: EntityManager, deps: Pick<UseCaseDeps, "identity">, scope: CommentScope, replies: CommentReply[], format: BodyFormat): Promise<ReplyView[]> {
+function replyUserIds(replies: CommentReply[], reactions: Map<string, ReactionView[]>): string[] {
+  return [...replies.map((reply) => reply.authorId), ...userIdsOf(reactions.values())];
+}
+
+/** The users the views of `replies` name as they are now, plus `alsoUsers`, read before a write (through a fork of `em`). */
+export async function readReplyUsers(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "identity">,
+  replies: CommentReply[],
+  alsoUsers: readonly string[] = [],
+): Promise<ReadonlyMap<string, User>> {
+  const reactions = await reactionsOf(em.fork(), replies.map((reply) => reply.id));
+  return loadUsers(deps, [...replyUserIds(replies, reactions), ...alsoUsers]);
+}
+
+/**
+ * Views of replies of one comment (one reactions query, one BatchGetUsers). With `knownUsers`
+ * (read before a write), identity is asked only, on a best effort, for users who appeared meanwhile.
+ */
+export async function replyViews(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "identity">,
+  scope: CommentScope,
+  replies: CommentReply[],
+  format: BodyFormat,
+  knownUsers?: ReadonlyMap<string, User>,
+): Promise<ReplyView[]> {
   if (replies.length === 0) return [];
   const reactions = await reactionsOf(em, replies.map((reply) => reply.id));
-  const users = await loadUsers(deps, [...replies.map((reply) => reply.authorId), ...userIdsOf(reactions.values())]);
+  const userIds = replyUserIds(replies, reactions);
+  const users = knownUsers ? await withMissingUsers(deps, knownUsers, userIds) : await loadUsers(deps, userIds);
   return replies.map((reply) => ({
     reply,
     body: bodyOf(reply.markdown, format),
