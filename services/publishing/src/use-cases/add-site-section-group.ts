@@ -5,6 +5,7 @@ import { SiteSection, validateIcon } from "../domain/site-section.js";
 import { SiteSectionGroup, validateGroupTitle } from "../domain/site-section-group.js";
 import { recordPublishingEvent, siteSectionGroupCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
+import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
 import { parentGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { findSite } from "./shared/sites.js";
@@ -35,6 +36,8 @@ export async function addSiteSectionGroup(em: EntityManager, input: AddSiteSecti
   const icon = validateIcon(input.icon);
   if (new Set(input.sectionIds).size !== input.sectionIds.length) throw AppError.invalidArgument("sections: must not name a section twice");
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const sections: SiteSection[] = [];
@@ -65,6 +68,6 @@ export async function addSiteSectionGroup(em: EntityManager, input: AddSiteSecti
     });
     return { site: found, group: created };
   });
-  const [view] = await sectionGroupViews(em, deps, access, site, [group]);
+  const [view] = await sectionGroupViews(em, views, access, site, [group]);
   return view!;
 }

@@ -7,7 +7,7 @@ import { recordPublishingEvent, siteSectionCreated } from "../events.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 import { requireOrganization } from "./shared/access.js";
 import { freeSectionPath, sectionViews, type SectionView } from "./shared/sections.js";
-import { appendSiteSpace } from "./shared/site-spaces.js";
+import { appendSiteSpace, readSpacesOfSite } from "./shared/site-spaces.js";
 import { nextTopLevelPosition } from "./shared/top-level.js";
 import { findSite, requirePublishableSpace } from "./shared/sites.js";
 
@@ -64,6 +64,8 @@ export async function addSiteSection(em: EntityManager, input: AddSiteSectionInp
   const icon = validateIcon(input.icon);
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
   const space = await requirePublishableSpace(deps, access, input.spaceId, "spaceId");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId, [space]);
   const { site, section } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const hasSections = (await tx.count(SiteSection, { siteId: found.id })) > 0;
@@ -78,6 +80,6 @@ export async function addSiteSection(em: EntityManager, input: AddSiteSectionInp
     await appendSiteSpace(tx, deps, access.caller, found, space, created);
     return { site: found, section: created };
   });
-  const [view] = await sectionViews(em, deps, access, site, [section]);
+  const [view] = await sectionViews(em, views, access, site, [section]);
   return view!;
 }

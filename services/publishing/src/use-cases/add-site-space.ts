@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { appendSiteSpace, defaultSection, findSection, siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
+import { appendSiteSpace, defaultSection, findSection, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "./shared/site-spaces.js";
 import { findSite, requirePublishableSpace } from "./shared/sites.js";
 
 export interface AddSiteSpaceInput {
@@ -24,6 +24,8 @@ export interface AddSiteSpaceInput {
 export async function addSiteSpace(em: EntityManager, input: AddSiteSpaceInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
   const space = await requirePublishableSpace(deps, access, input.spaceId, "spaceId");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId, [space]);
   const { site, siteSpace } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const section = input.sectionId !== "" ? await findSection(tx, found, input.sectionId, "sectionId") : await defaultSection(tx, found);
@@ -31,7 +33,7 @@ export async function addSiteSpace(em: EntityManager, input: AddSiteSpaceInput, 
     created.draft = input.draft ?? false;
     return { site: found, siteSpace: created };
   });
-  const [view] = await siteSpaceViews(em, deps, access, site, [siteSpace]);
+  const [view] = await siteSpaceViews(em, views, access, site, [siteSpace]);
   if (!view) throw AppError.notFound("Site space");
   return view;
 }

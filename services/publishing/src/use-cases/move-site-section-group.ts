@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { recordPublishingEvent, siteSectionGroupMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
+import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { findSite } from "./shared/sites.js";
@@ -30,6 +31,8 @@ export async function moveSiteSectionGroup(em: EntityManager, input: MoveSiteSec
   const reference = input.before || input.after;
   if (reference && reference === input.groupId) throw AppError.invalidArgument(`${field}: cannot be the group being moved`);
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSectionGroup(tx, found, input.groupId);
@@ -37,6 +40,6 @@ export async function moveSiteSectionGroup(em: EntityManager, input: MoveSiteSec
     recordPublishingEvent(tx, deps, siteSectionGroupMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionGroupId: target.id, index } });
     return { site: found, group: target };
   });
-  const [view] = await sectionGroupViews(em, deps, access, site, [group]);
+  const [view] = await sectionGroupViews(em, views, access, site, [group]);
   return view!;
 }

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { recordPublishingEvent, siteSectionMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
+import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSection, sectionViews, type SectionView } from "./shared/sections.js";
 import { findSite } from "./shared/sites.js";
@@ -32,6 +33,8 @@ export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionI
   const reference = input.before || input.after;
   if (reference && reference === input.sectionId) throw AppError.invalidArgument(`${field}: cannot be the section being moved`);
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSection(tx, found, input.sectionId);
@@ -40,6 +43,6 @@ export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionI
     recordPublishingEvent(tx, deps, siteSectionMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionId: target.id, index } });
     return { site: found, moved: target };
   });
-  const [view] = await sectionViews(em, deps, access, site, [moved]);
+  const [view] = await sectionViews(em, views, access, site, [moved]);
   return view!;
 }

@@ -4,7 +4,7 @@ import { SiteSpace } from "../domain/site-space.js";
 import { recordPublishingEvent, siteSpaceMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSiteSpace, siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
+import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "./shared/site-spaces.js";
 import { findSite } from "./shared/sites.js";
 
 export interface MoveSiteSpaceInput {
@@ -31,6 +31,8 @@ export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput
   const reference = input.before || input.after;
   if (reference && reference === input.siteSpaceId) throw AppError.invalidArgument(`${field}: cannot be the site-space being moved`);
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSpace(tx, found, input.siteSpaceId);
@@ -48,7 +50,7 @@ export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput
     recordPublishingEvent(tx, deps, siteSpaceMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, siteSpaceId: target.id, index } });
     return { site: found, moved: target };
   });
-  const [view] = await siteSpaceViews(em, deps, access, site, [moved]);
+  const [view] = await siteSpaceViews(em, views, access, site, [moved]);
   if (!view) throw AppError.notFound("Site space");
   return view;
 }

@@ -3,6 +3,7 @@ import { AppError } from "@imprint/runtime";
 import { SiteSection } from "../domain/site-section.js";
 import { recordPublishingEvent, siteSectionGroupUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
+import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { findSiteSection } from "./shared/sections.js";
@@ -26,6 +27,8 @@ export interface SetSectionGroupInput {
  */
 export async function setSectionGroup(em: EntityManager, input: SetSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView | null> {
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSectionGroup(tx, found, input.groupId);
@@ -47,6 +50,6 @@ export async function setSectionGroup(em: EntityManager, input: SetSectionGroupI
     });
     return { site: found, group: target };
   });
-  const [view] = await sectionGroupViews(em, deps, access, site, [group]);
+  const [view] = await sectionGroupViews(em, views, access, site, [group]);
   return view ?? null;
 }

@@ -7,7 +7,7 @@ import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findExternalLink } from "./shared/external-links.js";
 import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { findSiteSection, sectionViews, type SectionView } from "./shared/sections.js";
-import type { SiteSpaceView } from "./shared/site-spaces.js";
+import { readSpacesOfSite, type SiteSpaceView } from "./shared/site-spaces.js";
 import { findSite } from "./shared/sites.js";
 import type { ExternalLinkView } from "./shared/structure.js";
 import { checkGroupPlacement, parentOf, placeInLevel, type LevelItem } from "./shared/top-level.js";
@@ -77,6 +77,8 @@ export async function sortSiteStructure(em: EntityManager, input: SortSiteStruct
     return { type: "site-space", siteSpace };
   }
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const item = await levelItem(tx, found, input.item!);
@@ -96,7 +98,7 @@ export async function sortSiteStructure(em: EntityManager, input: SortSiteStruct
     else recordPublishingEvent(tx, deps, siteExternalLinkMoved, { organizationId, actor, payload: { siteId: found.id, linkId: item.entity.id, index } });
     return { site: found, moved: item };
   });
-  if (moved.kind === "section") return { type: "site-section", section: (await sectionViews(em, deps, access, site, [moved.entity]))[0]! };
-  if (moved.kind === "group") return { type: "site-section-group", group: (await sectionGroupViews(em, deps, access, site, [moved.entity]))[0]! };
+  if (moved.kind === "section") return { type: "site-section", section: (await sectionViews(em, views, access, site, [moved.entity]))[0]! };
+  if (moved.kind === "group") return { type: "site-section-group", group: (await sectionGroupViews(em, views, access, site, [moved.entity]))[0]! };
   return { type: "site-external-link", link: { link: moved.entity, site } };
 }

@@ -3,6 +3,7 @@ import { validateIcon } from "../domain/site-section.js";
 import { validateGroupTitle } from "../domain/site-section-group.js";
 import { recordPublishingEvent, siteSectionGroupUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
+import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSectionGroup, parentGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { checkGroupPlacement, placeInLevel } from "./shared/top-level.js";
@@ -31,6 +32,8 @@ export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSit
   const title = input.title === undefined ? undefined : validateGroupTitle(input.title);
   const icon = input.icon === undefined ? undefined : validateIcon(input.icon);
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSectionGroup(tx, found, input.groupId, { lock: true });
@@ -64,6 +67,6 @@ export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSit
     }
     return { site: found, group: target };
   });
-  const [view] = await sectionGroupViews(em, deps, access, site, [group]);
+  const [view] = await sectionGroupViews(em, views, access, site, [group]);
   return view!;
 }

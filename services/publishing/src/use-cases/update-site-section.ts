@@ -4,6 +4,7 @@ import { SiteSection, validateIcon, validateSectionDescription, validateSectionT
 import { SiteSpace, validateCondition, validatePath } from "../domain/site-space.js";
 import { recordPublishingEvent, siteSectionUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
+import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSection, sectionViews, type SectionView } from "./shared/sections.js";
 import { findSite } from "./shared/sites.js";
@@ -39,6 +40,8 @@ export async function updateSiteSection(em: EntityManager, input: UpdateSiteSect
   if (input.icon !== undefined) fields.icon = validateIcon(input.icon);
   if (input.condition !== undefined) fields.condition = validateCondition(input.condition);
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, section } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSection(tx, found, input.sectionId, { lock: true });
@@ -71,6 +74,6 @@ export async function updateSiteSection(em: EntityManager, input: UpdateSiteSect
     }
     return { site: found, section: target };
   });
-  const [view] = await sectionViews(em, deps, access, site, [section]);
+  const [view] = await sectionViews(em, views, access, site, [section]);
   return view!;
 }

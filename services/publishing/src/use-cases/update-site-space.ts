@@ -6,7 +6,7 @@ import { SiteSpace, validateCondition, validatePath } from "../domain/site-space
 import { recordPublishingEvent, siteSpaceUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSiteSpace, siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
+import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "./shared/site-spaces.js";
 import { findSite, requirePublishableSpace } from "./shared/sites.js";
 
 export interface UpdateSiteSpaceInput {
@@ -32,6 +32,8 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
   const condition = input.condition === undefined ? undefined : validateCondition(input.condition);
   const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
   const newSpace: Space | undefined = input.spaceId === undefined ? undefined : await requirePublishableSpace(deps, access, input.spaceId, "spaceId");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId, newSpace ? [newSpace] : []);
   const { site, siteSpace } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSpace(tx, found, input.siteSpaceId, { lock: true });
@@ -63,7 +65,7 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
     }
     return { site: found, siteSpace: target };
   });
-  const [view] = await siteSpaceViews(em, deps, access, site, [siteSpace]);
+  const [view] = await siteSpaceViews(em, views, access, site, [siteSpace]);
   if (!view) throw AppError.notFound("Site space");
   return view;
 }

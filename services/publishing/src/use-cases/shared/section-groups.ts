@@ -2,7 +2,7 @@ import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteSectionGroup } from "../../domain/site-section-group.js";
-import type { UseCaseDeps } from "../../deps.js";
+import type { SpaceSource } from "./site-spaces.js";
 import { isId, type OrganizationAccess } from "./access.js";
 import { siteStructureTree, type SectionGroupView } from "./structure.js";
 
@@ -20,7 +20,7 @@ export async function findSectionGroup(em: EntityManager, site: Site, groupId: s
 /** Groups (in the order given) with their children as the caller sees them. */
 export async function sectionGroupViews(
   em: EntityManager,
-  deps: Pick<UseCaseDeps, "spaces">,
+  deps: SpaceSource,
   access: OrganizationAccess,
   site: Site,
   groups: SiteSectionGroup[],

@@ -3,9 +3,8 @@ import { AppError } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
-import type { UseCaseDeps } from "../../deps.js";
 import { isId, type OrganizationAccess } from "./access.js";
-import { siteSpaceViews, type SiteSpaceView } from "./site-spaces.js";
+import { siteSpaceViews, type SiteSpaceView, type SpaceSource } from "./site-spaces.js";
 
 export interface SectionView {
   section: SiteSection;
@@ -35,7 +34,7 @@ export function effectiveDefaultSectionId(site: Site, sections: SiteSection[]): 
 /** Sections (in the order given) with their visible site-spaces as the caller sees them (live ones only with `liveOnly`). */
 export async function sectionViews(
   em: EntityManager,
-  deps: Pick<UseCaseDeps, "spaces">,
+  deps: SpaceSource,
   access: OrganizationAccess,
   site: Site,
   sections: SiteSection[],

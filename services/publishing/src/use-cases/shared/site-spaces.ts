@@ -77,9 +77,46 @@ export async function findSiteSpace(em: EntityManager, site: Site, siteSpaceId: 
  * restricted) is left out; each is marked default as its level's default is seen by readers
  * (levelDefaults).
  */
-export async function siteSpaceViews(
+/** What views read of content: the spaces of site-spaces, in batches. */
+export interface SpaceSource {
+  spaces: Pick<UseCaseDeps["spaces"], "batchGetSpaces">;
+}
+
+/**
+ * Content's spaces of the site's site-spaces (and `also`), read before a write commits, as a
+ * SpaceSource for the views of its answer: they then ask content only, on a best effort, for a
+ * space added meanwhile (left out of the answer if content cannot say), so that an outage of
+ * content fails a write before it is applied, never after.
+ */
+export async function readSpacesOfSite(
   em: EntityManager,
   deps: Pick<UseCaseDeps, "spaces">,
+  access: OrganizationAccess,
+  siteId: string,
+  also: readonly Space[] = [],
+): Promise<SpaceSource> {
+  const known = new Map<string, Space>(also.map((space) => [space.id, space]));
+  const rows = isId(siteId) ? await em.fork().find(SiteSpace, { siteId, organizationId: access.organizationId }, { fields: ["spaceId"] }) : [];
+  const spaceIds = [...new Set(rows.map((row) => row.spaceId))].filter((id) => !known.has(id));
+  const caller = callerMessage(access.caller);
+  for (let start = 0; start < spaceIds.length; start += SPACES_PER_BATCH) {
+    const { spaces } = await deps.spaces.batchGetSpaces({ caller, organizationId: access.organizationId, spaceIds: spaceIds.slice(start, start + SPACES_PER_BATCH) });
+    for (const space of spaces) known.set(space.id, space);
+  }
+  return {
+    spaces: {
+      batchGetSpaces: async (request, options) => {
+        const missing = request.spaceIds.filter((id) => !known.has(id));
+        const fetched = missing.length === 0 ? [] : await deps.spaces.batchGetSpaces({ ...request, spaceIds: missing }, options).then((answer) => answer.spaces, () => []);
+        return { spaces: [...request.spaceIds.flatMap((id) => (known.has(id) ? [known.get(id)!] : [])), ...fetched] };
+      },
+    },
+  };
+}
+
+export async function siteSpaceViews(
+  em: EntityManager,
+  deps: SpaceSource,
   access: OrganizationAccess,
   site: Site,
   siteSpaces: SiteSpace[],

@@ -4,10 +4,9 @@ import { SiteExternalLink } from "../../domain/site-external-link.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSectionGroup } from "../../domain/site-section-group.js";
 import { SiteSpace } from "../../domain/site-space.js";
-import type { UseCaseDeps } from "../../deps.js";
 import type { OrganizationAccess } from "./access.js";
 import { sectionViews, type SectionView } from "./sections.js";
-import { siteSpaceViews, type SiteSpaceView } from "./site-spaces.js";
+import { siteSpaceViews, type SiteSpaceView, type SpaceSource } from "./site-spaces.js";
 
 /** An external link of a site's structure. */
 export interface ExternalLinkView {
@@ -55,7 +54,7 @@ export interface StructureTree {
 /** The site's structure tree as the caller sees it (visible site-spaces only), with every section's site-spaces. */
 export async function siteStructureTree(
   em: EntityManager,
-  deps: Pick<UseCaseDeps, "spaces">,
+  deps: SpaceSource,
   access: OrganizationAccess,
   site: Site,
   options: StructureOptions = {},
@@ -88,7 +87,7 @@ export async function siteStructureTree(
 /** The site's whole structure in order as the caller sees it (visible site-spaces only). */
 export async function siteStructure(
   em: EntityManager,
-  deps: Pick<UseCaseDeps, "spaces">,
+  deps: SpaceSource,
   access: OrganizationAccess,
   site: Site,
   options: StructureOptions = {},

@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadContentConfig, startContentService } from "@imprint/content";
+import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
+import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
+import type { PromiseClient } from "@imprint/runtime";
+import { createOrganization, createSpace, failure, startServices, testClient, type TestOrganization, type TestServices } from "@imprint/runtime/testing";
+import { loadPublishingConfig } from "../src/config.js";
+import { startPublishingService } from "../src/service.js";
+
+/**
+ * A write is answered with its result or not applied: with content unreachable, the writes whose
+ * answer shows content's spaces fail before they commit, so a client's retry cannot apply them twice.
+ */
+
+let services: TestServices;
+let sites: PromiseClient<typeof SiteServiceService>;
+let org: TestOrganization;
+let siteId: string;
+let sectionId: string;
+let siteSpaceIds: string[];
+
+const scope = () => ({ caller: org.owner.caller, organizationId: org.organizationId, siteId });
+
+/** Publishing's rows of the site's structure, read past its API: what a failed write must leave as it was. */
+async function saved(): Promise<unknown> {
+  const connection = services.service("publishing").orm.em.fork().getConnection();
+  return {
+    sections: await connection.execute(`select id, title, position, section_group_id from site_sections where site_id = ? order by id`, [siteId]),
+    groups: await connection.execute(`select id, title from site_section_groups where site_id = ? order by id`, [siteId]),
+    siteSpaces: await connection.execute(`select id, position, section_id, draft from site_spaces where site_id = ? order by id`, [siteId]),
+  };
+}
+
+beforeAll(async () => {
+  services = await startServices([
+    { name: "identity", config: loadIdentityConfig, start: startIdentityService },
+    { name: "content", config: loadContentConfig, start: startContentService },
+    { name: "publishing", config: loadPublishingConfig, start: startPublishingService, env: { MEMBERSHIP_CACHE_TTL_MS: String(10 * 60 * 1000) } },
+  ]);
+  sites = testClient(SiteServiceService, services.address("publishing"));
+  org = await createOrganization(services.clients);
+  const [first, second] = [await createSpace(services.clients, org), await createSpace(services.clients, org)];
+  siteId = (await sites.createSite({ caller: org.owner.caller, organizationId: org.organizationId, type: "", title: "Docs", visibility: "", spaceIds: [] })).site!.id;
+  const { section } = await sites.addSiteSection({ ...scope(), spaceId: first.id, title: "Guides", icon: "", draft: false });
+  sectionId = section!.id;
+  const { siteSpace } = await sites.addSiteSpace({ ...scope(), spaceId: second.id, sectionId, draft: false });
+  siteSpaceIds = [section!.siteSpaces[0]!.id, siteSpace!.id];
+  await services.stopTarget("content");
+}, 120_000);
+afterAll(async () => {
+  sites?.close();
+  await services?.stop();
+});
+
+describe("with content unreachable", () => {
+  const writes: [string, () => Promise<unknown>][] = [
+    ["updateSiteSection", () => sites.updateSiteSection({ ...scope(), sectionId, title: "Renamed" })],
+    ["moveSiteSpace", () => sites.moveSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, beforeSiteSpaceId: siteSpaceIds[0]!, afterSiteSpaceId: "" })],
+    ["updateSiteSpace", () => sites.updateSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, draft: true })],
+    ["addSiteSectionGroup", () => sites.addSiteSectionGroup({ ...scope(), title: "Group", icon: "", sectionIds: [sectionId], parentGroupId: "", draft: false })],
+  ];
+
+  it.each(writes)("%s answers unavailable and saves nothing", async (_name, write) => {
+    const before = await saved();
+    expect(await failure(write())).toMatchObject({ code: "unavailable" });
+    expect(await saved()).toEqual(before);
+  });
+});
