@@ -2,11 +2,14 @@ import type { Logger } from "@imprint/runtime/core";
 import { Router } from "@koa/router";
 import Koa from "koa";
 import type { TokenAuthenticator } from "./auth.js";
-import type { CacheBudget } from "@imprint/runtime/core";
+import { CacheBudget } from "@imprint/runtime/core";
+import { DEFAULT_GATEWAY_CACHE_BYTES } from "./config.js";
+import { MemoryIdempotencyStore, type IdempotencyStore } from "./idempotency-store.js";
 import type { GatewayState } from "./context.js";
 import type { PublicUrls } from "./mappers/urls.js";
 import { accessLog } from "./middleware/access-log.js";
 import { errorHandler } from "./middleware/error-handler.js";
+import { idempotency } from "./middleware/idempotency.js";
 import { routeFallback } from "./middleware/fallback.js";
 import { requestId } from "./middleware/request-id.js";
 import type { PageTokenSigner } from "./pagination.js";
@@ -24,6 +27,8 @@ export interface AppDeps {
   pageTokens: PageTokenSigner;
   /** The process's one cache budget, shared with the authenticator; a default-sized one when absent. */
   caches?: CacheBudget;
+  /** Where answers to requests with an Idempotency-Key are kept; by default in this process, on `caches`. */
+  idempotencyStore?: IdempotencyStore;
   logger: Logger;
 }
 
@@ -46,6 +51,8 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
 
   app.use(requestId());
   app.use(accessLog(deps.logger));
+  // Before the error handler: it keeps the answer the client reads, errors included.
+  app.use(idempotency(deps.idempotencyStore ?? new MemoryIdempotencyStore(deps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES)), deps.logger));
   app.use(errorHandler(deps.logger));
   app.use(router.routes());
   app.use(routeFallback());

@@ -25,6 +25,7 @@ const gatewayShape = {
   LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   IMPRINT_PAGE_TOKEN_SECRET: z.string().min(32).optional(),
+  NATS_URL: z.string().min(1).optional(),
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
   ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, env.grpcAddress()])),
 };
@@ -50,6 +51,8 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** HMAC secret signing list cursors; unset: a random key per process (cursors then die with it). */
   pageTokenSecret: string | undefined;
+  /** NATS of the stack: answers to requests with an Idempotency-Key are kept there, shared by every replica; unset, in this process only. */
+  natsUrl: string | undefined;
   upstreams: UpstreamAddresses;
 }
 
@@ -72,6 +75,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     logFormat: raw.LOG_FORMAT,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     pageTokenSecret: raw.IMPRINT_PAGE_TOKEN_SECRET,
+    natsUrl: raw.NATS_URL,
     upstreams,
   };
 }

@@ -7,6 +7,21 @@ export interface GatewayState {
   principal?: Principal;
   /** The message of the error the request was answered with (what the client read), for the access log. */
   failure?: string;
+  /** The request's Idempotency-Key at work (see middleware/idempotency.ts); absent without the header. */
+  idempotency?: RequestIdempotency;
+}
+
+/** What a route answers instead of running, for its Idempotency-Key: a replay, or why the key cannot be used. */
+export interface IdempotentAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** A request's Idempotency-Key, as the route pipeline sees it. */
+export interface RequestIdempotency {
+  /** Once authenticated and its body read: undefined to run the request, else the answer to send instead. */
+  begin(rawBody: Buffer): Promise<IdempotentAnswer | undefined>;
 }
 
 export type GatewayContext = ParameterizedContext<GatewayState>;

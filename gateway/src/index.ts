@@ -8,6 +8,7 @@ import { answerParserErrors } from "./client-error.js";
 import type { GatewayConfig } from "./config.js";
 import { PAGE_TOKEN_SECRET_SETTING, PageTokenSigner } from "./pagination.js";
 import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
+import { MemoryIdempotencyStore, NatsIdempotencyStore } from "./idempotency-store.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createApp, type AppDeps } from "./app.js";
@@ -66,6 +67,11 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       setting: PAGE_TOKEN_SECRET_SETTING,
     });
   }
+  // Answers to requests with an Idempotency-Key: in NATS (every replica sees them), in this process
+  // while NATS is unreachable or when it is not configured.
+  const localRecords = new MemoryIdempotencyStore(caches);
+  if (!config.natsUrl) logger.info("NATS_URL is not set: answers to requests with an Idempotency-Key are kept by this process only", { setting: "NATS_URL" });
+  const idempotencyStore = config.natsUrl ? new NatsIdempotencyStore(config.natsUrl, localRecords, logger) : localRecords;
   const pageTokens = config.pageTokenSecret ? new PageTokenSigner(config.pageTokenSecret) : PageTokenSigner.ephemeral();
   // Attached in the same tick as listen's callback, so no request can arrive before it.
   const app = createApp({
@@ -76,6 +82,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     bodyLimitBytes: config.bodyLimitBytes,
     pageTokens,
     caches,
+    idempotencyStore,
     logger,
   });
   const handle = app.callback();
@@ -93,7 +100,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       server.close(() => {
         clearTimeout(force);
         closeUpstreamClients(upstreams);
-        resolve();
+        idempotencyStore.close().then(resolve, resolve);
       });
       server.closeIdleConnections();
     });

@@ -2,6 +2,7 @@ import type { Router } from "@koa/router";
 import type { z } from "zod";
 import type { Principal, TokenAuthenticator } from "./auth.js";
 import type { GatewayContext, GatewayState } from "./context.js";
+import { sendIdempotentAnswer } from "./middleware/idempotency.js";
 import { readJsonBody } from "./middleware/json-body.js";
 import type { ListCursors, PageTokenSigner } from "./pagination.js";
 import { parseInput } from "./validation.js";
@@ -76,7 +77,16 @@ export function defineRoute<
     async run(ctx, pipeline) {
       const principal = await pipeline.authenticator.authenticate(ctx.get("Authorization") || undefined);
       ctx.state.principal = principal;
-      const rawBody = METHODS_WITH_BODY.has(spec.method) ? await readJsonBody(ctx, Math.max(pipeline.bodyLimitBytes, spec.bodyLimitBytes ?? 0)) : undefined;
+      let rawBytes: Buffer = Buffer.alloc(0);
+      const rawBody = METHODS_WITH_BODY.has(spec.method)
+        ? await readJsonBody(ctx, Math.max(pipeline.bodyLimitBytes, spec.bodyLimitBytes ?? 0), (raw) => (rawBytes = raw))
+        : undefined;
+      // With an Idempotency-Key: a retry is answered what the first request was, and runs nothing.
+      const instead = await ctx.state.idempotency?.begin(rawBytes);
+      if (instead) {
+        sendIdempotentAnswer(ctx, instead);
+        return;
+      }
       const params = (spec.params ? parseInput(spec.params, (ctx as unknown as { params: unknown }).params, "path") : undefined) as Output<P>;
       const input = {
         params,

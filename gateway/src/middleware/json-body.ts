@@ -17,7 +17,7 @@ function isJsonType(contentType: string): boolean {
  * `limitBytes` (checked on Content-Length first, then while streaming), 400 for malformed JSON or
  * text no store can hold.
  */
-export async function readJsonBody(ctx: GatewayContext, limitBytes: number): Promise<unknown> {
+export async function readJsonBody(ctx: GatewayContext, limitBytes: number, onRaw?: (raw: Buffer) => void): Promise<unknown> {
   if (!carriesBody(ctx)) return undefined;
   if (!isJsonType(ctx.get("Content-Type"))) {
     throw new AppError("unsupported_media_type", "Request bodies must be JSON: send Content-Type: application/json");
@@ -32,6 +32,7 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number): Pro
   }
 
   const raw = await readRaw(ctx, limitBytes, tooLarge);
+  onRaw?.(raw);
   if (raw.length === 0) return undefined;
   let body: unknown;
   try {

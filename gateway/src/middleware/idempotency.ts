@@ -1,0 +1,169 @@
+import { createHash } from "node:crypto";
+import { Readable } from "node:stream";
+import type { Logger } from "@imprint/runtime/core";
+import type { Middleware } from "koa";
+import type { GatewayContext, GatewayState, IdempotentAnswer, RequestIdempotency } from "../context.js";
+import type { IdempotencyRecord, IdempotencyStore } from "../idempotency-store.js";
+
+/**
+ * `Idempotency-Key` on POST, PUT, PATCH and DELETE (the IETF httpapi draft's header, as Stripe
+ * uses it), so that a client, or anything between it and the gateway, can retry a write safely:
+ * - the first request with a key runs, and its answer (status, body, Location, Content-Type...)
+ *   is kept for IDEMPOTENCY_TTL_MS, scoped to the token, the method and the path;
+ * - a retry with the key is answered that answer again, with `Idempotent-Replayed: true`, and
+ *   runs nothing;
+ * - the same key with another body (a SHA-256 of the raw bytes) is 422; while the first request
+ *   is still running, 409;
+ * - answers 5xx are not kept (a retry after an outage runs again), 4xx are; answers larger than
+ *   MAX_KEPT_BODY_BYTES (or streamed) are not replayable: a retry is 409 saying so;
+ * - a request refused before it ran (no valid token, a body too large or not JSON) keeps nothing.
+ * Requests without the header, and GET, are unchanged.
+ */
+
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+export const REPLAYED_HEADER = "Idempotent-Replayed";
+/** The largest answer body kept for replay (NATS messages are at most 1 MiB). */
+export const MAX_KEPT_BODY_BYTES = 512 * 1024;
+/** A "running" record older than this was abandoned (its gateway stopped mid-request): a retry takes it over. */
+export const ABANDONED_AFTER_MS = 2 * 60 * 1000;
+
+const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+/** 1–255 printable ASCII characters (space to tilde). */
+const VALID_KEY = /^[\x20-\x7e]{1,255}$/;
+/** The answer headers a replay repeats. */
+const KEPT_HEADERS = ["location", "content-type", "cache-control", "content-disposition"];
+
+const sha256 = (data: string | Buffer) => createHash("sha256").update(data).digest("hex");
+
+function errorAnswer(status: number, message: string): IdempotentAnswer {
+  return { status, headers: {}, body: { error: { code: status, message } } };
+}
+
+function replayOf(record: IdempotencyRecord): IdempotentAnswer {
+  const body = record.body === undefined ? null : "json" in record.body ? (JSON.parse(record.body.json) as unknown) : Buffer.from(record.body.base64, "base64");
+  return { status: record.status ?? 200, headers: { ...record.headers, [REPLAYED_HEADER.toLowerCase()]: "true" }, body };
+}
+
+/** Writes an answer the route did not produce by running (a replay, or a refusal of the key). */
+export function sendIdempotentAnswer(ctx: GatewayContext, answer: IdempotentAnswer): void {
+  ctx.status = answer.status;
+  ctx.body = answer.status === 204 || answer.status === 205 ? null : answer.body;
+  for (const [name, value] of Object.entries(answer.headers)) ctx.set(name, value);
+  if (answer.status >= 400) ctx.state.failure = (answer.body as { error?: { message?: string } }).error?.message ?? "";
+}
+
+/**
+ * One request's use of its key: the route pipeline calls `begin` once the request is authenticated
+ * and its body read; the middleware calls `finish` with the answer.
+ */
+export class IdempotencyGate implements RequestIdempotency {
+  private began = false;
+  private bodyHash = "";
+
+  constructor(
+    private readonly store: IdempotencyStore,
+    /** The record's id: a hash of token, method, path and key (a valid NATS KV key). */
+    private readonly id: string,
+    private readonly logger: Logger,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * Starts the request under its key (undefined: run it), or answers instead (replay, 409, 422).
+   * Should the store fail, the request runs as without a key.
+   */
+  async begin(rawBody: Buffer): Promise<IdempotentAnswer | undefined> {
+    try {
+      return await this.start(rawBody);
+    } catch (error) {
+      this.logger.warn("could not look up an Idempotency-Key: the request runs without it", { err: error });
+      this.began = false;
+      return undefined;
+    }
+  }
+
+  private async start(rawBody: Buffer): Promise<IdempotentAnswer | undefined> {
+    const bodyHash = sha256(rawBody);
+    this.bodyHash = bodyHash;
+    const running: IdempotencyRecord = { state: "running", bodyHash, startedAt: this.now() };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const created = await this.store.create(this.id, running);
+      if (created.created) {
+        this.began = true;
+        return undefined;
+      }
+      const { record, revision } = created.existing;
+      if (record.bodyHash !== bodyHash) {
+        return errorAnswer(422, `${IDEMPOTENCY_KEY_HEADER}: this key was used with another request body; use a new key for a new request`);
+      }
+      if (record.state === "done") {
+        if (record.unkept) return errorAnswer(409, `${IDEMPOTENCY_KEY_HEADER}: the first answer to this key was too large to keep; read the result instead of retrying`);
+        return replayOf(record);
+      }
+      if (this.now() - record.startedAt < ABANDONED_AFTER_MS) return errorAnswer(409, "a request with this Idempotency-Key is in progress");
+      // Abandoned by a gateway that stopped mid-request: this one takes it over (once, by revision).
+      if (await this.store.replace(this.id, running, revision)) {
+        this.began = true;
+        return undefined;
+      }
+    }
+    return errorAnswer(409, "a request with this Idempotency-Key is in progress");
+  }
+
+  /** Keeps the answer of a request that began (unless it is 5xx, which frees the key for a retry). */
+  async finish(ctx: GatewayContext): Promise<void> {
+    if (!this.began) return;
+    const startedAt = this.now();
+    // 5xx: not kept, so that a retry after an outage runs again.
+    if (ctx.status >= 500) {
+      await this.store.delete(this.id);
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const name of KEPT_HEADERS) {
+      const value = ctx.response.get(name);
+      if (value) headers[name] = value;
+    }
+    const done: IdempotencyRecord = { state: "done", bodyHash: "", startedAt, status: ctx.status, headers };
+    const body: unknown = ctx.body;
+    if (body instanceof Readable) done.unkept = true;
+    else if (Buffer.isBuffer(body)) done.body = { base64: body.toString("base64") };
+    else if (typeof body === "string") done.body = { json: JSON.stringify(body) };
+    else if (body !== null && body !== undefined) done.body = { json: JSON.stringify(body) };
+    const size = done.body === undefined ? 0 : "json" in done.body ? done.body.json.length : done.body.base64.length;
+    if (size > MAX_KEPT_BODY_BYTES) {
+      delete done.body;
+      done.unkept = true;
+    }
+    done.bodyHash = this.bodyHash;
+    await this.store.put(this.id, done);
+  }
+}
+
+/**
+ * The middleware (before the error handler, so that it sees the answer a client reads): validates
+ * the key (400), leaves a gate on `ctx.state.idempotency` for the route, and keeps the answer.
+ * A failure of the store is logged, never answered: the request then behaves as without a key.
+ */
+export function idempotency(store: IdempotencyStore, logger: Logger): Middleware<GatewayState> {
+  return async (ctx, next) => {
+    const key = ctx.request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
+    if (!WRITE_METHODS.has(ctx.method) || key === undefined) {
+      await next();
+      return;
+    }
+    if (typeof key !== "string" || !VALID_KEY.test(key)) {
+      sendIdempotentAnswer(ctx, errorAnswer(400, `${IDEMPOTENCY_KEY_HEADER}: must be 1 to 255 printable ASCII characters`));
+      return;
+    }
+    const token = sha256(ctx.get("Authorization"));
+    const gate = new IdempotencyGate(store, sha256(JSON.stringify([token, ctx.method, ctx.path, key])), logger.child({ request_id: ctx.state.requestId }));
+    ctx.state.idempotency = gate;
+    await next();
+    try {
+      await gate.finish(ctx);
+    } catch (error) {
+      logger.warn("could not keep the answer of a request with an Idempotency-Key", { request_id: ctx.state.requestId, err: error });
+    }
+  };
+}
