@@ -20,7 +20,7 @@ const TAG_ALIASES = new Map([["space-comment", "space-comments"]]);
 
 /**
  * @typedef {{ method: string, path: string, authenticated: boolean }} RouteEntry
- * @typedef {{ resources: string[], different: Record<string, string>, notes: Record<string, string>, extensions: Record<string, string> }} Differences
+ * @typedef {{ resources: string[], different: Record<string, string>, notes: Record<string, string>, extensions: Record<string, string>, acrossOperations?: string[] }} Differences
  * @typedef {{ operationId: string, method: string, template: string, tag: string, deprecated: boolean }} Operation
  * @typedef {{ supported: number, different: number, notYet: number, total: number }} Counts
  */
@@ -157,6 +157,11 @@ export function buildApiDoc({ routes, openapi, gitbookVersion, differences }) {
     "",
     `[Imprint extensions](#imprint-extensions): ${extensions.length} routes with no operation in GitBook's OpenAPI ${gitbookVersion}.`,
   ];
+  // Behaviour of every operation (headers GitBook does not document), one paragraph each.
+  if (differences.acrossOperations?.length) {
+    lines.push("", "## Across all operations", "", "Deliberate differences and extensions that apply to every operation (or every write) rather than to one:", "");
+    for (const paragraph of differences.acrossOperations) lines.push(`- ${paragraph}`);
+  }
   for (const resource of resources) {
     lines.push("", `## ${resource.title}`, "", `\`${resource.tag}\`: ${resource.counts.supported} supported, ${resource.counts.different} different, ${resource.counts.notYet} not yet.`, "");
     lines.push("| operation | method | path | status | note |", "|---|---|---|---|---|");
