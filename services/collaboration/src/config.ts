@@ -12,6 +12,11 @@ export const collaborationConfigShape = {
   SPACE_EVENTS_CONSUMER: env.consumerName("collaboration-content-spaces"),
   /** Durable consumer of content's branch events (a merge content finished before this service recorded it). */
   BRANCH_EVENTS_CONSUMER: env.consumerName("collaboration-content-branches"),
+  /**
+   * Pause between rounds of the merge resumer while merges an interruption left pending wait to be
+   * settled (finished when content merged, dropped when it did not); 10 times longer when none are.
+   */
+  MERGE_RESUME_INTERVAL_MS: env.positiveInt(1_000),
   /** Durable consumer of content's revision events (commits on a change request make their authors contributors). */
   REVISION_EVENTS_CONSUMER: env.consumerName("collaboration-content-revisions"),
 };

@@ -29,6 +29,8 @@ export interface UseCaseDeps {
   content: ContentClients;
   /** Users and members, to show who did what. */
   identity: PromiseClient<typeof IdentityServiceService>;
+  /** The merge resumer (jobs/merge-resumer.ts): a merge call was interrupted, settle it soon. */
+  merges: { wake(): void };
 }
 
 /** The runtime's service deps with collaboration's own and its config (exported for hosting code and tests). */

@@ -23,6 +23,7 @@ import type { ContentClients, UseCaseDeps } from "./deps.js";
 import { collaborationEntities } from "./domain/entities.js";
 import { COLLABORATION_EVENT_CONTEXT } from "./events.js";
 import { CHANGE_REQUEST_SERVICE_NAME, changeRequestServiceImplementation } from "./grpc/change-request-service.js";
+import { MergeResumer } from "./jobs/merge-resumer.js";
 import { COMMENT_SERVICE_NAME, commentServiceImplementation } from "./grpc/comment-service.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
@@ -33,12 +34,15 @@ interface Upstreams {
   identity: PromiseClient<typeof IdentityServiceService>;
 }
 
+/** How long a merge call to content may still be running (its deadline, with a margin): after it, a merge content has not done is dropped. */
+const MERGE_IN_FLIGHT_MS = 15_000;
+
 /** How the runtime assembles the collaboration service from its config and upstream clients. */
-export function collaborationServiceSpec(config: CollaborationConfig, upstreams: Upstreams): ServiceSpec {
+export function collaborationServiceSpec(config: CollaborationConfig, upstreams: Upstreams, merges: MergeResumer): ServiceSpec {
   // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
   let built: UseCaseDeps | undefined;
   const useCaseDeps = (deps: ServiceDeps): UseCaseDeps =>
-    (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork, content: upstreams.content, identity: upstreams.identity });
+    (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork, content: upstreams.content, identity: upstreams.identity, merges });
   return {
     name: "collaboration",
     context: COLLABORATION_EVENT_CONTEXT,
@@ -52,6 +56,11 @@ export function collaborationServiceSpec(config: CollaborationConfig, upstreams:
       ];
     },
     consumers: (deps) => contentEventConsumers(useCaseDeps(deps), config),
+    // Merges an interruption left pending are settled as soon as the service is up (see MergeResumer).
+    onStarted: (deps) => {
+      merges.start(() => forkEm(deps.orm), useCaseDeps(deps), deps.logger);
+      return Promise.resolve();
+    },
   };
 }
 
@@ -71,16 +80,19 @@ export async function startCollaborationService(config: CollaborationConfig, opt
   const close = () => {
     for (const client of [upstreams.content.spaces, upstreams.content.branches, upstreams.content.revisions, upstreams.content.editing, upstreams.identity]) client.close();
   };
+  const merges = new MergeResumer({ intervalMs: config.MERGE_RESUME_INTERVAL_MS, idleMs: 10 * config.MERGE_RESUME_INTERVAL_MS, inFlightMs: MERGE_IN_FLIGHT_MS });
   let running: RunningService;
   try {
-    running = await startService(collaborationServiceSpec(config, upstreams), config, options);
+    running = await startService(collaborationServiceSpec(config, upstreams, merges), config, options);
   } catch (error) {
+    await merges.stop();
     close();
     throw error;
   }
   return {
     ...running,
     stop: async () => {
+      await merges.stop();
       await running.stop();
       close();
     },

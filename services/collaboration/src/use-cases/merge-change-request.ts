@@ -1,10 +1,16 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { MergeBranchResponse } from "@imprint/proto/content/v1/branches";
+import { AppError, type ErrorCode } from "@imprint/runtime";
+import { PendingMerge } from "../domain/pending-merge.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { findChangeRequest } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
 import { recordMerge } from "./shared/merges.js";
 import { loadUsers } from "./shared/users.js";
+
+/** Failures after which content may still have merged (or may yet): left to the merge resumer. */
+const UNSETTLED: ReadonlySet<ErrorCode> = new Set(["unavailable", "deadline_exceeded", "internal", "upstream_failed"]);
 
 export interface MergeChangeRequestInput {
   caller: CallerInput | undefined;
@@ -15,8 +21,9 @@ export interface MergeChangeRequestInput {
 /**
  * Merges the change request's branch into the space (content does the three-way merge, and
  * answers CONFLICT naming the pages without changing anything), then records the merge here.
- * Merging a merged change request answers its merge again. Should this service fail between
- * content's merge and its own commit, content's `branch.merged` event records it later.
+ * Merging a merged change request answers its merge again. Should the call be interrupted (this
+ * process or content stopped, the answer lost), the intent recorded before it lets the merge
+ * resumer record the merge or drop it within seconds; content's `branch.merged` event records it too.
  */
 export async function mergeChangeRequest(
   em: EntityManager,
@@ -32,7 +39,33 @@ export async function mergeChangeRequest(
   found.assertMergeable();
   // The creator is read before anything changes: once the merge is done, the answer asks nobody.
   const users = await loadUsers(deps, [found.createdBy]);
-  const merged = await deps.content.branches.mergeBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
-  const changeRequest = await deps.unitOfWork.run(em, (tx) => recordMerge(tx, deps, { changeRequestId: found.id, revisionId: merged.revisionId, actor: caller }));
+  // The intent is committed before content is asked: should this process or content stop, or the
+  // answer be lost, the merge resumer finishes it (content merged) or drops it (it did not).
+  const requestedAt = deps.clock();
+  await deps.unitOfWork.run(em, (tx) =>
+    tx.upsert(PendingMerge, {
+      changeRequestId: found.id,
+      spaceId: found.spaceId,
+      organizationId: found.organizationId,
+      userId: caller.userId,
+      tokenId: caller.tokenId ?? null,
+      requestedAt,
+    }),
+  );
+  let merged: MergeBranchResponse;
+  try {
+    merged = await deps.content.branches.mergeBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
+  } catch (error) {
+    // An answer from content (a conflict, a refusal) means nothing was merged: no intent is left.
+    // Anything else (content unreachable, no answer in time) is for the resumer to settle.
+    if (error instanceof AppError && !UNSETTLED.has(error.code)) await em.nativeDelete(PendingMerge, { changeRequestId: found.id, requestedAt }).catch(() => 0);
+    else deps.merges.wake();
+    throw error;
+  }
+  const changeRequest = await deps.unitOfWork.run(em, async (tx) => {
+    const recorded = await recordMerge(tx, deps, { changeRequestId: found.id, revisionId: merged.revisionId, actor: caller });
+    await tx.nativeDelete(PendingMerge, { changeRequestId: found.id });
+    return recorded;
+  });
   return { revisionId: merged.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: merged.branch ?? null, users }) };
 }
