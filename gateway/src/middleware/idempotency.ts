@@ -130,7 +130,7 @@ export class IdempotencyGate implements RequestIdempotency {
     else if (Buffer.isBuffer(body)) done.body = { base64: body.toString("base64") };
     else if (typeof body === "string") done.body = { json: JSON.stringify(body) };
     else if (body !== null && body !== undefined) done.body = { json: JSON.stringify(body) };
-    const size = done.body === undefined ? 0 : "json" in done.body ? done.body.json.length : done.body.base64.length;
+    const size = done.body === undefined ? 0 : Buffer.byteLength("json" in done.body ? done.body.json : done.body.base64);
     if (size > MAX_KEPT_BODY_BYTES) {
       delete done.body;
       done.unkept = true;
