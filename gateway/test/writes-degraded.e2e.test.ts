@@ -1,12 +1,15 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { getFreePort } from "@imprint/runtime/infrastructure";
 import { createOrganization, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 /**
- * A write is answered with its result or not applied: with content down, the team routes (saved
- * in identity, shown with content's count of granted spaces) either succeed with their whole
- * answer or fail before identity saves anything.
+ * Writes with parts of the stack down. A write is answered with its result or not applied: with
+ * content down, the team routes (saved in identity, shown with content's count of granted spaces)
+ * either succeed with their whole answer or fail before identity saves anything. With NATS
+ * unreachable from the gateway, Idempotency-Key still works, within the process.
  */
 
 let stack: TestStack;
@@ -16,7 +19,8 @@ let teamId: string;
 const teams = () => `/v1/orgs/${org.organizationId}/teams`;
 
 beforeAll(async () => {
-  stack = await startStack();
+  // A NATS the gateway cannot reach: its idempotency records stay in the process.
+  stack = await startStack({ gatewayEnv: { NATS_URL: `nats://127.0.0.1:${await getFreePort()}` } });
   org = await createOrganization(stack);
   const created = await call(stack, "PUT", teams(), { token: org.owner.token, json: { title: "Writers" } });
   expect(created.status).toBe(201);
@@ -40,5 +44,18 @@ describe("with content down", () => {
     expect(renamed.status).toBe(503);
     const { teams: saved } = await stack.identity.batchGetTeams({ organizationId: org.organizationId, teamIds: [teamId] });
     expect(saved.map((team) => team.title)).toEqual(["Writers"]);
+  });
+});
+
+describe("with NATS unreachable from the gateway", () => {
+  it("still answers a retry with an Idempotency-Key with the first answer, and creates nothing more", async () => {
+    const headers = { "idempotency-key": randomUUID() };
+    const first = await call(stack, "PUT", teams(), { token: org.owner.token, json: { title: "Reviewers" }, headers });
+    const again = await call(stack, "PUT", teams(), { token: org.owner.token, json: { title: "Reviewers" }, headers });
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    const { teams: listed } = await stack.identity.listTeams({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 100 }, ownerUserId: "", title: "Reviewers" });
+    expect(listed.map((team) => team.id)).toEqual([first.body.id]);
   });
 });
