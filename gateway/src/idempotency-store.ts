@@ -42,6 +42,8 @@ export interface IdempotencyStore {
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 /** The JetStream key-value bucket every gateway replica shares. */
 export const IDEMPOTENCY_BUCKET = "imprint_idempotency";
+/** Answers kept for the bucket while NATS is unreachable, at most. */
+const MAX_UNSYNCED = 10_000;
 /** Bound on each KV operation, so that a NATS outage costs a request little before the fallback answers. */
 const KV_TIMEOUT_MS = 2_000;
 
@@ -119,6 +121,13 @@ export class NatsIdempotencyStore implements IdempotencyStore {
   private connecting: Promise<void> | undefined;
   private closed = false;
   private disconnected = false;
+  /**
+   * Answers (null: deletions) kept in the process because the bucket could not take them: written
+   * to the bucket once NATS answers again, so that the bucket never keeps a request "running" whose
+   * answer this replica already gave (a retry would otherwise run it again after the abandon limit).
+   */
+  private readonly unsynced = new Map<string, IdempotencyRecord | null>();
+  private flushing: Promise<void> | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private warnedAt = 0;
 
@@ -141,7 +150,10 @@ export class NatsIdempotencyStore implements IdempotencyStore {
         void (async () => {
           for await (const status of nats.status()) {
             if (status.type === "disconnect") this.disconnected = true;
-            else if (status.type === "reconnect") this.disconnected = false;
+            else if (status.type === "reconnect") {
+              this.disconnected = false;
+              this.flush();
+            }
           }
         })();
       })
@@ -175,6 +187,33 @@ export class NatsIdempotencyStore implements IdempotencyStore {
     return this.bucket;
   }
 
+  /** Writes what the bucket missed while NATS was unreachable (once at a time). */
+  private flush(): void {
+    if (this.unsynced.size === 0 || this.flushing) return;
+    this.flushing = (async () => {
+      const kv = await this.kv().catch(() => undefined);
+      if (!kv) return;
+      for (const [id, record] of [...this.unsynced]) {
+        try {
+          if (record) await kv.put(id, encoder.encode(JSON.stringify(record)));
+          else await kv.delete(id);
+          if (this.unsynced.get(id) === record) this.unsynced.delete(id);
+        } catch {
+          return;
+        }
+      }
+    })().finally(() => {
+      this.flushing = undefined;
+    });
+  }
+
+  private keepUnsynced(id: string, record: IdempotencyRecord | null): void {
+    this.unsynced.delete(id);
+    this.unsynced.set(id, record);
+    // Bounded: the oldest are given up (their records in the bucket then age out).
+    if (this.unsynced.size > MAX_UNSYNCED) this.unsynced.delete(this.unsynced.keys().next().value!);
+  }
+
   /** Runs `operation` on the bucket, or on the fallback when NATS cannot answer. */
   private async use<T>(onBucket: (kv: KV) => Promise<T>, onFallback: () => Promise<T>): Promise<T> {
     let kv: KV | undefined;
@@ -184,6 +223,7 @@ export class NatsIdempotencyStore implements IdempotencyStore {
       this.warn("idempotency bucket unavailable: records are kept in this process meanwhile", error);
     }
     if (!kv) return onFallback();
+    this.flush();
     try {
       return await onBucket(kv);
     } catch (error) {
@@ -194,6 +234,9 @@ export class NatsIdempotencyStore implements IdempotencyStore {
   }
 
   create(id: string, record: IdempotencyRecord): Promise<{ created: true } | { created: false; existing: StoredRecord }> {
+    // An answer this replica gave while the bucket could not take it wins over what the bucket says.
+    const answered = this.unsynced.get(id);
+    if (answered) return Promise.resolve({ created: false, existing: { record: answered, revision: 0 } });
     return this.use(
       async (kv) => {
         try {
@@ -234,14 +277,20 @@ export class NatsIdempotencyStore implements IdempotencyStore {
       async (kv) => {
         await kv.put(id, encoder.encode(JSON.stringify(record)));
       },
-      () => this.fallback.put(id, record),
+      async () => {
+        this.keepUnsynced(id, record);
+        await this.fallback.put(id, record);
+      },
     );
   }
 
   delete(id: string): Promise<void> {
     return this.use(
       (kv) => kv.delete(id),
-      () => this.fallback.delete(id),
+      async () => {
+        this.keepUnsynced(id, null);
+        await this.fallback.delete(id);
+      },
     );
   }
 

@@ -1,8 +1,13 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Kvm } from "@nats-io/kv";
 import { afterAll, describe, expect, it } from "vitest";
 import { CacheBudget } from "@imprint/runtime/core";
-import { getFreePort } from "@imprint/runtime/infrastructure";
+import { connectNats } from "@imprint/runtime/watch";
+import { getFreePort, startNatsServer } from "@imprint/runtime/infrastructure";
 import { testLogger, testNatsUrl } from "@imprint/runtime/testing";
-import { MemoryIdempotencyStore, NatsIdempotencyStore, type IdempotencyRecord, type IdempotencyStore } from "../src/idempotency-store.js";
+import { IDEMPOTENCY_BUCKET, MemoryIdempotencyStore, NatsIdempotencyStore, type IdempotencyRecord, type IdempotencyStore } from "../src/idempotency-store.js";
 
 const running = (bodyHash: string): IdempotencyRecord => ({ state: "running", bodyHash, startedAt: Date.now() });
 const done = (bodyHash: string): IdempotencyRecord => ({ state: "done", bodyHash, startedAt: Date.now(), status: 201, headers: { location: "/x" }, body: { json: '{"id":"x"}' } });
@@ -50,5 +55,33 @@ describe("idempotency records", () => {
     for (let index = 0; index < 20; index++) await store.create(`id${index}`, running(String(index)));
     expect(await store.create("id0", running("again"))).toEqual({ created: true });
     expect(await store.create("id19", running("again"))).toMatchObject({ created: false });
+  });
+
+  it("given while NATS was down, reach the bucket once it is back: the bucket never keeps an answered request running", async () => {
+    const storeDir = await mkdtemp(join(tmpdir(), "imprint-idempotency-nats-"));
+    let server = await startNatsServer({ storeDir });
+    const store = new NatsIdempotencyStore(server.url, new MemoryIdempotencyStore(new CacheBudget(1024 * 1024)), testLogger("gateway"));
+    stores.push(store);
+    try {
+      await expect.poll(() => (store as unknown as { nats?: unknown }).nats !== undefined).toBe(true);
+      expect(await store.create("answered", running("a"))).toEqual({ created: true });
+      await server.stop();
+      const answer = done("a");
+      await store.put("answered", answer);
+      // This replica answers a retry with it meanwhile.
+      expect(await store.create("answered", running("a"))).toMatchObject({ created: false, existing: { record: answer } });
+      server = await startNatsServer({ storeDir, port: server.port });
+      const reader = await connectNats(server.url, "test-reader");
+      try {
+        const bucket = await new Kvm(reader).open(IDEMPOTENCY_BUCKET);
+        await expect.poll(async () => (await bucket.get("answered"))?.json<IdempotencyRecord>().state, { timeout: 20_000, interval: 200 }).toBe("done");
+      } finally {
+        await reader.close();
+      }
+    } finally {
+      await store.close();
+      await server.stop();
+      await rm(storeDir, { recursive: true, force: true });
+    }
   });
 });
