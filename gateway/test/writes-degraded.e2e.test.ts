@@ -1,4 +1,8 @@
+import { execFileSync } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { createOrganization, type TestOrganization } from "./support/factories.js";
@@ -44,6 +48,35 @@ describe("with content down", () => {
     expect(renamed.status).toBe(503);
     const { teams: saved } = await stack.identity.batchGetTeams({ organizationId: org.organizationId, teamIds: [teamId] });
     expect(saved.map((team) => team.title)).toEqual(["Writers"]);
+  });
+});
+
+describe("with content down, SAML providers (their default team is shown with content's count)", () => {
+  const saml = () => `/v1/orgs/${org.organizationId}/saml`;
+  const providers = async () =>
+    (await stack.identity.listSamlProviders({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 100 } })).providers.map((provider) => provider.label);
+
+  /** A self-signed certificate (openssl), so that identity would accept the provider. */
+  function certificate(): string {
+    const dir = mkdtempSync(join(tmpdir(), "imprint-saml-"));
+    try {
+      const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
+      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=idp"], { stdio: "ignore" });
+      return readFileSync(cert, "utf8");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it("are refused before identity saves one naming a default team (503); one without is created whole", async () => {
+    const provider = { entityID: "https://idp.example.test/metadata", ssoURL: "https://idp.example.test/sso", certificate: certificate() };
+    const withTeam = await call(stack, "POST", saml(), { token: org.owner.token, json: { label: "With team", defaultTeam: teamId, ...provider } });
+    expect(withTeam.status).toBe(503);
+    expect(await providers()).toEqual([]);
+    const without = await call(stack, "POST", saml(), { token: org.owner.token, json: { label: "Without team", ...provider } });
+    expect(without.status).toBe(201);
+    expect(without.body).toMatchObject({ object: "saml-provider", label: "Without team" });
+    expect(await providers()).toEqual(["Without team"]);
   });
 });
 
