@@ -31,6 +31,8 @@
  * - **Logs.** `testLogger`: quiet by default; records lines for assertions (`record`), or shows them.
  * - **Events.** `readEvents(context, query)` and `waitForEvents(...)` read a context's stream with
  *   filters (time, organization, payload fields) over a connection of the test's own.
+ * - **Outages.** `startRestartablePostgres()` and `startRestartableNats()`: a PostgreSQL or
+ *   nats-server of the test's own, to stop (an outage) and start again on the same port and data.
  * - **Checks.** `schemaDrift(orm)` (entities vs migrations: each service has a
  *   `test/schema-drift.test.ts`), `describeTables`/`runtimeTablesAsCreated`, the event catalogue
  *   (`eventCatalogueProblems`), `errorCode`/`failure` for failed calls.
