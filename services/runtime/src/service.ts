@@ -204,7 +204,12 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
 function keepStream(link: NatsLink, context: string, replicas: number, logger: Logger): { ready: Promise<void>; stop(): Promise<void> } {
   let stopped = false;
   let wake: (() => void) | undefined;
-  const ensure = async (nc: Awaited<NatsLink["connected"]>) => {
+  let signalStopped!: () => void;
+  const stoppedSignal = new Promise<undefined>((resolve) => {
+    signalStopped = () => resolve(undefined);
+  });
+  const ensure = async (nc: Awaited<NatsLink["connected"]> | undefined) => {
+    if (!nc) return;
     for (let attempt = 1; !stopped && !nc.isClosed(); attempt += 1) {
       try {
         await ensureStream(nc, context, { replicas });
@@ -222,7 +227,7 @@ function keepStream(link: NatsLink, context: string, replicas: number, logger: L
       }
     }
   };
-  const ready = link.connected.then(ensure, () => undefined);
+  const ready = Promise.race([link.connected, stoppedSignal]).then(ensure, () => undefined);
   const following = ready.then(async () => {
     const nc = link.current;
     if (!nc) return;
@@ -235,6 +240,7 @@ function keepStream(link: NatsLink, context: string, replicas: number, logger: L
     ready,
     stop: async () => {
       stopped = true;
+      signalStopped();
       wake?.();
       await ready;
       // `following` ends with the connection, which closes after this.

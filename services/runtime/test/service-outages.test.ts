@@ -1,12 +1,12 @@
 import { randomBytes } from "node:crypto";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { loadConfig, serviceConfigShape } from "../src/config.js";
 import { openDatabase } from "../src/db/orm.js";
 import type { EventEnvelope } from "../src/events/envelope.js";
 import { checkHealth } from "../src/grpc/client.js";
 import { createLogger } from "../src/logger.js";
 import { LIVENESS_SERVICE, startService, type RunningService } from "../src/service.js";
-import { eventually, patient, startRestartableNats, startRestartablePostgres, testClient, type RestartableServer } from "../src/testing/index.js";
+import { createTestDatabase, eventually, patient, startRestartableNats, startRestartablePostgres, testClient, type RestartableServer } from "../src/testing/index.js";
 import { NotesService, notesSpec } from "./support/notes-service.js";
 
 const logLines: string[] = [];
@@ -91,6 +91,16 @@ describe("a service without its dependencies", () => {
     const event = await eventually(async () => received.find((envelope) => envelope.payload.text === "written while NATS was down"), 30_000);
     expect(event).toMatchObject({ type: "note.added", subject: `imprint.${context}.v1.note.added` });
     expect(received.filter((envelope) => envelope.id === event.id)).toHaveLength(1);
+  });
+
+  it("stops promptly when NATS never came up", async () => {
+    const nats = owned(await startRestartableNats({ started: false }));
+    const config = loadConfig(serviceConfigShape, { DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "notes_no_nats"), NATS_URL: nats.url, SHUTDOWN_GRACE_MS: "500" });
+    const service = await startService(notesSpec(`notes${randomBytes(4).toString("hex")}`, [], async () => {}), config, { logger });
+    expect(await checkHealth(service.address)).toBe("SERVING");
+    await service.stop();
+    expect(await checkHealth(service.address)).toBe("UNREACHABLE");
+    expect(await service.orm.isConnected()).toBe(false);
   });
 
   it("reports NOT_SERVING (overall and per service) within 5 s of losing its database, SERVING again when it returns; liveness stays SERVING; a NATS outage changes nothing", async () => {

@@ -361,6 +361,10 @@ export function startSubscription(options: SubscribeOptions): Subscription {
   ];
   const iterators = new Set<ConsumerMessages>();
   let wakeSleepers: (() => void)[] = [];
+  let signalStopped!: () => void;
+  const stoppedSignal = new Promise<undefined>((resolve) => {
+    signalStopped = () => resolve(undefined);
+  });
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
       const timer = setTimeout(done, ms);
@@ -374,12 +378,13 @@ export function startSubscription(options: SubscribeOptions): Subscription {
 
   /** Consumes one source until stopped, recreating the consumer whenever it went missing. */
   const follow = async (source: Source, started: () => void): Promise<void> => {
-    let nc: NatsConnection;
+    let nc: NatsConnection | undefined;
     try {
-      nc = await link.connected;
+      nc = await Promise.race([link.connected, stoppedSignal]);
     } catch {
       return; // the link was closed before NATS was ever reached
     }
+    if (!nc) return; // stopped before NATS was ever reached
     for (let failures = 0; !stopped && !nc.isClosed(); ) {
       let messages: ConsumerMessages | undefined;
       try {
@@ -442,6 +447,7 @@ export function startSubscription(options: SubscribeOptions): Subscription {
     stop: () => {
       stopping ??= (async () => {
         stopped = true;
+        signalStopped();
         markReady();
         for (const wake of wakeSleepers) wake();
         await Promise.allSettled([...iterators].map((messages) => messages.close()));
