@@ -1,8 +1,9 @@
-import type { MikroORM } from "@mikro-orm/postgresql";
+import pg from "pg";
 import type { Logger } from "./logger.js";
 
 export interface ReadinessProbeOptions {
-  orm: MikroORM;
+  /** postgres:// URL of the service's database. */
+  url: string;
   logger: Logger;
   /** How often the database is asked (default 1 s). */
   intervalMs: number;
@@ -19,6 +20,9 @@ export interface ReadinessProbeOptions {
  * `intervalMs`; `failuresToUnready` failures in a row turn it unready (the health service answers
  * NOT_SERVING, so callers and load balancers go elsewhere), the first success ready again. NATS is
  * deliberately not part of it: an outage there delays events, not requests.
+ *
+ * The probe has a connection of its own, not one of the ORM's pool: a pool busy with consumers and
+ * requests is a loaded process, not one without its database, and must not turn it unready.
  */
 export class ReadinessProbe {
   private readonly options: ReadinessProbeOptions;
@@ -26,8 +30,9 @@ export class ReadinessProbe {
   private inFlight = false;
   private failures = 0;
   private ready = true;
+  private client: pg.Client | undefined;
 
-  constructor(options: Partial<ReadinessProbeOptions> & Pick<ReadinessProbeOptions, "orm" | "logger" | "onChange">) {
+  constructor(options: Partial<ReadinessProbeOptions> & Pick<ReadinessProbeOptions, "url" | "logger" | "onChange">) {
     this.options = { intervalMs: 1_000, timeoutMs: 1_000, failuresToUnready: 2, ...options };
   }
 
@@ -44,6 +49,28 @@ export class ReadinessProbe {
   stop(): void {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.drop();
+  }
+
+  private drop(): void {
+    const client = this.client;
+    this.client = undefined;
+    client?.end().catch(() => undefined);
+  }
+
+  private async selectOne(): Promise<void> {
+    if (!this.client) {
+      const client = new pg.Client({
+        connectionString: this.options.url,
+        application_name: "imprint-readiness",
+        connectionTimeoutMillis: this.options.timeoutMs,
+      });
+      // A dropped connection is noticed by the next query; without a listener it would crash the process.
+      client.on("error", () => undefined);
+      this.client = client;
+      await client.connect();
+    }
+    await this.client.query("select 1");
   }
 
   private async check(): Promise<void> {
@@ -53,7 +80,7 @@ export class ReadinessProbe {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.options.orm.em.fork().execute("select 1"),
+        this.selectOne(),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer within ${this.options.timeoutMs} ms`)), this.options.timeoutMs);
         }),
@@ -65,6 +92,8 @@ export class ReadinessProbe {
         this.options.onChange(true);
       }
     } catch (error) {
+      // Start over with a new connection: this one may be broken or still waiting.
+      this.drop();
       this.failures += 1;
       if (this.ready && this.failures >= this.options.failuresToUnready && this.timer) {
         this.ready = false;

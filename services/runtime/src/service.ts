@@ -169,7 +169,7 @@ export async function startService(
     setHealth(grpc, services, "SERVING");
     const activeGrpc = grpc;
     readiness = new ReadinessProbe({
-      orm,
+      url: config.DATABASE_URL,
       logger,
       ...options.readiness,
       onChange: (ready) => setHealth(activeGrpc, services, ready ? "SERVING" : "NOT_SERVING"),
