@@ -6,7 +6,8 @@ import { openDatabase } from "../src/db/orm.js";
 import { defineEvent } from "../src/events/definitions.js";
 import { ProcessedEvent } from "../src/events/entities.js";
 import { DEAD_LETTER_STREAM, deadLetterSubject, streamName } from "../src/events/envelope.js";
-import { connectNats, type NatsConnection } from "../src/events/nats.js";
+import { connectNats, connectNatsInBackground, type NatsConnection } from "../src/events/nats.js";
+import { watchEvents } from "../src/events/watch.js";
 import { OutboxRelay } from "../src/events/outbox-relay.js";
 import { recordEvent } from "../src/events/record-event.js";
 import { subscribe, type Subscription } from "../src/events/subscribe.js";
@@ -28,7 +29,7 @@ const logger = createLogger("events-outage", { write: (line) => logLines.push(li
 /** What the old policy gave a failing event before dead-lettering it: 5 attempts, 200 + 1000 + 5000 + 15000 ms apart. */
 const OLD_TOTAL_BACKOFF_MS = 21_200;
 
-describe("event consumers through outages", () => {
+describe("events through outages", () => {
   let postgres: RestartablePostgres;
   let producerOrm: MikroORM;
   let consumerOrm: MikroORM;
@@ -141,6 +142,41 @@ describe("event consumers through outages", () => {
       await restartSubscription.stop();
       await restartRelay.stop();
       await own.close();
+      await server.close();
+    }
+  });
+
+  it("watches events once NATS comes up, and says whether it follows them meanwhile", async () => {
+    const server = await startRestartableNats({ started: false });
+    const link = connectNatsInBackground(server.url, "events-outage-watch", logger);
+    const context = `watch${randomBytes(4).toString("hex")}`;
+    const heard: string[] = [];
+    let gaps = 0;
+    const watch = watchEvents(link, {
+      contexts: [context],
+      onEvent: (envelope) => void heard.push(envelope.id),
+      onGap: () => void (gaps += 1),
+      logger,
+    });
+    try {
+      expect(watch.following()).toBe(false);
+      await server.start();
+      await eventually(async () => watch.following(), 15_000);
+      // What was kept before the first connect was kept without events.
+      expect(gaps).toBe(1);
+      const nc = await link.connected;
+      const envelope = { id: randomUUID(), type: "widget.created", subject: `imprint.${context}.v1.widget.created`, occurredAt: new Date().toISOString(), organizationId: null, actor: null, payload: {} };
+      nc.publish(envelope.subject, JSON.stringify(envelope));
+      await eventually(async () => heard.includes(envelope.id));
+
+      await server.stop();
+      await eventually(async () => !watch.following());
+      await server.start();
+      await eventually(async () => watch.following(), 15_000);
+      expect(gaps).toBe(2);
+    } finally {
+      await watch.stop();
+      await link.close();
       await server.close();
     }
   });
