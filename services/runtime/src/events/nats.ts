@@ -44,7 +44,10 @@ export class NatsLink {
 
   /** A link over a connection that is already open. */
   static of(nc: NatsConnection): NatsLink {
-    return new NatsLink(async () => nc);
+    const link = new NatsLink(async () => nc);
+    // Usable at once, not only after the connect promise settled.
+    link.connection = nc;
+    return link;
   }
 
   /**
