@@ -93,6 +93,25 @@ describe("a service without its dependencies", () => {
     expect(received.filter((envelope) => envelope.id === event.id)).toHaveLength(1);
   });
 
+  it("creates its stream and consumers again after NATS restarted without its store", async () => {
+    const nats = owned(await startRestartableNats());
+    const context = `notes${randomBytes(4).toString("hex")}`;
+    const received: EventEnvelope[] = [];
+    const config = loadConfig(serviceConfigShape, { DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "notes_wiped"), NATS_URL: nats.url, SHUTDOWN_GRACE_MS: "500" });
+    const service = started(await startService(notesSpec(context, received, async () => {}), config, { logger }));
+    const client = testClient(NotesService, service.address);
+    cleanup.push(async () => client.close());
+    await client.addNote({ text: "before" });
+    await eventually(async () => received.some((envelope) => envelope.payload.text === "before"));
+
+    await nats.stop();
+    await nats.wipe();
+    await nats.start();
+    await client.addNote({ text: "after the store was lost" });
+    await eventually(async () => received.some((envelope) => envelope.payload.text === "after the store was lost"), 60_000);
+    expect(received.filter((envelope) => envelope.payload.text === "after the store was lost")).toHaveLength(1);
+  });
+
   it("stops promptly when NATS never came up", async () => {
     const nats = owned(await startRestartableNats({ started: false }));
     const config = loadConfig(serviceConfigShape, { DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "notes_no_nats"), NATS_URL: nats.url, SHUTDOWN_GRACE_MS: "500" });

@@ -65,6 +65,8 @@ export async function startRestartablePostgres(): Promise<RestartablePostgres> {
 
 export interface RestartableNats extends RestartableServer {
   url: string;
+  /** Deletes the JetStream store while stopped: the next `start` is a server that lost every stream. */
+  wipe(): Promise<void>;
 }
 
 /**
@@ -87,6 +89,10 @@ export async function startRestartableNats(options: { started?: boolean } = {}):
     },
     async start() {
       handle ??= await startNatsServer({ storeDir: join(dir, "store"), port });
+    },
+    async wipe() {
+      if (handle) throw new Error("stop the nats-server before wiping its store");
+      await rm(join(dir, "store"), { recursive: true, force: true });
     },
     async close() {
       await server.stop();
