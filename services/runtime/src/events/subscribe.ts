@@ -392,6 +392,11 @@ export function startSubscription(options: SubscribeOptions): Subscription {
         if (stopped) return;
         messages = await (await jetstream(nc).consumers.get(source.stream, consumer)).consume({ max_messages: 100 });
         iterators.add(messages);
+        if (stopped) {
+          // stop() closed the iterators it knew of before this one existed.
+          await messages.close();
+          return;
+        }
         failures = 0;
         started();
         const current = messages;
