@@ -67,7 +67,7 @@ export interface RunningService {
  */
 export const LIVENESS_SERVICE = "liveness";
 
-/** How long a start waits for NATS before it goes on without it (consumers then start later). */
+/** How long a start with NATS reachable waits for its stream and consumers before it goes on (they then start later). */
 const NATS_START_WAIT_MS = 3_000;
 
 function setHealth(grpc: GrpcServerHandle, services: ServiceRegistration[], status: "SERVING" | "NOT_SERVING"): void {
@@ -158,7 +158,7 @@ export async function startService(
     }
     // With NATS up, start as before (stream and consumers in place); with NATS down, go on.
     const natsReady = Promise.all([streams.ready, ...subscriptions.map((subscription) => subscription.ready)]);
-    const waited = await within(natsReady, NATS_START_WAIT_MS);
+    const waited = (await nats.firstAttempt) && (await within(natsReady, NATS_START_WAIT_MS));
     if (!waited) logger.warn("NATS not ready yet; serving without it (events wait in the outbox, consumers start once it is reachable)");
     const services = spec.grpc(deps);
     grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger });

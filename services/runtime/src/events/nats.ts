@@ -41,6 +41,11 @@ export class NatsLink {
   private closed = false;
   private wake: (() => void) | undefined;
   private readonly connecting: Promise<NatsConnection>;
+  private settleFirstAttempt!: (connected: boolean) => void;
+  /** Resolves with whether the first attempt connected (false: NATS is down, retries go on). */
+  readonly firstAttempt = new Promise<boolean>((resolve) => {
+    this.settleFirstAttempt = resolve;
+  });
 
   /** A link over a connection that is already open. */
   static of(nc: NatsConnection): NatsLink {
@@ -57,7 +62,10 @@ export class NatsLink {
   constructor(open: () => Promise<NatsConnection>, logger?: Logger) {
     this.connecting = (async () => {
       for (let attempt = 1; ; attempt += 1) {
-        if (this.closed) throw new Error("NATS link closed before it connected");
+        if (this.closed) {
+          this.settleFirstAttempt(false);
+          throw new Error("NATS link closed before it connected");
+        }
         try {
           const nc = await open();
           if (this.closed) {
@@ -65,9 +73,11 @@ export class NatsLink {
             throw new Error("NATS link closed before it connected");
           }
           this.connection = nc;
+          this.settleFirstAttempt(true);
           if (attempt > 1) logger?.info("connected to NATS", { attempts: attempt });
           return nc;
         } catch (error) {
+          this.settleFirstAttempt(false);
           if (this.closed) throw error;
           const delay = backoffDelay(attempt, 5_000);
           logger?.warn("NATS unreachable; retrying in the background (events wait in the outbox)", { attempt, retryInMs: delay, err: error });
