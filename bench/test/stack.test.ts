@@ -106,6 +106,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
       integrationGrpcAddress: stack.grpcAddresses.integration,
       gatewayUrl: stack.gatewayUrl,
       readerUrl: stack.readerUrl,
+      natsUrl: stack.infra.natsUrl,
       pid: 4242,
     });
     expect(description.identityGrpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);

@@ -515,6 +515,8 @@ export function stackDescription(stack, pid = process.pid) {
   for (const service of SERVICES) description[stackJsonKey(service)] = stack.grpcAddresses[service.name];
   description.gatewayUrl = stack.gatewayUrl;
   description.readerUrl = stack.readerUrl;
+  // The admin CLI's `events dead-letters` commands reach the stack's NATS.
+  description.natsUrl = stack.infra.natsUrl;
   description.pid = pid;
   return description;
 }

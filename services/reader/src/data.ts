@@ -5,7 +5,7 @@ import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "
 import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { SiteServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/sites";
 import { AppError, CacheBudget, createPromiseClient, type Logger } from "@imprint/runtime/core";
-import { connectNats, watchEvents, type EventWatch, type NatsConnection } from "@imprint/runtime/watch";
+import { connectNatsInBackground, watchEvents, type EventWatch, type NatsLink } from "@imprint/runtime/watch";
 import type { ReaderConfig } from "./config.js";
 import type { ReaderSite } from "./site.js";
 import { throttledWarning } from "./throttled-warning.js";
@@ -152,10 +152,11 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     return started;
   };
 
-  let nats: NatsConnection | undefined;
+  let nats: NatsLink | undefined;
   let watch: EventWatch | undefined;
   if (config.NATS_URL) {
-    nats = await connectNats(config.NATS_URL, "imprint-reader");
+    // The reader serves without NATS; while events do not flow, caches keep their shorter TTL.
+    nats = connectNatsInBackground(config.NATS_URL, "imprint-reader", logger);
     watch = watchEvents(nats, {
       contexts: integrations ? ["publishing", "content", "integration"] : ["publishing", "content"],
       onEvent: (envelope, subject) => {
@@ -190,8 +191,9 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
       logger,
     });
   }
-  const trustedFor = nats ? config.EVENT_CACHE_TTL_MS : config.SITE_CACHE_TTL_MS;
-  const fresh = (held: Held<unknown> | undefined): boolean => held !== undefined && clock() - held.at < trustedFor;
+  const following = (): boolean => watch?.following() ?? false;
+  const trustedFor = (): number => (following() ? config.EVENT_CACHE_TTL_MS : config.SITE_CACHE_TTL_MS);
+  const fresh = (held: Held<unknown> | undefined): boolean => held !== undefined && clock() - held.at < trustedFor();
 
   return {
     async site(lookup) {
@@ -247,7 +249,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
 
     async shareKeyActive(siteId, key) {
       // Without events, a deactivated link must stop at once: ask every time.
-      if (!nats) return (await sites.checkShareKey({ siteId, key })).active;
+      if (!following()) return (await sites.checkShareKey({ siteId, key })).active;
       const cacheKey = `${siteId}/${key}`;
       const held = shareKeys.get(cacheKey);
       if (held && fresh(held)) return held.value;
@@ -296,7 +298,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
         try {
           const { scripts } = await integrations.listSiteScripts({ siteId });
           const urls = scripts.map((script) => scriptUrl(siteId, script));
-          kept = { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor };
+          kept = { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor() };
         } catch (error) {
           warnScripts(1, { site_id: siteId, error: error instanceof Error ? error.message : String(error) });
           kept = { value: held?.value ?? NO_SCRIPTS, until: clock() + SCRIPTS_RETRY_MS };
@@ -313,7 +315,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
 
     async close() {
       await watch?.stop();
-      await nats?.drain().catch(() => {});
+      await nats?.close().catch(() => {});
       sites.close();
       published.close();
       searches.close();

@@ -15,6 +15,7 @@ export * from "./events/nats.js";
 export * from "./events/outbox-relay.js";
 export * from "./events/subscribe.js";
 export * from "./events/watch.js";
+export * from "./events/dead-letters.js";
 export * from "./service.js";
 export * from "./access/memberships.js";
 export * from "./safe-fetch.js";

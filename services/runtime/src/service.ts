@@ -1,16 +1,16 @@
 import type { MikroORM, Options } from "@mikro-orm/postgresql";
-import type { NatsConnection } from "@nats-io/transport-node";
 import type { z } from "zod";
 import { loadConfig, serviceConfigShape } from "./config.js";
 import { migrateDatabase, openDatabase } from "./db/orm.js";
 import { createUnitOfWork, type UnitOfWork } from "./db/unit-of-work.js";
-import { connectNats, ensureStream } from "./events/nats.js";
+import { backoffDelay, connectNatsInBackground, ensureStream, type NatsLink } from "./events/nats.js";
 import { OutboxRelay } from "./events/outbox-relay.js";
-import { subscribe, type SubscribeOptions, type Subscription } from "./events/subscribe.js";
+import { startSubscription, type ConsumerStats, type SubscribeOptions, type Subscription } from "./events/subscribe.js";
 import { startGrpcServer, type GrpcServerHandle, type ServiceRegistration } from "./grpc/server.js";
 import { JobRunner, type JobControl, type JobSpec } from "./jobs/job-runner.js";
 import { createLogger, type Logger } from "./logger.js";
 import { runMain, runTask } from "./process.js";
+import { ReadinessProbe, type ReadinessProbeOptions } from "./readiness.js";
 
 export type Clock = () => Date;
 export type ServiceConfig = z.infer<z.ZodObject<typeof serviceConfigShape>>;
@@ -18,7 +18,8 @@ export type ServiceConfig = z.infer<z.ZodObject<typeof serviceConfigShape>>;
 /** What a service's transports and use cases are built from. */
 export interface ServiceDeps {
   orm: MikroORM;
-  nats: NatsConnection;
+  /** NATS, which may not be reachable yet: a service starts and serves without it. */
+  nats: NatsLink;
   logger: Logger;
   clock: Clock;
   relay: OutboxRelay;
@@ -52,10 +53,22 @@ export interface RunningService {
   address: string;
   port: number;
   orm: MikroORM;
-  nats: NatsConnection;
+  nats: NatsLink;
   relay: OutboxRelay;
+  /** Each durable consumer's counters in this process (retries, dead letters, ...), by name. */
+  consumerStats(): Record<string, ConsumerStats>;
   stop(): Promise<void>;
 }
+
+/**
+ * The health service name that answers liveness: SERVING as long as the process answers at all
+ * (its event loop runs), whatever its database does. Readiness is the overall status ("") and
+ * each gRPC service's own.
+ */
+export const LIVENESS_SERVICE = "liveness";
+
+/** How long a start with NATS reachable waits for its stream and consumers before it goes on (they then start later). */
+const NATS_START_WAIT_MS = 3_000;
 
 function setHealth(grpc: GrpcServerHandle, services: ServiceRegistration[], status: "SERVING" | "NOT_SERVING"): void {
   grpc.health.setStatus("", status);
@@ -63,22 +76,27 @@ function setHealth(grpc: GrpcServerHandle, services: ServiceRegistration[], stat
 }
 
 /**
- * Starts one service: database (with migrations), NATS and its stream, the outbox relay, event
- * consumers, the gRPC server, then its background jobs. Health reports SERVING only when all of
- * that and `onStarted` succeeded. A failure on the way stops what was already started.
+ * Starts one service: database (with migrations), the outbox relay, event consumers, the gRPC
+ * server, then its background jobs. Health reports SERVING only when all of that and `onStarted`
+ * succeeded; from then on it follows the database (readiness, see ReadinessProbe). NATS is not
+ * needed to start: the connection, the streams and the consumers come up in the background when
+ * it is reachable (the outbox keeps events meanwhile). A failure on the way stops what was already
+ * started.
  */
 export async function startService(
   spec: ServiceSpec,
   config: ServiceConfig,
-  options: { clock?: Clock; logger?: Logger } = {},
+  options: { clock?: Clock; logger?: Logger; readiness?: Partial<ReadinessProbeOptions> } = {},
 ): Promise<RunningService> {
   const logger = options.logger ?? createLogger(spec.name, { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const clock = options.clock ?? (() => new Date());
   let orm: MikroORM | undefined;
-  let nats: NatsConnection | undefined;
+  let nats: NatsLink | undefined;
   let relay: OutboxRelay | undefined;
   let jobs: JobRunner | undefined;
   let grpc: GrpcServerHandle | undefined;
+  let readiness: ReadinessProbe | undefined;
+  let streams: ReturnType<typeof keepStream> | undefined;
   const subscriptions: Subscription[] = [];
 
   let stopping: Promise<void> | undefined;
@@ -91,13 +109,15 @@ export async function startService(
           logger.error(`shutdown step failed: ${what}`, { err: error });
         }
       };
+      readiness?.stop();
       // Health goes NOT_SERVING first, then running calls get the grace period to finish.
       if (grpc) await step("grpc", () => grpc!.shutdown(config.SHUTDOWN_GRACE_MS));
       // Before the relay stops, so the events of a job's last run are still published.
       if (jobs) await step("jobs", () => jobs!.stop());
       for (const subscription of subscriptions) await step("consumer", () => subscription.stop());
       if (relay) await step("outbox relay", () => relay!.stop());
-      if (nats) await step("nats", () => nats!.drain());
+      if (streams) await step("streams", () => streams!.stop());
+      if (nats) await step("nats", () => nats!.close());
       if (orm) await step("database", () => orm!.close(true));
       logger.info("service stopped");
     })();
@@ -112,8 +132,8 @@ export async function startService(
       runMigrations: !config.SKIP_MIGRATIONS,
       logger,
     });
-    nats = await connectNats(config.NATS_URL, spec.name);
-    await ensureStream(nats, spec.context, { replicas: config.NATS_STREAM_REPLICAS });
+    nats = connectNatsInBackground(config.NATS_URL, spec.name, logger);
+    streams = keepStream(nats, spec.context, config.NATS_STREAM_REPLICAS, logger);
     relay = new OutboxRelay({ orm, nats, context: spec.context, logger, clock });
     relay.start();
     jobs = new JobRunner({ orm, logger, clock });
@@ -121,7 +141,7 @@ export async function startService(
     const activeRelay = relay;
     for (const consumer of spec.consumers?.(deps) ?? []) {
       subscriptions.push(
-        await subscribe({
+        startSubscription({
           clock,
           streamReplicas: config.NATS_STREAM_REPLICAS,
           concurrency: config.EVENT_CONCURRENCY,
@@ -136,18 +156,97 @@ export async function startService(
         }),
       );
     }
+    // With NATS up, start as before (stream and consumers in place); with NATS down, go on.
+    const natsReady = Promise.all([streams.ready, ...subscriptions.map((subscription) => subscription.ready)]);
+    const waited = (await nats.firstAttempt) && (await within(natsReady, NATS_START_WAIT_MS));
+    if (!waited) logger.warn("NATS not ready yet; serving without it (events wait in the outbox, consumers start once it is reachable)");
     const services = spec.grpc(deps);
     grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger });
+    grpc.health.setStatus(LIVENESS_SERVICE, "SERVING");
     setHealth(grpc, services, "NOT_SERVING");
     await spec.onStarted?.(deps);
     jobs.start(spec.jobs?.(deps) ?? []);
     setHealth(grpc, services, "SERVING");
+    const activeGrpc = grpc;
+    readiness = new ReadinessProbe({
+      url: config.DATABASE_URL,
+      logger,
+      ...options.readiness,
+      onChange: (ready) => setHealth(activeGrpc, services, ready ? "SERVING" : "NOT_SERVING"),
+    });
+    readiness.start();
     logger.info("service started", { address: grpc.address, context: spec.context });
-    return { name: spec.name, address: grpc.address, port: grpc.port, orm, nats, relay, stop };
+    const consumerStats = () => Object.fromEntries(subscriptions.map((subscription) => [subscription.consumer, subscription.stats]));
+    return { name: spec.name, address: grpc.address, port: grpc.port, orm, nats, relay, consumerStats, stop };
   } catch (error) {
     await stop();
     throw error;
   }
+}
+
+/** True when `promise` settled within `ms` (its outcome is left to its owner). */
+async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([promise.then(() => true, () => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Creates the service's own stream once NATS is reachable, and again after every reconnect (a
+ * NATS restarted without its store lost it), so the outbox relay can publish.
+ */
+function keepStream(link: NatsLink, context: string, replicas: number, logger: Logger): { ready: Promise<void>; stop(): Promise<void> } {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let signalStopped!: () => void;
+  const stoppedSignal = new Promise<undefined>((resolve) => {
+    signalStopped = () => resolve(undefined);
+  });
+  const ensure = async (nc: Awaited<NatsLink["connected"]> | undefined) => {
+    if (!nc) return;
+    for (let attempt = 1; !stopped && !nc.isClosed(); attempt += 1) {
+      try {
+        await ensureStream(nc, context, { replicas });
+        return;
+      } catch (error) {
+        const delay = backoffDelay(attempt, 5_000);
+        logger.warn("could not create the event stream; retrying", { attempt, nextDelayMs: delay, err: error });
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delay);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  };
+  const ready = Promise.race([link.connected, stoppedSignal]).then(ensure, () => undefined);
+  const following = ready.then(async () => {
+    const nc = link.current;
+    if (!nc) return;
+    for await (const status of nc.status()) {
+      if (stopped) return;
+      if (status.type === "reconnect") await ensure(nc);
+    }
+  });
+  return {
+    ready,
+    stop: async () => {
+      stopped = true;
+      signalStopped();
+      wake?.();
+      await ready;
+      // `following` ends with the connection, which closes after this.
+      void following;
+    },
+  };
 }
 
 /** Settings of a service's migrate mode: its database only (no NATS, gRPC or upstreams). */

@@ -2,6 +2,6 @@
  * Following events without a database (the reader's caches): the NATS connection and a watch on
  * some contexts' subjects, without MikroORM.
  */
-export { connectNats, type NatsConnection } from "./events/nats.js";
+export { connectNats, connectNatsInBackground, NatsLink, type NatsConnection } from "./events/nats.js";
 export { parseEnvelope, type EventEnvelope } from "./events/envelope.js";
 export * from "./events/watch.js";

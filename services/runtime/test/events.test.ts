@@ -3,7 +3,7 @@ import { defineEntity, p, type MikroORM } from "@mikro-orm/postgresql";
 import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openDatabase } from "../src/db/orm.js";
-import { defineEvent } from "../src/events/definitions.js";
+import { defineEvent, PoisonEventError } from "../src/events/definitions.js";
 import { OutboxEvent, ProcessedEvent } from "../src/events/entities.js";
 import { DEAD_LETTER_STREAM, deadLetterSubject, streamName, type EventEnvelope } from "../src/events/envelope.js";
 import { connectNats, ensureStream, type NatsConnection } from "../src/events/nats.js";
@@ -102,6 +102,15 @@ describe("outbox, relay and idempotent consumers", () => {
 
   async function handledRows(consumer: string): Promise<HandledEvent[]> {
     return consumerOrm.em.fork().find(HandledEvent, { consumer }, { orderBy: { attempt: "asc" } });
+  }
+
+  /** The last dead letter of `consumer`, or undefined. */
+  async function deadLetterOf(consumer: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      return (await jsm.streams.getMessage(DEAD_LETTER_STREAM, { last_by_subj: deadLetterSubject(consumer) }))?.json<Record<string, unknown>>();
+    } catch {
+      return undefined;
+    }
   }
 
   async function consumerSettled(context: string, consumer: string, delivered: number): Promise<boolean> {
@@ -278,7 +287,7 @@ describe("outbox, relay and idempotent consumers", () => {
     const attempts: { attempt: number; at: number }[] = [];
     subscriptions.push(
       await subscribeTestConsumer(context, consumer, {
-        backoffMs: [300, 600],
+        backoff: { initialMs: 300, maxMs: 600 },
         handler: async (envelope, { em, attempt }) => {
           attempts.push({ attempt, at: Date.now() });
           // Written before the failure: must vanish with the rolled back transaction.
@@ -301,41 +310,63 @@ describe("outbox, relay and idempotent consumers", () => {
     expect(row).toMatchObject({ eventId: event!.id, attempt: 3 });
   });
 
-  it("sends an event to imprint.dlq.<consumer> with the error after maxDeliver failures", async () => {
-    const context = uniqueName("dlq");
-    const consumer = uniqueName("dlq-consumer-");
+  it("retries a transient failure without limit: 20 failures, then applied exactly once, nothing dead-lettered", async () => {
+    const context = uniqueName("transient");
+    const consumer = uniqueName("transient-consumer-");
     let calls = 0;
-    subscriptions.push(
-      await subscribeTestConsumer(context, consumer, {
-        maxDeliver: 3,
-        backoffMs: [50],
-        handler: async () => {
-          calls += 1;
-          throw new Error("widget service rejected the change");
-        },
-      }),
-    );
+    const subscription = await subscribeTestConsumer(context, consumer, {
+      backoff: { initialMs: 20, maxMs: 40 },
+      handler: async (envelope, { em, attempt }) => {
+        calls += 1;
+        em.persist(em.create(HandledEvent, { id: randomUUID(), consumer, eventId: envelope.id, attempt }));
+        await em.flush();
+        if (attempt <= 20) throw new Error(`database unavailable (${attempt})`);
+      },
+    });
+    subscriptions.push(subscription);
     const relay = startRelay(context);
     const [event] = await commitEvents(context, 1);
     relay.notify();
 
-    const dead = await eventually(async () => {
-      try {
-        return await jsm.streams.getMessage(DEAD_LETTER_STREAM, { last_by_subj: deadLetterSubject(consumer) });
-      } catch {
-        return undefined;
-      }
-    }, 10_000);
-    expect(dead?.json()).toMatchObject({
+    await eventually(async () => (await handledRows(consumer)).length === 1, 20_000);
+    await eventually(() => consumerSettled(context, consumer, 1));
+    expect(calls).toBe(21);
+    expect(await handledRows(consumer)).toMatchObject([{ eventId: event!.id, attempt: 21 }]);
+    expect(subscription.stats).toEqual({ handled: 1, skipped: 0, retries: 20, deadLettered: 0 });
+    expect(await deadLetterOf(consumer)).toBeUndefined();
+    const retryLog = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.consumer === consumer && line.msg === "event handler failed; will retry" && line.attempt === 20);
+    expect(retryLog).toMatchObject({ level: "warn", eventId: event!.id, nextDelayMs: 40 });
+  });
+
+  it("sends a poison event (PoisonEventError) to imprint.dlq.<consumer> at once, with the error", async () => {
+    const context = uniqueName("dlq");
+    const consumer = uniqueName("dlq-consumer-");
+    let calls = 0;
+    const subscription = await subscribeTestConsumer(context, consumer, {
+      handler: async () => {
+        calls += 1;
+        throw new PoisonEventError("widget name is not valid");
+      },
+    });
+    subscriptions.push(subscription);
+    const relay = startRelay(context);
+    const [event] = await commitEvents(context, 1);
+    relay.notify();
+
+    const dead = await eventually(() => deadLetterOf(consumer));
+    expect(dead).toMatchObject({
       envelope: event,
-      error: "widget service rejected the change",
+      error: "widget name is not valid",
       consumer,
-      attempts: 3,
+      subject: event!.subject,
+      stream: streamName(context),
+      streamSequence: 1,
+      attempts: 1,
       failedAt: expect.any(String),
     });
     await eventually(() => consumerSettled(context, consumer, 1));
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(calls).toBe(3);
+    expect(calls).toBe(1);
+    expect(subscription.stats).toMatchObject({ handled: 0, retries: 0, deadLettered: 1 });
     expect(await consumerOrm.em.fork().count(ProcessedEvent, { consumer })).toBe(0);
   });
 

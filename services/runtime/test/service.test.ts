@@ -1,94 +1,16 @@
-import { randomBytes, randomUUID } from "node:crypto";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { defineEntity, p } from "@mikro-orm/postgresql";
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { testClient } from "../src/testing/index.js";
 import { loadConfig, serviceConfigShape } from "../src/config.js";
 import { getFreePort } from "../src/infrastructure/ports.js";
-import { AppError } from "../src/errors.js";
-import { defineEvent } from "../src/events/definitions.js";
 import type { EventEnvelope } from "../src/events/envelope.js";
-import { recordEvent } from "../src/events/record-event.js";
 import { checkHealth } from "../src/grpc/client.js";
 import { createLogger } from "../src/logger.js";
 import { runMain, type ProcessHost } from "../src/process.js";
-import { startService, type RunningService, type ServiceConfig, type ServiceDeps, type ServiceSpec } from "../src/service.js";
+import { startService, type RunningService, type ServiceConfig, type ServiceDeps } from "../src/service.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
 import { testNatsUrl } from "../src/testing/nats.js";
-import { scalarMessage } from "./support/messages.js";
-
-const NoteSchema = defineEntity({
-  name: "Note",
-  tableName: "notes",
-  properties: {
-    id: p.uuid().primary(),
-    text: p.string(),
-    createdAt: p.datetime(),
-  },
-});
-class Note extends NoteSchema.class {}
-NoteSchema.setClass(Note);
-
-// A tiny hand-written gRPC service (JSON on the wire) whose one method is a use case that writes
-// a note and its event in one transaction.
-const json = {
-  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
-  deserialize: (buffer: Buffer) => JSON.parse(buffer.toString()) as unknown,
-};
-const NotesService = {
-  addNote: {
-    path: "/test.Notes/AddNote",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (v: { text: string }) => json.serialize(v),
-    requestDeserialize: (b: Buffer) => json.deserialize(b) as { text: string },
-    responseSerialize: (v: { id: string; createdAt: string }) => json.serialize(v),
-    responseDeserialize: (b: Buffer) => json.deserialize(b) as { id: string; createdAt: string },
-  },
-} as const;
-
-const migrationsPath = join(dirname(fileURLToPath(import.meta.url)), "service-fixtures", "migrations");
-const fixedNow = new Date("2026-03-04T05:06:07.000Z");
-
-function notesSpec(context: string, received: EventEnvelope[], onStarted: (deps: ServiceDeps) => Promise<void>): ServiceSpec {
-  const noteAdded = defineEvent({ context, aggregate: "note", event: "added", message: scalarMessage({ text: "" }) });
-  return {
-    name: "notes",
-    context,
-    entities: [Note],
-    migrationsPath,
-    grpc: ({ orm, unitOfWork, clock }) => [
-      {
-        name: "test.Notes",
-        definition: NotesService,
-        implementation: {
-          addNote: async ({ text }) => {
-            if (!text) throw AppError.invalidArgument("text: must not be empty");
-            const note = await unitOfWork.run(orm.em.fork(), async (em) => {
-              const created = em.create(Note, { id: randomUUID(), text, createdAt: clock() });
-              em.persist(created);
-              recordEvent(em, noteAdded, { organizationId: null, actor: null, payload: { text }, occurredAt: clock() });
-              return created;
-            });
-            return { id: note.id, createdAt: note.createdAt.toISOString() };
-          },
-        },
-      },
-    ],
-    consumers: () => [
-      {
-        context,
-        consumer: `${context}-notes-log`,
-        filterSubject: `imprint.${context}.v1.note.>`,
-        handler: async (envelope) => {
-          received.push(envelope);
-        },
-      },
-    ],
-    onStarted,
-  };
-}
+import { fixedNow, Note, NotesService, notesSpec } from "./support/notes-service.js";
 
 describe("startService / stop", () => {
   let config: ServiceConfig;
@@ -146,23 +68,13 @@ describe("startService / stop", () => {
     await Promise.all([service.stop(), service.stop()]);
     await service.stop();
     expect(await checkHealth(address)).toBe("UNREACHABLE");
-    expect(service.nats.isClosed()).toBe(true);
+    expect(service.nats.current?.isClosed()).toBe(true);
     expect(await service.orm.isConnected()).toBe(false);
     expect(logLines.some((line) => line.includes('"service stopped"'))).toBe(true);
   });
 });
 
 describe("startService failures", () => {
-  it("fails and releases the database when NATS is unreachable", async () => {
-    const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service_fail");
-    const config = loadConfig(serviceConfigShape, { DATABASE_URL: databaseUrl, NATS_URL: "nats://127.0.0.1:1" });
-    const lines: string[] = [];
-    await expect(
-      startService(notesSpec("failing", [], async () => {}), config, { logger: createLogger("notes", { write: (line) => lines.push(line) }) }),
-    ).rejects.toThrow();
-    expect(lines.some((line) => line.includes('"service stopped"'))).toBe(true);
-  });
-
   it("never becomes SERVING and stops everything when onStarted fails", async () => {
     const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service_onstarted");
     const port = await getFreePort();

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { AppError, createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
+import { runEventsAdmin } from "@imprint/runtime/events-admin";
 import { IdentityServiceService, type MemberRole } from "@imprint/proto/identity/v1";
 import { isRole, ROLES } from "../domain/roles.js";
 import { roleToProto } from "../grpc/mappers.js";
@@ -21,8 +22,11 @@ Usage: imprint-admin <command> [flags]
       Issues a new API token to a user; the secret is printed only once.
   token revoke (--token <secret> | --id <tokenId>)
       Revokes a token.
+  events dead-letters list|show|replay|discard ...
+      Events a consumer could never handle; \`events dead-letters --help\` tells more (NATS through
+      NATS_URL, else stack.json).
 
-Each command prints one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
+The org, user, member and token commands print one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
 through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`).`;
 
 const ROLE_NAMES = [...ROLES, "guest"] as const;
@@ -120,6 +124,13 @@ async function identityAddress(): Promise<{ address: string; source: string }> {
 }
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "events") {
+    return runEventsAdmin(argv.slice(1), {
+      env: process.env,
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+    });
+  }
   if (argv.length === 0 || argv.includes("--help") || argv.includes("-h")) {
     process.stdout.write(`${HELP}\n`);
     return argv.length === 0 ? 1 : 0;

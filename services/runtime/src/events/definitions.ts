@@ -82,10 +82,19 @@ export function encodePayload<T>(definition: EventDefinition<T>, payload: EventP
 }
 
 /**
+ * Thrown by a consumer's handler for an event that can never succeed (an invalid event): the event
+ * goes to the dead-letter stream at once. Any other error is taken as transient and retried,
+ * with backoff, until it passes.
+ */
+export class PoisonEventError extends Error {
+  override name = "PoisonEventError";
+}
+
+/**
  * A payload that does not decode as its message (a string where a number belongs, ...): handling
  * it again cannot help, so the consumer sends it to the dead-letter stream at once.
  */
-export class UndecodablePayloadError extends Error {
+export class UndecodablePayloadError extends PoisonEventError {
   override name = "UndecodablePayloadError";
 }
 

@@ -26,6 +26,9 @@ const NAME_TOKEN = /^[a-z][a-z0-9_-]*$/;
 
 export const DEAD_LETTER_STREAM = "IMPRINT_DLQ";
 export const DEAD_LETTER_SUBJECT_PREFIX = "imprint.dlq";
+/** Where `events dead-letters replay` hands an event back to one consumer (see subscribe). */
+export const REPLAY_STREAM = "IMPRINT_REPLAY";
+export const REPLAY_SUBJECT_PREFIX = "imprint.replay";
 
 export function assertNameToken(kind: string, value: string): void {
   if (!NAME_TOKEN.test(value)) {
@@ -54,6 +57,11 @@ export function eventSubject(context: string, aggregate: string, event: string):
 
 export function deadLetterSubject(consumer: string): string {
   return `${DEAD_LETTER_SUBJECT_PREFIX}.${consumer}`;
+}
+
+/** The subject a consumer also reads, on which a replayed dead letter comes back to it alone. */
+export function replaySubject(consumer: string): string {
+  return `${REPLAY_SUBJECT_PREFIX}.${consumer}`;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

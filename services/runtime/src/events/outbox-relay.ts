@@ -2,13 +2,15 @@ import { createHash } from "node:crypto";
 import { LockMode, type EntityManager, type MikroORM } from "@mikro-orm/postgresql";
 import { headers as natsHeaders, type NatsConnection } from "@nats-io/transport-node";
 import { jetstream, type JetStreamClient, type PubAck } from "@nats-io/jetstream";
+import { NatsLink } from "./nats.js";
 import type { Logger } from "../logger.js";
 import { OutboxEvent } from "./entities.js";
 import { streamName, type EventEnvelope } from "./envelope.js";
 
 export interface OutboxRelayOptions {
   orm: MikroORM;
-  nats: NatsConnection;
+  /** The connection, or a link that connects later (rows wait in the outbox until then). */
+  nats: NatsConnection | NatsLink;
   /** The producing context; events are published to its stream (IMPRINT_<CONTEXT>). */
   context: string;
   logger: Logger;
@@ -54,7 +56,8 @@ interface BatchResult {
  */
 export class OutboxRelay {
   private readonly orm: MikroORM;
-  private readonly js: JetStreamClient;
+  private readonly link: NatsLink;
+  private js: JetStreamClient | undefined;
   private readonly logger: Logger;
   private readonly stream: string;
   private readonly subjectPattern: string;
@@ -75,7 +78,7 @@ export class OutboxRelay {
 
   constructor(options: OutboxRelayOptions) {
     this.orm = options.orm;
-    this.js = jetstream(options.nats);
+    this.link = options.nats instanceof NatsLink ? options.nats : NatsLink.of(options.nats);
     this.stream = streamName(options.context);
     // Only this context's rows: they are the ones its stream accepts.
     this.subjectPattern = `imprint.${options.context.replace(/_/g, "\\_")}.v1.%`;
@@ -155,6 +158,10 @@ export class OutboxRelay {
   }
 
   private async publishBatch(): Promise<BatchResult> {
+    const nc = this.link.current;
+    // NATS not reached yet (the link logs its attempts): the rows wait for a later tick.
+    if (!nc) return { claimed: 0 };
+    this.js ??= jetstream(nc);
     try {
       return await this.orm.em.fork().transactional(async (em) => {
         const rows = await this.claimBatch(em);
@@ -198,7 +205,7 @@ export class OutboxRelay {
     const headers = natsHeaders();
     headers.set("Nats-Msg-Id", row.id);
     for (const [key, value] of Object.entries(row.traceHeaders ?? {})) headers.set(key, value);
-    return this.js.publish(row.subject, JSON.stringify(row.envelope), {
+    return this.js!.publish(row.subject, JSON.stringify(row.envelope), {
       headers,
       timeout: this.publishTimeoutMs,
       expect: { streamName: this.stream },

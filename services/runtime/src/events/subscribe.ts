@@ -1,13 +1,13 @@
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { NatsConnection } from "@nats-io/transport-node";
-import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerConfig, type JsMsg } from "@nats-io/jetstream";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerConfig, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "../logger.js";
 import { withExtractedContext } from "../telemetry/propagation.js";
-import { UndecodablePayloadError } from "./definitions.js";
+import { PoisonEventError } from "./definitions.js";
 import { ProcessedEvent } from "./entities.js";
-import { deadLetterSubject, parseEnvelope, streamName, type EventEnvelope } from "./envelope.js";
-import { ensureStream, isConsumerNotFound } from "./nats.js";
+import { deadLetterSubject, parseEnvelope, REPLAY_STREAM, replaySubject, streamName, type EventEnvelope } from "./envelope.js";
+import { backoffDelay, ensureDeadLetterStreams, ensureStream, isConsumerNotFound, NatsLink } from "./nats.js";
 
 export interface EventHandlerContext {
   /** EntityManager of the transaction that also records the event as processed. */
@@ -20,7 +20,8 @@ export interface EventHandlerContext {
 export type EventHandler = (envelope: EventEnvelope, ctx: EventHandlerContext) => Promise<void>;
 
 export interface SubscribeOptions {
-  nats: NatsConnection;
+  /** The connection, or a link that connects later (the consumer starts once NATS is reached). */
+  nats: NatsConnection | NatsLink;
   /** The consumer's own database (idempotency records and the handler's changes). */
   orm: MikroORM;
   /** The producer's context: selects the stream IMPRINT_<CONTEXT>. */
@@ -30,10 +31,11 @@ export interface SubscribeOptions {
   /** e.g. "imprint.identity.v1.member.>" */
   filterSubject: string;
   handler: EventHandler;
-  /** Deliveries before a message goes to the dead-letter stream (default 5). */
-  maxDeliver?: number;
-  /** Redelivery delay after the n-th failure (the last entry repeats; default [200, 1000, 5000, 15000]). */
-  backoffMs?: number[];
+  /**
+   * Redelivery delay after a transient failure: `initialMs` (default 200) doubling up to `maxMs`
+   * (default 30 s). Transient failures are retried without limit.
+   */
+  backoff?: { initialMs?: number; maxMs?: number };
   logger: Logger;
   /** Time a handler may take before JetStream redelivers the message (default 30 s). */
   ackWaitMs?: number;
@@ -72,7 +74,24 @@ export function keyByPayload(field: string): (envelope: EventEnvelope) => string
   };
 }
 
+/** Counters of one consumer in this process since it started (for logs and metrics). */
+export interface ConsumerStats {
+  /** Events whose handler committed. */
+  handled: number;
+  /** Events skipped because this consumer had already processed them. */
+  skipped: number;
+  /** Transient failures, each followed by a redelivery after a backoff. */
+  retries: number;
+  /** Events sent to the dead-letter stream (poison). */
+  deadLettered: number;
+}
+
 export interface Subscription {
+  /** The durable consumer's name. */
+  readonly consumer: string;
+  readonly stats: Readonly<ConsumerStats>;
+  /** Resolves once the consumer exists on the server and receives events (or was stopped first). */
+  readonly ready: Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -94,8 +113,15 @@ function errorMessage(error: unknown): string {
  * Runs `handler` for every event on `filterSubject`, at most once per event and consumer: each
  * message is handled in one transaction of the consumer's database that first records
  * (consumer, event id); a redelivered or republished event finds that row and is skipped.
- * Failures are retried with backoff; after `maxDeliver` attempts the message goes to
- * `imprint.dlq.<consumer>`.
+ *
+ * Only poison goes to the dead-letter stream `imprint.dlq.<consumer>`, at once: a malformed
+ * envelope, a payload that does not decode, or a handler's {@link PoisonEventError}. Any other
+ * failure (database, an upstream service, NATS) is transient: the event is redelivered after a
+ * capped exponential backoff, without limit, with a warning per retry. The consumer also reads
+ * `imprint.replay.<consumer>`, where `events dead-letters replay` hands a dead letter back to it.
+ *
+ * The consumer is (re)created whenever it or its stream is missing: at start, once NATS is
+ * reachable, after a NATS restart that lost it, or when it was deleted on the server.
  *
  * Up to `concurrency` events are handled at once, one at a time per key (`keyOf`), in the order
  * JetStream delivered them; keys take turns. Events waiting behind their key are kept from being
@@ -105,69 +131,96 @@ function errorMessage(error: unknown): string {
  * so a key's order holds within a replica.
  */
 export async function subscribe(options: SubscribeOptions): Promise<Subscription> {
-  const { nats, orm, consumer, filterSubject, handler } = options;
+  const subscription = startSubscription(options);
+  await subscription.ready;
+  return subscription;
+}
+
+interface Source {
+  stream: string;
+  filter: string;
+  /** Makes sure the stream is there (the consumer may start before the producer ever ran). */
+  ensure(nc: NatsConnection): Promise<void>;
+}
+
+/**
+ * {@link subscribe} without waiting for NATS: returns at once, and the consumer starts (and
+ * restarts) in the background. `ready` tells when it first receives events.
+ */
+export function startSubscription(options: SubscribeOptions): Subscription {
+  const { orm, consumer, filterSubject, handler } = options;
   if (!CONSUMER_NAME.test(consumer)) throw new Error(`consumer "${consumer}" must match ${CONSUMER_NAME.source}`);
-  const maxDeliver = options.maxDeliver ?? 5;
-  const backoffMs = options.backoffMs ?? [200, 1000, 5000, 15000];
-  if (maxDeliver < 1) throw new Error("maxDeliver must be at least 1");
-  if (backoffMs.length === 0) throw new Error("backoffMs needs at least one delay");
+  const initialBackoffMs = options.backoff?.initialMs ?? 200;
+  const maxBackoffMs = options.backoff?.maxMs ?? 30_000;
+  if (!(initialBackoffMs > 0) || !(maxBackoffMs >= initialBackoffMs)) throw new Error("backoff needs 0 < initialMs <= maxMs");
+  const retryDelay = (attempt: number) => Math.min(maxBackoffMs, initialBackoffMs * 2 ** Math.min(attempt - 1, 30));
   const concurrency = options.concurrency ?? DEFAULT_CONSUMER_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error("concurrency must be a positive integer");
   const keyOf = options.keyOf ?? keyByOrganization;
   const ackWaitMs = options.ackWaitMs ?? 30_000;
   const stream = streamName(options.context);
+  const link = options.nats instanceof NatsLink ? options.nats : NatsLink.of(options.nats);
   const logger = options.logger.child({ component: "event-consumer", consumer });
   const clock = options.clock ?? (() => new Date());
+  const counters: ConsumerStats = { handled: 0, skipped: 0, retries: 0, deadLettered: 0 };
+  const replicas = { replicas: options.streamReplicas };
 
-  // The consumer may start before the producer ever ran: make sure the stream is there.
-  await ensureStream(nats, options.context, { replicas: options.streamReplicas });
-  const jsm = await jetstreamManager(nats);
-  const config: Partial<ConsumerConfig> = {
+  const config = (filter: string): Partial<ConsumerConfig> => ({
     durable_name: consumer,
     ack_policy: AckPolicy.Explicit,
     deliver_policy: DeliverPolicy.All,
-    filter_subject: filterSubject,
+    filter_subject: filter,
     ack_wait: ackWaitMs * 1_000_000,
-    // Redelivery is bounded by this module (dead-letter after maxDeliver), not by the server:
-    // a server-side limit would silently stop delivering without a dead letter.
+    // Redelivery is this module's decision (retry transient failures, dead-letter poison), not
+    // the server's: a server-side limit would silently stop delivering without a dead letter.
     max_deliver: -1,
     max_ack_pending: 1_000,
-  };
-  try {
-    const existing = await jsm.consumers.info(stream, consumer);
-    if (existing.config.filter_subject !== filterSubject) {
-      // nats-server 2.9 cannot change a durable's filter: recreate it (it restarts from the stream start).
-      logger.warn("filter subject changed; recreating durable consumer", { from: existing.config.filter_subject, to: filterSubject });
-      await jsm.consumers.delete(stream, consumer);
-      await jsm.consumers.add(stream, config);
-    } else {
-      await jsm.consumers.update(stream, consumer, { ack_wait: config.ack_wait, max_deliver: -1, max_ack_pending: 1_000 });
+  });
+
+  const ensureConsumer = async (nc: NatsConnection, source: Source): Promise<void> => {
+    await source.ensure(nc);
+    const jsm = await jetstreamManager(nc);
+    const wanted = config(source.filter);
+    try {
+      const existing = await jsm.consumers.info(source.stream, consumer);
+      if (existing.config.filter_subject !== source.filter) {
+        // nats-server 2.9 cannot change a durable's filter: recreate it (it restarts from the stream start).
+        logger.warn("filter subject changed; recreating durable consumer", { from: existing.config.filter_subject, to: source.filter });
+        await jsm.consumers.delete(source.stream, consumer);
+        await jsm.consumers.add(source.stream, wanted);
+      } else {
+        await jsm.consumers.update(source.stream, consumer, { ack_wait: wanted.ack_wait, max_deliver: -1, max_ack_pending: 1_000 });
+      }
+    } catch (error) {
+      if (!isConsumerNotFound(error)) throw error;
+      await jsm.consumers.add(source.stream, wanted);
     }
-  } catch (error) {
-    if (!isConsumerNotFound(error)) throw error;
-    await jsm.consumers.add(stream, config);
-  }
+  };
 
-  const js = jetstream(nats);
-  const messages = await (await js.consumers.get(stream, consumer)).consume({ max_messages: 100 });
-
-  const deadLetter = async (msg: JsMsg, body: Record<string, unknown>, messageId: string) => {
-    await js.publish(deadLetterSubject(consumer), JSON.stringify({ ...body, consumer, failedAt: clock().toISOString() }), {
-      msgID: messageId,
-    });
+  const deadLetter = async (msg: JsMsg, body: Record<string, unknown>) => {
+    const nc = link.current;
+    if (!nc) throw new Error("NATS is not connected");
+    const record = {
+      ...body,
+      consumer,
+      subject: msg.subject,
+      stream: msg.info.stream,
+      streamSequence: msg.seq,
+      failedAt: clock().toISOString(),
+    };
+    // One dead letter per stored message: a redelivery after a crash between publish and term
+    // is dropped by the id, and a replayed event that fails again (another message) is kept.
+    await jetstream(nc).publish(deadLetterSubject(consumer), JSON.stringify(record), { msgID: `${consumer}:${msg.info.stream}:${msg.seq}` });
     // No reason text: nats-server 2.9 only understands a bare +TERM.
     msg.term();
+    counters.deadLettered += 1;
   };
 
   const handle = async (msg: JsMsg, parsed: ReturnType<typeof parseEnvelope>): Promise<void> => {
     const attempt = msg.info.deliveryCount;
     if ("problem" in parsed) {
       logger.error("malformed event sent to the dead-letter stream", { subject: msg.subject, problem: parsed.problem });
-      await deadLetter(
-        msg,
-        { envelope: null, raw: new TextDecoder().decode(msg.data), subject: msg.subject, error: parsed.problem, attempts: attempt },
-        `${consumer}:${stream}:${msg.seq}`,
-      );
+      await deadLetter(msg, { envelope: null, raw: new TextDecoder().decode(msg.data), error: parsed.problem, attempts: attempt });
       return;
     }
     const { envelope } = parsed;
@@ -201,19 +254,25 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
               return true;
             });
             msg.ack();
-            if (handled) options.afterCommit?.();
-            else eventLogger.debug("event already processed; skipped");
+            if (handled) {
+              counters.handled += 1;
+              if (attempt > 1) eventLogger.info("event handled after retries");
+              options.afterCommit?.();
+            } else {
+              counters.skipped += 1;
+              eventLogger.debug("event already processed; skipped");
+            }
           } catch (error) {
             span.recordException(error instanceof Error ? error : new Error(errorMessage(error)));
             span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
-            // A payload that does not decode never will: no retries.
-            const undecodable = error instanceof UndecodablePayloadError;
-            if (undecodable || attempt >= maxDeliver) {
-              eventLogger.error(`${undecodable ? "event payload does not decode" : "event handler failed for the last time"}; sent to the dead-letter stream`, { err: error });
-              await deadLetter(msg, { envelope, error: errorMessage(error), attempts: attempt }, `${consumer}:${envelope.id}`);
+            if (error instanceof PoisonEventError) {
+              // An invalid event (or a payload that does not decode) never succeeds: no retries.
+              eventLogger.error("poison event sent to the dead-letter stream", { err: error });
+              await deadLetter(msg, { envelope, error: errorMessage(error), attempts: attempt });
             } else {
-              const delay = backoffMs[Math.min(attempt - 1, backoffMs.length - 1)]!;
-              eventLogger.warn("event handler failed; will retry", { err: error, retryInMs: delay });
+              const delay = retryDelay(attempt);
+              counters.retries += 1;
+              eventLogger.warn("event handler failed; will retry", { err: error, nextDelayMs: delay });
               msg.nak(delay);
             }
           } finally {
@@ -253,8 +312,9 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
         .catch((error: unknown) => {
           // Only reachable when the dead-letter publish itself failed: leave the message to be
           // redelivered rather than lose it.
-          logger.error("could not settle message; it will be redelivered", { err: error, subject: next.msg.subject });
-          next.msg.nak(backoffMs[backoffMs.length - 1]);
+          counters.retries += 1;
+          logger.warn("could not send the event to the dead-letter stream; it will be redelivered", { err: error, subject: next.msg.subject, nextDelayMs: maxBackoffMs });
+          next.msg.nak(maxBackoffMs);
         })
         .finally(() => {
           running.delete(run);
@@ -264,6 +324,20 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
         });
       running.add(run);
     }
+  };
+
+  const enqueue = (msg: JsMsg): void => {
+    const parsed = parseEnvelope(msg.data);
+    const key = keyFor(parsed);
+    const entry = { msg, parsed, since: performance.now() };
+    const queue = waiting.get(key);
+    if (queue) {
+      queue.push(entry);
+    } else {
+      waiting.set(key, [entry]);
+      turns.push(key);
+    }
+    pump();
   };
 
   // Events waiting behind their key stay this consumer's: tell JetStream they are in progress.
@@ -281,30 +355,108 @@ export async function subscribe(options: SubscribeOptions): Promise<Subscription
   );
   keepWaiting.unref();
 
-  // How many unacknowledged events are in memory at once is bounded by max_ack_pending.
-  const loop = (async () => {
-    for await (const msg of messages) {
-      const parsed = parseEnvelope(msg.data);
-      const key = keyFor(parsed);
-      const entry = { msg, parsed, since: performance.now() };
-      const queue = waiting.get(key);
-      if (queue) {
-        queue.push(entry);
-      } else {
-        waiting.set(key, [entry]);
-        turns.push(key);
+  const sources: Source[] = [
+    { stream, filter: filterSubject, ensure: (nc) => ensureStream(nc, options.context, replicas) },
+    { stream: REPLAY_STREAM, filter: replaySubject(consumer), ensure: (nc) => ensureDeadLetterStreams(nc, replicas) },
+  ];
+  const iterators = new Set<ConsumerMessages>();
+  let wakeSleepers: (() => void)[] = [];
+  let signalStopped!: () => void;
+  const stoppedSignal = new Promise<undefined>((resolve) => {
+    signalStopped = () => resolve(undefined);
+  });
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wakeSleepers = wakeSleepers.filter((wake) => wake !== done);
+        resolve();
       }
-      pump();
+      wakeSleepers.push(done);
+    });
+
+  /** Consumes one source until stopped, recreating the consumer whenever it went missing. */
+  const follow = async (source: Source, started: () => void): Promise<void> => {
+    let nc: NatsConnection | undefined;
+    try {
+      nc = await Promise.race([link.connected, stoppedSignal]);
+    } catch {
+      return; // the link was closed before NATS was ever reached
     }
-  })();
+    if (!nc) return; // stopped before NATS was ever reached
+    for (let failures = 0; !stopped && !nc.isClosed(); ) {
+      let messages: ConsumerMessages | undefined;
+      try {
+        await ensureConsumer(nc, source);
+        if (stopped) return;
+        messages = await (await jetstream(nc).consumers.get(source.stream, consumer)).consume({ max_messages: 100 });
+        iterators.add(messages);
+        if (stopped) {
+          // stop() closed the iterators it knew of before this one existed.
+          await messages.close();
+          return;
+        }
+        failures = 0;
+        started();
+        const current = messages;
+        // consume() survives reconnects by itself, but waits forever for a consumer or stream
+        // that is gone: end it, and the loop creates them again.
+        void (async () => {
+          for await (const status of current.status()) {
+            if (status.type === "consumer_deleted" || status.type === "consumer_not_found" || status.type === "stream_not_found") {
+              logger.warn("consumer or stream missing on the server; recreating it", { stream: source.stream, notification: status.type });
+              await current.close().catch(() => undefined);
+              return;
+            }
+          }
+        })();
+        // How many unacknowledged events are in memory at once is bounded by max_ack_pending.
+        for await (const msg of messages) enqueue(msg);
+      } catch (error) {
+        if (stopped || nc.isClosed()) return;
+        failures += 1;
+        const delay = backoffDelay(failures, 5_000);
+        logger.warn("could not start the consumer; retrying", { stream: source.stream, attempt: failures, nextDelayMs: delay, err: error });
+        await pause(delay);
+        continue;
+      } finally {
+        if (messages) iterators.delete(messages);
+      }
+      if (!stopped && !nc.isClosed()) await pause(backoffDelay(1));
+    }
+  };
+
+  let readyCount = 0;
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => {
+    markReady = resolve;
+  });
+  const loops = sources.map((source) => {
+    let counted = false;
+    return follow(source, () => {
+      if (counted) return;
+      counted = true;
+      readyCount += 1;
+      if (readyCount === sources.length) markReady();
+    }).catch((error: unknown) => logger.error("event consumer stopped unexpectedly", { err: error, stream: source.stream }));
+  });
 
   let stopping: Promise<void> | undefined;
   return {
+    consumer,
+    get stats() {
+      return { ...counters };
+    },
+    ready,
     stop: () => {
       stopping ??= (async () => {
-        await messages.close();
-        await loop;
         stopped = true;
+        signalStopped();
+        markReady();
+        for (const wake of wakeSleepers) wake();
+        await Promise.allSettled([...iterators].map((messages) => messages.close()));
+        await Promise.allSettled(loops);
         while (running.size > 0) await Promise.allSettled([...running]);
         // Events still waiting are left unacknowledged: JetStream redelivers them after the ack
         // wait, as it does the messages the closed iterator had buffered. (A nak would hand them

@@ -1,8 +1,15 @@
-import type { NatsConnection } from "@nats-io/transport-node";
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "../logger.js";
 import { contextSubjects, parseEnvelope, type EventEnvelope } from "./envelope.js";
+import { NatsLink } from "./nats.js";
 
 export interface EventWatch {
+  /**
+   * True while events are heard as they are published: NATS connected and subscribed. While it
+   * is false (NATS not reached yet, or reconnecting), whatever the events would invalidate must
+   * not be trusted longer than without events.
+   */
+  following(): boolean;
   stop(): Promise<void>;
 }
 
@@ -12,8 +19,8 @@ export interface WatchEventsOptions {
   /** Called for each event as it is published (its subject names the aggregate and event). */
   onEvent(envelope: EventEnvelope, subject: string): void;
   /**
-   * Called after every reconnect: events published while disconnected were not seen, so whatever
-   * was derived from them must be dropped.
+   * Called on the first connect and after every reconnect: events published while disconnected
+   * were not seen, so whatever was derived from them must be dropped.
    */
   onGap(): void;
   logger: Logger;
@@ -25,34 +32,53 @@ export interface WatchEventsOptions {
  * without a database (the reader), which only need to hear that something changed, soon; work
  * that must happen once per event uses `subscribe` (durable and idempotent) instead.
  */
-export function watchEvents(nc: NatsConnection, options: WatchEventsOptions): EventWatch {
-  const subscriptions = options.contexts.map((context) =>
-    nc.subscribe(contextSubjects(context), {
-      callback: (error, message) => {
-        if (error) {
-          options.logger.warn("event watch failed", { error: error.message });
-          options.onGap();
-          return;
-        }
-        const parsed = parseEnvelope(message.data);
-        if ("problem" in parsed) {
-          options.logger.warn("unreadable event ignored", { subject: message.subject, problem: parsed.problem });
-          return;
-        }
-        options.onEvent(parsed.envelope, message.subject);
-      },
-    }),
-  );
+export function watchEvents(nats: NatsConnection | NatsLink, options: WatchEventsOptions): EventWatch {
+  const link = nats instanceof NatsLink ? nats : NatsLink.of(nats);
   let stopped = false;
-  void (async () => {
-    for await (const status of nc.status()) {
+  let up = false;
+  let subscriptions: Subscription[] = [];
+  const subscribeAll = (nc: NatsConnection) =>
+    options.contexts.map((context) =>
+      nc.subscribe(contextSubjects(context), {
+        callback: (error, message) => {
+          if (error) {
+            options.logger.warn("event watch failed", { error: error.message });
+            options.onGap();
+            return;
+          }
+          const parsed = parseEnvelope(message.data);
+          if ("problem" in parsed) {
+            options.logger.warn("unreadable event ignored", { subject: message.subject, problem: parsed.problem });
+            return;
+          }
+          options.onEvent(parsed.envelope, message.subject);
+        },
+      }),
+    );
+  const connected = link.connected.then(
+    async (nc) => {
       if (stopped) return;
-      if (status.type === "reconnect") options.onGap();
-    }
-  })();
+      subscriptions = subscribeAll(nc);
+      up = true;
+      // What was kept before the first connect was kept without events.
+      options.onGap();
+      for await (const status of nc.status()) {
+        if (stopped) return;
+        if (status.type === "disconnect") up = false;
+        if (status.type === "reconnect") {
+          up = true;
+          options.onGap();
+        }
+      }
+    },
+    () => undefined,
+  );
+  void connected;
   return {
+    following: () => up && !stopped && link.current !== undefined && !link.current.isClosed(),
     stop: async () => {
       stopped = true;
+      up = false;
       for (const subscription of subscriptions) subscription.unsubscribe();
     },
   };

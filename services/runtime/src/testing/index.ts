@@ -31,6 +31,8 @@
  * - **Logs.** `testLogger`: quiet by default; records lines for assertions (`record`), or shows them.
  * - **Events.** `readEvents(context, query)` and `waitForEvents(...)` read a context's stream with
  *   filters (time, organization, payload fields) over a connection of the test's own.
+ * - **Outages.** `startRestartablePostgres()` and `startRestartableNats()`: a PostgreSQL or
+ *   nats-server of the test's own, to stop (an outage) and start again on the same port and data.
  * - **Checks.** `schemaDrift(orm)` (entities vs migrations: each service has a
  *   `test/schema-drift.test.ts`), `describeTables`/`runtimeTablesAsCreated`, the event catalogue
  *   (`eventCatalogueProblems`), `errorCode`/`failure` for failed calls.
@@ -66,3 +68,4 @@ export { testLogger, type LogLine, type TestLogger } from "./logger.js";
 export { readEvents, waitForEvents, type EventQuery } from "./events.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";
 export { describeTables, runtimeTablesAsCreated, schemaDrift, type TableDescription } from "./schema.js";
+export { startRestartableNats, startRestartablePostgres, type RestartableNats, type RestartablePostgres, type RestartableServer } from "./outages.js";
