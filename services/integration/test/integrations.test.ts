@@ -53,6 +53,18 @@ describe("publishing integrations", () => {
     expect(await errorCode(publish(harness, org.owner.caller, org.organizationId, { name: "bad name!" }))).toBe("invalid_argument");
   });
 
+  it("accepts names as GitBook's integrationName pattern says, except dot segments and names every object has", async () => {
+    for (const name of ["my-integration", "A.b_c-9", "x", "v1.2", "a".repeat(100), `.${integrationName("dot")}`]) {
+      expect((await publish(harness, org.owner.caller, org.organizationId, { name })).name).toBe(name);
+    }
+    for (const name of ["", ".", "..", "...", "__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "a/b", "a b", "é", "a%2e", "a".repeat(101)]) {
+      const refused = await failure(publish(harness, org.owner.caller, org.organizationId, { name }));
+      expect([name, refused.code, refused.message]).toEqual([name, "invalid_argument", expect.stringMatching(/^integrationName: /)]);
+      // Looked up, such a name names nothing.
+      expect([name, await errorCode(harness.integrations.getIntegration({ caller: org.owner.caller, name }))]).toEqual([name, "not_found"]);
+    }
+  });
+
   it("lets only admins of the publishing organization publish, and keeps names to their owner", async () => {
     const editor = await createMember(harness, org.organizationId, { role: "edit" });
     expect(await errorCode(publish(harness, editor.caller, org.organizationId))).toBe("permission_denied");
