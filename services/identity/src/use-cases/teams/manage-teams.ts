@@ -1,4 +1,4 @@
-import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
+import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
 import { canManageTeam, Team, TeamMember, teamTitle } from "../../domain/team.js";
@@ -101,7 +101,8 @@ export async function deleteTeam(em: EntityManager, input: { caller: CallerInput
   return deps.unitOfWork.run(em, async (tx) => {
     // Guests see no teams: refused before the lookup, so a real team and an invented id answer alike.
     const member = await requireTeamReader(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
-    const team = isId(input.teamId) ? await tx.findOne(Team, { id: input.teamId, organization: input.organizationId }) : null;
+    // Locked until the commit: the same request sent twice at once deletes once, then finds nothing.
+    const team = isId(input.teamId) ? await tx.findOne(Team, { id: input.teamId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
     if (!team) return { deleted: false };
     if (!canManageTeam(member, await teamRoleOf(tx, team.id, caller.userId))) throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
     const memberships = await tx.find(TeamMember, { team }, { fields: ["user"] });
