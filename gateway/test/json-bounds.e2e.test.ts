@@ -46,6 +46,8 @@ const FREE_FORM: { method: string; path: () => string; template: string; outer: 
   { method: "PATCH", path: () => `/v1/integrations/${fixture.integrationName}/installations/${fixture.installationId}/spaces/${fixture.spaceId}`, template: '{"configuration":@}', outer: 1 },
   { method: "POST", path: () => `/v1/integrations/${fixture.integrationName}/render`, template: `{"componentId":"block","context":{"type":"document","spaceId":"${randomUUID()}","editable":true,"theme":"light"},"props":@}`, outer: 1 },
   { method: "POST", path: () => `/v1/integrations/${fixture.integrationName}`, template: '{"organization":"@org","title":"Deep one","description":"Deep","scopes":[],"script":"export default {}","configurations":@}', outer: 1, limitBytes: PUBLISH_BODY_LIMIT_BYTES },
+  { method: "POST", path: () => `/v1/spaces/${fixture.spaceId}/change-requests`, template: '{"subject":"Deep","template":@}', outer: 1 },
+  { method: "PATCH", path: () => `/v1/spaces/${fixture.spaceId}/change-requests/${fixture.changeRequestId}`, template: '{"links":@}', outer: 1 },
   {
     method: "POST",
     path: () => `/v1/spaces/${fixture.spaceId}/change-requests/${fixture.changeRequestId}/content`,
