@@ -40,6 +40,23 @@ describe("members seen by a guest", () => {
     for (const answer of [other, admin, invented]) expect([answer.status, answer.body.error.message]).toEqual([404, invented.body.error.message]);
     expect(JSON.stringify([other.body, admin.body])).not.toContain(colleague.email);
 
+    // Every route naming a member answers a guest alike for a real member and an invented id.
+    const memberRoutes: { method: string; path: (userId: string) => string; json?: unknown }[] = [
+      { method: "GET", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}` },
+      { method: "PATCH", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}`, json: { role: "read" } },
+      { method: "DELETE", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}` },
+      { method: "POST", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}/sso` },
+      { method: "GET", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}/teams` },
+    ];
+    const nobody = randomUUID();
+    for (const route of memberRoutes) {
+      const real = await call(stack, route.method, route.path(colleague.userId), { token: guest.token, json: route.json });
+      const fake = await call(stack, route.method, route.path(nobody), { token: guest.token, json: route.json });
+      const label = `${route.method} ${route.path(":userId")}`;
+      expect([label, real.status, real.body?.error?.message]).toEqual([label, fake.status, fake.body?.error?.message]);
+    }
+    expect((await colleague.api.orgs.getMemberInOrganizationById(org.organizationId, colleague.userId)).data.role).toBe(role("edit"));
+
     // Members with a role still list and read everyone.
     expect((await colleague.api.orgs.listMembersInOrganizationById(org.organizationId)).data.count).toBe(3);
     expect((await colleague.api.orgs.getMemberInOrganizationById(org.organizationId, guest.userId)).data.id).toBe(guest.userId);
