@@ -68,6 +68,16 @@ async function createSite(organization = org) {
 }
 
 describe("publishing", () => {
+  it("refuses names GitBook's integrationName pattern admits but no integration can have (dot segments, an object's own names) with 400", async () => {
+    // (fetch resolves "." and ".." away before sending; the service's own test covers them over gRPC.)
+    for (const encoded of ["...", "%2E%2E%2E", "__proto__", "constructor", "toString"]) {
+      const response = await call(stack, "POST", integrationPath(encoded), { token: org.owner.token, json: manifest() });
+      expect([encoded, response.status, response.body.error.message]).toEqual([encoded, 400, expect.stringMatching(/^integrationName: /)]);
+    }
+    const fine = await call(stack, "POST", integrationPath(`${uniqueName()}.v2`), { token: org.owner.token, json: manifest() });
+    expect(fine.status).toBe(200);
+  });
+
   it("publishes with an icon, previews and secrets, never answers the secrets, counts versions up and serves the images", async () => {
     const name = uniqueName();
     const icon = pngBytes(16, 16);

@@ -5,6 +5,7 @@ import { parse as parseQueryString } from "node:querystring";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { eventually } from "@imprint/runtime/testing";
 import type { Route } from "../src/route.js";
 import type { DirectRoute } from "../src/routes/deps.js";
 import { gatewayRoutes } from "../src/routes/index.js";
@@ -436,8 +437,16 @@ async function snapshot(): Promise<string> {
   return JSON.stringify(await Promise.all(paths.map(readJson)), null, 1);
 }
 
-/** Counters and indexes are kept by event consumers: the baseline is taken once they are still. */
+/**
+ * Counters and indexes are kept by event consumers: the baseline is taken once the space counts what
+ * the fixture made (one open change request, one comment on the space: collaboration's events, applied
+ * by content, however late on a busy machine), and is still.
+ */
 async function settledSnapshot(): Promise<string> {
+  await eventually(async () => {
+    const space = ((await readJson(`/v1/spaces/${fixture.spaceId}`)) as { body: { changeRequests?: number; changeRequestsOpen?: number; comments?: number } }).body;
+    return (space.changeRequests === 1 && space.changeRequestsOpen === 1 && space.comments === 1) || undefined;
+  }, 30_000);
   let previous = await snapshot();
   for (;;) {
     await new Promise((resolve) => setTimeout(resolve, 300));

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createMember, createOrganization, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call, role } from "./support/http.js";
@@ -18,6 +19,49 @@ async function listIds(user: TestUser, query: Parameters<TestUser["api"]["orgs"]
   const { data } = await user.api.orgs.listMembersInOrganizationById(org.organizationId, query);
   return data;
 }
+
+describe("members seen by a guest", () => {
+  it("cannot be listed (403), and a guest reads only themself: any other member is 404 like one that does not exist", async () => {
+    const colleague = await createMember(stack, org, { role: "edit", displayName: "Colleague" });
+    const guest = await createMember(stack, org, { role: "guest", displayName: "Visitor" });
+    const organization = (await guest.api.orgs.getOrganizationById(org.organizationId)).data;
+    expect(organization.permissions.listMembers).toBe(false);
+
+    const listed = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members`, { token: guest.token });
+    expect([listed.status, listed.body.error.message]).toEqual([403, "Guests cannot list the organization's members"]);
+    const filtered = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?role=admin&search=${encodeURIComponent(org.owner.email)}`, { token: guest.token });
+    expect(filtered.status).toBe(403);
+
+    const self = (await guest.api.orgs.getMemberInOrganizationById(org.organizationId, guest.userId)).data;
+    expect([self.id, self.role, self.user.email]).toEqual([guest.userId, null, guest.email]);
+    const other = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members/${colleague.userId}`, { token: guest.token });
+    const admin = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members/${org.owner.userId}`, { token: guest.token });
+    const invented = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members/${randomUUID()}`, { token: guest.token });
+    for (const answer of [other, admin, invented]) expect([answer.status, answer.body.error.message]).toEqual([404, invented.body.error.message]);
+    expect(JSON.stringify([other.body, admin.body])).not.toContain(colleague.email);
+
+    // Every route naming a member answers a guest alike for a real member and an invented id.
+    const memberRoutes: { method: string; path: (userId: string) => string; json?: unknown }[] = [
+      { method: "GET", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}` },
+      { method: "PATCH", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}`, json: { role: "read" } },
+      { method: "DELETE", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}` },
+      { method: "POST", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}/sso` },
+      { method: "GET", path: (userId) => `/v1/orgs/${org.organizationId}/members/${userId}/teams` },
+    ];
+    const nobody = randomUUID();
+    for (const route of memberRoutes) {
+      const real = await call(stack, route.method, route.path(colleague.userId), { token: guest.token, json: route.json });
+      const fake = await call(stack, route.method, route.path(nobody), { token: guest.token, json: route.json });
+      const label = `${route.method} ${route.path(":userId")}`;
+      expect([label, real.status, real.body?.error?.message]).toEqual([label, fake.status, fake.body?.error?.message]);
+    }
+    expect((await colleague.api.orgs.getMemberInOrganizationById(org.organizationId, colleague.userId)).data.role).toBe(role("edit"));
+
+    // Members with a role still list and read everyone.
+    expect((await colleague.api.orgs.listMembersInOrganizationById(org.organizationId)).data.count).toBe(3);
+    expect((await colleague.api.orgs.getMemberInOrganizationById(org.organizationId, guest.userId)).data.id).toBe(guest.userId);
+  });
+});
 
 describe("GET /v1/orgs/{organizationId}/members", () => {
   it("filters by role (guest included), searches name and e-mail, sorts by name both ways", async () => {

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "@imprint/runtime/testing";
 import { createCollection, createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
@@ -127,6 +128,32 @@ describe("teams", () => {
     // Leaving the organization is leaving its teams.
     await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/members/${alice.userId}`, { token: org.owner.token });
     expect((await orgs(org.owner).getTeamInOrganizationById(org.organizationId, writers.id)).data.members).toBe(0);
+  });
+});
+
+describe("teams seen by a guest", () => {
+  it("answer every team route alike for a real team and an invented id, so a guest cannot probe which exist", async () => {
+    const team = await newTeam("Hidden", [alice.userId]);
+    const invented = randomUUID();
+    const routes: { method: string; path: (teamId: string) => string; json?: unknown }[] = [
+      { method: "GET", path: (id) => teamPath(id) },
+      { method: "PATCH", path: (id) => teamPath(id), json: { title: "Renamed" } },
+      { method: "DELETE", path: (id) => teamPath(id) },
+      { method: "GET", path: (id) => `${teamPath(id)}/members` },
+      { method: "PUT", path: (id) => `${teamPath(id)}/members`, json: { add: [guest.userId] } },
+      { method: "PUT", path: (id) => `${teamPath(id)}/members/${guest.userId}`, json: { role: "member" } },
+      { method: "DELETE", path: (id) => `${teamPath(id)}/members/${alice.userId}` },
+    ];
+    for (const route of routes) {
+      const real = await call(stack, route.method, route.path(team.id), { token: guest.token, json: route.json });
+      const fake = await call(stack, route.method, route.path(invented), { token: guest.token, json: route.json });
+      const label = `${route.method} ${route.path(":teamId")}`;
+      expect([label, real.status, real.body?.error?.message]).toEqual([label, fake.status, fake.body?.error?.message]);
+      expect([label, real.status]).toEqual([label, 403]);
+    }
+    // Nothing changed.
+    const after = (await orgs(org.owner).getTeamInOrganizationById(org.organizationId, team.id)).data;
+    expect([after.title, after.members]).toEqual(["Hidden", 1]);
   });
 });
 

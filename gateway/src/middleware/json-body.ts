@@ -1,4 +1,4 @@
-import { AppError } from "@imprint/runtime/core";
+import { AppError, jsonNestingDepth, jsonTooDeep, MAX_JSON_DEPTH } from "@imprint/runtime/core";
 import type { GatewayContext } from "../context.js";
 import { findUnstorableText } from "../validation.js";
 
@@ -14,8 +14,8 @@ function isJsonType(contentType: string): boolean {
 
 /**
  * Reads a JSON request body: undefined when none is sent, 415 for any other media type, 413 past
- * `limitBytes` (checked on Content-Length first, then while streaming), 400 for malformed JSON or
- * text no store can hold.
+ * `limitBytes` (checked on Content-Length first, then while streaming), 400 for malformed JSON,
+ * JSON nested deeper than MAX_JSON_DEPTH or text no store can hold.
  */
 export async function readJsonBody(ctx: GatewayContext, limitBytes: number, onRaw?: (raw: Buffer) => void): Promise<unknown> {
   if (!carriesBody(ctx)) return undefined;
@@ -34,9 +34,13 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number, onRa
   const raw = await readRaw(ctx, limitBytes, tooLarge);
   onRaw?.(raw);
   if (raw.length === 0) return undefined;
+  const text = raw.toString("utf8");
+  // Bounded before anything walks it: every route's body, free-form objects (customizations,
+  // configurations, documents, schemas) included, nests at most MAX_JSON_DEPTH levels.
+  if (jsonNestingDepth(text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw AppError.invalidArgument(jsonTooDeep("body"));
   let body: unknown;
   try {
-    body = JSON.parse(raw.toString("utf8")) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw AppError.invalidArgument("Malformed JSON body");
   }

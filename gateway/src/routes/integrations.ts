@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { Caller } from "@imprint/proto/common/v1";
-import { AppError } from "@imprint/runtime/core";
+import { AppError, jsonNestingDepth, jsonTooDeep, MAX_JSON_DEPTH } from "@imprint/runtime/core";
 import { decompressFromEncodedURIComponent } from "../lz-string.js";
 import { toRestEventLog, toRestIntegrationEvent } from "../mappers/integration.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
@@ -10,7 +10,7 @@ import type { DirectRoute, RouteDeps } from "./deps.js";
 import { readOwners, restIntegration, restIntegrations } from "./integration-views.js";
 
 /** A publication carries a script (≤ 5 MiB) and base64 images (an icon and three previews): room for all of them. */
-const PUBLISH_BODY_LIMIT_BYTES = 12 * 1024 * 1024;
+export const PUBLISH_BODY_LIMIT_BYTES = 12 * 1024 * 1024;
 
 // Names, titles, scopes, categories, targets, visibilities, blocks, configurations, secrets and
 // scripts are checked by the integration service (their limits and enumerations are its rules);
@@ -103,6 +103,7 @@ export function decodeRenderRequest(request: string): RenderBody {
   const decompressed = decompressFromEncodedURIComponent(request, MAX_RENDER_REQUEST_CHARACTERS);
   if (!decompressed.ok && decompressed.reason === "too-large") throw AppError.invalidArgument(`request: must decompress to at most ${MAX_RENDER_REQUEST_CHARACTERS} characters of JSON`);
   if (!decompressed.ok || !decompressed.text) throw AppError.invalidArgument("request: must be JSON compressed with lz-string (compressToEncodedURIComponent)");
+  if (jsonNestingDepth(decompressed.text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw AppError.invalidArgument(jsonTooDeep("request"));
   let parsed: unknown;
   try {
     parsed = JSON.parse(decompressed.text) as unknown;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import type { BranchContentChange } from "@imprint/proto/content/v1/editing";
-import type { PromiseClient } from "@imprint/runtime";
+import { MAX_JSON_DEPTH, type PromiseClient } from "@imprint/runtime";
 import { testClient, createOrganization, createSpace, type TestOrganization, errorCode, failure, createRevision } from "@imprint/runtime/testing";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 import { contentClients, newPage, readAll, type ContentClients } from "./revisions-fixtures.js";
@@ -75,6 +75,12 @@ describe("UpdateBranchContent", () => {
     expect(noFiles.message).toMatch(/changes\[0\]\.files: must hold 1 to 20 files/);
     const sameRef = await failure(apply(changeRequestId, [{ insertPage: { intoPageId: "", ref: "a", markdown: "x", documentJson: "" } }, { insertPage: { intoPageId: "", ref: "a", markdown: "y", documentJson: "" } }]));
     expect(sameRef.message).toMatch(/changes\[1\]\.ref: "a" is already used/);
+    // A document nests at most MAX_JSON_DEPTH levels before anything walks it (text: JSON.stringify overflows on deep values).
+    for (const depth of [MAX_JSON_DEPTH + 1, 5_000]) {
+      const deep = `{"object":"document","nodes":[${'{"a":'.repeat(depth)}1${"}".repeat(depth)}]}`;
+      const tooDeep = await failure(apply(changeRequestId, [{ insertPage: { intoPageId: "", ref: "", markdown: "", documentJson: deep } }]));
+      expect(tooDeep).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(new RegExp(`^changes\\[0\\]\\.document\\.document: nesting deeper than ${MAX_JSON_DEPTH}`)) });
+    }
     expect(await titles(changeRequestId)).toEqual(["Home"]);
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SortOrder } from "@imprint/proto/common/v1";
 import { MemberRole, MemberSort, type ListMembersRequest } from "@imprint/proto/identity/v1";
@@ -145,8 +146,8 @@ describe("members", () => {
   });
 
   it("gets one member, for members only", async () => {
-    const { alice } = await addThree();
-    const { member } = await identity.client.getMember({ caller: alice.caller, organizationId, userId: owner.userId });
+    const { bob } = await addThree();
+    const { member } = await identity.client.getMember({ caller: bob.caller, organizationId, userId: owner.userId });
     expect(member).toMatchObject({ user: { id: owner.userId, email: owner.email, displayName: "Olivia Owner" }, role: MemberRole.MEMBER_ROLE_ADMIN });
     const outsider = await createOutsider(identity.clients);
     await expect(identity.client.getMember({ caller: owner.caller, organizationId, userId: outsider.userId })).rejects.toMatchObject({
@@ -157,6 +158,16 @@ describe("members", () => {
       code: "not_found",
       message: "Organization not found",
     });
+  });
+
+  it("shows a guest only themself: listing is permission_denied, any other member not_found like a missing one", async () => {
+    const { alice: guest, bob } = await addThree();
+    await expect(list({ caller: guest.caller })).rejects.toMatchObject({ code: "permission_denied", message: "Guests cannot list the organization's members" });
+    const { member: self } = await identity.client.getMember({ caller: guest.caller, organizationId, userId: guest.userId });
+    expect(self).toMatchObject({ user: { id: guest.userId, email: guest.email }, role: MemberRole.MEMBER_ROLE_GUEST });
+    for (const userId of [owner.userId, bob.userId, randomUUID()]) {
+      await expect(identity.client.getMember({ caller: guest.caller, organizationId, userId })).rejects.toMatchObject({ code: "not_found", message: "Member not found" });
+    }
   });
 
   it("changes roles (admins only) and reports the membership to other services", async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TargetKind } from "@imprint/proto/integration/v1";
+import { MAX_JSON_DEPTH } from "@imprint/runtime";
 import { createMember, createOrganization, createSpace, errorCode, eventually, failure, pngBytes, readEvents, type TestOrganization } from "@imprint/runtime/testing";
 import { startIntegrationHarness, type IntegrationHarness } from "./support/harness.js";
 import { integrationName, publish } from "./support/integrations.js";
@@ -53,6 +54,18 @@ describe("publishing integrations", () => {
     expect(await errorCode(publish(harness, org.owner.caller, org.organizationId, { name: "bad name!" }))).toBe("invalid_argument");
   });
 
+  it("accepts names as GitBook's integrationName pattern says, except dot segments and names every object has", async () => {
+    for (const name of ["my-integration", "A.b_c-9", "x", "v1.2", "a".repeat(100), `.${integrationName("dot")}`]) {
+      expect((await publish(harness, org.owner.caller, org.organizationId, { name })).name).toBe(name);
+    }
+    for (const name of ["", ".", "..", "...", "__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "a/b", "a b", "é", "a%2e", "a".repeat(101)]) {
+      const refused = await failure(publish(harness, org.owner.caller, org.organizationId, { name }));
+      expect([name, refused.code, refused.message]).toEqual([name, "invalid_argument", expect.stringMatching(/^integrationName: /)]);
+      // Looked up, such a name names nothing.
+      expect([name, await errorCode(harness.integrations.getIntegration({ caller: org.owner.caller, name }))]).toEqual([name, "not_found"]);
+    }
+  });
+
   it("lets only admins of the publishing organization publish, and keeps names to their owner", async () => {
     const editor = await createMember(harness, org.organizationId, { role: "edit" });
     expect(await errorCode(publish(harness, editor.caller, org.organizationId))).toBe("permission_denied");
@@ -93,6 +106,13 @@ describe("installations", () => {
     expect(bad.message).toContain("configuration.count");
     const unknown = await failure(harness.integrations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, configurationJson: JSON.stringify({ other: 1 }) }));
     expect(unknown.message).toContain("configuration.other");
+    // Free-form JSON nests at most MAX_JSON_DEPTH levels (text: JSON.stringify itself overflows on deep values).
+    for (const depth of [MAX_JSON_DEPTH + 1, 5_000]) {
+      const deep = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
+      const tooDeep = await failure(harness.integrations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, configurationJson: deep }));
+      expect(tooDeep).toMatchObject({ code: "invalid_argument", message: `configuration: nesting deeper than ${MAX_JSON_DEPTH}` });
+      expect(await failure(publish(harness, org.owner.caller, org.organizationId, { name: integration.name, blocksJson: `[${deep}]` }))).toMatchObject({ message: `blocks: nesting deeper than ${MAX_JSON_DEPTH}` });
+    }
     const updated = await harness.integrations.updateInstallation({
       caller: org.owner.caller,
       name: integration.name,

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import type { Site, UpdateSiteRequest } from "@imprint/proto/publishing/v1/sites";
-import { createMember, createOrganization, createSpace, eventually, failure, readEvents, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
+import { createMember, createOrganization, createSpace, eventually, failure, readEvents, waitForEvents, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
 
 let harness: PublishingHarness;
@@ -140,11 +140,8 @@ describe("sites", () => {
     expect(published.published).toBe(true);
     const unpublished = (await harness.sites.unpublishSite({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id })).site!;
     expect(unpublished).toMatchObject({ published: false, basename: published.basename, siteSpaces: 1, defaultSiteSpaceId: published.defaultSiteSpaceId });
-    await eventually(async () => {
-      const types = (await readEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } })).map((event) => event.type);
-      expect(types).toEqual(["site.created", "site_space.created", "site.updated", "site.published", "site.unpublished"]);
-      return true;
-    });
+    // The changes this test made, in commit order (other events of the site may come between).
+    await waitForEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } }, { types: ["site.created", "site_space.created", "site.updated", "site.published", "site.unpublished"] });
   });
 
   it("lists with the space, title, published and type filters, oldest first", async () => {
@@ -189,11 +186,7 @@ describe("sites", () => {
     const regenerated = await harness.sites.regenerateSitePublishingAuth(scope);
     expect(regenerated.auth!.privateKey).not.toBe(auth!.privateKey);
     expect(regenerated.auth!.fallbackUrl).toBe("https://sso.example.com/login");
-    await eventually(async () => {
-      const types = (await readEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } })).map((event) => event.type);
-      expect(types).toEqual(["site.created", "site.updated", "site.publishing_auth_regenerated"]);
-      return true;
-    });
+    await waitForEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } }, { types: ["site.created", "site.updated", "site.publishing_auth_regenerated"] });
     const another = await create({ title: "Another" });
     const other = await harness.sites.getSitePublishingAuth({ ...scope, siteId: another.id });
     expect(other.auth!.privateKey).not.toBe(regenerated.auth!.privateKey);

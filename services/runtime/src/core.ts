@@ -5,6 +5,7 @@
  */
 export * from "./errors.js";
 export * from "./text.js";
+export * from "./json.js";
 export * from "./caller.js";
 export * from "./update-mask.js";
 export * from "./logger.js";

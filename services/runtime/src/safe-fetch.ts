@@ -107,20 +107,82 @@ export interface FetchedResource {
   body: Buffer;
 }
 
+/** An IPv4 address some IPv6 forms carry, and the form's name (for the reason). */
+interface EmbeddedIPv4 {
+  ipv4: ipaddr.IPv4;
+  form: string;
+}
+
+/**
+ * IPv6 text with a dotted IPv4 tail ("::127.0.0.1") as plain hex words ("::7f00:1"): ipaddr.js
+ * reads "::a.b.c.d" as IPv4-mapped, which is another address than the IPv4-compatible one meant.
+ */
+function hexTail(address: string): string {
+  const tail = /^(.*:)(\d{1,3}(?:\.\d{1,3}){3})$/.exec(address);
+  if (!tail || !ipaddr.IPv4.isValidFourPartDecimal(tail[2]!)) return address;
+  const [a, b, c, d] = ipaddr.IPv4.parse(tail[2]!).octets as [number, number, number, number];
+  return `${tail[1]}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+}
+
+const ipv4Of = (high: number, low: number) => new ipaddr.IPv4([high >> 8, high & 0xff, low >> 8, low & 0xff]);
+
+/**
+ * The IPv4 addresses an IPv6 address embeds, by form: IPv4-mapped (::ffff:0:0/96), IPv4-translated
+ * (::ffff:0:0:0/96), IPv4-compatible (::/96, deprecated), NAT64 (64:ff9b::/96; the local-use
+ * 64:ff9b:1::/48 read at the /96 position), 6to4 (2002::/16), Teredo (2001::/32: server and
+ * client) and ISATAP interface identifiers (…:0:5efe:a.b.c.d, …:200:5efe:a.b.c.d).
+ */
+function embeddedIPv4(address: ipaddr.IPv6): EmbeddedIPv4[] {
+  const words = address.parts;
+  const zero = (from: number, to: number) => words.slice(from, to).every((word) => word === 0);
+  const [w0, w1, w2, w3, w4, w5, w6, w7] = words as [number, number, number, number, number, number, number, number];
+  if (zero(0, 5) && w5 === 0xffff) return [{ ipv4: ipv4Of(w6, w7), form: "IPv4-mapped" }];
+  if (zero(0, 4) && w4 === 0xffff && w5 === 0) return [{ ipv4: ipv4Of(w6, w7), form: "IPv4-translated" }];
+  // ::/96 but :: and ::1 themselves (unspecified and loopback: judged as IPv6).
+  if (zero(0, 6) && !(w6 === 0 && w7 <= 1)) return [{ ipv4: ipv4Of(w6, w7), form: "IPv4-compatible" }];
+  if (w0 === 0x64 && w1 === 0xff9b && zero(2, 6)) return [{ ipv4: ipv4Of(w6, w7), form: "NAT64" }];
+  // Local-use NAT64 prefixes may place the address elsewhere: the range stays refused whatever it embeds.
+  if (w0 === 0x64 && w1 === 0xff9b && w2 === 1) return [{ ipv4: ipv4Of(w6, w7), form: "local-use NAT64" }];
+  if (w0 === 0x2002) return [{ ipv4: ipv4Of(w1, w2), form: "6to4" }];
+  if (w0 === 0x2001 && w1 === 0) {
+    return [
+      { ipv4: ipv4Of(w2, w3), form: "Teredo (server)" },
+      { ipv4: ipv4Of(~w6 & 0xffff, ~w7 & 0xffff), form: "Teredo (client)" },
+    ];
+  }
+  if ((w4 === 0 || w4 === 0x200) && w5 === 0x5efe) return [{ ipv4: ipv4Of(w6, w7), form: "ISATAP" }];
+  return [];
+}
+
+/** Forms that reach the IPv4 address they carry (or nothing): judged by that address alone. */
+const JUDGED_BY_EMBEDDED = new Set(["IPv4-mapped", "IPv4-translated", "IPv4-compatible", "NAT64"]);
+
+function ipv4Reason(address: ipaddr.IPv4): string | undefined {
+  const range = address.range();
+  return range === "unicast" ? undefined : `${range} address`;
+}
+
 /**
  * Why an address may not be fetched, or undefined when it may. Only globally routable unicast
  * addresses pass: loopback, private (RFC 1918, unique-local), link-local, multicast, broadcast,
- * unspecified, carrier-grade NAT, reserved/documentation ranges and the IPv6 transition ranges
- * that embed an IPv4 address are refused; IPv4-mapped IPv6 addresses are judged as the IPv4
- * address they carry.
+ * unspecified, carrier-grade NAT and reserved/documentation ranges are refused. An IPv6 address
+ * that embeds an IPv4 address (IPv4-mapped, -translated or -compatible, NAT64, 6to4, Teredo,
+ * ISATAP) is refused when the embedded address would be; mapped, translated, compatible and NAT64
+ * ones are otherwise judged as that address, the other transition ranges stay refused. IPv4 in
+ * decimal, octal or hex (2130706433, 0177.0.0.1, 0x7f.1) is read as the address it names.
  */
 export function refusedAddressReason(address: string): string | undefined {
   if (!ipaddr.isValid(address)) return "not an IP address";
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  const parsed = ipaddr.parse(address.includes(":") ? hexTail(address) : address);
+  if (parsed.kind() === "ipv4") return ipv4Reason(parsed as ipaddr.IPv4);
+  const ipv6 = parsed as ipaddr.IPv6;
+  const embedded = embeddedIPv4(ipv6);
+  for (const { ipv4, form } of embedded) {
+    const refused = ipv4Reason(ipv4);
+    if (refused) return `${refused} (${ipv4.toString()} in ${form} form)`;
   }
-  const range = parsed.range();
+  if (embedded.length > 0 && embedded.every(({ form }) => JUDGED_BY_EMBEDDED.has(form))) return undefined;
+  const range = ipv6.range();
   return range === "unicast" ? undefined : `${range} address`;
 }
 

@@ -113,18 +113,55 @@ describe("address rule", () => {
     ["fc00::1", "uniqueLocal"],
     ["fd12:3456::1", "uniqueLocal"],
     ["ff02::1", "multicast"],
-    ["::ffff:127.0.0.1", "loopback"],
-    ["::ffff:10.0.0.1", "private"],
-    ["::ffff:169.254.169.254", "linkLocal"],
-    ["64:ff9b::a00:1", "rfc6052"],
-    ["2002:a00:1::", "6to4"],
+    ["fec0::1", "deprecatedSiteLocal"],
+    ["100::1", "discard"],
+    // IPv4 in decimal, octal and hex, as inet_aton (and so curl) reads it.
+    ["2130706433", "loopback"],
+    ["0177.0.0.1", "loopback"],
+    ["0x7f.1", "loopback"],
+    ["127.1", "loopback"],
+    ["0x0a.0.0.1", "private"],
+    // Transition ranges whose embedded address is public stay refused.
+    ["2002:808:808::1", "6to4"],
+    ["2001:0:4136:e378:8000:63bf:f7f7:f7f7", "teredo"],
+    ["64:ff9b:1::808:808", "rfc6052"],
   ])("refuses %s (%s)", (address, range) => {
     expect(refusedAddressReason(address)).toBe(`${range} address`);
   });
 
-  it.each(["8.8.8.8", "93.184.216.34", "172.32.0.1", "2001:4860:4860::8888", "::ffff:8.8.8.8"])("allows the public address %s", (address) => {
-    expect(refusedAddressReason(address)).toBeUndefined();
+  // IPv6 forms that embed an IPv4 address are judged by it (ipaddr.js alone read "::127.0.0.1" as
+  // "::7f00:1", a unicast address, and let it through).
+  it.each([
+    ["::127.0.0.1", "loopback", "127.0.0.1", "IPv4-compatible"],
+    ["::7f00:1", "loopback", "127.0.0.1", "IPv4-compatible"],
+    ["::a00:1", "private", "10.0.0.1", "IPv4-compatible"],
+    ["::169.254.169.254", "linkLocal", "169.254.169.254", "IPv4-compatible"],
+    ["::ffff:127.0.0.1", "loopback", "127.0.0.1", "IPv4-mapped"],
+    ["::ffff:7f00:1", "loopback", "127.0.0.1", "IPv4-mapped"],
+    ["::ffff:10.0.0.1", "private", "10.0.0.1", "IPv4-mapped"],
+    ["::ffff:169.254.169.254", "linkLocal", "169.254.169.254", "IPv4-mapped"],
+    ["::ffff:0:7f00:1", "loopback", "127.0.0.1", "IPv4-translated"],
+    ["64:ff9b::7f00:1", "loopback", "127.0.0.1", "NAT64"],
+    ["64:ff9b::a00:1", "private", "10.0.0.1", "NAT64"],
+    ["64:ff9b::169.254.169.254", "linkLocal", "169.254.169.254", "NAT64"],
+    ["64:ff9b:1::a9fe:a9fe", "linkLocal", "169.254.169.254", "local-use NAT64"],
+    ["2002:7f00:1::", "loopback", "127.0.0.1", "6to4"],
+    ["2002:a00:1::", "private", "10.0.0.1", "6to4"],
+    ["2002:a9fe:a9fe::1", "linkLocal", "169.254.169.254", "6to4"],
+    ["2001:0:4136:e378:8000:63bf:80ff:fffe", "loopback", "127.0.0.1", "Teredo (client)"],
+    ["2001:0:a00:1::", "private", "10.0.0.1", "Teredo (server)"],
+    ["fe80::200:5efe:a00:1", "private", "10.0.0.1", "ISATAP"],
+    ["2001:4860::5efe:7f00:1", "loopback", "127.0.0.1", "ISATAP"],
+  ])("refuses %s: %s (%s in %s form)", (address, range, ipv4, form) => {
+    expect(refusedAddressReason(address)).toBe(`${range} address (${ipv4} in ${form} form)`);
   });
+
+  it.each(["8.8.8.8", "93.184.216.34", "172.32.0.1", "2001:4860:4860::8888", "::ffff:8.8.8.8", "::8.8.8.8", "64:ff9b::8.8.8.8", "::ffff:0:808:808"])(
+    "allows the public address %s",
+    (address) => {
+      expect(refusedAddressReason(address)).toBeUndefined();
+    },
+  );
 
   it("refuses what is not an address", () => {
     expect(refusedAddressReason("example.com")).toBe("not an IP address");
@@ -162,6 +199,16 @@ describe("without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
     const port = new URL(site.origin).port;
     expect((await failure(safeFetch(`http://[::1]:${port}/`, policy, { accept: anyType }))).failure).toBe("private_address");
     expect((await failure(safeRequest(`http://[::ffff:127.0.0.1]:${port}/`, { method: "GET" }, policy))).failure).toBe("private_address");
+  });
+
+  it("refuses loopback in every IPv6 form that embeds it and in every IPv4 notation, before connecting", async () => {
+    const port = new URL(site.origin).port;
+    const hosts = ["[::127.0.0.1]", "[::7f00:1]", "[::ffff:7f00:1]", "[::ffff:0:127.0.0.1]", "[64:ff9b::127.0.0.1]", "[2002:7f00:1::1]", "[2001:0:4136:e378:8000:63bf:80ff:fffe]", "[fe80::5efe:127.0.0.1]", "2130706433", "0177.0.0.1", "0x7f.1", "127.1", "0x7f000001"];
+    for (const host of hosts) {
+      const error = await failure(safeFetch(`http://${host}:${port}/page`, policy, { accept: anyType }));
+      expect([host, error.failure, error.reason]).toEqual([host, "private_address", expect.stringMatching(/is a (loopback|linkLocal) address.*IMPRINT_ALLOW_PRIVATE_FETCH/)]);
+    }
+    expect(site.requests).toEqual([]);
   });
 
   it("accepts http and https URLs without credentials only", async () => {

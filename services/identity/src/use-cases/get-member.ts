@@ -4,6 +4,7 @@ import type { MemberData } from "./shared/views.js";
 import { findMembersOfUsers } from "./shared/hot-path-queries.js";
 import { withTeamCounts } from "./shared/members.js";
 import { Organization } from "../domain/organization.js";
+import { organizationPermissionsFor } from "../domain/permissions.js";
 import { isInstallationPrincipal } from "../domain/user.js";
 import { assertSsoAllowsToken } from "./shared/sso.js";
 import { isId, requireCaller } from "./shared/validation.js";
@@ -29,6 +30,9 @@ export async function getMember(em: EntityManager, input: GetMemberInput, deps: 
   }
   const target = members.find((member) => member.user.id === input.userId);
   if (!target || isInstallationPrincipal(target.user)) throw AppError.notFound("Member");
+  // A guest cannot list members (docs/permissions.md) and reads only themself: any other member is
+  // answered like one that does not exist, so a guest cannot probe who belongs to the organization.
+  if (!organizationPermissionsFor(callerMember.role ?? undefined).listMembers && target.user.id !== caller.userId) throw AppError.notFound("Member");
   const [counted] = await withTeamCounts(em, input.organizationId, [target]);
   return counted!;
 }

@@ -1,6 +1,7 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type KeysetSort, type PageRequestLike, type SortDirection } from "@imprint/runtime";
 import { Member, PEOPLE_ONLY } from "../domain/member.js";
+import { organizationPermissionsFor } from "../domain/permissions.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { findEnabledMembershipSso } from "./shared/hot-path-queries.js";
 import { assertSsoAllowsToken } from "./shared/sso.js";
@@ -50,6 +51,8 @@ export async function listMembers(
   const membership = isId(input.organizationId) ? await findEnabledMembershipSso(em, input.organizationId, caller.userId) : null;
   if (!membership) throw AppError.notFound("Organization");
   await assertSsoAllowsToken(em, { organizationId: input.organizationId, organizationSso: membership.sso, role: membership.role, tokenId: caller.tokenId, now: deps.clock() });
+  // A guest's permissions say listMembers: false (docs/permissions.md): the list shows them nothing.
+  if (!organizationPermissionsFor(membership.role ?? undefined).listMembers) throw AppError.permissionDenied("Guests cannot list the organization's members");
 
   // Installation principals are no members to list (nor count).
   const conditions: FilterQuery<Member>[] = [{ organization: input.organizationId }, PEOPLE_ONLY];

@@ -48,7 +48,19 @@ export const LIMITS = {
   scriptBytes: 5 * 1024 * 1024,
 } as const;
 
-export const NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
+/** GitBook's `integrationName` (its OpenAPI path parameter): at most 100 of these characters. */
+const NAME_PATTERN = /^[a-zA-Z0-9-_.]+$/;
+
+/**
+ * Whether `name` can name an integration: GitBook's pattern and length, except names that pattern
+ * admits but that cannot be one here: dot segments (`.`, `..`), which every URL holding the name
+ * resolves away (`/v1/integrations/../installations`), and names every JavaScript object already
+ * has (`__proto__`, `constructor`, `toString`, `prototype`, …), which would alias an integration
+ * wherever names key an object.
+ */
+export function isIntegrationName(name: string): boolean {
+  return name.length > 0 && name.length <= LIMITS.name && NAME_PATTERN.test(name) && !/^\.+$/.test(name) && !(name in Object.prototype) && name !== "prototype";
+}
 
 /**
  * A published integration: what it declares (GitBook's fields), its script, its encrypted secrets
@@ -124,8 +136,8 @@ export function newSigningSecret(): string {
 }
 
 export function checkName(name: string): string {
-  if (name.length === 0 || name.length > LIMITS.name || !NAME_PATTERN.test(name)) {
-    throw AppError.invalidArgument(`integrationName: must be 1 to ${LIMITS.name} letters, digits, -, _ or .`);
+  if (!isIntegrationName(name)) {
+    throw AppError.invalidArgument(`integrationName: must be 1 to ${LIMITS.name} letters, digits, -, _ or ., not only dots, and no name every JavaScript object has (such as __proto__ or constructor)`);
   }
   return name;
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { Installation, TargetInstallation } from "../domain/installation.js";
-import { Integration, NAME_PATTERN } from "../domain/integration.js";
+import { Integration, isIntegrationName } from "../domain/integration.js";
 import { fetchPublishedScriptEvent } from "../domain/platform/events.js";
 import { buildEnvironment } from "./shared/environment.js";
 import { spaceCounts } from "./shared/installations.js";
@@ -15,7 +15,7 @@ import { failedAnswer, SCRIPT_INJECT_SCOPE, servedAnswer, type HttpAnswer } from
  * integrations with the `site:script:inject` scope.
  */
 export async function getPublishedScript(em: EntityManager, input: { name: string; installationId: string; siteId: string }, deps: UseCaseDeps): Promise<HttpAnswer> {
-  const integration = NAME_PATTERN.test(input.name) ? await em.findOne(Integration, { name: input.name }) : null;
+  const integration = isIntegrationName(input.name) ? await em.findOne(Integration, { name: input.name }) : null;
   const ids = isId(input.installationId) && isId(input.siteId);
   const installation = integration && ids ? await em.findOne(Installation, { id: input.installationId, integrationId: integration.id }) : null;
   const target = installation ? await em.findOne(TargetInstallation, { installationId: installation.id, kind: "site", targetId: input.siteId }) : null;

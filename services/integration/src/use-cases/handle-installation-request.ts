@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { Installation } from "../domain/installation.js";
-import { Integration, NAME_PATTERN } from "../domain/integration.js";
+import { Integration, isIntegrationName } from "../domain/integration.js";
 import { fetchEvent, fetchMethodOf } from "../domain/platform/events.js";
 import { failedAnswer, servedAnswer, type HttpAnswer } from "./shared/http-answers.js";
 import { buildEnvironment } from "./shared/environment.js";
@@ -25,7 +25,7 @@ export interface InstallationRequestInput {
  * No caller: the endpoint is public, as GitBook's.
  */
 export async function handleInstallationRequest(em: EntityManager, input: InstallationRequestInput, deps: UseCaseDeps): Promise<HttpAnswer> {
-  const integration = NAME_PATTERN.test(input.name) ? await em.findOne(Integration, { name: input.name }) : null;
+  const integration = isIntegrationName(input.name) ? await em.findOne(Integration, { name: input.name }) : null;
   const installation = integration && isId(input.installationId) ? await em.findOne(Installation, { id: input.installationId, integrationId: integration.id }) : null;
   if (!integration || !installation) throw AppError.notFound("Installation");
   const method = fetchMethodOf(input.method);

@@ -10,12 +10,14 @@ import { requireAdminOf } from "./shared/access.js";
 import { missesRequired } from "./shared/configuration.js";
 import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
 import { findVisibleIntegration } from "./shared/integrations.js";
+import { createOrFindWinner } from "./shared/races.js";
 
 /**
  * Installs an integration on an organization (GitBook's account installation): the caller
  * administers that organization, and a private integration installs only in its owner's. It starts
  * `pending` while a required account configuration property is unset. Installing twice answers the
- * existing installation. The integration hears `installation_setup`.
+ * existing installation, also to a
+ * request racing the one that created it. The integration hears `installation_setup`.
  */
 export async function installIntegration(
   em: EntityManager,
@@ -32,7 +34,7 @@ export async function installIntegration(
   const existing = await em.findOne(Installation, { integrationId: integration.id, organizationId: input.organizationId });
   if (existing) return { integration, installation: existing, created: false };
 
-  const installation = await deps.unitOfWork.run(em, async (tx) => {
+  const { value: installation, created } = await createOrFindWinner(() => deps.unitOfWork.run(em, async (tx) => {
     const now = deps.clock();
     const status = statusFor(missesRequired(integration, "account", {}));
     const created = tx.create(Installation, {
@@ -63,7 +65,7 @@ export async function installIntegration(
       sourceKey: `installation.created:${created.id}`,
     });
     return created;
-  });
-  wakeDelivery(deps);
-  return { integration, installation, created: true };
+  }), () => em.fork().findOne(Installation, { integrationId: integration.id, organizationId: input.organizationId }));
+  if (created) wakeDelivery(deps);
+  return { integration, installation, created };
 }

@@ -7,6 +7,7 @@ import { newSigningSecret, type Integration } from "../domain/integration.js";
 import { recordIntegrationEvent, targetInstallationCreated } from "../events.js";
 import { wakeDelivery } from "./shared/deliveries.js";
 import { findInstallation } from "./shared/installations.js";
+import { createOrFindWinner } from "./shared/races.js";
 import { recordTargetSetup, requireTargetInOrganization, targetConfiguration, targetStatus } from "./shared/targets.js";
 
 export interface InstallOnTargetInput {
@@ -22,7 +23,7 @@ export interface InstallOnTargetInput {
 /**
  * Installs an integration on a space or a site of its installation's organization (as its target
  * allows); the integration hears `space_installation_setup` / `site_installation_setup`.
- * Installing twice answers the existing one.
+ * Installing twice answers the existing one, also to a request racing the one that created it.
  */
 export async function installOnTarget(em: EntityManager, input: InstallOnTargetInput, deps: UseCaseDeps): Promise<{ integration: Integration; target: TargetInstallation; created: boolean }> {
   const caller = requireCaller(input.caller);
@@ -34,7 +35,7 @@ export async function installOnTarget(em: EntityManager, input: InstallOnTargetI
   const configuration = targetConfiguration(integration, input.kind, input.configuration);
   const externalIds = checkExternalIds("externalIds", input.externalIds);
 
-  const target = await deps.unitOfWork.run(em, async (tx) => {
+  const { value: target, created } = await createOrFindWinner(() => deps.unitOfWork.run(em, async (tx) => {
     const now = deps.clock();
     const created = tx.create(TargetInstallation, {
       id: randomUUID(),
@@ -57,7 +58,7 @@ export async function installOnTarget(em: EntityManager, input: InstallOnTargetI
     });
     recordTargetSetup(tx, deps, integration, created, undefined, `target_installation.created:${created.id}`);
     return created;
-  });
-  wakeDelivery(deps);
-  return { integration, target, created: true };
+  }), () => em.fork().findOne(TargetInstallation, { installationId: installation.id, kind: input.kind, targetId: input.targetId }));
+  if (created) wakeDelivery(deps);
+  return { integration, target, created };
 }

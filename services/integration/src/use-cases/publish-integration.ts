@@ -9,6 +9,7 @@ import { checkDeclaredParts } from "../domain/declaration.js";
 import { integrationPublished, recordIntegrationEvent } from "../events.js";
 import { requireAdminOf } from "./shared/access.js";
 import { parseJsonField } from "./shared/json.js";
+import { againIfLostInsertRace } from "./shared/races.js";
 
 export interface PublishIntegrationInput {
   caller: CallerInput | undefined;
@@ -69,7 +70,8 @@ export async function publishIntegration(em: EntityManager, input: PublishIntegr
   if (input.previewImages && input.previewImages.length > LIMITS.previewImages) throw AppError.invalidArgument(`previewImages: must have at most ${LIMITS.previewImages} images`);
   const previewTypes = input.previewImages?.map((image, index) => imageType(`previewImages[${index}]`, image, PREVIEW_MAX_BYTES)) ?? null;
 
-  return deps.unitOfWork.run(em, async (tx) => {
+  // Published twice at once, the first publication creates the integration and the other is its next version.
+  return againIfLostInsertRace(() => deps.unitOfWork.run(em, async (tx) => {
     const now = deps.clock();
     let integration = await tx.findOne(Integration, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (integration && integration.ownerOrganizationId !== organizationId) {
@@ -119,5 +121,5 @@ export async function publishIntegration(em: EntityManager, input: PublishIntegr
       payload: { integrationId: integration.id, name, version: integration.version, ownerOrganizationId: organizationId },
     });
     return integration;
-  });
+  }));
 }

@@ -1,7 +1,7 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
-import type { TargetKind } from "../domain/installation.js";
+import { TargetInstallation, type TargetKind } from "../domain/installation.js";
 import { recordIntegrationEvent, targetInstallationDeleted } from "../events.js";
 import { wakeDelivery } from "./shared/deliveries.js";
 import { findInstallation, findTargetInstallation } from "./shared/installations.js";
@@ -22,15 +22,19 @@ export async function uninstallFromTarget(
     if (error instanceof AppError && error.code === "not_found") return false;
     throw error;
   }
-  await deps.unitOfWork.run(em, async (tx) => {
+  const removed = await deps.unitOfWork.run(em, async (tx) => {
+    // The row lock makes a concurrent identical request wait, then find nothing and answer false.
+    const locked = await tx.findOne(TargetInstallation, { id: target.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!locked) return false;
     recordIntegrationEvent(tx, deps, targetInstallationDeleted, {
       organizationId: target.organizationId,
       actor: caller,
       payload: { installationId: installation.id, integrationName: integration.name, kind: target.kind, targetId: target.targetId },
     });
     recordTargetDeleted(tx, deps, integration.id, target, `target_installation.deleted:${target.id}`);
-    tx.remove(target);
+    tx.remove(locked);
+    return true;
   });
-  wakeDelivery(deps);
-  return true;
+  if (removed) wakeDelivery(deps);
+  return removed;
 }

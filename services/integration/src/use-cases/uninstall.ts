@@ -1,7 +1,7 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
-import { TargetInstallation } from "../domain/installation.js";
+import { Installation, TargetInstallation } from "../domain/installation.js";
 import { installationDeletedEvent } from "../domain/platform/events.js";
 import { installationDeleted, recordIntegrationEvent } from "../events.js";
 import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
@@ -22,7 +22,10 @@ export async function uninstall(em: EntityManager, input: { caller: CallerInput 
     throw error;
   }
   const { integration, installation } = found;
-  await deps.unitOfWork.run(em, async (tx) => {
+  const removed = await deps.unitOfWork.run(em, async (tx) => {
+    // The row lock makes a concurrent identical request wait, then find nothing and answer false.
+    const locked = await tx.findOne(Installation, { id: installation.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!locked) return false;
     await tx.nativeDelete(TargetInstallation, { installationId: installation.id });
     recordIntegrationEvent(tx, deps, installationDeleted, {
       organizationId: installation.organizationId,
@@ -35,11 +38,13 @@ export async function uninstall(em: EntityManager, input: { caller: CallerInput 
       organizationId: installation.organizationId,
       targetInstallationId: null,
       type: "installation_deleted",
-      payload: (eventId) => installationDeletedEvent({ eventId, installationId: installation.id, previous: { configuration: installation.configuration } }),
+      payload: (eventId) => installationDeletedEvent({ eventId, installationId: installation.id, previous: { configuration: locked.configuration } }),
       sourceKey: `installation.deleted:${installation.id}`,
     });
-    tx.remove(installation);
+    tx.remove(locked);
+    return true;
   });
+  if (!removed) return false;
   await revokeInstallationTokens(deps, [installation.id]);
   wakeDelivery(deps);
   return true;

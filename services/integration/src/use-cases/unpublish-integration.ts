@@ -1,9 +1,10 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { IntegrationAsset } from "../domain/asset.js";
 import { Installation, TargetInstallation } from "../domain/installation.js";
 import { IntegrationEventRecord } from "../domain/integration-event.js";
+import { Integration } from "../domain/integration.js";
 import { installationDeleted, integrationUnpublished, recordIntegrationEvent } from "../events.js";
 import { findOwnedIntegration } from "./shared/integrations.js";
 import { revokeInstallationTokens } from "./shared/tokens.js";
@@ -23,6 +24,9 @@ export async function unpublishIntegration(em: EntityManager, input: { caller: C
   }
   const integrationId = integration.id;
   const installationIds = await deps.unitOfWork.run(em, async (tx) => {
+    // The row lock makes a concurrent identical request wait, then find nothing and answer false.
+    const locked = await tx.findOne(Integration, { id: integrationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    if (!locked) return null;
     const installations = await tx.find(Installation, { integrationId });
     for (const installation of installations) {
       recordIntegrationEvent(tx, deps, installationDeleted, {
@@ -40,9 +44,10 @@ export async function unpublishIntegration(em: EntityManager, input: { caller: C
       actor: caller,
       payload: { integrationId, name: integration.name },
     });
-    tx.remove(integration);
+    tx.remove(locked);
     return installations.map((installation) => installation.id);
   });
+  if (!installationIds) return false;
   await revokeInstallationTokens(deps, [...installationIds, integrationId]);
   return true;
 }

@@ -1,6 +1,6 @@
 import type { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
+import { pageInfo, pageRequest, parseRequestJson, type AsyncImplementation } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { addSiteSection } from "../use-cases/add-site-section.js";
 import { addSiteSectionGroup } from "../use-cases/add-site-section-group.js";
@@ -65,13 +65,9 @@ import {
 
 export const SITE_SERVICE_NAME = "imprint.publishing.v1.SiteService";
 
-/** JSON text from the wire: text that does not parse is the caller's mistake (`field` names it). */
+/** JSON text from the wire: text that does not parse, or nests past MAX_JSON_DEPTH, is the caller's mistake (`field` names it). */
 function parseJson(text: string, field: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw AppError.invalidArgument(`${field}: must be JSON`);
-  }
+  return parseRequestJson(text, field, { malformed: "must be JSON" });
 }
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */

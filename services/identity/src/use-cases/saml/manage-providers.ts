@@ -1,4 +1,4 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import { checkCertificate, checkEntityId, checkLabel, checkSsoUrl, SamlProvider } from "../../domain/saml-provider.js";
@@ -154,7 +154,8 @@ export async function deleteSamlProvider(em: EntityManager, input: { caller: Cal
   const caller = requireCaller(input.caller);
   return deps.unitOfWork.run(em, async (tx) => {
     await requireAdmin(tx, input.organizationId, caller);
-    const provider = isId(input.providerId) ? await tx.findOne(SamlProvider, { id: input.providerId, organization: input.organizationId }) : null;
+    // Locked until the commit: the same request sent twice at once deletes once, then finds nothing.
+    const provider = isId(input.providerId) ? await tx.findOne(SamlProvider, { id: input.providerId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
     if (!provider) return { deleted: false };
     recordIdentityEvent(tx, deps, samlProviderDeleted, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id } });
     tx.remove(provider);

@@ -1,9 +1,8 @@
-import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
+import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
 import { canManageTeam, Team, TeamMember, teamTitle } from "../../domain/team.js";
 import { recordIdentityEvent, teamCreated, teamDeleted, teamMemberAdded, teamUpdated } from "../../events.js";
-import { requireMembership } from "../shared/access.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { findTeam, MAX_TEAM_USERS, requireTeamManager, requireTeamReader, resolveMemberRefs, teamRoleOf, teamViews, type TeamView } from "./shared.js";
@@ -100,12 +99,11 @@ export async function updateTeam(
 export async function deleteTeam(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string; teamId: string }, deps: UseCaseDeps): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   return deps.unitOfWork.run(em, async (tx) => {
-    const member = await requireMembership(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
-    const team = isId(input.teamId) ? await tx.findOne(Team, { id: input.teamId, organization: input.organizationId }) : null;
-    if (!team) {
-      if (member.role == null) throw AppError.permissionDenied("Guests cannot see the organization's teams");
-      return { deleted: false };
-    }
+    // Guests see no teams: refused before the lookup, so a real team and an invented id answer alike.
+    const member = await requireTeamReader(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
+    // Locked until the commit: the same request sent twice at once deletes once, then finds nothing.
+    const team = isId(input.teamId) ? await tx.findOne(Team, { id: input.teamId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    if (!team) return { deleted: false };
     if (!canManageTeam(member, await teamRoleOf(tx, team.id, caller.userId))) throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
     const memberships = await tx.find(TeamMember, { team }, { fields: ["user"] });
     const userIds = memberships.map((row) => idOf(row.user));

@@ -1,4 +1,4 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
+import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { Member } from "../../domain/member.js";
 import { Member as MemberEntity } from "../../domain/member.js";
@@ -28,9 +28,13 @@ export async function requireTeamReader(em: EntityManager, organizationId: strin
   return member;
 }
 
-/** The organization's team, or "Team not found" (also for another organization's). */
-export async function findTeam(em: EntityManager, organizationId: string, teamId: string): Promise<Team> {
-  const team = isId(teamId) ? await em.findOne(Team, { id: teamId, organization: organizationId }) : null;
+/**
+ * The organization's team, or "Team not found" (also for another organization's). With `lock`
+ * (inside a transaction), its row stays locked until the commit, so two changes of one team at once
+ * (the same request sent twice) run one after the other, the second seeing what the first did.
+ */
+export async function findTeam(em: EntityManager, organizationId: string, teamId: string, options: { lock?: boolean } = {}): Promise<Team> {
+  const team = isId(teamId) ? await em.findOne(Team, { id: teamId, organization: organizationId }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
   if (!team) throw AppError.notFound("Team");
   return team;
 }
@@ -41,7 +45,7 @@ export async function teamRoleOf(em: EntityManager, teamId: string, userId: stri
   return row?.role ?? null;
 }
 
-/** The team and the caller's membership when the caller may manage it (admins, its owners); permission_denied otherwise. */
+/** The team (locked until the commit: call it inside a transaction) and the caller's membership when the caller may manage it (admins, its owners); permission_denied otherwise. */
 export async function requireTeamManager(
   em: EntityManager,
   organizationId: string,
@@ -50,7 +54,7 @@ export async function requireTeamManager(
   sso?: { tokenId: string | undefined; now: Date },
 ): Promise<{ team: Team; caller: Member }> {
   const caller = await requireTeamReader(em, organizationId, userId, sso);
-  const team = await findTeam(em, organizationId, teamId);
+  const team = await findTeam(em, organizationId, teamId, { lock: true });
   if (!canManageTeam(caller, await teamRoleOf(em, team.id, userId))) throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
   return { team, caller };
 }

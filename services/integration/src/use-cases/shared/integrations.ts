@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
-import { Integration, NAME_PATTERN } from "../../domain/integration.js";
+import { Integration, isIntegrationName } from "../../domain/integration.js";
 import { standingIn, type Standing } from "./access.js";
 
 /** An integration with the caller's standing in its owner organization. */
@@ -15,7 +15,7 @@ export interface VisibleIntegration {
  * in, private ones to members of the owner organization; otherwise not_found, as if it did not exist.
  */
 export async function findVisibleIntegration(em: EntityManager, deps: Pick<UseCaseDeps, "memberships">, caller: CallerInput, name: string): Promise<VisibleIntegration> {
-  if (!NAME_PATTERN.test(name) || name.length > 100) throw AppError.notFound("Integration");
+  if (!isIntegrationName(name)) throw AppError.notFound("Integration");
   const integration = await em.findOne(Integration, { name });
   if (!integration) throw AppError.notFound("Integration");
   const owner = await standingIn(deps, caller, integration.ownerOrganizationId);

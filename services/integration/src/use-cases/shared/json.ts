@@ -1,13 +1,9 @@
-import { AppError } from "@imprint/runtime";
+import { AppError, parseRequestJson } from "@imprint/runtime";
 
-/** Parses a JSON field of a request; empty text is `fallback`. */
+/** Parses a JSON field of a request (nested at most MAX_JSON_DEPTH deep); empty text is `fallback`. */
 export function parseJsonField<T>(field: string, text: string | undefined, fallback: T): T {
   if (text === undefined || text === "") return fallback;
-  try {
-    return JSON.parse(text) as T;
-  } catch {
-    throw AppError.invalidArgument(`${field}: must be valid JSON`);
-  }
+  return parseRequestJson(text, field) as T;
 }
 
 /** A JSON object (not an array or a scalar). */

@@ -1,5 +1,5 @@
 import { DocumentConversionError, documentToMarkdown, type JsonDocument } from "@imprint/document";
-import { AppError } from "@imprint/runtime";
+import { AppError, jsonNestingDepth, MAX_JSON_DEPTH } from "@imprint/runtime";
 import { newContentId, type FieldName, type NewPage, type PageOperation, type PagePatch, type PositionInput } from "../editing/draft-editor.js";
 import { bounded, CONTENT_ID, invalid, PAGE_LIMITS, pageMarkdown, pageSlug, pageTitle } from "../editing/page-input.js";
 import type { ContentView } from "../store/content-view.js";
@@ -203,6 +203,7 @@ function readBody(markdown: string, documentJson: string | undefined, field: Fie
   if (documentJson === undefined) return readPageMarkdown(markdown, field("document"));
   if (markdown !== "") throw invalid(field("document"), "set one of markdown or document, not both");
   const documentField = `${field("document")}.document`;
+  if (jsonNestingDepth(documentJson, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw invalid(documentField, `nesting deeper than ${MAX_JSON_DEPTH}`);
   let document: unknown;
   try {
     document = JSON.parse(documentJson);
