@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember, createOrganization, createSpace, eventually, readEvents, testClient, testLogger, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
@@ -246,6 +248,18 @@ describe("content's copy of team memberships", () => {
   });
 });
 
+const ADMIN_CLI = fileURLToPath(new URL("../../identity/dist/cli/admin.js", import.meta.url));
+
+/** Runs the compiled admin CLI; its one line of JSON. */
+function adminCli(args: string[], env: Record<string, string>): Promise<{ organizations: number; added: number; removed: number }> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [ADMIN_CLI, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      if (error) reject(new Error(`admin CLI failed: ${stderr}`));
+      else resolve(JSON.parse(stdout) as { organizations: number; added: number; removed: number });
+    });
+  });
+}
+
 describe("reconciliation with identity", () => {
   it("repairs a copy changed by hand, and keeps it repaired against late events", async () => {
     const org = await createOrganization(harness);
@@ -267,7 +281,10 @@ describe("reconciliation with identity", () => {
     await em.execute(`insert into team_memberships (team_id, user_id, organization_id) values (?, ?, ?)`, [readers!.id, bob.userId, organizationId]);
     expect(await copyOf(organizationId)).not.toEqual(truth);
 
-    expect(await permissions.reconcileTeamMemberships({ organizationId })).toEqual({ organizations: 1, added: 1, removed: 2 });
+    // The job's first run (at the service's start) may meet the corruption first: the counts are then its, not this call's.
+    const repaired = await permissions.reconcileTeamMemberships({ organizationId });
+    expect(repaired.organizations).toBe(1);
+    expect([repaired.added, repaired.removed]).toSatisfy(([added, removed]: number[]) => (added === 1 && removed === 2) || (added === 0 && removed === 0));
     expect(await copyOf(organizationId)).toEqual(truth);
     // Again: nothing left to do.
     expect(await permissions.reconcileTeamMemberships({ organizationId })).toEqual({ organizations: 1, added: 0, removed: 0 });
@@ -291,7 +308,9 @@ describe("reconciliation with identity", () => {
     const { team } = await harness.identity.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: "Everyone", memberUserIds: [user.userId] });
     await eventually(async () => expect(await copyOf(org.organizationId)).toEqual([`${team!.id}/${user.userId}`]));
     await harness.content.orm.em.fork().execute(`delete from team_memberships where organization_id = ?`, [org.organizationId]);
-    const result = await permissions.reconcileTeamMemberships({ organizationId: "" });
+    // As an operator runs it: `npm run admin -- reconcile team-memberships` (identity's admin CLI, reaching content).
+    const result = await adminCli(["reconcile", "team-memberships"], { CONTENT_GRPC_ADDRESS: harness.contentAddress });
+    expect(result).toEqual({ organizations: expect.any(Number), added: expect.any(Number), removed: expect.any(Number) });
     expect(result.organizations).toBeGreaterThanOrEqual(1);
     expect(result.added).toBeGreaterThanOrEqual(1);
     expect(await copyOf(org.organizationId)).toEqual([`${team!.id}/${user.userId}`]);

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { AppError, createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
 import { IdentityServiceService, type MemberRole } from "@imprint/proto/identity/v1";
+import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { isRole, ROLES } from "../domain/roles.js";
 import { roleToProto } from "../grpc/mappers.js";
 
@@ -21,9 +22,14 @@ Usage: imprint-admin <command> [flags]
       Issues a new API token to a user; the secret is printed only once.
   token revoke (--token <secret> | --id <tokenId>)
       Revokes a token.
+  reconcile team-memberships [--org <id>]
+      Makes content's copy of who is in which team equal to identity's now (one organization, or
+      every one content knows), as content's hourly job does; prints how many memberships it
+      added and removed.
 
 Each command prints one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
-through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`).`;
+through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`); content (for
+reconcile) through CONTENT_GRPC_ADDRESS, else the same file.`;
 
 const ROLE_NAMES = [...ROLES, "guest"] as const;
 
@@ -38,6 +44,14 @@ class CliError extends Error {}
 
 type Client = PromiseClient<typeof IdentityServiceService>;
 type Flags = Record<string, string | boolean | undefined>;
+
+/** The commands that talk to content rather than identity. */
+const CONTENT_COMMANDS: Record<string, { flags: string[]; run: (client: PromiseClient<typeof TeamPermissionServiceService>, flags: Flags) => Promise<Record<string, unknown>> }> = {
+  "reconcile team-memberships": {
+    flags: ["org"],
+    run: async (client, flags) => ({ ...(await client.reconcileTeamMemberships({ organizationId: optional(flags, "org") })) }),
+  },
+};
 
 function required(flags: Flags, name: string): string {
   const value = flags[name];
@@ -101,22 +115,24 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
   },
 };
 
-/** Identity's address and where it came from (named when it cannot be reached). */
-async function identityAddress(): Promise<{ address: string; source: string }> {
-  const fromEnv = process.env.IDENTITY_GRPC_ADDRESS;
-  if (fromEnv) return { address: fromEnv, source: "IDENTITY_GRPC_ADDRESS" };
+/** A service's address (identity or content) and where it came from (named when it cannot be reached). */
+async function serviceAddress(service: "identity" | "content"): Promise<{ address: string; source: string }> {
+  const variable = `${service.toUpperCase()}_GRPC_ADDRESS`;
+  const fromEnv = process.env[variable];
+  if (fromEnv) return { address: fromEnv, source: variable };
   const stackFile = join(process.env.IMPRINT_DATA_DIR || ".imprint", "stack.json");
   let text: string;
   try {
     text = await readFile(stackFile, "utf8");
   } catch {
     throw new CliError(
-      `cannot find identity: no ${stackFile} (is \`npm start\` running? if it uses another data directory, set IMPRINT_DATA_DIR to it), or set IDENTITY_GRPC_ADDRESS to identity's host:port`,
+      `cannot find ${service}: no ${stackFile} (is \`npm start\` running? if it uses another data directory, set IMPRINT_DATA_DIR to it), or set ${variable} to ${service}'s host:port`,
     );
   }
-  const stack = JSON.parse(text) as { identityGrpcAddress?: unknown };
-  if (typeof stack.identityGrpcAddress !== "string") throw new CliError(`${stackFile} has no identityGrpcAddress`);
-  return { address: stack.identityGrpcAddress, source: stackFile };
+  const key = `${service}GrpcAddress`;
+  const address = (JSON.parse(text) as Record<string, unknown>)[key];
+  if (typeof address !== "string") throw new CliError(`${stackFile} has no ${key}`);
+  return { address, source: stackFile };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -126,7 +142,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const [noun, verb] = argv;
   const name = `${noun} ${verb}`;
-  const command = COMMANDS[name];
+  const command = COMMANDS[name] ?? CONTENT_COMMANDS[name];
   if (!command) throw new CliError(`unknown command "${argv.slice(0, 2).join(" ")}"; run with --help`);
   let flags: Flags;
   try {
@@ -140,15 +156,19 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
-  const { address, source } = await identityAddress();
-  const client = createPromiseClient(IdentityServiceService, address, { defaultTimeoutMs: 10_000 });
+  const service = CONTENT_COMMANDS[name] ? "content" : "identity";
+  const { address, source } = await serviceAddress(service);
+  const client =
+    service === "content"
+      ? createPromiseClient(TeamPermissionServiceService, address, { defaultTimeoutMs: 10 * 60_000 })
+      : createPromiseClient(IdentityServiceService, address, { defaultTimeoutMs: 10_000 });
   try {
-    const output = await command.run(client, flags);
+    const output = CONTENT_COMMANDS[name] ? await CONTENT_COMMANDS[name].run(client as PromiseClient<typeof TeamPermissionServiceService>, flags) : await COMMANDS[name]!.run(client as Client, flags);
     process.stdout.write(`${JSON.stringify(output)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof AppError && (error.code === "unavailable" || error.code === "deadline_exceeded")) {
-      throw new CliError(`cannot reach identity at ${address} (from ${source}): is \`npm start\` running?`);
+      throw new CliError(`cannot reach ${service} at ${address} (from ${source}): is \`npm start\` running?`);
     }
     throw error;
   } finally {
