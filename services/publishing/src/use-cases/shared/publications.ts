@@ -65,9 +65,16 @@ export async function announcePublications(tx: EntityManager, deps: Pick<UseCase
   if (siteIds.size === 0 && spaceIds.size === 0) return;
   await tx.flush();
   const inSites = siteIds.size > 0 ? await tx.execute<{ space_id: string }[]>(`select distinct space_id from site_spaces where site_id = any(?::uuid[])`, [`{${[...siteIds].join(",")}}`]) : [];
-  const ids = [...new Set([...spaceIds, ...inSites.map((row) => row.space_id)])];
+  const ids = [...new Set([...spaceIds, ...inSites.map((row) => row.space_id)])].sort();
   if (ids.length === 0) return;
-  const [addresses, known] = await Promise.all([currentAddresses(tx, ids), tx.find(SpacePublication, { spaceId: { $in: ids } })]);
+  // One announcement of a space at a time, in commit order: two transactions touching the same
+  // space through different sites would otherwise both read version N and both announce N + 1
+  // (content keeps the first and ignores the other's equal version). Locked in id order (no
+  // deadlock between two such transactions), and read after the lock (so including the other's commit).
+  await tx.execute(`select pg_advisory_xact_lock(hashtextextended(k, 0)) from (select 'space_publication:' || unnest(?::text[]) as k order by 1) as keys`, [
+    `{${ids.join(",")}}`,
+  ]);
+  const [addresses, known] = await Promise.all([currentAddresses(tx, ids), tx.find(SpacePublication, { spaceId: { $in: ids } }, { refresh: true })]);
   const previous = new Map(known.map((publication) => [publication.spaceId, publication]));
   const now = deps.clock();
   for (const spaceId of ids) {
