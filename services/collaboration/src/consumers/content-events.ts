@@ -23,6 +23,10 @@ const id = (value: string | undefined) => (value !== undefined && isId(value) ? 
  * - `space.purged` removes the space's collaboration data, `space.transferred` moves it along;
  * - `branch.merged` records a merge content finished if this service has not yet;
  * - `revision.created` on a change request's branch makes its author a contributor.
+ * Order: a redelivery or a second replica may hand over an older event after a newer one. A
+ * transfer applies only when its `lifecycleVersion` is newer than the space's last one; a purge is
+ * final; recording a merge or a contributor is idempotent and order-free (a set, not a sequence),
+ * so any order ends the same (test/content-events-property.test.ts).
  */
 export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: CollaborationConfig): ConsumerSpec[] {
   return [
@@ -37,7 +41,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
         if (!spaceId) return;
         if (event.type === "space.purged") await purgeSpace(em, { spaceId });
         const organizationId = event.type === "space.transferred" ? id(event.payload.toOrganizationId) : undefined;
-        if (organizationId) await transferSpace(em, { spaceId, organizationId });
+        if (organizationId && event.type === "space.transferred") await transferSpace(em, { spaceId, organizationId, lifecycleVersion: event.payload.lifecycleVersion });
       }),
     },
     {

@@ -5,6 +5,7 @@ import type { UseCaseDeps } from "../deps.js";
 import { purgeSpace } from "../use-cases/purge-space.js";
 import { setSpaceDeleted } from "../use-cases/set-space-deleted.js";
 import { announcePublications } from "../use-cases/shared/publications.js";
+import { acceptLifecycleVersion } from "../use-cases/shared/space-lifecycle.js";
 import { touchSitesOfSpaces } from "../use-cases/shared/sites.js";
 import { transferSpace } from "../use-cases/transfer-space.js";
 
@@ -26,6 +27,11 @@ const id = (value: string | undefined) => (value !== undefined && isId(value) ? 
  * from every site and shown again on restore; a purged one leaves them; a transferred one leaves
  * the sites of its former organization; an updated or moved one changes what the sites publishing it
  * show (their version moves, so readers of their published view fetch it again).
+ * Order: a redelivery or a second replica may still hand over an older event after a newer one.
+ * Deletions, restorations and transfers carry the space's `lifecycleVersion` and apply only when
+ * newer than the one kept per space (space_lifecycles); a purge is final (nothing of the space is
+ * left to change); updates and moves only make the sites' views be read again (commutative).
+ * test/content-events-property.test.ts feeds them shuffled, duplicated and delayed.
  */
 export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: PublishingConfig): ConsumerSpec[] {
   return [
@@ -40,6 +46,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
         switch (event.type) {
           case "space.deleted":
           case "space.restored":
+            if (!(await acceptLifecycleVersion(em, spaceId, event.payload.lifecycleVersion))) return;
             await setSpaceDeleted(em, { spaceId, deleted: event.type === "space.deleted" });
             break;
           case "space.purged":
@@ -50,6 +57,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
             await touchSitesOfSpaces(em, [spaceId]);
             break;
           case "space.transferred": {
+            if (!(await acceptLifecycleVersion(em, spaceId, event.payload.lifecycleVersion))) return;
             const fromOrganizationId = id(event.payload.fromOrganizationId);
             if (fromOrganizationId) await transferSpace(em, { spaceId, fromOrganizationId }, deps);
             break;
