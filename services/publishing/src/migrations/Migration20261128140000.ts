@@ -1,6 +1,6 @@
 import { Migration } from '@mikro-orm/migrations';
 
-/** The newest lifecycle version of each space applied from content's events (space.deleted/restored/transferred). */
+/** The lifecycle version of the newest `space.deleted` or `space.restored` applied per space. */
 export class Migration20261128140000 extends Migration {
 
   override name = 'Migration20261128140000';
