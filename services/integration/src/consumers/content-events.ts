@@ -22,6 +22,12 @@ const visibilityValue = (value: unknown): string => (typeof value === "string" ?
  * `space_content_updated` (a change request's merge among them), a visibility change is
  * `space_visibility_updated`; a purged or transferred space takes its installations with it.
  * Events of one space in order; the delivery job is woken once each handler committed.
+ * Order: these are deliveries, not a projection. Each names its own facts (the revision, the
+ * visibility before and after), so a late one is still true of its moment, as GitBook's webhooks
+ * are, unordered; what converges is the set of deliveries: one per source event and installation
+ * (`sourceKey`), however often the event comes. Removing a space's installations is final for
+ * them. Not covered: a transfer redelivered after the space came back and was installed again
+ * removes that new installation.
  */
 export function contentEventConsumers(deps: UseCaseDeps, config: IntegrationConfig): ConsumerSpec[] {
   return [
