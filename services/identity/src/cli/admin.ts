@@ -5,6 +5,7 @@ import { parseArgs } from "node:util";
 import { AppError, createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
 import { IdentityServiceService, type MemberRole } from "@imprint/proto/identity/v1";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
+import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
 import { isRole, ROLES } from "../domain/roles.js";
 import { roleToProto } from "../grpc/mappers.js";
 
@@ -26,10 +27,13 @@ Usage: imprint-admin <command> [flags]
       Makes content's copy of who is in which team equal to identity's now (one organization, or
       every one content knows), as content's hourly job does; prints how many memberships it
       added and removed.
+  reconcile space-counters [--space <id>]
+      Has collaboration announce the change-request and comment counters of one space (or of
+      every space it has change requests or comments of) again, repairing content's copy.
 
 Each command prints one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
-through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`); content (for
-reconcile) through CONTENT_GRPC_ADDRESS, else the same file.`;
+through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`); content and
+collaboration (for reconcile) through CONTENT_GRPC_ADDRESS / COLLABORATION_GRPC_ADDRESS, else the same file.`;
 
 const ROLE_NAMES = [...ROLES, "guest"] as const;
 
@@ -45,13 +49,33 @@ class CliError extends Error {}
 type Client = PromiseClient<typeof IdentityServiceService>;
 type Flags = Record<string, string | boolean | undefined>;
 
-/** The commands that talk to content rather than identity. */
-const CONTENT_COMMANDS: Record<string, { flags: string[]; run: (client: PromiseClient<typeof TeamPermissionServiceService>, flags: Flags) => Promise<Record<string, unknown>> }> = {
+/** The commands that talk to another service than identity (found like identity, by its name); each opens its own client. */
+const REMOTE_COMMANDS: Record<string, { service: "content" | "collaboration"; flags: string[]; run: (address: string, flags: Flags) => Promise<Record<string, unknown>> }> = {
   "reconcile team-memberships": {
+    service: "content",
     flags: ["org"],
-    run: async (client, flags) => ({ ...(await client.reconcileTeamMemberships({ organizationId: optional(flags, "org") })) }),
+    run: (address, flags) =>
+      withClient(createPromiseClient(TeamPermissionServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
+        ...(await client.reconcileTeamMemberships({ organizationId: optional(flags, "org") })),
+      })),
+  },
+  "reconcile space-counters": {
+    service: "collaboration",
+    flags: ["space"],
+    run: (address, flags) =>
+      withClient(createPromiseClient(ChangeRequestServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
+        ...(await client.announceSpaceCounters({ spaceId: optional(flags, "space") })),
+      })),
   },
 };
+
+async function withClient<C extends { close(): void }, T>(client: C, use: (client: C) => Promise<T>): Promise<T> {
+  try {
+    return await use(client);
+  } finally {
+    client.close();
+  }
+}
 
 function required(flags: Flags, name: string): string {
   const value = flags[name];
@@ -116,7 +140,7 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
 };
 
 /** A service's address (identity or content) and where it came from (named when it cannot be reached). */
-async function serviceAddress(service: "identity" | "content"): Promise<{ address: string; source: string }> {
+async function serviceAddress(service: "identity" | "content" | "collaboration"): Promise<{ address: string; source: string }> {
   const variable = `${service.toUpperCase()}_GRPC_ADDRESS`;
   const fromEnv = process.env[variable];
   if (fromEnv) return { address: fromEnv, source: variable };
@@ -142,7 +166,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const [noun, verb] = argv;
   const name = `${noun} ${verb}`;
-  const command = COMMANDS[name] ?? CONTENT_COMMANDS[name];
+  const command = COMMANDS[name] ?? REMOTE_COMMANDS[name];
   if (!command) throw new CliError(`unknown command "${argv.slice(0, 2).join(" ")}"; run with --help`);
   let flags: Flags;
   try {
@@ -156,14 +180,12 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
-  const service = CONTENT_COMMANDS[name] ? "content" : "identity";
+  const remote = REMOTE_COMMANDS[name];
+  const service = remote?.service ?? "identity";
   const { address, source } = await serviceAddress(service);
-  const client =
-    service === "content"
-      ? createPromiseClient(TeamPermissionServiceService, address, { defaultTimeoutMs: 10 * 60_000 })
-      : createPromiseClient(IdentityServiceService, address, { defaultTimeoutMs: 10_000 });
+  const client = remote ? undefined : createPromiseClient(IdentityServiceService, address, { defaultTimeoutMs: 10_000 });
   try {
-    const output = CONTENT_COMMANDS[name] ? await CONTENT_COMMANDS[name].run(client as PromiseClient<typeof TeamPermissionServiceService>, flags) : await COMMANDS[name]!.run(client as Client, flags);
+    const output = remote ? await remote.run(address, flags) : await COMMANDS[name]!.run(client!, flags);
     process.stdout.write(`${JSON.stringify(output)}\n`);
     return 0;
   } catch (error) {
@@ -172,7 +194,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw error;
   } finally {
-    client.close();
+    client?.close();
   }
 }
 
