@@ -6,6 +6,7 @@ import { AppError, createPromiseClient, type PromiseClient } from "@imprint/runt
 import { IdentityServiceService, type MemberRole } from "@imprint/proto/identity/v1";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
+import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import { isRole, ROLES } from "../domain/roles.js";
 import { roleToProto } from "../grpc/mappers.js";
 
@@ -30,10 +31,14 @@ Usage: imprint-admin <command> [flags]
   reconcile space-counters [--space <id>]
       Has collaboration announce the change-request and comment counters of one space (or of
       every space it has change requests or comments of) again, repairing content's copy.
+  reconcile space-publications [--space <id>]
+      Has publishing announce where one space (or every space it knows) is published again,
+      repairing content's copy (the spaces' urls.published).
 
 Each command prints one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
-through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`); content and
-collaboration (for reconcile) through CONTENT_GRPC_ADDRESS / COLLABORATION_GRPC_ADDRESS, else the same file.`;
+through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`); content,
+collaboration and publishing (for reconcile) through CONTENT_GRPC_ADDRESS,
+COLLABORATION_GRPC_ADDRESS, PUBLISHING_GRPC_ADDRESS, else the same file.`;
 
 const ROLE_NAMES = [...ROLES, "guest"] as const;
 
@@ -50,7 +55,7 @@ type Client = PromiseClient<typeof IdentityServiceService>;
 type Flags = Record<string, string | boolean | undefined>;
 
 /** The commands that talk to another service than identity (found like identity, by its name); each opens its own client. */
-const REMOTE_COMMANDS: Record<string, { service: "content" | "collaboration"; flags: string[]; run: (address: string, flags: Flags) => Promise<Record<string, unknown>> }> = {
+const REMOTE_COMMANDS: Record<string, { service: "content" | "collaboration" | "publishing"; flags: string[]; run: (address: string, flags: Flags) => Promise<Record<string, unknown>> }> = {
   "reconcile team-memberships": {
     service: "content",
     flags: ["org"],
@@ -65,6 +70,14 @@ const REMOTE_COMMANDS: Record<string, { service: "content" | "collaboration"; fl
     run: (address, flags) =>
       withClient(createPromiseClient(ChangeRequestServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
         ...(await client.announceSpaceCounters({ spaceId: optional(flags, "space") })),
+      })),
+  },
+  "reconcile space-publications": {
+    service: "publishing",
+    flags: ["space"],
+    run: (address, flags) =>
+      withClient(createPromiseClient(SiteServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
+        ...(await client.announceSpacePublications({ spaceId: optional(flags, "space") })),
       })),
   },
 };
@@ -140,7 +153,7 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
 };
 
 /** A service's address (identity or content) and where it came from (named when it cannot be reached). */
-async function serviceAddress(service: "identity" | "content" | "collaboration"): Promise<{ address: string; source: string }> {
+async function serviceAddress(service: "identity" | "content" | "collaboration" | "publishing"): Promise<{ address: string; source: string }> {
   const variable = `${service.toUpperCase()}_GRPC_ADDRESS`;
   const fromEnv = process.env[variable];
   if (fromEnv) return { address: fromEnv, source: variable };

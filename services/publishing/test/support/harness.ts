@@ -12,6 +12,9 @@ export interface PublishingHarness extends Pick<ServiceClients, "identity" | "sp
   /** The content service's clock (e.g. to reach the purge of a deleted space). */
   contentClock: TestClock;
   publishing: RunningService;
+  /** The content service (its database holds the projection of the published addresses). */
+  content: RunningService;
+  publishingAddress: string;
   stop(): Promise<void>;
 }
 
@@ -41,6 +44,8 @@ export async function startPublishingHarness(): Promise<PublishingHarness> {
     sites,
     contentClock,
     publishing: services.service("publishing"),
+    content: services.service("content"),
+    publishingAddress: services.address("publishing"),
     stop: async () => {
       sites.close();
       await services.stop();
