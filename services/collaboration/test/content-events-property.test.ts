@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransferSpaceRequest } from "@imprint/proto/content/v1/spaces";
 import { AppError, type EventEnvelope } from "@imprint/runtime";
-import { createChangeRequest, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization } from "@imprint/runtime/testing";
+import { createChangeRequest, createCollection, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization } from "@imprint/runtime/testing";
 import type { CollaborationConfig } from "../src/config.js";
 import { contentEventConsumers } from "../src/consumers/content-events.js";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
@@ -19,7 +19,12 @@ let harness: CollaborationHarness;
 let home: TestOrganization;
 let away: TestOrganization;
 const logger = testLogger("collaboration-content-events-property");
-const config = { SPACE_EVENTS_CONSUMER: "property-space", BRANCH_EVENTS_CONSUMER: "property-branch", REVISION_EVENTS_CONSUMER: "property-revision" } as CollaborationConfig;
+const config = {
+  SPACE_EVENTS_CONSUMER: "property-space",
+  COLLECTION_EVENTS_CONSUMER: "property-collection",
+  BRANCH_EVENTS_CONSUMER: "property-branch",
+  REVISION_EVENTS_CONSUMER: "property-revision",
+} as CollaborationConfig;
 const spaceHandler = contentEventConsumers({ clock: () => new Date() }, config)[0]!.handler;
 
 beforeAll(async () => {
@@ -99,5 +104,21 @@ describe("collaboration's copy of a space's organization", () => {
       }),
       { numRuns: 20, endOnFailure: true },
     );
+  });
+
+  it("follows the spaces of a transferred collection, in order with their own transfers", async () => {
+    const collection = await createCollection(harness, home);
+    const space = await createSpace(harness, home, { parentId: collection.id });
+    await createChangeRequest(harness, home.owner.caller, space.id);
+    await harness.collections.transferCollection({ caller: home.owner.caller, collectionId: collection.id, organizationId: away.organizationId });
+    await eventually(async () => expect(await organizationsOfRows(space.id)).toEqual([away.organizationId]));
+    // Back home on its own: the later transfer wins whatever order the two come in.
+    await harness.spaces.transferSpace(TransferSpaceRequest.fromPartial({ caller: home.owner.caller, spaceId: space.id, organizationId: home.organizationId }));
+    await eventually(async () => expect(await organizationsOfRows(space.id)).toEqual([home.organizationId]));
+    const [moved] = (await readEvents("content", { organizationId: away.organizationId, payload: { collectionId: collection.id } })).filter((event) => event.type === "collection.transferred");
+    expect(moved!.payload.spaceLifecycleVersions).toEqual({ [space.id]: 1 });
+    const collectionHandler = contentEventConsumers({ clock: () => new Date() }, config)[1]!.handler;
+    await harness.collaboration.orm.em.fork().transactional((tx) => collectionHandler({ ...moved!, id: randomUUID() }, { em: tx, attempt: 1, logger }));
+    expect(await organizationsOfRows(space.id)).toEqual([home.organizationId]);
   });
 });

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransferSpaceRequest } from "@imprint/proto/content/v1/spaces";
 import { AppError, type EventEnvelope } from "@imprint/runtime";
-import { createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization } from "@imprint/runtime/testing";
+import { createCollection, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization } from "@imprint/runtime/testing";
 import type { PublishingConfig } from "../src/config.js";
 import { contentEventConsumers } from "../src/consumers/content-events.js";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
@@ -126,5 +126,15 @@ describe("publishing's copy of a space's lifecycle", () => {
       }),
       { numRuns: 20, endOnFailure: true },
     );
+  });
+
+  it("takes the spaces of a collection transferred to another organization off the former one's sites", async () => {
+    const caller = home.owner.caller;
+    const collection = await createCollection(harness, home);
+    const space = await createSpace(harness, home, { parentId: collection.id });
+    await harness.sites.createSite({ caller, organizationId: home.organizationId, type: "", title: "Docs", visibility: "", spaceIds: [space.id] });
+    expect(await siteSpacesOf(space.id)).toHaveLength(1);
+    await harness.collections.transferCollection({ caller, collectionId: collection.id, organizationId: away.organizationId });
+    await eventually(async () => (await siteSpacesOf(space.id)).length === 0);
   });
 });

@@ -1,5 +1,5 @@
 import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { SpaceDeleted, SpaceMoved, SpacePurged, SpaceRestored, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
+import { CollectionTransferred, SpaceDeleted, SpaceMoved, SpacePurged, SpaceRestored, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
 import type { PublishingConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
 import { purgeSpace } from "../use-cases/purge-space.js";
@@ -17,6 +17,7 @@ const spaceTransferred = defineEvent({ context: "content", aggregate: "space", e
 const spaceUpdated = defineEvent({ context: "content", aggregate: "space", event: "updated", message: SpaceUpdated });
 const spaceMoved = defineEvent({ context: "content", aggregate: "space", event: "moved", message: SpaceMoved });
 export const consumedContentEvents = [spaceDeleted, spaceRestored, spacePurged, spaceTransferred, spaceUpdated, spaceMoved] as const;
+const collectionTransferred = defineEvent({ context: "content", aggregate: "collection", event: "transferred", message: CollectionTransferred });
 
 /** An id a payload must carry; events without one are not for us and are skipped. */
 const id = (value: string | undefined) => (value !== undefined && isId(value) ? value : undefined);
@@ -67,6 +68,19 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
           }
         }
         // Where the space is shown may have changed: content learns it from the announcement.
+        await announcePublications(em, deps);
+      }),
+    },
+    {
+      // A transferred collection takes its spaces along: each leaves its former organization's sites, as on its own transfer.
+      context: "content",
+      consumer: config.COLLECTION_EVENTS_CONSUMER,
+      filterSubject: "imprint.content.v1.collection.transferred",
+      keyOf: keyByPayload("collectionId"),
+      handler: handleEvents([collectionTransferred], async ({ payload }, { em }) => {
+        const fromOrganizationId = id(payload.fromOrganizationId);
+        if (!fromOrganizationId) return;
+        for (const spaceId of payload.spaceIds.filter(isId)) await transferSpace(em, { spaceId, fromOrganizationId }, deps);
         await announcePublications(em, deps);
       }),
     },

@@ -6,7 +6,7 @@ import { startServices, TestClock, testClient, testLogger, type ServiceClients }
 import { loadPublishingConfig } from "../../src/config.js";
 import { startPublishingService } from "../../src/service.js";
 
-export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces"> {
+export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces" | "collections"> {
   /** The publishing service's API. */
   sites: PromiseClient<typeof SiteServiceService>;
   /** The content service's clock (e.g. to reach the purge of a deleted space). */
@@ -41,6 +41,7 @@ export async function startPublishingHarness(): Promise<PublishingHarness> {
   return {
     identity: services.clients.identity,
     spaces: services.clients.spaces,
+    collections: services.clients.collections,
     sites,
     contentClock,
     publishing: services.service("publishing"),
