@@ -18,7 +18,7 @@ export async function lockTeamMemberships(em: EntityManager, organizationId: str
 }
 
 /**
- * SQL: whether `$v` (an event's version) is newer than the stored `column`. An event without a
+ * SQL: whether `version` (an event's version) is newer than the stored `column`. An event without a
  * version (0, recorded before versions existed) applies only over state without one either, as
  * before; it never overrides a versioned change.
  */
