@@ -10,6 +10,8 @@ export const collaborationConfigShape = {
   CONTENT_GRPC_ADDRESS: env.grpcAddress(),
   /** Durable consumer of content's space events (purge, transfer). One per deployment; tests give each instance its own. */
   SPACE_EVENTS_CONSUMER: env.consumerName("collaboration-content-spaces"),
+  /** Durable consumer of content's `collection.transferred` (the spaces it moved move along). */
+  COLLECTION_EVENTS_CONSUMER: env.consumerName("collaboration-content-collections"),
   /** Durable consumer of content's branch events (a merge content finished before this service recorded it). */
   BRANCH_EVENTS_CONSUMER: env.consumerName("collaboration-content-branches"),
   /**

@@ -13,6 +13,7 @@ import {
   CommentReplyDeleted,
   CommentReplyUpdated,
   CommentResolved,
+  SpaceCountersAnnounced,
   CommentUpdated,
   type SpaceCounters,
 } from "@imprint/proto/collaboration/v1/events";
@@ -42,6 +43,7 @@ export const commentDeleted = collaborationEvent("comment", "deleted", CommentDe
 export const commentReplyCreated = collaborationEvent("comment_reply", "created", CommentReplyCreated);
 export const commentReplyUpdated = collaborationEvent("comment_reply", "updated", CommentReplyUpdated);
 export const commentReplyDeleted = collaborationEvent("comment_reply", "deleted", CommentReplyDeleted);
+export const spaceCountersAnnounced = collaborationEvent("space_counters", "announced", SpaceCountersAnnounced);
 
 /**
  * Bumps the space's counters version and counts, after the transaction's changes are flushed.

@@ -40,6 +40,8 @@ export const contentConfigShape = {
   GIT_MAX_DURATION_MS: env.positiveInt(DEFAULT_GIT_LIMITS.maxDurationMs),
   /** How often spaces deleted more than 7 days ago are purged and expired exports deleted. */
   PURGE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
+  /** How often content's copy of team memberships is made equal to identity's (the team-memberships reconciliation job). */
+  TEAM_RECONCILE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
   /**
    * How long a caller's organization role is reused without asking identity again. Identity's member
    * events drop an entry at once; the TTL bounds staleness when an event reaches another replica.

@@ -21,7 +21,7 @@ import type { RevisionCaches } from "./revisions/domain/store/caches.js";
 export interface ContentDeps extends ServiceDeps {
   config: ResolvedContentConfig;
   clock: Clock;
-  /** Identity, for the caller's organization role (through `memberships`) and nothing else. */
+  /** Identity, for the caller's organization role (through `memberships`) and the reconciliation of team memberships. */
   identity: PromiseClient<typeof IdentityServiceService>;
   /** Organization roles from identity, cached and invalidated by identity's member events. */
   memberships: MembershipCache;
@@ -44,6 +44,14 @@ export interface UseCaseDeps extends AccessDeps {
 /** What the spaces' and collections' use cases need: duplicates and purges also touch file blobs and log their figures. */
 export interface SpaceDeps extends UseCaseDeps {
   blobStore: BlobStore;
+  logger: Logger;
+}
+
+/** What the reconciliation of team memberships with identity needs. */
+export interface ReconcileDeps {
+  identity: Pick<PromiseClient<typeof IdentityServiceService>, "listTeamMemberships">;
+  clock: Clock;
+  unitOfWork: UnitOfWork;
   logger: Logger;
 }
 

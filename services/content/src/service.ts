@@ -17,6 +17,7 @@ import {
   type ServiceSpec,
 } from "@imprint/runtime";
 import { accessEntities, MembershipCache, teamMembershipsConsumer } from "./access/index.js";
+import { teamMembershipReconcileJob } from "./access/jobs/reconcile-team-memberships.js";
 import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./access/grpc/team-permission-service.js";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
@@ -112,14 +113,14 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
     },
     jobs: (runtime) => {
       const { content, imports } = depsOf(runtime);
-      return [spacePurgeJob(content), exportSweepJob(content), openApiJob(content), importJob(imports)];
+      return [spacePurgeJob(content), exportSweepJob(content), openApiJob(content), importJob(imports), teamMembershipReconcileJob(content)];
     },
   };
 }
 
 /**
  * Starts the content service: resolves the file-URL key and blob directory, opens the identity
- * channel, then starts the runtime service (which starts the jobs: purge, export sweep, OpenAPI processing, import runs).
+ * channel, then starts the runtime service (which starts the jobs: purge, export sweep, OpenAPI processing, import runs, team-membership reconciliation).
  */
 export async function startContentService(config: ContentConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
   const resolved: ResolvedContentConfig = {

@@ -46,6 +46,8 @@ export const integrationConfigShape = {
   REVISION_EVENTS_CONSUMER: env.consumerName("integration-content-revisions"),
   /** Durable consumer of content's space events (visibility, purge, transfer). */
   SPACE_EVENTS_CONSUMER: env.consumerName("integration-content-spaces"),
+  /** Durable consumer of content's `collection.transferred` (the installations of the spaces it moved go). */
+  COLLECTION_EVENTS_CONSUMER: env.consumerName("integration-content-collections"),
   /** Durable consumer of publishing's site events. */
   SITE_EVENTS_CONSUMER: env.consumerName("integration-publishing-sites"),
   /** How long a caller's organization role (and a space it can read, for renders) is reused without asking again. */

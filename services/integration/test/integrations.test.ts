@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TargetKind } from "@imprint/proto/integration/v1";
 import { MAX_JSON_DEPTH } from "@imprint/runtime";
-import { createMember, createOrganization, createSpace, errorCode, eventually, failure, pngBytes, readEvents, type TestOrganization } from "@imprint/runtime/testing";
+import { createCollection, createMember, createOrganization, createSpace, errorCode, eventually, failure, pngBytes, readEvents, type TestOrganization } from "@imprint/runtime/testing";
 import { startIntegrationHarness, type IntegrationHarness } from "./support/harness.js";
 import { integrationName, publish } from "./support/integrations.js";
 
@@ -144,6 +144,23 @@ describe("installations", () => {
     // The integration's developers (admins of its owner) see every installation.
     expect((await harness.integrations.getInstallation({ caller: org.owner.caller, name: pub.name, installationId: installation!.id })).installation?.id).toBe(installation!.id);
     expect((await harness.integrations.listInstallations({ caller: stranger.owner.caller, name: pub.name, page: undefined, externalId: "" })).installations).toEqual([]);
+  });
+
+  it("takes a space's installations away when its collection moves to another organization", async () => {
+    const integration = await publish(harness, org.owner.caller, org.organizationId);
+    const { installation } = await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const collection = await createCollection(harness, org);
+    const space = await createSpace(harness, org, { parentId: collection.id });
+    const base = { caller: org.owner.caller, name: integration.name, installationId: installation!.id };
+    await harness.integrations.installOnTarget({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
+    const target = await createOrganization(harness, { ownerEmail: org.owner.email });
+    await harness.collections.transferCollection({ caller: org.owner.caller, collectionId: collection.id, organizationId: target.organizationId });
+    await eventually(async () => {
+      const { installations } = await harness.integrations.listTargetInstallations({ ...base, kind: TargetKind.TARGET_KIND_SPACE, externalId: "", page: undefined });
+      return installations.every((item) => item.targetId !== space.id);
+    });
+    const events = await readEvents("integration", { organizationId: org.organizationId, payload: { targetId: space.id } });
+    expect(events.map((event) => event.type)).toEqual(["target_installation.created", "target_installation.deleted"]);
   });
 
   it("installs on spaces and sites of the installation's organization only", async () => {

@@ -10,6 +10,8 @@ export const publishingConfigShape = {
   CONTENT_GRPC_ADDRESS: env.grpcAddress(),
   /** Durable consumer of content's space events (deleted, restored, purged, transferred). One per deployment; tests give each instance its own. */
   SPACE_EVENTS_CONSUMER: env.consumerName("publishing-content-spaces"),
+  /** Durable consumer of content's `collection.transferred` (the spaces it moved leave their former organization's sites). */
+  COLLECTION_EVENTS_CONSUMER: env.consumerName("publishing-content-collections"),
   /**
    * How long a caller's organization role is reused without asking identity again. Identity's member
    * events drop an entry at once; the TTL bounds staleness when an event reaches another replica.

@@ -1,5 +1,5 @@
 import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { BranchMerged, RevisionCreated, SpacePurged, SpaceTransferred } from "@imprint/proto/content/v1/events";
+import { BranchMerged, CollectionTransferred, RevisionCreated, SpacePurged, SpaceTransferred } from "@imprint/proto/content/v1/events";
 import type { CollaborationConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
 import { purgeSpace } from "../use-cases/purge-space.js";
@@ -12,7 +12,8 @@ const spacePurged = defineEvent({ context: "content", aggregate: "space", event:
 const spaceTransferred = defineEvent({ context: "content", aggregate: "space", event: "transferred", message: SpaceTransferred });
 const branchMerged = defineEvent({ context: "content", aggregate: "branch", event: "merged", message: BranchMerged });
 const revisionCreated = defineEvent({ context: "content", aggregate: "revision", event: "created", message: RevisionCreated });
-export const consumedContentEvents = [spacePurged, spaceTransferred, branchMerged, revisionCreated] as const;
+const collectionTransferred = defineEvent({ context: "content", aggregate: "collection", event: "transferred", message: CollectionTransferred });
+export const consumedContentEvents = [spacePurged, spaceTransferred, branchMerged, revisionCreated, collectionTransferred] as const;
 
 /** An id a payload must carry; events without one are not for us and are skipped. */
 const id = (value: string | undefined) => (value !== undefined && isId(value) ? value : undefined);
@@ -20,9 +21,14 @@ const id = (value: string | undefined) => (value !== undefined && isId(value) ? 
 /**
  * The content events this context follows, each through its own durable consumer (the runtime
  * handles each event once per consumer, in a transaction of this service's database):
- * - `space.purged` removes the space's collaboration data, `space.transferred` moves it along;
+ * - `space.purged` removes the space's collaboration data, `space.transferred` moves it along,
+ *   and so does `collection.transferred` for each space under the collection;
  * - `branch.merged` records a merge content finished if this service has not yet;
  * - `revision.created` on a change request's branch makes its author a contributor.
+ * Order: a redelivery or a second replica may hand over an older event after a newer one. A
+ * transfer applies only when its `lifecycleVersion` is newer than the space's last one; a purge is
+ * final; recording a merge or a contributor is idempotent and order-free (a set, not a sequence),
+ * so any order ends the same (test/content-events-property.test.ts).
  */
 export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: CollaborationConfig): ConsumerSpec[] {
   return [
@@ -37,7 +43,20 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
         if (!spaceId) return;
         if (event.type === "space.purged") await purgeSpace(em, { spaceId });
         const organizationId = event.type === "space.transferred" ? id(event.payload.toOrganizationId) : undefined;
-        if (organizationId) await transferSpace(em, { spaceId, organizationId });
+        if (organizationId && event.type === "space.transferred") await transferSpace(em, { spaceId, organizationId, lifecycleVersion: event.payload.lifecycleVersion });
+      }),
+    },
+    {
+      context: "content",
+      consumer: config.COLLECTION_EVENTS_CONSUMER,
+      filterSubject: "imprint.content.v1.collection.transferred",
+      keyOf: keyByPayload("collectionId"),
+      handler: handleEvents([collectionTransferred], async ({ payload }, { em }) => {
+        const organizationId = id(payload.toOrganizationId);
+        if (!organizationId) return;
+        for (const spaceId of payload.spaceIds.filter(isId)) {
+          await transferSpace(em, { spaceId, organizationId, lifecycleVersion: payload.spaceLifecycleVersions[spaceId] ?? 0 });
+        }
       }),
     },
     {

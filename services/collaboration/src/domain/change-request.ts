@@ -156,6 +156,8 @@ export const SpaceStateSchema = defineEntity({
     spaceId: p.uuid().primary(),
     nextNumber: p.integer().default(1),
     countersVersion: p.bigint("number").default(0),
+    /** The newest `lifecycleVersion` of content's space events applied (a transfer older than it is late and skipped). */
+    lifecycleVersion: p.integer().default(0),
   },
 });
 export class SpaceState extends SpaceStateSchema.class {}

@@ -11,12 +11,15 @@ import { updateChangeRequest } from "../use-cases/update-change-request.js";
 import { updateChangeRequestContent } from "../use-cases/update-change-request-content.js";
 import { updateChangeRequestFromMain } from "../use-cases/update-change-request-from-main.js";
 import { changeRequestToProto, orderFromProto, statusesFromProto, statusFromProto } from "./mappers.js";
+import { announceSpaceCounters } from "../use-cases/announce-space-counters.js";
 
 export const CHANGE_REQUEST_SERVICE_NAME = "imprint.collaboration.v1.ChangeRequestService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
 export function changeRequestServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof ChangeRequestServiceService> {
   return {
+    announceSpaceCounters: async (request) => ({ spaces: await announceSpaceCounters(em(), { spaceId: request.spaceId }, deps) }),
+
     createChangeRequest: async (request) => {
       const view = await createChangeRequest(
         em(),

@@ -6,7 +6,8 @@ import type { UseCaseDeps } from "../deps.js";
 /**
  * A revision was committed on a change request's branch (`revision.created` with a
  * `changeRequestId`): its author becomes a contributor and the change request was updated now.
- * Commits of branches this service does not know (yet) change nothing.
+ * Commits of branches this service does not know (yet) change nothing; a commit delivered after
+ * the merge still names its author (the updated time of a merged change request stays).
  */
 export async function recordBranchCommit(
   em: EntityManager,
@@ -14,8 +15,10 @@ export async function recordBranchCommit(
   deps: Pick<UseCaseDeps, "clock">,
 ): Promise<void> {
   const changeRequest = await em.findOne(ChangeRequest, { id: input.changeRequestId, spaceId: input.spaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!changeRequest || changeRequest.isMerged()) return;
+  if (!changeRequest) return;
   const now = deps.clock();
+  // A merged branch takes no commit after its merge: this one came before it and was delivered
+  // late, so its author still contributed (any delivery order ends with the same contributors).
   changeRequest.recordCommit(now);
   if (input.userId) await addContributor(em, changeRequest, input.userId, now);
 }

@@ -9,6 +9,9 @@ export interface CollaborationHarness extends Omit<ServiceClients, "sites"> {
   /** The content service's clock (e.g. to reach the purge of a deleted space). */
   contentClock: TestClock;
   collaboration: RunningService;
+  /** The content service (its database holds the projection of the counters). */
+  content: RunningService;
+  collaborationAddress: string;
   stop(): Promise<void>;
 }
 
@@ -35,6 +38,8 @@ export async function startCollaborationHarness(): Promise<CollaborationHarness>
     comments: clients.comments,
     contentClock,
     collaboration: services.service("collaboration"),
+    content: services.service("content"),
+    collaborationAddress: services.address("collaboration"),
     stop: services.stop,
   };
 }

@@ -59,7 +59,7 @@ export async function collectionChain(em: EntityManager, collectionId: string | 
 export async function teamLevelsOf(em: EntityManager, membership: Membership): Promise<TeamLevels> {
   const rows = await em.execute<{ target_type: GrantTarget; target_id: string; level: Level }[]>(
     `select g.target_type, g.target_id, g.level from team_grants g
-       join team_memberships m on m.team_id = g.team_id
+       join team_memberships m on m.team_id = g.team_id and m.present
       where m.user_id = ? and m.organization_id = ? and g.organization_id = ?`,
     [membership.userId, membership.organizationId, membership.organizationId],
   );

@@ -5,6 +5,9 @@ import { parseArgs } from "node:util";
 import { AppError, createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
 import { runEventsAdmin } from "@imprint/runtime/events-admin";
 import { IdentityServiceService, type MemberRole } from "@imprint/proto/identity/v1";
+import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
+import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
+import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import { isRole, ROLES } from "../domain/roles.js";
 import { roleToProto } from "../grpc/mappers.js";
 
@@ -25,9 +28,21 @@ Usage: imprint-admin <command> [flags]
   events dead-letters list|show|replay|discard ...
       Events a consumer could never handle; \`events dead-letters --help\` tells more (NATS through
       NATS_URL, else stack.json).
+  reconcile team-memberships [--org <id>]
+      Makes content's copy of who is in which team equal to identity's now (one organization, or
+      every one content knows), as content's hourly job does; prints how many memberships it
+      added and removed.
+  reconcile space-counters [--space <id>]
+      Has collaboration announce the change-request and comment counters of one space (or of
+      every space it has change requests or comments of) again, repairing content's copy.
+  reconcile space-publications [--space <id>]
+      Has publishing announce where one space (or every space it knows) is published again,
+      repairing content's copy (the spaces' urls.published).
 
-The org, user, member and token commands print one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
-through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`).`;
+The org, user, member, token and reconcile commands print one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
+through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`); content,
+collaboration and publishing (for reconcile) through CONTENT_GRPC_ADDRESS,
+COLLABORATION_GRPC_ADDRESS, PUBLISHING_GRPC_ADDRESS, else the same file.`;
 
 const ROLE_NAMES = [...ROLES, "guest"] as const;
 
@@ -42,6 +57,42 @@ class CliError extends Error {}
 
 type Client = PromiseClient<typeof IdentityServiceService>;
 type Flags = Record<string, string | boolean | undefined>;
+
+/** The commands that talk to another service than identity (found like identity, by its name); each opens its own client. */
+const REMOTE_COMMANDS: Record<string, { service: "content" | "collaboration" | "publishing"; flags: string[]; run: (address: string, flags: Flags) => Promise<Record<string, unknown>> }> = {
+  "reconcile team-memberships": {
+    service: "content",
+    flags: ["org"],
+    run: (address, flags) =>
+      withClient(createPromiseClient(TeamPermissionServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
+        ...(await client.reconcileTeamMemberships({ organizationId: optional(flags, "org") })),
+      })),
+  },
+  "reconcile space-counters": {
+    service: "collaboration",
+    flags: ["space"],
+    run: (address, flags) =>
+      withClient(createPromiseClient(ChangeRequestServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
+        ...(await client.announceSpaceCounters({ spaceId: optional(flags, "space") })),
+      })),
+  },
+  "reconcile space-publications": {
+    service: "publishing",
+    flags: ["space"],
+    run: (address, flags) =>
+      withClient(createPromiseClient(SiteServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
+        ...(await client.announceSpacePublications({ spaceId: optional(flags, "space") })),
+      })),
+  },
+};
+
+async function withClient<C extends { close(): void }, T>(client: C, use: (client: C) => Promise<T>): Promise<T> {
+  try {
+    return await use(client);
+  } finally {
+    client.close();
+  }
+}
 
 function required(flags: Flags, name: string): string {
   const value = flags[name];
@@ -105,22 +156,24 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
   },
 };
 
-/** Identity's address and where it came from (named when it cannot be reached). */
-async function identityAddress(): Promise<{ address: string; source: string }> {
-  const fromEnv = process.env.IDENTITY_GRPC_ADDRESS;
-  if (fromEnv) return { address: fromEnv, source: "IDENTITY_GRPC_ADDRESS" };
+/** A service's address (identity or content) and where it came from (named when it cannot be reached). */
+async function serviceAddress(service: "identity" | "content" | "collaboration" | "publishing"): Promise<{ address: string; source: string }> {
+  const variable = `${service.toUpperCase()}_GRPC_ADDRESS`;
+  const fromEnv = process.env[variable];
+  if (fromEnv) return { address: fromEnv, source: variable };
   const stackFile = join(process.env.IMPRINT_DATA_DIR || ".imprint", "stack.json");
   let text: string;
   try {
     text = await readFile(stackFile, "utf8");
   } catch {
     throw new CliError(
-      `cannot find identity: no ${stackFile} (is \`npm start\` running? if it uses another data directory, set IMPRINT_DATA_DIR to it), or set IDENTITY_GRPC_ADDRESS to identity's host:port`,
+      `cannot find ${service}: no ${stackFile} (is \`npm start\` running? if it uses another data directory, set IMPRINT_DATA_DIR to it), or set ${variable} to ${service}'s host:port`,
     );
   }
-  const stack = JSON.parse(text) as { identityGrpcAddress?: unknown };
-  if (typeof stack.identityGrpcAddress !== "string") throw new CliError(`${stackFile} has no identityGrpcAddress`);
-  return { address: stack.identityGrpcAddress, source: stackFile };
+  const key = `${service}GrpcAddress`;
+  const address = (JSON.parse(text) as Record<string, unknown>)[key];
+  if (typeof address !== "string") throw new CliError(`${stackFile} has no ${key}`);
+  return { address, source: stackFile };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -137,7 +190,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const [noun, verb] = argv;
   const name = `${noun} ${verb}`;
-  const command = COMMANDS[name];
+  const command = COMMANDS[name] ?? REMOTE_COMMANDS[name];
   if (!command) throw new CliError(`unknown command "${argv.slice(0, 2).join(" ")}"; run with --help`);
   let flags: Flags;
   try {
@@ -151,19 +204,21 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error));
   }
-  const { address, source } = await identityAddress();
-  const client = createPromiseClient(IdentityServiceService, address, { defaultTimeoutMs: 10_000 });
+  const remote = REMOTE_COMMANDS[name];
+  const service = remote?.service ?? "identity";
+  const { address, source } = await serviceAddress(service);
+  const client = remote ? undefined : createPromiseClient(IdentityServiceService, address, { defaultTimeoutMs: 10_000 });
   try {
-    const output = await command.run(client, flags);
+    const output = remote ? await remote.run(address, flags) : await COMMANDS[name]!.run(client!, flags);
     process.stdout.write(`${JSON.stringify(output)}\n`);
     return 0;
   } catch (error) {
     if (error instanceof AppError && (error.code === "unavailable" || error.code === "deadline_exceeded")) {
-      throw new CliError(`cannot reach identity at ${address} (from ${source}): is \`npm start\` running?`);
+      throw new CliError(`cannot reach ${service} at ${address} (from ${source}): is \`npm start\` running?`);
     }
     throw error;
   } finally {
-    client.close();
+    client?.close();
   }
 }
 

@@ -1,5 +1,5 @@
 import { defineEntity, LockMode, p, type EntityManager } from "@mikro-orm/postgresql";
-import type { Clock } from "@imprint/runtime";
+import { AppError, type Clock } from "@imprint/runtime";
 import { ROLES } from "./roles.js";
 
 /**
@@ -30,6 +30,11 @@ export const OrganizationSchema = defineEntity({
     customHostname: p.string().length(255).nullable(),
     trialStatus: p.string().length(32).default("notapplicable"),
     mergeRulesType: p.string().length(32).default("none"),
+    /**
+     * The version of the organization's team memberships: +1 per transaction that changes them
+     * (see {@link nextMembershipVersion}), carried by the team events as `membershipVersion`.
+     */
+    membershipVersion: p.integer().default(0),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },
@@ -72,4 +77,29 @@ export function updateOrganizationSettings(
  */
 export async function lockOrganization(em: EntityManager, organizationId: string): Promise<void> {
   await em.findOneOrFail(Organization, organizationId, { lockMode: LockMode.PESSIMISTIC_WRITE });
+}
+
+const versionsOf = new WeakMap<EntityManager, Map<string, number>>();
+
+/**
+ * The organization's next team-membership version, for the events of a transaction that changes
+ * its team memberships (added, removed, team deleted, member removed). The first call in a
+ * transaction increments it, which takes the organization's row lock until commit: a concurrent
+ * change waits, so versions follow commit order. Call it before reading the memberships the
+ * change depends on (what is read after the lock includes every earlier commit). Later calls in
+ * the same transaction answer the same version: each (team, user) changes at most once in one.
+ */
+export async function nextMembershipVersion(tx: EntityManager, organizationId: string): Promise<number> {
+  let versions = versionsOf.get(tx);
+  if (!versions) versionsOf.set(tx, (versions = new Map<string, number>()));
+  const known = versions.get(organizationId);
+  if (known !== undefined) return known;
+  const [row] = await tx.execute<{ membership_version: number }[]>(
+    `update organizations set membership_version = membership_version + 1 where id = ? returning membership_version`,
+    [organizationId],
+  );
+  if (!row) throw AppError.notFound("Organization");
+  const version = Number(row.membership_version);
+  versions.set(organizationId, version);
+  return version;
 }

@@ -28,7 +28,7 @@ import { updateMember } from "../use-cases/update-member.js";
 import { updateOrganization } from "../use-cases/update-organization.js";
 import { updateUser } from "../use-cases/update-user.js";
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from "../use-cases/teams/manage-teams.js";
-import { batchGetTeams, getUserTeams, listMemberTeams, listTeamMembers, putTeamMember, removeTeamMember, updateTeamMembers } from "../use-cases/teams/team-members.js";
+import { batchGetTeams, getUserTeams, listMemberTeams, listTeamMembers, listTeamMemberships, putTeamMember, removeTeamMember, updateTeamMembers } from "../use-cases/teams/team-members.js";
 import { createSamlProvider, deleteSamlProvider, getSamlProvider, listSamlProviders, listSsoProviders, updateSamlProvider, type SamlProviderValues } from "../use-cases/saml/manage-providers.js";
 import { completeSamlSignIn, startSamlSignIn } from "../use-cases/saml/sign-in.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -298,6 +298,8 @@ export function identityServiceImplementation(em: () => EntityManager, useCaseDe
     },
 
     getUserTeams: async (request) => ({ teamIds: await getUserTeams(em(), { organizationId: request.organizationId, userId: request.userId }, useCaseDeps) }),
+
+    listTeamMemberships: async (request) => listTeamMemberships(em(), { organizationId: request.organizationId }, useCaseDeps),
 
     batchGetTeams: async (request) => ({ teams: (await batchGetTeams(em(), { organizationId: request.organizationId, teamIds: request.teamIds }, useCaseDeps)).map(teamToProto) }),
 

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { assertMemberRemovable, Member } from "../domain/member.js";
 import { isInstallationPrincipal } from "../domain/user.js";
-import { lockOrganization } from "../domain/organization.js";
+import { lockOrganization, nextMembershipVersion } from "../domain/organization.js";
 import { requireMembership } from "./shared/access.js";
 import { TeamMember } from "../domain/team.js";
 import { memberRemoved, recordIdentityEvent, teamMemberRemoved } from "../events.js";
@@ -27,6 +27,7 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
     if (input.userId !== caller.userId) callerMember.requireAdmin("remove other members");
     if (!isId(input.userId)) return false;
     await lockOrganization(tx, input.organizationId);
+    const membershipVersion = await nextMembershipVersion(tx, input.organizationId);
     const member = await tx.findOne(Member, { organization: input.organizationId, user: input.userId }, { populate: ["user"], refresh: true });
     if (!member) return false;
     // An installation's principal leaves with its installation (RevokeInstallationTokens), not here.
@@ -35,11 +36,11 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
     recordIdentityEvent(tx, deps, memberRemoved, {
       organizationId: input.organizationId,
       actor: caller,
-      payload: { userId: input.userId, role: member.role ?? null },
+      payload: { userId: input.userId, role: member.role ?? null, membershipVersion },
     });
     // Leaving the organization is leaving its teams.
     for (const row of await tx.find(TeamMember, { user: input.userId, team: { organization: input.organizationId } }, { fields: ["team"] })) {
-      recordIdentityEvent(tx, deps, teamMemberRemoved, { organizationId: input.organizationId, actor: caller, payload: { teamId: idOf(row.team), userId: input.userId } });
+      recordIdentityEvent(tx, deps, teamMemberRemoved, { organizationId: input.organizationId, actor: caller, payload: { teamId: idOf(row.team), userId: input.userId, membershipVersion } });
       tx.remove(row);
     }
     tx.remove(member);

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { ApiToken } from "../domain/api-token.js";
 import { Member } from "../domain/member.js";
+import { nextMembershipVersion } from "../domain/organization.js";
 import { User, validateInstallationId } from "../domain/user.js";
 import { memberRemoved, recordIdentityEvent, tokenRevoked } from "../events.js";
 import { idOf } from "./shared/queries.js";
@@ -33,7 +34,9 @@ export async function revokeInstallationTokens(
     // An installation's principal joins no team, so leaving the organization is all there is.
     const memberships = await tx.find(Member, { user: principal });
     for (const member of memberships) {
-      recordIdentityEvent(tx, deps, memberRemoved, { organizationId: idOf(member.organization), actor: null, payload: { userId: principal.id, role: member.role ?? null } });
+      const organizationId = idOf(member.organization);
+      const membershipVersion = await nextMembershipVersion(tx, organizationId);
+      recordIdentityEvent(tx, deps, memberRemoved, { organizationId, actor: null, payload: { userId: principal.id, role: member.role ?? null, membershipVersion } });
       tx.remove(member);
     }
     return { revokedTokens: tokens.length, memberRemoved: memberships.length > 0 };

@@ -1,5 +1,5 @@
 import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { RevisionCreated, SpacePurged, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
+import { CollectionTransferred, RevisionCreated, SpacePurged, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
 import type { IntegrationConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
 import { recordSpaceContentUpdated } from "../use-cases/record-space-content-updated.js";
@@ -12,7 +12,8 @@ const revisionCreated = defineEvent({ context: "content", aggregate: "revision",
 const spaceUpdated = defineEvent({ context: "content", aggregate: "space", event: "updated", message: SpaceUpdated });
 const spacePurged = defineEvent({ context: "content", aggregate: "space", event: "purged", message: SpacePurged });
 const spaceTransferred = defineEvent({ context: "content", aggregate: "space", event: "transferred", message: SpaceTransferred });
-export const consumedContentEvents = [revisionCreated, spaceUpdated, spacePurged, spaceTransferred] as const;
+const collectionTransferred = defineEvent({ context: "content", aggregate: "collection", event: "transferred", message: CollectionTransferred });
+export const consumedContentEvents = [revisionCreated, spaceUpdated, spacePurged, spaceTransferred, collectionTransferred] as const;
 
 /** A visibility value from a field change (`from`/`to` travel as JSON values). */
 const visibilityValue = (value: unknown): string => (typeof value === "string" ? value : "");
@@ -20,8 +21,15 @@ const visibilityValue = (value: unknown): string => (typeof value === "string" ?
 /**
  * Content's events become integration events: a revision that moved a space's head is
  * `space_content_updated` (a change request's merge among them), a visibility change is
- * `space_visibility_updated`; a purged or transferred space takes its installations with it.
+ * `space_visibility_updated`; a purged or transferred space takes its installations with it, and
+ * so does each space of a transferred collection.
  * Events of one space in order; the delivery job is woken once each handler committed.
+ * Order: these are deliveries, not a projection. Each names its own facts (the revision, the
+ * visibility before and after), so a late one is still true of its moment, as GitBook's webhooks
+ * are, unordered; what converges is the set of deliveries: one per source event and installation
+ * (`sourceKey`), however often the event comes. Removing a space's installations is final for
+ * them. Not covered: a transfer redelivered after the space came back and was installed again
+ * removes that new installation.
  */
 export function contentEventConsumers(deps: UseCaseDeps, config: IntegrationConfig): ConsumerSpec[] {
   return [
@@ -57,6 +65,16 @@ export function contentEventConsumers(deps: UseCaseDeps, config: IntegrationConf
           return;
         }
         await removeTarget(em, { sourceEventId: event.id, kind: "space", targetId: spaceId }, deps);
+      }),
+    },
+    {
+      context: "content",
+      consumer: config.COLLECTION_EVENTS_CONSUMER,
+      filterSubject: "imprint.content.v1.collection.transferred",
+      keyOf: keyByPayload("collectionId"),
+      afterCommit: () => wakeDelivery(deps),
+      handler: handleEvents([collectionTransferred], async (event, { em }) => {
+        for (const spaceId of event.payload.spaceIds.filter(isId)) await removeTarget(em, { sourceEventId: event.id, kind: "space", targetId: spaceId }, deps);
       }),
     },
   ];

@@ -9,7 +9,11 @@ import { wakeDelivery } from "../use-cases/shared/deliveries.js";
 const siteDeleted = defineEvent({ context: "publishing", aggregate: "site", event: "deleted", message: SiteDeleted });
 export const consumedPublishingEvents = [siteDeleted] as const;
 
-/** A deleted site takes its installations with it (each integration hears `site_installation_deleted`). */
+/**
+ * A deleted site takes its installations with it (each integration hears `site_installation_deleted`).
+ * Order-free: a site is deleted once and for good, and the removal is idempotent (one delivery per
+ * source event and installation).
+ */
 export function publishingEventConsumers(deps: UseCaseDeps, config: IntegrationConfig): ConsumerSpec[] {
   return [
     {

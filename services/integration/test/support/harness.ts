@@ -8,7 +8,7 @@ import { startServices, TestClock, testClient, testLogger, type LogLine, type Se
 import { loadIntegrationConfig } from "../../src/config.js";
 import { startIntegrationService } from "../../src/service.js";
 
-export interface IntegrationHarness extends Pick<ServiceClients, "identity" | "spaces" | "editing"> {
+export interface IntegrationHarness extends Pick<ServiceClients, "identity" | "spaces" | "editing" | "collections"> {
   /** The integration service's API. */
   integrations: PromiseClient<typeof IntegrationServiceService>;
   /** Publishing's API (sites to install on). */
@@ -54,6 +54,7 @@ export async function startIntegrationHarness(env: Record<string, string> = {}):
     identity: services.clients.identity,
     spaces: services.clients.spaces,
     editing: services.clients.editing,
+    collections: services.clients.collections,
     integrations,
     sites,
     integration: services.service("integration"),

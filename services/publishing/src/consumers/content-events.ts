@@ -1,10 +1,11 @@
 import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { SpaceDeleted, SpaceMoved, SpacePurged, SpaceRestored, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
+import { CollectionTransferred, SpaceDeleted, SpaceMoved, SpacePurged, SpaceRestored, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
 import type { PublishingConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
 import { purgeSpace } from "../use-cases/purge-space.js";
 import { setSpaceDeleted } from "../use-cases/set-space-deleted.js";
 import { announcePublications } from "../use-cases/shared/publications.js";
+import { acceptLifecycleVersion } from "../use-cases/shared/space-lifecycle.js";
 import { touchSitesOfSpaces } from "../use-cases/shared/sites.js";
 import { transferSpace } from "../use-cases/transfer-space.js";
 
@@ -16,6 +17,7 @@ const spaceTransferred = defineEvent({ context: "content", aggregate: "space", e
 const spaceUpdated = defineEvent({ context: "content", aggregate: "space", event: "updated", message: SpaceUpdated });
 const spaceMoved = defineEvent({ context: "content", aggregate: "space", event: "moved", message: SpaceMoved });
 export const consumedContentEvents = [spaceDeleted, spaceRestored, spacePurged, spaceTransferred, spaceUpdated, spaceMoved] as const;
+const collectionTransferred = defineEvent({ context: "content", aggregate: "collection", event: "transferred", message: CollectionTransferred });
 
 /** An id a payload must carry; events without one are not for us and are skipped. */
 const id = (value: string | undefined) => (value !== undefined && isId(value) ? value : undefined);
@@ -26,6 +28,15 @@ const id = (value: string | undefined) => (value !== undefined && isId(value) ? 
  * from every site and shown again on restore; a purged one leaves them; a transferred one leaves
  * the sites of its former organization; an updated or moved one changes what the sites publishing it
  * show (their version moves, so readers of their published view fetch it again).
+ * Order: a redelivery or a second replica may still hand over an older event after a newer one.
+ * Deletions and restorations carry the space's `lifecycleVersion` and apply only when newer than
+ * the one kept per space (space_lifecycles): a late deletion never hides a restored space. A
+ * transfer only takes the space off its former organization's sites, whenever it comes (a removal:
+ * idempotent, and commutes with hiding and showing); a purge is final (nothing of the space is left
+ * to change); updates and moves only make the sites' views be read again (commutative). Not
+ * covered: a transfer redelivered so late that the space came back meanwhile and was added to a
+ * site of that organization again takes it off that site again.
+ * test/content-events-property.test.ts feeds them shuffled, duplicated and delayed.
  */
 export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: PublishingConfig): ConsumerSpec[] {
   return [
@@ -40,6 +51,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
         switch (event.type) {
           case "space.deleted":
           case "space.restored":
+            if (!(await acceptLifecycleVersion(em, spaceId, event.payload.lifecycleVersion))) return;
             await setSpaceDeleted(em, { spaceId, deleted: event.type === "space.deleted" });
             break;
           case "space.purged":
@@ -56,6 +68,19 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
           }
         }
         // Where the space is shown may have changed: content learns it from the announcement.
+        await announcePublications(em, deps);
+      }),
+    },
+    {
+      // A transferred collection takes its spaces along: each leaves its former organization's sites, as on its own transfer.
+      context: "content",
+      consumer: config.COLLECTION_EVENTS_CONSUMER,
+      filterSubject: "imprint.content.v1.collection.transferred",
+      keyOf: keyByPayload("collectionId"),
+      handler: handleEvents([collectionTransferred], async ({ payload }, { em }) => {
+        const fromOrganizationId = id(payload.fromOrganizationId);
+        if (!fromOrganizationId) return;
+        for (const spaceId of payload.spaceIds.filter(isId)) await transferSpace(em, { spaceId, fromOrganizationId }, deps);
         await announcePublications(em, deps);
       }),
     },

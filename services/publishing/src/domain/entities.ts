@@ -5,7 +5,8 @@ import { SiteExternalLink } from "./site-external-link.js";
 import { SiteSection } from "./site-section.js";
 import { SiteSectionGroup } from "./site-section-group.js";
 import { SiteSpace } from "./site-space.js";
+import { SpaceLifecycle } from "./space-lifecycle.js";
 import { SpacePublication } from "./space-publication.js";
 
 /** Every entity of the publishing database, for the ORM (the runtime adds its own tables). */
-export const publishingEntities = [Site, SiteSectionGroup, SiteSection, SiteSpace, SiteExternalLink, ShareLink, OrganizationVisitorKey, SpacePublication];
+export const publishingEntities = [Site, SiteSectionGroup, SiteSection, SiteSpace, SiteExternalLink, ShareLink, OrganizationVisitorKey, SpacePublication, SpaceLifecycle];

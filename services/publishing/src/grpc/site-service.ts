@@ -50,6 +50,7 @@ import { updateSite } from "../use-cases/update-site.js";
 import { updateSiteAdaptiveSchema } from "../use-cases/update-site-adaptive-schema.js";
 import { updateSitePublishingAuth } from "../use-cases/update-site-publishing-auth.js";
 import { updateSiteSpace } from "../use-cases/update-site-space.js";
+import { announceSpacePublications } from "../use-cases/announce-space-publications.js";
 import {
   customizationToProto,
   externalLinkToProto,
@@ -73,6 +74,8 @@ function parseJson(text: string, field: string): unknown {
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
 export function siteServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof SiteServiceService> {
   return {
+    announceSpacePublications: async (request) => ({ spaces: await announceSpacePublications(em(), { spaceId: request.spaceId }, deps) }),
+
     listSites: async (request) => {
       const page = await listSites(
         em(),

@@ -6,12 +6,15 @@ import { startServices, TestClock, testClient, testLogger, type ServiceClients }
 import { loadPublishingConfig } from "../../src/config.js";
 import { startPublishingService } from "../../src/service.js";
 
-export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces"> {
+export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces" | "collections"> {
   /** The publishing service's API. */
   sites: PromiseClient<typeof SiteServiceService>;
   /** The content service's clock (e.g. to reach the purge of a deleted space). */
   contentClock: TestClock;
   publishing: RunningService;
+  /** The content service (its database holds the projection of the published addresses). */
+  content: RunningService;
+  publishingAddress: string;
   stop(): Promise<void>;
 }
 
@@ -38,9 +41,12 @@ export async function startPublishingHarness(): Promise<PublishingHarness> {
   return {
     identity: services.clients.identity,
     spaces: services.clients.spaces,
+    collections: services.clients.collections,
     sites,
     contentClock,
     publishing: services.service("publishing"),
+    content: services.service("content"),
+    publishingAddress: services.address("publishing"),
     stop: async () => {
       sites.close();
       await services.stop();

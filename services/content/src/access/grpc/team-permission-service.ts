@@ -1,8 +1,9 @@
 import { GrantTarget as GrantTargetMessage, type TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { AppError, forkEm, pageRequest, roleName, roleOfName, type AsyncImplementation } from "@imprint/runtime";
+import { AppError, forkEm, isId, pageRequest, roleName, roleOfName, type AsyncImplementation } from "@imprint/runtime";
 import type { GrantTarget } from "../domain/team-grants.js";
 import { countTeamSpaces, listTeamPermissions, removeTeamPermission, setTeamPermission } from "../use-cases/team-permissions.js";
+import { reconcileAllTeamMemberships } from "../use-cases/reconcile-team-memberships.js";
 import type { ContentDeps } from "../../deps.js";
 
 export const TEAM_PERMISSION_SERVICE_NAME = "imprint.content.v1.TeamPermissionService";
@@ -34,5 +35,9 @@ export function teamPermissionServiceImplementation(deps: ContentDeps): AsyncImp
     removeTeamPermission: async (request) =>
       removeTeamPermission(em(), { caller: request.caller, target: targetOf(request.target), targetId: request.targetId, teamId: request.teamId }, deps),
     countTeamSpaces: async (request) => ({ spaces: Object.fromEntries(await countTeamSpaces(em(), { organizationId: request.organizationId, teamIds: request.teamIds })) }),
+    reconcileTeamMemberships: async (request) => {
+      if (request.organizationId && !isId(request.organizationId)) throw AppError.invalidArgument("organization_id: must be an organization id");
+      return reconcileAllTeamMemberships(em(), { organizationId: request.organizationId }, deps);
+    },
   };
 }

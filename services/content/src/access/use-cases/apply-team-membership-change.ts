@@ -2,35 +2,86 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { isId } from "@imprint/runtime";
 import { TeamGrant, TeamMembership } from "../domain/team-grants.js";
 
+/** One of identity's team-membership changes, with the organization's `membershipVersion` it carried (0: none). */
 export type TeamMembershipChange =
-  | { kind: "joined"; organizationId: string; teamId: string; userId: string }
-  | { kind: "left"; organizationId: string; teamId: string; userId: string }
-  | { kind: "team_deleted"; organizationId: string; teamId: string }
-  | { kind: "member_removed"; organizationId: string; userId: string };
+  | { kind: "joined"; organizationId: string; teamId: string; userId: string; version: number }
+  | { kind: "left"; organizationId: string; teamId: string; userId: string; version: number }
+  | { kind: "team_deleted"; organizationId: string; teamId: string; version: number }
+  | { kind: "member_removed"; organizationId: string; userId: string; version: number };
 
-/** Keeps content's copy of team memberships true to identity's events (idempotent: a replayed event changes nothing). */
+/**
+ * Takes the organization's team-memberships lock until the transaction ends: a reconciliation and
+ * the consumer (of any replica) never interleave their changes of one organization.
+ */
+export async function lockTeamMemberships(em: EntityManager, organizationId: string): Promise<void> {
+  await em.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`team_memberships:${organizationId}`]);
+}
+
+/**
+ * SQL: whether `version` (an event's version) is newer than the stored `column`. An event without a
+ * version (0, recorded before versions existed) applies only over state without one either, as
+ * before; it never overrides a versioned change.
+ */
+const newer = (version: string, column: string) => `(${version} > ${column} or (${version} = 0 and ${column} = 0))`;
+
+/**
+ * Keeps content's copy of team memberships true to identity's events, whatever their order: each
+ * (team, user) row keeps the version of the last change applied and stays as a tombstone when the
+ * user leaves; an event that is not newer than what the row, the team's deletion, the user's
+ * removal from the organization or the last reconciliation holds changes nothing. So a late,
+ * repeated or reordered event never moves the copy backwards (a stale `added` after `removed`
+ * cannot give the team's access back), and any order of the same events ends in the same state.
+ */
 export async function applyTeamMembershipChange(em: EntityManager, change: TeamMembershipChange): Promise<void> {
+  const version = Number.isSafeInteger(change.version) && change.version > 0 ? change.version : 0;
+  const { organizationId } = change;
+  await lockTeamMemberships(em, organizationId);
   switch (change.kind) {
     case "joined":
       if (!isId(change.teamId) || !isId(change.userId)) return;
-      await em.getConnection().execute(
-        `insert into team_memberships (team_id, user_id, organization_id) values (?, ?, ?) on conflict do nothing`,
-        [change.teamId, change.userId, change.organizationId],
+      await em.execute(
+        `insert into team_memberships (team_id, user_id, organization_id, version, present)
+         select ?::uuid, ?::uuid, ?::uuid, ?::int, true
+          where not exists (select 1 from deleted_teams d where d.team_id = ?)
+            and not exists (select 1 from removed_members r where r.organization_id = ? and r.user_id = ? and not ${newer("?", "r.version")})
+            and not exists (select 1 from team_membership_reconciliations c where c.organization_id = ? and not ${newer("?", "c.version")})
+         on conflict (team_id, user_id) do update set present = true, version = excluded.version
+          where ${newer("excluded.version", "team_memberships.version")}`,
+        [change.teamId, change.userId, organizationId, version, change.teamId, organizationId, change.userId, version, version, organizationId, version, version],
       );
       return;
     case "left":
       if (!isId(change.teamId) || !isId(change.userId)) return;
-      await em.nativeDelete(TeamMembership, { teamId: change.teamId, userId: change.userId });
+      // A tombstone even when the row is unknown: the `added` it follows may still be on its way.
+      await em.execute(
+        `insert into team_memberships (team_id, user_id, organization_id, version, present) values (?, ?, ?, ?, false)
+         on conflict (team_id, user_id) do update set present = false, version = excluded.version
+          where ${newer("excluded.version", "team_memberships.version")}`,
+        [change.teamId, change.userId, organizationId, version],
+      );
       return;
     case "team_deleted":
-      // A deleted team's grants go with it.
+      // A team never comes back: its rows and grants go, and the tombstone refuses any later `added`.
       if (!isId(change.teamId)) return;
+      await em.execute(`insert into deleted_teams (team_id, organization_id, version) values (?, ?, ?) on conflict (team_id) do nothing`, [change.teamId, organizationId, version]);
       await em.nativeDelete(TeamMembership, { teamId: change.teamId });
-      await em.nativeDelete(TeamGrant, { organizationId: change.organizationId, teamId: change.teamId });
+      await em.nativeDelete(TeamGrant, { organizationId, teamId: change.teamId });
       return;
     case "member_removed":
       if (!isId(change.userId)) return;
-      await em.nativeDelete(TeamMembership, { organizationId: change.organizationId, userId: change.userId });
+      await em.execute(
+        `insert into removed_members (organization_id, user_id, version) values (?, ?, ?)
+         on conflict (organization_id, user_id) do update set version = excluded.version where ${newer("excluded.version", "removed_members.version")}`,
+        [organizationId, change.userId, version],
+      );
+      // Rows of changes older than the removal become tombstones; a later re-join (newer) stays.
+      await em.execute(`update team_memberships set present = false, version = ? where organization_id = ? and user_id = ? and ${newer("?", "version")}`, [
+        version,
+        organizationId,
+        change.userId,
+        version,
+        version,
+      ]);
       return;
   }
 }

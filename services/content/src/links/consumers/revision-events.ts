@@ -21,6 +21,9 @@ export function linkExtractionConsumerName(databaseUrl: string): string {
 /**
  * Extracts links right after each commit (`revision.created`), off the commit's path: a commit
  * never waits for it, and reads do not depend on it (they extract what is missing themselves).
+ * Order-free by construction: a revision is immutable and its links are a function of it, so any
+ * order, repetition or delay of these events stores the same rows (a cache warmed early, not a
+ * projection that can diverge).
  */
 export function linkExtractionConsumer(deps: LinkDeps, consumer: string): ConsumerSpec {
   return {

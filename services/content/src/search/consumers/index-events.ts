@@ -14,6 +14,9 @@ const INDEXED_EVENTS = [revisionCreated, spaceDeleted, spaceRestored, spacePurge
  * hide or bring back a space. Every one of them runs the same convergent step, "index the space
  * as it is now" (indexSpace): a deleted or purged space is dropped, a restored one indexed again,
  * and a late or repeated event finds nothing to do.
+ * Order-free by construction: the event only says which space to look at, and indexSpace reads
+ * the space after taking its lock, so any order, repetition or delay ends with the index of the
+ * space as it is (test/search-index-property.test.ts).
  * Committing never waits for this: the commit only records the event.
  */
 export function searchIndexConsumer(deps: SearchIndexDeps, consumer: string): ConsumerSpec {

@@ -11,6 +11,10 @@ const COUNTS = ["changeRequests", "changeRequestsOpen", "changeRequestsDraft", "
  * with a version that increases per space), read here with collaboration's `SpaceEvent`, and the
  * space keeps the highest version it saw. Events without counters are skipped. The collaboration
  * stream is created here if collaboration has not started yet (the runtime's subscribe ensures it).
+ * Order: versioned. Collaboration bumps the space's version under the space's lock in each event's
+ * transaction and counts after it, so versions follow commit order and each carries the whole
+ * state; a lower or equal version changes nothing, and a space content does not have (purged) is
+ * skipped (test/space-projections-property.test.ts).
  */
 export function collaborationCountersConsumer(consumer: string): ConsumerSpec {
   return {

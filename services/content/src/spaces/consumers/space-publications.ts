@@ -7,6 +7,9 @@ import { applySpacePublication } from "../use-cases/apply-space-publication.js";
  * A space's `urls.published` follows the sites that publish it: publishing announces each change
  * of a space's address (`space_publication.updated`, with a version that grows per space) and the
  * space keeps the newest. The publishing stream is created here if publishing has not started yet.
+ * Order: versioned. Publishing announces under a per-space lock with the previous version + 1, so
+ * versions follow commit order and each carries the whole address; a lower or equal version
+ * changes nothing (test/space-projections-property.test.ts).
  */
 export function spacePublicationsConsumer(consumer: string): ConsumerSpec {
   return {

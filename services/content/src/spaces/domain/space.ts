@@ -43,6 +43,8 @@ export const SpaceSchema = defineEntity({
     publishedAddress: p.text().nullable(),
     /** Version of the address above (publishing's, per space); older announcements are ignored. */
     publishedVersion: p.integer().default(0),
+    /** +1 per deletion, restoration and transfer (`lifecycleVersion` of those events), so their consumers can order them. */
+    lifecycleVersion: p.integer().default(0),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
     deletedAt: p.datetime().nullable(),
@@ -67,6 +69,12 @@ export class Space extends SpaceSchema.class {
   softDelete(now: Date): void {
     this.deletedAt = now;
     this.updatedAt = now;
+  }
+
+  /** The next lifecycle version, for the event of a deletion, restoration or transfer (the space's row is locked). */
+  nextLifecycleVersion(): number {
+    this.lifecycleVersion += 1;
+    return this.lifecycleVersion;
   }
 
   /**

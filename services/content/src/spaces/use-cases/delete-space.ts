@@ -30,7 +30,7 @@ export async function deleteSpace(em: EntityManager, input: DeleteSpaceInput, de
     recordContentEvent(tx, deps, spaceDeleted, {
       organizationId: space.organizationId,
       actor: caller,
-      payload: { spaceId: space.id, deletedAt: now },
+      payload: { spaceId: space.id, deletedAt: now, lifecycleVersion: space.nextLifecycleVersion() },
     });
     return true;
   });

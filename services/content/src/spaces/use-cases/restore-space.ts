@@ -23,7 +23,7 @@ export async function restoreSpace(em: EntityManager, input: RestoreSpaceInput, 
       recordContentEvent(tx, deps, spaceRestored, {
         organizationId: space.organizationId,
         actor: caller,
-        payload: { spaceId: space.id },
+        payload: { spaceId: space.id, lifecycleVersion: space.nextLifecycleVersion() },
       });
     }
     const view: SpaceView = { space, permissions: spacePermissions(await spaceLevel(tx, membership, space), space) };

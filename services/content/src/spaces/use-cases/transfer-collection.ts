@@ -2,7 +2,6 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
-import { Space } from "../domain/space.js";
 import { collectionTransferred, recordContentEvent } from "../../events.js";
 import { placeAtEnd } from "../domain/placement.js";
 import { requireTargetOrganizationAdmin } from "./transfer-space.js";
@@ -35,8 +34,11 @@ export async function transferCollection(em: EntityManager, input: TransferColle
     const position = await placeAtEnd(tx, input.organizationId, null);
     const now = deps.clock();
     await tx.nativeUpdate(Collection, { id: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
-    const spaces = await tx.find(Space, { parentId: { $in: collectionIds } }, { fields: ["id"] });
-    await tx.nativeUpdate(Space, { parentId: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
+    // Each space's lifecycle version moves too: followers order this transfer with the space's own.
+    const spaces = await tx.execute<{ id: string; lifecycle_version: number }[]>(
+      `update spaces set organization_id = ?, updated_at = ?, lifecycle_version = lifecycle_version + 1 where parent_id = any(?::uuid[]) returning id, lifecycle_version`,
+      [input.organizationId, now, `{${collectionIds.join(",")}}`],
+    );
     collection.placeAt({ organizationId: input.organizationId, parentId: null, position }, now);
     recordContentEvent(tx, deps, collectionTransferred, {
       organizationId: input.organizationId,
@@ -47,6 +49,7 @@ export async function transferCollection(em: EntityManager, input: TransferColle
         toOrganizationId: input.organizationId,
         collectionIds,
         spaceIds: spaces.map((space) => space.id),
+        spaceLifecycleVersions: Object.fromEntries(spaces.map((space) => [space.id, Number(space.lifecycle_version)])),
       },
     });
     return { collection, permissions: collectionPermissions(await collectionLevel(tx, targetMembership, collection)) };

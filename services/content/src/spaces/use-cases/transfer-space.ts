@@ -54,7 +54,7 @@ export async function transferSpace(em: EntityManager, input: TransferSpaceInput
     recordContentEvent(tx, deps, spaceTransferred, {
       organizationId: input.organizationId,
       actor: caller,
-      payload: { spaceId: space.id, fromOrganizationId, toOrganizationId: input.organizationId, fromParentId, parentId },
+      payload: { spaceId: space.id, fromOrganizationId, toOrganizationId: input.organizationId, fromParentId, parentId, lifecycleVersion: space.nextLifecycleVersion() },
     });
     return { space, permissions: spacePermissions(await spaceLevel(tx, targetMembership, space), space) };
   });

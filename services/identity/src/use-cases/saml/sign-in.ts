@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from "@node-saml/node-saml";
 import { AppError } from "@imprint/runtime";
 import { Member } from "../../domain/member.js";
-import { Organization } from "../../domain/organization.js";
+import { nextMembershipVersion, Organization } from "../../domain/organization.js";
 import { SAML_REQUEST_TTL_MS, SamlAssertionUse, SamlProvider, SamlRequest } from "../../domain/saml-provider.js";
 import { Team, TeamMember } from "../../domain/team.js";
 import type { User } from "../../domain/user.js";
@@ -197,12 +197,14 @@ export async function completeSamlSignIn(
         ...(groups.length > 0 ? [{ title: { $in: groups } }] : []),
       ],
     });
+    // Before the memberships are read: the version's lock orders this change after any concurrent one.
+    const membershipVersion = teams.length > 0 ? await nextMembershipVersion(tx, organizationId) : 0;
     const already = new Set((await tx.find(TeamMember, { user, team: { $in: teams.map((team) => team.id) } }, { fields: ["team"] })).map((row) => idOf(row.team)));
     const joined: string[] = [];
     for (const team of teams) {
       if (already.has(team.id)) continue;
       tx.create(TeamMember, { team, user, role: "member", addedAt: deps.clock() });
-      recordIdentityEvent(tx, deps, teamMemberAdded, { organizationId, actor, payload: { teamId: team.id, userId: user.id, role: "member" } });
+      recordIdentityEvent(tx, deps, teamMemberAdded, { organizationId, actor, payload: { teamId: team.id, userId: user.id, role: "member", membershipVersion } });
       joined.push(team.id);
     }
 

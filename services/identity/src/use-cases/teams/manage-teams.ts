@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
+import { nextMembershipVersion } from "../../domain/organization.js";
 import { canManageTeam, Team, TeamMember, teamTitle } from "../../domain/team.js";
 import { recordIdentityEvent, teamCreated, teamDeleted, teamMemberAdded, teamUpdated } from "../../events.js";
 import { isId, requireCaller } from "../shared/validation.js";
@@ -56,12 +57,13 @@ export async function createTeam(
     const member = await requireTeamReader(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     member.requireAdmin("create teams");
     const users = await resolveMemberRefs(tx, input.organizationId, input.memberUserIds, "members");
+    const membershipVersion = users.size > 0 ? await nextMembershipVersion(tx, input.organizationId) : 0;
     const now = deps.clock();
     const team = tx.create(Team, { organization: input.organizationId, title, createdAt: now });
     recordIdentityEvent(tx, deps, teamCreated, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title } });
     for (const userId of new Set(users.values())) {
       tx.create(TeamMember, { team, user: userId, role: "member", addedAt: now });
-      recordIdentityEvent(tx, deps, teamMemberAdded, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, userId, role: "member" } });
+      recordIdentityEvent(tx, deps, teamMemberAdded, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, userId, role: "member", membershipVersion } });
     }
     return { team, members: new Set(users.values()).size, canAdmin: true };
   });
@@ -105,9 +107,10 @@ export async function deleteTeam(em: EntityManager, input: { caller: CallerInput
     const team = isId(input.teamId) ? await tx.findOne(Team, { id: input.teamId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
     if (!team) return { deleted: false };
     if (!canManageTeam(member, await teamRoleOf(tx, team.id, caller.userId))) throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
+    const membershipVersion = await nextMembershipVersion(tx, input.organizationId);
     const memberships = await tx.find(TeamMember, { team }, { fields: ["user"] });
     const userIds = memberships.map((row) => idOf(row.user));
-    recordIdentityEvent(tx, deps, teamDeleted, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title: team.title, userIds } });
+    recordIdentityEvent(tx, deps, teamDeleted, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title: team.title, userIds, membershipVersion } });
     await tx.nativeDelete(TeamMember, { team: team.id });
     tx.remove(team);
     return { deleted: true };

@@ -1,6 +1,7 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
+import { nextMembershipVersion } from "../../domain/organization.js";
 import { User } from "../../domain/user.js";
 import { Team, TeamMember, type TeamRoleValue } from "../../domain/team.js";
 import { recordIdentityEvent, teamMemberAdded, teamMemberRemoved, teamMemberRoleChanged } from "../../events.js";
@@ -20,10 +21,20 @@ export interface TeamMembershipView {
 const userIdOf = (row: TeamMember) => idOf(row.user);
 
 /** Adds the user with `role`, or changes their role; records what changed. Answers whether anything did. */
-function setMembership(tx: EntityManager, deps: UseCaseDeps, actor: Actor, organizationId: string, team: Team, existing: TeamMember | undefined, userId: string, role: TeamRoleValue): boolean {
+function setMembership(
+  tx: EntityManager,
+  deps: UseCaseDeps,
+  actor: Actor,
+  organizationId: string,
+  team: Team,
+  existing: TeamMember | undefined,
+  userId: string,
+  role: TeamRoleValue,
+  membershipVersion: number,
+): boolean {
   if (!existing) {
     tx.create(TeamMember, { team, user: userId, role, addedAt: deps.clock() });
-    recordIdentityEvent(tx, deps, teamMemberAdded, { organizationId, actor, payload: { teamId: team.id, userId, role } });
+    recordIdentityEvent(tx, deps, teamMemberAdded, { organizationId, actor, payload: { teamId: team.id, userId, role, membershipVersion } });
     return true;
   }
   if (existing.role === role) return false;
@@ -32,8 +43,8 @@ function setMembership(tx: EntityManager, deps: UseCaseDeps, actor: Actor, organ
   return true;
 }
 
-function dropMembership(tx: EntityManager, deps: UseCaseDeps, actor: Actor, organizationId: string, team: Team, existing: TeamMember): void {
-  recordIdentityEvent(tx, deps, teamMemberRemoved, { organizationId, actor, payload: { teamId: team.id, userId: userIdOf(existing) } });
+function dropMembership(tx: EntityManager, deps: UseCaseDeps, actor: Actor, organizationId: string, team: Team, existing: TeamMember, membershipVersion: number): void {
+  recordIdentityEvent(tx, deps, teamMemberRemoved, { organizationId, actor, payload: { teamId: team.id, userId: userIdOf(existing), membershipVersion } });
   tx.remove(existing);
 }
 
@@ -67,6 +78,8 @@ export async function updateTeamMembers(
   if (input.add.length + input.remove.length + roleRefs.length > MAX_TEAM_USERS) throw AppError.invalidArgument(`add, remove and memberships: at most ${MAX_TEAM_USERS} users in all`);
   await deps.unitOfWork.run(em, async (tx) => {
     const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
+    // Before the team's rows are read: the version's lock orders this change after any concurrent one.
+    const version = await nextMembershipVersion(tx, input.organizationId);
     const added = await resolveMemberRefs(tx, input.organizationId, input.add, "add");
     const removed = await resolveRefsForRemoval(tx, input.remove);
     const withRoles = await resolveMemberRefs(tx, input.organizationId, roleRefs, "memberships");
@@ -76,11 +89,11 @@ export async function updateTeamMembers(
     for (const userId of new Set([...added.values(), ...roleOf.keys()])) {
       if (removedIds.has(userId)) continue;
       const role = roleOf.get(userId) ?? rows.get(userId)?.role ?? "member";
-      setMembership(tx, deps, caller, input.organizationId, team, rows.get(userId), userId, role);
+      setMembership(tx, deps, caller, input.organizationId, team, rows.get(userId), userId, role, version);
     }
     for (const userId of removedIds) {
       const row = rows.get(userId);
-      if (row) dropMembership(tx, deps, caller, input.organizationId, team, row);
+      if (row) dropMembership(tx, deps, caller, input.organizationId, team, row, version);
     }
   });
 }
@@ -105,8 +118,9 @@ export async function putTeamMember(
     const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     const member = isId(input.userId) ? await tx.findOne(Member, personMembership(input.organizationId, input.userId)) : null;
     if (!member) throw AppError.notFound("Member");
+    const version = await nextMembershipVersion(tx, input.organizationId);
     const existing = (await tx.findOne(TeamMember, { team, user: input.userId })) ?? undefined;
-    setMembership(tx, deps, caller, input.organizationId, team, existing, input.userId, input.role ?? existing?.role ?? "member");
+    setMembership(tx, deps, caller, input.organizationId, team, existing, input.userId, input.role ?? existing?.role ?? "member", version);
   });
 }
 
@@ -119,9 +133,11 @@ export async function removeTeamMember(
   const caller = requireCaller(input.caller);
   return deps.unitOfWork.run(em, async (tx) => {
     const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
-    const existing = isId(input.userId) ? await tx.findOne(TeamMember, { team, user: input.userId }) : null;
+    if (!isId(input.userId)) return { removed: false };
+    const version = await nextMembershipVersion(tx, input.organizationId);
+    const existing = await tx.findOne(TeamMember, { team, user: input.userId });
     if (!existing) return { removed: false };
-    dropMembership(tx, deps, caller, input.organizationId, team, existing);
+    dropMembership(tx, deps, caller, input.organizationId, team, existing, version);
     return { removed: true };
   });
 }
@@ -167,4 +183,37 @@ export async function batchGetTeams(em: EntityManager, input: { organizationId: 
   const views = await teamViews(em, teams, { role: null, userId: "" });
   const byId = new Map(views.map((view) => [view.team.id, { ...view, canAdmin: false }]));
   return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** The most memberships {@link listTeamMemberships} answers at once. */
+export const MAX_LISTED_MEMBERSHIPS = 100_000;
+
+/** Every team membership of an organization, as of its team-membership version. */
+export interface TeamMembershipSnapshot {
+  memberships: { teamId: string; userId: string }[];
+  teamIds: string[];
+  membershipVersion: number;
+}
+
+/**
+ * Every team membership of an organization with the version it is as of (internal: for services
+ * that keep a copy and reconcile it). One statement reads them, so the version and the rows come
+ * from one snapshot. Empty for an unknown organization.
+ */
+export async function listTeamMemberships(em: EntityManager, input: { organizationId: string }, _deps: UseCaseDeps): Promise<TeamMembershipSnapshot> {
+  if (!isId(input.organizationId)) return { memberships: [], teamIds: [], membershipVersion: 0 };
+  const rows = await em.execute<{ membership_version: number; team_id: string | null; user_id: string | null }[]>(
+    `select o.membership_version, t.id as team_id, m.user_id
+       from organizations o left join teams t on t.organization_id = o.id left join team_members m on m.team_id = t.id
+      where o.id = ? order by t.id, m.user_id limit ?`,
+    [input.organizationId, MAX_LISTED_MEMBERSHIPS + 1],
+  );
+  if (rows.length > MAX_LISTED_MEMBERSHIPS) throw new AppError("failed_precondition", `organization_id: more than ${MAX_LISTED_MEMBERSHIPS} team memberships`);
+  const teamIds = new Set<string>();
+  const memberships: { teamId: string; userId: string }[] = [];
+  for (const row of rows) {
+    if (row.team_id) teamIds.add(row.team_id);
+    if (row.team_id && row.user_id) memberships.push({ teamId: row.team_id, userId: row.user_id });
+  }
+  return { memberships, teamIds: [...teamIds], membershipVersion: Number(rows[0]?.membership_version ?? 0) };
 }

@@ -65,16 +65,37 @@ export async function announcePublications(tx: EntityManager, deps: Pick<UseCase
   if (siteIds.size === 0 && spaceIds.size === 0) return;
   await tx.flush();
   const inSites = siteIds.size > 0 ? await tx.execute<{ space_id: string }[]>(`select distinct space_id from site_spaces where site_id = any(?::uuid[])`, [`{${[...siteIds].join(",")}}`]) : [];
-  const ids = [...new Set([...spaceIds, ...inSites.map((row) => row.space_id)])];
-  if (ids.length === 0) return;
-  const [addresses, known] = await Promise.all([currentAddresses(tx, ids), tx.find(SpacePublication, { spaceId: { $in: ids } })]);
+  await announce(tx, deps, [...new Set([...spaceIds, ...inSites.map((row) => row.space_id)])], false);
+}
+
+/**
+ * Announces the spaces' addresses again as they are, changed or not, each with a new version
+ * (the repair of content's copy: AnnounceSpacePublications). Spaces never announced and not
+ * published have nothing to say.
+ */
+export async function reannouncePublications(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, spaceIds: readonly string[]): Promise<number> {
+  return announce(tx, deps, [...new Set(spaceIds)], true);
+}
+
+async function announce(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, spaceIds: string[], always: boolean): Promise<number> {
+  const ids = [...spaceIds].sort();
+  if (ids.length === 0) return 0;
+  // One announcement of a space at a time, in commit order: two transactions touching the same
+  // space through different sites would otherwise both read version N and both announce N + 1
+  // (content keeps the first and ignores the other's equal version). Locked in id order (no
+  // deadlock between two such transactions), and read after the lock (so including the other's commit).
+  await tx.execute(`select pg_advisory_xact_lock(hashtextextended(k, 0)) from (select 'space_publication:' || unnest(?::text[]) as k order by 1) as keys`, [
+    `{${ids.join(",")}}`,
+  ]);
+  const [addresses, known] = await Promise.all([currentAddresses(tx, ids), tx.find(SpacePublication, { spaceId: { $in: ids } }, { refresh: true })]);
   const previous = new Map(known.map((publication) => [publication.spaceId, publication]));
   const now = deps.clock();
+  let announced = 0;
   for (const spaceId of ids) {
     const address = addresses.get(spaceId) ?? null;
     const text = address ? JSON.stringify(address) : null;
     const before = previous.get(spaceId);
-    if ((before?.address ?? null) === text) continue;
+    if (!always && (before?.address ?? null) === text) continue;
     // A space never announced and still unpublished has nothing to say.
     if (!before && !address) continue;
     const organizationId = address?.organizationId ?? before!.organizationId;
@@ -91,7 +112,9 @@ export async function announcePublications(tx: EntityManager, deps: Pick<UseCase
       actor: null,
       payload: { spaceId, version, published: address !== null, address: address ?? undefined },
     });
+    announced += 1;
   }
+  return announced;
 }
 
 /**

@@ -1,0 +1,24 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, isId } from "@imprint/runtime";
+import { recordCollaborationEvent, spaceCountersAnnounced } from "../events.js";
+import type { UseCaseDeps } from "../deps.js";
+
+/**
+ * Announces spaces' counters again as they are (`space_counters.announced`, each with a new
+ * version, so it replaces whatever content holds): the repair of content's copy, on an operator's
+ * demand. One space, or every space with change requests or comments (the others have nothing to
+ * count), each in a transaction of its own. Answers how many were announced.
+ */
+export async function announceSpaceCounters(em: EntityManager, input: { spaceId: string }, deps: Pick<UseCaseDeps, "clock" | "unitOfWork">): Promise<number> {
+  if (input.spaceId && !isId(input.spaceId)) throw AppError.invalidArgument("space_id: must be a space id");
+  const spaces = await em.execute<{ space_id: string; organization_id: string }[]>(
+    `select distinct on (space_id) space_id, organization_id from (
+       select space_id, organization_id from change_requests union all select space_id, organization_id from comments
+     ) as rows where (? = '' or space_id::text = ?) order by space_id`,
+    [input.spaceId, input.spaceId],
+  );
+  for (const { space_id: spaceId, organization_id: organizationId } of spaces) {
+    await deps.unitOfWork.run(em.fork(), (tx) => recordCollaborationEvent(tx, deps, spaceCountersAnnounced, { organizationId, actor: null, spaceId, payload: {} }));
+  }
+  return spaces.length;
+}

@@ -1,0 +1,122 @@
+import { randomUUID } from "node:crypto";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { EventEnvelope } from "@imprint/runtime";
+import { createOrganization, createRevision, createSpace, eventually, readEvents, testLogger, type TestOrganization } from "@imprint/runtime/testing";
+import { searchIndexConsumer } from "../src/search/consumers/index-events.js";
+import { dropSpaceFromIndex } from "../src/search/use-cases/index-space.js";
+import { RevisionCaches } from "../src/revisions/index.js";
+import { contentClients, newPage, pageChange, type ContentClients } from "./revisions-fixtures.js";
+import { startContentHarness, type ContentHarness } from "./support/harness.js";
+
+/**
+ * The search index is commutative by construction (every event indexes the space as it is now,
+ * under a per-space lock): random commits, deletions and restorations of a space run on the real
+ * service; its events (from the stream) are then fed to the index's handler shuffled, duplicated
+ * and with some held back to the end, from an empty index, and the space's index rows must equal
+ * those in-order delivery (the running consumer, through NATS) left.
+ */
+let harness: ContentHarness;
+let clients: ContentClients;
+let org: TestOrganization;
+const logger = testLogger("search-index-property");
+const handler = searchIndexConsumer({ caches: new RevisionCaches(), clock: () => new Date() }, "property-search").handler;
+const INDEXED = new Set(["revision.created", "space.deleted", "space.restored", "space.purged"]);
+
+beforeAll(async () => {
+  harness = await startContentHarness();
+  clients = contentClients(harness);
+  org = await createOrganization(harness);
+});
+afterAll(async () => {
+  clients?.close();
+  await harness?.stop();
+});
+
+interface Delivery {
+  keys: number[];
+  duplicated: boolean[];
+  held: boolean[];
+}
+const MAX_EVENTS = 16;
+const delivery: fc.Arbitrary<Delivery> = fc.record({
+  keys: fc.array(fc.nat(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
+  duplicated: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
+  held: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
+});
+
+function deliver(events: readonly EventEnvelope[], plan: Delivery): EventEnvelope[] {
+  const entries = events.flatMap((event, i) => {
+    const copies = [{ event, key: plan.keys[i % MAX_EVENTS]!, held: plan.held[i % MAX_EVENTS]! }];
+    if (plan.duplicated[i % MAX_EVENTS]) copies.push({ event: { ...event, id: randomUUID() }, key: plan.keys[i % MAX_EVENTS]! * 3 + 1, held: false });
+    return copies;
+  });
+  entries.sort((a, b) => Number(a.held) - Number(b.held) || a.key - b.key);
+  return entries.map((entry) => entry.event);
+}
+
+type Operation = { op: "write"; page: number; word: string } | { op: "delete" } | { op: "restore" };
+const operation: fc.Arbitrary<Operation> = fc.oneof(
+  fc.record({ op: fc.constant("write" as const), page: fc.nat({ max: 2 }), word: fc.constantFrom("alpha", "bravo", "charlie", "delta") }),
+  fc.record({ op: fc.constant("write" as const), page: fc.nat({ max: 2 }), word: fc.constantFrom("echo", "foxtrot") }),
+  fc.constant({ op: "delete" as const }),
+  fc.constant({ op: "restore" as const }),
+);
+
+/** What the index holds of the space. */
+async function indexOf(spaceId: string): Promise<unknown[]> {
+  const em = harness.content.orm.em.fork();
+  return [
+    await em.execute(`select revision_id from search_spaces where space_id = ?`, [spaceId]),
+    await em.execute(`select page_id, version_id, title, path from search_pages where space_id = ? order by page_id`, [spaceId]),
+    await em.execute(`select page_id, position, title, body from search_sections where space_id = ? order by page_id, position`, [spaceId]),
+  ];
+}
+
+describe("the search index", () => {
+  it("ends as in-order delivery leaves it under any order, duplication and delay of the space's events", async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 6 }), fc.array(delivery, { minLength: 2, maxLength: 2 }), async (operations, plans) => {
+        const since = new Date();
+        const caller = org.owner.caller;
+        const space = await createSpace(harness, org);
+        const pages: (string | undefined)[] = [];
+        let deleted = false;
+        let head = "";
+        for (const operation of [{ op: "write", page: 0, word: "first" } as Operation, ...operations]) {
+          if (operation.op === "delete" && !deleted) {
+            await harness.spaces.deleteSpace({ caller, spaceId: space.id });
+            deleted = true;
+          } else if (operation.op === "restore" && deleted) {
+            await harness.spaces.restoreSpace({ caller, spaceId: space.id });
+            deleted = false;
+          } else if (operation.op === "write" && !deleted) {
+            const markdown = `The ${operation.word} section.\n\n## ${operation.word}\n\nMore about ${operation.word}.`;
+            head = await createRevision(clients, caller, { spaceId: space.id }, async (draftId) => {
+              const pageId = pages[operation.page];
+              if (pageId) return clients.editing.updatePage({ caller, draftId, page: pageChange({ pageId, markdown }) });
+              const created = await clients.editing.createPage({ caller, draftId, page: newPage({ title: `Page ${operation.page}`, markdown }) });
+              pages[operation.page] = created.page!.id;
+            });
+          }
+        }
+        // In order: the running consumer, through NATS, reaches the space as it is now.
+        await eventually(async () => {
+          const [spaces] = (await indexOf(space.id)) as { revision_id: string }[][];
+          return deleted ? spaces!.length === 0 : spaces![0]?.revision_id === head;
+        });
+        const inOrder = await indexOf(space.id);
+        const events = (await readEvents("content", { since, payload: { spaceId: space.id } })).filter((event) => INDEXED.has(event.type));
+        expect(events.length).toBeGreaterThan(0);
+        for (const plan of plans) {
+          await dropSpaceFromIndex(harness.content.orm.em.fork(), space.id);
+          for (const event of deliver(events, plan)) {
+            await harness.content.orm.em.fork().transactional((em) => handler(event, { em, attempt: 1, logger }));
+          }
+          expect(await indexOf(space.id)).toEqual(inOrder);
+        }
+      }),
+      { numRuns: 15, endOnFailure: true },
+    );
+  });
+});
