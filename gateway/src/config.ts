@@ -18,6 +18,8 @@ const gatewayShape = {
   IMPRINT_APP_URL: baseUrl(),
   IMPRINT_READER_URL: baseUrl(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  AUTH_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).default(300_000),
+  NATS_URL: z.string().regex(/^(nats|tls):\/\//, "must be a nats:// URL").optional(),
   GATEWAY_CACHE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_GATEWAY_CACHE_BYTES),
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
@@ -40,6 +42,10 @@ export interface GatewayConfig {
   /** Base URL of the reader (published sites are read under it); defaults to `<app URL>/sites`. */
   readerUrl: string | undefined;
   authCacheTtlMs: number;
+  /** While identity is unreachable, how long a token it verified keeps working (needs `natsUrl`: revocations must be heard). */
+  authStaleIfErrorMs: number;
+  /** NATS, for identity's events (token revocations, member changes); unset: no stale-if-error authentication. */
+  natsUrl: string | undefined;
   /** One budget, in bytes, for every cache of the process (verified tokens, page trees of every prefix). */
   cacheBytes: number;
   bodyLimitBytes: number;
@@ -65,6 +71,8 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     appUrl: raw.IMPRINT_APP_URL,
     readerUrl: raw.IMPRINT_READER_URL,
     authCacheTtlMs: raw.AUTH_CACHE_TTL_MS,
+    authStaleIfErrorMs: raw.AUTH_STALE_IF_ERROR_MS,
+    natsUrl: raw.NATS_URL,
     cacheBytes: raw.GATEWAY_CACHE_BYTES,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,

@@ -8,6 +8,7 @@ import { answerParserErrors } from "./client-error.js";
 import type { GatewayConfig } from "./config.js";
 import { PAGE_TOKEN_SECRET_SETTING, PageTokenSigner } from "./pagination.js";
 import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
+import { connectGatewayNats, followIdentityEvents } from "./identity-events.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createApp, type AppDeps } from "./app.js";
@@ -59,8 +60,20 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       if (!caller || !user) throw new AppError("internal", "identity answered AuthenticateToken without a principal");
       return { caller, user };
     },
-    { ttlMs: config.authCacheTtlMs, budget: caches },
+    { ttlMs: config.authCacheTtlMs, staleIfErrorMs: config.authStaleIfErrorMs, budget: caches },
   );
+
+  // The gateway's NATS connection (one, here): identity's events keep the token cache honest, which
+  // stale-if-error authentication needs. Made in the background: the gateway serves while NATS is down.
+  const natsStop = new AbortController();
+  const nats = config.natsUrl ? connectGatewayNats(config.natsUrl, logger, natsStop.signal) : Promise.resolve(undefined);
+  const identityEvents = nats.then((nc) => (nc ? followIdentityEvents(nc, authenticator, logger) : undefined));
+  if (!config.natsUrl) logger.warn("NATS_URL is not set: while identity is unreachable, every authenticated request fails", { setting: "NATS_URL" });
+  const closeNats = async () => {
+    natsStop.abort();
+    await (await identityEvents)?.stop();
+    await (await nats)?.close();
+  };
   if (!config.pageTokenSecret) {
     logger.warn(`${PAGE_TOKEN_SECRET_SETTING} is not set: list cursors are signed with a random key of this process, so they stop working at a restart and on other replicas`, {
       setting: PAGE_TOKEN_SECRET_SETTING,
@@ -93,7 +106,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       server.close(() => {
         clearTimeout(force);
         closeUpstreamClients(upstreams);
-        resolve();
+        void closeNats().catch((error: unknown) => logger.warn("closing NATS failed", { err: error })).finally(resolve);
       });
       server.closeIdleConnections();
     });

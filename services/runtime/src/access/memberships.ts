@@ -41,6 +41,9 @@ export interface OrganizationRole {
 
 interface Entry {
   membership: OrganizationRole | null;
+  /** When identity answered it. */
+  verifiedAt: number;
+  /** Until when it is used without asking identity. */
   expiresAt: number;
 }
 
@@ -48,22 +51,52 @@ interface Entry {
 const MAX_ENTRIES = 10_000;
 
 /**
+ * How long a role identity confirmed keeps being used while identity cannot be reached (stale if
+ * error): requests of members seen in the last five minutes keep working through an identity
+ * outage; a member event still drops the role at once.
+ */
+export const DEFAULT_STALE_IF_ERROR_MS = 5 * 60_000;
+
+/** Failures that say identity cannot answer now, nothing about the member. */
+function identityUnreachable(error: unknown): boolean {
+  return error instanceof AppError && (error.code === "unavailable" || error.code === "deadline_exceeded");
+}
+
+export interface MembershipCacheOptions {
+  /** How long a role is used while identity is unreachable, from when identity confirmed it; 0 disables. */
+  staleIfErrorMs?: number;
+  now?: () => number;
+}
+
+/**
  * Organization roles from identity's GetMembership, cached per (organization, user) for `ttlMs`,
  * for every service that authorizes by role. Identity's member events drop the entry at once
  * (see {@link membershipEventsConsumer}), so a removed member loses access as soon as the event
  * arrives, and within the TTL at worst (in a service running several replicas, the one that did
  * not get the event). Concurrent lookups of one key share a single call.
+ *
+ * While identity is unreachable (unavailable, deadline exceeded), a role it confirmed less than
+ * `staleIfErrorMs` ago is still used, so members keep working through an identity outage. Events
+ * only ever drop entries (commutative: a late or repeated event drops again, never restores), and
+ * a lookup under way when its key is dropped is not kept, so no answer older than an event can
+ * come back after it.
  */
 export class MembershipCache {
   private readonly entries = new Map<string, Entry>();
   /** Lookups under way; an invalidation removes the key, so an answer in flight meanwhile is not kept. */
   private readonly inflight = new Map<string, Promise<OrganizationRole | null>>();
+  private readonly staleIfErrorMs: number;
+  private readonly now: () => number;
 
   constructor(
     private readonly identity: IdentityClient,
     private readonly ttlMs: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+    options: MembershipCacheOptions | (() => number) = {},
+  ) {
+    const resolved = typeof options === "function" ? { now: options } : options;
+    this.staleIfErrorMs = resolved.staleIfErrorMs ?? DEFAULT_STALE_IF_ERROR_MS;
+    this.now = resolved.now ?? (() => performance.now());
+  }
 
   private static key(organizationId: string, userId: string, tokenId: string): string {
     return `${organizationId}/${userId}/${tokenId}`;
@@ -85,12 +118,16 @@ export class MembershipCache {
       (membership) => {
         if (this.inflight.get(key) === lookup) {
           this.inflight.delete(key);
-          if (this.ttlMs > 0) this.store(key, membership);
+          if (this.ttlMs > 0 || this.staleIfErrorMs > 0) this.store(key, membership);
         }
         return membership;
       },
       (error: unknown) => {
-        if (this.inflight.get(key) === lookup) this.inflight.delete(key);
+        const current = this.inflight.get(key) === lookup;
+        if (current) this.inflight.delete(key);
+        // Read again: an event may have dropped the entry while the lookup was under way.
+        const stale = current ? this.entries.get(key) : undefined;
+        if (stale && identityUnreachable(error) && this.now() - stale.verifiedAt < this.staleIfErrorMs) return stale.membership;
         throw error;
       },
     );
@@ -99,8 +136,9 @@ export class MembershipCache {
   }
 
   private store(key: string, membership: OrganizationRole | null): void {
+    const now = this.now();
     this.entries.delete(key);
-    this.entries.set(key, { membership, expiresAt: this.now() + this.ttlMs });
+    this.entries.set(key, { membership, verifiedAt: now, expiresAt: now + this.ttlMs });
     while (this.entries.size > MAX_ENTRIES) {
       const oldest = this.entries.keys().next().value;
       if (oldest === undefined) break;
@@ -128,6 +166,12 @@ export class MembershipCache {
     const prefix = `${organizationId}/${userId}/`;
     for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
     for (const key of this.inflight.keys()) if (key.startsWith(prefix)) this.inflight.delete(key);
+  }
+
+  /** Forgets every role (e.g. member events may have been missed): the next checks ask identity. */
+  clear(): void {
+    this.entries.clear();
+    this.inflight.clear();
   }
 }
 
