@@ -165,11 +165,13 @@ export class TokenAuthenticator {
   }
 
   private async lookup(key: string, token: string): Promise<Principal> {
+    const startedAt = this.now();
     try {
       const principal = await this.resolve(token);
-      // An event may have turned the entry into a rejection while the lookup was under way: kept.
+      // `token.revoked` may have arrived while the lookup was under way (lookups of a token are
+      // coalesced, so a rejection written since is the event's): the older answer is not kept.
       const current = this.cache.get(key);
-      if (current && "failure" in current) throw current.failure;
+      if (current && "failure" in current && current.verifiedAt >= startedAt) throw current.failure;
       const now = this.now();
       this.remember(key, { principal, verifiedAt: now, expiresAt: now + this.ttlMs });
       return principal;

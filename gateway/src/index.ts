@@ -30,7 +30,7 @@ function hostForUrl(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-export async function startGateway(config: GatewayConfig, options: { logger?: Logger } = {}): Promise<GatewayHandle> {
+export async function startGateway(config: GatewayConfig, options: { logger?: Logger; clock?: () => Date } = {}): Promise<GatewayHandle> {
   const logger = options.logger ?? createLogger("gateway", { level: config.logLevel, format: config.logFormat });
   const upstreams = createUpstreamClients(config.upstreams, config.upstreamTimeoutMs);
 
@@ -60,7 +60,12 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       if (!caller || !user) throw new AppError("internal", "identity answered AuthenticateToken without a principal");
       return { caller, user };
     },
-    { ttlMs: config.authCacheTtlMs, staleIfErrorMs: config.authStaleIfErrorMs, budget: caches },
+    {
+      ttlMs: config.authCacheTtlMs,
+      staleIfErrorMs: config.authStaleIfErrorMs,
+      budget: caches,
+      ...(options.clock ? { now: () => options.clock!().getTime() } : {}),
+    },
   );
 
   // The gateway's NATS connection (one, here): identity's events keep the token cache honest, which
