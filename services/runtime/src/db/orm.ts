@@ -5,6 +5,7 @@ import pg from "pg";
 import type { Logger } from "../logger.js";
 import { OutboxEvent, ProcessedEvent } from "../events/entities.js";
 import { JobLease } from "../jobs/entities.js";
+import { releaseDeadTransactionConnections } from "./dead-connections.js";
 
 export interface DatabaseOptions {
   /** postgres:// URL of the service's own database. */
@@ -22,6 +23,7 @@ export interface DatabaseOptions {
 
 /** Boots MikroORM on the service's database and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> {
+  releaseDeadTransactionConnections();
   const orm = await MikroORM.init({
     clientUrl: options.url,
     entities: [...options.entities, OutboxEvent, ProcessedEvent, JobLease],
