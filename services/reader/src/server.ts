@@ -7,6 +7,7 @@ import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
 import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
 import { openSiteViews, type SiteViews } from "./site-views.js";
+import { throttledWarning } from "./throttled-warning.js";
 import { readerAssets } from "./views/assets.js";
 import { renderStatus } from "./views/render.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
@@ -89,12 +90,14 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
  * a 503 page with Retry-After, which browsers, crawlers and agents retry, instead of a 500.
  */
 function answerUnavailable(address: ReaderAddress, logger: Logger) {
+  // At most one line a minute, however many visitors an outage turns away.
+  const warn = throttledWarning(logger, "pages answered 503: an upstream is unavailable", "requests");
   return async (ctx: ParameterizedContext, next: () => Promise<unknown>): Promise<void> => {
     try {
       await next();
     } catch (error) {
       if (!(error instanceof AppError) || (error.code !== "unavailable" && error.code !== "deadline_exceeded")) throw error;
-      logger.warn("upstream unavailable", { path: ctx.path, code: error.code, err: error.cause ?? error });
+      warn(1, { code: error.code, error: error.message });
       ctx.status = 503;
       ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
       ctx.set("Cache-Control", "no-store");
