@@ -14,8 +14,9 @@ let installed = false;
 export function releaseDeadTransactionConnections(): void {
   if (installed) return;
   installed = true;
-  const rollback = PostgresDriver.prototype.rollbackTransaction;
-  PostgresDriver.prototype.rollbackTransaction = async function (this: PostgresDriver, connection) {
+  const prototype = PostgresDriver.prototype;
+  const rollback = Object.getOwnPropertyDescriptor(prototype, "rollbackTransaction")?.value as PostgresDriver["rollbackTransaction"];
+  prototype.rollbackTransaction = async function (this: PostgresDriver, connection) {
     try {
       await rollback.call(this, connection);
     } catch (error) {
