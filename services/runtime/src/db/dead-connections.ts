@@ -1,26 +1,32 @@
-import { PostgresDriver } from "kysely";
-import { infrastructureFailure } from "../errors.js";
+import type { Pool, PoolClient } from "pg";
 
-let installed = false;
+type Release = PoolClient["release"];
 
 /**
- * Kysely (under MikroORM) releases a transaction's pooled connection only after its ROLLBACK
- * succeeds; when the database went away mid-transaction the ROLLBACK fails too, and the connection
- * is never given back: each transaction cut by an outage leaked a slot of the pool, until the
- * pool was exhausted and every query waited forever, database back or not. A ROLLBACK that fails
- * because the connection is gone has nothing left to undo (the server ends the transaction with the
- * session), so it counts as done: the connection is released and the pool discards it as broken.
+ * Gives a pooled connection back the moment it dies while checked out. Kysely (under MikroORM)
+ * releases a connection only after its transaction's BEGIN, COMMIT or ROLLBACK succeeds: when the
+ * database goes away mid-transaction those fail too, and the connection was never given back.
+ * Each transaction an outage cut leaked a slot of the pool, until it ran dry and every query
+ * waited forever, database back or not (nor could the service stop: ending the pool waited for
+ * them). Here a connection that ends while in use is released with an error at once (the pool
+ * discards it), and the release its user may still call later is a no-op.
  */
-export function releaseDeadTransactionConnections(): void {
-  if (installed) return;
-  installed = true;
-  const prototype = PostgresDriver.prototype;
-  const rollback = Object.getOwnPropertyDescriptor(prototype, "rollbackTransaction")?.value as PostgresDriver["rollbackTransaction"];
-  prototype.rollbackTransaction = async function (this: PostgresDriver, connection) {
-    try {
-      await rollback.call(this, connection);
-    } catch (error) {
-      if (infrastructureFailure(error)?.code !== "unavailable") throw error;
-    }
-  };
+export function releaseConnectionsThatDie(pool: Pool): void {
+  pool.on("connect", (client) => {
+    // pg-pool assigns a fresh release function at each checkout; the accessor keeps the current one.
+    let current: Release | undefined;
+    const release: Release = (error) => {
+      const pending = current;
+      current = undefined;
+      pending?.(error);
+    };
+    Object.defineProperty(client, "release", {
+      configurable: true,
+      get: () => release,
+      set: (assigned: Release) => {
+        current = assigned;
+      },
+    });
+    client.on("end", () => release(new Error("connection to the database lost")));
+  });
 }

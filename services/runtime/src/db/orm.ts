@@ -5,7 +5,7 @@ import pg from "pg";
 import type { Logger } from "../logger.js";
 import { OutboxEvent, ProcessedEvent } from "../events/entities.js";
 import { JobLease } from "../jobs/entities.js";
-import { releaseDeadTransactionConnections } from "./dead-connections.js";
+import { releaseConnectionsThatDie } from "./dead-connections.js";
 
 export interface DatabaseOptions {
   /** postgres:// URL of the service's own database. */
@@ -23,13 +23,14 @@ export interface DatabaseOptions {
 
 /** Boots MikroORM on the service's database and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> {
-  releaseDeadTransactionConnections();
   const orm = await MikroORM.init({
     clientUrl: options.url,
     entities: [...options.entities, OutboxEvent, ProcessedEvent, JobLease],
     extensions: [Migrator],
     migrations: { path: options.migrationsPath, glob: "!(*.d).{js,ts}", emit: "ts", snapshot: false, transactional: true, silent: true },
     pool: { min: 0, max: options.poolMax ?? 10 },
+    // A connection cut while in use goes back to the pool at once (see releaseConnectionsThatDie).
+    driverOptions: { onPoolCreated: releaseConnectionsThatDie },
     debug: options.debug ?? false,
     allowGlobalContext: false,
     ensureDatabase: false,
