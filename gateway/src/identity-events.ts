@@ -1,5 +1,5 @@
 import type { Logger } from "@imprint/runtime/core";
-import { connectNats, watchEvents, type EventWatch, type NatsConnection } from "@imprint/runtime/watch";
+import { connectNats, followEvents, type EventWatch, type NatsConnection } from "@imprint/runtime/watch";
 import type { TokenAuthenticator } from "./auth.js";
 
 /** How often the first connection to NATS is tried again while it fails. */
@@ -34,7 +34,7 @@ export function connectGatewayNats(url: string, logger: Logger, signal: AbortSig
  * principals verified before a reconnect, nothing is used stale (an event may have been missed).
  */
 export function followIdentityEvents(nc: NatsConnection, authenticator: TokenAuthenticator, logger: Logger): EventWatch {
-  const watch = watchEvents(nc, {
+  return followEvents(nc, {
     contexts: ["identity"],
     onEvent: (envelope, subject) => {
       const { tokenId, userId } = envelope.payload;
@@ -44,28 +44,7 @@ export function followIdentityEvents(nc: NatsConnection, authenticator: TokenAut
         authenticator.forgetUser(userId);
       }
     },
-    onGap: () => authenticator.followingEvents(),
+    follower: authenticator,
     logger,
   });
-  let stopped = false;
-  void (async () => {
-    for await (const status of nc.status()) {
-      if (stopped) return;
-      if (status.type === "disconnect") authenticator.lostEvents();
-    }
-  })();
-  // Trusted once the server has the subscription: events published from then on are heard.
-  void nc.flush().then(
-    () => {
-      if (!stopped) authenticator.followingEvents();
-    },
-    (error: unknown) => logger.warn("NATS flush failed; cached tokens are not used while identity is unreachable until a reconnect", { err: error }),
-  );
-  return {
-    stop: async () => {
-      stopped = true;
-      authenticator.lostEvents();
-      await watch.stop();
-    },
-  };
 }

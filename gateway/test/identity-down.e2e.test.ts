@@ -11,6 +11,7 @@ const FRESH_MS = 60_000;
 let stack: TestStack;
 let org: TestOrganization;
 let revoked: TestUser;
+let removed: TestUser;
 let spaceId: string;
 
 beforeAll(async () => {
@@ -22,14 +23,19 @@ beforeAll(async () => {
   });
   org = await createOrganization(stack);
   revoked = await createMember(stack, org, { role: "admin" });
+  removed = await createMember(stack, org, { role: "edit" });
   spaceId = (await createSpace(stack, org, { title: "Before" })).id;
-  for (const user of [org.owner, revoked]) {
+  for (const user of [org.owner, revoked, removed]) {
     expect((await call(stack, "GET", `/v1/orgs/${org.organizationId}/spaces`, { token: user.token })).status).toBe(200);
   }
   // Revoked while identity is up: the gateway hears token.revoked (its cached answer is still fresh,
   // so only the event can refuse it), and keeps refusing it through the outage.
   await stack.identity.revokeToken({ token: revoked.token, tokenId: "" });
   await eventually(async () => (await call(stack, "GET", `/v1/orgs/${org.organizationId}/spaces`, { token: revoked.token })).status === 401);
+
+  // Removed while identity is up: its role (and principal) are dropped by member.removed.
+  expect((await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/members/${removed.userId}`, { token: org.owner.token })).status).toBe(204);
+  await eventually(async () => (await call(stack, "GET", `/v1/orgs/${org.organizationId}/spaces`, { token: removed.token })).status === 404);
 
   await stack.stopUpstream("identity");
   stack.clock.advance(FRESH_MS + 1_000);
@@ -65,6 +71,11 @@ describe("with identity down", () => {
   it("refuses a token revoked before the outage with 401", async () => {
     const response = await call(stack, "GET", `/v1/orgs/${org.organizationId}/spaces`, { token: revoked.token });
     expect(response.status).toBe(401);
+  });
+
+  it("never lets a member removed before the outage back in", async () => {
+    const response = await call(stack, "GET", `/v1/orgs/${org.organizationId}/spaces`, { token: removed.token });
+    expect([404, 503]).toContain(response.status);
   });
 
   it("answers 503 with Retry-After on a route that needs identity", async () => {

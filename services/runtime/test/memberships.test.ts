@@ -24,6 +24,8 @@ function setup(options: { ttlMs?: number; staleIfErrorMs?: number } = {}) {
     },
   } as unknown as IdentityClient;
   const cache = new MembershipCache(identity, options.ttlMs ?? 5_000, { staleIfErrorMs: options.staleIfErrorMs, now: () => now });
+  // As followMemberEvents does once this process's subscription to identity's events is in place.
+  cache.followingEvents();
   return {
     cache,
     calls,
@@ -106,6 +108,18 @@ describe("MembershipCache while identity is unreachable (stale if error)", () =>
     cache.invalidate("org", "alice");
     releaseHeld();
     await expect(lookup).rejects.toMatchObject({ code: "unavailable" });
+  });
+
+  it("uses no role stale while member events are not heard, nor one verified before they were heard again", async () => {
+    const { cache, advance, fail } = setup();
+    await cache.get("org", "alice");
+    cache.lostEvents();
+    fail(down);
+    advance(6_000);
+    await expect(cache.get("org", "alice")).rejects.toMatchObject({ code: "unavailable" });
+    // Resubscribed: a removal may have gone unheard meanwhile.
+    cache.followingEvents();
+    await expect(cache.get("org", "alice")).rejects.toMatchObject({ code: "unavailable" });
   });
 
   it("keeps roles for the outage even with a TTL of 0, and not at all with a window of 0", async () => {

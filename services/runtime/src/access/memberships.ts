@@ -6,6 +6,10 @@ import { defineEvent } from "../events/definitions.js";
 import { handleEvents } from "../events/handle-events.js";
 import type { ConsumerSpec } from "../service.js";
 import type { PromiseClient } from "../grpc/client.js";
+import { createLogger, type Logger } from "../logger.js";
+import type { EventWatch } from "../events/watch.js";
+import type { NatsConnection } from "@nats-io/transport-node";
+import { followEvents } from "./follow-events.js";
 
 export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
 
@@ -76,10 +80,12 @@ export interface MembershipCacheOptions {
  * not get the event). Concurrent lookups of one key share a single call.
  *
  * While identity is unreachable (unavailable, deadline exceeded), a role it confirmed less than
- * `staleIfErrorMs` ago is still used, so members keep working through an identity outage. Events
- * only ever drop entries (commutative: a late or repeated event drops again, never restores), and
- * a lookup under way when its key is dropped is not kept, so no answer older than an event can
- * come back after it.
+ * `staleIfErrorMs` ago is still used, so members keep working through an identity outage, but only
+ * while this process hears identity's member events itself ({@link followMemberEvents}: every
+ * replica, not the one a durable consumer hands the event to) and for roles verified since it last
+ * (re)subscribed. Events only ever drop entries (commutative: a late or repeated event drops again,
+ * never restores), and a lookup under way when its key is dropped is not kept, so no answer older
+ * than an event can come back after it.
  */
 export class MembershipCache {
   private readonly entries = new Map<string, Entry>();
@@ -87,6 +93,8 @@ export class MembershipCache {
   private readonly inflight = new Map<string, Promise<OrganizationRole | null>>();
   private readonly staleIfErrorMs: number;
   private readonly now: () => number;
+  /** Roles verified before this are not used stale: member events since may have been missed. */
+  private trustedSince = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly identity: IdentityClient,
@@ -127,7 +135,9 @@ export class MembershipCache {
         if (current) this.inflight.delete(key);
         // Read again: an event may have dropped the entry while the lookup was under way.
         const stale = current ? this.entries.get(key) : undefined;
-        if (stale && identityUnreachable(error) && this.now() - stale.verifiedAt < this.staleIfErrorMs) return stale.membership;
+        if (stale && identityUnreachable(error) && stale.verifiedAt >= this.trustedSince && this.now() - stale.verifiedAt < this.staleIfErrorMs) {
+          return stale.membership;
+        }
         throw error;
       },
     );
@@ -168,10 +178,14 @@ export class MembershipCache {
     for (const key of this.inflight.keys()) if (key.startsWith(prefix)) this.inflight.delete(key);
   }
 
-  /** Forgets every role (e.g. member events may have been missed): the next checks ask identity. */
-  clear(): void {
-    this.entries.clear();
-    this.inflight.clear();
+  /** Member events are heard from now on ({@link followMemberEvents}): roles verified since may be used stale. */
+  followingEvents(): void {
+    this.trustedSince = this.now();
+  }
+
+  /** Member events are no longer heard: no role is used stale until they are again. */
+  lostEvents(): void {
+    this.trustedSince = Number.POSITIVE_INFINITY;
   }
 }
 
@@ -197,4 +211,22 @@ export function membershipEventsConsumer(memberships: MembershipCache, consumer:
       if (event.organizationId && event.payload.userId) memberships.invalidate(event.organizationId, event.payload.userId);
     }),
   };
+}
+
+/**
+ * Every replica's own subscription to identity's member events, which lets the cache use a role
+ * while identity is unreachable (stale if error): each event drops the member's roles in this
+ * process at once, and a disconnection stops stale use until the subscription is back. The durable
+ * {@link membershipEventsConsumer} reaches one replica only; this one reaches them all.
+ */
+export function followMemberEvents(memberships: MembershipCache, nc: NatsConnection, logger: Logger = createLogger("memberships")): EventWatch {
+  return followEvents(nc, {
+    contexts: ["identity"],
+    onEvent: (envelope, subject) => {
+      const { userId } = envelope.payload;
+      if (subject.includes(".member.") && envelope.organizationId && typeof userId === "string") memberships.invalidate(envelope.organizationId, userId);
+    },
+    follower: memberships,
+    logger,
+  });
 }
