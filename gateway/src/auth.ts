@@ -10,8 +10,8 @@ export interface Principal {
   user: User;
 }
 
-/** Looks a token up in the identity service (AuthenticateToken). */
-export type ResolvePrincipal = (token: string) => Promise<Principal>;
+/** Looks a token up in the identity service (AuthenticateToken): its principal, and when it expires (ms since the epoch; absent: never). */
+export type ResolvePrincipal = (token: string) => Promise<{ principal: Principal; expiresAt?: number }>;
 
 export interface TokenAuthenticatorOptions {
   /** How long a resolved principal is reused; also the longest a revoked token keeps working. 0 disables caching. */
@@ -36,7 +36,7 @@ type CacheEntry = {
   verifiedAt: number;
   /** Until when the answer is used without asking identity. */
   expiresAt: number;
-} & ({ principal: Principal } | { failure: AppError });
+} & ({ principal: Principal; /** When the token itself expires: never used past it, stale or not. */ tokenExpiresAt?: number } | { failure: AppError });
 
 /** Failures that say identity cannot answer now, nothing about the token. */
 function identityUnreachable(error: unknown): boolean {
@@ -167,13 +167,13 @@ export class TokenAuthenticator {
   private async lookup(key: string, token: string): Promise<Principal> {
     const startedAt = this.now();
     try {
-      const principal = await this.resolve(token);
+      const { principal, expiresAt: tokenExpiresAt } = await this.resolve(token);
       // `token.revoked` may have arrived while the lookup was under way (lookups of a token are
       // coalesced, so a rejection written since is the event's): the older answer is not kept.
       const current = this.cache.get(key);
       if (current && "failure" in current && current.verifiedAt >= startedAt) throw current.failure;
       const now = this.now();
-      this.remember(key, { principal, verifiedAt: now, expiresAt: now + this.ttlMs });
+      this.remember(key, { principal, tokenExpiresAt, verifiedAt: now, expiresAt: Math.min(now + this.ttlMs, tokenExpiresAt ?? Number.POSITIVE_INFINITY) });
       return principal;
     } catch (error) {
       if (error instanceof AppError && error.code === "unauthenticated") {
@@ -198,7 +198,7 @@ export class TokenAuthenticator {
   private staleAnswer(key: string): CacheEntry | undefined {
     const entry = this.cache.get(key);
     if (!entry || this.now() - entry.verifiedAt >= this.staleIfErrorMs) return undefined;
-    if ("principal" in entry && entry.verifiedAt < this.trustedSince) return undefined;
+    if ("principal" in entry && (entry.verifiedAt < this.trustedSince || this.now() >= (entry.tokenExpiresAt ?? Number.POSITIVE_INFINITY))) return undefined;
     return entry;
   }
 

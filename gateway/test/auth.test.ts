@@ -8,7 +8,9 @@ function principalFor(token: string): Principal {
   return { caller: { userId: `user-${token}`, tokenId: `tok-${token}` }, user: { id: `user-${token}`, displayName: "", email: "", photoUrl: "" } };
 }
 
-function setup(options: { ttlMs?: number; staleIfErrorMs?: number; maxEntries?: number; valid?: Set<string>; upstreamDown?: () => boolean } = {}) {
+function setup(
+  options: { ttlMs?: number; staleIfErrorMs?: number; maxEntries?: number; valid?: Set<string>; upstreamDown?: () => boolean; expiresAt?: (token: string) => number | undefined } = {},
+) {
   let now = 1_000;
   const calls: string[] = [];
   const valid = options.valid ?? new Set(["good", "a", "b", "c"]);
@@ -18,7 +20,7 @@ function setup(options: { ttlMs?: number; staleIfErrorMs?: number; maxEntries?: 
       await new Promise((r) => setTimeout(r, 5));
       if (options.upstreamDown?.()) throw new AppError("unavailable", "identity down");
       if (!valid.has(token)) throw AppError.unauthenticated("unknown token");
-      return principalFor(token);
+      return { principal: principalFor(token), expiresAt: options.expiresAt?.(token) };
     },
     { ttlMs: options.ttlMs ?? 5_000, staleIfErrorMs: options.staleIfErrorMs, maxEntries: options.maxEntries, now: () => now },
   );
@@ -103,9 +105,9 @@ describe("TokenAuthenticator", () => {
 });
 
 describe("TokenAuthenticator while identity is unreachable (stale if error)", () => {
-  function outage(options: { staleIfErrorMs?: number } = {}) {
+  function outage(options: { staleIfErrorMs?: number; expiresAt?: (token: string) => number | undefined } = {}) {
     let down = false;
-    const context = setup({ ttlMs: 5_000, staleIfErrorMs: options.staleIfErrorMs ?? 300_000, upstreamDown: () => down });
+    const context = setup({ ttlMs: 5_000, staleIfErrorMs: options.staleIfErrorMs ?? 300_000, upstreamDown: () => down, expiresAt: options.expiresAt });
     return { ...context, goDown: () => (down = true), comeBack: () => (down = false) };
   }
 
@@ -196,6 +198,18 @@ describe("TokenAuthenticator while identity is unreachable (stale if error)", ()
     // Reconnected: what was verified before may have missed an event.
     advance(1);
     authenticator.followingEvents();
+    await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unavailable" });
+  });
+
+  it("never uses a token past its expiry, fresh or stale", async () => {
+    // The clock starts at 1 000: "a" expires 3 s in, within the cache's TTL and the outage.
+    const { authenticator, advance, goDown, calls } = outage({ expiresAt: (token) => (token === "a" ? 4_000 : undefined) });
+    authenticator.followingEvents();
+    await authenticator.authenticate("Bearer a");
+    advance(3_000);
+    await authenticator.authenticate("Bearer a");
+    expect(calls).toEqual(["a", "a"]);
+    goDown();
     await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unavailable" });
   });
 
