@@ -10,14 +10,20 @@ export interface Principal {
   user: User;
 }
 
-/** Looks a token up in the identity service (AuthenticateToken). */
-export type ResolvePrincipal = (token: string) => Promise<Principal>;
+/** Looks a token up in the identity service (AuthenticateToken): its principal, and when it expires (ms since the epoch; absent: never). */
+export type ResolvePrincipal = (token: string) => Promise<{ principal: Principal; expiresAt?: number }>;
 
 export interface TokenAuthenticatorOptions {
   /** How long a resolved principal is reused; also the longest a revoked token keeps working. 0 disables caching. */
   ttlMs: number;
   /** Rejections are remembered far shorter, so a token issued a moment ago works almost at once. */
   failureTtlMs?: number;
+  /**
+   * While identity is unreachable, how long after identity last verified a token its answer is
+   * still used (stale if error); 0 disables. Principals are used so only while identity's events
+   * are followed (see {@link TokenAuthenticator.followingEvents}); rejections always.
+   */
+  staleIfErrorMs?: number;
   /** Bound on cached tokens; the least recently used are dropped first. */
   maxEntries?: number;
   /** The process's cache budget the cached principals count against; unbounded in bytes when absent. */
@@ -25,7 +31,19 @@ export interface TokenAuthenticatorOptions {
   now?: () => number;
 }
 
-type CacheEntry = { expiresAt: number } & ({ principal: Principal } | { failure: AppError });
+type CacheEntry = {
+  /** When identity answered (or an event said the token was revoked). */
+  verifiedAt: number;
+  /** Until when the answer is used without asking identity. */
+  expiresAt: number;
+} & ({ principal: Principal; /** When the token itself expires: never used past it, stale or not. */ tokenExpiresAt?: number } | { failure: AppError });
+
+/** Failures that say identity cannot answer now, nothing about the token. */
+function identityUnreachable(error: unknown): boolean {
+  return error instanceof AppError && (error.code === "unavailable" || error.code === "deadline_exceeded");
+}
+
+const REVOKED = "Invalid or revoked access token";
 
 /**
  * What a cached token is counted as against the cache budget: its key and principal as UTF-16
@@ -51,14 +69,26 @@ export function parseBearerToken(header: string | undefined): string {
  * Resolves bearer tokens into principals with an in-process cache keyed by a hash of the token
  * (secrets are never kept as map keys), and coalesces concurrent lookups of the same token into one
  * upstream call, so a burst of requests with a fresh token costs one AuthenticateToken.
+ *
+ * Stale if error: while identity is unreachable (unavailable, deadline exceeded), a token identity
+ * verified less than `staleIfErrorMs` ago keeps its last answer, so an identity outage does not
+ * take down the routes that do not need identity. That is safe only while identity's events are
+ * heard: `token.revoked` turns the token's entry into a rejection at once (so a token revoked
+ * before the outage is refused with 401), and an event about a user drops their principals (they
+ * are verified again). A gap in the events (a reconnect) makes every principal verified before it
+ * unfit for stale use. Rejections are kept for stale use regardless: a token never becomes valid
+ * again.
  */
 export class TokenAuthenticator {
   private readonly cache: BudgetedCache<CacheEntry>;
   private readonly inFlight = new Map<string, Promise<Principal>>();
   private readonly ttlMs: number;
   private readonly failureTtlMs: number;
+  private readonly staleIfErrorMs: number;
   private readonly maxEntries: number;
   private readonly now: () => number;
+  /** Principals verified before this are not used stale (events since may have been missed). */
+  private trustedSince = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly resolve: ResolvePrincipal,
@@ -66,6 +96,7 @@ export class TokenAuthenticator {
   ) {
     this.ttlMs = options.ttlMs;
     this.failureTtlMs = Math.min(options.failureTtlMs ?? 1_000, options.ttlMs);
+    this.staleIfErrorMs = options.staleIfErrorMs ?? 0;
     this.maxEntries = options.maxEntries ?? 10_000;
     this.now = options.now ?? Date.now;
     this.cache = (options.budget ?? new CacheBudget(Number.POSITIVE_INFINITY)).cache("tokens");
@@ -83,10 +114,12 @@ export class TokenAuthenticator {
 
     const cached = this.cache.get(key);
     if (cached) {
-      if (cached.expiresAt > this.now()) {
+      const now = this.now();
+      if (cached.expiresAt > now) {
         return "principal" in cached ? Promise.resolve(cached.principal) : Promise.reject(cached.failure);
       }
-      this.cache.delete(key);
+      // Kept past its freshness only for stale use.
+      if (now - cached.verifiedAt >= this.staleIfErrorMs) this.cache.delete(key);
     }
 
     const pending = this.inFlight.get(key);
@@ -96,29 +129,81 @@ export class TokenAuthenticator {
     return lookup;
   }
 
+  /**
+   * Identity's events are followed from now on (called when the watch starts and after each
+   * reconnect): principals verified before may have missed an event, so they are not used stale.
+   */
+  followingEvents(): void {
+    this.trustedSince = this.now();
+  }
+
+  /** Identity's events are no longer heard (disconnected): no principal is used stale until they are again. */
+  lostEvents(): void {
+    this.trustedSince = Number.POSITIVE_INFINITY;
+  }
+
+  /** `token.revoked`: the token is refused from now on, identity reachable or not. */
+  revokeToken(tokenId: string): void {
+    const now = this.now();
+    for (const [key, entry] of this.cache.entries()) {
+      if (!("principal" in entry) || entry.principal.caller.tokenId !== tokenId) continue;
+      const failure = AppError.unauthenticated(REVOKED);
+      this.remember(key, { failure, verifiedAt: now, expiresAt: now + this.failureTtlMs });
+    }
+  }
+
+  /** An event about the user (membership, profile): their principals are verified again at their next use. */
+  forgetUser(userId: string): void {
+    for (const [key, entry] of this.cache.entries()) {
+      if ("principal" in entry && entry.principal.caller.userId === userId) this.cache.delete(key);
+    }
+  }
+
   /** Number of cached tokens (for tests and metrics). */
   get size(): number {
     return this.cache.size;
   }
 
   private async lookup(key: string, token: string): Promise<Principal> {
+    const startedAt = this.now();
     try {
-      const principal = await this.resolve(token);
-      this.remember(key, { principal, expiresAt: this.now() + this.ttlMs }, this.ttlMs);
+      const { principal, expiresAt: tokenExpiresAt } = await this.resolve(token);
+      // `token.revoked` may have arrived while the lookup was under way (lookups of a token are
+      // coalesced, so a rejection written since is the event's): the older answer is not kept.
+      const current = this.cache.get(key);
+      if (current && "failure" in current && current.verifiedAt >= startedAt) throw current.failure;
+      const now = this.now();
+      this.remember(key, { principal, tokenExpiresAt, verifiedAt: now, expiresAt: Math.min(now + this.ttlMs, tokenExpiresAt ?? Number.POSITIVE_INFINITY) });
       return principal;
     } catch (error) {
       if (error instanceof AppError && error.code === "unauthenticated") {
-        const failure = AppError.unauthenticated("Invalid or revoked access token");
-        this.remember(key, { failure, expiresAt: this.now() + this.failureTtlMs }, this.failureTtlMs);
+        const failure = AppError.unauthenticated(REVOKED);
+        const now = this.now();
+        this.remember(key, { failure, verifiedAt: now, expiresAt: now + this.failureTtlMs });
         throw failure;
       }
-      // Upstream trouble (unavailable, deadline) says nothing about the token: never cached.
+      // Upstream trouble (unavailable, deadline) says nothing about the token: never cached, but
+      // the last answer is used when it is recent enough and nothing since said otherwise.
+      if (identityUnreachable(error)) {
+        const stale = this.staleAnswer(key);
+        if (stale) {
+          if ("failure" in stale) throw stale.failure;
+          return stale.principal;
+        }
+      }
       throw error;
     }
   }
 
-  private remember(key: string, entry: CacheEntry, ttlMs: number): void {
-    if (ttlMs <= 0) return;
+  private staleAnswer(key: string): CacheEntry | undefined {
+    const entry = this.cache.get(key);
+    if (!entry || this.now() - entry.verifiedAt >= this.staleIfErrorMs) return undefined;
+    if ("principal" in entry && (entry.verifiedAt < this.trustedSince || this.now() >= (entry.tokenExpiresAt ?? Number.POSITIVE_INFINITY))) return undefined;
+    return entry;
+  }
+
+  private remember(key: string, entry: CacheEntry): void {
+    if (Math.max(entry.expiresAt - entry.verifiedAt, this.staleIfErrorMs) <= 0) return;
     this.cache.set(key, entry, entryBytes(key, entry));
     while (this.cache.size > this.maxEntries) {
       const oldest = this.cache.oldestKey();

@@ -18,6 +18,8 @@ const gatewayShape = {
   IMPRINT_APP_URL: baseUrl(),
   IMPRINT_READER_URL: baseUrl(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  AUTH_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).default(300_000),
+  NATS_URL: z.string().regex(/^(nats|tls):\/\//, "must be a nats:// URL").optional(),
   GATEWAY_CACHE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_GATEWAY_CACHE_BYTES),
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
@@ -25,7 +27,6 @@ const gatewayShape = {
   LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   IMPRINT_PAGE_TOKEN_SECRET: z.string().min(32).optional(),
-  NATS_URL: z.string().min(1).optional(),
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
   ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, env.grpcAddress()])),
 };
@@ -41,6 +42,10 @@ export interface GatewayConfig {
   /** Base URL of the reader (published sites are read under it); defaults to `<app URL>/sites`. */
   readerUrl: string | undefined;
   authCacheTtlMs: number;
+  /** While identity is unreachable, how long a token it verified keeps working (needs `natsUrl`: revocations must be heard). */
+  authStaleIfErrorMs: number;
+  /** NATS of the stack: identity's events (token revocations, member changes) for stale-if-error authentication, and answers to requests with an Idempotency-Key shared by every replica; unset: neither (those answers kept in this process only). */
+  natsUrl: string | undefined;
   /** One budget, in bytes, for every cache of the process (verified tokens, page trees of every prefix). */
   cacheBytes: number;
   bodyLimitBytes: number;
@@ -51,8 +56,6 @@ export interface GatewayConfig {
   shutdownGraceMs: number;
   /** HMAC secret signing list cursors; unset: a random key per process (cursors then die with it). */
   pageTokenSecret: string | undefined;
-  /** NATS of the stack: answers to requests with an Idempotency-Key are kept there, shared by every replica; unset, in this process only. */
-  natsUrl: string | undefined;
   upstreams: UpstreamAddresses;
 }
 
@@ -68,6 +71,8 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     appUrl: raw.IMPRINT_APP_URL,
     readerUrl: raw.IMPRINT_READER_URL,
     authCacheTtlMs: raw.AUTH_CACHE_TTL_MS,
+    authStaleIfErrorMs: raw.AUTH_STALE_IF_ERROR_MS,
+    natsUrl: raw.NATS_URL,
     cacheBytes: raw.GATEWAY_CACHE_BYTES,
     bodyLimitBytes: raw.BODY_LIMIT_BYTES,
     upstreamTimeoutMs: raw.UPSTREAM_TIMEOUT_MS,
@@ -75,7 +80,6 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     logFormat: raw.LOG_FORMAT,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     pageTokenSecret: raw.IMPRINT_PAGE_TOKEN_SECRET,
-    natsUrl: raw.NATS_URL,
     upstreams,
   };
 }

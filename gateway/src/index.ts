@@ -9,6 +9,7 @@ import type { GatewayConfig } from "./config.js";
 import { PAGE_TOKEN_SECRET_SETTING, PageTokenSigner } from "./pagination.js";
 import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
 import { MemoryIdempotencyStore, NatsIdempotencyStore } from "./idempotency-store.js";
+import { connectGatewayNats, followIdentityEvents } from "./identity-events.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createApp, type AppDeps } from "./app.js";
@@ -30,7 +31,7 @@ function hostForUrl(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-export async function startGateway(config: GatewayConfig, options: { logger?: Logger } = {}): Promise<GatewayHandle> {
+export async function startGateway(config: GatewayConfig, options: { logger?: Logger; clock?: () => Date } = {}): Promise<GatewayHandle> {
   const logger = options.logger ?? createLogger("gateway", { level: config.logLevel, format: config.logFormat });
   const upstreams = createUpstreamClients(config.upstreams, config.upstreamTimeoutMs);
 
@@ -56,12 +57,29 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   const caches = new CacheBudget(config.cacheBytes);
   const authenticator = new TokenAuthenticator(
     async (token) => {
-      const { caller, user } = await upstreams.identity.authenticateToken({ token });
+      const { caller, user, expiresAt } = await upstreams.identity.authenticateToken({ token });
       if (!caller || !user) throw new AppError("internal", "identity answered AuthenticateToken without a principal");
-      return { caller, user };
+      return { principal: { caller, user }, expiresAt: expiresAt?.getTime() };
     },
-    { ttlMs: config.authCacheTtlMs, budget: caches },
+    {
+      ttlMs: config.authCacheTtlMs,
+      staleIfErrorMs: config.authStaleIfErrorMs,
+      budget: caches,
+      ...(options.clock ? { now: () => options.clock!().getTime() } : {}),
+    },
   );
+
+  // The gateway's NATS connection (one, here): identity's events keep the token cache honest, which
+  // stale-if-error authentication needs. Made in the background: the gateway serves while NATS is down.
+  const natsStop = new AbortController();
+  const nats = config.natsUrl ? connectGatewayNats(config.natsUrl, logger, natsStop.signal) : Promise.resolve(undefined);
+  const identityEvents = nats.then((nc) => (nc ? followIdentityEvents(nc, authenticator, logger) : undefined));
+  if (!config.natsUrl) logger.warn("NATS_URL is not set: while identity is unreachable, every authenticated request fails", { setting: "NATS_URL" });
+  const closeNats = async () => {
+    natsStop.abort();
+    await (await identityEvents)?.stop();
+    await (await nats)?.close();
+  };
   if (!config.pageTokenSecret) {
     logger.warn(`${PAGE_TOKEN_SECRET_SETTING} is not set: list cursors are signed with a random key of this process, so they stop working at a restart and on other replicas`, {
       setting: PAGE_TOKEN_SECRET_SETTING,
@@ -100,7 +118,9 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       server.close(() => {
         clearTimeout(force);
         closeUpstreamClients(upstreams);
-        idempotencyStore.close().then(resolve, resolve);
+        void Promise.all([idempotencyStore.close(), closeNats()])
+          .catch((error: unknown) => logger.warn("closing NATS failed", { err: error }))
+          .finally(resolve);
       });
       server.closeIdleConnections();
     });

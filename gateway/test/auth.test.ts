@@ -8,7 +8,9 @@ function principalFor(token: string): Principal {
   return { caller: { userId: `user-${token}`, tokenId: `tok-${token}` }, user: { id: `user-${token}`, displayName: "", email: "", photoUrl: "" } };
 }
 
-function setup(options: { ttlMs?: number; maxEntries?: number; valid?: Set<string>; upstreamDown?: () => boolean } = {}) {
+function setup(
+  options: { ttlMs?: number; staleIfErrorMs?: number; maxEntries?: number; valid?: Set<string>; upstreamDown?: () => boolean; expiresAt?: (token: string) => number | undefined } = {},
+) {
   let now = 1_000;
   const calls: string[] = [];
   const valid = options.valid ?? new Set(["good", "a", "b", "c"]);
@@ -18,9 +20,9 @@ function setup(options: { ttlMs?: number; maxEntries?: number; valid?: Set<strin
       await new Promise((r) => setTimeout(r, 5));
       if (options.upstreamDown?.()) throw new AppError("unavailable", "identity down");
       if (!valid.has(token)) throw AppError.unauthenticated("unknown token");
-      return principalFor(token);
+      return { principal: principalFor(token), expiresAt: options.expiresAt?.(token) };
     },
-    { ttlMs: options.ttlMs ?? 5_000, maxEntries: options.maxEntries, now: () => now },
+    { ttlMs: options.ttlMs ?? 5_000, staleIfErrorMs: options.staleIfErrorMs, maxEntries: options.maxEntries, now: () => now },
   );
   return { authenticator, calls, valid, advance: (ms: number) => (now += ms) };
 }
@@ -99,5 +101,124 @@ describe("TokenAuthenticator", () => {
     await authenticator.authenticate("Bearer good");
     expect(calls).toEqual(["good", "good"]);
     expect(authenticator.size).toBe(0);
+  });
+});
+
+describe("TokenAuthenticator while identity is unreachable (stale if error)", () => {
+  function outage(options: { staleIfErrorMs?: number; expiresAt?: (token: string) => number | undefined } = {}) {
+    let down = false;
+    const context = setup({ ttlMs: 5_000, staleIfErrorMs: options.staleIfErrorMs ?? 300_000, upstreamDown: () => down, expiresAt: options.expiresAt });
+    return { ...context, goDown: () => (down = true), comeBack: () => (down = false) };
+  }
+
+  it("keeps a token verified within the window working, and only within it", async () => {
+    const { authenticator, advance, goDown } = outage();
+    authenticator.followingEvents();
+    await authenticator.authenticate("Bearer good");
+    goDown();
+    advance(6_000);
+    await expect(authenticator.authenticate("Bearer good")).resolves.toEqual(principalFor("good"));
+    advance(300_000);
+    await expect(authenticator.authenticate("Bearer good")).rejects.toMatchObject({ code: "unavailable" });
+  });
+
+  it("answers unavailable for a token never verified", async () => {
+    const { authenticator, goDown } = outage();
+    authenticator.followingEvents();
+    goDown();
+    await expect(authenticator.authenticate("Bearer good")).rejects.toMatchObject({ code: "unavailable" });
+  });
+
+  it("refuses a token revoked by an event, before or during the outage, with 401", async () => {
+    const { authenticator, advance, goDown } = outage();
+    authenticator.followingEvents();
+    await authenticator.authenticate("Bearer a");
+    await authenticator.authenticate("Bearer b");
+    authenticator.revokeToken("tok-a");
+    await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unauthenticated" });
+    goDown();
+    advance(60_000);
+    await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unauthenticated" });
+    authenticator.revokeToken("tok-b");
+    await expect(authenticator.authenticate("Bearer b")).rejects.toMatchObject({ code: "unauthenticated" });
+    // Repeated and late events change nothing more.
+    authenticator.revokeToken("tok-a");
+    authenticator.revokeToken("tok-b");
+    await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unauthenticated" });
+  });
+
+  it("does not keep an answer older than a revocation that arrived while it was under way", async () => {
+    const { authenticator, advance } = outage();
+    authenticator.followingEvents();
+    await authenticator.authenticate("Bearer a");
+    advance(6_000);
+    const lookup = authenticator.authenticate("Bearer a");
+    authenticator.revokeToken("tok-a");
+    await expect(lookup).rejects.toMatchObject({ code: "unauthenticated" });
+  });
+
+  it("keeps rejections for the outage: a token identity refused stays refused", async () => {
+    const { authenticator, advance, goDown } = outage();
+    await expect(authenticator.authenticate("Bearer unknown")).rejects.toMatchObject({ code: "unauthenticated" });
+    goDown();
+    advance(10_000);
+    await expect(authenticator.authenticate("Bearer unknown")).rejects.toMatchObject({ code: "unauthenticated" });
+  });
+
+  it("verifies a user's tokens again after an event about the user", async () => {
+    const { authenticator, advance, goDown, comeBack, calls } = outage();
+    authenticator.followingEvents();
+    await authenticator.authenticate("Bearer a");
+    authenticator.forgetUser("user-a");
+    await authenticator.authenticate("Bearer a");
+    expect(calls).toEqual(["a", "a"]);
+    authenticator.forgetUser("user-a");
+    goDown();
+    advance(6_000);
+    await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unavailable" });
+    comeBack();
+    await expect(authenticator.authenticate("Bearer a")).resolves.toEqual(principalFor("a"));
+  });
+
+  it("uses no principal stale unless events are followed, nor one verified before a gap in them", async () => {
+    const { authenticator, advance, goDown, comeBack } = outage();
+    await authenticator.authenticate("Bearer a");
+    goDown();
+    advance(6_000);
+    // Not following identity's events: a revocation could go unheard.
+    await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unavailable" });
+    comeBack();
+    authenticator.followingEvents();
+    advance(1);
+    await authenticator.authenticate("Bearer a");
+    authenticator.lostEvents();
+    goDown();
+    advance(6_000);
+    await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unavailable" });
+    // Reconnected: what was verified before may have missed an event.
+    advance(1);
+    authenticator.followingEvents();
+    await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unavailable" });
+  });
+
+  it("never uses a token past its expiry, fresh or stale", async () => {
+    // The clock starts at 1 000: "a" expires 3 s in, within the cache's TTL and the outage.
+    const { authenticator, advance, goDown, calls } = outage({ expiresAt: (token) => (token === "a" ? 4_000 : undefined) });
+    authenticator.followingEvents();
+    await authenticator.authenticate("Bearer a");
+    advance(3_000);
+    await authenticator.authenticate("Bearer a");
+    expect(calls).toEqual(["a", "a"]);
+    goDown();
+    await expect(authenticator.authenticate("Bearer a")).rejects.toMatchObject({ code: "unavailable" });
+  });
+
+  it("is off with a window of 0", async () => {
+    const { authenticator, advance, goDown } = outage({ staleIfErrorMs: 0 });
+    authenticator.followingEvents();
+    await authenticator.authenticate("Bearer good");
+    goDown();
+    advance(6_000);
+    await expect(authenticator.authenticate("Bearer good")).rejects.toMatchObject({ code: "unavailable" });
   });
 });

@@ -73,7 +73,7 @@ describe("the gateway's caches share one budget across route prefixes", () => {
     const content = new Proxy({}, { get: (_, name) => (name === "revisions" ? revisions : detached) });
     const upstreams = new Proxy({}, { get: (_, name) => (name === "content" ? content : detached) }) as UpstreamClients;
     const principal = { caller: { userId: "u", tokenId: "t" }, user: { id: "u", displayName: "", email: "", photoUrl: "" } };
-    const authenticator = new TokenAuthenticator(() => Promise.resolve(principal), { ttlMs: 60_000, budget });
+    const authenticator = new TokenAuthenticator(() => Promise.resolve({ principal }), { ttlMs: 60_000, budget });
     const app = createApp({
       upstreams,
       upstreamAddresses: {} as UpstreamAddresses,

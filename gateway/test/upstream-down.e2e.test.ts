@@ -16,10 +16,11 @@ beforeAll(async () => {
 afterAll(() => stack?.stop());
 
 describe("with the identity service down", () => {
-  it("answers 503 without internals, for cached and uncached tokens alike", async () => {
+  it("answers 503 with Retry-After, without internals, for cached and uncached tokens alike on a route that needs identity", async () => {
     for (const token of [org.owner.token, "imp_neverseenbefore0000000000"]) {
       const response = await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token });
       expect(response.status).toBe(503);
+      expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(response.body).toEqual({ error: { code: 503, message: "Service temporarily unavailable" } });
     }
     const errorLines = stack.gatewayLogs.filter((line) => line.level === "warn" && line.code === "unavailable");

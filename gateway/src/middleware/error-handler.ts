@@ -1,4 +1,4 @@
-import { AppError, HTTP_STATUS_BY_CODE, publicMessage, type ErrorCode, type Logger } from "@imprint/runtime/core";
+import { AppError, HTTP_STATUS_BY_CODE, infrastructureFailure, publicMessage, RETRY_AFTER_SECONDS, type ErrorCode, type Logger } from "@imprint/runtime/core";
 import type { Middleware } from "koa";
 import type { GatewayContext, GatewayState } from "../context.js";
 
@@ -36,6 +36,10 @@ export function sendError(ctx: GatewayContext, error: AppError): void {
   const status = HTTP_STATUS_BY_CODE[error.code];
   ctx.status = status;
   if (status === 401) ctx.set("WWW-Authenticate", 'Bearer realm="imprint"');
+  // Retryable: an upstream (or its database) is down for now, or did not answer in time. A
+  // deadline on a write leaves its outcome unknown, so it stays 504 (retry it with an
+  // Idempotency-Key); both say when to try again.
+  if (error.code === "unavailable" || error.code === "deadline_exceeded") ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
   const body: ErrorBody = { error: { code: status, message: publicMessage(error) } };
   ctx.body = body;
   // The access log's request line carries it: a 4xx is explained without a line of its own.
@@ -44,7 +48,7 @@ export function sendError(ctx: GatewayContext, error: AppError): void {
 
 /**
  * Turns every failure into the error body. AppErrors (ours, or rebuilt from an upstream's trailer)
- * map through HTTP_STATUS_BY_CODE; anything else is a bug: logged with the request id, answered
+ * map through HTTP_STATUS_BY_CODE, a dependency that cannot be reached is a 503; anything else is a bug: logged with the request id, answered
  * with a bare 500.
  */
 export function errorHandler(logger: Logger): Middleware<GatewayState> {
@@ -52,7 +56,7 @@ export function errorHandler(logger: Logger): Middleware<GatewayState> {
     try {
       await next();
     } catch (error) {
-      const appError = error instanceof AppError ? error : fromHttpError(error);
+      const appError = infrastructureFailure(error) ?? fromHttpError(error);
       if (appError && appError.code !== "internal") {
         if (HTTP_STATUS_BY_CODE[appError.code] >= 500) {
           logger.warn("upstream failure", {

@@ -39,7 +39,13 @@ export interface TestStack {
 }
 
 export async function startStack(
-  options: { gatewayEnv?: Record<string, string>; contentEnv?: Record<string, string>; integrationEnv?: Record<string, string> } = {},
+  options: {
+    gatewayEnv?: Record<string, string>;
+    contentEnv?: Record<string, string>;
+    integrationEnv?: Record<string, string>;
+    /** The gateway runs on the stack's clock too (its token cache's freshness and stale-if-error window). */
+    gatewayOnClock?: boolean;
+  } = {},
 ): Promise<TestStack> {
   const clock = new TestClock();
   // The gateway's port is chosen first: upstreams build public URLs (e.g. signed file URLs) on it.
@@ -75,6 +81,7 @@ export async function startStack(
       config: loadGatewayConfig,
       start: startGateway,
       logger: gatewayLogger,
+      ...(options.gatewayOnClock ? { clock: clock.now } : {}),
       // Upstream deadlines scaled like every other wait of the tests: a busy CI machine is slow, not broken.
       env: { IMPRINT_HOST: "127.0.0.1", IMPRINT_PORT: String(port), UPSTREAM_TIMEOUT_MS: String(patient(10_000)), ...options.gatewayEnv },
     },

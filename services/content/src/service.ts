@@ -5,6 +5,7 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import {
   createPromiseClient,
+  followMemberEvents,
   membershipEventsConsumer,
   resolveKeptSecret,
   startService,
@@ -146,9 +147,12 @@ export async function startContentService(config: ContentConfig, options: { cloc
     identity.close();
     throw error;
   }
+  // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
+  const memberEvents = followMemberEvents(memberships.roles, running.nats, options.logger);
   return {
     ...running,
     stop: async () => {
+      await memberEvents.stop();
       await running.stop();
       identity.close();
     },

@@ -53,6 +53,8 @@ describe("installation tokens", () => {
 
     const principal = await identity.client.authenticateToken({ token: issued.token });
     expect(principal.caller).toEqual({ userId: issued.userId, tokenId: issued.tokenId });
+    // Callers that keep the answer (the gateway's token cache) never use it past the token's expiry.
+    expect(principal.expiresAt).toEqual(issued.expiresAt);
     expect(principal.user).toEqual({ id: issued.userId, displayName: "Slack for Teams", email: `${issued.userId}@installations.imprint.invalid`, photoUrl: "" });
     expect(await membership(issued.userId, issued.tokenId)).toEqual({ role: MemberRole.MEMBER_ROLE_EDIT, disabled: false });
     // The principal may call the API like a member of its role.

@@ -29,6 +29,8 @@ describe("API tokens", () => {
     const principal = await identity.client.authenticateToken({ token: issued.token });
     expect(principal.caller).toEqual({ userId: principal.user!.id, tokenId: issued.tokenId });
     expect(principal.user).toMatchObject({ email, displayName: "Tina Token", photoUrl: "" });
+    // An API token does not expire.
+    expect(principal.expiresAt).toBeUndefined();
   });
 
   it("gives every issue a different secret", async () => {

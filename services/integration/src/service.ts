@@ -8,6 +8,7 @@ import {
   createPromiseClient,
   forkEm,
   MembershipCache,
+  followMemberEvents,
   membershipEventsConsumer,
   resolveKeptSecret,
   safeFetchPolicy,
@@ -156,9 +157,12 @@ export async function startIntegrationService(config: IntegrationConfig, options
     await close();
     throw error;
   }
+  // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
+  const memberEvents = followMemberEvents(upstreams.memberships, running.nats, logger);
   return {
     ...running,
     stop: async () => {
+      await memberEvents.stop();
       await running.stop();
       await close();
     },

@@ -6,6 +6,7 @@ import {
   createPromiseClient,
   forkEm,
   MembershipCache,
+  followMemberEvents,
   membershipEventsConsumer,
   startService,
   type Clock,
@@ -76,9 +77,12 @@ export async function startPublishingService(config: PublishingConfig, options: 
     close();
     throw error;
   }
+  // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
+  const memberEvents = followMemberEvents(upstreams.memberships, running.nats, options.logger);
   return {
     ...running,
     stop: async () => {
+      await memberEvents.stop();
       await running.stop();
       close();
     },

@@ -1,12 +1,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Koa, { type ParameterizedContext } from "koa";
-import { createLogger, type Logger } from "@imprint/runtime/core";
+import { AppError, createLogger, RETRY_AFTER_SECONDS, type Logger } from "@imprint/runtime/core";
 import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveSitemap } from "./agents.js";
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
 import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
 import { openSiteViews, type SiteViews } from "./site-views.js";
+import { throttledWarning } from "./throttled-warning.js";
 import { readerAssets } from "./views/assets.js";
 import { renderStatus } from "./views/render.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
@@ -54,6 +55,7 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
   const views = openSiteViews(config, logger);
 
   const app = new Koa({ proxy: config.TRUST_PROXY });
+  app.use(answerUnavailable(address, logger));
   app.use(readerRoutes(data, address, views));
   app.on("error", (error: unknown) => logger.error("reader request failed", { error: error instanceof Error ? error.message : String(error) }));
   const handle = app.callback();
@@ -80,6 +82,33 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
         });
         server.closeIdleConnections();
       })),
+  };
+}
+
+/**
+ * An upstream (publishing, content) that is down or too slow, for what the reader has not kept:
+ * a 503 page with Retry-After, which browsers, crawlers and agents retry, instead of a 500.
+ */
+function answerUnavailable(address: ReaderAddress, logger: Logger) {
+  // At most one line a minute, however many visitors an outage turns away.
+  const warn = throttledWarning(logger, "pages answered 503: an upstream is unavailable", "requests");
+  return async (ctx: ParameterizedContext, next: () => Promise<unknown>): Promise<void> => {
+    try {
+      await next();
+    } catch (error) {
+      if (!(error instanceof AppError) || (error.code !== "unavailable" && error.code !== "deadline_exceeded")) throw error;
+      warn(1, { code: error.code, error: error.message });
+      ctx.status = 503;
+      ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
+      ctx.set("Cache-Control", "no-store");
+      ctx.type = "text/html; charset=utf-8";
+      ctx.body = renderStatus({
+        status: 503,
+        title: "Temporarily unavailable",
+        message: "This page cannot be shown right now. Please try again in a moment.",
+        assetBase: address.path,
+      });
+    }
   };
 }
 

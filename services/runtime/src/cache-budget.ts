@@ -57,7 +57,7 @@ export class CacheBudget {
 
 /** A key-value cache whose entries count against a `CacheBudget`; its own Map is in recency order too. */
 export class BudgetedCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly entriesByKey = new Map<string, Entry<V>>();
 
   /** @internal Created through `CacheBudget.cache`. */
   constructor(
@@ -66,10 +66,10 @@ export class BudgetedCache<V> {
   ) {}
 
   get(key: string): V | undefined {
-    const entry = this.entries.get(key);
+    const entry = this.entriesByKey.get(key);
     if (!entry) return undefined;
-    this.entries.delete(key);
-    this.entries.set(key, entry);
+    this.entriesByKey.delete(key);
+    this.entriesByKey.set(key, entry);
     this.budget.touch(entry);
     return entry.value;
   }
@@ -79,30 +79,35 @@ export class BudgetedCache<V> {
     this.delete(key);
     if (bytes > this.budget.maxBytes) return;
     const entry: Entry<V> = { cache: this, key, value, bytes };
-    this.entries.set(key, entry);
+    this.entriesByKey.set(key, entry);
     this.budget.charge(entry);
   }
 
   delete(key: string): void {
-    const entry = this.entries.get(key);
+    const entry = this.entriesByKey.get(key);
     if (!entry) return;
-    this.entries.delete(key);
+    this.entriesByKey.delete(key);
     this.budget.release(entry);
+  }
+
+  /** Every key and value, least recently used first, without touching their recency (for rare sweeps, e.g. on an event). */
+  *entries(): IterableIterator<[string, V]> {
+    for (const [key, entry] of [...this.entriesByKey]) yield [key, entry.value];
   }
 
   /** The key used least recently in this cache (for caches with a bound of their own). */
   oldestKey(): string | undefined {
-    return this.entries.keys().next().value;
+    return this.entriesByKey.keys().next().value;
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.entriesByKey.size;
   }
 
   /** Bytes this cache holds of the budget. */
   get bytes(): number {
     let total = 0;
-    for (const entry of this.entries.values()) total += entry.bytes;
+    for (const entry of this.entriesByKey.values()) total += entry.bytes;
     return total;
   }
 }

@@ -141,3 +141,45 @@ export function publicMessage(error: AppError): string {
       return error.message;
   }
 }
+
+/** Seconds a client is told to wait (`Retry-After`) before retrying a request answered 503. */
+export const RETRY_AFTER_SECONDS = 1;
+
+/**
+ * SQLSTATEs of a database that cannot be reached or cannot take work right now, all worth a retry:
+ * class 08 (connection exception), 53 (insufficient resources: too many connections, disk full,
+ * out of memory), 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now.
+ */
+const TRANSIENT_SQLSTATE = /^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[123])$/;
+
+/** Socket failures of a connection to a peer (the database): the peer is down or unreachable. */
+const TRANSIENT_SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "EAI_AGAIN", "ENOTCONN"]);
+
+/**
+ * What node-postgres and its pool say, without a code, when a connection is lost or cannot be had:
+ * "Connection terminated unexpectedly", "Connection terminated due to connection timeout",
+ * "timeout exceeded when trying to connect" (pool acquire), "Client has encountered a connection
+ * error and is not queryable", "Client was closed and is not queryable".
+ */
+const TRANSIENT_MESSAGE = /connection terminated|timeout exceeded when trying to connect|encountered a connection error|client was closed and is not queryable/i;
+
+function isTransientFailure(error: unknown, depth: number): boolean {
+  if (depth > 5 || typeof error !== "object" || error === null) return false;
+  const { code, message, cause, errors } = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === "string" && (TRANSIENT_SQLSTATE.test(code) || TRANSIENT_SOCKET_CODES.has(code))) return true;
+  if (typeof message === "string" && TRANSIENT_MESSAGE.test(message)) return true;
+  // Node's happy-eyeballs connect rejects with an AggregateError of each address's failure.
+  if (Array.isArray(errors) && errors.some((inner) => isTransientFailure(inner, depth + 1))) return true;
+  return isTransientFailure(cause, depth + 1);
+}
+
+/**
+ * The AppError for a failure that is not an AppError: `unavailable` when it says a dependency (the
+ * database, through pg, the pool or MikroORM, which copies the driver's code onto its exceptions)
+ * cannot be reached right now, so callers answer a retryable 503 instead of a 500; undefined for
+ * anything else (a bug). The message names no host, port or query.
+ */
+export function infrastructureFailure(error: unknown): AppError | undefined {
+  if (error instanceof AppError) return error;
+  return isTransientFailure(error, 0) ? new AppError("unavailable", "Temporarily unavailable: a dependency (the database) cannot be reached", { cause: error }) : undefined;
+}

@@ -5,3 +5,4 @@
 export { connectNats, connectNatsInBackground, NatsLink, type NatsConnection } from "./events/nats.js";
 export { parseEnvelope, type EventEnvelope } from "./events/envelope.js";
 export * from "./events/watch.js";
+export { followEvents, type EventFollower } from "./access/follow-events.js";

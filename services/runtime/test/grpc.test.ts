@@ -3,6 +3,7 @@ import { AppError } from "../src/errors.js";
 import { checkHealth, createPromiseClient } from "../src/grpc/client.js";
 import { startGrpcServer, type GrpcServerHandle } from "../src/grpc/server.js";
 import { createLogger } from "../src/logger.js";
+import { eventually, patient } from "../src/testing/index.js";
 
 // A tiny hand-written service definition with JSON serialization, so the runtime is tested
 // without depending on any context's generated code.
@@ -89,4 +90,45 @@ describe("gRPC server and promise client", () => {
     expect(await checkHealth("127.0.0.1:1")).toBe("UNREACHABLE");
     client.close();
   });
+});
+
+describe("a peer that goes away and comes back", () => {
+  const logger = createLogger("test", { write: () => {} });
+  const serve = (port: number) =>
+    startGrpcServer({
+      host: "127.0.0.1",
+      port,
+      logger,
+      services: [{ name: "test.Echo", definition: EchoService, implementation: { echo: async ({ text }) => ({ text: text.toUpperCase() }) } }],
+    });
+
+  it("is reached within a second or two of serving again after an outage, and calls meanwhile fail at once", async () => {
+    let server = await serve(0);
+    const port = server.port;
+    // A deadline far beyond what the test allows: failing fast must come from the channel, not from it.
+    const client = createPromiseClient(EchoService, server.address, { defaultTimeoutMs: 30_000 });
+    try {
+      await expect(client.echo({ text: "before" })).resolves.toEqual({ text: "BEFORE" });
+      await server.shutdown(0);
+
+      // Long enough for grpc-js's default backoff to grow past several seconds (1, 1.6, 2.6, 4.1,
+      // 6.6 s...), with a caller trying all along, as the gateway would.
+      const outageEnds = Date.now() + 12_000;
+      while (Date.now() < outageEnds) {
+        const started = Date.now();
+        await expect(client.echo({ text: "during" })).rejects.toMatchObject({ code: "unavailable" });
+        expect(Date.now() - started).toBeLessThan(patient(1_000));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+
+      server = await serve(port);
+      const serving = Date.now();
+      await eventually(async () => (await client.echo({ text: "after" }).catch(() => undefined)) !== undefined, 10_000, 50);
+      expect(Date.now() - serving).toBeLessThan(patient(2_000));
+      expect(await checkHealth(server.address)).toBe("SERVING");
+    } finally {
+      client.close();
+      await server.shutdown(0);
+    }
+  }, 60_000);
 });

@@ -56,7 +56,11 @@ export function identityServiceImplementation(em: () => EntityManager, useCaseDe
   return {
     authenticateToken: async (request) => {
       const principal = await authenticateToken(em(), { token: request.token }, useCaseDeps);
-      return { caller: { userId: principal.user.id, tokenId: principal.tokenId }, user: userToProto(principal.user) };
+      return {
+        caller: { userId: principal.user.id, tokenId: principal.tokenId },
+        user: userToProto(principal.user),
+        expiresAt: principal.expiresAt ?? undefined,
+      };
     },
 
     getUser: async (request) => {

@@ -13,6 +13,8 @@ export interface AuthenticateTokenInput {
 export interface AuthenticatedPrincipal {
   user: UserData;
   tokenId: string;
+  /** When the token stops working; null when it does not expire. */
+  expiresAt: Date | null;
 }
 
 /**
@@ -39,5 +41,5 @@ export async function authenticateToken(
       { lastUsedAt: now },
     );
   }
-  return { user: token.user, tokenId: token.tokenId };
+  return { user: token.user, tokenId: token.tokenId, expiresAt: token.expiresAt };
 }

@@ -6,6 +6,11 @@ import { defineEvent } from "../events/definitions.js";
 import { handleEvents } from "../events/handle-events.js";
 import type { ConsumerSpec } from "../service.js";
 import type { PromiseClient } from "../grpc/client.js";
+import { createLogger, type Logger } from "../logger.js";
+import type { EventWatch } from "../events/watch.js";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { NatsLink } from "../events/nats.js";
+import { followEvents } from "./follow-events.js";
 
 export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
 
@@ -41,6 +46,9 @@ export interface OrganizationRole {
 
 interface Entry {
   membership: OrganizationRole | null;
+  /** When identity answered it. */
+  verifiedAt: number;
+  /** Until when it is used without asking identity. */
   expiresAt: number;
 }
 
@@ -48,22 +56,56 @@ interface Entry {
 const MAX_ENTRIES = 10_000;
 
 /**
+ * How long a role identity confirmed keeps being used while identity cannot be reached (stale if
+ * error): requests of members seen in the last five minutes keep working through an identity
+ * outage; a member event still drops the role at once.
+ */
+export const DEFAULT_STALE_IF_ERROR_MS = 5 * 60_000;
+
+/** Failures that say identity cannot answer now, nothing about the member. */
+function identityUnreachable(error: unknown): boolean {
+  return error instanceof AppError && (error.code === "unavailable" || error.code === "deadline_exceeded");
+}
+
+export interface MembershipCacheOptions {
+  /** How long a role is used while identity is unreachable, from when identity confirmed it; 0 disables. */
+  staleIfErrorMs?: number;
+  now?: () => number;
+}
+
+/**
  * Organization roles from identity's GetMembership, cached per (organization, user) for `ttlMs`,
  * for every service that authorizes by role. Identity's member events drop the entry at once
  * (see {@link membershipEventsConsumer}), so a removed member loses access as soon as the event
  * arrives, and within the TTL at worst (in a service running several replicas, the one that did
  * not get the event). Concurrent lookups of one key share a single call.
+ *
+ * While identity is unreachable (unavailable, deadline exceeded), a role it confirmed less than
+ * `staleIfErrorMs` ago is still used, so members keep working through an identity outage, but only
+ * while this process hears identity's member events itself ({@link followMemberEvents}: every
+ * replica, not the one a durable consumer hands the event to) and for roles verified since it last
+ * (re)subscribed. Events only ever drop entries (commutative: a late or repeated event drops again,
+ * never restores), and a lookup under way when its key is dropped is not kept, so no answer older
+ * than an event can come back after it.
  */
 export class MembershipCache {
   private readonly entries = new Map<string, Entry>();
   /** Lookups under way; an invalidation removes the key, so an answer in flight meanwhile is not kept. */
   private readonly inflight = new Map<string, Promise<OrganizationRole | null>>();
+  private readonly staleIfErrorMs: number;
+  private readonly now: () => number;
+  /** Roles verified before this are not used stale: member events since may have been missed. */
+  private trustedSince = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly identity: IdentityClient,
     private readonly ttlMs: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+    options: MembershipCacheOptions | (() => number) = {},
+  ) {
+    const resolved = typeof options === "function" ? { now: options } : options;
+    this.staleIfErrorMs = resolved.staleIfErrorMs ?? DEFAULT_STALE_IF_ERROR_MS;
+    this.now = resolved.now ?? (() => performance.now());
+  }
 
   private static key(organizationId: string, userId: string, tokenId: string): string {
     return `${organizationId}/${userId}/${tokenId}`;
@@ -85,12 +127,18 @@ export class MembershipCache {
       (membership) => {
         if (this.inflight.get(key) === lookup) {
           this.inflight.delete(key);
-          if (this.ttlMs > 0) this.store(key, membership);
+          if (this.ttlMs > 0 || this.staleIfErrorMs > 0) this.store(key, membership);
         }
         return membership;
       },
       (error: unknown) => {
-        if (this.inflight.get(key) === lookup) this.inflight.delete(key);
+        const current = this.inflight.get(key) === lookup;
+        if (current) this.inflight.delete(key);
+        // Read again: an event may have dropped the entry while the lookup was under way.
+        const stale = current ? this.entries.get(key) : undefined;
+        if (stale && identityUnreachable(error) && stale.verifiedAt >= this.trustedSince && this.now() - stale.verifiedAt < this.staleIfErrorMs) {
+          return stale.membership;
+        }
         throw error;
       },
     );
@@ -99,8 +147,9 @@ export class MembershipCache {
   }
 
   private store(key: string, membership: OrganizationRole | null): void {
+    const now = this.now();
     this.entries.delete(key);
-    this.entries.set(key, { membership, expiresAt: this.now() + this.ttlMs });
+    this.entries.set(key, { membership, verifiedAt: now, expiresAt: now + this.ttlMs });
     while (this.entries.size > MAX_ENTRIES) {
       const oldest = this.entries.keys().next().value;
       if (oldest === undefined) break;
@@ -129,6 +178,16 @@ export class MembershipCache {
     for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
     for (const key of this.inflight.keys()) if (key.startsWith(prefix)) this.inflight.delete(key);
   }
+
+  /** Member events are heard from now on ({@link followMemberEvents}): roles verified since may be used stale. */
+  followingEvents(): void {
+    this.trustedSince = this.now();
+  }
+
+  /** Member events are no longer heard: no role is used stale until they are again. */
+  lostEvents(): void {
+    this.trustedSince = Number.POSITIVE_INFINITY;
+  }
 }
 
 /** Identity's events about a member of an organization, as membership caches read them. */
@@ -153,4 +212,22 @@ export function membershipEventsConsumer(memberships: MembershipCache, consumer:
       if (event.organizationId && event.payload.userId) memberships.invalidate(event.organizationId, event.payload.userId);
     }),
   };
+}
+
+/**
+ * Every replica's own subscription to identity's member events, which lets the cache use a role
+ * while identity is unreachable (stale if error): each event drops the member's roles in this
+ * process at once, and a disconnection stops stale use until the subscription is back. The durable
+ * {@link membershipEventsConsumer} reaches one replica only; this one reaches them all.
+ */
+export function followMemberEvents(memberships: MembershipCache, nc: NatsConnection | NatsLink, logger: Logger = createLogger("memberships")): EventWatch {
+  return followEvents(nc, {
+    contexts: ["identity"],
+    onEvent: (envelope, subject) => {
+      const { userId } = envelope.payload;
+      if (subject.includes(".member.") && envelope.organizationId && typeof userId === "string") memberships.invalidate(envelope.organizationId, userId);
+    },
+    follower: memberships,
+    logger,
+  });
 }

@@ -5,6 +5,7 @@ import pg from "pg";
 import type { Logger } from "../logger.js";
 import { OutboxEvent, ProcessedEvent } from "../events/entities.js";
 import { JobLease } from "../jobs/entities.js";
+import { releaseConnectionsThatDie } from "./dead-connections.js";
 
 export interface DatabaseOptions {
   /** postgres:// URL of the service's own database. */
@@ -28,7 +29,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
     extensions: [Migrator],
     migrations: { path: options.migrationsPath, glob: "!(*.d).{js,ts}", emit: "ts", snapshot: false, transactional: true, silent: true },
     pool: { min: 0, max: options.poolMax ?? 10 },
-    driverOptions: { onPoolCreated: releaseBrokenConnections },
+    // A connection cut while in use goes back to the pool at once (see releaseConnectionsThatDie).
+    driverOptions: { onPoolCreated: releaseConnectionsThatDie },
     debug: options.debug ?? false,
     allowGlobalContext: false,
     ensureDatabase: false,
@@ -42,41 +44,6 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
     }
   }
   return orm;
-}
-
-type PooledClient = pg.PoolClient & { release: (error?: Error | boolean) => void };
-
-/**
- * Gives a connection back to the pool when it breaks while checked out. A transaction whose
- * connection died (PostgreSQL restarted) fails its rollback, and Kysely releases a transaction's
- * connection only after a successful commit or rollback: without this, each such transaction
- * would keep a pool slot for good, and after `poolMax` of them the process would wait forever
- * for a connection, long after the database came back. Releases are made idempotent, so the
- * holder's own release later is a no-op instead of pg-pool's double-release error.
- */
-export function releaseBrokenConnections(pool: pg.Pool): void {
-  const checkedOut = new Set<pg.PoolClient>();
-  pool.on("acquire", (client) => checkedOut.add(client));
-  pool.on("release", (_error: Error | undefined, client: pg.PoolClient) => checkedOut.delete(client));
-  pool.on("connect", (client) => {
-    let release: PooledClient["release"] | undefined;
-    // pg-pool assigns a fresh release function at every checkout: keep each one single-use.
-    Object.defineProperty(client, "release", {
-      configurable: true,
-      get: () => release,
-      set: (assigned: PooledClient["release"]) => {
-        let released = false;
-        release = (error) => {
-          if (released) return;
-          released = true;
-          assigned(error);
-        };
-      },
-    });
-    client.once("end", () => {
-      if (checkedOut.has(client)) (client as PooledClient).release(new Error("connection ended while checked out"));
-    });
-  });
 }
 
 /**

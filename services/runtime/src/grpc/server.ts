@@ -9,7 +9,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
-import { AppError, GRPC_STATUS_BY_CODE } from "../errors.js";
+import { AppError, GRPC_STATUS_BY_CODE, infrastructureFailure } from "../errors.js";
 import type { Logger } from "../logger.js";
 
 export const ERROR_CODE_TRAILER = "imprint-error-code";
@@ -25,10 +25,13 @@ export type AsyncImplementation<Def> = {
 };
 
 function toServiceError(error: unknown, method: string, logger: Logger) {
-  if (error instanceof AppError && error.code !== "internal") {
+  // A lost database is a retryable `unavailable`, not a bug: callers answer 503, never 500.
+  const appError = infrastructureFailure(error);
+  if (appError && appError.code !== "internal") {
+    if (!(error instanceof AppError)) logger.warn("dependency unavailable", { method, err: error });
     const metadata = new Metadata();
-    metadata.set(ERROR_CODE_TRAILER, error.code);
-    return { code: GRPC_STATUS_BY_CODE[error.code], details: error.message, metadata };
+    metadata.set(ERROR_CODE_TRAILER, appError.code);
+    return { code: GRPC_STATUS_BY_CODE[appError.code], details: appError.message, metadata };
   }
   logger.error("unhandled error in gRPC handler", { method, err: error });
   const metadata = new Metadata();

@@ -33,6 +33,8 @@
  *   filters (time, organization, payload fields) over a connection of the test's own.
  * - **Outages.** `startRestartablePostgres()` and `startRestartableNats()`: a PostgreSQL or
  *   nats-server of the test's own, to stop (an outage) and start again on the same port and data.
+ *   `startTcpProxy(target)`: a relay in front of PostgreSQL (or a peer) that a test
+ *   stops and starts again, as a crash and restart would, without touching what others share.
  * - **Checks.** `schemaDrift(orm)` (entities vs migrations: each service has a
  *   `test/schema-drift.test.ts`), `describeTables`/`runtimeTablesAsCreated`, the event catalogue
  *   (`eventCatalogueProblems`), `errorCode`/`failure` for failed calls.
@@ -64,6 +66,7 @@ export {
   type TestUser,
 } from "./factories.js";
 export { TestClock } from "./clock.js";
+export { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
 export { testLogger, type LogLine, type TestLogger } from "./logger.js";
 export { readEvents, waitForEvents, type EventQuery } from "./events.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";
