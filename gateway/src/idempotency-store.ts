@@ -1,5 +1,5 @@
 import type { BudgetedCache, CacheBudget, Logger } from "@imprint/runtime/core";
-import { connectNats, type NatsConnection } from "@imprint/runtime/watch";
+import type { NatsLink } from "@imprint/runtime/watch";
 import { Kvm, type KV } from "@nats-io/kv";
 
 /**
@@ -116,11 +116,8 @@ function isWrongRevision(error: unknown): boolean {
  * (re)tried in the background.
  */
 export class NatsIdempotencyStore implements IdempotencyStore {
-  private nats: NatsConnection | undefined;
   private bucket: Promise<KV> | undefined;
-  private connecting: Promise<void> | undefined;
   private closed = false;
-  private disconnected = false;
   /**
    * Answers (null: deletions) kept in the process because the bucket could not take them: written
    * to the bucket once NATS answers again, so that the bucket never keeps a request "running" whose
@@ -128,43 +125,26 @@ export class NatsIdempotencyStore implements IdempotencyStore {
    */
   private readonly unsynced = new Map<string, IdempotencyRecord | null>();
   private flushing: Promise<void> | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
   private warnedAt = 0;
 
+  /** `nats`: the gateway's connection, made in the background (this store does not close it). */
   constructor(
-    private readonly url: string,
+    private readonly nats: NatsLink,
     private readonly fallback: IdempotencyStore,
     private readonly logger: Logger,
-    private readonly retryMs = 5_000,
   ) {
-    this.connect();
-  }
-
-  private connect(): void {
-    this.connecting ??= connectNats(this.url, "imprint-gateway")
-      .then((nats) => {
-        if (this.closed) return void nats.close();
-        this.nats = nats;
+    void nats.connected.then(
+      async (nc) => {
         this.logger.info("idempotency records kept in NATS", { bucket: IDEMPOTENCY_BUCKET });
-        // While the connection is down, requests go to the fallback at once instead of waiting for a timeout.
-        void (async () => {
-          for await (const status of nats.status()) {
-            if (status.type === "disconnect") this.disconnected = true;
-            else if (status.type === "reconnect") {
-              this.disconnected = false;
-              this.flush();
-            }
-          }
-        })();
-      })
-      .catch((error: unknown) => {
-        this.warn("NATS unreachable: idempotency records are kept in this process until it connects", error);
-        this.connecting = undefined;
-        if (!this.closed) {
-          this.retryTimer = setTimeout(() => this.connect(), this.retryMs);
-          this.retryTimer.unref();
+        // What was answered while NATS was unreachable reaches the bucket once it is back.
+        this.flush();
+        for await (const status of nc.status()) {
+          if (this.closed) return;
+          if (status.type === "reconnect") this.flush();
         }
-      });
+      },
+      () => undefined,
+    );
   }
 
   private warn(message: string, error: unknown): void {
@@ -176,8 +156,9 @@ export class NatsIdempotencyStore implements IdempotencyStore {
 
   /** The bucket while NATS is connected (created on first use), else undefined. */
   private async kv(): Promise<KV | undefined> {
-    const nats = this.nats;
-    if (!nats || this.disconnected || nats.isClosed() || nats.isDraining()) return undefined;
+    // While the connection is down, requests go to the fallback at once instead of waiting for a timeout.
+    const nats = this.nats.current;
+    if (!nats || !this.nats.isUp()) return undefined;
     this.bucket ??= new Kvm(nats)
       .create(IDEMPOTENCY_BUCKET, { ttl: IDEMPOTENCY_TTL_MS, history: 1, timeout: KV_TIMEOUT_MS })
       .catch((error: unknown) => {
@@ -296,8 +277,6 @@ export class NatsIdempotencyStore implements IdempotencyStore {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.retryTimer);
-    await this.connecting;
-    await this.nats?.close();
+    await this.flushing;
   }
 }

@@ -9,7 +9,8 @@ import type { GatewayConfig } from "./config.js";
 import { PAGE_TOKEN_SECRET_SETTING, PageTokenSigner } from "./pagination.js";
 import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
 import { MemoryIdempotencyStore, NatsIdempotencyStore } from "./idempotency-store.js";
-import { connectGatewayNats, followIdentityEvents } from "./identity-events.js";
+import { followIdentityEvents } from "./identity-events.js";
+import { connectNatsInBackground } from "@imprint/runtime/watch";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createApp, type AppDeps } from "./app.js";
@@ -69,16 +70,15 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     },
   );
 
-  // The gateway's NATS connection (one, here): identity's events keep the token cache honest, which
-  // stale-if-error authentication needs. Made in the background: the gateway serves while NATS is down.
-  const natsStop = new AbortController();
-  const nats = config.natsUrl ? connectGatewayNats(config.natsUrl, logger, natsStop.signal) : Promise.resolve(undefined);
-  const identityEvents = nats.then((nc) => (nc ? followIdentityEvents(nc, authenticator, logger) : undefined));
+  // The gateway's one NATS connection, made in the background (the gateway serves while NATS is
+  // down): identity's events keep the token cache honest, which stale-if-error authentication needs,
+  // and answers to requests with an Idempotency-Key are shared with the other replicas through it.
+  const nats = config.natsUrl ? connectNatsInBackground(config.natsUrl, "imprint-gateway", logger) : undefined;
+  const identityEvents = nats ? followIdentityEvents(nats, authenticator, logger) : undefined;
   if (!config.natsUrl) logger.warn("NATS_URL is not set: while identity is unreachable, every authenticated request fails", { setting: "NATS_URL" });
   const closeNats = async () => {
-    natsStop.abort();
-    await (await identityEvents)?.stop();
-    await (await nats)?.close();
+    await identityEvents?.stop();
+    await nats?.close();
   };
   if (!config.pageTokenSecret) {
     logger.warn(`${PAGE_TOKEN_SECRET_SETTING} is not set: list cursors are signed with a random key of this process, so they stop working at a restart and on other replicas`, {
@@ -89,7 +89,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   // while NATS is unreachable or when it is not configured.
   const localRecords = new MemoryIdempotencyStore(caches);
   if (!config.natsUrl) logger.info("NATS_URL is not set: answers to requests with an Idempotency-Key are kept by this process only", { setting: "NATS_URL" });
-  const idempotencyStore = config.natsUrl ? new NatsIdempotencyStore(config.natsUrl, localRecords, logger) : localRecords;
+  const idempotencyStore = nats ? new NatsIdempotencyStore(nats, localRecords, logger) : localRecords;
   const pageTokens = config.pageTokenSecret ? new PageTokenSigner(config.pageTokenSecret) : PageTokenSigner.ephemeral();
   // Attached in the same tick as listen's callback, so no request can arrive before it.
   const app = createApp({
@@ -118,7 +118,9 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
       server.close(() => {
         clearTimeout(force);
         closeUpstreamClients(upstreams);
-        void Promise.all([idempotencyStore.close(), closeNats()])
+        void idempotencyStore
+          .close()
+          .then(closeNats)
           .catch((error: unknown) => logger.warn("closing NATS failed", { err: error }))
           .finally(resolve);
       });

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Kvm } from "@nats-io/kv";
 import { afterAll, describe, expect, it } from "vitest";
 import { CacheBudget } from "@imprint/runtime/core";
-import { connectNats } from "@imprint/runtime/watch";
+import { connectNats, connectNatsInBackground, type NatsLink } from "@imprint/runtime/watch";
 import { getFreePort, startNatsServer } from "@imprint/runtime/infrastructure";
 import { testLogger, testNatsUrl } from "@imprint/runtime/testing";
 import { IDEMPOTENCY_BUCKET, MemoryIdempotencyStore, NatsIdempotencyStore, type IdempotencyRecord, type IdempotencyStore } from "../src/idempotency-store.js";
@@ -13,9 +13,20 @@ const running = (bodyHash: string): IdempotencyRecord => ({ state: "running", bo
 const done = (bodyHash: string): IdempotencyRecord => ({ state: "done", bodyHash, startedAt: Date.now(), status: 201, headers: { location: "/x" }, body: { json: '{"id":"x"}' } });
 
 const stores: IdempotencyStore[] = [];
+const links: NatsLink[] = [];
 afterAll(async () => {
   for (const store of stores) await store.close();
+  for (const link of links) await link.close();
 });
+
+/** A store on the gateway's kind of connection: made in the background, retried until NATS answers. */
+function natsStore(url: string, logger = testLogger("gateway")): { store: NatsIdempotencyStore; link: NatsLink } {
+  const link = connectNatsInBackground(url, "imprint-gateway", logger);
+  links.push(link);
+  const store = new NatsIdempotencyStore(link, new MemoryIdempotencyStore(new CacheBudget(1024 * 1024)), logger);
+  stores.push(store);
+  return { store, link };
+}
 
 /** The store's contract, whichever keeps the records. */
 async function behavesAsAStore(store: IdempotencyStore): Promise<void> {
@@ -35,17 +46,15 @@ async function behavesAsAStore(store: IdempotencyStore): Promise<void> {
 
 describe("idempotency records", () => {
   it("are kept in NATS's bucket", async () => {
-    const store = new NatsIdempotencyStore(await testNatsUrl(), new MemoryIdempotencyStore(new CacheBudget(1024 * 1024)), testLogger("gateway"));
-    stores.push(store);
+    const { store, link } = natsStore(await testNatsUrl());
     // The first operations may come before the connection: they use the fallback; wait for NATS.
-    await expect.poll(() => (store as unknown as { nats?: unknown }).nats !== undefined).toBe(true);
+    await expect.poll(() => link.isUp()).toBe(true);
     await behavesAsAStore(store);
   });
 
   it("are kept in the process while NATS is unreachable, without failing a request", async () => {
     const logger = testLogger("gateway", { level: "warn", record: true });
-    const store = new NatsIdempotencyStore(`nats://127.0.0.1:${await getFreePort()}`, new MemoryIdempotencyStore(new CacheBudget(1024 * 1024)), logger);
-    stores.push(store);
+    const { store } = natsStore(`nats://127.0.0.1:${await getFreePort()}`, logger);
     await behavesAsAStore(store);
     await expect.poll(() => logger.lines.some((line) => /NATS unreachable/.test(String(line.msg)))).toBe(true);
   });
@@ -60,10 +69,9 @@ describe("idempotency records", () => {
   it("given while NATS was down, reach the bucket once it is back: the bucket never keeps an answered request running", async () => {
     const storeDir = await mkdtemp(join(tmpdir(), "imprint-idempotency-nats-"));
     let server = await startNatsServer({ storeDir });
-    const store = new NatsIdempotencyStore(server.url, new MemoryIdempotencyStore(new CacheBudget(1024 * 1024)), testLogger("gateway"));
-    stores.push(store);
+    const { store, link } = natsStore(server.url);
     try {
-      await expect.poll(() => (store as unknown as { nats?: unknown }).nats !== undefined).toBe(true);
+      await expect.poll(() => link.isUp()).toBe(true);
       expect(await store.create("answered", running("a"))).toEqual({ created: true });
       await server.stop();
       const answer = done("a");

@@ -124,7 +124,9 @@ export class NatsLink {
     this.closed = true;
     this.wake?.();
     const nc = this.connection;
-    if (nc && !nc.isClosed()) await nc.drain();
+    if (!nc || nc.isClosed()) return;
+    // Draining needs the server; while it is unreachable there is nothing to drain to: just close.
+    await nc.drain().catch(() => nc.close());
   }
 }
 
