@@ -3,17 +3,20 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createTestDatabase, patient, testNatsUrl } from "@imprint/runtime/testing";
+import { createTestDatabase, eventually, patient, testNatsUrl } from "@imprint/runtime/testing";
 import {
+  describeEvent,
   generateTokenSecret,
   HOSTINGS,
   ONE_PROCESS_NAME,
   resolveBootstrapToken,
   resolvePageTokenSecret,
+  restartDelayMs,
   stackDescription,
   startStack,
   StackStartError,
   type Hosting,
+  type SupervisionEvent,
   type Stack,
 } from "../../scripts/lib/stack.mjs";
 
@@ -134,6 +137,39 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(5);
   });
 
+  it.runIf(hosting === "split")("restarts a service killed with SIGKILL while the rest keeps serving", async () => {
+    const content = stack.processes.find((p) => p.name === "content")!;
+    const killedPid = content.pid;
+    const events: SupervisionEvent[] = [];
+    const back = new Promise<void>((resolve) => {
+      const off = stack.onEvent((event) => {
+        if (event.name !== "content") return;
+        events.push(event);
+        if (event.type === "ready") {
+          off();
+          resolve();
+        }
+      });
+    });
+    content.signal("SIGKILL");
+    // Identity's routes answer while content is down or restarting.
+    const orgs = await fetch(`${stack.gatewayUrl}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
+    expect(orgs.status).toBe(200);
+    await back;
+    expect(events.map((event) => event.type)).toEqual(["exited", "restarted", "ready"]);
+    expect(describeEvent(events[0]!)).toBe("↻ content exited (signal SIGKILL); restarted in 1 s (restart 1)");
+    expect(content.pid).not.toBe(killedPid);
+    expect(content.running).toBe(true);
+    expect(content.restarts).toBe(1);
+    // Same port: the gateway reaches the new process (content's spaces of the organization).
+    const organizationId = ((await orgs.json()) as { items: { id: string }[] }).items[0]!.id;
+    const spaces = await eventually(async () => {
+      const response = await fetch(`${stack.gatewayUrl}/v1/orgs/${organizationId}/spaces`, { headers: { authorization: `Bearer ${token}` } });
+      return response.status === 200 ? response : undefined;
+    }, 15_000);
+    expect(spaces.status).toBe(200);
+  }, patient(60_000));
+
   it("stops the gateway and the services with SIGTERM and leaves nothing running", async () => {
     const processes = stack.processes;
     await stack.stop();
@@ -188,4 +224,18 @@ describe("startStack failures", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, patient(60_000));
+});
+
+describe("restart backoff", () => {
+  it("waits 1 s, doubling per crash in a row, never more than 30 s", () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 40].map((crashes) => restartDelayMs(crashes))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+  });
+
+  it("names the process, how it ended and when it comes back", () => {
+    expect(describeEvent({ type: "exited", name: "postgres", at: 0, code: null, signal: "SIGKILL", restart: 3, delayMs: 4_000 })).toBe(
+      "↻ postgres exited (signal SIGKILL); restarted in 4 s (restart 3)",
+    );
+    expect(describeEvent({ type: "exited", name: "gateway", at: 0, code: 1, signal: null, restart: 1, delayMs: 1_000 })).toBe("↻ gateway exited with code 1; restarted in 1 s (restart 1)");
+    expect(describeEvent({ type: "ready", name: "nats", at: 0, restart: 1, afterMs: 1_500 })).toBe("✔ nats is back (restart 1, ready 1.5 s after its start)");
+  });
 });
