@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { createTestDatabase, eventually, patient, testNatsUrl } from "@imprint/runtime/testing";
 import {
   describeEvent,
@@ -12,6 +12,7 @@ import {
   resolveBootstrapToken,
   resolvePageTokenSecret,
   restartDelayMs,
+  startUnit,
   stackDescription,
   startStack,
   StackStartError,
@@ -229,6 +230,57 @@ describe("startStack failures", () => {
 describe("restart backoff", () => {
   it("waits 1 s, doubling per crash in a row, never more than 30 s", () => {
     expect([0, 1, 2, 3, 4, 5, 6, 40].map((crashes) => restartDelayMs(crashes))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+  });
+
+  it("restarts a process each time it dies, backing off while it keeps crashing, and holds it when asked", async () => {
+    vi.useFakeTimers();
+    try {
+      // A process is a handle whose end the test decides.
+      const launched: { die: (signal: string) => void }[] = [];
+      const launch = async () => {
+        let die!: (signal: string) => void;
+        const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+          die = (signal) => resolve({ code: null, signal });
+        });
+        let running = true;
+        void exited.then(() => (running = false));
+        launched.push({ die });
+        return { pid: launched.length, exited, get running() { return running; }, signal: (signal: string) => die(signal), stop: async () => die("SIGTERM") };
+      };
+      const events: SupervisionEvent[] = [];
+      const unit = await startUnit({ name: "worker", launch, onEvent: (event) => events.push(event) });
+      const types = () => events.map((event) => `${event.type}${event.type === "exited" ? ` ${event.delayMs}` : ""}`);
+
+      unit.signal("SIGKILL");
+      await vi.advanceTimersByTimeAsync(999);
+      expect([launched.length, types()]).toEqual([1, ["exited 1000"]]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect([launched.length, unit.pid, unit.restarts]).toEqual([2, 2, 1]);
+      // Crashing again at once: twice the wait.
+      unit.signal("SIGKILL");
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(types()).toEqual(["exited 1000", "restarted", "ready", "exited 2000", "restarted", "ready"]);
+      // Up for a minute: back to 1 s.
+      await vi.advanceTimersByTimeAsync(60_000);
+      unit.signal("SIGKILL");
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(types().at(-3)).toBe("exited 1000");
+
+      // Held: stays down until released.
+      unit.hold();
+      unit.signal("SIGKILL");
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect([launched.length, unit.running, types().at(-1)]).toEqual([4, false, "exited null"]);
+      await unit.release();
+      expect([launched.length, unit.running]).toEqual([5, true]);
+
+      // Stopped: never again.
+      await unit.stop();
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(launched.length).toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("names the process, how it ended and when it comes back", () => {

@@ -49,7 +49,7 @@ export interface SupervisedUnit {
   readonly restarts: number;
   on(listener: (event: SupervisionEvent) => void): () => void;
   /** Sends a signal to the current process (SIGKILL, SIGSTOP, SIGCONT, …). */
-  signal(signal: NodeJS.Signals): void;
+  signal(signal: NodeJS.Signals | string): void;
   /** No automatic restart until release(). */
   hold(): void;
   /** Restarts a held, dead process now. */
@@ -57,6 +57,22 @@ export interface SupervisedUnit {
   kill(): void;
   stop(): Promise<unknown>;
 }
+
+/** What a supervised unit's `launch` resolves: one started process. */
+export interface UnitHandle {
+  pid: number | undefined;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+  readonly running: boolean;
+  signal(signal: string): void;
+  stop(...args: unknown[]): Promise<unknown>;
+}
+export function startUnit(options: {
+  name: string;
+  launch: (previous: UnitHandle | null) => Promise<UnitHandle>;
+  probe?: () => Promise<boolean>;
+  onEvent?: (event: SupervisionEvent) => void;
+  mayRestart?: (result: { code: number | null; signal: string | null }) => boolean;
+}): Promise<SupervisedUnit>;
 
 export interface Infrastructure {
   databaseUrls: Record<string, string>;

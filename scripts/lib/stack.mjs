@@ -362,7 +362,10 @@ function natsHandle(server) {
       return child.exitCode === null && child.signalCode === null;
     },
     signal: (signal) => child.kill(signal),
-    stop: () => server.stop(),
+    // Its stop waits for an exit event, which a process already killed by a signal never sends again.
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) await server.stop();
+    },
   };
 }
 

@@ -206,7 +206,10 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
     for (const row of processedRows) processed.set(row.event_id, (processed.get(row.event_id) ?? 0) + 1);
     const dead = deadLettered.get(consumer.name) ?? new Set();
     const lost = [...expected].filter((id) => !processed.has(id) && !dead.has(id));
-    const twice = [...processed.values()].filter((count) => count > 1).length + [...dead].filter((id) => processed.has(id)).length;
+    // processed_events' key makes a second record impossible; an event both processed and
+    // dead-lettered was applied once (its commit answered late): a replay would find it done.
+    const twice = [...processed.values()].filter((count) => count > 1).length;
+    const deadButProcessed = [...dead].filter((id) => processed.has(id)).length;
     const unknown = [...processed.keys()].filter((id) => !expected.has(id)).length;
     return {
       consumer: consumer.name,
@@ -218,8 +221,10 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
       lost: lost.length,
       lostIds: lost.slice(0, 5).map((id) => `${subjects.get(id) ?? "?"} ${id}`),
       appliedTwice: twice,
+      deadButProcessed,
       unknown,
-      pending: consumer.pending + consumer.ackPending,
+      pending: consumer.pending,
+      unacknowledged: consumer.ackPending,
     };
   });
 

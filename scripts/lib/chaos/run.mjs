@@ -438,7 +438,14 @@ export function formatReport(report) {
   if (a.duplicatedInStreams) text.push(`  ${a.duplicatedInStreams} event ids stored twice in the streams`);
   text.push("stream → consumers (expected / processed / dead-lettered / lost / applied twice):");
   for (const c of a.consumers) {
-    text.push(`  ${c.consumer} (${c.owner ?? "unknown owner"}): ${c.expected} / ${c.processed} / ${c.deadLettered} / ${c.lost} / ${c.appliedTwice}${c.pending ? `, ${c.pending} pending` : ""}${c.lostIds.length ? ` lost: ${c.lostIds.join(", ")}` : ""}`);
+    const notes = [
+      c.deadButProcessed ? `${c.deadButProcessed} dead-lettered though processed` : "",
+      c.pending ? `${c.pending} not delivered yet` : "",
+      c.unacknowledged ? `${c.unacknowledged} delivered, not acknowledged` : "",
+      c.unknown ? `${c.unknown} processed ids not on the stream` : "",
+      c.lostIds.length ? `lost: ${c.lostIds.join(", ")}` : "",
+    ].filter(Boolean);
+    text.push(`  ${c.consumer} (${c.owner ?? "unknown owner"}): ${c.expected} / ${c.processed} / ${c.deadLettered} / ${c.lost} / ${c.appliedTwice}${notes.length ? `; ${notes.join("; ")}` : ""}`);
   }
   text.push("projections vs source of truth:");
   for (const p of a.projections) {
