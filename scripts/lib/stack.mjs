@@ -480,7 +480,7 @@ export async function startUnit({ name, launch, probe, onEvent = () => {}, mayRe
         emit({ type: "restarted", restart: restarts, pid: handle.pid });
         if (probe) {
           for (;;) {
-            if (handle !== current || !handle.running) return;
+            if (stopping || handle !== current || !handle.running) return;
             if (await probe().catch(() => false)) break;
             await new Promise((r) => setTimeout(r, 100));
           }

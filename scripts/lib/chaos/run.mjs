@@ -414,7 +414,7 @@ export function figures({ plan, short, client, experiments, result, settled, set
 
 /** The table as text (figure | value | target | ✔/✖), then the audit's details. */
 export function formatReport(report) {
-  const header = ["figure", "value", "target", ""];
+  const header = ["figure", "value", "target", "ok"];
   const lines = [header, ...report.rows.map((r) => [r.figure, r.value, r.target, r.passed ? "✔" : "✖"])];
   const widths = header.map((_, i) => Math.max(...lines.map((line) => line[i].length)));
   const text = [];
