@@ -92,24 +92,26 @@ function ownerOf(consumer, services, processedByService) {
   return services.find((service) => processedByService[service]?.some((row) => row.consumer === consumer)) ?? null;
 }
 
-/** How many events wait: unpublished outbox rows and messages not yet acknowledged by a durable consumer. */
+/** How many events wait: unpublished outbox rows, messages not delivered to a durable consumer yet, and delivered but not acknowledged. */
 export async function backlog({ databaseUrls, natsUrl }) {
   let unpublished = 0;
   for (const url of Object.values(databaseUrls)) {
     unpublished += (await rows(url, sql.OUTBOX_EVENTS)).filter((row) => !row.published).length;
   }
-  const pending = await withNats(natsUrl, async (nc) => {
+  const counts = await withNats(natsUrl, async (nc) => {
     const jsm = await jetstreamManager(nc);
-    let count = 0;
+    const counts = { pending: 0, ackPending: 0 };
     for (const stream of await streamNames(jsm)) {
       if (stream === DEAD_LETTER_STREAM) continue;
       for await (const consumer of jsm.consumers.list(stream)) {
-        if (consumer.config.durable_name) count += consumer.num_pending + consumer.num_ack_pending;
+        if (!consumer.config.durable_name) continue;
+        counts.pending += consumer.num_pending;
+        counts.ackPending += consumer.num_ack_pending;
       }
     }
-    return count;
+    return counts;
   });
-  return { unpublished, pending };
+  return { unpublished, ...counts };
 }
 
 /** Messages in the dead-letter stream (0 when it does not exist). */
@@ -164,7 +166,14 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
       for await (const info of jsm.consumers.list(name)) {
         if (!info.config.durable_name) continue;
         const filters = info.config.filter_subjects?.length ? info.config.filter_subjects : [info.config.filter_subject || ">"];
-        consumers.push({ name: info.config.durable_name, stream: name, filters, pending: info.num_pending, ackPending: info.num_ack_pending });
+        consumers.push({
+          name: info.config.durable_name,
+          stream: name,
+          filters,
+          pending: info.num_pending,
+          ackPending: info.num_ack_pending,
+          ackWaitMs: Math.round((info.config.ack_wait ?? 0) / 1_000_000),
+        });
       }
     }
     return { streams, consumers, deadLetters };
@@ -205,7 +214,11 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
     const processed = new Map();
     for (const row of processedRows) processed.set(row.event_id, (processed.get(row.event_id) ?? 0) + 1);
     const dead = deadLettered.get(consumer.name) ?? new Set();
-    const lost = [...expected].filter((id) => !processed.has(id) && !dead.has(id));
+    const missing = [...expected].filter((id) => !processed.has(id) && !dead.has(id));
+    // JetStream still holds some for this consumer (not delivered yet, or delivered to a process that
+    // died and due again after the ack wait, 5 minutes for search): those are late, not lost.
+    const waiting = Math.min(missing.length, consumer.pending + consumer.ackPending);
+    const lost = missing.slice(0, missing.length - waiting);
     // processed_events' key makes a second record impossible; an event both processed and
     // dead-lettered was applied once (its commit answered late): a replay would find it done.
     const twice = [...processed.values()].filter((count) => count > 1).length;
@@ -219,12 +232,15 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
       processed: processed.size,
       deadLettered: dead.size,
       lost: lost.length,
-      lostIds: lost.slice(0, 5).map((id) => `${subjects.get(id) ?? "?"} ${id}`),
+      waiting,
+      // Which of the missing ones are late cannot be told apart: all are listed.
+      lostIds: missing.slice(0, 5).map((id) => `${subjects.get(id) ?? "?"} ${id}`),
       appliedTwice: twice,
       deadButProcessed,
       unknown,
       pending: consumer.pending,
       unacknowledged: consumer.ackPending,
+      ackWaitMs: consumer.ackWaitMs,
     };
   });
 
@@ -310,6 +326,7 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
   const diverged = projections.reduce((sum, projection) => sum + projection.diverged.length, 0);
   return {
     lost,
+    waiting: consumerReport.reduce((sum, row) => sum + row.waiting, 0),
     appliedTwice,
     diverged,
     deadLetters: deadLetters.length,

@@ -9,12 +9,13 @@ export interface ChaosRow {
 }
 export interface ChaosAudit {
   lost: number;
+  waiting: number;
   appliedTwice: number;
   diverged: number;
   deadLetters: number;
   outbox: { service: string; rows: number; unpublished: number; missingFromStream: number; missingIds: string[] }[];
   duplicatedInStreams: number;
-  consumers: { consumer: string; stream: string; owner: string | null; expected: number; processed: number; deadLettered: number; lost: number; lostIds: string[]; appliedTwice: number; deadButProcessed: number; unknown: number; pending: number; unacknowledged: number }[];
+  consumers: { consumer: string; stream: string; owner: string | null; expected: number; processed: number; deadLettered: number; lost: number; waiting: number; lostIds: string[]; appliedTwice: number; deadButProcessed: number; unknown: number; pending: number; unacknowledged: number; ackWaitMs: number }[];
   projections: { name: string; rows: number; diverged: { key: string; source: unknown; projection: unknown }[] }[];
   writes: { checked: number; committed: number; committedButError: { kind: string }[]; duplicated: { kind: string }[]; lostAfterSuccess: { kind: string }[] };
 }
