@@ -148,7 +148,8 @@ async function runLauncher() {
     if (event.type === "ready") console.log(paint("32", line));
     else {
       console.error(paint("33", line));
-      const lines = event.type === "exited" && stack.units[event.name]?.current?.lastLines?.();
+      // What a process said before it exited by itself may explain why; a kill leaves nothing to read.
+      const lines = event.type === "exited" && event.code !== null && stack.units[event.name]?.current?.lastLines?.();
       if (lines?.length) console.error(lines.slice(-10).map((l) => `   ${l}`).join("\n"));
     }
   });
