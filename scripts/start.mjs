@@ -1,5 +1,5 @@
 // `npm start`: installs and builds when needed, then runs the whole stack locally (embedded
-// PostgreSQL, nats-server, every service, the gateway) until Ctrl-C.
+// PostgreSQL, nats-server, every service, the gateway) until Ctrl-C, restarting any of them that dies.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -141,9 +141,17 @@ async function runLauncher() {
   }
   if (shuttingDown) return;
 
-  stack.onUnexpectedExit((error) => {
-    fail(error.message, error.lastLines);
-    void shutdown(1);
+  // A process that dies is restarted (with backoff, forever): say which, and when it is back.
+  stack.onEvent((event) => {
+    const line = stackLib.describeEvent(event);
+    if (!line) return;
+    if (event.type === "ready") console.log(paint("32", line));
+    else {
+      console.error(paint("33", line));
+      // What a process said before it exited by itself may explain why; a kill leaves nothing to read.
+      const lines = event.type === "exited" && event.code !== null && stack.units[event.name]?.current?.lastLines?.();
+      if (lines?.length) console.error(lines.slice(-10).map((l) => `   ${l}`).join("\n"));
+    }
   });
   await stackLib.writeStackJson(dataDir, stack);
 
@@ -162,7 +170,7 @@ async function runLauncher() {
           ? "  hosting: one process per service, the reader and the gateway (IMPRINT_HOSTING=split)"
           : "  hosting: every service, the reader and the gateway in one process (IMPRINT_HOSTING=split: one each)",
       ),
-      paint("2", "  Ctrl-C stops everything; data stays in the data directory."),
+      paint("2", "  A process that dies is restarted (1 s, doubling up to 30 s); Ctrl-C stops everything; data stays in the data directory."),
       "",
     ].join("\n"),
   );

@@ -2,18 +2,22 @@ import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createTestDatabase, patient, testNatsUrl } from "@imprint/runtime/testing";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
+import { createTestDatabase, eventually, patient, testNatsUrl } from "@imprint/runtime/testing";
 import {
+  describeEvent,
   generateTokenSecret,
   HOSTINGS,
   ONE_PROCESS_NAME,
   resolveBootstrapToken,
   resolvePageTokenSecret,
+  restartDelayMs,
+  startUnit,
   stackDescription,
   startStack,
   StackStartError,
   type Hosting,
+  type SupervisionEvent,
   type Stack,
 } from "../../scripts/lib/stack.mjs";
 
@@ -135,6 +139,39 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(5);
   });
 
+  it.runIf(hosting === "split")("restarts a service killed with SIGKILL while the rest keeps serving", async () => {
+    const content = stack.processes.find((p) => p.name === "content")!;
+    const killedPid = content.pid;
+    const events: SupervisionEvent[] = [];
+    const back = new Promise<void>((resolve) => {
+      const off = stack.onEvent((event) => {
+        if (event.name !== "content") return;
+        events.push(event);
+        if (event.type === "ready") {
+          off();
+          resolve();
+        }
+      });
+    });
+    content.signal("SIGKILL");
+    // Identity's routes answer while content is down or restarting.
+    const orgs = await fetch(`${stack.gatewayUrl}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
+    expect(orgs.status).toBe(200);
+    await back;
+    expect(events.map((event) => event.type)).toEqual(["exited", "restarted", "ready"]);
+    expect(describeEvent(events[0]!)).toBe("↻ content exited (signal SIGKILL); restarted in 1 s (restart 1)");
+    expect(content.pid).not.toBe(killedPid);
+    expect(content.running).toBe(true);
+    expect(content.restarts).toBe(1);
+    // Same port: the gateway reaches the new process (content's spaces of the organization).
+    const organizationId = ((await orgs.json()) as { items: { id: string }[] }).items[0]!.id;
+    const spaces = await eventually(async () => {
+      const response = await fetch(`${stack.gatewayUrl}/v1/orgs/${organizationId}/spaces`, { headers: { authorization: `Bearer ${token}` } });
+      return response.status === 200 ? response : undefined;
+    }, 15_000);
+    expect(spaces.status).toBe(200);
+  }, patient(60_000));
+
   it("stops the gateway and the services with SIGTERM and leaves nothing running", async () => {
     const processes = stack.processes;
     await stack.stop();
@@ -189,4 +226,69 @@ describe("startStack failures", () => {
       await rm(dataDir, { recursive: true, force: true });
     }
   }, patient(60_000));
+});
+
+describe("restart backoff", () => {
+  it("waits 1 s, doubling per crash in a row, never more than 30 s", () => {
+    expect([0, 1, 2, 3, 4, 5, 6, 40].map((crashes) => restartDelayMs(crashes))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+  });
+
+  it("restarts a process each time it dies, backing off while it keeps crashing, and holds it when asked", async () => {
+    vi.useFakeTimers();
+    try {
+      // A process is a handle whose end the test decides.
+      const launched: { die: (signal: string) => void }[] = [];
+      const launch = async () => {
+        let die!: (signal: string) => void;
+        const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+          die = (signal) => resolve({ code: null, signal });
+        });
+        let running = true;
+        void exited.then(() => (running = false));
+        launched.push({ die });
+        return { pid: launched.length, exited, get running() { return running; }, signal: (signal: string) => die(signal), stop: async () => die("SIGTERM") };
+      };
+      const events: SupervisionEvent[] = [];
+      const unit = await startUnit({ name: "worker", launch, onEvent: (event) => events.push(event) });
+      const types = () => events.map((event) => `${event.type}${event.type === "exited" ? ` ${event.delayMs}` : ""}`);
+
+      unit.signal("SIGKILL");
+      await vi.advanceTimersByTimeAsync(999);
+      expect([launched.length, types()]).toEqual([1, ["exited 1000"]]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect([launched.length, unit.pid, unit.restarts]).toEqual([2, 2, 1]);
+      // Crashing again at once: twice the wait.
+      unit.signal("SIGKILL");
+      await vi.advanceTimersByTimeAsync(2_000);
+      expect(types()).toEqual(["exited 1000", "restarted", "ready", "exited 2000", "restarted", "ready"]);
+      // Up for a minute: back to 1 s.
+      await vi.advanceTimersByTimeAsync(60_000);
+      unit.signal("SIGKILL");
+      await vi.advanceTimersByTimeAsync(1_000);
+      expect(types().at(-3)).toBe("exited 1000");
+
+      // Held: stays down until released.
+      unit.hold();
+      unit.signal("SIGKILL");
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect([launched.length, unit.running, types().at(-1)]).toEqual([4, false, "exited null"]);
+      await unit.release();
+      expect([launched.length, unit.running]).toEqual([5, true]);
+
+      // Stopped: never again.
+      await unit.stop();
+      await vi.advanceTimersByTimeAsync(120_000);
+      expect(launched.length).toBe(5);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("names the process, how it ended and when it comes back", () => {
+    expect(describeEvent({ type: "exited", name: "postgres", at: 0, code: null, signal: "SIGKILL", restart: 3, delayMs: 4_000 })).toBe(
+      "↻ postgres exited (signal SIGKILL); restarted in 4 s (restart 3)",
+    );
+    expect(describeEvent({ type: "exited", name: "gateway", at: 0, code: 1, signal: null, restart: 1, delayMs: 1_000 })).toBe("↻ gateway exited with code 1; restarted in 1 s (restart 1)");
+    expect(describeEvent({ type: "ready", name: "nats", at: 0, restart: 1, afterMs: 1_500 })).toBe("✔ nats is back (restart 1, ready 1.5 s after its start)");
+  });
 });

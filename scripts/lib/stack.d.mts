@@ -26,9 +26,59 @@ export function prepareDataDir(dataDir: string, options?: { embeddedPostgres?: b
 export function ensureNatsServer(options?: { log?: (message: string) => void }): Promise<void>;
 export function ensureChromium(options?: { log?: (message: string) => void }): Promise<void>;
 
+/** What the supervisor reports (startUnit): a death and its planned restart, a failed restart, a start, readiness. */
+export type SupervisionEvent =
+  | { type: "exited"; name: string; at: number; code: number | null; signal: string | null; restart: number; delayMs: number | null }
+  | { type: "restart-failed"; name: string; at: number; restart: number; error: string; delayMs: number }
+  | { type: "restarted"; name: string; at: number; restart: number; pid: number | undefined }
+  | { type: "ready"; name: string; at: number; restart: number; afterMs: number };
+
+export const RESTART_INITIAL_DELAY_MS: number;
+export const RESTART_MAX_DELAY_MS: number;
+export const RESTART_RESET_AFTER_MS: number;
+export function restartDelayMs(crashesInARow: number): number;
+export function describeExit(result: { code: number | null; signal: string | null }): string;
+export function describeEvent(event: SupervisionEvent): string | null;
+export function childPids(pid: number): number[];
+
+/** One supervised process: restarted with backoff when it dies, until stop(). */
+export interface SupervisedUnit {
+  name: string;
+  readonly pid: number | undefined;
+  readonly running: boolean;
+  readonly restarts: number;
+  on(listener: (event: SupervisionEvent) => void): () => void;
+  /** Sends a signal to the current process (SIGKILL, SIGSTOP, SIGCONT, …). */
+  signal(signal: NodeJS.Signals | string): void;
+  /** No automatic restart until release(). */
+  hold(): void;
+  /** Restarts a held, dead process now. */
+  release(): Promise<void>;
+  kill(): void;
+  stop(): Promise<unknown>;
+}
+
+/** What a supervised unit's `launch` resolves: one started process. */
+export interface UnitHandle {
+  pid: number | undefined;
+  exited: Promise<{ code: number | null; signal: string | null }>;
+  readonly running: boolean;
+  signal(signal: string): void;
+  stop(...args: unknown[]): Promise<unknown>;
+}
+export function startUnit(options: {
+  name: string;
+  launch: (previous: UnitHandle | null) => Promise<UnitHandle>;
+  probe?: () => Promise<boolean>;
+  onEvent?: (event: SupervisionEvent) => void;
+  mayRestart?: (result: { code: number | null; signal: string | null }) => boolean;
+}): Promise<SupervisedUnit>;
+
 export interface Infrastructure {
   databaseUrls: Record<string, string>;
   natsUrl: string;
+  /** The PostgreSQL and nats-server started here (absent when given by URL). */
+  units: { postgres?: SupervisedUnit; nats?: SupervisedUnit };
   stop(): Promise<void>;
 }
 export function startInfrastructure(options: {
@@ -38,9 +88,11 @@ export function startInfrastructure(options: {
   databaseUrls?: Record<string, string>;
   postgresPort?: number;
   onLog?: (source: string, line: string) => void;
+  onEvent?: (event: SupervisionEvent) => void;
 }): Promise<Infrastructure>;
 
-export interface StackProcess {
+/** One spawned Node process (spawnNodeProcess). */
+export interface ProcessHandle {
   name: string;
   child: ChildProcess;
   readonly pid: number | undefined;
@@ -49,13 +101,22 @@ export interface StackProcess {
   lastLines(): string[];
   stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   kill(): void;
+  signal(signal: NodeJS.Signals): void;
+}
+
+/** A supervised Node process of the stack: its current child's pid, output and exit. */
+export interface StackProcess extends SupervisedUnit {
+  readonly child: ChildProcess;
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  lastLines(): string[];
+  stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 export function spawnNodeProcess(options: {
   name: string;
   entry: string;
   env: Record<string, string | undefined>;
   onLine?: (line: string) => void;
-}): StackProcess;
+}): ProcessHandle;
 
 export function isGatewayReady(gatewayUrl: string): Promise<boolean>;
 export function isReaderReady(readerUrl: string): Promise<boolean>;
@@ -70,9 +131,14 @@ export interface Stack {
   gatewayUrl: string;
   readerUrl: string;
   grpcAddresses: Record<string, string>;
+  /** Node processes, supervised once the stack is ready (a restart keeps the ports and data). */
   processes: StackProcess[];
+  /** Every supervised process by name: the processes, and postgres / nats when started here. */
+  units: Record<string, SupervisedUnit>;
   infra: Infrastructure;
+  /** Called for each process that dies after the stack was ready (it is restarted all the same). */
   onUnexpectedExit(callback: (error: StackStartError) => void): void;
+  onEvent(listener: (event: SupervisionEvent) => void): () => void;
   stop(): Promise<void>;
 }
 export function startStack(options: {
@@ -90,6 +156,7 @@ export function startStack(options: {
   bootstrap?: { token: string; email?: string; orgTitle?: string };
   pageTokenSecret?: string;
   onLog?: (source: string, line: string) => void;
+  onEvent?: (event: SupervisionEvent) => void;
   readyTimeoutMs?: number;
 }): Promise<Stack>;
 

