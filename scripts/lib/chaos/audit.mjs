@@ -43,9 +43,16 @@ async function withNats(natsUrl, fn) {
   }
 }
 
+/** The replay work queue: a consumer's replayed dead letters, accounted under that consumer. */
+const REPLAY_STREAM = "IMPRINT_REPLAY";
+
+/**
+ * The streams of Imprint's events (IMPRINT_<CONTEXT>, the dead letters and the replay queue): not
+ * the gateway's idempotency bucket (KV_…) or anything else on the server.
+ */
 async function streamNames(jsm) {
   const names = [];
-  for await (const info of jsm.streams.list()) names.push(info.config.name);
+  for await (const info of jsm.streams.list()) if (info.config.name.startsWith("IMPRINT_")) names.push(info.config.name);
   return names;
 }
 
@@ -157,6 +164,7 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
     const consumers = [];
     let deadLetters = [];
     for (const name of await streamNames(jsm)) {
+      if (name === REPLAY_STREAM) continue;
       const messages = await readStream(js, jsm, name);
       if (name === DEAD_LETTER_STREAM) {
         deadLetters = messages.map(deadLetterOf);
