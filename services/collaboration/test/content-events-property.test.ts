@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransferSpaceRequest } from "@imprint/proto/content/v1/spaces";
 import { AppError, type EventEnvelope } from "@imprint/runtime";
-import { createChangeRequest, createCollection, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization } from "@imprint/runtime/testing";
+import { createChangeRequest, createCollection, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans } from "@imprint/runtime/testing";
 import type { CollaborationConfig } from "../src/config.js";
 import { contentEventConsumers } from "../src/consumers/content-events.js";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
@@ -36,28 +36,10 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.stop());
 
-interface Delivery {
-  keys: number[];
-  duplicated: boolean[];
-  held: boolean[];
-}
 const MAX_EVENTS = 16;
-const delivery: fc.Arbitrary<Delivery> = fc.record({
-  keys: fc.array(fc.nat(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-  duplicated: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-  held: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-});
-
-/** The events in a delivery's order: shuffled by the keys, the duplicated ones again later (as a redelivery, a new id), the held ones last. */
-function deliver(events: readonly EventEnvelope[], plan: Delivery): EventEnvelope[] {
-  const entries = events.flatMap((event, i) => {
-    const copies = [{ event, key: plan.keys[i]!, held: plan.held[i]! }];
-    if (plan.duplicated[i]) copies.push({ event: { ...event, id: randomUUID() }, key: plan.keys[i]! * 3 + 1, held: false });
-    return copies;
-  });
-  entries.sort((a, b) => Number(a.held) - Number(b.held) || a.key - b.key);
-  return entries.map((entry) => entry.event);
-}
+const delivery = deliveryPlans(MAX_EVENTS);
+/** A redelivery of an event as a republish would make it: the same change under a new id. */
+const redelivered = (event: EventEnvelope): EventEnvelope => ({ ...event, id: randomUUID() });
 
 const organizationsOfRows = async (spaceId: string) =>
   (await harness.collaboration.orm.em.fork().execute<{ organization_id: string }[]>(`select distinct organization_id from change_requests where space_id = ?`, [spaceId])).map(
@@ -96,7 +78,7 @@ describe("collaboration's copy of a space's organization", () => {
           const em = harness.collaboration.orm.em.fork();
           await em.execute(`update change_requests set organization_id = ? where space_id = ?`, [home.organizationId, space.id]);
           await em.execute(`update space_states set lifecycle_version = 0 where space_id = ?`, [space.id]);
-          for (const event of deliver(events, plan)) {
+          for (const event of deliverInPlan(events, plan, redelivered)) {
             await harness.collaboration.orm.em.fork().transactional((tx) => spaceHandler(event, { em: tx, attempt: 1, logger }));
           }
           expect(await organizationsOfRows(space.id)).toEqual([at]);

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventEnvelope } from "@imprint/runtime";
-import { createOrganization, createRevision, createSpace, eventually, readEvents, testLogger, type TestOrganization } from "@imprint/runtime/testing";
+import { createOrganization, createRevision, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans } from "@imprint/runtime/testing";
 import { searchIndexConsumer } from "../src/search/consumers/index-events.js";
 import { dropSpaceFromIndex } from "../src/search/use-cases/index-space.js";
 import { RevisionCaches } from "../src/revisions/index.js";
@@ -33,27 +33,10 @@ afterAll(async () => {
   await harness?.stop();
 });
 
-interface Delivery {
-  keys: number[];
-  duplicated: boolean[];
-  held: boolean[];
-}
 const MAX_EVENTS = 16;
-const delivery: fc.Arbitrary<Delivery> = fc.record({
-  keys: fc.array(fc.nat(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-  duplicated: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-  held: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-});
-
-function deliver(events: readonly EventEnvelope[], plan: Delivery): EventEnvelope[] {
-  const entries = events.flatMap((event, i) => {
-    const copies = [{ event, key: plan.keys[i % MAX_EVENTS]!, held: plan.held[i % MAX_EVENTS]! }];
-    if (plan.duplicated[i % MAX_EVENTS]) copies.push({ event: { ...event, id: randomUUID() }, key: plan.keys[i % MAX_EVENTS]! * 3 + 1, held: false });
-    return copies;
-  });
-  entries.sort((a, b) => Number(a.held) - Number(b.held) || a.key - b.key);
-  return entries.map((entry) => entry.event);
-}
+const delivery = deliveryPlans(MAX_EVENTS);
+/** A redelivery of an event as a republish would make it: the same change under a new id. */
+const redelivered = (event: EventEnvelope): EventEnvelope => ({ ...event, id: randomUUID() });
 
 type Operation = { op: "write"; page: number; word: string } | { op: "delete" } | { op: "restore" };
 const operation: fc.Arbitrary<Operation> = fc.oneof(
@@ -110,7 +93,7 @@ describe("the search index", () => {
         expect(events.length).toBeGreaterThan(0);
         for (const plan of plans) {
           await dropSpaceFromIndex(harness.content.orm.em.fork(), space.id);
-          for (const event of deliver(events, plan)) {
+          for (const event of deliverInPlan(events, plan, redelivered)) {
             await harness.content.orm.em.fork().transactional((em) => handler(event, { em, attempt: 1, logger }));
           }
           expect(await indexOf(space.id)).toEqual(inOrder);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrganization, createSpace, testLogger, type TestOrganization } from "@imprint/runtime/testing";
+import { createOrganization, createSpace, testLogger, type TestOrganization, deliverInPlan, deliveryPlans } from "@imprint/runtime/testing";
 import type { EventEnvelope, EventHandler } from "@imprint/runtime";
 import { collaborationCountersConsumer } from "../src/spaces/consumers/collaboration-counters.js";
 import { spacePublicationsConsumer } from "../src/spaces/consumers/space-publications.js";
@@ -23,28 +23,8 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.stop());
 
-interface Delivery {
-  keys: number[];
-  duplicated: boolean[];
-  held: boolean[];
-}
 const MAX_EVENTS = 24;
-const delivery: fc.Arbitrary<Delivery> = fc.record({
-  keys: fc.array(fc.nat(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-  duplicated: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-  held: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-});
-
-/** The events in a delivery's order: shuffled by the keys, the duplicated ones again later, the held ones last. */
-function deliver<T>(events: readonly T[], plan: Delivery): T[] {
-  const entries = events.flatMap((event, i) => {
-    const copies = [{ event, key: plan.keys[i]!, held: plan.held[i]! }];
-    if (plan.duplicated[i]) copies.push({ event, key: plan.keys[i]! * 3 + 1, held: false });
-    return copies;
-  });
-  entries.sort((a, b) => Number(a.held) - Number(b.held) || a.key - b.key);
-  return entries.map((entry) => entry.event);
-}
+const delivery = deliveryPlans(MAX_EVENTS);
 
 async function apply(handler: EventHandler, events: readonly EventEnvelope[]): Promise<void> {
   for (const event of events) {
@@ -82,7 +62,7 @@ describe("a space's projections of other services' announcements", () => {
         expect(expected).toMatchObject({ counters_version: history.length, comments: history.at(-1)!.comments });
         for (const plan of plans) {
           const space = await createSpace(harness, org);
-          await apply(handler, deliver(events(space.id), plan));
+          await apply(handler, deliverInPlan(events(space.id), plan));
           expect(await stateOf(space.id)).toEqual(expected);
         }
       }),
@@ -110,7 +90,7 @@ describe("a space's projections of other services' announcements", () => {
         expect(expected).toMatchObject({ published_version: history.length });
         for (const plan of plans) {
           const space = await createSpace(harness, org);
-          await apply(handler, deliver(events(space.id), plan));
+          await apply(handler, deliverInPlan(events(space.id), plan));
           expect(await stateOf(space.id)).toEqual(expected);
         }
       }),

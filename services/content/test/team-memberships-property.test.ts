@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMember, createOrganization, createSpace, eventually, readEvents, testClient, testLogger, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
+import { createMember, createOrganization, createSpace, eventually, readEvents, testClient, testLogger, type TestOrganization, type TestUser, deliverInPlan, deliveryPlans } from "@imprint/runtime/testing";
 import { AppError, type EventEnvelope, type PromiseClient } from "@imprint/runtime";
 import { PutTeamMemberRequest, UpdateTeamMembersRequest } from "@imprint/proto/identity/v1";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
@@ -56,31 +56,9 @@ const operation: fc.Arbitrary<Operation> = fc.oneof(
   fc.record({ op: fc.constant("readdMember" as const), user: index }),
 );
 
-/** How a delivery mixes the in-order stream: a sort key per event, which are delivered twice, which are held back to the end. */
+/** Events a delivery plan covers (a longer history reuses it cyclically). */
 const MAX_EVENTS = 160;
-const delivery = fc.record({
-  keys: fc.array(fc.nat(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-  duplicated: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-  held: fc.array(fc.boolean(), { minLength: MAX_EVENTS, maxLength: MAX_EVENTS }),
-});
-interface Delivery {
-  keys: number[];
-  duplicated: boolean[];
-  held: boolean[];
-}
-
-/** The events in a delivery's order: shuffled by the keys, the duplicated ones again at a later place, the held ones last. */
-function deliver(events: readonly EventEnvelope[], plan: Delivery): EventEnvelope[] {
-  const entries = events.flatMap((event, i) => {
-    const key = plan.keys[i % MAX_EVENTS]!;
-    const copies = [{ event, key, held: plan.held[i % MAX_EVENTS]! }];
-    if (plan.duplicated[i % MAX_EVENTS]) copies.push({ event, key: key * 7 + 13, held: false });
-    return copies;
-  });
-  entries.sort((a, b) => Number(a.held) - Number(b.held) || a.key - b.key);
-  return entries.map((entry) => entry.event);
-}
-
+const delivery = deliveryPlans(MAX_EVENTS);
 /** Runs the operations on identity; those it refuses (on a deleted team, for a user no longer a member) change nothing and are skipped. */
 async function runOperations(org: TestOrganization, users: TestUser[], operations: readonly Operation[]): Promise<void> {
   const caller = org.owner.caller;
@@ -194,7 +172,7 @@ describe("content's copy of team memberships", () => {
 
         for (const plan of deliveries) {
           const mixed = readdressed(events);
-          await apply(deliver(mixed.events, plan));
+          await apply(deliverInPlan(mixed.events, plan));
           const back = new Map([...mixed.teamOf].map(([teamId, fresh]) => [fresh, teamId]));
           expect(await copyOf(mixed.organizationId, (id) => back.get(id)!)).toEqual(truth);
         }

@@ -35,6 +35,8 @@
  *   nats-server of the test's own, to stop (an outage) and start again on the same port and data.
  *   `startTcpProxy(target)`: a relay in front of PostgreSQL (or a peer) that a test
  *   stops and starts again, as a crash and restart would, without touching what others share.
+ * - **Delivery orders.** `deliveryPlans(n)` (fast-check) and `deliverInPlan(events, plan)`: an
+ *   in-order stream shuffled, duplicated and partly held back, for consumers' property tests.
  * - **Checks.** `schemaDrift(orm)` (entities vs migrations: each service has a
  *   `test/schema-drift.test.ts`), `describeTables`/`runtimeTablesAsCreated`, the event catalogue
  *   (`eventCatalogueProblems`), `errorCode`/`failure` for failed calls.
@@ -71,4 +73,5 @@ export { testLogger, type LogLine, type TestLogger } from "./logger.js";
 export { readEvents, waitForEvents, type EventQuery } from "./events.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";
 export { describeTables, runtimeTablesAsCreated, schemaDrift, type TableDescription } from "./schema.js";
+export { deliverInPlan, deliveryPlans, type DeliveryPlan } from "./delivery.js";
 export { startRestartableNats, startRestartablePostgres, type RestartableNats, type RestartablePostgres, type RestartableServer } from "./outages.js";
