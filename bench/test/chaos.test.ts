@@ -2,7 +2,6 @@ import { describe, expect, it, onTestFailed } from "vitest";
 import { patient } from "@imprint/runtime/testing";
 import { subjectMatches } from "../../scripts/lib/chaos/audit.mjs";
 import { formatReport, runChaos } from "../../scripts/lib/chaos/run.mjs";
-import { contentTeamMemberships, identityTeamMembers, presentRowsFilter } from "../../scripts/lib/chaos/sql.mjs";
 
 // `npm run chaos -- --short` (scripts/lib/chaos): kill -9, pauses and restarts of every process of a
 // split stack under write and read loops, then the exact audit. Every figure must meet the target of
@@ -15,20 +14,6 @@ describe("the chaos audit's building blocks", () => {
     expect(subjectMatches("imprint.publishing.v1.space_publication.>", "imprint.publishing.v1.site.published")).toBe(false);
     expect(subjectMatches("imprint.*.v1.space.created", "imprint.content.v1.space.created")).toBe(true);
     expect(subjectMatches("imprint.*.v1.space.created", "imprint.content.v1.space.created.x")).toBe(false);
-  });
-
-  it("counts only present rows of a projection that keeps tombstones, whatever the column", () => {
-    const base = [
-      { column_name: "team_id", data_type: "uuid" },
-      { column_name: "user_id", data_type: "uuid" },
-    ];
-    expect(presentRowsFilter(base)).toBe("");
-    expect(contentTeamMemberships([...base, { column_name: "version", data_type: "bigint" }])).not.toContain("where");
-    expect(presentRowsFilter([...base, { column_name: "removed", data_type: "boolean" }])).toBe('where not coalesce("removed", false)');
-    expect(presentRowsFilter([...base, { column_name: "removed_at", data_type: "timestamp with time zone" }], "m")).toBe('where m."removed_at" is null');
-    expect(identityTeamMembers([{ column_name: "deleted_at", data_type: "timestamp with time zone" }], [{ column_name: "deleted", data_type: "boolean" }])).toMatch(
-      /where tm\."deleted_at" is null and not coalesce\(t\."deleted", false\)$/,
-    );
   });
 });
 

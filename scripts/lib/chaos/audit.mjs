@@ -255,11 +255,8 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
   // Projections against their sources of truth.
   const projections = [];
   if (databaseUrls.identity && databaseUrls.content) {
-    const teamMemberColumns = await rows(databaseUrls.identity, sql.TABLE_COLUMNS, ["team_members"]);
-    const teamColumns = await rows(databaseUrls.identity, sql.TABLE_COLUMNS, ["teams"]);
-    const membershipColumns = await rows(databaseUrls.content, sql.TABLE_COLUMNS, ["team_memberships"]);
-    const source = await rows(databaseUrls.identity, sql.identityTeamMembers(teamMemberColumns, teamColumns));
-    const projection = await rows(databaseUrls.content, sql.contentTeamMemberships(membershipColumns));
+    const source = await rows(databaseUrls.identity, sql.IDENTITY_TEAM_MEMBERS);
+    const projection = await rows(databaseUrls.content, sql.CONTENT_TEAM_MEMBERSHIPS);
     const key = (row) => `${row.team_id}/${row.user_id}`;
     projections.push({
       name: "content team memberships = identity team members",

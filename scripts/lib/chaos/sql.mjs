@@ -1,5 +1,4 @@
-// Every SQL query of the chaos audit, in one place: other work changes these tables (a version or a
-// tombstone on a projection, a new projection), and this is the one file to adapt. Each query reads
+// Every SQL query of the chaos audit, in one place: the one file to adapt when these tables change. Each query reads
 // one service's database; the audit (audit.mjs) compares their results with each other and with the
 // JetStream streams.
 
@@ -9,39 +8,11 @@ export const OUTBOX_EVENTS = `select id::text as id, subject, type, published_at
 /** Any service: the events each durable consumer of this database recorded as handled. */
 export const PROCESSED_EVENTS = `select consumer, event_id::text as event_id from processed_events`;
 
-/** Any service: the columns of a table of the current schema (to find tombstone columns at run time). */
-export const TABLE_COLUMNS = `select column_name, data_type from information_schema.columns where table_schema = current_schema() and table_name = $1`;
-
-/**
- * Columns that mark a row as gone without deleting it (a tombstone), by name: a boolean that is true,
- * or a timestamp / anything else that is set. `present`/`active` booleans mean the opposite.
- */
-const TOMBSTONE_COLUMNS = ["removed", "deleted", "tombstone", "is_removed", "is_deleted", "removed_at", "deleted_at", "left_at", "tombstoned_at"];
-const PRESENCE_COLUMNS = ["present", "active", "is_member", "member"];
-
-/** `where …` keeping only present rows of a table whose columns are `columns` (from TABLE_COLUMNS). */
-export function presentRowsFilter(columns, alias = "") {
-  const prefix = alias ? `${alias}.` : "";
-  const conditions = [];
-  for (const { column_name: name, data_type: type } of columns) {
-    if (TOMBSTONE_COLUMNS.includes(name)) conditions.push(type === "boolean" ? `not coalesce(${prefix}"${name}", false)` : `${prefix}"${name}" is null`);
-    if (PRESENCE_COLUMNS.includes(name) && type === "boolean") conditions.push(`coalesce(${prefix}"${name}", true)`);
-  }
-  return conditions.length ? `where ${conditions.join(" and ")}` : "";
-}
-
 /** Identity: who is in which team (the source of truth of content's team memberships). */
-export const identityTeamMembers = (teamMemberColumns, teamColumns) =>
-  `select tm.team_id::text as team_id, tm.user_id::text as user_id from team_members tm join teams t on t.id = tm.team_id ${[
-    presentRowsFilter(teamMemberColumns, "tm"),
-    presentRowsFilter(teamColumns, "t"),
-  ]
-    .filter(Boolean)
-    .map((filter, index) => (index === 0 ? filter : filter.replace(/^where /, "and ")))
-    .join(" ")}`;
+export const IDENTITY_TEAM_MEMBERS = `select team_id::text as team_id, user_id::text as user_id from team_members`;
 
-/** Content: its projection of identity's team members (present rows only, when it keeps tombstones). */
-export const contentTeamMemberships = (columns) => `select team_id::text as team_id, user_id::text as user_id from team_memberships ${presentRowsFilter(columns)}`;
+/** Content: its projection of identity's team members; a removal is kept as a row with present = false (a tombstone). */
+export const CONTENT_TEAM_MEMBERSHIPS = `select team_id::text as team_id, user_id::text as user_id from team_memberships where present`;
 
 /**
  * Collaboration: per space, the counts content's counters must show (the same definition as
