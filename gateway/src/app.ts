@@ -29,6 +29,11 @@ export interface AppDeps {
   caches?: CacheBudget;
   /** Where answers to requests with an Idempotency-Key are kept; by default in this process, on `caches`. */
   idempotencyStore?: IdempotencyStore;
+  /**
+   * True once the process drains before stopping (SIGTERM): /readyz answers 503 so load balancers
+   * move traffic away, while every request is still answered. Never, when absent.
+   */
+  isDraining?: () => boolean;
   logger: Logger;
 }
 
@@ -39,7 +44,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.silent = true;
 
   const router = new Router<GatewayState>();
-  const routes = gatewayRoutes({ upstreams: deps.upstreams, upstreamAddresses: deps.upstreamAddresses, urls: deps.urls, caches: deps.caches });
+  const routes = gatewayRoutes({ upstreams: deps.upstreams, upstreamAddresses: deps.upstreamAddresses, urls: deps.urls, caches: deps.caches, isDraining: deps.isDraining });
   // Probes, signed downloads, SSO and integrations' public endpoints carry no bearer token (a
   // download's credential is in its URL).
   for (const route of routes.direct) router.register(route.path, [route.method], route.handle);

@@ -26,6 +26,7 @@ const gatewayShape = {
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  SHUTDOWN_DRAIN_MS: env.drainMs(),
   IMPRINT_PAGE_TOKEN_SECRET: z.string().min(32).optional(),
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
   ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, env.grpcAddress()])),
@@ -54,6 +55,8 @@ export interface GatewayConfig {
   /** Unset: pretty on a terminal, json otherwise. */
   logFormat: LogFormat | undefined;
   shutdownGraceMs: number;
+  /** On SIGTERM: how long /readyz answers 503 while every request is still served, before the listener closes. */
+  shutdownDrainMs: number;
   /** HMAC secret signing list cursors; unset: a random key per process (cursors then die with it). */
   pageTokenSecret: string | undefined;
   upstreams: UpstreamAddresses;
@@ -79,6 +82,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     logLevel: raw.LOG_LEVEL,
     logFormat: raw.LOG_FORMAT,
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
+    shutdownDrainMs: raw.SHUTDOWN_DRAIN_MS,
     pageTokenSecret: raw.IMPRINT_PAGE_TOKEN_SECRET,
     upstreams,
   };

@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { AppError, createLogger, type Logger } from "@imprint/runtime/core";
+import { AppError, createLogger, drainPeriod, type Logger } from "@imprint/runtime/core";
 import { createApp } from "./app.js";
 import { TokenAuthenticator } from "./auth.js";
 import { CacheBudget } from "@imprint/runtime/core";
@@ -23,6 +23,11 @@ export interface GatewayHandle {
   /** Where this process listens, e.g. http://127.0.0.1:8080. */
   url: string;
   port: number;
+  /**
+   * The first half of a graceful stop: /readyz answers 503 at once while every request is still
+   * answered, for `ms` (default SHUTDOWN_DRAIN_MS) or until `signal` aborts. Then call `stop`.
+   */
+  drain(signal?: AbortSignal, ms?: number): Promise<void>;
   /** Stops accepting connections, lets running requests finish within the grace period, closes upstream channels. */
   stop(): Promise<void>;
 }
@@ -91,8 +96,10 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   if (!config.natsUrl) logger.info("NATS_URL is not set: answers to requests with an Idempotency-Key are kept by this process only", { setting: "NATS_URL" });
   const idempotencyStore = nats ? new NatsIdempotencyStore(nats, localRecords, logger) : localRecords;
   const pageTokens = config.pageTokenSecret ? new PageTokenSigner(config.pageTokenSecret) : PageTokenSigner.ephemeral();
+  let draining: Promise<void> | undefined;
   // Attached in the same tick as listen's callback, so no request can arrive before it.
   const app = createApp({
+    isDraining: () => draining !== undefined,
     upstreams,
     upstreamAddresses: config.upstreams,
     authenticator,
@@ -105,6 +112,8 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   });
   const handle = app.callback();
   server.on("request", (request, response) => {
+    // While draining, each answer closes its connection, so clients reconnect to a ready replica.
+    if (draining) response.setHeader("Connection", "close");
     // Koa's handler answers every failure itself; the promise carries nothing left to handle.
     void handle(request, response);
   });
@@ -128,5 +137,12 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     });
     return stopping;
   };
-  return { url, port, stop };
+  const drain = (signal?: AbortSignal, ms = config.shutdownDrainMs) => {
+    draining ??= (async () => {
+      logger.info("draining: /readyz answers 503, requests still served", { drainMs: ms });
+      await drainPeriod(ms, signal);
+    })();
+    return draining;
+  };
+  return { url, port, drain, stop };
 }

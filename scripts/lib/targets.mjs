@@ -14,7 +14,7 @@ const ROOT = join(import.meta.dirname, "..", "..");
  * @property {boolean} service  owns a database and a gRPC server (the gateway does not)
  * @property {string[]} upstreams  targets it calls over gRPC (`<NAME>_GRPC_ADDRESS`)
  * @property {string} module  its package's built entry, relative to the repository
- * @property {(module: any) => { migrationsPath?: string, load: (env: Record<string, string | undefined>) => unknown, start: (config: any, logger: any) => Promise<{ address?: string, url?: string, stop(): Promise<void> }> }} bind
+ * @property {(module: any) => { migrationsPath?: string, load: (env: Record<string, string | undefined>) => unknown, start: (config: any, logger: any) => Promise<{ address?: string, url?: string, drain?(signal: AbortSignal): Promise<void>, stop(): Promise<void> }> }} bind
  */
 
 /** @type {TargetEntry[]} */

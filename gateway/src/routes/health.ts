@@ -5,9 +5,10 @@ import type { DirectRoute } from "./deps.js";
 
 /**
  * Probes without authentication: /healthz says the process answers; /readyz says every upstream's
- * grpc.health.v1 reports SERVING, and names the ones that do not.
+ * grpc.health.v1 reports SERVING, and names the ones that do not; while the process drains before
+ * stopping (`isDraining`), it answers 503 whatever the upstreams say.
  */
-export function healthRoutes(upstreams: UpstreamAddresses): DirectRoute[] {
+export function healthRoutes(upstreams: UpstreamAddresses, isDraining: () => boolean = () => false): DirectRoute[] {
   const live: DirectRoute = {
     method: "GET",
     path: "/healthz",
@@ -19,6 +20,12 @@ export function healthRoutes(upstreams: UpstreamAddresses): DirectRoute[] {
     method: "GET",
     path: "/readyz",
     handle: async (ctx) => {
+      if (isDraining()) {
+        const body: ErrorBody = { error: { code: 503, message: "Not ready: shutting down" } };
+        ctx.status = 503;
+        ctx.body = body;
+        return;
+      }
       const statuses = await Promise.all(
         UPSTREAM_NAMES.map(async (name): Promise<[string, HealthStatus]> => [
           name,

@@ -34,6 +34,8 @@ export interface GatewayRouteDeps extends Omit<RouteDeps, "caches"> {
   upstreamAddresses: UpstreamAddresses;
   /** The process's cache budget; a budget of the default size when absent (tools that only list routes). */
   caches?: CacheBudget;
+  /** True once the process drains before stopping: /readyz then answers 503 (see AppDeps). */
+  isDraining?: () => boolean;
 }
 
 /** Every route the gateway serves: the one list createApp mounts and tools read. */
@@ -48,7 +50,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
   const deps = { ...gatewayDeps, caches: gatewayDeps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES) };
   return {
     direct: [
-      ...healthRoutes(deps.upstreamAddresses),
+      ...healthRoutes(deps.upstreamAddresses, deps.isDraining),
       fileDownloadRoute(deps),
       exportDownloadRoute(deps),
       ...ssoRoutes(deps),

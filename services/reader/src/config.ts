@@ -47,6 +47,8 @@ export const readerConfigShape = {
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  /** On SIGTERM: how long /readyz answers 503 while every request is still served, before the listener closes. */
+  SHUTDOWN_DRAIN_MS: env.drainMs(),
 };
 
 export type ReaderConfig = z.infer<z.ZodObject<typeof readerConfigShape>>;

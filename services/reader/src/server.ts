@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Koa, { type ParameterizedContext } from "koa";
-import { AppError, createLogger, RETRY_AFTER_SECONDS, type Logger } from "@imprint/runtime/core";
+import { AppError, createLogger, drainPeriod, RETRY_AFTER_SECONDS, type Logger } from "@imprint/runtime/core";
 import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveSitemap } from "./agents.js";
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
@@ -16,6 +16,11 @@ export interface ReaderHandle {
   /** Where this process listens, e.g. http://127.0.0.1:8090. */
   url: string;
   port: number;
+  /**
+   * The first half of a graceful stop: /readyz answers 503 at once while every request is still
+   * answered, for `ms` (default SHUTDOWN_DRAIN_MS) or until `signal` aborts. Then call `stop`.
+   */
+  drain(signal?: AbortSignal, ms?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -54,12 +59,17 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
   const address = readerAddress(config.IMPRINT_READER_URL ?? url);
   const views = openSiteViews(config, logger);
 
+  let draining: Promise<void> | undefined;
   const app = new Koa({ proxy: config.TRUST_PROXY });
   app.use(answerUnavailable(address, logger));
-  app.use(readerRoutes(data, address, views));
+  app.use(readerRoutes(data, address, views, () => draining !== undefined));
   app.on("error", (error: unknown) => logger.error("reader request failed", { error: error instanceof Error ? error.message : String(error) }));
   const handle = app.callback();
-  server.on("request", (request, response) => void handle(request, response));
+  server.on("request", (request, response) => {
+    // While draining, each answer closes its connection, so clients reconnect to a ready replica.
+    if (draining) response.setHeader("Connection", "close");
+    void handle(request, response);
+  });
   logger.info("reader listening", {
     url,
     public_url: config.IMPRINT_READER_URL ?? url,
@@ -71,6 +81,11 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
   return {
     url,
     port,
+    drain: (signal?: AbortSignal, ms = config.SHUTDOWN_DRAIN_MS) =>
+      (draining ??= (async () => {
+        logger.info("draining: /readyz answers 503, requests still served", { drainMs: ms });
+        await drainPeriod(ms, signal);
+      })()),
     stop: () =>
       (stopping ??= new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
@@ -112,8 +127,12 @@ function answerUnavailable(address: ReaderAddress, logger: Logger) {
   };
 }
 
-/** The reader's one middleware: assets and health, then the site a request names and what of it is asked. */
-function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews | undefined) {
+/**
+ * The reader's one middleware: assets and probes, then the site a request names and what of it is
+ * asked. /healthz says the process answers; /readyz too, except while it drains before stopping
+ * (503), so load balancers move visitors away first.
+ */
+function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews | undefined, isDraining: () => boolean) {
   return async (ctx: ParameterizedContext): Promise<void> => {
     for (const asset of [readerAssets.style, readerAssets.script]) {
       if (ctx.path === asset.path || ctx.path === `${address.path}${asset.path}`) {
@@ -125,6 +144,16 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
     }
     if (ctx.path === "/healthz") {
       ctx.body = { status: "ok" };
+      return;
+    }
+    if (ctx.path === "/readyz") {
+      ctx.set("Cache-Control", "no-store");
+      if (isDraining()) {
+        ctx.status = 503;
+        ctx.body = { status: "shutting down" };
+      } else {
+        ctx.body = { status: "ok" };
+      }
       return;
     }
     const outcome = await resolveVisit(ctx, data, address);

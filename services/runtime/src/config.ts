@@ -26,6 +26,9 @@ export function loadConfig<Shape extends z.ZodRawShape>(
   throw new ConfigError(problems);
 }
 
+/** SHUTDOWN_DRAIN_MS by default: about how long load balancers take to see a pod unready and stop sending it calls. */
+export const DEFAULT_SHUTDOWN_DRAIN_MS = 5_000;
+
 /** Reusable environment variable shapes. */
 export const env = {
   port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
@@ -36,6 +39,8 @@ export const env = {
       .default(fallback ? "true" : "false")
       .transform((v) => v === "true" || v === "1" || v === "yes"),
   positiveInt: (fallback: number) => z.coerce.number().int().positive().default(fallback),
+  /** SHUTDOWN_DRAIN_MS: milliseconds a stopping process keeps serving while unready (0: none). */
+  drainMs: (fallback = DEFAULT_SHUTDOWN_DRAIN_MS) => z.coerce.number().int().min(0).default(fallback),
   /** A `host:port` gRPC address (an IPv6 host in brackets). */
   grpcAddress: () => z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address"),
   /** A durable consumer's name: one per deployment (tests give each instance its own). */
@@ -61,6 +66,8 @@ export const serviceConfigShape = {
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
+  /** On SIGTERM: how long the service keeps serving, unready, before it stops taking calls (see runMain). */
+  SHUTDOWN_DRAIN_MS: env.drainMs(),
   /** Events each of the service's durable consumers handles at once (one at a time per key). */
   EVENT_CONCURRENCY: env.positiveInt(4),
 };

@@ -22,6 +22,8 @@ export type TargetEnv = Record<string, string | undefined>;
 export interface RunningTarget {
   address?: string;
   url?: string;
+  /** Readiness off, still serving, for its SHUTDOWN_DRAIN_MS or until `signal` aborts (see Drainable). */
+  drain?(signal: AbortSignal): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -42,6 +44,8 @@ export interface HostedTargets {
   names: string[];
   /** gRPC address of each hosted service (e.g. { identity: "127.0.0.1:40123" }). */
   addresses: Record<string, string>;
+  /** Drains every target at once (each unready, all still serving) until the longest drain is over or `signal` aborts. */
+  drain(signal: AbortSignal): Promise<void>;
   /** Stops the targets in reverse dependency order (the gateway first); once. */
   stop(): Promise<void>;
 }
@@ -190,5 +194,9 @@ export async function hostTargets(
     await stop();
     throw error;
   }
-  return { names: targets.map((target) => target.name), addresses, stop };
+  // Together, so the process's drain lasts its longest target's SHUTDOWN_DRAIN_MS, not their sum.
+  const drain = async (signal: AbortSignal) => {
+    await Promise.all(running.map(({ handle }) => handle.drain?.(signal) ?? Promise.resolve()));
+  };
+  return { names: targets.map((target) => target.name), addresses, drain, stop };
 }

@@ -18,27 +18,65 @@ const realProcess: ProcessHost = {
 };
 
 /**
- * Entry point of a service process: starts it; on SIGTERM/SIGINT stops it once and exits 0 (a
- * second signal exits 1 at once). A configuration error prints its problem list (no stack) and
- * exits 1; any other start failure is logged and exits 1.
+ * What `runMain` starts. `drain`, when present, turns the process's readiness off at once and
+ * resolves when its drain period (SHUTDOWN_DRAIN_MS) is over or `signal` aborts, while every call,
+ * new ones included, is still served: load balancers see it unready and move their traffic first.
  */
-export function runMain(start: () => Promise<{ stop(): Promise<void> }>, logger: Logger, host: ProcessHost = realProcess): void {
-  let signalled = false;
+export interface Drainable {
+  drain?(signal: AbortSignal): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts (a drain cut short). */
+export function drainPeriod(ms: number, signal?: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal?.aborted) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/**
+ * Entry point of a service process: starts it; on SIGTERM/SIGINT drains it (readiness off, still
+ * serving, see Drainable) then stops it once and exits 0. A second signal during the drain ends
+ * the drain; a signal after that exits 1 at once. A configuration error prints its problem list
+ * (no stack) and exits 1; any other start failure is logged and exits 1.
+ */
+export function runMain(start: () => Promise<Drainable>, logger: Logger, host: ProcessHost = realProcess): void {
+  let phase: "running" | "draining" | "stopping" = "running";
+  const endDrain = new AbortController();
   const exit = async (code: number) => {
     await shutdownTelemetry();
     host.exit(code);
   };
   const starting = Promise.resolve().then(start);
   const onSignal = (signal: string) => {
-    if (signalled) {
-      logger.warn("second signal; exiting now", { signal });
+    if (phase === "draining") {
+      logger.warn("second signal; ending the drain", { signal });
+      endDrain.abort();
+      return;
+    }
+    if (phase === "stopping") {
+      logger.warn("another signal while stopping; exiting now", { signal });
       host.exit(1);
       return;
     }
-    signalled = true;
+    phase = "draining";
     logger.info("stopping", { signal });
     starting
-      .then((running) => running.stop())
+      .then(async (running) => {
+        if (running.drain) {
+          logger.info("draining: unready, still serving");
+          await running.drain(endDrain.signal);
+        }
+        phase = "stopping";
+        await running.stop();
+      })
       .then(
         () => exit(0),
         (error: unknown) => {

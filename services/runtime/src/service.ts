@@ -9,7 +9,7 @@ import { startSubscription, type ConsumerStats, type SubscribeOptions, type Subs
 import { startGrpcServer, type GrpcServerHandle, type ServiceRegistration } from "./grpc/server.js";
 import { JobRunner, type JobControl, type JobSpec } from "./jobs/job-runner.js";
 import { createLogger, type Logger } from "./logger.js";
-import { runMain, runTask } from "./process.js";
+import { drainPeriod, runMain, runTask } from "./process.js";
 import { ReadinessProbe, type ReadinessProbeOptions } from "./readiness.js";
 
 export type Clock = () => Date;
@@ -57,6 +57,13 @@ export interface RunningService {
   relay: OutboxRelay;
   /** Each durable consumer's counters in this process (retries, dead letters, ...), by name. */
   consumerStats(): Record<string, ConsumerStats>;
+  /**
+   * The first half of a graceful stop: readiness (health "" and every gRPC service's name) turns
+   * NOT_SERVING at once, liveness stays SERVING, and every call, new ones included, is still
+   * served for `ms` (default SHUTDOWN_DRAIN_MS) or until `signal` aborts. Then call `stop`.
+   */
+  drain(signal?: AbortSignal, ms?: number): Promise<void>;
+  /** Stops taking calls, lets running ones finish (SHUTDOWN_GRACE_MS), then stops jobs (releasing their leases), consumers, relay, NATS, database. */
   stop(): Promise<void>;
 }
 
@@ -98,6 +105,18 @@ export async function startService(
   let readiness: ReadinessProbe | undefined;
   let streams: ReturnType<typeof keepStream> | undefined;
   const subscriptions: Subscription[] = [];
+  let services: ServiceRegistration[] = [];
+  let draining: Promise<void> | undefined;
+  const drain = (signal?: AbortSignal, ms = config.SHUTDOWN_DRAIN_MS) => {
+    draining ??= (async () => {
+      // The probe would turn health back to SERVING while the database answers.
+      readiness?.stop();
+      if (grpc) setHealth(grpc, services, "NOT_SERVING");
+      logger.info("draining: unready, still serving", { drainMs: ms });
+      await drainPeriod(ms, signal);
+    })();
+    return draining;
+  };
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
@@ -160,7 +179,7 @@ export async function startService(
     const natsReady = Promise.all([streams.ready, ...subscriptions.map((subscription) => subscription.ready)]);
     const waited = (await nats.firstAttempt) && (await within(natsReady, NATS_START_WAIT_MS));
     if (!waited) logger.warn("NATS not ready yet; serving without it (events wait in the outbox, consumers start once it is reachable)");
-    const services = spec.grpc(deps);
+    services = spec.grpc(deps);
     grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger });
     grpc.health.setStatus(LIVENESS_SERVICE, "SERVING");
     setHealth(grpc, services, "NOT_SERVING");
@@ -172,12 +191,14 @@ export async function startService(
       url: config.DATABASE_URL,
       logger,
       ...options.readiness,
-      onChange: (ready) => setHealth(activeGrpc, services, ready ? "SERVING" : "NOT_SERVING"),
+      onChange: (ready) => {
+        if (!draining) setHealth(activeGrpc, services, ready ? "SERVING" : "NOT_SERVING");
+      },
     });
     readiness.start();
     logger.info("service started", { address: grpc.address, context: spec.context });
     const consumerStats = () => Object.fromEntries(subscriptions.map((subscription) => [subscription.consumer, subscription.stats]));
-    return { name: spec.name, address: grpc.address, port: grpc.port, orm, nats, relay, consumerStats, stop };
+    return { name: spec.name, address: grpc.address, port: grpc.port, orm, nats, relay, consumerStats, drain, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -7,7 +7,7 @@ import type { EventEnvelope } from "../src/events/envelope.js";
 import { checkHealth } from "../src/grpc/client.js";
 import { createLogger } from "../src/logger.js";
 import { runMain, type ProcessHost } from "../src/process.js";
-import { startService, type RunningService, type ServiceConfig, type ServiceDeps } from "../src/service.js";
+import { LIVENESS_SERVICE, startService, type RunningService, type ServiceConfig, type ServiceDeps } from "../src/service.js";
 import { createTestDatabase, eventually } from "../src/testing/index.js";
 import { testNatsUrl } from "../src/testing/nats.js";
 import { fixedNow, Note, NotesService, notesSpec } from "./support/notes-service.js";
@@ -63,6 +63,26 @@ describe("startService / stop", () => {
     }
   });
 
+  it("drains before it stops: unready at once, liveness SERVING, new calls still served until the drain ends", async () => {
+    const endDrain = new AbortController();
+    let drained = false;
+    const draining = service.drain(endDrain.signal, 600_000).then(() => (drained = true));
+    expect(await checkHealth(service.address)).toBe("NOT_SERVING");
+    expect(await checkHealth(service.address, "test.Notes")).toBe("NOT_SERVING");
+    expect(await checkHealth(service.address, LIVENESS_SERVICE)).toBe("SERVING");
+    // A caller that connects only now (a new channel) is still answered.
+    const client = testClient(NotesService, service.address);
+    try {
+      expect((await client.addNote({ text: "during the drain" })).createdAt).toBe(fixedNow.toISOString());
+    } finally {
+      client.close();
+    }
+    expect(drained).toBe(false);
+    endDrain.abort();
+    await draining;
+    expect(await checkHealth(service.address)).toBe("NOT_SERVING");
+  });
+
   it("is not reachable after stop, and stop is idempotent", async () => {
     const address = service.address;
     await Promise.all([service.stop(), service.stop()]);
@@ -106,6 +126,37 @@ function fakeProcess() {
 }
 
 describe("runMain", () => {
+  it("on SIGTERM drains first, then stops; a second signal ends the drain, a third exits 1 at once", async () => {
+    const proc = fakeProcess();
+    const calls: string[] = [];
+    let releaseStop!: () => void;
+    const logger = createLogger("main", { write: () => {} });
+    runMain(
+      async () => ({
+        drain: (signal: AbortSignal) => {
+          calls.push("drain");
+          return new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+        },
+        stop: () => new Promise<void>((resolve) => (calls.push("stop"), (releaseStop = resolve))),
+      }),
+      logger,
+      proc.host,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    proc.signal("SIGTERM");
+    await eventually(async () => calls.length === 1);
+    expect(calls).toEqual(["drain"]);
+    proc.signal("SIGTERM");
+    await eventually(async () => calls.length === 2);
+    expect(calls).toEqual(["drain", "stop"]);
+    expect(proc.exits).toEqual([]);
+    proc.signal("SIGINT");
+    expect(proc.exits).toEqual([1]);
+    releaseStop();
+    await eventually(async () => proc.exits.length === 2);
+    expect(proc.exits).toEqual([1, 0]);
+  });
+
   it("stops once on SIGTERM and exits 0; a second signal exits 1 at once", async () => {
     const proc = fakeProcess();
     let stops = 0;

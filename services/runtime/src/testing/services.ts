@@ -19,6 +19,8 @@ export const TEST_SERVICE_ENV: Readonly<Record<string, string>> = {
   GRPC_PORT: "0",
   LOG_LEVEL: "error",
   SHUTDOWN_GRACE_MS: "1000",
+  // Processes a test signals stop at once (a drain is tested on its own).
+  SHUTDOWN_DRAIN_MS: "0",
 };
 
 /** What a target's start function answers: a service's RunningService, the gateway's handle. */
