@@ -69,6 +69,11 @@ function fakeTargets(events: string[], options: { failing?: string } = {}) {
         const port = env.GRPC_PORT && env.GRPC_PORT !== "0" ? env.GRPC_PORT : String(nextPort++);
         return Promise.resolve({
           ...(service ? { address: `${env.GRPC_HOST ?? "127.0.0.1"}:${port}` } : {}),
+          // Drains until told to end (as a second signal does).
+          drain: (signal: AbortSignal) => {
+            events.push(`drain ${name}`);
+            return new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+          },
           stop: () => {
             events.push(`stop ${name}`);
             return Promise.resolve();
@@ -90,6 +95,23 @@ const quiet = () => testLogger();
 const databases = { IDENTITY_DATABASE_URL: "postgres://db/identity", CONTENT_DATABASE_URL: "postgres://db/content", COLLABORATION_DATABASE_URL: "postgres://db/collaboration" };
 
 describe("hostTargets", () => {
+  it("drains every target at once, until the drain is ended, and stops none meanwhile", async () => {
+    const events: string[] = [];
+    const { targets } = fakeTargets(events);
+    const hosted = await hostTargets(targets, databases, { logger: quiet });
+    events.length = 0;
+    const endDrain = new AbortController();
+    let drained = false;
+    const draining = hosted.drain(endDrain.signal).then(() => (drained = true));
+    expect(events.toSorted()).toEqual(["drain collaboration", "drain content", "drain gateway", "drain identity"]);
+    await Promise.resolve();
+    expect(drained).toBe(false);
+    endDrain.abort();
+    await draining;
+    await hosted.stop();
+    expect(events.slice(4)).toEqual(["stop gateway", "stop collaboration", "stop content", "stop identity"]);
+  });
+
   it("starts in dependency order, hands each the addresses of the services before it, stops in reverse", async () => {
     const events: string[] = [];
     const { targets, seen } = fakeTargets(events);
