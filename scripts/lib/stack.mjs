@@ -786,6 +786,9 @@ export async function startStack(options) {
       READER_PORT: String(readerPort),
       READER_HOST: gatewayHost,
       IMPRINT_READER_URL: readerUrl,
+      // No load balancer in front of these processes to drain away from: a stop here is immediate
+      // unless the environment asks for a drain.
+      SHUTDOWN_DRAIN_MS: baseEnv.SHUTDOWN_DRAIN_MS ?? "0",
     };
     for (const service of SERVICES) {
       const port = options.servicePorts?.[service.name] || (await getFreePort());
