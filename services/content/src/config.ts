@@ -34,7 +34,7 @@ export const contentConfigShape = {
   /** FILE_STORE=s3: prefix of every object key, e.g. `imprint/` to share a bucket. */
   S3_PREFIX: z
     .string()
-    .regex(/^[A-Za-z0-9!_.*'()\/-]{0,512}$/, "must be letters, digits and !_.*'()/- only")
+    .regex(/^[A-Za-z0-9!_.*'()/-]{0,512}$/, "must be letters, digits and !_.*'()/- only")
     .refine((prefix) => !prefix.startsWith("/") && !prefix.split("/").some((segment) => segment === "." || segment === ".."), "must not start with / nor hold . or .. segments")
     .default(""),
   /** Key that signs file and export download URLs; when unset one is generated once and kept in the data directory. */

@@ -44,7 +44,7 @@ export async function startTestFileStore(kind: FileStoreKind): Promise<TestFileS
     kind,
     env: server.env,
     blobKeys: () => server.keys(),
-    stop: server.stop,
+    stop: () => server.stop(),
   };
 }
 
