@@ -131,7 +131,10 @@ export function loadContentConfig(environment: Record<string, string | undefined
 }
 
 function fileStoreProblems(environment: Record<string, string | undefined>): string[] {
-  if (environment.FILE_STORE !== "s3") return [];
+  if (environment.FILE_STORE !== "s3") {
+    // S3 settings with the directory store are a forgotten FILE_STORE, and files would go to a volume that may not last.
+    return environment.S3_BUCKET === undefined ? [] : [`FILE_STORE: must be s3 when S3_BUCKET is set (got "${environment.FILE_STORE ?? "directory"}")`];
+  }
   const problems: string[] = [];
   if (environment.S3_BUCKET === undefined) problems.push("S3_BUCKET: required when FILE_STORE=s3 (not set)");
   if ((environment.S3_ACCESS_KEY_ID === undefined) !== (environment.S3_SECRET_ACCESS_KEY === undefined)) {

@@ -28,6 +28,9 @@ export class S3BlobStore implements BlobStore {
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       ...(options.credentials ? { credentials: options.credentials } : {}),
       forcePathStyle: options.forcePathStyle,
+      // The SDK waits forever by default: a store that stops answering must fail the call (the
+      // SDK's retries, then the caller's error), while a slow but moving 50 MiB upload goes on.
+      requestHandler: { connectionTimeout: 5_000, socketTimeout: 30_000 },
     });
   }
 

@@ -138,6 +138,7 @@ describe("FILE_STORE settings", () => {
     }
     expect(problems.map((problem) => problem.split(":")[0])).toEqual(expect.arrayContaining(["S3_BUCKET", "S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY", "S3_PREFIX", "S3_ENDPOINT"]));
     expect(() => loadContentConfig({ ...base, FILE_STORE: "disk" })).toThrow(/FILE_STORE: must be directory or s3/);
+    expect(() => loadContentConfig({ ...base, S3_BUCKET: "imprint-files" })).toThrow(/FILE_STORE: must be s3 when S3_BUCKET is set/);
   });
 
   it("refuses to start on a bucket that does not exist (Imprint never creates it)", async () => {
