@@ -121,7 +121,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
 }
 
 /**
- * Starts the content service: resolves the file-URL key and blob directory, opens the identity
+ * Starts the content service: resolves the file-URL key and opens the file store (FILE_STORE), opens the identity
  * channel, then starts the runtime service (which starts the jobs: purge, export sweep, OpenAPI processing, import runs, team-membership reconciliation).
  */
 export async function startContentService(config: ContentConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
@@ -137,17 +137,19 @@ export async function startContentService(config: ContentConfig, options: { cloc
     }),
     CONTENT_BLOB_DIR: config.CONTENT_BLOB_DIR ?? join(config.IMPRINT_DATA_DIR, "content-blobs"),
   };
+  const blobStore = fileStoreOf(resolved);
+  const closeBlobStore = () => {
+    if (blobStore instanceof S3BlobStore) blobStore.close();
+  };
   const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
   const memberships = new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS);
-  let blobStore: FileSystemBlobStore | S3BlobStore;
   let running: RunningService;
   try {
-    blobStore = fileStoreOf(resolved);
     await blobStore.prepare();
     running = await startService(contentServiceSpec({ config: resolved, identity, memberships, blobStore }), config, options);
   } catch (error) {
     identity.close();
-    if (blobStore! instanceof S3BlobStore) blobStore.close();
+    closeBlobStore();
     throw error;
   }
   // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
@@ -158,7 +160,7 @@ export async function startContentService(config: ContentConfig, options: { cloc
       await memberEvents.stop();
       await running.stop();
       identity.close();
-      if (blobStore instanceof S3BlobStore) blobStore.close();
+      closeBlobStore();
     },
   };
 }
