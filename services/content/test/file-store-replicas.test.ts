@@ -1,9 +1,10 @@
-import { createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
 import { ExportServiceService } from "@imprint/proto/content/v1/exports";
+import { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
 import { ConfigError } from "@imprint/runtime";
 import {
   createOrganization,
@@ -16,11 +17,13 @@ import {
   startServices,
   testClient,
   TestClock,
+  testLogger,
   type TestOrganization,
   type TestServices,
 } from "@imprint/runtime/testing";
 import { loadContentConfig } from "../src/config.js";
 import { startContentService } from "../src/service.js";
+import { spacePublicationsConsumer } from "../src/spaces/consumers/space-publications.js";
 import { contentClients, contentRef, newPage, readAll, type ContentClients } from "./revisions-fixtures.js";
 import { startS3Server, type TestS3Server } from "./support/file-stores.js";
 
@@ -98,6 +101,33 @@ describe("content replicas sharing an S3 bucket", () => {
       expect(await s3.keys()).toContain(sha256(bytes));
     }
     for (const started of replicas) expect(await readdir(join(started.dataDir("content"), "content-blobs")).catch(() => [])).toEqual([]);
+  });
+
+  it("serves the reader a published file through the replica that did not store it", async () => {
+    const bytes = Buffer.from(`published through replica 0 of ${spaceId}`);
+    let fileId = "";
+    await createRevision(clients[0]!, owner(), { spaceId }, async (draftId) => {
+      fileId = (await clients[0]!.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: "published.txt", contentType: "text/plain", content: bytes })).file!.id;
+    });
+    // Publishing's announcement, handed to content's consumer as a delivery would.
+    const announcement = {
+      id: randomUUID(),
+      type: "space_publication.updated",
+      subject: "imprint.publishing.v1.space_publication.updated",
+      occurredAt: new Date().toISOString(),
+      organizationId: org.organizationId,
+      actor: null,
+      payload: { spaceId, version: 1, published: true, address: { siteId: randomUUID(), organizationId: org.organizationId, basename: "docs", hostname: "", proxy: "", sectionPath: "", path: "" } },
+    };
+    const handler = spacePublicationsConsumer("replicas-publications").handler;
+    await replicas[0]!.service("content").orm.em.fork().transactional((em) => handler(announcement, { em, attempt: 1, logger: testLogger("replicas") }));
+    const published = testClient(PublishedContentServiceService, replicas[1]!.address("content"));
+    try {
+      const file = await published.getPublishedFile({ spaceId, revisionId: "", fileId });
+      expect(Buffer.from(file.content).equals(bytes)).toBe(true);
+    } finally {
+      published.close();
+    }
   });
 
   it("downloads from one replica an export the other made, and the sweep deletes its object", async () => {
