@@ -6,7 +6,9 @@ import { dirname, join, resolve } from "node:path";
 
 /**
  * Where file bytes live. Blobs are content-addressed (SHA-256 of the bytes, hex), so storing the
- * same bytes twice keeps one copy and a duplicated space shares its files' bytes.
+ * same bytes twice keeps one copy and a duplicated space shares its files' bytes. Two backends:
+ * a directory (FileSystemBlobStore, the default) and an S3-compatible bucket (S3BlobStore), which
+ * lets content run several replicas without a ReadWriteMany volume.
  */
 export interface BlobStore {
   /** Stores the bytes (no-op when already present) and answers their key. */
@@ -18,7 +20,8 @@ export interface BlobStore {
   delete(key: string): Promise<void>;
 }
 
-const KEY = /^[0-9a-f]{64}$/;
+/** A blob key: the SHA-256 of its bytes in hex. Stores build paths and object names from nothing else. */
+export const BLOB_KEY = /^[0-9a-f]{64}$/;
 
 /** Blobs as files under `root`, fanned out by the first two hex digits. */
 export class FileSystemBlobStore implements BlobStore {
@@ -29,7 +32,7 @@ export class FileSystemBlobStore implements BlobStore {
 
   private pathOf(key: string): string {
     // Keys come from our own rows, but a path must never be built from anything else.
-    if (!KEY.test(key)) throw new Error(`not a blob key: ${key}`);
+    if (!BLOB_KEY.test(key)) throw new Error(`not a blob key: ${key}`);
     return join(this.root, key.slice(0, 2), key);
   }
 

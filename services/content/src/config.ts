@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
+import { ConfigError, env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 import { DEFAULT_GIT_LIMITS } from "./git/domain/limits.js";
 
 /** The shared service settings plus what the content context needs: identity, file storage, fetch policy, purge. */
@@ -9,8 +9,34 @@ export const contentConfigShape = {
   IDENTITY_GRPC_ADDRESS: env.grpcAddress(),
   /** Imprint's data directory; files live under <data>/content-blobs unless CONTENT_BLOB_DIR says otherwise. */
   IMPRINT_DATA_DIR: z.string().min(1).default("./data"),
-  /** Where file bytes are stored (content-addressed). */
+  /** Where file bytes are stored (content-addressed) when FILE_STORE=directory. */
   CONTENT_BLOB_DIR: z.string().min(1).optional(),
+  /**
+   * Where file bytes live: `directory` (CONTENT_BLOB_DIR; several replicas then need one shared,
+   * ReadWriteMany volume) or `s3` (an S3-compatible bucket every replica reaches).
+   */
+  FILE_STORE: z.enum(["directory", "s3"], { error: "must be directory or s3" }).default("directory"),
+  /** FILE_STORE=s3: the bucket (created beforehand: Imprint does not create it). */
+  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name (3 to 63 lowercase letters, digits, . or -)").optional(),
+  /** FILE_STORE=s3: the endpoint of an S3-compatible store (MinIO, Ceph, R2, …); unset: AWS S3. */
+  S3_ENDPOINT: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
+  /** FILE_STORE=s3: the bucket's region. */
+  S3_REGION: z.string().regex(/^[a-z0-9-]{1,64}$/, "must be a region name such as us-east-1").default("us-east-1"),
+  /** FILE_STORE=s3: access key; unset together with S3_SECRET_ACCESS_KEY: the AWS SDK's default chain (environment, web identity, instance role). */
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  /** FILE_STORE=s3: the access key's secret. */
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** FILE_STORE=s3: path-style URLs (endpoint/bucket/key); unset: true when S3_ENDPOINT is set, as most S3-compatible stores need. */
+  S3_FORCE_PATH_STYLE: z
+    .enum(["true", "false", "1", "0", "yes", "no"])
+    .transform((v) => v === "true" || v === "1" || v === "yes")
+    .optional(),
+  /** FILE_STORE=s3: prefix of every object key, e.g. `imprint/` to share a bucket. */
+  S3_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9!_.*'()/-]{0,512}$/, "must be letters, digits and !_.*'()/- only")
+    .refine((prefix) => !prefix.startsWith("/") && !prefix.split("/").some((segment) => segment === "." || segment === ".."), "must not start with / nor hold . or .. segments")
+    .default(""),
   /** Key that signs file and export download URLs; when unset one is generated once and kept in the data directory. */
   IMPRINT_FILE_URL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
   /** Base URL of the public API (the gateway), used to build signed file and export URLs. */
@@ -91,5 +117,28 @@ export type ResolvedContentConfig = Omit<ContentConfig, "IMPRINT_FILE_URL_SECRET
 export function loadContentConfig(environment: Record<string, string | undefined> = process.env): ContentConfig {
   // An empty variable is treated as unset, as shells and compose files often write them.
   const present = Object.fromEntries(Object.entries(environment).filter(([, value]) => value !== ""));
-  return loadConfig(contentConfigShape, present);
+  // Settings that depend on each other are checked too, and every problem is listed at once.
+  const problems = fileStoreProblems(present);
+  let config: ContentConfig;
+  try {
+    config = loadConfig(contentConfigShape, present);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new ConfigError([...error.problems, ...problems]);
+    throw error;
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}
+
+function fileStoreProblems(environment: Record<string, string | undefined>): string[] {
+  if (environment.FILE_STORE !== "s3") {
+    // S3 settings with the directory store are a forgotten FILE_STORE, and files would go to a volume that may not last.
+    return environment.S3_BUCKET === undefined ? [] : [`FILE_STORE: must be s3 when S3_BUCKET is set (got "${environment.FILE_STORE ?? "directory"}")`];
+  }
+  const problems: string[] = [];
+  if (environment.S3_BUCKET === undefined) problems.push("S3_BUCKET: required when FILE_STORE=s3 (not set)");
+  if ((environment.S3_ACCESS_KEY_ID === undefined) !== (environment.S3_SECRET_ACCESS_KEY === undefined)) {
+    problems.push("S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY: set both, or neither to use the AWS SDK's default credential chain");
+  }
+  return problems;
 }

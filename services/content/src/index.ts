@@ -6,3 +6,4 @@ export { SPACE_SERVICE_NAME } from "./spaces/grpc/space-service.js";
 export { Collection } from "./spaces/domain/collection.js";
 export { Space } from "./spaces/domain/space.js";
 export { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
+export { S3BlobStore, type S3BlobStoreOptions } from "./s3-blob-store.js";

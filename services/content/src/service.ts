@@ -22,6 +22,7 @@ import { teamMembershipReconcileJob } from "./access/jobs/reconcile-team-members
 import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./access/grpc/team-permission-service.js";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
+import { S3BlobStore } from "./s3-blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
 import { Collection } from "./spaces/domain/collection.js";
 import { Space } from "./spaces/domain/space.js";
@@ -120,7 +121,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
 }
 
 /**
- * Starts the content service: resolves the file-URL key and blob directory, opens the identity
+ * Starts the content service: resolves the file-URL key and opens the file store (FILE_STORE), opens the identity
  * channel, then starts the runtime service (which starts the jobs: purge, export sweep, OpenAPI processing, import runs, team-membership reconciliation).
  */
 export async function startContentService(config: ContentConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
@@ -136,15 +137,19 @@ export async function startContentService(config: ContentConfig, options: { cloc
     }),
     CONTENT_BLOB_DIR: config.CONTENT_BLOB_DIR ?? join(config.IMPRINT_DATA_DIR, "content-blobs"),
   };
+  const blobStore = fileStoreOf(resolved);
+  const closeBlobStore = () => {
+    if (blobStore instanceof S3BlobStore) blobStore.close();
+  };
   const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
   const memberships = new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS);
-  const blobStore = new FileSystemBlobStore(resolved.CONTENT_BLOB_DIR);
-  await blobStore.prepare();
   let running: RunningService;
   try {
+    await blobStore.prepare();
     running = await startService(contentServiceSpec({ config: resolved, identity, memberships, blobStore }), config, options);
   } catch (error) {
     identity.close();
+    closeBlobStore();
     throw error;
   }
   // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
@@ -155,6 +160,21 @@ export async function startContentService(config: ContentConfig, options: { cloc
       await memberEvents.stop();
       await running.stop();
       identity.close();
+      closeBlobStore();
     },
   };
+}
+
+/** The file store FILE_STORE names (loadContentConfig checked that S3_BUCKET is set for s3). */
+function fileStoreOf(config: ResolvedContentConfig): FileSystemBlobStore | S3BlobStore {
+  if (config.FILE_STORE === "directory") return new FileSystemBlobStore(config.CONTENT_BLOB_DIR);
+  const { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey } = config;
+  return new S3BlobStore({
+    bucket: config.S3_BUCKET!,
+    endpoint: config.S3_ENDPOINT,
+    region: config.S3_REGION,
+    credentials: accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined,
+    forcePathStyle: config.S3_FORCE_PATH_STYLE ?? config.S3_ENDPOINT !== undefined,
+    prefix: config.S3_PREFIX,
+  });
 }
