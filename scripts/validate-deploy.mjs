@@ -4,12 +4,17 @@
 //   1.31.0`, every manifest validated against the kubernetes-models schemas, plus the chart's own
 //   promises (read-only root with /tmp mounted, non-root pods, migrations run once: in the Jobs or at
 //   start, never neither; every referenced Secret and Service exists).
+//   Availability: gRPC callers address headless Services (dns:///…), every target has a
+//   PodDisruptionBudget, startup probe, preStop and a grace period covering drain + grace, and an
+//   HPA-scaled Deployment sets no replicas. The NetworkPolicies allow exactly the gRPC calls of the
+//   table in docs/architecture.md § gRPC calls, which must also equal scripts/lib/targets.mjs.
 // - Every value set in deploy/ci/invalid/*.yaml must be rejected, with the text of its `# expect:` line.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments, parse } from "yaml";
+import { TARGETS } from "./lib/targets.mjs";
 
 const chart = "deploy/helm/imprint";
 const valueSets = (dir) =>
@@ -25,6 +30,26 @@ const render = (values) => helm(["template", "imprint", chart, "-f", values, "--
 
 const problems = [];
 let manifestCount = 0;
+
+/** docs/architecture.md § gRPC calls as "caller→callee" edges. */
+function documentedCalls() {
+  const doc = readFileSync("docs/architecture.md", "utf8");
+  const section = /^### gRPC calls\n([\s\S]*?)(?=^#)/m.exec(doc)?.[1] ?? "";
+  const edges = new Set();
+  for (const [, caller, callees] of section.matchAll(/^\| ([a-z]+) \| ([^|]+) \|$/gm)) {
+    if (caller === "caller") continue;
+    for (const callee of callees.split(",").map((name) => name.trim())) if (/^[a-z]+$/.test(callee)) edges.add(`${caller}→${callee}`);
+  }
+  return edges;
+}
+const calls = documentedCalls();
+if (calls.size === 0) problems.push("docs/architecture.md: no table under ### gRPC calls");
+const sameEdges = (a, b) => a.size === b.size && [...a].every((edge) => b.has(edge));
+const listEdges = (edges) => [...edges].sort().join(", ") || "none";
+const targetCalls = new Set(TARGETS.flatMap((target) => target.upstreams.map((upstream) => `${target.name}→${upstream}`)));
+if (!sameEdges(calls, targetCalls)) {
+  problems.push(`docs/architecture.md § gRPC calls (${listEdges(calls)}) differs from scripts/lib/targets.mjs upstreams (${listEdges(targetCalls)})`);
+}
 
 for (const values of valueSets("deploy/ci")) {
   const lint = helm(["lint", "--strict", chart, "-f", values]);
@@ -87,8 +112,12 @@ function chartPromises(manifests, values) {
       for (const variable of container.env ?? []) {
         const ref = variable.valueFrom?.secretKeyRef;
         if (ref && !ref.optional && !secrets.has(ref.name)) broken.push(`${where}: ${variable.name} refers to a Secret "${ref.name}" that is not there`);
-        if (variable.name.endsWith("_GRPC_ADDRESS") && !services.has(variable.value.split(":")[0])) {
-          broken.push(`${where}: ${variable.name} points at a Service "${variable.value}" that is not there`);
+        if (variable.name.endsWith("_GRPC_ADDRESS")) {
+          // dns:///<headless Service>:<port>: the caller resolves every pod and balances between them.
+          const host = /^dns:\/\/\/([^:]+):\d+$/.exec(variable.value)?.[1];
+          const service = manifests.find((m) => m.kind === "Service" && m.metadata.name === host);
+          if (!service) broken.push(`${where}: ${variable.name} is not dns:///<Service>:<port> of a Service that is there ("${variable.value}")`);
+          else if (service.spec.clusterIP !== "None") broken.push(`${where}: ${variable.name} points at a Service that is not headless`);
         }
       }
       // Only services own databases; the gateway and the reader have no migrations.
@@ -99,6 +128,7 @@ function chartPromises(manifests, values) {
       }
     }
   }
+  broken.push(...availabilityPromises(manifests, values));
   for (const hook of manifests.filter((m) => m.metadata.annotations?.["helm.sh/hook"])) {
     // Referenced by a hook: must exist at pre-install, so it must be a hook itself (or external).
     if (hook.kind !== "Job") continue;
@@ -106,6 +136,64 @@ function chartPromises(manifests, values) {
       const ref = variable.valueFrom?.secretKeyRef;
       const secret = ref && manifests.find((m) => m.kind === "Secret" && m.metadata.name === ref.name);
       if (secret && !secret.metadata.annotations?.["helm.sh/hook"]) broken.push(`Job/${hook.metadata.name}: reads Secret "${ref.name}", which does not exist yet at pre-install`);
+    }
+  }
+  return broken;
+}
+
+/** Disruption budgets, autoscalers, probes, drain, and NetworkPolicies equal to the documented calls. */
+function availabilityPromises(manifests, values) {
+  const broken = [];
+  const deployments = manifests.filter((m) => m.kind === "Deployment");
+  const componentOf = (labels) => labels?.["app.kubernetes.io/component"];
+  const selects = (m, deployment) => componentOf(m.spec.selector?.matchLabels ?? m.spec.podSelector?.matchLabels) === componentOf(deployment.spec.template.metadata.labels);
+  const drain = values.drainSeconds ?? 5;
+  const grace = values.shutdownGraceSeconds ?? 10;
+  for (const deployment of deployments) {
+    const where = `Deployment/${deployment.metadata.name}`;
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0];
+    if (!manifests.some((m) => m.kind === "PodDisruptionBudget" && selects(m, deployment))) broken.push(`${where}: no PodDisruptionBudget`);
+    const hpa = manifests.find((m) => m.kind === "HorizontalPodAutoscaler" && m.spec.scaleTargetRef.name === deployment.metadata.name);
+    if (hpa && deployment.spec.replicas !== undefined) broken.push(`${where}: sets replicas although an HPA scales it`);
+    if (!container.startupProbe) broken.push(`${where}: no startup probe`);
+    if (container.lifecycle?.preStop?.sleep?.seconds !== drain) broken.push(`${where}: preStop does not sleep the drain period (${drain} s)`);
+    if (!(pod.terminationGracePeriodSeconds > drain + grace)) broken.push(`${where}: terminationGracePeriodSeconds does not cover drain + grace (${drain + grace} s)`);
+    const env = new Map((container.env ?? []).map((variable) => [variable.name, variable.value]));
+    if (env.get("SHUTDOWN_DRAIN_MS") !== String(drain * 1000) || env.get("SHUTDOWN_GRACE_MS") !== String(grace * 1000)) broken.push(`${where}: SHUTDOWN_DRAIN_MS/SHUTDOWN_GRACE_MS differ from the values`);
+    const zones = (pod.topologySpreadConstraints ?? []).map((constraint) => constraint.topologyKey);
+    if (!zones.includes("kubernetes.io/hostname") || !zones.includes("topology.kubernetes.io/zone")) broken.push(`${where}: not spread over nodes and zones`);
+  }
+  if (values.autoscaling?.enabled !== false && !manifests.some((m) => m.kind === "HorizontalPodAutoscaler")) broken.push("no HorizontalPodAutoscaler rendered");
+
+  const policies = manifests.filter((m) => m.kind === "NetworkPolicy");
+  if (values.networkPolicy?.enabled === false) return broken;
+  const instance = deployments[0]?.spec.selector.matchLabels["app.kubernetes.io/instance"];
+  const denyAll = policies.some(
+    (p) => !componentOf(p.spec.podSelector.matchLabels) && p.spec.podSelector.matchLabels?.["app.kubernetes.io/instance"] === instance && !p.spec.ingress && !p.spec.egress && p.spec.policyTypes.length === 2,
+  );
+  if (!denyAll) broken.push("no default-deny NetworkPolicy over the release's pods");
+  // The calls the policies allow, seen from both ends: a caller's egress to a target's pods, and a
+  // target's ingress from a caller's pods; both must equal the documented calls among the targets rendered.
+  const rendered = new Set(deployments.map((d) => componentOf(d.spec.template.metadata.labels)));
+  const expected = new Set([...calls].filter((edge) => edge.split("→").every((name) => rendered.has(name))));
+  const egress = new Set();
+  const ingress = new Set();
+  for (const policy of policies) {
+    const self = componentOf(policy.spec.podSelector.matchLabels);
+    if (!rendered.has(self)) continue;
+    for (const rule of policy.spec.egress ?? []) for (const peer of rule.to ?? []) if (componentOf(peer.podSelector?.matchLabels)) egress.add(`${self}→${componentOf(peer.podSelector.matchLabels)}`);
+    for (const rule of policy.spec.ingress ?? []) for (const peer of rule.from ?? []) if (componentOf(peer.podSelector?.matchLabels)) ingress.add(`${componentOf(peer.podSelector.matchLabels)}→${self}`);
+  }
+  if (!sameEdges(egress, expected)) broken.push(`NetworkPolicy egress allows ${listEdges(egress)}; docs/architecture.md § gRPC calls has ${listEdges(expected)}`);
+  if (!sameEdges(ingress, expected)) broken.push(`NetworkPolicy ingress allows ${listEdges(ingress)}; docs/architecture.md § gRPC calls has ${listEdges(expected)}`);
+  // And the addresses each pod is given are calls it may make.
+  for (const deployment of deployments) {
+    const self = componentOf(deployment.spec.template.metadata.labels);
+    for (const variable of deployment.spec.template.spec.containers[0].env ?? []) {
+      if (!variable.name.endsWith("_GRPC_ADDRESS")) continue;
+      const callee = variable.name.replace(/_GRPC_ADDRESS$/, "").toLowerCase();
+      if (!expected.has(`${self}→${callee}`)) broken.push(`Deployment/${deployment.metadata.name}: has ${variable.name}, a call docs/architecture.md § gRPC calls does not list`);
     }
   }
   return broken;

@@ -52,6 +52,7 @@ export const env = {
   logLevel: () => z.enum(["debug", "info", "warn", "error"]).default("info"),
   /** Unset: the logger picks pretty on a terminal, json otherwise (createLogger reads it itself). */
   logFormat: () => z.enum(LOG_FORMATS, { error: "must be pretty or json (unset: pretty on a terminal, json otherwise)" }).optional(),
+  nonNegativeInt: (fallback: number) => z.coerce.number().int().min(0).default(fallback),
 };
 
 /** Settings every service shares: its gRPC listener, its database, NATS. */
@@ -62,6 +63,21 @@ export const serviceConfigShape = {
   NATS_URL: z.string().regex(/^(nats|tls):\/\//, "must be a nats:// URL"),
   /** Replicas of the JetStream streams this service creates or consumes (3 on a three-server cluster). */
   NATS_STREAM_REPLICAS: z.coerce.number().int().min(1).max(5).default(1),
+  /**
+   * Age after which the service's event stream drops an event (default 7 days; 0: never). A consumer
+   * stopped longer than this misses the events it did not read (its projections need a repair).
+   */
+  NATS_STREAM_MAX_AGE_MS: env
+    .nonNegativeInt(7 * 24 * 3_600_000)
+    .refine((ms) => ms === 0 || ms >= 120_000, "must be 0 (no limit) or at least 120000 (JetStream's duplicate window)"),
+  /** Size past which the service's event stream drops its oldest events (default 0: no limit). */
+  NATS_STREAM_MAX_BYTES: env.nonNegativeInt(0),
+  /**
+   * How long consumers remember the events they handled (processed_events), pruned by a job of every
+   * service. Longer than the stream's max age (default 8 days > 7): an older event is gone from the
+   * stream, so it can no longer be redelivered.
+   */
+  PROCESSED_EVENTS_RETENTION_MS: env.positiveInt(8 * 24 * 3_600_000),
   SKIP_MIGRATIONS: env.boolean(false),
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),

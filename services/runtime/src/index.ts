@@ -6,6 +6,7 @@ export * from "./db/runtime-tables.js";
 export * from "./db/unit-of-work.js";
 export * from "./jobs/entities.js";
 export * from "./jobs/job-runner.js";
+export * from "./events/prune-processed-events.js";
 export * from "./events/entities.js";
 export * from "./events/envelope.js";
 export * from "./events/definitions.js";

@@ -3,7 +3,8 @@ import type { z } from "zod";
 import { loadConfig, serviceConfigShape } from "./config.js";
 import { migrateDatabase, openDatabase } from "./db/orm.js";
 import { createUnitOfWork, type UnitOfWork } from "./db/unit-of-work.js";
-import { backoffDelay, connectNatsInBackground, ensureStream, type NatsLink } from "./events/nats.js";
+import { backoffDelay, connectNatsInBackground, ensureStream, type NatsLink, type StreamSettings } from "./events/nats.js";
+import { pruneProcessedEventsJob } from "./events/prune-processed-events.js";
 import { OutboxRelay } from "./events/outbox-relay.js";
 import { startSubscription, type ConsumerStats, type SubscribeOptions, type Subscription } from "./events/subscribe.js";
 import { startGrpcServer, type GrpcServerHandle, type ServiceRegistration } from "./grpc/server.js";
@@ -42,7 +43,10 @@ export interface ServiceSpec {
   migrationsPath: string;
   grpc: (deps: ServiceDeps) => ServiceRegistration[];
   consumers?: (deps: ServiceDeps) => ConsumerSpec[];
-  /** Background jobs, each run by one replica at a time (see JobRunner); they start with the service. */
+  /**
+   * Background jobs, each run by one replica at a time (see JobRunner); they start with the service.
+   * The runtime adds its own to every service: pruning `processed_events` past PROCESSED_EVENTS_RETENTION_MS.
+   */
   jobs?: (deps: ServiceDeps) => JobSpec[];
   /** Runs after everything is up and before health turns SERVING (e.g. a first-run bootstrap). */
   onStarted?: (deps: ServiceDeps) => Promise<void>;
@@ -152,7 +156,12 @@ export async function startService(
       logger,
     });
     nats = connectNatsInBackground(config.NATS_URL, spec.name, logger);
-    streams = keepStream(nats, spec.context, config.NATS_STREAM_REPLICAS, logger);
+    streams = keepStream(
+      nats,
+      spec.context,
+      { replicas: config.NATS_STREAM_REPLICAS, maxAgeMs: config.NATS_STREAM_MAX_AGE_MS, maxBytes: config.NATS_STREAM_MAX_BYTES },
+      logger,
+    );
     relay = new OutboxRelay({ orm, nats, context: spec.context, logger, clock });
     relay.start();
     jobs = new JobRunner({ orm, logger, clock });
@@ -184,7 +193,8 @@ export async function startService(
     grpc.health.setStatus(LIVENESS_SERVICE, "SERVING");
     setHealth(grpc, services, "NOT_SERVING");
     await spec.onStarted?.(deps);
-    jobs.start(spec.jobs?.(deps) ?? []);
+    const pruning = pruneProcessedEventsJob({ orm, logger, clock, retentionMs: config.PROCESSED_EVENTS_RETENTION_MS });
+    jobs.start([...(spec.jobs?.(deps) ?? []), pruning]);
     setHealth(grpc, services, "SERVING");
     const activeGrpc = grpc;
     readiness = new ReadinessProbe({
@@ -222,7 +232,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
  * Creates the service's own stream once NATS is reachable, and again after every reconnect (a
  * NATS restarted without its store lost it), so the outbox relay can publish.
  */
-function keepStream(link: NatsLink, context: string, replicas: number, logger: Logger): { ready: Promise<void>; stop(): Promise<void> } {
+function keepStream(link: NatsLink, context: string, settings: StreamSettings, logger: Logger): { ready: Promise<void>; stop(): Promise<void> } {
   let stopped = false;
   let wake: (() => void) | undefined;
   let signalStopped!: () => void;
@@ -233,7 +243,7 @@ function keepStream(link: NatsLink, context: string, replicas: number, logger: L
     if (!nc) return;
     for (let attempt = 1; !stopped && !nc.isClosed(); attempt += 1) {
       try {
-        await ensureStream(nc, context, { replicas });
+        await ensureStream(nc, context, settings);
         return;
       } catch (error) {
         const delay = backoffDelay(attempt, 5_000);

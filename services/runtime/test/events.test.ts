@@ -129,6 +129,18 @@ describe("outbox, relay and idempotent consumers", () => {
     expect((await jsm.streams.info(DEAD_LETTER_STREAM)).config.subjects).toEqual(["imprint.dlq.>"]);
   });
 
+  it("sets the stream's age and size limits; a process that gives none (a consumer of the stream) leaves them", async () => {
+    const context = uniqueName("limits");
+    await ensureStream(nats, context);
+    expect((await jsm.streams.info(streamName(context))).config).toMatchObject({ max_age: 0, max_bytes: -1 });
+    await ensureStream(nats, context, { maxAgeMs: 7 * 24 * 3_600_000, maxBytes: 64 * 1024 * 1024 });
+    await ensureStream(nats, context, { replicas: 1 });
+    expect((await jsm.streams.info(streamName(context))).config).toMatchObject({ max_age: 7 * 24 * 3_600 * 1e9, max_bytes: 64 * 1024 * 1024 });
+    // 0 lifts a limit.
+    await ensureStream(nats, context, { maxAgeMs: 0, maxBytes: 0 });
+    expect((await jsm.streams.info(streamName(context))).config).toMatchObject({ max_age: 0, max_bytes: -1 });
+  });
+
   it("publishes committed events in sequence order with Nats-Msg-Id = event id, and nothing from a rolled back transaction", async () => {
     const context = uniqueName("order");
     await ensureStream(nats, context);

@@ -1,14 +1,16 @@
-import { randomBytes } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { testClient } from "../src/testing/index.js";
 import { loadConfig, serviceConfigShape } from "../src/config.js";
 import { getFreePort } from "../src/infrastructure/ports.js";
-import type { EventEnvelope } from "../src/events/envelope.js";
+import { streamName, type EventEnvelope } from "../src/events/envelope.js";
+import { ProcessedEvent } from "../src/events/entities.js";
 import { checkHealth } from "../src/grpc/client.js";
 import { createLogger } from "../src/logger.js";
 import { runMain, type ProcessHost } from "../src/process.js";
 import { LIVENESS_SERVICE, startService, type RunningService, type ServiceConfig, type ServiceDeps } from "../src/service.js";
-import { createTestDatabase, eventually } from "../src/testing/index.js";
+import { createTestDatabase, eventually, patient } from "../src/testing/index.js";
 import { testNatsUrl } from "../src/testing/nats.js";
 import { fixedNow, Note, NotesService, notesSpec } from "./support/notes-service.js";
 
@@ -83,6 +85,11 @@ describe("startService / stop", () => {
     expect(await checkHealth(service.address)).toBe("NOT_SERVING");
   });
 
+  it("keeps its stream within the default age and no size limit", async () => {
+    const jsm = await jetstreamManager(service.nats.current!);
+    expect((await jsm.streams.info(streamName(context))).config).toMatchObject({ max_age: 7 * 24 * 3_600 * 1e9, max_bytes: -1 });
+  });
+
   it("is not reachable after stop, and stop is idempotent", async () => {
     const address = service.address;
     await Promise.all([service.stop(), service.stop()]);
@@ -91,6 +98,35 @@ describe("startService / stop", () => {
     expect(service.nats.current?.isClosed()).toBe(true);
     expect(await service.orm.isConnected()).toBe(false);
     expect(logLines.some((line) => line.includes('"service stopped"'))).toBe(true);
+  });
+});
+
+describe("the runtime's jobs", () => {
+  it("every service prunes processed-event records past PROCESSED_EVENTS_RETENTION_MS (the notes spec lists no jobs of its own)", async () => {
+    const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service_prune");
+    const config = loadConfig(serviceConfigShape, { DATABASE_URL: databaseUrl, NATS_URL: await testNatsUrl(), PROCESSED_EVENTS_RETENTION_MS: String(24 * 3_600_000) });
+    const spec = notesSpec(`prune${randomBytes(3).toString("hex")}`, [], async () => {});
+    const options = { clock: () => fixedNow, logger: createLogger("notes", { write: () => {} }) };
+    // A first start creates the tables; the records are written while it runs, after its first pruning run.
+    const first = await startService(spec, config, options);
+    const old = { consumer: "pruned", eventId: randomUUID(), processedAt: new Date(fixedNow.getTime() - 25 * 3_600_000) };
+    const recent = { consumer: "pruned", eventId: randomUUID(), processedAt: new Date(fixedNow.getTime() - 23 * 3_600_000) };
+    const em = first.orm.em.fork();
+    em.create(ProcessedEvent, old);
+    em.create(ProcessedEvent, recent);
+    await em.flush();
+    await first.stop();
+    // Started again, it takes the job's lease (handed back at stop) and runs it at once.
+    const second = await startService(spec, config, options);
+    try {
+      const left = await eventually(async () => {
+        const rows = await second.orm.em.fork().find(ProcessedEvent, { consumer: "pruned" });
+        return rows.length === 1 && rows;
+      }, patient(10_000));
+      expect(left.map((row) => row.eventId)).toEqual([recent.eventId]);
+    } finally {
+      await second.stop();
+    }
   });
 });
 

@@ -20,10 +20,14 @@ app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 
-{{/* Address of a service's gRPC endpoint inside the cluster. */}}
+{{/*
+Address of a service's gRPC endpoint inside the cluster: its headless Service through the dns:
+resolver, so a caller sees every ready pod and balances calls between them (round_robin); a
+ClusterIP Service would pin each long-lived HTTP/2 connection to one pod.
+*/}}
 {{- define "imprint.grpcAddress" -}}
 {{- $root := index . 0 -}}{{- $name := index . 1 -}}
-{{- printf "%s-%s:%v" (include "imprint.fullname" $root) $name (index $root.Values.services $name).grpcPort -}}
+{{- printf "dns:///%s-%s-headless:%v" (include "imprint.fullname" $root) $name (index $root.Values.services $name).grpcPort -}}
 {{- end -}}
 
 {{/*
@@ -63,4 +67,108 @@ every `urls.published` on it): reader.publicUrl, else /sites under the API's URL
 {{- define "imprint.tmpVolume" -}}
 - name: tmp
   emptyDir: {}
+{{- end -}}
+
+{{/*
+Who calls whom over gRPC: the table "gRPC calls" of docs/architecture.md (validate-deploy compares
+the two, and the NetworkPolicies with both). Callers are given only their upstreams' addresses.
+*/}}
+{{- define "imprint.grpcCalls" -}}
+gateway: [identity, content, collaboration, publishing, integration]
+reader: [content, publishing, integration]
+identity: []
+content: [identity]
+collaboration: [identity, content]
+publishing: [identity, content]
+integration: [identity, content, publishing]
+{{- end -}}
+
+{{/* The enabled upstreams `target` calls over gRPC, as a list. */}}
+{{- define "imprint.upstreams" -}}
+{{- $root := index . 0 -}}{{- $target := index . 1 -}}
+{{- $calls := include "imprint.grpcCalls" $root | fromYaml -}}
+{{- $enabled := list -}}
+{{- range (index $calls $target) -}}
+{{- if (index $root.Values.services .).enabled -}}{{- $enabled = append $enabled . -}}{{- end -}}
+{{- end -}}
+{{- toJson $enabled -}}
+{{- end -}}
+
+{{/* A duration value ("30s", "15m", "12h", "7d", or plain milliseconds) in milliseconds. */}}
+{{- define "imprint.durationMs" -}}
+{{- $value := toString . -}}
+{{- if regexMatch "^[0-9]+$" $value -}}{{- $value -}}
+{{- else if regexMatch "^[0-9]+(s|m|h|d)$" $value -}}
+{{- $number := regexFind "^[0-9]+" $value | int64 -}}
+{{- $unit := regexFind "[smhd]$" $value -}}
+{{- $factor := dict "s" 1000 "m" 60000 "h" 3600000 "d" 86400000 -}}
+{{- mul $number (index $factor $unit) -}}
+{{- else -}}
+{{- fail (printf "%q is not a duration: use a number and s, m, h or d (e.g. 7d), or milliseconds" $value) -}}
+{{- end -}}
+{{- end -}}
+
+{{/* Every pod's drain and shutdown settings (docs/operations.md § Graceful drain). */}}
+{{- define "imprint.shutdownEnv" -}}
+- name: SHUTDOWN_DRAIN_MS
+  value: {{ mul .Values.drainSeconds 1000 | quote }}
+- name: SHUTDOWN_GRACE_MS
+  value: {{ mul .Values.shutdownGraceSeconds 1000 | quote }}
+{{- end -}}
+
+{{/*
+Pod-level scheduling and termination of a target: spread over nodes and zones (ScheduleAnyway: a
+small cluster still schedules), and a grace period covering the drain, the grace and a margin.
+*/}}
+{{- define "imprint.podAvailability" -}}
+{{- $root := index . 0 -}}{{- $component := index . 1 -}}
+terminationGracePeriodSeconds: {{ add $root.Values.drainSeconds $root.Values.shutdownGraceSeconds $root.Values.terminationMarginSeconds }}
+topologySpreadConstraints:
+  {{- range list "kubernetes.io/hostname" "topology.kubernetes.io/zone" }}
+  - maxSkew: 1
+    topologyKey: {{ . }}
+    whenUnsatisfiable: {{ $root.Values.topologySpread.whenUnsatisfiable }}
+    labelSelector:
+      matchLabels:
+        app.kubernetes.io/instance: {{ $root.Release.Name }}
+        app.kubernetes.io/component: {{ $component }}
+    # Only the pods of one revision: a rolling update is spread on its own.
+    matchLabelKeys: [pod-template-hash]
+  {{- end }}
+{{- end -}}
+
+{{/*
+The container's preStop: wait the drain period before Kubernetes sends SIGTERM, so endpoints and
+callers' resolvers drop the pod while it still serves (the image has no shell: the kubelet's sleep
+action, Kubernetes ≥ 1.30).
+*/}}
+{{- define "imprint.preStop" -}}
+lifecycle:
+  preStop:
+    sleep:
+      seconds: {{ .Values.drainSeconds }}
+{{- end -}}
+
+{{/*
+"true" when target `name` (its values `values`) is scaled by a HorizontalPodAutoscaler: autoscaling
+on, and the target able to run more than one pod (content on an emptyDir cannot).
+*/}}
+{{- define "imprint.autoscaled" -}}
+{{- $root := index . 0 -}}{{- $values := index . 2 -}}
+{{- $pinned := and $values.dataDir (not ($values.persistence | default dict).existingClaim) -}}
+{{- if and $root.Values.autoscaling.enabled $values.autoscaling (not $pinned) -}}true{{- end -}}
+{{- end -}}
+
+{{/* Egress to the cluster's DNS (networkPolicy.dns). */}}
+{{- define "imprint.dnsEgress" -}}
+- to:
+    - namespaceSelector:
+        matchLabels:
+          {{- toYaml .Values.networkPolicy.dns.namespaceLabels | nindent 10 }}
+      podSelector:
+        matchLabels:
+          {{- toYaml .Values.networkPolicy.dns.podLabels | nindent 10 }}
+  ports:
+    - { port: 53, protocol: UDP }
+    - { port: 53, protocol: TCP }
 {{- end -}}

@@ -163,13 +163,23 @@ async function upsertStream(jsm: JetStreamManager, config: Partial<StreamConfig>
   await jsm.streams.update(name, editable);
 }
 
+/** How a context's stream is kept: copies, and the limits past which it drops its oldest events. */
+export interface StreamSettings {
+  /** Copies of the stream (default 1; a clustered JetStream keeps up to 5). */
+  replicas?: number;
+  /** Age past which an event is dropped; 0: never. Undefined: leave the stream's as it is. */
+  maxAgeMs?: number;
+  /** Bytes past which the oldest events are dropped; 0: no limit. Undefined: leave the stream's as it is. */
+  maxBytes?: number;
+}
+
 /**
  * Creates or updates the stream of one context (IMPRINT_<CONTEXT> on imprint.<context>.v1.>) and
  * the shared dead-letter stream, with `replicas` copies (default 1; a clustered JetStream keeps up to
  * 5). Existing streams are updated to it, so every process must be given the same number. Only
  * nats-server 2.9 features are used.
  */
-export async function ensureStream(nc: NatsConnection, context: string, options: { replicas?: number } = {}): Promise<void> {
+export async function ensureStream(nc: NatsConnection, context: string, options: StreamSettings = {}): Promise<void> {
   const jsm = await jetstreamManager(nc);
   const common = {
     storage: StorageType.File,
@@ -178,7 +188,12 @@ export async function ensureStream(nc: NatsConnection, context: string, options:
     duplicate_window: DUPLICATE_WINDOW_MS * 1_000_000,
     num_replicas: options.replicas ?? 1,
   };
-  await upsertStream(jsm, { name: streamName(context), subjects: [contextSubjects(context)], ...common });
+  // Limits left undefined keep what the stream has (an update merges), so a process given none
+  // (e.g. a consumer of another context's stream) never lifts the limits its producer set.
+  const limits: Partial<StreamConfig> = {};
+  if (options.maxAgeMs !== undefined) limits.max_age = options.maxAgeMs * 1_000_000;
+  if (options.maxBytes !== undefined) limits.max_bytes = options.maxBytes === 0 ? -1 : options.maxBytes;
+  await upsertStream(jsm, { name: streamName(context), subjects: [contextSubjects(context)], ...common, ...limits });
   await ensureDeadLetterStreams(nc, options);
 }
 
