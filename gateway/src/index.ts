@@ -11,6 +11,7 @@ import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
 import { MemoryIdempotencyStore, NatsIdempotencyStore } from "./idempotency-store.js";
 import { followIdentityEvents } from "./identity-events.js";
 import { connectNatsInBackground } from "@imprint/runtime/watch";
+import { GatewayReadiness } from "./readiness.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createApp, type AppDeps } from "./app.js";
@@ -18,11 +19,17 @@ export { routeTable, type RouteTableEntry } from "./routes/index.js";
 export { TokenAuthenticator, parseBearerToken, type Principal } from "./auth.js";
 export { UPSTREAMS, type UpstreamName, type UpstreamClients } from "./upstreams.js";
 export { DEFAULT_GATEWAY_CACHE_BYTES } from "./config.js";
+export { GatewayReadiness } from "./readiness.js";
 
 export interface GatewayHandle {
   /** Where this process listens, e.g. http://127.0.0.1:8080. */
   url: string;
   port: number;
+  /**
+   * What /readyz answers: ready while listening; `readiness.drain()` turns it off (the seam for a
+   * graceful drain on SIGTERM: drain, keep serving for the drain period, then stop()).
+   */
+  readiness: GatewayReadiness;
   /** Stops accepting connections, lets running requests finish within the grace period, closes upstream channels. */
   stop(): Promise<void>;
 }
@@ -91,6 +98,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   if (!config.natsUrl) logger.info("NATS_URL is not set: answers to requests with an Idempotency-Key are kept by this process only", { setting: "NATS_URL" });
   const idempotencyStore = nats ? new NatsIdempotencyStore(nats, localRecords, logger) : localRecords;
   const pageTokens = config.pageTokenSecret ? new PageTokenSigner(config.pageTokenSecret) : PageTokenSigner.ephemeral();
+  const readiness = new GatewayReadiness();
   // Attached in the same tick as listen's callback, so no request can arrive before it.
   const app = createApp({
     upstreams,
@@ -101,6 +109,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     pageTokens,
     caches,
     idempotencyStore,
+    readiness,
     logger,
   });
   const handle = app.callback();
@@ -128,5 +137,5 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     });
     return stopping;
   };
-  return { url, port, stop };
+  return { url, port, readiness, stop };
 }
