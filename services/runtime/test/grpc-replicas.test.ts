@@ -1,3 +1,5 @@
+import { createServer, connect, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { env } from "../src/config.js";
 import { checkCopiesHealth, createPromiseClient } from "../src/grpc/client.js";
@@ -193,4 +195,45 @@ describe("a client of several copies", () => {
       client.close();
     }
   }, 30_000);
+
+  it("gives the clients of one address one connection per copy when they share their channel definitions", async () => {
+    const server = await copy();
+    // A relay that counts the connections made through it.
+    let connections = 0;
+    const sockets = new Set<Socket>();
+    const relay = createServer((incoming) => {
+      connections++;
+      const outgoing = connect(server.port, "127.0.0.1");
+      for (const socket of [incoming, outgoing]) {
+        sockets.add(socket);
+        socket.on("error", () => socket.destroy());
+        socket.on("close", () => sockets.delete(socket));
+      }
+      incoming.pipe(outgoing).pipe(incoming);
+    });
+    await new Promise<void>((resolve) => relay.listen(0, "127.0.0.1", resolve));
+    const address = `127.0.0.1:${(relay.address() as AddressInfo).port}`;
+    const Reads = { getThing: StoreService.getThing };
+    const Writes = { createThing: StoreService.createThing };
+    const clients: Array<{ close(): void }> = [];
+    try {
+      const channelDefinitions = [Reads, Writes];
+      const reads = createPromiseClient(Reads, address, { channelDefinitions });
+      const writes = createPromiseClient(Writes, address, { channelDefinitions });
+      clients.push(reads, writes);
+      await reads.getThing({});
+      await writes.createThing({});
+      expect(connections).toBe(1);
+
+      // Without: a service config of its own (no reads to retry), so a connection of its own.
+      const alone = createPromiseClient(Writes, address);
+      clients.push(alone);
+      await alone.createThing({});
+      expect(connections).toBe(2);
+    } finally {
+      for (const client of clients) client.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => relay.close(resolve));
+    }
+  });
 });

@@ -43,9 +43,11 @@ export function isIdempotentRpc(methodName: string): boolean {
  * a retry of the idempotent RPCs on UNAVAILABLE (and on a peer's CANCELLED). Three attempts with 50–200 ms between them: a
  * read whose copy died mid-call lands on another, and with no ready copy at all the call still
  * fails within about 300 ms (no waitForReady), so the gateway answers 503 well within a second.
+ * It names the reads of every definition given (all the clients of one address share it).
  */
-export function clientServiceConfig(definition: ServiceDefinition): string {
-  const names = Object.values(definition)
+export function clientServiceConfig(definitions: ServiceDefinition[]): string {
+  const names = definitions
+    .flatMap((definition) => Object.values(definition))
     .map((method) => /^\/([^/]+)\/([^/]+)$/.exec(method.path))
     .filter((match): match is RegExpExecArray => match !== null && isIdempotentRpc(match[2]!))
     .map((match) => ({ service: match[1]!, method: match[2]! }));
@@ -105,11 +107,20 @@ export const CHANNEL_OPTIONS = {
 export function createPromiseClient<Def extends ServiceDefinition>(
   definition: Def,
   address: string,
-  options: { defaultTimeoutMs?: number } = {},
+  options: {
+    defaultTimeoutMs?: number;
+    /**
+     * Every definition whose clients this process makes for the same address, this one included.
+     * The service config (part of the channel's options) then names all their reads, so the
+     * channels have equal options and grpc-js gives them one connection per copy; without it each
+     * client has connections of its own.
+     */
+    channelDefinitions?: ServiceDefinition[];
+  } = {},
 ): PromiseClient<Def> {
   const client = new Client(grpcTarget(address), credentials.createInsecure(), {
     ...CHANNEL_OPTIONS,
-    "grpc.service_config": clientServiceConfig(definition),
+    "grpc.service_config": clientServiceConfig(options.channelDefinitions ?? [definition]),
   });
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 10_000;
   const methods: Record<string, unknown> = {};
