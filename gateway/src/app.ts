@@ -7,6 +7,7 @@ import { DEFAULT_GATEWAY_CACHE_BYTES } from "./config.js";
 import { MemoryIdempotencyStore, type IdempotencyStore } from "./idempotency-store.js";
 import type { GatewayState } from "./context.js";
 import type { PublicUrls } from "./mappers/urls.js";
+import type { GatewayReadiness } from "./readiness.js";
 import { accessLog } from "./middleware/access-log.js";
 import { errorHandler } from "./middleware/error-handler.js";
 import { idempotency } from "./middleware/idempotency.js";
@@ -29,11 +30,8 @@ export interface AppDeps {
   caches?: CacheBudget;
   /** Where answers to requests with an Idempotency-Key are kept; by default in this process, on `caches`. */
   idempotencyStore?: IdempotencyStore;
-  /**
-   * True once the process drains before stopping (SIGTERM): /readyz answers 503 so load balancers
-   * move traffic away, while every request is still answered. Never, when absent.
-   */
-  isDraining?: () => boolean;
+  /** What /readyz consults (draining turns it off); a process never drained when absent. */
+  readiness?: GatewayReadiness;
   logger: Logger;
 }
 
@@ -44,7 +42,13 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.silent = true;
 
   const router = new Router<GatewayState>();
-  const routes = gatewayRoutes({ upstreams: deps.upstreams, upstreamAddresses: deps.upstreamAddresses, urls: deps.urls, caches: deps.caches, isDraining: deps.isDraining });
+  const routes = gatewayRoutes({
+    upstreams: deps.upstreams,
+    upstreamAddresses: deps.upstreamAddresses,
+    urls: deps.urls,
+    caches: deps.caches,
+    ...(deps.readiness ? { readiness: deps.readiness } : {}),
+  });
   // Probes, signed downloads, SSO and integrations' public endpoints carry no bearer token (a
   // download's credential is in its URL).
   for (const route of routes.direct) router.register(route.path, [route.method], route.handle);

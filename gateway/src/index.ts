@@ -11,6 +11,7 @@ import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
 import { MemoryIdempotencyStore, NatsIdempotencyStore } from "./idempotency-store.js";
 import { followIdentityEvents } from "./identity-events.js";
 import { connectNatsInBackground } from "@imprint/runtime/watch";
+import { GatewayReadiness } from "./readiness.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
 export { createApp, type AppDeps } from "./app.js";
@@ -18,6 +19,7 @@ export { routeTable, type RouteTableEntry } from "./routes/index.js";
 export { TokenAuthenticator, parseBearerToken, type Principal } from "./auth.js";
 export { UPSTREAMS, type UpstreamName, type UpstreamClients } from "./upstreams.js";
 export { DEFAULT_GATEWAY_CACHE_BYTES } from "./config.js";
+export { GatewayReadiness } from "./readiness.js";
 
 export interface GatewayHandle {
   /** Where this process listens, e.g. http://127.0.0.1:8080. */
@@ -96,10 +98,11 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   if (!config.natsUrl) logger.info("NATS_URL is not set: answers to requests with an Idempotency-Key are kept by this process only", { setting: "NATS_URL" });
   const idempotencyStore = nats ? new NatsIdempotencyStore(nats, localRecords, logger) : localRecords;
   const pageTokens = config.pageTokenSecret ? new PageTokenSigner(config.pageTokenSecret) : PageTokenSigner.ephemeral();
+  // Draining (SIGTERM) turns /readyz off while every request is still answered.
+  const readiness = new GatewayReadiness();
   let draining: Promise<void> | undefined;
   // Attached in the same tick as listen's callback, so no request can arrive before it.
   const app = createApp({
-    isDraining: () => draining !== undefined,
     upstreams,
     upstreamAddresses: config.upstreams,
     authenticator,
@@ -108,6 +111,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     pageTokens,
     caches,
     idempotencyStore,
+    readiness,
     logger,
   });
   const handle = app.callback();
@@ -139,6 +143,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   };
   const drain = (signal?: AbortSignal, ms = config.shutdownDrainMs) => {
     draining ??= (async () => {
+      readiness.drain();
       logger.info("draining: /readyz answers 503, requests still served", { drainMs: ms });
       await drainPeriod(ms, signal);
     })();

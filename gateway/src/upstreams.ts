@@ -94,8 +94,10 @@ export function createUpstreamClients(addresses: UpstreamAddresses, timeoutMs: n
       clients[name] = createPromiseClient(upstream.definition, addresses[name], options);
     } else {
       const group: Record<string, { close(): void }> = {};
+      // One service config for all of them: equal channel options, so one connection per copy.
+      const channelDefinitions = Object.values(upstream.definitions ?? {});
       for (const [service, definition] of Object.entries(upstream.definitions ?? {})) {
-        group[service] = createPromiseClient(definition, addresses[name], options);
+        group[service] = createPromiseClient(definition, addresses[name], { ...options, channelDefinitions });
       }
       clients[name] = { ...group, close: () => Object.values(group).forEach((client) => client.close()) };
     }

@@ -48,6 +48,7 @@ describe("routeTable", () => {
     expect(routes.filter((r) => !r.authenticated).map((r) => `${r.method} ${r.path}`)).toEqual([
       "GET /healthz",
       "GET /readyz",
+      "GET /healthz/upstreams",
       "GET /v1/files/:fileId/download",
       "GET /v1/exports/:exportId/download",
       "GET /v1/orgs/:organizationId/sso",

@@ -22,7 +22,7 @@ afterAll(() => gateway?.stop());
 describe("draining before a stop", () => {
   it("answers /readyz 503 at once and still answers every request, each on a connection it then closes; after stop nothing listens", async () => {
     const before = await call(target, "GET", "/readyz", { notInOpenApi: "Imprint's readiness probe" });
-    expect(before.body.error?.message ?? "").not.toMatch(/shutting down/);
+    expect(before.body.error?.message ?? "").not.toMatch(/draining/);
 
     const endDrain = new AbortController();
     let drained = false;
@@ -30,7 +30,7 @@ describe("draining before a stop", () => {
 
     const ready = await call(target, "GET", "/readyz", { notInOpenApi: "Imprint's readiness probe" });
     expect(ready.status).toBe(503);
-    expect(ready.body).toEqual({ error: { code: 503, message: "Not ready: shutting down" } });
+    expect(ready.body).toEqual({ error: { code: 503, message: "Not ready: draining" } });
     const live = await call(target, "GET", "/healthz", { notInOpenApi: "Imprint's liveness probe" });
     expect(live.status).toBe(200);
     expect(live.headers.get("connection")).toBe("close");

@@ -25,10 +25,17 @@ describe("probes", () => {
     expect(response.body).toEqual({ status: "ok" });
   });
 
-  it("GET /readyz answers ok when every upstream is SERVING", async () => {
+  it("GET /readyz answers ok", async () => {
     const response = await call(stack, "GET", "/readyz", { notInOpenApi: "Imprint's readiness probe" });
     expect(response.status).toBe(200);
-    expect(response.body).toEqual({ status: "ok", upstreams: { identity: "SERVING", content: "SERVING", collaboration: "SERVING", publishing: "SERVING", integration: "SERVING" } });
+    expect(response.body).toEqual({ status: "ok" });
+  });
+
+  it("GET /healthz/upstreams answers ok with every upstream's copies", async () => {
+    const response = await call(stack, "GET", "/healthz/upstreams", { notInOpenApi: "Imprint's upstream health report" });
+    expect(response.status).toBe(200);
+    const one = { status: "SERVING", copies: 1, serving: 1 };
+    expect(response.body).toEqual({ status: "ok", upstreams: { identity: one, content: one, collaboration: one, publishing: one, integration: one } });
   });
 });
 

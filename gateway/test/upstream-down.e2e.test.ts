@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrganization, type TestOrganization } from "./support/factories.js";
+import { patient } from "@imprint/runtime/testing";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -18,7 +19,9 @@ afterAll(() => stack?.stop());
 describe("with the identity service down", () => {
   it("answers 503 with Retry-After, without internals, for cached and uncached tokens alike on a route that needs identity", async () => {
     for (const token of [org.owner.token, "imp_neverseenbefore0000000000"]) {
+      const started = Date.now();
       const response = await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token });
+      expect(Date.now() - started).toBeLessThan(patient(1_000));
       expect(response.status).toBe(503);
       expect(Number(response.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(response.body).toEqual({ error: { code: 503, message: "Service temporarily unavailable" } });
@@ -27,12 +30,14 @@ describe("with the identity service down", () => {
     expect(errorLines.length).toBeGreaterThan(0);
   });
 
-  it("reports not ready on /readyz, naming the upstream, while /healthz stays ok", async () => {
+  it("stays ready and live, and names the upstream on /healthz/upstreams", async () => {
     const ready = await call(stack, "GET", "/readyz", { notInOpenApi: "Imprint's readiness probe" });
-    expect(ready.status).toBe(503);
-    expect(ready.body.error.message).toMatch(/identity is (UNREACHABLE|NOT_SERVING)/);
-    expect(ready.body.error.message).not.toMatch(/127\.0\.0\.1|:\d{2,5}/);
+    expect(ready.status).toBe(200);
     const live = await call(stack, "GET", "/healthz", { notInOpenApi: "Imprint's liveness probe" });
     expect(live.status).toBe(200);
+    const upstreams = await call(stack, "GET", "/healthz/upstreams", { notInOpenApi: "Imprint's upstream health report" });
+    expect(upstreams.status).toBe(503);
+    expect(upstreams.body.error.message).toMatch(/^Upstreams without a serving copy: identity is (UNREACHABLE|NOT_SERVING) \(0 of 1 copies serving\)$/);
+    expect(upstreams.body.error.message).not.toMatch(/127\.0\.0\.1|:\d{2,5}/);
   });
 });

@@ -638,7 +638,7 @@ async function waitUntil(probe, { timeoutMs, intervalMs = 150, failed, what }) {
   }
 }
 
-/** True when GET <gatewayUrl>/readyz answers 200. */
+/** True when GET <gatewayUrl>/readyz answers 200: the gateway serves (whichever services are down). */
 export async function isGatewayReady(gatewayUrl) {
   const response = await fetch(`${gatewayUrl}/readyz`, { signal: AbortSignal.timeout(2_000) });
   await response.body?.cancel();
@@ -694,7 +694,8 @@ export class StackStartError extends Error {
 }
 
 /**
- * Starts the whole stack and resolves once the gateway's /readyz answers 200.
+ * Starts the whole stack and resolves once every service's gRPC health answers SERVING and the
+ * gateway's /readyz and the reader's /healthz answer 200.
  *
  * Options: `dataDir`, `persistent` (keep PostgreSQL data), `env` (base environment of the children,
  * default process.env), `hosting` ("one-process" or "split"; default IMPRINT_HOSTING of `env`, else
@@ -809,7 +810,10 @@ export async function startStack(options) {
     if (options.pageTokenSecret) env.IMPRINT_PAGE_TOKEN_SECRET = options.pageTokenSecret;
     const probes = {
       [GATEWAY.name]: () => isGatewayReady(gatewayUrl),
-      [ONE_PROCESS_NAME]: () => isGatewayReady(gatewayUrl),
+      // The one process holds the services too: ready when they serve and so does the gateway.
+      [ONE_PROCESS_NAME]: async () =>
+        (await isGatewayReady(gatewayUrl)) &&
+        (await Promise.all(SERVICES.map(async (service) => (await checkHealth(grpcAddresses[service.name])) === "SERVING"))).every(Boolean),
       [READER.name]: () => isReaderReady(readerListenUrl),
       ...Object.fromEntries(SERVICES.map((service) => [service.name, async () => (await checkHealth(grpcAddresses[service.name])) === "SERVING"])),
     };
@@ -836,10 +840,9 @@ export async function startStack(options) {
       processes.push(nodeProcessOf(unit));
     };
 
-    if (hosting === "split") {
-      for (const service of SERVICES) await spawnTargets(service.name, service.name, { OTEL_SERVICE_NAME: `imprint-${service.name}` });
-      // Migrations run at service start; the gateway starts once every service answers health checks.
-      await Promise.all(
+    // Every service is asked directly: the gateway's /readyz says only that the gateway serves.
+    const servicesReady = () =>
+      Promise.all(
         SERVICES.map((service) =>
           waitUntil(async () => (await checkHealth(grpcAddresses[service.name])) === "SERVING", {
             timeoutMs: readyTimeoutMs,
@@ -848,12 +851,17 @@ export async function startStack(options) {
           }),
         ),
       );
+    if (hosting === "split") {
+      for (const service of SERVICES) await spawnTargets(service.name, service.name, { OTEL_SERVICE_NAME: `imprint-${service.name}` });
+      // Migrations run at service start; the gateway starts once every service answers health checks.
+      await servicesReady();
       await spawnTargets(READER.name, READER.name, { OTEL_SERVICE_NAME: "imprint-reader" });
       await spawnTargets(GATEWAY.name, GATEWAY.name, { OTEL_SERVICE_NAME: "imprint-gateway" });
     } else {
       // One process starts the services in dependency order, then the gateway. Its pretty lines
       // name the service each comes from: the launcher's prefix names only the process.
       await spawnTargets(ONE_PROCESS_NAME, "all", { OTEL_SERVICE_NAME: "imprint", LOG_PREFIXED: "false" });
+      await servicesReady();
     }
     await waitUntil(() => isGatewayReady(gatewayUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the gateway (/readyz)" });
     await waitUntil(() => isReaderReady(readerListenUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the reader (/healthz)" });

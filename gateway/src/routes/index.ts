@@ -1,5 +1,6 @@
 import { CacheBudget } from "@imprint/runtime/core";
 import { DEFAULT_GATEWAY_CACHE_BYTES } from "../config.js";
+import { GatewayReadiness } from "../readiness.js";
 import type { Route } from "../route.js";
 import type { UpstreamAddresses, UpstreamClients } from "../upstreams.js";
 import { changeRequestChangesRoutes } from "./change-request-changes.js";
@@ -32,10 +33,10 @@ import { userRoutes } from "./users.js";
 
 export interface GatewayRouteDeps extends Omit<RouteDeps, "caches"> {
   upstreamAddresses: UpstreamAddresses;
+  /** What /readyz consults; a process never drained when absent (tools that only list routes). */
+  readiness?: GatewayReadiness;
   /** The process's cache budget; a budget of the default size when absent (tools that only list routes). */
   caches?: CacheBudget;
-  /** True once the process drains before stopping: /readyz then answers 503 (see AppDeps). */
-  isDraining?: () => boolean;
 }
 
 /** Every route the gateway serves: the one list createApp mounts and tools read. */
@@ -50,7 +51,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
   const deps = { ...gatewayDeps, caches: gatewayDeps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES) };
   return {
     direct: [
-      ...healthRoutes(deps.upstreamAddresses, deps.isDraining),
+      ...healthRoutes(deps.upstreamAddresses, deps.readiness ?? new GatewayReadiness()),
       fileDownloadRoute(deps),
       exportDownloadRoute(deps),
       ...ssoRoutes(deps),

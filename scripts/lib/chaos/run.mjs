@@ -214,7 +214,8 @@ async function exercise({ stack, plan, short, log, started, supervision }) {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (Object.values(stack.units).every((unit) => unit.running)) {
-        const ok = await fetch(`${stack.gatewayUrl}/readyz`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false);
+        // /healthz/upstreams: every service has a serving copy (the gateway's /readyz is its own only).
+        const ok = await fetch(`${stack.gatewayUrl}/healthz/upstreams`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false);
         if (ok) return;
       }
       await sleep(200);

@@ -66,14 +66,16 @@ export function collaborationServiceSpec(config: CollaborationConfig, upstreams:
 
 /** Starts the collaboration service: one channel per upstream (content, identity), then the runtime service. */
 export async function startCollaborationService(config: CollaborationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
-  const timeouts = { defaultTimeoutMs: 10_000 };
+  // Content's clients share one channel configuration, hence one connection per copy of content.
+  const channelDefinitions = [SpaceServiceService, BranchServiceService, RevisionServiceService, EditingServiceService];
+  const timeouts = { defaultTimeoutMs: 10_000, channelDefinitions };
   const upstreams: Upstreams = {
     content: {
       spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
       branches: createPromiseClient(BranchServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
       revisions: createPromiseClient(RevisionServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
       // A batch may fetch up to 1,000 files from their URLs before it applies.
-      editing: createPromiseClient(EditingServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 120_000 }),
+      editing: createPromiseClient(EditingServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 120_000, channelDefinitions }),
     },
     identity: createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 }),
   };

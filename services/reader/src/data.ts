@@ -116,8 +116,10 @@ function bounded<V>(map: Map<string, V>, max: number, key: string, value: V): vo
 export async function openReaderData(config: ReaderConfig, logger: Logger, clock: () => number = Date.now): Promise<ReaderData> {
   const timeout = { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS };
   const sites = createPromiseClient(SiteServiceService, config.PUBLISHING_GRPC_ADDRESS, timeout);
-  const published = createPromiseClient(PublishedContentServiceService, config.CONTENT_GRPC_ADDRESS, timeout);
-  const searches = createPromiseClient(SearchServiceService, config.CONTENT_GRPC_ADDRESS, timeout);
+  // One channel configuration for content's two clients: one connection per copy of content.
+  const ofContent = { ...timeout, channelDefinitions: [PublishedContentServiceService, SearchServiceService] };
+  const published = createPromiseClient(PublishedContentServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
+  const searches = createPromiseClient(SearchServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
   const integrations = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(IntegrationServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
 
   const siteCache = new Map<string, Held<ReaderSite | null>>();

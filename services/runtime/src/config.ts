@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LOG_FORMATS } from "./logger.js";
+import { isGrpcAddressSetting } from "./grpc/targets.js";
 
 /**
  * Reads and validates configuration from environment variables at start-up. Every problem is
@@ -42,7 +43,15 @@ export const env = {
   /** SHUTDOWN_DRAIN_MS: milliseconds a stopping process keeps serving while unready (0: none). */
   drainMs: (fallback = DEFAULT_SHUTDOWN_DRAIN_MS) => z.coerce.number().int().min(0).default(fallback),
   /** A `host:port` gRPC address (an IPv6 host in brackets). */
-  grpcAddress: () => z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, "must be a host:port gRPC address"),
+  /**
+   * A gRPC peer: `host:port`, a comma-separated list of them (every copy; calls balance between
+   * them), or a `dns:` target such as `dns:///imprint-content-headless:50051` (every address of
+   * the name is a copy, re-resolved).
+   */
+  grpcAddress: () =>
+    z
+      .string()
+      .refine(isGrpcAddressSetting, "must be a host:port gRPC address, a comma-separated list of them, or a dns:///host:port target"),
   /** A durable consumer's name: one per deployment (tests give each instance its own). */
   consumerName: (fallback: string) =>
     z

@@ -10,6 +10,7 @@ import {
 import { service as healthServiceDefinition } from "grpc-health-check";
 import { AppError, codeFromGrpcStatus, isErrorCode } from "../errors.js";
 import { ERROR_CODE_TRAILER } from "./server.js";
+import { grpcTarget, resolveCopies } from "./targets.js";
 
 /** Per-call options of a promise client. */
 export interface RpcOptions {
@@ -24,6 +25,53 @@ export type PromiseClient<Def> = {
     ? (request: Req, options?: RpcOptions) => Promise<Res>
     : never;
 } & { close(): void; readonly address: string };
+
+/**
+ * RPCs that only read, by the shared vocabulary of names: a client retries these on UNAVAILABLE
+ * (on another copy, when there is one). Writes are never retried by the client: a write the
+ * gateway repeats carries its idempotency key.
+ */
+const IDEMPOTENT_RPC = /^(Get|List|BatchGet|Search|Check|Count|Read|Authenticate|Verify)[A-Z]/;
+
+export function isIdempotentRpc(methodName: string): boolean {
+  return IDEMPOTENT_RPC.test(methodName);
+}
+
+/**
+ * A client's service config: round_robin over every copy the target names (per call, so two
+ * copies share the load instead of one long-lived HTTP/2 connection pinning a caller to one), and
+ * a retry of the idempotent RPCs on UNAVAILABLE (and on a peer's CANCELLED). Three attempts with 50–200 ms between them: a
+ * read whose copy died mid-call lands on another, and with no ready copy at all the call still
+ * fails within about 300 ms (no waitForReady), so the gateway answers 503 well within a second.
+ * It names the reads of every definition given (all the clients of one address share it).
+ */
+export function clientServiceConfig(definitions: ServiceDefinition[]): string {
+  const names = definitions
+    .flatMap((definition) => Object.values(definition))
+    .map((method) => /^\/([^/]+)\/([^/]+)$/.exec(method.path))
+    .filter((match): match is RegExpExecArray => match !== null && isIdempotentRpc(match[2]!))
+    .map((match) => ({ service: match[1]!, method: match[2]! }));
+  return JSON.stringify({
+    loadBalancingConfig: [{ round_robin: {} }],
+    methodConfig:
+      names.length === 0
+        ? []
+        : [
+            {
+              name: names,
+              retryPolicy: {
+                maxAttempts: 3,
+                initialBackoff: "0.05s",
+                maxBackoff: "0.2s",
+                backoffMultiplier: 2,
+                // A copy shut down under a call (forceShutdown) resets its streams with CANCEL, which
+                // reaches the caller as CANCELLED; our own cancellations never retry (the call is over).
+                retryableStatusCodes: ["UNAVAILABLE", "CANCELLED"],
+              },
+            },
+          ],
+  });
+}
 
 /** Rebuilds the AppError a service threw from the status and trailer it answered with. */
 export function toAppError(error: ServiceError): AppError {
@@ -40,6 +88,7 @@ export function toAppError(error: ServiceError): AppError {
  * Calls do not wait for readiness (waitForReady stays false): while no connection can be made
  * (TRANSIENT_FAILURE, between attempts), a call fails at once with UNAVAILABLE instead of waiting
  * for its deadline. DNS names are re-resolved as often, so a replaced peer's new address is found.
+ * A service config in DNS TXT records is ignored: ours (clientServiceConfig) is the only one.
  */
 export const CHANNEL_OPTIONS = {
   "grpc.keepalive_time_ms": 30_000,
@@ -47,18 +96,32 @@ export const CHANNEL_OPTIONS = {
   "grpc.initial_reconnect_backoff_ms": 250,
   "grpc.max_reconnect_backoff_ms": 1_000,
   "grpc.dns_min_time_between_resolutions_ms": 1_000,
+  "grpc.service_config_disable_resolution": 1,
 } as const;
 
 /**
  * One channel per service address, shared by every call: creating clients per request is the
- * most common way to make a gRPC path slow. Every call gets a deadline.
+ * most common way to make a gRPC path slow. Every call gets a deadline. `address` is a setting
+ * as `env.grpcAddress()` accepts it: one address, a comma-separated list, or a `dns:` target.
  */
 export function createPromiseClient<Def extends ServiceDefinition>(
   definition: Def,
   address: string,
-  options: { defaultTimeoutMs?: number } = {},
+  options: {
+    defaultTimeoutMs?: number;
+    /**
+     * Every definition whose clients this process makes for the same address, this one included.
+     * The service config (part of the channel's options) then names all their reads, so the
+     * channels have equal options and grpc-js gives them one connection per copy; without it each
+     * client has connections of its own.
+     */
+    channelDefinitions?: ServiceDefinition[];
+  } = {},
 ): PromiseClient<Def> {
-  const client = new Client(address, credentials.createInsecure(), CHANNEL_OPTIONS);
+  const client = new Client(grpcTarget(address), credentials.createInsecure(), {
+    ...CHANNEL_OPTIONS,
+    "grpc.service_config": clientServiceConfig(options.channelDefinitions ?? [definition]),
+  });
   const defaultTimeoutMs = options.defaultTimeoutMs ?? 10_000;
   const methods: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(definition)) {
@@ -84,12 +147,13 @@ export type HealthStatus = "SERVING" | "NOT_SERVING" | "UNKNOWN" | "SERVICE_UNKN
 /**
  * Asks a server's grpc.health.v1 service about one service name ("" = the whole server). A fresh
  * channel per check (with our bounded backoff), so a probe never inherits an earlier failure's
- * backoff and answers UNREACHABLE at once when nothing listens.
+ * backoff and answers UNREACHABLE at once when nothing listens. With several copies behind the
+ * address it asks one of them (pick_first); checkCopiesHealth asks each.
  */
 export function checkHealth(address: string, service = "", timeoutMs = 1_000): Promise<HealthStatus> {
   const check = healthServiceDefinition.Check!;
   // A pool of its own: sharing the subchannel pool would let a probe reuse a channel in backoff.
-  const client = new Client(address, credentials.createInsecure(), { ...CHANNEL_OPTIONS, "grpc.use_local_subchannel_pool": 1 });
+  const client = new Client(grpcTarget(address), credentials.createInsecure(), { ...CHANNEL_OPTIONS, "grpc.use_local_subchannel_pool": 1 });
   return new Promise<HealthStatus>((resolve) => {
     client.makeUnaryRequest(
       check.path,
@@ -106,4 +170,14 @@ export function checkHealth(address: string, service = "", timeoutMs = 1_000): P
       },
     );
   });
+}
+
+/**
+ * The health of every copy an address setting names (each entry of a list, each address a `dns:`
+ * name resolves to now), keyed by `host:port`; an empty object when a name resolves to nothing.
+ */
+export async function checkCopiesHealth(address: string, service = "", timeoutMs = 1_000): Promise<Record<string, HealthStatus>> {
+  const copies = await resolveCopies(address).catch(() => []);
+  const statuses = await Promise.all(copies.map(async (copy) => [copy, await checkHealth(copy, service, timeoutMs)] as const));
+  return Object.fromEntries(statuses);
 }
