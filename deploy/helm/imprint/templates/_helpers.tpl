@@ -155,8 +155,16 @@ on, and the target able to run more than one pod (content on an emptyDir cannot)
 */}}
 {{- define "imprint.autoscaled" -}}
 {{- $root := index . 0 -}}{{- $values := index . 2 -}}
-{{- $pinned := and $values.dataDir (not ($values.persistence | default dict).existingClaim) -}}
+{{- $pinned := and $values.dataDir (not (include "imprint.sharedFiles" $values)) -}}
 {{- if and $root.Values.autoscaling.enabled $values.autoscaling (not $pinned) -}}true{{- end -}}
+{{- end -}}
+
+{{/*
+"true" when every replica of a target with a data directory sees the same files: a ReadWriteMany
+volume (persistence.existingClaim), or content's files in an S3-compatible bucket (env FILE_STORE=s3).
+*/}}
+{{- define "imprint.sharedFiles" -}}
+{{- if or (.persistence | default dict).existingClaim (eq (toString ((.env | default dict).FILE_STORE)) "s3") -}}true{{- end -}}
 {{- end -}}
 
 {{/* Egress to the cluster's DNS (networkPolicy.dns). */}}
