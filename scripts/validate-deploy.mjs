@@ -97,7 +97,6 @@ function chartPromises(manifests, values) {
   const named = (kind) => new Set(manifests.filter((m) => m.kind === kind).map((m) => m.metadata.name));
   const secrets = named("Secret");
   if (values.secrets?.existingSecret) secrets.add(values.secrets.existingSecret);
-  const services = named("Service");
   const workloads = manifests.filter((m) => m.kind === "Deployment" || m.kind === "Job");
   const jobs = workloads.filter((m) => m.kind === "Job");
   for (const workload of workloads) {
