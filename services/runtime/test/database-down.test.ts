@@ -10,6 +10,7 @@ import { createLogger } from "../src/logger.js";
 import { startService, type RunningService } from "../src/service.js";
 import { createTestDatabase, eventually, patient, startTcpProxy, testClient, type TcpProxy } from "../src/testing/index.js";
 import { testNatsUrl } from "../src/testing/nats.js";
+import { jsonMethod } from "./support/json-method.js";
 
 const NoteSchema = defineEntity({
   name: "Note",
@@ -19,24 +20,11 @@ const NoteSchema = defineEntity({
 class Note extends NoteSchema.class {}
 NoteSchema.setClass(Note);
 
-const json = {
-  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
-  deserialize: (buffer: Buffer) => JSON.parse(buffer.toString()) as unknown,
-};
-const method = <Req, Res>(path: string) => ({
-  path,
-  requestStream: false,
-  responseStream: false,
-  requestSerialize: (v: Req) => json.serialize(v),
-  requestDeserialize: (b: Buffer) => json.deserialize(b) as Req,
-  responseSerialize: (v: Res) => json.serialize(v),
-  responseDeserialize: (b: Buffer) => json.deserialize(b) as Res,
-});
 const NotesService = {
-  addNote: method<{ text: string }, { id: string }>("/test.Notes/AddNote"),
-  countNotes: method<Record<string, never>, { count: number }>("/test.Notes/CountNotes"),
+  addNote: jsonMethod<{ text: string }, { id: string }>("/test.Notes/AddNote"),
+  countNotes: jsonMethod<Record<string, never>, { count: number }>("/test.Notes/CountNotes"),
   /** A transaction that stays open `seconds`, so an outage can cut it. */
-  holdTransaction: method<{ seconds: number }, Record<string, never>>("/test.Notes/HoldTransaction"),
+  holdTransaction: jsonMethod<{ seconds: number }, Record<string, never>>("/test.Notes/HoldTransaction"),
 } as const;
 
 const migrationsPath = join(dirname(fileURLToPath(import.meta.url)), "service-fixtures", "migrations");

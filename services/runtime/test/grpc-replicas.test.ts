@@ -7,26 +7,14 @@ import { startGrpcServer, type GrpcServerHandle } from "../src/grpc/server.js";
 import { createLogger } from "../src/logger.js";
 import { eventually, patient } from "../src/testing/index.js";
 import { startTcpProxy, type TcpProxy } from "../src/testing/tcp-proxy.js";
+import { jsonMethod } from "./support/json-method.js";
 
 // Two copies of one hand-written service (JSON on the wire): each answer names the copy's port.
-const json = {
-  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
-  deserialize: (buffer: Buffer) => JSON.parse(buffer.toString()) as unknown,
-};
-const method = <Req, Res>(path: string) => ({
-  path,
-  requestStream: false,
-  responseStream: false,
-  requestSerialize: (v: Req) => json.serialize(v),
-  requestDeserialize: (b: Buffer) => json.deserialize(b) as Req,
-  responseSerialize: (v: Res) => json.serialize(v),
-  responseDeserialize: (b: Buffer) => json.deserialize(b) as Res,
-});
 type Request = { hold?: boolean };
 type Answer = { port: number };
 const StoreService = {
-  getThing: method<Request, Answer>("/test.Store/GetThing"),
-  createThing: method<Request, Answer>("/test.Store/CreateThing"),
+  getThing: jsonMethod<Request, Answer>("/test.Store/GetThing"),
+  createThing: jsonMethod<Request, Answer>("/test.Store/CreateThing"),
 } as const;
 
 const logger = createLogger("test", { write: () => {} });

@@ -4,23 +4,12 @@ import { checkHealth, createPromiseClient } from "../src/grpc/client.js";
 import { startGrpcServer, type GrpcServerHandle } from "../src/grpc/server.js";
 import { createLogger } from "../src/logger.js";
 import { eventually, patient } from "../src/testing/index.js";
+import { jsonMethod } from "./support/json-method.js";
 
 // A tiny hand-written service definition with JSON serialization, so the runtime is tested
 // without depending on any context's generated code.
-const json = {
-  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
-  deserialize: (buffer: Buffer) => JSON.parse(buffer.toString()) as unknown,
-};
 const EchoService = {
-  echo: {
-    path: "/test.Echo/Echo",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (v: { text: string }) => json.serialize(v),
-    requestDeserialize: (b: Buffer) => json.deserialize(b) as { text: string },
-    responseSerialize: (v: { text: string }) => json.serialize(v),
-    responseDeserialize: (b: Buffer) => json.deserialize(b) as { text: string },
-  },
+  echo: jsonMethod<{ text: string }, { text: string }>("/test.Echo/Echo"),
 } as const;
 
 describe("gRPC server and promise client", () => {

@@ -8,6 +8,7 @@ import type { EventEnvelope } from "../../src/events/envelope.js";
 import { recordEvent } from "../../src/events/record-event.js";
 import type { ServiceDeps, ServiceSpec } from "../../src/service.js";
 import { scalarMessage } from "./messages.js";
+import { jsonMethod } from "./json-method.js";
 
 // A tiny service for the bootstrap's tests: one table, one RPC that writes a note and its event,
 // and one consumer that keeps what it received.
@@ -25,20 +26,8 @@ NoteSchema.setClass(Note);
 
 // A tiny hand-written gRPC service (JSON on the wire) whose one method is a use case that writes
 // a note and its event in one transaction.
-const json = {
-  serialize: (value: unknown) => Buffer.from(JSON.stringify(value)),
-  deserialize: (buffer: Buffer) => JSON.parse(buffer.toString()) as unknown,
-};
 export const NotesService = {
-  addNote: {
-    path: "/test.Notes/AddNote",
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (v: { text: string }) => json.serialize(v),
-    requestDeserialize: (b: Buffer) => json.deserialize(b) as { text: string },
-    responseSerialize: (v: { id: string; createdAt: string }) => json.serialize(v),
-    responseDeserialize: (b: Buffer) => json.deserialize(b) as { id: string; createdAt: string },
-  },
+  addNote: jsonMethod<{ text: string }, { id: string; createdAt: string }>("/test.Notes/AddNote"),
 } as const;
 
 const migrationsPath = join(dirname(fileURLToPath(import.meta.url)), "..", "service-fixtures", "migrations");
