@@ -1,8 +1,7 @@
-import { execFile } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostCommentRequest } from "@imprint/proto/collaboration/v1/comments";
-import { createChangeRequest, createOrganization, createSpace, eventually, type TestOrganization } from "@imprint/runtime/testing";
+import { createChangeRequest, createOrganization, createSpace, eventually, type TestOrganization, runNodeScriptJson } from "@imprint/runtime/testing";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
 
 /**
@@ -21,14 +20,7 @@ afterAll(() => harness?.stop());
 const ADMIN_CLI = fileURLToPath(new URL("../../identity/dist/cli/admin.js", import.meta.url));
 
 /** Runs the compiled admin CLI as an operator does; its one line of JSON. */
-function adminCli(args: string[], env: Record<string, string>): Promise<Record<string, unknown>> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [ADMIN_CLI, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`admin CLI failed: ${stderr}`));
-      else resolve(JSON.parse(stdout) as Record<string, unknown>);
-    });
-  });
-}
+const adminCli = (args: string[], env: Record<string, string>) => runNodeScriptJson<Record<string, unknown>>(ADMIN_CLI, args, { env, timeoutMs: 60_000 });
 
 /** Content's copy of the space's counters. */
 async function countersInContent(spaceId: string): Promise<{ change_requests: number; change_requests_open: number; comments: number }> {

@@ -1,9 +1,8 @@
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMember, createOrganization, createSpace, eventually, readEvents, testClient, testLogger, type TestOrganization, type TestUser, deliverInPlan, deliveryPlans } from "@imprint/runtime/testing";
+import { createMember, createOrganization, createSpace, eventually, readEvents, testClient, testLogger, type TestOrganization, type TestUser, deliverInPlan, deliveryPlans, runNodeScriptJson } from "@imprint/runtime/testing";
 import { AppError, type EventEnvelope, type PromiseClient } from "@imprint/runtime";
 import { PutTeamMemberRequest, UpdateTeamMembersRequest } from "@imprint/proto/identity/v1";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
@@ -228,15 +227,8 @@ describe("content's copy of team memberships", () => {
 
 const ADMIN_CLI = fileURLToPath(new URL("../../identity/dist/cli/admin.js", import.meta.url));
 
-/** Runs the compiled admin CLI; its one line of JSON. */
-function adminCli(args: string[], env: Record<string, string>): Promise<{ organizations: number; added: number; removed: number }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [ADMIN_CLI, ...args], { env: { ...process.env, ...env }, timeout: 60_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`admin CLI failed: ${stderr}`));
-      else resolve(JSON.parse(stdout) as { organizations: number; added: number; removed: number });
-    });
-  });
-}
+/** Runs the compiled admin CLI as an operator does; its one line of JSON. */
+const adminCli = (args: string[], env: Record<string, string>) => runNodeScriptJson<{ organizations: number; added: number; removed: number }>(ADMIN_CLI, args, { env, timeoutMs: 60_000 });
 
 describe("reconciliation with identity", () => {
   it("repairs a copy changed by hand, and keeps it repaired against late events", async () => {

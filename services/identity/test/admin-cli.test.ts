@@ -1,32 +1,21 @@
-import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { getFreePort } from "@imprint/runtime/infrastructure";
-import { uniqueEmail } from "@imprint/runtime/testing";
+import { uniqueEmail, runNodeScript, type ScriptResult } from "@imprint/runtime/testing";
 import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 const ADMIN_CLI = fileURLToPath(new URL("../dist/cli/admin.js", import.meta.url));
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the compiled CLI the way an operator does. */
-function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
-  const env: Record<string, string | undefined> = { ...process.env, IDENTITY_GRPC_ADDRESS: undefined, IMPRINT_DATA_DIR: undefined, ...options.env };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [ADMIN_CLI, ...args], { env, cwd: options.cwd, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<ScriptResult> {
+  // What the machine says of the stack must not leak into a test that sets its own.
+  return runNodeScript(ADMIN_CLI, [...args], { cwd: options.cwd, env: { IDENTITY_GRPC_ADDRESS: undefined, IMPRINT_DATA_DIR: undefined, ...options.env } });
 }
 
-function json(result: CliResult): Record<string, unknown> {
+function json(result: ScriptResult): Record<string, unknown> {
   expect(result.stderr).toBe("");
   expect(result.code).toBe(0);
   const lines = result.stdout.trim().split("\n");

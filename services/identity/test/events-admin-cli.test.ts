@@ -1,4 +1,3 @@
-import { execFile } from "node:child_process";
 import { randomBytes, randomUUID } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -8,24 +7,14 @@ import { jetstream } from "@nats-io/jetstream";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createLogger, openDatabase, PoisonEventError, ProcessedEvent, subscribe, type EventEnvelope, type Subscription } from "@imprint/runtime";
-import { createTestDatabase, eventually, testNats, testNatsUrl } from "@imprint/runtime/testing";
+import { createTestDatabase, eventually, testNats, testNatsUrl, runNodeScript, type ScriptResult } from "@imprint/runtime/testing";
 
 const ADMIN_CLI = fileURLToPath(new URL("../dist/cli/admin.js", import.meta.url));
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the compiled CLI the way an operator does (`npm run admin -- events ...`). */
-function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<CliResult> {
-  const env: Record<string, string | undefined> = { ...process.env, NATS_URL: undefined, IMPRINT_DATA_DIR: undefined, ...options.env };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [ADMIN_CLI, "events", "dead-letters", ...args], { env, cwd: options.cwd, timeout: 20_000 }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === "number" ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
+function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<ScriptResult> {
+  // What the machine says of the stack must not leak into a test that sets its own.
+  return runNodeScript(ADMIN_CLI, ["events", "dead-letters", ...args], { cwd: options.cwd, env: { NATS_URL: undefined, IMPRINT_DATA_DIR: undefined, ...options.env } });
 }
 
 describe("admin CLI: events dead-letters", () => {

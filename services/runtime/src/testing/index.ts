@@ -37,6 +37,8 @@
  *   stops and starts again, as a crash and restart would, without touching what others share.
  * - **Delivery orders.** `deliveryPlans(n)` (fast-check) and `deliverInPlan(events, plan)`: an
  *   in-order stream shuffled, duplicated and partly held back, for consumers' property tests.
+ * - **Scripts.** `runNodeScript(script, args)` / `runNodeScriptJson`: a compiled CLI run as an
+ *   operator runs it, in a process of its own.
  * - **Checks.** `schemaDrift(orm)` (entities vs migrations: each service has a
  *   `test/schema-drift.test.ts`), `describeTables`/`runtimeTablesAsCreated`, the event catalogue
  *   (`eventCatalogueProblems`), `errorCode`/`failure` for failed calls.
@@ -74,4 +76,5 @@ export { readEvents, waitForEvents, type EventQuery } from "./events.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";
 export { describeTables, runtimeTablesAsCreated, schemaDrift, type TableDescription } from "./schema.js";
 export { deliverInPlan, deliveryPlans, type DeliveryPlan } from "./delivery.js";
+export { runNodeScript, runNodeScriptJson, type ScriptOptions, type ScriptResult } from "./scripts.js";
 export { startRestartableNats, startRestartablePostgres, type RestartableNats, type RestartablePostgres, type RestartableServer } from "./outages.js";
