@@ -2,8 +2,8 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransferSpaceRequest } from "@imprint/proto/content/v1/spaces";
-import { AppError, type EventEnvelope } from "@imprint/runtime";
-import { createChangeRequest, createCollection, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans } from "@imprint/runtime/testing";
+import { AppError } from "@imprint/runtime";
+import { createChangeRequest, createCollection, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans, republished } from "@imprint/runtime/testing";
 import type { CollaborationConfig } from "../src/config.js";
 import { contentEventConsumers } from "../src/consumers/content-events.js";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
@@ -38,8 +38,6 @@ afterAll(() => harness?.stop());
 
 const MAX_EVENTS = 16;
 const delivery = deliveryPlans(MAX_EVENTS);
-/** A redelivery of an event as a republish would make it: the same change under a new id. */
-const redelivered = (event: EventEnvelope): EventEnvelope => ({ ...event, id: randomUUID() });
 
 const organizationsOfRows = async (spaceId: string) =>
   (await harness.collaboration.orm.em.fork().execute<{ organization_id: string }[]>(`select distinct organization_id from change_requests where space_id = ?`, [spaceId])).map(
@@ -78,7 +76,7 @@ describe("collaboration's copy of a space's organization", () => {
           const em = harness.collaboration.orm.em.fork();
           await em.execute(`update change_requests set organization_id = ? where space_id = ?`, [home.organizationId, space.id]);
           await em.execute(`update space_states set lifecycle_version = 0 where space_id = ?`, [space.id]);
-          for (const event of deliverInPlan(events, plan, redelivered)) {
+          for (const event of deliverInPlan(events, plan, republished)) {
             await harness.collaboration.orm.em.fork().transactional((tx) => spaceHandler(event, { em: tx, attempt: 1, logger }));
           }
           expect(await organizationsOfRows(space.id)).toEqual([at]);

@@ -1,8 +1,6 @@
-import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EventEnvelope } from "@imprint/runtime";
-import { createOrganization, createRevision, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans } from "@imprint/runtime/testing";
+import { createOrganization, createRevision, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans, republished } from "@imprint/runtime/testing";
 import { searchIndexConsumer } from "../src/search/consumers/index-events.js";
 import { dropSpaceFromIndex } from "../src/search/use-cases/index-space.js";
 import { RevisionCaches } from "../src/revisions/index.js";
@@ -35,8 +33,6 @@ afterAll(async () => {
 
 const MAX_EVENTS = 16;
 const delivery = deliveryPlans(MAX_EVENTS);
-/** A redelivery of an event as a republish would make it: the same change under a new id. */
-const redelivered = (event: EventEnvelope): EventEnvelope => ({ ...event, id: randomUUID() });
 
 type Operation = { op: "write"; page: number; word: string } | { op: "delete" } | { op: "restore" };
 const operation: fc.Arbitrary<Operation> = fc.oneof(
@@ -93,7 +89,7 @@ describe("the search index", () => {
         expect(events.length).toBeGreaterThan(0);
         for (const plan of plans) {
           await dropSpaceFromIndex(harness.content.orm.em.fork(), space.id);
-          for (const event of deliverInPlan(events, plan, redelivered)) {
+          for (const event of deliverInPlan(events, plan, republished)) {
             await harness.content.orm.em.fork().transactional((em) => handler(event, { em, attempt: 1, logger }));
           }
           expect(await indexOf(space.id)).toEqual(inOrder);

@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransferSpaceRequest } from "@imprint/proto/content/v1/spaces";
-import { AppError, type EventEnvelope } from "@imprint/runtime";
-import { createCollection, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans } from "@imprint/runtime/testing";
+import { AppError } from "@imprint/runtime";
+import { createCollection, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans, republished } from "@imprint/runtime/testing";
 import type { PublishingConfig } from "../src/config.js";
 import { contentEventConsumers } from "../src/consumers/content-events.js";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
@@ -33,8 +32,6 @@ afterAll(() => harness?.stop());
 
 const MAX_EVENTS = 16;
 const delivery = deliveryPlans(MAX_EVENTS);
-/** A redelivery of an event as a republish would make it: the same change under a new id. */
-const redelivered = (event: EventEnvelope): EventEnvelope => ({ ...event, id: randomUUID() });
 
 type Operation = "delete" | "restore" | "away" | "home";
 
@@ -100,7 +97,7 @@ describe("publishing's copy of a space's lifecycle", () => {
           await em.execute(`delete from site_spaces where space_id = ?`, [space.id]);
           await em.execute(`insert into site_spaces select * from json_populate_recordset(null::site_spaces, ?::json)`, [JSON.stringify(before)]);
           await em.execute(`delete from space_lifecycles where space_id = ?`, [space.id]);
-          for (const event of deliverInPlan(events, plan, redelivered)) {
+          for (const event of deliverInPlan(events, plan, republished)) {
             await harness.publishing.orm.em.fork().transactional((tx) => spaceHandler(event, { em: tx, attempt: 1, logger }));
           }
           expect(await siteSpacesOf(space.id)).toEqual(inOrder);

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 
 /**
@@ -33,4 +34,9 @@ export function deliverInPlan<T>(events: readonly T[], plan: DeliveryPlan, again
   });
   entries.sort((a, b) => Number(a.held) - Number(b.held) || a.key - b.key);
   return entries.map((entry) => entry.event);
+}
+
+/** An event as a republish makes it (for `deliverInPlan`'s `again`): the same change under a new id. */
+export function republished<E extends { id: string }>(event: E): E {
+  return { ...event, id: randomUUID() };
 }

@@ -75,6 +75,6 @@ export { testLogger, type LogLine, type TestLogger } from "./logger.js";
 export { readEvents, waitForEvents, type EventQuery } from "./events.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";
 export { describeTables, runtimeTablesAsCreated, schemaDrift, type TableDescription } from "./schema.js";
-export { deliverInPlan, deliveryPlans, type DeliveryPlan } from "./delivery.js";
+export { deliverInPlan, deliveryPlans, republished, type DeliveryPlan } from "./delivery.js";
 export { runNodeScript, runNodeScriptJson, type ScriptOptions, type ScriptResult } from "./scripts.js";
 export { startRestartableNats, startRestartablePostgres, type RestartableNats, type RestartablePostgres, type RestartableServer } from "./outages.js";
