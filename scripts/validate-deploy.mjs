@@ -111,6 +111,8 @@ function chartPromises(manifests, values) {
       for (const variable of container.env ?? []) {
         const ref = variable.valueFrom?.secretKeyRef;
         if (ref && !ref.optional && !secrets.has(ref.name)) broken.push(`${where}: ${variable.name} refers to a Secret "${ref.name}" that is not there`);
+        const rendered = ref && manifests.find((m) => m.kind === "Secret" && m.metadata.name === ref.name);
+        if (rendered && !ref.optional && !(ref.key in (rendered.stringData ?? {}))) broken.push(`${where}: ${variable.name} refers to key "${ref.key}", which Secret "${ref.name}" lacks`);
         if (variable.name.endsWith("_GRPC_ADDRESS")) {
           // dns:///<headless Service>:<port>: the caller resolves every pod and balances between them.
           const host = /^dns:\/\/\/([^:]+):\d+$/.exec(variable.value)?.[1];
@@ -125,6 +127,16 @@ function chartPromises(manifests, values) {
         const hasJob = jobs.some((job) => job.spec.template.spec.containers[0].args.join(" ") === `migrate ${container.args[0]}`);
         if (skip !== String(hasJob)) broken.push(`${where}: SKIP_MIGRATIONS=${skip} but a migration Job is ${hasJob ? "" : "not "}rendered`);
       }
+    }
+  }
+  // S3 credentials set in the values reach content's containers through the Secret, never as plain env.
+  if (values.secrets?.s3?.accessKeyId) {
+    const secret = manifests.find((m) => m.kind === "Secret" && !m.metadata.annotations?.["helm.sh/hook"]);
+    if (!secret?.stringData?.["s3-access-key-id"] || !secret.stringData["s3-secret-access-key"]) broken.push("secrets.s3 is set but the Secret lacks s3-access-key-id / s3-secret-access-key");
+    const content = workloads.find((m) => m.kind === "Deployment" && m.spec.template.spec.containers[0].args?.[0] === "content");
+    const env = content?.spec.template.spec.containers[0].env ?? [];
+    for (const [name, key] of [["S3_ACCESS_KEY_ID", "s3-access-key-id"], ["S3_SECRET_ACCESS_KEY", "s3-secret-access-key"]]) {
+      if (env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef?.key !== key) broken.push(`content: ${name} is not read from the Secret's ${key}`);
     }
   }
   broken.push(...availabilityPromises(manifests, values));

@@ -10,7 +10,7 @@ import type { PublicUrls } from "./mappers/urls.js";
 import type { GatewayReadiness } from "./readiness.js";
 import { accessLog } from "./middleware/access-log.js";
 import { errorHandler } from "./middleware/error-handler.js";
-import { idempotency } from "./middleware/idempotency.js";
+import { idempotency, type IdempotencyLease } from "./middleware/idempotency.js";
 import { routeFallback } from "./middleware/fallback.js";
 import { requestId } from "./middleware/request-id.js";
 import type { PageTokenSigner } from "./pagination.js";
@@ -30,6 +30,8 @@ export interface AppDeps {
   caches?: CacheBudget;
   /** Where answers to requests with an Idempotency-Key are kept; by default in this process, on `caches`. */
   idempotencyStore?: IdempotencyStore;
+  /** How running requests with an Idempotency-Key hold their key (leaseFor the upstream deadline); the default deadline's when absent. */
+  idempotencyLease?: IdempotencyLease;
   /** What /readyz consults (draining turns it off); a process never drained when absent. */
   readiness?: GatewayReadiness;
   logger: Logger;
@@ -61,7 +63,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.use(requestId());
   app.use(accessLog(deps.logger));
   // Before the error handler: it keeps the answer the client reads, errors included.
-  app.use(idempotency(deps.idempotencyStore ?? new MemoryIdempotencyStore(deps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES)), deps.logger));
+  app.use(idempotency(deps.idempotencyStore ?? new MemoryIdempotencyStore(deps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES)), deps.logger, deps.idempotencyLease));
   app.use(errorHandler(deps.logger));
   app.use(router.routes());
   app.use(routeFallback());

@@ -10,8 +10,10 @@ export interface IdempotencyRecord {
   state: "running" | "done";
   /** SHA-256 (hex) of the request's raw body: the same key with another body is refused. */
   bodyHash: string;
-  /** When the request began (ms since the epoch): a "running" record older than the stale limit was abandoned. */
+  /** When the request began (ms since the epoch). */
   startedAt: number;
+  /** "running": when the running gateway last renewed it; one not renewed within the abandon limit was abandoned. */
+  renewedAt?: number;
   /** "done": the answer's status. */
   status?: number;
   /** "done": the answer's headers that matter to a client (Location, Content-Type...), lower-case names. */

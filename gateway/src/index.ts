@@ -9,6 +9,7 @@ import type { GatewayConfig } from "./config.js";
 import { PAGE_TOKEN_SECRET_SETTING, PageTokenSigner } from "./pagination.js";
 import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
 import { MemoryIdempotencyStore, NatsIdempotencyStore } from "./idempotency-store.js";
+import { leaseFor } from "./middleware/idempotency.js";
 import { followIdentityEvents } from "./identity-events.js";
 import { connectNatsInBackground } from "@imprint/runtime/watch";
 import { GatewayReadiness } from "./readiness.js";
@@ -111,6 +112,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     pageTokens,
     caches,
     idempotencyStore,
+    idempotencyLease: leaseFor(config.upstreamTimeoutMs),
     readiness,
     logger,
   });

@@ -6,7 +6,9 @@ import { afterAll, describe, expect, it } from "vitest";
 import { CacheBudget } from "@imprint/runtime/core";
 import { connectNats, connectNatsInBackground, type NatsLink } from "@imprint/runtime/watch";
 import { getFreePort, startNatsServer } from "@imprint/runtime/infrastructure";
-import { testLogger, testNatsUrl } from "@imprint/runtime/testing";
+import { eventually, testLogger, testNatsUrl } from "@imprint/runtime/testing";
+import type { GatewayContext } from "../src/context.js";
+import { IdempotencyGate } from "../src/middleware/idempotency.js";
 import { IDEMPOTENCY_BUCKET, MemoryIdempotencyStore, NatsIdempotencyStore, type IdempotencyRecord, type IdempotencyStore } from "../src/idempotency-store.js";
 
 const running = (bodyHash: string): IdempotencyRecord => ({ state: "running", bodyHash, startedAt: Date.now() });
@@ -91,5 +93,34 @@ describe("idempotency records", () => {
       await server.stop();
       await rm(storeDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("a running request's record", () => {
+  /** Just what the gate reads of an answered request. */
+  const answered = (status: number, body: unknown) => ({ status, body, response: { get: () => "" } }) as unknown as GatewayContext;
+
+  it("is renewed while the request runs, then holds the answer, which no late renewal overwrites", async () => {
+    const store = new MemoryIdempotencyStore(new CacheBudget(1024 * 1024));
+    const lease = { abandonedAfterMs: 600, renewEveryMs: 20 };
+    const gate = new IdempotencyGate(store, "renewed", testLogger("gateway"), lease);
+    expect(await gate.begin(Buffer.from("{}"))).toBeUndefined();
+    const firstRenewal = await eventually(async () => {
+      const found = await store.create("renewed", running("other"));
+      return !found.created && found.existing.record.renewedAt;
+    });
+    // Renewed again and again: a retry sees a live request however long it runs.
+    await eventually(async () => {
+      const found = await store.create("renewed", running("other"));
+      return !found.created && (found.existing.record.renewedAt ?? 0) > firstRenewal;
+    });
+    const retry = new IdempotencyGate(store, "renewed", testLogger("gateway"), lease);
+    const refused = await retry.begin(Buffer.from("{}"));
+    expect(refused).toMatchObject({ status: 409, headers: { "retry-after": "1" } });
+    await gate.finish(answered(201, { id: "x" }));
+    // Past several renewal periods, the record is still the answer.
+    await new Promise((resolve) => setTimeout(resolve, lease.renewEveryMs * 5));
+    const kept = await store.create("renewed", running("other"));
+    expect(kept).toMatchObject({ created: false, existing: { record: { state: "done", status: 201, body: { json: '{"id":"x"}' } } } });
   });
 });

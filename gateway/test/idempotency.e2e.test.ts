@@ -1,8 +1,9 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { Kvm } from "@nats-io/kv";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { testNats } from "@imprint/runtime/testing";
-import { IDEMPOTENCY_BUCKET } from "../src/idempotency-store.js";
+import { patient, testNats } from "@imprint/runtime/testing";
+import { IDEMPOTENCY_BUCKET, type IdempotencyRecord } from "../src/idempotency-store.js";
+import { idempotencyRecordId, leaseFor } from "../src/middleware/idempotency.js";
 import { createMember, createOrganization, type TestOrganization } from "./support/factories.js";
 import { call, type CallResult } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -140,6 +141,41 @@ describe("Idempotency-Key on writes", () => {
     expect([first.status, second.status]).toEqual([200, 200]);
     expect(replayed(second)).toBeNull();
     expect(second.body.items.length).toBe(first.body.items.length + 1);
+  });
+});
+
+describe("Idempotency-Key when the gateway running the first request stopped mid-request", () => {
+  // The stack's gateway runs with UPSTREAM_TIMEOUT_MS = patient(10 s).
+  const lease = leaseFor(patient(10_000));
+  /** Leaves in the bucket what a gateway running a space creation with `key` leaves, last renewed at `renewedAt`. */
+  async function leaveRunning(key: string, title: string, renewedAt: number): Promise<void> {
+    const bodyHash = createHash("sha256").update(JSON.stringify({ title })).digest("hex");
+    const record: IdempotencyRecord = { state: "running", bodyHash, startedAt: renewedAt - 60_000, renewedAt };
+    const bucket = await new Kvm(await testNats()).open(IDEMPOTENCY_BUCKET);
+    await bucket.put(idempotencyRecordId(`Bearer ${org.owner.token}`, "POST", spacesPath(), key), JSON.stringify(record));
+  }
+
+  it("answers a retry 409 with Retry-After while the record is renewed, and runs nothing", async () => {
+    const key = randomUUID();
+    await leaveRunning(key, "Still running", Date.now());
+    const retry = await createSpace(key, "Still running");
+    expect(retry.status).toBe(409);
+    expect(retry.body.error.message).toBe("a request with this Idempotency-Key is in progress");
+    const retryAfter = Number(retry.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(Math.ceil(lease.abandonedAfterMs / 1000));
+    expect(await spacesTitled("Still running")).toEqual([]);
+  });
+
+  it("lets a retry take over a record nobody renewed within the abandon limit: it runs, once", async () => {
+    const key = randomUUID();
+    await leaveRunning(key, "Taken over", Date.now() - lease.abandonedAfterMs - 1_000);
+    const retry = await createSpace(key, "Taken over");
+    expect(retry.status).toBe(201);
+    const again = await createSpace(key, "Taken over");
+    expect(again.status).toBe(201);
+    expect(replayed(again)).toBe("true");
+    expect(await spacesTitled("Taken over")).toEqual([retry.body.id]);
   });
 });
 

@@ -13,7 +13,9 @@ import type { IdempotencyRecord, IdempotencyStore } from "../idempotency-store.j
  * - a retry with the key is answered that answer again, with `Idempotent-Replayed: true`, and
  *   runs nothing;
  * - the same key with another body (a SHA-256 of the raw bytes) is 422; while the first request
- *   is still running, 409;
+ *   is still running, 409 with Retry-After; the running request renews its record every few
+ *   seconds, so a record nobody renewed for the abandon limit (its gateway stopped mid-request)
+ *   is taken over by the retry, which runs;
  * - answers 5xx are not kept (a retry after an outage runs again), 4xx are; answers larger than
  *   MAX_KEPT_BODY_BYTES (or streamed) are not replayable: a retry is 409 saying so;
  * - a request refused before it ran (no valid token, a body too large or not JSON) keeps nothing.
@@ -24,8 +26,34 @@ export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
 export const REPLAYED_HEADER = "Idempotent-Replayed";
 /** The largest answer body kept for replay (NATS messages are at most 1 MiB). */
 export const MAX_KEPT_BODY_BYTES = 512 * 1024;
-/** A "running" record older than this was abandoned (its gateway stopped mid-request): a retry takes it over. */
-export const ABANDONED_AFTER_MS = 2 * 60 * 1000;
+/**
+ * How long after its last renewal a "running" record counts as abandoned (its gateway stopped
+ * mid-request), so that a retry takes it over, beyond the upstream deadline: by then no call the
+ * stopped gateway made can still be running upstream, so the retry cannot race it.
+ */
+export function abandonedAfterMs(upstreamTimeoutMs: number): number {
+  return upstreamTimeoutMs + 5_000;
+}
+
+/** The lease of a running request: how long a record may go unrenewed, and how often it is renewed. */
+export interface IdempotencyLease {
+  abandonedAfterMs: number;
+  renewEveryMs: number;
+}
+
+/** The lease for the gateway's default upstream deadline (UPSTREAM_TIMEOUT_MS, 10 s). */
+export const DEFAULT_IDEMPOTENCY_LEASE: IdempotencyLease = leaseFor(10_000);
+
+/** A lease renewed three times within its abandon limit: one lost renewal never frees a live request. */
+export function leaseFor(upstreamTimeoutMs: number): IdempotencyLease {
+  const abandoned = abandonedAfterMs(upstreamTimeoutMs);
+  return { abandonedAfterMs: abandoned, renewEveryMs: Math.floor(abandoned / 3) };
+}
+
+/** The id of a key's record: a hash of token (the Authorization header), method, path and key (a valid NATS KV key). */
+export function idempotencyRecordId(authorization: string, method: string, path: string, key: string): string {
+  return sha256(JSON.stringify([sha256(authorization), method, path, key]));
+}
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 /** 1–255 printable ASCII characters (space to tilde). */
@@ -37,6 +65,13 @@ const sha256 = (data: string | Buffer) => createHash("sha256").update(data).dige
 
 function errorAnswer(status: number, message: string): IdempotentAnswer {
   return { status, headers: {}, body: { error: { code: status, message } } };
+}
+
+/** 409 while the first request runs, with when to retry: once it may be answered, or taken over. */
+function inProgress(retryInMs: number): IdempotentAnswer {
+  const answer = errorAnswer(409, "a request with this Idempotency-Key is in progress");
+  answer.headers["retry-after"] = String(Math.max(1, Math.ceil(retryInMs / 1000)));
+  return answer;
 }
 
 function replayOf(record: IdempotencyRecord): IdempotentAnswer {
@@ -59,12 +94,16 @@ export function sendIdempotentAnswer(ctx: GatewayContext, answer: IdempotentAnsw
 export class IdempotencyGate implements RequestIdempotency {
   private began = false;
   private bodyHash = "";
+  private renewal: NodeJS.Timeout | undefined;
+  /** The renewal being written, awaited before the answer is kept (so it cannot overwrite it). */
+  private renewing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: IdempotencyStore,
-    /** The record's id: a hash of token, method, path and key (a valid NATS KV key). */
+    /** The record's id (idempotencyRecordId). */
     private readonly id: string,
     private readonly logger: Logger,
+    private readonly lease: IdempotencyLease = DEFAULT_IDEMPOTENCY_LEASE,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -88,10 +127,7 @@ export class IdempotencyGate implements RequestIdempotency {
     const running: IdempotencyRecord = { state: "running", bodyHash, startedAt: this.now() };
     for (let attempt = 0; attempt < 3; attempt++) {
       const created = await this.store.create(this.id, running);
-      if (created.created) {
-        this.began = true;
-        return undefined;
-      }
+      if (created.created) return this.run(running);
       const { record, revision } = created.existing;
       if (record.bodyHash !== bodyHash) {
         return errorAnswer(422, `${IDEMPOTENCY_KEY_HEADER}: this key was used with another request body; use a new key for a new request`);
@@ -100,19 +136,31 @@ export class IdempotencyGate implements RequestIdempotency {
         if (record.unkept) return errorAnswer(409, `${IDEMPOTENCY_KEY_HEADER}: the first answer to this key was too large to keep; read the result instead of retrying`);
         return replayOf(record);
       }
-      if (this.now() - record.startedAt < ABANDONED_AFTER_MS) return errorAnswer(409, "a request with this Idempotency-Key is in progress");
+      const abandonsAt = (record.renewedAt ?? record.startedAt) + this.lease.abandonedAfterMs;
+      if (this.now() < abandonsAt) return inProgress(abandonsAt - this.now());
       // Abandoned by a gateway that stopped mid-request: this one takes it over (once, by revision).
-      if (await this.store.replace(this.id, running, revision)) {
-        this.began = true;
-        return undefined;
-      }
+      if (await this.store.replace(this.id, running, revision)) return this.run(running);
     }
-    return errorAnswer(409, "a request with this Idempotency-Key is in progress");
+    return inProgress(this.lease.renewEveryMs);
+  }
+
+  /** The request runs under its record, renewed until it is answered. */
+  private run(running: IdempotencyRecord): undefined {
+    this.began = true;
+    this.renewal = setInterval(() => {
+      this.renewing = this.renewing
+        .then(() => this.store.put(this.id, { ...running, renewedAt: this.now() }))
+        .catch((error: unknown) => this.logger.warn("could not renew a running Idempotency-Key record", { err: error }));
+    }, this.lease.renewEveryMs);
+    this.renewal.unref();
+    return undefined;
   }
 
   /** Keeps the answer of a request that began (unless it is 5xx, which frees the key for a retry). */
   async finish(ctx: GatewayContext): Promise<void> {
     if (!this.began) return;
+    clearInterval(this.renewal);
+    await this.renewing;
     const startedAt = this.now();
     // 5xx: not kept, so that a retry after an outage runs again.
     if (ctx.status >= 500) {
@@ -145,7 +193,7 @@ export class IdempotencyGate implements RequestIdempotency {
  * the key (400), leaves a gate on `ctx.state.idempotency` for the route, and keeps the answer.
  * A failure of the store is logged, never answered: the request then behaves as without a key.
  */
-export function idempotency(store: IdempotencyStore, logger: Logger): Middleware<GatewayState> {
+export function idempotency(store: IdempotencyStore, logger: Logger, lease: IdempotencyLease = DEFAULT_IDEMPOTENCY_LEASE): Middleware<GatewayState> {
   return async (ctx, next) => {
     const key = ctx.request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
     if (!WRITE_METHODS.has(ctx.method) || key === undefined) {
@@ -156,14 +204,16 @@ export function idempotency(store: IdempotencyStore, logger: Logger): Middleware
       sendIdempotentAnswer(ctx, errorAnswer(400, `${IDEMPOTENCY_KEY_HEADER}: must be 1 to 255 printable ASCII characters`));
       return;
     }
-    const token = sha256(ctx.get("Authorization"));
-    const gate = new IdempotencyGate(store, sha256(JSON.stringify([token, ctx.method, ctx.path, key])), logger.child({ request_id: ctx.state.requestId }));
+    const gate = new IdempotencyGate(store, idempotencyRecordId(ctx.get("Authorization"), ctx.method, ctx.path, key), logger.child({ request_id: ctx.state.requestId }), lease);
     ctx.state.idempotency = gate;
-    await next();
     try {
-      await gate.finish(ctx);
-    } catch (error) {
-      logger.warn("could not keep the answer of a request with an Idempotency-Key", { request_id: ctx.state.requestId, err: error });
+      await next();
+    } finally {
+      try {
+        await gate.finish(ctx);
+      } catch (error) {
+        logger.warn("could not keep the answer of a request with an Idempotency-Key", { request_id: ctx.state.requestId, err: error });
+      }
     }
   };
 }

@@ -1,6 +1,6 @@
 // The chaos loops' REST client: every attempt recorded (route, status or 0 for no answer, when, what
 // was down), writes sent with an Idempotency-Key and retried with the same key until they get an
-// answer that is not a 5xx, so each write ends committed or not, and the audit can tell which.
+// answer that is neither a 5xx nor "in progress", so each write ends committed or not, and the audit can tell which.
 import { randomUUID } from "node:crypto";
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -42,11 +42,11 @@ export class ChaosClient {
         parsed = text;
       }
       record.endedAt = Date.now();
-      return { status: response.status, body: parsed, headers: response.headers, startedAt: record.startedAt, endedAt: record.endedAt };
+      return { status: response.status, body: parsed, headers: response.headers, startedAt: record.startedAt, endedAt: record.endedAt, experiment: record.experiment };
     } catch (error) {
       record.error = error instanceof Error ? error.name : "error";
       record.endedAt = Date.now();
-      return { status: 0, body: null, headers: new Headers(), startedAt: record.startedAt, endedAt: record.endedAt };
+      return { status: 0, body: null, headers: new Headers(), startedAt: record.startedAt, endedAt: record.endedAt, experiment: record.experiment };
     }
   }
 
@@ -55,7 +55,8 @@ export class ChaosClient {
   }
 
   /**
-   * A write, retried with one Idempotency-Key until it is answered below 500 or `deadline` (epoch ms)
+   * A write, retried with one Idempotency-Key until it is answered below 500 (other than "in
+   * progress") or `deadline` (epoch ms)
    * passes. `marker` names what it creates, for the audit (null when there is nothing to find).
    */
   async write({ kind, route, method, path, body, marker = null, deadline }) {
@@ -64,10 +65,13 @@ export class ChaosClient {
     this.writes.push(write);
     for (let attempt = 0; ; attempt++) {
       const answer = await this.send({ route, method, path, body, headers: { "idempotency-key": key }, write: true });
-      write.attempts.push({ status: answer.status, startedAt: answer.startedAt, endedAt: answer.endedAt });
+      write.attempts.push({ status: answer.status, startedAt: answer.startedAt, endedAt: answer.endedAt, experiment: answer.experiment });
       write.status = answer.status;
       write.body = answer.body;
-      if (answer.status !== 0 && answer.status < 500) {
+      // 409 with Retry-After: the key's first request is still running (or its gateway stopped
+      // mid-request, and the key is taken over once its lease lapses): ask again, as told.
+      const inProgress = answer.status === 409 && answer.headers.has("retry-after");
+      if (answer.status !== 0 && answer.status < 500 && !inProgress) {
         write.succeeded = answer.status < 400;
         return write;
       }

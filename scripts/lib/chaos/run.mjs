@@ -515,8 +515,16 @@ export function formatReport(report) {
     for (const [key, count] of sources.slice(0, 12)) text.push(`  ${count} ${key}`);
   }
   const byKind = (list) => Object.entries(Object.groupBy(list, (write) => write.kind)).map(([kind, items]) => `${items.length} ${kind}`).join(", ");
-  if (a.writes.committedButError.length) text.push(`committed but answered with an error: ${byKind(a.writes.committedButError)}`);
-  if (a.writes.duplicated.length) text.push(`applied twice by a retry: ${byKind(a.writes.duplicated)}`);
+  // Each write's attempts (status, 0 for no answer; the experiment under way), to tell what answered wrong.
+  const attemptsOf = (write) => write.attempts.map((attempt) => `${attempt.status}${attempt.experiment ? ` (${attempt.experiment})` : ""}`).join(", ");
+  if (a.writes.committedButError.length) {
+    text.push(`committed but answered with an error: ${byKind(a.writes.committedButError)}`);
+    for (const write of a.writes.committedButError.slice(0, 10)) text.push(`  ${write.kind} ${write.marker}: ${attemptsOf(write)}`);
+  }
+  if (a.writes.duplicated.length) {
+    text.push(`applied twice by a retry: ${byKind(a.writes.duplicated)}`);
+    for (const write of a.writes.duplicated.slice(0, 10)) text.push(`  ${write.kind} ${write.marker}: ${attemptsOf(write)}`);
+  }
   text.push(
     `writes: ${a.writes.checked} checked, ${a.writes.committed} committed, ${a.writes.committedButError.length} committed but answered with an error, ${a.writes.duplicated.length} applied twice, ${a.writes.lostAfterSuccess.length} answered 2xx but not found`,
   );
