@@ -7,6 +7,8 @@
  * services' applied first migrations, which wrote these same statements before the helper existed
  * (their tests compare the result, see testing/schema.ts).
  */
+const PROCESSED_EVENTS_AGE_INDEX = `create index if not exists "processed_events_processed_at_index" on "processed_events" ("processed_at");`;
+
 const RUNTIME_TABLES = {
   outbox_events: [
     `create table "outbox_events" ("id" uuid not null, "sequence" bigserial, "subject" varchar(255) not null, "type" varchar(128) not null, "envelope" jsonb not null, "trace_headers" jsonb null, "created_at" timestamptz not null, "published_at" timestamptz null, primary key ("id"));`,
@@ -15,6 +17,9 @@ const RUNTIME_TABLES = {
   ],
   processed_events: [
     `create table "processed_events" ("consumer" varchar(128) not null, "event_id" uuid not null, "processed_at" timestamptz not null, primary key ("consumer", "event_id"));`,
+    // Added later (the pruning job's scan by age), hence `if not exists`: services whose first
+    // migration predates it add it in a migration of theirs (addProcessedEventsAgeIndex).
+    PROCESSED_EVENTS_AGE_INDEX,
   ],
   // Added after the first services: they create it in a migration of their own.
   job_leases: [
@@ -38,4 +43,9 @@ export function runtimeTablesSql(tables: readonly RuntimeTable[] = RUNTIME_TABLE
  */
 export function addRuntimeTables(migration: { addSql(sql: string): void }, tables: readonly RuntimeTable[] = RUNTIME_TABLE_NAMES): void {
   for (const statement of runtimeTablesSql(tables)) migration.addSql(statement);
+}
+
+/** The processed-events age index, for a service whose first migration created the table without it. */
+export function addProcessedEventsAgeIndex(migration: { addSql(sql: string): void }): void {
+  migration.addSql(PROCESSED_EVENTS_AGE_INDEX);
 }

@@ -29,7 +29,8 @@ export const ProcessedEventSchema = defineEntity({
   properties: {
     consumer: p.string().length(128).primary(),
     eventId: p.uuid().primary(),
-    processedAt: p.datetime().onCreate(() => new Date()),
+    // Indexed for the pruning job, which deletes by age.
+    processedAt: p.datetime().onCreate(() => new Date()).index(),
   },
 });
 export class ProcessedEvent extends ProcessedEventSchema.class {}
