@@ -3,6 +3,7 @@ export * from "./core.js";
 export * from "./pagination.js";
 export * from "./db/orm.js";
 export * from "./db/runtime-tables.js";
+export * from "./db/runtime-entities.js";
 export * from "./db/unit-of-work.js";
 export * from "./jobs/entities.js";
 export * from "./jobs/job-runner.js";

@@ -3,7 +3,7 @@
  * leases), as SQL: the one source of their schema for migrations. A new service's first migration
  * calls {@link addRuntimeTables}; a table the runtime adds later reaches existing services through
  * a migration of theirs that adds just that table. The SQL matches the runtime's entities
- * (events/entities.ts, jobs/entities.ts), which the services' schema-drift tests check, and the
+ * (RUNTIME_ENTITIES in runtime-entities.ts), which the services' schema-drift tests check, and the
  * services' applied first migrations, which wrote these same statements before the helper existed
  * (their tests compare the result, see testing/schema.ts).
  */

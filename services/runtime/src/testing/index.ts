@@ -41,7 +41,9 @@
  *   operator runs it, in a process of its own.
  * - **Checks.** `schemaDrift(orm)` (entities vs migrations: each service has a
  *   `test/schema-drift.test.ts`), `describeTables`/`runtimeTablesAsCreated`, the event catalogue
- *   (`eventCatalogueProblems`), `errorCode`/`failure` for failed calls.
+ *   (`eventCatalogueProblems`), a service's README against its protos, events and jobs
+ *   (`readmeProblems` with `protoServices`, `definedEventTypes`, `leasedJobNames`: each service has a
+ *   `test/readme.test.ts`), `errorCode`/`failure` for failed calls.
  */
 export { patient, TEST_TIME_SCALE, testTimeScale } from "./time.js";
 export { createTestDatabase, errorCode, eventually, failure, testClient } from "./support.js";
@@ -74,6 +76,16 @@ export { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
 export { testLogger, type LogLine, type TestLogger } from "./logger.js";
 export { readEvents, waitForEvents, type EventQuery } from "./events.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";
+export {
+  definedEventTypes,
+  leasedJobNames,
+  markdownSection,
+  parseProtoServices,
+  protoServices,
+  readmeProblems,
+  type ProtoService,
+  type ReadmeFacts,
+} from "./readme.js";
 export { describeTables, runtimeTablesAsCreated, schemaDrift, type TableDescription } from "./schema.js";
 export { deliverInPlan, deliveryPlans, republished, type DeliveryPlan } from "./delivery.js";
 export { runNodeScript, runNodeScriptJson, type ScriptOptions, type ScriptResult } from "./scripts.js";
