@@ -5,12 +5,13 @@ import pg from "pg";
 import type { Logger } from "../logger.js";
 import { OutboxEvent, ProcessedEvent } from "../events/entities.js";
 import { JobLease } from "../jobs/entities.js";
+import { IdempotentCall } from "./idempotent-calls.js";
 import { releaseConnectionsThatDie } from "./dead-connections.js";
 
 export interface DatabaseOptions {
   /** postgres:// URL of the service's own database. */
   url: string;
-  /** The service's entities; the runtime adds its own (outbox, processed events, job leases). */
+  /** The service's entities; the runtime adds its own (outbox, processed events, job leases, keyed calls). */
   entities: NonNullable<Options["entities"]>;
   /** Folder of compiled migrations (dist/migrations of the service). */
   migrationsPath: string;
@@ -25,7 +26,7 @@ export interface DatabaseOptions {
 export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> {
   const orm = await MikroORM.init({
     clientUrl: options.url,
-    entities: [...options.entities, OutboxEvent, ProcessedEvent, JobLease],
+    entities: [...options.entities, OutboxEvent, ProcessedEvent, JobLease, IdempotentCall],
     extensions: [Migrator],
     migrations: { path: options.migrationsPath, glob: "!(*.d).{js,ts}", emit: "ts", snapshot: false, transactional: true, silent: true },
     pool: { min: 0, max: options.poolMax ?? 10 },
