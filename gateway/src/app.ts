@@ -17,6 +17,7 @@ import type { PageTokenSigner } from "./pagination.js";
 import { mountRoutes } from "./route.js";
 import { gatewayRoutes } from "./routes/index.js";
 import type { UpstreamAddresses, UpstreamClients } from "./upstreams.js";
+import type { WriteKeys } from "./keyed-writes.js";
 
 export interface AppDeps {
   upstreams: UpstreamClients;
@@ -30,6 +31,8 @@ export interface AppDeps {
   caches?: CacheBudget;
   /** Where answers to requests with an Idempotency-Key are kept; by default in this process, on `caches`. */
   idempotencyStore?: IdempotencyStore;
+  /** The write keys `upstreams` send (createUpstreamClients); without them a request's writes carry no key. */
+  writeKeys?: WriteKeys;
   /** What /readyz consults (draining turns it off); a process never drained when absent. */
   readiness?: GatewayReadiness;
   logger: Logger;
@@ -61,7 +64,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.use(requestId());
   app.use(accessLog(deps.logger));
   // Before the error handler: it keeps the answer the client reads, errors included.
-  app.use(idempotency(deps.idempotencyStore ?? new MemoryIdempotencyStore(deps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES)), deps.logger));
+  app.use(idempotency(deps.idempotencyStore ?? new MemoryIdempotencyStore(deps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES)), deps.logger, deps.writeKeys));
   app.use(errorHandler(deps.logger));
   app.use(router.routes());
   app.use(routeFallback());
