@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { getFreePort } from "@imprint/runtime/infrastructure";
-import { eventually, LostAnswers, startTcpProxy, type TcpProxy } from "@imprint/runtime/testing";
+import { createChangeRequest, createPage, eventually, LostAnswers, startTcpProxy, type TcpProxy } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createOrganizationWithSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
@@ -89,6 +89,27 @@ describe("a keyed write whose answer is lost after the commit", () => {
     expect(other.status).toBe(200);
     expect(await commentsReading("Second body.")).toEqual([other.body.id]);
     expect(await commentsReading("First body.")).toHaveLength(1);
+  });
+});
+
+describe("a keyed merge whose answer is lost", () => {
+  it("is sent again by the gateway and answered its merge revision (the kept answer)", async () => {
+    const caller = org.owner.caller;
+    await createPage(stack.clients, caller, { spaceId }, { title: "Intro", markdown: "Hello." });
+    const changeRequest = await createChangeRequest(stack.clients, caller, spaceId, { subject: "More" });
+    await createPage(stack.clients, caller, { spaceId, changeRequestId: changeRequest.id }, { title: "More", markdown: "More." });
+    const lostBefore = lostAnswers.lost;
+    lostAnswers.lose(1);
+    const merged = await call(stack, "POST", `/v1/spaces/${spaceId}/change-requests/${changeRequest.id}/merge`, {
+      token: org.owner.token,
+      headers: { "idempotency-key": randomUUID() },
+    });
+    expect(merged.status).toBe(200);
+    expect(lostAnswers.lost).toBe(lostBefore + 1);
+    const space = await call(stack, "GET", `/v1/spaces/${spaceId}`, { token: org.owner.token });
+    expect(space.body.revision).toBe(merged.body.revision);
+    const read = await call(stack, "GET", `/v1/spaces/${spaceId}/change-requests/${changeRequest.id}`, { token: org.owner.token });
+    expect(read.body).toMatchObject({ status: "merged", revisionMerged: merged.body.revision });
   });
 });
 
