@@ -43,12 +43,12 @@ export function createUnitOfWork(relay: OutboxWakeUp, keyedCalls?: IdempotentCal
     async run<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>, options: UnitOfWorkOptions = {}): Promise<T> {
       if (em.isInTransaction()) return em.transactional(work);
       const call = options.claimsKeyedCall === false ? undefined : keyedCalls?.current();
-      const claiming = call !== undefined && !call.claimed ? call : undefined;
+      const claim = keyedCalls && call && !call.claimed ? (tx: EntityManager) => keyedCalls.claim(tx, call) : undefined;
       const result = await em.transactional(async (tx) => {
-        if (claiming) await keyedCalls!.claim(tx, claiming);
+        if (claim) await claim(tx);
         return work(tx);
       });
-      if (claiming) claiming.claimed = true;
+      if (claim && call) call.claimed = true;
       relay.notify();
       return result;
     },
