@@ -17,6 +17,7 @@ import type { PageTokenSigner } from "./pagination.js";
 import { mountRoutes } from "./route.js";
 import { gatewayRoutes } from "./routes/index.js";
 import type { UpstreamAddresses, UpstreamClients } from "./upstreams.js";
+import type { WriteKeys } from "./keyed-writes.js";
 
 export interface AppDeps {
   upstreams: UpstreamClients;
@@ -32,6 +33,8 @@ export interface AppDeps {
   idempotencyStore?: IdempotencyStore;
   /** How running requests with an Idempotency-Key hold their key (leaseFor the upstream deadline); the default deadline's when absent. */
   idempotencyLease?: IdempotencyLease;
+  /** The write keys `upstreams` send (createUpstreamClients); without them a request's writes carry no key. */
+  writeKeys?: WriteKeys;
   /** What /readyz consults (draining turns it off); a process never drained when absent. */
   readiness?: GatewayReadiness;
   logger: Logger;
@@ -63,7 +66,12 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.use(requestId());
   app.use(accessLog(deps.logger));
   // Before the error handler: it keeps the answer the client reads, errors included.
-  app.use(idempotency(deps.idempotencyStore ?? new MemoryIdempotencyStore(deps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES)), deps.logger, deps.idempotencyLease));
+  app.use(
+    idempotency(deps.idempotencyStore ?? new MemoryIdempotencyStore(deps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES)), deps.logger, {
+      ...(deps.idempotencyLease ? { lease: deps.idempotencyLease } : {}),
+      ...(deps.writeKeys ? { writeKeys: deps.writeKeys } : {}),
+    }),
+  );
   app.use(errorHandler(deps.logger));
   app.use(router.routes());
   app.use(routeFallback());

@@ -22,6 +22,8 @@ export interface IdempotentAnswer {
 export interface RequestIdempotency {
   /** Once authenticated and its body read: undefined to run the request, else the answer to send instead. */
   begin(rawBody: Buffer): Promise<IdempotentAnswer | undefined>;
+  /** Runs the route's work with the request's write keys in scope: each upstream write it makes carries its own (keyed-writes.ts). */
+  run<T>(work: () => Promise<T>): Promise<T>;
 }
 
 export type GatewayContext = ParameterizedContext<GatewayState>;

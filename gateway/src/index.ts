@@ -8,6 +8,7 @@ import { answerParserErrors } from "./client-error.js";
 import type { GatewayConfig } from "./config.js";
 import { PAGE_TOKEN_SECRET_SETTING, PageTokenSigner } from "./pagination.js";
 import { closeUpstreamClients, createUpstreamClients } from "./upstreams.js";
+import { WriteKeys } from "./keyed-writes.js";
 import { MemoryIdempotencyStore, NatsIdempotencyStore } from "./idempotency-store.js";
 import { leaseFor } from "./middleware/idempotency.js";
 import { followIdentityEvents } from "./identity-events.js";
@@ -42,7 +43,9 @@ function hostForUrl(host: string): string {
 
 export async function startGateway(config: GatewayConfig, options: { logger?: Logger; clock?: () => Date } = {}): Promise<GatewayHandle> {
   const logger = options.logger ?? createLogger("gateway", { level: config.logLevel, format: config.logFormat });
-  const upstreams = createUpstreamClients(config.upstreams, config.upstreamTimeoutMs);
+  // Requests with an Idempotency-Key send a key with each upstream write (keyed-writes.ts).
+  const writeKeys = new WriteKeys();
+  const upstreams = createUpstreamClients(config.upstreams, config.upstreamTimeoutMs, writeKeys);
 
   const server = createServer({ keepAliveTimeout: 65_000 });
   answerParserErrors(server, logger);
@@ -113,6 +116,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     caches,
     idempotencyStore,
     idempotencyLease: leaseFor(config.upstreamTimeoutMs),
+    writeKeys,
     readiness,
     logger,
   });

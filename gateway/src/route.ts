@@ -97,7 +97,8 @@ export function defineRoute<
         // A list is its route and its path parameters: a cursor of one space's list is refused by another's.
         cursors: pipeline.pageTokens.forList(`${spec.method} ${spec.path} ${JSON.stringify(params ?? {})}`),
       };
-      const response = await spec.handler(input);
+      // With an Idempotency-Key, each upstream write the handler makes carries a key of its own.
+      const response = ctx.state.idempotency ? await ctx.state.idempotency.run(() => spec.handler(input)) : await spec.handler(input);
       ctx.status = response.status;
       if (response.status === 204 || response.status === 205) {
         ctx.body = null;

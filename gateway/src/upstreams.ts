@@ -16,6 +16,7 @@ import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments"
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import { IntegrationServiceService } from "@imprint/proto/integration/v1";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
+import { withWriteKeys, type WriteKeys } from "./keyed-writes.js";
 
 /**
  * Every gRPC server the gateway talks to. Adding a bounded context to the public API is one entry
@@ -83,23 +84,29 @@ export function grpcServiceName(name: UpstreamName): string {
 
 /**
  * Long-lived clients shared by every request. The clients of one upstream's services share one
- * HTTP/2 connection: grpc-js pools subchannels by address and options.
+ * HTTP/2 connection: grpc-js pools subchannels by address and options. With `writeKeys`, their
+ * write methods send the keys of a request with an Idempotency-Key and repeat on UNAVAILABLE
+ * (keyed-writes.ts): here, once, for every route.
  */
-export function createUpstreamClients(addresses: UpstreamAddresses, timeoutMs: number): UpstreamClients {
+export function createUpstreamClients(addresses: UpstreamAddresses, timeoutMs: number, writeKeys?: WriteKeys): UpstreamClients {
   const clients: Partial<Record<UpstreamName, unknown>> = {};
   const options = { defaultTimeoutMs: timeoutMs };
+  const client = <Def extends ServiceDefinition>(definition: Def, address: string, channelDefinitions?: ServiceDefinition[]) => {
+    const plain = createPromiseClient(definition, address, channelDefinitions ? { ...options, channelDefinitions } : options);
+    return writeKeys ? withWriteKeys(plain, definition, writeKeys, timeoutMs) : plain;
+  };
   for (const name of UPSTREAM_NAMES) {
     const upstream = entry(name);
     if (upstream.definition) {
-      clients[name] = createPromiseClient(upstream.definition, addresses[name], options);
+      clients[name] = client(upstream.definition, addresses[name]);
     } else {
       const group: Record<string, { close(): void }> = {};
       // One service config for all of them: equal channel options, so one connection per copy.
       const channelDefinitions = Object.values(upstream.definitions ?? {});
       for (const [service, definition] of Object.entries(upstream.definitions ?? {})) {
-        group[service] = createPromiseClient(definition, addresses[name], { ...options, channelDefinitions });
+        group[service] = client(definition, addresses[name], channelDefinitions);
       }
-      clients[name] = { ...group, close: () => Object.values(group).forEach((client) => client.close()) };
+      clients[name] = { ...group, close: () => Object.values(group).forEach((each) => each.close()) };
     }
   }
   return clients as UpstreamClients;

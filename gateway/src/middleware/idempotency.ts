@@ -4,6 +4,7 @@ import type { Logger } from "@imprint/runtime/core";
 import type { Middleware } from "koa";
 import type { GatewayContext, GatewayState, IdempotentAnswer, RequestIdempotency } from "../context.js";
 import type { IdempotencyRecord, IdempotencyStore } from "../idempotency-store.js";
+import type { WriteKeys } from "../keyed-writes.js";
 
 /**
  * `Idempotency-Key` on POST, PUT, PATCH and DELETE (the IETF httpapi draft's header, as Stripe
@@ -20,6 +21,12 @@ import type { IdempotencyRecord, IdempotencyStore } from "../idempotency-store.j
  *   MAX_KEPT_BODY_BYTES (or streamed) are not replayable: a retry is 409 saying so;
  * - a request refused before it ran (no valid token, a body too large or not JSON) keeps nothing.
  * Requests without the header, and GET, are unchanged.
+ *
+ * That replays finished requests. An answer lost on its way from a service (its copy killed after
+ * the commit, the connection cut) is covered by the second layer: each write call the request makes
+ * carries a key of its own, derived from this record's id and the body, which the service answers
+ * at most once (keyed-writes.ts); so the gateway repeats such a call itself, and the retry after a
+ * 5xx runs the request again without doing any of its writes twice.
  */
 
 export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
@@ -105,7 +112,19 @@ export class IdempotencyGate implements RequestIdempotency {
     private readonly logger: Logger,
     private readonly lease: IdempotencyLease = DEFAULT_IDEMPOTENCY_LEASE,
     private readonly now: () => number = Date.now,
+    /** Where the request's write keys are put in scope (none: its upstream writes carry no key). */
+    private readonly writeKeys?: WriteKeys,
   ) {}
+
+  /**
+   * The route's work, its upstream writes keyed by this record's id and the body's hash: the same
+   * request sent again (after a 5xx, which keeps no record) makes the same keys, while another body
+   * under the same key makes others, so it can never be answered a write of the first.
+   */
+  run<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.writeKeys) return work();
+    return this.writeKeys.run(sha256(JSON.stringify([this.id, this.bodyHash])), work);
+  }
 
   /**
    * Starts the request under its key (undefined: run it), or answers instead (replay, 409, 422).
@@ -193,7 +212,12 @@ export class IdempotencyGate implements RequestIdempotency {
  * the key (400), leaves a gate on `ctx.state.idempotency` for the route, and keeps the answer.
  * A failure of the store is logged, never answered: the request then behaves as without a key.
  */
-export function idempotency(store: IdempotencyStore, logger: Logger, lease: IdempotencyLease = DEFAULT_IDEMPOTENCY_LEASE): Middleware<GatewayState> {
+export function idempotency(
+  store: IdempotencyStore,
+  logger: Logger,
+  options: { lease?: IdempotencyLease; writeKeys?: WriteKeys } = {},
+): Middleware<GatewayState> {
+  const lease = options.lease ?? DEFAULT_IDEMPOTENCY_LEASE;
   return async (ctx, next) => {
     const key = ctx.request.headers[IDEMPOTENCY_KEY_HEADER.toLowerCase()];
     if (!WRITE_METHODS.has(ctx.method) || key === undefined) {
@@ -204,7 +228,14 @@ export function idempotency(store: IdempotencyStore, logger: Logger, lease: Idem
       sendIdempotentAnswer(ctx, errorAnswer(400, `${IDEMPOTENCY_KEY_HEADER}: must be 1 to 255 printable ASCII characters`));
       return;
     }
-    const gate = new IdempotencyGate(store, idempotencyRecordId(ctx.get("Authorization"), ctx.method, ctx.path, key), logger.child({ request_id: ctx.state.requestId }), lease);
+    const gate = new IdempotencyGate(
+      store,
+      idempotencyRecordId(ctx.get("Authorization"), ctx.method, ctx.path, key),
+      logger.child({ request_id: ctx.state.requestId }),
+      lease,
+      Date.now,
+      options.writeKeys,
+    );
     ctx.state.idempotency = gate;
     try {
       await next();

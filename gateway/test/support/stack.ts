@@ -42,6 +42,7 @@ export async function startStack(
   options: {
     gatewayEnv?: Record<string, string>;
     contentEnv?: Record<string, string>;
+    collaborationEnv?: Record<string, string>;
     integrationEnv?: Record<string, string>;
     /** The gateway runs on the stack's clock too (its token cache's freshness and stale-if-error window). */
     gatewayOnClock?: boolean;
@@ -64,7 +65,14 @@ export async function startStack(
       // Tests serve sites to import from loopback.
       env: { IMPRINT_PUBLIC_URL: `http://127.0.0.1:${port}`, IMPRINT_ALLOW_PRIVATE_FETCH: "true", ...options.contentEnv },
     },
-    { name: "collaboration", config: loadCollaborationConfig, start: startCollaborationService, clock: clock.now, logger: upstreamLogger("collaboration") },
+    {
+      name: "collaboration",
+      config: loadCollaborationConfig,
+      start: startCollaborationService,
+      clock: clock.now,
+      logger: upstreamLogger("collaboration"),
+      ...(options.collaborationEnv ? { env: options.collaborationEnv } : {}),
+    },
     { name: "publishing", config: loadPublishingConfig, start: startPublishingService, clock: clock.now, logger: upstreamLogger("publishing") },
     {
       name: "integration",

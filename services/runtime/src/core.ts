@@ -12,6 +12,7 @@ export * from "./logger.js";
 export * from "./config.js";
 export * from "./grpc/server.js";
 export * from "./grpc/client.js";
+export * from "./grpc/keyed-calls.js";
 export * from "./telemetry/propagation.js";
 export * from "./telemetry/lifecycle.js";
 export * from "./process.js";

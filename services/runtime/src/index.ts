@@ -5,6 +5,7 @@ export * from "./db/orm.js";
 export * from "./db/runtime-tables.js";
 export * from "./db/runtime-entities.js";
 export * from "./db/unit-of-work.js";
+export * from "./db/idempotent-calls.js";
 export * from "./jobs/entities.js";
 export * from "./jobs/job-runner.js";
 export * from "./events/prune-processed-events.js";

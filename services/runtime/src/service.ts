@@ -2,6 +2,7 @@ import type { MikroORM, Options } from "@mikro-orm/postgresql";
 import type { z } from "zod";
 import { loadConfig, serviceConfigShape } from "./config.js";
 import { migrateDatabase, openDatabase } from "./db/orm.js";
+import { IdempotentCalls, pruneIdempotentCallsJob } from "./db/idempotent-calls.js";
 import { createUnitOfWork, type UnitOfWork } from "./db/unit-of-work.js";
 import { backoffDelay, connectNatsInBackground, ensureStream, type NatsLink, type StreamSettings } from "./events/nats.js";
 import { pruneProcessedEventsJob } from "./events/prune-processed-events.js";
@@ -45,7 +46,8 @@ export interface ServiceSpec {
   consumers?: (deps: ServiceDeps) => ConsumerSpec[];
   /**
    * Background jobs, each run by one replica at a time (see JobRunner); they start with the service.
-   * The runtime adds its own to every service: pruning `processed_events` past PROCESSED_EVENTS_RETENTION_MS.
+   * The runtime adds its own to every service: pruning `processed_events` past PROCESSED_EVENTS_RETENTION_MS
+   * and `idempotent_calls` past IDEMPOTENT_CALLS_RETENTION_MS (24 h).
    */
   jobs?: (deps: ServiceDeps) => JobSpec[];
   /** Runs after everything is up and before health turns SERVING (e.g. a first-run bootstrap). */
@@ -165,7 +167,9 @@ export async function startService(
     relay = new OutboxRelay({ orm, nats, context: spec.context, logger, clock });
     relay.start();
     jobs = new JobRunner({ orm, logger, clock });
-    const deps: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay), jobs, config };
+    // Keyed writes: the gRPC server answers them from here, the unit of work claims their keys.
+    const keyedCalls = new IdempotentCalls(orm, clock);
+    const deps: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay, keyedCalls), jobs, config };
     const activeRelay = relay;
     for (const consumer of spec.consumers?.(deps) ?? []) {
       subscriptions.push(
@@ -189,12 +193,13 @@ export async function startService(
     const waited = (await nats.firstAttempt) && (await within(natsReady, NATS_START_WAIT_MS));
     if (!waited) logger.warn("NATS not ready yet; serving without it (events wait in the outbox, consumers start once it is reachable)");
     services = spec.grpc(deps);
-    grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger });
+    grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger, keyedCalls });
     grpc.health.setStatus(LIVENESS_SERVICE, "SERVING");
     setHealth(grpc, services, "NOT_SERVING");
     await spec.onStarted?.(deps);
     const pruning = pruneProcessedEventsJob({ orm, logger, clock, retentionMs: config.PROCESSED_EVENTS_RETENTION_MS });
-    jobs.start([...(spec.jobs?.(deps) ?? []), pruning]);
+    const pruningKeyedCalls = pruneIdempotentCallsJob({ orm, logger, clock });
+    jobs.start([...(spec.jobs?.(deps) ?? []), pruning, pruningKeyedCalls]);
     setHealth(grpc, services, "SERVING");
     const activeGrpc = grpc;
     readiness = new ReadinessProbe({

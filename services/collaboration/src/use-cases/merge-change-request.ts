@@ -40,17 +40,22 @@ export async function mergeChangeRequest(
   // The creator is read before anything changes: once the merge is done, the answer asks nobody.
   const users = await loadUsers(deps, [found.createdBy]);
   // The intent is committed before content is asked: should this process or content stop, or the
-  // answer be lost, the merge resumer finishes it (content merged) or drops it (it did not).
+  // answer be lost, the merge resumer finishes it (content merged) or drops it (it did not). It
+  // leaves a keyed call's idempotency key unclaimed: a repeat after a stop here merges again
+  // (content answers a merged branch's merge again), and the record below claims the key.
   const requestedAt = deps.clock();
-  await deps.unitOfWork.run(em, (tx) =>
-    tx.upsert(PendingMerge, {
-      changeRequestId: found.id,
-      spaceId: found.spaceId,
-      organizationId: found.organizationId,
-      userId: caller.userId,
-      tokenId: caller.tokenId ?? null,
-      requestedAt,
-    }),
+  await deps.unitOfWork.run(
+    em,
+    (tx) =>
+      tx.upsert(PendingMerge, {
+        changeRequestId: found.id,
+        spaceId: found.spaceId,
+        organizationId: found.organizationId,
+        userId: caller.userId,
+        tokenId: caller.tokenId ?? null,
+        requestedAt,
+      }),
+    { claimsKeyedCall: false },
   );
   let merged: MergeBranchResponse;
   try {

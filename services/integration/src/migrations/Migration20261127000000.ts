@@ -12,7 +12,8 @@ export class Migration20261127000000 extends Migration {
   override name = 'Migration20261127000000';
 
   override up(): void | Promise<void> {
-    addRuntimeTables(this);
+    // The runtime's tables of the time; those it added later come with later migrations.
+    addRuntimeTables(this, ['outbox_events', 'processed_events', 'job_leases']);
 
     this.addSql(`create table "integrations" ("id" uuid not null, "name" varchar(100) not null, "owner_organization_id" uuid not null, "version" int not null, "runtime" varchar(8) not null, "title" varchar(30) not null, "description" varchar(100) not null, "summary" text null, "visibility" varchar(16) not null, "target" varchar(16) not null, "scopes" jsonb not null, "categories" jsonb not null, "blocks" jsonb not null, "content_sources" jsonb not null, "external_links" jsonb not null, "configurations" jsonb not null, "script" text not null, "secrets_ciphertext" bytea null, "secret_names" jsonb not null, "content_security_policy" text null, "icon_asset_id" uuid null, "preview_asset_ids" jsonb not null, "signing_secret" varchar(64) not null, "dev_tunnel_url" text null, "dev_all" boolean not null default false, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`alter table "integrations" add constraint "integrations_name_unique" unique ("name");`);

@@ -12,7 +12,8 @@ export class Migration20261123210000 extends Migration {
   override name = 'Migration20261123210000';
 
   override up(): void | Promise<void> {
-    addRuntimeTables(this);
+    // The runtime's tables of the time; those it added later come with later migrations.
+    addRuntimeTables(this, ['outbox_events', 'processed_events', 'job_leases']);
 
     this.addSql(`create table "sites" ("id" uuid not null, "organization_id" uuid not null, "type" text not null, "title" varchar(128) not null, "visibility" text not null, "published" boolean not null default false, "basename" varchar(100) null, "hostname" varchar(512) null, "proxy" varchar(512) null, "adaptive_content_enabled" boolean not null default false, "agents_context" text not null, "default_site_space_id" uuid null, "default_section_id" uuid null, "visitor_auth_key" varchar(64) not null, "visitor_auth_fallback_url" varchar(2048) null, "visitor_auth_logout_url" varchar(2048) null, "adaptive_schema" text null, "adaptive_schema_updated_at" timestamptz null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
     this.addSql(`create index "sites_organization_created_at_index" on "sites" ("organization_id", "created_at", "id");`);

@@ -9,7 +9,7 @@ import { RUNTIME_ENTITIES } from "./runtime-entities.js";
 export interface DatabaseOptions {
   /** postgres:// URL of the service's own database. */
   url: string;
-  /** The service's entities; the runtime adds its own (RUNTIME_ENTITIES: outbox, processed events, job leases). */
+  /** The service's entities; the runtime adds its own (RUNTIME_ENTITIES: outbox, processed events, job leases, keyed calls). */
   entities: NonNullable<Options["entities"]>;
   /** Folder of compiled migrations (dist/migrations of the service). */
   migrationsPath: string;

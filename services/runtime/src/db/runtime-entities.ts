@@ -1,5 +1,6 @@
 import { OutboxEvent, ProcessedEvent } from "../events/entities.js";
 import { JobLease } from "../jobs/entities.js";
+import { IdempotentCall } from "./idempotent-calls.js";
 
 /**
  * The runtime's entities, which every service's database holds besides its own (their tables'
@@ -7,4 +8,4 @@ import { JobLease } from "../jobs/entities.js";
  * must anything that diffs a service's schema (the create-migration scripts), or it would see
  * their tables as dropped. A table the runtime adds comes with its entity here.
  */
-export const RUNTIME_ENTITIES = [OutboxEvent, ProcessedEvent, JobLease] as const;
+export const RUNTIME_ENTITIES = [OutboxEvent, ProcessedEvent, JobLease, IdempotentCall] as const;

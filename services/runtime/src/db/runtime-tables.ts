@@ -1,11 +1,12 @@
 /**
  * The tables the runtime keeps in every service's database (outbox, processed events, job
- * leases), as SQL: the one source of their schema for migrations. A new service's first migration
- * calls {@link addRuntimeTables}; a table the runtime adds later reaches existing services through
- * a migration of theirs that adds just that table. The SQL matches the runtime's entities
- * (RUNTIME_ENTITIES in runtime-entities.ts), which the services' schema-drift tests check, and the
- * services' applied first migrations, which wrote these same statements before the helper existed
- * (their tests compare the result, see testing/schema.ts).
+ * leases, keyed calls), as SQL: the one source of their schema for migrations. A new service's
+ * first migration calls {@link addRuntimeTables}; a table the runtime adds later reaches existing
+ * services through a migration of theirs that adds just that table, and the first migrations that
+ * took every table then name the tables of their time (else a fresh database would get the new
+ * table twice). The SQL matches the runtime's entities (RUNTIME_ENTITIES in runtime-entities.ts), which the services' schema-drift tests check, and the services' applied
+ * first migrations, which wrote these same statements before the helper existed (their tests
+ * compare the result, see testing/schema.ts).
  */
 const PROCESSED_EVENTS_AGE_INDEX = `create index if not exists "processed_events_processed_at_index" on "processed_events" ("processed_at");`;
 
@@ -24,6 +25,11 @@ const RUNTIME_TABLES = {
   // Added after the first services: they create it in a migration of their own.
   job_leases: [
     `create table "job_leases" ("name" varchar(128) not null, "holder" varchar(255) not null, "expires_at" timestamptz not null, primary key ("name"));`,
+  ],
+  // Keyed calls (gRPC writes sent with an idempotency key, see grpc/keyed-calls.ts); added later too.
+  idempotent_calls: [
+    `create table "idempotent_calls" ("key" varchar(255) not null, "method" varchar(255) not null, "claimed_at" timestamptz not null, "answer_due_by" timestamptz not null, "response" bytea null, primary key ("key"));`,
+    `create index "idempotent_calls_claimed_at_index" on "idempotent_calls" ("claimed_at");`,
   ],
 } as const satisfies Record<string, readonly string[]>;
 

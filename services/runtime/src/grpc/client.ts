@@ -9,6 +9,7 @@ import {
 } from "@grpc/grpc-js";
 import { service as healthServiceDefinition } from "grpc-health-check";
 import { AppError, codeFromGrpcStatus, isErrorCode } from "../errors.js";
+import { isIdempotentRpc } from "./keyed-calls.js";
 import { ERROR_CODE_TRAILER } from "./server.js";
 import { grpcTarget, resolveCopies } from "./targets.js";
 
@@ -25,17 +26,6 @@ export type PromiseClient<Def> = {
     ? (request: Req, options?: RpcOptions) => Promise<Res>
     : never;
 } & { close(): void; readonly address: string };
-
-/**
- * RPCs that only read, by the shared vocabulary of names: a client retries these on UNAVAILABLE
- * (on another copy, when there is one). Writes are never retried by the client: a write the
- * gateway repeats carries its idempotency key.
- */
-const IDEMPOTENT_RPC = /^(Get|List|BatchGet|Search|Check|Count|Read|Authenticate|Verify)[A-Z]/;
-
-export function isIdempotentRpc(methodName: string): boolean {
-  return IDEMPOTENT_RPC.test(methodName);
-}
 
 /**
  * A client's service config: round_robin over every copy the target names (per call, so two

@@ -11,6 +11,7 @@ import {
 import { HealthImplementation } from "grpc-health-check";
 import { AppError, GRPC_STATUS_BY_CODE, infrastructureFailure } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { answerKeyedCall, IDEMPOTENCY_KEY_METADATA, isIdempotentRpc, type KeyedCallLedger } from "./keyed-calls.js";
 
 export const ERROR_CODE_TRAILER = "imprint-error-code";
 
@@ -39,17 +40,32 @@ function toServiceError(error: unknown, method: string, logger: Logger) {
   return { code: GrpcStatus.INTERNAL, details: "Internal error", metadata };
 }
 
-/** Adapts async handlers to grpc-js callbacks and maps every failure once, here. */
+/**
+ * Adapts async handlers to grpc-js callbacks and maps every failure once, here. With `keyedCalls`,
+ * a write (a method whose name is not a read's, see isIdempotentRpc) sent with the
+ * `imprint-idempotency-key` metadata is answered at most once (answerKeyedCall); any other call
+ * runs as it is, with no lookup.
+ */
 export function adaptService<Def extends ServiceDefinition>(
   definition: Def,
   implementation: AsyncImplementation<Def>,
   logger: Logger,
+  keyedCalls?: KeyedCallLedger,
 ): UntypedServiceImplementation {
   const adapted: UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(implementation) as [string, UnaryHandler<unknown, unknown>][]) {
-    const path = (definition as Record<string, { path: string }>)[name]?.path ?? name;
+    const method = (definition as Record<string, { path: string; responseSerialize(value: unknown): Buffer; responseDeserialize(bytes: Buffer): unknown } | undefined>)[name];
+    const path = method?.path ?? name;
+    const ledger = keyedCalls && method && !isIdempotentRpc(path.slice(path.lastIndexOf("/") + 1)) ? keyedCalls : undefined;
+    const codec = method && { serialize: (value: unknown) => method.responseSerialize(value), deserialize: (bytes: Buffer) => method.responseDeserialize(bytes) };
+    const onKeepFailed = (error: unknown) => logger.warn("could not keep the answer of a keyed call; a repeat of it is told it was applied", { method: path, err: error });
     adapted[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
-      handler(call.request, call).then(
+      const key = ledger ? call.metadata.get(IDEMPOTENCY_KEY_METADATA)[0] : undefined;
+      const answer =
+        ledger && codec && key !== undefined
+          ? answerKeyedCall(ledger, { key: String(key), method: path, deadline: call.getDeadline() }, codec, () => handler(call.request, call), onKeepFailed)
+          : handler(call.request, call);
+      answer.then(
         (response) => callback(null, response),
         (error: unknown) => callback(toServiceError(error, path, logger)),
       );
@@ -79,12 +95,14 @@ export async function startGrpcServer(options: {
   port: number;
   services: ServiceRegistration[];
   logger: Logger;
+  /** Where keyed writes are remembered (the service's database); without it the metadata is ignored. */
+  keyedCalls?: KeyedCallLedger;
 }): Promise<GrpcServerHandle> {
   const server = new Server({ "grpc.max_receive_message_length": 64 * 1024 * 1024 });
   const health = new HealthImplementation({ "": "NOT_SERVING" });
   health.addToServer(server);
   for (const service of options.services) {
-    server.addService(service.definition, adaptService(service.definition, service.implementation, options.logger));
+    server.addService(service.definition, adaptService(service.definition, service.implementation, options.logger, options.keyedCalls));
     health.setStatus(service.name, "NOT_SERVING");
   }
   const port = await new Promise<number>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { MikroORM } from "@mikro-orm/postgresql";
@@ -74,6 +75,12 @@ export class JobRunner implements JobControl {
   private stopping: Promise<void> | undefined;
   /** Clock time (ms) until which the leases last renewed are surely this runner's. */
   private renewedUntil = 0;
+  /**
+   * Runs a function in the async context the runner was made in: a job woken by a request (a
+   * keyed gRPC call) must not run inside that request's context, or its transactions would claim
+   * the call's idempotency key (see IdempotentCalls).
+   */
+  private readonly detached = AsyncLocalStorage.snapshot();
 
   constructor(options: JobRunnerOptions) {
     this.orm = options.orm;
@@ -100,6 +107,10 @@ export class JobRunner implements JobControl {
   }
 
   wake(name: string): void {
+    this.detached(() => this.wakeHere(name));
+  }
+
+  private wakeHere(name: string): void {
     const job = this.jobs.get(name);
     if (!job || this.stopping) return;
     if (!job.held) {

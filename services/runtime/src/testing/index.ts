@@ -34,7 +34,9 @@
  * - **Outages.** `startRestartablePostgres()` and `startRestartableNats()`: a PostgreSQL or
  *   nats-server of the test's own, to stop (an outage) and start again on the same port and data.
  *   `startTcpProxy(target)`: a relay in front of PostgreSQL (or a peer) that a test
- *   stops and starts again, as a crash and restart would, without touching what others share.
+ *   stops and starts again, as a crash and restart would, without touching what others share; with
+ *   `{ lostAnswers }` (a `LostAnswers`) in front of a gRPC server, it cuts the connection where an
+ *   answer would begin, as a copy killed right after its commit would.
  * - **Delivery orders.** `deliveryPlans(n)` (fast-check) and `deliverInPlan(events, plan)`: an
  *   in-order stream shuffled, duplicated and partly held back, for consumers' property tests.
  * - **Scripts.** `runNodeScript(script, args)` / `runNodeScriptJson`: a compiled CLI run as an
@@ -72,7 +74,7 @@ export {
   type TestUser,
 } from "./factories.js";
 export { TestClock } from "./clock.js";
-export { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
+export { LostAnswers, startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
 export { testLogger, type LogLine, type TestLogger } from "./logger.js";
 export { readEvents, waitForEvents, type EventQuery } from "./events.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";

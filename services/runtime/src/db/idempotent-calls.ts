@@ -1,0 +1,121 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { defineEntity, p, type EntityManager, type MikroORM } from "@mikro-orm/postgresql";
+import { AppError } from "../errors.js";
+import type { KeptCall, KeyedCall, KeyedCallLedger } from "../grpc/keyed-calls.js";
+import type { JobSpec } from "../jobs/job-runner.js";
+import type { Logger } from "../logger.js";
+
+/**
+ * A keyed call a service answered or is answering (see grpc/keyed-calls.ts): claimed in the
+ * transaction of its write, so a row exists exactly when the write committed, then its answer.
+ */
+export const IdempotentCallSchema = defineEntity({
+  name: "IdempotentCall",
+  tableName: "idempotent_calls",
+  properties: {
+    key: p.string().length(255).primary(),
+    method: p.string().length(255),
+    claimedAt: p.datetime().index(),
+    answerDueBy: p.datetime(),
+    response: p.blob().nullable(),
+  },
+});
+export class IdempotentCall extends IdempotentCallSchema.class {}
+IdempotentCallSchema.setClass(IdempotentCall);
+
+/** How long a service remembers keyed calls: as long as the gateway keeps an Idempotency-Key's answer (24 h). */
+export const IDEMPOTENT_CALLS_RETENTION_MS = 24 * 60 * 60 * 1000;
+
+/** The runtime's job that prunes them (its lease name in `job_leases`). */
+export const PRUNE_IDEMPOTENT_CALLS_JOB = "runtime-prune-idempotent-calls";
+
+/**
+ * A service's keyed calls in its database: the ledger its gRPC server answers keyed calls with,
+ * and the claim its unit of work writes into each transaction of such a call. The call in scope
+ * travels with the handler's async work (AsyncLocalStorage); background jobs a handler wakes run
+ * outside it (the job runner detaches them).
+ */
+export class IdempotentCalls implements KeyedCallLedger {
+  private readonly scope = new AsyncLocalStorage<KeyedCall>();
+
+  constructor(
+    private readonly orm: MikroORM,
+    private readonly clock: () => Date,
+  ) {}
+
+  now(): Date {
+    return this.clock();
+  }
+
+  async find(key: string): Promise<KeptCall | undefined> {
+    const [row] = await this.orm.em
+      .fork()
+      .execute<{ method: string; response: Buffer | null; answer_due_by: Date }[]>(
+        "select method, response, answer_due_by from idempotent_calls where key = ?",
+        [key],
+      );
+    return row && { method: row.method, response: row.response, answerDueBy: new Date(row.answer_due_by) };
+  }
+
+  within<T>(call: KeyedCall, work: () => Promise<T>): Promise<T> {
+    return this.scope.run(call, work);
+  }
+
+  /** The keyed call whose handler is running here, if any. */
+  current(): KeyedCall | undefined {
+    return this.scope.getStore();
+  }
+
+  /**
+   * Claims the call's key inside `tx`, first thing in the transaction. Another run holding the
+   * same key (not yet committed) makes this wait for it; once it committed, nothing is inserted
+   * and this run fails UNAVAILABLE (its transaction rolls back): a retry finds the first's answer.
+   */
+  async claim(tx: EntityManager, call: KeyedCall): Promise<void> {
+    const rows = await tx.execute<{ key: string }[]>(
+      `insert into idempotent_calls (key, method, claimed_at, answer_due_by) values (?, ?, ?, ?) on conflict (key) do nothing returning key`,
+      [call.key, call.method, this.clock(), call.answerDueBy],
+    );
+    if (rows.length === 0) throw new AppError("unavailable", "another call with this idempotency key ran first; retry to read its answer");
+  }
+
+  /** Keeps the answer; a call that wrote outside a unit of work (or nothing) gets its row here. */
+  async keep(call: KeyedCall, response: Buffer): Promise<void> {
+    await this.orm.em.fork().execute(
+      `insert into idempotent_calls (key, method, claimed_at, answer_due_by, response) values (?, ?, ?, ?, ?)
+       on conflict (key) do update set response = excluded.response where idempotent_calls.response is null`,
+      [call.key, call.method, this.clock(), call.answerDueBy, response],
+    );
+  }
+}
+
+/**
+ * Deletes keyed calls claimed more than `retentionMs` ago (default IDEMPOTENT_CALLS_RETENTION_MS),
+ * one batch per run; a full batch runs again at once.
+ */
+export function pruneIdempotentCallsJob(options: {
+  orm: MikroORM;
+  logger: Logger;
+  clock: () => Date;
+  retentionMs?: number;
+  batchSize?: number;
+  intervalMs?: number;
+}): JobSpec {
+  const batchSize = options.batchSize ?? 5_000;
+  const retentionMs = options.retentionMs ?? IDEMPOTENT_CALLS_RETENTION_MS;
+  return {
+    name: PRUNE_IDEMPOTENT_CALLS_JOB,
+    intervalMs: options.intervalMs ?? 3_600_000,
+    run: async () => {
+      const before = new Date(options.clock().getTime() - retentionMs);
+      const rows = await options.orm.em
+        .fork()
+        .execute<{ key: string }[]>(
+          `delete from idempotent_calls where key in (select key from idempotent_calls where claimed_at < ? limit ?) returning key`,
+          [before, batchSize],
+        );
+      if (rows.length > 0) options.logger.debug("pruned keyed-call records", { deleted: rows.length, before: before.toISOString() });
+      return rows.length === batchSize;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+import { AppError } from "../errors.js";
+
+/**
+ * Keyed calls: a write that carries this metadata (the gateway sends it for requests with an
+ * Idempotency-Key, one key per write call of the request) is answered at most once by the service,
+ * however often it is sent. The service remembers the key in its database (`idempotent_calls`):
+ * claimed in the same transaction as the write (the unit of work does it), then the answer, kept
+ * before it is sent. A repeat is answered the kept answer and runs nothing. Calls without the
+ * metadata, and reads, cost nothing extra.
+ */
+export const IDEMPOTENCY_KEY_METADATA = "imprint-idempotency-key";
+
+/**
+ * RPCs that only read, by the shared vocabulary of names: a client retries these on UNAVAILABLE
+ * (on another copy, when there is one), and a server never looks up a key for them. Writes are
+ * never retried by the client's service config: a write the gateway repeats carries its key.
+ */
+const IDEMPOTENT_RPC = /^(Get|List|BatchGet|Search|Check|Count|Read|Authenticate|Verify)[A-Z]/;
+
+export function isIdempotentRpc(methodName: string): boolean {
+  return IDEMPOTENT_RPC.test(methodName);
+}
+
+/** The longest key kept (the column's width). */
+export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
+
+/**
+ * How long after its deadline a first run may still be between its commit and keeping its answer:
+ * until then a repeat is told to retry (UNAVAILABLE), afterwards the answer is taken as lost.
+ */
+export const ANSWER_MARGIN_MS = 5_000;
+
+/** The window of a call that came without a deadline. */
+export const UNBOUNDED_CALL_WINDOW_MS = 60_000;
+
+/** A keyed call while its handler runs: what the unit of work claims in its transaction. */
+export interface KeyedCall {
+  key: string;
+  /** The RPC's path, e.g. /imprint.collaboration.v1.CommentService/PostComment. */
+  method: string;
+  /** Until when a repeat finding the claim without an answer waits for it (the call's deadline plus a margin). */
+  answerDueBy: Date;
+  /** Set once a transaction that claimed the key committed: later transactions of the call claim nothing. */
+  claimed: boolean;
+}
+
+/** What a service remembers of a keyed call. */
+export interface KeptCall {
+  method: string;
+  /** The answer's bytes (the method's serialized response); null while not (or never) kept. */
+  response: Buffer | null;
+  answerDueBy: Date;
+}
+
+/**
+ * The service's record of keyed calls, as the gRPC server uses it (the database behind it is the
+ * runtime's `IdempotentCalls`; the server itself stays free of the ORM).
+ */
+export interface KeyedCallLedger {
+  /** The service's clock. */
+  now(): Date;
+  find(key: string): Promise<KeptCall | undefined>;
+  /** Runs `work` with `call` in scope, so the units of work it runs claim the key. */
+  within<T>(call: KeyedCall, work: () => Promise<T>): Promise<T>;
+  /** Keeps the answer (the first kept answer stays). */
+  keep(call: KeyedCall, response: Buffer): Promise<void>;
+}
+
+/** How a keyed call's answer is turned into bytes and back (the method's own serializers). */
+export interface AnswerCodec<Res> {
+  serialize(response: Res): Buffer;
+  deserialize(bytes: Buffer): Res;
+}
+
+/**
+ * Answers one keyed call: the kept answer when there is one; UNAVAILABLE while a first run may
+ * still answer; `conflict` when a first run committed but its answer was lost (it is never run
+ * again); else runs `handler` with the key in scope and keeps its answer before it is sent. Two
+ * runs at once with one key cannot both commit: the claim's primary key lets one through, the
+ * other fails UNAVAILABLE (see IdempotentCalls.claim) and its retry finds the first's answer.
+ */
+export async function answerKeyedCall<Res>(
+  ledger: KeyedCallLedger,
+  call: { key: string; method: string; deadline: Date | number },
+  codec: AnswerCodec<Res>,
+  handler: () => Promise<Res>,
+  onKeepFailed: (error: unknown) => void,
+): Promise<Res> {
+  if (call.key.length === 0 || call.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
+    throw AppError.invalidArgument(`${IDEMPOTENCY_KEY_METADATA}: must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
+  }
+  const kept = await ledger.find(call.key);
+  if (kept) {
+    if (kept.method !== call.method) {
+      throw AppError.conflict(`this idempotency key was used for another call (${kept.method}); send a new key for a new request`);
+    }
+    if (kept.response) return codec.deserialize(kept.response);
+    if (ledger.now() < kept.answerDueBy) throw new AppError("unavailable", "the first call with this idempotency key is still answering; retry");
+    throw AppError.conflict(
+      "the write sent with this idempotency key was applied, but its answer was lost before it was kept; read the result instead of retrying",
+    );
+  }
+  const now = ledger.now();
+  // The deadline is in real time, the ledger on the service's clock (a test may move it).
+  const deadline = typeof call.deadline === "number" ? call.deadline : call.deadline.getTime();
+  const windowMs = Number.isFinite(deadline) ? Math.max(0, deadline - Date.now()) : UNBOUNDED_CALL_WINDOW_MS;
+  const keyed: KeyedCall = { key: call.key, method: call.method, answerDueBy: new Date(now.getTime() + windowMs + ANSWER_MARGIN_MS), claimed: false };
+  const response = await ledger.within(keyed, handler);
+  try {
+    await ledger.keep(keyed, codec.serialize(response));
+  } catch (error) {
+    // The write is done: its answer still goes out; only a repeat of it would miss it.
+    onKeepFailed(error);
+  }
+  return response;
+}
