@@ -146,7 +146,7 @@ export class IdempotencyGate implements RequestIdempotency {
     const running: IdempotencyRecord = { state: "running", bodyHash, startedAt: this.now() };
     for (let attempt = 0; attempt < 3; attempt++) {
       const created = await this.store.create(this.id, running);
-      if (created.created) return this.run(running);
+      if (created.created) return this.hold(running);
       const { record, revision } = created.existing;
       if (record.bodyHash !== bodyHash) {
         return errorAnswer(422, `${IDEMPOTENCY_KEY_HEADER}: this key was used with another request body; use a new key for a new request`);
@@ -158,13 +158,13 @@ export class IdempotencyGate implements RequestIdempotency {
       const abandonsAt = (record.renewedAt ?? record.startedAt) + this.lease.abandonedAfterMs;
       if (this.now() < abandonsAt) return inProgress(abandonsAt - this.now());
       // Abandoned by a gateway that stopped mid-request: this one takes it over (once, by revision).
-      if (await this.store.replace(this.id, running, revision)) return this.run(running);
+      if (await this.store.replace(this.id, running, revision)) return this.hold(running);
     }
     return inProgress(this.lease.renewEveryMs);
   }
 
   /** The request runs under its record, renewed until it is answered. */
-  private run(running: IdempotencyRecord): undefined {
+  private hold(running: IdempotencyRecord): undefined {
     this.began = true;
     this.renewal = setInterval(() => {
       this.renewing = this.renewing
