@@ -320,7 +320,7 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
     const erroredCommit = write.attempts.some(
       (attempt) => attempt.status >= 500 && found.some((at) => at >= attempt.startedAt - SLACK_MS && at <= attempt.endedAt + SLACK_MS),
     );
-    if (erroredCommit || (found.length > 0 && !write.succeeded)) writeReport.committedButError.push(write);
+    if (erroredCommit || (found.length > 0 && !write.succeeded)) writeReport.committedButError.push({ ...write, committedAt: found });
     if (found.length > 1) writeReport.duplicated.push(write);
     if (found.length === 0 && write.succeeded) writeReport.lostAfterSuccess.push(write);
   }

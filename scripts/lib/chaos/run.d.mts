@@ -17,7 +17,7 @@ export interface ChaosAudit {
   duplicatedInStreams: number;
   consumers: { consumer: string; stream: string; owner: string | null; expected: number; processed: number; deadLettered: number; lost: number; waiting: number; lostIds: string[]; appliedTwice: number; deadButProcessed: number; unknown: number; pending: number; unacknowledged: number; ackWaitMs: number }[];
   projections: { name: string; rows: number; diverged: { key: string; source: unknown; projection: unknown }[] }[];
-  writes: { checked: number; committed: number; committedButError: { kind: string }[]; duplicated: { kind: string }[]; lostAfterSuccess: { kind: string }[] };
+  writes: { checked: number; committed: number; committedButError: { kind: string }[]; killedBeforeAnswering?: { kind: string }[]; duplicated: { kind: string }[]; lostAfterSuccess: { kind: string }[] };
 }
 export interface ChaosReport {
   short: boolean;
