@@ -10,7 +10,7 @@
 // The image runs it as `node --import @imprint/runtime/telemetry/preload scripts/entrypoint.mjs …`,
 // so tracing is set up before any instrumented module loads; the targets run in this process (no
 // child to forward signals to).
-import { loadTargets, runtimeModule, SERVICE_TARGET_NAMES, TARGET_NAMES } from "./lib/targets.mjs";
+import { loadTargets, READY_MESSAGE, runtimeModule, SERVICE_TARGET_NAMES, TARGET_NAMES } from "./lib/targets.mjs";
 
 const [command, ...rest] = process.argv.slice(2);
 const usage = (problem) => {
@@ -54,6 +54,9 @@ if (command === "migrate") {
   core.runMain(async () => {
     const hosted = await core.hostTargets(await loadTargets(names), process.env, { log: logger });
     if (names.length > 1) logger.info("targets started", { targets: names.join(","), ...hosted.addresses });
+    // Started by `npm start` (an IPC channel): tell it every target serves. Copies of the gateway or
+    // the reader share one port, so asking that port cannot tell whether this copy is the one answering.
+    if (process.connected) process.send?.({ type: READY_MESSAGE });
     return hosted;
   }, logger);
 }

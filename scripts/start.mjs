@@ -1,5 +1,7 @@
 // `npm start`: installs and builds when needed, then runs the whole stack locally (embedded
 // PostgreSQL, nats-server, every service, the gateway) until Ctrl-C, restarting any of them that dies.
+// SIGHUP to the launcher (its pid is in stack.json; `npm run admin -- restart` sends it) replaces
+// every Node process, one at a time.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -12,7 +14,8 @@ if (!process.argv.includes(LAUNCHER_FLAG)) {
   prepare({ quiet: true });
   // The stack runs under a launcher in its own process group. Ctrl-C in a terminal signals the whole
   // foreground group, which would stop PostgreSQL and the services before the gateway; this way only
-  // this process sees it and asks the launcher to stop everything in order.
+  // this process sees it and asks the launcher to stop everything in order. A SIGHUP here is the
+  // terminal going away (it stops the stack); the launcher's own SIGHUP is a rolling restart.
   const launcher = spawn(process.execPath, [import.meta.filename, LAUNCHER_FLAG], { stdio: "inherit", detached: true });
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
     process.on(signal, () => {
@@ -29,6 +32,7 @@ async function runLauncher() {
   // still run to its end rather than die on EPIPE and leave the services and databases running.
   for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
   const stackLib = await import("./lib/stack.mjs");
+  const restartLib = await import("./lib/restart.mjs");
   const env = { ...process.env };
   const dataDir = resolve(env.IMPRINT_DATA_DIR || join(REPO_ROOT, ".imprint"));
   const color = process.stdout.isTTY && !env.NO_COLOR;
@@ -46,8 +50,10 @@ async function runLauncher() {
   };
 
   let hosting;
+  let replicas;
   try {
     hosting = stackLib.resolveHosting(env);
+    replicas = stackLib.resolveReplicas(env, hosting);
   } catch (error) {
     fail(error.message);
     process.exit(1);
@@ -84,12 +90,13 @@ async function runLauncher() {
   const bootstrap = await stackLib.resolveBootstrapToken(dataDir, env);
   const pageTokenSecret = await stackLib.resolvePageTokenSecret(dataDir, env);
 
-  // Children's output, prefixed with the process name. PostgreSQL and NATS only speak when asked (LOG_LEVEL=debug).
+  // Children's output, prefixed with the process name (copies: `content#2`). PostgreSQL and NATS only speak when asked (LOG_LEVEL=debug).
   const sources = [...stackLib.SERVICES, stackLib.READER, stackLib.GATEWAY].map((s) => s.name).concat(stackLib.ONE_PROCESS_NAME);
-  const width = Math.max(...sources.map((name) => name.length), "postgres".length);
+  const copySuffix = replicas > 1 ? `#${replicas}`.length : 0;
+  const width = Math.max(...sources.map((name) => name.length + copySuffix), "postgres".length);
   const colors = ["36", "35", "33", "32", "34"];
   const colorOf = (source) => {
-    const index = sources.indexOf(source);
+    const index = sources.indexOf(source.replace(/#\d+$/, ""));
     return index === -1 ? "90" : colors[index % colors.length];
   };
   const showInfra = env.LOG_LEVEL === "debug";
@@ -113,9 +120,67 @@ async function runLauncher() {
     console.log(paint("2", "» stopping: gateway and reader, then services, then NATS and PostgreSQL"));
     await stack?.stop().catch((error) => fail(`stop failed: ${error.message}`));
     await stackLib.removeStackJson(dataDir);
+    await restartLib.removeRestartStatus(dataDir);
     process.exit(code);
   };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) process.on(signal, () => void shutdown(0));
+  for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => void shutdown(0));
+
+  // SIGHUP: every Node process replaced, one at a time, each new one ready before the next goes
+  // (stack.restart). Its progress goes to the terminal and to restart.json, which `npm run admin --
+  // restart` follows. Asked again during one, it runs once more after it (never twice queued).
+  let restartStatus = null;
+  let restartsStarted = 0;
+  // One write after the other, each of the state when it was asked, so the file ends with the last.
+  let writes = Promise.resolve();
+  const serially = (write) => (writes = writes.then(write).catch((error) => fail(`could not write to ${dataDir}: ${error.message}`)));
+  const saveRestartStatus = () => {
+    const status = { ...restartStatus, steps: [...restartStatus.steps], queued: stack?.restartQueued ?? false };
+    return serially(() => restartLib.writeRestartStatus(dataDir, status));
+  };
+  const saveStackJson = () => serially(() => stackLib.writeStackJson(dataDir, stack));
+  const onRestartStep = (step) => {
+    if (step.type === "started") {
+      restartStatus = { pid: process.pid, id: ++restartsStarted, state: "running", startedAt: Date.now(), finishedAt: null, names: step.names, current: null, steps: [], queued: false, error: null };
+      console.log(paint("2", `» rolling restart: ${step.names.length} process${step.names.length === 1 ? "" : "es"}, one at a time (${step.names.join(", ")})`));
+    } else if (step.type === "replacing") {
+      restartStatus.current = step.name;
+    } else if (step.type === "replaced") {
+      restartStatus.steps.push({ name: step.name, oldPid: step.oldPid, newPid: step.newPid, startedAt: step.startedAt, ms: step.ms });
+      console.log(paint("32", `✔ ${restartLib.describeStep(step)}`));
+      void saveStackJson();
+    }
+    void saveRestartStatus();
+  };
+  const rollingRestart = async () => {
+    if (shuttingDown) return;
+    if (!stack) {
+      console.log(paint("33", "» SIGHUP before the stack is ready: ignored (a rolling restart needs every process up)"));
+      return;
+    }
+    if (stack.restartQueued) {
+      console.log(paint("2", "» SIGHUP during a rolling restart: another one is already queued"));
+      return;
+    }
+    const queued = stack.restarting;
+    const restarted = stack.restart({ onStep: onRestartStep });
+    if (queued) {
+      console.log(paint("2", "» SIGHUP during a rolling restart: queued, it runs once this one is done"));
+      void saveRestartStatus();
+    }
+    try {
+      await restarted;
+      restartStatus = { ...restartStatus, state: "done", finishedAt: Date.now(), current: null };
+      console.log(paint("32", `✔ ${restartLib.describeRestartEnd(restartStatus)}`));
+    } catch (error) {
+      if (shuttingDown) return;
+      restartStatus = { ...(restartStatus ?? { pid: process.pid, id: ++restartsStarted, startedAt: Date.now(), names: [], current: null, steps: [] }), state: "failed", finishedAt: Date.now(), error: error.message };
+      fail(restartLib.describeRestartEnd(restartStatus), error.lastLines?.slice(-10) ?? []);
+    }
+    await saveRestartStatus();
+  };
+  process.on("SIGHUP", () => void rollingRestart());
+  // A restart.json left by an earlier launcher describes none of this one's processes.
+  await restartLib.removeRestartStatus(dataDir);
 
   console.log(paint("2", `» data in ${dataDir}`));
   try {
@@ -124,6 +189,7 @@ async function runLauncher() {
       persistent: true,
       env,
       hosting,
+      replicas,
       gatewayPort,
       readerPort,
       gatewayHost: env.IMPRINT_HOST || undefined,
@@ -143,6 +209,8 @@ async function runLauncher() {
 
   // A process that dies is restarted (with backoff, forever): say which, and when it is back.
   stack.onEvent((event) => {
+    // A process restarted after a crash has a new pid: stack.json names the current ones.
+    if (event.type === "restarted") void saveStackJson();
     const line = stackLib.describeEvent(event);
     if (!line) return;
     if (event.type === "ready") console.log(paint("32", line));
@@ -153,7 +221,7 @@ async function runLauncher() {
       if (lines?.length) console.error(lines.slice(-10).map((l) => `   ${l}`).join("\n"));
     }
   });
-  await stackLib.writeStackJson(dataDir, stack);
+  await saveStackJson();
 
   const url = stack.gatewayUrl;
   console.log(
@@ -167,10 +235,13 @@ async function runLauncher() {
       paint(
         "2",
         hosting === "split"
-          ? "  hosting: one process per service, the reader and the gateway (IMPRINT_HOSTING=split)"
+          ? replicas > 1
+            ? `  hosting: ${replicas} copies of every service, the reader and the gateway, one process each (IMPRINT_HOSTING=split IMPRINT_REPLICAS=${replicas})`
+            : "  hosting: one process per service, the reader and the gateway (IMPRINT_HOSTING=split)"
           : "  hosting: every service, the reader and the gateway in one process (IMPRINT_HOSTING=split: one each)",
       ),
       paint("2", "  A process that dies is restarted (1 s, doubling up to 30 s); Ctrl-C stops everything; data stays in the data directory."),
+      paint("2", `  Rolling restart (every process replaced, one at a time): npm run admin -- restart, or kill -HUP ${process.pid}.`),
       "",
     ].join("\n"),
   );

@@ -5,18 +5,22 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { createTestDatabase, eventually, patient, testNatsUrl } from "@imprint/runtime/testing";
 import {
+  checkReplicas,
   describeEvent,
   generateTokenSecret,
   HOSTINGS,
+  oneAtATime,
   ONE_PROCESS_NAME,
   resolveBootstrapToken,
   resolvePageTokenSecret,
+  resolveReplicas,
   restartDelayMs,
   startUnit,
   stackDescription,
   startStack,
   StackStartError,
   type Hosting,
+  type RestartStep,
   type SupervisionEvent,
   type Stack,
 } from "../../scripts/lib/stack.mjs";
@@ -112,6 +116,9 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
       gatewayUrl: stack.gatewayUrl,
       readerUrl: stack.readerUrl,
       natsUrl: stack.infra.natsUrl,
+      hosting,
+      replicas: 1,
+      processes: Object.fromEntries(stack.processes.map((p) => [p.name, p.pid])),
       pid: 4242,
     });
     expect(description.identityGrpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
@@ -172,6 +179,23 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     }, 15_000);
     expect(spaces.status).toBe(200);
   }, patient(60_000));
+
+  it("replaces every Node process with a rolling restart, one after the other, and serves on", async () => {
+    const before = stack.processes.map((p) => p.pid);
+    const steps: RestartStep[] = [];
+    const restarted = await stack.restart({ onStep: (step) => steps.push(step) });
+    const names = stack.processes.map((p) => p.name);
+    expect(steps.map((step) => (step.type === "started" ? step.names.join(",") : `${step.type} ${step.name}`))).toEqual([
+      names.join(","),
+      ...names.flatMap((name) => [`replacing ${name}`, `replaced ${name}`]),
+    ]);
+    const after = stack.processes.map((p) => p.pid);
+    expect(restarted.steps.map((step) => [step.name, step.oldPid, step.newPid])).toEqual(names.map((name, index) => [name, before[index], after[index]]));
+    expect(after.filter((pid) => before.includes(pid))).toEqual([]);
+    expect(stack.processes.every((p) => p.running)).toBe(true);
+    const orgs = await fetch(`${stack.gatewayUrl}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
+    expect(orgs.status).toBe(200);
+  }, patient(120_000));
 
   it("stops the gateway and the services with SIGTERM and leaves nothing running", async () => {
     const processes = stack.processes;
@@ -291,5 +315,145 @@ describe("restart backoff", () => {
     );
     expect(describeEvent({ type: "exited", name: "gateway", at: 0, code: 1, signal: null, restart: 1, delayMs: 1_000 })).toBe("↻ gateway exited with code 1; restarted in 1 s (restart 1)");
     expect(describeEvent({ type: "ready", name: "nats", at: 0, restart: 1, afterMs: 1_500 })).toBe("✔ nats is back (restart 1, ready 1.5 s after its start)");
+  });
+});
+
+describe("copies of every target (IMPRINT_REPLICAS)", () => {
+  it("runs one copy unless told otherwise, and several only in split hosting", () => {
+    expect(resolveReplicas({}, "split")).toBe(1);
+    expect(resolveReplicas({ IMPRINT_REPLICAS: "" }, "one-process")).toBe(1);
+    expect(resolveReplicas({ IMPRINT_REPLICAS: "2" }, "split")).toBe(2);
+    expect(resolveReplicas({ IMPRINT_REPLICAS: "1" }, "one-process")).toBe(1);
+    expect(() => resolveReplicas({ IMPRINT_REPLICAS: "2" }, "one-process")).toThrow(
+      'IMPRINT_REPLICAS=2 needs IMPRINT_HOSTING=split: one process hosting every target cannot run twice (its services\' gRPC ports would clash); run IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 npm start',
+    );
+    for (const bad of ["0", "-1", "two", "1.5", "2x"]) {
+      expect(() => resolveReplicas({ IMPRINT_REPLICAS: bad }, "split"), bad).toThrow(`IMPRINT_REPLICAS must be a whole number of copies of each target, 1 or more, got "${bad}"`);
+    }
+    expect(() => checkReplicas(0, "split")).toThrow("IMPRINT_REPLICAS must be a whole number");
+  });
+
+  it("refuses copies in one process before starting anything", async () => {
+    const attempt = startStack({ dataDir: tmpdir(), persistent: false, hosting: "one-process", replicas: 2, natsUrl: "nats://127.0.0.1:1", databaseUrls: {} });
+    await expect(attempt).rejects.toThrow(StackStartError);
+    await expect(attempt).rejects.toThrow("IMPRINT_REPLICAS=2 needs IMPRINT_HOSTING=split");
+  });
+});
+
+describe("replacing a supervised process (rolling restart)", () => {
+  /** Processes as handles whose end the test decides; `log` says what happened in which order. */
+  function fakeProcesses() {
+    const log: string[] = [];
+    const launched: { pid: number; ready: boolean; die: (signal: string) => void; running: boolean }[] = [];
+    /** Whether the processes started from now on are ready at once. */
+    const options = { readyAtStart: true };
+    const launch = async () => {
+      const pid = launched.length + 1;
+      let die!: (signal: string) => void;
+      const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => {
+        die = (signal) => resolve({ code: signal === "SIGTERM" ? 0 : null, signal: signal === "SIGTERM" ? null : signal });
+      });
+      const process = { pid, ready: options.readyAtStart, die, running: true };
+      void exited.then(() => {
+        process.running = false;
+        log.push(`${pid} ended`);
+      });
+      launched.push(process);
+      log.push(`${pid} started`);
+      return {
+        pid,
+        exited,
+        get running() {
+          return process.running;
+        },
+        signal: (signal: string) => die(signal),
+        stop: async () => {
+          log.push(`${pid} stopping`);
+          die("SIGTERM");
+          return exited;
+        },
+      };
+    };
+    /** How often readiness was asked, by pid. */
+    const asked = new Map<number, number>();
+    const probe = async (handle: { pid: number | undefined }) => {
+      asked.set(handle.pid!, (asked.get(handle.pid!) ?? 0) + 1);
+      return launched[handle.pid! - 1]!.ready;
+    };
+    return { log, launched, launch, probe, options, asked };
+  }
+
+  it("stops the old process, then starts the new one in its place, and keeps supervising it", async () => {
+    const { log, launch, probe } = fakeProcesses();
+    const events: SupervisionEvent[] = [];
+    const unit = await startUnit({ name: "content#1", launch, probe, onEvent: (event) => events.push(event) });
+    const replaced = await unit.replace();
+    expect(replaced).toMatchObject({ name: "content#1", oldPid: 1, newPid: 2 });
+    expect(log).toEqual(["1 started", "1 stopping", "1 ended", "2 started"]);
+    // The old one's end was no crash: no restart of it.
+    expect(events).toEqual([]);
+    expect([unit.pid, unit.running]).toEqual([2, true]);
+    // The new one is supervised as the old one was.
+    const back = new Promise<void>((resolve) => unit.on((event) => event.type === "ready" && resolve()));
+    unit.signal("SIGKILL");
+    await back;
+    expect([unit.pid, unit.restarts, events.map((event) => event.type)]).toEqual([3, 1, ["exited", "restarted", "ready"]]);
+    await unit.stop();
+  }, patient(10_000));
+
+  it("with surge, starts the new process beside the old one and stops the old one only once the new one is ready", async () => {
+    const { log, launched, launch, probe, options, asked } = fakeProcesses();
+    const unit = await startUnit({ name: "gateway#2", launch, probe });
+    options.readyAtStart = false;
+    const replacing = unit.replace({ surge: true });
+    // Asked twice and not ready yet: the old one keeps serving.
+    await eventually(async () => (asked.get(2) ?? 0) >= 2);
+    expect([log, unit.pid]).toEqual([["1 started", "2 started"], 1]);
+    launched[1]!.ready = true;
+    expect(await replacing).toMatchObject({ oldPid: 1, newPid: 2 });
+    expect(log).toEqual(["1 started", "2 started", "1 stopping", "1 ended"]);
+    expect([unit.pid, unit.running]).toEqual([2, true]);
+    await unit.stop();
+  }, patient(10_000));
+
+  it("with surge, keeps the old process when the new one dies before it is ready", async () => {
+    const { log, launched, launch, probe, options } = fakeProcesses();
+    const unit = await startUnit({ name: "reader#1", launch, probe });
+    options.readyAtStart = false;
+    const replacing = unit.replace({ surge: true, timeoutMs: 60_000 });
+    await eventually(async () => launched.length === 2);
+    launched[1]!.die("SIGSEGV");
+    await expect(replacing).rejects.toThrow("reader#1 exited (signal SIGSEGV) before it was ready");
+    expect(log).toEqual(["1 started", "2 started", "2 ended", "2 stopping"]);
+    expect([unit.pid, unit.running]).toEqual([1, true]);
+    await unit.stop();
+  }, patient(10_000));
+
+  it("starts a dead process waiting for its backoff at once", async () => {
+    const { log, launch, probe } = fakeProcesses();
+    const events: SupervisionEvent[] = [];
+    const unit = await startUnit({ name: "publishing#2", launch, probe, onEvent: (event) => events.push(event) });
+    unit.signal("SIGKILL");
+    await eventually(async () => events.length === 1);
+    expect(events[0]).toMatchObject({ type: "exited", delayMs: 1_000 });
+    expect(await unit.replace()).toMatchObject({ oldPid: 1, newPid: 2 });
+    expect([log, unit.running, unit.restarts]).toEqual([["1 started", "1 ended", "2 started"], true, 1]);
+    await unit.stop();
+  }, patient(10_000));
+
+  it("runs restarts one at a time: asked during one, once more after it, however often", async () => {
+    const runs: Array<() => void> = [];
+    const queue = oneAtATime(() => new Promise<number>((resolve) => runs.push(() => resolve(runs.length))));
+    const first = queue.request();
+    const second = queue.request();
+    const third = queue.request();
+    expect([runs.length, queue.running, queue.queued]).toEqual([1, true, true]);
+    runs[0]!();
+    expect(await first).toBe(1);
+    await eventually(async () => runs.length === 2);
+    expect(queue.queued).toBe(false);
+    runs[1]!();
+    expect([await second, await third]).toEqual([2, 2]);
+    expect([runs.length, queue.running]).toEqual([2, false]);
   });
 });

@@ -14,6 +14,7 @@ const baseUrl = () =>
 const gatewayShape = {
   IMPRINT_HOST: z.string().min(1).default("127.0.0.1"),
   IMPRINT_PORT: env.port(8080),
+  HTTP_REUSE_PORT: env.boolean(false),
   IMPRINT_PUBLIC_URL: baseUrl(),
   IMPRINT_APP_URL: baseUrl(),
   IMPRINT_READER_URL: baseUrl(),
@@ -36,6 +37,11 @@ export interface GatewayConfig {
   host: string;
   /** 0 picks a free port (tests). */
   port: number;
+  /**
+   * Listen with SO_REUSEPORT (HTTP_REUSE_PORT, Linux): several processes share the port and the
+   * kernel spreads new connections between them (`npm start`'s copies; a new copy starts beside the old).
+   */
+  reusePort: boolean;
   /** Base URL of this API as clients reach it, used in `urls.location`; defaults to http://host:port. */
   publicUrl: string | undefined;
   /** Base URL of the web application, used in `urls.app`; defaults to the public URL. */
@@ -70,6 +76,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
   return {
     host: raw.IMPRINT_HOST,
     port: raw.IMPRINT_PORT,
+    reusePort: raw.HTTP_REUSE_PORT,
     publicUrl: raw.IMPRINT_PUBLIC_URL,
     appUrl: raw.IMPRINT_APP_URL,
     readerUrl: raw.IMPRINT_READER_URL,

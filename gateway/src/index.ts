@@ -52,7 +52,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(config.port, config.host, () => {
+      server.listen({ port: config.port, host: config.host, reusePort: config.reusePort }, () => {
         server.off("error", reject);
         resolve();
       });

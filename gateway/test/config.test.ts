@@ -7,6 +7,7 @@ describe("gateway configuration", () => {
     expect(loadGatewayConfig({ IDENTITY_GRPC_ADDRESS: "localhost:50051", CONTENT_GRPC_ADDRESS: "localhost:50052", COLLABORATION_GRPC_ADDRESS: "localhost:50053", PUBLISHING_GRPC_ADDRESS: "localhost:50054", INTEGRATION_GRPC_ADDRESS: "localhost:50055" })).toMatchObject({
       host: "127.0.0.1",
       port: 8080,
+      reusePort: false,
       publicUrl: undefined,
       appUrl: undefined,
       authCacheTtlMs: 5_000,
@@ -27,12 +28,13 @@ describe("gateway configuration", () => {
       PUBLISHING_GRPC_ADDRESS: "10.0.0.8:7000",
       INTEGRATION_GRPC_ADDRESS: "10.0.0.9:7000",
       IMPRINT_PORT: "0",
+      HTTP_REUSE_PORT: "true",
       IMPRINT_PUBLIC_URL: "https://api.example.com/",
       IMPRINT_APP_URL: "https://docs.example.com",
       AUTH_CACHE_TTL_MS: "0",
       LOG_FORMAT: "json",
     });
-    expect(config).toMatchObject({ port: 0, publicUrl: "https://api.example.com", appUrl: "https://docs.example.com", authCacheTtlMs: 0, logFormat: "json" });
+    expect(config).toMatchObject({ port: 0, reusePort: true, publicUrl: "https://api.example.com", appUrl: "https://docs.example.com", authCacheTtlMs: 0, logFormat: "json" });
   });
 
   it("lists every problem at once", () => {

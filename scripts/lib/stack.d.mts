@@ -15,6 +15,10 @@ export type Hosting = "one-process" | "split";
 export const HOSTINGS: readonly Hosting[];
 export const ONE_PROCESS_NAME: string;
 export function resolveHosting(env?: Record<string, string | undefined>): Hosting;
+export const SHARED_HTTP_PORTS: boolean;
+export function resolveReplicas(env?: Record<string, string | undefined>, hosting?: Hosting): number;
+export function checkReplicas(replicas: number, hosting: Hosting): number;
+export const HTTP_COPY_DRAIN_MS: number;
 export const FORCE_KILL_AFTER_MS: number;
 export function envName(service: { name: string }, suffix: string): string;
 export function stackJsonKey(service: { name: string }): string;
@@ -54,9 +58,32 @@ export interface SupervisedUnit {
   hold(): void;
   /** Restarts a held, dead process now. */
   release(): Promise<void>;
+  /**
+   * Puts a new process in the place of the running one, resolved once the new one is ready.
+   * `surge`: the new one starts beside the old (a shared port), which stops only then.
+   */
+  replace(options?: { surge?: boolean; timeoutMs?: number }): Promise<ReplacedProcess>;
   kill(): void;
   stop(): Promise<unknown>;
 }
+
+/** One process replaced by a rolling restart. */
+export interface ReplacedProcess {
+  name: string;
+  oldPid: number | undefined;
+  newPid: number | undefined;
+  /** When its replacement began (epoch ms). */
+  startedAt: number;
+  /** From the old one's stop (or the new one's start, with surge) until the new one was ready. */
+  ms: number;
+}
+
+/** Runs one request at a time; a request during a run is queued, and later ones join it. */
+export function oneAtATime<Args extends unknown[], T>(run: (...args: Args) => Promise<T>): {
+  request(...args: Args): Promise<T>;
+  readonly running: boolean;
+  readonly queued: boolean;
+};
 
 /** What a supervised unit's `launch` resolves: one started process. */
 export interface UnitHandle {
@@ -69,7 +96,7 @@ export interface UnitHandle {
 export function startUnit(options: {
   name: string;
   launch: (previous: UnitHandle | null) => Promise<UnitHandle>;
-  probe?: () => Promise<boolean>;
+  probe?: (handle: UnitHandle) => Promise<boolean>;
   onEvent?: (event: SupervisionEvent) => void;
   mayRestart?: (result: { code: number | null; signal: string | null }) => boolean;
 }): Promise<SupervisedUnit>;
@@ -97,6 +124,8 @@ export interface ProcessHandle {
   child: ChildProcess;
   readonly pid: number | undefined;
   readonly running: boolean;
+  /** The process said (over IPC) that every target it hosts has started. */
+  readonly reportedReady: boolean;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   lastLines(): string[];
   stop(graceMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -106,6 +135,12 @@ export interface ProcessHandle {
 
 /** A supervised Node process of the stack: its current child's pid, output and exit. */
 export interface StackProcess extends SupervisedUnit {
+  /** The target it hosts (one-process: "imprint"). */
+  readonly target: string;
+  /** Which copy of the target, 1…replicas. */
+  readonly copy: number;
+  /** Whether a replacement starts beside it (copies sharing an HTTP port). */
+  readonly surge: boolean;
   readonly child: ChildProcess;
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   lastLines(): string[];
@@ -126,8 +161,23 @@ export class StackStartError extends Error {
   lastLines: string[];
 }
 
+export class RollingRestartError extends Error {
+  processName: string | undefined;
+  /** The processes replaced before it stopped. */
+  steps: ReplacedProcess[];
+  lastLines: string[];
+}
+
+/** What a rolling restart reports as it goes. */
+export type RestartStep =
+  | { type: "started"; names: string[] }
+  | { type: "replacing"; name: string }
+  | ({ type: "replaced" } & ReplacedProcess);
+
 export interface Stack {
   hosting: Hosting;
+  /** Copies of every target (split hosting; 1 otherwise). */
+  replicas: number;
   gatewayUrl: string;
   readerUrl: string;
   grpcAddresses: Record<string, string>;
@@ -139,6 +189,14 @@ export interface Stack {
   /** Called for each process that dies after the stack was ready (it is restarted all the same). */
   onUnexpectedExit(callback: (error: StackStartError) => void): void;
   onEvent(listener: (event: SupervisionEvent) => void): () => void;
+  /**
+   * Replaces every Node process, one at a time (services' copies stopped then started on their
+   * port; the gateway's and the reader's started beside the old copy first). Asked while one runs,
+   * it runs once more after it (the promise of that one). Rejects with a RollingRestartError.
+   */
+  restart(options?: { onStep?: (step: RestartStep) => void }): Promise<{ steps: ReplacedProcess[]; startedAt: number; ms: number }>;
+  readonly restarting: boolean;
+  readonly restartQueued: boolean;
   stop(): Promise<void>;
 }
 export function startStack(options: {
@@ -146,6 +204,7 @@ export function startStack(options: {
   persistent: boolean;
   env?: Record<string, string | undefined>;
   hosting?: Hosting;
+  replicas?: number;
   gatewayPort?: number;
   readerPort?: number;
   gatewayHost?: string;
@@ -160,6 +219,7 @@ export function startStack(options: {
   readyTimeoutMs?: number;
 }): Promise<Stack>;
 
-export function stackDescription(stack: Stack, pid?: number): Record<string, string | number>;
+export function stackDescription(stack: Stack, pid?: number): Record<string, string | number | Record<string, number | undefined>>;
+export function writeFileAtomically(file: string, text: string): Promise<void>;
 export function writeStackJson(dataDir: string, stack: Stack): Promise<string>;
 export function removeStackJson(dataDir: string): Promise<void>;

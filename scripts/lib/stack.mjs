@@ -8,11 +8,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { randomInt } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { chmod, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { REPO_ROOT } from "./setup.mjs";
+import { READY_MESSAGE } from "./targets.mjs";
 
 /**
  * Every backend service of the stack, one line each, in dependency order (scripts/lib/targets.mjs
@@ -50,6 +51,41 @@ export function resolveHosting(env = process.env) {
   if (!HOSTINGS.includes(hosting)) throw new Error(`IMPRINT_HOSTING must be ${HOSTINGS.join(" or ")}, got "${hosting}"`);
   return hosting;
 }
+
+/**
+ * Copies of every target (IMPRINT_REPLICAS) need split hosting, and a port the copies of the gateway
+ * (and of the reader) share: SO_REUSEPORT, which Node offers on Linux.
+ */
+export const SHARED_HTTP_PORTS = process.platform === "linux";
+
+/** IMPRINT_REPLICAS, checked against the hosting: how many copies of each target (unset: 1). */
+export function resolveReplicas(env = process.env, hosting = resolveHosting(env)) {
+  const value = env.IMPRINT_REPLICAS;
+  if (value === undefined || value.trim() === "") return 1;
+  if (!/^\s*[1-9]\d*\s*$/.test(value)) throw new Error(`IMPRINT_REPLICAS must be a whole number of copies of each target, 1 or more, got "${value}"`);
+  return checkReplicas(Number(value), hosting);
+}
+
+/** `replicas` when the hosting can run that many copies of each target; throws the reason otherwise. */
+export function checkReplicas(replicas, hosting) {
+  if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`IMPRINT_REPLICAS must be a whole number of copies of each target, 1 or more, got ${replicas}`);
+  if (replicas === 1) return replicas;
+  if (hosting !== "split") {
+    throw new Error(
+      `IMPRINT_REPLICAS=${replicas} needs IMPRINT_HOSTING=split: one process hosting every target cannot run twice (its services' gRPC ports would clash); run IMPRINT_HOSTING=split IMPRINT_REPLICAS=${replicas} npm start`,
+    );
+  }
+  if (!SHARED_HTTP_PORTS) throw new Error(`IMPRINT_REPLICAS=${replicas} needs Linux: the copies of the gateway and of the reader share their port with SO_REUSEPORT`);
+  return replicas;
+}
+
+/**
+ * The drain of a copy of the gateway or the reader (SHUTDOWN_DRAIN_MS unless set) when there are
+ * several: its answers close their connections meanwhile, so keep-alive clients move to another
+ * copy before it stops listening. Services need none here: their callers move on at the stop itself
+ * (GOAWAY), and one machine has no balancer that would watch their readiness.
+ */
+export const HTTP_COPY_DRAIN_MS = 1_000;
 
 /** How long a process may take to exit after SIGTERM before it is killed. */
 export const FORCE_KILL_AFTER_MS = 15_000;
@@ -410,11 +446,12 @@ export function describeEvent(event) {
  * A process kept running: `launch(previous)` starts it (resolving once it is ready to be used) and
  * resolves a handle {pid, exited, running, signal(sig), stop()}; whenever the handle's process ends,
  * unless `stop()` was called or `mayRestart()` says no (a stack still starting fails instead), it is
- * launched again after the backoff, forever. `probe()`, when given, tells when a restarted process
- * is ready. Events (`onEvent`): `exited` {name, code, signal, restart, delayMs | null when held},
- * `restarted` {name, restart, pid}, `ready` {name, restart, afterMs}, `restart-failed` {name,
- * restart, error, delayMs}. `hold()` keeps a dead process down until `release()` (the chaos suite
- * times outages with it). The unit's first launch is awaited by startUnit.
+ * launched again after the backoff, forever. `probe(handle)`, when given, tells when a started
+ * process is ready. Events (`onEvent`): `exited` {name, code, signal, restart, delayMs | null when
+ * held}, `restarted` {name, restart, pid}, `ready` {name, restart, afterMs}, `restart-failed`
+ * {name, restart, error, delayMs}. `hold()` keeps a dead process down until `release()` (the chaos
+ * suite times outages with it); `replace()` puts a new process in the place of a running one (the
+ * rolling restart). The unit's first launch is awaited by startUnit.
  */
 export async function startUnit({ name, launch, probe, onEvent = () => {}, mayRestart = () => true }) {
   let current = null;
@@ -426,6 +463,11 @@ export async function startUnit({ name, launch, probe, onEvent = () => {}, mayRe
   let crashesInARow = 0;
   let upSince = 0;
   let restarting = null;
+  let replacing = null;
+  // A new process started beside the current one (replace with surge), not yet adopted.
+  let surging = null;
+  // Processes stopped on purpose by replace(): their end is no crash.
+  const retired = new WeakSet();
   const listeners = new Set();
   const emit = (event) => {
     const stamped = { ...event, name, at: Date.now() };
@@ -449,7 +491,7 @@ export async function startUnit({ name, launch, probe, onEvent = () => {}, mayRe
     down = false;
     upSince = Date.now();
     void handle.exited.then((result) => {
-      if (handle !== current || stopping) return;
+      if (handle !== current || stopping || retired.has(handle)) return;
       down = true;
       if (!mayRestart(result)) return;
       const delayMs = nextDelay();
@@ -481,7 +523,7 @@ export async function startUnit({ name, launch, probe, onEvent = () => {}, mayRe
         if (probe) {
           for (;;) {
             if (stopping || handle !== current || !handle.running) return;
-            if (await probe().catch(() => false)) break;
+            if (await probe(handle).catch(() => false)) break;
             await new Promise((r) => setTimeout(r, 100));
           }
         }
@@ -490,6 +532,80 @@ export async function startUnit({ name, launch, probe, onEvent = () => {}, mayRe
         restarting = null;
       }
     })());
+
+  /** Resolves once `handle` is ready (`probe`); rejects when it dies first, when the unit stops, or after `deadline`. */
+  const untilReady = async (handle, deadline, timeoutMs) => {
+    for (;;) {
+      if (stopping) throw new Error(`${name} is stopping`);
+      if (!handle.running) throw new Error(`${name} ${describeExit(await handle.exited)} before it was ready`);
+      if (!probe || (await probe(handle).catch(() => false))) return;
+      if (Date.now() > deadline) throw new Error(`${name} was not ready within ${seconds(timeoutMs)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+  const replaceNow = async ({ surge, timeoutMs }) => {
+    if (stopping) throw new Error(`${name} is stopping`);
+    // A restart after a crash already under way: what it starts is what gets replaced.
+    await restarting;
+    const startedAt = Date.now();
+    const deadline = startedAt + timeoutMs;
+    const old = current;
+    const done = () => ({ name, oldPid: old.pid, newPid: current.pid, startedAt, ms: Date.now() - startedAt });
+    if (down) {
+      // Dead and waiting for its backoff: started now instead.
+      if (held) throw new Error(`${name} is held down`);
+      clearTimeout(timer);
+      timer = null;
+      await restart();
+      if (down || current === old) throw new Error(`${name} did not start again`);
+      await untilReady(current, deadline, timeoutMs);
+      return done();
+    }
+    if (surge) {
+      // Beside the old process (they share a port): the old one serves until the new one is ready.
+      const next = await launch(old);
+      surging = next;
+      try {
+        await untilReady(next, deadline, timeoutMs);
+      } catch (error) {
+        await next.stop();
+        throw error;
+      } finally {
+        surging = null;
+      }
+      // Had the old one crashed meanwhile, its restart (planned or under way) is replaced too.
+      clearTimeout(timer);
+      timer = null;
+      await restarting;
+      const previous = current;
+      retired.add(previous);
+      adopt(next);
+      await previous.stop();
+      return done();
+    }
+    retired.add(old);
+    await old.stop();
+    if (stopping) throw new Error(`${name} is stopping`);
+    let next;
+    try {
+      next = await launch(old);
+    } catch (error) {
+      // Supervised again, as after a crash: the next attempt follows the backoff.
+      down = true;
+      const delayMs = nextDelay();
+      emit({ type: "restart-failed", restart: restarts, error: error instanceof Error ? error.message : String(error), delayMs });
+      schedule(delayMs);
+      throw error;
+    }
+    adopt(next);
+    if (stopping) {
+      await next.stop();
+      throw new Error(`${name} is stopping`);
+    }
+    // A new process that dies before it is ready is restarted with backoff (adopt), and this fails.
+    await untilReady(next, deadline, timeoutMs);
+    return done();
+  };
 
   adopt(await launch(null));
   return {
@@ -526,6 +642,22 @@ export async function startUnit({ name, launch, probe, onEvent = () => {}, mayRe
       stopping = true;
       clearTimeout(timer);
       if (!down) current.signal("SIGKILL");
+      surging?.signal("SIGKILL");
+    },
+    /**
+     * Puts a new process in the place of the running one and resolves {name, oldPid, newPid,
+     * startedAt, ms} once the new one is ready (`probe`). `surge`: the new process starts beside the old one, which
+     * is stopped (SIGTERM, its drain) only once the new one is ready: for processes sharing a port;
+     * a new one that is not ready within `timeoutMs` is stopped and the old one kept. Otherwise the
+     * old one stops first and the new one starts in its place (its port free again); one that is
+     * not ready in time stays supervised (restarted with backoff if it died). A dead process waiting
+     * for its backoff is started at once instead. Rejects with the reason; one replacement at a time.
+     */
+    replace({ surge = false, timeoutMs = 90_000 } = {}) {
+      replacing ??= replaceNow({ surge, timeoutMs }).finally(() => {
+        replacing = null;
+      });
+      return replacing;
     },
     /** Restarts a held process at once (and resolves once it is launched); later deaths restart with backoff again. */
     async release() {
@@ -536,6 +668,8 @@ export async function startUnit({ name, launch, probe, onEvent = () => {}, mayRe
       stopping = true;
       clearTimeout(timer);
       await restarting;
+      // A replacement under way notices the stop and stops the process it started.
+      await replacing?.catch(() => {});
       return current.stop(...args);
     },
   };
@@ -563,14 +697,21 @@ export function serviceNodeFlags(env = process.env) {
 
 /**
  * Spawns one Node process of the stack with the telemetry preload. Its output goes line by line to
- * `onLine`, and the last lines are kept for failure reports.
+ * `onLine`, and the last lines are kept for failure reports. An IPC channel tells when the process
+ * says every target it hosts has started (`reportedReady`, see READY_MESSAGE).
  */
 export function spawnNodeProcess({ name, entry, env, onLine = () => {} }) {
   const child = spawn(process.execPath, [...serviceNodeFlags(env), "--import", "@imprint/runtime/telemetry/preload", join(REPO_ROOT, entry)], {
     cwd: REPO_ROOT,
     env,
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
+  let reportedReady = false;
+  child.on("message", (message) => {
+    if (message?.type === READY_MESSAGE) reportedReady = true;
+  });
+  // The channel alone keeps no one waiting: the launcher lives as long as it decides.
+  child.channel?.unref();
   const lastLines = [];
   const keep = (line) => {
     lastLines.push(line);
@@ -592,6 +733,9 @@ export function spawnNodeProcess({ name, entry, env, onLine = () => {} }) {
     child,
     get pid() {
       return child.pid;
+    },
+    get reportedReady() {
+      return reportedReady;
     },
     exited,
     get running() {
@@ -652,10 +796,17 @@ export async function isReaderReady(readerUrl) {
   return response.status === 200;
 }
 
-/** A supervised Node process with the StackProcess interface (the current child's pid, output, exit). */
-function nodeProcessOf(unit) {
+/**
+ * A supervised Node process with the StackProcess interface (the current child's pid, output,
+ * exit), and what it hosts: `target` (a target's name, or ONE_PROCESS_NAME), `copy` (1…replicas)
+ * and whether a replacement starts beside it (`surge`: copies sharing an HTTP port).
+ */
+function nodeProcessOf(unit, { target, copy, surge }) {
   return {
     name: unit.name,
+    target,
+    copy,
+    surge,
     get child() {
       return unit.current.child;
     },
@@ -679,6 +830,7 @@ function nodeProcessOf(unit) {
     signal: (signal) => unit.signal(signal),
     hold: () => unit.hold(),
     release: () => unit.release(),
+    replace: (options) => unit.replace(options),
     stop: (graceMs) => unit.stop(graceMs),
     kill: () => unit.kill(),
   };
@@ -694,32 +846,97 @@ export class StackStartError extends Error {
 }
 
 /**
+ * Runs `run(...args)` for each request, one run at a time: a request during a run is queued and
+ * runs once it is over (whatever its outcome); requests while one is queued share that one's
+ * promise. `running` and `queued` say where it stands.
+ */
+export function oneAtATime(run) {
+  let running = null;
+  let queued = null;
+  const request = (...args) => {
+    if (!running) {
+      running = run(...args).finally(() => {
+        running = null;
+      });
+      return running;
+    }
+    queued ??= running
+      .then(
+        () => {},
+        () => {},
+      )
+      .then(() => {
+        queued = null;
+        return request(...args);
+      });
+    return queued;
+  };
+  return {
+    request,
+    get running() {
+      return running !== null;
+    },
+    get queued() {
+      return queued !== null;
+    },
+  };
+}
+
+/** Why a rolling restart stopped: the process it was replacing (`processName`), what it had replaced (`steps`). */
+export class RollingRestartError extends Error {
+  constructor(message, { processName, steps = [], lastLines = [] } = {}) {
+    super(message);
+    this.name = "RollingRestartError";
+    this.processName = processName;
+    this.steps = steps;
+    this.lastLines = lastLines;
+  }
+}
+
+/**
  * Starts the whole stack and resolves once every service's gRPC health answers SERVING and the
  * gateway's /readyz and the reader's /healthz answer 200.
  *
  * Options: `dataDir`, `persistent` (keep PostgreSQL data), `env` (base environment of the children,
  * default process.env), `hosting` ("one-process" or "split"; default IMPRINT_HOSTING of `env`, else
- * one-process), `gatewayPort` (0 = a free port), `gatewayHost` (also the reader's), `readerPort` (0 = a
- * free port), `servicePorts` {name: port},
+ * one-process), `replicas` (copies of every target, split hosting only; default IMPRINT_REPLICAS of
+ * `env`, else 1), `gatewayPort` (0 = a free port), `gatewayHost` (also the reader's), `readerPort`
+ * (0 = a free port), `servicePorts` {name: port} (copy n listens on port + n - 1),
  * `natsUrl`, `databaseUrls` {name: url}, `bootstrap` {token, email, orgTitle}, `pageTokenSecret` (the
  * gateway's IMPRINT_PAGE_TOKEN_SECRET), `onLog(source, line)`, `readyTimeoutMs`.
  *
- * The returned stack has `hosting`, `gatewayUrl`, `readerUrl` (where published sites are read; the
- * gateway builds `urls.published` on it), `grpcAddresses` {name: "127.0.0.1:port"}, `processes`
- * (split: the services, then the reader and the gateway; one-process: one named "imprint"), `infra`,
- * `onUnexpectedExit(callback)` and `stop()` (the gateway first, then the services in reverse
- * dependency order, then NATS and PostgreSQL).
+ * With several copies each service copy has its own gRPC port and every caller gets all of them
+ * (`<NAME>_GRPC_ADDRESS`, a list it balances over); the gateway's copies share its port, the
+ * reader's its own (SO_REUSEPORT). Copies are named `<target>#<n>` (`content#2`); one copy keeps the
+ * target's name.
+ *
+ * The returned stack has `hosting`, `replicas`, `gatewayUrl`, `readerUrl` (where published sites are
+ * read; the gateway builds `urls.published` on it), `grpcAddresses` {name: "127.0.0.1:port[,…]"},
+ * `processes` (split: the services' copies, then the reader's and the gateway's; one-process: one
+ * named "imprint"), `infra`, `onUnexpectedExit(callback)`, `restart({ onStep })` (a rolling restart
+ * of every Node process, one at a time; asked during another, it runs once that one is done),
+ * `restarting` and `stop()` (the gateway first, then the services in reverse dependency order, the
+ * copies of a target together, then NATS and PostgreSQL).
  */
 export async function startStack(options) {
   const { getFreePort, isPortFree } = await infrastructureModule();
-  const { checkHealth } = await runtimeModule("index.js");
+  const { checkHealth, CHANNEL_OPTIONS } = await runtimeModule("index.js");
   const baseEnv = options.env ?? process.env;
   const hosting = options.hosting ?? resolveHosting(baseEnv);
   if (!HOSTINGS.includes(hosting)) throw new StackStartError(`hosting must be ${HOSTINGS.join(" or ")}, got "${hosting}"`);
+  let replicas;
+  try {
+    replicas = checkReplicas(options.replicas ?? resolveReplicas(baseEnv, hosting), hosting);
+  } catch (error) {
+    throw new StackStartError(error.message);
+  }
   const onLog = options.onLog ?? (() => {});
   const readyTimeoutMs = options.readyTimeoutMs ?? 90_000;
   const gatewayHost = options.gatewayHost ?? "127.0.0.1";
   const probeHost = gatewayHost === "0.0.0.0" || gatewayHost === "::" ? "127.0.0.1" : gatewayHost;
+  // Copies of the gateway and of the reader share their port; a rolling restart then starts each
+  // new copy beside the old one, even when there is only one.
+  const shareHttpPorts = hosting === "split" && SHARED_HTTP_PORTS;
 
   const gatewayPort = options.gatewayPort || (await getFreePort());
   if (options.gatewayPort && !(await isPortFree(gatewayPort, probeHost))) {
@@ -747,6 +964,8 @@ export async function startStack(options) {
   });
 
   const processes = [];
+  /** Readiness of each process by name, asked of its current child. */
+  const readiness = new Map();
   let stopping = false;
   // Until the stack is ready a process that exits fails the start; afterwards it is restarted.
   let ready = false;
@@ -760,10 +979,15 @@ export async function startStack(options) {
   let stopPromise = null;
   const stop = () => {
     stopping = true;
-    // Reverse start order: the gateway, then each service before the ones it calls (in one process
-    // the host stops its targets in that order itself).
+    // Reverse start order, the copies of one target together: the gateway, the reader, then each
+    // service before the ones it calls (in one process the host stops its targets in that order itself).
     stopPromise ??= (async () => {
-      for (const handle of processes.toReversed()) await handle.stop();
+      const byTarget = [];
+      for (const handle of processes) {
+        if (byTarget.at(-1)?.[0].target === handle.target) byTarget.at(-1).push(handle);
+        else byTarget.push([handle]);
+      }
+      for (const copies of byTarget.toReversed()) await Promise.all(copies.map((handle) => handle.stop()));
       await infra.stop();
     })();
     return stopPromise;
@@ -777,6 +1001,8 @@ export async function startStack(options) {
     // Published URLs are built on the reader's public URL (IMPRINT_READER_URL, e.g. behind a proxy), else where it listens.
     const readerUrl = (baseEnv.IMPRINT_READER_URL || readerListenUrl).replace(/\/+$/, "");
     const grpcAddresses = {};
+    /** Each service's copies, one address each: "127.0.0.1:port". */
+    const copyAddresses = {};
     const env = {
       ...baseEnv,
       NATS_URL: infra.natsUrl,
@@ -788,13 +1014,25 @@ export async function startStack(options) {
       READER_HOST: gatewayHost,
       IMPRINT_READER_URL: readerUrl,
       // No load balancer in front of these processes to drain away from: a stop here is immediate
-      // unless the environment asks for a drain.
+      // unless the environment asks for a drain (copies of the gateway and the reader get one, below).
       SHUTDOWN_DRAIN_MS: baseEnv.SHUTDOWN_DRAIN_MS ?? "0",
+      ...(shareHttpPorts ? { HTTP_REUSE_PORT: "true" } : {}),
+    };
+    const chosenPorts = new Set([gatewayPort, readerPort]);
+    const freePort = async () => {
+      for (;;) {
+        const port = await getFreePort();
+        if (!chosenPorts.has(port)) return port;
+      }
     };
     for (const service of SERVICES) {
-      const port = options.servicePorts?.[service.name] || (await getFreePort());
-      grpcAddresses[service.name] = `127.0.0.1:${port}`;
-      env[envName(service, "GRPC_PORT")] = String(port);
+      const fixed = options.servicePorts?.[service.name];
+      const ports = [];
+      for (let copy = 1; copy <= replicas; copy++) ports.push(fixed ? fixed + copy - 1 : await freePort());
+      for (const port of ports) chosenPorts.add(port);
+      copyAddresses[service.name] = ports.map((port) => `127.0.0.1:${port}`);
+      grpcAddresses[service.name] = copyAddresses[service.name].join(",");
+      env[envName(service, "GRPC_PORT")] = String(ports[0]);
       env[envName(service, "GRPC_ADDRESS")] = grpcAddresses[service.name];
       env[envName(service, "DATABASE_URL")] = infra.databaseUrls[service.name];
       if (service.dataDir) {
@@ -808,20 +1046,14 @@ export async function startStack(options) {
       }
     }
     if (options.pageTokenSecret) env.IMPRINT_PAGE_TOKEN_SECRET = options.pageTokenSecret;
-    const probes = {
-      [GATEWAY.name]: () => isGatewayReady(gatewayUrl),
-      // The one process holds the services too: ready when they serve and so does the gateway.
-      [ONE_PROCESS_NAME]: async () =>
-        (await isGatewayReady(gatewayUrl)) &&
-        (await Promise.all(SERVICES.map(async (service) => (await checkHealth(grpcAddresses[service.name])) === "SERVING"))).every(Boolean),
-      [READER.name]: () => isReaderReady(readerListenUrl),
-      ...Object.fromEntries(SERVICES.map((service) => [service.name, async () => (await checkHealth(grpcAddresses[service.name])) === "SERVING"])),
-    };
-    const spawnTargets = async (name, targets, extra) => {
+    const serving = async (address) => (await checkHealth(address)) === "SERVING";
+
+    /** Starts one supervised process hosting `targets`, ready when `probe(child)` says so. */
+    const spawnProcess = async ({ name, target, copy = 1, targets, extra, probe, surge = false }) => {
       const unit = await startUnit({
         name,
         launch: async () => spawnNodeProcess({ name, entry: ENTRYPOINT, env: { ...env, IMPRINT_TARGETS: targets, ...extra }, onLine: (line) => onLog(name, line) }),
-        probe: probes[name],
+        probe,
         onEvent,
         mayRestart: (result) => {
           if (stopping) return false;
@@ -837,39 +1069,98 @@ export async function startStack(options) {
           return true;
         },
       });
-      processes.push(nodeProcessOf(unit));
+      readiness.set(name, () => probe(unit.current));
+      processes.push(nodeProcessOf(unit, { target, copy, surge }));
     };
+    const copyName = (target, copy) => (replicas > 1 ? `${target}#${copy}` : target);
+    /** Waits until every named process is ready (each asked directly: the gateway's /readyz says only that the gateway serves). */
+    const allReady = (names) =>
+      Promise.all(names.map((name) => waitUntil(readiness.get(name), { timeoutMs: readyTimeoutMs, failed: startFailed, what: name })));
 
-    // Every service is asked directly: the gateway's /readyz says only that the gateway serves.
-    const servicesReady = () =>
-      Promise.all(
-        SERVICES.map((service) =>
-          waitUntil(async () => (await checkHealth(grpcAddresses[service.name])) === "SERVING", {
-            timeoutMs: readyTimeoutMs,
-            failed: startFailed,
-            what: `the ${service.name} service`,
-          }),
-        ),
-      );
     if (hosting === "split") {
-      for (const service of SERVICES) await spawnTargets(service.name, service.name, { OTEL_SERVICE_NAME: `imprint-${service.name}` });
-      // Migrations run at service start; the gateway starts once every service answers health checks.
-      await servicesReady();
-      await spawnTargets(READER.name, READER.name, { OTEL_SERVICE_NAME: "imprint-reader" });
-      await spawnTargets(GATEWAY.name, GATEWAY.name, { OTEL_SERVICE_NAME: "imprint-gateway" });
+      const serviceCopies = [];
+      for (const service of SERVICES) {
+        for (let copy = 1; copy <= replicas; copy++) {
+          const address = copyAddresses[service.name][copy - 1];
+          const name = copyName(service.name, copy);
+          await spawnProcess({
+            name,
+            target: service.name,
+            copy,
+            targets: service.name,
+            extra: { OTEL_SERVICE_NAME: `imprint-${service.name}`, [envName(service, "GRPC_PORT")]: address.split(":")[1] },
+            probe: () => serving(address),
+          });
+          serviceCopies.push(name);
+        }
+      }
+      // Migrations run at service start; the reader and the gateway start once every copy answers health checks.
+      await allReady(serviceCopies);
+      // A copy stopped for a rolling restart drains first: its answers close their connections, so
+      // keep-alive clients move to the other copy before it stops listening.
+      const httpDrain = replicas > 1 ? { SHUTDOWN_DRAIN_MS: baseEnv.SHUTDOWN_DRAIN_MS ?? String(HTTP_COPY_DRAIN_MS) } : {};
+      const httpCopies = [];
+      for (const target of [READER.name, GATEWAY.name]) {
+        for (let copy = 1; copy <= replicas; copy++) {
+          const name = copyName(target, copy);
+          // The copies share one port: only the process itself can say it serves.
+          await spawnProcess({ name, target, copy, targets: target, extra: { OTEL_SERVICE_NAME: `imprint-${target}`, ...httpDrain }, probe: async (child) => child.reportedReady, surge: shareHttpPorts });
+          httpCopies.push(name);
+        }
+      }
+      await allReady(httpCopies);
     } else {
       // One process starts the services in dependency order, then the gateway. Its pretty lines
       // name the service each comes from: the launcher's prefix names only the process.
-      await spawnTargets(ONE_PROCESS_NAME, "all", { OTEL_SERVICE_NAME: "imprint", LOG_PREFIXED: "false" });
-      await servicesReady();
+      await spawnProcess({
+        name: ONE_PROCESS_NAME,
+        target: ONE_PROCESS_NAME,
+        targets: "all",
+        extra: { OTEL_SERVICE_NAME: "imprint", LOG_PREFIXED: "false" },
+        // The one process holds the services too: ready when they serve and so does the gateway.
+        probe: async () => (await isGatewayReady(gatewayUrl)) && (await Promise.all(SERVICES.map((service) => serving(grpcAddresses[service.name])))).every(Boolean),
+      });
+      await allReady([ONE_PROCESS_NAME]);
     }
     await waitUntil(() => isGatewayReady(gatewayUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the gateway (/readyz)" });
     await waitUntil(() => isReaderReady(readerListenUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the reader (/healthz)" });
     ready = true;
 
+    // Once a service's copy is back, each caller connects to it at its next attempt, within the
+    // clients' longest reconnect backoff (grpc-js adds up to 20%): only then is the next copy of
+    // that service stopped, so every caller always has a copy to call.
+    const callersReconnectMs = Math.ceil(CHANNEL_OPTIONS["grpc.max_reconnect_backoff_ms"] * 1.2) + 300;
+    const rollingRestart = async (onStep) => {
+      const startedAt = Date.now();
+      const steps = [];
+      onStep({ type: "started", names: processes.map((handle) => handle.name) });
+      for (const [index, handle] of processes.entries()) {
+        onStep({ type: "replacing", name: handle.name });
+        try {
+          if (stopping) throw new Error("the stack is stopping");
+          steps.push(await handle.replace({ surge: handle.surge, timeoutMs: readyTimeoutMs }));
+        } catch (error) {
+          throw new RollingRestartError(`${handle.name}: ${error instanceof Error ? error.message : String(error)}`, {
+            processName: handle.name,
+            steps,
+            lastLines: handle.lastLines(),
+          });
+        }
+        onStep({ type: "replaced", ...steps.at(-1) });
+        const next = processes[index + 1];
+        if (next && next.target === handle.target && SERVICES.some((service) => service.name === handle.target)) {
+          await new Promise((resolve) => setTimeout(resolve, callersReconnectMs));
+        }
+      }
+      return { steps, startedAt, ms: Date.now() - startedAt };
+    };
+    // Asked again during one: one more once it is done (however often it is asked meanwhile).
+    const restarts = oneAtATime(({ onStep = () => {} } = {}) => (stopping ? Promise.reject(new RollingRestartError("the stack is stopping")) : rollingRestart(onStep)));
+
     const units = Object.fromEntries([...Object.values(infra.units), ...processes].map((unit) => [unit.name, unit]));
     return {
       hosting,
+      replicas,
       gatewayUrl,
       readerUrl,
       grpcAddresses,
@@ -882,6 +1173,13 @@ export async function startStack(options) {
       onEvent(listener) {
         eventListeners.add(listener);
         return () => eventListeners.delete(listener);
+      },
+      restart: (restartOptions) => restarts.request(restartOptions),
+      get restarting() {
+        return restarts.running;
+      },
+      get restartQueued() {
+        return restarts.queued;
       },
       stop,
     };
@@ -903,13 +1201,26 @@ export function stackDescription(stack, pid = process.pid) {
   description.readerUrl = stack.readerUrl;
   // The admin CLI's `events dead-letters` commands reach the stack's NATS.
   description.natsUrl = stack.infra.natsUrl;
+  description.hosting = stack.hosting;
+  description.replicas = stack.replicas;
+  // The Node processes by name and current pid (the launcher rewrites the file when one is replaced).
+  description.processes = Object.fromEntries(stack.processes.map((handle) => [handle.name, handle.pid]));
+  // The launcher: SIGHUP restarts the stack's Node processes one at a time (`npm run admin -- restart`).
   description.pid = pid;
   return description;
 }
 
+let partialFiles = 0;
+/** Writes `file` whole or not at all (a reader polling it never sees half of it). */
+export async function writeFileAtomically(file, text) {
+  const partial = `${file}.${process.pid}-${++partialFiles}.partial`;
+  await writeFile(partial, text);
+  await rename(partial, file);
+}
+
 export async function writeStackJson(dataDir, stack) {
   const file = join(dataDir, "stack.json");
-  await writeFile(file, `${JSON.stringify(stackDescription(stack), null, 2)}\n`);
+  await writeFileAtomically(file, `${JSON.stringify(stackDescription(stack), null, 2)}\n`);
   return file;
 }
 

@@ -96,6 +96,9 @@ export const TARGETS = [
   },
 ];
 
+/** What a process of scripts/entrypoint.mjs sends its launcher over IPC once every target it hosts has started. */
+export const READY_MESSAGE = "imprint:ready";
+
 export const TARGET_NAMES = TARGETS.map((target) => target.name);
 export const SERVICE_TARGET_NAMES = TARGETS.filter((target) => target.service).map((target) => target.name);
 

@@ -12,6 +12,11 @@ export const readerConfigShape = {
   READER_HOST: z.string().min(1).default("127.0.0.1"),
   /** 0 picks a free port (tests). */
   READER_PORT: env.port(8090),
+  /**
+   * Listen with SO_REUSEPORT (Linux): several processes share READER_PORT and the kernel spreads new
+   * connections between them (`npm start`'s copies; a new copy starts beside the old).
+   */
+  HTTP_REUSE_PORT: env.boolean(false),
   /** The reader's base URL as visitors reach it (published URLs are built on it); defaults to http://host:port. */
   IMPRINT_READER_URL: baseUrl(),
   /**

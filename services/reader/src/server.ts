@@ -45,7 +45,7 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(config.READER_PORT, config.READER_HOST, () => {
+      server.listen({ port: config.READER_PORT, host: config.READER_HOST, reusePort: config.HTTP_REUSE_PORT }, () => {
         server.off("error", reject);
         resolve();
       });

@@ -68,6 +68,12 @@ export const env = {
 export const serviceConfigShape = {
   GRPC_HOST: z.string().default("127.0.0.1"),
   GRPC_PORT: env.port(0),
+  /**
+   * Also serve gRPC's channelz service (grpc.channelz.v1.Channelz) on GRPC_PORT: how many calls this
+   * server started, succeeded and failed, per socket too (grpcdebug reads it). Off by default: it
+   * tells whoever reaches the port about the process's connections.
+   */
+  GRPC_CHANNELZ: env.boolean(false),
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL"),
   NATS_URL: z.string().regex(/^(nats|tls):\/\//, "must be a nats:// URL"),
   /** Replicas of the JetStream streams this service creates or consumes (3 on a three-server cluster). */

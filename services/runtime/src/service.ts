@@ -193,7 +193,7 @@ export async function startService(
     const waited = (await nats.firstAttempt) && (await within(natsReady, NATS_START_WAIT_MS));
     if (!waited) logger.warn("NATS not ready yet; serving without it (events wait in the outbox, consumers start once it is reachable)");
     services = spec.grpc(deps);
-    grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger, keyedCalls });
+    grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger, keyedCalls, channelz: config.GRPC_CHANNELZ });
     grpc.health.setStatus(LIVENESS_SERVICE, "SERVING");
     setHealth(grpc, services, "NOT_SERVING");
     await spec.onStarted?.(deps);

@@ -1,4 +1,6 @@
 import {
+  getChannelzHandlers,
+  getChannelzServiceDefinition,
   Metadata,
   Server,
   ServerCredentials,
@@ -97,10 +99,14 @@ export async function startGrpcServer(options: {
   logger: Logger;
   /** Where keyed writes are remembered (the service's database); without it the metadata is ignored. */
   keyedCalls?: KeyedCallLedger;
+  /** Also serve grpc.channelz.v1.Channelz: calls started, succeeded and failed per server, channel and socket (GRPC_CHANNELZ). */
+  channelz?: boolean;
 }): Promise<GrpcServerHandle> {
   const server = new Server({ "grpc.max_receive_message_length": 64 * 1024 * 1024 });
   const health = new HealthImplementation({ "": "NOT_SERVING" });
   health.addToServer(server);
+  // grpc-js counts calls whether or not this is served; serving it only lets tools read the counts.
+  if (options.channelz) server.addService(getChannelzServiceDefinition(), getChannelzHandlers());
   for (const service of options.services) {
     server.addService(service.definition, adaptService(service.definition, service.implementation, options.logger, options.keyedCalls));
     health.setStatus(service.name, "NOT_SERVING");
