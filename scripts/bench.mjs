@@ -14,6 +14,7 @@ await requireNode();
 prepare({ quiet: true });
 const stackLib = await import("./lib/stack.mjs");
 const { measureHosting, runBenchmark, writeResults } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "run.js")).href);
+const { evaluateReplicasTargets } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "replicas-report.js")).href);
 const { formatReport } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "report.js")).href);
 const { measureCleanStart } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "clean-start.js")).href);
 const { getFreePort } = await import(pathToFileURL(join(REPO_ROOT, "services", "runtime", "dist", "infrastructure", "index.js")).href);
@@ -108,6 +109,8 @@ if (settings.search.pages === 0) delete settings.search;
 if (settings.content.pages === 0) delete settings.content;
 // `npm start` from a clean clone of this repository's HEAD, in both hostings (BENCH_CLEAN_START=0 skips it).
 const cleanStart = positiveInt("BENCH_CLEAN_START", 1, 1) === 1;
+// Split hosting with two copies of identity against one (BENCH_REPLICAS=0 skips it; Linux only, as copies are).
+const replicasBench = positiveInt("BENCH_REPLICAS", process.platform === "linux" ? 1 : 0, 1) === 1;
 // The request path is measured, not log I/O: every process (stack and baseline) logs warnings only,
 // unless LOG_LEVEL says otherwise.
 const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "warn", AUTH_CACHE_TTL_MS: String(settings.authCacheTtlMs) };
@@ -134,12 +137,12 @@ for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
   });
 }
 
-/** A throw-away stack in `hosting`, described the way the benchmark modules read it. */
-async function startHosting(hosting) {
+/** A throw-away stack in `hosting` (`copiesOf`: copies of some targets), described the way the benchmark modules read it. */
+async function startHosting(hosting, copiesOf = undefined) {
   dataDir = await mkdtemp(join(tmpdir(), "imprint-bench-"));
   await chmod(dataDir, 0o755);
   log(`starting the stack (${hosting} hosting) in ${dataDir}`);
-  stack = await stackLib.startStack({ dataDir, persistent: false, env, hosting, gatewayPort: 0, natsUrl: process.env.NATS_URL || undefined, onLog: () => {} });
+  stack = await stackLib.startStack({ dataDir, persistent: false, env, hosting, ...(copiesOf ? { copiesOf } : {}), gatewayPort: 0, natsUrl: process.env.NATS_URL || undefined, onLog: () => {} });
   stack.onUnexpectedExit((error) => {
     console.error(`✖ ${error.message}\n${error.lastLines.map((line) => `   ${line}`).join("\n")}`);
     stopping = true;
@@ -167,6 +170,24 @@ try {
   const underTest = await startHosting("split");
   const report = await runBenchmark(underTest, { ...settings, publicUrl: stack.gatewayUrl }, log, { otherHostings: [oneProcess.measurement] });
   await stopStack();
+  // Split again with two copies of identity (every request of the single-organization read asks it):
+  // does a second copy add throughput on these cores?
+  if (replicasBench) {
+    log("split hosting with 2 copies of identity (the gateway balancing between them)");
+    const copies = await measureHosting(await startHosting("split", { identity: 2 }), settings, log);
+    await stopStack();
+    const split = report.hosting.hostings.find((measurement) => measurement.hosting === "split");
+    report.replicas = {
+      target: "identity",
+      copies: 2,
+      route: copies.measurement.routes[0].route,
+      oneCopy: split.routes[0].result,
+      severalCopies: copies.measurement.routes[0].result,
+      oneCopyCpuSeconds: split.routes[0].cpuSeconds,
+      severalCopiesCpuSeconds: copies.measurement.routes[0].cpuSeconds,
+    };
+    report.checks.push(...evaluateReplicasTargets(report.replicas));
+  }
   if (cleanStart) {
     for (const measurement of report.hosting.hostings) {
       log(`npm start from a clean clone of ${REPO_ROOT} (${measurement.hosting} hosting): install, build, start`);

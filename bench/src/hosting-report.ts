@@ -19,7 +19,7 @@ export interface HostingMeasurement {
   /** Resident set size (VmRSS) of each Imprint process a few seconds after the stack was ready. */
   idleRssBytes: Record<string, number | null>;
   /** The single-organization read and the members page through the gateway of this hosting. */
-  routes: { route: string; result: LoadResult }[];
+  routes: { route: string; result: LoadResult; cpuSeconds?: Record<string, number> }[];
   /** Peak resident set size (VmHWM) of each Imprint process once those routes were loaded. */
   peakRssBytes: Record<string, number | null>;
   cleanStart?: CleanStart;

@@ -1,3 +1,4 @@
+import { formatReplicasReport, type ReplicasReport } from "./replicas-report.js";
 import { formatContentReport, type ContentReport } from "./content-report.js";
 import { formatSearchReport, type SearchReport } from "./search-report.js";
 import { formatMergeReport, type MergeReport } from "./merge-report.js";
@@ -54,6 +55,8 @@ export interface BenchmarkReport {
   reader?: ReaderReport;
   /** Event lag under a neighbour's bulk import, when the stack runs the content service. */
   eventLag?: EventLagReport;
+  /** Split hosting with two copies of identity against one (the single-organization read). */
+  replicas?: ReplicasReport;
 }
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
@@ -135,6 +138,7 @@ export function formatReport(report: BenchmarkReport): string {
   if (report.integration) lines.push("", formatIntegrationReport(report.integration).trimEnd());
   if (report.reader) lines.push("", formatReaderReport(report.reader).trimEnd());
   if (report.eventLag) lines.push("", formatEventLagReport(report.eventLag).trimEnd());
+  if (report.replicas) lines.push("", formatReplicasReport(report.replicas).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);
   return `${lines.join("\n")}\n`;

@@ -97,6 +97,47 @@ export function rssBytes(pid: number): Promise<number | null> {
   return procStatusBytes(pid, "VmRSS");
 }
 
+/** CPU time a process has used (user + system, /proc/<pid>/stat), in seconds, or null when unavailable. */
+async function cpuSeconds(pid: number): Promise<number | null> {
+  const stat = await readFile(`/proc/${pid}/stat`, "utf8").catch(() => null);
+  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+  const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return fields ? (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND : null;
+}
+
+/** Busy CPU time of the whole machine (every core: /proc/stat's cpu line without idle and iowait), in seconds. */
+async function machineBusySeconds(): Promise<number | null> {
+  const stat = await readFile("/proc/stat", "utf8").catch(() => null);
+  const values = stat?.match(/^cpu\s+(.+)$/m)?.[1]?.split(/\s+/).map(Number);
+  if (!values) return null;
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = values;
+  return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** USER_HZ: the unit of /proc's CPU times (100 on Linux everywhere). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * Where the cores went while `work` ran: CPU seconds per Imprint process, this benchmark process
+ * (the load generator), and everything else (PostgreSQL, NATS, the rest of the machine).
+ */
+export async function cpuProfile<T>(pids: Record<string, number>, work: () => Promise<T>): Promise<{ value: T; cpuSeconds: Record<string, number> }> {
+  const before = { processes: await eachProcess(pids, cpuSeconds), self: process.cpuUsage(), machine: await machineBusySeconds() };
+  const value = await work();
+  const after = { processes: await eachProcess(pids, cpuSeconds), self: process.cpuUsage(before.self), machine: await machineBusySeconds() };
+  const used: Record<string, number> = {};
+  for (const [name, seconds] of Object.entries(after.processes)) {
+    const start = before.processes[name];
+    if (seconds !== null && start !== null && start !== undefined) used[name] = seconds - start;
+  }
+  used["load generator (this process)"] = (after.self.user + after.self.system) / 1e6;
+  if (before.machine !== null && after.machine !== null) {
+    const listed = Object.values(used).reduce((sum, seconds) => sum + seconds, 0);
+    used["everything else (PostgreSQL, NATS, …)"] = Math.max(0, after.machine - before.machine - listed);
+  }
+  return { value, cpuSeconds: used };
+}
+
 async function eachProcess(pids: Record<string, number>, read: (pid: number) => Promise<number | null>): Promise<Record<string, number | null>> {
   const values: Record<string, number | null> = {};
   for (const [name, pid] of Object.entries(pids)) values[name] = await read(pid);
@@ -133,9 +174,11 @@ export async function measureHosting(
   const routes: HostingMeasurement["routes"] = [];
   for (const { route, path } of gatewayRoutes(seeded.organizationId)) {
     log(`imprint (${stack.hosting}) ${route}: ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s`);
-    const result = await runLoad({ url: stack.gatewayUrl + path, token: seeded.token, connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds });
+    const { value: result, cpuSeconds } = await cpuProfile(stack.pids, () =>
+      runLoad({ url: stack.gatewayUrl + path, token: seeded.token, connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds }),
+    );
     log(`         ${describeLoad(result)}`);
-    routes.push({ route, result });
+    routes.push({ route, result, cpuSeconds });
   }
   const peaks = await eachProcess(stack.pids, peakRssBytes);
   return { measurement: { hosting: stack.hosting, idleRssBytes, routes, peakRssBytes: peaks }, seeded };

@@ -205,6 +205,8 @@ export function startStack(options: {
   env?: Record<string, string | undefined>;
   hosting?: Hosting;
   replicas?: number;
+  /** Copies of some targets, overriding `replicas` for them (split hosting), e.g. `{ identity: 2 }`. */
+  copiesOf?: Record<string, number>;
   gatewayPort?: number;
   readerPort?: number;
   gatewayHost?: string;

@@ -900,7 +900,7 @@ export class RollingRestartError extends Error {
  * Options: `dataDir`, `persistent` (keep PostgreSQL data), `env` (base environment of the children,
  * default process.env), `hosting` ("one-process" or "split"; default IMPRINT_HOSTING of `env`, else
  * one-process), `replicas` (copies of every target, split hosting only; default IMPRINT_REPLICAS of
- * `env`, else 1), `gatewayPort` (0 = a free port), `gatewayHost` (also the reader's), `readerPort`
+ * `env`, else 1), `copiesOf` {target: copies} (overrides `replicas` for those targets), `gatewayPort` (0 = a free port), `gatewayHost` (also the reader's), `readerPort`
  * (0 = a free port), `servicePorts` {name: port} (copy n listens on port + n - 1),
  * `natsUrl`, `databaseUrls` {name: url}, `bootstrap` {token, email, orgTitle}, `pageTokenSecret` (the
  * gateway's IMPRINT_PAGE_TOKEN_SECRET), `onLog(source, line)`, `readyTimeoutMs`.
@@ -925,8 +925,12 @@ export async function startStack(options) {
   const hosting = options.hosting ?? resolveHosting(baseEnv);
   if (!HOSTINGS.includes(hosting)) throw new StackStartError(`hosting must be ${HOSTINGS.join(" or ")}, got "${hosting}"`);
   let replicas;
+  /** Copies of one target: `copiesOf[target]` where given (e.g. the bench's two identities), else `replicas`. */
+  let copiesOf;
   try {
     replicas = checkReplicas(options.replicas ?? resolveReplicas(baseEnv, hosting), hosting);
+    for (const count of Object.values(options.copiesOf ?? {})) checkReplicas(count, hosting);
+    copiesOf = (target) => options.copiesOf?.[target] ?? replicas;
   } catch (error) {
     throw new StackStartError(error.message);
   }
@@ -1028,7 +1032,7 @@ export async function startStack(options) {
     for (const service of SERVICES) {
       const fixed = options.servicePorts?.[service.name];
       const ports = [];
-      for (let copy = 1; copy <= replicas; copy++) ports.push(fixed ? fixed + copy - 1 : await freePort());
+      for (let copy = 1; copy <= copiesOf(service.name); copy++) ports.push(fixed ? fixed + copy - 1 : await freePort());
       for (const port of ports) chosenPorts.add(port);
       copyAddresses[service.name] = ports.map((port) => `127.0.0.1:${port}`);
       grpcAddresses[service.name] = copyAddresses[service.name].join(",");
@@ -1072,7 +1076,7 @@ export async function startStack(options) {
       readiness.set(name, () => probe(unit.current));
       processes.push(nodeProcessOf(unit, { target, copy, surge }));
     };
-    const copyName = (target, copy) => (replicas > 1 ? `${target}#${copy}` : target);
+    const copyName = (target, copy) => (copiesOf(target) > 1 ? `${target}#${copy}` : target);
     /** Waits until every named process is ready (each asked directly: the gateway's /readyz says only that the gateway serves). */
     const allReady = (names) =>
       Promise.all(names.map((name) => waitUntil(readiness.get(name), { timeoutMs: readyTimeoutMs, failed: startFailed, what: name })));
@@ -1080,7 +1084,7 @@ export async function startStack(options) {
     if (hosting === "split") {
       const serviceCopies = [];
       for (const service of SERVICES) {
-        for (let copy = 1; copy <= replicas; copy++) {
+        for (let copy = 1; copy <= copiesOf(service.name); copy++) {
           const address = copyAddresses[service.name][copy - 1];
           const name = copyName(service.name, copy);
           await spawnProcess({
@@ -1098,13 +1102,13 @@ export async function startStack(options) {
       await allReady(serviceCopies);
       // A copy stopped for a rolling restart drains first: its answers close their connections, so
       // keep-alive clients move to the other copy before it stops listening.
-      const httpDrain = replicas > 1 ? { SHUTDOWN_DRAIN_MS: baseEnv.SHUTDOWN_DRAIN_MS ?? String(HTTP_COPY_DRAIN_MS) } : {};
+      const httpDrain = (target) => (copiesOf(target) > 1 ? { SHUTDOWN_DRAIN_MS: baseEnv.SHUTDOWN_DRAIN_MS ?? String(HTTP_COPY_DRAIN_MS) } : {});
       const httpCopies = [];
       for (const target of [READER.name, GATEWAY.name]) {
-        for (let copy = 1; copy <= replicas; copy++) {
+        for (let copy = 1; copy <= copiesOf(target); copy++) {
           const name = copyName(target, copy);
           // The copies share one port: only the process itself can say it serves.
-          await spawnProcess({ name, target, copy, targets: target, extra: { OTEL_SERVICE_NAME: `imprint-${target}`, ...httpDrain }, probe: async (child) => child.reportedReady, surge: shareHttpPorts });
+          await spawnProcess({ name, target, copy, targets: target, extra: { OTEL_SERVICE_NAME: `imprint-${target}`, ...httpDrain(target) }, probe: async (child) => child.reportedReady, surge: shareHttpPorts });
           httpCopies.push(name);
         }
       }
