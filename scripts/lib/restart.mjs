@@ -4,7 +4,7 @@
 // restart it asked for is done. Plain ESM.
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { writeFileAtomically } from "./stack.mjs";
+import { isAlive, writeFileAtomically } from "./stack.mjs";
 
 export const RESTART_FILE = "restart.json";
 
@@ -62,15 +62,6 @@ export function describeRestartEnd(status) {
   return status.state === "failed"
     ? `rolling restart failed after ${took} at ${status.current ?? "?"}: ${status.error}; ${count} replaced before it, the others left as they were`
     : `rolling restart done in ${took}: ${count} replaced`;
-}
-
-function isAlive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === "EPERM";
-  }
 }
 
 /**

@@ -223,5 +223,7 @@ export function startStack(options: {
 
 export function stackDescription(stack: Stack, pid?: number): Record<string, string | number | Record<string, number | undefined>>;
 export function writeFileAtomically(file: string, text: string): Promise<void>;
+/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
+export function isAlive(pid: number): boolean;
 export function writeStackJson(dataDir: string, stack: Stack): Promise<string>;
 export function removeStackJson(dataDir: string): Promise<void>;

@@ -301,7 +301,8 @@ async function postmasterPid(clusterDir) {
   return pid;
 }
 
-function isAlive(pid) {
+/** Whether a process with this pid exists (EPERM: it does, owned by another user). */
+export function isAlive(pid) {
   try {
     process.kill(pid, 0);
     return true;
