@@ -1,7 +1,6 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { defineEntity, p, type EntityManager, type MikroORM } from "@mikro-orm/postgresql";
-import { AppError } from "../errors.js";
-import type { KeptCall, KeyedCall, KeyedCallLedger } from "../grpc/keyed-calls.js";
+import { ClaimedByAnotherCall, type KeptCall, type KeyedCall, type KeyedCallLedger } from "../grpc/keyed-calls.js";
 import type { JobSpec } from "../jobs/job-runner.js";
 import type { Logger } from "../logger.js";
 
@@ -76,7 +75,7 @@ export class IdempotentCalls implements KeyedCallLedger {
       `insert into idempotent_calls (key, method, claimed_at, answer_due_by) values (?, ?, ?, ?) on conflict (key) do nothing returning key`,
       [call.key, call.method, this.clock(), call.answerDueBy],
     );
-    if (rows.length === 0) throw new AppError("unavailable", "another call with this idempotency key ran first; retry to read its answer");
+    if (rows.length === 0) throw new ClaimedByAnotherCall();
   }
 
   /** Keeps the answer; a call that wrote outside a unit of work (or nothing) gets its row here. */

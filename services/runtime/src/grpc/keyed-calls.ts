@@ -33,6 +33,25 @@ export const ANSWER_MARGIN_MS = 5_000;
 /** The window of a call that came without a deadline. */
 export const UNBOUNDED_CALL_WINDOW_MS = 60_000;
 
+/** How long before its own deadline a repeat stops waiting for the first run's answer (so it can still say so). */
+const WAIT_MARGIN_MS = 250;
+/**
+ * How long a repeat waits at most for the answer of a first run that claimed the key: a run that
+ * committed keeps its answer within milliseconds, so a longer wait means it died in between.
+ */
+export const ANSWER_WAIT_MS = 2_000;
+
+/**
+ * A transaction of this call found the key claimed by another call of it, running at the same
+ * time (a repeat sent while the first was still on its way, e.g. to a paused copy): this one waits
+ * for that one's answer instead of running.
+ */
+export class ClaimedByAnotherCall extends AppError {
+  constructor() {
+    super("unavailable", "another call with this idempotency key ran first; retry to read its answer");
+  }
+}
+
 /** A keyed call while its handler runs: what the unit of work claims in its transaction. */
 export interface KeyedCall {
   key: string;
@@ -89,23 +108,23 @@ export async function answerKeyedCall<Res>(
   if (call.key.length === 0 || call.key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
     throw AppError.invalidArgument(`${IDEMPOTENCY_KEY_METADATA}: must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
   }
-  const kept = await ledger.find(call.key);
-  if (kept) {
-    if (kept.method !== call.method) {
-      throw AppError.conflict(`this idempotency key was used for another call (${kept.method}); send a new key for a new request`);
-    }
-    if (kept.response) return codec.deserialize(kept.response);
-    if (ledger.now() < kept.answerDueBy) throw new AppError("unavailable", "the first call with this idempotency key is still answering; retry");
-    throw AppError.conflict(
-      "the write sent with this idempotency key was applied, but its answer was lost before it was kept; read the result instead of retrying",
-    );
-  }
-  const now = ledger.now();
   // The deadline is in real time, the ledger on the service's clock (a test may move it).
   const deadline = typeof call.deadline === "number" ? call.deadline : call.deadline.getTime();
+  const kept = await ledger.find(call.key);
+  if (kept) return keptAnswer(ledger, call, codec, kept, deadline);
+  const now = ledger.now();
   const windowMs = Number.isFinite(deadline) ? Math.max(0, deadline - Date.now()) : UNBOUNDED_CALL_WINDOW_MS;
   const keyed: KeyedCall = { key: call.key, method: call.method, answerDueBy: new Date(now.getTime() + windowMs + ANSWER_MARGIN_MS), claimed: false };
-  const response = await ledger.within(keyed, handler);
+  let response: Res;
+  try {
+    response = await ledger.within(keyed, handler);
+  } catch (error) {
+    if (!(error instanceof ClaimedByAnotherCall)) throw error;
+    // The other call committed the write: its answer is kept a moment later.
+    const claimed = await ledger.find(call.key);
+    if (!claimed) throw error;
+    return keptAnswer(ledger, call, codec, claimed, deadline);
+  }
   try {
     await ledger.keep(keyed, codec.serialize(response));
   } catch (error) {
@@ -113,4 +132,36 @@ export async function answerKeyedCall<Res>(
     onKeepFailed(error);
   }
   return response;
+}
+
+/**
+ * The answer to a repeat of a call the ledger knows: the kept answer, waited for while the first
+ * run may still keep it (until this call's own deadline, less a margin to say so); UNAVAILABLE
+ * when it did not come in time; `conflict` once a first run committed but its answer was lost (it
+ * is never run again).
+ */
+async function keptAnswer<Res>(
+  ledger: KeyedCallLedger,
+  call: { key: string; method: string },
+  codec: AnswerCodec<Res>,
+  kept: KeptCall,
+  deadline: number,
+): Promise<Res> {
+  const waitUntil = Math.min(Number.isFinite(deadline) ? deadline - WAIT_MARGIN_MS : Infinity, Date.now() + ANSWER_WAIT_MS);
+  for (let pauseMs = 20; ; pauseMs = Math.min(pauseMs * 2, 200)) {
+    if (kept.method !== call.method) {
+      throw AppError.conflict(`this idempotency key was used for another call (${kept.method}); send a new key for a new request`);
+    }
+    if (kept.response) return codec.deserialize(kept.response);
+    if (ledger.now() >= kept.answerDueBy) {
+      throw AppError.conflict(
+        "the write sent with this idempotency key was applied, but its answer was lost before it was kept; read the result instead of retrying",
+      );
+    }
+    if (Date.now() + pauseMs > waitUntil) throw new AppError("unavailable", "the first call with this idempotency key is still answering; retry");
+    await new Promise((resolve) => setTimeout(resolve, pauseMs));
+    const again = await ledger.find(call.key);
+    if (!again) throw new AppError("unavailable", "the first call with this idempotency key is still answering; retry");
+    kept = again;
+  }
 }
