@@ -150,7 +150,8 @@ export async function replicaExperiments(ctx) {
     experiment.downAt = Date.now();
     now.down.push(name);
     unit.signal("SIGKILL");
-    await exited;
+    // The process is gone (its sockets closed) only when its exit is seen, some milliseconds later.
+    experiment.exitedAt = (await exited).at;
     await sleep(ms);
     const ready = nextEvent(unit, "ready");
     experiment.releasedAt = Date.now();
@@ -252,23 +253,34 @@ function requestsOf(client, experiment) {
 }
 
 /**
- * Read attempts that were on their way through the killed gateway copy when it died: started
- * before the kill, ended without an answer at it. No process is left to answer them (a client or a
- * load balancer retries such a GET on another connection); shown apart, like a write committed in the
- * instant before its process was killed.
+ * Read attempts that went to the killed gateway copy while it died: a kill -9 takes it 15–40 ms
+ * (the kernel frees its memory before it closes its sockets), and a request sent meanwhile on a
+ * connection to it, or accepted into its listening socket's queue, is reset when those close. So:
+ * no answer (the connection reset or closed), started no later than its exit was seen, ended after
+ * the kill. No process is left to answer them (a client or a load balancer retries such a GET on
+ * another connection); shown apart, like a write committed in the instant before its process was
+ * killed. Every other failure counts.
  */
 function cutByTheKill(request, experiment) {
-  return experiment.target === "gateway" && request.status === 0 && request.startedAt <= experiment.downAt && request.endedAt >= experiment.downAt;
+  return (
+    experiment.target === "gateway" &&
+    request.status === 0 &&
+    request.error !== "TimeoutError" &&
+    request.startedAt <= experiment.exitedAt &&
+    request.endedAt >= experiment.downAt
+  );
 }
 
 /**
  * What went wrong in an experiment, a line each (up to 8): failed or cut reads, reads answered 4xx
  * (not failures by the definition above, but shown), writes that needed a retry.
  */
-function troubles(reads, writes, cut = []) {
-  const attempt = (a) => `${a.status}${a.error ? ` ${a.error}` : ""}`;
+function troubles(reads, writes, { cut = [], killedAt } = {}) {
+  // When it started, relative to the kill (when there was one).
+  const when = (a) => (killedAt === undefined ? "" : ` @${a.startedAt - killedAt >= 0 ? "+" : ""}${a.startedAt - killedAt} ms`);
+  const attempt = (a) => `${a.status}${a.error ? ` ${a.error}` : ""}${a.status === 0 || a.status >= 500 ? when(a) : ""}`;
   return [
-    ...reads.filter((r) => failedRead(r) || r.status >= 400).map((r) => `read ${r.route}: ${attempt(r)}${cut.includes(r) ? " (cut in flight)" : ""}`),
+    ...reads.filter((r) => failedRead(r) || r.status >= 400).map((r) => `read ${r.route}: ${attempt(r)}${cut.includes(r) ? " (reset with the dying copy)" : ""}`),
     ...writes.filter((w) => w.attempts.length > 1).map((w) => `write ${w.route}: ${w.attempts.map(attempt).join(", ")}`),
   ].slice(0, 8);
 }
@@ -285,7 +297,7 @@ export function replicaRows({ client, experiments, calls, row }) {
     e.writes = writes.length;
     e.failedWrites = writes.filter(failedWrite).length;
     e.retriedWrites = writes.filter((w) => w.attempts.length > 1).length;
-    e.troubles = troubles(reads, writes, cut);
+    e.troubles = troubles(reads, writes, { cut, killedAt: e.downAt });
     return e;
   });
   const sum = (list, field) => list.reduce((total, e) => total + e[field], 0);
@@ -293,7 +305,7 @@ export function replicaRows({ client, experiments, calls, row }) {
   const killedServices = perKill.filter((e) => e.target !== "gateway");
   row(
     "failed reads when one copy is killed",
-    `${sum(perKill, "failedReads")} of ${sum(perKill, "reads")}${cutReads ? ` (and ${cutReads} on their way through the killed gateway copy, cut with it)` : ""}`,
+    `${sum(perKill, "failedReads")} of ${sum(perKill, "reads")}${cutReads ? ` (and ${cutReads} sent to the gateway copy as it died, reset with it)` : ""}`,
     "0",
     perKill.length > 0 && killedServices.every((e) => e.reads > 0) && sum(perKill, "failedReads") === 0,
   );
@@ -363,8 +375,9 @@ export function replicaRows({ client, experiments, calls, row }) {
 /** The experiments' lines of the report. */
 export function describeReplicaExperiment(e) {
   const parts = [e.name];
+  if (e.exitedAt) parts.push(`its exit seen ${e.exitedAt - e.downAt} ms after the kill`);
   if (e.readyAt && e.releasedAt) parts.push(`ready ${s(e.readyAt - e.releasedAt)} after its restart`);
-  if (e.reads !== undefined) parts.push(`${e.failedReads} of ${e.reads} reads failed${e.cutReads ? ` (and ${e.cutReads} cut in flight)` : ""}`);
+  if (e.reads !== undefined) parts.push(`${e.failedReads} of ${e.reads} reads failed${e.cutReads ? ` (and ${e.cutReads} reset with the dying copy)` : ""}`);
   if (e.writes !== undefined) parts.push(`${e.failedWrites} of ${e.writes} writes failed (${e.retriedWrites} retried)`);
   if (e.slowestReadMs !== undefined) parts.push(`slowest read ${s(e.slowestReadMs)}`);
   if (e.kind === "copy-pause") {
