@@ -4,11 +4,11 @@ import { mkdtemp, readdir, readFile, readlink, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { getChannelzServiceDefinition } from "@grpc/grpc-js";
-import { checkHealth, createPromiseClient } from "@imprint/runtime/core";
+import { checkHealth } from "@imprint/runtime/core";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { createTestDatabase, eventually, patient, runNodeScript, testNatsUrl } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from "vitest";
+import { callsPerCopy } from "../../scripts/lib/channelz.mjs";
 import { readRestartStatus } from "../../scripts/lib/restart.mjs";
 import { childPids, generateTokenSecret, GATEWAY, READER, SERVICES } from "../../scripts/lib/stack.mjs";
 
@@ -65,26 +65,9 @@ async function listeningPids(port: number, candidates: number[]): Promise<number
   return holders;
 }
 
-type Channelz = { GetServers(request: { start_server_id: string; max_results: string }): Promise<{ server: { data: { calls_started: string } }[] }>; close(): void };
-
-/** Calls one copy's gRPC server has started so far, as its channelz service counts them. */
-async function callsStarted(address: string): Promise<number> {
-  const channelz = createPromiseClient(getChannelzServiceDefinition(), address) as unknown as Channelz;
-  try {
-    const { server } = await channelz.GetServers({ start_server_id: "0", max_results: "10" });
-    return server.reduce((sum, each) => sum + Number(each.data.calls_started), 0);
-  } finally {
-    channelz.close();
-  }
-}
-
 /** Calls each copy of `service` started while `work` ran (one GetServers call of ours each included). */
-async function callsPerCopy(stack: StackJson, service: string, work: () => Promise<unknown>): Promise<number[]> {
-  const copies = copiesOf(stack, service);
-  const before = await Promise.all(copies.map(callsStarted));
-  await work();
-  const after = await Promise.all(copies.map(callsStarted));
-  return after.map((count, index) => count - before[index]!);
+function callsPerServiceCopy(stack: StackJson, service: string, work: () => Promise<unknown>): Promise<number[]> {
+  return callsPerCopy(copiesOf(stack, service), work);
 }
 
 interface Attempt {
@@ -259,8 +242,8 @@ describe("two copies of every target (IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 n
         expect(answers.map((answer) => answer.status)).toEqual(Array(8).fill(200));
       }
     };
-    const identity = await callsPerCopy(stack, "identity", () => burst(`/orgs/${organizationId}`));
-    const content = await callsPerCopy(stack, "content", () => burst(`/orgs/${organizationId}/spaces`));
+    const identity = await callsPerServiceCopy(stack, "identity", () => burst(`/orgs/${organizationId}`));
+    const content = await callsPerServiceCopy(stack, "content", () => burst(`/orgs/${organizationId}/spaces`));
     console.info(`gRPC calls per copy for 200 gateway requests: identity ${identity.join(" / ")}, content ${content.join(" / ")}`);
     for (const calls of [identity, content]) {
       const share = calls[0]! / (calls[0]! + calls[1]!);
@@ -348,7 +331,7 @@ describe("two copies of every target (IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 n
     expect(tookMs).toBeLessThan(4 * 60_000);
 
     // The callers balance over the new copies as over the old ones.
-    const identity = await callsPerCopy(after, "identity", () => Promise.all(Array.from({ length: 40 }, () => api("GET", `/orgs/${organizationId}`))));
+    const identity = await callsPerServiceCopy(after, "identity", () => Promise.all(Array.from({ length: 40 }, () => api("GET", `/orgs/${organizationId}`))));
     expect(identity.every((calls) => calls >= 5), `identity calls per copy ${identity.join(" / ")}`).toBe(true);
   }, patient(360_000));
 });

@@ -183,8 +183,18 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
   it("replaces every Node process with a rolling restart, one after the other, and serves on", async () => {
     const before = stack.processes.map((p) => p.pid);
     const steps: RestartStep[] = [];
-    const restarted = await stack.restart({ onStep: (step) => steps.push(step) });
+    // When the promise of each "replacing" step settled: the replacement waits for it (a caller reads the process once more).
+    const settled = new Map<string, number>();
+    const restarted = await stack.restart({
+      onStep: async (step) => {
+        steps.push(step);
+        if (step.type !== "replacing") return;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        settled.set(step.name, Date.now());
+      },
+    });
     const names = stack.processes.map((p) => p.name);
+    for (const step of restarted.steps) expect(step.startedAt, step.name).toBeGreaterThanOrEqual(settled.get(step.name)!);
     expect(steps.map((step) => (step.type === "started" ? step.names.join(",") : `${step.type} ${step.name}`))).toEqual([
       names.join(","),
       ...names.flatMap((name) => [`replacing ${name}`, `replaced ${name}`]),

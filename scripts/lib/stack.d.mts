@@ -193,8 +193,9 @@ export interface Stack {
    * Replaces every Node process, one at a time (services' copies stopped then started on their
    * port; the gateway's and the reader's started beside the old copy first). Asked while one runs,
    * it runs once more after it (the promise of that one). Rejects with a RollingRestartError.
+   * `onStep` may return a promise for a "replacing" step: the process is replaced once it settles.
    */
-  restart(options?: { onStep?: (step: RestartStep) => void }): Promise<{ steps: ReplacedProcess[]; startedAt: number; ms: number }>;
+  restart(options?: { onStep?: (step: RestartStep) => unknown }): Promise<{ steps: ReplacedProcess[]; startedAt: number; ms: number }>;
   readonly restarting: boolean;
   readonly restartQueued: boolean;
   stop(): Promise<void>;

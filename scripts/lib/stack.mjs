@@ -1140,7 +1140,8 @@ export async function startStack(options) {
       const steps = [];
       onStep({ type: "started", names: processes.map((handle) => handle.name) });
       for (const [index, handle] of processes.entries()) {
-        onStep({ type: "replacing", name: handle.name });
+        // Awaited: a caller may read the process once more before it goes (the chaos suite counts its calls).
+        await onStep({ type: "replacing", name: handle.name });
         try {
           if (stopping) throw new Error("the stack is stopping");
           steps.push(await handle.replace({ surge: handle.surge, timeoutMs: readyTimeoutMs }));

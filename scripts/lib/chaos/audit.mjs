@@ -99,7 +99,10 @@ function ownerOf(consumer, services, processedByService) {
   return services.find((service) => processedByService[service]?.some((row) => row.consumer === consumer)) ?? null;
 }
 
-/** How many events wait: unpublished outbox rows, messages not delivered to a durable consumer yet, and delivered but not acknowledged. */
+/**
+ * How many events wait: unpublished outbox rows, messages not delivered to a durable consumer yet,
+ * and delivered but not acknowledged; `consumers` [{name, ackPending, ackWaitMs}] the last per consumer.
+ */
 export async function backlog({ databaseUrls, natsUrl }) {
   let unpublished = 0;
   for (const url of Object.values(databaseUrls)) {
@@ -107,13 +110,14 @@ export async function backlog({ databaseUrls, natsUrl }) {
   }
   const counts = await withNats(natsUrl, async (nc) => {
     const jsm = await jetstreamManager(nc);
-    const counts = { pending: 0, ackPending: 0 };
+    const counts = { pending: 0, ackPending: 0, consumers: [] };
     for (const stream of await streamNames(jsm)) {
       if (stream === DEAD_LETTER_STREAM) continue;
       for await (const consumer of jsm.consumers.list(stream)) {
         if (!consumer.config.durable_name) continue;
         counts.pending += consumer.num_pending;
         counts.ackPending += consumer.num_ack_pending;
+        counts.consumers.push({ name: consumer.config.durable_name, ackPending: consumer.num_ack_pending, ackWaitMs: Math.round((consumer.config.ack_wait ?? 0) / 1_000_000) });
       }
     }
     return counts;
@@ -142,6 +146,51 @@ function differences(source, projection, key, compare) {
     if (!compare(left.get(k), right.get(k))) diverged.push({ key: k, source: left.get(k) ?? null, projection: right.get(k) ?? null });
   }
   return diverged;
+}
+
+/**
+ * Every projection against its source of truth: [{name, rows, diverged: [{key, source, projection}]}].
+ * Keys: "<team id>/<user id>" for team memberships, the space id for counters and publications.
+ */
+export async function compareProjections(databaseUrls) {
+  const projections = [];
+  if (databaseUrls.identity && databaseUrls.content) {
+    const source = await rows(databaseUrls.identity, sql.IDENTITY_TEAM_MEMBERS);
+    const projection = await rows(databaseUrls.content, sql.CONTENT_TEAM_MEMBERSHIPS);
+    const key = (row) => `${row.team_id}/${row.user_id}`;
+    projections.push({
+      name: "content team memberships = identity team members",
+      rows: source.length,
+      diverged: differences(source, projection, key, (a, b) => Boolean(a) === Boolean(b)),
+    });
+  }
+  if (databaseUrls.collaboration && databaseUrls.content) {
+    const source = await rows(databaseUrls.collaboration, sql.COLLABORATION_SPACE_COUNTS);
+    const projection = await rows(databaseUrls.content, sql.CONTENT_SPACE_COUNTERS);
+    const fields = ["change_requests", "change_requests_open", "change_requests_draft", "comments"];
+    const known = new Set(projection.map((row) => row.space_id));
+    projections.push({
+      name: "content space counters = collaboration counts",
+      rows: projection.length,
+      // A space content does not have (deleted for good) has no counters to compare.
+      diverged: differences(
+        source.filter((row) => known.has(row.space_id)),
+        projection,
+        (row) => row.space_id,
+        (a, b) => fields.every((field) => Number(a?.[field] ?? 0) === Number(b?.[field] ?? 0)),
+      ),
+    });
+  }
+  if (databaseUrls.publishing && databaseUrls.content) {
+    const source = (await rows(databaseUrls.publishing, sql.PUBLISHING_SPACE_PUBLICATIONS)).filter((row) => row.address !== null);
+    const projection = await rows(databaseUrls.content, sql.CONTENT_SPACE_PUBLICATIONS);
+    projections.push({
+      name: "content urls.published = publishing's",
+      rows: source.length,
+      diverged: differences(source, projection, (row) => row.space_id, (a, b) => (a?.address ?? null) === (b?.address ?? null)),
+    });
+  }
+  return projections;
 }
 
 /**
@@ -252,44 +301,7 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
     };
   });
 
-  // Projections against their sources of truth.
-  const projections = [];
-  if (databaseUrls.identity && databaseUrls.content) {
-    const source = await rows(databaseUrls.identity, sql.IDENTITY_TEAM_MEMBERS);
-    const projection = await rows(databaseUrls.content, sql.CONTENT_TEAM_MEMBERSHIPS);
-    const key = (row) => `${row.team_id}/${row.user_id}`;
-    projections.push({
-      name: "content team memberships = identity team members",
-      rows: source.length,
-      diverged: differences(source, projection, key, (a, b) => Boolean(a) === Boolean(b)),
-    });
-  }
-  if (databaseUrls.collaboration && databaseUrls.content) {
-    const source = await rows(databaseUrls.collaboration, sql.COLLABORATION_SPACE_COUNTS);
-    const projection = await rows(databaseUrls.content, sql.CONTENT_SPACE_COUNTERS);
-    const fields = ["change_requests", "change_requests_open", "change_requests_draft", "comments"];
-    const known = new Set(projection.map((row) => row.space_id));
-    projections.push({
-      name: "content space counters = collaboration counts",
-      rows: projection.length,
-      // A space content does not have (deleted for good) has no counters to compare.
-      diverged: differences(
-        source.filter((row) => known.has(row.space_id)),
-        projection,
-        (row) => row.space_id,
-        (a, b) => fields.every((field) => Number(a?.[field] ?? 0) === Number(b?.[field] ?? 0)),
-      ),
-    });
-  }
-  if (databaseUrls.publishing && databaseUrls.content) {
-    const source = (await rows(databaseUrls.publishing, sql.PUBLISHING_SPACE_PUBLICATIONS)).filter((row) => row.address !== null);
-    const projection = await rows(databaseUrls.content, sql.CONTENT_SPACE_PUBLICATIONS);
-    projections.push({
-      name: "content urls.published = publishing's",
-      rows: source.length,
-      diverged: differences(source, projection, (row) => row.space_id, (a, b) => (a?.address ?? null) === (b?.address ?? null)),
-    });
-  }
+  const projections = await compareProjections(databaseUrls);
 
   // Writes against the databases: committed or not, how many copies, and whether an attempt that
   // was answered with an error (5xx) is the one that committed: the copy was created while that

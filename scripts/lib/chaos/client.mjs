@@ -21,15 +21,18 @@ export class ChaosClient {
     this.writes = [];
   }
 
-  /** One attempt; resolves {status (0: no answer), body, headers}. */
-  async send({ route, method, path, body, headers = {}, write = false }) {
+  /**
+   * One attempt; resolves {status (0: no answer), body, headers}. `path` is under the API's /v1;
+   * `url` instead is any page (a published site on the reader), asked without the token.
+   */
+  async send({ route, method, path, url, body, headers = {}, write = false }) {
     const context = this.context();
     const record = { route, method, status: 0, startedAt: Date.now(), endedAt: 0, experiment: context.experiment ?? null, down: context.down ?? [], write };
     this.requests.push(record);
     try {
-      const response = await fetch(`${this.baseUrl}/v1${path}`, {
+      const response = await fetch(url ?? `${this.baseUrl}/v1${path}`, {
         method,
-        headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        headers: { ...(url ? {} : { authorization: `Bearer ${this.token}` }), ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
@@ -44,9 +47,10 @@ export class ChaosClient {
       record.endedAt = Date.now();
       return { status: response.status, body: parsed, headers: response.headers, startedAt: record.startedAt, endedAt: record.endedAt, experiment: record.experiment };
     } catch (error) {
-      record.error = error instanceof Error ? error.name : "error";
+      // Why there was no answer: the socket's error (ECONNRESET, UND_ERR_SOCKET…) or a timeout.
+      record.error = error?.cause?.code ?? (error instanceof Error ? error.name : "error");
       record.endedAt = Date.now();
-      return { status: 0, body: null, headers: new Headers(), startedAt: record.startedAt, endedAt: record.endedAt, experiment: record.experiment };
+      return { status: 0, error: record.error, body: null, headers: new Headers(), startedAt: record.startedAt, endedAt: record.endedAt, experiment: record.experiment };
     }
   }
 
@@ -65,7 +69,7 @@ export class ChaosClient {
     this.writes.push(write);
     for (let attempt = 0; ; attempt++) {
       const answer = await this.send({ route, method, path, body, headers: { "idempotency-key": key }, write: true });
-      write.attempts.push({ status: answer.status, startedAt: answer.startedAt, endedAt: answer.endedAt, experiment: answer.experiment });
+      write.attempts.push({ status: answer.status, ...(answer.error ? { error: answer.error } : {}), startedAt: answer.startedAt, endedAt: answer.endedAt, experiment: answer.experiment });
       write.status = answer.status;
       write.body = answer.body;
       // 409 with Retry-After: the key's first request is still running (or its gateway stopped

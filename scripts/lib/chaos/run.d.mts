@@ -19,12 +19,23 @@ export interface ChaosAudit {
   projections: { name: string; rows: number; diverged: { key: string; source: unknown; projection: unknown }[] }[];
   writes: { checked: number; committed: number; committedButError: { kind: string }[]; killedBeforeAnswering?: { kind: string }[]; duplicated: { kind: string }[]; lostAfterSuccess: { kind: string }[] };
 }
+/** One experiment and what was measured during it (fields by kind). */
+export interface ChaosExperiment {
+  name: string;
+  /** outage, pause, crash-in-flight, supervised; with replicas copy-kill, copy-pause, rolling-restart. */
+  kind: string;
+  /** The process it acted on (e.g. "content", "content#2"). */
+  unit?: string;
+  [measured: string]: unknown;
+}
 export interface ChaosReport {
   short: boolean;
+  /** Two copies of every target (replicas.mjs). */
+  replicas: boolean;
   passed: boolean;
   rows: ChaosRow[];
   audit: ChaosAudit;
-  experiments: Record<string, unknown>[];
+  experiments: ChaosExperiment[];
   settled: boolean;
   settleMs: number;
   requests: number;
@@ -33,7 +44,10 @@ export interface ChaosReport {
   /** Answers 500 during outages, by "experiment: route". */
   fiveHundredsBy: Record<string, number>;
   supervision: SupervisionEvent[];
+  /** Replicas: each service copy's gRPC calls over the run, by service. */
+  calls: Record<string, { address: string; calls: number; processes: number }[]> | null;
 }
 export const PLANS: Record<"full" | "short", { outages: Record<string, number>; pause: { target: string; ms: number }; supervised: string[]; loops: number; pace: number; calm: number; settle: number; writeGrace: number }>;
-export function runChaos(options?: { short?: boolean; log?: (line: string) => void }): Promise<ChaosReport>;
+export const REPLICA_PLANS: Record<"full" | "short", { kills: string[]; copyDown: number; pause: { unit: string; ms: number }; convergeWithinMs: number; loops: number; pace: number; calm: number; settle: number; writeGrace: number }>;
+export function runChaos(options?: { short?: boolean; replicas?: boolean; log?: (line: string) => void }): Promise<ChaosReport>;
 export function formatReport(report: ChaosReport): string;

@@ -6,7 +6,9 @@
 // PostgreSQL and keeps it down for a while, pauses a process (SIGSTOP) with an event in flight, kills
 // content while it holds an event it has not acknowledged (redelivered after newer ones), and lets the
 // supervisor restart the gateway and the reader. Then it waits for the events to drain and audits
-// exactly (audit.mjs). The result is a table of figures against the targets of issue 23.
+// exactly (audit.mjs). The result is a table of figures against the targets of issue 23. With
+// `replicas`, two copies of every target under the same loops and audit, and the experiments of
+// replicas.mjs (issue 24's targets).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +17,9 @@ import { REPO_ROOT } from "../setup.mjs";
 import { generateTokenSecret, prepareDataDir, startStack } from "../stack.mjs";
 import { audit, backlog, deadLetterCount } from "./audit.mjs";
 import { ChaosClient } from "./client.mjs";
+import { describeReplicaExperiment, REPLICA_PLANS, replicaExperiments, replicaLoops, replicaRows, replicaSetup } from "./replicas.mjs";
+
+export { REPLICA_PLANS };
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const s = (ms) => `${(ms / 1000).toFixed(1)} s`;
@@ -81,25 +86,29 @@ async function identityAdmin(address) {
 }
 
 /**
- * Runs the suite. Options: `short`, `log(line)`. Resolves {rows, passed, audit, experiments,
- * requests, details}; the stack is stopped and its data removed whatever happens.
+ * Runs the suite. Options: `short`, `replicas` (two copies of every target, replicas.mjs),
+ * `log(line)`. Resolves {rows, passed, audit, experiments, requests, details}; the stack is stopped
+ * and its data removed whatever happens.
  */
-export async function runChaos({ short = false, log = () => {} } = {}) {
-  const plan = short ? PLANS.short : PLANS.full;
+export async function runChaos({ short = false, replicas = false, log = () => {} } = {}) {
+  const plans = replicas ? REPLICA_PLANS : PLANS;
+  const plan = short ? plans.short : plans.full;
   const started = Date.now();
   const dataDir = await mkdtemp(join(tmpdir(), "imprint-chaos-"));
   await prepareDataDir(dataDir);
   const lastLines = [];
   let stack = null;
   try {
-    log(`starting split hosting in ${dataDir}`);
+    log(`starting split hosting${replicas ? " with two copies of every target" : ""} in ${dataDir}`);
     stack = await startStack({
       dataDir,
       // Durable PostgreSQL settings: the throw-away ones (fsync and synchronous_commit off) lose the
       // last commits on a kill -9, which would show as losses of our own making.
       persistent: true,
       hosting: "split",
-      env: { ...process.env, LOG_LEVEL: "warn", LOG_FORMAT: "json" },
+      replicas: replicas ? 2 : 1,
+      // With copies, each service copy serves channelz: its calls are counted (replicas.mjs).
+      env: { ...process.env, LOG_LEVEL: "warn", LOG_FORMAT: "json", ...(replicas ? { GRPC_CHANNELZ: "true" } : {}) },
       bootstrap: { token: generateTokenSecret() },
       onLog: (source, line) => {
         if (source === "postgres" || source === "nats") return;
@@ -109,7 +118,7 @@ export async function runChaos({ short = false, log = () => {} } = {}) {
     });
     const supervision = [];
     stack.onEvent((event) => supervision.push(event));
-    return await exercise({ stack, plan, short, log, started, supervision });
+    return await exercise({ stack, plan, short, replicas, log, started, supervision });
   } catch (error) {
     if (error instanceof Error) error.lastLines = lastLines.slice(-60);
     throw error;
@@ -119,7 +128,7 @@ export async function runChaos({ short = false, log = () => {} } = {}) {
   }
 }
 
-async function exercise({ stack, plan, short, log, started, supervision }) {
+async function exercise({ stack, plan, short, replicas, log, started, supervision }) {
   const run = Math.random().toString(36).slice(2, 8);
   let serial = 0;
   const marker = (kind) => `chaos-${kind}-${run}-${++serial}`;
@@ -141,7 +150,7 @@ async function exercise({ stack, plan, short, log, started, supervision }) {
   const now = { experiment: "setup", down: [] };
   const client = new ChaosClient({ baseUrl: stack.gatewayUrl, token: created.token, context: () => ({ experiment: now.experiment, down: [...now.down] }) });
   const setupDeadline = () => Date.now() + 30_000;
-  const ids = { organizationId, spaces: [], teams: [] };
+  const ids = { organizationId, run, spaces: [], teams: [] };
   for (let i = 0; i < 3; i++) {
     const space = await client.write({ kind: "space", route: "space.create", method: "POST", path: `/orgs/${organizationId}/spaces`, body: { title: marker("s") }, marker: null, deadline: setupDeadline() });
     if (!space.succeeded) throw new Error(`setup: creating a space answered ${space.status}`);
@@ -152,7 +161,8 @@ async function exercise({ stack, plan, short, log, started, supervision }) {
     if (!team.succeeded) throw new Error(`setup: creating a team answered ${team.status}`);
     ids.teams.push(team.body.id);
   }
-  log(`organization ${organizationId}: ${users.length + 1} members, ${ids.spaces.length} spaces, ${ids.teams.length} teams`);
+  if (replicas) await replicaSetup({ client, ids, deadline: setupDeadline });
+  log(`organization ${organizationId}: ${users.length + 1} members, ${ids.spaces.length} spaces, ${ids.teams.length} teams${replicas ? ", a published site" : ""}`);
 
   // The loops: bounded in count, stopped when the experiments are over.
   let stopLoops = false;
@@ -207,6 +217,7 @@ async function exercise({ stack, plan, short, log, started, supervision }) {
     loop(async (i) => {
       await client.get(i % 2 ? "space.get" : "space.list", i % 2 ? `/spaces/${pick(ids.spaces)}` : `/orgs/${organizationId}/spaces`);
     }),
+    ...(replicas ? replicaLoops({ client, ids, loop, writeDeadline }) : []),
   ];
 
   const experiments = [];
@@ -347,14 +358,19 @@ async function exercise({ stack, plan, short, log, started, supervision }) {
     now.experiment = "calm";
   };
 
-  now.experiment = "warm-up";
-  await sleep(plan.calm);
-  for (const service of ["identity", "content", "collaboration", "publishing", "integration"]) await outage(service, plan.outages[service]);
-  await outage("nats", plan.outages.nats);
-  await outage("postgres", plan.outages.postgres);
-  await pause(plan.pause.target, plan.pause.ms);
-  await crashInFlight("content");
-  for (const name of plan.supervised) await supervised(name);
+  let calls = null;
+  if (replicas) {
+    calls = await replicaExperiments({ stack, plan, client, now, ids, users, log, experiments, waitReady, writeDeadline, nextEvent });
+  } else {
+    now.experiment = "warm-up";
+    await sleep(plan.calm);
+    for (const service of ["identity", "content", "collaboration", "publishing", "integration"]) await outage(service, plan.outages[service]);
+    await outage("nats", plan.outages.nats);
+    await outage("postgres", plan.outages.postgres);
+    await pause(plan.pause.target, plan.pause.ms);
+    await crashInFlight("content");
+    for (const name of plan.supervised) await supervised(name);
+  }
 
   log("experiments done: stopping the loops");
   stopLoops = true;
@@ -365,38 +381,47 @@ async function exercise({ stack, plan, short, log, started, supervision }) {
 
   // Let the outbox relays and the consumers catch up, then audit.
   log("waiting for the events to drain");
-  // Drained: everything published and delivered, and nothing awaiting an acknowledgement, or the same
-  // number for longer than the default ack wait (30 s; what is left is due after a longer one).
+  // Drained: everything published and delivered, and no consumer awaiting an acknowledgement, or
+  // the same number for longer than its ack wait (what a dead process held is due again by then).
+  // A consumer whose ack wait is longer than the suite waits (search: 5 minutes) is not waited for:
+  // the audit shows what it holds as late.
   const settleStart = Date.now();
   let settled = false;
   let last = null;
-  let stableSince = Date.now();
+  const heldSince = new Map();
   while (Date.now() - settleStart < plan.settle) {
-    const next = await backlog({ databaseUrls: stack.infra.databaseUrls, natsUrl: stack.infra.natsUrl }).catch(() => null);
-    if (!next || next.ackPending !== last?.ackPending) stableSince = Date.now();
-    last = next;
-    if (last && last.unpublished === 0 && last.pending === 0 && (last.ackPending === 0 || Date.now() - stableSince > 35_000)) {
+    last = await backlog({ databaseUrls: stack.infra.databaseUrls, natsUrl: stack.infra.natsUrl }).catch(() => null);
+    const at = Date.now();
+    for (const consumer of last?.consumers ?? []) {
+      if (heldSince.get(consumer.name)?.count !== consumer.ackPending) heldSince.set(consumer.name, { count: consumer.ackPending, since: at });
+    }
+    const awaited = (last?.consumers ?? []).filter(
+      (consumer) => consumer.ackPending > 0 && consumer.ackWaitMs <= plan.settle && at - heldSince.get(consumer.name).since <= consumer.ackWaitMs + 5_000,
+    );
+    if (last && last.unpublished === 0 && last.pending === 0 && awaited.length === 0) {
       settled = true;
       break;
     }
     await sleep(1_000);
   }
   const settleMs = Date.now() - settleStart;
-  log(settled ? `drained in ${s(settleMs)}; auditing` : `not drained after ${s(settleMs)} (${JSON.stringify(last)}); auditing anyway`);
+  const summary = last && { unpublished: last.unpublished, pending: last.pending, ackPending: last.ackPending };
+  log(settled ? `drained in ${s(settleMs)}; auditing` : `not drained after ${s(settleMs)} (${JSON.stringify(summary)}); auditing anyway`);
   const result = await audit({ databaseUrls: stack.infra.databaseUrls, natsUrl: stack.infra.natsUrl, writes: client.writes });
 
-  return figures({ plan, short, client, experiments, result, settled, settleMs, started, supervision });
+  return figures({ plan, short, replicas, client, experiments, result, settled, settleMs, started, supervision, calls });
 }
 
 /** Which service commits each kind of write the loops send. */
-const WRITE_OWNERS = { space: "content", comment: "collaboration", "change-request": "collaboration", merge: "collaboration", "team-member": "identity" };
+const WRITE_OWNERS = { space: "content", comment: "collaboration", "change-request": "collaboration", merge: "collaboration", "team-member": "identity", site: "publishing" };
 /** How long before a kill -9 a commit may land and still be the one the dead process could not answer. */
 const KILL_WINDOW_MS = 250;
 
 /**
  * Whether `write` committed within KILL_WINDOW_MS before a kill -9 of the process that committed it,
  * and was then answered only "applied, read the result" (409) or a later success: the one case where
- * no process is left to give the write's answer.
+ * no process is left to give the write's answer. With copies, the kill of either copy of the
+ * service that commits it (which copy committed is not recorded).
  */
 function killedBeforeAnswering(write, experiments) {
   const owner = WRITE_OWNERS[write.kind];
@@ -406,7 +431,7 @@ function killedBeforeAnswering(write, experiments) {
     honest &&
     experiments.some(
       (experiment) =>
-        experiment.unit === owner &&
+        (experiment.target ?? experiment.unit) === owner &&
         experiment.downAt !== undefined &&
         (write.committedAt ?? []).some((at) => at <= experiment.downAt + 5 && at >= experiment.downAt - KILL_WINDOW_MS),
     )
@@ -414,7 +439,7 @@ function killedBeforeAnswering(write, experiments) {
 }
 
 /** The table: figures against the targets of issue 23, and whether each is met. */
-export function figures({ plan, short, client, experiments, result, settled, settleMs, started, supervision }) {
+export function figures({ plan, short, replicas = false, client, experiments, result, settled, settleMs, started, supervision, calls = null }) {
   const rows = [];
   const row = (figure, value, target, passed) => rows.push({ figure, value: String(value), target, passed });
 
@@ -429,9 +454,11 @@ export function figures({ plan, short, client, experiments, result, settled, set
     "late, not lost",
     unpublished === 0,
   );
-  const database = experiments.find((e) => e.unit === "postgres");
-  const dbDeadLetters = database && database.deadLettersBefore !== null && database.deadLettersAfter !== null ? database.deadLettersAfter - database.deadLettersBefore : null;
-  row(`events dead-lettered by a ${s(plan.outages.postgres)} database outage`, dbDeadLetters ?? "unknown", "0", dbDeadLetters === 0);
+  if (!replicas) {
+    const database = experiments.find((e) => e.unit === "postgres");
+    const dbDeadLetters = database && database.deadLettersBefore !== null && database.deadLettersAfter !== null ? database.deadLettersAfter - database.deadLettersBefore : null;
+    row(`events dead-lettered by a ${s(plan.outages.postgres)} database outage`, dbDeadLetters ?? "unknown", "0", dbDeadLetters === 0);
+  }
   row("dead letters in IMPRINT_DLQ after all scenarios", result.deadLetters, "0", result.deadLetters === 0);
   // A write committed in the instant before kill -9 hit the process committing it, before it kept
   // the answer: no process is left to answer it, and its retry is told the truth (409: applied, read
@@ -446,7 +473,38 @@ export function figures({ plan, short, client, experiments, result, settled, set
     answeredWrong.length === 0,
   );
   row("writes applied twice by a retry (same Idempotency-Key)", result.writes.duplicated.length, "0", result.writes.duplicated.length === 0);
+  if (replicas) replicaRows({ client, experiments, calls, row });
+  else faultRows({ plan, client, experiments, row });
 
+  // Where the 500s came from: which experiment, which route.
+  // Replicas: every request of an experiment (with copies, nothing is ever down for the callers).
+  const during = client.requests.filter((r) => (replicas ? experiments.some((e) => e.name === r.experiment) : r.down.length > 0));
+  const fiveHundredsBy = {};
+  for (const r of during.filter((request) => request.status === 500)) {
+    const key = `${r.experiment}: ${r.route}`;
+    fiveHundredsBy[key] = (fiveHundredsBy[key] ?? 0) + 1;
+  }
+  const passed = rows.every((r) => r.passed);
+  return {
+    short,
+    replicas,
+    passed,
+    rows,
+    audit: result,
+    experiments,
+    settled,
+    settleMs,
+    requests: client.requests.length,
+    writes: client.writes.length,
+    durationMs: Date.now() - started,
+    fiveHundredsBy,
+    supervision,
+    calls,
+  };
+}
+
+/** The rows of the fault run (one copy of everything), after the audit's. */
+function faultRows({ client, experiments, row }) {
   const identity = experiments.find((e) => e.unit === "identity");
   const duringIdentity = client.requests.filter((r) => r.down.includes("identity") && NO_IDENTITY_ROUTES.has(r.route));
   const failed = duringIdentity.filter((r) => r.status === 0 || r.status >= 500 || r.status === 401);
@@ -480,28 +538,6 @@ export function figures({ plan, short, client, experiments, result, settled, set
     "process restarted, stack keeps serving",
     kills.length > 0 && restarted,
   );
-
-  // Where the 500s came from: which experiment, which route.
-  const fiveHundredsBy = {};
-  for (const r of during.filter((request) => request.status === 500)) {
-    const key = `${r.experiment}: ${r.route}`;
-    fiveHundredsBy[key] = (fiveHundredsBy[key] ?? 0) + 1;
-  }
-  const passed = rows.every((r) => r.passed);
-  return {
-    short,
-    passed,
-    rows,
-    audit: result,
-    experiments,
-    settled,
-    settleMs,
-    requests: client.requests.length,
-    writes: client.writes.length,
-    durationMs: Date.now() - started,
-    fiveHundredsBy,
-    supervision,
-  };
 }
 
 /** The table as text (figure | value | target | ✔/✖), then the audit's details. */
@@ -511,18 +547,26 @@ export function formatReport(report) {
   const widths = header.map((_, i) => Math.max(...lines.map((line) => line[i].length)));
   const text = [];
   text.push(
-    `chaos ${report.short ? "--short" : "(full)"}: ${report.requests} requests (${report.writes} writes) over ${report.experiments.length} experiments in ${s(report.durationMs)}`,
+    `chaos ${[report.replicas ? "--replicas" : "", report.short ? "--short" : ""].filter(Boolean).join(" ") || "(full)"}: ${report.requests} requests (${report.writes} writes) over ${report.experiments.length} experiments in ${s(report.durationMs)}`,
     "",
   );
   text.push(...lines.map((line, index) => `${line.map((cell, i) => cell.padEnd(widths[i])).join(" | ")}${index === 0 ? `\n${widths.map((w) => "-".repeat(w)).join("-|-")}` : ""}`));
   text.push("", "experiments:");
   for (const e of report.experiments) {
+    if (report.replicas) {
+      text.push(`  ${describeReplicaExperiment(e)}`);
+      continue;
+    }
     const parts = [e.name];
     if (e.readyAt && e.releasedAt) parts.push(`ready ${s(e.readyAt - e.releasedAt)} after its restart`);
     if (e.reachMs !== undefined) parts.push(e.reachMs === null ? "callers never reached it" : `callers reached it ${s(e.reachMs)} after it was ready`);
     if (e.restartMs !== undefined) parts.push(e.restartMs === null ? "not restarted" : `back ${s(e.restartMs)} after the kill`);
     if (e.deadLettersAfter !== undefined && e.deadLettersBefore !== null && e.deadLettersAfter !== null) parts.push(`${e.deadLettersAfter - e.deadLettersBefore} dead-lettered`);
     text.push(`  ${parts.join("; ")}`);
+  }
+  if (report.calls) {
+    text.push("", "gRPC calls per copy over the whole run (each copy's channelz):");
+    for (const [service, copies] of Object.entries(report.calls)) text.push(`  ${service}: ${copies.map((c) => `${c.address} ${c.calls} (${c.processes} processes)`).join(", ")}`);
   }
   const { audit: a } = report;
   text.push("", "outbox → stream:");
