@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Metadata, type ServiceDefinition } from "@grpc/grpc-js";
-import { AppError, IDEMPOTENCY_KEY_METADATA, isIdempotentRpc, type RpcOptions } from "@imprint/runtime/core";
+import { AppError, IDEMPOTENCY_KEY_METADATA, isWriteRpcPath, type RpcOptions } from "@imprint/runtime/core";
 
 /**
  * The second layer of Idempotency-Key (the first is middleware/idempotency.ts, which replays a
@@ -75,7 +75,7 @@ type UnaryMethod = (request: unknown, options?: RpcOptions) => Promise<unknown>;
 export function withWriteKeys<Client extends object>(client: Client, definition: ServiceDefinition, writeKeys: WriteKeys, defaultTimeoutMs: number): Client {
   const keyed: Record<string, unknown> = { ...(client as Record<string, unknown>) };
   for (const [name, method] of Object.entries(definition)) {
-    if (isIdempotentRpc(method.path.slice(method.path.lastIndexOf("/") + 1))) continue;
+    if (!isWriteRpcPath(method.path)) continue;
     const send = (client as Record<string, UnaryMethod>)[name];
     if (!send) continue;
     keyed[name] = (request: unknown, options: RpcOptions = {}) => {

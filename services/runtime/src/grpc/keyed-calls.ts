@@ -21,6 +21,11 @@ export function isIdempotentRpc(methodName: string): boolean {
   return IDEMPOTENT_RPC.test(methodName);
 }
 
+/** Whether the RPC at `path` (/package.Service/Method) writes: the calls that carry a key. */
+export function isWriteRpcPath(path: string): boolean {
+  return !isIdempotentRpc(path.slice(path.lastIndexOf("/") + 1));
+}
+
 /** The longest key kept (the column's width). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 

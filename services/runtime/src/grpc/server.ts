@@ -13,7 +13,7 @@ import {
 import { HealthImplementation } from "grpc-health-check";
 import { AppError, GRPC_STATUS_BY_CODE, infrastructureFailure } from "../errors.js";
 import type { Logger } from "../logger.js";
-import { answerKeyedCall, IDEMPOTENCY_KEY_METADATA, isIdempotentRpc, type KeyedCallLedger } from "./keyed-calls.js";
+import { answerKeyedCall, IDEMPOTENCY_KEY_METADATA, isWriteRpcPath, type KeyedCallLedger } from "./keyed-calls.js";
 
 export const ERROR_CODE_TRAILER = "imprint-error-code";
 
@@ -58,7 +58,7 @@ export function adaptService<Def extends ServiceDefinition>(
   for (const [name, handler] of Object.entries(implementation) as [string, UnaryHandler<unknown, unknown>][]) {
     const method = (definition as Record<string, { path: string; responseSerialize(value: unknown): Buffer; responseDeserialize(bytes: Buffer): unknown } | undefined>)[name];
     const path = method?.path ?? name;
-    const ledger = keyedCalls && method && !isIdempotentRpc(path.slice(path.lastIndexOf("/") + 1)) ? keyedCalls : undefined;
+    const ledger = keyedCalls && method && isWriteRpcPath(path) ? keyedCalls : undefined;
     const codec = method && { serialize: (value: unknown) => method.responseSerialize(value), deserialize: (bytes: Buffer) => method.responseDeserialize(bytes) };
     const onKeepFailed = (error: unknown) => logger.warn("could not keep the answer of a keyed call; a repeat of it is told it was applied", { method: path, err: error });
     adapted[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {

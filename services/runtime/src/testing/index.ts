@@ -44,8 +44,8 @@
  * - **Checks.** `schemaDrift(orm)` (entities vs migrations: each service has a
  *   `test/schema-drift.test.ts`), `describeTables`/`runtimeTablesAsCreated`, the event catalogue
  *   (`eventCatalogueProblems`), a service's README against its protos, events and jobs
- *   (`readmeProblems` with `protoServices`, `definedEventTypes`, `leasedJobNames`: each service has a
- *   `test/readme.test.ts`), `errorCode`/`failure` for failed calls.
+ *   (`describeReadme`, over `readmeProblems` with `protoServices`, `definedEventTypes`, `leasedJobNames`:
+ *   each service has a `test/readme.test.ts`), `errorCode`/`failure` for failed calls.
  */
 export { patient, TEST_TIME_SCALE, testTimeScale } from "./time.js";
 export { createTestDatabase, errorCode, eventually, failure, testClient } from "./support.js";
@@ -80,6 +80,7 @@ export { readEvents, waitForEvents, type EventQuery } from "./events.js";
 export { consumedEventProblems, documentedContext, eventCatalogueProblems, type DocumentedContext, type DocumentedEvent } from "./event-catalogue.js";
 export {
   definedEventTypes,
+  describeReadme,
   leasedJobNames,
   markdownSection,
   parseProtoServices,

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import type { MikroORM } from "@mikro-orm/postgresql";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isEventDefinition } from "../events/definitions.js";
 import { eventually } from "./support.js";
 
@@ -158,4 +159,35 @@ export function readmeProblems(markdown: string, facts: ReadmeFacts): string[] {
   check("Events", facts.events, "event the service records", facts.events && { names: new Set(facts.events), headers: ["emitted"] });
   check("Jobs", facts.jobs, "job the service runs");
   return problems;
+}
+
+/**
+ * A service's README test: it names every RPC of the context's protos, every event the service
+ * records (`definitions`: its events module) and every job the running service leases. `start`
+ * runs the service (its test harness) and answers its ORM and how to stop it.
+ */
+export function describeReadme(options: {
+  context: string;
+  readme: URL;
+  definitions: Record<string, unknown>;
+  start: () => Promise<{ orm: MikroORM; stop(): Promise<void> }>;
+}): void {
+  const { context } = options;
+  // The README is how a newcomer finds the service's contract: it must name all of it.
+  const readme = readFileSync(options.readme, "utf8");
+  let running: { orm: MikroORM; stop(): Promise<void> } | undefined;
+  beforeAll(async () => {
+    running = await options.start();
+  });
+  afterAll(() => running?.stop());
+
+  describe(`${context}'s README`, () => {
+    it(`names every RPC of proto/imprint/${context}/v1 and every event ${context} records`, () => {
+      expect(readmeProblems(readme, { services: protoServices(context), events: definedEventTypes(options.definitions) })).toEqual([]);
+    });
+
+    it(`names every background job ${context} runs`, async () => {
+      expect(readmeProblems(readme, { jobs: await leasedJobNames(running!.orm) })).toEqual([]);
+    });
+  });
 }
