@@ -1,27 +1,89 @@
 /**
- * One memory budget for every cache of a process (the gateway's GATEWAY_CACHE_BYTES, the reader's
- * PAGE_CACHE_BYTES). Caches are views
- * of a single least-recently-used order: when an insert takes the total over the budget, the
+ * The one eviction engine of the process's caches: a budget, and caches drawing on it. A budget
+ * counts what its caches charge: bytes (the gateway's GATEWAY_CACHE_BYTES, the reader's
+ * PAGE_CACHE_BYTES, content's revision caches), or entries for a cache bounded by count. Caches are
+ * views of a single least-recently-used order: when an insert takes the total over the budget, the
  * entries used least recently are dropped, whichever cache holds them. A cache per route prefix,
  * each with its own bound, would multiply the bound by the number of prefixes (two content prefixes
- * at 64 MiB each did not fit the gateway's 192 MiB container limit).
+ * at 64 MiB each did not fit the gateway's 192 MiB container limit). A cache with a bound of its
+ * own is the only cache of its budget.
+ *
+ * Recency is kept in linked lists (one of the budget, one per cache), so a hit moves two links and
+ * touches no hash table: reordering a Map on every hit (delete and insert again) made V8 rehash it
+ * over and over (10% of the content process's CPU under the page-by-path benchmark).
  */
-interface Entry<V> {
-  readonly cache: BudgetedCache<V>;
-  readonly key: string;
-  readonly value: V;
-  readonly bytes: number;
+class Entry<V> {
+  /** Its place in the budget's order and in its cache's. */
+  readonly inBudget: Link<Entry<unknown>>;
+  readonly inCache: Link<Entry<V>>;
+
+  constructor(
+    readonly cache: BudgetedCache<V>,
+    readonly key: string,
+    readonly value: V,
+    readonly bytes: number,
+  ) {
+    this.inBudget = { item: this as Entry<unknown>, older: null, newer: null };
+    this.inCache = { item: this, older: null, newer: null };
+  }
+}
+
+interface Link<T> {
+  readonly item: T;
+  older: Link<T> | null;
+  newer: Link<T> | null;
+}
+
+/** Items from the least to the most recently used; every operation is O(1). */
+class RecencyList<T> {
+  private oldestLink: Link<T> | null = null;
+  private newestLink: Link<T> | null = null;
+
+  /** Adds `link` (not in the list) as the most recent. */
+  push(link: Link<T>): void {
+    link.older = this.newestLink;
+    link.newer = null;
+    if (this.newestLink) this.newestLink.newer = link;
+    else this.oldestLink = link;
+    this.newestLink = link;
+  }
+
+  remove(link: Link<T>): void {
+    if (link.older) link.older.newer = link.newer;
+    else this.oldestLink = link.newer;
+    if (link.newer) link.newer.older = link.older;
+    else this.newestLink = link.older;
+    link.older = null;
+    link.newer = null;
+  }
+
+  /** Makes `link` (in the list) the most recent. */
+  touch(link: Link<T>): void {
+    if (link === this.newestLink) return;
+    this.remove(link);
+    this.push(link);
+  }
+
+  get oldest(): T | undefined {
+    return this.oldestLink?.item;
+  }
+
+  /** The items, least recently used first, as they are now (changes while iterating do not show). */
+  snapshot(): T[] {
+    const items: T[] = [];
+    for (let link = this.oldestLink; link; link = link.newer) items.push(link.item);
+    return items;
+  }
 }
 
 export class CacheBudget {
-  // Insertion order is recency order: a hit moves its entry to the end, eviction takes the first.
-  private readonly order = new Set<Entry<unknown>>();
+  private readonly order = new RecencyList<Entry<unknown>>();
   private readonly names = new Set<string>();
   private used = 0;
 
   constructor(readonly maxBytes: number) {}
 
-  /** Bytes held by every cache of this budget together. */
+  /** What every cache of this budget holds together (bytes, or entries: what they charge). */
   get usedBytes(): number {
     return this.used;
   }
@@ -35,29 +97,32 @@ export class CacheBudget {
 
   /** @internal */
   touch(entry: Entry<unknown>): void {
-    this.order.delete(entry);
-    this.order.add(entry);
+    this.order.touch(entry.inBudget);
   }
 
   /** @internal Charges a new entry, then drops the least recently used ones until the budget holds. */
   charge(entry: Entry<unknown>): void {
-    this.order.add(entry);
+    this.order.push(entry.inBudget);
     this.used += entry.bytes;
-    for (const oldest of this.order) {
-      if (this.used <= this.maxBytes) break;
+    while (this.used > this.maxBytes) {
+      const oldest = this.order.oldest;
+      if (!oldest) break;
       oldest.cache.delete(oldest.key);
     }
   }
 
   /** @internal */
   release(entry: Entry<unknown>): void {
-    if (this.order.delete(entry)) this.used -= entry.bytes;
+    this.order.remove(entry.inBudget);
+    this.used -= entry.bytes;
   }
 }
 
-/** A key-value cache whose entries count against a `CacheBudget`; its own Map is in recency order too. */
+/** A key-value cache whose entries count against a `CacheBudget`, with a recency order of its own. */
 export class BudgetedCache<V> {
   private readonly entriesByKey = new Map<string, Entry<V>>();
+  private readonly order = new RecencyList<Entry<V>>();
+  private held = 0;
 
   /** @internal Created through `CacheBudget.cache`. */
   constructor(
@@ -65,49 +130,60 @@ export class BudgetedCache<V> {
     private readonly budget: CacheBudget,
   ) {}
 
+  /** The value of `key`, which becomes the most recently used. */
   get(key: string): V | undefined {
     const entry = this.entriesByKey.get(key);
     if (!entry) return undefined;
-    this.entriesByKey.delete(key);
-    this.entriesByKey.set(key, entry);
-    this.budget.touch(entry);
+    this.order.touch(entry.inCache);
+    this.budget.touch(entry as Entry<unknown>);
     return entry.value;
   }
 
-  /** Keeps `value`, counted as `bytes`; a value larger than the whole budget is not kept. */
+  has(key: string): boolean {
+    return this.entriesByKey.has(key);
+  }
+
+  /** Keeps `value`, charged `bytes`; a value larger than the whole budget is not kept. */
   set(key: string, value: V, bytes: number): void {
     this.delete(key);
     if (bytes > this.budget.maxBytes) return;
-    const entry: Entry<V> = { cache: this, key, value, bytes };
+    const entry = new Entry(this, key, value, bytes);
     this.entriesByKey.set(key, entry);
-    this.budget.charge(entry);
+    this.order.push(entry.inCache);
+    this.held += bytes;
+    this.budget.charge(entry as Entry<unknown>);
   }
 
   delete(key: string): void {
     const entry = this.entriesByKey.get(key);
     if (!entry) return;
     this.entriesByKey.delete(key);
-    this.budget.release(entry);
+    this.order.remove(entry.inCache);
+    this.held -= entry.bytes;
+    this.budget.release(entry as Entry<unknown>);
+  }
+
+  /** Every key, in no particular order, as they are now (for invalidations by prefix). */
+  keys(): string[] {
+    return [...this.entriesByKey.keys()];
   }
 
   /** Every key and value, least recently used first, without touching their recency (for rare sweeps, e.g. on an event). */
   *entries(): IterableIterator<[string, V]> {
-    for (const [key, entry] of [...this.entriesByKey]) yield [key, entry.value];
+    for (const entry of this.order.snapshot()) yield [entry.key, entry.value];
   }
 
   /** The key used least recently in this cache (for caches with a bound of their own). */
   oldestKey(): string | undefined {
-    return this.entriesByKey.keys().next().value;
+    return this.order.oldest?.key;
   }
 
   get size(): number {
     return this.entriesByKey.size;
   }
 
-  /** Bytes this cache holds of the budget. */
+  /** What this cache holds of the budget. */
   get bytes(): number {
-    let total = 0;
-    for (const entry of this.entriesByKey.values()) total += entry.bytes;
-    return total;
+    return this.held;
   }
 }

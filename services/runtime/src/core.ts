@@ -18,4 +18,5 @@ export * from "./telemetry/lifecycle.js";
 export * from "./process.js";
 export * from "./hosting.js";
 export * from "./cache-budget.js";
+export * from "./cached-loader.js";
 export * from "./downloads.js";
