@@ -1,7 +1,6 @@
 import { SearchServiceService } from "@imprint/proto/content/v1/search";
-import type { ConsumerSpec, ServiceRegistration } from "@imprint/runtime";
+import { CachedLoader, type ConsumerSpec, type ServiceRegistration } from "@imprint/runtime";
 import { RevisionCaches } from "../revisions/index.js";
-import { Lru } from "../revisions/domain/store/lru.js";
 import type { BodyRecord, PageRecord } from "../revisions/domain/store/model.js";
 import { defaultSearchConsumerName, searchIndexConsumer } from "./consumers/index-events.js";
 import { SEARCH_SERVICE_NAME, searchServiceImplementation } from "./grpc/search-service.js";
@@ -32,8 +31,8 @@ export function searchGrpcServices(deps: ContentDeps): ServiceRegistration[] {
  */
 export function indexingCaches(): RevisionCaches {
   return Object.assign(new RevisionCaches(), {
-    pages: new Lru<string, PageRecord>(2_000),
-    bodies: new Lru<string, BodyRecord>(4 * 1024 * 1024, (body) => 2 * (body.markdown.length + body.document.length) + 64),
+    pages: new CachedLoader<PageRecord>({ name: "page versions", maxEntries: 2_000 }),
+    bodies: new CachedLoader<BodyRecord>({ name: "bodies", maxBytes: 4 * 1024 * 1024, bytes: (body) => 2 * (body.markdown.length + body.document.length) + 64 }),
   });
 }
 

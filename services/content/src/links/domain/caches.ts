@@ -1,6 +1,9 @@
-import { Lru } from "../../revisions/domain/store/lru.js";
+import { CachedLoader } from "@imprint/runtime";
 import type { ExtractedLink } from "./extract.js";
 import type { LinkGraph } from "./model.js";
+
+/** About what one extracted link takes in memory. */
+const LINK_BYTES = 100;
 
 /**
  * In-process caches of the links module. Extractions are keyed `<storeId>:<pageVersionId>` and
@@ -8,8 +11,8 @@ import type { LinkGraph } from "./model.js";
  * revision's tree never changes, so neither does its graph).
  */
 export class LinkCaches {
-  /** Weighted by the number of links (at least 1: "no links" is worth remembering too). */
-  readonly extractions = new Lru<string, ExtractedLink[]>(400_000, (links) => 1 + links.length);
+  /** Charged per link, at about what one takes (at least one: "no links" is worth remembering too). */
+  readonly extractions = new CachedLoader<ExtractedLink[]>({ name: "link extractions", maxBytes: 400_000 * LINK_BYTES, bytes: (links) => LINK_BYTES * (1 + links.length) });
   /** Whole-revision link graphs: few, as one holds every link of a space. */
-  readonly graphs = new Lru<string, Promise<LinkGraph>>(6);
+  readonly graphs = new CachedLoader<LinkGraph>({ name: "link graphs", maxEntries: 6 });
 }

@@ -62,13 +62,5 @@ async function buildLinkGraph(view: ContentView, caches: LinkCaches): Promise<Li
 
 /** The revision's link graph, built once per tree and shared by concurrent readers. */
 export function linkGraph(view: ContentView, caches: LinkCaches): Promise<LinkGraph> {
-  const key = `${view.session.storeId}:${view.root ?? ""}`;
-  let graph = caches.graphs.get(key);
-  if (!graph) {
-    graph = buildLinkGraph(view, caches);
-    caches.graphs.set(key, graph);
-    // A failed build must not stay cached.
-    graph.catch(() => caches.graphs.delete(key));
-  }
-  return graph;
+  return caches.graphs.load(`${view.session.storeId}:${view.root ?? ""}`, () => buildLinkGraph(view, caches));
 }

@@ -91,15 +91,7 @@ export class ContentView {
 
   /** Every page (cached per tree root: a committed revision never changes). */
   index(): Promise<PageIndex> {
-    const key = `${this.session.storeId}:${this.root ?? ""}`;
-    let index = this.caches.pageIndexes.get(key);
-    if (!index) {
-      index = buildPageIndex(this.session, this.root);
-      this.caches.pageIndexes.set(key, index);
-      // A failed build must not stay cached.
-      index.catch(() => this.caches.pageIndexes.delete(key));
-    }
-    return index;
+    return this.caches.pageIndexes.load(`${this.session.storeId}:${this.root ?? ""}`, () => buildPageIndex(this.session, this.root));
   }
 
   async bodies(ids: readonly string[]): Promise<Map<string, BodyRecord>> {
