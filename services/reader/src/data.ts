@@ -4,7 +4,7 @@ import { IntegrationServiceService, type SiteScript } from "@imprint/proto/integ
 import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { SiteServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/sites";
-import { AppError, CacheBudget, createPromiseClient, type Logger } from "@imprint/runtime/core";
+import { AppError, CacheBudget, CachedLoader, createPromiseClient, type Logger } from "@imprint/runtime/core";
 import { connectNatsInBackground, watchEvents, type EventWatch, type NatsLink } from "@imprint/runtime/watch";
 import type { ReaderConfig } from "./config.js";
 import type { ReaderSite } from "./site.js";
@@ -86,11 +86,6 @@ export interface ReaderData {
   close(): Promise<void>;
 }
 
-interface Held<V> {
-  value: V;
-  at: number;
-}
-
 const notFoundAsNull = async <T>(read: () => Promise<T>): Promise<T | null> => {
   try {
     return await read();
@@ -106,13 +101,6 @@ const MAX_SPACES = 2_000;
 const MAX_SHARE_KEYS = 10_000;
 const MAX_SITE_SCRIPTS = 2_000;
 
-/** A Map kept to its newest `max` entries. */
-function bounded<V>(map: Map<string, V>, max: number, key: string, value: V): void {
-  map.delete(key);
-  map.set(key, value);
-  while (map.size > max) map.delete(map.keys().next().value!);
-}
-
 export async function openReaderData(config: ReaderConfig, logger: Logger, clock: () => number = Date.now): Promise<ReaderData> {
   const timeout = { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS };
   const sites = createPromiseClient(SiteServiceService, config.PUBLISHING_GRPC_ADDRESS, timeout);
@@ -122,40 +110,35 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
   const searches = createPromiseClient(SearchServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
   const integrations = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(IntegrationServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
 
-  const siteCache = new Map<string, Held<ReaderSite | null>>();
-  const spaceCache = new Map<string, Held<GetPublishedSpaceResponse>>();
-  const shareKeys = new Map<string, Held<boolean>>();
-  // Sites' scripts, each until `until`. A list read while an event dropped them is not kept (the
-  // generation changed): it may predate the change.
-  const siteScripts = new Map<string, { value: SiteScripts; until: number }>();
-  let scriptsGeneration = 0;
+  // Every cache is a CachedLoader: concurrent loads of one key share one upstream read (a burst
+  // of visitors to a cold page costs one), and a value loaded while an event dropped its key is not
+  // kept (it may predate the change). Sites, spaces and share keys are fresh for trustedFor(), read
+  // at each use: while events do not flow, the shorter SITE_CACHE_TTL_MS.
+  let watch: EventWatch | undefined;
+  const following = (): boolean => watch?.following() ?? false;
+  const trustedFor = (): number => (following() ? config.EVENT_CACHE_TTL_MS : config.SITE_CACHE_TTL_MS);
+  const now = clock;
+  const siteCache = new CachedLoader<ReaderSite | null>({ name: "sites", maxEntries: MAX_SITES, ttlMs: trustedFor, now });
+  const spaceCache = new CachedLoader<GetPublishedSpaceResponse | null>({ name: "spaces", maxEntries: MAX_SPACES, ttlMs: trustedFor, now });
+  const shareKeys = new CachedLoader<boolean>({ name: "share keys", maxEntries: MAX_SHARE_KEYS, ttlMs: trustedFor, now });
+  // Sites' scripts, each until `until` (a failed read keeps the last list a short while).
+  const siteScripts = new CachedLoader<{ value: SiteScripts; until: number }>({ name: "site scripts", maxEntries: MAX_SITE_SCRIPTS, freshUntil: (held) => held.until, now });
   const dropScripts = (siteId?: string) => {
-    scriptsGeneration += 1;
     if (siteId === undefined) siteScripts.clear();
-    else siteScripts.delete(siteId);
+    else siteScripts.invalidate(siteId);
   };
   const warnScripts = throttledWarning(logger, "site scripts not read: the integration service failed (pages are served with the scripts last read)", "failures");
   const scriptUrl = (siteId: string, script: SiteScript) =>
     `${config.IMPRINT_PUBLIC_URL}/v1/integrations/${encodeURIComponent(script.integrationName)}/installations/${encodeURIComponent(script.installationId)}/sites/${encodeURIComponent(siteId)}/script.js`;
   // A visitor sends the same token with every page; checking its signature each time would cost
   // more than serving a kept page. A regenerated key is another key, so its old tokens miss here.
-  const verifiedTokens = new Map<string, VerifiedToken>();
+  const verifiedTokens = new CachedLoader<VerifiedToken | null>({ name: "visitor tokens", maxEntries: MAX_VERIFIED_TOKENS, freshUntil: (held) => (held?.exp ?? 0) * 1000, now });
   const budget = new CacheBudget(config.PAGE_CACHE_BYTES);
-  const bodies = budget.cache<PageBody>("page bodies");
-  const files = budget.cache<PublishedFile>("files");
+  const bodies = new CachedLoader<PageBody>({ name: "page bodies", budget, bytes: (body) => 2 * (body.documentJson.length + body.markdown.length) + 64 });
+  const files = new CachedLoader<PublishedFile | null>({ name: "files", budget, bytes: (file) => (file?.content.length ?? 0) + 256 });
   const rendered = budget.cache<RenderedAnswer>("rendered pages");
-  // Loads in flight, so that a burst of visitors to a cold page costs one upstream read.
-  const loading = new Map<string, Promise<unknown>>();
-  const once = <T>(key: string, load: () => Promise<T>): Promise<T> => {
-    const running = loading.get(key) as Promise<T> | undefined;
-    if (running) return running;
-    const started = load().finally(() => loading.delete(key));
-    loading.set(key, started);
-    return started;
-  };
 
   let nats: NatsLink | undefined;
-  let watch: EventWatch | undefined;
   if (config.NATS_URL) {
     // The reader serves without NATS; while events do not flow, caches keep their shorter TTL.
     nats = connectNatsInBackground(config.NATS_URL, "imprint-reader", logger);
@@ -181,7 +164,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
           return;
         }
         const spaceId = envelope.payload.spaceId;
-        if (typeof spaceId === "string") spaceCache.delete(spaceId);
+        if (typeof spaceId === "string") spaceCache.invalidate(spaceId);
         else if (subject.includes(".space.")) spaceCache.clear();
       },
       onGap: () => {
@@ -193,71 +176,48 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
       logger,
     });
   }
-  const following = (): boolean => watch?.following() ?? false;
-  const trustedFor = (): number => (following() ? config.EVENT_CACHE_TTL_MS : config.SITE_CACHE_TTL_MS);
-  const fresh = (held: Held<unknown> | undefined): boolean => held !== undefined && clock() - held.at < trustedFor();
 
   return {
     async site(lookup) {
-      const key = `${lookup.hostname}\n${lookup.organizationId}\n${lookup.site}`;
-      const held = siteCache.get(key);
-      if (held && fresh(held)) return held.value;
-      return once(`site:${key}`, async () => {
-        const site = await notFoundAsNull(() => sites.getReaderSite(lookup));
-        bounded(siteCache, MAX_SITES, key, { value: site, at: clock() });
-        return site;
-      });
+      return siteCache.load(`${lookup.hostname}\n${lookup.organizationId}\n${lookup.site}`, () => notFoundAsNull(() => sites.getReaderSite(lookup)));
     },
 
     async space(spaceId) {
-      const held = spaceCache.get(spaceId);
-      if (held && fresh(held)) return held.value;
-      return once(`space:${spaceId}`, async () => {
-        const answer = await notFoundAsNull(() => published.getPublishedSpace({ spaceId, knownRevisionId: held?.value.revisionId ?? "" }));
-        if (!answer) {
-          spaceCache.delete(spaceId);
-          return null;
-        }
-        const current = answer.notModified && held ? held.value : answer;
-        bounded(spaceCache, MAX_SPACES, spaceId, { value: current, at: clock() });
-        return current;
-      });
+      const current = await spaceCache.load(
+        spaceId,
+        async (held) => {
+          const answer = await notFoundAsNull(() => published.getPublishedSpace({ spaceId, knownRevisionId: held?.value?.revisionId ?? "" }));
+          return answer?.notModified && held?.value ? held.value : answer;
+        },
+        { keep: (answer) => answer !== null },
+      );
+      // Gone: its last answer is of no use to revalidate either.
+      if (!current) spaceCache.invalidate(spaceId);
+      return current;
     },
 
     async pageBody(space, pageId) {
-      const key = `${space.revisionId}/${pageId}`;
-      const held = bodies.get(key);
-      if (held) return held;
-      return once(`body:${key}`, async () => {
+      return bodies.load(`${space.revisionId}/${pageId}`, async () => {
         const body = await published.getPublishedPage({ spaceId: space.spaceId, revisionId: space.revisionId, pageId });
-        const value = { documentJson: body.documentJson, markdown: body.markdown };
-        bodies.set(key, value, 2 * (value.documentJson.length + value.markdown.length) + 64);
-        return value;
+        return { documentJson: body.documentJson, markdown: body.markdown };
       });
     },
 
     async file(space, fileId) {
-      const key = `${space.revisionId}/${fileId}`;
-      const held = files.get(key);
-      if (held) return held;
-      return once(`file:${key}`, async () => {
-        const file = await notFoundAsNull(() => published.getPublishedFile({ spaceId: space.spaceId, revisionId: space.revisionId, fileId }));
-        if (!file) return null;
-        const value = { name: file.name, contentType: file.contentType, content: Buffer.from(file.content), digest: file.digest };
-        if (value.content.length <= MAX_KEPT_FILE_BYTES) files.set(key, value, value.content.length + 256);
-        return value;
-      });
+      return files.load(
+        `${space.revisionId}/${fileId}`,
+        async () => {
+          const file = await notFoundAsNull(() => published.getPublishedFile({ spaceId: space.spaceId, revisionId: space.revisionId, fileId }));
+          return file && { name: file.name, contentType: file.contentType, content: Buffer.from(file.content), digest: file.digest };
+        },
+        { keep: (file) => file !== null && file.content.length <= MAX_KEPT_FILE_BYTES },
+      );
     },
 
     async shareKeyActive(siteId, key) {
       // Without events, a deactivated link must stop at once: ask every time.
       if (!following()) return (await sites.checkShareKey({ siteId, key })).active;
-      const cacheKey = `${siteId}/${key}`;
-      const held = shareKeys.get(cacheKey);
-      if (held && fresh(held)) return held.value;
-      const { active } = await sites.checkShareKey({ siteId, key });
-      bounded(shareKeys, MAX_SHARE_KEYS, cacheKey, { value: active, at: clock() });
-      return active;
+      return shareKeys.load(`${siteId}/${key}`, async () => (await sites.checkShareKey({ siteId, key })).active);
     },
 
     async memberClaims(organizationId, token) {
@@ -271,18 +231,18 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
 
     async siteTokenClaims(token, key) {
       if (!key) return null;
-      const cacheKey = `${key}\n${token}`;
-      const held = verifiedTokens.get(cacheKey);
-      if (held && held.exp * 1000 > clock()) return held;
-      verifiedTokens.delete(cacheKey);
-      try {
-        const { payload } = await jwtVerify(token, new TextEncoder().encode(key), { algorithms: ["HS256"], requiredClaims: ["exp"], currentDate: new Date(clock()) });
-        const verified = { claims: payload as Record<string, ConditionValue>, exp: payload.exp! };
-        bounded(verifiedTokens, MAX_VERIFIED_TOKENS, cacheKey, verified);
-        return verified;
-      } catch {
-        return null;
-      }
+      return verifiedTokens.load(
+        `${key}\n${token}`,
+        async () => {
+          try {
+            const { payload } = await jwtVerify(token, new TextEncoder().encode(key), { algorithms: ["HS256"], requiredClaims: ["exp"], currentDate: new Date(clock()) });
+            return { claims: payload as Record<string, ConditionValue>, exp: payload.exp! };
+          } catch {
+            return null;
+          }
+        },
+        { keep: (verified) => verified !== null },
+      );
     },
 
     async search(spaceIds, query, limit) {
@@ -292,22 +252,17 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
 
     async siteScripts(siteId) {
       if (!integrations) return NO_SCRIPTS;
-      const held = siteScripts.get(siteId);
-      if (held && clock() < held.until) return held.value;
-      return once(`scripts:${siteId}`, async () => {
-        const generation = scriptsGeneration;
-        let kept: { value: SiteScripts; until: number };
+      const kept = await siteScripts.load(siteId, async (held) => {
         try {
           const { scripts } = await integrations.listSiteScripts({ siteId });
           const urls = scripts.map((script) => scriptUrl(siteId, script));
-          kept = { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor() };
+          return { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor() };
         } catch (error) {
           warnScripts(1, { site_id: siteId, error: error instanceof Error ? error.message : String(error) });
-          kept = { value: held?.value ?? NO_SCRIPTS, until: clock() + SCRIPTS_RETRY_MS };
+          return { value: held?.value.value ?? NO_SCRIPTS, until: clock() + SCRIPTS_RETRY_MS };
         }
-        if (generation === scriptsGeneration) bounded(siteScripts, MAX_SITE_SCRIPTS, siteId, kept);
-        return kept.value;
       });
+      return kept.value;
     },
 
     rendered: {

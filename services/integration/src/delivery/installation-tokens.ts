@@ -1,5 +1,5 @@
 import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
-import { AppError, type Clock, type PromiseClient } from "@imprint/runtime";
+import { AppError, CachedLoader, type Clock, type PromiseClient } from "@imprint/runtime";
 import type { Integration } from "../domain/integration.js";
 
 /**
@@ -11,44 +11,60 @@ export function roleForScopes(scopes: readonly string[]): MemberRole {
   return scopes.some((scope) => scope.endsWith(":write")) ? MemberRole.MEMBER_ROLE_EDIT : MemberRole.MEMBER_ROLE_READ;
 }
 
-interface CachedToken {
+/** An installation token and when it expires. */
+export interface IssuedToken {
   token: string;
-  expiresAt: number;
-  role: MemberRole;
+  expiresAt: Date;
 }
+
+/** Principals whose token is kept at most; the least recently used go first. */
+const MAX_TOKENS = 10_000;
 
 /**
  * Installation tokens reused across script calls until half their lifetime is gone, so a render
  * or an event does not cost identity a token each time. Keyed by the principal (an installation,
- * or the integration itself in its owner organization).
+ * or the integration itself in its owner organization) and the role the token acts with.
  */
 export class InstallationTokens {
-  private readonly tokens = new Map<string, CachedToken>();
-  private readonly issuing = new Map<string, Promise<{ token: string; expiresAt: Date }>>();
+  private readonly tokens: CachedLoader<IssuedToken>;
 
   constructor(
     private readonly identity: PromiseClient<typeof IdentityServiceService>,
     private readonly clock: Clock,
     private readonly ttlSeconds: number,
-  ) {}
+  ) {
+    this.tokens = new CachedLoader<IssuedToken>({
+      name: "installation tokens",
+      maxEntries: MAX_TOKENS,
+      freshUntil: (issued) => issued.expiresAt.getTime() - (ttlSeconds * 1000) / 2,
+      now: () => clock().getTime(),
+    });
+  }
 
-  async tokenFor(principal: { id: string; organizationId: string; integration: Pick<Integration, "name" | "title" | "scopes"> }): Promise<{ token: string; expiresAt: Date }> {
+  async tokenFor(principal: { id: string; organizationId: string; integration: Pick<Integration, "name" | "title" | "scopes"> }): Promise<IssuedToken> {
     const role = roleForScopes(principal.integration.scopes);
-    const cached = this.tokens.get(principal.id);
-    if (cached && cached.role === role && cached.expiresAt - this.clock().getTime() > (this.ttlSeconds * 1000) / 2) return { token: cached.token, expiresAt: new Date(cached.expiresAt) };
-    // Calls for one principal at once share one issue: identity creates a principal once, and a
-    // second concurrent first issue would be refused as a conflict.
-    const key = `${principal.id}/${role}`;
-    let issuing = this.issuing.get(key);
-    if (!issuing) {
-      issuing = this.issue(principal, role).finally(() => this.issuing.delete(key));
-      this.issuing.set(key, issuing);
-    }
-    return issuing;
+    // Calls for one principal at once share one issue (the loader's single flight): identity
+    // creates a principal once, and a second concurrent first issue would be refused as a conflict.
+    return this.tokens.load(InstallationTokens.key(principal.id, role), () => this.request(principal, role));
   }
 
   /** A new token (kept for later calls too), for callers that want their own (GitBook's installation token endpoint). */
-  async issue(principal: { id: string; organizationId: string; integration: Pick<Integration, "name" | "title"> }, role: MemberRole): Promise<{ token: string; expiresAt: Date }> {
+  async issue(principal: { id: string; organizationId: string; integration: Pick<Integration, "name" | "title"> }, role: MemberRole): Promise<IssuedToken> {
+    const issued = await this.request(principal, role);
+    this.tokens.set(InstallationTokens.key(principal.id, role), issued);
+    return issued;
+  }
+
+  /** Forgets an installation's tokens (it was uninstalled; identity revoked them). */
+  forget(principalId: string): void {
+    this.tokens.invalidatePrefix(`${principalId}/`);
+  }
+
+  private static key(principalId: string, role: MemberRole): string {
+    return `${principalId}/${role}`;
+  }
+
+  private async request(principal: { id: string; organizationId: string; integration: Pick<Integration, "name" | "title"> }, role: MemberRole): Promise<IssuedToken> {
     const request = {
       organizationId: principal.organizationId,
       installationId: principal.id,
@@ -65,15 +81,6 @@ export class InstallationTokens {
       if (!(error instanceof AppError && error.code === "conflict")) throw error;
       issued = await this.identity.issueInstallationToken(request);
     }
-    const expiresAt = issued.expiresAt ?? new Date(this.clock().getTime() + this.ttlSeconds * 1000);
-    if (this.tokens.size > 10_000) this.tokens.delete(this.tokens.keys().next().value as string);
-    this.tokens.set(principal.id, { token: issued.token, expiresAt: expiresAt.getTime(), role });
-    return { token: issued.token, expiresAt };
-  }
-
-  /** Forgets an installation's token (it was uninstalled; identity revoked it). */
-  forget(principalId: string): void {
-    this.tokens.delete(principalId);
+    return { token: issued.token, expiresAt: issued.expiresAt ?? new Date(this.clock().getTime() + this.ttlSeconds * 1000) };
   }
 }
-

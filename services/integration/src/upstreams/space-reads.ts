@@ -1,11 +1,7 @@
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { AppError, type PromiseClient } from "@imprint/runtime";
+import { AppError, CachedLoader, type PromiseClient } from "@imprint/runtime";
 
-interface Entry {
-  organizationId: string;
-  expiresAt: number;
-}
-
+/** Readable spaces kept at most; the least recently used go first. */
 const MAX_ENTRIES = 10_000;
 
 /**
@@ -15,23 +11,22 @@ const MAX_ENTRIES = 10_000;
  * asked again. Like the role cache, a revoked right lasts at most `ttlMs`.
  */
 export class SpaceReads {
-  private readonly entries = new Map<string, Entry>();
+  private readonly organizations: CachedLoader<string>;
 
   constructor(
     private readonly spaces: PromiseClient<typeof SpaceServiceService>,
-    private readonly ttlMs: number,
-    private readonly now: () => number = () => performance.now(),
-  ) {}
+    ttlMs: number,
+    now: () => number = () => performance.now(),
+  ) {
+    this.organizations = new CachedLoader<string>({ name: "readable spaces", maxEntries: MAX_ENTRIES, ttlMs, now });
+  }
 
   /** The space's organization; not_found when it does not exist or the caller cannot read it. */
   async organizationOf(caller: { userId: string; tokenId: string }, spaceId: string): Promise<string> {
-    const key = `${caller.userId}/${caller.tokenId}/${spaceId}`;
-    const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > this.now()) return cached.organizationId;
-    const { space } = await this.spaces.getSpace({ caller, spaceId, shareKey: "" });
-    if (!space) throw AppError.notFound("Space");
-    if (this.entries.size >= MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(key, { organizationId: space.organizationId, expiresAt: this.now() + this.ttlMs });
-    return space.organizationId;
+    return this.organizations.load(`${caller.userId}/${caller.tokenId}/${spaceId}`, async () => {
+      const { space } = await this.spaces.getSpace({ caller, spaceId, shareKey: "" });
+      if (!space) throw AppError.notFound("Space");
+      return space.organizationId;
+    });
   }
 }

@@ -1,4 +1,5 @@
 import { performance } from "node:perf_hooks";
+import { CachedLoader } from "../cached-loader.js";
 import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
 import { MemberAdded, MemberRemoved, MemberRoleChanged, MemberSsoEnabled } from "@imprint/proto/identity/v1/events";
 import { AppError } from "../errors.js";
@@ -44,15 +45,7 @@ export interface OrganizationRole {
   role: MemberRole;
 }
 
-interface Entry {
-  membership: OrganizationRole | null;
-  /** When identity answered it. */
-  verifiedAt: number;
-  /** Until when it is used without asking identity. */
-  expiresAt: number;
-}
-
-/** Entries kept at most; the oldest go first (a Map iterates in insertion order). */
+/** Roles kept at most; the least recently used go first. */
 const MAX_ENTRIES = 10_000;
 
 /**
@@ -85,26 +78,33 @@ export interface MembershipCacheOptions {
  * while this process hears identity's member events itself ({@link followMemberEvents}: every
  * replica, not the one a durable consumer hands the event to) and for roles verified since it last
  * (re)subscribed. Events only ever drop entries (commutative: a late or repeated event drops again,
- * never restores), and a lookup under way when its key is dropped is not kept, so no answer older
- * than an event can come back after it.
+ * never restores), and a lookup under way when its key is dropped is not kept (the CachedLoader's
+ * invalidation), so no answer older than an event can come back after it.
  */
 export class MembershipCache {
-  private readonly entries = new Map<string, Entry>();
-  /** Lookups under way; an invalidation removes the key, so an answer in flight meanwhile is not kept. */
-  private readonly inflight = new Map<string, Promise<OrganizationRole | null>>();
-  private readonly staleIfErrorMs: number;
+  private readonly roles: CachedLoader<OrganizationRole | null>;
+  private readonly keeps: boolean;
   private readonly now: () => number;
   /** Roles verified before this are not used stale: member events since may have been missed. */
   private trustedSince = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly identity: IdentityClient,
-    private readonly ttlMs: number,
+    ttlMs: number,
     options: MembershipCacheOptions | (() => number) = {},
   ) {
     const resolved = typeof options === "function" ? { now: options } : options;
-    this.staleIfErrorMs = resolved.staleIfErrorMs ?? DEFAULT_STALE_IF_ERROR_MS;
-    this.now = resolved.now ?? (() => performance.now());
+    const staleIfErrorMs = resolved.staleIfErrorMs ?? DEFAULT_STALE_IF_ERROR_MS;
+    const now = resolved.now ?? (() => performance.now());
+    this.now = now;
+    this.keeps = ttlMs > 0 || staleIfErrorMs > 0;
+    this.roles = new CachedLoader<OrganizationRole | null>({
+      name: "organization roles",
+      maxEntries: MAX_ENTRIES,
+      ttlMs,
+      now,
+      staleIfError: (error, stale) => identityUnreachable(error) && stale.storedAt >= this.trustedSince && now() - stale.storedAt < staleIfErrorMs,
+    });
   }
 
   private static key(organizationId: string, userId: string, tokenId: string): string {
@@ -117,44 +117,7 @@ export class MembershipCache {
    * `tokenId` "" for checks that act for no request.
    */
   async get(organizationId: string, userId: string, tokenId = ""): Promise<OrganizationRole | null> {
-    const key = MembershipCache.key(organizationId, userId, tokenId);
-    const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > this.now()) return cached.membership;
-    const pending = this.inflight.get(key);
-    if (pending) return pending;
-
-    const lookup: Promise<OrganizationRole | null> = this.fetch(organizationId, userId, tokenId).then(
-      (membership) => {
-        if (this.inflight.get(key) === lookup) {
-          this.inflight.delete(key);
-          if (this.ttlMs > 0 || this.staleIfErrorMs > 0) this.store(key, membership);
-        }
-        return membership;
-      },
-      (error: unknown) => {
-        const current = this.inflight.get(key) === lookup;
-        if (current) this.inflight.delete(key);
-        // Read again: an event may have dropped the entry while the lookup was under way.
-        const stale = current ? this.entries.get(key) : undefined;
-        if (stale && identityUnreachable(error) && stale.verifiedAt >= this.trustedSince && this.now() - stale.verifiedAt < this.staleIfErrorMs) {
-          return stale.membership;
-        }
-        throw error;
-      },
-    );
-    this.inflight.set(key, lookup);
-    return lookup;
-  }
-
-  private store(key: string, membership: OrganizationRole | null): void {
-    const now = this.now();
-    this.entries.delete(key);
-    this.entries.set(key, { membership, verifiedAt: now, expiresAt: now + this.ttlMs });
-    while (this.entries.size > MAX_ENTRIES) {
-      const oldest = this.entries.keys().next().value;
-      if (oldest === undefined) break;
-      this.entries.delete(oldest);
-    }
+    return this.roles.load(MembershipCache.key(organizationId, userId, tokenId), () => this.fetch(organizationId, userId, tokenId), { keep: () => this.keeps });
   }
 
   private async fetch(organizationId: string, userId: string, tokenId: string): Promise<OrganizationRole | null> {
@@ -173,10 +136,8 @@ export class MembershipCache {
 
   /** Forgets what is known about the user in the organization (the next check asks identity). */
   invalidate(organizationId: string, userId: string): void {
-    // Every token's entry of the user (invalidations are rare: member events).
-    const prefix = `${organizationId}/${userId}/`;
-    for (const key of this.entries.keys()) if (key.startsWith(prefix)) this.entries.delete(key);
-    for (const key of this.inflight.keys()) if (key.startsWith(prefix)) this.inflight.delete(key);
+    // Every token's entry of the user.
+    this.roles.invalidatePrefix(`${organizationId}/${userId}/`);
   }
 
   /** Member events are heard from now on ({@link followMemberEvents}): roles verified since may be used stale. */
