@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { contextEvents, recordEvent, type EventDefinition, type EventPayload } from "@imprint/runtime";
+import { contextEvents } from "@imprint/runtime";
 import {
   ChangeRequestArchived,
   ChangeRequestCreated,
@@ -17,8 +17,6 @@ import {
   CommentUpdated,
   type SpaceCounters,
 } from "@imprint/proto/collaboration/v1/events";
-import type { Comment } from "./domain/comment.js";
-import type { CallerInput, UseCaseDeps } from "./deps.js";
 
 /** Every collaboration event goes to the `IMPRINT_COLLABORATION` stream, subjects `imprint.collaboration.v1.<aggregate>.<event>`. */
 export const COLLABORATION_EVENT_CONTEXT = "collaboration";
@@ -75,47 +73,12 @@ async function nextSpaceCounters(em: EntityManager, spaceId: string): Promise<Sp
   };
 }
 
-/** What every collaboration event's message starts with (see SpaceEvent); the recorder fills it in. */
-interface SpaceEventFields {
-  spaceId: string;
-  spaceCounters?: SpaceCounters | undefined;
-}
-
-/** A collaboration event's own payload: its message without the space and counters. */
-type OwnPayload<T> = Omit<EventPayload<T>, keyof SpaceEventFields>;
-
 /**
- * Records a collaboration event in the current transaction (published by the relay after commit).
- * Every event concerns one space and carries that space's counters as of this transaction
- * (`spaceCounters`), so content keeps its space counters from the events alone.
+ * A collaboration event's message: its own fields (`payload`) plus the space it concerns and that
+ * space's counters as of this transaction (`spaceCounters`), so content keeps its space counters
+ * from the events alone. Every collaboration event is recorded with one:
+ * `recordEvent(tx, definition, { organizationId, actor, payload: await spaceEventPayload(tx, spaceId, {...}) })`.
  */
-export async function recordCollaborationEvent<T extends SpaceEventFields>(
-  em: EntityManager,
-  deps: Pick<UseCaseDeps, "clock">,
-  definition: EventDefinition<T>,
-  event: { organizationId: string; actor: CallerInput | null; spaceId: string; payload: NoInfer<OwnPayload<T>> },
-): Promise<void> {
-  const spaceCounters = await nextSpaceCounters(em, event.spaceId);
-  // The message is exactly its own fields plus these two, which TypeScript cannot see through Omit.
-  const payload = { spaceId: event.spaceId, spaceCounters, ...event.payload } as unknown as EventPayload<T>;
-  recordEvent(em, definition, { organizationId: event.organizationId, actor: event.actor, payload, occurredAt: deps.clock() });
-}
-
-/** Records a `comment_reply.*` event for a reply of `comment`; `extra` holds the event's fields besides the ids. */
-export async function recordReplyEvent<T extends SpaceEventFields & { commentId: string; replyId: string }>(
-  em: EntityManager,
-  deps: Pick<UseCaseDeps, "clock">,
-  actor: CallerInput,
-  comment: Pick<Comment, "id" | "organizationId" | "spaceId" | "changeRequestId">,
-  replyId: string,
-  definition: EventDefinition<T>,
-  extra: NoInfer<Omit<OwnPayload<T>, "commentId" | "replyId" | "changeRequestId">>,
-): Promise<void> {
-  const ids = { commentId: comment.id, replyId, changeRequestId: comment.changeRequestId };
-  await recordCollaborationEvent(em, deps, definition, {
-    organizationId: comment.organizationId,
-    actor,
-    spaceId: comment.spaceId,
-    payload: { ...ids, ...extra } as unknown as NoInfer<OwnPayload<T>>,
-  });
+export async function spaceEventPayload<P extends object>(tx: EntityManager, spaceId: string, payload: P): Promise<P & { spaceId: string; spaceCounters: SpaceCounters }> {
+  return { spaceId, spaceCounters: await nextSpaceCounters(tx, spaceId), ...payload };
 }

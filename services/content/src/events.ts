@@ -1,5 +1,4 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
-import { contextEvents, recordEvent, type Clock, type EventDefinition, type RecordEventInput } from "@imprint/runtime";
+import { contextEvents } from "@imprint/runtime";
 import {
   BranchCreated,
   BranchMerged,
@@ -26,7 +25,6 @@ import {
   TranslationSettingsDeleted,
   TranslationSettingsUpdated,
 } from "@imprint/proto/content/v1/events";
-import type { CallerInput } from "./access/index.js";
 
 /** Every content event goes to the `IMPRINT_CONTENT` stream, subjects `imprint.content.v1.<aggregate>.<event>`. */
 export const CONTENT_EVENT_CONTEXT = "content";
@@ -61,13 +59,3 @@ export const openApiSpecDeleted = contentEvent("openapi_spec", "deleted", OpenAp
 export const translationSettingsCreated = contentEvent("translation_settings", "created", TranslationSettingsCreated);
 export const translationSettingsUpdated = contentEvent("translation_settings", "updated", TranslationSettingsUpdated);
 export const translationSettingsDeleted = contentEvent("translation_settings", "deleted", TranslationSettingsDeleted);
-
-/** Records a content event in the current transaction (published by the relay after commit), at the clock's time. */
-export function recordContentEvent<T>(
-  em: EntityManager,
-  deps: { clock: Clock },
-  definition: EventDefinition<T>,
-  event: Omit<RecordEventInput<T>, "occurredAt"> & { organizationId: string; actor: CallerInput | null },
-): void {
-  recordEvent(em, definition, { ...event, occurredAt: deps.clock() });
-}

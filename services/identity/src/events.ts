@@ -1,5 +1,4 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
-import { contextEvents, recordEvent, type EventDefinition, type RecordEventInput } from "@imprint/runtime";
+import { contextEvents } from "@imprint/runtime";
 import {
   InviteCreated,
   InviteDeleted,
@@ -25,7 +24,6 @@ import {
   UserSignedInWithSso,
   UserUpdated,
 } from "@imprint/proto/identity/v1/events";
-import type { UseCaseDeps } from "./deps.js";
 
 /** The context of identity's events: stream `IMPRINT_IDENTITY`, subjects `imprint.identity.v1.>`. */
 export const IDENTITY_CONTEXT = "identity";
@@ -60,13 +58,3 @@ export const samlProviderUpdated = identityEvent("saml_provider", "updated", Sam
 export const samlProviderDeleted = identityEvent("saml_provider", "deleted", SamlProviderDeleted);
 export const samlProviderActivated = identityEvent("saml_provider", "activated", SamlProviderActivated);
 export const userSignedInWithSso = identityEvent("user", "signed_in_with_sso", UserSignedInWithSso);
-
-/** Records an identity event in the current transaction (published by the relay after commit), at the clock's time. */
-export function recordIdentityEvent<T>(
-  em: EntityManager,
-  deps: Pick<UseCaseDeps, "clock">,
-  definition: EventDefinition<T>,
-  event: Omit<RecordEventInput<T>, "occurredAt">,
-): void {
-  recordEvent(em, definition, { ...event, occurredAt: deps.clock() });
-}

@@ -1,4 +1,3 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
 import {
   InstallationCreated,
   InstallationDeleted,
@@ -9,8 +8,7 @@ import {
   TargetInstallationDeleted,
   TargetInstallationUpdated,
 } from "@imprint/proto/integration/v1/events";
-import { contextEvents, recordEvent, type EventDefinition, type EventPayload } from "@imprint/runtime";
-import type { CallerInput, UseCaseDeps } from "./deps.js";
+import { contextEvents } from "@imprint/runtime";
 
 /** Every integration event goes to the `IMPRINT_INTEGRATION` stream, subjects `imprint.integration.v1.<aggregate>.<event>`. */
 export const INTEGRATION_EVENT_CONTEXT = "integration";
@@ -30,13 +28,3 @@ export const installationDeleted = integrationEvent("installation", "deleted", I
 export const targetInstallationCreated = integrationEvent("target_installation", "created", TargetInstallationCreated);
 export const targetInstallationUpdated = integrationEvent("target_installation", "updated", TargetInstallationUpdated);
 export const targetInstallationDeleted = integrationEvent("target_installation", "deleted", TargetInstallationDeleted);
-
-/** Records an integration event of the organization in the current transaction (published by the relay after commit). */
-export function recordIntegrationEvent<T>(
-  em: EntityManager,
-  deps: Pick<UseCaseDeps, "clock">,
-  definition: EventDefinition<T>,
-  event: { organizationId: string; actor: CallerInput | null; payload: NoInfer<EventPayload<T>> },
-): void {
-  recordEvent(em, definition, { organizationId: event.organizationId, actor: event.actor, payload: event.payload, occurredAt: deps.clock() });
-}

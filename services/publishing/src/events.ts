@@ -1,4 +1,3 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
 import {
   ShareLinkCreated,
   ShareLinkDeleted,
@@ -27,8 +26,7 @@ import {
   SiteUpdated,
   SpacePublicationUpdated,
 } from "@imprint/proto/publishing/v1/events";
-import { contextEvents, recordEvent, type EventDefinition, type EventPayload } from "@imprint/runtime";
-import type { CallerInput, UseCaseDeps } from "./deps.js";
+import { contextEvents } from "@imprint/runtime";
 
 /** Every publishing event goes to the `IMPRINT_PUBLISHING` stream, subjects `imprint.publishing.v1.<aggregate>.<event>`. */
 export const PUBLISHING_EVENT_CONTEXT = "publishing";
@@ -66,13 +64,3 @@ export const siteSpaceDeleted = publishingEvent("site_space", "deleted", SiteSpa
 export const shareLinkCreated = publishingEvent("share_link", "created", ShareLinkCreated);
 export const shareLinkUpdated = publishingEvent("share_link", "updated", ShareLinkUpdated);
 export const shareLinkDeleted = publishingEvent("share_link", "deleted", ShareLinkDeleted);
-
-/** Records a publishing event of the organization in the current transaction (published by the relay after commit). */
-export function recordPublishingEvent<T>(
-  em: EntityManager,
-  deps: Pick<UseCaseDeps, "clock">,
-  definition: EventDefinition<T>,
-  event: { organizationId: string; actor: CallerInput | null; payload: NoInfer<EventPayload<T>> },
-): void {
-  recordEvent(em, definition, { organizationId: event.organizationId, actor: event.actor, payload: event.payload, occurredAt: deps.clock() });
-}

@@ -23,7 +23,7 @@ class Entry<V> {
     readonly value: V,
     readonly bytes: number,
   ) {
-    this.inBudget = { item: this as Entry<unknown>, older: null, newer: null };
+    this.inBudget = { item: this, older: null, newer: null };
     this.inCache = { item: this, older: null, newer: null };
   }
 }
@@ -135,7 +135,7 @@ export class BudgetedCache<V> {
     const entry = this.entriesByKey.get(key);
     if (!entry) return undefined;
     this.order.touch(entry.inCache);
-    this.budget.touch(entry as Entry<unknown>);
+    this.budget.touch(entry);
     return entry.value;
   }
 
@@ -151,7 +151,7 @@ export class BudgetedCache<V> {
     this.entriesByKey.set(key, entry);
     this.order.push(entry.inCache);
     this.held += bytes;
-    this.budget.charge(entry as Entry<unknown>);
+    this.budget.charge(entry);
   }
 
   delete(key: string): void {
@@ -160,7 +160,7 @@ export class BudgetedCache<V> {
     this.entriesByKey.delete(key);
     this.order.remove(entry.inCache);
     this.held -= entry.bytes;
-    this.budget.release(entry as Entry<unknown>);
+    this.budget.release(entry);
   }
 
   /** Every key, in no particular order, as they are now (for invalidations by prefix). */

@@ -3,7 +3,7 @@ import type { z } from "zod";
 import { loadConfig, serviceConfigShape } from "./config.js";
 import { migrateDatabase, openDatabase } from "./db/orm.js";
 import { IdempotentCalls, pruneIdempotentCallsJob } from "./db/idempotent-calls.js";
-import { createUnitOfWork, type UnitOfWork } from "./db/unit-of-work.js";
+import { createUnitOfWork, useTransactionClock, type UnitOfWork } from "./db/unit-of-work.js";
 import { backoffDelay, connectNatsInBackground, ensureStream, type NatsLink, type StreamSettings } from "./events/nats.js";
 import { pruneProcessedEventsJob } from "./events/prune-processed-events.js";
 import { OutboxRelay } from "./events/outbox-relay.js";
@@ -157,6 +157,8 @@ export async function startService(
       runMigrations: !config.SKIP_MIGRATIONS,
       logger,
     });
+    // Transactions (and the events they record) take their time from the service's clock.
+    useTransactionClock(orm, clock);
     nats = connectNatsInBackground(config.NATS_URL, spec.name, logger);
     streams = keepStream(
       nats,

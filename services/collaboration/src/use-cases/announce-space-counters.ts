@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId } from "@imprint/runtime";
-import { recordCollaborationEvent, spaceCountersAnnounced } from "../events.js";
+import { AppError, isId, recordEvent } from "@imprint/runtime";
+import { spaceCountersAnnounced, spaceEventPayload } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 
 /**
@@ -18,7 +18,9 @@ export async function announceSpaceCounters(em: EntityManager, input: { spaceId:
     [input.spaceId, input.spaceId],
   );
   for (const { space_id: spaceId, organization_id: organizationId } of spaces) {
-    await deps.unitOfWork.run(em.fork(), (tx) => recordCollaborationEvent(tx, deps, spaceCountersAnnounced, { organizationId, actor: null, spaceId, payload: {} }));
+    await deps.unitOfWork.run(em.fork(), async (tx) => {
+      recordEvent(tx, spaceCountersAnnounced, { organizationId, actor: null, payload: await spaceEventPayload(tx, spaceId, {}) });
+    });
   }
   return spaces.length;
 }

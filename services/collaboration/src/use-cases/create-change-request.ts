@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Branch } from "@imprint/proto/content/v1/branches";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { ChangeRequest, validateAgentTaskId, validateSubject } from "../domain/change-request.js";
-import { changeRequestCreated, recordCollaborationEvent } from "../events.js";
+import { changeRequestCreated, spaceEventPayload } from "../events.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { addContributor } from "./shared/change-requests.js";
@@ -70,11 +70,10 @@ export async function createChangeRequest(em: EntityManager, input: CreateChange
     });
     await tx.flush();
     await addContributor(tx, changeRequest, caller.userId, now);
-    await recordCollaborationEvent(tx, deps, changeRequestCreated, {
+    recordEvent(tx, changeRequestCreated, {
       organizationId: space.organizationId,
       actor: caller,
-      spaceId: space.spaceId,
-      payload: { changeRequestId: id, number, subject, status: "open", revisionId: branch.headRevisionId },
+      payload: await spaceEventPayload(tx, space.spaceId, { changeRequestId: id, number, subject, status: "open", revisionId: branch.headRevisionId }),
     });
     return { changeRequest, branch };
   });

@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { recordEvent } from "@imprint/runtime";
 import { Comment, CommentReply, Reaction } from "../domain/comment.js";
-import { commentReplyDeleted, recordReplyEvent } from "../events.js";
+import { commentReplyDeleted, spaceEventPayload } from "../events.js";
 import { isId, type CallerInput } from "./shared/access.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireManage, resolveScope, scopeFilter, type CommentScopeInput } from "./shared/scope.js";
@@ -24,7 +25,7 @@ export async function deleteCommentReply(em: EntityManager, input: DeleteComment
     await tx.nativeDelete(Reaction, { targetId: reply.id });
     tx.remove(reply);
     comment.replyRemoved();
-    await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, commentReplyDeleted, {});
+    recordEvent(tx, commentReplyDeleted, { organizationId: comment.organizationId, actor: scope.caller, payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId }) });
     return true;
   });
   return deleted;

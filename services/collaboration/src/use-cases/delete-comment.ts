@@ -1,6 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { recordEvent } from "@imprint/runtime";
 import { Comment, CommentReply, Reaction } from "../domain/comment.js";
-import { commentDeleted, recordCollaborationEvent } from "../events.js";
+import { commentDeleted, spaceEventPayload } from "../events.js";
 import { isId, type CallerInput } from "./shared/access.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireManage, resolveScope, scopeFilter, type CommentScopeInput } from "./shared/scope.js";
@@ -22,11 +23,10 @@ export async function deleteComment(em: EntityManager, input: DeleteCommentInput
     await tx.nativeDelete(Reaction, { commentId: comment.id });
     await tx.nativeDelete(CommentReply, { commentId: comment.id });
     tx.remove(comment);
-    await recordCollaborationEvent(tx, deps, commentDeleted, {
+    recordEvent(tx, commentDeleted, {
       organizationId: comment.organizationId,
       actor: scope.caller,
-      spaceId: comment.spaceId,
-      payload: { commentId: comment.id, changeRequestId: comment.changeRequestId },
+      payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, changeRequestId: comment.changeRequestId }),
     });
     return true;
   });

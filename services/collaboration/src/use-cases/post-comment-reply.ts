@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { recordEvent } from "@imprint/runtime";
 import { CommentReply, validateMarkdown } from "../domain/comment.js";
-import { commentReplyCreated, recordReplyEvent } from "../events.js";
+import { commentReplyCreated, spaceEventPayload } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -34,7 +35,7 @@ export async function postCommentReply(em: EntityManager, input: PostCommentRepl
       editedAt: null,
     });
     comment.replyAdded();
-    await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, commentReplyCreated, {});
+    recordEvent(tx, commentReplyCreated, { organizationId: comment.organizationId, actor: scope.caller, payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId }) });
     return reply;
   });
   const [view] = await replyViews(em, deps, scope, [reply], input.format, users);

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { DocumentFormat, type PageSummary } from "@imprint/proto/content/v1/revisions";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { Comment, NODE_ID_MAX, validateMarkdown, type PageSnapshot } from "../domain/comment.js";
 import { characterCount } from "../domain/text.js";
-import { commentCreated, recordCollaborationEvent } from "../events.js";
+import { commentCreated, spaceEventPayload } from "../events.js";
 import { callerMessage, type CallerInput } from "./shared/access.js";
 import { commentViews, type BodyFormat, type CommentView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -96,11 +96,10 @@ export async function postComment(em: EntityManager, input: PostCommentInput, de
       resolvedBy: null,
       repliesCount: 0,
     });
-    await recordCollaborationEvent(tx, deps, commentCreated, {
+    recordEvent(tx, commentCreated, {
       organizationId: scope.space.organizationId,
       actor: scope.caller,
-      spaceId: scope.space.spaceId,
-      payload: { commentId: comment.id, changeRequestId: comment.changeRequestId, pageId: comment.pageId },
+      payload: await spaceEventPayload(tx, scope.space.spaceId, { commentId: comment.id, changeRequestId: comment.changeRequestId, pageId: comment.pageId }),
     });
     return comment;
   });

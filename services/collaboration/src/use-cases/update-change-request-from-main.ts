@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { changeRequestUpdatedFromMain, recordCollaborationEvent } from "../events.js";
+import { recordEvent } from "@imprint/runtime";
+import { changeRequestUpdatedFromMain, spaceEventPayload } from "../events.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
 import { addContributor, findChangeRequest } from "./shared/change-requests.js";
@@ -33,11 +34,10 @@ export async function updateChangeRequestFromMain(
     const now = deps.clock();
     locked.updatedAt = now;
     await addContributor(tx, locked, caller.userId, now);
-    await recordCollaborationEvent(tx, deps, changeRequestUpdatedFromMain, {
+    recordEvent(tx, changeRequestUpdatedFromMain, {
       organizationId: locked.organizationId,
       actor: caller,
-      spaceId: locked.spaceId,
-      payload: { changeRequestId: locked.id, number: locked.number, revisionId: updated.revisionId },
+      payload: await spaceEventPayload(tx, locked.spaceId, { changeRequestId: locked.id, number: locked.number, revisionId: updated.revisionId }),
     });
     return locked;
   });

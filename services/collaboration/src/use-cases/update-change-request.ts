@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { recordEvent } from "@imprint/runtime";
 import { assertSettableStatus, validateDescription, validateSubject, type ChangeRequestStatus } from "../domain/change-request.js";
-import { changeRequestArchived, changeRequestUpdated, recordCollaborationEvent } from "../events.js";
+import { changeRequestArchived, changeRequestUpdated, spaceEventPayload } from "../events.js";
 import { requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
 import { changeRequestView, readBranch, type ChangeRequestView } from "./shared/change-request-views.js";
 import { findChangeRequest } from "./shared/change-requests.js";
@@ -35,13 +36,13 @@ export async function updateChangeRequest(em: EntityManager, input: UpdateChange
     const found = await findChangeRequest(tx, space.spaceId, input.changeRequestId, { lock: true });
     const changes = found.update({ subject, description, status: input.status }, deps.clock);
     if (Object.keys(changes).length === 0) return found;
-    const event = { organizationId: found.organizationId, actor: caller, spaceId: found.spaceId };
-    await recordCollaborationEvent(tx, deps, changeRequestUpdated, {
+    const event = { organizationId: found.organizationId, actor: caller };
+    recordEvent(tx, changeRequestUpdated, {
       ...event,
-      payload: { changeRequestId: found.id, number: found.number, changedFields: Object.keys(changes), changes },
+      payload: await spaceEventPayload(tx, found.spaceId, { changeRequestId: found.id, number: found.number, changedFields: Object.keys(changes), changes }),
     });
     if (changes.status && found.status === "archived") {
-      await recordCollaborationEvent(tx, deps, changeRequestArchived, { ...event, payload: { changeRequestId: found.id, number: found.number } });
+      recordEvent(tx, changeRequestArchived, { ...event, payload: await spaceEventPayload(tx, found.spaceId, { changeRequestId: found.id, number: found.number }) });
     }
     return found;
   });

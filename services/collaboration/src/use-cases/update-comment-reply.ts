@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { commentReplyUpdated, recordReplyEvent } from "../events.js";
+import { AppError, recordEvent } from "@imprint/runtime";
+import { commentReplyUpdated, spaceEventPayload } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { readReplyUsers, replyViews, type BodyFormat, type ReplyView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -44,7 +44,7 @@ export async function updateCommentReply(em: EntityManager, input: UpdateComment
     if (input.resolved !== undefined || hasReactionChanges(reactions)) requireComment(scope);
     if (markdown !== undefined) requireManage(scope, reply.authorId, "reply");
     const changedFields = await applyPostEdit(tx, reply, comment, scope.caller.userId, { markdown, reactions }, deps.clock());
-    if (changedFields.length > 0) await recordReplyEvent(tx, deps, scope.caller, comment, reply.id, commentReplyUpdated, { changedFields });
+    if (changedFields.length > 0) recordEvent(tx, commentReplyUpdated, { organizationId: comment.organizationId, actor: scope.caller, payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId, changedFields }) });
     if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);
     return reply;
   });

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { commentUpdated, recordCollaborationEvent } from "../events.js";
+import { recordEvent } from "@imprint/runtime";
+import { commentUpdated, spaceEventPayload } from "../events.js";
 import type { CallerInput } from "./shared/access.js";
 import { commentViews, readCommentSources, type BodyFormat, type CommentView } from "./shared/comment-views.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -39,11 +40,10 @@ export async function updateComment(em: EntityManager, input: UpdateCommentInput
     if (markdown !== undefined) requireManage(scope, comment.authorId, "comment");
     const changedFields = await applyPostEdit(tx, comment, comment, scope.caller.userId, { markdown, reactions }, deps.clock());
     if (changedFields.length > 0) {
-      await recordCollaborationEvent(tx, deps, commentUpdated, {
+      recordEvent(tx, commentUpdated, {
         organizationId: comment.organizationId,
         actor: scope.caller,
-        spaceId: comment.spaceId,
-        payload: { commentId: comment.id, changeRequestId: comment.changeRequestId, changedFields },
+        payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, changeRequestId: comment.changeRequestId, changedFields }),
       });
     }
     if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);

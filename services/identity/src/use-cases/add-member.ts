@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { changeMemberRole, Member } from "../domain/member.js";
 import { lockOrganization, Organization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
-import { memberRoleChanged, recordIdentityEvent } from "../events.js";
+import { memberRoleChanged } from "../events.js";
 import { createMember } from "./shared/members.js";
 import { conflictOnUniqueViolation } from "./shared/conflicts.js";
 import { findOrCreateUser } from "./shared/users.js";
@@ -32,7 +32,7 @@ async function addOrUpdateMemberIn(
   if (!existing) return { member: createMember(tx, { organization, user, role }, deps, null), changed: true };
   const change = await changeMemberRole(tx, existing, role);
   if (!change) return { member: existing, changed: false };
-  recordIdentityEvent(tx, deps, memberRoleChanged, {
+  recordEvent(tx, memberRoleChanged, {
     organizationId: organization.id,
     actor: null,
     payload: { userId: user.id, ...change },

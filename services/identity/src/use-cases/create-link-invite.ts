@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { LinkInvite } from "../domain/link-invite.js";
 import { Organization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
-import { inviteCreated, recordIdentityEvent } from "../events.js";
+import { inviteCreated } from "../events.js";
 import { isId } from "./shared/validation.js";
 import type { UseCaseDeps } from "../deps.js";
 
@@ -22,7 +22,7 @@ export async function createLinkInvite(em: EntityManager, input: CreateLinkInvit
     const organization = await tx.findOne(Organization, input.organizationId);
     if (!organization) throw AppError.notFound("Organization");
     const created = tx.create(LinkInvite, { organization, role, createdAt: deps.clock() });
-    recordIdentityEvent(tx, deps, inviteCreated, {
+    recordEvent(tx, inviteCreated, {
       organizationId: organization.id,
       actor: null,
       payload: { inviteId: created.id, role },

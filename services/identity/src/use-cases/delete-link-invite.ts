@@ -1,7 +1,8 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { LinkInvite } from "../domain/link-invite.js";
 import { requireMembership } from "./shared/access.js";
-import { inviteDeleted, recordIdentityEvent } from "../events.js";
+import { inviteDeleted } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 
@@ -20,7 +21,7 @@ export async function deleteLinkInvite(em: EntityManager, input: DeleteLinkInvit
     if (!isId(input.inviteId)) return false;
     const count = await tx.nativeDelete(LinkInvite, { id: input.inviteId, organization: input.organizationId });
     if (count === 0) return false;
-    recordIdentityEvent(tx, deps, inviteDeleted, {
+    recordEvent(tx, inviteDeleted, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { inviteId: input.inviteId },

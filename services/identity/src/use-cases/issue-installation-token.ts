@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { Member } from "../domain/member.js";
 import { Organization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { installationPrincipalEmail, updateUserProfile, User, validateInstallationId } from "../domain/user.js";
-import { memberRoleChanged, recordIdentityEvent, userCreated, userUpdated } from "../events.js";
+import { memberRoleChanged, userCreated, userUpdated } from "../events.js";
 import { conflictOnUniqueViolation } from "./shared/conflicts.js";
 import { createMember } from "./shared/members.js";
 import { idOf } from "./shared/queries.js";
@@ -61,7 +61,7 @@ async function findOrCreatePrincipal(tx: EntityManager, input: { installationId:
   if (existing) {
     const changed = updateUserProfile(existing, { displayName: input.title });
     if (Object.keys(changed).length > 0) {
-      recordIdentityEvent(tx, deps, userUpdated, { organizationId: null, actor: null, payload: { userId: existing.id, changedFields: Object.keys(changed), changes: changed } });
+      recordEvent(tx, userUpdated, { organizationId: null, actor: null, payload: { userId: existing.id, changedFields: Object.keys(changed), changes: changed } });
     }
     return existing;
   }
@@ -74,7 +74,7 @@ async function findOrCreatePrincipal(tx: EntityManager, input: { installationId:
     createdAt: deps.clock(),
     integrationInstallationId: input.installationId,
   });
-  recordIdentityEvent(tx, deps, userCreated, { organizationId: null, actor: null, payload: { userId: user.id, email: user.email, displayName: user.displayName } });
+  recordEvent(tx, userCreated, { organizationId: null, actor: null, payload: { userId: user.id, email: user.email, displayName: user.displayName } });
   return user;
 }
 
@@ -98,7 +98,7 @@ async function joinWithRole(tx: EntityManager, organization: Organization, princ
   // Not changeMemberRole: a principal is no admin that the last-admin rule keeps.
   if (from === role) return;
   member.role = role;
-  recordIdentityEvent(tx, deps, memberRoleChanged, { organizationId: organization.id, actor: null, payload: { userId: principal.id, from, to: role } });
+  recordEvent(tx, memberRoleChanged, { organizationId: organization.id, actor: null, payload: { userId: principal.id, from, to: role } });
 }
 
 /**

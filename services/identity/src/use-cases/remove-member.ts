@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { assertMemberRemovable, Member } from "../domain/member.js";
 import { isInstallationPrincipal } from "../domain/user.js";
 import { lockOrganization, nextMembershipVersion } from "../domain/organization.js";
 import { requireMembership } from "./shared/access.js";
 import { TeamMember } from "../domain/team.js";
-import { memberRemoved, recordIdentityEvent, teamMemberRemoved } from "../events.js";
+import { memberRemoved, teamMemberRemoved } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 import { idOf } from "./shared/queries.js";
@@ -33,14 +33,14 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
     // An installation's principal leaves with its installation (RevokeInstallationTokens), not here.
     if (isInstallationPrincipal(member.user)) throw AppError.notFound("Member");
     await assertMemberRemovable(tx, member);
-    recordIdentityEvent(tx, deps, memberRemoved, {
+    recordEvent(tx, memberRemoved, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { userId: input.userId, role: member.role ?? null, membershipVersion },
     });
     // Leaving the organization is leaving its teams.
     for (const row of await tx.find(TeamMember, { user: input.userId, team: { organization: input.organizationId } }, { fields: ["team"] })) {
-      recordIdentityEvent(tx, deps, teamMemberRemoved, { organizationId: input.organizationId, actor: caller, payload: { teamId: idOf(row.team), userId: input.userId, membershipVersion } });
+      recordEvent(tx, teamMemberRemoved, { organizationId: input.organizationId, actor: caller, payload: { teamId: idOf(row.team), userId: input.userId, membershipVersion } });
       tx.remove(row);
     }
     tx.remove(member);

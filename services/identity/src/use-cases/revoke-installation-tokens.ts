@@ -1,9 +1,10 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { ApiToken } from "../domain/api-token.js";
 import { Member } from "../domain/member.js";
 import { nextMembershipVersion } from "../domain/organization.js";
 import { User, validateInstallationId } from "../domain/user.js";
-import { memberRemoved, recordIdentityEvent, tokenRevoked } from "../events.js";
+import { memberRemoved, tokenRevoked } from "../events.js";
 import { idOf } from "./shared/queries.js";
 import type { UseCaseDeps } from "../deps.js";
 
@@ -29,14 +30,14 @@ export async function revokeInstallationTokens(
     // Expired tokens already fail; only those still valid are revoked.
     const tokens = await tx.find(ApiToken, { user: principal, revokedAt: null, $or: [{ expiresAt: null }, { expiresAt: { $gt: deps.clock() } }] });
     for (const token of tokens) {
-      if (token.revoke(deps.clock)) recordIdentityEvent(tx, deps, tokenRevoked, { organizationId: null, actor: null, payload: { tokenId: token.id, userId: principal.id } });
+      if (token.revoke(deps.clock)) recordEvent(tx, tokenRevoked, { organizationId: null, actor: null, payload: { tokenId: token.id, userId: principal.id } });
     }
     // An installation's principal joins no team, so leaving the organization is all there is.
     const memberships = await tx.find(Member, { user: principal });
     for (const member of memberships) {
       const organizationId = idOf(member.organization);
       const membershipVersion = await nextMembershipVersion(tx, organizationId);
-      recordIdentityEvent(tx, deps, memberRemoved, { organizationId, actor: null, payload: { userId: principal.id, role: member.role ?? null, membershipVersion } });
+      recordEvent(tx, memberRemoved, { organizationId, actor: null, payload: { userId: principal.id, role: member.role ?? null, membershipVersion } });
       tx.remove(member);
     }
     return { revokedTokens: tokens.length, memberRemoved: memberships.length > 0 };

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { ApiToken } from "../domain/api-token.js";
 import { hashTokenSecret } from "../domain/tokens.js";
-import { tokenRevoked, recordIdentityEvent } from "../events.js";
+import { tokenRevoked } from "../events.js";
 import { isId } from "./shared/validation.js";
 import type { UseCaseDeps } from "../deps.js";
 
@@ -24,7 +24,7 @@ export async function revokeToken(em: EntityManager, input: RevokeTokenInput, de
     const token = await tx.findOne(ApiToken, secret ? { tokenHash: hashTokenSecret(secret) } : { id: tokenId });
     if (!token) throw AppError.notFound("Token");
     if (!token.revoke(deps.clock)) return { tokenId: token.id, revokedAt: token.revokedAt!, changed: false };
-    recordIdentityEvent(tx, deps, tokenRevoked, {
+    recordEvent(tx, tokenRevoked, {
       organizationId: null,
       actor: null,
       payload: { tokenId: token.id, userId: token.user.id },

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { Member, personMembership } from "../domain/member.js";
 import { requireMembership } from "./shared/access.js";
-import { memberSsoEnabled, recordIdentityEvent } from "../events.js";
+import { memberSsoEnabled } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 
@@ -22,7 +22,7 @@ export async function setMemberSso(em: EntityManager, input: SetMemberSsoInput, 
     const member = await tx.findOne(Member, personMembership(input.organizationId, input.userId), { populate: ["user"] });
     if (!member) throw AppError.notFound("Member");
     if (!member.enableSso()) return { member, changed: false };
-    recordIdentityEvent(tx, deps, memberSsoEnabled, {
+    recordEvent(tx, memberSsoEnabled, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { userId: input.userId },

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { changeMemberRole, Member, personMembership } from "../domain/member.js";
 import { lockOrganization } from "../domain/organization.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import { requireMembership } from "./shared/access.js";
-import { memberRoleChanged, recordIdentityEvent } from "../events.js";
+import { memberRoleChanged } from "../events.js";
 import { isId, requireCaller } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 
@@ -31,7 +31,7 @@ export async function updateMember(em: EntityManager, input: UpdateMemberInput, 
     if (!member) throw AppError.notFound("Member");
     const change = await changeMemberRole(tx, member, role);
     if (!change) return { member, changed: false };
-    recordIdentityEvent(tx, deps, memberRoleChanged, {
+    recordEvent(tx, memberRoleChanged, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { userId: input.userId, ...change },

@@ -1,11 +1,11 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, parseUpdateMask } from "@imprint/runtime";
+import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { Organization, updateOrganizationSettings, type OrganizationChanges } from "../domain/organization.js";
 import { organizationPermissionsFor } from "../domain/permissions.js";
 import type { MemberRoleValue } from "../domain/roles.js";
 import type { OrganizationView } from "./shared/views.js";
 import { requireMembership } from "./shared/access.js";
-import { organizationUpdated, recordIdentityEvent } from "../events.js";
+import { organizationUpdated } from "../events.js";
 import { normalizeEmailDomain, requireCaller, validateTitle } from "./shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 
@@ -101,7 +101,7 @@ export async function updateOrganization(
       }
       const changed = updateOrganizationSettings(organization, changes, deps.clock);
       if (Object.keys(changed).length > 0) {
-        recordIdentityEvent(tx, deps, organizationUpdated, {
+        recordEvent(tx, organizationUpdated, {
           organizationId: organization.id,
           actor: caller,
           payload: { changedFields: Object.keys(changed), changes: changed },

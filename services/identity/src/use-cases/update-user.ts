@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, parseUpdateMask } from "@imprint/runtime";
-import { userUpdated, recordIdentityEvent } from "../events.js";
+import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
+import { userUpdated } from "../events.js";
 import { isInstallationPrincipal, updateUserProfile, validatePhotoUrl, validateUserDisplayName, type UserProfileChanges } from "../domain/user.js";
 import type { UserData } from "./shared/views.js";
 import { requireVisibleUser } from "./shared/user-visibility.js";
@@ -37,7 +37,7 @@ export async function updateUser(em: EntityManager, input: UpdateUserInput, deps
     if (isInstallationPrincipal(user)) throw AppError.permissionDenied("An integration installation cannot change its profile: its name is its integration's title");
     const changed = updateUserProfile(user, changes);
     if (Object.keys(changed).length > 0) {
-      recordIdentityEvent(tx, deps, userUpdated, {
+      recordEvent(tx, userUpdated, {
         organizationId: null,
         actor: caller,
         payload: { userId: user.id, changedFields: Object.keys(changed), changes: changed },

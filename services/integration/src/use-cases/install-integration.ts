@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, isId, recordEvent, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { Installation, statusFor } from "../domain/installation.js";
 import { newSigningSecret, type Integration } from "../domain/integration.js";
 import { installationSetupEvent } from "../domain/platform/events.js";
-import { installationCreated, recordIntegrationEvent } from "../events.js";
+import { installationCreated } from "../events.js";
 import { requireAdminOf } from "./shared/access.js";
 import { missesRequired } from "./shared/configuration.js";
 import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
@@ -50,7 +50,7 @@ export async function installIntegration(
       createdAt: now,
       updatedAt: now,
     });
-    recordIntegrationEvent(tx, deps, installationCreated, {
+    recordEvent(tx, installationCreated, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { installationId: created.id, integrationName: integration.name, status },

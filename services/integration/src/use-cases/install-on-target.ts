@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, recordEvent, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { checkExternalIds, TargetInstallation, type TargetKind } from "../domain/installation.js";
 import { newSigningSecret, type Integration } from "../domain/integration.js";
-import { recordIntegrationEvent, targetInstallationCreated } from "../events.js";
+import { targetInstallationCreated } from "../events.js";
 import { wakeDelivery } from "./shared/deliveries.js";
 import { findInstallation } from "./shared/installations.js";
 import { createOrFindWinner } from "./shared/races.js";
@@ -51,7 +51,7 @@ export async function installOnTarget(em: EntityManager, input: InstallOnTargetI
       createdAt: now,
       updatedAt: now,
     });
-    recordIntegrationEvent(tx, deps, targetInstallationCreated, {
+    recordEvent(tx, targetInstallationCreated, {
       organizationId: installation.organizationId,
       actor: caller,
       payload: { installationId: installation.id, integrationName: integration.name, kind: input.kind, targetId: input.targetId, status: created.status },

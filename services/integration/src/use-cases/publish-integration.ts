@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, isId, recordEvent, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { ICON_MAX_BYTES, IntegrationAsset, imageType, PREVIEW_MAX_BYTES } from "../domain/asset.js";
 import { checkDeclaration, checkName, checkScript, checkSecrets, Integration, LIMITS, newSigningSecret } from "../domain/integration.js";
 import { checkDeclaredConfigurations } from "../domain/platform/configuration.js";
 import { checkDeclaredParts } from "../domain/declaration.js";
-import { integrationPublished, recordIntegrationEvent } from "../events.js";
+import { integrationPublished } from "../events.js";
 import { requireAdminOf } from "./shared/access.js";
 import { parseJsonField } from "./shared/json.js";
 import { againIfLostInsertRace } from "./shared/races.js";
@@ -115,7 +115,7 @@ export async function publishIntegration(em: EntityManager, input: PublishIntegr
         return asset.id;
       });
     }
-    recordIntegrationEvent(tx, deps, integrationPublished, {
+    recordEvent(tx, integrationPublished, {
       organizationId,
       actor: caller,
       payload: { integrationId: integration.id, name, version: integration.version, ownerOrganizationId: organizationId },

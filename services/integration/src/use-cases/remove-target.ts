@@ -1,8 +1,9 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseDeps } from "../deps.js";
 import { TargetInstallation, type TargetKind } from "../domain/installation.js";
 import { Integration } from "../domain/integration.js";
-import { recordIntegrationEvent, targetInstallationDeleted } from "../events.js";
+import { targetInstallationDeleted } from "../events.js";
 import { recordTargetDeleted } from "./shared/targets.js";
 
 /**
@@ -15,7 +16,7 @@ export async function removeTarget(em: EntityManager, input: { sourceEventId: st
   const integrations = await em.find(Integration, { id: { $in: targets.map((target) => target.integrationId) } }, { fields: ["id", "name"] });
   const names = new Map(integrations.map((integration) => [integration.id, integration.name]));
   for (const target of targets) {
-    recordIntegrationEvent(em, deps, targetInstallationDeleted, {
+    recordEvent(em, targetInstallationDeleted, {
       organizationId: target.organizationId,
       actor: null,
       payload: { installationId: target.installationId, integrationName: names.get(target.integrationId) ?? "", kind: target.kind, targetId: target.targetId },

@@ -1,8 +1,8 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, recordEvent, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { TargetInstallation, type TargetKind } from "../domain/installation.js";
-import { recordIntegrationEvent, targetInstallationDeleted } from "../events.js";
+import { targetInstallationDeleted } from "../events.js";
 import { wakeDelivery } from "./shared/deliveries.js";
 import { findInstallation, findTargetInstallation } from "./shared/installations.js";
 import { recordTargetDeleted } from "./shared/targets.js";
@@ -26,7 +26,7 @@ export async function uninstallFromTarget(
     // The row lock makes a concurrent identical request wait, then find nothing and answer false.
     const locked = await tx.findOne(TargetInstallation, { id: target.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!locked) return false;
-    recordIntegrationEvent(tx, deps, targetInstallationDeleted, {
+    recordEvent(tx, targetInstallationDeleted, {
       organizationId: target.organizationId,
       actor: caller,
       payload: { installationId: installation.id, integrationName: integration.name, kind: target.kind, targetId: target.targetId },

@@ -1,9 +1,9 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, recordEvent, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { Installation, TargetInstallation } from "../domain/installation.js";
 import { installationDeletedEvent } from "../domain/platform/events.js";
-import { installationDeleted, recordIntegrationEvent } from "../events.js";
+import { installationDeleted } from "../events.js";
 import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
 import { findInstallation } from "./shared/installations.js";
 import { revokeInstallationTokens } from "./shared/tokens.js";
@@ -27,7 +27,7 @@ export async function uninstall(em: EntityManager, input: { caller: CallerInput 
     const locked = await tx.findOne(Installation, { id: installation.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
     if (!locked) return false;
     await tx.nativeDelete(TargetInstallation, { installationId: installation.id });
-    recordIntegrationEvent(tx, deps, installationDeleted, {
+    recordEvent(tx, installationDeleted, {
       organizationId: installation.organizationId,
       actor: caller,
       payload: { installationId: installation.id, integrationName: integration.name },

@@ -1,11 +1,11 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, recordEvent, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { IntegrationAsset } from "../domain/asset.js";
 import { Installation, TargetInstallation } from "../domain/installation.js";
 import { IntegrationEventRecord } from "../domain/integration-event.js";
 import { Integration } from "../domain/integration.js";
-import { installationDeleted, integrationUnpublished, recordIntegrationEvent } from "../events.js";
+import { installationDeleted, integrationUnpublished } from "../events.js";
 import { findOwnedIntegration } from "./shared/integrations.js";
 import { revokeInstallationTokens } from "./shared/tokens.js";
 
@@ -29,7 +29,7 @@ export async function unpublishIntegration(em: EntityManager, input: { caller: C
     if (!locked) return null;
     const installations = await tx.find(Installation, { integrationId });
     for (const installation of installations) {
-      recordIntegrationEvent(tx, deps, installationDeleted, {
+      recordEvent(tx, installationDeleted, {
         organizationId: installation.organizationId,
         actor: caller,
         payload: { installationId: installation.id, integrationName: integration.name },
@@ -39,7 +39,7 @@ export async function unpublishIntegration(em: EntityManager, input: { caller: C
     await tx.nativeDelete(Installation, { integrationId });
     await tx.nativeDelete(IntegrationEventRecord, { integrationId });
     await tx.nativeDelete(IntegrationAsset, { integrationId });
-    recordIntegrationEvent(tx, deps, integrationUnpublished, {
+    recordEvent(tx, integrationUnpublished, {
       organizationId: integration.ownerOrganizationId,
       actor: caller,
       payload: { integrationId, name: integration.name },

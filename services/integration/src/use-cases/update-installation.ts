@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, type CallerInput } from "@imprint/runtime";
+import { recordEvent, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { checkExternalIds, checkSelection, statusFor, type Installation, type InstallationStatus } from "../domain/installation.js";
 import type { Integration } from "../domain/integration.js";
 import { installationSetupEvent } from "../domain/platform/events.js";
-import { installationUpdated, recordIntegrationEvent } from "../events.js";
+import { installationUpdated } from "../events.js";
 import { checkConfiguration, missesRequired } from "./shared/configuration.js";
 import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
 import { findInstallation } from "./shared/installations.js";
@@ -59,7 +59,7 @@ export async function updateInstallation(em: EntityManager, input: UpdateInstall
     if (changed.length === 0) return;
     installation.updatedAt = deps.clock();
     tx.persist(installation);
-    recordIntegrationEvent(tx, deps, installationUpdated, {
+    recordEvent(tx, installationUpdated, {
       organizationId: installation.organizationId,
       actor: caller,
       payload: { installationId: installation.id, integrationName: integration.name, changedFields: changed, status },

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, type CallerInput } from "@imprint/runtime";
+import { recordEvent, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { checkExternalIds, type TargetInstallation, type TargetKind } from "../domain/installation.js";
 import type { Integration } from "../domain/integration.js";
-import { recordIntegrationEvent, targetInstallationUpdated } from "../events.js";
+import { targetInstallationUpdated } from "../events.js";
 import { checkConfiguration } from "./shared/configuration.js";
 import { wakeDelivery } from "./shared/deliveries.js";
 import { findInstallation, findTargetInstallation } from "./shared/installations.js";
@@ -45,7 +45,7 @@ export async function updateTargetInstallation(em: EntityManager, input: UpdateT
     if (changed.length === 0) return;
     target.updatedAt = deps.clock();
     tx.persist(target);
-    recordIntegrationEvent(tx, deps, targetInstallationUpdated, {
+    recordEvent(tx, targetInstallationUpdated, {
       organizationId: target.organizationId,
       actor: caller,
       payload: { installationId: installation.id, integrationName: integration.name, kind: target.kind, targetId: target.targetId, changedFields: changed, status },

@@ -1,9 +1,10 @@
+import { recordEvent } from "@imprint/runtime";
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SiteExternalLink, validateLinkUrl } from "../domain/site-external-link.js";
 import { validateIcon, validateSectionDescription, validateSectionTitle } from "../domain/site-section.js";
 import { validateCondition } from "../domain/site-space.js";
-import { recordPublishingEvent, siteExternalLinkCreated } from "../events.js";
+import { siteExternalLinkCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { externalLinkView, requireSections, type ExternalLinkView } from "./shared/external-links.js";
@@ -56,7 +57,7 @@ export async function addSiteExternalLink(em: EntityManager, input: AddSiteExter
       draft: input.draft,
       createdAt: deps.clock(),
     });
-    recordPublishingEvent(tx, deps, siteExternalLinkCreated, {
+    recordEvent(tx, siteExternalLinkCreated, {
       organizationId: site.organizationId,
       actor: access.caller,
       payload: { siteId: site.id, linkId: link.id, title, url, sectionGroupId: groupId ?? "" },

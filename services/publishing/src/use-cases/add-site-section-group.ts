@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { SiteSection, validateIcon } from "../domain/site-section.js";
 import { SiteSectionGroup, validateGroupTitle } from "../domain/site-section-group.js";
-import { recordPublishingEvent, siteSectionGroupCreated } from "../events.js";
+import { siteSectionGroupCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
@@ -61,7 +61,7 @@ export async function addSiteSectionGroup(em: EntityManager, input: AddSiteSecti
     });
     await tx.flush();
     for (const section of sections) await placeInLevel(tx, found.id, { kind: "section", entity: section }, created.id);
-    recordPublishingEvent(tx, deps, siteSectionGroupCreated, {
+    recordEvent(tx, siteSectionGroupCreated, {
       organizationId: found.organizationId,
       actor: access.caller,
       payload: { siteId: found.id, sectionGroupId: created.id, title, sectionIds: sections.map((section) => section.id) },

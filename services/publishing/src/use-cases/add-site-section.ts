@@ -1,9 +1,10 @@
+import { recordEvent } from "@imprint/runtime";
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Site } from "../domain/site.js";
 import { sectionTitleFrom, SiteSection, validateIcon, validateSectionTitle } from "../domain/site-section.js";
 import { pathFromTitle, SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSectionCreated } from "../events.js";
+import { siteSectionCreated } from "../events.js";
 import type { CallerInput, UseCaseDeps } from "../deps.js";
 import { requireOrganization } from "./shared/access.js";
 import { freeSectionPath, sectionViews, type SectionView } from "./shared/sections.js";
@@ -43,7 +44,7 @@ async function newSection(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, a
     createdAt: deps.clock(),
   });
   if (!site.defaultSectionId) site.defaultSectionId = section.id;
-  recordPublishingEvent(tx, deps, siteSectionCreated, {
+  recordEvent(tx, siteSectionCreated, {
     organizationId: site.organizationId,
     actor,
     payload: { siteId: site.id, sectionId: section.id, title, path: section.path, default: site.defaultSectionId === section.id },

@@ -1,7 +1,8 @@
+import { recordEvent } from "@imprint/runtime";
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { newShareKey, ShareLink, validateName } from "../domain/share-link.js";
-import { recordPublishingEvent, shareLinkCreated } from "../events.js";
+import { shareLinkCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import type { ShareLinkView } from "./shared/share-links.js";
@@ -21,7 +22,7 @@ export async function createShareLink(em: EntityManager, input: CreateShareLinkI
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId);
     const shareLink = tx.create(ShareLink, { id: randomUUID(), siteId: site.id, organizationId: site.organizationId, name, key: newShareKey(), active: true, createdAt: deps.clock() });
-    recordPublishingEvent(tx, deps, shareLinkCreated, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, shareLinkId: shareLink.id, name } });
+    recordEvent(tx, shareLinkCreated, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, shareLinkId: shareLink.id, name } });
     return { shareLink, site };
   });
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { newVisitorAuthKey, Site, validateTitle, validateType, validateVisibility } from "../domain/site.js";
-import { recordPublishingEvent, siteCreated } from "../events.js";
+import { siteCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { appendSiteSpace } from "./shared/site-spaces.js";
@@ -60,7 +60,7 @@ export async function createSite(em: EntityManager, input: CreateSiteInput, deps
       createdAt: now,
       updatedAt: now,
     });
-    recordPublishingEvent(tx, deps, siteCreated, { organizationId: created.organizationId, actor: access.caller, payload: { siteId: created.id, title, type, visibility } });
+    recordEvent(tx, siteCreated, { organizationId: created.organizationId, actor: access.caller, payload: { siteId: created.id, title, type, visibility } });
     for (const space of spaces) {
       await appendSiteSpace(tx, deps, access.caller, created, space);
       await tx.flush();

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, shareLinkDeleted } from "../events.js";
+import { AppError, recordEvent } from "@imprint/runtime";
+import { shareLinkDeleted } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findShareLink } from "./shared/share-links.js";
@@ -21,7 +21,7 @@ export async function deleteShareLink(em: EntityManager, input: DeleteShareLinkI
     try {
       const shareLink = await findShareLink(tx, site, input.shareLinkId);
       tx.remove(shareLink);
-      recordPublishingEvent(tx, deps, shareLinkDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, shareLinkId: shareLink.id } });
+      recordEvent(tx, shareLinkDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, shareLinkId: shareLink.id } });
     } catch (error) {
       if (error instanceof AppError && error.code === "not_found") return;
       throw error;

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, siteExternalLinkDeleted } from "../events.js";
+import { AppError, recordEvent } from "@imprint/runtime";
+import { siteExternalLinkDeleted } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findExternalLink } from "./shared/external-links.js";
@@ -27,7 +27,7 @@ export async function deleteSiteExternalLink(em: EntityManager, input: DeleteSit
     const groupId = link.sectionGroupId ?? null;
     tx.remove(link);
     renumber((await levelItems(tx, site.id, groupId)).filter((item) => item.entity.id !== link.id).map((item) => item.entity));
-    recordPublishingEvent(tx, deps, siteExternalLinkDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, linkId: link.id } });
+    recordEvent(tx, siteExternalLinkDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, linkId: link.id } });
     return { removed: true };
   });
 }

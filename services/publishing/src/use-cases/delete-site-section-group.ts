@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import type { SiteSectionGroup } from "../domain/site-section-group.js";
-import { recordPublishingEvent, siteSectionGroupDeleted } from "../events.js";
+import { siteSectionGroupDeleted } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSectionGroup } from "./shared/section-groups.js";
@@ -40,6 +40,6 @@ export async function deleteSiteSectionGroup(em: EntityManager, input: DeleteSit
     for (const child of children) setParent(child, parent);
     renumber(level.map((item) => item.entity));
     tx.remove(group);
-    recordPublishingEvent(tx, deps, siteSectionGroupDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, sectionGroupId: group.id } });
+    recordEvent(tx, siteSectionGroupDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, sectionGroupId: group.id } });
   });
 }

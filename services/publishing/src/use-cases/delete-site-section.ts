@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { SiteSection } from "../domain/site-section.js";
 import { SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSectionDeleted, siteUpdated } from "../events.js";
+import { siteSectionDeleted, siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { removeSiteSpaces } from "./shared/removal.js";
@@ -36,12 +36,12 @@ export async function deleteSiteSection(em: EntityManager, input: DeleteSiteSect
     await removeSiteSpaces(tx, deps, await tx.find(SiteSpace, { siteId: site.id, sectionId: section.id }), access.caller);
     tx.remove(section);
     const event = { organizationId: site.organizationId, actor: access.caller };
-    recordPublishingEvent(tx, deps, siteSectionDeleted, { ...event, payload: { siteId: site.id, sectionId: section.id } });
+    recordEvent(tx, siteSectionDeleted, { ...event, payload: { siteId: site.id, sectionId: section.id } });
     if (site.defaultSectionId === section.id) {
       const next = await tx.findOne(SiteSection, { siteId: site.id, id: { $ne: section.id } }, { orderBy: { position: "asc", id: "asc" } });
       site.defaultSectionId = next?.id ?? null;
       site.updatedAt = deps.clock();
-      recordPublishingEvent(tx, deps, siteUpdated, {
+      recordEvent(tx, siteUpdated, {
         ...event,
         payload: { siteId: site.id, changedFields: ["defaultSiteSection"], changes: { defaultSiteSection: { from: section.id, to: site.defaultSectionId } } },
       });

@@ -1,5 +1,6 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { recordPublishingEvent, siteSpaceUpdated } from "../events.js";
+import { siteSpaceUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization } from "./shared/access.js";
 import type { SiteSpaceCustomizationInput } from "./get-site-space-customization.js";
@@ -18,7 +19,7 @@ export async function deleteSiteSpaceCustomization(em: EntityManager, input: Sit
     if (!siteSpace.customizationOverride) return { removed: false };
     siteSpace.customizationOverride = null;
     siteSpace.customizationUpdatedAt = deps.clock();
-    recordPublishingEvent(tx, deps, siteSpaceUpdated, {
+    recordEvent(tx, siteSpaceUpdated, {
       organizationId: site.organizationId,
       actor: access.caller,
       payload: { siteId: site.id, siteSpaceId: siteSpace.id, spaceId: siteSpace.spaceId, changedFields: ["customization"], changes: {} },

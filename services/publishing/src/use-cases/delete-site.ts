@@ -1,13 +1,13 @@
 import { SiteExternalLink } from "../domain/site-external-link.js";
 import { touchSpaces } from "./shared/publications.js";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { ShareLink } from "../domain/share-link.js";
 import { Site } from "../domain/site.js";
 import { SiteSection } from "../domain/site-section.js";
 import { SiteSectionGroup } from "../domain/site-section-group.js";
 import { SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteDeleted } from "../events.js";
+import { siteDeleted } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSite } from "./shared/sites.js";
@@ -41,6 +41,6 @@ export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps
     await tx.nativeDelete(SiteSectionGroup, { siteId: site.id });
     await tx.nativeDelete(ShareLink, { siteId: site.id });
     tx.remove(site);
-    recordPublishingEvent(tx, deps, siteDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, spaceIds } });
+    recordEvent(tx, siteDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, spaceIds } });
   });
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, siteSectionGroupMoved } from "../events.js";
+import { AppError, recordEvent } from "@imprint/runtime";
+import { siteSectionGroupMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
@@ -37,7 +37,7 @@ export async function moveSiteSectionGroup(em: EntityManager, input: MoveSiteSec
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSectionGroup(tx, found, input.groupId);
     const index = await placeInLevel(tx, found.id, { kind: "group", entity: target }, target.parentGroupId ?? null, { before: input.before, after: input.after, fields });
-    recordPublishingEvent(tx, deps, siteSectionGroupMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionGroupId: target.id, index } });
+    recordEvent(tx, siteSectionGroupMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionGroupId: target.id, index } });
     return { site: found, group: target };
   });
   const [view] = await sectionGroupViews(em, views, access, site, [group]);

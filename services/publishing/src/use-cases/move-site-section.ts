@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, siteSectionMoved } from "../events.js";
+import { AppError, recordEvent } from "@imprint/runtime";
+import { siteSectionMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
@@ -40,7 +40,7 @@ export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionI
     const target = await findSiteSection(tx, found, input.sectionId);
     // Its siblings: the other items of its level (its group's children, or the top level).
     const index = await placeInLevel(tx, found.id, { kind: "section", entity: target }, target.sectionGroupId ?? null, { before: input.before, after: input.after, fields });
-    recordPublishingEvent(tx, deps, siteSectionMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionId: target.id, index } });
+    recordEvent(tx, siteSectionMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionId: target.id, index } });
     return { site: found, moved: target };
   });
   const [view] = await sectionViews(em, views, access, site, [moved]);

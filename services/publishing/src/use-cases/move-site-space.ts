@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSpaceMoved } from "../events.js";
+import { siteSpaceMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "./shared/site-spaces.js";
@@ -47,7 +47,7 @@ export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput
     siblings.forEach((s, position) => {
       if (s.position !== position) s.position = position;
     });
-    recordPublishingEvent(tx, deps, siteSpaceMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, siteSpaceId: target.id, index } });
+    recordEvent(tx, siteSpaceMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, siteSpaceId: target.id, index } });
     return { site: found, moved: target };
   });
   const [view] = await siteSpaceViews(em, views, access, site, [moved]);

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { patchOverride, validateCustomizationOverride, CUSTOMIZATION_MAX_BYTES } from "../domain/customization/customization.js";
-import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, siteSpaceUpdated } from "../events.js";
+import { AppError, recordEvent } from "@imprint/runtime";
+import { siteSpaceUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { siteSpaceCustomization, siteSpaceOverride } from "./shared/customization.js";
@@ -34,7 +34,7 @@ export async function overrideSiteSpaceCustomization(em: EntityManager, input: O
     if (stored && Buffer.byteLength(stored) > CUSTOMIZATION_MAX_BYTES) throw AppError.invalidArgument(`body: the override must stay within ${CUSTOMIZATION_MAX_BYTES / 1024} KiB of JSON`);
     siteSpace.customizationOverride = stored;
     siteSpace.customizationUpdatedAt = deps.clock();
-    recordPublishingEvent(tx, deps, siteSpaceUpdated, {
+    recordEvent(tx, siteSpaceUpdated, {
       organizationId: site.organizationId,
       actor: access.caller,
       payload: { siteId: site.id, siteSpaceId: siteSpace.id, spaceId: siteSpace.spaceId, changedFields: ["customization"], changes: {} },

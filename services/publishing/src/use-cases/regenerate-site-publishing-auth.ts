@@ -1,6 +1,7 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { newVisitorAuthKey } from "../domain/site.js";
-import { recordPublishingEvent, sitePublishingAuthRegenerated } from "../events.js";
+import { sitePublishingAuthRegenerated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { publishingAuthView, type PublishingAuthView } from "./shared/publishing-auth.js";
@@ -22,7 +23,7 @@ export async function regenerateSitePublishingAuth(em: EntityManager, input: Reg
     const found = await findSite(tx, access, input.siteId, { lock: true });
     found.visitorAuthKey = newVisitorAuthKey();
     found.updatedAt = deps.clock();
-    recordPublishingEvent(tx, deps, sitePublishingAuthRegenerated, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id } });
+    recordEvent(tx, sitePublishingAuthRegenerated, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id } });
     return found;
   });
   return publishingAuthView(site);

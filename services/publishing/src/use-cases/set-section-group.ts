@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { SiteSection } from "../domain/site-section.js";
-import { recordPublishingEvent, siteSectionGroupUpdated } from "../events.js";
+import { siteSectionGroupUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
@@ -43,7 +43,7 @@ export async function setSectionGroup(em: EntityManager, input: SetSectionGroupI
     const inGroup = section.sectionGroupId === target.id;
     if (input.member === inGroup) return { site: found, group: target };
     await placeInLevel(tx, found.id, { kind: "section", entity: section }, input.member ? target.id : null);
-    recordPublishingEvent(tx, deps, siteSectionGroupUpdated, {
+    recordEvent(tx, siteSectionGroupUpdated, {
       organizationId: found.organizationId,
       actor: access.caller,
       payload: { siteId: found.id, sectionGroupId: target.id, changedFields: ["sections"], changes: { sections: { from: input.member ? null : section.id, to: input.member ? section.id : null } } },

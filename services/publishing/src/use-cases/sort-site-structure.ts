@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, siteExternalLinkMoved, siteSectionGroupMoved, siteSectionMoved } from "../events.js";
+import { AppError, recordEvent } from "@imprint/runtime";
+import { siteExternalLinkMoved, siteSectionGroupMoved, siteSectionMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { moveSiteSpace } from "./move-site-space.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
@@ -93,9 +93,9 @@ export async function sortSiteStructure(em: EntityManager, input: SortSiteStruct
     const index = await placeInLevel(tx, found.id, item, level, { before: input.before?.id, after: input.after?.id, fields: { before: "position.before.id", after: "position.after.id" } });
     const actor = access.caller;
     const organizationId = found.organizationId;
-    if (item.kind === "section") recordPublishingEvent(tx, deps, siteSectionMoved, { organizationId, actor, payload: { siteId: found.id, sectionId: item.entity.id, index } });
-    else if (item.kind === "group") recordPublishingEvent(tx, deps, siteSectionGroupMoved, { organizationId, actor, payload: { siteId: found.id, sectionGroupId: item.entity.id, index } });
-    else recordPublishingEvent(tx, deps, siteExternalLinkMoved, { organizationId, actor, payload: { siteId: found.id, linkId: item.entity.id, index } });
+    if (item.kind === "section") recordEvent(tx, siteSectionMoved, { organizationId, actor, payload: { siteId: found.id, sectionId: item.entity.id, index } });
+    else if (item.kind === "group") recordEvent(tx, siteSectionGroupMoved, { organizationId, actor, payload: { siteId: found.id, sectionGroupId: item.entity.id, index } });
+    else recordEvent(tx, siteExternalLinkMoved, { organizationId, actor, payload: { siteId: found.id, linkId: item.entity.id, index } });
     return { site: found, moved: item };
   });
   if (moved.kind === "section") return { type: "site-section", section: (await sectionViews(em, views, access, site, [moved.entity]))[0]! };

@@ -1,6 +1,7 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateName } from "../domain/share-link.js";
-import { recordPublishingEvent, shareLinkUpdated } from "../events.js";
+import { shareLinkUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findShareLink, type ShareLinkView } from "./shared/share-links.js";
@@ -35,7 +36,7 @@ export async function updateShareLink(em: EntityManager, input: UpdateShareLinkI
       shareLink.active = input.active;
     }
     if (Object.keys(changes).length > 0) {
-      recordPublishingEvent(tx, deps, shareLinkUpdated, {
+      recordEvent(tx, shareLinkUpdated, {
         organizationId: site.organizationId,
         actor: access.caller,
         payload: { siteId: site.id, shareLinkId: shareLink.id, changedFields: Object.keys(changes), changes },

@@ -1,6 +1,7 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateAdaptiveSchema } from "../domain/adaptive-schema.js";
-import { recordPublishingEvent, siteUpdated } from "../events.js";
+import { siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSite } from "./shared/sites.js";
@@ -28,7 +29,7 @@ export async function updateSiteAdaptiveSchema(em: EntityManager, input: UpdateS
     site.adaptiveSchema = JSON.stringify(jsonSchema);
     site.adaptiveSchemaUpdatedAt = now;
     site.updatedAt = now;
-    recordPublishingEvent(tx, deps, siteUpdated, {
+    recordEvent(tx, siteUpdated, {
       organizationId: site.organizationId,
       actor: access.caller,
       payload: { siteId: site.id, changedFields: ["adaptiveSchema"], changes: { adaptiveSchema: { from: before, to: jsonSchema } } },

@@ -1,6 +1,7 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateSiteCustomization } from "../domain/customization/customization.js";
-import { recordPublishingEvent, siteUpdated } from "../events.js";
+import { siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import type { CustomizationView } from "./shared/customization.js";
@@ -27,7 +28,7 @@ export async function updateSiteCustomization(em: EntityManager, input: UpdateSi
     site.customization = JSON.stringify(customization);
     site.customizationUpdatedAt = now;
     site.updatedAt = now;
-    recordPublishingEvent(tx, deps, siteUpdated, {
+    recordEvent(tx, siteUpdated, {
       organizationId: site.organizationId,
       actor: access.caller,
       payload: { siteId: site.id, changedFields: ["customization"], changes: {} },

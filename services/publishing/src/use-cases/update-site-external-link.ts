@@ -1,8 +1,9 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateLinkUrl } from "../domain/site-external-link.js";
 import { validateIcon, validateSectionDescription, validateSectionTitle } from "../domain/site-section.js";
 import { validateCondition } from "../domain/site-space.js";
-import { recordPublishingEvent, siteExternalLinkUpdated } from "../events.js";
+import { siteExternalLinkUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { externalLinkView, findExternalLink, type ExternalLinkView } from "./shared/external-links.js";
@@ -57,7 +58,7 @@ export async function updateSiteExternalLink(em: EntityManager, input: UpdateSit
       }
     }
     if (Object.keys(changes).length > 0) {
-      recordPublishingEvent(tx, deps, siteExternalLinkUpdated, {
+      recordEvent(tx, siteExternalLinkUpdated, {
         organizationId: site.organizationId,
         actor: access.caller,
         payload: { siteId: site.id, linkId: link.id, changedFields: Object.keys(changes), changes },

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { validateAuthUrl } from "../domain/site.js";
-import { recordPublishingEvent, siteUpdated } from "../events.js";
+import { siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { publishingAuthView, type PublishingAuthView } from "./shared/publishing-auth.js";
@@ -41,7 +41,7 @@ export async function updateSitePublishingAuth(em: EntityManager, input: UpdateS
     }
     if (Object.keys(changes).length > 0) {
       found.updatedAt = deps.clock();
-      recordPublishingEvent(tx, deps, siteUpdated, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, changedFields: Object.keys(changes), changes } });
+      recordEvent(tx, siteUpdated, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, changedFields: Object.keys(changes), changes } });
     }
     return found;
   });

@@ -1,7 +1,8 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateIcon } from "../domain/site-section.js";
 import { validateGroupTitle } from "../domain/site-section-group.js";
-import { recordPublishingEvent, siteSectionGroupUpdated } from "../events.js";
+import { siteSectionGroupUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
@@ -59,7 +60,7 @@ export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSit
       }
     }
     if (Object.keys(changes).length > 0) {
-      recordPublishingEvent(tx, deps, siteSectionGroupUpdated, {
+      recordEvent(tx, siteSectionGroupUpdated, {
         organizationId: found.organizationId,
         actor: access.caller,
         payload: { siteId: found.id, sectionGroupId: target.id, changedFields: Object.keys(changes), changes },

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { SiteSection, validateIcon, validateSectionDescription, validateSectionTitle } from "../domain/site-section.js";
 import { SiteSpace, validateCondition, validatePath } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSectionUpdated } from "../events.js";
+import { siteSectionUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { readSpacesOfSite } from "./shared/site-spaces.js";
 import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
@@ -66,7 +66,7 @@ export async function updateSiteSection(em: EntityManager, input: UpdateSiteSect
       target.defaultSiteSpaceId = siteSpace.id;
     }
     if (Object.keys(changes).length > 0) {
-      recordPublishingEvent(tx, deps, siteSectionUpdated, {
+      recordEvent(tx, siteSectionUpdated, {
         organizationId: found.organizationId,
         actor: access.caller,
         payload: { siteId: found.id, sectionId: target.id, changedFields: Object.keys(changes), changes },

@@ -1,9 +1,9 @@
 import { touchSpaces } from "./shared/publications.js";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Space } from "@imprint/proto/content/v1/spaces";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { SiteSpace, validateCondition, validatePath } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSpaceUpdated } from "../events.js";
+import { siteSpaceUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { requireOrganization, type CallerInput } from "./shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "./shared/site-spaces.js";
@@ -57,7 +57,7 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
       target.spaceId = newSpace.id;
     }
     if (Object.keys(changes).length > 0) {
-      recordPublishingEvent(tx, deps, siteSpaceUpdated, {
+      recordEvent(tx, siteSpaceUpdated, {
         organizationId: found.organizationId,
         actor: access.caller,
         payload: { siteId: found.id, siteSpaceId: target.id, spaceId: target.spaceId, changedFields: Object.keys(changes), changes },

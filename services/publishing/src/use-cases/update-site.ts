@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import {
   Site,
   validateAgentsContext,
@@ -12,7 +12,7 @@ import {
 } from "../domain/site.js";
 import { SiteSection } from "../domain/site-section.js";
 import { SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteUpdated } from "../events.js";
+import { siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
 import { defaultSection } from "./shared/site-spaces.js";
@@ -86,7 +86,7 @@ export async function updateSite(em: EntityManager, input: UpdateSiteInput, deps
       }
       if (Object.keys(changes).length > 0) found.updatedAt = deps.clock();
       if (Object.keys(changes).length > 0) {
-        recordPublishingEvent(tx, deps, siteUpdated, {
+        recordEvent(tx, siteUpdated, {
           organizationId: found.organizationId,
           actor: access.caller,
           payload: { siteId: found.id, changedFields: Object.keys(changes), changes },

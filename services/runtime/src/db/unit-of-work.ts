@@ -1,5 +1,30 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { IdempotentCalls } from "./idempotent-calls.js";
+
+/** The clock of each service's database, by the configuration every EntityManager of its ORM shares. */
+const clocks = new WeakMap<object, () => Date>();
+/** The time of each open transaction, by its EntityManager: when its events occurred. */
+const times = new WeakMap<EntityManager, Date>();
+
+/** Makes `clock` the time of `orm`'s transactions (startService does, with the service's clock). */
+export function useTransactionClock(orm: Pick<MikroORM, "config">, clock: () => Date): void {
+  clocks.set(orm.config, clock);
+}
+
+/**
+ * The time of the transaction `em` runs in, one per transaction: a unit of work takes it from the
+ * service's clock when its transaction begins (an enclosing one's, when nested); a transaction
+ * opened otherwise (a consumer's, a job's) takes it at its first use. `recordEvent` dates every
+ * event with it, so the events of one transaction occurred at one time, on the clock tests set.
+ * Outside a transaction it is the clock's time now.
+ */
+export function transactionTime(em: EntityManager): Date {
+  const known = times.get(em);
+  if (known) return known;
+  const at = (clocks.get(em.config) ?? (() => new Date()))();
+  if (em.isInTransaction()) times.set(em, at);
+  return at;
+}
 
 /** How one transaction of a unit of work treats the keyed call it runs for (see grpc/keyed-calls.ts). */
 export interface UnitOfWorkOptions {
@@ -15,8 +40,9 @@ export interface UnitOfWorkOptions {
 /**
  * A use case's transaction. `run` commits `work` as one transaction of `em` (the change and the
  * events it recorded with `recordEvent`, together) and then wakes the outbox relay, so the events
- * are published at once instead of at the relay's next poll. Use cases get it from their deps and
- * never wake the relay themselves.
+ * are published at once instead of at the relay's next poll. Its events occur at the transaction's
+ * one time (see transactionTime). Use cases get it from their deps and never wake the relay
+ * themselves.
  */
 export interface UnitOfWork {
   run<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>, options?: UnitOfWorkOptions): Promise<T>;
@@ -41,10 +67,18 @@ export interface OutboxWakeUp {
 export function createUnitOfWork(relay: OutboxWakeUp, keyedCalls?: IdempotentCalls): UnitOfWork {
   return {
     async run<T>(em: EntityManager, work: (tx: EntityManager) => Promise<T>, options: UnitOfWorkOptions = {}): Promise<T> {
-      if (em.isInTransaction()) return em.transactional(work);
+      if (em.isInTransaction()) {
+        // Nested: part of the enclosing transaction, at its time.
+        const at = transactionTime(em);
+        return em.transactional((tx) => {
+          times.set(tx, at);
+          return work(tx);
+        });
+      }
       const call = options.claimsKeyedCall === false ? undefined : keyedCalls?.current();
       const claim = keyedCalls && call && !call.claimed ? (tx: EntityManager) => keyedCalls.claim(tx, call) : undefined;
       const result = await em.transactional(async (tx) => {
+        transactionTime(tx);
         if (claim) await claim(tx);
         return work(tx);
       });

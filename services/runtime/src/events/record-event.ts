@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { transactionTime } from "../db/unit-of-work.js";
 import { injectTraceHeaders } from "../telemetry/propagation.js";
 import { encodePayload, type EventDefinition, type EventPayload } from "./definitions.js";
 import { OutboxEvent } from "./entities.js";
@@ -10,21 +11,22 @@ export interface RecordEventInput<T> {
   actor: Actor | null;
   /** The event's message (see EventPayload for null). */
   payload: NoInfer<EventPayload<T>>;
-  occurredAt?: Date;
 }
 
 /**
  * Adds a domain event to the outbox of the unit of work. Only `persist`: the caller flushes inside
  * its own transaction, so the event exists exactly when the change it describes is committed.
- * The payload is written once, here, as the definition's message (encodePayload). The active
- * trace context is kept with the row, so consumers continue the caller's trace.
+ * The payload is written once, here, as the definition's message (encodePayload). The event
+ * occurred at the transaction's time (the unit of work's clock, one time per transaction: see
+ * transactionTime). The active trace context is kept with the row, so consumers continue the
+ * caller's trace.
  */
 export function recordEvent<T>(em: EntityManager, definition: EventDefinition<T>, input: RecordEventInput<T>): EventEnvelope {
   const envelope: EventEnvelope = {
     id: randomUUID(),
     type: definition.type,
     subject: definition.subject,
-    occurredAt: (input.occurredAt ?? new Date()).toISOString(),
+    occurredAt: transactionTime(em).toISOString(),
     organizationId: input.organizationId,
     actor: input.actor ? { userId: input.actor.userId, ...(input.actor.tokenId ? { tokenId: input.actor.tokenId } : {}) } : null,
     payload: encodePayload(definition, input.payload),

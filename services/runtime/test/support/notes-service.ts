@@ -50,7 +50,7 @@ export function notesSpec(context: string, received: EventEnvelope[], onStarted:
             const note = await unitOfWork.run(orm.em.fork(), async (em) => {
               const created = em.create(Note, { id: randomUUID(), text, createdAt: clock() });
               em.persist(created);
-              recordEvent(em, noteAdded, { organizationId: null, actor: null, payload: { text }, occurredAt: clock() });
+              recordEvent(em, noteAdded, { organizationId: null, actor: null, payload: { text } });
               return created;
             });
             return { id: note.id, createdAt: note.createdAt.toISOString() };

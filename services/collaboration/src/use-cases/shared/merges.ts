@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { ChangeRequest } from "../../domain/change-request.js";
-import { changeRequestMerged, recordCollaborationEvent } from "../../events.js";
+import { changeRequestMerged, spaceEventPayload } from "../../events.js";
 import type { CallerInput } from "./access.js";
 import { addContributor } from "./change-requests.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -23,11 +23,10 @@ export async function recordMerge(
   const now = deps.clock();
   changeRequest.markMerged(input.revisionId, now);
   if (input.actor) await addContributor(em, changeRequest, input.actor.userId, now);
-  await recordCollaborationEvent(em, deps, changeRequestMerged, {
+  recordEvent(em, changeRequestMerged, {
     organizationId: changeRequest.organizationId,
     actor: input.actor,
-    spaceId: changeRequest.spaceId,
-    payload: { changeRequestId: changeRequest.id, number: changeRequest.number, revisionId: input.revisionId },
+    payload: await spaceEventPayload(em, changeRequest.spaceId, { changeRequestId: changeRequest.id, number: changeRequest.number, revisionId: input.revisionId }),
   });
   return changeRequest;
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { recordEvent } from "@imprint/runtime";
 import type { Comment } from "../../domain/comment.js";
-import { commentReopened, commentResolved, recordCollaborationEvent } from "../../events.js";
+import { commentReopened, commentResolved, spaceEventPayload } from "../../events.js";
 import type { CallerInput } from "./access.js";
 import type { UseCaseDeps } from "../../deps.js";
 
@@ -10,10 +11,9 @@ import type { UseCaseDeps } from "../../deps.js";
  */
 export async function recordResolution(em: EntityManager, deps: Pick<UseCaseDeps, "clock">, caller: CallerInput, comment: Comment, resolved: boolean): Promise<void> {
   if (!comment.setResolved(resolved, caller.userId, deps.clock)) return;
-  await recordCollaborationEvent(em, deps, resolved ? commentResolved : commentReopened, {
+  recordEvent(em, resolved ? commentResolved : commentReopened, {
     organizationId: comment.organizationId,
     actor: caller,
-    spaceId: comment.spaceId,
-    payload: { commentId: comment.id, changeRequestId: comment.changeRequestId },
+    payload: await spaceEventPayload(em, comment.spaceId, { commentId: comment.id, changeRequestId: comment.changeRequestId }),
   });
 }

@@ -120,7 +120,7 @@ async function writeImport(
         git,
       });
       if (!(await compareAndSetSpaceHead(tx, spaceId, locked.revision_id, revision.id))) throw new AppError("internal", "the locked space head moved during a Git import");
-      recordRevisionCreated(tx, deps, { organizationId: locked.organization_id, actor: caller, spaceId, revisionId: revision.id, parents: revision.parents, movedHead: true });
+      recordRevisionCreated(tx, { organizationId: locked.organization_id, actor: caller, spaceId, revisionId: revision.id, parents: revision.parents, movedHead: true });
       return revision.id;
     });
     return { revisionId: mergeId, importRevisionId: draft.id, applied, merged: true };

@@ -1,7 +1,7 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import type { Clock, UnitOfWork } from "@imprint/runtime";
+import { recordEvent, type Clock, type UnitOfWork } from "@imprint/runtime";
 import { OpenApiSpec, OpenApiSpecVersion } from "../domain/entities.js";
-import { openApiSpecProcessed, recordContentEvent } from "../../events.js";
+import { openApiSpecProcessed } from "../../events.js";
 import type { ProcessingOutcome } from "./outcome.js";
 
 /** A specification a worker holds: the source of one generation to process. */
@@ -77,7 +77,7 @@ export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOf
       spec.completeWithFailure(outcome.failure, now);
     }
     const newVersion = newVersionId !== null;
-    recordContentEvent(tx, deps, openApiSpecProcessed, {
+    recordEvent(tx, openApiSpecProcessed, {
       organizationId: spec.organizationId,
       actor: null,
       payload: {

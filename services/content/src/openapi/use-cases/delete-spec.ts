@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { findVisibleSpec, requireSpecsAccess } from "../domain/access.js";
 import { OpenApiSpecVersion } from "../domain/entities.js";
-import { openApiSpecDeleted, recordContentEvent } from "../../events.js";
+import { openApiSpecDeleted } from "../../events.js";
 import type { OpenApiDeps } from "../../deps.js";
 
 export interface DeleteOpenApiSpecInput {
@@ -26,7 +26,7 @@ export async function deleteOpenApiSpec(em: EntityManager, input: DeleteOpenApiS
     if (!access.permissions.edit) throw AppError.permissionDenied(`You need the "createOpenAPISpec" permission in this organization`);
     await tx.nativeDelete(OpenApiSpecVersion, { specId: spec.id });
     tx.remove(spec);
-    recordContentEvent(tx, deps, openApiSpecDeleted, {
+    recordEvent(tx, openApiSpecDeleted, {
       organizationId: spec.organizationId,
       actor: caller,
       payload: { specId: spec.id, slug: spec.slug },

@@ -1,7 +1,8 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { OpenApiSpec } from "../domain/entities.js";
-import { openApiSpecCreated, openApiSpecUpdated, recordContentEvent } from "../../events.js";
+import { openApiSpecCreated, openApiSpecUpdated } from "../../events.js";
 import type { OpenApiDeps } from "../../deps.js";
 
 /** A new specification waiting for its first processing (created and recorded in `em`'s unit of work). */
@@ -28,7 +29,7 @@ export function createPendingSpec(
     createdAt: now,
     updatedAt: now,
   });
-  recordContentEvent(em, deps, openApiSpecCreated, {
+  recordEvent(em, openApiSpecCreated, {
     organizationId: input.organizationId,
     actor: input.caller,
     payload: { specId: spec.id, slug: spec.slug, sourceUrl: spec.sourceUrl },
@@ -39,7 +40,7 @@ export function createPendingSpec(
 /** Queues an existing specification again from `sourceUrl` ({@link OpenApiSpec.resubmit}) and records the update. */
 export function resubmitSpec(em: EntityManager, deps: Pick<OpenApiDeps, "clock">, spec: OpenApiSpec, sourceUrl: string, caller: CallerInput): void {
   const previousSourceUrl = spec.resubmit(sourceUrl, deps.clock());
-  recordContentEvent(em, deps, openApiSpecUpdated, {
+  recordEvent(em, openApiSpecUpdated, {
     organizationId: spec.organizationId,
     actor: caller,
     payload: { specId: spec.id, slug: spec.slug, sourceUrl, previousSourceUrl },

@@ -61,7 +61,7 @@ export async function commitDraft(em: EntityManager, input: CommitDraftInput, de
       tx,
       sql`update revisions set status = 'committed', message = ${message}, git = ${input.git ? JSON.stringify(input.git) : null}::jsonb, created_at = ${now}, committed_at = ${now} where id = ${draft.id}`,
     );
-    recordRevisionCreated(tx, deps, {
+    recordRevisionCreated(tx, {
       organizationId: access.space.organizationId,
       actor: caller,
       spaceId: draft.spaceId,

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { isId, requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { branchCreated, recordContentEvent } from "../../events.js";
+import { branchCreated } from "../../events.js";
 import { findBranchById, insertBranch, validateBranchNumber, type BranchRecord } from "../domain/branches/branch-rows.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -52,7 +52,7 @@ export async function createBranch(em: EntityManager, input: CreateBranchInput, 
       if (existing) throw new AppError("already_exists", "change_request_id: a change request with this id already exists");
       throw new AppError("already_exists", `number: change request #${input.number} already exists in this space`);
     }
-    recordContentEvent(tx, deps, branchCreated, {
+    recordEvent(tx, branchCreated, {
       organizationId: space.organizationId,
       actor: caller,
       payload: { spaceId: space.id, changeRequestId: id, number: input.number, revisionId: space.revisionId },

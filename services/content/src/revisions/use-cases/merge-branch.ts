@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { branchMerged, recordContentEvent } from "../../events.js";
+import { branchMerged } from "../../events.js";
 import { queryRows, sql } from "../domain/store/db.js";
 import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
 import { recordRevisionCreated } from "./shared/drafts.js";
@@ -61,7 +61,7 @@ export async function mergeBranch(em: EntityManager, input: MergeBranchInput, de
     // The row is locked by this transaction: the compare-and-set cannot fail, it only documents the move.
     if (!(await compareAndSetSpaceHead(tx, space.id, ours.id, revision.id))) throw new AppError("internal", "the locked space head moved during a merge");
     await markBranchMerged(tx, { branchId: branch.id, mergedRevisionId: revision.id, now });
-    recordRevisionCreated(tx, deps, {
+    recordRevisionCreated(tx, {
       organizationId: space.organizationId,
       actor: caller,
       spaceId: space.id,
@@ -69,7 +69,7 @@ export async function mergeBranch(em: EntityManager, input: MergeBranchInput, de
       parents: revision.parents,
       movedHead: true,
     });
-    recordContentEvent(tx, deps, branchMerged, {
+    recordEvent(tx, branchMerged, {
       organizationId: space.organizationId,
       actor: caller,
       payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id },

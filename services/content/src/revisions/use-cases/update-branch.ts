@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { branchUpdated, recordContentEvent } from "../../events.js";
+import { branchUpdated } from "../../events.js";
 import { readSpaceHeadRow } from "../domain/store/revision-rows.js";
 import { recordRevisionCreated } from "./shared/drafts.js";
 import { compareAndSetBranchHead, isOutdated, mergeBaseOf, requireBranch, requireUnmerged, updatedBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
@@ -56,7 +56,7 @@ export async function updateBranch(em: EntityManager, input: UpdateBranchInput, 
     });
     const moved = await compareAndSetBranchHead(tx, { branchId: branch.id, expected: ours.id, next: revision.id, mergedAncestorRevisionId: theirs.id, now });
     if (!moved) throw new AppError("internal", "the locked branch head moved during an update");
-    recordRevisionCreated(tx, deps, {
+    recordRevisionCreated(tx, {
       organizationId: space.organizationId,
       actor: caller,
       spaceId: space.id,
@@ -65,7 +65,7 @@ export async function updateBranch(em: EntityManager, input: UpdateBranchInput, 
       movedHead: true,
       changeRequestId: branch.id,
     });
-    recordContentEvent(tx, deps, branchUpdated, {
+    recordEvent(tx, branchUpdated, {
       organizationId: space.organizationId,
       actor: caller,
       payload: { spaceId: space.id, changeRequestId: branch.id, revisionId: revision.id, mergedAncestorRevisionId: theirs.id },

@@ -1,7 +1,8 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
-import { collectionCreated, recordContentEvent } from "../../events.js";
+import { collectionCreated } from "../../events.js";
 import { requireCreateUnder } from "../domain/parent.js";
 import { placeAtEnd } from "../domain/placement.js";
 import { validateCollectionTitle } from "../domain/validation.js";
@@ -35,7 +36,7 @@ export async function createCollection(em: EntityManager, input: CreateCollectio
       createdAt: now,
       updatedAt: now,
     });
-    recordContentEvent(tx, deps, collectionCreated, {
+    recordEvent(tx, collectionCreated, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { collectionId: collection.id, title, parentId: input.parentId },

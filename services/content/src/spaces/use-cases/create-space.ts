@@ -1,8 +1,9 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Space, type SpaceEditMode } from "../domain/space.js";
 import { createInitialRevision } from "../../revisions/index.js";
-import { spaceCreated, recordContentEvent } from "../../events.js";
+import { spaceCreated } from "../../events.js";
 import { requireCreateUnder } from "../domain/parent.js";
 import { placeAtEnd } from "../domain/placement.js";
 import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
@@ -50,7 +51,7 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
     await tx.flush();
     const { revisionId } = await createInitialRevision(tx, { spaceId: space.id, organizationId: input.organizationId, actor: caller, clock: deps.clock });
     space.revisionId = revisionId;
-    recordContentEvent(tx, deps, spaceCreated, {
+    recordEvent(tx, spaceCreated, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { spaceId: space.id, title, parentId: input.parentId, revisionId: space.revisionId },

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
 import { positionsBetween } from "../domain/ordering.js";
 import { Space } from "../domain/space.js";
-import { collectionDeleted, recordContentEvent } from "../../events.js";
+import { collectionDeleted } from "../../events.js";
 import { lockSiblings, positionAtEnd } from "../domain/placement.js";
 import type { SpaceDeps } from "../../deps.js";
 
@@ -51,7 +51,7 @@ export async function deleteCollection(em: EntityManager, input: DeleteCollectio
       });
     }
     tx.remove(collection);
-    recordContentEvent(tx, deps, collectionDeleted, {
+    recordEvent(tx, collectionDeleted, {
       organizationId: collection.organizationId,
       actor: caller,
       payload: {

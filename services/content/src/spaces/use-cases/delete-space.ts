@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { spaceDeleted, recordContentEvent } from "../../events.js";
+import { spaceDeleted } from "../../events.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface DeleteSpaceInput {
@@ -27,7 +27,7 @@ export async function deleteSpace(em: EntityManager, input: DeleteSpaceInput, de
     const { space } = access;
     const now = deps.clock();
     space.softDelete(now);
-    recordContentEvent(tx, deps, spaceDeleted, {
+    recordEvent(tx, spaceDeleted, {
       organizationId: space.organizationId,
       actor: caller,
       payload: { spaceId: space.id, deletedAt: now, lifecycleVersion: space.nextLifecycleVersion() },

@@ -1,8 +1,9 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
 import { Space, SPACE_TITLE_MAX } from "../domain/space.js";
 import { createInitialRevision, duplicateSpaceContent } from "../../revisions/index.js";
-import { spaceDuplicated, recordContentEvent } from "../../events.js";
+import { spaceDuplicated } from "../../events.js";
 import { requireCreateUnder } from "../domain/parent.js";
 import { lockSiblings, resolvePosition } from "../domain/placement.js";
 import type { SpaceView } from "../domain/views.js";
@@ -66,7 +67,7 @@ export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInp
         })
       : await createInitialRevision(tx, { spaceId: copy.id, organizationId: original.organizationId, actor: caller, clock: deps.clock });
     copy.revisionId = revisionId;
-    recordContentEvent(tx, deps, spaceDuplicated, {
+    recordEvent(tx, spaceDuplicated, {
       organizationId: original.organizationId,
       actor: caller,
       payload: { spaceId: copy.id, fromSpaceId: original.id, title: copy.title, parentId, revisionId: copy.revisionId },

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
-import { collectionMoved, recordContentEvent } from "../../events.js";
+import { collectionMoved } from "../../events.js";
 import { requireCreateUnder } from "../domain/parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../domain/placement.js";
 import type { CollectionView } from "../domain/views.js";
@@ -37,7 +37,7 @@ export async function moveCollection(em: EntityManager, input: MoveCollectionInp
     await lockSiblings(tx, collection.organizationId, parentId);
     const position = await resolvePosition(tx, { organizationId: collection.organizationId, parentId, position: input.position, movingId: collection.id });
     collection.placeAt({ parentId, position }, deps.clock());
-    recordContentEvent(tx, deps, collectionMoved, {
+    recordEvent(tx, collectionMoved, {
       organizationId: collection.organizationId,
       actor: caller,
       payload: { collectionId: collection.id, fromParentId, parentId, position: collection.position },

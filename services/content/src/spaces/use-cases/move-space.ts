@@ -1,6 +1,7 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
-import { spaceMoved, recordContentEvent } from "../../events.js";
+import { spaceMoved } from "../../events.js";
 import { requireCreateUnder } from "../domain/parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../domain/placement.js";
 import type { SpaceView } from "../domain/views.js";
@@ -30,7 +31,7 @@ export async function moveSpace(em: EntityManager, input: MoveSpaceInput, deps: 
     await lockSiblings(tx, space.organizationId, parentId);
     const position = await resolvePosition(tx, { organizationId: space.organizationId, parentId, position: input.position, movingId: space.id });
     space.placeAt({ parentId, position }, deps.clock());
-    recordContentEvent(tx, deps, spaceMoved, {
+    recordEvent(tx, spaceMoved, {
       organizationId: space.organizationId,
       actor: caller,
       payload: { spaceId: space.id, fromParentId, parentId, position: space.position },

@@ -1,9 +1,10 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SPACE_RETENTION_MS, Space } from "../domain/space.js";
 import { deleteOrphanedBlobs, purgeSpaceContent } from "../../revisions/index.js";
 import { forgetGitSync } from "../../git/domain/git-sync.js";
 import { deleteSpaceImportRuns } from "../../import/domain/import-run.js";
-import { spacePurged, recordContentEvent } from "../../events.js";
+import { spacePurged } from "../../events.js";
 import type { SpaceDeps } from "../../deps.js";
 
 const BATCH = 100;
@@ -40,7 +41,7 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: SpaceDeps): Pr
         await forgetGitSync(tx, id);
         await deleteSpaceImportRuns(tx, id);
         await tx.nativeDelete(Space, { id });
-        recordContentEvent(tx, deps, spacePurged, { organizationId: row.organization_id, actor: null, payload: { spaceId: id } });
+        recordEvent(tx, spacePurged, { organizationId: row.organization_id, actor: null, payload: { spaceId: id } });
         return content.orphanedBlobs;
       });
       if (!orphanedBlobs) {

@@ -1,6 +1,7 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
-import { spaceRestored, recordContentEvent } from "../../events.js";
+import { spaceRestored } from "../../events.js";
 import type { SpaceView } from "../domain/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
@@ -20,7 +21,7 @@ export async function restoreSpace(em: EntityManager, input: RestoreSpaceInput, 
     const { space, membership } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "admin", includeDeleted: true, lock: true });
     const restored = space.restore(deps.clock());
     if (restored) {
-      recordContentEvent(tx, deps, spaceRestored, {
+      recordEvent(tx, spaceRestored, {
         organizationId: space.organizationId,
         actor: caller,
         payload: { spaceId: space.id, lifecycleVersion: space.nextLifecycleVersion() },

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
-import { collectionTransferred, recordContentEvent } from "../../events.js";
+import { collectionTransferred } from "../../events.js";
 import { placeAtEnd } from "../domain/placement.js";
 import { requireTargetOrganizationAdmin } from "./transfer-space.js";
 import type { CollectionView } from "../domain/views.js";
@@ -40,7 +40,7 @@ export async function transferCollection(em: EntityManager, input: TransferColle
       [input.organizationId, now, `{${collectionIds.join(",")}}`],
     );
     collection.placeAt({ organizationId: input.organizationId, parentId: null, position }, now);
-    recordContentEvent(tx, deps, collectionTransferred, {
+    recordEvent(tx, collectionTransferred, {
       organizationId: input.organizationId,
       actor: caller,
       payload: {

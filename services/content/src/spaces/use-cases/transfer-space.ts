@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { isId, requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type Membership } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
-import { spaceTransferred, recordContentEvent } from "../../events.js";
+import { spaceTransferred } from "../../events.js";
 import { placeAtEnd } from "../domain/placement.js";
 import type { SpaceView } from "../domain/views.js";
 import type { AccessDeps, SpaceDeps } from "../../deps.js";
@@ -51,7 +51,7 @@ export async function transferSpace(em: EntityManager, input: TransferSpaceInput
     }
     const position = await placeAtEnd(tx, input.organizationId, parentId, space.id);
     space.placeAt({ organizationId: input.organizationId, parentId, position }, deps.clock());
-    recordContentEvent(tx, deps, spaceTransferred, {
+    recordEvent(tx, spaceTransferred, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { spaceId: space.id, fromOrganizationId, toOrganizationId: input.organizationId, fromParentId, parentId, lifecycleVersion: space.nextLifecycleVersion() },

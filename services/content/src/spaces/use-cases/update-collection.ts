@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, parseUpdateMask } from "@imprint/runtime";
+import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCollectionAccess, type CallerInput, type DefaultLevel } from "../../access/index.js";
-import { collectionUpdated, recordContentEvent } from "../../events.js";
+import { collectionUpdated } from "../../events.js";
 import { validateCollectionDescription, validateCollectionTitle } from "../domain/validation.js";
 import type { CollectionView } from "../domain/views.js";
 import type { SpaceDeps } from "../../deps.js";
@@ -51,7 +51,7 @@ export async function updateCollection(em: EntityManager, input: UpdateCollectio
     }
     if (Object.keys(changed).length > 0) {
       collection.updatedAt = deps.clock();
-      recordContentEvent(tx, deps, collectionUpdated, {
+      recordEvent(tx, collectionUpdated, {
         organizationId: collection.organizationId,
         actor: input.caller!,
         payload: { collectionId: collection.id, changedFields: Object.keys(changed), changes: changed },

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, parseUpdateMask } from "@imprint/runtime";
+import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
 import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
-import { spaceUpdated, recordContentEvent } from "../../events.js";
+import { spaceUpdated } from "../../events.js";
 import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
 import type { SpaceView } from "../domain/views.js";
 import type { SpaceDeps } from "../../deps.js";
@@ -68,7 +68,7 @@ export async function updateSpace(em: EntityManager, input: UpdateSpaceInput, de
     }
     if (Object.keys(changed).length > 0) {
       space.updatedAt = deps.clock();
-      recordContentEvent(tx, deps, spaceUpdated, {
+      recordEvent(tx, spaceUpdated, {
         organizationId: space.organizationId,
         actor: input.caller!,
         payload: { spaceId: space.id, changedFields: Object.keys(changed), changes: changed },

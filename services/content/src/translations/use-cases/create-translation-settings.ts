@@ -1,8 +1,9 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { requireTranslationsAccess, requireTranslationsEditing } from "../domain/access.js";
 import { TranslationSettings } from "../domain/entities.js";
-import { translationSettingsCreated, recordContentEvent } from "../../events.js";
+import { translationSettingsCreated } from "../../events.js";
 import { validateLanguages } from "../domain/languages.js";
 import { validateTranslationTitle } from "../domain/validation.js";
 import type { TranslationSettingsView } from "../domain/views.js";
@@ -24,7 +25,7 @@ export async function createTranslationSettings(em: EntityManager, input: Create
   const settings = await deps.unitOfWork.run(em, (tx) => {
     const now = deps.clock();
     const created = tx.create(TranslationSettings, { organizationId: input.organizationId, title, languages, createdAt: now, updatedAt: now });
-    recordContentEvent(tx, deps, translationSettingsCreated, {
+    recordEvent(tx, translationSettingsCreated, {
       organizationId: input.organizationId,
       actor: caller,
       payload: { translationSettingsId: created.id, title, languages },

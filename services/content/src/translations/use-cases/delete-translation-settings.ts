@@ -1,7 +1,8 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../domain/access.js";
-import { translationSettingsDeleted, recordContentEvent } from "../../events.js";
+import { translationSettingsDeleted } from "../../events.js";
 import type { TranslationDeps } from "../../deps.js";
 
 export interface DeleteTranslationSettingsInput {
@@ -19,7 +20,7 @@ export async function deleteTranslationSettings(em: EntityManager, input: Delete
     if (!settings) return false;
     requireTranslationsEditing(permissions);
     tx.remove(settings);
-    recordContentEvent(tx, deps, translationSettingsDeleted, {
+    recordEvent(tx, translationSettingsDeleted, {
       organizationId: settings.organizationId,
       actor: caller,
       payload: { translationSettingsId: settings.id },

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, parseUpdateMask } from "@imprint/runtime";
+import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../domain/access.js";
-import { translationSettingsUpdated, recordContentEvent } from "../../events.js";
+import { translationSettingsUpdated } from "../../events.js";
 import { validateLanguages } from "../domain/languages.js";
 import { validateTranslationTitle } from "../domain/validation.js";
 import type { TranslationSettingsView } from "../domain/views.js";
@@ -32,7 +32,7 @@ export async function updateTranslationSettings(em: EntityManager, input: Update
     requireTranslationsEditing(permissions);
     const changes = found.change({ title, languages }, deps.clock());
     if (Object.keys(changes).length > 0) {
-      recordContentEvent(tx, deps, translationSettingsUpdated, {
+      recordEvent(tx, translationSettingsUpdated, {
         organizationId: found.organizationId,
         actor: caller,
         payload: { translationSettingsId: found.id, changedFields: Object.keys(changes), changes },

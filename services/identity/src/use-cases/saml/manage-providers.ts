@@ -1,9 +1,9 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
+import { AppError, findPage, recordEvent, type PageRequestLike } from "@imprint/runtime";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import { checkCertificate, checkEntityId, checkLabel, checkSsoUrl, SamlProvider } from "../../domain/saml-provider.js";
 import { Team } from "../../domain/team.js";
-import { recordIdentityEvent, samlProviderCreated, samlProviderDeleted, samlProviderUpdated } from "../../events.js";
+import { samlProviderCreated, samlProviderDeleted, samlProviderUpdated } from "../../events.js";
 import { requireMembership } from "../shared/access.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
@@ -122,7 +122,7 @@ export async function createSamlProvider(
     });
     const organizationDefault = (member.organization as { defaultRole?: MemberRoleValue }).defaultRole ?? "read";
     await applyValues(tx, provider, input.organizationId, { defaultRole: "organization", ...input.values }, deps.clock(), organizationDefault);
-    recordIdentityEvent(tx, deps, samlProviderCreated, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id, label: provider.label } });
+    recordEvent(tx, samlProviderCreated, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id, label: provider.label } });
     return provider;
   });
 }
@@ -144,7 +144,7 @@ export async function updateSamlProvider(
     const provider = await findProvider(tx, input.organizationId, input.providerId);
     const organizationDefault = (member.organization as { defaultRole?: MemberRoleValue }).defaultRole ?? "read";
     const changed = await applyValues(tx, provider, input.organizationId, input.values, deps.clock(), organizationDefault);
-    if (changed.length > 0) recordIdentityEvent(tx, deps, samlProviderUpdated, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id, changedFields: changed } });
+    if (changed.length > 0) recordEvent(tx, samlProviderUpdated, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id, changedFields: changed } });
     return provider;
   });
 }
@@ -157,7 +157,7 @@ export async function deleteSamlProvider(em: EntityManager, input: { caller: Cal
     // Locked until the commit: the same request sent twice at once deletes once, then finds nothing.
     const provider = isId(input.providerId) ? await tx.findOne(SamlProvider, { id: input.providerId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
     if (!provider) return { deleted: false };
-    recordIdentityEvent(tx, deps, samlProviderDeleted, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id } });
+    recordEvent(tx, samlProviderDeleted, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id } });
     tx.remove(provider);
     return { deleted: true };
   });

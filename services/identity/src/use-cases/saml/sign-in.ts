@@ -1,13 +1,13 @@
 import { randomBytes } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from "@node-saml/node-saml";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { Member } from "../../domain/member.js";
 import { nextMembershipVersion, Organization } from "../../domain/organization.js";
 import { SAML_REQUEST_TTL_MS, SamlAssertionUse, SamlProvider, SamlRequest } from "../../domain/saml-provider.js";
 import { Team, TeamMember } from "../../domain/team.js";
 import type { User } from "../../domain/user.js";
-import { memberSsoEnabled, recordIdentityEvent, samlProviderActivated, teamMemberAdded, userSignedInWithSso } from "../../events.js";
+import { memberSsoEnabled, samlProviderActivated, teamMemberAdded, userSignedInWithSso } from "../../events.js";
 import { createMember } from "../shared/members.js";
 import { createToken } from "../shared/tokens.js";
 import { findOrCreateUser } from "../shared/users.js";
@@ -186,7 +186,7 @@ export async function completeSamlSignIn(
       const organization = await tx.findOneOrFail(Organization, organizationId);
       member = createMember(tx, { organization, user, role: provider.defaultRole ?? null }, deps, actor);
     }
-    if (member.enableSso()) recordIdentityEvent(tx, deps, memberSsoEnabled, { organizationId, actor, payload: { userId: user.id } });
+    if (member.enableSso()) recordEvent(tx, memberSsoEnabled, { organizationId, actor, payload: { userId: user.id } });
 
     // The default team, and the teams whose titles the assertion's groups name.
     const groups = groupsOf(profile, provider.groupsAttribute);
@@ -204,15 +204,15 @@ export async function completeSamlSignIn(
     for (const team of teams) {
       if (already.has(team.id)) continue;
       tx.create(TeamMember, { team, user, role: "member", addedAt: deps.clock() });
-      recordIdentityEvent(tx, deps, teamMemberAdded, { organizationId, actor, payload: { teamId: team.id, userId: user.id, role: "member", membershipVersion } });
+      recordEvent(tx, teamMemberAdded, { organizationId, actor, payload: { teamId: team.id, userId: user.id, role: "member", membershipVersion } });
       joined.push(team.id);
     }
 
     if (provider.status === "pending") {
       provider.status = "active";
-      recordIdentityEvent(tx, deps, samlProviderActivated, { organizationId, actor, payload: { providerId: provider.id } });
+      recordEvent(tx, samlProviderActivated, { organizationId, actor, payload: { providerId: provider.id } });
     }
-    recordIdentityEvent(tx, deps, userSignedInWithSso, { organizationId, actor, payload: { userId: user.id, providerId: provider.id, joinedTeamIds: joined } });
+    recordEvent(tx, userSignedInWithSso, { organizationId, actor, payload: { userId: user.id, providerId: provider.id, joinedTeamIds: joined } });
     const tokenExpiresAt = new Date(deps.clock().getTime() + SSO_TOKEN_TTL_MS);
     const issued = await createToken(tx, { user, label: `SSO: ${provider.label}`.slice(0, 255), expiresAt: tokenExpiresAt, samlProviderId: provider.id }, deps, actor);
     return { user, organizationId, token: issued.secret, tokenExpiresAt };

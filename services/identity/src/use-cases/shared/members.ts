@@ -1,3 +1,4 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { Member } from "../../domain/member.js";
 import type { Organization } from "../../domain/organization.js";
@@ -5,7 +6,7 @@ import type { MemberRoleValue } from "../../domain/roles.js";
 import type { User } from "../../domain/user.js";
 import type { MemberData } from "./views.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
-import { memberAdded, recordIdentityEvent } from "../../events.js";
+import { memberAdded } from "../../events.js";
 
 /** Adds `user` to `organization` with `role` and records `member.added`. */
 export function createMember(
@@ -24,7 +25,7 @@ export function createMember(
     lastSeenAt: null,
     sortName: input.user.displayName.toLowerCase(),
   });
-  recordIdentityEvent(em, deps, memberAdded, {
+  recordEvent(em, memberAdded, {
     organizationId: input.organization.id,
     actor,
     payload: { userId: input.user.id, role: input.role },

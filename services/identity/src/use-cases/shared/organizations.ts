@@ -1,7 +1,8 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseDeps } from "../../deps.js";
 import { Organization } from "../../domain/organization.js";
-import { organizationCreated, recordIdentityEvent } from "../../events.js";
+import { organizationCreated } from "../../events.js";
 import { createMember } from "./members.js";
 import { createToken } from "./tokens.js";
 import { findOrCreateUser } from "./users.js";
@@ -33,7 +34,7 @@ export async function createOrganizationIn(
     createdAt: now,
     updatedAt: now,
   });
-  recordIdentityEvent(tx, deps, organizationCreated, {
+  recordEvent(tx, organizationCreated, {
     organizationId: organization.id,
     actor: null,
     payload: { organizationId: organization.id, title: organization.title, ownerUserId: user.id },

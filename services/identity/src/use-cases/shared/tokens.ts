@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import { ApiToken } from "../../domain/api-token.js";
 import { generateTokenSecret, hashTokenSecret } from "../../domain/tokens.js";
 import type { User } from "../../domain/user.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
-import { tokenIssued, recordIdentityEvent } from "../../events.js";
+import { tokenIssued } from "../../events.js";
 
 /** Creates a token for `user` with a chosen or generated secret; returns the secret once. */
 export async function createToken(
@@ -29,7 +29,7 @@ export async function createToken(
     expiresAt: input.expiresAt ?? null,
     samlProviderId: input.samlProviderId ?? null,
   });
-  recordIdentityEvent(em, deps, tokenIssued, {
+  recordEvent(em, tokenIssued, {
     organizationId: null,
     actor,
     payload: { tokenId: token.id, userId: input.user.id, label: input.label },

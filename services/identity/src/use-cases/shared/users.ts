@@ -1,7 +1,8 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { User } from "../../domain/user.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
-import { userCreated, recordIdentityEvent } from "../../events.js";
+import { userCreated } from "../../events.js";
 
 /**
  * The user with this (normalized) e-mail, created when unknown. Runs inside the caller's
@@ -17,7 +18,7 @@ export async function findOrCreateUser(
   const existing = await em.findOne(User, { email: input.email });
   if (existing) return { user: existing, created: false };
   const user = em.create(User, { email: input.email, displayName: input.displayName, photoUrl: null, createdAt: deps.clock() });
-  recordIdentityEvent(em, deps, userCreated, {
+  recordEvent(em, userCreated, {
     organizationId: null,
     actor,
     payload: { userId: user.id, email: user.email, displayName: user.displayName },

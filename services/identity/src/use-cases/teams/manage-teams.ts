@@ -1,9 +1,9 @@
 import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
-import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
+import { AppError, findPage, recordEvent, type PageRequestLike } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
 import { nextMembershipVersion } from "../../domain/organization.js";
 import { canManageTeam, Team, TeamMember, teamTitle } from "../../domain/team.js";
-import { recordIdentityEvent, teamCreated, teamDeleted, teamMemberAdded, teamUpdated } from "../../events.js";
+import { teamCreated, teamDeleted, teamMemberAdded, teamUpdated } from "../../events.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { findTeam, MAX_TEAM_USERS, requireTeamManager, requireTeamReader, resolveMemberRefs, teamRoleOf, teamViews, type TeamView } from "./shared.js";
@@ -60,10 +60,10 @@ export async function createTeam(
     const membershipVersion = users.size > 0 ? await nextMembershipVersion(tx, input.organizationId) : 0;
     const now = deps.clock();
     const team = tx.create(Team, { organization: input.organizationId, title, createdAt: now });
-    recordIdentityEvent(tx, deps, teamCreated, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title } });
+    recordEvent(tx, teamCreated, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title } });
     for (const userId of new Set(users.values())) {
       tx.create(TeamMember, { team, user: userId, role: "member", addedAt: now });
-      recordIdentityEvent(tx, deps, teamMemberAdded, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, userId, role: "member", membershipVersion } });
+      recordEvent(tx, teamMemberAdded, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, userId, role: "member", membershipVersion } });
     }
     return { team, members: new Set(users.values()).size, canAdmin: true };
   });
@@ -89,7 +89,7 @@ export async function updateTeam(
   return deps.unitOfWork.run(em, async (tx) => {
     const { team, caller: member } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     if (team.title !== title) {
-      recordIdentityEvent(tx, deps, teamUpdated, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, from: team.title, to: title } });
+      recordEvent(tx, teamUpdated, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, from: team.title, to: title } });
       team.title = title;
     }
     const [view] = await teamViews(tx, [team], { role: member.role ?? null, userId: caller.userId });
@@ -110,7 +110,7 @@ export async function deleteTeam(em: EntityManager, input: { caller: CallerInput
     const membershipVersion = await nextMembershipVersion(tx, input.organizationId);
     const memberships = await tx.find(TeamMember, { team }, { fields: ["user"] });
     const userIds = memberships.map((row) => idOf(row.user));
-    recordIdentityEvent(tx, deps, teamDeleted, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title: team.title, userIds, membershipVersion } });
+    recordEvent(tx, teamDeleted, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title: team.title, userIds, membershipVersion } });
     await tx.nativeDelete(TeamMember, { team: team.id });
     tx.remove(team);
     return { deleted: true };

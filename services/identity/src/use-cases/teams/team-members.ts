@@ -1,10 +1,10 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
-import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
+import { AppError, findPage, recordEvent, type PageRequestLike } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
 import { nextMembershipVersion } from "../../domain/organization.js";
 import { User } from "../../domain/user.js";
 import { Team, TeamMember, type TeamRoleValue } from "../../domain/team.js";
-import { recordIdentityEvent, teamMemberAdded, teamMemberRemoved, teamMemberRoleChanged } from "../../events.js";
+import { teamMemberAdded, teamMemberRemoved, teamMemberRoleChanged } from "../../events.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { findTeam, MAX_TEAM_USERS, requireTeamManager, requireTeamReader, resolveMemberRefs, teamViews, type TeamView } from "./shared.js";
@@ -34,17 +34,17 @@ function setMembership(
 ): boolean {
   if (!existing) {
     tx.create(TeamMember, { team, user: userId, role, addedAt: deps.clock() });
-    recordIdentityEvent(tx, deps, teamMemberAdded, { organizationId, actor, payload: { teamId: team.id, userId, role, membershipVersion } });
+    recordEvent(tx, teamMemberAdded, { organizationId, actor, payload: { teamId: team.id, userId, role, membershipVersion } });
     return true;
   }
   if (existing.role === role) return false;
-  recordIdentityEvent(tx, deps, teamMemberRoleChanged, { organizationId, actor, payload: { teamId: team.id, userId, from: existing.role, to: role } });
+  recordEvent(tx, teamMemberRoleChanged, { organizationId, actor, payload: { teamId: team.id, userId, from: existing.role, to: role } });
   existing.role = role;
   return true;
 }
 
-function dropMembership(tx: EntityManager, deps: UseCaseDeps, actor: Actor, organizationId: string, team: Team, existing: TeamMember, membershipVersion: number): void {
-  recordIdentityEvent(tx, deps, teamMemberRemoved, { organizationId, actor, payload: { teamId: team.id, userId: userIdOf(existing), membershipVersion } });
+function dropMembership(tx: EntityManager, actor: Actor, organizationId: string, team: Team, existing: TeamMember, membershipVersion: number): void {
+  recordEvent(tx, teamMemberRemoved, { organizationId, actor, payload: { teamId: team.id, userId: userIdOf(existing), membershipVersion } });
   tx.remove(existing);
 }
 
@@ -93,7 +93,7 @@ export async function updateTeamMembers(
     }
     for (const userId of removedIds) {
       const row = rows.get(userId);
-      if (row) dropMembership(tx, deps, caller, input.organizationId, team, row, version);
+      if (row) dropMembership(tx, caller, input.organizationId, team, row, version);
     }
   });
 }
@@ -137,7 +137,7 @@ export async function removeTeamMember(
     const version = await nextMembershipVersion(tx, input.organizationId);
     const existing = await tx.findOne(TeamMember, { team, user: input.userId });
     if (!existing) return { removed: false };
-    dropMembership(tx, deps, caller, input.organizationId, team, existing, version);
+    dropMembership(tx, caller, input.organizationId, team, existing, version);
     return { removed: true };
   });
 }

@@ -1,5 +1,6 @@
+import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { recordPublishingEvent, sitePublished, siteUnpublished } from "../../events.js";
+import { sitePublished, siteUnpublished } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { requireOrganization, type CallerInput } from "./access.js";
 import { findSite, siteView, type SiteView } from "./sites.js";
@@ -23,8 +24,8 @@ export async function setPublished(em: EntityManager, input: PublicationInput & 
     found.published = input.published;
     found.updatedAt = deps.clock();
     const event = { organizationId: found.organizationId, actor: access.caller };
-    if (input.published) recordPublishingEvent(tx, deps, sitePublished, { ...event, payload: { siteId: found.id, visibility: found.visibility } });
-    else recordPublishingEvent(tx, deps, siteUnpublished, { ...event, payload: { siteId: found.id } });
+    if (input.published) recordEvent(tx, sitePublished, { ...event, payload: { siteId: found.id, visibility: found.visibility } });
+    else recordEvent(tx, siteUnpublished, { ...event, payload: { siteId: found.id } });
     return found;
   });
   return siteView(em, access, site);

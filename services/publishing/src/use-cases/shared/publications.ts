@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UnitOfWork } from "@imprint/runtime";
+import { recordEvent, type UnitOfWork } from "@imprint/runtime";
 import { SpacePublication, type PublishedAddress } from "../../domain/space-publication.js";
-import { recordPublishingEvent, spacePublicationUpdated } from "../../events.js";
+import { spacePublicationUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 
 /** What a transaction changed that may move spaces' published addresses: sites, and spaces that left them. */
@@ -107,7 +107,7 @@ async function announce(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, spa
     } else {
       tx.create(SpacePublication, { spaceId, organizationId, address: text, version, updatedAt: now });
     }
-    recordPublishingEvent(tx, deps, spacePublicationUpdated, {
+    recordEvent(tx, spacePublicationUpdated, {
       organizationId,
       actor: null,
       payload: { spaceId, version, published: address !== null, address: address ?? undefined },

@@ -1,9 +1,10 @@
+import { recordEvent } from "@imprint/runtime";
 import { touchSpaces } from "./publications.js";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
-import { recordPublishingEvent, siteSectionUpdated, siteSpaceDeleted, siteUpdated } from "../../events.js";
+import { siteSectionUpdated, siteSpaceDeleted, siteUpdated } from "../../events.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 /**
@@ -19,7 +20,7 @@ export async function removeSiteSpaces(em: EntityManager, deps: Pick<UseCaseDeps
   for (const site of sites) site.version += 1;
   for (const siteSpace of siteSpaces) {
     em.remove(siteSpace);
-    recordPublishingEvent(em, deps, siteSpaceDeleted, {
+    recordEvent(em, siteSpaceDeleted, {
       organizationId: siteSpace.organizationId,
       actor,
       payload: { siteId: siteSpace.siteId, siteSpaceId: siteSpace.id, spaceId: siteSpace.spaceId },
@@ -32,7 +33,7 @@ export async function removeSiteSpaces(em: EntityManager, deps: Pick<UseCaseDeps
     const next = await em.findOne(SiteSpace, { sectionId: section.id, id: { $nin: [...removed] } }, { orderBy: { position: "asc", id: "asc" } });
     const from = section.defaultSiteSpaceId;
     section.defaultSiteSpaceId = next?.id ?? null;
-    recordPublishingEvent(em, deps, siteSectionUpdated, {
+    recordEvent(em, siteSectionUpdated, {
       organizationId: section.organizationId,
       actor,
       payload: { siteId: section.siteId, sectionId: section.id, changedFields: ["defaultSiteSpace"], changes: { defaultSiteSpace: { from, to: section.defaultSiteSpaceId } } },
@@ -44,7 +45,7 @@ export async function removeSiteSpaces(em: EntityManager, deps: Pick<UseCaseDeps
     const from = site.defaultSiteSpaceId;
     site.defaultSiteSpaceId = next?.id ?? null;
     site.updatedAt = deps.clock();
-    recordPublishingEvent(em, deps, siteUpdated, {
+    recordEvent(em, siteUpdated, {
       organizationId: site.organizationId,
       actor,
       payload: { siteId: site.id, changedFields: ["defaultSiteSpace"], changes: { defaultSiteSpace: { from, to: site.defaultSiteSpaceId } } },

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import type { Space } from "@imprint/proto/content/v1/spaces";
-import { AppError } from "@imprint/runtime";
+import { AppError, recordEvent } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { pathFromTitle, SiteSpace } from "../../domain/site-space.js";
-import { recordPublishingEvent, siteSpaceCreated } from "../../events.js";
+import { siteSpaceCreated } from "../../events.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { callerMessage, isId, type OrganizationAccess } from "./access.js";
 import { freePath, levelDefaults, nextPosition } from "./sites.js";
@@ -51,7 +51,7 @@ export async function appendSiteSpace(
   });
   const level = section ?? site;
   if (!level.defaultSiteSpaceId) level.defaultSiteSpaceId = siteSpace.id;
-  recordPublishingEvent(tx, deps, siteSpaceCreated, {
+  recordEvent(tx, siteSpaceCreated, {
     organizationId: site.organizationId,
     actor,
     payload: { siteId: site.id, siteSpaceId: siteSpace.id, spaceId: space.id, path: siteSpace.path, default: level.defaultSiteSpaceId === siteSpace.id },

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId } from "@imprint/runtime";
+import { AppError, isId, recordEvent } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../access/index.js";
 import { requireOwnOpenDraft } from "../../domain/drafts.js";
 import { DraftEditor } from "../../domain/editing/draft-editor.js";
@@ -7,7 +7,7 @@ import type { RevisionHeader } from "../../domain/store/caches.js";
 import { execute, sql } from "../../domain/store/db.js";
 import { lockRevision, updateDraftContent } from "../../domain/store/revision-rows.js";
 import { StoreSession } from "../../domain/store/session.js";
-import { revisionCreated, recordContentEvent } from "../../../events.js";
+import { revisionCreated } from "../../../events.js";
 import type { RevisionDeps } from "../../../deps.js";
 
 /** Revision ids are uuids (the runtime's id check). */
@@ -72,10 +72,9 @@ export async function editDraft<T>(
  */
 export function recordRevisionCreated(
   em: EntityManager,
-  deps: Pick<RevisionDeps, "clock">,
   event: { organizationId: string; actor: CallerInput | null; spaceId: string; revisionId: string; parents: string[]; movedHead: boolean; changeRequestId?: string | null },
 ): void {
-  recordContentEvent(em, deps, revisionCreated, {
+  recordEvent(em, revisionCreated, {
     organizationId: event.organizationId,
     actor: event.actor,
     payload: {

@@ -43,7 +43,7 @@ async function insertFirstRevision(
     branchId: null,
   };
   await insertRevision(em, revision);
-  recordRevisionCreated(em, { clock: () => input.now }, {
+  recordRevisionCreated(em, {
     organizationId: input.organizationId,
     actor: input.actor,
     spaceId: input.spaceId,
