@@ -35,3 +35,8 @@ export function requireCaller(caller: CallerInput | undefined, rules: CallerRule
   if (rules.userIdMustBeId && !isId(caller.userId)) throw AppError.unauthenticated("caller: unknown user");
   return caller;
 }
+
+/** The proto `Caller` a call to another service carries for `caller` (tokenId "" without a token). */
+export function callerMessage(caller: CallerInput): { userId: string; tokenId: string } {
+  return { userId: caller.userId, tokenId: caller.tokenId ?? "" };
+}

@@ -21,5 +21,6 @@ export * from "./events/watch.js";
 export * from "./events/dead-letters.js";
 export * from "./service.js";
 export * from "./access/memberships.js";
+export * from "./access/organization-role.js";
 export * from "./safe-fetch.js";
 export * from "./kept-secret.js";

@@ -1,10 +1,10 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, isId, requireCaller, requireOrganizationRole, type CallerInput } from "@imprint/runtime";
 import { Collection } from "../spaces/domain/collection.js";
 import { Space } from "../spaces/domain/space.js";
 import { atLeast, type DefaultLevel, type Level } from "./domain/levels.js";
 import type { AccessDeps } from "../deps.js";
-import type { Membership } from "./memberships.js";
+import { membershipOf, type Membership } from "./memberships.js";
 import { better, NO_TEAM_LEVELS, type GrantTarget, type TeamLevels } from "./domain/team-grants.js";
 import {
   collectionPermissions,
@@ -30,11 +30,8 @@ export { isId, requireCaller, type CallerInput };
  * "Organization not found", so organizations of others look like organizations that do not exist.
  */
 export async function requireOrganizationMembership(deps: AccessDeps, organizationId: string, caller: CallerInput | undefined): Promise<Membership> {
-  const { userId, tokenId } = requireCaller(caller);
-  if (!isId(organizationId)) throw AppError.notFound("Organization");
-  const membership = await deps.memberships.get(organizationId, userId, tokenId);
-  if (!membership) throw AppError.notFound("Organization");
-  return membership;
+  const allowed = await requireOrganizationRole({ memberships: deps.memberships.roles }, caller, organizationId, "guest");
+  return membershipOf(organizationId, allowed.caller.userId, allowed.role);
 }
 
 /** `collectionId` and its ancestors, nearest first (empty for the top level). */

@@ -27,16 +27,20 @@ export class MembershipCache {
   /** The user's membership of the organization; null when not a member or disabled. */
   async get(organizationId: string, userId: string, tokenId = ""): Promise<Membership | null> {
     const answer = await this.roles.get(organizationId, userId, tokenId);
-    if (!answer) return null;
-    if (answer.role === MemberRole.MEMBER_ROLE_GUEST) return { role: null, userId, organizationId };
-    // Content's levels are the organization roles' names (plus the levels only spaces have).
-    const role: Level | undefined = roleName(answer.role);
-    if (!role) throw new AppError("internal", `identity answered an unknown role ${String(answer.role)}`);
-    return { role, userId, organizationId };
+    return answer && membershipOf(organizationId, userId, answer.role);
   }
 
   /** Forgets what is known about the user in the organization (the next check asks identity). */
   invalidate(organizationId: string, userId: string): void {
     this.roles.invalidate(organizationId, userId);
   }
+}
+
+/** An enabled member's organization role as content's levels (a guest has none). */
+export function membershipOf(organizationId: string, userId: string, memberRole: MemberRole): Membership {
+  if (memberRole === MemberRole.MEMBER_ROLE_GUEST) return { role: null, userId, organizationId };
+  // Content's levels are the organization roles' names (plus the levels only spaces have).
+  const role: Level | undefined = roleName(memberRole);
+  if (!role) throw new AppError("internal", `identity answered an unknown role ${String(memberRole)}`);
+  return { role, userId, organizationId };
 }

@@ -6,7 +6,7 @@ import { Installation, statusFor } from "../domain/installation.js";
 import { newSigningSecret, type Integration } from "../domain/integration.js";
 import { installationSetupEvent } from "../domain/platform/events.js";
 import { installationCreated } from "../events.js";
-import { requireAdminOf } from "./shared/access.js";
+import { requireOrganizationRole } from "./shared/access.js";
 import { missesRequired } from "./shared/configuration.js";
 import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
 import { findVisibleIntegration } from "./shared/integrations.js";
@@ -27,7 +27,7 @@ export async function installIntegration(
   const caller = requireCaller(input.caller);
   const { integration } = await findVisibleIntegration(em, deps, caller, input.name);
   if (!isId(input.organizationId)) throw AppError.notFound("Organization");
-  await requireAdminOf(deps, caller, input.organizationId, "install integrations");
+  await requireOrganizationRole(deps, caller, input.organizationId, "admin", "install integrations");
   if (integration.visibility === "private" && integration.ownerOrganizationId !== input.organizationId) {
     throw AppError.permissionDenied(`organization: ${integration.name} is private to the organization that publishes it`);
   }

@@ -3,7 +3,7 @@ import { pageOfSorted, readPageRequest, requireCaller, type CallerInput, type Pa
 import type { UseCaseDeps } from "../deps.js";
 import { unfurlDomains } from "../domain/declaration.js";
 import { Integration } from "../domain/integration.js";
-import { callerMessage, standingIn, type Standing } from "./shared/access.js";
+import { callerMessage, organizationStanding, type Standing } from "./shared/access.js";
 
 export interface IntegrationFilters {
   search: string;
@@ -58,7 +58,7 @@ export async function listIntegrations(
   );
   const standings = new Map<string, Standing>();
   for (const ownerId of new Set(page.items.map((integration) => integration.ownerOrganizationId))) {
-    standings.set(ownerId, memberOf.includes(ownerId) ? await standingIn(deps, caller, ownerId) : { member: false, admin: false });
+    standings.set(ownerId, memberOf.includes(ownerId) ? await organizationStanding(deps, caller, ownerId) : { member: false, admin: false });
   }
   return { ...page, items: page.items.map((integration) => ({ integration, owner: standings.get(integration.ownerOrganizationId) ?? { member: false, admin: false } })) };
 }

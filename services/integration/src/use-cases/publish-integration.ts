@@ -7,7 +7,7 @@ import { checkDeclaration, checkName, checkScript, checkSecrets, Integration, LI
 import { checkDeclaredConfigurations } from "../domain/platform/configuration.js";
 import { checkDeclaredParts } from "../domain/declaration.js";
 import { integrationPublished } from "../events.js";
-import { requireAdminOf } from "./shared/access.js";
+import { callerMessage, requireOrganizationRole } from "./shared/access.js";
 import { parseJsonField } from "./shared/json.js";
 import { againIfLostInsertRace } from "./shared/races.js";
 
@@ -38,7 +38,7 @@ export interface PublishIntegrationInput {
 /** The organization named by id, or by its hostname (GitBook's "subdomain") among the caller's organizations. */
 async function resolveOrganization(deps: Pick<UseCaseDeps, "identity">, caller: CallerInput, organization: string): Promise<string> {
   if (isId(organization)) return organization;
-  const { organizations } = await deps.identity.listOrganizations({ caller: { userId: caller.userId, tokenId: caller.tokenId ?? "" }, page: { pageToken: "", pageSize: 1000 } });
+  const { organizations } = await deps.identity.listOrganizations({ caller: callerMessage(caller), page: { pageToken: "", pageSize: 1000 } });
   const wanted = (organization as string).toLowerCase();
   const found = organizations.find((candidate) => candidate.hostname !== "" && candidate.hostname.toLowerCase() === wanted);
   if (!found) throw AppError.notFound("Organization");
@@ -55,7 +55,7 @@ export async function publishIntegration(em: EntityManager, input: PublishIntegr
   const name = checkName(input.name);
   if (!input.organization) throw AppError.invalidArgument("organization: is required");
   const organizationId = await resolveOrganization(deps, caller, input.organization);
-  await requireAdminOf(deps, caller, organizationId, "publish integrations");
+  await requireOrganizationRole(deps, caller, organizationId, "admin", "publish integrations");
 
   const declaration = checkDeclaration(input);
   const script = checkScript(input.script);

@@ -6,7 +6,7 @@ import { validateIcon, validateSectionDescription, validateSectionTitle } from "
 import { validateCondition } from "../domain/site-space.js";
 import { siteExternalLinkCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { externalLinkView, requireSections, type ExternalLinkView } from "./shared/external-links.js";
 import { parentGroup } from "./shared/section-groups.js";
 import { findSite } from "./shared/sites.js";
@@ -38,7 +38,7 @@ export async function addSiteExternalLink(em: EntityManager, input: AddSiteExter
   const description = validateSectionDescription(input.description);
   const icon = validateIcon(input.icon);
   const condition = validateCondition(input.condition);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     await requireSections(tx, site);

@@ -6,7 +6,7 @@ import { SiteSectionGroup, validateGroupTitle } from "../domain/site-section-gro
 import { siteSectionGroupCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { readSpacesOfSite } from "./shared/site-spaces.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
+import { isId, requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { parentGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { findSite } from "./shared/sites.js";
 import { checkGroupPlacement, nextLevelPosition, placeInLevel } from "./shared/top-level.js";
@@ -35,7 +35,7 @@ export async function addSiteSectionGroup(em: EntityManager, input: AddSiteSecti
   const title = validateGroupTitle(input.title);
   const icon = validateIcon(input.icon);
   if (new Set(input.sectionIds).size !== input.sectionIds.length) throw AppError.invalidArgument("sections: must not name a section twice");
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {

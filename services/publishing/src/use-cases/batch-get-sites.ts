@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { Site } from "../domain/site.js";
 import type { UseCaseDeps } from "../deps.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
+import { isId, requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { siteViews, type SiteView } from "./shared/sites.js";
 
 /** Ids one BatchGetSites call may ask for. */
@@ -21,7 +21,7 @@ export interface BatchGetSitesInput {
  */
 export async function batchGetSites(em: EntityManager, input: BatchGetSitesInput, deps: UseCaseDeps): Promise<SiteView[]> {
   if (input.siteIds.length > BATCH_GET_SITES_MAX) throw AppError.invalidArgument(`site_ids: at most ${BATCH_GET_SITES_MAX} ids`);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "view");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
   const ids = [...new Set(input.siteIds.filter(isId))];
   if (ids.length === 0) return [];
   const byId = new Map((await em.find(Site, { id: { $in: ids }, organizationId: access.organizationId })).map((site) => [site.id, site]));

@@ -4,7 +4,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import { newVisitorAuthKey, Site, validateTitle, validateType, validateVisibility } from "../domain/site.js";
 import { siteCreated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { appendSiteSpace } from "./shared/site-spaces.js";
 import { requirePublishableSpace, siteView, type SiteView } from "./shared/sites.js";
 
@@ -35,7 +35,7 @@ export async function createSite(em: EntityManager, input: CreateSiteInput, deps
   const title = input.title === "" ? DEFAULT_SITE_TITLE : validateTitle(input.title);
   const visibility = input.visibility === "" ? "public" : validateVisibility(input.visibility);
   if (input.spaceIds.length > CREATE_SPACES_MAX) throw AppError.invalidArgument(`spaces: must hold at most ${CREATE_SPACES_MAX} spaces`);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   const spaces = await Promise.all(input.spaceIds.map((spaceId, index) => requirePublishableSpace(deps, access, spaceId, `spaces[${index}]`)));
   const site = await deps.unitOfWork.run(em, async (tx) => {
     const now = deps.clock();

@@ -3,7 +3,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import type { SiteSectionGroup } from "../domain/site-section-group.js";
 import { siteSectionGroupDeleted } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { findSectionGroup } from "./shared/section-groups.js";
 import { findSite } from "./shared/sites.js";
 import { levelItems, renumber, setParent } from "./shared/top-level.js";
@@ -21,7 +21,7 @@ export interface DeleteSiteSectionGroupInput {
  * `site_section_group.deleted`.
  */
 export async function deleteSiteSectionGroup(em: EntityManager, input: DeleteSiteSectionGroupInput, deps: UseCaseDeps): Promise<void> {
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   await deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     let group: SiteSectionGroup;

@@ -4,7 +4,7 @@ import { SiteSection } from "../domain/site-section.js";
 import { SiteSpace } from "../domain/site-space.js";
 import { siteSectionDeleted, siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { removeSiteSpaces } from "./shared/removal.js";
 import { findSiteSection } from "./shared/sections.js";
 import { findSite } from "./shared/sites.js";
@@ -23,7 +23,7 @@ export interface DeleteSiteSectionInput {
  * the default section moved.
  */
 export async function deleteSiteSection(em: EntityManager, input: DeleteSiteSectionInput, deps: UseCaseDeps): Promise<void> {
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   await deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     let section: SiteSection;

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { SiteSpace } from "../domain/site-space.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { removeSiteSpaces } from "./shared/removal.js";
 import { findSiteSpace } from "./shared/site-spaces.js";
 import { findSite } from "./shared/sites.js";
@@ -21,7 +21,7 @@ export interface DeleteSiteSpaceInput {
  * default moved.
  */
 export async function deleteSiteSpace(em: EntityManager, input: DeleteSiteSpaceInput, deps: UseCaseDeps): Promise<void> {
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   await deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     let target: SiteSpace;

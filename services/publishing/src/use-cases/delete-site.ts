@@ -9,7 +9,7 @@ import { SiteSectionGroup } from "../domain/site-section-group.js";
 import { SiteSpace } from "../domain/site-space.js";
 import { siteDeleted } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { findSite } from "./shared/sites.js";
 
 export interface DeleteSiteInput {
@@ -23,7 +23,7 @@ export interface DeleteSiteInput {
  * longer exists. Records `site.deleted` with the spaces it published.
  */
 export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps: UseCaseDeps): Promise<void> {
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   await deps.unitOfWork.run(em, async (tx) => {
     let site: Site;
     try {

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Customization } from "../domain/customization/customization.js";
 import type { Site } from "../domain/site.js";
 import type { UseCaseDeps } from "../deps.js";
-import { isId, requireOrganization, type CallerInput, type OrganizationAccess } from "./shared/access.js";
+import { isId, requireOrganizationRole, type CallerInput, type OrganizationCaller } from "./shared/access.js";
 import { siteCustomization, siteSpaceCustomization, type CustomizationView } from "./shared/customization.js";
 import { requireActiveShareKey } from "./shared/share-links.js";
 import { findSite, siteView, type SiteView } from "./shared/sites.js";
@@ -41,7 +41,7 @@ export const PUBLISHED_VIEW_MAX_AGE_MS = 60_000;
  * its structure and the spaces it publishes), who asks with which role, through which share key,
  * and the period of PUBLISHED_VIEW_MAX_AGE_MS it falls in.
  */
-function answerVersion(site: Pick<Site, "id" | "version">, access: OrganizationAccess, shareKey: string, now: Date): string {
+function answerVersion(site: Pick<Site, "id" | "version">, access: OrganizationCaller, shareKey: string, now: Date): string {
   const period = Math.floor(now.getTime() / PUBLISHED_VIEW_MAX_AGE_MS);
   return createHash("sha256").update(JSON.stringify([site.id, site.version, access.caller.userId, access.role, shareKey, period])).digest("base64url").slice(0, 22);
 }
@@ -57,7 +57,7 @@ export async function getPublishedContentSite(
   input: GetPublishedContentSiteInput,
   deps: UseCaseDeps,
 ): Promise<PublishedContentSiteView | { notModified: true; version: string }> {
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "view");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
   if (input.knownVersion !== "" && input.shareKey === "" && isId(input.siteId)) {
     // The frequent case, answered from one row read without loading the site: nothing changed.
     const [row] = await em.execute<{ version: number }[]>(`select version from sites where id = ? and organization_id = ?`, [input.siteId, access.organizationId]);

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId, requireCaller, roleName } from "@imprint/runtime";
+import { AppError, organizationStanding, requireCaller, roleName } from "@imprint/runtime";
 import { signMemberToken } from "../domain/member-visitor-token.js";
 import { Site } from "../domain/site.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -14,10 +14,8 @@ import { organizationVisitorKey } from "./shared/visitor-keys.js";
  */
 export async function issueMemberVisitorToken(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string }, deps: UseCaseDeps): Promise<string> {
   const caller = requireCaller(input.caller);
-  if (!isId(input.organizationId) || !isId(caller.userId)) return "";
-  const membership = await deps.memberships.get(input.organizationId, caller.userId, caller.tokenId);
-  // A guest has no role name, hence no token.
-  const role = membership ? roleName(membership.role) : undefined;
+  const standing = await organizationStanding(deps, caller, input.organizationId);
+  const role = standing.member && standing.role !== null ? roleName(standing.role) : undefined;
   if (!role) return "";
   if ((await em.count(Site, { organizationId: input.organizationId })) === 0) return "";
   const { user } = await deps.identity.getUser({ caller: callerMessage(caller), userId: "" });

@@ -2,7 +2,7 @@ import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type KeysetSort, type Page, type PageRequestLike } from "@imprint/runtime";
 import { ShareLink } from "../domain/share-link.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import type { ShareLinkView } from "./shared/share-links.js";
 import { findSite } from "./shared/sites.js";
 
@@ -19,7 +19,7 @@ const SORT: KeysetSort<ShareLink> = { fields: ["createdAt", "id"], direction: "a
 
 /** One page of a site's share links, oldest first. Their keys open the site: organization admins only. */
 export async function listShareLinks(em: EntityManager, input: ListShareLinksInput, deps: UseCaseDeps): Promise<Page<ShareLinkView>> {
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "view");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   if (!access.admin) throw AppError.permissionDenied("Only organization admins can see a site's share links");
   const conditions: FilterQuery<ShareLink>[] = [{ siteId: site.id }];

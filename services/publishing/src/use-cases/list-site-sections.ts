@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { compareStringKeys, pageOfSorted, readPageRequest, type Page, type PageRequestLike } from "@imprint/runtime";
 import { SiteSection } from "../domain/site-section.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { sectionViews, type SectionView } from "./shared/sections.js";
 import { requireActiveShareKey } from "./shared/share-links.js";
 import { findSite } from "./shared/sites.js";
@@ -20,7 +20,7 @@ export interface ListSiteSectionsInput {
 
 /** One page of a site's sections in order, each with its visible site-spaces, for any member. */
 export async function listSiteSections(em: EntityManager, input: ListSiteSectionsInput, deps: UseCaseDeps): Promise<Page<SectionView>> {
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "view");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   const shareKey = await requireActiveShareKey(em, site, input.shareKey);
   // In structure order (a group's sections where the group is); a site's sections are few, sorted here.

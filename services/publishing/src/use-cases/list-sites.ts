@@ -3,7 +3,7 @@ import { raw } from "@mikro-orm/postgresql";
 import { findPage, type KeysetSort, type Page, type PageRequestLike } from "@imprint/runtime";
 import { Site, validateType } from "../domain/site.js";
 import type { UseCaseDeps } from "../deps.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
+import { isId, requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { siteViews, type SiteView } from "./shared/sites.js";
 
 export interface ListSitesInput {
@@ -24,7 +24,7 @@ const SORT: KeysetSort<Site> = { fields: ["createdAt", "id"], direction: "asc", 
 /** One page of the organization's sites, oldest first, on the (organization, createdAt, id) index. */
 export async function listSites(em: EntityManager, input: ListSitesInput, deps: UseCaseDeps): Promise<Page<SiteView>> {
   const types = input.types.map(validateType);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "view");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
   const conditions: FilterQuery<Site>[] = [{ organizationId: access.organizationId }];
   if (input.spaceId) {
     // A space filter that is not a space id matches no site.

@@ -3,7 +3,7 @@ import { patchOverride, validateCustomizationOverride, CUSTOMIZATION_MAX_BYTES }
 import { AppError, recordEvent } from "@imprint/runtime";
 import { siteSpaceUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { siteSpaceCustomization, siteSpaceOverride } from "./shared/customization.js";
 import type { SiteSpaceCustomizationView } from "./get-site-space-customization.js";
 import { findSiteSpace } from "./shared/site-spaces.js";
@@ -25,7 +25,7 @@ export interface OverrideSiteSpaceCustomizationInput {
  */
 export async function overrideSiteSpaceCustomization(em: EntityManager, input: OverrideSiteSpaceCustomizationInput, deps: UseCaseDeps): Promise<SiteSpaceCustomizationView> {
   const patch = validateCustomizationOverride(input.override);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const siteSpace = await findSiteSpace(tx, site, input.siteSpaceId, { lock: true });

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { newVisitorAuthKey } from "../domain/site.js";
 import { sitePublishingAuthRegenerated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { publishingAuthView, type PublishingAuthView } from "./shared/publishing-auth.js";
 import { findSite } from "./shared/sites.js";
 
@@ -18,7 +18,7 @@ export interface RegenerateSitePublishingAuthInput {
  * once, so no token it signed verifies any more. Records `site.publishing_auth_regenerated`.
  */
 export async function regenerateSitePublishingAuth(em: EntityManager, input: RegenerateSitePublishingAuthInput, deps: UseCaseDeps): Promise<PublishingAuthView> {
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   const site = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     found.visitorAuthKey = newVisitorAuthKey();

@@ -3,7 +3,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import { siteExternalLinkMoved, siteSectionGroupMoved, siteSectionMoved } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { moveSiteSpace } from "./move-site-space.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { findExternalLink } from "./shared/external-links.js";
 import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { findSiteSection, sectionViews, type SectionView } from "./shared/sections.js";
@@ -76,7 +76,7 @@ export async function sortSiteStructure(em: EntityManager, input: SortSiteStruct
     );
     return { type: "site-space", siteSpace };
   }
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateName } from "../domain/share-link.js";
 import { shareLinkUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { findShareLink, type ShareLinkView } from "./shared/share-links.js";
 import { findSite } from "./shared/sites.js";
 
@@ -22,7 +22,7 @@ export interface UpdateShareLinkInput {
  */
 export async function updateShareLink(em: EntityManager, input: UpdateShareLinkInput, deps: UseCaseDeps): Promise<ShareLinkView> {
   const name = input.name === undefined ? undefined : validateName(input.name);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId);
     const shareLink = await findShareLink(tx, site, input.shareLinkId, { lock: true });

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateAdaptiveSchema } from "../domain/adaptive-schema.js";
 import { siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { findSite } from "./shared/sites.js";
 import type { AdaptiveSchemaView } from "./get-site-adaptive-schema.js";
 
@@ -21,7 +21,7 @@ export interface UpdateSiteAdaptiveSchemaInput {
  */
 export async function updateSiteAdaptiveSchema(em: EntityManager, input: UpdateSiteAdaptiveSchemaInput, deps: UseCaseDeps): Promise<AdaptiveSchemaView> {
   const jsonSchema = validateAdaptiveSchema(input.jsonSchema);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const before = site.adaptiveSchema ? (JSON.parse(site.adaptiveSchema) as unknown) : null;

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateSiteCustomization } from "../domain/customization/customization.js";
 import { siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import type { CustomizationView } from "./shared/customization.js";
 import { findSite } from "./shared/sites.js";
 
@@ -21,7 +21,7 @@ export interface UpdateSiteCustomizationInput {
  */
 export async function updateSiteCustomization(em: EntityManager, input: UpdateSiteCustomizationInput, deps: UseCaseDeps): Promise<CustomizationView> {
   const customization = validateSiteCustomization(input.customization);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const now = deps.clock();

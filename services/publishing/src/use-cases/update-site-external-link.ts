@@ -5,7 +5,7 @@ import { validateIcon, validateSectionDescription, validateSectionTitle } from "
 import { validateCondition } from "../domain/site-space.js";
 import { siteExternalLinkUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { externalLinkView, findExternalLink, type ExternalLinkView } from "./shared/external-links.js";
 import { parentGroup } from "./shared/section-groups.js";
 import { findSite } from "./shared/sites.js";
@@ -39,7 +39,7 @@ export async function updateSiteExternalLink(em: EntityManager, input: UpdateSit
     condition: input.condition === undefined ? undefined : validateCondition(input.condition),
     draft: input.draft,
   };
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const link = await findExternalLink(tx, site, input.linkId, { lock: true });

@@ -3,7 +3,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import { validateAuthUrl } from "../domain/site.js";
 import { siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { publishingAuthView, type PublishingAuthView } from "./shared/publishing-auth.js";
 import { findSite } from "./shared/sites.js";
 
@@ -27,7 +27,7 @@ export async function updateSitePublishingAuth(em: EntityManager, input: UpdateS
   if (input.backend !== "custom") throw AppError.invalidArgument("backend: must be custom or integration");
   const fallbackUrl = input.fallbackUrl === undefined ? undefined : validateAuthUrl("fallbackURL", input.fallbackUrl);
   const logoutUrl = input.logoutUrl === undefined ? undefined : validateAuthUrl("logoutURL", input.logoutUrl);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   const site = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const changes: Record<string, { from: unknown; to: unknown }> = {};

@@ -5,7 +5,7 @@ import { validateGroupTitle } from "../domain/site-section-group.js";
 import { siteSectionGroupUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { readSpacesOfSite } from "./shared/site-spaces.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { findSectionGroup, parentGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
 import { checkGroupPlacement, placeInLevel } from "./shared/top-level.js";
 import { findSite } from "./shared/sites.js";
@@ -32,7 +32,7 @@ export interface UpdateSiteSectionGroupInput {
 export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSiteSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView> {
   const title = input.title === undefined ? undefined : validateGroupTitle(input.title);
   const icon = input.icon === undefined ? undefined : validateIcon(input.icon);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {

@@ -5,7 +5,7 @@ import { SiteSpace, validateCondition, validatePath } from "../domain/site-space
 import { siteSectionUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
 import { readSpacesOfSite } from "./shared/site-spaces.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
+import { isId, requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { findSiteSection, sectionViews, type SectionView } from "./shared/sections.js";
 import { findSite } from "./shared/sites.js";
 
@@ -39,7 +39,7 @@ export async function updateSiteSection(em: EntityManager, input: UpdateSiteSect
   if (input.description !== undefined) fields.description = validateSectionDescription(input.description);
   if (input.icon !== undefined) fields.icon = validateIcon(input.icon);
   if (input.condition !== undefined) fields.condition = validateCondition(input.condition);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, section } = await deps.unitOfWork.run(em, async (tx) => {

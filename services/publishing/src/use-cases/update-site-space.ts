@@ -5,7 +5,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import { SiteSpace, validateCondition, validatePath } from "../domain/site-space.js";
 import { siteSpaceUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
+import { requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "./shared/site-spaces.js";
 import { findSite, requirePublishableSpace } from "./shared/sites.js";
 
@@ -30,7 +30,7 @@ export interface UpdateSiteSpaceInput {
 export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
   const path = input.path === undefined ? undefined : validatePath(input.path);
   const condition = input.condition === undefined ? undefined : validateCondition(input.condition);
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   const newSpace: Space | undefined = input.spaceId === undefined ? undefined : await requirePublishableSpace(deps, access, input.spaceId, "spaceId");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId, newSpace ? [newSpace] : []);

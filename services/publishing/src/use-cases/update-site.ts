@@ -14,7 +14,7 @@ import { SiteSection } from "../domain/site-section.js";
 import { SiteSpace } from "../domain/site-space.js";
 import { siteUpdated } from "../events.js";
 import type { UseCaseDeps } from "../deps.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
+import { isId, requireOrganizationRole, type CallerInput } from "./shared/access.js";
 import { defaultSection } from "./shared/site-spaces.js";
 import { findSite, siteView, type SiteView } from "./shared/sites.js";
 
@@ -53,7 +53,7 @@ export async function updateSite(em: EntityManager, input: UpdateSiteInput, deps
     proxy: input.proxy === undefined ? undefined : validateProxy(input.proxy),
     hostname: input.hostname === undefined ? undefined : validateHostname(input.hostname),
   };
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   try {
     const site = await deps.unitOfWork.run(em, async (tx) => {
       const found = await findSite(tx, access, input.siteId, { lock: true });

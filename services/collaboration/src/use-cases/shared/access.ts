@@ -1,9 +1,9 @@
 import type { SpacePermissions } from "@imprint/proto/content/v1/spaces";
-import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, callerMessage, isId, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 
 /** The caller checks every context shares, from the runtime. */
-export { isId, requireCaller, type CallerInput };
+export { callerMessage, isId, requireCaller, type CallerInput };
 
 /** A space as the caller sees it, from the content service. */
 export interface SpaceAccess {
@@ -28,9 +28,4 @@ export async function requireSpace(deps: Pick<UseCaseDeps, "content">, caller: C
   if (!space?.permissions?.view) throw AppError.notFound("Space");
   if (!space.permissions[need]) throw AppError.permissionDenied(`You need the "${need}" permission on this space`);
   return { spaceId: space.id, organizationId: space.organizationId, revisionId: space.revisionId, permissions: space.permissions };
-}
-
-/** The proto caller for calls to other services. */
-export function callerMessage(caller: CallerInput): { userId: string; tokenId: string } {
-  return { userId: caller.userId, tokenId: caller.tokenId ?? "" };
 }

@@ -3,7 +3,7 @@ import { AppError, isId, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { Installation, TargetInstallation, type TargetKind } from "../../domain/installation.js";
 import type { Integration } from "../../domain/integration.js";
-import { standingIn } from "./access.js";
+import { organizationStanding } from "./access.js";
 import { findVisibleIntegration } from "./integrations.js";
 
 /** What the caller may do with an installation. */
@@ -25,7 +25,7 @@ export async function findInstallation(
   if (!isId(installationId)) throw AppError.notFound("Installation");
   const installation = await em.findOne(Installation, { id: installationId, integrationId: integration.id });
   if (!installation) throw AppError.notFound("Installation");
-  const standing = owner.admin ? owner : await standingIn(deps, caller, installation.organizationId);
+  const standing = owner.admin ? owner : await organizationStanding(deps, caller, installation.organizationId);
   if (!owner.admin && !standing.member) throw AppError.notFound("Installation");
   if (right === "change" && !owner.admin && !standing.admin) throw AppError.permissionDenied("Only organization admins can change an installation");
   return { integration, installation };

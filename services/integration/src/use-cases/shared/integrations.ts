@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { Integration, isIntegrationName } from "../../domain/integration.js";
-import { standingIn, type Standing } from "./access.js";
+import { organizationStanding, type Standing } from "./access.js";
 
 /** An integration with the caller's standing in its owner organization. */
 export interface VisibleIntegration {
@@ -18,7 +18,7 @@ export async function findVisibleIntegration(em: EntityManager, deps: Pick<UseCa
   if (!isIntegrationName(name)) throw AppError.notFound("Integration");
   const integration = await em.findOne(Integration, { name });
   if (!integration) throw AppError.notFound("Integration");
-  const owner = await standingIn(deps, caller, integration.ownerOrganizationId);
+  const owner = await organizationStanding(deps, caller, integration.ownerOrganizationId);
   if (!integration.isVisibleTo(owner.member)) throw AppError.notFound("Integration");
   return { integration, owner };
 }

@@ -3,7 +3,7 @@ import { AppError, isId, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { TargetInstallation, type Installation } from "../../domain/installation.js";
 import type { Integration } from "../../domain/integration.js";
-import { callerMessage, roleIn } from "./access.js";
+import { callerMessage, organizationStanding } from "./access.js";
 import { findInstallationPlace } from "./installations.js";
 
 /** Where a component renders, as GitBook's ContentKitContext says, resolved to an installation. */
@@ -60,7 +60,7 @@ export async function resolveRenderPlace(em: EntityManager, deps: Pick<UseCaseDe
     default:
       throw AppError.invalidArgument("context.type: must be configuration_account, configuration_space, configuration_site, configuration_contentsource or document");
   }
-  if (!isId(organizationId) || (await roleIn(deps, caller, organizationId)) === null) throw AppError.notFound("Organization");
+  if (!(await organizationStanding(deps, caller, organizationId)).member) throw AppError.notFound("Organization");
   const found = await findInstallationPlace(em, integration.id, organizationId, target ? undefined : spaceId);
   if (!found) throw new AppError("failed_precondition", `${integration.name} is not installed in this organization`);
   return { organizationId, installation: found.installation, target: target ?? found.target, spaceCount: found.spaceCount, ...(spaceId ? { spaceId } : {}), ...(siteId ? { siteId } : {}) };

@@ -2,7 +2,7 @@ import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { sitePublished, siteUnpublished } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { requireOrganization, type CallerInput } from "./access.js";
+import { requireOrganizationRole, type CallerInput } from "./access.js";
 import { findSite, siteView, type SiteView } from "./sites.js";
 
 export interface PublicationInput {
@@ -17,7 +17,7 @@ export interface PublicationInput {
  * `site.unpublished` when the state changed (doing it twice is not an error).
  */
 export async function setPublished(em: EntityManager, input: PublicationInput & { published: boolean }, deps: UseCaseDeps): Promise<SiteView> {
-  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   const site = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     if (found.published === input.published) return found;

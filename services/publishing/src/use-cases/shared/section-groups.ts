@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteSectionGroup } from "../../domain/site-section-group.js";
 import type { SpaceSource } from "./site-spaces.js";
-import { isId, type OrganizationAccess } from "./access.js";
+import { isId, type OrganizationCaller } from "./access.js";
 import { siteStructureTree, type SectionGroupView } from "./structure.js";
 
 export type { SectionGroupView } from "./structure.js";
@@ -21,7 +21,7 @@ export async function findSectionGroup(em: EntityManager, site: Site, groupId: s
 export async function sectionGroupViews(
   em: EntityManager,
   deps: SpaceSource,
-  access: OrganizationAccess,
+  access: OrganizationCaller,
   site: Site,
   groups: SiteSectionGroup[],
   shareKey = "",

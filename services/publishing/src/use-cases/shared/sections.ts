@@ -3,7 +3,7 @@ import { AppError } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
-import { isId, type OrganizationAccess } from "./access.js";
+import { isId, type OrganizationCaller } from "./access.js";
 import { siteSpaceViews, type SiteSpaceView, type SpaceSource } from "./site-spaces.js";
 
 export interface SectionView {
@@ -35,7 +35,7 @@ export function effectiveDefaultSectionId(site: Site, sections: SiteSection[]): 
 export async function sectionViews(
   em: EntityManager,
   deps: SpaceSource,
-  access: OrganizationAccess,
+  access: OrganizationCaller,
   site: Site,
   sections: SiteSection[],
   shareKey = "",

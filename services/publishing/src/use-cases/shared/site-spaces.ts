@@ -7,7 +7,7 @@ import { SiteSection } from "../../domain/site-section.js";
 import { pathFromTitle, SiteSpace } from "../../domain/site-space.js";
 import { siteSpaceCreated } from "../../events.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
-import { callerMessage, isId, type OrganizationAccess } from "./access.js";
+import { callerMessage, isId, type OrganizationCaller } from "./access.js";
 import { freePath, levelDefaults, nextPosition } from "./sites.js";
 
 /** Content's BatchGetSpaces takes at most this many ids. */
@@ -91,7 +91,7 @@ export interface SpaceSource {
 export async function readSpacesOfSite(
   em: EntityManager,
   deps: Pick<UseCaseDeps, "spaces">,
-  access: OrganizationAccess,
+  access: OrganizationCaller,
   siteId: string,
   also: readonly Space[] = [],
 ): Promise<SpaceSource> {
@@ -117,7 +117,7 @@ export async function readSpacesOfSite(
 export async function siteSpaceViews(
   em: EntityManager,
   deps: SpaceSource,
-  access: OrganizationAccess,
+  access: OrganizationCaller,
   site: Site,
   siteSpaces: SiteSpace[],
 ): Promise<SiteSpaceView[]> {

@@ -5,7 +5,7 @@ import { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { callerMessage, isId, type OrganizationAccess } from "./access.js";
+import { callerMessage, isId, type OrganizationCaller } from "./access.js";
 import { touchSite } from "./publications.js";
 
 /** What the caller may do on a site (GitBook's SitePermissions): members view, admins do everything. */
@@ -31,7 +31,7 @@ export interface SiteView {
   permissions: SitePermissions;
 }
 
-export function sitePermissions(access: OrganizationAccess): SitePermissions {
+export function sitePermissions(access: OrganizationCaller): SitePermissions {
   const admin = access.admin;
   return { view: true, access: true, edit: admin, create: admin, admin, installIntegration: admin, viewAdaptiveSchema: true, editAdaptiveSchema: admin };
 }
@@ -41,7 +41,7 @@ export function sitePermissions(access: OrganizationAccess): SitePermissions {
  * how every change to a site or its structure starts, so a locked site's version moves (a change
  * that ends up changing nothing only costs its readers one fresh read).
  */
-export async function findSite(em: EntityManager, access: OrganizationAccess, siteId: string, options: { lock?: boolean } = {}): Promise<Site> {
+export async function findSite(em: EntityManager, access: OrganizationCaller, siteId: string, options: { lock?: boolean } = {}): Promise<Site> {
   const site = isId(siteId)
     ? await em.findOne(Site, { id: siteId, organizationId: access.organizationId }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
     : null;
@@ -102,7 +102,7 @@ function uuidArray(ids: string[]): string {
 }
 
 /** Sites as the caller sees them, with their visible site-space counts and defaults (two queries for the page). */
-export async function siteViews(em: EntityManager, access: OrganizationAccess, sites: Site[]): Promise<SiteView[]> {
+export async function siteViews(em: EntityManager, access: OrganizationCaller, sites: Site[]): Promise<SiteView[]> {
   const counts = new Map<string, number>();
   const ids = sites.map((site) => site.id);
   if (sites.length > 0) {
@@ -128,7 +128,7 @@ export async function siteViews(em: EntityManager, access: OrganizationAccess, s
   }));
 }
 
-export async function siteView(em: EntityManager, access: OrganizationAccess, site: Site): Promise<SiteView> {
+export async function siteView(em: EntityManager, access: OrganizationCaller, site: Site): Promise<SiteView> {
   const [view] = await siteViews(em, access, [site]);
   return view!;
 }
@@ -137,7 +137,7 @@ export async function siteView(em: EntityManager, access: OrganizationAccess, si
  * A space a site may publish: one of the site's organization that the caller can read (content
  * decides). Anything else is refused naming the field: it is a reference in the request body.
  */
-export async function requirePublishableSpace(deps: Pick<UseCaseDeps, "spaces">, access: OrganizationAccess, spaceId: string, field: string): Promise<Space> {
+export async function requirePublishableSpace(deps: Pick<UseCaseDeps, "spaces">, access: OrganizationCaller, spaceId: string, field: string): Promise<Space> {
   if (!isId(spaceId)) throw AppError.invalidArgument(`${field}: must be the id of a space of this organization`);
   let space: Space | undefined;
   try {

@@ -4,7 +4,7 @@ import { SiteExternalLink } from "../../domain/site-external-link.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSectionGroup } from "../../domain/site-section-group.js";
 import { SiteSpace } from "../../domain/site-space.js";
-import type { OrganizationAccess } from "./access.js";
+import type { OrganizationCaller } from "./access.js";
 import { sectionViews, type SectionView } from "./sections.js";
 import { siteSpaceViews, type SiteSpaceView, type SpaceSource } from "./site-spaces.js";
 
@@ -55,7 +55,7 @@ export interface StructureTree {
 export async function siteStructureTree(
   em: EntityManager,
   deps: SpaceSource,
-  access: OrganizationAccess,
+  access: OrganizationCaller,
   site: Site,
   options: StructureOptions = {},
 ): Promise<StructureTree> {
@@ -88,7 +88,7 @@ export async function siteStructureTree(
 export async function siteStructure(
   em: EntityManager,
   deps: SpaceSource,
-  access: OrganizationAccess,
+  access: OrganizationCaller,
   site: Site,
   options: StructureOptions = {},
 ): Promise<SiteStructureView> {
