@@ -14,7 +14,6 @@ import {
   type Logger,
   type PromiseClient,
   type RunningService,
-  type ServiceDeps,
   type ServiceSpec,
 } from "@imprint/runtime";
 import type { CollaborationConfig } from "./config.js";
@@ -37,28 +36,37 @@ interface Upstreams {
 /** How long a merge call to content may still be running (its deadline, with a margin): after it, a merge content has not done is dropped. */
 const MERGE_IN_FLIGHT_MS = 15_000;
 
+/** The use cases' deps, with the resumer itself (they only wake it; the service starts and stops it). */
+type CollaborationDeps = UseCaseDeps & { merges: MergeResumer };
+
 /** How the runtime assembles the collaboration service from its config and upstream clients. */
-export function collaborationServiceSpec(config: CollaborationConfig, upstreams: Upstreams, merges: MergeResumer): ServiceSpec {
-  // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
-  let built: UseCaseDeps | undefined;
-  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps =>
-    (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork, content: upstreams.content, identity: upstreams.identity, merges });
+export function collaborationServiceSpec(config: CollaborationConfig, upstreams: Upstreams): ServiceSpec<CollaborationDeps> {
   return {
     name: "collaboration",
     context: COLLABORATION_EVENT_CONTEXT,
     entities: collaborationEntities,
     migrationsPath: COLLABORATION_MIGRATIONS_PATH,
-    grpc: (deps) => {
-      const em = () => forkEm(deps.orm);
+    deps: {
+      build: (runtime) => ({
+        clock: runtime.clock,
+        unitOfWork: runtime.unitOfWork,
+        content: upstreams.content,
+        identity: upstreams.identity,
+        merges: new MergeResumer({ intervalMs: config.MERGE_RESUME_INTERVAL_MS, idleMs: 10 * config.MERGE_RESUME_INTERVAL_MS, inFlightMs: MERGE_IN_FLIGHT_MS }),
+      }),
+      close: (deps) => deps.merges.stop(),
+    },
+    grpc: (deps, { orm }) => {
+      const em = () => forkEm(orm);
       return [
-        { name: CHANGE_REQUEST_SERVICE_NAME, definition: ChangeRequestServiceService, implementation: changeRequestServiceImplementation(em, useCaseDeps(deps)) },
-        { name: COMMENT_SERVICE_NAME, definition: CommentServiceService, implementation: commentServiceImplementation(em, useCaseDeps(deps)) },
+        { name: CHANGE_REQUEST_SERVICE_NAME, definition: ChangeRequestServiceService, implementation: changeRequestServiceImplementation(em, deps) },
+        { name: COMMENT_SERVICE_NAME, definition: CommentServiceService, implementation: commentServiceImplementation(em, deps) },
       ];
     },
-    consumers: (deps) => contentEventConsumers(useCaseDeps(deps), config),
+    consumers: (deps) => contentEventConsumers(deps, config),
     // Merges an interruption left pending are settled as soon as the service is up (see MergeResumer).
-    onStarted: (deps) => {
-      merges.start(() => forkEm(deps.orm), useCaseDeps(deps), deps.logger);
+    onStarted: (deps, { orm, logger }) => {
+      deps.merges.start(() => forkEm(orm), deps, logger);
       return Promise.resolve();
     },
   };
@@ -82,19 +90,16 @@ export async function startCollaborationService(config: CollaborationConfig, opt
   const close = () => {
     for (const client of [upstreams.content.spaces, upstreams.content.branches, upstreams.content.revisions, upstreams.content.editing, upstreams.identity]) client.close();
   };
-  const merges = new MergeResumer({ intervalMs: config.MERGE_RESUME_INTERVAL_MS, idleMs: 10 * config.MERGE_RESUME_INTERVAL_MS, inFlightMs: MERGE_IN_FLIGHT_MS });
   let running: RunningService;
   try {
-    running = await startService(collaborationServiceSpec(config, upstreams, merges), config, options);
+    running = await startService(collaborationServiceSpec(config, upstreams), config, options);
   } catch (error) {
-    await merges.stop();
     close();
     throw error;
   }
   return {
     ...running,
     stop: async () => {
-      await merges.stop();
       await running.stop();
       close();
     },

@@ -75,17 +75,14 @@ function buildDeps(runtime: ServiceDeps, parts: ContentParts): BuiltDeps {
 }
 
 /** How the runtime assembles the content service from its parts. */
-export function contentServiceSpec(parts: ContentParts): ServiceSpec {
-  // grpc, consumers and jobs receive the same runtime deps: build the modules' deps once, at start.
-  let built: BuiltDeps | undefined;
-  const depsOf = (runtime: ServiceDeps): BuiltDeps => (built ??= buildDeps(runtime, parts));
+export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps> {
   return {
     name: "content",
     context: CONTENT_CONTEXT,
     entities: [...accessEntities, ...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities, ...gitEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
-    grpc: (runtime) => {
-      const { content, revision, links, imports } = depsOf(runtime);
+    deps: { build: (runtime) => buildDeps(runtime, parts) },
+    grpc: ({ content, revision, links, imports }) => {
       const services: ServiceRegistration[] = [
         { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(content) },
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(content) },
@@ -102,21 +99,15 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
       ];
       return services;
     },
-    consumers: (runtime) => {
-      const { content, links } = depsOf(runtime);
-      return [
-        membershipEventsConsumer(content.memberships.roles, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
-        teamMembershipsConsumer(parts.config.TEAMS_EVENTS_CONSUMER),
-        ...linkConsumers(links, parts.config),
-        ...searchConsumers(content),
-        collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
-        spacePublicationsConsumer(parts.config.PUBLICATIONS_EVENTS_CONSUMER),
-      ];
-    },
-    jobs: (runtime) => {
-      const { content, imports } = depsOf(runtime);
-      return [spacePurgeJob(content), exportSweepJob(content), openApiJob(content), importJob(imports), teamMembershipReconcileJob(content)];
-    },
+    consumers: ({ content, links }) => [
+      membershipEventsConsumer(content.memberships.roles, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
+      teamMembershipsConsumer(parts.config.TEAMS_EVENTS_CONSUMER),
+      ...linkConsumers(links, parts.config),
+      ...searchConsumers(content),
+      collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
+      spacePublicationsConsumer(parts.config.PUBLICATIONS_EVENTS_CONSUMER),
+    ],
+    jobs: ({ content, imports }) => [spacePurgeJob(content), exportSweepJob(content), openApiJob(content), importJob(imports), teamMembershipReconcileJob(content)],
   };
 }
 

@@ -25,24 +25,22 @@ async function runBootstrap(config: IdentityConfig, deps: ServiceDeps, useCaseDe
 }
 
 /** How the runtime assembles the identity service; the bootstrap settings come from `config`. */
-export function identityServiceSpec(config: IdentityConfig): ServiceSpec {
-  // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
-  let built: UseCaseDeps | undefined;
-  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps => (built ??= { clock: deps.clock, unitOfWork: deps.unitOfWork });
+export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCaseDeps> {
   return {
     name: "identity",
     context: IDENTITY_CONTEXT,
     entities: identityEntities,
     migrationsPath: IDENTITY_MIGRATIONS_PATH,
-    grpc: (deps) => [
+    deps: { build: (runtime) => ({ clock: runtime.clock, unitOfWork: runtime.unitOfWork }) },
+    grpc: (deps, { orm }) => [
       {
         name: IDENTITY_SERVICE_NAME,
         definition: IdentityServiceService,
-        implementation: identityServiceImplementation(() => forkEm(deps.orm), useCaseDeps(deps)),
+        implementation: identityServiceImplementation(() => forkEm(orm), deps),
       },
     ],
-    jobs: (deps) => [sweepExpiredTokensJob(deps.orm, useCaseDeps(deps), config.TOKEN_SWEEP_INTERVAL_MS)],
-    onStarted: (deps) => runBootstrap(config, deps, useCaseDeps(deps)),
+    jobs: (deps, { orm }) => [sweepExpiredTokensJob(orm, deps, config.TOKEN_SWEEP_INTERVAL_MS)],
+    onStarted: (deps, runtime) => runBootstrap(config, runtime, deps),
   };
 }
 

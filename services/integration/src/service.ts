@@ -45,12 +45,14 @@ interface Upstreams {
   sites: PromiseClient<typeof SiteServiceService>;
 }
 
-/** What the service builds once at start besides its upstreams: the sandbox and the secrets key. */
+/** What the service has before it starts besides its upstreams: the secrets key and its logger. */
 interface Machinery {
-  pool: SandboxPool;
   secrets: SecretBox;
   logger: Logger;
 }
+
+/** The use cases' deps, with the sandbox's worker threads their script calls run on (closed at stop). */
+type IntegrationDeps = UseCaseDeps & { pool: SandboxPool };
 
 /** Script texts kept in memory per process: the sandbox's warm runtimes hold far fewer scripts than this. */
 const SCRIPT_TEXTS_BYTES = 64 * 1024 * 1024;
@@ -66,28 +68,37 @@ function publishedScript(orm: ServiceDeps["orm"]): ScriptLoader {
 }
 
 /** How the runtime assembles the integration service from its config, upstream clients and sandbox. */
-export function integrationServiceSpec(config: IntegrationConfig, upstreams: Upstreams, machinery: Machinery): ServiceSpec {
-  // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
-  let built: UseCaseDeps | undefined;
-  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps =>
-    (built ??= {
-      clock: deps.clock,
+export function integrationServiceSpec(config: IntegrationConfig, upstreams: Upstreams, machinery: Machinery): ServiceSpec<IntegrationDeps> {
+  const buildDeps = (runtime: ServiceDeps): IntegrationDeps => {
+    const pool = createSandboxPool({
+      limits: {
+        memoryBytes: config.INTEGRATION_SCRIPT_MEMORY_MB * 1024 * 1024,
+        cpuMs: config.INTEGRATION_SCRIPT_CPU_MS,
+        wallMs: config.INTEGRATION_SCRIPT_WALL_MS,
+        outputBytes: config.INTEGRATION_SCRIPT_OUTPUT_BYTES,
+      },
+      workers: config.INTEGRATION_SANDBOX_WORKERS,
+      logger: { warn: (fields, message) => machinery.logger.warn(message, fields as Record<string, unknown>) },
+    });
+    return {
+      pool,
+      clock: runtime.clock,
       logger: machinery.logger,
-      unitOfWork: deps.unitOfWork,
-      jobs: deps.jobs,
+      unitOfWork: runtime.unitOfWork,
+      jobs: runtime.jobs,
       identity: upstreams.identity,
       memberships: upstreams.memberships,
       spaces: upstreams.spaces,
       spaceReads: new SpaceReads(upstreams.spaces, config.MEMBERSHIP_CACHE_TTL_MS),
       sites: upstreams.sites,
       secrets: machinery.secrets,
-      tokens: new InstallationTokens(upstreams.identity, deps.clock, config.INTEGRATION_TOKEN_TTL_SECONDS),
+      tokens: new InstallationTokens(upstreams.identity, runtime.clock, config.INTEGRATION_TOKEN_TTL_SECONDS),
       scripts: new ScriptCalls({
-        pool: machinery.pool,
-        scripts: new ScriptTexts(publishedScript(deps.orm), SCRIPT_TEXTS_BYTES),
+        pool,
+        scripts: new ScriptTexts(publishedScript(runtime.orm), SCRIPT_TEXTS_BYTES),
         fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "integration" }, { userAgent: "Imprint-Integrations/1.0" }),
         publicUrl: config.IMPRINT_PUBLIC_URL,
-        clock: deps.clock,
+        clock: runtime.clock,
         maxResponseBytes: config.INTEGRATION_SCRIPT_OUTPUT_BYTES,
         tunnelTimeoutMs: config.INTEGRATION_SCRIPT_WALL_MS,
       }),
@@ -98,26 +109,28 @@ export function integrationServiceSpec(config: IntegrationConfig, upstreams: Ups
         deliveryBackoffMs: config.INTEGRATION_DELIVERY_BACKOFF_MS,
         deliveryConcurrency: config.INTEGRATION_DELIVERY_CONCURRENCY,
       },
-    });
+    };
+  };
   return {
     name: "integration",
     context: INTEGRATION_EVENT_CONTEXT,
     entities: integrationEntities,
     migrationsPath: INTEGRATION_MIGRATIONS_PATH,
-    grpc: (deps) => {
-      const em = () => forkEm(deps.orm);
-      return [{ name: INTEGRATION_SERVICE_NAME, definition: IntegrationServiceService, implementation: integrationServiceImplementation(em, useCaseDeps(deps)) }];
+    deps: { build: buildDeps, close: (deps) => deps.pool.close() },
+    grpc: (deps, { orm }) => {
+      const em = () => forkEm(orm);
+      return [{ name: INTEGRATION_SERVICE_NAME, definition: IntegrationServiceService, implementation: integrationServiceImplementation(em, deps) }];
     },
     consumers: (deps) => [
-      ...contentEventConsumers(useCaseDeps(deps), config),
-      ...publishingEventConsumers(useCaseDeps(deps), config),
+      ...contentEventConsumers(deps, config),
+      ...publishingEventConsumers(deps, config),
       membershipEventsConsumer(upstreams.memberships, config.MEMBERSHIP_EVENTS_CONSUMER),
     ],
-    jobs: (deps) => [deliverEventsJob(deps.orm, useCaseDeps(deps))],
+    jobs: (deps, { orm }) => [deliverEventsJob(orm, deps)],
   };
 }
 
-/** Starts the integration service: its upstream channels, the sandbox's worker threads, the secrets key, then the runtime service. */
+/** Starts the integration service: its upstream channels, the secrets key, then the runtime service (whose deps start the sandbox's worker threads). */
 export async function startIntegrationService(config: IntegrationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger("integration", { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
@@ -134,27 +147,16 @@ export async function startIntegrationService(config: IntegrationConfig, options
     service: "integration",
     setting: "INTEGRATION_SECRETS_KEY",
   });
-  const pool = createSandboxPool({
-    limits: {
-      memoryBytes: config.INTEGRATION_SCRIPT_MEMORY_MB * 1024 * 1024,
-      cpuMs: config.INTEGRATION_SCRIPT_CPU_MS,
-      wallMs: config.INTEGRATION_SCRIPT_WALL_MS,
-      outputBytes: config.INTEGRATION_SCRIPT_OUTPUT_BYTES,
-    },
-    workers: config.INTEGRATION_SANDBOX_WORKERS,
-    logger: { warn: (fields, message) => logger.warn(message, fields as Record<string, unknown>) },
-  });
-  const close = async () => {
+  const close = () => {
     upstreams.identity.close();
     upstreams.spaces.close();
     upstreams.sites.close();
-    await pool.close();
   };
   let running: RunningService;
   try {
-    running = await startService(integrationServiceSpec(config, upstreams, { pool, secrets: new SecretBox(secretsKey), logger }), config, { ...options, logger });
+    running = await startService(integrationServiceSpec(config, upstreams, { secrets: new SecretBox(secretsKey), logger }), config, { ...options, logger });
   } catch (error) {
-    await close();
+    close();
     throw error;
   }
   // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
@@ -164,7 +166,7 @@ export async function startIntegrationService(config: IntegrationConfig, options
     stop: async () => {
       await memberEvents.stop();
       await running.stop();
-      await close();
+      close();
     },
   };
 }

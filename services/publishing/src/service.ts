@@ -13,7 +13,6 @@ import {
   type Logger,
   type PromiseClient,
   type RunningService,
-  type ServiceDeps,
   type ServiceSpec,
 } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
@@ -34,27 +33,26 @@ interface Upstreams {
 }
 
 /** How the runtime assembles the publishing service from its config and upstream clients. */
-export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstreams): ServiceSpec {
-  // The runtime hands every hook the same ServiceDeps; the use cases' deps are built from it once.
-  let built: UseCaseDeps | undefined;
-  const useCaseDeps = (deps: ServiceDeps): UseCaseDeps =>
-    (built ??= {
-      clock: deps.clock,
-      unitOfWork: publishingUnitOfWork(deps.unitOfWork, { clock: deps.clock }),
-      identity: upstreams.identity,
-      memberships: upstreams.memberships,
-      spaces: upstreams.spaces,
-    });
+export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstreams): ServiceSpec<UseCaseDeps> {
   return {
     name: "publishing",
     context: PUBLISHING_EVENT_CONTEXT,
     entities: publishingEntities,
     migrationsPath: PUBLISHING_MIGRATIONS_PATH,
-    grpc: (deps) => {
-      const em = () => forkEm(deps.orm);
-      return [{ name: SITE_SERVICE_NAME, definition: SiteServiceService, implementation: siteServiceImplementation(em, useCaseDeps(deps)) }];
+    deps: {
+      build: (runtime) => ({
+        clock: runtime.clock,
+        unitOfWork: publishingUnitOfWork(runtime.unitOfWork, { clock: runtime.clock }),
+        identity: upstreams.identity,
+        memberships: upstreams.memberships,
+        spaces: upstreams.spaces,
+      }),
     },
-    consumers: (deps) => [...contentEventConsumers(useCaseDeps(deps), config), membershipEventsConsumer(upstreams.memberships, config.MEMBERSHIP_EVENTS_CONSUMER)],
+    grpc: (deps, { orm }) => {
+      const em = () => forkEm(orm);
+      return [{ name: SITE_SERVICE_NAME, definition: SiteServiceService, implementation: siteServiceImplementation(em, deps) }];
+    },
+    consumers: (deps) => [...contentEventConsumers(deps, config), membershipEventsConsumer(upstreams.memberships, config.MEMBERSHIP_EVENTS_CONSUMER)],
   };
 }
 

@@ -34,7 +34,21 @@ export interface ServiceDeps {
 
 export type ConsumerSpec = Omit<SubscribeOptions, "nats" | "orm" | "logger">;
 
-export interface ServiceSpec {
+/**
+ * How a service builds its own deps (what its use cases, handlers, consumers and jobs receive)
+ * from the runtime's: once per started service, when the first hook asks for them (lazy,
+ * memoized), so every hook shares one set (one cache, one client, one resumer). `close` runs at
+ * stop, once gRPC, jobs and consumers have stopped and while the database and NATS are still open.
+ */
+export interface ServiceDepsBuilder<Deps> {
+  build(runtime: ServiceDeps): Deps;
+  close?(deps: Deps): Promise<void> | void;
+}
+
+/** A builder whose deps are the runtime's own (for a service without deps of its own). */
+export const runtimeDeps: ServiceDepsBuilder<ServiceDeps> = { build: (runtime) => runtime };
+
+export interface ServiceSpec<Deps = ServiceDeps> {
   /** e.g. "identity" (logs, NATS connection name). */
   name: string;
   /** Bounded context: stream IMPRINT_<CONTEXT> on imprint.<context>.v1.> */
@@ -42,16 +56,18 @@ export interface ServiceSpec {
   entities: Options["entities"];
   /** Absolute path of the service's compiled migrations (dist/migrations). */
   migrationsPath: string;
-  grpc: (deps: ServiceDeps) => ServiceRegistration[];
-  consumers?: (deps: ServiceDeps) => ConsumerSpec[];
+  /** The service's deps, built once from the runtime's; every hook below receives them, and the runtime's. */
+  deps: ServiceDepsBuilder<Deps>;
+  grpc: (deps: Deps, runtime: ServiceDeps) => ServiceRegistration[];
+  consumers?: (deps: Deps, runtime: ServiceDeps) => ConsumerSpec[];
   /**
    * Background jobs, each run by one replica at a time (see JobRunner); they start with the service.
    * The runtime adds its own to every service: pruning `processed_events` past PROCESSED_EVENTS_RETENTION_MS
    * and `idempotent_calls` past IDEMPOTENT_CALLS_RETENTION_MS (24 h).
    */
-  jobs?: (deps: ServiceDeps) => JobSpec[];
+  jobs?: (deps: Deps, runtime: ServiceDeps) => JobSpec[];
   /** Runs after everything is up and before health turns SERVING (e.g. a first-run bootstrap). */
-  onStarted?: (deps: ServiceDeps) => Promise<void>;
+  onStarted?: (deps: Deps, runtime: ServiceDeps) => Promise<void>;
 }
 
 export interface RunningService {
@@ -89,15 +105,15 @@ function setHealth(grpc: GrpcServerHandle, services: ServiceRegistration[], stat
 }
 
 /**
- * Starts one service: database (with migrations), the outbox relay, event consumers, the gRPC
- * server, then its background jobs. Health reports SERVING only when all of that and `onStarted`
+ * Starts one service: database (with migrations), the outbox relay, the service's deps (built
+ * once, see ServiceDepsBuilder), event consumers, the gRPC server, then its background jobs. Health reports SERVING only when all of that and `onStarted`
  * succeeded; from then on it follows the database (readiness, see ReadinessProbe). NATS is not
  * needed to start: the connection, the streams and the consumers come up in the background when
  * it is reachable (the outbox keeps events meanwhile). A failure on the way stops what was already
  * started.
  */
-export async function startService(
-  spec: ServiceSpec,
+export async function startService<Deps>(
+  spec: ServiceSpec<Deps>,
   config: ServiceConfig,
   options: { clock?: Clock; logger?: Logger; readiness?: Partial<ReadinessProbeOptions> } = {},
 ): Promise<RunningService> {
@@ -110,6 +126,7 @@ export async function startService(
   let grpc: GrpcServerHandle | undefined;
   let readiness: ReadinessProbe | undefined;
   let streams: ReturnType<typeof keepStream> | undefined;
+  let built: { deps: Deps } | undefined;
   const subscriptions: Subscription[] = [];
   let services: ServiceRegistration[] = [];
   let draining: Promise<void> | undefined;
@@ -140,6 +157,7 @@ export async function startService(
       // Before the relay stops, so the events of a job's last run are still published.
       if (jobs) await step("jobs", () => jobs!.stop());
       for (const subscription of subscriptions) await step("consumer", () => subscription.stop());
+      if (built && spec.deps.close) await step("service deps", async () => spec.deps.close!(built!.deps));
       if (relay) await step("outbox relay", () => relay!.stop());
       if (streams) await step("streams", () => streams!.stop());
       if (nats) await step("nats", () => nats!.close());
@@ -171,9 +189,10 @@ export async function startService(
     jobs = new JobRunner({ orm, logger, clock });
     // Keyed writes: the gRPC server answers them from here, the unit of work claims their keys.
     const keyedCalls = new IdempotentCalls(orm, clock);
-    const deps: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay, keyedCalls), jobs, config };
+    const runtime: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay, keyedCalls), jobs, config };
+    const deps = () => (built ??= { deps: spec.deps.build(runtime) }).deps;
     const activeRelay = relay;
-    for (const consumer of spec.consumers?.(deps) ?? []) {
+    for (const consumer of spec.consumers?.(deps(), runtime) ?? []) {
       subscriptions.push(
         startSubscription({
           clock,
@@ -194,14 +213,14 @@ export async function startService(
     const natsReady = Promise.all([streams.ready, ...subscriptions.map((subscription) => subscription.ready)]);
     const waited = (await nats.firstAttempt) && (await within(natsReady, NATS_START_WAIT_MS));
     if (!waited) logger.warn("NATS not ready yet; serving without it (events wait in the outbox, consumers start once it is reachable)");
-    services = spec.grpc(deps);
+    services = spec.grpc(deps(), runtime);
     grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger, keyedCalls, channelz: config.GRPC_CHANNELZ });
     grpc.health.setStatus(LIVENESS_SERVICE, "SERVING");
     setHealth(grpc, services, "NOT_SERVING");
-    await spec.onStarted?.(deps);
+    await spec.onStarted?.(deps(), runtime);
     const pruning = pruneProcessedEventsJob({ orm, logger, clock, retentionMs: config.PROCESSED_EVENTS_RETENTION_MS });
     const pruningKeyedCalls = pruneIdempotentCallsJob({ orm, logger, clock });
-    jobs.start([...(spec.jobs?.(deps) ?? []), pruning, pruningKeyedCalls]);
+    jobs.start([...(spec.jobs?.(deps(), runtime) ?? []), pruning, pruningKeyedCalls]);
     setHealth(grpc, services, "SERVING");
     const activeGrpc = grpc;
     readiness = new ReadinessProbe({
@@ -296,7 +315,7 @@ export const migrateConfigShape = {
 
 /** Applies a service's pending migrations under the migration lock; returns the names applied. */
 export async function migrateService(
-  spec: Pick<ServiceSpec, "name" | "migrationsPath">,
+  spec: Pick<ServiceSpec<unknown>, "name" | "migrationsPath">,
   env: Record<string, string | undefined>,
   logger: Logger,
 ): Promise<string[]> {

@@ -7,7 +7,7 @@ import { loadConfig, serviceConfigShape } from "../src/config.js";
 import { AppError, infrastructureFailure } from "../src/errors.js";
 import { getFreePort } from "../src/infrastructure/ports.js";
 import { createLogger } from "../src/logger.js";
-import { startService, type RunningService } from "../src/service.js";
+import { runtimeDeps, startService, type RunningService } from "../src/service.js";
 import { createTestDatabase, eventually, patient, startTcpProxy, testClient, type TcpProxy } from "../src/testing/index.js";
 import { testNatsUrl } from "../src/testing/nats.js";
 import { jsonMethod } from "./support/json-method.js";
@@ -51,6 +51,7 @@ describe("a service whose PostgreSQL goes away", () => {
         context,
         entities: [Note],
         migrationsPath,
+        deps: runtimeDeps,
         grpc: ({ orm, unitOfWork }) => [
           {
             name: "test.Notes",

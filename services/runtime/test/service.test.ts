@@ -130,6 +130,35 @@ describe("the runtime's jobs", () => {
   });
 });
 
+describe("a service's deps", () => {
+  it("are built once, when the first hook asks, shared by every hook, and closed at stop while the database is still open", async () => {
+    const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service_deps");
+    const config = loadConfig(serviceConfigShape, { DATABASE_URL: databaseUrl, NATS_URL: await testNatsUrl() });
+    const built: ServiceDeps[] = [];
+    const closed: { databaseOpen: boolean }[] = [];
+    const seenByOnStarted: ServiceDeps[] = [];
+    const spec = notesSpec(`deps${randomBytes(3).toString("hex")}`, [], async (deps) => {
+      seenByOnStarted.push(deps);
+    });
+    spec.deps = {
+      build: (runtime) => {
+        built.push(runtime);
+        return runtime;
+      },
+      close: async (deps) => {
+        closed.push({ databaseOpen: await deps.orm.isConnected() });
+      },
+    };
+    const service = await startService(spec, config, { logger: createLogger("notes", { write: () => {} }) });
+    expect(built).toHaveLength(1);
+    expect(seenByOnStarted[0]).toBe(built[0]);
+    expect(closed).toEqual([]);
+    await service.stop();
+    expect(closed).toEqual([{ databaseOpen: true }]);
+    expect(built).toHaveLength(1);
+  });
+});
+
 describe("startService failures", () => {
   it("never becomes SERVING and stops everything when onStarted fails", async () => {
     const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service_onstarted");

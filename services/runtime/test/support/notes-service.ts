@@ -6,7 +6,7 @@ import { AppError } from "../../src/errors.js";
 import { defineEvent } from "../../src/events/definitions.js";
 import type { EventEnvelope } from "../../src/events/envelope.js";
 import { recordEvent } from "../../src/events/record-event.js";
-import type { ServiceDeps, ServiceSpec } from "../../src/service.js";
+import { runtimeDeps, type ServiceDeps, type ServiceSpec } from "../../src/service.js";
 import { scalarMessage } from "./messages.js";
 import { jsonMethod } from "./json-method.js";
 
@@ -40,6 +40,7 @@ export function notesSpec(context: string, received: EventEnvelope[], onStarted:
     context,
     entities: [Note],
     migrationsPath,
+    deps: runtimeDeps,
     grpc: ({ orm, unitOfWork, clock }) => [
       {
         name: "test.Notes",
