@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { openDatabase } from "../src/db/orm.js";
-import { createUnitOfWork } from "../src/db/unit-of-work.js";
+import { createUnitOfWork, transactionTime, useTransactionClock } from "../src/db/unit-of-work.js";
 import { ProcessedEvent } from "../src/events/entities.js";
 import { createTestDatabase } from "../src/testing/index.js";
 
@@ -58,5 +58,25 @@ describe("unit of work", () => {
     });
     expect(await orm.em.fork().count(ProcessedEvent, { consumer: "nested" })).toBe(1);
     expect(wakeUps).toEqual([]);
+  });
+
+  it("gives each transaction one time from the database's clock, shared by a nested unit of work", async () => {
+    const ticks = [new Date("2026-01-01T00:00:00Z"), new Date("2026-01-01T00:00:01Z"), new Date("2026-01-01T00:00:02Z")];
+    let tick = 0;
+    useTransactionClock(orm, () => ticks[tick++]!);
+    const { unitOfWork, wakeUps } = recordingUnitOfWork();
+    const seen = await unitOfWork.run(orm.em.fork(), async (tx) => {
+      const first = transactionTime(tx);
+      const again = transactionTime(tx);
+      const nested = await unitOfWork.run(tx, async (inner) => transactionTime(inner));
+      return [first, again, nested];
+    });
+    expect(seen).toEqual([ticks[0], ticks[0], ticks[0]]);
+    // A transaction opened without a unit of work takes its time at first use, once.
+    const raw = await orm.em.fork().transactional(async (tx) => [transactionTime(tx), transactionTime(tx)]);
+    expect(raw).toEqual([ticks[1], ticks[1]]);
+    expect(await unitOfWork.run(orm.em.fork(), async (tx) => transactionTime(tx))).toEqual(ticks[2]);
+    // The relay's wake-ups (a query each) are over before the database closes.
+    await expect.poll(() => wakeUps).toHaveLength(2);
   });
 });
