@@ -429,6 +429,8 @@ export async function startStack(options) {
       processes,
       units,
       infra,
+      /** The environment the stack gives a process hosting `targets`, with `extra` on top (e.g. the bench's second gateway). */
+      processEnv: (targets, extra = {}) => ({ ...env, IMPRINT_TARGETS: targets, ...extra }),
       onUnexpectedExit(callback) {
         unexpectedExitCallback = callback;
       },
