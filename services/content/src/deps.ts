@@ -10,7 +10,7 @@ import type { ImportLimits } from "./import/domain/limits.js";
 import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
 import type { LinkCaches } from "./links/domain/caches.js";
 import type { FileUrlSigner } from "./revisions/domain/files/signed-url.js";
-import type { RevisionCaches } from "./revisions/domain/store/caches.js";
+import type { RevisionCaches } from "./revisions/domain/tree/caches.js";
 
 /*
  * What content's use cases, handlers, consumers and jobs receive. Types only, and a leaf: use cases

@@ -17,9 +17,9 @@ import {
   type ServiceRegistration,
   type ServiceSpec,
 } from "@imprint/runtime";
-import { accessEntities, MembershipCache, teamMembershipsConsumer } from "./access/index.js";
+import { accessEntities, MembershipCache, teamMembershipsConsumer } from "./spaces/use-cases/shared/access.js";
 import { teamMembershipReconcileJob } from "./access/jobs/reconcile-team-memberships.js";
-import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./access/grpc/team-permission-service.js";
+import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./spaces/grpc/team-permission-service.js";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
 import { S3BlobStore } from "./s3-blob-store.js";

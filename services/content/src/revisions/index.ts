@@ -8,7 +8,7 @@ import { BRANCH_SERVICE_NAME, branchServiceImplementation } from "./grpc/branch-
 import { EDITING_SERVICE_NAME, editingServiceImplementation } from "./grpc/editing-service.js";
 import { PUBLISHED_CONTENT_SERVICE_NAME, publishedContentServiceImplementation } from "./grpc/published-content-service.js";
 import { REVISION_SERVICE_NAME, revisionServiceImplementation } from "./grpc/revision-service.js";
-import { RevisionCaches } from "./domain/store/caches.js";
+import { RevisionCaches } from "./domain/tree/caches.js";
 import type { ContentDeps, EditingDeps, RevisionDeps } from "../deps.js";
 
 /**
@@ -21,7 +21,7 @@ export { createInitialRevision, duplicateSpaceContent, readSpaceHead, advanceSpa
 export { purgeSpaceContent, deleteOrphanedBlobs } from "./use-cases/shared/purge-space-content.js";
 export { markdownToDocument, parseMarkdown, type JsonDocument } from "@imprint/document";
 export { signedDownloadUrl, verifyDownload, FILE_URL_TTL_SECONDS } from "./domain/files/signed-url.js";
-export { RevisionCaches } from "./domain/store/caches.js";
+export { RevisionCaches } from "./domain/tree/caches.js";
 export { Branch } from "./domain/branches/entities.js";
 export { BRANCH_SERVICE_NAME, EDITING_SERVICE_NAME, REVISION_SERVICE_NAME };
 export type { RevisionDeps };

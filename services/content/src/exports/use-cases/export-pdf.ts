@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { JsonDocument } from "@imprint/document";
-import type { CallerInput } from "../../access/index.js";
+import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
 import { signUrl } from "../../revisions/domain/files/signed-url.js";
 import { evaluateDocument } from "../../revisions/domain/markdown/evaluate.js";
 import { openContent, type ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";

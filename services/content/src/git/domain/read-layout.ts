@@ -7,7 +7,7 @@ import { slugOf } from "../../import/domain/build-tree.js";
 import { PAGE_LIMITS } from "../../revisions/domain/editing/page-input.js";
 import type { GitLimits } from "./limits.js";
 import { readPageFile } from "./markdown-text.js";
-import type { TreeEntry } from "./repository.js";
+import type { TreeEntry } from "../store/repository.js";
 
 /**
  * Reads a repository laid out as GitBook's Git Sync writes it into the page tree it describes:

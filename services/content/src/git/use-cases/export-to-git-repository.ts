@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { requireCaller, requireSpaceAccess, type CallerInput } from "../../spaces/use-cases/shared/access.js";
 import { openContent } from "../../revisions/use-cases/shared/open-content.js";
 import { displayUrl } from "../domain/remote.js";
-import { EXPORT_AUTHOR, fetchRef, pushCommit, remoteHead, writeCommit } from "../domain/repository.js";
+import { EXPORT_AUTHOR, fetchRef, pushCommit, remoteHead, writeCommit } from "../store/repository.js";
 import { writeLayout, type WrittenLayout } from "../domain/write-layout.js";
 import type { GitCommitValue } from "./import-git-repository.js";
 import { parseRemoteRequest, shortOid, withRemote } from "./shared/remote-access.js";

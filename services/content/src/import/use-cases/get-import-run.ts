@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import { requireOrganizationMembership, requireSpaceAccess, type CallerInput, type SpacePermissions } from "../../access/index.js";
+import { requireOrganizationMembership, requireSpaceAccess, type CallerInput, type SpacePermissions } from "../../spaces/use-cases/shared/access.js";
 import { ImportRun } from "../domain/import-run.js";
 import type { UseCaseDeps } from "../../deps.js";
 

@@ -1,8 +1,8 @@
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { AppError, parseFetchableUrl, SafeFetchError } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { requireBranch, requireUnmerged } from "../../revisions/domain/branches/branch-rows.js";
+import { requireCaller, requireSpaceAccess, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { requireBranch, requireUnmerged } from "../../revisions/store/branch-rows.js";
 import { CONTENT_ID, PAGE_LIMITS } from "../../revisions/domain/editing/page-input.js";
 import { newPageFrom } from "../../revisions/use-cases/shared/page-input.js";
 import { applyPageOperations, type PageOperation } from "../../revisions/use-cases/apply-page-operations.js";

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@imprint/runtime";
-import type { CallerInput, SpaceAccess } from "../../access/index.js";
-import type { RevisionHeader } from "../../revisions/domain/store/caches.js";
+import type { CallerInput, SpaceAccess } from "../../spaces/use-cases/shared/access.js";
+import type { RevisionHeader } from "../../revisions/domain/tree/caches.js";
 import type { ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./shared/open-links.js";
 import type { LinkDeps } from "../../deps.js";

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { findBranches, type BranchRecord } from "../domain/branches/branch-rows.js";
+import { isId, requireSpaceAccess, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { findBranches, type BranchRecord } from "../store/branch-rows.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export const MAX_BRANCHES_PER_BATCH = 1000;

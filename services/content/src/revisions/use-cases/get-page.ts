@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput } from "../../access/index.js";
+import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
 import { evaluateDocument, evaluateText } from "../domain/markdown/evaluate.js";
 import type { JsonDocument } from "@imprint/document";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import type { PageTree } from "../domain/store/content-view.js";
+import type { RevisionHeader } from "../domain/tree/caches.js";
+import type { PageTree } from "../domain/tree/content-view.js";
 import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput } from "../../access/index.js";
+import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
 import { newContentId } from "../domain/editing/draft-editor.js";
 import { contentIdFrom } from "../domain/editing/page-input.js";
 import { validateReusableContent } from "../domain/editing/reusable-content.js";
-import type { ReusableRecord } from "../domain/store/model.js";
+import type { ReusableRecord } from "../domain/tree/model.js";
 import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -1,5 +1,5 @@
-import type { NodeSource, TreeNode } from "../../revisions/domain/store/btree.js";
-import { PAGE_PREFIX } from "../../revisions/domain/store/keys.js";
+import type { NodeSource, TreeNode } from "../../revisions/domain/tree/btree.js";
+import { PAGE_PREFIX } from "../../revisions/domain/tree/keys.js";
 
 /** A page whose version differs between two revisions (absent on one side: added or removed). */
 export interface PageChange {

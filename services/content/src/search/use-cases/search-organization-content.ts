@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { resolvePageSize } from "@imprint/runtime";
-import { OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../spaces/use-cases/shared/access.js";
 import { Space } from "../../spaces/domain/space.js";
-import { nextCursor, rankedSpaces, readCursor, withFallback, type PageResult } from "../domain/results.js";
-import { parseSearchQuery } from "../domain/text-search.js";
+import { nextCursor, rankedSpaces, readCursor, withFallback, type PageResult } from "../store/results.js";
+import { parseSearchQuery } from "../store/text-search.js";
 import type { AccessDeps } from "../../deps.js";
 
 export interface SearchOrganizationContentInput {

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { requireOrganizationMembership, type CallerInput } from "./shared/access.js";
 import { Space, type SpaceEditMode } from "../domain/space.js";
 import { createInitialRevision } from "../../revisions/index.js";
 import { spaceCreated, recordContentEvent } from "../../events.js";
-import { requireCreateUnder } from "../domain/parent.js";
-import { placeAtEnd } from "../domain/placement.js";
+import { requireCreateUnder } from "../store/parent.js";
+import { placeAtEnd } from "../store/placement.js";
 import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
-import { spaceView, type SpaceView } from "../domain/views.js";
+import { spaceView, type SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface CreateSpaceInput {

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { requireCaller, requireSpaceAccess, type CallerInput } from "./shared/access.js";
 import { spaceDeleted, recordContentEvent } from "../../events.js";
 import type { SpaceDeps } from "../../deps.js";
 

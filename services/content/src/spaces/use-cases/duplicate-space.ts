@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "./shared/access.js";
 import { Space, SPACE_TITLE_MAX } from "../domain/space.js";
 import { createInitialRevision, duplicateSpaceContent } from "../../revisions/index.js";
 import { spaceDuplicated, recordContentEvent } from "../../events.js";
-import { requireCreateUnder } from "../domain/parent.js";
-import { lockSiblings, resolvePosition } from "../domain/placement.js";
-import type { SpaceView } from "../domain/views.js";
+import { requireCreateUnder } from "../store/parent.js";
+import { lockSiblings, resolvePosition } from "../store/placement.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface DuplicateSpaceInput {

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCollectionAccess, type CallerInput } from "../../access/index.js";
-import type { CollectionView } from "../domain/views.js";
+import { requireCollectionAccess, type CallerInput } from "./shared/access.js";
+import type { CollectionView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface GetCollectionInput {

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess, type CallerInput } from "./shared/access.js";
 import { findSync } from "../../git/use-cases/shared/sync-state.js";
 import type { GitSync } from "../../git/domain/git-sync.js";
-import type { SpaceView } from "../domain/views.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface GetSpaceInput {

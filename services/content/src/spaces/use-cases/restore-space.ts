@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "./shared/access.js";
 import { spaceRestored, recordContentEvent } from "../../events.js";
-import type { SpaceView } from "../domain/views.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface RestoreSpaceInput {

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { execute, sql } from "../../../revisions/domain/store/db.js";
+import { execute, sql } from "../../../revisions/store/db.js";
 import { GitSync, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
 
 /** Which remote a call names: a sync state is about one (URL without credentials, ref, directory). */

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput, SpaceAccess } from "../../../access/index.js";
-import type { BranchRecord } from "../../../revisions/domain/branches/branch-rows.js";
-import type { RevisionHeader } from "../../../revisions/domain/store/caches.js";
-import type { ContentView } from "../../../revisions/domain/store/content-view.js";
-import type { PageRecord } from "../../../revisions/domain/store/model.js";
+import type { CallerInput, SpaceAccess } from "../../../spaces/use-cases/shared/access.js";
+import type { BranchRecord } from "../../../revisions/store/branch-rows.js";
+import type { RevisionHeader } from "../../../revisions/domain/tree/caches.js";
+import type { ContentView } from "../../../revisions/domain/tree/content-view.js";
+import type { PageRecord } from "../../../revisions/domain/tree/model.js";
 import { openContent, type ContentRefInput } from "../../../revisions/use-cases/shared/open-content.js";
-import { linkGraph } from "../../domain/link-graph.js";
+import { linkGraph } from "../../store/link-graph.js";
 import type { LinkGraph } from "../../domain/model.js";
 import type { LinkDeps } from "../../../deps.js";
 

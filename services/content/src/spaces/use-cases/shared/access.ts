@@ -1,11 +1,11 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
-import { Collection } from "../spaces/domain/collection.js";
-import { Space } from "../spaces/domain/space.js";
-import { atLeast, type DefaultLevel, type Level } from "./domain/levels.js";
-import type { AccessDeps } from "../deps.js";
-import type { Membership } from "./memberships.js";
-import { better, NO_TEAM_LEVELS, type GrantTarget, type TeamLevels } from "./domain/team-grants.js";
+import { Collection } from "../../domain/collection.js";
+import { Space } from "../../domain/space.js";
+import { atLeast, type DefaultLevel, type Level } from "../../../access/domain/levels.js";
+import type { AccessDeps } from "../../../deps.js";
+import type { Membership } from "../../../access/memberships.js";
+import { better, NO_TEAM_LEVELS, type GrantTarget, type TeamLevels } from "../../../access/domain/team-grants.js";
 import {
   collectionPermissions,
   levelOn,
@@ -13,13 +13,13 @@ import {
   spacePermissions,
   type CollectionPermissions,
   type SpacePermissions,
-} from "./domain/permissions.js";
+} from "../../../access/domain/permissions.js";
 
-export * from "./domain/levels.js";
-export * from "./memberships.js";
-export * from "./domain/permissions.js";
-export * from "./domain/team-grants.js";
-export { teamMembershipsConsumer } from "./consumers/team-memberships.js";
+export * from "../../../access/domain/levels.js";
+export * from "../../../access/memberships.js";
+export * from "../../../access/domain/permissions.js";
+export * from "../../../access/domain/team-grants.js";
+export { teamMembershipsConsumer } from "../../../access/consumers/team-memberships.js";
 export type { AccessDeps };
 /** The caller checks every context shares, from the runtime. */
 export { isId, requireCaller, type CallerInput };
