@@ -26,7 +26,7 @@ import {
   TranslationSettingsDeleted,
   TranslationSettingsUpdated,
 } from "@imprint/proto/content/v1/events";
-import type { CallerInput } from "./spaces/use-cases/shared/access.js";
+import type { CallerInput } from "./access/index.js";
 
 /** Every content event goes to the `IMPRINT_CONTENT` stream, subjects `imprint.content.v1.<aggregate>.<event>`. */
 export const CONTENT_EVENT_CONTEXT = "content";

@@ -6,7 +6,7 @@ import { createMember, createOrganization, createSpace, eventually, readEvents, 
 import { AppError, type EventEnvelope, type PromiseClient } from "@imprint/runtime";
 import { PutTeamMemberRequest, UpdateTeamMembersRequest } from "@imprint/proto/identity/v1";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
-import { teamMembershipsConsumer } from "../src/spaces/use-cases/shared/access.js";
+import { teamMembershipsConsumer } from "../src/access/index.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 /**

@@ -1,11 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { JsonDocument } from "@imprint/document";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
-import { signUrl } from "../../revisions/domain/files/signed-url.js";
-import { evaluateDocument } from "../../revisions/domain/markdown/evaluate.js";
-import { openContent, type ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
-import { storeBlob } from "../../revisions/use-cases/upload-file.js";
+import type { CallerInput } from "../../access/index.js";
+import { signUrl, evaluateDocument, openContent, type ContentRefInput, storeBlob } from "../../revisions/index.js";
 import { Export, MAX_EXPORT_PDF_BYTES, pdfFileName, requireExportablePageCount, requireImageBytesWithinLimit } from "../domain/entities.js";
 import { selectPages } from "../domain/page-selection.js";
 import { renderPdf } from "../domain/pdf/render-pdf.js";

@@ -1,14 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../spaces/use-cases/shared/access.js";
-import { requireBranch, requireUnmerged } from "../../revisions/store/branch-rows.js";
-import { commitThreeWayMerge } from "../../revisions/use-cases/shared/branch-revisions.js";
-import { queryRows, sql } from "../../revisions/store/db.js";
-import { compareAndSetSpaceHead, findRevision } from "../../revisions/store/revision-rows.js";
-import { commitDraft } from "../../revisions/use-cases/commit-draft.js";
-import { discardDraft } from "../../revisions/use-cases/discard-draft.js";
-import { openDraft } from "../../revisions/use-cases/open-draft.js";
-import { editDraft, recordRevisionCreated } from "../../revisions/use-cases/shared/drafts.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
+import { requireBranch, requireUnmerged, commitThreeWayMerge, queryRows, sql, compareAndSetSpaceHead, findRevision, commitDraft, discardDraft, openDraft, editDraft, recordRevisionCreated } from "../../revisions/index.js";
 import { readLayout, type Layout } from "../domain/read-layout.js";
 import { fetchRef, readBlobs, readCommit, readTree } from "../store/repository.js";
 import { displayUrl } from "../domain/remote.js";

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireOrganizationMembership, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { requireCaller, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { IMPORT_RUNS_JOB, ImportRun } from "../domain/import-run.js";
 import { requireImportTarget, validateImportSource } from "./import-content.js";
 import type { ImportDeps, ImportRunDeps } from "../../deps.js";

@@ -1,4 +1,4 @@
-import { Lru } from "../../revisions/domain/tree/lru.js";
+import { Lru } from "../../revisions/index.js";
 import type { ExtractedLink } from "./extract.js";
 import type { LinkGraph } from "./model.js";
 

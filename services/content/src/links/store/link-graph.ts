@@ -1,7 +1,4 @@
-import { treeScan } from "../../revisions/domain/tree/btree.js";
-import type { ContentView } from "../../revisions/domain/tree/content-view.js";
-import { FILE_PREFIX } from "../../revisions/domain/tree/keys.js";
-import type { PageIndex } from "../../revisions/domain/tree/model.js";
+import { treeScan, type ContentView, FILE_PREFIX, type PageIndex } from "../../revisions/index.js";
 import type { LinkCaches } from "../domain/caches.js";
 import { linkKey, type ExtractedLink } from "../domain/extract.js";
 import type { LinkGraph, LinkUsage } from "../domain/model.js";

@@ -1,8 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { execute, queryRows, sql } from "../../revisions/store/db.js";
+import { execute, queryRows, sql, type PageRecord, type StoreSession } from "../../revisions/index.js";
 import type { JsonDocument } from "@imprint/document";
-import type { PageRecord } from "../../revisions/domain/tree/model.js";
-import type { StoreSession } from "../../revisions/store/session.js";
 import type { LinkCaches } from "../domain/caches.js";
 import type { ExtractionCounts } from "../domain/model.js";
 import { extractPageLinks, type ExtractedLink } from "../domain/extract.js";

@@ -1,8 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { mergeBaseOf, type BranchRecord } from "../../revisions/store/branch-rows.js";
-import { requireCommittedRevision } from "../../revisions/use-cases/shared/branch-revisions.js";
-import { ContentView } from "../../revisions/domain/tree/content-view.js";
-import { StoreSession } from "../../revisions/store/session.js";
+import { mergeBaseOf, type BranchRecord, requireCommittedRevision, ContentView, StoreSession } from "../../revisions/index.js";
 import { linkKey } from "../domain/extract.js";
 import { linkGraph } from "../store/link-graph.js";
 import type { LinkGraph, LinkUsage } from "../domain/model.js";

@@ -1,7 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ContentView } from "../../revisions/domain/tree/content-view.js";
-import { findRevision } from "../../revisions/store/revision-rows.js";
-import { StoreSession } from "../../revisions/store/session.js";
+import { ContentView, findRevision, StoreSession } from "../../revisions/index.js";
 import { linkGraph } from "../store/link-graph.js";
 import type { ExtractionCounts } from "../domain/model.js";
 import type { LinkDeps } from "../../deps.js";

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@imprint/runtime";
-import type { CallerInput, SpaceAccess } from "../../spaces/use-cases/shared/access.js";
-import type { RevisionHeader } from "../../revisions/domain/tree/caches.js";
-import type { ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
+import type { CallerInput } from "../../access/index.js";
+import type { SpaceAccess } from "../../spaces/index.js";
+import type { RevisionHeader, ContentRefInput } from "../../revisions/index.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./shared/open-links.js";
 import type { LinkDeps } from "../../deps.js";
 

@@ -1,9 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@imprint/runtime";
-import type { CallerInput, SpaceAccess } from "../../spaces/use-cases/shared/access.js";
-import type { RevisionHeader } from "../../revisions/domain/tree/caches.js";
-import type { FileRecord } from "../../revisions/domain/tree/model.js";
-import type { ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
+import type { CallerInput } from "../../access/index.js";
+import type { SpaceAccess } from "../../spaces/index.js";
+import type { RevisionHeader, FileRecord, ContentRefInput } from "../../revisions/index.js";
 import { linkKey, type ExtractedLink } from "../domain/extract.js";
 import type { LinkUsage } from "../domain/model.js";
 import { appLocationOf, linkStatus, type LinkStatusName } from "../domain/link-status.js";

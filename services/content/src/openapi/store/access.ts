@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireOrganizationMembership, type CallerInput, type Membership } from "../../spaces/use-cases/shared/access.js";
+import { requireOrganizationMembership, type CallerInput, type Membership } from "../../access/index.js";
 import { OpenApiSpec } from "../domain/entities.js";
 import { openApiSpecPermissions, type OpenApiSpecPermissions } from "../domain/permissions.js";
 import { isOpenApiSlug } from "../domain/validation.js";

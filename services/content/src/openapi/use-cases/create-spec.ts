@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { requireSpecEditing, requireSpecsAccess } from "../store/access.js";
 import { OPENAPI_PROCESSING_JOB } from "../jobs/processor.js";
 import { OpenApiSpec } from "../domain/entities.js";

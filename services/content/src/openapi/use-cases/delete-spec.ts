@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
 import { findVisibleSpec, requireSpecsAccess } from "../store/access.js";
 import { OpenApiSpecVersion } from "../domain/entities.js";
 import { openApiSpecDeleted, recordContentEvent } from "../../events.js";

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { findVisibleSpec, requireSpecsAccess } from "../store/access.js";
 import { openApiSpecView, type OpenApiSpecView } from "../store/views.js";
 import type { OpenApiDeps } from "../../deps.js";

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { requireSpecsAccess } from "../store/access.js";
 import { OpenApiSpec } from "../domain/entities.js";
 import { openApiSpecViews, type OpenApiSpecView } from "../store/views.js";

@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { findVisibleSpec, requireSpecEditing, requireSpecsAccess } from "../store/access.js";
 import { OPENAPI_PROCESSING_JOB } from "../jobs/processor.js";
 import { validateOpenApiSlug, validateSourceUrl } from "../domain/validation.js";

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { OpenApiSpec } from "../domain/entities.js";
 import { openApiSpecCreated, openApiSpecUpdated, recordContentEvent } from "../../events.js";
 import type { OpenApiDeps } from "../../deps.js";

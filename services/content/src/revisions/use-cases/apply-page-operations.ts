@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import type { PageOperation } from "../domain/editing/draft-editor.js";
 import type { EditedPage } from "./create-page.js";
 import { editDraft } from "./shared/drafts.js";

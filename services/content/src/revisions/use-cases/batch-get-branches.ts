@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId, requireSpaceAccess, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { isId, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
 import { findBranches, type BranchRecord } from "../store/branch-rows.js";
 import type { RevisionDeps } from "../../deps.js";
 

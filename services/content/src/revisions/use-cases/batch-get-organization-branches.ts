@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId, OrganizationAccess, requireOrganizationMembership, type CallerInput, type DefaultLevel } from "../../spaces/use-cases/shared/access.js";
+import { isId, requireOrganizationMembership, type CallerInput, type DefaultLevel } from "../../access/index.js";
+import { OrganizationAccess } from "../../spaces/index.js";
 import { findOrganizationBranches, type BranchRecord } from "../store/branch-rows.js";
 import { MAX_BRANCHES_PER_BATCH } from "./batch-get-branches.js";
 import type { RevisionDeps } from "../../deps.js";

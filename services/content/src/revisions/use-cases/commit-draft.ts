@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { validateCommitMessage } from "../domain/drafts.js";
 import { execute, sql } from "../store/db.js";
 import { compareAndSetSpaceHead } from "../store/revision-rows.js";

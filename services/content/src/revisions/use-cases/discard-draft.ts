@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
 import { discardableDraft } from "../domain/drafts.js";
 import { execute, sql } from "../store/db.js";
 import { lockRevision } from "../store/revision-rows.js";

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { evaluateDocument, evaluateText } from "../domain/markdown/evaluate.js";
 import type { JsonDocument } from "@imprint/document";
 import type { RevisionHeader } from "../domain/tree/caches.js";

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { findBranchMergedInto } from "../store/branch-rows.js";
 import type { FileRecord, ReusableRecord } from "../domain/tree/model.js";
 import { pageListing, type PageListing } from "./list-pages.js";

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageOfSorted, readPageRequest, type Page, type PageRequestLike } from "@imprint/runtime";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { mergeBaseOf } from "../store/branch-rows.js";
 import { requireCommittedRevision } from "./shared/branch-revisions.js";
 import { changeSortKey, contentChanges, type ContentChange } from "../domain/changes/content-changes.js";

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import type { RevisionHeader } from "../domain/tree/caches.js";
 import type { PageTree } from "../domain/tree/content-view.js";
 import { openContent, type ContentRefInput, type OpenedContent } from "./shared/open-content.js";

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
 import { branchMerged, recordContentEvent } from "../../events.js";
 import { queryRows, sql } from "../store/db.js";
 import { compareAndSetSpaceHead } from "../store/revision-rows.js";

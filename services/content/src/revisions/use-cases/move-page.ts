@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { plainField, type PageMove } from "../domain/editing/draft-editor.js";
 import type { EditedPage } from "./create-page.js";
 import { editDraft } from "./shared/drafts.js";

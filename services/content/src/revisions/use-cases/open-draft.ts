@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
 import type { RevisionHeader } from "../domain/tree/caches.js";
 import { findRevision, insertRevision } from "../store/revision-rows.js";
 import { requireBranch, requireUnmerged } from "../store/branch-rows.js";

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { JsonDocument } from "@imprint/document";
 import { AppError, isId } from "@imprint/runtime";
-import { Space } from "../../spaces/domain/space.js";
+import { Space } from "../../spaces/index.js";
 import { evaluateDocument, evaluateText } from "../domain/markdown/evaluate.js";
 import type { RevisionHeader } from "../domain/tree/caches.js";
 import { ContentView, type PageTree } from "../domain/tree/content-view.js";

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, safeFetch, SafeFetchError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
 import { CONTENT_CHANGE_LIMITS, changeField, validateContentChanges, type ContentChange } from "../domain/authoring/changes.js";
 import { asChangeError, planContentChanges, type AffectedPage } from "../domain/authoring/plan.js";
 import { mergeBaseOf, requireBranch, requireUnmerged } from "../store/branch-rows.js";

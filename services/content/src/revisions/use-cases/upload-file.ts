@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { newContentId } from "../domain/editing/draft-editor.js";
 import { contentIdFrom } from "../domain/editing/page-input.js";
 import { validateFile } from "../domain/files/file-rules.js";

@@ -1,5 +1,5 @@
 import { handleEvents, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { isId } from "../../spaces/use-cases/shared/access.js";
+import { isId } from "../../access/index.js";
 import { revisionCreated, spaceDeleted, spacePurged, spaceRestored } from "../../events.js";
 import type { SearchIndexDeps } from "../../deps.js";
 import { indexSpace } from "../use-cases/index-space.js";

@@ -1,9 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ContentView, MAX_PAGE_DEPTH, type PageTree } from "../../revisions/domain/tree/content-view.js";
-import { execute, queryRows, sql } from "../../revisions/store/db.js";
-import type { PageRecord } from "../../revisions/domain/tree/model.js";
-import { findRevision } from "../../revisions/store/revision-rows.js";
-import { StoreSession } from "../../revisions/store/session.js";
+import { ContentView, MAX_PAGE_DEPTH, type PageTree, execute, queryRows, sql, type PageRecord, findRevision, StoreSession } from "../../revisions/index.js";
 import { diffPageVersions } from "../domain/page-diff.js";
 import { pageSections } from "../domain/sections.js";
 import { SEARCH_CONFIG } from "../store/text-search.js";

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { resolvePageSize } from "@imprint/runtime";
-import { OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../spaces/use-cases/shared/access.js";
-import { Space } from "../../spaces/domain/space.js";
+import { OrganizationAccess, Space } from "../../spaces/index.js";
+import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { nextCursor, rankedSpaces, readCursor, withFallback, type PageResult } from "../store/results.js";
 import { parseSearchQuery } from "../store/text-search.js";
 import type { AccessDeps } from "../../deps.js";

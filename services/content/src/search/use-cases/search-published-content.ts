@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import { Space } from "../../spaces/domain/space.js";
+import { Space } from "../../spaces/index.js";
 import { rankedPages, withFallback, type PageResult } from "../store/results.js";
 import { parseSearchQuery } from "../store/text-search.js";
 

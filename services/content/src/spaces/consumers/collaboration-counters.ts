@@ -1,6 +1,6 @@
 import { decodePayload, keyByPayload, UndecodablePayloadError, type ConsumerSpec } from "@imprint/runtime";
 import { SpaceEvent } from "@imprint/proto/collaboration/v1/events";
-import { isId } from "../use-cases/shared/access.js";
+import { isId } from "../../access/index.js";
 import { applySpaceCounters } from "../use-cases/apply-space-counters.js";
 
 const COUNTS = ["changeRequests", "changeRequestsOpen", "changeRequestsDraft", "comments", "version"] as const;

@@ -1,6 +1,6 @@
 import { decodePayload, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
 import { SpacePublicationUpdated } from "@imprint/proto/publishing/v1/events";
-import { isId } from "../use-cases/shared/access.js";
+import { isId } from "../../access/index.js";
 import { applySpacePublication } from "../use-cases/apply-space-publication.js";
 
 /**

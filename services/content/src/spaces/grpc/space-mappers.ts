@@ -8,7 +8,7 @@ import {
   type Space as SpaceMessage,
   type SpacePublishedAddress,
 } from "@imprint/proto/content/v1/spaces";
-import type { DefaultLevel } from "../use-cases/shared/access.js";
+import type { DefaultLevel } from "../../access/index.js";
 import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
 import type { PositionInput, SiblingPointer } from "../store/placement.js";
 import type { SpaceView } from "../store/views.js";

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { atLeast, collectionLevel, isId, type Membership } from "../use-cases/shared/access.js";
+import { atLeast, collectionLevel, isId, type Membership } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
 
 /**

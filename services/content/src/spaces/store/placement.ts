@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId } from "../use-cases/shared/access.js";
+import { isId } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
 import { positionBetween } from "../domain/ordering.js";
 import { Space } from "../domain/space.js";

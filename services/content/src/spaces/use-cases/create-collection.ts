@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireOrganizationMembership, type CallerInput } from "./shared/access.js";
+import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
 import { collectionCreated, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../store/parent.js";

@@ -1,7 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireOrganizationMembership, type CallerInput } from "./shared/access.js";
+import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Space, type SpaceEditMode } from "../domain/space.js";
-import { createInitialRevision } from "../../revisions/index.js";
 import { spaceCreated, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../store/parent.js";
 import { placeAtEnd } from "../store/placement.js";
@@ -48,7 +47,7 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
       deletedAt: null,
     });
     await tx.flush();
-    const { revisionId } = await createInitialRevision(tx, { spaceId: space.id, organizationId: input.organizationId, actor: caller, clock: deps.clock });
+    const { revisionId } = await deps.spaceContent.createInitialRevision(tx, { spaceId: space.id, organizationId: input.organizationId, actor: caller, clock: deps.clock });
     space.revisionId = revisionId;
     recordContentEvent(tx, deps, spaceCreated, {
       organizationId: input.organizationId,

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireCollectionAccess, type CallerInput } from "./shared/access.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
 import { positionsBetween } from "../domain/ordering.js";
 import { Space } from "../domain/space.js";

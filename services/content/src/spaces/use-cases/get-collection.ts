@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCollectionAccess, type CallerInput } from "./shared/access.js";
+import type { CallerInput } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
 import type { CollectionView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 

@@ -1,6 +1,7 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
-import { collectionPermissions, OrganizationAccess, requireOrganizationMembership, type CallerInput } from "./shared/access.js";
+import { collectionPermissions, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { OrganizationAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
 import type { CollectionView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "./shared/access.js";
+import { requireCaller, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
 import { spaceMoved, recordContentEvent } from "../../events.js";
 import { requireCreateUnder } from "../store/parent.js";
 import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../store/placement.js";

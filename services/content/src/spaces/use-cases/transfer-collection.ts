@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "./shared/access.js";
+import { collectionLevel, collectionPermissions, requireCaller, type CallerInput } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
 import { collectionTransferred, recordContentEvent } from "../../events.js";
 import { placeAtEnd } from "../store/placement.js";

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId, requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type Membership } from "./shared/access.js";
+import { isId, requireCaller, spaceLevel, spacePermissions, type CallerInput, type Membership } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
 import { spaceTransferred, recordContentEvent } from "../../events.js";
 import { placeAtEnd } from "../store/placement.js";

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
-import { collectionLevel, collectionPermissions, requireCollectionAccess, type CallerInput, type DefaultLevel } from "./shared/access.js";
+import { collectionLevel, collectionPermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
 import { collectionUpdated, recordContentEvent } from "../../events.js";
 import { validateCollectionDescription, validateCollectionTitle } from "../domain/validation.js";
 import type { CollectionView } from "../store/views.js";

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
-import { requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "./shared/access.js";
+import { spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
 import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
 import { spaceUpdated, recordContentEvent } from "../../events.js";
 import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";

@@ -1,4 +1,4 @@
-import { atLeast, type Membership } from "../../spaces/use-cases/shared/access.js";
+import { atLeast, type Membership } from "../../access/index.js";
 
 /** What the caller may do on the organization's translation settings (docs/permissions.md). */
 export interface TranslationSettingsPermissions {

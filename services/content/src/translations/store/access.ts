@@ -1,6 +1,6 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId, requireOrganizationMembership, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { isId, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { TranslationSettings } from "../domain/entities.js";
 import { translationSettingsPermissions, type TranslationSettingsPermissions } from "../domain/permissions.js";
 import type { AccessDeps } from "../../deps.js";

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { CallerInput } from "../../spaces/use-cases/shared/access.js";
+import type { CallerInput } from "../../access/index.js";
 import { requireTranslationsAccess, requireTranslationsEditing } from "../store/access.js";
 import { TranslationSettings } from "../domain/entities.js";
 import { translationSettingsCreated, recordContentEvent } from "../../events.js";

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, type CallerInput } from "../../spaces/use-cases/shared/access.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
 import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../store/access.js";
 import { translationSettingsDeleted, recordContentEvent } from "../../events.js";
 import type { TranslationDeps } from "../../deps.js";

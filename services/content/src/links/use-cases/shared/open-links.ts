@@ -1,11 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput, SpaceAccess } from "../../../spaces/use-cases/shared/access.js";
-import type { BranchRecord } from "../../../revisions/store/branch-rows.js";
-import type { RevisionHeader } from "../../../revisions/domain/tree/caches.js";
-import type { ContentView } from "../../../revisions/domain/tree/content-view.js";
-import type { PageRecord } from "../../../revisions/domain/tree/model.js";
-import { openContent, type ContentRefInput } from "../../../revisions/use-cases/shared/open-content.js";
+import type { CallerInput } from "../../../access/index.js";
+import type { SpaceAccess } from "../../../spaces/index.js";
+import { type BranchRecord, type RevisionHeader, type ContentView, type PageRecord, openContent, type ContentRefInput } from "../../../revisions/index.js";
 import { linkGraph } from "../../store/link-graph.js";
 import type { LinkGraph } from "../../domain/model.js";
 import type { LinkDeps } from "../../../deps.js";

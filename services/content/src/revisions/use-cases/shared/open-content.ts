@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../spaces/use-cases/shared/access.js";
+import { requireCaller, type CallerInput } from "../../../access/index.js";
+import { requireSpaceAccess, type SpaceAccess } from "../../../spaces/index.js";
 import { requireBranch, type BranchRecord } from "../../store/branch-rows.js";
 import type { RevisionHeader } from "../../domain/tree/caches.js";
 import { ContentView } from "../../domain/tree/content-view.js";
