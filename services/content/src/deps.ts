@@ -9,7 +9,6 @@ import type { ImportRunLimits } from "./import/domain/import-run.js";
 import type { GitLimits } from "./git/domain/limits.js";
 import type { ImportLimits } from "./import/domain/limits.js";
 import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
-import type { LinkCaches } from "./links/domain/caches.js";
 import type { FileUrlSigner } from "./revisions/domain/files/signed-url.js";
 import type { RevisionCaches } from "./revisions/domain/tree/caches.js";
 
@@ -101,10 +100,6 @@ export interface EditingDeps extends RevisionDeps {
   fetchPolicy: SafeFetchPolicy;
 }
 
-/** What the links use cases need: the revision store's read dependencies and the links caches. */
-export interface LinkDeps extends RevisionDeps {
-  links: LinkCaches;
-}
 
 /** What the OpenAPI use cases need: `jobs.wake` starts the processing job (OPENAPI_PROCESSING_JOB) at once when a source was queued. */
 export interface OpenApiDeps extends UseCaseDeps {

@@ -25,14 +25,14 @@ import { S3BlobStore } from "./s3-blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
 import { gitDeps, gitEntities, gitGrpcServices } from "./git/index.js";
 import { importDeps, importGrpcServices, importJob, importRunEntities } from "./import/index.js";
-import { linkConsumers, linkDeps, linkEntities, linkGrpcServices } from "./links/index.js";
+import { linkConsumers, linkDeps, linkEntities, linkGrpcServices, type LinkDeps } from "./links/index.js";
 import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
 import { openApiEntities, openApiGrpcServices, openApiJob } from "./openapi/index.js";
 import { translationEntities, translationGrpcServices } from "./translations/index.js";
 import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
 import { exportEntities, exportGrpcServices, exportSweepJob } from "./exports/index.js";
 import { spaceContent } from "./space-content.js";
-import type { ContentDeps, ImportRunDeps, LinkDeps, RevisionDeps, SpaceServiceDeps } from "./deps.js";
+import type { ContentDeps, ImportRunDeps, RevisionDeps, SpaceServiceDeps } from "./deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const CONTENT_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));

@@ -76,7 +76,6 @@ export { treeScan, type NodeSource, type TreeNode } from "./domain/tree/btree.js
 export type { RevisionHeader } from "./domain/tree/caches.js";
 export { ContentView, MAX_PAGE_DEPTH, type PageTree } from "./domain/tree/content-view.js";
 export { FILE_PREFIX, PAGE_PREFIX } from "./domain/tree/keys.js";
-export { Lru } from "../lru.js";
 export { DEFAULT_LAYOUT, type BodyRecord, type FileRecord, type ImageRefValue, type PageIndex, type PageRecord } from "./domain/tree/model.js";
 export { buildPageIndex } from "./domain/tree/page-index.js";
 export { contentRefFromProto, fileToProto, pageToProto } from "./grpc/mappers.js";

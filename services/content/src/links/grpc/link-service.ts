@@ -5,7 +5,7 @@ import { contentRefFromProto } from "../../revisions/index.js";
 import { listBacklinks } from "../use-cases/list-backlinks.js";
 import { listLinks } from "../use-cases/list-links.js";
 import { backlinkListingToProto, linkListingToProto, statusFilterFromProto } from "./mappers.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 export const LINK_SERVICE_NAME = "imprint.content.v1.LinkService";
 

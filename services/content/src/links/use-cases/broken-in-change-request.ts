@@ -4,7 +4,7 @@ import { linkKey } from "../domain/extract.js";
 import { linkGraph } from "../store/link-graph.js";
 import type { LinkGraph, LinkUsage } from "../domain/model.js";
 import { linkStatus } from "../domain/link-status.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 /**
  * How many of the broken link targets listed a change request broke: those with a location (a

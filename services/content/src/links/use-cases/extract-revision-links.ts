@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { ContentView, findRevision, StoreSession } from "../../revisions/index.js";
 import { linkGraph } from "../store/link-graph.js";
 import type { ExtractionCounts } from "../domain/model.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 /**
  * Extracts the links of a newly committed revision's new page versions (those of its parent are

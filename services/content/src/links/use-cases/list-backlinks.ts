@@ -4,7 +4,7 @@ import type { CallerInput } from "../../access/index.js";
 import type { SpaceAccess } from "../../spaces/index.js";
 import type { RevisionHeader, ContentRefInput } from "../../revisions/index.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./shared/open-links.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 export interface ListBacklinksInput {
   caller: CallerInput | undefined;

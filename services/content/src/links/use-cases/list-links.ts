@@ -8,7 +8,7 @@ import type { LinkUsage } from "../domain/model.js";
 import { appLocationOf, linkStatus, type LinkStatusName } from "../domain/link-status.js";
 import { brokenInChangeRequest } from "./broken-in-change-request.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./shared/open-links.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 export interface ListLinksInput {
   caller: CallerInput | undefined;

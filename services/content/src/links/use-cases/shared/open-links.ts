@@ -5,7 +5,7 @@ import type { SpaceAccess } from "../../../spaces/index.js";
 import { type BranchRecord, type RevisionHeader, type ContentView, type PageRecord, openContent, type ContentRefInput } from "../../../revisions/index.js";
 import { linkGraph } from "../../store/link-graph.js";
 import type { LinkGraph } from "../../domain/model.js";
-import type { LinkDeps } from "../../../deps.js";
+import type { LinkDeps } from "../../deps.js";
 
 export interface OpenedLinks {
   access: SpaceAccess;
