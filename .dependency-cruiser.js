@@ -30,6 +30,41 @@ export default {
       to: { path: TRANSPORT },
     },
     {
+      name: "content-modules-through-facade",
+      severity: "error",
+      comment:
+        "A content module (services/content/src/<module>/) is used by the others only through its façade, <module>/index.ts: export what they need there (or move the piece to the module that owns it) instead of importing past it. Module cycles are checked by scripts/module-cycles.mjs (content-no-module-cycles).",
+      from: { path: "^services/content/src/([^/]+)/", pathNot: "^services/content/src/migrations/" },
+      to: { path: "^services/content/src/[^/]+/", pathNot: ["^services/content/src/$1/", "^services/content/src/[^/]+/index\\.ts$"] },
+    },
+    {
+      name: "content-root-through-facade",
+      severity: "error",
+      comment:
+        "Content's root files (service.ts, index.ts, space-content.ts) use a module through its façade too. Only deps.ts and config.ts, the leaves every module imports, take types and defaults from a module's leaf files (its limits, its caches): a façade imports them back.",
+      from: { path: "^services/content/src/[^/]+\\.ts$", pathNot: "^services/content/src/(deps|config)\\.ts$" },
+      to: { path: "^services/content/src/[^/]+/", pathNot: ["^services/content/src/[^/]+/index\\.ts$", "^services/content/src/migrations/"] },
+    },
+    {
+      name: "domain-is-pure",
+      severity: "error",
+      comment:
+        "Content's domain/ holds entities (defineEntity: schema, not I/O), rules and state transitions, and does no I/O: code that runs SQL (kysely, knex, pg), touches files or runs processes, or calls into a store, belongs in the module's store/ (I/O) or a use case. domain/ may name a store's types (a session it is handed), never import its code.",
+      from: { path: "^services/content/src/[^/]+/domain/" },
+      to: {
+        path: ["^node_modules/(kysely|knex|pg|@aws-sdk)/", "^(node:)?(fs|fs/promises|child_process|net|http|https|dgram)$", "^services/content/src/[^/]+/store/", "^services/content/src/(blob-store|s3-blob-store)\\.ts$"],
+        dependencyTypesNot: ["type-only"],
+      },
+    },
+    {
+      name: "domain-is-pure-no-entity-manager",
+      severity: "error",
+      comment:
+        "A type-only import of MikroORM in content's domain/ is an EntityManager (or Knex) taken to query: move that function to the module's store/. domain/ imports MikroORM only for entity definitions (defineEntity, p).",
+      from: { path: "^services/content/src/[^/]+/domain/" },
+      to: { path: "^node_modules/@mikro-orm/", dependencyTypes: ["type-only"] },
+    },
+    {
       name: "no-service-imports-another-service",
       severity: "error",
       comment: "Services talk over gRPC and events only: import the other context's contract from @imprint/proto, never its source. Only the runtime and the document model are shared libraries.",

@@ -1,7 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { BlobStore } from "../../blob-store.js";
-import { deleteOrphanedBlobs } from "../../revisions/use-cases/shared/purge-space-content.js";
-import { queryRows, sql } from "../../revisions/domain/store/db.js";
+import { deleteOrphanedBlobs, queryRows, sql } from "../../revisions/index.js";
 
 const BATCH = 500;
 

@@ -2,9 +2,9 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { validateCommitMessage } from "../domain/drafts.js";
-import { execute, sql } from "../domain/store/db.js";
-import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
-import { compareAndSetBranchHead, findBranchById } from "../domain/branches/branch-rows.js";
+import { execute, sql } from "../store/db.js";
+import { compareAndSetSpaceHead } from "../store/revision-rows.js";
+import { compareAndSetBranchHead, findBranchById } from "../store/branch-rows.js";
 import { isRevisionId, lockOwnDraft, recordRevisionCreated } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { discardableDraft } from "../domain/drafts.js";
-import { execute, sql } from "../domain/store/db.js";
-import { lockRevision } from "../domain/store/revision-rows.js";
+import { execute, sql } from "../store/db.js";
+import { lockRevision } from "../store/revision-rows.js";
 import { isRevisionId } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

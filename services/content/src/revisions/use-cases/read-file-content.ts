@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { verifyDownload } from "../domain/files/signed-url.js";
-import { queryRows, sql } from "../domain/store/db.js";
+import { queryRows, sql } from "../store/db.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface FileContent {

@@ -1,8 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { SPACE_RETENTION_MS, Space } from "../domain/space.js";
-import { deleteOrphanedBlobs, purgeSpaceContent } from "../../revisions/index.js";
-import { forgetGitSync } from "../../git/domain/git-sync.js";
-import { deleteSpaceImportRuns } from "../../import/domain/import-run.js";
 import { spacePurged, recordContentEvent } from "../../events.js";
 import type { SpaceDeps } from "../../deps.js";
 
@@ -36,9 +33,7 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: SpaceDeps): Pr
           [id, cutoff],
         );
         if (!row) return undefined;
-        const content = await purgeSpaceContent(tx, id);
-        await forgetGitSync(tx, id);
-        await deleteSpaceImportRuns(tx, id);
+        const content = await deps.spaceContent.purgeContent(tx, id);
         await tx.nativeDelete(Space, { id });
         recordContentEvent(tx, deps, spacePurged, { organizationId: row.organization_id, actor: null, payload: { spaceId: id } });
         return content.orphanedBlobs;
@@ -48,7 +43,7 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: SpaceDeps): Pr
         continue;
       }
       purged.push(id);
-      blobsDeleted += await deleteOrphanedBlobs(em, deps.blobStore, orphanedBlobs);
+      blobsDeleted += await deps.spaceContent.deleteOrphanedBlobs(em, deps.blobStore, orphanedBlobs);
     }
   }
   if (purged.length > 0) {

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { execute, sql } from "../../../revisions/domain/store/db.js";
+import { execute, sql } from "../../../revisions/index.js";
 import { GitSync, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
 
 /** Which remote a call names: a sync state is about one (URL without credentials, ref, directory). */
@@ -80,4 +80,9 @@ export async function completeSync(em: EntityManager, target: SyncTarget, operat
 export async function completeOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, now: Date): Promise<void> {
   const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
   await execute(em, sql`update git_syncs set operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now} where space_id = ${spaceId} and operation->>'startedAt' = ${operation.startedAt}`);
+}
+
+/** Forgets a purged space's sync state (the repository it synced with, its path mappings), in the purge's transaction. */
+export async function purgeGitState(em: EntityManager, spaceId: string): Promise<void> {
+  await em.nativeDelete(GitSync, { spaceId });
 }

@@ -1,12 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../access/index.js";
+import { requireCaller, type CallerInput } from "../../../access/index.js";
+import { requireSpaceAccess, type SpaceAccess } from "../../../spaces/index.js";
 import { requireOwnOpenDraft } from "../../domain/drafts.js";
 import { DraftEditor } from "../../domain/editing/draft-editor.js";
-import type { RevisionHeader } from "../../domain/store/caches.js";
-import { execute, sql } from "../../domain/store/db.js";
-import { lockRevision, updateDraftContent } from "../../domain/store/revision-rows.js";
-import { StoreSession } from "../../domain/store/session.js";
+import type { RevisionHeader } from "../../domain/tree/caches.js";
+import { execute, sql } from "../../store/db.js";
+import { lockRevision, updateDraftContent } from "../../store/revision-rows.js";
+import { StoreSession } from "../../store/session.js";
 import { revisionCreated, recordContentEvent } from "../../../events.js";
 import type { RevisionDeps } from "../../../deps.js";
 

@@ -3,7 +3,7 @@ import type { RevisionCaches } from "./caches.js";
 import { childPrefix, FILE_PREFIX, fileKey, pageKey, REUSABLE_PREFIX, slugKey } from "./keys.js";
 import type { BodyRecord, FileRecord, PageRecord, ReusableRecord } from "./model.js";
 import { buildPageIndex, type PageIndex } from "./page-index.js";
-import type { StoreSession } from "./session.js";
+import type { StoreSession } from "../../store/session.js";
 
 /** A page with its descendants, in order. */
 export interface PageTree {

@@ -1,5 +1,5 @@
 import type { TreeNode } from "./btree.js";
-import { Lru } from "./lru.js";
+import { Lru } from "../../../lru.js";
 import type { BodyRecord, FileRecord, PageRecord, ReusableRecord } from "./model.js";
 import type { PageIndex } from "./model.js";
 

@@ -1,9 +1,9 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireOrganizationMembership, type CallerInput, type Membership } from "../../access/index.js";
-import { OpenApiSpec } from "./entities.js";
-import { openApiSpecPermissions, type OpenApiSpecPermissions } from "./permissions.js";
-import { isOpenApiSlug } from "./validation.js";
+import { OpenApiSpec } from "../domain/entities.js";
+import { openApiSpecPermissions, type OpenApiSpecPermissions } from "../domain/permissions.js";
+import { isOpenApiSlug } from "../domain/validation.js";
 import type { AccessDeps } from "../../deps.js";
 
 export interface OrganizationSpecAccess {

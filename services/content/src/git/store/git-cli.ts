@@ -3,7 +3,7 @@ import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AppError } from "@imprint/runtime";
-import type { GitRemote } from "./remote.js";
+import type { GitRemote } from "../domain/remote.js";
 
 /**
  * The `git` binary (Debian's /usr/bin/git, in the container image too), run in a temporary bare

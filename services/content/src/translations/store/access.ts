@@ -1,8 +1,8 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { isId, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
-import { TranslationSettings } from "./entities.js";
-import { translationSettingsPermissions, type TranslationSettingsPermissions } from "./permissions.js";
+import { TranslationSettings } from "../domain/entities.js";
+import { translationSettingsPermissions, type TranslationSettingsPermissions } from "../domain/permissions.js";
 import type { AccessDeps } from "../../deps.js";
 
 /** The caller's permissions on the organization's translation settings; non-members get "Organization not found". */

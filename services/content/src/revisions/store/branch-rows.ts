@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import { execute, queryRows, sql, toDate } from "../store/db.js";
+import { execute, queryRows, sql, toDate } from "./db.js";
 
 /** A change request's branch (a `branches` row). */
 export interface BranchRecord {

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { collectionLevel, collectionPermissions, spaceLevel, spacePermissions, type CollectionPermissions, type Membership, type SpacePermissions } from "../../access/index.js";
-import type { Collection } from "./collection.js";
-import type { Space } from "./space.js";
+import type { Collection } from "../domain/collection.js";
+import type { Space } from "../domain/space.js";
 
 /** A space with what the caller may do on it: what every space response carries. */
 export interface SpaceView {

@@ -1,9 +1,8 @@
 import { GrantTarget as GrantTargetMessage, type TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import { AppError, forkEm, isId, pageRequest, roleName, roleOfName, type AsyncImplementation } from "@imprint/runtime";
-import type { GrantTarget } from "../domain/team-grants.js";
+import { type GrantTarget, reconcileAllTeamMemberships } from "../../access/index.js";
 import { countTeamSpaces, listTeamPermissions, removeTeamPermission, setTeamPermission } from "../use-cases/team-permissions.js";
-import { reconcileAllTeamMemberships } from "../use-cases/reconcile-team-memberships.js";
 import type { ContentDeps } from "../../deps.js";
 
 export const TEAM_PERMISSION_SERVICE_NAME = "imprint.content.v1.TeamPermissionService";

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { conflictError, mergeRevisions } from "../merge/index.js";
-import type { RevisionHeader } from "../store/caches.js";
-import { findRevision, insertRevision } from "../store/revision-rows.js";
-import { StoreSession } from "../store/session.js";
-import { shareStoreLock } from "../../use-cases/shared/drafts.js";
-import type { BranchRecord } from "./branch-rows.js";
+import { conflictError, mergeRevisions } from "../../domain/merge/index.js";
+import type { RevisionHeader } from "../../domain/tree/caches.js";
+import { findRevision, insertRevision } from "../../store/revision-rows.js";
+import { StoreSession } from "../../store/session.js";
+import { shareStoreLock } from "./drafts.js";
+import type { BranchRecord } from "../../store/branch-rows.js";
 import type { RevisionDeps } from "../../../deps.js";
 
 /**

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { parseNode, serializeNode, nodeId, type NodeSink, type NodeSource, type TreeNode } from "./btree.js";
+import { parseNode, serializeNode, nodeId, type NodeSink, type NodeSource, type TreeNode } from "../domain/tree/btree.js";
 import { execute, queryRows, sql, toDate } from "./db.js";
-import type { BodyRecord, FileRecord, GitBlobValue, PageRecord, ReusableRecord } from "./model.js";
-import type { RevisionCaches } from "./caches.js";
+import type { BodyRecord, FileRecord, GitBlobValue, PageRecord, ReusableRecord } from "../domain/tree/model.js";
+import type { RevisionCaches } from "../domain/tree/caches.js";
 
 interface PageVersionRow {
   id: string;

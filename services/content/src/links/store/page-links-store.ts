@@ -1,11 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { execute, queryRows, sql } from "../../revisions/domain/store/db.js";
+import { execute, queryRows, sql, type PageRecord, type StoreSession } from "../../revisions/index.js";
 import type { JsonDocument } from "@imprint/document";
-import type { PageRecord } from "../../revisions/domain/store/model.js";
-import type { StoreSession } from "../../revisions/domain/store/session.js";
-import type { LinkCaches } from "./caches.js";
-import type { ExtractionCounts } from "./model.js";
-import { extractPageLinks, type ExtractedLink } from "./extract.js";
+import type { LinkCaches } from "../domain/caches.js";
+import type { ExtractionCounts } from "../domain/model.js";
+import { extractPageLinks, type ExtractedLink } from "../domain/extract.js";
 
 /** Rows per INSERT statement (one JSON parameter each). */
 const INSERT_BATCH = 2000;

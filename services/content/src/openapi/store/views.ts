@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { OpenApiSpecVersion, type OpenApiSpec } from "./entities.js";
-import type { OpenApiSpecPermissions } from "./permissions.js";
+import { OpenApiSpecVersion, type OpenApiSpec } from "../domain/entities.js";
+import type { OpenApiSpecPermissions } from "../domain/permissions.js";
 
 /** A version without its (possibly large) text and document: what responses carry. */
 export type OpenApiVersionSummary = Pick<

@@ -1,7 +1,7 @@
 import { treeScan } from "./btree.js";
 import { PAGE_PREFIX } from "./keys.js";
 import type { PageIndex, PageRecord } from "./model.js";
-import type { StoreSession } from "./session.js";
+import type { StoreSession } from "../../store/session.js";
 
 // Kept with the records (model.ts): the caches hold it without depending on the store session.
 export type { PageIndex };

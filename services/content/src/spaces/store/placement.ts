@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { isId } from "../../access/index.js";
-import { Collection } from "./collection.js";
-import { positionBetween } from "./ordering.js";
-import { Space } from "./space.js";
+import { Collection } from "../domain/collection.js";
+import { positionBetween } from "../domain/ordering.js";
+import { Space } from "../domain/space.js";
 
 /** A sibling named by a move's `position` (GitBook's `{type: "space", space}` or `{type: "collection", collection}`). */
 export type SiblingPointer = { kind: "space"; id: string } | { kind: "collection"; id: string };

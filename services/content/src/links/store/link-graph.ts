@@ -1,10 +1,7 @@
-import { treeScan } from "../../revisions/domain/store/btree.js";
-import type { ContentView } from "../../revisions/domain/store/content-view.js";
-import { FILE_PREFIX } from "../../revisions/domain/store/keys.js";
-import type { PageIndex } from "../../revisions/domain/store/model.js";
-import type { LinkCaches } from "./caches.js";
-import { linkKey, type ExtractedLink } from "./extract.js";
-import type { LinkGraph, LinkUsage } from "./model.js";
+import { treeScan, type ContentView, FILE_PREFIX, type PageIndex } from "../../revisions/index.js";
+import type { LinkCaches } from "../domain/caches.js";
+import { linkKey, type ExtractedLink } from "../domain/extract.js";
+import type { LinkGraph, LinkUsage } from "../domain/model.js";
 import { loadPageLinks } from "./page-links-store.js";
 
 /** Page ids ordered by path, then id: the order of every list of pages here. */

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { AppError, findPage, isId, type PageRequestLike, type PromiseClient } from "@imprint/runtime";
-import { requireCollectionAccess, requireSpaceAccess, type CallerInput } from "../index.js";
-import type { Level } from "../domain/levels.js";
-import { TeamGrant, type GrantTarget } from "../domain/team-grants.js";
+import type { CallerInput } from "../../access/index.js";
+import { requireCollectionAccess, requireSpaceAccess } from "./shared/access.js";
+import { type Level, TeamGrant, type GrantTarget } from "../../access/index.js";
 import type { UseCaseDeps } from "../../deps.js";
 
 /** What managing teams' grants needs: access checks, and identity to check that a team is the organization's. */

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { atLeast, collectionLevel, isId, type Membership } from "../../access/index.js";
-import { Collection } from "./collection.js";
+import { Collection } from "../domain/collection.js";
 
 /**
  * Checks that the caller may create content under `parentId` of the organization: the create

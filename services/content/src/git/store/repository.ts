@@ -1,6 +1,6 @@
 import { AppError } from "@imprint/runtime";
 import { GitFailure, networkError, type GitNetwork, type GitWorkspace } from "./git-cli.js";
-import type { GitLimits } from "./limits.js";
+import type { GitLimits } from "../domain/limits.js";
 
 /** One blob of a tree. */
 export interface TreeEntry {

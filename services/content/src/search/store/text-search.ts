@@ -1,6 +1,6 @@
 import { AppError } from "@imprint/runtime";
 import type { RawBuilder } from "kysely";
-import { sql } from "../../revisions/domain/store/db.js";
+import { sql } from "../../revisions/index.js";
 
 /** PostgreSQL text-search configuration of the index and the queries (English stemming). */
 export const SEARCH_CONFIG = "english";

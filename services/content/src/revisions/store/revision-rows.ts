@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { RevisionCaches, RevisionHeader } from "./caches.js";
+import type { RevisionCaches, RevisionHeader } from "../domain/tree/caches.js";
 import { execute, queryRows, sql, toDate } from "./db.js";
 
 interface RevisionRow {
