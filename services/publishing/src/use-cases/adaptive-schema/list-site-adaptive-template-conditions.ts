@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { templateConditions, type TemplateCondition } from "../domain/adaptive-schema.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization } from "./shared/access.js";
-import { findSite } from "./shared/sites.js";
+import { templateConditions, type TemplateCondition } from "../../domain/adaptive-schema.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization } from "../shared/access.js";
+import { findSite } from "../shared/sites.js";
 import type { SiteAdaptiveSchemaInput } from "./get-site-adaptive-schema.js";
 
 /** Conditions derived from the site's adaptive schema (none without one), for any member. */

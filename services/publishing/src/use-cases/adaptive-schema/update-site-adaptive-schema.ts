@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { validateAdaptiveSchema } from "../domain/adaptive-schema.js";
-import { recordPublishingEvent, siteUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSite } from "./shared/sites.js";
+import { validateAdaptiveSchema } from "../../domain/adaptive-schema.js";
+import { recordPublishingEvent, siteUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findSite } from "../shared/sites.js";
 import type { AdaptiveSchemaView } from "./get-site-adaptive-schema.js";
 
 export interface UpdateSiteAdaptiveSchemaInput {

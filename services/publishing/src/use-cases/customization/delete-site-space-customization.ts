@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { recordPublishingEvent, siteSpaceUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization } from "./shared/access.js";
+import { recordPublishingEvent, siteSpaceUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization } from "../shared/access.js";
 import type { SiteSpaceCustomizationInput } from "./get-site-space-customization.js";
-import { findSiteSpace } from "./shared/site-spaces.js";
-import { findSite } from "./shared/sites.js";
+import { findSiteSpace } from "../shared/site-spaces.js";
+import { findSite } from "../shared/sites.js";
 
 /**
  * Removes a site-space's override, so it shows its site's customization again (organization

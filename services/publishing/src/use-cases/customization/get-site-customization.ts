@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { siteCustomization, type CustomizationView } from "./shared/customization.js";
-import { findSite } from "./shared/sites.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { siteCustomization, type CustomizationView } from "../shared/customization.js";
+import { findSite } from "../shared/sites.js";
 
 export interface GetSiteCustomizationInput {
   caller: CallerInput | undefined;

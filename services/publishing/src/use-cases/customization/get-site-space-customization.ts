@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { siteSpaceCustomization, siteSpaceOverride, type CustomizationView } from "./shared/customization.js";
-import { findSiteSpace } from "./shared/site-spaces.js";
-import { findSite } from "./shared/sites.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { siteSpaceCustomization, siteSpaceOverride, type CustomizationView } from "../shared/customization.js";
+import { findSiteSpace } from "../shared/site-spaces.js";
+import { findSite } from "../shared/sites.js";
 
 export interface SiteSpaceCustomizationInput {
   caller: CallerInput | undefined;

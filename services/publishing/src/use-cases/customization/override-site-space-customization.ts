@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { patchOverride, validateCustomizationOverride, CUSTOMIZATION_MAX_BYTES } from "../domain/customization/customization.js";
+import { patchOverride, validateCustomizationOverride, CUSTOMIZATION_MAX_BYTES } from "../../domain/customization/customization.js";
 import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, siteSpaceUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { siteSpaceCustomization, siteSpaceOverride } from "./shared/customization.js";
+import { recordPublishingEvent, siteSpaceUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { siteSpaceCustomization, siteSpaceOverride } from "../shared/customization.js";
 import type { SiteSpaceCustomizationView } from "./get-site-space-customization.js";
-import { findSiteSpace } from "./shared/site-spaces.js";
-import { findSite } from "./shared/sites.js";
+import { findSiteSpace } from "../shared/site-spaces.js";
+import { findSite } from "../shared/sites.js";
 
 export interface OverrideSiteSpaceCustomizationInput {
   caller: CallerInput | undefined;

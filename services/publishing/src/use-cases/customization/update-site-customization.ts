@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { validateSiteCustomization } from "../domain/customization/customization.js";
-import { recordPublishingEvent, siteUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import type { CustomizationView } from "./shared/customization.js";
-import { findSite } from "./shared/sites.js";
+import { validateSiteCustomization } from "../../domain/customization/customization.js";
+import { recordPublishingEvent, siteUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import type { CustomizationView } from "../shared/customization.js";
+import { findSite } from "../shared/sites.js";
 
 export interface UpdateSiteCustomizationInput {
   caller: CallerInput | undefined;

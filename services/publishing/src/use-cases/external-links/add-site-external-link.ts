@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { SiteExternalLink, validateLinkUrl } from "../domain/site-external-link.js";
-import { validateIcon, validateSectionDescription, validateSectionTitle } from "../domain/site-section.js";
-import { validateCondition } from "../domain/site-space.js";
-import { recordPublishingEvent, siteExternalLinkCreated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { externalLinkView, requireSections, type ExternalLinkView } from "./shared/external-links.js";
-import { parentGroup } from "./shared/section-groups.js";
-import { findSite } from "./shared/sites.js";
-import { nextLevelPosition } from "./shared/top-level.js";
+import { SiteExternalLink, validateLinkUrl } from "../../domain/site-external-link.js";
+import { validateIcon, validateSectionDescription, validateSectionTitle } from "../../domain/site-section.js";
+import { validateCondition } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteExternalLinkCreated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { externalLinkView, requireSections, type ExternalLinkView } from "../shared/external-links.js";
+import { parentGroup } from "../shared/section-groups.js";
+import { findSite } from "../shared/sites.js";
+import { nextLevelPosition } from "../shared/top-level.js";
 
 export interface AddSiteExternalLinkInput {
   caller: CallerInput | undefined;

@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, siteExternalLinkDeleted } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findExternalLink } from "./shared/external-links.js";
-import { findSite } from "./shared/sites.js";
-import { levelItems, renumber } from "./shared/top-level.js";
+import { recordPublishingEvent, siteExternalLinkDeleted } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findExternalLink } from "../shared/external-links.js";
+import { findSite } from "../shared/sites.js";
+import { levelItems, renumber } from "../shared/top-level.js";
 
 export interface DeleteSiteExternalLinkInput {
   caller: CallerInput | undefined;

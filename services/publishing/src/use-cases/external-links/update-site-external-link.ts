@@ -1,14 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { validateLinkUrl } from "../domain/site-external-link.js";
-import { validateIcon, validateSectionDescription, validateSectionTitle } from "../domain/site-section.js";
-import { validateCondition } from "../domain/site-space.js";
-import { recordPublishingEvent, siteExternalLinkUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { externalLinkView, findExternalLink, type ExternalLinkView } from "./shared/external-links.js";
-import { parentGroup } from "./shared/section-groups.js";
-import { findSite } from "./shared/sites.js";
-import { placeInLevel } from "./shared/top-level.js";
+import { validateLinkUrl } from "../../domain/site-external-link.js";
+import { validateIcon, validateSectionDescription, validateSectionTitle } from "../../domain/site-section.js";
+import { validateCondition } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteExternalLinkUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { externalLinkView, findExternalLink, type ExternalLinkView } from "../shared/external-links.js";
+import { parentGroup } from "../shared/section-groups.js";
+import { findSite } from "../shared/sites.js";
+import { placeInLevel } from "../shared/top-level.js";
 
 export interface UpdateSiteExternalLinkInput {
   caller: CallerInput | undefined;

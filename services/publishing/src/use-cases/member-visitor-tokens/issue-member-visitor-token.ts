@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, requireCaller, roleName } from "@imprint/runtime";
-import { signMemberToken } from "../domain/member-visitor-token.js";
-import { Site } from "../domain/site.js";
-import type { UseCaseDeps } from "../deps.js";
-import type { CallerInput } from "./shared/access.js";
-import { callerMessage } from "./shared/access.js";
-import { organizationVisitorKey } from "./shared/visitor-keys.js";
+import { signMemberToken } from "../../domain/member-visitor-token.js";
+import { Site } from "../../domain/site.js";
+import type { UseCaseDeps } from "../../deps.js";
+import type { CallerInput } from "../shared/access.js";
+import { callerMessage } from "../shared/access.js";
+import { organizationVisitorKey } from "../shared/visitor-keys.js";
 
 /**
  * The caller's member visitor token for the organization (the ping's `serviceVisitorClaims`): ""

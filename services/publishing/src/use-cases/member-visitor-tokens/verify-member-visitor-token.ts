@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isId } from "@imprint/runtime";
-import { verifyMemberToken, type MemberClaims } from "../domain/member-visitor-token.js";
-import { OrganizationVisitorKey } from "../domain/organization-visitor-key.js";
-import type { UseCaseDeps } from "../deps.js";
+import { verifyMemberToken, type MemberClaims } from "../../domain/member-visitor-token.js";
+import { OrganizationVisitorKey } from "../../domain/organization-visitor-key.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 /**
  * Whether a member visitor token was signed for the organization with its key and is still valid

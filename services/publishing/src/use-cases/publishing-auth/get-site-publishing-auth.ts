@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { publishingAuthView, type PublishingAuthView } from "./shared/publishing-auth.js";
-import { findSite } from "./shared/sites.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { publishingAuthView, type PublishingAuthView } from "../shared/publishing-auth.js";
+import { findSite } from "../shared/sites.js";
 
 export interface GetSitePublishingAuthInput {
   caller: CallerInput | undefined;

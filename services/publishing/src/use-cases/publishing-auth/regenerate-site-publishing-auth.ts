@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { newVisitorAuthKey } from "../domain/site.js";
-import { recordPublishingEvent, sitePublishingAuthRegenerated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { publishingAuthView, type PublishingAuthView } from "./shared/publishing-auth.js";
-import { findSite } from "./shared/sites.js";
+import { newVisitorAuthKey } from "../../domain/site.js";
+import { recordPublishingEvent, sitePublishingAuthRegenerated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { publishingAuthView, type PublishingAuthView } from "../shared/publishing-auth.js";
+import { findSite } from "../shared/sites.js";
 
 export interface RegenerateSitePublishingAuthInput {
   caller: CallerInput | undefined;

@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { validateAuthUrl } from "../domain/site.js";
-import { recordPublishingEvent, siteUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { publishingAuthView, type PublishingAuthView } from "./shared/publishing-auth.js";
-import { findSite } from "./shared/sites.js";
+import { validateAuthUrl } from "../../domain/site.js";
+import { recordPublishingEvent, siteUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { publishingAuthView, type PublishingAuthView } from "../shared/publishing-auth.js";
+import { findSite } from "../shared/sites.js";
 
 export interface UpdateSitePublishingAuthInput {
   caller: CallerInput | undefined;

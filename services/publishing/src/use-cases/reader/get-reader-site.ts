@@ -1,16 +1,16 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import type { Customization } from "../domain/customization/customization.js";
-import { ShareLink } from "../domain/share-link.js";
-import { Site } from "../domain/site.js";
-import { SiteExternalLink } from "../domain/site-external-link.js";
-import { SiteSection } from "../domain/site-section.js";
-import { SiteSectionGroup } from "../domain/site-section-group.js";
-import { SiteSpace } from "../domain/site-space.js";
-import { siteCustomization, siteSpaceCustomization } from "./shared/customization.js";
-import { effectiveDefaultSectionId } from "./shared/sections.js";
-import { levelDefaults } from "./shared/sites.js";
-import { isLive } from "./shared/structure.js";
+import type { Customization } from "../../domain/customization/customization.js";
+import { ShareLink } from "../../domain/share-link.js";
+import { Site } from "../../domain/site.js";
+import { SiteExternalLink } from "../../domain/site-external-link.js";
+import { SiteSection } from "../../domain/site-section.js";
+import { SiteSectionGroup } from "../../domain/site-section-group.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import { siteCustomization, siteSpaceCustomization } from "../shared/customization.js";
+import { effectiveDefaultSectionId } from "../shared/sections.js";
+import { levelDefaults } from "../shared/sites.js";
+import { isLive } from "../shared/structure.js";
 
 export interface ReaderSiteSpaceView {
   siteSpace: SiteSpace;

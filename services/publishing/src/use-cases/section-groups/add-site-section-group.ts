@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { SiteSection, validateIcon } from "../domain/site-section.js";
-import { SiteSectionGroup, validateGroupTitle } from "../domain/site-section-group.js";
-import { recordPublishingEvent, siteSectionGroupCreated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { readSpacesOfSite } from "./shared/site-spaces.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
-import { parentGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
-import { findSite } from "./shared/sites.js";
-import { checkGroupPlacement, nextLevelPosition, placeInLevel } from "./shared/top-level.js";
+import { SiteSection, validateIcon } from "../../domain/site-section.js";
+import { SiteSectionGroup, validateGroupTitle } from "../../domain/site-section-group.js";
+import { recordPublishingEvent, siteSectionGroupCreated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { readSpacesOfSite } from "../shared/site-spaces.js";
+import { isId, requireOrganization, type CallerInput } from "../shared/access.js";
+import { parentGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
+import { findSite } from "../shared/sites.js";
+import { checkGroupPlacement, nextLevelPosition, placeInLevel } from "../shared/top-level.js";
 
 export interface AddSiteSectionGroupInput {
   caller: CallerInput | undefined;

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { SiteSectionGroup } from "../domain/site-section-group.js";
-import { recordPublishingEvent, siteSectionGroupDeleted } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSectionGroup } from "./shared/section-groups.js";
-import { findSite } from "./shared/sites.js";
-import { levelItems, renumber, setParent } from "./shared/top-level.js";
+import type { SiteSectionGroup } from "../../domain/site-section-group.js";
+import { recordPublishingEvent, siteSectionGroupDeleted } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findSectionGroup } from "../shared/section-groups.js";
+import { findSite } from "../shared/sites.js";
+import { levelItems, renumber, setParent } from "../shared/top-level.js";
 
 export interface DeleteSiteSectionGroupInput {
   caller: CallerInput | undefined;

@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { compareStringKeys, pageOfSorted, readPageRequest, type Page, type PageRequestLike } from "@imprint/runtime";
-import { SiteSectionGroup } from "../domain/site-section-group.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
-import { findSite } from "./shared/sites.js";
-import { structureOrder } from "./shared/top-level.js";
+import { SiteSectionGroup } from "../../domain/site-section-group.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
+import { findSite } from "../shared/sites.js";
+import { structureOrder } from "../shared/top-level.js";
 
 export interface ListSiteSectionGroupsInput {
   caller: CallerInput | undefined;

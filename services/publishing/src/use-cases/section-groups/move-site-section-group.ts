@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, siteSectionGroupMoved } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { readSpacesOfSite } from "./shared/site-spaces.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
-import { findSite } from "./shared/sites.js";
-import { placeInLevel } from "./shared/top-level.js";
+import { recordPublishingEvent, siteSectionGroupMoved } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { readSpacesOfSite } from "../shared/site-spaces.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
+import { findSite } from "../shared/sites.js";
+import { placeInLevel } from "../shared/top-level.js";
 
 export interface MoveSiteSectionGroupInput {
   caller: CallerInput | undefined;

@@ -1,14 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { SiteSection } from "../domain/site-section.js";
-import { recordPublishingEvent, siteSectionGroupUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { readSpacesOfSite } from "./shared/site-spaces.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
-import { findSiteSection } from "./shared/sections.js";
-import { findSite } from "./shared/sites.js";
-import { placeInLevel } from "./shared/top-level.js";
+import { SiteSection } from "../../domain/site-section.js";
+import { recordPublishingEvent, siteSectionGroupUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { readSpacesOfSite } from "../shared/site-spaces.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
+import { findSiteSection } from "../shared/sections.js";
+import { findSite } from "../shared/sites.js";
+import { placeInLevel } from "../shared/top-level.js";
 
 export interface SetSectionGroupInput {
   caller: CallerInput | undefined;

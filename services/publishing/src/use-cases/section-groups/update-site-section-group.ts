@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { validateIcon } from "../domain/site-section.js";
-import { validateGroupTitle } from "../domain/site-section-group.js";
-import { recordPublishingEvent, siteSectionGroupUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { readSpacesOfSite } from "./shared/site-spaces.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSectionGroup, parentGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
-import { checkGroupPlacement, placeInLevel } from "./shared/top-level.js";
-import { findSite } from "./shared/sites.js";
+import { validateIcon } from "../../domain/site-section.js";
+import { validateGroupTitle } from "../../domain/site-section-group.js";
+import { recordPublishingEvent, siteSectionGroupUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { readSpacesOfSite } from "../shared/site-spaces.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findSectionGroup, parentGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
+import { checkGroupPlacement, placeInLevel } from "../shared/top-level.js";
+import { findSite } from "../shared/sites.js";
 
 export interface UpdateSiteSectionGroupInput {
   caller: CallerInput | undefined;

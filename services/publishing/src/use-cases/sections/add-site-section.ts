@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Site } from "../domain/site.js";
-import { sectionTitleFrom, SiteSection, validateIcon, validateSectionTitle } from "../domain/site-section.js";
-import { pathFromTitle, SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSectionCreated } from "../events.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
-import { requireOrganization } from "./shared/access.js";
-import { freeSectionPath, sectionViews, type SectionView } from "./shared/sections.js";
-import { appendSiteSpace, readSpacesOfSite } from "./shared/site-spaces.js";
-import { nextTopLevelPosition } from "./shared/top-level.js";
-import { findSite, requirePublishableSpace } from "./shared/sites.js";
+import type { Site } from "../../domain/site.js";
+import { sectionTitleFrom, SiteSection, validateIcon, validateSectionTitle } from "../../domain/site-section.js";
+import { pathFromTitle, SiteSpace } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteSectionCreated } from "../../events.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
+import { requireOrganization } from "../shared/access.js";
+import { freeSectionPath, sectionViews, type SectionView } from "../shared/sections.js";
+import { appendSiteSpace, readSpacesOfSite } from "../shared/site-spaces.js";
+import { nextTopLevelPosition } from "../shared/top-level.js";
+import { findSite, requirePublishableSpace } from "../shared/sites.js";
 
 export interface AddSiteSectionInput {
   caller: CallerInput | undefined;

@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { SiteSection } from "../domain/site-section.js";
-import { SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSectionDeleted, siteUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { removeSiteSpaces } from "./shared/removal.js";
-import { findSiteSection } from "./shared/sections.js";
-import { findSite } from "./shared/sites.js";
+import { SiteSection } from "../../domain/site-section.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteSectionDeleted, siteUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { removeSiteSpaces } from "../shared/removal.js";
+import { findSiteSection } from "../shared/sections.js";
+import { findSite } from "../shared/sites.js";
 
 export interface DeleteSiteSectionInput {
   caller: CallerInput | undefined;

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { compareStringKeys, pageOfSorted, readPageRequest, type Page, type PageRequestLike } from "@imprint/runtime";
-import { SiteSection } from "../domain/site-section.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { sectionViews, type SectionView } from "./shared/sections.js";
-import { requireActiveShareKey } from "./shared/share-links.js";
-import { findSite } from "./shared/sites.js";
-import { structureOrder } from "./shared/top-level.js";
+import { SiteSection } from "../../domain/site-section.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { sectionViews, type SectionView } from "../shared/sections.js";
+import { requireActiveShareKey } from "../shared/share-links.js";
+import { findSite } from "../shared/sites.js";
+import { structureOrder } from "../shared/top-level.js";
 
 export interface ListSiteSectionsInput {
   caller: CallerInput | undefined;

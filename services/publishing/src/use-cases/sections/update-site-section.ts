@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { SiteSection, validateIcon, validateSectionDescription, validateSectionTitle } from "../domain/site-section.js";
-import { SiteSpace, validateCondition, validatePath } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSectionUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { readSpacesOfSite } from "./shared/site-spaces.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSiteSection, sectionViews, type SectionView } from "./shared/sections.js";
-import { findSite } from "./shared/sites.js";
+import { SiteSection, validateIcon, validateSectionDescription, validateSectionTitle } from "../../domain/site-section.js";
+import { SiteSpace, validateCondition, validatePath } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteSectionUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { readSpacesOfSite } from "../shared/site-spaces.js";
+import { isId, requireOrganization, type CallerInput } from "../shared/access.js";
+import { findSiteSection, sectionViews, type SectionView } from "../shared/sections.js";
+import { findSite } from "../shared/sites.js";
 
 export interface UpdateSiteSectionInput {
   caller: CallerInput | undefined;

@@ -1,11 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { newShareKey, ShareLink, validateName } from "../domain/share-link.js";
-import { recordPublishingEvent, shareLinkCreated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import type { ShareLinkView } from "./shared/share-links.js";
-import { findSite } from "./shared/sites.js";
+import { newShareKey, ShareLink, validateName } from "../../domain/share-link.js";
+import { recordPublishingEvent, shareLinkCreated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import type { ShareLinkView } from "../shared/share-links.js";
+import { findSite } from "../shared/sites.js";
 
 export interface CreateShareLinkInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, shareLinkDeleted } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findShareLink } from "./shared/share-links.js";
-import { findSite } from "./shared/sites.js";
+import { recordPublishingEvent, shareLinkDeleted } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findShareLink } from "../shared/share-links.js";
+import { findSite } from "../shared/sites.js";
 
 export interface DeleteShareLinkInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type KeysetSort, type Page, type PageRequestLike } from "@imprint/runtime";
-import { ShareLink } from "../domain/share-link.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import type { ShareLinkView } from "./shared/share-links.js";
-import { findSite } from "./shared/sites.js";
+import { ShareLink } from "../../domain/share-link.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import type { ShareLinkView } from "../shared/share-links.js";
+import { findSite } from "../shared/sites.js";
 
 export interface ListShareLinksInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { validateName } from "../domain/share-link.js";
-import { recordPublishingEvent, shareLinkUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findShareLink, type ShareLinkView } from "./shared/share-links.js";
-import { findSite } from "./shared/sites.js";
+import { validateName } from "../../domain/share-link.js";
+import { recordPublishingEvent, shareLinkUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findShareLink, type ShareLinkView } from "../shared/share-links.js";
+import { findSite } from "../shared/sites.js";
 
 export interface UpdateShareLinkInput {
   caller: CallerInput | undefined;

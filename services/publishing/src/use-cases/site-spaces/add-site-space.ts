@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { appendSiteSpace, defaultSection, findSection, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "./shared/site-spaces.js";
-import { findSite, requirePublishableSpace } from "./shared/sites.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { appendSiteSpace, defaultSection, findSection, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "../shared/site-spaces.js";
+import { findSite, requirePublishableSpace } from "../shared/sites.js";
 
 export interface AddSiteSpaceInput {
   caller: CallerInput | undefined;

@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { SiteSpace } from "../domain/site-space.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { removeSiteSpaces } from "./shared/removal.js";
-import { findSiteSpace } from "./shared/site-spaces.js";
-import { findSite } from "./shared/sites.js";
+import type { SiteSpace } from "../../domain/site-space.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { removeSiteSpaces } from "../shared/removal.js";
+import { findSiteSpace } from "../shared/site-spaces.js";
+import { findSite } from "../shared/sites.js";
 
 export interface DeleteSiteSpaceInput {
   caller: CallerInput | undefined;

@@ -1,12 +1,12 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { compareStringKeys, pageOfSorted, readPageRequest, type Page, type PageRequestLike } from "@imprint/runtime";
-import { SiteSection } from "../domain/site-section.js";
-import { SiteSpace } from "../domain/site-space.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { requireActiveShareKey } from "./shared/share-links.js";
-import { siteSpaceViews, type SiteSpaceView } from "./shared/site-spaces.js";
-import { findSite, levelDefaults } from "./shared/sites.js";
+import { SiteSection } from "../../domain/site-section.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { requireActiveShareKey } from "../shared/share-links.js";
+import { siteSpaceViews, type SiteSpaceView } from "../shared/site-spaces.js";
+import { findSite, levelDefaults } from "../shared/sites.js";
 
 export interface ListSiteSpacesInput {
   caller: CallerInput | undefined;

@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSpaceMoved } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "./shared/site-spaces.js";
-import { findSite } from "./shared/sites.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteSpaceMoved } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "../shared/site-spaces.js";
+import { findSite } from "../shared/sites.js";
 
 export interface MoveSiteSpaceInput {
   caller: CallerInput | undefined;

@@ -1,13 +1,13 @@
-import { touchSpaces } from "./shared/publications.js";
+import { touchSpaces } from "../shared/publications.js";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Space } from "@imprint/proto/content/v1/spaces";
 import { AppError } from "@imprint/runtime";
-import { SiteSpace, validateCondition, validatePath } from "../domain/site-space.js";
-import { recordPublishingEvent, siteSpaceUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "./shared/site-spaces.js";
-import { findSite, requirePublishableSpace } from "./shared/sites.js";
+import { SiteSpace, validateCondition, validatePath } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteSpaceUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "../shared/site-spaces.js";
+import { findSite, requirePublishableSpace } from "../shared/sites.js";
 
 export interface UpdateSiteSpaceInput {
   caller: CallerInput | undefined;

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { Site } from "../domain/site.js";
-import type { UseCaseDeps } from "../deps.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
-import { siteViews, type SiteView } from "./shared/sites.js";
+import { Site } from "../../domain/site.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { isId, requireOrganization, type CallerInput } from "../shared/access.js";
+import { siteViews, type SiteView } from "../shared/sites.js";
 
 /** Ids one BatchGetSites call may ask for. */
 export const BATCH_GET_SITES_MAX = 1000;

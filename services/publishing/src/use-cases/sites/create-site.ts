@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { newVisitorAuthKey, Site, validateTitle, validateType, validateVisibility } from "../domain/site.js";
-import { recordPublishingEvent, siteCreated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { appendSiteSpace } from "./shared/site-spaces.js";
-import { requirePublishableSpace, siteView, type SiteView } from "./shared/sites.js";
+import { newVisitorAuthKey, Site, validateTitle, validateType, validateVisibility } from "../../domain/site.js";
+import { recordPublishingEvent, siteCreated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { appendSiteSpace } from "../shared/site-spaces.js";
+import { requirePublishableSpace, siteView, type SiteView } from "../shared/sites.js";
 
 export interface CreateSiteInput {
   caller: CallerInput | undefined;

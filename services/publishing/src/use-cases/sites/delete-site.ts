@@ -1,16 +1,16 @@
-import { SiteExternalLink } from "../domain/site-external-link.js";
-import { touchSpaces } from "./shared/publications.js";
+import { SiteExternalLink } from "../../domain/site-external-link.js";
+import { touchSpaces } from "../shared/publications.js";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { ShareLink } from "../domain/share-link.js";
-import { Site } from "../domain/site.js";
-import { SiteSection } from "../domain/site-section.js";
-import { SiteSectionGroup } from "../domain/site-section-group.js";
-import { SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteDeleted } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findSite } from "./shared/sites.js";
+import { ShareLink } from "../../domain/share-link.js";
+import { Site } from "../../domain/site.js";
+import { SiteSection } from "../../domain/site-section.js";
+import { SiteSectionGroup } from "../../domain/site-section-group.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteDeleted } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findSite } from "../shared/sites.js";
 
 export interface DeleteSiteInput {
   caller: CallerInput | undefined;

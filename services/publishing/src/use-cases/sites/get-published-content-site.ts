@@ -1,13 +1,13 @@
 import { createHash } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Customization } from "../domain/customization/customization.js";
-import type { Site } from "../domain/site.js";
-import type { UseCaseDeps } from "../deps.js";
-import { isId, requireOrganization, type CallerInput, type OrganizationAccess } from "./shared/access.js";
-import { siteCustomization, siteSpaceCustomization, type CustomizationView } from "./shared/customization.js";
-import { requireActiveShareKey } from "./shared/share-links.js";
-import { findSite, siteView, type SiteView } from "./shared/sites.js";
-import { siteStructure, structureSiteSpaces, type SiteStructureView } from "./shared/structure.js";
+import type { Customization } from "../../domain/customization/customization.js";
+import type { Site } from "../../domain/site.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { isId, requireOrganization, type CallerInput, type OrganizationAccess } from "../shared/access.js";
+import { siteCustomization, siteSpaceCustomization, type CustomizationView } from "../shared/customization.js";
+import { requireActiveShareKey } from "../shared/share-links.js";
+import { findSite, siteView, type SiteView } from "../shared/sites.js";
+import { siteStructure, structureSiteSpaces, type SiteStructureView } from "../shared/structure.js";
 
 export interface GetPublishedContentSiteInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { raw } from "@mikro-orm/postgresql";
 import { findPage, type KeysetSort, type Page, type PageRequestLike } from "@imprint/runtime";
-import { Site, validateType } from "../domain/site.js";
-import type { UseCaseDeps } from "../deps.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
-import { siteViews, type SiteView } from "./shared/sites.js";
+import { Site, validateType } from "../../domain/site.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { isId, requireOrganization, type CallerInput } from "../shared/access.js";
+import { siteViews, type SiteView } from "../shared/sites.js";
 
 export interface ListSitesInput {
   caller: CallerInput | undefined;

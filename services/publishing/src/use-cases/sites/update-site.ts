@@ -9,14 +9,14 @@ import {
   validateTitle,
   validateVisibility,
   type SiteSettings,
-} from "../domain/site.js";
-import { SiteSection } from "../domain/site-section.js";
-import { SiteSpace } from "../domain/site-space.js";
-import { recordPublishingEvent, siteUpdated } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { isId, requireOrganization, type CallerInput } from "./shared/access.js";
-import { defaultSection } from "./shared/site-spaces.js";
-import { findSite, siteView, type SiteView } from "./shared/sites.js";
+} from "../../domain/site.js";
+import { SiteSection } from "../../domain/site-section.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import { recordPublishingEvent, siteUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { isId, requireOrganization, type CallerInput } from "../shared/access.js";
+import { defaultSection } from "../shared/site-spaces.js";
+import { findSite, siteView, type SiteView } from "../shared/sites.js";
 
 export interface UpdateSiteInput {
   caller: CallerInput | undefined;

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { reannouncePublications } from "./shared/publications.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { reannouncePublications } from "../shared/publications.js";
 
 const BATCH = 100;
 

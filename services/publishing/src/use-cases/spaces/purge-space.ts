@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { SiteSpace } from "../domain/site-space.js";
-import type { UseCaseDeps } from "../deps.js";
-import { removeSiteSpaces } from "./shared/removal.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { removeSiteSpaces } from "../shared/removal.js";
 
 /**
  * Content purged a space (`space.purged`): its site-spaces leave every site (`site_space.deleted`

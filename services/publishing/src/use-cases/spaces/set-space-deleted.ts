@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { SiteSpace } from "../domain/site-space.js";
-import { touchSpaces } from "./shared/publications.js";
-import { touchSitesOfSpaces } from "./shared/sites.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import { touchSpaces } from "../shared/publications.js";
+import { touchSitesOfSpaces } from "../shared/sites.js";
 
 /**
  * Content deleted (`space.deleted`) or restored (`space.restored`) a space: its site-spaces, in

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { SiteSpace } from "../domain/site-space.js";
-import type { UseCaseDeps } from "../deps.js";
-import { removeSiteSpaces } from "./shared/removal.js";
+import { SiteSpace } from "../../domain/site-space.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { removeSiteSpaces } from "../shared/removal.js";
 
 /**
  * Content moved a space to another organization (`space.transferred`): it leaves the sites of the

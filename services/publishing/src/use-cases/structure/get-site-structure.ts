@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UseCaseDeps } from "../deps.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { requireActiveShareKey } from "./shared/share-links.js";
-import { findSite } from "./shared/sites.js";
-import { siteStructure, type SiteStructureView } from "./shared/structure.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { requireActiveShareKey } from "../shared/share-links.js";
+import { findSite } from "../shared/sites.js";
+import { siteStructure, type SiteStructureView } from "../shared/structure.js";
 
-export type { SiteStructureView, StructureItemView } from "./shared/structure.js";
+export type { SiteStructureView, StructureItemView } from "../shared/structure.js";
 
 export interface GetSiteStructureInput {
   caller: CallerInput | undefined;

@@ -1,16 +1,16 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { recordPublishingEvent, siteExternalLinkMoved, siteSectionGroupMoved, siteSectionMoved } from "../events.js";
-import type { UseCaseDeps } from "../deps.js";
-import { moveSiteSpace } from "./move-site-space.js";
-import { requireOrganization, type CallerInput } from "./shared/access.js";
-import { findExternalLink } from "./shared/external-links.js";
-import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "./shared/section-groups.js";
-import { findSiteSection, sectionViews, type SectionView } from "./shared/sections.js";
-import { readSpacesOfSite, type SiteSpaceView } from "./shared/site-spaces.js";
-import { findSite } from "./shared/sites.js";
-import type { ExternalLinkView } from "./shared/structure.js";
-import { checkGroupPlacement, parentOf, placeInLevel, type LevelItem } from "./shared/top-level.js";
+import { recordPublishingEvent, siteExternalLinkMoved, siteSectionGroupMoved, siteSectionMoved } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { moveSiteSpace } from "../site-spaces/move-site-space.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import { findExternalLink } from "../shared/external-links.js";
+import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
+import { findSiteSection, sectionViews, type SectionView } from "../shared/sections.js";
+import { readSpacesOfSite, type SiteSpaceView } from "../shared/site-spaces.js";
+import { findSite } from "../shared/sites.js";
+import type { ExternalLinkView } from "../shared/structure.js";
+import { checkGroupPlacement, parentOf, placeInLevel, type LevelItem } from "../shared/top-level.js";
 
 export const STRUCTURE_ITEM_TYPES = ["site-space", "site-section", "site-section-group", "site-external-link"] as const;
 
