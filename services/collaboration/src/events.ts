@@ -1,22 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { contextEvents, recordEvent, type EventDefinition, type EventPayload } from "@imprint/runtime";
-import {
-  ChangeRequestArchived,
-  ChangeRequestCreated,
-  ChangeRequestMerged,
-  ChangeRequestUpdated,
-  ChangeRequestUpdatedFromMain,
-  CommentCreated,
-  CommentDeleted,
-  CommentReopened,
-  CommentReplyCreated,
-  CommentReplyDeleted,
-  CommentReplyUpdated,
-  CommentResolved,
-  SpaceCountersAnnounced,
-  CommentUpdated,
-  type SpaceCounters,
-} from "@imprint/proto/collaboration/v1/events";
+import { recordEvent, type EventDefinition, type EventPayload } from "@imprint/runtime";
+import type { SpaceCounters } from "@imprint/proto/collaboration/v1/events";
 import type { Comment } from "./domain/comment.js";
 import type { CallerInput, UseCaseDeps } from "./deps.js";
 
@@ -24,26 +8,12 @@ import type { CallerInput, UseCaseDeps } from "./deps.js";
 export const COLLABORATION_EVENT_CONTEXT = "collaboration";
 
 /**
- * The collaboration events, each payload a message of `proto/imprint/collaboration/v1/events.proto`
- * (listed in the event catalogue of docs/architecture.md, which a test checks against these
- * definitions).
+ * The collaboration events. Their contracts (type, subject, ordering key, message) are generated from
+ * `proto/imprint/collaboration/v1/events.proto` into `@imprint/proto/collaboration/v1/event-contracts`,
+ * which the consumers read too; the event catalogue of docs/architecture.md lists them (a test
+ * checks it against these).
  */
-const collaborationEvent = contextEvents(COLLABORATION_EVENT_CONTEXT);
-
-export const changeRequestCreated = collaborationEvent("change_request", "created", ChangeRequestCreated);
-export const changeRequestUpdated = collaborationEvent("change_request", "updated", ChangeRequestUpdated);
-export const changeRequestArchived = collaborationEvent("change_request", "archived", ChangeRequestArchived);
-export const changeRequestMerged = collaborationEvent("change_request", "merged", ChangeRequestMerged);
-export const changeRequestUpdatedFromMain = collaborationEvent("change_request", "updated_from_main", ChangeRequestUpdatedFromMain);
-export const commentCreated = collaborationEvent("comment", "created", CommentCreated);
-export const commentUpdated = collaborationEvent("comment", "updated", CommentUpdated);
-export const commentResolved = collaborationEvent("comment", "resolved", CommentResolved);
-export const commentReopened = collaborationEvent("comment", "reopened", CommentReopened);
-export const commentDeleted = collaborationEvent("comment", "deleted", CommentDeleted);
-export const commentReplyCreated = collaborationEvent("comment_reply", "created", CommentReplyCreated);
-export const commentReplyUpdated = collaborationEvent("comment_reply", "updated", CommentReplyUpdated);
-export const commentReplyDeleted = collaborationEvent("comment_reply", "deleted", CommentReplyDeleted);
-export const spaceCountersAnnounced = collaborationEvent("space_counters", "announced", SpaceCountersAnnounced);
+export * from "@imprint/proto/collaboration/v1/event-contracts";
 
 /**
  * Bumps the space's counters version and counts, after the transaction's changes are flushed.

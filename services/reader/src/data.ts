@@ -7,6 +7,9 @@ import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/m
 import { ReaderServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/reader";
 import { AppError, CacheBudget, createPromiseClient, type Logger } from "@imprint/runtime/core";
 import { connectNatsInBackground, watchEvents, type EventWatch, type NatsLink } from "@imprint/runtime/watch";
+import { contentEvents } from "@imprint/proto/content/v1/event-contracts";
+import { integrationEvents } from "@imprint/proto/integration/v1/event-contracts";
+import { publishingEvents } from "@imprint/proto/publishing/v1/event-contracts";
 import type { ReaderConfig } from "./config.js";
 import type { ReaderSite } from "./site.js";
 import { throttledWarning } from "./throttled-warning.js";
@@ -164,29 +167,25 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     // The reader serves without NATS; while events do not flow, caches keep their shorter TTL.
     nats = connectNatsInBackground(config.NATS_URL, "imprint-reader", logger);
     watch = watchEvents(nats, {
-      contexts: integrations ? ["publishing", "content", "integration"] : ["publishing", "content"],
-      onEvent: (envelope, subject) => {
-        if (subject.startsWith("imprint.integration.")) {
+      events: integrations ? [...publishingEvents, ...contentEvents, ...integrationEvents] : [...publishingEvents, ...contentEvents],
+      onEvent: (event) => {
+        if (event.subject.startsWith("imprint.integration.")) {
           // A site installation names its site; anything else (an integration published or deleted, an
           // organization installation changed or removed) may change any site's scripts.
-          const { kind, targetId } = envelope.payload;
-          if (subject.includes(".target_installation.")) {
-            if (kind === "site" && typeof targetId === "string") dropScripts(targetId);
-            else if (kind !== "space") dropScripts();
-          } else {
-            dropScripts();
-          }
+          const target = "targetId" in event.payload ? event.payload : undefined;
+          if (target?.kind === "site") dropScripts(target.targetId);
+          else if (target?.kind !== "space") dropScripts();
           return;
         }
-        if (subject.startsWith("imprint.publishing.")) {
+        if (event.subject.startsWith("imprint.publishing.")) {
           // Site events are rare and one may change any lookup of the site (basename, hostname): drop them all.
           siteCache.clear();
           shareKeys.clear();
           return;
         }
-        const spaceId = envelope.payload.spaceId;
-        if (typeof spaceId === "string") spaceCache.delete(spaceId);
-        else if (subject.includes(".space.")) spaceCache.clear();
+        // A content event about a space (its lifecycle, a revision, a branch) may change what it publishes.
+        if ("spaceId" in event.payload && event.payload.spaceId) spaceCache.delete(event.payload.spaceId);
+        else if (event.type.startsWith("space.")) spaceCache.clear();
       },
       onGap: () => {
         dropScripts();
