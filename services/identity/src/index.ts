@@ -1,6 +1,6 @@
 export { loadIdentityConfig, identityConfigShape, type IdentityConfig } from "./config.js";
 export { identityServiceSpec, startIdentityService, IDENTITY_MIGRATIONS_PATH } from "./service.js";
-export { IDENTITY_SERVICE_NAME } from "./grpc/identity-service.js";
+export { IDENTITY_SERVICE_NAME } from "./grpc/organization-service.js";
 export { identityEntities } from "./domain/entities.js";
 export { ApiToken } from "./domain/api-token.js";
 export { LinkInvite } from "./domain/link-invite.js";

@@ -5,9 +5,9 @@ import type { IdentityConfig } from "./config.js";
 import type { UseCaseDeps } from "./deps.js";
 import { identityEntities } from "./domain/entities.js";
 import { IDENTITY_CONTEXT } from "./events.js";
-import { IDENTITY_SERVICE_NAME, identityServiceImplementation } from "./grpc/identity-service.js";
+import { IDENTITY_SERVICE_NAME, identityServiceImplementation } from "./grpc/organization-service.js";
 import { sweepExpiredTokensJob } from "./jobs/sweep-expired-tokens.js";
-import { bootstrapFirstOrganization } from "./use-cases/bootstrap.js";
+import { bootstrapFirstOrganization } from "./use-cases/organizations/bootstrap.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const IDENTITY_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));

@@ -14,7 +14,7 @@ import type { TeamView } from "../use-cases/teams/shared.js";
 import type { MemberRoleValue, Role } from "../domain/roles.js";
 import type { MemberData, UserData } from "../use-cases/shared/views.js";
 import type { OrganizationView } from "../use-cases/shared/views.js";
-import type { MemberSortField } from "../use-cases/list-members.js";
+import type { MemberSortField } from "../use-cases/members/list-members.js";
 import { idOf } from "../use-cases/shared/queries.js";
 
 const ROLE_TO_PROTO: Record<Role, MemberRole> = {

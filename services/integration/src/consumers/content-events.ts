@@ -2,9 +2,9 @@ import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from
 import { CollectionTransferred, RevisionCreated, SpacePurged, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
 import type { IntegrationConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
-import { recordSpaceContentUpdated } from "../use-cases/record-space-content-updated.js";
-import { recordSpaceVisibilityUpdated } from "../use-cases/record-space-visibility-updated.js";
-import { removeTarget } from "../use-cases/remove-target.js";
+import { recordSpaceContentUpdated } from "../use-cases/integration-events/record-space-content-updated.js";
+import { recordSpaceVisibilityUpdated } from "../use-cases/integration-events/record-space-visibility-updated.js";
+import { removeTarget } from "../use-cases/target-installations/remove-target.js";
 import { wakeDelivery } from "../use-cases/shared/deliveries.js";
 
 /** Content's events this service follows, as it reads them. */

@@ -2,7 +2,7 @@ import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from
 import { SiteDeleted } from "@imprint/proto/publishing/v1/events";
 import type { IntegrationConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
-import { removeTarget } from "../use-cases/remove-target.js";
+import { removeTarget } from "../use-cases/target-installations/remove-target.js";
 import { wakeDelivery } from "../use-cases/shared/deliveries.js";
 
 /** Publishing's events this service follows, as it reads them. */

@@ -1,14 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { changeMemberRole, Member } from "../domain/member.js";
-import { lockOrganization, Organization } from "../domain/organization.js";
-import type { MemberRoleValue } from "../domain/roles.js";
-import { memberRoleChanged, recordIdentityEvent } from "../events.js";
-import { createMember } from "./shared/members.js";
-import { conflictOnUniqueViolation } from "./shared/conflicts.js";
-import { findOrCreateUser } from "./shared/users.js";
-import { displayNameOrDefault, isId, normalizeEmail } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import { changeMemberRole, Member } from "../../domain/member.js";
+import { lockOrganization, Organization } from "../../domain/organization.js";
+import type { MemberRoleValue } from "../../domain/roles.js";
+import { memberRoleChanged, recordIdentityEvent } from "../../events.js";
+import { createMember } from "../shared/members.js";
+import { conflictOnUniqueViolation } from "../shared/conflicts.js";
+import { findOrCreateUser } from "../shared/users.js";
+import { displayNameOrDefault, isId, normalizeEmail } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface AddMemberInput {
   organizationId: string;

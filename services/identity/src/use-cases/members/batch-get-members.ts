@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isInstallationPrincipal } from "../domain/user.js";
-import type { MemberData } from "./shared/views.js";
-import { batchIds } from "./shared/batch.js";
-import { findMembersOfUsers } from "./shared/hot-path-queries.js";
-import { isId } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import { isInstallationPrincipal } from "../../domain/user.js";
+import type { MemberData } from "../shared/views.js";
+import { batchIds } from "../shared/batch.js";
+import { findMembersOfUsers } from "../shared/hot-path-queries.js";
+import { isId } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface BatchGetMembersInput {
   organizationId: string;

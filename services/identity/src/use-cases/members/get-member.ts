@@ -1,14 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { MemberData } from "./shared/views.js";
-import { findMembersOfUsers } from "./shared/hot-path-queries.js";
-import { withTeamCounts } from "./shared/members.js";
-import { Organization } from "../domain/organization.js";
-import { organizationPermissionsFor } from "../domain/permissions.js";
-import { isInstallationPrincipal } from "../domain/user.js";
-import { assertSsoAllowsToken } from "./shared/sso.js";
-import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import type { MemberData } from "../shared/views.js";
+import { findMembersOfUsers } from "../shared/hot-path-queries.js";
+import { withTeamCounts } from "../shared/members.js";
+import { Organization } from "../../domain/organization.js";
+import { organizationPermissionsFor } from "../../domain/permissions.js";
+import { isInstallationPrincipal } from "../../domain/user.js";
+import { assertSsoAllowsToken } from "../shared/sso.js";
+import { isId, requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 export interface GetMemberInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { Member } from "../domain/member.js";
-import type { MemberRoleValue } from "../domain/roles.js";
-import { assertSsoAllowsToken } from "./shared/sso.js";
-import { isId } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import { Member } from "../../domain/member.js";
+import type { MemberRoleValue } from "../../domain/roles.js";
+import { assertSsoAllowsToken } from "../shared/sso.js";
+import { isId } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface GetMembershipInput {
   organizationId: string;

@@ -1,15 +1,15 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type KeysetSort, type PageRequestLike, type SortDirection } from "@imprint/runtime";
-import { Member, PEOPLE_ONLY } from "../domain/member.js";
-import { organizationPermissionsFor } from "../domain/permissions.js";
-import type { MemberRoleValue } from "../domain/roles.js";
-import { findEnabledMembershipSso } from "./shared/hot-path-queries.js";
-import { assertSsoAllowsToken } from "./shared/sso.js";
-import { withTeamCounts } from "./shared/members.js";
-import type { MemberData } from "./shared/views.js";
-import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
-import { containsPattern } from "./shared/queries.js";
+import { Member, PEOPLE_ONLY } from "../../domain/member.js";
+import { organizationPermissionsFor } from "../../domain/permissions.js";
+import type { MemberRoleValue } from "../../domain/roles.js";
+import { findEnabledMembershipSso } from "../shared/hot-path-queries.js";
+import { assertSsoAllowsToken } from "../shared/sso.js";
+import { withTeamCounts } from "../shared/members.js";
+import type { MemberData } from "../shared/views.js";
+import { isId, requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
+import { containsPattern } from "../shared/queries.js";
 
 export type MemberSortField = "joinedAt" | "lastSeenAt" | "name";
 

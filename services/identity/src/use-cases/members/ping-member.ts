@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Member } from "../domain/member.js";
-import { requireMembership } from "./shared/access.js";
-import { requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import type { Member } from "../../domain/member.js";
+import { requireMembership } from "../shared/access.js";
+import { requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 export interface PingMemberInput {
   caller: CallerInput | undefined;

@@ -1,14 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { assertMemberRemovable, Member } from "../domain/member.js";
-import { isInstallationPrincipal } from "../domain/user.js";
-import { lockOrganization, nextMembershipVersion } from "../domain/organization.js";
-import { requireMembership } from "./shared/access.js";
-import { TeamMember } from "../domain/team.js";
-import { memberRemoved, recordIdentityEvent, teamMemberRemoved } from "../events.js";
-import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
-import { idOf } from "./shared/queries.js";
+import { assertMemberRemovable, Member } from "../../domain/member.js";
+import { isInstallationPrincipal } from "../../domain/user.js";
+import { lockOrganization, nextMembershipVersion } from "../../domain/organization.js";
+import { requireMembership } from "../shared/access.js";
+import { TeamMember } from "../../domain/team.js";
+import { memberRemoved, recordIdentityEvent, teamMemberRemoved } from "../../events.js";
+import { isId, requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
+import { idOf } from "../shared/queries.js";
 
 export interface RemoveMemberInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { Member, personMembership } from "../domain/member.js";
-import { requireMembership } from "./shared/access.js";
-import { memberSsoEnabled, recordIdentityEvent } from "../events.js";
-import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { Member, personMembership } from "../../domain/member.js";
+import { requireMembership } from "../shared/access.js";
+import { memberSsoEnabled, recordIdentityEvent } from "../../events.js";
+import { isId, requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 export interface SetMemberSsoInput {
   caller: CallerInput | undefined;

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { changeMemberRole, Member, personMembership } from "../domain/member.js";
-import { lockOrganization } from "../domain/organization.js";
-import type { MemberRoleValue } from "../domain/roles.js";
-import { requireMembership } from "./shared/access.js";
-import { memberRoleChanged, recordIdentityEvent } from "../events.js";
-import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { changeMemberRole, Member, personMembership } from "../../domain/member.js";
+import { lockOrganization } from "../../domain/organization.js";
+import type { MemberRoleValue } from "../../domain/roles.js";
+import { requireMembership } from "../shared/access.js";
+import { memberRoleChanged, recordIdentityEvent } from "../../events.js";
+import { isId, requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 export interface UpdateMemberInput {
   caller: CallerInput | undefined;

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { Organization } from "../domain/organization.js";
-import type { OrganizationPermissions } from "../domain/permissions.js";
-import type { OrganizationView } from "./shared/views.js";
-import { batchIds } from "./shared/batch.js";
-import type { UseCaseDeps } from "../deps.js";
+import { Organization } from "../../domain/organization.js";
+import type { OrganizationPermissions } from "../../domain/permissions.js";
+import type { OrganizationView } from "../shared/views.js";
+import { batchIds } from "../shared/batch.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface BatchGetOrganizationsInput {
   organizationIds: readonly string[];

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { Organization } from "../domain/organization.js";
-import { validateChosenSecret } from "../domain/tokens.js";
-import { createOrganizationIn } from "./shared/organizations.js";
-import { displayNameOrDefault, normalizeEmail, validateTitle } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import { Organization } from "../../domain/organization.js";
+import { validateChosenSecret } from "../../domain/tokens.js";
+import { createOrganizationIn } from "../shared/organizations.js";
+import { displayNameOrDefault, normalizeEmail, validateTitle } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface BootstrapInput {
   token: string;

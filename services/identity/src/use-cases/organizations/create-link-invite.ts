@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { LinkInvite } from "../domain/link-invite.js";
-import { Organization } from "../domain/organization.js";
-import type { MemberRoleValue } from "../domain/roles.js";
-import { inviteCreated, recordIdentityEvent } from "../events.js";
-import { isId } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import { LinkInvite } from "../../domain/link-invite.js";
+import { Organization } from "../../domain/organization.js";
+import type { MemberRoleValue } from "../../domain/roles.js";
+import { inviteCreated, recordIdentityEvent } from "../../events.js";
+import { isId } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface CreateLinkInviteInput {
   organizationId: string;

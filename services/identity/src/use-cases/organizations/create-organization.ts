@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { validateChosenSecret } from "../domain/tokens.js";
-import { conflictOnUniqueViolation } from "./shared/conflicts.js";
-import { createOrganizationIn, type CreatedOrganization } from "./shared/organizations.js";
-import { displayNameOrDefault, normalizeEmail, validateTitle } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import { validateChosenSecret } from "../../domain/tokens.js";
+import { conflictOnUniqueViolation } from "../shared/conflicts.js";
+import { createOrganizationIn, type CreatedOrganization } from "../shared/organizations.js";
+import { displayNameOrDefault, normalizeEmail, validateTitle } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface CreateOrganizationInput {
   title: string;

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { LinkInvite } from "../domain/link-invite.js";
-import { requireMembership } from "./shared/access.js";
-import { inviteDeleted, recordIdentityEvent } from "../events.js";
-import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { LinkInvite } from "../../domain/link-invite.js";
+import { requireMembership } from "../shared/access.js";
+import { inviteDeleted, recordIdentityEvent } from "../../events.js";
+import { isId, requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 export interface DeleteLinkInviteInput {
   caller: CallerInput | undefined;

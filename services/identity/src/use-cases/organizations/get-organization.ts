@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { organizationPermissionsFor } from "../domain/permissions.js";
-import type { OrganizationView } from "./shared/views.js";
-import { findEnabledMembershipWithOrganization } from "./shared/hot-path-queries.js";
-import { assertSsoAllowsToken } from "./shared/sso.js";
-import { isId, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { organizationPermissionsFor } from "../../domain/permissions.js";
+import type { OrganizationView } from "../shared/views.js";
+import { findEnabledMembershipWithOrganization } from "../shared/hot-path-queries.js";
+import { assertSsoAllowsToken } from "../shared/sso.js";
+import { isId, requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 export interface GetOrganizationInput {
   caller: CallerInput | undefined;

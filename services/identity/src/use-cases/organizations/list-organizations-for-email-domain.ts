@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { Member } from "../domain/member.js";
-import { organizationPermissionsFor } from "../domain/permissions.js";
-import type { OrganizationView } from "./shared/views.js";
-import { normalizeEmailDomain, requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { Member } from "../../domain/member.js";
+import { organizationPermissionsFor } from "../../domain/permissions.js";
+import type { OrganizationView } from "../shared/views.js";
+import { normalizeEmailDomain, requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 export interface ListOrganizationsForEmailDomainInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, type PageRequestLike } from "@imprint/runtime";
-import { Member } from "../domain/member.js";
-import { organizationPermissionsFor } from "../domain/permissions.js";
-import type { OrganizationView } from "./shared/views.js";
-import { requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { Member } from "../../domain/member.js";
+import { organizationPermissionsFor } from "../../domain/permissions.js";
+import type { OrganizationView } from "../shared/views.js";
+import { requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 export interface ListOrganizationsInput {
   caller: CallerInput | undefined;

@@ -1,13 +1,13 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
-import { Organization, updateOrganizationSettings, type OrganizationChanges } from "../domain/organization.js";
-import { organizationPermissionsFor } from "../domain/permissions.js";
-import type { MemberRoleValue } from "../domain/roles.js";
-import type { OrganizationView } from "./shared/views.js";
-import { requireMembership } from "./shared/access.js";
-import { organizationUpdated, recordIdentityEvent } from "../events.js";
-import { normalizeEmailDomain, requireCaller, validateTitle } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { Organization, updateOrganizationSettings, type OrganizationChanges } from "../../domain/organization.js";
+import { organizationPermissionsFor } from "../../domain/permissions.js";
+import type { MemberRoleValue } from "../../domain/roles.js";
+import type { OrganizationView } from "../shared/views.js";
+import { requireMembership } from "../shared/access.js";
+import { organizationUpdated, recordIdentityEvent } from "../../events.js";
+import { normalizeEmailDomain, requireCaller, validateTitle } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = [
   "title",

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { ApiToken } from "../domain/api-token.js";
-import { hashTokenSecret, LAST_USED_WRITE_INTERVAL_MS, TOKEN_PREFIX } from "../domain/tokens.js";
-import type { UserData } from "./shared/views.js";
-import type { UseCaseDeps } from "../deps.js";
-import { findTokenByHash } from "./shared/hot-path-queries.js";
+import { ApiToken } from "../../domain/api-token.js";
+import { hashTokenSecret, LAST_USED_WRITE_INTERVAL_MS, TOKEN_PREFIX } from "../../domain/tokens.js";
+import type { UserData } from "../shared/views.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { findTokenByHash } from "../shared/hot-path-queries.js";
 
 export interface AuthenticateTokenInput {
   token: string;

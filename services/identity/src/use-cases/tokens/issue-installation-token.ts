@@ -1,16 +1,16 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { Member } from "../domain/member.js";
-import { Organization } from "../domain/organization.js";
-import type { MemberRoleValue } from "../domain/roles.js";
-import { installationPrincipalEmail, updateUserProfile, User, validateInstallationId } from "../domain/user.js";
-import { memberRoleChanged, recordIdentityEvent, userCreated, userUpdated } from "../events.js";
-import { conflictOnUniqueViolation } from "./shared/conflicts.js";
-import { createMember } from "./shared/members.js";
-import { idOf } from "./shared/queries.js";
-import { createToken } from "./shared/tokens.js";
-import { isId } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import { Member } from "../../domain/member.js";
+import { Organization } from "../../domain/organization.js";
+import type { MemberRoleValue } from "../../domain/roles.js";
+import { installationPrincipalEmail, updateUserProfile, User, validateInstallationId } from "../../domain/user.js";
+import { memberRoleChanged, recordIdentityEvent, userCreated, userUpdated } from "../../events.js";
+import { conflictOnUniqueViolation } from "../shared/conflicts.js";
+import { createMember } from "../shared/members.js";
+import { idOf } from "../shared/queries.js";
+import { createToken } from "../shared/tokens.js";
+import { isId } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface IssueInstallationTokenInput {
   organizationId: string;

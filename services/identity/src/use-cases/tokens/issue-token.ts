@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { User } from "../domain/user.js";
-import { createToken } from "./shared/tokens.js";
-import { normalizeEmail } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import { User } from "../../domain/user.js";
+import { createToken } from "../shared/tokens.js";
+import { normalizeEmail } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface IssueTokenInput {
   email: string;

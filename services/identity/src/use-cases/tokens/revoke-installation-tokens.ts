@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ApiToken } from "../domain/api-token.js";
-import { Member } from "../domain/member.js";
-import { nextMembershipVersion } from "../domain/organization.js";
-import { User, validateInstallationId } from "../domain/user.js";
-import { memberRemoved, recordIdentityEvent, tokenRevoked } from "../events.js";
-import { idOf } from "./shared/queries.js";
-import type { UseCaseDeps } from "../deps.js";
+import { ApiToken } from "../../domain/api-token.js";
+import { Member } from "../../domain/member.js";
+import { nextMembershipVersion } from "../../domain/organization.js";
+import { User, validateInstallationId } from "../../domain/user.js";
+import { memberRemoved, recordIdentityEvent, tokenRevoked } from "../../events.js";
+import { idOf } from "../shared/queries.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface RevokeInstallationTokensInput {
   installationId: string;

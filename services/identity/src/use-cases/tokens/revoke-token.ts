@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { ApiToken } from "../domain/api-token.js";
-import { hashTokenSecret } from "../domain/tokens.js";
-import { tokenRevoked, recordIdentityEvent } from "../events.js";
-import { isId } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import { ApiToken } from "../../domain/api-token.js";
+import { hashTokenSecret } from "../../domain/tokens.js";
+import { tokenRevoked, recordIdentityEvent } from "../../events.js";
+import { isId } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface RevokeTokenInput {
   /** The secret, or empty when revoking by id. */

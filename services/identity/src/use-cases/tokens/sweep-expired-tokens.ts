@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UseCaseDeps } from "../deps.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 /**
  * How long an expired token is kept: it authenticates nothing from its expiry on and nothing lists

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { User } from "../domain/user.js";
-import type { UserData } from "./shared/views.js";
-import { batchIds } from "./shared/batch.js";
-import type { UseCaseDeps } from "../deps.js";
+import { User } from "../../domain/user.js";
+import type { UserData } from "../shared/views.js";
+import { batchIds } from "../shared/batch.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface BatchGetUsersInput {
   userIds: readonly string[];

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { User } from "../domain/user.js";
-import { findOrCreateUser } from "./shared/users.js";
-import { conflictOnUniqueViolation } from "./shared/conflicts.js";
-import { displayNameOrDefault, normalizeEmail } from "./shared/validation.js";
-import type { UseCaseDeps } from "../deps.js";
+import type { User } from "../../domain/user.js";
+import { findOrCreateUser } from "../shared/users.js";
+import { conflictOnUniqueViolation } from "../shared/conflicts.js";
+import { displayNameOrDefault, normalizeEmail } from "../shared/validation.js";
+import type { UseCaseDeps } from "../../deps.js";
 
 export interface CreateUserInput {
   email: string;

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UserData } from "./shared/views.js";
-import { requireVisibleUser } from "./shared/user-visibility.js";
-import { requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import type { UserData } from "../shared/views.js";
+import { requireVisibleUser } from "../shared/user-visibility.js";
+import { requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 export interface GetUserInput {
   caller: CallerInput | undefined;

@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
-import { userUpdated, recordIdentityEvent } from "../events.js";
-import { isInstallationPrincipal, updateUserProfile, validatePhotoUrl, validateUserDisplayName, type UserProfileChanges } from "../domain/user.js";
-import type { UserData } from "./shared/views.js";
-import { requireVisibleUser } from "./shared/user-visibility.js";
-import { requireCaller } from "./shared/validation.js";
-import type { CallerInput, UseCaseDeps } from "../deps.js";
+import { userUpdated, recordIdentityEvent } from "../../events.js";
+import { isInstallationPrincipal, updateUserProfile, validatePhotoUrl, validateUserDisplayName, type UserProfileChanges } from "../../domain/user.js";
+import type { UserData } from "../shared/views.js";
+import { requireVisibleUser } from "../shared/user-visibility.js";
+import { requireCaller } from "../shared/validation.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["display_name", "photo_url"] as const;
 

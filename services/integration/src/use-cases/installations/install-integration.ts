@@ -1,16 +1,16 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { Installation, statusFor } from "../domain/installation.js";
-import { newSigningSecret, type Integration } from "../domain/integration.js";
-import { installationSetupEvent } from "../domain/platform/events.js";
-import { installationCreated, recordIntegrationEvent } from "../events.js";
-import { requireAdminOf } from "./shared/access.js";
-import { missesRequired } from "./shared/configuration.js";
-import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
-import { findVisibleIntegration } from "./shared/integrations.js";
-import { createOrFindWinner } from "./shared/races.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { Installation, statusFor } from "../../domain/installation.js";
+import { newSigningSecret, type Integration } from "../../domain/integration.js";
+import { installationSetupEvent } from "../../domain/platform/events.js";
+import { installationCreated, recordIntegrationEvent } from "../../events.js";
+import { requireAdminOf } from "../shared/access.js";
+import { missesRequired } from "../shared/configuration.js";
+import { recordDelivery, wakeDelivery } from "../shared/deliveries.js";
+import { findVisibleIntegration } from "../shared/integrations.js";
+import { createOrFindWinner } from "../shared/races.js";
 
 /**
  * Installs an integration on an organization (GitBook's account installation): the caller

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { roleForScopes } from "../delivery/installation-tokens.js";
-import { findInstallation } from "./shared/installations.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { roleForScopes } from "../../delivery/installation-tokens.js";
+import { findInstallation } from "../shared/installations.js";
 
 /**
  * A short-lived API token acting for the installation in its organization, with the role its

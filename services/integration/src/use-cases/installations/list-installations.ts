@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, requireCaller, type CallerInput, type Page, type PageRequestLike } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { Installation } from "../domain/installation.js";
-import type { Integration } from "../domain/integration.js";
-import { callerMessage } from "./shared/access.js";
-import { findVisibleIntegration } from "./shared/integrations.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { Installation } from "../../domain/installation.js";
+import type { Integration } from "../../domain/integration.js";
+import { callerMessage } from "../shared/access.js";
+import { findVisibleIntegration } from "../shared/integrations.js";
 
 /**
  * An integration's installations, oldest first: all of them for admins of its owner organization

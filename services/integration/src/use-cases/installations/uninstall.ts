@@ -1,12 +1,12 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { Installation, TargetInstallation } from "../domain/installation.js";
-import { installationDeletedEvent } from "../domain/platform/events.js";
-import { installationDeleted, recordIntegrationEvent } from "../events.js";
-import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
-import { findInstallation } from "./shared/installations.js";
-import { revokeInstallationTokens } from "./shared/tokens.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { Installation, TargetInstallation } from "../../domain/installation.js";
+import { installationDeletedEvent } from "../../domain/platform/events.js";
+import { installationDeleted, recordIntegrationEvent } from "../../events.js";
+import { recordDelivery, wakeDelivery } from "../shared/deliveries.js";
+import { findInstallation } from "../shared/installations.js";
+import { revokeInstallationTokens } from "../shared/tokens.js";
 
 /**
  * Uninstalls an integration from an organization with its space and site installations; its

@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { checkExternalIds, checkSelection, statusFor, type Installation, type InstallationStatus } from "../domain/installation.js";
-import type { Integration } from "../domain/integration.js";
-import { installationSetupEvent } from "../domain/platform/events.js";
-import { installationUpdated, recordIntegrationEvent } from "../events.js";
-import { checkConfiguration, missesRequired } from "./shared/configuration.js";
-import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
-import { findInstallation } from "./shared/installations.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { checkExternalIds, checkSelection, statusFor, type Installation, type InstallationStatus } from "../../domain/installation.js";
+import type { Integration } from "../../domain/integration.js";
+import { installationSetupEvent } from "../../domain/platform/events.js";
+import { installationUpdated, recordIntegrationEvent } from "../../events.js";
+import { checkConfiguration, missesRequired } from "../shared/configuration.js";
+import { recordDelivery, wakeDelivery } from "../shared/deliveries.js";
+import { findInstallation } from "../shared/installations.js";
 
 export interface UpdateInstallationInput {
   caller: CallerInput | undefined;

@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UseCaseDeps } from "../deps.js";
-import { Installation, TargetInstallation } from "../domain/installation.js";
-import { IntegrationEventRecord, type TraceLine } from "../domain/integration-event.js";
-import { Integration } from "../domain/integration.js";
-import { traceLines, traceWithReason } from "./shared/deliveries.js";
-import { buildEnvironment } from "./shared/environment.js";
-import { spaceCounts } from "./shared/installations.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { Installation, TargetInstallation } from "../../domain/installation.js";
+import { IntegrationEventRecord, type TraceLine } from "../../domain/integration-event.js";
+import { Integration } from "../../domain/integration.js";
+import { traceLines, traceWithReason } from "../shared/deliveries.js";
+import { buildEnvironment } from "../shared/environment.js";
+import { spaceCounts } from "../shared/installations.js";
 
 /** Lines of trace an event keeps over all its attempts (the oldest go first). */
 const TRACE_MAX_LINES = 500;

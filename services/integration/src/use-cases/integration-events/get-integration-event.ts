@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { IntegrationEventRecord } from "../domain/integration-event.js";
-import { findOwnedIntegration } from "./shared/integrations.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { IntegrationEventRecord } from "../../domain/integration-event.js";
+import { findOwnedIntegration } from "../shared/integrations.js";
 
 /** One event of an integration with the log lines of its handling, once its delivery ended. */
 export async function getIntegrationEvent(em: EntityManager, input: { caller: CallerInput | undefined; name: string; eventId: string }, deps: UseCaseDeps): Promise<IntegrationEventRecord> {

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, requireCaller, type CallerInput, type Page, type PageRequestLike } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { IntegrationEventRecord } from "../domain/integration-event.js";
-import { findOwnedIntegration } from "./shared/integrations.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { IntegrationEventRecord } from "../../domain/integration-event.js";
+import { findOwnedIntegration } from "../shared/integrations.js";
 
 /**
  * The events an integration was sent, newest first, once their delivery ended (`success` or

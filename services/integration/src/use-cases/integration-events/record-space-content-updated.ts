@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isId } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { spaceContentUpdatedEvent } from "../domain/platform/events.js";
-import { recordDelivery } from "./shared/deliveries.js";
-import { recipientsFor } from "./shared/recipients.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { spaceContentUpdatedEvent } from "../../domain/platform/events.js";
+import { recordDelivery } from "../shared/deliveries.js";
+import { recipientsFor } from "../shared/recipients.js";
 
 /** GitBook's `User` for an event's `updatedBy`. */
 async function updatedBy(deps: Pick<UseCaseDeps, "identity" | "settings">, userId: string | null): Promise<Array<Record<string, unknown>>> {

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UseCaseDeps } from "../deps.js";
-import { spaceVisibilityUpdatedEvent } from "../domain/platform/events.js";
-import { recordDelivery } from "./shared/deliveries.js";
-import { recipientsFor } from "./shared/recipients.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { spaceVisibilityUpdatedEvent } from "../../domain/platform/events.js";
+import { recordDelivery } from "../shared/deliveries.js";
+import { recipientsFor } from "../shared/recipients.js";
 
 /** A space's visibility changed: installations that read its metadata hear `space_visibility_updated`. */
 export async function recordSpaceVisibilityUpdated(

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import { IntegrationAsset } from "../domain/asset.js";
-import { Integration, isIntegrationName } from "../domain/integration.js";
+import { IntegrationAsset } from "../../domain/asset.js";
+import { Integration, isIntegrationName } from "../../domain/integration.js";
 
 /** An image an integration published (its icon or a preview): public, like GitBook's integration assets. */
 export async function getIntegrationAsset(em: EntityManager, input: { name: string; assetId: string }): Promise<IntegrationAsset> {

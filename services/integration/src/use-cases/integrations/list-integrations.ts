@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { pageOfSorted, readPageRequest, requireCaller, type CallerInput, type Page, type PageRequestLike } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { unfurlDomains } from "../domain/declaration.js";
-import { Integration } from "../domain/integration.js";
-import { callerMessage, standingIn, type Standing } from "./shared/access.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { unfurlDomains } from "../../domain/declaration.js";
+import { Integration } from "../../domain/integration.js";
+import { callerMessage, standingIn, type Standing } from "../shared/access.js";
 
 export interface IntegrationFilters {
   search: string;

@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { ICON_MAX_BYTES, IntegrationAsset, imageType, PREVIEW_MAX_BYTES } from "../domain/asset.js";
-import { checkDeclaration, checkName, checkScript, checkSecrets, Integration, LIMITS, newSigningSecret } from "../domain/integration.js";
-import { checkDeclaredConfigurations } from "../domain/platform/configuration.js";
-import { checkDeclaredParts } from "../domain/declaration.js";
-import { integrationPublished, recordIntegrationEvent } from "../events.js";
-import { requireAdminOf } from "./shared/access.js";
-import { parseJsonField } from "./shared/json.js";
-import { againIfLostInsertRace } from "./shared/races.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { ICON_MAX_BYTES, IntegrationAsset, imageType, PREVIEW_MAX_BYTES } from "../../domain/asset.js";
+import { checkDeclaration, checkName, checkScript, checkSecrets, Integration, LIMITS, newSigningSecret } from "../../domain/integration.js";
+import { checkDeclaredConfigurations } from "../../domain/platform/configuration.js";
+import { checkDeclaredParts } from "../../domain/declaration.js";
+import { integrationPublished, recordIntegrationEvent } from "../../events.js";
+import { requireAdminOf } from "../shared/access.js";
+import { parseJsonField } from "../shared/json.js";
+import { againIfLostInsertRace } from "../shared/races.js";
 
 export interface PublishIntegrationInput {
   caller: CallerInput | undefined;

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { findOwnedIntegration } from "./shared/integrations.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { findOwnedIntegration } from "../shared/integrations.js";
 
 const TUNNEL_URL_MAX = 2048;
 

@@ -1,13 +1,13 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { IntegrationAsset } from "../domain/asset.js";
-import { Installation, TargetInstallation } from "../domain/installation.js";
-import { IntegrationEventRecord } from "../domain/integration-event.js";
-import { Integration } from "../domain/integration.js";
-import { installationDeleted, integrationUnpublished, recordIntegrationEvent } from "../events.js";
-import { findOwnedIntegration } from "./shared/integrations.js";
-import { revokeInstallationTokens } from "./shared/tokens.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { IntegrationAsset } from "../../domain/asset.js";
+import { Installation, TargetInstallation } from "../../domain/installation.js";
+import { IntegrationEventRecord } from "../../domain/integration-event.js";
+import { Integration } from "../../domain/integration.js";
+import { installationDeleted, integrationUnpublished, recordIntegrationEvent } from "../../events.js";
+import { findOwnedIntegration } from "../shared/integrations.js";
+import { revokeInstallationTokens } from "../shared/tokens.js";
 
 /**
  * Deletes an integration: it is uninstalled everywhere (an `installation.deleted` each, their

@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { Installation, TargetInstallation } from "../domain/installation.js";
-import { Integration, isIntegrationName } from "../domain/integration.js";
-import { fetchPublishedScriptEvent } from "../domain/platform/events.js";
-import { buildEnvironment } from "./shared/environment.js";
-import { spaceCounts } from "./shared/installations.js";
-import { failedAnswer, SCRIPT_INJECT_SCOPE, servedAnswer, type HttpAnswer } from "./shared/http-answers.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { Installation, TargetInstallation } from "../../domain/installation.js";
+import { Integration, isIntegrationName } from "../../domain/integration.js";
+import { fetchPublishedScriptEvent } from "../../domain/platform/events.js";
+import { buildEnvironment } from "../shared/environment.js";
+import { spaceCounts } from "../shared/installations.js";
+import { failedAnswer, SCRIPT_INJECT_SCOPE, servedAnswer, type HttpAnswer } from "../shared/http-answers.js";
 
 /**
  * The script a site installation injects into the site's pages (`fetch_published_script`),

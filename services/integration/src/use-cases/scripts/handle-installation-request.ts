@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { Installation } from "../domain/installation.js";
-import { Integration, isIntegrationName } from "../domain/integration.js";
-import { fetchEvent, fetchMethodOf } from "../domain/platform/events.js";
-import { failedAnswer, servedAnswer, type HttpAnswer } from "./shared/http-answers.js";
-import { buildEnvironment } from "./shared/environment.js";
-import { spaceCounts } from "./shared/installations.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { Installation } from "../../domain/installation.js";
+import { Integration, isIntegrationName } from "../../domain/integration.js";
+import { fetchEvent, fetchMethodOf } from "../../domain/platform/events.js";
+import { failedAnswer, servedAnswer, type HttpAnswer } from "../shared/http-answers.js";
+import { buildEnvironment } from "../shared/environment.js";
+import { spaceCounts } from "../shared/installations.js";
 
 export interface InstallationRequestInput {
   name: string;

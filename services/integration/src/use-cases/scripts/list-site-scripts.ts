@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { isId } from "@imprint/runtime";
-import { TargetInstallation } from "../domain/installation.js";
-import { Integration } from "../domain/integration.js";
-import { SCRIPT_INJECT_SCOPE } from "./shared/http-answers.js";
+import { TargetInstallation } from "../../domain/installation.js";
+import { Integration } from "../../domain/integration.js";
+import { SCRIPT_INJECT_SCOPE } from "../shared/http-answers.js";
 
 /** The scripts a site injects: its active installations of integrations with the inject scope, by integration name. */
 export async function listSiteScripts(em: EntityManager, input: { siteId: string }): Promise<Array<{ integrationName: string; installationId: string }>> {

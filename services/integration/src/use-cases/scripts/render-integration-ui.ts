@@ -1,15 +1,15 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { checkRenderOutput } from "../domain/platform/contentkit.js";
-import { uiRenderEvent } from "../domain/platform/events.js";
-import { checkRenderRequest } from "../domain/platform/render-request.js";
-import { buildEnvironment } from "./shared/environment.js";
-import { recordEndedEvent, traceWithReason } from "./shared/deliveries.js";
-import { findVisibleIntegration } from "./shared/integrations.js";
-import { parseJsonObject } from "./shared/json.js";
-import { resolveRenderPlace } from "./shared/render-context.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { checkRenderOutput } from "../../domain/platform/contentkit.js";
+import { uiRenderEvent } from "../../domain/platform/events.js";
+import { checkRenderRequest } from "../../domain/platform/render-request.js";
+import { buildEnvironment } from "../shared/environment.js";
+import { recordEndedEvent, traceWithReason } from "../shared/deliveries.js";
+import { findVisibleIntegration } from "../shared/integrations.js";
+import { parseJsonObject } from "../shared/json.js";
+import { resolveRenderPlace } from "../shared/render-context.js";
 
 export interface RenderInput {
   caller: CallerInput | undefined;

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { siteViewEvent } from "../domain/platform/events.js";
-import { recordDelivery, wakeDelivery } from "./shared/deliveries.js";
-import { recipientsFor } from "./shared/recipients.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { siteViewEvent } from "../../domain/platform/events.js";
+import { recordDelivery, wakeDelivery } from "../shared/deliveries.js";
+import { recipientsFor } from "../shared/recipients.js";
 
 export interface SiteViewReport {
   organizationId: string;

@@ -1,14 +1,14 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { checkExternalIds, TargetInstallation, type TargetKind } from "../domain/installation.js";
-import { newSigningSecret, type Integration } from "../domain/integration.js";
-import { recordIntegrationEvent, targetInstallationCreated } from "../events.js";
-import { wakeDelivery } from "./shared/deliveries.js";
-import { findInstallation } from "./shared/installations.js";
-import { createOrFindWinner } from "./shared/races.js";
-import { recordTargetSetup, requireTargetInOrganization, targetConfiguration, targetStatus } from "./shared/targets.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { checkExternalIds, TargetInstallation, type TargetKind } from "../../domain/installation.js";
+import { newSigningSecret, type Integration } from "../../domain/integration.js";
+import { recordIntegrationEvent, targetInstallationCreated } from "../../events.js";
+import { wakeDelivery } from "../shared/deliveries.js";
+import { findInstallation } from "../shared/installations.js";
+import { createOrFindWinner } from "../shared/races.js";
+import { recordTargetSetup, requireTargetInOrganization, targetConfiguration, targetStatus } from "../shared/targets.js";
 
 export interface InstallOnTargetInput {
   caller: CallerInput | undefined;

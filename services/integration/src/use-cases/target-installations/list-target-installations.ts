@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, requireCaller, type CallerInput, type Page, type PageRequestLike } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { TargetInstallation, type TargetKind } from "../domain/installation.js";
-import type { Integration } from "../domain/integration.js";
-import { callerMessage } from "./shared/access.js";
-import { findInstallation } from "./shared/installations.js";
-import { findVisibleIntegration } from "./shared/integrations.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { TargetInstallation, type TargetKind } from "../../domain/installation.js";
+import type { Integration } from "../../domain/integration.js";
+import { callerMessage } from "../shared/access.js";
+import { findInstallation } from "../shared/installations.js";
+import { findVisibleIntegration } from "../shared/integrations.js";
 
 export interface ListTargetInstallationsInput {
   caller: CallerInput | undefined;

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UseCaseDeps } from "../deps.js";
-import { TargetInstallation, type TargetKind } from "../domain/installation.js";
-import { Integration } from "../domain/integration.js";
-import { recordIntegrationEvent, targetInstallationDeleted } from "../events.js";
-import { recordTargetDeleted } from "./shared/targets.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { TargetInstallation, type TargetKind } from "../../domain/installation.js";
+import { Integration } from "../../domain/integration.js";
+import { recordIntegrationEvent, targetInstallationDeleted } from "../../events.js";
+import { recordTargetDeleted } from "../shared/targets.js";
 
 /**
  * A space or site is gone for good (purged, deleted, or moved to another organization): its

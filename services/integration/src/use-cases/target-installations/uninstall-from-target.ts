@@ -1,11 +1,11 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { TargetInstallation, type TargetKind } from "../domain/installation.js";
-import { recordIntegrationEvent, targetInstallationDeleted } from "../events.js";
-import { wakeDelivery } from "./shared/deliveries.js";
-import { findInstallation, findTargetInstallation } from "./shared/installations.js";
-import { recordTargetDeleted } from "./shared/targets.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { TargetInstallation, type TargetKind } from "../../domain/installation.js";
+import { recordIntegrationEvent, targetInstallationDeleted } from "../../events.js";
+import { wakeDelivery } from "../shared/deliveries.js";
+import { findInstallation, findTargetInstallation } from "../shared/installations.js";
+import { recordTargetDeleted } from "../shared/targets.js";
 
 /** Uninstalls an integration from a space or a site; the integration hears `*_installation_deleted`. False when it was not installed there. */
 export async function uninstallFromTarget(

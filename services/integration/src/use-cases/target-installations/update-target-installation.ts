@@ -1,13 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "@imprint/runtime";
-import type { UseCaseDeps } from "../deps.js";
-import { checkExternalIds, type TargetInstallation, type TargetKind } from "../domain/installation.js";
-import type { Integration } from "../domain/integration.js";
-import { recordIntegrationEvent, targetInstallationUpdated } from "../events.js";
-import { checkConfiguration } from "./shared/configuration.js";
-import { wakeDelivery } from "./shared/deliveries.js";
-import { findInstallation, findTargetInstallation } from "./shared/installations.js";
-import { recordTargetSetup, targetStatus } from "./shared/targets.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { checkExternalIds, type TargetInstallation, type TargetKind } from "../../domain/installation.js";
+import type { Integration } from "../../domain/integration.js";
+import { recordIntegrationEvent, targetInstallationUpdated } from "../../events.js";
+import { checkConfiguration } from "../shared/configuration.js";
+import { wakeDelivery } from "../shared/deliveries.js";
+import { findInstallation, findTargetInstallation } from "../shared/installations.js";
+import { recordTargetSetup, targetStatus } from "../shared/targets.js";
 
 export interface UpdateTargetInstallationInput {
   caller: CallerInput | undefined;
