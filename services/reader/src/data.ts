@@ -1,6 +1,6 @@
 import { jwtVerify } from "jose";
 import type { ConditionValue } from "@imprint/document";
-import { IntegrationServiceService, type SiteScript } from "@imprint/proto/integration/v1";
+import { ScriptServiceService, type SiteScript } from "@imprint/proto/integration/v1/scripts";
 import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { SiteServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/sites";
@@ -120,7 +120,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
   const ofContent = { ...timeout, channelDefinitions: [PublishedContentServiceService, SearchServiceService] };
   const published = createPromiseClient(PublishedContentServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
   const searches = createPromiseClient(SearchServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
-  const integrations = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(IntegrationServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
+  const integrationScripts = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(ScriptServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
 
   const siteCache = new Map<string, Held<ReaderSite | null>>();
   const spaceCache = new Map<string, Held<GetPublishedSpaceResponse>>();
@@ -160,7 +160,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     // The reader serves without NATS; while events do not flow, caches keep their shorter TTL.
     nats = connectNatsInBackground(config.NATS_URL, "imprint-reader", logger);
     watch = watchEvents(nats, {
-      contexts: integrations ? ["publishing", "content", "integration"] : ["publishing", "content"],
+      contexts: integrationScripts ? ["publishing", "content", "integration"] : ["publishing", "content"],
       onEvent: (envelope, subject) => {
         if (subject.startsWith("imprint.integration.")) {
           // A site installation names its site; anything else (an integration published or deleted, an
@@ -291,14 +291,14 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     },
 
     async siteScripts(siteId) {
-      if (!integrations) return NO_SCRIPTS;
+      if (!integrationScripts) return NO_SCRIPTS;
       const held = siteScripts.get(siteId);
       if (held && clock() < held.until) return held.value;
       return once(`scripts:${siteId}`, async () => {
         const generation = scriptsGeneration;
         let kept: { value: SiteScripts; until: number };
         try {
-          const { scripts } = await integrations.listSiteScripts({ siteId });
+          const { scripts } = await integrationScripts.listSiteScripts({ siteId });
           const urls = scripts.map((script) => scriptUrl(siteId, script));
           kept = { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor() };
         } catch (error) {
@@ -321,7 +321,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
       sites.close();
       published.close();
       searches.close();
-      integrations?.close();
+      integrationScripts?.close();
     },
   };
 }

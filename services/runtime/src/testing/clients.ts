@@ -6,17 +6,17 @@ import { CollectionServiceService } from "@imprint/proto/content/v1/collections"
 import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import type { PromiseClient } from "../grpc/client.js";
-import { testClient } from "./support.js";
+import type { IdentityClients } from "../access/identity-clients.js";
+import { testClient, testIdentityClients } from "./support.js";
 
 /**
  * Clients of the services' gRPC APIs that test set-up and the factories use, each opened on first
  * use against the service of that name ("identity", "content", "collaboration", "publishing").
  */
 export interface ServiceClients {
-  readonly identity: PromiseClient<typeof IdentityServiceService>;
+  readonly identity: IdentityClients;
   readonly spaces: PromiseClient<typeof SpaceServiceService>;
   readonly collections: PromiseClient<typeof CollectionServiceService>;
   readonly editing: PromiseClient<typeof EditingServiceService>;
@@ -46,7 +46,14 @@ export function serviceClients(address: (service: string) => string): ClosableSe
       return client;
     };
   };
-  const identity = lazy("identity", IdentityServiceService);
+  let identityClients: IdentityClients | undefined;
+  const identity = () => {
+    if (!identityClients) {
+      identityClients = testIdentityClients(address("identity"));
+      opened.push(identityClients);
+    }
+    return identityClients;
+  };
   const spaces = lazy("content", SpaceServiceService);
   const collections = lazy("content", CollectionServiceService);
   const editing = lazy("content", EditingServiceService);

@@ -19,7 +19,7 @@ export async function listInstallations(
   const { integration, owner } = await findVisibleIntegration(em, deps, caller, input.name);
   const where: Record<string, unknown> = { integrationId: integration.id };
   if (!owner.admin) {
-    const { organizations } = await deps.identity.listOrganizations({ caller: callerMessage(caller), page: { pageToken: "", pageSize: 1000 } });
+    const { organizations } = await deps.identity.organizations.listOrganizations({ caller: callerMessage(caller), page: { pageToken: "", pageSize: 1000 } });
     where.organizationId = { $in: organizations.map((organization) => organization.id) };
   }
   if (input.externalId) where.externalIds = { $contains: [input.externalId] };

@@ -8,7 +8,7 @@ import { recipientsFor } from "../shared/recipients.js";
 /** GitBook's `User` for an event's `updatedBy`. */
 async function updatedBy(deps: Pick<UseCaseDeps, "identity" | "settings">, userId: string | null): Promise<Array<Record<string, unknown>>> {
   if (!userId || !isId(userId)) return [];
-  const { users } = await deps.identity.batchGetUsers({ userIds: [userId] });
+  const { users } = await deps.identity.users.batchGetUsers({ userIds: [userId] });
   return users.map((user) => ({
     object: "user",
     id: user.id,

@@ -48,7 +48,7 @@ export async function listIntegrations(
 ): Promise<Page<ListedIntegration>> {
   const caller = requireCaller(input.caller);
   const cursor = readPageRequest(input.page, "name:asc", ["string"]);
-  const { organizations } = await deps.identity.listOrganizations({ caller: callerMessage(caller), page: { pageToken: "", pageSize: 1000 } });
+  const { organizations } = await deps.identity.organizations.listOrganizations({ caller: callerMessage(caller), page: { pageToken: "", pageSize: 1000 } });
   const memberOf = organizations.map((organization) => organization.id);
   const visible = await em.find(Integration, { $or: [{ visibility: "public" }, { ownerOrganizationId: { $in: memberOf } }] }, { orderBy: { name: "asc" }, exclude: ["script", "secretsCiphertext"] as never });
   const page = pageOfSorted(

@@ -38,7 +38,7 @@ export interface PublishIntegrationInput {
 /** The organization named by id, or by its hostname (GitBook's "subdomain") among the caller's organizations. */
 async function resolveOrganization(deps: Pick<UseCaseDeps, "identity">, caller: CallerInput, organization: string): Promise<string> {
   if (isId(organization)) return organization;
-  const { organizations } = await deps.identity.listOrganizations({ caller: { userId: caller.userId, tokenId: caller.tokenId ?? "" }, page: { pageToken: "", pageSize: 1000 } });
+  const { organizations } = await deps.identity.organizations.listOrganizations({ caller: { userId: caller.userId, tokenId: caller.tokenId ?? "" }, page: { pageToken: "", pageSize: 1000 } });
   const wanted = (organization as string).toLowerCase();
   const found = organizations.find((candidate) => candidate.hostname !== "" && candidate.hostname.toLowerCase() === wanted);
   if (!found) throw AppError.notFound("Organization");

@@ -32,7 +32,7 @@ export async function listTargetInstallations(em: EntityManager, input: ListTarg
     const visible = await findVisibleIntegration(em, deps, caller, input.name);
     integration = visible.integration;
     if (!visible.owner.admin) {
-      const { organizations } = await deps.identity.listOrganizations({ caller: callerMessage(caller), page: { pageToken: "", pageSize: 1000 } });
+      const { organizations } = await deps.identity.organizations.listOrganizations({ caller: callerMessage(caller), page: { pageToken: "", pageSize: 1000 } });
       where.organizationId = { $in: organizations.map((organization) => organization.id) };
     }
   }
