@@ -62,7 +62,22 @@ interface TargetRoutes {
   toRest(installation: TargetInstallation | undefined, expanded: RestSpace | RestSite | undefined): RestIntegrationSpaceInstallation | RestIntegrationSiteInstallation;
 }
 
-const jsonOrEmpty = (value: unknown) => (value === undefined ? undefined : JSON.stringify(value));
+/**
+ * A PATCH body → the update's fields plus a mask naming exactly those the client sent (an empty
+ * body names none: the installation's status still settles).
+ */
+function installationChanges(body: { configuration?: Record<string, unknown>; externalIds?: string[]; space_selection?: string; site_selection?: string }) {
+  const updateMask: string[] = [];
+  if (body.configuration !== undefined) updateMask.push("configuration_json");
+  if (body.externalIds !== undefined) updateMask.push("external_ids");
+  if (body.space_selection !== undefined) updateMask.push("space_selection");
+  if (body.site_selection !== undefined) updateMask.push("site_selection");
+  return {
+    updateMask,
+    configurationJson: body.configuration === undefined ? "" : JSON.stringify(body.configuration),
+    externalIds: { values: body.externalIds ?? [] },
+  };
+}
 
 /** Organization installations and, within them, space and site installations (GitBook's operations). */
 export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): Route[] {
@@ -205,8 +220,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
             installationId: params.installationId,
             kind: target.kind,
             targetId: params.targetId,
-            configurationJson: jsonOrEmpty(body.configuration),
-            externalIds: body.externalIds === undefined ? undefined : { values: body.externalIds },
+            ...installationChanges(body),
           });
           return ok(await restTarget(target, principal.caller, params.integrationName, response.installation, query.extended, true));
         },
@@ -284,10 +298,9 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
           caller: principal.caller,
           name: params.integrationName,
           installationId: params.installationId,
-          configurationJson: jsonOrEmpty(body.configuration),
-          externalIds: body.externalIds === undefined ? undefined : { values: body.externalIds },
-          spaceSelection: body.space_selection,
-          siteSelection: body.site_selection,
+          ...installationChanges(body),
+          spaceSelection: body.space_selection ?? "",
+          siteSelection: body.site_selection ?? "",
         });
         return ok(toRestInstallation(response.installation, urls));
       },

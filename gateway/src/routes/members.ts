@@ -74,7 +74,7 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: memberParams,
       body: updateMemberBody,
       handler: async ({ params, body, principal }) => {
-        const response = await identity.members.updateMember({ caller: principal.caller, ...params, role: toProtoRole(body.role) });
+        const response = await identity.members.updateMember({ caller: principal.caller, ...params, updateMask: ["role"], role: toProtoRole(body.role) });
         return ok(toRestMember(response.member, urls));
       },
     }),

@@ -88,7 +88,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
         // Content's count is read before the rename (which does not change it): once identity saved
         // it, the answer needs nothing more, so an outage of content fails the request unapplied.
         const { spaces } = await upstreams.content.permissions.countTeamSpaces({ organizationId: params.organizationId, teamIds: [params.teamId] });
-        const { team } = await identity.teams.updateTeam({ caller: principal.caller, ...params, title: body.title });
+        const { team } = await identity.teams.updateTeam({ caller: principal.caller, ...params, updateMask: ["title"], title: body.title });
         return ok(toRestTeam(team, spaces[params.teamId] ?? 0));
       },
     }),

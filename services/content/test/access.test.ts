@@ -121,7 +121,7 @@ describe("membership changes through identity's events", () => {
     const member = members.read;
     expect((await getSpace(member.caller, space.id)).space!.permissions!.edit).toBe(false);
 
-    await harness.identity.members.updateMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId, role: memberRole("edit") });
+    await harness.identity.members.updateMember({ updateMask: ["role"], caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId, role: memberRole("edit") });
     await eventually(async () => (await getSpace(member.caller, space.id)).space!.permissions!.edit, 5_000);
 
     await harness.identity.members.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId });

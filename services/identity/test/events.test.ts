@@ -15,7 +15,7 @@ describe("identity events", () => {
     const since = new Date(Date.now() - 1_000);
     const { organizationId, owner } = await createOrganization(identity.clients);
     const member = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
-    await identity.client.members.updateMember({ caller: owner.caller, organizationId, userId: member.userId, role: MemberRole.MEMBER_ROLE_EDIT });
+    await identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: member.userId, role: MemberRole.MEMBER_ROLE_EDIT });
     await identity.client.organizations.updateOrganization(
       UpdateOrganizationRequest.fromPartial({
         caller: { userId: owner.userId, tokenId: "" },

@@ -87,7 +87,7 @@ describe("installation tokens", () => {
     // One call at a time: a call started early would reject with nobody awaiting it yet.
     for (const call of [
       () => identity.client.members.getMember({ caller, organizationId, userId }),
-      () => identity.client.members.updateMember({ caller, organizationId, userId, role: MemberRole.MEMBER_ROLE_READ }),
+      () => identity.client.members.updateMember({ updateMask: ["role"], caller, organizationId, userId, role: MemberRole.MEMBER_ROLE_READ }),
       () => identity.client.members.removeMember({ caller, organizationId, userId }),
       () => identity.client.members.setMemberSso({ caller, organizationId, userId }),
     ]) {
@@ -101,7 +101,7 @@ describe("installation tokens", () => {
     });
 
     // Its admin role makes no admin of the organization: the owner is still its last admin.
-    expect(await failure(identity.client.members.updateMember({ caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }))).toMatchObject({
+    expect(await failure(identity.client.members.updateMember({ updateMask: ["role"], caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }))).toMatchObject({
       code: "failed_precondition",
     });
     expect(await membership(userId)).toEqual({ role: MemberRole.MEMBER_ROLE_ADMIN, disabled: false });

@@ -173,27 +173,27 @@ describe("members", () => {
 
   it("changes roles (admins only) and reports the membership to other services", async () => {
     const { bob, alice } = await addThree();
-    const { member } = await identity.client.members.updateMember({ caller: owner.caller, organizationId, userId: bob.userId, role: MemberRole.MEMBER_ROLE_REVIEW });
+    const { member } = await identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: bob.userId, role: MemberRole.MEMBER_ROLE_REVIEW });
     expect(member!.role).toBe(MemberRole.MEMBER_ROLE_REVIEW);
     expect(await identity.client.members.getMembership({ organizationId, userId: bob.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_REVIEW, disabled: false });
     expect(await identity.client.members.getMembership({ organizationId, userId: alice.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_GUEST, disabled: false });
 
-    await expect(identity.client.members.updateMember({ caller: bob.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_ADMIN })).rejects.toMatchObject({
+    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: bob.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_ADMIN })).rejects.toMatchObject({
       code: "permission_denied",
     });
-    await expect(identity.client.members.updateMember({ caller: owner.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_UNSPECIFIED })).rejects.toMatchObject({
+    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_UNSPECIFIED })).rejects.toMatchObject({
       code: "invalid_argument",
       message: expect.stringMatching(/^role: must be a role/),
     });
     const outsider = await createOutsider(identity.clients);
-    await expect(identity.client.members.updateMember({ caller: owner.caller, organizationId, userId: outsider.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
+    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: outsider.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
       code: "not_found",
     });
     await expect(identity.client.members.getMembership({ organizationId, userId: outsider.userId, tokenId: "" })).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("never demotes or removes the last admin", async () => {
-    await expect(identity.client.members.updateMember({ caller: owner.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
+    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
       code: "failed_precondition",
       message: expect.stringContaining("last admin"),
     });
@@ -207,7 +207,7 @@ describe("members", () => {
 
     // With a second admin, the first may step down.
     const second = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
-    await identity.client.members.updateMember({ caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ });
+    await identity.client.members.updateMember({ updateMask: ["role"], caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ });
     await expect(identity.client.members.removeMember({ caller: second.caller, organizationId, userId: second.userId })).rejects.toMatchObject({
       code: "failed_precondition",
     });
@@ -216,8 +216,8 @@ describe("members", () => {
   it("keeps an admin when two admins demote each other at the same time", async () => {
     const second = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
     const results = await Promise.allSettled([
-      identity.client.members.updateMember({ caller: owner.caller, organizationId, userId: second.userId, role: MemberRole.MEMBER_ROLE_READ }),
-      identity.client.members.updateMember({ caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }),
+      identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: second.userId, role: MemberRole.MEMBER_ROLE_READ }),
+      identity.client.members.updateMember({ updateMask: ["role"], caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }),
     ]);
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
     expect((await list({ role: MemberRole.MEMBER_ROLE_ADMIN })).members).toHaveLength(1);

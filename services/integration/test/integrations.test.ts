@@ -102,14 +102,14 @@ describe("installations", () => {
     expect(installation).toMatchObject({ status: "pending", configurationJson: "{}", organizationId: org.organizationId });
     expect((await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId })).created).toBe(false);
 
-    const bad = await failure(harness.installations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, configurationJson: JSON.stringify({ count: "three" }) }));
+    const bad = await failure(harness.installations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, updateMask: ["configuration_json"], configurationJson: JSON.stringify({ count: "three" }), spaceSelection: "", siteSelection: "" }));
     expect(bad.message).toContain("configuration.count");
-    const unknown = await failure(harness.installations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, configurationJson: JSON.stringify({ other: 1 }) }));
+    const unknown = await failure(harness.installations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, updateMask: ["configuration_json"], configurationJson: JSON.stringify({ other: 1 }), spaceSelection: "", siteSelection: "" }));
     expect(unknown.message).toContain("configuration.other");
     // Free-form JSON nests at most MAX_JSON_DEPTH levels (text: JSON.stringify itself overflows on deep values).
     for (const depth of [MAX_JSON_DEPTH + 1, 5_000]) {
       const deep = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
-      const tooDeep = await failure(harness.installations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, configurationJson: deep }));
+      const tooDeep = await failure(harness.installations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, updateMask: ["configuration_json"], configurationJson: deep, spaceSelection: "", siteSelection: "" }));
       expect(tooDeep).toMatchObject({ code: "invalid_argument", message: `configuration: nesting deeper than ${MAX_JSON_DEPTH}` });
       expect(await failure(publish(harness, org.owner.caller, org.organizationId, { name: integration.name, blocksJson: `[${deep}]` }))).toMatchObject({ message: `blocks: nesting deeper than ${MAX_JSON_DEPTH}` });
     }
@@ -117,8 +117,11 @@ describe("installations", () => {
       caller: org.owner.caller,
       name: integration.name,
       installationId: installation!.id,
+      updateMask: ["configuration_json", "external_ids"],
       configurationJson: JSON.stringify({ token: "t" }),
       externalIds: { values: ["ext-1"] },
+      spaceSelection: "",
+      siteSelection: "",
     });
     expect(updated.installation).toMatchObject({ status: "active", externalIds: ["ext-1"] });
     const listed = await harness.installations.listInstallations({ caller: org.owner.caller, name: integration.name, page: undefined, externalId: "ext-1" });
@@ -175,7 +178,7 @@ describe("installations", () => {
     const onSpace = await harness.targetInstallations.installOnTarget({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: JSON.stringify({ mode: "a" }), externalIds: [] });
     expect(onSpace).toMatchObject({ created: true, installation: { targetId: space.id, status: "active", configurationJson: JSON.stringify({ mode: "a" }) } });
     expect(await errorCode(harness.targetInstallations.installOnTarget({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: foreignSpace.id, configurationJson: "", externalIds: [] }))).toBe("not_found");
-    expect((await failure(harness.targetInstallations.updateTargetInstallation({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: JSON.stringify({ mode: "c" }) }))).message).toContain("configuration.mode");
+    expect((await failure(harness.targetInstallations.updateTargetInstallation({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, updateMask: ["configuration_json"], configurationJson: JSON.stringify({ mode: "c" }) }))).message).toContain("configuration.mode");
     await harness.targetInstallations.installOnTarget({ ...base, kind: TargetKind.TARGET_KIND_SITE, targetId: site!.id, configurationJson: "", externalIds: ["s-1"] });
     const spaces = await harness.targetInstallations.listTargetInstallations({ caller: org.owner.caller, name: integration.name, kind: TargetKind.TARGET_KIND_SPACE, installationId: "", externalId: "", page: undefined });
     expect(spaces.installations.map((i) => i.targetId)).toEqual([space.id]);

@@ -46,7 +46,7 @@ export function memberServiceImplementation(em: () => EntityManager, useCaseDeps
     updateMember: async (request) => {
       const member = await updateMember(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, userId: request.userId, role: roleFromProto(request.role) },
+        { caller: request.caller, organizationId: request.organizationId, userId: request.userId, updateMask: request.updateMask ?? [], role: roleFromProto(request.role) },
         useCaseDeps,
       );
       return { member: memberToProto(member) };

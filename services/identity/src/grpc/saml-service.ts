@@ -1,8 +1,7 @@
-import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
+import { CreateSamlProviderRequest, SamlServiceService } from "@imprint/proto/identity/v1/saml";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { type CreateSamlProviderRequest } from "@imprint/proto/identity/v1/saml";
 import { createSamlProvider, deleteSamlProvider, getSamlProvider, listSamlProviders, listSsoProviders, updateSamlProvider, type SamlProviderValues } from "../use-cases/saml/manage-providers.js";
 import { completeSamlSignIn, startSamlSignIn } from "../use-cases/saml/sign-in.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -23,7 +22,7 @@ export function samlServiceImplementation(em: () => EntityManager, useCaseDeps: 
     },
 
     createSamlProvider: async (request) => {
-      const provider = await createSamlProvider(em(), { caller: request.caller, organizationId: request.organizationId, values: samlValuesFromProto(request, undefined) }, useCaseDeps);
+      const provider = await createSamlProvider(em(), { caller: request.caller, organizationId: request.organizationId, values: samlValuesFromProto(request, "create") }, useCaseDeps);
       return { provider: samlProviderToProto(provider) };
     },
 
@@ -32,8 +31,12 @@ export function samlServiceImplementation(em: () => EntityManager, useCaseDeps: 
     }),
 
     updateSamlProvider: async (request) => {
-      const values = samlValuesFromProto(request.values ?? ({} as never), request.updateMask ?? []);
-      const provider = await updateSamlProvider(em(), { caller: request.caller, organizationId: request.organizationId, providerId: request.providerId, values }, useCaseDeps);
+      const values = samlValuesFromProto(CreateSamlProviderRequest.fromPartial(request.values ?? {}), "update");
+      const provider = await updateSamlProvider(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, providerId: request.providerId, updateMask: request.updateMask ?? [], values },
+        useCaseDeps,
+      );
       return { provider: samlProviderToProto(provider) };
     },
 
@@ -50,27 +53,26 @@ export function samlServiceImplementation(em: () => EntityManager, useCaseDeps: 
   };
 }
 
-function samlValuesFromProto(request: CreateSamlProviderRequest, mask: string[] | undefined): SamlProviderValues {
-  const named = (field: (typeof SAML_MASK_FIELDS)[number]) => mask === undefined || mask.includes(field);
-  for (const path of mask ?? []) if (!(SAML_MASK_FIELDS as readonly string[]).includes(path)) throw AppError.invalidArgument(`update_mask: unknown field ${path}`);
-  const values: SamlProviderValues = {};
-  if (named("label")) values.label = request.label;
-  if (named("entity_id")) values.entityId = request.entityId;
-  if (named("sso_url")) values.ssoUrl = request.ssoUrl;
-  if (named("certificate")) values.certificate = request.certificate;
-  if (named("default_team_id")) values.defaultTeamId = request.defaultTeamId;
-  if (named("default_role")) {
-    if (request.defaultRole === MemberRole.MEMBER_ROLE_UNSPECIFIED) {
-      if (mask === undefined) values.defaultRole = "organization";
-      else throw AppError.invalidArgument("defaultRole: must be a role or null");
-    } else {
-      const role = roleFromProto(request.defaultRole);
-      if (role === undefined) throw AppError.invalidArgument("defaultRole: must be a role or null");
-      values.defaultRole = role;
-    }
+/**
+ * Every setting of a create request, or of an update's values (the use case keeps those its mask
+ * names). MEMBER_ROLE_UNSPECIFIED at creation means the organization's default role; in an update,
+ * it and a value that is no role are undefined.
+ */
+function samlValuesFromProto(request: CreateSamlProviderRequest, use: "create" | "update"): SamlProviderValues {
+  let defaultRole: SamlProviderValues["defaultRole"];
+  if (request.defaultRole === MemberRole.MEMBER_ROLE_UNSPECIFIED) {
+    defaultRole = use === "create" ? "organization" : undefined;
+  } else {
+    defaultRole = roleFromProto(request.defaultRole);
+    if (defaultRole === undefined && use === "create") throw AppError.invalidArgument("defaultRole: must be a role or null");
   }
-  if (named("groups_attribute")) values.groupsAttribute = request.groupsAttribute;
-  return values;
+  return {
+    label: request.label,
+    entityId: request.entityId,
+    ssoUrl: request.ssoUrl,
+    certificate: request.certificate,
+    defaultTeamId: request.defaultTeamId,
+    defaultRole,
+    groupsAttribute: request.groupsAttribute,
+  };
 }
-
-const SAML_MASK_FIELDS = ["label", "entity_id", "sso_url", "certificate", "default_team_id", "default_role", "groups_attribute"] as const;

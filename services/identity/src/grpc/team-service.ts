@@ -32,7 +32,7 @@ export function teamServiceImplementation(em: () => EntityManager, useCaseDeps: 
     getTeam: async (request) => ({ team: teamToProto(await getTeam(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId }, useCaseDeps)) }),
 
     updateTeam: async (request) => ({
-      team: teamToProto(await updateTeam(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId, title: request.title }, useCaseDeps)),
+      team: teamToProto(await updateTeam(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId, updateMask: request.updateMask ?? [], title: request.title }, useCaseDeps)),
     }),
 
     deleteTeam: async (request) => deleteTeam(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId }, useCaseDeps),

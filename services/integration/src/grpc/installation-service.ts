@@ -7,7 +7,6 @@ import { installIntegration } from "../use-cases/installations/install-integrati
 import { issueInstallationToken } from "../use-cases/installations/issue-installation-token.js";
 import { listInstallations } from "../use-cases/installations/list-installations.js";
 import { spaceCounts } from "../use-cases/shared/installations.js";
-import { parseJsonObject } from "../use-cases/shared/json.js";
 import { uninstall } from "../use-cases/installations/uninstall.js";
 import { updateInstallation } from "../use-cases/installations/update-installation.js";
 import { installationToProto } from "./mappers.js";
@@ -44,8 +43,9 @@ export function installationServiceImplementation(em: () => EntityManager, deps:
           caller: request.caller,
           name: request.name,
           installationId: request.installationId,
-          configuration: request.configurationJson === undefined ? undefined : parseJsonObject("configuration", request.configurationJson),
-          externalIds: request.externalIds?.values,
+          updateMask: request.updateMask ?? [],
+          configurationJson: request.configurationJson,
+          externalIds: request.externalIds?.values ?? [],
           spaceSelection: request.spaceSelection,
           siteSelection: request.siteSelection,
         },

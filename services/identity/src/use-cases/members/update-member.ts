@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, parseUpdateMask } from "@imprint/runtime";
 import { changeMemberRole, Member, personMembership } from "../../domain/member.js";
 import { lockOrganization } from "../../domain/organization.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
@@ -12,6 +12,8 @@ export interface UpdateMemberInput {
   caller: CallerInput | undefined;
   organizationId: string;
   userId: string;
+  /** Field paths: role, the one field a member's update changes. */
+  updateMask: string[];
   /** null = guest; undefined = not a valid role. */
   role: MemberRoleValue | undefined;
 }
@@ -19,6 +21,7 @@ export interface UpdateMemberInput {
 /** Changes a member's role (admins only); the organization always keeps an enabled admin. */
 export async function updateMember(em: EntityManager, input: UpdateMemberInput, deps: UseCaseDeps): Promise<Member> {
   const caller = requireCaller(input.caller);
+  parseUpdateMask(input.updateMask, ["role"]);
   const role = input.role;
   if (role === undefined) throw AppError.invalidArgument("role: must be a role (admin, create, review, edit, comment, read) or guest");
 
