@@ -1,6 +1,5 @@
 import type { SpaceGitSync } from "@imprint/proto/content/v1/git";
-import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { CallerInput, Clock, Logger, PromiseClient, SafeFetchPolicy, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { CallerInput, Clock, IdentityClients, Logger, SafeFetchPolicy, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
@@ -22,7 +21,7 @@ export interface ContentDeps extends ServiceDeps {
   config: ResolvedContentConfig;
   clock: Clock;
   /** Identity, for the caller's organization role (through `memberships`) and the reconciliation of team memberships. */
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   /** Organization roles from identity, cached and invalidated by identity's member events. */
   memberships: MembershipCache;
   /** File bytes (content-addressed). */
@@ -76,7 +75,7 @@ export interface SpaceServiceDeps extends ContentDeps {
 
 /** What the reconciliation of team memberships with identity needs. */
 export interface ReconcileDeps {
-  identity: Pick<PromiseClient<typeof IdentityServiceService>, "listTeamMemberships">;
+  identity: { teams: Pick<IdentityClients["teams"], "listTeamMemberships"> };
   clock: Clock;
   unitOfWork: UnitOfWork;
   logger: Logger;

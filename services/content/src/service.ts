@@ -2,16 +2,15 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import {
-  createPromiseClient,
+  createIdentityClients,
   followMemberEvents,
   membershipEventsConsumer,
   resolveKeptSecret,
   startService,
   type Clock,
   type Logger,
-  type PromiseClient,
+  type IdentityClients,
   type RunningService,
   type ServiceDeps,
   type ServiceRegistration,
@@ -43,7 +42,7 @@ export const collectionAndSpaceEntities = [Collection, Space];
 
 interface ContentParts {
   config: ResolvedContentConfig;
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   memberships: MembershipCache;
   blobStore: BlobStore;
 }
@@ -135,8 +134,8 @@ export async function startContentService(config: ContentConfig, options: { cloc
   const closeBlobStore = () => {
     if (blobStore instanceof S3BlobStore) blobStore.close();
   };
-  const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
-  const memberships = new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS);
+  const identity = createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
+  const memberships = new MembershipCache(identity.members, config.MEMBERSHIP_CACHE_TTL_MS);
   let running: RunningService;
   try {
     await blobStore.prepare();

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import {
+  createIdentityClients,
   createPromiseClient,
   forkEm,
   MembershipCache,
@@ -9,6 +9,7 @@ import {
   membershipEventsConsumer,
   startService,
   type Clock,
+  type IdentityClients,
   type Logger,
   type PromiseClient,
   type RunningService,
@@ -27,7 +28,7 @@ import { publishingGrpcServices } from "./grpc/services.js";
 export const PUBLISHING_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
 
 interface Upstreams {
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   memberships: MembershipCache;
   spaces: PromiseClient<typeof SpaceServiceService>;
 }
@@ -56,10 +57,10 @@ export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstr
 
 /** Starts the publishing service: one channel per upstream (identity, content), then the runtime service. */
 export async function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
-  const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
+  const identity = createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
   const upstreams: Upstreams = {
     identity,
-    memberships: new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS),
+    memberships: new MembershipCache(identity.members, config.MEMBERSHIP_CACHE_TTL_MS),
     spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
   };
   const close = () => {

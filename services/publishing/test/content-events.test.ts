@@ -64,7 +64,7 @@ describe("content's space events", () => {
     const space = await createSpace(harness, org);
     const site = await siteWith([space.id]);
     const target = await createOrganization(harness);
-    await harness.identity.addMember({ organizationId: target.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_ADMIN });
+    await harness.identity.members.addMember({ organizationId: target.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_ADMIN });
     await harness.spaces.transferSpace({ caller: org.owner.caller, spaceId: space.id, organizationId: target.organizationId, parent: undefined });
     await eventually(async () => (await view(site.id)).count === 0, 10_000);
     expect(await view(site.id)).toEqual({ count: 0, defaultId: "", spaces: [] });

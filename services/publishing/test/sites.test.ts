@@ -199,10 +199,10 @@ describe("organization roles", () => {
     const site = await create({ title: "Roles follow events" });
     expect((await update(site.id, { title: "Changed by an admin" }, admin)).title).toBe("Changed by an admin");
     // Cached for ten minutes in this harness: only the event can make the change show.
-    await harness.identity.updateMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId, role: MemberRole.MEMBER_ROLE_READ });
+    await harness.identity.members.updateMember({ updateMask: ["role"], caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId, role: MemberRole.MEMBER_ROLE_READ });
     await eventually(async () => (await failure(update(site.id, { title: "Changed by an admin" }, admin))).code === "permission_denied");
     expect((await get(site.id, admin)).title).toBe("Changed by an admin");
-    await harness.identity.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId });
+    await harness.identity.members.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId });
     await eventually(async () => (await failure(get(site.id, admin))).code === "not_found");
   });
 });

@@ -1,6 +1,6 @@
 import { jwtVerify } from "jose";
 import type { ConditionValue } from "@imprint/document";
-import { IntegrationServiceService, type SiteScript } from "@imprint/proto/integration/v1";
+import { ScriptServiceService, type SiteScript } from "@imprint/proto/integration/v1/scripts";
 import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
@@ -127,7 +127,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
   const ofContent = { ...timeout, channelDefinitions: [PublishedContentServiceService, SearchServiceService] };
   const published = createPromiseClient(PublishedContentServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
   const searches = createPromiseClient(SearchServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
-  const integrations = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(IntegrationServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
+  const integrationScripts = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(ScriptServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
 
   const siteCache = new Map<string, Held<ReaderSite | null>>();
   const spaceCache = new Map<string, Held<GetPublishedSpaceResponse>>();
@@ -167,7 +167,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     // The reader serves without NATS; while events do not flow, caches keep their shorter TTL.
     nats = connectNatsInBackground(config.NATS_URL, "imprint-reader", logger);
     watch = watchEvents(nats, {
-      events: integrations ? [...publishingEvents, ...contentEvents, ...integrationEvents] : [...publishingEvents, ...contentEvents],
+      events: integrationScripts ? [...publishingEvents, ...contentEvents, ...integrationEvents] : [...publishingEvents, ...contentEvents],
       onEvent: (event) => {
         if (event.subject.startsWith("imprint.integration.")) {
           // A site installation names its site; anything else (an integration published or deleted, an
@@ -294,14 +294,14 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     },
 
     async siteScripts(siteId) {
-      if (!integrations) return NO_SCRIPTS;
+      if (!integrationScripts) return NO_SCRIPTS;
       const held = siteScripts.get(siteId);
       if (held && clock() < held.until) return held.value;
       return once(`scripts:${siteId}`, async () => {
         const generation = scriptsGeneration;
         let kept: { value: SiteScripts; until: number };
         try {
-          const { scripts } = await integrations.listSiteScripts({ siteId });
+          const { scripts } = await integrationScripts.listSiteScripts({ siteId });
           const urls = scripts.map((script) => scriptUrl(siteId, script));
           kept = { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor() };
         } catch (error) {
@@ -325,7 +325,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
       memberTokens.close();
       published.close();
       searches.close();
-      integrations?.close();
+      integrationScripts?.close();
     },
   };
 }

@@ -45,7 +45,7 @@ export async function listCommenters(em: EntityManager, input: ListCommentersInp
     rows.length > pageSize && last ? encodePageToken(SORT, [new Date(last.first_posted_at).toISOString(), last.author_id]) : "";
   const members =
     authors.length > 0
-      ? (await deps.identity.batchGetMembers({ organizationId: scope.space.organizationId, userIds: authors.map((row) => row.author_id) })).members
+      ? (await deps.identity.members.batchGetMembers({ organizationId: scope.space.organizationId, userIds: authors.map((row) => row.author_id) })).members
       : [];
   return { items: members, nextPageToken, totalCount: Number(rows[0]?.total ?? 0) };
 }

@@ -2,9 +2,9 @@ import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/
 import { collectionTransferred, revisionCreated, spacePurged, spaceTransferred, spaceUpdated } from "@imprint/proto/content/v1/event-contracts";
 import type { IntegrationConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
-import { recordSpaceContentUpdated } from "../use-cases/record-space-content-updated.js";
-import { recordSpaceVisibilityUpdated } from "../use-cases/record-space-visibility-updated.js";
-import { removeTarget } from "../use-cases/remove-target.js";
+import { recordSpaceContentUpdated } from "../use-cases/integration-events/record-space-content-updated.js";
+import { recordSpaceVisibilityUpdated } from "../use-cases/integration-events/record-space-visibility-updated.js";
+import { removeTarget } from "../use-cases/target-installations/remove-target.js";
 import { wakeDelivery } from "../use-cases/shared/deliveries.js";
 
 /** Content's events this service follows. */

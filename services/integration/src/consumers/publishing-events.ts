@@ -2,7 +2,7 @@ import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/
 import { siteDeleted } from "@imprint/proto/publishing/v1/event-contracts";
 import type { IntegrationConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
-import { removeTarget } from "../use-cases/remove-target.js";
+import { removeTarget } from "../use-cases/target-installations/remove-target.js";
 import { wakeDelivery } from "../use-cases/shared/deliveries.js";
 
 /** Publishing's events this service follows. */

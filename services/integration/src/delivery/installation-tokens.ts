@@ -1,5 +1,5 @@
-import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
-import { AppError, type Clock, type PromiseClient } from "@imprint/runtime";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { AppError, type Clock, type IdentityClients } from "@imprint/runtime";
 import type { Integration } from "../domain/integration.js";
 
 /**
@@ -27,7 +27,7 @@ export class InstallationTokens {
   private readonly issuing = new Map<string, Promise<{ token: string; expiresAt: Date }>>();
 
   constructor(
-    private readonly identity: PromiseClient<typeof IdentityServiceService>,
+    private readonly identity: IdentityClients,
     private readonly clock: Clock,
     private readonly ttlSeconds: number,
   ) {}
@@ -59,11 +59,11 @@ export class InstallationTokens {
     };
     let issued;
     try {
-      issued = await this.identity.issueInstallationToken(request);
+      issued = await this.identity.tokens.issueInstallationToken(request);
     } catch (error) {
       // Another replica created the principal at the same moment: it exists now.
       if (!(error instanceof AppError && error.code === "conflict")) throw error;
-      issued = await this.identity.issueInstallationToken(request);
+      issued = await this.identity.tokens.issueInstallationToken(request);
     }
     const expiresAt = issued.expiresAt ?? new Date(this.clock().getTime() + this.ttlSeconds * 1000);
     if (this.tokens.size > 10_000) this.tokens.delete(this.tokens.keys().next().value as string);

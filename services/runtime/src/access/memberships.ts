@@ -1,5 +1,6 @@
 import { performance } from "node:perf_hooks";
-import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import type { MemberServiceService } from "@imprint/proto/identity/v1/members";
 import { memberAdded, memberRemoved, memberRoleChanged, memberSsoEnabled } from "@imprint/proto/identity/v1/event-contracts";
 import { AppError } from "../errors.js";
 import { handleEvents } from "../events/handle-events.js";
@@ -11,7 +12,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { NatsLink } from "../events/nats.js";
 import { followEvents } from "./follow-events.js";
 
-export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
+/** What the membership cache asks identity: GetMembership. */
+export type MembershipClient = Pick<PromiseClient<typeof MemberServiceService>, "getMembership">;
 
 /** The roles of an organization's members by their REST names, highest first (a guest has none). */
 export const ROLE_NAMES = ["admin", "create", "review", "edit", "comment", "read"] as const;
@@ -97,7 +99,7 @@ export class MembershipCache {
   private trustedSince = Number.POSITIVE_INFINITY;
 
   constructor(
-    private readonly identity: IdentityClient,
+    private readonly identity: MembershipClient,
     private readonly ttlMs: number,
     options: MembershipCacheOptions | (() => number) = {},
   ) {

@@ -6,7 +6,6 @@ import { CollectionServiceService } from "@imprint/proto/content/v1/collections"
 import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
 import { ReaderServiceService } from "@imprint/proto/publishing/v1/reader";
 import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
@@ -21,7 +20,8 @@ import { SiteStructureServiceService } from "@imprint/proto/publishing/v1/site_s
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import { SpacePublicationServiceService } from "@imprint/proto/publishing/v1/space_publications";
 import type { PromiseClient } from "../grpc/client.js";
-import { testClient } from "./support.js";
+import type { IdentityClients } from "../access/identity-clients.js";
+import { testClient, testIdentityClients } from "./support.js";
 
 /** Publishing's gRPC services, one per resource, by the name their clients take. */
 const PUBLISHING_SERVICES = {
@@ -70,7 +70,7 @@ export function publishingClients(address: string): { clients: PublishingClients
  * use against the service of that name ("identity", "content", "collaboration", "publishing").
  */
 export interface ServiceClients {
-  readonly identity: PromiseClient<typeof IdentityServiceService>;
+  readonly identity: IdentityClients;
   readonly spaces: PromiseClient<typeof SpaceServiceService>;
   readonly collections: PromiseClient<typeof CollectionServiceService>;
   readonly editing: PromiseClient<typeof EditingServiceService>;
@@ -101,7 +101,14 @@ export function serviceClients(address: (service: string) => string): ClosableSe
       return client;
     };
   };
-  const identity = lazy("identity", IdentityServiceService);
+  let identityClients: IdentityClients | undefined;
+  const identity = () => {
+    if (!identityClients) {
+      identityClients = testIdentityClients(address("identity"));
+      opened.push(identityClients);
+    }
+    return identityClients;
+  };
   const spaces = lazy("content", SpaceServiceService);
   const collections = lazy("content", CollectionServiceService);
   const editing = lazy("content", EditingServiceService);

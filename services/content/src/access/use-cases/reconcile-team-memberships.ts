@@ -21,7 +21,7 @@ export interface ReconciliationResult {
 export async function reconcileTeamMemberships(em: EntityManager, input: { organizationId: string }, deps: ReconcileDeps): Promise<ReconciliationResult> {
   const { organizationId } = input;
   if (!isId(organizationId)) return { organizations: 0, added: 0, removed: 0 };
-  const snapshot = await deps.identity.listTeamMemberships({ organizationId });
+  const snapshot = await deps.identity.teams.listTeamMemberships({ organizationId });
   const version = snapshot.membershipVersion;
   return deps.unitOfWork.run(em, async (tx) => {
     // The consumer takes the same lock: no event of the organization is applied halfway through.

@@ -1,6 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { AppError, findPage, isId, type PageRequestLike, type PromiseClient } from "@imprint/runtime";
+import { AppError, findPage, isId, type IdentityClients, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { requireCollectionAccess, requireSpaceAccess } from "./shared/access.js";
 import { type Level, TeamGrant, type GrantTarget } from "../../access/index.js";
@@ -8,7 +7,7 @@ import type { UseCaseDeps } from "../../deps.js";
 
 /** What managing teams' grants needs: access checks, and identity to check that a team is the organization's. */
 export interface TeamPermissionDeps extends UseCaseDeps {
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: { teams: Pick<IdentityClients["teams"], "batchGetTeams"> };
 }
 
 /** The item a grant is on, if the caller may `need` on it (404 when they cannot see it, 403 when they may not do it). */
@@ -40,7 +39,7 @@ export async function setTeamPermission(
 ): Promise<void> {
   await deps.unitOfWork.run(em, async (tx) => {
     const item = await requireTarget(tx, deps, input.caller, input.target, input.targetId, "admin");
-    const { teams } = await deps.identity.batchGetTeams({ organizationId: item.organizationId, teamIds: isId(input.teamId) ? [input.teamId] : [] });
+    const { teams } = await deps.identity.teams.batchGetTeams({ organizationId: item.organizationId, teamIds: isId(input.teamId) ? [input.teamId] : [] });
     if (teams.length === 0) throw AppError.notFound("Team");
     const existing = await tx.findOne(TeamGrant, { targetType: input.target, targetId: item.id, teamId: input.teamId });
     if (input.level === null) {

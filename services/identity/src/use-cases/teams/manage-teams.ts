@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
-import { AppError, findPage, type PageRequestLike } from "@imprint/runtime";
+import { AppError, findPage, parseUpdateMask, type PageRequestLike } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
 import { nextMembershipVersion } from "../../domain/organization.js";
 import { canManageTeam, Team, TeamMember, teamTitle } from "../../domain/team.js";
@@ -78,13 +78,14 @@ export async function getTeam(em: EntityManager, input: { caller: CallerInput | 
   return view!;
 }
 
-/** Renames a team (admins and its owners). */
+/** Renames a team (admins and its owners): its title is the one field an update mask may name. */
 export async function updateTeam(
   em: EntityManager,
-  input: { caller: CallerInput | undefined; organizationId: string; teamId: string; title: string },
+  input: { caller: CallerInput | undefined; organizationId: string; teamId: string; updateMask: string[]; title: string },
   deps: UseCaseDeps,
 ): Promise<TeamView> {
   const caller = requireCaller(input.caller);
+  parseUpdateMask(input.updateMask, ["title"]);
   const title = teamTitle(input.title);
   return deps.unitOfWork.run(em, async (tx) => {
     const { team, caller: member } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });

@@ -20,7 +20,7 @@ export async function issueMemberVisitorToken(em: EntityManager, input: { caller
   const role = membership ? roleName(membership.role) : undefined;
   if (!role) return "";
   if ((await em.count(Site, { organizationId: input.organizationId })) === 0) return "";
-  const { user } = await deps.identity.getUser({ caller: callerMessage(caller), userId: "" });
+  const { user } = await deps.identity.users.getUser({ caller: callerMessage(caller), userId: "" });
   if (!user) throw new AppError("internal", "identity answered without the caller");
   const key = await organizationVisitorKey(em, deps, input.organizationId);
   return signMemberToken(key, input.organizationId, { userId: caller.userId, email: user.email, role, teams: [] }, deps.clock());
