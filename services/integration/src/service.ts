@@ -3,23 +3,7 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { IntegrationServiceService } from "@imprint/proto/integration/v1";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
-import {
-  createLogger,
-  createPromiseClient,
-  forkEm,
-  MembershipCache,
-  followMemberEvents,
-  membershipEventsConsumer,
-  resolveKeptSecret,
-  safeFetchPolicy,
-  startService,
-  type Clock,
-  type Logger,
-  type PromiseClient,
-  type RunningService,
-  type ServiceDeps,
-  type ServiceSpec,
-} from "@imprint/runtime";
+import { type Clock, createLogger, createPromiseClient, followMemberEvents, forkEm, type Logger, MembershipCache, membershipEventsConsumer, type PromiseClient, queryRows, resolveKeptSecret, type RunningService, safeFetchPolicy, type ServiceDeps, type ServiceSpec, sql, startService } from "@imprint/runtime";
 import type { IntegrationConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
 import { publishingEventConsumers } from "./consumers/publishing-events.js";
@@ -58,9 +42,7 @@ const SCRIPT_TEXTS_BYTES = 64 * 1024 * 1024;
 /** One version of an integration's script, from the database. */
 function publishedScript(orm: ServiceDeps["orm"]): ScriptLoader {
   return async (integrationId, version) => {
-    const rows = await forkEm(orm)
-      .getConnection()
-      .execute<{ script: string }[]>("select script from integrations where id = ? and version = ?", [integrationId, version]);
+    const rows = await queryRows(forkEm(orm), sql<{ script: string }>`select script from integrations where id = ${integrationId} and version = ${version}`);
     return rows[0]?.script ?? null;
   };
 }

@@ -1,5 +1,5 @@
 import { defineEntity, LockMode, p, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, type Clock } from "@imprint/runtime";
+import { AppError, type Clock, queryRows, sql } from "@imprint/runtime";
 import { ROLES } from "./roles.js";
 
 /**
@@ -94,10 +94,7 @@ export async function nextMembershipVersion(tx: EntityManager, organizationId: s
   if (!versions) versionsOf.set(tx, (versions = new Map<string, number>()));
   const known = versions.get(organizationId);
   if (known !== undefined) return known;
-  const [row] = await tx.execute<{ membership_version: number }[]>(
-    `update organizations set membership_version = membership_version + 1 where id = ? returning membership_version`,
-    [organizationId],
-  );
+  const [row] = await queryRows(tx, sql<{ membership_version: number }>`update organizations set membership_version = membership_version + 1 where id = ${organizationId} returning membership_version`);
   if (!row) throw AppError.notFound("Organization");
   const version = Number(row.membership_version);
   versions.set(organizationId, version);

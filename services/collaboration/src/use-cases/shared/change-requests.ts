@@ -1,5 +1,5 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, executeStatement, sql } from "@imprint/runtime";
 import { ChangeRequest } from "../../domain/change-request.js";
 import { isId } from "./access.js";
 
@@ -19,9 +19,6 @@ export async function findChangeRequest(em: EntityManager, spaceId: string, ref:
 
 /** Makes `userId` a contributor (no-op when they already are); runs in the caller's transaction. */
 export async function addContributor(em: EntityManager, changeRequest: Pick<ChangeRequest, "id" | "spaceId">, userId: string, at: Date): Promise<void> {
-  await em.execute(
-    `insert into change_request_contributors (change_request_id, user_id, space_id, first_contributed_at) values (?, ?, ?, ?)
-     on conflict (change_request_id, user_id) do nothing`,
-    [changeRequest.id, userId, changeRequest.spaceId, at],
-  );
+  await executeStatement(em, sql`insert into change_request_contributors (change_request_id, user_id, space_id, first_contributed_at) values (${changeRequest.id}, ${userId}, ${changeRequest.spaceId}, ${at})
+     on conflict (change_request_id, user_id) do nothing`);
 }

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { AppError, findPage, isId, type PageRequestLike, type PromiseClient } from "@imprint/runtime";
+import { AppError, findPage, isId, type PageRequestLike, type PromiseClient, queryRows, sql } from "@imprint/runtime";
 import { requireCollectionAccess, requireSpaceAccess, type CallerInput } from "../index.js";
 import type { Level } from "../domain/levels.js";
 import { TeamGrant, type GrantTarget } from "../domain/team-grants.js";
@@ -71,10 +71,10 @@ export async function countTeamSpaces(em: EntityManager, input: { organizationId
   if (input.teamIds.length > 1000) throw AppError.invalidArgument("team_ids: at most 1000");
   const ids = input.teamIds.filter((id) => isId(id));
   if (!isId(input.organizationId) || ids.length === 0) return new Map();
-  const rows = await em.execute<{ team_id: string; spaces: string }[]>(
-    `select g.team_id, count(*) as spaces from team_grants g join spaces s on s.id = g.target_id and s.deleted_at is null
-      where g.organization_id = ? and g.target_type = 'space' and g.team_id in (${ids.map(() => "?").join(", ")}) group by g.team_id`,
-    [input.organizationId, ...ids],
+  const rows = await queryRows(
+    em,
+    sql<{ team_id: string; spaces: string }>`select g.team_id, count(*) as spaces from team_grants g join spaces s on s.id = g.target_id and s.deleted_at is null
+      where g.organization_id = ${input.organizationId} and g.target_type = 'space' and g.team_id in (${sql.join(ids)}) group by g.team_id`,
   );
   return new Map(rows.map((row) => [row.team_id, Number(row.spaces)]));
 }

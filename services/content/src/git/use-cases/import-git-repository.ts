@@ -1,9 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, queryRows, sql } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { requireBranch, requireUnmerged } from "../../revisions/domain/branches/branch-rows.js";
 import { commitThreeWayMerge } from "../../revisions/domain/branches/revisions.js";
-import { queryRows, sql } from "../../revisions/domain/store/db.js";
 import { compareAndSetSpaceHead, findRevision } from "../../revisions/domain/store/revision-rows.js";
 import { commitDraft } from "../../revisions/use-cases/commit-draft.js";
 import { discardDraft } from "../../revisions/use-cases/discard-draft.js";

@@ -1,5 +1,6 @@
 import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
 import type { Clock, UnitOfWork } from "@imprint/runtime";
+import { executeStatement, queryRows, sql } from "@imprint/runtime";
 import { OpenApiSpec, OpenApiSpecVersion } from "../domain/entities.js";
 import { openApiSpecProcessed, recordContentEvent } from "../../events.js";
 import type { ProcessingOutcome } from "./outcome.js";
@@ -20,18 +21,15 @@ export interface ClaimedSpec {
  */
 export async function claimNextSpec(em: EntityManager, deps: { clock: Clock }, leaseMs: number): Promise<ClaimedSpec | null> {
   const now = deps.clock();
-  const rows = await em.execute<{ id: string; organization_id: string; slug: string; source_url: string; source_generation: number }[]>(
-    `update openapi_specs
-        set processing_state = 'progress', claimed_generation = source_generation, lease_expires_at = ?, updated_at = ?
+  const rows = await queryRows(em, sql<{ id: string; organization_id: string; slug: string; source_url: string; source_generation: number }>`update openapi_specs
+        set processing_state = 'progress', claimed_generation = source_generation, lease_expires_at = ${new Date(now.getTime() + leaseMs)}, updated_at = ${now}
       where id = (
         select id from openapi_specs
-         where processing_state = 'pending' or (processing_state = 'progress' and lease_expires_at < ?)
+         where processing_state = 'pending' or (processing_state = 'progress' and lease_expires_at < ${now})
          order by updated_at, id
          limit 1
          for update skip locked)
-      returning id, organization_id, slug, source_url, source_generation`,
-    [new Date(now.getTime() + leaseMs), now, now],
-  );
+      returning id, organization_id, slug, source_url, source_generation`);
   const row = rows[0];
   if (!row) return null;
   return { specId: row.id, organizationId: row.organization_id, slug: row.slug, sourceUrl: row.source_url, generation: row.source_generation };
@@ -95,9 +93,6 @@ export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOf
 
 /** Hands a claimed specification back to the queue (the worker is stopping before it finished). */
 export async function releaseSpec(em: EntityManager, claim: ClaimedSpec): Promise<void> {
-  await em.execute(
-    `update openapi_specs set processing_state = 'pending', claimed_generation = null, lease_expires_at = null
-      where id = ? and processing_state = 'progress' and source_generation = ? and claimed_generation = ?`,
-    [claim.specId, claim.generation, claim.generation],
-  );
+  await executeStatement(em, sql`update openapi_specs set processing_state = 'pending', claimed_generation = null, lease_expires_at = null
+      where id = ${claim.specId} and processing_state = 'progress' and source_generation = ${claim.generation} and claimed_generation = ${claim.generation}`);
 }

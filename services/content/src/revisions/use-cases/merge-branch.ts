@@ -1,8 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, queryRows, sql } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
 import { branchMerged, recordContentEvent } from "../../events.js";
-import { queryRows, sql } from "../domain/store/db.js";
 import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
 import { recordRevisionCreated } from "./shared/drafts.js";
 import { markBranchMerged, mergeBaseOf, mergedBranch, requireBranch, type BranchRecord } from "../domain/branches/branch-rows.js";

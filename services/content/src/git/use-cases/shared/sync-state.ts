@@ -1,6 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { execute, sql } from "../../../revisions/domain/store/db.js";
+import { AppError, executeStatement, sql } from "@imprint/runtime";
 import { GitSync, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
 
 /** Which remote a call names: a sync state is about one (URL without credentials, ref, directory). */
@@ -35,7 +34,7 @@ export async function startOperation(
   staleAfterMs: number,
 ): Promise<GitOperationValue> {
   const operation: GitOperationValue = { direction, state: "running", startedAt: now.toISOString() };
-  const claimed = await execute(
+  const claimed = await executeStatement(
     em,
     sql`insert into git_syncs (space_id, organization_id, url, ref, project_directory, operation, updated_at)
         values (${target.spaceId}, ${target.organizationId}, ${target.url}, ${target.ref}, ${target.projectDirectory}, ${JSON.stringify(operation)}::jsonb, ${now})
@@ -51,7 +50,7 @@ export async function startOperation(
 export async function failOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, error: unknown, now: Date): Promise<void> {
   const message = error instanceof AppError && error.code !== "internal" ? error.message : "internal error";
   const failed: GitOperationValue = { ...operation, state: "failure", endedAt: now.toISOString(), error: message.slice(0, 1000) };
-  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(failed)}::jsonb, updated_at = ${now} where space_id = ${spaceId} and operation->>'startedAt' = ${operation.startedAt}`);
+  await executeStatement(em, sql`update git_syncs set operation = ${JSON.stringify(failed)}::jsonb, updated_at = ${now} where space_id = ${spaceId} and operation->>'startedAt' = ${operation.startedAt}`);
 }
 
 export interface SyncedState {
@@ -66,7 +65,7 @@ export interface SyncedState {
 /** Records a successful sync: this remote, its commit, the revision with the same content and the path mapping. */
 export async function completeSync(em: EntityManager, target: SyncTarget, operation: GitOperationValue, state: SyncedState, now: Date): Promise<void> {
   const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
-  await execute(
+  await executeStatement(
     em,
     sql`update git_syncs set url = ${target.url}, ref = ${target.ref}, project_directory = ${target.projectDirectory},
           commit_oid = ${state.commitOid}, commit_message = ${state.commitMessage}, commit_by_service = ${state.commitByService},
@@ -79,5 +78,5 @@ export async function completeSync(em: EntityManager, target: SyncTarget, operat
 /** Records a successful operation that does not move the sync (an import into a change request). */
 export async function completeOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, now: Date): Promise<void> {
   const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
-  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now} where space_id = ${spaceId} and operation->>'startedAt' = ${operation.startedAt}`);
+  await executeStatement(em, sql`update git_syncs set operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now} where space_id = ${spaceId} and operation->>'startedAt' = ${operation.startedAt}`);
 }

@@ -1,10 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId } from "@imprint/runtime";
+import { AppError, executeStatement, isId, sql } from "@imprint/runtime";
 import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../access/index.js";
 import { requireOwnOpenDraft } from "../../domain/drafts.js";
 import { DraftEditor } from "../../domain/editing/draft-editor.js";
 import type { RevisionHeader } from "../../domain/store/caches.js";
-import { execute, sql } from "../../domain/store/db.js";
 import { lockRevision, updateDraftContent } from "../../domain/store/revision-rows.js";
 import { StoreSession } from "../../domain/store/session.js";
 import { revisionCreated, recordContentEvent } from "../../../events.js";
@@ -38,7 +37,7 @@ export async function lockOwnDraft(
  * the sweep never deletes a row a new tree is being built on.
  */
 export async function shareStoreLock(tx: EntityManager, storeId: string): Promise<void> {
-  await execute(tx, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${storeId}`}, 0))`);
+  await executeStatement(tx, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${storeId}`}, 0))`);
 }
 
 /**
