@@ -1,5 +1,5 @@
-import { defineEntity, LockMode, p, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, type Clock, queryRows, sql } from "@imprint/runtime";
+import { defineEntity, p, type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, type Clock, findOwned, queryRows, sql } from "@imprint/runtime";
 import { ROLES } from "./roles.js";
 
 /**
@@ -76,7 +76,7 @@ export function updateOrganizationSettings(
  * admin remains" and leave the organization without one.
  */
 export async function lockOrganization(em: EntityManager, organizationId: string): Promise<void> {
-  await em.findOneOrFail(Organization, organizationId, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  await findOwned(em, Organization, {}, organizationId, { lock: true });
 }
 
 const versionsOf = new WeakMap<EntityManager, Map<string, number>>();

@@ -1,5 +1,4 @@
-import { LockMode } from "@mikro-orm/postgresql";
-import { AppError, forkEm } from "@imprint/runtime";
+import { AppError, findOwnedOrNull, forkEm } from "@imprint/runtime";
 import { ImportRun, type ImportRunPageRecord } from "../domain/import-run.js";
 import { performImport, requireImportTarget, type ImportResult } from "../use-cases/import-content.js";
 import { checkpointRun, failRun, releaseRun, type ClaimedRun, type RunProgress } from "./run-claims.js";
@@ -80,7 +79,7 @@ export async function executeImportRun(claim: ClaimedRun, deps: ImportRunDeps, s
         await checkpoint({ pages: planned, totalResources: totals.totalResources });
       },
       beforeCommit: async (tx) => {
-        const current = await tx.findOne(ImportRun, { id: claim.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+        const current = await findOwnedOrNull(tx, ImportRun, {}, claim.id, { lock: true, refresh: true });
         if (current?.status !== "in-progress" || current.attempt !== claim.attempt) {
           lost = true;
           controller.abort();

@@ -1,6 +1,6 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { type EntityManager } from "@mikro-orm/postgresql";
 import type { Clock, UnitOfWork } from "@imprint/runtime";
-import { executeStatement, queryRows, sql } from "@imprint/runtime";
+import { executeStatement, findOwnedOrNull, queryRows, sql } from "@imprint/runtime";
 import { OpenApiSpec, OpenApiSpecVersion } from "../domain/entities.js";
 import { openApiSpecProcessed, recordContentEvent } from "../../events.js";
 import type { ProcessingOutcome } from "./outcome.js";
@@ -46,7 +46,7 @@ export type FinishResult =
  */
 export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOfWork: UnitOfWork }, claim: ClaimedSpec, outcome: ProcessingOutcome): Promise<FinishResult> {
   return deps.unitOfWork.run(em, async (tx) => {
-    const spec = await tx.findOne(OpenApiSpec, { id: claim.specId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const spec = await findOwnedOrNull(tx, OpenApiSpec, {}, claim.specId, { lock: true });
     if (!spec) return { recorded: false, reason: "deleted" } as const;
     if (!spec.isCurrentGeneration(claim.generation)) return { recorded: false, reason: "superseded" } as const;
     const now = deps.clock();

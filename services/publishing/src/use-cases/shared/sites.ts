@@ -1,6 +1,6 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { type EntityManager } from "@mikro-orm/postgresql";
 import type { Space } from "@imprint/proto/content/v1/spaces";
-import { AppError, executeStatement, queryRows, sql } from "@imprint/runtime";
+import { AppError, executeStatement, findOwned, queryRows, sql } from "@imprint/runtime";
 import { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
@@ -42,10 +42,7 @@ export function sitePermissions(access: OrganizationAccess): SitePermissions {
  * that ends up changing nothing only costs its readers one fresh read).
  */
 export async function findSite(em: EntityManager, access: OrganizationAccess, siteId: string, options: { lock?: boolean } = {}): Promise<Site> {
-  const site = isId(siteId)
-    ? await em.findOne(Site, { id: siteId, organizationId: access.organizationId }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
-  if (!site) throw AppError.notFound("Site");
+  const site = await findOwned(em, Site, { organizationId: access.organizationId }, siteId, options);
   if (options.lock) {
     site.version += 1;
     touchSite(em, site.id);
