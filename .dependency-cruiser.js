@@ -3,6 +3,10 @@
 const SERVICES = "(identity|content|collaboration|publishing|integration|reader)";
 /** Where a service keeps a layer, at its root or inside one of its modules (vertical slices). */
 const layer = (service, name) => `^services/${service}/src/(${name}|.*/${name})/`;
+/** What pure domain code may not reach: the service's I/O layers and the query builders (see domain-is-pure). */
+const PERSISTENCE = ["^node_modules/kysely/", "^node_modules/@mikro-orm/(knex|sql)/"];
+/** The services whose domain/ is pure; content's modules join with a rule of their own. */
+const PURE_DOMAIN_SERVICES = "(identity|collaboration|publishing|integration)";
 const TRANSPORT = ["^node_modules/@grpc/", "^node_modules/@nats-io/", "^node_modules/koa", "^node_modules/@koa/", "^proto/", "/grpc/"];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -28,6 +32,14 @@ export default {
       comment: "Domain code (entities, rules, state transitions) knows nothing of gRPC, NATS, HTTP or the wire types: map at the edge (grpc/ mappers, consumers/).",
       from: { path: layer(SERVICES, "domain") },
       to: { path: TRANSPORT },
+    },
+    {
+      name: "domain-is-pure",
+      severity: "error",
+      comment:
+        "Domain code (entities defined with defineEntity, rules, state transitions) does no I/O: a function that takes an EntityManager and queries lives in store/, next to domain/, and use cases call it. Domain imports neither store/ nor use-cases/ nor a query builder; ESLint (eslint.config.js) keeps EntityManager and the runtime's query helpers (sql, queryRows, executeStatement, findOwned, WorkQueue) out of it too.",
+      from: { path: layer(PURE_DOMAIN_SERVICES, "domain") },
+      to: { path: [layer(PURE_DOMAIN_SERVICES, "store"), layer(PURE_DOMAIN_SERVICES, "use-cases"), ...PERSISTENCE] },
     },
     {
       name: "no-service-imports-another-service",

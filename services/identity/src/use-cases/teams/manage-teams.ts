@@ -1,7 +1,7 @@
 import { type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findOwnedOrNull, findPage, type PageRequestLike } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
-import { nextMembershipVersion } from "../../domain/organization.js";
+import { nextMembershipVersion } from "../../store/organizations.js";
 import { canManageTeam, Team, TeamMember, teamTitle } from "../../domain/team.js";
 import { recordIdentityEvent, teamCreated, teamDeleted, teamMemberAdded, teamUpdated } from "../../events.js";
 import { isId, requireCaller } from "../shared/validation.js";

@@ -1,7 +1,7 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type PageRequestLike, queryRows, sql } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
-import { nextMembershipVersion } from "../../domain/organization.js";
+import { nextMembershipVersion } from "../../store/organizations.js";
 import { User } from "../../domain/user.js";
 import { Team, TeamMember, type TeamRoleValue } from "../../domain/team.js";
 import { recordIdentityEvent, teamMemberAdded, teamMemberRemoved, teamMemberRoleChanged } from "../../events.js";
