@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Member } from "@imprint/proto/identity/v1";
-import { decodePageToken, encodePageToken, type Page, type PageRequestLike, queryRows, resolvePageSize, sql } from "@imprint/runtime";
+import { decodePageToken, encodePageToken, type Page, type PageRequestLike, queryRows, resolvePageSize, sql, toDate } from "@imprint/runtime";
 import type { CallerInput } from "./shared/access.js";
 import type { UseCaseDeps } from "../deps.js";
 import { resolveScope, type CommentScopeInput } from "./shared/scope.js";
@@ -41,7 +41,7 @@ export async function listCommenters(em: EntityManager, input: ListCommentersInp
   const authors = rows.slice(0, pageSize);
   const last = authors[authors.length - 1];
   const nextPageToken =
-    rows.length > pageSize && last ? encodePageToken(SORT, [new Date(last.first_posted_at).toISOString(), last.author_id]) : "";
+    rows.length > pageSize && last ? encodePageToken(SORT, [toDate(last.first_posted_at).toISOString(), last.author_id]) : "";
   const members =
     authors.length > 0
       ? (await deps.identity.batchGetMembers({ organizationId: scope.space.organizationId, userIds: authors.map((row) => row.author_id) })).members

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { PageSummary } from "@imprint/proto/content/v1/revisions";
 import type { User } from "@imprint/proto/identity/v1";
 import { markdownToDocument } from "@imprint/document";
-import { queryRows, sql } from "@imprint/runtime";
+import { queryRows, sql, toDate } from "@imprint/runtime";
 import { Reaction, type Comment, type CommentReply } from "../../domain/comment.js";
 import { callerMessage } from "./access.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -103,7 +103,7 @@ async function repliersOf(em: EntityManager, comments: Comment[]): Promise<Map<s
   for (const row of rows) {
     const repliers = byComment.get(row.comment_id) ?? [];
     byComment.set(row.comment_id, repliers);
-    repliers.push({ userId: row.author_id, count: Number(row.count), lastRepliedAt: new Date(row.last_replied_at) });
+    repliers.push({ userId: row.author_id, count: Number(row.count), lastRepliedAt: toDate(row.last_replied_at) });
   }
   return byComment;
 }
