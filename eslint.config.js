@@ -5,7 +5,7 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 const SCRIPTS = ["**/scripts/**/*.mjs", "*.js"];
-/** Domain folders that do no I/O (dependency rule domain-is-pure); content's modules join later. */
+/** Domain folders that do no I/O (dependency rule domain-is-pure-small-services; content has domain-is-pure). */
 const PURE_DOMAINS = ["services/{identity,collaboration,publishing,integration}/src/domain/**/*.ts"];
 
 export default tseslint.config(
@@ -29,7 +29,7 @@ export default tseslint.config(
     },
   },
   {
-    // domain-is-pure (.dependency-cruiser.js) for what the module graph cannot see: named imports.
+    // domain-is-pure-small-services (.dependency-cruiser.js) for what the module graph cannot see: named imports.
     files: PURE_DOMAINS,
     rules: {
       "@typescript-eslint/no-restricted-imports": [

@@ -13,6 +13,16 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
+import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
+import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
+import { SiteAdaptiveSchemaServiceService } from "@imprint/proto/publishing/v1/site_adaptive_schema";
+import { SiteCustomizationServiceService } from "@imprint/proto/publishing/v1/site_customization";
+import { SiteExternalLinkServiceService } from "@imprint/proto/publishing/v1/site_external_links";
+import { SitePublishingAuthServiceService } from "@imprint/proto/publishing/v1/site_publishing_auth";
+import { SiteSectionGroupServiceService } from "@imprint/proto/publishing/v1/site_section_groups";
+import { SiteSectionServiceService } from "@imprint/proto/publishing/v1/site_sections";
+import { SiteSpaceServiceService } from "@imprint/proto/publishing/v1/site_spaces";
+import { SiteStructureServiceService } from "@imprint/proto/publishing/v1/site_structure";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import { IntegrationServiceService } from "@imprint/proto/integration/v1";
 import { createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
@@ -46,7 +56,22 @@ export const UPSTREAMS = {
     addressVariable: "COLLABORATION_GRPC_ADDRESS",
     definitions: { changeRequests: ChangeRequestServiceService, comments: CommentServiceService },
   },
-  publishing: { addressVariable: "PUBLISHING_GRPC_ADDRESS", definition: SiteServiceService },
+  publishing: {
+    addressVariable: "PUBLISHING_GRPC_ADDRESS",
+    definitions: {
+      sites: SiteServiceService,
+      sections: SiteSectionServiceService,
+      sectionGroups: SiteSectionGroupServiceService,
+      siteSpaces: SiteSpaceServiceService,
+      structure: SiteStructureServiceService,
+      externalLinks: SiteExternalLinkServiceService,
+      publishingAuth: SitePublishingAuthServiceService,
+      adaptiveSchema: SiteAdaptiveSchemaServiceService,
+      customization: SiteCustomizationServiceService,
+      shareLinks: ShareLinkServiceService,
+      memberVisitorTokens: MemberVisitorTokenServiceService,
+    },
+  },
   integration: { addressVariable: "INTEGRATION_GRPC_ADDRESS", definition: IntegrationServiceService },
 } as const satisfies Record<
   string,

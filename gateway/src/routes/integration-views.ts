@@ -82,7 +82,7 @@ export async function expandTargets(
         const { spaces } = await orNothing(upstreams.content.spaces.batchGetSpaces({ caller: input.caller, organizationId, spaceIds: ids }), { spaces: [] });
         for (const space of spaces) expanded.set(space.id, toRestSpace(space, urls));
       } else {
-        const { sites } = await orNothing(upstreams.publishing.batchGetSites({ caller: input.caller, organizationId, siteIds: ids }), { sites: [] });
+        const { sites } = await orNothing(upstreams.publishing.sites.batchGetSites({ caller: input.caller, organizationId, siteIds: ids }), { sites: [] });
         for (const site of sites) expanded.set(site.id, toRestSite(site, urls));
       }
     }),

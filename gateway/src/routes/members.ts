@@ -108,7 +108,7 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       handler: async ({ params, principal }) => {
         // The token first: once identity recorded the ping, the answer needs nothing more.
-        const { token } = await upstreams.publishing.issueMemberVisitorToken({ caller: principal.caller, organizationId: params.organizationId });
+        const { token } = await upstreams.publishing.memberVisitorTokens.issueMemberVisitorToken({ caller: principal.caller, organizationId: params.organizationId });
         await identity.pingMember({ caller: principal.caller, organizationId: params.organizationId });
         return ok(token ? { gitbookVisitorClaims: token, serviceVisitorClaims: token } : {});
       },

@@ -17,29 +17,22 @@ import {
   type ServiceRegistration,
   type ServiceSpec,
 } from "@imprint/runtime";
-import { accessEntities, MembershipCache, teamMembershipsConsumer } from "./access/index.js";
-import { teamMembershipReconcileJob } from "./access/jobs/reconcile-team-memberships.js";
-import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./access/grpc/team-permission-service.js";
+import { accessEntities, MembershipCache, teamMembershipsConsumer, teamMembershipReconcileJob } from "./access/index.js";
+import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation, Collection, Space, COLLECTION_SERVICE_NAME, collectionServiceImplementation, SPACE_SERVICE_NAME, spaceServiceImplementation, spacePurgeJob, collaborationCountersConsumer, spacePublicationsConsumer } from "./spaces/index.js";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
 import { S3BlobStore } from "./s3-blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
-import { Collection } from "./spaces/domain/collection.js";
-import { Space } from "./spaces/domain/space.js";
-import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./spaces/grpc/collection-service.js";
-import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./spaces/grpc/space-service.js";
 import { gitDeps, gitEntities, gitGrpcServices } from "./git/index.js";
 import { importDeps, importGrpcServices, importJob, importRunEntities } from "./import/index.js";
-import { linkConsumers, linkDeps, linkEntities, linkGrpcServices } from "./links/index.js";
+import { linkConsumers, linkDeps, linkEntities, linkGrpcServices, type LinkDeps } from "./links/index.js";
 import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
 import { openApiEntities, openApiGrpcServices, openApiJob } from "./openapi/index.js";
 import { translationEntities, translationGrpcServices } from "./translations/index.js";
 import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
-import { spacePurgeJob } from "./spaces/jobs/space-purge.js";
 import { exportEntities, exportGrpcServices, exportSweepJob } from "./exports/index.js";
-import { collaborationCountersConsumer } from "./spaces/consumers/collaboration-counters.js";
-import { spacePublicationsConsumer } from "./spaces/consumers/space-publications.js";
-import type { ContentDeps, ImportRunDeps, LinkDeps, RevisionDeps } from "./deps.js";
+import { spaceContent } from "./space-content.js";
+import type { ContentDeps, ImportRunDeps, RevisionDeps, SpaceServiceDeps } from "./deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const CONTENT_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -58,6 +51,7 @@ interface ContentParts {
 /** Every module's deps, built once from the runtime's (see {@link buildDeps}). */
 interface BuiltDeps {
   content: ContentDeps;
+  spaces: SpaceServiceDeps;
   revision: RevisionDeps;
   links: LinkDeps;
   imports: ImportRunDeps;
@@ -71,7 +65,7 @@ interface BuiltDeps {
 function buildDeps(runtime: ServiceDeps, parts: ContentParts): BuiltDeps {
   const content: ContentDeps = { ...runtime, config: parts.config, identity: parts.identity, memberships: parts.memberships, blobStore: parts.blobStore };
   const revision = revisionDeps(content, new RevisionCaches());
-  return { content, revision, links: linkDeps(revision), imports: importDeps(content, revision) };
+  return { content, spaces: { ...content, spaceContent }, revision, links: linkDeps(revision), imports: importDeps(content, revision) };
 }
 
 /** How the runtime assembles the content service from its parts. */
@@ -85,10 +79,10 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
     entities: [...accessEntities, ...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities, ...gitEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     grpc: (runtime) => {
-      const { content, revision, links, imports } = depsOf(runtime);
+      const { content, spaces, revision, links, imports } = depsOf(runtime);
       const services: ServiceRegistration[] = [
-        { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(content) },
-        { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(content) },
+        { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(spaces) },
+        { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(spaces) },
         { name: TEAM_PERMISSION_SERVICE_NAME, definition: TeamPermissionServiceService, implementation: teamPermissionServiceImplementation(content) },
         ...revisionGrpcServices(content.orm, revision, imports),
         ...importGrpcServices(content.orm, imports),
@@ -114,8 +108,8 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec {
       ];
     },
     jobs: (runtime) => {
-      const { content, imports } = depsOf(runtime);
-      return [spacePurgeJob(content), exportSweepJob(content), openApiJob(content), importJob(imports), teamMembershipReconcileJob(content)];
+      const { content, spaces, imports } = depsOf(runtime);
+      return [spacePurgeJob(spaces), exportSweepJob(content), openApiJob(content), importJob(imports), teamMembershipReconcileJob(content)];
     },
   };
 }

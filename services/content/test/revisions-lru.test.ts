@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Lru } from "../src/revisions/domain/store/lru.js";
+import { Lru } from "../src/lru.js";
 
 describe("revision store LRU", () => {
   it("keeps recently read entries and forgets the least recent past its capacity", () => {

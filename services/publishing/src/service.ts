@@ -1,7 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import {
   createPromiseClient,
   forkEm,
@@ -22,7 +21,7 @@ import type { UseCaseDeps } from "./deps.js";
 import { publishingEntities } from "./domain/entities.js";
 import { PUBLISHING_EVENT_CONTEXT } from "./events.js";
 import { publishingUnitOfWork } from "./use-cases/shared/publications.js";
-import { SITE_SERVICE_NAME, siteServiceImplementation } from "./grpc/site-service.js";
+import { publishingGrpcServices } from "./grpc/services.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const PUBLISHING_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -50,10 +49,7 @@ export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstr
     context: PUBLISHING_EVENT_CONTEXT,
     entities: publishingEntities,
     migrationsPath: PUBLISHING_MIGRATIONS_PATH,
-    grpc: (deps) => {
-      const em = () => forkEm(deps.orm);
-      return [{ name: SITE_SERVICE_NAME, definition: SiteServiceService, implementation: siteServiceImplementation(em, useCaseDeps(deps)) }];
-    },
+    grpc: (deps) => publishingGrpcServices(() => forkEm(deps.orm), useCaseDeps(deps)),
     consumers: (deps) => [...contentEventConsumers(useCaseDeps(deps), config), membershipEventsConsumer(upstreams.memberships, config.MEMBERSHIP_EVENTS_CONSUMER)],
   };
 }

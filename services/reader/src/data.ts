@@ -3,7 +3,8 @@ import type { ConditionValue } from "@imprint/document";
 import { IntegrationServiceService, type SiteScript } from "@imprint/proto/integration/v1";
 import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
-import { SiteServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/sites";
+import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
+import { ReaderServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/reader";
 import { AppError, CacheBudget, createPromiseClient, type Logger } from "@imprint/runtime/core";
 import { connectNatsInBackground, watchEvents, type EventWatch, type NatsLink } from "@imprint/runtime/watch";
 import type { ReaderConfig } from "./config.js";
@@ -115,7 +116,10 @@ function bounded<V>(map: Map<string, V>, max: number, key: string, value: V): vo
 
 export async function openReaderData(config: ReaderConfig, logger: Logger, clock: () => number = Date.now): Promise<ReaderData> {
   const timeout = { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS };
-  const sites = createPromiseClient(SiteServiceService, config.PUBLISHING_GRPC_ADDRESS, timeout);
+  // One channel configuration for publishing's two clients too.
+  const ofPublishing = { ...timeout, channelDefinitions: [ReaderServiceService, MemberVisitorTokenServiceService] };
+  const sites = createPromiseClient(ReaderServiceService, config.PUBLISHING_GRPC_ADDRESS, ofPublishing);
+  const memberTokens = createPromiseClient(MemberVisitorTokenServiceService, config.PUBLISHING_GRPC_ADDRESS, ofPublishing);
   // One channel configuration for content's two clients: one connection per copy of content.
   const ofContent = { ...timeout, channelDefinitions: [PublishedContentServiceService, SearchServiceService] };
   const published = createPromiseClient(PublishedContentServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
@@ -261,7 +265,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     },
 
     async memberClaims(organizationId, token) {
-      const member = await sites.verifyMemberVisitorToken({ organizationId, token });
+      const member = await memberTokens.verifyMemberVisitorToken({ organizationId, token });
       if (!member.valid) return null;
       return {
         claims: { id: member.userId, email: member.email, role: member.role, teams: member.teams },
@@ -319,6 +323,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
       await watch?.stop();
       await nats?.close().catch(() => {});
       sites.close();
+      memberTokens.close();
       published.close();
       searches.close();
       integrations?.close();

@@ -1,8 +1,8 @@
 import { SearchServiceService } from "@imprint/proto/content/v1/search";
 import type { ConsumerSpec, ServiceRegistration } from "@imprint/runtime";
 import { RevisionCaches } from "../revisions/index.js";
-import { Lru } from "../revisions/domain/store/lru.js";
-import type { BodyRecord, PageRecord } from "../revisions/domain/store/model.js";
+import { Lru } from "../lru.js";
+import type { BodyRecord, PageRecord } from "../revisions/index.js";
 import { defaultSearchConsumerName, searchIndexConsumer } from "./consumers/index-events.js";
 import { SEARCH_SERVICE_NAME, searchServiceImplementation } from "./grpc/search-service.js";
 import type { ContentDeps } from "../deps.js";

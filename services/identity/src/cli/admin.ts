@@ -7,7 +7,7 @@ import { runEventsAdmin } from "@imprint/runtime/events-admin";
 import { IdentityServiceService, type MemberRole } from "@imprint/proto/identity/v1";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
-import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
+import { SpacePublicationServiceService } from "@imprint/proto/publishing/v1/space_publications";
 import { isRole, ROLES } from "../domain/roles.js";
 import { roleToProto } from "../grpc/mappers.js";
 
@@ -80,7 +80,7 @@ const REMOTE_COMMANDS: Record<string, { service: "content" | "collaboration" | "
     service: "publishing",
     flags: ["space"],
     run: (address, flags) =>
-      withClient(createPromiseClient(SiteServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
+      withClient(createPromiseClient(SpacePublicationServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
         ...(await client.announceSpacePublications({ spaceId: optional(flags, "space") })),
       })),
   },

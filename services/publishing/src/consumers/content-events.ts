@@ -2,12 +2,12 @@ import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from
 import { CollectionTransferred, SpaceDeleted, SpaceMoved, SpacePurged, SpaceRestored, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
 import type { PublishingConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
-import { purgeSpace } from "../use-cases/purge-space.js";
-import { setSpaceDeleted } from "../use-cases/set-space-deleted.js";
+import { purgeSpace } from "../use-cases/spaces/purge-space.js";
+import { setSpaceDeleted } from "../use-cases/spaces/set-space-deleted.js";
 import { announcePublications } from "../use-cases/shared/publications.js";
 import { acceptLifecycleVersion } from "../use-cases/shared/space-lifecycle.js";
 import { touchSitesOfSpaces } from "../use-cases/shared/sites.js";
-import { transferSpace } from "../use-cases/transfer-space.js";
+import { transferSpace } from "../use-cases/spaces/transfer-space.js";
 
 /** Content's events this service follows, as it reads them. */
 const spaceDeleted = defineEvent({ context: "content", aggregate: "space", event: "deleted", message: SpaceDeleted });

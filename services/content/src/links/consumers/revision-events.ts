@@ -1,7 +1,7 @@
 import { handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
 import { revisionCreated } from "../../events.js";
 import { extractRevisionLinks } from "../use-cases/extract-revision-links.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 /**
  * The durable consumer's name: one per content database. Replicas of a deployment share their

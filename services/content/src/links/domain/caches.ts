@@ -1,4 +1,4 @@
-import { Lru } from "../../revisions/domain/store/lru.js";
+import { Lru } from "../../lru.js";
 import type { ExtractedLink } from "./extract.js";
 import type { LinkGraph } from "./model.js";
 

@@ -2,8 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, executeStatement, sql } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { validateCommitMessage } from "../domain/drafts.js";
-import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
-import { compareAndSetBranchHead, findBranchById } from "../domain/branches/branch-rows.js";
+import { compareAndSetSpaceHead } from "../store/revision-rows.js";
+import { compareAndSetBranchHead, findBranchById } from "../store/branch-rows.js";
 import { isRevisionId, lockOwnDraft, recordRevisionCreated } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

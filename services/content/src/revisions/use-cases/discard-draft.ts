@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { executeStatement, sql } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { discardableDraft } from "../domain/drafts.js";
-import { lockRevision } from "../domain/store/revision-rows.js";
+import { lockRevision } from "../store/revision-rows.js";
 import { isRevisionId } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

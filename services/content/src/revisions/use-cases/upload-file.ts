@@ -6,7 +6,7 @@ import { newContentId } from "../domain/editing/draft-editor.js";
 import { contentIdFrom } from "../domain/editing/page-input.js";
 import { validateFile } from "../domain/files/file-rules.js";
 import { imageDimensions } from "../domain/files/image-dimensions.js";
-import type { FileRecord } from "../domain/store/model.js";
+import type { FileRecord } from "../domain/tree/model.js";
 import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

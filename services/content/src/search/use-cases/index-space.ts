@@ -1,12 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { executeStatement, queryRows, sql } from "@imprint/runtime";
-import { ContentView, MAX_PAGE_DEPTH, type PageTree } from "../../revisions/domain/store/content-view.js";
-import type { PageRecord } from "../../revisions/domain/store/model.js";
-import { findRevision } from "../../revisions/domain/store/revision-rows.js";
-import { StoreSession } from "../../revisions/domain/store/session.js";
+import { ContentView, MAX_PAGE_DEPTH, type PageTree, type PageRecord, findRevision, StoreSession } from "../../revisions/index.js";
 import { diffPageVersions } from "../domain/page-diff.js";
 import { pageSections } from "../domain/sections.js";
-import { SEARCH_CONFIG } from "../domain/text-search.js";
+import { SEARCH_CONFIG } from "../store/text-search.js";
 import type { SearchIndexDeps } from "../../deps.js";
 
 export interface IndexSpaceResult {

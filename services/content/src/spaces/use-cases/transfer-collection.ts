@@ -1,12 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, queryRows, sql } from "@imprint/runtime";
-import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
+import { collectionLevel, collectionPermissions, requireCaller, type CallerInput } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
 import { collectionTransferred, recordContentEvent } from "../../events.js";
-import { placeAtEnd } from "../domain/placement.js";
+import { placeAtEnd } from "../store/placement.js";
 import { requireTargetOrganizationAdmin } from "./transfer-space.js";
-import type { CollectionView } from "../domain/views.js";
-import { collectionSubtreeIds } from "../domain/subtree.js";
+import type { CollectionView } from "../store/views.js";
+import { collectionSubtreeIds } from "../store/subtree.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface TransferCollectionInput {

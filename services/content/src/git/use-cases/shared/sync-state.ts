@@ -91,3 +91,8 @@ export async function completeOperation(em: EntityManager, spaceId: string, oper
   const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
   await gitSyncQueue.complete(em, spaceId, { ...heldBy(operation), set: sql`operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now}` });
 }
+
+/** Forgets a purged space's sync state (the repository it synced with, its path mappings), in the purge's transaction. */
+export async function purgeGitState(em: EntityManager, spaceId: string): Promise<void> {
+  await em.nativeDelete(GitSync, { spaceId });
+}

@@ -1,11 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, executeStatement, isId, sql } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../access/index.js";
+import { requireCaller, type CallerInput } from "../../../access/index.js";
+import { requireSpaceAccess, type SpaceAccess } from "../../../spaces/index.js";
 import { requireOwnOpenDraft } from "../../domain/drafts.js";
 import { DraftEditor } from "../../domain/editing/draft-editor.js";
-import type { RevisionHeader } from "../../domain/store/caches.js";
-import { lockRevision, updateDraftContent } from "../../domain/store/revision-rows.js";
-import { StoreSession } from "../../domain/store/session.js";
+import type { RevisionHeader } from "../../domain/tree/caches.js";
+import { lockRevision, updateDraftContent } from "../../store/revision-rows.js";
+import { StoreSession } from "../../store/session.js";
 import { revisionCreated, recordContentEvent } from "../../../events.js";
 import type { RevisionDeps } from "../../../deps.js";
 

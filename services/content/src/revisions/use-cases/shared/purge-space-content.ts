@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { executeStatement, queryRows, sql } from "@imprint/runtime";
 import type { BlobStore } from "../../../blob-store.js";
-import { parseNode } from "../../domain/store/btree.js";
-import { FILE_PREFIX, PAGE_PREFIX, REUSABLE_PREFIX } from "../../domain/store/keys.js";
+import { parseNode } from "../../domain/tree/btree.js";
+import { FILE_PREFIX, PAGE_PREFIX, REUSABLE_PREFIX } from "../../domain/tree/keys.js";
 
 const STORE_TABLES = ["tree_nodes", "page_versions", "content_bodies", "file_versions", "reusable_content_versions"] as const;
 

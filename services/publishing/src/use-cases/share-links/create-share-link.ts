@@ -1,0 +1,27 @@
+import { randomUUID } from "node:crypto";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { newShareKey, ShareLink, validateName } from "../../domain/share-link.js";
+import { recordPublishingEvent, shareLinkCreated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { requireOrganization, type CallerInput } from "../shared/access.js";
+import type { ShareLinkView } from "../shared/share-links.js";
+import { findSite } from "../shared/sites.js";
+
+export interface CreateShareLinkInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  siteId: string;
+  name: string;
+}
+
+/** Creates an active share link with a new random key (organization admins only). Records `share_link.created`. */
+export async function createShareLink(em: EntityManager, input: CreateShareLinkInput, deps: UseCaseDeps): Promise<ShareLinkView> {
+  const name = validateName(input.name);
+  const access = await requireOrganization(deps, input.caller, input.organizationId, "admin");
+  return deps.unitOfWork.run(em, async (tx) => {
+    const site = await findSite(tx, access, input.siteId);
+    const shareLink = tx.create(ShareLink, { id: randomUUID(), siteId: site.id, organizationId: site.organizationId, name, key: newShareKey(), active: true, createdAt: deps.clock() });
+    recordPublishingEvent(tx, deps, shareLinkCreated, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, shareLinkId: shareLink.id, name } });
+    return { shareLink, site };
+  });
+}
