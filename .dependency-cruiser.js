@@ -3,6 +3,10 @@
 const SERVICES = "(identity|content|collaboration|publishing|integration|reader)";
 /** Where a service keeps a layer, at its root or inside one of its modules (vertical slices). */
 const layer = (service, name) => `^services/${service}/src/(${name}|.*/${name})/`;
+/** What pure domain code may not reach: the service's I/O layers and the query builders (see domain-is-pure). */
+const PERSISTENCE = ["^node_modules/(kysely|knex|pg)/", "^node_modules/@mikro-orm/(knex|sql)/", "^(node:)?(fs|fs/promises|child_process|net|http|https|dgram)$"];
+/** The services (not cut into modules) whose domain/ is pure; content's modules have rules of their own (domain-is-pure). */
+const PURE_DOMAIN_SERVICES = "(identity|collaboration|publishing|integration)";
 const TRANSPORT = ["^node_modules/@grpc/", "^node_modules/@nats-io/", "^node_modules/koa", "^node_modules/@koa/", "^proto/", "/grpc/"];
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -63,6 +67,14 @@ export default {
         "A type-only import of MikroORM in content's domain/ is an EntityManager (or Knex) taken to query: move that function to the module's store/. domain/ imports MikroORM only for entity definitions (defineEntity, p).",
       from: { path: "^services/content/src/[^/]+/domain/" },
       to: { path: "^node_modules/@mikro-orm/", dependencyTypes: ["type-only"] },
+    },
+    {
+      name: "domain-is-pure-small-services",
+      severity: "error",
+      comment:
+        "Identity's, collaboration's, publishing's and integration's domain/ (entities defined with defineEntity, rules, state transitions) does no I/O, like content's (domain-is-pure): a function that takes an EntityManager and queries lives in store/, next to domain/, and use cases call it. Domain imports neither store/ nor use-cases/ nor a query builder; ESLint (eslint.config.js) keeps EntityManager and the runtime's query helpers (sql, queryRows, executeStatement, findOwned, WorkQueue) out of it too.",
+      from: { path: layer(PURE_DOMAIN_SERVICES, "domain") },
+      to: { path: [layer(PURE_DOMAIN_SERVICES, "store"), layer(PURE_DOMAIN_SERVICES, "use-cases"), ...PERSISTENCE] },
     },
     {
       name: "no-service-imports-another-service",

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { recordEvent, type EventDefinition, type EventPayload } from "@imprint/runtime";
+import { type EventDefinition, type EventPayload, queryRows, recordEvent, sql } from "@imprint/runtime";
 import type { SpaceCounters } from "@imprint/proto/collaboration/v1/events";
 import type { Comment } from "./domain/comment.js";
 import type { CallerInput, UseCaseDeps } from "./deps.js";
@@ -23,19 +23,13 @@ export * from "@imprint/proto/collaboration/v1/event-contracts";
  */
 async function nextSpaceCounters(em: EntityManager, spaceId: string): Promise<SpaceCounters> {
   await em.flush();
-  const [state] = await em.execute<{ counters_version: string }[]>(
-    `insert into space_states (space_id, next_number, counters_version) values (?, 1, 1)
+  const [state] = await queryRows(em, sql<{ counters_version: string }>`insert into space_states (space_id, next_number, counters_version) values (${spaceId}, 1, 1)
      on conflict (space_id) do update set counters_version = space_states.counters_version + 1
-     returning counters_version`,
-    [spaceId],
-  );
-  const [counts] = await em.execute<{ total: string; open: string; draft: string; comments: string }[]>(
-    `select (select count(*) from change_requests where space_id = ?) as total,
-            (select count(*) from change_requests where space_id = ? and status = 'open') as open,
-            (select count(*) from change_requests where space_id = ? and status = 'draft') as draft,
-            (select count(*) from comments where space_id = ? and change_request_id is null and resolved_at is null) as comments`,
-    [spaceId, spaceId, spaceId, spaceId],
-  );
+     returning counters_version`);
+  const [counts] = await queryRows(em, sql<{ total: string; open: string; draft: string; comments: string }>`select (select count(*) from change_requests where space_id = ${spaceId}) as total,
+            (select count(*) from change_requests where space_id = ${spaceId} and status = 'open') as open,
+            (select count(*) from change_requests where space_id = ${spaceId} and status = 'draft') as draft,
+            (select count(*) from comments where space_id = ${spaceId} and change_request_id is null and resolved_at is null) as comments`);
   return {
     changeRequests: Number(counts!.total),
     changeRequestsOpen: Number(counts!.open),

@@ -7,23 +7,25 @@ import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
 import { TargetInstallationServiceService } from "@imprint/proto/integration/v1/target_installations";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import {
-  createLogger,
-  createIdentityClients,
-  createPromiseClient,
-  forkEm,
-  MembershipCache,
-  followMemberEvents,
-  membershipEventsConsumer,
-  resolveKeptSecret,
-  safeFetchPolicy,
-  startService,
   type Clock,
+  createIdentityClients,
+  createLogger,
+  createPromiseClient,
+  followMemberEvents,
+  forkEm,
   type IdentityClients,
   type Logger,
+  MembershipCache,
+  membershipEventsConsumer,
   type PromiseClient,
+  queryRows,
+  resolveKeptSecret,
   type RunningService,
+  safeFetchPolicy,
   type ServiceDeps,
   type ServiceSpec,
+  sql,
+  startService
 } from "@imprint/runtime";
 import type { IntegrationConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
@@ -67,9 +69,7 @@ const SCRIPT_TEXTS_BYTES = 64 * 1024 * 1024;
 /** One version of an integration's script, from the database. */
 function publishedScript(orm: ServiceDeps["orm"]): ScriptLoader {
   return async (integrationId, version) => {
-    const rows = await forkEm(orm)
-      .getConnection()
-      .execute<{ script: string }[]>("select script from integrations where id = ? and version = ?", [integrationId, version]);
+    const rows = await queryRows(forkEm(orm), sql<{ script: string }>`select script from integrations where id = ${integrationId} and version = ${version}`);
     return rows[0]?.script ?? null;
   };
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, type CallerInput, isId, queryRows, requireCaller, sql } from "@imprint/runtime";
 import type { DefaultLevel, Level } from "./domain/levels.js";
 import { levelOn, levelThroughChain } from "./domain/permissions.js";
 import { better, NO_TEAM_LEVELS, type GrantTarget, type TeamLevels } from "./domain/team-grants.js";
@@ -28,14 +28,11 @@ export async function requireOrganizationMembership(deps: AccessDeps, organizati
 /** `collectionId` and its ancestors, nearest first (empty for the top level). */
 async function collectionAncestry(em: EntityManager, collectionId: string | null): Promise<{ id: string; default_level: DefaultLevel }[]> {
   if (!collectionId) return [];
-  return em.execute<{ id: string; default_level: DefaultLevel }[]>(
-    `with recursive chain as (
-       select id, parent_id, default_level, 1 as depth from collections where id = ?
+  return queryRows(em, sql<{ id: string; default_level: DefaultLevel }>`with recursive chain as (
+       select id, parent_id, default_level, 1 as depth from collections where id = ${collectionId}
        union all
        select c.id, c.parent_id, c.default_level, chain.depth + 1 from collections c join chain on c.id = chain.parent_id where chain.depth < 100
-     ) select id, default_level from chain order by depth`,
-    [collectionId],
-  );
+     ) select id, default_level from chain order by depth`);
 }
 
 /** Default levels of `collectionId` and its ancestors, nearest first (empty for the top level). */
@@ -45,12 +42,9 @@ export async function collectionChain(em: EntityManager, collectionId: string | 
 
 /** The levels the member's teams were granted in the organization, best per item (one query). */
 export async function teamLevelsOf(em: EntityManager, membership: Membership): Promise<TeamLevels> {
-  const rows = await em.execute<{ target_type: GrantTarget; target_id: string; level: Level }[]>(
-    `select g.target_type, g.target_id, g.level from team_grants g
+  const rows = await queryRows(em, sql<{ target_type: GrantTarget; target_id: string; level: Level }>`select g.target_type, g.target_id, g.level from team_grants g
        join team_memberships m on m.team_id = g.team_id and m.present
-      where m.user_id = ? and m.organization_id = ? and g.organization_id = ?`,
-    [membership.userId, membership.organizationId, membership.organizationId],
-  );
+      where m.user_id = ${membership.userId} and m.organization_id = ${membership.organizationId} and g.organization_id = ${membership.organizationId}`);
   if (rows.length === 0) return NO_TEAM_LEVELS;
   const spaces = new Map<string, Level>();
   const collections = new Map<string, Level>();

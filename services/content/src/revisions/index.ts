@@ -80,7 +80,6 @@ export { DEFAULT_LAYOUT, type BodyRecord, type FileRecord, type ImageRefValue, t
 export { buildPageIndex } from "./domain/tree/page-index.js";
 export { contentRefFromProto, fileToProto, pageToProto } from "./grpc/mappers.js";
 export { mergeBaseOf, requireBranch, requireUnmerged, type BranchRecord } from "./store/branch-rows.js";
-export { execute, queryRows, sql } from "./store/db.js";
 export { compareAndSetSpaceHead, findRevision } from "./store/revision-rows.js";
 export { StoreSession } from "./store/session.js";
 export { applyPageOperations, type PageOperation } from "./use-cases/apply-page-operations.js";

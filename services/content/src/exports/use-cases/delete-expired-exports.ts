@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { queryRows, sql } from "@imprint/runtime";
 import type { BlobStore } from "../../blob-store.js";
-import { deleteOrphanedBlobs, queryRows, sql } from "../../revisions/index.js";
+import { deleteOrphanedBlobs } from "../../revisions/index.js";
 
 const BATCH = 500;
 

@@ -38,6 +38,8 @@ export const GitSyncSchema = defineEntity({
     /** Repository path → file id. */
     files: p.json<Record<string, string>>().default("{}"),
     operation: p.json<GitOperationValue>().nullable(),
+    /** Until when the running operation holds the space (the work queue's lease); null when none runs. */
+    leaseExpiresAt: p.datetime().nullable(),
     updatedAt: p.datetime(),
   },
 });

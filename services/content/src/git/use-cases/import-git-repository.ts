@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, queryRows, sql } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { requireSpaceAccess } from "../../spaces/index.js";
-import { requireBranch, requireUnmerged, commitThreeWayMerge, queryRows, sql, compareAndSetSpaceHead, findRevision, commitDraft, discardDraft, openDraft, editDraft, recordRevisionCreated } from "../../revisions/index.js";
+import { requireBranch, requireUnmerged, commitThreeWayMerge, compareAndSetSpaceHead, findRevision, commitDraft, discardDraft, openDraft, editDraft, recordRevisionCreated } from "../../revisions/index.js";
 import { readLayout, type Layout } from "../domain/read-layout.js";
 import { fetchRef, readBlobs, readCommit, readTree } from "../store/repository.js";
 import { displayUrl } from "../domain/remote.js";

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { execute, queryRows, sql, type PageRecord, type StoreSession } from "../../revisions/index.js";
+import { type PageRecord, type StoreSession } from "../../revisions/index.js";
 import type { JsonDocument } from "@imprint/document";
+import { executeStatement, queryRows, sql } from "@imprint/runtime";
 import type { LinkCaches } from "../domain/caches.js";
 import type { ExtractionCounts } from "../domain/model.js";
 import { extractPageLinks, type ExtractedLink } from "../domain/extract.js";
@@ -72,7 +73,7 @@ async function readStoredLinks(em: EntityManager, storeId: string, versionIds: r
 async function insertLinks(em: EntityManager, rows: readonly object[]): Promise<void> {
   for (let start = 0; start < rows.length; start += INSERT_BATCH) {
     const batch = JSON.stringify(rows.slice(start, start + INSERT_BATCH));
-    await execute(
+    await executeStatement(
       em,
       sql`insert into page_version_links select * from jsonb_populate_recordset(null::page_version_links, ${batch}::jsonb) on conflict do nothing`,
     );

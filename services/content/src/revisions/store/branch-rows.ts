@@ -1,6 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId } from "@imprint/runtime";
-import { execute, queryRows, sql, toDate } from "./db.js";
+import { AppError, executeStatement, isId, queryRows, sql, toDate } from "@imprint/runtime";
 
 /** A change request's branch (a `branches` row). */
 export interface BranchRecord {
@@ -118,7 +117,7 @@ export async function findBranches(em: EntityManager, spaceId: string, ids: read
 
 /** Inserts the branch unless its id or its (space, number) is taken: answers whether it was inserted. */
 export async function insertBranch(em: EntityManager, branch: BranchRecord): Promise<boolean> {
-  const inserted = await execute(
+  const inserted = await executeStatement(
     em,
     sql`insert into branches (id, space_id, number, head_revision_id, initial_revision_id, merged_ancestor_revision_id, merged_revision_id, created_at, updated_at)
         values (${branch.id}, ${branch.spaceId}, ${branch.number}, ${branch.headRevisionId}, ${branch.initialRevisionId},
@@ -137,7 +136,7 @@ export async function compareAndSetBranchHead(
   input: { branchId: string; expected: string; next: string; mergedAncestorRevisionId?: string; now: Date },
 ): Promise<boolean> {
   const ancestor = input.mergedAncestorRevisionId === undefined ? sql`merged_ancestor_revision_id` : sql`${input.mergedAncestorRevisionId}`;
-  const changed = await execute(
+  const changed = await executeStatement(
     em,
     sql`update branches set head_revision_id = ${input.next}, merged_ancestor_revision_id = ${ancestor}, updated_at = ${input.now}
         where id = ${input.branchId} and head_revision_id = ${input.expected} and merged_revision_id is null`,
@@ -153,7 +152,7 @@ export async function findBranchMergedInto(em: EntityManager, spaceId: string, r
 
 /** Records the merge revision of a branch (the row is locked by the merge). */
 export async function markBranchMerged(em: EntityManager, input: { branchId: string; mergedRevisionId: string; now: Date }): Promise<void> {
-  await execute(em, sql`update branches set merged_revision_id = ${input.mergedRevisionId}, updated_at = ${input.now} where id = ${input.branchId}`);
+  await executeStatement(em, sql`update branches set merged_revision_id = ${input.mergedRevisionId}, updated_at = ${input.now} where id = ${input.branchId}`);
 }
 
 /** A branch with the facts of its space that reading it across an organization needs. */

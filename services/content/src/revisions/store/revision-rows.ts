@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { executeStatement, queryRows, sql, toDate } from "@imprint/runtime";
 import type { RevisionCaches, RevisionHeader } from "../domain/tree/caches.js";
-import { execute, queryRows, sql, toDate } from "./db.js";
 
 interface RevisionRow {
   id: string;
@@ -54,7 +54,7 @@ export async function lockRevision(em: EntityManager, id: string): Promise<Revis
 }
 
 export async function insertRevision(em: EntityManager, revision: RevisionHeader): Promise<void> {
-  await execute(
+  await executeStatement(
     em,
     sql`insert into revisions (id, space_id, store_id, parents, status, root, variables, type, message, git, created_by, created_at, committed_at, branch_id)
         values (${revision.id}, ${revision.spaceId}, ${revision.storeId}, ${revision.parents}, ${revision.status}, ${revision.root},
@@ -65,7 +65,7 @@ export async function insertRevision(em: EntityManager, revision: RevisionHeader
 }
 
 export async function updateDraftContent(em: EntityManager, id: string, content: { root: string | null; variables: Record<string, string> }): Promise<void> {
-  await execute(em, sql`update revisions set root = ${content.root}, variables = ${JSON.stringify(content.variables)}::jsonb where id = ${id} and status = 'draft'`);
+  await executeStatement(em, sql`update revisions set root = ${content.root}, variables = ${JSON.stringify(content.variables)}::jsonb where id = ${id} and status = 'draft'`);
 }
 
 /** The space's current revision id (the `spaces.revision_id` pointer). */
@@ -80,7 +80,7 @@ export async function readSpaceHeadRow(em: EntityManager, spaceId: string): Prom
  * succeed; the row lock taken by the UPDATE makes the second wait and then see the new value.
  */
 export async function compareAndSetSpaceHead(em: EntityManager, spaceId: string, expected: string | null, next: string): Promise<boolean> {
-  const changed = await execute(
+  const changed = await executeStatement(
     em,
     sql`update spaces set revision_id = ${next} where id = ${spaceId} and revision_id is not distinct from ${expected}`,
   );

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { executeStatement, queryRows, sql, toDate } from "@imprint/runtime";
 import { parseNode, serializeNode, nodeId, type NodeSink, type NodeSource, type TreeNode } from "../domain/tree/btree.js";
-import { execute, queryRows, sql, toDate } from "./db.js";
 import type { BodyRecord, FileRecord, GitBlobValue, PageRecord, ReusableRecord } from "../domain/tree/model.js";
 import type { RevisionCaches } from "../domain/tree/caches.js";
 
@@ -302,7 +302,7 @@ export class StoreSession implements NodeSource, NodeSink {
     let written = 0;
     for (let start = 0; start < rows.length; start += INSERT_BATCH) {
       const batch = JSON.stringify(rows.slice(start, start + INSERT_BATCH));
-      written += await execute(
+      written += await executeStatement(
         this.em,
         sql`insert into ${sql.table(table)} select * from jsonb_populate_recordset(null::${sql.table(table)}, ${batch}::jsonb) on conflict do nothing`,
       );

@@ -1,9 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, queryRows, sql } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { requireSpaceAccess } from "../../spaces/index.js";
 import { branchMerged, recordContentEvent } from "../../events.js";
-import { queryRows, sql } from "../store/db.js";
 import { compareAndSetSpaceHead } from "../store/revision-rows.js";
 import { recordRevisionCreated } from "./shared/drafts.js";
 import { markBranchMerged, mergeBaseOf, mergedBranch, requireBranch, type BranchRecord } from "../store/branch-rows.js";

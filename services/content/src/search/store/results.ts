@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, decodePageToken, encodePageToken } from "@imprint/runtime";
-import { queryRows, sql } from "../../revisions/index.js";
+import { AppError, decodePageToken, encodePageToken, queryRows, sql } from "@imprint/runtime";
 import { describedHits, matchingPages, RESULT_ORDER, searchQueryCtes, type MatchMode, type SearchQuery } from "./text-search.js";
 
 /** A section of a page result. */

@@ -1,6 +1,4 @@
-import { AppError } from "@imprint/runtime";
-import type { RawBuilder } from "kysely";
-import { sql } from "../../revisions/index.js";
+import { AppError, sql, type RawBuilder } from "@imprint/runtime";
 
 /** PostgreSQL text-search configuration of the index and the queries (English stemming). */
 export const SEARCH_CONFIG = "english";

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, executeStatement, queryRows, sql } from "@imprint/runtime";
 import { isId } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
 import { positionBetween } from "../domain/ordering.js";
@@ -21,7 +21,7 @@ const NO_ID = "00000000-0000-0000-0000-000000000000";
  * never compute the same key between the same neighbours.
  */
 export async function lockSiblings(em: EntityManager, organizationId: string, parentId: string | null): Promise<void> {
-  await em.execute("select pg_advisory_xact_lock(hashtextextended(?, 0))", [`content-siblings:${organizationId}:${parentId ?? "top"}`]);
+  await executeStatement(em, sql`select pg_advisory_xact_lock(hashtextextended(${`content-siblings:${organizationId}:${parentId ?? "top"}`}, 0))`);
 }
 
 /** Spaces and collections under one parent share one order; `op` picks the neighbouring key. */
@@ -31,13 +31,12 @@ async function neighbourKey(
   bound: { op: "<" | ">"; key: string } | null,
 ): Promise<string | null> {
   const aggregate = bound?.op === ">" ? "min" : "max";
-  const condition = bound ? `and position ${bound.op} ?` : "";
-  const sql = (table: string) =>
-    `select ${aggregate}(position) from ${table} where organization_id = ? and parent_id is not distinct from ?::uuid and id <> ? ${condition}`;
-  const rowParams = [where.organizationId, where.parentId, where.excludeId ?? NO_ID, ...(bound ? [bound.key] : [])];
-  const [row] = await em.execute<{ key: string | null }[]>(
-    `select ${aggregate === "min" ? "least" : "greatest"}((${sql("spaces")}), (${sql("collections")})) as key`,
-    [...rowParams, ...rowParams],
+  const condition = bound ? sql`and position ${sql.raw(bound.op)} ${bound.key}` : sql``;
+  const neighbour = (table: string) =>
+    sql`select ${sql.raw(aggregate)}(position) from ${sql.table(table)} where organization_id = ${where.organizationId} and parent_id is not distinct from ${where.parentId}::uuid and id <> ${where.excludeId ?? NO_ID} ${condition}`;
+  const [row] = await queryRows(
+    em,
+    sql<{ key: string | null }>`select ${sql.raw(aggregate === "min" ? "least" : "greatest")}((${neighbour("spaces")}), (${neighbour("collections")})) as key`,
   );
   return row?.key ?? null;
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { queryRows, sql } from "@imprint/runtime";
 import { SPACE_RETENTION_MS, Space } from "../domain/space.js";
 import { spacePurged, recordContentEvent } from "../../events.js";
 import type { SpaceDeps } from "../../deps.js";
@@ -28,10 +29,7 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: SpaceDeps): Pr
     if (candidates.length === 0) break;
     for (const { id } of candidates) {
       const orphanedBlobs = await deps.unitOfWork.run(em.fork(), async (tx) => {
-        const [row] = await tx.execute<{ id: string; organization_id: string }[]>(
-          "select id, organization_id from spaces where id = ? and deleted_at < ? for update skip locked",
-          [id, cutoff],
-        );
+        const [row] = await queryRows(tx, sql<{ id: string; organization_id: string }>`select id, organization_id from spaces where id = ${id} and deleted_at < ${cutoff} for update skip locked`);
         if (!row) return undefined;
         const content = await deps.spaceContent.purgeContent(tx, id);
         await tx.nativeDelete(Space, { id });

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, findPage, isId, type IdentityClients, type PageRequestLike } from "@imprint/runtime";
+import { AppError, findPage, type IdentityClients, isId, type PageRequestLike, queryRows, sql } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { requireCollectionAccess, requireSpaceAccess } from "./shared/access.js";
 import { type Level, TeamGrant, type GrantTarget } from "../../access/index.js";
@@ -70,10 +70,10 @@ export async function countTeamSpaces(em: EntityManager, input: { organizationId
   if (input.teamIds.length > 1000) throw AppError.invalidArgument("team_ids: at most 1000");
   const ids = input.teamIds.filter((id) => isId(id));
   if (!isId(input.organizationId) || ids.length === 0) return new Map();
-  const rows = await em.execute<{ team_id: string; spaces: string }[]>(
-    `select g.team_id, count(*) as spaces from team_grants g join spaces s on s.id = g.target_id and s.deleted_at is null
-      where g.organization_id = ? and g.target_type = 'space' and g.team_id in (${ids.map(() => "?").join(", ")}) group by g.team_id`,
-    [input.organizationId, ...ids],
+  const rows = await queryRows(
+    em,
+    sql<{ team_id: string; spaces: string }>`select g.team_id, count(*) as spaces from team_grants g join spaces s on s.id = g.target_id and s.deleted_at is null
+      where g.organization_id = ${input.organizationId} and g.target_type = 'space' and g.team_id in (${sql.join(ids)}) group by g.team_id`,
   );
   return new Map(rows.map((row) => [row.team_id, Number(row.spaces)]));
 }

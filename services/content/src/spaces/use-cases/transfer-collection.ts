@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, queryRows, sql } from "@imprint/runtime";
 import { collectionLevel, collectionPermissions, requireCaller, type CallerInput } from "../../access/index.js";
 import { requireCollectionAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
@@ -36,10 +36,7 @@ export async function transferCollection(em: EntityManager, input: TransferColle
     const now = deps.clock();
     await tx.nativeUpdate(Collection, { id: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
     // Each space's lifecycle version moves too: followers order this transfer with the space's own.
-    const spaces = await tx.execute<{ id: string; lifecycle_version: number }[]>(
-      `update spaces set organization_id = ?, updated_at = ?, lifecycle_version = lifecycle_version + 1 where parent_id = any(?::uuid[]) returning id, lifecycle_version`,
-      [input.organizationId, now, `{${collectionIds.join(",")}}`],
-    );
+    const spaces = await queryRows(tx, sql<{ id: string; lifecycle_version: number }>`update spaces set organization_id = ${input.organizationId}, updated_at = ${now}, lifecycle_version = lifecycle_version + 1 where parent_id = any(${`{${collectionIds.join(",")}}`}::uuid[]) returning id, lifecycle_version`);
     collection.placeAt({ organizationId: input.organizationId, parentId: null, position }, now);
     recordContentEvent(tx, deps, collectionTransferred, {
       organizationId: input.organizationId,

@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, findOwnedOrNull } from "@imprint/runtime";
 import { isId, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { TranslationSettings } from "../domain/entities.js";
 import { translationSettingsPermissions, type TranslationSettingsPermissions } from "../domain/permissions.js";
@@ -22,9 +22,5 @@ export async function findVisibleTranslationSettings(
   input: { organizationId: string; translationSettingsId: string; lock?: boolean },
 ): Promise<TranslationSettings | null> {
   if (!permissions.view || !isId(input.translationSettingsId)) return null;
-  return em.findOne(
-    TranslationSettings,
-    { id: input.translationSettingsId, organizationId: input.organizationId },
-    input.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
-  );
+  return findOwnedOrNull(em, TranslationSettings, { organizationId: input.organizationId }, input.translationSettingsId, { lock: input.lock });
 }

@@ -1,7 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { changeMemberRole, Member } from "../../domain/member.js";
-import { lockOrganization, Organization } from "../../domain/organization.js";
+import { Member } from "../../domain/member.js";
+import { Organization } from "../../domain/organization.js";
+import { changeMemberRole } from "../../store/members.js";
+import { lockOrganization } from "../../store/organizations.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import { memberRoleChanged, recordIdentityEvent } from "../../events.js";
 import { createMember } from "../shared/members.js";

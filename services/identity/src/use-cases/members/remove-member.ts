@@ -1,8 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { assertMemberRemovable, Member } from "../../domain/member.js";
+import { Member } from "../../domain/member.js";
+import { assertMemberRemovable } from "../../store/members.js";
 import { isInstallationPrincipal } from "../../domain/user.js";
-import { lockOrganization, nextMembershipVersion } from "../../domain/organization.js";
+import { lockOrganization, nextMembershipVersion } from "../../store/organizations.js";
 import { requireMembership } from "../shared/access.js";
 import { TeamMember } from "../../domain/team.js";
 import { memberRemoved, recordIdentityEvent, teamMemberRemoved } from "../../events.js";

@@ -1,7 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask } from "@imprint/runtime";
-import { changeMemberRole, Member, personMembership } from "../../domain/member.js";
-import { lockOrganization } from "../../domain/organization.js";
+import { Member, personMembership } from "../../domain/member.js";
+import { changeMemberRole } from "../../store/members.js";
+import { lockOrganization } from "../../store/organizations.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import { requireMembership } from "../shared/access.js";
 import { memberRoleChanged, recordIdentityEvent } from "../../events.js";

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { executeStatement, sql } from "@imprint/runtime";
 import { Organization } from "../../domain/organization.js";
 import { validateChosenSecret } from "../../domain/tokens.js";
 import { createOrganizationIn } from "../shared/organizations.js";
@@ -28,7 +29,7 @@ export async function bootstrapFirstOrganization(
   const ownerEmail = normalizeEmail("IMPRINT_BOOTSTRAP_EMAIL", input.ownerEmail);
   const token = validateChosenSecret("IMPRINT_BOOTSTRAP_TOKEN", input.token);
   const result = await deps.unitOfWork.run(em, async (tx) => {
-    await tx.execute("select pg_advisory_xact_lock(?)", [BOOTSTRAP_LOCK_KEY]);
+    await executeStatement(tx, sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK_KEY})`);
     if ((await tx.count(Organization, {})) > 0) return { created: false as const };
     const created = await createOrganizationIn(
       tx,

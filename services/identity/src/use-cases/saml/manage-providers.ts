@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, findPage, parseUpdateMask, type PageRequestLike } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, findOwnedOrNull, findPage, type PageRequestLike, parseUpdateMask } from "@imprint/runtime";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import { checkCertificate, checkEntityId, checkLabel, checkSsoUrl, SamlProvider } from "../../domain/saml-provider.js";
 import { Team } from "../../domain/team.js";
@@ -174,7 +174,7 @@ export async function deleteSamlProvider(em: EntityManager, input: { caller: Cal
   return deps.unitOfWork.run(em, async (tx) => {
     await requireAdmin(tx, input.organizationId, caller);
     // Locked until the commit: the same request sent twice at once deletes once, then finds nothing.
-    const provider = isId(input.providerId) ? await tx.findOne(SamlProvider, { id: input.providerId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    const provider = await findOwnedOrNull(tx, SamlProvider, { organization: input.organizationId }, input.providerId, { lock: true });
     if (!provider) return { deleted: false };
     recordIdentityEvent(tx, deps, samlProviderDeleted, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id } });
     tx.remove(provider);

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { ApiToken } from "../../domain/api-token.js";
 import { Member } from "../../domain/member.js";
-import { nextMembershipVersion } from "../../domain/organization.js";
+import { nextMembershipVersion } from "../../store/organizations.js";
 import { User, validateInstallationId } from "../../domain/user.js";
 import { memberRemoved, recordIdentityEvent, tokenRevoked } from "../../events.js";
 import { idOf } from "../shared/queries.js";

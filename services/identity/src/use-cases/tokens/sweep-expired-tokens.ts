@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { executeStatement, sql } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 
 /**
@@ -17,8 +18,6 @@ const SWEEP_BATCH = 1000;
  */
 export async function sweepExpiredTokens(em: EntityManager, deps: Pick<UseCaseDeps, "clock">): Promise<boolean> {
   const before = new Date(deps.clock().getTime() - EXPIRED_TOKEN_RETENTION_MS);
-  const deleted = await em
-    .getConnection()
-    .execute<{ affectedRows: number }>(`delete from api_tokens where id in (select id from api_tokens where expires_at < ? limit ${SWEEP_BATCH})`, [before], "run");
-  return deleted.affectedRows === SWEEP_BATCH;
+  const deleted = await executeStatement(em, sql`delete from api_tokens where id in (select id from api_tokens where expires_at < ${before} limit ${SWEEP_BATCH})`);
+  return deleted === SWEEP_BATCH;
 }

@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, type CallerInput, findOwnedOrNull, requireCaller } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { Installation, TargetInstallation } from "../../domain/installation.js";
 import { installationDeletedEvent } from "../../domain/platform/events.js";
@@ -24,7 +24,7 @@ export async function uninstall(em: EntityManager, input: { caller: CallerInput 
   const { integration, installation } = found;
   const removed = await deps.unitOfWork.run(em, async (tx) => {
     // The row lock makes a concurrent identical request wait, then find nothing and answer false.
-    const locked = await tx.findOne(Installation, { id: installation.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const locked = await findOwnedOrNull(tx, Installation, {}, installation.id, { lock: true });
     if (!locked) return false;
     await tx.nativeDelete(TargetInstallation, { installationId: installation.id });
     recordIntegrationEvent(tx, deps, installationDeleted, {

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { queryRows, sql } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { Installation, TargetInstallation } from "../../domain/installation.js";
 import { IntegrationEventRecord, type TraceLine } from "../../domain/integration-event.js";
@@ -15,15 +16,12 @@ const TRACE_MAX_LINES = 500;
  * installation's events go out one at a time, in the order they were recorded).
  */
 async function readyEvents(em: EntityManager, now: Date, limit: number): Promise<IntegrationEventRecord[]> {
-  const rows = await em.getConnection().execute<{ id: string }[]>(
-    `select e.id from integration_events e
-      where e.state = 'pending' and e.next_attempt_at <= ?
+  const rows = await queryRows(em, sql<{ id: string }>`select e.id from integration_events e
+      where e.state = 'pending' and e.next_attempt_at <= ${now}
         and not exists (select 1 from integration_events earlier
                          where earlier.installation_id = e.installation_id and earlier.state = 'pending' and earlier.sequence < e.sequence)
       order by e.sequence
-      limit ?`,
-    [now, limit],
-  );
+      limit ${limit}`);
   if (rows.length === 0) return [];
   return em.find(IntegrationEventRecord, { id: { $in: rows.map((row) => row.id) } }, { orderBy: { sequence: "asc" } });
 }

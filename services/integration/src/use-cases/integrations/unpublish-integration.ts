@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, type CallerInput, findOwnedOrNull, requireCaller } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { IntegrationAsset } from "../../domain/asset.js";
 import { Installation, TargetInstallation } from "../../domain/installation.js";
@@ -25,7 +25,7 @@ export async function unpublishIntegration(em: EntityManager, input: { caller: C
   const integrationId = integration.id;
   const installationIds = await deps.unitOfWork.run(em, async (tx) => {
     // The row lock makes a concurrent identical request wait, then find nothing and answer false.
-    const locked = await tx.findOne(Integration, { id: integrationId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const locked = await findOwnedOrNull(tx, Integration, {}, integrationId, { lock: true });
     if (!locked) return null;
     const installations = await tx.find(Installation, { integrationId });
     for (const installation of installations) {

@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, type CallerInput, findOwnedOrNull, requireCaller } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { TargetInstallation, type TargetKind } from "../../domain/installation.js";
 import { recordIntegrationEvent, targetInstallationDeleted } from "../../events.js";
@@ -24,7 +24,7 @@ export async function uninstallFromTarget(
   }
   const removed = await deps.unitOfWork.run(em, async (tx) => {
     // The row lock makes a concurrent identical request wait, then find nothing and answer false.
-    const locked = await tx.findOne(TargetInstallation, { id: target.id }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const locked = await findOwnedOrNull(tx, TargetInstallation, {}, target.id, { lock: true });
     if (!locked) return false;
     recordIntegrationEvent(tx, deps, targetInstallationDeleted, {
       organizationId: target.organizationId,

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { queryRows, sql } from "@imprint/runtime";
 import type { Customization } from "../../domain/customization/customization.js";
 import type { Site } from "../../domain/site.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -60,7 +61,7 @@ export async function getPublishedContentSite(
   const access = await requireOrganization(deps, input.caller, input.organizationId, "view");
   if (input.knownVersion !== "" && input.shareKey === "" && isId(input.siteId)) {
     // The frequent case, answered from one row read without loading the site: nothing changed.
-    const [row] = await em.execute<{ version: number }[]>(`select version from sites where id = ? and organization_id = ?`, [input.siteId, access.organizationId]);
+    const [row] = await queryRows(em, sql<{ version: number }>`select version from sites where id = ${input.siteId} and organization_id = ${access.organizationId}`);
     const version = row ? answerVersion({ id: input.siteId, version: row.version }, access, "", deps.clock()) : "";
     if (version === input.knownVersion) return { notModified: true, version };
   }

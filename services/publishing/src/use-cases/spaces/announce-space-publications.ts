@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId } from "@imprint/runtime";
+import { AppError, isId, queryRows, sql } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { reannouncePublications } from "../shared/publications.js";
 
@@ -15,7 +15,7 @@ export async function announceSpacePublications(em: EntityManager, input: { spac
   if (input.spaceId && !isId(input.spaceId)) throw AppError.invalidArgument("space_id: must be a space id");
   const spaceIds = input.spaceId
     ? [input.spaceId]
-    : (await em.execute<{ space_id: string }[]>(`select space_id from space_publications union select space_id from site_spaces order by 1`)).map((row) => row.space_id);
+    : (await queryRows(em, sql<{ space_id: string }>`select space_id from space_publications union select space_id from site_spaces order by 1`)).map((row) => row.space_id);
   let announced = 0;
   for (let start = 0; start < spaceIds.length; start += BATCH) {
     announced += await deps.unitOfWork.run(em.fork(), (tx) => reannouncePublications(tx, deps, spaceIds.slice(start, start + BATCH)));

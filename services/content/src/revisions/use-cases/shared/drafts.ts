@@ -1,11 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId } from "@imprint/runtime";
+import { AppError, executeStatement, isId, sql } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../../access/index.js";
 import { requireSpaceAccess, type SpaceAccess } from "../../../spaces/index.js";
 import { requireOwnOpenDraft } from "../../domain/drafts.js";
 import { DraftEditor } from "../../domain/editing/draft-editor.js";
 import type { RevisionHeader } from "../../domain/tree/caches.js";
-import { execute, sql } from "../../store/db.js";
 import { lockRevision, updateDraftContent } from "../../store/revision-rows.js";
 import { StoreSession } from "../../store/session.js";
 import { revisionCreated, recordContentEvent } from "../../../events.js";
@@ -39,7 +38,7 @@ export async function lockOwnDraft(
  * the sweep never deletes a row a new tree is being built on.
  */
 export async function shareStoreLock(tx: EntityManager, storeId: string): Promise<void> {
-  await execute(tx, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${storeId}`}, 0))`);
+  await executeStatement(tx, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${storeId}`}, 0))`);
 }
 
 /**

@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId, requireCaller, type CallerInput } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, type CallerInput, findOwnedOrNull, requireCaller } from "@imprint/runtime";
 import { atLeast, better, collectionLevel, collectionPermissions, levelOn, NO_TEAM_LEVELS, spaceLevel, spacePermissions, teamLevelsOf, type AccessDeps, type CollectionPermissions, type Level, type Membership, type SpacePermissions, type TeamLevels } from "../../../access/index.js";
 import { Collection } from "../../domain/collection.js";
 import { Space } from "../../domain/space.js";
@@ -34,8 +34,7 @@ export async function requireSpaceAccess(
   input: { caller: CallerInput | undefined; spaceId: string; need: keyof SpacePermissions; includeDeleted?: boolean; lock?: boolean },
 ): Promise<SpaceAccess> {
   const { userId, tokenId } = requireCaller(input.caller);
-  if (!isId(input.spaceId)) throw AppError.notFound("Space");
-  const space = await em.findOne(Space, { id: input.spaceId }, input.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  const space = await findOwnedOrNull(em, Space, {}, input.spaceId, { lock: input.lock });
   if (!space || (space.deletedAt && !input.includeDeleted)) throw AppError.notFound("Space");
   const membership = await deps.memberships.get(space.organizationId, userId, tokenId);
   if (!membership) throw AppError.notFound("Space");
@@ -53,8 +52,7 @@ export async function requireCollectionAccess(
   input: { caller: CallerInput | undefined; collectionId: string; need: keyof CollectionPermissions; lock?: boolean },
 ): Promise<CollectionAccess> {
   const { userId, tokenId } = requireCaller(input.caller);
-  if (!isId(input.collectionId)) throw AppError.notFound("Collection");
-  const collection = await em.findOne(Collection, { id: input.collectionId }, input.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  const collection = await findOwnedOrNull(em, Collection, {}, input.collectionId, { lock: input.lock });
   if (!collection) throw AppError.notFound("Collection");
   const membership = await deps.memberships.get(collection.organizationId, userId, tokenId);
   if (!membership) throw AppError.notFound("Collection");
