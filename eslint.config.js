@@ -5,6 +5,8 @@ import globals from "globals";
 import tseslint from "typescript-eslint";
 
 const SCRIPTS = ["**/scripts/**/*.mjs", "*.js"];
+/** Domain folders that do no I/O (dependency rule domain-is-pure-small-services; content has domain-is-pure). */
+const PURE_DOMAINS = ["services/{identity,collaboration,publishing,integration}/src/domain/**/*.ts"];
 
 export default tseslint.config(
   { ignores: ["**/dist/**", "**/src/gen/**", "**/node_modules/**", "bench/results/**", "**/*.cjs", "**/*.d.mts"] },
@@ -24,6 +26,25 @@ export default tseslint.config(
       "@typescript-eslint/require-await": "off",
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/only-throw-error": "error",
+    },
+  },
+  {
+    // domain-is-pure-small-services (.dependency-cruiser.js) for what the module graph cannot see: named imports.
+    files: PURE_DOMAINS,
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            { name: "@mikro-orm/postgresql", importNames: ["EntityManager", "EntityRepository"], message: "Domain code does no I/O: a function that queries goes to store/ (CODE_STYLE.md § Persistence)." },
+            {
+              name: "@imprint/runtime",
+              importNames: ["sql", "queryRows", "executeStatement", "findOwned", "findOwnedOrNull", "WorkQueue", "forkEm"],
+              message: "Domain code does no I/O: a function that queries goes to store/ (CODE_STYLE.md § Persistence).",
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -15,6 +15,8 @@ prepare({ quiet: true });
 const stackLib = await import("./lib/stack.mjs");
 const { measureHosting, runBenchmark, writeResults } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "run.js")).href);
 const { evaluateReplicasTargets } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "replicas-report.js")).href);
+const { measureCopies } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "copies.js")).href);
+const { seedOrganization } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "seed.js")).href);
 const { formatReport } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "report.js")).href);
 const { measureCleanStart } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "clean-start.js")).href);
 const { getFreePort } = await import(pathToFileURL(join(REPO_ROOT, "services", "runtime", "dist", "infrastructure", "index.js")).href);
@@ -111,6 +113,17 @@ if (settings.content.pages === 0) delete settings.content;
 const cleanStart = positiveInt("BENCH_CLEAN_START", 1, 1) === 1;
 // Split hosting with two copies of identity against one (BENCH_REPLICAS=0 skips it; Linux only, as copies are).
 const replicasBench = positiveInt("BENCH_REPLICAS", process.platform === "linux" ? 1 : 0, 1) === 1;
+// Rounds per gateway in that comparison, each half of BENCH_DURATION_S.
+const COPIES_ROUNDS = positiveInt("BENCH_COPIES_ROUNDS", 3, 20) || 3;
+
+/** Polls `probe` until it resolves true; throws naming `what` after `timeoutMs`. */
+async function waitFor(probe, timeoutMs, what) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`${what} was not ready within ${timeoutMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
 // The request path is measured, not log I/O: every process (stack and baseline) logs warnings only,
 // unless LOG_LEVEL says otherwise.
 const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "warn", AUTH_CACHE_TTL_MS: String(settings.authCacheTtlMs) };
@@ -171,21 +184,39 @@ try {
   const report = await runBenchmark(underTest, { ...settings, publicUrl: stack.gatewayUrl }, log, { otherHostings: [oneProcess.measurement] });
   await stopStack();
   // Split again with two copies of identity (every request of the single-organization read asks it):
-  // does a second copy add throughput on these cores?
+  // does a second copy add throughput on these cores? One stack, two gateways: the stack's balances
+  // over both copies, a second one calls the first copy only; short loads alternate between them.
   if (replicasBench) {
-    log("split hosting with 2 copies of identity (the gateway balancing between them)");
-    const copies = await measureHosting(await startHosting("split", { identity: 2 }), settings, log);
-    await stopStack();
-    const split = report.hosting.hostings.find((measurement) => measurement.hosting === "split");
-    report.replicas = {
-      target: "identity",
-      copies: 2,
-      route: copies.measurement.routes[0].route,
-      oneCopy: split.routes[0].result,
-      severalCopies: copies.measurement.routes[0].result,
-      oneCopyCpuSeconds: split.routes[0].cpuSeconds,
-      severalCopiesCpuSeconds: copies.measurement.routes[0].cpuSeconds,
-    };
+    log("split hosting with 2 copies of identity: a gateway balancing over both against one calling the first only, in alternating rounds");
+    const copies = await startHosting("split", { identity: 2 });
+    const oneCopyPort = await getFreePort();
+    const oneCopyUrl = `http://127.0.0.1:${oneCopyPort}`;
+    const firstCopy = stack.grpcAddresses.identity.split(",")[0];
+    const oneCopyGateway = stackLib.spawnNodeProcess({
+      name: "gateway (identity#1 only)",
+      entry: stackLib.ENTRYPOINT,
+      env: stack.processEnv("gateway", { IMPRINT_PORT: String(oneCopyPort), IDENTITY_GRPC_ADDRESS: firstCopy, HTTP_REUSE_PORT: "false", OTEL_SERVICE_NAME: "imprint-gateway" }),
+    });
+    try {
+      await waitFor(() => stackLib.isGatewayReady(oneCopyUrl), 60_000, "the second gateway");
+      const seeded = await seedOrganization(copies.identityGrpcAddress, settings.members);
+      const measured = await measureCopies({
+        severalUrl: copies.gatewayUrl,
+        oneUrl: oneCopyUrl,
+        path: `/v1/orgs/${seeded.organizationId}`,
+        token: seeded.token,
+        connections: settings.connections,
+        rounds: COPIES_ROUNDS,
+        secondsPerRound: Math.max(2, Math.round(settings.durationSeconds / 2)),
+        warmupSeconds: settings.warmupSeconds,
+        pids: { ...copies.pids, "gateway (identity#1 only)": oneCopyGateway.pid },
+      });
+      report.replicas = { target: "identity", copies: 2, route: "GET /v1/orgs/{id}", ...measured };
+      log(`         one copy ${measured.oneCopy.requestsPerSecond.toFixed(0)} req/s, two copies ${measured.severalCopies.requestsPerSecond.toFixed(0)} req/s`);
+    } finally {
+      await oneCopyGateway.stop();
+      await stopStack();
+    }
     report.checks.push(...evaluateReplicasTargets(report.replicas));
   }
   if (cleanStart) {

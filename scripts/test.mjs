@@ -22,7 +22,9 @@ const steps = [
   { title: "lint of the root scripts and configs (npm run lint:scripts)", run: () => run(bin("eslint"), ["scripts", "*.js"]) },
   {
     title: "dependency rules of CODE_STYLE.md (npm run deps:check)",
-    run: () => run(bin("depcruise"), ["services/*/src", "gateway/src", "--config", ".dependency-cruiser.js", "--output-type", "err"]),
+    run: () =>
+      run(bin("depcruise"), ["services/*/src", "gateway/src", "--config", ".dependency-cruiser.js", "--output-type", "err"]) ||
+      run(process.execPath, [join(REPO_ROOT, "scripts", "module-cycles.mjs")]),
   },
   { title: `tests (vitest run${vitestArgs.length ? ` ${vitestArgs.join(" ")}` : ""})`, run: () => run(bin("vitest"), ["run", ...vitestArgs]) },
 ];

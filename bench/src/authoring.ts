@@ -1,6 +1,5 @@
 import { CreatePageInput, EditingServiceService, type PageOperation } from "@imprint/proto/content/v1/editing";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { createIdentityClients, createPromiseClient } from "@imprint/runtime";
 import { commitPageOperations, gatewayPost } from "./editing.js";
 import { percentile } from "./stats.js";
 
@@ -89,10 +88,10 @@ function batchOf(run: number, sections: number): unknown[] {
 }
 
 export async function runAuthoringBenchmark(target: AuthoringTarget, settings: AuthoringBenchmarkSettings, log: Log): Promise<AuthoringFigures> {
-  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const editing = createPromiseClient(EditingServiceService, target.contentGrpcAddress, { defaultTimeoutMs: 300_000 });
   try {
-    const organization = await identity.createOrganization({ title: "Authoring Benchmark", ownerEmail: "bench-authoring@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({ title: "Authoring Benchmark", ownerEmail: "bench-authoring@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const caller = { userId: organization.userId, tokenId: "" };
     const post = gatewayPost(target.gatewayUrl, organization.token);
     const spaceId = (await post(`/v1/orgs/${organization.organizationId}/spaces`, { title: "Authoring space" })).id as string;

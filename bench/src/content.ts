@@ -1,8 +1,7 @@
 import autocannon from "autocannon";
 import pg from "pg";
 import { CreatePageInput, EditingServiceService, UpdatePageInput, type PageOperation } from "@imprint/proto/content/v1/editing";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { createIdentityClients, createPromiseClient } from "@imprint/runtime";
 import { toLoadResult, type LoadResult } from "./load.js";
 
 /**
@@ -113,12 +112,12 @@ async function currentXid(db: pg.Client): Promise<number> {
 }
 
 export async function runContentBenchmark(target: ContentTarget, settings: ContentBenchmarkSettings, log: Log): Promise<ContentFigures> {
-  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const editing = createPromiseClient(EditingServiceService, target.contentGrpcAddress, { defaultTimeoutMs: 300_000 });
   const db = new pg.Client({ connectionString: target.contentDatabaseUrl });
   await db.connect();
   try {
-    const organization = await identity.createOrganization({ title: "Content Benchmark", ownerEmail: "bench-content@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({ title: "Content Benchmark", ownerEmail: "bench-content@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const caller = { userId: organization.userId, tokenId: "" };
     const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
     const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, { method: "POST", headers, body: JSON.stringify({ title: "Big space" }) });

@@ -1,7 +1,6 @@
 import pg from "pg";
 import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { createIdentityClients, createPromiseClient } from "@imprint/runtime";
 import { pageOperations } from "./search.js";
 import { percentile } from "./stats.js";
 
@@ -43,13 +42,13 @@ export interface EventLagFigures {
 export type Log = (message: string) => void;
 
 export async function runEventLagBenchmark(target: EventLagTarget, settings: EventLagSettings, log: Log): Promise<EventLagFigures> {
-  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const editing = createPromiseClient(EditingServiceService, target.contentGrpcAddress, { defaultTimeoutMs: 300_000 });
   const db = new pg.Client({ connectionString: target.contentDatabaseUrl });
   await db.connect();
   try {
     const createSpace = async (title: string, email: string) => {
-      const organization = await identity.createOrganization({ title, ownerEmail: email, ownerDisplayName: "Bench", ownerToken: "" });
+      const organization = await identity.organizations.createOrganization({ title, ownerEmail: email, ownerDisplayName: "Bench", ownerToken: "" });
       const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
       const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, { method: "POST", headers, body: JSON.stringify({ title }) });
       if (created.status !== 201) throw new Error(`createSpace answered ${created.status}: ${await created.text()}`);

@@ -2,8 +2,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { createIdentityClients } from "@imprint/runtime";
 import { startGitHttpServer } from "@imprint/runtime/infrastructure";
 import { gatewayPost } from "./editing.js";
 
@@ -67,13 +66,13 @@ function commitFiles(bare: string, work: string, files: Map<string, string | Buf
 }
 
 export async function runGitBenchmark(target: { gatewayUrl: string; identityGrpcAddress: string }, settings: GitBenchmarkSettings, log: Log): Promise<GitFigures> {
-  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const root = mkdtempSync(join(tmpdir(), "imprint-bench-git-"));
   const repositories = join(root, "repos");
   mkdirSync(repositories);
   const server = await startGitHttpServer({ root: repositories, gitEnv: GIT_ENV });
   try {
-    const organization = await identity.createOrganization({ title: "Git Benchmark", ownerEmail: "bench-git@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({ title: "Git Benchmark", ownerEmail: "bench-git@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const post = gatewayPost(target.gatewayUrl, organization.token, 300_000);
     const timed = async (path: string, body: unknown) => {
       const started = performance.now();

@@ -5,8 +5,7 @@ import { bundleIntegration } from "../../scripts/lib/gitbook-cli.mjs";
 import pg from "pg";
 import { parse } from "yaml";
 import { CreatePageInput, EditingServiceService } from "@imprint/proto/content/v1/editing";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { createIdentityClients, createPromiseClient } from "@imprint/runtime";
 import { commitPageOperations, gatewayPost } from "./editing.js";
 import { runLoad, type LoadResult } from "./load.js";
 
@@ -115,7 +114,7 @@ const describe = (result: LoadResult) => `${result.requestsPerSecond.toFixed(0)}
 
 export async function runIntegrationBenchmark(target: IntegrationTarget, settings: IntegrationBenchmarkSettings, log: Log): Promise<IntegrationFigures> {
   const startedAt = performance.now();
-  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const editing = createPromiseClient(EditingServiceService, target.contentGrpcAddress, { defaultTimeoutMs: 60_000 });
   const db = new pg.Client({ connectionString: target.integrationDatabaseUrl });
   await db.connect();
@@ -159,7 +158,7 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
   };
   try {
     // The compat integration, for the render: published from its manifest, installed, configured.
-    const renderOrg = await identity.createOrganization({ title: "Integration Render", ownerEmail: "bench-render@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const renderOrg = await identity.organizations.createOrganization({ title: "Integration Render", ownerEmail: "bench-render@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const renderPost = gatewayPost(target.gatewayUrl, renderOrg.token);
     const renderSpace = (await renderPost(`/v1/orgs/${renderOrg.organizationId}/spaces`, { title: "Render" })).id as string;
     const script = await bundleIntegration(COMPAT_FIXTURE);
@@ -176,7 +175,7 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
     if (configured.status !== 200 || configuredBody.status !== "active") throw new Error(`configuring ${compat} answered ${configured.status}: ${JSON.stringify(configuredBody)}`);
 
     // The fan-out's integrations, installed on an organization and on one of its spaces, meanwhile.
-    const fanOrg = await identity.createOrganization({ title: "Integration Fan-out", ownerEmail: "bench-fanout@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const fanOrg = await identity.organizations.createOrganization({ title: "Integration Fan-out", ownerEmail: "bench-fanout@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const orgId = fanOrg.organizationId;
     const post = gatewayPost(target.gatewayUrl, fanOrg.token);
     const spaceId = (await post(`/v1/orgs/${orgId}/spaces`, { title: "Fan-out" })).id as string;

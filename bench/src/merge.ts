@@ -1,6 +1,5 @@
 import { CreatePageInput, EditingServiceService, UpdatePageInput, type PageOperation } from "@imprint/proto/content/v1/editing";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { createIdentityClients, createPromiseClient } from "@imprint/runtime";
 import { commitPageOperations, gatewayPost } from "./editing.js";
 
 /**
@@ -65,10 +64,10 @@ function spaceOperations(pages: number): PageOperation[] {
 }
 
 export async function runMergeBenchmark(target: MergeTarget, settings: MergeBenchmarkSettings, log: Log): Promise<MergeFigures> {
-  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const editing = createPromiseClient(EditingServiceService, target.contentGrpcAddress, { defaultTimeoutMs: 300_000 });
   try {
-    const organization = await identity.createOrganization({ title: "Merge Benchmark", ownerEmail: "bench-merge@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({ title: "Merge Benchmark", ownerEmail: "bench-merge@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const caller = { userId: organization.userId, tokenId: "" };
     const post = gatewayPost(target.gatewayUrl, organization.token);
     const spaceId = (await post(`/v1/orgs/${organization.organizationId}/spaces`, { title: "Merge space" })).id as string;

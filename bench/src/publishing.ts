@@ -1,5 +1,4 @@
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { createIdentityClients } from "@imprint/runtime";
 import { gatewayPost } from "./editing.js";
 import { runLoad, type LoadResult } from "./load.js";
 
@@ -37,9 +36,9 @@ type Log = (message: string) => void;
 const describe = (result: LoadResult) => `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}`;
 
 export async function runPublishingBenchmark(target: PublishingTarget, settings: PublishingBenchmarkSettings, log: Log): Promise<PublishingFigures> {
-  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   try {
-    const organization = await identity.createOrganization({ title: "Publishing Benchmark", ownerEmail: "bench-publishing@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({ title: "Publishing Benchmark", ownerEmail: "bench-publishing@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const orgId = organization.organizationId;
     const post = gatewayPost(target.gatewayUrl, organization.token);
     const total = settings.sections * settings.siteSpacesPerSection;

@@ -5,8 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { createIdentityClients } from "@imprint/runtime";
 import { findChromium } from "@imprint/runtime/infrastructure";
 import { gatewayPost } from "./editing.js";
 import type { LighthouseFailedAudit, LighthouseScores } from "./lighthouse.js";
@@ -274,9 +273,9 @@ const describe = (result: LoadResult) =>
 // The benchmark
 
 export async function runReaderBenchmark(target: ReaderTarget, settings: ReaderBenchmarkSettings, log: Log): Promise<ReaderFigures> {
-  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   try {
-    const organization = await identity.createOrganization({ title: "Reader Benchmark", ownerEmail: "bench-reader@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({ title: "Reader Benchmark", ownerEmail: "bench-reader@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const orgId = organization.organizationId;
     const post = gatewayPost(target.gatewayUrl, organization.token);
     const call = gatewayCall(target.gatewayUrl, organization.token);

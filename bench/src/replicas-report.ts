@@ -1,18 +1,22 @@
+import type { CopiesRound } from "./copies.js";
 import type { LoadResult } from "./load.js";
 
 /**
  * Split hosting with two copies of identity against one: the single-organization read through the
- * gateway, whose every request asks identity, on stacks started alike in the same run.
+ * gateway, whose every request asks identity. One stack with two copies and two gateways (one
+ * balancing over both copies, one calling the first only), loaded in alternating rounds.
  */
 export interface ReplicasReport {
   /** The target run in several copies, and how many. */
   target: string;
   copies: number;
   route: string;
-  /** The route on the split stack with one copy of every target (the run's split hosting). */
+  /** The route through the gateway that calls one copy of `target` (all its rounds as one). */
   oneCopy: LoadResult;
-  /** The route on a split stack with `copies` copies of `target`. */
+  /** The route through the gateway that balances over the `copies` copies. */
   severalCopies: LoadResult;
+  /** Each round's throughput, in the order they ran. */
+  rounds?: CopiesRound[];
   /** Where the cores went under each load (CPU seconds per process, warm-up included). */
   oneCopyCpuSeconds?: Record<string, number>;
   severalCopiesCpuSeconds?: Record<string, number>;
@@ -42,15 +46,16 @@ export function formatReplicasReport(report: ReplicasReport): string {
   return [
     `## Copies: split hosting, ${report.copies} copies of ${report.target}`,
     "",
-    `\`${report.route}\` through the gateway (each request asks ${report.target}); the same load on both stacks.`,
+    `\`${report.route}\` through a gateway (each request asks ${report.target}): one stack with ${report.copies} copies of ${report.target} and two gateways, one calling the first copy only, one balancing over all; the same load on each in alternating rounds.`,
     "",
     "| stack | req/s | p50 ms | p99 ms | failed |",
     "|---|---:|---:|---:|---:|",
-    row(`one copy of every target`, report.oneCopy),
+    row(`one copy of ${report.target}`, report.oneCopy),
     row(`${report.copies} copies of ${report.target}`, report.severalCopies),
     "",
     `Ratio: ${copiesRatio(report).toFixed(2)}×.`,
     "",
+    ...(report.rounds?.length ? [`Rounds (req/s, in order): ${report.rounds.map((round) => `${round.copies === "one" ? "one" : report.copies} ${round.requestsPerSecond.toFixed(0)}`).join(", ")}.`, ""] : []),
     ...cpuTable(report),
   ].join("\n");
 }
@@ -63,9 +68,9 @@ function cpuTable(report: ReplicasReport): string[] {
   const names = [...new Set([...Object.keys(one), ...Object.keys(several)])];
   const cell = (value: number | undefined) => (value === undefined ? "–" : value.toFixed(1));
   return [
-    "CPU seconds used during each load (warm-up included), per process:",
+    "CPU seconds used during each configuration's rounds, per process:",
     "",
-    `| process | one copy | ${report.copies} copies of ${report.target} |`,
+    `| process | one copy of ${report.target} | ${report.copies} copies of ${report.target} |`,
     "|---|---:|---:|",
     ...names.map((name) => `| ${name} | ${cell(one[name])} | ${cell(several[name])} |`),
     "",

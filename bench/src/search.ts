@@ -1,8 +1,7 @@
 import { Agent, get as httpGet } from "node:http";
 import pg from "pg";
 import { CreatePageInput, EditingServiceService, type PageOperation } from "@imprint/proto/content/v1/editing";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { createIdentityClients, createPromiseClient } from "@imprint/runtime";
 import { seededRandom as random } from "./seeded-random.js";
 import { percentile } from "./stats.js";
 
@@ -202,12 +201,12 @@ export function describeLatency(figures: LatencyFigures): string {
 }
 
 export async function runSearchBenchmark(target: SearchTarget, settings: SearchBenchmarkSettings, log: Log): Promise<SearchFigures> {
-  const identity = createPromiseClient(IdentityServiceService, target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const editing = createPromiseClient(EditingServiceService, target.contentGrpcAddress, { defaultTimeoutMs: 300_000 });
   const db = new pg.Client({ connectionString: target.contentDatabaseUrl });
   await db.connect();
   try {
-    const organization = await identity.createOrganization({ title: "Search Benchmark", ownerEmail: "bench-search@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({ title: "Search Benchmark", ownerEmail: "bench-search@example.com", ownerDisplayName: "Bench", ownerToken: "" });
     const caller = { userId: organization.userId, tokenId: "" };
     const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
     const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, { method: "POST", headers, body: JSON.stringify({ title: "Searchable" }) });

@@ -1,5 +1,5 @@
-import { IdentityServiceService, MemberRole } from "@imprint/proto/identity/v1";
-import { createPromiseClient } from "@imprint/runtime";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { createIdentityClients } from "@imprint/runtime";
 
 export interface SeededOrganization {
   organizationId: string;
@@ -17,9 +17,9 @@ const ROLES = [MemberRole.MEMBER_ROLE_READ, MemberRole.MEMBER_ROLE_EDIT, MemberR
  */
 export async function seedOrganization(identityAddress: string, members: number): Promise<SeededOrganization> {
   if (!Number.isInteger(members) || members < 1) throw new Error(`members must be a positive integer, got ${members}`);
-  const identity = createPromiseClient(IdentityServiceService, identityAddress, { defaultTimeoutMs: 15_000 });
+  const identity = createIdentityClients(identityAddress, { defaultTimeoutMs: 15_000 });
   try {
-    const created = await identity.createOrganization({
+    const created = await identity.organizations.createOrganization({
       title: "Benchmark Org",
       ownerEmail: "bench-owner@example.com",
       ownerDisplayName: "Bench Owner",
@@ -30,7 +30,7 @@ export async function seedOrganization(identityAddress: string, members: number)
     for (let i = 0; i < emails.length; i += 10) {
       await Promise.all(
         emails.slice(i, i + 10).map((email, j) =>
-          identity.addMember({ organizationId: created.organizationId, email, role: ROLES[(i + j) % ROLES.length] ?? MemberRole.MEMBER_ROLE_READ }),
+          identity.members.addMember({ organizationId: created.organizationId, email, role: ROLES[(i + j) % ROLES.length] ?? MemberRole.MEMBER_ROLE_READ }),
         ),
       );
     }

@@ -52,6 +52,14 @@ describe("bootstrap token", () => {
     expect((await readFile(join(dir, "bootstrap-token"), "utf8")).trim()).toBe(first.token);
   });
 
+  it("gives launchers starting at once one token (the first written wins)", async () => {
+    const fresh = await mkdtemp(join(dir, "race-"));
+    const tokens = await Promise.all(Array.from({ length: 4 }, () => resolveBootstrapToken(fresh, {})));
+    const kept = (await readFile(join(fresh, "bootstrap-token"), "utf8")).trim();
+    expect(kept).toMatch(/^imp_[0-9A-Za-z]{40}$/);
+    for (const { token } of tokens) expect(token).toBe(kept);
+  });
+
   it("prefers IMPRINT_BOOTSTRAP_TOKEN over the kept one", async () => {
     const chosen = await resolveBootstrapToken(dir, { IMPRINT_BOOTSTRAP_TOKEN: "imp_chosen_by_operator_0001" });
     expect(chosen).toEqual({ token: "imp_chosen_by_operator_0001", source: "IMPRINT_BOOTSTRAP_TOKEN" });

@@ -1,5 +1,6 @@
 import type { Logger } from "@imprint/runtime/core";
 import { followEvents, type EventWatch, type NatsLink } from "@imprint/runtime/watch";
+import { identityEvents } from "@imprint/proto/identity/v1/event-contracts";
 import type { TokenAuthenticator } from "./auth.js";
 
 /**
@@ -10,13 +11,12 @@ import type { TokenAuthenticator } from "./auth.js";
  */
 export function followIdentityEvents(nc: NatsLink, authenticator: TokenAuthenticator, logger: Logger): EventWatch {
   return followEvents(nc, {
-    contexts: ["identity"],
-    onEvent: (envelope, subject) => {
-      const { tokenId, userId } = envelope.payload;
-      if (subject.endsWith(".token.revoked")) {
-        if (typeof tokenId === "string") authenticator.revokeToken(tokenId);
-      } else if (typeof userId === "string") {
-        authenticator.forgetUser(userId);
+    events: identityEvents,
+    onEvent: (event) => {
+      if (event.type === "token.revoked") {
+        if (event.payload.tokenId) authenticator.revokeToken(event.payload.tokenId);
+      } else if ("userId" in event.payload && event.payload.userId) {
+        authenticator.forgetUser(event.payload.userId);
       }
     },
     follower: authenticator,

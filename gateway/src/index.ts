@@ -69,7 +69,7 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
   const caches = new CacheBudget(config.cacheBytes);
   const authenticator = new TokenAuthenticator(
     async (token) => {
-      const { caller, user, expiresAt } = await upstreams.identity.authenticateToken({ token });
+      const { caller, user, expiresAt } = await upstreams.identity.tokens.authenticateToken({ token });
       if (!caller || !user) throw new AppError("internal", "identity answered AuthenticateToken without a principal");
       return { principal: { caller, user }, expiresAt: expiresAt?.getTime() };
     },

@@ -10,12 +10,25 @@ import { SearchServiceService } from "@imprint/proto/content/v1/search";
 import { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
+import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
+import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
+import { SiteAdaptiveSchemaServiceService } from "@imprint/proto/publishing/v1/site_adaptive_schema";
+import { SiteCustomizationServiceService } from "@imprint/proto/publishing/v1/site_customization";
+import { SiteExternalLinkServiceService } from "@imprint/proto/publishing/v1/site_external_links";
+import { SitePublishingAuthServiceService } from "@imprint/proto/publishing/v1/site_publishing_auth";
+import { SiteSectionGroupServiceService } from "@imprint/proto/publishing/v1/site_section_groups";
+import { SiteSectionServiceService } from "@imprint/proto/publishing/v1/site_sections";
+import { SiteSpaceServiceService } from "@imprint/proto/publishing/v1/site_spaces";
+import { SiteStructureServiceService } from "@imprint/proto/publishing/v1/site_structure";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
-import { IntegrationServiceService } from "@imprint/proto/integration/v1";
-import { createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
+import { InstallationServiceService } from "@imprint/proto/integration/v1/installations";
+import { IntegrationEventServiceService } from "@imprint/proto/integration/v1/integration_events";
+import { IntegrationServiceService } from "@imprint/proto/integration/v1/integrations";
+import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
+import { TargetInstallationServiceService } from "@imprint/proto/integration/v1/target_installations";
+import { createPromiseClient, IDENTITY_SERVICES, type PromiseClient } from "@imprint/runtime/core";
 import { withWriteKeys, type WriteKeys } from "./keyed-writes.js";
 
 /**
@@ -25,7 +38,7 @@ import { withWriteKeys, type WriteKeys } from "./keyed-writes.js";
  * several on one address (`definitions`: one client per service, e.g. `clients.content.spaces`).
  */
 export const UPSTREAMS = {
-  identity: { addressVariable: "IDENTITY_GRPC_ADDRESS", definition: IdentityServiceService },
+  identity: { addressVariable: "IDENTITY_GRPC_ADDRESS", definitions: IDENTITY_SERVICES },
   content: {
     addressVariable: "CONTENT_GRPC_ADDRESS",
     definitions: {
@@ -46,8 +59,32 @@ export const UPSTREAMS = {
     addressVariable: "COLLABORATION_GRPC_ADDRESS",
     definitions: { changeRequests: ChangeRequestServiceService, comments: CommentServiceService },
   },
-  publishing: { addressVariable: "PUBLISHING_GRPC_ADDRESS", definition: SiteServiceService },
-  integration: { addressVariable: "INTEGRATION_GRPC_ADDRESS", definition: IntegrationServiceService },
+  publishing: {
+    addressVariable: "PUBLISHING_GRPC_ADDRESS",
+    definitions: {
+      sites: SiteServiceService,
+      sections: SiteSectionServiceService,
+      sectionGroups: SiteSectionGroupServiceService,
+      siteSpaces: SiteSpaceServiceService,
+      structure: SiteStructureServiceService,
+      externalLinks: SiteExternalLinkServiceService,
+      publishingAuth: SitePublishingAuthServiceService,
+      adaptiveSchema: SiteAdaptiveSchemaServiceService,
+      customization: SiteCustomizationServiceService,
+      shareLinks: ShareLinkServiceService,
+      memberVisitorTokens: MemberVisitorTokenServiceService,
+    },
+  },
+  integration: {
+    addressVariable: "INTEGRATION_GRPC_ADDRESS",
+    definitions: {
+      integrations: IntegrationServiceService,
+      installations: InstallationServiceService,
+      targetInstallations: TargetInstallationServiceService,
+      integrationEvents: IntegrationEventServiceService,
+      scripts: ScriptServiceService,
+    },
+  },
 } as const satisfies Record<
   string,
   { addressVariable: string; definition: ServiceDefinition } | { addressVariable: string; definitions: Record<string, ServiceDefinition> }
@@ -71,7 +108,7 @@ export type UpstreamAddresses = Record<UpstreamName, string>;
 
 /**
  * The name readiness asks grpc.health.v1 about: the service's fully qualified name (e.g.
- * imprint.identity.v1.IdentityService) for a single-service upstream, "" (the whole server) for
+ * imprint.publishing.v1.SiteService) for a single-service upstream, "" (the whole server) for
  * one that serves several.
  */
 export function grpcServiceName(name: UpstreamName): string {

@@ -158,7 +158,7 @@ const CASES: Record<string, RaceCase> = {
   "DELETE /v1/orgs/:organizationId/link-invites/:inviteId": {
     outcome: "delete",
     request: async () => {
-      const { inviteId } = await stack.identity.createLinkInvite({ organizationId: org.organizationId, role: MemberRole.MEMBER_ROLE_READ });
+      const { inviteId } = await stack.identity.organizations.createLinkInvite({ organizationId: org.organizationId, role: MemberRole.MEMBER_ROLE_READ });
       return { path: `${orgPath()}/link-invites/${inviteId}` };
     },
   },

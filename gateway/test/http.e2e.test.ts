@@ -56,15 +56,15 @@ describe("authentication", () => {
   });
 
   it("accepts a token issued a moment ago", async () => {
-    const issued = await stack.identity.issueToken({ email: org.owner.email, label: "fresh" });
+    const issued = await stack.identity.tokens.issueToken({ email: org.owner.email, label: "fresh" });
     const response = await call(stack, "GET", path(), { token: issued.token });
     expect(response.status).toBe(200);
   });
 
   it("stops accepting a revoked token within the cache TTL", async () => {
-    const issued = await stack.identity.issueToken({ email: org.owner.email, label: "to revoke" });
+    const issued = await stack.identity.tokens.issueToken({ email: org.owner.email, label: "to revoke" });
     expect((await call(stack, "GET", path(), { token: issued.token })).status).toBe(200);
-    await stack.identity.revokeToken({ token: issued.token, tokenId: "" });
+    await stack.identity.tokens.revokeToken({ token: issued.token, tokenId: "" });
     const revokedAt = Date.now();
     await eventually(async () => (await call(stack, "GET", path(), { token: issued.token })).status === 401, AUTH_CACHE_TTL_MS + 2_000);
     expect(Date.now() - revokedAt).toBeLessThan(AUTH_CACHE_TTL_MS + 2_000);

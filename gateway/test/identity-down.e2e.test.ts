@@ -30,7 +30,7 @@ beforeAll(async () => {
   }
   // Revoked while identity is up: the gateway hears token.revoked (its cached answer is still fresh,
   // so only the event can refuse it), and keeps refusing it through the outage.
-  await stack.identity.revokeToken({ token: revoked.token, tokenId: "" });
+  await stack.identity.tokens.revokeToken({ token: revoked.token, tokenId: "" });
   await eventually(async () => (await call(stack, "GET", `/v1/orgs/${org.organizationId}/spaces`, { token: revoked.token })).status === 401);
 
   // Removed while identity is up: its role (and principal) are dropped by member.removed.

@@ -138,9 +138,9 @@ describe("JSON text fields of gRPC requests nested past the bound", () => {
     const { siteId, siteSpaceId } = fixture;
     const organizationId = org.organizationId;
     const calls: [string, (json: string) => Promise<unknown>][] = [
-      ["body", (json) => stack.clients.sites.updateSiteCustomization({ caller, organizationId, siteId, customizationJson: json })],
-      ["body", (json) => stack.clients.sites.overrideSiteSpaceCustomization({ caller, organizationId, siteId, siteSpaceId, overrideJson: json })],
-      ["jsonSchema", (json) => stack.clients.sites.updateSiteAdaptiveSchema({ caller, organizationId, siteId, jsonSchema: json })],
+      ["body", (json) => stack.clients.publishing.customization.updateSiteCustomization({ caller, organizationId, siteId, customizationJson: json })],
+      ["body", (json) => stack.clients.publishing.customization.overrideSiteSpaceCustomization({ caller, organizationId, siteId, siteSpaceId, overrideJson: json })],
+      ["jsonSchema", (json) => stack.clients.publishing.adaptiveSchema.updateSiteAdaptiveSchema({ caller, organizationId, siteId, jsonSchema: json })],
     ];
     for (const [field, send] of calls) {
       for (const depth of [MAX_JSON_DEPTH + 1, 5_000]) {

@@ -19,9 +19,9 @@ beforeEach(async () => {
 describe("GET /v1/orgs", () => {
   it("lists the caller's organizations page by page with next.page, and no next on the last page", async () => {
     const other = await createOrganization(stack);
-    await stack.identity.addMember({ organizationId: other.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_READ });
+    await stack.identity.members.addMember({ organizationId: other.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_READ });
     const third = await createOrganization(stack);
-    await stack.identity.addMember({ organizationId: third.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_EDIT });
+    await stack.identity.members.addMember({ organizationId: third.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_EDIT });
 
     const all = (await org.owner.api.orgs.listOrganizationsForAuthenticatedUser()).data;
     expect(all.count).toBe(3);
@@ -158,7 +158,7 @@ describe("GET /v1/email-domains/{emailDomain}/orgs", () => {
 describe("DELETE /v1/orgs/{organizationId}/link-invites/{inviteId}", () => {
   it("deletes an invite with 204, and answers 204 again when it no longer exists", async () => {
     // interface.md: DELETE answers 204 in both cases (GitBook: 205 when deleted, 204 when absent).
-    const { inviteId } = await stack.identity.createLinkInvite({ organizationId: org.organizationId, role: MemberRole.MEMBER_ROLE_READ });
+    const { inviteId } = await stack.identity.organizations.createLinkInvite({ organizationId: org.organizationId, role: MemberRole.MEMBER_ROLE_READ });
     const first = await org.owner.api.orgs.deleteOrganizationInviteById(org.organizationId, inviteId);
     expect(first.status).toBe(204);
     const again = await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/link-invites/${inviteId}`, { token: org.owner.token });
@@ -167,7 +167,7 @@ describe("DELETE /v1/orgs/{organizationId}/link-invites/{inviteId}", () => {
   });
 
   it("is forbidden to non-admins", async () => {
-    const { inviteId } = await stack.identity.createLinkInvite({ organizationId: org.organizationId, role: MemberRole.MEMBER_ROLE_READ });
+    const { inviteId } = await stack.identity.organizations.createLinkInvite({ organizationId: org.organizationId, role: MemberRole.MEMBER_ROLE_READ });
     const reader = await createMember(stack, org, { role: "read" });
     const response = await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/link-invites/${inviteId}`, { token: reader.token });
     expect(response.status).toBe(403);
@@ -178,7 +178,7 @@ describe("another organization", () => {
   it("is 404 on every organization endpoint", async () => {
     const stranger = await createOrganization(stack);
     const target = org.organizationId;
-    const { inviteId } = await stack.identity.createLinkInvite({ organizationId: target, role: MemberRole.MEMBER_ROLE_READ });
+    const { inviteId } = await stack.identity.organizations.createLinkInvite({ organizationId: target, role: MemberRole.MEMBER_ROLE_READ });
     const requests: [string, string, unknown?][] = [
       ["GET", `/v1/orgs/${target}`],
       ["PATCH", `/v1/orgs/${target}`, { title: "Taken over" }],

@@ -47,31 +47,31 @@ describe("the reader's data", () => {
     const draft = await createSpace(stack, org, { title: "Draft space" });
     const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "Reader site", spaces: [guide] })).data;
     const lookup = { hostname: "", organizationId: org.organizationId, site: site.id };
-    expect((await failure(stack.clients.sites.getReaderSite(lookup))).code).toBe("not_found");
+    expect((await failure(stack.clients.publishing.reader.getReaderSite(lookup))).code).toBe("not_found");
 
     await org.owner.api.orgs.addSpaceToSite(org.organizationId, site.id, { spaceId: draft.id, draft: true });
     // GitBook's client does not type `hostname` on the update: the REST call carries it.
     expect((await call(stack, "PATCH", sitePath(site.id), owner({ basename: "reader", hostname: "docs.reader.example.com" }))).status).toBe(200);
     await org.owner.api.orgs.publishSite(org.organizationId, site.id);
-    const byId = await stack.clients.sites.getReaderSite(lookup);
+    const byId = await stack.clients.publishing.reader.getReaderSite(lookup);
     expect(byId).toMatchObject({ siteId: site.id, title: "Reader site", visibility: "public", basename: "reader", visitorAuthKey: "", items: [] });
     expect(byId.siteSpaces.map((siteSpace) => [siteSpace.spaceId, siteSpace.default])).toEqual([[guide, true]]);
     expect(JSON.parse(byId.customizationJson)).toMatchObject({ themes: { default: "system" } });
-    expect((await stack.clients.sites.getReaderSite({ ...lookup, site: "reader" })).siteId).toBe(site.id);
-    expect((await stack.clients.sites.getReaderSite({ hostname: "docs.reader.example.com", organizationId: "", site: "" })).siteId).toBe(site.id);
+    expect((await stack.clients.publishing.reader.getReaderSite({ ...lookup, site: "reader" })).siteId).toBe(site.id);
+    expect((await stack.clients.publishing.reader.getReaderSite({ hostname: "docs.reader.example.com", organizationId: "", site: "" })).siteId).toBe(site.id);
 
     // Visitor-auth sites answer their key; share keys are checked one by one.
     await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { visibility: "visitor-auth" as never });
     const auth = (await org.owner.api.orgs.getSitePublishingAuthById(org.organizationId, site.id)).data;
-    expect((await stack.clients.sites.getReaderSite(lookup)).visitorAuthKey).toBe(auth.privateKey);
+    expect((await stack.clients.publishing.reader.getReaderSite(lookup)).visitorAuthKey).toBe(auth.privateKey);
     const link = (await org.owner.api.orgs.createSiteShareLink(org.organizationId, site.id, { name: "Partners" })).data;
     const key = link.urls.published!.split("/").at(-2)!;
-    expect((await stack.clients.sites.checkShareKey({ siteId: site.id, key })).active).toBe(true);
+    expect((await stack.clients.publishing.reader.checkShareKey({ siteId: site.id, key })).active).toBe(true);
     await org.owner.api.orgs.updateSiteShareLinkById(org.organizationId, site.id, link.id, { active: false });
-    expect((await stack.clients.sites.checkShareKey({ siteId: site.id, key })).active).toBe(false);
+    expect((await stack.clients.publishing.reader.checkShareKey({ siteId: site.id, key })).active).toBe(false);
 
     await org.owner.api.orgs.unpublishSite(org.organizationId, site.id);
-    expect((await failure(stack.clients.sites.getReaderSite(lookup))).code).toBe("not_found");
+    expect((await failure(stack.clients.publishing.reader.getReaderSite(lookup))).code).toBe("not_found");
   });
 
   it("reads only spaces a published site shows: their page tree and pages", async () => {

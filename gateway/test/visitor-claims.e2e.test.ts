@@ -30,7 +30,7 @@ describe("member visitor claims on the organization ping", () => {
     expect((claims.exp as number) - (claims.iat as number)).toBe(3600);
 
     // The reader's check: valid for this organization only, and not once tampered with.
-    const verify = (organizationId: string, token: string) => stack.clients.sites.verifyMemberVisitorToken({ organizationId, token });
+    const verify = (organizationId: string, token: string) => stack.clients.publishing.memberVisitorTokens.verifyMemberVisitorToken({ organizationId, token });
     expect(await verify(org.organizationId, answer.gitbookVisitorClaims!)).toMatchObject({ valid: true, userId: org.owner.userId, email: org.owner.email, role: "admin" });
     expect((await verify(other.organizationId, answer.gitbookVisitorClaims!)).valid).toBe(false);
     const [header, , signature] = answer.gitbookVisitorClaims!.split(".");
@@ -54,8 +54,8 @@ describe("member visitor claims on the organization ping", () => {
   it("refuses an expired token", async () => {
     await org.owner.api.orgs.createSite(org.organizationId, { title: "Expiry" });
     const token = ((await ping(org)).body as { serviceVisitorClaims: string }).serviceVisitorClaims;
-    expect((await stack.clients.sites.verifyMemberVisitorToken({ organizationId: org.organizationId, token })).valid).toBe(true);
+    expect((await stack.clients.publishing.memberVisitorTokens.verifyMemberVisitorToken({ organizationId: org.organizationId, token })).valid).toBe(true);
     stack.clock.advance(60 * 60 * 1000 + 1000);
-    expect((await stack.clients.sites.verifyMemberVisitorToken({ organizationId: org.organizationId, token })).valid).toBe(false);
+    expect((await stack.clients.publishing.memberVisitorTokens.verifyMemberVisitorToken({ organizationId: org.organizationId, token })).valid).toBe(false);
   });
 });

@@ -39,14 +39,14 @@ describe("with content down", () => {
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ object: "team", title: "Editors", spaces: 0 });
     expect(created.headers.get("location")).toBe(`${stack.baseUrl}${teams()}/${created.body.id}`);
-    const { teams: saved } = await stack.identity.batchGetTeams({ organizationId: org.organizationId, teamIds: [created.body.id] });
+    const { teams: saved } = await stack.identity.teams.batchGetTeams({ organizationId: org.organizationId, teamIds: [created.body.id] });
     expect(saved.map((team) => team.title)).toEqual(["Editors"]);
   });
 
   it("refuses a rename before identity saves it (503), so a retry cannot apply it twice", async () => {
     const renamed = await call(stack, "PATCH", `${teams()}/${teamId}`, { token: org.owner.token, json: { title: "Authors" } });
     expect(renamed.status).toBe(503);
-    const { teams: saved } = await stack.identity.batchGetTeams({ organizationId: org.organizationId, teamIds: [teamId] });
+    const { teams: saved } = await stack.identity.teams.batchGetTeams({ organizationId: org.organizationId, teamIds: [teamId] });
     expect(saved.map((team) => team.title)).toEqual(["Writers"]);
   });
 });
@@ -54,7 +54,7 @@ describe("with content down", () => {
 describe("with content down, SAML providers (their default team is shown with content's count)", () => {
   const saml = () => `/v1/orgs/${org.organizationId}/saml`;
   const providers = async () =>
-    (await stack.identity.listSamlProviders({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 100 } })).providers.map((provider) => provider.label);
+    (await stack.identity.saml.listSamlProviders({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 100 } })).providers.map((provider) => provider.label);
 
   /** A self-signed certificate (openssl), so that identity would accept the provider. */
   function certificate(): string {
@@ -88,7 +88,7 @@ describe("with NATS unreachable from the gateway", () => {
     expect([first.status, again.status]).toEqual([201, 201]);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    const { teams: listed } = await stack.identity.listTeams({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 100 }, ownerUserId: "", title: "Reviewers" });
+    const { teams: listed } = await stack.identity.teams.listTeams({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 100 }, ownerUserId: "", title: "Reviewers" });
     expect(listed.map((team) => team.id)).toEqual([first.body.id]);
   });
 });

@@ -186,6 +186,8 @@ export interface Stack {
   /** Every supervised process by name: the processes, and postgres / nats when started here. */
   units: Record<string, SupervisedUnit>;
   infra: Infrastructure;
+  /** The environment the stack gives a process hosting `targets` (e.g. "gateway"), with `extra` on top. */
+  processEnv(targets: string, extra?: Record<string, string>): Record<string, string | undefined>;
   /** Called for each process that dies after the stack was ready (it is restarted all the same). */
   onUnexpectedExit(callback: (error: StackStartError) => void): void;
   onEvent(listener: (event: SupervisionEvent) => void): () => void;

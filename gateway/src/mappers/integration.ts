@@ -1,4 +1,7 @@
-import type { Installation, Integration, IntegrationEvent, LogLine, TargetInstallation } from "@imprint/proto/integration/v1";
+import type { Installation } from "@imprint/proto/integration/v1/installations";
+import type { IntegrationEvent, LogLine } from "@imprint/proto/integration/v1/integration_events";
+import type { Integration } from "@imprint/proto/integration/v1/integrations";
+import type { TargetInstallation } from "@imprint/proto/integration/v1/target_installations";
 import { AppError } from "@imprint/runtime/core";
 import type { RestOrganization } from "./organization.js";
 import type { RestSite } from "./site.js";

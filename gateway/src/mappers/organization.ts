@@ -1,4 +1,4 @@
-import type { Organization, OrganizationPermissions } from "@imprint/proto/identity/v1";
+import type { Organization, OrganizationPermissions } from "@imprint/proto/identity/v1/organizations";
 import { AppError } from "@imprint/runtime/core";
 import { toRestRole, type RoleName } from "./role.js";
 import type { PublicUrls } from "./urls.js";

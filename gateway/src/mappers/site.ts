@@ -1,16 +1,15 @@
 import type {
-  ShareLink,
-  Site,
   SiteAddress,
   SiteCustomization,
   SiteExternalLink,
-  SitePublishingAuth,
   SiteSection,
   SiteSectionGroup,
   SiteSpace,
-  SiteStructure,
   SiteStructureItem,
-} from "@imprint/proto/publishing/v1/sites";
+} from "@imprint/proto/publishing/v1/resources";
+import type { ShareLink } from "@imprint/proto/publishing/v1/share_links";
+import type { SitePublishingAuth } from "@imprint/proto/publishing/v1/site_publishing_auth";
+import type { Site, SiteStructure } from "@imprint/proto/publishing/v1/sites";
 import { AppError } from "@imprint/runtime/core";
 import { toRestSpace, type RestSpace } from "./space.js";
 import { siteBaseUrl, type PublicUrls } from "./urls.js";

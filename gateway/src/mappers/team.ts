@@ -1,4 +1,4 @@
-import { TeamRole, type Team, type TeamMembership } from "@imprint/proto/identity/v1";
+import { TeamRole, type Team, type TeamMembership } from "@imprint/proto/identity/v1/teams";
 import { AppError } from "@imprint/runtime/core";
 import { toRestMember, type RestMember } from "./member.js";
 import type { PublicUrls } from "./urls.js";

@@ -26,6 +26,15 @@ import { openApiRoutes } from "./openapi.js";
 import { organizationChangeRequestRoutes } from "./organization-change-requests.js";
 import { organizationRoutes } from "./organizations.js";
 import { searchRoutes } from "./search.js";
+import { siteAdaptiveSchemaRoutes } from "./site-adaptive-schema.js";
+import { siteCustomizationRoutes } from "./site-customization.js";
+import { siteExternalLinkRoutes } from "./site-external-links.js";
+import { sitePublishingAuthRoutes } from "./site-publishing-auth.js";
+import { siteSectionGroupRoutes } from "./site-section-groups.js";
+import { siteSectionRoutes } from "./site-sections.js";
+import { siteShareLinkRoutes } from "./site-share-links.js";
+import { siteSpaceRoutes } from "./site-spaces.js";
+import { siteStructureRoutes } from "./site-structure.js";
 import { siteRoutes } from "./sites.js";
 import { spaceRoutes } from "./spaces.js";
 import { translationRoutes } from "./translations.js";
@@ -81,6 +90,15 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...commentRoutes(deps),
       ...exportRoutes(deps),
       ...siteRoutes(deps),
+      ...siteSectionRoutes(deps),
+      ...siteSectionGroupRoutes(deps),
+      ...siteSpaceRoutes(deps),
+      ...siteStructureRoutes(deps),
+      ...sitePublishingAuthRoutes(deps),
+      ...siteAdaptiveSchemaRoutes(deps),
+      ...siteShareLinkRoutes(deps),
+      ...siteCustomizationRoutes(deps),
+      ...siteExternalLinkRoutes(deps),
       ...integrationRoutes(deps),
       ...integrationInstallationRoutes(deps),
     ],

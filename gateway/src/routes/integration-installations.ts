@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Caller } from "@imprint/proto/common/v1";
-import { TargetKind, type Header, type TargetInstallation } from "@imprint/proto/integration/v1";
+import { type Header } from "@imprint/proto/integration/v1/scripts";
+import { TargetKind, type TargetInstallation } from "@imprint/proto/integration/v1/target_installations";
 import { AppError } from "@imprint/runtime/core";
 import type { GatewayContext } from "../context.js";
 import {
@@ -61,11 +62,26 @@ interface TargetRoutes {
   toRest(installation: TargetInstallation | undefined, expanded: RestSpace | RestSite | undefined): RestIntegrationSpaceInstallation | RestIntegrationSiteInstallation;
 }
 
-const jsonOrEmpty = (value: unknown) => (value === undefined ? undefined : JSON.stringify(value));
+/**
+ * A PATCH body → the update's fields plus a mask naming exactly those the client sent (an empty
+ * body names none: the installation's status still settles).
+ */
+function installationChanges(body: { configuration?: Record<string, unknown>; externalIds?: string[]; space_selection?: string; site_selection?: string }) {
+  const updateMask: string[] = [];
+  if (body.configuration !== undefined) updateMask.push("configuration_json");
+  if (body.externalIds !== undefined) updateMask.push("external_ids");
+  if (body.space_selection !== undefined) updateMask.push("space_selection");
+  if (body.site_selection !== undefined) updateMask.push("site_selection");
+  return {
+    updateMask,
+    configurationJson: body.configuration === undefined ? "" : JSON.stringify(body.configuration),
+    externalIds: { values: body.externalIds ?? [] },
+  };
+}
 
 /** Organization installations and, within them, space and site installations (GitBook's operations). */
 export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): Route[] {
-  const integrations = upstreams.integration;
+  const integration = upstreams.integration;
 
   const targets: TargetRoutes[] = [
     {
@@ -117,7 +133,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
         params: integrationParams,
         query: z.object({ ...pageQueryShape, ...externalIdQuery, ...extendedQuery }),
         handler: async ({ params, query, principal, cursors }) => {
-          const response = await integrations.listTargetInstallations({
+          const response = await integration.targetInstallations.listTargetInstallations({
             caller: principal.caller,
             name: params.integrationName,
             kind: target.kind,
@@ -137,7 +153,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
         params: installationParams,
         query: z.object({ ...pageQueryShape, ...extendedQuery }),
         handler: async ({ params, query, principal, cursors }) => {
-          const response = await integrations.listTargetInstallations({
+          const response = await integration.targetInstallations.listTargetInstallations({
             caller: principal.caller,
             name: params.integrationName,
             kind: target.kind,
@@ -158,7 +174,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
         query: z.object(extendedQuery),
         body: target.installBody,
         handler: async ({ params, query, body, principal }) => {
-          const response = await integrations.installOnTarget({
+          const response = await integration.targetInstallations.installOnTarget({
             caller: principal.caller,
             name: params.integrationName,
             installationId: params.installationId,
@@ -179,7 +195,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
         params: target.params,
         query: z.object(extendedQuery),
         handler: async ({ params, query, principal }) => {
-          const response = await integrations.getTargetInstallation({
+          const response = await integration.targetInstallations.getTargetInstallation({
             caller: principal.caller,
             name: params.integrationName,
             installationId: params.installationId,
@@ -198,14 +214,13 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
         query: z.object(extendedQuery),
         body: updateTargetInstallationBody,
         handler: async ({ params, query, body, principal }) => {
-          const response = await integrations.updateTargetInstallation({
+          const response = await integration.targetInstallations.updateTargetInstallation({
             caller: principal.caller,
             name: params.integrationName,
             installationId: params.installationId,
             kind: target.kind,
             targetId: params.targetId,
-            configurationJson: jsonOrEmpty(body.configuration),
-            externalIds: body.externalIds === undefined ? undefined : { values: body.externalIds },
+            ...installationChanges(body),
           });
           return ok(await restTarget(target, principal.caller, params.integrationName, response.installation, query.extended, true));
         },
@@ -217,7 +232,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
         path: `${base}/${target.segment}/:${target.param}`,
         params: target.params,
         handler: async ({ params, principal }) => {
-          const response = await integrations.uninstallFromTarget({
+          const response = await integration.targetInstallations.uninstallFromTarget({
             caller: principal.caller,
             name: params.integrationName,
             installationId: params.installationId,
@@ -238,7 +253,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       params: integrationParams,
       query: listInstallationsQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await integrations.listInstallations({
+        const response = await integration.installations.listInstallations({
           caller: principal.caller,
           name: params.integrationName,
           page: toPageRequest(query, cursors),
@@ -255,7 +270,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       params: integrationParams,
       body: installIntegrationBody,
       handler: async ({ params, body, principal }) => {
-        const response = await integrations.installIntegration({ caller: principal.caller, name: params.integrationName, organizationId: body.organization });
+        const response = await integration.installations.installIntegration({ caller: principal.caller, name: params.integrationName, organizationId: body.organization });
         const installation = toRestInstallation(response.installation, urls);
         return created(installation, installationLocation(urls, params.integrationName, installation.id));
       },
@@ -267,7 +282,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       path: "/v1/integrations/:integrationName/installations/:installationId",
       params: installationParams,
       handler: async ({ params, principal }) => {
-        const response = await integrations.getInstallation({ caller: principal.caller, name: params.integrationName, installationId: params.installationId });
+        const response = await integration.installations.getInstallation({ caller: principal.caller, name: params.integrationName, installationId: params.installationId });
         return ok(toRestInstallation(response.installation, urls));
       },
     }),
@@ -279,14 +294,13 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       params: installationParams,
       body: updateInstallationBody,
       handler: async ({ params, body, principal }) => {
-        const response = await integrations.updateInstallation({
+        const response = await integration.installations.updateInstallation({
           caller: principal.caller,
           name: params.integrationName,
           installationId: params.installationId,
-          configurationJson: jsonOrEmpty(body.configuration),
-          externalIds: body.externalIds === undefined ? undefined : { values: body.externalIds },
-          spaceSelection: body.space_selection,
-          siteSelection: body.site_selection,
+          ...installationChanges(body),
+          spaceSelection: body.space_selection ?? "",
+          siteSelection: body.site_selection ?? "",
         });
         return ok(toRestInstallation(response.installation, urls));
       },
@@ -298,7 +312,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       path: "/v1/integrations/:integrationName/installations/:installationId",
       params: installationParams,
       handler: async ({ params, principal }) =>
-        (await integrations.uninstall({ caller: principal.caller, name: params.integrationName, installationId: params.installationId })).existed ? resetContent() : noContent(),
+        (await integration.installations.uninstall({ caller: principal.caller, name: params.integrationName, installationId: params.installationId })).existed ? resetContent() : noContent(),
     }),
 
     // createIntegrationInstallationToken: GitBook's APITemporaryToken.
@@ -307,7 +321,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       path: "/v1/integrations/:integrationName/installations/:installationId/tokens",
       params: installationParams,
       handler: async ({ params, principal }) => {
-        const response = await integrations.issueInstallationToken({ caller: principal.caller, name: params.integrationName, installationId: params.installationId });
+        const response = await integration.installations.issueInstallationToken({ caller: principal.caller, name: params.integrationName, installationId: params.installationId });
         return ok({ token: response.token });
       },
     }),
@@ -353,7 +367,7 @@ const PUBLIC_ENDPOINT_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as con
  * script a site installation injects into the site's pages.
  */
 export function integrationInstallationDirectRoutes({ upstreams }: Pick<RouteDeps, "upstreams">): DirectRoute[] {
-  const integrations = upstreams.integration;
+  const integration = upstreams.integration;
   const endpoint = "/v1/integrations/:integrationName/installations/:installationId/public";
   const handlePublic: DirectRoute["handle"] = async (ctx) => {
     const params = parseInput(installationParams, ctx.params, "path");
@@ -363,7 +377,7 @@ export function integrationInstallationDirectRoutes({ upstreams }: Pick<RouteDep
       if (value === undefined || WITHHELD_REQUEST_HEADERS.has(name)) continue;
       headers[name] = Array.isArray(value) ? value.join(", ") : value;
     }
-    const response = await integrations.handleInstallationRequest({
+    const response = await integration.scripts.handleInstallationRequest({
       name: params.integrationName,
       installationId: params.installationId,
       method: ctx.method,
@@ -380,7 +394,7 @@ export function integrationInstallationDirectRoutes({ upstreams }: Pick<RouteDep
       path: "/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js",
       handle: async (ctx) => {
         const params = parseInput(installationParams.extend({ siteId: pathId() }), ctx.params, "path");
-        const response = await integrations.getPublishedScript({ name: params.integrationName, installationId: params.installationId, siteId: params.siteId });
+        const response = await integration.scripts.getPublishedScript({ name: params.integrationName, installationId: params.installationId, siteId: params.siteId });
         sendScriptResponse(ctx, response);
       },
     },

@@ -1,5 +1,6 @@
 import type { Caller } from "@imprint/proto/common/v1";
-import { TargetKind, type Integration, type TargetInstallation } from "@imprint/proto/integration/v1";
+import { type Integration } from "@imprint/proto/integration/v1/integrations";
+import { TargetKind, type TargetInstallation } from "@imprint/proto/integration/v1/target_installations";
 import { AppError, isId } from "@imprint/runtime/core";
 import { toRestIntegration, type RestIntegration } from "../mappers/integration.js";
 import { toRestOrganization, type RestOrganization } from "../mappers/organization.js";
@@ -25,7 +26,7 @@ export async function restIntegrations(upstreams: Upstreams, urls: PublicUrls, i
 export async function readOwners(upstreams: Upstreams, urls: PublicUrls, organizationIds: readonly string[]): Promise<ReadonlyMap<string, RestOrganization>> {
   const ids = [...new Set(organizationIds.filter((id) => isId(id)))];
   if (ids.length === 0) return new Map();
-  const { organizations } = await upstreams.identity.batchGetOrganizations({ organizationIds: ids });
+  const { organizations } = await upstreams.identity.organizations.batchGetOrganizations({ organizationIds: ids });
   return new Map(organizations.map((organization) => [organization.id, toRestOrganization(organization, urls)]));
 }
 
@@ -82,7 +83,7 @@ export async function expandTargets(
         const { spaces } = await orNothing(upstreams.content.spaces.batchGetSpaces({ caller: input.caller, organizationId, spaceIds: ids }), { spaces: [] });
         for (const space of spaces) expanded.set(space.id, toRestSpace(space, urls));
       } else {
-        const { sites } = await orNothing(upstreams.publishing.batchGetSites({ caller: input.caller, organizationId, siteIds: ids }), { sites: [] });
+        const { sites } = await orNothing(upstreams.publishing.sites.batchGetSites({ caller: input.caller, organizationId, siteIds: ids }), { sites: [] });
         for (const site of sites) expanded.set(site.id, toRestSite(site, urls));
       }
     }),

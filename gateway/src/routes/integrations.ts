@@ -122,9 +122,9 @@ const json = (value: unknown) => (value === undefined ? "" : JSON.stringify(valu
 
 /** Integrations, their events, development mode and UI rendering (GitBook's `integrations` operations). */
 export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
-  const integrations = upstreams.integration;
+  const integration = upstreams.integration;
   const render = async (name: string, body: RenderBody, caller: Caller): Promise<RouteResponse> => {
-    const response = await integrations.renderIntegrationUi({
+    const response = await integration.scripts.renderIntegrationUi({
       caller,
       name,
       componentId: body.componentId,
@@ -149,7 +149,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/integrations",
       query: listIntegrationsQuery,
       handler: async ({ query, principal, cursors }) => {
-        const response = await integrations.listIntegrations({
+        const response = await integration.integrations.listIntegrations({
           caller: principal.caller,
           page: toPageRequest(query, cursors),
           search: query.search ?? "",
@@ -171,7 +171,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/integrations/:integrationName",
       params: integrationParams,
       handler: async ({ params, principal }) =>
-        ok(await restIntegration(upstreams, urls, (await integrations.getIntegration({ caller: principal.caller, name: params.integrationName })).integration)),
+        ok(await restIntegration(upstreams, urls, (await integration.integrations.getIntegration({ caller: principal.caller, name: params.integrationName })).integration)),
     }),
 
     // publishIntegration: a new integration, or a new version of it (200 either way, as GitBook).
@@ -184,7 +184,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       handler: async ({ params, body, principal }) => {
         // The owner is read before the write: once it is saved, its answer needs no other upstream.
         const owners = await readOwners(upstreams, urls, [body.organization]);
-        const response = await integrations.publishIntegration({
+        const response = await integration.integrations.publishIntegration({
           caller: principal.caller,
           name: params.integrationName,
           organization: body.organization,
@@ -217,7 +217,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/integrations/:integrationName",
       params: integrationParams,
       handler: async ({ params, principal }) =>
-        (await integrations.unpublishIntegration({ caller: principal.caller, name: params.integrationName })).existed ? resetContent() : noContent(),
+        (await integration.integrations.unpublishIntegration({ caller: principal.caller, name: params.integrationName })).existed ? resetContent() : noContent(),
     }),
 
     // listIntegrationEvents: newest first.
@@ -227,7 +227,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: integrationParams,
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await integrations.listIntegrationEvents({ caller: principal.caller, name: params.integrationName, page: toPageRequest(query, cursors) });
+        const response = await integration.integrationEvents.listIntegrationEvents({ caller: principal.caller, name: params.integrationName, page: toPageRequest(query, cursors) });
         return ok(toPagedList(response.events.map(toRestIntegrationEvent), response.page, cursors));
       },
     }),
@@ -238,7 +238,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/integrations/:integrationName/events/:eventId",
       params: eventParams,
       handler: async ({ params, principal }) => {
-        const response = await integrations.getIntegrationEvent({ caller: principal.caller, name: params.integrationName, eventId: params.eventId });
+        const response = await integration.integrationEvents.getIntegrationEvent({ caller: principal.caller, name: params.integrationName, eventId: params.eventId });
         return ok({ event: toRestIntegrationEvent(response.event), trace: { logs: response.logs.map(toRestEventLog) } });
       },
     }),
@@ -250,7 +250,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: integrationParams,
       body: developmentModeBody,
       handler: async ({ params, body, principal }) => {
-        await integrations.setDevelopmentMode({ caller: principal.caller, name: params.integrationName, tunnelUrl: body.tunnelUrl, all: body.all ?? false });
+        await integration.integrations.setDevelopmentMode({ caller: principal.caller, name: params.integrationName, tunnelUrl: body.tunnelUrl, all: body.all ?? false });
         return noContent();
       },
     }),
@@ -261,7 +261,7 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/integrations/:integrationName/dev",
       params: integrationParams,
       handler: async ({ params, principal }) => {
-        await integrations.disableDevelopmentMode({ caller: principal.caller, name: params.integrationName });
+        await integration.integrations.disableDevelopmentMode({ caller: principal.caller, name: params.integrationName });
         return resetContent();
       },
     }),
@@ -300,7 +300,7 @@ export function integrationAssetRoute({ upstreams }: Pick<RouteDeps, "upstreams"
     path: "/v1/integrations/:integrationName/assets/:assetId",
     handle: async (ctx) => {
       const params = parseInput(assetParams, ctx.params, "path");
-      const asset = await upstreams.integration.getIntegrationAsset({ name: params.integrationName, assetId: params.assetId });
+      const asset = await upstreams.integration.integrations.getIntegrationAsset({ name: params.integrationName, assetId: params.assetId });
       ctx.status = 200;
       ctx.type = asset.contentType;
       ctx.set({ "Cache-Control": ASSET_CACHE_CONTROL, "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'" });

@@ -43,7 +43,7 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
 
   /** References embed the organization object: one identity call per answer. */
   const organizationOf = async (caller: Caller, listing: LinkListing | BacklinkListing | undefined): Promise<RestOrganization> => {
-    const response = await upstreams.identity.getOrganization({ caller, organizationId: listing?.space?.organizationId ?? "" });
+    const response = await upstreams.identity.organizations.getOrganization({ caller, organizationId: listing?.space?.organizationId ?? "" });
     return toRestOrganization(response.organization, urls);
   };
   const linkList = async (caller: Caller, listing: LinkListing | undefined, cursors: ListCursors) => {

@@ -1,5 +1,6 @@
 import { SortOrder } from "@imprint/proto/common/v1";
-import { MemberRole, MemberSort } from "@imprint/proto/identity/v1";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { MemberSort } from "@imprint/proto/identity/v1/members";
 import { z } from "zod";
 import { toRestMember } from "../mappers/member.js";
 import { ROLE_NAMES, roleOrGuestSchema, toProtoRole } from "../mappers/role.js";
@@ -39,7 +40,7 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       query: listMembersQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await identity.listMembers({
+        const response = await identity.members.listMembers({
           caller: principal.caller,
           organizationId: params.organizationId,
           page: toPageRequest(query, cursors),
@@ -61,7 +62,7 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/members/:userId",
       params: memberParams,
       handler: async ({ params, principal }) => {
-        const response = await identity.getMember({ caller: principal.caller, ...params });
+        const response = await identity.members.getMember({ caller: principal.caller, ...params });
         return ok(toRestMember(response.member, urls));
       },
     }),
@@ -73,7 +74,7 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: memberParams,
       body: updateMemberBody,
       handler: async ({ params, body, principal }) => {
-        const response = await identity.updateMember({ caller: principal.caller, ...params, role: toProtoRole(body.role) });
+        const response = await identity.members.updateMember({ caller: principal.caller, ...params, updateMask: ["role"], role: toProtoRole(body.role) });
         return ok(toRestMember(response.member, urls));
       },
     }),
@@ -84,7 +85,7 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/members/:userId",
       params: memberParams,
       handler: async ({ params, principal }) => {
-        await identity.removeMember({ caller: principal.caller, ...params });
+        await identity.members.removeMember({ caller: principal.caller, ...params });
         return noContent();
       },
     }),
@@ -95,7 +96,7 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/members/:userId/sso",
       params: memberParams,
       handler: async ({ params, principal }) => {
-        const response = await identity.setMemberSso({ caller: principal.caller, ...params });
+        const response = await identity.members.setMemberSso({ caller: principal.caller, ...params });
         return ok(toRestMember(response.member, urls));
       },
     }),
@@ -108,8 +109,8 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       handler: async ({ params, principal }) => {
         // The token first: once identity recorded the ping, the answer needs nothing more.
-        const { token } = await upstreams.publishing.issueMemberVisitorToken({ caller: principal.caller, organizationId: params.organizationId });
-        await identity.pingMember({ caller: principal.caller, organizationId: params.organizationId });
+        const { token } = await upstreams.publishing.memberVisitorTokens.issueMemberVisitorToken({ caller: principal.caller, organizationId: params.organizationId });
+        await identity.members.pingMember({ caller: principal.caller, organizationId: params.organizationId });
         return ok(token ? { gitbookVisitorClaims: token, serviceVisitorClaims: token } : {});
       },
     }),

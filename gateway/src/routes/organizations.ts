@@ -92,7 +92,7 @@ export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs",
       query: pageQuerySchema,
       handler: async ({ query, principal, cursors }) => {
-        const response = await identity.listOrganizations({ caller: principal.caller, page: toPageRequest(query, cursors) });
+        const response = await identity.organizations.listOrganizations({ caller: principal.caller, page: toPageRequest(query, cursors) });
         return ok(toPagedList(response.organizations.map((o) => toRestOrganization(o, urls)), response.page, cursors));
       },
     }),
@@ -103,7 +103,7 @@ export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId",
       params: organizationParams,
       handler: async ({ params, principal }) => {
-        const response = await identity.getOrganization({ caller: principal.caller, organizationId: params.organizationId });
+        const response = await identity.organizations.getOrganization({ caller: principal.caller, organizationId: params.organizationId });
         return ok(toRestOrganization(response.organization, urls));
       },
     }),
@@ -115,7 +115,7 @@ export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       body: updateOrganizationBody,
       handler: async ({ params, body, principal }) => {
-        const response = await identity.updateOrganization({
+        const response = await identity.organizations.updateOrganization({
           caller: principal.caller,
           organizationId: params.organizationId,
           ...toUpdateOrganizationFields(body),
@@ -130,7 +130,7 @@ export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/link-invites/:inviteId",
       params: z.object({ organizationId: pathId(), inviteId: pathId() }),
       handler: async ({ params, principal }) => {
-        await identity.deleteLinkInvite({ caller: principal.caller, organizationId: params.organizationId, inviteId: params.inviteId });
+        await identity.organizations.deleteLinkInvite({ caller: principal.caller, organizationId: params.organizationId, inviteId: params.inviteId });
         return noContent();
       },
     }),
@@ -141,7 +141,7 @@ export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/email-domains/:emailDomain/orgs",
       params: z.object({ emailDomain: z.string().min(1).max(253) }),
       handler: async ({ params, principal }) => {
-        const response = await identity.listOrganizationsForEmailDomain({
+        const response = await identity.organizations.listOrganizationsForEmailDomain({
           caller: principal.caller,
           emailDomain: params.emailDomain,
         });

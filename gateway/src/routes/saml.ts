@@ -1,4 +1,4 @@
-import type { SamlProvider } from "@imprint/proto/identity/v1";
+import type { SamlProvider } from "@imprint/proto/identity/v1/saml";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import { z } from "zod";
 import { toProtoRole, toRestRole, roleOrGuestSchema } from "../mappers/role.js";
@@ -117,7 +117,7 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await identity.listSamlProviders({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query, cursors) });
+        const response = await identity.saml.listSamlProviders({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query, cursors) });
         return ok(toPagedList(await Promise.all(response.providers.map((provider) => restProvider(provider))), response.page, cursors));
       },
     }),
@@ -130,7 +130,7 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       body: createSamlProviderBody,
       handler: async ({ params, body, principal }) => {
         const known = await teamsBefore(params.organizationId, body.defaultTeam);
-        const response = await identity.createSamlProvider({ caller: principal.caller, organizationId: params.organizationId, ...values(body) });
+        const response = await identity.saml.createSamlProvider({ caller: principal.caller, organizationId: params.organizationId, ...values(body) });
         const provider = await restProvider(response.provider, known);
         return created(provider, provider.urls.location);
       },
@@ -142,7 +142,7 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/saml/:samlProviderId",
       params: providerParams,
       handler: async ({ params, principal }) =>
-        ok(await restProvider((await identity.getSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).provider)),
+        ok(await restProvider((await identity.saml.getSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).provider)),
     }),
 
     // updateOrganizationSAMLProvider
@@ -156,9 +156,9 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
         const teamId =
           body.defaultTeam !== undefined
             ? body.defaultTeam
-            : (await identity.getSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).provider?.defaultTeamId;
+            : (await identity.saml.getSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).provider?.defaultTeamId;
         const known = await teamsBefore(params.organizationId, teamId);
-        const response = await identity.updateSamlProvider({
+        const response = await identity.saml.updateSamlProvider({
           caller: principal.caller,
           organizationId: params.organizationId,
           providerId: params.samlProviderId,
@@ -175,7 +175,7 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/saml/:samlProviderId",
       params: providerParams,
       handler: async ({ params, principal }) =>
-        (await identity.deleteSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).deleted ? resetContent() : noContent(),
+        (await identity.saml.deleteSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).deleted ? resetContent() : noContent(),
     }),
   ];
 }
@@ -194,7 +194,7 @@ export function ssoRoutes({ upstreams, urls }: Pick<RouteDeps, "upstreams" | "ur
       path: "/v1/orgs/:organizationId/sso",
       handle: async (ctx) => {
         const params = parseInput(organizationParams, ctx.params, "path");
-        const { providers } = await identity.listSsoProviders({ organizationId: params.organizationId });
+        const { providers } = await identity.saml.listSsoProviders({ organizationId: params.organizationId });
         ctx.body = { items: providers.map((provider) => ({ id: provider.id, label: provider.label, startURL: serviceOf(urls.api, provider.id).startUrl })) };
       },
     },
@@ -204,7 +204,7 @@ export function ssoRoutes({ upstreams, urls }: Pick<RouteDeps, "upstreams" | "ur
       handle: async (ctx) => {
         const params = parseInput(providerId, ctx.params, "path");
         const service = serviceOf(urls.api, params.providerId);
-        const { redirectUrl } = await identity.startSamlSignIn({ providerId: params.providerId, service });
+        const { redirectUrl } = await identity.saml.startSamlSignIn({ providerId: params.providerId, service });
         ctx.set("Cache-Control", "no-store");
         ctx.redirect(redirectUrl);
       },
@@ -216,7 +216,7 @@ export function ssoRoutes({ upstreams, urls }: Pick<RouteDeps, "upstreams" | "ur
         const params = parseInput(providerId, ctx.params, "path");
         const form = await readFormBody(ctx, ACS_BODY_LIMIT);
         const service = serviceOf(urls.api, params.providerId);
-        const signIn = await identity.completeSamlSignIn({ providerId: params.providerId, service, samlResponse: form.get("SAMLResponse") ?? "" });
+        const signIn = await identity.saml.completeSamlSignIn({ providerId: params.providerId, service, samlResponse: form.get("SAMLResponse") ?? "" });
         ctx.set("Cache-Control", "no-store");
         ctx.set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'");
         ctx.set("Referrer-Policy", "no-referrer");

@@ -1,4 +1,4 @@
-import type { Team } from "@imprint/proto/identity/v1";
+import type { Team } from "@imprint/proto/identity/v1/teams";
 import { toRestTeam, type RestTeam } from "../mappers/team.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -15,7 +15,7 @@ export async function restTeams(upstreams: Upstreams, organizationId: string, te
 export async function restTeamsById(upstreams: Upstreams, organizationId: string, teamIds: readonly string[]): Promise<Map<string, RestTeam>> {
   if (teamIds.length === 0) return new Map();
   const [{ teams }, { spaces }] = await Promise.all([
-    upstreams.identity.batchGetTeams({ organizationId, teamIds: [...teamIds] }),
+    upstreams.identity.teams.batchGetTeams({ organizationId, teamIds: [...teamIds] }),
     upstreams.content.permissions.countTeamSpaces({ organizationId, teamIds: [...teamIds] }),
   ]);
   return new Map(teams.map((team) => [team.id, toRestTeam(team, spaces[team.id] ?? 0)]));

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Team } from "@imprint/proto/identity/v1";
+import type { Team } from "@imprint/proto/identity/v1/teams";
 import { toProtoTeamRole, toRestTeam, toRestTeamMember, toRestTeamRole, type RestTeam } from "../mappers/team.js";
 import { restTeams } from "./team-views.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
@@ -45,7 +45,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       query: listTeamsQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await identity.listTeams({
+        const response = await identity.teams.listTeams({
           caller: principal.caller,
           organizationId: params.organizationId,
           page: toPageRequest(query, cursors),
@@ -63,7 +63,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       body: createTeamBody,
       handler: async ({ params, body, principal }) => {
-        const response = await identity.createTeam({ caller: principal.caller, organizationId: params.organizationId, title: body.title, memberUserIds: body.members ?? [] });
+        const response = await identity.teams.createTeam({ caller: principal.caller, organizationId: params.organizationId, title: body.title, memberUserIds: body.members ?? [] });
         // A new team has no space granted yet: its answer needs no second upstream once it is saved.
         const team = toRestTeam(response.team, 0);
         return created(team, teamLocation(params.organizationId, team.id));
@@ -75,7 +75,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       method: "GET",
       path: "/v1/orgs/:organizationId/teams/:teamId",
       params: teamParams,
-      handler: async ({ params, principal }) => ok(await restTeam(params.organizationId, (await identity.getTeam({ caller: principal.caller, ...params })).team)),
+      handler: async ({ params, principal }) => ok(await restTeam(params.organizationId, (await identity.teams.getTeam({ caller: principal.caller, ...params })).team)),
     }),
 
     // updateTeamInOrganizationById
@@ -88,7 +88,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
         // Content's count is read before the rename (which does not change it): once identity saved
         // it, the answer needs nothing more, so an outage of content fails the request unapplied.
         const { spaces } = await upstreams.content.permissions.countTeamSpaces({ organizationId: params.organizationId, teamIds: [params.teamId] });
-        const { team } = await identity.updateTeam({ caller: principal.caller, ...params, title: body.title });
+        const { team } = await identity.teams.updateTeam({ caller: principal.caller, ...params, updateMask: ["title"], title: body.title });
         return ok(toRestTeam(team, spaces[params.teamId] ?? 0));
       },
     }),
@@ -98,7 +98,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       method: "DELETE",
       path: "/v1/orgs/:organizationId/teams/:teamId",
       params: teamParams,
-      handler: async ({ params, principal }) => ((await identity.deleteTeam({ caller: principal.caller, ...params })).deleted ? resetContent() : noContent()),
+      handler: async ({ params, principal }) => ((await identity.teams.deleteTeam({ caller: principal.caller, ...params })).deleted ? resetContent() : noContent()),
     }),
 
     // listTeamMembersInOrganizationById
@@ -108,7 +108,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: teamParams,
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await identity.listTeamMembers({ caller: principal.caller, ...params, page: toPageRequest(query, cursors) });
+        const response = await identity.teams.listTeamMembers({ caller: principal.caller, ...params, page: toPageRequest(query, cursors) });
         return ok(toPagedList(response.members.map((item) => toRestTeamMember(item, urls)), response.page, cursors));
       },
     }),
@@ -121,7 +121,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       body: updateTeamMembersBody,
       handler: async ({ params, body, principal }) => {
         const roles = Object.fromEntries(Object.entries(body.memberships ?? {}).map(([userId, membership]) => [userId, toProtoTeamRole(membership.role)]));
-        await identity.updateTeamMembers({ caller: principal.caller, ...params, add: body.add ?? [], remove: body.remove ?? [], roles });
+        await identity.teams.updateTeamMembers({ caller: principal.caller, ...params, add: body.add ?? [], remove: body.remove ?? [], roles });
         return noContent();
       },
     }),
@@ -133,7 +133,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: teamMemberParams,
       body: putTeamMemberBody,
       handler: async ({ params, body, principal }) => {
-        await identity.putTeamMember({ caller: principal.caller, ...params, role: toProtoTeamRole(body?.role) });
+        await identity.teams.putTeamMember({ caller: principal.caller, ...params, role: toProtoTeamRole(body?.role) });
         return noContent();
       },
     }),
@@ -143,7 +143,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       method: "DELETE",
       path: "/v1/orgs/:organizationId/teams/:teamId/members/:userId",
       params: teamMemberParams,
-      handler: async ({ params, principal }) => ((await identity.removeTeamMember({ caller: principal.caller, ...params })).removed ? resetContent() : noContent()),
+      handler: async ({ params, principal }) => ((await identity.teams.removeTeamMember({ caller: principal.caller, ...params })).removed ? resetContent() : noContent()),
     }),
 
     // listTeamsForOrganizationMember
@@ -153,7 +153,7 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: memberParams,
       query: listMemberTeamsQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await identity.listMemberTeams({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), title: query.title ?? "" });
+        const response = await identity.teams.listMemberTeams({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), title: query.title ?? "" });
         const teams = await restTeams(upstreams, params.organizationId, response.teams.map((item) => item.team!));
         return ok(toPagedList(response.teams.map((item, index) => ({ team: teams[index]!, member: { role: toRestTeamRole(item.role) } })), response.page, cursors));
       },

@@ -25,7 +25,7 @@ export function userRoutes({ upstreams, urls }: RouteDeps): Route[] {
       method: "GET",
       path: "/v1/user",
       handler: async ({ principal }) => {
-        const response = await identity.getUser({ caller: principal.caller, userId: "" });
+        const response = await identity.users.getUser({ caller: principal.caller, userId: "" });
         return ok(toRestUser(response.user, urls));
       },
     }),
@@ -36,7 +36,7 @@ export function userRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/users/:userId",
       params: userParams,
       handler: async ({ params, principal }) => {
-        const response = await identity.getUser({ caller: principal.caller, userId: params.userId });
+        const response = await identity.users.getUser({ caller: principal.caller, userId: params.userId });
         return ok(toRestUser(response.user, urls));
       },
     }),
@@ -51,7 +51,7 @@ export function userRoutes({ upstreams, urls }: RouteDeps): Route[] {
         const updateMask: string[] = [];
         if (body.displayName !== undefined) updateMask.push("display_name");
         if (body.photoURL !== undefined) updateMask.push("photo_url");
-        const response = await identity.updateUser({
+        const response = await identity.users.updateUser({
           caller: principal.caller,
           userId: params.userId,
           updateMask,

@@ -80,9 +80,9 @@ function nextEvent(unit, type, timeoutMs = 180_000) {
 }
 
 async function identityAdmin(address) {
-  const { createPromiseClient } = await import(pathToFileURL(join(REPO_ROOT, "services/runtime/dist/index.js")).href);
-  const { IdentityServiceService, MemberRole } = await import(pathToFileURL(join(REPO_ROOT, "proto/dist/gen/imprint/identity/v1/identity.js")).href);
-  return { client: createPromiseClient(IdentityServiceService, address, { defaultTimeoutMs: 15_000 }), MemberRole };
+  const { createIdentityClients } = await import(pathToFileURL(join(REPO_ROOT, "services/runtime/dist/index.js")).href);
+  const { MemberRole } = await import(pathToFileURL(join(REPO_ROOT, "proto/dist/gen/imprint/identity/v1/identity.js")).href);
+  return { client: createIdentityClients(address, { defaultTimeoutMs: 15_000 }), MemberRole };
 }
 
 /**
@@ -135,16 +135,16 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
 
   // An organization, six more members, three spaces and two teams to work on.
   const admin = await identityAdmin(stack.grpcAddresses.identity);
-  const created = await admin.client.createOrganization({ title: "Chaos", ownerEmail: `owner-${run}@chaos.test`, ownerDisplayName: "Chaos Owner", ownerToken: "" });
+  const created = await admin.client.organizations.createOrganization({ title: "Chaos", ownerEmail: `owner-${run}@chaos.test`, ownerDisplayName: "Chaos Owner", ownerToken: "" });
   const organizationId = created.organizationId;
   const users = [];
   for (let i = 0; i < 6; i++) {
-    const added = await admin.client.addMember({ organizationId, email: `member-${i}-${run}@chaos.test`, role: admin.MemberRole.MEMBER_ROLE_EDIT });
+    const added = await admin.client.members.addMember({ organizationId, email: `member-${i}-${run}@chaos.test`, role: admin.MemberRole.MEMBER_ROLE_EDIT });
     users.push(added.member.user.id);
   }
   // One more member that only the experiments move in and out of a team, so the loops cannot mask
   // what they did to content's projection.
-  const spare = (await admin.client.addMember({ organizationId, email: `spare-${run}@chaos.test`, role: admin.MemberRole.MEMBER_ROLE_EDIT })).member.user.id;
+  const spare = (await admin.client.members.addMember({ organizationId, email: `spare-${run}@chaos.test`, role: admin.MemberRole.MEMBER_ROLE_EDIT })).member.user.id;
   admin.client.close();
 
   const now = { experiment: "setup", down: [] };

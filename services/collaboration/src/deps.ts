@@ -2,8 +2,7 @@ import type { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import type { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import type { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { Clock, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { Clock, IdentityClients, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { CollaborationConfig } from "./config.js";
 
 /** The content service's APIs this context calls. */
@@ -28,7 +27,7 @@ export interface UseCaseDeps {
   unitOfWork: UnitOfWork;
   content: ContentClients;
   /** Users and members, to show who did what. */
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   /** The merge resumer (jobs/merge-resumer.ts): a merge call was interrupted, settle it soon. */
   merges: { wake(): void };
 }

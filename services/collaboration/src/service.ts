@@ -5,14 +5,14 @@ import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import {
+  createIdentityClients,
   createPromiseClient,
   forkEm,
   startService,
   type Clock,
+  type IdentityClients,
   type Logger,
-  type PromiseClient,
   type RunningService,
   type ServiceSpec,
 } from "@imprint/runtime";
@@ -30,7 +30,7 @@ export const COLLABORATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations
 
 interface Upstreams {
   content: ContentClients;
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
 }
 
 /** How long a merge call to content may still be running (its deadline, with a margin): after it, a merge content has not done is dropped. */
@@ -85,7 +85,7 @@ export async function startCollaborationService(config: CollaborationConfig, opt
       // A batch may fetch up to 1,000 files from their URLs before it applies.
       editing: createPromiseClient(EditingServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 120_000, channelDefinitions }),
     },
-    identity: createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 }),
+    identity: createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 }),
   };
   const close = () => {
     for (const client of [upstreams.content.spaces, upstreams.content.branches, upstreams.content.revisions, upstreams.content.editing, upstreams.identity]) client.close();

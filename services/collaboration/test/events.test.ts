@@ -117,7 +117,7 @@ describe("collaboration events", () => {
     const created = await createChangeRequest(space.id);
     const comment = await postComment(space.id);
     const target = await createOrganization(harness);
-    await harness.identity.addMember({ organizationId: target.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_ADMIN });
+    await harness.identity.members.addMember({ organizationId: target.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_ADMIN });
     await harness.spaces.transferSpace({ caller: org.owner.caller, spaceId: space.id, organizationId: target.organizationId, parent: undefined });
     await eventually(async () => {
       const { changeRequest } = await harness.changeRequests.getChangeRequest({ caller: org.owner.caller, spaceId: space.id, changeRequestId: created.id });

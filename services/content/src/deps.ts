@@ -1,6 +1,6 @@
-import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { Clock, Logger, PromiseClient, SafeFetchPolicy, ServiceDeps, UnitOfWork } from "@imprint/runtime";
-import type { MikroORM } from "@mikro-orm/postgresql";
+import type { SpaceGitSync } from "@imprint/proto/content/v1/git";
+import type { CallerInput, Clock, IdentityClients, Logger, SafeFetchPolicy, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
 import type { ResolvedContentConfig } from "./config.js";
@@ -8,9 +8,8 @@ import type { ImportRunLimits } from "./import/domain/import-run.js";
 import type { GitLimits } from "./git/domain/limits.js";
 import type { ImportLimits } from "./import/domain/limits.js";
 import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
-import type { LinkCaches } from "./links/domain/caches.js";
 import type { FileUrlSigner } from "./revisions/domain/files/signed-url.js";
-import type { RevisionCaches } from "./revisions/domain/store/caches.js";
+import type { RevisionCaches } from "./revisions/domain/tree/caches.js";
 
 /*
  * What content's use cases, handlers, consumers and jobs receive. Types only, and a leaf: use cases
@@ -22,7 +21,7 @@ export interface ContentDeps extends ServiceDeps {
   config: ResolvedContentConfig;
   clock: Clock;
   /** Identity, for the caller's organization role (through `memberships`) and the reconciliation of team memberships. */
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   /** Organization roles from identity, cached and invalidated by identity's member events. */
   memberships: MembershipCache;
   /** File bytes (content-addressed). */
@@ -45,11 +44,38 @@ export interface UseCaseDeps extends AccessDeps {
 export interface SpaceDeps extends UseCaseDeps {
   blobStore: BlobStore;
   logger: Logger;
+  spaceContent: SpaceContent;
+}
+
+/**
+ * What spaces ask of the modules that hold a space's content (the revision store, Git sync, import
+ * runs): those modules check access through spaces, so spaces reaches them through this port,
+ * built from their façades at the service's root (space-content.ts), never by importing them.
+ */
+export interface SpaceContent {
+  /** A new space's first (empty) revision, in the space's transaction; the caller stores the id as the space's `revisionId`. */
+  createInitialRevision(tx: EntityManager, input: { spaceId: string; organizationId: string; actor: CallerInput | null; clock: Clock }): Promise<{ revisionId: string }>;
+  /** A duplicated space's first revision: the source revision's content as is, in the copy's transaction. */
+  duplicateContent(
+    tx: EntityManager,
+    input: { fromSpaceId: string; fromRevisionId: string; toSpaceId: string; toOrganizationId: string; clock?: Clock; actor?: CallerInput | null },
+  ): Promise<{ revisionId: string }>;
+  /** Removes what every module holds of a space being purged (content, branches, Git sync state, import runs), in the purge's transaction; answers the blobs no other space uses. */
+  purgeContent(tx: EntityManager, spaceId: string): Promise<{ orphanedBlobs: string[] }>;
+  /** Deletes those blobs once the purge committed; answers how many were deleted. */
+  deleteOrphanedBlobs(em: EntityManager, blobStore: BlobStore, keys: readonly string[]): Promise<number>;
+  /** The space's Git sync state as `Space.git_sync` carries it (Git sync owns that mapping); none when it never synced. */
+  gitSync(em: EntityManager, spaceId: string): Promise<SpaceGitSync | undefined>;
+}
+
+/** What spaces' handlers and purge job receive: the service's deps and the port to the content modules. */
+export interface SpaceServiceDeps extends ContentDeps {
+  spaceContent: SpaceContent;
 }
 
 /** What the reconciliation of team memberships with identity needs. */
 export interface ReconcileDeps {
-  identity: Pick<PromiseClient<typeof IdentityServiceService>, "listTeamMemberships">;
+  identity: { teams: Pick<IdentityClients["teams"], "listTeamMemberships"> };
   clock: Clock;
   unitOfWork: UnitOfWork;
   logger: Logger;
@@ -73,10 +99,6 @@ export interface EditingDeps extends RevisionDeps {
   fetchPolicy: SafeFetchPolicy;
 }
 
-/** What the links use cases need: the revision store's read dependencies and the links caches. */
-export interface LinkDeps extends RevisionDeps {
-  links: LinkCaches;
-}
 
 /** What the OpenAPI use cases need: `jobs.wake` starts the processing job (OPENAPI_PROCESSING_JOB) at once when a source was queued. */
 export interface OpenApiDeps extends UseCaseDeps {

@@ -2,44 +2,36 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
 import {
-  createPromiseClient,
+  createIdentityClients,
   followMemberEvents,
   membershipEventsConsumer,
   resolveKeptSecret,
   startService,
   type Clock,
   type Logger,
-  type PromiseClient,
+  type IdentityClients,
   type RunningService,
   type ServiceDeps,
   type ServiceRegistration,
   type ServiceSpec,
 } from "@imprint/runtime";
-import { accessEntities, MembershipCache, teamMembershipsConsumer } from "./access/index.js";
-import { teamMembershipReconcileJob } from "./access/jobs/reconcile-team-memberships.js";
-import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./access/grpc/team-permission-service.js";
+import { accessEntities, MembershipCache, teamMembershipsConsumer, teamMembershipReconcileJob } from "./access/index.js";
+import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation, Collection, Space, COLLECTION_SERVICE_NAME, collectionServiceImplementation, SPACE_SERVICE_NAME, spaceServiceImplementation, spacePurgeJob, collaborationCountersConsumer, spacePublicationsConsumer } from "./spaces/index.js";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
 import { S3BlobStore } from "./s3-blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
-import { Collection } from "./spaces/domain/collection.js";
-import { Space } from "./spaces/domain/space.js";
-import { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./spaces/grpc/collection-service.js";
-import { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./spaces/grpc/space-service.js";
 import { gitDeps, gitEntities, gitGrpcServices } from "./git/index.js";
 import { importDeps, importGrpcServices, importJob, importRunEntities } from "./import/index.js";
-import { linkConsumers, linkDeps, linkEntities, linkGrpcServices } from "./links/index.js";
+import { linkConsumers, linkDeps, linkEntities, linkGrpcServices, type LinkDeps } from "./links/index.js";
 import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
 import { openApiEntities, openApiGrpcServices, openApiJob } from "./openapi/index.js";
 import { translationEntities, translationGrpcServices } from "./translations/index.js";
 import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
-import { spacePurgeJob } from "./spaces/jobs/space-purge.js";
 import { exportEntities, exportGrpcServices, exportSweepJob } from "./exports/index.js";
-import { collaborationCountersConsumer } from "./spaces/consumers/collaboration-counters.js";
-import { spacePublicationsConsumer } from "./spaces/consumers/space-publications.js";
-import type { ContentDeps, ImportRunDeps, LinkDeps, RevisionDeps } from "./deps.js";
+import { spaceContent } from "./space-content.js";
+import type { ContentDeps, ImportRunDeps, RevisionDeps, SpaceServiceDeps } from "./deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const CONTENT_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -50,7 +42,7 @@ export const collectionAndSpaceEntities = [Collection, Space];
 
 interface ContentParts {
   config: ResolvedContentConfig;
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   memberships: MembershipCache;
   blobStore: BlobStore;
 }
@@ -58,6 +50,7 @@ interface ContentParts {
 /** Every module's deps, built once from the runtime's (see {@link buildDeps}). */
 interface BuiltDeps {
   content: ContentDeps;
+  spaces: SpaceServiceDeps;
   revision: RevisionDeps;
   links: LinkDeps;
   imports: ImportRunDeps;
@@ -71,7 +64,7 @@ interface BuiltDeps {
 function buildDeps(runtime: ServiceDeps, parts: ContentParts): BuiltDeps {
   const content: ContentDeps = { ...runtime, config: parts.config, identity: parts.identity, memberships: parts.memberships, blobStore: parts.blobStore };
   const revision = revisionDeps(content, new RevisionCaches());
-  return { content, revision, links: linkDeps(revision), imports: importDeps(content, revision) };
+  return { content, spaces: { ...content, spaceContent }, revision, links: linkDeps(revision), imports: importDeps(content, revision) };
 }
 
 /** How the runtime assembles the content service from its parts. */
@@ -82,10 +75,10 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps> 
     entities: [...accessEntities, ...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities, ...gitEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     deps: { build: (runtime) => buildDeps(runtime, parts) },
-    grpc: ({ content, revision, links, imports }) => {
+    grpc: ({ content, spaces, revision, links, imports }) => {
       const services: ServiceRegistration[] = [
-        { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(content) },
-        { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(content) },
+        { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(spaces) },
+        { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(spaces) },
         { name: TEAM_PERMISSION_SERVICE_NAME, definition: TeamPermissionServiceService, implementation: teamPermissionServiceImplementation(content) },
         ...revisionGrpcServices(content.orm, revision, imports),
         ...importGrpcServices(content.orm, imports),
@@ -107,7 +100,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps> 
       collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
       spacePublicationsConsumer(parts.config.PUBLICATIONS_EVENTS_CONSUMER),
     ],
-    jobs: ({ content, imports }) => [spacePurgeJob(content), exportSweepJob(content), openApiJob(content), importJob(imports), teamMembershipReconcileJob(content)],
+    jobs: ({ content, spaces, imports }) => [spacePurgeJob(spaces), exportSweepJob(content), openApiJob(content), importJob(imports), teamMembershipReconcileJob(content)],
   };
 }
 
@@ -132,8 +125,8 @@ export async function startContentService(config: ContentConfig, options: { cloc
   const closeBlobStore = () => {
     if (blobStore instanceof S3BlobStore) blobStore.close();
   };
-  const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
-  const memberships = new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS);
+  const identity = createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
+  const memberships = new MembershipCache(identity.members, config.MEMBERSHIP_CACHE_TTL_MS);
   let running: RunningService;
   try {
     await blobStore.prepare();

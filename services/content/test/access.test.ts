@@ -121,10 +121,10 @@ describe("membership changes through identity's events", () => {
     const member = members.read;
     expect((await getSpace(member.caller, space.id)).space!.permissions!.edit).toBe(false);
 
-    await harness.identity.updateMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId, role: memberRole("edit") });
+    await harness.identity.members.updateMember({ updateMask: ["role"], caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId, role: memberRole("edit") });
     await eventually(async () => (await getSpace(member.caller, space.id)).space!.permissions!.edit, 5_000);
 
-    await harness.identity.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId });
+    await harness.identity.members.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId });
     await eventually(async () => (await errorCode(getSpace(member.caller, space.id))) === "not_found", 5_000);
     expect(await errorCode(harness.spaces.listSpaces({ caller: member.caller, organizationId: org.organizationId, page: undefined }))).toBe("not_found");
   });

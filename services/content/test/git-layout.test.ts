@@ -3,7 +3,7 @@ import { DEFAULT_GIT_LIMITS } from "../src/git/domain/limits.js";
 import { readPageFile, rewriteLinkTargets, writePageFile } from "../src/git/domain/markdown-text.js";
 import { readLayout, resolveRelative, type LayoutPage } from "../src/git/domain/read-layout.js";
 import { parseGitRef, parseProjectDirectory, parseRemote } from "../src/git/domain/remote.js";
-import type { TreeEntry } from "../src/git/domain/repository.js";
+import type { TreeEntry } from "../src/git/store/repository.js";
 
 /** A tree from path → text, with the text's bytes as its "blob" (oid: the path). */
 function tree(files: Record<string, string>): { entries: TreeEntry[]; read: (oids: string[]) => Promise<Map<string, Buffer>> } {

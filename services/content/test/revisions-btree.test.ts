@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_NODE_SIZE, nodeId, treeDiff, treeEntries, treeGet, treeGetMany, treeScan, treeUpdate, type NodeSink, type NodeSource, type TreeNode } from "../src/revisions/domain/store/btree.js";
+import { MAX_NODE_SIZE, nodeId, treeDiff, treeEntries, treeGet, treeGetMany, treeScan, treeUpdate, type NodeSink, type NodeSource, type TreeNode } from "../src/revisions/domain/tree/btree.js";
 
 /** Nodes in a map, counting what each update writes (the database does the same with rows). */
 class MemoryNodes implements NodeSource, NodeSink {

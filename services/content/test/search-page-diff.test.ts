@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { nodeId, treeEntries, treeUpdate, type NodeSink, type NodeSource, type TreeNode } from "../src/revisions/domain/store/btree.js";
+import { nodeId, treeEntries, treeUpdate, type NodeSink, type NodeSource, type TreeNode } from "../src/revisions/domain/tree/btree.js";
 import { diffPageVersions } from "../src/search/domain/page-diff.js";
 
 /** The revision store's B+tree over an in-memory node table, counting the nodes each walk loads. */

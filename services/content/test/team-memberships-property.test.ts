@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember, createOrganization, createSpace, eventually, readEvents, testClient, testLogger, type TestOrganization, type TestUser, deliverInPlan, deliveryPlans, runNodeScriptJson } from "@imprint/runtime/testing";
 import { AppError, type EventEnvelope, type PromiseClient } from "@imprint/runtime";
-import { PutTeamMemberRequest, UpdateTeamMembersRequest } from "@imprint/proto/identity/v1";
+import { PutTeamMemberRequest, UpdateTeamMembersRequest } from "@imprint/proto/identity/v1/teams";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { teamMembershipsConsumer } from "../src/access/index.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
@@ -69,28 +69,28 @@ async function runOperations(org: TestOrganization, users: TestUser[], operation
     try {
       switch (operation.op) {
         case "createTeam": {
-          const created = await harness.identity.createTeam({ caller, organizationId, title: `T${teams.length}`, memberUserIds: [...new Set(operation.users.map((i) => user(i).userId))] });
+          const created = await harness.identity.teams.createTeam({ caller, organizationId, title: `T${teams.length}`, memberUserIds: [...new Set(operation.users.map((i) => user(i).userId))] });
           teams.push(created.team!.id);
           break;
         }
         case "put":
-          if (team(operation.team)) await harness.identity.putTeamMember(PutTeamMemberRequest.fromPartial({ caller, organizationId, teamId: team(operation.team), userId: user(operation.user).userId }));
+          if (team(operation.team)) await harness.identity.teams.putTeamMember(PutTeamMemberRequest.fromPartial({ caller, organizationId, teamId: team(operation.team), userId: user(operation.user).userId }));
           break;
         case "remove":
-          if (team(operation.team)) await harness.identity.removeTeamMember({ caller, organizationId, teamId: team(operation.team)!, userId: user(operation.user).userId });
+          if (team(operation.team)) await harness.identity.teams.removeTeamMember({ caller, organizationId, teamId: team(operation.team)!, userId: user(operation.user).userId });
           break;
         case "bulk":
           if (team(operation.team)) {
-            await harness.identity.updateTeamMembers(
+            await harness.identity.teams.updateTeamMembers(
               UpdateTeamMembersRequest.fromPartial({ caller, organizationId, teamId: team(operation.team), add: operation.add.map((i) => user(i).userId), remove: operation.remove.map((i) => user(i).userId) }),
             );
           }
           break;
         case "deleteTeam":
-          if (team(operation.team)) await harness.identity.deleteTeam({ caller, organizationId, teamId: team(operation.team)! });
+          if (team(operation.team)) await harness.identity.teams.deleteTeam({ caller, organizationId, teamId: team(operation.team)! });
           break;
         case "removeMember":
-          await harness.identity.removeMember({ caller, organizationId, userId: user(operation.user).userId });
+          await harness.identity.members.removeMember({ caller, organizationId, userId: user(operation.user).userId });
           break;
         case "readdMember":
           await createMember(harness, organizationId, { email: user(operation.user).email, role: "read" });
@@ -145,7 +145,7 @@ async function copyOf(organizationId: string, nameOf: (teamId: string) => string
 }
 
 async function identityTruth(organizationId: string): Promise<string[]> {
-  const snapshot = await harness.identity.listTeamMemberships({ organizationId });
+  const snapshot = await harness.identity.teams.listTeamMemberships({ organizationId });
   return snapshot.memberships.map((row) => `${row.teamId}/${row.userId}`).sort();
 }
 
@@ -158,7 +158,7 @@ describe("content's copy of team memberships", () => {
         const users = [await createMember(harness, org.organizationId), await createMember(harness, org.organizationId), await createMember(harness, org.organizationId)];
         await runOperations(org, users, [{ op: "createTeam", users: [0, 1] }, ...operations]);
         const sentinel = `sentinel-${randomUUID()}`;
-        await harness.identity.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: sentinel, memberUserIds: [] });
+        await harness.identity.teams.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: sentinel, memberUserIds: [] });
         const events = await teamEventsOf(org.organizationId, since, sentinel);
         const truth = await identityTruth(org.organizationId);
         // The first team was created with two members: the stream is never empty.
@@ -186,8 +186,8 @@ describe("content's copy of team memberships", () => {
     const org = await createOrganization(harness);
     const user = await createMember(harness, org.organizationId);
     const since = new Date();
-    const { team } = await harness.identity.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: "Writers", memberUserIds: [user.userId] });
-    await harness.identity.removeTeamMember({ caller: org.owner.caller, organizationId: org.organizationId, teamId: team!.id, userId: user.userId });
+    const { team } = await harness.identity.teams.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: "Writers", memberUserIds: [user.userId] });
+    await harness.identity.teams.removeTeamMember({ caller: org.owner.caller, organizationId: org.organizationId, teamId: team!.id, userId: user.userId });
     const events = await eventually(async () => {
       const found = (await readEvents("identity", { organizationId: org.organizationId, since })).filter((event) => TEAM_EVENTS.has(event.type));
       expect(found.map((event) => event.type)).toEqual(["team_member.added", "team_member.removed"]);
@@ -237,9 +237,9 @@ describe("reconciliation with identity", () => {
     const since = new Date();
     const caller = org.owner.caller;
     const organizationId = org.organizationId;
-    const { team: editors } = await harness.identity.createTeam({ caller, organizationId, title: "Editors", memberUserIds: [ann.userId, bob.userId] });
-    const { team: readers } = await harness.identity.createTeam({ caller, organizationId, title: "Readers", memberUserIds: [cyd.userId] });
-    await harness.identity.removeTeamMember({ caller, organizationId, teamId: readers!.id, userId: cyd.userId });
+    const { team: editors } = await harness.identity.teams.createTeam({ caller, organizationId, title: "Editors", memberUserIds: [ann.userId, bob.userId] });
+    const { team: readers } = await harness.identity.teams.createTeam({ caller, organizationId, title: "Readers", memberUserIds: [cyd.userId] });
+    await harness.identity.teams.removeTeamMember({ caller, organizationId, teamId: readers!.id, userId: cyd.userId });
     const truth = await identityTruth(organizationId);
     expect(truth).toEqual([`${editors!.id}/${ann.userId}`, `${editors!.id}/${bob.userId}`].sort());
     await eventually(async () => expect(await copyOf(organizationId)).toEqual(truth));
@@ -266,7 +266,7 @@ describe("reconciliation with identity", () => {
     expect(await copyOf(organizationId)).toEqual(truth);
 
     // Newer changes still apply after it.
-    await harness.identity.putTeamMember(PutTeamMemberRequest.fromPartial({ caller, organizationId, teamId: readers!.id, userId: ann.userId }));
+    await harness.identity.teams.putTeamMember(PutTeamMemberRequest.fromPartial({ caller, organizationId, teamId: readers!.id, userId: ann.userId }));
     await eventually(async () => expect(await copyOf(organizationId)).toEqual([...truth, `${readers!.id}/${ann.userId}`].sort()));
   });
 
@@ -275,7 +275,7 @@ describe("reconciliation with identity", () => {
     // Content knows the organization by its space (its rows are all lost below).
     await createSpace(harness, org);
     const user = await createMember(harness, org.organizationId);
-    const { team } = await harness.identity.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: "Everyone", memberUserIds: [user.userId] });
+    const { team } = await harness.identity.teams.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: "Everyone", memberUserIds: [user.userId] });
     await eventually(async () => expect(await copyOf(org.organizationId)).toEqual([`${team!.id}/${user.userId}`]));
     await harness.content.orm.em.fork().execute(`delete from team_memberships where organization_id = ?`, [org.organizationId]);
     // As an operator runs it: `npm run admin -- reconcile team-memberships` (identity's admin CLI, reaching content).

@@ -340,7 +340,7 @@ class Converter {
     const [first, ...rest] = node.children;
     if (first?.type !== "paragraph") return undefined;
     const [firstText, ...otherInlines] = first.children;
-    if (firstText?.type !== "text") return undefined;
+    if (firstText?.type !== "text" || this.markers.startsEscaped(firstText)) return undefined;
     const match = ALERT.exec(firstText.value);
     if (!match) return undefined;
     const remainder = firstText.value.slice(match[0].length);

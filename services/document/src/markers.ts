@@ -179,6 +179,12 @@ export class MarkerReader {
   /** `source`: the markdown the tree was parsed from, when known (tags and formulas are then read as written). */
   constructor(private readonly source: string | undefined) {}
 
+  /** Whether `node` starts with a backslash escape in the source (`\\[!NOTE]` is text, not a hint's marker). */
+  startsEscaped(node: Mdast.Node): boolean {
+    const offset = node.position?.start.offset;
+    return this.source !== undefined && offset !== undefined && this.source[offset] === "\\";
+  }
+
   // ── source lines ──────────────────────────────────────────────────────────────────────────
 
   /** The source from `offset` to the end of its line. */

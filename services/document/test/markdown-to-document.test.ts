@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { contentRefFor, markdownToDocument, mdastToDocument, parseMarkdown, type DocumentBlock, type DocumentText } from "../src/index.js";
+import { contentRefFor, documentToMarkdown, markdownToDocument, mdastToDocument, parseMarkdown, type DocumentBlock, type DocumentText } from "../src/index.js";
 
 /** The only block of a one-block document. */
 function only(markdown: string): DocumentBlock {
@@ -143,6 +143,15 @@ describe("markdown → document", () => {
     expect(hint.data).toEqual({ style: "warning" });
     expect(leaves((hint.nodes as DocumentBlock[])[0]!)).toEqual([["Be careful", []]]);
     expect(only("> [!TIP]\n> Try this").data).toEqual({ style: "success" });
+  });
+
+  it("an escaped alert marker is the quote's text, not a hint", () => {
+    const quote = only("> \\[!TIP]\n> Try this");
+    expect(quote.type).toBe("blockquote");
+    expect(leaves((quote.nodes as DocumentBlock[])[0]!)).toEqual([["[!TIP]\nTry this", []]]);
+    // A quote whose first paragraph reads "[!TIP]" (here a table's header row) round trips as a quote.
+    const fromTable = markdownToDocument("> [!TIP]\n> -|");
+    expect(markdownToDocument(documentToMarkdown(fromTable))).toEqual(fromTable);
   });
 
   it("thematic breaks become dividers", () => {

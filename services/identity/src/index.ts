@@ -1,6 +1,11 @@
 export { loadIdentityConfig, identityConfigShape, type IdentityConfig } from "./config.js";
 export { identityServiceSpec, startIdentityService, IDENTITY_MIGRATIONS_PATH } from "./service.js";
-export { IDENTITY_SERVICE_NAME } from "./grpc/identity-service.js";
+export { MEMBER_SERVICE_NAME } from "./grpc/member-service.js";
+export { ORGANIZATION_SERVICE_NAME } from "./grpc/organization-service.js";
+export { SAML_SERVICE_NAME } from "./grpc/saml-service.js";
+export { TEAM_SERVICE_NAME } from "./grpc/team-service.js";
+export { TOKEN_SERVICE_NAME } from "./grpc/token-service.js";
+export { USER_SERVICE_NAME } from "./grpc/user-service.js";
 export { identityEntities } from "./domain/entities.js";
 export { ApiToken } from "./domain/api-token.js";
 export { LinkInvite } from "./domain/link-invite.js";

@@ -1,13 +1,23 @@
 import { fileURLToPath } from "node:url";
 import { forkEm, startService, type Clock, type Logger, type RunningService, type ServiceDeps, type ServiceSpec } from "@imprint/runtime";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import { MemberServiceService } from "@imprint/proto/identity/v1/members";
+import { OrganizationServiceService } from "@imprint/proto/identity/v1/organizations";
+import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
+import { TeamServiceService } from "@imprint/proto/identity/v1/teams";
+import { TokenServiceService } from "@imprint/proto/identity/v1/tokens";
+import { UserServiceService } from "@imprint/proto/identity/v1/users";
 import type { IdentityConfig } from "./config.js";
 import type { UseCaseDeps } from "./deps.js";
 import { identityEntities } from "./domain/entities.js";
 import { IDENTITY_CONTEXT } from "./events.js";
-import { IDENTITY_SERVICE_NAME, identityServiceImplementation } from "./grpc/identity-service.js";
+import { MEMBER_SERVICE_NAME, memberServiceImplementation } from "./grpc/member-service.js";
+import { ORGANIZATION_SERVICE_NAME, organizationServiceImplementation } from "./grpc/organization-service.js";
+import { SAML_SERVICE_NAME, samlServiceImplementation } from "./grpc/saml-service.js";
+import { TEAM_SERVICE_NAME, teamServiceImplementation } from "./grpc/team-service.js";
+import { TOKEN_SERVICE_NAME, tokenServiceImplementation } from "./grpc/token-service.js";
+import { USER_SERVICE_NAME, userServiceImplementation } from "./grpc/user-service.js";
 import { sweepExpiredTokensJob } from "./jobs/sweep-expired-tokens.js";
-import { bootstrapFirstOrganization } from "./use-cases/bootstrap.js";
+import { bootstrapFirstOrganization } from "./use-cases/organizations/bootstrap.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const IDENTITY_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -32,13 +42,17 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
     entities: identityEntities,
     migrationsPath: IDENTITY_MIGRATIONS_PATH,
     deps: { build: (runtime) => ({ clock: runtime.clock, unitOfWork: runtime.unitOfWork }) },
-    grpc: (deps, { orm }) => [
-      {
-        name: IDENTITY_SERVICE_NAME,
-        definition: IdentityServiceService,
-        implementation: identityServiceImplementation(() => forkEm(orm), deps),
-      },
-    ],
+    grpc: (deps, { orm }) => {
+      const em = () => forkEm(orm);
+      return [
+        { name: ORGANIZATION_SERVICE_NAME, definition: OrganizationServiceService, implementation: organizationServiceImplementation(em, deps) },
+        { name: USER_SERVICE_NAME, definition: UserServiceService, implementation: userServiceImplementation(em, deps) },
+        { name: MEMBER_SERVICE_NAME, definition: MemberServiceService, implementation: memberServiceImplementation(em, deps) },
+        { name: TEAM_SERVICE_NAME, definition: TeamServiceService, implementation: teamServiceImplementation(em, deps) },
+        { name: SAML_SERVICE_NAME, definition: SamlServiceService, implementation: samlServiceImplementation(em, deps) },
+        { name: TOKEN_SERVICE_NAME, definition: TokenServiceService, implementation: tokenServiceImplementation(em, deps) },
+      ];
+    },
     jobs: (deps, { orm }) => [sweepExpiredTokensJob(orm, deps, config.TOKEN_SWEEP_INTERVAL_MS)],
     onStarted: (deps, runtime) => runBootstrap(config, runtime, deps),
   };

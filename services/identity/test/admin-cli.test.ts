@@ -36,7 +36,7 @@ describe("admin CLI", () => {
     const email = uniqueEmail("cli-owner");
     const output = json(await runCli(["org", "create", "--title", "CLI Org", "--owner-email", email, "--owner-name", "Cli Owner"], { env }));
     expect(output).toEqual({ organizationId: expect.any(String), userId: expect.any(String), token: expect.stringMatching(/^imp_/) });
-    const principal = await identity.client.authenticateToken({ token: output.token as string });
+    const principal = await identity.client.tokens.authenticateToken({ token: output.token as string });
     expect(principal.user).toMatchObject({ id: output.userId, email, displayName: "Cli Owner" });
   });
 
@@ -53,7 +53,7 @@ describe("admin CLI", () => {
     const email = uniqueEmail("cli-member");
     const output = json(await runCli(["member", "add", "--org", org.organizationId as string, "--email", email, "--role", "guest"], { env }));
     expect(output).toEqual({ organizationId: org.organizationId, userId: expect.any(String), role: "guest" });
-    const membership = await identity.client.getMembership({ organizationId: org.organizationId as string, userId: output.userId as string, tokenId: "" });
+    const membership = await identity.client.members.getMembership({ organizationId: org.organizationId as string, userId: output.userId as string, tokenId: "" });
     expect(membership.role).toBe(7); // MEMBER_ROLE_GUEST
 
     const bad = await runCli(["member", "add", "--org", org.organizationId as string, "--email", email, "--role", "owner"], { env });
@@ -66,11 +66,11 @@ describe("admin CLI", () => {
     json(await runCli(["user", "create", "--email", email], { env }));
     const first = json(await runCli(["token", "issue", "--email", email, "--label", "laptop"], { env }));
     expect(first).toEqual({ tokenId: expect.any(String), token: expect.stringMatching(/^imp_/) });
-    await identity.client.authenticateToken({ token: first.token as string });
+    await identity.client.tokens.authenticateToken({ token: first.token as string });
 
     const revoked = json(await runCli(["token", "revoke", "--token", first.token as string], { env }));
     expect(revoked).toEqual({ tokenId: first.tokenId, revokedAt: expect.any(String) });
-    await expect(identity.client.authenticateToken({ token: first.token as string })).rejects.toMatchObject({ code: "unauthenticated" });
+    await expect(identity.client.tokens.authenticateToken({ token: first.token as string })).rejects.toMatchObject({ code: "unauthenticated" });
 
     const second = json(await runCli(["token", "issue", "--email", email], { env }));
     expect(json(await runCli(["token", "revoke", "--id", second.tokenId as string], { env }))).toMatchObject({ tokenId: second.tokenId });

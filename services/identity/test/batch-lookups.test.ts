@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemberRole, UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { UpdateOrganizationRequest } from "@imprint/proto/identity/v1/organizations";
 import { createMember, createOrganization, createOutsider } from "@imprint/runtime/testing";
 import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
@@ -15,12 +16,12 @@ describe("batch lookups for other services", () => {
     const { organizationId, owner } = await createOrganization(identity.clients, { ownerDisplayName: "Olivia Owner" });
     const bob = await createMember(identity.clients, organizationId, { displayName: "Bob Builder" });
     const outsider = await createOutsider(identity.clients);
-    const { users } = await identity.client.batchGetUsers({
+    const { users } = await identity.client.users.batchGetUsers({
       userIds: [outsider.userId, randomUUID(), bob.userId, "not-an-id", owner.userId, bob.userId],
     });
     expect(users.map((user) => user.displayName)).toEqual(["Oscar Outsider", "Bob Builder", "Olivia Owner"]);
     expect(users[1]).toEqual({ id: bob.userId, displayName: "Bob Builder", email: bob.email, photoUrl: "" });
-    expect((await identity.client.batchGetUsers({ userIds: [] })).users).toEqual([]);
+    expect((await identity.client.users.batchGetUsers({ userIds: [] })).users).toEqual([]);
   });
 
   it("BatchGetMembers answers memberships of the organization only, in request order", async () => {
@@ -28,7 +29,7 @@ describe("batch lookups for other services", () => {
     const commenter = await createMember(identity.clients, organizationId, { displayName: "Cora Commenter", role: MemberRole.MEMBER_ROLE_COMMENT });
     const outsider = await createOutsider(identity.clients);
     const elsewhere = await createOrganization(identity.clients);
-    const { members } = await identity.client.batchGetMembers({
+    const { members } = await identity.client.members.batchGetMembers({
       organizationId,
       userIds: [commenter.userId, outsider.userId, elsewhere.owner.userId, owner.userId],
     });
@@ -38,13 +39,13 @@ describe("batch lookups for other services", () => {
     ]);
     expect(members[0]).toMatchObject({ disabled: false, user: { displayName: "Cora Commenter", email: commenter.email } });
     expect(members[0]!.joinedAt).toBeInstanceOf(Date);
-    expect((await identity.client.batchGetMembers({ organizationId: "nope", userIds: [owner.userId] })).members).toEqual([]);
+    expect((await identity.client.members.batchGetMembers({ organizationId: "nope", userIds: [owner.userId] })).members).toEqual([]);
   });
 
   it("BatchGetOrganizations answers public fields only, to no caller, in request order, leaving out unknown and malformed ids", async () => {
     const first = await createOrganization(identity.clients, { title: "Public Org One" });
     const second = await createOrganization(identity.clients, { title: "Public Org Two" });
-    await identity.client.updateOrganization(
+    await identity.client.organizations.updateOrganization(
       UpdateOrganizationRequest.fromPartial({
         caller: first.owner.caller,
         organizationId: first.organizationId,
@@ -54,7 +55,7 @@ describe("batch lookups for other services", () => {
         ai: true,
       }),
     );
-    const { organizations } = await identity.client.batchGetOrganizations({
+    const { organizations } = await identity.client.organizations.batchGetOrganizations({
       organizationIds: [second.organizationId, randomUUID(), "not-an-id", first.organizationId, second.organizationId],
     });
     expect(organizations.map((organization) => organization.title)).toEqual(["Public Org Two", "Public Org One"]);
@@ -64,8 +65,8 @@ describe("batch lookups for other services", () => {
     // What only members see stays empty, and the caller (there is none) may do nothing.
     expect(one).toMatchObject({ emailDomains: [], defaultRole: MemberRole.MEMBER_ROLE_GUEST, defaultContentSiteId: "", sso: false, ai: false, inviteLinks: false, mergeRulesType: "" });
     expect(Object.values(one!.permissions!).every((allowed) => allowed === false)).toBe(true);
-    expect((await identity.client.batchGetOrganizations({ organizationIds: [] })).organizations).toEqual([]);
-    await expect(identity.client.batchGetOrganizations({ organizationIds: Array.from({ length: 1001 }, () => randomUUID()) })).rejects.toMatchObject({
+    expect((await identity.client.organizations.batchGetOrganizations({ organizationIds: [] })).organizations).toEqual([]);
+    await expect(identity.client.organizations.batchGetOrganizations({ organizationIds: Array.from({ length: 1001 }, () => randomUUID()) })).rejects.toMatchObject({
       code: "invalid_argument",
       message: "organization_ids: must hold at most 1000 ids",
     });
@@ -73,12 +74,12 @@ describe("batch lookups for other services", () => {
 
   it("refuses more than 1000 ids", async () => {
     const userIds = Array.from({ length: 1001 }, () => randomUUID());
-    await expect(identity.client.batchGetUsers({ userIds })).rejects.toMatchObject({
+    await expect(identity.client.users.batchGetUsers({ userIds })).rejects.toMatchObject({
       code: "invalid_argument",
       message: "user_ids: must hold at most 1000 ids",
     });
     const { organizationId } = await createOrganization(identity.clients);
-    await expect(identity.client.batchGetMembers({ organizationId, userIds })).rejects.toMatchObject({ code: "invalid_argument" });
-    expect((await identity.client.batchGetUsers({ userIds: userIds.slice(0, 1000) })).users).toEqual([]);
+    await expect(identity.client.members.batchGetMembers({ organizationId, userIds })).rejects.toMatchObject({ code: "invalid_argument" });
+    expect((await identity.client.users.batchGetUsers({ userIds: userIds.slice(0, 1000) })).users).toEqual([]);
   });
 });

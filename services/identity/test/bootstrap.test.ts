@@ -19,9 +19,9 @@ describe("first-run bootstrap", () => {
 
     const first = await startTestIdentity({ databaseUrl, extraEnv });
     started.push(first);
-    const principal = await first.client.authenticateToken({ token: BOOTSTRAP_TOKEN });
+    const principal = await first.client.tokens.authenticateToken({ token: BOOTSTRAP_TOKEN });
     expect(principal.user).toMatchObject({ email: "root@example.com" });
-    const { organizations } = await first.client.listOrganizations({ caller: principal.caller, page: undefined });
+    const { organizations } = await first.client.organizations.listOrganizations({ caller: principal.caller, page: undefined });
     expect(organizations).toHaveLength(1);
     expect(organizations[0]).toMatchObject({ title: "Bootstrapped", permissions: { admin: true } });
     await first.stop();
@@ -31,7 +31,7 @@ describe("first-run bootstrap", () => {
     const replicas = await Promise.all([startTestIdentity({ databaseUrl, extraEnv }), startTestIdentity({ databaseUrl, extraEnv })]);
     started.push(...replicas);
     expect(await forkEm(replicas[0].running.orm).count(Organization, {})).toBe(1);
-    const again = await replicas[1].client.authenticateToken({ token: BOOTSTRAP_TOKEN });
+    const again = await replicas[1].client.tokens.authenticateToken({ token: BOOTSTRAP_TOKEN });
     expect(again.caller).toEqual(principal.caller);
   });
 
@@ -50,6 +50,6 @@ describe("first-run bootstrap", () => {
   it("reports SERVING health for the identity service once started", async () => {
     const identity = await startTestIdentity();
     started.push(identity);
-    expect(await checkHealth(identity.running.address, "imprint.identity.v1.IdentityService")).toBe("SERVING");
+    expect(await checkHealth(identity.running.address, "imprint.identity.v1.TokenService")).toBe("SERVING");
   });
 });

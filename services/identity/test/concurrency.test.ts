@@ -13,29 +13,29 @@ describe("concurrent administrative calls", () => {
   it("creating the same user twice at once yields one user and at most a retryable conflict", async () => {
     const email = uniqueEmail("race");
     const results = await Promise.allSettled([
-      identity.client.createUser({ email, displayName: "" }),
-      identity.client.createUser({ email, displayName: "" }),
-      identity.client.createUser({ email, displayName: "" }),
+      identity.client.users.createUser({ email, displayName: "" }),
+      identity.client.users.createUser({ email, displayName: "" }),
+      identity.client.users.createUser({ email, displayName: "" }),
     ]);
     for (const result of results) {
       if (result.status === "rejected") expect(result.reason).toMatchObject({ code: "conflict" });
     }
     const ids = new Set(results.flatMap((result) => (result.status === "fulfilled" ? [result.value.user!.id] : [])));
     expect(ids.size).toBe(1);
-    expect((await identity.client.createUser({ email, displayName: "" })).created).toBe(false);
+    expect((await identity.client.users.createUser({ email, displayName: "" })).created).toBe(false);
   });
 
   it("adding the same new user to an organization at once yields one membership", async () => {
     const { organizationId, owner } = await createOrganization(identity.clients);
     const email = uniqueEmail("race-member");
     const results = await Promise.allSettled(
-      [0, 1, 2].map(() => identity.client.addMember({ organizationId, email, role: MemberRole.MEMBER_ROLE_READ })),
+      [0, 1, 2].map(() => identity.client.members.addMember({ organizationId, email, role: MemberRole.MEMBER_ROLE_READ })),
     );
     for (const result of results) {
       if (result.status === "rejected") expect(result.reason).toMatchObject({ code: "conflict" });
     }
     expect(results.some((result) => result.status === "fulfilled")).toBe(true);
-    const members = await identity.client.listMembers({
+    const members = await identity.client.members.listMembers({
       caller: owner.caller,
       organizationId,
       page: undefined,

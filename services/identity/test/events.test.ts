@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember, createOrganization, waitForEvents } from "@imprint/runtime/testing";
-import { MemberRole, UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { UpdateOrganizationRequest } from "@imprint/proto/identity/v1/organizations";
 import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
 describe("identity events", () => {
@@ -14,8 +15,8 @@ describe("identity events", () => {
     const since = new Date(Date.now() - 1_000);
     const { organizationId, owner } = await createOrganization(identity.clients);
     const member = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
-    await identity.client.updateMember({ caller: owner.caller, organizationId, userId: member.userId, role: MemberRole.MEMBER_ROLE_EDIT });
-    await identity.client.updateOrganization(
+    await identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: member.userId, role: MemberRole.MEMBER_ROLE_EDIT });
+    await identity.client.organizations.updateOrganization(
       UpdateOrganizationRequest.fromPartial({
         caller: { userId: owner.userId, tokenId: "" },
         organizationId,
@@ -24,8 +25,8 @@ describe("identity events", () => {
         ai: true,
       }),
     );
-    await identity.client.setMemberSso({ caller: owner.caller, organizationId, userId: member.userId });
-    await identity.client.removeMember({ caller: owner.caller, organizationId, userId: member.userId });
+    await identity.client.members.setMemberSso({ caller: owner.caller, organizationId, userId: member.userId });
+    await identity.client.members.removeMember({ caller: owner.caller, organizationId, userId: member.userId });
 
     const expected = ["organization.created", "member.added", "member.added", "member.role_changed", "organization.updated", "member.sso_enabled", "member.removed"];
     // The changes this test made, in commit order (other events of the organization may come between).
@@ -54,11 +55,11 @@ describe("identity events", () => {
   it("records no event when nothing changed", async () => {
     const since = new Date(Date.now() - 1_000);
     const { organizationId, owner } = await createOrganization(identity.clients, { title: "Same title" });
-    await identity.client.updateOrganization(
+    await identity.client.organizations.updateOrganization(
       UpdateOrganizationRequest.fromPartial({ caller: owner.caller, organizationId, updateMask: ["title"], title: "Same title" }),
     );
     // A later, real change proves the relay caught up past the no-op.
-    await identity.client.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_READ });
+    await identity.client.organizations.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_READ });
     const events = await waitForEvents("identity", { since, organizationId }, { types: ["organization.created", "member.added", "invite.created"] });
     // Published in commit order: had the no-op recorded an event, it would be out before invite.created.
     expect(events.filter((event) => event.type === "organization.updated")).toEqual([]);

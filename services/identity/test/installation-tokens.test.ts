@@ -1,7 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SortOrder } from "@imprint/proto/common/v1";
-import { IssueInstallationTokenRequest, MemberRole, MemberSort, UpdateOrganizationRequest, type ListMembersRequest } from "@imprint/proto/identity/v1";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { MemberSort, type ListMembersRequest } from "@imprint/proto/identity/v1/members";
+import { UpdateOrganizationRequest } from "@imprint/proto/identity/v1/organizations";
+import { IssueInstallationTokenRequest } from "@imprint/proto/identity/v1/tokens";
 import { createMember, createOrganization, eventually, failure, readEvents, waitForEvents, type TestOwner } from "@imprint/runtime/testing";
 import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
@@ -20,7 +23,7 @@ describe("installation tokens", () => {
   });
 
   const issue = (fields: Partial<IssueInstallationTokenRequest> = {}) =>
-    identity.client.issueInstallationToken(
+    identity.client.tokens.issueInstallationToken(
       IssueInstallationTokenRequest.fromPartial({
         organizationId,
         installationId: `inst_${randomUUID()}`,
@@ -31,9 +34,9 @@ describe("installation tokens", () => {
         ...fields,
       }),
     );
-  const membership = (userId: string, tokenId = "") => identity.client.getMembership({ organizationId, userId, tokenId });
+  const membership = (userId: string, tokenId = "") => identity.client.members.getMembership({ organizationId, userId, tokenId });
   const listMembers = (fields: Partial<ListMembersRequest> = {}) =>
-    identity.client.listMembers({
+    identity.client.members.listMembers({
       caller: owner.caller,
       organizationId,
       page: undefined,
@@ -51,7 +54,7 @@ describe("installation tokens", () => {
     expect(issued.expiresAt!.getTime()).toBeGreaterThanOrEqual(before + 600_000);
     expect(issued.expiresAt!.getTime()).toBeLessThanOrEqual(Date.now() + 600_000);
 
-    const principal = await identity.client.authenticateToken({ token: issued.token });
+    const principal = await identity.client.tokens.authenticateToken({ token: issued.token });
     expect(principal.caller).toEqual({ userId: issued.userId, tokenId: issued.tokenId });
     // Callers that keep the answer (the gateway's token cache) never use it past the token's expiry.
     expect(principal.expiresAt).toEqual(issued.expiresAt);
@@ -78,27 +81,27 @@ describe("installation tokens", () => {
     expect((await listMembers({ search: "installations.imprint" })).page!.totalCount).toBe(0);
     expect((await listMembers({ role: MemberRole.MEMBER_ROLE_ADMIN })).page!.totalCount).toBe(1);
     expect((await listMembers({ sort: MemberSort.MEMBER_SORT_NAME })).members).toHaveLength(2);
-    expect((await identity.client.batchGetMembers({ organizationId, userIds: [userId, reader.userId] })).members.map((member) => member.user!.id)).toEqual([reader.userId]);
+    expect((await identity.client.members.batchGetMembers({ organizationId, userIds: [userId, reader.userId] })).members.map((member) => member.user!.id)).toEqual([reader.userId]);
 
     const caller = owner.caller;
     // One call at a time: a call started early would reject with nobody awaiting it yet.
     for (const call of [
-      () => identity.client.getMember({ caller, organizationId, userId }),
-      () => identity.client.updateMember({ caller, organizationId, userId, role: MemberRole.MEMBER_ROLE_READ }),
-      () => identity.client.removeMember({ caller, organizationId, userId }),
-      () => identity.client.setMemberSso({ caller, organizationId, userId }),
+      () => identity.client.members.getMember({ caller, organizationId, userId }),
+      () => identity.client.members.updateMember({ updateMask: ["role"], caller, organizationId, userId, role: MemberRole.MEMBER_ROLE_READ }),
+      () => identity.client.members.removeMember({ caller, organizationId, userId }),
+      () => identity.client.members.setMemberSso({ caller, organizationId, userId }),
     ]) {
       expect(await failure(call())).toMatchObject({ code: "not_found", message: "Member not found" });
     }
     // Nor can it remove itself.
-    expect(await failure(identity.client.removeMember({ caller: { userId, tokenId: "" }, organizationId, userId }))).toMatchObject({ code: "not_found" });
-    expect(await failure(identity.client.createTeam({ caller, organizationId, title: "Bots", memberUserIds: [userId] }))).toMatchObject({
+    expect(await failure(identity.client.members.removeMember({ caller: { userId, tokenId: "" }, organizationId, userId }))).toMatchObject({ code: "not_found" });
+    expect(await failure(identity.client.teams.createTeam({ caller, organizationId, title: "Bots", memberUserIds: [userId] }))).toMatchObject({
       code: "invalid_argument",
       message: expect.stringMatching(/^members\[0\]: /),
     });
 
     // Its admin role makes no admin of the organization: the owner is still its last admin.
-    expect(await failure(identity.client.updateMember({ caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }))).toMatchObject({
+    expect(await failure(identity.client.members.updateMember({ updateMask: ["role"], caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }))).toMatchObject({
       code: "failed_precondition",
     });
     expect(await membership(userId)).toEqual({ role: MemberRole.MEMBER_ROLE_ADMIN, disabled: false });
@@ -107,13 +110,14 @@ describe("installation tokens", () => {
   it("keeps the principal out of every route by which a person gets a user, a membership or a token", async () => {
     const { userId } = await issue();
     const email = `${userId}@installations.imprint.invalid`;
+    // One call at a time: a call started early would reject with nobody awaiting it yet.
     for (const [call, field] of [
-      [identity.client.issueToken({ email, label: "" }), "email"],
-      [identity.client.addMember({ organizationId, email, role: MemberRole.MEMBER_ROLE_ADMIN }), "email"],
-      [identity.client.createUser({ email, displayName: "" }), "email"],
-      [identity.client.createOrganization({ title: "Taken over", ownerEmail: email, ownerDisplayName: "", ownerToken: "" }), "owner_email"],
+      [() => identity.client.tokens.issueToken({ email, label: "" }), "email"],
+      [() => identity.client.members.addMember({ organizationId, email, role: MemberRole.MEMBER_ROLE_ADMIN }), "email"],
+      [() => identity.client.users.createUser({ email, displayName: "" }), "email"],
+      [() => identity.client.organizations.createOrganization({ title: "Taken over", ownerEmail: email, ownerDisplayName: "", ownerToken: "" }), "owner_email"],
     ] as const) {
-      expect(await failure(call)).toMatchObject({ code: "invalid_argument", message: `${field}: the domain installations.imprint.invalid is reserved for integration installations` });
+      expect(await failure(call())).toMatchObject({ code: "invalid_argument", message: `${field}: the domain installations.imprint.invalid is reserved for integration installations` });
     }
   });
 
@@ -127,7 +131,7 @@ describe("installation tokens", () => {
 
     // Both tokens act, with the role of the latest issue.
     for (const issued of [first, second]) {
-      const principal = await identity.client.authenticateToken({ token: issued.token });
+      const principal = await identity.client.tokens.authenticateToken({ token: issued.token });
       expect(principal.user!.displayName).toBe("Slack (new)");
       expect(await membership(first.userId, issued.tokenId)).toEqual({ role: MemberRole.MEMBER_ROLE_CREATE, disabled: false });
     }
@@ -139,10 +143,10 @@ describe("installation tokens", () => {
 
     // Its profile is its integration's: it cannot rename itself.
     const principalCaller = { userId: first.userId, tokenId: second.tokenId };
-    expect(await failure(identity.client.updateUser({ caller: principalCaller, userId: first.userId, updateMask: ["display_name"], displayName: "Your bank", photoUrl: "" }))).toMatchObject({
+    expect(await failure(identity.client.users.updateUser({ caller: principalCaller, userId: first.userId, updateMask: ["display_name"], displayName: "Your bank", photoUrl: "" }))).toMatchObject({
       code: "permission_denied",
     });
-    expect((await identity.client.authenticateToken({ token: second.token })).user!.displayName).toBe("Slack (new)");
+    expect((await identity.client.tokens.authenticateToken({ token: second.token })).user!.displayName).toBe("Slack (new)");
 
     // The same role again changes nothing.
     await issue({ installationId, role: MemberRole.MEMBER_ROLE_CREATE, integrationTitle: "Slack (new)" });
@@ -152,9 +156,9 @@ describe("installation tokens", () => {
 
   it("refuses an installation's token once it expired", async () => {
     const issued = await issue({ ttlSeconds: 60 });
-    await identity.client.authenticateToken({ token: issued.token });
+    await identity.client.tokens.authenticateToken({ token: issued.token });
     identity.clock.advance(61_000);
-    expect(await failure(identity.client.authenticateToken({ token: issued.token }))).toMatchObject({ code: "unauthenticated" });
+    expect(await failure(identity.client.tokens.authenticateToken({ token: issued.token }))).toMatchObject({ code: "unauthenticated" });
   });
 
   it("revokes an installation's tokens and removes its principal from the organization, idempotently", async () => {
@@ -165,9 +169,9 @@ describe("installation tokens", () => {
     const expired = await issue({ installationId, ttlSeconds: 1 });
     identity.clock.advance(2_000);
 
-    expect(await identity.client.revokeInstallationTokens({ installationId })).toEqual({ revokedTokens: 2, memberRemoved: true });
+    expect(await identity.client.tokens.revokeInstallationTokens({ installationId })).toEqual({ revokedTokens: 2, memberRemoved: true });
     for (const issued of [first, second, expired]) {
-      expect(await failure(identity.client.authenticateToken({ token: issued.token }))).toMatchObject({ code: "unauthenticated" });
+      expect(await failure(identity.client.tokens.authenticateToken({ token: issued.token }))).toMatchObject({ code: "unauthenticated" });
     }
     expect(await failure(membership(first.userId))).toMatchObject({ code: "not_found" });
 
@@ -177,17 +181,17 @@ describe("installation tokens", () => {
     ]);
     expect(events.filter((event) => event.type === "token.revoked").map((event) => event.payload.tokenId).sort()).toEqual([first.tokenId, second.tokenId].sort());
 
-    expect(await identity.client.revokeInstallationTokens({ installationId })).toEqual({ revokedTokens: 0, memberRemoved: false });
-    expect(await identity.client.revokeInstallationTokens({ installationId: `inst_${randomUUID()}` })).toEqual({ revokedTokens: 0, memberRemoved: false });
+    expect(await identity.client.tokens.revokeInstallationTokens({ installationId })).toEqual({ revokedTokens: 0, memberRemoved: false });
+    expect(await identity.client.tokens.revokeInstallationTokens({ installationId: `inst_${randomUUID()}` })).toEqual({ revokedTokens: 0, memberRemoved: false });
   });
 
   it("is accepted by an organization that requires SSO, where a person's ordinary token is not", async () => {
     const reader = await createMember(identity.clients, organizationId, { role: "read", token: true });
-    const readerToken = await identity.client.authenticateToken({ token: reader.token! });
-    await identity.client.updateOrganization(UpdateOrganizationRequest.fromPartial({ caller: owner.caller, organizationId, updateMask: ["sso"], sso: true }));
+    const readerToken = await identity.client.tokens.authenticateToken({ token: reader.token! });
+    await identity.client.organizations.updateOrganization(UpdateOrganizationRequest.fromPartial({ caller: owner.caller, organizationId, updateMask: ["sso"], sso: true }));
 
     const issued = await issue({ role: MemberRole.MEMBER_ROLE_READ });
-    const principal = await identity.client.authenticateToken({ token: issued.token });
+    const principal = await identity.client.tokens.authenticateToken({ token: issued.token });
     expect(await membership(issued.userId, issued.tokenId)).toEqual({ role: MemberRole.MEMBER_ROLE_READ, disabled: false });
     expect((await listMembers({ caller: principal.caller! })).page!.totalCount).toBe(2);
     expect(await failure(membership(reader.userId, readerToken.caller!.tokenId))).toMatchObject({ code: "not_found" });
@@ -209,7 +213,7 @@ describe("installation tokens", () => {
     for (const [fields, field] of cases) {
       expect(await failure(issue(fields))).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(new RegExp(`^${field}: `)) });
     }
-    expect(await failure(identity.client.revokeInstallationTokens({ installationId: "" }))).toMatchObject({
+    expect(await failure(identity.client.tokens.revokeInstallationTokens({ installationId: "" }))).toMatchObject({
       code: "invalid_argument",
       message: expect.stringMatching(/^installation_id: /),
     });
@@ -237,7 +241,7 @@ describe("installation tokens", () => {
     const lasting = await issue({ ttlSeconds: 86_400 });
     identity.clock.advance(61_000);
     // Expired, refused, but kept for a day.
-    expect(await failure(identity.client.authenticateToken({ token: expiring.token }))).toMatchObject({ code: "unauthenticated" });
+    expect(await failure(identity.client.tokens.authenticateToken({ token: expiring.token }))).toMatchObject({ code: "unauthenticated" });
     expect(await tokenCount(expiring.tokenId)).toBe(1);
 
     identity.clock.advance(86_400_000);
@@ -245,6 +249,6 @@ describe("installation tokens", () => {
     // The day-long token expired a minute ago: kept for now.
     expect(await tokenCount(lasting.tokenId)).toBe(1);
     // A person's token without an expiry stays.
-    expect((await identity.client.authenticateToken({ token: owner.token })).user!.id).toBe(owner.userId);
+    expect((await identity.client.tokens.authenticateToken({ token: owner.token })).user!.id).toBe(owner.userId);
   });
 });

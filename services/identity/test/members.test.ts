@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SortOrder } from "@imprint/proto/common/v1";
-import { MemberRole, MemberSort, type ListMembersRequest } from "@imprint/proto/identity/v1";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { MemberSort, type ListMembersRequest } from "@imprint/proto/identity/v1/members";
 import { createMember, createOrganization, createOutsider, type TestUser, type TestOwner } from "@imprint/runtime/testing";
 import { startTestIdentity, type TestIdentity } from "./support/harness.js";
 
@@ -19,7 +20,7 @@ describe("members", () => {
   });
 
   const list = (fields: Partial<ListMembersRequest> = {}) =>
-    identity.client.listMembers({
+    identity.client.members.listMembers({
       caller: owner.caller,
       organizationId,
       page: undefined,
@@ -65,9 +66,9 @@ describe("members", () => {
 
   it("sorting by last activity lists only members who were active", async () => {
     const { bob, carol } = await addThree();
-    await identity.client.pingMember({ caller: carol.caller, organizationId });
+    await identity.client.members.pingMember({ caller: carol.caller, organizationId });
     identity.clock.advance(1_000);
-    await identity.client.pingMember({ caller: bob.caller, organizationId });
+    await identity.client.members.pingMember({ caller: bob.caller, organizationId });
     const response = await list({ sort: MemberSort.MEMBER_SORT_LAST_SEEN_AT });
     expect(names(response)).toEqual(["Bob Builder", "Carol 100%_"]);
     expect(response.page!.totalCount).toBe(2);
@@ -147,14 +148,14 @@ describe("members", () => {
 
   it("gets one member, for members only", async () => {
     const { bob } = await addThree();
-    const { member } = await identity.client.getMember({ caller: bob.caller, organizationId, userId: owner.userId });
+    const { member } = await identity.client.members.getMember({ caller: bob.caller, organizationId, userId: owner.userId });
     expect(member).toMatchObject({ user: { id: owner.userId, email: owner.email, displayName: "Olivia Owner" }, role: MemberRole.MEMBER_ROLE_ADMIN });
     const outsider = await createOutsider(identity.clients);
-    await expect(identity.client.getMember({ caller: owner.caller, organizationId, userId: outsider.userId })).rejects.toMatchObject({
+    await expect(identity.client.members.getMember({ caller: owner.caller, organizationId, userId: outsider.userId })).rejects.toMatchObject({
       code: "not_found",
       message: "Member not found",
     });
-    await expect(identity.client.getMember({ caller: outsider.caller, organizationId, userId: owner.userId })).rejects.toMatchObject({
+    await expect(identity.client.members.getMember({ caller: outsider.caller, organizationId, userId: owner.userId })).rejects.toMatchObject({
       code: "not_found",
       message: "Organization not found",
     });
@@ -163,51 +164,51 @@ describe("members", () => {
   it("shows a guest only themself: listing is permission_denied, any other member not_found like a missing one", async () => {
     const { alice: guest, bob } = await addThree();
     await expect(list({ caller: guest.caller })).rejects.toMatchObject({ code: "permission_denied", message: "Guests cannot list the organization's members" });
-    const { member: self } = await identity.client.getMember({ caller: guest.caller, organizationId, userId: guest.userId });
+    const { member: self } = await identity.client.members.getMember({ caller: guest.caller, organizationId, userId: guest.userId });
     expect(self).toMatchObject({ user: { id: guest.userId, email: guest.email }, role: MemberRole.MEMBER_ROLE_GUEST });
     for (const userId of [owner.userId, bob.userId, randomUUID()]) {
-      await expect(identity.client.getMember({ caller: guest.caller, organizationId, userId })).rejects.toMatchObject({ code: "not_found", message: "Member not found" });
+      await expect(identity.client.members.getMember({ caller: guest.caller, organizationId, userId })).rejects.toMatchObject({ code: "not_found", message: "Member not found" });
     }
   });
 
   it("changes roles (admins only) and reports the membership to other services", async () => {
     const { bob, alice } = await addThree();
-    const { member } = await identity.client.updateMember({ caller: owner.caller, organizationId, userId: bob.userId, role: MemberRole.MEMBER_ROLE_REVIEW });
+    const { member } = await identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: bob.userId, role: MemberRole.MEMBER_ROLE_REVIEW });
     expect(member!.role).toBe(MemberRole.MEMBER_ROLE_REVIEW);
-    expect(await identity.client.getMembership({ organizationId, userId: bob.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_REVIEW, disabled: false });
-    expect(await identity.client.getMembership({ organizationId, userId: alice.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_GUEST, disabled: false });
+    expect(await identity.client.members.getMembership({ organizationId, userId: bob.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_REVIEW, disabled: false });
+    expect(await identity.client.members.getMembership({ organizationId, userId: alice.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_GUEST, disabled: false });
 
-    await expect(identity.client.updateMember({ caller: bob.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_ADMIN })).rejects.toMatchObject({
+    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: bob.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_ADMIN })).rejects.toMatchObject({
       code: "permission_denied",
     });
-    await expect(identity.client.updateMember({ caller: owner.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_UNSPECIFIED })).rejects.toMatchObject({
+    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_UNSPECIFIED })).rejects.toMatchObject({
       code: "invalid_argument",
       message: expect.stringMatching(/^role: must be a role/),
     });
     const outsider = await createOutsider(identity.clients);
-    await expect(identity.client.updateMember({ caller: owner.caller, organizationId, userId: outsider.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
+    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: outsider.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
       code: "not_found",
     });
-    await expect(identity.client.getMembership({ organizationId, userId: outsider.userId, tokenId: "" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(identity.client.members.getMembership({ organizationId, userId: outsider.userId, tokenId: "" })).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("never demotes or removes the last admin", async () => {
-    await expect(identity.client.updateMember({ caller: owner.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
+    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
       code: "failed_precondition",
       message: expect.stringContaining("last admin"),
     });
-    await expect(identity.client.removeMember({ caller: owner.caller, organizationId, userId: owner.userId })).rejects.toMatchObject({
+    await expect(identity.client.members.removeMember({ caller: owner.caller, organizationId, userId: owner.userId })).rejects.toMatchObject({
       code: "failed_precondition",
       message: expect.stringContaining("last admin"),
     });
-    await expect(identity.client.addMember({ organizationId, email: owner.email, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
+    await expect(identity.client.members.addMember({ organizationId, email: owner.email, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
       code: "failed_precondition",
     });
 
     // With a second admin, the first may step down.
     const second = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
-    await identity.client.updateMember({ caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ });
-    await expect(identity.client.removeMember({ caller: second.caller, organizationId, userId: second.userId })).rejects.toMatchObject({
+    await identity.client.members.updateMember({ updateMask: ["role"], caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ });
+    await expect(identity.client.members.removeMember({ caller: second.caller, organizationId, userId: second.userId })).rejects.toMatchObject({
       code: "failed_precondition",
     });
   });
@@ -215,8 +216,8 @@ describe("members", () => {
   it("keeps an admin when two admins demote each other at the same time", async () => {
     const second = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
     const results = await Promise.allSettled([
-      identity.client.updateMember({ caller: owner.caller, organizationId, userId: second.userId, role: MemberRole.MEMBER_ROLE_READ }),
-      identity.client.updateMember({ caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }),
+      identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: second.userId, role: MemberRole.MEMBER_ROLE_READ }),
+      identity.client.members.updateMember({ updateMask: ["role"], caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }),
     ]);
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
     expect((await list({ role: MemberRole.MEMBER_ROLE_ADMIN })).members).toHaveLength(1);
@@ -224,58 +225,58 @@ describe("members", () => {
 
   it("removes members: admins anyone, members themselves, others nobody", async () => {
     const { bob, alice, carol } = await addThree();
-    await expect(identity.client.removeMember({ caller: bob.caller, organizationId, userId: alice.userId })).rejects.toMatchObject({
+    await expect(identity.client.members.removeMember({ caller: bob.caller, organizationId, userId: alice.userId })).rejects.toMatchObject({
       code: "permission_denied",
     });
-    expect(await identity.client.removeMember({ caller: bob.caller, organizationId, userId: bob.userId })).toEqual({ removed: true });
-    expect(await identity.client.removeMember({ caller: owner.caller, organizationId, userId: alice.userId })).toEqual({ removed: true });
-    expect(await identity.client.removeMember({ caller: owner.caller, organizationId, userId: alice.userId })).toEqual({ removed: false });
+    expect(await identity.client.members.removeMember({ caller: bob.caller, organizationId, userId: bob.userId })).toEqual({ removed: true });
+    expect(await identity.client.members.removeMember({ caller: owner.caller, organizationId, userId: alice.userId })).toEqual({ removed: true });
+    expect(await identity.client.members.removeMember({ caller: owner.caller, organizationId, userId: alice.userId })).toEqual({ removed: false });
     expect(names(await list())).toEqual(["Carol 100%_", "Olivia Owner"]);
     // A removed member no longer sees the organization.
-    await expect(identity.client.getOrganization({ caller: bob.caller, organizationId })).rejects.toMatchObject({ code: "not_found" });
+    await expect(identity.client.organizations.getOrganization({ caller: bob.caller, organizationId })).rejects.toMatchObject({ code: "not_found" });
     const outsider = await createOutsider(identity.clients);
-    await expect(identity.client.removeMember({ caller: outsider.caller, organizationId, userId: carol.userId })).rejects.toMatchObject({
+    await expect(identity.client.members.removeMember({ caller: outsider.caller, organizationId, userId: carol.userId })).rejects.toMatchObject({
       code: "not_found",
     });
   });
 
   it("records activity on ping", async () => {
     const before = identity.clock.now();
-    const { member } = await identity.client.pingMember({ caller: owner.caller, organizationId });
+    const { member } = await identity.client.members.pingMember({ caller: owner.caller, organizationId });
     expect(member!.user!.id).toBe(owner.userId);
     expect(member!.lastSeenAt!.getTime()).toBeGreaterThanOrEqual(before.getTime());
-    const { member: read } = await identity.client.getMember({ caller: owner.caller, organizationId, userId: owner.userId });
+    const { member: read } = await identity.client.members.getMember({ caller: owner.caller, organizationId, userId: owner.userId });
     expect(read!.lastSeenAt).toEqual(member!.lastSeenAt);
   });
 
   it("marks SSO members, admins only", async () => {
     const { bob, alice } = await addThree();
-    await expect(identity.client.setMemberSso({ caller: bob.caller, organizationId, userId: alice.userId })).rejects.toMatchObject({
+    await expect(identity.client.members.setMemberSso({ caller: bob.caller, organizationId, userId: alice.userId })).rejects.toMatchObject({
       code: "permission_denied",
     });
-    const { member } = await identity.client.setMemberSso({ caller: owner.caller, organizationId, userId: alice.userId });
+    const { member } = await identity.client.members.setMemberSso({ caller: owner.caller, organizationId, userId: alice.userId });
     expect(member).toMatchObject({ sso: true, user: { id: alice.userId } });
-    expect((await identity.client.setMemberSso({ caller: owner.caller, organizationId, userId: alice.userId })).member!.sso).toBe(true);
-    await expect(identity.client.setMemberSso({ caller: owner.caller, organizationId, userId: "nope" })).rejects.toMatchObject({ code: "not_found" });
+    expect((await identity.client.members.setMemberSso({ caller: owner.caller, organizationId, userId: alice.userId })).member!.sso).toBe(true);
+    await expect(identity.client.members.setMemberSso({ caller: owner.caller, organizationId, userId: "nope" })).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("adds members by e-mail, creating unknown users, and updates an existing member's role", async () => {
     const email = `New.Person-${organizationId.slice(0, 6)}@Example.com`;
-    const { member } = await identity.client.addMember({ organizationId, email, role: MemberRole.MEMBER_ROLE_COMMENT });
+    const { member } = await identity.client.members.addMember({ organizationId, email, role: MemberRole.MEMBER_ROLE_COMMENT });
     expect(member).toMatchObject({ role: MemberRole.MEMBER_ROLE_COMMENT, user: { email: email.toLowerCase(), displayName: email.split("@")[0]!.toLowerCase() } });
-    const again = await identity.client.addMember({ organizationId, email: email.toUpperCase(), role: MemberRole.MEMBER_ROLE_CREATE });
+    const again = await identity.client.members.addMember({ organizationId, email: email.toUpperCase(), role: MemberRole.MEMBER_ROLE_CREATE });
     expect(again.member).toMatchObject({ role: MemberRole.MEMBER_ROLE_CREATE, user: { id: member!.user!.id } });
     expect((await list()).page!.totalCount).toBe(2);
-    await expect(identity.client.addMember({ organizationId: "3b241101-e2bb-4255-8caf-4136c566a962", email, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
+    await expect(identity.client.members.addMember({ organizationId: "3b241101-e2bb-4255-8caf-4136c566a962", email, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
       code: "not_found",
     });
   });
 
   it("creates users once per e-mail, case-insensitively", async () => {
     const email = `Case-${organizationId.slice(0, 6)}@Example.com`;
-    const created = await identity.client.createUser({ email, displayName: "Casey" });
+    const created = await identity.client.users.createUser({ email, displayName: "Casey" });
     expect(created).toMatchObject({ created: true, user: { email: email.toLowerCase(), displayName: "Casey" } });
-    const existing = await identity.client.createUser({ email: email.toUpperCase(), displayName: "Other" });
+    const existing = await identity.client.users.createUser({ email: email.toUpperCase(), displayName: "Other" });
     expect(existing).toEqual({ created: false, user: created.user });
   });
 });

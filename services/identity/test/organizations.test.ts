@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forkEm } from "@imprint/runtime";
 import type { Caller } from "@imprint/proto/common/v1";
-import { MemberRole, UpdateOrganizationRequest } from "@imprint/proto/identity/v1";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { UpdateOrganizationRequest } from "@imprint/proto/identity/v1/organizations";
 import { LinkInvite } from "../src/domain/link-invite.js";
 import { createMember, createOrganization, createOutsider } from "@imprint/runtime/testing";
 import { startTestIdentity, type TestIdentity } from "./support/harness.js";
@@ -14,11 +15,11 @@ describe("organizations", () => {
   afterAll(() => identity.stop());
 
   const update = (fields: Partial<UpdateOrganizationRequest> & Pick<UpdateOrganizationRequest, "caller" | "organizationId" | "updateMask">) =>
-    identity.client.updateOrganization(UpdateOrganizationRequest.fromPartial(fields));
+    identity.client.organizations.updateOrganization(UpdateOrganizationRequest.fromPartial(fields));
 
   it("returns an organization with its defaults and the admin's permissions", async () => {
     const { organizationId, owner } = await createOrganization(identity.clients, { title: "Acme Docs" });
-    const { organization } = await identity.client.getOrganization({ caller: owner.caller, organizationId });
+    const { organization } = await identity.client.organizations.getOrganization({ caller: owner.caller, organizationId });
     expect(organization).toMatchObject({
       id: organizationId,
       title: "Acme Docs",
@@ -43,7 +44,7 @@ describe("organizations", () => {
     const creator = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_CREATE });
     const guest = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_GUEST });
     const permissionsOf = async (caller: Caller) =>
-      (await identity.client.getOrganization({ caller, organizationId })).organization!.permissions!;
+      (await identity.client.organizations.getOrganization({ caller, organizationId })).organization!.permissions!;
 
     expect(await permissionsOf(creator.caller)).toMatchObject({ view: true, admin: false, createContent: true, createOpenapiSpec: true, listMembers: true, viewBilling: false });
     expect(await permissionsOf(reader.caller)).toMatchObject({ view: true, admin: false, createContent: false, listMembers: true, listIntegrations: false });
@@ -55,7 +56,7 @@ describe("organizations", () => {
     const { organizationId } = await createOrganization(identity.clients);
     const outsider = await createOutsider(identity.clients);
     for (const id of [organizationId, "3b241101-e2bb-4255-8caf-4136c566a962", "not-an-id"]) {
-      await expect(identity.client.getOrganization({ caller: outsider.caller, organizationId: id })).rejects.toMatchObject({
+      await expect(identity.client.organizations.getOrganization({ caller: outsider.caller, organizationId: id })).rejects.toMatchObject({
         code: "not_found",
         message: "Organization not found",
       });
@@ -68,20 +69,20 @@ describe("organizations", () => {
     const third = await createOrganization(identity.clients, { title: "Third org" });
     const member = await createMember(identity.clients, first.organizationId);
     identity.clock.advance(1_000);
-    await identity.client.addMember({ organizationId: second.organizationId, email: member.email, role: MemberRole.MEMBER_ROLE_READ });
+    await identity.client.members.addMember({ organizationId: second.organizationId, email: member.email, role: MemberRole.MEMBER_ROLE_READ });
     identity.clock.advance(1_000);
-    await identity.client.addMember({ organizationId: third.organizationId, email: member.email, role: MemberRole.MEMBER_ROLE_ADMIN });
+    await identity.client.members.addMember({ organizationId: third.organizationId, email: member.email, role: MemberRole.MEMBER_ROLE_ADMIN });
 
-    const page1 = await identity.client.listOrganizations({ caller: member.caller, page: { pageToken: "", pageSize: 2 } });
+    const page1 = await identity.client.organizations.listOrganizations({ caller: member.caller, page: { pageToken: "", pageSize: 2 } });
     expect(page1.organizations.map((o) => o.title)).toEqual(["First org", "Second org"]);
     expect(page1.page).toMatchObject({ totalCount: 3 });
     expect(page1.page!.nextPageToken).not.toBe("");
-    const page2 = await identity.client.listOrganizations({ caller: member.caller, page: { pageToken: page1.page!.nextPageToken, pageSize: 2 } });
+    const page2 = await identity.client.organizations.listOrganizations({ caller: member.caller, page: { pageToken: page1.page!.nextPageToken, pageSize: 2 } });
     expect(page2.organizations.map((o) => o.title)).toEqual(["Third org"]);
     expect(page2.organizations[0]!.permissions!.admin).toBe(true);
     expect(page2.page!.nextPageToken).toBe("");
 
-    await expect(identity.client.listOrganizations({ caller: member.caller, page: { pageToken: "", pageSize: 5000 } })).rejects.toMatchObject({
+    await expect(identity.client.organizations.listOrganizations({ caller: member.caller, page: { pageToken: "", pageSize: 5000 } })).rejects.toMatchObject({
       code: "invalid_argument",
     });
   });
@@ -167,11 +168,11 @@ describe("organizations", () => {
     await update({ caller: mine.owner.caller, organizationId: mine.organizationId, updateMask: ["email_domains"], emailDomains: [domain] });
     await update({ caller: theirs.owner.caller, organizationId: theirs.organizationId, updateMask: ["email_domains"], emailDomains: [domain] });
 
-    const found = await identity.client.listOrganizationsForEmailDomain({ caller: mine.owner.caller, emailDomain: domain.toUpperCase() });
+    const found = await identity.client.organizations.listOrganizationsForEmailDomain({ caller: mine.owner.caller, emailDomain: domain.toUpperCase() });
     expect(found.organizations.map((o) => o.id)).toEqual([mine.organizationId]);
     const outsider = await createOutsider(identity.clients);
-    expect((await identity.client.listOrganizationsForEmailDomain({ caller: outsider.caller, emailDomain: domain })).organizations).toEqual([]);
-    await expect(identity.client.listOrganizationsForEmailDomain({ caller: outsider.caller, emailDomain: "nope" })).rejects.toMatchObject({
+    expect((await identity.client.organizations.listOrganizationsForEmailDomain({ caller: outsider.caller, emailDomain: domain })).organizations).toEqual([]);
+    await expect(identity.client.organizations.listOrganizationsForEmailDomain({ caller: outsider.caller, emailDomain: "nope" })).rejects.toMatchObject({
       code: "invalid_argument",
       message: expect.stringMatching(/^email_domain: /),
     });
@@ -181,28 +182,28 @@ describe("organizations", () => {
     const { organizationId, owner } = await createOrganization(identity.clients);
     const other = await createOrganization(identity.clients);
     const reader = await createMember(identity.clients, organizationId);
-    const { inviteId } = await identity.client.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_COMMENT });
+    const { inviteId } = await identity.client.organizations.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_COMMENT });
 
-    await expect(identity.client.deleteLinkInvite({ caller: reader.caller, organizationId, inviteId })).rejects.toMatchObject({ code: "permission_denied" });
+    await expect(identity.client.organizations.deleteLinkInvite({ caller: reader.caller, organizationId, inviteId })).rejects.toMatchObject({ code: "permission_denied" });
     // Another organization's admin cannot reach it through their own organization.
-    expect(await identity.client.deleteLinkInvite({ caller: other.owner.caller, organizationId: other.organizationId, inviteId })).toEqual({ deleted: false });
+    expect(await identity.client.organizations.deleteLinkInvite({ caller: other.owner.caller, organizationId: other.organizationId, inviteId })).toEqual({ deleted: false });
 
-    expect(await identity.client.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId })).toEqual({ deleted: true });
+    expect(await identity.client.organizations.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId })).toEqual({ deleted: true });
     expect(await forkEm(identity.running.orm).count(LinkInvite, { id: inviteId })).toBe(0);
-    expect(await identity.client.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId })).toEqual({ deleted: false });
-    expect(await identity.client.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId: "nope" })).toEqual({ deleted: false });
+    expect(await identity.client.organizations.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId })).toEqual({ deleted: false });
+    expect(await identity.client.organizations.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId: "nope" })).toEqual({ deleted: false });
   });
 
   it("validates organization creation", async () => {
-    await expect(identity.client.createOrganization({ title: "A", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
+    await expect(identity.client.organizations.createOrganization({ title: "A", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
       code: "invalid_argument",
       message: "title: must be at least 2 characters",
     });
-    await expect(identity.client.createOrganization({ title: "Acme", ownerEmail: "nope", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
+    await expect(identity.client.organizations.createOrganization({ title: "Acme", ownerEmail: "nope", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
       code: "invalid_argument",
       message: "owner_email: must be a valid e-mail address",
     });
-    await expect(identity.client.createOrganization({ title: "Acme", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "secret" })).rejects.toMatchObject({
+    await expect(identity.client.organizations.createOrganization({ title: "Acme", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "secret" })).rejects.toMatchObject({
       code: "invalid_argument",
       message: expect.stringMatching(/^owner_token: must start with "imp_"/),
     });

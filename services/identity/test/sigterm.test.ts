@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { checkHealth, LIVENESS_SERVICE } from "@imprint/runtime";
 import { createTestDatabase, errorCode, eventually, patient, testClient, testNatsUrl } from "@imprint/runtime/testing";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
+import { TokenServiceService } from "@imprint/proto/identity/v1/tokens";
 
 // The service's own process (dist/main.js) under real signals: SIGTERM drains (unready, still
 // serving), a second SIGTERM ends the drain, and the process stops and exits 0.
@@ -48,10 +48,10 @@ describe("identity's process on SIGTERM", () => {
 
     child.kill("SIGTERM");
     await eventually(async () => (await checkHealth(address)) === "NOT_SERVING");
-    expect(await checkHealth(address, "imprint.identity.v1.IdentityService")).toBe("NOT_SERVING");
+    expect(await checkHealth(address, "imprint.identity.v1.TokenService")).toBe("NOT_SERVING");
     expect(await checkHealth(address, LIVENESS_SERVICE)).toBe("SERVING");
     // A new caller during the drain is answered by the service itself (an unknown token), not refused.
-    const client = testClient(IdentityServiceService, address);
+    const client = testClient(TokenServiceService, address);
     try {
       expect(await errorCode(client.authenticateToken({ token: "imp_unknown_token_during_the_drain_01" }))).toBe("unauthenticated");
     } finally {

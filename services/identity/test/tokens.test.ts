@@ -16,8 +16,8 @@ describe("API tokens", () => {
 
   it("issues a random imp_ secret, stores only its hash and authenticates it", async () => {
     const email = uniqueEmail();
-    await identity.client.createUser({ email, displayName: "Tina Token" });
-    const issued = await identity.client.issueToken({ email, label: "ci" });
+    await identity.client.users.createUser({ email, displayName: "Tina Token" });
+    const issued = await identity.client.tokens.issueToken({ email, label: "ci" });
     expect(issued.token).toMatch(/^imp_[0-9A-Za-z]{43}$/);
 
     const stored = await readToken(issued.tokenId);
@@ -26,7 +26,7 @@ describe("API tokens", () => {
     expect(stored.lastFour).toBe(issued.token.slice(-4));
     expect(stored.label).toBe("ci");
 
-    const principal = await identity.client.authenticateToken({ token: issued.token });
+    const principal = await identity.client.tokens.authenticateToken({ token: issued.token });
     expect(principal.caller).toEqual({ userId: principal.user!.id, tokenId: issued.tokenId });
     expect(principal.user).toMatchObject({ email, displayName: "Tina Token", photoUrl: "" });
     // An API token does not expire.
@@ -35,58 +35,58 @@ describe("API tokens", () => {
 
   it("gives every issue a different secret", async () => {
     const email = uniqueEmail();
-    await identity.client.createUser({ email, displayName: "" });
-    const first = await identity.client.issueToken({ email, label: "" });
-    const second = await identity.client.issueToken({ email, label: "" });
+    await identity.client.users.createUser({ email, displayName: "" });
+    const first = await identity.client.tokens.issueToken({ email, label: "" });
+    const second = await identity.client.tokens.issueToken({ email, label: "" });
     expect(first.token).not.toBe(second.token);
     expect(first.tokenId).not.toBe(second.tokenId);
   });
 
   it("rejects unknown, malformed and empty tokens as unauthenticated", async () => {
     for (const token of ["imp_doesnotexist0000000000000000000000000000", "not-a-token", ""]) {
-      await expect(identity.client.authenticateToken({ token })).rejects.toMatchObject({ code: "unauthenticated" });
+      await expect(identity.client.tokens.authenticateToken({ token })).rejects.toMatchObject({ code: "unauthenticated" });
     }
   });
 
   it("revokes by secret: the token stops authenticating, and revoking again keeps the first time", async () => {
     const { owner } = await createOrganization(identity.clients);
-    await identity.client.authenticateToken({ token: owner.token });
-    const revoked = await identity.client.revokeToken({ token: owner.token, tokenId: "" });
+    await identity.client.tokens.authenticateToken({ token: owner.token });
+    const revoked = await identity.client.tokens.revokeToken({ token: owner.token, tokenId: "" });
     expect(revoked.revokedAt).toBeInstanceOf(Date);
-    await expect(identity.client.authenticateToken({ token: owner.token })).rejects.toMatchObject({ code: "unauthenticated" });
+    await expect(identity.client.tokens.authenticateToken({ token: owner.token })).rejects.toMatchObject({ code: "unauthenticated" });
 
-    const again = await identity.client.revokeToken({ token: "", tokenId: revoked.tokenId });
+    const again = await identity.client.tokens.revokeToken({ token: "", tokenId: revoked.tokenId });
     expect(again).toEqual(revoked);
   });
 
   it("revokes by identifier", async () => {
     const email = uniqueEmail();
-    await identity.client.createUser({ email, displayName: "" });
-    const issued = await identity.client.issueToken({ email, label: "" });
-    const revoked = await identity.client.revokeToken({ token: "", tokenId: issued.tokenId });
+    await identity.client.users.createUser({ email, displayName: "" });
+    const issued = await identity.client.tokens.issueToken({ email, label: "" });
+    const revoked = await identity.client.tokens.revokeToken({ token: "", tokenId: issued.tokenId });
     expect(revoked.tokenId).toBe(issued.tokenId);
-    await expect(identity.client.authenticateToken({ token: issued.token })).rejects.toMatchObject({ code: "unauthenticated" });
+    await expect(identity.client.tokens.authenticateToken({ token: issued.token })).rejects.toMatchObject({ code: "unauthenticated" });
   });
 
   it("fails to revoke unknown tokens and requires exactly one of secret and id", async () => {
-    await expect(identity.client.revokeToken({ token: "imp_unknown000000000000", tokenId: "" })).rejects.toMatchObject({
+    await expect(identity.client.tokens.revokeToken({ token: "imp_unknown000000000000", tokenId: "" })).rejects.toMatchObject({
       code: "not_found",
       message: "Token not found",
     });
-    await expect(identity.client.revokeToken({ token: "", tokenId: "3b241101-e2bb-4255-8caf-4136c566a962" })).rejects.toMatchObject({
+    await expect(identity.client.tokens.revokeToken({ token: "", tokenId: "3b241101-e2bb-4255-8caf-4136c566a962" })).rejects.toMatchObject({
       code: "not_found",
     });
-    const neither = await identity.client.revokeToken({ token: "", tokenId: "" }).catch((error: unknown) => error);
+    const neither = await identity.client.tokens.revokeToken({ token: "", tokenId: "" }).catch((error: unknown) => error);
     expect(neither).toBeInstanceOf(AppError);
     expect(neither).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^token: /) });
   });
 
   it("fails to issue a token to an unknown user, and validates the e-mail", async () => {
-    await expect(identity.client.issueToken({ email: uniqueEmail("nobody"), label: "" })).rejects.toMatchObject({
+    await expect(identity.client.tokens.issueToken({ email: uniqueEmail("nobody"), label: "" })).rejects.toMatchObject({
       code: "not_found",
       message: "User not found",
     });
-    await expect(identity.client.issueToken({ email: "not-an-email", label: "" })).rejects.toMatchObject({
+    await expect(identity.client.tokens.issueToken({ email: "not-an-email", label: "" })).rejects.toMatchObject({
       code: "invalid_argument",
       message: "email: must be a valid e-mail address",
     });
@@ -94,16 +94,16 @@ describe("API tokens", () => {
 
   it("writes lastUsedAt on first use, then at most once a minute", async () => {
     const { owner } = await createOrganization(identity.clients);
-    const tokenId = (await identity.client.authenticateToken({ token: owner.token })).caller!.tokenId;
+    const tokenId = (await identity.client.tokens.authenticateToken({ token: owner.token })).caller!.tokenId;
     const first = (await readToken(tokenId)).lastUsedAt;
     expect(first).toBeInstanceOf(Date);
 
     identity.clock.advance(30_000);
-    await identity.client.authenticateToken({ token: owner.token });
+    await identity.client.tokens.authenticateToken({ token: owner.token });
     expect((await readToken(tokenId)).lastUsedAt).toEqual(first);
 
     identity.clock.advance(31_000);
-    await identity.client.authenticateToken({ token: owner.token });
+    await identity.client.tokens.authenticateToken({ token: owner.token });
     const later = (await readToken(tokenId)).lastUsedAt;
     expect(later!.getTime()).toBeGreaterThanOrEqual(first!.getTime() + 60_000);
   });

@@ -10,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => identity.stop());
 
 const update = (caller: { userId: string; tokenId: string }, userId: string, fields: { displayName?: string; photoUrl?: string }) =>
-  identity.client.updateUser({
+  identity.client.users.updateUser({
     caller,
     userId,
     updateMask: [...(fields.displayName !== undefined ? ["display_name"] : []), ...(fields.photoUrl !== undefined ? ["photo_url"] : [])],
@@ -22,17 +22,17 @@ describe("GetUser", () => {
   it("answers the caller itself for an empty user_id, and users sharing an organization", async () => {
     const org = await createOrganization(identity.clients, { ownerDisplayName: "Olga" });
     const member = await createMember(identity.clients, org.organizationId, { role: "read", displayName: "Mia" });
-    const itself = (await identity.client.getUser({ caller: member.caller, userId: "" })).user!;
+    const itself = (await identity.client.users.getUser({ caller: member.caller, userId: "" })).user!;
     expect(itself).toMatchObject({ id: member.userId, displayName: "Mia" });
-    const owner = (await identity.client.getUser({ caller: member.caller, userId: org.owner.userId })).user!;
+    const owner = (await identity.client.users.getUser({ caller: member.caller, userId: org.owner.userId })).user!;
     expect(owner).toMatchObject({ id: org.owner.userId, displayName: "Olga" });
   });
 
   it("answers NOT_FOUND for a user sharing no organization, as for one that does not exist", async () => {
     const org = await createOrganization(identity.clients);
     const outsider = await createOutsider(identity.clients);
-    const hidden = await failure(identity.client.getUser({ caller: org.owner.caller, userId: outsider.userId }));
-    const missing = await failure(identity.client.getUser({ caller: org.owner.caller, userId: crypto.randomUUID() }));
+    const hidden = await failure(identity.client.users.getUser({ caller: org.owner.caller, userId: outsider.userId }));
+    const missing = await failure(identity.client.users.getUser({ caller: org.owner.caller, userId: crypto.randomUUID() }));
     expect([hidden.code, missing.code]).toEqual(["not_found", "not_found"]);
     expect(hidden.message).toBe(missing.message);
   });
@@ -61,7 +61,7 @@ describe("UpdateUser", () => {
       { userId: member.userId, changedFields: ["photoURL"], changes: { photoURL: { from: "https://example.com/a.png", to: null } } },
     ]);
     expect(updates[0]).toMatchObject({ organizationId: null, actor: { userId: member.userId } });
-    expect((await identity.client.getUser({ caller: org.owner.caller, userId: member.userId })).user).toMatchObject({ displayName: "After", photoUrl: "" });
+    expect((await identity.client.users.getUser({ caller: org.owner.caller, userId: member.userId })).user).toMatchObject({ displayName: "After", photoUrl: "" });
   });
 
   it("refuses another user's profile: PERMISSION_DENIED when visible, NOT_FOUND when not, and writes nothing", async () => {
@@ -71,7 +71,7 @@ describe("UpdateUser", () => {
     const since = new Date(Date.now() - 1_000);
     expect(await errorCode(update(org.owner.caller, member.userId, { displayName: "Hacked" }))).toBe("permission_denied");
     expect(await errorCode(update(org.owner.caller, outsider.userId, { displayName: "Hacked" }))).toBe("not_found");
-    expect((await identity.client.getUser({ caller: member.caller, userId: "" })).user!.displayName).toBe("Kept");
+    expect((await identity.client.users.getUser({ caller: member.caller, userId: "" })).user!.displayName).toBe("Kept");
     // A later, real change of the member's own proves the relay caught up past the refusals.
     await update(member.caller, member.userId, { displayName: "Changed by itself" });
     const events = await waitForEvents("identity", { since, payload: { userId: member.userId } }, { types: ["user.updated"] });
@@ -86,7 +86,7 @@ describe("UpdateUser", () => {
     const self = org.owner;
     const cases: [Promise<unknown>, RegExp][] = [
       [update(self.caller, self.userId, {}), /^update_mask: must name at least one field/],
-      [identity.client.updateUser({ caller: self.caller, userId: self.userId, updateMask: ["email"], displayName: "", photoUrl: "" }), /^update_mask: unknown field "email"/],
+      [identity.client.users.updateUser({ caller: self.caller, userId: self.userId, updateMask: ["email"], displayName: "", photoUrl: "" }), /^update_mask: unknown field "email"/],
       [update(self.caller, self.userId, { displayName: "   " }), /^display_name: must be at least 1 non-whitespace character/],
       [update(self.caller, self.userId, { displayName: "x".repeat(65) }), /^display_name: must be at most 64 characters/],
       [update(self.caller, self.userId, { photoUrl: "javascript:alert(1)" }), /^photo_url: must be an http\(s\) URL/],

@@ -1,7 +1,6 @@
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import type { IdentityServiceService } from "@imprint/proto/identity/v1";
 import type { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
-import type { Clock, JobControl, Logger, MembershipCache, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { Clock, IdentityClients, JobControl, Logger, MembershipCache, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { IntegrationConfig } from "./config.js";
 import type { SecretBox } from "./domain/secrets.js";
 import type { InstallationTokens } from "./delivery/installation-tokens.js";
@@ -21,7 +20,7 @@ export interface UseCaseDeps {
   /** Wakes the delivery job when events were recorded. */
   jobs: JobControl;
   /** Identity: organizations (by hostname), users (events' `updatedBy`), installation tokens. */
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   /** The caller's role in an organization (identity's GetMembership, cached). */
   memberships: MembershipCache;
   /** Content's spaces: where a space installation goes, and a render's space. */

@@ -1,24 +1,31 @@
 import { fileURLToPath } from "node:url";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { IntegrationServiceService } from "@imprint/proto/integration/v1";
+import { InstallationServiceService } from "@imprint/proto/integration/v1/installations";
+import { IntegrationEventServiceService } from "@imprint/proto/integration/v1/integration_events";
+import { IntegrationServiceService } from "@imprint/proto/integration/v1/integrations";
+import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
+import { TargetInstallationServiceService } from "@imprint/proto/integration/v1/target_installations";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import {
+  type Clock,
+  createIdentityClients,
   createLogger,
   createPromiseClient,
-  forkEm,
-  MembershipCache,
   followMemberEvents,
-  membershipEventsConsumer,
-  resolveKeptSecret,
-  safeFetchPolicy,
-  startService,
-  type Clock,
+  forkEm,
+  type IdentityClients,
   type Logger,
+  MembershipCache,
+  membershipEventsConsumer,
   type PromiseClient,
+  queryRows,
+  resolveKeptSecret,
   type RunningService,
+  safeFetchPolicy,
   type ServiceDeps,
   type ServiceSpec,
+  sql,
+  startService
 } from "@imprint/runtime";
 import type { IntegrationConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
@@ -30,7 +37,11 @@ import type { UseCaseDeps } from "./deps.js";
 import { integrationEntities } from "./domain/entities.js";
 import { SecretBox } from "./domain/secrets.js";
 import { INTEGRATION_EVENT_CONTEXT } from "./events.js";
+import { INSTALLATION_SERVICE_NAME, installationServiceImplementation } from "./grpc/installation-service.js";
+import { INTEGRATION_EVENT_SERVICE_NAME, integrationEventServiceImplementation } from "./grpc/integration-event-service.js";
 import { INTEGRATION_SERVICE_NAME, integrationServiceImplementation } from "./grpc/integration-service.js";
+import { SCRIPT_SERVICE_NAME, scriptServiceImplementation } from "./grpc/script-service.js";
+import { TARGET_INSTALLATION_SERVICE_NAME, targetInstallationServiceImplementation } from "./grpc/target-installation-service.js";
 import { deliverEventsJob } from "./jobs/deliver-events.js";
 import { createSandboxPool, type SandboxPool } from "./sandbox/index.js";
 import { SpaceReads } from "./upstreams/space-reads.js";
@@ -39,7 +50,7 @@ import { SpaceReads } from "./upstreams/space-reads.js";
 export const INTEGRATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
 
 interface Upstreams {
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   memberships: MembershipCache;
   spaces: PromiseClient<typeof SpaceServiceService>;
   sites: PromiseClient<typeof SiteServiceService>;
@@ -60,9 +71,7 @@ const SCRIPT_TEXTS_BYTES = 64 * 1024 * 1024;
 /** One version of an integration's script, from the database. */
 function publishedScript(orm: ServiceDeps["orm"]): ScriptLoader {
   return async (integrationId, version) => {
-    const rows = await forkEm(orm)
-      .getConnection()
-      .execute<{ script: string }[]>("select script from integrations where id = ? and version = ?", [integrationId, version]);
+    const rows = await queryRows(forkEm(orm), sql<{ script: string }>`select script from integrations where id = ${integrationId} and version = ${version}`);
     return rows[0]?.script ?? null;
   };
 }
@@ -119,7 +128,13 @@ export function integrationServiceSpec(config: IntegrationConfig, upstreams: Ups
     deps: { build: buildDeps, close: (deps) => deps.pool.close() },
     grpc: (deps, { orm }) => {
       const em = () => forkEm(orm);
-      return [{ name: INTEGRATION_SERVICE_NAME, definition: IntegrationServiceService, implementation: integrationServiceImplementation(em, deps) }];
+      return [
+        { name: INTEGRATION_SERVICE_NAME, definition: IntegrationServiceService, implementation: integrationServiceImplementation(em, deps) },
+        { name: INSTALLATION_SERVICE_NAME, definition: InstallationServiceService, implementation: installationServiceImplementation(em, deps) },
+        { name: TARGET_INSTALLATION_SERVICE_NAME, definition: TargetInstallationServiceService, implementation: targetInstallationServiceImplementation(em, deps) },
+        { name: INTEGRATION_EVENT_SERVICE_NAME, definition: IntegrationEventServiceService, implementation: integrationEventServiceImplementation(em, deps) },
+        { name: SCRIPT_SERVICE_NAME, definition: ScriptServiceService, implementation: scriptServiceImplementation(em, deps) },
+      ];
     },
     consumers: (deps) => [
       ...contentEventConsumers(deps, config),
@@ -133,10 +148,10 @@ export function integrationServiceSpec(config: IntegrationConfig, upstreams: Ups
 /** Starts the integration service: its upstream channels, the secrets key, then the runtime service (whose deps start the sandbox's worker threads). */
 export async function startIntegrationService(config: IntegrationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger("integration", { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
-  const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
+  const identity = createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
   const upstreams: Upstreams = {
     identity,
-    memberships: new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS),
+    memberships: new MembershipCache(identity.members, config.MEMBERSHIP_CACHE_TTL_MS),
     spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
     sites: createPromiseClient(SiteServiceService, config.PUBLISHING_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
   };

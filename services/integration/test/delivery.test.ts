@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
-import { TargetKind } from "@imprint/proto/integration/v1";
+import { TargetKind } from "@imprint/proto/integration/v1/target_installations";
 import { createOrganization, createRevision, createSpace, eventually, type TestOrganization } from "@imprint/runtime/testing";
 import { verifyDispatchSignature } from "../src/domain/platform/signature.js";
 import { bundleIntegration } from "./support/bundle.js";
@@ -26,7 +26,7 @@ const COMPAT_FIXTURE = new URL("./fixtures/compat/", import.meta.url);
 /** An integration's events once delivered, with their traces. */
 async function deliveredEvents(name: string, count: number) {
   return eventually(async () => {
-    const { events } = await harness.integrations.listIntegrationEvents({ caller: org.owner.caller, name, page: { pageToken: "", pageSize: 1000 } });
+    const { events } = await harness.integrationEvents.listIntegrationEvents({ caller: org.owner.caller, name, page: { pageToken: "", pageSize: 1000 } });
     return events.length >= count ? events : undefined;
   }, 20_000);
 }
@@ -34,20 +34,20 @@ async function deliveredEvents(name: string, count: number) {
 /** The integration's delivered event whose payload matches, once there is one (other events may come and go around it). */
 async function deliveredEvent(name: string, matches: (payload: { type: string }) => boolean) {
   return eventually(async () => {
-    const { events } = await harness.integrations.listIntegrationEvents({ caller: org.owner.caller, name, page: { pageToken: "", pageSize: 1000 } });
+    const { events } = await harness.integrationEvents.listIntegrationEvents({ caller: org.owner.caller, name, page: { pageToken: "", pageSize: 1000 } });
     return events.find((event) => matches(JSON.parse(event.payloadJson) as { type: string }));
   }, 20_000);
 }
 
 async function trace(name: string, eventId: string) {
-  return (await harness.integrations.getIntegrationEvent({ caller: org.owner.caller, name, eventId })).logs.map((line) => line.message);
+  return (await harness.integrationEvents.getIntegrationEvent({ caller: org.owner.caller, name, eventId })).logs.map((line) => line.message);
 }
 
 describe("delivering events to the sandbox", () => {
   it("runs @gitbook/runtime's installation_setup handler, whose log lines make the event's trace", async () => {
     const script = await bundleIntegration(COMPAT_FIXTURE);
     const integration = await publish(harness, org.owner.caller, org.organizationId, { script, scopes: ["space:content:read"] });
-    const { installation } = await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
     const [event] = await deliveredEvents(integration.name, 1);
     expect(event).toMatchObject({ installationId: installation!.id });
     expect(JSON.parse(event!.payloadJson)).toMatchObject({ type: "installation_setup", installationId: installation!.id, status: "active" });
@@ -63,8 +63,8 @@ describe("delivering events to the sandbox", () => {
     const deaf = await publish(harness, org.owner.caller, org.organizationId, { scopes: ["site:views:read"] });
     const space = await createSpace(harness, org);
     for (const current of [integration, deaf]) {
-      const { installation } = await harness.integrations.installIntegration({ caller: org.owner.caller, name: current.name, organizationId: org.organizationId });
-      await harness.integrations.installOnTarget({ caller: org.owner.caller, name: current.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
+      const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: current.name, organizationId: org.organizationId });
+      await harness.targetInstallations.installOnTarget({ caller: org.owner.caller, name: current.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
     }
     const revisions: string[] = [];
     for (const [title, markdown] of [["One", "first"], ["Two", "second"]] as const) {
@@ -74,7 +74,7 @@ describe("delivering events to the sandbox", () => {
     // one installation_setup, one space_installation_setup, then the two revisions in order, once each.
     const payloadsOf = (events: { payloadJson: string }[]) => [...events].reverse().map((event) => JSON.parse(event.payloadJson) as { type: string; revisionId?: string; spaceId?: string });
     const events = await eventually(async () => {
-      const { events: listed } = await harness.integrations.listIntegrationEvents({ caller: org.owner.caller, name: integration.name, page: { pageToken: "", pageSize: 1000 } });
+      const { events: listed } = await harness.integrationEvents.listIntegrationEvents({ caller: org.owner.caller, name: integration.name, page: { pageToken: "", pageSize: 1000 } });
       return payloadsOf(listed).some((payload) => payload.revisionId === revisions[1]) ? payloadsOf(listed) : undefined;
     }, 20_000);
     expect(events.filter((payload) => payload.type.endsWith("installation_setup")).map((payload) => payload.type)).toEqual(["installation_setup", "space_installation_setup"]);
@@ -90,7 +90,7 @@ describe("delivering events to the sandbox", () => {
 
   it("records a script that keeps failing as failed after its retries, with the reason in its trace", async () => {
     const integration = await publish(harness, org.owner.caller, org.organizationId, { script: `export default { async fetch() { throw new Error("database unreachable"); } };` });
-    await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
     const [event] = await deliveredEvents(integration.name, 1);
     expect(event!.status).toBe("failed");
     const lines = await trace(integration.name, event!.id);
@@ -142,13 +142,13 @@ describe("development mode", () => {
 
   it("sends events and renders to the tunnel, signed, parsed there by @gitbook/runtime, retried after a failure; off at once", async () => {
     const integration = await publish(harness, org.owner.caller, org.organizationId, { script: `export default { async fetch() { return new Response("published script"); } };` });
-    const { installation } = await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
     await deliveredEvents(integration.name, 1);
     expect(received).toHaveLength(0);
 
     await harness.integrations.setDevelopmentMode({ caller: org.owner.caller, name: integration.name, tunnelUrl, all: false });
     const space = await createSpace(harness, org);
-    await harness.integrations.installOnTarget({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
+    await harness.targetInstallations.installOnTarget({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
     const event = await deliveredEvent(integration.name, (payload) => payload.type === "space_installation_setup");
     expect(JSON.parse(event.payloadJson)).toMatchObject({ type: "space_installation_setup", spaceId: space.id });
     expect(event.status).toBe("success");
@@ -163,7 +163,7 @@ describe("development mode", () => {
     expect(lines.some((line) => line.includes("does not handle space_installation_setup events"))).toBe(true);
 
     const render = () =>
-      harness.integrations.renderIntegrationUi({
+      harness.scripts.renderIntegrationUi({
         caller: org.owner.caller,
         name: integration.name,
         componentId: "counter",

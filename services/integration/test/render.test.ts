@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMember, createOrganization, createSpace, errorCode, failure, type TestOrganization } from "@imprint/runtime/testing";
-import { TargetKind } from "@imprint/proto/integration/v1";
+import { TargetKind } from "@imprint/proto/integration/v1/target_installations";
 import { bundleIntegration } from "./support/bundle.js";
 import { startIntegrationHarness, type IntegrationHarness } from "./support/harness.js";
 import { publish } from "./support/integrations.js";
@@ -24,14 +24,14 @@ beforeAll(async () => {
   ] as const) {
     const script = await bundleIntegration(new URL(`./fixtures/${fixture}/`, import.meta.url));
     const integration = await publish(harness, org.owner.caller, org.organizationId, { script });
-    await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
     assign(integration.name);
   }
 });
 afterAll(() => harness?.stop());
 
 function render(name: string, componentId: string, extra: { state?: object; action?: object; caller?: { userId: string; tokenId: string } } = {}) {
-  return harness.integrations.renderIntegrationUi({
+  return harness.scripts.renderIntegrationUi({
     caller: extra.caller ?? org.owner.caller,
     name,
     componentId,
@@ -79,12 +79,12 @@ export default {
 };`;
     const labelOf = async (name: string) => ((await output(render(name, "echo"))).element as { children: Array<{ label: string }> }).children[0]!.label;
     const integration = await publish(harness, org.owner.caller, org.organizationId, { script: placeScript("v1") });
-    const { installation } = await harness.integrations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
     expect(await labelOf(integration.name)).toBe("v1 spaces=0 space=none");
 
     const otherSpace = (await createSpace(harness, org)).id;
     for (const target of [spaceId, otherSpace]) {
-      await harness.integrations.installOnTarget({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: target, configurationJson: "", externalIds: [] });
+      await harness.targetInstallations.installOnTarget({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: target, configurationJson: "", externalIds: [] });
     }
     expect(await labelOf(integration.name)).toBe(`v1 spaces=2 space=${spaceId}`);
 
@@ -119,10 +119,10 @@ export default {
     expect(stopped.message).toMatch(/cpu/i);
 
     // Each failure is in the integration's event log with its reason.
-    const { events } = await harness.integrations.listIntegrationEvents({ caller: org.owner.caller, name: runaway, page: { pageToken: "", pageSize: 100 } });
+    const { events } = await harness.integrationEvents.listIntegrationEvents({ caller: org.owner.caller, name: runaway, page: { pageToken: "", pageSize: 100 } });
     const failedRenders = events.filter((event) => event.status === "failed" && JSON.parse(event.payloadJson).type === "ui_render");
     expect(failedRenders.length).toBe(5);
-    const detail = await harness.integrations.getIntegrationEvent({ caller: org.owner.caller, name: runaway, eventId: failedRenders[0]!.id });
+    const detail = await harness.integrationEvents.getIntegrationEvent({ caller: org.owner.caller, name: runaway, eventId: failedRenders[0]!.id });
     expect(detail.logs.some((line) => line.level === "error" && /cpu/i.test(line.message))).toBe(true);
   });
 });

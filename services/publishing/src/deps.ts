@@ -1,6 +1,5 @@
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import type { IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { Clock, MembershipCache, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { Clock, IdentityClients, MembershipCache, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
 
 /**
@@ -12,7 +11,7 @@ export interface UseCaseDeps {
   /** Commits a use case's changes and events, then wakes the outbox relay. */
   unitOfWork: UnitOfWork;
   /** Identity: the caller's role (through `memberships`) and, for member tokens, who they are. */
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   /** The caller's role in an organization (identity's GetMembership, cached; member events drop entries). */
   memberships: MembershipCache;
   /** The spaces sites publish: GetSpace answers the space, its organization and the caller's rights. */

@@ -1,8 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import {
+  createIdentityClients,
   createPromiseClient,
   forkEm,
   MembershipCache,
@@ -10,6 +9,7 @@ import {
   membershipEventsConsumer,
   startService,
   type Clock,
+  type IdentityClients,
   type Logger,
   type PromiseClient,
   type RunningService,
@@ -21,13 +21,13 @@ import type { UseCaseDeps } from "./deps.js";
 import { publishingEntities } from "./domain/entities.js";
 import { PUBLISHING_EVENT_CONTEXT } from "./events.js";
 import { publishingUnitOfWork } from "./use-cases/shared/publications.js";
-import { SITE_SERVICE_NAME, siteServiceImplementation } from "./grpc/site-service.js";
+import { publishingGrpcServices } from "./grpc/services.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const PUBLISHING_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
 
 interface Upstreams {
-  identity: PromiseClient<typeof IdentityServiceService>;
+  identity: IdentityClients;
   memberships: MembershipCache;
   spaces: PromiseClient<typeof SpaceServiceService>;
 }
@@ -48,20 +48,17 @@ export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstr
         spaces: upstreams.spaces,
       }),
     },
-    grpc: (deps, { orm }) => {
-      const em = () => forkEm(orm);
-      return [{ name: SITE_SERVICE_NAME, definition: SiteServiceService, implementation: siteServiceImplementation(em, deps) }];
-    },
+    grpc: (deps, { orm }) => publishingGrpcServices(() => forkEm(orm), deps),
     consumers: (deps) => [...contentEventConsumers(deps, config), membershipEventsConsumer(upstreams.memberships, config.MEMBERSHIP_EVENTS_CONSUMER)],
   };
 }
 
 /** Starts the publishing service: one channel per upstream (identity, content), then the runtime service. */
 export async function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
-  const identity = createPromiseClient(IdentityServiceService, config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
+  const identity = createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
   const upstreams: Upstreams = {
     identity,
-    memberships: new MembershipCache(identity, config.MEMBERSHIP_CACHE_TTL_MS),
+    memberships: new MembershipCache(identity.members, config.MEMBERSHIP_CACHE_TTL_MS),
     spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
   };
   const close = () => {

@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
-import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
-import type { PromiseClient } from "@imprint/runtime";
-import { createOrganization, createSpace, failure, startServices, testClient, type TestOrganization, type TestServices } from "@imprint/runtime/testing";
+import { createOrganization, createSpace, failure, publishingClients, startServices, type PublishingClients, type TestOrganization, type TestServices } from "@imprint/runtime/testing";
 import { loadPublishingConfig } from "../src/config.js";
 import { startPublishingService } from "../src/service.js";
 
@@ -13,7 +11,8 @@ import { startPublishingService } from "../src/service.js";
  */
 
 let services: TestServices;
-let sites: PromiseClient<typeof SiteServiceService>;
+let publishing: PublishingClients;
+let closePublishing: (() => void) | undefined;
 let org: TestOrganization;
 let siteId: string;
 let sectionId: string;
@@ -37,27 +36,27 @@ beforeAll(async () => {
     { name: "content", config: loadContentConfig, start: startContentService },
     { name: "publishing", config: loadPublishingConfig, start: startPublishingService, env: { MEMBERSHIP_CACHE_TTL_MS: String(10 * 60 * 1000) } },
   ]);
-  sites = testClient(SiteServiceService, services.address("publishing"));
+  ({ clients: publishing, close: closePublishing } = publishingClients(services.address("publishing")));
   org = await createOrganization(services.clients);
   const [first, second] = [await createSpace(services.clients, org), await createSpace(services.clients, org)];
-  siteId = (await sites.createSite({ caller: org.owner.caller, organizationId: org.organizationId, type: "", title: "Docs", visibility: "", spaceIds: [] })).site!.id;
-  const { section } = await sites.addSiteSection({ ...scope(), spaceId: first.id, title: "Guides", icon: "", draft: false });
+  siteId = (await publishing.sites.createSite({ caller: org.owner.caller, organizationId: org.organizationId, type: "", title: "Docs", visibility: "", spaceIds: [] })).site!.id;
+  const { section } = await publishing.sections.addSiteSection({ ...scope(), spaceId: first.id, title: "Guides", icon: "", draft: false });
   sectionId = section!.id;
-  const { siteSpace } = await sites.addSiteSpace({ ...scope(), spaceId: second.id, sectionId, draft: false });
+  const { siteSpace } = await publishing.siteSpaces.addSiteSpace({ ...scope(), spaceId: second.id, sectionId, draft: false });
   siteSpaceIds = [section!.siteSpaces[0]!.id, siteSpace!.id];
   await services.stopTarget("content");
 }, 120_000);
 afterAll(async () => {
-  sites?.close();
+  closePublishing?.();
   await services?.stop();
 });
 
 describe("with content unreachable", () => {
   const writes: [string, () => Promise<unknown>][] = [
-    ["updateSiteSection", () => sites.updateSiteSection({ ...scope(), sectionId, title: "Renamed" })],
-    ["moveSiteSpace", () => sites.moveSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, beforeSiteSpaceId: siteSpaceIds[0]!, afterSiteSpaceId: "" })],
-    ["updateSiteSpace", () => sites.updateSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, draft: true })],
-    ["addSiteSectionGroup", () => sites.addSiteSectionGroup({ ...scope(), title: "Group", icon: "", sectionIds: [sectionId], parentGroupId: "", draft: false })],
+    ["updateSiteSection", () => publishing.sections.updateSiteSection({ ...scope(), sectionId, title: "Renamed" })],
+    ["moveSiteSpace", () => publishing.siteSpaces.moveSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, beforeSiteSpaceId: siteSpaceIds[0]!, afterSiteSpaceId: "" })],
+    ["updateSiteSpace", () => publishing.siteSpaces.updateSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, draft: true })],
+    ["addSiteSectionGroup", () => publishing.sectionGroups.addSiteSectionGroup({ ...scope(), title: "Group", icon: "", sectionIds: [sectionId], parentGroupId: "", draft: false })],
   ];
 
   it.each(writes)("%s answers unavailable and saves nothing", async (_name, write) => {

@@ -22,7 +22,7 @@ async function siteWith(spaceIds: string[]) {
 const view = async (siteId: string) => {
   const [site, list] = await Promise.all([
     harness.sites.getSite(scope(siteId)).then((answer) => answer.site!),
-    harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: "" }).then((answer) => answer.siteSpaces),
+    harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: "" }).then((answer) => answer.siteSpaces),
   ]);
   return { count: site.siteSpaces, defaultId: site.defaultSiteSpaceId, spaces: list.map((item) => [item.space!.id, item.default]) };
 };
@@ -64,7 +64,7 @@ describe("content's space events", () => {
     const space = await createSpace(harness, org);
     const site = await siteWith([space.id]);
     const target = await createOrganization(harness);
-    await harness.identity.addMember({ organizationId: target.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_ADMIN });
+    await harness.identity.members.addMember({ organizationId: target.organizationId, email: org.owner.email, role: MemberRole.MEMBER_ROLE_ADMIN });
     await harness.spaces.transferSpace({ caller: org.owner.caller, spaceId: space.id, organizationId: target.organizationId, parent: undefined });
     await eventually(async () => (await view(site.id)).count === 0, 10_000);
     expect(await view(site.id)).toEqual({ count: 0, defaultId: "", spaces: [] });
@@ -74,10 +74,10 @@ describe("content's space events", () => {
     const first = await createSpace(harness, org);
     const second = await createSpace(harness, org);
     const site = await siteWith([]);
-    const { section } = await harness.sites.addSiteSection({ ...scope(site.id), spaceId: first.id, title: "Only", icon: "", draft: false });
-    await harness.sites.addSiteSpace({ ...scope(site.id), spaceId: second.id, sectionId: section!.id, draft: false });
+    const { section } = await harness.sections.addSiteSection({ ...scope(site.id), spaceId: first.id, title: "Only", icon: "", draft: false });
+    await harness.siteSpaces.addSiteSpace({ ...scope(site.id), spaceId: second.id, sectionId: section!.id, draft: false });
     const defaults = async () => {
-      const { sections } = await harness.sites.listSiteSections({ ...scope(site.id), page: undefined, shareKey: "" });
+      const { sections } = await harness.sections.listSiteSections({ ...scope(site.id), page: undefined, shareKey: "" });
       return sections[0]!.siteSpaces.map((item) => [item.space!.id, item.default]);
     };
     expect(await defaults()).toEqual([
@@ -93,7 +93,7 @@ describe("content's space events", () => {
       const events = await readEvents("publishing", { organizationId: org.organizationId, payload: { sectionId: section!.id } });
       return events.some((event) => event.type === "site_section.updated");
     }, 10_000);
-    const { sections } = await harness.sites.listSiteSections({ ...scope(site.id), page: undefined, shareKey: "" });
+    const { sections } = await harness.sections.listSiteSections({ ...scope(site.id), page: undefined, shareKey: "" });
     expect(sections[0]!.siteSpaces.map((item) => [item.space!.id, item.default])).toEqual([[second.id, true]]);
     expect((await harness.sites.getSite(scope(site.id))).site).toMatchObject({ siteSpaces: 1, defaultSiteSectionId: section!.id });
   });

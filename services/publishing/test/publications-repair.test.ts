@@ -42,7 +42,7 @@ describe("repair of the spaces' published addresses in content", () => {
 
     // Every space publishing knows, when none is named.
     await harness.content.orm.em.fork().execute(`update spaces set published_address = null where id = ?`, [space.id]);
-    const { spaces } = await harness.sites.announceSpacePublications({ spaceId: "" });
+    const { spaces } = await harness.spacePublications.announceSpacePublications({ spaceId: "" });
     expect(spaces).toBeGreaterThanOrEqual(1);
     await eventually(async () => expect(await publishedSiteInContent(space.id)).toBe(site!.id));
   });

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { UpdateSiteSpaceRequest } from "@imprint/proto/publishing/v1/sites";
+import type { UpdateSiteSpaceRequest } from "@imprint/proto/publishing/v1/site_spaces";
 import { createMember, createOrganization, createSpace, eventually, failure, readEvents, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
 
@@ -25,15 +25,15 @@ async function newSite(): Promise<string> {
 }
 
 const add = (siteId: string, spaceId: string, user: TestUser = org.owner) =>
-  harness.sites.addSiteSpace({ ...scope(siteId, user), spaceId, sectionId: "", draft: false }).then((answer) => answer.siteSpace!);
+  harness.siteSpaces.addSiteSpace({ ...scope(siteId, user), spaceId, sectionId: "", draft: false }).then((answer) => answer.siteSpace!);
 
 const update = (siteId: string, siteSpaceId: string, fields: Partial<UpdateSiteSpaceRequest>) =>
-  harness.sites.updateSiteSpace({ ...scope(siteId), siteSpaceId, ...fields }).then((answer) => answer.siteSpace!);
+  harness.siteSpaces.updateSiteSpace({ ...scope(siteId), siteSpaceId, ...fields }).then((answer) => answer.siteSpace!);
 
-const list = (siteId: string, isDefault?: boolean) => harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
+const list = (siteId: string, isDefault?: boolean) => harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
 
 const move = (siteId: string, siteSpaceId: string, position: { before?: string; after?: string }) =>
-  harness.sites.moveSiteSpace({ ...scope(siteId), siteSpaceId, beforeSiteSpaceId: position.before ?? "", afterSiteSpaceId: position.after ?? "" }).then((answer) => answer.siteSpace!);
+  harness.siteSpaces.moveSiteSpace({ ...scope(siteId), siteSpaceId, beforeSiteSpaceId: position.before ?? "", afterSiteSpaceId: position.after ?? "" }).then((answer) => answer.siteSpace!);
 
 describe("site-spaces", () => {
   it("adds spaces at the end at free paths from their titles; the first is the default", async () => {
@@ -49,10 +49,10 @@ describe("site-spaces", () => {
   it("refuses an unknown section, another organization's space and non-admins", async () => {
     const siteId = await newSite();
     const space = await createSpace(harness, org);
-    expect(await failure(harness.sites.addSiteSpace({ ...scope(siteId), spaceId: space.id, sectionId: randomUUID(), draft: false }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("sectionId:") });
+    expect(await failure(harness.siteSpaces.addSiteSpace({ ...scope(siteId), spaceId: space.id, sectionId: randomUUID(), draft: false }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("sectionId:") });
     expect(await failure(add(siteId, (await createSpace(harness, other)).id))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("spaceId:") });
     expect(await failure(add(siteId, space.id, editor))).toMatchObject({ code: "permission_denied" });
-    expect(await failure(harness.sites.listSiteSpaces({ caller: other.owner.caller, organizationId: org.organizationId, siteId, page: undefined, shareKey: "" }))).toMatchObject({ code: "not_found" });
+    expect(await failure(harness.siteSpaces.listSiteSpaces({ caller: other.owner.caller, organizationId: org.organizationId, siteId, page: undefined, shareKey: "" }))).toMatchObject({ code: "not_found" });
   });
 
   it("changes the path (unique at its level), the condition (checked, null removes it) and the space", async () => {
@@ -100,10 +100,10 @@ describe("site-spaces", () => {
     const [a, b] = [await add(siteId, space.id), await add(siteId, space.id)];
     await harness.sites.updateSite({ ...scope(siteId), defaultSiteSpaceId: b.id });
     expect((await list(siteId, true)).map((item) => item.id)).toEqual([b.id]);
-    await harness.sites.deleteSiteSpace({ ...scope(siteId), siteSpaceId: b.id });
-    await harness.sites.deleteSiteSpace({ ...scope(siteId), siteSpaceId: b.id });
+    await harness.siteSpaces.deleteSiteSpace({ ...scope(siteId), siteSpaceId: b.id });
+    await harness.siteSpaces.deleteSiteSpace({ ...scope(siteId), siteSpaceId: b.id });
     expect((await list(siteId)).map((item) => [item.id, item.default])).toEqual([[a.id, true]]);
-    await harness.sites.deleteSiteSpace({ ...scope(siteId), siteSpaceId: a.id });
+    await harness.siteSpaces.deleteSiteSpace({ ...scope(siteId), siteSpaceId: a.id });
     const site = (await harness.sites.getSite(scope(siteId))).site!;
     expect(site).toMatchObject({ siteSpaces: 0, defaultSiteSpaceId: "" });
     expect(await list(siteId, true)).toEqual([]);
@@ -113,32 +113,32 @@ describe("site-spaces", () => {
 describe("share links", () => {
   it("creates active links with distinct random keys, renames and deactivates them, deletes them", async () => {
     const siteId = await newSite();
-    const first = (await harness.sites.createShareLink({ ...scope(siteId), name: "Partners" })).shareLink!;
-    const second = (await harness.sites.createShareLink({ ...scope(siteId), name: "" })).shareLink!;
+    const first = (await harness.shareLinks.createShareLink({ ...scope(siteId), name: "Partners" })).shareLink!;
+    const second = (await harness.shareLinks.createShareLink({ ...scope(siteId), name: "" })).shareLink!;
     expect(first).toMatchObject({ name: "Partners", active: true, siteId });
     expect(first.key).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(first.key).not.toBe(second.key);
-    const changed = (await harness.sites.updateShareLink({ ...scope(siteId), shareLinkId: first.id, active: false, name: "Old partners" })).shareLink!;
+    const changed = (await harness.shareLinks.updateShareLink({ ...scope(siteId), shareLinkId: first.id, active: false, name: "Old partners" })).shareLink!;
     expect(changed).toMatchObject({ active: false, name: "Old partners", key: first.key });
-    const listed = await harness.sites.listShareLinks({ ...scope(siteId), page: undefined, search: "" });
+    const listed = await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: "" });
     expect(listed.shareLinks.map((link) => link.id)).toEqual([first.id, second.id]);
-    expect((await harness.sites.listShareLinks({ ...scope(siteId), page: undefined, search: "old" })).shareLinks.map((link) => link.id)).toEqual([first.id]);
-    expect((await harness.sites.listShareLinks({ ...scope(siteId), page: undefined, search: second.key })).shareLinks.map((link) => link.id)).toEqual([second.id]);
+    expect((await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: "old" })).shareLinks.map((link) => link.id)).toEqual([first.id]);
+    expect((await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: second.key })).shareLinks.map((link) => link.id)).toEqual([second.id]);
     // Reads through a share key take only an active link's.
-    await harness.sites.addSiteSpace({ ...scope(siteId), spaceId: (await createSpace(harness, org)).id, sectionId: "", draft: false });
-    const through = await harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: second.key });
+    await harness.siteSpaces.addSiteSpace({ ...scope(siteId), spaceId: (await createSpace(harness, org)).id, sectionId: "", draft: false });
+    const through = await harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: second.key });
     expect(through.siteSpaces.map((item) => item.shareKey)).toEqual([second.key]);
-    expect(await failure(harness.sites.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: first.key }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("shareKey:") });
-    await harness.sites.deleteShareLink({ ...scope(siteId), shareLinkId: first.id });
-    await harness.sites.deleteShareLink({ ...scope(siteId), shareLinkId: first.id });
-    expect((await harness.sites.listShareLinks({ ...scope(siteId), page: undefined, search: "" })).shareLinks.map((link) => link.id)).toEqual([second.id]);
+    expect(await failure(harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: first.key }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("shareKey:") });
+    await harness.shareLinks.deleteShareLink({ ...scope(siteId), shareLinkId: first.id });
+    await harness.shareLinks.deleteShareLink({ ...scope(siteId), shareLinkId: first.id });
+    expect((await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: "" })).shareLinks.map((link) => link.id)).toEqual([second.id]);
   });
 
   it("refuses names over 50 characters, non-admins and other organizations", async () => {
     const siteId = await newSite();
-    expect(await failure(harness.sites.createShareLink({ ...scope(siteId), name: "n".repeat(51) }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("name: must be at most 50") });
-    expect(await failure(harness.sites.createShareLink({ ...scope(siteId, editor), name: "x" }))).toMatchObject({ code: "permission_denied" });
-    expect(await failure(harness.sites.listShareLinks({ ...scope(siteId, editor), page: undefined, search: "" }))).toMatchObject({ code: "permission_denied" });
-    expect(await failure(harness.sites.createShareLink({ caller: other.owner.caller, organizationId: org.organizationId, siteId, name: "x" }))).toMatchObject({ code: "not_found" });
+    expect(await failure(harness.shareLinks.createShareLink({ ...scope(siteId), name: "n".repeat(51) }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("name: must be at most 50") });
+    expect(await failure(harness.shareLinks.createShareLink({ ...scope(siteId, editor), name: "x" }))).toMatchObject({ code: "permission_denied" });
+    expect(await failure(harness.shareLinks.listShareLinks({ ...scope(siteId, editor), page: undefined, search: "" }))).toMatchObject({ code: "permission_denied" });
+    expect(await failure(harness.shareLinks.createShareLink({ caller: other.owner.caller, organizationId: org.organizationId, siteId, name: "x" }))).toMatchObject({ code: "not_found" });
   });
 });

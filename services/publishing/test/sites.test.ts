@@ -33,7 +33,7 @@ const list = (fields: { spaceId?: string; title?: string; published?: boolean; t
   harness.sites.listSites({ caller: user.caller, organizationId: org.organizationId, page: undefined, spaceId: fields.spaceId ?? "", title: fields.title ?? "", published: fields.published, types: fields.types ?? [] });
 
 const siteSpaces = (siteId: string, isDefault?: boolean) =>
-  harness.sites.listSiteSpaces({ caller: org.owner.caller, organizationId: org.organizationId, siteId, page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
+  harness.siteSpaces.listSiteSpaces({ caller: org.owner.caller, organizationId: org.organizationId, siteId, page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
 
 describe("sites", () => {
   it("creates an unpublished basic public site, with the given spaces as its site-spaces (the first is the default)", async () => {
@@ -162,7 +162,7 @@ describe("sites", () => {
   it("deletes a site with its site-spaces and share links; deleting again succeeds", async () => {
     const space = await createSpace(harness, org);
     const site = await create({ title: "Doomed", spaceIds: [space.id] });
-    await harness.sites.createShareLink({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id, name: "Partners" });
+    await harness.shareLinks.createShareLink({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id, name: "Partners" });
     const remove = () => harness.sites.deleteSite({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id });
     await remove();
     await remove();
@@ -178,17 +178,17 @@ describe("sites", () => {
   it("keeps a visitor-auth key per site: admins read it, regenerating replaces it and is announced", async () => {
     const site = await create({ title: "Visitor auth" });
     const scope = { caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id };
-    const { auth } = await harness.sites.getSitePublishingAuth(scope);
+    const { auth } = await harness.publishingAuth.getSitePublishingAuth(scope);
     expect(auth).toMatchObject({ backend: "custom", fallbackUrl: "", logoutUrl: "" });
-    expect(await failure(harness.sites.getSitePublishingAuth({ ...scope, caller: editor.caller }))).toMatchObject({ code: "permission_denied" });
-    const updated = await harness.sites.updateSitePublishingAuth({ ...scope, backend: "custom", fallbackUrl: "https://sso.example.com/login" });
+    expect(await failure(harness.publishingAuth.getSitePublishingAuth({ ...scope, caller: editor.caller }))).toMatchObject({ code: "permission_denied" });
+    const updated = await harness.publishingAuth.updateSitePublishingAuth({ ...scope, backend: "custom", fallbackUrl: "https://sso.example.com/login" });
     expect(updated.auth).toMatchObject({ privateKey: auth!.privateKey, fallbackUrl: "https://sso.example.com/login" });
-    const regenerated = await harness.sites.regenerateSitePublishingAuth(scope);
+    const regenerated = await harness.publishingAuth.regenerateSitePublishingAuth(scope);
     expect(regenerated.auth!.privateKey).not.toBe(auth!.privateKey);
     expect(regenerated.auth!.fallbackUrl).toBe("https://sso.example.com/login");
     await waitForEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } }, { types: ["site.created", "site.updated", "site.publishing_auth_regenerated"] });
     const another = await create({ title: "Another" });
-    const other = await harness.sites.getSitePublishingAuth({ ...scope, siteId: another.id });
+    const other = await harness.publishingAuth.getSitePublishingAuth({ ...scope, siteId: another.id });
     expect(other.auth!.privateKey).not.toBe(regenerated.auth!.privateKey);
   });
 });
@@ -199,10 +199,10 @@ describe("organization roles", () => {
     const site = await create({ title: "Roles follow events" });
     expect((await update(site.id, { title: "Changed by an admin" }, admin)).title).toBe("Changed by an admin");
     // Cached for ten minutes in this harness: only the event can make the change show.
-    await harness.identity.updateMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId, role: MemberRole.MEMBER_ROLE_READ });
+    await harness.identity.members.updateMember({ updateMask: ["role"], caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId, role: MemberRole.MEMBER_ROLE_READ });
     await eventually(async () => (await failure(update(site.id, { title: "Changed by an admin" }, admin))).code === "permission_denied");
     expect((await get(site.id, admin)).title).toBe("Changed by an admin");
-    await harness.identity.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId });
+    await harness.identity.members.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId });
     await eventually(async () => (await failure(get(site.id, admin))).code === "not_found");
   });
 });

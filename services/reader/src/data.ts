@@ -1,11 +1,15 @@
 import { jwtVerify } from "jose";
 import type { ConditionValue } from "@imprint/document";
-import { IntegrationServiceService, type SiteScript } from "@imprint/proto/integration/v1";
+import { ScriptServiceService, type SiteScript } from "@imprint/proto/integration/v1/scripts";
 import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
-import { SiteServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/sites";
-import { AppError, CacheBudget, CachedLoader, createPromiseClient, type Logger } from "@imprint/runtime/core";
+import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
+import { ReaderServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/reader";
+import { AppError, CacheBudget, createPromiseClient, type Logger, CachedLoader } from "@imprint/runtime/core";
 import { connectNatsInBackground, watchEvents, type EventWatch, type NatsLink } from "@imprint/runtime/watch";
+import { contentEvents } from "@imprint/proto/content/v1/event-contracts";
+import { integrationEvents } from "@imprint/proto/integration/v1/event-contracts";
+import { publishingEvents } from "@imprint/proto/publishing/v1/event-contracts";
 import type { ReaderConfig } from "./config.js";
 import type { ReaderSite } from "./site.js";
 import { throttledWarning } from "./throttled-warning.js";
@@ -103,12 +107,15 @@ const MAX_SITE_SCRIPTS = 2_000;
 
 export async function openReaderData(config: ReaderConfig, logger: Logger, clock: () => number = Date.now): Promise<ReaderData> {
   const timeout = { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS };
-  const sites = createPromiseClient(SiteServiceService, config.PUBLISHING_GRPC_ADDRESS, timeout);
+  // One channel configuration for publishing's two clients too.
+  const ofPublishing = { ...timeout, channelDefinitions: [ReaderServiceService, MemberVisitorTokenServiceService] };
+  const sites = createPromiseClient(ReaderServiceService, config.PUBLISHING_GRPC_ADDRESS, ofPublishing);
+  const memberTokens = createPromiseClient(MemberVisitorTokenServiceService, config.PUBLISHING_GRPC_ADDRESS, ofPublishing);
   // One channel configuration for content's two clients: one connection per copy of content.
   const ofContent = { ...timeout, channelDefinitions: [PublishedContentServiceService, SearchServiceService] };
   const published = createPromiseClient(PublishedContentServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
   const searches = createPromiseClient(SearchServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
-  const integrations = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(IntegrationServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
+  const integrationScripts = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(ScriptServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
 
   // Every cache is a CachedLoader: concurrent loads of one key share one upstream read (a burst
   // of visitors to a cold page costs one), and a value loaded while an event dropped its key is not
@@ -143,29 +150,25 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     // The reader serves without NATS; while events do not flow, caches keep their shorter TTL.
     nats = connectNatsInBackground(config.NATS_URL, "imprint-reader", logger);
     watch = watchEvents(nats, {
-      contexts: integrations ? ["publishing", "content", "integration"] : ["publishing", "content"],
-      onEvent: (envelope, subject) => {
-        if (subject.startsWith("imprint.integration.")) {
+      events: integrationScripts ? [...publishingEvents, ...contentEvents, ...integrationEvents] : [...publishingEvents, ...contentEvents],
+      onEvent: (event) => {
+        if (event.subject.startsWith("imprint.integration.")) {
           // A site installation names its site; anything else (an integration published or deleted, an
           // organization installation changed or removed) may change any site's scripts.
-          const { kind, targetId } = envelope.payload;
-          if (subject.includes(".target_installation.")) {
-            if (kind === "site" && typeof targetId === "string") dropScripts(targetId);
-            else if (kind !== "space") dropScripts();
-          } else {
-            dropScripts();
-          }
+          const target = "targetId" in event.payload ? event.payload : undefined;
+          if (target?.kind === "site") dropScripts(target.targetId);
+          else if (target?.kind !== "space") dropScripts();
           return;
         }
-        if (subject.startsWith("imprint.publishing.")) {
+        if (event.subject.startsWith("imprint.publishing.")) {
           // Site events are rare and one may change any lookup of the site (basename, hostname): drop them all.
           siteCache.clear();
           shareKeys.clear();
           return;
         }
-        const spaceId = envelope.payload.spaceId;
-        if (typeof spaceId === "string") spaceCache.invalidate(spaceId);
-        else if (subject.includes(".space.")) spaceCache.clear();
+        // A content event about a space (its lifecycle, a revision, a branch) may change what it publishes.
+        if ("spaceId" in event.payload && event.payload.spaceId) spaceCache.invalidate(event.payload.spaceId);
+        else if (event.type.startsWith("space.")) spaceCache.clear();
       },
       onGap: () => {
         dropScripts();
@@ -221,7 +224,7 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     },
 
     async memberClaims(organizationId, token) {
-      const member = await sites.verifyMemberVisitorToken({ organizationId, token });
+      const member = await memberTokens.verifyMemberVisitorToken({ organizationId, token });
       if (!member.valid) return null;
       return {
         claims: { id: member.userId, email: member.email, role: member.role, teams: member.teams },
@@ -251,10 +254,10 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     },
 
     async siteScripts(siteId) {
-      if (!integrations) return NO_SCRIPTS;
+      if (!integrationScripts) return NO_SCRIPTS;
       const kept = await siteScripts.load(siteId, async (held) => {
         try {
-          const { scripts } = await integrations.listSiteScripts({ siteId });
+          const { scripts } = await integrationScripts.listSiteScripts({ siteId });
           const urls = scripts.map((script) => scriptUrl(siteId, script));
           return { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor() };
         } catch (error) {
@@ -274,9 +277,10 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
       await watch?.stop();
       await nats?.close().catch(() => {});
       sites.close();
+      memberTokens.close();
       published.close();
       searches.close();
-      integrations?.close();
+      integrationScripts?.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { ParameterizedContext } from "koa";
-import { IntegrationServiceService, type SiteView } from "@imprint/proto/integration/v1";
+import { ScriptServiceService, type SiteView } from "@imprint/proto/integration/v1/scripts";
 import { createPromiseClient, type Logger } from "@imprint/runtime/core";
 import type { ReaderConfig } from "./config.js";
 import type { PageVisit } from "./pages.js";
@@ -64,7 +64,7 @@ function languageOf(header: string): string {
  */
 export function openSiteViews(config: ReaderConfig, logger: Logger): SiteViews | undefined {
   if (!config.INTEGRATION_GRPC_ADDRESS) return undefined;
-  const integrations = createPromiseClient(IntegrationServiceService, config.INTEGRATION_GRPC_ADDRESS, { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS });
+  const integrationScripts = createPromiseClient(ScriptServiceService, config.INTEGRATION_GRPC_ADDRESS, { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS });
   const key = randomBytes(32);
   const warnDropped = throttledWarning(logger, "site views dropped: more were waiting than the reader keeps", "views");
   const warnFailed = throttledWarning(logger, "site views not reported: the integration service failed", "views");
@@ -99,7 +99,7 @@ export function openSiteViews(config: ReaderConfig, logger: Logger): SiteViews |
     while (size > 0) {
       const batch = take(BATCH);
       try {
-        await integrations.reportSiteViews({ views: batch.map((waiting) => ({ ...waiting.view, anonymousId: anonymousId(waiting) })) });
+        await integrationScripts.reportSiteViews({ views: batch.map((waiting) => ({ ...waiting.view, anonymousId: anonymousId(waiting) })) });
       } catch (error) {
         const dropped = batch.length + (closed ? take(size).length : 0);
         warnFailed(dropped, { error: error instanceof Error ? error.message : String(error) });
@@ -167,7 +167,7 @@ export function openSiteViews(config: ReaderConfig, logger: Logger): SiteViews |
       timer = undefined;
       await sending;
       await flush();
-      integrations.close();
+      integrationScripts.close();
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import { PageType, type Page } from "@imprint/proto/content/v1/revisions";
-import type { GetReaderSiteResponse, ReaderItem, ReaderSection, ReaderSiteSpace } from "@imprint/proto/publishing/v1/sites";
+import type { GetReaderSiteResponse, ReaderItem, ReaderSection, ReaderSiteSpace } from "@imprint/proto/publishing/v1/reader";
 import { evaluateCondition, type ConditionContext } from "@imprint/document";
 import type { ViewLink, ViewSectionEntry, ViewSiteChrome, ViewTreeItem } from "./views/model.js";
 

@@ -6,12 +6,24 @@ export * from "./db/runtime-tables.js";
 export * from "./db/runtime-entities.js";
 export * from "./db/unit-of-work.js";
 export * from "./db/idempotent-calls.js";
+export * from "./db/sql.js";
+export * from "./db/find-owned.js";
 export * from "./jobs/entities.js";
 export * from "./jobs/job-runner.js";
+export * from "./jobs/work-queue.js";
 export * from "./events/prune-processed-events.js";
 export * from "./events/entities.js";
 export * from "./events/envelope.js";
-export * from "./events/definitions.js";
+// Not defineEvent nor decodePayload: a service's events are the contracts generated from its
+// events.proto, and consumers read them through handleEvents or a watch, never declared again.
+export {
+  isEventDefinition,
+  PoisonEventError,
+  UndecodablePayloadError,
+  type EventDefinition,
+  type EventMessage,
+  type EventPayload,
+} from "./events/definitions.js";
 export * from "./events/record-event.js";
 export * from "./events/handle-events.js";
 export * from "./events/nats.js";

@@ -9,16 +9,24 @@ export function isPermissionError(error: unknown): boolean {
 }
 
 /**
- * A service's secret key: the configured one, else the one kept in `<dataDir>/<fileName>`, else a
- * new random one (32 bytes, base64url) written there (0600) so that restarts and replicas sharing
- * the data directory agree. `setting` names the variable an operator sets instead.
+ * A secret key: the configured one, else the one kept in `<dataDir>/<fileName>`, else a new one
+ * (`generate`; by default 32 random bytes, base64url) written there (0600) so that restarts,
+ * replicas and launchers sharing the data directory agree. `setting` names the variable an
+ * operator sets instead; `service` names who needs it in the error an unwritable directory gets.
  */
-export async function resolveKeptSecret(options: { configured: string | undefined; dataDir: string; fileName: string; service: string; setting: string }): Promise<string> {
+export async function resolveKeptSecret(options: {
+  configured: string | undefined;
+  dataDir: string;
+  fileName: string;
+  service: string;
+  setting: string;
+  generate?: () => string;
+}): Promise<string> {
   if (options.configured) return options.configured;
   const file = join(resolve(options.dataDir), options.fileName);
   const kept = (await readFile(file, "utf8").catch(() => "")).trim();
   if (kept) return kept;
-  const secret = randomBytes(32).toString("base64url");
+  const secret = options.generate?.() ?? randomBytes(32).toString("base64url");
   try {
     await mkdir(dirname(file), { recursive: true });
     // "wx": when two processes start at once, the second keeps the first one's key.

@@ -5,4 +5,6 @@
 export { connectNats, connectNatsInBackground, NatsLink, type NatsConnection } from "./events/nats.js";
 export { parseEnvelope, type EventEnvelope } from "./events/envelope.js";
 export * from "./events/watch.js";
+export type { DecodedEvent } from "./events/handle-events.js";
+export type { EventDefinition } from "./events/definitions.js";
 export { followEvents, type EventFollower } from "./access/follow-events.js";

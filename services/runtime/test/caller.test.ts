@@ -40,4 +40,10 @@ describe("update masks", () => {
     expect(() => parseUpdateMask(undefined, allowed)).toThrow(/^update_mask: must name/);
     expect(() => parseUpdateMask(["owner"], allowed)).toThrow(new AppError("invalid_argument", 'update_mask: unknown field "owner"; allowed: title, email_domains'));
   });
+
+  it("takes an empty mask as no field changing where the update says so, still refusing unknown fields", () => {
+    expect(parseUpdateMask([], allowed, { emptyMeans: "no_field_changes" }).size).toBe(0);
+    expect(parseUpdateMask(undefined, allowed, { emptyMeans: "no_field_changes" }).size).toBe(0);
+    expect(() => parseUpdateMask(["owner"], allowed, { emptyMeans: "no_field_changes" })).toThrow(/^update_mask: unknown field "owner"/);
+  });
 });

@@ -152,9 +152,10 @@ describe("events through outages", () => {
     const context = `watch${randomBytes(4).toString("hex")}`;
     const heard: string[] = [];
     let gaps = 0;
+    const widgetCreated = defineEvent({ context, aggregate: "widget", event: "created", message: scalarMessage({}) });
     const watch = watchEvents(link, {
-      contexts: [context],
-      onEvent: (envelope) => void heard.push(envelope.id),
+      events: [widgetCreated],
+      onEvent: (event) => void heard.push(event.id),
       onGap: () => void (gaps += 1),
       logger,
     });

@@ -1,6 +1,6 @@
 import { MemberRole } from "@imprint/proto/identity/v1";
 import { describe, expect, it } from "vitest";
-import { MembershipCache, type IdentityClient } from "../src/access/memberships.js";
+import { MembershipCache, type MembershipClient } from "../src/access/memberships.js";
 import { AppError } from "../src/errors.js";
 
 // GetMembership is the seam to the identity service (the services' end-to-end tests use the real
@@ -22,7 +22,7 @@ function setup(options: { ttlMs?: number; staleIfErrorMs?: number } = {}) {
       if (answer === undefined) throw AppError.notFound("Membership");
       return { role: answer, disabled: false };
     },
-  } as unknown as IdentityClient;
+  } as unknown as MembershipClient;
   const cache = new MembershipCache(identity, options.ttlMs ?? 5_000, { staleIfErrorMs: options.staleIfErrorMs, now: () => now });
   // As followMemberEvents does once this process's subscription to identity's events is in place.
   cache.followingEvents();

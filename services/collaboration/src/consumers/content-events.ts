@@ -1,5 +1,5 @@
-import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { BranchMerged, CollectionTransferred, RevisionCreated, SpacePurged, SpaceTransferred } from "@imprint/proto/content/v1/events";
+import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
+import { branchMerged, collectionTransferred, revisionCreated, spacePurged, spaceTransferred } from "@imprint/proto/content/v1/event-contracts";
 import type { CollaborationConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
 import { purgeSpace } from "../use-cases/purge-space.js";
@@ -7,12 +7,8 @@ import { recordBranchCommit } from "../use-cases/record-branch-commit.js";
 import { recordBranchMerge } from "../use-cases/record-branch-merge.js";
 import { transferSpace } from "../use-cases/transfer-space.js";
 
-/** Content's events this service follows, as it reads them. */
-const spacePurged = defineEvent({ context: "content", aggregate: "space", event: "purged", message: SpacePurged });
-const spaceTransferred = defineEvent({ context: "content", aggregate: "space", event: "transferred", message: SpaceTransferred });
-const branchMerged = defineEvent({ context: "content", aggregate: "branch", event: "merged", message: BranchMerged });
-const revisionCreated = defineEvent({ context: "content", aggregate: "revision", event: "created", message: RevisionCreated });
-const collectionTransferred = defineEvent({ context: "content", aggregate: "collection", event: "transferred", message: CollectionTransferred });
+/** Content's events this service follows. */
+const spaceEvents = [spacePurged, spaceTransferred] as const;
 export const consumedContentEvents = [spacePurged, spaceTransferred, branchMerged, revisionCreated, collectionTransferred] as const;
 
 /** An id a payload must carry; events without one are not for us and are skipped. */
@@ -37,8 +33,8 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       consumer: config.SPACE_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.space.>",
       // A space's events in order (its transfer before its purge); other spaces meanwhile.
-      keyOf: keyByPayload("spaceId"),
-      handler: handleEvents([spacePurged, spaceTransferred], async (event, { em }) => {
+      keyOf: keyByAggregate(spaceEvents),
+      handler: handleEvents(spaceEvents, async (event, { em }) => {
         const spaceId = id(event.payload.spaceId);
         if (!spaceId) return;
         if (event.type === "space.purged") await purgeSpace(em, { spaceId });
@@ -50,7 +46,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       context: "content",
       consumer: config.COLLECTION_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.collection.transferred",
-      keyOf: keyByPayload("collectionId"),
+      keyOf: keyByAggregate([collectionTransferred]),
       handler: handleEvents([collectionTransferred], async ({ payload }, { em }) => {
         const organizationId = id(payload.toOrganizationId);
         if (!organizationId) return;
@@ -63,7 +59,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       context: "content",
       consumer: config.BRANCH_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.branch.merged",
-      keyOf: keyByPayload("spaceId"),
+      keyOf: keyByAggregate([branchMerged]),
       handler: handleEvents([branchMerged], async ({ payload: { changeRequestId, revisionId }, actor }, { em }) => {
         if (!id(changeRequestId) || !revisionId) return;
         await recordBranchMerge(em, { changeRequestId, revisionId, actor }, deps);
@@ -73,7 +69,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       context: "content",
       consumer: config.REVISION_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.revision.created",
-      keyOf: keyByPayload("spaceId"),
+      keyOf: keyByAggregate([revisionCreated]),
       handler: handleEvents([revisionCreated], async ({ payload, actor }, { em }) => {
         const spaceId = id(payload.spaceId);
         const changeRequestId = id(payload.changeRequestId);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Branch } from "@imprint/proto/content/v1/branches";
-import { AppError, recordEvent } from "@imprint/runtime";
+import { AppError, executeStatement, queryRows, sql, recordEvent } from "@imprint/runtime";
 import { ChangeRequest, validateAgentTaskId, validateSubject } from "../domain/change-request.js";
 import { changeRequestCreated, spaceEventPayload } from "../events.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
@@ -35,12 +35,9 @@ export async function createChangeRequest(em: EntityManager, input: CreateChange
   // The creator (the caller) is read before the commit: once the change request is saved, nothing may fail.
   const users = await loadUsers(deps, [caller.userId]);
   const { changeRequest, branch } = await deps.unitOfWork.run(em, async (tx) => {
-    const [state] = await tx.execute<{ next_number: number }[]>(
-      `insert into space_states (space_id) values (?)
+    const [state] = await queryRows(tx, sql<{ next_number: number }>`insert into space_states (space_id) values (${space.spaceId})
        on conflict (space_id) do update set next_number = space_states.next_number
-       returning next_number`,
-      [space.spaceId],
-    );
+       returning next_number`);
     let number = state!.next_number;
     let branch: Branch | undefined;
     for (let attempt = 1; !branch; attempt++) {
@@ -51,7 +48,7 @@ export async function createChangeRequest(em: EntityManager, input: CreateChange
         number += 1;
       }
     }
-    await tx.execute(`update space_states set next_number = ? where space_id = ?`, [number + 1, space.spaceId]);
+    await executeStatement(tx, sql`update space_states set next_number = ${number + 1} where space_id = ${space.spaceId}`);
     const now = deps.clock();
     const changeRequest = tx.create(ChangeRequest, {
       id,

@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { recordEvent } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { findOwnedOrNull, recordEvent } from "@imprint/runtime";
 import { Comment, CommentReply, Reaction } from "../domain/comment.js";
 import { commentReplyDeleted, spaceEventPayload } from "../events.js";
 import { isId, type CallerInput } from "./shared/access.js";
@@ -18,7 +18,7 @@ export async function deleteCommentReply(em: EntityManager, input: DeleteComment
   const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
   if (!isId(input.commentId) || !isId(input.replyId)) return false;
   const deleted = await deps.unitOfWork.run(em, async (tx) => {
-    const comment = await tx.findOne(Comment, { id: input.commentId, ...scopeFilter(scope) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const comment = await findOwnedOrNull(tx, Comment, scopeFilter(scope), input.commentId, { lock: true });
     const reply = comment ? await tx.findOne(CommentReply, { id: input.replyId, commentId: comment.id }) : null;
     if (!comment || !reply) return false;
     requireManage(scope, reply.authorId, "reply");

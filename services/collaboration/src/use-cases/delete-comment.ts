@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { recordEvent } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { findOwnedOrNull, recordEvent } from "@imprint/runtime";
 import { Comment, CommentReply, Reaction } from "../domain/comment.js";
 import { commentDeleted, spaceEventPayload } from "../events.js";
 import { isId, type CallerInput } from "./shared/access.js";
@@ -17,7 +17,7 @@ export async function deleteComment(em: EntityManager, input: DeleteCommentInput
   const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
   if (!isId(input.commentId)) return false;
   const deleted = await deps.unitOfWork.run(em, async (tx) => {
-    const comment = await tx.findOne(Comment, { id: input.commentId, ...scopeFilter(scope) }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const comment = await findOwnedOrNull(tx, Comment, scopeFilter(scope), input.commentId, { lock: true });
     if (!comment) return false;
     requireManage(scope, comment.authorId, "comment");
     await tx.nativeDelete(Reaction, { commentId: comment.id });

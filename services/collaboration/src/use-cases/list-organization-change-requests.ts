@@ -1,6 +1,6 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { raw } from "@mikro-orm/postgresql";
-import { AppError, findPage, type Page, type PageRequestLike } from "@imprint/runtime";
+import { AppError, findPage, type Page, type PageRequestLike, queryRows, sql } from "@imprint/runtime";
 import { markdownToDocument } from "@imprint/document";
 import { ChangeRequest, type ChangeRequestStatus } from "../domain/change-request.js";
 import { callerMessage, isId, requireCaller, type CallerInput } from "./shared/access.js";
@@ -72,14 +72,12 @@ async function organizationViews(
   const [branches, users, counts] = await Promise.all([
     deps.content.branches.batchGetOrganizationBranches({ caller: callerMessage(caller), organizationId, changeRequestIds: ids }).then((answer) => answer.branches),
     loadUsers(deps, changeRequests.map((changeRequest) => changeRequest.createdBy)),
-    em
-      .execute<{ change_request_id: string; count: string }[]>(
-        `select change_request_id, count(*) as count from comments
-          where change_request_id in (${ids.map(() => "?").join(", ")}) and resolved_at is null
+    queryRows(
+      em,
+      sql<{ change_request_id: string; count: string }>`select change_request_id, count(*) as count from comments
+          where change_request_id in (${sql.join(ids)}) and resolved_at is null
           group by change_request_id`,
-        ids,
-      )
-      .then((rows) => new Map(rows.map((row) => [row.change_request_id, Number(row.count)]))),
+    ).then((rows) => new Map(rows.map((row) => [row.change_request_id, Number(row.count)]))),
   ]);
   const branchById = new Map(branches.map((branch) => [branch.id, branch]));
   return changeRequests.map((changeRequest) => ({

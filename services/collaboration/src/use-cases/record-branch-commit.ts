@@ -1,4 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { findOwnedOrNull } from "@imprint/runtime";
 import { ChangeRequest } from "../domain/change-request.js";
 import { addContributor } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
@@ -14,7 +15,7 @@ export async function recordBranchCommit(
   input: { spaceId: string; changeRequestId: string; userId: string | null },
   deps: Pick<UseCaseDeps, "clock">,
 ): Promise<void> {
-  const changeRequest = await em.findOne(ChangeRequest, { id: input.changeRequestId, spaceId: input.spaceId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  const changeRequest = await findOwnedOrNull(em, ChangeRequest, { spaceId: input.spaceId }, input.changeRequestId, { lock: true });
   if (!changeRequest) return;
   const now = deps.clock();
   // A merged branch takes no commit after its merge: this one came before it and was delivered

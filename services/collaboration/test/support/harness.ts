@@ -5,7 +5,7 @@ import { startServices, TestClock, type ServiceClients } from "@imprint/runtime/
 import { loadCollaborationConfig } from "../../src/config.js";
 import { startCollaborationService } from "../../src/service.js";
 
-export interface CollaborationHarness extends Omit<ServiceClients, "sites"> {
+export interface CollaborationHarness extends Omit<ServiceClients, "publishing"> {
   /** The content service's clock (e.g. to reach the purge of a deleted space). */
   contentClock: TestClock;
   collaboration: RunningService;

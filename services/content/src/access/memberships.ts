@@ -1,8 +1,8 @@
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { AppError, MembershipCache as RoleCache, roleName, type IdentityClient } from "@imprint/runtime";
+import { AppError, MembershipCache as RoleCache, roleName, type MembershipClient } from "@imprint/runtime";
 import type { Level } from "./domain/levels.js";
 
-export type { IdentityClient };
+export type { MembershipClient };
 
 /** A caller's standing in an organization: an enabled member with a role, or a guest (role null). */
 export interface Membership {
@@ -20,7 +20,7 @@ export class MembershipCache {
   /** The cached roles themselves, which identity's member events invalidate. */
   readonly roles: RoleCache;
 
-  constructor(identity: IdentityClient, ttlMs: number, now?: () => number) {
+  constructor(identity: MembershipClient, ttlMs: number, now?: () => number) {
     this.roles = new RoleCache(identity, ttlMs, now);
   }
 

@@ -43,3 +43,7 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
 export function gitGrpcServices(orm: MikroORM, git: GitDeps): ServiceRegistration[] {
   return [{ name: GIT_SERVICE_NAME, definition: GitServiceService, implementation: gitServiceImplementation(orm, git) }];
 }
+
+/** What the other modules use. */
+export { purgeGitState } from "./use-cases/shared/sync-state.js";
+export { spaceGitSyncOf } from "./grpc/space-git-sync.js";

@@ -54,3 +54,7 @@ export function importGrpcServices(orm: MikroORM, imports: ImportRunDeps): Servi
 export function importJob(imports: ImportRunDeps): JobSpec {
   return importRunsJob({ ...imports, logger: imports.logger.child({ component: "import-runs" }) });
 }
+
+/** What the other modules use. */
+export { slugOf } from "./domain/build-tree.js";
+export { purgeImportRuns } from "./store/import-runs.js";

@@ -5,7 +5,8 @@ import type { ResolvedContentConfig } from "../config.js";
 import { LinkCaches } from "./domain/caches.js";
 import { LINK_SERVICE_NAME, linkServiceImplementation } from "./grpc/link-service.js";
 import { linkExtractionConsumer, linkExtractionConsumerName } from "./consumers/revision-events.js";
-import type { LinkDeps, RevisionDeps } from "../deps.js";
+import type { LinkDeps } from "./deps.js";
+import type { RevisionDeps } from "../deps.js";
 
 /**
  * Links and backlinks of a space's content: references extracted once per page version, resolved

@@ -8,7 +8,7 @@ import { BRANCH_SERVICE_NAME, branchServiceImplementation } from "./grpc/branch-
 import { EDITING_SERVICE_NAME, editingServiceImplementation } from "./grpc/editing-service.js";
 import { PUBLISHED_CONTENT_SERVICE_NAME, publishedContentServiceImplementation } from "./grpc/published-content-service.js";
 import { REVISION_SERVICE_NAME, revisionServiceImplementation } from "./grpc/revision-service.js";
-import { RevisionCaches } from "./domain/store/caches.js";
+import { RevisionCaches } from "./domain/tree/caches.js";
 import type { ContentDeps, EditingDeps, RevisionDeps } from "../deps.js";
 
 /**
@@ -21,7 +21,7 @@ export { createInitialRevision, duplicateSpaceContent, readSpaceHead, advanceSpa
 export { purgeSpaceContent, deleteOrphanedBlobs } from "./use-cases/shared/purge-space-content.js";
 export { markdownToDocument, parseMarkdown, type JsonDocument } from "@imprint/document";
 export { signedDownloadUrl, verifyDownload, FILE_URL_TTL_SECONDS } from "./domain/files/signed-url.js";
-export { RevisionCaches } from "./domain/store/caches.js";
+export { RevisionCaches } from "./domain/tree/caches.js";
 export { Branch } from "./domain/branches/entities.js";
 export { BRANCH_SERVICE_NAME, EDITING_SERVICE_NAME, REVISION_SERVICE_NAME };
 export type { RevisionDeps };
@@ -63,3 +63,31 @@ export function revisionGrpcServices(orm: MikroORM, revision: RevisionDeps, edit
 export function branchGrpcServices(orm: MikroORM, revision: RevisionDeps): ServiceRegistration[] {
   return [{ name: BRANCH_SERVICE_NAME, definition: BranchServiceService, implementation: branchServiceImplementation(orm, revision) }] as ServiceRegistration[];
 }
+
+/** What the other modules use. */
+export { newContentId, type DraftEditor, type PagePatch } from "./domain/editing/draft-editor.js";
+export { CONTENT_ID, PAGE_LIMITS } from "./domain/editing/page-input.js";
+export { PageVersion } from "./domain/entities.js";
+export { validateFile } from "./domain/files/file-rules.js";
+export { imageDimensions } from "./domain/files/image-dimensions.js";
+export { signUrl, type FileUrlSigner, verifySignedUrl } from "./domain/files/signed-url.js";
+export { evaluateDocument } from "./domain/markdown/evaluate.js";
+export { treeScan, type NodeSource, type TreeNode } from "./domain/tree/btree.js";
+export type { RevisionHeader } from "./domain/tree/caches.js";
+export { ContentView, MAX_PAGE_DEPTH, type PageTree } from "./domain/tree/content-view.js";
+export { FILE_PREFIX, PAGE_PREFIX } from "./domain/tree/keys.js";
+export { DEFAULT_LAYOUT, type BodyRecord, type FileRecord, type ImageRefValue, type PageIndex, type PageRecord } from "./domain/tree/model.js";
+export { buildPageIndex } from "./domain/tree/page-index.js";
+export { contentRefFromProto, fileToProto, pageToProto } from "./grpc/mappers.js";
+export { mergeBaseOf, requireBranch, requireUnmerged, type BranchRecord } from "./store/branch-rows.js";
+export { compareAndSetSpaceHead, findRevision } from "./store/revision-rows.js";
+export { StoreSession } from "./store/session.js";
+export { applyPageOperations, type PageOperation } from "./use-cases/apply-page-operations.js";
+export { commitDraft } from "./use-cases/commit-draft.js";
+export { discardDraft } from "./use-cases/discard-draft.js";
+export { openDraft } from "./use-cases/open-draft.js";
+export { commitThreeWayMerge, requireCommittedRevision } from "./use-cases/shared/branch-revisions.js";
+export { editDraft, recordRevisionCreated } from "./use-cases/shared/drafts.js";
+export { openContent, type ContentRefInput } from "./use-cases/shared/open-content.js";
+export { newPageFrom } from "./use-cases/shared/page-input.js";
+export { storeBlob, uploadFile } from "./use-cases/upload-file.js";

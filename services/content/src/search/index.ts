@@ -1,7 +1,7 @@
 import { SearchServiceService } from "@imprint/proto/content/v1/search";
 import { CachedLoader, type ConsumerSpec, type ServiceRegistration } from "@imprint/runtime";
 import { RevisionCaches } from "../revisions/index.js";
-import type { BodyRecord, PageRecord } from "../revisions/domain/store/model.js";
+import type { BodyRecord, PageRecord } from "../revisions/index.js";
 import { defaultSearchConsumerName, searchIndexConsumer } from "./consumers/index-events.js";
 import { SEARCH_SERVICE_NAME, searchServiceImplementation } from "./grpc/search-service.js";
 import type { ContentDeps } from "../deps.js";

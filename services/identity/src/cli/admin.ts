@@ -2,12 +2,12 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { AppError, createPromiseClient, type PromiseClient } from "@imprint/runtime/core";
+import { AppError, createIdentityClients, createPromiseClient, type IdentityClients } from "@imprint/runtime/core";
 import { runEventsAdmin } from "@imprint/runtime/events-admin";
-import { IdentityServiceService, type MemberRole } from "@imprint/proto/identity/v1";
+import type { MemberRole } from "@imprint/proto/identity/v1";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
-import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
+import { SpacePublicationServiceService } from "@imprint/proto/publishing/v1/space_publications";
 import { isRole, ROLES } from "../domain/roles.js";
 import { roleToProto } from "../grpc/mappers.js";
 
@@ -55,7 +55,7 @@ function roleFromName(name: string): MemberRole | undefined {
 /** A failure to report on one line of stderr. */
 class CliError extends Error {}
 
-type Client = PromiseClient<typeof IdentityServiceService>;
+type Client = IdentityClients;
 type Flags = Record<string, string | boolean | undefined>;
 
 /** The commands that talk to another service than identity (found like identity, by its name); each opens its own client. */
@@ -80,7 +80,7 @@ const REMOTE_COMMANDS: Record<string, { service: "content" | "collaboration" | "
     service: "publishing",
     flags: ["space"],
     run: (address, flags) =>
-      withClient(createPromiseClient(SiteServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
+      withClient(createPromiseClient(SpacePublicationServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
         ...(await client.announceSpacePublications({ spaceId: optional(flags, "space") })),
       })),
   },
@@ -109,7 +109,7 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
   "org create": {
     flags: ["title", "owner-email", "owner-name"],
     run: async (client, flags) => {
-      const created = await client.createOrganization({
+      const created = await client.organizations.createOrganization({
         title: required(flags, "title"),
         ownerEmail: required(flags, "owner-email"),
         ownerDisplayName: optional(flags, "owner-name"),
@@ -121,7 +121,7 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
   "user create": {
     flags: ["email", "name"],
     run: async (client, flags) => {
-      const result = await client.createUser({ email: required(flags, "email"), displayName: optional(flags, "name") });
+      const result = await client.users.createUser({ email: required(flags, "email"), displayName: optional(flags, "name") });
       return { userId: result.user?.id, email: result.user?.email, displayName: result.user?.displayName, created: result.created };
     },
   },
@@ -132,14 +132,14 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
       const role = roleFromName(roleName);
       if (role === undefined) throw new CliError(`--role must be one of ${ROLE_NAMES.join(", ")} (got "${roleName}")`);
       const organizationId = required(flags, "org");
-      const result = await client.addMember({ organizationId, email: required(flags, "email"), role });
+      const result = await client.members.addMember({ organizationId, email: required(flags, "email"), role });
       return { organizationId, userId: result.member?.user?.id, role: roleName };
     },
   },
   "token issue": {
     flags: ["email", "label"],
     run: async (client, flags) => {
-      const issued = await client.issueToken({ email: required(flags, "email"), label: optional(flags, "label") });
+      const issued = await client.tokens.issueToken({ email: required(flags, "email"), label: optional(flags, "label") });
       return { tokenId: issued.tokenId, token: issued.token };
     },
   },
@@ -150,7 +150,7 @@ const COMMANDS: Record<string, { flags: string[]; run: (client: Client, flags: F
       const tokenId = optional(flags, "id");
       if (!token && !tokenId) throw new CliError("give --token <secret> or --id <tokenId>");
       if (token && tokenId) throw new CliError("give either --token or --id, not both");
-      const revoked = await client.revokeToken({ token, tokenId });
+      const revoked = await client.tokens.revokeToken({ token, tokenId });
       return { tokenId: revoked.tokenId, revokedAt: revoked.revokedAt?.toISOString() };
     },
   },
@@ -207,7 +207,7 @@ async function main(argv: string[]): Promise<number> {
   const remote = REMOTE_COMMANDS[name];
   const service = remote?.service ?? "identity";
   const { address, source } = await serviceAddress(service);
-  const client = remote ? undefined : createPromiseClient(IdentityServiceService, address, { defaultTimeoutMs: 10_000 });
+  const client = remote ? undefined : createIdentityClients(address, { defaultTimeoutMs: 10_000 });
   try {
     const output = remote ? await remote.run(address, flags) : await COMMANDS[name]!.run(client!, flags);
     process.stdout.write(`${JSON.stringify(output)}\n`);

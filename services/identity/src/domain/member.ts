@@ -1,7 +1,7 @@
-import { defineEntity, p, type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
+import { defineEntity, p, type FilterQuery } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { OrganizationSchema } from "./organization.js";
-import { ROLES, type MemberRoleValue } from "./roles.js";
+import { ROLES } from "./roles.js";
 import { UserSchema } from "./user.js";
 
 /**
@@ -69,42 +69,3 @@ export function personMembership(organizationId: string, userId: string, options
 
 export const LAST_ADMIN_DEMOTION_MESSAGE = "The last admin of the organization cannot be demoted: make another member admin first";
 export const LAST_ADMIN_REMOVAL_MESSAGE = "The last admin of the organization cannot be removed: make another member admin first";
-
-/**
- * The organization always keeps an enabled admin: fails when `member` is its only one. Callers
- * hold the organization's lock (lockOrganization), so two concurrent demotions cannot both see
- * "another admin remains".
- */
-async function assertAnotherAdminRemains(em: EntityManager, member: Member, message: string): Promise<void> {
-  if (member.role !== "admin" || member.disabled) return;
-  // An installation's principal holding the admin role is no admin who can manage the organization.
-  const otherAdmins = await em.count(Member, {
-    organization: member.organization,
-    role: "admin",
-    disabled: false,
-    id: { $ne: member.id },
-    ...PEOPLE_ONLY,
-  });
-  if (otherAdmins === 0) throw new AppError("failed_precondition", message);
-}
-
-/**
- * Gives `member` the role `to` (inside the organization's lock); the last enabled admin cannot be
- * demoted. Answers the change, or null when the member already had that role.
- */
-export async function changeMemberRole(
-  em: EntityManager,
-  member: Member,
-  to: MemberRoleValue,
-): Promise<{ from: MemberRoleValue; to: MemberRoleValue } | null> {
-  const from = member.role ?? null;
-  if (from === to) return null;
-  if (to !== "admin") await assertAnotherAdminRemains(em, member, LAST_ADMIN_DEMOTION_MESSAGE);
-  member.role = to;
-  return { from, to };
-}
-
-/** Fails when removing `member` would leave the organization without an enabled admin (inside its lock). */
-export async function assertMemberRemovable(em: EntityManager, member: Member): Promise<void> {
-  await assertAnotherAdminRemains(em, member, LAST_ADMIN_REMOVAL_MESSAGE);
-}

@@ -1,20 +1,15 @@
-import {
-  MemberRole,
-  MemberSort,
-  TeamRole,
-  type Member as MemberMessage,
-  type Organization as OrganizationMessage,
-  type SamlProvider as SamlProviderMessage,
-  type Team as TeamMessage,
-  type User as UserMessage,
-} from "@imprint/proto/identity/v1";
+import { MemberRole, type Member as MemberMessage, type User as UserMessage } from "@imprint/proto/identity/v1";
+import { MemberSort } from "@imprint/proto/identity/v1/members";
+import { type Organization as OrganizationMessage } from "@imprint/proto/identity/v1/organizations";
+import { type SamlProvider as SamlProviderMessage } from "@imprint/proto/identity/v1/saml";
+import { TeamRole, type Team as TeamMessage } from "@imprint/proto/identity/v1/teams";
 import type { SamlProvider } from "../domain/saml-provider.js";
 import type { TeamRoleValue } from "../domain/team.js";
 import type { TeamView } from "../use-cases/teams/shared.js";
 import type { MemberRoleValue, Role } from "../domain/roles.js";
 import type { MemberData, UserData } from "../use-cases/shared/views.js";
 import type { OrganizationView } from "../use-cases/shared/views.js";
-import type { MemberSortField } from "../use-cases/list-members.js";
+import type { MemberSortField } from "../use-cases/members/list-members.js";
 import { idOf } from "../use-cases/shared/queries.js";
 
 const ROLE_TO_PROTO: Record<Role, MemberRole> = {

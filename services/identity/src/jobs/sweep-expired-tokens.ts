@@ -1,7 +1,7 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { forkEm, type JobSpec } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
-import { sweepExpiredTokens } from "../use-cases/sweep-expired-tokens.js";
+import { sweepExpiredTokens } from "../use-cases/tokens/sweep-expired-tokens.js";
 
 /** Deletes long-expired API tokens, every `intervalMs` (one replica at a time). */
 export function sweepExpiredTokensJob(orm: MikroORM, deps: UseCaseDeps, intervalMs: number): JobSpec {

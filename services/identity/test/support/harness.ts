@@ -1,14 +1,11 @@
-import { IdentityServiceService } from "@imprint/proto/identity/v1";
-import type { PromiseClient, RunningService } from "@imprint/runtime";
+import type { IdentityClients, RunningService } from "@imprint/runtime";
 import { startServices, TEST_SERVICE_ENV, TestClock, type ServiceClients } from "@imprint/runtime/testing";
 import { loadIdentityConfig } from "../../src/config.js";
 import { startIdentityService } from "../../src/service.js";
 
-export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
-
 export interface TestIdentity {
   running: RunningService;
-  client: IdentityClient;
+  client: IdentityClients;
   /** What the kit's factories take (only identity's clients answer here). */
   clients: ServiceClients;
   clock: TestClock;

@@ -1,18 +1,14 @@
-import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { CollectionTransferred, RevisionCreated, SpacePurged, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
+import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
+import { collectionTransferred, revisionCreated, spacePurged, spaceTransferred, spaceUpdated } from "@imprint/proto/content/v1/event-contracts";
 import type { IntegrationConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
-import { recordSpaceContentUpdated } from "../use-cases/record-space-content-updated.js";
-import { recordSpaceVisibilityUpdated } from "../use-cases/record-space-visibility-updated.js";
-import { removeTarget } from "../use-cases/remove-target.js";
+import { recordSpaceContentUpdated } from "../use-cases/integration-events/record-space-content-updated.js";
+import { recordSpaceVisibilityUpdated } from "../use-cases/integration-events/record-space-visibility-updated.js";
+import { removeTarget } from "../use-cases/target-installations/remove-target.js";
 import { wakeDelivery } from "../use-cases/shared/deliveries.js";
 
-/** Content's events this service follows, as it reads them. */
-const revisionCreated = defineEvent({ context: "content", aggregate: "revision", event: "created", message: RevisionCreated });
-const spaceUpdated = defineEvent({ context: "content", aggregate: "space", event: "updated", message: SpaceUpdated });
-const spacePurged = defineEvent({ context: "content", aggregate: "space", event: "purged", message: SpacePurged });
-const spaceTransferred = defineEvent({ context: "content", aggregate: "space", event: "transferred", message: SpaceTransferred });
-const collectionTransferred = defineEvent({ context: "content", aggregate: "collection", event: "transferred", message: CollectionTransferred });
+/** Content's events this service follows. */
+const spaceEvents = [spaceUpdated, spacePurged, spaceTransferred] as const;
 export const consumedContentEvents = [revisionCreated, spaceUpdated, spacePurged, spaceTransferred, collectionTransferred] as const;
 
 /** A visibility value from a field change (`from`/`to` travel as JSON values). */
@@ -37,7 +33,7 @@ export function contentEventConsumers(deps: UseCaseDeps, config: IntegrationConf
       context: "content",
       consumer: config.REVISION_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.revision.created",
-      keyOf: keyByPayload("spaceId"),
+      keyOf: keyByAggregate([revisionCreated]),
       afterCommit: () => wakeDelivery(deps),
       handler: handleEvents([revisionCreated], async (event, { em }) => {
         const { spaceId, revisionId, movedHead, changeRequestId } = event.payload;
@@ -49,9 +45,9 @@ export function contentEventConsumers(deps: UseCaseDeps, config: IntegrationConf
       context: "content",
       consumer: config.SPACE_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.space.>",
-      keyOf: keyByPayload("spaceId"),
+      keyOf: keyByAggregate(spaceEvents),
       afterCommit: () => wakeDelivery(deps),
-      handler: handleEvents([spaceUpdated, spacePurged, spaceTransferred], async (event, { em }) => {
+      handler: handleEvents(spaceEvents, async (event, { em }) => {
         const spaceId = event.payload.spaceId;
         if (!isId(spaceId) || !event.organizationId) return;
         if (event.type === "space.updated") {
@@ -71,7 +67,7 @@ export function contentEventConsumers(deps: UseCaseDeps, config: IntegrationConf
       context: "content",
       consumer: config.COLLECTION_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.collection.transferred",
-      keyOf: keyByPayload("collectionId"),
+      keyOf: keyByAggregate([collectionTransferred]),
       afterCommit: () => wakeDelivery(deps),
       handler: handleEvents([collectionTransferred], async (event, { em }) => {
         for (const spaceId of event.payload.spaceIds.filter(isId)) await removeTarget(em, { sourceEventId: event.id, kind: "space", targetId: spaceId }, deps);

@@ -1,12 +1,11 @@
-import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { SiteDeleted } from "@imprint/proto/publishing/v1/events";
+import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
+import { siteDeleted } from "@imprint/proto/publishing/v1/event-contracts";
 import type { IntegrationConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
-import { removeTarget } from "../use-cases/remove-target.js";
+import { removeTarget } from "../use-cases/target-installations/remove-target.js";
 import { wakeDelivery } from "../use-cases/shared/deliveries.js";
 
-/** Publishing's events this service follows, as it reads them. */
-const siteDeleted = defineEvent({ context: "publishing", aggregate: "site", event: "deleted", message: SiteDeleted });
+/** Publishing's events this service follows. */
 export const consumedPublishingEvents = [siteDeleted] as const;
 
 /**
@@ -20,9 +19,9 @@ export function publishingEventConsumers(deps: UseCaseDeps, config: IntegrationC
       context: "publishing",
       consumer: config.SITE_EVENTS_CONSUMER,
       filterSubject: "imprint.publishing.v1.site.deleted",
-      keyOf: keyByPayload("siteId"),
+      keyOf: keyByAggregate(consumedPublishingEvents),
       afterCommit: () => wakeDelivery(deps),
-      handler: handleEvents([siteDeleted], async (event, { em }) => {
+      handler: handleEvents(consumedPublishingEvents, async (event, { em }) => {
         if (!isId(event.payload.siteId)) return;
         await removeTarget(em, { sourceEventId: event.id, kind: "site", targetId: event.payload.siteId }, deps);
       }),

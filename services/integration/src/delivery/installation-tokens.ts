@@ -1,5 +1,5 @@
-import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
-import { AppError, CachedLoader, type Clock, type PromiseClient } from "@imprint/runtime";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { AppError, type Clock, type IdentityClients, CachedLoader } from "@imprint/runtime";
 import type { Integration } from "../domain/integration.js";
 
 /**
@@ -29,7 +29,7 @@ export class InstallationTokens {
   private readonly tokens: CachedLoader<IssuedToken>;
 
   constructor(
-    private readonly identity: PromiseClient<typeof IdentityServiceService>,
+    private readonly identity: IdentityClients,
     private readonly clock: Clock,
     private readonly ttlSeconds: number,
   ) {
@@ -75,11 +75,11 @@ export class InstallationTokens {
     };
     let issued;
     try {
-      issued = await this.identity.issueInstallationToken(request);
+      issued = await this.identity.tokens.issueInstallationToken(request);
     } catch (error) {
       // Another replica created the principal at the same moment: it exists now.
       if (!(error instanceof AppError && error.code === "conflict")) throw error;
-      issued = await this.identity.issueInstallationToken(request);
+      issued = await this.identity.tokens.issueInstallationToken(request);
     }
     return { token: issued.token, expiresAt: issued.expiresAt ?? new Date(this.clock().getTime() + this.ttlSeconds * 1000) };
   }

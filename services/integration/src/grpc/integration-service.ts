@@ -1,39 +1,16 @@
-import type { IntegrationServiceService } from "@imprint/proto/integration/v1";
+import type { IntegrationServiceService } from "@imprint/proto/integration/v1/integrations";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
-import { getInstallation } from "../use-cases/get-installation.js";
-import { getIntegration } from "../use-cases/get-integration.js";
-import { getIntegrationAsset } from "../use-cases/get-integration-asset.js";
-import { getIntegrationEvent } from "../use-cases/get-integration-event.js";
-import { getPublishedScript } from "../use-cases/get-published-script.js";
-import { getTargetInstallation } from "../use-cases/get-target-installation.js";
-import { handleInstallationRequest } from "../use-cases/handle-installation-request.js";
-import { installIntegration } from "../use-cases/install-integration.js";
-import { installOnTarget } from "../use-cases/install-on-target.js";
-import { issueInstallationToken } from "../use-cases/issue-installation-token.js";
-import { listInstallations } from "../use-cases/list-installations.js";
-import { listIntegrationEvents } from "../use-cases/list-integration-events.js";
-import { listIntegrations } from "../use-cases/list-integrations.js";
-import { listSiteScripts } from "../use-cases/list-site-scripts.js";
-import { listTargetInstallations } from "../use-cases/list-target-installations.js";
-import { publishIntegration } from "../use-cases/publish-integration.js";
-import { renderIntegrationUI } from "../use-cases/render-integration-ui.js";
-import { reportSiteViews } from "../use-cases/report-site-views.js";
-import { setDevelopmentMode } from "../use-cases/set-development-mode.js";
-import { spaceCounts } from "../use-cases/shared/installations.js";
-import { parseJsonObject } from "../use-cases/shared/json.js";
-import { targetKindOf } from "../use-cases/shared/targets.js";
-import { uninstall } from "../use-cases/uninstall.js";
-import { uninstallFromTarget } from "../use-cases/uninstall-from-target.js";
-import { unpublishIntegration } from "../use-cases/unpublish-integration.js";
-import { updateInstallation } from "../use-cases/update-installation.js";
-import { updateTargetInstallation } from "../use-cases/update-target-installation.js";
-import { installationToProto, integrationEventToProto, integrationToProto, targetInstallationToProto, targetKindFromProto } from "./mappers.js";
+import { getIntegration } from "../use-cases/integrations/get-integration.js";
+import { getIntegrationAsset } from "../use-cases/integrations/get-integration-asset.js";
+import { listIntegrations } from "../use-cases/integrations/list-integrations.js";
+import { publishIntegration } from "../use-cases/integrations/publish-integration.js";
+import { setDevelopmentMode } from "../use-cases/integrations/set-development-mode.js";
+import { unpublishIntegration } from "../use-cases/integrations/unpublish-integration.js";
+import { integrationToProto } from "./mappers.js";
 
 export const INTEGRATION_SERVICE_NAME = "imprint.integration.v1.IntegrationService";
-
-const headerPairs = (headers: Array<[string, string]>) => headers.map(([name, value]) => ({ name, value }));
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
 export function integrationServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof IntegrationServiceService> {
@@ -97,129 +74,9 @@ export function integrationServiceImplementation(em: () => EntityManager, deps: 
 
     unpublishIntegration: async (request) => ({ existed: await unpublishIntegration(em(), { caller: request.caller, name: request.name }, deps) }),
 
-    listInstallations: async (request) => {
-      const scoped = em();
-      const { integration, page } = await listInstallations(scoped, { caller: request.caller, name: request.name, page: pageRequest(request.page), externalId: request.externalId }, deps);
-      const counts = await spaceCounts(scoped, page.items);
-      return { installations: page.items.map((installation) => installationToProto(integration, installation, counts.get(installation.id) ?? 0)), page: pageInfo(page) };
-    },
-
-    installIntegration: async (request) => {
-      const { integration, installation, created } = await installIntegration(em(), { caller: request.caller, name: request.name, organizationId: request.organizationId }, deps);
-      return { installation: installationToProto(integration, installation, 0), created };
-    },
-
-    getInstallation: async (request) => {
-      const scoped = em();
-      const { integration, installation } = await getInstallation(scoped, { caller: request.caller, name: request.name, installationId: request.installationId }, deps);
-      const counts = await spaceCounts(scoped, [installation]);
-      return { installation: installationToProto(integration, installation, counts.get(installation.id) ?? 0) };
-    },
-
-    updateInstallation: async (request) => {
-      const scoped = em();
-      const { integration, installation } = await updateInstallation(
-        scoped,
-        {
-          caller: request.caller,
-          name: request.name,
-          installationId: request.installationId,
-          configuration: request.configurationJson === undefined ? undefined : parseJsonObject("configuration", request.configurationJson),
-          externalIds: request.externalIds?.values,
-          spaceSelection: request.spaceSelection,
-          siteSelection: request.siteSelection,
-        },
-        deps,
-      );
-      const counts = await spaceCounts(scoped, [installation]);
-      return { installation: installationToProto(integration, installation, counts.get(installation.id) ?? 0) };
-    },
-
-    uninstall: async (request) => ({ existed: await uninstall(em(), { caller: request.caller, name: request.name, installationId: request.installationId }, deps) }),
-
-    issueInstallationToken: async (request) => {
-      const issued = await issueInstallationToken(em(), { caller: request.caller, name: request.name, installationId: request.installationId }, deps);
-      return { token: issued.token, expiresAt: issued.expiresAt };
-    },
-
-    listTargetInstallations: async (request) => {
-      const { integration, page } = await listTargetInstallations(
-        em(),
-        {
-          caller: request.caller,
-          name: request.name,
-          kind: targetKindOf(targetKindFromProto(request.kind)),
-          installationId: request.installationId,
-          externalId: request.externalId,
-          page: pageRequest(request.page),
-        },
-        deps,
-      );
-      return { installations: page.items.map((target) => targetInstallationToProto(integration, target)), page: pageInfo(page) };
-    },
-
-    installOnTarget: async (request) => {
-      const { integration, target, created } = await installOnTarget(
-        em(),
-        {
-          caller: request.caller,
-          name: request.name,
-          installationId: request.installationId,
-          kind: targetKindOf(targetKindFromProto(request.kind)),
-          targetId: request.targetId,
-          configuration: parseJsonObject("configuration", request.configurationJson),
-          externalIds: request.externalIds,
-        },
-        deps,
-      );
-      return { installation: targetInstallationToProto(integration, target), created };
-    },
-
-    getTargetInstallation: async (request) => {
-      const { integration, target } = await getTargetInstallation(
-        em(),
-        { caller: request.caller, name: request.name, installationId: request.installationId, kind: targetKindOf(targetKindFromProto(request.kind)), targetId: request.targetId },
-        deps,
-      );
-      return { installation: targetInstallationToProto(integration, target) };
-    },
-
-    updateTargetInstallation: async (request) => {
-      const { integration, target } = await updateTargetInstallation(
-        em(),
-        {
-          caller: request.caller,
-          name: request.name,
-          installationId: request.installationId,
-          kind: targetKindOf(targetKindFromProto(request.kind)),
-          targetId: request.targetId,
-          configuration: request.configurationJson === undefined ? undefined : parseJsonObject("configuration", request.configurationJson),
-          externalIds: request.externalIds?.values,
-        },
-        deps,
-      );
-      return { installation: targetInstallationToProto(integration, target) };
-    },
-
-    uninstallFromTarget: async (request) => ({
-      existed: await uninstallFromTarget(
-        em(),
-        { caller: request.caller, name: request.name, installationId: request.installationId, kind: targetKindOf(targetKindFromProto(request.kind)), targetId: request.targetId },
-        deps,
-      ),
-    }),
-
-    listIntegrationEvents: async (request) => {
-      const page = await listIntegrationEvents(em(), { caller: request.caller, name: request.name, page: pageRequest(request.page) }, deps);
-      return { events: page.items.map(integrationEventToProto), page: pageInfo(page) };
-    },
-
-    getIntegrationEvent: async (request) => {
-      const event = await getIntegrationEvent(em(), { caller: request.caller, name: request.name, eventId: request.eventId }, deps);
-      return {
-        event: integrationEventToProto(event),
-        logs: event.trace.map((line) => ({ message: line.message, timestamp: new Date(line.timestamp), level: line.level })),
-      };
+    getIntegrationAsset: async (request) => {
+      const asset = await getIntegrationAsset(em(), { name: request.name, assetId: request.assetId });
+      return { contentType: asset.contentType, content: Buffer.from(asset.content) };
     },
 
     setDevelopmentMode: async (request) => {
@@ -231,65 +88,5 @@ export function integrationServiceImplementation(em: () => EntityManager, deps: 
       await setDevelopmentMode(em(), { caller: request.caller, name: request.name, tunnelUrl: null, all: false }, deps);
       return {};
     },
-
-    renderIntegrationUi: async (request) => {
-      const rendered = await renderIntegrationUI(
-        em(),
-        {
-          caller: request.caller,
-          name: request.name,
-          componentId: request.componentId,
-          propsJson: request.propsJson,
-          stateJson: request.stateJson,
-          contextJson: request.contextJson,
-          actionJson: request.actionJson,
-        },
-        deps,
-      );
-      return { outputJson: JSON.stringify(rendered.output), cacheControl: rendered.cacheControl };
-    },
-
-    handleInstallationRequest: async (request) => {
-      const answer = await handleInstallationRequest(
-        em(),
-        { name: request.name, installationId: request.installationId, method: request.method, path: request.path, headers: request.headers, body: request.body },
-        deps,
-      );
-      return { status: answer.status, headers: headerPairs(answer.headers), body: Buffer.from(answer.body) };
-    },
-
-    getPublishedScript: async (request) => {
-      const answer = await getPublishedScript(em(), { name: request.name, installationId: request.installationId, siteId: request.siteId }, deps);
-      return { status: answer.status, headers: headerPairs(answer.headers), body: Buffer.from(answer.body) };
-    },
-
-    listSiteScripts: async (request) => ({ scripts: await listSiteScripts(em(), { siteId: request.siteId }) }),
-
-    getIntegrationAsset: async (request) => {
-      const asset = await getIntegrationAsset(em(), { name: request.name, assetId: request.assetId });
-      return { contentType: asset.contentType, content: Buffer.from(asset.content) };
-    },
-
-    reportSiteViews: async (request) => ({
-      events: await reportSiteViews(
-        em(),
-        {
-          views: request.views.map((view) => ({
-            organizationId: view.organizationId,
-            siteId: view.siteId,
-            siteSpaceId: view.siteSpaceId,
-            spaceId: view.spaceId,
-            pageId: view.pageId,
-            url: view.url,
-            referrer: view.referrer,
-            anonymousId: view.anonymousId,
-            userAgent: view.userAgent,
-            language: view.language,
-          })),
-        },
-        deps,
-      ),
-    }),
   };
 }
-

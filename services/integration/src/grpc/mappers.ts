@@ -1,10 +1,7 @@
-import {
-  TargetKind as TargetKindMessage,
-  type Installation as InstallationMessage,
-  type Integration as IntegrationMessage,
-  type IntegrationEvent as IntegrationEventMessage,
-  type TargetInstallation as TargetInstallationMessage,
-} from "@imprint/proto/integration/v1";
+import { type Installation as InstallationMessage } from "@imprint/proto/integration/v1/installations";
+import { type IntegrationEvent as IntegrationEventMessage } from "@imprint/proto/integration/v1/integration_events";
+import { type Integration as IntegrationMessage } from "@imprint/proto/integration/v1/integrations";
+import { TargetKind as TargetKindMessage, type TargetInstallation as TargetInstallationMessage } from "@imprint/proto/integration/v1/target_installations";
 import type { Installation, TargetInstallation, TargetKind } from "../domain/installation.js";
 import type { IntegrationEventRecord } from "../domain/integration-event.js";
 import type { Integration } from "../domain/integration.js";

@@ -1,7 +1,7 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { forkEm, type JobSpec } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
-import { deliverReadyEvents } from "../use-cases/deliver-events.js";
+import { deliverReadyEvents } from "../use-cases/integration-events/deliver-events.js";
 import { DELIVERY_JOB } from "../use-cases/shared/deliveries.js";
 
 /**

@@ -1,6 +1,10 @@
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
-import { IntegrationServiceService } from "@imprint/proto/integration/v1";
+import { InstallationServiceService } from "@imprint/proto/integration/v1/installations";
+import { IntegrationEventServiceService } from "@imprint/proto/integration/v1/integration_events";
+import { IntegrationServiceService } from "@imprint/proto/integration/v1/integrations";
+import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
+import { TargetInstallationServiceService } from "@imprint/proto/integration/v1/target_installations";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import { loadPublishingConfig, startPublishingService } from "@imprint/publishing";
 import type { PromiseClient, RunningService } from "@imprint/runtime";
@@ -9,8 +13,12 @@ import { loadIntegrationConfig } from "../../src/config.js";
 import { startIntegrationService } from "../../src/service.js";
 
 export interface IntegrationHarness extends Pick<ServiceClients, "identity" | "spaces" | "editing" | "collections"> {
-  /** The integration service's API. */
+  /** The integration service's API, one client per service. */
   integrations: PromiseClient<typeof IntegrationServiceService>;
+  installations: PromiseClient<typeof InstallationServiceService>;
+  targetInstallations: PromiseClient<typeof TargetInstallationServiceService>;
+  integrationEvents: PromiseClient<typeof IntegrationEventServiceService>;
+  scripts: PromiseClient<typeof ScriptServiceService>;
   /** Publishing's API (sites to install on). */
   sites: PromiseClient<typeof SiteServiceService>;
   integration: RunningService;
@@ -48,19 +56,25 @@ export async function startIntegrationHarness(env: Record<string, string> = {}):
       },
     },
   ]);
-  const integrations = testClient(IntegrationServiceService, services.address("integration"));
+  const integrationClients = {
+    integrations: testClient(IntegrationServiceService, services.address("integration")),
+    installations: testClient(InstallationServiceService, services.address("integration")),
+    targetInstallations: testClient(TargetInstallationServiceService, services.address("integration")),
+    integrationEvents: testClient(IntegrationEventServiceService, services.address("integration")),
+    scripts: testClient(ScriptServiceService, services.address("integration")),
+  };
   const sites = testClient(SiteServiceService, services.address("publishing"));
   return {
     identity: services.clients.identity,
     spaces: services.clients.spaces,
     editing: services.clients.editing,
     collections: services.clients.collections,
-    integrations,
+    ...integrationClients,
     sites,
     integration: services.service("integration"),
     integrationLogs: integrationLogger.lines,
     stop: async () => {
-      integrations.close();
+      for (const client of Object.values(integrationClients)) client.close();
       sites.close();
       await services.stop();
     },

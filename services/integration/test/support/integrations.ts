@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { PublishIntegrationRequest } from "@imprint/proto/integration/v1";
+import type { PublishIntegrationRequest } from "@imprint/proto/integration/v1/integrations";
 import type { Caller } from "@imprint/proto/common/v1";
 import type { IntegrationHarness } from "./harness.js";
 

@@ -1,23 +1,24 @@
-import { defineEvent, handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { CollectionTransferred, SpaceDeleted, SpaceMoved, SpacePurged, SpaceRestored, SpaceTransferred, SpaceUpdated } from "@imprint/proto/content/v1/events";
+import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
+import {
+  collectionTransferred,
+  spaceDeleted,
+  spaceMoved,
+  spacePurged,
+  spaceRestored,
+  spaceTransferred,
+  spaceUpdated,
+} from "@imprint/proto/content/v1/event-contracts";
 import type { PublishingConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
-import { purgeSpace } from "../use-cases/purge-space.js";
-import { setSpaceDeleted } from "../use-cases/set-space-deleted.js";
+import { purgeSpace } from "../use-cases/spaces/purge-space.js";
+import { setSpaceDeleted } from "../use-cases/spaces/set-space-deleted.js";
 import { announcePublications } from "../use-cases/shared/publications.js";
 import { acceptLifecycleVersion } from "../use-cases/shared/space-lifecycle.js";
 import { touchSitesOfSpaces } from "../use-cases/shared/sites.js";
-import { transferSpace } from "../use-cases/transfer-space.js";
+import { transferSpace } from "../use-cases/spaces/transfer-space.js";
 
-/** Content's events this service follows, as it reads them. */
-const spaceDeleted = defineEvent({ context: "content", aggregate: "space", event: "deleted", message: SpaceDeleted });
-const spaceRestored = defineEvent({ context: "content", aggregate: "space", event: "restored", message: SpaceRestored });
-const spacePurged = defineEvent({ context: "content", aggregate: "space", event: "purged", message: SpacePurged });
-const spaceTransferred = defineEvent({ context: "content", aggregate: "space", event: "transferred", message: SpaceTransferred });
-const spaceUpdated = defineEvent({ context: "content", aggregate: "space", event: "updated", message: SpaceUpdated });
-const spaceMoved = defineEvent({ context: "content", aggregate: "space", event: "moved", message: SpaceMoved });
+/** Content's space events this service follows. */
 export const consumedContentEvents = [spaceDeleted, spaceRestored, spacePurged, spaceTransferred, spaceUpdated, spaceMoved] as const;
-const collectionTransferred = defineEvent({ context: "content", aggregate: "collection", event: "transferred", message: CollectionTransferred });
 
 /** An id a payload must carry; events without one are not for us and are skipped. */
 const id = (value: string | undefined) => (value !== undefined && isId(value) ? value : undefined);
@@ -44,7 +45,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       context: "content",
       consumer: config.SPACE_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.space.>",
-      keyOf: keyByPayload("spaceId"),
+      keyOf: keyByAggregate(consumedContentEvents),
       handler: handleEvents(consumedContentEvents, async (event, { em }) => {
         const spaceId = id(event.payload.spaceId);
         if (!spaceId) return;
@@ -76,7 +77,7 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       context: "content",
       consumer: config.COLLECTION_EVENTS_CONSUMER,
       filterSubject: "imprint.content.v1.collection.transferred",
-      keyOf: keyByPayload("collectionId"),
+      keyOf: keyByAggregate([collectionTransferred]),
       handler: handleEvents([collectionTransferred], async ({ payload }, { em }) => {
         const fromOrganizationId = id(payload.fromOrganizationId);
         if (!fromOrganizationId) return;

@@ -1,21 +1,19 @@
+import { parseRequestJson } from "@imprint/runtime";
+import type { GetReaderSiteResponse, ReaderItem, ReaderSiteSpace } from "@imprint/proto/publishing/v1/reader";
 import type {
-  ShareLink as ShareLinkMessage,
-  Site as SiteMessage,
   SiteAddress,
-  SitePublishingAuth,
-  SiteSection as SiteSectionMessage,
-  SiteSectionGroup as SiteSectionGroupMessage,
-  GetReaderSiteResponse,
-  ReaderItem,
-  ReaderSiteSpace,
   SiteCustomization,
   SiteExternalLink as SiteExternalLinkMessage,
+  SiteSection as SiteSectionMessage,
+  SiteSectionGroup as SiteSectionGroupMessage,
   SiteSpace as SiteSpaceMessage,
-  SiteStructure,
   SiteStructureItem,
-} from "@imprint/proto/publishing/v1/sites";
+} from "@imprint/proto/publishing/v1/resources";
+import type { ShareLink as ShareLinkMessage } from "@imprint/proto/publishing/v1/share_links";
+import type { SitePublishingAuth } from "@imprint/proto/publishing/v1/site_publishing_auth";
+import type { Site as SiteMessage, SiteStructure } from "@imprint/proto/publishing/v1/sites";
 import type { Site } from "../domain/site.js";
-import type { ReaderItemView, ReaderSiteSpaceView, ReaderSiteView } from "../use-cases/get-reader-site.js";
+import type { ReaderItemView, ReaderSiteSpaceView, ReaderSiteView } from "../use-cases/reader/get-reader-site.js";
 import type { CustomizationView } from "../use-cases/shared/customization.js";
 import type { PublishingAuthView } from "../use-cases/shared/publishing-auth.js";
 import type { SectionGroupView } from "../use-cases/shared/section-groups.js";
@@ -24,6 +22,11 @@ import type { ShareLinkView } from "../use-cases/shared/share-links.js";
 import type { SiteSpaceView } from "../use-cases/shared/site-spaces.js";
 import type { SiteView } from "../use-cases/shared/sites.js";
 import type { ExternalLinkView, SiteStructureView, StructureItemView } from "../use-cases/shared/structure.js";
+
+/** JSON text from the wire: text that does not parse, or nests past MAX_JSON_DEPTH, is the caller's mistake (`field` names it). */
+export function parseJson(text: string, field: string): unknown {
+  return parseRequestJson(text, field, { malformed: "must be JSON" });
+}
 
 export function siteToProto({ site, siteSpaces, defaultSiteSpaceId, defaultSiteSectionId, permissions }: SiteView): SiteMessage {
   return {

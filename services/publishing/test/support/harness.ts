@@ -1,14 +1,12 @@
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
-import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
-import type { PromiseClient, RunningService } from "@imprint/runtime";
-import { startServices, TestClock, testClient, testLogger, type ServiceClients } from "@imprint/runtime/testing";
+import type { RunningService } from "@imprint/runtime";
+import { publishingClients, startServices, TestClock, testLogger, type PublishingClients, type ServiceClients } from "@imprint/runtime/testing";
 import { loadPublishingConfig } from "../../src/config.js";
 import { startPublishingService } from "../../src/service.js";
 
-export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces" | "collections"> {
-  /** The publishing service's API. */
-  sites: PromiseClient<typeof SiteServiceService>;
+/** The publishing service's API: a client of each of its services (`sites`, `siteSpaces`, `shareLinks`, …). */
+export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces" | "collections">, PublishingClients {
   /** The content service's clock (e.g. to reach the purge of a deleted space). */
   contentClock: TestClock;
   publishing: RunningService;
@@ -37,18 +35,18 @@ export async function startPublishingHarness(): Promise<PublishingHarness> {
       env: { MEMBERSHIP_CACHE_TTL_MS: String(10 * 60 * 1000) },
     },
   ]);
-  const sites = testClient(SiteServiceService, services.address("publishing"));
+  const publishing = publishingClients(services.address("publishing"));
   return {
+    ...publishing.clients,
     identity: services.clients.identity,
     spaces: services.clients.spaces,
     collections: services.clients.collections,
-    sites,
     contentClock,
     publishing: services.service("publishing"),
     content: services.service("content"),
     publishingAddress: services.address("publishing"),
     stop: async () => {
-      sites.close();
+      publishing.close();
       await services.stop();
     },
   };

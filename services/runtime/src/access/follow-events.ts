@@ -1,5 +1,6 @@
 import type { NatsConnection } from "@nats-io/transport-node";
-import type { EventEnvelope } from "../events/envelope.js";
+import type { EventDefinition } from "../events/definitions.js";
+import type { DecodedEvent } from "../events/handle-events.js";
 import { NatsLink } from "../events/nats.js";
 import { watchEvents, type EventWatch } from "../events/watch.js";
 import type { Logger } from "../logger.js";
@@ -13,21 +14,22 @@ export interface EventFollower {
 }
 
 /**
- * Follows some contexts' events on this process's own subscription (every replica hears every
- * event, unlike a durable consumer shared by the replicas) and tells `follower` when it hears them
- * and when it may have missed some: from the moment the server has the subscription (flushed), not
- * while disconnected, and anew after each reconnect. NATS may still be unreachable when this starts.
+ * Follows some events (their producers' contracts) on this process's own subscription (every
+ * replica hears every event, unlike a durable consumer shared by the replicas) and tells `follower`
+ * when it hears them and when it may have missed some: from the moment the server has the
+ * subscription (flushed), not while disconnected, and anew after each reconnect. NATS may still be
+ * unreachable when this starts.
  */
-export function followEvents(
+export function followEvents<const D extends readonly EventDefinition<unknown>[]>(
   nats: NatsConnection | NatsLink,
-  options: { contexts: readonly string[]; onEvent(envelope: EventEnvelope, subject: string): void; follower: EventFollower; logger: Logger },
+  options: { events: D; onEvent(event: DecodedEvent<D[number]>): void; follower: EventFollower; logger: Logger },
 ): EventWatch {
   const { follower, logger } = options;
   const link = nats instanceof NatsLink ? nats : NatsLink.of(nats);
   let stopped = false;
   const watch = watchEvents(link, {
-    contexts: options.contexts,
-    onEvent: (envelope, subject) => options.onEvent(envelope, subject),
+    events: options.events,
+    onEvent: (event) => options.onEvent(event),
     // On the first connect and each reconnect, once the server has the subscriptions.
     onGap: () => {
       void link.current?.flush().then(

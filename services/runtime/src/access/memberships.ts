@@ -1,9 +1,9 @@
 import { performance } from "node:perf_hooks";
 import { CachedLoader } from "../cached-loader.js";
-import { MemberRole, type IdentityServiceService } from "@imprint/proto/identity/v1";
-import { MemberAdded, MemberRemoved, MemberRoleChanged, MemberSsoEnabled } from "@imprint/proto/identity/v1/events";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import type { MemberServiceService } from "@imprint/proto/identity/v1/members";
+import { memberAdded, memberRemoved, memberRoleChanged, memberSsoEnabled } from "@imprint/proto/identity/v1/event-contracts";
 import { AppError } from "../errors.js";
-import { defineEvent } from "../events/definitions.js";
 import { handleEvents } from "../events/handle-events.js";
 import type { ConsumerSpec } from "../service.js";
 import type { PromiseClient } from "../grpc/client.js";
@@ -13,7 +13,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import type { NatsLink } from "../events/nats.js";
 import { followEvents } from "./follow-events.js";
 
-export type IdentityClient = PromiseClient<typeof IdentityServiceService>;
+/** What the membership cache asks identity: GetMembership. */
+export type MembershipClient = Pick<PromiseClient<typeof MemberServiceService>, "getMembership">;
 
 /** The roles of an organization's members by their REST names, highest first (a guest has none). */
 export const ROLE_NAMES = ["admin", "create", "review", "edit", "comment", "read"] as const;
@@ -89,7 +90,7 @@ export class MembershipCache {
   private trustedSince = Number.POSITIVE_INFINITY;
 
   constructor(
-    private readonly identity: IdentityClient,
+    private readonly identity: MembershipClient,
     ttlMs: number,
     options: MembershipCacheOptions | (() => number) = {},
   ) {
@@ -152,12 +153,7 @@ export class MembershipCache {
 }
 
 /** Identity's events about a member of an organization, as membership caches read them. */
-export const consumedMemberEvents = [
-  defineEvent({ context: "identity", aggregate: "member", event: "added", message: MemberAdded }),
-  defineEvent({ context: "identity", aggregate: "member", event: "role_changed", message: MemberRoleChanged }),
-  defineEvent({ context: "identity", aggregate: "member", event: "removed", message: MemberRemoved }),
-  defineEvent({ context: "identity", aggregate: "member", event: "sso_enabled", message: MemberSsoEnabled }),
-] as const;
+export const consumedMemberEvents = [memberAdded, memberRoleChanged, memberRemoved, memberSsoEnabled] as const;
 
 /**
  * Identity's member events (added, role_changed, removed, sso_enabled) drop the cached role, so a
@@ -183,10 +179,9 @@ export function membershipEventsConsumer(memberships: MembershipCache, consumer:
  */
 export function followMemberEvents(memberships: MembershipCache, nc: NatsConnection | NatsLink, logger: Logger = createLogger("memberships")): EventWatch {
   return followEvents(nc, {
-    contexts: ["identity"],
-    onEvent: (envelope, subject) => {
-      const { userId } = envelope.payload;
-      if (subject.includes(".member.") && envelope.organizationId && typeof userId === "string") memberships.invalidate(envelope.organizationId, userId);
+    events: consumedMemberEvents,
+    onEvent: (event) => {
+      if (event.organizationId && event.payload.userId) memberships.invalidate(event.organizationId, event.payload.userId);
     },
     follower: memberships,
     logger,

@@ -3,6 +3,7 @@ import { defineEntity, p, type EntityManager, type MikroORM } from "@mikro-orm/p
 import { ClaimedByAnotherCall, type KeptCall, type KeyedCall, type KeyedCallLedger } from "../grpc/keyed-calls.js";
 import type { JobSpec } from "../jobs/job-runner.js";
 import type { Logger } from "../logger.js";
+import { executeStatement, queryRows, sql, toDate } from "./sql.js";
 
 /**
  * A keyed call a service answered or is answering (see grpc/keyed-calls.ts): claimed in the
@@ -47,13 +48,11 @@ export class IdempotentCalls implements KeyedCallLedger {
   }
 
   async find(key: string): Promise<KeptCall | undefined> {
-    const [row] = await this.orm.em
-      .fork()
-      .execute<{ method: string; response: Buffer | null; answer_due_by: Date }[]>(
-        "select method, response, answer_due_by from idempotent_calls where key = ?",
-        [key],
-      );
-    return row && { method: row.method, response: row.response, answerDueBy: new Date(row.answer_due_by) };
+    const [row] = await queryRows(
+      this.orm.em.fork(),
+      sql<{ method: string; response: Buffer | null; answer_due_by: Date | string }>`select method, response, answer_due_by from idempotent_calls where key = ${key}`,
+    );
+    return row && { method: row.method, response: row.response, answerDueBy: toDate(row.answer_due_by) };
   }
 
   within<T>(call: KeyedCall, work: () => Promise<T>): Promise<T> {
@@ -71,20 +70,14 @@ export class IdempotentCalls implements KeyedCallLedger {
    * and this run fails UNAVAILABLE (its transaction rolls back): a retry finds the first's answer.
    */
   async claim(tx: EntityManager, call: KeyedCall): Promise<void> {
-    const rows = await tx.execute<{ key: string }[]>(
-      `insert into idempotent_calls (key, method, claimed_at, answer_due_by) values (?, ?, ?, ?) on conflict (key) do nothing returning key`,
-      [call.key, call.method, this.clock(), call.answerDueBy],
-    );
+    const rows = await queryRows(tx, sql<{ key: string }>`insert into idempotent_calls (key, method, claimed_at, answer_due_by) values (${call.key}, ${call.method}, ${this.clock()}, ${call.answerDueBy}) on conflict (key) do nothing returning key`);
     if (rows.length === 0) throw new ClaimedByAnotherCall();
   }
 
   /** Keeps the answer; a call that wrote outside a unit of work (or nothing) gets its row here. */
   async keep(call: KeyedCall, response: Buffer): Promise<void> {
-    await this.orm.em.fork().execute(
-      `insert into idempotent_calls (key, method, claimed_at, answer_due_by, response) values (?, ?, ?, ?, ?)
-       on conflict (key) do update set response = excluded.response where idempotent_calls.response is null`,
-      [call.key, call.method, this.clock(), call.answerDueBy, response],
-    );
+    await executeStatement(this.orm.em.fork(), sql`insert into idempotent_calls (key, method, claimed_at, answer_due_by, response) values (${call.key}, ${call.method}, ${this.clock()}, ${call.answerDueBy}, ${response})
+       on conflict (key) do update set response = excluded.response where idempotent_calls.response is null`);
   }
 }
 
@@ -107,12 +100,10 @@ export function pruneIdempotentCallsJob(options: {
     intervalMs: options.intervalMs ?? 3_600_000,
     run: async () => {
       const before = new Date(options.clock().getTime() - retentionMs);
-      const rows = await options.orm.em
-        .fork()
-        .execute<{ key: string }[]>(
-          `delete from idempotent_calls where key in (select key from idempotent_calls where claimed_at < ? limit ?) returning key`,
-          [before, batchSize],
-        );
+      const rows = await queryRows(
+        options.orm.em.fork(),
+        sql<{ key: string }>`delete from idempotent_calls where key in (select key from idempotent_calls where claimed_at < ${before} limit ${batchSize}) returning key`,
+      );
       if (rows.length > 0) options.logger.debug("pruned keyed-call records", { deleted: rows.length, before: before.toISOString() });
       return rows.length === batchSize;
     },

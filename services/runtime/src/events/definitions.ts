@@ -1,29 +1,13 @@
+import { eventContract, type EventContract, type EventMessage } from "@imprint/proto/event-contract";
 import { eventSubject, type EventEnvelope } from "./envelope.js";
 
 /**
- * What the runtime needs of an event's payload message, as ts-proto generates it into
- * `@imprint/proto/<context>/v1/events`: `fromPartial` fills in a producer's payload, `fromJSON`
- * reads a received one.
+ * One event type of a context: where it is published, what orders it, and the message its payload
+ * is. A service's come from its events.proto, generated into
+ * `@imprint/proto/<context>/v1/event-contracts`: the producer records it, the consumers read it.
  */
-export interface EventMessage<T> {
-  // NoInfer: T is the message (what fromJSON gives), not ts-proto's DeepPartial of it.
-  fromPartial(object: NoInfer<T>): T;
-  fromJSON(object: unknown): T;
-}
-
-/** One event type of a context: where it is published and the message its payload is. */
-export interface EventDefinition<T, Type extends string = string> {
-  context: string;
-  aggregate: string;
-  event: string;
-  /** "<aggregate>.<event>", the envelope's `type`. */
-  type: Type;
-  /** "imprint.<context>.v1.<aggregate>.<event>". */
-  subject: string;
-  message: EventMessage<T>;
-  /** The message's fields (JSON names), in declaration order. */
-  fields: readonly string[];
-}
+export type EventDefinition<T, Type extends string = string> = EventContract<T, Type>;
+export type { EventMessage };
 
 /**
  * A producer's payload: the message, where a field that may be unset may also be given as null.
@@ -32,33 +16,27 @@ export interface EventDefinition<T, Type extends string = string> {
  */
 export type EventPayload<T> = { [K in keyof T]: undefined extends T[K] ? T[K] | null : T[K] };
 
-/** Defines an event type; the names become subject tokens and are checked as such. */
+/**
+ * Defines an event type outside events.proto (the runtime's tests, which know no protos); the
+ * names become subject tokens and are checked as such. Without `orderingKey`, the organization.
+ */
 export function defineEvent<T, A extends string, E extends string>(definition: {
   context: string;
   aggregate: A;
   event: E;
   message: EventMessage<T>;
+  orderingKey?: string;
 }): EventDefinition<T, `${A}.${E}`> {
   const { context, aggregate, event, message } = definition;
-  return {
+  return eventContract({
     context,
     aggregate,
     event,
     type: `${aggregate}.${event}`,
     subject: eventSubject(context, aggregate, event),
+    orderingKey: definition.orderingKey ?? null,
     message,
-    // ts-proto's empty message has every field as a key (unset ones as undefined).
-    fields: Object.keys(message.fromPartial({} as T) as object),
-  };
-}
-
-/**
- * The definer of one context's events, so a service's events.ts names its context once:
- * `const contentEvent = contextEvents("content"); contentEvent("space", "created", SpaceCreated)`.
- */
-export function contextEvents(context: string) {
-  return <T, A extends string, E extends string>(aggregate: A, event: E, message: EventMessage<T>): EventDefinition<T, `${A}.${E}`> =>
-    defineEvent({ context, aggregate, event, message });
+  });
 }
 
 /** Whether `value` is an event definition (the catalogue test collects a module's definitions). */

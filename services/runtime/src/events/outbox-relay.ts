@@ -6,6 +6,7 @@ import { NatsLink } from "./nats.js";
 import type { Logger } from "../logger.js";
 import { OutboxEvent } from "./entities.js";
 import { streamName, type EventEnvelope } from "./envelope.js";
+import { queryRows, sql } from "../db/sql.js";
 
 export interface OutboxRelayOptions {
   orm: MikroORM;
@@ -192,7 +193,7 @@ export class OutboxRelay {
   }
 
   private async claimBatch(em: EntityManager): Promise<OutboxEvent[]> {
-    const [lock] = await em.execute<{ locked: boolean }[]>(`select pg_try_advisory_xact_lock(${this.lockKey}) as locked`);
+    const [lock] = await queryRows(em, sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${this.lockKey}::bigint) as locked`);
     if (!lock?.locked) return [];
     return em.find(
       OutboxEvent,

@@ -1,6 +1,7 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { JobSpec } from "../jobs/job-runner.js";
 import type { Logger } from "../logger.js";
+import { queryRows, sql } from "../db/sql.js";
 
 /** The runtime's job that every service runs (see startService); its lease name in `job_leases`. */
 export const PRUNE_PROCESSED_EVENTS_JOB = "runtime-prune-processed-events";
@@ -33,10 +34,7 @@ export function pruneProcessedEventsJob(options: PruneProcessedEventsOptions): J
     intervalMs: options.intervalMs ?? 3_600_000,
     run: async () => {
       const before = new Date(options.clock().getTime() - options.retentionMs);
-      const rows = await options.orm.em.fork().execute<{ consumer: string }[]>(
-        `delete from processed_events where ctid in (select ctid from processed_events where processed_at < ? limit ?) returning consumer`,
-        [before, batchSize],
-      );
+      const rows = await queryRows(options.orm.em.fork(), sql<{ consumer: string }>`delete from processed_events where ctid in (select ctid from processed_events where processed_at < ${before} limit ${batchSize}) returning consumer`);
       if (rows.length > 0) options.logger.debug("pruned processed-event records", { deleted: rows.length, before: before.toISOString() });
       return rows.length === batchSize;
     },

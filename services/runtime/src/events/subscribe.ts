@@ -4,7 +4,7 @@ import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerCon
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "../logger.js";
 import { withExtractedContext } from "../telemetry/propagation.js";
-import { PoisonEventError } from "./definitions.js";
+import { PoisonEventError, type EventDefinition } from "./definitions.js";
 import { ProcessedEvent } from "./entities.js";
 import { deadLetterSubject, parseEnvelope, REPLAY_STREAM, replaySubject, streamName, type EventEnvelope } from "./envelope.js";
 import { backoffDelay, ensureDeadLetterStreams, ensureStream, isConsumerNotFound, NatsLink } from "./nats.js";
@@ -53,8 +53,8 @@ export interface SubscribeOptions {
   concurrency?: number;
   /**
    * An event's ordering key: events of one key are handled one after another, in stream order;
-   * events of different keys concurrently. Default {@link keyByOrganization}; e.g.
-   * `keyByPayload("spaceId")` for consumers whose work is per space.
+   * events of different keys concurrently. Default {@link keyByOrganization}; usually
+   * `keyByAggregate(definitions)`: the ordering key each event's contract names (`spaceId`).
    */
   keyOf?: (envelope: EventEnvelope) => string;
 }
@@ -72,6 +72,16 @@ export function keyByPayload(field: string): (envelope: EventEnvelope) => string
     const value = envelope.payload[field];
     return typeof value === "string" && value !== "" ? `${field}:${value}` : keyByOrganization(envelope);
   };
+}
+
+/**
+ * Orders each event of `definitions` by the aggregate its contract names (`orderingKey`, e.g. a
+ * space's events by `spaceId`), as keyByPayload does; other events (and contracts without one) by
+ * their organization.
+ */
+export function keyByAggregate(definitions: readonly EventDefinition<unknown>[]): (envelope: EventEnvelope) => string {
+  const bySubject = new Map(definitions.flatMap((definition) => (definition.orderingKey ? [[definition.subject, keyByPayload(definition.orderingKey)] as const] : [])));
+  return (envelope) => (bySubject.get(envelope.subject) ?? keyByOrganization)(envelope);
 }
 
 /** Counters of one consumer in this process since it started (for logs and metrics). */

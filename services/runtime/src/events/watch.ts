@@ -1,6 +1,8 @@
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "../logger.js";
-import { contextSubjects, parseEnvelope, type EventEnvelope } from "./envelope.js";
+import type { EventDefinition } from "./definitions.js";
+import { contextSubjects, parseEnvelope } from "./envelope.js";
+import { eventDecoder, type DecodedEvent } from "./handle-events.js";
 import { NatsLink } from "./nats.js";
 
 export interface EventWatch {
@@ -13,11 +15,11 @@ export interface EventWatch {
   stop(): Promise<void>;
 }
 
-export interface WatchEventsOptions {
-  /** The producers' contexts, e.g. ["content", "publishing"]. */
-  contexts: readonly string[];
-  /** Called for each event as it is published (its subject names the aggregate and event). */
-  onEvent(envelope: EventEnvelope, subject: string): void;
+export interface WatchEventsOptions<D extends readonly EventDefinition<unknown>[]> {
+  /** The events to hear (their producers' contracts); their contexts' subjects are subscribed to. */
+  events: D;
+  /** Called for each of them as it is published, its payload decoded with its message. */
+  onEvent(event: DecodedEvent<D[number]>): void;
   /**
    * Called on the first connect and after every reconnect: events published while disconnected
    * were not seen, so whatever was derived from them must be dropped.
@@ -27,18 +29,21 @@ export interface WatchEventsOptions {
 }
 
 /**
- * Follows the events of some contexts as they are published, with a plain NATS subscription on
- * their subjects: no consumer, no acknowledgement, nothing replayed. This is for caches of a process
+ * Follows some events as they are published, with a plain NATS subscription on their contexts'
+ * subjects: no consumer, no acknowledgement, nothing replayed. This is for caches of a process
  * without a database (the reader), which only need to hear that something changed, soon; work
- * that must happen once per event uses `subscribe` (durable and idempotent) instead.
+ * that must happen once per event uses `subscribe` (durable and idempotent) instead. Events of
+ * other types are skipped; one whose envelope or payload cannot be read is logged and skipped.
  */
-export function watchEvents(nats: NatsConnection | NatsLink, options: WatchEventsOptions): EventWatch {
+export function watchEvents<const D extends readonly EventDefinition<unknown>[]>(nats: NatsConnection | NatsLink, options: WatchEventsOptions<D>): EventWatch {
   const link = nats instanceof NatsLink ? nats : NatsLink.of(nats);
+  const decode = eventDecoder(options.events);
+  const contexts = [...new Set(options.events.map((definition) => definition.context))];
   let stopped = false;
   let up = false;
   let subscriptions: Subscription[] = [];
   const subscribeAll = (nc: NatsConnection) =>
-    options.contexts.map((context) =>
+    contexts.map((context) =>
       nc.subscribe(contextSubjects(context), {
         callback: (error, message) => {
           if (error) {
@@ -51,7 +56,14 @@ export function watchEvents(nats: NatsConnection | NatsLink, options: WatchEvent
             options.logger.warn("unreadable event ignored", { subject: message.subject, problem: parsed.problem });
             return;
           }
-          options.onEvent(parsed.envelope, message.subject);
+          let event: DecodedEvent<D[number]> | undefined;
+          try {
+            event = decode(parsed.envelope);
+          } catch (problem) {
+            options.logger.warn("undecodable event ignored", { subject: message.subject, problem: (problem as Error).message });
+            return;
+          }
+          if (event) options.onEvent(event);
         },
       }),
     );

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { Logger } from "../logger.js";
+import { executeStatement, queryRows, sql } from "../db/sql.js";
 
 /** A background job of a service: one run at a time across all replicas of the service. */
 export interface JobSpec {
@@ -153,7 +154,7 @@ export class JobRunner implements JobControl {
       }
       if (options.release === false || this.jobs.size === 0) return;
       try {
-        await this.orm.em.fork().execute("delete from job_leases where holder = ?", [this.holder]);
+        await executeStatement(this.orm.em.fork(), sql`delete from job_leases where holder = ${this.holder}`);
       } catch (error) {
         this.logger.warn("could not hand back job leases; they run out on their own", { err: error });
       }
@@ -168,14 +169,11 @@ export class JobRunner implements JobControl {
     let held: Set<string>;
     try {
       // Take each lease that is ours, free, or run out; the others stay with their holders.
-      const rows = await this.orm.em.fork().execute<{ name: string }[]>(
-        `insert into job_leases (name, holder, expires_at)
-         select value, ?, ? from jsonb_array_elements_text(?::jsonb)
+      const rows = await queryRows(this.orm.em.fork(), sql<{ name: string }>`insert into job_leases (name, holder, expires_at)
+         select value, ${this.holder}, ${expiresAt} from jsonb_array_elements_text(${JSON.stringify([...this.jobs.keys()])}::jsonb)
          on conflict (name) do update set holder = excluded.holder, expires_at = excluded.expires_at
-          where job_leases.holder = excluded.holder or job_leases.expires_at <= ?
-         returning name`,
-        [this.holder, expiresAt, JSON.stringify([...this.jobs.keys()]), now],
-      );
+          where job_leases.holder = excluded.holder or job_leases.expires_at <= ${now}
+         returning name`);
       held = new Set(rows.map((row) => row.name));
       this.renewedUntil = expiresAt.getTime();
     } catch (error) {

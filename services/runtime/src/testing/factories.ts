@@ -62,13 +62,13 @@ export async function createOrganization(
 ): Promise<TestOrganization> {
   const title = overrides.title ?? `Org ${randomUUID().slice(0, 8)}`;
   const email = overrides.ownerEmail ?? uniqueEmail("owner");
-  const created = await clients.identity.createOrganization({ title, ownerEmail: email, ownerDisplayName: overrides.ownerDisplayName ?? "Olivia Owner", ownerToken: "" });
+  const created = await clients.identity.organizations.createOrganization({ title, ownerEmail: email, ownerDisplayName: overrides.ownerDisplayName ?? "Olivia Owner", ownerToken: "" });
   return { organizationId: created.organizationId, title, owner: { ...userOf(created.userId, email), token: created.token } };
 }
 
 /** A new API token of the user with `email`. */
 export async function createToken(clients: Pick<ServiceClients, "identity">, email: string, label = "test"): Promise<string> {
-  return (await clients.identity.issueToken({ email, label })).token;
+  return (await clients.identity.tokens.issueToken({ email, label })).token;
 }
 
 /**
@@ -83,8 +83,8 @@ export async function createMember(
 ): Promise<TestUser> {
   const role = options.role ?? "read";
   const email = options.email ?? uniqueEmail(typeof role === "string" ? role : "member");
-  if (options.displayName) await clients.identity.createUser({ email, displayName: options.displayName });
-  const added = await clients.identity.addMember({ organizationId, email, role: typeof role === "string" ? memberRole(role) : role });
+  if (options.displayName) await clients.identity.users.createUser({ email, displayName: options.displayName });
+  const added = await clients.identity.members.addMember({ organizationId, email, role: typeof role === "string" ? memberRole(role) : role });
   const member = userOf(added.member!.user!.id, email);
   return options.token ? { ...member, token: await createToken(clients, email) } : member;
 }
@@ -92,7 +92,7 @@ export async function createMember(
 /** A user who belongs to no organization of the test. */
 export async function createOutsider(clients: Pick<ServiceClients, "identity">): Promise<TestUser> {
   const email = uniqueEmail("outsider");
-  const { user } = await clients.identity.createUser({ email, displayName: "Oscar Outsider" });
+  const { user } = await clients.identity.users.createUser({ email, displayName: "Oscar Outsider" });
   return userOf(user!.id, email);
 }
 

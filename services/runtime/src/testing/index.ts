@@ -20,9 +20,11 @@
  *
  *   Each service's harness (`test/support/harness.ts`) and the gateway's stack are this call with
  *   their targets, plus the clients their tests name.
- * - **Clients.** `services.clients` (`ServiceClients`): identity, spaces, collections, editing,
- *   revisions, branches, changeRequests, comments; opened on first use, closed at stop.
- *   `testClient` for any other API.
+ * - **Clients.** `services.clients` (`ServiceClients`): identity (one client per service,
+ *   `identity.members`; `testIdentityClients` for another identity), spaces, collections, editing,
+ *   revisions, branches, changeRequests, comments, publishing (one client per service of
+ *   publishing: `publishing.sites`, `publishing.siteSpaces`, …; `publishingClients` for a harness of
+ *   its own); opened on first use, closed at stop. `testClient` for any other API.
  * - **Factories** (`create*`, through gRPC): organizations (with the owner's token), members (with
  *   a token on request), tokens, outsiders, spaces, collections, revisions, pages, change requests.
  *   Each takes the clients it needs (a harness has them). `uniqueEmail`, `pngBytes` for test data.
@@ -48,10 +50,10 @@
  *   each service has a `test/readme.test.ts`), `errorCode`/`failure` for failed calls.
  */
 export { patient, TEST_TIME_SCALE, testTimeScale } from "./time.js";
-export { createTestDatabase, errorCode, eventually, failure, testClient } from "./support.js";
+export { createTestDatabase, errorCode, eventually, failure, testClient, testIdentityClients } from "./support.js";
 export { testNats, testNatsUrl } from "./nats.js";
 export { addressVariable, startServices, TEST_SERVICE_ENV, type StartedTarget, type TestEnv, type TestServices, type TestTarget } from "./services.js";
-export { serviceClients, type ClosableServiceClients, type ServiceClients } from "./clients.js";
+export { publishingClients, serviceClients, type ClosableServiceClients, type PublishingClients, type ServiceClients } from "./clients.js";
 export {
   createChangeRequest,
   createCollection,

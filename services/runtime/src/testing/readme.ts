@@ -3,6 +3,7 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isEventDefinition } from "../events/definitions.js";
 import { eventually } from "./support.js";
+import { queryRows, sql } from "../db/sql.js";
 
 /** One `service` of a context's protos, with its RPCs in declaration order. */
 export interface ProtoService {
@@ -67,7 +68,7 @@ export function definedEventTypes(definitions: Record<string, unknown>): string[
  */
 export async function leasedJobNames(orm: MikroORM): Promise<string[]> {
   const rows = await eventually(async () => {
-    const found = await orm.em.fork().execute<{ name: string }[]>("select name from job_leases order by name");
+    const found = await queryRows(orm.em.fork(), sql<{ name: string }>`select name from job_leases order by name`);
     return found.length > 0 && found;
   });
   return rows.map((row) => row.name);

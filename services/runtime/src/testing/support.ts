@@ -1,12 +1,18 @@
 import { randomBytes } from "node:crypto";
 import type { ServiceDefinition } from "@grpc/grpc-js";
 import { ensureDatabaseExists } from "../db/orm.js";
+import { createIdentityClients, type IdentityClients } from "../access/identity-clients.js";
 import { createPromiseClient, type PromiseClient } from "../grpc/client.js";
 import { patient } from "./time.js";
 
 /** A gRPC client for tests: the runtime's client, with its deadline scaled for a busy machine. */
 export function testClient<Def extends ServiceDefinition>(definition: Def, address: string, options: { defaultTimeoutMs?: number } = {}): PromiseClient<Def> {
   return createPromiseClient(definition, address, { defaultTimeoutMs: patient(options.defaultTimeoutMs ?? 10_000) });
+}
+
+/** Clients of identity's services for a test, with the same deadlines as `testClient`. */
+export function testIdentityClients(address: string, options: { defaultTimeoutMs?: number } = {}): IdentityClients {
+  return createIdentityClients(address, { defaultTimeoutMs: patient(options.defaultTimeoutMs ?? 10_000) });
 }
 
 /** Creates a fresh, uniquely named database on the shared test server and returns its URL. */

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Branch } from "@imprint/proto/content/v1/branches";
 import type { User } from "@imprint/proto/identity/v1";
 import { markdownToDocument } from "@imprint/document";
+import { queryRows, sql } from "@imprint/runtime";
 import type { ChangeRequest } from "../../domain/change-request.js";
 import { callerMessage, type CallerInput } from "./access.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -23,11 +24,11 @@ export interface ChangeRequestView {
 /** Open comments per change request, in one grouped query. */
 async function openCommentCounts(em: EntityManager, spaceId: string, ids: string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
-  const rows = await em.execute<{ change_request_id: string; count: string }[]>(
-    `select change_request_id, count(*) as count from comments
-      where space_id = ? and change_request_id in (${ids.map(() => "?").join(", ")}) and resolved_at is null
+  const rows = await queryRows(
+    em,
+    sql<{ change_request_id: string; count: string }>`select change_request_id, count(*) as count from comments
+      where space_id = ${spaceId} and change_request_id in (${sql.join(ids)}) and resolved_at is null
       group by change_request_id`,
-    [spaceId, ...ids],
   );
   return new Map(rows.map((row) => [row.change_request_id, Number(row.count)]));
 }

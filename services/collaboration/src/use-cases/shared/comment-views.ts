@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { PageSummary } from "@imprint/proto/content/v1/revisions";
 import type { User } from "@imprint/proto/identity/v1";
 import { markdownToDocument } from "@imprint/document";
+import { queryRows, sql, toDate } from "@imprint/runtime";
 import { Reaction, type Comment, type CommentReply } from "../../domain/comment.js";
 import { callerMessage } from "./access.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -92,17 +93,17 @@ async function repliersOf(em: EntityManager, comments: Comment[]): Promise<Map<s
   const byComment = new Map<string, ReplierView[]>();
   const ids = comments.filter((comment) => comment.repliesCount > 0).map((comment) => comment.id);
   if (ids.length === 0) return byComment;
-  const rows = await em.execute<{ comment_id: string; author_id: string; count: string; last_replied_at: Date | string }[]>(
-    `select comment_id, author_id, count(*) as count, max(posted_at) as last_replied_at from comment_replies
-      where comment_id in (${ids.map(() => "?").join(", ")})
+  const rows = await queryRows(
+    em,
+    sql<{ comment_id: string; author_id: string; count: string; last_replied_at: Date | string }>`select comment_id, author_id, count(*) as count, max(posted_at) as last_replied_at from comment_replies
+      where comment_id in (${sql.join(ids)})
       group by comment_id, author_id
       order by comment_id, min(posted_at), author_id`,
-    ids,
   );
   for (const row of rows) {
     const repliers = byComment.get(row.comment_id) ?? [];
     byComment.set(row.comment_id, repliers);
-    repliers.push({ userId: row.author_id, count: Number(row.count), lastRepliedAt: new Date(row.last_replied_at) });
+    repliers.push({ userId: row.author_id, count: Number(row.count), lastRepliedAt: toDate(row.last_replied_at) });
   }
   return byComment;
 }

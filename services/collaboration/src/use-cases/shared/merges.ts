@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, recordEvent } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { findOwned, recordEvent } from "@imprint/runtime";
 import { ChangeRequest } from "../../domain/change-request.js";
 import { changeRequestMerged, spaceEventPayload } from "../../events.js";
 import type { CallerInput } from "./access.js";
@@ -17,8 +17,7 @@ export async function recordMerge(
   deps: Pick<UseCaseDeps, "clock">,
   input: { changeRequestId: string; revisionId: string; actor: CallerInput | null },
 ): Promise<ChangeRequest> {
-  const changeRequest = await em.findOne(ChangeRequest, { id: input.changeRequestId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-  if (!changeRequest) throw AppError.notFound("Change request");
+  const changeRequest = await findOwned(em, ChangeRequest, {}, input.changeRequestId, { lock: true });
   if (changeRequest.isMerged()) return changeRequest;
   const now = deps.clock();
   changeRequest.markMerged(input.revisionId, now);

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { executeStatement, sql } from "@imprint/runtime";
 import { editBody, Reaction, type ReactionChanges } from "../../domain/comment.js";
 
 /**
@@ -14,13 +15,12 @@ async function applyReactionChanges(
 ): Promise<boolean> {
   let changed = false;
   for (const emoji of changes.added) {
-    const inserted = await em.execute<{ affectedRows?: number }>(
-      `insert into reactions (target_id, emoji, user_id, comment_id, space_id, reacted_at) values (?, ?, ?, ?, ?, ?)
+    const inserted = await executeStatement(
+      em,
+      sql`insert into reactions (target_id, emoji, user_id, comment_id, space_id, reacted_at) values (${target.targetId}, ${emoji}, ${userId}, ${target.commentId}, ${target.spaceId}, ${now})
        on conflict (target_id, emoji, user_id) do nothing`,
-      [target.targetId, emoji, userId, target.commentId, target.spaceId, now],
-      "run",
     );
-    if ((inserted.affectedRows ?? 0) > 0) changed = true;
+    if (inserted > 0) changed = true;
   }
   if (changes.removed.length > 0) {
     const removed = await em.nativeDelete(Reaction, { targetId: target.targetId, userId, emoji: { $in: changes.removed } });

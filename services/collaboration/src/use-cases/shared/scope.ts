@@ -1,9 +1,9 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { type EntityManager } from "@mikro-orm/postgresql";
 import type { ContentRef } from "@imprint/proto/content/v1/revisions";
-import { AppError } from "@imprint/runtime";
+import { AppError, findOwned } from "@imprint/runtime";
 import type { ChangeRequest } from "../../domain/change-request.js";
 import { Comment, CommentReply, postPermissions as postPermissionsFor } from "../../domain/comment.js";
-import { isId, requireCaller, requireSpace, type CallerInput, type SpaceAccess, type SpaceRight } from "./access.js";
+import { requireCaller, requireSpace, type CallerInput, type SpaceAccess, type SpaceRight } from "./access.js";
 import { findChangeRequest } from "./change-requests.js";
 import type { UseCaseDeps } from "../../deps.js";
 
@@ -47,20 +47,12 @@ export function scopeFilter(scope: CommentScope): { spaceId: string; changeReque
 
 /** A comment of the scope; a comment of another space or change request is "Comment not found". */
 export async function findComment(em: EntityManager, scope: CommentScope, commentId: string, options: { lock?: boolean } = {}): Promise<Comment> {
-  const found = isId(commentId)
-    ? await em.findOne(Comment, { id: commentId, ...scopeFilter(scope) }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
-  if (!found) throw AppError.notFound("Comment");
-  return found;
+  return findOwned(em, Comment, scopeFilter(scope), commentId, options);
 }
 
 /** A reply of the comment. */
 export async function findReply(em: EntityManager, comment: Comment, replyId: string, options: { lock?: boolean } = {}): Promise<CommentReply> {
-  const found = isId(replyId)
-    ? await em.findOne(CommentReply, { id: replyId, commentId: comment.id }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
-  if (!found) throw AppError.notFound("Comment reply");
-  return found;
+  return findOwned(em, CommentReply, { commentId: comment.id }, replyId, options);
 }
 
 /** What the caller may do with a comment or reply by `authorId`: authors edit and delete their own, space admins any. */

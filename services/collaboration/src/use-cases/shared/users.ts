@@ -12,7 +12,7 @@ export async function loadUsers(deps: Pick<UseCaseDeps, "identity">, ids: Iterab
   const distinct = [...new Set([...ids].filter((id): id is string => typeof id === "string" && id !== ""))];
   const chunks: string[][] = [];
   for (let index = 0; index < distinct.length; index += BATCH) chunks.push(distinct.slice(index, index + BATCH));
-  const answers = await Promise.all(chunks.map((userIds) => deps.identity.batchGetUsers({ userIds })));
+  const answers = await Promise.all(chunks.map((userIds) => deps.identity.users.batchGetUsers({ userIds })));
   return new Map(answers.flatMap((answer) => answer.users.map((user) => [user.id, user] as const)));
 }
 

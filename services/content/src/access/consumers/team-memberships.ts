@@ -1,7 +1,9 @@
-import { decodePayload, keyByOrganization, type ConsumerSpec } from "@imprint/runtime";
-import { MemberRemoved, TeamDeleted, TeamMemberAdded, TeamMemberRemoved } from "@imprint/proto/identity/v1/events";
-import { isId } from "@imprint/runtime";
+import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
+import { memberRemoved, teamDeleted, teamMemberAdded, teamMemberRemoved } from "@imprint/proto/identity/v1/event-contracts";
 import { applyTeamMembershipChange } from "../use-cases/apply-team-membership-change.js";
+
+/** Identity's events that change who is in which team. */
+const membershipEvents = [teamMemberAdded, teamMemberRemoved, teamDeleted, memberRemoved] as const;
 
 /**
  * Who is in which team, from identity's events: a member added to a team gets its grants, one
@@ -18,28 +20,29 @@ export function teamMembershipsConsumer(consumer: string): ConsumerSpec {
     context: "identity",
     consumer,
     filterSubject: "imprint.identity.v1.>",
-    keyOf: keyByOrganization,
-    handler: async (envelope, { em }) => {
-      const organizationId = envelope.organizationId;
+    // Identity orders team memberships per organization (its `membershipVersion`).
+    keyOf: keyByAggregate(membershipEvents),
+    handler: handleEvents(membershipEvents, async (event, { em }) => {
+      const organizationId = event.organizationId;
       if (!organizationId || !isId(organizationId)) return;
-      switch (envelope.type) {
+      switch (event.type) {
         case "team_member.added": {
-          const { teamId, userId, membershipVersion } = decodePayload(TeamMemberAdded, envelope);
+          const { teamId, userId, membershipVersion } = event.payload;
           return applyTeamMembershipChange(em, { kind: "joined", organizationId, teamId, userId, version: membershipVersion });
         }
         case "team_member.removed": {
-          const { teamId, userId, membershipVersion } = decodePayload(TeamMemberRemoved, envelope);
+          const { teamId, userId, membershipVersion } = event.payload;
           return applyTeamMembershipChange(em, { kind: "left", organizationId, teamId, userId, version: membershipVersion });
         }
         case "team.deleted": {
-          const { teamId, membershipVersion } = decodePayload(TeamDeleted, envelope);
+          const { teamId, membershipVersion } = event.payload;
           return applyTeamMembershipChange(em, { kind: "team_deleted", organizationId, teamId, version: membershipVersion });
         }
         case "member.removed": {
-          const { userId, membershipVersion } = decodePayload(MemberRemoved, envelope);
+          const { userId, membershipVersion } = event.payload;
           return applyTeamMembershipChange(em, { kind: "member_removed", organizationId, userId, version: membershipVersion });
         }
       }
-    },
+    }),
   };
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { isId } from "@imprint/runtime";
+import { executeStatement, isId, sql, type RawBuilder } from "@imprint/runtime";
 import { TeamGrant, TeamMembership } from "../domain/team-grants.js";
 
 /** One of identity's team-membership changes, with the organization's `membershipVersion` it carried (0: none). */
@@ -14,7 +14,7 @@ export type TeamMembershipChange =
  * the consumer (of any replica) never interleave their changes of one organization.
  */
 export async function lockTeamMemberships(em: EntityManager, organizationId: string): Promise<void> {
-  await em.execute(`select pg_advisory_xact_lock(hashtextextended(?, 0))`, [`team_memberships:${organizationId}`]);
+  await executeStatement(em, sql`select pg_advisory_xact_lock(hashtextextended(${`team_memberships:${organizationId}`}, 0))`);
 }
 
 /**
@@ -22,7 +22,11 @@ export async function lockTeamMemberships(em: EntityManager, organizationId: str
  * version (0, recorded before versions existed) applies only over state without one either, as
  * before; it never overrides a versioned change.
  */
-const newer = (version: string, column: string) => `(${version} > ${column} or (${version} = 0 and ${column} = 0))`;
+const newer = (version: RawBuilder<unknown> | number, column: string) => {
+  const stored = sql.ref(column);
+  return sql`(${version} > ${stored} or (${version} = 0 and ${stored} = 0))`;
+};
+const excludedVersion = sql.ref("excluded.version");
 
 /**
  * Keeps content's copy of team memberships true to identity's events, whatever their order: each
@@ -39,49 +43,46 @@ export async function applyTeamMembershipChange(em: EntityManager, change: TeamM
   switch (change.kind) {
     case "joined":
       if (!isId(change.teamId) || !isId(change.userId)) return;
-      await em.execute(
-        `insert into team_memberships (team_id, user_id, organization_id, version, present)
-         select ?::uuid, ?::uuid, ?::uuid, ?::int, true
-          where not exists (select 1 from deleted_teams d where d.team_id = ?)
-            and not exists (select 1 from removed_members r where r.organization_id = ? and r.user_id = ? and not ${newer("?", "r.version")})
-            and not exists (select 1 from team_membership_reconciliations c where c.organization_id = ? and not ${newer("?", "c.version")})
+      await executeStatement(
+        em,
+        sql`insert into team_memberships (team_id, user_id, organization_id, version, present)
+         select ${change.teamId}::uuid, ${change.userId}::uuid, ${organizationId}::uuid, ${version}::int, true
+          where not exists (select 1 from deleted_teams d where d.team_id = ${change.teamId})
+            and not exists (select 1 from removed_members r where r.organization_id = ${organizationId} and r.user_id = ${change.userId} and not ${newer(version, "r.version")})
+            and not exists (select 1 from team_membership_reconciliations c where c.organization_id = ${organizationId} and not ${newer(version, "c.version")})
          on conflict (team_id, user_id) do update set present = true, version = excluded.version
-          where ${newer("excluded.version", "team_memberships.version")}`,
-        [change.teamId, change.userId, organizationId, version, change.teamId, organizationId, change.userId, version, version, organizationId, version, version],
+          where ${newer(excludedVersion, "team_memberships.version")}`,
       );
       return;
     case "left":
       if (!isId(change.teamId) || !isId(change.userId)) return;
       // A tombstone even when the row is unknown: the `added` it follows may still be on its way.
-      await em.execute(
-        `insert into team_memberships (team_id, user_id, organization_id, version, present) values (?, ?, ?, ?, false)
+      await executeStatement(
+        em,
+        sql`insert into team_memberships (team_id, user_id, organization_id, version, present) values (${change.teamId}, ${change.userId}, ${organizationId}, ${version}, false)
          on conflict (team_id, user_id) do update set present = false, version = excluded.version
-          where ${newer("excluded.version", "team_memberships.version")}`,
-        [change.teamId, change.userId, organizationId, version],
+          where ${newer(excludedVersion, "team_memberships.version")}`,
       );
       return;
     case "team_deleted":
       // A team never comes back: its rows and grants go, and the tombstone refuses any later `added`.
       if (!isId(change.teamId)) return;
-      await em.execute(`insert into deleted_teams (team_id, organization_id, version) values (?, ?, ?) on conflict (team_id) do nothing`, [change.teamId, organizationId, version]);
+      await executeStatement(em, sql`insert into deleted_teams (team_id, organization_id, version) values (${change.teamId}, ${organizationId}, ${version}) on conflict (team_id) do nothing`);
       await em.nativeDelete(TeamMembership, { teamId: change.teamId });
       await em.nativeDelete(TeamGrant, { organizationId, teamId: change.teamId });
       return;
     case "member_removed":
       if (!isId(change.userId)) return;
-      await em.execute(
-        `insert into removed_members (organization_id, user_id, version) values (?, ?, ?)
-         on conflict (organization_id, user_id) do update set version = excluded.version where ${newer("excluded.version", "removed_members.version")}`,
-        [organizationId, change.userId, version],
+      await executeStatement(
+        em,
+        sql`insert into removed_members (organization_id, user_id, version) values (${organizationId}, ${change.userId}, ${version})
+         on conflict (organization_id, user_id) do update set version = excluded.version where ${newer(excludedVersion, "removed_members.version")}`,
       );
       // Rows of changes older than the removal become tombstones; a later re-join (newer) stays.
-      await em.execute(`update team_memberships set present = false, version = ? where organization_id = ? and user_id = ? and ${newer("?", "version")}`, [
-        version,
-        organizationId,
-        change.userId,
-        version,
-        version,
-      ]);
+      await executeStatement(
+        em,
+        sql`update team_memberships set present = false, version = ${version} where organization_id = ${organizationId} and user_id = ${change.userId} and ${newer(version, "version")}`,
+      );
       return;
   }
 }

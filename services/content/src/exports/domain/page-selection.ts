@@ -1,6 +1,5 @@
 import { AppError } from "@imprint/runtime";
-import type { PageRecord } from "../../revisions/domain/store/model.js";
-import type { PageIndex } from "../../revisions/domain/store/page-index.js";
+import type { PageRecord, PageIndex } from "../../revisions/index.js";
 import type { ExportPage } from "./pdf/render-pdf.js";
 
 /** A page of the export with the record it came from (its body and variables). */

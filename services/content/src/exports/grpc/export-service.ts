@@ -1,7 +1,7 @@
 import { AppError, forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { contentRefFromProto } from "../../revisions/grpc/mappers.js";
+import { contentRefFromProto } from "../../revisions/index.js";
 import { exportPdf } from "../use-cases/export-pdf.js";
 import { readExportContent } from "../use-cases/read-export-content.js";
 import type { RevisionDeps } from "../../deps.js";

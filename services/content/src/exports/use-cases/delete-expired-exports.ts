@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { queryRows, sql } from "@imprint/runtime";
 import type { BlobStore } from "../../blob-store.js";
-import { deleteOrphanedBlobs } from "../../revisions/use-cases/shared/purge-space-content.js";
-import { queryRows, sql } from "../../revisions/domain/store/db.js";
+import { deleteOrphanedBlobs } from "../../revisions/index.js";
 
 const BATCH = 500;
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { isId } from "../../access/index.js";
-import { verifySignedUrl } from "../../revisions/domain/files/signed-url.js";
+import { verifySignedUrl } from "../../revisions/index.js";
 import { Export } from "../domain/entities.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -1,4 +1,4 @@
-import { defineEntity, p, type EntityManager } from "@mikro-orm/postgresql";
+import { defineEntity, p } from "@mikro-orm/postgresql";
 
 export type GitDirection = "import" | "export";
 export type GitOperationState = "running" | "success" | "failure";
@@ -38,6 +38,8 @@ export const GitSyncSchema = defineEntity({
     /** Repository path → file id. */
     files: p.json<Record<string, string>>().default("{}"),
     operation: p.json<GitOperationValue>().nullable(),
+    /** Until when the running operation holds the space (the work queue's lease); null when none runs. */
+    leaseExpiresAt: p.datetime().nullable(),
     updatedAt: p.datetime(),
   },
 });
@@ -45,8 +47,3 @@ export class GitSync extends GitSyncSchema.class {}
 GitSyncSchema.setClass(GitSync);
 
 export const gitEntities = [GitSync];
-
-/** Forgets a purged space's sync state (the repository it synced with, its path mappings). */
-export async function forgetGitSync(em: EntityManager, spaceId: string): Promise<void> {
-  await em.nativeDelete(GitSync, { spaceId });
-}

@@ -3,11 +3,11 @@ import { AppError } from "@imprint/runtime";
 import { parseMarkdown } from "@imprint/document";
 import type { Link, List, PhrasingContent } from "mdast";
 import { parse as parseYaml } from "yaml";
-import { slugOf } from "../../import/domain/build-tree.js";
-import { PAGE_LIMITS } from "../../revisions/domain/editing/page-input.js";
+import { slugOf } from "../../import/index.js";
+import { PAGE_LIMITS } from "../../revisions/index.js";
 import type { GitLimits } from "./limits.js";
 import { readPageFile } from "./markdown-text.js";
-import type { TreeEntry } from "./repository.js";
+import type { TreeEntry } from "../store/repository.js";
 
 /**
  * Reads a repository laid out as GitBook's Git Sync writes it into the page tree it describes:

@@ -1,5 +1,5 @@
 import { posix } from "node:path";
-import type { FileRecord, PageIndex, PageRecord } from "../../revisions/domain/store/model.js";
+import type { FileRecord, PageIndex, PageRecord } from "../../revisions/index.js";
 import { rewriteLinkTargets, writePageFile } from "./markdown-text.js";
 
 /**

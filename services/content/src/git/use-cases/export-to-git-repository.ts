@@ -1,9 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { openContent } from "../../revisions/use-cases/shared/open-content.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
+import { openContent } from "../../revisions/index.js";
 import { displayUrl } from "../domain/remote.js";
-import { EXPORT_AUTHOR, fetchRef, pushCommit, remoteHead, writeCommit } from "../domain/repository.js";
+import { EXPORT_AUTHOR, fetchRef, pushCommit, remoteHead, writeCommit } from "../store/repository.js";
 import { writeLayout, type WrittenLayout } from "../domain/write-layout.js";
 import type { GitCommitValue } from "./import-git-repository.js";
 import { parseRemoteRequest, shortOid, withRemote } from "./shared/remote-access.js";

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
 import type { GitSync } from "../domain/git-sync.js";
 import { findSync } from "./shared/sync-state.js";
 import type { GitDeps } from "../../deps.js";

@@ -2,8 +2,7 @@ import GithubSlugger from "github-slugger";
 import type { Root as MdastRoot } from "mdast";
 import { visit } from "unist-util-visit";
 import { documentBaseUrl } from "./extract.js";
-import { newContentId } from "../../revisions/domain/editing/draft-editor.js";
-import { PAGE_LIMITS } from "../../revisions/domain/editing/page-input.js";
+import { newContentId, PAGE_LIMITS } from "../../revisions/index.js";
 import { pageKey, pathSegments, type CrawledPage, type SiteScope } from "./crawl.js";
 
 /** One crawled page with what extraction made of it. */

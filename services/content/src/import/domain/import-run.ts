@@ -1,4 +1,4 @@
-import { defineEntity, p, type EntityManager } from "@mikro-orm/postgresql";
+import { defineEntity, p } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 
 /** GitBook's statuses of an import run. */
@@ -118,9 +118,4 @@ export const importRunEntities = [ImportRun];
 export function importRunReason(text: string): string {
   const line = text.replace(/\s+/g, " ").trim() || "the import failed";
   return line.length > IMPORT_RUN_REASON_MAX ? `${line.slice(0, IMPORT_RUN_REASON_MAX - 1)}…` : line;
-}
-
-/** Deletes a purged space's import runs (finished long ago: the space was deleted days before). */
-export async function deleteSpaceImportRuns(em: EntityManager, spaceId: string): Promise<void> {
-  await em.nativeDelete(ImportRun, { spaceId });
 }

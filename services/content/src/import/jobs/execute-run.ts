@@ -1,8 +1,7 @@
-import { LockMode } from "@mikro-orm/postgresql";
-import { AppError, forkEm } from "@imprint/runtime";
+import { AppError, findOwnedOrNull, forkEm } from "@imprint/runtime";
 import { ImportRun, type ImportRunPageRecord } from "../domain/import-run.js";
 import { performImport, requireImportTarget, type ImportResult } from "../use-cases/import-content.js";
-import { checkpointRun, failRun, releaseRun, type ClaimedRun, type RunProgress } from "./run-claims.js";
+import { checkpointRun, completeRun, failRun, releaseRun, type ClaimedRun, type RunProgress } from "./run-claims.js";
 import type { ImportRunDeps } from "../../deps.js";
 
 /** Thrown at a checkpoint when the run is no longer the worker's to write (cancelled, or taken over). */
@@ -80,7 +79,7 @@ export async function executeImportRun(claim: ClaimedRun, deps: ImportRunDeps, s
         await checkpoint({ pages: planned, totalResources: totals.totalResources });
       },
       beforeCommit: async (tx) => {
-        const current = await tx.findOne(ImportRun, { id: claim.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+        const current = await findOwnedOrNull(tx, ImportRun, {}, claim.id, { lock: true, refresh: true });
         if (current?.status !== "in-progress" || current.attempt !== claim.attempt) {
           lost = true;
           controller.abort();
@@ -88,21 +87,12 @@ export async function executeImportRun(claim: ClaimedRun, deps: ImportRunDeps, s
         }
       },
       afterCommit: async (tx, committed) => {
-        const now = deps.clock();
-        await tx.nativeUpdate(
-          ImportRun,
-          { id: claim.id },
-          {
-            status: "completed",
-            revisionId: committed.revisionId,
-            importedResources: committed.importedResources,
-            totalResources: committed.totalResources,
-            pages: planned.map((page) => ({ ...page, complete: true })),
-            leaseExpiresAt: null,
-            finishedAt: now,
-            updatedAt: now,
-          },
-        );
+        await completeRun(tx, deps, claim, {
+          revisionId: committed.revisionId,
+          importedResources: committed.importedResources,
+          totalResources: committed.totalResources,
+          pages: planned.map((page) => ({ ...page, complete: true })),
+        });
       },
     });
     return finish("completed", { revision_id: result.revisionId, imported_resources: result.importedResources, total_resources: result.totalResources });

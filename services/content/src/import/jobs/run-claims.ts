@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Clock } from "@imprint/runtime";
+import { sql, WorkQueue, type Clock } from "@imprint/runtime";
 import { importRunReason, type ImportRunPageRecord } from "../domain/import-run.js";
 
 /** A run a worker holds: only the worker of this attempt may record progress, commit or finish it. */
@@ -11,29 +11,29 @@ export interface ClaimedRun {
 }
 
 /**
- * Takes the oldest pending run, or a run in progress whose worker's claim ran out (a crashed or
- * stalled worker: an interruption), marks it in progress under a new attempt and a lease, its
- * counts back at 0 (the attempt fetches everything again). SKIP
- * LOCKED lets replicas claim side by side without waiting on each other.
+ * The `import_runs` queue: pending runs, and runs in progress whose worker's lease ran out (a
+ * crashed or stalled worker: an interruption). A worker's claim is its attempt: only the worker
+ * of the current attempt of a run still in progress may record progress, commit or finish it.
+ */
+const importRunQueue = new WorkQueue({ table: "import_runs", open: sql`status in ('pending', 'in-progress')`, order: sql`created_at, id` });
+
+const heldBy = (claim: ClaimedRun) => ({ holds: sql`attempt = ${claim.attempt} and status = 'in-progress'` });
+
+/**
+ * Takes the oldest due run and marks it in progress under a new attempt and a lease, its counts
+ * back at 0 (the attempt fetches everything again); taking over a run in progress counts an interruption.
  */
 export async function claimNextRun(em: EntityManager, deps: { clock: Clock }, leaseMs: number): Promise<ClaimedRun | null> {
   const now = deps.clock();
-  const rows = await em.execute<{ id: string; attempt: number; interruptions: number }[]>(
-    `update import_runs
-        set interruptions = interruptions + (case when status = 'in-progress' then 1 else 0 end),
-            status = 'in-progress', attempt = attempt + 1, lease_expires_at = ?,
+  const [row] = await importRunQueue.claim(em, {
+    now,
+    leaseMs,
+    set: sql`interruptions = interruptions + (case when status = 'in-progress' then 1 else 0 end),
+            status = 'in-progress', attempt = attempt + 1,
             pages_fetched = 0, pages_failed = 0, files_fetched = 0,
-            started_at = coalesce(started_at, ?), updated_at = ?
-      where id = (
-        select id from import_runs
-         where status = 'pending' or (status = 'in-progress' and lease_expires_at < ?)
-         order by created_at, id
-         limit 1
-         for update skip locked)
-      returning id, attempt, interruptions`,
-    [new Date(now.getTime() + leaseMs), now, now, now],
-  );
-  const row = rows[0];
+            started_at = coalesce(started_at, ${now}), updated_at = ${now}`,
+    returning: sql<ClaimedRun>`id, attempt, interruptions`,
+  });
   return row ? { id: row.id, attempt: row.attempt, interruptions: row.interruptions } : null;
 }
 
@@ -54,46 +54,39 @@ export interface RunProgress {
  */
 export async function checkpointRun(em: EntityManager, deps: { clock: Clock }, claim: ClaimedRun, leaseMs: number, progress: RunProgress = {}): Promise<boolean> {
   const now = deps.clock();
-  const rows = await em.execute<{ id: string }[]>(
-    `update import_runs
-        set lease_expires_at = ?, updated_at = ?,
-            pages_fetched = greatest(pages_fetched, coalesce(?, 0)), pages_failed = greatest(pages_failed, coalesce(?, 0)),
-            files_fetched = greatest(files_fetched, coalesce(?, 0)), total_resources = coalesce(?, total_resources),
-            pages = coalesce(?::jsonb, pages)
-      where id = ? and attempt = ? and status = 'in-progress'
-      returning id`,
-    [
-      new Date(now.getTime() + leaseMs),
-      now,
-      progress.pagesFetched ?? null,
-      progress.pagesFailed ?? null,
-      progress.filesFetched ?? null,
-      progress.totalResources ?? null,
-      progress.pages ? JSON.stringify(progress.pages) : null,
-      claim.id,
-      claim.attempt,
-    ],
-  );
-  return rows.length > 0;
+  return importRunQueue.renew(em, claim.id, {
+    ...heldBy(claim),
+    now,
+    leaseMs,
+    set: sql`updated_at = ${now},
+            pages_fetched = greatest(pages_fetched, coalesce(${progress.pagesFetched ?? null}, 0)), pages_failed = greatest(pages_failed, coalesce(${progress.pagesFailed ?? null}, 0)),
+            files_fetched = greatest(files_fetched, coalesce(${progress.filesFetched ?? null}, 0)), total_resources = coalesce(${progress.totalResources ?? null}, total_resources),
+            pages = coalesce(${progress.pages ? JSON.stringify(progress.pages) : null}::jsonb, pages)`,
+  });
+}
+
+/** Ends the run as completed with what its commit (in `em`'s transaction, after the run's row was locked) imported. */
+export async function completeRun(
+  em: EntityManager,
+  deps: { clock: Clock },
+  claim: ClaimedRun,
+  committed: { revisionId: string; importedResources: number; totalResources: number; pages: ImportRunPageRecord[] },
+): Promise<boolean> {
+  const now = deps.clock();
+  return importRunQueue.complete(em, claim.id, {
+    ...heldBy(claim),
+    set: sql`status = 'completed', revision_id = ${committed.revisionId}, imported_resources = ${committed.importedResources},
+             total_resources = ${committed.totalResources}, pages = ${JSON.stringify(committed.pages)}::jsonb, finished_at = ${now}, updated_at = ${now}`,
+  });
 }
 
 /** Ends the run as failed with `reason`, if it is still the worker's own and in progress. */
 export async function failRun(em: EntityManager, deps: { clock: Clock }, claim: ClaimedRun, reason: string): Promise<boolean> {
   const now = deps.clock();
-  const rows = await em.execute<{ id: string }[]>(
-    `update import_runs set status = 'failed', reason = ?, lease_expires_at = null, finished_at = ?, updated_at = ?
-      where id = ? and attempt = ? and status = 'in-progress'
-      returning id`,
-    [importRunReason(reason), now, now, claim.id, claim.attempt],
-  );
-  return rows.length > 0;
+  return importRunQueue.complete(em, claim.id, { ...heldBy(claim), set: sql`status = 'failed', reason = ${importRunReason(reason)}, finished_at = ${now}, updated_at = ${now}` });
 }
 
 /** Hands the run back to the queue (its worker is stopping before it finished); another worker starts it again. */
 export async function releaseRun(em: EntityManager, deps: { clock: Clock }, claim: ClaimedRun): Promise<void> {
-  await em.execute(
-    `update import_runs set status = 'pending', lease_expires_at = null, updated_at = ?
-      where id = ? and attempt = ? and status = 'in-progress'`,
-    [deps.clock(), claim.id, claim.attempt],
-  );
+  await importRunQueue.release(em, claim.id, { ...heldBy(claim), set: sql`status = 'pending', updated_at = ${deps.clock()}` });
 }

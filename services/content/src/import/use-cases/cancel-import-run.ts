@@ -1,6 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { LockMode } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { findOwned } from "@imprint/runtime";
 import { ImportRun } from "../domain/import-run.js";
 import { requireImportRun, type GetImportRunInput } from "./get-import-run.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -14,8 +13,7 @@ import type { UseCaseDeps } from "../../deps.js";
 export async function cancelImportRun(em: EntityManager, input: GetImportRunInput, deps: UseCaseDeps): Promise<ImportRun> {
   const found = await requireImportRun(em, input, deps, "edit");
   return deps.unitOfWork.run(em, async (tx) => {
-    const run = await tx.findOne(ImportRun, { id: found.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    if (!run) throw AppError.notFound("Import run");
+    const run = await findOwned(tx, ImportRun, {}, found.id, { lock: true, refresh: true });
     run.cancel(deps.clock());
     return run;
   });

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import { requireOrganizationMembership, requireSpaceAccess, type CallerInput, type SpacePermissions } from "../../access/index.js";
+import { requireOrganizationMembership, type CallerInput, type SpacePermissions } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
 import { ImportRun } from "../domain/import-run.js";
 import type { UseCaseDeps } from "../../deps.js";
 

@@ -1,7 +1,7 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { findPage, isId, type Page, type PageRequestLike } from "@imprint/runtime";
-import { OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
-import { Space } from "../../spaces/domain/space.js";
+import { OrganizationAccess, Space } from "../../spaces/index.js";
+import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { ImportRun, type ImportRunStatus } from "../domain/import-run.js";
 import type { UseCaseDeps } from "../../deps.js";
 

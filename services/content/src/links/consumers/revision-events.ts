@@ -1,7 +1,7 @@
-import { handleEvents, isId, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
+import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
 import { revisionCreated } from "../../events.js";
 import { extractRevisionLinks } from "../use-cases/extract-revision-links.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 /**
  * The durable consumer's name: one per content database. Replicas of a deployment share their
@@ -31,7 +31,7 @@ export function linkExtractionConsumer(deps: LinkDeps, consumer: string): Consum
     consumer,
     filterSubject: "imprint.content.v1.revision.created",
     // One space's revisions in order; other spaces' links are extracted meanwhile.
-    keyOf: keyByPayload("spaceId"),
+    keyOf: keyByAggregate([revisionCreated]),
     handler: handleEvents([revisionCreated], async ({ payload: { revisionId } }, { em, logger }) => {
       if (!isId(revisionId)) return;
       const counts = await extractRevisionLinks(em, deps, revisionId);

@@ -1,5 +1,5 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
-import { PageVersion } from "../../revisions/domain/entities.js";
+import { PageVersion } from "../../revisions/index.js";
 import type { ExtractedLink } from "./extract.js";
 
 /**

@@ -1,5 +1,5 @@
 import { contentRefFor, type ContentRef, type JsonDocument } from "@imprint/document";
-import type { ImageRefValue, PageRecord } from "../../revisions/domain/store/model.js";
+import type { ImageRefValue, PageRecord } from "../../revisions/index.js";
 
 /**
  * Link extraction: every reference a page version makes, from its parts that can hold one. The

@@ -1,4 +1,4 @@
-import type { PageIndex } from "../../revisions/domain/store/model.js";
+import type { PageIndex } from "../../revisions/index.js";
 import type { ExtractedLink } from "./extract.js";
 
 /** The shapes of a revision's resolved links, cached whole (see caches.ts, link-graph.ts). */

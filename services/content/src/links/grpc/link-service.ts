@@ -1,11 +1,11 @@
 import { forkEm, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { LinkServiceService } from "@imprint/proto/content/v1/links";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { contentRefFromProto } from "../../revisions/grpc/mappers.js";
+import { contentRefFromProto } from "../../revisions/index.js";
 import { listBacklinks } from "../use-cases/list-backlinks.js";
 import { listLinks } from "../use-cases/list-links.js";
 import { backlinkListingToProto, linkListingToProto, statusFilterFromProto } from "./mappers.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 export const LINK_SERVICE_NAME = "imprint.content.v1.LinkService";
 

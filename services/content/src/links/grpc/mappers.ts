@@ -7,9 +7,8 @@ import {
   type LinkTarget,
 } from "@imprint/proto/content/v1/links";
 import { AppError } from "@imprint/runtime";
-import { spaceToProto } from "../../spaces/grpc/space-mappers.js";
-import type { FileUrlSigner } from "../../revisions/domain/files/signed-url.js";
-import { fileToProto, pageToProto } from "../../revisions/grpc/mappers.js";
+import { spaceToProto } from "../../spaces/index.js";
+import { type FileUrlSigner, fileToProto, pageToProto } from "../../revisions/index.js";
 import type { ExtractedLink, LinkRelationName } from "../domain/extract.js";
 import type { LinkStatusName } from "../domain/link-status.js";
 import type { BacklinkList } from "../use-cases/list-backlinks.js";

@@ -1,13 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { mergeBaseOf, type BranchRecord } from "../../revisions/domain/branches/branch-rows.js";
-import { requireCommittedRevision } from "../../revisions/domain/branches/revisions.js";
-import { ContentView } from "../../revisions/domain/store/content-view.js";
-import { StoreSession } from "../../revisions/domain/store/session.js";
+import { mergeBaseOf, type BranchRecord, requireCommittedRevision, ContentView, StoreSession } from "../../revisions/index.js";
 import { linkKey } from "../domain/extract.js";
-import { linkGraph } from "../domain/link-graph.js";
+import { linkGraph } from "../store/link-graph.js";
 import type { LinkGraph, LinkUsage } from "../domain/model.js";
 import { linkStatus } from "../domain/link-status.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 /**
  * How many of the broken link targets listed a change request broke: those with a location (a

@@ -1,10 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ContentView } from "../../revisions/domain/store/content-view.js";
-import { findRevision } from "../../revisions/domain/store/revision-rows.js";
-import { StoreSession } from "../../revisions/domain/store/session.js";
-import { linkGraph } from "../domain/link-graph.js";
+import { ContentView, findRevision, StoreSession } from "../../revisions/index.js";
+import { linkGraph } from "../store/link-graph.js";
 import type { ExtractionCounts } from "../domain/model.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 /**
  * Extracts the links of a newly committed revision's new page versions (those of its parent are

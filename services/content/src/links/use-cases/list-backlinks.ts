@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@imprint/runtime";
-import type { CallerInput, SpaceAccess } from "../../access/index.js";
-import type { RevisionHeader } from "../../revisions/domain/store/caches.js";
-import type { ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
+import type { CallerInput } from "../../access/index.js";
+import type { SpaceAccess } from "../../spaces/index.js";
+import type { RevisionHeader, ContentRefInput } from "../../revisions/index.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./shared/open-links.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 export interface ListBacklinksInput {
   caller: CallerInput | undefined;

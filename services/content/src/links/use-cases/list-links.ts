@@ -1,15 +1,14 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageOfSorted, readPageRequest, type PageRequestLike } from "@imprint/runtime";
-import type { CallerInput, SpaceAccess } from "../../access/index.js";
-import type { RevisionHeader } from "../../revisions/domain/store/caches.js";
-import type { FileRecord } from "../../revisions/domain/store/model.js";
-import type { ContentRefInput } from "../../revisions/use-cases/shared/open-content.js";
+import type { CallerInput } from "../../access/index.js";
+import type { SpaceAccess } from "../../spaces/index.js";
+import type { RevisionHeader, FileRecord, ContentRefInput } from "../../revisions/index.js";
 import { linkKey, type ExtractedLink } from "../domain/extract.js";
 import type { LinkUsage } from "../domain/model.js";
 import { appLocationOf, linkStatus, type LinkStatusName } from "../domain/link-status.js";
 import { brokenInChangeRequest } from "./broken-in-change-request.js";
 import { describePages, openLinks, requirePage, type DescribedPage } from "./shared/open-links.js";
-import type { LinkDeps } from "../../deps.js";
+import type { LinkDeps } from "../deps.js";
 
 export interface ListLinksInput {
   caller: CallerInput | undefined;

@@ -5,7 +5,7 @@ import {
   type OpenAPISpecVersion as OpenAPISpecVersionMessage,
 } from "@imprint/proto/content/v1/openapi";
 import type { OpenApiProcessErrorCode, OpenApiProcessingState } from "../domain/entities.js";
-import type { OpenApiSpecView, OpenApiVersionSummary } from "../domain/views.js";
+import type { OpenApiSpecView, OpenApiVersionSummary } from "../store/views.js";
 
 const STATE_TO_PROTO: Record<OpenApiProcessingState, OpenAPISpecProcessingState> = {
   pending: OpenAPISpecProcessingState.OPEN_API_SPEC_PROCESSING_STATE_PENDING,

@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { recordEvent, type Clock, type UnitOfWork } from "@imprint/runtime";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { findOwnedOrNull, sql, WorkQueue, type Clock, type UnitOfWork, recordEvent } from "@imprint/runtime";
 import { OpenApiSpec, OpenApiSpecVersion } from "../domain/entities.js";
 import { openApiSpecProcessed } from "../../events.js";
 import type { ProcessingOutcome } from "./outcome.js";
@@ -14,25 +14,20 @@ export interface ClaimedSpec {
 }
 
 /**
- * Takes the oldest waiting specification, or one whose worker's lease ran out (a crashed or
- * stopped process), and marks it `progress`. SKIP LOCKED lets several workers and replicas claim
- * side by side without waiting on each other.
+ * The `openapi_specs` queue: specifications waiting for processing, and those whose worker's lease
+ * ran out (a crashed or stopped process). A worker's claim is the source generation it processes.
  */
+const specQueue = new WorkQueue({ table: "openapi_specs", open: sql`processing_state in ('pending', 'progress')`, order: sql`updated_at, id` });
+
+/** Takes the oldest due specification and marks it `progress`. */
 export async function claimNextSpec(em: EntityManager, deps: { clock: Clock }, leaseMs: number): Promise<ClaimedSpec | null> {
   const now = deps.clock();
-  const rows = await em.execute<{ id: string; organization_id: string; slug: string; source_url: string; source_generation: number }[]>(
-    `update openapi_specs
-        set processing_state = 'progress', claimed_generation = source_generation, lease_expires_at = ?, updated_at = ?
-      where id = (
-        select id from openapi_specs
-         where processing_state = 'pending' or (processing_state = 'progress' and lease_expires_at < ?)
-         order by updated_at, id
-         limit 1
-         for update skip locked)
-      returning id, organization_id, slug, source_url, source_generation`,
-    [new Date(now.getTime() + leaseMs), now, now],
-  );
-  const row = rows[0];
+  const [row] = await specQueue.claim(em, {
+    now,
+    leaseMs,
+    set: sql`processing_state = 'progress', claimed_generation = source_generation, updated_at = ${now}`,
+    returning: sql<{ id: string; organization_id: string; slug: string; source_url: string; source_generation: number }>`id, organization_id, slug, source_url, source_generation`,
+  });
   if (!row) return null;
   return { specId: row.id, organizationId: row.organization_id, slug: row.slug, sourceUrl: row.source_url, generation: row.source_generation };
 }
@@ -48,7 +43,7 @@ export type FinishResult =
  */
 export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOfWork: UnitOfWork }, claim: ClaimedSpec, outcome: ProcessingOutcome): Promise<FinishResult> {
   return deps.unitOfWork.run(em, async (tx) => {
-    const spec = await tx.findOne(OpenApiSpec, { id: claim.specId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const spec = await findOwnedOrNull(tx, OpenApiSpec, {}, claim.specId, { lock: true });
     if (!spec) return { recorded: false, reason: "deleted" } as const;
     if (!spec.isCurrentGeneration(claim.generation)) return { recorded: false, reason: "superseded" } as const;
     const now = deps.clock();
@@ -95,9 +90,8 @@ export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOf
 
 /** Hands a claimed specification back to the queue (the worker is stopping before it finished). */
 export async function releaseSpec(em: EntityManager, claim: ClaimedSpec): Promise<void> {
-  await em.execute(
-    `update openapi_specs set processing_state = 'pending', claimed_generation = null, lease_expires_at = null
-      where id = ? and processing_state = 'progress' and source_generation = ? and claimed_generation = ?`,
-    [claim.specId, claim.generation, claim.generation],
-  );
+  await specQueue.release(em, claim.specId, {
+    holds: sql`processing_state = 'progress' and source_generation = ${claim.generation} and claimed_generation = ${claim.generation}`,
+    set: sql`processing_state = 'pending', claimed_generation = null`,
+  });
 }

@@ -1,11 +1,11 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { requireSpecEditing, requireSpecsAccess } from "../domain/access.js";
+import { requireSpecEditing, requireSpecsAccess } from "../store/access.js";
 import { OPENAPI_PROCESSING_JOB } from "../jobs/processor.js";
 import { OpenApiSpec } from "../domain/entities.js";
 import { validateOpenApiSlug, validateSourceUrl } from "../domain/validation.js";
-import { openApiSpecView, type OpenApiSpecView } from "../domain/views.js";
+import { openApiSpecView, type OpenApiSpecView } from "../store/views.js";
 import { createPendingSpec } from "./submit-source.js";
 import type { OpenApiDeps } from "../../deps.js";
 

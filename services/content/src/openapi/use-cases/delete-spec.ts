@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
-import { findVisibleSpec, requireSpecsAccess } from "../domain/access.js";
+import { findVisibleSpec, requireSpecsAccess } from "../store/access.js";
 import { OpenApiSpecVersion } from "../domain/entities.js";
 import { openApiSpecDeleted } from "../../events.js";
 import type { OpenApiDeps } from "../../deps.js";

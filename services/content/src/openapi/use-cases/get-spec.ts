@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { findVisibleSpec, requireSpecsAccess } from "../domain/access.js";
-import { openApiSpecView, type OpenApiSpecView } from "../domain/views.js";
+import { findVisibleSpec, requireSpecsAccess } from "../store/access.js";
+import { openApiSpecView, type OpenApiSpecView } from "../store/views.js";
 import type { OpenApiDeps } from "../../deps.js";
 
 export interface GetOpenApiSpecInput {

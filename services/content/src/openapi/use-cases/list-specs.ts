@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { requireSpecsAccess } from "../domain/access.js";
+import { requireSpecsAccess } from "../store/access.js";
 import { OpenApiSpec } from "../domain/entities.js";
-import { openApiSpecViews, type OpenApiSpecView } from "../domain/views.js";
+import { openApiSpecViews, type OpenApiSpecView } from "../store/views.js";
 import type { OpenApiDeps } from "../../deps.js";
 
 export interface ListOpenApiSpecsInput {

@@ -1,9 +1,9 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import { findVisibleSpec, requireSpecEditing, requireSpecsAccess } from "../domain/access.js";
+import { findVisibleSpec, requireSpecEditing, requireSpecsAccess } from "../store/access.js";
 import { OPENAPI_PROCESSING_JOB } from "../jobs/processor.js";
 import { validateOpenApiSlug, validateSourceUrl } from "../domain/validation.js";
-import { openApiSpecView, type OpenApiSpecView } from "../domain/views.js";
+import { openApiSpecView, type OpenApiSpecView } from "../store/views.js";
 import { createPendingSpec, resubmitSpec } from "./submit-source.js";
 import type { OpenApiDeps } from "../../deps.js";
 

@@ -1,5 +1,5 @@
 import { AppError } from "@imprint/runtime";
-import type { RevisionHeader } from "./store/caches.js";
+import type { RevisionHeader } from "./tree/caches.js";
 
 /** Characters a commit message may hold. */
 export const COMMIT_MESSAGE_MAX = 1000;

@@ -1,5 +1,5 @@
 import type { Branch } from "@imprint/proto/content/v1/branches";
-import { isOutdated, type BranchRecord } from "../domain/branches/branch-rows.js";
+import { isOutdated, type BranchRecord } from "../store/branch-rows.js";
 
 /** A branch as BranchService answers it; `outdated` against the space's current revision (null: never outdated). */
 export function branchToProto(branch: BranchRecord, spaceRevisionId: string | null): Branch {

@@ -9,7 +9,7 @@ import {
 } from "@imprint/proto/content/v1/revisions";
 import { signedDownloadUrl, type FileUrlSigner } from "../domain/files/signed-url.js";
 import type { ChangedPage, ContentChange, PageAttributeChanges, ValueChange } from "../domain/changes/content-changes.js";
-import type { FileRecord } from "../domain/store/model.js";
+import type { FileRecord } from "../domain/tree/model.js";
 import { coverToProto, layoutToProto, PAGE_TYPES } from "./mappers.js";
 
 const TYPES: Record<ContentChange["type"], ContentChangeType> = {

@@ -13,9 +13,9 @@ import {
 import type { ContentRef as ProtoContentRef } from "@imprint/proto/content/v1/revisions";
 import type { Draft } from "@imprint/proto/content/v1/editing";
 import { signedDownloadUrl, type FileUrlSigner } from "../domain/files/signed-url.js";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import type { PageTree } from "../domain/store/content-view.js";
-import type { FileRecord, GitBlobValue, ImageRefValue, PageCoverValue, PageLayoutValue, PageRecord, PageType, ReusableRecord } from "../domain/store/model.js";
+import type { RevisionHeader } from "../domain/tree/caches.js";
+import type { PageTree } from "../domain/tree/content-view.js";
+import type { FileRecord, GitBlobValue, ImageRefValue, PageCoverValue, PageLayoutValue, PageRecord, PageType, ReusableRecord } from "../domain/tree/model.js";
 import type { ContentRefInput } from "../use-cases/shared/open-content.js";
 import type { RevisionContent } from "../use-cases/get-revision.js";
 

@@ -1,7 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { findBranches, type BranchRecord } from "../domain/branches/branch-rows.js";
+import { isId, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
+import { findBranches, type BranchRecord } from "../store/branch-rows.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export const MAX_BRANCHES_PER_BATCH = 1000;

@@ -1,7 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { isId, OrganizationAccess, requireOrganizationMembership, type CallerInput, type DefaultLevel } from "../../access/index.js";
-import { findOrganizationBranches, type BranchRecord } from "../domain/branches/branch-rows.js";
+import { isId, requireOrganizationMembership, type CallerInput, type DefaultLevel } from "../../access/index.js";
+import { OrganizationAccess } from "../../spaces/index.js";
+import { findOrganizationBranches, type BranchRecord } from "../store/branch-rows.js";
 import { MAX_BRANCHES_PER_BATCH } from "./batch-get-branches.js";
 import type { RevisionDeps } from "../../deps.js";
 

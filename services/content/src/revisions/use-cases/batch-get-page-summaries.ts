@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import type { PageRecord } from "../domain/store/model.js";
+import type { RevisionHeader } from "../domain/tree/caches.js";
+import type { PageRecord } from "../domain/tree/model.js";
 import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 

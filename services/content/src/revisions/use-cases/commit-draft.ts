@@ -1,10 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, executeStatement, sql } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { validateCommitMessage } from "../domain/drafts.js";
-import { execute, sql } from "../domain/store/db.js";
-import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
-import { compareAndSetBranchHead, findBranchById } from "../domain/branches/branch-rows.js";
+import { compareAndSetSpaceHead } from "../store/revision-rows.js";
+import { compareAndSetBranchHead, findBranchById } from "../store/branch-rows.js";
 import { isRevisionId, lockOwnDraft, recordRevisionCreated } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -57,7 +56,7 @@ export async function commitDraft(em: EntityManager, input: CommitDraftInput, de
         throw AppError.conflict("The space's current revision changed since this draft was opened; open a draft from the new revision and apply the changes again");
       }
     }
-    await execute(
+    await executeStatement(
       tx,
       sql`update revisions set status = 'committed', message = ${message}, git = ${input.git ? JSON.stringify(input.git) : null}::jsonb, created_at = ${now}, committed_at = ${now} where id = ${draft.id}`,
     );

@@ -1,8 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
-import { isId, requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { isId, requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
 import { branchCreated } from "../../events.js";
-import { findBranchById, insertBranch, validateBranchNumber, type BranchRecord } from "../domain/branches/branch-rows.js";
+import { findBranchById, insertBranch, validateBranchNumber, type BranchRecord } from "../store/branch-rows.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface CreateBranchInput {

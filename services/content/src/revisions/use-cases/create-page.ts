@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import { plainField, type NewPage } from "../domain/editing/draft-editor.js";
-import type { PageRecord } from "../domain/store/model.js";
+import type { PageRecord } from "../domain/tree/model.js";
 import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

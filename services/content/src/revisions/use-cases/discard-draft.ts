@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { executeStatement, sql } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { discardableDraft } from "../domain/drafts.js";
-import { execute, sql } from "../domain/store/db.js";
-import { lockRevision } from "../domain/store/revision-rows.js";
+import { lockRevision } from "../store/revision-rows.js";
 import { isRevisionId } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -16,6 +16,6 @@ export async function discardDraft(em: EntityManager, input: { caller: CallerInp
   await em.transactional(async (tx) => {
     const draft = discardableDraft(await lockRevision(tx, input.draftId), caller.userId);
     if (!draft) return;
-    await execute(tx, sql`delete from revisions where id = ${draft.id} and status = 'draft'`);
+    await executeStatement(tx, sql`delete from revisions where id = ${draft.id} and status = 'draft'`);
   });
 }

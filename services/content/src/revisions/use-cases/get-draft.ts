@@ -1,8 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import { findRevision } from "../domain/store/revision-rows.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
+import type { RevisionHeader } from "../domain/tree/caches.js";
+import { findRevision } from "../store/revision-rows.js";
 import { isRevisionId } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -3,8 +3,8 @@ import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { evaluateDocument, evaluateText } from "../domain/markdown/evaluate.js";
 import type { JsonDocument } from "@imprint/document";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import type { PageTree } from "../domain/store/content-view.js";
+import type { RevisionHeader } from "../domain/tree/caches.js";
+import type { PageTree } from "../domain/tree/content-view.js";
 import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 

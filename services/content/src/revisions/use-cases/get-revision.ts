@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import { findBranchMergedInto } from "../domain/branches/branch-rows.js";
-import type { FileRecord, ReusableRecord } from "../domain/store/model.js";
+import { findBranchMergedInto } from "../store/branch-rows.js";
+import type { FileRecord, ReusableRecord } from "../domain/tree/model.js";
 import { pageListing, type PageListing } from "./list-pages.js";
 import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";

@@ -1,10 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageOfSorted, readPageRequest, type Page, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { mergeBaseOf } from "../domain/branches/branch-rows.js";
-import { requireCommittedRevision } from "../domain/branches/revisions.js";
+import { mergeBaseOf } from "../store/branch-rows.js";
+import { requireCommittedRevision } from "./shared/branch-revisions.js";
 import { changeSortKey, contentChanges, type ContentChange } from "../domain/changes/content-changes.js";
-import { StoreSession } from "../domain/store/session.js";
+import { StoreSession } from "../store/session.js";
 import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { encodePageToken, readPageRequest, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import type { FileRecord } from "../domain/store/model.js";
+import type { FileRecord } from "../domain/tree/model.js";
 import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 

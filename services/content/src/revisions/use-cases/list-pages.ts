@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import type { PageTree } from "../domain/store/content-view.js";
+import type { RevisionHeader } from "../domain/tree/caches.js";
+import type { PageTree } from "../domain/tree/content-view.js";
 import { openContent, type ContentRefInput, type OpenedContent } from "./shared/open-content.js";
 import { pageTreeFromIndex } from "./shared/page-tree.js";
 import type { RevisionDeps } from "../../deps.js";

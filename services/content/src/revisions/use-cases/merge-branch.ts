@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, recordEvent } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { AppError, queryRows, sql, recordEvent } from "@imprint/runtime";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
 import { branchMerged } from "../../events.js";
-import { queryRows, sql } from "../domain/store/db.js";
-import { compareAndSetSpaceHead } from "../domain/store/revision-rows.js";
+import { compareAndSetSpaceHead } from "../store/revision-rows.js";
 import { recordRevisionCreated } from "./shared/drafts.js";
-import { markBranchMerged, mergeBaseOf, mergedBranch, requireBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
-import { commitThreeWayMerge, logMerge } from "../domain/branches/revisions.js";
+import { markBranchMerged, mergeBaseOf, mergedBranch, requireBranch, type BranchRecord } from "../store/branch-rows.js";
+import { commitThreeWayMerge, logMerge } from "./shared/branch-revisions.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface MergeBranchInput {

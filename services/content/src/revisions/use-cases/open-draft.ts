@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import { findRevision, insertRevision } from "../domain/store/revision-rows.js";
-import { requireBranch, requireUnmerged } from "../domain/branches/branch-rows.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
+import type { RevisionHeader } from "../domain/tree/caches.js";
+import { findRevision, insertRevision } from "../store/revision-rows.js";
+import { requireBranch, requireUnmerged } from "../store/branch-rows.js";
 import { isRevisionId } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

@@ -1,7 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, queryRows, sql } from "@imprint/runtime";
 import { verifyDownload } from "../domain/files/signed-url.js";
-import { queryRows, sql } from "../domain/store/db.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface FileContent {

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { JsonDocument } from "@imprint/document";
 import { AppError, isId } from "@imprint/runtime";
-import { Space } from "../../spaces/domain/space.js";
+import { Space } from "../../spaces/index.js";
 import { evaluateDocument, evaluateText } from "../domain/markdown/evaluate.js";
-import type { RevisionHeader } from "../domain/store/caches.js";
-import { ContentView, type PageTree } from "../domain/store/content-view.js";
-import { findRevision } from "../domain/store/revision-rows.js";
-import { StoreSession } from "../domain/store/session.js";
+import type { RevisionHeader } from "../domain/tree/caches.js";
+import { ContentView, type PageTree } from "../domain/tree/content-view.js";
+import { findRevision } from "../store/revision-rows.js";
+import { StoreSession } from "../store/session.js";
 import { pageTreeFromIndex } from "./shared/page-tree.js";
 import type { RevisionDeps } from "../../deps.js";
 

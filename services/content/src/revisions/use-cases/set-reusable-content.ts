@@ -4,7 +4,7 @@ import type { CallerInput } from "../../access/index.js";
 import { newContentId } from "../domain/editing/draft-editor.js";
 import { contentIdFrom } from "../domain/editing/page-input.js";
 import { validateReusableContent } from "../domain/editing/reusable-content.js";
-import type { ReusableRecord } from "../domain/store/model.js";
+import type { ReusableRecord } from "../domain/tree/model.js";
 import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 

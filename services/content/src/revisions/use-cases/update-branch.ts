@@ -1,11 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
 import { branchUpdated } from "../../events.js";
-import { readSpaceHeadRow } from "../domain/store/revision-rows.js";
+import { readSpaceHeadRow } from "../store/revision-rows.js";
 import { recordRevisionCreated } from "./shared/drafts.js";
-import { compareAndSetBranchHead, isOutdated, mergeBaseOf, requireBranch, requireUnmerged, updatedBranch, type BranchRecord } from "../domain/branches/branch-rows.js";
-import { commitThreeWayMerge, logMerge } from "../domain/branches/revisions.js";
+import { compareAndSetBranchHead, isOutdated, mergeBaseOf, requireBranch, requireUnmerged, updatedBranch, type BranchRecord } from "../store/branch-rows.js";
+import { commitThreeWayMerge, logMerge } from "./shared/branch-revisions.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface UpdateBranchInput {

@@ -1,13 +1,12 @@
 import { createHash } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, executeStatement, sql } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { newContentId } from "../domain/editing/draft-editor.js";
 import { contentIdFrom } from "../domain/editing/page-input.js";
 import { validateFile } from "../domain/files/file-rules.js";
 import { imageDimensions } from "../domain/files/image-dimensions.js";
-import { execute, sql } from "../domain/store/db.js";
-import type { FileRecord } from "../domain/store/model.js";
+import type { FileRecord } from "../domain/tree/model.js";
 import { editDraft } from "./shared/drafts.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -57,6 +56,6 @@ export async function uploadFile(em: EntityManager, input: UploadFileInput, deps
  */
 export async function storeBlob(tx: EntityManager, deps: Pick<RevisionDeps, "blobStore">, bytes: Uint8Array): Promise<{ key: string; size: number }> {
   const key = createHash("sha256").update(bytes).digest("hex");
-  await execute(tx, sql`select pg_advisory_xact_lock(hashtextextended(${`blob:${key}`}, 0))`);
+  await executeStatement(tx, sql`select pg_advisory_xact_lock(hashtextextended(${`blob:${key}`}, 0))`);
   return deps.blobStore.put(bytes);
 }

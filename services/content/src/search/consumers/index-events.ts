@@ -1,4 +1,4 @@
-import { handleEvents, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
+import { handleEvents, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
 import { isId } from "../../access/index.js";
 import { revisionCreated, spaceDeleted, spacePurged, spaceRestored } from "../../events.js";
 import type { SearchIndexDeps } from "../../deps.js";
@@ -25,7 +25,7 @@ export function searchIndexConsumer(deps: SearchIndexDeps, consumer: string): Co
     consumer,
     filterSubject: "imprint.content.v1.>",
     // One space's events in order; other spaces are indexed meanwhile.
-    keyOf: keyByPayload("spaceId"),
+    keyOf: keyByAggregate(INDEXED_EVENTS),
     // Indexing a 10,000-page import takes seconds; leave room before JetStream redelivers.
     ackWaitMs: 5 * 60 * 1000,
     handler: handleEvents(INDEXED_EVENTS, async (event, { em, logger }) => {

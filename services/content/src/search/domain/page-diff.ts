@@ -1,5 +1,4 @@
-import type { NodeSource, TreeNode } from "../../revisions/domain/store/btree.js";
-import { PAGE_PREFIX } from "../../revisions/domain/store/keys.js";
+import { type NodeSource, type TreeNode, PAGE_PREFIX } from "../../revisions/index.js";
 
 /** A page whose version differs between two revisions (absent on one side: added or removed). */
 export interface PageChange {

@@ -1,7 +1,7 @@
 import { SearchResultType, SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import type { PageResult } from "../domain/results.js";
+import type { PageResult } from "../store/results.js";
 import { searchOrganizationContent } from "../use-cases/search-organization-content.js";
 import { searchPublishedContent } from "../use-cases/search-published-content.js";
 import { searchSpaceContent } from "../use-cases/search-space-content.js";

@@ -1,12 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ContentView, MAX_PAGE_DEPTH, type PageTree } from "../../revisions/domain/store/content-view.js";
-import { execute, queryRows, sql } from "../../revisions/domain/store/db.js";
-import type { PageRecord } from "../../revisions/domain/store/model.js";
-import { findRevision } from "../../revisions/domain/store/revision-rows.js";
-import { StoreSession } from "../../revisions/domain/store/session.js";
+import { executeStatement, queryRows, sql } from "@imprint/runtime";
+import { ContentView, MAX_PAGE_DEPTH, type PageTree, type PageRecord, findRevision, StoreSession } from "../../revisions/index.js";
 import { diffPageVersions } from "../domain/page-diff.js";
 import { pageSections } from "../domain/sections.js";
-import { SEARCH_CONFIG } from "../domain/text-search.js";
+import { SEARCH_CONFIG } from "../store/text-search.js";
 import type { SearchIndexDeps } from "../../deps.js";
 
 export interface IndexSpaceResult {
@@ -58,9 +55,9 @@ class PageLocator {
 
 /** Drops everything the index holds about a space. */
 export async function dropSpaceFromIndex(em: EntityManager, spaceId: string): Promise<void> {
-  await execute(em, sql`delete from search_sections where space_id = ${spaceId}`);
-  await execute(em, sql`delete from search_pages where space_id = ${spaceId}`);
-  await execute(em, sql`delete from search_spaces where space_id = ${spaceId}`);
+  await executeStatement(em, sql`delete from search_sections where space_id = ${spaceId}`);
+  await executeStatement(em, sql`delete from search_pages where space_id = ${spaceId}`);
+  await executeStatement(em, sql`delete from search_spaces where space_id = ${spaceId}`);
 }
 
 /**
@@ -77,7 +74,7 @@ export async function dropSpaceFromIndex(em: EntityManager, spaceId: string): Pr
  * cannot sweep nodes while they are read).
  */
 export async function indexSpace(em: EntityManager, spaceId: string, deps: SearchIndexDeps): Promise<IndexSpaceResult> {
-  await execute(em, sql`select pg_advisory_xact_lock(hashtextextended(${`search:${spaceId}`}, 0))`);
+  await executeStatement(em, sql`select pg_advisory_xact_lock(hashtextextended(${`search:${spaceId}`}, 0))`);
   const [space] = await queryRows<{ revision_id: string | null; deleted_at: Date | null }>(
     em,
     sql`select revision_id, deleted_at from spaces where id = ${spaceId}`,
@@ -95,7 +92,7 @@ export async function indexSpace(em: EntityManager, spaceId: string, deps: Searc
     sql`select revision_id, store_id, root from search_spaces where space_id = ${spaceId}`,
   );
   if (indexed?.revision_id === head.id) return { revisionId: head.id, ...nothing };
-  await execute(em, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${head.storeId}`}, 0))`);
+  await executeStatement(em, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${head.storeId}`}, 0))`);
 
   // A space's revisions share one store; anything else means start over, from a sibling when it can.
   let base = indexed !== undefined && indexed.store_id === head.storeId ? { root: indexed.root } : undefined;
@@ -117,8 +114,8 @@ export async function indexSpace(em: EntityManager, spaceId: string, deps: Searc
     const documents = batch.map((change) => version(change.after)).filter((page): page is PageRecord => page?.type === "document");
     const documentIds = new Set(documents.map((page) => page.pageId));
     const stale = batch.map((change) => change.pageId).filter((pageId) => !documentIds.has(pageId));
-    await execute(em, sql`delete from search_sections where space_id = ${spaceId} and page_id = any(${batch.map((change) => change.pageId)})`);
-    await execute(em, sql`delete from search_pages where space_id = ${spaceId} and page_id = any(${stale})`);
+    await executeStatement(em, sql`delete from search_sections where space_id = ${spaceId} and page_id = any(${batch.map((change) => change.pageId)})`);
+    await executeStatement(em, sql`delete from search_pages where space_id = ${spaceId} and page_id = any(${stale})`);
     await writePages(em, spaceId, documents, session, locator);
     indexedPages += documents.length;
     for (const change of batch) {
@@ -128,7 +125,7 @@ export async function indexSpace(em: EntityManager, spaceId: string, deps: Searc
   }
   const relocated = await relocateDescendants(em, spaceId, view, locator, relocatedRoots, new Set(changes.map((change) => change.pageId)));
 
-  await execute(
+  await executeStatement(
     em,
     sql`insert into search_spaces (space_id, revision_id, store_id, root, indexed_at)
         values (${spaceId}, ${head.id}, ${head.storeId}, ${head.root}, ${deps.clock()})
@@ -159,7 +156,7 @@ async function writePages(em: EntityManager, spaceId: string, pages: PageRecord[
   });
   for (const batch of batches(sectionRows)) {
     // Weights: the page title A, its description and the section heading B, the text C.
-    await execute(
+    await executeStatement(
       em,
       sql`insert into search_sections (space_id, page_id, position, anchor, title, body, tsv)
           select ${spaceId}, x.page_id, x.position, x.anchor, x.title, x.body,
@@ -178,7 +175,7 @@ async function writePages(em: EntityManager, spaceId: string, pages: PageRecord[
     path: locations[index]!.path,
     ancestors: locations[index]!.ancestors,
   }));
-  await execute(
+  await executeStatement(
     em,
     sql`insert into search_pages (space_id, page_id, version_id, title, description, path, ancestor_titles, tsv)
         select ${spaceId}, x.page_id, x.version_id, x.title, x.description, x.path,
@@ -210,12 +207,12 @@ async function copyFromSibling(em: EntityManager, spaceId: string, storeId: stri
     if (!locked?.locked) continue;
     const [sibling] = await queryRows<{ root: string | null }>(em, sql`select root from search_spaces where space_id = ${siblingId} and store_id = ${storeId}`);
     if (!sibling) continue;
-    await execute(
+    await executeStatement(
       em,
       sql`insert into search_pages (space_id, page_id, version_id, title, description, path, ancestor_titles, tsv)
           select ${spaceId}, page_id, version_id, title, description, path, ancestor_titles, tsv from search_pages where space_id = ${siblingId}`,
     );
-    await execute(
+    await executeStatement(
       em,
       sql`insert into search_sections (space_id, page_id, position, anchor, title, body, tsv)
           select ${spaceId}, page_id, position, anchor, title, body, tsv from search_sections where space_id = ${siblingId}`,
@@ -253,7 +250,7 @@ async function relocateDescendants(
   const updates = [...rows].map(([pageId, location]) => ({ page_id: pageId, path: location.path, ancestors: location.ancestors }));
   let updated = 0;
   for (const batch of batches(updates)) {
-    updated += await execute(
+    updated += await executeStatement(
       em,
       sql`update search_pages p set path = x.path, ancestor_titles = array(select jsonb_array_elements_text(x.ancestors))
           from jsonb_to_recordset(${JSON.stringify(batch)}::jsonb) as x(page_id text, path text, ancestors jsonb)

@@ -1,9 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { resolvePageSize } from "@imprint/runtime";
-import { OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
-import { Space } from "../../spaces/domain/space.js";
-import { nextCursor, rankedSpaces, readCursor, withFallback, type PageResult } from "../domain/results.js";
-import { parseSearchQuery } from "../domain/text-search.js";
+import { OrganizationAccess, Space } from "../../spaces/index.js";
+import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { nextCursor, rankedSpaces, readCursor, withFallback, type PageResult } from "../store/results.js";
+import { parseSearchQuery } from "../store/text-search.js";
 import type { AccessDeps } from "../../deps.js";
 
 export interface SearchOrganizationContentInput {

@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import { Space } from "../../spaces/domain/space.js";
-import { rankedPages, withFallback, type PageResult } from "../domain/results.js";
-import { parseSearchQuery } from "../domain/text-search.js";
+import { Space } from "../../spaces/index.js";
+import { rankedPages, withFallback, type PageResult } from "../store/results.js";
+import { parseSearchQuery } from "../store/text-search.js";
 
 export interface SearchPublishedContentInput {
   spaceIds: readonly string[];

@@ -1,8 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { resolvePageSize } from "@imprint/runtime";
-import { requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { nextCursor, rankedPages, readCursor, withFallback, type PageResult } from "../domain/results.js";
-import { parseSearchQuery } from "../domain/text-search.js";
+import { requireSpaceAccess } from "../../spaces/index.js";
+import type { CallerInput } from "../../access/index.js";
+import { nextCursor, rankedPages, readCursor, withFallback, type PageResult } from "../store/results.js";
+import { parseSearchQuery } from "../store/text-search.js";
 import type { AccessDeps } from "../../deps.js";
 
 export interface SearchSpaceContentInput {

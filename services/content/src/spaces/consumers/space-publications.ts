@@ -1,5 +1,5 @@
-import { decodePayload, keyByPayload, type ConsumerSpec } from "@imprint/runtime";
-import { SpacePublicationUpdated } from "@imprint/proto/publishing/v1/events";
+import { handleEvents, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
+import { spacePublicationUpdated } from "@imprint/proto/publishing/v1/event-contracts";
 import { isId } from "../../access/index.js";
 import { applySpacePublication } from "../use-cases/apply-space-publication.js";
 
@@ -16,12 +16,11 @@ export function spacePublicationsConsumer(consumer: string): ConsumerSpec {
     context: "publishing",
     consumer,
     filterSubject: "imprint.publishing.v1.space_publication.>",
-    keyOf: keyByPayload("spaceId"),
-    handler: async (envelope, { em, logger }) => {
-      const { spaceId, version, published, address } = decodePayload(SpacePublicationUpdated, envelope);
+    keyOf: keyByAggregate([spacePublicationUpdated]),
+    handler: handleEvents([spacePublicationUpdated], async ({ payload: { spaceId, version, published, address } }, { em, logger }) => {
       if (!isId(spaceId)) return;
       const applied = await applySpacePublication(em, spaceId, version, published && address ? address : null);
       logger.debug(applied ? "space publication updated" : "space publication already newer; skipped", { spaceId, version });
-    },
+    }),
   };
 }

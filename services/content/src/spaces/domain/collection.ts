@@ -1,5 +1,5 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
-import { DEFAULT_LEVELS } from "../../access/domain/levels.js";
+import { DEFAULT_LEVELS } from "../../access/index.js";
 import { POSITION_COLLATION, type Placement } from "./ordering.js";
 
 export const COLLECTION_TITLE_MAX = 50;

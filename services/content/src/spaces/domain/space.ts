@@ -1,6 +1,6 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { DEFAULT_LEVELS } from "../../access/domain/levels.js";
+import { DEFAULT_LEVELS } from "../../access/index.js";
 import { POSITION_COLLATION, type Placement } from "./ordering.js";
 
 export const SPACE_TITLE_MAX = 50;

@@ -1,5 +1,5 @@
 import type { Collection as CollectionMessage } from "@imprint/proto/content/v1/collections";
-import type { CollectionView } from "../domain/views.js";
+import type { CollectionView } from "../store/views.js";
 import { levelToProto } from "./space-mappers.js";
 
 export function collectionToProto({ collection, permissions }: CollectionView): CollectionMessage {

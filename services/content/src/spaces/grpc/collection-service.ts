@@ -10,12 +10,12 @@ import { transferCollection } from "../use-cases/transfer-collection.js";
 import { updateCollection } from "../use-cases/update-collection.js";
 import { collectionToProto } from "./collection-mappers.js";
 import { levelFromProto, parentFromProto, positionFromProto, spaceToProto } from "./space-mappers.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceServiceDeps } from "../../deps.js";
 
 export const COLLECTION_SERVICE_NAME = "imprint.content.v1.CollectionService";
 
 /** Thin transport over the collection use cases (see spaceServiceImplementation). */
-export function collectionServiceImplementation(deps: ContentDeps): AsyncImplementation<typeof CollectionServiceService> {
+export function collectionServiceImplementation(deps: SpaceServiceDeps): AsyncImplementation<typeof CollectionServiceService> {
   const em = () => forkEm(deps.orm);
 
   return {

@@ -10,8 +10,8 @@ import {
 } from "@imprint/proto/content/v1/spaces";
 import type { DefaultLevel } from "../../access/index.js";
 import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
-import type { PositionInput, SiblingPointer } from "../domain/placement.js";
-import type { SpaceView } from "../domain/views.js";
+import type { PositionInput, SiblingPointer } from "../store/placement.js";
+import type { SpaceView } from "../store/views.js";
 
 const LEVEL_TO_PROTO: Record<Exclude<DefaultLevel, null>, ContentLevel> = {
   admin: ContentLevel.CONTENT_LEVEL_ADMIN,

@@ -3,7 +3,6 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { createSpace } from "../use-cases/create-space.js";
 import { deleteSpace } from "../use-cases/delete-space.js";
 import { duplicateSpace } from "../use-cases/duplicate-space.js";
-import { gitSyncToProto } from "../../git/grpc/mappers.js";
 import { getSpace } from "../use-cases/get-space.js";
 import { listMemberSpaces } from "../use-cases/list-member-spaces.js";
 import { batchGetSpaces } from "../use-cases/batch-get-spaces.js";
@@ -23,7 +22,7 @@ import {
   spaceToProto,
   visibilityFromProto,
 } from "./space-mappers.js";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceServiceDeps } from "../../deps.js";
 
 export const SPACE_SERVICE_NAME = "imprint.content.v1.SpaceService";
 
@@ -31,7 +30,7 @@ export const SPACE_SERVICE_NAME = "imprint.content.v1.SpaceService";
  * Thin transport: each handler checks the request's shape (enums), runs one use case on a fresh
  * EntityManager and maps the result to proto messages. Rules live in the use cases.
  */
-export function spaceServiceImplementation(deps: ContentDeps): AsyncImplementation<typeof SpaceServiceService> {
+export function spaceServiceImplementation(deps: SpaceServiceDeps): AsyncImplementation<typeof SpaceServiceService> {
   const em = () => forkEm(deps.orm);
 
   return {
@@ -68,7 +67,7 @@ export function spaceServiceImplementation(deps: ContentDeps): AsyncImplementati
 
     getSpace: async (request) => {
       const view = await getSpace(em(), { caller: request.caller, spaceId: request.spaceId, shareKey: request.shareKey }, deps);
-      return { space: { ...spaceToProto(view), gitSync: view.gitSync ? gitSyncToProto(view.gitSync) : undefined } };
+      return { space: { ...spaceToProto(view), gitSync: view.gitSync } };
     },
 
     updateSpace: async (request) => {

@@ -1,5 +1,5 @@
 import { forkEm, type JobSpec } from "@imprint/runtime";
-import type { ContentDeps } from "../../deps.js";
+import type { SpaceServiceDeps } from "../../deps.js";
 import { purgeDeletedSpaces } from "../use-cases/purge-deleted-spaces.js";
 
 export const SPACE_PURGE_JOB = "space-purge";
@@ -8,7 +8,7 @@ export const SPACE_PURGE_JOB = "space-purge";
  * Purges spaces deleted longer ago than the retention, every PURGE_INTERVAL_MS, run by one replica
  * at a time (the runtime's job runner). The internal PurgeDeletedSpaces RPC runs it on demand.
  */
-export function spacePurgeJob(deps: ContentDeps): JobSpec {
+export function spacePurgeJob(deps: SpaceServiceDeps): JobSpec {
   return {
     name: SPACE_PURGE_JOB,
     intervalMs: deps.config.PURGE_INTERVAL_MS,

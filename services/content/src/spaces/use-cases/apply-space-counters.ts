@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { SpaceCounters } from "@imprint/proto/collaboration/v1/events";
+import { queryRows, sql } from "@imprint/runtime";
 
 /**
  * Sets the space's counters unless it already has these or newer ones: events may arrive late,
@@ -7,10 +8,7 @@ import type { SpaceCounters } from "@imprint/proto/collaboration/v1/events";
  * space changed (false for an older version or an unknown space).
  */
 export async function applySpaceCounters(em: EntityManager, spaceId: string, counters: SpaceCounters): Promise<boolean> {
-  const changed = await em.execute<{ id: string }[]>(
-    `update spaces set change_requests = ?, change_requests_open = ?, change_requests_draft = ?, comments = ?, counters_version = ?
-     where id = ? and counters_version < ? returning id`,
-    [counters.changeRequests, counters.changeRequestsOpen, counters.changeRequestsDraft, counters.comments, counters.version, spaceId, counters.version],
-  );
+  const changed = await queryRows(em, sql<{ id: string }>`update spaces set change_requests = ${counters.changeRequests}, change_requests_open = ${counters.changeRequestsOpen}, change_requests_draft = ${counters.changeRequestsDraft}, comments = ${counters.comments}, counters_version = ${counters.version}
+     where id = ${spaceId} and counters_version < ${counters.version} returning id`);
   return changed.length === 1;
 }

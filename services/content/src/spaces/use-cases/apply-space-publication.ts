@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { PublishedAddress } from "@imprint/proto/publishing/v1/events";
+import { queryRows, sql } from "@imprint/runtime";
 
 /**
  * Sets where the space is published unless it already knows this or a newer announcement: events
@@ -17,11 +18,6 @@ export async function applySpacePublication(em: EntityManager, spaceId: string, 
         path: address.path,
       })
     : null;
-  const changed = await em.execute<{ id: string }[]>(`update spaces set published_address = ?, published_version = ? where id = ? and published_version < ? returning id`, [
-    stored,
-    version,
-    spaceId,
-    version,
-  ]);
+  const changed = await queryRows(em, sql<{ id: string }>`update spaces set published_address = ${stored}, published_version = ${version} where id = ${spaceId} and published_version < ${version} returning id`);
   return changed.length === 1;
 }

@@ -1,8 +1,9 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, isId } from "@imprint/runtime";
-import { OrganizationAccess, requireOrganizationMembership, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireOrganizationMembership, spacePermissions, type CallerInput } from "../../access/index.js";
+import { OrganizationAccess } from "./shared/access.js";
 import { Space } from "../domain/space.js";
-import type { SpaceView } from "../domain/views.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 /** Ids one BatchGetSpaces call may ask for. */

@@ -3,10 +3,10 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Collection } from "../domain/collection.js";
 import { collectionCreated } from "../../events.js";
-import { requireCreateUnder } from "../domain/parent.js";
-import { placeAtEnd } from "../domain/placement.js";
+import { requireCreateUnder } from "../store/parent.js";
+import { placeAtEnd } from "../store/placement.js";
 import { validateCollectionTitle } from "../domain/validation.js";
-import { collectionView, type CollectionView } from "../domain/views.js";
+import { collectionView, type CollectionView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface CreateCollectionInput {

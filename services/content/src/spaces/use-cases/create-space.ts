@@ -2,12 +2,11 @@ import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { Space, type SpaceEditMode } from "../domain/space.js";
-import { createInitialRevision } from "../../revisions/index.js";
 import { spaceCreated } from "../../events.js";
-import { requireCreateUnder } from "../domain/parent.js";
-import { placeAtEnd } from "../domain/placement.js";
+import { requireCreateUnder } from "../store/parent.js";
+import { placeAtEnd } from "../store/placement.js";
 import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
-import { spaceView, type SpaceView } from "../domain/views.js";
+import { spaceView, type SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface CreateSpaceInput {
@@ -49,7 +48,7 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
       deletedAt: null,
     });
     await tx.flush();
-    const { revisionId } = await createInitialRevision(tx, { spaceId: space.id, organizationId: input.organizationId, actor: caller, clock: deps.clock });
+    const { revisionId } = await deps.spaceContent.createInitialRevision(tx, { spaceId: space.id, organizationId: input.organizationId, actor: caller, clock: deps.clock });
     space.revisionId = revisionId;
     recordEvent(tx, spaceCreated, {
       organizationId: input.organizationId,

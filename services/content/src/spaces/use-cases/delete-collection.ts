@@ -1,11 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
-import { requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
 import { positionsBetween } from "../domain/ordering.js";
 import { Space } from "../domain/space.js";
 import { collectionDeleted } from "../../events.js";
-import { lockSiblings, positionAtEnd } from "../domain/placement.js";
+import { lockSiblings, positionAtEnd } from "../store/placement.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface DeleteCollectionInput {

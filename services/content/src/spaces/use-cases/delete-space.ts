@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput } from "../../access/index.js";
+import { requireCaller, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
 import { spaceDeleted } from "../../events.js";
 import type { SpaceDeps } from "../../deps.js";
 

@@ -1,12 +1,12 @@
 import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireCaller, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
 import { Space, SPACE_TITLE_MAX } from "../domain/space.js";
-import { createInitialRevision, duplicateSpaceContent } from "../../revisions/index.js";
 import { spaceDuplicated } from "../../events.js";
-import { requireCreateUnder } from "../domain/parent.js";
-import { lockSiblings, resolvePosition } from "../domain/placement.js";
-import type { SpaceView } from "../domain/views.js";
+import { requireCreateUnder } from "../store/parent.js";
+import { lockSiblings, resolvePosition } from "../store/placement.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface DuplicateSpaceInput {
@@ -57,7 +57,7 @@ export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInp
     });
     await tx.flush();
     const { revisionId } = original.revisionId
-      ? await duplicateSpaceContent(tx, {
+      ? await deps.spaceContent.duplicateContent(tx, {
           fromSpaceId: original.id,
           fromRevisionId: original.revisionId,
           toSpaceId: copy.id,
@@ -65,7 +65,7 @@ export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInp
           clock: deps.clock,
           actor: caller,
         })
-      : await createInitialRevision(tx, { spaceId: copy.id, organizationId: original.organizationId, actor: caller, clock: deps.clock });
+      : await deps.spaceContent.createInitialRevision(tx, { spaceId: copy.id, organizationId: original.organizationId, actor: caller, clock: deps.clock });
     copy.revisionId = revisionId;
     recordEvent(tx, spaceDuplicated, {
       organizationId: original.organizationId,

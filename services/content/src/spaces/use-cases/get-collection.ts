@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCollectionAccess, type CallerInput } from "../../access/index.js";
-import type { CollectionView } from "../domain/views.js";
+import type { CallerInput } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
+import type { CollectionView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface GetCollectionInput {

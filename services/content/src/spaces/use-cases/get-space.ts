@@ -1,8 +1,8 @@
+import type { SpaceGitSync } from "@imprint/proto/content/v1/git";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireSpaceAccess, type CallerInput } from "../../access/index.js";
-import { findSync } from "../../git/use-cases/shared/sync-state.js";
-import type { GitSync } from "../../git/domain/git-sync.js";
-import type { SpaceView } from "../domain/views.js";
+import type { CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface GetSpaceInput {
@@ -16,7 +16,7 @@ export interface GetSpaceInput {
 }
 
 /** A space the caller can view (deleted spaces are not found), with its Git sync state when it has one. */
-export async function getSpace(em: EntityManager, input: GetSpaceInput, deps: SpaceDeps): Promise<SpaceView & { gitSync: GitSync | null }> {
+export async function getSpace(em: EntityManager, input: GetSpaceInput, deps: SpaceDeps): Promise<SpaceView & { gitSync: SpaceGitSync | undefined }> {
   const { space, permissions } = await requireSpaceAccess(em, deps, { caller: input.caller, spaceId: input.spaceId, need: "view" });
-  return { space, permissions, gitSync: await findSync(em, space.id) };
+  return { space, permissions, gitSync: await deps.spaceContent.gitSync(em, space.id) };
 }

@@ -1,8 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Page, PageRequestLike } from "@imprint/runtime";
-import { OrganizationAccess, requireCollectionAccess, type CallerInput } from "../../access/index.js";
+import type { CallerInput } from "../../access/index.js";
+import { OrganizationAccess, requireCollectionAccess } from "./shared/access.js";
 import { pageOfVisibleSpaces } from "./list-spaces.js";
-import type { SpaceView } from "../domain/views.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface ListCollectionSpacesInput {

@@ -1,8 +1,9 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
-import { collectionPermissions, OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { collectionPermissions, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { OrganizationAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
-import type { CollectionView } from "../domain/views.js";
+import type { CollectionView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface ListCollectionsInput {

@@ -1,8 +1,9 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type Page, type PageRequestLike, type SortDirection } from "@imprint/runtime";
-import { isId, OrganizationAccess, requireOrganizationMembership, spacePermissions, type CallerInput, type Level } from "../../access/index.js";
+import { isId, requireOrganizationMembership, spacePermissions, type CallerInput, type Level } from "../../access/index.js";
+import { OrganizationAccess } from "./shared/access.js";
 import { Space } from "../domain/space.js";
-import type { SpaceView } from "../domain/views.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface ListMemberSpacesInput {

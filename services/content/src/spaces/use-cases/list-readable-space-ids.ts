@@ -1,5 +1,6 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
-import { OrganizationAccess, requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
+import { OrganizationAccess } from "./shared/access.js";
 import { Space } from "../domain/space.js";
 import type { SpaceDeps } from "../../deps.js";
 

@@ -1,11 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
-import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
+import { collectionLevel, collectionPermissions, requireCaller, type CallerInput } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
 import { collectionMoved } from "../../events.js";
-import { requireCreateUnder } from "../domain/parent.js";
-import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../domain/placement.js";
-import type { CollectionView } from "../domain/views.js";
-import { collectionSubtreeIds } from "../domain/subtree.js";
+import { requireCreateUnder } from "../store/parent.js";
+import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../store/placement.js";
+import type { CollectionView } from "../store/views.js";
+import { collectionSubtreeIds } from "../store/subtree.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface MoveCollectionInput {

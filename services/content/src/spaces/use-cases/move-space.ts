@@ -1,10 +1,11 @@
 import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireCaller, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
 import { spaceMoved } from "../../events.js";
-import { requireCreateUnder } from "../domain/parent.js";
-import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../domain/placement.js";
-import type { SpaceView } from "../domain/views.js";
+import { requireCreateUnder } from "../store/parent.js";
+import { lockSiblings, parentOfPointer, resolvePosition, type PositionInput } from "../store/placement.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface MoveSpaceInput {

@@ -1,9 +1,7 @@
 import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { queryRows, sql } from "@imprint/runtime";
 import { SPACE_RETENTION_MS, Space } from "../domain/space.js";
-import { deleteOrphanedBlobs, purgeSpaceContent } from "../../revisions/index.js";
-import { forgetGitSync } from "../../git/domain/git-sync.js";
-import { deleteSpaceImportRuns } from "../../import/domain/import-run.js";
 import { spacePurged } from "../../events.js";
 import type { SpaceDeps } from "../../deps.js";
 
@@ -32,14 +30,9 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: SpaceDeps): Pr
     if (candidates.length === 0) break;
     for (const { id } of candidates) {
       const orphanedBlobs = await deps.unitOfWork.run(em.fork(), async (tx) => {
-        const [row] = await tx.execute<{ id: string; organization_id: string }[]>(
-          "select id, organization_id from spaces where id = ? and deleted_at < ? for update skip locked",
-          [id, cutoff],
-        );
+        const [row] = await queryRows(tx, sql<{ id: string; organization_id: string }>`select id, organization_id from spaces where id = ${id} and deleted_at < ${cutoff} for update skip locked`);
         if (!row) return undefined;
-        const content = await purgeSpaceContent(tx, id);
-        await forgetGitSync(tx, id);
-        await deleteSpaceImportRuns(tx, id);
+        const content = await deps.spaceContent.purgeContent(tx, id);
         await tx.nativeDelete(Space, { id });
         recordEvent(tx, spacePurged, { organizationId: row.organization_id, actor: null, payload: { spaceId: id } });
         return content.orphanedBlobs;
@@ -49,7 +42,7 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: SpaceDeps): Pr
         continue;
       }
       purged.push(id);
-      blobsDeleted += await deleteOrphanedBlobs(em, deps.blobStore, orphanedBlobs);
+      blobsDeleted += await deps.spaceContent.deleteOrphanedBlobs(em, deps.blobStore, orphanedBlobs);
     }
   }
   if (purged.length > 0) {

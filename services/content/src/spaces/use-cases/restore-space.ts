@@ -1,8 +1,9 @@
 import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireCaller, spaceLevel, spacePermissions, type CallerInput } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
 import { spaceRestored } from "../../events.js";
-import type { SpaceView } from "../domain/views.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface RestoreSpaceInput {

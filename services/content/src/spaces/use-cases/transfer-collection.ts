@@ -1,12 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, recordEvent } from "@imprint/runtime";
-import { collectionLevel, collectionPermissions, requireCaller, requireCollectionAccess, type CallerInput } from "../../access/index.js";
+import { AppError, queryRows, sql, recordEvent } from "@imprint/runtime";
+import { collectionLevel, collectionPermissions, requireCaller, type CallerInput } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
 import { collectionTransferred } from "../../events.js";
-import { placeAtEnd } from "../domain/placement.js";
+import { placeAtEnd } from "../store/placement.js";
 import { requireTargetOrganizationAdmin } from "./transfer-space.js";
-import type { CollectionView } from "../domain/views.js";
-import { collectionSubtreeIds } from "../domain/subtree.js";
+import type { CollectionView } from "../store/views.js";
+import { collectionSubtreeIds } from "../store/subtree.js";
 import type { SpaceDeps } from "../../deps.js";
 
 export interface TransferCollectionInput {
@@ -35,10 +36,7 @@ export async function transferCollection(em: EntityManager, input: TransferColle
     const now = deps.clock();
     await tx.nativeUpdate(Collection, { id: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
     // Each space's lifecycle version moves too: followers order this transfer with the space's own.
-    const spaces = await tx.execute<{ id: string; lifecycle_version: number }[]>(
-      `update spaces set organization_id = ?, updated_at = ?, lifecycle_version = lifecycle_version + 1 where parent_id = any(?::uuid[]) returning id, lifecycle_version`,
-      [input.organizationId, now, `{${collectionIds.join(",")}}`],
-    );
+    const spaces = await queryRows(tx, sql<{ id: string; lifecycle_version: number }>`update spaces set organization_id = ${input.organizationId}, updated_at = ${now}, lifecycle_version = lifecycle_version + 1 where parent_id = any(${`{${collectionIds.join(",")}}`}::uuid[]) returning id, lifecycle_version`);
     collection.placeAt({ organizationId: input.organizationId, parentId: null, position }, now);
     recordEvent(tx, collectionTransferred, {
       organizationId: input.organizationId,

@@ -1,10 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
-import { isId, requireCaller, requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type Membership } from "../../access/index.js";
+import { isId, requireCaller, spaceLevel, spacePermissions, type CallerInput, type Membership } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
 import { Collection } from "../domain/collection.js";
 import { spaceTransferred } from "../../events.js";
-import { placeAtEnd } from "../domain/placement.js";
-import type { SpaceView } from "../domain/views.js";
+import { placeAtEnd } from "../store/placement.js";
+import type { SpaceView } from "../store/views.js";
 import type { AccessDeps, SpaceDeps } from "../../deps.js";
 
 export interface TransferSpaceInput {

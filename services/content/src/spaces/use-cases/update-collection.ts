@@ -1,9 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
-import { collectionLevel, collectionPermissions, requireCollectionAccess, type CallerInput, type DefaultLevel } from "../../access/index.js";
+import { collectionLevel, collectionPermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
+import { requireCollectionAccess } from "./shared/access.js";
 import { collectionUpdated } from "../../events.js";
 import { validateCollectionDescription, validateCollectionTitle } from "../domain/validation.js";
-import type { CollectionView } from "../domain/views.js";
+import type { CollectionView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["title", "description", "default_level"] as const;

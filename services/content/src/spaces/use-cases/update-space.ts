@@ -1,10 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
-import { requireSpaceAccess, spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
+import { spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
+import { requireSpaceAccess } from "./shared/access.js";
 import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
 import { spaceUpdated } from "../../events.js";
 import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
-import type { SpaceView } from "../domain/views.js";
+import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
 const UPDATABLE_FIELDS = ["title", "emoji", "edit_mode", "default_level", "visibility"] as const;

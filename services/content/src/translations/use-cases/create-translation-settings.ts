@@ -1,7 +1,7 @@
 import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
-import { requireTranslationsAccess, requireTranslationsEditing } from "../domain/access.js";
+import { requireTranslationsAccess, requireTranslationsEditing } from "../store/access.js";
 import { TranslationSettings } from "../domain/entities.js";
 import { translationSettingsCreated } from "../../events.js";
 import { validateLanguages } from "../domain/languages.js";

@@ -1,7 +1,7 @@
 import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "../../access/index.js";
-import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../domain/access.js";
+import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../store/access.js";
 import { translationSettingsDeleted } from "../../events.js";
 import type { TranslationDeps } from "../../deps.js";
 

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { findVisibleTranslationSettings, requireTranslationsAccess } from "../domain/access.js";
+import { findVisibleTranslationSettings, requireTranslationsAccess } from "../store/access.js";
 import type { TranslationSettingsView } from "../domain/views.js";
 import type { TranslationDeps } from "../../deps.js";
 

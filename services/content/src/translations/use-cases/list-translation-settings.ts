@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { findPage, type Page, type PageRequestLike } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { requireTranslationsAccess } from "../domain/access.js";
+import { requireTranslationsAccess } from "../store/access.js";
 import { TranslationSettings } from "../domain/entities.js";
 import type { TranslationSettingsView } from "../domain/views.js";
 import type { TranslationDeps } from "../../deps.js";

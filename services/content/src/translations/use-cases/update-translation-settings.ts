@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
-import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../domain/access.js";
+import { findVisibleTranslationSettings, requireTranslationsAccess, requireTranslationsEditing } from "../store/access.js";
 import { translationSettingsUpdated } from "../../events.js";
 import { validateLanguages } from "../domain/languages.js";
 import { validateTranslationTitle } from "../domain/validation.js";

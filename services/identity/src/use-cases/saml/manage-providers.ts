@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, findPage, recordEvent, type PageRequestLike } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, findOwnedOrNull, findPage, type PageRequestLike, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import { checkCertificate, checkEntityId, checkLabel, checkSsoUrl, SamlProvider } from "../../domain/saml-provider.js";
 import { Team } from "../../domain/team.js";
@@ -132,18 +132,37 @@ export async function getSamlProvider(em: EntityManager, input: { caller: Caller
   return findProvider(em, input.organizationId, input.providerId);
 }
 
-/** Changes the given settings of a provider (admins only), checked as at creation. */
+/** The update mask's paths of a provider's settings, by the setting they name. */
+const UPDATABLE_FIELDS = {
+  label: "label",
+  entity_id: "entityId",
+  sso_url: "ssoUrl",
+  certificate: "certificate",
+  default_team_id: "defaultTeamId",
+  default_role: "defaultRole",
+  groups_attribute: "groupsAttribute",
+} as const satisfies Record<string, keyof SamlProviderValues>;
+
+/**
+ * Changes the settings of a provider its update mask names (admins only), checked as at creation;
+ * an empty mask changes nothing. `values` holds every setting of the request (a default role that
+ * is no role is undefined: refused only when the mask names it).
+ */
 export async function updateSamlProvider(
   em: EntityManager,
-  input: { caller: CallerInput | undefined; organizationId: string; providerId: string; values: SamlProviderValues },
+  input: { caller: CallerInput | undefined; organizationId: string; providerId: string; updateMask: string[]; values: SamlProviderValues },
   deps: UseCaseDeps,
 ): Promise<SamlProvider> {
   const caller = requireCaller(input.caller);
+  const fields = parseUpdateMask(input.updateMask, Object.keys(UPDATABLE_FIELDS) as (keyof typeof UPDATABLE_FIELDS)[], { emptyMeans: "no_field_changes" });
+  const values: SamlProviderValues = {};
+  for (const field of fields) Object.assign(values, { [UPDATABLE_FIELDS[field]]: input.values[UPDATABLE_FIELDS[field]] });
+  if (fields.has("default_role") && values.defaultRole === undefined) throw AppError.invalidArgument("defaultRole: must be a role or null");
   return deps.unitOfWork.run(em, async (tx) => {
     const member = await requireAdmin(tx, input.organizationId, caller);
     const provider = await findProvider(tx, input.organizationId, input.providerId);
     const organizationDefault = (member.organization as { defaultRole?: MemberRoleValue }).defaultRole ?? "read";
-    const changed = await applyValues(tx, provider, input.organizationId, input.values, deps.clock(), organizationDefault);
+    const changed = await applyValues(tx, provider, input.organizationId, values, deps.clock(), organizationDefault);
     if (changed.length > 0) recordEvent(tx, samlProviderUpdated, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id, changedFields: changed } });
     return provider;
   });
@@ -155,7 +174,7 @@ export async function deleteSamlProvider(em: EntityManager, input: { caller: Cal
   return deps.unitOfWork.run(em, async (tx) => {
     await requireAdmin(tx, input.organizationId, caller);
     // Locked until the commit: the same request sent twice at once deletes once, then finds nothing.
-    const provider = isId(input.providerId) ? await tx.findOne(SamlProvider, { id: input.providerId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    const provider = await findOwnedOrNull(tx, SamlProvider, { organization: input.organizationId }, input.providerId, { lock: true });
     if (!provider) return { deleted: false };
     recordEvent(tx, samlProviderDeleted, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id } });
     tx.remove(provider);

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { queryRows, sql, toDate, toDateOrNull } from "@imprint/runtime";
 import type { Role } from "../../domain/roles.js";
 import type { MemberData, OrganizationData, UserData } from "./views.js";
 
@@ -12,15 +13,7 @@ import type { MemberData, OrganizationData, UserData } from "./views.js";
 
 type Row = Record<string, unknown>;
 
-/** MikroORM's pg driver returns timestamps as text, so the ORM owns their parsing; so do we. */
-function dateOf(em: EntityManager, value: unknown): Date;
-function dateOf(em: EntityManager, value: unknown, nullable: true): Date | null;
-function dateOf(em: EntityManager, value: unknown, _nullable?: true): Date | null {
-  if (value === null || value === undefined) return null;
-  return value instanceof Date ? value : em.getPlatform().parseDate(value as string);
-}
-
-const USER_COLUMNS = `u.id as user_id, u.email as user_email, u.display_name as user_display_name, u.photo_url as user_photo_url,
+const USER_COLUMNS = sql`u.id as user_id, u.email as user_email, u.display_name as user_display_name, u.photo_url as user_photo_url,
   u.integration_installation_id as user_integration_installation_id`;
 
 function userFromRow(row: Row): UserData {
@@ -31,10 +24,6 @@ function userFromRow(row: Row): UserData {
     photoUrl: row.user_photo_url as string | null,
     integrationInstallationId: row.user_integration_installation_id as string | null,
   };
-}
-
-async function queryRows(em: EntityManager, sql: string, params: unknown[]): Promise<Row[]> {
-  return em.getConnection().execute<Row[]>(sql, params, "all");
 }
 
 export interface TokenPrincipalRow {
@@ -50,13 +39,12 @@ export interface TokenPrincipalRow {
 export async function findTokenByHash(em: EntityManager, tokenHash: string): Promise<TokenPrincipalRow | null> {
   const [row] = await queryRows(
     em,
-    `select t.id as token_id, t.revoked_at, t.expires_at, t.last_used_at, ${USER_COLUMNS}
+    sql<Row>`select t.id as token_id, t.revoked_at, t.expires_at, t.last_used_at, ${USER_COLUMNS}
        from api_tokens t join users u on u.id = t.user_id
-      where t.token_hash = ?`,
-    [tokenHash],
+      where t.token_hash = ${tokenHash}`,
   );
   if (!row) return null;
-  return { tokenId: row.token_id as string, revokedAt: dateOf(em, row.revoked_at, true), expiresAt: dateOf(em, row.expires_at, true), lastUsedAt: dateOf(em, row.last_used_at, true), user: userFromRow(row) };
+  return { tokenId: row.token_id as string, revokedAt: toDateOrNull(row.revoked_at as string | null), expiresAt: toDateOrNull(row.expires_at as string | null), lastUsedAt: toDateOrNull(row.last_used_at as string | null), user: userFromRow(row) };
 }
 
 export interface MembershipWithOrganization {
@@ -72,12 +60,11 @@ export async function findEnabledMembershipWithOrganization(
 ): Promise<MembershipWithOrganization | null> {
   const [row] = await queryRows(
     em,
-    `select m.role as member_role, o.id, o.title, o.email_domains, o.hostname, o.type, o.use_case, o.community_type,
+    sql<Row>`select m.role as member_role, o.id, o.title, o.email_domains, o.hostname, o.type, o.use_case, o.community_type,
             o.default_role, o.default_content_site_id, o.sso, o.ai, o.invite_links, o.plan, o.logo_url,
             o.custom_hostname, o.trial_status, o.merge_rules_type, o.created_at
        from members m join organizations o on o.id = m.organization_id
-      where m.organization_id = ? and m.user_id = ? and not m.disabled`,
-    [organizationId, userId],
+      where m.organization_id = ${organizationId} and m.user_id = ${userId} and not m.disabled`,
   );
   if (!row) return null;
   return {
@@ -100,7 +87,7 @@ export async function findEnabledMembershipWithOrganization(
       customHostname: row.custom_hostname as string | null,
       trialStatus: row.trial_status as string,
       mergeRulesType: row.merge_rules_type as string,
-      createdAt: dateOf(em, row.created_at),
+      createdAt: toDate(row.created_at as string),
     },
   };
 }
@@ -113,18 +100,17 @@ export async function findMembersOfUsers(em: EntityManager, organizationId: stri
   if (userIds.length === 0) return [];
   const rows = await queryRows(
     em,
-    `select m.role, m.disabled, m.sso, m.joined_at, m.last_seen_at, ${USER_COLUMNS}
+    sql<Row>`select m.role, m.disabled, m.sso, m.joined_at, m.last_seen_at, ${USER_COLUMNS}
        from members m join users u on u.id = m.user_id
-      where m.organization_id = ? and m.user_id in (${userIds.map(() => "?").join(", ")})`,
-    [organizationId, ...userIds],
+      where m.organization_id = ${organizationId} and m.user_id in (${sql.join(userIds)})`,
   );
   return rows.map((row) => ({
     user: userFromRow(row),
     role: row.role as Role | null,
     disabled: row.disabled as boolean,
     sso: row.sso as boolean,
-    joinedAt: dateOf(em, row.joined_at),
-    lastSeenAt: dateOf(em, row.last_seen_at, true),
+    joinedAt: toDate(row.joined_at as string),
+    lastSeenAt: toDateOrNull(row.last_seen_at as string | null),
   }));
 }
 
@@ -132,8 +118,7 @@ export async function findMembersOfUsers(em: EntityManager, organizationId: stri
 export async function findEnabledMembershipSso(em: EntityManager, organizationId: string, userId: string): Promise<{ role: Role | null; sso: boolean } | null> {
   const [row] = await queryRows(
     em,
-    `select m.role, o.sso from members m join organizations o on o.id = m.organization_id where m.organization_id = ? and m.user_id = ? and not m.disabled`,
-    [organizationId, userId],
+    sql<Row>`select m.role, o.sso from members m join organizations o on o.id = m.organization_id where m.organization_id = ${organizationId} and m.user_id = ${userId} and not m.disabled`,
   );
   return row ? { role: (row.role as Role | null) ?? null, sso: Boolean(row.sso) } : null;
 }

@@ -1,5 +1,6 @@
 import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { queryRows, sql } from "@imprint/runtime";
 import { Member } from "../../domain/member.js";
 import type { Organization } from "../../domain/organization.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
@@ -39,10 +40,10 @@ export async function withTeamCounts<M extends MemberData>(em: EntityManager, or
   const rows =
     userIds.length === 0
       ? []
-      : await em.getConnection().execute<{ user_id: string; teams: string }[]>(
-          `select tm.user_id, count(*) as teams from team_members tm join teams t on t.id = tm.team_id
-           where t.organization_id = ? and tm.user_id in (${userIds.map(() => "?").join(", ")}) group by tm.user_id`,
-          [organizationId, ...userIds],
+      : await queryRows(
+          em,
+          sql<{ user_id: string; teams: string }>`select tm.user_id, count(*) as teams from team_members tm join teams t on t.id = tm.team_id
+           where t.organization_id = ${organizationId} and tm.user_id in (${sql.join(userIds)}) group by tm.user_id`,
         );
   const counts = new Map(rows.map((row) => [row.user_id, Number(row.teams)]));
   return members.map((member) => ({

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, queryRows, sql } from "@imprint/runtime";
 import type { MemberRoleValue } from "../../domain/roles.js";
 
 /**
@@ -15,12 +15,9 @@ export async function assertSsoAllowsToken(
 ): Promise<void> {
   if (!input.organizationSso || input.role === "admin" || input.tokenId === undefined) return;
   const [row] = input.tokenId
-    ? await em.getConnection().execute<{ ok: number }[]>(
-        `select 1 as ok from api_tokens t join users u on u.id = t.user_id left join saml_providers p on p.id = t.saml_provider_id
-          where t.id = ? and (p.organization_id = ? or u.integration_installation_id is not null)
-            and t.revoked_at is null and (t.expires_at is null or t.expires_at > ?)`,
-        [input.tokenId, input.organizationId, input.now],
-      )
+    ? await queryRows(em, sql<{ ok: number }>`select 1 as ok from api_tokens t join users u on u.id = t.user_id left join saml_providers p on p.id = t.saml_provider_id
+          where t.id = ${input.tokenId} and (p.organization_id = ${input.organizationId} or u.integration_installation_id is not null)
+            and t.revoked_at is null and (t.expires_at is null or t.expires_at > ${input.now})`)
     : [];
   if (!row) throw AppError.notFound("Organization");
 }

@@ -1,7 +1,7 @@
-import { LockMode, type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
-import { AppError, findPage, recordEvent, type PageRequestLike } from "@imprint/runtime";
+import { type EntityManager, type FilterQuery } from "@mikro-orm/postgresql";
+import { AppError, findOwnedOrNull, findPage, type PageRequestLike, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
-import { nextMembershipVersion } from "../../domain/organization.js";
+import { nextMembershipVersion } from "../../store/organizations.js";
 import { canManageTeam, Team, TeamMember, teamTitle } from "../../domain/team.js";
 import { teamCreated, teamDeleted, teamMemberAdded, teamUpdated } from "../../events.js";
 import { isId, requireCaller } from "../shared/validation.js";
@@ -78,13 +78,14 @@ export async function getTeam(em: EntityManager, input: { caller: CallerInput | 
   return view!;
 }
 
-/** Renames a team (admins and its owners). */
+/** Renames a team (admins and its owners): its title is the one field an update mask may name. */
 export async function updateTeam(
   em: EntityManager,
-  input: { caller: CallerInput | undefined; organizationId: string; teamId: string; title: string },
+  input: { caller: CallerInput | undefined; organizationId: string; teamId: string; updateMask: string[]; title: string },
   deps: UseCaseDeps,
 ): Promise<TeamView> {
   const caller = requireCaller(input.caller);
+  parseUpdateMask(input.updateMask, ["title"]);
   const title = teamTitle(input.title);
   return deps.unitOfWork.run(em, async (tx) => {
     const { team, caller: member } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
@@ -104,7 +105,7 @@ export async function deleteTeam(em: EntityManager, input: { caller: CallerInput
     // Guests see no teams: refused before the lookup, so a real team and an invented id answer alike.
     const member = await requireTeamReader(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     // Locked until the commit: the same request sent twice at once deletes once, then finds nothing.
-    const team = isId(input.teamId) ? await tx.findOne(Team, { id: input.teamId, organization: input.organizationId }, { lockMode: LockMode.PESSIMISTIC_WRITE }) : null;
+    const team = await findOwnedOrNull(tx, Team, { organization: input.organizationId }, input.teamId, { lock: true });
     if (!team) return { deleted: false };
     if (!canManageTeam(member, await teamRoleOf(tx, team.id, caller.userId))) throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
     const membershipVersion = await nextMembershipVersion(tx, input.organizationId);

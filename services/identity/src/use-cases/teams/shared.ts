@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, findOwned, queryRows, sql } from "@imprint/runtime";
 import type { Member } from "../../domain/member.js";
 import { Member as MemberEntity } from "../../domain/member.js";
 import { canManageTeam, Team, TeamMember, type TeamRoleValue } from "../../domain/team.js";
@@ -34,9 +34,7 @@ export async function requireTeamReader(em: EntityManager, organizationId: strin
  * (the same request sent twice) run one after the other, the second seeing what the first did.
  */
 export async function findTeam(em: EntityManager, organizationId: string, teamId: string, options: { lock?: boolean } = {}): Promise<Team> {
-  const team = isId(teamId) ? await em.findOne(Team, { id: teamId, organization: organizationId }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
-  if (!team) throw AppError.notFound("Team");
-  return team;
+  return findOwned(em, Team, { organization: organizationId }, teamId, options);
 }
 
 /** `userId`'s role in the team, or null when not in it. */
@@ -62,10 +60,7 @@ export async function requireTeamManager(
 /** How many members each team has. */
 export async function memberCounts(em: EntityManager, teamIds: readonly string[]): Promise<Map<string, number>> {
   if (teamIds.length === 0) return new Map();
-  const rows = await em.getConnection().execute<{ team_id: string; members: string }[]>(
-    `select team_id, count(*) as members from team_members where team_id in (${teamIds.map(() => "?").join(", ")}) group by team_id`,
-    [...teamIds],
-  );
+  const rows = await queryRows(em, sql<{ team_id: string; members: string }>`select team_id, count(*) as members from team_members where team_id in (${sql.join([...teamIds])}) group by team_id`);
   return new Map(rows.map((row) => [row.team_id, Number(row.members)]));
 }
 

@@ -1,7 +1,7 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
-import { AppError, findPage, recordEvent, type PageRequestLike } from "@imprint/runtime";
+import { AppError, findPage, type PageRequestLike, queryRows, sql, recordEvent } from "@imprint/runtime";
 import { Member, personMembership } from "../../domain/member.js";
-import { nextMembershipVersion } from "../../domain/organization.js";
+import { nextMembershipVersion } from "../../store/organizations.js";
 import { User } from "../../domain/user.js";
 import { Team, TeamMember, type TeamRoleValue } from "../../domain/team.js";
 import { teamMemberAdded, teamMemberRemoved, teamMemberRoleChanged } from "../../events.js";
@@ -202,12 +202,9 @@ export interface TeamMembershipSnapshot {
  */
 export async function listTeamMemberships(em: EntityManager, input: { organizationId: string }, _deps: UseCaseDeps): Promise<TeamMembershipSnapshot> {
   if (!isId(input.organizationId)) return { memberships: [], teamIds: [], membershipVersion: 0 };
-  const rows = await em.execute<{ membership_version: number; team_id: string | null; user_id: string | null }[]>(
-    `select o.membership_version, t.id as team_id, m.user_id
+  const rows = await queryRows(em, sql<{ membership_version: number; team_id: string | null; user_id: string | null }>`select o.membership_version, t.id as team_id, m.user_id
        from organizations o left join teams t on t.organization_id = o.id left join team_members m on m.team_id = t.id
-      where o.id = ? order by t.id, m.user_id limit ?`,
-    [input.organizationId, MAX_LISTED_MEMBERSHIPS + 1],
-  );
+      where o.id = ${input.organizationId} order by t.id, m.user_id limit ${MAX_LISTED_MEMBERSHIPS + 1}`);
   if (rows.length > MAX_LISTED_MEMBERSHIPS) throw new AppError("failed_precondition", `organization_id: more than ${MAX_LISTED_MEMBERSHIPS} team memberships`);
   const teamIds = new Set<string>();
   const memberships: { teamId: string; userId: string }[] = [];

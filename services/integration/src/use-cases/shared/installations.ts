@@ -1,5 +1,5 @@
 import type { EntityManager, EntityMetadata } from "@mikro-orm/postgresql";
-import { AppError, isId, type CallerInput } from "@imprint/runtime";
+import { AppError, type CallerInput, isId, queryRows, sql } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { Installation, TargetInstallation, type TargetKind } from "../../domain/installation.js";
 import type { Integration } from "../../domain/integration.js";
@@ -42,12 +42,11 @@ export async function findTargetInstallation(em: EntityManager, installation: In
 export async function spaceCounts(em: EntityManager, installations: readonly Installation[]): Promise<Map<string, number>> {
   const counts = new Map<string, number>();
   if (installations.length === 0) return counts;
-  const rows = await em
-    .getConnection()
-    .execute<{ installation_id: string; count: string }[]>(
-      `select installation_id, count(*) as count from target_installations where kind = 'space' and installation_id in (${installations.map(() => "?").join(", ")}) group by installation_id`,
-      installations.map((installation) => installation.id),
-    );
+  const rows = await queryRows(
+    em,
+    sql<{ installation_id: string; count: string }>`select installation_id, count(*) as count from target_installations
+      where kind = 'space' and installation_id in (${sql.join(installations.map((installation) => installation.id))}) group by installation_id`,
+  );
   for (const row of rows) counts.set(row.installation_id, Number(row.count));
   return counts;
 }
@@ -78,13 +77,17 @@ function storedColumns(meta: EntityMetadata): string[] {
 export async function findInstallationPlace(em: EntityManager, integrationId: string, organizationId: string, spaceId?: string): Promise<InstallationPlace | null> {
   const installationColumns = storedColumns(em.getMetadata(Installation));
   const targetColumns = storedColumns(em.getMetadata(TargetInstallation));
-  const rows = await em.getConnection().execute<Record<string, unknown>[]>(
-    `select ${installationColumns.map((column) => `n.${column}`).join(", ")}, ${targetColumns.map((column) => `t.${column} as target_${column}`).join(", ")},
+  const columns = [
+    ...installationColumns.map((column) => sql.ref(`n.${column}`)),
+    ...targetColumns.map((column) => sql`${sql.ref(`t.${column}`)} as ${sql.id(`target_${column}`)}`),
+  ];
+  const rows = await queryRows(
+    em,
+    sql<Record<string, unknown>>`select ${sql.join(columns)},
       (select count(*) from target_installations c where c.installation_id = n.id and c.kind = 'space') as space_count
      from installations n
-     left join target_installations t on t.installation_id = n.id and t.kind = 'space' and t.target_id = ?
-     where n.integration_id = ? and n.organization_id = ?`,
-    [spaceId && isId(spaceId) ? spaceId : null, integrationId, organizationId],
+     left join target_installations t on t.installation_id = n.id and t.kind = 'space' and t.target_id = ${spaceId && isId(spaceId) ? spaceId : null}
+     where n.integration_id = ${integrationId} and n.organization_id = ${organizationId}`,
   );
   const row = rows[0];
   if (!row) return null;

@@ -9,7 +9,7 @@ export async function revokeInstallationTokens(deps: Pick<UseCaseDeps, "identity
   for (const id of principalIds) {
     deps.tokens.forget(id);
     try {
-      await deps.identity.revokeInstallationTokens({ installationId: id });
+      await deps.identity.tokens.revokeInstallationTokens({ installationId: id });
     } catch (error) {
       deps.logger.warn("could not revoke an installation's tokens; they expire on their own", { installationId: id, err: error });
     }

@@ -1,18 +1,15 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, findOwned } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteExternalLink } from "../../domain/site-external-link.js";
 import { SiteSection } from "../../domain/site-section.js";
-import { isId } from "./access.js";
 import type { ExternalLinkView } from "./structure.js";
 
 export type { ExternalLinkView } from "./structure.js";
 
 /** An external link of the site; another site's (or none) is "Site external link not found". */
 export async function findExternalLink(em: EntityManager, site: Site, linkId: string, options: { lock?: boolean } = {}): Promise<SiteExternalLink> {
-  const found = isId(linkId) ? await em.findOne(SiteExternalLink, { id: linkId, siteId: site.id }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
-  if (!found) throw AppError.notFound("Site external link");
-  return found;
+  return findOwned(em, SiteExternalLink, { siteId: site.id }, linkId, options);
 }
 
 /** External links live among sections: a site without sections has a flat list of site-spaces and none. */

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { recordEvent, type UnitOfWork } from "@imprint/runtime";
+import type { UnitOfWork } from "@imprint/runtime";
+import { executeStatement, queryRows, sql, recordEvent } from "@imprint/runtime";
 import { SpacePublication, type PublishedAddress } from "../../domain/space-publication.js";
 import { spacePublicationUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -34,19 +35,16 @@ export function touchSpaces(tx: EntityManager, spaceIds: Iterable<string>): void
  * first in structure order there.
  */
 async function currentAddresses(tx: EntityManager, spaceIds: string[]): Promise<Map<string, PublishedAddress>> {
-  const rows = await tx.execute<{ space_id: string; site_id: string; organization_id: string; basename: string | null; hostname: string | null; proxy: string | null; section_path: string | null; path: string }[]>(
-    `with recursive hidden_groups as (
-       select g.id from site_section_groups g where g.draft and g.site_id in (select site_id from site_spaces where space_id = any(?::uuid[]))
+  const rows = await queryRows(tx, sql<{ space_id: string; site_id: string; organization_id: string; basename: string | null; hostname: string | null; proxy: string | null; section_path: string | null; path: string }>`with recursive hidden_groups as (
+       select g.id from site_section_groups g where g.draft and g.site_id in (select site_id from site_spaces where space_id = any(${`{${spaceIds.join(",")}}`}::uuid[]))
        union
        select g.id from site_section_groups g join hidden_groups h on g.parent_group_id = h.id
      )
      select distinct on (ss.space_id) ss.space_id, s.id as site_id, s.organization_id, s.basename, s.hostname, s.proxy, sec.path as section_path, ss.path
        from site_spaces ss join sites s on s.id = ss.site_id left join site_sections sec on sec.id = ss.section_id
-      where ss.space_id = any(?::uuid[]) and s.published and not ss.draft and not ss.space_deleted
+      where ss.space_id = any(${`{${spaceIds.join(",")}}`}::uuid[]) and s.published and not ss.draft and not ss.space_deleted
         and (sec.id is null or (not sec.draft and (sec.section_group_id is null or sec.section_group_id not in (select id from hidden_groups))))
-      order by ss.space_id, s.created_at, s.id, sec.position nulls first, ss.position, ss.id`,
-    [`{${spaceIds.join(",")}}`, `{${spaceIds.join(",")}}`],
-  );
+      order by ss.space_id, s.created_at, s.id, sec.position nulls first, ss.position, ss.id`);
   return new Map(
     rows.map((row) => [
       row.space_id,
@@ -64,7 +62,7 @@ export async function announcePublications(tx: EntityManager, deps: Pick<UseCase
   touchedBy.delete(tx);
   if (siteIds.size === 0 && spaceIds.size === 0) return;
   await tx.flush();
-  const inSites = siteIds.size > 0 ? await tx.execute<{ space_id: string }[]>(`select distinct space_id from site_spaces where site_id = any(?::uuid[])`, [`{${[...siteIds].join(",")}}`]) : [];
+  const inSites = siteIds.size > 0 ? await queryRows(tx, sql<{ space_id: string }>`select distinct space_id from site_spaces where site_id = any(${`{${[...siteIds].join(",")}}`}::uuid[])`) : [];
   await announce(tx, deps, [...new Set([...spaceIds, ...inSites.map((row) => row.space_id)])], false);
 }
 
@@ -84,9 +82,7 @@ async function announce(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, spa
   // space through different sites would otherwise both read version N and both announce N + 1
   // (content keeps the first and ignores the other's equal version). Locked in id order (no
   // deadlock between two such transactions), and read after the lock (so including the other's commit).
-  await tx.execute(`select pg_advisory_xact_lock(hashtextextended(k, 0)) from (select 'space_publication:' || unnest(?::text[]) as k order by 1) as keys`, [
-    `{${ids.join(",")}}`,
-  ]);
+  await executeStatement(tx, sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from (select 'space_publication:' || unnest(${`{${ids.join(",")}}`}::text[]) as k order by 1) as keys`);
   const [addresses, known] = await Promise.all([currentAddresses(tx, ids), tx.find(SpacePublication, { spaceId: { $in: ids } }, { refresh: true })]);
   const previous = new Map(known.map((publication) => [publication.spaceId, publication]));
   const now = deps.clock();

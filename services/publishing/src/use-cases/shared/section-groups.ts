@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { AppError, findOwned } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteSectionGroup } from "../../domain/site-section-group.js";
 import type { SpaceSource } from "./site-spaces.js";
@@ -10,11 +10,7 @@ export type { SectionGroupView } from "./structure.js";
 
 /** A section group of the site; another site's (or none) is "Site section group not found". */
 export async function findSectionGroup(em: EntityManager, site: Site, groupId: string, options: { lock?: boolean } = {}): Promise<SiteSectionGroup> {
-  const found = isId(groupId)
-    ? await em.findOne(SiteSectionGroup, { id: groupId, siteId: site.id }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
-  if (!found) throw AppError.notFound("Site section group");
-  return found;
+  return findOwned(em, SiteSectionGroup, { siteId: site.id }, groupId, options);
 }
 
 /** Groups (in the order given) with their children as the caller sees them. */

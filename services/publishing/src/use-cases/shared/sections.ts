@@ -1,9 +1,9 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { type EntityManager } from "@mikro-orm/postgresql";
+import { findOwned } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
-import { isId, type OrganizationCaller } from "./access.js";
+import { type OrganizationCaller } from "./access.js";
 import { siteSpaceViews, type SiteSpaceView, type SpaceSource } from "./site-spaces.js";
 
 export interface SectionView {
@@ -18,11 +18,7 @@ export interface SectionView {
 
 /** A section of the site; another site's (or none) is "Site section not found". */
 export async function findSiteSection(em: EntityManager, site: Site, sectionId: string, options: { lock?: boolean } = {}): Promise<SiteSection> {
-  const found = isId(sectionId)
-    ? await em.findOne(SiteSection, { id: sectionId, siteId: site.id }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
-  if (!found) throw AppError.notFound("Site section");
-  return found;
+  return findOwned(em, SiteSection, { siteId: site.id }, sectionId, options);
 }
 
 /** The site's default section as readers see it: its own, else its first; null without sections. */

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { type EntityManager } from "@mikro-orm/postgresql";
 import type { Space } from "@imprint/proto/content/v1/spaces";
-import { AppError, recordEvent } from "@imprint/runtime";
+import { AppError, findOwned, recordEvent } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { pathFromTitle, SiteSpace } from "../../domain/site-space.js";
@@ -65,10 +65,7 @@ export async function appendSiteSpace(
  * whose space is deleted (hidden until restored) unless `hidden` is allowed.
  */
 export async function findSiteSpace(em: EntityManager, site: Site, siteSpaceId: string, options: { lock?: boolean; hidden?: boolean } = {}): Promise<SiteSpace> {
-  const where = options.hidden ? { id: siteSpaceId, siteId: site.id } : { id: siteSpaceId, siteId: site.id, spaceDeleted: false };
-  const found = isId(siteSpaceId) ? await em.findOne(SiteSpace, where, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}) : null;
-  if (!found) throw AppError.notFound("Site space");
-  return found;
+  return findOwned(em, SiteSpace, options.hidden ? { siteId: site.id } : { siteId: site.id, spaceDeleted: false }, siteSpaceId, { lock: options.lock });
 }
 
 /**

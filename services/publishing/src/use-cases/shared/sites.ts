@@ -1,6 +1,6 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
+import { type EntityManager } from "@mikro-orm/postgresql";
 import type { Space } from "@imprint/proto/content/v1/spaces";
-import { AppError } from "@imprint/runtime";
+import { AppError, executeStatement, findOwned, queryRows, sql } from "@imprint/runtime";
 import { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
@@ -42,10 +42,7 @@ export function sitePermissions(access: OrganizationCaller): SitePermissions {
  * that ends up changing nothing only costs its readers one fresh read).
  */
 export async function findSite(em: EntityManager, access: OrganizationCaller, siteId: string, options: { lock?: boolean } = {}): Promise<Site> {
-  const site = isId(siteId)
-    ? await em.findOne(Site, { id: siteId, organizationId: access.organizationId }, options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {})
-    : null;
-  if (!site) throw AppError.notFound("Site");
+  const site = await findOwned(em, Site, { organizationId: access.organizationId }, siteId, options);
   if (options.lock) {
     site.version += 1;
     touchSite(em, site.id);
@@ -56,7 +53,7 @@ export async function findSite(em: EntityManager, access: OrganizationCaller, si
 /** Moves the version of every site publishing one of these spaces (content changed what they show). */
 export async function touchSitesOfSpaces(em: EntityManager, spaceIds: string[]): Promise<void> {
   if (spaceIds.length === 0) return;
-  await em.execute(`update sites set version = version + 1 where id in (select site_id from site_spaces where space_id = any(?::uuid[]))`, [uuidArray(spaceIds)]);
+  await executeStatement(em, sql`update sites set version = version + 1 where id in (select site_id from site_spaces where space_id = any(${uuidArray(spaceIds)}::uuid[]))`);
 }
 
 /**
@@ -68,14 +65,11 @@ export async function touchSitesOfSpaces(em: EntityManager, spaceIds: string[]):
 export async function effectiveDefaults(em: EntityManager, siteIds: string[]): Promise<Map<string, string>> {
   const defaults = new Map<string, string>();
   if (siteIds.length === 0) return defaults;
-  const rows = await em.execute<{ site_id: string; id: string }[]>(
-    `select distinct on (ss.site_id) ss.site_id, ss.id
+  const rows = await queryRows(em, sql<{ site_id: string; id: string }>`select distinct on (ss.site_id) ss.site_id, ss.id
        from site_spaces ss join sites s on s.id = ss.site_id left join site_sections sec on sec.id = ss.section_id
-      where ss.site_id = any(?::uuid[]) and not ss.space_deleted
+      where ss.site_id = any(${uuidArray(siteIds)}::uuid[]) and not ss.space_deleted
         and ss.section_id is not distinct from coalesce(s.default_section_id, (select f.id from site_sections f where f.site_id = s.id order by f.position, f.id limit 1))
-      order by ss.site_id, (ss.id = coalesce(sec.default_site_space_id, s.default_site_space_id)) desc, ss.position, ss.id`,
-    [uuidArray(siteIds)],
-  );
+      order by ss.site_id, (ss.id = coalesce(sec.default_site_space_id, s.default_site_space_id)) desc, ss.position, ss.id`);
   for (const row of rows) defaults.set(row.site_id, row.id);
   return defaults;
 }
@@ -86,13 +80,10 @@ export async function effectiveDefaults(em: EntityManager, siteIds: string[]): P
  * its first visible site-space.
  */
 export async function levelDefaults(em: EntityManager, siteId: string): Promise<Map<string, string>> {
-  const rows = await em.execute<{ level: string; id: string }[]>(
-    `select distinct on (coalesce(ss.section_id, ss.site_id)) coalesce(ss.section_id::text, '') as level, ss.id
+  const rows = await queryRows(em, sql<{ level: string; id: string }>`select distinct on (coalesce(ss.section_id, ss.site_id)) coalesce(ss.section_id::text, '') as level, ss.id
        from site_spaces ss join sites s on s.id = ss.site_id left join site_sections sec on sec.id = ss.section_id
-      where ss.site_id = ? and not ss.space_deleted
-      order by coalesce(ss.section_id, ss.site_id), (ss.id = coalesce(sec.default_site_space_id, s.default_site_space_id)) desc, ss.position, ss.id`,
-    [siteId],
-  );
+      where ss.site_id = ${siteId} and not ss.space_deleted
+      order by coalesce(ss.section_id, ss.site_id), (ss.id = coalesce(sec.default_site_space_id, s.default_site_space_id)) desc, ss.position, ss.id`);
   return new Map(rows.map((row) => [row.level, row.id]));
 }
 
@@ -106,10 +97,7 @@ export async function siteViews(em: EntityManager, access: OrganizationCaller, s
   const counts = new Map<string, number>();
   const ids = sites.map((site) => site.id);
   if (sites.length > 0) {
-    const rows = await em.execute<{ site_id: string; count: string }[]>(
-      `select site_id, count(*) as count from site_spaces where site_id = any(?::uuid[]) and not space_deleted group by site_id`,
-      [uuidArray(ids)],
-    );
+    const rows = await queryRows(em, sql<{ site_id: string; count: string }>`select site_id, count(*) as count from site_spaces where site_id = any(${uuidArray(ids)}::uuid[]) and not space_deleted group by site_id`);
     for (const row of rows) counts.set(row.site_id, Number(row.count));
   }
   const defaults = await effectiveDefaults(em, ids);
@@ -164,9 +152,6 @@ export async function freePath(em: EntityManager, siteId: string, sectionId: str
 
 /** The next position at the end of a level of the site (a section, or the root). */
 export async function nextPosition(em: EntityManager, siteId: string, sectionId: string | null): Promise<number> {
-  const [row] = await em.execute<{ next: number | null }[]>(
-    `select coalesce(max(position) + 1, 0) as next from site_spaces where site_id = ? and section_id is not distinct from ?`,
-    [siteId, sectionId],
-  );
+  const [row] = await queryRows(em, sql<{ next: number | null }>`select coalesce(max(position) + 1, 0) as next from site_spaces where site_id = ${siteId} and section_id is not distinct from ${sectionId}`);
   return Number(row?.next ?? 0);
 }

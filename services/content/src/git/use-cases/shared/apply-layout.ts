@@ -1,16 +1,7 @@
 import { createHash } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { validateFile } from "../../../revisions/domain/files/file-rules.js";
-import { imageDimensions } from "../../../revisions/domain/files/image-dimensions.js";
-import { newContentId, type DraftEditor, type PagePatch } from "../../../revisions/domain/editing/draft-editor.js";
-import { PAGE_LIMITS } from "../../../revisions/domain/editing/page-input.js";
-import { ContentView } from "../../../revisions/domain/store/content-view.js";
-import { buildPageIndex } from "../../../revisions/domain/store/page-index.js";
-import { DEFAULT_LAYOUT, type FileRecord, type PageRecord } from "../../../revisions/domain/store/model.js";
-import { StoreSession } from "../../../revisions/domain/store/session.js";
-import type { RevisionHeader } from "../../../revisions/domain/store/caches.js";
-import { storeBlob } from "../../../revisions/use-cases/upload-file.js";
+import { validateFile, imageDimensions, newContentId, type DraftEditor, type PagePatch, PAGE_LIMITS, ContentView, buildPageIndex, DEFAULT_LAYOUT, type FileRecord, type PageRecord, StoreSession, type RevisionHeader, storeBlob } from "../../../revisions/index.js";
 import { rewriteLinkTargets, sameBody } from "../../domain/markdown-text.js";
 import { resolveRelative, type Layout, type LayoutPage } from "../../domain/read-layout.js";
 import type { RevisionDeps } from "../../../deps.js";

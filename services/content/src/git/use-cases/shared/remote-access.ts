@@ -1,5 +1,5 @@
 import { AppError, type CallerInput } from "@imprint/runtime";
-import { GitWorkspace, type GitNetwork } from "../../domain/git-cli.js";
+import { GitWorkspace, type GitNetwork } from "../../store/git-cli.js";
 import { parseGitRef, parseProjectDirectory, parseRemote, pinnedResolve, type GitRemote } from "../../domain/remote.js";
 import type { GitDeps } from "../../../deps.js";
 

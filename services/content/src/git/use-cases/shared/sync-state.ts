@@ -1,6 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { execute, sql } from "../../../revisions/domain/store/db.js";
+import { AppError, executeStatement, sql, WorkQueue } from "@imprint/runtime";
 import { GitSync, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
 
 /** Which remote a call names: a sync state is about one (URL without credentials, ref, directory). */
@@ -22,10 +21,18 @@ export function sameRemote(sync: GitSync | null, target: SyncTarget): sync is Gi
 }
 
 /**
+ * The Git syncs as a work queue of one item per space: a running import or export holds its
+ * space's row under a lease for at most `staleAfterMs` (every operation is killed well before, so
+ * a lease that ran out is an operation whose process died). Its end is fenced by its start time.
+ */
+const gitSyncQueue = new WorkQueue({ table: "git_syncs", key: "space_id", open: sql`true` });
+
+const heldBy = (operation: GitOperationValue) => ({ holds: sql`operation->>'startedAt' = ${operation.startedAt}` });
+
+/**
  * Claims the space for one Git operation and records it as running (creating the sync row, about
  * this remote, on the first one). Two imports or exports of one space never run at once: while one
- * runs, another answers CONFLICT, unless the running one started more than `staleAfterMs` ago (its
- * process died: every operation is killed well before). Read the sync state after claiming.
+ * runs, another answers CONFLICT, unless the running one's lease ran out. Read the sync state after claiming.
  */
 export async function startOperation(
   em: EntityManager,
@@ -35,15 +42,19 @@ export async function startOperation(
   staleAfterMs: number,
 ): Promise<GitOperationValue> {
   const operation: GitOperationValue = { direction, state: "running", startedAt: now.toISOString() };
-  const claimed = await execute(
+  await executeStatement(
     em,
-    sql`insert into git_syncs (space_id, organization_id, url, ref, project_directory, operation, updated_at)
-        values (${target.spaceId}, ${target.organizationId}, ${target.url}, ${target.ref}, ${target.projectDirectory}, ${JSON.stringify(operation)}::jsonb, ${now})
-        on conflict (space_id) do update set operation = excluded.operation, updated_at = excluded.updated_at
-        where git_syncs.operation is null or git_syncs.operation->>'state' <> 'running'
-           or (git_syncs.operation->>'startedAt')::timestamptz < ${new Date(now.getTime() - staleAfterMs)}`,
+    sql`insert into git_syncs (space_id, organization_id, url, ref, project_directory, updated_at)
+        values (${target.spaceId}, ${target.organizationId}, ${target.url}, ${target.ref}, ${target.projectDirectory}, ${now})
+        on conflict (space_id) do nothing`,
   );
-  if (claimed === 0) throw AppError.conflict("a Git import or export of this space is running; try again when it has ended");
+  const claimed = await gitSyncQueue.claimKey(em, target.spaceId, {
+    now,
+    leaseMs: staleAfterMs,
+    set: sql`operation = ${JSON.stringify(operation)}::jsonb, updated_at = ${now}`,
+    returning: sql<{ space_id: string }>`space_id`,
+  });
+  if (!claimed) throw AppError.conflict("a Git import or export of this space is running; try again when it has ended");
   return operation;
 }
 
@@ -51,7 +62,7 @@ export async function startOperation(
 export async function failOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, error: unknown, now: Date): Promise<void> {
   const message = error instanceof AppError && error.code !== "internal" ? error.message : "internal error";
   const failed: GitOperationValue = { ...operation, state: "failure", endedAt: now.toISOString(), error: message.slice(0, 1000) };
-  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(failed)}::jsonb, updated_at = ${now} where space_id = ${spaceId} and operation->>'startedAt' = ${operation.startedAt}`);
+  await gitSyncQueue.complete(em, spaceId, { ...heldBy(operation), set: sql`operation = ${JSON.stringify(failed)}::jsonb, updated_at = ${now}` });
 }
 
 export interface SyncedState {
@@ -66,18 +77,22 @@ export interface SyncedState {
 /** Records a successful sync: this remote, its commit, the revision with the same content and the path mapping. */
 export async function completeSync(em: EntityManager, target: SyncTarget, operation: GitOperationValue, state: SyncedState, now: Date): Promise<void> {
   const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
-  await execute(
-    em,
-    sql`update git_syncs set url = ${target.url}, ref = ${target.ref}, project_directory = ${target.projectDirectory},
+  await gitSyncQueue.complete(em, target.spaceId, {
+    ...heldBy(operation),
+    set: sql`url = ${target.url}, ref = ${target.ref}, project_directory = ${target.projectDirectory},
           commit_oid = ${state.commitOid}, commit_message = ${state.commitMessage}, commit_by_service = ${state.commitByService},
           revision_id = ${state.revisionId}, pages = ${JSON.stringify(state.pages)}::jsonb, files = ${JSON.stringify(state.files)}::jsonb,
-          operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now}
-        where space_id = ${target.spaceId} and operation->>'startedAt' = ${operation.startedAt}`,
-  );
+          operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now}`,
+  });
 }
 
 /** Records a successful operation that does not move the sync (an import into a change request). */
 export async function completeOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, now: Date): Promise<void> {
   const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
-  await execute(em, sql`update git_syncs set operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now} where space_id = ${spaceId} and operation->>'startedAt' = ${operation.startedAt}`);
+  await gitSyncQueue.complete(em, spaceId, { ...heldBy(operation), set: sql`operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now}` });
+}
+
+/** Forgets a purged space's sync state (the repository it synced with, its path mappings), in the purge's transaction. */
+export async function purgeGitState(em: EntityManager, spaceId: string): Promise<void> {
+  await em.nativeDelete(GitSync, { spaceId });
 }

@@ -1,14 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import type { CallerInput, SpaceAccess } from "../../../access/index.js";
-import type { BranchRecord } from "../../../revisions/domain/branches/branch-rows.js";
-import type { RevisionHeader } from "../../../revisions/domain/store/caches.js";
-import type { ContentView } from "../../../revisions/domain/store/content-view.js";
-import type { PageRecord } from "../../../revisions/domain/store/model.js";
-import { openContent, type ContentRefInput } from "../../../revisions/use-cases/shared/open-content.js";
-import { linkGraph } from "../../domain/link-graph.js";
+import type { CallerInput } from "../../../access/index.js";
+import type { SpaceAccess } from "../../../spaces/index.js";
+import { type BranchRecord, type RevisionHeader, type ContentView, type PageRecord, openContent, type ContentRefInput } from "../../../revisions/index.js";
+import { linkGraph } from "../../store/link-graph.js";
 import type { LinkGraph } from "../../domain/model.js";
-import type { LinkDeps } from "../../../deps.js";
+import type { LinkDeps } from "../../deps.js";
 
 export interface OpenedLinks {
   access: SpaceAccess;

@@ -2,8 +2,8 @@ import { DocumentConversionError, documentToMarkdown, type JsonDocument } from "
 import { AppError, jsonNestingDepth, MAX_JSON_DEPTH } from "@imprint/runtime";
 import { newContentId, type FieldName, type NewPage, type PageOperation, type PagePatch, type PositionInput } from "../editing/draft-editor.js";
 import { bounded, CONTENT_ID, invalid, PAGE_LIMITS, pageMarkdown, pageSlug, pageTitle } from "../editing/page-input.js";
-import type { ContentView } from "../store/content-view.js";
-import { DEFAULT_LAYOUT, type PageRecord } from "../store/model.js";
+import type { ContentView } from "../tree/content-view.js";
+import { DEFAULT_LAYOUT, type PageRecord } from "../tree/model.js";
 import { changeField, type ContentChange, type ContentPageFields } from "./changes.js";
 import { rewriteLinks } from "./links.js";
 import { readPageMarkdown } from "./page-markdown.js";

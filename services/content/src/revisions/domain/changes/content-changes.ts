@@ -1,9 +1,9 @@
 import { compareStringKeys } from "@imprint/runtime";
-import { treeDiff, treeGetMany, type TreeDifference } from "../store/btree.js";
-import { FILE_PREFIX, PAGE_PREFIX, pageKey } from "../store/keys.js";
-import { canonicalJson, type FileRecord, type PageCoverValue, type PageLayoutValue, type PageRecord } from "../store/model.js";
-import { MAX_PAGE_DEPTH } from "../store/content-view.js";
-import type { StoreSession } from "../store/session.js";
+import { treeDiff, treeGetMany, type TreeDifference } from "../tree/btree.js";
+import { FILE_PREFIX, PAGE_PREFIX, pageKey } from "../tree/keys.js";
+import { canonicalJson, type FileRecord, type PageCoverValue, type PageLayoutValue, type PageRecord } from "../tree/model.js";
+import { MAX_PAGE_DEPTH } from "../tree/content-view.js";
+import type { StoreSession } from "../../store/session.js";
 
 /** A page a change names, with its path on the side it is read from. */
 export interface ChangedPage {

@@ -3,8 +3,8 @@ import { generateKeyBetween } from "fractional-indexing";
 import { slug as slugify } from "github-slugger";
 import { AppError } from "@imprint/runtime";
 import { markdownToDocument } from "@imprint/document";
-import { treeGet, treeScan, treeUpdate } from "../store/btree.js";
-import { childKey, childPrefix, fileKey, pageKey, positionOfChildKey, reusableKey, slugKey } from "../store/keys.js";
+import { treeGet, treeScan, treeUpdate } from "../tree/btree.js";
+import { childKey, childPrefix, fileKey, pageKey, positionOfChildKey, reusableKey, slugKey } from "../tree/keys.js";
 import {
   fileRecord,
   pageRecord,
@@ -17,9 +17,9 @@ import {
   type PageRecord,
   type PageType,
   type ReusableRecord,
-} from "../store/model.js";
-import { MAX_PAGE_DEPTH } from "../store/content-view.js";
-import type { StoreSession } from "../store/session.js";
+} from "../tree/model.js";
+import { MAX_PAGE_DEPTH } from "../tree/content-view.js";
+import type { StoreSession } from "../../store/session.js";
 
 export interface PositionInput {
   before?: string;

@@ -1,11 +1,11 @@
 import { AppError } from "@imprint/runtime";
 import { markdownToDocument } from "@imprint/document";
-import { treeDiff, treeGetMany, treeScan, treeUpdate, type TreeDifference } from "../store/btree.js";
-import type { RevisionHeader } from "../store/caches.js";
-import { MAX_PAGE_DEPTH } from "../store/content-view.js";
-import { childKey, childPrefix, FILE_PREFIX, PAGE_PREFIX, pageKey, REUSABLE_PREFIX, slugKey } from "../store/keys.js";
-import { sha256Hex, type PageRecord } from "../store/model.js";
-import type { StoreSession } from "../store/session.js";
+import { treeDiff, treeGetMany, treeScan, treeUpdate, type TreeDifference } from "../tree/btree.js";
+import type { RevisionHeader } from "../tree/caches.js";
+import { MAX_PAGE_DEPTH } from "../tree/content-view.js";
+import { childKey, childPrefix, FILE_PREFIX, PAGE_PREFIX, pageKey, REUSABLE_PREFIX, slugKey } from "../tree/keys.js";
+import { sha256Hex, type PageRecord } from "../tree/model.js";
+import type { StoreSession } from "../../store/session.js";
 import { mergePage, mergeStringMaps } from "./page.js";
 import { mergeText } from "./text.js";
 

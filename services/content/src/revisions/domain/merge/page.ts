@@ -1,4 +1,4 @@
-import { canonicalJson, pageRecord, type PageRecord } from "../store/model.js";
+import { canonicalJson, pageRecord, type PageRecord } from "../tree/model.js";
 
 /** The page fields a merge decides one by one (location, parent and position, moves as one). */
 const SCALAR_FIELDS = ["type", "slug", "title", "emoji", "icon", "description", "hidden", "noIndex", "noRobotsIndex", "layout", "cover", "href", "git"] as const;

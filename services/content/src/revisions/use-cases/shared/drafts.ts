@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId, recordEvent } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../access/index.js";
+import { AppError, executeStatement, isId, sql, recordEvent } from "@imprint/runtime";
+import { requireCaller, type CallerInput } from "../../../access/index.js";
+import { requireSpaceAccess, type SpaceAccess } from "../../../spaces/index.js";
 import { requireOwnOpenDraft } from "../../domain/drafts.js";
 import { DraftEditor } from "../../domain/editing/draft-editor.js";
-import type { RevisionHeader } from "../../domain/store/caches.js";
-import { execute, sql } from "../../domain/store/db.js";
-import { lockRevision, updateDraftContent } from "../../domain/store/revision-rows.js";
-import { StoreSession } from "../../domain/store/session.js";
+import type { RevisionHeader } from "../../domain/tree/caches.js";
+import { lockRevision, updateDraftContent } from "../../store/revision-rows.js";
+import { StoreSession } from "../../store/session.js";
 import { revisionCreated } from "../../../events.js";
 import type { RevisionDeps } from "../../../deps.js";
 
@@ -38,7 +38,7 @@ export async function lockOwnDraft(
  * the sweep never deletes a row a new tree is being built on.
  */
 export async function shareStoreLock(tx: EntityManager, storeId: string): Promise<void> {
-  await execute(tx, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${storeId}`}, 0))`);
+  await executeStatement(tx, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${storeId}`}, 0))`);
 }
 
 /**

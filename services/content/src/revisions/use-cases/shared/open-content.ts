@@ -1,11 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { requireCaller, requireSpaceAccess, type CallerInput, type SpaceAccess } from "../../../access/index.js";
-import { requireBranch, type BranchRecord } from "../../domain/branches/branch-rows.js";
-import type { RevisionHeader } from "../../domain/store/caches.js";
-import { ContentView } from "../../domain/store/content-view.js";
-import { findRevision } from "../../domain/store/revision-rows.js";
-import { StoreSession } from "../../domain/store/session.js";
+import { requireCaller, type CallerInput } from "../../../access/index.js";
+import { requireSpaceAccess, type SpaceAccess } from "../../../spaces/index.js";
+import { requireBranch, type BranchRecord } from "../../store/branch-rows.js";
+import type { RevisionHeader } from "../../domain/tree/caches.js";
+import { ContentView } from "../../domain/tree/content-view.js";
+import { findRevision } from "../../store/revision-rows.js";
+import { StoreSession } from "../../store/session.js";
 import { isRevisionId } from "./drafts.js";
 import type { RevisionDeps } from "../../../deps.js";
 

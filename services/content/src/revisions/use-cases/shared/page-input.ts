@@ -11,7 +11,7 @@ import {
   type PageCoverValue,
   type PageLayoutValue,
   type PageType,
-} from "../../domain/store/model.js";
+} from "../../domain/tree/model.js";
 
 // The editing API's page input (proto) mapped onto the domain's page rules. Shared by the editing
 // gRPC handlers and the website import, which builds the same input for the pages it creates.

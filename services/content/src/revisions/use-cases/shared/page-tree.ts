@@ -1,5 +1,5 @@
-import type { PageTree } from "../../domain/store/content-view.js";
-import type { PageIndex } from "../../domain/store/page-index.js";
+import type { PageTree } from "../../domain/tree/content-view.js";
+import type { PageIndex } from "../../domain/tree/page-index.js";
 
 /** The nested page tree under `parentId` ("" for the whole revision), from a page index. */
 export function pageTreeFromIndex(index: PageIndex, parentId = ""): PageTree[] {

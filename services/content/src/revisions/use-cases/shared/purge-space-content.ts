@@ -1,8 +1,8 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import { executeStatement, queryRows, sql } from "@imprint/runtime";
 import type { BlobStore } from "../../../blob-store.js";
-import { parseNode } from "../../domain/store/btree.js";
-import { FILE_PREFIX, PAGE_PREFIX, REUSABLE_PREFIX } from "../../domain/store/keys.js";
-import { execute, queryRows, sql } from "../../domain/store/db.js";
+import { parseNode } from "../../domain/tree/btree.js";
+import { FILE_PREFIX, PAGE_PREFIX, REUSABLE_PREFIX } from "../../domain/tree/keys.js";
 
 const STORE_TABLES = ["tree_nodes", "page_versions", "content_bodies", "file_versions", "reusable_content_versions"] as const;
 
@@ -15,11 +15,11 @@ const STORE_TABLES = ["tree_nodes", "page_versions", "content_bodies", "file_ver
  * transaction has committed.
  */
 export async function purgeSpaceContent(em: EntityManager, spaceId: string): Promise<{ orphanedBlobs: string[] }> {
-  await execute(em, sql`delete from branches where space_id = ${spaceId}`);
+  await executeStatement(em, sql`delete from branches where space_id = ${spaceId}`);
   const stores = await queryRows(em, sql<{ store_id: string }>`delete from revisions where space_id = ${spaceId} returning store_id`);
   const removedBlobs = new Set<string>();
   for (const storeId of new Set(stores.map((row) => row.store_id))) {
-    await execute(em, sql`select pg_advisory_xact_lock(hashtextextended(${`store:${storeId}`}, 0))`);
+    await executeStatement(em, sql`select pg_advisory_xact_lock(hashtextextended(${`store:${storeId}`}, 0))`);
     const roots = await queryRows<{ root: string | null }>(em, sql`select distinct root from revisions where store_id = ${storeId}`);
     const stillUsed = roots.length > 0;
     const reachable = stillUsed ? await markReachable(em, storeId, roots.map((row) => row.root).filter((root): root is string => root !== null)) : undefined;
@@ -28,7 +28,7 @@ export async function purgeSpaceContent(em: EntityManager, spaceId: string): Pro
       const deleted =
         table === "file_versions"
           ? await queryRows(em, sql<{ blob_key: string }>`delete from file_versions where store_id = ${storeId} and not (id = any(${keep})) returning blob_key`)
-          : (await execute(em, sql`delete from ${sql.table(table)} where store_id = ${storeId} and not (id = any(${keep}))`), []);
+          : (await executeStatement(em, sql`delete from ${sql.table(table)} where store_id = ${storeId} and not (id = any(${keep}))`), []);
       for (const row of deleted) removedBlobs.add(row.blob_key);
     }
   }
@@ -89,7 +89,7 @@ export async function deleteOrphanedBlobs(em: EntityManager, blobStore: BlobStor
   let deleted = 0;
   for (const key of keys) {
     await em.fork().transactional(async (tx) => {
-      await execute(tx, sql`select pg_advisory_xact_lock(hashtextextended(${`blob:${key}`}, 0))`);
+      await executeStatement(tx, sql`select pg_advisory_xact_lock(hashtextextended(${`blob:${key}`}, 0))`);
       const [row] = await queryRows<{ found: number }>(
         tx,
         sql`select 1 as found from file_versions where blob_key = ${key} union all select 1 from exports where blob_key = ${key} limit 1`,

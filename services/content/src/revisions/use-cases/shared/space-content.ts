@@ -1,10 +1,9 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, type Clock } from "@imprint/runtime";
+import { AppError, type Clock, queryRows, sql } from "@imprint/runtime";
 import type { CallerInput } from "../../../access/index.js";
-import type { RevisionHeader } from "../../domain/store/caches.js";
-import { queryRows, sql } from "../../domain/store/db.js";
-import { compareAndSetSpaceHead, insertRevision, readSpaceHeadRow } from "../../domain/store/revision-rows.js";
+import type { RevisionHeader } from "../../domain/tree/caches.js";
+import { compareAndSetSpaceHead, insertRevision, readSpaceHeadRow } from "../../store/revision-rows.js";
 import { recordRevisionCreated } from "./drafts.js";
 
 /**

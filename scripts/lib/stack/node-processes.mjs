@@ -1,0 +1,129 @@
+// The stack's Node processes: their V8 flags, spawning with the telemetry preload, readiness probes.
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { join } from "node:path";
+import { REPO_ROOT } from "../setup.mjs";
+import { READY_MESSAGE } from "../targets.mjs";
+
+/** How long a process may take to exit after SIGTERM before it is killed. */
+export const FORCE_KILL_AFTER_MS = 15_000;
+const LAST_LINES_KEPT = 40;
+
+
+/**
+ * Extra V8 flags for every long-running process of the stack (IMPRINT_NODE_FLAGS). Unset, a process
+ * hosting one target gets none: Node sizes its heap for the machine and lets it grow under load, and
+ * every cap measured so far (docs/benchmarks.md) traded 15–25% throughput for RSS. A process hosting
+ * several targets gets a heap that grows by half its live size between collections instead of up
+ * to four times: no limit, so nothing runs out of memory, and under the benchmark's load it peaks at
+ * about 400 MB instead of 580 MB for a few percent of throughput. Set e.g.
+ * "--max-semi-space-size=16 --max-old-space-size=96" where memory matters more than throughput.
+ */
+export const DEFAULT_SERVICE_NODE_FLAGS = "";
+export const DEFAULT_ONE_PROCESS_NODE_FLAGS = "--heap-growing-percent=50";
+export function serviceNodeFlags(env = process.env) {
+  const targets = env.IMPRINT_TARGETS ?? "";
+  const several = targets === "all" || targets.includes(",");
+  return (env.IMPRINT_NODE_FLAGS ?? (several ? DEFAULT_ONE_PROCESS_NODE_FLAGS : DEFAULT_SERVICE_NODE_FLAGS)).split(/\s+/).filter(Boolean);
+}
+
+/**
+ * Spawns one Node process of the stack with the telemetry preload. Its output goes line by line to
+ * `onLine`, and the last lines are kept for failure reports. An IPC channel tells when the process
+ * says every target it hosts has started (`reportedReady`, see READY_MESSAGE).
+ */
+export function spawnNodeProcess({ name, entry, env, onLine = () => {} }) {
+  const child = spawn(process.execPath, [...serviceNodeFlags(env), "--import", "@imprint/runtime/telemetry/preload", join(REPO_ROOT, entry)], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe", "ipc"],
+  });
+  let reportedReady = false;
+  child.on("message", (message) => {
+    if (message?.type === READY_MESSAGE) reportedReady = true;
+  });
+  // The channel alone keeps no one waiting: the launcher lives as long as it decides.
+  child.channel?.unref();
+  const lastLines = [];
+  const keep = (line) => {
+    lastLines.push(line);
+    if (lastLines.length > LAST_LINES_KEPT) lastLines.shift();
+    onLine(line);
+  };
+  createInterface({ input: child.stdout }).on("line", keep);
+  createInterface({ input: child.stderr }).on("line", keep);
+  const exited = new Promise((resolveExit) => {
+    child.once("exit", (code, signal) => resolveExit({ code, signal }));
+    child.once("error", (error) => {
+      keep(`could not start: ${error.message}`);
+      resolveExit({ code: 1, signal: null });
+    });
+  });
+  let stopping = null;
+  return {
+    name,
+    child,
+    get pid() {
+      return child.pid;
+    },
+    get reportedReady() {
+      return reportedReady;
+    },
+    exited,
+    get running() {
+      return child.exitCode === null && child.signalCode === null;
+    },
+    lastLines: () => [...lastLines],
+    /** SIGTERM, then SIGKILL after `graceMs`. */
+    stop(graceMs = FORCE_KILL_AFTER_MS) {
+      stopping ??= (async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return exited;
+        child.kill("SIGTERM");
+        const timer = setTimeout(() => {
+          keep(`did not stop within ${graceMs} ms: killed`);
+          child.kill("SIGKILL");
+        }, graceMs);
+        const result = await exited;
+        clearTimeout(timer);
+        return result;
+      })();
+      return stopping;
+    },
+    kill() {
+      if (this.running) child.kill("SIGKILL");
+    },
+    signal(signal) {
+      if (this.running) child.kill(signal);
+    },
+  };
+}
+
+/** Polls `probe` every `intervalMs` until it returns true; rejects after `timeoutMs` or when `failed` rejects. */
+export async function waitUntil(probe, { timeoutMs, intervalMs = 150, failed, what }) {
+  const deadline = Date.now() + timeoutMs;
+  let abort = null;
+  failed.catch((error) => {
+    abort = error;
+  });
+  for (;;) {
+    if (abort) throw abort;
+    if (await probe().catch(() => false)) return;
+    if (abort) throw abort;
+    if (Date.now() > deadline) throw new Error(`${what} was not ready within ${Math.round(timeoutMs / 1000)} s`);
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+}
+
+/** True when GET <gatewayUrl>/readyz answers 200: the gateway serves (whichever services are down). */
+export async function isGatewayReady(gatewayUrl) {
+  const response = await fetch(`${gatewayUrl}/readyz`, { signal: AbortSignal.timeout(2_000) });
+  await response.body?.cancel();
+  return response.status === 200;
+}
+
+/** True when GET <readerUrl>/healthz answers 200 (the reader reads its upstreams per request: it is ready once it listens). */
+export async function isReaderReady(readerUrl) {
+  const response = await fetch(`${readerUrl}/healthz`, { signal: AbortSignal.timeout(2_000) });
+  await response.body?.cancel();
+  return response.status === 200;
+}

@@ -1,0 +1,11 @@
+import type { LinkCaches } from "./domain/caches.js";
+import type { RevisionDeps } from "../deps.js";
+
+/**
+ * What the links use cases need: the revision store's read dependencies and the links caches. Kept
+ * in the module rather than in the service's deps.ts: the caches hold the revision store's types
+ * (through its façade), and deps.ts stays a leaf.
+ */
+export interface LinkDeps extends RevisionDeps {
+  links: LinkCaches;
+}

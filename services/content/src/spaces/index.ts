@@ -1,0 +1,10 @@
+export { collaborationCountersConsumer } from "./consumers/collaboration-counters.js";
+export { spacePublicationsConsumer } from "./consumers/space-publications.js";
+export { Collection } from "./domain/collection.js";
+export { Space } from "./domain/space.js";
+export { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./grpc/collection-service.js";
+export { spaceToProto } from "./grpc/space-mappers.js";
+export { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./grpc/space-service.js";
+export { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./grpc/team-permission-service.js";
+export { spacePurgeJob } from "./jobs/space-purge.js";
+export { OrganizationAccess, requireSpaceAccess, type SpaceAccess } from "./use-cases/shared/access.js";

@@ -1,0 +1,19 @@
+import type { ReaderServiceService } from "@imprint/proto/publishing/v1/reader";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import type { AsyncImplementation } from "@imprint/runtime";
+import { checkShareKey, getReaderSite } from "../use-cases/reader/get-reader-site.js";
+import { readerSiteToProto } from "./mappers.js";
+
+export const READER_SERVICE_NAME = "imprint.publishing.v1.ReaderService";
+
+/** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
+export function readerServiceImplementation(em: () => EntityManager): AsyncImplementation<typeof ReaderServiceService> {
+  return {
+    getReaderSite: async (request) => {
+      const view = await getReaderSite(em(), { hostname: request.hostname, organizationId: request.organizationId, site: request.site });
+      return readerSiteToProto(view);
+    },
+
+    checkShareKey: async (request) => ({ active: await checkShareKey(em(), { siteId: request.siteId, key: request.key }) }),
+  };
+}

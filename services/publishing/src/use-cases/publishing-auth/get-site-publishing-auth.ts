@@ -1,0 +1,20 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import type { UseCaseDeps } from "../../deps.js";
+import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { publishingAuthView, type PublishingAuthView } from "../shared/publishing-auth.js";
+import { findSite } from "../shared/sites.js";
+
+export interface GetSitePublishingAuthInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  siteId: string;
+}
+
+/** A site's visitor authentication, with its signing key: organization admins only. */
+export async function getSitePublishingAuth(em: EntityManager, input: GetSitePublishingAuthInput, deps: UseCaseDeps): Promise<PublishingAuthView> {
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const site = await findSite(em, access, input.siteId);
+  if (!access.admin) throw AppError.permissionDenied("Only organization admins can see a site's visitor authentication");
+  return publishingAuthView(site);
+}

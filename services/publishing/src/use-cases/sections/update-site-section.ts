@@ -1,0 +1,79 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, recordEvent } from "@imprint/runtime";
+import { SiteSection, validateIcon, validateSectionDescription, validateSectionTitle } from "../../domain/site-section.js";
+import { SiteSpace, validateCondition, validatePath } from "../../domain/site-space.js";
+import { siteSectionUpdated } from "../../events.js";
+import type { UseCaseDeps } from "../../deps.js";
+import { readSpacesOfSite } from "../shared/site-spaces.js";
+import { isId, type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { findSiteSection, sectionViews, type SectionView } from "../shared/sections.js";
+import { findSite } from "../shared/sites.js";
+
+export interface UpdateSiteSectionInput {
+  caller: CallerInput | undefined;
+  organizationId: string;
+  siteId: string;
+  sectionId: string;
+  title: string | undefined;
+  path: string | undefined;
+  /** "" removes it. */
+  description: string | undefined;
+  /** "" removes it. */
+  icon: string | undefined;
+  /** "" removes it. */
+  condition: string | undefined;
+  /** Draft (true) or live (false). */
+  draft?: boolean | undefined;
+  defaultSiteSpaceId: string | undefined;
+}
+
+/**
+ * Changes a section's title, path (unique among the site's sections), description, icon, condition,
+ * draft state or default site-space (one of its own, visible). Organization admins only. Records
+ * `site_section.updated` with what changed.
+ */
+export async function updateSiteSection(em: EntityManager, input: UpdateSiteSectionInput, deps: UseCaseDeps): Promise<SectionView> {
+  const fields: Partial<Record<"title" | "path" | "description" | "icon" | "condition", string | null>> = {};
+  if (input.title !== undefined) fields.title = validateSectionTitle(input.title);
+  if (input.path !== undefined) fields.path = validatePath(input.path);
+  if (input.description !== undefined) fields.description = validateSectionDescription(input.description);
+  if (input.icon !== undefined) fields.icon = validateIcon(input.icon);
+  if (input.condition !== undefined) fields.condition = validateCondition(input.condition);
+  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
+  const views = await readSpacesOfSite(em, deps, access, input.siteId);
+  const { site, section } = await deps.unitOfWork.run(em, async (tx) => {
+    const found = await findSite(tx, access, input.siteId, { lock: true });
+    const target = await findSiteSection(tx, found, input.sectionId, { lock: true });
+    const changes: Record<string, { from: unknown; to: unknown }> = {};
+    if (fields.path !== undefined && fields.path !== target.path && (await tx.count(SiteSection, { siteId: found.id, path: fields.path, id: { $ne: target.id } }))) {
+      throw AppError.invalidArgument(`path: "${fields.path}" is already used by another section of this site`);
+    }
+    const self = target as unknown as Record<string, unknown>;
+    for (const [key, value] of Object.entries(fields)) {
+      if (value === self[key]) continue;
+      changes[key] = { from: self[key] === "" ? null : (self[key] ?? null), to: value === "" ? null : value };
+      self[key] = value;
+    }
+    if (input.draft !== undefined && input.draft !== target.draft) {
+      changes.draft = { from: target.draft, to: input.draft };
+      target.draft = input.draft;
+    }
+    if (input.defaultSiteSpaceId !== undefined && input.defaultSiteSpaceId !== target.defaultSiteSpaceId) {
+      const siteSpace = isId(input.defaultSiteSpaceId) ? await tx.findOne(SiteSpace, { id: input.defaultSiteSpaceId, sectionId: target.id, spaceDeleted: false }) : null;
+      if (!siteSpace) throw AppError.invalidArgument(`defaultSiteSpace: no site-space ${input.defaultSiteSpaceId} in this section`);
+      changes.defaultSiteSpace = { from: target.defaultSiteSpaceId, to: siteSpace.id };
+      target.defaultSiteSpaceId = siteSpace.id;
+    }
+    if (Object.keys(changes).length > 0) {
+      recordEvent(tx, siteSectionUpdated, {
+        organizationId: found.organizationId,
+        actor: access.caller,
+        payload: { siteId: found.id, sectionId: target.id, changedFields: Object.keys(changes), changes },
+      });
+    }
+    return { site: found, section: target };
+  });
+  const [view] = await sectionViews(em, views, access, site, [section]);
+  return view!;
+}
