@@ -28,14 +28,19 @@ import { IntegrationEventServiceService } from "@imprint/proto/integration/v1/in
 import { IntegrationServiceService } from "@imprint/proto/integration/v1/integrations";
 import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
 import { TargetInstallationServiceService } from "@imprint/proto/integration/v1/target_installations";
-import { createPromiseClient, IDENTITY_SERVICES, type PromiseClient } from "@imprint/runtime/core";
+import {
+  closeUpstreams,
+  IDENTITY_SERVICES,
+  openUpstreams,
+  type ClientWrapper,
+  type UpstreamClients as RuntimeUpstreamClients,
+} from "@imprint/runtime/core";
 import { withWriteKeys, type WriteKeys } from "./keyed-writes.js";
 
 /**
- * Every gRPC server the gateway talks to. Adding a bounded context to the public API is one entry
- * here (plus its routes): the config variable, the clients and the readiness check follow from it.
- * An upstream serves either one service (`definition`: the client is that service's client) or
- * several on one address (`definitions`: one client per service, e.g. `clients.content.spaces`).
+ * Every gRPC server the gateway talks to, and the services it calls there, by the names routes use
+ * (`clients.content.spaces`). Adding a bounded context to the public API is one entry here (plus
+ * its routes): the config variable, the clients and the readiness check follow from it.
  */
 export const UPSTREAMS = {
   identity: { addressVariable: "IDENTITY_GRPC_ADDRESS", definitions: IDENTITY_SERVICES },
@@ -85,70 +90,27 @@ export const UPSTREAMS = {
       scripts: ScriptServiceService,
     },
   },
-} as const satisfies Record<
-  string,
-  { addressVariable: string; definition: ServiceDefinition } | { addressVariable: string; definitions: Record<string, ServiceDefinition> }
->;
+} as const satisfies Record<string, { addressVariable: string; definitions: Record<string, ServiceDefinition> }>;
 
 export type UpstreamName = keyof typeof UPSTREAMS;
 export const UPSTREAM_NAMES = Object.keys(UPSTREAMS) as UpstreamName[];
 
-/** An upstream entry as plain data, for the loops below. */
-type UpstreamEntry = { addressVariable: string; definition?: ServiceDefinition; definitions?: Record<string, ServiceDefinition> };
-const entry = (name: UpstreamName): UpstreamEntry => UPSTREAMS[name];
-
-type ClientsOf<U> = U extends { definition: infer D }
-  ? PromiseClient<D>
-  : U extends { definitions: infer Ds }
-    ? { [S in keyof Ds]: PromiseClient<Ds[S]> } & { close(): void }
-    : never;
-
-export type UpstreamClients = { [K in UpstreamName]: ClientsOf<(typeof UPSTREAMS)[K]> };
+export type UpstreamClients = { [K in UpstreamName]: RuntimeUpstreamClients<(typeof UPSTREAMS)[K]["definitions"]> };
 export type UpstreamAddresses = Record<UpstreamName, string>;
 
 /**
- * The name readiness asks grpc.health.v1 about: the service's fully qualified name (e.g.
- * imprint.publishing.v1.SiteService) for a single-service upstream, "" (the whole server) for
- * one that serves several.
- */
-export function grpcServiceName(name: UpstreamName): string {
-  const upstream = entry(name);
-  if (!upstream.definition) return "";
-  const firstMethod = Object.values(upstream.definition)[0] as { path: string } | undefined;
-  if (!firstMethod) throw new Error(`upstream ${name} has no methods`);
-  return firstMethod.path.split("/")[1] ?? "";
-}
-
-/**
- * Long-lived clients shared by every request. The clients of one upstream's services share one
- * HTTP/2 connection: grpc-js pools subchannels by address and options. With `writeKeys`, their
- * write methods send the keys of a request with an Idempotency-Key and repeat on UNAVAILABLE
- * (keyed-writes.ts): here, once, for every route.
+ * Long-lived clients shared by every request, one connection per copy of each upstream. With
+ * `writeKeys`, their write methods send the keys of a request with an Idempotency-Key and repeat
+ * on UNAVAILABLE (keyed-writes.ts): here, once, for every route.
  */
 export function createUpstreamClients(addresses: UpstreamAddresses, timeoutMs: number, writeKeys?: WriteKeys): UpstreamClients {
-  const clients: Partial<Record<UpstreamName, unknown>> = {};
-  const options = { defaultTimeoutMs: timeoutMs };
-  const client = <Def extends ServiceDefinition>(definition: Def, address: string, channelDefinitions?: ServiceDefinition[]) => {
-    const plain = createPromiseClient(definition, address, channelDefinitions ? { ...options, channelDefinitions } : options);
-    return writeKeys ? withWriteKeys(plain, definition, writeKeys, timeoutMs) : plain;
-  };
-  for (const name of UPSTREAM_NAMES) {
-    const upstream = entry(name);
-    if (upstream.definition) {
-      clients[name] = client(upstream.definition, addresses[name]);
-    } else {
-      const group: Record<string, { close(): void }> = {};
-      // One service config for all of them: equal channel options, so one connection per copy.
-      const channelDefinitions = Object.values(upstream.definitions ?? {});
-      for (const [service, definition] of Object.entries(upstream.definitions ?? {})) {
-        group[service] = client(definition, addresses[name], channelDefinitions);
-      }
-      clients[name] = { ...group, close: () => Object.values(group).forEach((each) => each.close()) };
-    }
-  }
-  return clients as UpstreamClients;
+  const wrap: ClientWrapper | undefined = writeKeys ? (client, definition) => withWriteKeys(client, definition, writeKeys, timeoutMs) : undefined;
+  const specs = Object.fromEntries(
+    UPSTREAM_NAMES.map((name) => [name, { address: addresses[name], services: UPSTREAMS[name].definitions, defaultTimeoutMs: timeoutMs }]),
+  );
+  return openUpstreams(specs, wrap) as unknown as UpstreamClients;
 }
 
 export function closeUpstreamClients(clients: UpstreamClients): void {
-  for (const name of UPSTREAM_NAMES) clients[name].close();
+  closeUpstreams(clients);
 }

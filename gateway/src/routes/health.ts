@@ -1,7 +1,7 @@
 import { checkCopiesHealth, type HealthStatus } from "@imprint/runtime/core";
 import type { ErrorBody } from "../middleware/error-handler.js";
 import type { GatewayReadiness } from "../readiness.js";
-import { grpcServiceName, UPSTREAM_NAMES, type UpstreamAddresses } from "../upstreams.js";
+import { UPSTREAM_NAMES, type UpstreamAddresses } from "../upstreams.js";
 import type { DirectRoute } from "./deps.js";
 
 /** One upstream as /healthz/upstreams reports it: counts only, never addresses (the route is public). */
@@ -16,8 +16,9 @@ export interface UpstreamHealth {
 
 const STATUS_ORDER: HealthStatus[] = ["SERVING", "NOT_SERVING", "UNKNOWN", "SERVICE_UNKNOWN", "UNREACHABLE"];
 
-async function upstreamHealth(address: string, service: string): Promise<UpstreamHealth> {
-  const statuses = Object.values(await checkCopiesHealth(address, service));
+/** Each copy's overall health (every upstream serves several gRPC services: the server's status covers them). */
+async function upstreamHealth(address: string): Promise<UpstreamHealth> {
+  const statuses = Object.values(await checkCopiesHealth(address, ""));
   const status = STATUS_ORDER.find((candidate) => statuses.includes(candidate)) ?? "UNREACHABLE";
   return { status, copies: statuses.length, serving: statuses.filter((s) => s === "SERVING").length };
 }
@@ -56,7 +57,7 @@ export function healthRoutes(upstreams: UpstreamAddresses, readiness: GatewayRea
     handle: async (ctx) => {
       const report = Object.fromEntries(
         await Promise.all(
-          UPSTREAM_NAMES.map(async (name) => [name, await upstreamHealth(upstreams[name], grpcServiceName(name))] as const),
+          UPSTREAM_NAMES.map(async (name) => [name, await upstreamHealth(upstreams[name])] as const),
         ),
       );
       const down = Object.entries(report).filter(([, health]) => health.status !== "SERVING");

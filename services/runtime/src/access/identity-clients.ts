@@ -4,7 +4,7 @@ import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
 import { TeamServiceService } from "@imprint/proto/identity/v1/teams";
 import { TokenServiceService } from "@imprint/proto/identity/v1/tokens";
 import { UserServiceService } from "@imprint/proto/identity/v1/users";
-import { createPromiseClient, type PromiseClient } from "../grpc/client.js";
+import { openUpstream, type UpstreamClients, type UpstreamSpec } from "../grpc/upstreams.js";
 
 /** Identity's gRPC services by resource, as every caller names them (`identity.members.getMembership`). */
 export const IDENTITY_SERVICES = {
@@ -16,23 +16,15 @@ export const IDENTITY_SERVICES = {
   tokens: TokenServiceService,
 } as const;
 
-/** A client of each of identity's services, all on one connection per identity copy. */
-export type IdentityClients = { readonly [Service in keyof typeof IDENTITY_SERVICES]: PromiseClient<(typeof IDENTITY_SERVICES)[Service]> } & {
-  /** Closes every one of them. */
-  close(): void;
-};
+/** A client of each of identity's services, all on one connection per identity copy, and `close()`. */
+export type IdentityClients = UpstreamClients<typeof IDENTITY_SERVICES>;
 
-/** Clients of identity's services at `address` (a setting such as IDENTITY_GRPC_ADDRESS). */
+/** Identity as an upstream of a service (`upstreams: { identity: identityUpstream(config.IDENTITY_GRPC_ADDRESS) }`). */
+export function identityUpstream(address: string, options: { defaultTimeoutMs?: number } = {}): UpstreamSpec<typeof IDENTITY_SERVICES> {
+  return { address, services: IDENTITY_SERVICES, defaultTimeoutMs: options.defaultTimeoutMs ?? 5_000 };
+}
+
+/** Clients of identity's services at `address`, outside a service (the admin CLI, tests). */
 export function createIdentityClients(address: string, options: { defaultTimeoutMs?: number } = {}): IdentityClients {
-  const channelDefinitions = Object.values(IDENTITY_SERVICES);
-  const open = <Def extends (typeof channelDefinitions)[number]>(definition: Def) => createPromiseClient(definition, address, { ...options, channelDefinitions });
-  const clients = {
-    organizations: open(OrganizationServiceService),
-    users: open(UserServiceService),
-    members: open(MemberServiceService),
-    teams: open(TeamServiceService),
-    saml: open(SamlServiceService),
-    tokens: open(TokenServiceService),
-  };
-  return { ...clients, close: () => Object.values(clients).forEach((client) => client.close()) };
+  return openUpstream(identityUpstream(address, options));
 }
