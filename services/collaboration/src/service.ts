@@ -5,20 +5,10 @@ import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import {
-  createIdentityClients,
-  createPromiseClient,
-  forkEm,
-  startService,
-  type Clock,
-  type IdentityClients,
-  type Logger,
-  type RunningService,
-  type ServiceSpec,
-} from "@imprint/runtime";
+import { forkEm, identityUpstream, startService, type Clock, type Logger, type RunningService, type ServiceSpec, type UpstreamSpecs } from "@imprint/runtime";
 import type { CollaborationConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
-import type { ContentClients, UseCaseDeps } from "./deps.js";
+import type { UseCaseDeps } from "./deps.js";
 import { collaborationEntities } from "./domain/entities.js";
 import { COLLABORATION_EVENT_CONTEXT } from "./events.js";
 import { CHANGE_REQUEST_SERVICE_NAME, changeRequestServiceImplementation } from "./grpc/change-request-service.js";
@@ -28,9 +18,17 @@ import { COMMENT_SERVICE_NAME, commentServiceImplementation } from "./grpc/comme
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const COLLABORATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
 
-interface Upstreams {
-  content: ContentClients;
-  identity: IdentityClients;
+/** Content's services a change request uses, and identity's. */
+function collaborationUpstreams(config: CollaborationConfig) {
+  return {
+    content: {
+      address: config.CONTENT_GRPC_ADDRESS,
+      services: { spaces: SpaceServiceService, branches: BranchServiceService, revisions: RevisionServiceService, editing: EditingServiceService },
+      // A batch may fetch up to 1,000 files from their URLs before it applies.
+      timeoutsMs: { editing: 120_000 },
+    },
+    identity: identityUpstream(config.IDENTITY_GRPC_ADDRESS),
+  } satisfies UpstreamSpecs;
 }
 
 /** How long a merge call to content may still be running (its deadline, with a margin): after it, a merge content has not done is dropped. */
@@ -39,15 +37,16 @@ const MERGE_IN_FLIGHT_MS = 15_000;
 /** The use cases' deps, with the resumer itself (they only wake it; the service starts and stops it). */
 type CollaborationDeps = UseCaseDeps & { merges: MergeResumer };
 
-/** How the runtime assembles the collaboration service from its config and upstream clients. */
-export function collaborationServiceSpec(config: CollaborationConfig, upstreams: Upstreams): ServiceSpec<CollaborationDeps> {
+/** How the runtime assembles the collaboration service from its config: content's and identity's services it calls, its deps. */
+export function collaborationServiceSpec(config: CollaborationConfig): ServiceSpec<CollaborationDeps, ReturnType<typeof collaborationUpstreams>> {
   return {
     name: "collaboration",
     context: COLLABORATION_EVENT_CONTEXT,
     entities: collaborationEntities,
     migrationsPath: COLLABORATION_MIGRATIONS_PATH,
+    upstreams: collaborationUpstreams(config),
     deps: {
-      build: (runtime) => ({
+      build: (runtime, upstreams) => ({
         clock: runtime.clock,
         unitOfWork: runtime.unitOfWork,
         content: upstreams.content,
@@ -72,36 +71,7 @@ export function collaborationServiceSpec(config: CollaborationConfig, upstreams:
   };
 }
 
-/** Starts the collaboration service: one channel per upstream (content, identity), then the runtime service. */
-export async function startCollaborationService(config: CollaborationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
-  // Content's clients share one channel configuration, hence one connection per copy of content.
-  const channelDefinitions = [SpaceServiceService, BranchServiceService, RevisionServiceService, EditingServiceService];
-  const timeouts = { defaultTimeoutMs: 10_000, channelDefinitions };
-  const upstreams: Upstreams = {
-    content: {
-      spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
-      branches: createPromiseClient(BranchServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
-      revisions: createPromiseClient(RevisionServiceService, config.CONTENT_GRPC_ADDRESS, timeouts),
-      // A batch may fetch up to 1,000 files from their URLs before it applies.
-      editing: createPromiseClient(EditingServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 120_000, channelDefinitions }),
-    },
-    identity: createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 }),
-  };
-  const close = () => {
-    for (const client of [upstreams.content.spaces, upstreams.content.branches, upstreams.content.revisions, upstreams.content.editing, upstreams.identity]) client.close();
-  };
-  let running: RunningService;
-  try {
-    running = await startService(collaborationServiceSpec(config, upstreams), config, options);
-  } catch (error) {
-    close();
-    throw error;
-  }
-  return {
-    ...running,
-    stop: async () => {
-      await running.stop();
-      close();
-    },
-  };
+/** Starts the collaboration service (its upstreams' clients are opened and closed by the runtime). */
+export function startCollaborationService(config: CollaborationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+  return startService(collaborationServiceSpec(config), config, options);
 }

@@ -3,15 +3,17 @@ import { fileURLToPath } from "node:url";
 import { CollectionServiceService } from "@imprint/proto/content/v1/collections";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import {
-  createIdentityClients,
   followMemberEvents,
+  identityUpstream,
   membershipEventsConsumer,
   resolveKeptSecret,
   startService,
   type Clock,
+  type EventWatch,
   type Logger,
-  type IdentityClients,
+  type OpenedUpstreams,
   type RunningService,
+  type UpstreamSpecs,
   type ServiceDeps,
   type ServiceRegistration,
   type ServiceSpec,
@@ -42,10 +44,11 @@ export const collectionAndSpaceEntities = [Collection, Space];
 
 interface ContentParts {
   config: ResolvedContentConfig;
-  identity: IdentityClients;
-  memberships: MembershipCache;
   blobStore: BlobStore;
 }
+
+/** Identity's services content calls (memberships, teams). */
+const contentUpstreams = (config: ContentConfig) => ({ identity: identityUpstream(config.IDENTITY_GRPC_ADDRESS) }) satisfies UpstreamSpecs;
 
 /** Every module's deps, built once from the runtime's (see {@link buildDeps}). */
 interface BuiltDeps {
@@ -54,6 +57,8 @@ interface BuiltDeps {
   revision: RevisionDeps;
   links: LinkDeps;
   imports: ImportRunDeps;
+  /** Identity's member events, followed by every replica (stopped with the deps). */
+  memberEvents: EventWatch;
 }
 
 /**
@@ -61,20 +66,24 @@ interface BuiltDeps {
  * branches, import, exports and links share one set of revision caches (immutable rows, so sharing
  * only saves memory and misses); search's consumer keeps caches of its own, sized for indexing.
  */
-function buildDeps(runtime: ServiceDeps, parts: ContentParts): BuiltDeps {
-  const content: ContentDeps = { ...runtime, config: parts.config, identity: parts.identity, memberships: parts.memberships, blobStore: parts.blobStore };
+function buildDeps(runtime: ServiceDeps, upstreams: OpenedUpstreams<ReturnType<typeof contentUpstreams>>, parts: ContentParts): BuiltDeps {
+  const memberships = new MembershipCache(upstreams.identity.members, parts.config.MEMBERSHIP_CACHE_TTL_MS);
+  const content: ContentDeps = { ...runtime, config: parts.config, identity: upstreams.identity, memberships, blobStore: parts.blobStore };
   const revision = revisionDeps(content, new RevisionCaches());
-  return { content, spaces: { ...content, spaceContent }, revision, links: linkDeps(revision), imports: importDeps(content, revision) };
+  // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
+  const memberEvents = followMemberEvents(memberships.roles, runtime.nats, runtime.logger);
+  return { content, spaces: { ...content, spaceContent }, revision, links: linkDeps(revision), imports: importDeps(content, revision), memberEvents };
 }
 
 /** How the runtime assembles the content service from its parts. */
-export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps> {
+export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, ReturnType<typeof contentUpstreams>> {
   return {
     name: "content",
     context: CONTENT_CONTEXT,
     entities: [...accessEntities, ...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities, ...gitEntities],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
-    deps: { build: (runtime) => buildDeps(runtime, parts) },
+    upstreams: contentUpstreams(parts.config),
+    deps: { build: (runtime, upstreams) => buildDeps(runtime, upstreams, parts), close: ({ memberEvents }) => memberEvents.stop() },
     grpc: ({ content, spaces, revision, links, imports }) => {
       const services: ServiceRegistration[] = [
         { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(spaces) },
@@ -105,8 +114,8 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps> 
 }
 
 /**
- * Starts the content service: resolves the file-URL key and opens the file store (FILE_STORE), opens the identity
- * channel, then starts the runtime service (which starts the jobs: purge, export sweep, OpenAPI processing, import runs, team-membership reconciliation).
+ * Starts the content service: resolves the file-URL key and opens the file store (FILE_STORE), then
+ * starts the runtime service (which opens the identity clients and starts the jobs: purge, export sweep, OpenAPI processing, import runs, team-membership reconciliation).
  */
 export async function startContentService(config: ContentConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
   const resolved: ResolvedContentConfig = {
@@ -125,25 +134,18 @@ export async function startContentService(config: ContentConfig, options: { cloc
   const closeBlobStore = () => {
     if (blobStore instanceof S3BlobStore) blobStore.close();
   };
-  const identity = createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
-  const memberships = new MembershipCache(identity.members, config.MEMBERSHIP_CACHE_TTL_MS);
   let running: RunningService;
   try {
     await blobStore.prepare();
-    running = await startService(contentServiceSpec({ config: resolved, identity, memberships, blobStore }), config, options);
+    running = await startService(contentServiceSpec({ config: resolved, blobStore }), config, options);
   } catch (error) {
-    identity.close();
     closeBlobStore();
     throw error;
   }
-  // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
-  const memberEvents = followMemberEvents(memberships.roles, running.nats, options.logger);
   return {
     ...running,
     stop: async () => {
-      await memberEvents.stop();
       await running.stop();
-      identity.close();
       closeBlobStore();
     },
   };

@@ -8,16 +8,15 @@ import { TargetInstallationServiceService } from "@imprint/proto/integration/v1/
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import {
   type Clock,
-  createIdentityClients,
   createLogger,
-  createPromiseClient,
-  followMemberEvents,
+  type EventWatch,
+  followedMemberships,
   forkEm,
-  type IdentityClients,
+  identityUpstream,
   type Logger,
-  MembershipCache,
   membershipEventsConsumer,
-  type PromiseClient,
+  type OpenedUpstreams,
+  type UpstreamSpecs,
   queryRows,
   resolveKeptSecret,
   type RunningService,
@@ -49,12 +48,14 @@ import { SpaceReads } from "./upstreams/space-reads.js";
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const INTEGRATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
 
-interface Upstreams {
-  identity: IdentityClients;
-  memberships: MembershipCache;
-  spaces: PromiseClient<typeof SpaceServiceService>;
-  sites: PromiseClient<typeof SiteServiceService>;
-}
+/** The services integration calls: identity's, content's spaces (installations' scopes), publishing's sites. */
+const integrationUpstreams = (config: IntegrationConfig) =>
+  ({
+    identity: identityUpstream(config.IDENTITY_GRPC_ADDRESS),
+    content: { address: config.CONTENT_GRPC_ADDRESS, services: { spaces: SpaceServiceService } },
+    publishing: { address: config.PUBLISHING_GRPC_ADDRESS, services: { sites: SiteServiceService } },
+  }) satisfies UpstreamSpecs;
+type IntegrationUpstreams = ReturnType<typeof integrationUpstreams>;
 
 /** What the service has before it starts besides its upstreams: the secrets key and its logger. */
 interface Machinery {
@@ -77,8 +78,9 @@ function publishedScript(orm: ServiceDeps["orm"]): ScriptLoader {
 }
 
 /** How the runtime assembles the integration service from its config, upstream clients and sandbox. */
-export function integrationServiceSpec(config: IntegrationConfig, upstreams: Upstreams, machinery: Machinery): ServiceSpec<IntegrationDeps> {
-  const buildDeps = (runtime: ServiceDeps): IntegrationDeps => {
+export function integrationServiceSpec(config: IntegrationConfig, machinery: Machinery): ServiceSpec<IntegrationDeps & { memberEvents: EventWatch }, IntegrationUpstreams> {
+  const buildDeps = (runtime: ServiceDeps, upstreams: OpenedUpstreams<IntegrationUpstreams>): IntegrationDeps & { memberEvents: EventWatch } => {
+    const memberships = followedMemberships(upstreams.identity.members, config.MEMBERSHIP_CACHE_TTL_MS, { nats: runtime.nats, logger: machinery.logger });
     const pool = createSandboxPool({
       limits: {
         memoryBytes: config.INTEGRATION_SCRIPT_MEMORY_MB * 1024 * 1024,
@@ -96,10 +98,11 @@ export function integrationServiceSpec(config: IntegrationConfig, upstreams: Ups
       unitOfWork: runtime.unitOfWork,
       jobs: runtime.jobs,
       identity: upstreams.identity,
-      memberships: upstreams.memberships,
-      spaces: upstreams.spaces,
-      spaceReads: new SpaceReads(upstreams.spaces, config.MEMBERSHIP_CACHE_TTL_MS),
-      sites: upstreams.sites,
+      memberships: memberships.cache,
+      memberEvents: memberships.follower,
+      spaces: upstreams.content.spaces,
+      spaceReads: new SpaceReads(upstreams.content.spaces, config.MEMBERSHIP_CACHE_TTL_MS),
+      sites: upstreams.publishing.sites,
       secrets: machinery.secrets,
       tokens: new InstallationTokens(upstreams.identity, runtime.clock, config.INTEGRATION_TOKEN_TTL_SECONDS),
       scripts: new ScriptCalls({
@@ -125,7 +128,14 @@ export function integrationServiceSpec(config: IntegrationConfig, upstreams: Ups
     context: INTEGRATION_EVENT_CONTEXT,
     entities: integrationEntities,
     migrationsPath: INTEGRATION_MIGRATIONS_PATH,
-    deps: { build: buildDeps, close: (deps) => deps.pool.close() },
+    upstreams: integrationUpstreams(config),
+    deps: {
+      build: buildDeps,
+      close: async (deps) => {
+        await deps.memberEvents.stop();
+        await deps.pool.close();
+      },
+    },
     grpc: (deps, { orm }) => {
       const em = () => forkEm(orm);
       return [
@@ -139,22 +149,15 @@ export function integrationServiceSpec(config: IntegrationConfig, upstreams: Ups
     consumers: (deps) => [
       ...contentEventConsumers(deps, config),
       ...publishingEventConsumers(deps, config),
-      membershipEventsConsumer(upstreams.memberships, config.MEMBERSHIP_EVENTS_CONSUMER),
+      membershipEventsConsumer(deps.memberships, config.MEMBERSHIP_EVENTS_CONSUMER),
     ],
     jobs: (deps, { orm }) => [deliverEventsJob(orm, deps)],
   };
 }
 
-/** Starts the integration service: its upstream channels, the secrets key, then the runtime service (whose deps start the sandbox's worker threads). */
+/** Starts the integration service: the secrets key, then the runtime service (which opens its upstreams' clients; its deps start the sandbox's worker threads). */
 export async function startIntegrationService(config: IntegrationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger("integration", { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
-  const identity = createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
-  const upstreams: Upstreams = {
-    identity,
-    memberships: new MembershipCache(identity.members, config.MEMBERSHIP_CACHE_TTL_MS),
-    spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
-    sites: createPromiseClient(SiteServiceService, config.PUBLISHING_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
-  };
   const secretsKey = await resolveKeptSecret({
     configured: config.INTEGRATION_SECRETS_KEY,
     dataDir: config.IMPRINT_DATA_DIR,
@@ -162,26 +165,5 @@ export async function startIntegrationService(config: IntegrationConfig, options
     service: "integration",
     setting: "INTEGRATION_SECRETS_KEY",
   });
-  const close = () => {
-    upstreams.identity.close();
-    upstreams.spaces.close();
-    upstreams.sites.close();
-  };
-  let running: RunningService;
-  try {
-    running = await startService(integrationServiceSpec(config, upstreams, { secrets: new SecretBox(secretsKey), logger }), config, { ...options, logger });
-  } catch (error) {
-    close();
-    throw error;
-  }
-  // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
-  const memberEvents = followMemberEvents(upstreams.memberships, running.nats, logger);
-  return {
-    ...running,
-    stop: async () => {
-      await memberEvents.stop();
-      await running.stop();
-      close();
-    },
-  };
+  return startService(integrationServiceSpec(config, { secrets: new SecretBox(secretsKey), logger }), config, { ...options, logger });
 }

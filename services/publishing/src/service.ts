@@ -1,19 +1,18 @@
 import { fileURLToPath } from "node:url";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import {
-  createIdentityClients,
-  createPromiseClient,
+  followedMemberships,
   forkEm,
-  MembershipCache,
-  followMemberEvents,
+  IDENTITY_SERVICES,
+  identityUpstream,
   membershipEventsConsumer,
   startService,
   type Clock,
-  type IdentityClients,
+  type EventWatch,
   type Logger,
-  type PromiseClient,
   type RunningService,
   type ServiceSpec,
+  type UpstreamSpec,
 } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
@@ -26,60 +25,39 @@ import { publishingGrpcServices } from "./grpc/services.js";
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const PUBLISHING_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
 
-interface Upstreams {
-  identity: IdentityClients;
-  memberships: MembershipCache;
-  spaces: PromiseClient<typeof SpaceServiceService>;
-}
-
-/** How the runtime assembles the publishing service from its config and upstream clients. */
-export function publishingServiceSpec(config: PublishingConfig, upstreams: Upstreams): ServiceSpec<UseCaseDeps> {
+/** How the runtime assembles the publishing service from its config: identity's and content's services it calls, its deps. */
+export function publishingServiceSpec(config: PublishingConfig) {
   return {
     name: "publishing",
     context: PUBLISHING_EVENT_CONTEXT,
     entities: publishingEntities,
     migrationsPath: PUBLISHING_MIGRATIONS_PATH,
+    upstreams: {
+      identity: identityUpstream(config.IDENTITY_GRPC_ADDRESS),
+      content: { address: config.CONTENT_GRPC_ADDRESS, services: { spaces: SpaceServiceService } },
+    },
     deps: {
-      build: (runtime) => ({
-        clock: runtime.clock,
-        unitOfWork: publishingUnitOfWork(runtime.unitOfWork, { clock: runtime.clock }),
-        identity: upstreams.identity,
-        memberships: upstreams.memberships,
-        spaces: upstreams.spaces,
-      }),
+      build: (runtime, upstreams) => {
+        const memberships = followedMemberships(upstreams.identity.members, config.MEMBERSHIP_CACHE_TTL_MS, runtime);
+        return {
+          clock: runtime.clock,
+          unitOfWork: publishingUnitOfWork(runtime.unitOfWork, { clock: runtime.clock }),
+          identity: upstreams.identity,
+          memberships: memberships.cache,
+          spaces: upstreams.content.spaces,
+          memberEvents: memberships.follower,
+        };
+      },
+      close: (deps) => deps.memberEvents.stop(),
     },
     grpc: (deps, { orm }) => publishingGrpcServices(() => forkEm(orm), deps),
-    consumers: (deps) => [...contentEventConsumers(deps, config), membershipEventsConsumer(upstreams.memberships, config.MEMBERSHIP_EVENTS_CONSUMER)],
-  };
+    consumers: (deps) => [...contentEventConsumers(deps, config), membershipEventsConsumer(deps.memberships, config.MEMBERSHIP_EVENTS_CONSUMER)],
+  } satisfies ServiceSpec<UseCaseDeps & { memberEvents: EventWatch }, PublishingUpstreams>;
 }
 
-/** Starts the publishing service: one channel per upstream (identity, content), then the runtime service. */
-export async function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
-  const identity = createIdentityClients(config.IDENTITY_GRPC_ADDRESS, { defaultTimeoutMs: 5_000 });
-  const upstreams: Upstreams = {
-    identity,
-    memberships: new MembershipCache(identity.members, config.MEMBERSHIP_CACHE_TTL_MS),
-    spaces: createPromiseClient(SpaceServiceService, config.CONTENT_GRPC_ADDRESS, { defaultTimeoutMs: 10_000 }),
-  };
-  const close = () => {
-    upstreams.identity.close();
-    upstreams.spaces.close();
-  };
-  let running: RunningService;
-  try {
-    running = await startService(publishingServiceSpec(config, upstreams), config, options);
-  } catch (error) {
-    close();
-    throw error;
-  }
-  // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
-  const memberEvents = followMemberEvents(upstreams.memberships, running.nats, options.logger);
-  return {
-    ...running,
-    stop: async () => {
-      await memberEvents.stop();
-      await running.stop();
-      close();
-    },
-  };
+type PublishingUpstreams = { identity: UpstreamSpec<typeof IDENTITY_SERVICES>; content: UpstreamSpec<{ spaces: typeof SpaceServiceService }> };
+
+/** Starts the publishing service (its upstreams' clients are opened and closed by the runtime). */
+export function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+  return startService(publishingServiceSpec(config), config, options);
 }

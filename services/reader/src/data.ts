@@ -1,11 +1,10 @@
 import { jwtVerify } from "jose";
 import type { ConditionValue } from "@imprint/document";
-import { ScriptServiceService, type SiteScript } from "@imprint/proto/integration/v1/scripts";
-import { PublishedContentServiceService, type GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
-import { SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
-import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
-import { ReaderServiceService, type GetReaderSiteRequest } from "@imprint/proto/publishing/v1/reader";
-import { AppError, CacheBudget, createPromiseClient, type Logger, CachedLoader } from "@imprint/runtime/core";
+import type { SiteScript } from "@imprint/proto/integration/v1/scripts";
+import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
+import type { SearchPage } from "@imprint/proto/content/v1/search";
+import type { GetReaderSiteRequest } from "@imprint/proto/publishing/v1/reader";
+import { AppError, CacheBudget, type Logger, CachedLoader } from "@imprint/runtime/core";
 import { connectNatsInBackground, watchEvents, type EventWatch, type NatsLink } from "@imprint/runtime/watch";
 import { contentEvents } from "@imprint/proto/content/v1/event-contracts";
 import { integrationEvents } from "@imprint/proto/integration/v1/event-contracts";
@@ -13,6 +12,7 @@ import { publishingEvents } from "@imprint/proto/publishing/v1/event-contracts";
 import type { ReaderConfig } from "./config.js";
 import type { ReaderSite } from "./site.js";
 import { throttledWarning } from "./throttled-warning.js";
+import type { ReaderUpstreams } from "./upstreams.js";
 
 /** A page's body at one revision, as content answers it. */
 export interface PageBody {
@@ -105,17 +105,11 @@ const MAX_SPACES = 2_000;
 const MAX_SHARE_KEYS = 10_000;
 const MAX_SITE_SCRIPTS = 2_000;
 
-export async function openReaderData(config: ReaderConfig, logger: Logger, clock: () => number = Date.now): Promise<ReaderData> {
-  const timeout = { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS };
-  // One channel configuration for publishing's two clients too.
-  const ofPublishing = { ...timeout, channelDefinitions: [ReaderServiceService, MemberVisitorTokenServiceService] };
-  const sites = createPromiseClient(ReaderServiceService, config.PUBLISHING_GRPC_ADDRESS, ofPublishing);
-  const memberTokens = createPromiseClient(MemberVisitorTokenServiceService, config.PUBLISHING_GRPC_ADDRESS, ofPublishing);
-  // One channel configuration for content's two clients: one connection per copy of content.
-  const ofContent = { ...timeout, channelDefinitions: [PublishedContentServiceService, SearchServiceService] };
-  const published = createPromiseClient(PublishedContentServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
-  const searches = createPromiseClient(SearchServiceService, config.CONTENT_GRPC_ADDRESS, ofContent);
-  const integrationScripts = config.INTEGRATION_GRPC_ADDRESS ? createPromiseClient(ScriptServiceService, config.INTEGRATION_GRPC_ADDRESS, timeout) : undefined;
+/** The reader's reads over `upstreams` (opened and closed by its caller), with their caches and the event watch that keeps them. */
+export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpstreams, logger: Logger, clock: () => number = Date.now): Promise<ReaderData> {
+  const { sites, memberTokens } = upstreams.publishing;
+  const { published, searches } = upstreams.content;
+  const integrationScripts = upstreams.integration?.scripts;
 
   // Every cache is a CachedLoader: concurrent loads of one key share one upstream read (a burst
   // of visitors to a cold page costs one), and a value loaded while an event dropped its key is not
@@ -276,11 +270,6 @@ export async function openReaderData(config: ReaderConfig, logger: Logger, clock
     async close() {
       await watch?.stop();
       await nats?.close().catch(() => {});
-      sites.close();
-      memberTokens.close();
-      published.close();
-      searches.close();
-      integrationScripts?.close();
     },
   };
 }

@@ -1,12 +1,13 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Koa, { type ParameterizedContext } from "koa";
-import { AppError, createLogger, drainPeriod, RETRY_AFTER_SECONDS, type Logger } from "@imprint/runtime/core";
+import { AppError, closeUpstreams, createLogger, drainPeriod, RETRY_AFTER_SECONDS, type Logger } from "@imprint/runtime/core";
 import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveSitemap } from "./agents.js";
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
 import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
 import { openSiteViews, type SiteViews } from "./site-views.js";
+import { openReaderUpstreams } from "./upstreams.js";
 import { throttledWarning } from "./throttled-warning.js";
 import { readerAssets } from "./views/assets.js";
 import { renderStatus } from "./views/render.js";
@@ -40,7 +41,8 @@ function hostForUrl(host: string): string {
  */
 export async function startReader(config: ReaderConfig, options: { logger?: Logger } = {}): Promise<ReaderHandle> {
   const logger = options.logger ?? createLogger("reader", { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
-  const data = await openReaderData(config, logger);
+  const upstreams = openReaderUpstreams(config);
+  const data = await openReaderData(config, upstreams, logger);
   const server = createServer({ keepAliveTimeout: 65_000 });
   try {
     await new Promise<void>((resolve, reject) => {
@@ -52,12 +54,13 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
     });
   } catch (error) {
     await data.close();
+    closeUpstreams(upstreams);
     throw error;
   }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${hostForUrl(config.READER_HOST)}:${port}`;
   const address = readerAddress(config.IMPRINT_READER_URL ?? url);
-  const views = openSiteViews(config, logger);
+  const views = openSiteViews(upstreams.integration?.scripts, logger);
 
   let draining: Promise<void> | undefined;
   const app = new Koa({ proxy: config.TRUST_PROXY });
@@ -93,7 +96,9 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
         server.close(() => {
           clearTimeout(force);
           // Views recorded until the last request are sent before the connections close.
-          void Promise.allSettled([views?.close(), data.close()]).finally(resolve);
+          void Promise.allSettled([views?.close(), data.close()])
+            .then(() => closeUpstreams(upstreams))
+            .finally(resolve);
         });
         server.closeIdleConnections();
       })),

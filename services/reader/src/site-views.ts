@@ -1,8 +1,7 @@
 import { createHmac, randomBytes } from "node:crypto";
 import type { ParameterizedContext } from "koa";
-import { ScriptServiceService, type SiteView } from "@imprint/proto/integration/v1/scripts";
-import { createPromiseClient, type Logger } from "@imprint/runtime/core";
-import type { ReaderConfig } from "./config.js";
+import type { ScriptServiceService, SiteView } from "@imprint/proto/integration/v1/scripts";
+import type { Logger, PromiseClient } from "@imprint/runtime/core";
 import type { PageVisit } from "./pages.js";
 import { throttledWarning } from "./throttled-warning.js";
 import type { Visit } from "./visit.js";
@@ -62,9 +61,8 @@ function languageOf(header: string): string {
  * Nothing identifying is sent and no cookie is set: a visitor's anonymous id is an HMAC of their
  * user agent, address and day under a key this process draws at start.
  */
-export function openSiteViews(config: ReaderConfig, logger: Logger): SiteViews | undefined {
-  if (!config.INTEGRATION_GRPC_ADDRESS) return undefined;
-  const integrationScripts = createPromiseClient(ScriptServiceService, config.INTEGRATION_GRPC_ADDRESS, { defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS });
+export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptServiceService> | undefined, logger: Logger): SiteViews | undefined {
+  if (!integrationScripts) return undefined;
   const key = randomBytes(32);
   const warnDropped = throttledWarning(logger, "site views dropped: more were waiting than the reader keeps", "views");
   const warnFailed = throttledWarning(logger, "site views not reported: the integration service failed", "views");
@@ -167,7 +165,6 @@ export function openSiteViews(config: ReaderConfig, logger: Logger): SiteViews |
       timer = undefined;
       await sending;
       await flush();
-      integrationScripts.close();
     },
   };
 }

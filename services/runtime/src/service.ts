@@ -9,6 +9,7 @@ import { pruneProcessedEventsJob } from "./events/prune-processed-events.js";
 import { OutboxRelay } from "./events/outbox-relay.js";
 import { startSubscription, type ConsumerStats, type SubscribeOptions, type Subscription } from "./events/subscribe.js";
 import { startGrpcServer, type GrpcServerHandle, type ServiceRegistration } from "./grpc/server.js";
+import { closeUpstreams, openUpstreams, type OpenedUpstreams, type UpstreamSpec, type UpstreamSpecs } from "./grpc/upstreams.js";
 import { JobRunner, type JobControl, type JobSpec } from "./jobs/job-runner.js";
 import { createLogger, type Logger } from "./logger.js";
 import { drainPeriod, runMain, runTask } from "./process.js";
@@ -40,15 +41,19 @@ export type ConsumerSpec = Omit<SubscribeOptions, "nats" | "orm" | "logger">;
  * memoized), so every hook shares one set (one cache, one client, one resumer). `close` runs at
  * stop, once gRPC, jobs and consumers have stopped and while the database and NATS are still open.
  */
-export interface ServiceDepsBuilder<Deps> {
-  build(runtime: ServiceDeps): Deps;
+export interface ServiceDepsBuilder<Deps, Upstreams = OpenedUpstreams<NoUpstreams>> {
+  /** `upstreams`: the clients of the spec's declared upstreams, opened by the runtime. */
+  build(runtime: ServiceDeps, upstreams: Upstreams): Deps;
   close?(deps: Deps): Promise<void> | void;
 }
+
+/** A service that calls no other. */
+export type NoUpstreams = Record<never, UpstreamSpec>;
 
 /** A builder whose deps are the runtime's own (for a service without deps of its own). */
 export const runtimeDeps: ServiceDepsBuilder<ServiceDeps> = { build: (runtime) => runtime };
 
-export interface ServiceSpec<Deps = ServiceDeps> {
+export interface ServiceSpec<Deps = ServiceDeps, Upstreams extends UpstreamSpecs = NoUpstreams> {
   /** e.g. "identity" (logs, NATS connection name). */
   name: string;
   /** Bounded context: stream IMPRINT_<CONTEXT> on imprint.<context>.v1.> */
@@ -56,8 +61,13 @@ export interface ServiceSpec<Deps = ServiceDeps> {
   entities: Options["entities"];
   /** Absolute path of the service's compiled migrations (dist/migrations). */
   migrationsPath: string;
-  /** The service's deps, built once from the runtime's; every hook below receives them, and the runtime's. */
-  deps: ServiceDepsBuilder<Deps>;
+  /**
+   * The gRPC services it calls, by upstream (`{ identity: identityUpstream(config.IDENTITY_GRPC_ADDRESS), content: {...} }`):
+   * the runtime opens their clients before the deps are built and closes them at stop, after the deps.
+   */
+  upstreams?: Upstreams;
+  /** The service's deps, built once from the runtime's and the upstreams' clients; every hook below receives them, and the runtime's. */
+  deps: ServiceDepsBuilder<Deps, OpenedUpstreams<Upstreams>>;
   grpc: (deps: Deps, runtime: ServiceDeps) => ServiceRegistration[];
   consumers?: (deps: Deps, runtime: ServiceDeps) => ConsumerSpec[];
   /**
@@ -112,8 +122,8 @@ function setHealth(grpc: GrpcServerHandle, services: ServiceRegistration[], stat
  * it is reachable (the outbox keeps events meanwhile). A failure on the way stops what was already
  * started.
  */
-export async function startService<Deps>(
-  spec: ServiceSpec<Deps>,
+export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUpstreams>(
+  spec: ServiceSpec<Deps, Upstreams>,
   config: ServiceConfig,
   options: { clock?: Clock; logger?: Logger; readiness?: Partial<ReadinessProbeOptions> } = {},
 ): Promise<RunningService> {
@@ -127,6 +137,7 @@ export async function startService<Deps>(
   let readiness: ReadinessProbe | undefined;
   let streams: ReturnType<typeof keepStream> | undefined;
   let built: { deps: Deps } | undefined;
+  let upstreams: OpenedUpstreams<Upstreams> | undefined;
   const subscriptions: Subscription[] = [];
   let services: ServiceRegistration[] = [];
   let draining: Promise<void> | undefined;
@@ -158,6 +169,7 @@ export async function startService<Deps>(
       if (jobs) await step("jobs", () => jobs!.stop());
       for (const subscription of subscriptions) await step("consumer", () => subscription.stop());
       if (built && spec.deps.close) await step("service deps", async () => spec.deps.close!(built!.deps));
+      if (upstreams) await step("upstream clients", async () => closeUpstreams(upstreams!));
       if (relay) await step("outbox relay", () => relay!.stop());
       if (streams) await step("streams", () => streams!.stop());
       if (nats) await step("nats", () => nats!.close());
@@ -190,7 +202,10 @@ export async function startService<Deps>(
     // Keyed writes: the gRPC server answers them from here, the unit of work claims their keys.
     const keyedCalls = new IdempotentCalls(orm, clock);
     const runtime: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay, keyedCalls), jobs, config };
-    const deps = () => (built ??= { deps: spec.deps.build(runtime) }).deps;
+    // Nothing connects before a first call: a service starts whichever of its upstreams are down.
+    upstreams = openUpstreams((spec.upstreams ?? {}) as Upstreams);
+    const opened = upstreams;
+    const deps = () => (built ??= { deps: spec.deps.build(runtime, opened) }).deps;
     const activeRelay = relay;
     for (const consumer of spec.consumers?.(deps(), runtime) ?? []) {
       subscriptions.push(

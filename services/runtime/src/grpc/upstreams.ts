@@ -41,9 +41,10 @@ export function openUpstream<Services extends Record<string, ServiceDefinition>>
 /** Every upstream a process calls, by name; an absent one (an optional upstream not configured) stays undefined. */
 export type UpstreamSpecs = Record<string, UpstreamSpec | undefined>;
 
-export type OpenedUpstreams<Specs extends UpstreamSpecs> = {
-  readonly [Name in keyof Specs]: Specs[Name] extends UpstreamSpec<infer Services> ? UpstreamClients<Services> : undefined;
-};
+/** The clients of one declared upstream, or undefined where the spec may be absent (distributes over `| undefined`). */
+type ClientsOfSpec<Spec> = Spec extends UpstreamSpec<infer Services> ? UpstreamClients<Services> : undefined;
+
+export type OpenedUpstreams<Specs extends UpstreamSpecs> = { readonly [Name in keyof Specs]: ClientsOfSpec<Specs[Name]> };
 
 /** Opens every declared upstream; `closeUpstreams` closes them. */
 export function openUpstreams<Specs extends UpstreamSpecs>(specs: Specs, wrap?: ClientWrapper): OpenedUpstreams<Specs> {
