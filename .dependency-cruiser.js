@@ -4,7 +4,11 @@ const SERVICES = "(identity|content|collaboration|publishing|integration|reader)
 /** Where a service keeps a layer, at its root or inside one of its modules (vertical slices). */
 const layer = (service, name) => `^services/${service}/src/(${name}|.*/${name})/`;
 /** What pure domain code may not reach: the service's I/O layers and the query builders (see domain-is-pure). */
-const PERSISTENCE = ["^node_modules/(kysely|knex|pg)/", "^node_modules/@mikro-orm/(knex|sql)/", "^(node:)?(fs|fs/promises|child_process|net|http|https|dgram)$"];
+const PERSISTENCE = [
+  "^node_modules/(kysely|knex|pg)/",
+  "^node_modules/@mikro-orm/(knex|sql)/",
+  "^(node:)?(fs|fs/promises|child_process|net|http|https|dgram)$",
+];
 /** The services (not cut into modules) whose domain/ is pure; content's modules have rules of their own (domain-is-pure). */
 const PURE_DOMAIN_SERVICES = "(identity|collaboration|publishing|integration)";
 const TRANSPORT = ["^node_modules/@grpc/", "^node_modules/@nats-io/", "^node_modules/koa", "^node_modules/@koa/", "^proto/", "/grpc/"];
@@ -15,21 +19,24 @@ export default {
     {
       name: "no-cycles",
       severity: "error",
-      comment: "Modules must not depend on themselves through others, type-only imports included: move the shared piece (often a type) to a leaf module such as deps.ts or domain/.",
+      comment:
+        "Modules must not depend on themselves through others, type-only imports included: move the shared piece (often a type) to a leaf module such as deps.ts or domain/.",
       from: { path: "^(services|gateway)/" },
       to: { circular: true },
     },
     {
       name: "use-cases-and-domain-stay-inside",
       severity: "error",
-      comment: "Use cases and domain code never reach for the service's assembly (service.ts, main.ts) or its transport (grpc/): they receive what they need through deps.ts.",
+      comment:
+        "Use cases and domain code never reach for the service's assembly (service.ts, main.ts) or its transport (grpc/): they receive what they need through deps.ts.",
       from: { path: [layer(SERVICES, "use-cases"), layer(SERVICES, "domain")] },
       to: { path: [`^services/${SERVICES}/src/(service|main|.*/service|.*/main)\\.ts$`, layer(SERVICES, "grpc")] },
     },
     {
       name: "domain-imports-no-transport",
       severity: "error",
-      comment: "Domain code (entities, rules, state transitions) knows nothing of gRPC, NATS, HTTP or the wire types: map at the edge (grpc/ mappers, consumers/).",
+      comment:
+        "Domain code (entities, rules, state transitions) knows nothing of gRPC, NATS, HTTP or the wire types: map at the edge (grpc/ mappers, consumers/).",
       from: { path: layer(SERVICES, "domain") },
       to: { path: TRANSPORT },
     },
@@ -56,7 +63,12 @@ export default {
         "Content's domain/ holds entities (defineEntity: schema, not I/O), rules and state transitions, and does no I/O: code that runs SQL (kysely, knex, pg), touches files or runs processes, or calls into a store, belongs in the module's store/ (I/O) or a use case. domain/ may name a store's types (a session it is handed), never import its code.",
       from: { path: "^services/content/src/[^/]+/domain/" },
       to: {
-        path: ["^node_modules/(kysely|knex|pg|@aws-sdk)/", "^(node:)?(fs|fs/promises|child_process|net|http|https|dgram)$", "^services/content/src/[^/]+/store/", "^services/content/src/(blob-store|s3-blob-store)\\.ts$"],
+        path: [
+          "^node_modules/(kysely|knex|pg|@aws-sdk)/",
+          "^(node:)?(fs|fs/promises|child_process|net|http|https|dgram)$",
+          "^services/content/src/[^/]+/store/",
+          "^services/content/src/(blob-store|s3-blob-store)\\.ts$",
+        ],
         dependencyTypesNot: ["type-only"],
       },
     },
@@ -79,7 +91,8 @@ export default {
     {
       name: "no-service-imports-another-service",
       severity: "error",
-      comment: "Services talk over gRPC and events only: import the other context's contract from @imprint/proto, never its source. Only the runtime and the document model are shared libraries.",
+      comment:
+        "Services talk over gRPC and events only: import the other context's contract from @imprint/proto, never its source. Only the runtime and the document model are shared libraries.",
       from: { path: `^services/${SERVICES}/src/` },
       to: { path: `^services/${SERVICES}/`, pathNot: ["^services/$1/"] },
     },

@@ -36,7 +36,11 @@ export default tseslint.config(
         "error",
         {
           paths: [
-            { name: "@mikro-orm/postgresql", importNames: ["EntityManager", "EntityRepository"], message: "Domain code does no I/O: a function that queries goes to store/ (CODE_STYLE.md § Persistence)." },
+            {
+              name: "@mikro-orm/postgresql",
+              importNames: ["EntityManager", "EntityRepository"],
+              message: "Domain code does no I/O: a function that queries goes to store/ (CODE_STYLE.md § Persistence).",
+            },
             {
               name: "@imprint/runtime",
               importNames: ["sql", "queryRows", "executeStatement", "findOwned", "findOwnedOrNull", "WorkQueue", "forkEm"],

@@ -23,7 +23,9 @@ process.exit(result.status ?? 1);
 async function demo(args) {
   const { values } = parseArgs({ args, options: { org: { type: "string" }, help: { type: "boolean" } } });
   if (values.help) {
-    console.log("Usage: npm run admin -- demo [--org <organizationId>]\n\nPublishes README.md and docs/*.md as the site \"imprint-docs\" of the organization (the token's first\nby default) and prints its reader URL. Uses IMPRINT_API_URL and IMPRINT_TOKEN when set, else the\nrunning `npm start` (stack.json and bootstrap-token in IMPRINT_DATA_DIR, default .imprint).");
+    console.log(
+      'Usage: npm run admin -- demo [--org <organizationId>]\n\nPublishes README.md and docs/*.md as the site "imprint-docs" of the organization (the token\'s first\nby default) and prints its reader URL. Uses IMPRINT_API_URL and IMPRINT_TOKEN when set, else the\nrunning `npm start` (stack.json and bootstrap-token in IMPRINT_DATA_DIR, default .imprint).',
+    );
     process.exit(0);
   }
   const dataDir = resolve(process.env.IMPRINT_DATA_DIR || join(REPO_ROOT, ".imprint"));
@@ -39,7 +41,11 @@ async function demo(args) {
   const token = process.env.IMPRINT_TOKEN || readData("bootstrap-token").trim();
   try {
     const result = await publishDemo({ apiUrl, token, repoRoot: REPO_ROOT, organizationId: values.org });
-    console.log(result.created ? `Published Imprint's documentation (${result.pages} pages): ${result.url}` : `The demo site is already published: ${result.url} (delete site ${result.siteId} to publish it again)`);
+    console.log(
+      result.created
+        ? `Published Imprint's documentation (${result.pages} pages): ${result.url}`
+        : `The demo site is already published: ${result.url} (delete site ${result.siteId} to publish it again)`,
+    );
     process.exit(0);
   } catch (error) {
     console.error(error instanceof DemoError ? error.message : `demo failed: ${error instanceof Error ? error.message : String(error)}`);

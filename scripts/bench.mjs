@@ -155,7 +155,16 @@ async function startHosting(hosting, copiesOf = undefined) {
   dataDir = await mkdtemp(join(tmpdir(), "imprint-bench-"));
   await chmod(dataDir, 0o755);
   log(`starting the stack (${hosting} hosting) in ${dataDir}`);
-  stack = await stackLib.startStack({ dataDir, persistent: false, env, hosting, ...(copiesOf ? { copiesOf } : {}), gatewayPort: 0, natsUrl: process.env.NATS_URL || undefined, onLog: () => {} });
+  stack = await stackLib.startStack({
+    dataDir,
+    persistent: false,
+    env,
+    hosting,
+    ...(copiesOf ? { copiesOf } : {}),
+    gatewayPort: 0,
+    natsUrl: process.env.NATS_URL || undefined,
+    onLog: () => {},
+  });
   stack.onUnexpectedExit((error) => {
     console.error(`✖ ${error.message}\n${error.lastLines.map((line) => `   ${line}`).join("\n")}`);
     stopping = true;
@@ -195,7 +204,12 @@ try {
     const oneCopyGateway = stackLib.spawnNodeProcess({
       name: "gateway (identity#1 only)",
       entry: stackLib.ENTRYPOINT,
-      env: stack.processEnv("gateway", { IMPRINT_PORT: String(oneCopyPort), IDENTITY_GRPC_ADDRESS: firstCopy, HTTP_REUSE_PORT: "false", OTEL_SERVICE_NAME: "imprint-gateway" }),
+      env: stack.processEnv("gateway", {
+        IMPRINT_PORT: String(oneCopyPort),
+        IDENTITY_GRPC_ADDRESS: firstCopy,
+        HTTP_REUSE_PORT: "false",
+        OTEL_SERVICE_NAME: "imprint-gateway",
+      }),
     });
     try {
       await waitFor(() => stackLib.isGatewayReady(oneCopyUrl), 60_000, "the second gateway");

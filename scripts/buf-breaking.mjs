@@ -53,10 +53,9 @@ if (git("diff", "--quiet", "HEAD", "--", BREAK_LOG) === null) {
   console.log(`buf breaking: ${BREAK_LOG} has uncommitted changes; an entry counts once committed`);
 }
 console.log(`buf breaking: proto/ against ${against.label} (${against.commit.slice(0, 12)})`);
-const result = spawnSync(
-  join(REPO_ROOT, "node_modules", ".bin", "buf"),
-  ["breaking", "proto", "--against", `.git#ref=${against.commit},subdir=proto`],
-  { cwd: REPO_ROOT, stdio: "inherit" },
-);
+const result = spawnSync(join(REPO_ROOT, "node_modules", ".bin", "buf"), ["breaking", "proto", "--against", `.git#ref=${against.commit},subdir=proto`], {
+  cwd: REPO_ROOT,
+  stdio: "inherit",
+});
 if (result.error) console.error(`could not run buf: ${result.error.message}`);
 process.exit(result.status ?? 1);

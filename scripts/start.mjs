@@ -140,8 +140,21 @@ async function runLauncher() {
   const saveStackJson = () => serially(() => stackLib.writeStackJson(dataDir, stack));
   const onRestartStep = (step) => {
     if (step.type === "started") {
-      restartStatus = { pid: process.pid, id: ++restartsStarted, state: "running", startedAt: Date.now(), finishedAt: null, names: step.names, current: null, steps: [], queued: false, error: null };
-      console.log(paint("2", `» rolling restart: ${step.names.length} process${step.names.length === 1 ? "" : "es"}, one at a time (${step.names.join(", ")})`));
+      restartStatus = {
+        pid: process.pid,
+        id: ++restartsStarted,
+        state: "running",
+        startedAt: Date.now(),
+        finishedAt: null,
+        names: step.names,
+        current: null,
+        steps: [],
+        queued: false,
+        error: null,
+      };
+      console.log(
+        paint("2", `» rolling restart: ${step.names.length} process${step.names.length === 1 ? "" : "es"}, one at a time (${step.names.join(", ")})`),
+      );
     } else if (step.type === "replacing") {
       restartStatus.current = step.name;
     } else if (step.type === "replaced") {
@@ -173,7 +186,12 @@ async function runLauncher() {
       console.log(paint("32", `✔ ${restartLib.describeRestartEnd(restartStatus)}`));
     } catch (error) {
       if (shuttingDown) return;
-      restartStatus = { ...(restartStatus ?? { pid: process.pid, id: ++restartsStarted, startedAt: Date.now(), names: [], current: null, steps: [] }), state: "failed", finishedAt: Date.now(), error: error.message };
+      restartStatus = {
+        ...(restartStatus ?? { pid: process.pid, id: ++restartsStarted, startedAt: Date.now(), names: [], current: null, steps: [] }),
+        state: "failed",
+        finishedAt: Date.now(),
+        error: error.message,
+      };
       fail(restartLib.describeRestartEnd(restartStatus), error.lastLines?.slice(-10) ?? []);
     }
     await saveRestartStatus();
@@ -218,7 +236,13 @@ async function runLauncher() {
       console.error(paint("33", line));
       // What a process said before it exited by itself may explain why; a kill leaves nothing to read.
       const lines = event.type === "exited" && event.code !== null && stack.units[event.name]?.current?.lastLines?.();
-      if (lines?.length) console.error(lines.slice(-10).map((l) => `   ${l}`).join("\n"));
+      if (lines?.length)
+        console.error(
+          lines
+            .slice(-10)
+            .map((l) => `   ${l}`)
+            .join("\n"),
+        );
     }
   });
   await saveStackJson();

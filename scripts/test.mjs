@@ -19,7 +19,8 @@ const steps = [
   { title: "protobuf contracts: buf lint + buf breaking", run: () => run("npm", ["run", "check", "--workspace", "@imprint/proto"]) },
   { title: "deployment: helm lint + manifest validation", run: () => run(process.execPath, [join(REPO_ROOT, "scripts", "validate-deploy.mjs")]) },
   { title: "typecheck + lint (turbo run typecheck lint)", run: () => run(bin("turbo"), ["run", "typecheck", "lint", "--output-logs=hash-only"]) },
-  { title: "lint of the root scripts and configs (npm run lint:scripts)", run: () => run(bin("eslint"), ["scripts", "*.js"]) },
+  { title: "formatting (npm run format:check; npm run format rewrites)", run: () => run(bin("biome"), ["format", "."]) },
+  { title: "lint of the root scripts and configs (npm run lint:scripts)", run: () => run(bin("eslint"), ["scripts", "proto/scripts", "*.js"]) },
   {
     title: "dependency rules of CODE_STYLE.md (npm run deps:check)",
     run: () =>

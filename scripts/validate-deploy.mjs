@@ -112,7 +112,8 @@ function chartPromises(manifests, values) {
         const ref = variable.valueFrom?.secretKeyRef;
         if (ref && !ref.optional && !secrets.has(ref.name)) broken.push(`${where}: ${variable.name} refers to a Secret "${ref.name}" that is not there`);
         const rendered = ref && manifests.find((m) => m.kind === "Secret" && m.metadata.name === ref.name);
-        if (rendered && !ref.optional && !(ref.key in (rendered.stringData ?? {}))) broken.push(`${where}: ${variable.name} refers to key "${ref.key}", which Secret "${ref.name}" lacks`);
+        if (rendered && !ref.optional && !(ref.key in (rendered.stringData ?? {})))
+          broken.push(`${where}: ${variable.name} refers to key "${ref.key}", which Secret "${ref.name}" lacks`);
         if (variable.name.endsWith("_GRPC_ADDRESS")) {
           // dns:///<headless Service>:<port>: the caller resolves every pod and balances between them.
           const host = /^dns:\/\/\/([^:]+):\d+$/.exec(variable.value)?.[1];
@@ -132,11 +133,16 @@ function chartPromises(manifests, values) {
   // S3 credentials set in the values reach content's containers through the Secret, never as plain env.
   if (values.secrets?.s3?.accessKeyId) {
     const secret = manifests.find((m) => m.kind === "Secret" && !m.metadata.annotations?.["helm.sh/hook"]);
-    if (!secret?.stringData?.["s3-access-key-id"] || !secret.stringData["s3-secret-access-key"]) broken.push("secrets.s3 is set but the Secret lacks s3-access-key-id / s3-secret-access-key");
+    if (!secret?.stringData?.["s3-access-key-id"] || !secret.stringData["s3-secret-access-key"])
+      broken.push("secrets.s3 is set but the Secret lacks s3-access-key-id / s3-secret-access-key");
     const content = workloads.find((m) => m.kind === "Deployment" && m.spec.template.spec.containers[0].args?.[0] === "content");
     const env = content?.spec.template.spec.containers[0].env ?? [];
-    for (const [name, key] of [["S3_ACCESS_KEY_ID", "s3-access-key-id"], ["S3_SECRET_ACCESS_KEY", "s3-secret-access-key"]]) {
-      if (env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef?.key !== key) broken.push(`content: ${name} is not read from the Secret's ${key}`);
+    for (const [name, key] of [
+      ["S3_ACCESS_KEY_ID", "s3-access-key-id"],
+      ["S3_SECRET_ACCESS_KEY", "s3-secret-access-key"],
+    ]) {
+      if (env.find((variable) => variable.name === name)?.valueFrom?.secretKeyRef?.key !== key)
+        broken.push(`content: ${name} is not read from the Secret's ${key}`);
     }
   }
   broken.push(...availabilityPromises(manifests, values));
@@ -146,7 +152,8 @@ function chartPromises(manifests, values) {
     for (const variable of hook.spec.template.spec.containers[0].env ?? []) {
       const ref = variable.valueFrom?.secretKeyRef;
       const secret = ref && manifests.find((m) => m.kind === "Secret" && m.metadata.name === ref.name);
-      if (secret && !secret.metadata.annotations?.["helm.sh/hook"]) broken.push(`Job/${hook.metadata.name}: reads Secret "${ref.name}", which does not exist yet at pre-install`);
+      if (secret && !secret.metadata.annotations?.["helm.sh/hook"])
+        broken.push(`Job/${hook.metadata.name}: reads Secret "${ref.name}", which does not exist yet at pre-install`);
     }
   }
   return broken;
@@ -157,7 +164,8 @@ function availabilityPromises(manifests, values) {
   const broken = [];
   const deployments = manifests.filter((m) => m.kind === "Deployment");
   const componentOf = (labels) => labels?.["app.kubernetes.io/component"];
-  const selects = (m, deployment) => componentOf(m.spec.selector?.matchLabels ?? m.spec.podSelector?.matchLabels) === componentOf(deployment.spec.template.metadata.labels);
+  const selects = (m, deployment) =>
+    componentOf(m.spec.selector?.matchLabels ?? m.spec.podSelector?.matchLabels) === componentOf(deployment.spec.template.metadata.labels);
   const drain = values.drainSeconds ?? 5;
   const grace = values.shutdownGraceSeconds ?? 10;
   for (const deployment of deployments) {
@@ -169,9 +177,11 @@ function availabilityPromises(manifests, values) {
     if (hpa && deployment.spec.replicas !== undefined) broken.push(`${where}: sets replicas although an HPA scales it`);
     if (!container.startupProbe) broken.push(`${where}: no startup probe`);
     if (container.lifecycle?.preStop?.sleep?.seconds !== drain) broken.push(`${where}: preStop does not sleep the drain period (${drain} s)`);
-    if (!(pod.terminationGracePeriodSeconds > drain + grace)) broken.push(`${where}: terminationGracePeriodSeconds does not cover drain + grace (${drain + grace} s)`);
+    if (!(pod.terminationGracePeriodSeconds > drain + grace))
+      broken.push(`${where}: terminationGracePeriodSeconds does not cover drain + grace (${drain + grace} s)`);
     const env = new Map((container.env ?? []).map((variable) => [variable.name, variable.value]));
-    if (env.get("SHUTDOWN_DRAIN_MS") !== String(drain * 1000) || env.get("SHUTDOWN_GRACE_MS") !== String(grace * 1000)) broken.push(`${where}: SHUTDOWN_DRAIN_MS/SHUTDOWN_GRACE_MS differ from the values`);
+    if (env.get("SHUTDOWN_DRAIN_MS") !== String(drain * 1000) || env.get("SHUTDOWN_GRACE_MS") !== String(grace * 1000))
+      broken.push(`${where}: SHUTDOWN_DRAIN_MS/SHUTDOWN_GRACE_MS differ from the values`);
     const zones = (pod.topologySpreadConstraints ?? []).map((constraint) => constraint.topologyKey);
     if (!zones.includes("kubernetes.io/hostname") || !zones.includes("topology.kubernetes.io/zone")) broken.push(`${where}: not spread over nodes and zones`);
   }
@@ -181,7 +191,12 @@ function availabilityPromises(manifests, values) {
   if (values.networkPolicy?.enabled === false) return broken;
   const instance = deployments[0]?.spec.selector.matchLabels["app.kubernetes.io/instance"];
   const denyAll = policies.some(
-    (p) => !componentOf(p.spec.podSelector.matchLabels) && p.spec.podSelector.matchLabels?.["app.kubernetes.io/instance"] === instance && !p.spec.ingress && !p.spec.egress && p.spec.policyTypes.length === 2,
+    (p) =>
+      !componentOf(p.spec.podSelector.matchLabels) &&
+      p.spec.podSelector.matchLabels?.["app.kubernetes.io/instance"] === instance &&
+      !p.spec.ingress &&
+      !p.spec.egress &&
+      p.spec.policyTypes.length === 2,
   );
   if (!denyAll) broken.push("no default-deny NetworkPolicy over the release's pods");
   // The calls the policies allow, seen from both ends: a caller's egress to a target's pods, and a
@@ -193,18 +208,23 @@ function availabilityPromises(manifests, values) {
   for (const policy of policies) {
     const self = componentOf(policy.spec.podSelector.matchLabels);
     if (!rendered.has(self)) continue;
-    for (const rule of policy.spec.egress ?? []) for (const peer of rule.to ?? []) if (componentOf(peer.podSelector?.matchLabels)) egress.add(`${self}→${componentOf(peer.podSelector.matchLabels)}`);
-    for (const rule of policy.spec.ingress ?? []) for (const peer of rule.from ?? []) if (componentOf(peer.podSelector?.matchLabels)) ingress.add(`${componentOf(peer.podSelector.matchLabels)}→${self}`);
+    for (const rule of policy.spec.egress ?? [])
+      for (const peer of rule.to ?? []) if (componentOf(peer.podSelector?.matchLabels)) egress.add(`${self}→${componentOf(peer.podSelector.matchLabels)}`);
+    for (const rule of policy.spec.ingress ?? [])
+      for (const peer of rule.from ?? []) if (componentOf(peer.podSelector?.matchLabels)) ingress.add(`${componentOf(peer.podSelector.matchLabels)}→${self}`);
   }
-  if (!sameEdges(egress, expected)) broken.push(`NetworkPolicy egress allows ${listEdges(egress)}; docs/architecture.md § gRPC calls has ${listEdges(expected)}`);
-  if (!sameEdges(ingress, expected)) broken.push(`NetworkPolicy ingress allows ${listEdges(ingress)}; docs/architecture.md § gRPC calls has ${listEdges(expected)}`);
+  if (!sameEdges(egress, expected))
+    broken.push(`NetworkPolicy egress allows ${listEdges(egress)}; docs/architecture.md § gRPC calls has ${listEdges(expected)}`);
+  if (!sameEdges(ingress, expected))
+    broken.push(`NetworkPolicy ingress allows ${listEdges(ingress)}; docs/architecture.md § gRPC calls has ${listEdges(expected)}`);
   // And the addresses each pod is given are calls it may make.
   for (const deployment of deployments) {
     const self = componentOf(deployment.spec.template.metadata.labels);
     for (const variable of deployment.spec.template.spec.containers[0].env ?? []) {
       if (!variable.name.endsWith("_GRPC_ADDRESS")) continue;
       const callee = variable.name.replace(/_GRPC_ADDRESS$/, "").toLowerCase();
-      if (!expected.has(`${self}→${callee}`)) broken.push(`Deployment/${deployment.metadata.name}: has ${variable.name}, a call docs/architecture.md § gRPC calls does not list`);
+      if (!expected.has(`${self}→${callee}`))
+        broken.push(`Deployment/${deployment.metadata.name}: has ${variable.name}, a call docs/architecture.md § gRPC calls does not list`);
     }
   }
   return broken;

@@ -27,12 +27,17 @@ function closedOver(spec, roots) {
   };
   Object.assign(schemas, roots);
   for (const root of Object.values(roots)) visit(root);
-  return Object.fromEntries(Object.keys(schemas).sort().map((name) => [name, schemas[name]]));
+  return Object.fromEntries(
+    Object.keys(schemas)
+      .sort()
+      .map((name) => [name, schemas[name]]),
+  );
 }
 
 /** The vendored document: the schemas customization uses, closed over their references. */
 export function vendoredCustomizationSchemas(spec, version) {
-  const override = spec.paths["/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization"].patch.requestBody.content["application/json"].schema;
+  const override =
+    spec.paths["/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization"].patch.requestBody.content["application/json"].schema;
   const roots = { SiteCustomizationSettingsInput: spec.components.schemas.SiteCustomizationSettingsInput, SiteSpaceCustomizationOverride: override };
   return { version, components: { schemas: closedOver(spec, roots) } };
 }

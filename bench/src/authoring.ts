@@ -42,7 +42,9 @@ const SECTION_SIZE = 99;
 function spaceOperations(pages: number): PageOperation[] {
   const operations: PageOperation[] = [];
   for (let section = 0; operations.length < pages; section++) {
-    operations.push({ create: CreatePageInput.fromPartial({ pageId: `s${section}`, title: `Section ${section}`, slug: `section-${section}`, markdown: `Section ${section}.` }) });
+    operations.push({
+      create: CreatePageInput.fromPartial({ pageId: `s${section}`, title: `Section ${section}`, slug: `section-${section}`, markdown: `Section ${section}.` }),
+    });
     for (let page = 0; page < SECTION_SIZE && operations.length < pages; page++) {
       operations.push({
         create: CreatePageInput.fromPartial({
@@ -76,7 +78,12 @@ function batchOf(run: number, sections: number): unknown[] {
   }
   for (let i = 0; i < 20; i++) {
     const target = section(20 + i);
-    changes.push({ operation: "update_page", page: `s${target}p${(run + i) % SECTION_SIZE}`, title: `Edited ${run}-${i}`, document: { markdown: `Edited by batch ${run}, see [the section](../README.md).` } });
+    changes.push({
+      operation: "update_page",
+      page: `s${target}p${(run + i) % SECTION_SIZE}`,
+      title: `Edited ${run}-${i}`,
+      document: { markdown: `Edited by batch ${run}, see [the section](../README.md).` },
+    });
   }
   for (let i = 0; i < 10; i++) {
     const from = section(40 + i);
@@ -91,7 +98,12 @@ export async function runAuthoringBenchmark(target: AuthoringTarget, settings: A
   const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const editing = createPromiseClient(EditingServiceService, target.contentGrpcAddress, { defaultTimeoutMs: 300_000 });
   try {
-    const organization = await identity.organizations.createOrganization({ title: "Authoring Benchmark", ownerEmail: "bench-authoring@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({
+      title: "Authoring Benchmark",
+      ownerEmail: "bench-authoring@example.com",
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const caller = { userId: organization.userId, tokenId: "" };
     const post = gatewayPost(target.gatewayUrl, organization.token);
     const spaceId = (await post(`/v1/orgs/${organization.organizationId}/spaces`, { title: "Authoring space" })).id as string;

@@ -33,7 +33,13 @@ function isAlive(pid: number): boolean {
  * would, and the clone removed. The first run of a clone installs (npm ci), builds and creates its
  * PostgreSQL cluster, which is what a newcomer waits for.
  */
-export async function measureCleanStart(options: { repository: string; hosting: HostingName; port: number; timeoutMs?: number; log?: (message: string) => void }): Promise<CleanStart> {
+export async function measureCleanStart(options: {
+  repository: string;
+  hosting: HostingName;
+  port: number;
+  timeoutMs?: number;
+  log?: (message: string) => void;
+}): Promise<CleanStart> {
   const parent = await mkdtemp(join(tmpdir(), "imprint-clean-"));
   const clone = join(parent, "imprint");
   try {
@@ -65,7 +71,10 @@ export async function measureCleanStart(options: { repository: string; hosting: 
       createInterface({ input: child.stdout }).on("line", onLine);
       createInterface({ input: child.stderr }).on("line", onLine);
       child.once("exit", (code) => reject(new Error(`npm start exited with code ${code} before it was ready:\n${lines.join("\n")}`)));
-      setTimeout(() => reject(new Error(`npm start was not ready within ${Math.round((options.timeoutMs ?? 900_000) / 1000)} s:\n${lines.join("\n")}`)), options.timeoutMs ?? 900_000).unref();
+      setTimeout(
+        () => reject(new Error(`npm start was not ready within ${Math.round((options.timeoutMs ?? 900_000) / 1000)} s:\n${lines.join("\n")}`)),
+        options.timeoutMs ?? 900_000,
+      ).unref();
     });
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     try {
@@ -73,7 +82,10 @@ export async function measureCleanStart(options: { repository: string; hosting: 
       return { totalMs: readyAt - started, installAndBuildMs: (launcherAt ?? readyAt) - started, startMs: readyAt - (launcherAt ?? started) };
     } finally {
       // The launcher (its pid is in stack.json once it is up) runs in a process group of its own.
-      const stack = await readFile(join(clone, ".imprint", "stack.json"), "utf8").then((text) => JSON.parse(text) as { pid?: number }, () => ({ pid: undefined }));
+      const stack = await readFile(join(clone, ".imprint", "stack.json"), "utf8").then(
+        (text) => JSON.parse(text) as { pid?: number },
+        () => ({ pid: undefined }),
+      );
       const launcherPid = stack.pid;
       if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGTERM");
       await exited;

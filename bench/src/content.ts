@@ -48,7 +48,13 @@ function pageOperations(pages: number): { operations: PageOperation[]; paths: st
   const operations: PageOperation[] = [];
   const paths: string[] = [];
   for (let section = 0; operations.length < pages; section++) {
-    operations.push({ create: CreatePageInput.fromPartial({ pageId: `s${section}`, title: `Section ${section}`, markdown: `# Section ${section}\n\nOverview of section ${section}.` }) });
+    operations.push({
+      create: CreatePageInput.fromPartial({
+        pageId: `s${section}`,
+        title: `Section ${section}`,
+        markdown: `# Section ${section}\n\nOverview of section ${section}.`,
+      }),
+    });
     paths.push(`section-${section}`);
     for (let page = 0; page < perSection && operations.length < pages; page++) {
       operations.push({
@@ -65,7 +71,12 @@ function pageOperations(pages: number): { operations: PageOperation[]; paths: st
   return { operations, paths };
 }
 
-async function load(requests: string[], token: string, settings: Pick<ContentBenchmarkSettings, "connections" | "durationSeconds" | "warmupSeconds">, base: string): Promise<LoadResult> {
+async function load(
+  requests: string[],
+  token: string,
+  settings: Pick<ContentBenchmarkSettings, "connections" | "durationSeconds" | "warmupSeconds">,
+  base: string,
+): Promise<LoadResult> {
   const fire = (duration: number) =>
     autocannon({
       url: base,
@@ -117,10 +128,19 @@ export async function runContentBenchmark(target: ContentTarget, settings: Conte
   const db = new pg.Client({ connectionString: target.contentDatabaseUrl });
   await db.connect();
   try {
-    const organization = await identity.organizations.createOrganization({ title: "Content Benchmark", ownerEmail: "bench-content@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({
+      title: "Content Benchmark",
+      ownerEmail: "bench-content@example.com",
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const caller = { userId: organization.userId, tokenId: "" };
     const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
-    const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, { method: "POST", headers, body: JSON.stringify({ title: "Big space" }) });
+    const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ title: "Big space" }),
+    });
     if (created.status !== 201) throw new Error(`createSpace answered ${created.status}: ${await created.text()}`);
     const spaceId = ((await created.json()) as { id: string }).id;
 
@@ -138,7 +158,11 @@ export async function runContentBenchmark(target: ContentTarget, settings: Conte
     await outboxDrained(db);
     const before = await currentXid(db);
     const { draft: editDraft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
-    await editing.updatePage({ caller, draftId: editDraft!.id, page: UpdatePageInput.fromPartial({ pageId: "s50p50", markdown: "Edited during the benchmark." }) });
+    await editing.updatePage({
+      caller,
+      draftId: editDraft!.id,
+      page: UpdatePageInput.fromPartial({ pageId: "s50p50", markdown: "Edited during the benchmark." }),
+    });
     await editing.commitDraft({ caller, draftId: editDraft!.id, message: "one edit", moveHead: true, expectedHeadRevisionId: "" });
     // The edit's own event counts once whether or not the relay has marked it published yet.
     await outboxDrained(db);
@@ -162,7 +186,9 @@ export async function runContentBenchmark(target: ContentTarget, settings: Conte
     const pageByPath = await load(pathRequests, organization.token, settings, target.gatewayUrl);
     log(`         ${pageByPath.requestsPerSecond.toFixed(0)} req/s, p50 ${pageByPath.p50Ms} ms, p99 ${pageByPath.p99Ms} ms`);
     const pageByPathOneConnection = await load(pathRequests, organization.token, { ...settings, connections: 1 }, target.gatewayUrl);
-    log(`         1 connection: ${pageByPathOneConnection.requestsPerSecond.toFixed(0)} req/s, p50 ${pageByPathOneConnection.p50Ms} ms, p99 ${pageByPathOneConnection.p99Ms} ms`);
+    log(
+      `         1 connection: ${pageByPathOneConnection.requestsPerSecond.toFixed(0)} req/s, p50 ${pageByPathOneConnection.p50Ms} ms, p99 ${pageByPathOneConnection.p99Ms} ms`,
+    );
     log(`content: GET {c}/pages (all ${settings.pages} pages), ${settings.connections} connections`);
     const listPages = await load([`/v1/spaces/${spaceId}/content/pages`], organization.token, settings, target.gatewayUrl);
     log(`         ${listPages.requestsPerSecond.toFixed(1)} req/s, p50 ${listPages.p50Ms} ms, p99 ${listPages.p99Ms} ms`);

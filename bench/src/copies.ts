@@ -41,7 +41,10 @@ export async function measureCopies(options: {
   // Both gateways warm (JIT, pools, caches) before any round counts.
   await load(options.oneUrl, options.warmupSeconds);
   await load(options.severalUrl, options.warmupSeconds);
-  const results: Record<CopiesRound["copies"], { loads: LoadResult[]; cpu: Record<string, number>[] }> = { one: { loads: [], cpu: [] }, several: { loads: [], cpu: [] } };
+  const results: Record<CopiesRound["copies"], { loads: LoadResult[]; cpu: Record<string, number>[] }> = {
+    one: { loads: [], cpu: [] },
+    several: { loads: [], cpu: [] },
+  };
   const rounds: CopiesRound[] = [];
   for (let round = 0; round < options.rounds; round++) {
     const order: CopiesRound["copies"][] = round % 2 === 0 ? ["one", "several"] : ["several", "one"];

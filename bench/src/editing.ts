@@ -8,7 +8,14 @@ import type { PromiseClient } from "@imprint/runtime";
  */
 export async function commitPageOperations(
   editing: PromiseClient<typeof EditingServiceService>,
-  input: { caller: { userId: string; tokenId: string }; spaceId: string; changeRequestId?: string; operations: PageOperation[]; message?: string; chunk?: number },
+  input: {
+    caller: { userId: string; tokenId: string };
+    spaceId: string;
+    changeRequestId?: string;
+    operations: PageOperation[];
+    message?: string;
+    chunk?: number;
+  },
 ): Promise<CommitDraftResponse> {
   const { caller, operations } = input;
   const chunk = input.chunk ?? 2_000;
@@ -23,7 +30,12 @@ export async function commitPageOperations(
 export function gatewayPost(gatewayUrl: string, token: string, timeoutMs = 120_000): (path: string, body?: unknown) => Promise<Record<string, unknown>> {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   return async (path, body) => {
-    const response = await fetch(`${gatewayUrl}${path}`, { method: "POST", headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+    const response = await fetch(`${gatewayUrl}${path}`, {
+      method: "POST",
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
     if (response.status >= 300) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
     return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>);
   };

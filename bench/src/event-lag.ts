@@ -50,11 +50,18 @@ export async function runEventLagBenchmark(target: EventLagTarget, settings: Eve
     const createSpace = async (title: string, email: string) => {
       const organization = await identity.organizations.createOrganization({ title, ownerEmail: email, ownerDisplayName: "Bench", ownerToken: "" });
       const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
-      const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, { method: "POST", headers, body: JSON.stringify({ title }) });
+      const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ title }),
+      });
       if (created.status !== 201) throw new Error(`createSpace answered ${created.status}: ${await created.text()}`);
       return { caller: { userId: organization.userId, tokenId: "" }, headers, spaceId: ((await created.json()) as { id: string }).id };
     };
-    const commit = async (space: { caller: { userId: string; tokenId: string }; spaceId: string }, operations: Parameters<typeof editing.applyPageOperations>[0]["operations"]) => {
+    const commit = async (
+      space: { caller: { userId: string; tokenId: string }; spaceId: string },
+      operations: Parameters<typeof editing.applyPageOperations>[0]["operations"],
+    ) => {
       const { draft } = await editing.openDraft({ caller: space.caller, spaceId: space.spaceId, parentRevisionId: "", changeRequestId: "" });
       for (let start = 0; start < operations.length; start += 1_000) {
         await editing.applyPageOperations({ caller: space.caller, draftId: draft!.id, operations: operations.slice(start, start + 1_000) });
@@ -115,7 +122,9 @@ export async function runEventLagBenchmark(target: EventLagTarget, settings: Eve
       bulkIndexSeconds: (bulkIndexedAt! - bulkCommittedAt) / 1000,
       commitsDuringBulk,
     };
-    log(`event lag: p50 ${figures.p50Ms.toFixed(0)} ms, p99 ${figures.p99Ms.toFixed(0)} ms; the import was indexed ${figures.bulkIndexSeconds.toFixed(1)} s after its commit (${commitsDuringBulk} commits found before)`);
+    log(
+      `event lag: p50 ${figures.p50Ms.toFixed(0)} ms, p99 ${figures.p99Ms.toFixed(0)} ms; the import was indexed ${figures.bulkIndexSeconds.toFixed(1)} s after its commit (${commitsDuringBulk} commits found before)`,
+    );
     return figures;
   } finally {
     identity.close();

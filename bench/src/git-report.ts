@@ -10,7 +10,11 @@ export interface GitReport {
 
 export function evaluateGitTargets(figures: GitFigures): { name: string; passed: boolean; detail: string }[] {
   if (figures.pages !== GIT_TARGETS.pages) return [];
-  const check = (name: string, ms: number, max: number) => ({ name: `git: ${name} < ${max / 1000} s`, passed: ms < max, detail: `${(ms / 1000).toFixed(2)} s` });
+  const check = (name: string, ms: number, max: number) => ({
+    name: `git: ${name} < ${max / 1000} s`,
+    passed: ms < max,
+    detail: `${(ms / 1000).toFixed(2)} s`,
+  });
   return [
     check(`import of a ${GIT_TARGETS.pages}-page repository`, figures.importMs, GIT_TARGETS.importMs),
     check("re-import after one page changed", figures.reimportMs, GIT_TARGETS.reimportMs),

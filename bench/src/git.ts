@@ -27,7 +27,14 @@ export interface GitFigures {
 
 type Log = (message: string) => void;
 
-const GIT_ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Bench", GIT_AUTHOR_EMAIL: "bench@example.com", GIT_COMMITTER_NAME: "Bench", GIT_COMMITTER_EMAIL: "bench@example.com" };
+const GIT_ENV = {
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "Bench",
+  GIT_AUTHOR_EMAIL: "bench@example.com",
+  GIT_COMMITTER_NAME: "Bench",
+  GIT_COMMITTER_EMAIL: "bench@example.com",
+};
 const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env: { ...process.env, ...GIT_ENV }, encoding: "utf8" }).trim();
 
 /** 1×1 PNG. */
@@ -40,13 +47,22 @@ function repositoryFiles(pages: number): Map<string, string | Buffer> {
   let count = 0;
   for (let section = 0; count < pages; section++) {
     summary.push(`* [Section ${section}](section-${section}/README.md)`);
-    files.set(`section-${section}/README.md`, `---\ndescription: Section ${section} of the benchmark.\n---\n\n# Section ${section}\n\n![Figure](../.gitbook/assets/figure-${section % 20}.png)\n`);
+    files.set(
+      `section-${section}/README.md`,
+      `---\ndescription: Section ${section} of the benchmark.\n---\n\n# Section ${section}\n\n![Figure](../.gitbook/assets/figure-${section % 20}.png)\n`,
+    );
     count++;
     for (let page = 0; page < 99 && count < pages; page++, count++) {
       summary.push(`  * [Page ${section}.${page}](section-${section}/page-${page}.md)`);
       const next = page < 98 ? `page-${page + 1}.md` : "README.md";
-      const paragraphs = Array.from({ length: 6 }, (_, index) => `Paragraph ${index} of page ${section}.${page}: some text about the topic, with **emphasis** and \`code\`.`);
-      files.set(`section-${section}/page-${page}.md`, `# Page ${section}.${page}\n\n${paragraphs.join("\n\n")}\n\nNext: [the next page](${next}). Up: [the section](README.md).\n`);
+      const paragraphs = Array.from(
+        { length: 6 },
+        (_, index) => `Paragraph ${index} of page ${section}.${page}: some text about the topic, with **emphasis** and \`code\`.`,
+      );
+      files.set(
+        `section-${section}/page-${page}.md`,
+        `# Page ${section}.${page}\n\n${paragraphs.join("\n\n")}\n\nNext: [the next page](${next}). Up: [the section](README.md).\n`,
+      );
     }
   }
   for (let index = 0; index < 20; index++) files.set(`.gitbook/assets/figure-${index}.png`, Buffer.concat([PNG, Buffer.from([index])]));
@@ -65,14 +81,23 @@ function commitFiles(bare: string, work: string, files: Map<string, string | Buf
   git(work, "push", "--quiet", bare, "HEAD:refs/heads/main");
 }
 
-export async function runGitBenchmark(target: { gatewayUrl: string; identityGrpcAddress: string }, settings: GitBenchmarkSettings, log: Log): Promise<GitFigures> {
+export async function runGitBenchmark(
+  target: { gatewayUrl: string; identityGrpcAddress: string },
+  settings: GitBenchmarkSettings,
+  log: Log,
+): Promise<GitFigures> {
   const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const root = mkdtempSync(join(tmpdir(), "imprint-bench-git-"));
   const repositories = join(root, "repos");
   mkdirSync(repositories);
   const server = await startGitHttpServer({ root: repositories, gitEnv: GIT_ENV });
   try {
-    const organization = await identity.organizations.createOrganization({ title: "Git Benchmark", ownerEmail: "bench-git@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({
+      title: "Git Benchmark",
+      ownerEmail: "bench-git@example.com",
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const post = gatewayPost(target.gatewayUrl, organization.token, 300_000);
     const timed = async (path: string, body: unknown) => {
       const started = performance.now();
@@ -100,7 +125,11 @@ export async function runGitBenchmark(target: { gatewayUrl: string; identityGrpc
     const exported = join(repositories, "export.git");
     git(repositories, "init", "--quiet", "--bare", "--initial-branch=main", exported);
     git(exported, "config", "http.receivepack", "true");
-    const exportMs = await timed(`/v1/spaces/${spaceId}/git/export`, { url: `${server.origin}/export.git`, ref: "refs/heads/main", commitMessage: "Benchmark export" });
+    const exportMs = await timed(`/v1/spaces/${spaceId}/git/export`, {
+      url: `${server.origin}/export.git`,
+      ref: "refs/heads/main",
+      commitMessage: "Benchmark export",
+    });
     log(`git: export of ${settings.pages} pages: ${exportMs.toFixed(0)} ms`);
     return { pages: settings.pages, importMs, reimportMs, exportMs };
   } finally {

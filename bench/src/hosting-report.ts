@@ -100,12 +100,17 @@ export function formatHostingReport(report: HostingReport): string {
     const rate = (hosting: HostingMeasurement) => {
       const result = hosting.routes[index]?.result;
       const relative = ratio(hosting, report.baseline, index);
-      return result ? `${result.requestsPerSecond.toFixed(0)} req/s (${relative === null ? "n/a" : `${relative.toFixed(2)}×`}), p99 ${result.p99Ms.toFixed(0)} ms` : "n/a";
+      return result
+        ? `${result.requestsPerSecond.toFixed(0)} req/s (${relative === null ? "n/a" : `${relative.toFixed(2)}×`}), p99 ${result.p99Ms.toFixed(0)} ms`
+        : "n/a";
     };
-    lines.push(`| \`${route.route}\` (baseline ${report.baseline[index]?.result.requestsPerSecond.toFixed(0) ?? "n/a"} req/s) | ${report.hostings.map(rate).join(" | ")} |`);
+    lines.push(
+      `| \`${route.route}\` (baseline ${report.baseline[index]?.result.requestsPerSecond.toFixed(0) ?? "n/a"} req/s) | ${report.hostings.map(rate).join(" | ")} |`,
+    );
   }
   if (report.hostings.some((hosting) => hosting.cleanStart)) {
-    const clean = (pick: (start: CleanStart) => number) => report.hostings.map((hosting) => (hosting.cleanStart ? seconds(pick(hosting.cleanStart)) : "n/a")).join(" | ");
+    const clean = (pick: (start: CleanStart) => number) =>
+      report.hostings.map((hosting) => (hosting.cleanStart ? seconds(pick(hosting.cleanStart)) : "n/a")).join(" | ");
     lines.push(`| \`npm start\` from a clean clone to ready | ${clean((start) => start.totalMs)} |`);
     lines.push(`| of which install and build | ${clean((start) => start.installAndBuildMs)} |`);
     lines.push(`| of which first start (initdb, migrations, every target) | ${clean((start) => start.startMs)} |`);

@@ -16,8 +16,18 @@ export interface IntegrationReport {
 }
 
 /** The fan-out's worst and median over its revisions, with the median of each reference. */
-export function fanOutSummary(figures: IntegrationFigures): { worstMs: number; medianMs: number; commitMedianMs: number; searchableMedianMs: number; recordedMedianMs: number } {
-  const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
+export function fanOutSummary(figures: IntegrationFigures): {
+  worstMs: number;
+  medianMs: number;
+  commitMedianMs: number;
+  searchableMedianMs: number;
+  recordedMedianMs: number;
+} {
+  const median = (values: number[]) =>
+    percentile(
+      [...values].sort((a, b) => a - b),
+      0.5,
+    );
   const delivered = figures.rounds.map((round) => round.deliveredMs);
   return {
     worstMs: delivered.length ? Math.max(...delivered) : Number.POSITIVE_INFINITY,
@@ -51,7 +61,8 @@ export function evaluateIntegrationTargets(figures: IntegrationFigures): { name:
 export function formatIntegrationReport(report: IntegrationReport): string {
   const { figures } = report;
   const fanOut = fanOutSummary(figures);
-  const row = (route: string, result: LoadResult) => `| ${route} | ${result.requestsPerSecond.toFixed(0)} | ${result.p50Ms} ms | ${result.p99Ms} ms | ${result.non2xx} |`;
+  const row = (route: string, result: LoadResult) =>
+    `| ${route} | ${result.requestsPerSecond.toFixed(0)} | ${result.p50Ms} ms | ${result.p99Ms} ms | ${result.non2xx} |`;
   const ms = (value: number) => `${value.toFixed(0)} ms`;
   const worst = (figure: "commitMs" | "searchableMs" | "recordedMs") => Math.max(...figures.rounds.map((round) => round[figure]));
   const lines = [
@@ -65,7 +76,10 @@ export function formatIntegrationReport(report: IntegrationReport): string {
     row("`POST …/render`", figures.render),
     "",
     ...(figures.compatSetup.failed
-      ? [`**${figures.compatSetup.failed} of the integration's ${figures.compatSetup.delivered + figures.compatSetup.failed} \`installation_setup\` events failed**, the first: ${figures.compatSetup.firstFailure?.replace(/\s+/g, " ").slice(0, 400) ?? "?"}`, ""]
+      ? [
+          `**${figures.compatSetup.failed} of the integration's ${figures.compatSetup.delivered + figures.compatSetup.failed} \`installation_setup\` events failed**, the first: ${figures.compatSetup.firstFailure?.replace(/\s+/g, " ").slice(0, 400) ?? "?"}`,
+          "",
+        ]
       : []),
     "| ratio | value |",
     "|---|---:|",
@@ -76,7 +90,9 @@ export function formatIntegrationReport(report: IntegrationReport): string {
     "",
     `| revision | commit | searchable (search's consumer) | deliveries recorded (integration's consumer) | delivered to all ${figures.integrations} |`,
     "|---|---:|---:|---:|---:|",
-    ...figures.rounds.map((round, index) => `| ${index + 1} | ${ms(round.commitMs)} | ${ms(round.searchableMs)} | ${ms(round.recordedMs)} | ${ms(round.deliveredMs)} |`),
+    ...figures.rounds.map(
+      (round, index) => `| ${index + 1} | ${ms(round.commitMs)} | ${ms(round.searchableMs)} | ${ms(round.recordedMs)} | ${ms(round.deliveredMs)} |`,
+    ),
     `| median | ${ms(fanOut.commitMedianMs)} | ${ms(fanOut.searchableMedianMs)} | ${ms(fanOut.recordedMedianMs)} | ${ms(fanOut.medianMs)} |`,
     `| worst | ${ms(worst("commitMs"))} | ${ms(worst("searchableMs"))} | ${ms(worst("recordedMs"))} | ${ms(fanOut.worstMs)} |`,
   ];

@@ -92,7 +92,9 @@ export async function manifestPublication(directory: string): Promise<{ name: st
   const manifest = parse(await readFile(join(directory, "gitbook-manifest.yaml"), "utf8")) as Record<string, unknown>;
   const { name, title, description, scopes, target, visibility, blocks, configurations } = manifest;
   if (typeof name !== "string") throw new Error(`${directory}/gitbook-manifest.yaml has no name`);
-  const body = Object.fromEntries(Object.entries({ title, description, scopes, target, visibility, blocks, configurations }).filter(([, value]) => value !== undefined));
+  const body = Object.fromEntries(
+    Object.entries({ title, description, scopes, target, visibility, blocks, configurations }).filter(([, value]) => value !== undefined),
+  );
   return { name, body };
 }
 
@@ -110,7 +112,8 @@ async function eachLimited<T>(items: readonly T[], limit: number, work: (item: T
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-const describe = (result: LoadResult) => `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}`;
+const describe = (result: LoadResult) =>
+  `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}`;
 
 export async function runIntegrationBenchmark(target: IntegrationTarget, settings: IntegrationBenchmarkSettings, log: Log): Promise<IntegrationFigures> {
   const startedAt = performance.now();
@@ -139,7 +142,12 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
       [organizationId],
     );
     const failed = rows[0];
-    return failed ? `${failed.type}: ${failed.trace.slice(-5).map((line) => `[${line.level}] ${line.message.replace(/\s+/g, " ")}`).join(" / ")}` : "";
+    return failed
+      ? `${failed.type}: ${failed.trace
+          .slice(-5)
+          .map((line) => `[${line.level}] ${line.message.replace(/\s+/g, " ")}`)
+          .join(" / ")}`
+      : "";
   };
   /**
    * Waits until every event of the organization ended (at least `expected` of them); answers how
@@ -151,14 +159,20 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
       const states = await eventStates(organizationId);
       const failed = states.failed ?? 0;
       if (strict && failed) throw new Error(`${what}: ${failed} integration events failed, the first ${await firstFailure(organizationId)}`);
-      if (!states.pending && (states.success ?? 0) + failed >= expected) return { delivered: states.success ?? 0, failed, ...(failed ? { firstFailure: await firstFailure(organizationId) } : {}) };
+      if (!states.pending && (states.success ?? 0) + failed >= expected)
+        return { delivered: states.success ?? 0, failed, ...(failed ? { firstFailure: await firstFailure(organizationId) } : {}) };
       if (performance.now() > deadline) throw new Error(`${what}: ${states.success ?? 0} of ${expected} integration events delivered within 2 minutes`);
       await sleep(50);
     }
   };
   try {
     // The compat integration, for the render: published from its manifest, installed, configured.
-    const renderOrg = await identity.organizations.createOrganization({ title: "Integration Render", ownerEmail: "bench-render@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const renderOrg = await identity.organizations.createOrganization({
+      title: "Integration Render",
+      ownerEmail: "bench-render@example.com",
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const renderPost = gatewayPost(target.gatewayUrl, renderOrg.token);
     const renderSpace = (await renderPost(`/v1/orgs/${renderOrg.organizationId}/spaces`, { title: "Render" })).id as string;
     const script = await bundleIntegration(COMPAT_FIXTURE);
@@ -172,10 +186,16 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
       body: JSON.stringify({ configuration: { greeting: "Hello from the benchmark" } }),
     });
     const configuredBody = (await configured.json()) as { status?: string };
-    if (configured.status !== 200 || configuredBody.status !== "active") throw new Error(`configuring ${compat} answered ${configured.status}: ${JSON.stringify(configuredBody)}`);
+    if (configured.status !== 200 || configuredBody.status !== "active")
+      throw new Error(`configuring ${compat} answered ${configured.status}: ${JSON.stringify(configuredBody)}`);
 
     // The fan-out's integrations, installed on an organization and on one of its spaces, meanwhile.
-    const fanOrg = await identity.organizations.createOrganization({ title: "Integration Fan-out", ownerEmail: "bench-fanout@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const fanOrg = await identity.organizations.createOrganization({
+      title: "Integration Fan-out",
+      ownerEmail: "bench-fanout@example.com",
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const orgId = fanOrg.organizationId;
     const post = gatewayPost(target.gatewayUrl, fanOrg.token);
     const spaceId = (await post(`/v1/orgs/${orgId}/spaces`, { title: "Fan-out" })).id as string;
@@ -213,7 +233,8 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
       context: { type: "document", spaceId: renderSpace, editable: true, theme: "light" },
     };
     const rendered = (await renderPost(renderPath, renderBody)) as { type?: string; state?: { count?: number } };
-    if (rendered.type !== "element" || rendered.state?.count !== 2) throw new Error(`the counter rendered ${JSON.stringify(rendered)}, not its incremented state`);
+    if (rendered.type !== "element" || rendered.state?.count !== 2)
+      throw new Error(`the counter rendered ${JSON.stringify(rendered)}, not its incremented state`);
     const load = (path: string, body?: unknown) =>
       runLoad({
         url: `${target.gatewayUrl}${path}`,
@@ -276,7 +297,9 @@ export async function runIntegrationBenchmark(target: IntegrationTarget, setting
     }
     // What a client sees (untimed): each integration's newest event is the last revision's, delivered.
     await eachLimited(names, 4, async (name) => {
-      const newest = ((await getJson(`/v1/integrations/${name}/events?limit=1`, fanOrg.token)).items as { status: string; payload: { type?: string; revisionId?: string } }[])[0];
+      const newest = (
+        (await getJson(`/v1/integrations/${name}/events?limit=1`, fanOrg.token)).items as { status: string; payload: { type?: string; revisionId?: string } }[]
+      )[0];
       if (newest?.payload.type !== "space_content_updated" || newest.payload.revisionId !== lastRevisionId || newest.status !== "success") {
         throw new Error(`${name}'s newest event is not the last revision's delivered space_content_updated: ${JSON.stringify(newest)}`);
       }

@@ -63,7 +63,9 @@ export async function auditWithLighthouse(url: string, options: { chromePath: st
       .flatMap(([id, { categories: counted, weight }]) => {
         const audit = audits[id];
         if (!audit || audit.score === null || audit.score >= 1) return [];
-        return [{ id, title: audit.title, score: audit.score, categories: counted, weight, ...(audit.displayValue ? { displayValue: audit.displayValue } : {}) }];
+        return [
+          { id, title: audit.title, score: audit.score, categories: counted, weight, ...(audit.displayValue ? { displayValue: audit.displayValue } : {}) },
+        ];
       })
       .sort((a, b) => b.weight * (1 - b.score) - a.weight * (1 - a.score) || a.score - b.score);
     return {

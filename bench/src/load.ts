@@ -27,7 +27,13 @@ export interface LoadResult {
   durationSeconds: number;
 }
 
-function fire(url: string, headers: Record<string, string>, body: string | undefined, connections: number, durationSeconds: number): Promise<autocannon.Result> {
+function fire(
+  url: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  connections: number,
+  durationSeconds: number,
+): Promise<autocannon.Result> {
   return autocannon({
     url,
     connections,

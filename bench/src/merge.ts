@@ -43,7 +43,12 @@ const sectionOf = (index: number) => Math.floor(index / 99);
 const pageIdOf = (index: number) => `s${sectionOf(index)}p${index % 99}`;
 
 /** The seeded text of a page: a heading and three paragraphs. */
-const seededParagraphs = (section: number, page: number) => [`# Page ${page}`, `First paragraph of page ${page}.`, `Second paragraph of section ${section}.`, "Third paragraph."];
+const seededParagraphs = (section: number, page: number) => [
+  `# Page ${page}`,
+  `First paragraph of page ${page}.`,
+  `Second paragraph of section ${section}.`,
+  "Third paragraph.",
+];
 
 function spaceOperations(pages: number): PageOperation[] {
   const operations: PageOperation[] = [];
@@ -67,7 +72,12 @@ export async function runMergeBenchmark(target: MergeTarget, settings: MergeBenc
   const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   const editing = createPromiseClient(EditingServiceService, target.contentGrpcAddress, { defaultTimeoutMs: 300_000 });
   try {
-    const organization = await identity.organizations.createOrganization({ title: "Merge Benchmark", ownerEmail: "bench-merge@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({
+      title: "Merge Benchmark",
+      ownerEmail: "bench-merge@example.com",
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const caller = { userId: organization.userId, tokenId: "" };
     const post = gatewayPost(target.gatewayUrl, organization.token);
     const spaceId = (await post(`/v1/orgs/${organization.organizationId}/spaces`, { title: "Merge space" })).id as string;
@@ -94,9 +104,16 @@ export async function runMergeBenchmark(target: MergeTarget, settings: MergeBenc
         paragraphs[paragraph + 1] = `${by} rewrote this paragraph.`;
         return { update: UpdatePageInput.fromPartial({ pageId, markdown: paragraphs.join("\n\n") }) };
       };
-      await edit(String(changeRequest.id), touched.map((pageId) => rewrite(pageId, 0, `run ${index}`)));
+      await edit(
+        String(changeRequest.id),
+        touched.map((pageId) => rewrite(pageId, 0, `run ${index}`)),
+      );
       await edit("", [{ update: UpdatePageInput.fromPartial({ pageId: `s${index}`, title: `Main moved on ${index}` }) }]);
-      if (plan.bothSides) await edit("", touched.map((pageId) => rewrite(pageId, 2, "main")));
+      if (plan.bothSides)
+        await edit(
+          "",
+          touched.map((pageId) => rewrite(pageId, 2, "main")),
+        );
       const started = performance.now();
       await post(`/v1/spaces/${spaceId}/change-requests/${String(changeRequest.number)}/merge`);
       const mergeMs = performance.now() - started;

@@ -18,7 +18,8 @@ export function evaluatePublishingTargets(figures: PublishingFigures): { name: s
   return [
     {
       name: `publishing: GET …/published of ${figures.sections} sections × ${figures.siteSpaces / figures.sections} site-spaces at ${figures.connections} connections, p99 < ${PUBLISHING_TARGETS.p99Ms} ms or ≤ ${PUBLISHING_TARGETS.p99RatioToReference}× GET /v1/orgs/{id}'s`,
-      passed: published.non2xx === 0 && published.errors === 0 && (published.p99Ms < PUBLISHING_TARGETS.p99Ms || ratio <= PUBLISHING_TARGETS.p99RatioToReference),
+      passed:
+        published.non2xx === 0 && published.errors === 0 && (published.p99Ms < PUBLISHING_TARGETS.p99Ms || ratio <= PUBLISHING_TARGETS.p99RatioToReference),
       detail: `p99 ${published.p99Ms} ms (reference ${reference.p99Ms} ms, ${ratio.toFixed(2)}×), ${published.requestsPerSecond.toFixed(0)} req/s, non-2xx ${published.non2xx}`,
     },
   ];

@@ -33,12 +33,18 @@ export interface PublishingFigures {
 
 type Log = (message: string) => void;
 
-const describe = (result: LoadResult) => `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}`;
+const describe = (result: LoadResult) =>
+  `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms, non-2xx ${result.non2xx}`;
 
 export async function runPublishingBenchmark(target: PublishingTarget, settings: PublishingBenchmarkSettings, log: Log): Promise<PublishingFigures> {
   const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   try {
-    const organization = await identity.organizations.createOrganization({ title: "Publishing Benchmark", ownerEmail: "bench-publishing@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({
+      title: "Publishing Benchmark",
+      ownerEmail: "bench-publishing@example.com",
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const orgId = organization.organizationId;
     const post = gatewayPost(target.gatewayUrl, organization.token);
     const total = settings.sections * settings.siteSpacesPerSection;
@@ -51,13 +57,22 @@ export async function runPublishingBenchmark(target: PublishingTarget, settings:
       const first = spaces[section * settings.siteSpacesPerSection]!;
       const created = await post(`/v1/orgs/${orgId}/sites/${siteId}/sections`, { spaceId: first, title: `Section ${section}` });
       for (let variant = 1; variant < settings.siteSpacesPerSection; variant++) {
-        await post(`/v1/orgs/${orgId}/sites/${siteId}/site-spaces`, { spaceId: spaces[section * settings.siteSpacesPerSection + variant]!, sectionId: created.id });
+        await post(`/v1/orgs/${orgId}/sites/${siteId}/site-spaces`, {
+          spaceId: spaces[section * settings.siteSpacesPerSection + variant]!,
+          sectionId: created.id,
+        });
       }
     }
     await post(`/v1/orgs/${orgId}/sites/${siteId}/publish`);
 
     const load = (path: string) =>
-      runLoad({ url: `${target.gatewayUrl}${path}`, token: organization.token, connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds });
+      runLoad({
+        url: `${target.gatewayUrl}${path}`,
+        token: organization.token,
+        connections: settings.connections,
+        durationSeconds: settings.durationSeconds,
+        warmupSeconds: settings.warmupSeconds,
+      });
     const reference = await load(`/v1/orgs/${orgId}`);
     log(`publishing: GET /v1/orgs/{id} at ${settings.connections} connections: ${describe(reference)}`);
     const published = await load(`/v1/orgs/${orgId}/sites/${siteId}/published`);

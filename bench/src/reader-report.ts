@@ -116,7 +116,8 @@ export function formatReaderReport(report: ReaderReport): string {
     if (weighted.length > 0) {
       lines.push("", "| audit below 1 (weighted) | category | score | value |", "|---|---|---:|---|");
       const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-      for (const audit of weighted) lines.push(`| \`${audit.id}\` ${cell(audit.title)} | ${audit.categories.join(", ")} | ${audit.score.toFixed(2)} | ${cell(audit.displayValue ?? "")} |`);
+      for (const audit of weighted)
+        lines.push(`| \`${audit.id}\` ${cell(audit.title)} | ${audit.categories.join(", ")} | ${audit.score.toFixed(2)} | ${cell(audit.displayValue ?? "")} |`);
     }
     const diagnostics = (lighthouse.failedAudits ?? []).filter((audit) => audit.weight === 0);
     if (diagnostics.length > 0) lines.push("", `Unweighted audits below 1: ${diagnostics.map((audit) => `\`${audit.id}\``).join(", ")}.`);

@@ -101,7 +101,6 @@ const VOCABULARY = (
 ).split(" ");
 const TYPES = ["string", "number", "boolean", "string[]", "Record<string, string>", "Date", "Uint8Array"];
 
-
 /** Words as the figures count them: whitespace-separated tokens holding a letter or a digit. */
 export function countWords(markdown: string): number {
   return markdown.split(/\s+/).filter((token) => /[A-Za-z0-9]/.test(token)).length;
@@ -209,7 +208,12 @@ export function signVisitorToken(claims: Record<string, unknown>, key: string): 
 function gatewayCall(gatewayUrl: string, token: string) {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   return async (method: string, path: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const response = await fetch(`${gatewayUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(120_000) });
+    const response = await fetch(`${gatewayUrl}${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(120_000),
+    });
     if (response.status >= 300) throw new Error(`${method} ${path} answered ${response.status}: ${await response.text()}`);
     return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>);
   };
@@ -275,7 +279,12 @@ const describe = (result: LoadResult) =>
 export async function runReaderBenchmark(target: ReaderTarget, settings: ReaderBenchmarkSettings, log: Log): Promise<ReaderFigures> {
   const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   try {
-    const organization = await identity.organizations.createOrganization({ title: "Reader Benchmark", ownerEmail: "bench-reader@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({
+      title: "Reader Benchmark",
+      ownerEmail: "bench-reader@example.com",
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const orgId = organization.organizationId;
     const post = gatewayPost(target.gatewayUrl, organization.token);
     const call = gatewayCall(target.gatewayUrl, organization.token);
@@ -284,7 +293,9 @@ export async function runReaderBenchmark(target: ReaderTarget, settings: ReaderB
     // measured pages, written through one change request and merged as one revision.
     const pages = Array.from({ length: settings.pages }, (_, i) => pageMarkdown(i + 1));
     const wordsPerPage = pages.reduce((sum, markdown) => sum + countWords(markdown), 0) / pages.length;
-    log(`reader: writing ${settings.pages} pages of ~${wordsPerPage.toFixed(0)} words (${(pages.reduce((sum, markdown) => sum + markdown.length, 0) / 1024 / 1024).toFixed(1)} MB of markdown)`);
+    log(
+      `reader: writing ${settings.pages} pages of ~${wordsPerPage.toFixed(0)} words (${(pages.reduce((sum, markdown) => sum + markdown.length, 0) / 1024 / 1024).toFixed(1)} MB of markdown)`,
+    );
     const writeSpace = async (spaceId: string, changes: unknown[]) => {
       const changeRequest = await post(`/v1/spaces/${spaceId}/change-requests`, { subject: "Reader benchmark pages" });
       for (let start = 0; start < changes.length; start += PAGES_PER_CALL) {
@@ -313,7 +324,11 @@ export async function runReaderBenchmark(target: ReaderTarget, settings: ReaderB
     const proSiteSpace = siteSpaces.find((siteSpace) => siteSpace.space.id === proSpaceId);
     if (!proSiteSpace) throw new Error(`reader: the visitor-auth site has no site-space of the pro space: ${JSON.stringify(siteSpaces)}`);
     await call("PATCH", `/v1/orgs/${orgId}/sites/${authSiteId}/site-spaces/${proSiteSpace.id}`, { path: "pro", condition: 'visitor.claims.plan === "pro"' });
-    await call("PATCH", `/v1/orgs/${orgId}/sites/${authSiteId}`, { basename: "reader-bench-visitors", visibility: "visitor-auth", adaptiveContent: { enabled: true } });
+    await call("PATCH", `/v1/orgs/${orgId}/sites/${authSiteId}`, {
+      basename: "reader-bench-visitors",
+      visibility: "visitor-auth",
+      adaptiveContent: { enabled: true },
+    });
     const authBase = publishedUrl(await post(`/v1/orgs/${orgId}/sites/${authSiteId}/publish`), target.readerUrl);
     const { privateKey } = (await call("GET", `/v1/orgs/${orgId}/sites/${authSiteId}/publishing/auth`)) as { privateKey: string };
     const token = signVisitorToken({ plan: "pro", exp: Math.floor(Date.now() / 1000) + 3_600 }, privateKey);

@@ -55,7 +55,12 @@ export function formatReplicasReport(report: ReplicasReport): string {
     "",
     `Ratio: ${copiesRatio(report).toFixed(2)}×.`,
     "",
-    ...(report.rounds?.length ? [`Rounds (req/s, in order): ${report.rounds.map((round) => `${round.copies === "one" ? "one" : report.copies} ${round.requestsPerSecond.toFixed(0)}`).join(", ")}.`, ""] : []),
+    ...(report.rounds?.length
+      ? [
+          `Rounds (req/s, in order): ${report.rounds.map((round) => `${round.copies === "one" ? "one" : report.copies} ${round.requestsPerSecond.toFixed(0)}`).join(", ")}.`,
+          "",
+        ]
+      : []),
     ...cpuTable(report),
   ].join("\n");
 }

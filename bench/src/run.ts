@@ -108,7 +108,10 @@ async function cpuSeconds(pid: number): Promise<number | null> {
 /** Busy CPU time of the whole machine (every core: /proc/stat's cpu line without idle and iowait), in seconds. */
 async function machineBusySeconds(): Promise<number | null> {
   const stat = await readFile("/proc/stat", "utf8").catch(() => null);
-  const values = stat?.match(/^cpu\s+(.+)$/m)?.[1]?.split(/\s+/).map(Number);
+  const values = stat
+    ?.match(/^cpu\s+(.+)$/m)?.[1]
+    ?.split(/\s+/)
+    .map(Number);
   if (!values) return null;
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = values;
   return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS_PER_SECOND;
@@ -175,7 +178,13 @@ export async function measureHosting(
   for (const { route, path } of gatewayRoutes(seeded.organizationId)) {
     log(`imprint (${stack.hosting}) ${route}: ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s`);
     const { value: result, cpuSeconds } = await cpuProfile(stack.pids, () =>
-      runLoad({ url: stack.gatewayUrl + path, token: seeded.token, connections: settings.connections, durationSeconds: settings.durationSeconds, warmupSeconds: settings.warmupSeconds }),
+      runLoad({
+        url: stack.gatewayUrl + path,
+        token: seeded.token,
+        connections: settings.connections,
+        durationSeconds: settings.durationSeconds,
+        warmupSeconds: settings.warmupSeconds,
+      }),
     );
     log(`         ${describeLoad(result)}`);
     routes.push({ route, result, cpuSeconds });
@@ -315,7 +324,12 @@ export async function runBenchmark(
     let content: ContentReport | undefined;
     if (stack.content && settings.content) {
       const figures = await runContentBenchmark(
-        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress, contentDatabaseUrl: stack.content.databaseUrl },
+        {
+          gatewayUrl: stack.gatewayUrl,
+          identityGrpcAddress: stack.identityGrpcAddress,
+          contentGrpcAddress: stack.content.grpcAddress,
+          contentDatabaseUrl: stack.content.databaseUrl,
+        },
         settings.content,
         log,
       );
@@ -324,7 +338,12 @@ export async function runBenchmark(
     let search: SearchReport | undefined;
     if (stack.content && settings.search) {
       const figures = await runSearchBenchmark(
-        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress, contentDatabaseUrl: stack.content.databaseUrl },
+        {
+          gatewayUrl: stack.gatewayUrl,
+          identityGrpcAddress: stack.identityGrpcAddress,
+          contentGrpcAddress: stack.content.grpcAddress,
+          contentDatabaseUrl: stack.content.databaseUrl,
+        },
         settings.search,
         log,
       );
@@ -365,7 +384,12 @@ export async function runBenchmark(
     let integration: IntegrationReport | undefined;
     if (stack.content && stack.integration && settings.integration) {
       const figures = await runIntegrationBenchmark(
-        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress, integrationDatabaseUrl: stack.integration.databaseUrl },
+        {
+          gatewayUrl: stack.gatewayUrl,
+          identityGrpcAddress: stack.identityGrpcAddress,
+          contentGrpcAddress: stack.content.grpcAddress,
+          integrationDatabaseUrl: stack.integration.databaseUrl,
+        },
         settings.integration,
         log,
       );
@@ -390,7 +414,12 @@ export async function runBenchmark(
     let eventLag: EventLagReport | undefined;
     if (stack.content && settings.eventLag) {
       const figures = await runEventLagBenchmark(
-        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress, contentDatabaseUrl: stack.content.databaseUrl },
+        {
+          gatewayUrl: stack.gatewayUrl,
+          identityGrpcAddress: stack.identityGrpcAddress,
+          contentGrpcAddress: stack.content.grpcAddress,
+          contentDatabaseUrl: stack.content.databaseUrl,
+        },
         settings.eventLag,
         log,
       );

@@ -61,7 +61,6 @@ export interface SearchFigures {
 
 export type Log = (message: string) => void;
 
-
 const CONSONANTS = "bdfgklmnprstvz";
 const VOWELS = "aeiou";
 const VOCABULARY_SIZE = 20_000;
@@ -109,7 +108,12 @@ export function pageOperations(settings: Pick<SearchBenchmarkSettings, "pages" |
       const parts = [`${words(30)}.`];
       for (let heading = 1; heading < settings.sectionsPerPage; heading++) parts.push(`## ${words(3)}`, `${words(35)}.`);
       operations.push({
-        create: CreatePageInput.fromPartial({ pageId: `g${section}p${page}`, parentPageId: `g${section}`, title: `${words(3)} guide`, markdown: parts.join("\n\n") }),
+        create: CreatePageInput.fromPartial({
+          pageId: `g${section}p${page}`,
+          parentPageId: `g${section}`,
+          title: `${words(3)} guide`,
+          markdown: parts.join("\n\n"),
+        }),
       });
     }
   }
@@ -206,10 +210,19 @@ export async function runSearchBenchmark(target: SearchTarget, settings: SearchB
   const db = new pg.Client({ connectionString: target.contentDatabaseUrl });
   await db.connect();
   try {
-    const organization = await identity.organizations.createOrganization({ title: "Search Benchmark", ownerEmail: "bench-search@example.com", ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({
+      title: "Search Benchmark",
+      ownerEmail: "bench-search@example.com",
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const caller = { userId: organization.userId, tokenId: "" };
     const headers = { authorization: `Bearer ${organization.token}`, "content-type": "application/json" };
-    const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, { method: "POST", headers, body: JSON.stringify({ title: "Searchable" }) });
+    const created = await fetch(`${target.gatewayUrl}/v1/orgs/${organization.organizationId}/spaces`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ title: "Searchable" }),
+    });
     if (created.status !== 201) throw new Error(`createSpace answered ${created.status}: ${await created.text()}`);
     const spaceId = ((await created.json()) as { id: string }).id;
 

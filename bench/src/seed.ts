@@ -29,9 +29,11 @@ export async function seedOrganization(identityAddress: string, members: number)
     const emails = Array.from({ length: members - 1 }, (_, i) => `bench-member-${String(i + 1).padStart(4, "0")}@example.com`);
     for (let i = 0; i < emails.length; i += 10) {
       await Promise.all(
-        emails.slice(i, i + 10).map((email, j) =>
-          identity.members.addMember({ organizationId: created.organizationId, email, role: ROLES[(i + j) % ROLES.length] ?? MemberRole.MEMBER_ROLE_READ }),
-        ),
+        emails
+          .slice(i, i + 10)
+          .map((email, j) =>
+            identity.members.addMember({ organizationId: created.organizationId, email, role: ROLES[(i + j) % ROLES.length] ?? MemberRole.MEMBER_ROLE_READ }),
+          ),
       );
     }
     return { organizationId: created.organizationId, token: created.token, members };

@@ -27,7 +27,11 @@ describe("npm run chaos -- --short", () => {
       onTestFailed(() => console.error(formatReport(report)));
       expect(report.experiments.length).toBeGreaterThanOrEqual(9);
       expect(report.requests).toBeGreaterThan(100);
-      expect({ lost: report.audit.lost, appliedTwice: report.audit.appliedTwice, diverged: report.audit.diverged }).toEqual({ lost: 0, appliedTwice: 0, diverged: 0 });
+      expect({ lost: report.audit.lost, appliedTwice: report.audit.appliedTwice, diverged: report.audit.diverged }).toEqual({
+        lost: 0,
+        appliedTwice: 0,
+        diverged: 0,
+      });
       expect(report.rows.filter((row) => !row.passed).map((row) => `${row.figure}: ${row.value} (target ${row.target})`)).toEqual([]);
     },
     patient(15 * 60_000),
@@ -49,7 +53,11 @@ describe("npm run chaos -- --replicas --short", () => {
       expect(report.requests).toBeGreaterThan(500);
       // Both copies of every service counted, over the processes each one had.
       expect(Object.entries(report.calls ?? {}).map(([service, copies]) => [service, copies.length])).toEqual(SERVICES.map((service) => [service.name, 2]));
-      expect({ lost: report.audit.lost, appliedTwice: report.audit.appliedTwice, diverged: report.audit.diverged }).toEqual({ lost: 0, appliedTwice: 0, diverged: 0 });
+      expect({ lost: report.audit.lost, appliedTwice: report.audit.appliedTwice, diverged: report.audit.diverged }).toEqual({
+        lost: 0,
+        appliedTwice: 0,
+        diverged: 0,
+      });
       expect(report.rows.filter((row) => !row.passed).map((row) => `${row.figure}: ${row.value} (target ${row.target})`)).toEqual([]);
     },
     patient(10 * 60_000),

@@ -34,31 +34,46 @@ async function tables(url: string): Promise<string[]> {
 }
 
 describe("scripts/entrypoint.mjs", () => {
-  it("migrates every service, each with its per-target DATABASE_URL", async () => {
-    const urls = {
-      IDENTITY_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_identity"),
-      CONTENT_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_content"),
-      COLLABORATION_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_collaboration"),
-      PUBLISHING_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_publishing"),
-      INTEGRATION_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_integration"),
-    };
-    const result = await entrypoint(["migrate", "all"], urls);
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    expect(await tables(urls.IDENTITY_DATABASE_URL)).toEqual(expect.arrayContaining(["organizations", "outbox_events"]));
-    expect(await tables(urls.CONTENT_DATABASE_URL)).toEqual(expect.arrayContaining(["spaces", "outbox_events"]));
-    expect(await tables(urls.COLLABORATION_DATABASE_URL)).toEqual(expect.arrayContaining(["change_requests", "outbox_events"]));
-    expect(await tables(urls.PUBLISHING_DATABASE_URL)).toEqual(expect.arrayContaining(["sites", "site_spaces", "share_links", "outbox_events"]));
-    expect(await tables(urls.INTEGRATION_DATABASE_URL)).toEqual(expect.arrayContaining(["integrations", "installations", "integration_events", "outbox_events"]));
-  }, patient(60_000));
+  it(
+    "migrates every service, each with its per-target DATABASE_URL",
+    async () => {
+      const urls = {
+        IDENTITY_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_identity"),
+        CONTENT_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_content"),
+        COLLABORATION_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_collaboration"),
+        PUBLISHING_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_publishing"),
+        INTEGRATION_DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "entry_integration"),
+      };
+      const result = await entrypoint(["migrate", "all"], urls);
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(await tables(urls.IDENTITY_DATABASE_URL)).toEqual(expect.arrayContaining(["organizations", "outbox_events"]));
+      expect(await tables(urls.CONTENT_DATABASE_URL)).toEqual(expect.arrayContaining(["spaces", "outbox_events"]));
+      expect(await tables(urls.COLLABORATION_DATABASE_URL)).toEqual(expect.arrayContaining(["change_requests", "outbox_events"]));
+      expect(await tables(urls.PUBLISHING_DATABASE_URL)).toEqual(expect.arrayContaining(["sites", "site_spaces", "share_links", "outbox_events"]));
+      expect(await tables(urls.INTEGRATION_DATABASE_URL)).toEqual(
+        expect.arrayContaining(["integrations", "installations", "integration_events", "outbox_events"]),
+      );
+    },
+    patient(60_000),
+  );
 
   it("refuses unknown targets with its usage, and settings one process cannot share with their per-target names", async () => {
     const unknown = await entrypoint(["gateway,search"], {});
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain('targets: unknown target "search" (known: identity, content, collaboration, publishing, integration, reader, gateway, or all)');
+    expect(unknown.stderr).toContain(
+      'targets: unknown target "search" (known: identity, content, collaboration, publishing, integration, reader, gateway, or all)',
+    );
 
-    const shared = await entrypoint([], { IMPRINT_TARGETS: "identity,content", DATABASE_URL: "postgres://db/one", NATS_URL: "nats://127.0.0.1:1", IDENTITY_GRPC_ADDRESS: "127.0.0.1:1" });
+    const shared = await entrypoint([], {
+      IMPRINT_TARGETS: "identity,content",
+      DATABASE_URL: "postgres://db/one",
+      NATS_URL: "nats://127.0.0.1:1",
+      IDENTITY_GRPC_ADDRESS: "127.0.0.1:1",
+    });
     expect(shared.code).toBe(1);
-    expect(shared.stderr).toContain("DATABASE_URL: identity, content would share one database (each service owns its own): set IDENTITY_DATABASE_URL, CONTENT_DATABASE_URL (one per service)");
+    expect(shared.stderr).toContain(
+      "DATABASE_URL: identity, content would share one database (each service owns its own): set IDENTITY_DATABASE_URL, CONTENT_DATABASE_URL (one per service)",
+    );
   });
 });

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { evaluateHostingTargets, formatHostingReport, HOSTING_TARGETS, totalBytes, type HostingMeasurement, type HostingReport } from "../src/hosting-report.js";
+import {
+  evaluateHostingTargets,
+  formatHostingReport,
+  HOSTING_TARGETS,
+  totalBytes,
+  type HostingMeasurement,
+  type HostingReport,
+} from "../src/hosting-report.js";
 import type { LoadResult } from "../src/load.js";
 
 const MB = 1024 * 1024;
@@ -50,7 +57,10 @@ describe("hosting targets", () => {
   });
 
   it("formats one column per hosting, with the clean starts when measured", () => {
-    const oneProcess = { ...hosting("one-process", [850, 180], { imprint: 400 * MB }), cleanStart: { totalMs: 95_000, installAndBuildMs: 80_000, startMs: 15_000 } };
+    const oneProcess = {
+      ...hosting("one-process", [850, 180], { imprint: 400 * MB }),
+      cleanStart: { totalMs: 95_000, installAndBuildMs: 80_000, startMs: 15_000 },
+    };
     const markdown = formatHostingReport({ hostings: [oneProcess, hosting("split", [1_200, 230], { identity: 300 * MB, gateway: 200 * MB })], baseline });
     expect(markdown).toContain("| figure | one-process | split |");
     expect(markdown).toContain("| peak RSS under the routes' load (sum) | 400.0 MB | 500.0 MB |");

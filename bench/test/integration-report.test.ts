@@ -27,7 +27,9 @@ describe("integration benchmark targets", () => {
     const checks = evaluateIntegrationTargets(figures());
     expect(checks.map((check) => check.passed)).toEqual([true, true]);
     expect(checks[0]!.detail).toBe("p99 30 ms (GET /v1/orgs/{id} 15 ms, 2.00×), 800 req/s, non-2xx 0");
-    expect(checks[1]!.detail).toBe("worst 1400 ms, median 900 ms (medians: deliveries recorded after 60 ms, the same revision searchable after 40 ms, its commit 20 ms)");
+    expect(checks[1]!.detail).toBe(
+      "worst 1400 ms, median 900 ms (medians: deliveries recorded after 60 ms, the same revision searchable after 40 ms, its commit 20 ms)",
+    );
   });
 
   it("fails each missed target on its own: a slow or failing render, a fan-out whose worst revision is late", () => {
@@ -43,7 +45,10 @@ describe("integration benchmark targets", () => {
   });
 
   it("formats both figures with their references and ratios", () => {
-    const text = formatIntegrationReport({ settings: { integrations: 100, repeats: 3, connections: 16, durationSeconds: 10, warmupSeconds: 2 }, figures: figures() });
+    const text = formatIntegrationReport({
+      settings: { integrations: 100, repeats: 3, connections: 16, durationSeconds: 10, warmupSeconds: 2 },
+      figures: figures(),
+    });
     expect(text).toContain("| `GET /v1/orgs/{id}` (reference) | 2000 | 3.75 ms | 15 ms | 0 |");
     expect(text).toContain("| `POST …/render` | 800 | 7.5 ms | 30 ms | 0 |");
     expect(text).toContain("| render ÷ reference, p99 | 2.00× |");
@@ -58,7 +63,9 @@ describe("integration benchmark targets", () => {
       settings: { integrations: 100, repeats: 3, connections: 16, durationSeconds: 10, warmupSeconds: 2 },
       figures: figures({ compatSetup: { delivered: 0, failed: 2, firstFailure: "installation_setup: [error] GitBook API failed with [401]\n  at V" } }),
     });
-    expect(text).toContain("**2 of the integration's 2 `installation_setup` events failed**, the first: installation_setup: [error] GitBook API failed with [401] at V");
+    expect(text).toContain(
+      "**2 of the integration's 2 `installation_setup` events failed**, the first: installation_setup: [error] GitBook API failed with [401] at V",
+    );
   });
 });
 

@@ -16,7 +16,12 @@ const figures = (overrides: Partial<ReaderFigures> = {}): ReaderFigures => ({
   staticReference: load(5_000, 10),
   visitorAuth: load(2_500, 25),
   visitorSeesConditional: true,
-  lighthouse: { url: "http://127.0.0.1:1/o/reader-bench/page-001", reportPath: "/tmp/lighthouse.html", scores: { performance: 97, accessibility: 96, bestPractices: 100, seo: 100 }, failedAudits: [] },
+  lighthouse: {
+    url: "http://127.0.0.1:1/o/reader-bench/page-001",
+    reportPath: "/tmp/lighthouse.html",
+    scores: { performance: 97, accessibility: 96, bestPractices: 100, seo: 100 },
+    failedAudits: [],
+  },
   ...overrides,
 });
 
@@ -52,7 +57,9 @@ describe("reader benchmark targets", () => {
   });
 
   it("fails every Lighthouse category when the audit could not run", () => {
-    const checks = evaluateReaderTargets(figures({ lighthouse: { url: "u", error: "Chromium was not found (set CHROMIUM_PATH)" } })).filter((check) => check.name.includes("Lighthouse"));
+    const checks = evaluateReaderTargets(figures({ lighthouse: { url: "u", error: "Chromium was not found (set CHROMIUM_PATH)" } })).filter((check) =>
+      check.name.includes("Lighthouse"),
+    );
     expect(checks.map((check) => [check.passed, check.detail])).toEqual(Array(4).fill([false, "not audited: Chromium was not found (set CHROMIUM_PATH)"]));
   });
 

@@ -7,18 +7,19 @@ const MB = 1024 * 1024;
 
 describe("benchmark targets", () => {
   it("passes a run that meets every target", () => {
-    const checks = evaluateTargets(
-      [{ route: "GET /v1/orgs/{id}", imprint: result(2_500, 30), baseline: result(3_000, 20) }],
-      { gateway: 90 * MB, identity: 120 * MB, baseline: 100 * MB },
-    );
+    const checks = evaluateTargets([{ route: "GET /v1/orgs/{id}", imprint: result(2_500, 30), baseline: result(3_000, 20) }], {
+      gateway: 90 * MB,
+      identity: 120 * MB,
+      baseline: 100 * MB,
+    });
     expect(checks.every((check) => check.passed)).toBe(true);
   });
 
   it("fails each missed target separately", () => {
-    const checks = evaluateTargets(
-      [{ route: "GET /v1/orgs/{id}", imprint: result(1_500, 80, 3), baseline: result(2_500, 20) }],
-      { gateway: 200 * MB, identity: null },
-    );
+    const checks = evaluateTargets([{ route: "GET /v1/orgs/{id}", imprint: result(1_500, 80, 3), baseline: result(2_500, 20) }], {
+      gateway: 200 * MB,
+      identity: null,
+    });
     const failed = checks.filter((check) => !check.passed).map((check) => check.name);
     expect(failed).toEqual([
       `GET /v1/orgs/{id}: ≥ ${TARGETS.minRequestsPerSecond} req/s`,

@@ -155,65 +155,73 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     expect(new Set(Object.values(stack.grpcAddresses)).size).toBe(5);
   });
 
-  it.runIf(hosting === "split")("restarts a service killed with SIGKILL while the rest keeps serving", async () => {
-    const content = stack.processes.find((p) => p.name === "content")!;
-    const killedPid = content.pid;
-    const events: SupervisionEvent[] = [];
-    const back = new Promise<void>((resolve) => {
-      const off = stack.onEvent((event) => {
-        if (event.name !== "content") return;
-        events.push(event);
-        if (event.type === "ready") {
-          off();
-          resolve();
-        }
+  it.runIf(hosting === "split")(
+    "restarts a service killed with SIGKILL while the rest keeps serving",
+    async () => {
+      const content = stack.processes.find((p) => p.name === "content")!;
+      const killedPid = content.pid;
+      const events: SupervisionEvent[] = [];
+      const back = new Promise<void>((resolve) => {
+        const off = stack.onEvent((event) => {
+          if (event.name !== "content") return;
+          events.push(event);
+          if (event.type === "ready") {
+            off();
+            resolve();
+          }
+        });
       });
-    });
-    content.signal("SIGKILL");
-    // Identity's routes answer while content is down or restarting.
-    const orgs = await fetch(`${stack.gatewayUrl}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
-    expect(orgs.status).toBe(200);
-    await back;
-    expect(events.map((event) => event.type)).toEqual(["exited", "restarted", "ready"]);
-    expect(describeEvent(events[0]!)).toBe("↻ content exited (signal SIGKILL); restarted in 1 s (restart 1)");
-    expect(content.pid).not.toBe(killedPid);
-    expect(content.running).toBe(true);
-    expect(content.restarts).toBe(1);
-    // Same port: the gateway reaches the new process (content's spaces of the organization).
-    const organizationId = ((await orgs.json()) as { items: { id: string }[] }).items[0]!.id;
-    const spaces = await eventually(async () => {
-      const response = await fetch(`${stack.gatewayUrl}/v1/orgs/${organizationId}/spaces`, { headers: { authorization: `Bearer ${token}` } });
-      return response.status === 200 ? response : undefined;
-    }, 15_000);
-    expect(spaces.status).toBe(200);
-  }, patient(60_000));
+      content.signal("SIGKILL");
+      // Identity's routes answer while content is down or restarting.
+      const orgs = await fetch(`${stack.gatewayUrl}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
+      expect(orgs.status).toBe(200);
+      await back;
+      expect(events.map((event) => event.type)).toEqual(["exited", "restarted", "ready"]);
+      expect(describeEvent(events[0]!)).toBe("↻ content exited (signal SIGKILL); restarted in 1 s (restart 1)");
+      expect(content.pid).not.toBe(killedPid);
+      expect(content.running).toBe(true);
+      expect(content.restarts).toBe(1);
+      // Same port: the gateway reaches the new process (content's spaces of the organization).
+      const organizationId = ((await orgs.json()) as { items: { id: string }[] }).items[0]!.id;
+      const spaces = await eventually(async () => {
+        const response = await fetch(`${stack.gatewayUrl}/v1/orgs/${organizationId}/spaces`, { headers: { authorization: `Bearer ${token}` } });
+        return response.status === 200 ? response : undefined;
+      }, 15_000);
+      expect(spaces.status).toBe(200);
+    },
+    patient(60_000),
+  );
 
-  it("replaces every Node process with a rolling restart, one after the other, and serves on", async () => {
-    const before = stack.processes.map((p) => p.pid);
-    const steps: RestartStep[] = [];
-    // When the promise of each "replacing" step settled: the replacement waits for it (a caller reads the process once more).
-    const settled = new Map<string, number>();
-    const restarted = await stack.restart({
-      onStep: async (step) => {
-        steps.push(step);
-        if (step.type !== "replacing") return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        settled.set(step.name, Date.now());
-      },
-    });
-    const names = stack.processes.map((p) => p.name);
-    for (const step of restarted.steps) expect(step.startedAt, step.name).toBeGreaterThanOrEqual(settled.get(step.name)!);
-    expect(steps.map((step) => (step.type === "started" ? step.names.join(",") : `${step.type} ${step.name}`))).toEqual([
-      names.join(","),
-      ...names.flatMap((name) => [`replacing ${name}`, `replaced ${name}`]),
-    ]);
-    const after = stack.processes.map((p) => p.pid);
-    expect(restarted.steps.map((step) => [step.name, step.oldPid, step.newPid])).toEqual(names.map((name, index) => [name, before[index], after[index]]));
-    expect(after.filter((pid) => before.includes(pid))).toEqual([]);
-    expect(stack.processes.every((p) => p.running)).toBe(true);
-    const orgs = await fetch(`${stack.gatewayUrl}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
-    expect(orgs.status).toBe(200);
-  }, patient(120_000));
+  it(
+    "replaces every Node process with a rolling restart, one after the other, and serves on",
+    async () => {
+      const before = stack.processes.map((p) => p.pid);
+      const steps: RestartStep[] = [];
+      // When the promise of each "replacing" step settled: the replacement waits for it (a caller reads the process once more).
+      const settled = new Map<string, number>();
+      const restarted = await stack.restart({
+        onStep: async (step) => {
+          steps.push(step);
+          if (step.type !== "replacing") return;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          settled.set(step.name, Date.now());
+        },
+      });
+      const names = stack.processes.map((p) => p.name);
+      for (const step of restarted.steps) expect(step.startedAt, step.name).toBeGreaterThanOrEqual(settled.get(step.name)!);
+      expect(steps.map((step) => (step.type === "started" ? step.names.join(",") : `${step.type} ${step.name}`))).toEqual([
+        names.join(","),
+        ...names.flatMap((name) => [`replacing ${name}`, `replaced ${name}`]),
+      ]);
+      const after = stack.processes.map((p) => p.pid);
+      expect(restarted.steps.map((step) => [step.name, step.oldPid, step.newPid])).toEqual(names.map((name, index) => [name, before[index], after[index]]));
+      expect(after.filter((pid) => before.includes(pid))).toEqual([]);
+      expect(stack.processes.every((p) => p.running)).toBe(true);
+      const orgs = await fetch(`${stack.gatewayUrl}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
+      expect(orgs.status).toBe(200);
+    },
+    patient(120_000),
+  );
 
   it("stops the gateway and the services with SIGTERM and leaves nothing running", async () => {
     const processes = stack.processes;
@@ -231,44 +239,54 @@ describe("startStack failures", () => {
     await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const attempt = startStack({ dataDir: tmpdir(), persistent: false, gatewayPort: port, natsUrl: await testNatsUrl(), databaseUrls: { identity: "postgres://unused/x" } });
+      const attempt = startStack({
+        dataDir: tmpdir(),
+        persistent: false,
+        gatewayPort: port,
+        natsUrl: await testNatsUrl(),
+        databaseUrls: { identity: "postgres://unused/x" },
+      });
       await expect(attempt).rejects.toThrow(new RegExp(`port ${port} is already in use: set IMPRINT_PORT`));
     } finally {
       blocker.close();
     }
   });
 
-  it.each(HOSTINGS)("reports the last lines of a service that exits during start (%s)", async (hosting) => {
-    const dataDir = await mkdtemp(join(tmpdir(), "imprint-stack-"));
-    try {
-      const attempt = startStack({
-        dataDir,
-        persistent: false,
-        env: { ...process.env, LOG_LEVEL: "warn" },
-        hosting,
-        gatewayPort: 0,
-        natsUrl: await testNatsUrl(),
-        databaseUrls: {
-        identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
-        content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
-        collaboration: await createTestDatabase(inject("pgAdminUrl"), "stack_collaboration"),
-        publishing: await createTestDatabase(inject("pgAdminUrl"), "stack_publishing"),
-        integration: await createTestDatabase(inject("pgAdminUrl"), "stack_integration"),
-      },
-        // Refused by identity's configuration check: the process exits with its reason.
-        bootstrap: { token: "not-a-valid-token" },
-      });
-      const error = await attempt.then(
-        () => null,
-        (e: unknown) => e,
-      );
-      expect(error).toBeInstanceOf(StackStartError);
-      expect((error as StackStartError).message).toMatch(new RegExp(`^${hosting === "split" ? "identity" : ONE_PROCESS_NAME} exited with code [1-9]`));
-      expect((error as StackStartError).lastLines.join("\n")).toContain("IMPRINT_BOOTSTRAP_TOKEN");
-    } finally {
-      await rm(dataDir, { recursive: true, force: true });
-    }
-  }, patient(60_000));
+  it.each(HOSTINGS)(
+    "reports the last lines of a service that exits during start (%s)",
+    async (hosting) => {
+      const dataDir = await mkdtemp(join(tmpdir(), "imprint-stack-"));
+      try {
+        const attempt = startStack({
+          dataDir,
+          persistent: false,
+          env: { ...process.env, LOG_LEVEL: "warn" },
+          hosting,
+          gatewayPort: 0,
+          natsUrl: await testNatsUrl(),
+          databaseUrls: {
+            identity: await createTestDatabase(inject("pgAdminUrl"), "stack"),
+            content: await createTestDatabase(inject("pgAdminUrl"), "stack_content"),
+            collaboration: await createTestDatabase(inject("pgAdminUrl"), "stack_collaboration"),
+            publishing: await createTestDatabase(inject("pgAdminUrl"), "stack_publishing"),
+            integration: await createTestDatabase(inject("pgAdminUrl"), "stack_integration"),
+          },
+          // Refused by identity's configuration check: the process exits with its reason.
+          bootstrap: { token: "not-a-valid-token" },
+        });
+        const error = await attempt.then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(error).toBeInstanceOf(StackStartError);
+        expect((error as StackStartError).message).toMatch(new RegExp(`^${hosting === "split" ? "identity" : ONE_PROCESS_NAME} exited with code [1-9]`));
+        expect((error as StackStartError).lastLines.join("\n")).toContain("IMPRINT_BOOTSTRAP_TOKEN");
+      } finally {
+        await rm(dataDir, { recursive: true, force: true });
+      }
+    },
+    patient(60_000),
+  );
 });
 
 describe("restart backoff", () => {
@@ -289,7 +307,15 @@ describe("restart backoff", () => {
         let running = true;
         void exited.then(() => (running = false));
         launched.push({ die });
-        return { pid: launched.length, exited, get running() { return running; }, signal: (signal: string) => die(signal), stop: async () => die("SIGTERM") };
+        return {
+          pid: launched.length,
+          exited,
+          get running() {
+            return running;
+          },
+          signal: (signal: string) => die(signal),
+          stop: async () => die("SIGTERM"),
+        };
       };
       const events: SupervisionEvent[] = [];
       const unit = await startUnit({ name: "worker", launch, onEvent: (event) => events.push(event) });
@@ -331,7 +357,9 @@ describe("restart backoff", () => {
     expect(describeEvent({ type: "exited", name: "postgres", at: 0, code: null, signal: "SIGKILL", restart: 3, delayMs: 4_000 })).toBe(
       "↻ postgres exited (signal SIGKILL); restarted in 4 s (restart 3)",
     );
-    expect(describeEvent({ type: "exited", name: "gateway", at: 0, code: 1, signal: null, restart: 1, delayMs: 1_000 })).toBe("↻ gateway exited with code 1; restarted in 1 s (restart 1)");
+    expect(describeEvent({ type: "exited", name: "gateway", at: 0, code: 1, signal: null, restart: 1, delayMs: 1_000 })).toBe(
+      "↻ gateway exited with code 1; restarted in 1 s (restart 1)",
+    );
     expect(describeEvent({ type: "ready", name: "nats", at: 0, restart: 1, afterMs: 1_500 })).toBe("✔ nats is back (restart 1, ready 1.5 s after its start)");
   });
 });
@@ -343,10 +371,12 @@ describe("copies of every target (IMPRINT_REPLICAS)", () => {
     expect(resolveReplicas({ IMPRINT_REPLICAS: "2" }, "split")).toBe(2);
     expect(resolveReplicas({ IMPRINT_REPLICAS: "1" }, "one-process")).toBe(1);
     expect(() => resolveReplicas({ IMPRINT_REPLICAS: "2" }, "one-process")).toThrow(
-      'IMPRINT_REPLICAS=2 needs IMPRINT_HOSTING=split: one process hosting every target cannot run twice (its services\' gRPC ports would clash); run IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 npm start',
+      "IMPRINT_REPLICAS=2 needs IMPRINT_HOSTING=split: one process hosting every target cannot run twice (its services' gRPC ports would clash); run IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 npm start",
     );
     for (const bad of ["0", "-1", "two", "1.5", "2x"]) {
-      expect(() => resolveReplicas({ IMPRINT_REPLICAS: bad }, "split"), bad).toThrow(`IMPRINT_REPLICAS must be a whole number of copies of each target, 1 or more, got "${bad}"`);
+      expect(() => resolveReplicas({ IMPRINT_REPLICAS: bad }, "split"), bad).toThrow(
+        `IMPRINT_REPLICAS must be a whole number of copies of each target, 1 or more, got "${bad}"`,
+      );
     }
     expect(() => checkReplicas(0, "split")).toThrow("IMPRINT_REPLICAS must be a whole number");
   });
@@ -401,63 +431,79 @@ describe("replacing a supervised process (rolling restart)", () => {
     return { log, launched, launch, probe, options, asked };
   }
 
-  it("stops the old process, then starts the new one in its place, and keeps supervising it", async () => {
-    const { log, launch, probe } = fakeProcesses();
-    const events: SupervisionEvent[] = [];
-    const unit = await startUnit({ name: "content#1", launch, probe, onEvent: (event) => events.push(event) });
-    const replaced = await unit.replace();
-    expect(replaced).toMatchObject({ name: "content#1", oldPid: 1, newPid: 2 });
-    expect(log).toEqual(["1 started", "1 stopping", "1 ended", "2 started"]);
-    // The old one's end was no crash: no restart of it.
-    expect(events).toEqual([]);
-    expect([unit.pid, unit.running]).toEqual([2, true]);
-    // The new one is supervised as the old one was.
-    const back = new Promise<void>((resolve) => unit.on((event) => event.type === "ready" && resolve()));
-    unit.signal("SIGKILL");
-    await back;
-    expect([unit.pid, unit.restarts, events.map((event) => event.type)]).toEqual([3, 1, ["exited", "restarted", "ready"]]);
-    await unit.stop();
-  }, patient(10_000));
+  it(
+    "stops the old process, then starts the new one in its place, and keeps supervising it",
+    async () => {
+      const { log, launch, probe } = fakeProcesses();
+      const events: SupervisionEvent[] = [];
+      const unit = await startUnit({ name: "content#1", launch, probe, onEvent: (event) => events.push(event) });
+      const replaced = await unit.replace();
+      expect(replaced).toMatchObject({ name: "content#1", oldPid: 1, newPid: 2 });
+      expect(log).toEqual(["1 started", "1 stopping", "1 ended", "2 started"]);
+      // The old one's end was no crash: no restart of it.
+      expect(events).toEqual([]);
+      expect([unit.pid, unit.running]).toEqual([2, true]);
+      // The new one is supervised as the old one was.
+      const back = new Promise<void>((resolve) => unit.on((event) => event.type === "ready" && resolve()));
+      unit.signal("SIGKILL");
+      await back;
+      expect([unit.pid, unit.restarts, events.map((event) => event.type)]).toEqual([3, 1, ["exited", "restarted", "ready"]]);
+      await unit.stop();
+    },
+    patient(10_000),
+  );
 
-  it("with surge, starts the new process beside the old one and stops the old one only once the new one is ready", async () => {
-    const { log, launched, launch, probe, options, asked } = fakeProcesses();
-    const unit = await startUnit({ name: "gateway#2", launch, probe });
-    options.readyAtStart = false;
-    const replacing = unit.replace({ surge: true });
-    // Asked twice and not ready yet: the old one keeps serving.
-    await eventually(async () => (asked.get(2) ?? 0) >= 2);
-    expect([log, unit.pid]).toEqual([["1 started", "2 started"], 1]);
-    launched[1]!.ready = true;
-    expect(await replacing).toMatchObject({ oldPid: 1, newPid: 2 });
-    expect(log).toEqual(["1 started", "2 started", "1 stopping", "1 ended"]);
-    expect([unit.pid, unit.running]).toEqual([2, true]);
-    await unit.stop();
-  }, patient(10_000));
+  it(
+    "with surge, starts the new process beside the old one and stops the old one only once the new one is ready",
+    async () => {
+      const { log, launched, launch, probe, options, asked } = fakeProcesses();
+      const unit = await startUnit({ name: "gateway#2", launch, probe });
+      options.readyAtStart = false;
+      const replacing = unit.replace({ surge: true });
+      // Asked twice and not ready yet: the old one keeps serving.
+      await eventually(async () => (asked.get(2) ?? 0) >= 2);
+      expect([log, unit.pid]).toEqual([["1 started", "2 started"], 1]);
+      launched[1]!.ready = true;
+      expect(await replacing).toMatchObject({ oldPid: 1, newPid: 2 });
+      expect(log).toEqual(["1 started", "2 started", "1 stopping", "1 ended"]);
+      expect([unit.pid, unit.running]).toEqual([2, true]);
+      await unit.stop();
+    },
+    patient(10_000),
+  );
 
-  it("with surge, keeps the old process when the new one dies before it is ready", async () => {
-    const { log, launched, launch, probe, options } = fakeProcesses();
-    const unit = await startUnit({ name: "reader#1", launch, probe });
-    options.readyAtStart = false;
-    const replacing = unit.replace({ surge: true, timeoutMs: 60_000 });
-    await eventually(async () => launched.length === 2);
-    launched[1]!.die("SIGSEGV");
-    await expect(replacing).rejects.toThrow("reader#1 exited (signal SIGSEGV) before it was ready");
-    expect(log).toEqual(["1 started", "2 started", "2 ended", "2 stopping"]);
-    expect([unit.pid, unit.running]).toEqual([1, true]);
-    await unit.stop();
-  }, patient(10_000));
+  it(
+    "with surge, keeps the old process when the new one dies before it is ready",
+    async () => {
+      const { log, launched, launch, probe, options } = fakeProcesses();
+      const unit = await startUnit({ name: "reader#1", launch, probe });
+      options.readyAtStart = false;
+      const replacing = unit.replace({ surge: true, timeoutMs: 60_000 });
+      await eventually(async () => launched.length === 2);
+      launched[1]!.die("SIGSEGV");
+      await expect(replacing).rejects.toThrow("reader#1 exited (signal SIGSEGV) before it was ready");
+      expect(log).toEqual(["1 started", "2 started", "2 ended", "2 stopping"]);
+      expect([unit.pid, unit.running]).toEqual([1, true]);
+      await unit.stop();
+    },
+    patient(10_000),
+  );
 
-  it("starts a dead process waiting for its backoff at once", async () => {
-    const { log, launch, probe } = fakeProcesses();
-    const events: SupervisionEvent[] = [];
-    const unit = await startUnit({ name: "publishing#2", launch, probe, onEvent: (event) => events.push(event) });
-    unit.signal("SIGKILL");
-    await eventually(async () => events.length === 1);
-    expect(events[0]).toMatchObject({ type: "exited", delayMs: 1_000 });
-    expect(await unit.replace()).toMatchObject({ oldPid: 1, newPid: 2 });
-    expect([log, unit.running, unit.restarts]).toEqual([["1 started", "1 ended", "2 started"], true, 1]);
-    await unit.stop();
-  }, patient(10_000));
+  it(
+    "starts a dead process waiting for its backoff at once",
+    async () => {
+      const { log, launch, probe } = fakeProcesses();
+      const events: SupervisionEvent[] = [];
+      const unit = await startUnit({ name: "publishing#2", launch, probe, onEvent: (event) => events.push(event) });
+      unit.signal("SIGKILL");
+      await eventually(async () => events.length === 1);
+      expect(events[0]).toMatchObject({ type: "exited", delayMs: 1_000 });
+      expect(await unit.replace()).toMatchObject({ oldPid: 1, newPid: 2 });
+      expect([log, unit.running, unit.restarts]).toEqual([["1 started", "1 ended", "2 started"], true, 1]);
+      await unit.stop();
+    },
+    patient(10_000),
+  );
 
   it("runs restarts one at a time: asked during one, once more after it, however often", async () => {
     const runs: Array<() => void> = [];

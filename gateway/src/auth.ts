@@ -36,7 +36,7 @@ type CacheEntry = {
   verifiedAt: number;
   /** Until when the answer is used without asking identity. */
   expiresAt: number;
-} & ({ principal: Principal; /** When the token itself expires: never used past it, stale or not. */ tokenExpiresAt?: number } | { failure: AppError });
+} & ({ principal: Principal /** When the token itself expires: never used past it, stale or not. */; tokenExpiresAt?: number } | { failure: AppError });
 
 /** Failures that say identity cannot answer now, nothing about the token. */
 function identityUnreachable(error: unknown): boolean {

@@ -20,7 +20,10 @@ const gatewayShape = {
   IMPRINT_READER_URL: baseUrl(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   AUTH_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).default(300_000),
-  NATS_URL: z.string().regex(/^(nats|tls):\/\//, "must be a nats:// URL").optional(),
+  NATS_URL: z
+    .string()
+    .regex(/^(nats|tls):\/\//, "must be a nats:// URL")
+    .optional(),
   GATEWAY_CACHE_BYTES: z.coerce.number().int().min(0).default(DEFAULT_GATEWAY_CACHE_BYTES),
   BODY_LIMIT_BYTES: env.positiveInt(1024 * 1024),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
@@ -70,9 +73,7 @@ export interface GatewayConfig {
 
 export function loadGatewayConfig(environment: Record<string, string | undefined> = process.env): GatewayConfig {
   const raw = loadConfig(gatewayShape, environment) as z.infer<z.ZodObject<typeof gatewayShape>> & Record<string, unknown>;
-  const upstreams = Object.fromEntries(
-    UPSTREAM_NAMES.map((name) => [name, raw[UPSTREAMS[name].addressVariable] as string]),
-  ) as UpstreamAddresses;
+  const upstreams = Object.fromEntries(UPSTREAM_NAMES.map((name) => [name, raw[UPSTREAMS[name].addressVariable] as string])) as UpstreamAddresses;
   return {
     host: raw.IMPRINT_HOST,
     port: raw.IMPRINT_PORT,

@@ -61,7 +61,10 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly cache: BudgetedCache<StoredRecord & { expiresAt: number }>;
   private revision = 0;
 
-  constructor(budget: CacheBudget, private readonly now: () => number = Date.now) {
+  constructor(
+    budget: CacheBudget,
+    private readonly now: () => number = Date.now,
+  ) {
     this.cache = budget.cache("idempotency records");
   }
 
@@ -161,12 +164,10 @@ export class NatsIdempotencyStore implements IdempotencyStore {
     // While the connection is down, requests go to the fallback at once instead of waiting for a timeout.
     const nats = this.nats.current;
     if (!nats || !this.nats.isUp()) return undefined;
-    this.bucket ??= new Kvm(nats)
-      .create(IDEMPOTENCY_BUCKET, { ttl: IDEMPOTENCY_TTL_MS, history: 1, timeout: KV_TIMEOUT_MS })
-      .catch((error: unknown) => {
-        this.bucket = undefined;
-        throw error;
-      });
+    this.bucket ??= new Kvm(nats).create(IDEMPOTENCY_BUCKET, { ttl: IDEMPOTENCY_TTL_MS, history: 1, timeout: KV_TIMEOUT_MS }).catch((error: unknown) => {
+      this.bucket = undefined;
+      throw error;
+    });
     return this.bucket;
   }
 

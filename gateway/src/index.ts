@@ -92,9 +92,12 @@ export async function startGateway(config: GatewayConfig, options: { logger?: Lo
     await nats?.close();
   };
   if (!config.pageTokenSecret) {
-    logger.warn(`${PAGE_TOKEN_SECRET_SETTING} is not set: list cursors are signed with a random key of this process, so they stop working at a restart and on other replicas`, {
-      setting: PAGE_TOKEN_SECRET_SETTING,
-    });
+    logger.warn(
+      `${PAGE_TOKEN_SECRET_SETTING} is not set: list cursors are signed with a random key of this process, so they stop working at a restart and on other replicas`,
+      {
+        setting: PAGE_TOKEN_SECRET_SETTING,
+      },
+    );
   }
   // Answers to requests with an Idempotency-Key: in NATS (every replica sees them), in this process
   // while NATS is unreachable or when it is not configured.

@@ -28,13 +28,7 @@ import { IntegrationEventServiceService } from "@imprint/proto/integration/v1/in
 import { IntegrationServiceService } from "@imprint/proto/integration/v1/integrations";
 import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
 import { TargetInstallationServiceService } from "@imprint/proto/integration/v1/target_installations";
-import {
-  closeUpstreams,
-  IDENTITY_SERVICES,
-  openUpstreams,
-  type ClientWrapper,
-  type UpstreamClients as RuntimeUpstreamClients,
-} from "@imprint/runtime/core";
+import { closeUpstreams, IDENTITY_SERVICES, openUpstreams, type ClientWrapper, type UpstreamClients as RuntimeUpstreamClients } from "@imprint/runtime/core";
 import { withWriteKeys, type WriteKeys } from "./keyed-writes.js";
 
 /**

@@ -48,9 +48,7 @@ export function describeIssue(issue: z.core.$ZodRawIssue): string {
       if (issue.format === "regex" && "pattern" in issue) return `must match pattern ${String(issue.pattern)}`;
       return `must be a valid ${issue.format}`;
     case "invalid_value":
-      return issue.values.length === 1
-        ? `must be ${quote(issue.values[0])}`
-        : `must be one of ${issue.values.map(quote).join(", ")}`;
+      return issue.values.length === 1 ? `must be ${quote(issue.values[0])}` : `must be one of ${issue.values.map(quote).join(", ")}`;
     case "not_multiple_of":
       return `must be a multiple of ${String(issue.divisor)}`;
     case "unrecognized_keys":

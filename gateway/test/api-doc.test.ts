@@ -15,7 +15,9 @@ describe("docs/api.md", () => {
     const generated = markdown.split("\n");
     const line = generated.findIndex((text, index) => text !== committed[index]);
     const where = line === -1 ? generated.length : line;
-    expect(committed.length === generated.length && line === -1, `${STALE_MESSAGE} (line ${where + 1} would be: ${generated[where] ?? "<end of file>"})`).toBe(true);
+    expect(committed.length === generated.length && line === -1, `${STALE_MESSAGE} (line ${where + 1} would be: ${generated[where] ?? "<end of file>"})`).toBe(
+      true,
+    );
   });
 
   it("lists every route once: as the GitBook operation it serves or as an extension", () => {
@@ -26,7 +28,10 @@ describe("docs/api.md", () => {
 });
 
 describe("api-differences.json", () => {
-  const build = (patch: Partial<Differences>, table = routes) => () => buildApiDoc({ ...inputs, routes: table, differences: { ...inputs.differences, ...patch } });
+  const build =
+    (patch: Partial<Differences>, table = routes) =>
+    () =>
+      buildApiDoc({ ...inputs, routes: table, differences: { ...inputs.differences, ...patch } });
 
   it("may name only operations that exist, and differences only of routed ones", () => {
     expect(build({ different: { ...inputs.differences.different, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);

@@ -9,7 +9,14 @@ function principalFor(token: string): Principal {
 }
 
 function setup(
-  options: { ttlMs?: number; staleIfErrorMs?: number; maxEntries?: number; valid?: Set<string>; upstreamDown?: () => boolean; expiresAt?: (token: string) => number | undefined } = {},
+  options: {
+    ttlMs?: number;
+    staleIfErrorMs?: number;
+    maxEntries?: number;
+    valid?: Set<string>;
+    upstreamDown?: () => boolean;
+    expiresAt?: (token: string) => number | undefined;
+  } = {},
 ) {
   let now = 1_000;
   const calls: string[] = [];

@@ -82,7 +82,10 @@ describe("import runs through @gitbook/api", () => {
   it("startImportRun, getImportRun, listImportRuns and cancelImportRun", async () => {
     const api = org.owner.api;
     const space = await createSpace(stack, org);
-    const { data: started } = await api.org.startImportRun(org.organizationId, { source: { type: "website", url: `${siteOrigin}/` }, target: { space: space.id } });
+    const { data: started } = await api.org.startImportRun(org.organizationId, {
+      source: { type: "website", url: `${siteOrigin}/` },
+      target: { space: space.id },
+    });
     expect(started).toMatchObject({ target: { space: space.id } });
     const done = await eventually(async () => {
       const { data } = await api.org.getImportRun(org.organizationId, started.id);
@@ -103,7 +106,11 @@ describe("Git sync through @gitbook/api", () => {
   it("importGitRepository, getSpaceGitInfo and exportToGitRepository", async () => {
     const api = org.owner.api;
     git.createRepository("client-docs");
-    git.commit("client-docs", { "README.md": "# Welcome\n\nHello.\n", "SUMMARY.md": "# Table of contents\n\n* [Welcome](README.md)\n* [Setup](setup.md)\n", "setup.md": "# Setup\n\nInstall it.\n" });
+    git.commit("client-docs", {
+      "README.md": "# Welcome\n\nHello.\n",
+      "SUMMARY.md": "# Table of contents\n\n* [Welcome](README.md)\n* [Setup](setup.md)\n",
+      "setup.md": "# Setup\n\nInstall it.\n",
+    });
     const space = await createSpace(stack, org);
 
     const imported = await api.spaces.importGitRepository(space.id, { url: git.url("client-docs"), ref: "refs/heads/main" });
@@ -115,7 +122,11 @@ describe("Git sync through @gitbook/api", () => {
     expect(info).toMatchObject({ url: git.url("client-docs") });
 
     git.createRepository("client-export");
-    const exported = await api.spaces.exportToGitRepository(space.id, { url: git.url("client-export"), ref: "refs/heads/main", commitMessage: "From the client" });
+    const exported = await api.spaces.exportToGitRepository(space.id, {
+      url: git.url("client-export"),
+      ref: "refs/heads/main",
+      commitMessage: "From the client",
+    });
     expect(exported.status).toBe(204);
     const clone = git.clone("client-export");
     expect(git.git(clone, "log", "-1", "--format=%s")).toBe("From the client");

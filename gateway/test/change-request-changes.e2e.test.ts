@@ -48,7 +48,11 @@ async function createChangeRequest(subject = "Proposal"): Promise<ChangeRequest>
   return response.body as ChangeRequest;
 }
 
-async function changesOf(changeRequestId: string | number, query = "limit=1000", options: CallOptions = owner()): Promise<{ changes: Change[]; more?: number; next?: { page: string } }> {
+async function changesOf(
+  changeRequestId: string | number,
+  query = "limit=1000",
+  options: CallOptions = owner(),
+): Promise<{ changes: Change[]; more?: number; next?: { page: string } }> {
   const response = await call(stack, "GET", crPath(changeRequestId, `/changes?${query}`), options);
   expect(response.status).toBe(200);
   return response.body as { changes: Change[]; more?: number; next?: { page: string } };
@@ -74,8 +78,10 @@ describe("the changes of a change request", () => {
       await page({ pageId: "old-grandchild", parentPageId: "old-child", title: "Old grandchild", markdown: "Oldest." });
       await page({ pageId: "wanderer", title: "Wanderer", markdown: "Moves." });
       logoId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "logo.png", contentType: "image/png", content: pngBytes(20, 10) })).file!.id;
-      notesId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "notes.txt", contentType: "text/plain", content: Buffer.from("notes") })).file!.id;
-      readmeId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "readme.txt", contentType: "text/plain", content: Buffer.from("short") })).file!.id;
+      notesId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "notes.txt", contentType: "text/plain", content: Buffer.from("notes") })).file!
+        .id;
+      readmeId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "readme.txt", contentType: "text/plain", content: Buffer.from("short") })).file!
+        .id;
     });
     const cr = await createChangeRequest();
     // Nothing changed yet.
@@ -85,7 +91,17 @@ describe("the changes of a change request", () => {
       await editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial({ pageId: "new", title: "New page", markdown: "Fresh." }) });
       await editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "intro", title: "Introduction" }) });
       await editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "faq", markdown: "Questions and answers." }) });
-      await editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "about", description: "Who we are", emoji: "1f600", layout: { width: "wide" }, cover: { ref: { url: "https://example.com/cover.png", fileId: "" }, yPos: 0 } }) });
+      await editing.updatePage({
+        caller,
+        draftId,
+        page: UpdatePageInput.fromPartial({
+          pageId: "about",
+          description: "Who we are",
+          emoji: "1f600",
+          layout: { width: "wide" },
+          cover: { ref: { url: "https://example.com/cover.png", fileId: "" }, yPos: 0 },
+        }),
+      });
       await editing.deletePage({ caller, draftId, pageId: "old" });
       await editing.movePage({ caller, draftId, move: MovePageInput.fromPartial({ pageId: "wanderer", parentPageId: "about" }) });
       await editing.uploadFile({ caller, draftId, fileId: logoId, name: "logo.png", contentType: "image/png", content: pngBytes(40, 30) });
@@ -116,7 +132,11 @@ describe("the changes of a change request", () => {
     ]);
     const find = (type: string, id: string) => changes.find((change) => change.type === type && (change.page?.id === id || change.file?.name === id))!;
 
-    expect(find("page_edited", "intro")).toEqual({ type: "page_edited", page: { id: "intro", type: "document", title: "Introduction", path: "intro" }, attributes: { title: { before: "Intro", after: "Introduction" } } });
+    expect(find("page_edited", "intro")).toEqual({
+      type: "page_edited",
+      page: { id: "intro", type: "document", title: "Introduction", path: "intro" },
+      attributes: { title: { before: "Intro", after: "Introduction" } },
+    });
     const body = find("page_edited", "faq").attributes!;
     expect(Object.keys(body)).toEqual(["document"]);
     expect(body.document!.before).toEqual(expect.any(String));
@@ -171,7 +191,8 @@ describe("the changes of a change request", () => {
     await editMain((draft) => draft.createPage({ pageId: "intro", title: "Intro", markdown: PARAGRAPHS }));
     const cr = await createChangeRequest();
     await editBranch(cr.id, async (draft) => {
-      for (let index = 0; index < 13; index++) await draft.createPage({ pageId: `p${String(index).padStart(2, "0")}`, title: `Page ${index}`, markdown: `Body ${index}.` });
+      for (let index = 0; index < 13; index++)
+        await draft.createPage({ pageId: `p${String(index).padStart(2, "0")}`, title: `Page ${index}`, markdown: `Body ${index}.` });
     });
 
     const all = (await changesOf(cr.id)).changes;

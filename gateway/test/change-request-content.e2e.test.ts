@@ -70,7 +70,8 @@ const apply = (changeRequestId: string | number, changes: unknown[], options: { 
     json: { changes },
   });
 
-const revisionOf = async (changeRequestId: string | number) => (await call(stack, "GET", crPath(changeRequestId), { token: org.owner.token })).body.revision as string;
+const revisionOf = async (changeRequestId: string | number) =>
+  (await call(stack, "GET", crPath(changeRequestId), { token: org.owner.token })).body.revision as string;
 
 interface ReadPage {
   title: string;
@@ -142,7 +143,10 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     ]);
     const [newId, otherId] = body.changes.map((change: { page: { id: string } }) => change.page.id);
     expect(body.changes[0].page.urls.location).toMatch(new RegExp(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${newId}$`));
-    expect(body.insertedFiles.map((file: { name: string; contentType: string }) => `${file.name} ${file.contentType}`)).toEqual(["diagram.png image/png", "logo.png image/png"]);
+    expect(body.insertedFiles.map((file: { name: string; contentType: string }) => `${file.name} ${file.contentType}`)).toEqual([
+      "diagram.png image/png",
+      "logo.png image/png",
+    ]);
     const [diagramId, logoId] = body.insertedFiles.map((file: { id: string }) => file.id);
 
     const page = await pageAt(crContent(cr.id), newId);
@@ -176,7 +180,13 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     await seedMain();
     const cr = await createChangeRequest();
     const response = await apply(cr.number, [
-      { operation: "update_page", page: "faq", title: "Questions", slug: "questions", document: { markdown: "---\nicon: circle-question\n---\nUpdated answers." } },
+      {
+        operation: "update_page",
+        page: "faq",
+        title: "Questions",
+        slug: "questions",
+        document: { markdown: "---\nicon: circle-question\n---\nUpdated answers." },
+      },
       { operation: "update_page", page: "start", into: null, at: 0 },
       { operation: "update_page", page: "faq", at: 0 },
       { operation: "delete_page", page: "guides" },
@@ -184,7 +194,11 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ object: "change-request", id: cr.id, number: cr.number });
     expect(await tree(crContent(cr.id))).toEqual(["questions", "getting-started"]);
-    expect(await pageAt(crContent(cr.id), "faq")).toMatchObject({ title: "Questions", slug: "questions", markdown: expect.stringContaining("Updated answers.") });
+    expect(await pageAt(crContent(cr.id), "faq")).toMatchObject({
+      title: "Questions",
+      slug: "questions",
+      markdown: expect.stringContaining("Updated answers."),
+    });
     const deep = await call(stack, "GET", `${crContent(cr.id)}/page/deep`, { token: org.owner.token });
     expect(deep.status).toBe(404);
   });
@@ -192,7 +206,10 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
   it("inserts and updates pages from GitBook's JSON documents, read back as markdown and as documents; a bad document answers 400 naming its path", async () => {
     await seedMain();
     const cr = await createChangeRequest();
-    const text = (value: string, marks: string[] = []) => ({ object: "text", leaves: [{ object: "leaf", text: value, marks: marks.map((type) => ({ object: "mark", type })) }] });
+    const text = (value: string, marks: string[] = []) => ({
+      object: "text",
+      leaves: [{ object: "leaf", text: value, marks: marks.map((type) => ({ object: "mark", type })) }],
+    });
     const block = (type: string, nodes: unknown[], data: Record<string, unknown> = {}) => ({ object: "block", type, data, nodes });
     const link = (ref: Record<string, string>, label: string) => ({ object: "inline", type: "link", isVoid: false, data: { ref }, nodes: [text(label)] });
     const document = {
@@ -200,8 +217,18 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
       data: {},
       nodes: [
         block("heading-2", [text("Overview")]),
-        block("paragraph", [text("Read "), link({ kind: "page", page: "faq" }, "the FAQ"), text(" and "), link({ kind: "url", url: "https://example.com/x" }, "this"), text(", then "), text("bold", ["bold"])]),
-        block("list-tasks", [block("list-item", [block("paragraph", [text("done")])], { checked: true }), block("list-item", [block("paragraph", [text("todo")])], { checked: false })]),
+        block("paragraph", [
+          text("Read "),
+          link({ kind: "page", page: "faq" }, "the FAQ"),
+          text(" and "),
+          link({ kind: "url", url: "https://example.com/x" }, "this"),
+          text(", then "),
+          text("bold", ["bold"]),
+        ]),
+        block("list-tasks", [
+          block("list-item", [block("paragraph", [text("done")])], { checked: true }),
+          block("list-item", [block("paragraph", [text("todo")])], { checked: false }),
+        ]),
         block("code", [block("code-line", [text("const a = 1;")]), block("code-line", [text("a++;")])], { syntax: "js" }),
         block("hint", [block("paragraph", [text("Careful", ["italic"])])], { style: "warning" }),
       ],
@@ -217,7 +244,11 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     );
     const asDocument = await call(stack, "GET", `${crContent(cr.id)}/page/${pageId}?format=document`, { token: org.owner.token });
     expect(asDocument.status).toBe(200);
-    const nodes = asDocument.body.document.nodes as { type: string; data: Record<string, unknown>; nodes: { object: string; type?: string; data?: unknown }[] }[];
+    const nodes = asDocument.body.document.nodes as {
+      type: string;
+      data: Record<string, unknown>;
+      nodes: { object: string; type?: string; data?: unknown }[];
+    }[];
     expect(nodes.map((node) => node.type)).toEqual(["heading-2", "paragraph", "list-tasks", "code", "hint"]);
     expect(nodes[1]!.nodes.filter((node) => node.object === "inline").map((node) => node.data)).toEqual([
       { ref: { kind: "page", page: "faq" } },
@@ -235,7 +266,10 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
           document: {
             object: "document",
             nodes: [
-              block("list-ordered", [block("list-item", [block("paragraph", [link({ kind: "page", page: pageId }, "new page")])]), block("list-item", [block("paragraph", [link({ kind: "page", page: "gone" }, "gone")])])]),
+              block("list-ordered", [
+                block("list-item", [block("paragraph", [link({ kind: "page", page: pageId }, "new page")])]),
+                block("list-item", [block("paragraph", [link({ kind: "page", page: "gone" }, "gone")])]),
+              ]),
               block("blockquote", [block("paragraph", [text("quoted "), text("code", ["code"])])]),
               { object: "block", type: "divider", isVoid: true, data: {} },
             ],
@@ -255,11 +289,17 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     const before = await revisionOf(cr.id);
     const unknownBlock = await apply(cr.id, [
       { operation: "insert_page", title: "Fine", document: { markdown: "fine" } },
-      { operation: "update_page", page: "faq", document: { document: { object: "document", nodes: [block("paragraph", [text("a")]), block("blockquote", [block("stepper", [])])] } } },
+      {
+        operation: "update_page",
+        page: "faq",
+        document: { document: { object: "document", nodes: [block("paragraph", [text("a")]), block("blockquote", [block("stepper", [])])] } },
+      },
     ]);
     expect(unknownBlock.status).toBe(400);
     expect(unknownBlock.body.error.message).toBe('changes[1].document.document.nodes[1].nodes[0]: block type "stepper" is not supported');
-    const unknownMark = await apply(cr.id, [{ operation: "insert_page", title: "X", document: { document: { object: "document", nodes: [block("paragraph", [text("a", ["color"])])] } } }]);
+    const unknownMark = await apply(cr.id, [
+      { operation: "insert_page", title: "X", document: { document: { object: "document", nodes: [block("paragraph", [text("a", ["color"])])] } } },
+    ]);
     expect(unknownMark.status).toBe(400);
     expect(unknownMark.body.error.message).toBe('changes[0].document.document.nodes[0].nodes[0].leaves[0].marks[0]: mark type "color" is not supported');
     const notADocument = await apply(cr.id, [{ operation: "insert_page", title: "X", document: { document: { object: "block", nodes: [] } } }]);
@@ -311,7 +351,11 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     await seedMain();
     const cr = await createChangeRequest();
     const before = await revisionOf(cr.id);
-    const changes: unknown[] = Array.from({ length: 50 }, (_, index) => ({ operation: "insert_page", title: `Page ${index}`, document: { markdown: `Body ${index}.` } }));
+    const changes: unknown[] = Array.from({ length: 50 }, (_, index) => ({
+      operation: "insert_page",
+      title: `Page ${index}`,
+      document: { markdown: `Body ${index}.` },
+    }));
     changes[37] = { operation: "update_page", page: "no-such-page", title: "Nope" };
     const bad = await apply(cr.id, changes);
     expect(bad.status).toBe(400);
@@ -334,7 +378,10 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     expect(shape.body.error.message).toMatch(/changes\[0\]\.files\[0\]: set exactly one of url or base64/);
     expect(await revisionOf(cr.id)).toBe(before);
 
-    const good = await apply(cr.id, changes.map((change, index) => (index === 37 ? { operation: "insert_page", title: "Page 37", document: { markdown: "Body 37." } } : change)));
+    const good = await apply(
+      cr.id,
+      changes.map((change, index) => (index === 37 ? { operation: "insert_page", title: "Page 37", document: { markdown: "Body 37." } } : change)),
+    );
     expect(good.status).toBe(200);
     expect(await tree(crContent(cr.id))).toHaveLength(52);
   });
@@ -367,7 +414,10 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     await seedMain();
     const cr = await createChangeRequest();
     const batch = (name: string) =>
-      apply(cr.id, Array.from({ length: 10 }, (_, index) => ({ operation: "insert_page", title: `${name} ${index}`, document: { markdown: `${name}.` } })));
+      apply(
+        cr.id,
+        Array.from({ length: 10 }, (_, index) => ({ operation: "insert_page", title: `${name} ${index}`, document: { markdown: `${name}.` } })),
+      );
     const [a, b] = await Promise.all([batch("Alpha"), batch("Beta")]);
     expect([a.status, b.status].every((status) => status === 200 || status === 409)).toBe(true);
     expect([a.status, b.status]).toContain(200);
@@ -381,7 +431,11 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     await seedMain();
     const cr = await createChangeRequest();
     const word = "zanzibarquokka";
-    const response = await apply(cr.id, [{ operation: "insert_page", title: "Linked", document: { markdown: `About ${word}, see [the FAQ](/pages/faq.md).` } }], { compat: false });
+    const response = await apply(
+      cr.id,
+      [{ operation: "insert_page", title: "Linked", document: { markdown: `About ${word}, see [the FAQ](/pages/faq.md).` } }],
+      { compat: false },
+    );
     expect(response.status).toBe(200);
     const pageId = response.body.changes[0].page.id;
     const links = await eventually(async () => {

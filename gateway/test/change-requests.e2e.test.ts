@@ -49,7 +49,8 @@ async function createChangeRequest(json: unknown = { subject: "Proposal" }, toke
   return response.body as ChangeRequest;
 }
 
-const getChangeRequest = async (changeRequestId: string | number): Promise<ChangeRequest> => (await call(stack, "GET", crPath(changeRequestId), owner())).body as ChangeRequest;
+const getChangeRequest = async (changeRequestId: string | number): Promise<ChangeRequest> =>
+  (await call(stack, "GET", crPath(changeRequestId), owner())).body as ChangeRequest;
 
 /** Markdown of a page under a content prefix (`/v1/spaces/{id}/content` or a change request's). */
 async function markdownAt(contentPath: string, pageId: string): Promise<string> {
@@ -164,7 +165,12 @@ describe("PATCH /v1/spaces/{spaceId}/change-requests/{changeRequestId}", () => {
   it("changes subject, description and status; answers 204 for Prefer: return=minimal", async () => {
     await seedMain();
     const cr = await createChangeRequest();
-    const updated = await call(stack, "PATCH", crPath(cr.id), owner({ json: { subject: "Better subject", description: { markdown: "Why: **clarity**." }, status: "draft" } }));
+    const updated = await call(
+      stack,
+      "PATCH",
+      crPath(cr.id),
+      owner({ json: { subject: "Better subject", description: { markdown: "Why: **clarity**." }, status: "draft" } }),
+    );
     expect(updated.status).toBe(200);
     expect(updated.body).toMatchObject({ subject: "Better subject", status: "draft" });
     expect(updated.body.description).toMatchObject({ object: "document", nodes: [expect.objectContaining({ type: "paragraph" })] });
@@ -398,7 +404,10 @@ describe("isolation and counters", () => {
     await seedMain();
     const counters = async () => {
       const { body } = await call(stack, "GET", `/v1/spaces/${spaceId}`, owner());
-      return { changeRequests: body.changeRequests, open: body.changeRequestsOpen, draft: body.changeRequestsDraft, comments: body.comments } as Record<string, number>;
+      return { changeRequests: body.changeRequests, open: body.changeRequestsOpen, draft: body.changeRequestsDraft, comments: body.comments } as Record<
+        string,
+        number
+      >;
     };
     const reach = (expected: Record<string, number>) => eventually(async () => JSON.stringify(await counters()) === JSON.stringify(expected), 10_000);
     expect(await counters()).toEqual({ changeRequests: 0, open: 0, draft: 0, comments: 0 });

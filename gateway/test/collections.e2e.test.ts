@@ -63,7 +63,11 @@ describe("GET/PATCH/DELETE /v1/collections/{collectionId}", () => {
   it("gets and patches title, description and defaultLevel, with limits", async () => {
     const collection = await createCollection(stack, org);
     expect((await org.owner.api.collections.getCollectionById(collection.id)).data).toEqual(collection);
-    const { data } = await org.owner.api.collections.updateCollectionById(collection.id, { title: "Renamed", description: "About", defaultLevel: "read" as never });
+    const { data } = await org.owner.api.collections.updateCollectionById(collection.id, {
+      title: "Renamed",
+      description: "About",
+      defaultLevel: "read" as never,
+    });
     expect(data).toMatchObject({ title: "Renamed", description: "About", defaultLevel: "read" });
     const cleared = await call(stack, "PATCH", `/v1/collections/${collection.id}`, { token: owner(), json: { description: null, defaultLevel: null } });
     expect(cleared.body.description).toBeUndefined();
@@ -109,7 +113,11 @@ describe("GET /v1/collections/{collectionId}/spaces", () => {
 
 describe("POST /v1/collections/{collectionId}/move", () => {
   it("orders collections among siblings and nests them; refuses to nest one inside itself", async () => {
-    const [a, b, c] = [await createCollection(stack, org, { title: "a" }), await createCollection(stack, org, { title: "b" }), await createCollection(stack, org, { title: "c" })];
+    const [a, b, c] = [
+      await createCollection(stack, org, { title: "a" }),
+      await createCollection(stack, org, { title: "b" }),
+      await createCollection(stack, org, { title: "c" }),
+    ];
     const moveTo = (id: string, json: unknown) => call(stack, "POST", `/v1/collections/${id}/move`, { token: owner(), json });
     expect((await moveTo(c.id, { position: { before: { type: "collection", collection: a.id } } })).status).toBe(200);
     expect(await collectionTitles(false)).toEqual(["c", "a", "b"]);

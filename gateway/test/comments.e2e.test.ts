@@ -164,7 +164,8 @@ describe.each<Kind>(["space", "change request"])("comments on a %s", (kind) => {
     await put(org.owner, { addedReactions: ["👍", "🎉"] });
     await put(commenter, { addedReactions: ["👍"] });
     const twice = await put(org.owner, { addedReactions: ["👍"] });
-    const summary = (reactions: Comment["reactions"]) => reactions.map((reaction) => [reaction.emoji, reaction.count, reaction.users.map((entry) => entry.user.id)]);
+    const summary = (reactions: Comment["reactions"]) =>
+      reactions.map((reaction) => [reaction.emoji, reaction.count, reaction.users.map((entry) => entry.user.id)]);
     expect(summary(twice.body.reactions as Comment["reactions"])).toEqual([
       ["👍", 2, [org.owner.userId, commenter.userId]],
       ["🎉", 1, [org.owner.userId]],
@@ -200,7 +201,12 @@ describe.each<Kind>(["space", "change request"])("comments on a %s", (kind) => {
     const one = await reply(commenter, "One.");
     const two = await reply(commenter, "Two.");
     const three = await reply(org.owner, "Three.");
-    expect(one).toMatchObject({ object: "comment-reply", postedBy: { id: commenter.userId }, reactions: [], permissions: { view: true, edit: true, delete: true } });
+    expect(one).toMatchObject({
+      object: "comment-reply",
+      postedBy: { id: commenter.userId },
+      reactions: [],
+      permissions: { view: true, edit: true, delete: true },
+    });
     expect(one.urls.location).toMatch(new RegExp(`/comments/${posted.id}/replies/${one.id}$`));
 
     const parent = await call(stack, "GET", comment(thread, posted.id), as(org.owner));

@@ -82,13 +82,21 @@ const sitePath = (siteId: string) => `${orgPath()}/sites/${siteId}`;
 const newTeam = async () => (await ok("PUT", `${orgPath()}/teams`, { title: "Raced team" })).id as string;
 const newChangeRequest = async (spaceId: string) => (await ok("POST", `/v1/spaces/${spaceId}/change-requests`, { subject: "Raced" })).id as string;
 const newComment = async (base: string) => (await ok("POST", `${base}/comments`, { body: { markdown: "Raced" } })).id as string;
-const newReply = async (base: string, commentId: string) => (await ok("POST", `${base}/comments/${commentId}/replies`, { body: { markdown: "Raced reply" } })).id as string;
-const newSection = async (siteId: string) => (await ok("POST", `${sitePath(siteId)}/sections`, { spaceId: await newSpace(), title: "Raced section" })).id as string;
+const newReply = async (base: string, commentId: string) =>
+  (await ok("POST", `${base}/comments/${commentId}/replies`, { body: { markdown: "Raced reply" } })).id as string;
+const newSection = async (siteId: string) =>
+  (await ok("POST", `${sitePath(siteId)}/sections`, { spaceId: await newSpace(), title: "Raced section" })).id as string;
 const newGroup = async (siteId: string) => (await ok("POST", `${sitePath(siteId)}/section-groups`, { title: "Raced group" })).id as string;
 const siteSpaceOf = async (siteId: string) => (await ok("GET", `${sitePath(siteId)}/site-spaces`)).items[0].id as string;
 const newIntegration = async () => {
   const name = `race-${randomUUID().slice(0, 8)}`;
-  await ok("POST", `/v1/integrations/${name}`, { organization: org.organizationId, title: "Raced", description: "Raced integration", scopes: [], script: SCRIPT });
+  await ok("POST", `/v1/integrations/${name}`, {
+    organization: org.organizationId,
+    title: "Raced",
+    description: "Raced integration",
+    scopes: [],
+    script: SCRIPT,
+  });
   return name;
 };
 const newInstallation = async () => {
@@ -135,11 +143,17 @@ const CASES: Record<string, RaceCase> = {
   "DELETE /v1/orgs/:organizationId/teams/:teamId": { outcome: "delete", request: async () => ({ path: `${orgPath()}/teams/${await newTeam()}` }) },
   "PUT /v1/orgs/:organizationId/teams/:teamId/members": {
     outcome: "action",
-    request: async () => ({ path: `${orgPath()}/teams/${await newTeam()}/members`, json: { add: [(await createMember(stack, org, { role: "read" })).userId] } }),
+    request: async () => ({
+      path: `${orgPath()}/teams/${await newTeam()}/members`,
+      json: { add: [(await createMember(stack, org, { role: "read" })).userId] },
+    }),
   },
   "PUT /v1/orgs/:organizationId/teams/:teamId/members/:userId": {
     outcome: "unique",
-    request: async () => ({ path: `${orgPath()}/teams/${await newTeam()}/members/${(await createMember(stack, org, { role: "read" })).userId}`, json: { role: "member" } }),
+    request: async () => ({
+      path: `${orgPath()}/teams/${await newTeam()}/members/${(await createMember(stack, org, { role: "read" })).userId}`,
+      json: { role: "member" },
+    }),
   },
   "DELETE /v1/orgs/:organizationId/teams/:teamId/members/:userId": {
     outcome: "delete",
@@ -186,11 +200,18 @@ const CASES: Record<string, RaceCase> = {
   "DELETE /v1/collections/:collectionId": { outcome: "delete", request: async () => ({ path: `/v1/collections/${(await createCollection(stack, org)).id}` }) },
   "POST /v1/collections/:collectionId/move": {
     outcome: "action",
-    request: async () => ({ path: `/v1/collections/${(await createCollection(stack, org)).id}/move`, json: { parent: (await createCollection(stack, org)).id } }),
+    request: async () => ({
+      path: `/v1/collections/${(await createCollection(stack, org)).id}/move`,
+      json: { parent: (await createCollection(stack, org)).id },
+    }),
   },
   "POST /v1/collections/:collectionId/transfer": {
     outcome: "action",
-    request: async () => ({ path: `/v1/collections/${(await createCollection(stack, org)).id}/transfer`, json: { organization: target.organizationId }, notInOpenApi: TRANSFER }),
+    request: async () => ({
+      path: `/v1/collections/${(await createCollection(stack, org)).id}/transfer`,
+      json: { organization: target.organizationId },
+      notInOpenApi: TRANSFER,
+    }),
   },
   "POST /v1/orgs/:organizationId/spaces": { outcome: "duplicates", request: async () => ({ path: `${orgPath()}/spaces`, json: { title: "Twice" } }) },
   "DELETE /v1/spaces/:spaceId": { outcome: "delete", request: async () => ({ path: `/v1/spaces/${await newSpace()}` }) },
@@ -231,17 +252,27 @@ const CASES: Record<string, RaceCase> = {
     request: async () => {
       const { spaceId, pageId } = await spaceWithPage();
       const changeRequestId = await newChangeRequest(spaceId);
-      return { path: `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/content/page/${pageId}/import`, json: { source: "website", url: UNREACHABLE }, notInOpenApi: IMPORT };
+      return {
+        path: `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/content/page/${pageId}/import`,
+        json: { source: "website", url: UNREACHABLE },
+        notInOpenApi: IMPORT,
+      };
     },
   },
   "POST /v1/org/:organizationId/imports": {
     outcome: "duplicates",
-    request: async () => ({ path: `/v1/org/${org.organizationId}/imports`, json: { source: { type: "website", url: UNREACHABLE }, target: { space: await newSpace() } } }),
+    request: async () => ({
+      path: `/v1/org/${org.organizationId}/imports`,
+      json: { source: { type: "website", url: UNREACHABLE }, target: { space: await newSpace() } },
+    }),
   },
   "POST /v1/org/:organizationId/imports/:importRunId/cancel": {
     outcome: "action",
     request: async () => {
-      const run = await ok("POST", `/v1/org/${org.organizationId}/imports`, { source: { type: "website", url: silentUrl }, target: { space: await newSpace() } });
+      const run = await ok("POST", `/v1/org/${org.organizationId}/imports`, {
+        source: { type: "website", url: silentUrl },
+        target: { space: await newSpace() },
+      });
       return { path: `/v1/org/${org.organizationId}/imports/${run.id}/cancel` };
     },
   },
@@ -251,7 +282,10 @@ const CASES: Record<string, RaceCase> = {
   },
   "POST /v1/spaces/:spaceId/git/export": {
     outcome: "refused",
-    request: async () => ({ path: `/v1/spaces/${await newSpace()}/git/export`, json: { url: "https://git.invalid/repo.git", ref: "main", commitMessage: "Raced" } }),
+    request: async () => ({
+      path: `/v1/spaces/${await newSpace()}/git/export`,
+      json: { url: "https://git.invalid/repo.git", ref: "main", commitMessage: "Raced" },
+    }),
   },
   "POST /v1/orgs/:organizationId/openapi": {
     outcome: "unique",
@@ -283,11 +317,17 @@ const CASES: Record<string, RaceCase> = {
   },
 
   // collaboration
-  "POST /v1/spaces/:spaceId/change-requests": { outcome: "duplicates", request: async () => ({ path: `/v1/spaces/${await newSpace()}/change-requests`, json: { subject: "Twice" } }) },
+  "POST /v1/spaces/:spaceId/change-requests": {
+    outcome: "duplicates",
+    request: async () => ({ path: `/v1/spaces/${await newSpace()}/change-requests`, json: { subject: "Twice" } }),
+  },
   "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/merge": { outcome: "action", request: async () => ({ path: `${await crBase()}/merge` }) },
   "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/content": {
     outcome: "action",
-    request: async () => ({ path: `${await crBase()}/content`, json: { changes: [{ operation: "insert_page", title: "Raced page", document: { markdown: "Raced." } }] } }),
+    request: async () => ({
+      path: `${await crBase()}/content`,
+      json: { changes: [{ operation: "insert_page", title: "Raced page", document: { markdown: "Raced." } }] },
+    }),
   },
   "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/update": { outcome: "action", request: async () => ({ path: `${await crBase()}/update` }) },
   "POST /v1/spaces/:spaceId/comments": {
@@ -376,7 +416,10 @@ const CASES: Record<string, RaceCase> = {
   // publishing
   "POST /v1/orgs/:organizationId/sites": { outcome: "duplicates", request: async () => ({ path: `${orgPath()}/sites`, json: { title: "Twice" } }) },
   "DELETE /v1/orgs/:organizationId/sites/:siteId": { outcome: "delete", request: async () => ({ path: sitePath(await newSite()) }) },
-  "POST /v1/orgs/:organizationId/sites/:siteId/publish": { outcome: "action", request: async () => ({ path: `${sitePath(await newSite([await newSpace()]))}/publish` }) },
+  "POST /v1/orgs/:organizationId/sites/:siteId/publish": {
+    outcome: "action",
+    request: async () => ({ path: `${sitePath(await newSite([await newSpace()]))}/publish` }),
+  },
   "POST /v1/orgs/:organizationId/sites/:siteId/unpublish": {
     outcome: "action",
     request: async () => {
@@ -422,7 +465,11 @@ const CASES: Record<string, RaceCase> = {
     request: async () => {
       const siteId = await newSite();
       const sectionId = await newSection(siteId);
-      return { path: `${sitePath(siteId)}/section-groups/${await newGroup(siteId)}/sections`, json: { sectionId }, notInOpenApi: "addSectionToGroup (0.143.2)" };
+      return {
+        path: `${sitePath(siteId)}/section-groups/${await newGroup(siteId)}/sections`,
+        json: { sectionId },
+        notInOpenApi: "addSectionToGroup (0.143.2)",
+      };
     },
   },
   "DELETE /v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId/sections/:siteSectionId": {
@@ -462,10 +509,16 @@ const CASES: Record<string, RaceCase> = {
       return { path: `${sitePath(siteId)}/site-spaces/${await siteSpaceOf(siteId)}/move`, json: {} };
     },
   },
-  "POST /v1/orgs/:organizationId/sites/:siteId/publishing/auth/regenerate": { outcome: "action", request: async () => ({ path: `${sitePath(await newSite())}/publishing/auth/regenerate` }) },
+  "POST /v1/orgs/:organizationId/sites/:siteId/publishing/auth/regenerate": {
+    outcome: "action",
+    request: async () => ({ path: `${sitePath(await newSite())}/publishing/auth/regenerate` }),
+  },
   "PUT /v1/orgs/:organizationId/sites/:siteId/adaptive-schema": {
     outcome: "action",
-    request: async () => ({ path: `${sitePath(await newSite())}/adaptive-schema`, json: { jsonSchema: { type: "object", properties: { plan: { type: "string", description: "The plan" } }, additionalProperties: false } } }),
+    request: async () => ({
+      path: `${sitePath(await newSite())}/adaptive-schema`,
+      json: { jsonSchema: { type: "object", properties: { plan: { type: "string", description: "The plan" } }, additionalProperties: false } },
+    }),
   },
   "POST /v1/orgs/:organizationId/sites/:siteId/share-links": {
     outcome: "duplicates",
@@ -503,7 +556,9 @@ const CASES: Record<string, RaceCase> = {
     outcome: "delete",
     request: async () => {
       const siteId = await siteWithSection();
-      return { path: `${sitePath(siteId)}/external-links/${(await ok("POST", `${sitePath(siteId)}/external-links`, { title: "To delete", url: "https://example.com" })).id}` };
+      return {
+        path: `${sitePath(siteId)}/external-links/${(await ok("POST", `${sitePath(siteId)}/external-links`, { title: "To delete", url: "https://example.com" })).id}`,
+      };
     },
   },
 
@@ -535,15 +590,24 @@ const CASES: Record<string, RaceCase> = {
       const { name, installationId } = await newInstallation();
       const spaceId = await newSpace();
       await ok("POST", `/v1/integrations/${name}/installations/${installationId}/spaces`, { space: spaceId });
-      return { path: `/v1/integrations/${name}/render`, json: { componentId: "block", props: {}, context: { type: "document", spaceId, editable: true, theme: "light" } } };
+      return {
+        path: `/v1/integrations/${name}/render`,
+        json: { componentId: "block", props: {}, context: { type: "document", spaceId, editable: true, theme: "light" } },
+      };
     },
   },
   "POST /v1/integrations/:integrationName/installations": {
     outcome: "unique",
     request: async () => ({ path: `/v1/integrations/${await newIntegration()}/installations`, json: { organization: org.organizationId } }),
   },
-  "DELETE /v1/integrations/:integrationName/installations/:installationId": { outcome: "delete", request: async () => ({ path: (await newInstallation()).base }) },
-  "POST /v1/integrations/:integrationName/installations/:installationId/tokens": { outcome: "duplicates", request: async () => ({ path: `${(await newInstallation()).base}/tokens` }) },
+  "DELETE /v1/integrations/:integrationName/installations/:installationId": {
+    outcome: "delete",
+    request: async () => ({ path: (await newInstallation()).base }),
+  },
+  "POST /v1/integrations/:integrationName/installations/:installationId/tokens": {
+    outcome: "duplicates",
+    request: async () => ({ path: `${(await newInstallation()).base}/tokens` }),
+  },
   "POST /v1/integrations/:integrationName/installations/:installationId/spaces": {
     outcome: "unique",
     request: async () => ({ path: `${(await newInstallation()).base}/spaces`, json: { space: await newSpace() } }),
@@ -580,7 +644,8 @@ const NOT_RACED: Record<string, string> = {
   "DELETE /v1/integrations/:integrationName/installations/:installationId/public": "an installation's public endpoint answers whatever its script answers",
   "POST /v1/integrations/:integrationName/installations/:installationId/public/*path": "an installation's public endpoint answers whatever its script answers",
   "PUT /v1/integrations/:integrationName/installations/:installationId/public/*path": "an installation's public endpoint answers whatever its script answers",
-  "DELETE /v1/integrations/:integrationName/installations/:installationId/public/*path": "an installation's public endpoint answers whatever its script answers",
+  "DELETE /v1/integrations/:integrationName/installations/:installationId/public/*path":
+    "an installation's public endpoint answers whatever its script answers",
 };
 
 /** Stands in for every upstream client: route factories only keep references to them. */
@@ -609,7 +674,10 @@ function checkOutcome(label: string, outcome: Outcome, answers: [CallResult, Cal
   const statuses = answers.map((answer) => answer.status);
   const summary = `${label}: ${JSON.stringify(answers.map((answer): unknown[] => [answer.status, (answer.body?.error?.message as string | undefined) ?? idOf(answer) ?? null]))}`;
   const succeeded = answers.filter((answer) => answer.status < 300);
-  expect(statuses.every((status) => status < 500), summary).toBe(true);
+  expect(
+    statuses.every((status) => status < 500),
+    summary,
+  ).toBe(true);
   switch (outcome) {
     case "duplicates":
       expect(succeeded.length, summary).toBe(2);
@@ -624,18 +692,28 @@ function checkOutcome(label: string, outcome: Outcome, answers: [CallResult, Cal
       for (const answer of answers) if (answer.status >= 300) expect(CLEAR_REFUSALS, summary).toContain(answer.status);
       break;
     case "delete":
-      expect(statuses.every((status) => status === 204 || status === 205), summary).toBe(true);
+      expect(
+        statuses.every((status) => status === 204 || status === 205),
+        summary,
+      ).toBe(true);
       expect(statuses.filter((status) => status === 205).length, summary).toBeLessThanOrEqual(1);
       break;
     case "refused":
-      expect(statuses.every((status) => status >= 400 && status < 500), summary).toBe(true);
+      expect(
+        statuses.every((status) => status >= 400 && status < 500),
+        summary,
+      ).toBe(true);
       break;
   }
 }
 
 beforeAll(async () => {
   const workDir = mkdtempSync(join(tmpdir(), "imprint-race-"));
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(workDir, "idp.key"), "-out", join(workDir, "idp.pem"), "-days", "2", "-subj", "/CN=idp"], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", join(workDir, "idp.key"), "-out", join(workDir, "idp.pem"), "-days", "2", "-subj", "/CN=idp"],
+    { stdio: "ignore" },
+  );
   certificate = readFileSync(join(workDir, "idp.pem"), "utf8");
   rmSync(workDir, { recursive: true, force: true });
   silent = createServer(() => {});

@@ -4,7 +4,15 @@ import { loadGatewayConfig } from "../src/config.js";
 
 describe("gateway configuration", () => {
   it("applies the documented defaults", () => {
-    expect(loadGatewayConfig({ IDENTITY_GRPC_ADDRESS: "localhost:50051", CONTENT_GRPC_ADDRESS: "localhost:50052", COLLABORATION_GRPC_ADDRESS: "localhost:50053", PUBLISHING_GRPC_ADDRESS: "localhost:50054", INTEGRATION_GRPC_ADDRESS: "localhost:50055" })).toMatchObject({
+    expect(
+      loadGatewayConfig({
+        IDENTITY_GRPC_ADDRESS: "localhost:50051",
+        CONTENT_GRPC_ADDRESS: "localhost:50052",
+        COLLABORATION_GRPC_ADDRESS: "localhost:50053",
+        PUBLISHING_GRPC_ADDRESS: "localhost:50054",
+        INTEGRATION_GRPC_ADDRESS: "localhost:50055",
+      }),
+    ).toMatchObject({
       host: "127.0.0.1",
       port: 8080,
       reusePort: false,
@@ -16,7 +24,13 @@ describe("gateway configuration", () => {
       upstreamTimeoutMs: 10_000,
       logLevel: "info",
       logFormat: undefined,
-      upstreams: { identity: "localhost:50051", content: "localhost:50052", collaboration: "localhost:50053", publishing: "localhost:50054", integration: "localhost:50055" },
+      upstreams: {
+        identity: "localhost:50051",
+        content: "localhost:50052",
+        collaboration: "localhost:50053",
+        publishing: "localhost:50054",
+        integration: "localhost:50055",
+      },
     });
   });
 
@@ -34,7 +48,14 @@ describe("gateway configuration", () => {
       AUTH_CACHE_TTL_MS: "0",
       LOG_FORMAT: "json",
     });
-    expect(config).toMatchObject({ port: 0, reusePort: true, publicUrl: "https://api.example.com", appUrl: "https://docs.example.com", authCacheTtlMs: 0, logFormat: "json" });
+    expect(config).toMatchObject({
+      port: 0,
+      reusePort: true,
+      publicUrl: "https://api.example.com",
+      appUrl: "https://docs.example.com",
+      authCacheTtlMs: 0,
+      logFormat: "json",
+    });
   });
 
   it("lists every problem at once", () => {
@@ -46,7 +67,17 @@ describe("gateway configuration", () => {
     }
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join("\n");
-    for (const variable of ["IMPRINT_PORT", "IMPRINT_PUBLIC_URL", "BODY_LIMIT_BYTES", "LOG_FORMAT", "IDENTITY_GRPC_ADDRESS", "CONTENT_GRPC_ADDRESS", "COLLABORATION_GRPC_ADDRESS", "PUBLISHING_GRPC_ADDRESS", "INTEGRATION_GRPC_ADDRESS"]) {
+    for (const variable of [
+      "IMPRINT_PORT",
+      "IMPRINT_PUBLIC_URL",
+      "BODY_LIMIT_BYTES",
+      "LOG_FORMAT",
+      "IDENTITY_GRPC_ADDRESS",
+      "CONTENT_GRPC_ADDRESS",
+      "COLLABORATION_GRPC_ADDRESS",
+      "PUBLISHING_GRPC_ADDRESS",
+      "INTEGRATION_GRPC_ADDRESS",
+    ]) {
       expect(problems).toContain(variable);
     }
     expect(problems).toContain('LOG_FORMAT: must be pretty or json (unset: pretty on a terminal, json otherwise) (got "fancy")');

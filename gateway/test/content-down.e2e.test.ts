@@ -28,7 +28,15 @@ beforeAll(async () => {
   reader = await startTestReader(stack);
 
   spaceId = (await createSpace(stack, org, { title: "Handbook" })).id;
-  await writeContent(stack, org, spaceId, pagesOf([["welcome", "# Welcome\n\nStart here."], ["install", "# Install"]]));
+  await writeContent(
+    stack,
+    org,
+    spaceId,
+    pagesOf([
+      ["welcome", "# Welcome\n\nStart here."],
+      ["install", "# Install"],
+    ]),
+  );
   const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "Handbook", spaces: [spaceId] })).data;
   await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { basename: "handbook" });
   await org.owner.api.orgs.publishSite(org.organizationId, site.id);

@@ -43,7 +43,13 @@ async function seedGuide(): Promise<{ revisionId: string; fileId: string }> {
     const page = (fields: Partial<CreatePageInput>) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) });
     fileId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "chart.png", contentType: "image/png", content: PNG })).file!.id;
     await editing.setVariables({ caller, draftId, variables: { product: "Imprint" } });
-    await page({ pageId: "guide", title: "Guide", emoji: "📘", description: "Start here", markdown: `# Guide\n\nWelcome to **{{ space.vars.product }}**.\n\n![Chart](/files/${fileId})` });
+    await page({
+      pageId: "guide",
+      title: "Guide",
+      emoji: "📘",
+      description: "Start here",
+      markdown: `# Guide\n\nWelcome to **{{ space.vars.product }}**.\n\n![Chart](/files/${fileId})`,
+    });
     await page({ pageId: "install", parentPageId: "guide", title: "Install", markdown: "```sh\nnpm i imprint\n```" });
     await page({ pageId: "ref", title: "Reference", type: PageType.PAGE_TYPE_GROUP });
     await page({ pageId: "api", parentPageId: "ref", title: "API", markdown: "| a | b |\n|---|---|\n| 1 | 2 |" });
@@ -64,7 +70,14 @@ describe("GET /v1/spaces/{spaceId}/content", () => {
       ["status", "link"],
     ]);
     expect(data.files).toEqual([
-      { id: fileId, name: "chart.png", contentType: "image/png", size: 33, dimensions: { width: 120, height: 80 }, downloadURL: expect.stringMatching(/\/v1\/files\//) as unknown },
+      {
+        id: fileId,
+        name: "chart.png",
+        contentType: "image/png",
+        size: 33,
+        dimensions: { width: 120, height: 80 },
+        downloadURL: expect.stringMatching(/\/v1\/files\//) as unknown,
+      },
     ]);
     expect(data.reusableContents.map((item) => item.title)).toEqual(["Footer"]);
     expect(data.urls.app).toContain(spaceId);
@@ -156,7 +169,9 @@ describe("GET /v1/spaces/{spaceId}/content/page/{pageId} and /path/{pagePath}", 
 
   it("follows new commits, and another organization gets 404", async () => {
     await seedGuide();
-    await seed((draftId, caller) => editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "install", markdown: "Use the installer." }) }));
+    await seed((draftId, caller) =>
+      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "install", markdown: "Use the installer." }) }),
+    );
     const { body } = await call(stack, "GET", byPath("guide/install", "?format=markdown"), { token: org.owner.token });
     expect(body.markdown).toBe("Use the installer.");
     const other = await createOrganization(stack);
@@ -170,7 +185,9 @@ describe("GET /v1/spaces/{spaceId}/content/files and /files/{fileId}", () => {
     const fileIds: string[] = [];
     await seed(async (draftId, caller) => {
       for (let i = 0; i < 3; i++) {
-        fileIds.push((await editing.uploadFile({ caller, draftId, fileId: "", name: `f${i}.txt`, contentType: "text/plain", content: Buffer.from(`file ${i}`) })).file!.id);
+        fileIds.push(
+          (await editing.uploadFile({ caller, draftId, fileId: "", name: `f${i}.txt`, contentType: "text/plain", content: Buffer.from(`file ${i}`) })).file!.id,
+        );
       }
     });
     const first = await org.owner.api.spaces.listFiles(spaceId, { limit: 2 });
@@ -223,7 +240,16 @@ describe("GET /v1/files/{fileId}/download (signed URL)", () => {
   it("downloads anything but inert types as attachments", async () => {
     let fileId = "";
     await seed(async (draftId, caller) => {
-      fileId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "page.html", contentType: "text/html", content: Buffer.from("<script>alert(1)</script>") })).file!.id;
+      fileId = (
+        await editing.uploadFile({
+          caller,
+          draftId,
+          fileId: "",
+          name: "page.html",
+          contentType: "text/html",
+          content: Buffer.from("<script>alert(1)</script>"),
+        })
+      ).file!.id;
     });
     const { data } = await org.owner.api.spaces.getFileById(spaceId, fileId);
     const response = await fetch(data.downloadURL);

@@ -18,7 +18,20 @@ const organization = {
   urls: { location: "http://localhost/v1/orgs/org1", app: "http://localhost/o/org1/" },
   trial: { status: "notapplicable", count: 0 },
   permissions: Object.fromEntries(
-    ["view", "access", "admin", "ownTeam", "createContent", "createOpenAPISpec", "viewBilling", "listMembers", "listTeams", "listIntegrations", "listInstallations", "installIntegration"].map((k) => [k, true]),
+    [
+      "view",
+      "access",
+      "admin",
+      "ownTeam",
+      "createContent",
+      "createOpenAPISpec",
+      "viewBilling",
+      "listMembers",
+      "listTeams",
+      "listIntegrations",
+      "listInstallations",
+      "installIntegration",
+    ].map((k) => [k, true]),
   ),
 };
 const json = (body: unknown, status = 200) => ({ status, contentType: "application/json; charset=utf-8", text: JSON.stringify(body) });

@@ -31,13 +31,20 @@ afterAll(async () => {
 beforeEach(async () => {
   org = await createOrganization(stack);
   spaceId = (await createSpace(stack, org, { title: "Ops Runbook" })).id;
-  await commitEdits(editing, { userId: org.owner.userId, spaceId }, (draft) => draft.createPage({ pageId: "start", title: "Start", markdown: "# On call\n\nPage the **primary** first." }));
+  await commitEdits(editing, { userId: org.owner.userId, spaceId }, (draft) =>
+    draft.createPage({ pageId: "start", title: "Start", markdown: "# On call\n\nPage the **primary** first." }),
+  );
 });
 
 const notInOpenApi = "Imprint's signed export download; GitBook serves PDFs from its own storage";
 
 async function exportUrl(): Promise<URL> {
-  const exported = await exportsClient.exportPdf({ caller: { userId: org.owner.userId, tokenId: "" }, ref: { spaceId, changeRequestId: "", revisionId: "" }, pageId: "", only: false });
+  const exported = await exportsClient.exportPdf({
+    caller: { userId: org.owner.userId, tokenId: "" },
+    ref: { spaceId, changeRequestId: "", revisionId: "" },
+    pageId: "",
+    only: false,
+  });
   return new URL(exported.url);
 }
 

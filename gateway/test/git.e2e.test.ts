@@ -50,7 +50,8 @@ const GITBOOK_LAYOUT: Record<string, string | Buffer> = {
     "* [API](reference/api.md)",
     "",
   ].join("\n"),
-  "README.md": "---\ndescription: Start here.\nicon: house\n---\n\n# Welcome\n\nRead [the install guide](getting-started/install.md#step-2).\n\n![Logo](.gitbook/assets/logo.png)\n",
+  "README.md":
+    "---\ndescription: Start here.\nicon: house\n---\n\n# Welcome\n\nRead [the install guide](getting-started/install.md#step-2).\n\n![Logo](.gitbook/assets/logo.png)\n",
   "getting-started/README.md": "# Getting started\n\nFirst steps.\n",
   "getting-started/install.md": "---\nhidden: true\n---\n\n# Install\n\n## Step 2\n\nSee [the API](../reference/api.md).\n",
   "reference/api.md": "# API\n\nEndpoints.\n",
@@ -84,8 +85,10 @@ const newRepository = (files?: Record<string, string | Buffer>) => {
   if (files) git.commit(name, files, { message: "Initial docs" });
   return name;
 };
-const importRepo = (spaceId: string, json: Record<string, unknown>, token = owner()) => call(stack, "POST", `/v1/spaces/${spaceId}/git/import`, { token, json });
-const exportRepo = (spaceId: string, json: Record<string, unknown>, token = owner()) => call(stack, "POST", `/v1/spaces/${spaceId}/git/export`, { token, json });
+const importRepo = (spaceId: string, json: Record<string, unknown>, token = owner()) =>
+  call(stack, "POST", `/v1/spaces/${spaceId}/git/import`, { token, json });
+const exportRepo = (spaceId: string, json: Record<string, unknown>, token = owner()) =>
+  call(stack, "POST", `/v1/spaces/${spaceId}/git/export`, { token, json });
 const gitInfo = (spaceId: string, token = owner()) => call(stack, "GET", `/v1/spaces/${spaceId}/git/info`, { token });
 const pagesOf = async (spaceId: string): Promise<RestPage[]> => {
   const response = await call(stack, "GET", `/v1/spaces/${spaceId}/content/pages`, { token: owner() });
@@ -116,7 +119,10 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
     const first = importRepo(space.id, { url: git.url(name), ref: "main" });
     try {
       await held.reached;
-      for (const second of [await importRepo(space.id, { url: git.url(name), ref: "main" }), await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "x" })]) {
+      for (const second of [
+        await importRepo(space.id, { url: git.url(name), ref: "main" }),
+        await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "x" }),
+      ]) {
         expect(second.status).toBe(409);
         expect(second.body.error.message).toBe("a Git import or export of this space is running; try again when it has ended");
       }
@@ -146,22 +152,39 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
     expect(revision.git).toEqual({ oid: head, message: "Initial docs", createdByGitBook: false, ref: "refs/heads/main" });
 
     const pages = await pagesOf(space.id);
-    const shape = (list: RestPage[]): unknown[] => list.map((page) => ({ title: page.title, type: page.type, path: page.path, pages: shape(page.pages ?? []) }));
+    const shape = (list: RestPage[]): unknown[] =>
+      list.map((page) => ({ title: page.title, type: page.type, path: page.path, pages: shape(page.pages ?? []) }));
     expect(shape(pages)).toEqual([
       { title: "Welcome", type: "document", path: "welcome", pages: [] },
-      { title: "Getting started", type: "document", path: "getting-started", pages: [{ title: "Install", type: "document", path: "getting-started/install", pages: [] }] },
+      {
+        title: "Getting started",
+        type: "document",
+        path: "getting-started",
+        pages: [{ title: "Install", type: "document", path: "getting-started/install", pages: [] }],
+      },
       { title: "Status page", type: "link", path: undefined, pages: [] },
       { title: "Reference", type: "group", path: "reference", pages: [{ title: "API", type: "document", path: expect.stringMatching(/api$/), pages: [] }] },
     ]);
     const all = flatten(pages);
     const byTitle = Object.fromEntries(all.map((page) => [page.title, page]));
-    expect(byTitle.Welcome).toMatchObject({ description: "Start here.", icon: "house", git: { path: "README.md", oid: expect.stringMatching(/^[0-9a-f]{40}$/) } });
+    expect(byTitle.Welcome).toMatchObject({
+      description: "Start here.",
+      icon: "house",
+      git: { path: "README.md", oid: expect.stringMatching(/^[0-9a-f]{40}$/) },
+    });
     expect(byTitle.Install).toMatchObject({ hidden: true, git: { path: "getting-started/install.md" } });
     expect(byTitle["Status page"]?.href).toBe("https://status.example.com/");
 
     const files = await call(stack, "GET", `/v1/spaces/${space.id}/content/files`, { token: owner() });
     expect(files.status).toBe(200);
-    expect(files.body.items).toEqual([expect.objectContaining({ name: "logo.png", contentType: "image/png", size: PNG.length, git: { oid: expect.any(String), path: ".gitbook/assets/logo.png" } })]);
+    expect(files.body.items).toEqual([
+      expect.objectContaining({
+        name: "logo.png",
+        contentType: "image/png",
+        size: PNG.length,
+        git: { oid: expect.any(String), path: ".gitbook/assets/logo.png" },
+      }),
+    ]);
     const logoId = files.body.items[0].id as string;
 
     // Relative links became page and file references of the revision.
@@ -279,7 +302,11 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
 
     // Both sides change the same lines of one page: 409 naming it, nothing written.
     await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, (draftId, caller) =>
-      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: byTitle.Install!.id, markdown: "## Step 2\n\nThe space's version.\n" }) }),
+      editing.updatePage({
+        caller,
+        draftId,
+        page: UpdatePageInput.fromPartial({ pageId: byTitle.Install!.id, markdown: "## Step 2\n\nThe space's version.\n" }),
+      }),
     );
     const head = (await currentRevision(space.id)).id;
     git.commit(name, { "getting-started/install.md": "---\nhidden: true\n---\n\n# Install\n\n## Step 2\n\nGit's version.\n" }, { message: "Conflicting edit" });
@@ -338,9 +365,23 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
     await commitDraftWork(editing, { userId: org.owner.userId, spaceId }, async (draftId, caller) => {
       const page = (fields: Partial<CreatePageInput>) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) });
       const fileId = (await editing.uploadFile({ caller, draftId, fileId: "", name: "diagram.png", contentType: "image/png", content: PNG })).file!.id;
-      await page({ pageId: "intro", title: "Introduction", slug: "intro", description: "What it is.", icon: "book", markdown: "Welcome. Go to [setup](/pages/setup#first-run).\n\n![Diagram](/files/" + fileId + ")" });
+      await page({
+        pageId: "intro",
+        title: "Introduction",
+        slug: "intro",
+        description: "What it is.",
+        icon: "book",
+        markdown: "Welcome. Go to [setup](/pages/setup#first-run).\n\n![Diagram](/files/" + fileId + ")",
+      });
       await page({ pageId: "guide", title: "Guide", slug: "guide", markdown: "The guide." });
-      await page({ pageId: "setup", parentPageId: "guide", title: "Setup", slug: "setup", hidden: true, markdown: "## First run\n\nBack to [the intro](/pages/intro)." });
+      await page({
+        pageId: "setup",
+        parentPageId: "guide",
+        title: "Setup",
+        slug: "setup",
+        hidden: true,
+        markdown: "## First run\n\nBack to [the intro](/pages/intro).",
+      });
       await page({ pageId: "deep", parentPageId: "setup", title: "Deep page", slug: "deep", markdown: "Deep." });
       await page({ pageId: "status", title: "Status", type: PageType.PAGE_TYPE_LINK, href: "https://status.example.com/" });
       await page({ pageId: "ref", title: "Reference", slug: "reference", type: PageType.PAGE_TYPE_GROUP });
@@ -375,13 +416,19 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
       ].join("\n"),
     );
     expect(read(".gitbook.yaml")).toContain("readme: intro.md");
-    expect(read("intro.md")).toBe("---\ndescription: What it is.\nicon: book\n---\n\n# Introduction\n\nWelcome. Go to [setup](guide/setup/README.md#first-run).\n\n![Diagram](.gitbook/assets/diagram.png)\n");
+    expect(read("intro.md")).toBe(
+      "---\ndescription: What it is.\nicon: book\n---\n\n# Introduction\n\nWelcome. Go to [setup](guide/setup/README.md#first-run).\n\n![Diagram](.gitbook/assets/diagram.png)\n",
+    );
     expect(read("guide/setup/README.md")).toBe("---\nhidden: true\n---\n\n# Setup\n\n## First run\n\nBack to [the intro](../../intro.md).\n");
     expect(readFileSync(join(clone, ".gitbook/assets/diagram.png")).equals(PNG)).toBe(true);
     const firstCommit = git.git(clone, "rev-parse", "HEAD");
 
     const info = await gitInfo(space.id);
-    expect(info.body).toMatchObject({ url: git.url(name), commit: { oid: firstCommit, createdByGitBook: true }, operation: { state: "success", direction: "export" } });
+    expect(info.body).toMatchObject({
+      url: git.url(name),
+      commit: { oid: firstCommit, createdByGitBook: true },
+      operation: { state: "success", direction: "export" },
+    });
 
     // Nothing changed: nothing pushed.
     expect((await exportRepo(space.id, { url: git.url(name), ref: "refs/heads/main", commitMessage: "Again" })).status).toBe(204);
@@ -441,7 +488,15 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
 
     const sourcePages = flatten(await pagesOf(source.id));
     const targetPages = flatten(await pagesOf(target.id));
-    const fields = (page: RestPage) => ({ title: page.title, type: page.type, path: page.path, description: page.description, icon: page.icon, hidden: page.hidden, href: page.href });
+    const fields = (page: RestPage) => ({
+      title: page.title,
+      type: page.type,
+      path: page.path,
+      description: page.description,
+      icon: page.icon,
+      hidden: page.hidden,
+      href: page.href,
+    });
     expect(targetPages.map(fields)).toEqual(sourcePages.map(fields));
 
     const sourceFiles = (await call(stack, "GET", `/v1/spaces/${source.id}/content/files`, { token: owner() })).body.items;
@@ -469,7 +524,9 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
     const source = await createSpace(stack, org);
     await seedSpace(source.id);
     const name = newRepository();
-    expect((await exportRepo(source.id, { url: git.url(name), ref: "main", commitMessage: "Into docs/site", repoProjectDirectory: "docs/site" })).status).toBe(204);
+    expect((await exportRepo(source.id, { url: git.url(name), ref: "main", commitMessage: "Into docs/site", repoProjectDirectory: "docs/site" })).status).toBe(
+      204,
+    );
     const clone = git.clone(name);
     expect(git.git(clone, "ls-files", "--", "SUMMARY.md", "docs/site/SUMMARY.md", "docs/site/intro.md", "docs/site/.gitbook/assets/diagram.png")).toBe(
       "docs/site/.gitbook/assets/diagram.png\ndocs/site/SUMMARY.md\ndocs/site/intro.md",
@@ -526,7 +583,7 @@ describe("credentials", () => {
     expect(info.body.url).toBe(secured.url("private"));
     const wrong = await importRepo(space.id, { url: secured.url("private", { user: credentials.user, password: "wrong-password" }), ref: "main" });
     expect(wrong.status).toBe(400);
-    const everything = JSON.stringify([info.body, refused.body, wrong.body, (await currentRevision(space.id)), stack.gatewayLogs]);
+    const everything = JSON.stringify([info.body, refused.body, wrong.body, await currentRevision(space.id), stack.gatewayLogs]);
     expect(everything).not.toContain(credentials.password);
     expect(everything).not.toContain("wrong-password");
   });
@@ -573,7 +630,13 @@ describe("limits and address checks", () => {
     const space = await createSpace(closed, closedOrg);
     const post = (url: string) => call(closed, "POST", `/v1/spaces/${space.id}/git/import`, { token: closedOrg.owner.token, json: { url, ref: "main" } });
     const port = new URL(git.origin).port;
-    for (const url of [`https://127.0.0.1:${port}/repo-1.git`, `https://localhost:${port}/repo-1.git`, "https://10.0.0.1/repo.git", "https://[::1]/repo.git", "https://169.254.169.254/repo.git"]) {
+    for (const url of [
+      `https://127.0.0.1:${port}/repo-1.git`,
+      `https://localhost:${port}/repo-1.git`,
+      "https://10.0.0.1/repo.git",
+      "https://[::1]/repo.git",
+      "https://169.254.169.254/repo.git",
+    ]) {
       const response = await post(url);
       expect(response.status).toBe(400);
       expect(response.body.error.message).toContain("IMPRINT_ALLOW_PRIVATE_FETCH");

@@ -80,7 +80,11 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
     // The admin CLI finds identity through stack.json, as it does next to `npm start`.
     const env: Record<string, string | undefined> = { ...process.env, IMPRINT_DATA_DIR: dataDir };
     delete env.IDENTITY_GRPC_ADDRESS;
-    const created = await run(process.execPath, [join(REPO_ROOT, "scripts", "admin.mjs"), "org", "create", "--title", "Smoke Docs", "--owner-email", `owner@${hosting}.test`], { env, cwd: REPO_ROOT });
+    const created = await run(
+      process.execPath,
+      [join(REPO_ROOT, "scripts", "admin.mjs"), "org", "create", "--title", "Smoke Docs", "--owner-email", `owner@${hosting}.test`],
+      { env, cwd: REPO_ROOT },
+    );
     const { organizationId, token } = JSON.parse(created.stdout) as { organizationId: string; token: string };
 
     const api = async (method: string, path: string, json?: unknown) => {
@@ -93,7 +97,10 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
       return { status: response.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> & { items?: unknown[]; pages?: { path: string }[] } };
     };
 
-    expect(await api("PATCH", `/orgs/${organizationId}`, { title: "Smoke Documentation" })).toMatchObject({ status: 200, body: { title: "Smoke Documentation" } });
+    expect(await api("PATCH", `/orgs/${organizationId}`, { title: "Smoke Documentation" })).toMatchObject({
+      status: 200,
+      body: { title: "Smoke Documentation" },
+    });
     const space = await api("POST", `/orgs/${organizationId}/spaces`, { title: "Handbook" });
     expect(space.status).toBe(201);
     const spaceId = space.body.id as string;
@@ -108,7 +115,9 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
     const changeRequest = await api("POST", `/spaces/${spaceId}/change-requests`, { subject: "This week's news" });
     expect(changeRequest.status).toBe(201);
     const number = changeRequest.body.number as number;
-    expect((await api("POST", `/spaces/${spaceId}/change-requests/${number}/content/import`, { source: "website", url: `${site.origin}/news/` })).status).toBe(201);
+    expect((await api("POST", `/spaces/${spaceId}/change-requests/${number}/content/import`, { source: "website", url: `${site.origin}/news/` })).status).toBe(
+      201,
+    );
     expect(await paths()).toEqual(before);
     expect(await api("POST", `/spaces/${spaceId}/change-requests/${number}/merge`)).toMatchObject({ status: 200 });
     expect(await paths()).toEqual([...(before ?? []), "news"]);

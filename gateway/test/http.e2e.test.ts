@@ -135,10 +135,19 @@ describe("request ids and the access log", () => {
 
   it.each([
     ["401", () => call(stack, "GET", `/v1/orgs/${org.organizationId}`, { headers: { "x-request-id": "req-4xx-401" } }), "req-4xx-401"],
-    ["404 of an unknown route", () => call(stack, "GET", "/v1/nowhere", { token: org.owner.token, headers: { "x-request-id": "req-4xx-404" }, notInOpenApi: "unknown route" }), "req-4xx-404"],
+    [
+      "404 of an unknown route",
+      () => call(stack, "GET", "/v1/nowhere", { token: org.owner.token, headers: { "x-request-id": "req-4xx-404" }, notInOpenApi: "unknown route" }),
+      "req-4xx-404",
+    ],
     [
       "400 of a malformed body",
-      () => call(stack, "PATCH", `/v1/orgs/${org.organizationId}`, { token: org.owner.token, rawBody: "{", headers: { "content-type": "application/json", "x-request-id": "req-4xx-400" } }),
+      () =>
+        call(stack, "PATCH", `/v1/orgs/${org.organizationId}`, {
+          token: org.owner.token,
+          rawBody: "{",
+          headers: { "content-type": "application/json", "x-request-id": "req-4xx-400" },
+        }),
       "req-4xx-400",
     ],
   ])("logs a %s once, at info, on the request line with the reason the client read", async (_case, send, requestId) => {

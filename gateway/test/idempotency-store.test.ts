@@ -12,7 +12,14 @@ import { IdempotencyGate } from "../src/middleware/idempotency.js";
 import { IDEMPOTENCY_BUCKET, MemoryIdempotencyStore, NatsIdempotencyStore, type IdempotencyRecord, type IdempotencyStore } from "../src/idempotency-store.js";
 
 const running = (bodyHash: string): IdempotencyRecord => ({ state: "running", bodyHash, startedAt: Date.now() });
-const done = (bodyHash: string): IdempotencyRecord => ({ state: "done", bodyHash, startedAt: Date.now(), status: 201, headers: { location: "/x" }, body: { json: '{"id":"x"}' } });
+const done = (bodyHash: string): IdempotencyRecord => ({
+  state: "done",
+  bodyHash,
+  startedAt: Date.now(),
+  status: 201,
+  headers: { location: "/x" },
+  body: { json: '{"id":"x"}' },
+});
 
 const stores: IdempotencyStore[] = [];
 const links: NatsLink[] = [];

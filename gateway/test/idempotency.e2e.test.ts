@@ -77,7 +77,11 @@ describe("Idempotency-Key on writes", () => {
   it("scopes a key to the path: the same key on another route runs", async () => {
     const key = randomUUID();
     const space = await createSpace(key, "Path one");
-    const renamed = await call(stack, "PATCH", `/v1/spaces/${space.body.id}`, { token: org.owner.token, json: { title: "Path two" }, headers: { "idempotency-key": key } });
+    const renamed = await call(stack, "PATCH", `/v1/spaces/${space.body.id}`, {
+      token: org.owner.token,
+      json: { title: "Path two" },
+      headers: { "idempotency-key": key },
+    });
     expect(renamed.status).toBe(200);
     expect(replayed(renamed)).toBeNull();
     expect(renamed.body.title).toBe("Path two");

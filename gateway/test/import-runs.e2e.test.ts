@@ -111,12 +111,16 @@ const cancelRun = (id: string, token = owner()) => call(stack, "POST", `${runsPa
 /** The run once its status is `status` (every answer on the way validated against GitBook's schema). */
 async function runWhen(id: string, status: string | ((run: RestRun) => boolean), timeoutMs = 30_000): Promise<RestRun> {
   const matches = typeof status === "string" ? (run: RestRun) => run.status === status : status;
-  return eventually(async () => {
-    const response = await getRun(id);
-    expect(response.status).toBe(200);
-    const run = response.body as RestRun;
-    return matches(run) ? run : undefined;
-  }, timeoutMs, 100);
+  return eventually(
+    async () => {
+      const response = await getRun(id);
+      expect(response.status).toBe(200);
+      const run = response.body as RestRun;
+      return matches(run) ? run : undefined;
+    },
+    timeoutMs,
+    100,
+  );
 }
 
 function flatten(pages: readonly RestPage[]): RestPage[] {
@@ -188,7 +192,9 @@ describe("POST /v1/org/{organizationId}/imports (startImportRun) and GET …/{im
     expect(spaceContent.body).toMatchObject({ id: spaceRevision, pages: [] });
 
     // A change request named by its number is stored by id.
-    const byNumber = expectStarted(await startRun({ source: website("/docs/api/reference.html"), target: { space: space.id, changeRequest: String(changeRequest.body.number) } }));
+    const byNumber = expectStarted(
+      await startRun({ source: website("/docs/api/reference.html"), target: { space: space.id, changeRequest: String(changeRequest.body.number) } }),
+    );
     expect(byNumber.target.changeRequest).toBe(changeRequestId);
     await runWhen(byNumber.id, "completed");
   });
@@ -214,7 +220,10 @@ describe("POST /v1/org/{organizationId}/imports (startImportRun) and GET …/{im
     expect(notFound.reason).toBe("url: could not be fetched (HTTP 404)");
     expect(notFound.completedAt).toBeUndefined();
     expect(notFound.pages).toEqual([]);
-    const refused = await runWhen(expectStarted(await startRun({ source: { type: "website", url: "http://127.0.0.1:1/docs/" }, target: { space: space.id } })).id, "failed");
+    const refused = await runWhen(
+      expectStarted(await startRun({ source: { type: "website", url: "http://127.0.0.1:1/docs/" }, target: { space: space.id } })).id,
+      "failed",
+    );
     expect(refused.reason).toBe("url: could not be fetched (connection refused)");
     expect((await call(stack, "GET", `/v1/spaces/${space.id}/content`, { token: owner() })).body.id).toBe(revision);
   });
@@ -340,7 +349,9 @@ describe("POST /v1/org/{organizationId}/imports/{importRunId}/cancel (cancelImpo
     expect((await getRun(runA.id)).body).toMatchObject({ status: "cancelled", pages: [] });
     expect((await getRun(runC.id)).body).toMatchObject({ status: "cancelled", progress: { pagesFetched: 0 } });
     expect(site.requests).not.toContain("/queued/");
-    const titles = flatten(await pagesOf(`/v1/spaces/${space.id}/content`)).map((page) => page.title).sort();
+    const titles = flatten(await pagesOf(`/v1/spaces/${space.id}/content`))
+      .map((page) => page.title)
+      .sort();
     expect(titles).toEqual(["API reference", "Held"]);
     expect(doneD.progress.revision).not.toBe(revision);
 
@@ -375,7 +386,9 @@ describe("GET /v1/org/{organizationId}/imports (listImportRuns)", () => {
     expect(page2.status).toBe(200);
     expect(page2.body.items.map((run: RestRun) => run.id)).toEqual([ids[0]]);
     expect(page2.body.next).toBeUndefined();
-    const forged = await call(stack, "GET", `${runsPath()}?page=${encodeURIComponent(`${(page1.body.next.page as string).split(".")[0]}.${"x".repeat(43)}`)}`, { token: owner() });
+    const forged = await call(stack, "GET", `${runsPath()}?page=${encodeURIComponent(`${(page1.body.next.page as string).split(".")[0]}.${"x".repeat(43)}`)}`, {
+      token: owner(),
+    });
     expect(forged.status).toBe(400);
     expect(forged.body.error.message).toBe("page: not a valid page token for this list");
 
@@ -430,7 +443,11 @@ describe("GET /v1/org/{organizationId}/imports (listImportRuns)", () => {
 describe("the synchronous import next to the runs", () => {
   it("still imports at once (POST …/content/import) and lists no run", async () => {
     const space = await createSpace(stack, org);
-    const response = await call(stack, "POST", `/v1/spaces/${space.id}/content/import`, { token: owner(), json: { url: `${site.origin}/docs/`, source: "website" }, ...NOT_IN_OPENAPI });
+    const response = await call(stack, "POST", `/v1/spaces/${space.id}/content/import`, {
+      token: owner(),
+      json: { url: `${site.origin}/docs/`, source: "website" },
+      ...NOT_IN_OPENAPI,
+    });
     expect(response.status).toBe(201);
     expect(response.body).toEqual({ revision: expect.any(String), importedResources: 7, totalResources: 7 });
     const runs = await call(stack, "GET", runsPath(), { token: owner() });

@@ -165,7 +165,10 @@ describe("POST /v1/spaces/{spaceId}/content/import", () => {
     expect(foreign.status).toBe(404);
     const denied = await importInto(space.id, { url: `${site.origin}/docs/`, source: "website" }, reader.token);
     expect(denied.status).toBe(403);
-    const anonymous = await call(stack, "POST", `/v1/spaces/${space.id}/content/import`, { json: { url: `${site.origin}/docs/`, source: "website" }, ...NOT_IN_OPENAPI });
+    const anonymous = await call(stack, "POST", `/v1/spaces/${space.id}/content/import`, {
+      json: { url: `${site.origin}/docs/`, source: "website" },
+      ...NOT_IN_OPENAPI,
+    });
     expect(anonymous.status).toBe(401);
     expect(site.requests.length).toBe(before);
   });
@@ -216,14 +219,22 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content/im
     expect(changeRequest.status).toBe(201);
     const prefix = `/v1/spaces/${space.id}/change-requests/${changeRequest.body.number as number}/content`;
 
-    const response = await call(stack, "POST", `${prefix}/import`, { token: owner(), json: { url: `${site.origin}/docs/api/reference.html`, source: "website" }, ...IN_CHANGE_REQUEST });
+    const response = await call(stack, "POST", `${prefix}/import`, {
+      token: owner(),
+      json: { url: `${site.origin}/docs/api/reference.html`, source: "website" },
+      ...IN_CHANGE_REQUEST,
+    });
     expect(response.status).toBe(201);
     expect(response.body.importedResources).toBeGreaterThan(0);
     const afterImport = await call(stack, "GET", `/v1/spaces/${space.id}/change-requests/${changeRequest.body.id as string}`, { token: owner() });
     expect(afterImport.body.revision).toBe(response.body.revision);
 
     const reference = ((await call(stack, "GET", `${prefix}/pages`, { token: owner() })).body.pages as RestPage[])[0]!;
-    const underPage = await call(stack, "POST", `${prefix}/page/${reference.id}/import`, { token: owner(), json: { url: `${site.origin}/docs/guide/`, source: "website" }, ...IN_CHANGE_REQUEST });
+    const underPage = await call(stack, "POST", `${prefix}/page/${reference.id}/import`, {
+      token: owner(),
+      json: { url: `${site.origin}/docs/guide/`, source: "website" },
+      ...IN_CHANGE_REQUEST,
+    });
     expect(underPage.status).toBe(201);
     const tree = (await call(stack, "GET", `${prefix}/pages`, { token: owner() })).body.pages as RestPage[];
     expect(tree.map((page) => page.path)).toEqual(["reference"]);

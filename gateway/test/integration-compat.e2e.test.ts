@@ -99,9 +99,17 @@ describe("a GitBook integration, unchanged", () => {
       props: {},
       element: { type: "block", children: [{ type: "button", label: "Count: 0", onPress: { action: "increment" } }] },
     });
-    const { data: next } = await client.integrations.renderIntegrationUiWithPost(NAME, { componentId: "counter", props: {}, state: { count: 0 }, action: { action: "increment" }, context });
+    const { data: next } = await client.integrations.renderIntegrationUiWithPost(NAME, {
+      componentId: "counter",
+      props: {},
+      state: { count: 0 },
+      action: { action: "increment" },
+      context,
+    });
     expect(next).toMatchObject({ type: "element", state: { count: 1 } });
-    const request = compressToEncodedURIComponent(JSON.stringify({ componentId: "counter", props: {}, state: { count: 5 }, action: { action: "done" }, context }));
+    const request = compressToEncodedURIComponent(
+      JSON.stringify({ componentId: "counter", props: {}, state: { count: 5 }, action: { action: "done" }, context }),
+    );
     const { data: done } = await client.integrations.renderIntegrationUiWithGet(NAME, { request });
     expect(done).toEqual({ type: "complete", returnValue: { count: 5 } });
   });

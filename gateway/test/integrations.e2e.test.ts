@@ -123,7 +123,9 @@ describe("publishing", () => {
       expect(image.headers.get("x-content-type-options")).toBe("nosniff");
       expect(Buffer.from(await image.arrayBuffer()).equals(bytes)).toBe(true);
     }
-    expect((await call(stack, "GET", `${integrationPath(name)}/assets/${randomUUID()}`, { notInOpenApi: "an integration's image (Imprint's)" })).status).toBe(404);
+    expect((await call(stack, "GET", `${integrationPath(name)}/assets/${randomUUID()}`, { notInOpenApi: "an integration's image (Imprint's)" })).status).toBe(
+      404,
+    );
   });
 
   it("refuses images that are not base64 or too large, naming the field, and publishing by non-admins", async () => {
@@ -147,7 +149,11 @@ describe("publishing", () => {
     const privateName = uniqueName(`priv${tag}`);
     const publicName = uniqueName(`pub${tag}`);
     await publish(privateName, { categories: ["analytics"] as never, scopes: ["site:views:read"] as never });
-    await publish(publicName, { visibility: "public" as never, target: "space" as never, blocks: [{ id: "card", title: "Card", urlUnfurl: [`https://${tag}.example.org/*`] }] });
+    await publish(publicName, {
+      visibility: "public" as never,
+      target: "space" as never,
+      blocks: [{ id: "card", title: "Card", urlUnfurl: [`https://${tag}.example.org/*`] }],
+    });
     const names = async (query: Parameters<typeof org.owner.api.integrations.listIntegrations>[0], user = org.owner) =>
       (await user.api.integrations.listIntegrations({ limit: 1000, ...query })).data.items.map((item) => item.name);
 
@@ -171,7 +177,9 @@ describe("publishing", () => {
     const seen = (await other.owner.api.integrations.getIntegrationByName(publicName)).data;
     expect(seen).toMatchObject({ name: publicName, permissions: { admin: false }, owner: { id: org.organizationId, title: org.title } });
     expect(Object.values(seen.owner.permissions ?? {}).every((allowed) => allowed === false)).toBe(true);
-    expect((await call(stack, "POST", integrationPath(publicName), { token: other.owner.token, json: manifest({}, other) })).status).toBeGreaterThanOrEqual(400);
+    expect((await call(stack, "POST", integrationPath(publicName), { token: other.owner.token, json: manifest({}, other) })).status).toBeGreaterThanOrEqual(
+      400,
+    );
   });
 
   it("unpublishes: 205, its installations gone; 204 once there is nothing left", async () => {
@@ -189,7 +197,9 @@ describe("publishing", () => {
 describe("installations", () => {
   it("installs on an organization (201 with Location), updates its configuration (validated), lists by external id, issues a token and uninstalls", async () => {
     const name = uniqueName();
-    await publish(name, { configurations: { account: { properties: { token: { type: "string" }, count: { type: "number" } }, required: ["token"] } } as never });
+    await publish(name, {
+      configurations: { account: { properties: { token: { type: "string" }, count: { type: "number" } }, required: ["token"] } } as never,
+    });
     const installed = await install(name);
     const installation = installed.data;
     expect(installed.headers.get("location")).toBe(`${stack.baseUrl}${integrationPath(name)}/installations/${installation.id}`);
@@ -207,11 +217,14 @@ describe("installations", () => {
     const invalid = await call(stack, "PATCH", path, { token: org.owner.token, json: { configuration: { token: "t", count: "three" } } });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.message).toContain("configuration.count");
-    const updated = (await org.owner.api.integrations.updateIntegrationInstallation(name, installation.id, { configuration: { token: "t" }, externalIds: ["ext-1"] })).data;
+    const updated = (
+      await org.owner.api.integrations.updateIntegrationInstallation(name, installation.id, { configuration: { token: "t" }, externalIds: ["ext-1"] })
+    ).data;
     expect(updated).toMatchObject({ id: installation.id, status: "active", configuration: { token: "t" }, externalIds: ["ext-1"] });
     expect((await org.owner.api.integrations.getIntegrationInstallationById(name, installation.id)).data).toEqual(updated);
 
-    const listed = async (externalId?: string) => (await org.owner.api.integrations.listIntegrationInstallations(name, { externalId })).data.items.map((item) => item.id);
+    const listed = async (externalId?: string) =>
+      (await org.owner.api.integrations.listIntegrationInstallations(name, { externalId })).data.items.map((item) => item.id);
     expect(await listed()).toEqual([installation.id]);
     expect(await listed("ext-1")).toEqual([installation.id]);
     expect(await listed("nope")).toEqual([]);
@@ -241,7 +254,13 @@ describe("installations", () => {
     const onSpace = await api.installIntegrationOnSpace(name, installation.id, { space: space.id });
     expect(onSpace.status).toBe(201);
     expect(onSpace.headers.get("location")).toBe(`${stack.baseUrl}${integrationPath(name)}/installations/${installation.id}/spaces/${space.id}`);
-    expect(onSpace.data).toMatchObject({ integration: name, installation: installation.id, space: space.id, status: "active", urls: { location: onSpace.headers.get("location") } });
+    expect(onSpace.data).toMatchObject({
+      integration: name,
+      installation: installation.id,
+      space: space.id,
+      status: "active",
+      urls: { location: onSpace.headers.get("location") },
+    });
     const onSite = await api.installIntegrationOnSite(name, installation.id, { siteId: site.id }, { extended: true });
     expect(onSite.status).toBe(201);
     expect(onSite.data.site).toMatchObject({ object: "site", id: site.id, title: "Integration site" });
@@ -250,9 +269,13 @@ describe("installations", () => {
     expect((await api.listIntegrationSpaceInstallations(name)).data.items.map((item) => item.space)).toEqual([space.id]);
     const extendedSpaces = (await api.listIntegrationSpaceInstallations(name, { extended: true })).data.items;
     expect(extendedSpaces.map((item) => item.space)).toEqual([expect.objectContaining({ object: "space", id: space.id, title: "Installed space" })]);
-    expect((await api.listIntegrationInstallationSpaces(name, installation.id, { extended: true })).data.items.map((item) => (item.space as { id: string }).id)).toEqual([space.id]);
+    expect(
+      (await api.listIntegrationInstallationSpaces(name, installation.id, { extended: true })).data.items.map((item) => (item.space as { id: string }).id),
+    ).toEqual([space.id]);
     expect((await api.listIntegrationSiteInstallations(name)).data.items.map((item) => item.site)).toEqual([site.id]);
-    expect((await api.listIntegrationInstallationSites(name, installation.id, { extended: true })).data.items.map((item) => (item.site as { id: string }).id)).toEqual([site.id]);
+    expect(
+      (await api.listIntegrationInstallationSites(name, installation.id, { extended: true })).data.items.map((item) => (item.site as { id: string }).id),
+    ).toEqual([site.id]);
     expect((await api.getIntegrationSiteInstallation(name, installation.id, site.id, { extended: true })).data.site).toMatchObject({ id: site.id });
     expect((await api.getIntegrationSpaceInstallation(name, installation.id, space.id)).data.space).toBe(space.id);
 
@@ -261,7 +284,9 @@ describe("installations", () => {
     const invalid = await call(stack, "PATCH", spacePath, { token: org.owner.token, json: { configuration: { mode: "c" } } });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.message).toContain("configuration.mode");
-    const updated = (await api.updateIntegrationSpaceInstallation(name, installation.id, space.id, { configuration: { mode: "b" }, externalIds: ["space-ext"] })).data;
+    const updated = (
+      await api.updateIntegrationSpaceInstallation(name, installation.id, space.id, { configuration: { mode: "b" }, externalIds: ["space-ext"] })
+    ).data;
     expect(updated).toMatchObject({ configuration: { mode: "b" }, externalIds: ["space-ext"] });
     expect((await api.listIntegrationSpaceInstallations(name, { externalId: "space-ext" })).data.items).toHaveLength(1);
     expect((await api.listIntegrationSpaceInstallations(name, { externalId: "nope" })).data.items).toHaveLength(0);
@@ -270,7 +295,10 @@ describe("installations", () => {
 
     // Another organization's space cannot be installed on; uninstalling answers 205, then 204.
     const foreign = await createSpace(stack, other);
-    expect((await call(stack, "POST", `${integrationPath(name)}/installations/${installation.id}/spaces`, { token: org.owner.token, json: { space: foreign.id } })).status).toBe(404);
+    expect(
+      (await call(stack, "POST", `${integrationPath(name)}/installations/${installation.id}/spaces`, { token: org.owner.token, json: { space: foreign.id } }))
+        .status,
+    ).toBe(404);
     expect((await call(stack, "DELETE", spacePath, { token: org.owner.token })).status).toBe(205);
     expect((await call(stack, "DELETE", spacePath, { token: org.owner.token })).status).toBe(204);
     const sitePath = `${integrationPath(name)}/installations/${installation.id}/sites/${site.id}`;
@@ -286,7 +314,11 @@ describe("installations", () => {
       const { items } = (await org.owner.api.integrations.listIntegrationEvents(name)).data;
       return items.find((item) => item.payload.type === "installation_setup");
     }, 20_000);
-    expect(event).toMatchObject({ installationId: installation.id, status: "success", payload: { type: "installation_setup", installationId: installation.id } });
+    expect(event).toMatchObject({
+      installationId: installation.id,
+      status: "success",
+      payload: { type: "installation_setup", installationId: installation.id },
+    });
     const detail = (await org.owner.api.integrations.getIntegrationEvent(name, event.id)).data;
     expect(detail.event).toEqual(event);
     expect(Array.isArray(detail.trace?.logs)).toBe(true);
@@ -314,21 +346,39 @@ describe("development and rendering", () => {
     await install(name);
     const space = await createSpace(stack, org);
     // Props hold objects only: GitBook's PlainObject schema makes any other value match two of its `oneOf`.
-    const request: RenderIntegrationUI = { componentId: "card", props: { options: { size: {} } }, context: { type: "document", spaceId: space.id, editable: true, theme: "light" } as never };
-    const expected = { type: "element", state: {}, props: { options: { size: {} } }, element: { type: "block", children: [{ type: "button", label: "Hi", onPress: { action: "x" } }] } };
+    const request: RenderIntegrationUI = {
+      componentId: "card",
+      props: { options: { size: {} } },
+      context: { type: "document", spaceId: space.id, editable: true, theme: "light" } as never,
+    };
+    const expected = {
+      type: "element",
+      state: {},
+      props: { options: { size: {} } },
+      element: { type: "block", children: [{ type: "button", label: "Hi", onPress: { action: "x" } }] },
+    };
 
     const posted = await org.owner.api.integrations.renderIntegrationUiWithPost(name, request);
     expect(posted.data).toEqual(expected);
     expect(posted.headers.get("cache-control")).toBe("no-store");
-    const got = await org.owner.api.integrations.renderIntegrationUiWithGet(name, { request: lzString.compressToEncodedURIComponent(JSON.stringify({ ...request, state: { a: 1 } })) });
+    const got = await org.owner.api.integrations.renderIntegrationUiWithGet(name, {
+      request: lzString.compressToEncodedURIComponent(JSON.stringify({ ...request, state: { a: 1 } })),
+    });
     expect(got.data).toEqual({ ...expected, state: { a: 1 } });
 
     const path = `${integrationPath(name)}/render`;
     const malformed = await call(stack, "GET", `${path}?request=${encodeURIComponent("definitely not lz")}`, { token: org.owner.token });
     expect([malformed.status, malformed.body.error.message]).toEqual([400, "request: must be JSON compressed with lz-string (compressToEncodedURIComponent)"]);
-    const incomplete = await call(stack, "GET", `${path}?request=${encodeURIComponent(lzString.compressToEncodedURIComponent(JSON.stringify({ props: {}, context: {} })))}`, { token: org.owner.token });
+    const incomplete = await call(
+      stack,
+      "GET",
+      `${path}?request=${encodeURIComponent(lzString.compressToEncodedURIComponent(JSON.stringify({ props: {}, context: {} })))}`,
+      { token: org.owner.token },
+    );
     expect([incomplete.status, incomplete.body.error.message]).toEqual([400, "request.componentId: is required"]);
-    expect((await call(stack, "POST", path, { token: org.owner.token, json: { componentId: "card", context: {} } })).body.error.message).toBe("props: is required");
+    expect((await call(stack, "POST", path, { token: org.owner.token, json: { componentId: "card", context: {} } })).body.error.message).toBe(
+      "props: is required",
+    );
   });
 });
 
@@ -338,7 +388,10 @@ describe("without a token", () => {
     await publish(name, { script: ECHO_SCRIPT });
     const installation = (await install(name)).data;
     // Once the installation is set up: its first script call creates the installation's principal.
-    await eventually(async () => (await org.owner.api.integrations.listIntegrationEvents(name)).data.items.some((item) => item.payload.type === "installation_setup"), 20_000);
+    await eventually(
+      async () => (await org.owner.api.integrations.listIntegrationEvents(name)).data.items.some((item) => item.payload.type === "installation_setup"),
+      20_000,
+    );
     const endpoint = installation.urls.publicEndpoint;
     // The endpoint itself is its path "/".
     for (const [method, url, seen, body] of [
@@ -346,13 +399,20 @@ describe("without a token", () => {
       ["GET", endpoint, `${endpoint}/`, ""],
       ["PUT", `${endpoint}/a/b%2Fc/`, `${endpoint}/a/b%2Fc/`, JSON.stringify({ a: 1 })],
     ] as const) {
-      const response = await fetch(url, { method, body: method === "GET" ? undefined : body, headers: { "x-custom": "kept", authorization: `Bearer ${org.owner.token}`, cookie: "session=secret" } });
+      const response = await fetch(url, {
+        method,
+        body: method === "GET" ? undefined : body,
+        headers: { "x-custom": "kept", authorization: `Bearer ${org.owner.token}`, cookie: "session=secret" },
+      });
       expect(response.status).toBe(202);
       expect(response.headers.get("x-echo")).toBe("yes");
       // The script sees the URL as sent, the method (lower-case in GitBook's FetchEvent), the body and the headers but the credentials.
       expect(await response.json()).toEqual({ url: seen, method: method.toLowerCase(), authorization: null, cookie: null, custom: "kept", body });
     }
-    const unknown = await call(stack, "POST", `${integrationPath(name)}/installations/${randomUUID()}/public/webhook`, { rawBody: "x", notInOpenApi: "an installation's public endpoint (Imprint's)" });
+    const unknown = await call(stack, "POST", `${integrationPath(name)}/installations/${randomUUID()}/public/webhook`, {
+      rawBody: "x",
+      notInOpenApi: "an installation's public endpoint (Imprint's)",
+    });
     expect(unknown.status).toBe(404);
     const tooLarge = await fetch(`${endpoint}/upload`, { method: "POST", body: Buffer.alloc(1024 * 1024 + 1) });
     expect(tooLarge.status).toBe(413);
@@ -367,7 +427,9 @@ describe("without a token", () => {
     const script = await fetch(`${stack.baseUrl}${integrationPath(name)}/installations/${installation.id}/sites/${site.id}/script.js`);
     expect([script.status, await script.text()]).toEqual([200, "OK"]);
     const elsewhere = await createSite();
-    const missing = await call(stack, "GET", `${integrationPath(name)}/installations/${installation.id}/sites/${elsewhere.id}/script.js`, { notInOpenApi: "a site's injected script (Imprint's)" });
+    const missing = await call(stack, "GET", `${integrationPath(name)}/installations/${installation.id}/sites/${elsewhere.id}/script.js`, {
+      notInOpenApi: "a site's injected script (Imprint's)",
+    });
     expect(missing.status).toBe(404);
   });
 });

@@ -28,7 +28,11 @@ const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}
 const TOO_DEEP = `body: nesting deeper than ${MAX_JSON_DEPTH}`;
 
 async function send(method: string, path: string, body: string) {
-  const response = await fetch(`${stack.baseUrl}${path}`, { method, headers: { authorization: `Bearer ${org.owner.token}`, "content-type": "application/json" }, body });
+  const response = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${org.owner.token}`, "content-type": "application/json" },
+    body,
+  });
   const text = await response.text();
   return { status: response.status, message: text ? ((JSON.parse(text) as { error?: { message?: string } }).error?.message ?? null) : null };
 }
@@ -40,12 +44,38 @@ async function send(method: string, path: string, body: string) {
  */
 const FREE_FORM: { method: string; path: () => string; template: string; outer: number; limitBytes?: number }[] = [
   { method: "PUT", path: () => `/v1/orgs/${org.organizationId}/sites/${fixture.siteId}/customization`, template: '{"title":"Deep","styling":@}', outer: 1 },
-  { method: "PATCH", path: () => `/v1/orgs/${org.organizationId}/sites/${fixture.siteId}/site-spaces/${fixture.siteSpaceId}/customization`, template: '{"styling":@}', outer: 1 },
+  {
+    method: "PATCH",
+    path: () => `/v1/orgs/${org.organizationId}/sites/${fixture.siteId}/site-spaces/${fixture.siteSpaceId}/customization`,
+    template: '{"styling":@}',
+    outer: 1,
+  },
   { method: "PUT", path: () => `/v1/orgs/${org.organizationId}/sites/${fixture.siteId}/adaptive-schema`, template: '{"jsonSchema":@}', outer: 1 },
-  { method: "PATCH", path: () => `/v1/integrations/${fixture.integrationName}/installations/${fixture.installationId}`, template: '{"configuration":@}', outer: 1 },
-  { method: "PATCH", path: () => `/v1/integrations/${fixture.integrationName}/installations/${fixture.installationId}/spaces/${fixture.spaceId}`, template: '{"configuration":@}', outer: 1 },
-  { method: "POST", path: () => `/v1/integrations/${fixture.integrationName}/render`, template: `{"componentId":"block","context":{"type":"document","spaceId":"${randomUUID()}","editable":true,"theme":"light"},"props":@}`, outer: 1 },
-  { method: "POST", path: () => `/v1/integrations/${fixture.integrationName}`, template: '{"organization":"@org","title":"Deep one","description":"Deep","scopes":[],"script":"export default {}","configurations":@}', outer: 1, limitBytes: PUBLISH_BODY_LIMIT_BYTES },
+  {
+    method: "PATCH",
+    path: () => `/v1/integrations/${fixture.integrationName}/installations/${fixture.installationId}`,
+    template: '{"configuration":@}',
+    outer: 1,
+  },
+  {
+    method: "PATCH",
+    path: () => `/v1/integrations/${fixture.integrationName}/installations/${fixture.installationId}/spaces/${fixture.spaceId}`,
+    template: '{"configuration":@}',
+    outer: 1,
+  },
+  {
+    method: "POST",
+    path: () => `/v1/integrations/${fixture.integrationName}/render`,
+    template: `{"componentId":"block","context":{"type":"document","spaceId":"${randomUUID()}","editable":true,"theme":"light"},"props":@}`,
+    outer: 1,
+  },
+  {
+    method: "POST",
+    path: () => `/v1/integrations/${fixture.integrationName}`,
+    template: '{"organization":"@org","title":"Deep one","description":"Deep","scopes":[],"script":"export default {}","configurations":@}',
+    outer: 1,
+    limitBytes: PUBLISH_BODY_LIMIT_BYTES,
+  },
   { method: "POST", path: () => `/v1/spaces/${fixture.spaceId}/change-requests`, template: '{"subject":"Deep","template":@}', outer: 1 },
   { method: "PATCH", path: () => `/v1/spaces/${fixture.spaceId}/change-requests/${fixture.changeRequestId}`, template: '{"links":@}', outer: 1 },
   {
@@ -87,10 +117,19 @@ beforeAll(async () => {
   const integrationName = `deep-${randomUUID().slice(0, 8)}`;
   const published = await call(stack, "POST", `/v1/integrations/${integrationName}`, {
     ...owner,
-    json: { organization: org.organizationId, title: "Deep", description: "Deep JSON", scopes: [], script: "export default { fetch() { return new Response('OK'); } }" },
+    json: {
+      organization: org.organizationId,
+      title: "Deep",
+      description: "Deep JSON",
+      scopes: [],
+      script: "export default { fetch() { return new Response('OK'); } }",
+    },
   });
   const installation = await call(stack, "POST", `/v1/integrations/${integrationName}/installations`, { ...owner, json: { organization: org.organizationId } });
-  const onSpace = await call(stack, "POST", `/v1/integrations/${integrationName}/installations/${installation.body.id}/spaces`, { ...owner, json: { space: space.id } });
+  const onSpace = await call(stack, "POST", `/v1/integrations/${integrationName}/installations/${installation.body.id}/spaces`, {
+    ...owner,
+    json: { space: space.id },
+  });
   const changeRequest = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { ...owner, json: { subject: "Deep" } });
   for (const response of [site, siteSpaces, published, installation, onSpace, changeRequest]) expect(response.status).toBeLessThan(300);
   Object.assign(fixture, {
@@ -139,7 +178,10 @@ describe("JSON text fields of gRPC requests nested past the bound", () => {
     const organizationId = org.organizationId;
     const calls: [string, (json: string) => Promise<unknown>][] = [
       ["body", (json) => stack.clients.publishing.customization.updateSiteCustomization({ caller, organizationId, siteId, customizationJson: json })],
-      ["body", (json) => stack.clients.publishing.customization.overrideSiteSpaceCustomization({ caller, organizationId, siteId, siteSpaceId, overrideJson: json })],
+      [
+        "body",
+        (json) => stack.clients.publishing.customization.overrideSiteSpaceCustomization({ caller, organizationId, siteId, siteSpaceId, overrideJson: json }),
+      ],
       ["jsonSchema", (json) => stack.clients.publishing.adaptiveSchema.updateSiteAdaptiveSchema({ caller, organizationId, siteId, jsonSchema: json })],
     ];
     for (const [field, send] of calls) {

@@ -38,13 +38,19 @@ beforeEach(async () => {
 
 const commentsPath = () => `/v1/spaces/${spaceId}/comments`;
 const postComment = (text: string, key?: string) =>
-  call(stack, "POST", commentsPath(), { token: org.owner.token, json: { body: { markdown: text } }, headers: key === undefined ? {} : { "idempotency-key": key } });
+  call(stack, "POST", commentsPath(), {
+    token: org.owner.token,
+    json: { body: { markdown: text } },
+    headers: key === undefined ? {} : { "idempotency-key": key },
+  });
 
 /** The ids of the space's comments whose body reads `text`. */
 async function commentsReading(text: string): Promise<string[]> {
   const list = await call(stack, "GET", `${commentsPath()}?format=markdown`, { token: org.owner.token });
   expect(list.status).toBe(200);
-  return (list.body.items as { id: string; body: { markdown?: string } }[]).filter((comment) => comment.body.markdown?.trim() === text).map((comment) => comment.id);
+  return (list.body.items as { id: string; body: { markdown?: string } }[])
+    .filter((comment) => comment.body.markdown?.trim() === text)
+    .map((comment) => comment.id);
 }
 
 /** Until collaboration answers through the relays again (their connections were cut). */

@@ -60,7 +60,8 @@ const PNG = pngBytes(16, 16);
 const seed = (work: (draftId: string, caller: DraftCaller) => Promise<unknown>): Promise<string> =>
   commitDraftWork(editing, { userId: org.owner.userId, spaceId }, work);
 
-const createPage = (caller: DraftCaller, draftId: string, fields: Partial<CreatePageInput>) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) });
+const createPage = (caller: DraftCaller, draftId: string, fields: Partial<CreatePageInput>) =>
+  editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) });
 
 const TEMPLATES = {
   spaceLinks: "/spaces/{spaceId}/links",
@@ -103,7 +104,10 @@ function targetName(target: Location | undefined): string {
 
 /** "<status> <relation> <target> <- <location page ids>" for each item. */
 const summary = (body: { items: LinkItem[] }): string[] =>
-  body.items.map((item) => `${item.status} ${item.relation} ${targetName(item.targetReference)} <- ${item.locationReferences.map((location) => location.page!.id).join(",")}`);
+  body.items.map(
+    (item) =>
+      `${item.status} ${item.relation} ${targetName(item.targetReference)} <- ${item.locationReferences.map((location) => location.page!.id).join(",")}`,
+  );
 const pageIds = (body: { items: Location[] }): string[] => body.items.map((item) => item.page!.id);
 
 describe("links and backlinks", () => {
@@ -147,7 +151,9 @@ describe("links and backlinks", () => {
     expect(summary(broken.body)).toEqual(["broken reference (missing) <- home"]);
     expect(broken.body.count).toBe(1);
     expect(broken.body.stats).toEqual({ total: 7, broken: { total: 1, changeRequest: 0 } });
-    expect(summary((await get("spaceLinks", `/v1/spaces/${spaceId}/links?status=in-app`)).body)).toEqual([`in-app reference ${stack.baseUrl}/o/x/settings <- home`]);
+    expect(summary((await get("spaceLinks", `/v1/spaces/${spaceId}/links?status=in-app`)).body)).toEqual([
+      `in-app reference ${stack.baseUrl}/o/x/settings <- home`,
+    ]);
 
     const first = await get("spaceLinks", `/v1/spaces/${spaceId}/links?limit=4`);
     expect(first.body.items).toHaveLength(4);
@@ -257,7 +263,11 @@ describe("links and backlinks of a change request", () => {
     const changeRequestPath = (changeRequestId: string | number) => `/v1/spaces/${spaceId}/change-requests/${changeRequestId}`;
     const links = await get("changeRequestLinks", `${changeRequestPath(number)}/links`);
     expect(links.status).toBe(200);
-    expect(summary(links.body).sort()).toEqual(["broken reference (missing) <- extra", "ok reference page:source <- extra", "ok reference page:target <- source"]);
+    expect(summary(links.body).sort()).toEqual([
+      "broken reference (missing) <- extra",
+      "ok reference page:source <- extra",
+      "ok reference page:target <- source",
+    ]);
     expect(links.body.stats).toMatchObject({ total: 3, broken: { total: 1 } });
     expect(summary((await get("changeRequestLinks", `${changeRequestPath(id)}/links?status=broken`)).body)).toEqual(["broken reference (missing) <- extra"]);
     const pageLinks = await get("changeRequestPageLinks", `${changeRequestPath(id)}/content/page/extra/links`);

@@ -84,7 +84,11 @@ describe("list cursors", () => {
   it("refuses ill-typed values, an edited cursor and another list's cursor", async () => {
     const { body } = await members("");
     const [token, signature] = (body.next.page as string).split(".");
-    for (const values of [[true, "x"], [1e308 * 10, "x"], [{}, "x"]]) {
+    for (const values of [
+      [true, "x"],
+      [1e308 * 10, "x"],
+      [{}, "x"],
+    ]) {
       expectError(await members(`&page=${forge(values)}.${signature}`), 400, "page: not a valid page token for this list");
     }
     expectError(await members(`&page=${token}x.${signature}`), 400, "page: not a valid page token for this list");
@@ -104,7 +108,11 @@ describe("limit", () => {
   it("accepts 0 to 1000 and names the parameter otherwise", async () => {
     expect((await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?limit=0`, owner())).status).toBe(200);
     for (const limit of ["-1", "1001", "x"]) {
-      expectError(await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?limit=${limit}`, owner()), 400, "limit: must be an integer between 0 and 1000");
+      expectError(
+        await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?limit=${limit}`, owner()),
+        400,
+        "limit: must be an integer between 0 and 1000",
+      );
     }
   });
 });

@@ -130,7 +130,23 @@ const operator = fc.constantFrom<unknown>({ $gt: "" }, { $in: ["x"] }, { $ne: nu
 const nastyString = fc.oneof(
   // Text PostgreSQL cannot hold, or that has no UTF-8 form.
   { weight: 2, arbitrary: fc.constantFrom("\u0000", "a\u0000b", "\ud800", "x\udfff", "\udc00\ud800") },
-  fc.constantFrom("", " ", "\t\n", "null", "NaN", "-0", "1e309", "__proto__", "constructor", "$where", "' or 1=1 --", "../../etc/passwd", "%E0%A4%A", "\u202eevil", "📘"),
+  fc.constantFrom(
+    "",
+    " ",
+    "\t\n",
+    "null",
+    "NaN",
+    "-0",
+    "1e309",
+    "__proto__",
+    "constructor",
+    "$where",
+    "' or 1=1 --",
+    "../../etc/passwd",
+    "%E0%A4%A",
+    "\u202eevil",
+    "📘",
+  ),
   fc.string({ maxLength: 12, unit: fc.constantFrom("\u0000", "\ud800", "\udfff", "\u0007", "\u001b", "\u007f", "\u2028", "a", "%", '"', "\\", "😀") }),
   fc.string({ maxLength: 24, unit: "binary" }),
   // Past every field's limit (and, in a URL, past the 16 KiB the HTTP parser accepts).
@@ -192,7 +208,10 @@ function plausible(schema: JsonSchema, depth = 0): fc.Arbitrary<unknown> {
   if (types.includes("boolean")) return fc.boolean();
   if (types.includes("string")) {
     if (schema.format === "uri" || schema.format === "url") return fc.constant("https://example.invalid/x");
-    return fc.string({ minLength: Number(schema.minLength ?? 0), maxLength: Math.max(Number(schema.minLength ?? 0), Math.min(Number(schema.maxLength ?? 20), 20)) });
+    return fc.string({
+      minLength: Number(schema.minLength ?? 0),
+      maxLength: Math.max(Number(schema.minLength ?? 0), Math.min(Number(schema.maxLength ?? 20), 20)),
+    });
   }
   return anyJson;
 }
@@ -220,7 +239,12 @@ function bodyArbitrary(route: TestedRoute): fc.Arbitrary<Body> {
     .tuple(
       plausible(schema),
       names.length > 0 ? fc.subarray(names) : fc.constant<string[]>([]),
-      properties.length > 0 ? fc.array(fc.constantFrom(...properties).chain(([name, property]) => malformed(property).map((value) => [name, value] as const)), { maxLength: 3 }) : fc.constant([]),
+      properties.length > 0
+        ? fc.array(
+            fc.constantFrom(...properties).chain(([name, property]) => malformed(property).map((value) => [name, value] as const)),
+            { maxLength: 3 },
+          )
+        : fc.constant([]),
       fc.array(fc.tuple(nastyString, anyJson), { maxLength: 2 }),
     )
     .map(([base, dropped, replaced, extra]): Body => {
@@ -234,7 +258,10 @@ function bodyArbitrary(route: TestedRoute): fc.Arbitrary<Body> {
   return fc.oneof(
     { weight: 6, arbitrary: edited },
     { weight: 1, arbitrary: anyJson.map((json): Body => ({ json })) },
-    { weight: 1, arbitrary: fc.constantFrom<Body>(undefined, { text: "{" }, { text: '{"a":}' }, { text: "[".repeat(100_000) }, { text: "1e309" }, { text: "\u0000" }) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom<Body>(undefined, { text: "{" }, { text: '{"a":}' }, { text: "[".repeat(100_000) }, { text: "1e309" }, { text: "\u0000" }),
+    },
     { weight: 1, arbitrary: plausible(schema).map((json): Body => ({ text: JSON.stringify(json) ?? "null", contentType: "text/plain" })) },
   );
 }
@@ -292,12 +319,15 @@ function cursorArbitrary(realCursor: () => string): fc.Arbitrary<string> {
 
 function requestArbitrary(route: TestedRoute, realCursor: () => string): fc.Arbitrary<Request> {
   const path: Record<string, fc.Arbitrary<PathValue>> = {};
-  for (const name of paramNames(route.path)) path[name] = fc.oneof({ weight: 3, arbitrary: fc.constant<PathValue>({ fixture: name }) }, { weight: 1, arbitrary: strayId });
+  for (const name of paramNames(route.path))
+    path[name] = fc.oneof({ weight: 3, arbitrary: fc.constant<PathValue>({ fixture: name }) }, { weight: 1, arbitrary: strayId });
   const queryEntries = [...route.query].map(([name, schema]) =>
     fc.oneof(
       fc.constant<[string, string][]>([]),
       (name === "page" ? cursorArbitrary(realCursor) : plausible(schema).map(String)).map((value): [string, string][] => [[name, value]]),
-      malformed(schema).map((value): [string, string][] => (Array.isArray(value) ? value.map((item) => [name, String(item)]) : [[name, typeof value === "string" ? value : JSON.stringify(value) ?? ""]])),
+      malformed(schema).map((value): [string, string][] =>
+        Array.isArray(value) ? value.map((item) => [name, String(item)]) : [[name, typeof value === "string" ? value : (JSON.stringify(value) ?? "")]],
+      ),
     ),
   );
   const query = fc
@@ -309,7 +339,12 @@ function requestArbitrary(route: TestedRoute, realCursor: () => string): fc.Arbi
     body: bodyArbitrary(route),
     authorization: fc.oneof(
       { weight: 9, arbitrary: fc.constant<Request["authorization"]>("owner") },
-      { weight: 1, arbitrary: fc.constantFrom(undefined, "Bearer imp_0000000000000000000000000000", "Basic eDp5", `Bearer ${"a".repeat(5000)}`).map((header) => ({ header })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom(undefined, "Bearer imp_0000000000000000000000000000", "Basic eDp5", `Bearer ${"a".repeat(5000)}`)
+          .map((header) => ({ header })),
+      },
     ),
   });
 }
@@ -371,7 +406,8 @@ function gatewayRefuses(route: TestedRoute, request: Request, rawPath: Record<st
   if (body === "refused") return true;
   const params = Object.fromEntries(Object.entries(rawPath).map(([name, value]) => [name, decodePathValue(value)]));
   const query = parseQueryString(request.query.map(([name, value]) => `${encode(name)}=${encode(value)}`).join("&"));
-  const fails = (schema: z.ZodType | undefined, value: unknown) => schema !== undefined && (findUnstorableText(value, "x") !== undefined || !schema.safeParse(value).success);
+  const fails = (schema: z.ZodType | undefined, value: unknown) =>
+    schema !== undefined && (findUnstorableText(value, "x") !== undefined || !schema.safeParse(value).success);
   return fails(route.schemas.params, params) || fails(route.schemas.query, query) || fails(route.schemas.body, body);
 }
 
@@ -444,7 +480,8 @@ async function snapshot(): Promise<string> {
  */
 async function settledSnapshot(): Promise<string> {
   await eventually(async () => {
-    const space = ((await readJson(`/v1/spaces/${fixture.spaceId}`)) as { body: { changeRequests?: number; changeRequestsOpen?: number; comments?: number } }).body;
+    const space = ((await readJson(`/v1/spaces/${fixture.spaceId}`)) as { body: { changeRequests?: number; changeRequestsOpen?: number; comments?: number } })
+      .body;
     return (space.changeRequests === 1 && space.changeRequestsOpen === 1 && space.comments === 1) || undefined;
   }, 30_000);
   let previous = await snapshot();
@@ -463,7 +500,9 @@ beforeAll(async () => {
   await createMember(stack, org, { role: "edit" });
   const space = await createSpace(stack, org);
   const collection = await createCollection(stack, org);
-  await commitEdits(editing, { userId: org.owner.userId, spaceId: space.id }, (draft) => draft.createPage({ pageId: "guide", title: "Guide", markdown: "# Setup\n\nRun it." }));
+  await commitEdits(editing, { userId: org.owner.userId, spaceId: space.id }, (draft) =>
+    draft.createPage({ pageId: "guide", title: "Guide", markdown: "# Setup\n\nRun it." }),
+  );
   const owner = { token: org.owner.token };
   const changeRequest = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { ...owner, json: { subject: "Fixture" } });
   const pages = await call(stack, "GET", `/v1/spaces/${space.id}/content/pages`, owner);
@@ -482,9 +521,18 @@ beforeAll(async () => {
   const site = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites`, { ...owner, json: { title: "Fixture site", spaces: [space.id] } });
   const siteSpaces = await call(stack, "GET", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/site-spaces`, owner);
   const shareLink = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/share-links`, { ...owner, json: { name: "Fixture" } });
-  const section = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/sections`, { ...owner, json: { spaceId: space.id, title: "Fixture section" } });
-  const group = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/section-groups`, { ...owner, json: { title: "Fixture group", sections: [section.body.id] } });
-  const link = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/external-links`, { ...owner, json: { title: "Fixture link", url: "https://example.com" } });
+  const section = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/sections`, {
+    ...owner,
+    json: { spaceId: space.id, title: "Fixture section" },
+  });
+  const group = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/section-groups`, {
+    ...owner,
+    json: { title: "Fixture group", sections: [section.body.id] },
+  });
+  const link = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/external-links`, {
+    ...owner,
+    json: { title: "Fixture link", url: "https://example.com" },
+  });
   const team = await call(stack, "PUT", `/v1/orgs/${org.organizationId}/teams`, { ...owner, json: { title: "Fixture team" } });
   const members = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?limit=1`, owner);
   memberCursor = members.body.next.page as string;
@@ -524,7 +572,8 @@ beforeAll(async () => {
     assetId: randomUUID(),
     path: "webhook",
   });
-  for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, section, group, team]) expect(response.status).toBeLessThan(300);
+  for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, section, group, team])
+    expect(response.status).toBeLessThan(300);
 }, 120_000);
 afterAll(() => stopEditingStack(stack, editing));
 
@@ -537,7 +586,10 @@ function poisoned(route: TestedRoute, request: Request, pick: number): Request {
   if (METHODS_WITH_BODY.has(route.method) && (pick % 2 === 0 || names.length === 0)) {
     const json = request.body && "json" in request.body ? request.body.json : undefined;
     const poison = pick % 4 === 0 ? "\u0000" : "\ud800";
-    return { ...request, body: { json: typeof json === "object" && json !== null && !Array.isArray(json) ? { ...json, title: poison } : [json ?? null, poison] } };
+    return {
+      ...request,
+      body: { json: typeof json === "object" && json !== null && !Array.isArray(json) ? { ...json, title: poison } : [json ?? null, poison] },
+    };
   }
   const name = names[pick % names.length]!;
   return { ...request, path: { ...request.path, [name]: { text: `zz\u0000${pick}` } } };
@@ -561,7 +613,10 @@ async function send(route: TestedRoute, request: Request, rawPath: Record<string
   const where = `${route.method} ${url.slice(0, 300)} → ${response.status}: ${text.slice(0, 300)}`;
   expect(response.status, where).toBeLessThan(500);
   if (response.status >= 400) {
-    expect(() => assertContract({ method: route.method, url }, { status: response.status, contentType: response.headers.get("content-type"), text }), where).not.toThrow();
+    expect(
+      () => assertContract({ method: route.method, url }, { status: response.status, contentType: response.headers.get("content-type"), text }),
+      where,
+    ).not.toThrow();
   }
   return { status: response.status, url: where };
 }
@@ -580,25 +635,32 @@ describe("malformed requests, every route", () => {
   it.each(ROUTES.map((route, index) => ({ route, index, name: `${route.method} ${route.path}` })))("$name", async ({ route, index }) => {
     const mutating = route.method !== "GET";
     await fc.assert(
-      fc.asyncProperty(requestArbitrary(route, () => memberCursor), fc.nat(), async (generated, pick) => {
-        const rawPathOf = (request: Request) =>
-          Object.fromEntries(
-            Object.entries(request.path).map(([name, value]) => [name, "fixture" in value ? encode(fixtureValue(route, name)) : "raw" in value ? value.raw : encode(value.text)]),
-          );
-        const namesFixture = Object.values(generated.path).every((value) => "fixture" in value);
-        let request = generated;
-        // Could it change data? Then it must be refused: make it so when the route would take it.
-        // (Routes without a token, such as a SAML provider's ACS URL, name no fixture that exists.)
-        if (mutating && route.authenticated && (namesFixture || route.method === "PUT") && !gatewayRefuses(route, request, rawPathOf(request))) {
-          request = poisoned(route, request, pick);
-          expect(gatewayRefuses(route, request, rawPathOf(request))).toBe(true);
-        }
-        const { status, url } = await send(route, request, rawPathOf(request));
-        if (mutating) {
-          // Refused, or (an id naming nothing) not found; deleting nothing is a 204.
-          expect(status >= 400 || (route.method === "DELETE" && status === 204), url).toBe(true);
-        }
-      }),
+      fc.asyncProperty(
+        requestArbitrary(route, () => memberCursor),
+        fc.nat(),
+        async (generated, pick) => {
+          const rawPathOf = (request: Request) =>
+            Object.fromEntries(
+              Object.entries(request.path).map(([name, value]) => [
+                name,
+                "fixture" in value ? encode(fixtureValue(route, name)) : "raw" in value ? value.raw : encode(value.text),
+              ]),
+            );
+          const namesFixture = Object.values(generated.path).every((value) => "fixture" in value);
+          let request = generated;
+          // Could it change data? Then it must be refused: make it so when the route would take it.
+          // (Routes without a token, such as a SAML provider's ACS URL, name no fixture that exists.)
+          if (mutating && route.authenticated && (namesFixture || route.method === "PUT") && !gatewayRefuses(route, request, rawPathOf(request))) {
+            request = poisoned(route, request, pick);
+            expect(gatewayRefuses(route, request, rawPathOf(request))).toBe(true);
+          }
+          const { status, url } = await send(route, request, rawPathOf(request));
+          if (mutating) {
+            // Refused, or (an id naming nothing) not found; deleting nothing is a 204.
+            expect(status >= 400 || (route.method === "DELETE" && status === 204), url).toBe(true);
+          }
+        },
+      ),
       { seed: SEED + index, numRuns: RUNS_PER_ROUTE, examples: unstorableExamples(route).map((request): [Request, number] => [request, 0]) },
     );
     if (mutating) expect(await snapshot()).toBe(baseline);

@@ -29,7 +29,9 @@ describe("members seen by a guest", () => {
 
     const listed = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members`, { token: guest.token });
     expect([listed.status, listed.body.error.message]).toEqual([403, "Guests cannot list the organization's members"]);
-    const filtered = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?role=admin&search=${encodeURIComponent(org.owner.email)}`, { token: guest.token });
+    const filtered = await call(stack, "GET", `/v1/orgs/${org.organizationId}/members?role=admin&search=${encodeURIComponent(org.owner.email)}`, {
+      token: guest.token,
+    });
     expect(filtered.status).toBe(403);
 
     const self = (await guest.api.orgs.getMemberInOrganizationById(org.organizationId, guest.userId)).data;
@@ -144,7 +146,13 @@ describe("GET /v1/orgs/{organizationId}/members/{userId}", () => {
       role: "comment",
       disabled: false,
       sso: false,
-      user: { object: "user", id: member.userId, displayName: "Dana Reviewer", email: member.email, urls: { location: expect.stringContaining(member.userId) } },
+      user: {
+        object: "user",
+        id: member.userId,
+        displayName: "Dana Reviewer",
+        email: member.email,
+        urls: { location: expect.stringContaining(member.userId) },
+      },
     });
     expect(data).not.toHaveProperty("lastSeenAt");
     expect(Number.isNaN(Date.parse(data.joinedAt))).toBe(false);

@@ -14,7 +14,9 @@ const petstore = (version: string) =>
   JSON.stringify({
     openapi: "3.1.0",
     info: { title: "Petstore", version },
-    paths: { "/pets": { get: { responses: { "200": { description: "Pets", content: { "application/json": { schema: { $ref: "#/components/schemas/Pets" } } } } } } } },
+    paths: {
+      "/pets": { get: { responses: { "200": { description: "Pets", content: { "application/json": { schema: { $ref: "#/components/schemas/Pets" } } } } } } },
+    },
     components: { schemas: { Pets: { type: "array", items: { type: "object", properties: { name: { type: "string" } } } } } },
   });
 const swaggerYaml = `swagger: "2.0"
@@ -112,7 +114,10 @@ describe("POST/GET /v1/orgs/{organizationId}/openapi", () => {
     expect(invalid.lastProcessedErrorCount).toBeGreaterThan(0);
     expect(invalid.lastProcessedErrors?.[0]).toEqual({ code: "invalid_document", message: expect.stringContaining("title") });
     const unreachable = await processed("unreachable");
-    expect(unreachable).toMatchObject({ lastProcessErrorCode: "FETCH_ERROR", lastProcessedErrors: [{ code: "unreachable", message: expect.stringContaining("connection refused") }] });
+    expect(unreachable).toMatchObject({
+      lastProcessErrorCode: "FETCH_ERROR",
+      lastProcessedErrors: [{ code: "unreachable", message: expect.stringContaining("connection refused") }],
+    });
     expect(unreachable.lastVersion).toBeUndefined();
   });
 

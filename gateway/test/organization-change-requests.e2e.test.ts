@@ -64,7 +64,14 @@ describe("GET /v1/orgs/{organizationId}/change-requests", () => {
     const open = await list();
     expect(subjects(open)).toEqual(["C", "B", "A"]);
     expect(open.body.count).toBe(3);
-    expect(open.body.items[0]).toMatchObject({ object: "change-request", id: c.id, space: closedSpace, number: 1, status: "open", createdBy: { id: org.owner.userId } });
+    expect(open.body.items[0]).toMatchObject({
+      object: "change-request",
+      id: c.id,
+      space: closedSpace,
+      number: 1,
+      status: "open",
+      createdBy: { id: org.owner.userId },
+    });
     expect(subjects(await list("?status=draft"))).toEqual(["D"]);
     expect(subjects(await list("?status=archived"))).toEqual(["E"]);
     expect(subjects(await list("?status=merged"))).toEqual(["M"]);

@@ -49,7 +49,11 @@ describe("signed cursors", () => {
   it("refuses a cursor of another list, or signed with another secret", () => {
     const cursor = cursors.seal(serviceToken);
     expect(() => signer.forList('GET /v1/orgs/:organizationId/spaces {"organizationId":"o2"}').open(cursor)).toThrow(invalid);
-    expect(() => new PageTokenSigner("another secret of at least thirty-two characters").forList('GET /v1/orgs/:organizationId/spaces {"organizationId":"o1"}').open(cursor)).toThrow(invalid);
+    expect(() =>
+      new PageTokenSigner("another secret of at least thirty-two characters")
+        .forList('GET /v1/orgs/:organizationId/spaces {"organizationId":"o1"}')
+        .open(cursor),
+    ).toThrow(invalid);
     expect(() => PageTokenSigner.ephemeral().forList("x").open(PageTokenSigner.ephemeral().forList("x").seal(serviceToken))).toThrow(invalid);
   });
 
@@ -60,7 +64,13 @@ describe("signed cursors", () => {
 });
 
 describe("the signing secret setting", () => {
-  const upstreams = { IDENTITY_GRPC_ADDRESS: "localhost:1", CONTENT_GRPC_ADDRESS: "localhost:2", COLLABORATION_GRPC_ADDRESS: "localhost:3", PUBLISHING_GRPC_ADDRESS: "localhost:4", INTEGRATION_GRPC_ADDRESS: "localhost:5" };
+  const upstreams = {
+    IDENTITY_GRPC_ADDRESS: "localhost:1",
+    CONTENT_GRPC_ADDRESS: "localhost:2",
+    COLLABORATION_GRPC_ADDRESS: "localhost:3",
+    PUBLISHING_GRPC_ADDRESS: "localhost:4",
+    INTEGRATION_GRPC_ADDRESS: "localhost:5",
+  };
 
   it("is optional, and at least 32 characters when set", () => {
     expect(loadGatewayConfig(upstreams).pageTokenSecret).toBeUndefined();

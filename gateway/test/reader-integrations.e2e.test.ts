@@ -47,7 +47,14 @@ const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefo
 interface RestEvent {
   id: string;
   status: string;
-  payload: { type: string; url?: string; siteId?: string; pageId?: string; referrer?: string; visitor?: { anonymousId?: string; userAgent?: string; language?: string } };
+  payload: {
+    type: string;
+    url?: string;
+    siteId?: string;
+    pageId?: string;
+    referrer?: string;
+    visitor?: { anonymousId?: string; userAgent?: string; language?: string };
+  };
 }
 
 /** The integration's events (newest first, one page is plenty here). */
@@ -117,9 +124,16 @@ describe("the reader with integrations", () => {
     // The visitor's URL as they reached it, without the visitor token a first visit may carry.
     const viewUrl = `${reader.url}${base}install?from=search`;
 
-    const event = await eventually(async () => (await integrationEvents(name)).find((candidate) => candidate.payload.type === "site_view" && candidate.payload.url === viewUrl), 30_000);
+    const event = await eventually(
+      async () => (await integrationEvents(name)).find((candidate) => candidate.payload.type === "site_view" && candidate.payload.url === viewUrl),
+      30_000,
+    );
     expect(event.status).toBe("success");
-    expect(event.payload).toMatchObject({ siteId: site.id, referrer: "https://search.example.com/?q=widgets", visitor: { userAgent: BROWSER, language: "fr-FR" } });
+    expect(event.payload).toMatchObject({
+      siteId: site.id,
+      referrer: "https://search.example.com/?q=widgets",
+      visitor: { userAgent: BROWSER, language: "fr-FR" },
+    });
     expect(event.payload.pageId).toEqual(expect.any(String));
     expect(event.payload.visitor?.anonymousId).toMatch(/^[\w-]{16,}$/);
     const detail = await call(stack, "GET", `/v1/integrations/${name}/events/${event.id}`, owner());

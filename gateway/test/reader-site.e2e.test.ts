@@ -27,7 +27,11 @@ const text = async (path: string, init: RequestInit = {}) => {
   expect(response.status, `${path} answers ${response.status}`).toBe(200);
   return response.text();
 };
-const cookieOf = (response: Response) => response.headers.getSetCookie().map((cookie) => cookie.split(";")[0]!).join("; ");
+const cookieOf = (response: Response) =>
+  response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(";")[0]!)
+    .join("; ");
 
 beforeAll(async () => {
   stack = await startStack();
@@ -74,7 +78,8 @@ describe("a site with sections, variants and adaptive content", () => {
     await api.updateSiteById(org.organizationId, siteId, { visibility: "visitor-auth" as never });
     try {
       const { privateKey } = (await api.getSitePublishingAuthById(org.organizationId, siteId)).data;
-      const sign = (claims: Record<string, unknown>) => new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(new TextEncoder().encode(privateKey));
+      const sign = (claims: Record<string, unknown>) =>
+        new SignJWT(claims).setProtectedHeader({ alg: "HS256" }).setExpirationTime("1h").sign(new TextEncoder().encode(privateKey));
       const pro = await eventually(async () => {
         const response = await read(`${base}pro/billing?jwt_token=${await sign({ plan: "pro" })}`);
         return response.status === 200 ? response : null;
@@ -127,7 +132,10 @@ describe("a site with sections, variants and adaptive content", () => {
 
     // The beta section's page is found only by a visitor who sees the section.
     const cookie = cookieOf(await read(`${base}beta/?visitor.beta=true`));
-    await eventually(async () => ((await (await read(`${base}?q=quuxification&format=json`, { headers: { cookie } })).json()) as unknown[]).length === 1, 15_000);
+    await eventually(
+      async () => ((await (await read(`${base}?q=quuxification&format=json`, { headers: { cookie } })).json()) as unknown[]).length === 1,
+      15_000,
+    );
     expect(await (await read(`${base}?q=quuxification&format=json`)).json()).toEqual([]);
     expect(await text(`${base}?q=quuxification`)).toContain("No page matches.");
   });
@@ -172,7 +180,10 @@ describe("a site with sections, variants and adaptive content", () => {
         return result.content[0]!.text.includes("URL:") ? result.content[0]!.text : null;
       }, 15_000);
       expect(found).toContain(`URL: ${reader.url}${base}install#requirements`);
-      const page = (await client.callTool({ name: "getPage", arguments: { url: `${reader.url}${base}install` } })) as { content: { text: string }[]; isError?: boolean };
+      const page = (await client.callTool({ name: "getPage", arguments: { url: `${reader.url}${base}install` } })) as {
+        content: { text: string }[];
+        isError?: boolean;
+      };
       expect(page.isError).toBeFalsy();
       expect(page.content[0]!.text).toContain("The frobnicator needs Linux.");
       const hidden = (await client.callTool({ name: "getPage", arguments: { url: `${base}beta/preview` } })) as { isError?: boolean };
@@ -185,13 +196,19 @@ describe("a site with sections, variants and adaptive content", () => {
   it("keeps agents out when agentsContext is excluded", async () => {
     // agentsContext is Imprint's (interface.md); GitBook's client does not know it.
     const setAgentsContext = async (agentsContext: string) =>
-      expect((await call(stack, "PATCH", `/v1/orgs/${org.organizationId}/sites/${siteId}`, { token: org.owner.token, json: { agentsContext } })).status).toBe(200);
+      expect((await call(stack, "PATCH", `/v1/orgs/${org.organizationId}/sites/${siteId}`, { token: org.owner.token, json: { agentsContext } })).status).toBe(
+        200,
+      );
     await setAgentsContext("excluded");
     try {
       await eventually(async () => (await read(`${base}llms.txt`)).status === 404);
       expect((await read(`${base}llms-full.txt`)).status).toBe(404);
       expect((await read(`${base}install.md`)).status).toBe(404);
-      const mcp = await read(`${base}~gitbook/mcp`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: "{}" });
+      const mcp = await read(`${base}~gitbook/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: "{}",
+      });
       expect(mcp.status).toBe(404);
       expect((await read(`${base}install`)).status).toBe(200);
     } finally {
@@ -224,7 +241,9 @@ describe("a site with sections, variants and adaptive content", () => {
     expect(again.status).toBe(304);
 
     const configure = (await org.owner.api.spaces.getPageByPath(spaces.guide, "configure")).data;
-    await writeContent(stack, org, spaces.guide, [{ operation: "update_page", page: configure.id, document: { markdown: "# Configure\n\nEdit `acme.toml`." } }]);
+    await writeContent(stack, org, spaces.guide, [
+      { operation: "update_page", page: configure.id, document: { markdown: "# Configure\n\nEdit `acme.toml`." } },
+    ]);
     // The revision's event reaches the reader: the page is rendered anew, under a new tag.
     const changed = await eventually(async () => {
       const response = await read(`${base}configure`, { headers: { "if-none-match": etag } });

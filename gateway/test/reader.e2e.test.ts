@@ -105,7 +105,10 @@ describe("the reader", () => {
       new SignJWT({ plan: "pro" }).setProtectedHeader({ alg: "HS256" }).setIssuedAt().setExpirationTime(expiresIn).sign(new TextEncoder().encode(privateKey));
 
     expect((await read(base)).status).toBe(401);
-    await org.owner.api.orgs.updateSitePublishingAuthById(org.organizationId, siteId, { backend: "custom" as never, fallbackURL: "https://login.example.com/" });
+    await org.owner.api.orgs.updateSitePublishingAuthById(org.organizationId, siteId, {
+      backend: "custom" as never,
+      fallbackURL: "https://login.example.com/",
+    });
     const refused = await read(base);
     expect(refused.status).toBe(302);
     expect(refused.headers.get("location")).toMatch(/^https:\/\/login\.example\.com\/\?location=/);

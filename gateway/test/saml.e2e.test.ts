@@ -26,7 +26,9 @@ const IDP_ENTITY = "https://idp.example.test/metadata";
 function makeCertificate(name: string, bits: number): { key: string; cert: string } {
   const keyPath = join(workDir, `${name}.key`);
   const certPath = join(workDir, `${name}.pem`);
-  execFileSync("openssl", ["req", "-x509", "-newkey", `rsa:${bits}`, "-nodes", "-keyout", keyPath, "-out", certPath, "-days", "2", "-subj", `/CN=${name}`], { stdio: "ignore" });
+  execFileSync("openssl", ["req", "-x509", "-newkey", `rsa:${bits}`, "-nodes", "-keyout", keyPath, "-out", certPath, "-days", "2", "-subj", `/CN=${name}`], {
+    stdio: "ignore",
+  });
   return { key: readFileSync(keyPath, "utf8"), cert: readFileSync(certPath, "utf8") };
 }
 
@@ -53,7 +55,12 @@ interface Provider {
 }
 
 async function newProvider(extra: Record<string, unknown> = {}): Promise<Provider> {
-  const created = await call(stack, "POST", samlPath(), owner({ label: "Acme IdP", entityID: IDP_ENTITY, ssoURL: "https://idp.example.test/sso", certificate: idp.cert, ...extra }));
+  const created = await call(
+    stack,
+    "POST",
+    samlPath(),
+    owner({ label: "Acme IdP", entityID: IDP_ENTITY, ssoURL: "https://idp.example.test/sso", certificate: idp.cert, ...extra }),
+  );
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body as Provider;
 }
@@ -156,15 +163,34 @@ describe("SAML providers", () => {
       [{ defaultTeam: "00000000-0000-4000-8000-000000000000" }, "defaultTeam: must be a team of the organization"],
     ] as const;
     for (const [change, message] of refused) {
-      const response = await call(stack, "POST", samlPath(), owner({ label: "Bad", entityID: IDP_ENTITY, ssoURL: "https://idp.example.test/sso", certificate: idp.cert, ...change }));
+      const response = await call(
+        stack,
+        "POST",
+        samlPath(),
+        owner({ label: "Bad", entityID: IDP_ENTITY, ssoURL: "https://idp.example.test/sso", certificate: idp.cert, ...change }),
+      );
       expect([response.status, response.body.error.message]).toEqual([400, message]);
     }
-    expect((await call(stack, "POST", samlPath(), { token: editor.token, json: { label: "Mine", entityID: IDP_ENTITY, ssoURL: "https://idp.example.test/sso", certificate: idp.cert } })).status).toBe(403);
+    expect(
+      (
+        await call(stack, "POST", samlPath(), {
+          token: editor.token,
+          json: { label: "Mine", entityID: IDP_ENTITY, ssoURL: "https://idp.example.test/sso", certificate: idp.cert },
+        })
+      ).status,
+    ).toBe(403);
 
     // Through GitBook's own client.
     const api = org.owner.api.orgs;
     const provider = (
-      await api.createOrganizationSamlProvider(org.organizationId, { label: "Acme IdP", entityID: IDP_ENTITY, ssoURL: "https://idp.example.test/sso", certificate: idp.cert, defaultTeam: team.id, defaultRole: "comment" as never })
+      await api.createOrganizationSamlProvider(org.organizationId, {
+        label: "Acme IdP",
+        entityID: IDP_ENTITY,
+        ssoURL: "https://idp.example.test/sso",
+        certificate: idp.cert,
+        defaultTeam: team.id,
+        defaultRole: "comment" as never,
+      })
     ).data;
     expect(provider).toMatchObject({ object: "saml-provider", status: "pending", defaultRole: "comment", defaultTeam: { id: team.id, title: "Support" } });
     expect(provider.service.acsURL).toBe(`${stack.baseUrl}/v1/sso/saml/${provider.id}/acs`);
@@ -200,7 +226,9 @@ describe("SAML sign-in", () => {
     expect(me.body).toMatchObject({ email: "dana@acme.test", displayName: "Dana" });
     const member = (await call(stack, "GET", `/v1/orgs/${org.organizationId}/members/${me.body.id}`, owner())).body;
     expect(member).toMatchObject({ role: "read", sso: true, teams: 2 });
-    const teams = (await call(stack, "GET", `/v1/orgs/${org.organizationId}/members/${me.body.id}/teams`, owner())).body.items.map((item: { team: { id: string } }) => item.team.id);
+    const teams = (await call(stack, "GET", `/v1/orgs/${org.organizationId}/members/${me.body.id}/teams`, owner())).body.items.map(
+      (item: { team: { id: string } }) => item.team.id,
+    );
     expect(teams.sort()).toEqual([support.id, engineering.id].sort());
     expect((await call(stack, "GET", samlPath(provider.id), owner())).body.status).toBe("active");
 
@@ -230,7 +258,11 @@ describe("SAML sign-in", () => {
     const provider = await newProvider();
     const before = await memberEmails();
     const refusals: [string, (requestId: string) => string, RegExp][] = [
-      ["unsigned assertion", (id) => responseXml(provider, assertionXml(provider, { requestId: id, email: "unsigned@evil.test" }), id), /SAMLResponse: Invalid signature/],
+      [
+        "unsigned assertion",
+        (id) => responseXml(provider, assertionXml(provider, { requestId: id, email: "unsigned@evil.test" }), id),
+        /SAMLResponse: Invalid signature/,
+      ],
       ["signed by another key", (id) => signedResponse(provider, id, { email: "other-key@evil.test" }, other), /SAMLResponse: Invalid signature/],
       [
         "signature wrapping",
@@ -246,15 +278,46 @@ describe("SAML sign-in", () => {
         (id) => signedResponse(provider, id, { email: "admin@acme.test<!---->.evil.test" }),
         /SAMLResponse: XML comments are not accepted/,
       ],
-      ["wrong audience", (id) => signedResponse(provider, id, { email: "audience@evil.test", audience: "https://other-sp.example.test" }), /SAMLResponse: SAML assertion audience mismatch/],
-      ["wrong recipient", (id) => signedResponse(provider, id, { email: "recipient@evil.test", recipient: "https://other-sp.example.test/acs" }), /SAMLResponse: the assertion's recipient must be/],
-      ["expired", (id) => signedResponse(provider, id, { email: "expired@evil.test", notBefore: new Date(Date.now() - 3_600_000), notOnOrAfter: new Date(Date.now() - 1_800_000) }), /SAMLResponse: No valid subject confirmation/],
-      ["not yet valid", (id) => signedResponse(provider, id, { email: "early@evil.test", notBefore: new Date(Date.now() + 1_800_000), notOnOrAfter: new Date(Date.now() + 3_600_000) }), /SAMLResponse: SAML assertion not yet valid/],
+      [
+        "wrong audience",
+        (id) => signedResponse(provider, id, { email: "audience@evil.test", audience: "https://other-sp.example.test" }),
+        /SAMLResponse: SAML assertion audience mismatch/,
+      ],
+      [
+        "wrong recipient",
+        (id) => signedResponse(provider, id, { email: "recipient@evil.test", recipient: "https://other-sp.example.test/acs" }),
+        /SAMLResponse: the assertion's recipient must be/,
+      ],
+      [
+        "expired",
+        (id) =>
+          signedResponse(provider, id, {
+            email: "expired@evil.test",
+            notBefore: new Date(Date.now() - 3_600_000),
+            notOnOrAfter: new Date(Date.now() - 1_800_000),
+          }),
+        /SAMLResponse: No valid subject confirmation/,
+      ],
+      [
+        "not yet valid",
+        (id) =>
+          signedResponse(provider, id, {
+            email: "early@evil.test",
+            notBefore: new Date(Date.now() + 1_800_000),
+            notOnOrAfter: new Date(Date.now() + 3_600_000),
+          }),
+        /SAMLResponse: SAML assertion not yet valid/,
+      ],
       ["unsolicited", () => signedResponse(provider, null, { email: "unsolicited@evil.test" }), /SAMLResponse: InResponseTo is missing/],
-      ["answering a request never issued", () => signedResponse(provider, "_never_issued", { email: "unknown-request@evil.test" }), /SAMLResponse: InResponseTo is not valid/],
+      [
+        "answering a request never issued",
+        () => signedResponse(provider, "_never_issued", { email: "unknown-request@evil.test" }),
+        /SAMLResponse: InResponseTo is not valid/,
+      ],
       [
         "XML bomb",
-        (id) => `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>${signedResponse(provider, id, { email: "bomb@evil.test" })}`,
+        (id) =>
+          `<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]>${signedResponse(provider, id, { email: "bomb@evil.test" })}`,
         /SAMLResponse: document type declarations are not accepted/,
       ],
       [

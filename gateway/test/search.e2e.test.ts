@@ -26,7 +26,13 @@ afterAll(() => stopEditingStack(stack, editing));
 
 /** A made-up word no other test uses: ten letters a to p after a readable label. */
 function word(label: string): string {
-  return label + randomUUID().replace(/-/g, "").slice(0, 10).replace(/./g, (c) => String.fromCharCode(97 + parseInt(c, 16)));
+  return (
+    label +
+    randomUUID()
+      .replace(/-/g, "")
+      .slice(0, 10)
+      .replace(/./g, (c) => String.fromCharCode(97 + parseInt(c, 16)))
+  );
 }
 
 async function commitPages(spaceId: string, pages: { title: string; markdown: string; parent?: string }[]): Promise<string[]> {
@@ -71,7 +77,12 @@ describe("GET /v1/spaces/{spaceId}/search", () => {
     expect(first).toMatchObject({ title: `${term} overview`, path: `guide/${term}-overview`, rank: 1, resultType: "page", ancestors: [{ title: "Guide" }] });
     expect(first.urls.app).toMatch(new RegExp(`/o/${org.organizationId}/s/${space.id}/guide/${term}-overview$`));
     expect(second).toMatchObject({ title: "Launch", rank: 2, resultType: "section" });
-    expect(second.sections[0]).toMatchObject({ id: `reaching-${term}`, title: `Reaching ${term}`, path: `guide/launch#reaching-${term}`, resultType: "section" });
+    expect(second.sections[0]).toMatchObject({
+      id: `reaching-${term}`,
+      title: `Reaching ${term}`,
+      path: `guide/launch#reaching-${term}`,
+      resultType: "section",
+    });
     expect(second.sections[0].urls.app).toMatch(new RegExp(`/guide/launch#reaching-${term}$`));
     expect(first.score).toBeGreaterThan(second.score);
   });
@@ -79,7 +90,10 @@ describe("GET /v1/spaces/{spaceId}/search", () => {
   it("pages with limit and the next cursor", async () => {
     const space = await createSpace(stack, org);
     const term = word("paged");
-    await commitPages(space.id, [1, 2, 3].map((n) => ({ title: `Page ${n}`, markdown: `${term} ${"filler ".repeat(n)}` })));
+    await commitPages(
+      space.id,
+      [1, 2, 3].map((n) => ({ title: `Page ${n}`, markdown: `${term} ${"filler ".repeat(n)}` })),
+    );
     await until(() => searchSpace(space.id, term), 3);
     const first = await searchSpace(space.id, term, { extra: "&limit=2" });
     expect(first.body.items.map((item: { rank: number }) => item.rank)).toEqual([1, 2]);

@@ -39,16 +39,26 @@ describe("site customization", () => {
     const site = await newSite("Styled");
     const defaults = (await org.owner.api.orgs.getSiteCustomizationById(org.organizationId, site.id)).data;
     expect(defaults).not.toHaveProperty("updatedAt");
-    expect(defaults).toMatchObject({ themes: { default: "system", toggeable: true }, pagination: { enabled: true }, trademark: { enabled: false }, header: { links: [] } });
+    expect(defaults).toMatchObject({
+      themes: { default: "system", toggeable: true },
+      pagination: { enabled: true },
+      trademark: { enabled: false },
+      header: { links: [] },
+    });
 
     const wanted = {
       ...defaults,
       title: "Acme Docs",
       styling: { ...defaults.styling, primaryColor: { light: "#0A7C66", dark: "#35D0B0" } },
       header: { preset: "default" as const, links: [{ title: "Status", to: { kind: "url" as const, url: "https://status.example.com" }, links: [] }] },
-      footer: { groups: [{ title: "Company", links: [{ title: "About", to: { kind: "url" as const, url: "https://example.com/about" } }] }], copyright: "© Acme" },
+      footer: {
+        groups: [{ title: "Company", links: [{ title: "About", to: { kind: "url" as const, url: "https://example.com/about" } }] }],
+        copyright: "© Acme",
+      },
     };
-    const updated = (await org.owner.api.orgs.updateSiteCustomizationById(org.organizationId, site.id, e<Parameters<Api["updateSiteCustomizationById"]>[2]>(wanted))).data;
+    const updated = (
+      await org.owner.api.orgs.updateSiteCustomizationById(org.organizationId, site.id, e<Parameters<Api["updateSiteCustomizationById"]>[2]>(wanted))
+    ).data;
     expect(updated.updatedAt).toEqual(expect.any(String));
     expect(await customizationOf(site.id)).toEqual(wanted);
     // Members read it; `unmasked` (deprecated) is accepted.
@@ -63,7 +73,10 @@ describe("site customization", () => {
     const cases: [unknown, string][] = [
       [{ ...base, colour: "red" }, "colour: is not a customization setting"],
       [{ ...base, header: { ...header, sticky: true } }, "header.sticky: is not a customization setting"],
-      [{ ...base, styling: { ...styling, primaryColor: { light: "teal", dark: "#000000" } } }, "styling.primaryColor.light: must be a hex colour such as #346DDB"],
+      [
+        { ...base, styling: { ...styling, primaryColor: { light: "teal", dark: "#000000" } } },
+        "styling.primaryColor.light: must be a hex colour such as #346DDB",
+      ],
       [{ ...base, styling: { ...styling, corners: "round" } }, 'styling.corners: must be one of "straight", "rounded", "circular"'],
       [{ ...base, favicon: { icon: { light: "not a url", dark: "https://example.com/d.png" } } }, "favicon.icon.light: must be an absolute URL"],
       [{ styling }, "internationalization: is required"],
@@ -111,10 +124,17 @@ describe("site customization", () => {
         org.organizationId,
         site.id,
         siteSpace.id,
-        e<Parameters<Api["overrideSiteSpaceCustomizationById"]>[3]>({ title: "Docs v2", styling: { primaryColor: { light: "#AA0000", dark: "#FF5555" }, sidebar: { list: "pill" } } }),
+        e<Parameters<Api["overrideSiteSpaceCustomizationById"]>[3]>({
+          title: "Docs v2",
+          styling: { primaryColor: { light: "#AA0000", dark: "#FF5555" }, sidebar: { list: "pill" } },
+        }),
       )
     ).data;
-    expect(overridden).toMatchObject({ hasOverrides: true, title: "Docs v2", styling: { primaryColor: { light: "#AA0000" }, sidebar: { list: "pill", background: "default" }, theme: "clean" } });
+    expect(overridden).toMatchObject({
+      hasOverrides: true,
+      title: "Docs v2",
+      styling: { primaryColor: { light: "#AA0000" }, sidebar: { list: "pill", background: "default" }, theme: "clean" },
+    });
 
     const reset = (await call(stack, "PATCH", path, owner({ title: null, styling: { sidebar: { list: null } } }))).body;
     expect(reset).toMatchObject({ hasOverrides: true, styling: { primaryColor: { light: "#AA0000" }, sidebar: { list: "default" } } });
@@ -156,7 +176,9 @@ describe("the published view (getPublishedContentSite)", () => {
     const second = await createSpace(stack, org, { title: "Deleted" });
     const site = await newSite("Published follows", [first.id, second.id]);
     const spacesOf = async () =>
-      ((await org.owner.api.orgs.getPublishedContentSite(org.organizationId, site.id)).data.structure.structure as { space: { id: string } }[]).map((item) => item.space.id);
+      ((await org.owner.api.orgs.getPublishedContentSite(org.organizationId, site.id)).data.structure.structure as { space: { id: string } }[]).map(
+        (item) => item.space.id,
+      );
     expect(await spacesOf()).toEqual([first.id, second.id]);
     expect((await call(stack, "DELETE", `/v1/spaces/${second.id}`, owner())).status).toBe(204);
     await eventually(async () => (await spacesOf()).length === 1);

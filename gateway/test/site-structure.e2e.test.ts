@@ -36,14 +36,23 @@ async function siteWithSections(title: string): Promise<{ siteId: string; sectio
 async function outline(siteId: string, path: "structure" | "published" = "structure"): Promise<unknown[]> {
   const body = (await call(stack, "GET", `${sitePath(siteId)}/${path}`, owner())).body as { structure: { structure: Item[] } } & { structure: Item[] };
   const items = path === "published" ? body.structure.structure : body.structure;
-  const walk = (list: Item[]): unknown[] => list.map((item) => (item.children ? { [item.title!]: walk(item.children) } : `${item.object === "site-external-link" ? "link:" : ""}${item.title}${item.draft ? " (draft)" : ""}`));
+  const walk = (list: Item[]): unknown[] =>
+    list.map((item) =>
+      item.children
+        ? { [item.title!]: walk(item.children) }
+        : `${item.object === "site-external-link" ? "link:" : ""}${item.title}${item.draft ? " (draft)" : ""}`,
+    );
   return walk(items);
 }
 
 describe("external links in a site's structure", () => {
   it("adds, changes, sorts and deletes links with GitBook's client, among sections and in groups", async () => {
     const { siteId, sections } = await siteWithSections("Links");
-    const created = await org.owner.api.orgs.addExternalLinkToSite(org.organizationId, siteId, { title: "Status page", url: "https://status.example.com", icon: "signal" });
+    const created = await org.owner.api.orgs.addExternalLinkToSite(org.organizationId, siteId, {
+      title: "Status page",
+      url: "https://status.example.com",
+      icon: "signal",
+    });
     expect(created.status).toBe(201);
     expect(created.data).toMatchObject({ object: "site-external-link", title: "Status page", url: "https://status.example.com", icon: "signal", draft: false });
     expect(await outline(siteId)).toEqual(["One", "Two", "Three", "link:Status page"]);
@@ -56,7 +65,8 @@ describe("external links in a site's structure", () => {
     expect(await outline(siteId)).toEqual(["One", "link:Status page", "Two", "Three"]);
 
     const group = (await org.owner.api.orgs.addSectionGroupToSite(org.organizationId, siteId, { title: "Resources", sections: [sections[2]!] })).data;
-    const moved = (await org.owner.api.orgs.updateSiteExternalLinkById(org.organizationId, siteId, created.data.id, { parent: group.id, title: "Status" })).data;
+    const moved = (await org.owner.api.orgs.updateSiteExternalLinkById(org.organizationId, siteId, created.data.id, { parent: group.id, title: "Status" }))
+      .data;
     expect(moved).toMatchObject({ title: "Status", sectionGroup: group.id });
     expect(await outline(siteId)).toEqual(["One", "Two", { Resources: ["Three", "link:Status"] }]);
 
@@ -75,7 +85,10 @@ describe("external links in a site's structure", () => {
       [{ title: "x", url: "https://example.com" }, "title: must be at least 2 characters"],
       [{ title: "Docs", url: "javascript:alert(1)" }, "url: must be an absolute http(s) URL"],
       [{ title: "Docs", url: "/relative" }, "url: must be an absolute http(s) URL"],
-      [{ title: "Docs", url: "https://example.com", parent: "00000000-0000-4000-8000-000000000000" }, "parent: no section group 00000000-0000-4000-8000-000000000000 in this site"],
+      [
+        { title: "Docs", url: "https://example.com", parent: "00000000-0000-4000-8000-000000000000" },
+        "parent: no section group 00000000-0000-4000-8000-000000000000 in this site",
+      ],
       [{ title: "Docs", url: "https://example.com", condition: "visitor.claims.__proto__" }, "condition:"],
     ] as const) {
       const response = await call(stack, "POST", links, owner(body));
@@ -85,7 +98,14 @@ describe("external links in a site's structure", () => {
     const refused = await call(stack, "POST", `${sitePath(flat.id)}/external-links`, owner({ title: "Docs", url: "https://example.com" }));
     expect([refused.status, refused.body.error.message]).toEqual([400, expect.stringContaining("sections")]);
     expect((await call(stack, "POST", links, { token: editor.token, json: { title: "Docs", url: "https://example.com" } })).status).toBe(403);
-    expect((await call(stack, "POST", `${sitePath(siteId, other.organizationId)}/external-links`, { token: other.owner.token, json: { title: "Docs", url: "https://example.com" } })).status).toBe(404);
+    expect(
+      (
+        await call(stack, "POST", `${sitePath(siteId, other.organizationId)}/external-links`, {
+          token: other.owner.token,
+          json: { title: "Docs", url: "https://example.com" },
+        })
+      ).status,
+    ).toBe(404);
     expect((await call(stack, "PATCH", `${links}/00000000-0000-4000-8000-000000000000`, owner({ title: "Docs" }))).status).toBe(404);
   });
 });
@@ -109,7 +129,8 @@ describe("nested section groups", () => {
 
     // Groups nest at most 4 deep.
     let parent = inner.data.id;
-    for (const title of ["Level 3", "Level 4"]) parent = (await org.owner.api.orgs.addSectionGroupToSite(org.organizationId, siteId, { title, parent })).data.id;
+    for (const title of ["Level 3", "Level 4"])
+      parent = (await org.owner.api.orgs.addSectionGroupToSite(org.organizationId, siteId, { title, parent })).data.id;
     const tooDeep = await call(stack, "POST", `${sitePath(siteId)}/section-groups`, owner({ title: "Level 5", parent }));
     expect([tooDeep.status, tooDeep.body.error.message]).toEqual([400, "parent: section groups nest at most 4 deep"]);
 
@@ -121,7 +142,10 @@ describe("nested section groups", () => {
     expect(await outline(siteId)).toEqual(["One", { Guides: ["Two"] }, "Three", { "Level 3": [{ "Level 4": [] }] }]);
 
     // Sorting may move an item into another level: next to an item of a group.
-    await org.owner.api.orgs.sortSiteStructure(org.organizationId, siteId, { item: { type: "site-section", id: sections[0]! }, position: { after: { type: "site-section", id: sections[1]! } } });
+    await org.owner.api.orgs.sortSiteStructure(org.organizationId, siteId, {
+      item: { type: "site-section", id: sections[0]! },
+      position: { after: { type: "site-section", id: sections[1]! } },
+    });
     expect(await outline(siteId)).toEqual([{ Guides: ["Two", "One"] }, "Three", { "Level 3": [{ "Level 4": [] }] }]);
   });
 });
@@ -137,13 +161,17 @@ describe("drafts", () => {
     await org.owner.api.orgs.addExternalLinkToSite(org.organizationId, siteId, { title: "Roadmap", url: "https://example.com/roadmap", draft: true });
 
     expect(await outline(siteId)).toEqual(["One", "Two (draft)", { Beta: ["Three"] }, "link:Roadmap (draft)"]);
-    const structure = (await org.owner.api.orgs.getSiteStructure(org.organizationId, siteId)).data.structure as (Item & { siteSpaces?: { id: string; draft: boolean }[] })[];
+    const structure = (await org.owner.api.orgs.getSiteStructure(org.organizationId, siteId)).data.structure as (Item & {
+      siteSpaces?: { id: string; draft: boolean }[];
+    })[];
     expect(structure[0]!.siteSpaces!.map((siteSpace) => siteSpace.draft)).toEqual([false, true]);
     expect(structure[2]).toMatchObject({ draft: true });
 
     // What visitors get: no draft section, group, link or site-space.
     expect(await outline(siteId, "published")).toEqual(["One"]);
-    const published = (await org.owner.api.orgs.getPublishedContentSite(org.organizationId, siteId)).data.structure.structure as { siteSpaces: { id: string }[] }[];
+    const published = (await org.owner.api.orgs.getPublishedContentSite(org.organizationId, siteId)).data.structure.structure as {
+      siteSpaces: { id: string }[];
+    }[];
     expect(published[0]!.siteSpaces.map((siteSpace) => siteSpace.id)).not.toContain(draftSpace.id);
 
     // Made live, they appear.
@@ -205,7 +233,8 @@ describe("a space shown only inside a draft group", () => {
     const outer = (await org.owner.api.orgs.addSectionGroupToSite(org.organizationId, site.id, { title: "Outer", draft: true })).data;
     await org.owner.api.orgs.addSectionGroupToSite(org.organizationId, site.id, { title: "Nested", parent: outer.id, sections: [section.id] });
     await org.owner.api.orgs.publishSite(org.organizationId, site.id);
-    const publishedOf = async (spaceId: string) => ((await call(stack, "GET", `/v1/spaces/${spaceId}`, owner())).body as { urls: { published?: string } }).urls.published;
+    const publishedOf = async (spaceId: string) =>
+      ((await call(stack, "GET", `/v1/spaces/${spaceId}`, owner())).body as { urls: { published?: string } }).urls.published;
     await eventually(async () => (await publishedOf(first.id)) !== undefined);
     expect(await publishedOf(space.id)).toBeUndefined();
     await org.owner.api.orgs.updateSiteSectionGroupById(org.organizationId, site.id, outer.id, { draft: false });

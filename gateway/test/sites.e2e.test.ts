@@ -81,7 +81,13 @@ describe("sites", () => {
       adaptiveContent: { enabled: true },
       proxy: "example.com/docs",
     });
-    expect(updated.data).toMatchObject({ title: "Settings renamed", visibility: "unlisted", basename, adaptiveContent: { enabled: true }, proxy: { origin: "example.com/docs" } });
+    expect(updated.data).toMatchObject({
+      title: "Settings renamed",
+      visibility: "unlisted",
+      basename,
+      adaptiveContent: { enabled: true },
+      proxy: { origin: "example.com/docs" },
+    });
     const agents = await call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json: { agentsContext: "excluded", proxy: null } });
     expect(agents.body).toMatchObject({ agentsContext: "excluded" });
     expect(agents.body.proxy).toBeUndefined();
@@ -171,20 +177,32 @@ describe("site-spaces", () => {
       [guide.id, true],
       [api.id, false],
     ]);
-    expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id, { default: true })).data.items.map((item) => item.space.id)).toEqual([guide.id]);
-    expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id, { default: false })).data.items.map((item) => item.space.id)).toEqual([api.id]);
+    expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id, { default: true })).data.items.map((item) => item.space.id)).toEqual([
+      guide.id,
+    ]);
+    expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id, { default: false })).data.items.map((item) => item.space.id)).toEqual([
+      api.id,
+    ]);
 
     const condition = 'visitor.claims.plan == "pro"';
     const updated = await org.owner.api.orgs.updateSiteSpaceById(org.organizationId, site.id, added.data.id, { path: "reference", condition });
     expect(updated.data).toMatchObject({ path: "reference", condition });
     const cleared = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${added.data.id}`, { token: org.owner.token, json: { condition: null } });
     expect(cleared.body.condition).toBeUndefined();
-    const badCondition = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${added.data.id}`, { token: org.owner.token, json: { condition: "visitor.claims.plan ==" } });
+    const badCondition = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${added.data.id}`, {
+      token: org.owner.token,
+      json: { condition: "visitor.claims.plan ==" },
+    });
     expect([badCondition.status, badCondition.body.error.message]).toEqual([400, expect.stringMatching(/^condition: .*at character \d+/)]);
-    const samePath = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${added.data.id}`, { token: org.owner.token, json: { path: all[0]!.path } });
+    const samePath = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${added.data.id}`, {
+      token: org.owner.token,
+      json: { path: all[0]!.path },
+    });
     expect([samePath.status, samePath.body.error.message]).toEqual([400, expect.stringContaining("path:")]);
 
-    const moved = await org.owner.api.orgs.moveSiteSpace(org.organizationId, site.id, added.data.id, { position: { before: { type: "site-space", siteSpace: all[0]!.id } } });
+    const moved = await org.owner.api.orgs.moveSiteSpace(org.organizationId, site.id, added.data.id, {
+      position: { before: { type: "site-space", siteSpace: all[0]!.id } },
+    });
     expect(moved.data.id).toBe(added.data.id);
     expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items.map((item) => item.id)).toEqual([added.data.id, all[0]!.id]);
 
@@ -227,19 +245,35 @@ describe("site-spaces", () => {
     expect((sorted.data as { id: string }).id).toBe(ids[2]);
     const after = (await org.owner.api.orgs.getSiteStructure(org.organizationId, site.id)).data.structure.map((item) => item.id);
     expect(after).toEqual([ids[2], ids[0], ids[1]]);
-    const toEnd = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, { token: org.owner.token, json: { item: { type: "site-space", id: ids[2] }, position: {} } });
+    const toEnd = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, {
+      token: org.owner.token,
+      json: { item: { type: "site-space", id: ids[2] }, position: {} },
+    });
     expect(toEnd.status).toBe(200);
     expect((await org.owner.api.orgs.getSiteStructure(org.organizationId, site.id)).data.structure.map((item) => item.id)).toEqual([ids[0], ids[1], ids[2]]);
-    const section = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, { token: org.owner.token, json: { item: { type: "site-section", id: "s1" }, position: {} } });
+    const section = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, {
+      token: org.owner.token,
+      json: { item: { type: "site-section", id: "s1" }, position: {} },
+    });
     expect(section.status).toBe(404);
     const badPosition = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, {
       token: org.owner.token,
       json: { item: { type: "site-space", id: ids[0] }, position: { after: { type: "site-space", id: "nope" } } },
     });
     expect([badPosition.status, badPosition.body.error.message]).toEqual([400, expect.stringContaining("position.after.id:")]);
-    const badType = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, { token: org.owner.token, json: { item: { type: "page", id: ids[0] }, position: {} } });
+    const badType = await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, {
+      token: org.owner.token,
+      json: { item: { type: "page", id: ids[0] }, position: {} },
+    });
     expect([badType.status, badType.body.error.message]).toEqual([400, expect.stringContaining("item.type:")]);
-    expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, { token: editor.token, json: { item: { type: "site-space", id: ids[0] }, position: {} } })).status).toBe(403);
+    expect(
+      (
+        await call(stack, "PATCH", `${sitesPath()}/${site.id}/structure/sort`, {
+          token: editor.token,
+          json: { item: { type: "site-space", id: ids[0] }, position: {} },
+        })
+      ).status,
+    ).toBe(403);
     expect((await call(stack, "GET", `${sitesPath()}/${site.id}/structure`, { token: other.owner.token })).status).toBe(404);
   });
 
@@ -267,7 +301,14 @@ describe("sections", () => {
     const [rootSpace] = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items;
     const created = await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: api.id, title: "API reference", icon: "code" });
     expect(created.status).toBe(201);
-    expect(created.data).toMatchObject({ object: "site-section", title: "API reference", path: "api-reference", default: false, icon: "code", siteSpaces: [{ space: { id: api.id }, default: true }] });
+    expect(created.data).toMatchObject({
+      object: "site-section",
+      title: "API reference",
+      path: "api-reference",
+      default: false,
+      icon: "code",
+      siteSpaces: [{ space: { id: api.id }, default: true }],
+    });
     const sections = (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items;
     expect(sections.map((section) => [section.title, section.default, section.siteSpaces.map((item) => item.id)])).toEqual([
       ["Sectioned", true, [rootSpace!.id]],
@@ -283,12 +324,21 @@ describe("sections", () => {
     expect(named.data).toMatchObject({ section: created.data.id, path: "api-2" });
     const clash = await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${more.data.id}`, { token: org.owner.token, json: { path: "guide" } });
     expect([clash.status, clash.body.error.message]).toEqual([400, expect.stringContaining("path:")]);
-    expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${named.data.id}`, { token: org.owner.token, json: { path: "guide" } })).status).toBe(200);
+    expect(
+      (await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${named.data.id}`, { token: org.owner.token, json: { path: "guide" } })).status,
+    ).toBe(200);
     // The site's default site-space is the default section's.
     expect((await org.owner.api.orgs.getSiteById(org.organizationId, site.id)).data.siteSpaces).toBe(4);
     const asDefault = await call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json: { defaultSiteSpace: named.data.id } });
     expect([asDefault.status, asDefault.body.error.message]).toEqual([400, expect.stringContaining("defaultSiteSpace:")]);
-    expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json: { defaultSiteSection: created.data.id, defaultSiteSpace: named.data.id } })).status).toBe(200);
+    expect(
+      (
+        await call(stack, "PATCH", `${sitesPath()}/${site.id}`, {
+          token: org.owner.token,
+          json: { defaultSiteSection: created.data.id, defaultSiteSpace: named.data.id },
+        })
+      ).status,
+    ).toBe(200);
     const after = (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items;
     expect(after.map((section) => section.default)).toEqual([false, true]);
     expect(after[1]!.siteSpaces.map((item) => [item.id, item.default])).toEqual([
@@ -304,9 +354,16 @@ describe("sections", () => {
     const b = (await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: space.id, title: "Beta" })).data;
     expect(a.default).toBe(true);
     const condition = 'visitor.claims.plan === "pro"';
-    const updated = await org.owner.api.orgs.updateSiteSectionById(org.organizationId, site.id, b.id, { path: "beta-docs", description: "The beta", condition });
+    const updated = await org.owner.api.orgs.updateSiteSectionById(org.organizationId, site.id, b.id, {
+      path: "beta-docs",
+      description: "The beta",
+      condition,
+    });
     expect(updated.data).toMatchObject({ path: "beta-docs", description: "The beta", condition });
-    const cleared = await call(stack, "PATCH", `${sitesPath()}/${site.id}/sections/${b.id}`, { token: org.owner.token, json: { condition: null, description: null } });
+    const cleared = await call(stack, "PATCH", `${sitesPath()}/${site.id}/sections/${b.id}`, {
+      token: org.owner.token,
+      json: { condition: null, description: null },
+    });
     expect([cleared.body.condition, cleared.body.description]).toEqual([undefined, undefined]);
     const cases: [unknown, string][] = [
       [{ title: "x" }, "title: must be at least 2 characters"],
@@ -324,7 +381,10 @@ describe("sections", () => {
     const order = async () => (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items.map((section) => section.id);
     await org.owner.api.orgs.moveSiteSection(org.organizationId, site.id, b.id, { position: { before: { type: "site-section", siteSection: a.id } } });
     expect(await order()).toEqual([b.id, a.id]);
-    const sorted = await org.owner.api.orgs.sortSiteStructure(org.organizationId, site.id, { item: { type: "site-section", id: b.id }, position: { after: { type: "site-section", id: a.id } } });
+    const sorted = await org.owner.api.orgs.sortSiteStructure(org.organizationId, site.id, {
+      item: { type: "site-section", id: b.id },
+      position: { after: { type: "site-section", id: a.id } },
+    });
     expect((sorted.data as { object: string }).object).toBe("site-section");
     expect(await order()).toEqual([a.id, b.id]);
     await org.owner.api.orgs.publishSite(org.organizationId, site.id);
@@ -411,7 +471,11 @@ describe("section groups", () => {
       expect([response.status, response.body.error.message], JSON.stringify(json)).toEqual([400, expect.stringContaining(message)]);
     }
     const group = (await org.owner.api.orgs.addSectionGroupToSite(org.organizationId, site.id, { title: "G" })).data;
-    const missing = await call(stack, "POST", `${groups}/${group.id}/sections`, { token: org.owner.token, json: { sectionId: "nope" }, notInOpenApi: "addSectionToGroup (0.143.2)" });
+    const missing = await call(stack, "POST", `${groups}/${group.id}/sections`, {
+      token: org.owner.token,
+      json: { sectionId: "nope" },
+      notInOpenApi: "addSectionToGroup (0.143.2)",
+    });
     expect([missing.status, missing.body.error.message]).toEqual([400, expect.stringContaining("sectionId:")]);
     expect((await call(stack, "POST", groups, { token: editor.token, json: { title: "G" } })).status).toBe(403);
     expect((await call(stack, "PATCH", `${groups}/${group.id}`, { token: editor.token, json: { title: "H" } })).status).toBe(403);
@@ -434,8 +498,15 @@ describe("visitor authentication", () => {
         logoutURL: "https://login.example.com/logout",
       } as never)
     ).data;
-    expect(updated).toMatchObject({ privateKey: auth.privateKey, fallbackURL: "https://login.example.com/start", logoutURL: "https://login.example.com/logout" });
-    const unset = await call(stack, "PATCH", `${sitesPath()}/${site.id}/publishing/auth`, { token: org.owner.token, json: { backend: "custom", logoutURL: null } });
+    expect(updated).toMatchObject({
+      privateKey: auth.privateKey,
+      fallbackURL: "https://login.example.com/start",
+      logoutURL: "https://login.example.com/logout",
+    });
+    const unset = await call(stack, "PATCH", `${sitesPath()}/${site.id}/publishing/auth`, {
+      token: org.owner.token,
+      json: { backend: "custom", logoutURL: null },
+    });
     expect(unset.body).toEqual({ object: "publishing-auth", backend: "custom", privateKey: auth.privateKey, fallbackURL: "https://login.example.com/start" });
     const regenerated = (await org.owner.api.orgs.regenerateSitePublishingAuthById(org.organizationId, site.id)).data;
     expect(regenerated.privateKey).not.toBe(auth.privateKey);
@@ -473,7 +544,12 @@ describe("adaptive content schema", () => {
       plan: { type: "string", enum: ["free", "pro"], description: "Subscription plan" },
       seats: { type: "number", description: "Seats bought" },
       roles: { type: "array", description: "Roles", items: { type: "string", enum: ["admin", "dev"], description: "Role" } },
-      account: { type: "object", description: "Account", properties: { isOwner: { type: "boolean", description: "Account owners" } }, additionalProperties: false },
+      account: {
+        type: "object",
+        description: "Account",
+        properties: { isOwner: { type: "boolean", description: "Account owners" } },
+        additionalProperties: false,
+      },
       unsigned: {
         type: "object",
         description: "Unsigned claims of the site visitor.",
@@ -505,13 +581,16 @@ describe("adaptive content schema", () => {
     const space = await createSpace(stack, org);
     const siteSpace = (await org.owner.api.orgs.addSpaceToSite(org.organizationId, site.id, { spaceId: space.id })).data;
     for (const { condition } of conditions) {
-      expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${siteSpace.id}`, { token: org.owner.token, json: { condition } })).status).toBe(200);
+      expect(
+        (await call(stack, "PATCH", `${sitesPath()}/${site.id}/site-spaces/${siteSpace.id}`, { token: org.owner.token, json: { condition } })).status,
+      ).toBe(200);
     }
   });
 
   it("refuses anything else naming the JSON path; only admins set it; other organizations get 404", async () => {
     const site = await newSite("Adaptive limits");
-    const put = (jsonSchema: unknown, token = org.owner.token) => call(stack, "PUT", `${sitesPath()}/${site.id}/adaptive-schema`, { token, json: { jsonSchema } });
+    const put = (jsonSchema: unknown, token = org.owner.token) =>
+      call(stack, "PUT", `${sitesPath()}/${site.id}/adaptive-schema`, { token, json: { jsonSchema } });
     const without = (key: string) => Object.fromEntries(Object.entries(schema).filter(([name]) => name !== key));
     const cases: [unknown, string][] = [
       [{ ...schema, additionalProperties: true }, "jsonSchema.additionalProperties: must be false"],
@@ -519,7 +598,10 @@ describe("adaptive content schema", () => {
       [{ ...schema, properties: { x: { type: "boolean" } } }, "jsonSchema.properties.x.description: must be a non-empty string"],
       [{ ...schema, properties: { x: { type: "date", description: "d" } } }, "jsonSchema.properties.x.type: must be boolean, string, number, array or object"],
       [{ ...schema, properties: { x: { type: "string", description: "d", enum: [1] } } }, "jsonSchema.properties.x.enum[0]: must be a string"],
-      [{ ...schema, properties: { x: { type: "array", description: "d", items: { type: "object", description: "o" } } } }, "jsonSchema.properties.x.items.type: must be boolean, string or number"],
+      [
+        { ...schema, properties: { x: { type: "array", description: "d", items: { type: "object", description: "o" } } } },
+        "jsonSchema.properties.x.items.type: must be boolean, string or number",
+      ],
       [{ ...schema, properties: { o: { type: "object", description: "o", properties: {} } } }, "jsonSchema.properties.o.additionalProperties: must be false"],
       [{ ...schema, properties: { constructor: { type: "boolean", description: "c" } } }, "jsonSchema.properties.constructor: is not a usable claim name"],
       [{ ...schema, extra: 1 }, "jsonSchema.extra: is not allowed here"],

@@ -97,7 +97,12 @@ describe("GET /v1/orgs/{organizationId}/spaces", () => {
 describe("GET/PATCH/DELETE /v1/spaces/{spaceId}", () => {
   it("patches title, emoji, editMode, defaultLevel and visibility; emoji null removes it", async () => {
     const space = await createSpace(stack, org, { emoji: "📘" });
-    const { data } = await org.owner.api.spaces.updateSpaceById(space.id, { title: "Renamed", editMode: "locked" as never, defaultLevel: "read" as never, emoji: null });
+    const { data } = await org.owner.api.spaces.updateSpaceById(space.id, {
+      title: "Renamed",
+      editMode: "locked" as never,
+      defaultLevel: "read" as never,
+      emoji: null,
+    });
     expect(data).toMatchObject({ title: "Renamed", editMode: "locked", defaultLevel: "read", emoji: "" });
     expect(data.permissions).toMatchObject({ admin: true, edit: false });
     const visible = await call(stack, "PATCH", `/v1/spaces/${space.id}`, { token: owner(), json: { visibility: "unlisted", defaultLevel: null } });
@@ -195,7 +200,11 @@ describe("POST /v1/spaces/{spaceId}/duplicate and /restore", () => {
 
 describe("POST /v1/spaces/{spaceId}/move", () => {
   it("orders spaces: between two, first, last, into a collection and back", async () => {
-    const [a, b, c] = [await createSpace(stack, org, { title: "a" }), await createSpace(stack, org, { title: "b" }), await createSpace(stack, org, { title: "c" })];
+    const [a, b, c] = [
+      await createSpace(stack, org, { title: "a" }),
+      await createSpace(stack, org, { title: "b" }),
+      await createSpace(stack, org, { title: "c" }),
+    ];
     const moveTo = (spaceId: string, json: unknown) => call(stack, "POST", `/v1/spaces/${spaceId}/move`, { token: owner(), json });
     expect((await moveTo(c.id, { position: { before: { type: "space", space: b.id } } })).status).toBe(200);
     expect(await topLevelTitles()).toEqual(["a", "c", "b"]);
@@ -218,7 +227,10 @@ describe("POST /v1/spaces/{spaceId}/move", () => {
     const b = await createSpace(stack, org);
     const cases: [unknown, string][] = [
       [{}, "body: must contain parent or position"],
-      [{ position: { before: { type: "space", space: "00000000-0000-4000-8000-000000000000" } } }, "position.before: no such space among the items of the target top level"],
+      [
+        { position: { before: { type: "space", space: "00000000-0000-4000-8000-000000000000" } } },
+        "position.before: no such space among the items of the target top level",
+      ],
       [{ position: { before: { type: "space", space: b.id }, after: { type: "space", space: b.id } } }, "position: give either before or after, not both"],
       [{ position: { before: { type: "page", page: b.id } } }, "position.before.type: does not match any of the accepted shapes"],
     ];
@@ -236,7 +248,11 @@ describe("POST /v1/spaces/{spaceId}/transfer", () => {
     const target = await createOrganization(stack);
     await createMember(stack, target, { role: "admin", email: org.owner.email });
     const space = await createSpace(stack, org, { title: "moving" });
-    const response = await call(stack, "POST", `/v1/spaces/${space.id}/transfer`, { token: owner(), json: { organization: target.organizationId }, notInOpenApi });
+    const response = await call(stack, "POST", `/v1/spaces/${space.id}/transfer`, {
+      token: owner(),
+      json: { organization: target.organizationId },
+      notInOpenApi,
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ id: space.id, organization: target.organizationId });
     expect(await topLevelTitles()).toEqual([]);

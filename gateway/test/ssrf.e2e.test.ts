@@ -85,11 +85,21 @@ describe("URLs naming a private address in any notation", () => {
 
   it("are refused by a Git import with 400, before git is run", async () => {
     for (const host of HOSTS) {
-      const response = await call(stack, "POST", `/v1/spaces/${spaceId}/git/import`, { token: org.owner.token, json: { url: `https://${host}:${port}/repo.git`, ref: "main" } });
+      const response = await call(stack, "POST", `/v1/spaces/${spaceId}/git/import`, {
+        token: org.owner.token,
+        json: { url: `https://${host}:${port}/repo.git`, ref: "main" },
+      });
       expect([host, response.status, response.body.error.message]).toEqual([host, 400, expect.stringContaining("IMPRINT_ALLOW_PRIVATE_FETCH")]);
     }
     // A public address passes the guard and reaches git (missing here: 503), so the refusals above are the guard's.
-    expect((await call(stack, "POST", `/v1/spaces/${spaceId}/git/import`, { token: org.owner.token, json: { url: "https://[64:ff9b::101:101]/repo.git", ref: "main" } })).status).toBe(503);
+    expect(
+      (
+        await call(stack, "POST", `/v1/spaces/${spaceId}/git/import`, {
+          token: org.owner.token,
+          json: { url: "https://[64:ff9b::101:101]/repo.git", ref: "main" },
+        })
+      ).status,
+    ).toBe(503);
     expect(connections).toBe(0);
   });
 });

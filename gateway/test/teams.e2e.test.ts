@@ -88,7 +88,10 @@ describe("teams", () => {
     const team = await newTeam("Writers");
     await orgs(org.owner).addMemberToOrganizationTeamById(org.organizationId, team.id, alice.userId, { role: "owner" as never });
     // Alice owns the team: she manages its members, not its title's organization-wide siblings.
-    const asOwner = await call(stack, "PUT", `${teamPath(team.id)}/members`, { token: alice.token, json: { add: [bob.email], memberships: { [alice.userId]: { role: "owner" } } } });
+    const asOwner = await call(stack, "PUT", `${teamPath(team.id)}/members`, {
+      token: alice.token,
+      json: { add: [bob.email], memberships: { [alice.userId]: { role: "owner" } } },
+    });
     expect(asOwner.status).toBe(204);
     const members = (await orgs(alice).listTeamMembersInOrganizationById(org.organizationId, team.id)).data;
     expect(members.items.map((item) => [item.organization.user.id, item.team.role])).toEqual([
@@ -99,11 +102,19 @@ describe("teams", () => {
     expect((await call(stack, "PUT", `${teamPath(team.id)}/members/${alice.userId}`, { token: bob.token, json: { role: "member" } })).status).toBe(403);
 
     // A user both added and removed is removed; an unknown e-mail fails the whole request.
-    const unknown = await call(stack, "PUT", `${teamPath(team.id)}/members`, { token: org.owner.token, json: { add: [guest.userId, "nobody@example.com"], remove: [bob.userId] } });
+    const unknown = await call(stack, "PUT", `${teamPath(team.id)}/members`, {
+      token: org.owner.token,
+      json: { add: [guest.userId, "nobody@example.com"], remove: [bob.userId] },
+    });
     expect([unknown.status, unknown.body.error.message]).toEqual([400, 'add[1]: "nobody@example.com" is not a member of the organization']);
     expect((await orgs(org.owner).getTeamInOrganizationById(org.organizationId, team.id)).data.members).toBe(2);
-    expect((await call(stack, "PUT", `${teamPath(team.id)}/members`, { token: org.owner.token, json: { add: [guest.userId], remove: [guest.userId, bob.userId] } })).status).toBe(204);
-    expect((await orgs(org.owner).listTeamMembersInOrganizationById(org.organizationId, team.id)).data.items.map((item) => item.organization.user.id)).toEqual([alice.userId]);
+    expect(
+      (await call(stack, "PUT", `${teamPath(team.id)}/members`, { token: org.owner.token, json: { add: [guest.userId], remove: [guest.userId, bob.userId] } }))
+        .status,
+    ).toBe(204);
+    expect((await orgs(org.owner).listTeamMembersInOrganizationById(org.organizationId, team.id)).data.items.map((item) => item.organization.user.id)).toEqual([
+      alice.userId,
+    ]);
 
     expect((await call(stack, "DELETE", `${teamPath(team.id)}/members/${alice.userId}`, { token: org.owner.token })).status).toBe(205);
     expect((await call(stack, "DELETE", `${teamPath(team.id)}/members/${alice.userId}`, { token: org.owner.token })).status).toBe(204);
@@ -123,7 +134,9 @@ describe("teams", () => {
       [writers.id, "member"],
       [reviewers.id, "owner"],
     ]);
-    expect((await orgs(bob).listTeamsForOrganizationMember(org.organizationId, alice.userId, { title: "writ" })).data.items.map((item) => item.team.id)).toEqual([writers.id]);
+    expect(
+      (await orgs(bob).listTeamsForOrganizationMember(org.organizationId, alice.userId, { title: "writ" })).data.items.map((item) => item.team.id),
+    ).toEqual([writers.id]);
 
     // Leaving the organization is leaving its teams.
     await call(stack, "DELETE", `/v1/orgs/${org.organizationId}/members/${alice.userId}`, { token: org.owner.token });
@@ -165,11 +178,17 @@ describe("team permissions", () => {
     const team = await newTeam("Planners", [bob.userId]);
 
     // Only admins of the space grant; the team must be the organization's.
-    expect((await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/teams/${team.id}`, { token: alice.token, json: { role: "read" } })).status).toBe(404);
+    expect((await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/teams/${team.id}`, { token: alice.token, json: { role: "read" } })).status).toBe(
+      404,
+    );
     const other = await createOrganization(stack);
     const foreign = (await orgs(other.owner).createOrganizationTeam(other.organizationId, { title: "Foreign" })).data;
-    expect((await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/teams/${foreign.id}`, { token: org.owner.token, json: { role: "read" } })).status).toBe(404);
-    expect((await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/teams/${team.id}`, { token: org.owner.token, json: { role: "edit" } })).status).toBe(204);
+    expect(
+      (await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/teams/${foreign.id}`, { token: org.owner.token, json: { role: "read" } })).status,
+    ).toBe(404);
+    expect((await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/teams/${team.id}`, { token: org.owner.token, json: { role: "edit" } })).status).toBe(
+      204,
+    );
 
     const listed = (await org.owner.api.spaces.listTeamPermissionsInSpace(space.id)).data;
     expect(listed.items.map((item) => [item.team.id, item.permission, item.team.spaces])).toEqual([[team.id, "edit", 1]]);
@@ -194,7 +213,10 @@ describe("team permissions", () => {
     await call(stack, "PATCH", `/v1/collections/${collection.id}`, { token: org.owner.token, json: { defaultLevel: null } });
     const inside = await createSpace(stack, org, { title: "Inside", parent: collection.id });
     const team = await newTeam("Insiders", [guest.userId, bob.userId]);
-    expect((await call(stack, "PATCH", `/v1/collections/${collection.id}/permissions/teams/${team.id}`, { token: org.owner.token, json: { role: "comment" } })).status).toBe(204);
+    expect(
+      (await call(stack, "PATCH", `/v1/collections/${collection.id}/permissions/teams/${team.id}`, { token: org.owner.token, json: { role: "comment" } }))
+        .status,
+    ).toBe(204);
     expect((await org.owner.api.collections.listTeamPermissionsInCollection(collection.id)).data.items.map((item) => item.permission)).toEqual(["comment"]);
 
     await eventually(async () => (await call(stack, "GET", `/v1/spaces/${inside.id}`, { token: guest.token })).status === 200, 10_000);

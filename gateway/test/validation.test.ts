@@ -37,9 +37,7 @@ describe("validation messages", () => {
 
   it("names the expected and received types", () => {
     expect(messageOf(() => parseInput(updateOrganizationBody, { sso: "yes" }, "body"))).toBe("sso: expected boolean, received string");
-    expect(messageOf(() => parseInput(updateOrganizationBody, { emailDomains: "a.com" }, "body"))).toBe(
-      "emailDomains: expected array, received string",
-    );
+    expect(messageOf(() => parseInput(updateOrganizationBody, { emailDomains: "a.com" }, "body"))).toBe("emailDomains: expected array, received string");
     expect(messageOf(() => parseInput(updateOrganizationBody, [], "body"))).toBe("body: expected object, received array");
   });
 
@@ -48,9 +46,9 @@ describe("validation messages", () => {
       'role: must be one of "admin", "create", "edit", "review", "comment", "read"',
     );
     expect(messageOf(() => parseInput(updateOrganizationBody, { logo: "not a url" }, "body"))).toBe("logo: must be a valid URL");
-    expect(
-      messageOf(() => parseInput(updateOrganizationBody, { emailDomains: ["ok.com", 3], defaultContent: { type: "space", site: "s" } }, "body")),
-    ).toBe('emailDomains[1]: expected string, received number; defaultContent.type: must be "site"');
+    expect(messageOf(() => parseInput(updateOrganizationBody, { emailDomains: ["ok.com", 3], defaultContent: { type: "space", site: "s" } }, "body"))).toBe(
+      'emailDomains[1]: expected string, received number; defaultContent.type: must be "site"',
+    );
   });
 
   it("says a missing required field is required", () => {
@@ -95,9 +93,7 @@ describe("query parameters", () => {
       order: "asc",
       limit: 10,
     });
-    expect(messageOf(() => parseInput(listMembersQuery, { sort: "email" }, "query"))).toBe(
-      'sort: must be one of "joinedAt", "lastSeenAt", "name"',
-    );
+    expect(messageOf(() => parseInput(listMembersQuery, { sort: "email" }, "query"))).toBe('sort: must be one of "joinedAt", "lastSeenAt", "name"');
   });
 });
 
@@ -133,7 +129,9 @@ describe("text no store can hold", () => {
     expect(messageOf(() => parseInput(updateOrganizationBody, { mergeRules: { deep: [{ x: "\u0000" }] } }, "body"))).toBe(
       "mergeRules.deep[0].x: must not contain NUL characters",
     );
-    expect(messageOf(() => parseInput(updateOrganizationBody, { nested: { "a\u0000": 1 } }, "body"))).toBe("nested: field names must not contain NUL characters");
+    expect(messageOf(() => parseInput(updateOrganizationBody, { nested: { "a\u0000": 1 } }, "body"))).toBe(
+      "nested: field names must not contain NUL characters",
+    );
     expect(messageOf(() => parseInput(z.string(), "\u0000", "body"))).toBe("body: must not contain NUL characters");
   });
 
@@ -155,9 +153,15 @@ describe("integration inputs", () => {
     expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, icon: "not base64!" }, "body"))).toBe("icon: must be base64");
     expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, previewImages: ["aGk=", "a"] }, "body"))).toBe("previewImages[1]: must be base64");
     const tooLarge = Buffer.alloc(MAX_IMAGE_BYTES + 1).toString("base64");
-    expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, icon: tooLarge }, "body"))).toBe(`icon: must be at most ${MAX_IMAGE_BYTES} bytes once decoded`);
-    expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, previewImages: ["aGk=", "aGk=", "aGk=", "aGk="] }, "body"))).toBe("previewImages: must contain at most 3 items");
-    expect(messageOf(() => parseInput(publishIntegrationBody, { title: "Hello" }, "body"))).toBe("description: is required; scopes: is required; script: is required; organization: is required");
+    expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, icon: tooLarge }, "body"))).toBe(
+      `icon: must be at most ${MAX_IMAGE_BYTES} bytes once decoded`,
+    );
+    expect(messageOf(() => parseInput(publishIntegrationBody, { ...publish, previewImages: ["aGk=", "aGk=", "aGk=", "aGk="] }, "body"))).toBe(
+      "previewImages: must contain at most 3 items",
+    );
+    expect(messageOf(() => parseInput(publishIntegrationBody, { title: "Hello" }, "body"))).toBe(
+      "description: is required; scopes: is required; script: is required; organization: is required",
+    );
   });
 
   it("reads a GET render request compressed as GitBook's clients do (lz-string, URL-safe)", () => {
@@ -169,12 +173,16 @@ describe("integration inputs", () => {
   it("decompresses exactly as lz-string does, through a query string too", () => {
     let seed = 42;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-    const alphabet = "abcabcabc{}[]\":,0123456789 éü✓日本🎉\u0000\uffff";
+    const alphabet = 'abcabcabc{}[]":,0123456789 éü✓日本🎉\u0000\uffff';
     const samples = ["a", "ab", "aaaaaaaaaaaaaaaaaaaa", "日本語".repeat(500)];
-    for (let index = 0; index < 200; index++) samples.push(Array.from({ length: Math.floor(random() * 3000) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(""));
+    for (let index = 0; index < 200; index++)
+      samples.push(Array.from({ length: Math.floor(random() * 3000) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(""));
     for (const text of samples) {
       const compressed = lzString.compressToEncodedURIComponent(text);
-      expect(decompressFromEncodedURIComponent(compressed, MAX_RENDER_REQUEST_CHARACTERS)).toEqual({ ok: true, text: lzString.decompressFromEncodedURIComponent(compressed) });
+      expect(decompressFromEncodedURIComponent(compressed, MAX_RENDER_REQUEST_CHARACTERS)).toEqual({
+        ok: true,
+        text: lzString.decompressFromEncodedURIComponent(compressed),
+      });
       expect(decompressFromEncodedURIComponent(compressed, MAX_RENDER_REQUEST_CHARACTERS)).toEqual({ ok: true, text });
       // A raw `+` a query string parser turned into a space.
       expect(decompressFromEncodedURIComponent(compressed.replace(/\+/g, " "), MAX_RENDER_REQUEST_CHARACTERS)).toEqual({ ok: true, text });
@@ -213,10 +221,14 @@ describe("integration inputs", () => {
     const bomb = runOfA(7000);
     expect(bomb.length).toBeLessThan(16 * 1024);
     expect(decompressFromEncodedURIComponent(bomb, MAX_RENDER_REQUEST_CHARACTERS)).toEqual({ ok: false, reason: "too-large" });
-    expect(messageOf(() => decodeRenderRequest(parseInput(renderQuery, { request: bomb }, "query").request))).toBe(`request: must decompress to at most ${MAX_RENDER_REQUEST_CHARACTERS} characters of JSON`);
+    expect(messageOf(() => decodeRenderRequest(parseInput(renderQuery, { request: bomb }, "query").request))).toBe(
+      `request: must decompress to at most ${MAX_RENDER_REQUEST_CHARACTERS} characters of JSON`,
+    );
 
     let seed = 7;
-    const text = Array.from({ length: MAX_RENDER_REQUEST_CHARACTERS - 400 }, () => String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26))).join("");
+    const text = Array.from({ length: MAX_RENDER_REQUEST_CHARACTERS - 400 }, () =>
+      String.fromCharCode(97 + ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % 26)),
+    ).join("");
     const json = JSON.stringify({ componentId: "c", props: { text }, context: { type: "document" } });
     expect(json.length).toBeLessThanOrEqual(MAX_RENDER_REQUEST_CHARACTERS);
     expect(decodeRenderRequest(lzString.compressToEncodedURIComponent(json)).props.text).toBe(text);

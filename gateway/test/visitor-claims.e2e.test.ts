@@ -16,22 +16,38 @@ afterAll(() => stack?.stop());
 
 /** A JWT's payload, read without checking it (the service checks it). */
 const payloadOf = (token: string) => JSON.parse(Buffer.from(token.split(".")[1]!, "base64url").toString("utf8")) as Record<string, unknown>;
-const ping = (organization: TestOrganization, token = organization.owner.token) => call(stack, "POST", `/v1/orgs/${organization.organizationId}/ping`, { token });
+const ping = (organization: TestOrganization, token = organization.owner.token) =>
+  call(stack, "POST", `/v1/orgs/${organization.organizationId}/ping`, { token });
 
 describe("member visitor claims on the organization ping", () => {
   it("answers none until the organization has a site, then a one-hour JWT of the member under both names", async () => {
     expect((await ping(org)).body).toEqual({});
     await org.owner.api.orgs.createSite(org.organizationId, { title: "Handbook" });
-    const answer = (await org.owner.api.orgs.updateOrganizationMemberLastSeenAt(org.organizationId)).data as { gitbookVisitorClaims?: string; serviceVisitorClaims?: string };
+    const answer = (await org.owner.api.orgs.updateOrganizationMemberLastSeenAt(org.organizationId)).data as {
+      gitbookVisitorClaims?: string;
+      serviceVisitorClaims?: string;
+    };
     expect(answer.gitbookVisitorClaims).toEqual(expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/));
     expect(answer.serviceVisitorClaims).toBe(answer.gitbookVisitorClaims);
     const claims = payloadOf(answer.gitbookVisitorClaims!);
-    expect(claims).toMatchObject({ sub: org.owner.userId, email: org.owner.email, role: "admin", teams: [], iss: "imprint", aud: `imprint:organization:${org.organizationId}` });
+    expect(claims).toMatchObject({
+      sub: org.owner.userId,
+      email: org.owner.email,
+      role: "admin",
+      teams: [],
+      iss: "imprint",
+      aud: `imprint:organization:${org.organizationId}`,
+    });
     expect((claims.exp as number) - (claims.iat as number)).toBe(3600);
 
     // The reader's check: valid for this organization only, and not once tampered with.
     const verify = (organizationId: string, token: string) => stack.clients.publishing.memberVisitorTokens.verifyMemberVisitorToken({ organizationId, token });
-    expect(await verify(org.organizationId, answer.gitbookVisitorClaims!)).toMatchObject({ valid: true, userId: org.owner.userId, email: org.owner.email, role: "admin" });
+    expect(await verify(org.organizationId, answer.gitbookVisitorClaims!)).toMatchObject({
+      valid: true,
+      userId: org.owner.userId,
+      email: org.owner.email,
+      role: "admin",
+    });
     expect((await verify(other.organizationId, answer.gitbookVisitorClaims!)).valid).toBe(false);
     const [header, , signature] = answer.gitbookVisitorClaims!.split(".");
     const forged = `${header}.${Buffer.from(JSON.stringify({ ...claims, role: "read", sub: "someone-else" })).toString("base64url")}.${signature}`;

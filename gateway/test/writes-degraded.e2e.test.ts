@@ -54,14 +54,18 @@ describe("with content down", () => {
 describe("with content down, SAML providers (their default team is shown with content's count)", () => {
   const saml = () => `/v1/orgs/${org.organizationId}/saml`;
   const providers = async () =>
-    (await stack.identity.saml.listSamlProviders({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 100 } })).providers.map((provider) => provider.label);
+    (
+      await stack.identity.saml.listSamlProviders({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 100 } })
+    ).providers.map((provider) => provider.label);
 
   /** A self-signed certificate (openssl), so that identity would accept the provider. */
   function certificate(): string {
     const dir = mkdtempSync(join(tmpdir(), "imprint-saml-"));
     try {
       const [key, cert] = [join(dir, "key.pem"), join(dir, "cert.pem")];
-      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=idp"], { stdio: "ignore" });
+      execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=idp"], {
+        stdio: "ignore",
+      });
       return readFileSync(cert, "utf8");
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -88,7 +92,13 @@ describe("with NATS unreachable from the gateway", () => {
     expect([first.status, again.status]).toEqual([201, 201]);
     expect(again.body).toEqual(first.body);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    const { teams: listed } = await stack.identity.teams.listTeams({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 100 }, ownerUserId: "", title: "Reviewers" });
+    const { teams: listed } = await stack.identity.teams.listTeams({
+      caller: org.owner.caller,
+      organizationId: org.organizationId,
+      page: { pageToken: "", pageSize: 100 },
+      ownerUserId: "",
+      title: "Reviewers",
+    });
     expect(listed.map((team) => team.id)).toEqual([first.body.id]);
   });
 });

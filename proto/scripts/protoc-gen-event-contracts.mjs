@@ -8,12 +8,7 @@
 // or disagrees with the message's leading comment (`` `<aggregate>.<event>`: … ``).
 import { readFileSync } from "node:fs";
 import { create, createFileRegistry, fromBinary, getOption, hasOption, ScalarType, toBinary } from "@bufbuild/protobuf";
-import {
-  CodeGeneratorRequestSchema,
-  CodeGeneratorResponse_Feature,
-  CodeGeneratorResponseSchema,
-  FileDescriptorSetSchema,
-} from "@bufbuild/protobuf/wkt";
+import { CodeGeneratorRequestSchema, CodeGeneratorResponse_Feature, CodeGeneratorResponseSchema, FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 
 const EVENTS_FILE = /^imprint\/([a-z][a-z0-9_]*)\/v1\/events\.proto$/;
 // As the runtime checks subject tokens (services/runtime/src/events/envelope.ts).
@@ -48,7 +43,10 @@ function contractsOf(file, eventOption, context) {
     contracts.push({
       name: lowerFirst(message.name),
       message: message.name,
-      comment: (comment ?? "").trim().replace(/\s*\n\s*/g, " ").replace(/\*\//g, "* /"),
+      comment: (comment ?? "")
+        .trim()
+        .replace(/\s*\n\s*/g, " ")
+        .replace(/\*\//g, "* /"),
       context,
       aggregate: names[1],
       event: names[2],

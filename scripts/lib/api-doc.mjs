@@ -55,20 +55,28 @@ function listOperations(openapi) {
       const operation = item[method];
       if (!operation?.operationId) continue;
       const tag = (operation.tags ?? []).find((t) => !META_TAGS.has(t));
-      operations.push({ operationId: operation.operationId, method: method.toUpperCase(), template, tag: tag && (TAG_ALIASES.get(tag) ?? tag), deprecated: operation.deprecated === true });
+      operations.push({
+        operationId: operation.operationId,
+        method: method.toUpperCase(),
+        template,
+        tag: tag && (TAG_ALIASES.get(tag) ?? tag),
+        deprecated: operation.deprecated === true,
+      });
     }
   }
   for (const operation of operations.filter((o) => !o.tag)) {
-    const parent = operations
-      .filter((o) => o.tag && operation.template.startsWith(`${o.template}/`))
-      .sort((a, b) => b.template.length - a.template.length)[0];
+    const parent = operations.filter((o) => o.tag && operation.template.startsWith(`${o.template}/`)).sort((a, b) => b.template.length - a.template.length)[0];
     operation.tag = parent?.tag ?? "untagged";
   }
   return operations;
 }
 
 /** GitHub's heading anchor for a plain title. */
-const anchor = (title) => title.toLowerCase().replace(/[^a-z0-9 _-]/g, "").replace(/ /g, "-");
+const anchor = (title) =>
+  title
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, "")
+    .replace(/ /g, "-");
 const cell = (text) => text.replace(/\|/g, "\\|");
 const countsRow = (c) => `${c.supported} | ${c.different} | ${c.notYet} | ${c.total}`;
 
@@ -127,7 +135,9 @@ export function buildApiDoc({ routes, openapi, gitbookVersion, differences }) {
         .filter((o) => o.tag === tag)
         .map((o) => {
           const status = !routed.has(o.operationId) ? "not yet" : o.operationId in differences.different ? "different" : "supported";
-          const note = [differences.different[o.operationId] ?? differences.notes[o.operationId], o.deprecated ? "deprecated by GitBook" : undefined].filter(Boolean).join("; ");
+          const note = [differences.different[o.operationId] ?? differences.notes[o.operationId], o.deprecated ? "deprecated by GitBook" : undefined]
+            .filter(Boolean)
+            .join("; ");
           return { ...o, status, note };
         });
       return { tag, title: titles.get(tag) ?? tag, rows, counts: tally(rows) };
@@ -159,11 +169,23 @@ export function buildApiDoc({ routes, openapi, gitbookVersion, differences }) {
   ];
   // Behaviour of every operation (headers GitBook does not document), one paragraph each.
   if (differences.acrossOperations?.length) {
-    lines.push("", "## Across all operations", "", "Deliberate differences and extensions that apply to every operation (or every write) rather than to one:", "");
+    lines.push(
+      "",
+      "## Across all operations",
+      "",
+      "Deliberate differences and extensions that apply to every operation (or every write) rather than to one:",
+      "",
+    );
     for (const paragraph of differences.acrossOperations) lines.push(`- ${paragraph}`);
   }
   for (const resource of resources) {
-    lines.push("", `## ${resource.title}`, "", `\`${resource.tag}\`: ${resource.counts.supported} supported, ${resource.counts.different} different, ${resource.counts.notYet} not yet.`, "");
+    lines.push(
+      "",
+      `## ${resource.title}`,
+      "",
+      `\`${resource.tag}\`: ${resource.counts.supported} supported, ${resource.counts.different} different, ${resource.counts.notYet} not yet.`,
+      "",
+    );
     lines.push("| operation | method | path | status | note |", "|---|---|---|---|---|");
     for (const row of resource.rows) lines.push(`| \`${row.operationId}\` | ${row.method} | \`/v1${row.template}\` | ${row.status} | ${cell(row.note)} |`);
   }

@@ -12,7 +12,9 @@ export async function callsStarted(address, timeoutMs = 2_000) {
   const client = new ChannelzClient(address, credentials.createInsecure(), { "grpc.use_local_subchannel_pool": 1 });
   try {
     const answer = await new Promise((resolve, reject) => {
-      client.GetServers({ start_server_id: "0", max_results: "10" }, { deadline: Date.now() + timeoutMs }, (error, response) => (error ? reject(error) : resolve(response)));
+      client.GetServers({ start_server_id: "0", max_results: "10" }, { deadline: Date.now() + timeoutMs }, (error, response) =>
+        error ? reject(error) : resolve(response),
+      );
     });
     return answer.server.reduce((sum, server) => sum + Number(server.data.calls_started), 0);
   } finally {
@@ -38,7 +40,10 @@ export async function callsPerCopy(addresses, work) {
  */
 export function watchCallsPerCopy(copies, { intervalMs = 1_000 } = {}) {
   const state = Object.fromEntries(
-    Object.entries(copies).map(([service, list]) => [service, list.map(({ address, pid }) => ({ address, pid, lastPid: null, last: 0, total: 0, processes: new Set() }))]),
+    Object.entries(copies).map(([service, list]) => [
+      service,
+      list.map(({ address, pid }) => ({ address, pid, lastPid: null, last: 0, total: 0, processes: new Set() })),
+    ]),
   );
   const readOne = async (copy) => {
     const pid = copy.pid();
@@ -75,7 +80,10 @@ export function watchCallsPerCopy(copies, { intervalMs = 1_000 } = {}) {
       clearInterval(timer);
       await sample();
       return Object.fromEntries(
-        Object.entries(state).map(([service, list]) => [service, list.map(({ address, total, processes }) => ({ address, calls: total, processes: processes.size }))]),
+        Object.entries(state).map(([service, list]) => [
+          service,
+          list.map(({ address, total, processes }) => ({ address, calls: total, processes: processes.size })),
+        ]),
       );
     },
   };

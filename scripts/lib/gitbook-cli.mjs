@@ -20,9 +20,13 @@ export function ensureGitbookCli({ log = console.log } = {}) {
   const entry = join(prefix, "node_modules", "@gitbook", "cli", "cli.js");
   if (existsSync(entry)) return entry;
   log(`» installing @gitbook/cli@${GITBOOK_CLI_VERSION} into ${prefix} (once, without its cloudflared download)`);
-  const result = spawnSync("npm", ["install", "--prefix", prefix, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", `@gitbook/cli@${GITBOOK_CLI_VERSION}`], {
-    stdio: "inherit",
-  });
+  const result = spawnSync(
+    "npm",
+    ["install", "--prefix", prefix, "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", `@gitbook/cli@${GITBOOK_CLI_VERSION}`],
+    {
+      stdio: "inherit",
+    },
+  );
   if (result.status !== 0 || !existsSync(entry)) throw new Error(`could not install @gitbook/cli@${GITBOOK_CLI_VERSION} from the npm registry into ${prefix}`);
   return entry;
 }

@@ -20,7 +20,9 @@ export const MIN_NODE_MAJOR = 24;
 export async function requireNode() {
   if (nodeMajor(process.versions.node) >= MIN_NODE_MAJOR) return;
   if (process.env.IMPRINT_NODE_REEXEC) {
-    console.error(`Imprint needs Node ${MIN_NODE_MAJOR} or newer and could not switch to it (still ${process.versions.node}): put Node ${MIN_NODE_MAJOR} first on PATH (see .nvmrc).`);
+    console.error(
+      `Imprint needs Node ${MIN_NODE_MAJOR} or newer and could not switch to it (still ${process.versions.node}): put Node ${MIN_NODE_MAJOR} first on PATH (see .nvmrc).`,
+    );
     process.exit(1);
   }
   const binDir = installNode();
@@ -143,7 +145,9 @@ function staleWorkspaces(turbo) {
   const dry = spawnSync(turbo, ["run", "build", "--dry=json"], { cwd: REPO_ROOT, env: toolEnv(), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (dry.status !== 0) return null;
   try {
-    return JSON.parse(dry.stdout).tasks.filter((task) => task.cache?.status !== "HIT").map((task) => task.package);
+    return JSON.parse(dry.stdout)
+      .tasks.filter((task) => task.cache?.status !== "HIT")
+      .map((task) => task.package);
   } catch {
     return null;
   }

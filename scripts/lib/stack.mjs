@@ -5,7 +5,20 @@
 // IMPRINT_TARGETS differs. Once ready, every process it started (PostgreSQL and nats-server too) is
 // supervised: one that dies is restarted on the same ports and data, with backoff, as Kubernetes
 // would. Plain ESM; the runtime's built infrastructure helpers are imported lazily, after the build.
-import { checkReplicas, ENTRYPOINT, envName, GATEWAY, HOSTINGS, HTTP_COPY_DRAIN_MS, ONE_PROCESS_NAME, READER, resolveHosting, resolveReplicas, SERVICES, SHARED_HTTP_PORTS } from "./stack/hosting.mjs";
+import {
+  checkReplicas,
+  ENTRYPOINT,
+  envName,
+  GATEWAY,
+  HOSTINGS,
+  HTTP_COPY_DRAIN_MS,
+  ONE_PROCESS_NAME,
+  READER,
+  resolveHosting,
+  resolveReplicas,
+  SERVICES,
+  SHARED_HTTP_PORTS,
+} from "./stack/hosting.mjs";
 import { startInfrastructure } from "./stack/infrastructure.mjs";
 import { isGatewayReady, isReaderReady, spawnNodeProcess, waitUntil } from "./stack/node-processes.mjs";
 import { infrastructureModule, runtimeModule } from "./stack/runtime-modules.mjs";
@@ -50,8 +63,6 @@ export {
   startUnit,
 } from "./stack/supervision.mjs";
 export { ensureChromium, ensureNatsServer } from "./stack/system-packages.mjs";
-
-
 
 /**
  * A supervised Node process with the StackProcess interface (the current child's pid, output,
@@ -313,7 +324,8 @@ export async function startStack(options) {
     const spawnProcess = async ({ name, target, copy = 1, targets, extra, probe, surge = false }) => {
       const unit = await startUnit({
         name,
-        launch: async () => spawnNodeProcess({ name, entry: ENTRYPOINT, env: { ...env, IMPRINT_TARGETS: targets, ...extra }, onLine: (line) => onLog(name, line) }),
+        launch: async () =>
+          spawnNodeProcess({ name, entry: ENTRYPOINT, env: { ...env, IMPRINT_TARGETS: targets, ...extra }, onLine: (line) => onLog(name, line) }),
         probe,
         onEvent,
         mayRestart: (result) => {
@@ -365,7 +377,15 @@ export async function startStack(options) {
         for (let copy = 1; copy <= copiesOf(target); copy++) {
           const name = copyName(target, copy);
           // The copies share one port: only the process itself can say it serves.
-          await spawnProcess({ name, target, copy, targets: target, extra: { OTEL_SERVICE_NAME: `imprint-${target}`, ...httpDrain(target) }, probe: async (child) => child.reportedReady, surge: shareHttpPorts });
+          await spawnProcess({
+            name,
+            target,
+            copy,
+            targets: target,
+            extra: { OTEL_SERVICE_NAME: `imprint-${target}`, ...httpDrain(target) },
+            probe: async (child) => child.reportedReady,
+            surge: shareHttpPorts,
+          });
           httpCopies.push(name);
         }
       }
@@ -379,7 +399,8 @@ export async function startStack(options) {
         targets: "all",
         extra: { OTEL_SERVICE_NAME: "imprint", LOG_PREFIXED: "false" },
         // The one process holds the services too: ready when they serve and so does the gateway.
-        probe: async () => (await isGatewayReady(gatewayUrl)) && (await Promise.all(SERVICES.map((service) => serving(grpcAddresses[service.name])))).every(Boolean),
+        probe: async () =>
+          (await isGatewayReady(gatewayUrl)) && (await Promise.all(SERVICES.map((service) => serving(grpcAddresses[service.name])))).every(Boolean),
       });
       await allReady([ONE_PROCESS_NAME]);
     }
@@ -417,7 +438,9 @@ export async function startStack(options) {
       return { steps, startedAt, ms: Date.now() - startedAt };
     };
     // Asked again during one: one more once it is done (however often it is asked meanwhile).
-    const restarts = oneAtATime(({ onStep = () => {} } = {}) => (stopping ? Promise.reject(new RollingRestartError("the stack is stopping")) : rollingRestart(onStep)));
+    const restarts = oneAtATime(({ onStep = () => {} } = {}) =>
+      stopping ? Promise.reject(new RollingRestartError("the stack is stopping")) : rollingRestart(onStep),
+    );
 
     const units = Object.fromEntries([...Object.values(infra.units), ...processes].map((unit) => [unit.name, unit]));
     return {
@@ -456,4 +479,3 @@ export async function startStack(options) {
     });
   }
 }
-

@@ -160,7 +160,9 @@ export async function startBaselineServer(options: BaselineOptions): Promise<Bas
     allowGlobalContext: false,
     ensureDatabase: false,
   });
-  const authenticator = new TokenAuthenticator(async (secret) => ({ principal: await resolvePrincipal(orm.em.fork(), secret, now()) }), { ttlMs: options.authCacheTtlMs });
+  const authenticator = new TokenAuthenticator(async (secret) => ({ principal: await resolvePrincipal(orm.em.fork(), secret, now()) }), {
+    ttlMs: options.authCacheTtlMs,
+  });
   const app = createBaselineApp({ orm, urls: { api: options.publicUrl, app: options.publicUrl }, authenticator, logger });
 
   const handle = app.callback();

@@ -81,7 +81,10 @@ export function toRestContentChange(change: ContentChange): Record<string, unkno
       return {
         type: "page_moved",
         page: changedPage(change.page),
-        parent: { ...(change.parentBefore ? { before: changedPage(change.parentBefore) } : {}), ...(change.parentAfter ? { after: changedPage(change.parentAfter) } : {}) },
+        parent: {
+          ...(change.parentBefore ? { before: changedPage(change.parentBefore) } : {}),
+          ...(change.parentAfter ? { after: changedPage(change.parentAfter) } : {}),
+        },
       };
     case ContentChangeType.CONTENT_CHANGE_TYPE_FILE_CREATED:
       return { type: "file_created", file: changedFile(change.file) };

@@ -32,7 +32,9 @@ export function toRestGitSync(sync: SpaceGitSync | undefined): Record<string, un
     repoName: repoName(sync.url),
     url: sync.url,
     ref: sync.gitRef,
-    ...(sync.commit ? { commit: { oid: sync.commit.oid, message: sync.commit.message, createdByGitBook: sync.commit.createdByService, ref: sync.commit.ref } } : {}),
+    ...(sync.commit
+      ? { commit: { oid: sync.commit.oid, message: sync.commit.message, createdByGitBook: sync.commit.createdByService, ref: sync.commit.ref } }
+      : {}),
     ...(operation
       ? {
           operation: {

@@ -192,18 +192,30 @@ function contentInstallationBase(installation: TargetInstallation, kind: "spaces
     status: i.status,
     configuration: parseJson(i.configurationJson, {}, "configuration_json"),
     externalIds: i.externalIds,
-    urls: { location: targetInstallationLocation(urls, i.integrationName, i.installationId, kind, i.targetId), publicEndpoint, publicContentEndpoint: publicEndpoint },
+    urls: {
+      location: targetInstallationLocation(urls, i.integrationName, i.installationId, kind, i.targetId),
+      publicEndpoint,
+      publicContentEndpoint: publicEndpoint,
+    },
   };
 }
 
 /** GitBook's IntegrationSpaceInstallation; `space` is the expanded space when given, else its id. */
-export function toRestSpaceInstallation(installation: TargetInstallation | undefined, space: RestSpace | undefined, urls: PublicUrls): RestIntegrationSpaceInstallation {
+export function toRestSpaceInstallation(
+  installation: TargetInstallation | undefined,
+  space: RestSpace | undefined,
+  urls: PublicUrls,
+): RestIntegrationSpaceInstallation {
   if (!installation) throw new AppError("internal", "upstream answered without a space installation");
   return { ...contentInstallationBase(installation, "spaces", urls), space: space ?? installation.targetId };
 }
 
 /** GitBook's IntegrationSiteInstallation; `site` is the expanded site when given, else its id. */
-export function toRestSiteInstallation(installation: TargetInstallation | undefined, site: RestSite | undefined, urls: PublicUrls): RestIntegrationSiteInstallation {
+export function toRestSiteInstallation(
+  installation: TargetInstallation | undefined,
+  site: RestSite | undefined,
+  urls: PublicUrls,
+): RestIntegrationSiteInstallation {
   if (!installation) throw new AppError("internal", "upstream answered without a site installation");
   return { ...contentInstallationBase(installation, "sites", urls), site: site ?? installation.targetId };
 }

@@ -1,8 +1,4 @@
-import {
-  OpenAPISpecProcessErrorCode,
-  OpenAPISpecProcessingState,
-  type OpenAPISpec,
-} from "@imprint/proto/content/v1/openapi";
+import { OpenAPISpecProcessErrorCode, OpenAPISpecProcessingState, type OpenAPISpec } from "@imprint/proto/content/v1/openapi";
 import { AppError } from "@imprint/runtime/core";
 import type { PublicUrls } from "./urls.js";
 

@@ -100,7 +100,17 @@ export function toRestPage(page: Page, context: PageContext): Record<string, unk
       };
     }
     case PageType.PAGE_TYPE_GROUP:
-      return { ...common, kind: "group", type: "group", slug: page.slug, path: page.path, hidden: page.hidden, noIndex: page.noIndex, noRobotsIndex: page.noRobotsIndex, pages };
+      return {
+        ...common,
+        kind: "group",
+        type: "group",
+        slug: page.slug,
+        path: page.path,
+        hidden: page.hidden,
+        noIndex: page.noIndex,
+        noRobotsIndex: page.noRobotsIndex,
+        pages,
+      };
     case PageType.PAGE_TYPE_LINK:
       return { ...common, kind: "link", type: "link", target: { kind: "url", url: page.href }, href: page.href, hidden: page.hidden };
     default:

@@ -27,7 +27,15 @@ export function toRestRevision(revision: Revision, urls: PublicUrls, mergedFrom?
     variables: revision.variables,
     createdAt: (revision.createdAt ?? new Date(0)).toISOString(),
     ...(revision.git
-      ? { git: { oid: revision.git.oid, message: revision.git.message, createdByGitBook: revision.git.createdByService, ...(revision.git.url ? { url: revision.git.url } : {}), ...(revision.git.ref ? { ref: revision.git.ref } : {}) } }
+      ? {
+          git: {
+            oid: revision.git.oid,
+            message: revision.git.message,
+            createdByGitBook: revision.git.createdByService,
+            ...(revision.git.url ? { url: revision.git.url } : {}),
+            ...(revision.git.ref ? { ref: revision.git.ref } : {}),
+          },
+        }
       : {}),
     type: revision.type || "edits",
     ...(mergedFrom ? { mergedFrom: toRestChangeRequest(mergedFrom, urls) } : {}),

@@ -75,7 +75,6 @@ export function siteLocation(urls: PublicUrls, organizationId: string, siteId: s
   return `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/sites/${encodeURIComponent(siteId)}`;
 }
 
-
 /** A published URL under the site (only while it is published). */
 function publishedUrl(address: SiteAddress | undefined, urls: PublicUrls, path: string): string | undefined {
   if (!address?.published) return undefined;
@@ -117,7 +116,11 @@ export function toRestSite(site: Site | undefined, urls: PublicUrls): RestSite {
   if (site.hostname) rest.hostname = site.hostname;
   if (site.basename) rest.basename = site.basename;
   // The origin is where readers go; the target is what it forwards to (this site's own address).
-  if (site.proxy) rest.proxy = { origin: site.proxy, target: siteBaseUrl({ siteId: site.id, organizationId: site.organizationId, basename: site.basename, hostname: "", proxy: "" }, urls) };
+  if (site.proxy)
+    rest.proxy = {
+      origin: site.proxy,
+      target: siteBaseUrl({ siteId: site.id, organizationId: site.organizationId, basename: site.basename, hostname: "", proxy: "" }, urls),
+    };
   return rest;
 }
 

@@ -41,6 +41,9 @@ export function toRestTeam(team: Team | undefined, spaces = 0): RestTeam {
 }
 
 /** GitBook's OrganizationTeamMember: the organization membership, the team role, what the caller may do. */
-export function toRestTeamMember(item: TeamMembership, urls: PublicUrls): { organization: RestMember; team: { role: TeamRoleName }; permissions: { view: boolean } } {
+export function toRestTeamMember(
+  item: TeamMembership,
+  urls: PublicUrls,
+): { organization: RestMember; team: { role: TeamRoleName }; permissions: { view: boolean } } {
   return { organization: toRestMember(item.member, urls), team: { role: toRestTeamRole(item.role) }, permissions: { view: true } };
 }

@@ -152,7 +152,8 @@ export class IdempotencyGate implements RequestIdempotency {
         return errorAnswer(422, `${IDEMPOTENCY_KEY_HEADER}: this key was used with another request body; use a new key for a new request`);
       }
       if (record.state === "done") {
-        if (record.unkept) return errorAnswer(409, `${IDEMPOTENCY_KEY_HEADER}: the first answer to this key was too large to keep; read the result instead of retrying`);
+        if (record.unkept)
+          return errorAnswer(409, `${IDEMPOTENCY_KEY_HEADER}: the first answer to this key was too large to keep; read the result instead of retrying`);
         return replayOf(record);
       }
       const abandonsAt = (record.renewedAt ?? record.startedAt) + this.lease.abandonedAfterMs;

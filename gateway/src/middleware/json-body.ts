@@ -22,8 +22,7 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number, onRa
   if (!isJsonType(ctx.get("Content-Type"))) {
     throw new AppError("unsupported_media_type", "Request bodies must be JSON: send Content-Type: application/json");
   }
-  const tooLarge = () =>
-    new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes (the gateway's BODY_LIMIT_BYTES setting)`);
+  const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes (the gateway's BODY_LIMIT_BYTES setting)`);
   const declared = Number(ctx.get("Content-Length") || Number.NaN);
   if (declared > limitBytes) {
     // The unread body would otherwise be parsed as the next request on this connection.

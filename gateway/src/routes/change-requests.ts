@@ -2,12 +2,7 @@ import { ChangeRequestOrder, ChangeRequestStatus } from "@imprint/proto/collabor
 import { AffectedPageKind, type AffectedPage, type BranchContentChange, type ContentPageFields } from "@imprint/proto/content/v1/editing";
 import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
-import {
-  CHANGE_REQUEST_STATUS_NAMES,
-  changeRequestLocation,
-  toProtoChangeRequestStatus,
-  toRestChangeRequest,
-} from "../mappers/change-request.js";
+import { CHANGE_REQUEST_STATUS_NAMES, changeRequestLocation, toProtoChangeRequestStatus, toRestChangeRequest } from "../mappers/change-request.js";
 import { toRestFile } from "../mappers/file.js";
 import type { PublicUrls } from "../mappers/urls.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
@@ -219,7 +214,13 @@ export function changeRequestRoutes({ upstreams, urls }: RouteDeps): Route[] {
           page: matchesNothing ? { pageToken: "", pageSize: 1 } : toPageRequest(query, cursors),
         });
         if (matchesNothing) return ok(toPagedList([], { nextPageToken: "", totalCount: 0 }, cursors));
-        return ok(toPagedList(response.changeRequests.map((cr) => toRestChangeRequest(cr, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.changeRequests.map((cr) => toRestChangeRequest(cr, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 

@@ -55,7 +55,13 @@ export function collectionRoutes({ upstreams, urls }: RouteDeps): Route[] {
           page: toPageRequest(query, cursors),
           topLevelOnly: query.nested === false,
         });
-        return ok(toPagedList(response.collections.map((c) => toRestCollection(c, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.collections.map((c) => toRestCollection(c, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -127,7 +133,13 @@ export function collectionRoutes({ upstreams, urls }: RouteDeps): Route[] {
           collectionId: params.collectionId,
           page: toPageRequest(query, cursors),
         });
-        return ok(toPagedList(response.spaces.map((s) => toRestSpace(s, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.spaces.map((s) => toRestSpace(s, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 

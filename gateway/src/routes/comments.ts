@@ -59,7 +59,12 @@ function toProtoFormat(query: z.output<typeof formatQuery>): CommentFormat {
  */
 const authorsParam = z
   .union([z.string(), z.array(z.string())])
-  .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((entry) => entry.split(",")).map((id) => id.trim()).filter((id) => id !== ""))
+  .transform((value) =>
+    (Array.isArray(value) ? value : [value])
+      .flatMap((entry) => entry.split(","))
+      .map((id) => id.trim())
+      .filter((id) => id !== ""),
+  )
   .pipe(z.array(pathId()).max(100));
 
 export const listCommentsQuery = z.object({
@@ -117,7 +122,13 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
           format: toProtoFormat(query),
           page: toPageRequest(query, cursors),
         });
-        return ok(toPagedList(response.comments.map((comment) => toRestComment(comment, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.comments.map((comment) => toRestComment(comment, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -147,7 +158,12 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
       params: commentParams,
       query: formatQuery,
       handler: async ({ params, query, principal }) => {
-        const response = await comments.getComment({ caller: principal.caller, scope: prefix.scope(params), commentId: params.commentId, format: toProtoFormat(query) });
+        const response = await comments.getComment({
+          caller: principal.caller,
+          scope: prefix.scope(params),
+          commentId: params.commentId,
+          format: toProtoFormat(query),
+        });
         return ok(toRestComment(response.comment, urls));
       },
     }),
@@ -198,7 +214,13 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
           format: toProtoFormat(query),
           page: toPageRequest(query, cursors),
         });
-        return ok(toPagedList(response.replies.map((reply) => toRestCommentReply(reply, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.replies.map((reply) => toRestCommentReply(reply, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -267,7 +289,12 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
       path: `${base}/:commentId/replies/:commentReplyId`,
       params: replyParams,
       handler: async ({ params, principal }) => {
-        await comments.deleteCommentReply({ caller: principal.caller, scope: prefix.scope(params), commentId: params.commentId, replyId: params.commentReplyId });
+        await comments.deleteCommentReply({
+          caller: principal.caller,
+          scope: prefix.scope(params),
+          commentId: params.commentId,
+          replyId: params.commentReplyId,
+        });
         return noContent();
       },
     }),
@@ -280,7 +307,13 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
       query: pageQuerySchema,
       handler: async ({ params, query, principal, cursors }) => {
         const response = await comments.listCommenters({ caller: principal.caller, scope: prefix.scope(params), page: toPageRequest(query, cursors) });
-        return ok(toPagedList(response.members.map((member) => toRestMember(member, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.members.map((member) => toRestMember(member, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
   ];

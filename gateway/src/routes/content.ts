@@ -98,7 +98,13 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
         const revision = response.revision!;
         // A merge revision carries the change request it merged (GitBook's required `mergedFrom`).
         const mergedFrom = revision.mergedChangeRequestId
-          ? (await upstreams.collaboration.changeRequests.getChangeRequest({ caller: principal.caller, spaceId: revision.spaceId, changeRequestId: revision.mergedChangeRequestId })).changeRequest
+          ? (
+              await upstreams.collaboration.changeRequests.getChangeRequest({
+                caller: principal.caller,
+                spaceId: revision.spaceId,
+                changeRequestId: revision.mergedChangeRequestId,
+              })
+            ).changeRequest
           : undefined;
         return ok(toRestRevision(revision, urls, mergedFrom));
       },
@@ -140,7 +146,12 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       params: prefixParams,
       query: filesQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await revisions.listFiles({ caller: principal.caller, ref: prefix.ref(params), options: readOptions(query), page: toPageRequest(query, cursors) });
+        const response = await revisions.listFiles({
+          caller: principal.caller,
+          ref: prefix.ref(params),
+          options: readOptions(query),
+          page: toPageRequest(query, cursors),
+        });
         return ok(toPagedList(response.files.map(toRestFile), response.page, cursors));
       },
     }),

@@ -66,7 +66,11 @@ export function exportDownloadRoute({ upstreams }: Pick<RouteDeps, "upstreams">)
     handle: async (ctx) => {
       const params = parseInput(downloadParams, ctx.params, "path");
       const query = parseInput(downloadQuery, ctx.query, "query");
-      const exported = await upstreams.content.exports.readExportContent({ exportId: params.exportId, expires: String(query.expires), signature: query.signature });
+      const exported = await upstreams.content.exports.readExportContent({
+        exportId: params.exportId,
+        expires: String(query.expires),
+        signature: query.signature,
+      });
       sendSignedDownload(ctx, exported, { expires: query.expires, disposition: "attachment" });
     },
   };

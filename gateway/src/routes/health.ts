@@ -55,11 +55,7 @@ export function healthRoutes(upstreams: UpstreamAddresses, readiness: GatewayRea
     method: "GET",
     path: "/healthz/upstreams",
     handle: async (ctx) => {
-      const report = Object.fromEntries(
-        await Promise.all(
-          UPSTREAM_NAMES.map(async (name) => [name, await upstreamHealth(upstreams[name])] as const),
-        ),
-      );
+      const report = Object.fromEntries(await Promise.all(UPSTREAM_NAMES.map(async (name) => [name, await upstreamHealth(upstreams[name])] as const)));
       const down = Object.entries(report).filter(([, health]) => health.status !== "SERVING");
       if (down.length > 0) {
         // The error shape every 5xx has; names, states and counts only, never addresses. Set

@@ -55,7 +55,13 @@ export function importRunRoutes({ upstreams, urls }: RouteDeps): Route[] {
           statuses: query.status ? STATUS_FILTERS[query.status] : [],
           page: toPageRequest(query, cursors),
         });
-        return ok(toPagedList(response.runs.map((run) => toRestImportRun(run, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.runs.map((run) => toRestImportRun(run, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 

@@ -29,10 +29,7 @@ export function importRoutesFor(prefix: ContentPrefix, { upstreams, urls }: Rout
   const pageParams = z.object({ ...prefix.params, pageId: pathId() });
 
   const run = async (caller: Caller, ref: ContentRef, body: z.output<typeof importContentBody>, underPageId: string) => {
-    const result = await imports.importContent(
-      { caller, ref, url: body.url, source: body.source, underPageId },
-      { timeoutMs: IMPORT_TIMEOUT_MS },
-    );
+    const result = await imports.importContent({ caller, ref, url: body.url, source: body.source, underPageId }, { timeoutMs: IMPORT_TIMEOUT_MS });
     // ImportContentResult; Location is the new revision (getRevisionById).
     return created(
       { revision: result.revisionId, importedResources: result.importedResources, totalResources: result.totalResources },

@@ -59,7 +59,10 @@ interface TargetRoutes {
   params: z.ZodType<{ integrationName: string; installationId: string; targetId: string }>;
   /** installIntegrationOnSpace's `space`, installIntegrationOnSite's `siteId`, read as `targetId`. */
   installBody: z.ZodType<{ targetId: string }>;
-  toRest(installation: TargetInstallation | undefined, expanded: RestSpace | RestSite | undefined): RestIntegrationSpaceInstallation | RestIntegrationSiteInstallation;
+  toRest(
+    installation: TargetInstallation | undefined,
+    expanded: RestSpace | RestSite | undefined,
+  ): RestIntegrationSpaceInstallation | RestIntegrationSiteInstallation;
 }
 
 /**
@@ -121,7 +124,9 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
     installation: TargetInstallation | undefined,
     extended: boolean | undefined,
     afterWrite = false,
-  ) => (await restTargets(target, { caller, integrationName, installations: installation ? [installation] : [], extended, afterWrite }))[0] ?? target.toRest(installation, undefined);
+  ) =>
+    (await restTargets(target, { caller, integrationName, installations: installation ? [installation] : [], extended, afterWrite }))[0] ??
+    target.toRest(installation, undefined);
 
   const targetRoutes = (target: TargetRoutes): Route[] => {
     const base = "/v1/integrations/:integrationName/installations/:installationId";
@@ -141,7 +146,12 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
             externalId: query.externalId ?? "",
             page: toPageRequest(query, cursors),
           });
-          const items = await restTargets(target, { caller: principal.caller, integrationName: params.integrationName, installations: response.installations, extended: query.extended });
+          const items = await restTargets(target, {
+            caller: principal.caller,
+            integrationName: params.integrationName,
+            installations: response.installations,
+            extended: query.extended,
+          });
           return ok(toPagedList(items, response.page, cursors));
         },
       }),
@@ -161,7 +171,12 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
             externalId: "",
             page: toPageRequest(query, cursors),
           });
-          const items = await restTargets(target, { caller: principal.caller, integrationName: params.integrationName, installations: response.installations, extended: query.extended });
+          const items = await restTargets(target, {
+            caller: principal.caller,
+            integrationName: params.integrationName,
+            installations: response.installations,
+            extended: query.extended,
+          });
           return ok(toPagedList(items, response.page, cursors));
         },
       }),
@@ -259,7 +274,13 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
           page: toPageRequest(query, cursors),
           externalId: query.externalId ?? "",
         });
-        return ok(toPagedList(response.installations.map((installation) => toRestInstallation(installation, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.installations.map((installation) => toRestInstallation(installation, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -270,7 +291,11 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       params: integrationParams,
       body: installIntegrationBody,
       handler: async ({ params, body, principal }) => {
-        const response = await integration.installations.installIntegration({ caller: principal.caller, name: params.integrationName, organizationId: body.organization });
+        const response = await integration.installations.installIntegration({
+          caller: principal.caller,
+          name: params.integrationName,
+          organizationId: body.organization,
+        });
         const installation = toRestInstallation(response.installation, urls);
         return created(installation, installationLocation(urls, params.integrationName, installation.id));
       },
@@ -282,7 +307,11 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       path: "/v1/integrations/:integrationName/installations/:installationId",
       params: installationParams,
       handler: async ({ params, principal }) => {
-        const response = await integration.installations.getInstallation({ caller: principal.caller, name: params.integrationName, installationId: params.installationId });
+        const response = await integration.installations.getInstallation({
+          caller: principal.caller,
+          name: params.integrationName,
+          installationId: params.installationId,
+        });
         return ok(toRestInstallation(response.installation, urls));
       },
     }),
@@ -312,7 +341,9 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       path: "/v1/integrations/:integrationName/installations/:installationId",
       params: installationParams,
       handler: async ({ params, principal }) =>
-        (await integration.installations.uninstall({ caller: principal.caller, name: params.integrationName, installationId: params.installationId })).existed ? resetContent() : noContent(),
+        (await integration.installations.uninstall({ caller: principal.caller, name: params.integrationName, installationId: params.installationId })).existed
+          ? resetContent()
+          : noContent(),
     }),
 
     // createIntegrationInstallationToken: GitBook's APITemporaryToken.
@@ -321,7 +352,11 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
       path: "/v1/integrations/:integrationName/installations/:installationId/tokens",
       params: installationParams,
       handler: async ({ params, principal }) => {
-        const response = await integration.installations.issueInstallationToken({ caller: principal.caller, name: params.integrationName, installationId: params.installationId });
+        const response = await integration.installations.issueInstallationToken({
+          caller: principal.caller,
+          name: params.integrationName,
+          installationId: params.installationId,
+        });
         return ok({ token: response.token });
       },
     }),
@@ -331,7 +366,18 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
 }
 
 /** Request headers a script never sees: credentials of this API and hop-by-hop headers. */
-const WITHHELD_REQUEST_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "connection", "keep-alive", "transfer-encoding", "upgrade", "te", "trailer", "proxy-connection"]);
+const WITHHELD_REQUEST_HEADERS = new Set([
+  "authorization",
+  "proxy-authorization",
+  "cookie",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "te",
+  "trailer",
+  "proxy-connection",
+]);
 /** Response headers Node sets itself for the bytes it sends. */
 const WITHHELD_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
 
@@ -394,7 +440,11 @@ export function integrationInstallationDirectRoutes({ upstreams }: Pick<RouteDep
       path: "/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js",
       handle: async (ctx) => {
         const params = parseInput(installationParams.extend({ siteId: pathId() }), ctx.params, "path");
-        const response = await integration.scripts.getPublishedScript({ name: params.integrationName, installationId: params.installationId, siteId: params.siteId });
+        const response = await integration.scripts.getPublishedScript({
+          name: params.integrationName,
+          installationId: params.installationId,
+          siteId: params.siteId,
+        });
         sendScriptResponse(ctx, response);
       },
     },

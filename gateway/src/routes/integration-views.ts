@@ -18,7 +18,11 @@ type Upstreams = RouteDeps["upstreams"];
  */
 export async function restIntegrations(upstreams: Upstreams, urls: PublicUrls, integrations: readonly Integration[]): Promise<RestIntegration[]> {
   if (integrations.length === 0) return [];
-  const owners = await readOwners(upstreams, urls, integrations.map((integration) => integration.ownerOrganizationId));
+  const owners = await readOwners(
+    upstreams,
+    urls,
+    integrations.map((integration) => integration.ownerOrganizationId),
+  );
   return integrations.map((integration) => toRestIntegration(integration, owners.get(integration.ownerOrganizationId), urls));
 }
 

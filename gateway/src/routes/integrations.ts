@@ -91,7 +91,12 @@ export type RenderBody = z.output<typeof renderBody>;
 /** At most this much JSON text once a GET render `request` is decompressed. */
 export const MAX_RENDER_REQUEST_CHARACTERS = 1024 * 1024;
 /** The compressed form is bounded like a URL (Node's parser takes 16 KiB of request head). */
-export const renderQuery = z.object({ request: z.string().min(1).max(16 * 1024) });
+export const renderQuery = z.object({
+  request: z
+    .string()
+    .min(1)
+    .max(16 * 1024),
+});
 
 /**
  * GitBook's `request` query of renderIntegrationUIWithGet: the RenderIntegrationUI body as JSON,
@@ -101,7 +106,8 @@ export const renderQuery = z.object({ request: z.string().min(1).max(16 * 1024) 
 export function decodeRenderRequest(request: string): RenderBody {
   // Decompression stops at the bound: what is past it is never built.
   const decompressed = decompressFromEncodedURIComponent(request, MAX_RENDER_REQUEST_CHARACTERS);
-  if (!decompressed.ok && decompressed.reason === "too-large") throw AppError.invalidArgument(`request: must decompress to at most ${MAX_RENDER_REQUEST_CHARACTERS} characters of JSON`);
+  if (!decompressed.ok && decompressed.reason === "too-large")
+    throw AppError.invalidArgument(`request: must decompress to at most ${MAX_RENDER_REQUEST_CHARACTERS} characters of JSON`);
   if (!decompressed.ok || !decompressed.text) throw AppError.invalidArgument("request: must be JSON compressed with lz-string (compressToEncodedURIComponent)");
   if (jsonNestingDepth(decompressed.text, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw AppError.invalidArgument(jsonTooDeep("request"));
   let parsed: unknown;
@@ -115,7 +121,11 @@ export function decodeRenderRequest(request: string): RenderBody {
 
 /** GitBook's CSP object form as the policy text the service keeps. */
 function policyText(policy: z.output<typeof contentSecurityPolicy>): string {
-  return typeof policy === "string" ? policy : Object.entries(policy).map(([directive, value]) => `${directive} ${value}`.trim()).join("; ");
+  return typeof policy === "string"
+    ? policy
+    : Object.entries(policy)
+        .map(([directive, value]) => `${directive} ${value}`.trim())
+        .join("; ");
 }
 
 const json = (value: unknown) => (value === undefined ? "" : JSON.stringify(value));
@@ -171,7 +181,13 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/integrations/:integrationName",
       params: integrationParams,
       handler: async ({ params, principal }) =>
-        ok(await restIntegration(upstreams, urls, (await integration.integrations.getIntegration({ caller: principal.caller, name: params.integrationName })).integration)),
+        ok(
+          await restIntegration(
+            upstreams,
+            urls,
+            (await integration.integrations.getIntegration({ caller: principal.caller, name: params.integrationName })).integration,
+          ),
+        ),
     }),
 
     // publishIntegration: a new integration, or a new version of it (200 either way, as GitBook).
@@ -217,7 +233,9 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/integrations/:integrationName",
       params: integrationParams,
       handler: async ({ params, principal }) =>
-        (await integration.integrations.unpublishIntegration({ caller: principal.caller, name: params.integrationName })).existed ? resetContent() : noContent(),
+        (await integration.integrations.unpublishIntegration({ caller: principal.caller, name: params.integrationName })).existed
+          ? resetContent()
+          : noContent(),
     }),
 
     // listIntegrationEvents: newest first.
@@ -227,7 +245,11 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: integrationParams,
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await integration.integrationEvents.listIntegrationEvents({ caller: principal.caller, name: params.integrationName, page: toPageRequest(query, cursors) });
+        const response = await integration.integrationEvents.listIntegrationEvents({
+          caller: principal.caller,
+          name: params.integrationName,
+          page: toPageRequest(query, cursors),
+        });
         return ok(toPagedList(response.events.map(toRestIntegrationEvent), response.page, cursors));
       },
     }),
@@ -238,7 +260,11 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/integrations/:integrationName/events/:eventId",
       params: eventParams,
       handler: async ({ params, principal }) => {
-        const response = await integration.integrationEvents.getIntegrationEvent({ caller: principal.caller, name: params.integrationName, eventId: params.eventId });
+        const response = await integration.integrationEvents.getIntegrationEvent({
+          caller: principal.caller,
+          name: params.integrationName,
+          eventId: params.eventId,
+        });
         return ok({ event: toRestIntegrationEvent(response.event), trace: { logs: response.logs.map(toRestEventLog) } });
       },
     }),
@@ -250,7 +276,12 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: integrationParams,
       body: developmentModeBody,
       handler: async ({ params, body, principal }) => {
-        await integration.integrations.setDevelopmentMode({ caller: principal.caller, name: params.integrationName, tunnelUrl: body.tunnelUrl, all: body.all ?? false });
+        await integration.integrations.setDevelopmentMode({
+          caller: principal.caller,
+          name: params.integrationName,
+          tunnelUrl: body.tunnelUrl,
+          all: body.all ?? false,
+        });
         return noContent();
       },
     }),
@@ -303,7 +334,11 @@ export function integrationAssetRoute({ upstreams }: Pick<RouteDeps, "upstreams"
       const asset = await upstreams.integration.integrations.getIntegrationAsset({ name: params.integrationName, assetId: params.assetId });
       ctx.status = 200;
       ctx.type = asset.contentType;
-      ctx.set({ "Cache-Control": ASSET_CACHE_CONTROL, "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'" });
+      ctx.set({
+        "Cache-Control": ASSET_CACHE_CONTROL,
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "sandbox; default-src 'none'; style-src 'unsafe-inline'",
+      });
       ctx.body = Buffer.from(asset.content);
     },
   };

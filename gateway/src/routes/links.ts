@@ -64,7 +64,13 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
       params: prefixParams,
       query: linksQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await links.listLinks({ caller: principal.caller, ref: prefix.ref(params), status: status(query), page: toPageRequest(query, cursors), appUrl: urls.app });
+        const response = await links.listLinks({
+          caller: principal.caller,
+          ref: prefix.ref(params),
+          status: status(query),
+          page: toPageRequest(query, cursors),
+          appUrl: urls.app,
+        });
         return linkList(principal.caller, response.listing, cursors);
       },
     }),
@@ -95,7 +101,12 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
       params: pageParams,
       query: backlinksQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await links.listPageBacklinks({ caller: principal.caller, ref: prefix.ref(params), pageId: params.pageId, page: toPageRequest(query, cursors) });
+        const response = await links.listPageBacklinks({
+          caller: principal.caller,
+          ref: prefix.ref(params),
+          pageId: params.pageId,
+          page: toPageRequest(query, cursors),
+        });
         return backlinkList(principal.caller, response.listing, cursors);
       },
     }),
@@ -107,7 +118,12 @@ export function linkRoutesFor(scope: LinkScope, { upstreams, urls }: RouteDeps):
       params: fileParams,
       query: backlinksQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await links.listFileBacklinks({ caller: principal.caller, ref: prefix.ref(params), fileId: params.fileId, page: toPageRequest(query, cursors) });
+        const response = await links.listFileBacklinks({
+          caller: principal.caller,
+          ref: prefix.ref(params),
+          fileId: params.fileId,
+          page: toPageRequest(query, cursors),
+        });
         return backlinkList(principal.caller, response.listing, cursors);
       },
     }),

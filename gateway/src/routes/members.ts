@@ -45,14 +45,17 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
           organizationId: params.organizationId,
           page: toPageRequest(query, cursors),
           order: query.order ? ORDER_BY_NAME[query.order] : SortOrder.SORT_ORDER_UNSPECIFIED,
-          role:
-            query.role === undefined
-              ? MemberRole.MEMBER_ROLE_UNSPECIFIED
-              : toProtoRole(query.role === "guest" ? null : query.role),
+          role: query.role === undefined ? MemberRole.MEMBER_ROLE_UNSPECIFIED : toProtoRole(query.role === "guest" ? null : query.role),
           search: query.search ?? "",
           sort: query.sort ? SORT_BY_NAME[query.sort] : MemberSort.MEMBER_SORT_UNSPECIFIED,
         });
-        return ok(toPagedList(response.members.map((m) => toRestMember(m, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.members.map((m) => toRestMember(m, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -109,7 +112,10 @@ export function memberRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       handler: async ({ params, principal }) => {
         // The token first: once identity recorded the ping, the answer needs nothing more.
-        const { token } = await upstreams.publishing.memberVisitorTokens.issueMemberVisitorToken({ caller: principal.caller, organizationId: params.organizationId });
+        const { token } = await upstreams.publishing.memberVisitorTokens.issueMemberVisitorToken({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+        });
         await identity.members.pingMember({ caller: principal.caller, organizationId: params.organizationId });
         return ok(token ? { gitbookVisitorClaims: token, serviceVisitorClaims: token } : {});
       },

@@ -28,7 +28,13 @@ export function openApiRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: pageQuerySchema,
       handler: async ({ params, query, principal, cursors }) => {
         const response = await specs.listOpenApiSpecs({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query, cursors) });
-        return ok(toPagedList(response.specs.map((spec) => toRestOpenApiSpec(spec, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.specs.map((spec) => toRestOpenApiSpec(spec, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 

@@ -16,7 +16,12 @@ const ORDER_BY_NAME = {
 /** `status` is a list: GitBook's client repeats the parameter (`status=open&status=draft`); a comma-separated value is read too. */
 const statusesParam = z
   .union([z.string(), z.array(z.string())])
-  .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((entry) => entry.split(",")).map((name) => name.trim()).filter((name) => name !== ""))
+  .transform((value) =>
+    (Array.isArray(value) ? value : [value])
+      .flatMap((entry) => entry.split(","))
+      .map((name) => name.trim())
+      .filter((name) => name !== ""),
+  )
   .pipe(z.array(z.enum(CHANGE_REQUEST_STATUS_NAMES)).max(CHANGE_REQUEST_STATUS_NAMES.length * 4));
 
 /**
@@ -60,9 +65,14 @@ export function organizationChangeRequestRoutes({ upstreams, urls }: RouteDeps):
           page: matchesNothing ? { pageToken: "", pageSize: 1 } : toPageRequest(query, cursors),
         });
         if (matchesNothing) return ok(toPagedList([], { nextPageToken: "", totalCount: 0 }, cursors));
-        return ok(toPagedList(response.changeRequests.map((cr) => toRestChangeRequest(cr, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.changeRequests.map((cr) => toRestChangeRequest(cr, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
   ];
 }
-

@@ -93,7 +93,13 @@ export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: pageQuerySchema,
       handler: async ({ query, principal, cursors }) => {
         const response = await identity.organizations.listOrganizations({ caller: principal.caller, page: toPageRequest(query, cursors) });
-        return ok(toPagedList(response.organizations.map((o) => toRestOrganization(o, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.organizations.map((o) => toRestOrganization(o, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 

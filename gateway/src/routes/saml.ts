@@ -17,7 +17,11 @@ const providerParams = z.object({ organizationId: pathId(), samlProviderId: path
 const providerFields = {
   label: z.string().trim().min(1).max(100),
   entityID: z.string().trim().min(1).max(2048),
-  certificate: z.string().trim().min(1).max(16 * 1024),
+  certificate: z
+    .string()
+    .trim()
+    .min(1)
+    .max(16 * 1024),
   ssoURL: z.string().trim().min(1).max(2048),
   defaultTeam: z.string().max(64).nullable(),
   defaultRole: roleOrGuestSchema,
@@ -60,7 +64,8 @@ function signedInPage(input: { email: string; token: string; expiresAt: Date; ap
 /** SAML providers (admins) and single sign-on: GitBook's operations, plus the SP endpoints a sign-in goes through. */
 export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const identity = upstreams.identity;
-  const location = (organizationId: string, providerId: string) => `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/saml/${encodeURIComponent(providerId)}`;
+  const location = (organizationId: string, providerId: string) =>
+    `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/saml/${encodeURIComponent(providerId)}`;
   /** GitBook's OrganizationSAMLProvider: the default team as a team object, the service's own URLs. */
   /**
    * A write passes the default teams it read before it was saved (`known`): its answer then asks
@@ -117,7 +122,11 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await identity.saml.listSamlProviders({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query, cursors) });
+        const response = await identity.saml.listSamlProviders({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          page: toPageRequest(query, cursors),
+        });
         return ok(toPagedList(await Promise.all(response.providers.map((provider) => restProvider(provider))), response.page, cursors));
       },
     }),
@@ -142,7 +151,12 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/saml/:samlProviderId",
       params: providerParams,
       handler: async ({ params, principal }) =>
-        ok(await restProvider((await identity.saml.getSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).provider)),
+        ok(
+          await restProvider(
+            (await identity.saml.getSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId }))
+              .provider,
+          ),
+        ),
     }),
 
     // updateOrganizationSAMLProvider
@@ -156,7 +170,8 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
         const teamId =
           body.defaultTeam !== undefined
             ? body.defaultTeam
-            : (await identity.saml.getSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).provider?.defaultTeamId;
+            : (await identity.saml.getSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId }))
+                .provider?.defaultTeamId;
         const known = await teamsBefore(params.organizationId, teamId);
         const response = await identity.saml.updateSamlProvider({
           caller: principal.caller,
@@ -175,7 +190,9 @@ export function samlRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/saml/:samlProviderId",
       params: providerParams,
       handler: async ({ params, principal }) =>
-        (await identity.saml.deleteSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).deleted ? resetContent() : noContent(),
+        (await identity.saml.deleteSamlProvider({ caller: principal.caller, organizationId: params.organizationId, providerId: params.samlProviderId })).deleted
+          ? resetContent()
+          : noContent(),
     }),
   ];
 }

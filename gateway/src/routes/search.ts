@@ -18,9 +18,20 @@ export function searchRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: z.object({ spaceId: pathId() }),
       query: searchQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const result = await search.searchSpaceContent({ caller: principal.caller, spaceId: params.spaceId, query: query.query, page: toPageRequest(query, cursors) });
+        const result = await search.searchSpaceContent({
+          caller: principal.caller,
+          spaceId: params.spaceId,
+          query: query.query,
+          page: toPageRequest(query, cursors),
+        });
         const context = { urls, organizationId: result.organizationId };
-        return ok(toPagedList(result.pages.map((page) => toRestSearchPage(page, context)), result.pageInfo, cursors));
+        return ok(
+          toPagedList(
+            result.pages.map((page) => toRestSearchPage(page, context)),
+            result.pageInfo,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -38,7 +49,13 @@ export function searchRoutes({ upstreams, urls }: RouteDeps): Route[] {
           page: toPageRequest(query, cursors),
         });
         const context = { urls, organizationId: params.organizationId };
-        return ok(toPagedList(result.spaces.map((space) => toRestSearchSpace(space, context)), result.pageInfo, cursors));
+        return ok(
+          toPagedList(
+            result.spaces.map((space) => toRestSearchSpace(space, context)),
+            result.pageInfo,
+            cursors,
+          ),
+        );
       },
     }),
   ];

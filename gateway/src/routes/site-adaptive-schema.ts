@@ -18,7 +18,11 @@ export function siteAdaptiveSchemaRoutes({ upstreams }: RouteDeps): Route[] {
       params: siteParams,
       handler: async ({ params, principal }) => {
         const response = await adaptiveSchema.getSiteAdaptiveSchema({ caller: principal.caller, ...params });
-        return ok({ object: "site-adaptive-schema", jsonSchema: JSON.parse(response.jsonSchema) as unknown, updatedAt: (response.updatedAt ?? new Date(0)).toISOString() });
+        return ok({
+          object: "site-adaptive-schema",
+          jsonSchema: JSON.parse(response.jsonSchema) as unknown,
+          updatedAt: (response.updatedAt ?? new Date(0)).toISOString(),
+        });
       },
     }),
 
@@ -30,7 +34,11 @@ export function siteAdaptiveSchemaRoutes({ upstreams }: RouteDeps): Route[] {
       body: updateAdaptiveSchemaBody,
       handler: async ({ params, body, principal }) => {
         const response = await adaptiveSchema.updateSiteAdaptiveSchema({ caller: principal.caller, ...params, jsonSchema: JSON.stringify(body.jsonSchema) });
-        return ok({ object: "site-adaptive-schema", jsonSchema: JSON.parse(response.jsonSchema) as unknown, updatedAt: (response.updatedAt ?? new Date(0)).toISOString() });
+        return ok({
+          object: "site-adaptive-schema",
+          jsonSchema: JSON.parse(response.jsonSchema) as unknown,
+          updatedAt: (response.updatedAt ?? new Date(0)).toISOString(),
+        });
       },
     }),
 

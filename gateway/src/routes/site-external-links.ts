@@ -87,7 +87,12 @@ export function siteExternalLinkRoutes({ upstreams, urls }: RouteDeps): Route[] 
       path: "/v1/orgs/:organizationId/sites/:siteId/external-links/:siteExternalLinkId",
       params: externalLinkParams,
       handler: async ({ params, principal }) => {
-        const response = await externalLinks.deleteSiteExternalLink({ caller: principal.caller, organizationId: params.organizationId, siteId: params.siteId, linkId: params.siteExternalLinkId });
+        const response = await externalLinks.deleteSiteExternalLink({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          linkId: params.siteExternalLinkId,
+        });
         return response.removed ? resetContent() : noContent();
       },
     }),

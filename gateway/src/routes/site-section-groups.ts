@@ -44,7 +44,13 @@ export function siteSectionGroupRoutes({ upstreams, urls }: RouteDeps): Route[] 
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
         const response = await sectionGroups.listSiteSectionGroups({ caller: principal.caller, ...params, page: toPageRequest(query, cursors) });
-        return ok(toPagedList(response.groups.map((group) => toRestSiteSectionGroup(group, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.groups.map((group) => toRestSiteSectionGroup(group, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -96,7 +102,12 @@ export function siteSectionGroupRoutes({ upstreams, urls }: RouteDeps): Route[] 
       path: "/v1/orgs/:organizationId/sites/:siteId/section-groups/:siteSectionGroupId",
       params: groupParams,
       handler: async ({ params, principal }) => {
-        await sectionGroups.deleteSiteSectionGroup({ caller: principal.caller, organizationId: params.organizationId, siteId: params.siteId, sectionGroupId: params.siteSectionGroupId });
+        await sectionGroups.deleteSiteSectionGroup({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          sectionGroupId: params.siteSectionGroupId,
+        });
         return noContent();
       },
     }),

@@ -29,7 +29,9 @@ export const updateSectionBody = z.object({
   icon: z.string().nullable().optional(),
   description: z.string().nullable().optional(),
   draft: z.boolean().optional(),
-  siteSectionGroupId: z.undefined({ error: "use POST or DELETE …/section-groups/{siteSectionGroupId}/sections to move a section into or out of a group" }).optional(),
+  siteSectionGroupId: z
+    .undefined({ error: "use POST or DELETE …/section-groups/{siteSectionGroupId}/sections to move a section into or out of a group" })
+    .optional(),
 });
 
 const sectionPointer = z.object({ type: z.literal("site-section"), siteSection: pathId() });
@@ -47,8 +49,19 @@ export function siteSectionRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: siteParams,
       query: listSectionsQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await sections.listSiteSections({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), shareKey: query.shareKey ?? "" });
-        return ok(toPagedList(response.sections.map((section) => toRestSiteSection(section, urls)), response.page, cursors));
+        const response = await sections.listSiteSections({
+          caller: principal.caller,
+          ...params,
+          page: toPageRequest(query, cursors),
+          shareKey: query.shareKey ?? "",
+        });
+        return ok(
+          toPagedList(
+            response.sections.map((section) => toRestSiteSection(section, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -59,7 +72,14 @@ export function siteSectionRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: siteParams,
       body: addSectionBody,
       handler: async ({ params, body, principal }) => {
-        const response = await sections.addSiteSection({ caller: principal.caller, ...params, spaceId: body.spaceId, title: body.title ?? "", icon: body.icon ?? "", draft: body.draft ?? false });
+        const response = await sections.addSiteSection({
+          caller: principal.caller,
+          ...params,
+          spaceId: body.spaceId,
+          title: body.title ?? "",
+          icon: body.icon ?? "",
+          draft: body.draft ?? false,
+        });
         const section = toRestSiteSection(response.section, urls);
         return created(section, `${siteLocation(urls, params.organizationId, params.siteId)}/sections/${encodeURIComponent(section.id)}`);
       },
@@ -95,7 +115,12 @@ export function siteSectionRoutes({ upstreams, urls }: RouteDeps): Route[] {
       path: "/v1/orgs/:organizationId/sites/:siteId/sections/:siteSectionId",
       params: sectionParams,
       handler: async ({ params, principal }) => {
-        await sections.deleteSiteSection({ caller: principal.caller, organizationId: params.organizationId, siteId: params.siteId, sectionId: params.siteSectionId });
+        await sections.deleteSiteSection({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          siteId: params.siteId,
+          sectionId: params.siteSectionId,
+        });
         return noContent();
       },
     }),

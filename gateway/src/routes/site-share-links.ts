@@ -25,8 +25,19 @@ export function siteShareLinkRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: siteParams,
       query: listShareLinksQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await shareLinks.listShareLinks({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), search: query.search ?? "" });
-        return ok(toPagedList(response.shareLinks.map((link) => toRestShareLink(link, urls)), response.page, cursors));
+        const response = await shareLinks.listShareLinks({
+          caller: principal.caller,
+          ...params,
+          page: toPageRequest(query, cursors),
+          search: query.search ?? "",
+        });
+        return ok(
+          toPagedList(
+            response.shareLinks.map((link) => toRestShareLink(link, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 

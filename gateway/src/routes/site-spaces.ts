@@ -32,7 +32,9 @@ export const updateSiteSpaceBody = z.object({
 const siteSpacePointer = z.object({ type: z.literal("site-space"), siteSpace: pathId() });
 
 /** moveSiteSpace: no position moves it to the end. */
-export const moveSiteSpaceBody = z.object({ position: z.object({ before: siteSpacePointer.optional(), after: siteSpacePointer.optional() }).optional() }).optional();
+export const moveSiteSpaceBody = z
+  .object({ position: z.object({ before: siteSpacePointer.optional(), after: siteSpacePointer.optional() }).optional() })
+  .optional();
 
 export function siteSpaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const siteSpaces = upstreams.publishing.siteSpaces;
@@ -51,7 +53,13 @@ export function siteSpaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
           default: query.default,
           shareKey: query.shareKey ?? "",
         });
-        return ok(toPagedList(response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.siteSpaces.map((siteSpace) => toRestSiteSpace(siteSpace, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -62,7 +70,13 @@ export function siteSpaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: siteParams,
       body: addSiteSpaceBody,
       handler: async ({ params, body, principal }) => {
-        const response = await siteSpaces.addSiteSpace({ caller: principal.caller, ...params, spaceId: body.spaceId, sectionId: body.sectionId ?? "", draft: body.draft ?? false });
+        const response = await siteSpaces.addSiteSpace({
+          caller: principal.caller,
+          ...params,
+          spaceId: body.spaceId,
+          sectionId: body.sectionId ?? "",
+          draft: body.draft ?? false,
+        });
         const siteSpace = toRestSiteSpace(response.siteSpace, urls);
         return created(siteSpace, `${siteLocation(urls, params.organizationId, params.siteId)}/site-spaces/${encodeURIComponent(siteSpace.id)}`);
       },

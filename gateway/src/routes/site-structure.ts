@@ -37,7 +37,13 @@ export function siteStructureRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: siteParams,
       body: sortSiteStructureBody,
       handler: async ({ params, body, principal }) => {
-        const response = await structure.sortSiteStructure({ caller: principal.caller, ...params, item: body.item, before: body.position.before, after: body.position.after });
+        const response = await structure.sortSiteStructure({
+          caller: principal.caller,
+          ...params,
+          item: body.item,
+          before: body.position.before,
+          after: body.position.after,
+        });
         if (response.siteSectionGroup) return ok(toRestSiteSectionGroup(response.siteSectionGroup, urls));
         if (response.siteExternalLink) return ok(toRestSiteExternalLink(response.siteExternalLink));
         return ok(response.siteSection ? toRestSiteSection(response.siteSection, urls) : toRestSiteSpace(response.siteSpace, urls));

@@ -14,7 +14,12 @@ export const siteParams = z.object({ organizationId: pathId(), siteId: pathId() 
 /** `type` may repeat (`type=basic&type=premium`); a comma-separated value is read too. */
 const typesParam = z
   .union([z.string(), z.array(z.string())])
-  .transform((value) => (Array.isArray(value) ? value : [value]).flatMap((entry) => entry.split(",")).map((type) => type.trim()).filter((type) => type !== ""))
+  .transform((value) =>
+    (Array.isArray(value) ? value : [value])
+      .flatMap((entry) => entry.split(","))
+      .map((type) => type.trim())
+      .filter((type) => type !== ""),
+  )
   .pipe(z.array(z.string().max(64)).max(16));
 
 export const listSitesQuery = z.object({
@@ -83,7 +88,13 @@ export function siteRoutes({ upstreams, urls, caches }: RouteDeps): Route[] {
           published: query.published,
           types: query.type ?? [],
         });
-        return ok(toPagedList(response.sites.map((site) => toRestSite(site, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.sites.map((site) => toRestSite(site, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -182,7 +193,9 @@ export function siteRoutes({ upstreams, urls, caches }: RouteDeps): Route[] {
               structure: toRestSiteStructure(response.structure, urls),
               customizations: {
                 site: toRestCustomization(response.customization),
-                siteSpaces: Object.fromEntries(Object.entries(response.siteSpaceCustomizations).map(([siteSpaceId, customization]) => [siteSpaceId, toRestCustomization(customization)])),
+                siteSpaces: Object.fromEntries(
+                  Object.entries(response.siteSpaceCustomizations).map(([siteSpaceId, customization]) => [siteSpaceId, toRestCustomization(customization)]),
+                ),
               },
               // Integrations (which add scripts to sites) do not exist yet: no site has any.
               scripts: [],

@@ -134,7 +134,13 @@ export function spaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: pageQuerySchema,
       handler: async ({ params, query, principal, cursors }) => {
         const response = await spaces.listSpaces({ caller: principal.caller, organizationId: params.organizationId, page: toPageRequest(query, cursors) });
-        return ok(toPagedList(response.spaces.map((s) => toRestSpace(s, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.spaces.map((s) => toRestSpace(s, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 

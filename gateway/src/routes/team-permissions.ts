@@ -38,8 +38,17 @@ export function teamPermissionRoutes({ upstreams }: RouteDeps): Route[] {
       params: itemParams,
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
-        const page = await permissions.listTeamPermissions({ caller: principal.caller, target, targetId: params.targetId, page: toPageRequest(query, cursors) });
-        const teams = await restTeamsById(upstreams, page.organizationId, page.permissions.map((permission) => permission.teamId));
+        const page = await permissions.listTeamPermissions({
+          caller: principal.caller,
+          target,
+          targetId: params.targetId,
+          page: toPageRequest(query, cursors),
+        });
+        const teams = await restTeamsById(
+          upstreams,
+          page.organizationId,
+          page.permissions.map((permission) => permission.teamId),
+        );
         // A grant whose team identity no longer has (deleted, its event not handled yet) is left out.
         const items = page.permissions.flatMap((permission) => {
           const team = teams.get(permission.teamId);
@@ -56,7 +65,13 @@ export function teamPermissionRoutes({ upstreams }: RouteDeps): Route[] {
       params: grantParams,
       body: updateTeamPermissionBody,
       handler: async ({ params, body, principal }) => {
-        await permissions.setTeamPermission({ caller: principal.caller, target, targetId: params.targetId, teamId: params.teamId, role: toProtoRole(body.role) });
+        await permissions.setTeamPermission({
+          caller: principal.caller,
+          target,
+          targetId: params.targetId,
+          teamId: params.teamId,
+          role: toProtoRole(body.role),
+        });
         return noContent();
       },
     }),
@@ -67,7 +82,9 @@ export function teamPermissionRoutes({ upstreams }: RouteDeps): Route[] {
       path: `${prefix}/permissions/teams/:teamId`,
       params: grantParams,
       handler: async ({ params, principal }) =>
-        (await permissions.removeTeamPermission({ caller: principal.caller, target, targetId: params.targetId, teamId: params.teamId })).removed ? resetContent() : noContent(),
+        (await permissions.removeTeamPermission({ caller: principal.caller, target, targetId: params.targetId, teamId: params.teamId })).removed
+          ? resetContent()
+          : noContent(),
     }),
   ]);
 }

@@ -36,7 +36,8 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
     if (!team) return toRestTeam(team);
     return (await restTeams(upstreams, organizationId, [team]))[0]!;
   };
-  const teamLocation = (organizationId: string, teamId: string) => `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/teams/${encodeURIComponent(teamId)}`;
+  const teamLocation = (organizationId: string, teamId: string) =>
+    `${urls.api}/v1/orgs/${encodeURIComponent(organizationId)}/teams/${encodeURIComponent(teamId)}`;
   return [
     // listTeamsInOrganizationById
     defineRoute({
@@ -63,7 +64,12 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: organizationParams,
       body: createTeamBody,
       handler: async ({ params, body, principal }) => {
-        const response = await identity.teams.createTeam({ caller: principal.caller, organizationId: params.organizationId, title: body.title, memberUserIds: body.members ?? [] });
+        const response = await identity.teams.createTeam({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          title: body.title,
+          memberUserIds: body.members ?? [],
+        });
         // A new team has no space granted yet: its answer needs no second upstream once it is saved.
         const team = toRestTeam(response.team, 0);
         return created(team, teamLocation(params.organizationId, team.id));
@@ -75,7 +81,8 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       method: "GET",
       path: "/v1/orgs/:organizationId/teams/:teamId",
       params: teamParams,
-      handler: async ({ params, principal }) => ok(await restTeam(params.organizationId, (await identity.teams.getTeam({ caller: principal.caller, ...params })).team)),
+      handler: async ({ params, principal }) =>
+        ok(await restTeam(params.organizationId, (await identity.teams.getTeam({ caller: principal.caller, ...params })).team)),
     }),
 
     // updateTeamInOrganizationById
@@ -98,7 +105,8 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       method: "DELETE",
       path: "/v1/orgs/:organizationId/teams/:teamId",
       params: teamParams,
-      handler: async ({ params, principal }) => ((await identity.teams.deleteTeam({ caller: principal.caller, ...params })).deleted ? resetContent() : noContent()),
+      handler: async ({ params, principal }) =>
+        (await identity.teams.deleteTeam({ caller: principal.caller, ...params })).deleted ? resetContent() : noContent(),
     }),
 
     // listTeamMembersInOrganizationById
@@ -109,7 +117,13 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
         const response = await identity.teams.listTeamMembers({ caller: principal.caller, ...params, page: toPageRequest(query, cursors) });
-        return ok(toPagedList(response.members.map((item) => toRestTeamMember(item, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.members.map((item) => toRestTeamMember(item, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 
@@ -143,7 +157,8 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       method: "DELETE",
       path: "/v1/orgs/:organizationId/teams/:teamId/members/:userId",
       params: teamMemberParams,
-      handler: async ({ params, principal }) => ((await identity.teams.removeTeamMember({ caller: principal.caller, ...params })).removed ? resetContent() : noContent()),
+      handler: async ({ params, principal }) =>
+        (await identity.teams.removeTeamMember({ caller: principal.caller, ...params })).removed ? resetContent() : noContent(),
     }),
 
     // listTeamsForOrganizationMember
@@ -153,9 +168,24 @@ export function teamRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: memberParams,
       query: listMemberTeamsQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const response = await identity.teams.listMemberTeams({ caller: principal.caller, ...params, page: toPageRequest(query, cursors), title: query.title ?? "" });
-        const teams = await restTeams(upstreams, params.organizationId, response.teams.map((item) => item.team!));
-        return ok(toPagedList(response.teams.map((item, index) => ({ team: teams[index]!, member: { role: toRestTeamRole(item.role) } })), response.page, cursors));
+        const response = await identity.teams.listMemberTeams({
+          caller: principal.caller,
+          ...params,
+          page: toPageRequest(query, cursors),
+          title: query.title ?? "",
+        });
+        const teams = await restTeams(
+          upstreams,
+          params.organizationId,
+          response.teams.map((item) => item.team!),
+        );
+        return ok(
+          toPagedList(
+            response.teams.map((item, index) => ({ team: teams[index]!, member: { role: toRestTeamRole(item.role) } })),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
   ];

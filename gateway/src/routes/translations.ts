@@ -34,7 +34,13 @@ export function translationRoutes({ upstreams, urls }: RouteDeps): Route[] {
           organizationId: params.organizationId,
           page: toPageRequest(query, cursors),
         });
-        return ok(toPagedList(response.translationSettings.map((settings) => toRestTranslationSettings(settings, urls)), response.page, cursors));
+        return ok(
+          toPagedList(
+            response.translationSettings.map((settings) => toRestTranslationSettings(settings, urls)),
+            response.page,
+            cursors,
+          ),
+        );
       },
     }),
 

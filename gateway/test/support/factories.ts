@@ -61,7 +61,12 @@ export async function createSpace(
   options: { title?: string; emoji?: string; parent?: string; user?: TestUser } = {},
 ): Promise<Space> {
   const user = options.user ?? organization.owner;
-  const space = await createSpaceOverGrpc(stack.clients, organization, { title: options.title, emoji: options.emoji, parentId: options.parent, caller: user.caller });
+  const space = await createSpaceOverGrpc(stack.clients, organization, {
+    title: options.title,
+    emoji: options.emoji,
+    parentId: options.parent,
+    caller: user.caller,
+  });
   return readBack<Space>(stack, user, `/v1/spaces/${space.id}`);
 }
 

@@ -29,7 +29,14 @@ export interface GitServer {
   close(): Promise<void>;
 }
 
-const GIT_ENV = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.com", GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.com" };
+const GIT_ENV = {
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+  GIT_AUTHOR_NAME: "Test",
+  GIT_AUTHOR_EMAIL: "test@example.com",
+  GIT_COMMITTER_NAME: "Test",
+  GIT_COMMITTER_EMAIL: "test@example.com",
+};
 
 export async function startGitServer(options: { auth?: { user: string; password: string } } = {}): Promise<GitServer> {
   const root = mkdtempSync(join(tmpdir(), "imprint-git-server-"));
@@ -47,7 +54,9 @@ export async function startGitServer(options: { auth?: { user: string; password:
     authorizations: server.authorizations,
     hold: () => server.hold(),
     url: (name, credentials) =>
-      credentials ? `${origin.replace("://", `://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@`)}/${name}.git` : `${origin}/${name}.git`,
+      credentials
+        ? `${origin.replace("://", `://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@`)}/${name}.git`
+        : `${origin}/${name}.git`,
     createRepository(name) {
       git(repositories, "init", "--quiet", "--bare", "--initial-branch=main", bare(name));
       git(bare(name), "config", "http.receivepack", "true");

@@ -10,11 +10,7 @@ async function checkedFetch(input: string | URL | Request, init: RequestInit | u
   const response = await fetch(input, init);
   const url = typeof input === "string" ? input : input instanceof URL ? input.toString() : input.url;
   const method = init?.method ?? (input instanceof Request ? input.method : "GET");
-  assertContract(
-    { method, url },
-    { status: response.status, contentType: response.headers.get("content-type"), text: await response.clone().text() },
-    options,
-  );
+  assertContract({ method, url }, { status: response.status, contentType: response.headers.get("content-type"), text: await response.clone().text() }, options);
   return response;
 }
 

@@ -88,7 +88,8 @@ const eventIdOf = (message) => (typeof message.body?.id === "string" ? message.b
 /** A dead letter's consumer (from its subject imprint.dlq.<consumer>) and event id (body or header). */
 function deadLetterOf(message) {
   const consumer = message.subject.split(".").slice(2).join(".") || message.body?.consumer || "";
-  const eventId = message.body?.envelope?.id ?? message.body?.eventId ?? message.body?.event?.id ?? (message.msgId?.includes(":") ? message.msgId.split(":").pop() : null);
+  const eventId =
+    message.body?.envelope?.id ?? message.body?.eventId ?? message.body?.event?.id ?? (message.msgId?.includes(":") ? message.msgId.split(":").pop() : null);
   return { consumer, eventId };
 }
 
@@ -117,7 +118,11 @@ export async function backlog({ databaseUrls, natsUrl }) {
         if (!consumer.config.durable_name) continue;
         counts.pending += consumer.num_pending;
         counts.ackPending += consumer.num_ack_pending;
-        counts.consumers.push({ name: consumer.config.durable_name, ackPending: consumer.num_ack_pending, ackWaitMs: Math.round((consumer.config.ack_wait ?? 0) / 1_000_000) });
+        counts.consumers.push({
+          name: consumer.config.durable_name,
+          ackPending: consumer.num_ack_pending,
+          ackWaitMs: Math.round((consumer.config.ack_wait ?? 0) / 1_000_000),
+        });
       }
     }
     return counts;
@@ -187,7 +192,12 @@ export async function compareProjections(databaseUrls) {
     projections.push({
       name: "content urls.published = publishing's",
       rows: source.length,
-      diverged: differences(source, projection, (row) => row.space_id, (a, b) => (a?.address ?? null) === (b?.address ?? null)),
+      diverged: differences(
+        source,
+        projection,
+        (row) => row.space_id,
+        (a, b) => (a?.address ?? null) === (b?.address ?? null),
+      ),
     });
   }
   return projections;
@@ -338,7 +348,9 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
   }
 
   const lost =
-    outboxReport.reduce((sum, row) => sum + row.missingFromStream, 0) + consumerReport.reduce((sum, row) => sum + row.lost, 0) + writeReport.lostAfterSuccess.length;
+    outboxReport.reduce((sum, row) => sum + row.missingFromStream, 0) +
+    consumerReport.reduce((sum, row) => sum + row.lost, 0) +
+    writeReport.lostAfterSuccess.length;
   const appliedTwice = duplicatedInStreams + consumerReport.reduce((sum, row) => sum + row.appliedTwice, 0);
   const diverged = projections.reduce((sum, projection) => sum + projection.diverged.length, 0);
   return {

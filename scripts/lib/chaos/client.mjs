@@ -32,7 +32,11 @@ export class ChaosClient {
     try {
       const response = await fetch(url ?? `${this.baseUrl}/v1${path}`, {
         method,
-        headers: { ...(url ? {} : { authorization: `Bearer ${this.token}` }), ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        headers: {
+          ...(url ? {} : { authorization: `Bearer ${this.token}` }),
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          ...headers,
+        },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(this.timeoutMs),
       });
@@ -45,12 +49,27 @@ export class ChaosClient {
         parsed = text;
       }
       record.endedAt = Date.now();
-      return { status: response.status, body: parsed, headers: response.headers, startedAt: record.startedAt, endedAt: record.endedAt, experiment: record.experiment };
+      return {
+        status: response.status,
+        body: parsed,
+        headers: response.headers,
+        startedAt: record.startedAt,
+        endedAt: record.endedAt,
+        experiment: record.experiment,
+      };
     } catch (error) {
       // Why there was no answer: the socket's error (ECONNRESET, UND_ERR_SOCKET…) or a timeout.
       record.error = error?.cause?.code ?? (error instanceof Error ? error.name : "error");
       record.endedAt = Date.now();
-      return { status: 0, error: record.error, body: null, headers: new Headers(), startedAt: record.startedAt, endedAt: record.endedAt, experiment: record.experiment };
+      return {
+        status: 0,
+        error: record.error,
+        body: null,
+        headers: new Headers(),
+        startedAt: record.startedAt,
+        endedAt: record.endedAt,
+        experiment: record.experiment,
+      };
     }
   }
 
@@ -69,7 +88,13 @@ export class ChaosClient {
     this.writes.push(write);
     for (let attempt = 0; ; attempt++) {
       const answer = await this.send({ route, method, path, body, headers: { "idempotency-key": key }, write: true });
-      write.attempts.push({ status: answer.status, ...(answer.error ? { error: answer.error } : {}), startedAt: answer.startedAt, endedAt: answer.endedAt, experiment: answer.experiment });
+      write.attempts.push({
+        status: answer.status,
+        ...(answer.error ? { error: answer.error } : {}),
+        startedAt: answer.startedAt,
+        endedAt: answer.endedAt,
+        experiment: answer.experiment,
+      });
       write.status = answer.status;
       write.body = answer.body;
       // 409 with Retry-After: the key's first request is still running (or its gateway stopped

@@ -65,10 +65,44 @@ export async function replicaSetup({ client, ids, deadline }) {
     return answer.body;
   };
   const org = ids.organizationId;
-  ids.pauseTeam = (await must("a team", client.write({ kind: "team", route: "team.create", method: "PUT", path: `/orgs/${org}/teams`, body: { title: `Paused ${ids.run}` }, deadline: deadline() }))).id;
-  ids.pauseSpace = (await must("a space", client.write({ kind: "space", route: "space.create", method: "POST", path: `/orgs/${org}/spaces`, body: { title: `paused-${ids.run}` }, deadline: deadline() }))).id;
+  ids.pauseTeam = (
+    await must(
+      "a team",
+      client.write({
+        kind: "team",
+        route: "team.create",
+        method: "PUT",
+        path: `/orgs/${org}/teams`,
+        body: { title: `Paused ${ids.run}` },
+        deadline: deadline(),
+      }),
+    )
+  ).id;
+  ids.pauseSpace = (
+    await must(
+      "a space",
+      client.write({
+        kind: "space",
+        route: "space.create",
+        method: "POST",
+        path: `/orgs/${org}/spaces`,
+        body: { title: `paused-${ids.run}` },
+        deadline: deadline(),
+      }),
+    )
+  ).id;
   const spaceId = ids.spaces[0];
-  const opened = await must("a change request", client.write({ kind: "change-request", route: "change-request.create", method: "POST", path: `/spaces/${spaceId}/change-requests`, body: { subject: `Guide ${ids.run}` }, deadline: deadline() }));
+  const opened = await must(
+    "a change request",
+    client.write({
+      kind: "change-request",
+      route: "change-request.create",
+      method: "POST",
+      path: `/spaces/${spaceId}/change-requests`,
+      body: { subject: `Guide ${ids.run}` },
+      deadline: deadline(),
+    }),
+  );
   await must(
     "a page",
     client.write({
@@ -80,10 +114,32 @@ export async function replicaSetup({ client, ids, deadline }) {
       deadline: deadline(),
     }),
   );
-  await must("a merge", client.write({ kind: "merge", route: "change-request.merge", method: "POST", path: `/spaces/${spaceId}/change-requests/${opened.id}/merge`, deadline: deadline() }));
-  const site = await must("a site", client.write({ kind: "site", route: "site.create", method: "POST", path: `/orgs/${org}/sites`, body: { title: `Site ${ids.run}`, visibility: "public", spaces: [spaceId] }, deadline: deadline() }));
+  await must(
+    "a merge",
+    client.write({
+      kind: "merge",
+      route: "change-request.merge",
+      method: "POST",
+      path: `/spaces/${spaceId}/change-requests/${opened.id}/merge`,
+      deadline: deadline(),
+    }),
+  );
+  const site = await must(
+    "a site",
+    client.write({
+      kind: "site",
+      route: "site.create",
+      method: "POST",
+      path: `/orgs/${org}/sites`,
+      body: { title: `Site ${ids.run}`, visibility: "public", spaces: [spaceId] },
+      deadline: deadline(),
+    }),
+  );
   ids.site = site.id;
-  const published = await must("a publication", client.write({ kind: "site", route: "site.publish", method: "POST", path: `/orgs/${org}/sites/${site.id}/publish`, deadline: deadline() }));
+  const published = await must(
+    "a publication",
+    client.write({ kind: "site", route: "site.publish", method: "POST", path: `/orgs/${org}/sites/${site.id}/publish`, deadline: deadline() }),
+  );
   ids.sitePage = `${published.urls.published.replace(/\/$/, "")}/guide`;
   // The reader serves it once publishing's event reached it.
   const until = deadline();
@@ -108,7 +164,14 @@ export function replicaLoops({ client, ids, loop, writeDeadline }) {
       await client.send({ route, method: "GET", ...where });
     }),
     loop(async () => {
-      await client.write({ kind: "site", route: "site.update", method: "PATCH", path: `/orgs/${org}/sites/${ids.site}`, body: { title: `Site ${Math.random().toString(36).slice(2, 8)}` }, deadline: writeDeadline() });
+      await client.write({
+        kind: "site",
+        route: "site.update",
+        method: "PATCH",
+        path: `/orgs/${org}/sites/${ids.site}`,
+        body: { title: `Site ${Math.random().toString(36).slice(2, 8)}` },
+        deadline: writeDeadline(),
+      });
     }),
   ];
 }
@@ -177,12 +240,14 @@ export async function replicaExperiments(ctx) {
       pausedMs: ms,
       convergeWithinMs: plan.convergeWithinMs,
     });
-    const round = (experiment.round = (ids.pauseRound = (ids.pauseRound ?? 0) + 1));
+    const round = (experiment.round = ids.pauseRound = (ids.pauseRound ?? 0) + 1);
     // Delivered to the paused target's consumers and not acknowledged (the other copy acks at once):
     // before the changes, and mid-pause.
     const held = async () => {
       const now = await backlog({ databaseUrls: stack.infra.databaseUrls, natsUrl: stack.infra.natsUrl }).catch(() => null);
-      return now ? now.consumers.filter((consumer) => consumer.name.startsWith(`${unit.target}-`)).reduce((sum, consumer) => sum + consumer.ackPending, 0) : null;
+      return now
+        ? now.consumers.filter((consumer) => consumer.name.startsWith(`${unit.target}-`)).reduce((sum, consumer) => sum + consumer.ackPending, 0)
+        : null;
     };
     const heldBefore = await held();
     const teamPath = (user) => `/orgs/${ids.organizationId}/teams/${ids.pauseTeam}/members/${user}`;
@@ -193,7 +258,17 @@ export async function replicaExperiments(ctx) {
         : client.write({ kind: "team-member", route: "team.member.remove", method: "DELETE", path: teamPath(user), deadline: writeDeadline() }),
     );
     const text = `chaos-c-pause-${round}-${ids.run}`;
-    changes.push(client.write({ kind: "comment", route: "comment.post", method: "POST", path: `/spaces/${ids.pauseSpace}/comments`, body: { body: { markdown: text } }, marker: text, deadline: writeDeadline() }));
+    changes.push(
+      client.write({
+        kind: "comment",
+        route: "comment.post",
+        method: "POST",
+        path: `/spaces/${ids.pauseSpace}/comments`,
+        body: { body: { markdown: text } },
+        marker: text,
+        deadline: writeDeadline(),
+      }),
+    );
     await sleep(50);
     now.down.push(`${name} (paused)`);
     experiment.pausedAt = Date.now();
@@ -280,7 +355,9 @@ function troubles(reads, writes, { cut = [], killedAt } = {}) {
   const when = (a) => (killedAt === undefined ? "" : ` @${a.startedAt - killedAt >= 0 ? "+" : ""}${a.startedAt - killedAt} ms`);
   const attempt = (a) => `${a.status}${a.error ? ` ${a.error}` : ""}${a.status === 0 || a.status >= 500 ? when(a) : ""}`;
   return [
-    ...reads.filter((r) => failedRead(r) || r.status >= 400).map((r) => `read ${r.route}: ${attempt(r)}${cut.includes(r) ? " (reset with the dying copy)" : ""}`),
+    ...reads
+      .filter((r) => failedRead(r) || r.status >= 400)
+      .map((r) => `read ${r.route}: ${attempt(r)}${cut.includes(r) ? " (reset with the dying copy)" : ""}`),
     ...writes.filter((w) => w.attempts.length > 1).map((w) => `write ${w.route}: ${w.attempts.map(attempt).join(", ")}`),
   ].slice(0, 8);
 }
@@ -352,7 +429,12 @@ export function replicaRows({ client, experiments, calls, row }) {
   // Shown, not judged: calls that reached the paused copy wait for SIGCONT (within their deadline).
   for (const e of pauses) {
     const { reads, writes } = requestsOf(client, e);
-    Object.assign(e, { reads: reads.length, failedReads: reads.filter(failedRead).length, writes: writes.length, failedWrites: writes.filter(failedWrite).length });
+    Object.assign(e, {
+      reads: reads.length,
+      failedReads: reads.filter(failedRead).length,
+      writes: writes.length,
+      failedWrites: writes.filter(failedWrite).length,
+    });
     e.retriedWrites = writes.filter((w) => w.attempts.length > 1).length;
     e.slowestReadMs = Math.max(0, ...reads.map((r) => r.endedAt - r.startedAt));
     e.troubles = troubles(reads, writes);
@@ -360,7 +442,10 @@ export function replicaRows({ client, experiments, calls, row }) {
   row(
     "projections diverged after a 5 s SIGSTOP of one copy",
     pauses
-      .map((e) => `${e.diverged.length}${e.convergedMs === null ? ` (not right ${s(e.convergeWithinMs)} after SIGCONT)` : ` (right again ${s(e.convergedMs)} after SIGCONT)`}`)
+      .map(
+        (e) =>
+          `${e.diverged.length}${e.convergedMs === null ? ` (not right ${s(e.convergeWithinMs)} after SIGCONT)` : ` (right again ${s(e.convergedMs)} after SIGCONT)`}`,
+      )
       .join(", ") || "not run",
     "0 (every projection right again within 60 s of SIGCONT)",
     pauses.length > 0 && pauses.every((e) => e.convergedMs !== null && e.diverged.length === 0),

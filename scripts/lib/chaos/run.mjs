@@ -135,7 +135,12 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
 
   // An organization, six more members, three spaces and two teams to work on.
   const admin = await identityAdmin(stack.grpcAddresses.identity);
-  const created = await admin.client.organizations.createOrganization({ title: "Chaos", ownerEmail: `owner-${run}@chaos.test`, ownerDisplayName: "Chaos Owner", ownerToken: "" });
+  const created = await admin.client.organizations.createOrganization({
+    title: "Chaos",
+    ownerEmail: `owner-${run}@chaos.test`,
+    ownerDisplayName: "Chaos Owner",
+    ownerToken: "",
+  });
   const organizationId = created.organizationId;
   const users = [];
   for (let i = 0; i < 6; i++) {
@@ -144,7 +149,8 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
   }
   // One more member that only the experiments move in and out of a team, so the loops cannot mask
   // what they did to content's projection.
-  const spare = (await admin.client.members.addMember({ organizationId, email: `spare-${run}@chaos.test`, role: admin.MemberRole.MEMBER_ROLE_EDIT })).member.user.id;
+  const spare = (await admin.client.members.addMember({ organizationId, email: `spare-${run}@chaos.test`, role: admin.MemberRole.MEMBER_ROLE_EDIT })).member
+    .user.id;
   admin.client.close();
 
   const now = { experiment: "setup", down: [] };
@@ -152,17 +158,34 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
   const setupDeadline = () => Date.now() + 30_000;
   const ids = { organizationId, run, spaces: [], teams: [] };
   for (let i = 0; i < 3; i++) {
-    const space = await client.write({ kind: "space", route: "space.create", method: "POST", path: `/orgs/${organizationId}/spaces`, body: { title: marker("s") }, marker: null, deadline: setupDeadline() });
+    const space = await client.write({
+      kind: "space",
+      route: "space.create",
+      method: "POST",
+      path: `/orgs/${organizationId}/spaces`,
+      body: { title: marker("s") },
+      marker: null,
+      deadline: setupDeadline(),
+    });
     if (!space.succeeded) throw new Error(`setup: creating a space answered ${space.status}`);
     ids.spaces.push(space.body.id);
   }
   for (let i = 0; i < 2; i++) {
-    const team = await client.write({ kind: "team", route: "team.create", method: "PUT", path: `/orgs/${organizationId}/teams`, body: { title: `Team ${i} ${run}` }, deadline: setupDeadline() });
+    const team = await client.write({
+      kind: "team",
+      route: "team.create",
+      method: "PUT",
+      path: `/orgs/${organizationId}/teams`,
+      body: { title: `Team ${i} ${run}` },
+      deadline: setupDeadline(),
+    });
     if (!team.succeeded) throw new Error(`setup: creating a team answered ${team.status}`);
     ids.teams.push(team.body.id);
   }
   if (replicas) await replicaSetup({ client, ids, deadline: setupDeadline });
-  log(`organization ${organizationId}: ${users.length + 1} members, ${ids.spaces.length} spaces, ${ids.teams.length} teams${replicas ? ", a published site" : ""}`);
+  log(
+    `organization ${organizationId}: ${users.length + 1} members, ${ids.spaces.length} spaces, ${ids.teams.length} teams${replicas ? ", a published site" : ""}`,
+  );
 
   // The loops: bounded in count, stopped when the experiments are over.
   let stopLoops = false;
@@ -179,21 +202,52 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
     // Spaces (content).
     loop(async () => {
       const title = marker("s");
-      const space = await client.write({ kind: "space", route: "space.create", method: "POST", path: `/orgs/${organizationId}/spaces`, body: { title }, marker: title, deadline: writeDeadline() });
+      const space = await client.write({
+        kind: "space",
+        route: "space.create",
+        method: "POST",
+        path: `/orgs/${organizationId}/spaces`,
+        body: { title },
+        marker: title,
+        deadline: writeDeadline(),
+      });
       if (space.succeeded && space.body?.id) ids.spaces.push(space.body.id);
     }),
     // Comments: collaboration, counted by content from its events.
     loop(async () => {
       const text = marker("c");
-      await client.write({ kind: "comment", route: "comment.post", method: "POST", path: `/spaces/${pick(ids.spaces)}/comments`, body: { body: { markdown: text } }, marker: text, deadline: writeDeadline() });
+      await client.write({
+        kind: "comment",
+        route: "comment.post",
+        method: "POST",
+        path: `/spaces/${pick(ids.spaces)}/comments`,
+        body: { body: { markdown: text } },
+        marker: text,
+        deadline: writeDeadline(),
+      });
     }),
     // Change requests and their merges: collaboration driving content's branches.
     loop(async () => {
       const subject = marker("r");
       const spaceId = pick(ids.spaces);
-      const opened = await client.write({ kind: "change-request", route: "change-request.create", method: "POST", path: `/spaces/${spaceId}/change-requests`, body: { subject }, marker: subject, deadline: writeDeadline() });
+      const opened = await client.write({
+        kind: "change-request",
+        route: "change-request.create",
+        method: "POST",
+        path: `/spaces/${spaceId}/change-requests`,
+        body: { subject },
+        marker: subject,
+        deadline: writeDeadline(),
+      });
       if (!opened.succeeded || !opened.body?.id) return;
-      await client.write({ kind: "merge", route: "change-request.merge", method: "POST", path: `/spaces/${spaceId}/change-requests/${opened.body.id}/merge`, marker: subject, deadline: writeDeadline() });
+      await client.write({
+        kind: "merge",
+        route: "change-request.merge",
+        method: "POST",
+        path: `/spaces/${spaceId}/change-requests/${opened.body.id}/merge`,
+        marker: subject,
+        deadline: writeDeadline(),
+      });
     }),
     // Team membership: identity, projected by content (team access).
     loop(async () => {
@@ -226,7 +280,10 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
     while (Date.now() < deadline) {
       if (Object.values(stack.units).every((unit) => unit.running)) {
         // /healthz/upstreams: every service has a serving copy (the gateway's /readyz is its own only).
-        const ok = await fetch(`${stack.gatewayUrl}/healthz/upstreams`, { signal: AbortSignal.timeout(2_000) }).then((r) => r.status === 200, () => false);
+        const ok = await fetch(`${stack.gatewayUrl}/healthz/upstreams`, { signal: AbortSignal.timeout(2_000) }).then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (ok) return;
       }
       await sleep(200);
@@ -287,8 +344,21 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
     experiments.push(experiment);
     log(`experiment: ${experiment.name}`);
     now.experiment = experiment.name;
-    void client.write({ kind: "team-member", route: "team.member.add", method: "PUT", path: `/orgs/${organizationId}/teams/${ids.teams[0]}/members/${users[0]}`, body: {}, deadline: writeDeadline() });
-    void client.write({ kind: "team-member", route: "team.member.remove", method: "DELETE", path: `/orgs/${organizationId}/teams/${ids.teams[0]}/members/${users[0]}`, deadline: writeDeadline() });
+    void client.write({
+      kind: "team-member",
+      route: "team.member.add",
+      method: "PUT",
+      path: `/orgs/${organizationId}/teams/${ids.teams[0]}/members/${users[0]}`,
+      body: {},
+      deadline: writeDeadline(),
+    });
+    void client.write({
+      kind: "team-member",
+      route: "team.member.remove",
+      method: "DELETE",
+      path: `/orgs/${organizationId}/teams/${ids.teams[0]}/members/${users[0]}`,
+      deadline: writeDeadline(),
+    });
     await sleep(50);
     now.down.push(`${name} (paused)`);
     unit.signal("SIGSTOP");
@@ -413,7 +483,14 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
 }
 
 /** Which service commits each kind of write the loops send. */
-const WRITE_OWNERS = { space: "content", comment: "collaboration", "change-request": "collaboration", merge: "collaboration", "team-member": "identity", site: "publishing" };
+const WRITE_OWNERS = {
+  space: "content",
+  comment: "collaboration",
+  "change-request": "collaboration",
+  merge: "collaboration",
+  "team-member": "identity",
+  site: "publishing",
+};
 /** How long before a kill -9 a commit may land and still be the one the dead process could not answer. */
 const KILL_WINDOW_MS = 250;
 
@@ -443,20 +520,30 @@ export function figures({ plan, short, replicas = false, client, experiments, re
   const rows = [];
   const row = (figure, value, target, passed) => rows.push({ figure, value: String(value), target, passed });
 
-  row("events lost / applied twice / projections diverged after all scenarios", `${result.lost} / ${result.appliedTwice} / ${result.diverged}`, "0 / 0 / 0", result.lost === 0 && result.appliedTwice === 0 && result.diverged === 0);
+  row(
+    "events lost / applied twice / projections diverged after all scenarios",
+    `${result.lost} / ${result.appliedTwice} / ${result.diverged}`,
+    "0 / 0 / 0",
+    result.lost === 0 && result.appliedTwice === 0 && result.diverged === 0,
+  );
   // Late is not lost: JetStream redelivers what a dead process held once the consumer's ack wait has
   // passed (5 minutes for search), longer than the suite waits. Shown, not judged.
   const late = result.consumers.filter((c) => c.waiting > 0);
   const unpublished = result.outbox.reduce((sum, o) => sum + o.unpublished, 0);
   row(
     "events still waiting for their consumer when audited (ack wait)",
-    late.length || unpublished ? [unpublished ? `${unpublished} unpublished` : "", ...late.map((c) => `${c.waiting} ${c.consumer} (ack wait ${s(c.ackWaitMs)})`)].filter(Boolean).join(", ") : "0",
+    late.length || unpublished
+      ? [unpublished ? `${unpublished} unpublished` : "", ...late.map((c) => `${c.waiting} ${c.consumer} (ack wait ${s(c.ackWaitMs)})`)]
+          .filter(Boolean)
+          .join(", ")
+      : "0",
     "late, not lost",
     unpublished === 0,
   );
   if (!replicas) {
     const database = experiments.find((e) => e.unit === "postgres");
-    const dbDeadLetters = database && database.deadLettersBefore !== null && database.deadLettersAfter !== null ? database.deadLettersAfter - database.deadLettersBefore : null;
+    const dbDeadLetters =
+      database && database.deadLettersBefore !== null && database.deadLettersAfter !== null ? database.deadLettersAfter - database.deadLettersBefore : null;
     row(`events dead-lettered by a ${s(plan.outages.postgres)} database outage`, dbDeadLetters ?? "unknown", "0", dbDeadLetters === 0);
   }
   row("dead letters in IMPRINT_DLQ after all scenarios", result.deadLetters, "0", result.deadLetters === 0);
@@ -534,7 +621,9 @@ function faultRows({ client, experiments, row }) {
   const restarted = kills.every((e) => e.restartMs !== null && e.servingAfter);
   row(
     "a kill -9 under the supervisor (npm start)",
-    kills.map((e) => (e.restartMs === null ? `${e.unit} not restarted` : `${e.unit} back in ${s(e.restartMs)}${e.servingAfter ? "" : ", not serving"}`)).join(", "),
+    kills
+      .map((e) => (e.restartMs === null ? `${e.unit} not restarted` : `${e.unit} back in ${s(e.restartMs)}${e.servingAfter ? "" : ", not serving"}`))
+      .join(", "),
     "process restarted, stack keeps serving",
     kills.length > 0 && restarted,
   );
@@ -550,7 +639,11 @@ export function formatReport(report) {
     `chaos ${[report.replicas ? "--replicas" : "", report.short ? "--short" : ""].filter(Boolean).join(" ") || "(full)"}: ${report.requests} requests (${report.writes} writes) over ${report.experiments.length} experiments in ${s(report.durationMs)}`,
     "",
   );
-  text.push(...lines.map((line, index) => `${line.map((cell, i) => cell.padEnd(widths[i])).join(" | ")}${index === 0 ? `\n${widths.map((w) => "-".repeat(w)).join("-|-")}` : ""}`));
+  text.push(
+    ...lines.map(
+      (line, index) => `${line.map((cell, i) => cell.padEnd(widths[i])).join(" | ")}${index === 0 ? `\n${widths.map((w) => "-".repeat(w)).join("-|-")}` : ""}`,
+    ),
+  );
   text.push("", "experiments:");
   for (const e of report.experiments) {
     if (report.replicas) {
@@ -561,16 +654,21 @@ export function formatReport(report) {
     if (e.readyAt && e.releasedAt) parts.push(`ready ${s(e.readyAt - e.releasedAt)} after its restart`);
     if (e.reachMs !== undefined) parts.push(e.reachMs === null ? "callers never reached it" : `callers reached it ${s(e.reachMs)} after it was ready`);
     if (e.restartMs !== undefined) parts.push(e.restartMs === null ? "not restarted" : `back ${s(e.restartMs)} after the kill`);
-    if (e.deadLettersAfter !== undefined && e.deadLettersBefore !== null && e.deadLettersAfter !== null) parts.push(`${e.deadLettersAfter - e.deadLettersBefore} dead-lettered`);
+    if (e.deadLettersAfter !== undefined && e.deadLettersBefore !== null && e.deadLettersAfter !== null)
+      parts.push(`${e.deadLettersAfter - e.deadLettersBefore} dead-lettered`);
     text.push(`  ${parts.join("; ")}`);
   }
   if (report.calls) {
     text.push("", "gRPC calls per copy over the whole run (each copy's channelz):");
-    for (const [service, copies] of Object.entries(report.calls)) text.push(`  ${service}: ${copies.map((c) => `${c.address} ${c.calls} (${c.processes} processes)`).join(", ")}`);
+    for (const [service, copies] of Object.entries(report.calls))
+      text.push(`  ${service}: ${copies.map((c) => `${c.address} ${c.calls} (${c.processes} processes)`).join(", ")}`);
   }
   const { audit: a } = report;
   text.push("", "outbox → stream:");
-  for (const o of a.outbox) text.push(`  ${o.service}: ${o.rows} events, ${o.unpublished} unpublished, ${o.missingFromStream} missing from the stream${o.missingIds.length ? ` (${o.missingIds.join(", ")})` : ""}`);
+  for (const o of a.outbox)
+    text.push(
+      `  ${o.service}: ${o.rows} events, ${o.unpublished} unpublished, ${o.missingFromStream} missing from the stream${o.missingIds.length ? ` (${o.missingIds.join(", ")})` : ""}`,
+    );
   if (a.duplicatedInStreams) text.push(`  ${a.duplicatedInStreams} event ids stored twice in the streams`);
   text.push("stream → consumers (expected / processed / dead-lettered / lost / applied twice):");
   for (const c of a.consumers) {
@@ -582,7 +680,9 @@ export function formatReport(report) {
       c.unknown ? `${c.unknown} processed ids not on the stream` : "",
       c.lostIds.length ? `missing: ${c.lostIds.join(", ")}` : "",
     ].filter(Boolean);
-    text.push(`  ${c.consumer} (${c.owner ?? "unknown owner"}): ${c.expected} / ${c.processed} / ${c.deadLettered} / ${c.lost} / ${c.appliedTwice}${notes.length ? `; ${notes.join("; ")}` : ""}`);
+    text.push(
+      `  ${c.consumer} (${c.owner ?? "unknown owner"}): ${c.expected} / ${c.processed} / ${c.deadLettered} / ${c.lost} / ${c.appliedTwice}${notes.length ? `; ${notes.join("; ")}` : ""}`,
+    );
   }
   text.push("projections vs source of truth:");
   for (const p of a.projections) {
@@ -594,11 +694,16 @@ export function formatReport(report) {
     text.push("answers 500 during outages, by experiment and route:");
     for (const [key, count] of sources.slice(0, 12)) text.push(`  ${count} ${key}`);
   }
-  const byKind = (list) => Object.entries(Object.groupBy(list, (write) => write.kind)).map(([kind, items]) => `${items.length} ${kind}`).join(", ");
+  const byKind = (list) =>
+    Object.entries(Object.groupBy(list, (write) => write.kind))
+      .map(([kind, items]) => `${items.length} ${kind}`)
+      .join(", ");
   // Each write's attempts (status, 0 for no answer; the experiment under way), to tell what answered wrong.
   const attemptsOf = (write) => write.attempts.map((attempt) => `${attempt.status}${attempt.experiment ? ` (${attempt.experiment})` : ""}`).join(", ");
   if (a.writes.committedButError.length) {
-    text.push(`committed but answered with an error (process killed between commit and answer: ${a.writes.killedBeforeAnswering?.length ?? 0}): ${byKind(a.writes.committedButError)}`);
+    text.push(
+      `committed but answered with an error (process killed between commit and answer: ${a.writes.killedBeforeAnswering?.length ?? 0}): ${byKind(a.writes.committedButError)}`,
+    );
     for (const write of a.writes.committedButError.slice(0, 10)) text.push(`  ${write.kind} ${write.marker}: ${attemptsOf(write)}`);
   }
   if (a.writes.duplicated.length) {

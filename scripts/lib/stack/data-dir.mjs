@@ -29,7 +29,13 @@ async function keptSecret({ configured, dataDir, fileName, setting, generate }) 
 /** The first-run token: IMPRINT_BOOTSTRAP_TOKEN when set, else the one kept in `<data>/bootstrap-token`. */
 export async function resolveBootstrapToken(dataDir, env = process.env) {
   if (env.IMPRINT_BOOTSTRAP_TOKEN) return { token: env.IMPRINT_BOOTSTRAP_TOKEN, source: "IMPRINT_BOOTSTRAP_TOKEN" };
-  const token = await keptSecret({ configured: undefined, dataDir, fileName: "bootstrap-token", setting: "IMPRINT_BOOTSTRAP_TOKEN", generate: generateTokenSecret });
+  const token = await keptSecret({
+    configured: undefined,
+    dataDir,
+    fileName: "bootstrap-token",
+    setting: "IMPRINT_BOOTSTRAP_TOKEN",
+    generate: generateTokenSecret,
+  });
   return { token, source: join(dataDir, "bootstrap-token") };
 }
 
@@ -38,7 +44,13 @@ export async function resolveBootstrapToken(dataDir, env = process.env) {
  * in `<data>/page-token-secret` (48 base62 characters), so cursors handed out survive a restart.
  */
 export async function resolvePageTokenSecret(dataDir, env = process.env) {
-  return keptSecret({ configured: env.IMPRINT_PAGE_TOKEN_SECRET, dataDir, fileName: "page-token-secret", setting: "IMPRINT_PAGE_TOKEN_SECRET", generate: () => randomBase62(48) });
+  return keptSecret({
+    configured: env.IMPRINT_PAGE_TOKEN_SECRET,
+    dataDir,
+    fileName: "page-token-secret",
+    setting: "IMPRINT_PAGE_TOKEN_SECRET",
+    generate: () => randomBase62(48),
+  });
 }
 
 /**

@@ -54,14 +54,16 @@ export function resolveReplicas(env = process.env, hosting = resolveHosting(env)
 
 /** `replicas` when the hosting can run that many copies of each target; throws the reason otherwise. */
 export function checkReplicas(replicas, hosting) {
-  if (!Number.isInteger(replicas) || replicas < 1) throw new Error(`IMPRINT_REPLICAS must be a whole number of copies of each target, 1 or more, got ${replicas}`);
+  if (!Number.isInteger(replicas) || replicas < 1)
+    throw new Error(`IMPRINT_REPLICAS must be a whole number of copies of each target, 1 or more, got ${replicas}`);
   if (replicas === 1) return replicas;
   if (hosting !== "split") {
     throw new Error(
       `IMPRINT_REPLICAS=${replicas} needs IMPRINT_HOSTING=split: one process hosting every target cannot run twice (its services' gRPC ports would clash); run IMPRINT_HOSTING=split IMPRINT_REPLICAS=${replicas} npm start`,
     );
   }
-  if (!SHARED_HTTP_PORTS) throw new Error(`IMPRINT_REPLICAS=${replicas} needs Linux: the copies of the gateway and of the reader share their port with SO_REUSEPORT`);
+  if (!SHARED_HTTP_PORTS)
+    throw new Error(`IMPRINT_REPLICAS=${replicas} needs Linux: the copies of the gateway and of the reader share their port with SO_REUSEPORT`);
   return replicas;
 }
 
@@ -72,7 +74,6 @@ export function checkReplicas(replicas, hosting) {
  * (GOAWAY), and one machine has no balancer that would watch their readiness.
  */
 export const HTTP_COPY_DRAIN_MS = 1_000;
-
 
 export const envName = (service, suffix) => `${service.name.toUpperCase()}_${suffix}`;
 export const stackJsonKey = (service) => `${service.name}GrpcAddress`;

@@ -7,7 +7,6 @@ import { SERVICES } from "./hosting.mjs";
 import { infrastructureModule, runtimeModule } from "./runtime-modules.mjs";
 import { startUnit } from "./supervision.mjs";
 
-
 /**
  * Starts what the services need. PostgreSQL is embedded unless every service has a database URL
  * (`databaseUrls[name]`); NATS is spawned unless `natsUrl` is given. Missing databases are created.
@@ -38,7 +37,12 @@ export async function startInfrastructure({ dataDir, persistent, natsUrl, databa
             // The first start picks the port; restarts reuse it and the cluster, so the services' URLs stay right.
             launch: async (previous) =>
               postgresHandle(
-                await infra.startEmbeddedPostgres({ dataDir: postgresDir, persistent, port: previous?.port ?? postgresPort, onLog: (line) => onLog("postgres", line) }),
+                await infra.startEmbeddedPostgres({
+                  dataDir: postgresDir,
+                  persistent,
+                  port: previous?.port ?? postgresPort,
+                  onLog: (line) => onLog("postgres", line),
+                }),
                 join(postgresDir, "cluster"),
               ),
           }).then((unit) => (units.postgres = unit))

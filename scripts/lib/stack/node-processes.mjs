@@ -9,7 +9,6 @@ import { READY_MESSAGE } from "../targets.mjs";
 export const FORCE_KILL_AFTER_MS = 15_000;
 const LAST_LINES_KEPT = 40;
 
-
 /**
  * Extra V8 flags for every long-running process of the stack (IMPRINT_NODE_FLAGS). Unset, a process
  * hosting one target gets none: Node sizes its heap for the machine and lets it grow under load, and

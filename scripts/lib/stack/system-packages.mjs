@@ -37,4 +37,3 @@ function ensureDebianPackage({ name, found, hint, log, noRecommends = false }) {
   }
   throw new Error(hint);
 }
-

@@ -21,13 +21,19 @@ export * from "@imprint/proto/collaboration/v1/event-contracts";
  */
 async function nextSpaceCounters(em: EntityManager, spaceId: string): Promise<SpaceCounters> {
   await em.flush();
-  const [state] = await queryRows(em, sql<{ counters_version: string }>`insert into space_states (space_id, next_number, counters_version) values (${spaceId}, 1, 1)
+  const [state] = await queryRows(
+    em,
+    sql<{ counters_version: string }>`insert into space_states (space_id, next_number, counters_version) values (${spaceId}, 1, 1)
      on conflict (space_id) do update set counters_version = space_states.counters_version + 1
-     returning counters_version`);
-  const [counts] = await queryRows(em, sql<{ total: string; open: string; draft: string; comments: string }>`select (select count(*) from change_requests where space_id = ${spaceId}) as total,
+     returning counters_version`,
+  );
+  const [counts] = await queryRows(
+    em,
+    sql<{ total: string; open: string; draft: string; comments: string }>`select (select count(*) from change_requests where space_id = ${spaceId}) as total,
             (select count(*) from change_requests where space_id = ${spaceId} and status = 'open') as open,
             (select count(*) from change_requests where space_id = ${spaceId} and status = 'draft') as draft,
-            (select count(*) from comments where space_id = ${spaceId} and change_request_id is null and resolved_at is null) as comments`);
+            (select count(*) from comments where space_id = ${spaceId} and change_request_id is null and resolved_at is null) as comments`,
+  );
   return {
     changeRequests: Number(counts!.total),
     changeRequestsOpen: Number(counts!.open),
@@ -43,6 +49,10 @@ async function nextSpaceCounters(em: EntityManager, spaceId: string): Promise<Sp
  * from the events alone. Every collaboration event is recorded with one:
  * `recordEvent(tx, definition, { organizationId, actor, payload: await spaceEventPayload(tx, spaceId, {...}) })`.
  */
-export async function spaceEventPayload<P extends object>(tx: EntityManager, spaceId: string, payload: P): Promise<P & { spaceId: string; spaceCounters: SpaceCounters }> {
+export async function spaceEventPayload<P extends object>(
+  tx: EntityManager,
+  spaceId: string,
+  payload: P,
+): Promise<P & { spaceId: string; spaceCounters: SpaceCounters }> {
   return { spaceId, spaceCounters: await nextSpaceCounters(tx, spaceId), ...payload };
 }

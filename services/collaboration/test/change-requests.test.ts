@@ -7,7 +7,19 @@ import {
   type UpdateChangeRequestRequest,
 } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentFormat, CommentStatus } from "@imprint/proto/collaboration/v1/comments";
-import { createChangeRequest, eventually, createMember, createPage, createOrganization, createSpace, failure, pageMarkdown, setPageMarkdown, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
+import {
+  createChangeRequest,
+  eventually,
+  createMember,
+  createPage,
+  createOrganization,
+  createSpace,
+  failure,
+  pageMarkdown,
+  setPageMarkdown,
+  type TestOrganization,
+  type TestUser,
+} from "@imprint/runtime/testing";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
 
 let harness: CollaborationHarness;
@@ -28,7 +40,12 @@ afterAll(() => harness?.stop());
 /** A space whose content holds one page, "Guide". */
 async function spaceWithGuide(): Promise<{ spaceId: string; pageId: string }> {
   const space = await createSpace(harness, org);
-  const pageId = await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Guide", markdown: "# Guide\n\nFirst paragraph.\n\nSecond paragraph.\n" });
+  const pageId = await createPage(
+    harness,
+    org.owner.caller,
+    { spaceId: space.id },
+    { title: "Guide", markdown: "# Guide\n\nFirst paragraph.\n\nSecond paragraph.\n" },
+  );
   return { spaceId: space.id, pageId };
 }
 
@@ -52,7 +69,8 @@ const list = (user: TestUser, spaceId: string, fields: Partial<ListChangeRequest
 const update = (user: TestUser, spaceId: string, changeRequestId: string, fields: Partial<UpdateChangeRequestRequest>) =>
   harness.changeRequests.updateChangeRequest({ caller: user.caller, spaceId, changeRequestId, ...fields }).then((answer) => answer.changeRequest!);
 
-const merge = (user: TestUser, spaceId: string, changeRequestId: string) => harness.changeRequests.mergeChangeRequest({ caller: user.caller, spaceId, changeRequestId });
+const merge = (user: TestUser, spaceId: string, changeRequestId: string) =>
+  harness.changeRequests.mergeChangeRequest({ caller: user.caller, spaceId, changeRequestId });
 
 const spaceRevision = async (spaceId: string) => (await harness.spaces.getSpace({ caller: org.owner.caller, spaceId, shareKey: "" })).space!.revisionId;
 
@@ -114,7 +132,10 @@ describe("creating and reading change requests", () => {
   it("needs the edit right to create, and checks the subject", async () => {
     const { spaceId } = await spaceWithGuide();
     expect(await failure(create(reader, spaceId))).toMatchObject({ code: "permission_denied" });
-    expect(await failure(create(editor, spaceId, "x".repeat(101)))).toMatchObject({ code: "invalid_argument", message: "subject: must be at most 100 characters" });
+    expect(await failure(create(editor, spaceId, "x".repeat(101)))).toMatchObject({
+      code: "invalid_argument",
+      message: "subject: must be at most 100 characters",
+    });
     const withTask = await harness.changeRequests.createChangeRequest({ caller: editor.caller, spaceId, subject: "x".repeat(100), agentTaskId: "task-42" });
     expect(withTask.changeRequest).toMatchObject({ number: 1, agentTaskId: "task-42" });
   });
@@ -200,7 +221,13 @@ describe("merging and updating from main", () => {
   it("merges an edit made on the branch into the space; merging again answers the same merge", async () => {
     const { spaceId, pageId } = await spaceWithGuide();
     const created = await create(editor, spaceId);
-    await setPageMarkdown(harness, editor.caller, { spaceId, changeRequestId: created.id }, pageId, "# Guide\n\nFirst paragraph, improved.\n\nSecond paragraph.\n");
+    await setPageMarkdown(
+      harness,
+      editor.caller,
+      { spaceId, changeRequestId: created.id },
+      pageId,
+      "# Guide\n\nFirst paragraph, improved.\n\nSecond paragraph.\n",
+    );
     expect(await pageMarkdown(harness, reader.caller, { spaceId }, pageId)).toContain("First paragraph.");
     const branchHead = (await get(reader, spaceId, created.id)).revisionId;
     expect(branchHead).not.toBe(created.revisionId);
@@ -208,12 +235,21 @@ describe("merging and updating from main", () => {
     expect(await failure(merge(editor, spaceId, created.id))).toMatchObject({ code: "permission_denied" });
     const merged = await merge(reviewer, spaceId, "1");
     expect(merged.revisionId).toBe(await spaceRevision(spaceId));
-    expect(merged.changeRequest).toMatchObject({ status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED, mergedRevisionId: merged.revisionId, outdated: false });
+    expect(merged.changeRequest).toMatchObject({
+      status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED,
+      mergedRevisionId: merged.revisionId,
+      outdated: false,
+    });
     expect(merged.changeRequest!.mergedAt).toBeInstanceOf(Date);
     expect(await pageMarkdown(harness, reader.caller, { spaceId }, pageId)).toContain("First paragraph, improved.");
     expect((await merge(reviewer, spaceId, created.id)).revisionId).toBe(merged.revisionId);
-    expect(await get(reader, spaceId, created.id)).toMatchObject({ status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED, mergedRevisionId: merged.revisionId });
-    expect((await list(reader, spaceId, { status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED, contributorUserId: reviewer.userId })).changeRequests).toHaveLength(1);
+    expect(await get(reader, spaceId, created.id)).toMatchObject({
+      status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED,
+      mergedRevisionId: merged.revisionId,
+    });
+    expect(
+      (await list(reader, spaceId, { status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED, contributorUserId: reviewer.userId })).changeRequests,
+    ).toHaveLength(1);
   });
 
   it("is outdated once the space moved on, until updated from main", async () => {
@@ -234,7 +270,13 @@ describe("merging and updating from main", () => {
   it("passes content's conflict through untouched and changes nothing", async () => {
     const { spaceId, pageId } = await spaceWithGuide();
     const created = await create(editor, spaceId);
-    await setPageMarkdown(harness, editor.caller, { spaceId, changeRequestId: created.id }, pageId, "# Guide\n\nFirst paragraph, branch.\n\nSecond paragraph.\n");
+    await setPageMarkdown(
+      harness,
+      editor.caller,
+      { spaceId, changeRequestId: created.id },
+      pageId,
+      "# Guide\n\nFirst paragraph, branch.\n\nSecond paragraph.\n",
+    );
     await setPageMarkdown(harness, org.owner.caller, { spaceId }, pageId, "# Guide\n\nFirst paragraph, main.\n\nSecond paragraph.\n");
     const before = await spaceRevision(spaceId);
     const conflict = await failure(merge(reviewer, spaceId, created.id));
@@ -258,7 +300,11 @@ describe("comments on a change request", () => {
       markdown: "Why this change?",
       format: CommentFormat.COMMENT_FORMAT_MARKDOWN,
     });
-    expect(comment).toMatchObject({ changeRequestId: created.id, changeRequestNumber: 1, target: { nodeId: "guide", nodePreview: "Guide", page: { id: pageId } } });
+    expect(comment).toMatchObject({
+      changeRequestId: created.id,
+      changeRequestNumber: 1,
+      target: { nodeId: "guide", nodePreview: "Guide", page: { id: pageId } },
+    });
     expect(comment!.target!.revisionId).toBe(created.revisionId);
     const listAll = (changeRequestId: string) =>
       harness.comments.listComments({
@@ -273,13 +319,24 @@ describe("comments on a change request", () => {
       });
     expect((await listAll(created.id)).comments.map((entry) => entry.id)).toEqual([comment!.id]);
     expect((await listAll("")).comments).toEqual([]);
-    expect(await failure(harness.comments.getComment({ caller: reader.caller, scope: { spaceId, changeRequestId: "" }, commentId: comment!.id, format: 0 }))).toMatchObject({
+    expect(
+      await failure(harness.comments.getComment({ caller: reader.caller, scope: { spaceId, changeRequestId: "" }, commentId: comment!.id, format: 0 })),
+    ).toMatchObject({
       code: "not_found",
     });
     expect((await get(reader, spaceId, created.id)).comments).toBe(1);
 
     const { reply } = await harness.comments.postCommentReply({ caller: editor.caller, scope, commentId: comment!.id, markdown: "Typos.", format: 0 });
-    await harness.comments.updateCommentReply({ caller: editor.caller, scope, commentId: comment!.id, replyId: reply!.id, resolved: true, addedReactions: [], removedReactions: [], format: 0 });
+    await harness.comments.updateCommentReply({
+      caller: editor.caller,
+      scope,
+      commentId: comment!.id,
+      replyId: reply!.id,
+      resolved: true,
+      addedReactions: [],
+      removedReactions: [],
+      format: 0,
+    });
     const resolved = (await harness.comments.getComment({ caller: reader.caller, scope, commentId: comment!.id, format: 0 })).comment!;
     expect(resolved).toMatchObject({ status: CommentStatus.COMMENT_STATUS_RESOLVED, resolvedBy: { id: editor.userId } });
     expect((await get(reader, spaceId, created.id)).comments).toBe(0);

@@ -1,14 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SortOrder } from "@imprint/proto/common/v1";
-import {
-  CommentFormat,
-  CommentStatus,
-  type ListCommentsRequest,
-  type PostCommentRequest,
-} from "@imprint/proto/collaboration/v1/comments";
+import { CommentFormat, CommentStatus, type ListCommentsRequest, type PostCommentRequest } from "@imprint/proto/collaboration/v1/comments";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
-import { createMember, createPage, createOrganization, createSpace, failure, setPageMarkdown, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
+import {
+  createMember,
+  createPage,
+  createOrganization,
+  createSpace,
+  failure,
+  setPageMarkdown,
+  type TestOrganization,
+  type TestUser,
+} from "@imprint/runtime/testing";
 
 let harness: CollaborationHarness;
 let org: TestOrganization;
@@ -58,7 +62,12 @@ const list = (user: TestUser, scope: { spaceId: string; changeRequestId?: string
     ...fields,
   });
 
-const update = (user: TestUser, spaceId: string, commentId: string, fields: { resolved?: boolean; markdown?: string; addedReactions?: string[]; removedReactions?: string[] }) =>
+const update = (
+  user: TestUser,
+  spaceId: string,
+  commentId: string,
+  fields: { resolved?: boolean; markdown?: string; addedReactions?: string[]; removedReactions?: string[] },
+) =>
   harness.comments.updateComment({
     caller: user.caller,
     scope: { spaceId, changeRequestId: "" },
@@ -85,7 +94,10 @@ describe("posting comments", () => {
     });
     expect(comment!.target!.revisionId).not.toBe("");
     expect(comment!.body!.markdown).toBe("Which **file**?");
-    const document = JSON.parse(comment!.body!.documentJson) as { object: string; nodes: { type: string; nodes: { leaves: { text: string; marks: { type: string }[] }[] }[] }[] };
+    const document = JSON.parse(comment!.body!.documentJson) as {
+      object: string;
+      nodes: { type: string; nodes: { leaves: { text: string; marks: { type: string }[] }[] }[] }[];
+    };
     expect(document.object).toBe("document");
     expect(document.nodes[0]!.type).toBe("paragraph");
     expect(document.nodes[0]!.nodes[0]!.leaves[1]).toMatchObject({ text: "file", marks: [{ type: "bold" }] });
@@ -116,8 +128,14 @@ describe("posting comments", () => {
     });
     expect((await post(commenter, { spaceId }, { markdown: "x".repeat(10_000) })).comment!.body!.markdown).toHaveLength(10_000);
     expect(await failure(post(commenter, { spaceId }, { nodeId: "install" }))).toMatchObject({ code: "invalid_argument", message: "node: needs a page" });
-    expect(await failure(post(commenter, { spaceId }, { pageId, nodeId: "nowhere" }))).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^node: /) });
-    expect(await failure(post(commenter, { spaceId }, { pageId: "no-such-page" }))).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^page: /) });
+    expect(await failure(post(commenter, { spaceId }, { pageId, nodeId: "nowhere" }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^node: /),
+    });
+    expect(await failure(post(commenter, { spaceId }, { pageId: "no-such-page" }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^page: /),
+    });
   });
 
   it("needs the comment right to post; another organization's space is not found", async () => {
@@ -126,7 +144,9 @@ describe("posting comments", () => {
     const stranger = await createOrganization(harness);
     expect(await failure(post(stranger.owner, { spaceId }))).toMatchObject({ code: "not_found" });
     const { comment } = await post(commenter, { spaceId });
-    expect(await failure(harness.comments.getComment({ caller: stranger.owner.caller, scope: { spaceId, changeRequestId: "" }, commentId: comment!.id, format: 0 }))).toMatchObject({
+    expect(
+      await failure(harness.comments.getComment({ caller: stranger.owner.caller, scope: { spaceId, changeRequestId: "" }, commentId: comment!.id, format: 0 })),
+    ).toMatchObject({
       code: "not_found",
     });
     expect(await failure(list(stranger.owner, { spaceId }))).toMatchObject({ code: "not_found" });
@@ -161,7 +181,9 @@ describe("listing comments", () => {
     const page2 = await list(reader, { spaceId }, { page: { pageToken: page1.page!.nextPageToken, pageSize: 2 } });
     expect(page2.comments.map((comment) => comment.id)).toEqual([first.id]);
     expect(page2.page!.nextPageToken).toBe("");
-    expect(await failure(list(reader, { spaceId }, { order: SortOrder.SORT_ORDER_ASC, page: { pageToken: page1.page!.nextPageToken, pageSize: 2 } }))).toMatchObject({
+    expect(
+      await failure(list(reader, { spaceId }, { order: SortOrder.SORT_ORDER_ASC, page: { pageToken: page1.page!.nextPageToken, pageSize: 2 } })),
+    ).toMatchObject({
       code: "invalid_argument",
     });
   });
@@ -236,7 +258,9 @@ describe("changing comments", () => {
     expect(await failure(harness.comments.deleteComment({ caller: other.caller, scope, commentId: comment!.id }))).toMatchObject({ code: "permission_denied" });
     expect(await harness.comments.deleteComment({ caller: org.owner.caller, scope, commentId: comment!.id })).toEqual({ deleted: true });
     expect(await harness.comments.deleteComment({ caller: org.owner.caller, scope, commentId: comment!.id })).toEqual({ deleted: false });
-    expect(await failure(harness.comments.getComment({ caller: reader.caller, scope, commentId: comment!.id, format: 0 }))).toMatchObject({ code: "not_found" });
+    expect(await failure(harness.comments.getComment({ caller: reader.caller, scope, commentId: comment!.id, format: 0 }))).toMatchObject({
+      code: "not_found",
+    });
     const own = (await post(commenter, { spaceId })).comment!;
     expect(await harness.comments.deleteComment({ caller: commenter.caller, scope, commentId: own.id })).toEqual({ deleted: true });
   });
@@ -254,7 +278,13 @@ describe("replies", () => {
     expect(first).toMatchObject({ commentId, spaceId, changeRequestId: "", postedBy: { id: other.userId }, body: { markdown: "one" } });
     expect(first.permissions).toEqual({ view: true, edit: true, reply: true, delete: true });
 
-    const listed = await harness.comments.listCommentReplies({ caller: reader.caller, scope, commentId, format: CommentFormat.COMMENT_FORMAT_MARKDOWN, page: undefined });
+    const listed = await harness.comments.listCommentReplies({
+      caller: reader.caller,
+      scope,
+      commentId,
+      format: CommentFormat.COMMENT_FORMAT_MARKDOWN,
+      page: undefined,
+    });
     expect(listed.replies.map((reply) => reply.body!.markdown)).toEqual(["one", "two", "three"]);
     expect(listed.replies[0]!.permissions).toEqual({ view: true, edit: false, reply: false, delete: false });
     const withRepliers = (await harness.comments.getComment({ caller: reader.caller, scope, commentId, format: 0 })).comment!;
@@ -278,21 +308,43 @@ describe("replies", () => {
     expect(edited.reply!.editedAt).toBeInstanceOf(Date);
     expect(
       await failure(
-        harness.comments.updateCommentReply({ caller: other.caller, scope, commentId, replyId: second.id, markdown: "mine now", addedReactions: [], removedReactions: [], format: 0 }),
+        harness.comments.updateCommentReply({
+          caller: other.caller,
+          scope,
+          commentId,
+          replyId: second.id,
+          markdown: "mine now",
+          addedReactions: [],
+          removedReactions: [],
+          format: 0,
+        }),
       ),
     ).toMatchObject({ code: "permission_denied" });
     expect(
       await failure(
-        harness.comments.updateCommentReply({ caller: commenter.caller, scope, commentId, replyId: second.id, resolved: true, addedReactions: [], removedReactions: [], format: 0 }),
+        harness.comments.updateCommentReply({
+          caller: commenter.caller,
+          scope,
+          commentId,
+          replyId: second.id,
+          resolved: true,
+          addedReactions: [],
+          removedReactions: [],
+          format: 0,
+        }),
       ),
     ).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^resolved: /) });
 
-    expect(await harness.comments.deleteCommentReply({ caller: commenter.caller, scope, commentId, replyId: first.id }).catch((error: { code: string }) => error.code)).toBe(
-      "permission_denied",
-    );
+    expect(
+      await harness.comments
+        .deleteCommentReply({ caller: commenter.caller, scope, commentId, replyId: first.id })
+        .catch((error: { code: string }) => error.code),
+    ).toBe("permission_denied");
     expect(await harness.comments.deleteCommentReply({ caller: other.caller, scope, commentId, replyId: first.id })).toEqual({ deleted: true });
     expect(await harness.comments.deleteCommentReply({ caller: other.caller, scope, commentId, replyId: first.id })).toEqual({ deleted: false });
-    expect(await failure(harness.comments.getCommentReply({ caller: reader.caller, scope, commentId, replyId: first.id, format: 0 }))).toMatchObject({ code: "not_found" });
+    expect(await failure(harness.comments.getCommentReply({ caller: reader.caller, scope, commentId, replyId: first.id, format: 0 }))).toMatchObject({
+      code: "not_found",
+    });
     expect((await harness.comments.getComment({ caller: reader.caller, scope, commentId, format: 0 })).comment!.replies).toBe(2);
     expect(await failure(harness.comments.postCommentReply({ caller: reader.caller, scope, commentId, markdown: "me too", format: 0 }))).toMatchObject({
       code: "permission_denied",

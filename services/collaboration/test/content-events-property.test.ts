@@ -3,7 +3,20 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TransferSpaceRequest } from "@imprint/proto/content/v1/spaces";
 import { AppError } from "@imprint/runtime";
-import { createChangeRequest, createCollection, createMember, createOrganization, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans, republished } from "@imprint/runtime/testing";
+import {
+  createChangeRequest,
+  createCollection,
+  createMember,
+  createOrganization,
+  createSpace,
+  eventually,
+  readEvents,
+  testLogger,
+  type TestOrganization,
+  deliverInPlan,
+  deliveryPlans,
+  republished,
+} from "@imprint/runtime/testing";
 import type { CollaborationConfig } from "../src/config.js";
 import { contentEventConsumers } from "../src/consumers/content-events.js";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
@@ -40,9 +53,11 @@ const MAX_EVENTS = 16;
 const delivery = deliveryPlans(MAX_EVENTS);
 
 const organizationsOfRows = async (spaceId: string) =>
-  (await harness.collaboration.orm.em.fork().execute<{ organization_id: string }[]>(`select distinct organization_id from change_requests where space_id = ?`, [spaceId])).map(
-    (row) => row.organization_id,
-  );
+  (
+    await harness.collaboration.orm.em
+      .fork()
+      .execute<{ organization_id: string }[]>(`select distinct organization_id from change_requests where space_id = ?`, [spaceId])
+  ).map((row) => row.organization_id);
 
 describe("collaboration's copy of a space's organization", () => {
   it("ends where content's space is under any order, duplication and delay of its transfers", async () => {
@@ -95,7 +110,9 @@ describe("collaboration's copy of a space's organization", () => {
     // Back home on its own: the later transfer wins whatever order the two come in.
     await harness.spaces.transferSpace(TransferSpaceRequest.fromPartial({ caller: home.owner.caller, spaceId: space.id, organizationId: home.organizationId }));
     await eventually(async () => expect(await organizationsOfRows(space.id)).toEqual([home.organizationId]));
-    const [moved] = (await readEvents("content", { organizationId: away.organizationId, payload: { collectionId: collection.id } })).filter((event) => event.type === "collection.transferred");
+    const [moved] = (await readEvents("content", { organizationId: away.organizationId, payload: { collectionId: collection.id } })).filter(
+      (event) => event.type === "collection.transferred",
+    );
     expect(moved!.payload.spaceLifecycleVersions).toEqual({ [space.id]: 1 });
     const collectionHandler = contentEventConsumers({ clock: () => new Date() }, config)[1]!.handler;
     await harness.collaboration.orm.em.fork().transactional((tx) => collectionHandler({ ...moved!, id: randomUUID() }, { em: tx, attempt: 1, logger }));

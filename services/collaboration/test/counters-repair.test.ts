@@ -26,7 +26,10 @@ const adminCli = (args: string[], env: Record<string, string>) => runNodeScriptJ
 async function countersInContent(spaceId: string): Promise<{ change_requests: number; change_requests_open: number; comments: number }> {
   const [row] = await harness.content.orm.em
     .fork()
-    .execute<{ change_requests: number; change_requests_open: number; comments: number }[]>(`select change_requests, change_requests_open, comments from spaces where id = ?`, [spaceId]);
+    .execute<{ change_requests: number; change_requests_open: number; comments: number }[]>(
+      `select change_requests, change_requests_open, comments from spaces where id = ?`,
+      [spaceId],
+    );
   return row!;
 }
 
@@ -34,13 +37,17 @@ describe("repair of the spaces' counters in content", () => {
   it("announces a space's counters again, and content's corrupted copy follows", async () => {
     const space = await createSpace(harness, org);
     await createChangeRequest(harness, org.owner.caller, space.id);
-    await harness.comments.postComment(PostCommentRequest.fromPartial({ caller: org.owner.caller, scope: { spaceId: space.id, changeRequestId: "" }, markdown: "Looks good" }));
+    await harness.comments.postComment(
+      PostCommentRequest.fromPartial({ caller: org.owner.caller, scope: { spaceId: space.id, changeRequestId: "" }, markdown: "Looks good" }),
+    );
     const right = { change_requests: 1, change_requests_open: 1, comments: 1 };
     await eventually(async () => expect(await countersInContent(space.id)).toEqual(right));
 
     // Corrupt content's copy (as a lost or misapplied event would).
     await harness.content.orm.em.fork().execute(`update spaces set change_requests = 42, change_requests_open = 0, comments = 7 where id = ?`, [space.id]);
-    expect(await adminCli(["reconcile", "space-counters", "--space", space.id], { COLLABORATION_GRPC_ADDRESS: harness.collaborationAddress })).toEqual({ spaces: 1 });
+    expect(await adminCli(["reconcile", "space-counters", "--space", space.id], { COLLABORATION_GRPC_ADDRESS: harness.collaborationAddress })).toEqual({
+      spaces: 1,
+    });
     await eventually(async () => expect(await countersInContent(space.id)).toEqual(right));
   });
 

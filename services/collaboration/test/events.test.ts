@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChangeRequestStatus } from "@imprint/proto/collaboration/v1/change_requests";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { eventually, createMember, createPage, createOrganization, createSpace, setPageMarkdown, type TestOrganization, type TestUser, readEvents, waitForEvents } from "@imprint/runtime/testing";
+import {
+  eventually,
+  createMember,
+  createPage,
+  createOrganization,
+  createSpace,
+  setPageMarkdown,
+  type TestOrganization,
+  type TestUser,
+  readEvents,
+  waitForEvents,
+} from "@imprint/runtime/testing";
 import { ChangeRequest, SpaceState } from "../src/domain/change-request.js";
 import { Comment, CommentReply, Reaction } from "../src/domain/comment.js";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
@@ -21,7 +32,9 @@ const scopeOf = (spaceId: string, changeRequestId = "") => ({ spaceId, changeReq
 const createChangeRequest = (spaceId: string, subject = "Change") =>
   harness.changeRequests.createChangeRequest({ caller: editor.caller, spaceId, subject, agentTaskId: "" }).then((answer) => answer.changeRequest!);
 const postComment = (spaceId: string, changeRequestId = "") =>
-  harness.comments.postComment({ caller: editor.caller, scope: scopeOf(spaceId, changeRequestId), pageId: "", nodeId: "", markdown: "Note", format: 0 }).then((answer) => answer.comment!);
+  harness.comments
+    .postComment({ caller: editor.caller, scope: scopeOf(spaceId, changeRequestId), pageId: "", nodeId: "", markdown: "Note", format: 0 })
+    .then((answer) => answer.comment!);
 
 describe("collaboration events", () => {
   it("records every change with the space's counters, versioned in commit order", async () => {
@@ -29,11 +42,30 @@ describe("collaboration events", () => {
     const since = new Date();
     const first = await createChangeRequest(space.id, "First");
     await createChangeRequest(space.id, "Second");
-    await harness.changeRequests.updateChangeRequest({ caller: editor.caller, spaceId: space.id, changeRequestId: first.id, status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_DRAFT });
+    await harness.changeRequests.updateChangeRequest({
+      caller: editor.caller,
+      spaceId: space.id,
+      changeRequestId: first.id,
+      status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_DRAFT,
+    });
     const comment = await postComment(space.id);
     await postComment(space.id, first.id);
-    await harness.comments.updateComment({ caller: editor.caller, scope: scopeOf(space.id), commentId: comment.id, resolved: true, addedReactions: [], removedReactions: [], format: 0 });
-    const { reply } = await harness.comments.postCommentReply({ caller: editor.caller, scope: scopeOf(space.id), commentId: comment.id, markdown: "Done", format: 0 });
+    await harness.comments.updateComment({
+      caller: editor.caller,
+      scope: scopeOf(space.id),
+      commentId: comment.id,
+      resolved: true,
+      addedReactions: [],
+      removedReactions: [],
+      format: 0,
+    });
+    const { reply } = await harness.comments.postCommentReply({
+      caller: editor.caller,
+      scope: scopeOf(space.id),
+      commentId: comment.id,
+      markdown: "Done",
+      format: 0,
+    });
     await harness.comments.deleteCommentReply({ caller: editor.caller, scope: scopeOf(space.id), commentId: comment.id, replyId: reply!.id });
 
     const caused = [
@@ -47,7 +79,9 @@ describe("collaboration events", () => {
       "comment_reply.deleted",
     ];
     // What the editor did here, in commit order (other events of the space may come between).
-    const events = (await waitForEvents("collaboration", { occurredSince: since, payload: { spaceId: space.id } }, { types: caused })).filter((event) => event.actor?.userId === editor.userId);
+    const events = (await waitForEvents("collaboration", { occurredSince: since, payload: { spaceId: space.id } }, { types: caused })).filter(
+      (event) => event.actor?.userId === editor.userId,
+    );
     expect(events.map((event) => event.type)).toEqual(caused);
     expect(events.map((event) => event.subject)).toContain("imprint.collaboration.v1.change_request.created");
     expect(events.every((event) => event.organizationId === org.organizationId && event.actor?.userId === editor.userId)).toBe(true);
@@ -74,7 +108,10 @@ describe("collaboration events", () => {
     expect(counted).toMatchObject({ changeRequests: 2, changeRequestsOpen: 1, changeRequestsDraft: 1, comments: 0 });
     // A later change still reaches the space: the counters follow, not just settle once.
     await postComment(space.id);
-    await eventually(async () => (await harness.spaces.getSpace({ caller: org.owner.caller, spaceId: space.id, shareKey: "" })).space!.comments === 1 || undefined, 10_000);
+    await eventually(
+      async () => (await harness.spaces.getSpace({ caller: org.owner.caller, spaceId: space.id, shareKey: "" })).space!.comments === 1 || undefined,
+      10_000,
+    );
   });
 
   it("records archiving and merging", async () => {
@@ -83,16 +120,27 @@ describe("collaboration events", () => {
     const archived = await createChangeRequest(space.id);
     const merged = await createChangeRequest(space.id);
     const since = new Date();
-    await harness.changeRequests.updateChangeRequest({ caller: editor.caller, spaceId: space.id, changeRequestId: archived.id, status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_ARCHIVED });
+    await harness.changeRequests.updateChangeRequest({
+      caller: editor.caller,
+      spaceId: space.id,
+      changeRequestId: archived.id,
+      status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_ARCHIVED,
+    });
     await setPageMarkdown(harness, editor.caller, { spaceId: space.id, changeRequestId: merged.id }, pageId, "Better text.\n");
     const { revisionId } = await harness.changeRequests.mergeChangeRequest({ caller: org.owner.caller, spaceId: space.id, changeRequestId: merged.id });
     const caused = ["change_request.updated", "change_request.archived", "change_request.merged"];
     const events = await waitForEvents("collaboration", { occurredSince: since, payload: { spaceId: space.id } }, { types: caused });
     const ofType = (type: string) => events.filter((event) => event.type === type);
-    expect(ofType("change_request.updated").find((event) => event.payload.changeRequestId === archived.id)?.payload).toMatchObject({ changes: { status: { to: "archived" } } });
+    expect(ofType("change_request.updated").find((event) => event.payload.changeRequestId === archived.id)?.payload).toMatchObject({
+      changes: { status: { to: "archived" } },
+    });
     expect(ofType("change_request.archived").map((event) => event.payload.changeRequestId)).toEqual([archived.id]);
     expect(ofType("change_request.merged").map((event) => event.payload.changeRequestId)).toEqual([merged.id]);
-    expect(ofType("change_request.merged")[0]!.payload).toMatchObject({ changeRequestId: merged.id, revisionId, spaceCounters: { changeRequests: 2, changeRequestsOpen: 0 } });
+    expect(ofType("change_request.merged")[0]!.payload).toMatchObject({
+      changeRequestId: merged.id,
+      revisionId,
+      spaceCounters: { changeRequests: 2, changeRequestsOpen: 0 },
+    });
   });
 
   it("records a merge content made without this service (repairing a crash between the two)", async () => {
@@ -132,8 +180,21 @@ describe("collaboration events", () => {
     const kept = await createSpace(harness, org);
     const created = await createChangeRequest(space.id);
     const comment = await postComment(space.id, created.id);
-    await harness.comments.postCommentReply({ caller: editor.caller, scope: scopeOf(space.id, created.id), commentId: comment.id, markdown: "Reply", format: 0 });
-    await harness.comments.updateComment({ caller: editor.caller, scope: scopeOf(space.id, created.id), commentId: comment.id, addedReactions: ["👀"], removedReactions: [], format: 0 });
+    await harness.comments.postCommentReply({
+      caller: editor.caller,
+      scope: scopeOf(space.id, created.id),
+      commentId: comment.id,
+      markdown: "Reply",
+      format: 0,
+    });
+    await harness.comments.updateComment({
+      caller: editor.caller,
+      scope: scopeOf(space.id, created.id),
+      commentId: comment.id,
+      addedReactions: ["👀"],
+      removedReactions: [],
+      format: 0,
+    });
     await postComment(kept.id);
     await harness.spaces.deleteSpace({ caller: org.owner.caller, spaceId: space.id });
     harness.contentClock.advanceDays(8);

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CommentFormat } from "@imprint/proto/collaboration/v1/comments";
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
-import { createChangeRequest, createOrganization, createPage, createSpace, failure, startServices, type TestOrganization, type TestServices } from "@imprint/runtime/testing";
+import {
+  createChangeRequest,
+  createOrganization,
+  createPage,
+  createSpace,
+  failure,
+  startServices,
+  type TestOrganization,
+  type TestServices,
+} from "@imprint/runtime/testing";
 import { loadCollaborationConfig } from "../src/config.js";
 import { startCollaborationService } from "../src/service.js";
 
@@ -58,12 +67,24 @@ afterAll(() => services?.stop());
 
 describe("with identity unreachable", () => {
   const writes: [string, () => Promise<unknown>][] = [
-    ["postComment", () => services.clients.comments.postComment({ caller: org.owner.caller, scope: scope(), pageId: "", nodeId: "", markdown: "Again", format })],
+    [
+      "postComment",
+      () => services.clients.comments.postComment({ caller: org.owner.caller, scope: scope(), pageId: "", nodeId: "", markdown: "Again", format }),
+    ],
     ["postCommentReply", () => services.clients.comments.postCommentReply({ caller: org.owner.caller, scope: scope(), commentId, markdown: "Again", format })],
     [
       "updateComment",
       () =>
-        services.clients.comments.updateComment({ caller: org.owner.caller, scope: scope(), commentId, markdown: "Changed", resolved: true, addedReactions: ["👍"], removedReactions: [], format }),
+        services.clients.comments.updateComment({
+          caller: org.owner.caller,
+          scope: scope(),
+          commentId,
+          markdown: "Changed",
+          resolved: true,
+          addedReactions: ["👍"],
+          removedReactions: [],
+          format,
+        }),
     ],
     [
       "updateCommentReply",
@@ -79,8 +100,22 @@ describe("with identity unreachable", () => {
           format,
         }),
     ],
-    ["createChangeRequest", () => services.clients.changeRequests.createChangeRequest({ caller: org.owner.caller, spaceId, subject: "Another", agentTaskId: "" })],
-    ["updateChangeRequest", () => services.clients.changeRequests.updateChangeRequest({ caller: org.owner.caller, spaceId, changeRequestId, subject: "Renamed", description: undefined, status: undefined })],
+    [
+      "createChangeRequest",
+      () => services.clients.changeRequests.createChangeRequest({ caller: org.owner.caller, spaceId, subject: "Another", agentTaskId: "" }),
+    ],
+    [
+      "updateChangeRequest",
+      () =>
+        services.clients.changeRequests.updateChangeRequest({
+          caller: org.owner.caller,
+          spaceId,
+          changeRequestId,
+          subject: "Renamed",
+          description: undefined,
+          status: undefined,
+        }),
+    ],
     ["mergeChangeRequest", () => services.clients.changeRequests.mergeChangeRequest({ caller: org.owner.caller, spaceId, changeRequestId })],
     ["updateChangeRequestFromMain", () => services.clients.changeRequests.updateChangeRequestFromMain({ caller: org.owner.caller, spaceId, changeRequestId })],
   ];

@@ -41,7 +41,8 @@ let pageId: string;
 
 const collaboration = (): RunningService => (restarted ?? services).service("collaboration");
 const pendingMerges = async (changeRequestId: string) =>
-  (await collaboration().orm.em.fork().getConnection().execute(`select change_request_id from pending_merges where change_request_id = ?`, [changeRequestId])).length;
+  (await collaboration().orm.em.fork().getConnection().execute(`select change_request_id from pending_merges where change_request_id = ?`, [changeRequestId]))
+    .length;
 
 beforeAll(async () => {
   services = await startServices([
@@ -114,12 +115,10 @@ describe("an interrupted merge", () => {
     await collaboration()
       .orm.em.fork()
       .getConnection()
-      .execute(`insert into pending_merges (change_request_id, space_id, organization_id, user_id, token_id, requested_at) values (?, ?, ?, ?, null, now() - interval '1 minute')`, [
-        id,
-        spaceId,
-        org.organizationId,
-        org.owner.userId,
-      ]);
+      .execute(
+        `insert into pending_merges (change_request_id, space_id, organization_id, user_id, token_id, requested_at) values (?, ?, ?, ?, null, now() - interval '1 minute')`,
+        [id, spaceId, org.organizationId, org.owner.userId],
+      );
     await eventually(async () => (await pendingMerges(id)) === 0);
     const { changeRequest } = await (restarted ?? services).clients.changeRequests.getChangeRequest({ caller: org.owner.caller, spaceId, changeRequestId: id });
     expect(changeRequest?.status).toBe(ChangeRequestStatus.CHANGE_REQUEST_STATUS_OPEN);

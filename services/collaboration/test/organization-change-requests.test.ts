@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChangeRequestOrder, ChangeRequestStatus, type ChangeRequest, type ListOrganizationChangeRequestsRequest } from "@imprint/proto/collaboration/v1/change_requests";
+import {
+  ChangeRequestOrder,
+  ChangeRequestStatus,
+  type ChangeRequest,
+  type ListOrganizationChangeRequestsRequest,
+} from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentFormat } from "@imprint/proto/collaboration/v1/comments";
 import { createChangeRequest, createMember, createOrganization, createSpace, errorCode, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
@@ -55,7 +60,12 @@ describe("ListOrganizationChangeRequests", () => {
     for (const cr of answer.changeRequests) {
       const source = created.find((item) => item.id === cr.id)!;
       // The branch's revisions and the creator come with every item, whatever its space.
-      expect(cr).toMatchObject({ spaceId: source.spaceId, organizationId: org.organizationId, revisionId: source.revisionId, initialRevisionId: source.initialRevisionId });
+      expect(cr).toMatchObject({
+        spaceId: source.spaceId,
+        organizationId: org.organizationId,
+        revisionId: source.revisionId,
+        initialRevisionId: source.initialRevisionId,
+      });
       expect(cr.comments).toBe(cr.id === commented.id ? 1 : 0);
       expect(cr.createdBy?.id).toBe(editor.userId);
     }

@@ -17,11 +17,17 @@ export const contentConfigShape = {
    */
   FILE_STORE: z.enum(["directory", "s3"], { error: "must be directory or s3" }).default("directory"),
   /** FILE_STORE=s3: the bucket (created beforehand: Imprint does not create it). */
-  S3_BUCKET: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name (3 to 63 lowercase letters, digits, . or -)").optional(),
+  S3_BUCKET: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "must be an S3 bucket name (3 to 63 lowercase letters, digits, . or -)")
+    .optional(),
   /** FILE_STORE=s3: the endpoint of an S3-compatible store (MinIO, Ceph, R2, …); unset: AWS S3. */
   S3_ENDPOINT: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional(),
   /** FILE_STORE=s3: the bucket's region. */
-  S3_REGION: z.string().regex(/^[a-z0-9-]{1,64}$/, "must be a region name such as us-east-1").default("us-east-1"),
+  S3_REGION: z
+    .string()
+    .regex(/^[a-z0-9-]{1,64}$/, "must be a region name such as us-east-1")
+    .default("us-east-1"),
   /** FILE_STORE=s3: access key; unset together with S3_SECRET_ACCESS_KEY: the AWS SDK's default chain (environment, web identity, instance role). */
   S3_ACCESS_KEY_ID: z.string().min(1).optional(),
   /** FILE_STORE=s3: the access key's secret. */
@@ -35,7 +41,10 @@ export const contentConfigShape = {
   S3_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9!_.*'()/-]{0,512}$/, "must be letters, digits and !_.*'()/- only")
-    .refine((prefix) => !prefix.startsWith("/") && !prefix.split("/").some((segment) => segment === "." || segment === ".."), "must not start with / nor hold . or .. segments")
+    .refine(
+      (prefix) => !prefix.startsWith("/") && !prefix.split("/").some((segment) => segment === "." || segment === ".."),
+      "must not start with / nor hold . or .. segments",
+    )
     .default(""),
   /** Key that signs file and export download URLs; when unset one is generated once and kept in the data directory. */
   IMPRINT_FILE_URL_SECRET: z.string().min(32, "must be at least 32 characters").optional(),

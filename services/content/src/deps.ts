@@ -54,7 +54,10 @@ export interface SpaceDeps extends UseCaseDeps {
  */
 export interface SpaceContent {
   /** A new space's first (empty) revision, in the space's transaction; the caller stores the id as the space's `revisionId`. */
-  createInitialRevision(tx: EntityManager, input: { spaceId: string; organizationId: string; actor: CallerInput | null; clock: Clock }): Promise<{ revisionId: string }>;
+  createInitialRevision(
+    tx: EntityManager,
+    input: { spaceId: string; organizationId: string; actor: CallerInput | null; clock: Clock },
+  ): Promise<{ revisionId: string }>;
   /** A duplicated space's first revision: the source revision's content as is, in the copy's transaction. */
   duplicateContent(
     tx: EntityManager,
@@ -98,7 +101,6 @@ export interface RevisionDeps extends UseCaseDeps {
 export interface EditingDeps extends RevisionDeps {
   fetchPolicy: SafeFetchPolicy;
 }
-
 
 /** What the OpenAPI use cases need: `jobs.wake` starts the processing job (OPENAPI_PROCESSING_JOB) at once when a source was queued. */
 export interface OpenApiDeps extends UseCaseDeps {

@@ -1,5 +1,13 @@
 import { createHash } from "node:crypto";
-import { DeleteObjectCommand, GetObjectCommand, HeadBucketCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from "@aws-sdk/client-s3";
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  HeadObjectCommand,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from "@aws-sdk/client-s3";
 import { BLOB_KEY, type BlobStore } from "./blob-store.js";
 
 /** Where an S3-compatible bucket is and how to sign in to it (FILE_STORE=s3). */
@@ -81,7 +89,12 @@ export class S3BlobStore implements BlobStore {
       await this.client.send(new HeadBucketCommand({ Bucket: this.options.bucket }));
     } catch (error) {
       const status = error instanceof S3ServiceException ? error.$metadata.httpStatusCode : undefined;
-      const reason = status === 404 ? "it does not exist (Imprint does not create it)" : status === 403 ? "access denied" : `${(error as Error).name}: ${(error as Error).message}`;
+      const reason =
+        status === 404
+          ? "it does not exist (Imprint does not create it)"
+          : status === 403
+            ? "access denied"
+            : `${(error as Error).name}: ${(error as Error).message}`;
       throw new Error(
         `the content service cannot use its S3 bucket "${this.options.bucket}"${this.options.endpoint ? ` at ${this.options.endpoint}` : ""}: ${reason}; check S3_BUCKET, S3_ENDPOINT, S3_REGION, S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY`,
         { cause: error },

@@ -19,7 +19,19 @@ import {
   type ServiceSpec,
 } from "@imprint/runtime";
 import { accessEntities, MembershipCache, teamMembershipsConsumer, teamMembershipReconcileJob } from "./access/index.js";
-import { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation, Collection, Space, COLLECTION_SERVICE_NAME, collectionServiceImplementation, SPACE_SERVICE_NAME, spaceServiceImplementation, spacePurgeJob, collaborationCountersConsumer, spacePublicationsConsumer } from "./spaces/index.js";
+import {
+  TEAM_PERMISSION_SERVICE_NAME,
+  teamPermissionServiceImplementation,
+  Collection,
+  Space,
+  COLLECTION_SERVICE_NAME,
+  collectionServiceImplementation,
+  SPACE_SERVICE_NAME,
+  spaceServiceImplementation,
+  spacePurgeJob,
+  collaborationCountersConsumer,
+  spacePublicationsConsumer,
+} from "./spaces/index.js";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
 import { S3BlobStore } from "./s3-blob-store.js";
@@ -80,7 +92,18 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
   return {
     name: "content",
     context: CONTENT_CONTEXT,
-    entities: [...accessEntities, ...collectionAndSpaceEntities, ...revisionEntities, ...openApiEntities, ...translationEntities, ...linkEntities, ...searchEntities, ...exportEntities, ...importRunEntities, ...gitEntities],
+    entities: [
+      ...accessEntities,
+      ...collectionAndSpaceEntities,
+      ...revisionEntities,
+      ...openApiEntities,
+      ...translationEntities,
+      ...linkEntities,
+      ...searchEntities,
+      ...exportEntities,
+      ...importRunEntities,
+      ...gitEntities,
+    ],
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     upstreams: contentUpstreams(parts.config),
     deps: { build: (runtime, upstreams) => buildDeps(runtime, upstreams, parts), close: ({ memberEvents }) => memberEvents.stop() },
@@ -109,7 +132,13 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
       collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
       spacePublicationsConsumer(parts.config.PUBLICATIONS_EVENTS_CONSUMER),
     ],
-    jobs: ({ content, spaces, imports }) => [spacePurgeJob(spaces), exportSweepJob(content), openApiJob(content), importJob(imports), teamMembershipReconcileJob(content)],
+    jobs: ({ content, spaces, imports }) => [
+      spacePurgeJob(spaces),
+      exportSweepJob(content),
+      openApiJob(content),
+      importJob(imports),
+      teamMembershipReconcileJob(content),
+    ],
   };
 }
 

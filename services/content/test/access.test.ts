@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { eventually, createMember, createCollection, createOrganization, createSpace, memberRole, type RoleName, type TestOrganization, type TestUser, errorCode } from "@imprint/runtime/testing";
+import {
+  eventually,
+  createMember,
+  createCollection,
+  createOrganization,
+  createSpace,
+  memberRole,
+  type RoleName,
+  type TestOrganization,
+  type TestUser,
+  errorCode,
+} from "@imprint/runtime/testing";
 import type { Caller } from "@imprint/proto/common/v1";
 import { ContentLevel, UpdateSpaceRequest } from "@imprint/proto/content/v1/spaces";
 import { UpdateCollectionRequest } from "@imprint/proto/content/v1/collections";
@@ -34,7 +45,9 @@ const getSpace = (caller: Caller, spaceId: string) => harness.spaces.getSpace({ 
 const setSpaceLevel = (spaceId: string, level: ContentLevel) =>
   harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: org.owner.caller, spaceId, updateMask: ["default_level"], defaultLevel: level }));
 const setCollectionLevel = (collectionId: string, level: ContentLevel) =>
-  harness.collections.updateCollection(UpdateCollectionRequest.fromPartial({ caller: org.owner.caller, collectionId, updateMask: ["default_level"], defaultLevel: level }));
+  harness.collections.updateCollection(
+    UpdateCollectionRequest.fromPartial({ caller: org.owner.caller, collectionId, updateMask: ["default_level"], defaultLevel: level }),
+  );
 const visibleTitles = async (caller: Caller) =>
   (await harness.spaces.listSpaces({ caller, organizationId: org.organizationId, page: undefined })).spaces.map((s) => s.title).sort();
 
@@ -43,11 +56,29 @@ describe("permission matrix on a space that inherits (each member gets their org
     const space = await createSpace(harness, org);
     const permissionsOf = async (caller: Caller) => (await getSpace(caller, space.id)).space!.permissions;
     expect(await permissionsOf(org.owner.caller)).toEqual({
-      view: true, access: true, admin: true, viewInviteLinks: true, edit: true, triggerGitSync: true, comment: true, merge: true, review: true, installIntegration: true,
+      view: true,
+      access: true,
+      admin: true,
+      viewInviteLinks: true,
+      edit: true,
+      triggerGitSync: true,
+      comment: true,
+      merge: true,
+      review: true,
+      installIntegration: true,
     });
     for (const role of ["create", "review"] as const) {
       expect(await permissionsOf(members[role].caller)).toEqual({
-        view: true, access: true, admin: false, viewInviteLinks: false, edit: true, triggerGitSync: true, comment: true, merge: true, review: true, installIntegration: false,
+        view: true,
+        access: true,
+        admin: false,
+        viewInviteLinks: false,
+        edit: true,
+        triggerGitSync: true,
+        comment: true,
+        merge: true,
+        review: true,
+        installIntegration: false,
       });
     }
     expect(await permissionsOf(members.edit.caller)).toMatchObject({ view: true, edit: true, comment: true, review: false, merge: false, admin: false });
@@ -60,12 +91,16 @@ describe("permission matrix on a space that inherits (each member gets their org
   it("lets only space admins change a space, and only creators create content at the top level", async () => {
     const space = await createSpace(harness, org);
     for (const role of ["read", "comment", "edit", "review", "create"] as const) {
-      const patch = harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: members[role].caller, spaceId: space.id, updateMask: ["title"], title: "mine" }));
+      const patch = harness.spaces.updateSpace(
+        UpdateSpaceRequest.fromPartial({ caller: members[role].caller, spaceId: space.id, updateMask: ["title"], title: "mine" }),
+      );
       expect([role, await errorCode(patch)]).toEqual([role, "permission_denied"]);
     }
-    expect(await errorCode(harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: members.guest.caller, spaceId: space.id, updateMask: ["title"], title: "x" })))).toBe(
-      "not_found",
-    );
+    expect(
+      await errorCode(
+        harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: members.guest.caller, spaceId: space.id, updateMask: ["title"], title: "x" })),
+      ),
+    ).toBe("not_found");
     for (const role of ["read", "comment", "edit", "review", "guest"] as const) {
       expect([role, await errorCode(createSpace(harness, org, { caller: members[role].caller }))]).toEqual([role, "permission_denied"]);
       expect([role, await errorCode(createCollection(harness, org, { caller: members[role].caller }))]).toEqual([role, "permission_denied"]);
@@ -101,7 +136,12 @@ describe("default levels", () => {
     expect(await errorCode(getSpace(members.edit.caller, inherits.id))).toBe("not_found");
     expect((await getSpace(members.edit.caller, opened.id)).space!.permissions).toMatchObject({ view: true, edit: false });
     expect(await visibleTitles(members.edit.caller)).toEqual(["opened"]);
-    const collections = await harness.collections.listCollections({ caller: members.edit.caller, organizationId: org.organizationId, page: undefined, topLevelOnly: false });
+    const collections = await harness.collections.listCollections({
+      caller: members.edit.caller,
+      organizationId: org.organizationId,
+      page: undefined,
+      topLevelOnly: false,
+    });
     expect(collections.collections).toEqual([]);
 
     const readOnly = await createCollection(harness, org, { title: "read-only" });
@@ -121,7 +161,13 @@ describe("membership changes through identity's events", () => {
     const member = members.read;
     expect((await getSpace(member.caller, space.id)).space!.permissions!.edit).toBe(false);
 
-    await harness.identity.members.updateMember({ updateMask: ["role"], caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId, role: memberRole("edit") });
+    await harness.identity.members.updateMember({
+      updateMask: ["role"],
+      caller: org.owner.caller,
+      organizationId: org.organizationId,
+      userId: member.userId,
+      role: memberRole("edit"),
+    });
     await eventually(async () => (await getSpace(member.caller, space.id)).space!.permissions!.edit, 5_000);
 
     await harness.identity.members.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId });

@@ -38,7 +38,8 @@ const owner = () => org.owner.caller;
 const createBranch = async (space = spaceId, number = 1) =>
   (await branches.createBranch({ caller: owner(), spaceId: space, changeRequestId: randomUUID(), number })).branch!;
 const editSpace = (work: (draftId: string) => Promise<unknown>) => createRevision(clients, owner(), { spaceId }, work);
-const editBranch = (changeRequestId: string, work: (draftId: string) => Promise<unknown>) => createRevision(clients, owner(), { spaceId, changeRequestId }, work);
+const editBranch = (changeRequestId: string, work: (draftId: string) => Promise<unknown>) =>
+  createRevision(clients, owner(), { spaceId, changeRequestId }, work);
 const listChanges = (changeRequestId: string, pageSize = 0, pageToken = "", revisionId = "") =>
   clients.revisions.listBranchChanges({ caller: owner(), ref: { spaceId, changeRequestId, revisionId }, page: { pageSize, pageToken } });
 
@@ -58,7 +59,11 @@ describe("ListBranchChanges", () => {
       await update({ pageId: "group", title: "Grouped", slug: "grouped", description: "not shown for groups" });
       await update({ pageId: "link", href: "https://example.com/b" });
       await update({ pageId: "quiet", hidden: true, noIndex: true });
-      await clients.editing.movePage({ caller: owner(), draftId, move: { pageId: "second", parentPageId: "", position: { beforePageId: "first", afterPageId: "" } } });
+      await clients.editing.movePage({
+        caller: owner(),
+        draftId,
+        move: { pageId: "second", parentPageId: "", position: { beforePageId: "first", afterPageId: "" } },
+      });
     });
 
     const answer = await listChanges(branch.id);
@@ -71,7 +76,11 @@ describe("ListBranchChanges", () => {
     ]);
     const [group, link, moved] = answer.changes;
     expect(group!.page!.type).toBe(PageType.PAGE_TYPE_GROUP);
-    expect(group!.pageAttributes).toMatchObject({ title: { before: "Group", after: "Grouped" }, description: undefined, slug: { before: "group", after: "grouped" } });
+    expect(group!.pageAttributes).toMatchObject({
+      title: { before: "Group", after: "Grouped" },
+      description: undefined,
+      slug: { before: "group", after: "grouped" },
+    });
     expect(link!.pageAttributes).toMatchObject({ href: { before: "https://example.com/a", after: "https://example.com/b" }, title: undefined });
     // A reorder among the same siblings is a move with the same (top-level) parent on both sides.
     expect(moved!.parentBefore).toBeUndefined();
@@ -84,7 +93,8 @@ describe("ListBranchChanges", () => {
     await editSpace((draftId) => clients.editing.createPage({ caller: owner(), draftId, page: newPage({ pageId: "a", title: "A", markdown: "A." }) }));
     const branch = await createBranch();
     await editBranch(branch.id, async (draftId) => {
-      for (const id of ["b", "c", "d"]) await clients.editing.createPage({ caller: owner(), draftId, page: newPage({ pageId: id, title: id.toUpperCase(), markdown: "." }) });
+      for (const id of ["b", "c", "d"])
+        await clients.editing.createPage({ caller: owner(), draftId, page: newPage({ pageId: id, title: id.toUpperCase(), markdown: "." }) });
     });
     const first = await listChanges(branch.id, 2);
     expect(first.changes.map((change) => change.page?.id)).toEqual(["b", "c"]);
@@ -100,7 +110,9 @@ describe("ListBranchChanges", () => {
     expect(await errorCode(listChanges(randomUUID()))).toBe("not_found");
     const outsider = await createOrganization(harness);
     expect(
-      await errorCode(clients.revisions.listBranchChanges({ caller: outsider.owner.caller, ref: { spaceId, changeRequestId: branch.id, revisionId: "" }, page: undefined })),
+      await errorCode(
+        clients.revisions.listBranchChanges({ caller: outsider.owner.caller, ref: { spaceId, changeRequestId: branch.id, revisionId: "" }, page: undefined }),
+      ),
     ).toBe("not_found");
   });
 });
@@ -108,7 +120,9 @@ describe("ListBranchChanges", () => {
 describe("organization-wide reads for change request lists", () => {
   it("answers the spaces a member can read and the branches of those spaces only", async () => {
     const hidden = (await createSpace(harness, org)).id;
-    await harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: owner(), spaceId: hidden, updateMask: ["default_level"], defaultLevel: ContentLevel.CONTENT_LEVEL_NONE }));
+    await harness.spaces.updateSpace(
+      UpdateSpaceRequest.fromPartial({ caller: owner(), spaceId: hidden, updateMask: ["default_level"], defaultLevel: ContentLevel.CONTENT_LEVEL_NONE }),
+    );
     const deleted = (await createSpace(harness, org)).id;
     const visibleBranch = await createBranch(spaceId);
     const hiddenBranch = await createBranch(hidden);
@@ -117,24 +131,31 @@ describe("organization-wide reads for change request lists", () => {
 
     const member = await createMember(harness, org.organizationId, { role: "edit" });
     const guest = await createMember(harness, org.organizationId, { role: "guest" });
-    const readable = (caller = owner()) => harness.spaces.listReadableSpaceIds({ caller, organizationId: org.organizationId }).then((answer) => answer.spaceIds);
+    const readable = (caller = owner()) =>
+      harness.spaces.listReadableSpaceIds({ caller, organizationId: org.organizationId }).then((answer) => answer.spaceIds);
     expect(await readable()).toEqual([spaceId, hidden].sort());
     expect(await readable(member.caller)).toEqual([spaceId]);
     expect(await readable(guest.caller)).toEqual([]);
 
     // BatchGetSpaces: the asked spaces each caller can view, in the order asked, once each.
     const spaces = async (caller = owner(), organizationId = org.organizationId) =>
-      (await harness.spaces.batchGetSpaces({ caller, organizationId, spaceIds: [hidden, deleted, spaceId, hidden, randomUUID(), "not-an-id"] })).spaces.map((space) => space.id);
+      (await harness.spaces.batchGetSpaces({ caller, organizationId, spaceIds: [hidden, deleted, spaceId, hidden, randomUUID(), "not-an-id"] })).spaces.map(
+        (space) => space.id,
+      );
     expect(await spaces()).toEqual([hidden, spaceId]);
     expect(await spaces(member.caller)).toEqual([spaceId]);
     expect(await spaces(guest.caller)).toEqual([]);
-    expect(await errorCode(harness.spaces.batchGetSpaces({ caller: owner(), organizationId: org.organizationId, spaceIds: Array.from({ length: 1001 }, () => randomUUID()) }))).toBe(
-      "invalid_argument",
-    );
+    expect(
+      await errorCode(
+        harness.spaces.batchGetSpaces({ caller: owner(), organizationId: org.organizationId, spaceIds: Array.from({ length: 1001 }, () => randomUUID()) }),
+      ),
+    ).toBe("invalid_argument");
 
     const ids = [visibleBranch.id, hiddenBranch.id, deletedBranch.id, randomUUID(), "not-an-id"];
     const found = async (caller = owner()) =>
-      (await branches.batchGetOrganizationBranches({ caller, organizationId: org.organizationId, changeRequestIds: ids })).branches.map((branch) => branch.id).sort();
+      (await branches.batchGetOrganizationBranches({ caller, organizationId: org.organizationId, changeRequestIds: ids })).branches
+        .map((branch) => branch.id)
+        .sort();
     expect(await found()).toEqual([visibleBranch.id, hiddenBranch.id].sort());
     expect(await found(member.caller)).toEqual([visibleBranch.id]);
     expect(await found(guest.caller)).toEqual([]);
@@ -150,7 +171,13 @@ describe("organization-wide reads for change request lists", () => {
       (await branches.batchGetOrganizationBranches({ caller: outsider.owner.caller, organizationId: outsider.organizationId, changeRequestIds: ids })).branches,
     ).toEqual([]);
     expect(
-      await errorCode(branches.batchGetOrganizationBranches({ caller: owner(), organizationId: org.organizationId, changeRequestIds: Array.from({ length: 1001 }, () => randomUUID()) })),
+      await errorCode(
+        branches.batchGetOrganizationBranches({
+          caller: owner(),
+          organizationId: org.organizationId,
+          changeRequestIds: Array.from({ length: 1001 }, () => randomUUID()),
+        }),
+      ),
     ).toBe("invalid_argument");
   });
 });

@@ -31,14 +31,19 @@ afterAll(async () => {
 beforeEach(async () => {
   org = await createOrganization(harness);
   spaceId = (await createSpace(harness, org)).id;
-  await createRevision(clients, org.owner.caller, { spaceId }, (draftId) => clients.editing.createPage({ caller: org.owner.caller, draftId, page: newPage({ pageId: "home", title: "Home" }) }));
+  await createRevision(clients, org.owner.caller, { spaceId }, (draftId) =>
+    clients.editing.createPage({ caller: org.owner.caller, draftId, page: newPage({ pageId: "home", title: "Home" }) }),
+  );
 });
 
 const owner = () => org.owner.caller;
 const insert = (title: string): BranchContentChange => ({ insertPage: { intoPageId: "", ref: "", markdown: `# ${title}\n\nBody.`, documentJson: "" } });
-const apply = (changeRequestId: string, changes: BranchContentChange[]) => clients.editing.updateBranchContent({ caller: owner(), spaceId, changeRequestId, changes });
+const apply = (changeRequestId: string, changes: BranchContentChange[]) =>
+  clients.editing.updateBranchContent({ caller: owner(), spaceId, changeRequestId, changes });
 const titles = async (changeRequestId: string) =>
-  (await clients.revisions.listPages({ caller: owner(), ref: { spaceId, changeRequestId, revisionId: "" }, options: readAll, knownRevisionId: "" })).pages.map((page) => page.title);
+  (await clients.revisions.listPages({ caller: owner(), ref: { spaceId, changeRequestId, revisionId: "" }, options: readAll, knownRevisionId: "" })).pages.map(
+    (page) => page.title,
+  );
 
 async function directCommit(changeRequestId: string, title: string): Promise<string> {
   const { draft } = await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "", changeRequestId });
@@ -50,7 +55,14 @@ describe("UpdateBranchContent", () => {
   it("lands batches racing with other commits on the branch without losing any (or answers CONFLICT and writes nothing)", async () => {
     const changeRequestId = randomUUID();
     await branches.createBranch({ caller: owner(), spaceId, changeRequestId, number: 1 });
-    const batches = [0, 1, 2, 3].map((batch) => errorCode(apply(changeRequestId, [0, 1, 2].map((page) => insert(`Batch ${batch} page ${page}`)))));
+    const batches = [0, 1, 2, 3].map((batch) =>
+      errorCode(
+        apply(
+          changeRequestId,
+          [0, 1, 2].map((page) => insert(`Batch ${batch} page ${page}`)),
+        ),
+      ),
+    );
     const direct = [0, 1, 2, 3].map((index) => errorCode(directCommit(changeRequestId, `Direct ${index}`)));
     const codes = await Promise.all(batches);
     const directCodes = await Promise.all(direct);
@@ -66,20 +78,34 @@ describe("UpdateBranchContent", () => {
   it("fetches files by URL through the fetch guard only, and enforces the batch's limits", async () => {
     const changeRequestId = randomUUID();
     await branches.createBranch({ caller: owner(), spaceId, changeRequestId, number: 1 });
-    const privateUrl = await failure(apply(changeRequestId, [{ insertFiles: { files: [{ ref: "", name: "x.png", contentType: "", url: "http://127.0.0.1:9/x.png" }] } }]));
+    const privateUrl = await failure(
+      apply(changeRequestId, [{ insertFiles: { files: [{ ref: "", name: "x.png", contentType: "", url: "http://127.0.0.1:9/x.png" }] } }]),
+    );
     expect(privateUrl.code).toBe("invalid_argument");
     expect(privateUrl.message).toMatch(/changes\[0\]\.files\[0\]\.url: could not be fetched .*IMPRINT_ALLOW_PRIVATE_FETCH/);
-    const tooBig = await failure(apply(changeRequestId, [{ insertFiles: { files: [{ ref: "", name: "x.bin", contentType: "application/octet-stream", content: Buffer.alloc(1024 * 1024 + 1) }] } }]));
+    const tooBig = await failure(
+      apply(changeRequestId, [
+        { insertFiles: { files: [{ ref: "", name: "x.bin", contentType: "application/octet-stream", content: Buffer.alloc(1024 * 1024 + 1) }] } },
+      ]),
+    );
     expect(tooBig.message).toMatch(/changes\[0\]\.files\[0\]\.base64: must decode to at most 1 MiB/);
     const noFiles = await failure(apply(changeRequestId, [{ insertFiles: { files: [] } }]));
     expect(noFiles.message).toMatch(/changes\[0\]\.files: must hold 1 to 20 files/);
-    const sameRef = await failure(apply(changeRequestId, [{ insertPage: { intoPageId: "", ref: "a", markdown: "x", documentJson: "" } }, { insertPage: { intoPageId: "", ref: "a", markdown: "y", documentJson: "" } }]));
+    const sameRef = await failure(
+      apply(changeRequestId, [
+        { insertPage: { intoPageId: "", ref: "a", markdown: "x", documentJson: "" } },
+        { insertPage: { intoPageId: "", ref: "a", markdown: "y", documentJson: "" } },
+      ]),
+    );
     expect(sameRef.message).toMatch(/changes\[1\]\.ref: "a" is already used/);
     // A document nests at most MAX_JSON_DEPTH levels before anything walks it (text: JSON.stringify overflows on deep values).
     for (const depth of [MAX_JSON_DEPTH + 1, 5_000]) {
       const deep = `{"object":"document","nodes":[${'{"a":'.repeat(depth)}1${"}".repeat(depth)}]}`;
       const tooDeep = await failure(apply(changeRequestId, [{ insertPage: { intoPageId: "", ref: "", markdown: "", documentJson: deep } }]));
-      expect(tooDeep).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(new RegExp(`^changes\\[0\\]\\.document\\.document: nesting deeper than ${MAX_JSON_DEPTH}`)) });
+      expect(tooDeep).toMatchObject({
+        code: "invalid_argument",
+        message: expect.stringMatching(new RegExp(`^changes\\[0\\]\\.document\\.document: nesting deeper than ${MAX_JSON_DEPTH}`)),
+      });
     }
     expect(await titles(changeRequestId)).toEqual(["Home"]);
   });

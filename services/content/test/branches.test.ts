@@ -6,7 +6,19 @@ import type { Caller } from "@imprint/proto/common/v1";
 import { BranchServiceService, type Branch } from "@imprint/proto/content/v1/branches";
 import { LinkServiceService, LinkStatus } from "@imprint/proto/content/v1/links";
 import type { PromiseClient } from "@imprint/runtime";
-import { eventually, testClient, createMember, createOrganization, createSpace, type TestOrganization, errorCode, failure, readEvents, createRevision, testNats } from "@imprint/runtime/testing";
+import {
+  eventually,
+  testClient,
+  createMember,
+  createOrganization,
+  createSpace,
+  type TestOrganization,
+  errorCode,
+  failure,
+  readEvents,
+  createRevision,
+  testNats,
+} from "@imprint/runtime/testing";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 import { asMarkdown, contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
 
@@ -44,7 +56,8 @@ beforeEach(async () => {
 
 const owner = () => org.owner.caller;
 const spaceHead = async () => (await harness.spaces.getSpace({ caller: owner(), spaceId, shareKey: "" })).space!.revisionId;
-const createPage = (caller: Caller, draftId: string, fields: Parameters<typeof newPage>[0]) => clients.editing.createPage({ caller, draftId, page: newPage(fields) });
+const createPage = (caller: Caller, draftId: string, fields: Parameters<typeof newPage>[0]) =>
+  clients.editing.createPage({ caller, draftId, page: newPage(fields) });
 const editSpace = (work: (draftId: string) => Promise<unknown>) => createRevision(clients, owner(), { spaceId }, work);
 const setMarkdown = (draftId: string, pageId: string, markdown: string) =>
   clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId, markdown }) });
@@ -59,7 +72,8 @@ const openOnBranch = async (changeRequestId: string, caller = owner()) =>
 async function editBranch(changeRequestId: string, work: (draftId: string) => Promise<unknown>): Promise<string> {
   const draft = await openOnBranch(changeRequestId);
   await work(draft.id);
-  return (await clients.editing.commitDraft({ caller: owner(), draftId: draft.id, message: "branch edit", moveHead: true, expectedHeadRevisionId: "" })).revisionId;
+  return (await clients.editing.commitDraft({ caller: owner(), draftId: draft.id, message: "branch edit", moveHead: true, expectedHeadRevisionId: "" }))
+    .revisionId;
 }
 const crRef = (changeRequestId: string, revisionId = "") => ({ spaceId, changeRequestId, revisionId });
 const pageTitles = async (ref: ReturnType<typeof contentRef>) =>
@@ -97,14 +111,20 @@ describe("creating branches", () => {
     expect((await failure(createBranch(1))).code).toBe("already_exists");
     expect((await failure(createBranch(2, id))).code).toBe("already_exists");
     expect(await failure(createBranch(0))).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^number: /) as unknown });
-    expect(await failure(createBranch(3, "not-a-uuid"))).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^change_request_id: /) as unknown });
+    expect(await failure(createBranch(3, "not-a-uuid"))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^change_request_id: /) as unknown,
+    });
   });
 
   it("records branch.created", async () => {
     const since = new Date();
     const head = await spaceHead();
     const branch = await createBranch(1);
-    const created = await eventually(async () => (await readEvents("content", { since, organizationId: org.organizationId })).find((event) => event.type === "branch.created"), 10_000);
+    const created = await eventually(
+      async () => (await readEvents("content", { since, organizationId: org.organizationId })).find((event) => event.type === "branch.created"),
+      10_000,
+    );
     expect(created.payload).toEqual({ spaceId, changeRequestId: branch.id, number: 1, revisionId: head });
     expect(created.actor).toEqual({ userId: org.owner.userId });
   });
@@ -119,7 +139,13 @@ describe("editing and reading a branch", () => {
     expect((await clients.editing.getDraft({ caller: owner(), draftId: draft.id })).draft!.changeRequestId).toBe(branch.id);
     await createPage(owner(), draft.id, { pageId: "c", title: "C", markdown: "New on the branch" });
     await setMarkdown(draft.id, "a", "Page A, edited on the branch\n\nsecond paragraph");
-    const committed = await clients.editing.commitDraft({ caller: owner(), draftId: draft.id, message: "on the branch", moveHead: true, expectedHeadRevisionId: "" });
+    const committed = await clients.editing.commitDraft({
+      caller: owner(),
+      draftId: draft.id,
+      message: "on the branch",
+      moveHead: true,
+      expectedHeadRevisionId: "",
+    });
     expect(committed).toEqual({ revisionId: draft.id, parents: [head], movedHead: true });
 
     expect(await spaceHead()).toBe(head);
@@ -133,7 +159,9 @@ describe("editing and reading a branch", () => {
     }
     expect((await getBranch(branch.id))!.headRevisionId).toBe(committed.revisionId);
     // A revision given with the change request must belong to it: the branch's own, yes; the space's later ones, no.
-    expect((await clients.revisions.getRevision({ caller: owner(), ref: crRef("7", committed.revisionId), options: readAll })).revision!.id).toBe(committed.revisionId);
+    expect((await clients.revisions.getRevision({ caller: owner(), ref: crRef("7", committed.revisionId), options: readAll })).revision!.id).toBe(
+      committed.revisionId,
+    );
     const spaceOnly = await editSpace((draftId) => createPage(owner(), draftId, { title: "Main only" }));
     expect(await errorCode(clients.revisions.getRevision({ caller: owner(), ref: crRef("7", spaceOnly), options: readAll }))).toBe("not_found");
   });
@@ -161,7 +189,9 @@ describe("editing and reading a branch", () => {
     await createPage(owner(), first.id, { title: "First" });
     await createPage(owner(), second.id, { title: "Second" });
     await clients.editing.commitDraft({ caller: owner(), draftId: first.id, message: "", moveHead: true, expectedHeadRevisionId: "" });
-    const conflict = await failure(clients.editing.commitDraft({ caller: owner(), draftId: second.id, message: "", moveHead: true, expectedHeadRevisionId: "" }));
+    const conflict = await failure(
+      clients.editing.commitDraft({ caller: owner(), draftId: second.id, message: "", moveHead: true, expectedHeadRevisionId: "" }),
+    );
     expect(conflict.code).toBe("conflict");
     expect(conflict.message).toMatch(/change request's revision changed/);
     expect((await clients.editing.getDraft({ caller: owner(), draftId: second.id })).draft!.committed).toBe(false);
@@ -206,7 +236,14 @@ describe("editing and reading a branch", () => {
     expect(onBranch.pages[2]!.createdAt).toBeInstanceOf(Date);
     expect(onBranch.revisionId).toBe((await getBranch(branch.id))!.headRevisionId);
     expect((await summaries(contentRef(spaceId), ["setup", "a"])).pages.map((page) => page.id)).toEqual(["a"]);
-    expect(await errorCode(summaries(contentRef(spaceId), Array.from({ length: 1001 }, (_, index) => `p${index}`)))).toBe("invalid_argument");
+    expect(
+      await errorCode(
+        summaries(
+          contentRef(spaceId),
+          Array.from({ length: 1001 }, (_, index) => `p${index}`),
+        ),
+      ),
+    ).toBe("invalid_argument");
   });
 
   it("counts the broken links a change request introduced, not those the space already had", async () => {
@@ -216,9 +253,19 @@ describe("editing and reading a branch", () => {
       await createPage(owner(), draftId, { pageId: "new", title: "New", markdown: "[fresh](/pages/never-there) and [old](/pages/gone-before)" });
     });
     const pageLinks = async (ref: ReturnType<typeof contentRef>, pageId: string) =>
-      (await links.listPageLinks({ caller: owner(), ref, pageId, status: LinkStatus.LINK_STATUS_UNSPECIFIED, page: { pageToken: "", pageSize: 0 }, appUrl: "" })).listing!.stats;
+      (
+        await links.listPageLinks({
+          caller: owner(),
+          ref,
+          pageId,
+          status: LinkStatus.LINK_STATUS_UNSPECIFIED,
+          page: { pageToken: "", pageSize: 0 },
+          appUrl: "",
+        })
+      ).listing!.stats;
     const spaceWide = async (ref: ReturnType<typeof contentRef>) =>
-      (await links.listLinks({ caller: owner(), ref, status: LinkStatus.LINK_STATUS_UNSPECIFIED, page: { pageToken: "", pageSize: 0 }, appUrl: "" })).listing!.stats;
+      (await links.listLinks({ caller: owner(), ref, status: LinkStatus.LINK_STATUS_UNSPECIFIED, page: { pageToken: "", pageSize: 0 }, appUrl: "" })).listing!
+        .stats;
     // The new page adds a reference to an already broken target too: that one is the change request's as well.
     expect(await spaceWide(crRef("1"))).toEqual({ total: 2, broken: 2, brokenInChangeRequest: 2 });
     expect(await pageLinks(crRef("1"), "home")).toEqual({ total: 1, broken: 1, brokenInChangeRequest: 0 });
@@ -305,7 +352,9 @@ describe("merging", () => {
     const late = await openOnBranch(branch.id);
     await createPage(owner(), late.id, { title: "Too late" });
     await merge(branch.id);
-    expect(await failure(clients.editing.commitDraft({ caller: owner(), draftId: late.id, message: "", moveHead: true, expectedHeadRevisionId: "" }))).toMatchObject({
+    expect(
+      await failure(clients.editing.commitDraft({ caller: owner(), draftId: late.id, message: "", moveHead: true, expectedHeadRevisionId: "" })),
+    ).toMatchObject({
       code: "failed_precondition",
       message: expect.stringMatching(/merged/) as unknown,
     });
@@ -382,7 +431,15 @@ describe("space counters", () => {
   async function publishCollaborationEvent(payload: Record<string, unknown>): Promise<void> {
     const id = randomUUID();
     const subject = "imprint.collaboration.v1.change_request.created";
-    const envelope = { id, type: "change_request.created", subject, occurredAt: new Date().toISOString(), organizationId: org.organizationId, actor: null, payload };
+    const envelope = {
+      id,
+      type: "change_request.created",
+      subject,
+      occurredAt: new Date().toISOString(),
+      organizationId: org.organizationId,
+      actor: null,
+      payload,
+    };
     await jetstream(nc).publish(subject, JSON.stringify(envelope), { msgID: id });
   }
   const counters = async () => {
@@ -408,9 +465,9 @@ describe("duplication and purge", () => {
     const branch = await createBranch(1);
     await editBranch(branch.id, (draftId) => createPage(owner(), draftId, { title: "On the branch" }));
     const copy = (await harness.spaces.duplicateSpace({ caller: owner(), spaceId })).space!;
-    expect(await errorCode(clients.revisions.getRevision({ caller: owner(), ref: { spaceId: copy.id, changeRequestId: "1", revisionId: "" }, options: readAll }))).toBe(
-      "not_found",
-    );
+    expect(
+      await errorCode(clients.revisions.getRevision({ caller: owner(), ref: { spaceId: copy.id, changeRequestId: "1", revisionId: "" }, options: readAll })),
+    ).toBe("not_found");
     expect((await branches.batchGetBranches({ caller: owner(), spaceId: copy.id, changeRequestIds: [branch.id] })).branches).toEqual([]);
 
     await harness.spaces.deleteSpace({ caller: owner(), spaceId });
@@ -418,7 +475,9 @@ describe("duplication and purge", () => {
     expect((await harness.spaces.purgeDeletedSpaces({})).spaceIds).toContain(spaceId);
     const rows = await harness.content.orm.em.fork().execute<{ count: string }[]>("select count(*) as count from branches where space_id = ?", [spaceId]);
     expect(Number(rows[0]!.count)).toBe(0);
-    const revisions = await harness.content.orm.em.fork().execute<{ count: string }[]>("select count(*) as count from revisions where branch_id = ?", [branch.id]);
+    const revisions = await harness.content.orm.em
+      .fork()
+      .execute<{ count: string }[]>("select count(*) as count from revisions where branch_id = ?", [branch.id]);
     expect(Number(revisions[0]!.count)).toBe(0);
   });
 });

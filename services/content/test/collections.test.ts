@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { eventually, createMember, createCollection, createOrganization, createSpace, type TestOrganization, errorCode, failure, waitForEvents } from "@imprint/runtime/testing";
+import {
+  eventually,
+  createMember,
+  createCollection,
+  createOrganization,
+  createSpace,
+  type TestOrganization,
+  errorCode,
+  failure,
+  waitForEvents,
+} from "@imprint/runtime/testing";
 import { UpdateCollectionRequest } from "@imprint/proto/content/v1/collections";
 import { ContentLevel, type Position } from "@imprint/proto/content/v1/spaces";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
@@ -22,7 +32,8 @@ const list = (topLevelOnly = false, organization = org) =>
 const titles = async (topLevelOnly = false, organization = org) => (await list(topLevelOnly, organization)).collections.map((c) => c.title);
 const spacesIn = async (collectionId: string) =>
   (await harness.collections.listCollectionSpaces({ caller: org.owner.caller, collectionId, page: undefined })).spaces.map((s) => s.title);
-const update = (fields: Partial<UpdateCollectionRequest>) => harness.collections.updateCollection(UpdateCollectionRequest.fromPartial({ caller: org.owner.caller, ...fields }));
+const update = (fields: Partial<UpdateCollectionRequest>) =>
+  harness.collections.updateCollection(UpdateCollectionRequest.fromPartial({ caller: org.owner.caller, ...fields }));
 const move = (collectionId: string, fields: { parent?: { collectionId: string }; position?: Position }) =>
   harness.collections.moveCollection({ caller: org.owner.caller, collectionId, parent: fields.parent, position: fields.position });
 
@@ -45,15 +56,25 @@ describe("CreateCollection / GetCollection / ListCollections", () => {
     expect((await titles()).sort()).toEqual(["Guides", "Nested", "Reference"]);
     expect((await harness.collections.getCollection({ caller: org.owner.caller, collectionId: nested.id })).collection).toEqual(nested);
 
-    const paged = await harness.collections.listCollections({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 2 }, topLevelOnly: false });
+    const paged = await harness.collections.listCollections({
+      caller: org.owner.caller,
+      organizationId: org.organizationId,
+      page: { pageToken: "", pageSize: 2 },
+      topLevelOnly: false,
+    });
     expect(paged.collections).toHaveLength(2);
     expect(paged.page!.totalCount).toBe(3);
     expect(paged.page!.nextPageToken).not.toBe("");
-    await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["collection.created", "collection.created", "collection.created"] });
+    await waitForEvents(
+      "content",
+      { since, organizationId: org.organizationId },
+      { types: ["collection.created", "collection.created", "collection.created"] },
+    );
   });
 
   it("validates the title and the parent, naming the field", async () => {
-    const create = (title: string, parentId = "") => failure(harness.collections.createCollection({ caller: org.owner.caller, organizationId: org.organizationId, title, parentId }));
+    const create = (title: string, parentId = "") =>
+      failure(harness.collections.createCollection({ caller: org.owner.caller, organizationId: org.organizationId, title, parentId }));
     expect(await create("x".repeat(51))).toMatchObject({ code: "invalid_argument", message: "title: must be at most 50 characters" });
     const other = await createOrganization(harness);
     const foreign = await createCollection(harness, other);
@@ -65,7 +86,9 @@ describe("CreateCollection / GetCollection / ListCollections", () => {
     const other = await createOrganization(harness);
     const foreign = await createCollection(harness, other);
     expect(await errorCode(harness.collections.getCollection({ caller: org.owner.caller, collectionId: foreign.id }))).toBe("not_found");
-    expect(await errorCode(harness.collections.listCollectionSpaces({ caller: org.owner.caller, collectionId: foreign.id, page: undefined }))).toBe("not_found");
+    expect(await errorCode(harness.collections.listCollectionSpaces({ caller: org.owner.caller, collectionId: foreign.id, page: undefined }))).toBe(
+      "not_found",
+    );
     expect(await titles(false, other)).toHaveLength(1);
   });
 });
@@ -138,17 +161,29 @@ describe("ListCollectionSpaces", () => {
     const collection = await createCollection(harness, org);
     for (const title of ["s1", "s2", "s3"]) await createSpace(harness, org, { title, parentId: collection.id });
     await createSpace(harness, org, { title: "elsewhere" });
-    const first = await harness.collections.listCollectionSpaces({ caller: org.owner.caller, collectionId: collection.id, page: { pageToken: "", pageSize: 2 } });
+    const first = await harness.collections.listCollectionSpaces({
+      caller: org.owner.caller,
+      collectionId: collection.id,
+      page: { pageToken: "", pageSize: 2 },
+    });
     expect(first.spaces.map((s) => s.title)).toEqual(["s1", "s2"]);
     expect(first.page!.totalCount).toBe(3);
-    const rest = await harness.collections.listCollectionSpaces({ caller: org.owner.caller, collectionId: collection.id, page: { pageToken: first.page!.nextPageToken, pageSize: 2 } });
+    const rest = await harness.collections.listCollectionSpaces({
+      caller: org.owner.caller,
+      collectionId: collection.id,
+      page: { pageToken: first.page!.nextPageToken, pageSize: 2 },
+    });
     expect(rest.spaces.map((s) => s.title)).toEqual(["s3"]);
   });
 });
 
 describe("MoveCollection", () => {
   it("orders collections among their siblings and nests them, one row per move", async () => {
-    const [a, b, c] = [await createCollection(harness, org, { title: "a" }), await createCollection(harness, org, { title: "b" }), await createCollection(harness, org, { title: "c" })];
+    const [a, b, c] = [
+      await createCollection(harness, org, { title: "a" }),
+      await createCollection(harness, org, { title: "b" }),
+      await createCollection(harness, org, { title: "c" }),
+    ];
     await move(c.id, { position: { after: { collectionId: a.id } } });
     expect(await titles(true)).toEqual(["a", "c", "b"]);
     await move(b.id, { position: { before: { collectionId: a.id } } });
@@ -184,7 +219,8 @@ describe("TransferCollection", () => {
     const parent = await createCollection(harness, org, { title: "stays" });
     await move(top.id, { parent: { collectionId: parent.id } });
 
-    const collection = (await harness.collections.transferCollection({ caller: org.owner.caller, collectionId: top.id, organizationId: target.organizationId })).collection!;
+    const collection = (await harness.collections.transferCollection({ caller: org.owner.caller, collectionId: top.id, organizationId: target.organizationId }))
+      .collection!;
     expect(collection).toMatchObject({ id: top.id, organizationId: target.organizationId, parentId: "" });
     expect(await titles(false)).toEqual(["stays"]);
     expect((await titles(false, target)).sort()).toEqual(["below", "top"]);
@@ -201,7 +237,8 @@ describe("TransferCollection", () => {
   it("needs admin in both organizations and another organization", async () => {
     const collection = await createCollection(harness, org);
     const target = await createOrganization(harness);
-    const transfer = (organizationId: string, caller = org.owner.caller) => harness.collections.transferCollection({ caller, collectionId: collection.id, organizationId });
+    const transfer = (organizationId: string, caller = org.owner.caller) =>
+      harness.collections.transferCollection({ caller, collectionId: collection.id, organizationId });
     expect(await errorCode(transfer(target.organizationId))).toBe("not_found");
     expect(await failure(transfer(""))).toMatchObject({ code: "invalid_argument", message: "organization: is required" });
     expect(await failure(transfer(org.organizationId))).toMatchObject({ code: "failed_precondition" });

@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { PageType, type Page } from "@imprint/proto/content/v1/revisions";
-import { eventually, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, readEvents, createRevision } from "@imprint/runtime/testing";
+import {
+  eventually,
+  createMember,
+  createOrganization,
+  createOutsider,
+  createSpace,
+  type TestOrganization,
+  errorCode,
+  failure,
+  readEvents,
+  createRevision,
+} from "@imprint/runtime/testing";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 import { contentClients, contentRef, newPage, pageChange, readAll, type ContentClients } from "./revisions-fixtures.js";
 
@@ -125,7 +136,9 @@ describe("drafts and commits", () => {
     await clients.editing.discardDraft({ caller: owner(), draftId: fromOld.id });
     await clients.editing.discardDraft({ caller: owner(), draftId: fromOld.id });
     expect(await errorCode(clients.editing.getDraft({ caller: owner(), draftId: fromOld.id }))).toBe("not_found");
-    expect(await errorCode(clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "00000000-0000-4000-8000-000000000000", changeRequestId: "" }))).toBe("not_found");
+    expect(
+      await errorCode(clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "00000000-0000-4000-8000-000000000000", changeRequestId: "" })),
+    ).toBe("not_found");
   });
 });
 
@@ -148,7 +161,13 @@ describe("page operations", () => {
     const slugged = (await clients.editing.updatePage({ caller: owner(), draftId: draft.id, page: pageChange({ pageId: page.id, slug: "renamed" }) })).page!;
     expect(slugged.path).toBe("renamed");
     await commit(draft.id);
-    const read = await clients.revisions.getPageByPath({ caller: owner(), ref: contentRef(spaceId), options: readAll, path: "renamed", pageOptions: undefined });
+    const read = await clients.revisions.getPageByPath({
+      caller: owner(),
+      ref: contentRef(spaceId),
+      options: readAll,
+      path: "renamed",
+      pageOptions: undefined,
+    });
     expect(read.page!.id).toBe(page.id);
   });
 
@@ -160,13 +179,20 @@ describe("page operations", () => {
     const d = (await create(draft.id, { title: "D", position: { beforePageId: "", afterPageId: a.id } })).page!;
     expect(outline(await tree(draft.id))).toEqual(["c", "a", "d", "b"]);
 
-    await clients.editing.movePage({ caller: owner(), draftId: draft.id, move: { pageId: c.id, parentPageId: "", position: { beforePageId: "", afterPageId: b.id } } });
+    await clients.editing.movePage({
+      caller: owner(),
+      draftId: draft.id,
+      move: { pageId: c.id, parentPageId: "", position: { beforePageId: "", afterPageId: b.id } },
+    });
     expect(outline(await tree(draft.id))).toEqual(["a", "d", "b", "c"]);
-    const moved = (await clients.editing.movePage({ caller: owner(), draftId: draft.id, move: { pageId: d.id, parentPageId: b.id, position: undefined } })).page!;
+    const moved = (await clients.editing.movePage({ caller: owner(), draftId: draft.id, move: { pageId: d.id, parentPageId: b.id, position: undefined } }))
+      .page!;
     expect(moved.path).toBe("b/d");
     expect(outline(await tree(draft.id))).toEqual(["a", ["b", ["b/d"]], "c"]);
 
-    const underItself = await failure(clients.editing.movePage({ caller: owner(), draftId: draft.id, move: { pageId: b.id, parentPageId: d.id, position: undefined } }));
+    const underItself = await failure(
+      clients.editing.movePage({ caller: owner(), draftId: draft.id, move: { pageId: b.id, parentPageId: d.id, position: undefined } }),
+    );
     expect(underItself).toMatchObject({ code: "invalid_argument" });
     expect(underItself.message).toMatch(/^parent_page_id: /);
   });
@@ -176,7 +202,9 @@ describe("page operations", () => {
     const parent = (await create(draft.id, { title: "Parent" })).page!;
     await create(draft.id, { title: "Same", parentPageId: parent.id });
     const same = (await create(draft.id, { title: "Same" })).page!;
-    const refused = await failure(clients.editing.movePage({ caller: owner(), draftId: draft.id, move: { pageId: same.id, parentPageId: parent.id, position: undefined } }));
+    const refused = await failure(
+      clients.editing.movePage({ caller: owner(), draftId: draft.id, move: { pageId: same.id, parentPageId: parent.id, position: undefined } }),
+    );
     expect(refused.code).toBe("already_exists");
   });
 
@@ -225,11 +253,28 @@ describe("page operations", () => {
       expect(error.code, JSON.stringify(fields).slice(0, 80)).toBe("invalid_argument");
       expect(error.message).toMatch(message);
     }
-    expect(await failure(create(draft.id, { title: "T", parentPageId: "missing" }))).toMatchObject({ code: "not_found", message: expect.stringMatching(/^parent_page_id: /) as unknown });
-    expect(await failure(create(draft.id, { title: "T", slug: "existing" }))).toMatchObject({ code: "already_exists", message: expect.stringMatching(/^slug: /) as unknown });
-    expect(await failure(create(draft.id, { title: "T", pageId: page.id }))).toMatchObject({ code: "already_exists", message: expect.stringMatching(/^page_id: /) as unknown });
-    expect((await failure(clients.editing.updatePage({ caller: owner(), draftId: draft.id, page: pageChange({ pageId: page.id, href: "https://x.dev" }) }))).message).toMatch(/^href: /);
-    expect((await failure(clients.editing.commitDraft({ caller: owner(), draftId: draft.id, message: "m".repeat(1001), moveHead: true, expectedHeadRevisionId: "" }))).message).toMatch(/^message: /);
+    expect(await failure(create(draft.id, { title: "T", parentPageId: "missing" }))).toMatchObject({
+      code: "not_found",
+      message: expect.stringMatching(/^parent_page_id: /) as unknown,
+    });
+    expect(await failure(create(draft.id, { title: "T", slug: "existing" }))).toMatchObject({
+      code: "already_exists",
+      message: expect.stringMatching(/^slug: /) as unknown,
+    });
+    expect(await failure(create(draft.id, { title: "T", pageId: page.id }))).toMatchObject({
+      code: "already_exists",
+      message: expect.stringMatching(/^page_id: /) as unknown,
+    });
+    expect(
+      (await failure(clients.editing.updatePage({ caller: owner(), draftId: draft.id, page: pageChange({ pageId: page.id, href: "https://x.dev" }) }))).message,
+    ).toMatch(/^href: /);
+    expect(
+      (
+        await failure(
+          clients.editing.commitDraft({ caller: owner(), draftId: draft.id, message: "m".repeat(1001), moveHead: true, expectedHeadRevisionId: "" }),
+        )
+      ).message,
+    ).toMatch(/^message: /);
   });
 
   it("applies a batch atomically; a failing operation names its index and nothing is applied", async () => {
@@ -268,9 +313,27 @@ describe("variables and reusable contents", () => {
     const draft = await open();
     const variables = await clients.editing.setVariables({ caller: owner(), draftId: draft.id, variables: { product: "Imprint", version: "2" } });
     expect(variables.variables).toEqual({ product: "Imprint", version: "2" });
-    const created = (await clients.editing.setReusableContent({ caller: owner(), draftId: draft.id, reusableContentId: "", title: "Footer", markdown: "Thanks", delete: false })).reusableContent!;
-    const other = (await clients.editing.setReusableContent({ caller: owner(), draftId: draft.id, reusableContentId: "", title: "Gone", markdown: "", delete: false })).reusableContent!;
-    await clients.editing.setReusableContent({ caller: owner(), draftId: draft.id, reusableContentId: created.id, title: "Footer v2", markdown: "Thanks!", delete: false });
+    const created = (
+      await clients.editing.setReusableContent({
+        caller: owner(),
+        draftId: draft.id,
+        reusableContentId: "",
+        title: "Footer",
+        markdown: "Thanks",
+        delete: false,
+      })
+    ).reusableContent!;
+    const other = (
+      await clients.editing.setReusableContent({ caller: owner(), draftId: draft.id, reusableContentId: "", title: "Gone", markdown: "", delete: false })
+    ).reusableContent!;
+    await clients.editing.setReusableContent({
+      caller: owner(),
+      draftId: draft.id,
+      reusableContentId: created.id,
+      title: "Footer v2",
+      markdown: "Thanks!",
+      delete: false,
+    });
     await clients.editing.setReusableContent({ caller: owner(), draftId: draft.id, reusableContentId: other.id, title: "", markdown: "", delete: true });
     await commit(draft.id);
 
@@ -280,9 +343,17 @@ describe("variables and reusable contents", () => {
     expect(revision.reusableContents[0]!.documentId).toMatch(/^[0-9a-f]{64}$/);
 
     const next = await open();
-    expect((await failure(clients.editing.setVariables({ caller: owner(), draftId: next.id, variables: { "bad-name": "x" } }))).message).toMatch(/^variables\.bad-name: /);
-    expect((await failure(clients.editing.setVariables({ caller: owner(), draftId: next.id, variables: { long: "x".repeat(257) } }))).message).toMatch(/^variables\.long: /);
-    expect(await errorCode(clients.editing.setReusableContent({ caller: owner(), draftId: next.id, reusableContentId: "nope", title: "T", markdown: "", delete: false }))).toBe("not_found");
+    expect((await failure(clients.editing.setVariables({ caller: owner(), draftId: next.id, variables: { "bad-name": "x" } }))).message).toMatch(
+      /^variables\.bad-name: /,
+    );
+    expect((await failure(clients.editing.setVariables({ caller: owner(), draftId: next.id, variables: { long: "x".repeat(257) } }))).message).toMatch(
+      /^variables\.long: /,
+    );
+    expect(
+      await errorCode(
+        clients.editing.setReusableContent({ caller: owner(), draftId: next.id, reusableContentId: "nope", title: "T", markdown: "", delete: false }),
+      ),
+    ).toBe("not_found");
   });
 });
 
@@ -302,8 +373,12 @@ describe("who may edit", () => {
     // Even the organization's owner cannot touch (or see) someone else's draft.
     expect(await errorCode(clients.editing.createPage({ caller: owner(), draftId: draft.id, page: newPage({ title: "Intrusion" }) }))).toBe("not_found");
     expect(await errorCode(clients.revisions.listPages({ caller: owner(), ref: contentRef(spaceId, draft.id), options: readAll }))).toBe("not_found");
-    expect(await errorCode(clients.editing.commitDraft({ caller: owner(), draftId: draft.id, message: "", moveHead: true, expectedHeadRevisionId: "" }))).toBe("not_found");
-    expect((await clients.editing.commitDraft({ caller: editor.caller, draftId: draft.id, message: "", moveHead: true, expectedHeadRevisionId: "" })).movedHead).toBe(true);
+    expect(await errorCode(clients.editing.commitDraft({ caller: owner(), draftId: draft.id, message: "", moveHead: true, expectedHeadRevisionId: "" }))).toBe(
+      "not_found",
+    );
+    expect(
+      (await clients.editing.commitDraft({ caller: editor.caller, draftId: draft.id, message: "", moveHead: true, expectedHeadRevisionId: "" })).movedHead,
+    ).toBe(true);
     expect(outline(await tree())).toEqual(["by-editor"]);
   });
 });

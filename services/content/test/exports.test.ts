@@ -8,7 +8,18 @@ import type { Caller } from "@imprint/proto/common/v1";
 import { ExportServiceService } from "@imprint/proto/content/v1/exports";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import type { PromiseClient } from "@imprint/runtime";
-import { eventually, testClient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, createRevision } from "@imprint/runtime/testing";
+import {
+  eventually,
+  testClient,
+  createMember,
+  createOrganization,
+  createOutsider,
+  createSpace,
+  type TestOrganization,
+  errorCode,
+  failure,
+  createRevision,
+} from "@imprint/runtime/testing";
 import { signUrl } from "../src/revisions/domain/files/signed-url.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 import { contentClients, contentRef, newPage, type ContentClients } from "./revisions-fixtures.js";
@@ -68,7 +79,12 @@ function encodePng(width: number, height: number, options: { alpha?: boolean; co
   for (let row = 0; row < height; row++) scanlines[row * (1 + width * channels)] = 0;
   const pixels = deflateSync(scanlines);
   if (options.corrupt) pixels.fill(0xff, 2, Math.min(pixels.length - 4, 12));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk("IHDR", header), chunk("IDAT", pixels), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk("IHDR", header),
+    chunk("IDAT", pixels),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /** The parts of an export URL that the gateway passes to ReadExportContent. */
@@ -137,7 +153,9 @@ npm install imprint
 /** Guide (with sub-pages Install and Configure), a Reference group holding API, a Status link. */
 async function seedHandbook(): Promise<void> {
   await createRevision(clients, owner(), { spaceId }, async (draftId) => {
-    const fileId = (await clients.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: "diagram.png", contentType: "image/png", content: await DIAGRAM })).file!.id;
+    const fileId = (
+      await clients.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: "diagram.png", contentType: "image/png", content: await DIAGRAM })
+    ).file!.id;
     await clients.editing.applyPageOperations({
       caller: owner(),
       draftId,
@@ -263,7 +281,14 @@ describe("ExportPdf", () => {
       });
     });
     const { text, bytes } = await exportAndRead();
-    expectInOrder(text, ["Symbols -> ??", "Café -> naïve “quotes” fine done", "[image: broken.png]", "[image: huge.png]", "[image: logo.svg]", "https://cdn.example.com/remote.png"]);
+    expectInOrder(text, [
+      "Symbols -> ??",
+      "Café -> naïve “quotes” fine done",
+      "[image: broken.png]",
+      "[image: huge.png]",
+      "[image: logo.svg]",
+      "https://cdn.example.com/remote.png",
+    ]);
     // The translucent PNG is drawn with its alpha channel as a soft mask; the corrupt one and the
     // one claiming 60,000 × 60,000 pixels (14 GB to decode) are not drawn at all.
     expect(bytes.toString("latin1").match(/\/Subtype \/Image/g)).toHaveLength(2);
@@ -308,9 +333,18 @@ describe("ReadExportContent", () => {
     expect(await errorCode(exportsClient.readExportContent(parts))).toBe("not_found");
 
     // The sweep removes the row and the blob: even a URL signed afresh for it leads nowhere.
-    await eventually(() => stat(blobPath).then(() => false, () => true));
+    await eventually(() =>
+      stat(blobPath).then(
+        () => false,
+        () => true,
+      ),
+    );
     const secret = (await readFile(join(harness.dataDir, "file-url-secret"), "utf8")).trim();
-    const resigned = signUrl({ secret, publicUrl: "http://127.0.0.1:8080" }, { kind: "export", path: `/v1/exports/${parts.exportId}/download`, fields: [parts.exportId] }, harness.clock.now());
+    const resigned = signUrl(
+      { secret, publicUrl: "http://127.0.0.1:8080" },
+      { kind: "export", path: `/v1/exports/${parts.exportId}/download`, fields: [parts.exportId] },
+      harness.clock.now(),
+    );
     expect(await errorCode(exportsClient.readExportContent(downloadParts(resigned.url)))).toBe("not_found");
   });
 });

@@ -89,7 +89,14 @@ describe("content replicas sharing an S3 bucket", () => {
     for (const through of [0, 1]) {
       const bytes = Buffer.from(`uploaded through replica ${through} of ${spaceId}`);
       await createRevision(clients[through]!, owner(), { spaceId }, async (draftId) => {
-        const file = await clients[through]!.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: `r${through}.txt`, contentType: "text/plain", content: bytes });
+        const file = await clients[through]!.editing.uploadFile({
+          caller: owner(),
+          draftId,
+          fileId: "",
+          name: `r${through}.txt`,
+          contentType: "text/plain",
+          content: bytes,
+        });
         uploaded.push({ fileId: file.file!.id, bytes, through });
       });
     }
@@ -107,7 +114,9 @@ describe("content replicas sharing an S3 bucket", () => {
     const bytes = Buffer.from(`published through replica 0 of ${spaceId}`);
     let fileId = "";
     await createRevision(clients[0]!, owner(), { spaceId }, async (draftId) => {
-      fileId = (await clients[0]!.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: "published.txt", contentType: "text/plain", content: bytes })).file!.id;
+      fileId = (
+        await clients[0]!.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: "published.txt", contentType: "text/plain", content: bytes })
+      ).file!.id;
     });
     // Publishing's announcement, handed to content's consumer as a delivery would.
     const announcement = {
@@ -117,10 +126,18 @@ describe("content replicas sharing an S3 bucket", () => {
       occurredAt: new Date().toISOString(),
       organizationId: org.organizationId,
       actor: null,
-      payload: { spaceId, version: 1, published: true, address: { siteId: randomUUID(), organizationId: org.organizationId, basename: "docs", hostname: "", proxy: "", sectionPath: "", path: "" } },
+      payload: {
+        spaceId,
+        version: 1,
+        published: true,
+        address: { siteId: randomUUID(), organizationId: org.organizationId, basename: "docs", hostname: "", proxy: "", sectionPath: "", path: "" },
+      },
     };
     const handler = spacePublicationsConsumer("replicas-publications").handler;
-    await replicas[0]!.service("content").orm.em.fork().transactional((em) => handler(announcement, { em, attempt: 1, logger: testLogger("replicas") }));
+    await replicas[0]!
+      .service("content")
+      .orm.em.fork()
+      .transactional((em) => handler(announcement, { em, attempt: 1, logger: testLogger("replicas") }));
     const published = testClient(PublishedContentServiceService, replicas[1]!.address("content"));
     try {
       const file = await published.getPublishedFile({ spaceId, revisionId: "", fileId });
@@ -134,11 +151,19 @@ describe("content replicas sharing an S3 bucket", () => {
     const exportsOf = replicas.map((started) => testClient(ExportServiceService, started.address("content")));
     try {
       await createRevision(clients[0]!, owner(), { spaceId }, (draftId) =>
-        clients[0]!.editing.applyPageOperations({ caller: owner(), draftId, operations: [{ create: newPage({ pageId: "guide", title: "Guide", markdown: "Shared bytes." }) }] }),
+        clients[0]!.editing.applyPageOperations({
+          caller: owner(),
+          draftId,
+          operations: [{ create: newPage({ pageId: "guide", title: "Guide", markdown: "Shared bytes." }) }],
+        }),
       );
       const exported = await exportsOf[0]!.exportPdf({ caller: owner(), ref: contentRef(spaceId), pageId: "", only: false });
       const url = new URL(exported.url);
-      const parts = { exportId: /^\/v1\/exports\/([^/]+)\/download$/.exec(url.pathname)![1]!, expires: url.searchParams.get("expires")!, signature: url.searchParams.get("signature")! };
+      const parts = {
+        exportId: /^\/v1\/exports\/([^/]+)\/download$/.exec(url.pathname)![1]!,
+        expires: url.searchParams.get("expires")!,
+        signature: url.searchParams.get("signature")!,
+      };
       const { content } = await exportsOf[1]!.readExportContent(parts);
       expect(Buffer.from(content).subarray(0, 5).toString()).toBe("%PDF-");
       const key = sha256(content);
@@ -166,13 +191,17 @@ describe("FILE_STORE settings", () => {
       expect(error).toBeInstanceOf(ConfigError);
       problems = (error as ConfigError).problems;
     }
-    expect(problems.map((problem) => problem.split(":")[0])).toEqual(expect.arrayContaining(["S3_BUCKET", "S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY", "S3_PREFIX", "S3_ENDPOINT"]));
+    expect(problems.map((problem) => problem.split(":")[0])).toEqual(
+      expect.arrayContaining(["S3_BUCKET", "S3_ACCESS_KEY_ID, S3_SECRET_ACCESS_KEY", "S3_PREFIX", "S3_ENDPOINT"]),
+    );
     expect(() => loadContentConfig({ ...base, FILE_STORE: "disk" })).toThrow(/FILE_STORE: must be directory or s3/);
     expect(() => loadContentConfig({ ...base, S3_BUCKET: "imprint-files" })).toThrow(/FILE_STORE: must be s3 when S3_BUCKET is set/);
   });
 
   it("refuses to start on a bucket that does not exist (Imprint never creates it)", async () => {
     const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "content");
-    await expect(startServices([replica(databaseUrl, { S3_BUCKET: "no-such-bucket" })])).rejects.toThrow(/S3 bucket "no-such-bucket" .*it does not exist.*S3_BUCKET/);
+    await expect(startServices([replica(databaseUrl, { S3_BUCKET: "no-such-bucket" })])).rejects.toThrow(
+      /S3 bucket "no-such-bucket" .*it does not exist.*S3_BUCKET/,
+    );
   });
 });

@@ -66,7 +66,9 @@ describe.each(FILE_STORES)("%s file store", (kind) => {
       expect(Buffer.from(content.content).equals(pngBytes(640, 480))).toBe(true);
 
       const parts = downloadParts(file.downloadUrl);
-      expect(await errorCode(clients.revisions.readFileContent({ ...parts, signature: parts.signature.replace(/^./, (c) => (c === "A" ? "B" : "A")) }))).toBe("permission_denied");
+      expect(await errorCode(clients.revisions.readFileContent({ ...parts, signature: parts.signature.replace(/^./, (c) => (c === "A" ? "B" : "A")) }))).toBe(
+        "permission_denied",
+      );
       expect(await errorCode(clients.revisions.readFileContent({ ...parts, version: "0".repeat(32) }))).toBe("permission_denied");
       harness.clock.advance(2 * 60 * 60 * 1000);
       expect(await errorCode(clients.revisions.readFileContent(parts))).toBe("not_found");
@@ -139,8 +141,12 @@ describe.each(FILE_STORES)("%s file store", (kind) => {
       expect(await errorCode(upload(draft!.id, "big.bin", Buffer.alloc(50 * 1024 * 1024 + 1)))).toBe("payload_too_large");
 
       const outsider = await createOutsider(harness);
-      expect(await errorCode(clients.revisions.listFiles({ caller: outsider.caller, ref: contentRef(spaceId), options: readAll, page: undefined }))).toBe("not_found");
-      expect(await errorCode(clients.revisions.getFile({ caller: owner(), ref: contentRef(spaceId), options: readAll, fileId: "../../etc" }))).toBe("not_found");
+      expect(await errorCode(clients.revisions.listFiles({ caller: outsider.caller, ref: contentRef(spaceId), options: readAll, page: undefined }))).toBe(
+        "not_found",
+      );
+      expect(await errorCode(clients.revisions.getFile({ caller: owner(), ref: contentRef(spaceId), options: readAll, fileId: "../../etc" }))).toBe(
+        "not_found",
+      );
     });
   });
 });

@@ -11,18 +11,21 @@ function tree(files: Record<string, string>): { entries: TreeEntry[]; read: (oid
   return { entries, read: (oids) => Promise.resolve(new Map(oids.map((oid) => [oid, Buffer.from(files[oid] ?? "")]))) };
 }
 
-const outline = (pages: LayoutPage[]): unknown[] => pages.map((page) => [page.type, page.slug, page.title, ...(page.children.length ? [outline(page.children)] : [])]);
+const outline = (pages: LayoutPage[]): unknown[] =>
+  pages.map((page) => [page.type, page.slug, page.title, ...(page.children.length ? [outline(page.children)] : [])]);
 
 describe("rewriteLinkTargets", () => {
   it("rewrites link, image and definition targets and keeps every other byte", () => {
-    const text = "Intro *x*  \n[a](one.md#top \"T\") and ![i](<img/a b.png>) and [ref][r]\n\n[r]: two.md\n\n`[c](code.md)`\n";
+    const text = 'Intro *x*  \n[a](one.md#top "T") and ![i](<img/a b.png>) and [ref][r]\n\n[r]: two.md\n\n`[c](code.md)`\n';
     const out = rewriteLinkTargets(text, (url) => `/mapped/${url}`);
-    expect(out).toBe("Intro *x*  \n[a](/mapped/one.md#top \"T\") and ![i](</mapped/img/a b.png>) and [ref][r]\n\n[r]: /mapped/two.md\n\n`[c](code.md)`\n");
+    expect(out).toBe('Intro *x*  \n[a](/mapped/one.md#top "T") and ![i](</mapped/img/a b.png>) and [ref][r]\n\n[r]: /mapped/two.md\n\n`[c](code.md)`\n');
   });
 
   it("handles an image inside a link, and leaves targets the callback keeps", () => {
     const text = "[![logo](logo.png)](home.md) [ext](https://example.com)";
-    expect(rewriteLinkTargets(text, (url) => (url.startsWith("http") ? undefined : `x/${url}`))).toBe("[![logo](x/logo.png)](x/home.md) [ext](https://example.com)");
+    expect(rewriteLinkTargets(text, (url) => (url.startsWith("http") ? undefined : `x/${url}`))).toBe(
+      "[![logo](x/logo.png)](x/home.md) [ext](https://example.com)",
+    );
   });
 });
 
@@ -38,7 +41,7 @@ describe("page files", () => {
 
   it("writes what it reads back", () => {
     const written = writePageFile({ title: "T", description: "d: with colon", icon: "", hidden: true, body: "## Sub\n\ntext" });
-    expect(written).toBe("---\ndescription: \"d: with colon\"\nhidden: true\n---\n\n# T\n\n## Sub\n\ntext\n");
+    expect(written).toBe('---\ndescription: "d: with colon"\nhidden: true\n---\n\n# T\n\n## Sub\n\ntext\n');
     expect(readPageFile(written)).toEqual({ frontMatter: { description: "d: with colon", hidden: true }, title: "T", body: "## Sub\n\ntext\n" });
   });
 });
@@ -47,7 +50,8 @@ describe("readLayout", () => {
   it("follows .gitbook.yaml's root and SUMMARY.md, with groups, links and nested groups flattened", async () => {
     const { entries, read } = tree({
       ".gitbook.yaml": "root: ./docs/\n",
-      "docs/SUMMARY.md": "# TOC\n\n* [Home](README.md)\n* [A](a/README.md)\n  * [B](a/b.md)\n  * [Site](https://example.com)\n\n## Group <a href=\"#grp\" id=\"grp\"></a>\n\n* [C](c.md)\n* [Missing](missing.md)\n",
+      "docs/SUMMARY.md":
+        '# TOC\n\n* [Home](README.md)\n* [A](a/README.md)\n  * [B](a/b.md)\n  * [Site](https://example.com)\n\n## Group <a href="#grp" id="grp"></a>\n\n* [C](c.md)\n* [Missing](missing.md)\n',
       "docs/README.md": "# Welcome\n",
       "docs/a/README.md": "Body of A\n",
       "docs/a/b.md": "# B title\n",
@@ -58,13 +62,27 @@ describe("readLayout", () => {
     expect(layout.root).toBe("docs");
     expect(outline(layout.pages)).toEqual([
       ["document", "welcome", "Welcome"],
-      ["document", "a", "A", [["document", "b", "B title"], ["link", "site", "Site"]]],
+      [
+        "document",
+        "a",
+        "A",
+        [
+          ["document", "b", "B title"],
+          ["link", "site", "Site"],
+        ],
+      ],
       ["group", "grp", "Group", [["document", "c", "C"]]],
     ]);
   });
 
   it("builds the tree from folders without SUMMARY.md, and bounds pages and markdown size", async () => {
-    const { entries, read } = tree({ "README.md": "# Root\n", "z.md": "# Z\n", "guide/index.md": "# Guide\n", "guide/setup.md": "Setup\n", "assets/only.png": "png" });
+    const { entries, read } = tree({
+      "README.md": "# Root\n",
+      "z.md": "# Z\n",
+      "guide/index.md": "# Guide\n",
+      "guide/setup.md": "Setup\n",
+      "assets/only.png": "png",
+    });
     const layout = await readLayout({ tree: entries, directory: "", read, limits: DEFAULT_GIT_LIMITS });
     expect(outline(layout.pages)).toEqual([
       ["document", "root", "Root"],
@@ -72,7 +90,9 @@ describe("readLayout", () => {
       ["document", "z", "Z"],
     ]);
     await expect(readLayout({ tree: entries, directory: "", read, limits: { ...DEFAULT_GIT_LIMITS, maxPages: 2 } })).rejects.toThrow(/GIT_MAX_PAGES/);
-    await expect(readLayout({ tree: entries, directory: "", read, limits: { ...DEFAULT_GIT_LIMITS, maxMarkdownBytes: 4 } })).rejects.toThrow(/GIT_MAX_MARKDOWN_BYTES/);
+    await expect(readLayout({ tree: entries, directory: "", read, limits: { ...DEFAULT_GIT_LIMITS, maxMarkdownBytes: 4 } })).rejects.toThrow(
+      /GIT_MAX_MARKDOWN_BYTES/,
+    );
   });
 
   it("resolves relative links inside the repository only", () => {

@@ -38,7 +38,12 @@ describe("planPageTree", () => {
   });
 
   it("keeps sibling slugs unique and falls back to the title or the URL for names", async () => {
-    const pages = await Promise.all([page("/docs/", 0, ""), page("/docs/setup.html", 1, ""), page("/docs/setup/", 2, "Setup again"), page("/docs/Über%20uns.html", 3, "About")]);
+    const pages = await Promise.all([
+      page("/docs/", 0, ""),
+      page("/docs/setup.html", 1, ""),
+      page("/docs/setup/", 2, "Setup again"),
+      page("/docs/Über%20uns.html", 3, "About"),
+    ]);
     const planned = planPageTree(pages, scope);
     expect(planned.map((p) => [p.title, p.slug])).toEqual([
       ["s.test", "stest"],

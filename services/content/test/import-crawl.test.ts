@@ -133,8 +133,6 @@ describe("crawlSite", () => {
 
   it("throws when the start page cannot be fetched", async () => {
     await expect(crawlSite(new URL(`${site.origin}/nowhere/`), { policy, limits: limits() })).rejects.toThrow(SafeFetchError);
-    await expect(crawlSite(new URL(`${site.origin}/docs/images/logo.png`), { policy, limits: limits() })).rejects.toThrow(
-      "unsupported content type image/png",
-    );
+    await expect(crawlSite(new URL(`${site.origin}/docs/images/logo.png`), { policy, limits: limits() })).rejects.toThrow("unsupported content type image/png");
   });
 });

@@ -33,7 +33,9 @@ describe("main content extraction", () => {
     expect(article).toEqual({ title: "In the header", markdown: "Body\n" });
     const roleMain = await convert('<body><div role="main"><p>Main text</p></div><p>Outside</p></body>');
     expect(roleMain.markdown).toBe("Main text\n");
-    const body = await convert("<html><head><title>Only body</title></head><body><header>Top</header><nav>Menu</nav><p>Text</p><aside>Side</aside><footer>Bottom</footer></body></html>");
+    const body = await convert(
+      "<html><head><title>Only body</title></head><body><header>Top</header><nav>Menu</nav><p>Text</p><aside>Side</aside><footer>Bottom</footer></body></html>",
+    );
     expect(body).toEqual({ title: "Only body", markdown: "Text\n" });
   });
 

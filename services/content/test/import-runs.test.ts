@@ -53,7 +53,9 @@ beforeAll(async () => {
     "/held/": async (_request, response) => {
       await startGate;
       response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      response.end(`<!doctype html><html><head><title>Held page</title></head><body><main><h1>Held page</h1><p>Back <a href="/held/next.html">next</a>.</p></main></body></html>`);
+      response.end(
+        `<!doctype html><html><head><title>Held page</title></head><body><main><h1>Held page</h1><p>Back <a href="/held/next.html">next</a>.</p></main></body></html>`,
+      );
     },
     // The start page of the run handed back by a stopping instance.
     "/handed/": async (_request, response) => {
@@ -104,7 +106,11 @@ async function startWorkerProcess(databaseUrl: string): Promise<{ process: Child
   const probe = testClient(RevisionServiceService, address, { defaultTimeoutMs: 2_000 });
   try {
     // Any answer from the service (here: unauthenticated) means it is up.
-    await eventually(async () => (await errorCode(probe.getRevision({ caller: undefined, ref: undefined, options: undefined }))) === "unauthenticated", 30_000, 100);
+    await eventually(
+      async () => (await errorCode(probe.getRevision({ caller: undefined, ref: undefined, options: undefined }))) === "unauthenticated",
+      30_000,
+      100,
+    );
   } finally {
     probe.close();
   }
@@ -161,15 +167,23 @@ describe("import runs across instances", () => {
 
       // Past the run's lease (and the job's) on the replica's clock: the replica takes the job and the run over.
       clock.advance(10 * 60_000);
-      const done = await eventually(async () => {
-        const current = (await get()).run;
-        return current && current.status !== ImportRunStatus.IMPORT_RUN_STATUS_IN_PROGRESS ? current : undefined;
-      }, 60_000, 100);
+      const done = await eventually(
+        async () => {
+          const current = (await get()).run;
+          return current && current.status !== ImportRunStatus.IMPORT_RUN_STATUS_IN_PROGRESS ? current : undefined;
+        },
+        60_000,
+        100,
+      );
       expect(done).toMatchObject({ status: ImportRunStatus.IMPORT_RUN_STATUS_COMPLETED, pagesFetched: 2, importedResources: 2, totalResources: 2 });
       expect(done.pages.map((page) => page.complete)).toEqual([true, true]);
       // The start page was fetched by both attempts; the content was written once.
       expect(site.requests.filter((path) => path === "/held/").length).toBe(2);
-      const content = await revisions.getRevision({ caller, ref: { spaceId: space.id, changeRequestId: "", revisionId: "" }, options: { metadata: false, computed: false } });
+      const content = await revisions.getRevision({
+        caller,
+        ref: { spaceId: space.id, changeRequestId: "", revisionId: "" },
+        options: { metadata: false, computed: false },
+      });
       expect(content.revision?.id).toBe(done.revisionId);
       expect(titles(content.revision?.pages ?? [])).toEqual(["Held page", "Next page"]);
     } finally {
@@ -209,20 +223,32 @@ describe("import runs across instances", () => {
         url: `${site.origin}/handed/`,
       });
       const get = () => imports.getImportRun({ caller, organizationId: organization.organizationId, importRunId: run!.id });
-      await eventually(async () => (await get()).run?.status === ImportRunStatus.IMPORT_RUN_STATUS_IN_PROGRESS && site.requests.includes("/handed/"), 30_000, 50);
+      await eventually(
+        async () => (await get()).run?.status === ImportRunStatus.IMPORT_RUN_STATUS_IN_PROGRESS && site.requests.includes("/handed/"),
+        30_000,
+        50,
+      );
 
       // Stopping aborts the run and hands it back before the job's lease is released.
       await first.stop();
       expect((await get()).run?.status).toBe(ImportRunStatus.IMPORT_RUN_STATUS_PENDING);
       releaseHandedBack();
 
-      const done = await eventually(async () => {
-        const current = (await get()).run;
-        return current?.status === ImportRunStatus.IMPORT_RUN_STATUS_COMPLETED ? current : undefined;
-      }, 60_000, 100);
+      const done = await eventually(
+        async () => {
+          const current = (await get()).run;
+          return current?.status === ImportRunStatus.IMPORT_RUN_STATUS_COMPLETED ? current : undefined;
+        },
+        60_000,
+        100,
+      );
       expect(done).toMatchObject({ pagesFetched: 1, importedResources: 1, totalResources: 1 });
       expect(site.requests.filter((path) => path === "/handed/").length).toBe(2);
-      const content = await revisions.getRevision({ caller, ref: { spaceId: space.id, changeRequestId: "", revisionId: "" }, options: { metadata: false, computed: false } });
+      const content = await revisions.getRevision({
+        caller,
+        ref: { spaceId: space.id, changeRequestId: "", revisionId: "" },
+        options: { metadata: false, computed: false },
+      });
       expect(content.revision?.id).toBe(done.revisionId);
       expect(titles(content.revision?.pages ?? [])).toEqual(["Handed page"]);
     } finally {
@@ -257,7 +283,11 @@ describe("import runs across instances", () => {
       const organization = await createOrganization(clients);
       const space = await createSpace(clients, organization);
       const caller = organization.owner.caller;
-      const before = await revisions.getRevision({ caller, ref: { spaceId: space.id, changeRequestId: "", revisionId: "" }, options: { metadata: false, computed: false } });
+      const before = await revisions.getRevision({
+        caller,
+        ref: { spaceId: space.id, changeRequestId: "", revisionId: "" },
+        options: { metadata: false, computed: false },
+      });
       const { run } = await imports.startImportRun({
         caller,
         organizationId: organization.organizationId,
@@ -268,20 +298,32 @@ describe("import runs across instances", () => {
         url: `${site.origin}/stuck/`,
       });
       const get = () => imports.getImportRun({ caller, organizationId: organization.organizationId, importRunId: run!.id });
-      await eventually(async () => (await get()).run?.status === ImportRunStatus.IMPORT_RUN_STATUS_IN_PROGRESS && site.requests.includes("/stuck/"), 30_000, 50);
+      await eventually(
+        async () => (await get()).run?.status === ImportRunStatus.IMPORT_RUN_STATUS_IN_PROGRESS && site.requests.includes("/stuck/"),
+        30_000,
+        50,
+      );
 
       worker.kill("SIGKILL");
       await new Promise((resolve) => worker.once("exit", resolve));
       ownClock.advance(10 * 60_000);
-      const failed = await eventually(async () => {
-        const current = (await get()).run;
-        return current?.status === ImportRunStatus.IMPORT_RUN_STATUS_FAILED ? current : undefined;
-      }, 60_000, 100);
+      const failed = await eventually(
+        async () => {
+          const current = (await get()).run;
+          return current?.status === ImportRunStatus.IMPORT_RUN_STATUS_FAILED ? current : undefined;
+        },
+        60_000,
+        100,
+      );
       expect(failed.reason).toBe("the import was interrupted once (its worker stopped answering); start it again");
       expect(failed.finishedAt).toBeInstanceOf(Date);
       // Failed on the take-over, without fetching the source again or writing anything.
       expect(site.requests.filter((path) => path === "/stuck/").length).toBe(1);
-      const after = await revisions.getRevision({ caller, ref: { spaceId: space.id, changeRequestId: "", revisionId: "" }, options: { metadata: false, computed: false } });
+      const after = await revisions.getRevision({
+        caller,
+        ref: { spaceId: space.id, changeRequestId: "", revisionId: "" },
+        options: { metadata: false, computed: false },
+      });
       expect(after.revision?.id).toBe(before.revision?.id);
     } finally {
       imports.close();

@@ -4,7 +4,16 @@ import { ImportServiceService, type ImportContentRequest } from "@imprint/proto/
 import { DocumentFormat, RevisionServiceService, type Page } from "@imprint/proto/content/v1/revisions";
 import type { PromiseClient } from "@imprint/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { patient, testClient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
+import {
+  patient,
+  testClient,
+  createMember,
+  createOrganization,
+  createOutsider,
+  createSpace,
+  type TestOrganization,
+  type TestUser,
+} from "@imprint/runtime/testing";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
@@ -258,7 +267,10 @@ describe("website import over gRPC (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
       code: "invalid_argument",
       message: "url: scheme ftp is not allowed (only http and https)",
     });
-    await expect(importSite({ spaceId: space.id, url: "not a url" })).rejects.toMatchObject({ code: "invalid_argument", message: "url: not a valid absolute URL" });
+    await expect(importSite({ spaceId: space.id, url: "not a url" })).rejects.toMatchObject({
+      code: "invalid_argument",
+      message: "url: not a valid absolute URL",
+    });
     await expect(importSite({ spaceId: space.id, url: "" })).rejects.toMatchObject({ code: "invalid_argument", message: "url: is required" });
     await expect(importSite({ spaceId: space.id, url: "http://no-such-host.invalid/docs/" })).rejects.toMatchObject({
       code: "invalid_argument",
@@ -267,15 +279,19 @@ describe("website import over gRPC (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
     expect((await headOf(space.id)).id).toBe(before.id);
   });
 
-  it("bounds the time spent on a source that never answers", async () => {
-    const space = await createSpace(harness, organization);
-    const started = Date.now();
-    await expect(importSite({ spaceId: space.id, url: `${site.origin}/slow-start/` })).rejects.toMatchObject({
-      code: "invalid_argument",
-      message: "url: could not be fetched (no complete answer within 10000 ms)",
-    });
-    expect(Date.now() - started).toBeLessThan(15_000);
-  }, patient(20_000));
+  it(
+    "bounds the time spent on a source that never answers",
+    async () => {
+      const space = await createSpace(harness, organization);
+      const started = Date.now();
+      await expect(importSite({ spaceId: space.id, url: `${site.origin}/slow-start/` })).rejects.toMatchObject({
+        code: "invalid_argument",
+        message: "url: could not be fetched (no complete answer within 10000 ms)",
+      });
+      expect(Date.now() - started).toBeLessThan(15_000);
+    },
+    patient(20_000),
+  );
 
   it("accepts only the website source, naming the field", async () => {
     const space = await createSpace(harness, organization);
@@ -334,14 +350,26 @@ describe("website import without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
   });
 
   it.each([
-    ["a loopback address", (origin: string) => `${origin}/docs/`, "url: could not be fetched (127.0.0.1 is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)"],
+    [
+      "a loopback address",
+      (origin: string) => `${origin}/docs/`,
+      "url: could not be fetched (127.0.0.1 is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)",
+    ],
     [
       "a name resolving to loopback",
       (origin: string) => `http://localhost:${new URL(origin).port}/docs/`,
       "url: could not be fetched (localhost (127.0.0.1) is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)",
     ],
-    ["a link-local address", () => "http://169.254.169.254/latest/meta-data/", "url: could not be fetched (169.254.169.254 is a linkLocal address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)"],
-    ["a private address", () => "http://10.0.0.1/", "url: could not be fetched (10.0.0.1 is a private address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)"],
+    [
+      "a link-local address",
+      () => "http://169.254.169.254/latest/meta-data/",
+      "url: could not be fetched (169.254.169.254 is a linkLocal address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)",
+    ],
+    [
+      "a private address",
+      () => "http://10.0.0.1/",
+      "url: could not be fetched (10.0.0.1 is a private address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them)",
+    ],
   ])("refuses %s without connecting", async (_label, url, message) => {
     const space = await createSpace(harness, organization);
     await expect(

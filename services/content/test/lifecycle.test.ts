@@ -34,7 +34,11 @@ async function addPage(spaceId: string, title: string): Promise<void> {
   try {
     const { draft } = await editing.openDraft(OpenDraftRequest.fromPartial({ caller: org.owner.caller, spaceId }));
     await editing.createPage(
-      CreatePageRequest.fromPartial({ caller: org.owner.caller, draftId: draft!.id, page: { type: PageType.PAGE_TYPE_DOCUMENT, title, markdown: `# ${title}` } }),
+      CreatePageRequest.fromPartial({
+        caller: org.owner.caller,
+        draftId: draft!.id,
+        page: { type: PageType.PAGE_TYPE_DOCUMENT, title, markdown: `# ${title}` },
+      }),
     );
     await editing.commitDraft(CommitDraftRequest.fromPartial({ caller: org.owner.caller, draftId: draft!.id, moveHead: true }));
   } finally {
@@ -45,7 +49,9 @@ async function addPage(spaceId: string, title: string): Promise<void> {
 async function pageTitles(spaceId: string): Promise<string[]> {
   const revisions = testClient(RevisionServiceService, harness.contentAddress);
   try {
-    const { pages } = await revisions.listPages(ListPagesRequest.fromPartial({ caller: org.owner.caller, ref: { spaceId }, options: { metadata: true, computed: true } }));
+    const { pages } = await revisions.listPages(
+      ListPagesRequest.fromPartial({ caller: org.owner.caller, ref: { spaceId }, options: { metadata: true, computed: true } }),
+    );
     return pages.map((page) => page.title);
   } finally {
     revisions.close();
@@ -90,9 +96,20 @@ describe("space lifecycle", () => {
     expect(listed.spaces).toEqual([]);
     await remove(space.id);
     await remove("00000000-0000-4000-8000-000000000000");
-    expect(await errorCode(harness.spaces.updateSpace({ caller: org.owner.caller, spaceId: space.id, updateMask: ["title"], title: "x", emoji: "", editMode: 0, defaultLevel: 0, visibility: 0 }))).toBe(
-      "not_found",
-    );
+    expect(
+      await errorCode(
+        harness.spaces.updateSpace({
+          caller: org.owner.caller,
+          spaceId: space.id,
+          updateMask: ["title"],
+          title: "x",
+          emoji: "",
+          editMode: 0,
+          defaultLevel: 0,
+          visibility: 0,
+        }),
+      ),
+    ).toBe("not_found");
   });
 
   it("restores on day 6 (events space.deleted then space.restored), and a purge leaves it alone", async () => {
@@ -107,7 +124,11 @@ describe("space lifecycle", () => {
     expect((await get(space.id)).space!.id).toBe(space.id);
     // Restoring an active space answers it unchanged.
     expect((await restore(space.id)).space!.id).toBe(space.id);
-    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["space.created", "space.deleted", "space.restored"] });
+    const events = await waitForEvents(
+      "content",
+      { since, organizationId: org.organizationId },
+      { types: ["space.created", "space.deleted", "space.restored"] },
+    );
     expect(events.filter((e) => e.type === "space.restored")).toHaveLength(1);
   });
 
@@ -135,7 +156,10 @@ describe("space lifecycle", () => {
     const em = () => harness.content.orm.em.fork();
     const now = new Date();
     for (const spaceId of [space.id, kept.id]) {
-      await em().execute("insert into git_syncs (space_id, organization_id, url, ref, updated_at) values (?, ?, 'https://git.example.com/docs.git', 'main', ?)", [spaceId, org.organizationId, now]);
+      await em().execute(
+        "insert into git_syncs (space_id, organization_id, url, ref, updated_at) values (?, ?, 'https://git.example.com/docs.git', 'main', ?)",
+        [spaceId, org.organizationId, now],
+      );
       await em().execute(
         "insert into import_runs (id, organization_id, space_id, source, url, status, created_by, created_at, updated_at) values (?, ?, ?, 'website', 'https://example.com/', 'completed', ?, ?, ?)",
         [crypto.randomUUID(), org.organizationId, spaceId, org.owner.userId, now, now],

@@ -1,7 +1,19 @@
 import { LinkRelation, LinkServiceService, LinkStatus, LinkTargetKind, type LinkListing, type LinkUsage } from "@imprint/proto/content/v1/links";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import type { PromiseClient } from "@imprint/runtime";
-import { eventually, testClient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, createRevision, pngBytes } from "@imprint/runtime/testing";
+import {
+  eventually,
+  testClient,
+  createMember,
+  createOrganization,
+  createOutsider,
+  createSpace,
+  type TestOrganization,
+  errorCode,
+  failure,
+  createRevision,
+  pngBytes,
+} from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 import { contentClients, contentRef, newPage, pageChange, type ContentClients } from "./revisions-fixtures.js";
@@ -41,7 +53,9 @@ const createPage = (draftId: string, fields: Parameters<typeof newPage>[0]) => c
 const upload = async (draftId: string, name: string) =>
   (await clients.editing.uploadFile({ caller: owner(), draftId, fileId: "", name, contentType: "image/png", content: pngBytes(10, 10) })).file!.id;
 
-const spaceLinks = async (options: { status?: LinkStatus; pageToken?: string; pageSize?: number; revisionId?: string; caller?: ReturnType<typeof owner> } = {}) =>
+const spaceLinks = async (
+  options: { status?: LinkStatus; pageToken?: string; pageSize?: number; revisionId?: string; caller?: ReturnType<typeof owner> } = {},
+) =>
   (
     await links.listLinks({
       caller: options.caller ?? owner(),
@@ -58,14 +72,19 @@ const pageLinks = async (pageId: string, status = LinkStatus.LINK_STATUS_UNSPECI
 const pageBacklinks = async (pageId: string, page = { pageToken: "", pageSize: 0 }, revisionId = "") =>
   (await links.listPageBacklinks({ caller: owner(), ref: contentRef(spaceId, revisionId), pageId, page })).listing!;
 
-const fileBacklinks = async (fileId: string) => (await links.listFileBacklinks({ caller: owner(), ref: contentRef(spaceId), fileId, page: { pageToken: "", pageSize: 0 } })).listing!;
+const fileBacklinks = async (fileId: string) =>
+  (await links.listFileBacklinks({ caller: owner(), ref: contentRef(spaceId), fileId, page: { pageToken: "", pageSize: 0 } })).listing!;
 
 /** A readable summary of one item: "<status> <relation> <kind>:<target>[#anchor] <- <location titles>". */
 function describe_(listing: LinkListing, item: LinkUsage): string {
-  const statusName = { [LinkStatus.LINK_STATUS_OK]: "ok", [LinkStatus.LINK_STATUS_BROKEN]: "broken", [LinkStatus.LINK_STATUS_IN_APP]: "in-app" }[item.status as 1 | 2 | 3];
+  const statusName = { [LinkStatus.LINK_STATUS_OK]: "ok", [LinkStatus.LINK_STATUS_BROKEN]: "broken", [LinkStatus.LINK_STATUS_IN_APP]: "in-app" }[
+    item.status as 1 | 2 | 3
+  ];
   const relation = item.relation === LinkRelation.LINK_RELATION_DEPENDS_ON ? "dependsOn" : "reference";
   const target = item.target!;
-  const kind = { [LinkTargetKind.LINK_TARGET_KIND_PAGE]: "page", [LinkTargetKind.LINK_TARGET_KIND_FILE]: "file", [LinkTargetKind.LINK_TARGET_KIND_URL]: "url" }[target.kind as 1 | 2 | 3];
+  const kind = { [LinkTargetKind.LINK_TARGET_KIND_PAGE]: "page", [LinkTargetKind.LINK_TARGET_KIND_FILE]: "file", [LinkTargetKind.LINK_TARGET_KIND_URL]: "url" }[
+    target.kind as 1 | 2 | 3
+  ];
   const name = target.kind === LinkTargetKind.LINK_TARGET_KIND_URL ? target.url : target.id;
   const titles = item.locationPageIds.map((id) => listing.pages.find((page) => page.id === id)?.title ?? `?${id}`);
   return `${statusName} ${relation} ${kind}:${name}${target.anchor ? `#${target.anchor}` : ""} <- ${titles.join(", ")}`;
@@ -73,10 +92,12 @@ function describe_(listing: LinkListing, item: LinkUsage): string {
 const summary = (listing: LinkListing) => listing.items.map((item) => describe_(listing, item));
 
 async function storedExtractions(): Promise<number> {
-  const [row] = await harness.content.orm.em.fork().execute<{ count: string }[]>(
-    `select count(*) as count from page_version_links l join revisions r on r.store_id = l.store_id where r.space_id = ? and r.id = (select revision_id from spaces where id = ?)`,
-    [spaceId, spaceId],
-  );
+  const [row] = await harness.content.orm.em
+    .fork()
+    .execute<{ count: string }[]>(
+      `select count(*) as count from page_version_links l join revisions r on r.store_id = l.store_id where r.space_id = ? and r.id = (select revision_id from spaces where id = ?)`,
+      [spaceId, spaceId],
+    );
   return Number(row!.count);
 }
 
@@ -162,7 +183,9 @@ describe("link extraction and status", () => {
     // Fixing the link instead of the target: the broken item disappears, the new one is ok.
     await edit((draftId) => clients.editing.deletePage({ caller: owner(), draftId, pageId: "target" }));
     expect((await spaceLinks()).stats).toMatchObject({ broken: 1 });
-    await edit((draftId) => clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "source", markdown: "See [the web](https://example.com)." }) }));
+    await edit((draftId) =>
+      clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "source", markdown: "See [the web](https://example.com)." }) }),
+    );
     const fixed = await spaceLinks();
     expect(summary(fixed)).toEqual(["ok reference url:https://example.com <- Source"]);
     expect(fixed.stats).toMatchObject({ total: 1, broken: 0 });
@@ -243,7 +266,10 @@ describe("filter, stats and paging", () => {
     expect((await spaceLinks({ status: LinkStatus.LINK_STATUS_BROKEN })).items.map((item) => item.target!.id)).toEqual(["gone1", "gone2"]);
 
     expect(await failure(spaceLinks({ pageSize: 1001 }))).toMatchObject({ code: "invalid_argument", message: "limit: must be an integer between 1 and 1000" });
-    expect(await failure(spaceLinks({ pageToken: "not-a-token" }))).toMatchObject({ code: "invalid_argument", message: "page: not a valid page token for this list" });
+    expect(await failure(spaceLinks({ pageToken: "not-a-token" }))).toMatchObject({
+      code: "invalid_argument",
+      message: "page: not a valid page token for this list",
+    });
     const backlinkToken = Buffer.from(JSON.stringify({ l: "page-backlinks", k: ["a", "b"] })).toString("base64url");
     expect(await errorCode(spaceLinks({ pageToken: backlinkToken }))).toBe("invalid_argument");
     expect(await failure(spaceLinks({ status: 9 as LinkStatus }))).toMatchObject({ code: "invalid_argument", message: "status: must be ok, broken or in-app" });
@@ -255,7 +281,8 @@ describe("filter, stats and paging", () => {
   it("pages page backlinks in path order", async () => {
     await edit(async (draftId) => {
       await createPage(draftId, { pageId: "hub", title: "Hub", markdown: "The hub." });
-      for (const name of ["e", "a", "d", "b", "c"]) await createPage(draftId, { pageId: `p-${name}`, title: name.toUpperCase(), markdown: `[hub](/pages/hub)` });
+      for (const name of ["e", "a", "d", "b", "c"])
+        await createPage(draftId, { pageId: `p-${name}`, title: name.toUpperCase(), markdown: `[hub](/pages/hub)` });
     });
     const first = await pageBacklinks("hub", { pageToken: "", pageSize: 2 });
     expect(first.pages.map((page) => page.path)).toEqual(["a", "b"]);
@@ -316,7 +343,9 @@ describe("extraction cost", () => {
     // Extracted after the commit by the revision.created consumer, before anything reads links.
     await eventually(async () => ((await storedExtractions()) === 40 ? true : undefined), 10_000);
 
-    await edit((draftId) => clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "page-3", markdown: "[web](https://example.com)" }) }));
+    await edit((draftId) =>
+      clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "page-3", markdown: "[web](https://example.com)" }) }),
+    );
     // One new page version: one more row; the other 39 versions are shared with the parent revision.
     await eventually(async () => ((await storedExtractions()) === 41 ? true : undefined), 10_000);
 
@@ -344,7 +373,8 @@ describe("purge", () => {
     expect((await spaceLinks()).items).toHaveLength(1);
     const em = harness.content.orm.em.fork();
     const [store] = await em.execute<{ store_id: string }[]>("select store_id from revisions where space_id = ? limit 1", [spaceId]);
-    const count = async () => Number((await em.execute<{ count: string }[]>("select count(*) as count from page_version_links where store_id = ?", [store!.store_id]))[0]!.count);
+    const count = async () =>
+      Number((await em.execute<{ count: string }[]>("select count(*) as count from page_version_links where store_id = ?", [store!.store_id]))[0]!.count);
     expect(await count()).toBe(1);
     await harness.spaces.deleteSpace({ caller: owner(), spaceId });
     harness.clock.advanceDays(8);
@@ -372,6 +402,8 @@ describe("access", () => {
     }
     const reader = await createMember(harness, org.organizationId, { role: "read" });
     expect((await spaceLinks({ caller: reader.caller })).items).toHaveLength(2);
-    expect(await errorCode(links.listLinks({ caller: undefined, ref: contentRef(spaceId), status: 0, page: { pageToken: "", pageSize: 0 }, appUrl: "" }))).toBe("unauthenticated");
+    expect(await errorCode(links.listLinks({ caller: undefined, ref: contentRef(spaceId), status: 0, page: { pageToken: "", pageSize: 0 }, appUrl: "" }))).toBe(
+      "unauthenticated",
+    );
   });
 });

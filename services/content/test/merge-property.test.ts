@@ -54,7 +54,10 @@ type Intent =
   | { kind: "move"; page: number; parent: number };
 
 const intent: fc.Arbitrary<Intent> = fc.oneof(
-  { weight: 5, arbitrary: fc.record({ kind: fc.constant("paragraph" as const), page: fc.nat(), index: fc.nat(PARAGRAPHS - 1), text: fc.stringMatching(/^[a-z]{1,8}$/) }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({ kind: fc.constant("paragraph" as const), page: fc.nat(), index: fc.nat(PARAGRAPHS - 1), text: fc.stringMatching(/^[a-z]{1,8}$/) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("title" as const), page: fc.nat(), title: fc.nat(TITLES.length - 1) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("create" as const), parent: fc.nat(), title: fc.nat(TITLES.length - 1) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("delete" as const), page: fc.nat() }) },
@@ -167,7 +170,13 @@ async function readModel(spaceId: string): Promise<Model> {
   const model: Model = new Map();
   const walk = async (list: Page[], parent: string | null) => {
     for (const page of list) {
-      const full = await clients.revisions.getPage({ caller: org.owner.caller, ref: contentRef(spaceId), options: readAll, pageId: page.id, pageOptions: asMarkdown });
+      const full = await clients.revisions.getPage({
+        caller: org.owner.caller,
+        ref: contentRef(spaceId),
+        options: readAll,
+        pageId: page.id,
+        pageOptions: asMarkdown,
+      });
       model.set(page.id, { parent, title: page.title, slug: page.slug, paragraphs: (full.page!.markdown ?? "").split("\n\n") });
       await walk(page.pages, page.id);
     }
@@ -182,7 +191,8 @@ function expectSideIn(result: Model, base: Model, side: Model, label: string): v
   for (const [id, page] of side) {
     const before = base.get(id);
     // A page this side left as it was may be gone: the other side deleted it.
-    if (before && page.title === before.title && page.parent === before.parent && page.paragraphs.every((text, index) => text === before.paragraphs[index])) continue;
+    if (before && page.title === before.title && page.parent === before.parent && page.paragraphs.every((text, index) => text === before.paragraphs[index]))
+      continue;
     const merged = result.get(id);
     expect(merged, `${label}'s page ${id} is in the result`).toBeDefined();
     if (!before) {
@@ -200,68 +210,74 @@ function expectSideIn(result: Model, base: Model, side: Model, label: string): v
 }
 
 describe("three-way merge of a change request (property)", () => {
-  it("keeps every change of either side, or reports a conflict and changes nothing", async () => {
-    let merges = 0;
-    let conflicts = 0;
-    await fc.assert(
-      fc.asyncProperty(scenario, async ({ parents, ours, theirs }) => {
-        const spaceId = (await createSpace(harness, org)).id;
-        const base: Model = new Map();
-        parents.forEach((choice, index) => {
-          const parent = choice % (index + 1) === 0 ? null : `p${(choice % (index + 1)) - 1}`;
-          const paragraphs = Array.from({ length: PARAGRAPHS }, (_, j) => `page ${index} paragraph ${j}`);
-          base.set(`p${index}`, { parent, title: `Page ${index}`, slug: `page-${index}`, paragraphs });
-        });
-        await applyOn(
-          spaceId,
-          "",
-          [...base].map(([id, page]) => ({ create: newPage({ pageId: id, parentPageId: page.parent ?? "", title: page.title, markdown: markdownOf(page) }) })),
-        );
-        const changeRequestId = randomUUID();
-        await branches.createBranch({ caller: org.owner.caller, spaceId, changeRequestId, number: 1 });
-        const main = realize(base, ours, "main");
-        const branch = realize(base, theirs, "branch");
-        await applyOn(spaceId, changeRequestId, branch.operations);
-        await applyOn(spaceId, "", main.operations);
-        const headBefore = (await harness.spaces.getSpace({ caller: org.owner.caller, spaceId, shareKey: "" })).space!.revisionId;
+  it(
+    "keeps every change of either side, or reports a conflict and changes nothing",
+    async () => {
+      let merges = 0;
+      let conflicts = 0;
+      await fc.assert(
+        fc.asyncProperty(scenario, async ({ parents, ours, theirs }) => {
+          const spaceId = (await createSpace(harness, org)).id;
+          const base: Model = new Map();
+          parents.forEach((choice, index) => {
+            const parent = choice % (index + 1) === 0 ? null : `p${(choice % (index + 1)) - 1}`;
+            const paragraphs = Array.from({ length: PARAGRAPHS }, (_, j) => `page ${index} paragraph ${j}`);
+            base.set(`p${index}`, { parent, title: `Page ${index}`, slug: `page-${index}`, paragraphs });
+          });
+          await applyOn(
+            spaceId,
+            "",
+            [...base].map(([id, page]) => ({
+              create: newPage({ pageId: id, parentPageId: page.parent ?? "", title: page.title, markdown: markdownOf(page) }),
+            })),
+          );
+          const changeRequestId = randomUUID();
+          await branches.createBranch({ caller: org.owner.caller, spaceId, changeRequestId, number: 1 });
+          const main = realize(base, ours, "main");
+          const branch = realize(base, theirs, "branch");
+          await applyOn(spaceId, changeRequestId, branch.operations);
+          await applyOn(spaceId, "", main.operations);
+          const headBefore = (await harness.spaces.getSpace({ caller: org.owner.caller, spaceId, shareKey: "" })).space!.revisionId;
 
-        let outcome: { merged: true } | { conflict: string };
-        try {
-          await branches.mergeBranch({ caller: org.owner.caller, spaceId, changeRequestId });
-          outcome = { merged: true };
-        } catch (error) {
-          const failure = error as { code?: string; message: string };
-          if (failure.code !== "conflict") throw error;
-          outcome = { conflict: failure.message };
-        }
-
-        if ("merged" in outcome) {
-          merges++;
-          const result = await readModel(spaceId);
-          expectSideIn(result, base, main.model, "main");
-          expectSideIn(result, base, branch.model, "branch");
-          for (const [id, page] of base) {
-            if (!main.touched.has(id) && !branch.touched.has(id) && result.has(id)) expect(result.get(id)!.paragraphs).toEqual(page.paragraphs);
+          let outcome: { merged: true } | { conflict: string };
+          try {
+            await branches.mergeBranch({ caller: org.owner.caller, spaceId, changeRequestId });
+            outcome = { merged: true };
+          } catch (error) {
+            const failure = error as { code?: string; message: string };
+            if (failure.code !== "conflict") throw error;
+            outcome = { conflict: failure.message };
           }
-          return;
-        }
-        conflicts++;
-        // Nothing changed, and what is named was touched by a side.
-        const headAfter = (await harness.spaces.getSpace({ caller: org.owner.caller, spaceId, shareKey: "" })).space!.revisionId;
-        expect(headAfter).toBe(headBefore);
-        const named = [...outcome.conflict.matchAll(/\(page ([^:]+):/g)].map((match) => match[1]!);
-        expect(named.length).toBeGreaterThan(0);
-        for (const id of named) expect(main.touched.has(id) || branch.touched.has(id), `conflict names ${id}`).toBe(true);
-        // Edits of different pages only (no structure changes) always merge.
-        const structural = [...ours, ...theirs].some((step) => step.kind !== "paragraph" && step.kind !== "title");
-        const overlap = [...main.touched].some((id) => branch.touched.has(id));
-        expect(structural || overlap, `unexpected conflict: ${outcome.conflict}`).toBe(true);
-      }),
-      // A fixed seed keeps CI reproducible; MERGE_PROPERTY_SEED / _RUNS explore further by hand.
-      { numRuns: Number(process.env.MERGE_PROPERTY_RUNS ?? 40), seed: Number(process.env.MERGE_PROPERTY_SEED ?? 20261121), endOnFailure: true },
-    );
-    // Both outcomes were exercised, so the property says something about each.
-    expect(merges).toBeGreaterThan(5);
-    expect(conflicts).toBeGreaterThan(0);
-  }, patient(240_000));
+
+          if ("merged" in outcome) {
+            merges++;
+            const result = await readModel(spaceId);
+            expectSideIn(result, base, main.model, "main");
+            expectSideIn(result, base, branch.model, "branch");
+            for (const [id, page] of base) {
+              if (!main.touched.has(id) && !branch.touched.has(id) && result.has(id)) expect(result.get(id)!.paragraphs).toEqual(page.paragraphs);
+            }
+            return;
+          }
+          conflicts++;
+          // Nothing changed, and what is named was touched by a side.
+          const headAfter = (await harness.spaces.getSpace({ caller: org.owner.caller, spaceId, shareKey: "" })).space!.revisionId;
+          expect(headAfter).toBe(headBefore);
+          const named = [...outcome.conflict.matchAll(/\(page ([^:]+):/g)].map((match) => match[1]!);
+          expect(named.length).toBeGreaterThan(0);
+          for (const id of named) expect(main.touched.has(id) || branch.touched.has(id), `conflict names ${id}`).toBe(true);
+          // Edits of different pages only (no structure changes) always merge.
+          const structural = [...ours, ...theirs].some((step) => step.kind !== "paragraph" && step.kind !== "title");
+          const overlap = [...main.touched].some((id) => branch.touched.has(id));
+          expect(structural || overlap, `unexpected conflict: ${outcome.conflict}`).toBe(true);
+        }),
+        // A fixed seed keeps CI reproducible; MERGE_PROPERTY_SEED / _RUNS explore further by hand.
+        { numRuns: Number(process.env.MERGE_PROPERTY_RUNS ?? 40), seed: Number(process.env.MERGE_PROPERTY_SEED ?? 20261121), endOnFailure: true },
+      );
+      // Both outcomes were exercised, so the property says something about each.
+      expect(merges).toBeGreaterThan(5);
+      expect(conflicts).toBeGreaterThan(0);
+    },
+    patient(240_000),
+  );
 });

@@ -1,11 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
-import {
-  OpenAPISpecProcessErrorCode,
-  OpenAPISpecProcessingState,
-  OpenAPISpecServiceService,
-  type OpenAPISpec,
-} from "@imprint/proto/content/v1/openapi";
+import { OpenAPISpecProcessErrorCode, OpenAPISpecProcessingState, OpenAPISpecServiceService, type OpenAPISpec } from "@imprint/proto/content/v1/openapi";
 import type { Caller } from "@imprint/proto/common/v1";
 import type { PromiseClient } from "@imprint/runtime";
 import { getFreePort } from "@imprint/runtime/infrastructure";
@@ -41,13 +36,25 @@ const openApi30 = {
 const openApi31 = {
   openapi: "3.1.0",
   info: { title: "Pets 3.1", version: "2.0.0" },
-  paths: { "/pets": { get: { responses: { "200": { description: "Pets", content: { "application/json": { schema: { type: ["array", "null"], items: { $ref: "#/components/schemas/Pet" } } } } } } } } },
+  paths: {
+    "/pets": {
+      get: {
+        responses: {
+          "200": { description: "Pets", content: { "application/json": { schema: { type: ["array", "null"], items: { $ref: "#/components/schemas/Pet" } } } } },
+        },
+      },
+    },
+  },
   components: { schemas: { Pet: { type: "object", properties: { name: { type: "string" } } } } },
 };
 const swagger20 = {
   swagger: "2.0",
   info: { title: "Pets Swagger", version: "0.9" },
-  paths: { "/pets": { get: { produces: ["application/json"], responses: { "200": { description: "Pets", schema: { type: "array", items: { $ref: "#/definitions/Pet" } } } } } } },
+  paths: {
+    "/pets": {
+      get: { produces: ["application/json"], responses: { "200": { description: "Pets", schema: { type: "array", items: { $ref: "#/definitions/Pet" } } } } },
+    },
+  },
   definitions: { Pet: { type: "object", properties: { name: { type: "string" } } } },
 };
 // Missing info.title and an operation without responses.
@@ -225,7 +232,11 @@ describe("processing a source in the background", () => {
     // Pointing it at another URL serving a valid document clears the error.
     await put("mutable", url("/v31.yaml"));
     const repaired = await processed("mutable", broken.lastProcessedAt);
-    expect(repaired).toMatchObject({ sourceUrl: url("/v31.yaml"), lastProcessErrorCode: ErrorCode.OPEN_API_SPEC_PROCESS_ERROR_CODE_UNSPECIFIED, lastProcessedErrors: [] });
+    expect(repaired).toMatchObject({
+      sourceUrl: url("/v31.yaml"),
+      lastProcessErrorCode: ErrorCode.OPEN_API_SPEC_PROCESS_ERROR_CODE_UNSPECIFIED,
+      lastProcessedErrors: [],
+    });
     expect(repaired.lastVersion!.title).toBe("Pets 3.1");
   });
 
@@ -242,7 +253,11 @@ describe("processing a source in the background", () => {
     // The slow fetch's result belonged to an older source: it was dropped, not recorded.
     expect(spec.sourceUrl).toBe(url("/v30.json"));
     expect(spec.lastVersion).toMatchObject({ title: "Pets 3.0", sourceUrl: url("/v30.json") });
-    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["openapi_spec.created", "openapi_spec.updated", "openapi_spec.processed"] });
+    const events = await waitForEvents(
+      "content",
+      { since, organizationId: org.organizationId },
+      { types: ["openapi_spec.created", "openapi_spec.updated", "openapi_spec.processed"] },
+    );
     expect(events.filter((event) => event.type === "openapi_spec.processed")).toHaveLength(1);
   });
 
@@ -253,9 +268,13 @@ describe("processing a source in the background", () => {
     await put("events", url("/v31.yaml"));
     await processed("events", first.lastProcessedAt);
     await openapi.deleteOpenApiSpec({ caller: org.owner.caller, organizationId: org.organizationId, slug: "events" });
-    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, {
-      types: ["openapi_spec.created", "openapi_spec.processed", "openapi_spec.updated", "openapi_spec.processed", "openapi_spec.deleted"],
-    });
+    const events = await waitForEvents(
+      "content",
+      { since, organizationId: org.organizationId },
+      {
+        types: ["openapi_spec.created", "openapi_spec.processed", "openapi_spec.updated", "openapi_spec.processed", "openapi_spec.deleted"],
+      },
+    );
     const byType = (type: string) => events.filter((event) => event.type === type);
     expect(byType("openapi_spec.created")[0]).toMatchObject({
       actor: { userId: org.owner.userId },
@@ -293,19 +312,30 @@ describe("create, put, get, list, delete", () => {
   });
 
   it("rejects bad slugs and URLs, naming the field and the rule", async () => {
-    expect(await failure(create("Pets", url("/v30.json")))).toMatchObject({ code: "invalid_argument", message: "slug: must match pattern ^[a-z0-9]+(?:-[a-z0-9]+)*$" });
+    expect(await failure(create("Pets", url("/v30.json")))).toMatchObject({
+      code: "invalid_argument",
+      message: "slug: must match pattern ^[a-z0-9]+(?:-[a-z0-9]+)*$",
+    });
     expect(await failure(create("a--b", url("/v30.json")))).toMatchObject({ code: "invalid_argument" });
     expect(await failure(create("", url("/v30.json")))).toMatchObject({ code: "invalid_argument", message: "slug: is required" });
     expect(await failure(create("a".repeat(101), url("/v30.json")))).toMatchObject({ message: "slug: must be at most 100 characters" });
     expect(await failure(create("pets", ""))).toMatchObject({ code: "invalid_argument", message: "source.url: is required" });
     expect(await failure(create("pets", "not a url"))).toMatchObject({ code: "invalid_argument", message: "source.url: not a valid absolute URL" });
-    expect(await failure(create("pets", "ftp://example.com/openapi.json"))).toMatchObject({ message: expect.stringMatching(/^source\.url: scheme ftp is not allowed/) as string });
-    expect(await failure(put("Bad_Slug", url("/v30.json")))).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^specSlug: must match pattern/) as string });
+    expect(await failure(create("pets", "ftp://example.com/openapi.json"))).toMatchObject({
+      message: expect.stringMatching(/^source\.url: scheme ftp is not allowed/) as string,
+    });
+    expect(await failure(put("Bad_Slug", url("/v30.json")))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^specSlug: must match pattern/) as string,
+    });
   });
 
   it("refuses a second specification with the same slug", async () => {
     await create("taken", url("/v30.json"));
-    expect(await failure(create("taken", url("/v31.yaml")))).toMatchObject({ code: "already_exists", message: expect.stringContaining('slug "taken"') as string });
+    expect(await failure(create("taken", url("/v31.yaml")))).toMatchObject({
+      code: "already_exists",
+      message: expect.stringContaining('slug "taken"') as string,
+    });
   });
 
   it("deletes a specification with its versions; deleting it again, or a slug that never existed, succeeds", async () => {
@@ -315,9 +345,10 @@ describe("create, put, get, list, delete", () => {
     expect(await errorCode(get("doomed"))).toBe("not_found");
     expect(await errorCode(openapi.deleteOpenApiSpec({ caller: org.owner.caller, organizationId: org.organizationId, slug: "doomed" }))).toBe("ok");
     expect(await errorCode(openapi.deleteOpenApiSpec({ caller: org.owner.caller, organizationId: org.organizationId, slug: "Not-A-Slug" }))).toBe("ok");
-    const versions = await harness.content.orm.em.fork().getConnection().execute<{ count: string }[]>(
-      "select count(*) from openapi_spec_versions v where not exists (select 1 from openapi_specs s where s.id = v.spec_id)",
-    );
+    const versions = await harness.content.orm.em
+      .fork()
+      .getConnection()
+      .execute<{ count: string }[]>("select count(*) from openapi_spec_versions v where not exists (select 1 from openapi_specs s where s.id = v.spec_id)");
     expect(Number(versions[0]!.count)).toBe(0);
   });
 });
@@ -392,9 +423,18 @@ describe("without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
   it("refuses to fetch a loopback source: FETCH_ERROR private_address, and the server is never asked", async () => {
     const organization = await createOrganization(guarded);
     const before = site.requests.length;
-    await guardedClient.createOpenApiSpec({ caller: organization.owner.caller, organizationId: organization.organizationId, slug: "internal", sourceUrl: url("/v30.json") });
+    await guardedClient.createOpenApiSpec({
+      caller: organization.owner.caller,
+      organizationId: organization.organizationId,
+      slug: "internal",
+      sourceUrl: url("/v30.json"),
+    });
     const spec = await eventually(async () => {
-      const { spec: current } = await guardedClient.getOpenApiSpec({ caller: organization.owner.caller, organizationId: organization.organizationId, slug: "internal" });
+      const { spec: current } = await guardedClient.getOpenApiSpec({
+        caller: organization.owner.caller,
+        organizationId: organization.organizationId,
+        slug: "internal",
+      });
       return current?.processingState === COMPLETE ? current : undefined;
     }, 15_000);
     expect(spec.lastProcessErrorCode).toBe(ErrorCode.OPEN_API_SPEC_PROCESS_ERROR_CODE_FETCH_ERROR);

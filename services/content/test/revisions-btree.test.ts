@@ -1,5 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { MAX_NODE_SIZE, nodeId, treeDiff, treeEntries, treeGet, treeGetMany, treeScan, treeUpdate, type NodeSink, type NodeSource, type TreeNode } from "../src/revisions/domain/tree/btree.js";
+import {
+  MAX_NODE_SIZE,
+  nodeId,
+  treeDiff,
+  treeEntries,
+  treeGet,
+  treeGetMany,
+  treeScan,
+  treeUpdate,
+  type NodeSink,
+  type NodeSource,
+  type TreeNode,
+} from "../src/revisions/domain/tree/btree.js";
 
 /** Nodes in a map, counting what each update writes (the database does the same with rows). */
 class MemoryNodes implements NodeSource, NodeSink {
@@ -186,7 +198,11 @@ describe("treeDiff", () => {
 
   it("matches a full comparison for random edits, including between trees of different heights", async () => {
     const store = new MemoryNodes();
-    for (const [size, edits] of [[50, 30], [3_000, 400], [200, 5_000]] as const) {
+    for (const [size, edits] of [
+      [50, 30],
+      [3_000, 400],
+      [200, 5_000],
+    ] as const) {
       const before = await build(store, size);
       const changes = new Map<string, string | null>();
       for (let i = 0; i < edits; i++) {

@@ -19,7 +19,11 @@ describe("evaluating expressions", () => {
   it("replaces inside document text leaves, links included", () => {
     const document = evaluateDocument(markdownToDocument("Use **{{ space.vars.product }}** [v{{ page.vars.version }}](https://x.dev)"), scope);
     const paragraph = document.nodes[0]!;
-    expect(leaves(paragraph).map(([text]) => text).join("")).toBe("Use Imprint ");
+    expect(
+      leaves(paragraph)
+        .map(([text]) => text)
+        .join(""),
+    ).toBe("Use Imprint ");
     const link = (paragraph.nodes ?? []).find((node) => node.object === "inline") as { nodes: DocumentText[] };
     expect(link.nodes[0]!.leaves[0]!.text).toBe("v2.0");
   });

@@ -1,5 +1,16 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { patient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, createRevision, pngBytes } from "@imprint/runtime/testing";
+import {
+  patient,
+  createMember,
+  createOrganization,
+  createOutsider,
+  createSpace,
+  type TestOrganization,
+  errorCode,
+  failure,
+  createRevision,
+  pngBytes,
+} from "@imprint/runtime/testing";
 import { DocumentFormat, PageType, type Page } from "@imprint/proto/content/v1/revisions";
 import type { PageOperation } from "@imprint/proto/content/v1/editing";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
@@ -66,7 +77,15 @@ describe("reading content", () => {
       await clients.editing.setReusableContent({ caller: owner(), draftId, reusableContentId: "", title: "Footer", markdown: "Bye", delete: false });
     });
     const revision = (await clients.revisions.getRevision({ caller: owner(), ref: contentRef(spaceId), options: readAll })).revision!;
-    expect(revision).toMatchObject({ id: revisionId, spaceId, parents: [initial], type: "edits", message: "edit", draft: false, variables: { product: "Imprint" } });
+    expect(revision).toMatchObject({
+      id: revisionId,
+      spaceId,
+      parents: [initial],
+      type: "edits",
+      message: "edit",
+      draft: false,
+      variables: { product: "Imprint" },
+    });
     expect(paths(revision.pages)).toEqual(["guide", "guide/setup", "reference", "reference/api", "status"]);
     const guide = revision.pages[0]!;
     expect(guide).toMatchObject({ title: "Guide", emoji: "📘", type: PageType.PAGE_TYPE_DOCUMENT, markdown: "# Guide\n\nHello **world**", hasMarkdown: true });
@@ -99,9 +118,17 @@ describe("reading content", () => {
     expect(await errorCode(byPath(""))).toBe("not_found");
     expect(await errorCode(byId("nope"))).toBe("not_found");
     expect((await failure(byPath("a/".repeat(1100)))).message).toMatch(/^path: /);
-    expect(await errorCode(clients.revisions.getPage({ caller: owner(), ref: contentRef(spaceId), options: readAll, pageId: guideId, pageOptions: { format: 7 as DocumentFormat, evaluated: false } }))).toBe(
-      "invalid_argument",
-    );
+    expect(
+      await errorCode(
+        clients.revisions.getPage({
+          caller: owner(),
+          ref: contentRef(spaceId),
+          options: readAll,
+          pageId: guideId,
+          pageOptions: { format: 7 as DocumentFormat, evaluated: false },
+        }),
+      ),
+    ).toBe("invalid_argument");
   });
 
   it("evaluates variable expressions only when asked", async () => {
@@ -131,7 +158,8 @@ describe("reading content", () => {
 
   it("leaves the pages out when the caller already holds the revision, after checking access", async () => {
     const first = await edit((draftId) => create(draftId, { title: "One" }));
-    const list = (knownRevisionId: string | undefined, caller = owner()) => clients.revisions.listPages({ caller, ref: contentRef(spaceId), options: readAll, knownRevisionId });
+    const list = (knownRevisionId: string | undefined, caller = owner()) =>
+      clients.revisions.listPages({ caller, ref: contentRef(spaceId), options: readAll, knownRevisionId });
     expect(await list(first)).toMatchObject({ revisionId: first, notModified: true, pages: [] });
     const second = await edit((draftId) => create(draftId, { title: "Two" }));
     const changed = await list(first);
@@ -150,9 +178,9 @@ describe("reading content", () => {
     expect(await errorCode(byPath("secret", asDocument, "", outsider.caller))).toBe("not_found");
     expect(await errorCode(byPath("secret", asDocument, "", other.owner.caller))).toBe("not_found");
     expect(await errorCode(clients.revisions.listPages({ caller: other.owner.caller, ref: contentRef(spaceId), options: readAll }))).toBe("not_found");
-    expect(
-      await errorCode(clients.revisions.listPages({ caller: owner(), ref: { spaceId, changeRequestId: "1", revisionId: "" }, options: readAll })),
-    ).toBe("not_found");
+    expect(await errorCode(clients.revisions.listPages({ caller: owner(), ref: { spaceId, changeRequestId: "1", revisionId: "" }, options: readAll }))).toBe(
+      "not_found",
+    );
     expect(await errorCode(clients.revisions.listPages({ caller: owner(), ref: undefined, options: readAll }))).toBe("invalid_argument");
   });
 });
@@ -167,7 +195,14 @@ describe("structural sharing", () => {
     for (let section = 0; section < 100; section++) {
       operations.push({ create: newPage({ pageId: `s${section}`, title: `Section ${section}`, markdown: `# Section ${section}` }) });
       for (let page = 0; page < 99; page++) {
-        operations.push({ create: newPage({ pageId: `s${section}p${page}`, parentPageId: `s${section}`, title: `Page ${page}`, markdown: `Body of page ${page} in section ${section}.` }) });
+        operations.push({
+          create: newPage({
+            pageId: `s${section}p${page}`,
+            parentPageId: `s${section}`,
+            title: `Page ${page}`,
+            markdown: `Body of page ${page} in section ${section}.`,
+          }),
+        });
       }
     }
     await edit(async (draftId) => {
@@ -178,62 +213,82 @@ describe("structural sharing", () => {
     });
   }
 
-  it("a one-page edit in a 10,000-page space writes fewer than 20 rows; a duplicate copies none", async () => {
-    await seedBigSpace();
-    expect((await byPath("section-42/page-7", asMarkdown)).page!.markdown).toBe("Body of page 7 in section 42.");
+  it(
+    "a one-page edit in a 10,000-page space writes fewer than 20 rows; a duplicate copies none",
+    async () => {
+      await seedBigSpace();
+      expect((await byPath("section-42/page-7", asMarkdown)).page!.markdown).toBe("Body of page 7 in section 42.");
 
-    const before = await currentXid();
-    await edit((draftId) => clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "s42p7", markdown: "Changed." }) }));
-    const written = await rowsWrittenSince(before);
-    // One body, one page version, one node per tree level, the revision, the space's head, the event.
-    expect(written.page_versions).toBe(1);
-    expect(written.content_bodies).toBe(1);
-    expect(written.tree_nodes).toBeLessThanOrEqual(4);
-    expect(written.revisions).toBe(1);
-    expect(total(written)).toBeLessThan(20);
-    expect((await byPath("section-42/page-7", asMarkdown)).page!.markdown).toBe("Changed.");
+      const before = await currentXid();
+      await edit((draftId) => clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "s42p7", markdown: "Changed." }) }));
+      const written = await rowsWrittenSince(before);
+      // One body, one page version, one node per tree level, the revision, the space's head, the event.
+      expect(written.page_versions).toBe(1);
+      expect(written.content_bodies).toBe(1);
+      expect(written.tree_nodes).toBeLessThanOrEqual(4);
+      expect(written.revisions).toBe(1);
+      expect(total(written)).toBeLessThan(20);
+      expect((await byPath("section-42/page-7", asMarkdown)).page!.markdown).toBe("Changed.");
 
-    const beforeDuplicate = await currentXid();
-    const copy = (await harness.spaces.duplicateSpace({ caller: owner(), spaceId })).space!;
-    const duplicated = await rowsWrittenSince(beforeDuplicate);
-    expect(duplicated.page_versions ?? 0).toBe(0);
-    expect(duplicated.content_bodies ?? 0).toBe(0);
-    expect(duplicated.tree_nodes ?? 0).toBe(0);
-    expect(duplicated.revisions).toBe(1);
-    const copied = await clients.revisions.getPageByPath({ caller: owner(), ref: contentRef(copy.id), options: readAll, path: "section-42/page-7", pageOptions: asMarkdown });
-    expect(copied.page!.markdown).toBe("Changed.");
-    const listed = await clients.revisions.listPages({ caller: owner(), ref: contentRef(copy.id), options: readAll });
-    expect(paths(listed.pages)).toHaveLength(10_000);
-  }, patient(120_000));
+      const beforeDuplicate = await currentXid();
+      const copy = (await harness.spaces.duplicateSpace({ caller: owner(), spaceId })).space!;
+      const duplicated = await rowsWrittenSince(beforeDuplicate);
+      expect(duplicated.page_versions ?? 0).toBe(0);
+      expect(duplicated.content_bodies ?? 0).toBe(0);
+      expect(duplicated.tree_nodes ?? 0).toBe(0);
+      expect(duplicated.revisions).toBe(1);
+      const copied = await clients.revisions.getPageByPath({
+        caller: owner(),
+        ref: contentRef(copy.id),
+        options: readAll,
+        path: "section-42/page-7",
+        pageOptions: asMarkdown,
+      });
+      expect(copied.page!.markdown).toBe("Changed.");
+      const listed = await clients.revisions.listPages({ caller: owner(), ref: contentRef(copy.id), options: readAll });
+      expect(paths(listed.pages)).toHaveLength(10_000);
+    },
+    patient(120_000),
+  );
 
-  it("a duplicate evolves on its own, and keeps its content when the original is purged", async () => {
-    await edit(async (draftId) => {
-      await create(draftId, { pageId: "a", title: "A", markdown: "shared" });
-      await create(draftId, { pageId: "b", title: "B", markdown: "also shared" });
-      await clients.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: "logo.png", contentType: "image/png", content: pngBytes(9, 9) });
-    });
-    const copy = (await harness.spaces.duplicateSpace({ caller: owner(), spaceId })).space!;
-    await createRevision(clients, owner(), { spaceId: copy.id }, (draftId) => clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "a", markdown: "copy only" }) }));
-    expect((await byId("a", asMarkdown)).page!.markdown).toBe("shared");
+  it(
+    "a duplicate evolves on its own, and keeps its content when the original is purged",
+    async () => {
+      await edit(async (draftId) => {
+        await create(draftId, { pageId: "a", title: "A", markdown: "shared" });
+        await create(draftId, { pageId: "b", title: "B", markdown: "also shared" });
+        await clients.editing.uploadFile({ caller: owner(), draftId, fileId: "", name: "logo.png", contentType: "image/png", content: pngBytes(9, 9) });
+      });
+      const copy = (await harness.spaces.duplicateSpace({ caller: owner(), spaceId })).space!;
+      await createRevision(clients, owner(), { spaceId: copy.id }, (draftId) =>
+        clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "a", markdown: "copy only" }) }),
+      );
+      expect((await byId("a", asMarkdown)).page!.markdown).toBe("shared");
 
-    await harness.spaces.deleteSpace({ caller: owner(), spaceId });
-    harness.clock.advanceDays(8);
-    await harness.spaces.purgeDeletedSpaces({});
-    const readCopy = (pageId: string) =>
-      clients.revisions.getPage({ caller: owner(), ref: contentRef(copy.id), options: readAll, pageId, pageOptions: asMarkdown });
-    expect((await readCopy("a")).page!.markdown).toBe("copy only");
-    expect((await readCopy("b")).page!.markdown).toBe("also shared");
-    const files = await clients.revisions.listFiles({ caller: owner(), ref: contentRef(copy.id), options: readAll, page: undefined });
-    expect(files.files.map((file) => file.name)).toEqual(["logo.png"]);
+      await harness.spaces.deleteSpace({ caller: owner(), spaceId });
+      harness.clock.advanceDays(8);
+      await harness.spaces.purgeDeletedSpaces({});
+      const readCopy = (pageId: string) =>
+        clients.revisions.getPage({ caller: owner(), ref: contentRef(copy.id), options: readAll, pageId, pageOptions: asMarkdown });
+      expect((await readCopy("a")).page!.markdown).toBe("copy only");
+      expect((await readCopy("b")).page!.markdown).toBe("also shared");
+      const files = await clients.revisions.listFiles({ caller: owner(), ref: contentRef(copy.id), options: readAll, page: undefined });
+      expect(files.files.map((file) => file.name)).toEqual(["logo.png"]);
 
-    // Purging the copy too leaves nothing of the store behind.
-    const [store] = await harness.content.orm.em.fork().execute<{ store_id: string }[]>("select store_id from revisions where space_id = ? limit 1", [copy.id]);
-    await harness.spaces.deleteSpace({ caller: owner(), spaceId: copy.id });
-    harness.clock.advanceDays(8);
-    await harness.spaces.purgeDeletedSpaces({});
-    for (const table of ["revisions", "tree_nodes", "page_versions", "content_bodies", "file_versions"]) {
-      const [row] = await harness.content.orm.em.fork().execute<{ count: string }[]>(`select count(*) as count from "${table}" where store_id = ?`, [store!.store_id]);
-      expect(Number(row!.count), table).toBe(0);
-    }
-  }, patient(60_000));
+      // Purging the copy too leaves nothing of the store behind.
+      const [store] = await harness.content.orm.em
+        .fork()
+        .execute<{ store_id: string }[]>("select store_id from revisions where space_id = ? limit 1", [copy.id]);
+      await harness.spaces.deleteSpace({ caller: owner(), spaceId: copy.id });
+      harness.clock.advanceDays(8);
+      await harness.spaces.purgeDeletedSpaces({});
+      for (const table of ["revisions", "tree_nodes", "page_versions", "content_bodies", "file_versions"]) {
+        const [row] = await harness.content.orm.em
+          .fork()
+          .execute<{ count: string }[]>(`select count(*) as count from "${table}" where store_id = ?`, [store!.store_id]);
+        expect(Number(row!.count), table).toBe(0);
+      }
+    },
+    patient(60_000),
+  );
 });

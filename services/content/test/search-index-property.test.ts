@@ -1,6 +1,17 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrganization, createRevision, createSpace, eventually, readEvents, testLogger, type TestOrganization, deliverInPlan, deliveryPlans, republished } from "@imprint/runtime/testing";
+import {
+  createOrganization,
+  createRevision,
+  createSpace,
+  eventually,
+  readEvents,
+  testLogger,
+  type TestOrganization,
+  deliverInPlan,
+  deliveryPlans,
+  republished,
+} from "@imprint/runtime/testing";
 import { searchIndexConsumer } from "../src/search/consumers/index-events.js";
 import { dropSpaceFromIndex } from "../src/search/use-cases/index-space.js";
 import { RevisionCaches } from "../src/revisions/index.js";

@@ -46,7 +46,12 @@ const byPage = (a: { pageId: string }, b: { pageId: string }) => (a.pageId < b.p
 describe("diffPageVersions", () => {
   it("finds exactly the pages added, changed and removed, loading only the nodes on their paths", async () => {
     const nodes = new MemoryNodes();
-    const before = await treeUpdate(nodes, nodes, null, contentKeys(10_000, () => "v1"));
+    const before = await treeUpdate(
+      nodes,
+      nodes,
+      null,
+      contentKeys(10_000, () => "v1"),
+    );
     const changes = new Map<string, string | null>([
       ["p:page04242", "v2"],
       ["p:page10000", "v1"],
@@ -68,8 +73,18 @@ describe("diffPageVersions", () => {
 
   it("agrees with a full comparison when the tree changes height, and from an empty tree", async () => {
     const nodes = new MemoryNodes();
-    const small = await treeUpdate(nodes, nodes, null, contentKeys(40, (page) => `v${page}`));
-    const large = await treeUpdate(nodes, nodes, small, contentKeys(5_000, (page) => (page % 3 === 0 ? "changed" : `v${page}`)));
+    const small = await treeUpdate(
+      nodes,
+      nodes,
+      null,
+      contentKeys(40, (page) => `v${page}`),
+    );
+    const large = await treeUpdate(
+      nodes,
+      nodes,
+      small,
+      contentKeys(5_000, (page) => (page % 3 === 0 ? "changed" : `v${page}`)),
+    );
     expect((await diffPageVersions(nodes, small, large)).sort(byPage)).toEqual((await naiveDiff(nodes, small, large)).sort(byPage));
     expect((await diffPageVersions(nodes, large, small)).sort(byPage)).toEqual((await naiveDiff(nodes, large, small)).sort(byPage));
     expect(await diffPageVersions(nodes, null, small)).toHaveLength(40);

@@ -3,7 +3,18 @@ import { ContentLevel } from "@imprint/proto/content/v1/spaces";
 import { SearchResultType, SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
 import type { PromiseClient } from "@imprint/runtime";
-import { eventually, testClient, createMember, createOrganization, createOutsider, createSpace, type TestOrganization, type TestUser, failure, createRevision } from "@imprint/runtime/testing";
+import {
+  eventually,
+  testClient,
+  createMember,
+  createOrganization,
+  createOutsider,
+  createSpace,
+  type TestOrganization,
+  type TestUser,
+  failure,
+  createRevision,
+} from "@imprint/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 import { contentClients, newPage, pageChange, type ContentClients } from "./revisions-fixtures.js";
@@ -77,13 +88,17 @@ describe("indexing follows the space's current revision", () => {
     const space = await createSpace(harness, organization);
     const first = word("kube");
     const second = word("helm");
-    const ids = await commitPages(space.id, { "Deploying": `Run the ${first} operator.\n\n## Rollback\n\nUndo with care.` });
+    const ids = await commitPages(space.id, { Deploying: `Run the ${first} operator.\n\n## Rollback\n\nUndo with care.` });
     const [found] = await untilTitles(space.id, first, ["Deploying"]);
     expect(found!.id).toBe(ids.Deploying);
     expect(found!.path).toBe("deploying");
 
     await createRevision(clients, organization.owner.caller, { spaceId: space.id }, (draftId) =>
-      clients.editing.updatePage({ caller: organization.owner.caller, draftId, page: pageChange({ pageId: ids.Deploying!, markdown: `Use ${second} charts instead.` }) }),
+      clients.editing.updatePage({
+        caller: organization.owner.caller,
+        draftId,
+        page: pageChange({ pageId: ids.Deploying!, markdown: `Use ${second} charts instead.` }),
+      }),
     );
     await untilTitles(space.id, second, ["Deploying"]);
     expect(titles((await searchSpace(space.id, first)).pages)).toEqual([]);
@@ -140,15 +155,21 @@ describe("indexing follows the space's current revision", () => {
     // xmin is the transaction that last wrote a row: untouched rows keep theirs.
     const writes = async () =>
       new Map(
-        (await harness.content.orm.em.fork().execute<{ page_id: string; xmin: string }[]>(`select page_id, xmin::text from search_pages where space_id = ?`, [space.id])).map(
-          (row) => [row.page_id, row.xmin],
-        ),
+        (
+          await harness.content.orm.em
+            .fork()
+            .execute<{ page_id: string; xmin: string }[]>(`select page_id, xmin::text from search_pages where space_id = ?`, [space.id])
+        ).map((row) => [row.page_id, row.xmin]),
       );
     const before = await writes();
 
     const renamed = word("renamed");
     await createRevision(clients, organization.owner.caller, { spaceId: space.id }, (draftId) =>
-      clients.editing.updatePage({ caller: organization.owner.caller, draftId, page: pageChange({ pageId: children["Page 3"]!, markdown: `Now about ${renamed}.` }) }),
+      clients.editing.updatePage({
+        caller: organization.owner.caller,
+        draftId,
+        page: pageChange({ pageId: children["Page 3"]!, markdown: `Now about ${renamed}.` }),
+      }),
     );
     await untilTitles(space.id, renamed, ["Page 3"]);
     const after = await writes();
@@ -156,7 +177,11 @@ describe("indexing follows the space's current revision", () => {
     expect(rewritten).toEqual([children["Page 3"]]);
 
     await createRevision(clients, organization.owner.caller, { spaceId: space.id }, (draftId) =>
-      clients.editing.updatePage({ caller: organization.owner.caller, draftId, page: pageChange({ pageId: ids.Section!, title: "Handbook", slug: "handbook" }) }),
+      clients.editing.updatePage({
+        caller: organization.owner.caller,
+        draftId,
+        page: pageChange({ pageId: ids.Section!, title: "Handbook", slug: "handbook" }),
+      }),
     );
     const [page] = await eventually(async () => {
       const { pages: found } = await searchSpace(space.id, renamed);
@@ -178,10 +203,10 @@ describe("queries", () => {
       [`${term} manual`]: "All about airships.",
       "Heading match": `Intro text.\n\n## The ${term} section\n\nMore text.`,
       "Body match": `Intro text.\n\n## Other\n\nA paragraph that mentions the ${term} once, among other words.`,
-      "Configuration": `How the ${fruit}prefixconfiguration works.`,
-      "Red": `red ${fruit} pie`,
-      "Reversed": `${fruit} red pie`,
-      "Green": `green ${fruit} tart`,
+      Configuration: `How the ${fruit}prefixconfiguration works.`,
+      Red: `red ${fruit} pie`,
+      Reversed: `${fruit} red pie`,
+      Green: `green ${fruit} tart`,
       "Three words": `${alpha} ${beta} ${gamma}`,
       "Two words": `${alpha} and ${beta}`,
       "One word": `only ${alpha}`,
@@ -199,7 +224,12 @@ describe("queries", () => {
     expect(pages[1]!.resultType).toBe(SearchResultType.SEARCH_RESULT_TYPE_SECTION);
     // The heading section: its anchor, and the page path with the anchor.
     const heading = pages[1]!.sections[0]!;
-    expect(heading).toMatchObject({ id: `the-${term}-section`, anchor: `the-${term}-section`, title: `The ${term} section`, path: `heading-match#the-${term}-section` });
+    expect(heading).toMatchObject({
+      id: `the-${term}-section`,
+      anchor: `the-${term}-section`,
+      title: `The ${term} section`,
+      path: `heading-match#the-${term}-section`,
+    });
     // The body section: an excerpt around the word, as plain text.
     const body = pages[2]!.sections[0]!;
     expect(body.title).toBe("Other");
@@ -252,7 +282,10 @@ describe("queries", () => {
   it("refuses an empty or too long query and a bad page size, naming the field", async () => {
     expect(await failure(searchSpace(spaceId, "   "))).toMatchObject({ code: "invalid_argument", message: "query: must be 1 to 512 characters" });
     expect(await failure(searchSpace(spaceId, "x".repeat(513)))).toMatchObject({ code: "invalid_argument", message: "query: must be 1 to 512 characters" });
-    expect(await failure(searchSpace(spaceId, term, { pageSize: 1001 }))).toMatchObject({ code: "invalid_argument", message: "limit: must be an integer between 1 and 1000" });
+    expect(await failure(searchSpace(spaceId, term, { pageSize: 1001 }))).toMatchObject({
+      code: "invalid_argument",
+      message: "limit: must be an integer between 1 and 1000",
+    });
   });
 
   it("answers no results (not an error) for a query of stop words only", async () => {
@@ -270,7 +303,12 @@ describe("who sees what", () => {
     expect(await failure(searchSpace(space.id, "anything", { caller: other.owner }))).toMatchObject({ code: "not_found" });
     expect(await failure(searchSpace(space.id, "anything", { caller: outsider }))).toMatchObject({ code: "not_found" });
     expect(await failure(searchSpace(randomUUID(), "anything"))).toMatchObject({ code: "not_found" });
-    const orgSearch = search.searchOrganizationContent({ caller: outsider.caller, organizationId: organization.organizationId, query: "anything", page: undefined });
+    const orgSearch = search.searchOrganizationContent({
+      caller: outsider.caller,
+      organizationId: organization.organizationId,
+      query: "anything",
+      page: undefined,
+    });
     expect(await failure(orgSearch)).toMatchObject({ code: "not_found" });
   });
 
@@ -340,7 +378,12 @@ describe("space lifecycle", () => {
 
     const target = await createOrganization(harness);
     await createMember(harness, target.organizationId, { email: organization.owner.email, role: "admin" });
-    await harness.spaces.transferSpace({ caller: organization.owner.caller, spaceId: space.id, organizationId: target.organizationId, parent: { collectionId: "" } });
+    await harness.spaces.transferSpace({
+      caller: organization.owner.caller,
+      spaceId: space.id,
+      organizationId: target.organizationId,
+      parent: { collectionId: "" },
+    });
     const orgSearch = async (organizationId: string, query: string) =>
       (await search.searchOrganizationContent({ caller: organization.owner.caller, organizationId, query, page: undefined })).spaces.map((found) => found.id);
     expect(await orgSearch(target.organizationId, term)).toEqual([space.id]);
@@ -356,7 +399,8 @@ describe("space lifecycle", () => {
     const space = await createSpace(harness, organization, { title: "Short-lived" });
     await commitPages(space.id, { Ephemeral: `Gone ${term} soon.` });
     const orgHits = async () =>
-      (await search.searchOrganizationContent({ caller: organization.owner.caller, organizationId: organization.organizationId, query: term, page: undefined })).spaces.length;
+      (await search.searchOrganizationContent({ caller: organization.owner.caller, organizationId: organization.organizationId, query: term, page: undefined }))
+        .spaces.length;
     const indexedRows = async () =>
       Number(
         (await harness.content.orm.em.fork().execute<{ count: string }[]>(`select count(*) from search_sections where space_id = ?`, [space.id]))[0]!.count,

@@ -33,7 +33,15 @@ async function apply(handler: EventHandler, events: readonly EventEnvelope[]): P
 }
 
 function envelope(context: string, type: string, payload: Record<string, unknown>): EventEnvelope {
-  return { id: randomUUID(), type, subject: `imprint.${context}.v1.${type}`, occurredAt: new Date().toISOString(), organizationId: org.organizationId, actor: null, payload };
+  return {
+    id: randomUUID(),
+    type,
+    subject: `imprint.${context}.v1.${type}`,
+    occurredAt: new Date().toISOString(),
+    organizationId: org.organizationId,
+    actor: null,
+    payload,
+  };
 }
 
 async function stateOf(spaceId: string): Promise<Record<string, unknown>> {
@@ -46,26 +54,37 @@ async function stateOf(spaceId: string): Promise<Record<string, unknown>> {
   return { ...row, counters_version: Number(row!.counters_version) };
 }
 
-const counts = fc.record({ changeRequests: fc.nat({ max: 50 }), changeRequestsOpen: fc.nat({ max: 50 }), changeRequestsDraft: fc.nat({ max: 50 }), comments: fc.nat({ max: 50 }) });
+const counts = fc.record({
+  changeRequests: fc.nat({ max: 50 }),
+  changeRequestsOpen: fc.nat({ max: 50 }),
+  changeRequestsDraft: fc.nat({ max: 50 }),
+  comments: fc.nat({ max: 50 }),
+});
 const address = fc.option(fc.record({ basename: fc.constantFrom("docs", "help", "api"), path: fc.constantFrom("", "guide", "reference") }), { nil: null });
 
 describe("a space's projections of other services' announcements", () => {
   it("keep the counters of the newest version whatever the order, duplication and delay", async () => {
     const handler = collaborationCountersConsumer("property-counters").handler;
     await fc.assert(
-      fc.asyncProperty(fc.array(counts, { minLength: 1, maxLength: MAX_EVENTS }), fc.array(delivery, { minLength: 2, maxLength: 2 }), async (history, plans) => {
-        const events = (spaceId: string) =>
-          history.map((count, i) => envelope("collaboration", "comment.created", { spaceId, commentId: randomUUID(), spaceCounters: { ...count, version: i + 1 } }));
-        const inOrder = await createSpace(harness, org);
-        await apply(handler, events(inOrder.id));
-        const expected = await stateOf(inOrder.id);
-        expect(expected).toMatchObject({ counters_version: history.length, comments: history.at(-1)!.comments });
-        for (const plan of plans) {
-          const space = await createSpace(harness, org);
-          await apply(handler, deliverInPlan(events(space.id), plan));
-          expect(await stateOf(space.id)).toEqual(expected);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(counts, { minLength: 1, maxLength: MAX_EVENTS }),
+        fc.array(delivery, { minLength: 2, maxLength: 2 }),
+        async (history, plans) => {
+          const events = (spaceId: string) =>
+            history.map((count, i) =>
+              envelope("collaboration", "comment.created", { spaceId, commentId: randomUUID(), spaceCounters: { ...count, version: i + 1 } }),
+            );
+          const inOrder = await createSpace(harness, org);
+          await apply(handler, events(inOrder.id));
+          const expected = await stateOf(inOrder.id);
+          expect(expected).toMatchObject({ counters_version: history.length, comments: history.at(-1)!.comments });
+          for (const plan of plans) {
+            const space = await createSpace(harness, org);
+            await apply(handler, deliverInPlan(events(space.id), plan));
+            expect(await stateOf(space.id)).toEqual(expected);
+          }
+        },
+      ),
       { numRuns: 25, endOnFailure: true },
     );
   });
@@ -73,27 +92,43 @@ describe("a space's projections of other services' announcements", () => {
   it("keep the published address of the newest version whatever the order, duplication and delay", async () => {
     const handler = spacePublicationsConsumer("property-publications").handler;
     await fc.assert(
-      fc.asyncProperty(fc.array(address, { minLength: 1, maxLength: MAX_EVENTS }), fc.array(delivery, { minLength: 2, maxLength: 2 }), async (history, plans) => {
-        const siteId = randomUUID();
-        const events = (spaceId: string) =>
-          history.map((where, i) =>
-            envelope("publishing", "space_publication.updated", {
-              spaceId,
-              version: i + 1,
-              published: where !== null,
-              ...(where ? { address: { siteId, organizationId: org.organizationId, basename: where.basename, hostname: "", proxy: "", sectionPath: "", path: where.path } } : {}),
-            }),
-          );
-        const inOrder = await createSpace(harness, org);
-        await apply(handler, events(inOrder.id));
-        const expected = await stateOf(inOrder.id);
-        expect(expected).toMatchObject({ published_version: history.length });
-        for (const plan of plans) {
-          const space = await createSpace(harness, org);
-          await apply(handler, deliverInPlan(events(space.id), plan));
-          expect(await stateOf(space.id)).toEqual(expected);
-        }
-      }),
+      fc.asyncProperty(
+        fc.array(address, { minLength: 1, maxLength: MAX_EVENTS }),
+        fc.array(delivery, { minLength: 2, maxLength: 2 }),
+        async (history, plans) => {
+          const siteId = randomUUID();
+          const events = (spaceId: string) =>
+            history.map((where, i) =>
+              envelope("publishing", "space_publication.updated", {
+                spaceId,
+                version: i + 1,
+                published: where !== null,
+                ...(where
+                  ? {
+                      address: {
+                        siteId,
+                        organizationId: org.organizationId,
+                        basename: where.basename,
+                        hostname: "",
+                        proxy: "",
+                        sectionPath: "",
+                        path: where.path,
+                      },
+                    }
+                  : {}),
+              }),
+            );
+          const inOrder = await createSpace(harness, org);
+          await apply(handler, events(inOrder.id));
+          const expected = await stateOf(inOrder.id);
+          expect(expected).toMatchObject({ published_version: history.length });
+          for (const plan of plans) {
+            const space = await createSpace(harness, org);
+            await apply(handler, deliverInPlan(events(space.id), plan));
+            expect(await stateOf(space.id)).toEqual(expected);
+          }
+        },
+      ),
       { numRuns: 25, endOnFailure: true },
     );
   });
@@ -101,9 +136,15 @@ describe("a space's projections of other services' announcements", () => {
   it("skip announcements about a space content does not have (first sight of a purged or unknown space)", async () => {
     const spaceId = randomUUID();
     await apply(collaborationCountersConsumer("property-counters").handler, [
-      envelope("collaboration", "comment.created", { spaceId, commentId: randomUUID(), spaceCounters: { changeRequests: 1, changeRequestsOpen: 1, changeRequestsDraft: 0, comments: 1, version: 1 } }),
+      envelope("collaboration", "comment.created", {
+        spaceId,
+        commentId: randomUUID(),
+        spaceCounters: { changeRequests: 1, changeRequestsOpen: 1, changeRequestsDraft: 0, comments: 1, version: 1 },
+      }),
     ]);
-    await apply(spacePublicationsConsumer("property-publications").handler, [envelope("publishing", "space_publication.updated", { spaceId, version: 1, published: false })]);
+    await apply(spacePublicationsConsumer("property-publications").handler, [
+      envelope("publishing", "space_publication.updated", { spaceId, version: 1, published: false }),
+    ]);
     const rows = await harness.content.orm.em.fork().execute(`select id from spaces where id = ?`, [spaceId]);
     expect(rows).toEqual([]);
   });

@@ -1,13 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { eventually, createMember, createCollection, createOrganization, createOutsider, createSpace, type TestOrganization, errorCode, failure, waitForEvents } from "@imprint/runtime/testing";
-import { SortOrder } from "@imprint/proto/common/v1";
 import {
-  ContentLevel,
-  SpaceEditMode,
-  SpaceVisibility,
-  UpdateSpaceRequest,
-  type Position,
-} from "@imprint/proto/content/v1/spaces";
+  eventually,
+  createMember,
+  createCollection,
+  createOrganization,
+  createOutsider,
+  createSpace,
+  type TestOrganization,
+  errorCode,
+  failure,
+  waitForEvents,
+} from "@imprint/runtime/testing";
+import { SortOrder } from "@imprint/proto/common/v1";
+import { ContentLevel, SpaceEditMode, SpaceVisibility, UpdateSpaceRequest, type Position } from "@imprint/proto/content/v1/spaces";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 let harness: ContentHarness;
@@ -25,7 +30,9 @@ beforeEach(async () => {
 
 const update = (fields: Partial<UpdateSpaceRequest>) => harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: org.owner.caller, ...fields }));
 const titles = async (organization = org) =>
-  (await harness.spaces.listSpaces({ caller: organization.owner.caller, organizationId: organization.organizationId, page: undefined })).spaces.map((s) => s.title);
+  (await harness.spaces.listSpaces({ caller: organization.owner.caller, organizationId: organization.organizationId, page: undefined })).spaces.map(
+    (s) => s.title,
+  );
 /** Titles of the top-level spaces, in sibling order. */
 const topLevelTitles = async () =>
   (await harness.spaces.listSpaces({ caller: org.owner.caller, organizationId: org.organizationId, page: undefined })).spaces
@@ -67,7 +74,10 @@ describe("CreateSpace / GetSpace", () => {
       failure(harness.spaces.createSpace({ caller: org.owner.caller, organizationId: org.organizationId, title, emoji, parentId: "", editMode: 0 }));
     expect(await create("x".repeat(51))).toMatchObject({ code: "invalid_argument", message: "title: must be at most 50 characters" });
     expect(await create("ok", "🎉".repeat(51))).toMatchObject({ code: "invalid_argument", message: "emoji: must be at most 50 characters" });
-    expect(await create("ok", "hello")).toMatchObject({ code: "invalid_argument", message: "emoji: must be an emoji character or its Unicode code point in hex" });
+    expect(await create("ok", "hello")).toMatchObject({
+      code: "invalid_argument",
+      message: "emoji: must be an emoji character or its Unicode code point in hex",
+    });
     // Limits count characters, not UTF-16 units: 50 emoji are fine.
     expect((await createSpace(harness, org, { title: "🎉".repeat(50), emoji: "1f389" })).title).toBe("🎉".repeat(50));
   });
@@ -107,9 +117,9 @@ describe("ListSpaces", () => {
     });
     expect(second.spaces.map((s) => s.title)).toEqual(["three"]);
     expect(second.page!.nextPageToken).toBe("");
-    expect(await errorCode(harness.spaces.listSpaces({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 1001 } }))).toBe(
-      "invalid_argument",
-    );
+    expect(
+      await errorCode(harness.spaces.listSpaces({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 1001 } })),
+    ).toBe("invalid_argument");
   });
 });
 
@@ -118,16 +128,30 @@ describe("UpdateSpace", () => {
     const since = new Date(Date.now() - 1_000);
     const space = await createSpace(harness, org, { title: "Before", emoji: "📘" });
     harness.clock.advance(1_000);
-    const updated = (await update({ spaceId: space.id, updateMask: ["title", "editMode"], title: "After", emoji: "🎉", editMode: SpaceEditMode.SPACE_EDIT_MODE_LOCKED })).space!;
+    const updated = (
+      await update({ spaceId: space.id, updateMask: ["title", "editMode"], title: "After", emoji: "🎉", editMode: SpaceEditMode.SPACE_EDIT_MODE_LOCKED })
+    ).space!;
     expect(updated).toMatchObject({ title: "After", emoji: "📘", editMode: SpaceEditMode.SPACE_EDIT_MODE_LOCKED });
     // A locked space takes no edits, even from its admins.
     expect(updated.permissions).toMatchObject({ admin: true, edit: false, merge: false, view: true });
     expect(updated.updatedAt!.getTime()).toBeGreaterThan(space.updatedAt!.getTime());
 
-    const cleared = (await update({ spaceId: space.id, updateMask: ["emoji", "default_level", "visibility"], emoji: "", defaultLevel: ContentLevel.CONTENT_LEVEL_READ, visibility: SpaceVisibility.SPACE_VISIBILITY_UNLISTED })).space!;
+    const cleared = (
+      await update({
+        spaceId: space.id,
+        updateMask: ["emoji", "default_level", "visibility"],
+        emoji: "",
+        defaultLevel: ContentLevel.CONTENT_LEVEL_READ,
+        visibility: SpaceVisibility.SPACE_VISIBILITY_UNLISTED,
+      })
+    ).space!;
     expect(cleared).toMatchObject({ emoji: "", defaultLevel: ContentLevel.CONTENT_LEVEL_READ, visibility: SpaceVisibility.SPACE_VISIBILITY_UNLISTED });
 
-    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["space.created", "space.updated", "space.updated"] });
+    const events = await waitForEvents(
+      "content",
+      { since, organizationId: org.organizationId },
+      { types: ["space.created", "space.updated", "space.updated"] },
+    );
     const firstUpdate = events.find((event) => event.type === "space.updated")!;
     expect(firstUpdate).toMatchObject({
       subject: "imprint.content.v1.space.updated",
@@ -146,7 +170,10 @@ describe("UpdateSpace", () => {
       [{ updateMask: ["edit_mode"] }, "editMode: must be live or locked"],
       [{ updateMask: ["default_level"] }, "defaultLevel: must be a role (admin, create, review, edit, comment, read), inherit or null"],
       [{ updateMask: ["visibility"] }, "visibility: must be public, unlisted, share-link, visitor-auth, in-collection or private"],
-      [{ updateMask: ["visibility"], visibility: SpaceVisibility.SPACE_VISIBILITY_IN_COLLECTION }, "visibility: in-collection is only for spaces in a collection"],
+      [
+        { updateMask: ["visibility"], visibility: SpaceVisibility.SPACE_VISIBILITY_IN_COLLECTION },
+        "visibility: in-collection is only for spaces in a collection",
+      ],
     ];
     for (const [fields, message] of cases) {
       expect(await failure(update({ spaceId: space.id, ...fields }))).toMatchObject({ code: "invalid_argument", message });
@@ -171,7 +198,11 @@ describe("DuplicateSpace", () => {
 
 describe("MoveSpace", () => {
   it("orders siblings: between two, to the first place, to the last, into and out of a collection", async () => {
-    const [a, b, c] = [await createSpace(harness, org, { title: "a" }), await createSpace(harness, org, { title: "b" }), await createSpace(harness, org, { title: "c" })];
+    const [a, b, c] = [
+      await createSpace(harness, org, { title: "a" }),
+      await createSpace(harness, org, { title: "b" }),
+      await createSpace(harness, org, { title: "c" }),
+    ];
     expect(await titles()).toEqual(["a", "b", "c"]);
     await move(c.id, { position: { before: { spaceId: b.id } } });
     expect(await titles()).toEqual(["a", "c", "b"]);
@@ -205,7 +236,9 @@ describe("MoveSpace", () => {
     expect(await failure(move(a.id, { position: { before: { spaceId: b.id }, after: { spaceId: b.id } } }))).toMatchObject({
       message: "position: give either before or after, not both",
     });
-    expect(await failure(move(a.id, { position: { after: { spaceId: a.id } } }))).toMatchObject({ message: "position.after: cannot place an item relative to itself" });
+    expect(await failure(move(a.id, { position: { after: { spaceId: a.id } } }))).toMatchObject({
+      message: "position.after: cannot place an item relative to itself",
+    });
     expect(await failure(move(a.id, { parent: { collectionId: "00000000-0000-4000-8000-000000000000" } }))).toMatchObject({
       message: "parent: no such collection in this organization",
     });

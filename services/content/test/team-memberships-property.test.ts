@@ -2,7 +2,20 @@ import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMember, createOrganization, createSpace, eventually, readEvents, testClient, testLogger, type TestOrganization, type TestUser, deliverInPlan, deliveryPlans, runNodeScriptJson } from "@imprint/runtime/testing";
+import {
+  createMember,
+  createOrganization,
+  createSpace,
+  eventually,
+  readEvents,
+  testClient,
+  testLogger,
+  type TestOrganization,
+  type TestUser,
+  deliverInPlan,
+  deliveryPlans,
+  runNodeScriptJson,
+} from "@imprint/runtime/testing";
 import { AppError, type EventEnvelope, type PromiseClient } from "@imprint/runtime";
 import { PutTeamMemberRequest, UpdateTeamMembersRequest } from "@imprint/proto/identity/v1/teams";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
@@ -69,20 +82,35 @@ async function runOperations(org: TestOrganization, users: TestUser[], operation
     try {
       switch (operation.op) {
         case "createTeam": {
-          const created = await harness.identity.teams.createTeam({ caller, organizationId, title: `T${teams.length}`, memberUserIds: [...new Set(operation.users.map((i) => user(i).userId))] });
+          const created = await harness.identity.teams.createTeam({
+            caller,
+            organizationId,
+            title: `T${teams.length}`,
+            memberUserIds: [...new Set(operation.users.map((i) => user(i).userId))],
+          });
           teams.push(created.team!.id);
           break;
         }
         case "put":
-          if (team(operation.team)) await harness.identity.teams.putTeamMember(PutTeamMemberRequest.fromPartial({ caller, organizationId, teamId: team(operation.team), userId: user(operation.user).userId }));
+          if (team(operation.team))
+            await harness.identity.teams.putTeamMember(
+              PutTeamMemberRequest.fromPartial({ caller, organizationId, teamId: team(operation.team), userId: user(operation.user).userId }),
+            );
           break;
         case "remove":
-          if (team(operation.team)) await harness.identity.teams.removeTeamMember({ caller, organizationId, teamId: team(operation.team)!, userId: user(operation.user).userId });
+          if (team(operation.team))
+            await harness.identity.teams.removeTeamMember({ caller, organizationId, teamId: team(operation.team)!, userId: user(operation.user).userId });
           break;
         case "bulk":
           if (team(operation.team)) {
             await harness.identity.teams.updateTeamMembers(
-              UpdateTeamMembersRequest.fromPartial({ caller, organizationId, teamId: team(operation.team), add: operation.add.map((i) => user(i).userId), remove: operation.remove.map((i) => user(i).userId) }),
+              UpdateTeamMembersRequest.fromPartial({
+                caller,
+                organizationId,
+                teamId: team(operation.team),
+                add: operation.add.map((i) => user(i).userId),
+                remove: operation.remove.map((i) => user(i).userId),
+              }),
             );
           }
           break;
@@ -124,7 +152,11 @@ function readdressed(events: readonly EventEnvelope[]): { events: EventEnvelope[
   return {
     organizationId,
     teamOf,
-    events: events.map((event) => ({ ...event, organizationId, payload: { ...event.payload, ...(event.payload.teamId ? { teamId: fresh(event.payload.teamId) } : {}) } })),
+    events: events.map((event) => ({
+      ...event,
+      organizationId,
+      payload: { ...event.payload, ...(event.payload.teamId ? { teamId: fresh(event.payload.teamId) } : {}) },
+    })),
   };
 }
 
@@ -137,10 +169,9 @@ async function apply(events: readonly EventEnvelope[]): Promise<void> {
 
 /** The copy's members by team ("team/user", sorted), teams named back with `nameOf`. */
 async function copyOf(organizationId: string, nameOf: (teamId: string) => string = (id) => id): Promise<string[]> {
-  const rows = await harness.content.orm.em.fork().execute<{ team_id: string; user_id: string }[]>(
-    `select team_id, user_id from team_memberships where organization_id = ? and present`,
-    [organizationId],
-  );
+  const rows = await harness.content.orm.em
+    .fork()
+    .execute<{ team_id: string; user_id: string }[]>(`select team_id, user_id from team_memberships where organization_id = ? and present`, [organizationId]);
   return rows.map((row) => `${nameOf(row.team_id)}/${row.user_id}`).sort();
 }
 
@@ -152,32 +183,40 @@ async function identityTruth(organizationId: string): Promise<string[]> {
 describe("content's copy of team memberships", () => {
   it("ends equal to identity's under any order, duplication and delay of identity's events", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(operation, { minLength: 1, maxLength: 10 }), fc.array(delivery, { minLength: 2, maxLength: 2 }), async (operations, deliveries) => {
-        const since = new Date();
-        const org = await createOrganization(harness);
-        const users = [await createMember(harness, org.organizationId), await createMember(harness, org.organizationId), await createMember(harness, org.organizationId)];
-        await runOperations(org, users, [{ op: "createTeam", users: [0, 1] }, ...operations]);
-        const sentinel = `sentinel-${randomUUID()}`;
-        await harness.identity.teams.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: sentinel, memberUserIds: [] });
-        const events = await teamEventsOf(org.organizationId, since, sentinel);
-        const truth = await identityTruth(org.organizationId);
-        // The first team was created with two members: the stream is never empty.
-        expect(events.filter((event) => event.type === "team_member.added").length).toBeGreaterThanOrEqual(2);
+      fc.asyncProperty(
+        fc.array(operation, { minLength: 1, maxLength: 10 }),
+        fc.array(delivery, { minLength: 2, maxLength: 2 }),
+        async (operations, deliveries) => {
+          const since = new Date();
+          const org = await createOrganization(harness);
+          const users = [
+            await createMember(harness, org.organizationId),
+            await createMember(harness, org.organizationId),
+            await createMember(harness, org.organizationId),
+          ];
+          await runOperations(org, users, [{ op: "createTeam", users: [0, 1] }, ...operations]);
+          const sentinel = `sentinel-${randomUUID()}`;
+          await harness.identity.teams.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: sentinel, memberUserIds: [] });
+          const events = await teamEventsOf(org.organizationId, since, sentinel);
+          const truth = await identityTruth(org.organizationId);
+          // The first team was created with two members: the stream is never empty.
+          expect(events.filter((event) => event.type === "team_member.added").length).toBeGreaterThanOrEqual(2);
 
-        const inOrder = readdressed(events);
-        await apply(inOrder.events);
-        const original = new Map([...inOrder.teamOf].map(([teamId, fresh]) => [fresh, teamId]));
-        expect(await copyOf(inOrder.organizationId, (id) => original.get(id)!)).toEqual(truth);
+          const inOrder = readdressed(events);
+          await apply(inOrder.events);
+          const original = new Map([...inOrder.teamOf].map(([teamId, fresh]) => [fresh, teamId]));
+          expect(await copyOf(inOrder.organizationId, (id) => original.get(id)!)).toEqual(truth);
 
-        for (const plan of deliveries) {
-          const mixed = readdressed(events);
-          await apply(deliverInPlan(mixed.events, plan));
-          const back = new Map([...mixed.teamOf].map(([teamId, fresh]) => [fresh, teamId]));
-          expect(await copyOf(mixed.organizationId, (id) => back.get(id)!)).toEqual(truth);
-        }
-        // The running service, through NATS and its durable consumer, reaches the same.
-        await eventually(async () => expect(await copyOf(org.organizationId)).toEqual(truth));
-      }),
+          for (const plan of deliveries) {
+            const mixed = readdressed(events);
+            await apply(deliverInPlan(mixed.events, plan));
+            const back = new Map([...mixed.teamOf].map(([teamId, fresh]) => [fresh, teamId]));
+            expect(await copyOf(mixed.organizationId, (id) => back.get(id)!)).toEqual(truth);
+          }
+          // The running service, through NATS and its durable consumer, reaches the same.
+          await eventually(async () => expect(await copyOf(org.organizationId)).toEqual(truth));
+        },
+      ),
       { numRuns: 25, endOnFailure: true },
     );
   });
@@ -186,7 +225,12 @@ describe("content's copy of team memberships", () => {
     const org = await createOrganization(harness);
     const user = await createMember(harness, org.organizationId);
     const since = new Date();
-    const { team } = await harness.identity.teams.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: "Writers", memberUserIds: [user.userId] });
+    const { team } = await harness.identity.teams.createTeam({
+      caller: org.owner.caller,
+      organizationId: org.organizationId,
+      title: "Writers",
+      memberUserIds: [user.userId],
+    });
     await harness.identity.teams.removeTeamMember({ caller: org.owner.caller, organizationId: org.organizationId, teamId: team!.id, userId: user.userId });
     const events = await eventually(async () => {
       const found = (await readEvents("identity", { organizationId: org.organizationId, since })).filter((event) => TEAM_EVENTS.has(event.type));
@@ -228,12 +272,17 @@ describe("content's copy of team memberships", () => {
 const ADMIN_CLI = fileURLToPath(new URL("../../identity/dist/cli/admin.js", import.meta.url));
 
 /** Runs the compiled admin CLI as an operator does; its one line of JSON. */
-const adminCli = (args: string[], env: Record<string, string>) => runNodeScriptJson<{ organizations: number; added: number; removed: number }>(ADMIN_CLI, args, { env, timeoutMs: 60_000 });
+const adminCli = (args: string[], env: Record<string, string>) =>
+  runNodeScriptJson<{ organizations: number; added: number; removed: number }>(ADMIN_CLI, args, { env, timeoutMs: 60_000 });
 
 describe("reconciliation with identity", () => {
   it("repairs a copy changed by hand, and keeps it repaired against late events", async () => {
     const org = await createOrganization(harness);
-    const [ann, bob, cyd] = [await createMember(harness, org.organizationId), await createMember(harness, org.organizationId), await createMember(harness, org.organizationId)];
+    const [ann, bob, cyd] = [
+      await createMember(harness, org.organizationId),
+      await createMember(harness, org.organizationId),
+      await createMember(harness, org.organizationId),
+    ];
     const since = new Date();
     const caller = org.owner.caller;
     const organizationId = org.organizationId;
@@ -275,7 +324,12 @@ describe("reconciliation with identity", () => {
     // Content knows the organization by its space (its rows are all lost below).
     await createSpace(harness, org);
     const user = await createMember(harness, org.organizationId);
-    const { team } = await harness.identity.teams.createTeam({ caller: org.owner.caller, organizationId: org.organizationId, title: "Everyone", memberUserIds: [user.userId] });
+    const { team } = await harness.identity.teams.createTeam({
+      caller: org.owner.caller,
+      organizationId: org.organizationId,
+      title: "Everyone",
+      memberUserIds: [user.userId],
+    });
     await eventually(async () => expect(await copyOf(org.organizationId)).toEqual([`${team!.id}/${user.userId}`]));
     await harness.content.orm.em.fork().execute(`delete from team_memberships where organization_id = ?`, [org.organizationId]);
     // As an operator runs it: `npm run admin -- reconcile team-memberships` (identity's admin CLI, reaching content).

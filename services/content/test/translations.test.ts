@@ -57,7 +57,11 @@ describe("translation settings CRUD", () => {
 
     const second = await create("Marketing", []);
     expect(second.languages).toEqual([]);
-    const firstPage = await translations.listTranslationSettings({ caller: org.owner.caller, organizationId: org.organizationId, page: { pageToken: "", pageSize: 1 } });
+    const firstPage = await translations.listTranslationSettings({
+      caller: org.owner.caller,
+      organizationId: org.organizationId,
+      page: { pageToken: "", pageSize: 1 },
+    });
     expect(firstPage.translationSettings.map((item) => item.id)).toEqual([created.id]);
     expect(firstPage.page!.totalCount).toBe(2);
     const secondPage = await translations.listTranslationSettings({
@@ -80,9 +84,19 @@ describe("translation settings CRUD", () => {
     expect(await errorCode(remove(created.id))).toBe("ok");
     expect(await errorCode(remove("not-an-id"))).toBe("ok");
 
-    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, {
-      types: ["translation_settings.created", "translation_settings.created", "translation_settings.updated", "translation_settings.updated", "translation_settings.deleted"],
-    });
+    const events = await waitForEvents(
+      "content",
+      { since, organizationId: org.organizationId },
+      {
+        types: [
+          "translation_settings.created",
+          "translation_settings.created",
+          "translation_settings.updated",
+          "translation_settings.updated",
+          "translation_settings.deleted",
+        ],
+      },
+    );
     expect(events.find((event) => event.type === "translation_settings.created")).toMatchObject({
       actor: { userId: org.owner.userId },
       payload: { translationSettingsId: created.id, title: "Docs translations", languages: created.languages },
@@ -107,11 +121,22 @@ describe("validation", () => {
       code: "invalid_argument",
       message: expect.stringMatching(/^languages\[1\]: "en_US" is not a BCP 47 language tag/) as string,
     });
-    expect(await failure(create("T", ["english"]))).toMatchObject({ message: expect.stringMatching(/^languages\[0\]: "english" is not a BCP 47 language tag/) as string });
-    expect(await failure(create("T", ["fr", "de", ""]))).toMatchObject({ message: expect.stringMatching(/^languages\[2\]: must be a BCP 47 language tag/) as string });
+    expect(await failure(create("T", ["english"]))).toMatchObject({
+      message: expect.stringMatching(/^languages\[0\]: "english" is not a BCP 47 language tag/) as string,
+    });
+    expect(await failure(create("T", ["fr", "de", ""]))).toMatchObject({
+      message: expect.stringMatching(/^languages\[2\]: must be a BCP 47 language tag/) as string,
+    });
     expect(await failure(create("T", ["x-private"]))).toMatchObject({ message: expect.stringMatching(/^languages\[0\]:/) as string });
     expect(await failure(create("T", ["de", "pt-BR", "PT-br"]))).toMatchObject({ message: 'languages[2]: "PT-br" repeats languages[1]' });
-    expect(await failure(create("T", Array.from({ length: 101 }, (_, i) => `x${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`)))).toMatchObject({
+    expect(
+      await failure(
+        create(
+          "T",
+          Array.from({ length: 101 }, (_, i) => `x${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`),
+        ),
+      ),
+    ).toMatchObject({
       message: "languages: must contain at most 100 items",
     });
     const created = await create("Valid", ["fr"]);
@@ -126,7 +151,10 @@ describe("validation", () => {
     expect(await failure(create("   ", ["fr"]))).toMatchObject({ code: "invalid_argument", message: "title: is required" });
     expect(await failure(create("t".repeat(129), ["fr"]))).toMatchObject({ message: "title: must be at most 128 characters" });
     const created = await create("Valid", ["fr"]);
-    expect(await failure(update({ translationSettingsId: created.id, updateMask: ["owner"] }))).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^update_mask: unknown field "owner"/) as string });
+    expect(await failure(update({ translationSettingsId: created.id, updateMask: ["owner"] }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^update_mask: unknown field "owner"/) as string,
+    });
   });
 
   it("normalises tags to RFC 5646 case", () => {
@@ -145,8 +173,22 @@ describe("permissions", () => {
     expect(settings.permissions).toEqual({ view: true, edit: true });
 
     expect((await get(settings.id, reader.caller)).permissions).toEqual({ view: true, edit: false });
-    expect(await failure(create("Mine", [], reader.caller))).toMatchObject({ code: "permission_denied", message: 'You need the "createContent" permission in this organization' });
-    expect(await errorCode(translations.updateTranslationSettings({ caller: reader.caller, organizationId: org.organizationId, translationSettingsId: settings.id, updateMask: ["title"], title: "X", languages: [] }))).toBe("permission_denied");
+    expect(await failure(create("Mine", [], reader.caller))).toMatchObject({
+      code: "permission_denied",
+      message: 'You need the "createContent" permission in this organization',
+    });
+    expect(
+      await errorCode(
+        translations.updateTranslationSettings({
+          caller: reader.caller,
+          organizationId: org.organizationId,
+          translationSettingsId: settings.id,
+          updateMask: ["title"],
+          title: "X",
+          languages: [],
+        }),
+      ),
+    ).toBe("permission_denied");
     expect(await errorCode(remove(settings.id, reader.caller))).toBe("permission_denied");
 
     const guestList = await translations.listTranslationSettings({ caller: guest.caller, organizationId: org.organizationId, page: undefined });
@@ -167,7 +209,16 @@ describe("permissions", () => {
     expect(await failure(create("Intruder", [], outsider))).toMatchObject(notFound);
     expect(await failure(get(settings.id, outsider))).toMatchObject(notFound);
     expect(
-      await failure(translations.updateTranslationSettings({ caller: outsider, organizationId, translationSettingsId: settings.id, updateMask: ["title"], title: "X", languages: [] })),
+      await failure(
+        translations.updateTranslationSettings({
+          caller: outsider,
+          organizationId,
+          translationSettingsId: settings.id,
+          updateMask: ["title"],
+          title: "X",
+          languages: [],
+        }),
+      ),
     ).toMatchObject(notFound);
     expect(await failure(remove(settings.id, outsider))).toMatchObject(notFound);
 

@@ -177,7 +177,8 @@ function checkNode(node: Expression | Pattern | PrivateIdentifier | Super, param
       checkNode(node.object, parameters, next);
       if (node.computed) {
         checkNode(node.property, parameters, next);
-        if (node.property.type === "Literal" && FORBIDDEN_PROPERTIES.has(String(node.property.value))) refuse(node.property, `property "${String(node.property.value)}" is not allowed`);
+        if (node.property.type === "Literal" && FORBIDDEN_PROPERTIES.has(String(node.property.value)))
+          refuse(node.property, `property "${String(node.property.value)}" is not allowed`);
       } else if (node.property.type === "Identifier") {
         if (FORBIDDEN_PROPERTIES.has(node.property.name)) refuse(node.property, `property "${node.property.name}" is not allowed`);
       } else {
@@ -193,12 +194,14 @@ function checkNode(node: Expression | Pattern | PrivateIdentifier | Super, param
       const method = callee.property.name;
       if (method === "some" || method === "every") {
         const [callback, ...others] = node.arguments;
-        if (others.length > 0 || !callback || callback.type !== "ArrowFunctionExpression") refuse(node, `${method} takes one arrow function, e.g. x => x === "a"`);
+        if (others.length > 0 || !callback || callback.type !== "ArrowFunctionExpression")
+          refuse(node, `${method} takes one arrow function, e.g. x => x === "a"`);
         if (callback.async || callback.params.length !== 1 || callback.params[0]!.type !== "Identifier" || !callback.expression) {
           refuse(callback, `${method} takes an arrow function of one parameter returning an expression`);
         }
         const parameter = (callback.params[0] as { name: string }).name;
-        if ((CONDITION_ROOTS as readonly string[]).includes(parameter) || CONSTANTS.has(parameter)) refuse(callback.params[0]!, `parameter "${parameter}" would hide a condition root`);
+        if ((CONDITION_ROOTS as readonly string[]).includes(parameter) || CONSTANTS.has(parameter))
+          refuse(callback.params[0]!, `parameter "${parameter}" would hide a condition root`);
         checkNode(callback.body as Expression, new Set([...parameters, parameter]), next);
         return;
       }

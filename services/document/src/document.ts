@@ -177,7 +177,10 @@ class Converter {
   /** A title as a bold paragraph, as markdown reads the paragraph back (a URL in it a link, as in any text). */
   private titleParagraph(title: string): DocumentBlock[] {
     if (title === "") return [];
-    const written = toMarkdown({ type: "paragraph", children: [{ type: "strong", children: [{ type: "text", value: title }] }] }, { extensions: [gfmToMarkdown()] });
+    const written = toMarkdown(
+      { type: "paragraph", children: [{ type: "strong", children: [{ type: "text", value: title }] }] },
+      { extensions: [gfmToMarkdown()] },
+    );
     const [read] = parseMarkdown(written).children;
     return [this.paragraph(read?.type === "paragraph" ? this.inlines(read.children, []) : [plainText(title, [mark("bold")])])];
   }
@@ -199,7 +202,12 @@ class Converter {
             object: "block",
             type: "tabs",
             data: {},
-            nodes: part.tabs.map((tab) => ({ object: "block", type: "tabs-item", data: { title: tab.title }, nodes: this.nonEmptyBlocks(this.parts(tab.parts, "tabs-item")) })),
+            nodes: part.tabs.map((tab) => ({
+              object: "block",
+              type: "tabs-item",
+              data: { title: tab.title },
+              nodes: this.nonEmptyBlocks(this.parts(tab.parts, "tabs-item")),
+            })),
           },
         ];
       case "expandable":
@@ -321,7 +329,15 @@ class Converter {
   /** Code where code is not allowed: each line code-marked, on lines of one paragraph (blank lines dropped: they would end it). */
   private codeAsParagraph(node: Mdast.Code): DocumentBlock {
     const lines = node.value.split("\n").filter((line) => line.trim() !== "");
-    return this.paragraph(this.inlines(lines.flatMap((line, index): Mdast.PhrasingContent[] => [...(index > 0 ? [{ type: "text" as const, value: "\n" }] : []), { type: "inlineCode", value: line }]), []));
+    return this.paragraph(
+      this.inlines(
+        lines.flatMap((line, index): Mdast.PhrasingContent[] => [
+          ...(index > 0 ? [{ type: "text" as const, value: "\n" }] : []),
+          { type: "inlineCode", value: line },
+        ]),
+        [],
+      ),
+    );
   }
 
   private blockquote(node: Mdast.Blockquote, container: Container): DocumentBlock[] {
@@ -398,7 +414,10 @@ class Converter {
   /** A table where tables are not allowed: a paragraph per row, its cells' content joined by ` | ` (empty rows dropped). */
   private tableAsParagraphs(node: Mdast.Table): DocumentBlock[] {
     return node.children.flatMap((row) => {
-      const content: Mdast.PhrasingContent[] = row.children.flatMap((cell, index) => [...(index > 0 ? [{ type: "text" as const, value: " | " }] : []), ...cell.children]);
+      const content: Mdast.PhrasingContent[] = row.children.flatMap((cell, index) => [
+        ...(index > 0 ? [{ type: "text" as const, value: " | " }] : []),
+        ...cell.children,
+      ]);
       // Markdown trims a paragraph: so does the row's text (empty first or last cells).
       const [first] = content;
       const last = content[content.length - 1];

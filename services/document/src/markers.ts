@@ -139,7 +139,10 @@ function tagMarker(text: string): Marker | undefined {
       return { type: "endtabs" };
     case "embed": {
       // GitBook's own pages sometimes write the URL as an autolink: `url="<https://…>"`.
-      const url = (attributes.get("url") ?? "").trim().replace(/^<(.*)>$/, "$1").trim();
+      const url = (attributes.get("url") ?? "")
+        .trim()
+        .replace(/^<(.*)>$/, "$1")
+        .trim();
       return url === "" ? undefined : { type: "embed", url };
     }
     case "endembed":
@@ -217,7 +220,9 @@ export class MarkerReader {
     const position = paragraph.position;
     return (
       this.frames.get(paragraph) ??
-      (position ? { line: position.start.line, lastLine: position.end.line, offset: position.start.offset, indent: Math.max(position.start.column - 1, 0) } : undefined)
+      (position
+        ? { line: position.start.line, lastLine: position.end.line, offset: position.start.offset, indent: Math.max(position.start.column - 1, 0) }
+        : undefined)
     );
   }
 
@@ -266,7 +271,10 @@ export class MarkerReader {
       if (this.source !== undefined) return undefined;
       const [first] = line.nodes;
       if (first?.type !== "text" || !first.value.trimStart().startsWith("{%")) return undefined;
-      text = line.nodes.map((node) => toString(node)).join("").trim();
+      text = line.nodes
+        .map((node) => toString(node))
+        .join("")
+        .trim();
     }
     return text.startsWith("{%") ? tagMarker(text) : undefined;
   }
@@ -305,7 +313,8 @@ export class MarkerReader {
     const lines = this.linesOf(paragraph);
     let text: string;
     if (lines.every((line) => line.raw !== undefined)) text = lines.map((line) => line.raw).join("\n");
-    else if (this.source === undefined && paragraph.children.every((child) => child.type === "text" || child.type === "break")) text = lines.map((line) => toString(line.nodes)).join("\n");
+    else if (this.source === undefined && paragraph.children.every((child) => child.type === "text" || child.type === "break"))
+      text = lines.map((line) => toString(line.nodes)).join("\n");
     else return undefined;
     const trimmed = text.trim();
     if (trimmed.length < 4 || !trimmed.startsWith("$$") || !trimmed.endsWith("$$")) return undefined;
@@ -347,7 +356,10 @@ export class MarkerReader {
     return lifts;
   }
 
-  private lifted(nodes: readonly Mdast.RootContent[], lifts: { container: Mdast.RootContent; replacement: Mdast.RootContent; rest: Mdast.Paragraph }[]): Mdast.RootContent[] {
+  private lifted(
+    nodes: readonly Mdast.RootContent[],
+    lifts: { container: Mdast.RootContent; replacement: Mdast.RootContent; rest: Mdast.Paragraph }[],
+  ): Mdast.RootContent[] {
     return nodes.flatMap((node) => {
       const lift = lifts.find((candidate) => candidate.container === node);
       return lift ? [lift.replacement, lift.rest] : [node];
@@ -413,12 +425,20 @@ export class MarkerReader {
       if (marker?.type === "tabs") {
         parts.push({
           kind: "tabs",
-          tabs: token.items!.map((item) => ({ title: (tokens[item.open]!.marker as { title: string }).title, parts: this.build(tokens, item.open + 1, item.close) })),
+          tabs: token.items!.map((item) => ({
+            title: (tokens[item.open]!.marker as { title: string }).title,
+            parts: this.build(tokens, item.open + 1, item.close),
+          })),
         });
         index = token.close! + 1;
       } else if (marker?.type === "details") {
         const summary = token.summary === undefined ? undefined : (tokens[token.summary]!.marker as { title: string });
-        parts.push({ kind: "expandable", title: summary?.title ?? "", open: marker.open, parts: this.build(tokens, (token.summary ?? index) + 1, token.close!) });
+        parts.push({
+          kind: "expandable",
+          title: summary?.title ?? "",
+          open: marker.open,
+          parts: this.build(tokens, (token.summary ?? index) + 1, token.close!),
+        });
         index = token.close! + 1;
       } else if (marker?.type === "embed") {
         parts.push({ kind: "embed", url: marker.url });
@@ -429,7 +449,11 @@ export class MarkerReader {
       } else {
         let end = index;
         while (end < to && !(tokens[end]!.matched && tokens[end]!.marker)) end++;
-        parts.push(...nodesOf(tokens.slice(index, end), (paragraph, lines, start, stop) => this.paragraphOf(paragraph, lines, start, stop)).map((node): Part => ({ kind: "node", node })));
+        parts.push(
+          ...nodesOf(tokens.slice(index, end), (paragraph, lines, start, stop) => this.paragraphOf(paragraph, lines, start, stop)).map(
+            (node): Part => ({ kind: "node", node }),
+          ),
+        );
         index = end;
       }
     }
@@ -438,7 +462,10 @@ export class MarkerReader {
 }
 
 /** Unmatched tokens back to mdast: consecutive lines or pieces of one node make one node again. */
-function nodesOf(tokens: Token[], paragraphOf: (paragraph: Mdast.Paragraph, lines: Line[], from: number, to: number) => Mdast.Paragraph | undefined): Mdast.RootContent[] {
+function nodesOf(
+  tokens: Token[],
+  paragraphOf: (paragraph: Mdast.Paragraph, lines: Line[], from: number, to: number) => Mdast.Paragraph | undefined,
+): Mdast.RootContent[] {
   const nodes: Mdast.RootContent[] = [];
   let index = 0;
   while (index < tokens.length) {

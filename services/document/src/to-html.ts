@@ -165,7 +165,10 @@ class Renderer {
     this.usedIds.add(id);
     this.toc.push({ id, title, depth: depth - this.topHeading + 1 });
     // The page's title is its <h1>: the document's headings sit below it, from <h2> on.
-    return h(`h${depth - this.topHeading + 2}`, { id }, [...this.inlines(block.nodes ?? []), h("a.anchor", { href: `#${id}`, "aria-label": `Link to ${title}` }, "#")]);
+    return h(`h${depth - this.topHeading + 2}`, { id }, [
+      ...this.inlines(block.nodes ?? []),
+      h("a.anchor", { href: `#${id}`, "aria-label": `Link to ${title}` }, "#"),
+    ]);
   }
 
   private code(block: DocumentBlock): Element {
@@ -236,8 +239,21 @@ class Renderer {
     };
     return h("div.table", [
       h("table", [
-        h("thead", [h("tr", columns.map((column) => h("th", { scope: "col", ...align(column) }, typeof definition[column]?.title === "string" ? definition[column].title : "")))]),
-        h("tbody", records.map((record) => h("tr", columns.map((column) => h("td", align(column), cell(record?.values?.[column])))))),
+        h("thead", [
+          h(
+            "tr",
+            columns.map((column) => h("th", { scope: "col", ...align(column) }, typeof definition[column]?.title === "string" ? definition[column].title : "")),
+          ),
+        ]),
+        h(
+          "tbody",
+          records.map((record) =>
+            h(
+              "tr",
+              columns.map((column) => h("td", align(column), cell(record?.values?.[column]))),
+            ),
+          ),
+        ),
       ]),
     ]);
   }
@@ -259,7 +275,8 @@ class Renderer {
   private leaf(leaf: DocumentLeaf): ElementContent {
     let node: ElementContent = { type: "text", value: typeof leaf.text === "string" ? leaf.text : "" };
     for (const mark of leaf.marks ?? []) {
-      const tag = mark.type === "bold" ? "strong" : mark.type === "italic" ? "em" : mark.type === "code" ? "code" : mark.type === "strikethrough" ? "del" : null;
+      const tag =
+        mark.type === "bold" ? "strong" : mark.type === "italic" ? "em" : mark.type === "code" ? "code" : mark.type === "strikethrough" ? "del" : null;
       if (tag) node = h(tag, [node]);
     }
     return node;

@@ -145,7 +145,10 @@ class Writer {
     const placed = PLACED.find((kind) => kind === type);
     if (placed && !ALLOWS[container][placed]) {
       const places = (Object.keys(ALLOWS) as Container[]).filter((where) => ALLOWS[where][placed]).map((where) => CONTAINER_NAME[where]);
-      fail(path, `block type ${JSON.stringify(type)} is not supported in ${CONTAINER_NAME[container]} (GitBook allows it in ${places.join(", ").replace(/, ([^,]*)$/, " or $1")})`);
+      fail(
+        path,
+        `block type ${JSON.stringify(type)} is not supported in ${CONTAINER_NAME[container]} (GitBook allows it in ${places.join(", ").replace(/, ([^,]*)$/, " or $1")})`,
+      );
     }
     switch (type) {
       case "paragraph":
@@ -227,7 +230,11 @@ class Writer {
       if (item.object !== "block" || item.type !== "tabs-item") fail(itemPath, `a tabs block holds tabs-item blocks, not ${JSON.stringify(item.type)}`);
       const itemData = dataOf(item, itemPath);
       const title = itemData.title === undefined ? "" : stringAt(itemData.title, join(itemPath, "data.title"));
-      out.push(tabMarker(`{% tab title="${encodeAttribute(title.trim())}" %}`), ...withoutEmptyParagraphs(this.blocks(item, itemPath, "tabs-item")), tabMarker("{% endtab %}"));
+      out.push(
+        tabMarker(`{% tab title="${encodeAttribute(title.trim())}" %}`),
+        ...withoutEmptyParagraphs(this.blocks(item, itemPath, "tabs-item")),
+        tabMarker("{% endtab %}"),
+      );
     }
     out.push(tabMarker("{% endtabs %}"));
     return out;
@@ -245,7 +252,8 @@ class Writer {
         title = childrenOf(fragment, fragmentPath)
           .map(({ value: block, path: blockPath }) => {
             const paragraph = objectAt(block, blockPath);
-            if (paragraph.object !== "block" || paragraph.type !== "paragraph") fail(blockPath, `an expandable's title is a paragraph, not ${JSON.stringify(paragraph.type)}`);
+            if (paragraph.object !== "block" || paragraph.type !== "paragraph")
+              fail(blockPath, `an expandable's title is a paragraph, not ${JSON.stringify(paragraph.type)}`);
             return this.plainText(paragraph, blockPath);
           })
           .join(" ");
@@ -256,7 +264,12 @@ class Writer {
       }
     });
     const open = data.defaultExpanded === true;
-    return [{ type: "html", value: open ? "<details open>" : "<details>" }, { type: "html", value: `<summary>${encodeSummary(title)}</summary>` }, ...body, { type: "html", value: "</details>" }];
+    return [
+      { type: "html", value: open ? "<details open>" : "<details>" },
+      { type: "html", value: `<summary>${encodeSummary(title)}</summary>` },
+      ...body,
+      { type: "html", value: "</details>" },
+    ];
   }
 
   /** `$$`, the formula's lines, `$$`: one paragraph (blank lines are dropped); an empty formula writes nothing. */
@@ -371,7 +384,10 @@ class Writer {
           const text = stringAt(leaf.text, join(leafPath, "text"));
           const marks = this.marks(leaf.marks ?? [], join(leafPath, "marks"));
           if (text === "") return;
-          leaves.push({ marks: marks.filter((type) => type !== "code"), node: marks.includes("code") ? { type: "inlineCode", value: text } : { type: "text", value: text } });
+          leaves.push({
+            marks: marks.filter((type) => type !== "code"),
+            node: marks.includes("code") ? { type: "inlineCode", value: text } : { type: "text", value: text },
+          });
         });
       } else if (node.object === "inline") {
         leaves.push({ marks: [], node: this.inline(node, childPath) });
@@ -401,7 +417,7 @@ class Writer {
       case "link": {
         const url = urlOf(data.ref, join(path, "data.ref"), false);
         const children = this.inlines(node, path);
-        return { type: "link", url, children: children.length > 0 ? (children) : [{ type: "text", value: url }] };
+        return { type: "link", url, children: children.length > 0 ? children : [{ type: "text", value: url }] };
       }
       case "inline-image":
         return this.image(data, path);
@@ -443,6 +459,16 @@ export function documentToMarkdown(document: JsonDocument): string {
   const children = new Writer().blocks(root, "", "document");
   return toMarkdown(
     { type: "root", children },
-    { extensions: [gfmToMarkdown()], bullet: "-", bulletOther: "+", emphasis: "*", rule: "*", fences: true, listItemIndent: "one", unsafe: UNSAFE, join: [joinTabMarkers] },
+    {
+      extensions: [gfmToMarkdown()],
+      bullet: "-",
+      bulletOther: "+",
+      emphasis: "*",
+      rule: "*",
+      fences: true,
+      listItemIndent: "one",
+      unsafe: UNSAFE,
+      join: [joinTabMarkers],
+    },
   );
 }

@@ -1,7 +1,15 @@
 import { runInNewContext } from "node:vm";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { checkCondition, compileCondition, ConditionSyntaxError, evaluateCondition, evaluateConditions, MAX_CONDITION_LENGTH, type ConditionContext } from "../src/index.js";
+import {
+  checkCondition,
+  compileCondition,
+  ConditionSyntaxError,
+  evaluateCondition,
+  evaluateConditions,
+  MAX_CONDITION_LENGTH,
+  type ConditionContext,
+} from "../src/index.js";
 
 const context: ConditionContext = {
   visitor: {
@@ -171,13 +179,19 @@ const { expression: booleanExpression } = fc.letrec<{ expression: string; string
     { depthSize: "small" },
     fc.constantFrom("true", "false", "visitor.claims.flag"),
     fc.tuple(tie("string"), fc.constantFrom("===", "!==", "==", "<"), tie("string")).map(([left, operator, right]) => `(${left} ${operator} ${right})`),
-    fc.tuple(tie("number"), fc.constantFrom("===", "!=", "<", "<=", ">", ">="), tie("number")).map(([left, operator, right]) => `(${left} ${operator} ${right})`),
+    fc
+      .tuple(tie("number"), fc.constantFrom("===", "!=", "<", "<=", ">", ">="), tie("number"))
+      .map(([left, operator, right]) => `(${left} ${operator} ${right})`),
     fc.tuple(tie("expression"), fc.constantFrom("&&", "||"), tie("expression")).map(([left, operator, right]) => `(${left} ${operator} ${right})`),
     tie("expression").map((value) => `!${value}`),
     fc.tuple(tie("expression"), tie("expression"), tie("expression")).map(([test, yes, no]) => `(${test} ? ${yes} : ${no})`),
-    fc.tuple(tie("string"), fc.constantFrom("includes", "startsWith", "endsWith"), tie("string")).map(([value, method, argument]) => `${value}.${method}(${argument})`),
+    fc
+      .tuple(tie("string"), fc.constantFrom("includes", "startsWith", "endsWith"), tie("string"))
+      .map(([value, method, argument]) => `${value}.${method}(${argument})`),
     stringLiteral.map((tag) => `visitor.claims.tags.includes(${tag})`),
-    fc.tuple(fc.constantFrom("some", "every"), stringLiteral).map(([method, tag]) => `visitor.claims.tags.${method}(t => t === ${tag} || t.startsWith(${tag}))`),
+    fc
+      .tuple(fc.constantFrom("some", "every"), stringLiteral)
+      .map(([method, tag]) => `visitor.claims.tags.${method}(t => t === ${tag} || t.startsWith(${tag}))`),
   ),
 }));
 
@@ -211,10 +225,45 @@ describe("condition properties", () => {
 
   it("never throw and never answer anything but a boolean, whatever the text", () => {
     const fragments = fc.constantFrom(
-      "visitor", "claims", ".", "[", "]", "(", ")", "=>", "__proto__", "constructor", "prototype", '"', "'", "`", "${",
-      "this", "new", "Function", "eval", "import", "?.", "&&", "||", "!", "===", "1", "x", "some", "every", "includes", ",", ";", "{", "}",
+      "visitor",
+      "claims",
+      ".",
+      "[",
+      "]",
+      "(",
+      ")",
+      "=>",
+      "__proto__",
+      "constructor",
+      "prototype",
+      '"',
+      "'",
+      "`",
+      "${",
+      "this",
+      "new",
+      "Function",
+      "eval",
+      "import",
+      "?.",
+      "&&",
+      "||",
+      "!",
+      "===",
+      "1",
+      "x",
+      "some",
+      "every",
+      "includes",
+      ",",
+      ";",
+      "{",
+      "}",
     );
-    const text = fc.oneof(fc.string({ maxLength: 80 }), fc.array(fragments, { maxLength: 30 }).map((parts) => parts.join("")));
+    const text = fc.oneof(
+      fc.string({ maxLength: 80 }),
+      fc.array(fragments, { maxLength: 30 }).map((parts) => parts.join("")),
+    );
     fc.assert(
       fc.property(text, claimsArbitrary, (condition, claims) => {
         const result = evaluateCondition(condition, { visitor: { claims } });

@@ -27,16 +27,28 @@ describe("document → markdown", () => {
   });
 
   it("writes page, file and anchor references as the links markdown reads back", () => {
-    const link = (ref: unknown) => ({
-      object: "document",
-      data: {},
-      nodes: [{ object: "block", type: "paragraph", data: {}, nodes: [{ object: "inline", type: "link", isVoid: false, data: { ref }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "x", marks: [] }] }] }] }],
-    }) as JsonDocument;
+    const link = (ref: unknown) =>
+      ({
+        object: "document",
+        data: {},
+        nodes: [
+          {
+            object: "block",
+            type: "paragraph",
+            data: {},
+            nodes: [
+              { object: "inline", type: "link", isVoid: false, data: { ref }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "x", marks: [] }] }] },
+            ],
+          },
+        ],
+      }) as JsonDocument;
     expect(documentToMarkdown(link({ kind: "page", page: "p1" }))).toBe("[x](/pages/p1)\n");
     expect(documentToMarkdown(link({ kind: "file", file: "f1" }))).toBe("[x](/files/f1)\n");
     expect(documentToMarkdown(link({ kind: "anchor", anchor: "a" }))).toBe("[x](#a)\n");
     expect(documentToMarkdown(link({ kind: "anchor", anchor: "a", page: "p1" }))).toBe("[x](/pages/p1#a)\n");
-    expect(() => documentToMarkdown(link({ kind: "space", space: "s1" }))).toThrow('nodes[0].nodes[0].data.ref.kind: link reference kind "space" is not supported');
+    expect(() => documentToMarkdown(link({ kind: "space", space: "s1" }))).toThrow(
+      'nodes[0].nodes[0].data.ref.kind: link reference kind "space" is not supported',
+    );
   });
 
   it("names the path of a node it cannot express", () => {
@@ -52,9 +64,15 @@ describe("document → markdown", () => {
     expect(bad([{ object: "block", type: "paragraph", nodes: [{ object: "inline", type: "mention", data: {} }] }])).toThrow(
       'nodes[0].nodes[0]: inline type "mention" is not supported',
     );
-    expect(bad([{ object: "block", type: "paragraph", nodes: [{ object: "text", leaves: [{ object: "leaf", text: "a", marks: [{ object: "mark", type: "color" }] }] }] }])).toThrow(
-      'nodes[0].nodes[0].leaves[0].marks[0]: mark type "color" is not supported',
-    );
+    expect(
+      bad([
+        {
+          object: "block",
+          type: "paragraph",
+          nodes: [{ object: "text", leaves: [{ object: "leaf", text: "a", marks: [{ object: "mark", type: "color" }] }] }],
+        },
+      ]),
+    ).toThrow('nodes[0].nodes[0].leaves[0].marks[0]: mark type "color" is not supported');
     expect(bad([{ object: "block", type: "paragraph", nodes: [{ object: "text", leaves: [{ object: "leaf", text: 3, marks: [] }] }] }])).toThrow(
       "nodes[0].nodes[0].leaves[0].text: must be a string",
     );
@@ -135,7 +153,10 @@ describe("document → markdown", () => {
   it("refuses tabs, expandables, embeds and math where GitBook's schema does not allow them, naming the path", () => {
     const block = (type: string, nodes: unknown[] = [], data: Record<string, unknown> = {}) => ({ object: "block", type, data, nodes });
     const paragraph = block("paragraph", [{ object: "text", leaves: [{ object: "leaf", text: "a", marks: [] }] }]);
-    const bad = (...nodes: unknown[]) => () => documentToMarkdown({ object: "document", data: {}, nodes } as JsonDocument);
+    const bad =
+      (...nodes: unknown[]) =>
+      () =>
+        documentToMarkdown({ object: "document", data: {}, nodes } as JsonDocument);
     expect(bad(paragraph, block("blockquote", [block("tabs")]))).toThrow(
       new DocumentConversionError("nodes[1].nodes[0]", 'block type "tabs" is not supported in a blockquote (GitBook allows it in the document)'),
     );
@@ -145,7 +166,9 @@ describe("document → markdown", () => {
     expect(bad(block("hint", [block("math", [], { formula: "x" })], { style: "info" }))).toThrow(
       'nodes[0].nodes[0]: block type "math" is not supported in a hint (GitBook allows it in the document, a list item or a tab)',
     );
-    expect(bad(block("tabs", [block("tabs-item", [block("expandable")], { title: "t" })]))).toThrow('nodes[0].nodes[0].nodes[0]: block type "expandable" is not supported in a tab');
+    expect(bad(block("tabs", [block("tabs-item", [block("expandable")], { title: "t" })]))).toThrow(
+      'nodes[0].nodes[0].nodes[0]: block type "expandable" is not supported in a tab',
+    );
     const expandable = (body: unknown[]) => ({
       object: "block",
       type: "expandable",
@@ -166,9 +189,9 @@ describe("document → markdown", () => {
     // An empty formula writes nothing; blank lines in one are dropped; the full-width setting is not kept.
     expect(documentToMarkdown({ object: "document", data: {}, nodes: [block("math", [], { formula: " " })] } as JsonDocument)).toBe("");
     expect(documentToMarkdown({ object: "document", data: {}, nodes: [block("math", [], { formula: "a\n\n b" })] } as JsonDocument)).toBe("$$\na\n b\n$$\n");
-    expect(documentToMarkdown({ object: "document", data: {}, nodes: [block("embed", [], { url: "https://e.com/\"q\"", fullWidth: true })] } as JsonDocument)).toBe(
-      '{% embed url="https://e.com/&quot;q&quot;" %}\n',
-    );
+    expect(
+      documentToMarkdown({ object: "document", data: {}, nodes: [block("embed", [], { url: 'https://e.com/"q"', fullWidth: true })] } as JsonDocument),
+    ).toBe('{% embed url="https://e.com/&quot;q&quot;" %}\n');
   });
 
   it("round trips generated documents (property)", () => {
@@ -181,5 +204,4 @@ describe("document → markdown", () => {
       { numRuns: 500, examples: [[">~~~| _0_\n\n```\n*\n```"]] },
     );
   });
-
 });

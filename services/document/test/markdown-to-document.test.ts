@@ -188,13 +188,21 @@ describe("markdown → document", () => {
     ]);
     const inline = only("Look ![icon](/files/i1) here");
     expect(inline.type).toBe("paragraph");
-    expect((inline.nodes ?? []).find((node) => node.object === "inline")).toMatchObject({ type: "inline-image", isVoid: true, data: { ref: { kind: "file", file: "i1" } } });
+    expect((inline.nodes ?? []).find((node) => node.object === "inline")).toMatchObject({
+      type: "inline-image",
+      isVoid: true,
+      data: { ref: { kind: "file", file: "i1" } },
+    });
   });
 
   it("GFM tables become table blocks: text columns, one record per row, cells in fragments", () => {
     const table = only("| Name | Age |\n|:-----|----:|\n| Ann | **31** |\n| Bob | 42 |");
     expect(table.type).toBe("table");
-    const data = table.data as { view: { columns: string[] }; definition: Record<string, { title: string; textAlignment: string }>; records: Record<string, { values: Record<string, string> }> };
+    const data = table.data as {
+      view: { columns: string[] };
+      definition: Record<string, { title: string; textAlignment: string }>;
+      records: Record<string, { values: Record<string, string> }>;
+    };
     expect(data.view.columns).toEqual(["c0", "c1"]);
     expect(Object.values(data.definition).map((column) => [column.title, column.textAlignment])).toEqual([
       ["Name", "left"],
@@ -260,22 +268,33 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
   });
 
   it("tabs: a tag right after a list or a quote (a lazy continuation line to markdown) still closes the tab", () => {
-    const tabs = only('{% tabs %}\n{% tab title="A" %}\n- item\n{% endtab %}\n\n{% tab title="B" %}\n> [!NOTE]\n> {% embed url="https://example.com" %}\n{% endtab %}\n\n{% tab title="C" %}\n> - deep\n{% endtab %}\n{% endtabs %}');
+    const tabs = only(
+      '{% tabs %}\n{% tab title="A" %}\n- item\n{% endtab %}\n\n{% tab title="B" %}\n> [!NOTE]\n> {% embed url="https://example.com" %}\n{% endtab %}\n\n{% tab title="C" %}\n> - deep\n{% endtab %}\n{% endtabs %}',
+    );
     const [a, b, c] = tabs.nodes as DocumentBlock[];
     expect(outline(a!.nodes)).toEqual([["list-unordered", ""]]);
     expect(outline(((a!.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!.nodes)).toEqual([["paragraph", "item"]]);
-    expect(b!.nodes).toEqual([{ object: "block", type: "hint", data: { style: "info" }, nodes: [{ object: "block", type: "embed", isVoid: true, data: { url: "https://example.com" } }] }]);
+    expect(b!.nodes).toEqual([
+      {
+        object: "block",
+        type: "hint",
+        data: { style: "info" },
+        nodes: [{ object: "block", type: "embed", isVoid: true, data: { url: "https://example.com" } }],
+      },
+    ]);
     expect(outline(c!.nodes)).toEqual([["blockquote", ""]]);
     // A tag that closes nothing stays in the list item's text, as before.
     const list = only("- item\n{% endtab %}");
-    expect(outline(((list.nodes as DocumentBlock[])[0]!).nodes)).toEqual([["paragraph", "item\n{% endtab %}"]]);
+    expect(outline((list.nodes as DocumentBlock[])[0]!.nodes)).toEqual([["paragraph", "item\n{% endtab %}"]]);
   });
 
   it("tabs: titles are read as written (markdown and entities for quotes), an empty tab holds an empty paragraph", () => {
     const tabs = only('{% tabs %}\n{% tab title="a *b* \\c &quot;d&quot; &amp;quot;" %}\n{% endtab %}\n{% tab %}\n\n{% endtab %}\n{% endtabs %}');
     const items = tabs.nodes as DocumentBlock[];
     expect(items.map((item) => item.data)).toEqual([{ title: 'a *b* \\c "d" &quot;' }, { title: "" }]);
-    expect(items[0]!.nodes).toEqual([{ object: "block", type: "paragraph", data: {}, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "", marks: [] }] }] }]);
+    expect(items[0]!.nodes).toEqual([
+      { object: "block", type: "paragraph", data: {}, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "", marks: [] }] }] },
+    ]);
   });
 
   it("tabs hold what GitBook allows in a tab: embeds, math, hints, images; a table or an expandable is degraded", () => {
@@ -341,7 +360,11 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
   });
 
   it("expandable: the summary on the <details> line or the next, `open`, markup and entities in the summary, an empty body", () => {
-    for (const markdown of ["<details><summary>T</summary>\n\nbody\n</details>", "<details>\n<summary>T</summary>\n\nbody\n\n</details>", "<details>\n\n<summary>\nT\n</summary>\n\nbody\n\n</details>"]) {
+    for (const markdown of [
+      "<details><summary>T</summary>\n\nbody\n</details>",
+      "<details>\n<summary>T</summary>\n\nbody\n\n</details>",
+      "<details>\n\n<summary>\nT\n</summary>\n\nbody\n\n</details>",
+    ]) {
       const expandable = only(markdown);
       expect(outline(fragment(expandable, "expandable-title").nodes)).toEqual([["paragraph", "T"]]);
       expect(outline(fragment(expandable, "expandable-body").nodes)).toEqual([["paragraph", "body"]]);
@@ -395,14 +418,21 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
   });
 
   it("headings inside tabs and expandables get ids from the same slugs as the rest of the page", () => {
-    const document = markdownToDocument("## Setup\n\n{% tabs %}\n{% tab title=\"A\" %}\n## Setup\n{% endtab %}\n{% endtabs %}\n\n<details>\n<summary>S</summary>\n\n## Setup\n\n</details>");
+    const document = markdownToDocument(
+      '## Setup\n\n{% tabs %}\n{% tab title="A" %}\n## Setup\n{% endtab %}\n{% endtabs %}\n\n<details>\n<summary>S</summary>\n\n## Setup\n\n</details>',
+    );
     const [, tabs, expandable] = document.nodes;
-    expect((((tabs!.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!).data).toEqual({ id: "setup-1" });
+    expect(((tabs!.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!.data).toEqual({ id: "setup-1" });
     expect(fragment(expandable!, "expandable-body").nodes[0]!.data).toEqual({ id: "setup-2" });
   });
 
   it("embed: {% embed url %}; a caption ({% endembed %} form) is not in GitBook's schema and stays as the text after it", () => {
-    expect(only('{% embed url="https://www.youtube.com/watch?v=a_b*c*" %}')).toEqual({ object: "block", type: "embed", isVoid: true, data: { url: "https://www.youtube.com/watch?v=a_b*c*" } });
+    expect(only('{% embed url="https://www.youtube.com/watch?v=a_b*c*" %}')).toEqual({
+      object: "block",
+      type: "embed",
+      isVoid: true,
+      data: { url: "https://www.youtube.com/watch?v=a_b*c*" },
+    });
     expect(only('{% embed url="<https://example.com/x>" %}').data).toEqual({ url: "https://example.com/x" });
     const document = markdownToDocument('{% embed url="https://example.com/x" %}\nThe **caption**\n{% endembed %}\n\nafter');
     expect(outline(document.nodes)).toEqual([
@@ -416,12 +446,20 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
     const hint = only('> [!NOTE]\n> {% embed url="https://example.com/a" %}');
     expect(hint.nodes).toEqual([{ object: "block", type: "embed", isVoid: true, data: { url: "https://example.com/a" } }]);
     const list = only('- {% embed url="https://example.com/b" %}');
-    expect(((list.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!.nodes![0]).toMatchObject({ type: "link", data: { ref: { kind: "url", url: "https://example.com/b" } } });
+    expect(((list.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!.nodes![0]).toMatchObject({
+      type: "link",
+      data: { ref: { kind: "url", url: "https://example.com/b" } },
+    });
     expect(outline(only('> {% embed url="https://example.com/c" %}').nodes)).toEqual([["paragraph", "https://example.com/c"]]);
   });
 
   it("math: a paragraph holding only $$ … $$ is a math block, its formula as written (backslashes, * and _ kept)", () => {
-    expect(only("$$\n\\frac{a_1 * b_2}{c} \\{x\\} \\\\\n  y\n$$")).toEqual({ object: "block", type: "math", isVoid: true, data: { formula: "\\frac{a_1 * b_2}{c} \\{x\\} \\\\\n  y" } });
+    expect(only("$$\n\\frac{a_1 * b_2}{c} \\{x\\} \\\\\n  y\n$$")).toEqual({
+      object: "block",
+      type: "math",
+      isVoid: true,
+      data: { formula: "\\frac{a_1 * b_2}{c} \\{x\\} \\\\\n  y" },
+    });
     expect(only("$$x^2$$").data).toEqual({ formula: "x^2" });
     const list = only("- $$\n  a \\pm b\n  $$");
     expect(((list.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]).toMatchObject({ type: "math", data: { formula: "a \\pm b" } });
@@ -447,7 +485,7 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
       "{% embed %}",
       '{% embed url="" %}',
       "{% endembed %}",
-      "{% hint style=\"info\" %}\nx\n{% endhint %}",
+      '{% hint style="info" %}\nx\n{% endhint %}',
       '{% tab title="unterminated %}',
     ]) {
       expect(markdownToDocument(markdown), markdown).toEqual(plain(markdown));
@@ -505,7 +543,8 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
   });
 
   it("reads the same without the source (mdastToDocument), except tags and formulas read as parsed text", () => {
-    const markdown = '{% tabs %}\n{% tab title="A" %}\n$$\nx\n$$\n{% endtab %}\n{% endtabs %}\n\n<details>\n<summary>T</summary>\n\nb\n\n</details>\n\n{% embed url="https://example.com" %}';
+    const markdown =
+      '{% tabs %}\n{% tab title="A" %}\n$$\nx\n$$\n{% endtab %}\n{% endtabs %}\n\n<details>\n<summary>T</summary>\n\nb\n\n</details>\n\n{% embed url="https://example.com" %}';
     expect(mdastToDocument(parseMarkdown(markdown))).toEqual(markdownToDocument(markdown));
     expect(mdastToDocument(parseMarkdown("$$\n\\{x\\}\n$$")).nodes[0]!.data).toEqual({ formula: "{x}" });
   });

@@ -33,7 +33,12 @@ describe("GitBook's schema", () => {
   });
 
   it("validates each new block in every container markdown can put it in", () => {
-    const blocks = ['{% tabs %}\n{% tab title="T" %}\nx\n{% endtab %}\n{% endtabs %}', "<details>\n<summary>S</summary>\n\nx\n\n</details>", '{% embed url="https://example.com" %}', "$$\nx\n$$"];
+    const blocks = [
+      '{% tabs %}\n{% tab title="T" %}\nx\n{% endtab %}\n{% endtabs %}',
+      "<details>\n<summary>S</summary>\n\nx\n\n</details>",
+      '{% embed url="https://example.com" %}',
+      "$$\nx\n$$",
+    ];
     const containers = [
       (block: string) => block,
       (block: string) => block.replace(/^/gm, "- ").replace(/\n- /g, "\n  "),
@@ -58,8 +63,24 @@ describe("GitBook's schema", () => {
     expect(validateDocument(document([tabs([tabs([paragraph])])]))).toBe(false);
     expect(validateDocument(document([{ object: "block", type: "math", isVoid: true, data: {} }]))).toBe(false);
     expect(validateDocument(document([{ object: "block", type: "embed", isVoid: false, data: { url: "https://e.com" } }]))).toBe(false);
-    expect(validateDocument(document([{ object: "block", type: "blockquote", nodes: [{ object: "block", type: "embed", isVoid: true, data: { url: "https://e.com" } }] }]))).toBe(false);
-    expect(validateDocument(document([{ object: "block", type: "expandable", isVoid: true, data: {}, fragments: [{ object: "fragment", fragment: "expandable-body", type: "expandable-body", nodes: [] }] }]))).toBe(false);
+    expect(
+      validateDocument(
+        document([{ object: "block", type: "blockquote", nodes: [{ object: "block", type: "embed", isVoid: true, data: { url: "https://e.com" } }] }]),
+      ),
+    ).toBe(false);
+    expect(
+      validateDocument(
+        document([
+          {
+            object: "block",
+            type: "expandable",
+            isVoid: true,
+            data: {},
+            fragments: [{ object: "fragment", fragment: "expandable-body", type: "expandable-body", nodes: [] }],
+          },
+        ]),
+      ),
+    ).toBe(false);
   });
 
   it("validates generated documents (property)", () => {

@@ -121,7 +121,7 @@ describe("documentToHtml", () => {
   });
 
   it("highlights code on the server, and leaves unknown languages plain", () => {
-    const { html } = render('```ts\nconst answer: number = 42;\n```\n\n```nonsense\n<b>x</b>\n```');
+    const { html } = render("```ts\nconst answer: number = 42;\n```\n\n```nonsense\n<b>x</b>\n```");
     expect(html).toContain('<pre tabindex="0"><code class="hljs language-ts"><span class="hljs-keyword">const</span>');
     expect(html).toContain('<span class="hljs-number">42</span>');
     expect(html).toContain('<code class="hljs language-nonsense">&#x3C;b>x&#x3C;/b></code>');
@@ -137,10 +137,34 @@ describe("documentToHtml", () => {
           type: "paragraph",
           data: {},
           nodes: [
-            { object: "inline", type: "link", isVoid: false, data: { ref: { kind: "page", page: "p1" } }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "page", marks: [] }] }] },
-            { object: "inline", type: "link", isVoid: false, data: { ref: { kind: "file", file: "f1" } }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "file", marks: [] }] }] },
-            { object: "inline", type: "link", isVoid: false, data: { ref: { kind: "anchor", anchor: "top" } }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "anchor", marks: [] }] }] },
-            { object: "inline", type: "link", isVoid: false, data: { ref: { kind: "page", page: "hidden" } }, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "hidden", marks: [] }] }] },
+            {
+              object: "inline",
+              type: "link",
+              isVoid: false,
+              data: { ref: { kind: "page", page: "p1" } },
+              nodes: [{ object: "text", leaves: [{ object: "leaf", text: "page", marks: [] }] }],
+            },
+            {
+              object: "inline",
+              type: "link",
+              isVoid: false,
+              data: { ref: { kind: "file", file: "f1" } },
+              nodes: [{ object: "text", leaves: [{ object: "leaf", text: "file", marks: [] }] }],
+            },
+            {
+              object: "inline",
+              type: "link",
+              isVoid: false,
+              data: { ref: { kind: "anchor", anchor: "top" } },
+              nodes: [{ object: "text", leaves: [{ object: "leaf", text: "anchor", marks: [] }] }],
+            },
+            {
+              object: "inline",
+              type: "link",
+              isVoid: false,
+              data: { ref: { kind: "page", page: "hidden" } },
+              nodes: [{ object: "text", leaves: [{ object: "leaf", text: "hidden", marks: [] }] }],
+            },
           ],
         },
       ],
@@ -149,7 +173,9 @@ describe("documentToHtml", () => {
   });
 
   it("never emits script: hostile URLs are dropped and text is escaped", () => {
-    const { html } = render('[x](javascript:alert(1)) [y](JaVa\tScRiPt:alert(1)) [z](data:text/html,<script>) <script>alert(1)</script> <img src=x onerror=alert(1)>');
+    const { html } = render(
+      "[x](javascript:alert(1)) [y](JaVa\tScRiPt:alert(1)) [z](data:text/html,<script>) <script>alert(1)</script> <img src=x onerror=alert(1)>",
+    );
     expect(html).not.toMatch(/<script|javascript:|data:text|<img src="x"|onerror="/i);
     expect(html).toContain("&#x3C;script>");
     expect(safeUrl(" https://example.com/a ")).toBe("https://example.com/a");
@@ -159,7 +185,11 @@ describe("documentToHtml", () => {
   });
 
   it("renders any input without throwing and without script, a property", () => {
-    const leaf = fc.record({ object: fc.constant("leaf"), text: fc.string(), marks: fc.array(fc.record({ object: fc.constant("mark"), type: fc.constantFrom("bold", "italic", "code", "strikethrough", "x") }), { maxLength: 3 }) });
+    const leaf = fc.record({
+      object: fc.constant("leaf"),
+      text: fc.string(),
+      marks: fc.array(fc.record({ object: fc.constant("mark"), type: fc.constantFrom("bold", "italic", "code", "strikethrough", "x") }), { maxLength: 3 }),
+    });
     const ref = fc.oneof(
       fc.record({ kind: fc.constant("url"), url: fc.oneof(fc.string(), fc.constant("javascript:alert(1)"), fc.webUrl()) }),
       fc.record({ kind: fc.constant("page"), page: fc.string() }),
@@ -167,7 +197,12 @@ describe("documentToHtml", () => {
     );
     const inline = fc.oneof(
       fc.record({ object: fc.constant("text"), leaves: fc.array(leaf, { maxLength: 3 }) }),
-      fc.record({ object: fc.constant("inline"), type: fc.constant("link"), data: fc.record({ ref }), nodes: fc.array(fc.record({ object: fc.constant("text"), leaves: fc.array(leaf, { maxLength: 2 }) }), { maxLength: 2 }) }),
+      fc.record({
+        object: fc.constant("inline"),
+        type: fc.constant("link"),
+        data: fc.record({ ref }),
+        nodes: fc.array(fc.record({ object: fc.constant("text"), leaves: fc.array(leaf, { maxLength: 2 }) }), { maxLength: 2 }),
+      }),
       fc.record({ object: fc.constant("inline"), type: fc.constant("inline-image"), data: fc.record({ ref, alt: fc.string() }) }),
     );
     const block = fc.letrec((tie) => ({
@@ -217,7 +252,9 @@ describe("documentToHtml", () => {
     }));
     fc.assert(
       fc.property(fc.array(block.block, { maxLength: 4 }), (nodes) => {
-        const { html } = documentToHtml({ object: "document", data: {}, nodes } as unknown as JsonDocument, { resolveRef: (r) => (r.kind === "page" ? `/docs/${r.page}` : null) });
+        const { html } = documentToHtml({ object: "document", data: {}, nodes } as unknown as JsonDocument, {
+          resolveRef: (r) => (r.kind === "page" ? `/docs/${r.page}` : null),
+        });
         expect(html).not.toMatch(/<script|javascript:|\son[a-z]+=/i);
       }),
       { numRuns: 300 },

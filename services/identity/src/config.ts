@@ -6,10 +6,7 @@ import { CHOSEN_SECRET_PATTERN } from "./domain/tokens.js";
 export const identityConfigShape = {
   ...serviceConfigShape,
   /** When set and there is no organization yet, the first organization's owner gets this exact token. */
-  IMPRINT_BOOTSTRAP_TOKEN: z
-    .string()
-    .regex(CHOSEN_SECRET_PATTERN, 'must start with "imp_" followed by 8 to 200 letters, digits, "-" or "_"')
-    .optional(),
+  IMPRINT_BOOTSTRAP_TOKEN: z.string().regex(CHOSEN_SECRET_PATTERN, 'must start with "imp_" followed by 8 to 200 letters, digits, "-" or "_"').optional(),
   IMPRINT_BOOTSTRAP_ORG_TITLE: z.string().trim().min(2).max(255).default("My organization"),
   IMPRINT_BOOTSTRAP_EMAIL: z.string().trim().toLowerCase().email().default("admin@imprint.local"),
   /** How often tokens that expired more than a day ago are deleted. */

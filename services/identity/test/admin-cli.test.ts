@@ -53,7 +53,11 @@ describe("admin CLI", () => {
     const email = uniqueEmail("cli-member");
     const output = json(await runCli(["member", "add", "--org", org.organizationId as string, "--email", email, "--role", "guest"], { env }));
     expect(output).toEqual({ organizationId: org.organizationId, userId: expect.any(String), role: "guest" });
-    const membership = await identity.client.members.getMembership({ organizationId: org.organizationId as string, userId: output.userId as string, tokenId: "" });
+    const membership = await identity.client.members.getMembership({
+      organizationId: org.organizationId as string,
+      userId: output.userId as string,
+      tokenId: "",
+    });
     expect(membership.role).toBe(7); // MEMBER_ROLE_GUEST
 
     const bad = await runCli(["member", "add", "--org", org.organizationId as string, "--email", email, "--role", "owner"], { env });
@@ -104,7 +108,10 @@ describe("admin CLI", () => {
   it("says when identity cannot be reached", async () => {
     const address = `127.0.0.1:${await getFreePort()}`;
     const result = await runCli(["user", "create", "--email", uniqueEmail()], { env: { IDENTITY_GRPC_ADDRESS: address } });
-    expect(result).toMatchObject({ code: 1, stderr: `imprint-admin: cannot reach identity at ${address} (from IDENTITY_GRPC_ADDRESS): is \`npm start\` running?\n` });
+    expect(result).toMatchObject({
+      code: 1,
+      stderr: `imprint-admin: cannot reach identity at ${address} (from IDENTITY_GRPC_ADDRESS): is \`npm start\` running?\n`,
+    });
   });
 
   it("finds identity through stack.json in the data directory", async () => {

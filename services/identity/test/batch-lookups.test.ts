@@ -60,13 +60,29 @@ describe("batch lookups for other services", () => {
     });
     expect(organizations.map((organization) => organization.title)).toEqual(["Public Org Two", "Public Org One"]);
     const [, one] = organizations;
-    expect(one).toMatchObject({ id: first.organizationId, type: "business", plan: "free", trialStatus: "notapplicable", logoUrl: "https://one.example/logo.png" });
+    expect(one).toMatchObject({
+      id: first.organizationId,
+      type: "business",
+      plan: "free",
+      trialStatus: "notapplicable",
+      logoUrl: "https://one.example/logo.png",
+    });
     expect(one!.createdAt).toBeInstanceOf(Date);
     // What only members see stays empty, and the caller (there is none) may do nothing.
-    expect(one).toMatchObject({ emailDomains: [], defaultRole: MemberRole.MEMBER_ROLE_GUEST, defaultContentSiteId: "", sso: false, ai: false, inviteLinks: false, mergeRulesType: "" });
+    expect(one).toMatchObject({
+      emailDomains: [],
+      defaultRole: MemberRole.MEMBER_ROLE_GUEST,
+      defaultContentSiteId: "",
+      sso: false,
+      ai: false,
+      inviteLinks: false,
+      mergeRulesType: "",
+    });
     expect(Object.values(one!.permissions!).every((allowed) => allowed === false)).toBe(true);
     expect((await identity.client.organizations.batchGetOrganizations({ organizationIds: [] })).organizations).toEqual([]);
-    await expect(identity.client.organizations.batchGetOrganizations({ organizationIds: Array.from({ length: 1001 }, () => randomUUID()) })).rejects.toMatchObject({
+    await expect(
+      identity.client.organizations.batchGetOrganizations({ organizationIds: Array.from({ length: 1001 }, () => randomUUID()) }),
+    ).rejects.toMatchObject({
       code: "invalid_argument",
       message: "organization_ids: must hold at most 1000 ids",
     });

@@ -14,7 +14,10 @@ const ADMIN_CLI = fileURLToPath(new URL("../dist/cli/admin.js", import.meta.url)
 /** Runs the compiled CLI the way an operator does (`npm run admin -- events ...`). */
 function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string } = {}): Promise<ScriptResult> {
   // What the machine says of the stack must not leak into a test that sets its own.
-  return runNodeScript(ADMIN_CLI, ["events", "dead-letters", ...args], { cwd: options.cwd, env: { NATS_URL: undefined, IMPRINT_DATA_DIR: undefined, ...options.env } });
+  return runNodeScript(ADMIN_CLI, ["events", "dead-letters", ...args], {
+    cwd: options.cwd,
+    env: { NATS_URL: undefined, IMPRINT_DATA_DIR: undefined, ...options.env },
+  });
 }
 
 describe("admin CLI: events dead-letters", () => {
@@ -31,7 +34,12 @@ describe("admin CLI: events dead-letters", () => {
   const bystanderSaw: string[] = [];
 
   beforeAll(async () => {
-    orm = await openDatabase({ url: await createTestDatabase(inject("pgAdminUrl"), "dead_letters_cli"), entities: [], migrationsPath: "/nonexistent", runMigrations: false });
+    orm = await openDatabase({
+      url: await createTestDatabase(inject("pgAdminUrl"), "dead_letters_cli"),
+      entities: [],
+      migrationsPath: "/nonexistent",
+      runMigrations: false,
+    });
     await orm.schema.create();
     env = { NATS_URL: await testNatsUrl() };
   });
@@ -41,7 +49,15 @@ describe("admin CLI: events dead-letters", () => {
   });
 
   async function publish(type: string, payload: Record<string, unknown>): Promise<EventEnvelope> {
-    const envelope: EventEnvelope = { id: randomUUID(), type, subject: `imprint.${context}.v1.${type}`, occurredAt: new Date().toISOString(), organizationId: null, actor: null, payload };
+    const envelope: EventEnvelope = {
+      id: randomUUID(),
+      type,
+      subject: `imprint.${context}.v1.${type}`,
+      occurredAt: new Date().toISOString(),
+      organizationId: null,
+      actor: null,
+      payload,
+    };
     await jetstream(await testNats()).publish(envelope.subject, JSON.stringify(envelope), { msgID: envelope.id });
     return envelope;
   }
@@ -71,7 +87,9 @@ describe("admin CLI: events dead-letters", () => {
     const lines = listed.stdout.trim().split("\n");
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(
-      new RegExp(`^(\\d+) consumer=${consumer} type=widget\\.created event=${event.id} failedAt=\\d{4}-\\d\\d-\\d\\dT\\S+Z error="widget\\.created: name must not be empty" attempts=1$`),
+      new RegExp(
+        `^(\\d+) consumer=${consumer} type=widget\\.created event=${event.id} failedAt=\\d{4}-\\d\\d-\\d\\dT\\S+Z error="widget\\.created: name must not be empty" attempts=1$`,
+      ),
     );
     const sequence = /^(\d+)/.exec(lines[0]!)![1]!;
     expect(await runCli(["list", "--consumer", bystander], { env })).toMatchObject({ code: 0, stdout: "no dead letters\n" });
@@ -120,7 +138,10 @@ describe("admin CLI: events dead-letters", () => {
     const left = (await runCli(["list", "--consumer", consumer], { env })).stdout.trim();
     expect(left).toMatch(/ type=- event=- /);
     // The bystander dead-lettered the malformed message too; only the one of `consumer` goes.
-    expect(await runCli(["discard", "--all", "--consumer", consumer], { env })).toMatchObject({ code: 0, stdout: expect.stringMatching(/^discarded \d+ \(not an event\) of /) });
+    expect(await runCli(["discard", "--all", "--consumer", consumer], { env })).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^discarded \d+ \(not an event\) of /),
+    });
     expect(await runCli(["list", "--consumer", consumer], { env })).toMatchObject({ stdout: "no dead letters\n" });
     expect((await runCli(["list", "--consumer", bystander], { env })).stdout).toMatch(/ type=- event=- /);
   });

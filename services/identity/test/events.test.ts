@@ -15,7 +15,13 @@ describe("identity events", () => {
     const since = new Date(Date.now() - 1_000);
     const { organizationId, owner } = await createOrganization(identity.clients);
     const member = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
-    await identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: member.userId, role: MemberRole.MEMBER_ROLE_EDIT });
+    await identity.client.members.updateMember({
+      updateMask: ["role"],
+      caller: owner.caller,
+      organizationId,
+      userId: member.userId,
+      role: MemberRole.MEMBER_ROLE_EDIT,
+    });
     await identity.client.organizations.updateOrganization(
       UpdateOrganizationRequest.fromPartial({
         caller: { userId: owner.userId, tokenId: "" },
@@ -28,7 +34,15 @@ describe("identity events", () => {
     await identity.client.members.setMemberSso({ caller: owner.caller, organizationId, userId: member.userId });
     await identity.client.members.removeMember({ caller: owner.caller, organizationId, userId: member.userId });
 
-    const expected = ["organization.created", "member.added", "member.added", "member.role_changed", "organization.updated", "member.sso_enabled", "member.removed"];
+    const expected = [
+      "organization.created",
+      "member.added",
+      "member.added",
+      "member.role_changed",
+      "organization.updated",
+      "member.sso_enabled",
+      "member.removed",
+    ];
     // The changes this test made, in commit order (other events of the organization may come between).
     const events = await waitForEvents("identity", { since, organizationId }, { types: expected });
     expect(events.filter((event) => expected.includes(event.type)).map((event) => event.type)).toEqual(expected);

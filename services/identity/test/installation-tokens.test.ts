@@ -58,7 +58,12 @@ describe("installation tokens", () => {
     expect(principal.caller).toEqual({ userId: issued.userId, tokenId: issued.tokenId });
     // Callers that keep the answer (the gateway's token cache) never use it past the token's expiry.
     expect(principal.expiresAt).toEqual(issued.expiresAt);
-    expect(principal.user).toEqual({ id: issued.userId, displayName: "Slack for Teams", email: `${issued.userId}@installations.imprint.invalid`, photoUrl: "" });
+    expect(principal.user).toEqual({
+      id: issued.userId,
+      displayName: "Slack for Teams",
+      email: `${issued.userId}@installations.imprint.invalid`,
+      photoUrl: "",
+    });
     expect(await membership(issued.userId, issued.tokenId)).toEqual({ role: MemberRole.MEMBER_ROLE_EDIT, disabled: false });
     // The principal may call the API like a member of its role.
     expect((await listMembers({ caller: principal.caller! })).members.map((member) => member.user!.id)).toEqual([owner.userId]);
@@ -81,7 +86,9 @@ describe("installation tokens", () => {
     expect((await listMembers({ search: "installations.imprint" })).page!.totalCount).toBe(0);
     expect((await listMembers({ role: MemberRole.MEMBER_ROLE_ADMIN })).page!.totalCount).toBe(1);
     expect((await listMembers({ sort: MemberSort.MEMBER_SORT_NAME })).members).toHaveLength(2);
-    expect((await identity.client.members.batchGetMembers({ organizationId, userIds: [userId, reader.userId] })).members.map((member) => member.user!.id)).toEqual([reader.userId]);
+    expect(
+      (await identity.client.members.batchGetMembers({ organizationId, userIds: [userId, reader.userId] })).members.map((member) => member.user!.id),
+    ).toEqual([reader.userId]);
 
     const caller = owner.caller;
     // One call at a time: a call started early would reject with nobody awaiting it yet.
@@ -94,14 +101,20 @@ describe("installation tokens", () => {
       expect(await failure(call())).toMatchObject({ code: "not_found", message: "Member not found" });
     }
     // Nor can it remove itself.
-    expect(await failure(identity.client.members.removeMember({ caller: { userId, tokenId: "" }, organizationId, userId }))).toMatchObject({ code: "not_found" });
+    expect(await failure(identity.client.members.removeMember({ caller: { userId, tokenId: "" }, organizationId, userId }))).toMatchObject({
+      code: "not_found",
+    });
     expect(await failure(identity.client.teams.createTeam({ caller, organizationId, title: "Bots", memberUserIds: [userId] }))).toMatchObject({
       code: "invalid_argument",
       message: expect.stringMatching(/^members\[0\]: /),
     });
 
     // Its admin role makes no admin of the organization: the owner is still its last admin.
-    expect(await failure(identity.client.members.updateMember({ updateMask: ["role"], caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }))).toMatchObject({
+    expect(
+      await failure(
+        identity.client.members.updateMember({ updateMask: ["role"], caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }),
+      ),
+    ).toMatchObject({
       code: "failed_precondition",
     });
     expect(await membership(userId)).toEqual({ role: MemberRole.MEMBER_ROLE_ADMIN, disabled: false });
@@ -117,7 +130,10 @@ describe("installation tokens", () => {
       [() => identity.client.users.createUser({ email, displayName: "" }), "email"],
       [() => identity.client.organizations.createOrganization({ title: "Taken over", ownerEmail: email, ownerDisplayName: "", ownerToken: "" }), "owner_email"],
     ] as const) {
-      expect(await failure(call())).toMatchObject({ code: "invalid_argument", message: `${field}: the domain installations.imprint.invalid is reserved for integration installations` });
+      expect(await failure(call())).toMatchObject({
+        code: "invalid_argument",
+        message: `${field}: the domain installations.imprint.invalid is reserved for integration installations`,
+      });
     }
   });
 
@@ -135,7 +151,11 @@ describe("installation tokens", () => {
       expect(principal.user!.displayName).toBe("Slack (new)");
       expect(await membership(first.userId, issued.tokenId)).toEqual({ role: MemberRole.MEMBER_ROLE_CREATE, disabled: false });
     }
-    const events = await waitForEvents("identity", { since, organizationId, payload: { userId: first.userId } }, { types: ["member.added", "member.role_changed"] });
+    const events = await waitForEvents(
+      "identity",
+      { since, organizationId, payload: { userId: first.userId } },
+      { types: ["member.added", "member.role_changed"] },
+    );
     expect(events.filter((event) => event.type.startsWith("member."))).toMatchObject([
       { type: "member.added", actor: null, payload: { userId: first.userId, role: "read" } },
       { type: "member.role_changed", actor: null, payload: { userId: first.userId, from: "read", to: "create" } },
@@ -143,7 +163,17 @@ describe("installation tokens", () => {
 
     // Its profile is its integration's: it cannot rename itself.
     const principalCaller = { userId: first.userId, tokenId: second.tokenId };
-    expect(await failure(identity.client.users.updateUser({ caller: principalCaller, userId: first.userId, updateMask: ["display_name"], displayName: "Your bank", photoUrl: "" }))).toMatchObject({
+    expect(
+      await failure(
+        identity.client.users.updateUser({
+          caller: principalCaller,
+          userId: first.userId,
+          updateMask: ["display_name"],
+          displayName: "Your bank",
+          photoUrl: "",
+        }),
+      ),
+    ).toMatchObject({
       code: "permission_denied",
     });
     expect((await identity.client.tokens.authenticateToken({ token: second.token })).user!.displayName).toBe("Slack (new)");
@@ -175,20 +205,34 @@ describe("installation tokens", () => {
     }
     expect(await failure(membership(first.userId))).toMatchObject({ code: "not_found" });
 
-    const events = await waitForEvents("identity", { since, payload: { userId: first.userId } }, { types: ["token.revoked", "token.revoked", "member.removed"] });
+    const events = await waitForEvents(
+      "identity",
+      { since, payload: { userId: first.userId } },
+      { types: ["token.revoked", "token.revoked", "member.removed"] },
+    );
     expect(events.filter((event) => event.type === "member.removed")).toMatchObject([
       { organizationId, actor: null, payload: { userId: first.userId, role: "edit" } },
     ]);
-    expect(events.filter((event) => event.type === "token.revoked").map((event) => event.payload.tokenId).sort()).toEqual([first.tokenId, second.tokenId].sort());
+    expect(
+      events
+        .filter((event) => event.type === "token.revoked")
+        .map((event) => event.payload.tokenId)
+        .sort(),
+    ).toEqual([first.tokenId, second.tokenId].sort());
 
     expect(await identity.client.tokens.revokeInstallationTokens({ installationId })).toEqual({ revokedTokens: 0, memberRemoved: false });
-    expect(await identity.client.tokens.revokeInstallationTokens({ installationId: `inst_${randomUUID()}` })).toEqual({ revokedTokens: 0, memberRemoved: false });
+    expect(await identity.client.tokens.revokeInstallationTokens({ installationId: `inst_${randomUUID()}` })).toEqual({
+      revokedTokens: 0,
+      memberRemoved: false,
+    });
   });
 
   it("is accepted by an organization that requires SSO, where a person's ordinary token is not", async () => {
     const reader = await createMember(identity.clients, organizationId, { role: "read", token: true });
     const readerToken = await identity.client.tokens.authenticateToken({ token: reader.token! });
-    await identity.client.organizations.updateOrganization(UpdateOrganizationRequest.fromPartial({ caller: owner.caller, organizationId, updateMask: ["sso"], sso: true }));
+    await identity.client.organizations.updateOrganization(
+      UpdateOrganizationRequest.fromPartial({ caller: owner.caller, organizationId, updateMask: ["sso"], sso: true }),
+    );
 
     const issued = await issue({ role: MemberRole.MEMBER_ROLE_READ });
     const principal = await identity.client.tokens.authenticateToken({ token: issued.token });
@@ -236,7 +280,10 @@ describe("installation tokens", () => {
   // Last: it moves the clock a day on.
   it("deletes tokens a day after they expired, and keeps the others", async () => {
     const tokenCount = async (id: string) =>
-      Number((await identity.running.orm.em.fork().getConnection().execute<{ count: string }[]>("select count(*) as count from api_tokens where id = ?", [id]))[0]!.count);
+      Number(
+        (await identity.running.orm.em.fork().getConnection().execute<{ count: string }[]>("select count(*) as count from api_tokens where id = ?", [id]))[0]!
+          .count,
+      );
     const expiring = await issue({ ttlSeconds: 60 });
     const lasting = await issue({ ttlSeconds: 86_400 });
     identity.clock.advance(61_000);

@@ -167,33 +167,80 @@ describe("members", () => {
     const { member: self } = await identity.client.members.getMember({ caller: guest.caller, organizationId, userId: guest.userId });
     expect(self).toMatchObject({ user: { id: guest.userId, email: guest.email }, role: MemberRole.MEMBER_ROLE_GUEST });
     for (const userId of [owner.userId, bob.userId, randomUUID()]) {
-      await expect(identity.client.members.getMember({ caller: guest.caller, organizationId, userId })).rejects.toMatchObject({ code: "not_found", message: "Member not found" });
+      await expect(identity.client.members.getMember({ caller: guest.caller, organizationId, userId })).rejects.toMatchObject({
+        code: "not_found",
+        message: "Member not found",
+      });
     }
   });
 
   it("changes roles (admins only) and reports the membership to other services", async () => {
     const { bob, alice } = await addThree();
-    const { member } = await identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: bob.userId, role: MemberRole.MEMBER_ROLE_REVIEW });
+    const { member } = await identity.client.members.updateMember({
+      updateMask: ["role"],
+      caller: owner.caller,
+      organizationId,
+      userId: bob.userId,
+      role: MemberRole.MEMBER_ROLE_REVIEW,
+    });
     expect(member!.role).toBe(MemberRole.MEMBER_ROLE_REVIEW);
-    expect(await identity.client.members.getMembership({ organizationId, userId: bob.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_REVIEW, disabled: false });
-    expect(await identity.client.members.getMembership({ organizationId, userId: alice.userId, tokenId: "" })).toEqual({ role: MemberRole.MEMBER_ROLE_GUEST, disabled: false });
+    expect(await identity.client.members.getMembership({ organizationId, userId: bob.userId, tokenId: "" })).toEqual({
+      role: MemberRole.MEMBER_ROLE_REVIEW,
+      disabled: false,
+    });
+    expect(await identity.client.members.getMembership({ organizationId, userId: alice.userId, tokenId: "" })).toEqual({
+      role: MemberRole.MEMBER_ROLE_GUEST,
+      disabled: false,
+    });
 
-    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: bob.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_ADMIN })).rejects.toMatchObject({
+    await expect(
+      identity.client.members.updateMember({
+        updateMask: ["role"],
+        caller: bob.caller,
+        organizationId,
+        userId: alice.userId,
+        role: MemberRole.MEMBER_ROLE_ADMIN,
+      }),
+    ).rejects.toMatchObject({
       code: "permission_denied",
     });
-    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: alice.userId, role: MemberRole.MEMBER_ROLE_UNSPECIFIED })).rejects.toMatchObject({
+    await expect(
+      identity.client.members.updateMember({
+        updateMask: ["role"],
+        caller: owner.caller,
+        organizationId,
+        userId: alice.userId,
+        role: MemberRole.MEMBER_ROLE_UNSPECIFIED,
+      }),
+    ).rejects.toMatchObject({
       code: "invalid_argument",
       message: expect.stringMatching(/^role: must be a role/),
     });
     const outsider = await createOutsider(identity.clients);
-    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: outsider.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
+    await expect(
+      identity.client.members.updateMember({
+        updateMask: ["role"],
+        caller: owner.caller,
+        organizationId,
+        userId: outsider.userId,
+        role: MemberRole.MEMBER_ROLE_READ,
+      }),
+    ).rejects.toMatchObject({
       code: "not_found",
     });
     await expect(identity.client.members.getMembership({ organizationId, userId: outsider.userId, tokenId: "" })).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("never demotes or removes the last admin", async () => {
-    await expect(identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
+    await expect(
+      identity.client.members.updateMember({
+        updateMask: ["role"],
+        caller: owner.caller,
+        organizationId,
+        userId: owner.userId,
+        role: MemberRole.MEMBER_ROLE_READ,
+      }),
+    ).rejects.toMatchObject({
       code: "failed_precondition",
       message: expect.stringContaining("last admin"),
     });
@@ -207,7 +254,13 @@ describe("members", () => {
 
     // With a second admin, the first may step down.
     const second = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
-    await identity.client.members.updateMember({ updateMask: ["role"], caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ });
+    await identity.client.members.updateMember({
+      updateMask: ["role"],
+      caller: second.caller,
+      organizationId,
+      userId: owner.userId,
+      role: MemberRole.MEMBER_ROLE_READ,
+    });
     await expect(identity.client.members.removeMember({ caller: second.caller, organizationId, userId: second.userId })).rejects.toMatchObject({
       code: "failed_precondition",
     });
@@ -216,8 +269,20 @@ describe("members", () => {
   it("keeps an admin when two admins demote each other at the same time", async () => {
     const second = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_ADMIN });
     const results = await Promise.allSettled([
-      identity.client.members.updateMember({ updateMask: ["role"], caller: owner.caller, organizationId, userId: second.userId, role: MemberRole.MEMBER_ROLE_READ }),
-      identity.client.members.updateMember({ updateMask: ["role"], caller: second.caller, organizationId, userId: owner.userId, role: MemberRole.MEMBER_ROLE_READ }),
+      identity.client.members.updateMember({
+        updateMask: ["role"],
+        caller: owner.caller,
+        organizationId,
+        userId: second.userId,
+        role: MemberRole.MEMBER_ROLE_READ,
+      }),
+      identity.client.members.updateMember({
+        updateMask: ["role"],
+        caller: second.caller,
+        organizationId,
+        userId: owner.userId,
+        role: MemberRole.MEMBER_ROLE_READ,
+      }),
     ]);
     expect(results.filter((result) => result.status === "fulfilled")).toHaveLength(1);
     expect((await list({ role: MemberRole.MEMBER_ROLE_ADMIN })).members).toHaveLength(1);
@@ -263,11 +328,16 @@ describe("members", () => {
   it("adds members by e-mail, creating unknown users, and updates an existing member's role", async () => {
     const email = `New.Person-${organizationId.slice(0, 6)}@Example.com`;
     const { member } = await identity.client.members.addMember({ organizationId, email, role: MemberRole.MEMBER_ROLE_COMMENT });
-    expect(member).toMatchObject({ role: MemberRole.MEMBER_ROLE_COMMENT, user: { email: email.toLowerCase(), displayName: email.split("@")[0]!.toLowerCase() } });
+    expect(member).toMatchObject({
+      role: MemberRole.MEMBER_ROLE_COMMENT,
+      user: { email: email.toLowerCase(), displayName: email.split("@")[0]!.toLowerCase() },
+    });
     const again = await identity.client.members.addMember({ organizationId, email: email.toUpperCase(), role: MemberRole.MEMBER_ROLE_CREATE });
     expect(again.member).toMatchObject({ role: MemberRole.MEMBER_ROLE_CREATE, user: { id: member!.user!.id } });
     expect((await list()).page!.totalCount).toBe(2);
-    await expect(identity.client.members.addMember({ organizationId: "3b241101-e2bb-4255-8caf-4136c566a962", email, role: MemberRole.MEMBER_ROLE_READ })).rejects.toMatchObject({
+    await expect(
+      identity.client.members.addMember({ organizationId: "3b241101-e2bb-4255-8caf-4136c566a962", email, role: MemberRole.MEMBER_ROLE_READ }),
+    ).rejects.toMatchObject({
       code: "not_found",
     });
   });

@@ -46,10 +46,21 @@ describe("organizations", () => {
     const permissionsOf = async (caller: Caller) =>
       (await identity.client.organizations.getOrganization({ caller, organizationId })).organization!.permissions!;
 
-    expect(await permissionsOf(creator.caller)).toMatchObject({ view: true, admin: false, createContent: true, createOpenapiSpec: true, listMembers: true, viewBilling: false });
+    expect(await permissionsOf(creator.caller)).toMatchObject({
+      view: true,
+      admin: false,
+      createContent: true,
+      createOpenapiSpec: true,
+      listMembers: true,
+      viewBilling: false,
+    });
     expect(await permissionsOf(reader.caller)).toMatchObject({ view: true, admin: false, createContent: false, listMembers: true, listIntegrations: false });
     const guestPermissions = await permissionsOf(guest.caller);
-    expect(Object.entries(guestPermissions).filter(([, allowed]) => allowed).map(([name]) => name)).toEqual(["view"]);
+    expect(
+      Object.entries(guestPermissions)
+        .filter(([, allowed]) => allowed)
+        .map(([name]) => name),
+    ).toEqual(["view"]);
   });
 
   it("answers not_found to non-members, for unknown and malformed ids alike", async () => {
@@ -113,7 +124,12 @@ describe("organizations", () => {
       sso: false,
     });
 
-    const cleared = await update({ caller: owner.caller, organizationId, updateMask: ["hostname", "logo_url", "default_role"], defaultRole: MemberRole.MEMBER_ROLE_GUEST });
+    const cleared = await update({
+      caller: owner.caller,
+      organizationId,
+      updateMask: ["hostname", "logo_url", "default_role"],
+      defaultRole: MemberRole.MEMBER_ROLE_GUEST,
+    });
     expect(cleared.organization).toMatchObject({ hostname: "", logoUrl: "", defaultRole: MemberRole.MEMBER_ROLE_GUEST, title: "After" });
   });
 
@@ -123,7 +139,10 @@ describe("organizations", () => {
       [{ updateMask: ["title"], title: "x" }, "title: must be at least 2 characters"],
       [{ updateMask: ["title"], title: "y".repeat(256) }, "title: must be at most 255 characters"],
       [{ updateMask: ["title"], title: "a      " }, "title: must contain at least two non-whitespace characters"],
-      [{ updateMask: ["email_domains"], emailDomains: ["ok.com", "not a domain"] }, 'email_domains[1]: must be a domain name such as example.com (got "not a domain")'],
+      [
+        { updateMask: ["email_domains"], emailDomains: ["ok.com", "not a domain"] },
+        'email_domains[1]: must be a domain name such as example.com (got "not a domain")',
+      ],
       [{ updateMask: ["hostname"], hostname: "ab" }, "hostname: must be at least 3 characters"],
       [{ updateMask: ["hostname"], hostname: "h".repeat(33) }, "hostname: must be at most 32 characters"],
       [{ updateMask: ["hostname"], hostname: "-acme" }, "hostname: must be lowercase letters, digits and hyphens"],
@@ -184,9 +203,13 @@ describe("organizations", () => {
     const reader = await createMember(identity.clients, organizationId);
     const { inviteId } = await identity.client.organizations.createLinkInvite({ organizationId, role: MemberRole.MEMBER_ROLE_COMMENT });
 
-    await expect(identity.client.organizations.deleteLinkInvite({ caller: reader.caller, organizationId, inviteId })).rejects.toMatchObject({ code: "permission_denied" });
+    await expect(identity.client.organizations.deleteLinkInvite({ caller: reader.caller, organizationId, inviteId })).rejects.toMatchObject({
+      code: "permission_denied",
+    });
     // Another organization's admin cannot reach it through their own organization.
-    expect(await identity.client.organizations.deleteLinkInvite({ caller: other.owner.caller, organizationId: other.organizationId, inviteId })).toEqual({ deleted: false });
+    expect(await identity.client.organizations.deleteLinkInvite({ caller: other.owner.caller, organizationId: other.organizationId, inviteId })).toEqual({
+      deleted: false,
+    });
 
     expect(await identity.client.organizations.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId })).toEqual({ deleted: true });
     expect(await forkEm(identity.running.orm).count(LinkInvite, { id: inviteId })).toBe(0);
@@ -195,15 +218,21 @@ describe("organizations", () => {
   });
 
   it("validates organization creation", async () => {
-    await expect(identity.client.organizations.createOrganization({ title: "A", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
+    await expect(
+      identity.client.organizations.createOrganization({ title: "A", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "" }),
+    ).rejects.toMatchObject({
       code: "invalid_argument",
       message: "title: must be at least 2 characters",
     });
-    await expect(identity.client.organizations.createOrganization({ title: "Acme", ownerEmail: "nope", ownerDisplayName: "", ownerToken: "" })).rejects.toMatchObject({
+    await expect(
+      identity.client.organizations.createOrganization({ title: "Acme", ownerEmail: "nope", ownerDisplayName: "", ownerToken: "" }),
+    ).rejects.toMatchObject({
       code: "invalid_argument",
       message: "owner_email: must be a valid e-mail address",
     });
-    await expect(identity.client.organizations.createOrganization({ title: "Acme", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "secret" })).rejects.toMatchObject({
+    await expect(
+      identity.client.organizations.createOrganization({ title: "Acme", ownerEmail: "a@example.com", ownerDisplayName: "", ownerToken: "secret" }),
+    ).rejects.toMatchObject({
       code: "invalid_argument",
       message: expect.stringMatching(/^owner_token: must start with "imp_"/),
     });

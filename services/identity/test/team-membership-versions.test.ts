@@ -61,7 +61,11 @@ describe("team-membership versions", () => {
     const { organizationId, owner } = await createOrganization(identity.clients);
     const { team } = await identity.client.teams.createTeam({ caller: owner.caller, organizationId, title: "Crowd", memberUserIds: [] });
     const users = await Promise.all([1, 2, 3, 4, 5, 6].map(() => createMember(identity.clients, organizationId)));
-    await Promise.all(users.map((user) => identity.client.teams.putTeamMember(PutTeamMemberRequest.fromPartial({ caller: owner.caller, organizationId, teamId: team!.id, userId: user.userId }))));
+    await Promise.all(
+      users.map((user) =>
+        identity.client.teams.putTeamMember(PutTeamMemberRequest.fromPartial({ caller: owner.caller, organizationId, teamId: team!.id, userId: user.userId })),
+      ),
+    );
     const events = await teamEvents(organizationId, users.length);
     // Each change its own version (the row lock serializes them), none lost or shared.
     expect(events.map((event) => event.payload.membershipVersion as number).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
@@ -69,6 +73,10 @@ describe("team-membership versions", () => {
   });
 
   it("answer an empty list for an unknown organization", async () => {
-    expect(await identity.client.teams.listTeamMemberships({ organizationId: "00000000-0000-4000-8000-000000000000" })).toEqual({ memberships: [], membershipVersion: 0, teamIds: [] });
+    expect(await identity.client.teams.listTeamMemberships({ organizationId: "00000000-0000-4000-8000-000000000000" })).toEqual({
+      memberships: [],
+      membershipVersion: 0,
+      teamIds: [],
+    });
   });
 });

@@ -61,7 +61,10 @@ describe("UpdateUser", () => {
       { userId: member.userId, changedFields: ["photoURL"], changes: { photoURL: { from: "https://example.com/a.png", to: null } } },
     ]);
     expect(updates[0]).toMatchObject({ organizationId: null, actor: { userId: member.userId } });
-    expect((await identity.client.users.getUser({ caller: org.owner.caller, userId: member.userId })).user).toMatchObject({ displayName: "After", photoUrl: "" });
+    expect((await identity.client.users.getUser({ caller: org.owner.caller, userId: member.userId })).user).toMatchObject({
+      displayName: "After",
+      photoUrl: "",
+    });
   });
 
   it("refuses another user's profile: PERMISSION_DENIED when visible, NOT_FOUND when not, and writes nothing", async () => {
@@ -86,7 +89,10 @@ describe("UpdateUser", () => {
     const self = org.owner;
     const cases: [Promise<unknown>, RegExp][] = [
       [update(self.caller, self.userId, {}), /^update_mask: must name at least one field/],
-      [identity.client.users.updateUser({ caller: self.caller, userId: self.userId, updateMask: ["email"], displayName: "", photoUrl: "" }), /^update_mask: unknown field "email"/],
+      [
+        identity.client.users.updateUser({ caller: self.caller, userId: self.userId, updateMask: ["email"], displayName: "", photoUrl: "" }),
+        /^update_mask: unknown field "email"/,
+      ],
       [update(self.caller, self.userId, { displayName: "   " }), /^display_name: must be at least 1 non-whitespace character/],
       [update(self.caller, self.userId, { displayName: "x".repeat(65) }), /^display_name: must be at most 64 characters/],
       [update(self.caller, self.userId, { photoUrl: "javascript:alert(1)" }), /^photo_url: must be an http\(s\) URL/],

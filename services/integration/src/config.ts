@@ -31,7 +31,12 @@ export const integrationConfigShape = {
   /** Sandbox: wall time of one script call in milliseconds, awaited fetches included. */
   INTEGRATION_SCRIPT_WALL_MS: z.coerce.number().int().min(100).max(300_000).default(10_000),
   /** Sandbox: largest response a script may answer, in bytes. */
-  INTEGRATION_SCRIPT_OUTPUT_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(5 * 1024 * 1024),
+  INTEGRATION_SCRIPT_OUTPUT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(5 * 1024 * 1024),
   /** Sandbox: worker threads running scripts (each runs one call at a time). */
   INTEGRATION_SANDBOX_WORKERS: z.coerce.number().int().min(1).max(64).default(2),
   /** Deliveries of integration events under way at once (over all installations; each installation's in order). */

@@ -24,7 +24,7 @@ import {
   type ServiceDeps,
   type ServiceSpec,
   sql,
-  startService
+  startService,
 } from "@imprint/runtime";
 import type { IntegrationConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
@@ -78,7 +78,10 @@ function publishedScript(orm: ServiceDeps["orm"]): ScriptLoader {
 }
 
 /** How the runtime assembles the integration service from its config, upstream clients and sandbox. */
-export function integrationServiceSpec(config: IntegrationConfig, machinery: Machinery): ServiceSpec<IntegrationDeps & { memberEvents: EventWatch }, IntegrationUpstreams> {
+export function integrationServiceSpec(
+  config: IntegrationConfig,
+  machinery: Machinery,
+): ServiceSpec<IntegrationDeps & { memberEvents: EventWatch }, IntegrationUpstreams> {
   const buildDeps = (runtime: ServiceDeps, upstreams: OpenedUpstreams<IntegrationUpstreams>): IntegrationDeps & { memberEvents: EventWatch } => {
     const memberships = followedMemberships(upstreams.identity.members, config.MEMBERSHIP_CACHE_TTL_MS, { nats: runtime.nats, logger: machinery.logger });
     const pool = createSandboxPool({
@@ -108,7 +111,10 @@ export function integrationServiceSpec(config: IntegrationConfig, machinery: Mac
       scripts: new ScriptCalls({
         pool,
         scripts: new ScriptTexts(publishedScript(runtime.orm), SCRIPT_TEXTS_BYTES),
-        fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "integration" }, { userAgent: "Imprint-Integrations/1.0" }),
+        fetchPolicy: safeFetchPolicy(
+          { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "integration" },
+          { userAgent: "Imprint-Integrations/1.0" },
+        ),
         publicUrl: config.IMPRINT_PUBLIC_URL,
         clock: runtime.clock,
         maxResponseBytes: config.INTEGRATION_SCRIPT_OUTPUT_BYTES,
@@ -141,7 +147,11 @@ export function integrationServiceSpec(config: IntegrationConfig, machinery: Mac
       return [
         { name: INTEGRATION_SERVICE_NAME, definition: IntegrationServiceService, implementation: integrationServiceImplementation(em, deps) },
         { name: INSTALLATION_SERVICE_NAME, definition: InstallationServiceService, implementation: installationServiceImplementation(em, deps) },
-        { name: TARGET_INSTALLATION_SERVICE_NAME, definition: TargetInstallationServiceService, implementation: targetInstallationServiceImplementation(em, deps) },
+        {
+          name: TARGET_INSTALLATION_SERVICE_NAME,
+          definition: TargetInstallationServiceService,
+          implementation: targetInstallationServiceImplementation(em, deps),
+        },
         { name: INTEGRATION_EVENT_SERVICE_NAME, definition: IntegrationEventServiceService, implementation: integrationEventServiceImplementation(em, deps) },
         { name: SCRIPT_SERVICE_NAME, definition: ScriptServiceService, implementation: scriptServiceImplementation(em, deps) },
       ];

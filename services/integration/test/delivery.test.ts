@@ -47,7 +47,11 @@ describe("delivering events to the sandbox", () => {
   it("runs @gitbook/runtime's installation_setup handler, whose log lines make the event's trace", async () => {
     const script = await bundleIntegration(COMPAT_FIXTURE);
     const integration = await publish(harness, org.owner.caller, org.organizationId, { script, scopes: ["space:content:read"] });
-    const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const { installation } = await harness.installations.installIntegration({
+      caller: org.owner.caller,
+      name: integration.name,
+      organizationId: org.organizationId,
+    });
     const [event] = await deliveredEvents(integration.name, 1);
     expect(event).toMatchObject({ installationId: installation!.id });
     expect(JSON.parse(event!.payloadJson)).toMatchObject({ type: "installation_setup", installationId: installation!.id, status: "active" });
@@ -63,21 +67,48 @@ describe("delivering events to the sandbox", () => {
     const deaf = await publish(harness, org.owner.caller, org.organizationId, { scopes: ["site:views:read"] });
     const space = await createSpace(harness, org);
     for (const current of [integration, deaf]) {
-      const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: current.name, organizationId: org.organizationId });
-      await harness.targetInstallations.installOnTarget({ caller: org.owner.caller, name: current.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
+      const { installation } = await harness.installations.installIntegration({
+        caller: org.owner.caller,
+        name: current.name,
+        organizationId: org.organizationId,
+      });
+      await harness.targetInstallations.installOnTarget({
+        caller: org.owner.caller,
+        name: current.name,
+        installationId: installation!.id,
+        kind: TargetKind.TARGET_KIND_SPACE,
+        targetId: space.id,
+        configurationJson: "",
+        externalIds: [],
+      });
     }
     const revisions: string[] = [];
-    for (const [title, markdown] of [["One", "first"], ["Two", "second"]] as const) {
-      revisions.push(await createRevision(harness, org.owner.caller, { spaceId: space.id }, (draftId) => harness.editing.createPage({ caller: org.owner.caller, draftId, page: CreatePageInput.fromPartial({ pageId: `page-${title}`, title, markdown }) })));
+    for (const [title, markdown] of [
+      ["One", "first"],
+      ["Two", "second"],
+    ] as const) {
+      revisions.push(
+        await createRevision(harness, org.owner.caller, { spaceId: space.id }, (draftId) =>
+          harness.editing.createPage({ caller: org.owner.caller, draftId, page: CreatePageInput.fromPartial({ pageId: `page-${title}`, title, markdown }) }),
+        ),
+      );
     }
     // What this test caused, whatever else the space announced (creating it may be announced too, late):
     // one installation_setup, one space_installation_setup, then the two revisions in order, once each.
-    const payloadsOf = (events: { payloadJson: string }[]) => [...events].reverse().map((event) => JSON.parse(event.payloadJson) as { type: string; revisionId?: string; spaceId?: string });
+    const payloadsOf = (events: { payloadJson: string }[]) =>
+      [...events].reverse().map((event) => JSON.parse(event.payloadJson) as { type: string; revisionId?: string; spaceId?: string });
     const events = await eventually(async () => {
-      const { events: listed } = await harness.integrationEvents.listIntegrationEvents({ caller: org.owner.caller, name: integration.name, page: { pageToken: "", pageSize: 1000 } });
+      const { events: listed } = await harness.integrationEvents.listIntegrationEvents({
+        caller: org.owner.caller,
+        name: integration.name,
+        page: { pageToken: "", pageSize: 1000 },
+      });
       return payloadsOf(listed).some((payload) => payload.revisionId === revisions[1]) ? payloadsOf(listed) : undefined;
     }, 20_000);
-    expect(events.filter((payload) => payload.type.endsWith("installation_setup")).map((payload) => payload.type)).toEqual(["installation_setup", "space_installation_setup"]);
+    expect(events.filter((payload) => payload.type.endsWith("installation_setup")).map((payload) => payload.type)).toEqual([
+      "installation_setup",
+      "space_installation_setup",
+    ]);
     const ours = events.filter((payload) => payload.type === "space_content_updated" && revisions.includes(payload.revisionId ?? ""));
     expect(ours.map((payload) => payload.revisionId)).toEqual(revisions);
     expect(ours[1]).toMatchObject({ spaceId: space.id, updatedBy: [{ object: "user", id: org.owner.caller.userId }] });
@@ -89,7 +120,9 @@ describe("delivering events to the sandbox", () => {
   });
 
   it("records a script that keeps failing as failed after its retries, with the reason in its trace", async () => {
-    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: `export default { async fetch() { throw new Error("database unreachable"); } };` });
+    const integration = await publish(harness, org.owner.caller, org.organizationId, {
+      script: `export default { async fetch() { throw new Error("database unreachable"); } };`,
+    });
     await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
     const [event] = await deliveredEvents(integration.name, 1);
     expect(event!.status).toBe("failed");
@@ -141,14 +174,28 @@ describe("development mode", () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it("sends events and renders to the tunnel, signed, parsed there by @gitbook/runtime, retried after a failure; off at once", async () => {
-    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: `export default { async fetch() { return new Response("published script"); } };` });
-    const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const integration = await publish(harness, org.owner.caller, org.organizationId, {
+      script: `export default { async fetch() { return new Response("published script"); } };`,
+    });
+    const { installation } = await harness.installations.installIntegration({
+      caller: org.owner.caller,
+      name: integration.name,
+      organizationId: org.organizationId,
+    });
     await deliveredEvents(integration.name, 1);
     expect(received).toHaveLength(0);
 
     await harness.integrations.setDevelopmentMode({ caller: org.owner.caller, name: integration.name, tunnelUrl, all: false });
     const space = await createSpace(harness, org);
-    await harness.targetInstallations.installOnTarget({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
+    await harness.targetInstallations.installOnTarget({
+      caller: org.owner.caller,
+      name: integration.name,
+      installationId: installation!.id,
+      kind: TargetKind.TARGET_KIND_SPACE,
+      targetId: space.id,
+      configurationJson: "",
+      externalIds: [],
+    });
     const event = await deliveredEvent(integration.name, (payload) => payload.type === "space_installation_setup");
     expect(JSON.parse(event.payloadJson)).toMatchObject({ type: "space_installation_setup", spaceId: space.id });
     expect(event.status).toBe("success");

@@ -1,7 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TargetKind } from "@imprint/proto/integration/v1/target_installations";
 import { MAX_JSON_DEPTH } from "@imprint/runtime";
-import { createCollection, createMember, createOrganization, createSpace, errorCode, eventually, failure, pngBytes, readEvents, type TestOrganization } from "@imprint/runtime/testing";
+import {
+  createCollection,
+  createMember,
+  createOrganization,
+  createSpace,
+  errorCode,
+  eventually,
+  failure,
+  pngBytes,
+  readEvents,
+  type TestOrganization,
+} from "@imprint/runtime/testing";
 import { startIntegrationHarness, type IntegrationHarness } from "./support/harness.js";
 import { integrationName, publish } from "./support/integrations.js";
 
@@ -37,19 +48,28 @@ describe("publishing integrations", () => {
     expect(Buffer.from(asset.content).equals(pngBytes(16, 16))).toBe(true);
     // Installed, its events delivered with the secrets in the script's environment: no log line has them.
     await harness.installations.installIntegration({ caller: org.owner.caller, name, organizationId: org.organizationId });
-    await eventually(async () => (await harness.integrationEvents.listIntegrationEvents({ caller: org.owner.caller, name, page: undefined })).events.length > 0);
+    await eventually(
+      async () => (await harness.integrationEvents.listIntegrationEvents({ caller: org.owner.caller, name, page: undefined })).events.length > 0,
+    );
     expect(harness.integrationLogs.length).toBeGreaterThan(0);
     expect(JSON.stringify(harness.integrationLogs)).not.toContain("s3cret-value");
     // At rest the secret is ciphertext.
-    const rows = await harness.integration.orm.em.getConnection().execute<{ secrets_ciphertext: Buffer }[]>("select secrets_ciphertext from integrations where name = ?", [name]);
+    const rows = await harness.integration.orm.em
+      .getConnection()
+      .execute<{ secrets_ciphertext: Buffer }[]>("select secrets_ciphertext from integrations where name = ?", [name]);
     expect(rows[0]!.secrets_ciphertext.toString("latin1")).not.toContain("s3cret-value");
   });
 
   it("refuses what GitBook's limits refuse, naming the field", async () => {
     expect((await failure(publish(harness, org.owner.caller, org.organizationId, { title: "x" }))).message).toContain("title:");
     expect((await failure(publish(harness, org.owner.caller, org.organizationId, { scopes: ["space:everything"] }))).message).toContain("scopes[0]");
-    expect((await failure(publish(harness, org.owner.caller, org.organizationId, { blocksJson: JSON.stringify([{ id: "x", title: "" }]) }))).message).toContain("[0].title");
-    expect((await failure(publish(harness, org.owner.caller, org.organizationId, { configurationsJson: JSON.stringify({ account: { required: ["nope"] } }) }))).message).toContain("configurations.account");
+    expect((await failure(publish(harness, org.owner.caller, org.organizationId, { blocksJson: JSON.stringify([{ id: "x", title: "" }]) }))).message).toContain(
+      "[0].title",
+    );
+    expect(
+      (await failure(publish(harness, org.owner.caller, org.organizationId, { configurationsJson: JSON.stringify({ account: { required: ["nope"] } }) })))
+        .message,
+    ).toContain("configurations.account");
     expect((await failure(publish(harness, org.owner.caller, org.organizationId, { icon: { content: Buffer.from("<svg/>") } }))).message).toContain("icon:");
     expect(await errorCode(publish(harness, org.owner.caller, org.organizationId, { name: "bad name!" }))).toBe("invalid_argument");
   });
@@ -58,7 +78,22 @@ describe("publishing integrations", () => {
     for (const name of ["my-integration", "A.b_c-9", "x", "v1.2", "a".repeat(100), `.${integrationName("dot")}`]) {
       expect((await publish(harness, org.owner.caller, org.organizationId, { name })).name).toBe(name);
     }
-    for (const name of ["", ".", "..", "...", "__proto__", "constructor", "prototype", "toString", "hasOwnProperty", "a/b", "a b", "é", "a%2e", "a".repeat(101)]) {
+    for (const name of [
+      "",
+      ".",
+      "..",
+      "...",
+      "__proto__",
+      "constructor",
+      "prototype",
+      "toString",
+      "hasOwnProperty",
+      "a/b",
+      "a b",
+      "é",
+      "a%2e",
+      "a".repeat(101),
+    ]) {
       const refused = await failure(publish(harness, org.owner.caller, org.organizationId, { name }));
       expect([name, refused.code, refused.message]).toEqual([name, "invalid_argument", expect.stringMatching(/^integrationName: /)]);
       // Looked up, such a name names nothing.
@@ -76,11 +111,31 @@ describe("publishing integrations", () => {
 
   it("hides private integrations from other organizations and lists with GitBook's filters", async () => {
     const priv = await publish(harness, org.owner.caller, org.organizationId, { scopes: ["site:views:read"], categories: ["analytics"] });
-    const pub = await publish(harness, org.owner.caller, org.organizationId, { visibility: "public", target: "space", blocksJson: JSON.stringify([{ id: "b", title: "Block", urlUnfurl: ["https://docs.example.org/*"] }]) });
+    const pub = await publish(harness, org.owner.caller, org.organizationId, {
+      visibility: "public",
+      target: "space",
+      blocksJson: JSON.stringify([{ id: "b", title: "Block", urlUnfurl: ["https://docs.example.org/*"] }]),
+    });
     expect(await errorCode(harness.integrations.getIntegration({ caller: other.owner.caller, name: priv.name }))).toBe("not_found");
-    expect((await harness.integrations.getIntegration({ caller: other.owner.caller, name: pub.name })).integration).toMatchObject({ name: pub.name, canAdmin: false, canInstall: true });
+    expect((await harness.integrations.getIntegration({ caller: other.owner.caller, name: pub.name })).integration).toMatchObject({
+      name: pub.name,
+      canAdmin: false,
+      canInstall: true,
+    });
     const names = async (caller = other.owner.caller, filters: Record<string, unknown> = {}) =>
-      (await harness.integrations.listIntegrations({ caller, page: { pageToken: "", pageSize: 1000 }, search: "", category: "", blockDomain: "", owner: "", scope: "", target: "", ...filters })).integrations.map((i) => i.name);
+      (
+        await harness.integrations.listIntegrations({
+          caller,
+          page: { pageToken: "", pageSize: 1000 },
+          search: "",
+          category: "",
+          blockDomain: "",
+          owner: "",
+          scope: "",
+          target: "",
+          ...filters,
+        })
+      ).integrations.map((i) => i.name);
     expect(await names()).toContain(pub.name);
     expect(await names()).not.toContain(priv.name);
     expect(await names(org.owner.caller, { category: "analytics" })).toEqual([priv.name]);
@@ -97,21 +152,59 @@ describe("installations", () => {
     const integration = await publish(harness, org.owner.caller, org.organizationId, {
       configurationsJson: JSON.stringify({ account: { properties: { token: { type: "string" }, count: { type: "number" } }, required: ["token"] } }),
     });
-    const { installation, created } = await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const { installation, created } = await harness.installations.installIntegration({
+      caller: org.owner.caller,
+      name: integration.name,
+      organizationId: org.organizationId,
+    });
     expect(created).toBe(true);
     expect(installation).toMatchObject({ status: "pending", configurationJson: "{}", organizationId: org.organizationId });
-    expect((await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId })).created).toBe(false);
+    expect(
+      (await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId })).created,
+    ).toBe(false);
 
-    const bad = await failure(harness.installations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, updateMask: ["configuration_json"], configurationJson: JSON.stringify({ count: "three" }), spaceSelection: "", siteSelection: "" }));
+    const bad = await failure(
+      harness.installations.updateInstallation({
+        caller: org.owner.caller,
+        name: integration.name,
+        installationId: installation!.id,
+        updateMask: ["configuration_json"],
+        configurationJson: JSON.stringify({ count: "three" }),
+        spaceSelection: "",
+        siteSelection: "",
+      }),
+    );
     expect(bad.message).toContain("configuration.count");
-    const unknown = await failure(harness.installations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, updateMask: ["configuration_json"], configurationJson: JSON.stringify({ other: 1 }), spaceSelection: "", siteSelection: "" }));
+    const unknown = await failure(
+      harness.installations.updateInstallation({
+        caller: org.owner.caller,
+        name: integration.name,
+        installationId: installation!.id,
+        updateMask: ["configuration_json"],
+        configurationJson: JSON.stringify({ other: 1 }),
+        spaceSelection: "",
+        siteSelection: "",
+      }),
+    );
     expect(unknown.message).toContain("configuration.other");
     // Free-form JSON nests at most MAX_JSON_DEPTH levels (text: JSON.stringify itself overflows on deep values).
     for (const depth of [MAX_JSON_DEPTH + 1, 5_000]) {
       const deep = `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
-      const tooDeep = await failure(harness.installations.updateInstallation({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, updateMask: ["configuration_json"], configurationJson: deep, spaceSelection: "", siteSelection: "" }));
+      const tooDeep = await failure(
+        harness.installations.updateInstallation({
+          caller: org.owner.caller,
+          name: integration.name,
+          installationId: installation!.id,
+          updateMask: ["configuration_json"],
+          configurationJson: deep,
+          spaceSelection: "",
+          siteSelection: "",
+        }),
+      );
       expect(tooDeep).toMatchObject({ code: "invalid_argument", message: `configuration: nesting deeper than ${MAX_JSON_DEPTH}` });
-      expect(await failure(publish(harness, org.owner.caller, org.organizationId, { name: integration.name, blocksJson: `[${deep}]` }))).toMatchObject({ message: `blocks: nesting deeper than ${MAX_JSON_DEPTH}` });
+      expect(await failure(publish(harness, org.owner.caller, org.organizationId, { name: integration.name, blocksJson: `[${deep}]` }))).toMatchObject({
+        message: `blocks: nesting deeper than ${MAX_JSON_DEPTH}`,
+      });
     }
     const updated = await harness.installations.updateInstallation({
       caller: org.owner.caller,
@@ -126,7 +219,9 @@ describe("installations", () => {
     expect(updated.installation).toMatchObject({ status: "active", externalIds: ["ext-1"] });
     const listed = await harness.installations.listInstallations({ caller: org.owner.caller, name: integration.name, page: undefined, externalId: "ext-1" });
     expect(listed.installations.map((i) => i.id)).toEqual([installation!.id]);
-    expect((await harness.installations.listInstallations({ caller: org.owner.caller, name: integration.name, page: undefined, externalId: "nope" })).installations).toEqual([]);
+    expect(
+      (await harness.installations.listInstallations({ caller: org.owner.caller, name: integration.name, page: undefined, externalId: "nope" })).installations,
+    ).toEqual([]);
 
     const token = await harness.installations.issueInstallationToken({ caller: org.owner.caller, name: integration.name, installationId: installation!.id });
     const authenticated = await harness.identity.tokens.authenticateToken({ token: token.token });
@@ -139,27 +234,54 @@ describe("installations", () => {
 
   it("installs a private integration only in its owner's organization; another organization's installation is 404", async () => {
     const integration = await publish(harness, org.owner.caller, org.organizationId);
-    expect(await errorCode(harness.installations.installIntegration({ caller: other.owner.caller, name: integration.name, organizationId: other.organizationId }))).toBe("not_found");
+    expect(
+      await errorCode(harness.installations.installIntegration({ caller: other.owner.caller, name: integration.name, organizationId: other.organizationId })),
+    ).toBe("not_found");
     const pub = await publish(harness, org.owner.caller, org.organizationId, { visibility: "public" });
-    const { installation } = await harness.installations.installIntegration({ caller: other.owner.caller, name: pub.name, organizationId: other.organizationId });
+    const { installation } = await harness.installations.installIntegration({
+      caller: other.owner.caller,
+      name: pub.name,
+      organizationId: other.organizationId,
+    });
     const stranger = await createOrganization(harness);
-    expect(await errorCode(harness.installations.getInstallation({ caller: stranger.owner.caller, name: pub.name, installationId: installation!.id }))).toBe("not_found");
+    expect(await errorCode(harness.installations.getInstallation({ caller: stranger.owner.caller, name: pub.name, installationId: installation!.id }))).toBe(
+      "not_found",
+    );
     // The integration's developers (admins of its owner) see every installation.
-    expect((await harness.installations.getInstallation({ caller: org.owner.caller, name: pub.name, installationId: installation!.id })).installation?.id).toBe(installation!.id);
-    expect((await harness.installations.listInstallations({ caller: stranger.owner.caller, name: pub.name, page: undefined, externalId: "" })).installations).toEqual([]);
+    expect((await harness.installations.getInstallation({ caller: org.owner.caller, name: pub.name, installationId: installation!.id })).installation?.id).toBe(
+      installation!.id,
+    );
+    expect(
+      (await harness.installations.listInstallations({ caller: stranger.owner.caller, name: pub.name, page: undefined, externalId: "" })).installations,
+    ).toEqual([]);
   });
 
   it("takes a space's installations away when its collection moves to another organization", async () => {
     const integration = await publish(harness, org.owner.caller, org.organizationId);
-    const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const { installation } = await harness.installations.installIntegration({
+      caller: org.owner.caller,
+      name: integration.name,
+      organizationId: org.organizationId,
+    });
     const collection = await createCollection(harness, org);
     const space = await createSpace(harness, org, { parentId: collection.id });
     const base = { caller: org.owner.caller, name: integration.name, installationId: installation!.id };
-    await harness.targetInstallations.installOnTarget({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] });
+    await harness.targetInstallations.installOnTarget({
+      ...base,
+      kind: TargetKind.TARGET_KIND_SPACE,
+      targetId: space.id,
+      configurationJson: "",
+      externalIds: [],
+    });
     const target = await createOrganization(harness, { ownerEmail: org.owner.email });
     await harness.collections.transferCollection({ caller: org.owner.caller, collectionId: collection.id, organizationId: target.organizationId });
     await eventually(async () => {
-      const { installations } = await harness.targetInstallations.listTargetInstallations({ ...base, kind: TargetKind.TARGET_KIND_SPACE, externalId: "", page: undefined });
+      const { installations } = await harness.targetInstallations.listTargetInstallations({
+        ...base,
+        kind: TargetKind.TARGET_KIND_SPACE,
+        externalId: "",
+        page: undefined,
+      });
       return installations.every((item) => item.targetId !== space.id);
     });
     const events = await readEvents("integration", { organizationId: org.organizationId, payload: { targetId: space.id } });
@@ -170,27 +292,102 @@ describe("installations", () => {
     const integration = await publish(harness, org.owner.caller, org.organizationId, {
       configurationsJson: JSON.stringify({ space: { properties: { mode: { type: "string", enum: ["a", "b"] } } } }),
     });
-    const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const { installation } = await harness.installations.installIntegration({
+      caller: org.owner.caller,
+      name: integration.name,
+      organizationId: org.organizationId,
+    });
     const space = await createSpace(harness, org);
     const foreignSpace = await createSpace(harness, other);
-    const { site } = await harness.sites.createSite({ caller: org.owner.caller, organizationId: org.organizationId, type: "", title: "Docs site", visibility: "", spaceIds: [] });
+    const { site } = await harness.sites.createSite({
+      caller: org.owner.caller,
+      organizationId: org.organizationId,
+      type: "",
+      title: "Docs site",
+      visibility: "",
+      spaceIds: [],
+    });
     const base = { caller: org.owner.caller, name: integration.name, installationId: installation!.id };
-    const onSpace = await harness.targetInstallations.installOnTarget({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: JSON.stringify({ mode: "a" }), externalIds: [] });
+    const onSpace = await harness.targetInstallations.installOnTarget({
+      ...base,
+      kind: TargetKind.TARGET_KIND_SPACE,
+      targetId: space.id,
+      configurationJson: JSON.stringify({ mode: "a" }),
+      externalIds: [],
+    });
     expect(onSpace).toMatchObject({ created: true, installation: { targetId: space.id, status: "active", configurationJson: JSON.stringify({ mode: "a" }) } });
-    expect(await errorCode(harness.targetInstallations.installOnTarget({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: foreignSpace.id, configurationJson: "", externalIds: [] }))).toBe("not_found");
-    expect((await failure(harness.targetInstallations.updateTargetInstallation({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, updateMask: ["configuration_json"], configurationJson: JSON.stringify({ mode: "c" }) }))).message).toContain("configuration.mode");
-    await harness.targetInstallations.installOnTarget({ ...base, kind: TargetKind.TARGET_KIND_SITE, targetId: site!.id, configurationJson: "", externalIds: ["s-1"] });
-    const spaces = await harness.targetInstallations.listTargetInstallations({ caller: org.owner.caller, name: integration.name, kind: TargetKind.TARGET_KIND_SPACE, installationId: "", externalId: "", page: undefined });
+    expect(
+      await errorCode(
+        harness.targetInstallations.installOnTarget({
+          ...base,
+          kind: TargetKind.TARGET_KIND_SPACE,
+          targetId: foreignSpace.id,
+          configurationJson: "",
+          externalIds: [],
+        }),
+      ),
+    ).toBe("not_found");
+    expect(
+      (
+        await failure(
+          harness.targetInstallations.updateTargetInstallation({
+            ...base,
+            kind: TargetKind.TARGET_KIND_SPACE,
+            targetId: space.id,
+            updateMask: ["configuration_json"],
+            configurationJson: JSON.stringify({ mode: "c" }),
+          }),
+        )
+      ).message,
+    ).toContain("configuration.mode");
+    await harness.targetInstallations.installOnTarget({
+      ...base,
+      kind: TargetKind.TARGET_KIND_SITE,
+      targetId: site!.id,
+      configurationJson: "",
+      externalIds: ["s-1"],
+    });
+    const spaces = await harness.targetInstallations.listTargetInstallations({
+      caller: org.owner.caller,
+      name: integration.name,
+      kind: TargetKind.TARGET_KIND_SPACE,
+      installationId: "",
+      externalId: "",
+      page: undefined,
+    });
     expect(spaces.installations.map((i) => i.targetId)).toEqual([space.id]);
-    const sites = await harness.targetInstallations.listTargetInstallations({ caller: org.owner.caller, name: integration.name, kind: TargetKind.TARGET_KIND_SITE, installationId: installation!.id, externalId: "s-1", page: undefined });
+    const sites = await harness.targetInstallations.listTargetInstallations({
+      caller: org.owner.caller,
+      name: integration.name,
+      kind: TargetKind.TARGET_KIND_SITE,
+      installationId: installation!.id,
+      externalId: "s-1",
+      page: undefined,
+    });
     expect(sites.installations.map((i) => i.targetId)).toEqual([site!.id]);
     expect((await harness.installations.getInstallation({ ...base })).installation?.spaceCount).toBe(1);
     expect((await harness.targetInstallations.uninstallFromTarget({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id })).existed).toBe(true);
     expect((await harness.targetInstallations.uninstallFromTarget({ ...base, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id })).existed).toBe(false);
     // A target the integration cannot go to is refused.
     const orgOnly = await publish(harness, org.owner.caller, org.organizationId, { target: "organization" });
-    const orgInstallation = await harness.installations.installIntegration({ caller: org.owner.caller, name: orgOnly.name, organizationId: org.organizationId });
-    expect(await errorCode(harness.targetInstallations.installOnTarget({ caller: org.owner.caller, name: orgOnly.name, installationId: orgInstallation.installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: space.id, configurationJson: "", externalIds: [] }))).toBe("invalid_argument");
+    const orgInstallation = await harness.installations.installIntegration({
+      caller: org.owner.caller,
+      name: orgOnly.name,
+      organizationId: org.organizationId,
+    });
+    expect(
+      await errorCode(
+        harness.targetInstallations.installOnTarget({
+          caller: org.owner.caller,
+          name: orgOnly.name,
+          installationId: orgInstallation.installation!.id,
+          kind: TargetKind.TARGET_KIND_SPACE,
+          targetId: space.id,
+          configurationJson: "",
+          externalIds: [],
+        }),
+      ),
+    ).toBe("invalid_argument");
   });
 
   it("unpublishing uninstalls everywhere and announces it", async () => {

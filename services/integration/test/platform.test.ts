@@ -2,7 +2,12 @@ import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
-import { checkDeclaredConfigurations, checkInstallationConfiguration, missingRequiredProperties, type DeclaredConfigurations } from "../src/domain/platform/configuration.js";
+import {
+  checkDeclaredConfigurations,
+  checkInstallationConfiguration,
+  missingRequiredProperties,
+  type DeclaredConfigurations,
+} from "../src/domain/platform/configuration.js";
 import { checkRenderOutput } from "../src/domain/platform/contentkit.js";
 import { DISPATCH_PATH, encodeDispatchRequest } from "../src/domain/platform/dispatch.js";
 import {
@@ -59,7 +64,14 @@ function messageOf(run: () => unknown): string {
   throw new Error("expected a refusal");
 }
 
-const user = { object: "user" as const, id: "u1", displayName: "Ada Lovelace", email: "ada@example.com", photoURL: "https://example.com/ada.png", urls: { location: "https://imprint.example/v1/users/u1" } };
+const user = {
+  object: "user" as const,
+  id: "u1",
+  displayName: "Ada Lovelace",
+  email: "ada@example.com",
+  photoURL: "https://example.com/ada.png",
+  urls: { location: "https://imprint.example/v1/users/u1" },
+};
 const documentContext = { type: "document" as const, theme: "light" as const, spaceId: "s1", editable: true };
 
 describe("the dispatch request", () => {
@@ -68,15 +80,25 @@ describe("the dispatch request", () => {
   }
 
   it("is the multipart body @gitbook/runtime reads with request.formData(): event, environment, fetch-body, intact", async () => {
-    const event = uiRenderEvent({ eventId: "e1", installationId: "i1", componentId: "hello", props: { text: "héllo ✓ 🎉 \"quoted\" \r\n--not-a-boundary" }, context: documentContext });
-    const environment = { apiEndpoint: "https://imprint.example", note: "日本語", big: Array.from({ length: 20_000 }, (_, index) => ({ index, text: `row ${index} — ✓` })) };
-    const { body, contentType } = encodeDispatchRequest({ event, environment, fetchBody: "{\"a\":\"ü\"}\r\n" });
+    const event = uiRenderEvent({
+      eventId: "e1",
+      installationId: "i1",
+      componentId: "hello",
+      props: { text: 'héllo ✓ 🎉 "quoted" \r\n--not-a-boundary' },
+      context: documentContext,
+    });
+    const environment = {
+      apiEndpoint: "https://imprint.example",
+      note: "日本語",
+      big: Array.from({ length: 20_000 }, (_, index) => ({ index, text: `row ${index} — ✓` })),
+    };
+    const { body, contentType } = encodeDispatchRequest({ event, environment, fetchBody: '{"a":"ü"}\r\n' });
     expect(body.byteLength).toBeGreaterThan(500_000);
     const form = await parse(body, contentType);
     expect([...form.keys()]).toEqual(["event", "environment", "fetch-body"]);
     expect(JSON.parse(form.get("event") as string)).toEqual(event);
     expect(JSON.parse(form.get("environment") as string)).toEqual(environment);
-    expect(form.get("fetch-body")).toBe("{\"a\":\"ü\"}\r\n");
+    expect(form.get("fetch-body")).toBe('{"a":"ü"}\r\n');
   });
 
   it("sends an empty fetch-body when there is none, and a new boundary each time", async () => {
@@ -112,7 +134,14 @@ describe("the dispatch signature", () => {
     expect(verifyDispatchSignature(header, body, secret, new Date(now.getTime() + 60_000), 30)).toBe(false);
     const [, signature] = header.split(",v1=");
     expect(verifyDispatchSignature(`t=${1772366400 + 1},v1=${signature}`, body, secret, now)).toBe(false);
-    for (const malformed of ["", "t=1772366400", `v1=${signature}`, `t=abc,v1=${signature}`, `t=1772366400,v1=${signature!.slice(2)}`, `t=1772366400,v1=${signature}=`]) {
+    for (const malformed of [
+      "",
+      "t=1772366400",
+      `v1=${signature}`,
+      `t=abc,v1=${signature}`,
+      `t=1772366400,v1=${signature!.slice(2)}`,
+      `t=1772366400,v1=${signature}=`,
+    ]) {
       expect(verifyDispatchSignature(malformed, body, secret, now), malformed).toBe(false);
     }
     expect(verifyDispatchSignature(undefined, body, secret, now)).toBe(false);
@@ -135,8 +164,20 @@ describe("the events Imprint sends", () => {
     ["SpaceInstallationDeletedEvent", spaceInstallationDeletedEvent({ eventId: "e4", installationId: "i1", spaceId: "s1", previous: {} })],
     ["SiteInstallationSetupEvent", siteInstallationSetupEvent({ eventId: "e5", installationId: "i1", siteId: "site1", status: "active" })],
     ["SiteInstallationDeletedEvent", siteInstallationDeletedEvent({ eventId: "e6", installationId: "i1", siteId: "site1", previous: { configuration: {} } })],
-    ["SpaceContentUpdatedEvent", spaceContentUpdatedEvent({ eventId: "e7", installationId: "i1", spaceId: "s1", revisionId: "r1", updatedBy: [user, { object: "user", id: "u2", displayName: "Grace", urls: { location: "https://imprint.example/v1/users/u2" } }] })],
-    ["SpaceVisibilityUpdatedEvent", spaceVisibilityUpdatedEvent({ eventId: "e8", installationId: "i1", spaceId: "s1", previousVisibility: "private", visibility: "share-link" })],
+    [
+      "SpaceContentUpdatedEvent",
+      spaceContentUpdatedEvent({
+        eventId: "e7",
+        installationId: "i1",
+        spaceId: "s1",
+        revisionId: "r1",
+        updatedBy: [user, { object: "user", id: "u2", displayName: "Grace", urls: { location: "https://imprint.example/v1/users/u2" } }],
+      }),
+    ],
+    [
+      "SpaceVisibilityUpdatedEvent",
+      spaceVisibilityUpdatedEvent({ eventId: "e8", installationId: "i1", spaceId: "s1", previousVisibility: "private", visibility: "share-link" }),
+    ],
     [
       "SiteViewEvent",
       siteViewEvent({
@@ -150,7 +191,17 @@ describe("the events Imprint sends", () => {
         referrer: "",
       }),
     ],
-    ["SiteViewEvent", siteViewEvent({ eventId: "e10", installationId: "i1", siteId: "site1", visitor: { anonymousId: "anon", cookies: {}, userAgent: "curl", ip: "::1" }, url: "https://docs.example.com/", referrer: "https://search.example/" })],
+    [
+      "SiteViewEvent",
+      siteViewEvent({
+        eventId: "e10",
+        installationId: "i1",
+        siteId: "site1",
+        visitor: { anonymousId: "anon", cookies: {}, userAgent: "curl", ip: "::1" },
+        url: "https://docs.example.com/",
+        referrer: "https://search.example/",
+      }),
+    ],
     ["UIRenderEvent", uiRenderEvent({ eventId: "e11", installationId: "i1", componentId: "hello", props: { text: "hi" }, context: documentContext })],
     [
       "UIRenderEvent",
@@ -165,16 +216,38 @@ describe("the events Imprint sends", () => {
         auth: { userId: "u1" },
       }),
     ],
-    ["FetchEvent", fetchEvent({ eventId: "e13", request: { method: "post", url: "https://imprint.example/v1/integrations/x/installations/i1/public/hook?a=1", headers: { "content-type": "application/json" } } })],
-    ["FetchEvent", fetchEvent({ eventId: "e14", installationId: "i1", spaceId: "s1", auth: { userId: "u1" }, request: { method: "get", url: "https://imprint.example/v1/integrations/x/public/", headers: {} } })],
+    [
+      "FetchEvent",
+      fetchEvent({
+        eventId: "e13",
+        request: {
+          method: "post",
+          url: "https://imprint.example/v1/integrations/x/installations/i1/public/hook?a=1",
+          headers: { "content-type": "application/json" },
+        },
+      }),
+    ],
+    [
+      "FetchEvent",
+      fetchEvent({
+        eventId: "e14",
+        installationId: "i1",
+        spaceId: "s1",
+        auth: { userId: "u1" },
+        request: { method: "get", url: "https://imprint.example/v1/integrations/x/public/", headers: {} },
+      }),
+    ],
     ["FetchPublishedScriptEvent", fetchPublishedScriptEvent({ eventId: "e15", installationId: "i1", siteId: "site1" })],
   ];
 
-  it.each(events.map(([name, event], index) => [index, name, event] as const))("#%i validates against GitBook's %s and its Event union", (_index, name, event) => {
-    expectValid(name, event);
-    expectValid("Event", event);
-    expect(Object.values(event)).not.toContain(undefined);
-  });
+  it.each(events.map(([name, event], index) => [index, name, event] as const))(
+    "#%i validates against GitBook's %s and its Event union",
+    (_index, name, event) => {
+      expectValid(name, event);
+      expectValid("Event", event);
+      expect(Object.values(event)).not.toContain(undefined);
+    },
+  );
 
   it("builds a ui_render without space or site: GitBook's UIRenderEvent admits neither (oneOf SpaceEvent | SiteEvent | InstallationEvent)", () => {
     const withSpace = { ...uiRenderEvent({ eventId: "e", installationId: "i1", componentId: "c", props: {}, context: documentContext }), spaceId: "s1" };
@@ -198,7 +271,22 @@ describe("the events Imprint sends", () => {
       mergeRules: { type: "none" },
       urls: { location: "https://imprint.example/v1/orgs/o1", app: "https://imprint.example/o/o1" },
       trial: { status: "notapplicable", count: 0 },
-      permissions: Object.fromEntries(["view", "access", "admin", "ownTeam", "createContent", "createOpenAPISpec", "viewBilling", "listMembers", "listTeams", "listIntegrations", "listInstallations", "installIntegration"].map((name) => [name, false])),
+      permissions: Object.fromEntries(
+        [
+          "view",
+          "access",
+          "admin",
+          "ownTeam",
+          "createContent",
+          "createOpenAPISpec",
+          "viewBilling",
+          "listMembers",
+          "listTeams",
+          "listIntegrations",
+          "listInstallations",
+          "installIntegration",
+        ].map((name) => [name, false]),
+      ),
     };
     const location = "https://imprint.example/v1/integrations/acme";
     const integration = {
@@ -219,7 +307,12 @@ describe("the events Imprint sends", () => {
       permissions: { admin: false },
       urls: { location, app: location, assets: `${location}/assets/`, publicEndpoint: `${location}/public`, publicContentEndpoint: `${location}/public` },
     };
-    const installationUrls = { location: `${location}/installations/i1`, app: `${location}/installations/i1`, publicEndpoint: `${location}/installations/i1/public`, publicContentEndpoint: `${location}/installations/i1/public` };
+    const installationUrls = {
+      location: `${location}/installations/i1`,
+      app: `${location}/installations/i1`,
+      publicEndpoint: `${location}/installations/i1/public`,
+      publicContentEndpoint: `${location}/installations/i1/public`,
+    };
     const installation = {
       id: "i1",
       status: "active",
@@ -239,7 +332,11 @@ describe("the events Imprint sends", () => {
       status: "active",
       configuration: { channel: "#docs" },
       externalIds: ["C123"],
-      urls: { location: `${installationUrls.location}/spaces/s1`, publicEndpoint: installationUrls.publicEndpoint, publicContentEndpoint: installationUrls.publicContentEndpoint },
+      urls: {
+        location: `${installationUrls.location}/spaces/s1`,
+        publicEndpoint: installationUrls.publicEndpoint,
+        publicContentEndpoint: installationUrls.publicContentEndpoint,
+      },
       space: "s1",
     };
     const full = integrationEnvironment({
@@ -253,9 +350,21 @@ describe("the events Imprint sends", () => {
       authToken: "tok-inst",
     });
     expectValid("IntegrationEnvironment", full);
-    expect(full).toMatchObject({ apiTokens: { integration: "tok-int", installation: "tok-inst" }, authToken: "tok-inst", signingSecret: "sig-int", spaceInstallation: { space: "s1" } });
+    expect(full).toMatchObject({
+      apiTokens: { integration: "tok-int", installation: "tok-inst" },
+      authToken: "tok-inst",
+      signingSecret: "sig-int",
+      spaceInstallation: { space: "s1" },
+    });
 
-    const bare = integrationEnvironment({ apiEndpoint: "https://imprint.example", integration, secrets: {}, signingSecrets: { integration: "sig-int", installation: undefined }, apiTokens: { integration: "tok-int" }, authToken: "tok-int" });
+    const bare = integrationEnvironment({
+      apiEndpoint: "https://imprint.example",
+      integration,
+      secrets: {},
+      signingSecrets: { integration: "sig-int", installation: undefined },
+      apiTokens: { integration: "tok-int" },
+      authToken: "tok-int",
+    });
     expectValid("IntegrationEnvironment", bare);
     expect(Object.keys(bare).sort()).toEqual(["apiEndpoint", "apiTokens", "authToken", "integration", "secrets", "signingSecret", "signingSecrets"]);
     expect(bare.signingSecrets).toEqual({ integration: "sig-int" });
@@ -285,7 +394,10 @@ describe("a script's render output", () => {
       [withChild({ type: "buton", label: "Press", onPress: { action: "x" } }), "element.children[0].type: must be equal to one of the allowed values"],
       [withChild({ type: "button", label: "Press" }), "element.children[0].onPress: is required"],
       [withChild({ type: "button", label: 7, onPress: { action: "x" } }), "element.children[0].label: must be a string"],
-      [withChild({ type: "button", label: "Press", onPress: { action: "x" }, style: "loud" }), 'element.children[0].style: must be one of "primary", "secondary", "danger"'],
+      [
+        withChild({ type: "button", label: "Press", onPress: { action: "x" }, style: "loud" }),
+        'element.children[0].style: must be one of "primary", "secondary", "danger"',
+      ],
       [withChild({ type: "button", onPress: {} }), "element.children[0].onPress.action: is required"],
       [{ ...element, element: { type: "blok", children: [] } }, 'element.type: must be one of "block", "modal", "configuration"'],
       [{ ...element, state: undefined }, "state: is required"],
@@ -303,11 +415,22 @@ describe("a script's render output", () => {
 });
 
 describe("a render request", () => {
-  const request = { componentId: "hello", props: { text: "héllo ✓ 🎉", n: 1 }, state: { open: true }, context: documentContext, action: { action: "@ui.url.open", url: "https://example.com" } };
+  const request = {
+    componentId: "hello",
+    props: { text: "héllo ✓ 🎉", n: 1 },
+    state: { open: true },
+    context: documentContext,
+    action: { action: "@ui.url.open", url: "https://example.com" },
+  };
 
   it("checks a POST body with the same shape, named `body`", () => {
     expect(checkRenderRequest(request)).toEqual(request);
-    expect(checkRenderRequest({ ...request, extra: 1, state: undefined })).toEqual({ componentId: "hello", props: request.props, context: documentContext, action: request.action });
+    expect(checkRenderRequest({ ...request, extra: 1, state: undefined })).toEqual({
+      componentId: "hello",
+      props: request.props,
+      context: documentContext,
+      action: request.action,
+    });
     expect(messageOf(() => checkRenderRequest({ ...request, state: "x" }))).toBe("body.state: must be an object");
     expect(messageOf(() => checkRenderRequest(undefined))).toBe("body: must be an object");
     expect(messageOf(() => checkRenderRequest([1, 2]))).toBe("body: must be an object");
@@ -317,8 +440,12 @@ describe("a render request", () => {
     expect(messageOf(() => checkRenderRequest({ ...request, context: { type: "page", theme: "dark" } }))).toBe(
       'body.context.type: must be one of "configuration_account", "configuration_space", "configuration_site", "configuration_contentsource", "document"',
     );
-    expect(messageOf(() => checkRenderRequest({ ...request, context: { ...documentContext, theme: "blue" } }))).toBe('body.context.theme: must be one of "dark", "light"');
-    expect(messageOf(() => checkRenderRequest({ ...request, context: { type: "document", theme: "dark", spaceId: "s1" } }))).toBe("body.context.editable: is required");
+    expect(messageOf(() => checkRenderRequest({ ...request, context: { ...documentContext, theme: "blue" } }))).toBe(
+      'body.context.theme: must be one of "dark", "light"',
+    );
+    expect(messageOf(() => checkRenderRequest({ ...request, context: { type: "document", theme: "dark", spaceId: "s1" } }))).toBe(
+      "body.context.editable: is required",
+    );
     expect(messageOf(() => checkRenderRequest({ ...request, action: { url: "x" } }))).toBe("body.action.action: is required");
   });
 });
@@ -328,7 +455,13 @@ describe("declared configurations", () => {
   const slack = {
     account: {
       properties: {
-        oauth_credentials: { type: "button", title: "Connection", description: "Authorization between Slack and GitBook.", button_text: "Authorize", callback_url: "/oauth" },
+        oauth_credentials: {
+          type: "button",
+          title: "Connection",
+          description: "Authorization between Slack and GitBook.",
+          button_text: "Authorize",
+          callback_url: "/oauth",
+        },
         default_channel: { type: "string", title: "Default channel", description: "Channel to post messages to.", completion_url: "/channels" },
       },
       required: ["oauth_credentials"],
@@ -357,32 +490,56 @@ describe("declared configurations", () => {
     const space = (declaration: unknown) => ({ space: declaration });
     const cases: Array<[unknown, string]> = [
       [space({ properties: { channel: { type: "string" } }, required: ["token"] }), 'configurations.space.required[0]: "token" is not a declared property'],
-      [space({ properties: { color: { type: "color" } } }), 'configurations.space.properties.color.type: must be one of "string", "number", "boolean", "button"'],
+      [
+        space({ properties: { color: { type: "color" } } }),
+        'configurations.space.properties.color.type: must be one of "string", "number", "boolean", "button"',
+      ],
       [space({ properties: { color: { title: "Color" } } }), "configurations.space.properties.color.type: is required"],
       [space({ properties: { count: { type: "number", default: "3" } } }), "configurations.space.properties.count.default: must be a number"],
       [space({ properties: { go: { type: "button", button_text: "Go" } } }), "configurations.space.properties.go.callback_url: is required"],
       [space({ properties: { x: { type: "string", title: "X" } } }), "configurations.space.properties.x.title: must be at least 2 characters"],
-      [space({ properties: { x: { type: "string", description: "d".repeat(101) } } }), "configurations.space.properties.x.description: must be at most 100 characters"],
+      [
+        space({ properties: { x: { type: "string", description: "d".repeat(101) } } }),
+        "configurations.space.properties.x.description: must be at most 100 characters",
+      ],
       [space({ properties: { x: { type: "string" } }, required: ["x", "x"] }), "configurations.space.required: must not contain duplicates"],
       [space({ required: [] }), "configurations.space.properties: is required"],
-      [space({ properties: { mode: { type: "string", enum: ["a", "b"], default: "c" } } }), "configurations.space.properties.mode.default: must be one of its enum"],
+      [
+        space({ properties: { mode: { type: "string", enum: ["a", "b"], default: "c" } } }),
+        "configurations.space.properties.mode.default: must be one of its enum",
+      ],
       [space({ properties: { "a b": { type: "string" } } }), 'configurations.space.properties: "a b" must be 1 to 64 letters, digits, "_" or "-"'],
-      [space({ properties: { ["x".repeat(65)]: { type: "string" } } }), `configurations.space.properties: "${"x".repeat(65)}" must be 1 to 64 letters, digits, "_" or "-"`],
-      [space({ properties: Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`p${index}`, { type: "boolean" }])) }), "configurations.space.properties: must declare at most 100 properties"],
+      [
+        space({ properties: { ["x".repeat(65)]: { type: "string" } } }),
+        `configurations.space.properties: "${"x".repeat(65)}" must be 1 to 64 letters, digits, "_" or "-"`,
+      ],
+      [
+        space({ properties: Object.fromEntries(Array.from({ length: 101 }, (_, index) => [`p${index}`, { type: "boolean" }])) }),
+        "configurations.space.properties: must declare at most 100 properties",
+      ],
       [space({ componentId: 7 }), "configurations.space.componentId: must be a string"],
       [space({ componentId: "c", properties: {} }), "configurations.space: must declare either properties or a componentId, not both"],
       [space("text"), "configurations.space: must be an object"],
       [{ organization: { properties: {} } }, "configurations.organization: is not a configuration target (account, space or site)"],
       [[], "configurations: must be an object"],
     ];
-    for (const [declaration, problem] of cases) expect(messageOf(() => checkDeclaredConfigurations(declaration)), JSON.stringify(declaration)).toBe(problem);
+    for (const [declaration, problem] of cases)
+      expect(
+        messageOf(() => checkDeclaredConfigurations(declaration)),
+        JSON.stringify(declaration),
+      ).toBe(problem);
   });
 
   describe("an installation's configuration", () => {
     const declared: DeclaredConfigurations = checkDeclaredConfigurations(slack);
 
     it("is answered with the declared defaults applied", () => {
-      expect(checkInstallationConfiguration(declared.space, { channel: "#docs" }, "space")).toEqual({ channel: "#docs", notify_content_update: true, mode: "all", count: 3 });
+      expect(checkInstallationConfiguration(declared.space, { channel: "#docs" }, "space")).toEqual({
+        channel: "#docs",
+        notify_content_update: true,
+        mode: "all",
+        count: 3,
+      });
       expect(checkInstallationConfiguration(declared.space, { channel: "#docs", notify_content_update: false, mode: "important", count: 0 }, "space")).toEqual({
         channel: "#docs",
         notify_content_update: false,
@@ -395,7 +552,9 @@ describe("declared configurations", () => {
       const credentials = { access_token: "xoxb", expires_at: 1772366400000 };
       expect(checkInstallationConfiguration(declared.account, { oauth_credentials: credentials }, "account")).toEqual({ oauth_credentials: credentials });
       expect(messageOf(() => checkInstallationConfiguration(declared.account, {}, "account"))).toBe("configuration.oauth_credentials: is required");
-      expect(checkInstallationConfiguration(declared.account, { default_channel: "#x" }, "account", { allowMissingRequired: true })).toEqual({ default_channel: "#x" });
+      expect(checkInstallationConfiguration(declared.account, { default_channel: "#x" }, "account", { allowMissingRequired: true })).toEqual({
+        default_channel: "#x",
+      });
       expect(missingRequiredProperties(declared.account, { default_channel: "#x" })).toEqual(["oauth_credentials"]);
       expect(missingRequiredProperties(declared.site, {})).toEqual([]);
     });
@@ -407,7 +566,9 @@ describe("declared configurations", () => {
 
     it("accepts only {} where nothing is declared", () => {
       expect(checkInstallationConfiguration(undefined, {}, "site")).toEqual({});
-      expect(messageOf(() => checkInstallationConfiguration(undefined, { token: "x" }, "space"))).toBe("configuration.token: is not a declared property (the integration declares no space configuration)");
+      expect(messageOf(() => checkInstallationConfiguration(undefined, { token: "x" }, "space"))).toBe(
+        "configuration.token: is not a declared property (the integration declares no space configuration)",
+      );
     });
 
     it("is refused naming the property", () => {
@@ -425,7 +586,11 @@ describe("declared configurations", () => {
         ["{}", "configuration: must be an object"],
         [{ channel: "x".repeat(64 * 1024) }, "configuration: must be at most 64 KiB of JSON"],
       ];
-      for (const [configuration, problem] of cases) expect(messageOf(() => checkInstallationConfiguration(declared.space, configuration, "space")), JSON.stringify(configuration).slice(0, 80)).toBe(problem);
+      for (const [configuration, problem] of cases)
+        expect(
+          messageOf(() => checkInstallationConfiguration(declared.space, configuration, "space")),
+          JSON.stringify(configuration).slice(0, 80),
+        ).toBe(problem);
     });
   });
 });

@@ -53,7 +53,10 @@ describe("rendering ContentKit components", () => {
       element: { type: "block", children: [{ type: "button", label: "Count: 0", onPress: { action: "increment" } }] },
     });
     expect(await output(render(compat, "counter", { state: { count: 2 }, action: { action: "increment" } }))).toMatchObject({ state: { count: 3 } });
-    expect(await output(render(compat, "counter", { state: { count: 7 }, action: { action: "done" } }))).toEqual({ type: "complete", returnValue: { count: 7 } });
+    expect(await output(render(compat, "counter", { state: { count: 7 }, action: { action: "done" } }))).toEqual({
+      type: "complete",
+      returnValue: { count: 7 },
+    });
   });
 
   it("answers 404 for a component the integration does not have, and for readers of other organizations", async () => {
@@ -79,12 +82,24 @@ export default {
 };`;
     const labelOf = async (name: string) => ((await output(render(name, "echo"))).element as { children: Array<{ label: string }> }).children[0]!.label;
     const integration = await publish(harness, org.owner.caller, org.organizationId, { script: placeScript("v1") });
-    const { installation } = await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId });
+    const { installation } = await harness.installations.installIntegration({
+      caller: org.owner.caller,
+      name: integration.name,
+      organizationId: org.organizationId,
+    });
     expect(await labelOf(integration.name)).toBe("v1 spaces=0 space=none");
 
     const otherSpace = (await createSpace(harness, org)).id;
     for (const target of [spaceId, otherSpace]) {
-      await harness.targetInstallations.installOnTarget({ caller: org.owner.caller, name: integration.name, installationId: installation!.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: target, configurationJson: "", externalIds: [] });
+      await harness.targetInstallations.installOnTarget({
+        caller: org.owner.caller,
+        name: integration.name,
+        installationId: installation!.id,
+        kind: TargetKind.TARGET_KIND_SPACE,
+        targetId: target,
+        configurationJson: "",
+        externalIds: [],
+      });
     }
     expect(await labelOf(integration.name)).toBe(`v1 spaces=2 space=${spaceId}`);
 
@@ -119,7 +134,11 @@ export default {
     expect(stopped.message).toMatch(/cpu/i);
 
     // Each failure is in the integration's event log with its reason.
-    const { events } = await harness.integrationEvents.listIntegrationEvents({ caller: org.owner.caller, name: runaway, page: { pageToken: "", pageSize: 100 } });
+    const { events } = await harness.integrationEvents.listIntegrationEvents({
+      caller: org.owner.caller,
+      name: runaway,
+      page: { pageToken: "", pageSize: 100 },
+    });
     const failedRenders = events.filter((event) => event.status === "failed" && JSON.parse(event.payloadJson).type === "ui_render");
     expect(failedRenders.length).toBe(5);
     const detail = await harness.integrationEvents.getIntegrationEvent({ caller: org.owner.caller, name: runaway, eventId: failedRenders[0]!.id });

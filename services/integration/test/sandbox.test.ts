@@ -1,7 +1,15 @@
 // The sandbox with the real QuickJS WebAssembly, in worker threads, running integrations bundled as
 // GitBook's CLI bundles them and called as GitBook's dispatcher calls them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createSandboxPool, DEFAULT_SANDBOX_LIMITS, type SandboxFetch, type SandboxHttpRequest, type SandboxLimits, type SandboxOutcome, type SandboxPool } from "../src/sandbox/index.js";
+import {
+  createSandboxPool,
+  DEFAULT_SANDBOX_LIMITS,
+  type SandboxFetch,
+  type SandboxHttpRequest,
+  type SandboxLimits,
+  type SandboxOutcome,
+  type SandboxPool,
+} from "../src/sandbox/index.js";
 import { bundleIntegration } from "./support/bundle.js";
 
 const COMPAT = new URL("./fixtures/compat/", import.meta.url);
@@ -107,7 +115,13 @@ describe("the compatibility integration", () => {
       const body = new TextEncoder().encode(JSON.stringify({ id: "int_1", name: "imprint-compat", installs: 3 }));
       return { status: 200, headers: [["content-type", "application/json"]], body };
     };
-    const outcome = await run(pool, "imprint-compat@1", compat, dispatchRequest({ eventId: "evt_setup", type: "installation_setup", installationId: "inst_1", status: "active" }), hostFetch);
+    const outcome = await run(
+      pool,
+      "imprint-compat@1",
+      compat,
+      dispatchRequest({ eventId: "evt_setup", type: "installation_setup", installationId: "inst_1", status: "active" }),
+      hostFetch,
+    );
 
     const response = ok(outcome);
     expect(response.status).toBe(200);
@@ -134,9 +148,17 @@ describe("the compatibility integration", () => {
       headers: [["content-type", "application/json"]],
       body: new TextEncoder().encode(JSON.stringify({ error: { code: 403, message: "Not allowed" } })),
     });
-    const outcome = await run(pool, "imprint-compat@1", compat, dispatchRequest({ eventId: "evt_setup", type: "installation_setup", installationId: "inst_1" }), hostFetch);
+    const outcome = await run(
+      pool,
+      "imprint-compat@1",
+      compat,
+      dispatchRequest({ eventId: "evt_setup", type: "installation_setup", installationId: "inst_1" }),
+      hostFetch,
+    );
     expect(ok(outcome).status).toBe(500);
-    expect(outcome.logs.some((line) => line.level === "error" && line.message.includes("GitBook API failed with [403]") && line.message.includes("Not allowed"))).toBe(true);
+    expect(
+      outcome.logs.some((line) => line.level === "error" && line.message.includes("GitBook API failed with [403]") && line.message.includes("Not allowed")),
+    ).toBe(true);
   });
 });
 
@@ -386,7 +408,12 @@ describe("the Workers surface", () => {
     expect(out.idna).toBe(new URL("https://münchen.example/ä?ö=ü").href);
     // Parsed parts are kept per input: changing one URL leaves the next one built from it alone.
     expect(out.sameInput).toEqual(["https://example.com/changed?x=2", "https://example.com/a?x=1", "https://example.com/b/a", "https://example.com/b/"]);
-    expect(out.headers).toEqual([["set-cookie", "a=1"], ["set-cookie", "b=2"], ["x-a", "1, 3"], ["x-b", "2"]]);
+    expect(out.headers).toEqual([
+      ["set-cookie", "a=1"],
+      ["set-cookie", "b=2"],
+      ["x-a", "1, 3"],
+      ["x-b", "2"],
+    ]);
     expect(out.setCookie).toEqual(["a=1", "b=2"]);
     expect(out.text).toBe("héllo ✓ 😀");
     expect(out.bom).toBe("A");
@@ -416,10 +443,12 @@ describe("the Workers surface", () => {
     let aborted = false;
     const hostFetch: SandboxFetch = async (request, signal) => {
       if (request.url.endsWith("/hang")) {
-        return new Promise((_, reject) => signal.addEventListener("abort", () => {
-          aborted = true;
-          reject(new Error("aborted"));
-        }));
+        return new Promise((_, reject) =>
+          signal.addEventListener("abort", () => {
+            aborted = true;
+            reject(new Error("aborted"));
+          }),
+        );
       }
       const contentType = request.headers.find(([name]) => name === "content-type")?.[1] ?? "";
       const entry: (typeof seen)[number] = { request };
@@ -479,7 +508,7 @@ describe("the Workers surface", () => {
     const body =
       '--quoted boundary\r\nContent-Disposition: form-data; name="text"\r\n\r\nline 1\r\nline 2 ✓\r\n' +
       '--quoted boundary\r\nContent-Disposition: form-data; name="up%22load"; filename="a%22b.bin"\r\nContent-Type: application/octet-stream\r\n\r\n\u0000\u0001bin\r\n' +
-      '--quoted boundary--\r\n';
+      "--quoted boundary--\r\n";
     const request: SandboxHttpRequest = {
       url: "https://integrations.imprint.invalid/v1",
       method: "POST",

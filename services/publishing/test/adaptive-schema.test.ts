@@ -36,9 +36,9 @@ describe("adaptive schema", () => {
     deep.properties.team.properties.lead = { type: "boolean" };
     expect(() => validateAdaptiveSchema(deep)).toThrow("jsonSchema.properties.team.properties.lead.description: must be a non-empty string");
     // JSON.parse makes "__proto__" an own key, as a request body does.
-    expect(() => validateAdaptiveSchema(JSON.parse('{"type":"object","additionalProperties":false,"properties":{"__proto__":{"type":"boolean","description":"x"}}}'))).toThrow(
-      "jsonSchema.properties.__proto__: is not a usable claim name",
-    );
+    expect(() =>
+      validateAdaptiveSchema(JSON.parse('{"type":"object","additionalProperties":false,"properties":{"__proto__":{"type":"boolean","description":"x"}}}')),
+    ).toThrow("jsonSchema.properties.__proto__: is not a usable claim name");
     let nested: Record<string, unknown> = { type: "boolean", description: "leaf" };
     for (let level = 0; level < 9; level++) nested = { type: "object", description: "level", properties: { inner: nested }, additionalProperties: false };
     expect(() => validateAdaptiveSchema({ type: "object", additionalProperties: false, properties: { outer: nested } })).toThrow(/nest at most 8 levels/);

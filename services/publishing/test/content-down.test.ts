@@ -1,7 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
-import { createOrganization, createSpace, failure, publishingClients, startServices, type PublishingClients, type TestOrganization, type TestServices } from "@imprint/runtime/testing";
+import {
+  createOrganization,
+  createSpace,
+  failure,
+  publishingClients,
+  startServices,
+  type PublishingClients,
+  type TestOrganization,
+  type TestServices,
+} from "@imprint/runtime/testing";
 import { loadPublishingConfig } from "../src/config.js";
 import { startPublishingService } from "../src/service.js";
 
@@ -39,7 +48,9 @@ beforeAll(async () => {
   ({ clients: publishing, close: closePublishing } = publishingClients(services.address("publishing")));
   org = await createOrganization(services.clients);
   const [first, second] = [await createSpace(services.clients, org), await createSpace(services.clients, org)];
-  siteId = (await publishing.sites.createSite({ caller: org.owner.caller, organizationId: org.organizationId, type: "", title: "Docs", visibility: "", spaceIds: [] })).site!.id;
+  siteId = (
+    await publishing.sites.createSite({ caller: org.owner.caller, organizationId: org.organizationId, type: "", title: "Docs", visibility: "", spaceIds: [] })
+  ).site!.id;
   const { section } = await publishing.sections.addSiteSection({ ...scope(), spaceId: first.id, title: "Guides", icon: "", draft: false });
   sectionId = section!.id;
   const { siteSpace } = await publishing.siteSpaces.addSiteSpace({ ...scope(), spaceId: second.id, sectionId, draft: false });
@@ -54,9 +65,15 @@ afterAll(async () => {
 describe("with content unreachable", () => {
   const writes: [string, () => Promise<unknown>][] = [
     ["updateSiteSection", () => publishing.sections.updateSiteSection({ ...scope(), sectionId, title: "Renamed" })],
-    ["moveSiteSpace", () => publishing.siteSpaces.moveSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, beforeSiteSpaceId: siteSpaceIds[0]!, afterSiteSpaceId: "" })],
+    [
+      "moveSiteSpace",
+      () => publishing.siteSpaces.moveSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, beforeSiteSpaceId: siteSpaceIds[0]!, afterSiteSpaceId: "" }),
+    ],
     ["updateSiteSpace", () => publishing.siteSpaces.updateSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, draft: true })],
-    ["addSiteSectionGroup", () => publishing.sectionGroups.addSiteSectionGroup({ ...scope(), title: "Group", icon: "", sectionIds: [sectionId], parentGroupId: "", draft: false })],
+    [
+      "addSiteSectionGroup",
+      () => publishing.sectionGroups.addSiteSectionGroup({ ...scope(), title: "Group", icon: "", sectionIds: [sectionId], parentGroupId: "", draft: false }),
+    ],
   ];
 
   it.each(writes)("%s answers unavailable and saves nothing", async (_name, write) => {

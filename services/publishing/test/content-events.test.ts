@@ -15,7 +15,14 @@ afterAll(() => harness?.stop());
 const scope = (siteId: string) => ({ caller: org.owner.caller, organizationId: org.organizationId, siteId });
 
 async function siteWith(spaceIds: string[]) {
-  const { site } = await harness.sites.createSite({ caller: org.owner.caller, organizationId: org.organizationId, type: "", title: "Followed", visibility: "", spaceIds });
+  const { site } = await harness.sites.createSite({
+    caller: org.owner.caller,
+    organizationId: org.organizationId,
+    type: "",
+    title: "Followed",
+    visibility: "",
+    spaceIds,
+  });
   return site!;
 }
 
@@ -37,7 +44,19 @@ describe("content's space events", () => {
     await harness.spaces.deleteSpace({ caller: org.owner.caller, spaceId: first.id });
     await eventually(async () => (await view(b.id)).count === 0);
     expect(await view(a.id)).toMatchObject({ count: 1, spaces: [[second.id, true]] });
-    expect((await harness.sites.listSites({ caller: org.owner.caller, organizationId: org.organizationId, page: undefined, spaceId: first.id, title: "", published: undefined, types: [] })).sites).toEqual([]);
+    expect(
+      (
+        await harness.sites.listSites({
+          caller: org.owner.caller,
+          organizationId: org.organizationId,
+          page: undefined,
+          spaceId: first.id,
+          title: "",
+          published: undefined,
+          types: [],
+        })
+      ).sites,
+    ).toEqual([]);
     await harness.spaces.restoreSpace({ caller: org.owner.caller, spaceId: first.id });
     await eventually(async () => (await view(b.id)).count === 1);
     expect(await view(a.id)).toEqual(before);

@@ -23,7 +23,9 @@ const adminCli = (args: string[], env: Record<string, string>) => runNodeScriptJ
 
 /** Content's copy of the space's published address (its site, or null). */
 async function publishedSiteInContent(spaceId: string): Promise<string | null> {
-  const [row] = await harness.content.orm.em.fork().execute<{ published_address: string | null }[]>(`select published_address from spaces where id = ?`, [spaceId]);
+  const [row] = await harness.content.orm.em
+    .fork()
+    .execute<{ published_address: string | null }[]>(`select published_address from spaces where id = ?`, [spaceId]);
   return row?.published_address ? (JSON.parse(row.published_address) as { siteId: string }).siteId : null;
 }
 
@@ -31,13 +33,22 @@ describe("repair of the spaces' published addresses in content", () => {
   it("announces where a space is published again, and content's corrupted copy follows", async () => {
     const caller = org.owner.caller;
     const space = await createSpace(harness, org);
-    const { site } = await harness.sites.createSite({ caller, organizationId: org.organizationId, type: "", title: "Docs", visibility: "", spaceIds: [space.id] });
+    const { site } = await harness.sites.createSite({
+      caller,
+      organizationId: org.organizationId,
+      type: "",
+      title: "Docs",
+      visibility: "",
+      spaceIds: [space.id],
+    });
     await harness.sites.publishSite({ caller, organizationId: org.organizationId, siteId: site!.id });
     await eventually(async () => expect(await publishedSiteInContent(space.id)).toBe(site!.id));
 
     // Corrupt content's copy (as a lost or misapplied event would).
     await harness.content.orm.em.fork().execute(`update spaces set published_address = null where id = ?`, [space.id]);
-    expect(await adminCli(["reconcile", "space-publications", "--space", space.id], { PUBLISHING_GRPC_ADDRESS: harness.publishingAddress })).toEqual({ spaces: 1 });
+    expect(await adminCli(["reconcile", "space-publications", "--space", space.id], { PUBLISHING_GRPC_ADDRESS: harness.publishingAddress })).toEqual({
+      spaces: 1,
+    });
     await eventually(async () => expect(await publishedSiteInContent(space.id)).toBe(site!.id));
 
     // Every space publishing knows, when none is named.

@@ -20,7 +20,14 @@ afterAll(() => harness?.stop());
 const scope = (siteId: string, user: TestUser = org.owner) => ({ caller: user.caller, organizationId: org.organizationId, siteId });
 
 async function newSite(): Promise<string> {
-  const { site } = await harness.sites.createSite({ caller: org.owner.caller, organizationId: org.organizationId, type: "", title: "Site spaces", visibility: "", spaceIds: [] });
+  const { site } = await harness.sites.createSite({
+    caller: org.owner.caller,
+    organizationId: org.organizationId,
+    type: "",
+    title: "Site spaces",
+    visibility: "",
+    spaceIds: [],
+  });
   return site!.id;
 }
 
@@ -30,10 +37,13 @@ const add = (siteId: string, spaceId: string, user: TestUser = org.owner) =>
 const update = (siteId: string, siteSpaceId: string, fields: Partial<UpdateSiteSpaceRequest>) =>
   harness.siteSpaces.updateSiteSpace({ ...scope(siteId), siteSpaceId, ...fields }).then((answer) => answer.siteSpace!);
 
-const list = (siteId: string, isDefault?: boolean) => harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
+const list = (siteId: string, isDefault?: boolean) =>
+  harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
 
 const move = (siteId: string, siteSpaceId: string, position: { before?: string; after?: string }) =>
-  harness.siteSpaces.moveSiteSpace({ ...scope(siteId), siteSpaceId, beforeSiteSpaceId: position.before ?? "", afterSiteSpaceId: position.after ?? "" }).then((answer) => answer.siteSpace!);
+  harness.siteSpaces
+    .moveSiteSpace({ ...scope(siteId), siteSpaceId, beforeSiteSpaceId: position.before ?? "", afterSiteSpaceId: position.after ?? "" })
+    .then((answer) => answer.siteSpace!);
 
 describe("site-spaces", () => {
   it("adds spaces at the end at free paths from their titles; the first is the default", async () => {
@@ -49,10 +59,20 @@ describe("site-spaces", () => {
   it("refuses an unknown section, another organization's space and non-admins", async () => {
     const siteId = await newSite();
     const space = await createSpace(harness, org);
-    expect(await failure(harness.siteSpaces.addSiteSpace({ ...scope(siteId), spaceId: space.id, sectionId: randomUUID(), draft: false }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("sectionId:") });
-    expect(await failure(add(siteId, (await createSpace(harness, other)).id))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("spaceId:") });
+    expect(await failure(harness.siteSpaces.addSiteSpace({ ...scope(siteId), spaceId: space.id, sectionId: randomUUID(), draft: false }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("sectionId:"),
+    });
+    expect(await failure(add(siteId, (await createSpace(harness, other)).id))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("spaceId:"),
+    });
     expect(await failure(add(siteId, space.id, editor))).toMatchObject({ code: "permission_denied" });
-    expect(await failure(harness.siteSpaces.listSiteSpaces({ caller: other.owner.caller, organizationId: org.organizationId, siteId, page: undefined, shareKey: "" }))).toMatchObject({ code: "not_found" });
+    expect(
+      await failure(
+        harness.siteSpaces.listSiteSpaces({ caller: other.owner.caller, organizationId: org.organizationId, siteId, page: undefined, shareKey: "" }),
+      ),
+    ).toMatchObject({ code: "not_found" });
   });
 
   it("changes the path (unique at its level), the condition (checked, null removes it) and the space", async () => {
@@ -61,20 +81,31 @@ describe("site-spaces", () => {
     const b = await add(siteId, (await createSpace(harness, org, { title: "Beta" })).id);
     expect(await update(siteId, a.id, { path: "start" })).toMatchObject({ path: "start" });
     expect(await failure(update(siteId, b.id, { path: "start" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("path:") });
-    expect(await failure(update(siteId, b.id, { path: "" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("path: must be at least 1") });
-    expect(await failure(update(siteId, b.id, { path: "p".repeat(101) }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("path: must be at most 100") });
+    expect(await failure(update(siteId, b.id, { path: "" }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("path: must be at least 1"),
+    });
+    expect(await failure(update(siteId, b.id, { path: "p".repeat(101) }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("path: must be at most 100"),
+    });
     const condition = 'visitor.claims.plan === "pro"';
     expect(await update(siteId, b.id, { condition })).toMatchObject({ condition });
     const refused = await failure(update(siteId, b.id, { condition: "visitor.claims.plan ===" }));
     expect(refused).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^condition: .*\(at character \d+\)/) });
-    expect(await failure(update(siteId, b.id, { condition: "visitor.constructor" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("condition:") });
+    expect(await failure(update(siteId, b.id, { condition: "visitor.constructor" }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("condition:"),
+    });
     expect(await update(siteId, b.id, {})).toMatchObject({ condition });
     expect(await update(siteId, b.id, { condition: "" })).toMatchObject({ condition: "" });
     const gamma = await createSpace(harness, org, { title: "Gamma" });
     expect((await update(siteId, b.id, { spaceId: gamma.id })).space!.id).toBe(gamma.id);
     await eventually(async () => {
       const events = await readEvents("publishing", { organizationId: org.organizationId, payload: { siteSpaceId: b.id } });
-      expect(events.filter((event) => event.type === "site_space.updated").map((event) => (event.payload as { changedFields: string[] }).changedFields)).toEqual([["condition"], ["condition"], ["spaceId"]]);
+      expect(
+        events.filter((event) => event.type === "site_space.updated").map((event) => (event.payload as { changedFields: string[] }).changedFields),
+      ).toEqual([["condition"], ["condition"], ["spaceId"]]);
       return true;
     });
   });
@@ -90,8 +121,14 @@ describe("site-spaces", () => {
     expect(await order()).toEqual([a.id, b.id, c.id]);
     await move(siteId, a.id, {});
     expect(await order()).toEqual([b.id, c.id, a.id]);
-    expect(await failure(move(siteId, a.id, { before: randomUUID() }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("position.before.siteSpace:") });
-    expect(await failure(move(siteId, a.id, { before: b.id, after: c.id }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("position:") });
+    expect(await failure(move(siteId, a.id, { before: randomUUID() }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("position.before.siteSpace:"),
+    });
+    expect(await failure(move(siteId, a.id, { before: b.id, after: c.id }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("position:"),
+    });
   });
 
   it("keeps a default: deleting the default makes the first remaining one the default; deleting twice succeeds", async () => {
@@ -122,13 +159,20 @@ describe("share links", () => {
     expect(changed).toMatchObject({ active: false, name: "Old partners", key: first.key });
     const listed = await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: "" });
     expect(listed.shareLinks.map((link) => link.id)).toEqual([first.id, second.id]);
-    expect((await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: "old" })).shareLinks.map((link) => link.id)).toEqual([first.id]);
-    expect((await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: second.key })).shareLinks.map((link) => link.id)).toEqual([second.id]);
+    expect((await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: "old" })).shareLinks.map((link) => link.id)).toEqual([
+      first.id,
+    ]);
+    expect((await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: second.key })).shareLinks.map((link) => link.id)).toEqual([
+      second.id,
+    ]);
     // Reads through a share key take only an active link's.
     await harness.siteSpaces.addSiteSpace({ ...scope(siteId), spaceId: (await createSpace(harness, org)).id, sectionId: "", draft: false });
     const through = await harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: second.key });
     expect(through.siteSpaces.map((item) => item.shareKey)).toEqual([second.key]);
-    expect(await failure(harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: first.key }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("shareKey:") });
+    expect(await failure(harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, shareKey: first.key }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("shareKey:"),
+    });
     await harness.shareLinks.deleteShareLink({ ...scope(siteId), shareLinkId: first.id });
     await harness.shareLinks.deleteShareLink({ ...scope(siteId), shareLinkId: first.id });
     expect((await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: "" })).shareLinks.map((link) => link.id)).toEqual([second.id]);
@@ -136,9 +180,16 @@ describe("share links", () => {
 
   it("refuses names over 50 characters, non-admins and other organizations", async () => {
     const siteId = await newSite();
-    expect(await failure(harness.shareLinks.createShareLink({ ...scope(siteId), name: "n".repeat(51) }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("name: must be at most 50") });
+    expect(await failure(harness.shareLinks.createShareLink({ ...scope(siteId), name: "n".repeat(51) }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("name: must be at most 50"),
+    });
     expect(await failure(harness.shareLinks.createShareLink({ ...scope(siteId, editor), name: "x" }))).toMatchObject({ code: "permission_denied" });
-    expect(await failure(harness.shareLinks.listShareLinks({ ...scope(siteId, editor), page: undefined, search: "" }))).toMatchObject({ code: "permission_denied" });
-    expect(await failure(harness.shareLinks.createShareLink({ caller: other.owner.caller, organizationId: org.organizationId, siteId, name: "x" }))).toMatchObject({ code: "not_found" });
+    expect(await failure(harness.shareLinks.listShareLinks({ ...scope(siteId, editor), page: undefined, search: "" }))).toMatchObject({
+      code: "permission_denied",
+    });
+    expect(
+      await failure(harness.shareLinks.createShareLink({ caller: other.owner.caller, organizationId: org.organizationId, siteId, name: "x" })),
+    ).toMatchObject({ code: "not_found" });
   });
 });

@@ -2,7 +2,17 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import type { Site, UpdateSiteRequest } from "@imprint/proto/publishing/v1/sites";
-import { createMember, createOrganization, createSpace, eventually, failure, readEvents, waitForEvents, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
+import {
+  createMember,
+  createOrganization,
+  createSpace,
+  eventually,
+  failure,
+  readEvents,
+  waitForEvents,
+  type TestOrganization,
+  type TestUser,
+} from "@imprint/runtime/testing";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
 
 let harness: PublishingHarness;
@@ -18,9 +28,20 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.stop());
 
-const create = (fields: { title?: string; type?: string; visibility?: string; spaceIds?: string[] } = {}, user: TestUser = org.owner, organizationId = org.organizationId) =>
+const create = (
+  fields: { title?: string; type?: string; visibility?: string; spaceIds?: string[] } = {},
+  user: TestUser = org.owner,
+  organizationId = org.organizationId,
+) =>
   harness.sites
-    .createSite({ caller: user.caller, organizationId, type: fields.type ?? "", title: fields.title ?? "", visibility: fields.visibility ?? "", spaceIds: fields.spaceIds ?? [] })
+    .createSite({
+      caller: user.caller,
+      organizationId,
+      type: fields.type ?? "",
+      title: fields.title ?? "",
+      visibility: fields.visibility ?? "",
+      spaceIds: fields.spaceIds ?? [],
+    })
     .then((answer) => answer.site!);
 
 const update = (siteId: string, fields: Partial<UpdateSiteRequest>, user: TestUser = org.owner) =>
@@ -30,17 +51,35 @@ const get = (siteId: string, user: TestUser = org.owner, organizationId = org.or
   harness.sites.getSite({ caller: user.caller, organizationId, siteId }).then((answer) => answer.site!);
 
 const list = (fields: { spaceId?: string; title?: string; published?: boolean; types?: string[] } = {}, user: TestUser = org.owner) =>
-  harness.sites.listSites({ caller: user.caller, organizationId: org.organizationId, page: undefined, spaceId: fields.spaceId ?? "", title: fields.title ?? "", published: fields.published, types: fields.types ?? [] });
+  harness.sites.listSites({
+    caller: user.caller,
+    organizationId: org.organizationId,
+    page: undefined,
+    spaceId: fields.spaceId ?? "",
+    title: fields.title ?? "",
+    published: fields.published,
+    types: fields.types ?? [],
+  });
 
 const siteSpaces = (siteId: string, isDefault?: boolean) =>
-  harness.siteSpaces.listSiteSpaces({ caller: org.owner.caller, organizationId: org.organizationId, siteId, page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
+  harness.siteSpaces
+    .listSiteSpaces({ caller: org.owner.caller, organizationId: org.organizationId, siteId, page: undefined, default: isDefault, shareKey: "" })
+    .then((answer) => answer.siteSpaces);
 
 describe("sites", () => {
   it("creates an unpublished basic public site, with the given spaces as its site-spaces (the first is the default)", async () => {
     const first = await createSpace(harness, org, { title: "Getting Started" });
     const second = await createSpace(harness, org, { title: "API Reference" });
     const site = await create({ title: "Developer docs", spaceIds: [first.id, second.id] });
-    expect(site).toMatchObject({ organizationId: org.organizationId, type: "basic", title: "Developer docs", visibility: "public", published: false, agentsContext: "included", siteSpaces: 2 });
+    expect(site).toMatchObject({
+      organizationId: org.organizationId,
+      type: "basic",
+      title: "Developer docs",
+      visibility: "public",
+      published: false,
+      agentsContext: "included",
+      siteSpaces: 2,
+    });
     expect(site.permissions).toMatchObject({ view: true, admin: true, create: true });
     const items = await siteSpaces(site.id);
     expect(items.map((item) => [item.space!.id, item.path, item.default])).toEqual([
@@ -54,7 +93,10 @@ describe("sites", () => {
 
   it("refuses titles outside 2 to 128 characters, unknown types and visibilities, naming the field", async () => {
     expect(await failure(create({ title: "x" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("title: must be at least 2") });
-    expect(await failure(create({ title: "x".repeat(129) }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("title: must be at most 128") });
+    expect(await failure(create({ title: "x".repeat(129) }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("title: must be at most 128"),
+    });
     expect(await failure(create({ type: "gold" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("type:") });
     expect(await failure(create({ visibility: "secret" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("visibility:") });
   });
@@ -62,7 +104,10 @@ describe("sites", () => {
   it("refuses a space of another organization or an unknown one, naming its position", async () => {
     const foreign = await createSpace(harness, other);
     const own = await createSpace(harness, org);
-    expect(await failure(create({ spaceIds: [own.id, foreign.id] }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("spaces[1]:") });
+    expect(await failure(create({ spaceIds: [own.id, foreign.id] }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("spaces[1]:"),
+    });
     expect(await failure(create({ spaceIds: [randomUUID()] }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("spaces[0]:") });
   });
 
@@ -72,7 +117,9 @@ describe("sites", () => {
     expect(seen.permissions).toMatchObject({ view: true, admin: false, create: false, edit: false });
     expect(await failure(update(site.id, { title: "Renamed" }, editor))).toMatchObject({ code: "permission_denied" });
     expect(await failure(create({}, editor))).toMatchObject({ code: "permission_denied" });
-    expect(await failure(harness.sites.publishSite({ caller: editor.caller, organizationId: org.organizationId, siteId: site.id }))).toMatchObject({ code: "permission_denied" });
+    expect(await failure(harness.sites.publishSite({ caller: editor.caller, organizationId: org.organizationId, siteId: site.id }))).toMatchObject({
+      code: "permission_denied",
+    });
     // Another organization's owner: neither through its own organization nor through this one.
     expect(await failure(get(site.id, other.owner, other.organizationId))).toMatchObject({ code: "not_found" });
     expect(await failure(get(site.id, other.owner))).toMatchObject({ code: "not_found" });
@@ -83,7 +130,8 @@ describe("sites", () => {
     const first = await create({ title: "Batch one", spaceIds: [space.id] });
     const second = await create({ title: "Batch two" });
     const foreign = await create({ title: "Batch foreign" }, other.owner, other.organizationId);
-    const batch = (siteIds: string[], user: TestUser = org.owner) => harness.sites.batchGetSites({ caller: user.caller, organizationId: org.organizationId, siteIds }).then((answer) => answer.sites);
+    const batch = (siteIds: string[], user: TestUser = org.owner) =>
+      harness.sites.batchGetSites({ caller: user.caller, organizationId: org.organizationId, siteIds }).then((answer) => answer.sites);
     const sites = await batch([second.id, randomUUID(), "not-an-id", first.id, foreign.id, second.id]);
     expect(sites.map((site) => site.id)).toEqual([second.id, first.id]);
     expect(sites[1]).toEqual(await get(first.id));
@@ -91,7 +139,10 @@ describe("sites", () => {
     expect((await batch([first.id], editor))[0]!.permissions).toMatchObject({ view: true, admin: false });
     expect(await batch([])).toEqual([]);
     expect(await failure(batch([first.id], other.owner))).toMatchObject({ code: "not_found" });
-    expect(await failure(batch(Array.from({ length: 1001 }, () => randomUUID())))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("site_ids:") });
+    expect(await failure(batch(Array.from({ length: 1001 }, () => randomUUID())))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("site_ids:"),
+    });
   });
 
   it("updates settings, with basename unique per organization and hostname unique in the installation", async () => {
@@ -105,13 +156,31 @@ describe("sites", () => {
       proxy: "example.com/docs",
       hostname: `docs-${randomUUID().slice(0, 8)}.example.com`,
     });
-    expect(updated).toMatchObject({ title: "Settings renamed", visibility: "share-link", basename: "handbook", adaptiveContentEnabled: true, agentsContext: "excluded", proxy: "example.com/docs" });
+    expect(updated).toMatchObject({
+      title: "Settings renamed",
+      visibility: "share-link",
+      basename: "handbook",
+      adaptiveContentEnabled: true,
+      agentsContext: "excluded",
+      proxy: "example.com/docs",
+    });
     const second = await create({ title: "Second" });
-    expect(await failure(update(second.id, { basename: "handbook" }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("basename:") });
-    expect(await failure(update(second.id, { hostname: updated.hostname }))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("hostname:") });
+    expect(await failure(update(second.id, { basename: "handbook" }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("basename:"),
+    });
+    expect(await failure(update(second.id, { hostname: updated.hostname }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("hostname:"),
+    });
     // Another organization may use the same basename.
     const elsewhere = await create({ title: "Elsewhere" }, other.owner, other.organizationId);
-    const renamed = await harness.sites.updateSite({ caller: other.owner.caller, organizationId: other.organizationId, siteId: elsewhere.id, basename: "handbook" });
+    const renamed = await harness.sites.updateSite({
+      caller: other.owner.caller,
+      organizationId: other.organizationId,
+      siteId: elsewhere.id,
+      basename: "handbook",
+    });
     expect(renamed.site!.basename).toBe("handbook");
     // Null (empty) removes the proxy and the hostname.
     expect(await update(site.id, { proxy: "", hostname: "" })).toMatchObject({ proxy: "", hostname: "" });
@@ -141,7 +210,11 @@ describe("sites", () => {
     const unpublished = (await harness.sites.unpublishSite({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id })).site!;
     expect(unpublished).toMatchObject({ published: false, basename: published.basename, siteSpaces: 1, defaultSiteSpaceId: published.defaultSiteSpaceId });
     // The changes this test made, in commit order (other events of the site may come between).
-    await waitForEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } }, { types: ["site.created", "site_space.created", "site.updated", "site.published", "site.unpublished"] });
+    await waitForEvents(
+      "publishing",
+      { organizationId: org.organizationId, payload: { siteId: site.id } },
+      { types: ["site.created", "site_space.created", "site.updated", "site.published", "site.unpublished"] },
+    );
   });
 
   it("lists with the space, title, published and type filters, oldest first", async () => {
@@ -168,7 +241,9 @@ describe("sites", () => {
     await remove();
     expect(await failure(get(site.id))).toMatchObject({ code: "not_found" });
     const deleted = await eventually(async () => {
-      const [event] = await readEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } }).then((events) => events.filter((e) => e.type === "site.deleted"));
+      const [event] = await readEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } }).then((events) =>
+        events.filter((e) => e.type === "site.deleted"),
+      );
       expect(event).toBeDefined();
       return event!;
     });
@@ -186,7 +261,11 @@ describe("sites", () => {
     const regenerated = await harness.publishingAuth.regenerateSitePublishingAuth(scope);
     expect(regenerated.auth!.privateKey).not.toBe(auth!.privateKey);
     expect(regenerated.auth!.fallbackUrl).toBe("https://sso.example.com/login");
-    await waitForEvents("publishing", { organizationId: org.organizationId, payload: { siteId: site.id } }, { types: ["site.created", "site.updated", "site.publishing_auth_regenerated"] });
+    await waitForEvents(
+      "publishing",
+      { organizationId: org.organizationId, payload: { siteId: site.id } },
+      { types: ["site.created", "site.updated", "site.publishing_auth_regenerated"] },
+    );
     const another = await create({ title: "Another" });
     const other = await harness.publishingAuth.getSitePublishingAuth({ ...scope, siteId: another.id });
     expect(other.auth!.privateKey).not.toBe(regenerated.auth!.privateKey);
@@ -199,11 +278,16 @@ describe("organization roles", () => {
     const site = await create({ title: "Roles follow events" });
     expect((await update(site.id, { title: "Changed by an admin" }, admin)).title).toBe("Changed by an admin");
     // Cached for ten minutes in this harness: only the event can make the change show.
-    await harness.identity.members.updateMember({ updateMask: ["role"], caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId, role: MemberRole.MEMBER_ROLE_READ });
+    await harness.identity.members.updateMember({
+      updateMask: ["role"],
+      caller: org.owner.caller,
+      organizationId: org.organizationId,
+      userId: admin.userId,
+      role: MemberRole.MEMBER_ROLE_READ,
+    });
     await eventually(async () => (await failure(update(site.id, { title: "Changed by an admin" }, admin))).code === "permission_denied");
     expect((await get(site.id, admin)).title).toBe("Changed by an admin");
     await harness.identity.members.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId });
     await eventually(async () => (await failure(get(site.id, admin))).code === "not_found");
   });
 });
-

@@ -34,7 +34,11 @@ interface ListedPage {
  * Every page the visitor can open, per site-space, in reading order: hidden pages left out, and
  * with `skipNoIndex` the noIndex pages and their descendants too.
  */
-async function listPages(visit: Visit, data: ReaderData, options: { primaryOnly: boolean; skipNoIndex: boolean }): Promise<{ placed: PlacedSiteSpace; title: string; revisionCreatedAt: Date | undefined; pages: ListedPage[] }[]> {
+async function listPages(
+  visit: Visit,
+  data: ReaderData,
+  options: { primaryOnly: boolean; skipNoIndex: boolean },
+): Promise<{ placed: PlacedSiteSpace; title: string; revisionCreatedAt: Date | undefined; pages: ListedPage[] }[]> {
   const lists = [];
   for (const placed of placedSiteSpaces(visit.site, visit.context, visit.base)) {
     if (options.primaryOnly && !placed.primary) continue;
@@ -65,9 +69,7 @@ const xmlEscape = (text: string) => text.replace(/[<>&'"]/g, (char) => ({ "<": "
 export function serveRobots(ctx: ParameterizedContext, visit: Visit): void {
   ctx.type = "text/plain; charset=utf-8";
   ctx.body =
-    visit.site.visibility === "public"
-      ? `User-agent: *\nAllow: /\n\nSitemap: ${visit.origin}${visit.base}sitemap.xml\n`
-      : "User-agent: *\nDisallow: /\n";
+    visit.site.visibility === "public" ? `User-agent: *\nAllow: /\n\nSitemap: ${visit.origin}${visit.base}sitemap.xml\n` : "User-agent: *\nDisallow: /\n";
 }
 
 /** sitemap.xml of a public site: every indexable page the anonymous visitor sees; none for other sites (404). */
@@ -86,7 +88,8 @@ export async function serveSitemap(ctx: ParameterizedContext, visit: Visit, data
   return true;
 }
 
-const markdownUrl = (origin: string, url: string, placed: PlacedSiteSpace, page: Page) => `${origin}${url === placed.prefix ? `${placed.prefix}${page.path}` : url}.md`;
+const markdownUrl = (origin: string, url: string, placed: PlacedSiteSpace, page: Page) =>
+  `${origin}${url === placed.prefix ? `${placed.prefix}${page.path}` : url}.md`;
 
 /** llms.txt (llmstxt.org): the site's title, then each site-space's pages as links to their markdown. */
 export async function serveLlmsTxt(ctx: ParameterizedContext, visit: Visit, data: ReaderData): Promise<void> {
@@ -153,7 +156,8 @@ export async function serveMcp(ctx: ParameterizedContext, visit: Visit, data: Re
   const title = chromeOf(visit.site, visit.site.customizationJson).title;
   const source: SiteAgentSource = {
     title,
-    search: async (query, limit) => (await searchVisible(visit, data, query, limit)).map((hit) => ({ title: hit.title, url: `${visit.origin}${hit.url}`, excerpt: hit.excerpt })),
+    search: async (query, limit) =>
+      (await searchVisible(visit, data, query, limit)).map((hit) => ({ title: hit.title, url: `${visit.origin}${hit.url}`, excerpt: hit.excerpt })),
     getPage: async (url) => {
       let path: string;
       try {

@@ -123,17 +123,31 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
   const spaceCache = new CachedLoader<GetPublishedSpaceResponse | null>({ name: "spaces", maxEntries: MAX_SPACES, ttlMs: trustedFor, now });
   const shareKeys = new CachedLoader<boolean>({ name: "share keys", maxEntries: MAX_SHARE_KEYS, ttlMs: trustedFor, now });
   // Sites' scripts, each until `until` (a failed read keeps the last list a short while).
-  const siteScripts = new CachedLoader<{ value: SiteScripts; until: number }>({ name: "site scripts", maxEntries: MAX_SITE_SCRIPTS, freshUntil: (held) => held.until, now });
+  const siteScripts = new CachedLoader<{ value: SiteScripts; until: number }>({
+    name: "site scripts",
+    maxEntries: MAX_SITE_SCRIPTS,
+    freshUntil: (held) => held.until,
+    now,
+  });
   const dropScripts = (siteId?: string) => {
     if (siteId === undefined) siteScripts.clear();
     else siteScripts.invalidate(siteId);
   };
-  const warnScripts = throttledWarning(logger, "site scripts not read: the integration service failed (pages are served with the scripts last read)", "failures");
+  const warnScripts = throttledWarning(
+    logger,
+    "site scripts not read: the integration service failed (pages are served with the scripts last read)",
+    "failures",
+  );
   const scriptUrl = (siteId: string, script: SiteScript) =>
     `${config.IMPRINT_PUBLIC_URL}/v1/integrations/${encodeURIComponent(script.integrationName)}/installations/${encodeURIComponent(script.installationId)}/sites/${encodeURIComponent(siteId)}/script.js`;
   // A visitor sends the same token with every page; checking its signature each time would cost
   // more than serving a kept page. A regenerated key is another key, so its old tokens miss here.
-  const verifiedTokens = new CachedLoader<VerifiedToken | null>({ name: "visitor tokens", maxEntries: MAX_VERIFIED_TOKENS, freshUntil: (held) => (held?.exp ?? 0) * 1000, now });
+  const verifiedTokens = new CachedLoader<VerifiedToken | null>({
+    name: "visitor tokens",
+    maxEntries: MAX_VERIFIED_TOKENS,
+    freshUntil: (held) => (held?.exp ?? 0) * 1000,
+    now,
+  });
   const budget = new CacheBudget(config.PAGE_CACHE_BYTES);
   const bodies = new CachedLoader<PageBody>({ name: "page bodies", budget, bytes: (body) => 2 * (body.documentJson.length + body.markdown.length) + 64 });
   const files = new CachedLoader<PublishedFile | null>({ name: "files", budget, bytes: (file) => (file?.content.length ?? 0) + 256 });
@@ -232,7 +246,11 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
         `${key}\n${token}`,
         async () => {
           try {
-            const { payload } = await jwtVerify(token, new TextEncoder().encode(key), { algorithms: ["HS256"], requiredClaims: ["exp"], currentDate: new Date(clock()) });
+            const { payload } = await jwtVerify(token, new TextEncoder().encode(key), {
+              algorithms: ["HS256"],
+              requiredClaims: ["exp"],
+              currentDate: new Date(clock()),
+            });
             return { claims: payload as Record<string, ConditionValue>, exp: payload.exp! };
           } catch {
             return null;

@@ -5,7 +5,19 @@ import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";
 import type { ReaderData, RenderedAnswer, SiteScripts } from "./data.js";
-import { ancestorsOf, chromeOf, findPage, locate, pageTree, placedSiteSpaces, readingOrder, sectionEntries, siteSpaceUrl, urlOfPage, type Location } from "./site.js";
+import {
+  ancestorsOf,
+  chromeOf,
+  findPage,
+  locate,
+  pageTree,
+  placedSiteSpaces,
+  readingOrder,
+  sectionEntries,
+  siteSpaceUrl,
+  urlOfPage,
+  type Location,
+} from "./site.js";
 import type { ViewFrame, ViewSearchHit } from "./views/model.js";
 import { renderPage, renderSearch } from "./views/render.js";
 import type { Visit } from "./visit.js";
@@ -49,7 +61,9 @@ async function variantTitles(data: ReaderData, location: Location): Promise<Map<
 async function frameOf(visit: Visit, data: ReaderData, at: PageVisit, meta: ViewFrame["meta"], assetBase: string, scripts: SiteScripts): Promise<ViewFrame> {
   const { location, space, page, first } = at;
   const chrome = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson);
-  const levelPrefix = location.siteSpace.default ? location.prefix : location.prefix.slice(0, location.prefix.length - encodeURIComponent(location.siteSpace.path).length - 1);
+  const levelPrefix = location.siteSpace.default
+    ? location.prefix
+    : location.prefix.slice(0, location.prefix.length - encodeURIComponent(location.siteSpace.path).length - 1);
   const titles = await variantTitles(data, location);
   return {
     chrome,
@@ -58,7 +72,11 @@ async function frameOf(visit: Visit, data: ReaderData, at: PageVisit, meta: View
     searchUrl: location.prefix,
     assetBase,
     ...(visit.site.items.length > 0 ? { sections: sectionEntries(visit.site, visit.context, visit.base, location.section) } : {}),
-    variants: location.variants.map((variant) => ({ title: titles.get(variant.id) ?? variant.path, url: siteSpaceUrl(levelPrefix, variant, location.variants), active: variant.id === location.siteSpace.id })),
+    variants: location.variants.map((variant) => ({
+      title: titles.get(variant.id) ?? variant.path,
+      url: siteSpaceUrl(levelPrefix, variant, location.variants),
+      active: variant.id === location.siteSpace.id,
+    })),
     tree: pageTree(space.pages, location.prefix, page, first),
     language: "en",
     ...(scripts.urls.length > 0 ? { scripts: scripts.urls } : {}),
@@ -73,7 +91,13 @@ function etagOf(key: string): string {
 /** Tags the answer with `etag`; true (and a 304) when the visitor holds it already. */
 function answeredNotModified(ctx: ParameterizedContext, etag: string): boolean {
   ctx.set("ETag", etag);
-  if (!ctx.get("if-none-match").split(/\s*,\s*/).includes(etag)) return false;
+  if (
+    !ctx
+      .get("if-none-match")
+      .split(/\s*,\s*/)
+      .includes(etag)
+  )
+    return false;
   ctx.status = 304;
   return true;
 }
@@ -91,7 +115,18 @@ export function sendRendered(ctx: ParameterizedContext, answer: RenderedAnswer):
  * nothing kept goes stale; for HTML, the site's scripts too).
  */
 function renderKey(kind: string, visit: Visit, at: PageVisit, scriptsKey = ""): string {
-  return [kind, visit.site.siteId, visit.site.version, visit.origin, visit.base, visit.contextKey, at.space.revisionId, at.location.prefix, at.page.id, scriptsKey].join("\n");
+  return [
+    kind,
+    visit.site.siteId,
+    visit.site.version,
+    visit.origin,
+    visit.base,
+    visit.contextKey,
+    at.space.revisionId,
+    at.location.prefix,
+    at.page.id,
+    scriptsKey,
+  ].join("\n");
 }
 
 /** A page as markdown: its title, description and body (what agents and `Accept: text/markdown` get). */
@@ -224,7 +259,9 @@ export const MAX_QUERY_LENGTH = 512;
  */
 export async function searchVisible(visit: Visit, data: ReaderData, query: string, limit: number, reading?: Location): Promise<ViewSearchHit[]> {
   const placed = placedSiteSpaces(visit.site, visit.context, visit.base).filter(
-    (entry) => (entry.primary && !(reading && reading.section?.id === entry.section?.id && reading.siteSpace.id !== entry.siteSpace.id)) || entry.siteSpace.id === reading?.siteSpace.id,
+    (entry) =>
+      (entry.primary && !(reading && reading.section?.id === entry.section?.id && reading.siteSpace.id !== entry.siteSpace.id)) ||
+      entry.siteSpace.id === reading?.siteSpace.id,
   );
   const bySpace = new Map(placed.map((entry) => [entry.siteSpace.spaceId, entry]));
   if (bySpace.size === 0) return [];
@@ -262,7 +299,12 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
     visit,
     data,
     at,
-    { title: `${query ? `“${query}”` : "Search"} · ${chromeTitle}`, canonicalUrl: `${visit.origin}${at.location.prefix}`, noindex: true, siteName: chromeTitle },
+    {
+      title: `${query ? `“${query}”` : "Search"} · ${chromeTitle}`,
+      canonicalUrl: `${visit.origin}${at.location.prefix}`,
+      noindex: true,
+      siteName: chromeTitle,
+    },
     assetBase,
     await data.siteScripts(visit.site.siteId),
   );

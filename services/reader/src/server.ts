@@ -171,7 +171,12 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
       ctx.status = 401;
       ctx.set("Cache-Control", "no-store");
       ctx.type = "text/html; charset=utf-8";
-      ctx.body = renderStatus({ status: 401, title: "Sign in to read this site", message: "This documentation is for signed-in readers only.", assetBase: address.path });
+      ctx.body = renderStatus({
+        status: 401,
+        title: "Sign in to read this site",
+        message: "This documentation is for signed-in readers only.",
+        assetBase: address.path,
+      });
       return;
     }
     const visit = outcome.visit;
@@ -233,7 +238,14 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
 }
 
 /** A page as HTML: a page view (reported to the integrations reading the site's views). */
-async function servePage(ctx: ParameterizedContext, visit: Visit, data: ReaderData, at: PageVisit, address: ReaderAddress, views: SiteViews | undefined): Promise<void> {
+async function servePage(
+  ctx: ParameterizedContext,
+  visit: Visit,
+  data: ReaderData,
+  at: PageVisit,
+  address: ReaderAddress,
+  views: SiteViews | undefined,
+): Promise<void> {
   await serveHtml(ctx, visit, data, at, address.path);
   views?.record(ctx, visit, at);
 }

@@ -17,7 +17,8 @@ export type ReaderSite = GetReaderSiteResponse;
 export function visibleSections(site: ReaderSite, context: ConditionContext): ReaderSection[] {
   const walk = (items: ReaderItem[]): ReaderSection[] =>
     items.flatMap((item) => {
-      if (item.section) return evaluateCondition(item.section.condition, context) ? [{ ...item.section, siteSpaces: visibleSiteSpaces(item.section.siteSpaces, context) }] : [];
+      if (item.section)
+        return evaluateCondition(item.section.condition, context) ? [{ ...item.section, siteSpaces: visibleSiteSpaces(item.section.siteSpaces, context) }] : [];
       if (item.group) return walk(item.group.children);
       return [];
     });
@@ -86,7 +87,9 @@ export function placedSiteSpaces(site: ReaderSite, context: ConditionContext, ba
     return siteSpaces.map((siteSpace) => ({ siteSpace, section, prefix: siteSpaceUrl(levelPrefix, siteSpace, siteSpaces), primary: siteSpace === primary }));
   };
   if (site.items.length === 0) return place(visibleSiteSpaces(site.siteSpaces, context), base, null);
-  return visibleSections(site, context).flatMap((section) => place(section.siteSpaces, section.default ? base : `${base}${encodeURIComponent(section.path)}/`, section));
+  return visibleSections(site, context).flatMap((section) =>
+    place(section.siteSpaces, section.default ? base : `${base}${encodeURIComponent(section.path)}/`, section),
+  );
 }
 
 /** The URL of a site-space's first page: its level's prefix, plus its own path unless it is the default. */
@@ -174,7 +177,14 @@ export function sectionEntries(site: ReaderSite, context: ConditionContext, base
       }
       const section = item.section!;
       if (!evaluateCondition(section.condition, context) || visibleSiteSpaces(section.siteSpaces, context).length === 0) return [];
-      return [{ title: section.title, url: section.default ? base : `${base}${encodeURIComponent(section.path)}/`, active: section.id === current?.id, ...(section.icon ? { icon: section.icon } : {}) }];
+      return [
+        {
+          title: section.title,
+          url: section.default ? base : `${base}${encodeURIComponent(section.path)}/`,
+          active: section.id === current?.id,
+          ...(section.icon ? { icon: section.icon } : {}),
+        },
+      ];
     });
   return walk(site.items);
 }
@@ -210,7 +220,9 @@ export function chromeOf(site: ReaderSite, customizationJson: string): ViewSiteC
   const footer = customization.footer;
   return {
     title: text(customization.title) ?? site.title,
-    ...(logo && /^https?:\/\//i.test(logo) ? { logo: { light: logo, ...(text(customization.header?.logo?.dark) ? { dark: text(customization.header?.logo?.dark)! } : {}) } } : {}),
+    ...(logo && /^https?:\/\//i.test(logo)
+      ? { logo: { light: logo, ...(text(customization.header?.logo?.dark) ? { dark: text(customization.header?.logo?.dark)! } : {}) } }
+      : {}),
     ...(favicon && /^https?:\/\//i.test(favicon) ? { favicon } : {}),
     ...(light && HEX.test(light) ? { primaryColor: { light, ...(dark && HEX.test(dark) ? { dark } : {}) } } : {}),
     theme: { default: themeDefault === "light" || themeDefault === "dark" ? themeDefault : "system", toggleable: customization.themes?.toggeable !== false },
@@ -218,7 +230,10 @@ export function chromeOf(site: ReaderSite, customizationJson: string): ViewSiteC
     ...(footer
       ? {
           footer: {
-            groups: (footer.groups ?? []).map((group) => ({ title: text(group.title) ?? "", links: (group.links ?? []).map(linkOf).filter((link): link is ViewLink => link !== null) })),
+            groups: (footer.groups ?? []).map((group) => ({
+              title: text(group.title) ?? "",
+              links: (group.links ?? []).map(linkOf).filter((link): link is ViewLink => link !== null),
+            })),
             ...(text(footer.copyright) ? { copyright: text(footer.copyright)! } : {}),
           },
         }

@@ -8,7 +8,12 @@ const WARNING_INTERVAL_MS = 60_000;
  * upstream the reader can do without is down): each one written counts, in `counted`, how many
  * times it happened since the last (e.g. views dropped, failed reads).
  */
-export function throttledWarning(logger: Logger, message: string, counted: string, clock: () => number = Date.now): (count: number, fields?: LogFields) => void {
+export function throttledWarning(
+  logger: Logger,
+  message: string,
+  counted: string,
+  clock: () => number = Date.now,
+): (count: number, fields?: LogFields) => void {
   let writtenAt = -Infinity;
   let pending = 0;
   return (count, fields = {}) => {

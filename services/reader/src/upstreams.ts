@@ -14,9 +14,19 @@ import type { ReaderConfig } from "./config.js";
 export function readerUpstreams(config: ReaderConfig) {
   const defaultTimeoutMs = config.UPSTREAM_TIMEOUT_MS;
   return {
-    publishing: { address: config.PUBLISHING_GRPC_ADDRESS, services: { sites: ReaderServiceService, memberTokens: MemberVisitorTokenServiceService }, defaultTimeoutMs },
-    content: { address: config.CONTENT_GRPC_ADDRESS, services: { published: PublishedContentServiceService, searches: SearchServiceService }, defaultTimeoutMs },
-    integration: config.INTEGRATION_GRPC_ADDRESS ? { address: config.INTEGRATION_GRPC_ADDRESS, services: { scripts: ScriptServiceService }, defaultTimeoutMs } : undefined,
+    publishing: {
+      address: config.PUBLISHING_GRPC_ADDRESS,
+      services: { sites: ReaderServiceService, memberTokens: MemberVisitorTokenServiceService },
+      defaultTimeoutMs,
+    },
+    content: {
+      address: config.CONTENT_GRPC_ADDRESS,
+      services: { published: PublishedContentServiceService, searches: SearchServiceService },
+      defaultTimeoutMs,
+    },
+    integration: config.INTEGRATION_GRPC_ADDRESS
+      ? { address: config.INTEGRATION_GRPC_ADDRESS, services: { scripts: ScriptServiceService }, defaultTimeoutMs }
+      : undefined,
   } satisfies UpstreamSpecs;
 }
 

@@ -23,11 +23,7 @@ export interface Visit {
   contextKey: string;
 }
 
-export type VisitOutcome =
-  | { kind: "visit"; visit: Visit }
-  | { kind: "not_found" }
-  | { kind: "redirect"; url: string }
-  | { kind: "sign_in" };
+export type VisitOutcome = { kind: "visit"; visit: Visit } | { kind: "not_found" } | { kind: "redirect"; url: string } | { kind: "sign_in" };
 
 /** Where the reader is reached: its public URL's origin and path (e.g. "/sites" behind a shared host). */
 export interface ReaderAddress {
@@ -172,7 +168,13 @@ export async function resolveVisit(ctx: ParameterizedContext, data: ReaderData, 
   if (site.adaptiveContentEnabled) {
     const unsigned = unsignedClaims(ctx, site.siteId);
     if (unsigned.changed) {
-      ctx.cookies.set(claimsCookie(site.siteId), Buffer.from(JSON.stringify(unsigned.claims)).toString("base64url"), { httpOnly: true, sameSite: "lax", secure, path: base, overwrite: true });
+      ctx.cookies.set(claimsCookie(site.siteId), Buffer.from(JSON.stringify(unsigned.claims)).toString("base64url"), {
+        httpOnly: true,
+        sameSite: "lax",
+        secure,
+        path: base,
+        overwrite: true,
+      });
     }
     if (Object.keys(unsigned.claims).length > 0) {
       claims.unsigned = Object.fromEntries(Object.entries(unsigned.claims).map(([name, value]) => [name, claimValue(value)]));

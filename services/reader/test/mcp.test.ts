@@ -19,7 +19,11 @@ const source: SiteAgentSource = {
   title: "Acme",
   async search(query, limit) {
     searched.push({ query, limit });
-    return PAGES.filter((page) => page.markdown.toLowerCase().includes(query.toLowerCase())).map((page) => ({ title: page.title, url: page.url, excerpt: page.markdown }));
+    return PAGES.filter((page) => page.markdown.toLowerCase().includes(query.toLowerCase())).map((page) => ({
+      title: page.title,
+      url: page.url,
+      excerpt: page.markdown,
+    }));
   },
   async getPage(url) {
     return PAGES.find((page) => page.url === url || new URL(page.url).pathname === url) ?? null;

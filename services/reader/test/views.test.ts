@@ -17,7 +17,13 @@ const frame: ViewFrame = {
     pagination: true,
     showLastUpdated: true,
   },
-  meta: { title: "Install · Acme", canonicalUrl: "https://read.example.com/acme/docs/install", noindex: false, siteName: "Acme <Docs>", markdownUrl: "https://read.example.com/acme/docs/install.md" },
+  meta: {
+    title: "Install · Acme",
+    canonicalUrl: "https://read.example.com/acme/docs/install",
+    noindex: false,
+    siteName: "Acme <Docs>",
+    markdownUrl: "https://read.example.com/acme/docs/install.md",
+  },
   homeUrl: "/acme/docs/",
   searchUrl: "/acme/docs/search",
   sections: [
@@ -30,7 +36,14 @@ const frame: ViewFrame = {
   ],
   tree: [
     { kind: "page", title: "Welcome", url: "/acme/docs/", children: [] },
-    { kind: "page", title: "Install", url: "/acme/docs/install", active: true, expanded: true, children: [{ kind: "page", title: "On Linux", url: "/acme/docs/install/linux", children: [] }] },
+    {
+      kind: "page",
+      title: "Install",
+      url: "/acme/docs/install",
+      active: true,
+      expanded: true,
+      children: [{ kind: "page", title: "On Linux", url: "/acme/docs/install/linux", children: [] }],
+    },
     { kind: "group", title: "Reference", url: "#", children: [{ kind: "page", title: "CLI", url: "/acme/docs/cli", children: [] }] },
   ],
   language: "en",

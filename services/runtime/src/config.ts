@@ -13,10 +13,7 @@ export class ConfigError extends Error {
   }
 }
 
-export function loadConfig<Shape extends z.ZodRawShape>(
-  shape: Shape,
-  env: Record<string, string | undefined> = process.env,
-): z.infer<z.ZodObject<Shape>> {
+export function loadConfig<Shape extends z.ZodRawShape>(shape: Shape, env: Record<string, string | undefined> = process.env): z.infer<z.ZodObject<Shape>> {
   const result = z.object(shape).safeParse(env);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => {
@@ -48,10 +45,7 @@ export const env = {
    * them), or a `dns:` target such as `dns:///imprint-content-headless:50051` (every address of
    * the name is a copy, re-resolved).
    */
-  grpcAddress: () =>
-    z
-      .string()
-      .refine(isGrpcAddressSetting, "must be a host:port gRPC address, a comma-separated list of them, or a dns:///host:port target"),
+  grpcAddress: () => z.string().refine(isGrpcAddressSetting, "must be a host:port gRPC address, a comma-separated list of them, or a dns:///host:port target"),
   /** A durable consumer's name: one per deployment (tests give each instance its own). */
   consumerName: (fallback: string) =>
     z

@@ -14,7 +14,11 @@ export function isInertMediaType(contentType: string): boolean {
  * Content-Disposition (an ASCII fallback name and the UTF-8 one), a sandboxing CSP and `nosniff`.
  * The disposition defaults to inline for inert types, attachment for the rest.
  */
-export function downloadHeaders(name: string, contentType: string, disposition: "inline" | "attachment" = isInertMediaType(contentType) ? "inline" : "attachment"): Record<string, string> {
+export function downloadHeaders(
+  name: string,
+  contentType: string,
+  disposition: "inline" | "attachment" = isInertMediaType(contentType) ? "inline" : "attachment",
+): Record<string, string> {
   const fallback = name.replace(/[^\x20-\x7e]|["\\]/g, "_");
   return {
     "Content-Disposition": `${disposition}; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(name)}`,

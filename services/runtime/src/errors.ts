@@ -153,7 +153,18 @@ export const RETRY_AFTER_SECONDS = 1;
 const TRANSIENT_SQLSTATE = /^(08[0-9A-Z]{3}|53[0-9A-Z]{3}|57P0[123])$/;
 
 /** Socket failures of a connection to a peer (the database): the peer is down or unreachable. */
-const TRANSIENT_SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABORTED", "EPIPE", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "EAI_AGAIN", "ENOTCONN"]);
+const TRANSIENT_SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "EAI_AGAIN",
+  "ENOTCONN",
+]);
 
 /**
  * What node-postgres and its pool say, without a code, when a connection is lost or cannot be had:
@@ -161,7 +172,8 @@ const TRANSIENT_SOCKET_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ECONNABOR
  * "timeout exceeded when trying to connect" (pool acquire), "Client has encountered a connection
  * error and is not queryable", "Client was closed and is not queryable".
  */
-const TRANSIENT_MESSAGE = /connection terminated|timeout exceeded when trying to connect|encountered a connection error|client was closed and is not queryable/i;
+const TRANSIENT_MESSAGE =
+  /connection terminated|timeout exceeded when trying to connect|encountered a connection error|client was closed and is not queryable/i;
 
 function isTransientFailure(error: unknown, depth: number): boolean {
   if (depth > 5 || typeof error !== "object" || error === null) return false;
@@ -181,5 +193,7 @@ function isTransientFailure(error: unknown, depth: number): boolean {
  */
 export function infrastructureFailure(error: unknown): AppError | undefined {
   if (error instanceof AppError) return error;
-  return isTransientFailure(error, 0) ? new AppError("unavailable", "Temporarily unavailable: a dependency (the database) cannot be reached", { cause: error }) : undefined;
+  return isTransientFailure(error, 0)
+    ? new AppError("unavailable", "Temporarily unavailable: a dependency (the database) cannot be reached", { cause: error })
+    : undefined;
 }

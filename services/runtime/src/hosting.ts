@@ -63,14 +63,17 @@ export function parseTargetList(list: string, known: readonly string[], setting 
     .split(",")
     .map((name) => name.trim())
     .filter(Boolean);
-  if (names.length === 0) throw new ConfigError([`${setting}: must name the targets to run: ${ALL_TARGETS} or some of ${known.join(", ")} (separated by commas)`]);
+  if (names.length === 0)
+    throw new ConfigError([`${setting}: must name the targets to run: ${ALL_TARGETS} or some of ${known.join(", ")} (separated by commas)`]);
   if (names.includes(ALL_TARGETS)) {
     if (names.length > 1) throw new ConfigError([`${setting}: "${ALL_TARGETS}" already names every target (got "${list}")`]);
     return [...known];
   }
   const unknown = names.filter((name) => !known.includes(name));
   if (unknown.length > 0) {
-    throw new ConfigError([`${setting}: unknown target${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `"${name}"`).join(", ")} (known: ${known.join(", ")}, or ${ALL_TARGETS})`]);
+    throw new ConfigError([
+      `${setting}: unknown target${unknown.length > 1 ? "s" : ""} ${unknown.map((name) => `"${name}"`).join(", ")} (known: ${known.join(", ")}, or ${ALL_TARGETS})`,
+    ]);
   }
   return known.filter((name) => names.includes(name));
 }
@@ -122,7 +125,11 @@ function sharedSettingProblems(targets: readonly HostableTarget[], envs: Map<str
     }
   };
   clash("DATABASE_URL", (env) => env.DATABASE_URL || undefined, "share one database (each service owns its own)");
-  clash("GRPC_PORT", (env) => (env.GRPC_PORT && env.GRPC_PORT !== "0" ? `${env.GRPC_HOST ?? ""}:${env.GRPC_PORT}` : undefined), "listen on the same gRPC port (unset, each gets a free one)");
+  clash(
+    "GRPC_PORT",
+    (env) => (env.GRPC_PORT && env.GRPC_PORT !== "0" ? `${env.GRPC_HOST ?? ""}:${env.GRPC_PORT}` : undefined),
+    "listen on the same gRPC port (unset, each gets a free one)",
+  );
   return problems;
 }
 

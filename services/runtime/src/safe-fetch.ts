@@ -331,7 +331,14 @@ function requestHeaders(headers: SafeRequest["headers"], policy: SafeFetchPolicy
   return kept;
 }
 
-function send(url: URL, target: CheckedTarget, method: string, headers: Array<[string, string]>, body: Uint8Array | null, signal: AbortSignal): Promise<IncomingMessage> {
+function send(
+  url: URL,
+  target: CheckedTarget,
+  method: string,
+  headers: Array<[string, string]>,
+  body: Uint8Array | null,
+  signal: AbortSignal,
+): Promise<IncomingMessage> {
   const transport = url.protocol === "https:" ? https : http;
   const length = body !== null ? body.byteLength : BODY_METHODS.has(method) ? 0 : undefined;
   // An object (repeated names as arrays), not Node's flat array form: instrumentation that wraps
@@ -445,7 +452,13 @@ async function exchange(input: string | URL, request: SafeRequest, policy: SafeF
   }
 }
 
-async function readWithin(response: IncomingMessage, bodiless: boolean, maxBytes: number, signal: AbortSignal, timedOut: () => SafeFetchError): Promise<Buffer> {
+async function readWithin(
+  response: IncomingMessage,
+  bodiless: boolean,
+  maxBytes: number,
+  signal: AbortSignal,
+  timedOut: () => SafeFetchError,
+): Promise<Buffer> {
   const declaredLength = Number(response.headers["content-length"]);
   if (!bodiless && Number.isFinite(declaredLength) && declaredLength > maxBytes) {
     response.destroy();
@@ -461,7 +474,8 @@ async function readWithin(response: IncomingMessage, bodiless: boolean, maxBytes
   }
 }
 
-const maxBodyBytesOf = (policy: SafeFetchPolicy, options: SafeRequestOptions) => Math.min(policy.maxBodyBytes, options.maxBodyBytes ?? Number.POSITIVE_INFINITY);
+const maxBodyBytesOf = (policy: SafeFetchPolicy, options: SafeRequestOptions) =>
+  Math.min(policy.maxBodyBytes, options.maxBodyBytes ?? Number.POSITIVE_INFINITY);
 
 /**
  * Any request under the policy: follows redirects for GET and HEAD (and a 303 for any method,

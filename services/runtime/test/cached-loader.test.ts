@@ -69,7 +69,13 @@ describe("CachedLoader", () => {
     ttl = 100;
     expect(byTtl.get("k")).toBeUndefined();
 
-    const byExpiry = new CachedLoader<{ token: string; expiresAt: number }>({ name: "expiry", maxEntries: 10, ttlMs: 60_000, freshUntil: (value) => value.expiresAt, now: clock.now });
+    const byExpiry = new CachedLoader<{ token: string; expiresAt: number }>({
+      name: "expiry",
+      maxEntries: 10,
+      ttlMs: 60_000,
+      freshUntil: (value) => value.expiresAt,
+      now: clock.now,
+    });
     byExpiry.set("t", { token: "x", expiresAt: clock.now() + 10 });
     expect(byExpiry.get("t")?.token).toBe("x");
     clock.advance(10);
@@ -134,7 +140,13 @@ describe("CachedLoader", () => {
   it("stores nothing of a failed load, answers the stale value when staleIfError says so, and stores only what `keep` accepts", async () => {
     const clock = manualClock();
     const unreachable = new Error("unreachable");
-    const loader = new CachedLoader<string>({ name: "stale", maxEntries: 10, ttlMs: 10, now: clock.now, staleIfError: (error, stale) => error === unreachable && clock.now() - stale.storedAt < 100 });
+    const loader = new CachedLoader<string>({
+      name: "stale",
+      maxEntries: 10,
+      ttlMs: 10,
+      now: clock.now,
+      staleIfError: (error, stale) => error === unreachable && clock.now() - stale.storedAt < 100,
+    });
     await expect(loader.load("k", () => Promise.reject(new Error("boom")))).rejects.toThrow("boom");
     expect(loader.size).toBe(0);
     await expect(loader.load("k", () => Promise.reject(unreachable))).rejects.toBe(unreachable);
@@ -152,7 +164,11 @@ describe("CachedLoader", () => {
     expect(await kept.load("missing", () => Promise.resolve(null), { keep: (value) => value !== null })).toBeNull();
     expect(kept.size).toBe(0);
     // A loader that throws before returning a promise fails the load alone.
-    await expect(kept.load("sync", () => { throw new Error("at once"); })).rejects.toThrow("at once");
+    await expect(
+      kept.load("sync", () => {
+        throw new Error("at once");
+      }),
+    ).rejects.toThrow("at once");
     expect(await kept.load("sync", () => Promise.resolve("later"))).toBe("later");
   });
 });

@@ -38,7 +38,9 @@ describe("update masks", () => {
   it("refuses an empty mask and names an unknown field with the allowed ones", () => {
     expect(() => parseUpdateMask([], allowed)).toThrow(new AppError("invalid_argument", "update_mask: must name at least one field"));
     expect(() => parseUpdateMask(undefined, allowed)).toThrow(/^update_mask: must name/);
-    expect(() => parseUpdateMask(["owner"], allowed)).toThrow(new AppError("invalid_argument", 'update_mask: unknown field "owner"; allowed: title, email_domains'));
+    expect(() => parseUpdateMask(["owner"], allowed)).toThrow(
+      new AppError("invalid_argument", 'update_mask: unknown field "owner"; allowed: title, email_domains'),
+    );
   });
 
   it("takes an empty mask as no field changing where the update says so, still refusing unknown fields", () => {

@@ -30,7 +30,12 @@ describe("event definitions", () => {
   });
 
   it("read payloads with the message: null is unset, missing fields take their default, unknown fields are ignored", () => {
-    expect(decodePayload(MemberAdded, envelope({ userId: "u", role: null, seats: 3, addedLater: [1] }))).toEqual({ userId: "u", role: undefined, active: false, seats: 3 });
+    expect(decodePayload(MemberAdded, envelope({ userId: "u", role: null, seats: 3, addedLater: [1] }))).toEqual({
+      userId: "u",
+      role: undefined,
+      active: false,
+      seats: 3,
+    });
   });
 
   it("refuse values the generated decoder would have to coerce", () => {
@@ -77,7 +82,11 @@ Content (\`IMPRINT_CONTENT\`, \`imprint.content.v1.>\`):
 ## Error model
 `;
   const rows = "| `member.added` | `MemberAdded` | `role` (null for guests), `active`, `seats` {a: `b`} |\n| `member.removed` | `MemberRemoved` | |";
-  const definitions = { memberAdded, memberRemoved: defineEvent({ context: "identity", aggregate: "member", event: "removed", message: MemberRemoved }), other: 1 };
+  const definitions = {
+    memberAdded,
+    memberRemoved: defineEvent({ context: "identity", aggregate: "member", event: "removed", message: MemberRemoved }),
+    other: 1,
+  };
   const messages = { MemberAdded, MemberRemoved, protobufPackage: "imprint.identity.v1" };
 
   it("passes when documentation, definitions and messages agree", () => {
@@ -85,7 +94,9 @@ Content (\`IMPRINT_CONTENT\`, \`imprint.content.v1.>\`):
   });
 
   it("names each disagreement", () => {
-    expect(eventCatalogueProblems("identity", definitions, messages, markdown(rows.split("\n")[0]!))).toEqual(["member.removed: defined (imprint.identity.v1.member.removed) but not documented"]);
+    expect(eventCatalogueProblems("identity", definitions, messages, markdown(rows.split("\n")[0]!))).toEqual([
+      "member.removed: defined (imprint.identity.v1.member.removed) but not documented",
+    ]);
     expect(eventCatalogueProblems("identity", { memberAdded }, messages, markdown(rows))).toEqual(["member.removed: documented but not defined"]);
     expect(eventCatalogueProblems("identity", definitions, messages, markdown(rows.replace("`seats` {a: `b`}", "`seat`")))).toEqual([
       "member.added: documented payload [userId, role, active, seat], message MemberAdded has [userId, role, active, seats]",
@@ -99,7 +110,9 @@ Content (\`IMPRINT_CONTENT\`, \`imprint.content.v1.>\`):
     ]);
     expect(eventCatalogueProblems("identity", definitions, { ...messages, Shared }, markdown(rows, " every event shares `Shared`."))).toEqual([]);
     const misplaced = defineEvent({ context: "content", aggregate: "member", event: "removed", message: MemberRemoved });
-    expect(eventCatalogueProblems("identity", { memberAdded, misplaced }, messages, markdown(rows))).toEqual(["member.removed: defined for context content, not identity"]);
+    expect(eventCatalogueProblems("identity", { memberAdded, misplaced }, messages, markdown(rows))).toEqual([
+      "member.removed: defined for context content, not identity",
+    ]);
     expect(eventCatalogueProblems("collaboration", definitions, messages, markdown(rows))).toEqual([
       "docs/architecture.md has no event table for collaboration (a paragraph naming IMPRINT_COLLABORATION and imprint.collaboration.v1.>)",
     ]);
@@ -107,9 +120,12 @@ Content (\`IMPRINT_CONTENT\`, \`imprint.content.v1.>\`):
 
   it("checks a consumer's definitions of another context's events", () => {
     const SpaceCreated = scalarMessage({ spaceId: "" });
-    const spaceCreated = (message: EventMessage<{ spaceId: string }>, event = "created") => defineEvent({ context: "content", aggregate: "space", event, message });
+    const spaceCreated = (message: EventMessage<{ spaceId: string }>, event = "created") =>
+      defineEvent({ context: "content", aggregate: "space", event, message });
     expect(consumedEventProblems([spaceCreated(SpaceCreated)], { SpaceCreated }, markdown(rows))).toEqual([]);
-    expect(consumedEventProblems([spaceCreated(SpaceCreated, "made")], { SpaceCreated }, markdown(rows))).toEqual(["imprint.content.v1.space.made: consumed but not documented"]);
+    expect(consumedEventProblems([spaceCreated(SpaceCreated, "made")], { SpaceCreated }, markdown(rows))).toEqual([
+      "imprint.content.v1.space.made: consumed but not documented",
+    ]);
     expect(consumedEventProblems([spaceCreated(scalarMessage({ spaceId: "" }))], { SpaceCreated }, markdown(rows))).toEqual([
       "imprint.content.v1.space.created: documented with message SpaceCreated, consumed as another message",
     ]);

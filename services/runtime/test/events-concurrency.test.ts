@@ -55,7 +55,9 @@ async function freshContext() {
 
 async function consume(context: string, options: Partial<SubscribeOptions> & Pick<SubscribeOptions, "handler">): Promise<string> {
   const consumer = options.consumer ?? uniqueName("c-");
-  subscriptions.push(await subscribe({ nats, orm, logger, context, consumer, filterSubject: `imprint.${context}.v1.>`, backoff: { initialMs: 50, maxMs: 50 }, ...options }));
+  subscriptions.push(
+    await subscribe({ nats, orm, logger, context, consumer, filterSubject: `imprint.${context}.v1.>`, backoff: { initialMs: 50, maxMs: 50 }, ...options }),
+  );
   return consumer;
 }
 

@@ -42,7 +42,12 @@ describe("events through outages", () => {
     await postgres.createDatabase("consumer");
     consumerOrm = await openDatabase({ url: postgres.urlFor("consumer"), entities: [Applied], migrationsPath: "/nonexistent", runMigrations: false });
     await consumerOrm.schema.create();
-    producerOrm = await openDatabase({ url: await createTestDatabase(inject("pgAdminUrl"), "outage_producer"), entities: [], migrationsPath: "/nonexistent", runMigrations: false});
+    producerOrm = await openDatabase({
+      url: await createTestDatabase(inject("pgAdminUrl"), "outage_producer"),
+      entities: [],
+      migrationsPath: "/nonexistent",
+      runMigrations: false,
+    });
     await producerOrm.schema.create();
     nats = await testNats();
   });
@@ -73,7 +78,11 @@ describe("events through outages", () => {
     relay = new OutboxRelay({ orm: producerOrm, nats, context, logger, pollIntervalMs: 50 });
     relay.start();
     const record = (indexes: number[]) =>
-      producerOrm.em.fork().transactional(async (em) => indexes.map((index) => recordEvent(em, widgetCreated, { organizationId: `org-${index % 3}`, actor: null, payload: { index } })));
+      producerOrm.em
+        .fork()
+        .transactional(async (em) =>
+          indexes.map((index) => recordEvent(em, widgetCreated, { organizationId: `org-${index % 3}`, actor: null, payload: { index } })),
+        );
 
     const before = await record([0, 1, 2]);
     await eventually(async () => (await consumerOrm.em.fork().count(Applied, {})) === before.length);
@@ -122,7 +131,8 @@ describe("events through outages", () => {
     });
     const restartRelay = new OutboxRelay({ orm: producerOrm, nats: own, context, logger, pollIntervalMs: 50 });
     restartRelay.start();
-    const record = (index: number) => producerOrm.em.fork().transactional(async (em) => recordEvent(em, widgetCreated, { organizationId: null, actor: null, payload: { index } }));
+    const record = (index: number) =>
+      producerOrm.em.fork().transactional(async (em) => recordEvent(em, widgetCreated, { organizationId: null, actor: null, payload: { index } }));
     try {
       await record(1);
       await eventually(async () => seen.includes(1));
@@ -166,7 +176,15 @@ describe("events through outages", () => {
       // What was kept before the first connect was kept without events.
       expect(gaps).toBe(1);
       const nc = await link.connected;
-      const envelope = { id: randomUUID(), type: "widget.created", subject: `imprint.${context}.v1.widget.created`, occurredAt: new Date().toISOString(), organizationId: null, actor: null, payload: {} };
+      const envelope = {
+        id: randomUUID(),
+        type: "widget.created",
+        subject: `imprint.${context}.v1.widget.created`,
+        occurredAt: new Date().toISOString(),
+        organizationId: null,
+        actor: null,
+        payload: {},
+      };
       nc.publish(envelope.subject, JSON.stringify(envelope));
       await eventually(async () => heard.includes(envelope.id));
 

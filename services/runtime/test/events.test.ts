@@ -346,7 +346,9 @@ describe("outbox, relay and idempotent consumers", () => {
     expect(await handledRows(consumer)).toMatchObject([{ eventId: event!.id, attempt: 21 }]);
     expect(subscription.stats).toEqual({ handled: 1, skipped: 0, retries: 20, deadLettered: 0 });
     expect(await deadLetterOf(consumer)).toBeUndefined();
-    const retryLog = logLines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.consumer === consumer && line.msg === "event handler failed; will retry" && line.attempt === 20);
+    const retryLog = logLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .find((line) => line.consumer === consumer && line.msg === "event handler failed; will retry" && line.attempt === 20);
     expect(retryLog).toMatchObject({ level: "warn", eventId: event!.id, nextDelayMs: 40 });
   });
 
@@ -419,7 +421,15 @@ describe("outbox, relay and idempotent consumers", () => {
     );
     const js = jetstream(nats);
     const publish = async (type: string, payload: Record<string, unknown>) => {
-      const envelope = { id: randomUUID(), type, subject: `imprint.${context}.v1.${type}`, occurredAt: new Date().toISOString(), organizationId: null, actor: null, payload };
+      const envelope = {
+        id: randomUUID(),
+        type,
+        subject: `imprint.${context}.v1.${type}`,
+        occurredAt: new Date().toISOString(),
+        organizationId: null,
+        actor: null,
+        payload,
+      };
       await js.publish(envelope.subject, JSON.stringify(envelope), { msgID: envelope.id });
       return envelope;
     };

@@ -70,10 +70,14 @@ afterEach(async () => {
 /** Calls until every copy has answered one: round_robin connects to all, but not at the same instant. */
 async function untilAllAnswer(client: { getThing(r: Request): Promise<Answer> }, ports: number[]): Promise<void> {
   const seen = new Set<number>();
-  await eventually(async () => {
-    seen.add((await client.getThing({})).port);
-    return ports.every((port) => seen.has(port));
-  }, 10_000, 10);
+  await eventually(
+    async () => {
+      seen.add((await client.getThing({})).port);
+      return ports.every((port) => seen.has(port));
+    },
+    10_000,
+    10,
+  );
 }
 
 describe("a client of several copies", () => {
@@ -113,43 +117,60 @@ describe("a client of several copies", () => {
 
   it.each([
     ["shut down under its calls", async (server: GrpcServerHandle) => ({ address: server.address, kill: async () => kill(server) })],
-    ["killed (connections cut, kill -9)", async (server: GrpcServerHandle) => {
-      const relay = await relayed(server);
-      return { address: relay.address, kill: relay.cut };
-    }],
-  ])("keeps reads succeeding when a copy is %s with reads in flight; a write in flight on it fails and is not repeated", async (_, reach) => {
-    const [a, b] = [await copy(), await copy()];
-    const dying = await reach(a);
-    const list = `${dying.address},${b.address}`;
-    const client = createPromiseClient(StoreService, list, { defaultTimeoutMs: 30_000 });
-    try {
-      await untilAllAnswer(client, [a.port, b.port]);
-      // Reads and writes held on both copies, then one copy killed under them.
-      const reads = Array.from({ length: 20 }, () => client.getThing({ hold: true }).then((answer) => answer, (error: unknown) => error));
-      const writes = Array.from({ length: 4 }, () => client.createThing({ hold: true }).then((answer) => answer, (error: unknown) => error));
-      await eventually(async () => holding === 24, 10_000, 10);
-      await dying.kill();
-      // Every read in flight on the dead copy is retried on the live one, and held there too.
-      await eventually(async () => holding === 24 + 10, 10_000, 10);
-      release();
-      const readAnswers = await Promise.all(reads);
-      expect(readAnswers.filter((answer) => !("port" in (answer as object)))).toEqual([]);
-      expect(new Set(readAnswers.map((answer) => (answer as Answer).port))).toEqual(new Set([b.port]));
-      const writeAnswers = await Promise.all(writes);
-      expect(writeAnswers.filter((answer) => (answer as Answer).port === b.port)).toHaveLength(2);
-      expect(writeAnswers.filter((answer) => (answer as { code?: string }).code === "unavailable")).toHaveLength(2);
+    [
+      "killed (connections cut, kill -9)",
+      async (server: GrpcServerHandle) => {
+        const relay = await relayed(server);
+        return { address: relay.address, kill: relay.cut };
+      },
+    ],
+  ])(
+    "keeps reads succeeding when a copy is %s with reads in flight; a write in flight on it fails and is not repeated",
+    async (_, reach) => {
+      const [a, b] = [await copy(), await copy()];
+      const dying = await reach(a);
+      const list = `${dying.address},${b.address}`;
+      const client = createPromiseClient(StoreService, list, { defaultTimeoutMs: 30_000 });
+      try {
+        await untilAllAnswer(client, [a.port, b.port]);
+        // Reads and writes held on both copies, then one copy killed under them.
+        const reads = Array.from({ length: 20 }, () =>
+          client.getThing({ hold: true }).then(
+            (answer) => answer,
+            (error: unknown) => error,
+          ),
+        );
+        const writes = Array.from({ length: 4 }, () =>
+          client.createThing({ hold: true }).then(
+            (answer) => answer,
+            (error: unknown) => error,
+          ),
+        );
+        await eventually(async () => holding === 24, 10_000, 10);
+        await dying.kill();
+        // Every read in flight on the dead copy is retried on the live one, and held there too.
+        await eventually(async () => holding === 24 + 10, 10_000, 10);
+        release();
+        const readAnswers = await Promise.all(reads);
+        expect(readAnswers.filter((answer) => !("port" in (answer as object)))).toEqual([]);
+        expect(new Set(readAnswers.map((answer) => (answer as Answer).port))).toEqual(new Set([b.port]));
+        const writeAnswers = await Promise.all(writes);
+        expect(writeAnswers.filter((answer) => (answer as Answer).port === b.port)).toHaveLength(2);
+        expect(writeAnswers.filter((answer) => (answer as { code?: string }).code === "unavailable")).toHaveLength(2);
 
-      // After the kill: every read and write lands on the live copy.
-      const after = await Promise.all([
-        ...Array.from({ length: 50 }, () => client.getThing({})),
-        ...Array.from({ length: 10 }, () => client.createThing({})),
-      ]);
-      expect(new Set(after.map((answer) => answer.port))).toEqual(new Set([b.port]));
-      expect(await checkCopiesHealth(list)).toEqual({ [dying.address]: "UNREACHABLE", [b.address]: "SERVING" });
-    } finally {
-      client.close();
-    }
-  }, 60_000);
+        // After the kill: every read and write lands on the live copy.
+        const after = await Promise.all([
+          ...Array.from({ length: 50 }, () => client.getThing({})),
+          ...Array.from({ length: 10 }, () => client.createThing({})),
+        ]);
+        expect(new Set(after.map((answer) => answer.port))).toEqual(new Set([b.port]));
+        expect(await checkCopiesHealth(list)).toEqual({ [dying.address]: "UNREACHABLE", [b.address]: "SERVING" });
+      } finally {
+        client.close();
+      }
+    },
+    60_000,
+  );
 
   it("fails a read within a second when no copy is ready", async () => {
     const [a, b] = [await copy(), await copy()];

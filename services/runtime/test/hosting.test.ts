@@ -34,7 +34,13 @@ describe("parseTargetList", () => {
 
 describe("targetEnv", () => {
   it("lets <TARGET>_<SETTING> win over <SETTING> for that target only; empty values count as unset", () => {
-    const env = { DATABASE_URL: "postgres://shared", CONTENT_DATABASE_URL: "postgres://content", IDENTITY_DATABASE_URL: "", LOG_LEVEL: "info", CONTENT_LOG_LEVEL: "debug" };
+    const env = {
+      DATABASE_URL: "postgres://shared",
+      CONTENT_DATABASE_URL: "postgres://content",
+      IDENTITY_DATABASE_URL: "",
+      LOG_LEVEL: "info",
+      CONTENT_LOG_LEVEL: "debug",
+    };
     expect(targetEnv("content", env)).toMatchObject({ DATABASE_URL: "postgres://content", LOG_LEVEL: "debug", CONTENT_DATABASE_URL: "postgres://content" });
     expect(targetEnv("identity", env)).toMatchObject({ DATABASE_URL: "postgres://shared", LOG_LEVEL: "info" });
   });
@@ -52,7 +58,9 @@ function fakeTargets(events: string[], options: { failing?: string } = {}) {
   const seen = new Map<string, TargetEnv>();
   let nextPort = 41_000;
   const target = (name: string, service: boolean, upstreams: string[]): HostableTarget<TargetEnv> => {
-    const shape: Record<string, z.ZodType> = Object.fromEntries(upstreams.map((upstream) => [`${upstream.toUpperCase()}_GRPC_ADDRESS`, z.string().regex(/^[\w.-]+:\d+$/)]));
+    const shape: Record<string, z.ZodType> = Object.fromEntries(
+      upstreams.map((upstream) => [`${upstream.toUpperCase()}_GRPC_ADDRESS`, z.string().regex(/^[\w.-]+:\d+$/)]),
+    );
     if (service) shape.DATABASE_URL = z.string().startsWith("postgres://");
     return {
       name,
@@ -92,7 +100,11 @@ function fakeTargets(events: string[], options: { failing?: string } = {}) {
 }
 
 const quiet = () => testLogger();
-const databases = { IDENTITY_DATABASE_URL: "postgres://db/identity", CONTENT_DATABASE_URL: "postgres://db/content", COLLABORATION_DATABASE_URL: "postgres://db/collaboration" };
+const databases = {
+  IDENTITY_DATABASE_URL: "postgres://db/identity",
+  CONTENT_DATABASE_URL: "postgres://db/content",
+  COLLABORATION_DATABASE_URL: "postgres://db/collaboration",
+};
 
 describe("hostTargets", () => {
   it("drains every target at once, until the drain is ended, and stops none meanwhile", async () => {
@@ -119,10 +131,23 @@ describe("hostTargets", () => {
     expect(hosted.names).toEqual(["identity", "content", "collaboration", "gateway"]);
     expect(hosted.addresses).toEqual({ identity: "127.0.0.1:41000", content: "127.0.0.1:41001", collaboration: "127.0.0.1:7003" });
     expect(seen.get("content")).toMatchObject({ DATABASE_URL: "postgres://db/content", IDENTITY_GRPC_ADDRESS: "127.0.0.1:41000" });
-    expect(seen.get("gateway")).toMatchObject({ IDENTITY_GRPC_ADDRESS: "127.0.0.1:41000", CONTENT_GRPC_ADDRESS: "127.0.0.1:41001", COLLABORATION_GRPC_ADDRESS: "127.0.0.1:7003" });
+    expect(seen.get("gateway")).toMatchObject({
+      IDENTITY_GRPC_ADDRESS: "127.0.0.1:41000",
+      CONTENT_GRPC_ADDRESS: "127.0.0.1:41001",
+      COLLABORATION_GRPC_ADDRESS: "127.0.0.1:7003",
+    });
     await hosted.stop();
     await hosted.stop();
-    expect(events).toEqual(["start identity", "start content", "start collaboration", "start gateway", "stop gateway", "stop collaboration", "stop content", "stop identity"]);
+    expect(events).toEqual([
+      "start identity",
+      "start content",
+      "start collaboration",
+      "start gateway",
+      "stop gateway",
+      "stop collaboration",
+      "stop content",
+      "stop identity",
+    ]);
   });
 
   it("takes the address of an upstream hosted elsewhere from the environment, and the in-process one over it", async () => {
@@ -138,7 +163,11 @@ describe("hostTargets", () => {
   it("checks every target's settings before starting any, and refuses what one process cannot share", async () => {
     const events: string[] = [];
     const { targets } = fakeTargets(events);
-    const attempt = hostTargets(targets, { DATABASE_URL: "postgres://db/one", COLLABORATION_DATABASE_URL: "postgres://db/collaboration", GRPC_PORT: "7000" }, { logger: quiet });
+    const attempt = hostTargets(
+      targets,
+      { DATABASE_URL: "postgres://db/one", COLLABORATION_DATABASE_URL: "postgres://db/collaboration", GRPC_PORT: "7000" },
+      { logger: quiet },
+    );
     const error = await attempt.then(
       () => null,
       (caught: unknown) => caught,

@@ -195,9 +195,7 @@ describe("a keyed write", () => {
     await eventually(async () => {
       const waiting = await orm.em
         .fork()
-        .execute<{ count: string }[]>(
-          "select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into idempotent_calls%'",
-        );
+        .execute<{ count: string }[]>("select count(*) from pg_stat_activity where wait_event_type = 'Lock' and query like '%insert into idempotent_calls%'");
       return Number(waiting[0]?.count) > 0;
     });
     release();

@@ -61,7 +61,9 @@ describe("pretty lines", () => {
     });
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(TIME);
-    expect(lines[0]!.replace(TIME, "")).toBe('gateway INFO  request method=GET path=/v1/orgs/abc/members status=404 duration_ms=3.21 reason="Organization abc not found"');
+    expect(lines[0]!.replace(TIME, "")).toBe(
+      'gateway INFO  request method=GET path=/v1/orgs/abc/members status=404 duration_ms=3.21 reason="Organization abc not found"',
+    );
   });
 
   it("leave out the service when the output is already prefixed with the process name", () => {
@@ -73,7 +75,9 @@ describe("pretty lines", () => {
   it("drop trace and span ids, show child fields, quote values with spaces and render objects as JSON", () => {
     const { logger, lines } = capture({ format: "pretty", color: false, prefixed: true });
     trace.getTracer("test").startActiveSpan("work", (span) => {
-      logger.child({ component: "event-consumer", eventId: "e-1" }).info("applied migrations", { migrations: ["M1", "M2"], empty: "", none: undefined, nothing: null });
+      logger
+        .child({ component: "event-consumer", eventId: "e-1" })
+        .info("applied migrations", { migrations: ["M1", "M2"], empty: "", none: undefined, nothing: null });
       span.end();
     });
     expect(lines[0]!.replace(TIME, "")).toBe('INFO  applied migrations component=event-consumer migrations=["M1","M2"] empty="" nothing=null');
@@ -97,12 +101,30 @@ describe("pretty lines", () => {
   });
 
   it("color the level and dim the time and keys when asked", () => {
-    const line = formatPrettyLine({ time: new Date(2026, 0, 2, 3, 4, 5, 6), level: "error", service: "content", message: "boom", fields: { a: 1 }, color: true, prefixed: false, stack: false });
+    const line = formatPrettyLine({
+      time: new Date(2026, 0, 2, 3, 4, 5, 6),
+      level: "error",
+      service: "content",
+      message: "boom",
+      fields: { a: 1 },
+      color: true,
+      prefixed: false,
+      stack: false,
+    });
     expect(line).toBe("\u001b[2m03:04:05.006\u001b[0m content \u001b[31mERROR\u001b[0m boom \u001b[2ma=\u001b[0m1");
   });
 
   it("cut very long values", () => {
-    const line = formatPrettyLine({ time: new Date(), level: "info", service: "s", message: "m", fields: { big: "x".repeat(1000) }, color: false, prefixed: true, stack: false });
+    const line = formatPrettyLine({
+      time: new Date(),
+      level: "info",
+      service: "s",
+      message: "m",
+      fields: { big: "x".repeat(1000) },
+      color: false,
+      prefixed: true,
+      stack: false,
+    });
     expect(line.endsWith(`big=${"x".repeat(300)}…`)).toBe(true);
   });
 });

@@ -37,10 +37,7 @@ describe("migrations under the advisory lock", () => {
   it("two concurrent runs on one database both succeed and apply each migration once", async () => {
     const url = await createTestDatabase(inject("pgAdminUrl"), "migrate_race");
     // One replica starting (start-time path) while the migrate job runs (migrate mode).
-    const [started, migrated] = await Promise.all([
-      openDatabase({ url, entities: [], migrationsPath }),
-      migrateDatabase({ url, migrationsPath }),
-    ]);
+    const [started, migrated] = await Promise.all([openDatabase({ url, entities: [], migrationsPath }), migrateDatabase({ url, migrationsPath })]);
     try {
       const appliedByStart = (await started.migrator.getExecuted()).map((m) => m.name);
       expect(appliedByStart.sort()).toEqual(FIXTURE_MIGRATIONS);

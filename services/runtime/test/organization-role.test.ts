@@ -11,7 +11,11 @@ const ids = {
   guest: "2f8fad5b-d9cb-469f-a165-70867728950e",
   stranger: "3f8fad5b-d9cb-469f-a165-70867728950e",
 };
-const roles: Record<string, MemberRole> = { [ids.admin]: MemberRole.MEMBER_ROLE_ADMIN, [ids.editor]: MemberRole.MEMBER_ROLE_EDIT, [ids.guest]: MemberRole.MEMBER_ROLE_GUEST };
+const roles: Record<string, MemberRole> = {
+  [ids.admin]: MemberRole.MEMBER_ROLE_ADMIN,
+  [ids.editor]: MemberRole.MEMBER_ROLE_EDIT,
+  [ids.guest]: MemberRole.MEMBER_ROLE_GUEST,
+};
 // The roles identity would answer (what a MembershipCache hands out), for one organization.
 const deps = {
   memberships: {

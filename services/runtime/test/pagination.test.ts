@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../src/errors.js";
-import {
-  decodePageToken,
-  encodePageToken,
-  pageOfSorted,
-  readPageRequest,
-  sortDirectionFromProto,
-  type KeyKind,
-  type KeyType,
-} from "../src/pagination.js";
+import { decodePageToken, encodePageToken, pageOfSorted, readPageRequest, sortDirectionFromProto, type KeyKind, type KeyType } from "../src/pagination.js";
 
 const SORT = "joinedAt,id:desc";
 const KEYS: KeyKind[] = ["date", "uuid"];
@@ -25,13 +17,7 @@ describe("page tokens", () => {
   });
 
   it("accepts each kind's values, and null only where the field is nullable", () => {
-    const kinds: KeyType[] = [
-      { kind: "string" },
-      { kind: "integer" },
-      { kind: "number" },
-      { kind: "boolean" },
-      { kind: "date", nullable: true },
-    ];
+    const kinds: KeyType[] = [{ kind: "string" }, { kind: "integer" }, { kind: "number" }, { kind: "boolean" }, { kind: "date", nullable: true }];
     const values = ["a0", 3, 1.5, false, null];
     expect(decodePageToken(encodePageToken(SORT, values), SORT, kinds)).toEqual(values);
     expect(() => decodePageToken(encodePageToken(SORT, ["2024-05-01T10:00:00.000Z", null]), SORT, KEYS)).toThrow(invalid);
@@ -95,7 +81,10 @@ describe("list requests", () => {
     const second = pageOfSorted(["a", "b", "c", "d", "e"], keyOf, readPageRequest({ pageSize: 2, pageToken: first.nextPageToken }, "letters", ["string"]));
     expect(second.items).toEqual(["c", "d"]);
     // "b" was removed and "bb" added since: the next page still starts after "b".
-    expect(pageOfSorted(["a", "bb", "c"], keyOf, readPageRequest({ pageSize: 2, pageToken: first.nextPageToken }, "letters", ["string"])).items).toEqual(["bb", "c"]);
+    expect(pageOfSorted(["a", "bb", "c"], keyOf, readPageRequest({ pageSize: 2, pageToken: first.nextPageToken }, "letters", ["string"])).items).toEqual([
+      "bb",
+      "c",
+    ]);
     const last = pageOfSorted(["a", "b", "c", "d", "e"], keyOf, readPageRequest({ pageSize: 2, pageToken: second.nextPageToken }, "letters", ["string"]));
     expect(last).toEqual({ items: ["e"], nextPageToken: "", totalCount: 5 });
   });

@@ -1,15 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  ALLOW_ANY_ADDRESS,
-  refusedAddressReason,
-  safeFetch,
-  SafeFetchError,
-  safeFetchPolicy,
-  safeRequest,
-  type SafeFetchPolicy,
-} from "../src/safe-fetch.js";
+import { ALLOW_ANY_ADDRESS, refusedAddressReason, safeFetch, SafeFetchError, safeFetchPolicy, safeRequest, type SafeFetchPolicy } from "../src/safe-fetch.js";
 import { patient } from "../src/testing/time.js";
 
 type Handler = (request: IncomingMessage, body: Buffer, response: ServerResponse) => void;
@@ -180,8 +172,16 @@ describe("without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
   it("refuses a loopback IP literal without connecting, naming the setting on the policy's service", async () => {
     const error = await failure(safeFetch(`${site.origin}/page`, policy, { accept: anyType }));
     expect(error.failure).toBe("private_address");
-    expect(error.reason).toBe("127.0.0.1 is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them");
-    const post = await failure(safeRequest(`${site.origin}/hook`, { method: "POST", body: Buffer.from("{}") }, safeFetchPolicy({ allowPrivateAddresses: false, service: "integration" })));
+    expect(error.reason).toBe(
+      "127.0.0.1 is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them",
+    );
+    const post = await failure(
+      safeRequest(
+        `${site.origin}/hook`,
+        { method: "POST", body: Buffer.from("{}") },
+        safeFetchPolicy({ allowPrivateAddresses: false, service: "integration" }),
+      ),
+    );
     expect(post.failure).toBe("private_address");
     expect(post.reason).toMatch(/set IMPRINT_ALLOW_PRIVATE_FETCH=true on the integration service to allow them$/);
     expect(site.requests).toEqual([]);
@@ -191,7 +191,9 @@ describe("without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
     const port = new URL(site.origin).port;
     const error = await failure(safeFetch(`http://localhost:${port}/page`, policy, { accept: anyType }));
     expect(error.failure).toBe("private_address");
-    expect(error.reason).toBe("localhost (127.0.0.1) is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them");
+    expect(error.reason).toBe(
+      "localhost (127.0.0.1) is a loopback address; private and local targets are not fetched; set IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service to allow them",
+    );
     expect(site.requests).toEqual([]);
   });
 
@@ -203,10 +205,28 @@ describe("without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
 
   it("refuses loopback in every IPv6 form that embeds it and in every IPv4 notation, before connecting", async () => {
     const port = new URL(site.origin).port;
-    const hosts = ["[::127.0.0.1]", "[::7f00:1]", "[::ffff:7f00:1]", "[::ffff:0:127.0.0.1]", "[64:ff9b::127.0.0.1]", "[2002:7f00:1::1]", "[2001:0:4136:e378:8000:63bf:80ff:fffe]", "[fe80::5efe:127.0.0.1]", "2130706433", "0177.0.0.1", "0x7f.1", "127.1", "0x7f000001"];
+    const hosts = [
+      "[::127.0.0.1]",
+      "[::7f00:1]",
+      "[::ffff:7f00:1]",
+      "[::ffff:0:127.0.0.1]",
+      "[64:ff9b::127.0.0.1]",
+      "[2002:7f00:1::1]",
+      "[2001:0:4136:e378:8000:63bf:80ff:fffe]",
+      "[fe80::5efe:127.0.0.1]",
+      "2130706433",
+      "0177.0.0.1",
+      "0x7f.1",
+      "127.1",
+      "0x7f000001",
+    ];
     for (const host of hosts) {
       const error = await failure(safeFetch(`http://${host}:${port}/page`, policy, { accept: anyType }));
-      expect([host, error.failure, error.reason]).toEqual([host, "private_address", expect.stringMatching(/is a (loopback|linkLocal) address.*IMPRINT_ALLOW_PRIVATE_FETCH/)]);
+      expect([host, error.failure, error.reason]).toEqual([
+        host,
+        "private_address",
+        expect.stringMatching(/is a (loopback|linkLocal) address.*IMPRINT_ALLOW_PRIVATE_FETCH/),
+      ]);
     }
     expect(site.requests).toEqual([]);
   });
@@ -332,7 +352,11 @@ describe("safeRequest (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
   const lastReceived = () => site.received.at(-1)!;
 
   it("sends a POST's body and headers intact and answers the status, headers and body", async () => {
-    const body = Buffer.concat([Buffer.from("--b\r\ncontent-disposition: form-data; name=\"file\"\r\n\r\n"), Buffer.from([0, 1, 2, 255]), Buffer.from("\r\n--b--\r\n")]);
+    const body = Buffer.concat([
+      Buffer.from('--b\r\ncontent-disposition: form-data; name="file"\r\n\r\n'),
+      Buffer.from([0, 1, 2, 255]),
+      Buffer.from("\r\n--b--\r\n"),
+    ]);
     const answer = await safeRequest(
       `${site.origin}/echo?x=1`,
       { method: "post", headers: { "Content-Type": "multipart/form-data; boundary=b", "X-Signature": "sha256=abc", Authorization: "Bearer t" }, body },
@@ -413,7 +437,11 @@ describe("safeRequest (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
     const got = await safeRequest(`${site.origin}/moved`, { method: "GET", headers: { "x-kept": "1" } }, policy);
     expect([got.status, got.url.pathname]).toEqual([201, "/echo"]);
     expect(lastReceived().headers).toContainEqual(["x-kept", "1"]);
-    const seeOther = await safeRequest(`${site.origin}/see-other`, { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.from("{}") }, policy);
+    const seeOther = await safeRequest(
+      `${site.origin}/see-other`,
+      { method: "POST", headers: { "content-type": "application/json" }, body: Buffer.from("{}") },
+      policy,
+    );
     expect([seeOther.status, seeOther.url.pathname]).toEqual([201, "/echo"]);
     const followed = lastReceived();
     expect([followed.method, followed.body.length]).toEqual(["GET", 0]);
@@ -421,7 +449,11 @@ describe("safeRequest (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
   });
 
   it("drops credentials on a redirect to another origin", async () => {
-    const answer = await safeRequest(`${site.origin}/elsewhere`, { method: "GET", headers: { authorization: "Bearer t", cookie: "s=1", "x-kept": "1" } }, policy);
+    const answer = await safeRequest(
+      `${site.origin}/elsewhere`,
+      { method: "GET", headers: { authorization: "Bearer t", cookie: "s=1", "x-kept": "1" } },
+      policy,
+    );
     expect(answer.url.toString()).toBe(`${other.origin}/page`);
     const names = other.received.at(-1)!.headers.map(([name]) => name);
     expect(names).toContain("x-kept");
@@ -439,7 +471,11 @@ describe("safeRequest (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
   it("bounds the time of one request", async () => {
     const error = await failure(safeRequest(`${site.origin}/silent`, { method: "POST", body: Buffer.from("x") }, policy));
     expect([error.failure, error.reason]).toEqual(["timeout", "no complete answer within 400 ms"]);
-    const budget = await failure(safeRequest(`${site.origin}/silent`, { method: "GET" }, safeFetchPolicy({ allowPrivateAddresses: true, service: "integration" }), { signal: AbortSignal.timeout(150) }));
+    const budget = await failure(
+      safeRequest(`${site.origin}/silent`, { method: "GET" }, safeFetchPolicy({ allowPrivateAddresses: true, service: "integration" }), {
+        signal: AbortSignal.timeout(150),
+      }),
+    );
     expect(budget.reason).toBe("the caller's time limit was reached");
   });
 
@@ -503,10 +539,17 @@ describe("safeFetch bounds (IMPRINT_ALLOW_PRIVATE_FETCH=true)", () => {
   });
 
   it("sends the policy's user agent and an accept header", async () => {
-    await safeFetch(`${site.origin}/page`, safeFetchPolicy({ allowPrivateAddresses: true, service: "content" }, { userAgent: "Imprint-Import/1.0" }), { accept: htmlOnly });
+    await safeFetch(`${site.origin}/page`, safeFetchPolicy({ allowPrivateAddresses: true, service: "content" }, { userAgent: "Imprint-Import/1.0" }), {
+      accept: htmlOnly,
+    });
     const { method, headers } = site.received.at(-1)!;
     expect(method).toBe("GET");
-    expect(headers).toEqual(expect.arrayContaining([["user-agent", "Imprint-Import/1.0"], ["accept", "text/html,application/xhtml+xml,image/*;q=0.8,*/*;q=0.5"]]));
+    expect(headers).toEqual(
+      expect.arrayContaining([
+        ["user-agent", "Imprint-Import/1.0"],
+        ["accept", "text/html,application/xhtml+xml,image/*;q=0.8,*/*;q=0.5"],
+      ]),
+    );
   });
 
   it("follows up to five redirects and reports the final URL", async () => {
@@ -610,7 +653,10 @@ describe("safeRequest under the telemetry preload every process runs", () => {
         const policy = safeFetchPolicy({ allowPrivateAddresses: true, service: "test" });
         const answer = await safeRequest(${JSON.stringify(`${site.origin}/missing`)}, { method: "GET", headers: [["authorization", "Bearer kept"], ["x-tag", "one"], ["x-tag", "two"]] }, policy);
         console.log(answer.status);`;
-      const child = spawn(process.execPath, ["--import", preload, "--input-type=module", "-e", script], { env: { ...process.env, OTEL_SDK_DISABLED: "false" }, stdio: ["ignore", "pipe", "pipe"] });
+      const child = spawn(process.execPath, ["--import", preload, "--input-type=module", "-e", script], {
+        env: { ...process.env, OTEL_SDK_DISABLED: "false" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
       let output = "";
       child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));

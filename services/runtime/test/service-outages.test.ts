@@ -6,7 +6,15 @@ import type { EventEnvelope } from "../src/events/envelope.js";
 import { checkHealth } from "../src/grpc/client.js";
 import { createLogger } from "../src/logger.js";
 import { LIVENESS_SERVICE, startService, type RunningService } from "../src/service.js";
-import { createTestDatabase, eventually, patient, startRestartableNats, startRestartablePostgres, testClient, type RestartableServer } from "../src/testing/index.js";
+import {
+  createTestDatabase,
+  eventually,
+  patient,
+  startRestartableNats,
+  startRestartablePostgres,
+  testClient,
+  type RestartableServer,
+} from "../src/testing/index.js";
 import { NotesService, notesSpec } from "./support/notes-service.js";
 
 const logLines: string[] = [];
@@ -78,7 +86,13 @@ describe("a service without its dependencies", () => {
     const context = `notes${randomBytes(4).toString("hex")}`;
     const received: EventEnvelope[] = [];
     const config = loadConfig(serviceConfigShape, { DATABASE_URL: postgres.urlFor("notes_nats_down"), NATS_URL: nats.url, SHUTDOWN_GRACE_MS: "500" });
-    const service = started(await startService(notesSpec(context, received, async () => {}), config, { logger }));
+    const service = started(
+      await startService(
+        notesSpec(context, received, async () => {}),
+        config,
+        { logger },
+      ),
+    );
 
     expect(await checkHealth(service.address)).toBe("SERVING");
     const client = testClient(NotesService, service.address);
@@ -97,8 +111,18 @@ describe("a service without its dependencies", () => {
     const nats = owned(await startRestartableNats());
     const context = `notes${randomBytes(4).toString("hex")}`;
     const received: EventEnvelope[] = [];
-    const config = loadConfig(serviceConfigShape, { DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "notes_wiped"), NATS_URL: nats.url, SHUTDOWN_GRACE_MS: "500" });
-    const service = started(await startService(notesSpec(context, received, async () => {}), config, { logger }));
+    const config = loadConfig(serviceConfigShape, {
+      DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "notes_wiped"),
+      NATS_URL: nats.url,
+      SHUTDOWN_GRACE_MS: "500",
+    });
+    const service = started(
+      await startService(
+        notesSpec(context, received, async () => {}),
+        config,
+        { logger },
+      ),
+    );
     const client = testClient(NotesService, service.address);
     cleanup.push(async () => client.close());
     await client.addNote({ text: "before" });
@@ -114,8 +138,16 @@ describe("a service without its dependencies", () => {
 
   it("stops promptly when NATS never came up", async () => {
     const nats = owned(await startRestartableNats({ started: false }));
-    const config = loadConfig(serviceConfigShape, { DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "notes_no_nats"), NATS_URL: nats.url, SHUTDOWN_GRACE_MS: "500" });
-    const service = await startService(notesSpec(`notes${randomBytes(4).toString("hex")}`, [], async () => {}), config, { logger });
+    const config = loadConfig(serviceConfigShape, {
+      DATABASE_URL: await createTestDatabase(inject("pgAdminUrl"), "notes_no_nats"),
+      NATS_URL: nats.url,
+      SHUTDOWN_GRACE_MS: "500",
+    });
+    const service = await startService(
+      notesSpec(`notes${randomBytes(4).toString("hex")}`, [], async () => {}),
+      config,
+      { logger },
+    );
     expect(await checkHealth(service.address)).toBe("SERVING");
     await service.stop();
     expect(await checkHealth(service.address)).toBe("UNREACHABLE");
@@ -128,7 +160,13 @@ describe("a service without its dependencies", () => {
     const nats = owned(await startRestartableNats());
     const context = `notes${randomBytes(4).toString("hex")}`;
     const config = loadConfig(serviceConfigShape, { DATABASE_URL: postgres.urlFor("notes_health"), NATS_URL: nats.url, SHUTDOWN_GRACE_MS: "500" });
-    const service = started(await startService(notesSpec(context, [], async () => {}), config, { logger }));
+    const service = started(
+      await startService(
+        notesSpec(context, [], async () => {}),
+        config,
+        { logger },
+      ),
+    );
     const overall = () => checkHealth(service.address);
     const notes = () => checkHealth(service.address, "test.Notes");
     const liveness = () => checkHealth(service.address, LIVENESS_SERVICE);

@@ -104,7 +104,11 @@ describe("startService / stop", () => {
 describe("the runtime's jobs", () => {
   it("every service prunes processed-event records past PROCESSED_EVENTS_RETENTION_MS (the notes spec lists no jobs of its own)", async () => {
     const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "service_prune");
-    const config = loadConfig(serviceConfigShape, { DATABASE_URL: databaseUrl, NATS_URL: await testNatsUrl(), PROCESSED_EVENTS_RETENTION_MS: String(24 * 3_600_000) });
+    const config = loadConfig(serviceConfigShape, {
+      DATABASE_URL: databaseUrl,
+      NATS_URL: await testNatsUrl(),
+      PROCESSED_EVENTS_RETENTION_MS: String(24 * 3_600_000),
+    });
     const spec = notesSpec(`prune${randomBytes(3).toString("hex")}`, [], async () => {});
     const options = { clock: () => fixedNow, logger: createLogger("notes", { write: () => {} }) };
     // A first start creates the tables; the records are written while it runs, after its first pruning run.

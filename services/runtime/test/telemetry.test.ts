@@ -54,7 +54,10 @@ describe("telemetry preload", () => {
     `);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    const [inside, request] = result.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, string>);
+    const [inside, request] = result.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, string>);
     expect(inside).toMatchObject({ msg: "inside", service: "child" });
     expect(inside!.trace_id).toMatch(/^[0-9a-f]{32}$/);
     expect(inside!.trace_id).not.toMatch(/^0+$/);

@@ -18,7 +18,11 @@ afterAll(() => orm?.close(true));
 function recordingUnitOfWork() {
   const wakeUps: number[] = [];
   const unitOfWork = createUnitOfWork({
-    notify: () => void orm.em.fork().count(ProcessedEvent, {}).then((rows) => wakeUps.push(rows)),
+    notify: () =>
+      void orm.em
+        .fork()
+        .count(ProcessedEvent, {})
+        .then((rows) => wakeUps.push(rows)),
   });
   return { unitOfWork, wakeUps };
 }

@@ -39,7 +39,8 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
         if (!spaceId) return;
         if (event.type === "space.purged") await purgeSpace(em, { spaceId });
         const organizationId = event.type === "space.transferred" ? id(event.payload.toOrganizationId) : undefined;
-        if (organizationId && event.type === "space.transferred") await transferSpace(em, { spaceId, organizationId, lifecycleVersion: event.payload.lifecycleVersion });
+        if (organizationId && event.type === "space.transferred")
+          await transferSpace(em, { spaceId, organizationId, lifecycleVersion: event.payload.lifecycleVersion });
       }),
     },
     {

@@ -48,7 +48,10 @@ export class ChangeRequest extends ChangeRequestSchema.class {
    * them, see assertSettableStatus). A merged change request is final. Answers each changed field
    * with its old and new value; nothing changes (and the clock is not read) when that is empty.
    */
-  update(fields: { subject?: string | undefined; description?: string | undefined; status?: ChangeRequestStatus | undefined }, clock: Clock): ChangeRequestChanges {
+  update(
+    fields: { subject?: string | undefined; description?: string | undefined; status?: ChangeRequestStatus | undefined },
+    clock: Clock,
+  ): ChangeRequestChanges {
     const changes: ChangeRequestChanges = {};
     if (fields.subject !== undefined && fields.subject !== this.subject) changes.subject = { from: this.subject, to: fields.subject };
     if (fields.description !== undefined && fields.description !== this.description) changes.description = { from: this.description, to: fields.description };
@@ -74,8 +77,10 @@ export class ChangeRequest extends ChangeRequestSchema.class {
 
   /** Its content takes changes while it is open or a draft: not once merged, not while archived. */
   assertContentEditable(): void {
-    if (this.status === "merged") throw new AppError("failed_precondition", "Change request is merged: its content can no longer be changed (open a new change request)");
-    if (this.status === "archived") throw new AppError("failed_precondition", "Change request is archived: reopen it (status open or draft) before changing its content");
+    if (this.status === "merged")
+      throw new AppError("failed_precondition", "Change request is merged: its content can no longer be changed (open a new change request)");
+    if (this.status === "archived")
+      throw new AppError("failed_precondition", "Change request is archived: reopen it (status open or draft) before changing its content");
   }
 
   /** A merged change request is final. */
@@ -116,7 +121,8 @@ export function validateSubject(subject: string): string {
 }
 
 export function validateDescription(description: string): string {
-  if (characterCount(description) > DESCRIPTION_MAX) throw AppError.invalidArgument(`description: must be at most ${DESCRIPTION_MAX.toLocaleString("en")} characters`);
+  if (characterCount(description) > DESCRIPTION_MAX)
+    throw AppError.invalidArgument(`description: must be at most ${DESCRIPTION_MAX.toLocaleString("en")} characters`);
   return description;
 }
 

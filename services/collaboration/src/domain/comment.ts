@@ -30,7 +30,10 @@ export const CommentSchema = defineEntity({
   name: "Comment",
   tableName: "comments",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     spaceId: p.uuid(),
     changeRequestId: p.uuid().nullable(),
     organizationId: p.uuid(),
@@ -84,7 +87,10 @@ export const CommentReplySchema = defineEntity({
   name: "CommentReply",
   tableName: "comment_replies",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     commentId: p.uuid(),
     spaceId: p.uuid(),
     changeRequestId: p.uuid().nullable(),

@@ -88,7 +88,13 @@ export function commentServiceImplementation(em: () => EntityManager, deps: UseC
     listCommentReplies: async (request) => {
       const page = await listCommentReplies(
         em(),
-        { caller: request.caller, scope: request.scope, commentId: request.commentId, format: formatFromProto(request.format), page: pageRequest(request.page) },
+        {
+          caller: request.caller,
+          scope: request.scope,
+          commentId: request.commentId,
+          format: formatFromProto(request.format),
+          page: pageRequest(request.page),
+        },
         deps,
       );
       return { replies: page.items.map(replyToProto), page: pageInfo(page) };

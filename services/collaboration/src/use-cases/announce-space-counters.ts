@@ -11,9 +11,12 @@ import type { UseCaseDeps } from "../deps.js";
  */
 export async function announceSpaceCounters(em: EntityManager, input: { spaceId: string }, deps: Pick<UseCaseDeps, "clock" | "unitOfWork">): Promise<number> {
   if (input.spaceId && !isId(input.spaceId)) throw AppError.invalidArgument("space_id: must be a space id");
-  const spaces = await queryRows(em, sql<{ space_id: string; organization_id: string }>`select distinct on (space_id) space_id, organization_id from (
+  const spaces = await queryRows(
+    em,
+    sql<{ space_id: string; organization_id: string }>`select distinct on (space_id) space_id, organization_id from (
        select space_id, organization_id from change_requests union all select space_id, organization_id from comments
-     ) as rows where (${input.spaceId} = '' or space_id::text = ${input.spaceId}) order by space_id`);
+     ) as rows where (${input.spaceId} = '' or space_id::text = ${input.spaceId}) order by space_id`,
+  );
   for (const { space_id: spaceId, organization_id: organizationId } of spaces) {
     await deps.unitOfWork.run(em.fork(), async (tx) => {
       recordEvent(tx, spaceCountersAnnounced, { organizationId, actor: null, payload: await spaceEventPayload(tx, spaceId, {}) });

@@ -35,9 +35,12 @@ export async function createChangeRequest(em: EntityManager, input: CreateChange
   // The creator (the caller) is read before the commit: once the change request is saved, nothing may fail.
   const users = await loadUsers(deps, [caller.userId]);
   const { changeRequest, branch } = await deps.unitOfWork.run(em, async (tx) => {
-    const [state] = await queryRows(tx, sql<{ next_number: number }>`insert into space_states (space_id) values (${space.spaceId})
+    const [state] = await queryRows(
+      tx,
+      sql<{ next_number: number }>`insert into space_states (space_id) values (${space.spaceId})
        on conflict (space_id) do update set next_number = space_states.next_number
-       returning next_number`);
+       returning next_number`,
+    );
     let number = state!.next_number;
     let branch: Branch | undefined;
     for (let attempt = 1; !branch; attempt++) {

@@ -25,7 +25,11 @@ export async function deleteCommentReply(em: EntityManager, input: DeleteComment
     await tx.nativeDelete(Reaction, { targetId: reply.id });
     tx.remove(reply);
     comment.replyRemoved();
-    recordEvent(tx, commentReplyDeleted, { organizationId: comment.organizationId, actor: scope.caller, payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId }) });
+    recordEvent(tx, commentReplyDeleted, {
+      organizationId: comment.organizationId,
+      actor: scope.caller,
+      payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId }),
+    });
     return true;
   });
   return deleted;

@@ -38,7 +38,14 @@ export async function listChangeRequests(em: EntityManager, input: ListChangeReq
   if (input.contributorUserId) {
     conditions.push(
       isId(input.contributorUserId)
-        ? { id: { $in: raw(`select change_request_id from change_request_contributors where space_id = ? and user_id = ?`, [space.spaceId, input.contributorUserId]) } }
+        ? {
+            id: {
+              $in: raw(`select change_request_id from change_request_contributors where space_id = ? and user_id = ?`, [
+                space.spaceId,
+                input.contributorUserId,
+              ]),
+            },
+          }
         : { id: { $in: [] } },
     );
   }

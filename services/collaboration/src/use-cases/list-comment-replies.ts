@@ -18,6 +18,12 @@ export interface ListCommentRepliesInput {
 export async function listCommentReplies(em: EntityManager, input: ListCommentRepliesInput, deps: UseCaseDeps): Promise<Page<ReplyView>> {
   const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
   const comment = await findComment(em, scope, input.commentId);
-  const page = await findPage(em, CommentReply, { commentId: comment.id }, { fields: ["postedAt", "id"], direction: "asc", dateFields: ["postedAt"] }, input.page);
+  const page = await findPage(
+    em,
+    CommentReply,
+    { commentId: comment.id },
+    { fields: ["postedAt", "id"], direction: "asc", dateFields: ["postedAt"] },
+    input.page,
+  );
   return { ...page, items: await replyViews(em, deps, scope, page.items, input.format) };
 }

@@ -23,7 +23,9 @@ export async function listCommenters(em: EntityManager, input: ListCommentersInp
   const scope = await resolveScope(em, deps, input.caller, input.scope, "view");
   const after = input.page?.pageToken ? decodePageToken(input.page.pageToken, SORT, ["date", "uuid"]) : undefined;
   const changeRequestId = scope.changeRequest?.id ?? null;
-  const inScope = changeRequestId ? sql`space_id = ${scope.space.spaceId} and change_request_id = ${changeRequestId}` : sql`space_id = ${scope.space.spaceId} and change_request_id is null`;
+  const inScope = changeRequestId
+    ? sql`space_id = ${scope.space.spaceId} and change_request_id = ${changeRequestId}`
+    : sql`space_id = ${scope.space.spaceId} and change_request_id is null`;
   const rows = await queryRows(
     em,
     sql<{ author_id: string; first_posted_at: Date | string; total: string }>`with authors as (
@@ -40,8 +42,7 @@ export async function listCommenters(em: EntityManager, input: ListCommentersInp
   );
   const authors = rows.slice(0, pageSize);
   const last = authors[authors.length - 1];
-  const nextPageToken =
-    rows.length > pageSize && last ? encodePageToken(SORT, [toDate(last.first_posted_at).toISOString(), last.author_id]) : "";
+  const nextPageToken = rows.length > pageSize && last ? encodePageToken(SORT, [toDate(last.first_posted_at).toISOString(), last.author_id]) : "";
   const members =
     authors.length > 0
       ? (await deps.identity.members.batchGetMembers({ organizationId: scope.space.organizationId, userIds: authors.map((row) => row.author_id) })).members

@@ -33,6 +33,12 @@ export async function listComments(em: EntityManager, input: ListCommentsInput, 
   if (input.targetPageId) conditions.push({ pageId: input.targetPageId });
   // Ids that are not user ids match nobody.
   if (input.authorUserIds.length > 0) conditions.push({ authorId: { $in: input.authorUserIds.filter((id) => isId(id)) } });
-  const page = await findPage(em, Comment, { $and: conditions }, { fields: ["postedAt", "id"], direction: input.order ?? "desc", dateFields: ["postedAt"] }, input.page);
+  const page = await findPage(
+    em,
+    Comment,
+    { $and: conditions },
+    { fields: ["postedAt", "id"], direction: input.order ?? "desc", dateFields: ["postedAt"] },
+    input.page,
+  );
   return { ...page, items: await commentViews(em, deps, scope, page.items, input.format) };
 }

@@ -33,7 +33,11 @@ export interface ListOrganizationChangeRequestsInput {
  * one call for its branches, one for its users and one query for its open comments, whatever the
  * number of spaces it spans.
  */
-export async function listOrganizationChangeRequests(em: EntityManager, input: ListOrganizationChangeRequestsInput, deps: UseCaseDeps): Promise<Page<ChangeRequestView>> {
+export async function listOrganizationChangeRequests(
+  em: EntityManager,
+  input: ListOrganizationChangeRequestsInput,
+  deps: UseCaseDeps,
+): Promise<Page<ChangeRequestView>> {
   const caller = requireCaller(input.caller);
   if (!isId(input.organizationId)) throw AppError.notFound("Organization");
   const { spaceIds } = await deps.content.spaces.listReadableSpaceIds({ caller: callerMessage(caller), organizationId: input.organizationId });
@@ -70,8 +74,13 @@ async function organizationViews(
   const ids = changeRequests.map((changeRequest) => changeRequest.id);
   if (ids.length === 0) return [];
   const [branches, users, counts] = await Promise.all([
-    deps.content.branches.batchGetOrganizationBranches({ caller: callerMessage(caller), organizationId, changeRequestIds: ids }).then((answer) => answer.branches),
-    loadUsers(deps, changeRequests.map((changeRequest) => changeRequest.createdBy)),
+    deps.content.branches
+      .batchGetOrganizationBranches({ caller: callerMessage(caller), organizationId, changeRequestIds: ids })
+      .then((answer) => answer.branches),
+    loadUsers(
+      deps,
+      changeRequests.map((changeRequest) => changeRequest.createdBy),
+    ),
     queryRows(
       em,
       sql<{ change_request_id: string; count: string }>`select change_request_id, count(*) as count from comments

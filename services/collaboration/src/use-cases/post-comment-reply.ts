@@ -35,7 +35,11 @@ export async function postCommentReply(em: EntityManager, input: PostCommentRepl
       editedAt: null,
     });
     comment.replyAdded();
-    recordEvent(tx, commentReplyCreated, { organizationId: comment.organizationId, actor: scope.caller, payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId }) });
+    recordEvent(tx, commentReplyCreated, {
+      organizationId: comment.organizationId,
+      actor: scope.caller,
+      payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId }),
+    });
     return reply;
   });
   const [view] = await replyViews(em, deps, scope, [reply], input.format, users);

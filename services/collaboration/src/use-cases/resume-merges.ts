@@ -27,17 +27,26 @@ export interface ResumeMergesInput {
  * was, open or draft). Content unreachable → kept for the next round. Answers how many are left
  * (the caller runs again soon while some are).
  */
-export async function resumeMerges(em: EntityManager, input: ResumeMergesInput, deps: Pick<UseCaseDeps, "clock" | "content" | "unitOfWork">): Promise<{ remaining: number }> {
+export async function resumeMerges(
+  em: EntityManager,
+  input: ResumeMergesInput,
+  deps: Pick<UseCaseDeps, "clock" | "content" | "unitOfWork">,
+): Promise<{ remaining: number }> {
   const intents = await em.find(PendingMerge, {}, { orderBy: { requestedAt: "asc" }, limit: BATCH });
   let remaining = 0;
   for (const intent of intents) {
     const caller: CallerInput = { userId: intent.userId, tokenId: intent.tokenId ?? undefined };
     // Only this intent: a merge asked again meanwhile wrote a newer one (the database may keep
     // microseconds the Date lost, hence the bound rather than equality).
-    const drop = () => em.nativeDelete(PendingMerge, { changeRequestId: intent.changeRequestId, requestedAt: { $lt: new Date(intent.requestedAt.getTime() + 1) } });
+    const drop = () =>
+      em.nativeDelete(PendingMerge, { changeRequestId: intent.changeRequestId, requestedAt: { $lt: new Date(intent.requestedAt.getTime() + 1) } });
     let branch: Branch | undefined;
     try {
-      const answer = await deps.content.branches.batchGetBranches({ caller: callerMessage(caller), spaceId: intent.spaceId, changeRequestIds: [intent.changeRequestId] });
+      const answer = await deps.content.branches.batchGetBranches({
+        caller: callerMessage(caller),
+        spaceId: intent.spaceId,
+        changeRequestIds: [intent.changeRequestId],
+      });
       branch = answer.branches[0];
     } catch (error) {
       if (error instanceof AppError && FINAL.has(error.code)) await drop();
@@ -47,7 +56,8 @@ export async function resumeMerges(em: EntityManager, input: ResumeMergesInput, 
     const revisionId = branch?.mergedRevisionId;
     if (revisionId) {
       await deps.unitOfWork.run(em, async (tx) => {
-        if (await tx.count(ChangeRequest, { id: intent.changeRequestId })) await recordMerge(tx, deps, { changeRequestId: intent.changeRequestId, revisionId, actor: caller });
+        if (await tx.count(ChangeRequest, { id: intent.changeRequestId }))
+          await recordMerge(tx, deps, { changeRequestId: intent.changeRequestId, revisionId, actor: caller });
         await tx.nativeDelete(PendingMerge, { changeRequestId: intent.changeRequestId });
       });
     } else if (deps.clock().getTime() - intent.requestedAt.getTime() >= input.inFlightMs) {

@@ -10,10 +10,15 @@ import { Comment, CommentReply } from "../domain/comment.js";
  * a version (0) applies while the space has none either, as before versions existed.
  */
 export async function transferSpace(em: EntityManager, input: { spaceId: string; organizationId: string; lifecycleVersion: number }): Promise<void> {
-  const accepted = await queryRows(em, sql<{ space_id: string }>`insert into space_states (space_id, next_number, counters_version, lifecycle_version) values (${input.spaceId}, 1, 0, ${input.lifecycleVersion})
+  const accepted = await queryRows(
+    em,
+    sql<{
+      space_id: string;
+    }>`insert into space_states (space_id, next_number, counters_version, lifecycle_version) values (${input.spaceId}, 1, 0, ${input.lifecycleVersion})
      on conflict (space_id) do update set lifecycle_version = excluded.lifecycle_version
       where excluded.lifecycle_version > space_states.lifecycle_version or (excluded.lifecycle_version = 0 and space_states.lifecycle_version = 0)
-     returning space_id`);
+     returning space_id`,
+  );
   if (accepted.length === 0) return;
   const where = { spaceId: input.spaceId };
   const change = { organizationId: input.organizationId };

@@ -42,7 +42,10 @@ export async function updateChangeRequest(em: EntityManager, input: UpdateChange
       payload: await spaceEventPayload(tx, found.spaceId, { changeRequestId: found.id, number: found.number, changedFields: Object.keys(changes), changes }),
     });
     if (changes.status && found.status === "archived") {
-      recordEvent(tx, changeRequestArchived, { ...event, payload: await spaceEventPayload(tx, found.spaceId, { changeRequestId: found.id, number: found.number }) });
+      recordEvent(tx, changeRequestArchived, {
+        ...event,
+        payload: await spaceEventPayload(tx, found.spaceId, { changeRequestId: found.id, number: found.number }),
+      });
     }
     return found;
   });

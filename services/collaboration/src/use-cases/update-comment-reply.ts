@@ -37,14 +37,29 @@ export async function updateCommentReply(em: EntityManager, input: UpdateComment
   // The users the answer names are read before the commit (the caller too, who may react): once
   // the change is saved, nothing may fail.
   const before = em.fork();
-  const users = await readReplyUsers(em, deps, [await findReply(before, await findComment(before, scope, input.commentId), input.replyId)], [scope.caller.userId]);
+  const users = await readReplyUsers(
+    em,
+    deps,
+    [await findReply(before, await findComment(before, scope, input.commentId), input.replyId)],
+    [scope.caller.userId],
+  );
   const reply = await deps.unitOfWork.run(em, async (tx) => {
     const comment = await findComment(tx, scope, input.commentId, { lock: true });
     const reply = await findReply(tx, comment, input.replyId, { lock: true });
     if (input.resolved !== undefined || hasReactionChanges(reactions)) requireComment(scope);
     if (markdown !== undefined) requireManage(scope, reply.authorId, "reply");
     const changedFields = await applyPostEdit(tx, reply, comment, scope.caller.userId, { markdown, reactions }, deps.clock());
-    if (changedFields.length > 0) recordEvent(tx, commentReplyUpdated, { organizationId: comment.organizationId, actor: scope.caller, payload: await spaceEventPayload(tx, comment.spaceId, { commentId: comment.id, replyId: reply.id, changeRequestId: comment.changeRequestId, changedFields }) });
+    if (changedFields.length > 0)
+      recordEvent(tx, commentReplyUpdated, {
+        organizationId: comment.organizationId,
+        actor: scope.caller,
+        payload: await spaceEventPayload(tx, comment.spaceId, {
+          commentId: comment.id,
+          replyId: reply.id,
+          changeRequestId: comment.changeRequestId,
+          changedFields,
+        }),
+      });
     if (input.resolved !== undefined) await recordResolution(tx, deps, scope.caller, comment, input.resolved);
     return reply;
   });

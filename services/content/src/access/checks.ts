@@ -25,11 +25,14 @@ export async function requireOrganizationMembership(deps: AccessDeps, organizati
 /** `collectionId` and its ancestors, nearest first (empty for the top level). */
 async function collectionAncestry(em: EntityManager, collectionId: string | null): Promise<{ id: string; default_level: DefaultLevel }[]> {
   if (!collectionId) return [];
-  return queryRows(em, sql<{ id: string; default_level: DefaultLevel }>`with recursive chain as (
+  return queryRows(
+    em,
+    sql<{ id: string; default_level: DefaultLevel }>`with recursive chain as (
        select id, parent_id, default_level, 1 as depth from collections where id = ${collectionId}
        union all
        select c.id, c.parent_id, c.default_level, chain.depth + 1 from collections c join chain on c.id = chain.parent_id where chain.depth < 100
-     ) select id, default_level from chain order by depth`);
+     ) select id, default_level from chain order by depth`,
+  );
 }
 
 /** Default levels of `collectionId` and its ancestors, nearest first (empty for the top level). */
@@ -39,9 +42,12 @@ export async function collectionChain(em: EntityManager, collectionId: string | 
 
 /** The levels the member's teams were granted in the organization, best per item (one query). */
 export async function teamLevelsOf(em: EntityManager, membership: Membership): Promise<TeamLevels> {
-  const rows = await queryRows(em, sql<{ target_type: GrantTarget; target_id: string; level: Level }>`select g.target_type, g.target_id, g.level from team_grants g
+  const rows = await queryRows(
+    em,
+    sql<{ target_type: GrantTarget; target_id: string; level: Level }>`select g.target_type, g.target_id, g.level from team_grants g
        join team_memberships m on m.team_id = g.team_id and m.present
-      where m.user_id = ${membership.userId} and m.organization_id = ${membership.organizationId} and g.organization_id = ${membership.organizationId}`);
+      where m.user_id = ${membership.userId} and m.organization_id = ${membership.organizationId} and g.organization_id = ${membership.organizationId}`,
+  );
   if (rows.length === 0) return NO_TEAM_LEVELS;
   const spaces = new Map<string, Level>();
   const collections = new Map<string, Level>();
@@ -70,7 +76,9 @@ export async function spaceLevel(em: EntityManager, membership: Membership, spac
   const withTeams = teams.spaces.size > 0 || teams.collections.size > 0;
   const inherits = membership.role !== null && space.defaultLevel === "inherit" && space.parentId;
   const ancestry = inherits || (withTeams && teams.collections.size > 0) ? await collectionAncestry(em, space.parentId ?? null) : [];
-  const own = inherits ? levelThroughChain(membership, [space.defaultLevel ?? null, ...ancestry.map((row) => row.default_level)]) : levelOn(membership, space.defaultLevel ?? null, null);
+  const own = inherits
+    ? levelThroughChain(membership, [space.defaultLevel ?? null, ...ancestry.map((row) => row.default_level)])
+    : levelOn(membership, space.defaultLevel ?? null, null);
   return withTeams ? better(own, grantedLevel(teams, teams.spaces.get(space.id) ?? null, ancestry)) : own;
 }
 
@@ -80,7 +88,8 @@ export async function collectionLevel(em: EntityManager, membership: Membership,
   const teams = await teamLevelsOf(em, membership);
   const inherits = membership.role !== null && collection.defaultLevel === "inherit" && collection.parentId;
   const ancestry = inherits || teams.collections.size > 0 ? await collectionAncestry(em, collection.parentId ?? null) : [];
-  const own = inherits ? levelThroughChain(membership, [collection.defaultLevel ?? null, ...ancestry.map((row) => row.default_level)]) : levelOn(membership, collection.defaultLevel ?? null, null);
+  const own = inherits
+    ? levelThroughChain(membership, [collection.defaultLevel ?? null, ...ancestry.map((row) => row.default_level)])
+    : levelOn(membership, collection.defaultLevel ?? null, null);
   return teams.collections.size > 0 ? better(own, grantedLevel(teams, teams.collections.get(collection.id) ?? null, ancestry)) : own;
 }
-

@@ -45,9 +45,7 @@ export function importDeps(
 
 /** The gRPC service of imports (ImportService). */
 export function importGrpcServices(orm: MikroORM, imports: ImportRunDeps): ServiceRegistration[] {
-  return [
-    { name: IMPORT_SERVICE_NAME, definition: ImportServiceService, implementation: importServiceImplementation(orm, imports) },
-  ];
+  return [{ name: IMPORT_SERVICE_NAME, definition: ImportServiceService, implementation: importServiceImplementation(orm, imports) }];
 }
 
 /** The background job executing import runs (the content service runs it through the runtime's job runner). */

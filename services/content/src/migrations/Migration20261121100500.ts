@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 /**
  * Branches of a space's history for change requests (services/content/src/revisions/branches,
@@ -7,16 +7,16 @@ import { Migration } from '@mikro-orm/migrations';
  * comment counters (a projection of the collaboration service's events, applied in order).
  */
 export class Migration20261121100500 extends Migration {
-
-  override name = 'Migration20261121100500';
+  override name = "Migration20261121100500";
 
   override up(): void | Promise<void> {
-    this.addSql(`create table "branches" ("id" uuid not null, "space_id" uuid not null, "number" int not null, "head_revision_id" varchar(64) not null, "initial_revision_id" varchar(64) not null, "merged_ancestor_revision_id" varchar(64) null, "merged_revision_id" varchar(64) null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`);
+    this.addSql(
+      `create table "branches" ("id" uuid not null, "space_id" uuid not null, "number" int not null, "head_revision_id" varchar(64) not null, "initial_revision_id" varchar(64) not null, "merged_ancestor_revision_id" varchar(64) null, "merged_revision_id" varchar(64) null, "created_at" timestamptz not null, "updated_at" timestamptz not null, primary key ("id"));`,
+    );
     this.addSql(`alter table "branches" add constraint "branches_space_number_unique" unique ("space_id", "number");`);
 
     this.addSql(`alter table "revisions" add column "branch_id" uuid null;`);
 
     this.addSql(`alter table "spaces" add column "counters_version" bigint not null default 0;`);
   }
-
 }

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 /**
  * Git syncs are claimed through the runtime's work queue: the lease of the running import or
@@ -6,16 +6,16 @@ import { Migration } from '@mikro-orm/migrations';
  * longest operation, 120 s).
  */
 export class Migration20261129120000 extends Migration {
-
-  override name = 'Migration20261129120000';
+  override name = "Migration20261129120000";
 
   override up(): void | Promise<void> {
     this.addSql(`alter table "git_syncs" add column "lease_expires_at" timestamptz null;`);
-    this.addSql(`update "git_syncs" set "lease_expires_at" = ("operation"->>'startedAt')::timestamptz + interval '240 seconds' where "operation"->>'state' = 'running';`);
+    this.addSql(
+      `update "git_syncs" set "lease_expires_at" = ("operation"->>'startedAt')::timestamptz + interval '240 seconds' where "operation"->>'state' = 'running';`,
+    );
   }
 
   override down(): void | Promise<void> {
     this.addSql(`alter table "git_syncs" drop column "lease_expires_at";`);
   }
-
 }

@@ -32,7 +32,11 @@ export function searchGrpcServices(deps: ContentDeps): ServiceRegistration[] {
 export function indexingCaches(): RevisionCaches {
   return Object.assign(new RevisionCaches(), {
     pages: new CachedLoader<PageRecord>({ name: "page versions", maxEntries: 2_000 }),
-    bodies: new CachedLoader<BodyRecord>({ name: "bodies", maxBytes: 4 * 1024 * 1024, bytes: (body) => 2 * (body.markdown.length + body.document.length) + 64 }),
+    bodies: new CachedLoader<BodyRecord>({
+      name: "bodies",
+      maxBytes: 4 * 1024 * 1024,
+      bytes: (body) => 2 * (body.markdown.length + body.document.length) + 64,
+    }),
   });
 }
 

@@ -20,9 +20,11 @@ export const CORPUS: Record<string, string> = {
   table: "| Name | Value | Right |\n|:-----|:-----:|------:|\n| **a** | `b` | [c](https://c.example) |\n| d | | f \\| g |",
   images: "![alt text](https://example.com/a.png)\n\n![one](/files/file1) ![two](https://example.com/b.png)",
   "inline images": "text ![icon](https://example.com/i.png) more [![badge](https://example.com/b.svg)](https://example.com)",
-  links: "[url](https://example.com) [page](/pages/page1) [file](/files/file1) [anchor](#section) [page anchor](/pages/page1#part) <https://auto.example> **[bold link](https://b.example)**",
+  links:
+    "[url](https://example.com) [page](/pages/page1) [file](/files/file1) [anchor](#section) [page anchor](/pages/page1#part) <https://auto.example> **[bold link](https://b.example)**",
   "reference links": "[ref][r] and ![img][i]\n\n[r]: https://example.com/ref\n[i]: https://example.com/i.png",
-  "nested containers": "- item\n\n  > quote in item\n\n  ```sh\n  code in item\n  ```\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n\n> [!NOTE]\n> - list in hint\n>\n> | x |\n> |---|\n> | y |",
+  "nested containers":
+    "- item\n\n  > quote in item\n\n  ```sh\n  code in item\n  ```\n\n  | a | b |\n  |---|---|\n  | 1 | 2 |\n\n> [!NOTE]\n> - list in hint\n>\n> | x |\n> |---|\n> | y |",
   "degraded forms": "> ```js\n> code in quote\n> ```\n\n> ![img](https://example.com/q.png)",
   html: "<div>block html</div>\n\ntext with <b>inline</b> html",
   empty: "",
@@ -58,7 +60,8 @@ export const CORPUS: Record<string, string> = {
     "{% endtab %}",
     "{% endtabs %}",
   ].join("\n"),
-  "tabs without blank lines": '{% tabs %}\n{% tab title="A" %}\none  \ntwo\\\n{% endtab %}\n{% tab title="B" %}\n- item\n{% endtab %}\n\n{% tab title="C" %}\n> [!TIP]\n> tip\n{% endtab %}\n{% endtabs %}\n\n- item\n{% endtab %}',
+  "tabs without blank lines":
+    '{% tabs %}\n{% tab title="A" %}\none  \ntwo\\\n{% endtab %}\n{% tab title="B" %}\n- item\n{% endtab %}\n\n{% tab title="C" %}\n> [!TIP]\n> tip\n{% endtab %}\n{% endtabs %}\n\n- item\n{% endtab %}',
   expandables: [
     "<details>",
     "",
@@ -85,7 +88,8 @@ export const CORPUS: Record<string, string> = {
     "",
     "</details>",
   ].join("\n"),
-  embeds: '{% embed url="https://example.com/a" %}\n\n{% embed url="https://example.com/b?x=1&amp;y=2" %}\nA caption\n{% endembed %}\n\n> [!NOTE]\n> {% embed url="https://example.com/c" %}',
+  embeds:
+    '{% embed url="https://example.com/a" %}\n\n{% embed url="https://example.com/b?x=1&amp;y=2" %}\nA caption\n{% endembed %}\n\n> [!NOTE]\n> {% embed url="https://example.com/c" %}',
   math: "$$\n\\frac{a_1 * b_2}{c} \\{x\\} \\\\\n  y\n$$\n\n$$x^2$$\n\n- $$\n  a \\pm b\n  $$\n\n1. item\n\n   $$\n   c\n   $$",
   "GitBook blocks degraded": [
     "> {% tabs %}",
@@ -151,7 +155,7 @@ export const CORPUS: Record<string, string> = {
     "</details>",
     "</details>",
     "",
-    "{% hint style=\"info\" %}",
+    '{% hint style="info" %}',
     "unknown tag",
     "{% endhint %}",
   ].join("\n"),
@@ -196,7 +200,13 @@ const simpleBlock = fc.oneof(
 const separator = fc.constantFrom("\n", "\n\n");
 const tabs = fc
   .tuple(fc.array(fc.tuple(tabTitle, fc.array(simpleBlock, { maxLength: 3 })), { minLength: 1, maxLength: 3 }), separator)
-  .map(([items, gap]) => ["{% tabs %}", ...items.map(([name, blocks]) => [`{% tab title="${name.replace(/"/g, "&quot;")}" %}`, ...blocks, "{% endtab %}"].join(gap)), "{% endtabs %}"].join("\n"));
+  .map(([items, gap]) =>
+    [
+      "{% tabs %}",
+      ...items.map(([name, blocks]) => [`{% tab title="${name.replace(/"/g, "&quot;")}" %}`, ...blocks, "{% endtab %}"].join(gap)),
+      "{% endtabs %}",
+    ].join("\n"),
+  );
 const expandable = fc
   .tuple(title, fc.boolean(), fc.array(fc.oneof(simpleBlock, tabs), { maxLength: 3 }))
   .map(([summary, open, blocks]) => [open ? "<details open>" : "<details>", `<summary>${summary}</summary>`, ...blocks, "</details>"].join("\n\n"));
@@ -205,5 +215,8 @@ const marker = fc.constantFrom("{% tabs %}", "{% endtabs %}", '{% tab title="x" 
 
 /** Markdown of one to five blocks, GitBook's tabs, expandables, embeds and math among them. */
 export const markdownArbitrary = fc
-  .array(fc.oneof({ weight: 6, arbitrary: simpleBlock }, { weight: 2, arbitrary: tabs }, { weight: 2, arbitrary: expandable }, { weight: 1, arbitrary: marker }), { minLength: 1, maxLength: 5 })
+  .array(
+    fc.oneof({ weight: 6, arbitrary: simpleBlock }, { weight: 2, arbitrary: tabs }, { weight: 2, arbitrary: expandable }, { weight: 1, arbitrary: marker }),
+    { minLength: 1, maxLength: 5 },
+  )
   .map((blocks) => blocks.join("\n\n"));

@@ -59,7 +59,10 @@ type Client = IdentityClients;
 type Flags = Record<string, string | boolean | undefined>;
 
 /** The commands that talk to another service than identity (found like identity, by its name); each opens its own client. */
-const REMOTE_COMMANDS: Record<string, { service: "content" | "collaboration" | "publishing"; flags: string[]; run: (address: string, flags: Flags) => Promise<Record<string, unknown>> }> = {
+const REMOTE_COMMANDS: Record<
+  string,
+  { service: "content" | "collaboration" | "publishing"; flags: string[]; run: (address: string, flags: Flags) => Promise<Record<string, unknown>> }
+> = {
   "reconcile team-memberships": {
     service: "content",
     flags: ["org"],

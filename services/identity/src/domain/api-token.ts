@@ -7,7 +7,10 @@ export const ApiTokenSchema = defineEntity({
   name: "ApiToken",
   tableName: "api_tokens",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     user: p.manyToOne(UserSchema).deleteRule("cascade").index(),
     label: p.string().length(255).nullable(),
     /** Hex SHA-256 of the secret: AuthenticateToken is one lookup on this unique index. */

@@ -7,7 +7,10 @@ export const LinkInviteSchema = defineEntity({
   name: "LinkInvite",
   tableName: "link_invites",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organization: p.manyToOne(OrganizationSchema).deleteRule("cascade").index(),
     role: p.enum(ROLES).nullable(),
     createdAt: p.datetime(),

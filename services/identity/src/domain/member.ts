@@ -12,7 +12,10 @@ export const MemberSchema = defineEntity({
   name: "Member",
   tableName: "members",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organization: p.manyToOne(OrganizationSchema).deleteRule("cascade"),
     user: p.manyToOne(UserSchema).deleteRule("cascade").index(),
     /** null = guest. */

@@ -10,7 +10,10 @@ export const OrganizationSchema = defineEntity({
   name: "Organization",
   tableName: "organizations",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     title: p.string().length(255),
     /** Lower-cased, without duplicates. */
     emailDomains: p.array().default([]),

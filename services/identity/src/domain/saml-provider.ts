@@ -21,7 +21,10 @@ export const SamlProviderSchema = defineEntity({
   name: "SamlProvider",
   tableName: "saml_providers",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organization: p.manyToOne(OrganizationSchema).deleteRule("cascade").index(),
     label: p.string().length(SAML_LABEL_MAX),
     /** The identity provider's entity ID (the issuer of its responses). */
@@ -77,16 +80,21 @@ export const SAML_REQUEST_TTL_MS = 10 * 60 * 1000;
  */
 export function checkCertificate(raw: string, now: Date): string {
   const text = raw.trim();
-  if (text.length === 0 || text.length > SAML_CERTIFICATE_MAX) throw AppError.invalidArgument(`certificate: must be a PEM certificate of at most ${SAML_CERTIFICATE_MAX} characters`);
-  const pem = text.includes("-----BEGIN CERTIFICATE-----") ? text : `-----BEGIN CERTIFICATE-----\n${text.replace(/\s+/g, "").replace(/(.{64})/g, "$1\n")}\n-----END CERTIFICATE-----`;
+  if (text.length === 0 || text.length > SAML_CERTIFICATE_MAX)
+    throw AppError.invalidArgument(`certificate: must be a PEM certificate of at most ${SAML_CERTIFICATE_MAX} characters`);
+  const pem = text.includes("-----BEGIN CERTIFICATE-----")
+    ? text
+    : `-----BEGIN CERTIFICATE-----\n${text.replace(/\s+/g, "").replace(/(.{64})/g, "$1\n")}\n-----END CERTIFICATE-----`;
   let certificate: X509Certificate;
   try {
     certificate = new X509Certificate(pem);
   } catch {
     throw AppError.invalidArgument("certificate: is not a PEM X.509 certificate");
   }
-  if (new Date(certificate.validTo).getTime() <= now.getTime()) throw AppError.invalidArgument(`certificate: expired on ${new Date(certificate.validTo).toISOString()}`);
-  if (new Date(certificate.validFrom).getTime() > now.getTime()) throw AppError.invalidArgument(`certificate: is not valid before ${new Date(certificate.validFrom).toISOString()}`);
+  if (new Date(certificate.validTo).getTime() <= now.getTime())
+    throw AppError.invalidArgument(`certificate: expired on ${new Date(certificate.validTo).toISOString()}`);
+  if (new Date(certificate.validFrom).getTime() > now.getTime())
+    throw AppError.invalidArgument(`certificate: is not valid before ${new Date(certificate.validFrom).toISOString()}`);
   const key = certificate.publicKey;
   const type = key.asymmetricKeyType;
   if (type === "rsa" || type === "rsa-pss") {

@@ -16,7 +16,10 @@ export const TeamSchema = defineEntity({
   name: "Team",
   tableName: "teams",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organization: p.manyToOne(OrganizationSchema).deleteRule("cascade"),
     title: p.string().length(TEAM_TITLE_MAX_LENGTH),
     createdAt: p.datetime(),
@@ -31,7 +34,10 @@ export const TeamMemberSchema = defineEntity({
   name: "TeamMember",
   tableName: "team_members",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     team: p.manyToOne(TeamSchema).deleteRule("cascade"),
     user: p.manyToOne(UserSchema).deleteRule("cascade"),
     role: p.enum(TEAM_ROLES),

@@ -9,7 +9,10 @@ export const UserSchema = defineEntity({
   name: "User",
   tableName: "users",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     /** Stored lower-cased, which makes the unique index case-insensitive. */
     email: p.string().length(320).unique(),
     displayName: p.string().length(255),

@@ -46,7 +46,13 @@ export function memberServiceImplementation(em: () => EntityManager, useCaseDeps
     updateMember: async (request) => {
       const member = await updateMember(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, userId: request.userId, updateMask: request.updateMask ?? [], role: roleFromProto(request.role) },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          userId: request.userId,
+          updateMask: request.updateMask ?? [],
+          role: roleFromProto(request.role),
+        },
         useCaseDeps,
       );
       return { member: memberToProto(member) };
@@ -76,11 +82,7 @@ export function memberServiceImplementation(em: () => EntityManager, useCaseDeps
     },
 
     addMember: async (request) => {
-      const member = await addMember(
-        em(),
-        { organizationId: request.organizationId, email: request.email, role: roleFromProto(request.role) },
-        useCaseDeps,
-      );
+      const member = await addMember(em(), { organizationId: request.organizationId, email: request.email, role: roleFromProto(request.role) }, useCaseDeps);
       return { member: memberToProto(member) };
     },
   };

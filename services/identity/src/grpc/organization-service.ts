@@ -75,8 +75,7 @@ export function organizationServiceImplementation(em: () => EntityManager, useCa
       return { organizationId: created.organization.id, userId: created.userId, token: created.token };
     },
 
-    createLinkInvite: async (request) =>
-      createLinkInvite(em(), { organizationId: request.organizationId, role: roleFromProto(request.role) }, useCaseDeps),
+    createLinkInvite: async (request) => createLinkInvite(em(), { organizationId: request.organizationId, role: roleFromProto(request.role) }, useCaseDeps),
 
     deleteLinkInvite: async (request) =>
       deleteLinkInvite(em(), { caller: request.caller, organizationId: request.organizationId, inviteId: request.inviteId }, useCaseDeps),

@@ -2,7 +2,15 @@ import { CreateSamlProviderRequest, SamlServiceService } from "@imprint/proto/id
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import { createSamlProvider, deleteSamlProvider, getSamlProvider, listSamlProviders, listSsoProviders, updateSamlProvider, type SamlProviderValues } from "../use-cases/saml/manage-providers.js";
+import {
+  createSamlProvider,
+  deleteSamlProvider,
+  getSamlProvider,
+  listSamlProviders,
+  listSsoProviders,
+  updateSamlProvider,
+  type SamlProviderValues,
+} from "../use-cases/saml/manage-providers.js";
 import { completeSamlSignIn, startSamlSignIn } from "../use-cases/saml/sign-in.js";
 import type { UseCaseDeps } from "../deps.js";
 import { roleFromProto, samlProviderToProto, userToProto } from "./mappers.js";
@@ -17,17 +25,27 @@ export const SAML_SERVICE_NAME = "imprint.identity.v1.SamlService";
 export function samlServiceImplementation(em: () => EntityManager, useCaseDeps: UseCaseDeps): AsyncImplementation<typeof SamlServiceService> {
   return {
     listSamlProviders: async (request) => {
-      const page = await listSamlProviders(em(), { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page) }, useCaseDeps);
+      const page = await listSamlProviders(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page) },
+        useCaseDeps,
+      );
       return { providers: page.items.map(samlProviderToProto), page: { nextPageToken: page.nextPageToken, totalCount: page.totalCount } };
     },
 
     createSamlProvider: async (request) => {
-      const provider = await createSamlProvider(em(), { caller: request.caller, organizationId: request.organizationId, values: samlValuesFromProto(request, "create") }, useCaseDeps);
+      const provider = await createSamlProvider(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, values: samlValuesFromProto(request, "create") },
+        useCaseDeps,
+      );
       return { provider: samlProviderToProto(provider) };
     },
 
     getSamlProvider: async (request) => ({
-      provider: samlProviderToProto(await getSamlProvider(em(), { caller: request.caller, organizationId: request.organizationId, providerId: request.providerId }, useCaseDeps)),
+      provider: samlProviderToProto(
+        await getSamlProvider(em(), { caller: request.caller, organizationId: request.organizationId, providerId: request.providerId }, useCaseDeps),
+      ),
     }),
 
     updateSamlProvider: async (request) => {
@@ -40,14 +58,21 @@ export function samlServiceImplementation(em: () => EntityManager, useCaseDeps: 
       return { provider: samlProviderToProto(provider) };
     },
 
-    deleteSamlProvider: async (request) => deleteSamlProvider(em(), { caller: request.caller, organizationId: request.organizationId, providerId: request.providerId }, useCaseDeps),
+    deleteSamlProvider: async (request) =>
+      deleteSamlProvider(em(), { caller: request.caller, organizationId: request.organizationId, providerId: request.providerId }, useCaseDeps),
 
     listSsoProviders: async (request) => ({ providers: await listSsoProviders(em(), { organizationId: request.organizationId }, useCaseDeps) }),
 
-    startSamlSignIn: async (request) => ({ redirectUrl: await startSamlSignIn(em(), { providerId: request.providerId, service: request.service }, useCaseDeps) }),
+    startSamlSignIn: async (request) => ({
+      redirectUrl: await startSamlSignIn(em(), { providerId: request.providerId, service: request.service }, useCaseDeps),
+    }),
 
     completeSamlSignIn: async (request) => {
-      const signIn = await completeSamlSignIn(em(), { providerId: request.providerId, service: request.service, samlResponse: request.samlResponse }, useCaseDeps);
+      const signIn = await completeSamlSignIn(
+        em(),
+        { providerId: request.providerId, service: request.service, samlResponse: request.samlResponse },
+        useCaseDeps,
+      );
       return { user: userToProto(signIn.user), organizationId: signIn.organizationId, token: signIn.token, tokenExpiresAt: signIn.tokenExpiresAt };
     },
   };

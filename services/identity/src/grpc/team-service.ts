@@ -2,7 +2,16 @@ import { TeamServiceService } from "@imprint/proto/identity/v1/teams";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { createTeam, deleteTeam, getTeam, listTeams, updateTeam } from "../use-cases/teams/manage-teams.js";
-import { batchGetTeams, getUserTeams, listMemberTeams, listTeamMembers, listTeamMemberships, putTeamMember, removeTeamMember, updateTeamMembers } from "../use-cases/teams/team-members.js";
+import {
+  batchGetTeams,
+  getUserTeams,
+  listMemberTeams,
+  listTeamMembers,
+  listTeamMemberships,
+  putTeamMember,
+  removeTeamMember,
+  updateTeamMembers,
+} from "../use-cases/teams/team-members.js";
 import type { UseCaseDeps } from "../deps.js";
 import { memberToProto, teamRoleFromProto, teamRoleToProto, teamToProto } from "./mappers.js";
 
@@ -18,27 +27,55 @@ export function teamServiceImplementation(em: () => EntityManager, useCaseDeps: 
     listTeams: async (request) => {
       const page = await listTeams(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page), ownerUserId: request.ownerUserId, title: request.title },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          page: pageRequest(request.page),
+          ownerUserId: request.ownerUserId,
+          title: request.title,
+        },
         useCaseDeps,
       );
       return { teams: page.items.map(teamToProto), page: { nextPageToken: page.nextPageToken, totalCount: page.totalCount } };
     },
 
     createTeam: async (request) => {
-      const view = await createTeam(em(), { caller: request.caller, organizationId: request.organizationId, title: request.title, memberUserIds: request.memberUserIds }, useCaseDeps);
+      const view = await createTeam(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, title: request.title, memberUserIds: request.memberUserIds },
+        useCaseDeps,
+      );
       return { team: teamToProto(view) };
     },
 
-    getTeam: async (request) => ({ team: teamToProto(await getTeam(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId }, useCaseDeps)) }),
+    getTeam: async (request) => ({
+      team: teamToProto(await getTeam(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId }, useCaseDeps)),
+    }),
 
     updateTeam: async (request) => ({
-      team: teamToProto(await updateTeam(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId, updateMask: request.updateMask ?? [], title: request.title }, useCaseDeps)),
+      team: teamToProto(
+        await updateTeam(
+          em(),
+          {
+            caller: request.caller,
+            organizationId: request.organizationId,
+            teamId: request.teamId,
+            updateMask: request.updateMask ?? [],
+            title: request.title,
+          },
+          useCaseDeps,
+        ),
+      ),
     }),
 
     deleteTeam: async (request) => deleteTeam(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId }, useCaseDeps),
 
     listTeamMembers: async (request) => {
-      const page = await listTeamMembers(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId, page: pageRequest(request.page) }, useCaseDeps);
+      const page = await listTeamMembers(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId, page: pageRequest(request.page) },
+        useCaseDeps,
+      );
       return {
         members: page.items.map((item) => ({ member: memberToProto(item.member), role: teamRoleToProto(item.role) })),
         page: { nextPageToken: page.nextPageToken, totalCount: page.totalCount },
@@ -63,7 +100,11 @@ export function teamServiceImplementation(em: () => EntityManager, useCaseDeps: 
     putTeamMember: async (request) => {
       const role = teamRoleFromProto(request.role);
       if (role === "invalid") throw AppError.invalidArgument("role: must be owner or member");
-      await putTeamMember(em(), { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId, userId: request.userId, role }, useCaseDeps);
+      await putTeamMember(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, teamId: request.teamId, userId: request.userId, role },
+        useCaseDeps,
+      );
       return {};
     },
 
@@ -84,7 +125,9 @@ export function teamServiceImplementation(em: () => EntityManager, useCaseDeps: 
 
     getUserTeams: async (request) => ({ teamIds: await getUserTeams(em(), { organizationId: request.organizationId, userId: request.userId }, useCaseDeps) }),
 
-    batchGetTeams: async (request) => ({ teams: (await batchGetTeams(em(), { organizationId: request.organizationId, teamIds: request.teamIds }, useCaseDeps)).map(teamToProto) }),
+    batchGetTeams: async (request) => ({
+      teams: (await batchGetTeams(em(), { organizationId: request.organizationId, teamIds: request.teamIds }, useCaseDeps)).map(teamToProto),
+    }),
 
     listTeamMemberships: async (request) => listTeamMemberships(em(), { organizationId: request.organizationId }, useCaseDeps),
   };

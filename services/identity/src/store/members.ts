@@ -25,11 +25,7 @@ async function assertAnotherAdminRemains(em: EntityManager, member: Member, mess
  * Gives `member` the role `to` (inside the organization's lock); the last enabled admin cannot be
  * demoted. Answers the change, or null when the member already had that role.
  */
-export async function changeMemberRole(
-  em: EntityManager,
-  member: Member,
-  to: MemberRoleValue,
-): Promise<{ from: MemberRoleValue; to: MemberRoleValue } | null> {
+export async function changeMemberRole(em: EntityManager, member: Member, to: MemberRoleValue): Promise<{ from: MemberRoleValue; to: MemberRoleValue } | null> {
   const from = member.role ?? null;
   if (from === to) return null;
   if (to !== "admin") await assertAnotherAdminRemains(em, member, LAST_ADMIN_DEMOTION_MESSAGE);

@@ -26,7 +26,12 @@ export async function nextMembershipVersion(tx: EntityManager, organizationId: s
   if (!versions) versionsOf.set(tx, (versions = new Map<string, number>()));
   const known = versions.get(organizationId);
   if (known !== undefined) return known;
-  const [row] = await queryRows(tx, sql<{ membership_version: number }>`update organizations set membership_version = membership_version + 1 where id = ${organizationId} returning membership_version`);
+  const [row] = await queryRows(
+    tx,
+    sql<{
+      membership_version: number;
+    }>`update organizations set membership_version = membership_version + 1 where id = ${organizationId} returning membership_version`,
+  );
   if (!row) throw AppError.notFound("Organization");
   const version = Number(row.membership_version);
   versions.set(organizationId, version);

@@ -38,7 +38,11 @@ export function contentEventConsumers(deps: UseCaseDeps, config: IntegrationConf
       handler: handleEvents([revisionCreated], async (event, { em }) => {
         const { spaceId, revisionId, movedHead, changeRequestId } = event.payload;
         if (!isId(spaceId) || !event.organizationId || !movedHead || changeRequestId) return;
-        await recordSpaceContentUpdated(em, { sourceEventId: event.id, organizationId: event.organizationId, spaceId, revisionId, actorUserId: event.actor?.userId ?? null }, deps);
+        await recordSpaceContentUpdated(
+          em,
+          { sourceEventId: event.id, organizationId: event.organizationId, spaceId, revisionId, actorUserId: event.actor?.userId ?? null },
+          deps,
+        );
       }),
     },
     {
@@ -55,7 +59,13 @@ export function contentEventConsumers(deps: UseCaseDeps, config: IntegrationConf
           if (!event.payload.changedFields.includes("visibility") || !change) return;
           await recordSpaceVisibilityUpdated(
             em,
-            { sourceEventId: event.id, organizationId: event.organizationId, spaceId, previousVisibility: visibilityValue(change.from), visibility: visibilityValue(change.to) },
+            {
+              sourceEventId: event.id,
+              organizationId: event.organizationId,
+              spaceId,
+              previousVisibility: visibilityValue(change.from),
+              visibility: visibilityValue(change.to),
+            },
             deps,
           );
           return;

@@ -64,7 +64,10 @@ export class InstallationTokens {
     return `${principalId}/${role}`;
   }
 
-  private async request(principal: { id: string; organizationId: string; integration: Pick<Integration, "name" | "title"> }, role: MemberRole): Promise<IssuedToken> {
+  private async request(
+    principal: { id: string; organizationId: string; integration: Pick<Integration, "name" | "title"> },
+    role: MemberRole,
+  ): Promise<IssuedToken> {
     const request = {
       organizationId: principal.organizationId,
       installationId: principal.id,

@@ -110,9 +110,13 @@ export class ScriptCalls {
     }
     // The API itself may listen on a private address; a redirect from it is answered, not followed, so
     // the exemption cannot carry a request anywhere else.
-    const policy = target.origin === this.apiOrigin ? { ...this.options.fetchPolicy, addressRule: ALLOW_ANY_ADDRESS, maxRedirects: 0 } : this.options.fetchPolicy;
+    const policy =
+      target.origin === this.apiOrigin ? { ...this.options.fetchPolicy, addressRule: ALLOW_ANY_ADDRESS, maxRedirects: 0 } : this.options.fetchPolicy;
     try {
-      const response = await safeRequest(target, { method: request.method, headers: request.headers, body: request.body }, policy, { signal, maxBodyBytes: this.options.maxResponseBytes });
+      const response = await safeRequest(target, { method: request.method, headers: request.headers, body: request.body }, policy, {
+        signal,
+        maxBodyBytes: this.options.maxResponseBytes,
+      });
       return { status: response.status, headers: response.headers, body: response.body };
     } catch (error) {
       throw new Error(error instanceof SafeFetchError ? `fetch ${target.origin}: ${error.reason}` : `fetch ${target.origin}: network error`, { cause: error });

@@ -40,7 +40,10 @@ export type DeclaredParts = z.infer<typeof parts>;
 export function checkDeclaredParts(value: { blocks: unknown; contentSources: unknown; externalLinks: unknown }): DeclaredParts {
   const result = parts.safeParse(value);
   if (result.success) {
-    for (const [field, items] of [["blocks", result.data.blocks], ["contentSources", result.data.contentSources]] as const) {
+    for (const [field, items] of [
+      ["blocks", result.data.blocks],
+      ["contentSources", result.data.contentSources],
+    ] as const) {
       const seen = new Set<string>();
       items.forEach((item, index) => {
         if (seen.has(item.id)) throw AppError.invalidArgument(`${field}[${index}].id: "${item.id}" is declared twice`);
@@ -50,7 +53,9 @@ export function checkDeclaredParts(value: { blocks: unknown; contentSources: unk
     return result.data;
   }
   const issue = result.error.issues[0];
-  const path = (issue?.path ?? []).map((segment, index) => (typeof segment === "number" ? `[${segment}]` : `${index === 0 ? "" : "."}${String(segment)}`)).join("");
+  const path = (issue?.path ?? [])
+    .map((segment, index) => (typeof segment === "number" ? `[${segment}]` : `${index === 0 ? "" : "."}${String(segment)}`))
+    .join("");
   throw AppError.invalidArgument(`${path}: ${issue?.message ?? "is invalid"}`);
 }
 

@@ -68,7 +68,8 @@ TargetInstallationSchema.setClass(TargetInstallation);
 export function checkExternalIds(field: string, ids: string[]): string[] {
   if (ids.length > EXTERNAL_IDS_MAX) throw AppError.invalidArgument(`${field}: must have at most ${EXTERNAL_IDS_MAX} entries`);
   ids.forEach((id, index) => {
-    if (id.length === 0 || id.length > EXTERNAL_ID_MAX_LENGTH) throw AppError.invalidArgument(`${field}[${index}]: must be 1 to ${EXTERNAL_ID_MAX_LENGTH} characters`);
+    if (id.length === 0 || id.length > EXTERNAL_ID_MAX_LENGTH)
+      throw AppError.invalidArgument(`${field}[${index}]: must be 1 to ${EXTERNAL_ID_MAX_LENGTH} characters`);
   });
   return [...new Set(ids)];
 }

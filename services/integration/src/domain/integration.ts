@@ -137,7 +137,9 @@ export function newSigningSecret(): string {
 
 export function checkName(name: string): string {
   if (!isIntegrationName(name)) {
-    throw AppError.invalidArgument(`integrationName: must be 1 to ${LIMITS.name} letters, digits, -, _ or ., not only dots, and no name every JavaScript object has (such as __proto__ or constructor)`);
+    throw AppError.invalidArgument(
+      `integrationName: must be 1 to ${LIMITS.name} letters, digits, -, _ or ., not only dots, and no name every JavaScript object has (such as __proto__ or constructor)`,
+    );
   }
   return name;
 }
@@ -176,15 +178,19 @@ export function checkDeclaration(input: {
   contentSecurityPolicy: string | null;
 }): Declaration {
   const titleLength = characterCount(input.title);
-  if (titleLength < LIMITS.titleMin || titleLength > LIMITS.titleMax) throw AppError.invalidArgument(`title: must be ${LIMITS.titleMin} to ${LIMITS.titleMax} characters`);
+  if (titleLength < LIMITS.titleMin || titleLength > LIMITS.titleMax)
+    throw AppError.invalidArgument(`title: must be ${LIMITS.titleMin} to ${LIMITS.titleMax} characters`);
   if (characterCount(input.description) > LIMITS.description) throw AppError.invalidArgument(`description: must be at most ${LIMITS.description} characters`);
-  if (input.summary !== null && characterCount(input.summary) > LIMITS.summary) throw AppError.invalidArgument(`summary: must be at most ${LIMITS.summary} characters`);
+  if (input.summary !== null && characterCount(input.summary) > LIMITS.summary)
+    throw AppError.invalidArgument(`summary: must be at most ${LIMITS.summary} characters`);
   input.scopes.forEach((scope, index) => oneOf(`scopes[${index}]`, scope, SCOPES));
   input.categories.forEach((category, index) => oneOf(`categories[${index}]`, category, CATEGORIES));
   if (input.contentSecurityPolicy !== null) {
-    if (input.contentSecurityPolicy.length > LIMITS.contentSecurityPolicy) throw AppError.invalidArgument(`contentSecurityPolicy: must be at most ${LIMITS.contentSecurityPolicy} characters`);
+    if (input.contentSecurityPolicy.length > LIMITS.contentSecurityPolicy)
+      throw AppError.invalidArgument(`contentSecurityPolicy: must be at most ${LIMITS.contentSecurityPolicy} characters`);
     // It becomes a response header: no line breaks or other control characters.
-    if ([...input.contentSecurityPolicy].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f)) throw AppError.invalidArgument("contentSecurityPolicy: must not contain control characters");
+    if ([...input.contentSecurityPolicy].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f))
+      throw AppError.invalidArgument("contentSecurityPolicy: must not contain control characters");
   }
   return {
     runtime: oneOf("runtime", input.runtime || "v1", RUNTIMES),
@@ -211,8 +217,10 @@ export function checkSecrets(secrets: Record<string, string>): Record<string, st
   const names = Object.keys(secrets);
   if (names.length > LIMITS.secrets) throw AppError.invalidArgument(`secrets: must have at most ${LIMITS.secrets} entries`);
   for (const name of names) {
-    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name)) throw AppError.invalidArgument(`secrets.${name.slice(0, 100)}: names must be 1 to 100 letters, digits, _, . or -`);
-    if (Buffer.byteLength(secrets[name] ?? "") > LIMITS.secretValueBytes) throw AppError.invalidArgument(`secrets.${name}: must be at most ${LIMITS.secretValueBytes} bytes`);
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(name))
+      throw AppError.invalidArgument(`secrets.${name.slice(0, 100)}: names must be 1 to 100 letters, digits, _, . or -`);
+    if (Buffer.byteLength(secrets[name] ?? "") > LIMITS.secretValueBytes)
+      throw AppError.invalidArgument(`secrets.${name}: must be at most ${LIMITS.secretValueBytes} bytes`);
   }
   return secrets;
 }

@@ -18,19 +18,34 @@ export function installationServiceImplementation(em: () => EntityManager, deps:
   return {
     listInstallations: async (request) => {
       const scoped = em();
-      const { integration, page } = await listInstallations(scoped, { caller: request.caller, name: request.name, page: pageRequest(request.page), externalId: request.externalId }, deps);
+      const { integration, page } = await listInstallations(
+        scoped,
+        { caller: request.caller, name: request.name, page: pageRequest(request.page), externalId: request.externalId },
+        deps,
+      );
       const counts = await spaceCounts(scoped, page.items);
-      return { installations: page.items.map((installation) => installationToProto(integration, installation, counts.get(installation.id) ?? 0)), page: pageInfo(page) };
+      return {
+        installations: page.items.map((installation) => installationToProto(integration, installation, counts.get(installation.id) ?? 0)),
+        page: pageInfo(page),
+      };
     },
 
     installIntegration: async (request) => {
-      const { integration, installation, created } = await installIntegration(em(), { caller: request.caller, name: request.name, organizationId: request.organizationId }, deps);
+      const { integration, installation, created } = await installIntegration(
+        em(),
+        { caller: request.caller, name: request.name, organizationId: request.organizationId },
+        deps,
+      );
       return { installation: installationToProto(integration, installation, 0), created };
     },
 
     getInstallation: async (request) => {
       const scoped = em();
-      const { integration, installation } = await getInstallation(scoped, { caller: request.caller, name: request.name, installationId: request.installationId }, deps);
+      const { integration, installation } = await getInstallation(
+        scoped,
+        { caller: request.caller, name: request.name, installationId: request.installationId },
+        deps,
+      );
       const counts = await spaceCounts(scoped, [installation]);
       return { installation: installationToProto(integration, installation, counts.get(installation.id) ?? 0) };
     },
@@ -55,7 +70,9 @@ export function installationServiceImplementation(em: () => EntityManager, deps:
       return { installation: installationToProto(integration, installation, counts.get(installation.id) ?? 0) };
     },
 
-    uninstall: async (request) => ({ existed: await uninstall(em(), { caller: request.caller, name: request.name, installationId: request.installationId }, deps) }),
+    uninstall: async (request) => ({
+      existed: await uninstall(em(), { caller: request.caller, name: request.name, installationId: request.installationId }, deps),
+    }),
 
     issueInstallationToken: async (request) => {
       const issued = await issueInstallationToken(em(), { caller: request.caller, name: request.name, installationId: request.installationId }, deps);

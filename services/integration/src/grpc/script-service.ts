@@ -35,7 +35,14 @@ export function scriptServiceImplementation(em: () => EntityManager, deps: UseCa
     handleInstallationRequest: async (request) => {
       const answer = await handleInstallationRequest(
         em(),
-        { name: request.name, installationId: request.installationId, method: request.method, path: request.path, headers: request.headers, body: request.body },
+        {
+          name: request.name,
+          installationId: request.installationId,
+          method: request.method,
+          path: request.path,
+          headers: request.headers,
+          body: request.body,
+        },
         deps,
       );
       return { status: answer.status, headers: headerPairs(answer.headers), body: Buffer.from(answer.body) };

@@ -14,7 +14,10 @@ import { targetInstallationToProto, targetKindFromProto } from "./mappers.js";
 export const TARGET_INSTALLATION_SERVICE_NAME = "imprint.integration.v1.TargetInstallationService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
-export function targetInstallationServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof TargetInstallationServiceService> {
+export function targetInstallationServiceImplementation(
+  em: () => EntityManager,
+  deps: UseCaseDeps,
+): AsyncImplementation<typeof TargetInstallationServiceService> {
   return {
     listTargetInstallations: async (request) => {
       const { integration, page } = await listTargetInstallations(
@@ -52,7 +55,13 @@ export function targetInstallationServiceImplementation(em: () => EntityManager,
     getTargetInstallation: async (request) => {
       const { integration, target } = await getTargetInstallation(
         em(),
-        { caller: request.caller, name: request.name, installationId: request.installationId, kind: targetKindOf(targetKindFromProto(request.kind)), targetId: request.targetId },
+        {
+          caller: request.caller,
+          name: request.name,
+          installationId: request.installationId,
+          kind: targetKindOf(targetKindFromProto(request.kind)),
+          targetId: request.targetId,
+        },
         deps,
       );
       return { installation: targetInstallationToProto(integration, target) };
@@ -79,7 +88,13 @@ export function targetInstallationServiceImplementation(em: () => EntityManager,
     uninstallFromTarget: async (request) => ({
       existed: await uninstallFromTarget(
         em(),
-        { caller: request.caller, name: request.name, installationId: request.installationId, kind: targetKindOf(targetKindFromProto(request.kind)), targetId: request.targetId },
+        {
+          caller: request.caller,
+          name: request.name,
+          installationId: request.installationId,
+          kind: targetKindOf(targetKindFromProto(request.kind)),
+          targetId: request.targetId,
+        },
         deps,
       ),
     }),

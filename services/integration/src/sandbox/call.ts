@@ -1,15 +1,7 @@
 // The state of one call inside a sandbox worker: its budgets, its log lines, the timers and host
 // fetches it has pending, and how it ends. The script runtime drives the guest; this decides.
 import type { QuickJSDeferredPromise } from "quickjs-emscripten-core";
-import type {
-  SandboxFailure,
-  SandboxHttpRequest,
-  SandboxHttpResponse,
-  SandboxLimits,
-  SandboxLogLevel,
-  SandboxLogLine,
-  SandboxOutcome,
-} from "./types.js";
+import type { SandboxFailure, SandboxHttpRequest, SandboxHttpResponse, SandboxLimits, SandboxLogLevel, SandboxLogLine, SandboxOutcome } from "./types.js";
 
 const LOG_MESSAGE_CHARS = 4096;
 const LOG_LINES = 200;

@@ -60,10 +60,23 @@ export function createHostObject(context: QuickJSContext, currentCall: () => San
       return buffer(randomBytes(count));
     },
     randomUUID: () => context.newString(randomUUID()),
-    digest: (algorithm, data) => buffer(withBytes(data, (view) => createHash(hashName(text(algorithm))).update(view).digest())),
+    digest: (algorithm, data) =>
+      buffer(
+        withBytes(data, (view) =>
+          createHash(hashName(text(algorithm)))
+            .update(view)
+            .digest(),
+        ),
+      ),
     hmac: (algorithm, key, data) => {
       const keyBytes = withBytes(key, (view) => view.slice());
-      return buffer(withBytes(data, (view) => createHmac(hashName(text(algorithm)), keyBytes).update(view).digest()));
+      return buffer(
+        withBytes(data, (view) =>
+          createHmac(hashName(text(algorithm)), keyBytes)
+            .update(view)
+            .digest(),
+        ),
+      );
     },
     atob: (data) => wire(atob(unwire(data))),
     btoa: (data) => wire(btoa(unwire(data))),

@@ -32,7 +32,8 @@ export function parseMultipart(body: Uint8Array, contentType: string): Multipart
     if (bytes[position] === 0x2d && bytes[position + 1] === 0x2d) return parts;
     // Transport padding may follow a delimiter before its line break.
     while (bytes[position] === 0x20 || bytes[position] === 0x09) position++;
-    if (!bytes.subarray(position, position + 2).equals(CRLF)) throw new TypeError("Could not parse the multipart body: a boundary is not followed by a line break");
+    if (!bytes.subarray(position, position + 2).equals(CRLF))
+      throw new TypeError("Could not parse the multipart body: a boundary is not followed by a line break");
     position += 2;
     const headersEnd = bytes.indexOf(HEADERS_END, position);
     if (headersEnd === -1) throw new TypeError("Could not parse the multipart body: a part has no end of headers");

@@ -219,7 +219,11 @@ class WorkerPool implements SandboxPool {
     this.logger?.warn({ scriptKey: active.input.scriptKey, wallMs: this.limits.wallMs }, "sandbox worker stopped answering; replacing it");
     this.retire(slot);
     void slot.worker.terminate();
-    this.finish(slot, active, failedCall(active, "wall_limit", `the sandbox did not answer within the ${this.limits.wallMs} ms wall time; its worker was replaced`));
+    this.finish(
+      slot,
+      active,
+      failedCall(active, "wall_limit", `the sandbox did not answer within the ${this.limits.wallMs} ms wall time; its worker was replaced`),
+    );
   }
 
   private onExit(slot: WorkerSlot, exitCode: number): void {
@@ -304,7 +308,12 @@ function startWorker(settings: WorkerSettings): Worker {
 
 function copyRequest(request: SandboxHttpRequest): SandboxHttpRequest {
   // A copy: the caller's bytes may sit in a shared buffer, and the copy's buffer is transferred.
-  return { url: request.url, method: request.method, headers: request.headers.map(([name, value]) => [name, value]), body: request.body ? new Uint8Array(request.body) : null };
+  return {
+    url: request.url,
+    method: request.method,
+    headers: request.headers.map(([name, value]) => [name, value]),
+    body: request.body ? new Uint8Array(request.body) : null,
+  };
 }
 
 function failedCall(active: ActiveCall, failure: SandboxFailure, reason: string): SandboxOutcome {

@@ -36,14 +36,7 @@ export interface SandboxLogLine {
 /** The host's fetch for the script (the caller passes an SSRF-guarded one); rejects with an Error whose message is safe to show. */
 export type SandboxFetch = (request: SandboxHttpRequest, signal: AbortSignal) => Promise<SandboxHttpResponse>;
 
-export type SandboxFailure =
-  | "cpu_limit"
-  | "wall_limit"
-  | "memory_limit"
-  | "output_limit"
-  | "script_error"
-  | "bad_response"
-  | "busy";
+export type SandboxFailure = "cpu_limit" | "wall_limit" | "memory_limit" | "output_limit" | "script_error" | "bad_response" | "busy";
 
 export type SandboxOutcome =
   | { ok: true; response: SandboxHttpResponse; logs: SandboxLogLine[]; cpuMs: number; wallMs: number }

@@ -140,7 +140,8 @@ export function templateConditions(schema: AdaptiveSchema | null): TemplateCondi
         for (const value of claim.enum) conditions.push({ description: `${text}: ${String(value)}`, condition: `${path} === ${JSON.stringify(value)}` });
       }
       if (claim.type === "array" && isObject(claim.items) && claim.items.type === "string" && Array.isArray(claim.items.enum)) {
-        for (const value of claim.items.enum) conditions.push({ description: `${text}: ${String(value)}`, condition: `${path}.includes(${JSON.stringify(value)})` });
+        for (const value of claim.items.enum)
+          conditions.push({ description: `${text}: ${String(value)}`, condition: `${path}.includes(${JSON.stringify(value)})` });
       }
       if (claim.type === "object" && isObject(claim.properties)) walk(claim.properties, path);
     }

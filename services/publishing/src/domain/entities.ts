@@ -9,4 +9,14 @@ import { SpaceLifecycle } from "./space-lifecycle.js";
 import { SpacePublication } from "./space-publication.js";
 
 /** Every entity of the publishing database, for the ORM (the runtime adds its own tables). */
-export const publishingEntities = [Site, SiteSectionGroup, SiteSection, SiteSpace, SiteExternalLink, ShareLink, OrganizationVisitorKey, SpacePublication, SpaceLifecycle];
+export const publishingEntities = [
+  Site,
+  SiteSectionGroup,
+  SiteSection,
+  SiteSpace,
+  SiteExternalLink,
+  ShareLink,
+  OrganizationVisitorKey,
+  SpacePublication,
+  SpaceLifecycle,
+];

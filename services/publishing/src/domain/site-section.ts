@@ -50,7 +50,8 @@ export function validateSectionTitle(title: string): string {
 }
 
 export function validateSectionDescription(description: string): string {
-  if (characterCount(description) > SECTION_DESCRIPTION_MAX) throw AppError.invalidArgument(`description: must be at most ${SECTION_DESCRIPTION_MAX} characters`);
+  if (characterCount(description) > SECTION_DESCRIPTION_MAX)
+    throw AppError.invalidArgument(`description: must be at most ${SECTION_DESCRIPTION_MAX} characters`);
   return description;
 }
 

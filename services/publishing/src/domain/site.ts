@@ -155,7 +155,8 @@ export function validateProxy(proxy: string): string | null {
 export function validateHostname(hostname: string): string | null {
   if (hostname === "") return null;
   if (hostname.length > HOSTNAME_MAX) throw AppError.invalidArgument(`hostname: must be at most ${HOSTNAME_MAX} characters`);
-  if (!HOSTNAME_PATTERN.test(hostname)) throw AppError.invalidArgument("hostname: must be a lowercase host name of at least three labels, e.g. docs.example.com");
+  if (!HOSTNAME_PATTERN.test(hostname))
+    throw AppError.invalidArgument("hostname: must be a lowercase host name of at least three labels, e.g. docs.example.com");
   return hostname;
 }
 

@@ -169,8 +169,10 @@ function readerSiteSpaceToProto({ siteSpace, isDefault, customization }: ReaderS
 }
 
 function readerItemToProto(item: ReaderItemView): ReaderItem {
-  if (item.kind === "group") return { group: { id: item.group.id, title: item.group.title, icon: item.group.icon ?? "", children: item.children.map(readerItemToProto) } };
-  if (item.kind === "link") return { link: { id: item.link.id, title: item.link.title, url: item.link.url, icon: item.link.icon ?? "", condition: item.link.condition } };
+  if (item.kind === "group")
+    return { group: { id: item.group.id, title: item.group.title, icon: item.group.icon ?? "", children: item.children.map(readerItemToProto) } };
+  if (item.kind === "link")
+    return { link: { id: item.link.id, title: item.link.title, url: item.link.url, icon: item.link.icon ?? "", condition: item.link.condition } };
   const { section } = item;
   return {
     section: {

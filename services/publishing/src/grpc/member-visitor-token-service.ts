@@ -8,7 +8,10 @@ import { verifyMemberVisitorToken } from "../use-cases/member-visitor-tokens/ver
 export const MEMBER_VISITOR_TOKEN_SERVICE_NAME = "imprint.publishing.v1.MemberVisitorTokenService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
-export function memberVisitorTokenServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof MemberVisitorTokenServiceService> {
+export function memberVisitorTokenServiceImplementation(
+  em: () => EntityManager,
+  deps: UseCaseDeps,
+): AsyncImplementation<typeof MemberVisitorTokenServiceService> {
   return {
     issueMemberVisitorToken: async (request) => ({
       token: await issueMemberVisitorToken(em(), { caller: request.caller, organizationId: request.organizationId }, deps),

@@ -37,11 +37,23 @@ export function publishingGrpcServices(em: () => EntityManager, deps: UseCaseDep
     { name: SITE_SPACE_SERVICE_NAME, definition: SiteSpaceServiceService, implementation: siteSpaceServiceImplementation(em, deps) },
     { name: SITE_STRUCTURE_SERVICE_NAME, definition: SiteStructureServiceService, implementation: siteStructureServiceImplementation(em, deps) },
     { name: SITE_EXTERNAL_LINK_SERVICE_NAME, definition: SiteExternalLinkServiceService, implementation: siteExternalLinkServiceImplementation(em, deps) },
-    { name: SITE_PUBLISHING_AUTH_SERVICE_NAME, definition: SitePublishingAuthServiceService, implementation: sitePublishingAuthServiceImplementation(em, deps) },
-    { name: SITE_ADAPTIVE_SCHEMA_SERVICE_NAME, definition: SiteAdaptiveSchemaServiceService, implementation: siteAdaptiveSchemaServiceImplementation(em, deps) },
+    {
+      name: SITE_PUBLISHING_AUTH_SERVICE_NAME,
+      definition: SitePublishingAuthServiceService,
+      implementation: sitePublishingAuthServiceImplementation(em, deps),
+    },
+    {
+      name: SITE_ADAPTIVE_SCHEMA_SERVICE_NAME,
+      definition: SiteAdaptiveSchemaServiceService,
+      implementation: siteAdaptiveSchemaServiceImplementation(em, deps),
+    },
     { name: SITE_CUSTOMIZATION_SERVICE_NAME, definition: SiteCustomizationServiceService, implementation: siteCustomizationServiceImplementation(em, deps) },
     { name: SHARE_LINK_SERVICE_NAME, definition: ShareLinkServiceService, implementation: shareLinkServiceImplementation(em, deps) },
-    { name: MEMBER_VISITOR_TOKEN_SERVICE_NAME, definition: MemberVisitorTokenServiceService, implementation: memberVisitorTokenServiceImplementation(em, deps) },
+    {
+      name: MEMBER_VISITOR_TOKEN_SERVICE_NAME,
+      definition: MemberVisitorTokenServiceService,
+      implementation: memberVisitorTokenServiceImplementation(em, deps),
+    },
     { name: READER_SERVICE_NAME, definition: ReaderServiceService, implementation: readerServiceImplementation(em) },
     { name: SPACE_PUBLICATION_SERVICE_NAME, definition: SpacePublicationServiceService, implementation: spacePublicationServiceImplementation(em, deps) },
   ] as ServiceRegistration[];

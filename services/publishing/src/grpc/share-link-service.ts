@@ -23,21 +23,36 @@ export function shareLinkServiceImplementation(em: () => EntityManager, deps: Us
     },
 
     createShareLink: async (request) => {
-      const view = await createShareLink(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, name: request.name }, deps);
+      const view = await createShareLink(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, name: request.name },
+        deps,
+      );
       return { shareLink: shareLinkToProto(view) };
     },
 
     updateShareLink: async (request) => {
       const view = await updateShareLink(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareLinkId: request.shareLinkId, name: request.name, active: request.active },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          shareLinkId: request.shareLinkId,
+          name: request.name,
+          active: request.active,
+        },
         deps,
       );
       return { shareLink: shareLinkToProto(view) };
     },
 
     deleteShareLink: async (request) => {
-      await deleteShareLink(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareLinkId: request.shareLinkId }, deps);
+      await deleteShareLink(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareLinkId: request.shareLinkId },
+        deps,
+      );
       return {};
     },
   };

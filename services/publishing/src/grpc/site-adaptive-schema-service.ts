@@ -10,7 +10,10 @@ import { parseJson } from "./mappers.js";
 export const SITE_ADAPTIVE_SCHEMA_SERVICE_NAME = "imprint.publishing.v1.SiteAdaptiveSchemaService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
-export function siteAdaptiveSchemaServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof SiteAdaptiveSchemaServiceService> {
+export function siteAdaptiveSchemaServiceImplementation(
+  em: () => EntityManager,
+  deps: UseCaseDeps,
+): AsyncImplementation<typeof SiteAdaptiveSchemaServiceService> {
   return {
     getSiteAdaptiveSchema: async (request) => {
       const view = await getSiteAdaptiveSchema(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
@@ -27,7 +30,11 @@ export function siteAdaptiveSchemaServiceImplementation(em: () => EntityManager,
     },
 
     listSiteAdaptiveTemplateConditions: async (request) => {
-      const conditions = await listSiteAdaptiveTemplateConditions(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      const conditions = await listSiteAdaptiveTemplateConditions(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId },
+        deps,
+      );
       return { conditions };
     },
   };

@@ -12,7 +12,10 @@ import { customizationToProto, parseJson } from "./mappers.js";
 export const SITE_CUSTOMIZATION_SERVICE_NAME = "imprint.publishing.v1.SiteCustomizationService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
-export function siteCustomizationServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof SiteCustomizationServiceService> {
+export function siteCustomizationServiceImplementation(
+  em: () => EntityManager,
+  deps: UseCaseDeps,
+): AsyncImplementation<typeof SiteCustomizationServiceService> {
   return {
     getSiteCustomization: async (request) => {
       const view = await getSiteCustomization(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
@@ -40,7 +43,13 @@ export function siteCustomizationServiceImplementation(em: () => EntityManager, 
     overrideSiteSpaceCustomization: async (request) => {
       const view = await overrideSiteSpaceCustomization(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, siteSpaceId: request.siteSpaceId, override: parseJson(request.overrideJson, "body") },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          siteSpaceId: request.siteSpaceId,
+          override: parseJson(request.overrideJson, "body"),
+        },
         deps,
       );
       return { customization: customizationToProto(view), hasOverrides: view.hasOverrides };

@@ -54,7 +54,11 @@ export function siteExternalLinkServiceImplementation(em: () => EntityManager, d
     },
 
     deleteSiteExternalLink: async (request) => {
-      const { removed } = await deleteSiteExternalLink(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, linkId: request.linkId }, deps);
+      const { removed } = await deleteSiteExternalLink(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, linkId: request.linkId },
+        deps,
+      );
       return { removed };
     },
   };

@@ -10,7 +10,10 @@ import { publishingAuthToProto } from "./mappers.js";
 export const SITE_PUBLISHING_AUTH_SERVICE_NAME = "imprint.publishing.v1.SitePublishingAuthService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
-export function sitePublishingAuthServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof SitePublishingAuthServiceService> {
+export function sitePublishingAuthServiceImplementation(
+  em: () => EntityManager,
+  deps: UseCaseDeps,
+): AsyncImplementation<typeof SitePublishingAuthServiceService> {
   return {
     getSitePublishingAuth: async (request) => {
       const auth = await getSitePublishingAuth(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);

@@ -16,7 +16,11 @@ export const SITE_SECTION_GROUP_SERVICE_NAME = "imprint.publishing.v1.SiteSectio
 export function siteSectionGroupServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof SiteSectionGroupServiceService> {
   return {
     listSiteSectionGroups: async (request) => {
-      const page = await listSiteSectionGroups(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, page: pageRequest(request.page) }, deps);
+      const page = await listSiteSectionGroups(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, page: pageRequest(request.page) },
+        deps,
+      );
       return { groups: page.items.map(sectionGroupToProto), page: pageInfo(page) };
     },
 
@@ -57,7 +61,11 @@ export function siteSectionGroupServiceImplementation(em: () => EntityManager, d
     },
 
     deleteSiteSectionGroup: async (request) => {
-      await deleteSiteSectionGroup(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, groupId: request.sectionGroupId }, deps);
+      await deleteSiteSectionGroup(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, groupId: request.sectionGroupId },
+        deps,
+      );
       return {};
     },
 

@@ -26,7 +26,15 @@ export function siteSectionServiceImplementation(em: () => EntityManager, deps: 
     addSiteSection: async (request) => {
       const view = await addSiteSection(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, spaceId: request.spaceId, title: request.title, icon: request.icon, draft: request.draft },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          spaceId: request.spaceId,
+          title: request.title,
+          icon: request.icon,
+          draft: request.draft,
+        },
         deps,
       );
       return { section: sectionToProto(view) };
@@ -54,7 +62,11 @@ export function siteSectionServiceImplementation(em: () => EntityManager, deps: 
     },
 
     deleteSiteSection: async (request) => {
-      await deleteSiteSection(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, sectionId: request.sectionId }, deps);
+      await deleteSiteSection(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, sectionId: request.sectionId },
+        deps,
+      );
       return {};
     },
 

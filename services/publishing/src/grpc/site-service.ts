@@ -38,7 +38,14 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     createSite: async (request) => {
       const view = await createSite(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, type: request.type, title: request.title, visibility: request.visibility, spaceIds: request.spaceIds },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          type: request.type,
+          title: request.title,
+          visibility: request.visibility,
+          spaceIds: request.spaceIds,
+        },
         deps,
       );
       return { site: siteToProto(view) };
@@ -94,7 +101,13 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     getPublishedContentSite: async (request) => {
       const view = await getPublishedContentSite(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey, knownVersion: request.knownVersion },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          shareKey: request.shareKey,
+          knownVersion: request.knownVersion,
+        },
         deps,
       );
       if ("notModified" in view) return { version: view.version, notModified: true, siteSpaceCustomizations: {} };
@@ -104,7 +117,9 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
         site: siteToProto(view.site),
         structure: structureToProto(view.structure),
         customization: customizationToProto(view.customization),
-        siteSpaceCustomizations: Object.fromEntries(view.siteSpaceCustomizations.map(({ siteSpaceId, customization }) => [siteSpaceId, { json: JSON.stringify(customization) }])),
+        siteSpaceCustomizations: Object.fromEntries(
+          view.siteSpaceCustomizations.map(({ siteSpaceId, customization }) => [siteSpaceId, { json: JSON.stringify(customization) }]),
+        ),
       };
     },
   };

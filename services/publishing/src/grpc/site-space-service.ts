@@ -33,7 +33,14 @@ export function siteSpaceServiceImplementation(em: () => EntityManager, deps: Us
     addSiteSpace: async (request) => {
       const view = await addSiteSpace(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, spaceId: request.spaceId, sectionId: request.sectionId, draft: request.draft },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          spaceId: request.spaceId,
+          sectionId: request.sectionId,
+          draft: request.draft,
+        },
         deps,
       );
       return { siteSpace: siteSpaceToProto(view) };
@@ -58,7 +65,11 @@ export function siteSpaceServiceImplementation(em: () => EntityManager, deps: Us
     },
 
     deleteSiteSpace: async (request) => {
-      await deleteSiteSpace(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, siteSpaceId: request.siteSpaceId }, deps);
+      await deleteSiteSpace(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, siteSpaceId: request.siteSpaceId },
+        deps,
+      );
       return {};
     },
 

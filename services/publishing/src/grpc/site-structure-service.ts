@@ -13,7 +13,11 @@ export function siteStructureServiceImplementation(em: () => EntityManager, deps
   return {
     getSiteStructure: async (request) => {
       const structure = structureToProto(
-        await getSiteStructure(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey }, deps),
+        await getSiteStructure(
+          em(),
+          { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, shareKey: request.shareKey },
+          deps,
+        ),
       );
       return { ...structure, sections: structure.items.flatMap((item) => (item.section ? [item.section] : [])) };
     },
@@ -21,7 +25,14 @@ export function siteStructureServiceImplementation(em: () => EntityManager, deps
     sortSiteStructure: async (request) => {
       const moved = await sortSiteStructure(
         em(),
-        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, item: request.item, before: request.before, after: request.after },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          item: request.item,
+          before: request.before,
+          after: request.after,
+        },
         deps,
       );
       if (moved.type === "site-section-group") return { siteSectionGroup: sectionGroupToProto(moved.group) };

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { Migration } from "@mikro-orm/migrations";
 
 /**
  * Site customization (GitBook's SiteCustomizationSettings, stored whole) and site-space overrides
@@ -6,8 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * NULLS NOT DISTINCT makes two root site-spaces with one path collide).
  */
 export class Migration20261124000000 extends Migration {
-
-  override name = 'Migration20261124000000';
+  override name = "Migration20261124000000";
 
   override up(): void | Promise<void> {
     this.addSql(`alter table "sites" add column "customization" text null, add column "customization_updated_at" timestamptz null;`);
@@ -15,5 +14,4 @@ export class Migration20261124000000 extends Migration {
     this.addSql(`drop index "site_spaces_level_path_index";`);
     this.addSql(`create unique index "site_spaces_level_path_unique" on "site_spaces" ("site_id", "section_id", "path") nulls not distinct;`);
   }
-
 }

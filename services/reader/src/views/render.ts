@@ -47,7 +47,15 @@ function header(frame: ViewFrame): ElementContent {
     : h("a.brand", { href: frame.homeUrl }, chrome.title);
   return h("header.site", [
     brand,
-    ...(chrome.headerLinks.length > 0 ? [h("nav.links", { "aria-label": "Links" }, chrome.headerLinks.map((link) => anchor(link)))] : []),
+    ...(chrome.headerLinks.length > 0
+      ? [
+          h(
+            "nav.links",
+            { "aria-label": "Links" },
+            chrome.headerLinks.map((link) => anchor(link)),
+          ),
+        ]
+      : []),
     ...(frame.searchUrl
       ? [
           h("form.search", { role: "search", action: frame.searchUrl, method: "get" }, [
@@ -62,7 +70,13 @@ function header(frame: ViewFrame): ElementContent {
 
 function sectionEntry(entry: ViewSectionEntry): ElementContent {
   if (!entry.children) return anchor(entry);
-  return h("details", [h("summary", entry.title), h("ul", entry.children.map((child) => h("li", [sectionEntry(child)])))]);
+  return h("details", [
+    h("summary", entry.title),
+    h(
+      "ul",
+      entry.children.map((child) => h("li", [sectionEntry(child)])),
+    ),
+  ]);
 }
 
 function tree(items: ViewTreeItem[]): ElementContent {
@@ -82,14 +96,34 @@ function navigation(frame: ViewFrame): ElementContent[] {
 
 function variants(frame: ViewFrame): ElementContent[] {
   if (!frame.variants || frame.variants.length < 2) return [];
-  return [h("nav.variants", { "aria-label": "Versions" }, [h("ul", frame.variants.map((variant) => h("li", [anchor(variant)])))])];
+  return [
+    h("nav.variants", { "aria-label": "Versions" }, [
+      h(
+        "ul",
+        frame.variants.map((variant) => h("li", [anchor(variant)])),
+      ),
+    ]),
+  ];
 }
 
 function footer(frame: ViewFrame): ElementContent {
   const footerModel = frame.chrome.footer;
   return h("footer.site", [
     ...(footerModel && footerModel.groups.length > 0
-      ? [h("div.groups", footerModel.groups.map((group) => h("div", [h("strong", group.title), h("ul", group.links.map((link) => h("li", [anchor(link)])))])))]
+      ? [
+          h(
+            "div.groups",
+            footerModel.groups.map((group) =>
+              h("div", [
+                h("strong", group.title),
+                h(
+                  "ul",
+                  group.links.map((link) => h("li", [anchor(link)])),
+                ),
+              ]),
+            ),
+          ),
+        ]
       : []),
     h("p", footerModel?.copyright ?? frame.chrome.title),
   ]);
@@ -124,7 +158,16 @@ const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: 
 export function renderPage(view: ViewPage): string {
   const { page } = view;
   const main: ElementContent[] = [
-    ...(page.breadcrumbs.length > 0 ? [h("nav.breadcrumbs", { "aria-label": "Breadcrumbs" }, [h("ol", page.breadcrumbs.map((crumb) => h("li", [anchor(crumb)])))])] : []),
+    ...(page.breadcrumbs.length > 0
+      ? [
+          h("nav.breadcrumbs", { "aria-label": "Breadcrumbs" }, [
+            h(
+              "ol",
+              page.breadcrumbs.map((crumb) => h("li", [anchor(crumb)])),
+            ),
+          ]),
+        ]
+      : []),
     ...variants(view),
     h("article", [
       h("h1", [...(page.emoji ? [`${page.emoji} `] : []), page.title]),
@@ -145,7 +188,15 @@ export function renderPage(view: ViewPage): string {
   ];
   const toc =
     page.toc.length > 0
-      ? [h("nav", { "aria-label": "On this page" }, [h("strong", "On this page"), h("ul", page.toc.map((entry) => h(`li.d${entry.depth}`, [h("a", { href: `#${entry.id}` }, entry.title)])))])]
+      ? [
+          h("nav", { "aria-label": "On this page" }, [
+            h("strong", "On this page"),
+            h(
+              "ul",
+              page.toc.map((entry) => h(`li.d${entry.depth}`, [h("a", { href: `#${entry.id}` }, entry.title)])),
+            ),
+          ]),
+        ]
       : [];
   return document(view, view.meta.title, page.description ?? view.meta.description, main, toc);
 }
@@ -163,7 +214,9 @@ export function renderSearch(view: ViewSearch): string {
       ? h("p", "No page matches.")
       : h(
           "ol.hits",
-          view.hits.map((hit) => h("li", [h("a", { href: hit.url }, hit.title), ...(hit.context ? [h("br"), h("small", hit.context)] : []), h("p", hit.excerpt)])),
+          view.hits.map((hit) =>
+            h("li", [h("a", { href: hit.url }, hit.title), ...(hit.context ? [h("br"), h("small", hit.context)] : []), h("p", hit.excerpt)]),
+          ),
         ),
   ];
   return document(view, view.meta.title, view.meta.description, main);
@@ -178,7 +231,13 @@ export function renderStatus(view: ViewStatus): string {
     children: [
       { type: "doctype" },
       h("html", { lang: "en" }, [
-        h("head", [h("meta", { charSet: "utf-8" }), h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }), h("meta", { name: "robots", content: "noindex" }), h("title", view.title), h("link", { rel: "stylesheet", href: `${view.assetBase ?? ""}${readerAssets.style.path}` })]),
+        h("head", [
+          h("meta", { charSet: "utf-8" }),
+          h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }),
+          h("meta", { name: "robots", content: "noindex" }),
+          h("title", view.title),
+          h("link", { rel: "stylesheet", href: `${view.assetBase ?? ""}${readerAssets.style.path}` }),
+        ]),
         h("body", [h("main#content", body)]),
       ]),
     ],

@@ -192,7 +192,11 @@ export function followMemberEvents(memberships: MembershipCache, nc: NatsConnect
  * A service's memberships: the cache over identity's `members` client, kept current on every
  * replica by identity's member events (`follower`, stopped with the service's deps).
  */
-export function followedMemberships(members: MembershipClient, ttlMs: number, runtime: { nats: NatsLink; logger: Logger }): { cache: MembershipCache; follower: EventWatch } {
+export function followedMemberships(
+  members: MembershipClient,
+  ttlMs: number,
+  runtime: { nats: NatsLink; logger: Logger },
+): { cache: MembershipCache; follower: EventWatch } {
   const cache = new MembershipCache(members, ttlMs);
   // Every replica hears the events itself: roles may then be used while identity is unreachable.
   return { cache, follower: followMemberEvents(cache, runtime.nats, runtime.logger) };

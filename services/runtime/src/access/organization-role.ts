@@ -30,7 +30,11 @@ export interface OrganizationCaller {
 }
 
 /** The caller's standing in the organization, from identity (through `deps.memberships`); ids that are not uuids stand for no one. */
-export async function organizationStanding(deps: { memberships: OrganizationRoles }, caller: CallerInput, organizationId: string): Promise<OrganizationStanding> {
+export async function organizationStanding(
+  deps: { memberships: OrganizationRoles },
+  caller: CallerInput,
+  organizationId: string,
+): Promise<OrganizationStanding> {
   const membership = isId(organizationId) && isId(caller.userId) ? await deps.memberships.get(organizationId, caller.userId, caller.tokenId) : null;
   const role = membership?.role ?? null;
   const member = role !== null && role !== MemberRole.MEMBER_ROLE_GUEST && role !== MemberRole.MEMBER_ROLE_UNSPECIFIED;

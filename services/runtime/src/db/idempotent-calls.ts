@@ -50,7 +50,11 @@ export class IdempotentCalls implements KeyedCallLedger {
   async find(key: string): Promise<KeptCall | undefined> {
     const [row] = await queryRows(
       this.orm.em.fork(),
-      sql<{ method: string; response: Buffer | null; answer_due_by: Date | string }>`select method, response, answer_due_by from idempotent_calls where key = ${key}`,
+      sql<{
+        method: string;
+        response: Buffer | null;
+        answer_due_by: Date | string;
+      }>`select method, response, answer_due_by from idempotent_calls where key = ${key}`,
     );
     return row && { method: row.method, response: row.response, answerDueBy: toDate(row.answer_due_by) };
   }
@@ -70,14 +74,22 @@ export class IdempotentCalls implements KeyedCallLedger {
    * and this run fails UNAVAILABLE (its transaction rolls back): a retry finds the first's answer.
    */
   async claim(tx: EntityManager, call: KeyedCall): Promise<void> {
-    const rows = await queryRows(tx, sql<{ key: string }>`insert into idempotent_calls (key, method, claimed_at, answer_due_by) values (${call.key}, ${call.method}, ${this.clock()}, ${call.answerDueBy}) on conflict (key) do nothing returning key`);
+    const rows = await queryRows(
+      tx,
+      sql<{
+        key: string;
+      }>`insert into idempotent_calls (key, method, claimed_at, answer_due_by) values (${call.key}, ${call.method}, ${this.clock()}, ${call.answerDueBy}) on conflict (key) do nothing returning key`,
+    );
     if (rows.length === 0) throw new ClaimedByAnotherCall();
   }
 
   /** Keeps the answer; a call that wrote outside a unit of work (or nothing) gets its row here. */
   async keep(call: KeyedCall, response: Buffer): Promise<void> {
-    await executeStatement(this.orm.em.fork(), sql`insert into idempotent_calls (key, method, claimed_at, answer_due_by, response) values (${call.key}, ${call.method}, ${this.clock()}, ${call.answerDueBy}, ${response})
-       on conflict (key) do update set response = excluded.response where idempotent_calls.response is null`);
+    await executeStatement(
+      this.orm.em.fork(),
+      sql`insert into idempotent_calls (key, method, claimed_at, answer_due_by, response) values (${call.key}, ${call.method}, ${this.clock()}, ${call.answerDueBy}, ${response})
+       on conflict (key) do update set response = excluded.response where idempotent_calls.response is null`,
+    );
   }
 }
 
@@ -102,7 +114,9 @@ export function pruneIdempotentCallsJob(options: {
       const before = new Date(options.clock().getTime() - retentionMs);
       const rows = await queryRows(
         options.orm.em.fork(),
-        sql<{ key: string }>`delete from idempotent_calls where key in (select key from idempotent_calls where claimed_at < ${before} limit ${batchSize}) returning key`,
+        sql<{
+          key: string;
+        }>`delete from idempotent_calls where key in (select key from idempotent_calls where claimed_at < ${before} limit ${batchSize}) returning key`,
       );
       if (rows.length > 0) options.logger.debug("pruned keyed-call records", { deleted: rows.length, before: before.toISOString() });
       return rows.length === batchSize;

@@ -37,7 +37,9 @@ async function natsUrl(env: EventsAdminIo["env"]): Promise<{ url: string; source
   try {
     text = await readFile(stackFile, "utf8");
   } catch {
-    throw new CliError(`cannot find NATS: no ${stackFile} (is \`npm start\` running? if it uses another data directory, set IMPRINT_DATA_DIR to it), or set NATS_URL`);
+    throw new CliError(
+      `cannot find NATS: no ${stackFile} (is \`npm start\` running? if it uses another data directory, set IMPRINT_DATA_DIR to it), or set NATS_URL`,
+    );
   }
   const stack = JSON.parse(text) as { natsUrl?: unknown };
   if (typeof stack.natsUrl !== "string") throw new CliError(`${stackFile} has no natsUrl (restart \`npm start\`), or set NATS_URL`);

@@ -30,7 +30,10 @@ export const ProcessedEventSchema = defineEntity({
     consumer: p.string().length(128).primary(),
     eventId: p.uuid().primary(),
     // Indexed for the pruning job, which deletes by age.
-    processedAt: p.datetime().onCreate(() => new Date()).index(),
+    processedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .index(),
   },
 });
 export class ProcessedEvent extends ProcessedEventSchema.class {}

@@ -9,7 +9,9 @@ export type DecodedEvent<D> = D extends EventDefinition<infer T, infer Type> ? O
  * Reads an envelope as one of `definitions` (matched by subject): undefined for an event of another
  * type, the decoded event otherwise; throws UndecodablePayloadError when the payload does not decode.
  */
-export function eventDecoder<const D extends readonly EventDefinition<unknown>[]>(definitions: D): (envelope: EventEnvelope) => DecodedEvent<D[number]> | undefined {
+export function eventDecoder<const D extends readonly EventDefinition<unknown>[]>(
+  definitions: D,
+): (envelope: EventEnvelope) => DecodedEvent<D[number]> | undefined {
   const bySubject = new Map<string, EventDefinition<unknown>>(definitions.map((definition) => [definition.subject, definition]));
   return (envelope) => {
     const definition = bySubject.get(envelope.subject);

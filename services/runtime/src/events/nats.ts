@@ -93,13 +93,16 @@ export class NatsLink {
       }
     })();
     // Nobody may be waiting yet; a link closed early must not be an unhandled rejection.
-    void this.connecting.then(async (nc) => {
-      this.up = true;
-      for await (const status of nc.status()) {
-        if (status.type === "disconnect") this.up = false;
-        else if (status.type === "reconnect") this.up = true;
-      }
-    }, () => undefined);
+    void this.connecting.then(
+      async (nc) => {
+        this.up = true;
+        for await (const status of nc.status()) {
+          if (status.type === "disconnect") this.up = false;
+          else if (status.type === "reconnect") this.up = true;
+        }
+      },
+      () => undefined,
+    );
   }
 
   /** The connection, once NATS was reached (it then reconnects by itself). */

@@ -34,7 +34,12 @@ export function pruneProcessedEventsJob(options: PruneProcessedEventsOptions): J
     intervalMs: options.intervalMs ?? 3_600_000,
     run: async () => {
       const before = new Date(options.clock().getTime() - options.retentionMs);
-      const rows = await queryRows(options.orm.em.fork(), sql<{ consumer: string }>`delete from processed_events where ctid in (select ctid from processed_events where processed_at < ${before} limit ${batchSize}) returning consumer`);
+      const rows = await queryRows(
+        options.orm.em.fork(),
+        sql<{
+          consumer: string;
+        }>`delete from processed_events where ctid in (select ctid from processed_events where processed_at < ${before} limit ${batchSize}) returning consumer`,
+      );
       if (rows.length > 0) options.logger.debug("pruned processed-event records", { deleted: rows.length, before: before.toISOString() });
       return rows.length === batchSize;
     },

@@ -80,7 +80,9 @@ export function keyByPayload(field: string): (envelope: EventEnvelope) => string
  * their organization.
  */
 export function keyByAggregate(definitions: readonly EventDefinition<unknown>[]): (envelope: EventEnvelope) => string {
-  const bySubject = new Map(definitions.flatMap((definition) => (definition.orderingKey ? [[definition.subject, keyByPayload(definition.orderingKey)] as const] : [])));
+  const bySubject = new Map(
+    definitions.flatMap((definition) => (definition.orderingKey ? [[definition.subject, keyByPayload(definition.orderingKey)] as const] : [])),
+  );
   return (envelope) => (bySubject.get(envelope.subject) ?? keyByOrganization)(envelope);
 }
 
@@ -323,7 +325,11 @@ export function startSubscription(options: SubscribeOptions): Subscription {
           // Only reachable when the dead-letter publish itself failed: leave the message to be
           // redelivered rather than lose it.
           counters.retries += 1;
-          logger.warn("could not send the event to the dead-letter stream; it will be redelivered", { err: error, subject: next.msg.subject, nextDelayMs: maxBackoffMs });
+          logger.warn("could not send the event to the dead-letter stream; it will be redelivered", {
+            err: error,
+            subject: next.msg.subject,
+            nextDelayMs: maxBackoffMs,
+          });
           next.msg.nak(maxBackoffMs);
         })
         .finally(() => {

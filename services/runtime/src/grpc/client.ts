@@ -1,12 +1,4 @@
-import {
-  Client,
-  credentials,
-  Metadata,
-  status as GrpcStatus,
-  type CallOptions,
-  type ServiceDefinition,
-  type ServiceError,
-} from "@grpc/grpc-js";
+import { Client, credentials, Metadata, status as GrpcStatus, type CallOptions, type ServiceDefinition, type ServiceError } from "@grpc/grpc-js";
 import { service as healthServiceDefinition } from "grpc-health-check";
 import { AppError, codeFromGrpcStatus, isErrorCode } from "../errors.js";
 import { isIdempotentRpc } from "./keyed-calls.js";

@@ -56,11 +56,17 @@ export function adaptService<Def extends ServiceDefinition>(
 ): UntypedServiceImplementation {
   const adapted: UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(implementation) as [string, UnaryHandler<unknown, unknown>][]) {
-    const method = (definition as Record<string, { path: string; responseSerialize(value: unknown): Buffer; responseDeserialize(bytes: Buffer): unknown } | undefined>)[name];
+    const method = (
+      definition as Record<string, { path: string; responseSerialize(value: unknown): Buffer; responseDeserialize(bytes: Buffer): unknown } | undefined>
+    )[name];
     const path = method?.path ?? name;
     const ledger = keyedCalls && method && isWriteRpcPath(path) ? keyedCalls : undefined;
-    const codec = method && { serialize: (value: unknown) => method.responseSerialize(value), deserialize: (bytes: Buffer) => method.responseDeserialize(bytes) };
-    const onKeepFailed = (error: unknown) => logger.warn("could not keep the answer of a keyed call; a repeat of it is told it was applied", { method: path, err: error });
+    const codec = method && {
+      serialize: (value: unknown) => method.responseSerialize(value),
+      deserialize: (bytes: Buffer) => method.responseDeserialize(bytes),
+    };
+    const onKeepFailed = (error: unknown) =>
+      logger.warn("could not keep the answer of a keyed call; a repeat of it is told it was applied", { method: path, err: error });
     adapted[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
       const key = ledger ? call.metadata.get(IDEMPOTENCY_KEY_METADATA)[0] : undefined;
       const answer =

@@ -11,9 +11,7 @@ import { experimental, status as GrpcStatus, type ChannelOptions } from "@grpc/g
  * grpc-js's own syntax, pass through unchanged.
  */
 const HOST_PORT = String.raw`(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}`;
-const ADDRESS_SETTING = new RegExp(
-  String.raw`^(?:dns:(?://[^/]*/)?${HOST_PORT}|(?:ipv4:|ipv6:)?${HOST_PORT}(?:,${HOST_PORT})*)$`,
-);
+const ADDRESS_SETTING = new RegExp(String.raw`^(?:dns:(?://[^/]*/)?${HOST_PORT}|(?:ipv4:|ipv6:)?${HOST_PORT}(?:,${HOST_PORT})*)$`);
 
 /** True when a setting is a gRPC address we accept (see ADDRESS_SETTING). */
 export function isGrpcAddressSetting(value: string): boolean {
@@ -88,20 +86,19 @@ class ListResolver implements experimental.Resolver {
     }
     this.pending = true;
     this.lastResolvedAt = Date.now();
-    void Promise.all(this.entries.map((entry) => lookupEntry(entry).catch(() => [])))
-      .then((found) => {
-        this.pending = false;
-        if (this.destroyed) return;
-        const addresses = found.flat();
-        this.listener(
-          addresses.length > 0
-            ? experimental.statusOrFromValue(addresses.map((address) => ({ addresses: [address] })))
-            : experimental.statusOrFromError({ code: GrpcStatus.UNAVAILABLE, details: `no address of ${this.entries.join(",")} resolved` }),
-          {},
-          null,
-          "",
-        );
-      });
+    void Promise.all(this.entries.map((entry) => lookupEntry(entry).catch(() => []))).then((found) => {
+      this.pending = false;
+      if (this.destroyed) return;
+      const addresses = found.flat();
+      this.listener(
+        addresses.length > 0
+          ? experimental.statusOrFromValue(addresses.map((address) => ({ addresses: [address] })))
+          : experimental.statusOrFromError({ code: GrpcStatus.UNAVAILABLE, details: `no address of ${this.entries.join(",")} resolved` }),
+        {},
+        null,
+        "",
+      );
+    });
   }
 
   destroy(): void {

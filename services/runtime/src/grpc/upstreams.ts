@@ -24,7 +24,10 @@ export type UpstreamClients<Services extends Record<string, ServiceDefinition>> 
 export type ClientWrapper = <Def extends ServiceDefinition>(client: PromiseClient<Def>, definition: Def) => PromiseClient<Def>;
 
 /** Opens the clients of one upstream; nothing connects before the first call. */
-export function openUpstream<Services extends Record<string, ServiceDefinition>>(spec: UpstreamSpec<Services>, wrap?: ClientWrapper): UpstreamClients<Services> {
+export function openUpstream<Services extends Record<string, ServiceDefinition>>(
+  spec: UpstreamSpec<Services>,
+  wrap?: ClientWrapper,
+): UpstreamClients<Services> {
   // One service config naming every service: equal channel options, so grpc-js gives them one connection per copy.
   const channelDefinitions = Object.values(spec.services);
   const clients: Record<string, PromiseClient<ServiceDefinition>> = {};

@@ -24,11 +24,7 @@ export const NATS_INSTALL_HINT =
   "nats-server was not found: install it (Debian/Ubuntu: `apt-get install nats-server`; elsewhere: https://docs.nats.io/running-a-nats-service/introduction/installation), set NATS_SERVER_BIN to its path, or set NATS_URL to an existing server";
 
 /** Starts nats-server with JetStream on loopback; resolves once it reports ready. */
-export async function startNatsServer(options: {
-  storeDir: string;
-  port?: number;
-  onLog?: (line: string) => void;
-}): Promise<NatsServerHandle> {
+export async function startNatsServer(options: { storeDir: string; port?: number; onLog?: (line: string) => void }): Promise<NatsServerHandle> {
   const binary = findNatsServer();
   if (!binary) throw new Error(NATS_INSTALL_HINT);
   await mkdir(options.storeDir, { recursive: true });

@@ -169,11 +169,14 @@ export class JobRunner implements JobControl {
     let held: Set<string>;
     try {
       // Take each lease that is ours, free, or run out; the others stay with their holders.
-      const rows = await queryRows(this.orm.em.fork(), sql<{ name: string }>`insert into job_leases (name, holder, expires_at)
+      const rows = await queryRows(
+        this.orm.em.fork(),
+        sql<{ name: string }>`insert into job_leases (name, holder, expires_at)
          select value, ${this.holder}, ${expiresAt} from jsonb_array_elements_text(${JSON.stringify([...this.jobs.keys()])}::jsonb)
          on conflict (name) do update set holder = excluded.holder, expires_at = excluded.expires_at
           where job_leases.holder = excluded.holder or job_leases.expires_at <= ${now}
-         returning name`);
+         returning name`,
+      );
       held = new Set(rows.map((row) => row.name));
       this.renewedUntil = expiresAt.getTime();
     } catch (error) {

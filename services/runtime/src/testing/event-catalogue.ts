@@ -32,7 +32,12 @@ function fieldNames(cell: string): string[] {
   return [...text.matchAll(/`([A-Za-z_][A-Za-z0-9_]*)`/g)].map((match) => match[1]!);
 }
 
-const cells = (line: string) => line.trim().replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim());
+const cells = (line: string) =>
+  line
+    .trim()
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map((cell) => cell.trim());
 const unquote = (cell: string) => cell.replace(/`/g, "").trim();
 
 /**
@@ -80,12 +85,7 @@ function messageName(definition: EventDefinition<unknown>, messages: Record<stri
  * its message and that message's fields, every documented event defined, and every message of the
  * context's events.proto be an event's payload or named in the context's text.
  */
-export function eventCatalogueProblems(
-  context: string,
-  definitions: Record<string, unknown>,
-  messages: Record<string, unknown>,
-  markdown?: string,
-): string[] {
+export function eventCatalogueProblems(context: string, definitions: Record<string, unknown>, messages: Record<string, unknown>, markdown?: string): string[] {
   const documented = documentedContext(context, markdown);
   if (!documented) return [`docs/architecture.md has no event table for ${context} (a paragraph naming ${streamName(context)} and imprint.${context}.v1.>)`];
   const problems: string[] = [];

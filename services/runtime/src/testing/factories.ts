@@ -62,7 +62,12 @@ export async function createOrganization(
 ): Promise<TestOrganization> {
   const title = overrides.title ?? `Org ${randomUUID().slice(0, 8)}`;
   const email = overrides.ownerEmail ?? uniqueEmail("owner");
-  const created = await clients.identity.organizations.createOrganization({ title, ownerEmail: email, ownerDisplayName: overrides.ownerDisplayName ?? "Olivia Owner", ownerToken: "" });
+  const created = await clients.identity.organizations.createOrganization({
+    title,
+    ownerEmail: email,
+    ownerDisplayName: overrides.ownerDisplayName ?? "Olivia Owner",
+    ownerToken: "",
+  });
   return { organizationId: created.organizationId, title, owner: { ...userOf(created.userId, email), token: created.token } };
 }
 
@@ -167,8 +172,16 @@ export async function createPage(
 }
 
 /** Replaces a page's markdown body, in a revision of its own; answers the revision's id. */
-export async function setPageMarkdown(clients: Pick<ServiceClients, "editing">, caller: Caller, target: ContentTarget, pageId: string, markdown: string): Promise<string> {
-  return createRevision(clients, caller, target, (draftId) => clients.editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId, markdown }) }));
+export async function setPageMarkdown(
+  clients: Pick<ServiceClients, "editing">,
+  caller: Caller,
+  target: ContentTarget,
+  pageId: string,
+  markdown: string,
+): Promise<string> {
+  return createRevision(clients, caller, target, (draftId) =>
+    clients.editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId, markdown }) }),
+  );
 }
 
 /** A page's markdown at the target's head. */

@@ -44,7 +44,11 @@ export async function stopTestNats(): Promise<void> {
   const connecting = state.connecting;
   state.connecting = undefined;
   // A connection that never opened has nothing to close; its test already failed on it.
-  if (connecting) await connecting.then((nats) => nats.close(), () => undefined);
+  if (connecting)
+    await connecting.then(
+      (nats) => nats.close(),
+      () => undefined,
+    );
   const starting = state.starting;
   state.starting = undefined;
   if (!starting) return;

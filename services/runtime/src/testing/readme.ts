@@ -18,9 +18,7 @@ const PROTO_ROOT = new URL("../../../../proto/", import.meta.url);
 
 /** `source` without comments and string literals (so braces and `rpc` inside them count for nothing). */
 function code(source: string): string {
-  return source.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (match) =>
-    match.startsWith("/") ? " " : '""',
-  );
+  return source.replace(/"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\/\/[^\n]*|\/\*[\s\S]*?\*\//g, (match) => (match.startsWith("/") ? " " : '""'));
 }
 
 /** The services declared in one .proto file's text, each with its RPCs. */
@@ -83,7 +81,12 @@ export function markdownSection(markdown: string, title: string): string | undef
   return lines.slice(start, end < 0 ? lines.length : end).join("\n");
 }
 
-const cells = (line: string) => line.trim().replace(/^\||\|$/g, "").split("|").map((cell) => cell.trim());
+const cells = (line: string) =>
+  line
+    .trim()
+    .replace(/^\||\|$/g, "")
+    .split("|")
+    .map((cell) => cell.trim());
 
 /** The backticked names of a cell, leaving out what parentheses explain ("`X` (internal: `Y` calls it)"). */
 function namesOutsideParentheses(cell: string): string[] {
@@ -116,8 +119,7 @@ function namesInColumns(section: string, headers: readonly string[]): string[] {
 }
 
 /** Whether `section` names `name` in backticks, alone or qualified (`imprint.content.v1.SpaceService`). */
-const named = (section: string, name: string) =>
-  new RegExp(`\`(?:[A-Za-z0-9_]+\\.)*${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\``).test(section);
+const named = (section: string, name: string) => new RegExp(`\`(?:[A-Za-z0-9_]+\\.)*${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\``).test(section);
 
 export interface ReadmeFacts {
   /** The services of the context's protos (`protoServices`): each service and each of its RPCs must be named under "## gRPC". */
@@ -154,7 +156,11 @@ export function readmeProblems(markdown: string, facts: ReadmeFacts): string[] {
   if (facts.services) {
     const rpcs = facts.services.flatMap((service) => service.rpcs);
     const names = new Set([...facts.services.map((service) => service.name), ...rpcs]);
-    check("gRPC", facts.services.map((service) => service.name), "service of the protos");
+    check(
+      "gRPC",
+      facts.services.map((service) => service.name),
+      "service of the protos",
+    );
     check("gRPC", rpcs, "RPC of the protos", { names, headers: ["rpc", "rpcs", "service"] });
   }
   check("Events", facts.events, "event the service records", facts.events && { names: new Set(facts.events), headers: ["emitted"] });

@@ -45,7 +45,10 @@ export async function describeTables(url: string, tables: readonly string[]): Pr
  * The runtime's tables as `addRuntimeTables` creates them, on a fresh database: what a service's
  * migrated database must hold, whichever migrations created the tables there.
  */
-export async function runtimeTablesAsCreated(pgAdminUrl: string, tables: readonly RuntimeTable[] = RUNTIME_TABLE_NAMES): Promise<Record<string, TableDescription>> {
+export async function runtimeTablesAsCreated(
+  pgAdminUrl: string,
+  tables: readonly RuntimeTable[] = RUNTIME_TABLE_NAMES,
+): Promise<Record<string, TableDescription>> {
   const target = new URL(pgAdminUrl);
   target.pathname = `/runtime_tables_${randomBytes(6).toString("hex")}`;
   const url = target.toString();

@@ -114,7 +114,9 @@ function withOwnConsumers<Config>(target: TestTarget<Config>, env: TestEnv): Con
  * and TEST_SERVICE_ENV. When one fails to start, those already started are stopped and the error
  * is thrown.
  */
-export async function startServices<const Configs extends readonly unknown[]>(targets: { readonly [K in keyof Configs]: TestTarget<Configs[K]> }): Promise<TestServices> {
+export async function startServices<const Configs extends readonly unknown[]>(
+  targets: { readonly [K in keyof Configs]: TestTarget<Configs[K]> },
+): Promise<TestServices> {
   const entries: Entry[] = [];
   const addresses: Record<string, string> = {};
   const entry = (name: string): Entry & { started: StartedTarget } => {

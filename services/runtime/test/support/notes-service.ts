@@ -72,4 +72,3 @@ export function notesSpec(context: string, received: EventEnvelope[], onStarted:
     onStarted,
   };
 }
-

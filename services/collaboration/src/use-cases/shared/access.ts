@@ -21,7 +21,12 @@ export type SpaceRight = "view" | "edit" | "merge" | "comment" | "admin";
  * NOT_FOUND (missing space, another organization's, no view right) passes through unchanged;
  * lacking `need` is permission_denied.
  */
-export async function requireSpace(deps: Pick<UseCaseDeps, "content">, caller: CallerInput | undefined, spaceId: string, need: SpaceRight): Promise<SpaceAccess> {
+export async function requireSpace(
+  deps: Pick<UseCaseDeps, "content">,
+  caller: CallerInput | undefined,
+  spaceId: string,
+  need: SpaceRight,
+): Promise<SpaceAccess> {
   const who = requireCaller(caller);
   if (!isId(spaceId)) throw AppError.notFound("Space");
   const { space } = await deps.content.spaces.getSpace({ caller: callerMessage(who), spaceId, shareKey: "" });

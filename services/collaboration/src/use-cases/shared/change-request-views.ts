@@ -35,7 +35,11 @@ async function openCommentCounts(em: EntityManager, spaceId: string, ids: string
 
 /** The branch of a change request, from content (read before a write commits, so its answer needs no call after). */
 export async function readBranch(deps: Pick<UseCaseDeps, "content">, caller: CallerInput, changeRequest: ChangeRequest): Promise<Branch | undefined> {
-  const { branches } = await deps.content.branches.batchGetBranches({ caller: callerMessage(caller), spaceId: changeRequest.spaceId, changeRequestIds: [changeRequest.id] });
+  const { branches } = await deps.content.branches.batchGetBranches({
+    caller: callerMessage(caller),
+    spaceId: changeRequest.spaceId,
+    changeRequestIds: [changeRequest.id],
+  });
   return branches[0];
 }
 

@@ -17,6 +17,9 @@ export async function findChangeRequest(em: EntityManager, spaceId: string, ref:
 
 /** Makes `userId` a contributor (no-op when they already are); runs in the caller's transaction. */
 export async function addContributor(em: EntityManager, changeRequest: Pick<ChangeRequest, "id" | "spaceId">, userId: string, at: Date): Promise<void> {
-  await executeStatement(em, sql`insert into change_request_contributors (change_request_id, user_id, space_id, first_contributed_at) values (${changeRequest.id}, ${userId}, ${changeRequest.spaceId}, ${at})
-     on conflict (change_request_id, user_id) do nothing`);
+  await executeStatement(
+    em,
+    sql`insert into change_request_contributors (change_request_id, user_id, space_id, first_contributed_at) values (${changeRequest.id}, ${userId}, ${changeRequest.spaceId}, ${at})
+     on conflict (change_request_id, user_id) do nothing`,
+  );
 }

@@ -95,7 +95,12 @@ async function repliersOf(em: EntityManager, comments: Comment[]): Promise<Map<s
   if (ids.length === 0) return byComment;
   const rows = await queryRows(
     em,
-    sql<{ comment_id: string; author_id: string; count: string; last_replied_at: Date | string }>`select comment_id, author_id, count(*) as count, max(posted_at) as last_replied_at from comment_replies
+    sql<{
+      comment_id: string;
+      author_id: string;
+      count: string;
+      last_replied_at: Date | string;
+    }>`select comment_id, author_id, count(*) as count, max(posted_at) as last_replied_at from comment_replies
       where comment_id in (${sql.join(ids)})
       group by comment_id, author_id
       order by comment_id, min(posted_at), author_id`,
@@ -170,7 +175,10 @@ export async function readCommentSources(
   const fork = em.fork();
   const [pages, reactions, repliers] = await Promise.all([
     readPages(deps, scope, comments),
-    reactionsOf(fork, comments.map((comment) => comment.id)),
+    reactionsOf(
+      fork,
+      comments.map((comment) => comment.id),
+    ),
     repliersOf(fork, comments),
   ]);
   const users = await loadUsers(deps, [...commentUserIds(comments, reactions, repliers), ...alsoUsers]);
@@ -194,7 +202,10 @@ export async function commentViews(
   if (comments.length === 0) return [];
   const [pageById, reactions, repliers] = await Promise.all([
     sources ? Promise.resolve(sources.pages) : readPages(deps, scope, comments),
-    reactionsOf(em, comments.map((comment) => comment.id)),
+    reactionsOf(
+      em,
+      comments.map((comment) => comment.id),
+    ),
     repliersOf(em, comments),
   ]);
   const userIds = commentUserIds(comments, reactions, repliers);
@@ -222,7 +233,10 @@ export async function readReplyUsers(
   replies: CommentReply[],
   alsoUsers: readonly string[] = [],
 ): Promise<ReadonlyMap<string, User>> {
-  const reactions = await reactionsOf(em.fork(), replies.map((reply) => reply.id));
+  const reactions = await reactionsOf(
+    em.fork(),
+    replies.map((reply) => reply.id),
+  );
   return loadUsers(deps, [...replyUserIds(replies, reactions), ...alsoUsers]);
 }
 
@@ -239,7 +253,10 @@ export async function replyViews(
   knownUsers?: ReadonlyMap<string, User>,
 ): Promise<ReplyView[]> {
   if (replies.length === 0) return [];
-  const reactions = await reactionsOf(em, replies.map((reply) => reply.id));
+  const reactions = await reactionsOf(
+    em,
+    replies.map((reply) => reply.id),
+  );
   const userIds = replyUserIds(replies, reactions);
   const users = knownUsers ? await withMissingUsers(deps, knownUsers, userIds) : await loadUsers(deps, userIds);
   return replies.map((reply) => ({

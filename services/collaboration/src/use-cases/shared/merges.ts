@@ -25,7 +25,11 @@ export async function recordMerge(
   recordEvent(em, changeRequestMerged, {
     organizationId: changeRequest.organizationId,
     actor: input.actor,
-    payload: await spaceEventPayload(em, changeRequest.spaceId, { changeRequestId: changeRequest.id, number: changeRequest.number, revisionId: input.revisionId }),
+    payload: await spaceEventPayload(em, changeRequest.spaceId, {
+      changeRequestId: changeRequest.id,
+      number: changeRequest.number,
+      revisionId: input.revisionId,
+    }),
   });
   return changeRequest;
 }

@@ -9,7 +9,13 @@ import type { UseCaseDeps } from "../../deps.js";
  * Resolves (or reopens) a comment in the caller's transaction and records `comment.resolved` /
  * `comment.reopened`; nothing when it already is that way.
  */
-export async function recordResolution(em: EntityManager, deps: Pick<UseCaseDeps, "clock">, caller: CallerInput, comment: Comment, resolved: boolean): Promise<void> {
+export async function recordResolution(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "clock">,
+  caller: CallerInput,
+  comment: Comment,
+  resolved: boolean,
+): Promise<void> {
   if (!comment.setResolved(resolved, caller.userId, deps.clock)) return;
   recordEvent(em, resolved ? commentResolved : commentReopened, {
     organizationId: comment.organizationId,

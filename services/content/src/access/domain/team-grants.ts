@@ -14,7 +14,10 @@ export const TeamGrantSchema = defineEntity({
   name: "TeamGrant",
   tableName: "team_grants",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organizationId: p.uuid(),
     teamId: p.uuid(),
     targetType: p.enum(GRANT_TARGETS),

@@ -67,7 +67,10 @@ export async function applyTeamMembershipChange(em: EntityManager, change: TeamM
     case "team_deleted":
       // A team never comes back: its rows and grants go, and the tombstone refuses any later `added`.
       if (!isId(change.teamId)) return;
-      await executeStatement(em, sql`insert into deleted_teams (team_id, organization_id, version) values (${change.teamId}, ${organizationId}, ${version}) on conflict (team_id) do nothing`);
+      await executeStatement(
+        em,
+        sql`insert into deleted_teams (team_id, organization_id, version) values (${change.teamId}, ${organizationId}, ${version}) on conflict (team_id) do nothing`,
+      );
       await em.nativeDelete(TeamMembership, { teamId: change.teamId });
       await em.nativeDelete(TeamGrant, { organizationId, teamId: change.teamId });
       return;

@@ -26,16 +26,29 @@ export async function reconcileTeamMemberships(em: EntityManager, input: { organ
   return deps.unitOfWork.run(em, async (tx) => {
     // The consumer takes the same lock: no event of the organization is applied halfway through.
     await lockTeamMemberships(tx, organizationId);
-    const [fence] = await queryRows(tx, sql<{ version: number }>`select version from team_membership_reconciliations where organization_id = ${organizationId}`);
+    const [fence] = await queryRows(
+      tx,
+      sql<{ version: number }>`select version from team_membership_reconciliations where organization_id = ${organizationId}`,
+    );
     // A newer reconciliation already ran: this snapshot is older than the copy's fence.
     if (fence && fence.version > version) return { organizations: 1, added: 0, removed: 0 };
-    const rows = await queryRows(tx, sql<{ team_id: string; user_id: string; version: number; present: boolean }>`select team_id, user_id, version, present from team_memberships where organization_id = ${organizationId}`);
+    const rows = await queryRows(
+      tx,
+      sql<{
+        team_id: string;
+        user_id: string;
+        version: number;
+        present: boolean;
+      }>`select team_id, user_id, version, present from team_memberships where organization_id = ${organizationId}`,
+    );
     const held = new Map(rows.map((row) => [`${row.team_id}/${row.user_id}`, row]));
     const deletedTeams = new Set(
       (await queryRows(tx, sql<{ team_id: string }>`select team_id from deleted_teams where organization_id = ${organizationId}`)).map((row) => row.team_id),
     );
     const removedLater = new Set(
-      (await queryRows(tx, sql<{ user_id: string }>`select user_id from removed_members where organization_id = ${organizationId} and version > ${version}`)).map((row) => row.user_id),
+      (
+        await queryRows(tx, sql<{ user_id: string }>`select user_id from removed_members where organization_id = ${organizationId} and version > ${version}`)
+      ).map((row) => row.user_id),
     );
     const inIdentity = new Set<string>();
     const toHold: { teamId: string; userId: string }[] = [];
@@ -50,26 +63,39 @@ export async function reconcileTeamMemberships(em: EntityManager, input: { organ
     }
     const toDrop = rows.filter((row) => row.present && row.version <= version && !inIdentity.has(`${row.team_id}/${row.user_id}`));
     if (toHold.length > 0) {
-      await executeStatement(tx, sql`insert into team_memberships (team_id, user_id, organization_id, version, present)
+      await executeStatement(
+        tx,
+        sql`insert into team_memberships (team_id, user_id, organization_id, version, present)
          select s.team_id, s.user_id, ${organizationId}::uuid, ${version}::int, true from unnest(${pgArray(toHold.map((row) => row.teamId))}::uuid[], ${pgArray(toHold.map((row) => row.userId))}::uuid[]) as s(team_id, user_id)
-         on conflict (team_id, user_id) do update set present = true, version = excluded.version where team_memberships.version <= excluded.version`);
+         on conflict (team_id, user_id) do update set present = true, version = excluded.version where team_memberships.version <= excluded.version`,
+      );
     }
     if (toDrop.length > 0) {
-      await executeStatement(tx, sql`update team_memberships m set present = false, version = ${version}
+      await executeStatement(
+        tx,
+        sql`update team_memberships m set present = false, version = ${version}
            from unnest(${pgArray(toDrop.map((row) => row.team_id))}::uuid[], ${pgArray(toDrop.map((row) => row.user_id))}::uuid[]) as s(team_id, user_id)
-          where m.team_id = s.team_id and m.user_id = s.user_id and m.version <= ${version}`);
+          where m.team_id = s.team_id and m.user_id = s.user_id and m.version <= ${version}`,
+      );
     }
-    await executeStatement(tx, sql`insert into team_membership_reconciliations (organization_id, version, reconciled_at) values (${organizationId}, ${version}, ${deps.clock()})
-       on conflict (organization_id) do update set version = excluded.version, reconciled_at = excluded.reconciled_at`);
-    if (added > 0 || toDrop.length > 0) deps.logger.warn("team memberships reconciled with identity", { organizationId, version, added, removed: toDrop.length });
+    await executeStatement(
+      tx,
+      sql`insert into team_membership_reconciliations (organization_id, version, reconciled_at) values (${organizationId}, ${version}, ${deps.clock()})
+       on conflict (organization_id) do update set version = excluded.version, reconciled_at = excluded.reconciled_at`,
+    );
+    if (added > 0 || toDrop.length > 0)
+      deps.logger.warn("team memberships reconciled with identity", { organizationId, version, added, removed: toDrop.length });
     return { organizations: 1, added, removed: toDrop.length };
   });
 }
 
 /** Every organization content knows (spaces, collections, team grants or memberships): the ones a reconciliation of all covers. */
 export async function knownOrganizations(em: EntityManager): Promise<string[]> {
-  const rows = await queryRows(em, sql<{ organization_id: string }>`select organization_id from spaces union select organization_id from collections
-     union select organization_id from team_grants union select organization_id from team_memberships order by 1`);
+  const rows = await queryRows(
+    em,
+    sql<{ organization_id: string }>`select organization_id from spaces union select organization_id from collections
+     union select organization_id from team_grants union select organization_id from team_memberships order by 1`,
+  );
   return rows.map((row) => row.organization_id);
 }
 

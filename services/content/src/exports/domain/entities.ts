@@ -17,7 +17,10 @@ export const ExportSchema = defineEntity({
   name: "Export",
   tableName: "exports",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     spaceId: p.uuid(),
     organizationId: p.uuid(),
     /** SHA-256 of the bytes: the blob store key. */

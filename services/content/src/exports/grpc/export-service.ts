@@ -13,7 +13,11 @@ export function exportServiceImplementation(orm: MikroORM, deps: RevisionDeps): 
   const em = () => forkEm(orm);
   return {
     exportPdf: async (request) => {
-      const exported = await exportPdf(em(), { caller: request.caller, ref: contentRefFromProto(request.ref), pageId: request.pageId, only: request.only }, deps);
+      const exported = await exportPdf(
+        em(),
+        { caller: request.caller, ref: contentRefFromProto(request.ref), pageId: request.pageId, only: request.only },
+        deps,
+      );
       return { url: exported.url, expiresAt: exported.expiresAt, size: String(exported.size) };
     },
 

@@ -12,7 +12,8 @@ export function exportSweepJob(deps: ContentDeps): JobSpec {
     run: async () => {
       const started = performance.now();
       const { deleted, blobsDeleted } = await deleteExpiredExports(forkEm(deps.orm), deps);
-      if (deleted > 0) deps.logger.info("deleted expired exports", { exports: deleted, blobs: blobsDeleted, duration_ms: Math.round(performance.now() - started) });
+      if (deleted > 0)
+        deps.logger.info("deleted expired exports", { exports: deleted, blobs: blobsDeleted, duration_ms: Math.round(performance.now() - started) });
     },
   };
 }

@@ -10,7 +10,10 @@ const BATCH = 500;
  * another export holds the same blob. Rows go in batches, each committed on its own; the blobs of
  * a batch follow it, each under the blob's lock (see deleteOrphanedBlobs).
  */
-export async function deleteExpiredExports(em: EntityManager, deps: { clock: () => Date; blobStore: BlobStore }): Promise<{ deleted: number; blobsDeleted: number }> {
+export async function deleteExpiredExports(
+  em: EntityManager,
+  deps: { clock: () => Date; blobStore: BlobStore },
+): Promise<{ deleted: number; blobsDeleted: number }> {
   const now = deps.clock();
   let deleted = 0;
   let blobsDeleted = 0;

@@ -284,13 +284,41 @@ export async function readLayout(input: ReadLayoutInput): Promise<Layout> {
       if (entry.kind === "link") {
         countPage();
         const title = boundedTitle(entry.title);
-        return [{ type: "link", path: null, oid: null, title, slug: slugOf(title) || "link", description: "", icon: "", hidden: false, body: "", href: entry.target, children: [] }];
+        return [
+          {
+            type: "link",
+            path: null,
+            oid: null,
+            title,
+            slug: slugOf(title) || "link",
+            description: "",
+            icon: "",
+            hidden: false,
+            body: "",
+            href: entry.target,
+            children: [],
+          },
+        ];
       }
       if (entry.kind === "group") {
         countPage();
         const title = boundedTitle(entry.title);
         const slug = entry.target && SLUG.test(entry.target) && entry.target.length <= PAGE_LIMITS.slug ? entry.target : slugOf(title) || "group";
-        return [{ type: "group", path: null, oid: null, title, slug, description: "", icon: "", hidden: false, body: "", href: null, children: entry.children.flatMap(build) }];
+        return [
+          {
+            type: "group",
+            path: null,
+            oid: null,
+            title,
+            slug,
+            description: "",
+            icon: "",
+            hidden: false,
+            body: "",
+            href: null,
+            children: entry.children.flatMap(build),
+          },
+        ];
       }
       const children = entry.children.flatMap(build);
       if (seen.has(entry.target) || !byPath.has(entry.target) || !MARKDOWN.test(entry.target)) return children;
@@ -301,7 +329,12 @@ export async function readLayout(input: ReadLayoutInput): Promise<Layout> {
     // Groups hold pages only at the top level: a group found lower is flattened into its pages.
     for (const page of pages) page.children = page.children.flatMap((child) => (child.type === "group" ? child.children : [child]));
   } else {
-    pages = folderTree(markdownEntries.map((entry) => entry.path), root, inRoot(readmeName), documentPage);
+    pages = folderTree(
+      markdownEntries.map((entry) => entry.path),
+      root,
+      inRoot(readmeName),
+      documentPage,
+    );
   }
   uniqueSlugs(pages);
 

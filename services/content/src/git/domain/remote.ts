@@ -83,7 +83,10 @@ export function parseGitRef(value: string): string {
 
 /** A project directory inside the repository: relative, normalized, no "..". Empty for the root. */
 export function parseProjectDirectory(value: string): string {
-  const parts = value.trim().split("/").filter((part) => part !== "" && part !== ".");
+  const parts = value
+    .trim()
+    .split("/")
+    .filter((part) => part !== "" && part !== ".");
   if (parts.some((part) => part === ".." || part.startsWith(".git"))) {
     throw AppError.invalidArgument("repoProjectDirectory: must be a folder inside the repository");
   }

@@ -48,12 +48,7 @@ function uniqueAssetName(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-export function writeLayout(input: {
-  index: PageIndex;
-  bodies: Map<string, string>;
-  files: FileRecord[];
-  fileBytes: Map<string, Buffer>;
-}): WrittenLayout {
+export function writeLayout(input: { index: PageIndex; bodies: Map<string, string>; files: FileRecord[]; fileBytes: Map<string, Buffer> }): WrittenLayout {
   const { index } = input;
   const pagePath = new Map<string, string>();
   const ordered: PageRecord[] = [];
@@ -102,7 +97,10 @@ export function writeLayout(input: {
       }
       return undefined;
     });
-    written.push({ path, content: Buffer.from(writePageFile({ title: page.title, description: page.description, icon: page.icon, hidden: page.hidden, body }), "utf8") });
+    written.push({
+      path,
+      content: Buffer.from(writePageFile({ title: page.title, description: page.description, icon: page.icon, hidden: page.hidden, body }), "utf8"),
+    });
     pages[path] = page.pageId;
   }
 

@@ -9,7 +9,13 @@ import { importGitRepository, type GitCommitValue } from "../use-cases/import-gi
 
 export const GIT_SERVICE_NAME = "imprint.content.v1.GitService";
 
-const commitOf = (commit: GitCommitValue) => ({ oid: commit.oid, message: commit.message, url: "", ref: commit.ref, createdByService: commit.createdByService });
+const commitOf = (commit: GitCommitValue) => ({
+  oid: commit.oid,
+  message: commit.message,
+  url: "",
+  ref: commit.ref,
+  createdByService: commit.createdByService,
+});
 
 /** Thin transport: one use case on a fresh EntityManager, its result mapped to the response. */
 export function gitServiceImplementation(orm: MikroORM, deps: GitDeps): AsyncImplementation<typeof GitServiceService> {
@@ -33,7 +39,14 @@ export function gitServiceImplementation(orm: MikroORM, deps: GitDeps): AsyncImp
     exportToGitRepository: async (request) => {
       const result = await exportToGitRepository(
         forkEm(orm),
-        { caller: request.caller, spaceId: request.spaceId, url: request.url, gitRef: request.gitRef, commitMessage: request.commitMessage, projectDirectory: request.projectDirectory },
+        {
+          caller: request.caller,
+          spaceId: request.spaceId,
+          url: request.url,
+          gitRef: request.gitRef,
+          commitMessage: request.commitMessage,
+          projectDirectory: request.projectDirectory,
+        },
         deps,
       );
       return { commit: commitOf(result.commit), pushed: result.pushed, files: result.files };

@@ -225,7 +225,8 @@ export function networkError(error: unknown, limits: { maxRepositoryBytes: numbe
   if (/couldn't find remote ref|Remote branch .* not found|invalid refspec/i.test(stderr)) {
     return AppError.invalidArgument("ref: not found in the repository");
   }
-  if (/HTTP 30\d|redirect/i.test(stderr)) return AppError.invalidArgument("url: the repository answered with a redirect (redirects are not followed; give the final URL)");
+  if (/HTTP 30\d|redirect/i.test(stderr))
+    return AppError.invalidArgument("url: the repository answered with a redirect (redirects are not followed; give the final URL)");
   if (/not found|HTTP 404|does not appear to be a git repository|repository .* not found/i.test(stderr)) {
     return AppError.invalidArgument("url: no Git repository at this URL");
   }

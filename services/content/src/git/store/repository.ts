@@ -33,10 +33,13 @@ export async function remoteHead(workspace: GitWorkspace, network: GitNetwork, r
 /** Fetches the ref (history depth 1) into the workspace; answers the commit's oid. */
 export async function fetchRef(workspace: GitWorkspace, network: GitNetwork, ref: string, limits: GitLimits): Promise<string> {
   try {
-    await workspace.run(["fetch", "--quiet", "--depth=1", "--no-tags", "--no-write-fetch-head", "--", network.remote.url.toString(), `+${ref}:refs/imprint/fetched`], {
-      network,
-      maxObjectBytes: limits.maxRepositoryBytes,
-    });
+    await workspace.run(
+      ["fetch", "--quiet", "--depth=1", "--no-tags", "--no-write-fetch-head", "--", network.remote.url.toString(), `+${ref}:refs/imprint/fetched`],
+      {
+        network,
+        maxObjectBytes: limits.maxRepositoryBytes,
+      },
+    );
   } catch (error) {
     throw networkError(error, limits);
   }

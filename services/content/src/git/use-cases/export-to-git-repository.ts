@@ -51,7 +51,10 @@ async function layoutOfSpace(em: EntityManager, deps: GitDeps, caller: CallerInp
     if (!bytes) throw new AppError("internal", `the bytes of file ${file.fileId} are missing`);
     total += bytes.length;
     if (total > deps.limits.maxRepositoryBytes) {
-      throw new AppError("payload_too_large", `space: files larger than the repository limit of ${deps.limits.maxRepositoryBytes} bytes (GIT_MAX_REPOSITORY_BYTES)`);
+      throw new AppError(
+        "payload_too_large",
+        `space: files larger than the repository limit of ${deps.limits.maxRepositoryBytes} bytes (GIT_MAX_REPOSITORY_BYTES)`,
+      );
     }
     fileBytes.set(file.fileId, bytes);
   }
@@ -74,7 +77,13 @@ export async function exportToGitRepository(em: EntityManager, input: ExportToGi
   if (message.length > COMMIT_MESSAGE_MAX) throw AppError.invalidArgument(`commitMessage: must be at most ${COMMIT_MESSAGE_MAX} characters`);
   const { space } = await requireSpaceAccess(em, deps, { caller, spaceId: request.spaceId, need: "edit" });
 
-  const target: SyncTarget = { spaceId: space.id, organizationId: space.organizationId, url: displayUrl(request.remote), ref: request.ref, projectDirectory: request.directory };
+  const target: SyncTarget = {
+    spaceId: space.id,
+    organizationId: space.organizationId,
+    url: displayUrl(request.remote),
+    ref: request.ref,
+    projectDirectory: request.directory,
+  };
   const started = performance.now();
   // Twice the git commands' limit: an operation running longer lost its process.
   const operation = await startOperation(em, target, "export", deps.clock(), 2 * deps.limits.maxDurationMs);
@@ -106,14 +115,20 @@ export async function exportToGitRepository(em: EntityManager, input: ExportToGi
       ref: request.ref,
       createdByService: outcome.pushed ? true : (synced?.commitByService ?? false),
     };
-    await completeSync(em, target, operation, {
-      commitOid: commit.oid,
-      commitMessage: commit.message,
-      commitByService: commit.createdByService,
-      revisionId,
-      pages: prefixed(layout.pages),
-      files: prefixed(layout.assets),
-    }, deps.clock());
+    await completeSync(
+      em,
+      target,
+      operation,
+      {
+        commitOid: commit.oid,
+        commitMessage: commit.message,
+        commitByService: commit.createdByService,
+        revisionId,
+        pages: prefixed(layout.pages),
+        files: prefixed(layout.assets),
+      },
+      deps.clock(),
+    );
     deps.logger.info("git export finished", {
       space_id: space.id,
       url: target.url,

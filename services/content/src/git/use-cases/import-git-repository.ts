@@ -2,7 +2,18 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, queryRows, sql } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { requireSpaceAccess } from "../../spaces/index.js";
-import { requireBranch, requireUnmerged, commitThreeWayMerge, compareAndSetSpaceHead, findRevision, commitDraft, discardDraft, openDraft, editDraft, recordRevisionCreated } from "../../revisions/index.js";
+import {
+  requireBranch,
+  requireUnmerged,
+  commitThreeWayMerge,
+  compareAndSetSpaceHead,
+  findRevision,
+  commitDraft,
+  discardDraft,
+  openDraft,
+  editDraft,
+  recordRevisionCreated,
+} from "../../revisions/index.js";
 import { readLayout, type Layout } from "../domain/read-layout.js";
 import { fetchRef, readBlobs, readCommit, readTree } from "../store/repository.js";
 import { displayUrl } from "../domain/remote.js";
@@ -58,7 +69,10 @@ async function fetchContent(request: RemoteRequest, deps: GitDeps): Promise<Fetc
         throw new AppError("payload_too_large", `${file.path}: file larger than the limit of ${deps.limits.maxFileBytes} bytes (GIT_MAX_FILE_BYTES)`);
       }
     }
-    const blobs = await readBlobs(workspace, layout.files.map((file) => file.oid));
+    const blobs = await readBlobs(
+      workspace,
+      layout.files.map((file) => file.oid),
+    );
     return { oid, message, byService, layout, blobs };
   });
 }
@@ -74,7 +88,15 @@ const revisionMessage = (commit: GitCommitValue) => `Import from Git: ${commit.m
 async function writeImport(
   em: EntityManager,
   deps: GitDeps,
-  input: { caller: CallerInput; spaceId: string; changeRequestId: string; baseRevisionId: string; content: FetchedContent; commit: GitCommitValue; mapping: { pages: Record<string, string>; files: Record<string, string> } },
+  input: {
+    caller: CallerInput;
+    spaceId: string;
+    changeRequestId: string;
+    baseRevisionId: string;
+    content: FetchedContent;
+    commit: GitCommitValue;
+    mapping: { pages: Record<string, string>; files: Record<string, string> };
+  },
 ): Promise<{ revisionId: string; importRevisionId: string; applied: AppliedLayout; merged: boolean }> {
   const { caller, spaceId, changeRequestId } = input;
   const draft = await openDraft(em, { caller, spaceId, parentRevisionId: input.baseRevisionId, changeRequestId }, deps);
@@ -97,7 +119,10 @@ async function writeImport(
       if (!(error instanceof AppError && error.code === "conflict") || changeRequestId !== "") throw error;
     }
     const mergeId = await deps.unitOfWork.run(em, async (tx) => {
-      const [locked] = await queryRows<{ revision_id: string | null; organization_id: string }>(tx, sql`select revision_id, organization_id from spaces where id = ${spaceId} for update`);
+      const [locked] = await queryRows<{ revision_id: string | null; organization_id: string }>(
+        tx,
+        sql`select revision_id, organization_id from spaces where id = ${spaceId} for update`,
+      );
       if (!locked?.revision_id) throw new AppError("failed_precondition", "space: has no revision yet");
       await commitDraft(tx, { caller, draftId: draft.id, message, moveHead: false, expectedHeadRevisionId: "", git }, deps);
       const now = deps.clock();
@@ -113,8 +138,16 @@ async function writeImport(
         now,
         git,
       });
-      if (!(await compareAndSetSpaceHead(tx, spaceId, locked.revision_id, revision.id))) throw new AppError("internal", "the locked space head moved during a Git import");
-      recordRevisionCreated(tx, { organizationId: locked.organization_id, actor: caller, spaceId, revisionId: revision.id, parents: revision.parents, movedHead: true });
+      if (!(await compareAndSetSpaceHead(tx, spaceId, locked.revision_id, revision.id)))
+        throw new AppError("internal", "the locked space head moved during a Git import");
+      recordRevisionCreated(tx, {
+        organizationId: locked.organization_id,
+        actor: caller,
+        spaceId,
+        revisionId: revision.id,
+        parents: revision.parents,
+        movedHead: true,
+      });
       return revision.id;
     });
     return { revisionId: mergeId, importRevisionId: draft.id, applied, merged: true };
@@ -138,12 +171,22 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
   const caller = requireCaller(input.caller);
   if (!input.ref?.spaceId) throw AppError.invalidArgument("ref.space_id: is required");
   if (input.ref.revisionId !== "") throw AppError.invalidArgument("ref.revision_id: must be empty (imports build on the latest content)");
-  const request = parseRemoteRequest(caller, { spaceId: input.ref.spaceId, url: input.url, gitRef: input.gitRef, projectDirectory: input.projectDirectory }, deps);
+  const request = parseRemoteRequest(
+    caller,
+    { spaceId: input.ref.spaceId, url: input.url, gitRef: input.gitRef, projectDirectory: input.projectDirectory },
+    deps,
+  );
   const changeRequestId = input.ref.changeRequestId;
   const { space } = await requireSpaceAccess(em, deps, { caller, spaceId: request.spaceId, need: "edit" });
   if (changeRequestId !== "") requireUnmerged(await requireBranch(em, space.id, changeRequestId), "ref.change_request_id");
 
-  const target: SyncTarget = { spaceId: space.id, organizationId: space.organizationId, url: displayUrl(request.remote), ref: request.ref, projectDirectory: request.directory };
+  const target: SyncTarget = {
+    spaceId: space.id,
+    organizationId: space.organizationId,
+    url: displayUrl(request.remote),
+    ref: request.ref,
+    projectDirectory: request.directory,
+  };
   const started = performance.now();
   // Twice the git commands' limit: an operation running longer lost its process.
   const operation = await startOperation(em, target, "import", deps.clock(), 2 * deps.limits.maxDurationMs);
@@ -169,21 +212,32 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
     let written: Awaited<ReturnType<typeof writeImport>>;
     if (onSpace && synced && synced.commitOid === content.oid && baseRevisionId) {
       // The repository did not move since the last sync: nothing to bring in.
-      written = { revisionId: "", importRevisionId: baseRevisionId, applied: { created: 0, updated: 0, deleted: 0, filesWritten: 0, filesDeleted: 0, pages: mapping.pages, files: mapping.files }, merged: false };
+      written = {
+        revisionId: "",
+        importRevisionId: baseRevisionId,
+        applied: { created: 0, updated: 0, deleted: 0, filesWritten: 0, filesDeleted: 0, pages: mapping.pages, files: mapping.files },
+        merged: false,
+      };
     } else {
       written = await writeImport(em, deps, { caller, spaceId: space.id, changeRequestId, baseRevisionId, content, commit, mapping });
     }
 
     const now = deps.clock();
     if (onSpace) {
-      await completeSync(em, target, operation, {
-        commitOid: commit.oid,
-        commitMessage: commit.message,
-        commitByService: commit.createdByService,
-        revisionId: written.importRevisionId || null,
-        pages: written.applied.pages,
-        files: written.applied.files,
-      }, now);
+      await completeSync(
+        em,
+        target,
+        operation,
+        {
+          commitOid: commit.oid,
+          commitMessage: commit.message,
+          commitByService: commit.createdByService,
+          revisionId: written.importRevisionId || null,
+          pages: written.applied.pages,
+          files: written.applied.files,
+        },
+        now,
+      );
     } else {
       await completeOperation(em, space.id, operation, now);
     }

@@ -39,7 +39,12 @@ export function slugFromSegment(segment: string): string {
 }
 
 function titleFor(page: ConvertedPage, segments: string[]): string {
-  const fallback = segments.at(-1)?.replace(/\.[a-z0-9]+$/i, "").replace(/[-_]+/g, " ").trim() || page.crawled.url.hostname;
+  const fallback =
+    segments
+      .at(-1)
+      ?.replace(/\.[a-z0-9]+$/i, "")
+      .replace(/[-_]+/g, " ")
+      .trim() || page.crawled.url.hostname;
   const title = page.title || fallback;
   return title.length > PAGE_LIMITS.title ? `${title.slice(0, PAGE_LIMITS.title - 1)}…` : title;
 }

@@ -146,7 +146,12 @@ export async function crawlSite(start: URL, options: CrawlOptions): Promise<Craw
   const deadline = AbortSignal.timeout(limits.maxDurationMs);
   const signal = options.signal ? AbortSignal.any([options.signal, deadline]) : deadline;
   const fetchPage = (url: URL, bytesUsed: number) =>
-    safeFetch(url, policy, { signal, signalReason: IMPORT_TIME_LIMIT_REACHED, accept: (type) => HTML_TYPES.has(type), maxBodyBytes: Math.min(limits.maxPageBytes, limits.maxTotalBytes - bytesUsed) });
+    safeFetch(url, policy, {
+      signal,
+      signalReason: IMPORT_TIME_LIMIT_REACHED,
+      accept: (type) => HTML_TYPES.has(type),
+      maxBodyBytes: Math.min(limits.maxPageBytes, limits.maxTotalBytes - bytesUsed),
+    });
 
   const first = await fetchPage(normalized(start), 0);
   const scope = scopeOf(normalized(first.url));

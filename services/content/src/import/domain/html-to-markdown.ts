@@ -12,9 +12,7 @@ import { parseHtml } from "./extract.js";
  * step is exposed so the importer can rewrite link and image targets before serializing.
  */
 const toMdast = unified().use(rehypeRemark).use(remarkGfm);
-const toMarkdown = unified()
-  .use(remarkGfm)
-  .use(remarkStringify, { bullet: "-", fences: true, rule: "-", emphasis: "_", strong: "*", listItemIndent: "one" });
+const toMarkdown = unified().use(remarkGfm).use(remarkStringify, { bullet: "-", fences: true, rule: "-", emphasis: "_", strong: "*", listItemIndent: "one" });
 
 export async function hastToMdast(content: HastRoot): Promise<MdastRoot> {
   // structuredClone: the transform must not reuse nodes of the caller's tree.

@@ -53,7 +53,10 @@ export const ImportRunSchema = defineEntity({
   name: "ImportRun",
   tableName: "import_runs",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organizationId: p.uuid(),
     spaceId: p.uuid(),
     /** The change request's id (its branch); null for the space's own content. */

@@ -62,7 +62,11 @@ export function importServiceImplementation(orm: MikroORM, deps: ImportRunDeps):
     },
 
     cancelImportRun: async (request) => {
-      const run = await cancelImportRun(forkEm(orm), { caller: request.caller, organizationId: request.organizationId, importRunId: request.importRunId }, deps);
+      const run = await cancelImportRun(
+        forkEm(orm),
+        { caller: request.caller, organizationId: request.organizationId, importRunId: request.importRunId },
+        deps,
+      );
       return { run: importRunToProto(run) };
     },
   };

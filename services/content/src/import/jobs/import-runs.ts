@@ -25,7 +25,9 @@ export function importRunsJob(deps: ImportRunDeps): JobSpec {
             const claim = await forkEm(deps.orm).transactional((tx) => claimNextRun(tx, deps, limits.leaseMs));
             if (!claim) break;
             const execution: Promise<unknown> = executeImportRun(claim, deps, signal)
-              .catch((error: unknown) => deps.logger.error("import run failed; it is taken over when its claim runs out", { import_run_id: claim.id, err: error }))
+              .catch((error: unknown) =>
+                deps.logger.error("import run failed; it is taken over when its claim runs out", { import_run_id: claim.id, err: error }),
+              )
               .finally(() => active.delete(execution));
             active.add(execution);
           }

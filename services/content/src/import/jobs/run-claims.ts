@@ -52,7 +52,13 @@ export interface RunProgress {
  * concurrent downloads may commit out of order, and a later one must not lower a count. False when it is not (cancelled, or taken over after the lease ran out): the worker
  * stops without writing anything.
  */
-export async function checkpointRun(em: EntityManager, deps: { clock: Clock }, claim: ClaimedRun, leaseMs: number, progress: RunProgress = {}): Promise<boolean> {
+export async function checkpointRun(
+  em: EntityManager,
+  deps: { clock: Clock },
+  claim: ClaimedRun,
+  leaseMs: number,
+  progress: RunProgress = {},
+): Promise<boolean> {
   const now = deps.clock();
   return importRunQueue.renew(em, claim.id, {
     ...heldBy(claim),
@@ -83,7 +89,10 @@ export async function completeRun(
 /** Ends the run as failed with `reason`, if it is still the worker's own and in progress. */
 export async function failRun(em: EntityManager, deps: { clock: Clock }, claim: ClaimedRun, reason: string): Promise<boolean> {
   const now = deps.clock();
-  return importRunQueue.complete(em, claim.id, { ...heldBy(claim), set: sql`status = 'failed', reason = ${importRunReason(reason)}, finished_at = ${now}, updated_at = ${now}` });
+  return importRunQueue.complete(em, claim.id, {
+    ...heldBy(claim),
+    set: sql`status = 'failed', reason = ${importRunReason(reason)}, finished_at = ${now}, updated_at = ${now}`,
+  });
 }
 
 /** Hands the run back to the queue (its worker is stopping before it finished); another worker starts it again. */

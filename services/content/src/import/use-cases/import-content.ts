@@ -3,7 +3,20 @@ import { AppError, parseFetchableUrl, SafeFetchError } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { requireSpaceAccess } from "../../spaces/index.js";
-import { requireBranch, requireUnmerged, CONTENT_ID, PAGE_LIMITS, newPageFrom, applyPageOperations, type PageOperation, commitDraft, discardDraft, openContent, openDraft, uploadFile } from "../../revisions/index.js";
+import {
+  requireBranch,
+  requireUnmerged,
+  CONTENT_ID,
+  PAGE_LIMITS,
+  newPageFrom,
+  applyPageOperations,
+  type PageOperation,
+  commitDraft,
+  discardDraft,
+  openContent,
+  openDraft,
+  uploadFile,
+} from "../../revisions/index.js";
 import { imageKey, imageUrls, planPageTree, REVISION_REFERENCES, rewriteReferences, type ConvertedPage, type PlannedPage } from "../domain/build-tree.js";
 import { crawlSite } from "../domain/crawl.js";
 import { extractMainContent } from "../domain/extract.js";
@@ -21,7 +34,6 @@ export interface ImportContentInput {
   /** Empty: the imported pages go to the top level. */
   underPageId: string;
 }
-
 
 export interface ImportResult {
   revisionId: string;
@@ -220,7 +232,11 @@ async function writeImport(
 
     const fileIdByImage = new Map<string, string>();
     for (const image of content.images) {
-      const file = await uploadFile(em, { caller, draftId: draft.id, fileId: "", name: image.name, contentType: image.contentType, content: image.bytes }, deps);
+      const file = await uploadFile(
+        em,
+        { caller, draftId: draft.id, fileId: "", name: image.name, contentType: image.contentType, content: image.bytes },
+        deps,
+      );
       fileIdByImage.set(image.key, file.fileId);
     }
 
@@ -245,7 +261,11 @@ async function writeImport(
 
     const message = `Import from ${input.url.toString()}`.slice(0, 1000);
     const commitInput = { caller, draftId: draft.id, message, moveHead: true, expectedHeadRevisionId: "" };
-    const resultOf = (revisionId: string): ImportResult => ({ revisionId, importedResources: importedPages + content.images.length, totalResources: content.totalResources });
+    const resultOf = (revisionId: string): ImportResult => ({
+      revisionId,
+      importedResources: importedPages + content.images.length,
+      totalResources: content.totalResources,
+    });
     if (!hooks.beforeCommit && !hooks.afterCommit) return resultOf((await commitDraft(em, commitInput, deps)).revisionId);
     // The hooks and the commit in one transaction (the commit's own becomes a savepoint of it).
     return await deps.unitOfWork.run(em, async (tx) => {

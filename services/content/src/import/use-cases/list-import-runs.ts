@@ -26,11 +26,7 @@ export async function listImportRuns(em: EntityManager, input: ListImportRunsInp
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const access = await OrganizationAccess.load(em, input.organizationId, membership);
   // Runs into deleted spaces are hidden as those spaces are (getImportRun answers not found for them).
-  const visible = await em.find(
-    Space,
-    { $and: [{ organizationId: input.organizationId, deletedAt: null }, access.visibleFilter()] },
-    { fields: ["id"] },
-  );
+  const visible = await em.find(Space, { $and: [{ organizationId: input.organizationId, deletedAt: null }, access.visibleFilter()] }, { fields: ["id"] });
   const conditions: FilterQuery<ImportRun>[] = [{ organizationId: input.organizationId }, { spaceId: { $in: visible.map((space) => space.id) } }];
   if (input.spaceId !== "") conditions.push({ spaceId: isId(input.spaceId) ? input.spaceId : { $in: [] } });
   if (input.changeRequestId !== "") conditions.push({ changeRequestId: isId(input.changeRequestId) ? input.changeRequestId : { $in: [] } });

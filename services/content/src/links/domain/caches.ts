@@ -12,7 +12,11 @@ const LINK_BYTES = 100;
  */
 export class LinkCaches {
   /** Charged per link, at about what one takes (at least one: "no links" is worth remembering too). */
-  readonly extractions = new CachedLoader<ExtractedLink[]>({ name: "link extractions", maxBytes: 400_000 * LINK_BYTES, bytes: (links) => LINK_BYTES * (1 + links.length) });
+  readonly extractions = new CachedLoader<ExtractedLink[]>({
+    name: "link extractions",
+    maxBytes: 400_000 * LINK_BYTES,
+    bytes: (links) => LINK_BYTES * (1 + links.length),
+  });
   /** Whole-revision link graphs: few, as one holds every link of a space. */
   readonly graphs = new CachedLoader<LinkGraph>({ name: "link graphs", maxEntries: 6 });
 }

@@ -13,7 +13,14 @@ export const PageVersionLinksSchema = defineEntity({
   name: "PageVersionLinks",
   tableName: "page_version_links",
   properties: {
-    pageVersion: () => p.manyToOne(PageVersion).primary().joinColumns("store_id", "page_version_id").referencedColumnNames("store_id", "id").deleteRule("cascade").updateRule("no action"),
+    pageVersion: () =>
+      p
+        .manyToOne(PageVersion)
+        .primary()
+        .joinColumns("store_id", "page_version_id")
+        .referencedColumnNames("store_id", "id")
+        .deleteRule("cascade")
+        .updateRule("no action"),
     links: p.json<ExtractedLink[]>().default("[]"),
   },
 });

@@ -1,11 +1,4 @@
-import {
-  LinkRelation,
-  LinkStatus,
-  LinkTargetKind,
-  type BacklinkListing,
-  type LinkListing,
-  type LinkTarget,
-} from "@imprint/proto/content/v1/links";
+import { LinkRelation, LinkStatus, LinkTargetKind, type BacklinkListing, type LinkListing, type LinkTarget } from "@imprint/proto/content/v1/links";
 import { AppError } from "@imprint/runtime";
 import { spaceToProto } from "../../spaces/index.js";
 import { type FileUrlSigner, fileToProto, pageToProto } from "../../revisions/index.js";

@@ -33,7 +33,11 @@ export async function loadPageLinks(
   }
   const reusedFromMemory = links.size;
 
-  const stored = await readStoredLinks(em, storeId, missing.map((page) => page.id));
+  const stored = await readStoredLinks(
+    em,
+    storeId,
+    missing.map((page) => page.id),
+  );
   for (const [versionId, pageLinks] of stored) {
     caches.extractions.set(key(versionId), pageLinks);
     links.set(versionId, pageLinks);

@@ -84,7 +84,9 @@ export async function listLinks(em: EntityManager, input: ListLinksInput, deps: 
   const matching = input.status ? resolved.filter((item) => item.status === input.status) : resolved;
   const { items, nextPageToken } = pageOfSorted(matching, (item) => [item.usage.key], cursor);
 
-  const pageIds = items.flatMap(({ usage, status, locations }) => (usage.link.kind === "page" && status === "ok" ? [...locations, usage.link.target] : locations));
+  const pageIds = items.flatMap(({ usage, status, locations }) =>
+    usage.link.kind === "page" && status === "ok" ? [...locations, usage.link.target] : locations,
+  );
   const { pages, markdown } = await describePages(opened, pageIds);
   const fileIds = new Set(items.filter(({ usage, status }) => usage.link.kind === "file" && status === "ok").map(({ usage }) => usage.link.target));
   const files = (await Promise.all([...fileIds].map((fileId) => opened.view.file(fileId)))).filter((file): file is FileRecord => file !== undefined);
@@ -95,7 +97,11 @@ export async function listLinks(em: EntityManager, input: ListLinksInput, deps: 
     access: opened.access,
     revision: opened.revision,
     items,
-    stats: { total: resolved.length, broken: broken.length, brokenInChangeRequest: opened.branch ? await brokenInChangeRequest(em, deps, opened.branch, broken) : 0 },
+    stats: {
+      total: resolved.length,
+      broken: broken.length,
+      brokenInChangeRequest: opened.branch ? await brokenInChangeRequest(em, deps, opened.branch, broken) : 0,
+    },
     totalCount: matching.length,
     nextPageToken,
     pages,

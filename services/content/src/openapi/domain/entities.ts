@@ -31,7 +31,10 @@ export const OpenApiSpecSchema = defineEntity({
   name: "OpenApiSpec",
   tableName: "openapi_specs",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organizationId: p.uuid(),
     slug: p.string().length(OPENAPI_SLUG_MAX),
     sourceUrl: p.string().length(OPENAPI_SOURCE_URL_MAX),
@@ -121,7 +124,10 @@ export const OpenApiSpecVersionSchema = defineEntity({
   name: "OpenApiSpecVersion",
   tableName: "openapi_spec_versions",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     specId: p.uuid(),
     sourceUrl: p.string().length(OPENAPI_SOURCE_URL_MAX),
     /** SHA-256 of the fetched bytes, hex. */

@@ -26,22 +26,31 @@ export async function claimNextSpec(em: EntityManager, deps: { clock: Clock }, l
     now,
     leaseMs,
     set: sql`processing_state = 'progress', claimed_generation = source_generation, updated_at = ${now}`,
-    returning: sql<{ id: string; organization_id: string; slug: string; source_url: string; source_generation: number }>`id, organization_id, slug, source_url, source_generation`,
+    returning: sql<{
+      id: string;
+      organization_id: string;
+      slug: string;
+      source_url: string;
+      source_generation: number;
+    }>`id, organization_id, slug, source_url, source_generation`,
   });
   if (!row) return null;
   return { specId: row.id, organizationId: row.organization_id, slug: row.slug, sourceUrl: row.source_url, generation: row.source_generation };
 }
 
-export type FinishResult =
-  | { recorded: true; versionId: string | null; newVersion: boolean }
-  | { recorded: false; reason: "deleted" | "superseded" };
+export type FinishResult = { recorded: true; versionId: string | null; newVersion: boolean } | { recorded: false; reason: "deleted" | "superseded" };
 
 /**
  * Records the outcome of processing `claim`, unless the specification was deleted or re-sourced
  * meanwhile (then the newer generation is already queued and this result is stale). A document
  * whose bytes hash like the latest version's keeps that version.
  */
-export async function finishSpec(em: EntityManager, deps: { clock: Clock; unitOfWork: UnitOfWork }, claim: ClaimedSpec, outcome: ProcessingOutcome): Promise<FinishResult> {
+export async function finishSpec(
+  em: EntityManager,
+  deps: { clock: Clock; unitOfWork: UnitOfWork },
+  claim: ClaimedSpec,
+  outcome: ProcessingOutcome,
+): Promise<FinishResult> {
   return deps.unitOfWork.run(em, async (tx) => {
     const spec = await findOwnedOrNull(tx, OpenApiSpec, {}, claim.specId, { lock: true });
     if (!spec) return { recorded: false, reason: "deleted" } as const;

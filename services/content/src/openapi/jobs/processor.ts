@@ -6,7 +6,11 @@ import type { ProcessingOutcome } from "./outcome.js";
 import { parseSpecDocument } from "./parse-document.js";
 
 /** Fetches and validates one claimed source; failures of the source become an outcome, not an exception. */
-export async function processSource(claim: ClaimedSpec, deps: Pick<OpenApiProcessorDeps, "fetchPolicy" | "limits">, stopSignal: AbortSignal): Promise<ProcessingOutcome> {
+export async function processSource(
+  claim: ClaimedSpec,
+  deps: Pick<OpenApiProcessorDeps, "fetchPolicy" | "limits">,
+  stopSignal: AbortSignal,
+): Promise<ProcessingOutcome> {
   const fetched = await fetchSource(claim.sourceUrl, deps.fetchPolicy, deps.limits, stopSignal);
   if ("code" in fetched) return { ok: false, failure: fetched };
   const parsed = await parseSpecDocument(fetched.bytes, deps.limits);

@@ -31,9 +31,5 @@ export async function findVisibleSpec(
   input: { organizationId: string; slug: string; lock?: boolean },
 ): Promise<OpenApiSpec | null> {
   if (!access.permissions.view || !isOpenApiSlug(input.slug)) return null;
-  return em.findOne(
-    OpenApiSpec,
-    { organizationId: input.organizationId, slug: input.slug },
-    input.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {},
-  );
+  return em.findOne(OpenApiSpec, { organizationId: input.organizationId, slug: input.slug }, input.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
 }

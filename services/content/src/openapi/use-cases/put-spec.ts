@@ -19,11 +19,7 @@ export interface PutOpenApiSpecInput {
  * when the slug is free, and queues it for processing either way (the same URL is fetched again:
  * its content may have changed; unchanged content keeps the current version).
  */
-export async function putOpenApiSpec(
-  em: EntityManager,
-  input: PutOpenApiSpecInput,
-  deps: OpenApiDeps,
-): Promise<{ view: OpenApiSpecView; created: boolean }> {
+export async function putOpenApiSpec(em: EntityManager, input: PutOpenApiSpecInput, deps: OpenApiDeps): Promise<{ view: OpenApiSpecView; created: boolean }> {
   const slug = validateOpenApiSlug(input.slug, "specSlug");
   const sourceUrl = validateSourceUrl(input.sourceUrl);
   const access = await requireSpecsAccess(deps, input.organizationId, input.caller);

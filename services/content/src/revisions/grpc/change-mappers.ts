@@ -27,7 +27,9 @@ function changedPage(changed: ChangedPage): ProtoChangedPage {
 }
 
 function strings(change: ValueChange<string> | undefined): StringChange | undefined {
-  return change ? { ...(change.before !== undefined ? { before: change.before } : {}), ...(change.after !== undefined ? { after: change.after } : {}) } : undefined;
+  return change
+    ? { ...(change.before !== undefined ? { before: change.before } : {}), ...(change.after !== undefined ? { after: change.after } : {}) }
+    : undefined;
 }
 
 function pageAttributes(attributes: PageAttributeChanges): PageChangeAttributes {
@@ -67,7 +69,15 @@ function fileAttributes(before: FileRecord, after: FileRecord, urls: { before: s
 /** A change as RevisionService answers it; file URLs are signed for the version each side has. */
 export function contentChangeToProto(change: ContentChange, signer: FileUrlSigner, now: Date): ProtoContentChange {
   const url = (file: FileRecord) => signedDownloadUrl(signer, file.fileId, file.id, now);
-  const base = { type: TYPES[change.type], page: undefined, parentBefore: undefined, parentAfter: undefined, pageAttributes: undefined, file: undefined, fileAttributes: undefined };
+  const base = {
+    type: TYPES[change.type],
+    page: undefined,
+    parentBefore: undefined,
+    parentAfter: undefined,
+    pageAttributes: undefined,
+    file: undefined,
+    fileAttributes: undefined,
+  };
   switch (change.type) {
     case "page_created":
     case "page_deleted":
@@ -85,6 +95,10 @@ export function contentChangeToProto(change: ContentChange, signer: FileUrlSigne
     case "file_deleted":
       return { ...base, file: changedFile(change.file, url(change.file)) };
     case "file_edited":
-      return { ...base, file: changedFile(change.file, url(change.file)), fileAttributes: fileAttributes(change.before, change.file, { before: url(change.before), after: url(change.file) }) };
+      return {
+        ...base,
+        file: changedFile(change.file, url(change.file)),
+        fileAttributes: fileAttributes(change.before, change.file, { before: url(change.before), after: url(change.file) }),
+      };
   }
 }

@@ -1,4 +1,8 @@
-import type { AffectedPage as ProtoAffectedPage, BranchContentChange as ProtoContentChange, ContentPageFields as ProtoPageFields } from "@imprint/proto/content/v1/editing";
+import type {
+  AffectedPage as ProtoAffectedPage,
+  BranchContentChange as ProtoContentChange,
+  ContentPageFields as ProtoPageFields,
+} from "@imprint/proto/content/v1/editing";
 import { AffectedPageKind } from "@imprint/proto/content/v1/editing";
 import { AppError } from "@imprint/runtime";
 import type { ContentChange, ContentPageFields, FileToInsert } from "../domain/authoring/changes.js";
@@ -19,7 +23,10 @@ export function contentChangeFrom(change: ProtoContentChange, index: number): Co
     const insert = change.insertPage;
     return {
       kind: "insert_page",
-      fields: fieldsFrom(insert.fields), intoPageId: insert.intoPageId || null, at: insert.at, ref: insert.ref,
+      fields: fieldsFrom(insert.fields),
+      intoPageId: insert.intoPageId || null,
+      at: insert.at,
+      ref: insert.ref,
       markdown: insert.markdown,
       documentJson: insert.documentJson === "" ? undefined : insert.documentJson,
     };
@@ -37,7 +44,8 @@ export function contentChangeFrom(change: ProtoContentChange, index: number): Co
     };
   }
   if (change.deletePage) return { kind: "delete_page", pageId: change.deletePage.pageId };
-  if (change.revertPage) return { kind: "revert_page", pageId: change.revertPage.pageId, revisionId: change.revertPage.revisionId || null, blocks: change.revertPage.blocks };
+  if (change.revertPage)
+    return { kind: "revert_page", pageId: change.revertPage.pageId, revisionId: change.revertPage.revisionId || null, blocks: change.revertPage.blocks };
   if (change.insertFiles) {
     const files = change.insertFiles.files.map((file, fileIndex): FileToInsert => {
       const source: FileToInsert["source"] | undefined =

@@ -83,9 +83,7 @@ export function editingServiceImplementation(orm: MikroORM, deps: EditingDeps): 
       const results = await applyPageOperations(em(), { caller: request.caller, draftId: request.draftId, operations }, deps);
       return {
         pages: results.map((result) =>
-          "deletedPageId" in result
-            ? Page.fromPartial({ id: result.deletedPageId })
-            : pageToProto(result.page, result.path, pageMapping),
+          "deletedPageId" in result ? Page.fromPartial({ id: result.deletedPageId }) : pageToProto(result.page, result.path, pageMapping),
         ),
       };
     },
@@ -93,7 +91,14 @@ export function editingServiceImplementation(orm: MikroORM, deps: EditingDeps): 
     uploadFile: async (request) => {
       const file = await uploadFile(
         em(),
-        { caller: request.caller, draftId: request.draftId, fileId: request.fileId, name: request.name, contentType: request.contentType, content: request.content },
+        {
+          caller: request.caller,
+          draftId: request.draftId,
+          fileId: request.fileId,
+          name: request.name,
+          contentType: request.contentType,
+          content: request.content,
+        },
         deps,
       );
       return { file: fileToProto(file, deps.signer, deps.clock(), false) };
@@ -139,7 +144,11 @@ export function editingServiceImplementation(orm: MikroORM, deps: EditingDeps): 
 
     updateBranchContent: async (request) => {
       const changes = request.changes.map(contentChangeFrom);
-      const update = await updateBranchContent(em(), { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId, changes }, deps);
+      const update = await updateBranchContent(
+        em(),
+        { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId, changes },
+        deps,
+      );
       return {
         revisionId: update.revisionId,
         pages: update.pages.map(affectedPageToProto),

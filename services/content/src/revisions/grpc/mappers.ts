@@ -91,7 +91,12 @@ export function pageSummaryToProto(page: PageRecord, path: string): PageSummary 
 
 /** A page with its sub-pages, recursively. */
 export function pageTreeToProto(tree: PageTree, mapping: PageMapping): Page {
-  return pageToProto(tree.page, tree.path, mapping, tree.children.map((child) => pageTreeToProto(child, mapping)));
+  return pageToProto(
+    tree.page,
+    tree.path,
+    mapping,
+    tree.children.map((child) => pageTreeToProto(child, mapping)),
+  );
 }
 
 export function fileToProto(file: FileRecord, signer: FileUrlSigner, now: Date, metadata: boolean): File {

@@ -34,7 +34,12 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
   const em = () => forkEm(orm);
 
   const readPage = async (
-    request: { caller?: PageReadInput["caller"]; ref?: Parameters<typeof contentRefFromProto>[0]; options?: ReadOptions; pageOptions?: { format: DocumentFormat; evaluated: boolean } },
+    request: {
+      caller?: PageReadInput["caller"];
+      ref?: Parameters<typeof contentRefFromProto>[0];
+      options?: ReadOptions;
+      pageOptions?: { format: DocumentFormat; evaluated: boolean };
+    },
     target: PageReadInput["target"],
   ) => {
     const read = await getPage(
@@ -77,11 +82,7 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
     getPageByPath: (request) => readPage(request, { path: request.path }),
 
     listFiles: async (request) => {
-      const list = await listFiles(
-        em(),
-        { caller: request.caller, ref: contentRefFromProto(request.ref), page: pageRequest(request.page) },
-        deps,
-      );
+      const list = await listFiles(em(), { caller: request.caller, ref: contentRefFromProto(request.ref), page: pageRequest(request.page) }, deps);
       const now = deps.clock();
       return {
         files: list.files.map((file) => fileToProto(file, deps.signer, now, metadataOf(request.options))),
@@ -119,4 +120,3 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
     },
   };
 }
-

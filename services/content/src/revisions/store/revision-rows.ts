@@ -65,7 +65,10 @@ export async function insertRevision(em: EntityManager, revision: RevisionHeader
 }
 
 export async function updateDraftContent(em: EntityManager, id: string, content: { root: string | null; variables: Record<string, string> }): Promise<void> {
-  await executeStatement(em, sql`update revisions set root = ${content.root}, variables = ${JSON.stringify(content.variables)}::jsonb where id = ${id} and status = 'draft'`);
+  await executeStatement(
+    em,
+    sql`update revisions set root = ${content.root}, variables = ${JSON.stringify(content.variables)}::jsonb where id = ${id} and status = 'draft'`,
+  );
 }
 
 /** The space's current revision id (the `spaces.revision_id` pointer). */

@@ -264,8 +264,14 @@ export class StoreSession implements NodeSource, NodeSink {
       "tree_nodes",
       nodes.map(([id, node]) => ({ store_id: this.storeId, id, data: JSON.parse(serializeNode(node)) as unknown })),
     );
-    written += await this.insertJson("content_bodies", bodies.map((body) => ({ store_id: this.storeId, ...body })));
-    written += await this.insertJson("page_versions", pages.map((page) => fromPage(this.storeId, page)));
+    written += await this.insertJson(
+      "content_bodies",
+      bodies.map((body) => ({ store_id: this.storeId, ...body })),
+    );
+    written += await this.insertJson(
+      "page_versions",
+      pages.map((page) => fromPage(this.storeId, page)),
+    );
     written += await this.insertJson(
       "file_versions",
       files.map((file) => ({
@@ -284,7 +290,14 @@ export class StoreSession implements NodeSource, NodeSink {
     );
     written += await this.insertJson(
       "reusable_content_versions",
-      reusables.map((item) => ({ store_id: this.storeId, id: item.id, reusable_content_id: item.reusableContentId, title: item.title, body_id: item.bodyId, git: item.git })),
+      reusables.map((item) => ({
+        store_id: this.storeId,
+        id: item.id,
+        reusable_content_id: item.reusableContentId,
+        title: item.title,
+        body_id: item.bodyId,
+        git: item.git,
+      })),
     );
 
     for (const [id, node] of nodes) this.caches.nodes.set(this.cacheKey(id), node);
@@ -298,7 +311,10 @@ export class StoreSession implements NodeSource, NodeSink {
   }
 
   /** Inserts rows given as JSON objects keyed by column name (one parameter per batch). */
-  private async insertJson(table: "tree_nodes" | "content_bodies" | "page_versions" | "file_versions" | "reusable_content_versions", rows: object[]): Promise<number> {
+  private async insertJson(
+    table: "tree_nodes" | "content_bodies" | "page_versions" | "file_versions" | "reusable_content_versions",
+    rows: object[],
+  ): Promise<number> {
     let written = 0;
     for (let start = 0; start < rows.length; start += INSERT_BATCH) {
       const batch = JSON.stringify(rows.slice(start, start + INSERT_BATCH));

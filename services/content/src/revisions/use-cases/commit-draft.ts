@@ -47,13 +47,17 @@ export async function commitDraft(em: EntityManager, input: CommitDraftInput, de
         if ((await findBranchById(tx, draft.branchId))?.mergedRevisionId) {
           throw new AppError("failed_precondition", "draft_id: the change request was merged; its branch takes no more commits");
         }
-        throw AppError.conflict("The change request's revision changed since this draft was opened; open a draft from the new revision and apply the changes again");
+        throw AppError.conflict(
+          "The change request's revision changed since this draft was opened; open a draft from the new revision and apply the changes again",
+        );
       }
     } else if (input.moveHead) {
       const expected = input.expectedHeadRevisionId || draft.parents[0] || null;
       movedHead = await compareAndSetSpaceHead(tx, draft.spaceId, expected, draft.id);
       if (!movedHead) {
-        throw AppError.conflict("The space's current revision changed since this draft was opened; open a draft from the new revision and apply the changes again");
+        throw AppError.conflict(
+          "The space's current revision changed since this draft was opened; open a draft from the new revision and apply the changes again",
+        );
       }
     }
     await executeStatement(

@@ -49,7 +49,8 @@ export async function createBranch(em: EntityManager, input: CreateBranchInput, 
     if (!(await insertBranch(tx, branch))) {
       // The id or the (space, number) was taken, possibly by a concurrent create of the same branch.
       const existing = await findBranchById(tx, id);
-      if (existing && existing.spaceId === space.id && existing.number === input.number) return { branch: existing, spaceRevisionId: space.revisionId, isNew: false };
+      if (existing && existing.spaceId === space.id && existing.number === input.number)
+        return { branch: existing, spaceRevisionId: space.revisionId, isNew: false };
       if (existing) throw new AppError("already_exists", "change_request_id: a change request with this id already exists");
       throw new AppError("already_exists", `number: change request #${input.number} already exists in this space`);
     }

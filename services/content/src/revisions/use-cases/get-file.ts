@@ -6,7 +6,11 @@ import { openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 
 /** One file of a revision. */
-export async function getFile(em: EntityManager, input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined; fileId: string }, deps: RevisionDeps): Promise<FileRecord> {
+export async function getFile(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined; fileId: string },
+  deps: RevisionDeps,
+): Promise<FileRecord> {
   const { view } = await openContent(em, deps, input);
   const file = /^[A-Za-z0-9_-]{1,64}$/.test(input.fileId) ? await view.file(input.fileId) : undefined;
   if (!file) throw AppError.notFound("File");

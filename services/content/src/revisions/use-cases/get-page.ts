@@ -44,7 +44,13 @@ export async function getPage(em: EntityManager, input: PageReadInput, deps: Rev
   // Links are navigation entries, not addressable by path.
   if (!page || ("path" in input.target && page.type === "link")) throw AppError.notFound("Page");
   // By path, the path is known already (normalized); by id, it is walked up from the page.
-  const path = "path" in input.target ? input.target.path.split("/").filter((segment) => segment !== "").join("/") : await view.pathOf(page);
+  const path =
+    "path" in input.target
+      ? input.target.path
+          .split("/")
+          .filter((segment) => segment !== "")
+          .join("/")
+      : await view.pathOf(page);
   const tree = await view.subtree(page, path);
   const bodyIds = new Set<string>();
   const collect = (node: PageTree) => {

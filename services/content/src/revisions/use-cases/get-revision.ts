@@ -14,7 +14,11 @@ export interface RevisionContent extends PageListing {
 }
 
 /** A revision with its page tree (bodies included), files and reusable contents. */
-export async function getRevision(em: EntityManager, input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined }, deps: RevisionDeps): Promise<RevisionContent> {
+export async function getRevision(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined },
+  deps: RevisionDeps,
+): Promise<RevisionContent> {
   const opened = await openContent(em, deps, input);
   const [listing, files, reusables] = await Promise.all([pageListing(opened), opened.view.allFiles(), opened.view.allReusables()]);
   const mergedChangeRequestId = listing.revision.type === "merge" ? await findBranchMergedInto(em, listing.revision.spaceId, listing.revision.id) : null;

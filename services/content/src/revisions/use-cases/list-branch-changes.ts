@@ -35,7 +35,8 @@ export async function listBranchChanges(
 ): Promise<BranchChanges> {
   const cursor = readPageRequest(input.page, CHANGES_LIST, ["string", "string", "string", "string"]);
   if (input.ref && input.ref.changeRequestId === "") throw AppError.invalidArgument("ref.change_request_id: is required");
-  if (input.ref && input.ref.revisionId !== "") throw AppError.invalidArgument("ref.revision_id: must be empty (the changes are those of the change request's head)");
+  if (input.ref && input.ref.revisionId !== "")
+    throw AppError.invalidArgument("ref.revision_id: must be empty (the changes are those of the change request's head)");
   const { branch, revision: head } = await openContent(em, deps, input);
   const base = await requireCommittedRevision(em, deps, mergeBaseOf(branch!));
   const changes = await contentChanges(new StoreSession(em, head.storeId, deps.caches), base.root, head.root);

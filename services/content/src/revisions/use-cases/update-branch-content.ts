@@ -54,9 +54,15 @@ async function fetchFiles(changes: ContentChange[], deps: EditingDeps): Promise<
       }
       try {
         const fetched = await safeFetch(file.source.url, deps.fetchPolicy, { accept: () => true, maxBodyBytes: CONTENT_CHANGE_LIMITS.fetchedFileBytes });
-        files.push({ ref: file.ref, name: file.name, contentType: file.contentType.trim() || fetched.mediaType || "application/octet-stream", bytes: fetched.body });
+        files.push({
+          ref: file.ref,
+          name: file.name,
+          contentType: file.contentType.trim() || fetched.mediaType || "application/octet-stream",
+          bytes: fetched.body,
+        });
       } catch (error) {
-        if (error instanceof SafeFetchError) throw AppError.invalidArgument(`${changeField(index)(`files[${fileIndex}].url`)}: could not be fetched (${error.reason})`);
+        if (error instanceof SafeFetchError)
+          throw AppError.invalidArgument(`${changeField(index)(`files[${fileIndex}].url`)}: could not be fetched (${error.reason})`);
         throw error;
       }
     }
@@ -106,7 +112,8 @@ async function writeBatch(
     const revertTarget = async (revisionId: string | null, field: string): Promise<ContentView> => {
       const id = revisionId ?? mergeBaseOf(branchRecord);
       const revision = isRevisionId(id) ? await findRevision(em, deps.caches, id) : undefined;
-      if (!revision || revision.spaceId !== draft.spaceId || revision.status !== "committed") throw AppError.invalidArgument(`${field}: no revision with this id in the space`);
+      if (!revision || revision.spaceId !== draft.spaceId || revision.status !== "committed")
+        throw AppError.invalidArgument(`${field}: no revision with this id in the space`);
       return new ContentView(new StoreSession(em, revision.storeId, deps.caches), revision.root, deps.caches);
     };
     const plan = await planContentChanges(input.changes, { view, revertTarget, fileIdByRef });

@@ -41,7 +41,8 @@ export async function updateBranch(em: EntityManager, input: UpdateBranchInput, 
     const branch = await requireBranch(tx, space.id, input.changeRequestId, { lock: true });
     requireUnmerged(branch);
     const spaceHead = await readSpaceHeadRow(tx, space.id);
-    if (!spaceHead || !isOutdated(branch, spaceHead)) return { revisionId: branch.headRevisionId, branch, spaceRevisionId: spaceHead ?? null, updated: false, mergedPages: 0, pagesChanged: 0 };
+    if (!spaceHead || !isOutdated(branch, spaceHead))
+      return { revisionId: branch.headRevisionId, branch, spaceRevisionId: spaceHead ?? null, updated: false, mergedPages: 0, pagesChanged: 0 };
 
     const now = deps.clock();
     const { revision, ours, theirs, mergedPages, pagesChanged } = await commitThreeWayMerge(tx, deps, {

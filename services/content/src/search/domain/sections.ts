@@ -37,7 +37,10 @@ function nodeText(node: JsonNode, out: string[]): void {
     return;
   }
   if (node.type === "inline-image" && isNode(node.data) && typeof node.data.alt === "string") out.push(node.data.alt);
-  const children: unknown[] = [...(Array.isArray(node.nodes) ? (node.nodes as unknown[]) : []), ...(Array.isArray(node.fragments) ? (node.fragments as unknown[]) : [])];
+  const children: unknown[] = [
+    ...(Array.isArray(node.nodes) ? (node.nodes as unknown[]) : []),
+    ...(Array.isArray(node.fragments) ? (node.fragments as unknown[]) : []),
+  ];
   for (const child of children) {
     if (!isNode(child)) continue;
     nodeText(child, out);

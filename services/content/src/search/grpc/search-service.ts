@@ -36,7 +36,11 @@ function toSearchPage(page: PageResult): SearchPage {
 export function searchServiceImplementation(orm: MikroORM, deps: AccessDeps): AsyncImplementation<typeof SearchServiceService> {
   return {
     searchSpaceContent: async (request) => {
-      const result = await searchSpaceContent(forkEm(orm), { caller: request.caller, spaceId: request.spaceId, query: request.query, page: request.page }, deps);
+      const result = await searchSpaceContent(
+        forkEm(orm),
+        { caller: request.caller, spaceId: request.spaceId, query: request.query, page: request.page },
+        deps,
+      );
       return {
         pages: result.pages.map(toSearchPage),
         pageInfo: { nextPageToken: result.nextPageToken, totalCount: result.totalCount },

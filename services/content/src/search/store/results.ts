@@ -65,7 +65,11 @@ export function nextCursor(scope: string, query: SearchQuery, offset: number, mo
  * Runs `run` in "all" mode, then, when nothing holds every term of a query of several terms, in
  * "most" mode: one unmatched word never empties the results.
  */
-export async function withFallback<T extends { total: number }>(query: SearchQuery, cursor: SearchCursor, run: (mode: MatchMode) => Promise<T>): Promise<T & { mode: MatchMode }> {
+export async function withFallback<T extends { total: number }>(
+  query: SearchQuery,
+  cursor: SearchCursor,
+  run: (mode: MatchMode) => Promise<T>,
+): Promise<T & { mode: MatchMode }> {
   if (cursor.mode) return { ...(await run(cursor.mode)), mode: cursor.mode };
   const all = await run("all");
   if (all.total > 0 || query.terms.length < 2) return { ...all, mode: "all" };

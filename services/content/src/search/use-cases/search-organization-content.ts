@@ -34,21 +34,26 @@ export interface SearchOrganizationContentResult {
  * filter on spaces, so the search itself runs over those spaces only. Deleted spaces never take
  * part. Non-members get 404, as for a missing organization.
  */
-export async function searchOrganizationContent(em: EntityManager, input: SearchOrganizationContentInput, deps: AccessDeps): Promise<SearchOrganizationContentResult> {
+export async function searchOrganizationContent(
+  em: EntityManager,
+  input: SearchOrganizationContentInput,
+  deps: AccessDeps,
+): Promise<SearchOrganizationContentResult> {
   const query = parseSearchQuery(input.query);
   const limit = resolvePageSize(input.page?.pageSize);
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const access = await OrganizationAccess.load(em, input.organizationId, membership);
-  const readable = await em.find(
-    Space,
-    { organizationId: input.organizationId, deletedAt: null, ...access.visibleFilter() },
-    { fields: ["id", "title"] },
-  );
+  const readable = await em.find(Space, { organizationId: input.organizationId, deletedAt: null, ...access.visibleFilter() }, { fields: ["id", "title"] });
   const titles = new Map(readable.map((space) => [space.id, space.title]));
   const scope = `organization:${input.organizationId}`;
   const cursor = readCursor(input.page?.pageToken, scope, query);
   const ranked = await withFallback(query, cursor, (mode) => rankedSpaces(em, query, [...titles.keys()], mode, { offset: cursor.offset, limit }));
-  const spaces = ranked.spaces.map((space) => ({ id: space.spaceId, title: titles.get(space.spaceId) ?? "", score: space.pages[0]!.score, pages: space.pages }));
+  const spaces = ranked.spaces.map((space) => ({
+    id: space.spaceId,
+    title: titles.get(space.spaceId) ?? "",
+    score: space.pages[0]!.score,
+    pages: space.pages,
+  }));
   const reached = cursor.offset + ranked.spaces.length;
   return {
     spaces,

@@ -14,7 +14,10 @@ export const CollectionSchema = defineEntity({
   name: "Collection",
   tableName: "collections",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organizationId: p.uuid(),
     parentId: p.uuid().nullable(),
     title: p.string().length(COLLECTION_TITLE_MAX),

@@ -22,7 +22,10 @@ export const SpaceSchema = defineEntity({
   name: "Space",
   tableName: "spaces",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organizationId: p.uuid(),
     parentId: p.uuid().nullable(),
     title: p.string().length(SPACE_TITLE_MAX),

@@ -39,4 +39,3 @@ export function validateEmoji(value: string): string {
   if (!EMOJI.test(emoji)) throw AppError.invalidArgument("emoji: must be an emoji character or its Unicode code point in hex");
   return emoji;
 }
-

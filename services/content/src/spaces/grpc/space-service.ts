@@ -13,15 +13,7 @@ import { purgeDeletedSpaces } from "../use-cases/purge-deleted-spaces.js";
 import { restoreSpace } from "../use-cases/restore-space.js";
 import { transferSpace } from "../use-cases/transfer-space.js";
 import { updateSpace } from "../use-cases/update-space.js";
-import {
-  editModeFromProto,
-  levelFromProto,
-  levelToProto,
-  parentFromProto,
-  positionFromProto,
-  spaceToProto,
-  visibilityFromProto,
-} from "./space-mappers.js";
+import { editModeFromProto, levelFromProto, levelToProto, parentFromProto, positionFromProto, spaceToProto, visibilityFromProto } from "./space-mappers.js";
 import type { SpaceServiceDeps } from "../../deps.js";
 
 export const SPACE_SERVICE_NAME = "imprint.content.v1.SpaceService";

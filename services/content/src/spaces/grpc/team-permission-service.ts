@@ -18,7 +18,11 @@ export function teamPermissionServiceImplementation(deps: ContentDeps): AsyncImp
   const em = () => forkEm(deps.orm);
   return {
     listTeamPermissions: async (request) => {
-      const page = await listTeamPermissions(em(), { caller: request.caller, target: targetOf(request.target), targetId: request.targetId, page: pageRequest(request.page) }, deps);
+      const page = await listTeamPermissions(
+        em(),
+        { caller: request.caller, target: targetOf(request.target), targetId: request.targetId, page: pageRequest(request.page) },
+        deps,
+      );
       return {
         permissions: page.items.map((grant) => ({ teamId: grant.teamId, role: roleOfName(grant.level) })),
         page: { nextPageToken: page.nextPageToken, totalCount: page.totalCount },
@@ -28,12 +32,18 @@ export function teamPermissionServiceImplementation(deps: ContentDeps): AsyncImp
     setTeamPermission: async (request) => {
       const level = request.role === MemberRole.MEMBER_ROLE_GUEST ? null : roleName(request.role);
       if (level === undefined) throw AppError.invalidArgument("role: must be a role (admin, create, review, edit, comment, read) or null");
-      await setTeamPermission(em(), { caller: request.caller, target: targetOf(request.target), targetId: request.targetId, teamId: request.teamId, level }, deps);
+      await setTeamPermission(
+        em(),
+        { caller: request.caller, target: targetOf(request.target), targetId: request.targetId, teamId: request.teamId, level },
+        deps,
+      );
       return {};
     },
     removeTeamPermission: async (request) =>
       removeTeamPermission(em(), { caller: request.caller, target: targetOf(request.target), targetId: request.targetId, teamId: request.teamId }, deps),
-    countTeamSpaces: async (request) => ({ spaces: Object.fromEntries(await countTeamSpaces(em(), { organizationId: request.organizationId, teamIds: request.teamIds })) }),
+    countTeamSpaces: async (request) => ({
+      spaces: Object.fromEntries(await countTeamSpaces(em(), { organizationId: request.organizationId, teamIds: request.teamIds })),
+    }),
     reconcileTeamMemberships: async (request) => {
       if (request.organizationId && !isId(request.organizationId)) throw AppError.invalidArgument("organization_id: must be an organization id");
       return reconcileAllTeamMemberships(em(), { organizationId: request.organizationId }, deps);

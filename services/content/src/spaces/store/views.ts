@@ -1,5 +1,13 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { collectionLevel, collectionPermissions, spaceLevel, spacePermissions, type CollectionPermissions, type Membership, type SpacePermissions } from "../../access/index.js";
+import {
+  collectionLevel,
+  collectionPermissions,
+  spaceLevel,
+  spacePermissions,
+  type CollectionPermissions,
+  type Membership,
+  type SpacePermissions,
+} from "../../access/index.js";
 import type { Collection } from "../domain/collection.js";
 import type { Space } from "../domain/space.js";
 

@@ -8,7 +8,12 @@ import { queryRows, sql } from "@imprint/runtime";
  * space changed (false for an older version or an unknown space).
  */
 export async function applySpaceCounters(em: EntityManager, spaceId: string, counters: SpaceCounters): Promise<boolean> {
-  const changed = await queryRows(em, sql<{ id: string }>`update spaces set change_requests = ${counters.changeRequests}, change_requests_open = ${counters.changeRequestsOpen}, change_requests_draft = ${counters.changeRequestsDraft}, comments = ${counters.comments}, counters_version = ${counters.version}
-     where id = ${spaceId} and counters_version < ${counters.version} returning id`);
+  const changed = await queryRows(
+    em,
+    sql<{
+      id: string;
+    }>`update spaces set change_requests = ${counters.changeRequests}, change_requests_open = ${counters.changeRequestsOpen}, change_requests_draft = ${counters.changeRequestsDraft}, comments = ${counters.comments}, counters_version = ${counters.version}
+     where id = ${spaceId} and counters_version < ${counters.version} returning id`,
+  );
   return changed.length === 1;
 }

@@ -18,6 +18,11 @@ export async function applySpacePublication(em: EntityManager, spaceId: string, 
         path: address.path,
       })
     : null;
-  const changed = await queryRows(em, sql<{ id: string }>`update spaces set published_address = ${stored}, published_version = ${version} where id = ${spaceId} and published_version < ${version} returning id`);
+  const changed = await queryRows(
+    em,
+    sql<{
+      id: string;
+    }>`update spaces set published_address = ${stored}, published_version = ${version} where id = ${spaceId} and published_version < ${version} returning id`,
+  );
   return changed.length === 1;
 }

@@ -14,7 +14,11 @@ export const BATCH_GET_SPACES_MAX = 1000;
  * and spaces hidden from the caller are left out), in the order asked: one query with the same
  * visibility filter as ListSpaces. NOT_FOUND "Organization" for a non-member.
  */
-export async function batchGetSpaces(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string; spaceIds: string[] }, deps: SpaceDeps): Promise<SpaceView[]> {
+export async function batchGetSpaces(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; organizationId: string; spaceIds: string[] },
+  deps: SpaceDeps,
+): Promise<SpaceView[]> {
   if (input.spaceIds.length > BATCH_GET_SPACES_MAX) throw AppError.invalidArgument(`space_ids: at most ${BATCH_GET_SPACES_MAX} ids`);
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const access = await OrganizationAccess.load(em, input.organizationId, membership);

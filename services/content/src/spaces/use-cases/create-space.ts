@@ -48,7 +48,12 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
       deletedAt: null,
     });
     await tx.flush();
-    const { revisionId } = await deps.spaceContent.createInitialRevision(tx, { spaceId: space.id, organizationId: input.organizationId, actor: caller, clock: deps.clock });
+    const { revisionId } = await deps.spaceContent.createInitialRevision(tx, {
+      spaceId: space.id,
+      organizationId: input.organizationId,
+      actor: caller,
+      clock: deps.clock,
+    });
     space.revisionId = revisionId;
     recordEvent(tx, spaceCreated, {
       organizationId: input.organizationId,

@@ -10,7 +10,11 @@ import type { SpaceDeps } from "../../deps.js";
  * own database, with one call. One query on the organization's spaces (their ids only) with the
  * same visibility filter as ListSpaces. NOT_FOUND "Organization" for a non-member.
  */
-export async function listReadableSpaceIds(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string }, deps: SpaceDeps): Promise<string[]> {
+export async function listReadableSpaceIds(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; organizationId: string },
+  deps: SpaceDeps,
+): Promise<string[]> {
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const access = await OrganizationAccess.load(em, input.organizationId, membership);
   if (access.seesNothing) return [];

@@ -22,15 +22,23 @@ export async function purgeDeletedSpaces(em: EntityManager, deps: SpaceDeps): Pr
   let blobsDeleted = 0;
   const skipped = new Set<string>();
   for (;;) {
-    const candidates = await em.fork().find(
-      Space,
-      { deletedAt: { $lt: cutoff }, ...(skipped.size > 0 ? { id: { $nin: [...skipped] } } : {}) },
-      { fields: ["id"], orderBy: { deletedAt: "asc", id: "asc" }, limit: BATCH },
-    );
+    const candidates = await em
+      .fork()
+      .find(
+        Space,
+        { deletedAt: { $lt: cutoff }, ...(skipped.size > 0 ? { id: { $nin: [...skipped] } } : {}) },
+        { fields: ["id"], orderBy: { deletedAt: "asc", id: "asc" }, limit: BATCH },
+      );
     if (candidates.length === 0) break;
     for (const { id } of candidates) {
       const orphanedBlobs = await deps.unitOfWork.run(em.fork(), async (tx) => {
-        const [row] = await queryRows(tx, sql<{ id: string; organization_id: string }>`select id, organization_id from spaces where id = ${id} and deleted_at < ${cutoff} for update skip locked`);
+        const [row] = await queryRows(
+          tx,
+          sql<{
+            id: string;
+            organization_id: string;
+          }>`select id, organization_id from spaces where id = ${id} and deleted_at < ${cutoff} for update skip locked`,
+        );
         if (!row) return undefined;
         const content = await deps.spaceContent.purgeContent(tx, id);
         await tx.nativeDelete(Space, { id });

@@ -11,7 +11,14 @@ export interface TeamPermissionDeps extends UseCaseDeps {
 }
 
 /** The item a grant is on, if the caller may `need` on it (404 when they cannot see it, 403 when they may not do it). */
-async function requireTarget(em: EntityManager, deps: UseCaseDeps, caller: CallerInput | undefined, target: GrantTarget, targetId: string, need: "view" | "admin"): Promise<{ organizationId: string; id: string }> {
+async function requireTarget(
+  em: EntityManager,
+  deps: UseCaseDeps,
+  caller: CallerInput | undefined,
+  target: GrantTarget,
+  targetId: string,
+  need: "view" | "admin",
+): Promise<{ organizationId: string; id: string }> {
   if (target === "space") {
     const { space } = await requireSpaceAccess(em, deps, { caller, spaceId: targetId, need });
     return { organizationId: space.organizationId, id: space.id };
@@ -27,7 +34,13 @@ export async function listTeamPermissions(
   deps: UseCaseDeps,
 ): Promise<{ organizationId: string; items: TeamGrant[]; nextPageToken: string; totalCount: number }> {
   const item = await requireTarget(em, deps, input.caller, input.target, input.targetId, "view");
-  const page = await findPage(em, TeamGrant, { targetType: input.target, targetId: item.id }, { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] }, input.page);
+  const page = await findPage(
+    em,
+    TeamGrant,
+    { targetType: input.target, targetId: item.id },
+    { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] },
+    input.page,
+  );
   return { organizationId: item.organizationId, ...page };
 }
 
@@ -47,7 +60,15 @@ export async function setTeamPermission(
       return;
     }
     if (existing) existing.level = input.level;
-    else tx.create(TeamGrant, { organizationId: item.organizationId, teamId: input.teamId, targetType: input.target, targetId: item.id, level: input.level, createdAt: deps.clock() });
+    else
+      tx.create(TeamGrant, {
+        organizationId: item.organizationId,
+        teamId: input.teamId,
+        targetType: input.target,
+        targetId: item.id,
+        level: input.level,
+        createdAt: deps.clock(),
+      });
   });
 }
 
@@ -72,7 +93,10 @@ export async function countTeamSpaces(em: EntityManager, input: { organizationId
   if (!isId(input.organizationId) || ids.length === 0) return new Map();
   const rows = await queryRows(
     em,
-    sql<{ team_id: string; spaces: string }>`select g.team_id, count(*) as spaces from team_grants g join spaces s on s.id = g.target_id and s.deleted_at is null
+    sql<{
+      team_id: string;
+      spaces: string;
+    }>`select g.team_id, count(*) as spaces from team_grants g join spaces s on s.id = g.target_id and s.deleted_at is null
       where g.organization_id = ${input.organizationId} and g.target_type = 'space' and g.team_id in (${sql.join(ids)}) group by g.team_id`,
   );
   return new Map(rows.map((row) => [row.team_id, Number(row.spaces)]));

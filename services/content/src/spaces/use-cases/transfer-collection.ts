@@ -36,7 +36,13 @@ export async function transferCollection(em: EntityManager, input: TransferColle
     const now = deps.clock();
     await tx.nativeUpdate(Collection, { id: { $in: collectionIds } }, { organizationId: input.organizationId, updatedAt: now });
     // Each space's lifecycle version moves too: followers order this transfer with the space's own.
-    const spaces = await queryRows(tx, sql<{ id: string; lifecycle_version: number }>`update spaces set organization_id = ${input.organizationId}, updated_at = ${now}, lifecycle_version = lifecycle_version + 1 where parent_id = any(${`{${collectionIds.join(",")}}`}::uuid[]) returning id, lifecycle_version`);
+    const spaces = await queryRows(
+      tx,
+      sql<{
+        id: string;
+        lifecycle_version: number;
+      }>`update spaces set organization_id = ${input.organizationId}, updated_at = ${now}, lifecycle_version = lifecycle_version + 1 where parent_id = any(${`{${collectionIds.join(",")}}`}::uuid[]) returning id, lifecycle_version`,
+    );
     collection.placeAt({ organizationId: input.organizationId, parentId: null, position }, now);
     recordEvent(tx, collectionTransferred, {
       organizationId: input.organizationId,

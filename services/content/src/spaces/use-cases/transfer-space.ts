@@ -55,7 +55,14 @@ export async function transferSpace(em: EntityManager, input: TransferSpaceInput
     recordEvent(tx, spaceTransferred, {
       organizationId: input.organizationId,
       actor: caller,
-      payload: { spaceId: space.id, fromOrganizationId, toOrganizationId: input.organizationId, fromParentId, parentId, lifecycleVersion: space.nextLifecycleVersion() },
+      payload: {
+        spaceId: space.id,
+        fromOrganizationId,
+        toOrganizationId: input.organizationId,
+        fromParentId,
+        parentId,
+        lifecycleVersion: space.nextLifecycleVersion(),
+      },
     });
     return { space, permissions: spacePermissions(await spaceLevel(tx, targetMembership, space), space) };
   });

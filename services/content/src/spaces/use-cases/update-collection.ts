@@ -33,7 +33,8 @@ function validateChanges(input: UpdateCollectionInput): Changes {
   if (fields.has("title")) changes.title = validateCollectionTitle(input.title);
   if (fields.has("description")) changes.description = validateCollectionDescription(input.description);
   if (fields.has("default_level")) {
-    if (input.defaultLevel === undefined) throw AppError.invalidArgument("defaultLevel: must be a role (admin, create, review, edit, comment, read), inherit or null");
+    if (input.defaultLevel === undefined)
+      throw AppError.invalidArgument("defaultLevel: must be a role (admin, create, review, edit, comment, read), inherit or null");
     changes.defaultLevel = input.defaultLevel;
   }
   return changes;
@@ -43,7 +44,12 @@ function validateChanges(input: UpdateCollectionInput): Changes {
 export async function updateCollection(em: EntityManager, input: UpdateCollectionInput, deps: SpaceDeps): Promise<CollectionView> {
   const changes = validateChanges(input);
   const result = await deps.unitOfWork.run(em, async (tx) => {
-    const { collection, membership } = await requireCollectionAccess(tx, deps, { caller: input.caller, collectionId: input.collectionId, need: "admin", lock: true });
+    const { collection, membership } = await requireCollectionAccess(tx, deps, {
+      caller: input.caller,
+      collectionId: input.collectionId,
+      need: "admin",
+      lock: true,
+    });
     const changed: Record<string, { from: unknown; to: unknown }> = {};
     for (const [field, value] of Object.entries(changes) as [keyof Changes, unknown][]) {
       if ((collection[field] ?? null) === value) continue;

@@ -43,7 +43,8 @@ function validateChanges(input: UpdateSpaceInput): Changes {
     changes.editMode = input.editMode;
   }
   if (fields.has("default_level")) {
-    if (input.defaultLevel === undefined) throw AppError.invalidArgument("defaultLevel: must be a role (admin, create, review, edit, comment, read), inherit or null");
+    if (input.defaultLevel === undefined)
+      throw AppError.invalidArgument("defaultLevel: must be a role (admin, create, review, edit, comment, read), inherit or null");
     changes.defaultLevel = input.defaultLevel;
   }
   if (fields.has("visibility")) {

@@ -10,7 +10,10 @@ export const TranslationSettingsSchema = defineEntity({
   name: "TranslationSettings",
   tableName: "translation_settings",
   properties: {
-    id: p.uuid().primary().onCreate(() => crypto.randomUUID()),
+    id: p
+      .uuid()
+      .primary()
+      .onCreate(() => crypto.randomUUID()),
     organizationId: p.uuid(),
     title: p.string().length(TRANSLATION_TITLE_MAX),
     /** BCP 47 tags in canonical case, without duplicates, in the order given. */

@@ -27,7 +27,11 @@ export function translationSettingsServiceImplementation(deps: ContentDeps): Asy
   const em = () => forkEm(deps.orm);
   return {
     listTranslationSettings: async (request) => {
-      const page = await listTranslationSettings(em(), { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page) }, deps);
+      const page = await listTranslationSettings(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page) },
+        deps,
+      );
       return { translationSettings: page.items.map(translationSettingsToProto), page: pageInfo(page) };
     },
 

@@ -6,7 +6,11 @@ import { translationSettingsPermissions, type TranslationSettingsPermissions } f
 import type { AccessDeps } from "../../deps.js";
 
 /** The caller's permissions on the organization's translation settings; non-members get "Organization not found". */
-export async function requireTranslationsAccess(deps: AccessDeps, organizationId: string, caller: CallerInput | undefined): Promise<TranslationSettingsPermissions> {
+export async function requireTranslationsAccess(
+  deps: AccessDeps,
+  organizationId: string,
+  caller: CallerInput | undefined,
+): Promise<TranslationSettingsPermissions> {
   const membership = await requireOrganizationMembership(deps, organizationId, caller);
   return translationSettingsPermissions(membership);
 }

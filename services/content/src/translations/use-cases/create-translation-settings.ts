@@ -16,7 +16,11 @@ export interface CreateTranslationSettingsInput {
   languages: readonly string[];
 }
 
-export async function createTranslationSettings(em: EntityManager, input: CreateTranslationSettingsInput, deps: TranslationDeps): Promise<TranslationSettingsView> {
+export async function createTranslationSettings(
+  em: EntityManager,
+  input: CreateTranslationSettingsInput,
+  deps: TranslationDeps,
+): Promise<TranslationSettingsView> {
   const title = validateTranslationTitle(input.title);
   const languages = validateLanguages(input.languages);
   const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);

@@ -12,7 +12,11 @@ export interface DeleteTranslationSettingsInput {
 }
 
 /** Deletes translation settings; missing ones (or ones the caller cannot see) are "already gone". */
-export async function deleteTranslationSettings(em: EntityManager, input: DeleteTranslationSettingsInput, deps: TranslationDeps): Promise<{ deleted: boolean }> {
+export async function deleteTranslationSettings(
+  em: EntityManager,
+  input: DeleteTranslationSettingsInput,
+  deps: TranslationDeps,
+): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   const permissions = await requireTranslationsAccess(deps, input.organizationId, caller);
   const deleted = await deps.unitOfWork.run(em, async (tx) => {

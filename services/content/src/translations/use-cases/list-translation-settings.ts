@@ -13,7 +13,11 @@ export interface ListTranslationSettingsInput {
 }
 
 /** The organization's translation settings, oldest first; guests see none. */
-export async function listTranslationSettings(em: EntityManager, input: ListTranslationSettingsInput, deps: TranslationDeps): Promise<Page<TranslationSettingsView>> {
+export async function listTranslationSettings(
+  em: EntityManager,
+  input: ListTranslationSettingsInput,
+  deps: TranslationDeps,
+): Promise<Page<TranslationSettingsView>> {
   const permissions = await requireTranslationsAccess(deps, input.organizationId, input.caller);
   const where = permissions.view ? { organizationId: input.organizationId } : { id: { $in: [] } };
   const page = await findPage(em, TranslationSettings, where, { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] }, input.page);

@@ -20,7 +20,11 @@ export interface UpdateTranslationSettingsInput {
 }
 
 /** Changes the fields named in the mask; `languages` replaces the whole list. */
-export async function updateTranslationSettings(em: EntityManager, input: UpdateTranslationSettingsInput, deps: TranslationDeps): Promise<TranslationSettingsView> {
+export async function updateTranslationSettings(
+  em: EntityManager,
+  input: UpdateTranslationSettingsInput,
+  deps: TranslationDeps,
+): Promise<TranslationSettingsView> {
   const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS);
   const title = fields.has("title") ? validateTranslationTitle(input.title) : undefined;
   const languages = fields.has("languages") ? validateLanguages(input.languages) : undefined;

@@ -26,7 +26,13 @@ export async function getMember(em: EntityManager, input: GetMemberInput, deps: 
   if (!callerMember || callerMember.disabled) throw AppError.notFound("Organization");
   if (callerMember.role !== "admin") {
     const organization = await em.findOne(Organization, input.organizationId, { fields: ["sso"] });
-    await assertSsoAllowsToken(em, { organizationId: input.organizationId, organizationSso: organization?.sso ?? false, role: callerMember.role ?? null, tokenId: caller.tokenId, now: deps.clock() });
+    await assertSsoAllowsToken(em, {
+      organizationId: input.organizationId,
+      organizationSso: organization?.sso ?? false,
+      role: callerMember.role ?? null,
+      tokenId: caller.tokenId,
+      now: deps.clock(),
+    });
   }
   const target = members.find((member) => member.user.id === input.userId);
   if (!target || isInstallationPrincipal(target.user)) throw AppError.notFound("Member");

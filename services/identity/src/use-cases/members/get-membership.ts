@@ -14,11 +14,7 @@ export interface GetMembershipInput {
 }
 
 /** A user's role in an organization, for other services' authorization. */
-export async function getMembership(
-  em: EntityManager,
-  input: GetMembershipInput,
-  deps: UseCaseDeps,
-): Promise<{ role: MemberRoleValue; disabled: boolean }> {
+export async function getMembership(em: EntityManager, input: GetMembershipInput, deps: UseCaseDeps): Promise<{ role: MemberRoleValue; disabled: boolean }> {
   if (!isId(input.organizationId) || !isId(input.userId)) throw AppError.notFound("Member");
   const member = await em.findOne(
     Member,
@@ -28,7 +24,13 @@ export async function getMembership(
   if (!member) throw AppError.notFound("Member");
   if (input.tokenId) {
     try {
-      await assertSsoAllowsToken(em, { organizationId: input.organizationId, organizationSso: member.organization.sso, role: member.role ?? null, tokenId: input.tokenId, now: deps.clock() });
+      await assertSsoAllowsToken(em, {
+        organizationId: input.organizationId,
+        organizationSso: member.organization.sso,
+        role: member.role ?? null,
+        tokenId: input.tokenId,
+        now: deps.clock(),
+      });
     } catch {
       throw AppError.notFound("Member");
     }

@@ -28,7 +28,6 @@ export interface ListMembersInput {
 
 const MAX_SEARCH_LENGTH = 255;
 
-
 const SORTS: Record<MemberSortField, (direction: SortDirection) => KeysetSort<Member>> = {
   joinedAt: (direction) => ({ fields: ["joinedAt", "id"], direction, dateFields: ["joinedAt"] }),
   lastSeenAt: (direction) => ({ fields: ["lastSeenAt", "id"], direction, dateFields: ["lastSeenAt"] }),
@@ -50,7 +49,13 @@ export async function listMembers(
   const sortField = input.sort ?? "joinedAt";
   const membership = isId(input.organizationId) ? await findEnabledMembershipSso(em, input.organizationId, caller.userId) : null;
   if (!membership) throw AppError.notFound("Organization");
-  await assertSsoAllowsToken(em, { organizationId: input.organizationId, organizationSso: membership.sso, role: membership.role, tokenId: caller.tokenId, now: deps.clock() });
+  await assertSsoAllowsToken(em, {
+    organizationId: input.organizationId,
+    organizationSso: membership.sso,
+    role: membership.role,
+    tokenId: caller.tokenId,
+    now: deps.clock(),
+  });
   // A guest's permissions say listMembers: false (docs/permissions.md): the list shows them nothing.
   if (!organizationPermissionsFor(membership.role ?? undefined).listMembers) throw AppError.permissionDenied("Guests cannot list the organization's members");
 

@@ -41,7 +41,11 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
     });
     // Leaving the organization is leaving its teams.
     for (const row of await tx.find(TeamMember, { user: input.userId, team: { organization: input.organizationId } }, { fields: ["team"] })) {
-      recordEvent(tx, teamMemberRemoved, { organizationId: input.organizationId, actor: caller, payload: { teamId: idOf(row.team), userId: input.userId, membershipVersion } });
+      recordEvent(tx, teamMemberRemoved, {
+        organizationId: input.organizationId,
+        actor: caller,
+        payload: { teamId: idOf(row.team), userId: input.userId, membershipVersion },
+      });
       tx.remove(row);
     }
     tx.remove(member);
@@ -49,4 +53,3 @@ export async function removeMember(em: EntityManager, input: RemoveMemberInput, 
   });
   return { removed };
 }
-

@@ -18,6 +18,12 @@ export async function getOrganization(em: EntityManager, input: GetOrganizationI
   if (!isId(input.organizationId)) throw AppError.notFound("Organization");
   const membership = await findEnabledMembershipWithOrganization(em, input.organizationId, caller.userId);
   if (!membership) throw AppError.notFound("Organization");
-  await assertSsoAllowsToken(em, { organizationId: input.organizationId, organizationSso: membership.organization.sso, role: membership.role, tokenId: caller.tokenId, now: deps.clock() });
+  await assertSsoAllowsToken(em, {
+    organizationId: input.organizationId,
+    organizationSso: membership.organization.sso,
+    role: membership.role,
+    tokenId: caller.tokenId,
+    now: deps.clock(),
+  });
   return { organization: membership.organization, permissions: organizationPermissionsFor(membership.role) };
 }

@@ -9,17 +9,7 @@ import { organizationUpdated } from "../../events.js";
 import { normalizeEmailDomain, requireCaller, validateTitle } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
-const UPDATABLE_FIELDS = [
-  "title",
-  "email_domains",
-  "hostname",
-  "default_role",
-  "default_content_site_id",
-  "logo_url",
-  "sso",
-  "ai",
-  "invite_links",
-] as const;
+const UPDATABLE_FIELDS = ["title", "email_domains", "hostname", "default_role", "default_content_site_id", "logo_url", "sso", "ai", "invite_links"] as const;
 type UpdatableField = (typeof UPDATABLE_FIELDS)[number];
 
 export interface UpdateOrganizationInput {
@@ -56,7 +46,8 @@ function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationI
     if (hostname !== "") {
       if (hostname.length < 3) throw AppError.invalidArgument("hostname: must be at least 3 characters");
       if (hostname.length > 32) throw AppError.invalidArgument("hostname: must be at most 32 characters");
-      if (!HOSTNAME.test(hostname)) throw AppError.invalidArgument("hostname: must be lowercase letters, digits and hyphens, not starting or ending with a hyphen");
+      if (!HOSTNAME.test(hostname))
+        throw AppError.invalidArgument("hostname: must be lowercase letters, digits and hyphens, not starting or ending with a hyphen");
     }
     changes.hostname = hostname || null;
   }
@@ -83,11 +74,7 @@ function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationI
 }
 
 /** Applies the masked fields; records `organization.updated` with the fields that really changed. */
-export async function updateOrganization(
-  em: EntityManager,
-  input: UpdateOrganizationInput,
-  deps: UseCaseDeps,
-): Promise<OrganizationView> {
+export async function updateOrganization(em: EntityManager, input: UpdateOrganizationInput, deps: UseCaseDeps): Promise<OrganizationView> {
   const caller = requireCaller(input.caller);
   const changes = validateChanges(parseUpdateMask(input.updateMask, UPDATABLE_FIELDS), input);
 

@@ -47,7 +47,14 @@ async function findProvider(em: EntityManager, organizationId: string, providerI
 }
 
 /** Checks the given values and applies them; answers the REST names of what changed. */
-async function applyValues(em: EntityManager, provider: SamlProvider, organizationId: string, values: SamlProviderValues, now: Date, defaultRoleOfOrganization: MemberRoleValue): Promise<string[]> {
+async function applyValues(
+  em: EntityManager,
+  provider: SamlProvider,
+  organizationId: string,
+  values: SamlProviderValues,
+  now: Date,
+  defaultRoleOfOrganization: MemberRoleValue,
+): Promise<string[]> {
   const next: Partial<Record<keyof SamlProviderValues, unknown>> = {};
   if (values.label !== undefined) next.label = checkLabel(values.label);
   if (values.entityId !== undefined) next.entityId = checkEntityId(values.entityId);
@@ -93,7 +100,13 @@ export async function listSamlProviders(
   _deps: UseCaseDeps,
 ): Promise<{ items: SamlProvider[]; nextPageToken: string; totalCount: number }> {
   await requireAdmin(em, input.organizationId, requireCaller(input.caller));
-  return findPage(em, SamlProvider, { organization: input.organizationId }, { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] }, input.page);
+  return findPage(
+    em,
+    SamlProvider,
+    { organization: input.organizationId },
+    { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] },
+    input.page,
+  );
 }
 
 /** Adds a provider (admins only): label, entity ID, https sign-in URL and a valid certificate are required. */
@@ -127,7 +140,11 @@ export async function createSamlProvider(
   });
 }
 
-export async function getSamlProvider(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string; providerId: string }, _deps: UseCaseDeps): Promise<SamlProvider> {
+export async function getSamlProvider(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; organizationId: string; providerId: string },
+  _deps: UseCaseDeps,
+): Promise<SamlProvider> {
   await requireAdmin(em, input.organizationId, requireCaller(input.caller));
   return findProvider(em, input.organizationId, input.providerId);
 }
@@ -163,13 +180,22 @@ export async function updateSamlProvider(
     const provider = await findProvider(tx, input.organizationId, input.providerId);
     const organizationDefault = (member.organization as { defaultRole?: MemberRoleValue }).defaultRole ?? "read";
     const changed = await applyValues(tx, provider, input.organizationId, values, deps.clock(), organizationDefault);
-    if (changed.length > 0) recordEvent(tx, samlProviderUpdated, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id, changedFields: changed } });
+    if (changed.length > 0)
+      recordEvent(tx, samlProviderUpdated, {
+        organizationId: input.organizationId,
+        actor: caller,
+        payload: { providerId: provider.id, changedFields: changed },
+      });
     return provider;
   });
 }
 
 /** Removes a provider (admins only); `deleted` is false when there was none. Tokens issued through it keep their short life. */
-export async function deleteSamlProvider(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string; providerId: string }, deps: UseCaseDeps): Promise<{ deleted: boolean }> {
+export async function deleteSamlProvider(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; organizationId: string; providerId: string },
+  deps: UseCaseDeps,
+): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   return deps.unitOfWork.run(em, async (tx) => {
     await requireAdmin(tx, input.organizationId, caller);
@@ -185,6 +211,10 @@ export async function deleteSamlProvider(em: EntityManager, input: { caller: Cal
 /** The providers a sign-in page of the organization offers (no caller: it is shown before signing in). */
 export async function listSsoProviders(em: EntityManager, input: { organizationId: string }, _deps: UseCaseDeps): Promise<{ id: string; label: string }[]> {
   if (!isId(input.organizationId)) return [];
-  const providers = await em.find(SamlProvider, { organization: input.organizationId }, { orderBy: { createdAt: "asc", id: "asc" }, fields: ["id", "label", "createdAt"] });
+  const providers = await em.find(
+    SamlProvider,
+    { organization: input.organizationId },
+    { orderBy: { createdAt: "asc", id: "asc" }, fields: ["id", "label", "createdAt"] },
+  );
   return providers.map((provider) => ({ id: provider.id, label: provider.label }));
 }

@@ -89,7 +89,11 @@ function samlFor(provider: SamlProvider, service: ServiceProviderAddresses, requ
 }
 
 /** Starts a sign-in: remembers a new AuthnRequest and answers the provider's URL carrying it. */
-export async function startSamlSignIn(em: EntityManager, input: { providerId: string; service: ServiceProviderAddresses | undefined }, deps: UseCaseDeps): Promise<string> {
+export async function startSamlSignIn(
+  em: EntityManager,
+  input: { providerId: string; service: ServiceProviderAddresses | undefined },
+  deps: UseCaseDeps,
+): Promise<string> {
   const service = checkAddresses(input.service);
   return deps.unitOfWork.run(em, async (tx) => {
     const provider = await findProvider(tx, input.providerId);
@@ -123,7 +127,14 @@ function attributeOf(xml: string, element: string, attribute: string): string | 
 function groupsOf(profile: Profile, attribute: string): string[] {
   const raw = profile[attribute];
   const values = Array.isArray(raw) ? raw : raw === undefined ? [] : [raw];
-  return [...new Set(values.filter((value): value is string => typeof value === "string").map((value) => value.trim()).filter(Boolean))].slice(0, MAX_GROUPS);
+  return [
+    ...new Set(
+      values
+        .filter((value): value is string => typeof value === "string")
+        .map((value) => value.trim())
+        .filter(Boolean),
+    ),
+  ].slice(0, MAX_GROUPS);
 }
 
 function displayNameOf(profile: Profile, email: string): string {
@@ -160,7 +171,9 @@ export async function completeSamlSignIn(
     const organizationId = idOf(provider.organization);
     let profile: Profile | null;
     try {
-      ({ profile } = await samlFor(provider, service, issuedRequests(tx, provider, deps.clock)).validatePostResponseAsync({ SAMLResponse: input.samlResponse }));
+      ({ profile } = await samlFor(provider, service, issuedRequests(tx, provider, deps.clock)).validatePostResponseAsync({
+        SAMLResponse: input.samlResponse,
+      }));
     } catch (error) {
       throw AppError.invalidArgument(`SAMLResponse: ${error instanceof Error ? error.message : "is not a valid response"}`);
     }
@@ -193,14 +206,13 @@ export async function completeSamlSignIn(
     const groups = groupsOf(profile, provider.groupsAttribute);
     const teams = await tx.find(Team, {
       organization: organizationId,
-      $or: [
-        ...(provider.defaultTeam ? [{ id: idOf(provider.defaultTeam) }] : []),
-        ...(groups.length > 0 ? [{ title: { $in: groups } }] : []),
-      ],
+      $or: [...(provider.defaultTeam ? [{ id: idOf(provider.defaultTeam) }] : []), ...(groups.length > 0 ? [{ title: { $in: groups } }] : [])],
     });
     // Before the memberships are read: the version's lock orders this change after any concurrent one.
     const membershipVersion = teams.length > 0 ? await nextMembershipVersion(tx, organizationId) : 0;
-    const already = new Set((await tx.find(TeamMember, { user, team: { $in: teams.map((team) => team.id) } }, { fields: ["team"] })).map((row) => idOf(row.team)));
+    const already = new Set(
+      (await tx.find(TeamMember, { user, team: { $in: teams.map((team) => team.id) } }, { fields: ["team"] })).map((row) => idOf(row.team)),
+    );
     const joined: string[] = [];
     for (const team of teams) {
       if (already.has(team.id)) continue;
@@ -215,7 +227,12 @@ export async function completeSamlSignIn(
     }
     recordEvent(tx, userSignedInWithSso, { organizationId, actor, payload: { userId: user.id, providerId: provider.id, joinedTeamIds: joined } });
     const tokenExpiresAt = new Date(deps.clock().getTime() + SSO_TOKEN_TTL_MS);
-    const issued = await createToken(tx, { user, label: `SSO: ${provider.label}`.slice(0, 255), expiresAt: tokenExpiresAt, samlProviderId: provider.id }, deps, actor);
+    const issued = await createToken(
+      tx,
+      { user, label: `SSO: ${provider.label}`.slice(0, 255), expiresAt: tokenExpiresAt, samlProviderId: provider.id },
+      deps,
+      actor,
+    );
     return { user, organizationId, token: issued.secret, tokenExpiresAt };
   });
 }

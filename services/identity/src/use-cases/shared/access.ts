@@ -11,12 +11,9 @@ import { isId } from "./validation.js";
  */
 export async function requireMembership(em: EntityManager, organizationId: string, userId: string, sso?: { tokenId: string | undefined; now: Date }) {
   if (!isId(organizationId)) throw AppError.notFound("Organization");
-  const member = await em.findOne(
-    Member,
-    { organization: organizationId, user: userId, disabled: false },
-    { populate: ["organization"] },
-  );
+  const member = await em.findOne(Member, { organization: organizationId, user: userId, disabled: false }, { populate: ["organization"] });
   if (!member) throw AppError.notFound("Organization");
-  if (sso) await assertSsoAllowsToken(em, { organizationId, organizationSso: member.organization.sso, role: member.role ?? null, tokenId: sso.tokenId, now: sso.now });
+  if (sso)
+    await assertSsoAllowsToken(em, { organizationId, organizationSso: member.organization.sso, role: member.role ?? null, tokenId: sso.tokenId, now: sso.now });
   return member;
 }

@@ -44,7 +44,13 @@ export async function findTokenByHash(em: EntityManager, tokenHash: string): Pro
       where t.token_hash = ${tokenHash}`,
   );
   if (!row) return null;
-  return { tokenId: row.token_id as string, revokedAt: toDateOrNull(row.revoked_at as string | null), expiresAt: toDateOrNull(row.expires_at as string | null), lastUsedAt: toDateOrNull(row.last_used_at as string | null), user: userFromRow(row) };
+  return {
+    tokenId: row.token_id as string,
+    revokedAt: toDateOrNull(row.revoked_at as string | null),
+    expiresAt: toDateOrNull(row.expires_at as string | null),
+    lastUsedAt: toDateOrNull(row.last_used_at as string | null),
+    user: userFromRow(row),
+  };
 }
 
 export interface MembershipWithOrganization {

@@ -35,7 +35,11 @@ export function createMember(
 }
 
 /** The members with how many of the organization's teams each belongs to (one query for the list). */
-export async function withTeamCounts<M extends MemberData>(em: EntityManager, organizationId: string, members: readonly M[]): Promise<(MemberData & { teams: number })[]> {
+export async function withTeamCounts<M extends MemberData>(
+  em: EntityManager,
+  organizationId: string,
+  members: readonly M[],
+): Promise<(MemberData & { teams: number })[]> {
   const userIds = members.map((member) => member.user.id);
   const rows =
     userIds.length === 0

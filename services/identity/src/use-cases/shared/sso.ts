@@ -15,9 +15,12 @@ export async function assertSsoAllowsToken(
 ): Promise<void> {
   if (!input.organizationSso || input.role === "admin" || input.tokenId === undefined) return;
   const [row] = input.tokenId
-    ? await queryRows(em, sql<{ ok: number }>`select 1 as ok from api_tokens t join users u on u.id = t.user_id left join saml_providers p on p.id = t.saml_provider_id
+    ? await queryRows(
+        em,
+        sql<{ ok: number }>`select 1 as ok from api_tokens t join users u on u.id = t.user_id left join saml_providers p on p.id = t.saml_provider_id
           where t.id = ${input.tokenId} and (p.organization_id = ${input.organizationId} or u.integration_installation_id is not null)
-            and t.revoked_at is null and (t.expires_at is null or t.expires_at > ${input.now})`)
+            and t.revoked_at is null and (t.expires_at is null or t.expires_at > ${input.now})`,
+      )
     : [];
   if (!row) throw AppError.notFound("Organization");
 }

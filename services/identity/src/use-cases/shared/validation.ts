@@ -22,7 +22,8 @@ export function normalizeEmail(field: string, value: string): string {
   if (email.length > 320 || !EMAIL.test(email)) throw AppError.invalidArgument(`${field}: must be a valid e-mail address`);
   // Every route by which a person gets a user, a membership or a token names them by e-mail through
   // here: the principals of integration installations stay out of reach of all of them.
-  if (email.endsWith(`@${INSTALLATION_EMAIL_DOMAIN}`)) throw AppError.invalidArgument(`${field}: the domain ${INSTALLATION_EMAIL_DOMAIN} is reserved for integration installations`);
+  if (email.endsWith(`@${INSTALLATION_EMAIL_DOMAIN}`))
+    throw AppError.invalidArgument(`${field}: the domain ${INSTALLATION_EMAIL_DOMAIN} is reserved for integration installations`);
   return email;
 }
 
@@ -38,7 +39,9 @@ export function normalizeEmailDomain(field: string, value: string): string {
 export function validateTitle(field: string, value: string): string {
   const title = value.trim();
   if (title.length < 2) {
-    throw AppError.invalidArgument(value.length >= 2 ? `${field}: must contain at least two non-whitespace characters` : `${field}: must be at least 2 characters`);
+    throw AppError.invalidArgument(
+      value.length >= 2 ? `${field}: must contain at least two non-whitespace characters` : `${field}: must be at least 2 characters`,
+    );
   }
   if (title.length > 255) throw AppError.invalidArgument(`${field}: must be at most 255 characters`);
   return title;

@@ -63,14 +63,22 @@ export async function createTeam(
     recordEvent(tx, teamCreated, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title } });
     for (const userId of new Set(users.values())) {
       tx.create(TeamMember, { team, user: userId, role: "member", addedAt: now });
-      recordEvent(tx, teamMemberAdded, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, userId, role: "member", membershipVersion } });
+      recordEvent(tx, teamMemberAdded, {
+        organizationId: input.organizationId,
+        actor: caller,
+        payload: { teamId: team.id, userId, role: "member", membershipVersion },
+      });
     }
     return { team, members: new Set(users.values()).size, canAdmin: true };
   });
 }
 
 /** One team of the organization. */
-export async function getTeam(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string; teamId: string }, deps: UseCaseDeps): Promise<TeamView> {
+export async function getTeam(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; organizationId: string; teamId: string },
+  deps: UseCaseDeps,
+): Promise<TeamView> {
   const caller = requireCaller(input.caller);
   const member = await requireTeamReader(em, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
   const team = await findTeam(em, input.organizationId, input.teamId);
@@ -88,7 +96,10 @@ export async function updateTeam(
   parseUpdateMask(input.updateMask, ["title"]);
   const title = teamTitle(input.title);
   return deps.unitOfWork.run(em, async (tx) => {
-    const { team, caller: member } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
+    const { team, caller: member } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, {
+      tokenId: caller.tokenId,
+      now: deps.clock(),
+    });
     if (team.title !== title) {
       recordEvent(tx, teamUpdated, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, from: team.title, to: title } });
       team.title = title;
@@ -99,7 +110,11 @@ export async function updateTeam(
 }
 
 /** Deletes a team and its memberships (admins and its owners); `deleted` is false when there was no such team. */
-export async function deleteTeam(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string; teamId: string }, deps: UseCaseDeps): Promise<{ deleted: boolean }> {
+export async function deleteTeam(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; organizationId: string; teamId: string },
+  deps: UseCaseDeps,
+): Promise<{ deleted: boolean }> {
   const caller = requireCaller(input.caller);
   return deps.unitOfWork.run(em, async (tx) => {
     // Guests see no teams: refused before the lookup, so a real team and an invented id answer alike.
@@ -107,11 +122,16 @@ export async function deleteTeam(em: EntityManager, input: { caller: CallerInput
     // Locked until the commit: the same request sent twice at once deletes once, then finds nothing.
     const team = await findOwnedOrNull(tx, Team, { organization: input.organizationId }, input.teamId, { lock: true });
     if (!team) return { deleted: false };
-    if (!canManageTeam(member, await teamRoleOf(tx, team.id, caller.userId))) throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
+    if (!canManageTeam(member, await teamRoleOf(tx, team.id, caller.userId)))
+      throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
     const membershipVersion = await nextMembershipVersion(tx, input.organizationId);
     const memberships = await tx.find(TeamMember, { team }, { fields: ["user"] });
     const userIds = memberships.map((row) => idOf(row.user));
-    recordEvent(tx, teamDeleted, { organizationId: input.organizationId, actor: caller, payload: { teamId: team.id, title: team.title, userIds, membershipVersion } });
+    recordEvent(tx, teamDeleted, {
+      organizationId: input.organizationId,
+      actor: caller,
+      payload: { teamId: team.id, title: team.title, userIds, membershipVersion },
+    });
     await tx.nativeDelete(TeamMember, { team: team.id });
     tx.remove(team);
     return { deleted: true };

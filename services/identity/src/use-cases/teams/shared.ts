@@ -22,7 +22,12 @@ export const MAX_TEAM_USERS = 1000;
  * The caller's enabled membership, for reading teams: members see every team of their
  * organization; guests see none (their membership shows no organization structure).
  */
-export async function requireTeamReader(em: EntityManager, organizationId: string, userId: string, sso?: { tokenId: string | undefined; now: Date }): Promise<Member> {
+export async function requireTeamReader(
+  em: EntityManager,
+  organizationId: string,
+  userId: string,
+  sso?: { tokenId: string | undefined; now: Date },
+): Promise<Member> {
   const member = await requireMembership(em, organizationId, userId, sso);
   if (member.role == null) throw AppError.permissionDenied("Guests cannot see the organization's teams");
   return member;
@@ -53,14 +58,21 @@ export async function requireTeamManager(
 ): Promise<{ team: Team; caller: Member }> {
   const caller = await requireTeamReader(em, organizationId, userId, sso);
   const team = await findTeam(em, organizationId, teamId, { lock: true });
-  if (!canManageTeam(caller, await teamRoleOf(em, team.id, userId))) throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
+  if (!canManageTeam(caller, await teamRoleOf(em, team.id, userId)))
+    throw AppError.permissionDenied("Only admins of the organization and owners of the team can manage it");
   return { team, caller };
 }
 
 /** How many members each team has. */
 export async function memberCounts(em: EntityManager, teamIds: readonly string[]): Promise<Map<string, number>> {
   if (teamIds.length === 0) return new Map();
-  const rows = await queryRows(em, sql<{ team_id: string; members: string }>`select team_id, count(*) as members from team_members where team_id in (${sql.join([...teamIds])}) group by team_id`);
+  const rows = await queryRows(
+    em,
+    sql<{
+      team_id: string;
+      members: string;
+    }>`select team_id, count(*) as members from team_members where team_id in (${sql.join([...teamIds])}) group by team_id`,
+  );
   return new Map(rows.map((row) => [row.team_id, Number(row.members)]));
 }
 
@@ -74,7 +86,10 @@ async function ownedTeamIds(em: EntityManager, teamIds: readonly string[], userI
 /** Teams as views for `caller`: member counts and whether the caller may manage each. */
 export async function teamViews(em: EntityManager, teams: readonly Team[], caller: Pick<Member, "role"> & { userId: string }): Promise<TeamView[]> {
   const ids = teams.map((team) => team.id);
-  const [counts, owned] = await Promise.all([memberCounts(em, ids), caller.role === "admin" || !isId(caller.userId) ? Promise.resolve(new Set<string>()) : ownedTeamIds(em, ids, caller.userId)]);
+  const [counts, owned] = await Promise.all([
+    memberCounts(em, ids),
+    caller.role === "admin" || !isId(caller.userId) ? Promise.resolve(new Set<string>()) : ownedTeamIds(em, ids, caller.userId),
+  ]);
   return teams.map((team) => ({ team, members: counts.get(team.id) ?? 0, canAdmin: caller.role === "admin" || owned.has(team.id) }));
 }
 
@@ -90,7 +105,9 @@ export async function resolveMemberRefs(em: EntityManager, organizationId: strin
   const emails = refs.filter((ref) => !isId(ref)).map((ref: string) => ref.trim().toLowerCase());
   const users = await em.find(User, { $or: [{ id: { $in: ids } }, { email: { $in: emails } }], integrationInstallationId: null }, { fields: ["id", "email"] });
   const members = new Set(
-    (await em.find(MemberEntity, { organization: organizationId, user: { $in: users.map((user) => user.id) } }, { fields: ["user"] })).map((member) => idOf(member.user)),
+    (await em.find(MemberEntity, { organization: organizationId, user: { $in: users.map((user) => user.id) } }, { fields: ["user"] })).map((member) =>
+      idOf(member.user),
+    ),
   );
   const byEmail = new Map(users.map((user) => [user.email, user.id]));
   for (const [index, ref] of refs.entries()) {

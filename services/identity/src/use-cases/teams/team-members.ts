@@ -57,7 +57,13 @@ export async function listTeamMembers(
   const caller = requireCaller(input.caller);
   await requireTeamReader(em, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
   const team = await findTeam(em, input.organizationId, input.teamId);
-  const page = await findPage(em, TeamMember, { team: team.id } as FilterQuery<TeamMember>, { fields: ["addedAt", "id"], direction: "asc", dateFields: ["addedAt"] }, input.page);
+  const page = await findPage(
+    em,
+    TeamMember,
+    { team: team.id } as FilterQuery<TeamMember>,
+    { fields: ["addedAt", "id"], direction: "asc", dateFields: ["addedAt"] },
+    input.page,
+  );
   const members = await em.find(Member, { organization: input.organizationId, user: { $in: page.items.map(userIdOf) } }, { populate: ["user"] });
   const byUser = new Map(members.map((member) => [member.user.id, member]));
   return { ...page, items: page.items.flatMap((row) => (byUser.has(userIdOf(row)) ? [{ member: byUser.get(userIdOf(row))!, role: row.role }] : [])) };
@@ -70,12 +76,20 @@ export async function listTeamMembers(
  */
 export async function updateTeamMembers(
   em: EntityManager,
-  input: { caller: CallerInput | undefined; organizationId: string; teamId: string; add: readonly string[]; remove: readonly string[]; roles: Record<string, TeamRoleValue> },
+  input: {
+    caller: CallerInput | undefined;
+    organizationId: string;
+    teamId: string;
+    add: readonly string[];
+    remove: readonly string[];
+    roles: Record<string, TeamRoleValue>;
+  },
   deps: UseCaseDeps,
 ): Promise<void> {
   const caller = requireCaller(input.caller);
   const roleRefs = Object.keys(input.roles);
-  if (input.add.length + input.remove.length + roleRefs.length > MAX_TEAM_USERS) throw AppError.invalidArgument(`add, remove and memberships: at most ${MAX_TEAM_USERS} users in all`);
+  if (input.add.length + input.remove.length + roleRefs.length > MAX_TEAM_USERS)
+    throw AppError.invalidArgument(`add, remove and memberships: at most ${MAX_TEAM_USERS} users in all`);
   await deps.unitOfWork.run(em, async (tx) => {
     const { team } = await requireTeamManager(tx, input.organizationId, input.teamId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
     // Before the team's rows are read: the version's lock orders this change after any concurrent one.
@@ -158,7 +172,9 @@ export async function listMemberTeams(
     user: input.userId,
     team: { organization: input.organizationId, ...(title ? { title: { $ilike: containsPattern(title) } } : {}) },
   };
-  const page = await findPage(em, TeamMember, where, { fields: ["addedAt", "id"], direction: "asc", dateFields: ["addedAt"] }, input.page, { populate: ["team"] });
+  const page = await findPage(em, TeamMember, where, { fields: ["addedAt", "id"], direction: "asc", dateFields: ["addedAt"] }, input.page, {
+    populate: ["team"],
+  });
   const views = await teamViews(
     em,
     page.items.map((row) => row.team as Team),
@@ -202,9 +218,12 @@ export interface TeamMembershipSnapshot {
  */
 export async function listTeamMemberships(em: EntityManager, input: { organizationId: string }, _deps: UseCaseDeps): Promise<TeamMembershipSnapshot> {
   if (!isId(input.organizationId)) return { memberships: [], teamIds: [], membershipVersion: 0 };
-  const rows = await queryRows(em, sql<{ membership_version: number; team_id: string | null; user_id: string | null }>`select o.membership_version, t.id as team_id, m.user_id
+  const rows = await queryRows(
+    em,
+    sql<{ membership_version: number; team_id: string | null; user_id: string | null }>`select o.membership_version, t.id as team_id, m.user_id
        from organizations o left join teams t on t.organization_id = o.id left join team_members m on m.team_id = t.id
-      where o.id = ${input.organizationId} order by t.id, m.user_id limit ${MAX_LISTED_MEMBERSHIPS + 1}`);
+      where o.id = ${input.organizationId} order by t.id, m.user_id limit ${MAX_LISTED_MEMBERSHIPS + 1}`,
+  );
   if (rows.length > MAX_LISTED_MEMBERSHIPS) throw new AppError("failed_precondition", `organization_id: more than ${MAX_LISTED_MEMBERSHIPS} team memberships`);
   const teamIds = new Set<string>();
   const memberships: { teamId: string; userId: string }[] = [];

@@ -22,11 +22,7 @@ export interface AuthenticatedPrincipal {
  * unique hash index (token and user joined); `lastUsedAt` is written at most once a minute per
  * token, by a conditional update that concurrent requests cannot repeat.
  */
-export async function authenticateToken(
-  em: EntityManager,
-  input: AuthenticateTokenInput,
-  deps: UseCaseDeps,
-): Promise<AuthenticatedPrincipal> {
+export async function authenticateToken(em: EntityManager, input: AuthenticateTokenInput, deps: UseCaseDeps): Promise<AuthenticatedPrincipal> {
   const secret = input.token.trim();
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 256) throw AppError.unauthenticated();
   const token = await findTokenByHash(em, hashTokenSecret(secret));
@@ -35,11 +31,7 @@ export async function authenticateToken(
 
   const staleBefore = new Date(now.getTime() - LAST_USED_WRITE_INTERVAL_MS);
   if (!token.lastUsedAt || token.lastUsedAt <= staleBefore) {
-    await em.nativeUpdate(
-      ApiToken,
-      { id: token.tokenId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: staleBefore } }] },
-      { lastUsedAt: now },
-    );
+    await em.nativeUpdate(ApiToken, { id: token.tokenId, $or: [{ lastUsedAt: null }, { lastUsedAt: { $lte: staleBefore } }] }, { lastUsedAt: now });
   }
   return { user: token.user, tokenId: token.tokenId, expiresAt: token.expiresAt };
 }

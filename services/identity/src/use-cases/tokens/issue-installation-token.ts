@@ -47,7 +47,9 @@ function requiredText(field: string, value: string): string {
 function ttlSecondsOf(value: number): number {
   if (value === 0) return DEFAULT_INSTALLATION_TOKEN_TTL_SECONDS;
   if (!Number.isInteger(value) || value < 1 || value > MAX_INSTALLATION_TOKEN_TTL_SECONDS) {
-    throw AppError.invalidArgument(`ttl_seconds: must be between 1 and ${MAX_INSTALLATION_TOKEN_TTL_SECONDS} (0 for ${DEFAULT_INSTALLATION_TOKEN_TTL_SECONDS})`);
+    throw AppError.invalidArgument(
+      `ttl_seconds: must be between 1 and ${MAX_INSTALLATION_TOKEN_TTL_SECONDS} (0 for ${DEFAULT_INSTALLATION_TOKEN_TTL_SECONDS})`,
+    );
   }
   return value;
 }
@@ -61,7 +63,11 @@ async function findOrCreatePrincipal(tx: EntityManager, input: { installationId:
   if (existing) {
     const changed = updateUserProfile(existing, { displayName: input.title });
     if (Object.keys(changed).length > 0) {
-      recordEvent(tx, userUpdated, { organizationId: null, actor: null, payload: { userId: existing.id, changedFields: Object.keys(changed), changes: changed } });
+      recordEvent(tx, userUpdated, {
+        organizationId: null,
+        actor: null,
+        payload: { userId: existing.id, changedFields: Object.keys(changed), changes: changed },
+      });
     }
     return existing;
   }

@@ -18,6 +18,9 @@ const SWEEP_BATCH = 1000;
  */
 export async function sweepExpiredTokens(em: EntityManager, deps: Pick<UseCaseDeps, "clock">): Promise<boolean> {
   const before = new Date(deps.clock().getTime() - EXPIRED_TOKEN_RETENTION_MS);
-  const deleted = await executeStatement(em, sql`delete from api_tokens where id in (select id from api_tokens where expires_at < ${before} limit ${SWEEP_BATCH})`);
+  const deleted = await executeStatement(
+    em,
+    sql`delete from api_tokens where id in (select id from api_tokens where expires_at < ${before} limit ${SWEEP_BATCH})`,
+  );
   return deleted === SWEEP_BATCH;
 }

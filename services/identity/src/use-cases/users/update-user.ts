@@ -34,7 +34,8 @@ export async function updateUser(em: EntityManager, input: UpdateUserInput, deps
     const user = await requireVisibleUser(tx, caller.userId, input.userId);
     if (user.id !== caller.userId) throw AppError.permissionDenied("update another user's profile");
     // Its name is its integration's title, set at each token issue: a script must not pass for another.
-    if (isInstallationPrincipal(user)) throw AppError.permissionDenied("An integration installation cannot change its profile: its name is its integration's title");
+    if (isInstallationPrincipal(user))
+      throw AppError.permissionDenied("An integration installation cannot change its profile: its name is its integration's title");
     const changed = updateUserProfile(user, changes);
     if (Object.keys(changed).length > 0) {
       recordEvent(tx, userUpdated, {

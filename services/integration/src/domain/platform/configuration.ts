@@ -73,9 +73,11 @@ function checkAgainstGitBook(value: PlainObject): void {
 function checkLimits(target: ConfigurationTarget, schema: ConfigurationSchema): void {
   const at = `configurations.${target}`;
   const names = Object.keys(schema.properties);
-  if (names.length > CONFIGURATION_MAX_PROPERTIES) throw AppError.invalidArgument(`${at}.properties: must declare at most ${CONFIGURATION_MAX_PROPERTIES} properties`);
+  if (names.length > CONFIGURATION_MAX_PROPERTIES)
+    throw AppError.invalidArgument(`${at}.properties: must declare at most ${CONFIGURATION_MAX_PROPERTIES} properties`);
   for (const name of names) {
-    if (!CONFIGURATION_PROPERTY_NAME.test(name)) throw AppError.invalidArgument(`${at}.properties: ${JSON.stringify(name)} must be 1 to 64 letters, digits, "_" or "-"`);
+    if (!CONFIGURATION_PROPERTY_NAME.test(name))
+      throw AppError.invalidArgument(`${at}.properties: ${JSON.stringify(name)} must be 1 to 64 letters, digits, "_" or "-"`);
     const property = schema.properties[name]!;
     if (property.type === "string" && property.enum && property.default !== undefined && !property.enum.includes(property.default)) {
       throw AppError.invalidArgument(`${at}.properties.${name}.default: must be one of its enum`);
@@ -94,7 +96,8 @@ function checkLimits(target: ConfigurationTarget, schema: ConfigurationSchema): 
 export function checkDeclaredConfigurations(value: unknown): DeclaredConfigurations {
   if (!isObject(value)) throw AppError.invalidArgument("configurations: must be an object");
   for (const key of Object.keys(value)) {
-    if (!(TARGETS as readonly string[]).includes(key)) throw AppError.invalidArgument(`configurations.${key}: is not a configuration target (account, space or site)`);
+    if (!(TARGETS as readonly string[]).includes(key))
+      throw AppError.invalidArgument(`configurations.${key}: is not a configuration target (account, space or site)`);
   }
   checkAgainstGitBook(value);
   const declarations = value as DeclaredConfigurations;
@@ -156,7 +159,9 @@ export function checkInstallationConfiguration(
   for (const [name, value] of Object.entries(configuration)) {
     const property = Object.hasOwn(properties, name) ? properties[name] : undefined;
     if (!property) {
-      throw AppError.invalidArgument(`configuration.${name}: is not a declared property${declaration ? "" : ` (the integration declares no ${target} configuration)`}`);
+      throw AppError.invalidArgument(
+        `configuration.${name}: is not a declared property${declaration ? "" : ` (the integration declares no ${target} configuration)`}`,
+      );
     }
     if (!holds(property, value)) throw AppError.invalidArgument(`configuration.${name}: must be a ${property.type}`);
     if (property.type === "string" && property.enum && !property.enum.includes(value as string)) {

@@ -181,9 +181,11 @@ function event<E extends GitBookEvent>(type: E["type"], input: Input<E>): E {
 export const installationSetupEvent = (input: Input<InstallationSetupEvent>) => event<InstallationSetupEvent>("installation_setup", input);
 export const installationDeletedEvent = (input: Input<InstallationDeletedEvent>) => event<InstallationDeletedEvent>("installation_deleted", input);
 export const spaceInstallationSetupEvent = (input: Input<SpaceInstallationSetupEvent>) => event<SpaceInstallationSetupEvent>("space_installation_setup", input);
-export const spaceInstallationDeletedEvent = (input: Input<SpaceInstallationDeletedEvent>) => event<SpaceInstallationDeletedEvent>("space_installation_deleted", input);
+export const spaceInstallationDeletedEvent = (input: Input<SpaceInstallationDeletedEvent>) =>
+  event<SpaceInstallationDeletedEvent>("space_installation_deleted", input);
 export const siteInstallationSetupEvent = (input: Input<SiteInstallationSetupEvent>) => event<SiteInstallationSetupEvent>("site_installation_setup", input);
-export const siteInstallationDeletedEvent = (input: Input<SiteInstallationDeletedEvent>) => event<SiteInstallationDeletedEvent>("site_installation_deleted", input);
+export const siteInstallationDeletedEvent = (input: Input<SiteInstallationDeletedEvent>) =>
+  event<SiteInstallationDeletedEvent>("site_installation_deleted", input);
 export const spaceContentUpdatedEvent = (input: Input<SpaceContentUpdatedEvent>) => event<SpaceContentUpdatedEvent>("space_content_updated", input);
 export const spaceVisibilityUpdatedEvent = (input: Input<SpaceVisibilityUpdatedEvent>) => event<SpaceVisibilityUpdatedEvent>("space_visibility_updated", input);
 export const siteViewEvent = (input: Input<SiteViewEvent>) => event<SiteViewEvent>("site_view", input);

@@ -85,7 +85,9 @@ const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${t
 
 /** The rule of an enumeration: its values when they are few enough to read. */
 function oneOfValues(values: unknown[]): string {
-  return values.length > 0 && values.length <= 8 ? `must be one of ${values.map((value) => JSON.stringify(value)).join(", ")}` : "must be equal to one of the allowed values";
+  return values.length > 0 && values.length <= 8
+    ? `must be one of ${values.map((value) => JSON.stringify(value)).join(", ")}`
+    : "must be equal to one of the allowed values";
 }
 
 /** One ajv error as a path and a rule. */

@@ -45,7 +45,13 @@ function parseSignature(header: string): { timestamp: number; signatures: Buffer
  * Whether `header` signs `body` with `secret` and was made within `toleranceSeconds` of `now`
  * (either way, so a clock ahead of the receiver's does not open a longer replay window).
  */
-export function verifyDispatchSignature(header: string | null | undefined, body: Uint8Array | string, secret: string, now: Date, toleranceSeconds = 300): boolean {
+export function verifyDispatchSignature(
+  header: string | null | undefined,
+  body: Uint8Array | string,
+  secret: string,
+  now: Date,
+  toleranceSeconds = 300,
+): boolean {
   if (!header) return false;
   const parsed = parseSignature(header);
   if (!parsed) return false;

@@ -34,38 +34,42 @@ export async function installIntegration(
   const existing = await em.findOne(Installation, { integrationId: integration.id, organizationId: input.organizationId });
   if (existing) return { integration, installation: existing, created: false };
 
-  const { value: installation, created } = await createOrFindWinner(() => deps.unitOfWork.run(em, async (tx) => {
-    const now = deps.clock();
-    const status = statusFor(missesRequired(integration, "account", {}));
-    const created = tx.create(Installation, {
-      id: randomUUID(),
-      integrationId: integration.id,
-      organizationId: input.organizationId,
-      status,
-      configuration: {},
-      externalIds: [],
-      spaceSelection: "selected",
-      siteSelection: "selected",
-      signingSecret: newSigningSecret(),
-      createdAt: now,
-      updatedAt: now,
-    });
-    recordEvent(tx, installationCreated, {
-      organizationId: input.organizationId,
-      actor: caller,
-      payload: { installationId: created.id, integrationName: integration.name, status },
-    });
-    recordDelivery(tx, deps, {
-      integrationId: integration.id,
-      installationId: created.id,
-      organizationId: input.organizationId,
-      targetInstallationId: null,
-      type: "installation_setup",
-      payload: (eventId) => installationSetupEvent({ eventId, installationId: created.id, status }),
-      sourceKey: `installation.created:${created.id}`,
-    });
-    return created;
-  }), () => em.fork().findOne(Installation, { integrationId: integration.id, organizationId: input.organizationId }));
+  const { value: installation, created } = await createOrFindWinner(
+    () =>
+      deps.unitOfWork.run(em, async (tx) => {
+        const now = deps.clock();
+        const status = statusFor(missesRequired(integration, "account", {}));
+        const created = tx.create(Installation, {
+          id: randomUUID(),
+          integrationId: integration.id,
+          organizationId: input.organizationId,
+          status,
+          configuration: {},
+          externalIds: [],
+          spaceSelection: "selected",
+          siteSelection: "selected",
+          signingSecret: newSigningSecret(),
+          createdAt: now,
+          updatedAt: now,
+        });
+        recordEvent(tx, installationCreated, {
+          organizationId: input.organizationId,
+          actor: caller,
+          payload: { installationId: created.id, integrationName: integration.name, status },
+        });
+        recordDelivery(tx, deps, {
+          integrationId: integration.id,
+          installationId: created.id,
+          organizationId: input.organizationId,
+          targetInstallationId: null,
+          type: "installation_setup",
+          payload: (eventId) => installationSetupEvent({ eventId, installationId: created.id, status }),
+          sourceKey: `installation.created:${created.id}`,
+        });
+        return created;
+      }),
+    () => em.fork().findOne(Installation, { integrationId: integration.id, organizationId: input.organizationId }),
+  );
   if (created) wakeDelivery(deps);
   return { integration, installation, created };
 }

@@ -12,7 +12,11 @@ import { revokeInstallationTokens } from "../shared/tokens.js";
  * Uninstalls an integration from an organization with its space and site installations; its
  * tokens are revoked and the integration hears `installation_deleted`. False when there was none.
  */
-export async function uninstall(em: EntityManager, input: { caller: CallerInput | undefined; name: string; installationId: string }, deps: UseCaseDeps): Promise<boolean> {
+export async function uninstall(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; name: string; installationId: string },
+  deps: UseCaseDeps,
+): Promise<boolean> {
   const caller = requireCaller(input.caller);
   let found;
   try {

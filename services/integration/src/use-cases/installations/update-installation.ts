@@ -30,7 +30,11 @@ export interface UpdateInstallationInput {
  * account configuration (400 naming the property) and settles the status; the integration hears
  * `installation_setup` with the previous status and configuration.
  */
-export async function updateInstallation(em: EntityManager, input: UpdateInstallationInput, deps: UseCaseDeps): Promise<{ integration: Integration; installation: Installation }> {
+export async function updateInstallation(
+  em: EntityManager,
+  input: UpdateInstallationInput,
+  deps: UseCaseDeps,
+): Promise<{ integration: Integration; installation: Installation }> {
   const caller = requireCaller(input.caller);
   const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
   const newConfiguration = fields.has("configuration_json") ? parseJsonObject("configuration", input.configurationJson) : undefined;

@@ -16,12 +16,15 @@ const TRACE_MAX_LINES = 500;
  * installation's events go out one at a time, in the order they were recorded).
  */
 async function readyEvents(em: EntityManager, now: Date, limit: number): Promise<IntegrationEventRecord[]> {
-  const rows = await queryRows(em, sql<{ id: string }>`select e.id from integration_events e
+  const rows = await queryRows(
+    em,
+    sql<{ id: string }>`select e.id from integration_events e
       where e.state = 'pending' and e.next_attempt_at <= ${now}
         and not exists (select 1 from integration_events earlier
                          where earlier.installation_id = e.installation_id and earlier.state = 'pending' and earlier.sequence < e.sequence)
       order by e.sequence
-      limit ${limit}`);
+      limit ${limit}`,
+  );
   if (rows.length === 0) return [];
   return em.find(IntegrationEventRecord, { id: { $in: rows.map((row) => row.id) } }, { orderBy: { sequence: "asc" } });
 }
@@ -49,7 +52,9 @@ interface BatchContext {
 }
 
 async function batchContext(em: EntityManager, events: readonly IntegrationEventRecord[]): Promise<BatchContext> {
-  const ids = (pick: (event: IntegrationEventRecord) => string | null | undefined) => [...new Set(events.map(pick).filter((id): id is string => typeof id === "string"))];
+  const ids = (pick: (event: IntegrationEventRecord) => string | null | undefined) => [
+    ...new Set(events.map(pick).filter((id): id is string => typeof id === "string")),
+  ];
   const integrations = await em.find(Integration, { id: { $in: ids((event) => event.integrationId) } });
   const installations = await em.find(Installation, { id: { $in: ids((event) => event.installationId) } });
   const targets = await em.find(TargetInstallation, { id: { $in: ids((event) => event.targetInstallationId) } });
@@ -72,7 +77,12 @@ async function attempt(deps: UseCaseDeps, event: IntegrationEventRecord, context
   const target = event.targetInstallationId ? (context.targets.get(event.targetInstallationId) ?? null) : null;
   let environment: Record<string, unknown>;
   try {
-    environment = await buildEnvironment(deps, deps.tokens, { integration, installation, target, spaceCount: installation ? (context.spaceCounts.get(installation.id) ?? 0) : 0 });
+    environment = await buildEnvironment(deps, deps.tokens, {
+      integration,
+      installation,
+      target,
+      spaceCount: installation ? (context.spaceCounts.get(installation.id) ?? 0) : 0,
+    });
   } catch (error) {
     deps.logger.warn("could not prepare an integration event's environment; will retry", { eventId: event.id, err: error });
     return { outcome: "retry", trace: [{ level: "warn", message: "Imprint could not prepare the call (an API token); retrying", timestamp: at() }] };

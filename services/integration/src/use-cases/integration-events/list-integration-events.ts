@@ -14,5 +14,12 @@ export async function listIntegrationEvents(
   deps: UseCaseDeps,
 ): Promise<Page<IntegrationEventRecord>> {
   const integration = await findOwnedIntegration(em, deps, requireCaller(input.caller), input.name, "read its events");
-  return findPage(em, IntegrationEventRecord, { integrationId: integration.id, state: { $in: ["success", "failed"] } }, { fields: ["createdAt", "id"], direction: "desc" }, input.page, {});
+  return findPage(
+    em,
+    IntegrationEventRecord,
+    { integrationId: integration.id, state: { $in: ["success", "failed"] } },
+    { fields: ["createdAt", "id"], direction: "desc" },
+    input.page,
+    {},
+  );
 }

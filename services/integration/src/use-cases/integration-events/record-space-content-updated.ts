@@ -35,7 +35,14 @@ export async function recordSpaceContentUpdated(
     recordDelivery(em, deps, {
       ...recipient,
       type: "space_content_updated",
-      payload: (eventId) => spaceContentUpdatedEvent({ eventId, installationId: recipient.installationId, spaceId: input.spaceId, revisionId: input.revisionId, updatedBy: users as never }),
+      payload: (eventId) =>
+        spaceContentUpdatedEvent({
+          eventId,
+          installationId: recipient.installationId,
+          spaceId: input.spaceId,
+          revisionId: input.revisionId,
+          updatedBy: users as never,
+        }),
       sourceKey: `${input.sourceEventId}:${recipient.installationId}`,
     });
   }

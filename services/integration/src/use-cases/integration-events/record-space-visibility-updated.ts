@@ -16,7 +16,13 @@ export async function recordSpaceVisibilityUpdated(
       ...recipient,
       type: "space_visibility_updated",
       payload: (eventId) =>
-        spaceVisibilityUpdatedEvent({ eventId, installationId: recipient.installationId, spaceId: input.spaceId, previousVisibility: input.previousVisibility, visibility: input.visibility } as never),
+        spaceVisibilityUpdatedEvent({
+          eventId,
+          installationId: recipient.installationId,
+          spaceId: input.spaceId,
+          previousVisibility: input.previousVisibility,
+          visibility: input.visibility,
+        } as never),
       sourceKey: `${input.sourceEventId}:${recipient.installationId}`,
     });
   }

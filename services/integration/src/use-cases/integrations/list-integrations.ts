@@ -50,7 +50,11 @@ export async function listIntegrations(
   const cursor = readPageRequest(input.page, "name:asc", ["string"]);
   const { organizations } = await deps.identity.organizations.listOrganizations({ caller: callerMessage(caller), page: { pageToken: "", pageSize: 1000 } });
   const memberOf = organizations.map((organization) => organization.id);
-  const visible = await em.find(Integration, { $or: [{ visibility: "public" }, { ownerOrganizationId: { $in: memberOf } }] }, { orderBy: { name: "asc" }, exclude: ["script", "secretsCiphertext"] as never });
+  const visible = await em.find(
+    Integration,
+    { $or: [{ visibility: "public" }, { ownerOrganizationId: { $in: memberOf } }] },
+    { orderBy: { name: "asc" }, exclude: ["script", "secretsCiphertext"] as never },
+  );
   const page = pageOfSorted(
     visible.filter((integration) => matches(integration, input.filters)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
     (integration) => [integration.name],
@@ -60,5 +64,8 @@ export async function listIntegrations(
   for (const ownerId of new Set(page.items.map((integration) => integration.ownerOrganizationId))) {
     standings.set(ownerId, memberOf.includes(ownerId) ? await organizationStanding(deps, caller, ownerId) : { member: false, admin: false });
   }
-  return { ...page, items: page.items.map((integration) => ({ integration, owner: standings.get(integration.ownerOrganizationId) ?? { member: false, admin: false } })) };
+  return {
+    ...page,
+    items: page.items.map((integration) => ({ integration, owner: standings.get(integration.ownerOrganizationId) ?? { member: false, admin: false } })),
+  };
 }

@@ -67,59 +67,74 @@ export async function publishIntegration(em: EntityManager, input: PublishIntegr
   });
   const configurations = checkDeclaredConfigurations(parseJsonField<unknown>("configurations", input.configurationsJson, {}));
   const iconType = input.icon ? imageType("icon", input.icon, ICON_MAX_BYTES) : null;
-  if (input.previewImages && input.previewImages.length > LIMITS.previewImages) throw AppError.invalidArgument(`previewImages: must have at most ${LIMITS.previewImages} images`);
+  if (input.previewImages && input.previewImages.length > LIMITS.previewImages)
+    throw AppError.invalidArgument(`previewImages: must have at most ${LIMITS.previewImages} images`);
   const previewTypes = input.previewImages?.map((image, index) => imageType(`previewImages[${index}]`, image, PREVIEW_MAX_BYTES)) ?? null;
 
   // Published twice at once, the first publication creates the integration and the other is its next version.
-  return againIfLostInsertRace(() => deps.unitOfWork.run(em, async (tx) => {
-    const now = deps.clock();
-    let integration = await tx.findOne(Integration, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    if (integration && integration.ownerOrganizationId !== organizationId) {
-      throw new AppError("already_exists", `integrationName: ${name} is published by another organization`);
-    }
-    if (!integration) {
-      integration = tx.create(Integration, {
-        id: randomUUID(),
-        name,
-        ownerOrganizationId: organizationId,
-        version: 0,
-        signingSecret: newSigningSecret(),
-        previewAssetIds: [],
-        secretNames: [],
-        secretsCiphertext: null,
-        iconAssetId: null,
-        devTunnelUrl: null,
-        devAll: false,
-        createdAt: now,
-        updatedAt: now,
-        ...declaration,
-        ...parts,
-        configurations,
-        script,
+  return againIfLostInsertRace(() =>
+    deps.unitOfWork.run(em, async (tx) => {
+      const now = deps.clock();
+      let integration = await tx.findOne(Integration, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (integration && integration.ownerOrganizationId !== organizationId) {
+        throw new AppError("already_exists", `integrationName: ${name} is published by another organization`);
+      }
+      if (!integration) {
+        integration = tx.create(Integration, {
+          id: randomUUID(),
+          name,
+          ownerOrganizationId: organizationId,
+          version: 0,
+          signingSecret: newSigningSecret(),
+          previewAssetIds: [],
+          secretNames: [],
+          secretsCiphertext: null,
+          iconAssetId: null,
+          devTunnelUrl: null,
+          devAll: false,
+          createdAt: now,
+          updatedAt: now,
+          ...declaration,
+          ...parts,
+          configurations,
+          script,
+        });
+      }
+      Object.assign(integration, declaration, parts, { configurations, script, updatedAt: now, version: integration.version + 1 });
+      if (Object.keys(secrets).length > 0) {
+        integration.secretsCiphertext = deps.secrets.seal(integration.id, secrets);
+        integration.secretNames = Object.keys(secrets).sort();
+      }
+      if (input.icon && iconType) {
+        if (integration.iconAssetId) tx.remove(tx.getReference(IntegrationAsset, integration.iconAssetId));
+        const icon = tx.create(IntegrationAsset, {
+          id: randomUUID(),
+          integrationId: integration.id,
+          contentType: iconType,
+          content: Buffer.from(input.icon),
+          createdAt: now,
+        });
+        integration.iconAssetId = icon.id;
+      }
+      if (input.previewImages && previewTypes) {
+        for (const id of integration.previewAssetIds) tx.remove(tx.getReference(IntegrationAsset, id));
+        integration.previewAssetIds = input.previewImages.map((image, index) => {
+          const asset = tx.create(IntegrationAsset, {
+            id: randomUUID(),
+            integrationId: integration.id,
+            contentType: previewTypes[index] ?? "image/png",
+            content: Buffer.from(image),
+            createdAt: now,
+          });
+          return asset.id;
+        });
+      }
+      recordEvent(tx, integrationPublished, {
+        organizationId,
+        actor: caller,
+        payload: { integrationId: integration.id, name, version: integration.version, ownerOrganizationId: organizationId },
       });
-    }
-    Object.assign(integration, declaration, parts, { configurations, script, updatedAt: now, version: integration.version + 1 });
-    if (Object.keys(secrets).length > 0) {
-      integration.secretsCiphertext = deps.secrets.seal(integration.id, secrets);
-      integration.secretNames = Object.keys(secrets).sort();
-    }
-    if (input.icon && iconType) {
-      if (integration.iconAssetId) tx.remove(tx.getReference(IntegrationAsset, integration.iconAssetId));
-      const icon = tx.create(IntegrationAsset, { id: randomUUID(), integrationId: integration.id, contentType: iconType, content: Buffer.from(input.icon), createdAt: now });
-      integration.iconAssetId = icon.id;
-    }
-    if (input.previewImages && previewTypes) {
-      for (const id of integration.previewAssetIds) tx.remove(tx.getReference(IntegrationAsset, id));
-      integration.previewAssetIds = input.previewImages.map((image, index) => {
-        const asset = tx.create(IntegrationAsset, { id: randomUUID(), integrationId: integration.id, contentType: previewTypes[index] ?? "image/png", content: Buffer.from(image), createdAt: now });
-        return asset.id;
-      });
-    }
-    recordEvent(tx, integrationPublished, {
-      organizationId,
-      actor: caller,
-      payload: { integrationId: integration.id, name, version: integration.version, ownerOrganizationId: organizationId },
-    });
-    return integration;
-  }));
+      return integration;
+    }),
+  );
 }

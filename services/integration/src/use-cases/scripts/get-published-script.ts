@@ -14,7 +14,11 @@ import { failedAnswer, SCRIPT_INJECT_SCOPE, servedAnswer, type HttpAnswer } from
  * served with the integration's Content-Security-Policy. Only for installations on that site of
  * integrations with the `site:script:inject` scope.
  */
-export async function getPublishedScript(em: EntityManager, input: { name: string; installationId: string; siteId: string }, deps: UseCaseDeps): Promise<HttpAnswer> {
+export async function getPublishedScript(
+  em: EntityManager,
+  input: { name: string; installationId: string; siteId: string },
+  deps: UseCaseDeps,
+): Promise<HttpAnswer> {
   const integration = isIntegrationName(input.name) ? await em.findOne(Integration, { name: input.name }) : null;
   const ids = isId(input.installationId) && isId(input.siteId);
   const installation = integration && ids ? await em.findOne(Installation, { id: input.installationId, integrationId: integration.id }) : null;
@@ -25,6 +29,13 @@ export async function getPublishedScript(em: EntityManager, input: { name: strin
   const counts = await spaceCounts(em, [installation]);
   const environment = await buildEnvironment(deps, deps.tokens, { integration, installation, target, spaceCount: counts.get(installation.id) ?? 0 });
   const answer = await deps.scripts.call({ integration, organizationId: installation.organizationId, event, environment });
-  if (!answer.ok) return failedAnswer(em, deps, { id: eventId, integration, installation, targetInstallationId: target.id, type: "fetch_published_script", payload: event }, answer.reason, answer.logs);
+  if (!answer.ok)
+    return failedAnswer(
+      em,
+      deps,
+      { id: eventId, integration, installation, targetInstallationId: target.id, type: "fetch_published_script", payload: event },
+      answer.reason,
+      answer.logs,
+    );
   return servedAnswer(integration, answer);
 }

@@ -26,7 +26,8 @@ export interface InstallationRequestInput {
  */
 export async function handleInstallationRequest(em: EntityManager, input: InstallationRequestInput, deps: UseCaseDeps): Promise<HttpAnswer> {
   const integration = isIntegrationName(input.name) ? await em.findOne(Integration, { name: input.name }) : null;
-  const installation = integration && isId(input.installationId) ? await em.findOne(Installation, { id: input.installationId, integrationId: integration.id }) : null;
+  const installation =
+    integration && isId(input.installationId) ? await em.findOne(Installation, { id: input.installationId, integrationId: integration.id }) : null;
   if (!integration || !installation) throw AppError.notFound("Installation");
   const method = fetchMethodOf(input.method);
   if (!method) throw new AppError("method_not_allowed", `${input.method} is not forwarded to integrations (GET, POST, PUT and DELETE are)`);
@@ -36,7 +37,13 @@ export async function handleInstallationRequest(em: EntityManager, input: Instal
   const event = fetchEvent({ eventId, installationId: installation.id, request: { url, method, headers: input.headers } });
   const counts = await spaceCounts(em, [installation]);
   const environment = await buildEnvironment(deps, deps.tokens, { integration, installation, target: null, spaceCount: counts.get(installation.id) ?? 0 });
-  const answer = await deps.scripts.call({ integration, organizationId: installation.organizationId, event, environment, fetchBody: new TextDecoder().decode(input.body) });
+  const answer = await deps.scripts.call({
+    integration,
+    organizationId: installation.organizationId,
+    event,
+    environment,
+    fetchBody: new TextDecoder().decode(input.body),
+  });
   const failure = { id: eventId, integration, installation, targetInstallationId: null, type: "fetch", payload: event };
   if (!answer.ok) return failedAnswer(em, deps, failure, answer.reason, answer.logs);
   return servedAnswer(integration, answer);

@@ -70,7 +70,12 @@ export async function renderIntegrationUI(em: EntityManager, input: RenderInput,
     ...(action ? { action } : {}),
     auth: { userId: caller.userId },
   });
-  const environment = await buildEnvironment(deps, deps.tokens, { integration, installation: place.installation, target: place.target, spaceCount: place.spaceCount });
+  const environment = await buildEnvironment(deps, deps.tokens, {
+    integration,
+    installation: place.installation,
+    target: place.target,
+    spaceCount: place.spaceCount,
+  });
   const answer = await deps.scripts.call({ integration, organizationId: place.organizationId, event, environment });
 
   const fail = async (reason: string, code: "upstream_failed" | "not_found" = "upstream_failed"): Promise<never> => {

@@ -62,7 +62,11 @@ export function targetInstallationObject(integration: Integration, target: Targe
     status: target.status,
     configuration: target.configuration,
     externalIds: target.externalIds,
-    urls: { location: `${urls.location}/${target.kind}s/${target.targetId}`, publicEndpoint: urls.publicEndpoint, publicContentEndpoint: urls.publicContentEndpoint },
+    urls: {
+      location: `${urls.location}/${target.kind}s/${target.targetId}`,
+      publicEndpoint: urls.publicEndpoint,
+      publicContentEndpoint: urls.publicContentEndpoint,
+    },
     [target.kind]: target.targetId,
   };
 }
@@ -76,7 +80,11 @@ export interface EnvironmentInput {
 }
 
 /** The environment of a script call: objects, secrets, signing secrets and API tokens. */
-export async function buildEnvironment(deps: Pick<UseCaseDeps, "secrets" | "settings">, tokens: InstallationTokens, input: EnvironmentInput): Promise<Record<string, unknown>> {
+export async function buildEnvironment(
+  deps: Pick<UseCaseDeps, "secrets" | "settings">,
+  tokens: InstallationTokens,
+  input: EnvironmentInput,
+): Promise<Record<string, unknown>> {
   const { integration, installation, target } = input;
   const publicUrl = deps.settings.publicUrl;
   const integrationToken = await tokens.tokenFor({ id: integration.id, organizationId: integration.ownerOrganizationId, integration });

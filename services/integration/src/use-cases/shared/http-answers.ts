@@ -28,7 +28,14 @@ export function servedAnswer(integration: Integration, answer: HttpAnswer): Http
 export async function failedAnswer(
   em: EntityManager,
   deps: UseCaseDeps,
-  event: { id: string; integration: Integration; installation: Installation | null; targetInstallationId: string | null; type: string; payload: Record<string, unknown> },
+  event: {
+    id: string;
+    integration: Integration;
+    installation: Installation | null;
+    targetInstallationId: string | null;
+    type: string;
+    payload: Record<string, unknown>;
+  },
   reason: string,
   logs: Parameters<typeof traceWithReason>[0],
 ): Promise<HttpAnswer> {
@@ -43,6 +50,9 @@ export async function failedAnswer(
     state: "failed",
     trace: traceWithReason(logs, reason, deps.clock()),
   });
-  return { status: 502, headers: [["content-type", "application/json"]], body: new TextEncoder().encode(JSON.stringify({ error: { code: 502, message: reason } })) };
+  return {
+    status: 502,
+    headers: [["content-type", "application/json"]],
+    body: new TextEncoder().encode(JSON.stringify({ error: { code: 502, message: reason } })),
+  };
 }
-

@@ -74,7 +74,12 @@ function storedColumns(meta: EntityMetadata): string[] {
  * The organization's installation of the integration, with its installation on `spaceId` and its
  * space count, in one round trip: a render or a request pays one query for its place, not three.
  */
-export async function findInstallationPlace(em: EntityManager, integrationId: string, organizationId: string, spaceId?: string): Promise<InstallationPlace | null> {
+export async function findInstallationPlace(
+  em: EntityManager,
+  integrationId: string,
+  organizationId: string,
+  spaceId?: string,
+): Promise<InstallationPlace | null> {
   const installationColumns = storedColumns(em.getMetadata(Installation));
   const targetColumns = storedColumns(em.getMetadata(TargetInstallation));
   const columns = [
@@ -92,6 +97,9 @@ export async function findInstallationPlace(em: EntityManager, integrationId: st
   const row = rows[0];
   if (!row) return null;
   const installation = em.map(Installation, Object.fromEntries(installationColumns.map((column) => [column, row[column]])));
-  const target = row.target_id === null || row.target_id === undefined ? null : em.map(TargetInstallation, Object.fromEntries(targetColumns.map((column) => [column, row[`target_${column}`]])));
+  const target =
+    row.target_id === null || row.target_id === undefined
+      ? null
+      : em.map(TargetInstallation, Object.fromEntries(targetColumns.map((column) => [column, row[`target_${column}`]])));
   return { installation, target, spaceCount: Number(row.space_count) };
 }

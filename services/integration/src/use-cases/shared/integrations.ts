@@ -14,7 +14,12 @@ export interface VisibleIntegration {
  * The integration by name, when the caller may see it: public and unlisted ones to anyone signed
  * in, private ones to members of the owner organization; otherwise not_found, as if it did not exist.
  */
-export async function findVisibleIntegration(em: EntityManager, deps: Pick<UseCaseDeps, "memberships">, caller: CallerInput, name: string): Promise<VisibleIntegration> {
+export async function findVisibleIntegration(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "memberships">,
+  caller: CallerInput,
+  name: string,
+): Promise<VisibleIntegration> {
   if (!isIntegrationName(name)) throw AppError.notFound("Integration");
   const integration = await em.findOne(Integration, { name });
   if (!integration) throw AppError.notFound("Integration");
@@ -24,7 +29,13 @@ export async function findVisibleIntegration(em: EntityManager, deps: Pick<UseCa
 }
 
 /** The integration when the caller administers its owner organization (publishing, development mode, its event log). */
-export async function findOwnedIntegration(em: EntityManager, deps: Pick<UseCaseDeps, "memberships">, caller: CallerInput, name: string, action: string): Promise<Integration> {
+export async function findOwnedIntegration(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "memberships">,
+  caller: CallerInput,
+  name: string,
+  action: string,
+): Promise<Integration> {
   const { integration, owner } = await findVisibleIntegration(em, deps, caller, name);
   if (!owner.admin) throw AppError.permissionDenied(`Only admins of the organization that publishes ${integration.name} can ${action}`);
   return integration;

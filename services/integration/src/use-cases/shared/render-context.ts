@@ -30,7 +30,13 @@ function stringField(context: Record<string, unknown>, name: string): string {
  * to read it) or its site installation. The caller must be a member of that organization, and the
  * integration installed there.
  */
-export async function resolveRenderPlace(em: EntityManager, deps: Pick<UseCaseDeps, "spaceReads" | "memberships">, caller: CallerInput, integration: Integration, context: Record<string, unknown>): Promise<RenderPlace> {
+export async function resolveRenderPlace(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "spaceReads" | "memberships">,
+  caller: CallerInput,
+  integration: Integration,
+  context: Record<string, unknown>,
+): Promise<RenderPlace> {
   const type = context.type;
   let organizationId: string;
   let target: TargetInstallation | null = null;
@@ -58,10 +64,19 @@ export async function resolveRenderPlace(em: EntityManager, deps: Pick<UseCaseDe
       break;
     }
     default:
-      throw AppError.invalidArgument("context.type: must be configuration_account, configuration_space, configuration_site, configuration_contentsource or document");
+      throw AppError.invalidArgument(
+        "context.type: must be configuration_account, configuration_space, configuration_site, configuration_contentsource or document",
+      );
   }
   if (!(await organizationStanding(deps, caller, organizationId)).member) throw AppError.notFound("Organization");
   const found = await findInstallationPlace(em, integration.id, organizationId, target ? undefined : spaceId);
   if (!found) throw new AppError("failed_precondition", `${integration.name} is not installed in this organization`);
-  return { organizationId, installation: found.installation, target: target ?? found.target, spaceCount: found.spaceCount, ...(spaceId ? { spaceId } : {}), ...(siteId ? { siteId } : {}) };
+  return {
+    organizationId,
+    installation: found.installation,
+    target: target ?? found.target,
+    spaceCount: found.spaceCount,
+    ...(spaceId ? { spaceId } : {}),
+    ...(siteId ? { siteId } : {}),
+  };
 }

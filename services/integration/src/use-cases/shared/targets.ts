@@ -3,7 +3,12 @@ import { AppError, isId, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import type { Installation, InstallationStatus, TargetInstallation, TargetKind } from "../../domain/installation.js";
 import type { Integration } from "../../domain/integration.js";
-import { siteInstallationDeletedEvent, siteInstallationSetupEvent, spaceInstallationDeletedEvent, spaceInstallationSetupEvent } from "../../domain/platform/events.js";
+import {
+  siteInstallationDeletedEvent,
+  siteInstallationSetupEvent,
+  spaceInstallationDeletedEvent,
+  spaceInstallationSetupEvent,
+} from "../../domain/platform/events.js";
 import { callerMessage } from "./access.js";
 import { checkConfiguration, missesRequired } from "./configuration.js";
 import { recordDelivery } from "./deliveries.js";
@@ -15,7 +20,13 @@ export function targetKindOf(value: "space" | "site" | undefined): TargetKind {
 }
 
 /** Checks that the space or site exists in the installation's organization and the caller can see it; not_found otherwise. */
-export async function requireTargetInOrganization(deps: Pick<UseCaseDeps, "spaces" | "sites">, caller: CallerInput, installation: Installation, kind: TargetKind, targetId: string): Promise<void> {
+export async function requireTargetInOrganization(
+  deps: Pick<UseCaseDeps, "spaces" | "sites">,
+  caller: CallerInput,
+  installation: Installation,
+  kind: TargetKind,
+  targetId: string,
+): Promise<void> {
   if (!isId(targetId)) throw AppError.notFound(kind === "space" ? "Space" : "Site");
   if (kind === "space") {
     const { space } = await deps.spaces.getSpace({ caller: callerMessage(caller), spaceId: targetId, shareKey: "" });
@@ -44,7 +55,11 @@ export function recordTargetSetup(
   previous: { status: string; configuration: Record<string, unknown> } | undefined,
   sourceKey: string,
 ): void {
-  const base = { installationId: target.installationId, status: target.status as InstallationStatus, ...(previous ? { previous: { status: previous.status as InstallationStatus, configuration: previous.configuration } } : {}) };
+  const base = {
+    installationId: target.installationId,
+    status: target.status as InstallationStatus,
+    ...(previous ? { previous: { status: previous.status as InstallationStatus, configuration: previous.configuration } } : {}),
+  };
   recordDelivery(em, deps, {
     integrationId: integration.id,
     installationId: target.installationId,
@@ -52,13 +67,21 @@ export function recordTargetSetup(
     targetInstallationId: target.id,
     type: `${target.kind}_installation_setup`,
     payload: (eventId) =>
-      target.kind === "space" ? spaceInstallationSetupEvent({ eventId, ...base, spaceId: target.targetId }) : siteInstallationSetupEvent({ eventId, ...base, siteId: target.targetId }),
+      target.kind === "space"
+        ? spaceInstallationSetupEvent({ eventId, ...base, spaceId: target.targetId })
+        : siteInstallationSetupEvent({ eventId, ...base, siteId: target.targetId }),
     sourceKey,
   });
 }
 
 /** Records `space_installation_deleted` / `site_installation_deleted` for the integration. */
-export function recordTargetDeleted(em: EntityManager, deps: Pick<UseCaseDeps, "clock">, integrationId: string, target: TargetInstallation, sourceKey: string): void {
+export function recordTargetDeleted(
+  em: EntityManager,
+  deps: Pick<UseCaseDeps, "clock">,
+  integrationId: string,
+  target: TargetInstallation,
+  sourceKey: string,
+): void {
   const base = { installationId: target.installationId, previous: { configuration: target.configuration } };
   recordDelivery(em, deps, {
     integrationId,
@@ -67,7 +90,9 @@ export function recordTargetDeleted(em: EntityManager, deps: Pick<UseCaseDeps, "
     targetInstallationId: null,
     type: `${target.kind}_installation_deleted`,
     payload: (eventId) =>
-      target.kind === "space" ? spaceInstallationDeletedEvent({ eventId, ...base, spaceId: target.targetId }) : siteInstallationDeletedEvent({ eventId, ...base, siteId: target.targetId }),
+      target.kind === "space"
+        ? spaceInstallationDeletedEvent({ eventId, ...base, spaceId: target.targetId })
+        : siteInstallationDeletedEvent({ eventId, ...base, siteId: target.targetId }),
     sourceKey,
   });
 }

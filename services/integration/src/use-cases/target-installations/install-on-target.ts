@@ -25,40 +25,49 @@ export interface InstallOnTargetInput {
  * allows); the integration hears `space_installation_setup` / `site_installation_setup`.
  * Installing twice answers the existing one, also to a request racing the one that created it.
  */
-export async function installOnTarget(em: EntityManager, input: InstallOnTargetInput, deps: UseCaseDeps): Promise<{ integration: Integration; target: TargetInstallation; created: boolean }> {
+export async function installOnTarget(
+  em: EntityManager,
+  input: InstallOnTargetInput,
+  deps: UseCaseDeps,
+): Promise<{ integration: Integration; target: TargetInstallation; created: boolean }> {
   const caller = requireCaller(input.caller);
   const { integration, installation } = await findInstallation(em, deps, caller, input.name, input.installationId, "change");
-  if (!integration.allowsTarget(input.kind)) throw AppError.invalidArgument(`${integration.name} cannot be installed on ${input.kind}s (its target is ${integration.target})`);
+  if (!integration.allowsTarget(input.kind))
+    throw AppError.invalidArgument(`${integration.name} cannot be installed on ${input.kind}s (its target is ${integration.target})`);
   await requireTargetInOrganization(deps, caller, installation, input.kind, input.targetId);
   const existing = await em.findOne(TargetInstallation, { installationId: installation.id, kind: input.kind, targetId: input.targetId });
   if (existing) return { integration, target: existing, created: false };
   const configuration = targetConfiguration(integration, input.kind, input.configuration);
   const externalIds = checkExternalIds("externalIds", input.externalIds);
 
-  const { value: target, created } = await createOrFindWinner(() => deps.unitOfWork.run(em, async (tx) => {
-    const now = deps.clock();
-    const created = tx.create(TargetInstallation, {
-      id: randomUUID(),
-      installationId: installation.id,
-      integrationId: integration.id,
-      organizationId: installation.organizationId,
-      kind: input.kind,
-      targetId: input.targetId,
-      status: targetStatus(integration, input.kind, configuration),
-      configuration,
-      externalIds,
-      signingSecret: newSigningSecret(),
-      createdAt: now,
-      updatedAt: now,
-    });
-    recordEvent(tx, targetInstallationCreated, {
-      organizationId: installation.organizationId,
-      actor: caller,
-      payload: { installationId: installation.id, integrationName: integration.name, kind: input.kind, targetId: input.targetId, status: created.status },
-    });
-    recordTargetSetup(tx, deps, integration, created, undefined, `target_installation.created:${created.id}`);
-    return created;
-  }), () => em.fork().findOne(TargetInstallation, { installationId: installation.id, kind: input.kind, targetId: input.targetId }));
+  const { value: target, created } = await createOrFindWinner(
+    () =>
+      deps.unitOfWork.run(em, async (tx) => {
+        const now = deps.clock();
+        const created = tx.create(TargetInstallation, {
+          id: randomUUID(),
+          installationId: installation.id,
+          integrationId: integration.id,
+          organizationId: installation.organizationId,
+          kind: input.kind,
+          targetId: input.targetId,
+          status: targetStatus(integration, input.kind, configuration),
+          configuration,
+          externalIds,
+          signingSecret: newSigningSecret(),
+          createdAt: now,
+          updatedAt: now,
+        });
+        recordEvent(tx, targetInstallationCreated, {
+          organizationId: installation.organizationId,
+          actor: caller,
+          payload: { installationId: installation.id, integrationName: integration.name, kind: input.kind, targetId: input.targetId, status: created.status },
+        });
+        recordTargetSetup(tx, deps, integration, created, undefined, `target_installation.created:${created.id}`);
+        return created;
+      }),
+    () => em.fork().findOne(TargetInstallation, { installationId: installation.id, kind: input.kind, targetId: input.targetId }),
+  );
   if (created) wakeDelivery(deps);
   return { integration, target, created };
 }

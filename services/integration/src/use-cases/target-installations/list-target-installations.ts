@@ -20,7 +20,11 @@ export interface ListTargetInstallationsInput {
  * An integration's space or site installations, oldest first: of one installation, or of every
  * installation the caller can see (all for the owner's admins, else its organizations').
  */
-export async function listTargetInstallations(em: EntityManager, input: ListTargetInstallationsInput, deps: UseCaseDeps): Promise<{ integration: Integration; page: Page<TargetInstallation> }> {
+export async function listTargetInstallations(
+  em: EntityManager,
+  input: ListTargetInstallationsInput,
+  deps: UseCaseDeps,
+): Promise<{ integration: Integration; page: Page<TargetInstallation> }> {
   const caller = requireCaller(input.caller);
   const where: Record<string, unknown> = { kind: input.kind };
   let integration: Integration;

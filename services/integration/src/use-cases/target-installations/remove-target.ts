@@ -10,7 +10,11 @@ import { recordTargetDeleted } from "../shared/targets.js";
  * A space or site is gone for good (purged, deleted, or moved to another organization): its
  * installations go with it, each integration hearing `*_installation_deleted`.
  */
-export async function removeTarget(em: EntityManager, input: { sourceEventId: string; kind: TargetKind; targetId: string }, deps: UseCaseDeps): Promise<number> {
+export async function removeTarget(
+  em: EntityManager,
+  input: { sourceEventId: string; kind: TargetKind; targetId: string },
+  deps: UseCaseDeps,
+): Promise<number> {
   const targets = await em.find(TargetInstallation, { kind: input.kind, targetId: input.targetId });
   if (targets.length === 0) return 0;
   const integrations = await em.find(Integration, { id: { $in: targets.map((target) => target.integrationId) } }, { fields: ["id", "name"] });

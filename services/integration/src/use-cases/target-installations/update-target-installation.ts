@@ -26,7 +26,11 @@ export interface UpdateTargetInstallationInput {
 const UPDATABLE_FIELDS = ["configuration_json", "external_ids"] as const;
 
 /** Changes the masked fields of a space or site installation, its configuration (checked against the declared one) or external ids; the integration hears `*_installation_setup` with the previous state. */
-export async function updateTargetInstallation(em: EntityManager, input: UpdateTargetInstallationInput, deps: UseCaseDeps): Promise<{ integration: Integration; target: TargetInstallation }> {
+export async function updateTargetInstallation(
+  em: EntityManager,
+  input: UpdateTargetInstallationInput,
+  deps: UseCaseDeps,
+): Promise<{ integration: Integration; target: TargetInstallation }> {
   const caller = requireCaller(input.caller);
   const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
   const newConfiguration = fields.has("configuration_json") ? parseJsonObject("configuration", input.configurationJson) : undefined;
@@ -56,9 +60,23 @@ export async function updateTargetInstallation(em: EntityManager, input: UpdateT
     recordEvent(tx, targetInstallationUpdated, {
       organizationId: target.organizationId,
       actor: caller,
-      payload: { installationId: installation.id, integrationName: integration.name, kind: target.kind, targetId: target.targetId, changedFields: changed, status },
+      payload: {
+        installationId: installation.id,
+        integrationName: integration.name,
+        kind: target.kind,
+        targetId: target.targetId,
+        changedFields: changed,
+        status,
+      },
     });
-    recordTargetSetup(tx, deps, integration, target, previous, `target_installation.updated:${target.id}:${target.updatedAt.toISOString()}:${changed.join(",")}`);
+    recordTargetSetup(
+      tx,
+      deps,
+      integration,
+      target,
+      previous,
+      `target_installation.updated:${target.id}:${target.updatedAt.toISOString()}:${changed.join(",")}`,
+    );
   });
   wakeDelivery(deps);
   return { integration, target };

@@ -21,7 +21,8 @@ function closed(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(closed);
   if (!node || typeof node !== "object") return node;
   const copy: SchemaNode = {};
-  for (const [key, value] of Object.entries(node)) copy[key] = key === "properties" ? Object.fromEntries(Object.entries(value as SchemaNode).map(([name, schema]) => [name, closed(schema)])) : closed(value);
+  for (const [key, value] of Object.entries(node))
+    copy[key] = key === "properties" ? Object.fromEntries(Object.entries(value as SchemaNode).map(([name, schema]) => [name, closed(schema)])) : closed(value);
   if (copy.type === "object" && copy.properties && copy.additionalProperties === undefined) copy.additionalProperties = false;
   return copy;
 }
@@ -57,13 +58,21 @@ function describe(error: ErrorObject): { path: string; problem: string; unknownK
   switch (error.keyword) {
     case "additionalProperties":
       // Inside one alternative of a oneOf, a key may be unknown only to that alternative.
-      return { path: join(path, String(params.additionalProperty)), problem: "is not a customization setting", unknownKey: !error.schemaPath.includes("/oneOf/") };
+      return {
+        path: join(path, String(params.additionalProperty)),
+        problem: "is not a customization setting",
+        unknownKey: !error.schemaPath.includes("/oneOf/"),
+      };
     case "required":
       return { path: join(path, String(params.missingProperty)), problem: "is required", unknownKey: false };
     case "enum":
       return { path, problem: `must be one of ${(params.allowedValues as unknown[]).map((value) => JSON.stringify(value)).join(", ")}`, unknownKey: false };
     case "pattern":
-      return { path, problem: params.pattern === "^#(?:[0-9a-fA-F]{3}){1,2}$" ? "must be a hex colour such as #346DDB" : `must match ${String(params.pattern)}`, unknownKey: false };
+      return {
+        path,
+        problem: params.pattern === "^#(?:[0-9a-fA-F]{3}){1,2}$" ? "must be a hex colour such as #346DDB" : `must match ${String(params.pattern)}`,
+        unknownKey: false,
+      };
     case "format":
       return { path, problem: params.format === "uri" ? "must be an absolute URL" : `must be a valid ${String(params.format)}`, unknownKey: false };
     default:
@@ -78,15 +87,15 @@ function describe(error: ErrorObject): { path: string; problem: string; unknownK
 function firstProblem(validate: ValidateFunction): string {
   const errors = (validate.errors ?? []).filter((error) => error.keyword !== "oneOf" && error.keyword !== "anyOf");
   const described = errors.map(describe);
-  const best =
-    described.find((error) => error.unknownKey) ??
+  const best = described.find((error) => error.unknownKey) ??
     described.sort((a, b) => b.path.split(".").length - a.path.split(".").length)[0] ?? { path: "", problem: "is not a valid customization" };
   return `${best.path || "body"}: ${best.problem}`;
 }
 
 function check(validate: ValidateFunction, value: unknown): Customization {
   if (!value || typeof value !== "object" || Array.isArray(value)) throw AppError.invalidArgument("body: must be a customization object");
-  if (Buffer.byteLength(JSON.stringify(value)) > CUSTOMIZATION_MAX_BYTES) throw AppError.invalidArgument(`body: must be at most ${CUSTOMIZATION_MAX_BYTES / 1024} KiB of JSON`);
+  if (Buffer.byteLength(JSON.stringify(value)) > CUSTOMIZATION_MAX_BYTES)
+    throw AppError.invalidArgument(`body: must be at most ${CUSTOMIZATION_MAX_BYTES / 1024} KiB of JSON`);
   if (!validate(value)) throw AppError.invalidArgument(firstProblem(validate));
   return value as Customization;
 }

@@ -23,7 +23,11 @@ export interface OverrideSiteSpaceCustomizationInput {
  * given settings replace the site-space's, `null` resets one. Records `site_space.updated`
  * (`customization`). Answers what the site-space now shows.
  */
-export async function overrideSiteSpaceCustomization(em: EntityManager, input: OverrideSiteSpaceCustomizationInput, deps: UseCaseDeps): Promise<SiteSpaceCustomizationView> {
+export async function overrideSiteSpaceCustomization(
+  em: EntityManager,
+  input: OverrideSiteSpaceCustomizationInput,
+  deps: UseCaseDeps,
+): Promise<SiteSpaceCustomizationView> {
   const patch = validateCustomizationOverride(input.override);
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
@@ -31,7 +35,8 @@ export async function overrideSiteSpaceCustomization(em: EntityManager, input: O
     const siteSpace = await findSiteSpace(tx, site, input.siteSpaceId, { lock: true });
     const override = patchOverride(siteSpaceOverride(siteSpace), patch);
     const stored = Object.keys(override).length > 0 ? JSON.stringify(override) : null;
-    if (stored && Buffer.byteLength(stored) > CUSTOMIZATION_MAX_BYTES) throw AppError.invalidArgument(`body: the override must stay within ${CUSTOMIZATION_MAX_BYTES / 1024} KiB of JSON`);
+    if (stored && Buffer.byteLength(stored) > CUSTOMIZATION_MAX_BYTES)
+      throw AppError.invalidArgument(`body: the override must stay within ${CUSTOMIZATION_MAX_BYTES / 1024} KiB of JSON`);
     siteSpace.customizationOverride = stored;
     siteSpace.customizationUpdatedAt = deps.clock();
     recordEvent(tx, siteSpaceUpdated, {

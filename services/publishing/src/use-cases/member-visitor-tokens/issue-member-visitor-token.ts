@@ -12,7 +12,11 @@ import { organizationVisitorKey } from "../shared/visitor-keys.js";
  * while the organization has no site, and for anyone who is not a member with a role (a guest, a
  * disabled member, an outsider), so the ping answers as before for them.
  */
-export async function issueMemberVisitorToken(em: EntityManager, input: { caller: CallerInput | undefined; organizationId: string }, deps: UseCaseDeps): Promise<string> {
+export async function issueMemberVisitorToken(
+  em: EntityManager,
+  input: { caller: CallerInput | undefined; organizationId: string },
+  deps: UseCaseDeps,
+): Promise<string> {
   const caller = requireCaller(input.caller);
   const standing = await organizationStanding(deps, caller, input.organizationId);
   const role = standing.member && standing.role !== null ? roleName(standing.role) : undefined;

@@ -17,7 +17,11 @@ export interface RegenerateSitePublishingAuthInput {
  * Replaces a site's visitor-auth signing key (organization admins only): the old key is gone at
  * once, so no token it signed verifies any more. Records `site.publishing_auth_regenerated`.
  */
-export async function regenerateSitePublishingAuth(em: EntityManager, input: RegenerateSitePublishingAuthInput, deps: UseCaseDeps): Promise<PublishingAuthView> {
+export async function regenerateSitePublishingAuth(
+  em: EntityManager,
+  input: RegenerateSitePublishingAuthInput,
+  deps: UseCaseDeps,
+): Promise<PublishingAuthView> {
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   const site = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });

@@ -41,7 +41,11 @@ export async function updateSitePublishingAuth(em: EntityManager, input: UpdateS
     }
     if (Object.keys(changes).length > 0) {
       found.updatedAt = deps.clock();
-      recordEvent(tx, siteUpdated, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, changedFields: Object.keys(changes), changes } });
+      recordEvent(tx, siteUpdated, {
+        organizationId: found.organizationId,
+        actor: access.caller,
+        payload: { siteId: found.id, changedFields: Object.keys(changes), changes },
+      });
     }
     return found;
   });

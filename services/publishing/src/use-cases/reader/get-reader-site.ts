@@ -74,10 +74,15 @@ export async function getReaderSite(em: EntityManager, lookup: { hostname: strin
     for (const section of sections.filter(isLive)) {
       if ((section.sectionGroupId ?? null) !== groupId) continue;
       const spaces = siteSpaces.filter((siteSpace) => siteSpace.sectionId === section.id).map(siteSpaceView);
-      members.push({ position: section.position, id: section.id, item: { kind: "section", section, isDefault: section.id === defaultSectionId, siteSpaces: spaces } });
+      members.push({
+        position: section.position,
+        id: section.id,
+        item: { kind: "section", section, isDefault: section.id === defaultSectionId, siteSpaces: spaces },
+      });
     }
     for (const group of groups.filter(isLive)) {
-      if ((group.parentGroupId ?? null) === groupId) members.push({ position: group.position, id: group.id, item: { kind: "group", group, children: level(group.id) } });
+      if ((group.parentGroupId ?? null) === groupId)
+        members.push({ position: group.position, id: group.id, item: { kind: "group", group, children: level(group.id) } });
     }
     for (const link of links.filter(isLive)) {
       if ((link.sectionGroupId ?? null) === groupId) members.push({ position: link.position, id: link.id, item: { kind: "link", link } });

@@ -40,6 +40,10 @@ export async function deleteSiteSectionGroup(em: EntityManager, input: DeleteSit
     for (const child of children) setParent(child, parent);
     renumber(level.map((item) => item.entity));
     tx.remove(group);
-    recordEvent(tx, siteSectionGroupDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, sectionGroupId: group.id } });
+    recordEvent(tx, siteSectionGroupDeleted, {
+      organizationId: site.organizationId,
+      actor: access.caller,
+      payload: { siteId: site.id, sectionGroupId: group.id },
+    });
   });
 }

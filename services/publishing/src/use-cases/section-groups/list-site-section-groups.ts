@@ -23,5 +23,14 @@ export async function listSiteSectionGroups(em: EntityManager, input: ListSiteSe
   const keyOf = (group: SiteSectionGroup) => [String(order.get(group.id) ?? 0).padStart(10, "0"), group.id];
   const sorted = groups.map((group) => ({ group, key: keyOf(group) })).sort((a, b) => compareStringKeys(a.key, b.key));
   const page = pageOfSorted(sorted, (item) => item.key, cursor);
-  return { ...page, items: await sectionGroupViews(em, deps, access, site, page.items.map((item) => item.group)) };
+  return {
+    ...page,
+    items: await sectionGroupViews(
+      em,
+      deps,
+      access,
+      site,
+      page.items.map((item) => item.group),
+    ),
+  };
 }

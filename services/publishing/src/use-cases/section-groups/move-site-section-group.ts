@@ -36,8 +36,16 @@ export async function moveSiteSectionGroup(em: EntityManager, input: MoveSiteSec
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSectionGroup(tx, found, input.groupId);
-    const index = await placeInLevel(tx, found.id, { kind: "group", entity: target }, target.parentGroupId ?? null, { before: input.before, after: input.after, fields });
-    recordEvent(tx, siteSectionGroupMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionGroupId: target.id, index } });
+    const index = await placeInLevel(tx, found.id, { kind: "group", entity: target }, target.parentGroupId ?? null, {
+      before: input.before,
+      after: input.after,
+      fields,
+    });
+    recordEvent(tx, siteSectionGroupMoved, {
+      organizationId: found.organizationId,
+      actor: access.caller,
+      payload: { siteId: found.id, sectionGroupId: target.id, index },
+    });
     return { site: found, group: target };
   });
   const [view] = await sectionGroupViews(em, views, access, site, [group]);

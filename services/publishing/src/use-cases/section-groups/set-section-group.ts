@@ -46,7 +46,12 @@ export async function setSectionGroup(em: EntityManager, input: SetSectionGroupI
     recordEvent(tx, siteSectionGroupUpdated, {
       organizationId: found.organizationId,
       actor: access.caller,
-      payload: { siteId: found.id, sectionGroupId: target.id, changedFields: ["sections"], changes: { sections: { from: input.member ? null : section.id, to: input.member ? section.id : null } } },
+      payload: {
+        siteId: found.id,
+        sectionGroupId: target.id,
+        changedFields: ["sections"],
+        changes: { sections: { from: input.member ? null : section.id, to: input.member ? section.id : null } },
+      },
     });
     return { site: found, group: target };
   });

@@ -26,7 +26,15 @@ export interface AddSiteSectionInput {
   draft?: boolean;
 }
 
-async function newSection(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, actor: CallerInput, site: Site, title: string, icon: string | null, draft = false): Promise<SiteSection> {
+async function newSection(
+  tx: EntityManager,
+  deps: Pick<UseCaseDeps, "clock">,
+  actor: CallerInput,
+  site: Site,
+  title: string,
+  icon: string | null,
+  draft = false,
+): Promise<SiteSection> {
   const position = await nextTopLevelPosition(tx, site.id);
   const section = tx.create(SiteSection, {
     id: randomUUID(),

@@ -17,7 +17,6 @@ export interface ListSiteSectionsInput {
   page: PageRequestLike | undefined;
 }
 
-
 /** One page of a site's sections in order, each with its visible site-spaces, for any member. */
 export async function listSiteSections(em: EntityManager, input: ListSiteSectionsInput, deps: UseCaseDeps): Promise<Page<SectionView>> {
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
@@ -30,5 +29,15 @@ export async function listSiteSections(em: EntityManager, input: ListSiteSection
   const keyOf = (section: SiteSection) => [pad(order.get(section.id) ?? 0), section.id];
   const sorted = sections.map((section) => ({ section, key: keyOf(section) })).sort((a, b) => compareStringKeys(a.key, b.key));
   const page = pageOfSorted(sorted, (item) => item.key, cursor);
-  return { ...page, items: await sectionViews(em, deps, access, site, page.items.map((item) => item.section), shareKey) };
+  return {
+    ...page,
+    items: await sectionViews(
+      em,
+      deps,
+      access,
+      site,
+      page.items.map((item) => item.section),
+      shareKey,
+    ),
+  };
 }

@@ -39,8 +39,16 @@ export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionI
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSection(tx, found, input.sectionId);
     // Its siblings: the other items of its level (its group's children, or the top level).
-    const index = await placeInLevel(tx, found.id, { kind: "section", entity: target }, target.sectionGroupId ?? null, { before: input.before, after: input.after, fields });
-    recordEvent(tx, siteSectionMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, sectionId: target.id, index } });
+    const index = await placeInLevel(tx, found.id, { kind: "section", entity: target }, target.sectionGroupId ?? null, {
+      before: input.before,
+      after: input.after,
+      fields,
+    });
+    recordEvent(tx, siteSectionMoved, {
+      organizationId: found.organizationId,
+      actor: access.caller,
+      payload: { siteId: found.id, sectionId: target.id, index },
+    });
     return { site: found, moved: target };
   });
   const [view] = await sectionViews(em, views, access, site, [moved]);

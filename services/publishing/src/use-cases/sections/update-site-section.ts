@@ -46,7 +46,11 @@ export async function updateSiteSection(em: EntityManager, input: UpdateSiteSect
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSection(tx, found, input.sectionId, { lock: true });
     const changes: Record<string, { from: unknown; to: unknown }> = {};
-    if (fields.path !== undefined && fields.path !== target.path && (await tx.count(SiteSection, { siteId: found.id, path: fields.path, id: { $ne: target.id } }))) {
+    if (
+      fields.path !== undefined &&
+      fields.path !== target.path &&
+      (await tx.count(SiteSection, { siteId: found.id, path: fields.path, id: { $ne: target.id } }))
+    ) {
       throw AppError.invalidArgument(`path: "${fields.path}" is already used by another section of this site`);
     }
     const self = target as unknown as Record<string, unknown>;
@@ -60,7 +64,9 @@ export async function updateSiteSection(em: EntityManager, input: UpdateSiteSect
       target.draft = input.draft;
     }
     if (input.defaultSiteSpaceId !== undefined && input.defaultSiteSpaceId !== target.defaultSiteSpaceId) {
-      const siteSpace = isId(input.defaultSiteSpaceId) ? await tx.findOne(SiteSpace, { id: input.defaultSiteSpaceId, sectionId: target.id, spaceDeleted: false }) : null;
+      const siteSpace = isId(input.defaultSiteSpaceId)
+        ? await tx.findOne(SiteSpace, { id: input.defaultSiteSpaceId, sectionId: target.id, spaceDeleted: false })
+        : null;
       if (!siteSpace) throw AppError.invalidArgument(`defaultSiteSpace: no site-space ${input.defaultSiteSpaceId} in this section`);
       changes.defaultSiteSpace = { from: target.defaultSiteSpaceId, to: siteSpace.id };
       target.defaultSiteSpaceId = siteSpace.id;

@@ -21,8 +21,20 @@ export async function createShareLink(em: EntityManager, input: CreateShareLinkI
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId);
-    const shareLink = tx.create(ShareLink, { id: randomUUID(), siteId: site.id, organizationId: site.organizationId, name, key: newShareKey(), active: true, createdAt: deps.clock() });
-    recordEvent(tx, shareLinkCreated, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, shareLinkId: shareLink.id, name } });
+    const shareLink = tx.create(ShareLink, {
+      id: randomUUID(),
+      siteId: site.id,
+      organizationId: site.organizationId,
+      name,
+      key: newShareKey(),
+      active: true,
+      createdAt: deps.clock(),
+    });
+    recordEvent(tx, shareLinkCreated, {
+      organizationId: site.organizationId,
+      actor: access.caller,
+      payload: { siteId: site.id, shareLinkId: shareLink.id, name },
+    });
     return { shareLink, site };
   });
 }

@@ -26,5 +26,8 @@ export function siteSpaceCustomization(site: Site, siteSpace: SiteSpace): Custom
   const override = siteSpaceOverride(siteSpace);
   if (!override) return base;
   const times = [base.updatedAt, siteSpace.customizationUpdatedAt ?? null].filter((time): time is Date => time !== null);
-  return { customization: effectiveCustomization(base.customization, override), updatedAt: times.length > 0 ? new Date(Math.max(...times.map((time) => time.getTime()))) : null };
+  return {
+    customization: effectiveCustomization(base.customization, override),
+    updatedAt: times.length > 0 ? new Date(Math.max(...times.map((time) => time.getTime()))) : null,
+  };
 }

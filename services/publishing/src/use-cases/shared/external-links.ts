@@ -14,7 +14,8 @@ export async function findExternalLink(em: EntityManager, site: Site, linkId: st
 
 /** External links live among sections: a site without sections has a flat list of site-spaces and none. */
 export async function requireSections(em: EntityManager, site: Site): Promise<void> {
-  if ((await em.count(SiteSection, { siteId: site.id })) === 0) throw AppError.invalidArgument("site: external links need a site with sections (add a section first)");
+  if ((await em.count(SiteSection, { siteId: site.id })) === 0)
+    throw AppError.invalidArgument("site: external links need a site with sections (add a section first)");
 }
 
 export function externalLinkView(link: SiteExternalLink, site: Site): ExternalLinkView {

@@ -35,7 +35,18 @@ export function touchSpaces(tx: EntityManager, spaceIds: Iterable<string>): void
  * first in structure order there.
  */
 async function currentAddresses(tx: EntityManager, spaceIds: string[]): Promise<Map<string, PublishedAddress>> {
-  const rows = await queryRows(tx, sql<{ space_id: string; site_id: string; organization_id: string; basename: string | null; hostname: string | null; proxy: string | null; section_path: string | null; path: string }>`with recursive hidden_groups as (
+  const rows = await queryRows(
+    tx,
+    sql<{
+      space_id: string;
+      site_id: string;
+      organization_id: string;
+      basename: string | null;
+      hostname: string | null;
+      proxy: string | null;
+      section_path: string | null;
+      path: string;
+    }>`with recursive hidden_groups as (
        select g.id from site_section_groups g where g.draft and g.site_id in (select site_id from site_spaces where space_id = any(${`{${spaceIds.join(",")}}`}::uuid[]))
        union
        select g.id from site_section_groups g join hidden_groups h on g.parent_group_id = h.id
@@ -44,11 +55,20 @@ async function currentAddresses(tx: EntityManager, spaceIds: string[]): Promise<
        from site_spaces ss join sites s on s.id = ss.site_id left join site_sections sec on sec.id = ss.section_id
       where ss.space_id = any(${`{${spaceIds.join(",")}}`}::uuid[]) and s.published and not ss.draft and not ss.space_deleted
         and (sec.id is null or (not sec.draft and (sec.section_group_id is null or sec.section_group_id not in (select id from hidden_groups))))
-      order by ss.space_id, s.created_at, s.id, sec.position nulls first, ss.position, ss.id`);
+      order by ss.space_id, s.created_at, s.id, sec.position nulls first, ss.position, ss.id`,
+  );
   return new Map(
     rows.map((row) => [
       row.space_id,
-      { siteId: row.site_id, organizationId: row.organization_id, basename: row.basename ?? "", hostname: row.hostname ?? "", proxy: row.proxy ?? "", sectionPath: row.section_path ?? "", path: row.path },
+      {
+        siteId: row.site_id,
+        organizationId: row.organization_id,
+        basename: row.basename ?? "",
+        hostname: row.hostname ?? "",
+        proxy: row.proxy ?? "",
+        sectionPath: row.section_path ?? "",
+        path: row.path,
+      },
     ]),
   );
 }
@@ -62,7 +82,10 @@ export async function announcePublications(tx: EntityManager, deps: Pick<UseCase
   touchedBy.delete(tx);
   if (siteIds.size === 0 && spaceIds.size === 0) return;
   await tx.flush();
-  const inSites = siteIds.size > 0 ? await queryRows(tx, sql<{ space_id: string }>`select distinct space_id from site_spaces where site_id = any(${`{${[...siteIds].join(",")}}`}::uuid[])`) : [];
+  const inSites =
+    siteIds.size > 0
+      ? await queryRows(tx, sql<{ space_id: string }>`select distinct space_id from site_spaces where site_id = any(${`{${[...siteIds].join(",")}}`}::uuid[])`)
+      : [];
   await announce(tx, deps, [...new Set([...spaceIds, ...inSites.map((row) => row.space_id)])], false);
 }
 
@@ -82,7 +105,10 @@ async function announce(tx: EntityManager, deps: Pick<UseCaseDeps, "clock">, spa
   // space through different sites would otherwise both read version N and both announce N + 1
   // (content keeps the first and ignores the other's equal version). Locked in id order (no
   // deadlock between two such transactions), and read after the lock (so including the other's commit).
-  await executeStatement(tx, sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from (select 'space_publication:' || unnest(${`{${ids.join(",")}}`}::text[]) as k order by 1) as keys`);
+  await executeStatement(
+    tx,
+    sql`select pg_advisory_xact_lock(hashtextextended(k, 0)) from (select 'space_publication:' || unnest(${`{${ids.join(",")}}`}::text[]) as k order by 1) as keys`,
+  );
   const [addresses, known] = await Promise.all([currentAddresses(tx, ids), tx.find(SpacePublication, { spaceId: { $in: ids } }, { refresh: true })]);
   const previous = new Map(known.map((publication) => [publication.spaceId, publication]));
   const now = deps.clock();

@@ -15,7 +15,10 @@ import type { CallerInput, UseCaseDeps } from "../../deps.js";
 export async function removeSiteSpaces(em: EntityManager, deps: Pick<UseCaseDeps, "clock">, siteSpaces: SiteSpace[], actor: CallerInput | null): Promise<void> {
   if (siteSpaces.length === 0) return;
   const removed = new Set(siteSpaces.map((siteSpace) => siteSpace.id));
-  touchSpaces(em, siteSpaces.map((siteSpace) => siteSpace.spaceId));
+  touchSpaces(
+    em,
+    siteSpaces.map((siteSpace) => siteSpace.spaceId),
+  );
   const sites = await em.find(Site, { id: { $in: [...new Set(siteSpaces.map((siteSpace) => siteSpace.siteId))] } });
   for (const site of sites) site.version += 1;
   for (const siteSpace of siteSpaces) {
@@ -36,7 +39,12 @@ export async function removeSiteSpaces(em: EntityManager, deps: Pick<UseCaseDeps
     recordEvent(em, siteSectionUpdated, {
       organizationId: section.organizationId,
       actor,
-      payload: { siteId: section.siteId, sectionId: section.id, changedFields: ["defaultSiteSpace"], changes: { defaultSiteSpace: { from, to: section.defaultSiteSpaceId } } },
+      payload: {
+        siteId: section.siteId,
+        sectionId: section.id,
+        changedFields: ["defaultSiteSpace"],
+        changes: { defaultSiteSpace: { from, to: section.defaultSiteSpaceId } },
+      },
     });
   }
   for (const site of sites) {

@@ -64,7 +64,12 @@ export async function appendSiteSpace(
  * A site-space of the site; another site's (or none) is "Site space not found", and so is one
  * whose space is deleted (hidden until restored) unless `hidden` is allowed.
  */
-export async function findSiteSpace(em: EntityManager, site: Site, siteSpaceId: string, options: { lock?: boolean; hidden?: boolean } = {}): Promise<SiteSpace> {
+export async function findSiteSpace(
+  em: EntityManager,
+  site: Site,
+  siteSpaceId: string,
+  options: { lock?: boolean; hidden?: boolean } = {},
+): Promise<SiteSpace> {
   return findOwned(em, SiteSpace, options.hidden ? { siteId: site.id } : { siteId: site.id, spaceDeleted: false }, siteSpaceId, { lock: options.lock });
 }
 
@@ -97,14 +102,24 @@ export async function readSpacesOfSite(
   const spaceIds = [...new Set(rows.map((row) => row.spaceId))].filter((id) => !known.has(id));
   const caller = callerMessage(access.caller);
   for (let start = 0; start < spaceIds.length; start += SPACES_PER_BATCH) {
-    const { spaces } = await deps.spaces.batchGetSpaces({ caller, organizationId: access.organizationId, spaceIds: spaceIds.slice(start, start + SPACES_PER_BATCH) });
+    const { spaces } = await deps.spaces.batchGetSpaces({
+      caller,
+      organizationId: access.organizationId,
+      spaceIds: spaceIds.slice(start, start + SPACES_PER_BATCH),
+    });
     for (const space of spaces) known.set(space.id, space);
   }
   return {
     spaces: {
       batchGetSpaces: async (request, options) => {
         const missing = request.spaceIds.filter((id) => !known.has(id));
-        const fetched = missing.length === 0 ? [] : await deps.spaces.batchGetSpaces({ ...request, spaceIds: missing }, options).then((answer) => answer.spaces, () => []);
+        const fetched =
+          missing.length === 0
+            ? []
+            : await deps.spaces.batchGetSpaces({ ...request, spaceIds: missing }, options).then(
+                (answer) => answer.spaces,
+                () => [],
+              );
         return { spaces: [...request.spaceIds.flatMap((id) => (known.has(id) ? [known.get(id)!] : [])), ...fetched] };
       },
     },

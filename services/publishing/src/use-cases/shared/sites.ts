@@ -53,7 +53,10 @@ export async function findSite(em: EntityManager, access: OrganizationCaller, si
 /** Moves the version of every site publishing one of these spaces (content changed what they show). */
 export async function touchSitesOfSpaces(em: EntityManager, spaceIds: string[]): Promise<void> {
   if (spaceIds.length === 0) return;
-  await executeStatement(em, sql`update sites set version = version + 1 where id in (select site_id from site_spaces where space_id = any(${uuidArray(spaceIds)}::uuid[]))`);
+  await executeStatement(
+    em,
+    sql`update sites set version = version + 1 where id in (select site_id from site_spaces where space_id = any(${uuidArray(spaceIds)}::uuid[]))`,
+  );
 }
 
 /**
@@ -65,11 +68,14 @@ export async function touchSitesOfSpaces(em: EntityManager, spaceIds: string[]):
 export async function effectiveDefaults(em: EntityManager, siteIds: string[]): Promise<Map<string, string>> {
   const defaults = new Map<string, string>();
   if (siteIds.length === 0) return defaults;
-  const rows = await queryRows(em, sql<{ site_id: string; id: string }>`select distinct on (ss.site_id) ss.site_id, ss.id
+  const rows = await queryRows(
+    em,
+    sql<{ site_id: string; id: string }>`select distinct on (ss.site_id) ss.site_id, ss.id
        from site_spaces ss join sites s on s.id = ss.site_id left join site_sections sec on sec.id = ss.section_id
       where ss.site_id = any(${uuidArray(siteIds)}::uuid[]) and not ss.space_deleted
         and ss.section_id is not distinct from coalesce(s.default_section_id, (select f.id from site_sections f where f.site_id = s.id order by f.position, f.id limit 1))
-      order by ss.site_id, (ss.id = coalesce(sec.default_site_space_id, s.default_site_space_id)) desc, ss.position, ss.id`);
+      order by ss.site_id, (ss.id = coalesce(sec.default_site_space_id, s.default_site_space_id)) desc, ss.position, ss.id`,
+  );
   for (const row of rows) defaults.set(row.site_id, row.id);
   return defaults;
 }
@@ -80,10 +86,13 @@ export async function effectiveDefaults(em: EntityManager, siteIds: string[]): P
  * its first visible site-space.
  */
 export async function levelDefaults(em: EntityManager, siteId: string): Promise<Map<string, string>> {
-  const rows = await queryRows(em, sql<{ level: string; id: string }>`select distinct on (coalesce(ss.section_id, ss.site_id)) coalesce(ss.section_id::text, '') as level, ss.id
+  const rows = await queryRows(
+    em,
+    sql<{ level: string; id: string }>`select distinct on (coalesce(ss.section_id, ss.site_id)) coalesce(ss.section_id::text, '') as level, ss.id
        from site_spaces ss join sites s on s.id = ss.site_id left join site_sections sec on sec.id = ss.section_id
       where ss.site_id = ${siteId} and not ss.space_deleted
-      order by coalesce(ss.section_id, ss.site_id), (ss.id = coalesce(sec.default_site_space_id, s.default_site_space_id)) desc, ss.position, ss.id`);
+      order by coalesce(ss.section_id, ss.site_id), (ss.id = coalesce(sec.default_site_space_id, s.default_site_space_id)) desc, ss.position, ss.id`,
+  );
   return new Map(rows.map((row) => [row.level, row.id]));
 }
 
@@ -97,7 +106,13 @@ export async function siteViews(em: EntityManager, access: OrganizationCaller, s
   const counts = new Map<string, number>();
   const ids = sites.map((site) => site.id);
   if (sites.length > 0) {
-    const rows = await queryRows(em, sql<{ site_id: string; count: string }>`select site_id, count(*) as count from site_spaces where site_id = any(${uuidArray(ids)}::uuid[]) and not space_deleted group by site_id`);
+    const rows = await queryRows(
+      em,
+      sql<{
+        site_id: string;
+        count: string;
+      }>`select site_id, count(*) as count from site_spaces where site_id = any(${uuidArray(ids)}::uuid[]) and not space_deleted group by site_id`,
+    );
     for (const row of rows) counts.set(row.site_id, Number(row.count));
   }
   const defaults = await effectiveDefaults(em, ids);
@@ -142,7 +157,9 @@ export async function requirePublishableSpace(deps: Pick<UseCaseDeps, "spaces">,
 
 /** A path for a new site-space at a level of the site (a section, or the root): the base made unique with -2, -3, … */
 export async function freePath(em: EntityManager, siteId: string, sectionId: string | null, base: string): Promise<string> {
-  const taken = new Set((await em.find(SiteSpace, { siteId, sectionId, path: { $like: `${base.replace(/[\\%_]/g, "\\$&")}%` } }, { fields: ["path"] })).map((s) => s.path));
+  const taken = new Set(
+    (await em.find(SiteSpace, { siteId, sectionId, path: { $like: `${base.replace(/[\\%_]/g, "\\$&")}%` } }, { fields: ["path"] })).map((s) => s.path),
+  );
   if (!taken.has(base)) return base;
   for (let n = 2; ; n += 1) {
     const candidate = `${base}-${n}`;
@@ -152,6 +169,11 @@ export async function freePath(em: EntityManager, siteId: string, sectionId: str
 
 /** The next position at the end of a level of the site (a section, or the root). */
 export async function nextPosition(em: EntityManager, siteId: string, sectionId: string | null): Promise<number> {
-  const [row] = await queryRows(em, sql<{ next: number | null }>`select coalesce(max(position) + 1, 0) as next from site_spaces where site_id = ${siteId} and section_id is not distinct from ${sectionId}`);
+  const [row] = await queryRows(
+    em,
+    sql<{
+      next: number | null;
+    }>`select coalesce(max(position) + 1, 0) as next from site_spaces where site_id = ${siteId} and section_id is not distinct from ${sectionId}`,
+  );
   return Number(row?.next ?? 0);
 }

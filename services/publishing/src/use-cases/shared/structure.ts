@@ -24,7 +24,10 @@ export interface SectionGroupView {
 }
 
 /** An item of a level of the structure. */
-export type StructureItemView = { kind: "section"; section: SectionView } | { kind: "group"; group: SectionGroupView } | { kind: "link"; link: ExternalLinkView };
+export type StructureItemView =
+  | { kind: "section"; section: SectionView }
+  | { kind: "group"; group: SectionGroupView }
+  | { kind: "link"; link: ExternalLinkView };
 
 /** A site's structure: its top level when it has sections, else its site-spaces. */
 export type SiteStructureView = { type: "sections"; items: StructureItemView[] } | { type: "siteSpaces"; siteSpaces: SiteSpaceView[] };
@@ -70,8 +73,11 @@ export async function siteStructureTree(
   const groupViews = new Map<string, SectionGroupView>();
   const level = (groupId: string | null): StructureItemView[] => {
     const members: { position: number; id: string; item: StructureItemView }[] = [];
-    for (const section of live(sections)) if ((section.sectionGroupId ?? null) === groupId) members.push({ position: section.position, id: section.id, item: { kind: "section", section: views.get(section.id)! } });
-    for (const link of live(links)) if ((link.sectionGroupId ?? null) === groupId) members.push({ position: link.position, id: link.id, item: { kind: "link", link: { link, site } } });
+    for (const section of live(sections))
+      if ((section.sectionGroupId ?? null) === groupId)
+        members.push({ position: section.position, id: section.id, item: { kind: "section", section: views.get(section.id)! } });
+    for (const link of live(links))
+      if ((link.sectionGroupId ?? null) === groupId) members.push({ position: link.position, id: link.id, item: { kind: "link", link: { link, site } } });
     for (const group of live(groups)) {
       if ((group.parentGroupId ?? null) !== groupId) continue;
       const children = level(group.id);
@@ -92,8 +98,13 @@ export async function siteStructure(
   site: Site,
   options: StructureOptions = {},
 ): Promise<SiteStructureView> {
-  if ((await em.count(SiteSection, { siteId: site.id })) > 0) return { type: "sections", items: (await siteStructureTree(em, deps, access, site, options)).items };
-  const siteSpaces = await em.find(SiteSpace, { siteId: site.id, spaceDeleted: false, ...(options.liveOnly ? { draft: false } : {}) }, { orderBy: { position: "asc", id: "asc" } });
+  if ((await em.count(SiteSection, { siteId: site.id })) > 0)
+    return { type: "sections", items: (await siteStructureTree(em, deps, access, site, options)).items };
+  const siteSpaces = await em.find(
+    SiteSpace,
+    { siteId: site.id, spaceDeleted: false, ...(options.liveOnly ? { draft: false } : {}) },
+    { orderBy: { position: "asc", id: "asc" } },
+  );
   const views = await siteSpaceViews(em, deps, access, site, siteSpaces);
   return { type: "siteSpaces", siteSpaces: views.map((view) => ({ ...view, shareKey: options.shareKey ?? "" })) };
 }

@@ -130,7 +130,11 @@ export async function checkGroupPlacement(em: EntityManager, siteId: string, gro
 
 /** Every section, group and external link of the site by its place in structure order (pre-order: a group, then its children). */
 export async function structureOrder(em: EntityManager, siteId: string): Promise<Map<string, number>> {
-  const [sections, groups, links] = await Promise.all([em.find(SiteSection, { siteId }), em.find(SiteSectionGroup, { siteId }), em.find(SiteExternalLink, { siteId })]);
+  const [sections, groups, links] = await Promise.all([
+    em.find(SiteSection, { siteId }),
+    em.find(SiteSectionGroup, { siteId }),
+    em.find(SiteExternalLink, { siteId }),
+  ]);
   const items: LevelItem[] = [
     ...sections.map((entity) => ({ kind: "section" as const, entity })),
     ...groups.map((entity) => ({ kind: "group" as const, entity })),

@@ -19,7 +19,6 @@ export interface ListSiteSpacesInput {
   page: PageRequestLike | undefined;
 }
 
-
 /** One page of a site's site-spaces in site order, for any member of its organization (with a share key: an active one of the site). */
 export async function listSiteSpaces(em: EntityManager, input: ListSiteSpacesInput, deps: UseCaseDeps): Promise<Page<SiteSpaceView>> {
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
@@ -36,7 +35,11 @@ export async function listSiteSpaces(em: EntityManager, input: ListSiteSpacesInp
   const [rows, sections] = await Promise.all([em.find(SiteSpace, { $and: conditions }), em.find(SiteSection, { siteId: site.id })]);
   const sectionOrder = new Map(sections.map((section) => [section.id, section.position]));
   const pad = (n: number) => String(n).padStart(10, "0");
-  const keyOf = (siteSpace: SiteSpace) => [siteSpace.sectionId ? pad((sectionOrder.get(siteSpace.sectionId) ?? 0) + 1) : pad(0), pad(siteSpace.position), siteSpace.id];
+  const keyOf = (siteSpace: SiteSpace) => [
+    siteSpace.sectionId ? pad((sectionOrder.get(siteSpace.sectionId) ?? 0) + 1) : pad(0),
+    pad(siteSpace.position),
+    siteSpace.id,
+  ];
   const sorted = rows.map((siteSpace) => ({ siteSpace, key: keyOf(siteSpace) })).sort((a, b) => compareStringKeys(a.key, b.key));
   const found = pageOfSorted(sorted, (item) => item.key, cursor);
   const page = { ...found, items: found.items.map((item) => item.siteSpace) };

@@ -36,7 +36,9 @@ export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const target = await findSiteSpace(tx, found, input.siteSpaceId);
-    const siblings = (await tx.find(SiteSpace, { siteId: found.id, sectionId: target.sectionId ?? null }, { orderBy: { position: "asc", id: "asc" } })).filter((s) => s.id !== target.id);
+    const siblings = (await tx.find(SiteSpace, { siteId: found.id, sectionId: target.sectionId ?? null }, { orderBy: { position: "asc", id: "asc" } })).filter(
+      (s) => s.id !== target.id,
+    );
     let index = siblings.length;
     if (reference) {
       const at = siblings.findIndex((s) => s.id === reference);
@@ -47,7 +49,11 @@ export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput
     siblings.forEach((s, position) => {
       if (s.position !== position) s.position = position;
     });
-    recordEvent(tx, siteSpaceMoved, { organizationId: found.organizationId, actor: access.caller, payload: { siteId: found.id, siteSpaceId: target.id, index } });
+    recordEvent(tx, siteSpaceMoved, {
+      organizationId: found.organizationId,
+      actor: access.caller,
+      payload: { siteId: found.id, siteSpaceId: target.id, index },
+    });
     return { site: found, moved: target };
   });
   const [view] = await siteSpaceViews(em, views, access, site, [moved]);

@@ -39,7 +39,8 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
     const target = await findSiteSpace(tx, found, input.siteSpaceId, { lock: true });
     const changes: Record<string, { from: unknown; to: unknown }> = {};
     if (path !== undefined && path !== target.path) {
-      if (await tx.count(SiteSpace, { siteId: found.id, sectionId: target.sectionId ?? null, path, id: { $ne: target.id } })) throw AppError.invalidArgument(`path: "${path}" is already used by another site-space at this level`);
+      if (await tx.count(SiteSpace, { siteId: found.id, sectionId: target.sectionId ?? null, path, id: { $ne: target.id } }))
+        throw AppError.invalidArgument(`path: "${path}" is already used by another site-space at this level`);
       changes.path = { from: target.path, to: path };
       target.path = path;
     }

@@ -25,5 +25,9 @@ export async function batchGetSites(em: EntityManager, input: BatchGetSitesInput
   const ids = [...new Set(input.siteIds.filter(isId))];
   if (ids.length === 0) return [];
   const byId = new Map((await em.find(Site, { id: { $in: ids }, organizationId: access.organizationId })).map((site) => [site.id, site]));
-  return siteViews(em, access, ids.flatMap((id) => byId.get(id) ?? []));
+  return siteViews(
+    em,
+    access,
+    ids.flatMap((id) => byId.get(id) ?? []),
+  );
 }

@@ -44,7 +44,10 @@ export const PUBLISHED_VIEW_MAX_AGE_MS = 60_000;
  */
 function answerVersion(site: Pick<Site, "id" | "version">, access: OrganizationCaller, shareKey: string, now: Date): string {
   const period = Math.floor(now.getTime() / PUBLISHED_VIEW_MAX_AGE_MS);
-  return createHash("sha256").update(JSON.stringify([site.id, site.version, access.caller.userId, access.role, shareKey, period])).digest("base64url").slice(0, 22);
+  return createHash("sha256")
+    .update(JSON.stringify([site.id, site.version, access.caller.userId, access.role, shareKey, period]))
+    .digest("base64url")
+    .slice(0, 22);
 }
 
 /**
@@ -61,7 +64,10 @@ export async function getPublishedContentSite(
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
   if (input.knownVersion !== "" && input.shareKey === "" && isId(input.siteId)) {
     // The frequent case, answered from one row read without loading the site: nothing changed.
-    const [row] = await queryRows(em, sql<{ version: number }>`select version from sites where id = ${input.siteId} and organization_id = ${access.organizationId}`);
+    const [row] = await queryRows(
+      em,
+      sql<{ version: number }>`select version from sites where id = ${input.siteId} and organization_id = ${access.organizationId}`,
+    );
     const version = row ? answerVersion({ id: input.siteId, version: row.version }, access, "", deps.clock()) : "";
     if (version === input.knownVersion) return { notModified: true, version };
   }

@@ -28,7 +28,11 @@ export async function listSites(em: EntityManager, input: ListSitesInput, deps: 
   const conditions: FilterQuery<Site>[] = [{ organizationId: access.organizationId }];
   if (input.spaceId) {
     // A space filter that is not a space id matches no site.
-    conditions.push(isId(input.spaceId) ? { id: { $in: raw(`select site_id from site_spaces where space_id = ? and not space_deleted`, [input.spaceId]) } } : { id: { $in: [] } });
+    conditions.push(
+      isId(input.spaceId)
+        ? { id: { $in: raw(`select site_id from site_spaces where space_id = ? and not space_deleted`, [input.spaceId]) } }
+        : { id: { $in: [] } },
+    );
   }
   if (input.title) conditions.push({ title: { $ilike: `%${input.title.replace(/[\\%_]/g, "\\$&")}%` } });
   if (input.published !== undefined) conditions.push({ published: input.published });

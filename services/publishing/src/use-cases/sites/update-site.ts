@@ -65,7 +65,8 @@ export async function updateSite(em: EntityManager, input: UpdateSiteInput, deps
         found.defaultSectionId = section.id;
       }
       if (settings.basename !== undefined && settings.basename !== found.basename) {
-        if (await tx.count(Site, { organizationId: found.organizationId, basename: settings.basename, id: { $ne: found.id } })) throw AppError.invalidArgument(BASENAME_TAKEN);
+        if (await tx.count(Site, { organizationId: found.organizationId, basename: settings.basename, id: { $ne: found.id } }))
+          throw AppError.invalidArgument(BASENAME_TAKEN);
       }
       if (settings.hostname && settings.hostname !== found.hostname) {
         if (await tx.count(Site, { hostname: settings.hostname, id: { $ne: found.id } })) throw AppError.invalidArgument(HOSTNAME_TAKEN);
@@ -79,7 +80,10 @@ export async function updateSite(em: EntityManager, input: UpdateSiteInput, deps
           const target = isId(input.defaultSiteSpaceId)
             ? await tx.findOne(SiteSpace, { id: input.defaultSiteSpaceId, siteId: found.id, sectionId: section?.id ?? null, spaceDeleted: false })
             : null;
-          if (!target) throw AppError.invalidArgument(`defaultSiteSpace: no site-space ${input.defaultSiteSpaceId} ${section ? "in the site's default section" : "in this site"}`);
+          if (!target)
+            throw AppError.invalidArgument(
+              `defaultSiteSpace: no site-space ${input.defaultSiteSpaceId} ${section ? "in the site's default section" : "in this site"}`,
+            );
           changes.defaultSiteSpace = { from: level.defaultSiteSpaceId, to: target.id };
           level.defaultSiteSpaceId = target.id;
         }

@@ -8,6 +8,10 @@ import { removeSiteSpaces } from "../shared/removal.js";
  * organization it came from (a site publishes only its own organization's spaces). Runs in the
  * consumer's transaction.
  */
-export async function transferSpace(em: EntityManager, input: { spaceId: string; fromOrganizationId: string }, deps: Pick<UseCaseDeps, "clock">): Promise<void> {
+export async function transferSpace(
+  em: EntityManager,
+  input: { spaceId: string; fromOrganizationId: string },
+  deps: Pick<UseCaseDeps, "clock">,
+): Promise<void> {
   await removeSiteSpaces(em, deps, await em.find(SiteSpace, { spaceId: input.spaceId, organizationId: input.fromOrganizationId }), null);
 }

@@ -35,7 +35,8 @@ export type SortedItem =
   | { type: "site-external-link"; link: ExternalLinkView };
 
 function checkType(pointer: StructurePointer, field: string): void {
-  if (!(STRUCTURE_ITEM_TYPES as readonly string[]).includes(pointer.type)) throw AppError.invalidArgument(`${field}.type: must be one of ${STRUCTURE_ITEM_TYPES.join(", ")}`);
+  if (!(STRUCTURE_ITEM_TYPES as readonly string[]).includes(pointer.type))
+    throw AppError.invalidArgument(`${field}.type: must be one of ${STRUCTURE_ITEM_TYPES.join(", ")}`);
 }
 
 type LevelKind = Exclude<(typeof STRUCTURE_ITEM_TYPES)[number], "site-space">;
@@ -71,7 +72,15 @@ export async function sortSiteStructure(em: EntityManager, input: SortSiteStruct
     const fields = { before: "position.before.id", after: "position.after.id" };
     const siteSpace = await moveSiteSpace(
       em,
-      { caller: input.caller, organizationId: input.organizationId, siteId: input.siteId, siteSpaceId: input.item.id, before: input.before?.id ?? "", after: input.after?.id ?? "", fields },
+      {
+        caller: input.caller,
+        organizationId: input.organizationId,
+        siteId: input.siteId,
+        siteSpaceId: input.item.id,
+        before: input.before?.id ?? "",
+        after: input.after?.id ?? "",
+        fields,
+      },
       deps,
     );
     return { type: "site-space", siteSpace };
@@ -84,17 +93,23 @@ export async function sortSiteStructure(em: EntityManager, input: SortSiteStruct
     const item = await levelItem(tx, found, input.item!);
     const target = anchor
       ? await levelItem(tx, found, anchor).catch((error: unknown) => {
-          if (error instanceof AppError && error.code === "not_found") throw AppError.invalidArgument(`${anchorField}: no ${anchor.type} ${anchor.id} in this site`);
+          if (error instanceof AppError && error.code === "not_found")
+            throw AppError.invalidArgument(`${anchorField}: no ${anchor.type} ${anchor.id} in this site`);
           throw error;
         })
       : null;
     const level = target ? parentOf(target) : parentOf(item);
     if (item.kind === "group") await checkGroupPlacement(tx, found.id, item.entity.id, level, anchorField);
-    const index = await placeInLevel(tx, found.id, item, level, { before: input.before?.id, after: input.after?.id, fields: { before: "position.before.id", after: "position.after.id" } });
+    const index = await placeInLevel(tx, found.id, item, level, {
+      before: input.before?.id,
+      after: input.after?.id,
+      fields: { before: "position.before.id", after: "position.after.id" },
+    });
     const actor = access.caller;
     const organizationId = found.organizationId;
     if (item.kind === "section") recordEvent(tx, siteSectionMoved, { organizationId, actor, payload: { siteId: found.id, sectionId: item.entity.id, index } });
-    else if (item.kind === "group") recordEvent(tx, siteSectionGroupMoved, { organizationId, actor, payload: { siteId: found.id, sectionGroupId: item.entity.id, index } });
+    else if (item.kind === "group")
+      recordEvent(tx, siteSectionGroupMoved, { organizationId, actor, payload: { siteId: found.id, sectionGroupId: item.entity.id, index } });
     else recordEvent(tx, siteExternalLinkMoved, { organizationId, actor, payload: { siteId: found.id, linkId: item.entity.id, index } });
     return { site: found, moved: item };
   });

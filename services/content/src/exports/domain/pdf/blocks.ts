@@ -42,7 +42,9 @@ function textOf(node: DocumentBlock | InlineContent): string {
   if (node.object === "text") return node.leaves.map((leaf) => leaf.text).join("");
   if (node.object === "inline") return node.type === "link" ? node.nodes.map(textOf).join("") : (node.data.alt ?? "");
   const own = (node.nodes ?? []).map(textOf);
-  return node.type === "paragraph" || node.type.startsWith("heading") || node.type === "code-line" ? own.join("") : own.filter((text) => text !== "").join("\n");
+  return node.type === "paragraph" || node.type.startsWith("heading") || node.type === "code-line"
+    ? own.join("")
+    : own.filter((text) => text !== "").join("\n");
 }
 
 export class BlockWriter {
@@ -104,7 +106,8 @@ export class BlockWriter {
     const runs: Run[] = [];
     for (const node of nodes) {
       if (node.object === "text") {
-        for (const leaf of node.leaves) runs.push({ text: printableLines(leaf.text), marks: new Set(leaf.marks.map((mark) => mark.type)), ...(link ? { link } : {}) });
+        for (const leaf of node.leaves)
+          runs.push({ text: printableLines(leaf.text), marks: new Set(leaf.marks.map((mark) => mark.type)), ...(link ? { link } : {}) });
       } else if (node.type === "link") {
         runs.push(...this.runsOf(node.nodes, this.context.linkFor(node.data.ref) ?? link));
       } else {
@@ -165,7 +168,12 @@ export class BlockWriter {
     const top = y + 1.5;
     doc.save().lineWidth(0.8).strokeColor(COLOR.muted).rect(x, top, size, size).stroke();
     if (checked) {
-      doc.moveTo(x + size * 0.2, top + size * 0.55).lineTo(x + size * 0.42, top + size * 0.78).lineTo(x + size * 0.82, top + size * 0.22).lineWidth(1.2).stroke();
+      doc
+        .moveTo(x + size * 0.2, top + size * 0.55)
+        .lineTo(x + size * 0.42, top + size * 0.78)
+        .lineTo(x + size * 0.82, top + size * 0.22)
+        .lineWidth(1.2)
+        .stroke();
     }
     doc.restore();
   }
@@ -195,8 +203,17 @@ export class BlockWriter {
       if (startsBox) doc.y += padding;
       const top = doc.y - (startsBox ? padding : 0);
       const bottom = doc.y + height + (last ? padding : 0);
-      doc.save().rect(frame.x, top, frame.width, bottom - top).fillColor(COLOR.codeBackground).fill().restore();
-      doc.font(FONT.mono).fontSize(SIZE.code).fillColor(COLOR.codeText).text(text, frame.x + padding, doc.y, { width: innerWidth, lineGap });
+      doc
+        .save()
+        .rect(frame.x, top, frame.width, bottom - top)
+        .fillColor(COLOR.codeBackground)
+        .fill()
+        .restore();
+      doc
+        .font(FONT.mono)
+        .fontSize(SIZE.code)
+        .fillColor(COLOR.codeText)
+        .text(text, frame.x + padding, doc.y, { width: innerWidth, lineGap });
       if (last) doc.y += padding;
     });
     this.canvas.space(SIZE.body * 0.6);
@@ -256,7 +273,10 @@ export class BlockWriter {
       .map((record) => ({ order: fieldText(record.orderIndex), record }))
       .sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0))
       .map(({ record }) => record);
-    const header = data.view?.hideHeader === true ? [] : [columns.map((id) => ({ text: printable(fieldText(data.definition?.[id]?.title)), font: { src: FONT.bold }, align: { x: alignOf(id) } }))];
+    const header =
+      data.view?.hideHeader === true
+        ? []
+        : [columns.map((id) => ({ text: printable(fieldText(data.definition?.[id]?.title)), font: { src: FONT.bold }, align: { x: alignOf(id) } }))];
     const rows = records.map((record) => columns.map((id) => ({ text: cellText(id, record.values?.[id]), align: { x: alignOf(id) } })));
     if (header.length + rows.length === 0) return;
 

@@ -129,7 +129,10 @@ export class Canvas {
     if (visible.length === 0) return;
     const { doc } = this;
     visible.forEach((run, index) => {
-      doc.font(this.fontOf(run.marks, frame, style.bold)).fontSize(style.size).fillColor(run.link ? COLOR.link : style.color);
+      doc
+        .font(this.fontOf(run.marks, frame, style.bold))
+        .fontSize(style.size)
+        .fillColor(run.link ? COLOR.link : style.color);
       const options: RunOptions = {
         continued: index < visible.length - 1,
         underline: run.link !== undefined,
@@ -146,7 +149,14 @@ export class Canvas {
   /** A horizontal rule across the frame. */
   rule(frame: Frame, color: string = COLOR.rule, lineWidth = 0.75): void {
     const y = this.doc.y;
-    this.doc.save().moveTo(frame.x, y).lineTo(frame.x + frame.width, y).lineWidth(lineWidth).strokeColor(color).stroke().restore();
+    this.doc
+      .save()
+      .moveTo(frame.x, y)
+      .lineTo(frame.x + frame.width, y)
+      .lineWidth(lineWidth)
+      .strokeColor(color)
+      .stroke()
+      .restore();
   }
 
   /**
@@ -164,7 +174,13 @@ export class Canvas {
       doc.switchToPage(page);
       const from = page === startPage ? startY : this.top;
       const to = page === endPage ? endY : this.bottom;
-      if (to > from) doc.save().rect(x, from, 2.5, to - from).fillColor(color).fill().restore();
+      if (to > from)
+        doc
+          .save()
+          .rect(x, from, 2.5, to - from)
+          .fillColor(color)
+          .fill()
+          .restore();
     }
     doc.switchToPage(endPage);
     doc.y = endY;

@@ -1,7 +1,22 @@
 import { createHash } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { validateFile, imageDimensions, newContentId, type DraftEditor, type PagePatch, PAGE_LIMITS, ContentView, buildPageIndex, DEFAULT_LAYOUT, type FileRecord, type PageRecord, StoreSession, type RevisionHeader, storeBlob } from "../../../revisions/index.js";
+import {
+  validateFile,
+  imageDimensions,
+  newContentId,
+  type DraftEditor,
+  type PagePatch,
+  PAGE_LIMITS,
+  ContentView,
+  buildPageIndex,
+  DEFAULT_LAYOUT,
+  type FileRecord,
+  type PageRecord,
+  StoreSession,
+  type RevisionHeader,
+  storeBlob,
+} from "../../../revisions/index.js";
 import { rewriteLinkTargets, sameBody } from "../../domain/markdown-text.js";
 import { resolveRelative, type Layout, type LayoutPage } from "../../domain/read-layout.js";
 import type { RevisionDeps } from "../../../deps.js";
@@ -78,7 +93,11 @@ export async function applyLayout(
   const claimedFiles = new Set<string>();
   const fileIdByPath = new Map<string, string>();
   const matchFile = (path: string, name: string): FileRecord | undefined => {
-    const candidates = [baseFileById.get(mapping.files[path] ?? ""), baseFiles.find((file) => file.git?.path === path), baseFiles.find((file) => file.name === name && !file.git)];
+    const candidates = [
+      baseFileById.get(mapping.files[path] ?? ""),
+      baseFiles.find((file) => file.git?.path === path),
+      baseFiles.find((file) => file.name === name && !file.git),
+    ];
     return candidates.find((file) => file !== undefined && !claimedFiles.has(file.fileId));
   };
   let filesWritten = 0;

@@ -25,7 +25,11 @@ export interface DescribedPage {
 const PAGE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Resolves the content reference like every content read (access first), then its link graph. */
-export async function openLinks(em: EntityManager, deps: LinkDeps, input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined }): Promise<OpenedLinks> {
+export async function openLinks(
+  em: EntityManager,
+  deps: LinkDeps,
+  input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined },
+): Promise<OpenedLinks> {
   const opened = await openContent(em, deps, input);
   return { ...opened, graph: await linkGraph(opened.view, deps.links) };
 }

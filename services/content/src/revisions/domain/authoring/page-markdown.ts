@@ -60,7 +60,10 @@ export function readPageMarkdown(markdown: string, field: string): { fields: Con
   if (first?.type === "heading" && first.depth === 1 && first.position?.end.offset !== undefined) {
     const title = plainText(first).trim();
     if (title !== "") fields = { title, ...fields };
-    body = body.slice(first.position.end.offset).replace(/^[ \t]*\r?\n/, "").replace(/^(?:[ \t]*\r?\n)+/, "");
+    body = body
+      .slice(first.position.end.offset)
+      .replace(/^[ \t]*\r?\n/, "")
+      .replace(/^(?:[ \t]*\r?\n)+/, "");
   }
   return { fields, body };
 }

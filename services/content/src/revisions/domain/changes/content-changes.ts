@@ -231,4 +231,3 @@ export async function contentChanges(session: StoreSession, baseRoot: string | n
   keyed.sort((a, b) => compareStringKeys(a.key, b.key));
   return keyed.map(({ change }) => change);
 }
-

@@ -41,7 +41,9 @@ export interface SignedTarget {
 function signature(secret: string, kind: SignedUrlKind, fields: readonly string[], expires: number): string {
   const key = createHmac("sha256", secret).update(`imprint signed URL: ${kind}`).digest();
   // JSON: an unambiguous encoding of the list, whatever characters the fields hold.
-  return createHmac("sha256", key).update(JSON.stringify([...fields, expires])).digest("base64url");
+  return createHmac("sha256", key)
+    .update(JSON.stringify([...fields, expires]))
+    .digest("base64url");
 }
 
 /** The URL and its expiry (Unix seconds), at least `ttlSeconds` ahead. */

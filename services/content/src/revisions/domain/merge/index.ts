@@ -61,7 +61,8 @@ function sideChanges(differences: TreeDifference[]): SideChanges {
   return { pages, others };
 }
 
-const describe = (conflict: MergeConflict) => (conflict.pageId ? `"${conflict.title}" (page ${conflict.pageId}: ${conflict.reason})` : `${conflict.title} (${conflict.reason})`);
+const describe = (conflict: MergeConflict) =>
+  conflict.pageId ? `"${conflict.title}" (page ${conflict.pageId}: ${conflict.reason})` : `${conflict.title} (${conflict.reason})`;
 
 /** The one answer to a merge that cannot be made: 409 naming what conflicts. Nothing was changed. */
 export function conflictError(conflicts: MergeConflict[]): AppError {
@@ -262,7 +263,12 @@ async function checkTree(
       }
       const ancestor = resultPage(ancestorId);
       if (ancestorId === pageId) conflicts.push({ pageId, title: page.title, reason: "the two sides moved pages under each other" });
-      else if (!ancestor) conflicts.push({ pageId, title: page.title, reason: depth === 1 ? "its parent page was deleted on the other side" : "an ancestor page was deleted on the other side" });
+      else if (!ancestor)
+        conflicts.push({
+          pageId,
+          title: page.title,
+          reason: depth === 1 ? "its parent page was deleted on the other side" : "an ancestor page was deleted on the other side",
+        });
       else if (depth >= MAX_PAGE_DEPTH) conflicts.push({ pageId, title: page.title, reason: `it would be nested more than ${MAX_PAGE_DEPTH} levels deep` });
       else {
         cursor.set(pageId, ancestor.parentId);

@@ -1,7 +1,21 @@
 import { canonicalJson, pageRecord, type PageRecord } from "../tree/model.js";
 
 /** The page fields a merge decides one by one (location, parent and position, moves as one). */
-const SCALAR_FIELDS = ["type", "slug", "title", "emoji", "icon", "description", "hidden", "noIndex", "noRobotsIndex", "layout", "cover", "href", "git"] as const;
+const SCALAR_FIELDS = [
+  "type",
+  "slug",
+  "title",
+  "emoji",
+  "icon",
+  "description",
+  "hidden",
+  "noIndex",
+  "noRobotsIndex",
+  "layout",
+  "cover",
+  "href",
+  "git",
+] as const;
 
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
@@ -28,9 +42,7 @@ export function mergeStringMaps(
   return conflicts.length > 0 ? { conflict: conflicts } : { value };
 }
 
-export type PageMergeResult =
-  | { page: PageRecord; combined: boolean }
-  | { conflict: string };
+export type PageMergeResult = { page: PageRecord; combined: boolean } | { conflict: string };
 
 /**
  * Merges two versions of one page changed on both sides since `base`. Every field takes the side
@@ -52,7 +64,11 @@ export async function mergePage(
     if ("conflict" in result) changed.push(field);
     else fields[field] = result.value;
   }
-  const location = pick({ parentId: base.parentId, position: base.position }, { parentId: ours.parentId, position: ours.position }, { parentId: theirs.parentId, position: theirs.position });
+  const location = pick(
+    { parentId: base.parentId, position: base.position },
+    { parentId: ours.parentId, position: ours.position },
+    { parentId: theirs.parentId, position: theirs.position },
+  );
   if ("conflict" in location) changed.push("location (moved differently on both sides)");
   const variables = mergeStringMaps(base.variables, ours.variables, theirs.variables);
   if ("conflict" in variables) changed.push(`variables ${variables.conflict.join(", ")}`);

@@ -256,9 +256,10 @@ async function updateNode(source: NodeSource, sink: NodeSink, node: TreeNode, ch
     const merged: TreeNode[] =
       left.kind === "leaf" && right.kind === "leaf"
         ? chunk([...left.entries, ...right.entries]).map((part) => ({ kind: "leaf", entries: part }))
-        : chunk([...(left as Extract<TreeNode, { kind: "branch" }>).children, ...(right as Extract<TreeNode, { kind: "branch" }>).children]).map(
-            (part) => ({ kind: "branch", children: part }),
-          );
+        : chunk([...(left as Extract<TreeNode, { kind: "branch" }>).children, ...(right as Extract<TreeNode, { kind: "branch" }>).children]).map((part) => ({
+            kind: "branch",
+            children: part,
+          }));
     const start = Math.min(index, neighbourIndex);
     slots.splice(start, 2, ...merged.map((fresh) => ({ fresh })));
     index = start + merged.length - 1;

@@ -10,12 +10,20 @@ import type { PageIndex } from "./model.js";
  */
 export class RevisionCaches {
   /** ~80 bytes per entry of a node. */
-  readonly nodes = new CachedLoader<TreeNode>({ name: "tree nodes", maxBytes: 24 * 1024 * 1024, bytes: (node) => 64 + 80 * (node.kind === "leaf" ? node.entries.length : node.children.length) });
+  readonly nodes = new CachedLoader<TreeNode>({
+    name: "tree nodes",
+    maxBytes: 24 * 1024 * 1024,
+    bytes: (node) => 64 + 80 * (node.kind === "leaf" ? node.entries.length : node.children.length),
+  });
   readonly pages = new CachedLoader<PageRecord>({ name: "page versions", maxEntries: 40_000 });
   readonly files = new CachedLoader<FileRecord>({ name: "file versions", maxEntries: 20_000 });
   readonly reusables = new CachedLoader<ReusableRecord>({ name: "reusable versions", maxEntries: 5_000 });
   /** Bodies weigh their text (UTF-16, roughly two bytes per character). */
-  readonly bodies = new CachedLoader<BodyRecord>({ name: "bodies", maxBytes: 32 * 1024 * 1024, bytes: (body) => 2 * (body.markdown.length + body.document.length) + 64 });
+  readonly bodies = new CachedLoader<BodyRecord>({
+    name: "bodies",
+    maxBytes: 32 * 1024 * 1024,
+    bytes: (body) => 2 * (body.markdown.length + body.document.length) + 64,
+  });
   /** Whole-tree page indexes, keyed by `<storeId>:<root>`: few, as one holds every page of a space. */
   readonly pageIndexes = new CachedLoader<PageIndex>({ name: "page indexes", maxEntries: 6 });
   /** Committed revision rows (immutable), by id. */

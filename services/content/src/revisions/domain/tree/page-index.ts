@@ -25,7 +25,11 @@ export async function buildPageIndex(session: StoreSession, root: string | null)
     else grouped.set(parent, [page]);
   }
   const children = new Map<string, string[]>();
-  for (const [parent, siblings] of grouped) children.set(parent, siblings.sort(byPosition).map((page) => page.pageId));
+  for (const [parent, siblings] of grouped)
+    children.set(
+      parent,
+      siblings.sort(byPosition).map((page) => page.pageId),
+    );
 
   const paths = new Map<string, string>();
   const walk = (parent: string, prefix: string) => {

@@ -72,7 +72,15 @@ export async function editDraft<T>(
  */
 export function recordRevisionCreated(
   em: EntityManager,
-  event: { organizationId: string; actor: CallerInput | null; spaceId: string; revisionId: string; parents: string[]; movedHead: boolean; changeRequestId?: string | null },
+  event: {
+    organizationId: string;
+    actor: CallerInput | null;
+    spaceId: string;
+    revisionId: string;
+    parents: string[];
+    movedHead: boolean;
+    changeRequestId?: string | null;
+  },
 ): void {
   recordEvent(em, revisionCreated, {
     organizationId: event.organizationId,

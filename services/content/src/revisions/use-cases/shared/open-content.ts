@@ -32,7 +32,11 @@ export interface OpenedContent {
  * space), the branch's head instead of the space's; a revision given with it must be the head or
  * a revision made on that branch (the caller's drafts on it included).
  */
-export async function openContent(em: EntityManager, deps: RevisionDeps, input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined }): Promise<OpenedContent> {
+export async function openContent(
+  em: EntityManager,
+  deps: RevisionDeps,
+  input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined },
+): Promise<OpenedContent> {
   const caller = requireCaller(input.caller);
   if (!input.ref) throw AppError.invalidArgument("ref: is required");
   const access = await requireSpaceAccess(em, deps, { caller, spaceId: input.ref.spaceId, need: "view" });

@@ -1,7 +1,18 @@
 import type { CreatePageInput, MovePageInput, PageLayoutInput, PagePosition, UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType as ProtoPageType, type ImageRef, type PageCover } from "@imprint/proto/content/v1/revisions";
 import type { FieldName, NewPage, PageMove, PagePatch, PositionInput } from "../../domain/editing/draft-editor.js";
-import { bounded, contentIdFrom, invalid, optionalId, PAGE_LIMITS, pageHref, pageMarkdown, pageSlug, pageTitle, variablesFrom } from "../../domain/editing/page-input.js";
+import {
+  bounded,
+  contentIdFrom,
+  invalid,
+  optionalId,
+  PAGE_LIMITS,
+  pageHref,
+  pageMarkdown,
+  pageSlug,
+  pageTitle,
+  variablesFrom,
+} from "../../domain/editing/page-input.js";
 import {
   DEFAULT_LAYOUT,
   LAYOUT_COVER_MASKS,

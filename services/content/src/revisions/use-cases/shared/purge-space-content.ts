@@ -22,7 +22,13 @@ export async function purgeSpaceContent(em: EntityManager, spaceId: string): Pro
     await executeStatement(em, sql`select pg_advisory_xact_lock(hashtextextended(${`store:${storeId}`}, 0))`);
     const roots = await queryRows<{ root: string | null }>(em, sql`select distinct root from revisions where store_id = ${storeId}`);
     const stillUsed = roots.length > 0;
-    const reachable = stillUsed ? await markReachable(em, storeId, roots.map((row) => row.root).filter((root): root is string => root !== null)) : undefined;
+    const reachable = stillUsed
+      ? await markReachable(
+          em,
+          storeId,
+          roots.map((row) => row.root).filter((root): root is string => root !== null),
+        )
+      : undefined;
     for (const table of STORE_TABLES) {
       const keep = reachable?.[table] ?? [];
       const deleted =

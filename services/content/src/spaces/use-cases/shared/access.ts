@@ -1,6 +1,22 @@
 import { type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, type CallerInput, findOwnedOrNull, requireCaller } from "@imprint/runtime";
-import { atLeast, better, collectionLevel, collectionPermissions, levelOn, NO_TEAM_LEVELS, spaceLevel, spacePermissions, teamLevelsOf, type AccessDeps, type CollectionPermissions, type Level, type Membership, type SpacePermissions, type TeamLevels } from "../../../access/index.js";
+import {
+  atLeast,
+  better,
+  collectionLevel,
+  collectionPermissions,
+  levelOn,
+  NO_TEAM_LEVELS,
+  spaceLevel,
+  spacePermissions,
+  teamLevelsOf,
+  type AccessDeps,
+  type CollectionPermissions,
+  type Level,
+  type Membership,
+  type SpacePermissions,
+  type TeamLevels,
+} from "../../../access/index.js";
 import { Collection } from "../../domain/collection.js";
 import { Space } from "../../domain/space.js";
 
