@@ -22,6 +22,7 @@ import {
 import { startInfrastructure } from "./stack/infrastructure.mjs";
 import { isGatewayReady, isReaderReady, spawnNodeProcess, waitUntil } from "./stack/node-processes.mjs";
 import { infrastructureModule, runtimeModule } from "./stack/runtime-modules.mjs";
+import { ensureListenerHandover } from "./stack/shared-ports.mjs";
 import { startUnit } from "./stack/supervision.mjs";
 
 // The launcher's parts, one concern each (scripts/lib/stack/); this module orchestrates them and is
@@ -209,6 +210,11 @@ export async function startStack(options) {
   // Copies of the gateway and of the reader share their port; a rolling restart then starts each
   // new copy beside the old one, even when there is only one.
   const shareHttpPorts = hosting === "split" && SHARED_HTTP_PORTS;
+  if (shareHttpPorts) {
+    const handover = ensureListenerHandover();
+    if (handover.changed) onLog("launcher", "net.ipv4.tcp_migrate_req set to 1: a copy that stops hands the connections queued on its port to the next copy");
+    if (handover.state === "off") onLog("launcher", `a rolling restart may reset a request now and then: ${handover.hint}`);
+  }
 
   const gatewayPort = options.gatewayPort || (await getFreePort());
   if (options.gatewayPort && !(await isPortFree(gatewayPort, probeHost))) {

@@ -1,6 +1,6 @@
-import type { TargetInstallationServiceService } from "@imprint/proto/integration/v1/target_installations";
+import type { TargetInstallationServiceService, TargetKind } from "@imprint/proto/integration/v1/target_installations";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
+import { pageInfo, pageRequest, type AsyncImplementation, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { getTargetInstallation } from "../use-cases/target-installations/get-target-installation.js";
 import { installOnTarget } from "../use-cases/target-installations/install-on-target.js";
@@ -10,6 +10,17 @@ import { targetKindOf } from "../use-cases/shared/targets.js";
 import { uninstallFromTarget } from "../use-cases/target-installations/uninstall-from-target.js";
 import { updateTargetInstallation } from "../use-cases/target-installations/update-target-installation.js";
 import { targetInstallationToProto, targetKindFromProto } from "./mappers.js";
+
+/** The installation on one target that a request names: its caller, integration, installation and target. */
+function targetOf(request: { caller?: CallerInput; name: string; installationId: string; kind: TargetKind; targetId: string }) {
+  return {
+    caller: request.caller,
+    name: request.name,
+    installationId: request.installationId,
+    kind: targetKindOf(targetKindFromProto(request.kind)),
+    targetId: request.targetId,
+  };
+}
 
 export const TARGET_INSTALLATION_SERVICE_NAME = "imprint.integration.v1.TargetInstallationService";
 
@@ -39,11 +50,7 @@ export function targetInstallationServiceImplementation(
       const { integration, target, created } = await installOnTarget(
         em(),
         {
-          caller: request.caller,
-          name: request.name,
-          installationId: request.installationId,
-          kind: targetKindOf(targetKindFromProto(request.kind)),
-          targetId: request.targetId,
+          ...targetOf(request),
           configuration: parseJsonObject("configuration", request.configurationJson),
           externalIds: request.externalIds,
         },
@@ -56,11 +63,7 @@ export function targetInstallationServiceImplementation(
       const { integration, target } = await getTargetInstallation(
         em(),
         {
-          caller: request.caller,
-          name: request.name,
-          installationId: request.installationId,
-          kind: targetKindOf(targetKindFromProto(request.kind)),
-          targetId: request.targetId,
+          ...targetOf(request),
         },
         deps,
       );
@@ -71,11 +74,7 @@ export function targetInstallationServiceImplementation(
       const { integration, target } = await updateTargetInstallation(
         em(),
         {
-          caller: request.caller,
-          name: request.name,
-          installationId: request.installationId,
-          kind: targetKindOf(targetKindFromProto(request.kind)),
-          targetId: request.targetId,
+          ...targetOf(request),
           updateMask: request.updateMask ?? [],
           configurationJson: request.configurationJson,
           externalIds: request.externalIds?.values ?? [],
@@ -89,11 +88,7 @@ export function targetInstallationServiceImplementation(
       existed: await uninstallFromTarget(
         em(),
         {
-          caller: request.caller,
-          name: request.name,
-          installationId: request.installationId,
-          kind: targetKindOf(targetKindFromProto(request.kind)),
-          targetId: request.targetId,
+          ...targetOf(request),
         },
         deps,
       ),

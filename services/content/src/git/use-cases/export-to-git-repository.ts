@@ -3,12 +3,11 @@ import { AppError } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { requireSpaceAccess } from "../../spaces/index.js";
 import { openContent } from "../../revisions/index.js";
-import { displayUrl } from "../domain/remote.js";
 import { EXPORT_AUTHOR, fetchRef, pushCommit, remoteHead, writeCommit } from "../store/repository.js";
 import { writeLayout, type WrittenLayout } from "../domain/write-layout.js";
 import type { GitCommitValue } from "./import-git-repository.js";
 import { parseRemoteRequest, shortOid, withRemote } from "./shared/remote-access.js";
-import { completeSync, failOperation, findSync, sameRemote, startOperation, type SyncTarget } from "./shared/sync-state.js";
+import { beginSyncOperation, completeSync, failOperation } from "./shared/sync-state.js";
 import type { GitDeps } from "../../deps.js";
 
 export interface ExportToGitRepositoryInput {
@@ -77,18 +76,7 @@ export async function exportToGitRepository(em: EntityManager, input: ExportToGi
   if (message.length > COMMIT_MESSAGE_MAX) throw AppError.invalidArgument(`commitMessage: must be at most ${COMMIT_MESSAGE_MAX} characters`);
   const { space } = await requireSpaceAccess(em, deps, { caller, spaceId: request.spaceId, need: "edit" });
 
-  const target: SyncTarget = {
-    spaceId: space.id,
-    organizationId: space.organizationId,
-    url: displayUrl(request.remote),
-    ref: request.ref,
-    projectDirectory: request.directory,
-  };
-  const started = performance.now();
-  // Twice the git commands' limit: an operation running longer lost its process.
-  const operation = await startOperation(em, target, "export", deps.clock(), 2 * deps.limits.maxDurationMs);
-  const sync = await findSync(em, space.id);
-  const synced = sameRemote(sync, target) ? sync : null;
+  const { target, started, operation, synced } = await beginSyncOperation(em, space, request, "export", deps);
   try {
     const { revisionId, layout } = await layoutOfSpace(em, deps, caller, space.id);
     const outcome = await withRemote(request, deps, async (workspace, network) => {

@@ -16,10 +16,9 @@ import {
 } from "../../revisions/index.js";
 import { readLayout, type Layout } from "../domain/read-layout.js";
 import { fetchRef, readBlobs, readCommit, readTree } from "../store/repository.js";
-import { displayUrl } from "../domain/remote.js";
 import { applyLayout, type AppliedLayout } from "./shared/apply-layout.js";
 import { parseRemoteRequest, shortOid, withRemote, type RemoteRequest } from "./shared/remote-access.js";
-import { completeOperation, completeSync, failOperation, findSync, sameRemote, startOperation, type SyncTarget } from "./shared/sync-state.js";
+import { beginSyncOperation, completeOperation, completeSync, failOperation } from "./shared/sync-state.js";
 import type { GitDeps } from "../../deps.js";
 
 export interface ImportGitRepositoryInput {
@@ -180,18 +179,7 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
   const { space } = await requireSpaceAccess(em, deps, { caller, spaceId: request.spaceId, need: "edit" });
   if (changeRequestId !== "") requireUnmerged(await requireBranch(em, space.id, changeRequestId), "ref.change_request_id");
 
-  const target: SyncTarget = {
-    spaceId: space.id,
-    organizationId: space.organizationId,
-    url: displayUrl(request.remote),
-    ref: request.ref,
-    projectDirectory: request.directory,
-  };
-  const started = performance.now();
-  // Twice the git commands' limit: an operation running longer lost its process.
-  const operation = await startOperation(em, target, "import", deps.clock(), 2 * deps.limits.maxDurationMs);
-  const sync = await findSync(em, space.id);
-  const synced = sameRemote(sync, target) ? sync : null;
+  const { target, started, operation, sync, synced } = await beginSyncOperation(em, space, request, "import", deps);
   try {
     const content = await fetchContent(request, deps);
     const commit: GitCommitValue = {

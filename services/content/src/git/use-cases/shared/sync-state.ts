@@ -1,6 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, executeStatement, sql, WorkQueue } from "@imprint/runtime";
 import { GitSync, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
+import { displayUrl } from "../../domain/remote.js";
+import type { GitDeps } from "../../../deps.js";
+import type { RemoteRequest } from "./remote-access.js";
 
 /** Which remote a call names: a sync state is about one (URL without credentials, ref, directory). */
 export interface SyncTarget {
@@ -95,4 +98,30 @@ export async function completeOperation(em: EntityManager, spaceId: string, oper
 /** Forgets a purged space's sync state (the repository it synced with, its path mappings), in the purge's transaction. */
 export async function purgeGitState(em: EntityManager, spaceId: string): Promise<void> {
   await em.nativeDelete(GitSync, { spaceId });
+}
+
+/**
+ * Starts an import or export of `space` with the remote `request` names: the target, the running
+ * operation (409 while another runs), and the space's last sync (`synced` when it was with that
+ * same remote, so its commit and revision are a merge base).
+ */
+export async function beginSyncOperation(
+  em: EntityManager,
+  space: { id: string; organizationId: string },
+  request: RemoteRequest,
+  direction: GitDirection,
+  deps: Pick<GitDeps, "clock" | "limits">,
+) {
+  const target: SyncTarget = {
+    spaceId: space.id,
+    organizationId: space.organizationId,
+    url: displayUrl(request.remote),
+    ref: request.ref,
+    projectDirectory: request.directory,
+  };
+  const started = performance.now();
+  // Twice the git commands' limit: an operation running longer lost its process.
+  const operation = await startOperation(em, target, direction, deps.clock(), 2 * deps.limits.maxDurationMs);
+  const sync = await findSync(em, space.id);
+  return { target, started, operation, sync, synced: sameRemote(sync, target) ? sync : null };
 }
