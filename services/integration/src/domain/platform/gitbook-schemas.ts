@@ -2,766 +2,933 @@
 // GitBook's integration platform schemas (ContentKit render output and context, the render request,
 // declared configurations, the runtime environment and the events Imprint sends) with every schema they reference.
 export const GITBOOK_INTEGRATION_SCHEMAS = {
-  version: "0.202.0",
-  components: {
-    schemas: {
-      BaseEvent: {
-        description: "Common properties for all events.",
-        type: "object",
-        properties: {
-          eventId: {
-            description: "Unique identifier for the event.",
-            type: "string",
+  "version": "0.202.0",
+  "components": {
+    "schemas": {
+      "BaseEvent": {
+        "description": "Common properties for all events.",
+        "type": "object",
+        "properties": {
+          "eventId": {
+            "description": "Unique identifier for the event.",
+            "type": "string"
           },
-          type: {
-            description: "Type of the event.",
-            type: "string",
-          },
+          "type": {
+            "description": "Type of the event.",
+            "type": "string"
+          }
         },
-        required: ["eventId", "type"],
+        "required": [
+          "eventId",
+          "type"
+        ]
       },
-      BillingCreditsBundle: {
-        type: "string",
-        description: "The AI credit bundle to top up every month",
-        enum: ["none", 135001500, 240006000, 4200018000, 6000040000],
+      "BillingCreditsBundle": {
+        "type": "string",
+        "description": "The AI credit bundle to top up every month",
+        "enum": [
+          "none",
+          135001500,
+          240006000,
+          4200018000,
+          6000040000
+        ]
       },
-      BillingInterval: {
-        type: "string",
-        description: "Interval for a billing subscription",
-        enum: ["monthly", "yearly"],
+      "BillingInterval": {
+        "type": "string",
+        "description": "Interval for a billing subscription",
+        "enum": [
+          "monthly",
+          "yearly"
+        ]
       },
-      BillingMeterAddon: {
-        type: "object",
-        properties: {
-          enabled: {
-            type: "boolean",
-          },
+      "BillingMeterAddon": {
+        "type": "object",
+        "properties": {
+          "enabled": {
+            "type": "boolean"
+          }
         },
-        required: ["enabled"],
+        "required": [
+          "enabled"
+        ]
       },
-      BillingProduct: {
-        type: "string",
-        description: "Name of the product",
-        enum: ["free_2024", "plus_2024", "pro_2024", "enterprise_2024", "community_2024", "free", "plus", "pro", "internal"],
+      "BillingProduct": {
+        "type": "string",
+        "description": "Name of the product",
+        "enum": [
+          "free_2024",
+          "plus_2024",
+          "pro_2024",
+          "enterprise_2024",
+          "community_2024",
+          "free",
+          "plus",
+          "pro",
+          "internal"
+        ]
       },
-      BillingTrialStatus: {
-        type: "string",
-        description:
-          "- notapplicable, no trial can be started for this organization. - none, no trial has been started yet. - active, trial is active. - ended, the trial has ended and the user has choosen to stay on the free plan or has upgraded to a paid plan. - expired, the trial has ended but the user hasn't deciced yet what to do.\n",
-        enum: ["notapplicable", "none", "active", "ended", "expired"],
+      "BillingTrialStatus": {
+        "type": "string",
+        "description": "- notapplicable, no trial can be started for this organization. - none, no trial has been started yet. - active, trial is active. - ended, the trial has ended and the user has choosen to stay on the free plan or has upgraded to a paid plan. - expired, the trial has ended but the user hasn't deciced yet what to do.\n",
+        "enum": [
+          "notapplicable",
+          "none",
+          "active",
+          "ended",
+          "expired"
+        ]
       },
-      BlockReason: {
-        type: "string",
-        description: "A short description giving context on the reason for the block.",
-        minLength: 1,
-        maxLength: 255,
+      "BlockReason": {
+        "type": "string",
+        "description": "A short description giving context on the reason for the block.",
+        "minLength": 1,
+        "maxLength": 255
       },
-      BlockSource: {
-        type: "string",
-        description: "Source for an organization block",
-        enum: ["backoffice", "external", "internal"],
+      "BlockSource": {
+        "type": "string",
+        "description": "Source for an organization block",
+        "enum": [
+          "backoffice",
+          "external",
+          "internal"
+        ]
       },
-      ContentKitAction: {
-        anyOf: [
+      "ContentKitAction": {
+        "anyOf": [
           {
-            type: "object",
-            description: "Custom action to re-render the block.",
-            properties: {
-              action: {
-                type: "string",
-              },
+            "type": "object",
+            "description": "Custom action to re-render the block.",
+            "properties": {
+              "action": {
+                "type": "string"
+              }
             },
-            additionalProperties: true,
-            required: ["action"],
+            "additionalProperties": true,
+            "required": [
+              "action"
+            ]
           },
           {
-            $ref: "#/components/schemas/ContentKitDefaultAction",
-          },
-        ],
+            "$ref": "#/components/schemas/ContentKitDefaultAction"
+          }
+        ]
       },
-      ContentKitBlock: {
-        type: "object",
-        description: "Higher level element to represent a custom block.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["block"],
+      "ContentKitBlock": {
+        "type": "object",
+        "description": "Higher level element to represent a custom block.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "block"
+            ]
           },
-          children: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitDescendantElement",
-            },
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitDescendantElement"
+            }
           },
-          controls: {
-            type: "array",
-            items: {
-              oneOf: [
+          "controls": {
+            "type": "array",
+            "items": {
+              "oneOf": [
                 {
-                  $ref: "#/components/schemas/ContentKitBlockControl",
+                  "$ref": "#/components/schemas/ContentKitBlockControl"
                 },
                 {
-                  type: "array",
-                  items: {
-                    $ref: "#/components/schemas/ContentKitBlockControl",
-                  },
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/ContentKitBlockControl"
+                  }
+                }
+              ]
+            }
+          }
+        },
+        "required": [
+          "type",
+          "children"
+        ]
+      },
+      "ContentKitBlockControl": {
+        "type": "object",
+        "description": "Control menu item displayed for the block.",
+        "properties": {
+          "icon": {
+            "$ref": "#/components/schemas/ContentKitIcon"
+          },
+          "label": {
+            "type": "string"
+          },
+          "onPress": {
+            "$ref": "#/components/schemas/ContentKitAction"
+          },
+          "confirm": {
+            "$ref": "#/components/schemas/ContentKitConfirm"
+          }
+        },
+        "required": [
+          "label",
+          "onPress"
+        ]
+      },
+      "ContentKitBox": {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "box"
+            ]
+          },
+          "grow": {
+            "description": "specifies how much of the remaining space in the container should be assigned to the element",
+            "type": "number"
+          },
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitDescendantElement"
+            }
+          }
+        },
+        "required": [
+          "type",
+          "children"
+        ]
+      },
+      "ContentKitBuiltInSource": {
+        "type": "object",
+        "description": "Built-in sources that can be used to provide a ContentKitSelect.",
+        "properties": {
+          "source": {
+            "type": "string",
+            "enum": [
+              "openapi"
+            ]
+          }
+        },
+        "required": [
+          "source"
+        ]
+      },
+      "ContentKitButton": {
+        "type": "object",
+        "description": "Pressable button triggering an action.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "button"
+            ]
+          },
+          "style": {
+            "type": "string",
+            "enum": [
+              "primary",
+              "secondary",
+              "danger"
+            ]
+          },
+          "onPress": {
+            "$ref": "#/components/schemas/ContentKitAction"
+          },
+          "icon": {
+            "$ref": "#/components/schemas/ContentKitIcon"
+          },
+          "trailingIcon": {
+            "$ref": "#/components/schemas/ContentKitIcon"
+          },
+          "label": {
+            "type": "string"
+          },
+          "tooltip": {
+            "type": "string"
+          },
+          "confirm": {
+            "$ref": "#/components/schemas/ContentKitConfirm"
+          },
+          "disabled": {
+            "type": "boolean"
+          }
+        },
+        "required": [
+          "type",
+          "onPress"
+        ]
+      },
+      "ContentKitCard": {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "card"
+            ]
+          },
+          "title": {
+            "type": "string"
+          },
+          "hint": {
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/ContentKitInlineElement"
+                }
+              }
+            ]
+          },
+          "icon": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/ContentKitIcon"
+              },
+              {
+                "$ref": "#/components/schemas/ContentKitImage"
+              }
+            ]
+          },
+          "onPress": {
+            "$ref": "#/components/schemas/ContentKitAction"
+          },
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitDescendantElement"
+            }
+          },
+          "buttons": {
+            "type": "array",
+            "description": "Buttons displayed in the top right corner of the card.",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitButton"
+            }
+          }
+        },
+        "required": [
+          "type"
+        ]
+      },
+      "ContentKitCheckbox": {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "checkbox"
+            ]
+          },
+          "state": {
+            "description": "State binding. The value of the input will be stored as a property in the state named after this ID.",
+            "type": "string"
+          },
+          "value": {
+            "description": "Value to store in a state array when the checkbox is selected.",
+            "oneOf": [
+              {
+                "type": "string"
+              },
+              {
+                "type": "number"
+              }
+            ]
+          },
+          "confirm": {
+            "$ref": "#/components/schemas/ContentKitConfirm"
+          }
+        },
+        "required": [
+          "type",
+          "state",
+          "value"
+        ]
+      },
+      "ContentKitCodeBlock": {
+        "type": "object",
+        "description": "Code block with syntax highlighting",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "codeblock"
+            ]
+          },
+          "content": {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/ContentKitDynamicBinding"
+              },
+              {
+                "type": "string",
+                "description": "Code content to display"
+              }
+            ]
+          },
+          "syntax": {
+            "description": "Syntax to use for highlighting (ex: javascript, python)",
+            "type": "string"
+          },
+          "lineNumbers": {
+            "oneOf": [
+              {
+                "type": "boolean"
+              },
+              {
+                "type": "number",
+                "description": "Line number to start at."
+              }
+            ]
+          },
+          "buttons": {
+            "type": "array",
+            "description": "Controls button shown as an overlay in a corner of the code block.",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitButton"
+            }
+          },
+          "state": {
+            "description": "State binding when editable. The value of the input will be stored as a property in the state named after this ID.",
+            "type": "string"
+          },
+          "onContentChange": {
+            "$ref": "#/components/schemas/ContentKitAction"
+          },
+          "header": {
+            "type": "array",
+            "description": "Header displayed before the code lines",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitDescendantElement"
+            }
+          },
+          "footer": {
+            "type": "array",
+            "description": "Footer displayed after the code lines",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitDescendantElement"
+            }
+          }
+        },
+        "required": [
+          "type",
+          "content"
+        ]
+      },
+      "ContentKitConfiguration": {
+        "type": "object",
+        "description": "Higher level element to define a configuration block. Does not add any UI elements or wrappers. Must be used as a top level element for any configuration component.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "configuration"
+            ]
+          },
+          "children": {
+            "oneOf": [
+              {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/ContentKitStepper"
                 },
-              ],
-            },
-          },
-        },
-        required: ["type", "children"],
-      },
-      ContentKitBlockControl: {
-        type: "object",
-        description: "Control menu item displayed for the block.",
-        properties: {
-          icon: {
-            $ref: "#/components/schemas/ContentKitIcon",
-          },
-          label: {
-            type: "string",
-          },
-          onPress: {
-            $ref: "#/components/schemas/ContentKitAction",
-          },
-          confirm: {
-            $ref: "#/components/schemas/ContentKitConfirm",
-          },
-        },
-        required: ["label", "onPress"],
-      },
-      ContentKitBox: {
-        type: "object",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["box"],
-          },
-          grow: {
-            description: "specifies how much of the remaining space in the container should be assigned to the element",
-            type: "number",
-          },
-          children: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitDescendantElement",
-            },
-          },
-        },
-        required: ["type", "children"],
-      },
-      ContentKitBuiltInSource: {
-        type: "object",
-        description: "Built-in sources that can be used to provide a ContentKitSelect.",
-        properties: {
-          source: {
-            type: "string",
-            enum: ["openapi"],
-          },
-        },
-        required: ["source"],
-      },
-      ContentKitButton: {
-        type: "object",
-        description: "Pressable button triggering an action.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["button"],
-          },
-          style: {
-            type: "string",
-            enum: ["primary", "secondary", "danger"],
-          },
-          onPress: {
-            $ref: "#/components/schemas/ContentKitAction",
-          },
-          icon: {
-            $ref: "#/components/schemas/ContentKitIcon",
-          },
-          trailingIcon: {
-            $ref: "#/components/schemas/ContentKitIcon",
-          },
-          label: {
-            type: "string",
-          },
-          tooltip: {
-            type: "string",
-          },
-          confirm: {
-            $ref: "#/components/schemas/ContentKitConfirm",
-          },
-          disabled: {
-            type: "boolean",
-          },
-        },
-        required: ["type", "onPress"],
-      },
-      ContentKitCard: {
-        type: "object",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["card"],
-          },
-          title: {
-            type: "string",
-          },
-          hint: {
-            oneOf: [
-              {
-                type: "string",
+                "minItems": 1,
+                "maxItems": 1
               },
               {
-                type: "array",
-                items: {
-                  $ref: "#/components/schemas/ContentKitInlineElement",
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/ContentKitDescendantElement"
                 },
-              },
-            ],
-          },
-          icon: {
-            oneOf: [
-              {
-                $ref: "#/components/schemas/ContentKitIcon",
-              },
-              {
-                $ref: "#/components/schemas/ContentKitImage",
-              },
-            ],
-          },
-          onPress: {
-            $ref: "#/components/schemas/ContentKitAction",
-          },
-          children: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitDescendantElement",
-            },
-          },
-          buttons: {
-            type: "array",
-            description: "Buttons displayed in the top right corner of the card.",
-            items: {
-              $ref: "#/components/schemas/ContentKitButton",
-            },
-          },
+                "minItems": 1
+              }
+            ]
+          }
         },
-        required: ["type"],
+        "required": [
+          "type",
+          "children"
+        ]
       },
-      ContentKitCheckbox: {
-        type: "object",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["checkbox"],
+      "ContentKitConfirm": {
+        "type": "object",
+        "description": "A confirm object that defines an optional confirmation dialog after the input is clicked.",
+        "properties": {
+          "title": {
+            "type": "string",
+            "description": "A text value that defines the dialog's title.",
+            "maxLength": 100
           },
-          state: {
-            description: "State binding. The value of the input will be stored as a property in the state named after this ID.",
-            type: "string",
+          "text": {
+            "type": "string",
+            "description": "A text value that defines the explanatory text that appears in the confirm dialog.",
+            "maxLength": 300
           },
-          value: {
-            description: "Value to store in a state array when the checkbox is selected.",
-            oneOf: [
-              {
-                type: "string",
-              },
-              {
-                type: "number",
-              },
-            ],
+          "confirm": {
+            "type": "string",
+            "description": "A text value to define the text of the button that confirms the action.",
+            "maxLength": 30
           },
-          confirm: {
-            $ref: "#/components/schemas/ContentKitConfirm",
-          },
+          "style": {
+            "type": "string",
+            "enum": [
+              "primary",
+              "danger"
+            ]
+          }
         },
-        required: ["type", "state", "value"],
+        "required": [
+          "title",
+          "text",
+          "confirm"
+        ]
       },
-      ContentKitCodeBlock: {
-        type: "object",
-        description: "Code block with syntax highlighting",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["codeblock"],
-          },
-          content: {
-            oneOf: [
-              {
-                $ref: "#/components/schemas/ContentKitDynamicBinding",
-              },
-              {
-                type: "string",
-                description: "Code content to display",
-              },
-            ],
-          },
-          syntax: {
-            description: "Syntax to use for highlighting (ex: javascript, python)",
-            type: "string",
-          },
-          lineNumbers: {
-            oneOf: [
-              {
-                type: "boolean",
-              },
-              {
-                type: "number",
-                description: "Line number to start at.",
-              },
-            ],
-          },
-          buttons: {
-            type: "array",
-            description: "Controls button shown as an overlay in a corner of the code block.",
-            items: {
-              $ref: "#/components/schemas/ContentKitButton",
-            },
-          },
-          state: {
-            description: "State binding when editable. The value of the input will be stored as a property in the state named after this ID.",
-            type: "string",
-          },
-          onContentChange: {
-            $ref: "#/components/schemas/ContentKitAction",
-          },
-          header: {
-            type: "array",
-            description: "Header displayed before the code lines",
-            items: {
-              $ref: "#/components/schemas/ContentKitDescendantElement",
-            },
-          },
-          footer: {
-            type: "array",
-            description: "Footer displayed after the code lines",
-            items: {
-              $ref: "#/components/schemas/ContentKitDescendantElement",
-            },
-          },
-        },
-        required: ["type", "content"],
-      },
-      ContentKitConfiguration: {
-        type: "object",
-        description:
-          "Higher level element to define a configuration block. Does not add any UI elements or wrappers. Must be used as a top level element for any configuration component.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["configuration"],
-          },
-          children: {
-            oneOf: [
-              {
-                type: "array",
-                items: {
-                  $ref: "#/components/schemas/ContentKitStepper",
-                },
-                minItems: 1,
-                maxItems: 1,
-              },
-              {
-                type: "array",
-                items: {
-                  $ref: "#/components/schemas/ContentKitDescendantElement",
-                },
-                minItems: 1,
-              },
-            ],
-          },
-        },
-        required: ["type", "children"],
-      },
-      ContentKitConfirm: {
-        type: "object",
-        description: "A confirm object that defines an optional confirmation dialog after the input is clicked.",
-        properties: {
-          title: {
-            type: "string",
-            description: "A text value that defines the dialog's title.",
-            maxLength: 100,
-          },
-          text: {
-            type: "string",
-            description: "A text value that defines the explanatory text that appears in the confirm dialog.",
-            maxLength: 300,
-          },
-          confirm: {
-            type: "string",
-            description: "A text value to define the text of the button that confirms the action.",
-            maxLength: 30,
-          },
-          style: {
-            type: "string",
-            enum: ["primary", "danger"],
-          },
-        },
-        required: ["title", "text", "confirm"],
-      },
-      ContentKitContext: {
-        description: "Object representing the context in which a ContentKit component is rendered.",
-        oneOf: [
+      "ContentKitContext": {
+        "description": "Object representing the context in which a ContentKit component is rendered.",
+        "oneOf": [
           {
-            $ref: "#/components/schemas/ContentKitContextConfigurationAccount",
+            "$ref": "#/components/schemas/ContentKitContextConfigurationAccount"
           },
           {
-            $ref: "#/components/schemas/ContentKitContextConfigurationSpace",
+            "$ref": "#/components/schemas/ContentKitContextConfigurationSpace"
           },
           {
-            $ref: "#/components/schemas/ContentKitContextConfigurationSite",
+            "$ref": "#/components/schemas/ContentKitContextConfigurationSite"
           },
           {
-            $ref: "#/components/schemas/ContentKitContextConfigurationContentSource",
+            "$ref": "#/components/schemas/ContentKitContextConfigurationContentSource"
           },
           {
-            $ref: "#/components/schemas/ContentKitContextDocument",
+            "$ref": "#/components/schemas/ContentKitContextDocument"
+          }
+        ]
+      },
+      "ContentKitContextBase": {
+        "type": "object",
+        "description": "Common properties for ContentKit context.",
+        "properties": {
+          "theme": {
+            "type": "string",
+            "enum": [
+              "dark",
+              "light"
+            ]
+          }
+        },
+        "required": [
+          "theme"
+        ]
+      },
+      "ContentKitContextConfigurationAccount": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ContentKitContextBase"
           },
+          {
+            "type": "object",
+            "description": "Context while rendering in an account installation's configuration.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "configuration_account"
+                ]
+              },
+              "organizationId": {
+                "type": "string",
+                "description": "ID of the organization the account installation configuration is in."
+              }
+            },
+            "required": [
+              "type",
+              "organizationId"
+            ]
+          }
+        ]
+      },
+      "ContentKitContextConfigurationContentSource": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ContentKitContextBase"
+          },
+          {
+            "type": "object",
+            "description": "Context while rendering the configuration flow of a content source.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "configuration_contentsource"
+                ]
+              },
+              "organizationId": {
+                "type": "string",
+                "description": "ID of the organization the content source installation configuration is in."
+              },
+              "spaceId": {
+                "type": "string",
+                "description": "Optional ID of the space the content source installation configuration is in."
+              }
+            },
+            "required": [
+              "type",
+              "organizationId"
+            ]
+          }
+        ]
+      },
+      "ContentKitContextConfigurationSite": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ContentKitContextBase"
+          },
+          {
+            "type": "object",
+            "description": "Context while rendering in a site-installation's configuration.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "configuration_site"
+                ]
+              },
+              "siteId": {
+                "type": "string",
+                "description": "ID of the site the site-installation configuration is in."
+              }
+            },
+            "required": [
+              "type",
+              "siteId"
+            ]
+          }
+        ]
+      },
+      "ContentKitContextConfigurationSpace": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ContentKitContextBase"
+          },
+          {
+            "type": "object",
+            "description": "Context while rendering in a space-installation's configuration.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "configuration_space"
+                ]
+              },
+              "spaceId": {
+                "type": "string",
+                "description": "ID of the space the space-installation configuration is in."
+              }
+            },
+            "required": [
+              "type",
+              "spaceId"
+            ]
+          }
+        ]
+      },
+      "ContentKitContextDocument": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/ContentKitContextBase"
+          },
+          {
+            "type": "object",
+            "description": "Context while rendering in a document.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "document"
+                ]
+              },
+              "spaceId": {
+                "type": "string",
+                "description": "ID of the space content the document is in."
+              },
+              "editable": {
+                "type": "boolean"
+              }
+            },
+            "required": [
+              "type",
+              "spaceId",
+              "editable"
+            ]
+          }
+        ]
+      },
+      "ContentKitDefaultAction": {
+        "oneOf": [
+          {
+            "type": "object",
+            "description": "Action to open an overlay modal defined by \"componentId\".",
+            "properties": {
+              "action": {
+                "type": "string",
+                "enum": [
+                  "@ui.modal.open"
+                ]
+              },
+              "componentId": {
+                "type": "string"
+              },
+              "props": {
+                "$ref": "#/components/schemas/PlainObject"
+              }
+            },
+            "required": [
+              "action",
+              "componentId",
+              "props"
+            ]
+          },
+          {
+            "type": "object",
+            "description": "Action when a modal overlay is closed, with a return value to the higher level component in the stack. This action will be triggered on the parent component instance.",
+            "properties": {
+              "action": {
+                "type": "string",
+                "enum": [
+                  "@ui.modal.close"
+                ]
+              },
+              "returnValue": {
+                "$ref": "#/components/schemas/PlainObject"
+              }
+            },
+            "required": [
+              "action",
+              "returnValue"
+            ]
+          },
+          {
+            "type": "object",
+            "description": "Action to open an url.",
+            "properties": {
+              "action": {
+                "type": "string",
+                "enum": [
+                  "@ui.url.open"
+                ]
+              },
+              "url": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "action",
+              "url"
+            ]
+          },
+          {
+            "type": "object",
+            "description": "Action when a link is being unfurled into a block.",
+            "properties": {
+              "action": {
+                "type": "string",
+                "enum": [
+                  "@link.unfurl"
+                ]
+              },
+              "url": {
+                "type": "string"
+              }
+            },
+            "required": [
+              "action",
+              "url"
+            ]
+          },
+          {
+            "type": "object",
+            "description": "Action to update the properties stored in the related node.",
+            "properties": {
+              "action": {
+                "type": "string",
+                "enum": [
+                  "@editor.node.updateProps"
+                ]
+              },
+              "props": {
+                "$ref": "#/components/schemas/PlainObject"
+              }
+            },
+            "required": [
+              "action",
+              "props"
+            ]
+          }
+        ]
+      },
+      "ContentKitDescendantElement": {
+        "description": "Any element that can be used as children.",
+        "oneOf": [
+          {
+            "$ref": "#/components/schemas/ContentKitButton"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitTextInput"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitHStack"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitVStack"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitBox"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitDivider"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitWebFrame"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitCodeBlock"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitMarkdown"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitCard"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitImage"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitInput"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitSelect"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitSwitch"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitCheckbox"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitRadio"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitText"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitHint"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitLink"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitStepperStep"
+          }
         ],
+        "discriminator": {
+          "propertyName": "type"
+        }
       },
-      ContentKitContextBase: {
-        type: "object",
-        description: "Common properties for ContentKit context.",
-        properties: {
-          theme: {
-            type: "string",
-            enum: ["dark", "light"],
+      "ContentKitDivider": {
+        "type": "object",
+        "description": "Divider between 2 boxes in a stack.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "divider"
+            ]
           },
+          "size": {
+            "type": "string",
+            "enum": [
+              "small",
+              "medium",
+              "large"
+            ]
+          }
         },
-        required: ["theme"],
+        "required": [
+          "type"
+        ]
       },
-      ContentKitContextConfigurationAccount: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/ContentKitContextBase",
-          },
-          {
-            type: "object",
-            description: "Context while rendering in an account installation's configuration.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["configuration_account"],
-              },
-              organizationId: {
-                type: "string",
-                description: "ID of the organization the account installation configuration is in.",
-              },
-            },
-            required: ["type", "organizationId"],
-          },
-        ],
-      },
-      ContentKitContextConfigurationContentSource: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/ContentKitContextBase",
-          },
-          {
-            type: "object",
-            description: "Context while rendering the configuration flow of a content source.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["configuration_contentsource"],
-              },
-              organizationId: {
-                type: "string",
-                description: "ID of the organization the content source installation configuration is in.",
-              },
-              spaceId: {
-                type: "string",
-                description: "Optional ID of the space the content source installation configuration is in.",
-              },
-            },
-            required: ["type", "organizationId"],
-          },
-        ],
-      },
-      ContentKitContextConfigurationSite: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/ContentKitContextBase",
-          },
-          {
-            type: "object",
-            description: "Context while rendering in a site-installation's configuration.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["configuration_site"],
-              },
-              siteId: {
-                type: "string",
-                description: "ID of the site the site-installation configuration is in.",
-              },
-            },
-            required: ["type", "siteId"],
-          },
-        ],
-      },
-      ContentKitContextConfigurationSpace: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/ContentKitContextBase",
-          },
-          {
-            type: "object",
-            description: "Context while rendering in a space-installation's configuration.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["configuration_space"],
-              },
-              spaceId: {
-                type: "string",
-                description: "ID of the space the space-installation configuration is in.",
-              },
-            },
-            required: ["type", "spaceId"],
-          },
-        ],
-      },
-      ContentKitContextDocument: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/ContentKitContextBase",
-          },
-          {
-            type: "object",
-            description: "Context while rendering in a document.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["document"],
-              },
-              spaceId: {
-                type: "string",
-                description: "ID of the space content the document is in.",
-              },
-              editable: {
-                type: "boolean",
-              },
-            },
-            required: ["type", "spaceId", "editable"],
-          },
-        ],
-      },
-      ContentKitDefaultAction: {
-        oneOf: [
-          {
-            type: "object",
-            description: 'Action to open an overlay modal defined by "componentId".',
-            properties: {
-              action: {
-                type: "string",
-                enum: ["@ui.modal.open"],
-              },
-              componentId: {
-                type: "string",
-              },
-              props: {
-                $ref: "#/components/schemas/PlainObject",
-              },
-            },
-            required: ["action", "componentId", "props"],
-          },
-          {
-            type: "object",
-            description:
-              "Action when a modal overlay is closed, with a return value to the higher level component in the stack. This action will be triggered on the parent component instance.",
-            properties: {
-              action: {
-                type: "string",
-                enum: ["@ui.modal.close"],
-              },
-              returnValue: {
-                $ref: "#/components/schemas/PlainObject",
-              },
-            },
-            required: ["action", "returnValue"],
-          },
-          {
-            type: "object",
-            description: "Action to open an url.",
-            properties: {
-              action: {
-                type: "string",
-                enum: ["@ui.url.open"],
-              },
-              url: {
-                type: "string",
-              },
-            },
-            required: ["action", "url"],
-          },
-          {
-            type: "object",
-            description: "Action when a link is being unfurled into a block.",
-            properties: {
-              action: {
-                type: "string",
-                enum: ["@link.unfurl"],
-              },
-              url: {
-                type: "string",
-              },
-            },
-            required: ["action", "url"],
-          },
-          {
-            type: "object",
-            description: "Action to update the properties stored in the related node.",
-            properties: {
-              action: {
-                type: "string",
-                enum: ["@editor.node.updateProps"],
-              },
-              props: {
-                $ref: "#/components/schemas/PlainObject",
-              },
-            },
-            required: ["action", "props"],
-          },
-        ],
-      },
-      ContentKitDescendantElement: {
-        description: "Any element that can be used as children.",
-        oneOf: [
-          {
-            $ref: "#/components/schemas/ContentKitButton",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitTextInput",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitHStack",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitVStack",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitBox",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitDivider",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitWebFrame",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitCodeBlock",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitMarkdown",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitCard",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitImage",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitInput",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitSelect",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitSwitch",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitCheckbox",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitRadio",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitText",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitHint",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitLink",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitStepperStep",
-          },
-        ],
-        discriminator: {
-          propertyName: "type",
+      "ContentKitDynamicBinding": {
+        "type": "object",
+        "description": "Binding between a property and a state value.",
+        "properties": {
+          "$state": {
+            "type": "string",
+            "description": "Key in the state"
+          }
         },
+        "required": [
+          "$state"
+        ]
       },
-      ContentKitDivider: {
-        type: "object",
-        description: "Divider between 2 boxes in a stack.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["divider"],
+      "ContentKitHStack": {
+        "type": "object",
+        "description": "Horizontal stack of boxes.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "hstack"
+            ]
           },
-          size: {
-            type: "string",
-            enum: ["small", "medium", "large"],
+          "align": {
+            "type": "string",
+            "default": "start",
+            "enum": [
+              "start",
+              "center",
+              "end"
+            ]
           },
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitDescendantElement"
+            }
+          }
         },
-        required: ["type"],
+        "required": [
+          "type",
+          "children"
+        ]
       },
-      ContentKitDynamicBinding: {
-        type: "object",
-        description: "Binding between a property and a state value.",
-        properties: {
-          $state: {
-            type: "string",
-            description: "Key in the state",
+      "ContentKitHint": {
+        "type": "object",
+        "description": "Element used to contextualize other elements or info.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "hint"
+            ]
           },
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitInlineElement"
+            }
+          }
         },
-        required: ["$state"],
+        "required": [
+          "type",
+          "children"
+        ]
       },
-      ContentKitHStack: {
-        type: "object",
-        description: "Horizontal stack of boxes.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["hstack"],
-          },
-          align: {
-            type: "string",
-            default: "start",
-            enum: ["start", "center", "end"],
-          },
-          children: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitDescendantElement",
-            },
-          },
-        },
-        required: ["type", "children"],
-      },
-      ContentKitHint: {
-        type: "object",
-        description: "Element used to contextualize other elements or info.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["hint"],
-          },
-          children: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitInlineElement",
-            },
-          },
-        },
-        required: ["type", "children"],
-      },
-      ContentKitIcon: {
-        type: "string",
-        enum: [
+      "ContentKitIcon": {
+        "type": "string",
+        "enum": [
           "close",
           "edit",
           "github",
@@ -779,975 +946,1149 @@ export const GITBOOK_INTEGRATION_SCHEMAS = {
           "eye-off",
           "lock",
           "check",
-          "check-circle",
-        ],
+          "check-circle"
+        ]
       },
-      ContentKitImage: {
-        type: "object",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["image"],
+      "ContentKitImage": {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "image"
+            ]
           },
-          source: {
-            type: "object",
-            properties: {
-              url: {
-                type: "string",
-                format: "uri",
-              },
+          "source": {
+            "type": "object",
+            "properties": {
+              "url": {
+                "type": "string",
+                "format": "uri"
+              }
             },
-            required: ["url"],
+            "required": [
+              "url"
+            ]
           },
-          aspectRatio: {
-            type: "number",
-          },
+          "aspectRatio": {
+            "type": "number"
+          }
         },
-        required: ["type", "source", "aspectRatio"],
+        "required": [
+          "type",
+          "source",
+          "aspectRatio"
+        ]
       },
-      ContentKitInlineElement: {
-        description: "Any element that is inline.",
-        oneOf: [
+      "ContentKitInlineElement": {
+        "description": "Any element that is inline.",
+        "oneOf": [
           {
-            $ref: "#/components/schemas/ContentKitText",
+            "$ref": "#/components/schemas/ContentKitText"
           },
           {
-            $ref: "#/components/schemas/ContentKitImage",
+            "$ref": "#/components/schemas/ContentKitImage"
           },
           {
-            $ref: "#/components/schemas/ContentKitLink",
-          },
+            "$ref": "#/components/schemas/ContentKitLink"
+          }
         ],
-        discriminator: {
-          propertyName: "type",
-        },
+        "discriminator": {
+          "propertyName": "type"
+        }
       },
-      ContentKitInput: {
-        type: "object",
-        description: "Field for an input.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["input"],
+      "ContentKitInput": {
+        "type": "object",
+        "description": "Field for an input.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "input"
+            ]
           },
-          label: {
-            type: "string",
-            description: "Text label displayed next to the input.",
+          "label": {
+            "type": "string",
+            "description": "Text label displayed next to the input."
           },
-          hint: {
-            oneOf: [
+          "hint": {
+            "oneOf": [
               {
-                type: "string",
+                "type": "string"
               },
               {
-                $ref: "#/components/schemas/ContentKitInlineElement",
-              },
-            ],
+                "$ref": "#/components/schemas/ContentKitInlineElement"
+              }
+            ]
           },
-          element: {
-            oneOf: [
+          "element": {
+            "oneOf": [
               {
-                $ref: "#/components/schemas/ContentKitTextInput",
+                "$ref": "#/components/schemas/ContentKitTextInput"
               },
               {
-                $ref: "#/components/schemas/ContentKitSelect",
+                "$ref": "#/components/schemas/ContentKitSelect"
               },
               {
-                $ref: "#/components/schemas/ContentKitSwitch",
+                "$ref": "#/components/schemas/ContentKitSwitch"
               },
               {
-                $ref: "#/components/schemas/ContentKitRadio",
+                "$ref": "#/components/schemas/ContentKitRadio"
               },
               {
-                $ref: "#/components/schemas/ContentKitCheckbox",
+                "$ref": "#/components/schemas/ContentKitCheckbox"
               },
               {
-                $ref: "#/components/schemas/ContentKitButton",
+                "$ref": "#/components/schemas/ContentKitButton"
               },
               {
-                $ref: "#/components/schemas/ContentKitCodeBlock",
-              },
-            ],
-          },
+                "$ref": "#/components/schemas/ContentKitCodeBlock"
+              }
+            ]
+          }
         },
-        required: ["type", "label", "element"],
+        "required": [
+          "type",
+          "label",
+          "element"
+        ]
       },
-      ContentKitLink: {
-        type: "object",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["link"],
+      "ContentKitLink": {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "link"
+            ]
           },
-          target: {
-            type: "object",
-            properties: {
-              url: {
-                oneOf: [
+          "target": {
+            "type": "object",
+            "properties": {
+              "url": {
+                "oneOf": [
                   {
-                    type: "string",
+                    "type": "string"
                   },
                   {
-                    $ref: "#/components/schemas/ContentKitURL",
-                  },
-                ],
-              },
+                    "$ref": "#/components/schemas/ContentKitURL"
+                  }
+                ]
+              }
             },
-            required: ["url"],
+            "required": [
+              "url"
+            ]
           },
-          children: {
-            oneOf: [
+          "children": {
+            "oneOf": [
               {
-                type: "string",
+                "type": "string"
               },
               {
-                type: "array",
-                items: {
-                  type: "string",
-                },
-              },
-            ],
-          },
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            ]
+          }
         },
-        required: ["type", "target", "children"],
+        "required": [
+          "type",
+          "target",
+          "children"
+        ]
       },
-      ContentKitMarkdown: {
-        type: "object",
-        description: "Block with rich text formatting of a markdown content.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["markdown"],
+      "ContentKitMarkdown": {
+        "type": "object",
+        "description": "Block with rich text formatting of a markdown content.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "markdown"
+            ]
           },
-          content: {
-            oneOf: [
+          "content": {
+            "oneOf": [
               {
-                $ref: "#/components/schemas/ContentKitDynamicBinding",
+                "$ref": "#/components/schemas/ContentKitDynamicBinding"
               },
               {
-                type: "string",
-                description: "Markdown content to display",
-              },
-            ],
-          },
+                "type": "string",
+                "description": "Markdown content to display"
+              }
+            ]
+          }
         },
-        required: ["type", "content"],
+        "required": [
+          "type",
+          "content"
+        ]
       },
-      ContentKitModal: {
-        type: "object",
-        description: "Overlay modal.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["modal"],
+      "ContentKitModal": {
+        "type": "object",
+        "description": "Overlay modal.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "modal"
+            ]
           },
-          title: {
-            type: "string",
+          "title": {
+            "type": "string"
           },
-          subtitle: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitInlineElement",
-            },
+          "subtitle": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitInlineElement"
+            }
           },
-          size: {
-            type: "string",
-            enum: ["medium", "xlarge", "fullscreen"],
+          "size": {
+            "type": "string",
+            "enum": [
+              "medium",
+              "xlarge",
+              "fullscreen"
+            ]
           },
-          returnValue: {
-            description: 'Data passed back to the parent view when the modal is closed. These data are accessible in the "@ui.modal.close"',
-            type: "object",
+          "returnValue": {
+            "description": "Data passed back to the parent view when the modal is closed. These data are accessible in the \"@ui.modal.close\"",
+            "type": "object"
           },
-          children: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitDescendantElement",
-            },
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitDescendantElement"
+            }
           },
-          submit: {
-            $ref: "#/components/schemas/ContentKitButton",
-          },
+          "submit": {
+            "$ref": "#/components/schemas/ContentKitButton"
+          }
         },
-        required: ["type", "children"],
+        "required": [
+          "type",
+          "children"
+        ]
       },
-      ContentKitRadio: {
-        type: "object",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["radio"],
+      "ContentKitRadio": {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "radio"
+            ]
           },
-          disabled: {
-            type: "boolean",
+          "disabled": {
+            "type": "boolean"
           },
-          state: {
-            description: "State binding. The value of the input will be stored as a property in the state named after this ID.",
-            type: "string",
+          "state": {
+            "description": "State binding. The value of the input will be stored as a property in the state named after this ID.",
+            "type": "string"
           },
-          value: {
-            description: "Value to store in th state when the checkbox is selected.",
-            oneOf: [
+          "value": {
+            "description": "Value to store in th state when the checkbox is selected.",
+            "oneOf": [
               {
-                type: "string",
+                "type": "string"
               },
               {
-                type: "number",
-              },
-            ],
+                "type": "number"
+              }
+            ]
           },
-          confirm: {
-            $ref: "#/components/schemas/ContentKitConfirm",
-          },
+          "confirm": {
+            "$ref": "#/components/schemas/ContentKitConfirm"
+          }
         },
-        required: ["type", "state", "value"],
+        "required": [
+          "type",
+          "state",
+          "value"
+        ]
       },
-      ContentKitRenderOutput: {
-        type: "object",
-        description: "Output of the integration when rendering a UI.",
-        oneOf: [
+      "ContentKitRenderOutput": {
+        "type": "object",
+        "description": "Output of the integration when rendering a UI.",
+        "oneOf": [
           {
-            $ref: "#/components/schemas/ContentKitRenderOutputElement",
+            "$ref": "#/components/schemas/ContentKitRenderOutputElement"
           },
           {
-            $ref: "#/components/schemas/ContentKitRenderOutputComplete",
+            "$ref": "#/components/schemas/ContentKitRenderOutputComplete"
+          }
+        ]
+      },
+      "ContentKitRenderOutputComplete": {
+        "type": "object",
+        "description": "Output of completed lifecycle of the component.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "complete"
+            ]
           },
+          "returnValue": {
+            "type": "object"
+          }
+        },
+        "required": [
+          "type"
+        ]
+      },
+      "ContentKitRenderOutputElement": {
+        "type": "object",
+        "description": "Output of type element in the lifecycle of the component.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "element"
+            ]
+          },
+          "element": {
+            "$ref": "#/components/schemas/ContentKitRootElement"
+          },
+          "state": {
+            "type": "object"
+          },
+          "props": {
+            "$ref": "#/components/schemas/PlainObject"
+          },
+          "canAccessVisitorClaims": {
+            "type": "boolean",
+            "description": "Whether the rendered integration UI can receive visitor claims."
+          }
+        },
+        "required": [
+          "element",
+          "state",
+          "props"
+        ]
+      },
+      "ContentKitRootElement": {
+        "description": "Element used as root",
+        "oneOf": [
+          {
+            "$ref": "#/components/schemas/ContentKitBlock"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitModal"
+          },
+          {
+            "$ref": "#/components/schemas/ContentKitConfiguration"
+          }
         ],
+        "discriminator": {
+          "propertyName": "type"
+        }
       },
-      ContentKitRenderOutputComplete: {
-        type: "object",
-        description: "Output of completed lifecycle of the component.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["complete"],
+      "ContentKitSelect": {
+        "type": "object",
+        "description": "Creates a drop down menu with a list of options for a user to choose.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "select"
+            ]
           },
-          returnValue: {
-            type: "object",
+          "disabled": {
+            "type": "boolean"
           },
-        },
-        required: ["type"],
-      },
-      ContentKitRenderOutputElement: {
-        type: "object",
-        description: "Output of type element in the lifecycle of the component.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["element"],
+          "state": {
+            "description": "State binding. The value of the input will be stored as a property in the state named after this ID.",
+            "type": "string"
           },
-          element: {
-            $ref: "#/components/schemas/ContentKitRootElement",
-          },
-          state: {
-            type: "object",
-          },
-          props: {
-            $ref: "#/components/schemas/PlainObject",
-          },
-          canAccessVisitorClaims: {
-            type: "boolean",
-            description: "Whether the rendered integration UI can receive visitor claims.",
-          },
-        },
-        required: ["element", "state", "props"],
-      },
-      ContentKitRootElement: {
-        description: "Element used as root",
-        oneOf: [
-          {
-            $ref: "#/components/schemas/ContentKitBlock",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitModal",
-          },
-          {
-            $ref: "#/components/schemas/ContentKitConfiguration",
-          },
-        ],
-        discriminator: {
-          propertyName: "type",
-        },
-      },
-      ContentKitSelect: {
-        type: "object",
-        description: "Creates a drop down menu with a list of options for a user to choose.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["select"],
-          },
-          disabled: {
-            type: "boolean",
-          },
-          state: {
-            description: "State binding. The value of the input will be stored as a property in the state named after this ID.",
-            type: "string",
-          },
-          initialValue: {
-            description: "Value to initialize the select with.",
-            oneOf: [
+          "initialValue": {
+            "description": "Value to initialize the select with.",
+            "oneOf": [
               {
-                type: "string",
+                "type": "string"
               },
               {
-                type: "array",
-                items: {
-                  type: "string",
-                },
-              },
-            ],
+                "type": "array",
+                "items": {
+                  "type": "string"
+                }
+              }
+            ]
           },
-          onValueChange: {
-            $ref: "#/components/schemas/ContentKitAction",
+          "onValueChange": {
+            "$ref": "#/components/schemas/ContentKitAction"
           },
-          placeholder: {
-            description: "Text that appears in the form control when it has no value set",
-            type: "string",
+          "placeholder": {
+            "description": "Text that appears in the form control when it has no value set",
+            "type": "string"
           },
-          multiple: {
-            description: "Should the select accept the selection of multiple options. If true, the state will be an array.",
-            type: "boolean",
+          "multiple": {
+            "description": "Should the select accept the selection of multiple options. If true, the state will be an array.",
+            "type": "boolean"
           },
-          acceptInput: {
-            description: "Should the filter input be allowed to be selected as an option.",
-            type: "boolean",
+          "acceptInput": {
+            "description": "Should the filter input be allowed to be selected as an option.",
+            "type": "boolean"
           },
-          options: {
-            description: "Options to be displayed in the select.",
-            oneOf: [
+          "options": {
+            "description": "Options to be displayed in the select.",
+            "oneOf": [
               {
-                $ref: "#/components/schemas/ContentKitBuiltInSource",
-              },
-              {
-                type: "array",
-                description: "Static list of options",
-                items: {
-                  $ref: "#/components/schemas/ContentKitSelectOption",
-                },
+                "$ref": "#/components/schemas/ContentKitBuiltInSource"
               },
               {
-                type: "object",
-                properties: {
-                  url: {
-                    oneOf: [
+                "type": "array",
+                "description": "Static list of options",
+                "items": {
+                  "$ref": "#/components/schemas/ContentKitSelectOption"
+                }
+              },
+              {
+                "type": "object",
+                "properties": {
+                  "url": {
+                    "oneOf": [
                       {
-                        type: "string",
-                        description: "External source of options. The URL should respond with an array of options.",
+                        "type": "string",
+                        "description": "External source of options. The URL should respond with an array of options."
                       },
                       {
-                        $ref: "#/components/schemas/ContentKitURL",
-                      },
-                    ],
-                  },
+                        "$ref": "#/components/schemas/ContentKitURL"
+                      }
+                    ]
+                  }
                 },
-                required: ["url"],
-              },
-            ],
-          },
+                "required": [
+                  "url"
+                ]
+              }
+            ]
+          }
         },
-        required: ["type", "state", "options"],
+        "required": [
+          "type",
+          "state",
+          "options"
+        ]
       },
-      ContentKitSelectOption: {
-        type: "object",
-        description: "An individual option in a select element",
-        properties: {
-          id: {
-            type: "string",
+      "ContentKitSelectOption": {
+        "type": "object",
+        "description": "An individual option in a select element",
+        "properties": {
+          "id": {
+            "type": "string"
           },
-          label: {
-            type: "string",
+          "label": {
+            "type": "string"
           },
-          icon: {
-            oneOf: [
+          "icon": {
+            "oneOf": [
               {
-                $ref: "#/components/schemas/ContentKitIcon",
+                "$ref": "#/components/schemas/ContentKitIcon"
               },
               {
-                $ref: "#/components/schemas/ContentKitImage",
-              },
-            ],
-          },
+                "$ref": "#/components/schemas/ContentKitImage"
+              }
+            ]
+          }
         },
-        required: ["id", "label"],
+        "required": [
+          "id",
+          "label"
+        ]
       },
-      ContentKitStepper: {
-        type: "object",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["stepper"],
+      "ContentKitStepper": {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "stepper"
+            ]
           },
-          activeStep: {
-            type: "string",
-            description: "id of the currently active step",
+          "activeStep": {
+            "type": "string",
+            "description": "id of the currently active step"
           },
-          onStepChange: {
-            $ref: "#/components/schemas/ContentKitAction",
+          "onStepChange": {
+            "$ref": "#/components/schemas/ContentKitAction"
           },
-          onComplete: {
-            $ref: "#/components/schemas/ContentKitAction",
+          "onComplete": {
+            "$ref": "#/components/schemas/ContentKitAction"
           },
-          children: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitStepperStep",
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitStepperStep"
             },
-            minItems: 1,
-          },
+            "minItems": 1
+          }
         },
-        required: ["type", "activeStep", "onStepChange", "onComplete", "children"],
+        "required": [
+          "type",
+          "activeStep",
+          "onStepChange",
+          "onComplete",
+          "children"
+        ]
       },
-      ContentKitStepperStep: {
-        type: "object",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["step"],
+      "ContentKitStepperStep": {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "step"
+            ]
           },
-          id: {
-            description: "unique identifier for the step",
-            type: "string",
+          "id": {
+            "description": "unique identifier for the step",
+            "type": "string"
           },
-          title: {
-            description: "title of the step",
-            type: "string",
-            maxLength: 50,
+          "title": {
+            "description": "title of the step",
+            "type": "string",
+            "maxLength": 50
           },
-          next: {
-            description: "indicates if the user can progress to the next step based on some internal validation or condition",
-            type: "boolean",
-            default: false,
+          "next": {
+            "description": "indicates if the user can progress to the next step based on some internal validation or condition",
+            "type": "boolean",
+            "default": false
           },
-          children: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitDescendantElement",
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitDescendantElement"
             },
-            minItems: 1,
-          },
+            "minItems": 1
+          }
         },
-        required: ["type", "id", "children"],
+        "required": [
+          "type",
+          "id",
+          "children"
+        ]
       },
-      ContentKitSwitch: {
-        type: "object",
-        description: "Renders a boolean input.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["switch"],
+      "ContentKitSwitch": {
+        "type": "object",
+        "description": "Renders a boolean input.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "switch"
+            ]
           },
-          disabled: {
-            type: "boolean",
+          "disabled": {
+            "type": "boolean"
           },
-          state: {
-            description: "State binding. The value of the input will be stored as a property in the state named after this ID.",
-            type: "string",
+          "state": {
+            "description": "State binding. The value of the input will be stored as a property in the state named after this ID.",
+            "type": "string"
           },
-          initialValue: {
-            description: "Value to initialize the switch with.",
-            type: "boolean",
+          "initialValue": {
+            "description": "Value to initialize the switch with.",
+            "type": "boolean"
           },
-          onValueChange: {
-            $ref: "#/components/schemas/ContentKitAction",
+          "onValueChange": {
+            "$ref": "#/components/schemas/ContentKitAction"
           },
-          confirm: {
-            $ref: "#/components/schemas/ContentKitConfirm",
-          },
+          "confirm": {
+            "$ref": "#/components/schemas/ContentKitConfirm"
+          }
         },
-        required: ["type", "state"],
+        "required": [
+          "type",
+          "state"
+        ]
       },
-      ContentKitText: {
-        type: "object",
-        description: "Low level text element.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["text"],
+      "ContentKitText": {
+        "type": "object",
+        "description": "Low level text element.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "text"
+            ]
           },
-          style: {
-            type: "string",
-            enum: ["bold", "italic", "code", "strikethrough"],
+          "style": {
+            "type": "string",
+            "enum": [
+              "bold",
+              "italic",
+              "code",
+              "strikethrough"
+            ]
           },
-          children: {
-            oneOf: [
+          "children": {
+            "oneOf": [
               {
-                type: "string",
+                "type": "string"
               },
               {
-                type: "array",
-                items: {
-                  oneOf: [
+                "type": "array",
+                "items": {
+                  "oneOf": [
                     {
-                      type: "string",
+                      "type": "string"
                     },
                     {
-                      $ref: "#/components/schemas/ContentKitText",
+                      "$ref": "#/components/schemas/ContentKitText"
                     },
                     {
-                      $ref: "#/components/schemas/ContentKitLink",
-                    },
-                  ],
-                },
-              },
+                      "$ref": "#/components/schemas/ContentKitLink"
+                    }
+                  ]
+                }
+              }
+            ]
+          }
+        },
+        "required": [
+          "type",
+          "children"
+        ]
+      },
+      "ContentKitTextInput": {
+        "type": "object",
+        "description": "Text input to prompt the user.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "textinput"
+            ]
+          },
+          "disabled": {
+            "type": "boolean"
+          },
+          "state": {
+            "description": "State binding. The value of the input will be stored as a property in the state named after this ID.",
+            "type": "string"
+          },
+          "initialValue": {
+            "description": "Text value to initialize the input with.",
+            "type": "string"
+          },
+          "placeholder": {
+            "description": "Text that appears in the form control when it has no value set",
+            "type": "string"
+          },
+          "multiline": {
+            "type": "boolean"
+          },
+          "inputType": {
+            "type": "string",
+            "enum": [
+              "text",
+              "password",
+              "email"
             ],
-          },
+            "default": "text"
+          }
         },
-        required: ["type", "children"],
+        "required": [
+          "type",
+          "state"
+        ]
       },
-      ContentKitTextInput: {
-        type: "object",
-        description: "Text input to prompt the user.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["textinput"],
+      "ContentKitURL": {
+        "type": "object",
+        "description": "Specification for an URL in ContentKit.",
+        "properties": {
+          "host": {
+            "type": "string",
+            "description": "Hostname of the URL along with the port number if required.",
+            "example": "api.example.com"
           },
-          disabled: {
-            type: "boolean",
+          "pathname": {
+            "type": "string",
+            "description": "Path of the URL prefixed with a `/`.",
+            "example": "/v1/options"
           },
-          state: {
-            description: "State binding. The value of the input will be stored as a property in the state named after this ID.",
-            type: "string",
-          },
-          initialValue: {
-            description: "Text value to initialize the input with.",
-            type: "string",
-          },
-          placeholder: {
-            description: "Text that appears in the form control when it has no value set",
-            type: "string",
-          },
-          multiline: {
-            type: "boolean",
-          },
-          inputType: {
-            type: "string",
-            enum: ["text", "password", "email"],
-            default: "text",
-          },
-        },
-        required: ["type", "state"],
-      },
-      ContentKitURL: {
-        type: "object",
-        description: "Specification for an URL in ContentKit.",
-        properties: {
-          host: {
-            type: "string",
-            description: "Hostname of the URL along with the port number if required.",
-            example: "api.example.com",
-          },
-          pathname: {
-            type: "string",
-            description: "Path of the URL prefixed with a `/`.",
-            example: "/v1/options",
-          },
-          query: {
-            type: "object",
-            additionalProperties: {
-              oneOf: [
+          "query": {
+            "type": "object",
+            "additionalProperties": {
+              "oneOf": [
                 {
-                  type: "string",
+                  "type": "string"
                 },
                 {
-                  $ref: "#/components/schemas/ContentKitDynamicBinding",
-                },
-              ],
-            },
-          },
+                  "$ref": "#/components/schemas/ContentKitDynamicBinding"
+                }
+              ]
+            }
+          }
         },
-        required: ["host", "pathname"],
+        "required": [
+          "host",
+          "pathname"
+        ]
       },
-      ContentKitVStack: {
-        type: "object",
-        description: "Vertical stack of boxes.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["vstack"],
+      "ContentKitVStack": {
+        "type": "object",
+        "description": "Vertical stack of boxes.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "vstack"
+            ]
           },
-          align: {
-            type: "string",
-            default: "start",
-            enum: ["start", "center", "end"],
+          "align": {
+            "type": "string",
+            "default": "start",
+            "enum": [
+              "start",
+              "center",
+              "end"
+            ]
           },
-          children: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/ContentKitDescendantElement",
-            },
-          },
+          "children": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitDescendantElement"
+            }
+          }
         },
-        required: ["type", "children"],
+        "required": [
+          "type",
+          "children"
+        ]
       },
-      ContentKitWebFrame: {
-        type: "object",
-        description: "Frame for a webpage",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["webframe"],
+      "ContentKitWebFrame": {
+        "type": "object",
+        "description": "Frame for a webpage",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "webframe"
+            ]
           },
-          aspectRatio: {
-            type: "number",
-            description: "Ratio between width and height. Used to size the webframe.",
+          "aspectRatio": {
+            "type": "number",
+            "description": "Ratio between width and height. Used to size the webframe."
           },
-          source: {
-            type: "object",
-            description: "Content to load in the frame.",
-            properties: {
-              url: {
-                type: "string",
-              },
+          "source": {
+            "type": "object",
+            "description": "Content to load in the frame.",
+            "properties": {
+              "url": {
+                "type": "string"
+              }
             },
-            required: ["url"],
+            "required": [
+              "url"
+            ]
           },
-          buttons: {
-            type: "array",
-            description: "Controls button shown as an overlay in a corner of the frame.",
-            items: {
-              $ref: "#/components/schemas/ContentKitButton",
-            },
+          "buttons": {
+            "type": "array",
+            "description": "Controls button shown as an overlay in a corner of the frame.",
+            "items": {
+              "$ref": "#/components/schemas/ContentKitButton"
+            }
           },
-          data: {
-            type: "object",
-            description: "Data to communicated to the webframe's content. Each state update will cause the webframe to receive a message.",
-            additionalProperties: {
-              oneOf: [
+          "data": {
+            "type": "object",
+            "description": "Data to communicated to the webframe's content. Each state update will cause the webframe to receive a message.",
+            "additionalProperties": {
+              "oneOf": [
                 {
-                  type: "string",
+                  "type": "string"
                 },
                 {
-                  $ref: "#/components/schemas/ContentKitDynamicBinding",
-                },
-              ],
-            },
-          },
+                  "$ref": "#/components/schemas/ContentKitDynamicBinding"
+                }
+              ]
+            }
+          }
         },
-        required: ["type", "source"],
+        "required": [
+          "type",
+          "source"
+        ]
       },
-      ContentVisibility: {
-        type: "string",
-        description:
-          "* `public`: Anyone can access the content, and the content is indexed by search engines.\n* `unlisted`: Anyone can access the content, and the content is not indexed by search engines\n* `share-link`: Anyone with a secret token in the url can access the content.\n* `visitor-auth`: Anyone authenticated through a JWT token can access the content.\n* `in-collection`: Anyone who can access the parent collection can access the content.\n  Only available for spaces in a collection.\n* `private`: Authorized members can access the content.\n",
-        enum: ["public", "unlisted", "share-link", "visitor-auth", "in-collection", "private"],
+      "ContentVisibility": {
+        "type": "string",
+        "description": "* `public`: Anyone can access the content, and the content is indexed by search engines.\n* `unlisted`: Anyone can access the content, and the content is not indexed by search engines\n* `share-link`: Anyone with a secret token in the url can access the content.\n* `visitor-auth`: Anyone authenticated through a JWT token can access the content.\n* `in-collection`: Anyone who can access the parent collection can access the content.\n  Only available for spaces in a collection.\n* `private`: Authorized members can access the content.\n",
+        "enum": [
+          "public",
+          "unlisted",
+          "share-link",
+          "visitor-auth",
+          "in-collection",
+          "private"
+        ]
       },
-      EventVisitor: {
-        type: "object",
-        description: "Analytics info on the GitBook's content visitor.",
-        properties: {
-          anonymousId: {
-            type: "string",
-            description: "GitBook's unique identifier of the visitor.",
+      "EventVisitor": {
+        "type": "object",
+        "description": "Analytics info on the GitBook's content visitor.",
+        "properties": {
+          "anonymousId": {
+            "type": "string",
+            "description": "GitBook's unique identifier of the visitor."
           },
-          cookies: {
-            type: "object",
-            description: "The visitors cookies.",
-            additionalProperties: {
-              type: "string",
-            },
+          "cookies": {
+            "type": "object",
+            "description": "The visitors cookies.",
+            "additionalProperties": {
+              "type": "string"
+            }
           },
-          userAgent: {
-            type: "string",
-            description: "User-agent of the visitor.",
+          "userAgent": {
+            "type": "string",
+            "description": "User-agent of the visitor."
           },
-          ip: {
-            type: "string",
-            description: "IP address of the visitor.",
+          "ip": {
+            "type": "string",
+            "description": "IP address of the visitor."
           },
-          language: {
-            type: "string",
-            description: "Language of the visitor.",
-          },
+          "language": {
+            "type": "string",
+            "description": "Language of the visitor."
+          }
         },
-        required: ["anonymousId", "cookies", "userAgent", "ip"],
+        "required": [
+          "anonymousId",
+          "cookies",
+          "userAgent",
+          "ip"
+        ]
       },
-      Expression: {
-        type: "string",
-        description: "Expression to evaluate",
-        minLength: 0,
-        maxLength: 1024,
+      "Expression": {
+        "type": "string",
+        "description": "Expression to evaluate",
+        "minLength": 0,
+        "maxLength": 1024
       },
-      FetchEvent: {
-        allOf: [
+      "FetchEvent": {
+        "allOf": [
           {
-            $ref: "#/components/schemas/BaseEvent",
+            "$ref": "#/components/schemas/BaseEvent"
           },
           {
-            type: "object",
-            description: "Event representing an incoming HTTP request.",
-            properties: {
-              spaceId: {
-                type: "string",
-                description: "The space ID, if requests are specific to a single space",
+            "type": "object",
+            "description": "Event representing an incoming HTTP request.",
+            "properties": {
+              "spaceId": {
+                "type": "string",
+                "description": "The space ID, if requests are specific to a single space"
               },
-              siteId: {
-                type: "string",
-                description: "The site ID, if requests are specific to a single site",
+              "siteId": {
+                "type": "string",
+                "description": "The site ID, if requests are specific to a single site"
               },
-              installationId: {
-                type: "string",
-                description: "The installation ID, if requests are specific to a single installation",
+              "installationId": {
+                "type": "string",
+                "description": "The installation ID, if requests are specific to a single installation"
               },
-              auth: {
-                type: "object",
-                properties: {
-                  userId: {
-                    type: "string",
-                    description: "The user's ID.",
-                  },
+              "auth": {
+                "type": "object",
+                "properties": {
+                  "userId": {
+                    "type": "string",
+                    "description": "The user's ID."
+                  }
                 },
-                required: ["userId"],
+                "required": [
+                  "userId"
+                ]
               },
-              type: {
-                type: "string",
-                enum: ["fetch"],
+              "type": {
+                "type": "string",
+                "enum": [
+                  "fetch"
+                ]
               },
-              request: {
-                $ref: "#/components/schemas/FetchRequest",
-              },
+              "request": {
+                "$ref": "#/components/schemas/FetchRequest"
+              }
             },
-            required: ["type", "request"],
-          },
-        ],
+            "required": [
+              "type",
+              "request"
+            ]
+          }
+        ]
       },
-      FetchPublishedScriptEvent: {
-        allOf: [
+      "FetchPublishedScriptEvent": {
+        "allOf": [
           {
-            $ref: "#/components/schemas/SiteEvent",
+            "$ref": "#/components/schemas/SiteEvent"
           },
           {
-            type: "object",
-            description: "Common properties for all events related to fetching a published script from an installation",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["fetch_published_script"],
-              },
+            "type": "object",
+            "description": "Common properties for all events related to fetching a published script from an installation",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "fetch_published_script"
+                ]
+              }
             },
-            required: ["type"],
-          },
-        ],
+            "required": [
+              "type"
+            ]
+          }
+        ]
       },
-      FetchRequest: {
-        type: "object",
-        properties: {
-          method: {
-            type: "string",
-            enum: ["post", "get", "put", "delete"],
+      "FetchRequest": {
+        "type": "object",
+        "properties": {
+          "method": {
+            "type": "string",
+            "enum": [
+              "post",
+              "get",
+              "put",
+              "delete"
+            ]
           },
-          url: {
-            type: "string",
+          "url": {
+            "type": "string"
           },
-          headers: {
-            type: "object",
-            additionalProperties: {
-              type: "string",
-            },
-          },
+          "headers": {
+            "type": "object",
+            "additionalProperties": {
+              "type": "string"
+            }
+          }
         },
-        required: ["method", "url", "headers"],
+        "required": [
+          "method",
+          "url",
+          "headers"
+        ]
       },
-      InstallationDeletedEvent: {
-        allOf: [
+      "InstallationDeletedEvent": {
+        "allOf": [
           {
-            $ref: "#/components/schemas/InstallationEvent",
+            "$ref": "#/components/schemas/InstallationEvent"
           },
           {
-            type: "object",
-            description: "Event received when integration has been uninstalled from an organization.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["installation_deleted"],
+            "type": "object",
+            "description": "Event received when integration has been uninstalled from an organization.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "installation_deleted"
+                ]
               },
-              previous: {
-                type: "object",
-                description: "The state of the installation before it was deleted.",
-                properties: {
-                  configuration: {
-                    type: "object",
-                    description: "The previous configuration of the installation.",
+              "previous": {
+                "type": "object",
+                "description": "The state of the installation before it was deleted.",
+                "properties": {
+                  "configuration": {
+                    "type": "object",
+                    "description": "The previous configuration of the installation."
+                  }
+                }
+              }
+            },
+            "required": [
+              "type",
+              "previous"
+            ]
+          }
+        ]
+      },
+      "InstallationEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/BaseEvent"
+          },
+          {
+            "type": "object",
+            "description": "Common properties for all events related to an installation",
+            "properties": {
+              "installationId": {
+                "type": "string",
+                "description": "ID of the integration installation"
+              }
+            },
+            "required": [
+              "installationId"
+            ]
+          }
+        ]
+      },
+      "InstallationSetupEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/InstallationEvent"
+          },
+          {
+            "type": "object",
+            "description": "Event received when integration has been installed or updated.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "installation_setup"
+                ]
+              },
+              "status": {
+                "$ref": "#/components/schemas/IntegrationInstallationStatus"
+              },
+              "previous": {
+                "type": "object",
+                "description": "The state of the installation at the account level before it was updated.",
+                "properties": {
+                  "status": {
+                    "$ref": "#/components/schemas/IntegrationInstallationStatus"
                   },
+                  "configuration": {
+                    "type": "object",
+                    "description": "The previous configuration of the installation at the account level."
+                  }
                 },
-              },
+                "required": [
+                  "status"
+                ]
+              }
             },
-            required: ["type", "previous"],
-          },
-        ],
+            "required": [
+              "type",
+              "status"
+            ]
+          }
+        ]
       },
-      InstallationEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/BaseEvent",
+      "Integration": {
+        "type": "object",
+        "properties": {
+          "object": {
+            "type": "string",
+            "enum": [
+              "integration"
+            ]
           },
-          {
-            type: "object",
-            description: "Common properties for all events related to an installation",
-            properties: {
-              installationId: {
-                type: "string",
-                description: "ID of the integration installation",
+          "name": {
+            "type": "string",
+            "description": "Unique named identifier for the integration"
+          },
+          "version": {
+            "type": "number",
+            "description": "Version of the integration"
+          },
+          "title": {
+            "$ref": "#/components/schemas/IntegrationTitle"
+          },
+          "description": {
+            "$ref": "#/components/schemas/IntegrationDescription"
+          },
+          "summary": {
+            "$ref": "#/components/schemas/IntegrationSummary"
+          },
+          "previewImages": {
+            "type": "array",
+            "description": "URLs of images to showcase the integration",
+            "maxItems": 3,
+            "items": {
+              "type": "string"
+            }
+          },
+          "target": {
+            "$ref": "#/components/schemas/IntegrationTarget"
+          },
+          "verified": {
+            "type": "boolean",
+            "description": "If true, the integration has been verified by the GitBook team"
+          },
+          "visibility": {
+            "$ref": "#/components/schemas/IntegrationVisibility"
+          },
+          "scopes": {
+            "$ref": "#/components/schemas/IntegrationScopes"
+          },
+          "categories": {
+            "$ref": "#/components/schemas/IntegrationCategories"
+          },
+          "blocks": {
+            "$ref": "#/components/schemas/IntegrationBlocks"
+          },
+          "contentSources": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/IntegrationContentSource"
+            }
+          },
+          "configurations": {
+            "$ref": "#/components/schemas/IntegrationConfigurations"
+          },
+          "externalLinks": {
+            "$ref": "#/components/schemas/IntegrationExternalLinks"
+          },
+          "owner": {
+            "$ref": "#/components/schemas/Organization"
+          },
+          "urls": {
+            "type": "object",
+            "description": "URLs associated with the object",
+            "properties": {
+              "location": {
+                "type": "string",
+                "description": "URL of the integration in the API",
+                "format": "uri"
               },
+              "icon": {
+                "type": "string",
+                "description": "URL of the icon associated to the integration",
+                "format": "uri"
+              },
+              "app": {
+                "type": "string",
+                "description": "URL of the integration in the application",
+                "format": "uri"
+              },
+              "assets": {
+                "type": "string",
+                "description": "URL of the integration's assets.",
+                "format": "uri"
+              },
+              "publicEndpoint": {
+                "type": "string",
+                "description": "Public HTTP endpoint for the integration",
+                "format": "uri"
+              },
+              "publicContentEndpoint": {
+                "type": "string",
+                "description": "Public endpoint serving the integration's rendered content (e.g. WebFrames), isolated from the cookie-bearing publicEndpoint origin. Equals publicEndpoint when no separate content origin is configured.",
+                "format": "uri"
+              }
             },
-            required: ["installationId"],
+            "required": [
+              "location",
+              "app",
+              "assets",
+              "publicEndpoint",
+              "publicContentEndpoint"
+            ]
           },
-        ],
-      },
-      InstallationSetupEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/InstallationEvent",
-          },
-          {
-            type: "object",
-            description: "Event received when integration has been installed or updated.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["installation_setup"],
-              },
-              status: {
-                $ref: "#/components/schemas/IntegrationInstallationStatus",
-              },
-              previous: {
-                type: "object",
-                description: "The state of the installation at the account level before it was updated.",
-                properties: {
-                  status: {
-                    $ref: "#/components/schemas/IntegrationInstallationStatus",
-                  },
-                  configuration: {
-                    type: "object",
-                    description: "The previous configuration of the installation at the account level.",
-                  },
-                },
-                required: ["status"],
-              },
+          "permissions": {
+            "type": "object",
+            "description": "The set of permissions for the integration",
+            "properties": {
+              "admin": {
+                "type": "boolean"
+              }
             },
-            required: ["type", "status"],
+            "required": [
+              "admin"
+            ]
           },
-        ],
-      },
-      Integration: {
-        type: "object",
-        properties: {
-          object: {
-            type: "string",
-            enum: ["integration"],
-          },
-          name: {
-            type: "string",
-            description: "Unique named identifier for the integration",
-          },
-          version: {
-            type: "number",
-            description: "Version of the integration",
-          },
-          title: {
-            $ref: "#/components/schemas/IntegrationTitle",
-          },
-          description: {
-            $ref: "#/components/schemas/IntegrationDescription",
-          },
-          summary: {
-            $ref: "#/components/schemas/IntegrationSummary",
-          },
-          previewImages: {
-            type: "array",
-            description: "URLs of images to showcase the integration",
-            maxItems: 3,
-            items: {
-              type: "string",
-            },
-          },
-          target: {
-            $ref: "#/components/schemas/IntegrationTarget",
-          },
-          verified: {
-            type: "boolean",
-            description: "If true, the integration has been verified by the GitBook team",
-          },
-          visibility: {
-            $ref: "#/components/schemas/IntegrationVisibility",
-          },
-          scopes: {
-            $ref: "#/components/schemas/IntegrationScopes",
-          },
-          categories: {
-            $ref: "#/components/schemas/IntegrationCategories",
-          },
-          blocks: {
-            $ref: "#/components/schemas/IntegrationBlocks",
-          },
-          contentSources: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/IntegrationContentSource",
-            },
-          },
-          configurations: {
-            $ref: "#/components/schemas/IntegrationConfigurations",
-          },
-          externalLinks: {
-            $ref: "#/components/schemas/IntegrationExternalLinks",
-          },
-          owner: {
-            $ref: "#/components/schemas/Organization",
-          },
-          urls: {
-            type: "object",
-            description: "URLs associated with the object",
-            properties: {
-              location: {
-                type: "string",
-                description: "URL of the integration in the API",
-                format: "uri",
-              },
-              icon: {
-                type: "string",
-                description: "URL of the icon associated to the integration",
-                format: "uri",
-              },
-              app: {
-                type: "string",
-                description: "URL of the integration in the application",
-                format: "uri",
-              },
-              assets: {
-                type: "string",
-                description: "URL of the integration's assets.",
-                format: "uri",
-              },
-              publicEndpoint: {
-                type: "string",
-                description: "Public HTTP endpoint for the integration",
-                format: "uri",
-              },
-              publicContentEndpoint: {
-                type: "string",
-                description:
-                  "Public endpoint serving the integration's rendered content (e.g. WebFrames), isolated from the cookie-bearing publicEndpoint origin. Equals publicEndpoint when no separate content origin is configured.",
-                format: "uri",
-              },
-            },
-            required: ["location", "app", "assets", "publicEndpoint", "publicContentEndpoint"],
-          },
-          permissions: {
-            type: "object",
-            description: "The set of permissions for the integration",
-            properties: {
-              admin: {
-                type: "boolean",
-              },
-            },
-            required: ["admin"],
-          },
-          contentSecurityPolicy: {
-            $ref: "#/components/schemas/IntegrationContentSecurityPolicy",
-          },
+          "contentSecurityPolicy": {
+            "$ref": "#/components/schemas/IntegrationContentSecurityPolicy"
+          }
         },
-        required: [
+        "required": [
           "object",
           "name",
           "version",
@@ -1761,662 +2102,752 @@ export const GITBOOK_INTEGRATION_SCHEMAS = {
           "externalLinks",
           "owner",
           "permissions",
-          "urls",
-        ],
+          "urls"
+        ]
       },
-      IntegrationBlock: {
-        type: "object",
-        properties: {
-          id: {
-            type: "string",
-            description: "Unique ID in the integration for the block. It also represents the UI component used.",
+      "IntegrationBlock": {
+        "type": "object",
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "Unique ID in the integration for the block. It also represents the UI component used."
           },
-          title: {
-            type: "string",
-            description: "Short descriptive title for the block.",
-            minLength: 2,
-            maxLength: 40,
+          "title": {
+            "type": "string",
+            "description": "Short descriptive title for the block.",
+            "minLength": 2,
+            "maxLength": 40
           },
-          description: {
-            type: "string",
-            description: "Long descriptive text for the block.",
-            minLength: 0,
-            maxLength: 150,
+          "description": {
+            "type": "string",
+            "description": "Long descriptive text for the block.",
+            "minLength": 0,
+            "maxLength": 150
           },
-          icon: {
-            type: "string",
-            description: "URL of the icon to represent this block.",
+          "icon": {
+            "type": "string",
+            "description": "URL of the icon to represent this block."
           },
-          urlUnfurl: {
-            type: "array",
-            description: "URLs patterns to convert as this block.",
-            items: {
-              type: "string",
-            },
+          "urlUnfurl": {
+            "type": "array",
+            "description": "URLs patterns to convert as this block.",
+            "items": {
+              "type": "string"
+            }
           },
-          markdown: {
-            $ref: "#/components/schemas/IntegrationBlockMarkdown",
-          },
+          "markdown": {
+            "$ref": "#/components/schemas/IntegrationBlockMarkdown"
+          }
         },
-        required: ["id", "title"],
+        "required": [
+          "id",
+          "title"
+        ]
       },
-      IntegrationBlockMarkdown: {
-        oneOf: [
+      "IntegrationBlockMarkdown": {
+        "oneOf": [
           {
-            type: "object",
-            description: "Format the custom block as a codeblock",
-            properties: {
-              codeblock: {
-                description: "Code block syntax to use to identify the block.",
-                type: "string",
+            "type": "object",
+            "description": "Format the custom block as a codeblock",
+            "properties": {
+              "codeblock": {
+                "description": "Code block syntax to use to identify the block.",
+                "type": "string"
               },
-              body: {
-                description: "Key of the property to use as body of the codeblock.",
-                type: "string",
-              },
+              "body": {
+                "description": "Key of the property to use as body of the codeblock.",
+                "type": "string"
+              }
             },
-            required: ["codeblock", "body"],
-          },
-        ],
+            "required": [
+              "codeblock",
+              "body"
+            ]
+          }
+        ]
       },
-      IntegrationBlocks: {
-        type: "array",
-        description: "Custom blocks defined by this integration.",
-        items: {
-          $ref: "#/components/schemas/IntegrationBlock",
-        },
+      "IntegrationBlocks": {
+        "type": "array",
+        "description": "Custom blocks defined by this integration.",
+        "items": {
+          "$ref": "#/components/schemas/IntegrationBlock"
+        }
       },
-      IntegrationCategories: {
-        type: "array",
-        description: "Categories for which the integration is listed in the marketplace",
-        items: {
-          $ref: "#/components/schemas/IntegrationCategory",
-        },
+      "IntegrationCategories": {
+        "type": "array",
+        "description": "Categories for which the integration is listed in the marketplace",
+        "items": {
+          "$ref": "#/components/schemas/IntegrationCategory"
+        }
       },
-      IntegrationCategory: {
-        type: "string",
-        enum: ["analytics", "collaboration", "content", "marketing", "visitor-auth", "other"],
+      "IntegrationCategory": {
+        "type": "string",
+        "enum": [
+          "analytics",
+          "collaboration",
+          "content",
+          "marketing",
+          "visitor-auth",
+          "other"
+        ]
       },
-      IntegrationConfiguration: {
-        oneOf: [
+      "IntegrationConfiguration": {
+        "oneOf": [
           {
-            $ref: "#/components/schemas/IntegrationConfigurationSchema",
+            "$ref": "#/components/schemas/IntegrationConfigurationSchema"
           },
           {
-            $ref: "#/components/schemas/IntegrationConfigurationComponent",
-          },
-        ],
+            "$ref": "#/components/schemas/IntegrationConfigurationComponent"
+          }
+        ]
       },
-      IntegrationConfigurationComponent: {
-        type: "object",
-        description: "ContentKit component for configuration",
-        properties: {
-          componentId: {
-            type: "string",
-            description: "ID of the ContentKit component defined in the integration",
-          },
+      "IntegrationConfigurationComponent": {
+        "type": "object",
+        "description": "ContentKit component for configuration",
+        "properties": {
+          "componentId": {
+            "type": "string",
+            "description": "ID of the ContentKit component defined in the integration"
+          }
         },
-        required: ["componentId"],
+        "required": [
+          "componentId"
+        ]
       },
-      IntegrationConfigurationSchema: {
-        type: "object",
-        description: "Schema for a configuration",
-        properties: {
-          properties: {
-            type: "object",
-            additionalProperties: {
-              allOf: [
+      "IntegrationConfigurationSchema": {
+        "type": "object",
+        "description": "Schema for a configuration",
+        "properties": {
+          "properties": {
+            "type": "object",
+            "additionalProperties": {
+              "allOf": [
                 {
-                  type: "object",
-                  properties: {
-                    title: {
-                      $ref: "#/components/schemas/IntegrationPropertyTitle",
+                  "type": "object",
+                  "properties": {
+                    "title": {
+                      "$ref": "#/components/schemas/IntegrationPropertyTitle"
                     },
-                    description: {
-                      type: "string",
-                      maxLength: 100,
-                    },
-                  },
+                    "description": {
+                      "type": "string",
+                      "maxLength": 100
+                    }
+                  }
                 },
                 {
-                  oneOf: [
+                  "oneOf": [
                     {
-                      type: "object",
-                      properties: {
-                        type: {
-                          type: "string",
-                          enum: ["string"],
+                      "type": "object",
+                      "properties": {
+                        "type": {
+                          "type": "string",
+                          "enum": [
+                            "string"
+                          ]
                         },
-                        default: {
-                          type: "string",
+                        "default": {
+                          "type": "string"
                         },
-                        completion_url: {
-                          description: "If specified, this URL will be called to fetch suggestions for auto-completing the property.",
-                          type: "string",
+                        "completion_url": {
+                          "description": "If specified, this URL will be called to fetch suggestions for auto-completing the property.",
+                          "type": "string"
                         },
-                        enum: {
-                          type: "array",
-                          description: "If specified, only values from this array are allowed as inputs.",
-                          items: {
-                            type: "string",
-                          },
-                        },
+                        "enum": {
+                          "type": "array",
+                          "description": "If specified, only values from this array are allowed as inputs.",
+                          "items": {
+                            "type": "string"
+                          }
+                        }
                       },
-                      required: ["type"],
+                      "required": [
+                        "type"
+                      ]
                     },
                     {
-                      type: "object",
-                      properties: {
-                        type: {
-                          type: "string",
-                          enum: ["number"],
+                      "type": "object",
+                      "properties": {
+                        "type": {
+                          "type": "string",
+                          "enum": [
+                            "number"
+                          ]
                         },
-                        default: {
-                          type: "number",
-                        },
+                        "default": {
+                          "type": "number"
+                        }
                       },
-                      required: ["type"],
+                      "required": [
+                        "type"
+                      ]
                     },
                     {
-                      type: "object",
-                      properties: {
-                        type: {
-                          type: "string",
-                          enum: ["boolean"],
+                      "type": "object",
+                      "properties": {
+                        "type": {
+                          "type": "string",
+                          "enum": [
+                            "boolean"
+                          ]
                         },
-                        default: {
-                          type: "boolean",
-                        },
+                        "default": {
+                          "type": "boolean"
+                        }
                       },
-                      required: ["type"],
+                      "required": [
+                        "type"
+                      ]
                     },
                     {
-                      type: "object",
-                      properties: {
-                        type: {
-                          type: "string",
-                          enum: ["button"],
+                      "type": "object",
+                      "properties": {
+                        "type": {
+                          "type": "string",
+                          "enum": [
+                            "button"
+                          ]
                         },
-                        callback_url: {
-                          type: "string",
+                        "callback_url": {
+                          "type": "string"
                         },
-                        button_text: {
-                          type: "string",
-                        },
+                        "button_text": {
+                          "type": "string"
+                        }
                       },
-                      required: ["type", "callback_url", "button_text"],
-                    },
-                  ],
-                },
-              ],
-            },
+                      "required": [
+                        "type",
+                        "callback_url",
+                        "button_text"
+                      ]
+                    }
+                  ]
+                }
+              ]
+            }
           },
-          required: {
-            type: "array",
-            uniqueItems: true,
-            items: {
-              type: "string",
-            },
-          },
+          "required": {
+            "type": "array",
+            "uniqueItems": true,
+            "items": {
+              "type": "string"
+            }
+          }
         },
-        required: ["properties"],
+        "required": [
+          "properties"
+        ]
       },
-      IntegrationConfigurations: {
-        type: "object",
-        properties: {
-          account: {
-            $ref: "#/components/schemas/IntegrationConfiguration",
+      "IntegrationConfigurations": {
+        "type": "object",
+        "properties": {
+          "account": {
+            "$ref": "#/components/schemas/IntegrationConfiguration"
           },
-          space: {
-            $ref: "#/components/schemas/IntegrationConfiguration",
+          "space": {
+            "$ref": "#/components/schemas/IntegrationConfiguration"
           },
-          site: {
-            $ref: "#/components/schemas/IntegrationConfiguration",
-          },
-        },
+          "site": {
+            "$ref": "#/components/schemas/IntegrationConfiguration"
+          }
+        }
       },
-      IntegrationContentInstallationBase: {
-        type: "object",
-        description: "Base properties of an installation of an integration on a site or space.",
-        properties: {
-          integration: {
-            description: "Unique name identifier of the integration",
-            type: "string",
+      "IntegrationContentInstallationBase": {
+        "type": "object",
+        "description": "Base properties of an installation of an integration on a site or space.",
+        "properties": {
+          "integration": {
+            "description": "Unique name identifier of the integration",
+            "type": "string"
           },
-          installation: {
-            description: "ID of the integration installation",
-            type: "string",
+          "installation": {
+            "description": "ID of the integration installation",
+            "type": "string"
           },
-          status: {
-            $ref: "#/components/schemas/IntegrationInstallationStatus",
+          "status": {
+            "$ref": "#/components/schemas/IntegrationInstallationStatus"
           },
-          configuration: {
-            description: "Configuration of the integration for this site",
-            type: "object",
+          "configuration": {
+            "description": "Configuration of the integration for this site",
+            "type": "object"
           },
-          externalIds: {
-            $ref: "#/components/schemas/IntegrationInstallationExternalIds",
+          "externalIds": {
+            "$ref": "#/components/schemas/IntegrationInstallationExternalIds"
           },
-          urls: {
-            type: "object",
-            description: "URLs associated with the object",
-            properties: {
-              location: {
-                type: "string",
-                description: "URL of the integration's installation in the API",
-                format: "uri",
+          "urls": {
+            "type": "object",
+            "description": "URLs associated with the object",
+            "properties": {
+              "location": {
+                "type": "string",
+                "description": "URL of the integration's installation in the API",
+                "format": "uri"
               },
-              publicEndpoint: {
-                type: "string",
-                description: "Public HTTP endpoint for the integration's installation",
-                format: "uri",
+              "publicEndpoint": {
+                "type": "string",
+                "description": "Public HTTP endpoint for the integration's installation",
+                "format": "uri"
               },
-              publicContentEndpoint: {
-                type: "string",
-                description:
-                  "Public endpoint serving the integration's rendered content (e.g. WebFrames), isolated from the cookie-bearing publicEndpoint origin. Equals publicEndpoint when no separate content origin is configured.",
-                format: "uri",
-              },
+              "publicContentEndpoint": {
+                "type": "string",
+                "description": "Public endpoint serving the integration's rendered content (e.g. WebFrames), isolated from the cookie-bearing publicEndpoint origin. Equals publicEndpoint when no separate content origin is configured.",
+                "format": "uri"
+              }
             },
-            required: ["location", "publicEndpoint", "publicContentEndpoint"],
-          },
+            "required": [
+              "location",
+              "publicEndpoint",
+              "publicContentEndpoint"
+            ]
+          }
         },
-        required: ["integration", "installation", "status", "configuration", "externalIds", "urls"],
+        "required": [
+          "integration",
+          "installation",
+          "status",
+          "configuration",
+          "externalIds",
+          "urls"
+        ]
       },
-      IntegrationContentSecurityPolicy: {
-        description:
-          "Security policy to validate the content of the integrations scripts and Contentkit. Will be sent as \nheaders when processing the script fetch event and the blocks fetch events.\n",
-        oneOf: [
+      "IntegrationContentSecurityPolicy": {
+        "description": "Security policy to validate the content of the integrations scripts and Contentkit. Will be sent as \nheaders when processing the script fetch event and the blocks fetch events.\n",
+        "oneOf": [
           {
-            type: "string",
+            "type": "string"
           },
           {
-            type: "object",
-            properties: {
+            "type": "object",
+            "properties": {
               "base-uri": {
-                type: "string",
+                "type": "string"
               },
               "block-all-mixed-content": {
-                type: "string",
+                "type": "string"
               },
               "child-src": {
-                type: "string",
+                "type": "string"
               },
               "connect-src": {
-                type: "string",
+                "type": "string"
               },
               "default-src": {
-                type: "string",
+                "type": "string"
               },
               "font-src": {
-                type: "string",
+                "type": "string"
               },
               "form-action": {
-                type: "string",
+                "type": "string"
               },
               "frame-ancestors": {
-                type: "string",
+                "type": "string"
               },
               "frame-src": {
-                type: "string",
+                "type": "string"
               },
               "img-src": {
-                type: "string",
+                "type": "string"
               },
               "manifest-src": {
-                type: "string",
+                "type": "string"
               },
               "media-src": {
-                type: "string",
+                "type": "string"
               },
               "navigate-to": {
-                type: "string",
+                "type": "string"
               },
               "object-src": {
-                type: "string",
+                "type": "string"
               },
               "plugin-types": {
-                type: "string",
+                "type": "string"
               },
               "prefetch-src": {
-                type: "string",
+                "type": "string"
               },
-              referrer: {
-                type: "string",
+              "referrer": {
+                "type": "string"
               },
               "report-to": {
-                type: "string",
+                "type": "string"
               },
               "report-uri": {
-                type: "string",
+                "type": "string"
               },
               "require-sri-for": {
-                type: "string",
+                "type": "string"
               },
               "require-trusted-types-for": {
-                type: "string",
+                "type": "string"
               },
-              sandbox: {
-                type: "string",
+              "sandbox": {
+                "type": "string"
               },
               "script-src": {
-                type: "string",
+                "type": "string"
               },
               "script-src-attr": {
-                type: "string",
+                "type": "string"
               },
               "script-src-elem": {
-                type: "string",
+                "type": "string"
               },
               "style-src": {
-                type: "string",
+                "type": "string"
               },
               "style-src-attr": {
-                type: "string",
+                "type": "string"
               },
               "style-src-elem": {
-                type: "string",
+                "type": "string"
               },
               "trusted-types": {
-                type: "string",
+                "type": "string"
               },
               "upgrade-insecure-requests": {
-                type: "string",
+                "type": "string"
               },
               "worker-src": {
-                type: "string",
-              },
-            },
-          },
-        ],
+                "type": "string"
+              }
+            }
+          }
+        ]
       },
-      IntegrationContentSource: {
-        type: "object",
-        description: "Definition of a content source provided by the integration.",
-        properties: {
-          id: {
-            type: "string",
-            description: "Unique ID in the integration for the source.",
+      "IntegrationContentSource": {
+        "type": "object",
+        "description": "Definition of a content source provided by the integration.",
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "Unique ID in the integration for the source."
           },
-          title: {
-            type: "string",
-            description: "Short descriptive title for the source.",
-            minLength: 2,
-            maxLength: 40,
+          "title": {
+            "type": "string",
+            "description": "Short descriptive title for the source.",
+            "minLength": 2,
+            "maxLength": 40
           },
-          description: {
-            type: "string",
-            description: "Long descriptive text for the source.",
-            minLength: 0,
-            maxLength: 150,
+          "description": {
+            "type": "string",
+            "description": "Long descriptive text for the source.",
+            "minLength": 0,
+            "maxLength": 150
           },
-          icon: {
-            type: "string",
-            description: "URL of the icon to represent this source.",
+          "icon": {
+            "type": "string",
+            "description": "URL of the icon to represent this source."
           },
-          configuration: {
-            $ref: "#/components/schemas/IntegrationConfigurationComponent",
-          },
+          "configuration": {
+            "$ref": "#/components/schemas/IntegrationConfigurationComponent"
+          }
         },
-        required: ["id", "title", "configuration"],
+        "required": [
+          "id",
+          "title",
+          "configuration"
+        ]
       },
-      IntegrationDescription: {
-        type: "string",
-        description: "Description of the integration",
-        maxLength: 100,
+      "IntegrationDescription": {
+        "type": "string",
+        "description": "Description of the integration",
+        "maxLength": 100
       },
-      IntegrationEnvironment: {
-        type: "object",
-        description: "Runtime environment provided during the execution of integration's code.",
-        properties: {
-          authToken: {
-            type: "string",
-            description:
-              "Authentication token to use with the HTTP API. Depending on the context, the token might be representing the installation or the integration.",
-            deprecated: true,
+      "IntegrationEnvironment": {
+        "type": "object",
+        "description": "Runtime environment provided during the execution of integration's code.",
+        "properties": {
+          "authToken": {
+            "type": "string",
+            "description": "Authentication token to use with the HTTP API. Depending on the context, the token might be representing the installation or the integration.",
+            "deprecated": true
           },
-          integration: {
-            $ref: "#/components/schemas/Integration",
+          "integration": {
+            "$ref": "#/components/schemas/Integration"
           },
-          installation: {
-            $ref: "#/components/schemas/IntegrationInstallation",
+          "installation": {
+            "$ref": "#/components/schemas/IntegrationInstallation"
           },
-          spaceInstallation: {
-            $ref: "#/components/schemas/IntegrationEnvironmentSpaceInstallation",
+          "spaceInstallation": {
+            "$ref": "#/components/schemas/IntegrationEnvironmentSpaceInstallation"
           },
-          siteInstallation: {
-            $ref: "#/components/schemas/IntegrationEnvironmentSiteInstallation",
+          "siteInstallation": {
+            "$ref": "#/components/schemas/IntegrationEnvironmentSiteInstallation"
           },
-          secrets: {
-            $ref: "#/components/schemas/IntegrationSecrets",
+          "secrets": {
+            "$ref": "#/components/schemas/IntegrationSecrets"
           },
-          signingSecret: {
-            type: "string",
-            description: "Secret that can be used to verify the authenticity of incoming HTTP requests to the integration.",
-            deprecated: true,
+          "signingSecret": {
+            "type": "string",
+            "description": "Secret that can be used to verify the authenticity of incoming HTTP requests to the integration.",
+            "deprecated": true
           },
-          signingSecrets: {
-            type: "object",
-            properties: {
-              integration: {
-                type: "string",
-                description: "Secret that can be used to verify the authenticity of incoming HTTP requests to the integration.",
+          "signingSecrets": {
+            "type": "object",
+            "properties": {
+              "integration": {
+                "type": "string",
+                "description": "Secret that can be used to verify the authenticity of incoming HTTP requests to the integration."
               },
-              installation: {
-                type: "string",
-                description: "Secret that can be used to verify the authenticity of incoming HTTP requests to the installation.",
+              "installation": {
+                "type": "string",
+                "description": "Secret that can be used to verify the authenticity of incoming HTTP requests to the installation."
               },
-              spaceInstallation: {
-                type: "string",
-                description: "Secret that can be used to verify the authenticity of incoming HTTP requests to the space installation.",
+              "spaceInstallation": {
+                "type": "string",
+                "description": "Secret that can be used to verify the authenticity of incoming HTTP requests to the space installation."
               },
-              siteInstallation: {
-                type: "string",
-                description: "Secret that can be used to verify the authenticity of incoming HTTP requests to the site installation.",
-              },
+              "siteInstallation": {
+                "type": "string",
+                "description": "Secret that can be used to verify the authenticity of incoming HTTP requests to the site installation."
+              }
             },
-            required: ["integration"],
+            "required": [
+              "integration"
+            ]
           },
-          apiEndpoint: {
-            type: "string",
-            description: "URL of the HTTP API",
+          "apiEndpoint": {
+            "type": "string",
+            "description": "URL of the HTTP API"
           },
-          apiTokens: {
-            type: "object",
-            properties: {
-              integration: {
-                type: "string",
-                description: "API authentication token representing the integration.",
+          "apiTokens": {
+            "type": "object",
+            "properties": {
+              "integration": {
+                "type": "string",
+                "description": "API authentication token representing the integration."
               },
-              installation: {
-                type: "string",
-                description: "API authentication token representing the current installation.",
-              },
+              "installation": {
+                "type": "string",
+                "description": "API authentication token representing the current installation."
+              }
             },
-            required: ["integration"],
+            "required": [
+              "integration"
+            ]
           },
-          network: {
-            $ref: "#/components/schemas/IntegrationNetwork",
-            description: "Network configuration for the integration environment",
-          },
+          "network": {
+            "$ref": "#/components/schemas/IntegrationNetwork",
+            "description": "Network configuration for the integration environment"
+          }
         },
-        required: ["apiEndpoint", "apiTokens", "integration", "signingSecrets", "secrets"],
+        "required": [
+          "apiEndpoint",
+          "apiTokens",
+          "integration",
+          "signingSecrets",
+          "secrets"
+        ]
       },
-      IntegrationEnvironmentSiteInstallation: {
-        allOf: [
+      "IntegrationEnvironmentSiteInstallation": {
+        "allOf": [
           {
-            $ref: "#/components/schemas/IntegrationContentInstallationBase",
-          },
-          {
-            type: "object",
-            properties: {
-              site: {
-                description: "The site the integration is installed on.",
-                type: "string",
-              },
-            },
-            required: ["site"],
-          },
-        ],
-      },
-      IntegrationEnvironmentSpaceInstallation: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/IntegrationContentInstallationBase",
+            "$ref": "#/components/schemas/IntegrationContentInstallationBase"
           },
           {
-            type: "object",
-            properties: {
-              space: {
-                description: "The space the integration is installed on.",
-                type: "string",
-              },
+            "type": "object",
+            "properties": {
+              "site": {
+                "description": "The site the integration is installed on.",
+                "type": "string"
+              }
             },
-            required: ["space"],
-          },
-        ],
+            "required": [
+              "site"
+            ]
+          }
+        ]
       },
-      IntegrationExternalLinks: {
-        type: "array",
-        description: "External urls configured by the developer of the integration",
-        maxItems: 5,
-        items: {
-          type: "object",
-          properties: {
-            url: {
-              $ref: "#/components/schemas/URL",
-            },
-            label: {
-              type: "string",
-            },
-          },
-          required: ["url", "label"],
-        },
-      },
-      IntegrationInstallation: {
-        type: "object",
-        description: "Installation of an integration on an account",
-        properties: {
-          id: {
-            type: "string",
-          },
-          status: {
-            $ref: "#/components/schemas/IntegrationInstallationStatus",
-          },
-          space_selection: {
-            $ref: "#/components/schemas/IntegrationInstallationSpaceSelection",
-          },
-          site_selection: {
-            $ref: "#/components/schemas/IntegrationInstallationSiteSelection",
-          },
-          spaces: {
-            type: "number",
-            description: "Count of spaces, the installation is managing",
-          },
-          configuration: {
-            $ref: "#/components/schemas/IntegrationInstallationConfiguration",
-          },
-          createdAt: {
-            $ref: "#/components/schemas/Timestamp",
-          },
-          updatedAt: {
-            $ref: "#/components/schemas/Timestamp",
-          },
-          urls: {
-            type: "object",
-            description: "URLs associated with the object",
-            properties: {
-              location: {
-                type: "string",
-                description: "URL of the installation in the API",
-                format: "uri",
-              },
-              app: {
-                type: "string",
-                description: "URL of the integration's installation in the application",
-                format: "uri",
-              },
-              publicEndpoint: {
-                type: "string",
-                description: "Public HTTP endpoint for the integration's installation",
-                format: "uri",
-              },
-              publicContentEndpoint: {
-                type: "string",
-                description:
-                  "Public endpoint serving the integration's rendered content (e.g. WebFrames), isolated from the cookie-bearing publicEndpoint origin. Equals publicEndpoint when no separate content origin is configured.",
-                format: "uri",
-              },
-            },
-            required: ["location", "app", "publicEndpoint", "publicContentEndpoint"],
-          },
-          externalIds: {
-            $ref: "#/components/schemas/IntegrationInstallationExternalIds",
-          },
-          target: {
-            $ref: "#/components/schemas/IntegrationInstallationTarget",
-            description: "Target of the integration installation",
-          },
-          network: {
-            $ref: "#/components/schemas/IntegrationNetwork",
-            description: "Network configuration for the installation",
-          },
-        },
-        required: ["id", "status", "space_selection", "site_selection", "spaces", "configuration", "urls", "externalIds", "target", "createdAt", "updatedAt"],
-      },
-      IntegrationInstallationConfiguration: {
-        type: "object",
-        description: "Configuration of the integration at the account level",
-        additionalProperties: true,
-      },
-      IntegrationInstallationExternalIds: {
-        type: "array",
-        description: "External IDs assigned by the integration.",
-        maxItems: 5,
-        items: {
-          type: "string",
-        },
-      },
-      IntegrationInstallationSiteSelection: {
-        type: "string",
-        description: "Describe whether all sites have been selected or there's a selection involved",
-        enum: ["all", "selected"],
-      },
-      IntegrationInstallationSpaceSelection: {
-        type: "string",
-        description: "Describe whether all spaces have been selected or there's a selection involved",
-        enum: ["all", "selected"],
-      },
-      IntegrationInstallationStatus: {
-        type: "string",
-        enum: ["active", "pending", "paused"],
-      },
-      IntegrationInstallationTarget: {
-        oneOf: [
+      "IntegrationEnvironmentSpaceInstallation": {
+        "allOf": [
           {
-            $ref: "#/components/schemas/OrganizationTarget",
+            "$ref": "#/components/schemas/IntegrationContentInstallationBase"
           },
-        ],
+          {
+            "type": "object",
+            "properties": {
+              "space": {
+                "description": "The space the integration is installed on.",
+                "type": "string"
+              }
+            },
+            "required": [
+              "space"
+            ]
+          }
+        ]
       },
-      IntegrationNetwork: {
-        type: "object",
-        description: "Network configuration for the installation",
-        properties: {
-          proxy: {
-            type: "boolean",
-            description: "Whether the installation is proxied through the backend",
+      "IntegrationExternalLinks": {
+        "type": "array",
+        "description": "External urls configured by the developer of the integration",
+        "maxItems": 5,
+        "items": {
+          "type": "object",
+          "properties": {
+            "url": {
+              "$ref": "#/components/schemas/URL"
+            },
+            "label": {
+              "type": "string"
+            }
           },
+          "required": [
+            "url",
+            "label"
+          ]
+        }
+      },
+      "IntegrationInstallation": {
+        "type": "object",
+        "description": "Installation of an integration on an account",
+        "properties": {
+          "id": {
+            "type": "string"
+          },
+          "status": {
+            "$ref": "#/components/schemas/IntegrationInstallationStatus"
+          },
+          "space_selection": {
+            "$ref": "#/components/schemas/IntegrationInstallationSpaceSelection"
+          },
+          "site_selection": {
+            "$ref": "#/components/schemas/IntegrationInstallationSiteSelection"
+          },
+          "spaces": {
+            "type": "number",
+            "description": "Count of spaces, the installation is managing"
+          },
+          "configuration": {
+            "$ref": "#/components/schemas/IntegrationInstallationConfiguration"
+          },
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "updatedAt": {
+            "$ref": "#/components/schemas/Timestamp"
+          },
+          "urls": {
+            "type": "object",
+            "description": "URLs associated with the object",
+            "properties": {
+              "location": {
+                "type": "string",
+                "description": "URL of the installation in the API",
+                "format": "uri"
+              },
+              "app": {
+                "type": "string",
+                "description": "URL of the integration's installation in the application",
+                "format": "uri"
+              },
+              "publicEndpoint": {
+                "type": "string",
+                "description": "Public HTTP endpoint for the integration's installation",
+                "format": "uri"
+              },
+              "publicContentEndpoint": {
+                "type": "string",
+                "description": "Public endpoint serving the integration's rendered content (e.g. WebFrames), isolated from the cookie-bearing publicEndpoint origin. Equals publicEndpoint when no separate content origin is configured.",
+                "format": "uri"
+              }
+            },
+            "required": [
+              "location",
+              "app",
+              "publicEndpoint",
+              "publicContentEndpoint"
+            ]
+          },
+          "externalIds": {
+            "$ref": "#/components/schemas/IntegrationInstallationExternalIds"
+          },
+          "target": {
+            "$ref": "#/components/schemas/IntegrationInstallationTarget",
+            "description": "Target of the integration installation"
+          },
+          "network": {
+            "$ref": "#/components/schemas/IntegrationNetwork",
+            "description": "Network configuration for the installation"
+          }
         },
+        "required": [
+          "id",
+          "status",
+          "space_selection",
+          "site_selection",
+          "spaces",
+          "configuration",
+          "urls",
+          "externalIds",
+          "target",
+          "createdAt",
+          "updatedAt"
+        ]
       },
-      IntegrationPropertyTitle: {
-        type: "string",
-        description: "Property title for an integration configuration property",
-        minLength: 2,
-        maxLength: 50,
+      "IntegrationInstallationConfiguration": {
+        "type": "object",
+        "description": "Configuration of the integration at the account level",
+        "additionalProperties": true
       },
-      IntegrationScope: {
-        type: "string",
-        enum: [
+      "IntegrationInstallationExternalIds": {
+        "type": "array",
+        "description": "External IDs assigned by the integration.",
+        "maxItems": 5,
+        "items": {
+          "type": "string"
+        }
+      },
+      "IntegrationInstallationSiteSelection": {
+        "type": "string",
+        "description": "Describe whether all sites have been selected or there's a selection involved",
+        "enum": [
+          "all",
+          "selected"
+        ]
+      },
+      "IntegrationInstallationSpaceSelection": {
+        "type": "string",
+        "description": "Describe whether all spaces have been selected or there's a selection involved",
+        "enum": [
+          "all",
+          "selected"
+        ]
+      },
+      "IntegrationInstallationStatus": {
+        "type": "string",
+        "enum": [
+          "active",
+          "pending",
+          "paused"
+        ]
+      },
+      "IntegrationInstallationTarget": {
+        "oneOf": [
+          {
+            "$ref": "#/components/schemas/OrganizationTarget"
+          }
+        ]
+      },
+      "IntegrationNetwork": {
+        "type": "object",
+        "description": "Network configuration for the installation",
+        "properties": {
+          "proxy": {
+            "type": "boolean",
+            "description": "Whether the installation is proxied through the backend"
+          }
+        }
+      },
+      "IntegrationPropertyTitle": {
+        "type": "string",
+        "description": "Property title for an integration configuration property",
+        "minLength": 2,
+        "maxLength": 50
+      },
+      "IntegrationScope": {
+        "type": "string",
+        "enum": [
           "space:content:read",
           "space:content:write",
           "space:metadata:read",
@@ -2433,121 +2864,151 @@ export const GITBOOK_INTEGRATION_SCHEMAS = {
           "site:adaptive:write",
           "conversations:ingest",
           "openapi:read",
-          "openapi:write",
-        ],
+          "openapi:write"
+        ]
       },
-      IntegrationScopes: {
-        type: "array",
-        description: "Permissions that should be granted to the integration",
-        items: {
-          $ref: "#/components/schemas/IntegrationScope",
-        },
+      "IntegrationScopes": {
+        "type": "array",
+        "description": "Permissions that should be granted to the integration",
+        "items": {
+          "$ref": "#/components/schemas/IntegrationScope"
+        }
       },
-      IntegrationSecrets: {
-        type: "object",
-        description: "Secrets stored on the integration and passed at runtime.",
-        properties: {},
-        maxProperties: 20,
-        additionalProperties: {
-          type: "string",
-        },
+      "IntegrationSecrets": {
+        "type": "object",
+        "description": "Secrets stored on the integration and passed at runtime.",
+        "properties": {},
+        "maxProperties": 20,
+        "additionalProperties": {
+          "type": "string"
+        }
       },
-      IntegrationSummary: {
-        type: "string",
-        description: "Long form markdown summary of the integration",
-        maxLength: 2048,
+      "IntegrationSummary": {
+        "type": "string",
+        "description": "Long form markdown summary of the integration",
+        "maxLength": 2048
       },
-      IntegrationTarget: {
-        type: "string",
-        description: "The target on which the integration can operate and needs to be configured for",
-        enum: ["all", "site", "space", "organization"],
+      "IntegrationTarget": {
+        "type": "string",
+        "description": "The target on which the integration can operate and needs to be configured for",
+        "enum": [
+          "all",
+          "site",
+          "space",
+          "organization"
+        ]
       },
-      IntegrationTitle: {
-        type: "string",
-        description: "Title of the integration",
-        minLength: 2,
-        maxLength: 30,
+      "IntegrationTitle": {
+        "type": "string",
+        "description": "Title of the integration",
+        "minLength": 2,
+        "maxLength": 30
       },
-      IntegrationVisibility: {
-        type: "string",
-        enum: ["public", "private", "unlisted"],
+      "IntegrationVisibility": {
+        "type": "string",
+        "enum": [
+          "public",
+          "private",
+          "unlisted"
+        ]
       },
-      MemberRole: {
-        type: "string",
-        description:
-          '"The role of a member in an organization.\n"admin": Can administrate the content: create, delete spaces, ...\n"create": Can create content.\n"review": Can review content.\n"edit": Can edit the content (live or change requests).\n"comment": Can access the content and its discussions.\n"read": Can access the content, but cannot update it in any way.\n',
-        enum: ["admin", "create", "edit", "review", "comment", "read"],
+      "MemberRole": {
+        "type": "string",
+        "description": "\"The role of a member in an organization.\n\"admin\": Can administrate the content: create, delete spaces, ...\n\"create\": Can create content.\n\"review\": Can review content.\n\"edit\": Can edit the content (live or change requests).\n\"comment\": Can access the content and its discussions.\n\"read\": Can access the content, but cannot update it in any way.\n",
+        "enum": [
+          "admin",
+          "create",
+          "edit",
+          "review",
+          "comment",
+          "read"
+        ]
       },
-      MemberRoleOrGuest: {
-        description: "The role of a member in an organization, null for guests",
-        oneOf: [
+      "MemberRoleOrGuest": {
+        "description": "The role of a member in an organization, null for guests",
+        "oneOf": [
           {
-            $ref: "#/components/schemas/MemberRole",
+            "$ref": "#/components/schemas/MemberRole"
           },
           {
-            type: "null",
-          },
-        ],
+            "type": "null"
+          }
+        ]
       },
-      MergeRule: {
-        oneOf: [
+      "MergeRule": {
+        "oneOf": [
           {
-            type: "object",
-            properties: {
-              rule: {
-                type: "string",
-                enum: ["require_specific_reviewers"],
+            "type": "object",
+            "properties": {
+              "rule": {
+                "type": "string",
+                "enum": [
+                  "require_specific_reviewers"
+                ]
               },
-              users: {
-                type: "array",
-                description: "List of user IDs.",
-                items: {
-                  type: "string",
-                },
-              },
+              "users": {
+                "type": "array",
+                "description": "List of user IDs.",
+                "items": {
+                  "type": "string"
+                }
+              }
             },
-            required: ["rule", "users"],
+            "required": [
+              "rule",
+              "users"
+            ]
           },
           {
-            type: "object",
-            properties: {
-              rule: {
-                type: "string",
-                enum: ["require_one_of_specific_reviewers"],
+            "type": "object",
+            "properties": {
+              "rule": {
+                "type": "string",
+                "enum": [
+                  "require_one_of_specific_reviewers"
+                ]
               },
-              users: {
-                type: "array",
-                description: "List of user IDs.",
-                items: {
-                  type: "string",
-                },
-              },
+              "users": {
+                "type": "array",
+                "description": "List of user IDs.",
+                "items": {
+                  "type": "string"
+                }
+              }
             },
-            required: ["rule", "users"],
+            "required": [
+              "rule",
+              "users"
+            ]
           },
           {
-            type: "object",
-            properties: {
-              rule: {
-                type: "string",
-                enum: ["allow_bypass"],
+            "type": "object",
+            "properties": {
+              "rule": {
+                "type": "string",
+                "enum": [
+                  "allow_bypass"
+                ]
               },
-              users: {
-                type: "array",
-                description: "List of user IDs.",
-                items: {
-                  type: "string",
-                },
-              },
+              "users": {
+                "type": "array",
+                "description": "List of user IDs.",
+                "items": {
+                  "type": "string"
+                }
+              }
             },
-            required: ["rule", "users"],
+            "required": [
+              "rule",
+              "users"
+            ]
           },
           {
-            type: "object",
-            properties: {
-              rule: {
-                type: "string",
-                enum: [
+            "type": "object",
+            "properties": {
+              "rule": {
+                "type": "string",
+                "enum": [
                   "require_at_least_one_review",
                   "require_at_least_one_approved_review",
                   "require_all_reviews_approved",
@@ -2555,266 +3016,294 @@ export const GITBOOK_INTEGRATION_SCHEMAS = {
                   "require_up_to_date_change_request",
                   "require_change_request_subject",
                   "require_change_request_description",
-                  "require_author_to_merge",
-                ],
-              },
+                  "require_author_to_merge"
+                ]
+              }
             },
-            required: ["rule"],
+            "required": [
+              "rule"
+            ]
           },
           {
-            type: "object",
-            description: "The merge rule is written in the advanced custom expression syntax.",
-            properties: {
-              rule: {
-                type: "string",
-                enum: ["custom"],
+            "type": "object",
+            "description": "The merge rule is written in the advanced custom expression syntax.",
+            "properties": {
+              "rule": {
+                "type": "string",
+                "enum": [
+                  "custom"
+                ]
               },
-              expression: {
-                $ref: "#/components/schemas/Expression",
+              "expression": {
+                "$ref": "#/components/schemas/Expression"
               },
-              message: {
-                type: "string",
-                description: "Optional message to display when the expression evaluates to false.",
-              },
+              "message": {
+                "type": "string",
+                "description": "Optional message to display when the expression evaluates to false."
+              }
             },
-            required: ["rule", "expression"],
-          },
-        ],
+            "required": [
+              "rule",
+              "expression"
+            ]
+          }
+        ]
       },
-      MergeRulesConfigurationNone: {
-        type: "object",
-        description: "The merge rules are disabled, change requests can be merged without review.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["none"],
-          },
+      "MergeRulesConfigurationNone": {
+        "type": "object",
+        "description": "The merge rules are disabled, change requests can be merged without review.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "none"
+            ]
+          }
         },
-        required: ["type"],
+        "required": [
+          "type"
+        ]
       },
-      MergeRulesConfigurationRules: {
-        type: "object",
-        description: "The merge rules are composed of individual rules that must all pass.",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["rules"],
+      "MergeRulesConfigurationRules": {
+        "type": "object",
+        "description": "The merge rules are composed of individual rules that must all pass.",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "rules"
+            ]
           },
-          rules: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/MergeRule",
-            },
-          },
+          "rules": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/MergeRule"
+            }
+          }
         },
-        required: ["type", "rules"],
+        "required": [
+          "type",
+          "rules"
+        ]
       },
-      MergeRulesStandaloneConfiguration: {
-        oneOf: [
+      "MergeRulesStandaloneConfiguration": {
+        "oneOf": [
           {
-            $ref: "#/components/schemas/MergeRulesConfigurationRules",
+            "$ref": "#/components/schemas/MergeRulesConfigurationRules"
           },
           {
-            $ref: "#/components/schemas/MergeRulesConfigurationNone",
-          },
-        ],
+            "$ref": "#/components/schemas/MergeRulesConfigurationNone"
+          }
+        ]
       },
-      Organization: {
-        type: "object",
-        properties: {
-          object: {
-            type: "string",
-            description: 'Type of Object, always equals to "organization"',
-            enum: ["organization"],
+      "Organization": {
+        "type": "object",
+        "properties": {
+          "object": {
+            "type": "string",
+            "description": "Type of Object, always equals to \"organization\"",
+            "enum": [
+              "organization"
+            ]
           },
-          id: {
-            type: "string",
-            description: "Unique identifier for the organization",
+          "id": {
+            "type": "string",
+            "description": "Unique identifier for the organization"
           },
-          title: {
-            $ref: "#/components/schemas/OrganizationTitle",
+          "title": {
+            "$ref": "#/components/schemas/OrganizationTitle"
           },
-          createdAt: {
-            $ref: "#/components/schemas/Timestamp",
+          "createdAt": {
+            "$ref": "#/components/schemas/Timestamp"
           },
-          emailDomains: {
-            $ref: "#/components/schemas/OrganizationEmailDomains",
+          "emailDomains": {
+            "$ref": "#/components/schemas/OrganizationEmailDomains"
           },
-          hostname: {
-            $ref: "#/components/schemas/OrganizationHostname",
+          "hostname": {
+            "$ref": "#/components/schemas/OrganizationHostname"
           },
-          type: {
-            $ref: "#/components/schemas/OrganizationType",
+          "type": {
+            "$ref": "#/components/schemas/OrganizationType"
           },
-          useCase: {
-            $ref: "#/components/schemas/OrganizationUseCase",
+          "useCase": {
+            "$ref": "#/components/schemas/OrganizationUseCase"
           },
-          communityType: {
-            $ref: "#/components/schemas/OrganizationCommunityType",
+          "communityType": {
+            "$ref": "#/components/schemas/OrganizationCommunityType"
           },
-          defaultRole: {
-            $ref: "#/components/schemas/MemberRoleOrGuest",
+          "defaultRole": {
+            "$ref": "#/components/schemas/MemberRoleOrGuest"
           },
-          defaultContent: {
-            $ref: "#/components/schemas/OrganizationDefaultContent",
+          "defaultContent": {
+            "$ref": "#/components/schemas/OrganizationDefaultContent"
           },
-          sso: {
-            description: "Whether SSO is enforced organization-wide",
-            type: "boolean",
+          "sso": {
+            "description": "Whether SSO is enforced organization-wide",
+            "type": "boolean"
           },
-          ai: {
-            description: "If true, the organization is configured to use all our AI features.",
-            type: "boolean",
+          "ai": {
+            "description": "If true, the organization is configured to use all our AI features.",
+            "type": "boolean"
           },
-          inviteLinks: {
-            description: "If true, invite links are enabled for this organization.",
-            type: "boolean",
+          "inviteLinks": {
+            "description": "If true, invite links are enabled for this organization.",
+            "type": "boolean"
           },
-          auditLogs: {
-            description: "Whether audit logs can currently be accessed for this organization.",
-            type: "boolean",
+          "auditLogs": {
+            "description": "Whether audit logs can currently be accessed for this organization.",
+            "type": "boolean"
           },
-          plan: {
-            $ref: "#/components/schemas/BillingProduct",
+          "plan": {
+            "$ref": "#/components/schemas/BillingProduct"
           },
-          billing: {
-            description: "Billing details, only available for org members.",
-            $ref: "#/components/schemas/OrganizationBilling",
+          "billing": {
+            "description": "Billing details, only available for org members.",
+            "$ref": "#/components/schemas/OrganizationBilling"
           },
-          mergeRules: {
-            $ref: "#/components/schemas/MergeRulesStandaloneConfiguration",
+          "mergeRules": {
+            "$ref": "#/components/schemas/MergeRulesStandaloneConfiguration"
           },
-          urls: {
-            type: "object",
-            description: "URLs associated with the object",
-            properties: {
-              location: {
-                type: "string",
-                description: "URL of the organization in the API",
-                format: "uri",
+          "urls": {
+            "type": "object",
+            "description": "URLs associated with the object",
+            "properties": {
+              "location": {
+                "type": "string",
+                "description": "URL of the organization in the API",
+                "format": "uri"
               },
-              app: {
-                type: "string",
-                description: "URL of the organization in the application",
-                format: "uri",
+              "app": {
+                "type": "string",
+                "description": "URL of the organization in the application",
+                "format": "uri"
               },
-              logo: {
-                description: "URL of the logo of this organization, if defined.",
-                $ref: "#/components/schemas/URL",
-              },
+              "logo": {
+                "description": "URL of the logo of this organization, if defined.",
+                "$ref": "#/components/schemas/URL"
+              }
             },
-            required: ["app", "location"],
+            "required": [
+              "app",
+              "location"
+            ]
           },
-          trial: {
-            type: "object",
-            properties: {
-              status: {
-                $ref: "#/components/schemas/BillingTrialStatus",
+          "trial": {
+            "type": "object",
+            "properties": {
+              "status": {
+                "$ref": "#/components/schemas/BillingTrialStatus"
               },
-              count: {
-                type: "integer",
-                description: "Number of trials the organization has consumed.",
+              "count": {
+                "type": "integer",
+                "description": "Number of trials the organization has consumed."
               },
-              endDate: {
-                description: "The trial's end date, if the organization has or had a trial.",
-                $ref: "#/components/schemas/Timestamp",
+              "endDate": {
+                "description": "The trial's end date, if the organization has or had a trial.",
+                "$ref": "#/components/schemas/Timestamp"
               },
-              decision: {
-                type: "string",
-                description: "The decision taken by the user at the end of the trial",
-                enum: ["downgrade"],
-              },
+              "decision": {
+                "type": "string",
+                "description": "The decision taken by the user at the end of the trial",
+                "enum": [
+                  "downgrade"
+                ]
+              }
             },
-            required: ["status", "count"],
+            "required": [
+              "status",
+              "count"
+            ]
           },
-          customHostname: {
-            description: "Custom hostname linked to this organization",
-            type: "string",
+          "customHostname": {
+            "description": "Custom hostname linked to this organization",
+            "type": "string"
           },
-          blocked: {
-            type: "object",
-            description: "If the organization is blocked, information about the block will appear here",
-            properties: {
-              source: {
-                $ref: "#/components/schemas/BlockSource",
+          "blocked": {
+            "type": "object",
+            "description": "If the organization is blocked, information about the block will appear here",
+            "properties": {
+              "source": {
+                "$ref": "#/components/schemas/BlockSource"
               },
-              reason: {
-                $ref: "#/components/schemas/BlockReason",
-              },
+              "reason": {
+                "$ref": "#/components/schemas/BlockReason"
+              }
             },
-            required: ["reason"],
+            "required": [
+              "reason"
+            ]
           },
-          internal_billingMigration: {
-            type: "object",
-            properties: {
-              deadline: {
-                description: "When we will upgrade the organization onto new pricing, if they haven't already.",
-                $ref: "#/components/schemas/Timestamp",
+          "internal_billingMigration": {
+            "type": "object",
+            "properties": {
+              "deadline": {
+                "description": "When we will upgrade the organization onto new pricing, if they haven't already.",
+                "$ref": "#/components/schemas/Timestamp"
               },
-              discountPercent: {
-                description: "A discount the organization may have received thanks to migrating early.",
-                type: "number",
+              "discountPercent": {
+                "description": "A discount the organization may have received thanks to migrating early.",
+                "type": "number"
               },
-              discountEndDate: {
-                description: "The expiration date of the discount, after wich regular pricing resumes.",
-                $ref: "#/components/schemas/Timestamp",
-              },
-            },
+              "discountEndDate": {
+                "description": "The expiration date of the discount, after wich regular pricing resumes.",
+                "$ref": "#/components/schemas/Timestamp"
+              }
+            }
           },
-          permissions: {
-            type: "object",
-            description: "The set of permissions for the organization",
-            properties: {
-              view: {
-                type: "boolean",
-                description: "Can the user view the organization.",
+          "permissions": {
+            "type": "object",
+            "description": "The set of permissions for the organization",
+            "properties": {
+              "view": {
+                "type": "boolean",
+                "description": "Can the user view the organization."
               },
-              access: {
-                type: "boolean",
-                description: "Can the user view the organization in the application.",
+              "access": {
+                "type": "boolean",
+                "description": "Can the user view the organization in the application."
               },
-              admin: {
-                type: "boolean",
-                description: "Can the user manage the title, members, etc.",
+              "admin": {
+                "type": "boolean",
+                "description": "Can the user manage the title, members, etc."
               },
-              ownTeam: {
-                type: "boolean",
-                description: "Is the user a team owner.",
+              "ownTeam": {
+                "type": "boolean",
+                "description": "Is the user a team owner."
               },
-              createContent: {
-                type: "boolean",
-                description: "Can the user create new spaces/collections in the organization.",
+              "createContent": {
+                "type": "boolean",
+                "description": "Can the user create new spaces/collections in the organization."
               },
-              createOpenAPISpec: {
-                type: "boolean",
-                description: "Can the user create new OpenAPI specifications.",
+              "createOpenAPISpec": {
+                "type": "boolean",
+                "description": "Can the user create new OpenAPI specifications."
               },
-              viewBilling: {
-                type: "boolean",
-                description: "Can the user view the billing details of the organization.",
+              "viewBilling": {
+                "type": "boolean",
+                "description": "Can the user view the billing details of the organization."
               },
-              listMembers: {
-                type: "boolean",
-                description: "Can the user list the members of the organization.",
+              "listMembers": {
+                "type": "boolean",
+                "description": "Can the user list the members of the organization."
               },
-              listTeams: {
-                type: "boolean",
-                description: "Can the user list the teams in the organization.",
+              "listTeams": {
+                "type": "boolean",
+                "description": "Can the user list the teams in the organization."
               },
-              listIntegrations: {
-                type: "boolean",
-                description: "Can the user list the integrations in the organization.",
+              "listIntegrations": {
+                "type": "boolean",
+                "description": "Can the user list the integrations in the organization."
               },
-              listInstallations: {
-                type: "boolean",
-                description: "Can the user list the integration installations in the organization.",
+              "listInstallations": {
+                "type": "boolean",
+                "description": "Can the user list the integration installations in the organization."
               },
-              installIntegration: {
-                type: "boolean",
-                description: "Can the user install integrations in the organization.",
-              },
+              "installIntegration": {
+                "type": "boolean",
+                "description": "Can the user install integrations in the organization."
+              }
             },
-            required: [
+            "required": [
               "view",
               "access",
               "admin",
@@ -2826,123 +3315,134 @@ export const GITBOOK_INTEGRATION_SCHEMAS = {
               "listTeams",
               "listIntegrations",
               "listInstallations",
-              "installIntegration",
-            ],
-          },
+              "installIntegration"
+            ]
+          }
         },
-        required: ["object", "id", "plan", "title", "createdAt", "inviteLinks", "type", "emailDomains", "mergeRules", "urls", "trial", "permissions"],
+        "required": [
+          "object",
+          "id",
+          "plan",
+          "title",
+          "createdAt",
+          "inviteLinks",
+          "type",
+          "emailDomains",
+          "mergeRules",
+          "urls",
+          "trial",
+          "permissions"
+        ]
       },
-      OrganizationBilling: {
-        type: "object",
-        properties: {
-          interval: {
-            $ref: "#/components/schemas/BillingInterval",
+      "OrganizationBilling": {
+        "type": "object",
+        "properties": {
+          "interval": {
+            "$ref": "#/components/schemas/BillingInterval"
           },
-          endDate: {
-            oneOf: [
+          "endDate": {
+            "oneOf": [
               {
-                $ref: "#/components/schemas/Timestamp",
+                "$ref": "#/components/schemas/Timestamp"
               },
               {
-                type: "null",
-              },
-            ],
+                "type": "null"
+              }
+            ]
           },
-          hasPaymentFailed: {
-            description: "If true, we were unable to collect the last payment",
-            type: "boolean",
+          "hasPaymentFailed": {
+            "description": "If true, we were unable to collect the last payment",
+            "type": "boolean"
           },
-          canCheckout: {
-            description:
-              "If true, organization can create a checkout session to subscribe/update billing. \nIf false, organization must resolve other billing issues before a checkout can be done.\n",
-            type: "boolean",
+          "canCheckout": {
+            "description": "If true, organization can create a checkout session to subscribe/update billing. \nIf false, organization must resolve other billing issues before a checkout can be done.\n",
+            "type": "boolean"
           },
-          isScheduledToCancel: {
-            description: "If true, the billing is set to cancel at the end of its current period",
-            type: "boolean",
+          "isScheduledToCancel": {
+            "description": "If true, the billing is set to cancel at the end of its current period",
+            "type": "boolean"
           },
-          pricing: {
-            description: "Pricing information for the organization",
-            $ref: "#/components/schemas/OrganizationPricing",
+          "pricing": {
+            "description": "Pricing information for the organization",
+            "$ref": "#/components/schemas/OrganizationPricing"
           },
-          usageAddons: {
-            description: "Configuration for the usage-based addons",
-            type: "object",
-            additionalProperties: {
-              $ref: "#/components/schemas/BillingMeterAddon",
-            },
+          "usageAddons": {
+            "description": "Configuration for the usage-based addons",
+            "type": "object",
+            "additionalProperties": {
+              "$ref": "#/components/schemas/BillingMeterAddon"
+            }
           },
-          minUsers: {
-            description: "The minimum number of members allowed for this organization.",
-            type: "number",
+          "minUsers": {
+            "description": "The minimum number of members allowed for this organization.",
+            "type": "number"
           },
-          maxUsers: {
-            description: "The maximum number of members allowed for this organization",
-            type: "number",
+          "maxUsers": {
+            "description": "The maximum number of members allowed for this organization",
+            "type": "number"
           },
-          minPremiumSites: {
-            description: "The minimum number of premium sites allowed for this organization.",
-            type: "number",
+          "minPremiumSites": {
+            "description": "The minimum number of premium sites allowed for this organization.",
+            "type": "number"
           },
-          maxPremiumSites: {
-            description: "The maximum number of premium sites allowed for this organization.",
-            type: "number",
+          "maxPremiumSites": {
+            "description": "The maximum number of premium sites allowed for this organization.",
+            "type": "number"
           },
-          minUltimateSites: {
-            description: "The minimum number of ultimate sites allowed for this organization.",
-            type: "number",
+          "minUltimateSites": {
+            "description": "The minimum number of ultimate sites allowed for this organization.",
+            "type": "number"
           },
-          maxUltimateSites: {
-            description: "The maximum number of ultimate sites allowed for this organization.",
-            type: "number",
+          "maxUltimateSites": {
+            "description": "The maximum number of ultimate sites allowed for this organization.",
+            "type": "number"
           },
-          paidMembers: {
-            description: "The number of paid members on the current subscription.",
-            type: "number",
+          "paidMembers": {
+            "description": "The number of paid members on the current subscription.",
+            "type": "number"
           },
-          paidPremiumSites: {
-            description: "The number of paid premium sites on the current subscription.",
-            type: "number",
+          "paidPremiumSites": {
+            "description": "The number of paid premium sites on the current subscription.",
+            "type": "number"
           },
-          paidUltimateSites: {
-            description: "The number of paid ultimate sites on the current subscription.",
-            type: "number",
+          "paidUltimateSites": {
+            "description": "The number of paid ultimate sites on the current subscription.",
+            "type": "number"
           },
-          canChangeInterval: {
-            description: "Whether changing billing interval is allowed",
-            type: "boolean",
+          "canChangeInterval": {
+            "description": "Whether changing billing interval is allowed",
+            "type": "boolean"
           },
-          canUseSAML: {
-            description: "Whether configuring SAML is allowed",
-            type: "boolean",
+          "canUseSAML": {
+            "description": "Whether configuring SAML is allowed",
+            "type": "boolean"
           },
-          creditsBundle: {
-            description:
-              "The AI credit bundle the organization tops up every month, or null when the organization is not billed for AI usage. `none` means pay as you go.",
-            oneOf: [
+          "creditsBundle": {
+            "description": "The AI credit bundle the organization tops up every month, or null when the organization is not billed for AI usage. `none` means pay as you go.",
+            "oneOf": [
               {
-                $ref: "#/components/schemas/BillingCreditsBundle",
+                "$ref": "#/components/schemas/BillingCreditsBundle"
               },
               {
-                type: "null",
-              },
-            ],
+                "type": "null"
+              }
+            ]
           },
-          aiCreditAlertThreshold: {
-            description: "Percentage of total AI credits remaining at which to send a low-balance alert, or null when the alert is disabled.",
-            oneOf: [
+          "aiCreditAlertThreshold": {
+            "description": "Percentage of total AI credits remaining at which to send a low-balance alert, or null when the alert is disabled.",
+            "oneOf": [
               {
-                type: "number",
-                minimum: 0,
-                maximum: 100,
+                "type": "number",
+                "minimum": 0,
+                "maximum": 100
               },
               {
-                type: "null",
-              },
-            ],
-          },
+                "type": "null"
+              }
+            ]
+          }
         },
-        required: [
+        "required": [
           "interval",
           "endDate",
           "hasPaymentFailed",
@@ -2953,545 +3453,650 @@ export const GITBOOK_INTEGRATION_SCHEMAS = {
           "canChangeInterval",
           "canUseSAML",
           "creditsBundle",
-          "aiCreditAlertThreshold",
-        ],
+          "aiCreditAlertThreshold"
+        ]
       },
-      OrganizationCommunityType: {
-        type: "string",
-        enum: ["nonProfit", "openSource", "education"],
+      "OrganizationCommunityType": {
+        "type": "string",
+        "enum": [
+          "nonProfit",
+          "openSource",
+          "education"
+        ]
       },
-      OrganizationDefaultContent: {
-        description: "The default content for the organization",
-        oneOf: [
+      "OrganizationDefaultContent": {
+        "description": "The default content for the organization",
+        "oneOf": [
           {
-            $ref: "#/components/schemas/SitePointer",
-          },
-        ],
+            "$ref": "#/components/schemas/SitePointer"
+          }
+        ]
       },
-      OrganizationEmailDomains: {
-        type: "array",
-        items: {
-          type: "string",
+      "OrganizationEmailDomains": {
+        "type": "array",
+        "items": {
+          "type": "string"
+        }
+      },
+      "OrganizationHostname": {
+        "type": "string",
+        "description": "Default hostname for the organization's public content, e.g. <org-hostname>.gitbook.io",
+        "minLength": 3,
+        "maxLength": 32
+      },
+      "OrganizationPricePair": {
+        "type": "object",
+        "description": "Pricing pair for monthly and yearly intervals",
+        "properties": {
+          "monthly": {
+            "type": "number",
+            "description": "Monthly price in USD",
+            "minimum": 0
+          },
+          "yearly": {
+            "type": "number",
+            "description": "Yearly price in USD (per month)",
+            "minimum": 0
+          }
         },
+        "required": [
+          "monthly",
+          "yearly"
+        ]
       },
-      OrganizationHostname: {
-        type: "string",
-        description: "Default hostname for the organization's public content, e.g. <org-hostname>.gitbook.io",
-        minLength: 3,
-        maxLength: 32,
-      },
-      OrganizationPricePair: {
-        type: "object",
-        description: "Pricing pair for monthly and yearly intervals",
-        properties: {
-          monthly: {
-            type: "number",
-            description: "Monthly price in USD",
-            minimum: 0,
-          },
-          yearly: {
-            type: "number",
-            description: "Yearly price in USD (per month)",
-            minimum: 0,
-          },
-        },
-        required: ["monthly", "yearly"],
-      },
-      OrganizationPricing: {
-        type: "object",
-        description: "Pricing information for an organization",
-        properties: {
-          members: {
-            type: "object",
-            description: "Pricing for members (organization plan)",
-            properties: {
-              plus_2024: {
-                $ref: "#/components/schemas/OrganizationPricePair",
+      "OrganizationPricing": {
+        "type": "object",
+        "description": "Pricing information for an organization",
+        "properties": {
+          "members": {
+            "type": "object",
+            "description": "Pricing for members (organization plan)",
+            "properties": {
+              "plus_2024": {
+                "$ref": "#/components/schemas/OrganizationPricePair"
               },
-              pro_2024: {
-                $ref: "#/components/schemas/OrganizationPricePair",
-              },
+              "pro_2024": {
+                "$ref": "#/components/schemas/OrganizationPricePair"
+              }
             },
-            required: ["plus_2024", "pro_2024"],
-            additionalProperties: false,
-          },
-          sites: {
-            type: "object",
-            description: "Pricing for site types (site plans)",
-            properties: {
-              premium: {
-                $ref: "#/components/schemas/OrganizationPricePair",
-              },
-              ultimate: {
-                $ref: "#/components/schemas/OrganizationPricePair",
-              },
-            },
-            required: ["premium", "ultimate"],
-            additionalProperties: false,
-          },
-        },
-        required: ["members", "sites"],
-      },
-      OrganizationTarget: {
-        type: "object",
-        required: ["organization"],
-        properties: {
-          organization: {
-            type: "string",
-          },
-        },
-      },
-      OrganizationTitle: {
-        type: "string",
-        description: "Name of the organization",
-        minLength: 2,
-        maxLength: 255,
-        pattern: "\\S.*\\S",
-      },
-      OrganizationType: {
-        type: "string",
-        enum: ["business", "community"],
-      },
-      OrganizationUseCase: {
-        type: "string",
-        enum: ["internalDocs", "docsSite", "audienceControlledSite", "productDocs", "teamKnowledgeBase", "designSystem", "openSourceDocs", "notes", "other"],
-      },
-      PlainObject: {
-        properties: {},
-        additionalProperties: {
-          oneOf: [
-            {
-              $ref: "#/components/schemas/PlainObject",
-            },
-            {
-              type: "string",
-            },
-            {
-              type: "boolean",
-            },
-            {
-              type: "number",
-            },
-            {
-              type: "array",
-              items: {
-                oneOf: [
-                  {
-                    type: "string",
-                  },
-                  {
-                    type: "boolean",
-                  },
-                  {
-                    type: "number",
-                  },
-                  {
-                    $ref: "#/components/schemas/PlainObject",
-                  },
-                ],
-              },
-            },
-          ],
-        },
-      },
-      RenderIntegrationUI: {
-        type: "object",
-        properties: {
-          componentId: {
-            type: "string",
-            description: "ID of the component to render in the integration.",
-          },
-          props: {
-            description: "Current properties of the UI.",
-            $ref: "#/components/schemas/PlainObject",
-          },
-          state: {
-            type: "object",
-            description: "Current local state of the UI.",
-          },
-          context: {
-            $ref: "#/components/schemas/ContentKitContext",
-          },
-          action: {
-            $ref: "#/components/schemas/ContentKitAction",
-          },
-        },
-        required: ["componentId", "props", "context"],
-      },
-      SiteEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/InstallationEvent",
-          },
-          {
-            type: "object",
-            description: "Common properties for all events related to a specific site.",
-            properties: {
-              siteId: {
-                type: "string",
-                description: "ID of the site",
-              },
-            },
-            required: ["siteId"],
-          },
-        ],
-      },
-      SiteInstallationDeletedEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/SiteEvent",
-          },
-          {
-            type: "object",
-            description: "Event received when integration has been uninstalled from a site.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["site_installation_deleted"],
-              },
-              previous: {
-                type: "object",
-                description: "The state of the site installation before it was deleted.",
-                properties: {
-                  configuration: {
-                    type: "object",
-                    description: "The previous configuration of the site installation.",
-                  },
-                },
-              },
-            },
-            required: ["type", "previous"],
-          },
-        ],
-      },
-      SiteInstallationSetupEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/SiteEvent",
-          },
-          {
-            type: "object",
-            description: "Event received when integration has been installed or updated on a site.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["site_installation_setup"],
-              },
-              status: {
-                $ref: "#/components/schemas/IntegrationInstallationStatus",
-              },
-              previous: {
-                type: "object",
-                description: "The state of the site installation before it was updated.",
-                properties: {
-                  status: {
-                    $ref: "#/components/schemas/IntegrationInstallationStatus",
-                  },
-                  configuration: {
-                    type: "object",
-                    description: "The previous configuration of the site installation.",
-                  },
-                },
-                required: ["status"],
-              },
-            },
-            required: ["type", "status"],
-          },
-        ],
-      },
-      SitePointer: {
-        type: "object",
-        properties: {
-          type: {
-            type: "string",
-            enum: ["site"],
-          },
-          site: {
-            type: "string",
-            description: "Unique identifier for the site",
-          },
-        },
-        required: ["type", "site"],
-      },
-      SiteViewEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/SiteEvent",
-          },
-          {
-            type: "object",
-            description: "Event received when a page has been visited on a site.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["site_view"],
-              },
-              spaceId: {
-                type: "string",
-                description: "Unique identifier of the visited space in the site.",
-                deprecated: true,
-              },
-              siteSpaceId: {
-                description: "The site-space that was viewed",
-                type: "string",
-              },
-              pageId: {
-                type: "string",
-                description: "Unique identifier of the visited page.",
-              },
-              visitor: {
-                $ref: "#/components/schemas/EventVisitor",
-              },
-              url: {
-                type: "string",
-                description: "The GitBook content's URL visited (including URL params).",
-              },
-              referrer: {
-                type: "string",
-                description: "The URL of referrer that linked to the page.",
-              },
-            },
-            required: ["type", "visitor", "url", "referrer"],
-          },
-        ],
-      },
-      SpaceContentUpdatedEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/SpaceEvent",
-          },
-          {
-            type: "object",
-            description: "Event when the primary content of a space has been updated.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["space_content_updated"],
-              },
-              revisionId: {
-                type: "string",
-                description: "Unique identifier of the new content revision",
-              },
-              updatedBy: {
-                type: "array",
-                description: "Users who updated the content",
-                items: {
-                  $ref: "#/components/schemas/User",
-                },
-              },
-            },
-            required: ["type", "revisionId", "updatedBy"],
-          },
-        ],
-      },
-      SpaceEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/InstallationEvent",
-          },
-          {
-            type: "object",
-            description: "Common properties for all events related to a specific space.",
-            properties: {
-              spaceId: {
-                type: "string",
-                description: "ID of the space",
-              },
-            },
-            required: ["spaceId"],
-          },
-        ],
-      },
-      SpaceInstallationDeletedEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/SpaceEvent",
-          },
-          {
-            type: "object",
-            description: "Event received when integration has been uninstalled from a space.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["space_installation_deleted"],
-              },
-              previous: {
-                type: "object",
-                description: "The state of the Space installation before it was deleted.",
-                properties: {
-                  configuration: {
-                    type: "object",
-                    description: "The previous configuration of the Space installation.",
-                  },
-                },
-              },
-            },
-            required: ["type", "previous"],
-          },
-        ],
-      },
-      SpaceInstallationSetupEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/SpaceEvent",
-          },
-          {
-            type: "object",
-            description: "Event received when integration has been installed or updated on a space.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["space_installation_setup"],
-              },
-              status: {
-                $ref: "#/components/schemas/IntegrationInstallationStatus",
-              },
-              previous: {
-                type: "object",
-                description: "The state of the Space installation before it was updated.",
-                properties: {
-                  status: {
-                    $ref: "#/components/schemas/IntegrationInstallationStatus",
-                  },
-                  configuration: {
-                    type: "object",
-                    description: "The previous configuration of the Space installation.",
-                  },
-                },
-                required: ["status"],
-              },
-            },
-            required: ["type", "status"],
-          },
-        ],
-      },
-      SpaceVisibilityUpdatedEvent: {
-        allOf: [
-          {
-            $ref: "#/components/schemas/SpaceEvent",
-          },
-          {
-            type: "object",
-            description: "Event when the visibility of the space has been changed.",
-            properties: {
-              type: {
-                type: "string",
-                enum: ["space_visibility_updated"],
-              },
-              previousVisibility: {
-                $ref: "#/components/schemas/ContentVisibility",
-              },
-              visibility: {
-                $ref: "#/components/schemas/ContentVisibility",
-              },
-            },
-            required: ["type", "previousVisibility", "visibility"],
-          },
-        ],
-      },
-      Timestamp: {
-        type: "string",
-        format: "date-time",
-      },
-      UIRenderEvent: {
-        allOf: [
-          {
-            oneOf: [
-              {
-                $ref: "#/components/schemas/SpaceEvent",
-              },
-              {
-                $ref: "#/components/schemas/SiteEvent",
-              },
-              {
-                $ref: "#/components/schemas/InstallationEvent",
-              },
+            "required": [
+              "plus_2024",
+              "pro_2024"
             ],
+            "additionalProperties": false
+          },
+          "sites": {
+            "type": "object",
+            "description": "Pricing for site types (site plans)",
+            "properties": {
+              "premium": {
+                "$ref": "#/components/schemas/OrganizationPricePair"
+              },
+              "ultimate": {
+                "$ref": "#/components/schemas/OrganizationPricePair"
+              }
+            },
+            "required": [
+              "premium",
+              "ultimate"
+            ],
+            "additionalProperties": false
+          }
+        },
+        "required": [
+          "members",
+          "sites"
+        ]
+      },
+      "OrganizationTarget": {
+        "type": "object",
+        "required": [
+          "organization"
+        ],
+        "properties": {
+          "organization": {
+            "type": "string"
+          }
+        }
+      },
+      "OrganizationTitle": {
+        "type": "string",
+        "description": "Name of the organization",
+        "minLength": 2,
+        "maxLength": 255,
+        "pattern": "\\S.*\\S"
+      },
+      "OrganizationType": {
+        "type": "string",
+        "enum": [
+          "business",
+          "community"
+        ]
+      },
+      "OrganizationUseCase": {
+        "type": "string",
+        "enum": [
+          "internalDocs",
+          "docsSite",
+          "audienceControlledSite",
+          "productDocs",
+          "teamKnowledgeBase",
+          "designSystem",
+          "openSourceDocs",
+          "notes",
+          "other"
+        ]
+      },
+      "PlainObject": {
+        "properties": {},
+        "additionalProperties": {
+          "oneOf": [
+            {
+              "$ref": "#/components/schemas/PlainObject"
+            },
+            {
+              "type": "string"
+            },
+            {
+              "type": "boolean"
+            },
+            {
+              "type": "number"
+            },
+            {
+              "type": "array",
+              "items": {
+                "oneOf": [
+                  {
+                    "type": "string"
+                  },
+                  {
+                    "type": "boolean"
+                  },
+                  {
+                    "type": "number"
+                  },
+                  {
+                    "$ref": "#/components/schemas/PlainObject"
+                  }
+                ]
+              }
+            }
+          ]
+        }
+      },
+      "RenderIntegrationUI": {
+        "type": "object",
+        "properties": {
+          "componentId": {
+            "type": "string",
+            "description": "ID of the component to render in the integration."
+          },
+          "props": {
+            "description": "Current properties of the UI.",
+            "$ref": "#/components/schemas/PlainObject"
+          },
+          "state": {
+            "type": "object",
+            "description": "Current local state of the UI."
+          },
+          "context": {
+            "$ref": "#/components/schemas/ContentKitContext"
+          },
+          "action": {
+            "$ref": "#/components/schemas/ContentKitAction"
+          }
+        },
+        "required": [
+          "componentId",
+          "props",
+          "context"
+        ]
+      },
+      "SiteEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/InstallationEvent"
           },
           {
-            type: "object",
-            description: "Event generated when rendering a UI",
-            properties: {
-              auth: {
-                type: "object",
-                properties: {
-                  userId: {
-                    type: "string",
-                    description: "The user's ID.",
+            "type": "object",
+            "description": "Common properties for all events related to a specific site.",
+            "properties": {
+              "siteId": {
+                "type": "string",
+                "description": "ID of the site"
+              }
+            },
+            "required": [
+              "siteId"
+            ]
+          }
+        ]
+      },
+      "SiteInstallationDeletedEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/SiteEvent"
+          },
+          {
+            "type": "object",
+            "description": "Event received when integration has been uninstalled from a site.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "site_installation_deleted"
+                ]
+              },
+              "previous": {
+                "type": "object",
+                "description": "The state of the site installation before it was deleted.",
+                "properties": {
+                  "configuration": {
+                    "type": "object",
+                    "description": "The previous configuration of the site installation."
+                  }
+                }
+              }
+            },
+            "required": [
+              "type",
+              "previous"
+            ]
+          }
+        ]
+      },
+      "SiteInstallationSetupEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/SiteEvent"
+          },
+          {
+            "type": "object",
+            "description": "Event received when integration has been installed or updated on a site.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "site_installation_setup"
+                ]
+              },
+              "status": {
+                "$ref": "#/components/schemas/IntegrationInstallationStatus"
+              },
+              "previous": {
+                "type": "object",
+                "description": "The state of the site installation before it was updated.",
+                "properties": {
+                  "status": {
+                    "$ref": "#/components/schemas/IntegrationInstallationStatus"
                   },
+                  "configuration": {
+                    "type": "object",
+                    "description": "The previous configuration of the site installation."
+                  }
                 },
-                required: ["userId"],
-              },
-              type: {
-                type: "string",
-                enum: ["ui_render"],
-              },
-              componentId: {
-                type: "string",
-              },
-              props: {
-                description: "Properties to render the UI.",
-                type: "object",
-              },
-              state: {
-                description: "State of the UI.",
-                type: "object",
-              },
-              context: {
-                $ref: "#/components/schemas/ContentKitContext",
-              },
-              action: {
-                type: "object",
-              },
+                "required": [
+                  "status"
+                ]
+              }
             },
-            required: ["type", "componentId", "props", "context"],
-          },
-        ],
+            "required": [
+              "type",
+              "status"
+            ]
+          }
+        ]
       },
-      URL: {
-        type: "string",
-        format: "uri",
-        maxLength: 2048,
-      },
-      User: {
-        type: "object",
-        properties: {
-          object: {
-            type: "string",
-            description: 'Type of Object, always equals to "user"',
-            enum: ["user"],
+      "SitePointer": {
+        "type": "object",
+        "properties": {
+          "type": {
+            "type": "string",
+            "enum": [
+              "site"
+            ]
           },
-          id: {
-            type: "string",
-            description: "Unique identifier for the user",
-          },
-          displayName: {
-            type: "string",
-            description: "Full name for the user",
-          },
-          email: {
-            type: "string",
-            description: "Email address of the user",
-          },
-          photoURL: {
-            type: "string",
-            description: "URL of the user's profile picture",
-          },
-          urls: {
-            type: "object",
-            description: "URLs associated with the object",
-            properties: {
-              location: {
-                type: "string",
-                description: "URL of the user in the API",
-                format: "uri",
-              },
-            },
-            required: ["location"],
-          },
+          "site": {
+            "type": "string",
+            "description": "Unique identifier for the site"
+          }
         },
-        required: ["object", "id", "displayName", "urls"],
+        "required": [
+          "type",
+          "site"
+        ]
       },
-    },
-  },
+      "SiteViewEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/SiteEvent"
+          },
+          {
+            "type": "object",
+            "description": "Event received when a page has been visited on a site.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "site_view"
+                ]
+              },
+              "spaceId": {
+                "type": "string",
+                "description": "Unique identifier of the visited space in the site.",
+                "deprecated": true
+              },
+              "siteSpaceId": {
+                "description": "The site-space that was viewed",
+                "type": "string"
+              },
+              "pageId": {
+                "type": "string",
+                "description": "Unique identifier of the visited page."
+              },
+              "visitor": {
+                "$ref": "#/components/schemas/EventVisitor"
+              },
+              "url": {
+                "type": "string",
+                "description": "The GitBook content's URL visited (including URL params)."
+              },
+              "referrer": {
+                "type": "string",
+                "description": "The URL of referrer that linked to the page."
+              }
+            },
+            "required": [
+              "type",
+              "visitor",
+              "url",
+              "referrer"
+            ]
+          }
+        ]
+      },
+      "SpaceContentUpdatedEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/SpaceEvent"
+          },
+          {
+            "type": "object",
+            "description": "Event when the primary content of a space has been updated.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "space_content_updated"
+                ]
+              },
+              "revisionId": {
+                "type": "string",
+                "description": "Unique identifier of the new content revision"
+              },
+              "updatedBy": {
+                "type": "array",
+                "description": "Users who updated the content",
+                "items": {
+                  "$ref": "#/components/schemas/User"
+                }
+              }
+            },
+            "required": [
+              "type",
+              "revisionId",
+              "updatedBy"
+            ]
+          }
+        ]
+      },
+      "SpaceEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/InstallationEvent"
+          },
+          {
+            "type": "object",
+            "description": "Common properties for all events related to a specific space.",
+            "properties": {
+              "spaceId": {
+                "type": "string",
+                "description": "ID of the space"
+              }
+            },
+            "required": [
+              "spaceId"
+            ]
+          }
+        ]
+      },
+      "SpaceInstallationDeletedEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/SpaceEvent"
+          },
+          {
+            "type": "object",
+            "description": "Event received when integration has been uninstalled from a space.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "space_installation_deleted"
+                ]
+              },
+              "previous": {
+                "type": "object",
+                "description": "The state of the Space installation before it was deleted.",
+                "properties": {
+                  "configuration": {
+                    "type": "object",
+                    "description": "The previous configuration of the Space installation."
+                  }
+                }
+              }
+            },
+            "required": [
+              "type",
+              "previous"
+            ]
+          }
+        ]
+      },
+      "SpaceInstallationSetupEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/SpaceEvent"
+          },
+          {
+            "type": "object",
+            "description": "Event received when integration has been installed or updated on a space.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "space_installation_setup"
+                ]
+              },
+              "status": {
+                "$ref": "#/components/schemas/IntegrationInstallationStatus"
+              },
+              "previous": {
+                "type": "object",
+                "description": "The state of the Space installation before it was updated.",
+                "properties": {
+                  "status": {
+                    "$ref": "#/components/schemas/IntegrationInstallationStatus"
+                  },
+                  "configuration": {
+                    "type": "object",
+                    "description": "The previous configuration of the Space installation."
+                  }
+                },
+                "required": [
+                  "status"
+                ]
+              }
+            },
+            "required": [
+              "type",
+              "status"
+            ]
+          }
+        ]
+      },
+      "SpaceVisibilityUpdatedEvent": {
+        "allOf": [
+          {
+            "$ref": "#/components/schemas/SpaceEvent"
+          },
+          {
+            "type": "object",
+            "description": "Event when the visibility of the space has been changed.",
+            "properties": {
+              "type": {
+                "type": "string",
+                "enum": [
+                  "space_visibility_updated"
+                ]
+              },
+              "previousVisibility": {
+                "$ref": "#/components/schemas/ContentVisibility"
+              },
+              "visibility": {
+                "$ref": "#/components/schemas/ContentVisibility"
+              }
+            },
+            "required": [
+              "type",
+              "previousVisibility",
+              "visibility"
+            ]
+          }
+        ]
+      },
+      "Timestamp": {
+        "type": "string",
+        "format": "date-time"
+      },
+      "UIRenderEvent": {
+        "allOf": [
+          {
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/SpaceEvent"
+              },
+              {
+                "$ref": "#/components/schemas/SiteEvent"
+              },
+              {
+                "$ref": "#/components/schemas/InstallationEvent"
+              }
+            ]
+          },
+          {
+            "type": "object",
+            "description": "Event generated when rendering a UI",
+            "properties": {
+              "auth": {
+                "type": "object",
+                "properties": {
+                  "userId": {
+                    "type": "string",
+                    "description": "The user's ID."
+                  }
+                },
+                "required": [
+                  "userId"
+                ]
+              },
+              "type": {
+                "type": "string",
+                "enum": [
+                  "ui_render"
+                ]
+              },
+              "componentId": {
+                "type": "string"
+              },
+              "props": {
+                "description": "Properties to render the UI.",
+                "type": "object"
+              },
+              "state": {
+                "description": "State of the UI.",
+                "type": "object"
+              },
+              "context": {
+                "$ref": "#/components/schemas/ContentKitContext"
+              },
+              "action": {
+                "type": "object"
+              }
+            },
+            "required": [
+              "type",
+              "componentId",
+              "props",
+              "context"
+            ]
+          }
+        ]
+      },
+      "URL": {
+        "type": "string",
+        "format": "uri",
+        "maxLength": 2048
+      },
+      "User": {
+        "type": "object",
+        "properties": {
+          "object": {
+            "type": "string",
+            "description": "Type of Object, always equals to \"user\"",
+            "enum": [
+              "user"
+            ]
+          },
+          "id": {
+            "type": "string",
+            "description": "Unique identifier for the user"
+          },
+          "displayName": {
+            "type": "string",
+            "description": "Full name for the user"
+          },
+          "email": {
+            "type": "string",
+            "description": "Email address of the user"
+          },
+          "photoURL": {
+            "type": "string",
+            "description": "URL of the user's profile picture"
+          },
+          "urls": {
+            "type": "object",
+            "description": "URLs associated with the object",
+            "properties": {
+              "location": {
+                "type": "string",
+                "description": "URL of the user in the API",
+                "format": "uri"
+              }
+            },
+            "required": [
+              "location"
+            ]
+          }
+        },
+        "required": [
+          "object",
+          "id",
+          "displayName",
+          "urls"
+        ]
+      }
+    }
+  }
 } as const;

@@ -2,262 +2,325 @@
 // GitBook's site customization schemas (SiteCustomizationSettingsInput, and the body of
 // overrideSiteSpaceCustomizationById as SiteSpaceCustomizationOverride) with every schema they reference.
 export const GITBOOK_CUSTOMIZATION_SCHEMAS = {
-  version: "0.202.0",
-  components: {
-    schemas: {
-      Color: {
-        type: "string",
-        pattern: "^#(?:[0-9a-fA-F]{3}){1,2}$",
+  "version": "0.202.0",
+  "components": {
+    "schemas": {
+      "Color": {
+        "type": "string",
+        "pattern": "^#(?:[0-9a-fA-F]{3}){1,2}$"
       },
-      ContentRef: {
-        description: "A relative reference to content in GitBook.",
-        oneOf: [
+      "ContentRef": {
+        "description": "A relative reference to content in GitBook.",
+        "oneOf": [
           {
-            $ref: "#/components/schemas/ContentRefFile",
+            "$ref": "#/components/schemas/ContentRefFile"
           },
           {
-            $ref: "#/components/schemas/ContentRefURL",
+            "$ref": "#/components/schemas/ContentRefURL"
           },
           {
-            $ref: "#/components/schemas/ContentRefPage",
+            "$ref": "#/components/schemas/ContentRefPage"
           },
           {
-            $ref: "#/components/schemas/ContentRefAnchor",
+            "$ref": "#/components/schemas/ContentRefAnchor"
           },
           {
-            $ref: "#/components/schemas/ContentRefUser",
+            "$ref": "#/components/schemas/ContentRefUser"
           },
           {
-            $ref: "#/components/schemas/ContentRefCollection",
+            "$ref": "#/components/schemas/ContentRefCollection"
           },
           {
-            $ref: "#/components/schemas/ContentRefSpace",
+            "$ref": "#/components/schemas/ContentRefSpace"
           },
           {
-            $ref: "#/components/schemas/ContentRefReusableContent",
+            "$ref": "#/components/schemas/ContentRefReusableContent"
           },
           {
-            $ref: "#/components/schemas/ContentRefTag",
+            "$ref": "#/components/schemas/ContentRefTag"
           },
           {
-            $ref: "#/components/schemas/ContentRefOpenAPI",
+            "$ref": "#/components/schemas/ContentRefOpenAPI"
+          }
+        ]
+      },
+      "ContentRefAnchor": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "anchor"
+            ]
           },
+          "anchor": {
+            "type": "string"
+          },
+          "space": {
+            "description": "ID of the space the page is in. The page is considered as in the current space if none is provided.",
+            "type": "string"
+          },
+          "page": {
+            "description": "ID of the page the anchor is in. The anchor is considered as in the current page if none is provided.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "anchor"
+        ]
+      },
+      "ContentRefCollection": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "collection"
+            ]
+          },
+          "collection": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "collection"
+        ]
+      },
+      "ContentRefFile": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "file"
+            ]
+          },
+          "file": {
+            "type": "string"
+          },
+          "space": {
+            "description": "ID of the space the file is in. The file is considered as in the current space if none is provided.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "file"
+        ]
+      },
+      "ContentRefOpenAPI": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "openapi"
+            ]
+          },
+          "spec": {
+            "type": "string",
+            "description": "Slug of the OpenAPI specification"
+          }
+        },
+        "required": [
+          "kind",
+          "spec"
+        ]
+      },
+      "ContentRefPage": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "page"
+            ]
+          },
+          "page": {
+            "type": "string"
+          },
+          "space": {
+            "description": "ID of the space the page is in. The page is considered as in the current space if none is provided.",
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "page"
+        ]
+      },
+      "ContentRefReusableContent": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "reusable-content"
+            ]
+          },
+          "reusableContent": {
+            "type": "string"
+          },
+          "space": {
+            "type": "string",
+            "description": "The space in which the reusable content is defined. If undefined, the reusable content is assumed to be in the same space as the content reference."
+          }
+        },
+        "required": [
+          "kind",
+          "reusableContent"
+        ]
+      },
+      "ContentRefSpace": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "space"
+            ]
+          },
+          "space": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "space"
+        ]
+      },
+      "ContentRefTag": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "tag"
+            ]
+          },
+          "tag": {
+            "type": "string",
+            "description": "The slug of the tag, also used as the ID, and references the tags defined on a revision."
+          },
+          "space": {
+            "type": "string",
+            "description": "The space in which the tag is defined. If undefined, the tag is assumed to be in the same space as the content reference."
+          }
+        },
+        "required": [
+          "kind",
+          "tag"
+        ]
+      },
+      "ContentRefURL": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "url"
+            ]
+          },
+          "url": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "url"
+        ]
+      },
+      "ContentRefUser": {
+        "type": "object",
+        "properties": {
+          "kind": {
+            "type": "string",
+            "enum": [
+              "user"
+            ]
+          },
+          "user": {
+            "type": "string"
+          }
+        },
+        "required": [
+          "kind",
+          "user"
+        ]
+      },
+      "CustomizationAIGreeting": {
+        "type": "string",
+        "description": "Initial greeting displayed by the AI Assistant when a visitor starts a conversation.",
+        "maxLength": 256
+      },
+      "CustomizationAIInstructions": {
+        "type": "string",
+        "description": "Additional instructions for the AI Assistant, injected after the base system prompt. Use them to adjust tone of voice and contribute site-specific knowledge. These instructions refine, but never override, the assistant's built-in guardrails. Only available to site admins and never exposed on the published site.",
+        "maxLength": 10000
+      },
+      "CustomizationAIMode": {
+        "type": "string",
+        "enum": [
+          "none",
+          "search",
+          "assistant"
+        ]
+      },
+      "CustomizationAnnouncement": {
+        "type": "object",
+        "properties": {
+          "enabled": {
+            "description": "Whether to show the site's announcement.",
+            "type": "boolean"
+          },
+          "message": {
+            "$ref": "#/components/schemas/CustomizationAnnouncementMessage"
+          },
+          "localizedMessage": {
+            "description": "Localized overrides for the announcement message, keyed by locale.",
+            "$ref": "#/components/schemas/LocalizedString128"
+          },
+          "link": {
+            "description": "The content or URL the announcement links to when clicked.",
+            "$ref": "#/components/schemas/CustomizationContentLink"
+          },
+          "style": {
+            "description": "The style of the announcement. Used to style the banner with the right semantic color and enable/disable features like hiding the banner.",
+            "type": "string",
+            "enum": [
+              "info",
+              "warning",
+              "danger",
+              "success"
+            ]
+          }
+        },
+        "required": [
+          "enabled",
+          "message",
+          "style"
+        ]
+      },
+      "CustomizationAnnouncementMessage": {
+        "description": "The text content of the announcement.",
+        "type": "string",
+        "minLength": 2,
+        "maxLength": 128
+      },
+      "CustomizationBackground": {
+        "type": "string",
+        "enum": [
+          "plain",
+          "match"
         ],
+        "deprecated": true,
+        "description": "The background style has been deprecated and will be removed in a future release. Use the `tint` settings instead."
       },
-      ContentRefAnchor: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["anchor"],
-          },
-          anchor: {
-            type: "string",
-          },
-          space: {
-            description: "ID of the space the page is in. The page is considered as in the current space if none is provided.",
-            type: "string",
-          },
-          page: {
-            description: "ID of the page the anchor is in. The anchor is considered as in the current page if none is provided.",
-            type: "string",
-          },
-        },
-        required: ["kind", "anchor"],
-      },
-      ContentRefCollection: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["collection"],
-          },
-          collection: {
-            type: "string",
-          },
-        },
-        required: ["kind", "collection"],
-      },
-      ContentRefFile: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["file"],
-          },
-          file: {
-            type: "string",
-          },
-          space: {
-            description: "ID of the space the file is in. The file is considered as in the current space if none is provided.",
-            type: "string",
-          },
-        },
-        required: ["kind", "file"],
-      },
-      ContentRefOpenAPI: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["openapi"],
-          },
-          spec: {
-            type: "string",
-            description: "Slug of the OpenAPI specification",
-          },
-        },
-        required: ["kind", "spec"],
-      },
-      ContentRefPage: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["page"],
-          },
-          page: {
-            type: "string",
-          },
-          space: {
-            description: "ID of the space the page is in. The page is considered as in the current space if none is provided.",
-            type: "string",
-          },
-        },
-        required: ["kind", "page"],
-      },
-      ContentRefReusableContent: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["reusable-content"],
-          },
-          reusableContent: {
-            type: "string",
-          },
-          space: {
-            type: "string",
-            description:
-              "The space in which the reusable content is defined. If undefined, the reusable content is assumed to be in the same space as the content reference.",
-          },
-        },
-        required: ["kind", "reusableContent"],
-      },
-      ContentRefSpace: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["space"],
-          },
-          space: {
-            type: "string",
-          },
-        },
-        required: ["kind", "space"],
-      },
-      ContentRefTag: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["tag"],
-          },
-          tag: {
-            type: "string",
-            description: "The slug of the tag, also used as the ID, and references the tags defined on a revision.",
-          },
-          space: {
-            type: "string",
-            description: "The space in which the tag is defined. If undefined, the tag is assumed to be in the same space as the content reference.",
-          },
-        },
-        required: ["kind", "tag"],
-      },
-      ContentRefURL: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["url"],
-          },
-          url: {
-            type: "string",
-          },
-        },
-        required: ["kind", "url"],
-      },
-      ContentRefUser: {
-        type: "object",
-        properties: {
-          kind: {
-            type: "string",
-            enum: ["user"],
-          },
-          user: {
-            type: "string",
-          },
-        },
-        required: ["kind", "user"],
-      },
-      CustomizationAIGreeting: {
-        type: "string",
-        description: "Initial greeting displayed by the AI Assistant when a visitor starts a conversation.",
-        maxLength: 256,
-      },
-      CustomizationAIInstructions: {
-        type: "string",
-        description:
-          "Additional instructions for the AI Assistant, injected after the base system prompt. Use them to adjust tone of voice and contribute site-specific knowledge. These instructions refine, but never override, the assistant's built-in guardrails. Only available to site admins and never exposed on the published site.",
-        maxLength: 10000,
-      },
-      CustomizationAIMode: {
-        type: "string",
-        enum: ["none", "search", "assistant"],
-      },
-      CustomizationAnnouncement: {
-        type: "object",
-        properties: {
-          enabled: {
-            description: "Whether to show the site's announcement.",
-            type: "boolean",
-          },
-          message: {
-            $ref: "#/components/schemas/CustomizationAnnouncementMessage",
-          },
-          localizedMessage: {
-            description: "Localized overrides for the announcement message, keyed by locale.",
-            $ref: "#/components/schemas/LocalizedString128",
-          },
-          link: {
-            description: "The content or URL the announcement links to when clicked.",
-            $ref: "#/components/schemas/CustomizationContentLink",
-          },
-          style: {
-            description:
-              "The style of the announcement. Used to style the banner with the right semantic color and enable/disable features like hiding the banner.",
-            type: "string",
-            enum: ["info", "warning", "danger", "success"],
-          },
-        },
-        required: ["enabled", "message", "style"],
-      },
-      CustomizationAnnouncementMessage: {
-        description: "The text content of the announcement.",
-        type: "string",
-        minLength: 2,
-        maxLength: 128,
-      },
-      CustomizationBackground: {
-        type: "string",
-        enum: ["plain", "match"],
-        deprecated: true,
-        description: "The background style has been deprecated and will be removed in a future release. Use the `tint` settings instead.",
-      },
-      CustomizationCodeTheme: {
-        type: "string",
-        enum: [
+      "CustomizationCodeTheme": {
+        "type": "string",
+        "enum": [
           "default-light",
           "default-dark",
           "monochrome-light",
@@ -321,36 +384,43 @@ export const GITBOOK_CUSTOMIZATION_SCHEMAS = {
           "vesper",
           "vitesse-black",
           "vitesse-dark",
-          "vitesse-light",
-        ],
+          "vitesse-light"
+        ]
       },
-      CustomizationContentLink: {
-        type: "object",
-        properties: {
-          title: {
-            $ref: "#/components/schemas/CustomizationContentLinkTitle",
+      "CustomizationContentLink": {
+        "type": "object",
+        "properties": {
+          "title": {
+            "$ref": "#/components/schemas/CustomizationContentLinkTitle"
           },
-          localizedTitle: {
-            description: "Localized overrides for the link title, keyed by locale.",
-            $ref: "#/components/schemas/LocalizedString64",
+          "localizedTitle": {
+            "description": "Localized overrides for the link title, keyed by locale.",
+            "$ref": "#/components/schemas/LocalizedString64"
           },
-          to: {
-            $ref: "#/components/schemas/ContentRef",
-          },
+          "to": {
+            "$ref": "#/components/schemas/ContentRef"
+          }
         },
-        required: ["title", "to"],
+        "required": [
+          "title",
+          "to"
+        ]
       },
-      CustomizationContentLinkTitle: {
-        type: "string",
-        maxLength: 64,
+      "CustomizationContentLinkTitle": {
+        "type": "string",
+        "maxLength": 64
       },
-      CustomizationCorners: {
-        type: "string",
-        enum: ["straight", "rounded", "circular"],
+      "CustomizationCorners": {
+        "type": "string",
+        "enum": [
+          "straight",
+          "rounded",
+          "circular"
+        ]
       },
-      CustomizationDefaultFont: {
-        type: "string",
-        enum: [
+      "CustomizationDefaultFont": {
+        "type": "string",
+        "enum": [
           "ABCFavorit",
           "Inter",
           "Roboto",
@@ -365,455 +435,558 @@ export const GITBOOK_CUSTOMIZATION_SCHEMAS = {
           "NotoSans",
           "IBMPlexSerif",
           "Poppins",
-          "FiraSans",
-        ],
+          "FiraSans"
+        ]
       },
-      CustomizationDefaultMonospaceFont: {
-        type: "string",
-        enum: ["FiraCode", "IBMPlexMono", "JetBrainsMono", "SourceCodePro", "RobotoMono", "SpaceMono", "DMMono", "Inconsolata"],
+      "CustomizationDefaultMonospaceFont": {
+        "type": "string",
+        "enum": [
+          "FiraCode",
+          "IBMPlexMono",
+          "JetBrainsMono",
+          "SourceCodePro",
+          "RobotoMono",
+          "SpaceMono",
+          "DMMono",
+          "Inconsolata"
+        ]
       },
-      CustomizationDefaultThemeMode: {
-        type: "string",
-        enum: ["light", "dark", "system"],
+      "CustomizationDefaultThemeMode": {
+        "type": "string",
+        "enum": [
+          "light",
+          "dark",
+          "system"
+        ]
       },
-      CustomizationDepth: {
-        type: "string",
-        description:
-          "The degree of visual depth (through shadows, gradients and elevation effects) of elements on the site.\n- `subtle`: Subtle shadows and minimal elevation.\n- `flat`: Flat elements, no shadows and no elevation.\n",
-        enum: ["subtle", "flat"],
+      "CustomizationDepth": {
+        "type": "string",
+        "description": "The degree of visual depth (through shadows, gradients and elevation effects) of elements on the site.\n- `subtle`: Subtle shadows and minimal elevation.\n- `flat`: Flat elements, no shadows and no elevation.\n",
+        "enum": [
+          "subtle",
+          "flat"
+        ]
       },
-      CustomizationFavicon: {
-        oneOf: [
+      "CustomizationFavicon": {
+        "oneOf": [
           {
-            type: "object",
-            properties: {
-              icon: {
-                $ref: "#/components/schemas/CustomizationThemedURL",
-              },
+            "type": "object",
+            "properties": {
+              "icon": {
+                "$ref": "#/components/schemas/CustomizationThemedURL"
+              }
             },
-            required: ["icon"],
+            "required": [
+              "icon"
+            ]
           },
           {
-            type: "object",
-            properties: {
-              emoji: {
-                $ref: "#/components/schemas/Emoji",
-              },
+            "type": "object",
+            "properties": {
+              "emoji": {
+                "$ref": "#/components/schemas/Emoji"
+              }
             },
-            required: ["emoji"],
+            "required": [
+              "emoji"
+            ]
           },
           {
-            type: "object",
-            properties: {},
-            additionalProperties: false,
-          },
-        ],
+            "type": "object",
+            "properties": {},
+            "additionalProperties": false
+          }
+        ]
       },
-      CustomizationFont: {
-        oneOf: [
+      "CustomizationFont": {
+        "oneOf": [
           {
-            $ref: "#/components/schemas/CustomizationDefaultFont",
+            "$ref": "#/components/schemas/CustomizationDefaultFont"
           },
           {
-            $ref: "#/components/schemas/CustomizationFontDefinitionInput",
-          },
-        ],
+            "$ref": "#/components/schemas/CustomizationFontDefinitionInput"
+          }
+        ]
       },
-      CustomizationFontDefinitionInput: {
-        type: "object",
-        description: "Defines a font family along with its various font-face declarations for use in CSS '@font-face' rules.",
-        properties: {
-          id: {
-            type: "string",
-            description: "A globally unique identifier for the font definition.",
+      "CustomizationFontDefinitionInput": {
+        "type": "object",
+        "description": "Defines a font family along with its various font-face declarations for use in CSS '@font-face' rules.",
+        "properties": {
+          "id": {
+            "type": "string",
+            "description": "A globally unique identifier for the font definition."
           },
-          custom: {
-            type: "boolean",
-            description: "Whether the font is a custom font. If false, this font is provided by GitBook.",
+          "custom": {
+            "type": "boolean",
+            "description": "Whether the font is a custom font. If false, this font is provided by GitBook."
           },
-          fontFamily: {
-            $ref: "#/components/schemas/FontFamily",
+          "fontFamily": {
+            "$ref": "#/components/schemas/FontFamily"
           },
-          fontFaces: {
-            type: "array",
-            description: "A list of font-face definitions, specifying variations such as weight and style.",
-            items: {
-              $ref: "#/components/schemas/FontFace",
+          "fontFaces": {
+            "type": "array",
+            "description": "A list of font-face definitions, specifying variations such as weight and style.",
+            "items": {
+              "$ref": "#/components/schemas/FontFace"
             },
-            minItems: 1,
-          },
+            "minItems": 1
+          }
         },
-        required: ["id", "custom", "fontFamily", "fontFaces"],
+        "required": [
+          "id",
+          "custom",
+          "fontFamily",
+          "fontFaces"
+        ]
       },
-      CustomizationFooterGroup: {
-        type: "object",
-        properties: {
-          title: {
-            type: "string",
+      "CustomizationFooterGroup": {
+        "type": "object",
+        "properties": {
+          "title": {
+            "type": "string"
           },
-          localizedTitle: {
-            description: "Localized overrides for the footer group title, keyed by locale.",
-            $ref: "#/components/schemas/LocalizedString",
+          "localizedTitle": {
+            "description": "Localized overrides for the footer group title, keyed by locale.",
+            "$ref": "#/components/schemas/LocalizedString"
           },
-          links: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/CustomizationContentLink",
-            },
-          },
+          "links": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/CustomizationContentLink"
+            }
+          }
         },
-        required: ["title", "links"],
+        "required": [
+          "title",
+          "links"
+        ]
       },
-      CustomizationHeaderItem: {
-        type: "object",
-        properties: {
-          title: {
-            type: "string",
+      "CustomizationHeaderItem": {
+        "type": "object",
+        "properties": {
+          "title": {
+            "type": "string"
           },
-          localizedTitle: {
-            description: "Localized overrides for the header item title, keyed by locale.",
-            $ref: "#/components/schemas/LocalizedString",
+          "localizedTitle": {
+            "description": "Localized overrides for the header item title, keyed by locale.",
+            "$ref": "#/components/schemas/LocalizedString"
           },
-          style: {
-            type: "string",
-            enum: ["link", "button-primary", "button-secondary"],
+          "style": {
+            "type": "string",
+            "enum": [
+              "link",
+              "button-primary",
+              "button-secondary"
+            ]
           },
-          to: {
-            oneOf: [
+          "to": {
+            "oneOf": [
               {
-                $ref: "#/components/schemas/ContentRef",
+                "$ref": "#/components/schemas/ContentRef"
               },
               {
-                type: "null",
-              },
-            ],
+                "type": "null"
+              }
+            ]
           },
-          links: {
-            type: "array",
-            items: {
-              $ref: "#/components/schemas/CustomizationContentLink",
+          "links": {
+            "type": "array",
+            "items": {
+              "$ref": "#/components/schemas/CustomizationContentLink"
+            }
+          },
+          "condition": {
+            "description": "Conditional expression used to evaluate whether the header item should be shown to the site's visitor.",
+            "$ref": "#/components/schemas/Expression"
+          }
+        },
+        "required": [
+          "title",
+          "links",
+          "to"
+        ]
+      },
+      "CustomizationHeaderPreset": {
+        "type": "string",
+        "deprecated": true,
+        "description": "The header preset to use for the site. This is a legacy setting and the site styling theme should be used instead.",
+        "enum": [
+          "default",
+          "bold",
+          "contrast",
+          "custom",
+          "none"
+        ]
+      },
+      "CustomizationHeadingFont": {
+        "description": "Font used for headings. `null` means headings use the main font (`styling.font`).",
+        "oneOf": [
+          {
+            "$ref": "#/components/schemas/CustomizationDefaultFont"
+          },
+          {
+            "$ref": "#/components/schemas/CustomizationFontDefinitionInput"
+          },
+          {
+            "type": "null"
+          }
+        ]
+      },
+      "CustomizationIconsStyle": {
+        "type": "string",
+        "enum": [
+          "regular",
+          "solid",
+          "duotone",
+          "light",
+          "thin"
+        ]
+      },
+      "CustomizationLinksStyle": {
+        "type": "string",
+        "description": "The style used for regular links in the main content, header and footer. Sidebar items are styled separately.\n- `default`: Links are colored in the primary color and feature an underline in the same color.\n- `accent`: Links are colored the same as body text and feature an underline in the primary color.\n",
+        "enum": [
+          "default",
+          "accent"
+        ]
+      },
+      "CustomizationLocale": {
+        "type": "string",
+        "description": "Language for the UI element",
+        "deprecated": true,
+        "enum": [
+          "en",
+          "fr",
+          "es",
+          "zh",
+          "ja",
+          "de",
+          "nl",
+          "no",
+          "pt-br",
+          "ru"
+        ]
+      },
+      "CustomizationMonospaceFont": {
+        "oneOf": [
+          {
+            "$ref": "#/components/schemas/CustomizationDefaultMonospaceFont"
+          },
+          {
+            "$ref": "#/components/schemas/CustomizationFontDefinitionInput"
+          }
+        ]
+      },
+      "CustomizationPageActionType": {
+        "type": "string",
+        "description": "Type of a built-in page action that can be displayed in the page actions menu of a published page.",
+        "enum": [
+          "assistant",
+          "external-ai",
+          "markdown",
+          "mcp",
+          "git",
+          "pdf"
+        ]
+      },
+      "CustomizationSearchStyle": {
+        "type": "string",
+        "description": "The style of the search button.\n- `prominent`: large search bar in the middle of the header, with less room for other header items,\n- `subtle`: small search bar in the corner of the header, with more room for other header items.\n",
+        "enum": [
+          "prominent",
+          "subtle"
+        ]
+      },
+      "CustomizationSidebarBackgroundStyle": {
+        "type": "string",
+        "description": "- `default`: No background, content sits directly against sidebar edge.\n- `filled`: Muted background color that extends to sidebar edges.\n",
+        "enum": [
+          "default",
+          "filled"
+        ]
+      },
+      "CustomizationSidebarListStyle": {
+        "type": "string",
+        "description": "- `default`: Simple list items without special styling, groups are inset with a line.\n- `pill`: Rounded capsule shape around selected/active items.\n- `line`: Continuous line next to all items, with colored line part for selected/active items.\n",
+        "enum": [
+          "default",
+          "pill",
+          "line"
+        ]
+      },
+      "CustomizationSuggestedQuestion": {
+        "type": "string",
+        "minLength": 3,
+        "maxLength": 64
+      },
+      "CustomizationSuggestedQuestions": {
+        "type": "array",
+        "description": "Suggested questions to display at the start of the chosen AI mode.",
+        "items": {
+          "$ref": "#/components/schemas/CustomizationSuggestedQuestion"
+        },
+        "maxItems": 5
+      },
+      "CustomizationTheme": {
+        "type": "string",
+        "description": "The theme to apply to the site. Supercedes the old header preset themes.\n- `clean`: Modern theme featuring translucency and minimally-styled elements.\n- `muted`: Sophisticated theme with decreased contrast between elements.\n- `bold`: High-impact theme with prominent colors and strong contrasts.\n- `gradient`: Trendy theme featuring colorful gradients and splashes of color.\n",
+        "enum": [
+          "clean",
+          "muted",
+          "bold",
+          "gradient"
+        ]
+      },
+      "CustomizationThemedCodeTheme": {
+        "type": "object",
+        "properties": {
+          "light": {
+            "$ref": "#/components/schemas/CustomizationCodeTheme"
+          },
+          "dark": {
+            "$ref": "#/components/schemas/CustomizationCodeTheme"
+          }
+        },
+        "required": [
+          "light",
+          "dark"
+        ]
+      },
+      "CustomizationThemedColor": {
+        "type": "object",
+        "properties": {
+          "light": {
+            "$ref": "#/components/schemas/Color"
+          },
+          "dark": {
+            "$ref": "#/components/schemas/Color"
+          }
+        },
+        "required": [
+          "light",
+          "dark"
+        ]
+      },
+      "CustomizationThemedURL": {
+        "type": "object",
+        "properties": {
+          "light": {
+            "$ref": "#/components/schemas/URL"
+          },
+          "dark": {
+            "$ref": "#/components/schemas/URL"
+          }
+        },
+        "required": [
+          "light",
+          "dark"
+        ]
+      },
+      "CustomizationTint": {
+        "type": "object",
+        "properties": {
+          "color": {
+            "$ref": "#/components/schemas/CustomizationThemedColor"
+          }
+        },
+        "required": [
+          "color"
+        ]
+      },
+      "Emoji": {
+        "type": "string",
+        "maxLength": 50,
+        "format": "emoji",
+        "description": "Unicode codepoint or character of the emoji",
+        "example": "🎉"
+      },
+      "Expression": {
+        "type": "string",
+        "description": "Expression to evaluate",
+        "minLength": 0,
+        "maxLength": 1024
+      },
+      "FontFace": {
+        "type": "object",
+        "description": "A single font-face declaration specifying the weight and source files for a particular variation of the font.",
+        "properties": {
+          "weight": {
+            "$ref": "#/components/schemas/FontWeight"
+          },
+          "sources": {
+            "type": "array",
+            "description": "Font source files provided in supported formats (e.g., woff2, woff).",
+            "items": {
+              "$ref": "#/components/schemas/FontSource"
             },
-          },
-          condition: {
-            description: "Conditional expression used to evaluate whether the header item should be shown to the site's visitor.",
-            $ref: "#/components/schemas/Expression",
-          },
+            "minItems": 1
+          }
         },
-        required: ["title", "links", "to"],
+        "required": [
+          "weight",
+          "sources"
+        ]
       },
-      CustomizationHeaderPreset: {
-        type: "string",
-        deprecated: true,
-        description: "The header preset to use for the site. This is a legacy setting and the site styling theme should be used instead.",
-        enum: ["default", "bold", "contrast", "custom", "none"],
+      "FontFamily": {
+        "type": "string",
+        "description": "The human-readable font-family name used in CSS (e.g., \"Open Sans\", \"Playfair Display\").",
+        "minLength": 1,
+        "maxLength": 50
       },
-      CustomizationHeadingFont: {
-        description: "Font used for headings. `null` means headings use the main font (`styling.font`).",
-        oneOf: [
-          {
-            $ref: "#/components/schemas/CustomizationDefaultFont",
+      "FontSource": {
+        "type": "object",
+        "description": "A font file referenced within a font-face declaration, specifying the file's location and format.",
+        "properties": {
+          "url": {
+            "description": "The absolute or relative URL pointing to the font file.",
+            "$ref": "#/components/schemas/URL"
           },
-          {
-            $ref: "#/components/schemas/CustomizationFontDefinitionInput",
-          },
-          {
-            type: "null",
-          },
-        ],
-      },
-      CustomizationIconsStyle: {
-        type: "string",
-        enum: ["regular", "solid", "duotone", "light", "thin"],
-      },
-      CustomizationLinksStyle: {
-        type: "string",
-        description:
-          "The style used for regular links in the main content, header and footer. Sidebar items are styled separately.\n- `default`: Links are colored in the primary color and feature an underline in the same color.\n- `accent`: Links are colored the same as body text and feature an underline in the primary color.\n",
-        enum: ["default", "accent"],
-      },
-      CustomizationLocale: {
-        type: "string",
-        description: "Language for the UI element",
-        deprecated: true,
-        enum: ["en", "fr", "es", "zh", "ja", "de", "nl", "no", "pt-br", "ru"],
-      },
-      CustomizationMonospaceFont: {
-        oneOf: [
-          {
-            $ref: "#/components/schemas/CustomizationDefaultMonospaceFont",
-          },
-          {
-            $ref: "#/components/schemas/CustomizationFontDefinitionInput",
-          },
-        ],
-      },
-      CustomizationPageActionType: {
-        type: "string",
-        description: "Type of a built-in page action that can be displayed in the page actions menu of a published page.",
-        enum: ["assistant", "external-ai", "markdown", "mcp", "git", "pdf"],
-      },
-      CustomizationSearchStyle: {
-        type: "string",
-        description:
-          "The style of the search button.\n- `prominent`: large search bar in the middle of the header, with less room for other header items,\n- `subtle`: small search bar in the corner of the header, with more room for other header items.\n",
-        enum: ["prominent", "subtle"],
-      },
-      CustomizationSidebarBackgroundStyle: {
-        type: "string",
-        description:
-          "- `default`: No background, content sits directly against sidebar edge.\n- `filled`: Muted background color that extends to sidebar edges.\n",
-        enum: ["default", "filled"],
-      },
-      CustomizationSidebarListStyle: {
-        type: "string",
-        description:
-          "- `default`: Simple list items without special styling, groups are inset with a line.\n- `pill`: Rounded capsule shape around selected/active items.\n- `line`: Continuous line next to all items, with colored line part for selected/active items.\n",
-        enum: ["default", "pill", "line"],
-      },
-      CustomizationSuggestedQuestion: {
-        type: "string",
-        minLength: 3,
-        maxLength: 64,
-      },
-      CustomizationSuggestedQuestions: {
-        type: "array",
-        description: "Suggested questions to display at the start of the chosen AI mode.",
-        items: {
-          $ref: "#/components/schemas/CustomizationSuggestedQuestion",
+          "format": {
+            "type": "string",
+            "description": "The format of the font file. Prefer 'woff2' for modern browsers.",
+            "enum": [
+              "woff2",
+              "woff"
+            ]
+          }
         },
-        maxItems: 5,
+        "required": [
+          "url"
+        ]
       },
-      CustomizationTheme: {
-        type: "string",
-        description:
-          "The theme to apply to the site. Supercedes the old header preset themes.\n- `clean`: Modern theme featuring translucency and minimally-styled elements.\n- `muted`: Sophisticated theme with decreased contrast between elements.\n- `bold`: High-impact theme with prominent colors and strong contrasts.\n- `gradient`: Trendy theme featuring colorful gradients and splashes of color.\n",
-        enum: ["clean", "muted", "bold", "gradient"],
+      "FontWeight": {
+        "type": "integer",
+        "description": "Numeric representation of the font weight (400=regular, 500=medium, 700=bold, 900=black).",
+        "minimum": 1,
+        "maximum": 1000
       },
-      CustomizationThemedCodeTheme: {
-        type: "object",
-        properties: {
-          light: {
-            $ref: "#/components/schemas/CustomizationCodeTheme",
-          },
-          dark: {
-            $ref: "#/components/schemas/CustomizationCodeTheme",
-          },
+      "LocalizedString": {
+        "type": "object",
+        "description": "Localized string value, keyed by locale. Contains overrides for non-default languages only.",
+        "propertyNames": {
+          "$ref": "#/components/schemas/TranslationLanguage"
         },
-        required: ["light", "dark"],
+        "additionalProperties": {
+          "type": "string"
+        }
       },
-      CustomizationThemedColor: {
-        type: "object",
-        properties: {
-          light: {
-            $ref: "#/components/schemas/Color",
-          },
-          dark: {
-            $ref: "#/components/schemas/Color",
-          },
+      "LocalizedString128": {
+        "type": "object",
+        "description": "Localized string value with a 128 character limit, keyed by locale. Contains overrides for non-default languages only.",
+        "additionalProperties": {
+          "type": "string",
+          "maxLength": 128
         },
-        required: ["light", "dark"],
+        "propertyNames": {
+          "$ref": "#/components/schemas/TranslationLanguage"
+        }
       },
-      CustomizationThemedURL: {
-        type: "object",
-        properties: {
-          light: {
-            $ref: "#/components/schemas/URL",
+      "LocalizedString64": {
+        "type": "object",
+        "description": "Localized string value with a 128 character limit, keyed by locale. Contains overrides for non-default languages only.",
+        "additionalProperties": {
+          "type": "string",
+          "maxLength": 64
+        },
+        "propertyNames": {
+          "$ref": "#/components/schemas/TranslationLanguage"
+        }
+      },
+      "SiteCustomizationSettingsBase": {
+        "type": "object",
+        "properties": {
+          "title": {
+            "description": "Title to use for the published site. If not defined, it'll fallback to the default content title.",
+            "$ref": "#/components/schemas/SiteTitle"
           },
-          dark: {
-            $ref: "#/components/schemas/URL",
+          "localizedTitle": {
+            "description": "Localized titles for the site, keyed by locale. If not defined, the localized title will not be changed.",
+            "$ref": "#/components/schemas/LocalizedString128"
           },
-        },
-        required: ["light", "dark"],
-      },
-      CustomizationTint: {
-        type: "object",
-        properties: {
-          color: {
-            $ref: "#/components/schemas/CustomizationThemedColor",
-          },
-        },
-        required: ["color"],
-      },
-      Emoji: {
-        type: "string",
-        maxLength: 50,
-        format: "emoji",
-        description: "Unicode codepoint or character of the emoji",
-        example: "🎉",
-      },
-      Expression: {
-        type: "string",
-        description: "Expression to evaluate",
-        minLength: 0,
-        maxLength: 1024,
-      },
-      FontFace: {
-        type: "object",
-        description: "A single font-face declaration specifying the weight and source files for a particular variation of the font.",
-        properties: {
-          weight: {
-            $ref: "#/components/schemas/FontWeight",
-          },
-          sources: {
-            type: "array",
-            description: "Font source files provided in supported formats (e.g., woff2, woff).",
-            items: {
-              $ref: "#/components/schemas/FontSource",
-            },
-            minItems: 1,
-          },
-        },
-        required: ["weight", "sources"],
-      },
-      FontFamily: {
-        type: "string",
-        description: 'The human-readable font-family name used in CSS (e.g., "Open Sans", "Playfair Display").',
-        minLength: 1,
-        maxLength: 50,
-      },
-      FontSource: {
-        type: "object",
-        description: "A font file referenced within a font-face declaration, specifying the file's location and format.",
-        properties: {
-          url: {
-            description: "The absolute or relative URL pointing to the font file.",
-            $ref: "#/components/schemas/URL",
-          },
-          format: {
-            type: "string",
-            description: "The format of the font file. Prefer 'woff2' for modern browsers.",
-            enum: ["woff2", "woff"],
-          },
-        },
-        required: ["url"],
-      },
-      FontWeight: {
-        type: "integer",
-        description: "Numeric representation of the font weight (400=regular, 500=medium, 700=bold, 900=black).",
-        minimum: 1,
-        maximum: 1000,
-      },
-      LocalizedString: {
-        type: "object",
-        description: "Localized string value, keyed by locale. Contains overrides for non-default languages only.",
-        propertyNames: {
-          $ref: "#/components/schemas/TranslationLanguage",
-        },
-        additionalProperties: {
-          type: "string",
-        },
-      },
-      LocalizedString128: {
-        type: "object",
-        description: "Localized string value with a 128 character limit, keyed by locale. Contains overrides for non-default languages only.",
-        additionalProperties: {
-          type: "string",
-          maxLength: 128,
-        },
-        propertyNames: {
-          $ref: "#/components/schemas/TranslationLanguage",
-        },
-      },
-      LocalizedString64: {
-        type: "object",
-        description: "Localized string value with a 128 character limit, keyed by locale. Contains overrides for non-default languages only.",
-        additionalProperties: {
-          type: "string",
-          maxLength: 64,
-        },
-        propertyNames: {
-          $ref: "#/components/schemas/TranslationLanguage",
-        },
-      },
-      SiteCustomizationSettingsBase: {
-        type: "object",
-        properties: {
-          title: {
-            description: "Title to use for the published site. If not defined, it'll fallback to the default content title.",
-            $ref: "#/components/schemas/SiteTitle",
-          },
-          localizedTitle: {
-            description: "Localized titles for the site, keyed by locale. If not defined, the localized title will not be changed.",
-            $ref: "#/components/schemas/LocalizedString128",
-          },
-          styling: {
-            type: "object",
-            properties: {
-              theme: {
-                $ref: "#/components/schemas/CustomizationTheme",
+          "styling": {
+            "type": "object",
+            "properties": {
+              "theme": {
+                "$ref": "#/components/schemas/CustomizationTheme"
               },
-              primaryColor: {
-                $ref: "#/components/schemas/CustomizationThemedColor",
+              "primaryColor": {
+                "$ref": "#/components/schemas/CustomizationThemedColor"
               },
-              tint: {
-                $ref: "#/components/schemas/CustomizationTint",
+              "tint": {
+                "$ref": "#/components/schemas/CustomizationTint"
               },
-              infoColor: {
-                $ref: "#/components/schemas/CustomizationThemedColor",
+              "infoColor": {
+                "$ref": "#/components/schemas/CustomizationThemedColor"
               },
-              successColor: {
-                $ref: "#/components/schemas/CustomizationThemedColor",
+              "successColor": {
+                "$ref": "#/components/schemas/CustomizationThemedColor"
               },
-              warningColor: {
-                $ref: "#/components/schemas/CustomizationThemedColor",
+              "warningColor": {
+                "$ref": "#/components/schemas/CustomizationThemedColor"
               },
-              dangerColor: {
-                $ref: "#/components/schemas/CustomizationThemedColor",
+              "dangerColor": {
+                "$ref": "#/components/schemas/CustomizationThemedColor"
               },
-              corners: {
-                $ref: "#/components/schemas/CustomizationCorners",
+              "corners": {
+                "$ref": "#/components/schemas/CustomizationCorners"
               },
-              depth: {
-                $ref: "#/components/schemas/CustomizationDepth",
+              "depth": {
+                "$ref": "#/components/schemas/CustomizationDepth"
               },
-              links: {
-                $ref: "#/components/schemas/CustomizationLinksStyle",
+              "links": {
+                "$ref": "#/components/schemas/CustomizationLinksStyle"
               },
-              font: {
-                $ref: "#/components/schemas/CustomizationFont",
+              "font": {
+                "$ref": "#/components/schemas/CustomizationFont"
               },
-              headingFont: {
-                $ref: "#/components/schemas/CustomizationHeadingFont",
+              "headingFont": {
+                "$ref": "#/components/schemas/CustomizationHeadingFont"
               },
-              monospaceFont: {
-                $ref: "#/components/schemas/CustomizationMonospaceFont",
+              "monospaceFont": {
+                "$ref": "#/components/schemas/CustomizationMonospaceFont"
               },
-              background: {
-                deprecated: true,
-                $ref: "#/components/schemas/CustomizationBackground",
+              "background": {
+                "deprecated": true,
+                "$ref": "#/components/schemas/CustomizationBackground"
               },
-              icons: {
-                $ref: "#/components/schemas/CustomizationIconsStyle",
+              "icons": {
+                "$ref": "#/components/schemas/CustomizationIconsStyle"
               },
-              codeTheme: {
-                type: "object",
-                properties: {
-                  default: {
-                    $ref: "#/components/schemas/CustomizationThemedCodeTheme",
+              "codeTheme": {
+                "type": "object",
+                "properties": {
+                  "default": {
+                    "$ref": "#/components/schemas/CustomizationThemedCodeTheme"
                   },
-                  openapi: {
-                    $ref: "#/components/schemas/CustomizationThemedCodeTheme",
-                  },
+                  "openapi": {
+                    "$ref": "#/components/schemas/CustomizationThemedCodeTheme"
+                  }
                 },
-                required: ["default", "openapi"],
+                "required": [
+                  "default",
+                  "openapi"
+                ]
               },
-              sidebar: {
-                type: "object",
-                properties: {
-                  background: {
-                    $ref: "#/components/schemas/CustomizationSidebarBackgroundStyle",
+              "sidebar": {
+                "type": "object",
+                "properties": {
+                  "background": {
+                    "$ref": "#/components/schemas/CustomizationSidebarBackgroundStyle"
                   },
-                  list: {
-                    $ref: "#/components/schemas/CustomizationSidebarListStyle",
-                  },
+                  "list": {
+                    "$ref": "#/components/schemas/CustomizationSidebarListStyle"
+                  }
                 },
-                required: ["background", "list"],
+                "required": [
+                  "background",
+                  "list"
+                ]
               },
-              search: {
-                $ref: "#/components/schemas/CustomizationSearchStyle",
-              },
+              "search": {
+                "$ref": "#/components/schemas/CustomizationSearchStyle"
+              }
             },
-            required: [
+            "required": [
               "theme",
               "primaryColor",
               "infoColor",
@@ -829,206 +1002,231 @@ export const GITBOOK_CUSTOMIZATION_SCHEMAS = {
               "background",
               "icons",
               "sidebar",
-              "search",
-            ],
+              "search"
+            ]
           },
-          internationalization: {
-            type: "object",
-            deprecated: true,
-            properties: {
-              locale: {
-                $ref: "#/components/schemas/CustomizationLocale",
-              },
+          "internationalization": {
+            "type": "object",
+            "deprecated": true,
+            "properties": {
+              "locale": {
+                "$ref": "#/components/schemas/CustomizationLocale"
+              }
             },
-            required: ["locale"],
+            "required": [
+              "locale"
+            ]
           },
-          favicon: {
-            $ref: "#/components/schemas/CustomizationFavicon",
+          "favicon": {
+            "$ref": "#/components/schemas/CustomizationFavicon"
           },
-          header: {
-            type: "object",
-            properties: {
-              preset: {
-                $ref: "#/components/schemas/CustomizationHeaderPreset",
+          "header": {
+            "type": "object",
+            "properties": {
+              "preset": {
+                "$ref": "#/components/schemas/CustomizationHeaderPreset"
               },
-              logo: {
-                $ref: "#/components/schemas/CustomizationThemedURL",
+              "logo": {
+                "$ref": "#/components/schemas/CustomizationThemedURL"
               },
-              primaryLink: {
-                description: "Destination to open when visitors click the site title/logo in the header.",
-                $ref: "#/components/schemas/ContentRef",
+              "primaryLink": {
+                "description": "Destination to open when visitors click the site title/logo in the header.",
+                "$ref": "#/components/schemas/ContentRef"
               },
-              backgroundColor: {
-                deprecated: true,
-                description: "Color of the background in the header. This value is now deprecated in favour of the new theming colors.",
-                $ref: "#/components/schemas/CustomizationThemedColor",
+              "backgroundColor": {
+                "deprecated": true,
+                "description": "Color of the background in the header. This value is now deprecated in favour of the new theming colors.",
+                "$ref": "#/components/schemas/CustomizationThemedColor"
               },
-              linkColor: {
-                deprecated: true,
-                description: "Color of the links in the header. This value is now deprecated and will be phased out in favour of the new theming colors.",
-                $ref: "#/components/schemas/CustomizationThemedColor",
+              "linkColor": {
+                "deprecated": true,
+                "description": "Color of the links in the header. This value is now deprecated and will be phased out in favour of the new theming colors.",
+                "$ref": "#/components/schemas/CustomizationThemedColor"
               },
-              links: {
-                type: "array",
-                items: {
-                  $ref: "#/components/schemas/CustomizationHeaderItem",
-                },
-              },
+              "links": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/CustomizationHeaderItem"
+                }
+              }
             },
-            required: ["preset", "links"],
+            "required": [
+              "preset",
+              "links"
+            ]
           },
-          footer: {
-            type: "object",
-            properties: {
-              logo: {
-                $ref: "#/components/schemas/CustomizationThemedURL",
+          "footer": {
+            "type": "object",
+            "properties": {
+              "logo": {
+                "$ref": "#/components/schemas/CustomizationThemedURL"
               },
-              groups: {
-                type: "array",
-                items: {
-                  $ref: "#/components/schemas/CustomizationFooterGroup",
-                },
+              "groups": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/CustomizationFooterGroup"
+                }
               },
-              copyright: {
-                type: "string",
-                maxLength: 512,
-              },
+              "copyright": {
+                "type": "string",
+                "maxLength": 512
+              }
             },
-            required: ["groups"],
+            "required": [
+              "groups"
+            ]
           },
-          announcement: {
-            $ref: "#/components/schemas/CustomizationAnnouncement",
+          "announcement": {
+            "$ref": "#/components/schemas/CustomizationAnnouncement"
           },
-          themes: {
-            description: "Customization options for the dark/light theme modes.\n",
-            type: "object",
-            properties: {
-              default: {
-                $ref: "#/components/schemas/CustomizationDefaultThemeMode",
+          "themes": {
+            "description": "Customization options for the dark/light theme modes.\n",
+            "type": "object",
+            "properties": {
+              "default": {
+                "$ref": "#/components/schemas/CustomizationDefaultThemeMode"
               },
-              toggeable: {
-                description: "Should the reader be able to switch between dark and light mode",
-                type: "boolean",
-              },
+              "toggeable": {
+                "description": "Should the reader be able to switch between dark and light mode",
+                "type": "boolean"
+              }
             },
-            required: ["default", "toggeable"],
+            "required": [
+              "default",
+              "toggeable"
+            ]
           },
-          feedback: {
-            type: "object",
-            properties: {
-              enabled: {
-                type: "boolean",
-                description: "If true, feedback gathering is enabled",
-              },
+          "feedback": {
+            "type": "object",
+            "properties": {
+              "enabled": {
+                "type": "boolean",
+                "description": "If true, feedback gathering is enabled"
+              }
             },
-            required: ["enabled"],
+            "required": [
+              "enabled"
+            ]
           },
-          ai: {
-            type: "object",
-            properties: {
-              mode: {
-                $ref: "#/components/schemas/CustomizationAIMode",
+          "ai": {
+            "type": "object",
+            "properties": {
+              "mode": {
+                "$ref": "#/components/schemas/CustomizationAIMode"
               },
-              greeting: {
-                $ref: "#/components/schemas/CustomizationAIGreeting",
+              "greeting": {
+                "$ref": "#/components/schemas/CustomizationAIGreeting"
               },
-              localizedGreeting: {
-                $ref: "#/components/schemas/LocalizedString128",
+              "localizedGreeting": {
+                "$ref": "#/components/schemas/LocalizedString128"
               },
-              suggestions: {
-                $ref: "#/components/schemas/CustomizationSuggestedQuestions",
+              "suggestions": {
+                "$ref": "#/components/schemas/CustomizationSuggestedQuestions"
               },
-              instructions: {
-                $ref: "#/components/schemas/CustomizationAIInstructions",
-              },
+              "instructions": {
+                "$ref": "#/components/schemas/CustomizationAIInstructions"
+              }
             },
-            required: ["mode"],
+            "required": [
+              "mode"
+            ]
           },
-          advancedCustomization: {
-            type: "object",
-            properties: {
-              enabled: {
-                type: "boolean",
-                description: "If true, Advanced customization is enabled",
-              },
+          "advancedCustomization": {
+            "type": "object",
+            "properties": {
+              "enabled": {
+                "type": "boolean",
+                "description": "If true, Advanced customization is enabled"
+              }
             },
-            required: ["enabled"],
+            "required": [
+              "enabled"
+            ]
           },
-          pageActions: {
-            type: "object",
-            properties: {
-              items: {
-                type: "array",
-                description:
-                  "Ordered list of the page actions enabled in the page menu. This is the source of truth for\nwhich actions are enabled and in which order: the position defines the display order, the\nfirst action is the default one, surfaced as the main button on the page, and actions not\npresent in the list are disabled. An empty list turns the page menu off entirely: no action\nis shown, not even the `assistant`. On a non-empty list the `assistant` action follows the\n`ai.mode` setting rather than its own presence: it is kept (prepended by default if missing,\notherwise keeping its position) when the assistant is enabled and absent when it is disabled.\nWhen the menu is off, the assistant stays reachable from the header via `ai.mode`.\n",
-                items: {
-                  $ref: "#/components/schemas/CustomizationPageActionType",
-                },
-              },
+          "pageActions": {
+            "type": "object",
+            "properties": {
+              "items": {
+                "type": "array",
+                "description": "Ordered list of the page actions enabled in the page menu. This is the source of truth for\nwhich actions are enabled and in which order: the position defines the display order, the\nfirst action is the default one, surfaced as the main button on the page, and actions not\npresent in the list are disabled. An empty list turns the page menu off entirely: no action\nis shown, not even the `assistant`. On a non-empty list the `assistant` action follows the\n`ai.mode` setting rather than its own presence: it is kept (prepended by default if missing,\notherwise keeping its position) when the assistant is enabled and absent when it is disabled.\nWhen the menu is off, the assistant stays reachable from the header via `ai.mode`.\n",
+                "items": {
+                  "$ref": "#/components/schemas/CustomizationPageActionType"
+                }
+              }
             },
-            required: ["items"],
+            "required": [
+              "items"
+            ]
           },
-          externalLinks: {
-            type: "object",
-            properties: {
-              target: {
-                $ref: "#/components/schemas/SiteExternalLinksTarget",
-              },
+          "externalLinks": {
+            "type": "object",
+            "properties": {
+              "target": {
+                "$ref": "#/components/schemas/SiteExternalLinksTarget"
+              }
             },
-            required: ["target"],
+            "required": [
+              "target"
+            ]
           },
-          pagination: {
-            type: "object",
-            properties: {
-              enabled: {
-                type: "boolean",
-                description: "Whether the pagination navigation should be displayed on pages.",
-              },
+          "pagination": {
+            "type": "object",
+            "properties": {
+              "enabled": {
+                "type": "boolean",
+                "description": "Whether the pagination navigation should be displayed on pages."
+              }
             },
-            required: ["enabled"],
+            "required": [
+              "enabled"
+            ]
           },
-          trademark: {
-            type: "object",
-            properties: {
-              enabled: {
-                type: "boolean",
-                description: 'Whether the GitBook trademark ("Powered by GitBook") should be visible',
-              },
+          "trademark": {
+            "type": "object",
+            "properties": {
+              "enabled": {
+                "type": "boolean",
+                "description": "Whether the GitBook trademark (\"Powered by GitBook\") should be visible"
+              }
             },
-            required: ["enabled"],
+            "required": [
+              "enabled"
+            ]
           },
-          privacyPolicy: {
-            type: "object",
-            properties: {
-              url: {
-                $ref: "#/components/schemas/URL",
-              },
+          "privacyPolicy": {
+            "type": "object",
+            "properties": {
+              "url": {
+                "$ref": "#/components/schemas/URL"
+              }
+            }
+          },
+          "socialPreview": {
+            "type": "object",
+            "properties": {
+              "url": {
+                "$ref": "#/components/schemas/URL"
+              }
+            }
+          },
+          "socialAccounts": {
+            "$ref": "#/components/schemas/SiteSocialAccounts"
+          },
+          "insights": {
+            "type": "object",
+            "properties": {
+              "trackingCookie": {
+                "type": "boolean",
+                "description": "Whether GitBook identifies the visitor on the site using a cookie.",
+                "default": true
+              }
             },
-          },
-          socialPreview: {
-            type: "object",
-            properties: {
-              url: {
-                $ref: "#/components/schemas/URL",
-              },
-            },
-          },
-          socialAccounts: {
-            $ref: "#/components/schemas/SiteSocialAccounts",
-          },
-          insights: {
-            type: "object",
-            properties: {
-              trackingCookie: {
-                type: "boolean",
-                description: "Whether GitBook identifies the visitor on the site using a cookie.",
-                default: true,
-              },
-            },
-            required: ["trackingCookie"],
-          },
+            "required": [
+              "trackingCookie"
+            ]
+          }
         },
-        required: [
+        "required": [
           "styling",
           "internationalization",
           "favicon",
@@ -1045,58 +1243,67 @@ export const GITBOOK_CUSTOMIZATION_SCHEMAS = {
           "privacyPolicy",
           "socialPreview",
           "socialAccounts",
-          "insights",
-        ],
+          "insights"
+        ]
       },
-      SiteCustomizationSettingsInput: {
-        allOf: [
+      "SiteCustomizationSettingsInput": {
+        "allOf": [
           {
-            $ref: "#/components/schemas/SiteCustomizationSettingsBase",
-          },
-        ],
+            "$ref": "#/components/schemas/SiteCustomizationSettingsBase"
+          }
+        ]
       },
-      SiteExternalLinksTarget: {
-        type: "string",
-        description:
-          "How external links should open when clicked.\n- `self`: External links open in the current tab.\n- `blank`: External links open in a new browser tab.\n",
-        enum: ["self", "blank"],
+      "SiteExternalLinksTarget": {
+        "type": "string",
+        "description": "How external links should open when clicked.\n- `self`: External links open in the current tab.\n- `blank`: External links open in a new browser tab.\n",
+        "enum": [
+          "self",
+          "blank"
+        ]
       },
-      SiteSocialAccount: {
-        type: "object",
-        properties: {
-          platform: {
-            $ref: "#/components/schemas/SiteSocialAccountPlatform",
+      "SiteSocialAccount": {
+        "type": "object",
+        "properties": {
+          "platform": {
+            "$ref": "#/components/schemas/SiteSocialAccountPlatform"
           },
-          handle: {
-            $ref: "#/components/schemas/SiteSocialAccountHandle",
+          "handle": {
+            "$ref": "#/components/schemas/SiteSocialAccountHandle"
           },
-          display: {
-            type: "object",
-            properties: {
-              footer: {
-                type: "boolean",
-                default: true,
+          "display": {
+            "type": "object",
+            "properties": {
+              "footer": {
+                "type": "boolean",
+                "default": true
               },
-              header: {
-                type: "boolean",
-                default: false,
-              },
+              "header": {
+                "type": "boolean",
+                "default": false
+              }
             },
-            required: ["footer", "header"],
-          },
+            "required": [
+              "footer",
+              "header"
+            ]
+          }
         },
-        required: ["platform", "handle", "display"],
+        "required": [
+          "platform",
+          "handle",
+          "display"
+        ]
       },
-      SiteSocialAccountHandle: {
-        description: "A handle on a social platform, without prefixes like the @ symbol.",
-        type: "string",
-        minLength: 1,
-        maxLength: 128,
+      "SiteSocialAccountHandle": {
+        "description": "A handle on a social platform, without prefixes like the @ symbol.",
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 128
       },
-      SiteSocialAccountPlatform: {
-        description: "The platform of the social handle.",
-        type: "string",
-        enum: [
+      "SiteSocialAccountPlatform": {
+        "description": "The platform of the social handle.",
+        "type": "string",
+        "enum": [
           "twitter",
           "instagram",
           "facebook",
@@ -1110,483 +1317,511 @@ export const GITBOOK_CUSTOMIZATION_SCHEMAS = {
           "bluesky",
           "mastodon",
           "threads",
-          "medium",
-        ],
+          "medium"
+        ]
       },
-      SiteSocialAccounts: {
-        type: "array",
-        description: "The social accounts of the site.",
-        items: {
-          $ref: "#/components/schemas/SiteSocialAccount",
+      "SiteSocialAccounts": {
+        "type": "array",
+        "description": "The social accounts of the site.",
+        "items": {
+          "$ref": "#/components/schemas/SiteSocialAccount"
         },
-        maxItems: 10,
+        "maxItems": 10
       },
-      SiteSpaceCustomizationOverride: {
-        description: "The settings that overrides the site customization settings.",
-        type: "object",
-        properties: {
-          title: {
-            description:
-              "Title to use for the published site variant. If not defined, the title will not be changed. If set to null, the title will be unset and will fallback to the content title.",
-            oneOf: [
+      "SiteSpaceCustomizationOverride": {
+        "description": "The settings that overrides the site customization settings.",
+        "type": "object",
+        "properties": {
+          "title": {
+            "description": "Title to use for the published site variant. If not defined, the title will not be changed. If set to null, the title will be unset and will fallback to the content title.",
+            "oneOf": [
               {
-                $ref: "#/components/schemas/SiteTitle",
-              },
-              {
-                type: "null",
-              },
-            ],
-          },
-          localizedTitle: {
-            description:
-              "Localized titles for the site variant, keyed by locale. If not defined, the localized title will not be changed. If set to null, all localized titles will be removed.",
-            oneOf: [
-              {
-                $ref: "#/components/schemas/LocalizedString128",
+                "$ref": "#/components/schemas/SiteTitle"
               },
               {
-                type: "null",
-              },
-            ],
+                "type": "null"
+              }
+            ]
           },
-          styling: {
-            type: "object",
-            properties: {
-              theme: {
-                description: "The site theme. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationTheme",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              primaryColor: {
-                description: "The primary color used for links and UI text. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationThemedColor",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              infoColor: {
-                description: "Used for informational messages and neutral alerts. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationThemedColor",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              successColor: {
-                description: "Used for showing positive actions or achievements. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationThemedColor",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              warningColor: {
-                description: "Used for showing important information or non-critical warnings. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationThemedColor",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              dangerColor: {
-                description: "Used for destructive actions or raising attention to critical information. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationThemedColor",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              tint: {
-                description:
-                  "The tint will color the site’s UI beyond links and buttons, such as header, sidebar and background. By default, the tint colour is the same as your Primary colour, but you can set a custom one too.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationTint",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              corners: {
-                description: "The style of the corners to use. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationCorners",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              depth: {
-                description: "The depth of elements on the site. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationDepth",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              links: {
-                description: "The style for links to use. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationLinksStyle",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              icons: {
-                description: "The icons style to use for the content. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationIconsStyle",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              sidebar: {
-                description: "Various styles for the sidebar. Each can be Set to null to reset the override.",
-                type: "object",
-                properties: {
-                  background: {
-                    oneOf: [
-                      {
-                        $ref: "#/components/schemas/CustomizationSidebarBackgroundStyle",
-                      },
-                      {
-                        type: "null",
-                      },
-                    ],
-                  },
-                  list: {
-                    oneOf: [
-                      {
-                        $ref: "#/components/schemas/CustomizationSidebarListStyle",
-                      },
-                      {
-                        type: "null",
-                      },
-                    ],
-                  },
-                },
-              },
-              search: {
-                description: "Styling for the search button at the top of the site.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationSearchStyle",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              background: {
-                description: "The style of background to use. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationBackground",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              codeTheme: {
-                description: "The code theme to use. Set to null to reset the override.",
-                type: "object",
-                properties: {
-                  default: {
-                    oneOf: [
-                      {
-                        $ref: "#/components/schemas/CustomizationThemedCodeTheme",
-                      },
-                      {
-                        type: "null",
-                      },
-                    ],
-                  },
-                  openapi: {
-                    oneOf: [
-                      {
-                        $ref: "#/components/schemas/CustomizationThemedCodeTheme",
-                      },
-                      {
-                        type: "null",
-                      },
-                    ],
-                  },
-                },
-              },
-            },
-          },
-          internationalization: {
-            type: "object",
-            deprecated: true,
-            properties: {
-              locale: {
-                description: "The locale to use for the non-custom elements of the UI. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationLocale",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-            },
-            required: ["locale"],
-          },
-          favicon: {
-            description: "The favicon to use. Set to null to reset the override.",
-            oneOf: [
+          "localizedTitle": {
+            "description": "Localized titles for the site variant, keyed by locale. If not defined, the localized title will not be changed. If set to null, all localized titles will be removed.",
+            "oneOf": [
               {
-                $ref: "#/components/schemas/CustomizationFavicon",
+                "$ref": "#/components/schemas/LocalizedString128"
               },
               {
-                type: "null",
-              },
-            ],
+                "type": "null"
+              }
+            ]
           },
-          announcement: {
-            $ref: "#/components/schemas/CustomizationAnnouncement",
+          "styling": {
+            "type": "object",
+            "properties": {
+              "theme": {
+                "description": "The site theme. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationTheme"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "primaryColor": {
+                "description": "The primary color used for links and UI text. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationThemedColor"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "infoColor": {
+                "description": "Used for informational messages and neutral alerts. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationThemedColor"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "successColor": {
+                "description": "Used for showing positive actions or achievements. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationThemedColor"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "warningColor": {
+                "description": "Used for showing important information or non-critical warnings. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationThemedColor"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "dangerColor": {
+                "description": "Used for destructive actions or raising attention to critical information. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationThemedColor"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "tint": {
+                "description": "The tint will color the site’s UI beyond links and buttons, such as header, sidebar and background. By default, the tint colour is the same as your Primary colour, but you can set a custom one too.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationTint"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "corners": {
+                "description": "The style of the corners to use. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationCorners"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "depth": {
+                "description": "The depth of elements on the site. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationDepth"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "links": {
+                "description": "The style for links to use. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationLinksStyle"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "icons": {
+                "description": "The icons style to use for the content. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationIconsStyle"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "sidebar": {
+                "description": "Various styles for the sidebar. Each can be Set to null to reset the override.",
+                "type": "object",
+                "properties": {
+                  "background": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/CustomizationSidebarBackgroundStyle"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "list": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/CustomizationSidebarListStyle"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                }
+              },
+              "search": {
+                "description": "Styling for the search button at the top of the site.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationSearchStyle"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "background": {
+                "description": "The style of background to use. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationBackground"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "codeTheme": {
+                "description": "The code theme to use. Set to null to reset the override.",
+                "type": "object",
+                "properties": {
+                  "default": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/CustomizationThemedCodeTheme"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  },
+                  "openapi": {
+                    "oneOf": [
+                      {
+                        "$ref": "#/components/schemas/CustomizationThemedCodeTheme"
+                      },
+                      {
+                        "type": "null"
+                      }
+                    ]
+                  }
+                }
+              }
+            }
           },
-          header: {
-            type: "object",
-            properties: {
-              preset: {
-                description: "The theme preset to use. Set to null to reset the override.",
-                oneOf: [
+          "internationalization": {
+            "type": "object",
+            "deprecated": true,
+            "properties": {
+              "locale": {
+                "description": "The locale to use for the non-custom elements of the UI. Set to null to reset the override.",
+                "oneOf": [
                   {
-                    $ref: "#/components/schemas/CustomizationHeaderPreset",
+                    "$ref": "#/components/schemas/CustomizationLocale"
                   },
                   {
-                    type: "null",
-                  },
-                ],
-              },
-              logo: {
-                description: "The header logo to use. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationThemedURL",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              primaryLink: {
-                description: "The destination to open when visitors click the site title/logo in the header. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/ContentRef",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              backgroundColor: {
-                description: "The background color used in the header. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationThemedColor",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              linkColor: {
-                description: "The color used by the links in the header. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/CustomizationThemedColor",
-                  },
-                  {
-                    type: "null",
-                  },
-                ],
-              },
-              links: {
-                type: ["array", "null"],
-                description: "The links that are displayed in the header. Set to null to reset the override.",
-                items: {
-                  $ref: "#/components/schemas/CustomizationHeaderItem",
-                },
-              },
+                    "type": "null"
+                  }
+                ]
+              }
             },
+            "required": [
+              "locale"
+            ]
           },
-          footer: {
-            type: "object",
-            properties: {
-              logo: {
-                description: "The logo displayed in the footer. Set to null to reset the override.",
-                oneOf: [
+          "favicon": {
+            "description": "The favicon to use. Set to null to reset the override.",
+            "oneOf": [
+              {
+                "$ref": "#/components/schemas/CustomizationFavicon"
+              },
+              {
+                "type": "null"
+              }
+            ]
+          },
+          "announcement": {
+            "$ref": "#/components/schemas/CustomizationAnnouncement"
+          },
+          "header": {
+            "type": "object",
+            "properties": {
+              "preset": {
+                "description": "The theme preset to use. Set to null to reset the override.",
+                "oneOf": [
                   {
-                    $ref: "#/components/schemas/CustomizationThemedURL",
+                    "$ref": "#/components/schemas/CustomizationHeaderPreset"
                   },
                   {
-                    type: "null",
+                    "type": "null"
+                  }
+                ]
+              },
+              "logo": {
+                "description": "The header logo to use. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationThemedURL"
                   },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "primaryLink": {
+                "description": "The destination to open when visitors click the site title/logo in the header. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/ContentRef"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "backgroundColor": {
+                "description": "The background color used in the header. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationThemedColor"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "linkColor": {
+                "description": "The color used by the links in the header. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/CustomizationThemedColor"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              },
+              "links": {
+                "type": [
+                  "array",
+                  "null"
                 ],
-              },
-              groups: {
-                type: ["array", "null"],
-                description: "The links groups that are displayed in the footer. Set to null to reset the override.",
-                items: {
-                  $ref: "#/components/schemas/CustomizationFooterGroup",
-                },
-              },
-              copyright: {
-                type: ["string", "null"],
-                description: "The copyright text that is displayed in the footer. Set to null to reset the override.",
-                maxLength: 512,
-              },
-            },
+                "description": "The links that are displayed in the header. Set to null to reset the override.",
+                "items": {
+                  "$ref": "#/components/schemas/CustomizationHeaderItem"
+                }
+              }
+            }
           },
-          themes: {
-            type: "object",
-            properties: {
-              default: {
-                description: "The theme mode default value. Set to null to reset the override.",
-                oneOf: [
+          "footer": {
+            "type": "object",
+            "properties": {
+              "logo": {
+                "description": "The logo displayed in the footer. Set to null to reset the override.",
+                "oneOf": [
                   {
-                    $ref: "#/components/schemas/CustomizationDefaultThemeMode",
+                    "$ref": "#/components/schemas/CustomizationThemedURL"
                   },
                   {
-                    type: "null",
-                  },
+                    "type": "null"
+                  }
+                ]
+              },
+              "groups": {
+                "type": [
+                  "array",
+                  "null"
                 ],
+                "description": "The links groups that are displayed in the footer. Set to null to reset the override.",
+                "items": {
+                  "$ref": "#/components/schemas/CustomizationFooterGroup"
+                }
               },
-              toggeable: {
-                description: "Should the reader be able to switch between dark and light mode. Set to null to reset the override.",
-                type: ["boolean", "null"],
-              },
-            },
-          },
-          feedback: {
-            type: "object",
-            properties: {
-              enabled: {
-                type: ["boolean", "null"],
-                description: "If true, feedback gathering is enabled. Set to null to reset the override.",
-              },
-            },
-            required: ["enabled"],
-          },
-          externalLinks: {
-            type: "object",
-            properties: {
-              target: {
-                description: "How external links should open. Set to null to reset the override.",
-                oneOf: [
-                  {
-                    $ref: "#/components/schemas/SiteExternalLinksTarget",
-                  },
-                  {
-                    type: "null",
-                  },
+              "copyright": {
+                "type": [
+                  "string",
+                  "null"
                 ],
-              },
-            },
-            required: ["target"],
+                "description": "The copyright text that is displayed in the footer. Set to null to reset the override.",
+                "maxLength": 512
+              }
+            }
           },
-          pagination: {
-            type: "object",
-            properties: {
-              enabled: {
-                type: ["boolean", "null"],
-                description: "Whether the pagination navigation should be displayed on pages. Set to null to reset the override.",
-              },
-            },
-            required: ["enabled"],
-          },
-          trademark: {
-            type: "object",
-            properties: {
-              enabled: {
-                type: ["boolean", "null"],
-                description: 'Whether the GitBook trademark ("Powered by GitBook") should be visible. Set to null to reset the override.',
-              },
-            },
-            required: ["enabled"],
-          },
-          privacyPolicy: {
-            type: "object",
-            properties: {
-              url: {
-                description: "The custom link to the privacy policy. Set to null to reset the override.",
-                oneOf: [
+          "themes": {
+            "type": "object",
+            "properties": {
+              "default": {
+                "description": "The theme mode default value. Set to null to reset the override.",
+                "oneOf": [
                   {
-                    $ref: "#/components/schemas/URL",
+                    "$ref": "#/components/schemas/CustomizationDefaultThemeMode"
                   },
                   {
-                    type: "null",
-                  },
+                    "type": "null"
+                  }
+                ]
+              },
+              "toggeable": {
+                "description": "Should the reader be able to switch between dark and light mode. Set to null to reset the override.",
+                "type": [
+                  "boolean",
+                  "null"
+                ]
+              }
+            }
+          },
+          "feedback": {
+            "type": "object",
+            "properties": {
+              "enabled": {
+                "type": [
+                  "boolean",
+                  "null"
                 ],
-              },
+                "description": "If true, feedback gathering is enabled. Set to null to reset the override."
+              }
             },
+            "required": [
+              "enabled"
+            ]
           },
-          socialPreview: {
-            type: "object",
-            properties: {
-              url: {
-                description: "The URL for the social preview image. Set to null to reset the override.",
-                oneOf: [
+          "externalLinks": {
+            "type": "object",
+            "properties": {
+              "target": {
+                "description": "How external links should open. Set to null to reset the override.",
+                "oneOf": [
                   {
-                    $ref: "#/components/schemas/URL",
+                    "$ref": "#/components/schemas/SiteExternalLinksTarget"
                   },
                   {
-                    type: "null",
-                  },
+                    "type": "null"
+                  }
+                ]
+              }
+            },
+            "required": [
+              "target"
+            ]
+          },
+          "pagination": {
+            "type": "object",
+            "properties": {
+              "enabled": {
+                "type": [
+                  "boolean",
+                  "null"
                 ],
-              },
+                "description": "Whether the pagination navigation should be displayed on pages. Set to null to reset the override."
+              }
             },
+            "required": [
+              "enabled"
+            ]
           },
-        },
+          "trademark": {
+            "type": "object",
+            "properties": {
+              "enabled": {
+                "type": [
+                  "boolean",
+                  "null"
+                ],
+                "description": "Whether the GitBook trademark (\"Powered by GitBook\") should be visible. Set to null to reset the override."
+              }
+            },
+            "required": [
+              "enabled"
+            ]
+          },
+          "privacyPolicy": {
+            "type": "object",
+            "properties": {
+              "url": {
+                "description": "The custom link to the privacy policy. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/URL"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          },
+          "socialPreview": {
+            "type": "object",
+            "properties": {
+              "url": {
+                "description": "The URL for the social preview image. Set to null to reset the override.",
+                "oneOf": [
+                  {
+                    "$ref": "#/components/schemas/URL"
+                  },
+                  {
+                    "type": "null"
+                  }
+                ]
+              }
+            }
+          }
+        }
       },
-      SiteTitle: {
-        type: "string",
-        description: "Title of the site",
-        minLength: 2,
-        maxLength: 128,
+      "SiteTitle": {
+        "type": "string",
+        "description": "Title of the site",
+        "minLength": 2,
+        "maxLength": 128
       },
-      TranslationLanguage: {
-        type: "string",
-        enum: [
+      "TranslationLanguage": {
+        "type": "string",
+        "enum": [
           "en",
           "fr",
           "de",
@@ -1625,14 +1860,14 @@ export const GITBOOK_CUSTOMIZATION_SCHEMAS = {
           "lt",
           "lv",
           "et",
-          "sl",
-        ],
+          "sl"
+        ]
       },
-      URL: {
-        type: "string",
-        format: "uri",
-        maxLength: 2048,
-      },
-    },
-  },
+      "URL": {
+        "type": "string",
+        "format": "uri",
+        "maxLength": 2048
+      }
+    }
+  }
 } as const;
