@@ -5,6 +5,7 @@ import { defaultLevelSchema, toProtoLevel, toRestSpace } from "../mappers/space.
 import { pageQueryShape, pageQuerySchema, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId, queryParam } from "../validation.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import type { RouteDeps } from "./deps.js";
 import { moveBody, toMoveFields } from "./spaces.js";
 
@@ -22,21 +23,15 @@ export const updateCollectionBody = z.object({
 });
 
 export function toUpdateCollectionFields(body: z.output<typeof updateCollectionBody>) {
-  const mask: string[] = [];
-  const fields = { title: "", description: "", defaultLevel: ContentLevel.CONTENT_LEVEL_UNSPECIFIED };
-  if (body.title !== undefined) {
-    fields.title = body.title;
-    mask.push("title");
-  }
-  if (body.description !== undefined) {
-    fields.description = body.description ?? "";
-    mask.push("description");
-  }
-  if (body.defaultLevel !== undefined) {
-    fields.defaultLevel = toProtoLevel(body.defaultLevel);
-    mask.push("default_level");
-  }
-  return { ...fields, updateMask: mask };
+  return toMaskedUpdate(
+    body,
+    { title: "", description: "", defaultLevel: ContentLevel.CONTENT_LEVEL_UNSPECIFIED },
+    {
+      title: ["title", (title) => ({ title })],
+      description: ["description", (description) => ({ description: description ?? "" })],
+      defaultLevel: ["default_level", (level) => ({ defaultLevel: toProtoLevel(level) })],
+    },
+  );
 }
 
 export function collectionRoutes({ upstreams, urls }: RouteDeps): Route[] {

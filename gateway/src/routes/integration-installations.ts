@@ -19,6 +19,7 @@ import { readBodyBytes } from "../middleware/json-body.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
 import { parseInput, pathId, queryParam } from "../validation.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
 import { expandTargets } from "./integration-views.js";
 import { integrationParams } from "./integrations.js";
@@ -65,21 +66,31 @@ interface TargetRoutes {
   ): RestIntegrationSpaceInstallation | RestIntegrationSiteInstallation;
 }
 
+/** The fields every installation update has (an installation's, a space's or a site's). */
+const installationChangeFields = {
+  configuration: ["configuration_json", (configuration: Record<string, unknown>) => ({ configurationJson: JSON.stringify(configuration) })],
+  externalIds: ["external_ids", (values: string[]) => ({ externalIds: { values } })],
+} as const;
+const unchangedInstallation = { configurationJson: "", externalIds: { values: [] as string[] } };
+
 /**
  * A PATCH body → the update's fields plus a mask naming exactly those the client sent (an empty
  * body names none: the installation's status still settles).
  */
-function installationChanges(body: { configuration?: Record<string, unknown>; externalIds?: string[]; space_selection?: string; site_selection?: string }) {
-  const updateMask: string[] = [];
-  if (body.configuration !== undefined) updateMask.push("configuration_json");
-  if (body.externalIds !== undefined) updateMask.push("external_ids");
-  if (body.space_selection !== undefined) updateMask.push("space_selection");
-  if (body.site_selection !== undefined) updateMask.push("site_selection");
-  return {
-    updateMask,
-    configurationJson: body.configuration === undefined ? "" : JSON.stringify(body.configuration),
-    externalIds: { values: body.externalIds ?? [] },
-  };
+function targetInstallationChanges(body: z.output<typeof updateTargetInstallationBody>) {
+  return toMaskedUpdate(body, unchangedInstallation, installationChangeFields);
+}
+
+function installationChanges(body: z.output<typeof updateInstallationBody>) {
+  return toMaskedUpdate(
+    body,
+    { ...unchangedInstallation, spaceSelection: "", siteSelection: "" },
+    {
+      ...installationChangeFields,
+      space_selection: ["space_selection", (spaceSelection) => ({ spaceSelection })],
+      site_selection: ["site_selection", (siteSelection) => ({ siteSelection })],
+    },
+  );
 }
 
 /** Organization installations and, within them, space and site installations (GitBook's operations). */
@@ -235,7 +246,7 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
             installationId: params.installationId,
             kind: target.kind,
             targetId: params.targetId,
-            ...installationChanges(body),
+            ...targetInstallationChanges(body),
           });
           return ok(await restTarget(target, principal.caller, params.integrationName, response.installation, query.extended, true));
         },
@@ -328,8 +339,6 @@ export function integrationInstallationRoutes({ upstreams, urls }: RouteDeps): R
           name: params.integrationName,
           installationId: params.installationId,
           ...installationChanges(body),
-          spaceSelection: body.space_selection ?? "",
-          siteSelection: body.site_selection ?? "",
         });
         return ok(toRestInstallation(response.installation, urls));
       },

@@ -4,6 +4,7 @@ import { roleOrGuestSchema, toProtoRole } from "../mappers/role.js";
 import { pageQuerySchema, toPageRequest, toPagedList } from "../pagination.js";
 import { defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId } from "../validation.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import type { RouteDeps } from "./deps.js";
 
 const organizationParams = z.object({ organizationId: pathId() });
@@ -32,55 +33,31 @@ export type UpdateOrganizationBody = z.output<typeof updateOrganizationBody>;
  * sent; null clears (empty string) or, for the default role, means guest.
  */
 export function toUpdateOrganizationFields(body: UpdateOrganizationBody) {
-  const mask: string[] = [];
-  const fields = {
-    title: "",
-    emailDomains: [] as string[],
-    hostname: "",
-    defaultRole: toProtoRole(null),
-    defaultContentSiteId: "",
-    logoUrl: "",
-    sso: false,
-    ai: false,
-    inviteLinks: false,
-  };
-  if (body.title !== undefined) {
-    fields.title = body.title;
-    mask.push("title");
-  }
-  if (body.emailDomains !== undefined) {
-    fields.emailDomains = body.emailDomains;
-    mask.push("email_domains");
-  }
-  if (body.hostname !== undefined) {
-    fields.hostname = body.hostname ?? "";
-    mask.push("hostname");
-  }
-  if (body.defaultRole !== undefined) {
-    fields.defaultRole = toProtoRole(body.defaultRole);
-    mask.push("default_role");
-  }
-  if (body.defaultContent !== undefined) {
-    fields.defaultContentSiteId = body.defaultContent?.site ?? "";
-    mask.push("default_content_site_id");
-  }
-  if (body.logo !== undefined) {
-    fields.logoUrl = body.logo ?? "";
-    mask.push("logo_url");
-  }
-  if (body.sso !== undefined) {
-    fields.sso = body.sso;
-    mask.push("sso");
-  }
-  if (body.ai !== undefined) {
-    fields.ai = body.ai;
-    mask.push("ai");
-  }
-  if (body.inviteLinks !== undefined) {
-    fields.inviteLinks = body.inviteLinks;
-    mask.push("invite_links");
-  }
-  return { ...fields, updateMask: mask };
+  return toMaskedUpdate(
+    body,
+    {
+      title: "",
+      emailDomains: [] as string[],
+      hostname: "",
+      defaultRole: toProtoRole(null),
+      defaultContentSiteId: "",
+      logoUrl: "",
+      sso: false,
+      ai: false,
+      inviteLinks: false,
+    },
+    {
+      title: ["title", (title) => ({ title })],
+      emailDomains: ["email_domains", (emailDomains) => ({ emailDomains })],
+      hostname: ["hostname", (hostname) => ({ hostname: hostname ?? "" })],
+      defaultRole: ["default_role", (role) => ({ defaultRole: toProtoRole(role) })],
+      defaultContent: ["default_content_site_id", (content) => ({ defaultContentSiteId: content?.site ?? "" })],
+      logo: ["logo_url", (logo) => ({ logoUrl: logo ?? "" })],
+      sso: ["sso", (sso) => ({ sso })],
+      ai: ["ai", (ai) => ({ ai })],
+      inviteLinks: ["invite_links", (inviteLinks) => ({ inviteLinks })],
+    },
+  );
 }
 
 export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {

@@ -14,6 +14,7 @@ import {
 import { pageQueryShape, pageQuerySchema, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId, queryParam } from "../validation.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import type { RouteDeps } from "./deps.js";
 
 const organizationParams = z.object({ organizationId: pathId() });
@@ -67,35 +68,23 @@ export const updateSpaceBody = z.object({
 });
 
 export function toUpdateSpaceFields(body: z.output<typeof updateSpaceBody>) {
-  const mask: string[] = [];
-  const fields = {
-    title: "",
-    emoji: "",
-    editMode: SpaceEditMode.SPACE_EDIT_MODE_UNSPECIFIED,
-    defaultLevel: ContentLevel.CONTENT_LEVEL_UNSPECIFIED,
-    visibility: SpaceVisibility.SPACE_VISIBILITY_UNSPECIFIED,
-  };
-  if (body.title !== undefined) {
-    fields.title = body.title;
-    mask.push("title");
-  }
-  if (body.emoji !== undefined) {
-    fields.emoji = body.emoji ?? "";
-    mask.push("emoji");
-  }
-  if (body.editMode !== undefined) {
-    fields.editMode = toProtoEditMode(body.editMode);
-    mask.push("edit_mode");
-  }
-  if (body.defaultLevel !== undefined) {
-    fields.defaultLevel = toProtoLevel(body.defaultLevel);
-    mask.push("default_level");
-  }
-  if (body.visibility !== undefined) {
-    fields.visibility = toProtoVisibility(body.visibility);
-    mask.push("visibility");
-  }
-  return { ...fields, updateMask: mask };
+  return toMaskedUpdate(
+    body,
+    {
+      title: "",
+      emoji: "",
+      editMode: SpaceEditMode.SPACE_EDIT_MODE_UNSPECIFIED,
+      defaultLevel: ContentLevel.CONTENT_LEVEL_UNSPECIFIED,
+      visibility: SpaceVisibility.SPACE_VISIBILITY_UNSPECIFIED,
+    },
+    {
+      title: ["title", (title) => ({ title })],
+      emoji: ["emoji", (emoji) => ({ emoji: emoji ?? "" })],
+      editMode: ["edit_mode", (mode) => ({ editMode: toProtoEditMode(mode) })],
+      defaultLevel: ["default_level", (level) => ({ defaultLevel: toProtoLevel(level) })],
+      visibility: ["visibility", (visibility) => ({ visibility: toProtoVisibility(visibility) })],
+    },
+  );
 }
 
 /** transferSpace: `organization` is required; `parent` optionally names a collection of it. */

@@ -3,6 +3,7 @@ import { toRestTranslationSettings, translationSettingsLocation } from "../mappe
 import { pageQuerySchema, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId } from "../validation.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import type { RouteDeps } from "./deps.js";
 
 const organizationParams = z.object({ organizationId: pathId() });
@@ -80,13 +81,14 @@ export function translationRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: settingsParams,
       body: updateTranslationSettingsBody,
       handler: async ({ params, body, principal }) => {
-        const updateMask = [...(body.title !== undefined ? ["title"] : []), ...(body.languages !== undefined ? ["languages"] : [])];
         const response = await translations.updateTranslationSettings({
           caller: principal.caller,
           ...params,
-          updateMask,
-          title: body.title ?? "",
-          languages: body.languages ?? [],
+          ...toMaskedUpdate(
+            body,
+            { title: "", languages: [] as string[] },
+            { title: ["title", (title) => ({ title })], languages: ["languages", (languages) => ({ languages })] },
+          ),
         });
         return ok(toRestTranslationSettings(response.translationSettings, urls));
       },

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { toRestUser } from "../mappers/user.js";
 import { defineRoute, ok, type Route } from "../route.js";
 import { pathId } from "../validation.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import type { RouteDeps } from "./deps.js";
 
 const userParams = z.object({ userId: pathId() });
@@ -48,15 +49,14 @@ export function userRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: userParams,
       body: updateUserBody,
       handler: async ({ params, body, principal }) => {
-        const updateMask: string[] = [];
-        if (body.displayName !== undefined) updateMask.push("display_name");
-        if (body.photoURL !== undefined) updateMask.push("photo_url");
         const response = await identity.users.updateUser({
           caller: principal.caller,
           userId: params.userId,
-          updateMask,
-          displayName: body.displayName ?? "",
-          photoUrl: body.photoURL ?? "",
+          ...toMaskedUpdate(
+            body,
+            { displayName: "", photoUrl: "" },
+            { displayName: ["display_name", (displayName) => ({ displayName })], photoURL: ["photo_url", (photoUrl) => ({ photoUrl })] },
+          ),
         });
         return ok(toRestUser(response.user, urls));
       },
