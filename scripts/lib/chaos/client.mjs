@@ -3,6 +3,9 @@
 // answer that is neither a 5xx nor "in progress", so each write ends committed or not, and the audit can tell which.
 import { randomUUID } from "node:crypto";
 
+/** How long past its budget a write whose key is "in progress" is still asked for its answer. */
+const IN_PROGRESS_GRACE_MS = 30_000;
+
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class ChaosClient {
@@ -79,8 +82,7 @@ export class ChaosClient {
 
   /**
    * A write, retried with one Idempotency-Key until it is answered below 500 (other than "in
-   * progress") or `deadline` (epoch ms)
-   * passes. `marker` names what it creates, for the audit (null when there is nothing to find).
+   * progress") or `deadline` (epoch ms) passes (30 s later for a key still in progress). `marker` names what it creates, for the audit (null when there is nothing to find).
    */
   async write({ kind, route, method, path, body, marker = null, deadline }) {
     const key = randomUUID();
@@ -104,7 +106,10 @@ export class ChaosClient {
         write.succeeded = answer.status < 400;
         return write;
       }
-      if (Date.now() >= deadline) return write;
+      // Past the budget, a key still "in progress" is a write in flight, not a failure: its answer
+      // comes once that request ends or its lease lapses (upstream timeout + 5 s), so keep asking
+      // for it a while longer rather than leave a committed write unanswered.
+      if (Date.now() >= (inProgress ? deadline + IN_PROGRESS_GRACE_MS : deadline)) return write;
       const retryAfter = Number(answer.headers.get("retry-after"));
       await sleep(Math.min(2_000, Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter * 1000 : 250 * 2 ** Math.min(attempt, 3)));
     }
