@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crawlSite, DEFAULT_CRAWL_LIMITS, isInScope, pageKey, pathSegments, scopeOf, type CrawlLimits } from "../src/import/domain/crawl.js";
+import { DEFAULT_CRAWL_LIMITS, isInScope, pageKey, pathSegments, scopeOf, type CrawlLimits } from "../src/import/domain/crawl.js";
+import { crawlSite } from "../src/import/store/crawl-site.js";
 import { safeFetchPolicy, SafeFetchError } from "@imprint/runtime";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 

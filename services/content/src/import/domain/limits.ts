@@ -1,5 +1,5 @@
 import { DEFAULT_CRAWL_LIMITS, type CrawlLimits } from "./crawl.js";
-import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./fetch-images.js";
+import { DEFAULT_IMAGE_LIMITS, type ImageLimits } from "./images.js";
 
 export interface ImportLimits {
   crawl: CrawlLimits;

@@ -18,9 +18,9 @@ import {
   uploadFile,
 } from "../../revisions/index.js";
 import { imageKey, imageUrls, planPageTree, REVISION_REFERENCES, rewriteReferences, type ConvertedPage, type PlannedPage } from "../domain/build-tree.js";
-import { crawlSite } from "../domain/crawl.js";
+import { crawlSite } from "../store/crawl-site.js";
 import { extractMainContent } from "../domain/extract.js";
-import { fetchImages } from "../domain/fetch-images.js";
+import { fetchImages } from "../store/fetch-images.js";
 import { hastToMdast, mdastToMarkdown } from "../domain/html-to-markdown.js";
 import type { ImportDeps, RevisionDeps } from "../../deps.js";
 
