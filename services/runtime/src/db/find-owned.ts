@@ -28,8 +28,20 @@ export async function findOwnedOrNull<Entity extends object>(
   options: Omit<FindOwnedOptions, "name"> = {},
 ): Promise<Entity | null> {
   if (!isId(id)) return null;
-  const where = { ...owner, id } as FilterQuery<NoInfer<Entity>>;
-  return em.findOne(entity, where, {
+  return findByKey(em, entity, { ...owner, id } as FilterQuery<NoInfer<Entity>>, options);
+}
+
+/**
+ * The row of `entity` that `key` names (a natural key such as an organization's slug or an
+ * integration's name, or owner and id), else null; `lock` and `refresh` as {@link findOwned}.
+ */
+export async function findByKey<Entity extends object>(
+  em: EntityManager,
+  entity: EntityClass<Entity>,
+  key: FilterQuery<NoInfer<Entity>>,
+  options: Omit<FindOwnedOptions, "name"> = {},
+): Promise<Entity | null> {
+  return em.findOne(entity, key, {
     ...(options.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {}),
     ...(options.refresh ? { refresh: true } : {}),
   });

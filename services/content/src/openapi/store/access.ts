@@ -1,5 +1,5 @@
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, findByKey } from "@imprint/runtime";
 import { requireOrganizationMembership, type CallerInput, type Membership } from "../../access/index.js";
 import { OpenApiSpec } from "../domain/entities.js";
 import { openApiSpecPermissions, type OpenApiSpecPermissions } from "../domain/permissions.js";
@@ -31,5 +31,5 @@ export async function findVisibleSpec(
   input: { organizationId: string; slug: string; lock?: boolean },
 ): Promise<OpenApiSpec | null> {
   if (!access.permissions.view || !isOpenApiSlug(input.slug)) return null;
-  return em.findOne(OpenApiSpec, { organizationId: input.organizationId, slug: input.slug }, input.lock ? { lockMode: LockMode.PESSIMISTIC_WRITE } : {});
+  return findByKey(em, OpenApiSpec, { organizationId: input.organizationId, slug: input.slug }, { lock: input.lock ?? false });
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { LockMode, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, isId, requireCaller, type CallerInput, recordEvent } from "@imprint/runtime";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, findByKey, isId, requireCaller, type CallerInput, recordEvent } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { ICON_MAX_BYTES, IntegrationAsset, imageType, PREVIEW_MAX_BYTES } from "../../domain/asset.js";
 import { checkDeclaration, checkName, checkScript, checkSecrets, Integration, LIMITS, newSigningSecret } from "../../domain/integration.js";
@@ -75,7 +75,7 @@ export async function publishIntegration(em: EntityManager, input: PublishIntegr
   return againIfLostInsertRace(() =>
     deps.unitOfWork.run(em, async (tx) => {
       const now = deps.clock();
-      let integration = await tx.findOne(Integration, { name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      let integration = await findByKey(tx, Integration, { name }, { lock: true });
       if (integration && integration.ownerOrganizationId !== organizationId) {
         throw new AppError("already_exists", `integrationName: ${name} is published by another organization`);
       }
