@@ -2,12 +2,13 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { AppError, createIdentityClients, createPromiseClient, type IdentityClients } from "@imprint/runtime/core";
+import { AppError, createIdentityClients, type IdentityClients, openUpstream, type UpstreamClients } from "@imprint/runtime/core";
 import { runEventsAdmin } from "@imprint/runtime/events-admin";
 import type { MemberRole } from "@imprint/proto/identity/v1";
 import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
 import { SpacePublicationServiceService } from "@imprint/proto/publishing/v1/space_publications";
+import type { ServiceDefinition } from "@grpc/grpc-js";
 import { isRole, ROLES } from "../domain/roles.js";
 import { roleToProto } from "../grpc/mappers.js";
 
@@ -58,44 +59,55 @@ class CliError extends Error {}
 type Client = IdentityClients;
 type Flags = Record<string, string | boolean | undefined>;
 
-/** The commands that talk to another service than identity (found like identity, by its name); each opens its own client. */
-const REMOTE_COMMANDS: Record<
-  string,
-  { service: "content" | "collaboration" | "publishing"; flags: string[]; run: (address: string, flags: Flags) => Promise<Record<string, unknown>> }
-> = {
-  "reconcile team-memberships": {
-    service: "content",
-    flags: ["org"],
-    run: (address, flags) =>
-      withClient(createPromiseClient(TeamPermissionServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
-        ...(await client.reconcileTeamMemberships({ organizationId: optional(flags, "org") })),
-      })),
-  },
-  "reconcile space-counters": {
-    service: "collaboration",
-    flags: ["space"],
-    run: (address, flags) =>
-      withClient(createPromiseClient(ChangeRequestServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
-        ...(await client.announceSpaceCounters({ spaceId: optional(flags, "space") })),
-      })),
-  },
-  "reconcile space-publications": {
-    service: "publishing",
-    flags: ["space"],
-    run: (address, flags) =>
-      withClient(createPromiseClient(SpacePublicationServiceService, address, { defaultTimeoutMs: 10 * 60_000 }), async (client) => ({
-        ...(await client.announceSpacePublications({ spaceId: optional(flags, "space") })),
-      })),
-  },
-};
+/** A long deadline: a reconcile walks every row it covers. */
+const RECONCILE_TIMEOUT_MS = 10 * 60_000;
 
-async function withClient<C extends { close(): void }, T>(client: C, use: (client: C) => Promise<T>): Promise<T> {
-  try {
-    return await use(client);
-  } finally {
-    client.close();
-  }
+/**
+ * A command that talks to another service than identity: the upstream it declares (found like
+ * identity, by its name) is opened for it, and closed after it, like a service's upstreams.
+ */
+interface RemoteCommand<Services extends Record<string, ServiceDefinition>> {
+  service: "content" | "collaboration" | "publishing";
+  services: Services;
+  flags: string[];
+  run: (clients: UpstreamClients<Services>, flags: Flags) => Promise<Record<string, unknown>>;
 }
+
+function remoteCommand<Services extends Record<string, ServiceDefinition>>(command: RemoteCommand<Services>) {
+  return {
+    service: command.service,
+    flags: command.flags,
+    run: async (address: string, flags: Flags) => {
+      const clients = openUpstream({ address, services: command.services, defaultTimeoutMs: RECONCILE_TIMEOUT_MS });
+      try {
+        return await command.run(clients, flags);
+      } finally {
+        clients.close();
+      }
+    },
+  };
+}
+
+const REMOTE_COMMANDS = {
+  "reconcile team-memberships": remoteCommand({
+    service: "content",
+    services: { teamPermissions: TeamPermissionServiceService },
+    flags: ["org"],
+    run: async ({ teamPermissions }, flags) => ({ ...(await teamPermissions.reconcileTeamMemberships({ organizationId: optional(flags, "org") })) }),
+  }),
+  "reconcile space-counters": remoteCommand({
+    service: "collaboration",
+    services: { changeRequests: ChangeRequestServiceService },
+    flags: ["space"],
+    run: async ({ changeRequests }, flags) => ({ ...(await changeRequests.announceSpaceCounters({ spaceId: optional(flags, "space") })) }),
+  }),
+  "reconcile space-publications": remoteCommand({
+    service: "publishing",
+    services: { spacePublications: SpacePublicationServiceService },
+    flags: ["space"],
+    run: async ({ spacePublications }, flags) => ({ ...(await spacePublications.announceSpacePublications({ spaceId: optional(flags, "space") })) }),
+  }),
+} as Record<string, ReturnType<typeof remoteCommand>>;
 
 function required(flags: Flags, name: string): string {
   const value = flags[name];
