@@ -16,7 +16,8 @@ export interface OrganizationPermissions {
   installIntegration: boolean;
 }
 
-const NONE: OrganizationPermissions = {
+/** Permissions of someone who is not a member: none. */
+export const NO_PERMISSIONS: OrganizationPermissions = {
   view: false,
   admin: false,
   ownTeam: false,
@@ -31,7 +32,7 @@ const NONE: OrganizationPermissions = {
   installIntegration: false,
 };
 
-const READER: OrganizationPermissions = { ...NONE, view: true, listMembers: true, listTeams: true };
+const READER: OrganizationPermissions = { ...NO_PERMISSIONS, view: true, listMembers: true, listTeams: true };
 const CONTRIBUTOR: OrganizationPermissions = { ...READER, listIntegrations: true, listInstallations: true };
 
 /**
@@ -59,7 +60,7 @@ export const ORGANIZATION_PERMISSIONS: Readonly<Record<Role | "guest", Organizat
   edit: CONTRIBUTOR,
   comment: READER,
   read: READER,
-  guest: { ...NONE, view: true },
+  guest: { ...NO_PERMISSIONS, view: true },
 };
 
 export function organizationPermissionsFor(role: MemberRoleValue | undefined): OrganizationPermissions {

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { Organization } from "../../domain/organization.js";
-import type { OrganizationPermissions } from "../../domain/permissions.js";
+import { NO_PERMISSIONS } from "../../domain/permissions.js";
 import type { OrganizationView } from "../shared/views.js";
 import { batchIds } from "../shared/batch.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -11,22 +11,6 @@ export interface BatchGetOrganizationsInput {
 
 /** What anyone may see of an organization: the caller may be no member (the owner of a public integration). */
 const PUBLIC_FIELDS = ["id", "title", "createdAt", "type", "useCase", "communityType", "hostname", "logoUrl", "customHostname", "plan", "trialStatus"] as const;
-
-/** Permissions of someone who is not a member: none. */
-const NO_PERMISSIONS: OrganizationPermissions = {
-  view: false,
-  admin: false,
-  ownTeam: false,
-  createContent: false,
-  createOpenapiSpec: false,
-  ingestConversations: false,
-  viewBilling: false,
-  listMembers: false,
-  listTeams: false,
-  listIntegrations: false,
-  listInstallations: false,
-  installIntegration: false,
-};
 
 /**
  * Organizations by id with their public fields only (e-mail domains, default role and content,
