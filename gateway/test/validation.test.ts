@@ -6,6 +6,9 @@ import { decompressFromEncodedURIComponent } from "../src/lz-string.js";
 import { decodeRenderRequest, MAX_IMAGE_BYTES, MAX_RENDER_REQUEST_CHARACTERS, publishIntegrationBody, renderQuery } from "../src/routes/integrations.js";
 import { listMembersQuery, updateMemberBody } from "../src/routes/members.js";
 import { toUpdateOrganizationFields, updateOrganizationBody } from "../src/routes/organizations.js";
+import { toUpdateSitePublishingAuthFields, updatePublishingAuthBody } from "../src/routes/site-publishing-auth.js";
+import { toUpdateSiteSpaceFields, updateSiteSpaceBody } from "../src/routes/site-spaces.js";
+import { toUpdateSiteFields, updateSiteBody } from "../src/routes/sites.js";
 import { findUnstorableText, formatPath, parseInput, queryParam } from "../src/validation.js";
 
 function messageOf(run: () => unknown): string {
@@ -106,6 +109,26 @@ describe("organization update mask", () => {
 
   it("is empty for a body without known fields", () => {
     expect(toUpdateOrganizationFields(parseInput(updateOrganizationBody, { mergeRules: {} }, "body")).updateMask).toEqual([]);
+  });
+});
+
+describe("publishing update masks", () => {
+  it("name exactly the fields present, with null clearing; accepted fields that change nothing name none", () => {
+    const site = toUpdateSiteFields(
+      parseInput(updateSiteBody, { adaptiveContent: { enabled: true }, defaultSiteSection: "s1", hostname: null, defaultLevel: "inherit" }, "body"),
+    );
+    expect(site.updateMask).toEqual(["adaptive_content_enabled", "default_site_section_id", "hostname"]);
+    expect(site).toMatchObject({ adaptiveContentEnabled: true, defaultSiteSectionId: "s1", hostname: "" });
+    expect(toUpdateSiteFields(parseInput(updateSiteBody, { defaultLevel: "inherit" }, "body")).updateMask).toEqual([]);
+    const siteSpace = toUpdateSiteSpaceFields(parseInput(updateSiteSpaceBody, { condition: null, hidden: false }, "body"));
+    expect(siteSpace).toMatchObject({ updateMask: ["condition"], condition: "" });
+    // The backend is no masked field: it is sent, and checked, every time.
+    expect(toUpdateSitePublishingAuthFields(parseInput(updatePublishingAuthBody, { backend: "custom", logoutURL: null }, "body"))).toEqual({
+      backend: "custom",
+      updateMask: ["logout_url"],
+      fallbackUrl: "",
+      logoutUrl: "",
+    });
   });
 });
 

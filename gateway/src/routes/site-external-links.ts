@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { siteLocation, toRestSiteExternalLink } from "../mappers/site.js";
 import { created, defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import { pathId } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
-import { siteParams, nullToEmpty } from "./sites.js";
+import { siteParams } from "./sites.js";
 
 // Limits, patterns and enumerations (titles, basenames, hostnames, proxies, paths, conditions,
 // names, types, visibilities) are the publishing service's; the gateway checks shapes only.
@@ -31,6 +32,23 @@ export const updateExternalLinkBody = z.object({
   condition: z.string().nullable().optional(),
 });
 
+/** REST body → UpdateSiteExternalLink fields plus an update mask naming exactly the fields the client sent; null removes. */
+export function toUpdateSiteExternalLinkFields(body: z.output<typeof updateExternalLinkBody>) {
+  return toMaskedUpdate(
+    body,
+    { title: "", url: "", description: "", icon: "", condition: "", sectionGroupId: "", draft: false },
+    {
+      title: ["title", (title) => ({ title })],
+      url: ["url", (url) => ({ url })],
+      description: ["description", (description) => ({ description: description ?? "" })],
+      icon: ["icon", (icon) => ({ icon: icon ?? "" })],
+      parent: ["section_group_id", (parent) => ({ sectionGroupId: parent ?? "" })],
+      draft: ["draft", (draft) => ({ draft })],
+      condition: ["condition", (condition) => ({ condition: condition ?? "" })],
+    },
+  );
+}
+
 export function siteExternalLinkRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const externalLinks = upstreams.publishing.externalLinks;
   return [
@@ -46,9 +64,9 @@ export function siteExternalLinkRoutes({ upstreams, urls }: RouteDeps): Route[] 
           ...params,
           title: body.title,
           url: body.url,
-          description: nullToEmpty(body.description) ?? "",
-          icon: nullToEmpty(body.icon) ?? "",
-          condition: nullToEmpty(body.condition) ?? "",
+          description: body.description ?? "",
+          icon: body.icon ?? "",
+          condition: body.condition ?? "",
           sectionGroupId: body.parent ?? "",
           draft: body.draft ?? false,
         });
@@ -69,13 +87,7 @@ export function siteExternalLinkRoutes({ upstreams, urls }: RouteDeps): Route[] 
           organizationId: params.organizationId,
           siteId: params.siteId,
           linkId: params.siteExternalLinkId,
-          title: body.title,
-          url: body.url,
-          description: nullToEmpty(body.description),
-          icon: nullToEmpty(body.icon),
-          condition: nullToEmpty(body.condition),
-          sectionGroupId: nullToEmpty(body.parent),
-          draft: body.draft,
+          ...toUpdateSiteExternalLinkFields(body),
         });
         return ok(toRestSiteExternalLink(response.link));
       },

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { toRestPublishingAuth } from "../mappers/site.js";
 import { defineRoute, ok, type Route } from "../route.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import type { RouteDeps } from "./deps.js";
 import { siteParams } from "./sites.js";
 
@@ -12,6 +13,21 @@ export const updatePublishingAuthBody = z.object({
   fallbackURL: z.string().nullable().optional(),
   logoutURL: z.string().nullable().optional(),
 });
+
+/** REST body → UpdateSitePublishingAuth fields: the backend, and the URLs the client sent in the update mask (null unsets). */
+export function toUpdateSitePublishingAuthFields({ backend, ...urls }: z.output<typeof updatePublishingAuthBody>) {
+  return {
+    backend,
+    ...toMaskedUpdate(
+      urls,
+      { fallbackUrl: "", logoutUrl: "" },
+      {
+        fallbackURL: ["fallback_url", (fallbackUrl) => ({ fallbackUrl: fallbackUrl ?? "" })],
+        logoutURL: ["logout_url", (logoutUrl) => ({ logoutUrl: logoutUrl ?? "" })],
+      },
+    ),
+  };
+}
 
 export function sitePublishingAuthRoutes({ upstreams }: RouteDeps): Route[] {
   const publishingAuth = upstreams.publishing.publishingAuth;
@@ -37,9 +53,7 @@ export function sitePublishingAuthRoutes({ upstreams }: RouteDeps): Route[] {
         const response = await publishingAuth.updateSitePublishingAuth({
           caller: principal.caller,
           ...params,
-          backend: body.backend,
-          fallbackUrl: body.fallbackURL === null ? "" : body.fallbackURL,
-          logoutUrl: body.logoutURL === null ? "" : body.logoutURL,
+          ...toUpdateSitePublishingAuthFields(body),
         });
         return ok(toRestPublishingAuth(response.auth));
       },

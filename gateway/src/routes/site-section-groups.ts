@@ -2,9 +2,10 @@ import { z } from "zod";
 import { siteLocation, toRestSiteSectionGroup } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import { pathId } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
-import { siteParams, nullToEmpty } from "./sites.js";
+import { siteParams } from "./sites.js";
 
 // Limits, patterns and enumerations (titles, basenames, hostnames, proxies, paths, conditions,
 // names, types, visibilities) are the publishing service's; the gateway checks shapes only.
@@ -27,6 +28,20 @@ export const updateGroupBody = z.object({
   draft: z.boolean().optional(),
   parentSectionGroupId: pathId().nullable().optional(),
 });
+
+/** REST body → UpdateSiteSectionGroup fields plus an update mask naming exactly the fields the client sent. */
+export function toUpdateSiteSectionGroupFields(body: z.output<typeof updateGroupBody>) {
+  return toMaskedUpdate(
+    body,
+    { title: "", icon: "", draft: false, parentGroupId: "" },
+    {
+      title: ["title", (title) => ({ title })],
+      icon: ["icon", (icon) => ({ icon: icon ?? "" })],
+      draft: ["draft", (draft) => ({ draft })],
+      parentSectionGroupId: ["parent_group_id", (parent) => ({ parentGroupId: parent ?? "" })],
+    },
+  );
+}
 
 const groupPointer = z.object({ type: z.enum(["site-section", "site-section-group"]), id: pathId() });
 
@@ -87,10 +102,7 @@ export function siteSectionGroupRoutes({ upstreams, urls }: RouteDeps): Route[] 
           organizationId: params.organizationId,
           siteId: params.siteId,
           sectionGroupId: params.siteSectionGroupId,
-          title: body.title,
-          icon: nullToEmpty(body.icon),
-          draft: body.draft,
-          parentGroupId: nullToEmpty(body.parentSectionGroupId),
+          ...toUpdateSiteSectionGroupFields(body),
         });
         return ok(toRestSiteSectionGroup(response.group, urls));
       },

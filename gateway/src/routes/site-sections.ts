@@ -2,9 +2,10 @@ import { z } from "zod";
 import { siteLocation, toRestSiteSection } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import { pathId, queryParam } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
-import { siteParams, nullToEmpty } from "./sites.js";
+import { siteParams } from "./sites.js";
 
 // Limits, patterns and enumerations (titles, basenames, hostnames, proxies, paths, conditions,
 // names, types, visibilities) are the publishing service's; the gateway checks shapes only.
@@ -33,6 +34,23 @@ export const updateSectionBody = z.object({
     .undefined({ error: "use POST or DELETE …/section-groups/{siteSectionGroupId}/sections to move a section into or out of a group" })
     .optional(),
 });
+
+/** REST body → UpdateSiteSection fields plus an update mask naming exactly the fields the client sent; null removes. */
+export function toUpdateSiteSectionFields({ siteSectionGroupId: _refused, ...body }: z.output<typeof updateSectionBody>) {
+  return toMaskedUpdate(
+    body,
+    { title: "", path: "", description: "", icon: "", condition: "", defaultSiteSpaceId: "", draft: false },
+    {
+      title: ["title", (title) => ({ title })],
+      path: ["path", (path) => ({ path })],
+      defaultSiteSpace: ["default_site_space_id", (defaultSiteSpaceId) => ({ defaultSiteSpaceId })],
+      condition: ["condition", (condition) => ({ condition: condition ?? "" })],
+      icon: ["icon", (icon) => ({ icon: icon ?? "" })],
+      description: ["description", (description) => ({ description: description ?? "" })],
+      draft: ["draft", (draft) => ({ draft })],
+    },
+  );
+}
 
 const sectionPointer = z.object({ type: z.literal("site-section"), siteSection: pathId() });
 
@@ -97,13 +115,7 @@ export function siteSectionRoutes({ upstreams, urls }: RouteDeps): Route[] {
           organizationId: params.organizationId,
           siteId: params.siteId,
           sectionId: params.siteSectionId,
-          title: body.title,
-          path: body.path,
-          description: nullToEmpty(body.description),
-          icon: nullToEmpty(body.icon),
-          condition: nullToEmpty(body.condition),
-          defaultSiteSpaceId: body.defaultSiteSpace,
-          draft: body.draft,
+          ...toUpdateSiteSectionFields(body),
         });
         return ok(toRestSiteSection(response.section, urls));
       },

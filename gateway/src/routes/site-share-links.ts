@@ -2,6 +2,7 @@ import { z } from "zod";
 import { siteLocation, toRestShareLink } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import { pathId, queryParam } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
 import { siteParams } from "./sites.js";
@@ -14,6 +15,11 @@ export const createShareLinkBody = z.object({ name: z.string() });
 export const updateShareLinkBody = z
   .object({ active: z.boolean().optional(), name: z.string().optional() })
   .refine((body) => body.active !== undefined || body.name !== undefined, { error: "must contain active or name" });
+
+/** REST body → UpdateShareLink fields plus an update mask naming exactly the fields the client sent (at least one). */
+export function toUpdateShareLinkFields(body: z.output<typeof updateShareLinkBody>) {
+  return toMaskedUpdate(body, { name: "", active: false }, { active: ["active", (active) => ({ active })], name: ["name", (name) => ({ name })] });
+}
 
 export function siteShareLinkRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const shareLinks = upstreams.publishing.shareLinks;
@@ -61,7 +67,7 @@ export function siteShareLinkRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: shareLinkParams,
       body: updateShareLinkBody,
       handler: async ({ params, body, principal }) => {
-        const response = await shareLinks.updateShareLink({ caller: principal.caller, ...params, name: body.name, active: body.active });
+        const response = await shareLinks.updateShareLink({ caller: principal.caller, ...params, ...toUpdateShareLinkFields(body) });
         return ok(toRestShareLink(response.shareLink, urls));
       },
     }),

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { siteLocation, toRestSiteSpace } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import { pathId, queryParam } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
 import { siteParams } from "./sites.js";
@@ -28,6 +29,23 @@ export const updateSiteSpaceBody = z.object({
   hidden: z.literal(false, { error: "hidden site-spaces are not supported yet" }).optional(),
   pageId: z.null({ error: "custom home pages are not supported yet" }).optional(),
 });
+
+/**
+ * REST body → UpdateSiteSpace fields plus an update mask naming exactly the fields the client sent;
+ * null removes the condition. `hidden: false` changes nothing (and `pageId` is refused).
+ */
+export function toUpdateSiteSpaceFields({ hidden: _neverHidden, pageId: _refused, ...body }: z.output<typeof updateSiteSpaceBody>) {
+  return toMaskedUpdate(
+    body,
+    { path: "", condition: "", spaceId: "", draft: false },
+    {
+      path: ["path", (path) => ({ path })],
+      condition: ["condition", (condition) => ({ condition: condition ?? "" })],
+      spaceId: ["space_id", (spaceId) => ({ spaceId })],
+      draft: ["draft", (draft) => ({ draft })],
+    },
+  );
+}
 
 const siteSpacePointer = z.object({ type: z.literal("site-space"), siteSpace: pathId() });
 
@@ -92,10 +110,7 @@ export function siteSpaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
         const response = await siteSpaces.updateSiteSpace({
           caller: principal.caller,
           ...params,
-          path: body.path,
-          condition: body.condition === null ? "" : body.condition,
-          spaceId: body.spaceId,
-          draft: body.draft,
+          ...toUpdateSiteSpaceFields(body),
         });
         return ok(toRestSiteSpace(response.siteSpace, urls));
       },

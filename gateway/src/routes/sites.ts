@@ -4,6 +4,7 @@ import { AnswerCache } from "../answer-cache.js";
 import { siteLocation, toRestCustomization, toRestSite, toRestSiteStructure } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import { pathId, queryParam } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -49,21 +50,37 @@ export const updateSiteBody = z.object({
   defaultLevel: z.literal("inherit", { error: "sites always inherit the organization's default level: only inherit is accepted" }).optional(),
 });
 
-export function toUpdateSiteFields(body: z.output<typeof updateSiteBody>) {
-  return {
-    title: body.title,
-    visibility: body.visibility,
-    basename: body.basename,
-    adaptiveContentEnabled: body.adaptiveContent?.enabled,
-    agentsContext: body.agentsContext,
-    defaultSiteSpaceId: body.defaultSiteSpace,
-    defaultSiteSectionId: body.defaultSiteSection,
-    proxy: body.proxy === null ? "" : body.proxy,
-    hostname: body.hostname === null ? "" : body.hostname,
-  };
+/**
+ * REST body → UpdateSite fields plus an update mask naming exactly the fields the client sent; null
+ * removes the proxy or the hostname. `defaultLevel` (always `inherit`) changes nothing.
+ */
+export function toUpdateSiteFields({ defaultLevel: _alwaysInherit, ...body }: z.output<typeof updateSiteBody>) {
+  return toMaskedUpdate(
+    body,
+    {
+      title: "",
+      visibility: "",
+      basename: "",
+      adaptiveContentEnabled: false,
+      agentsContext: "",
+      defaultSiteSpaceId: "",
+      defaultSiteSectionId: "",
+      proxy: "",
+      hostname: "",
+    },
+    {
+      title: ["title", (title) => ({ title })],
+      visibility: ["visibility", (visibility) => ({ visibility })],
+      basename: ["basename", (basename) => ({ basename })],
+      adaptiveContent: ["adaptive_content_enabled", (adaptiveContent) => ({ adaptiveContentEnabled: adaptiveContent.enabled })],
+      agentsContext: ["agents_context", (agentsContext) => ({ agentsContext })],
+      defaultSiteSpace: ["default_site_space_id", (defaultSiteSpaceId) => ({ defaultSiteSpaceId })],
+      defaultSiteSection: ["default_site_section_id", (defaultSiteSectionId) => ({ defaultSiteSectionId })],
+      proxy: ["proxy", (proxy) => ({ proxy: proxy ?? "" })],
+      hostname: ["hostname", (hostname) => ({ hostname: hostname ?? "" })],
+    },
+  );
 }
-
-export const nullToEmpty = (value: string | null | undefined) => (value === null ? "" : value);
 
 /** A caller's last published view of a site, identified by the version publishing gave it. */
 type PublishedViewEntry = { version: string; json: Buffer };

@@ -11,6 +11,8 @@ import {
   type TestOrganization,
   type TestServices,
 } from "@imprint/runtime/testing";
+import { UpdateSiteSectionRequest } from "@imprint/proto/publishing/v1/site_sections";
+import { UpdateSiteSpaceRequest } from "@imprint/proto/publishing/v1/site_spaces";
 import { loadPublishingConfig } from "../src/config.js";
 import { startPublishingService } from "../src/service.js";
 
@@ -64,12 +66,21 @@ afterAll(async () => {
 
 describe("with content unreachable", () => {
   const writes: [string, () => Promise<unknown>][] = [
-    ["updateSiteSection", () => publishing.sections.updateSiteSection({ ...scope(), sectionId, title: "Renamed" })],
+    [
+      "updateSiteSection",
+      () => publishing.sections.updateSiteSection(UpdateSiteSectionRequest.fromPartial({ ...scope(), sectionId, updateMask: ["title"], title: "Renamed" })),
+    ],
     [
       "moveSiteSpace",
       () => publishing.siteSpaces.moveSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, beforeSiteSpaceId: siteSpaceIds[0]!, afterSiteSpaceId: "" }),
     ],
-    ["updateSiteSpace", () => publishing.siteSpaces.updateSiteSpace({ ...scope(), siteSpaceId: siteSpaceIds[1]!, draft: true })],
+    [
+      "updateSiteSpace",
+      () =>
+        publishing.siteSpaces.updateSiteSpace(
+          UpdateSiteSpaceRequest.fromPartial({ ...scope(), siteSpaceId: siteSpaceIds[1]!, updateMask: ["draft"], draft: true }),
+        ),
+    ],
     [
       "addSiteSectionGroup",
       () => publishing.sectionGroups.addSiteSectionGroup({ ...scope(), title: "Group", icon: "", sectionIds: [sectionId], parentGroupId: "", draft: false }),

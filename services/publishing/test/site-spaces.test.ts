@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { UpdateSiteSpaceRequest } from "@imprint/proto/publishing/v1/site_spaces";
+import { UpdateShareLinkRequest } from "@imprint/proto/publishing/v1/share_links";
+import { UpdateSiteSpaceRequest } from "@imprint/proto/publishing/v1/site_spaces";
+import { UpdateSiteRequest } from "@imprint/proto/publishing/v1/sites";
 import { createMember, createOrganization, createSpace, eventually, failure, readEvents, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
 
@@ -34,8 +36,11 @@ async function newSite(): Promise<string> {
 const add = (siteId: string, spaceId: string, user: TestUser = org.owner) =>
   harness.siteSpaces.addSiteSpace({ ...scope(siteId, user), spaceId, sectionId: "", draft: false }).then((answer) => answer.siteSpace!);
 
+/** Updates the fields given, and only those (the mask names each of them). */
 const update = (siteId: string, siteSpaceId: string, fields: Partial<UpdateSiteSpaceRequest>) =>
-  harness.siteSpaces.updateSiteSpace({ ...scope(siteId), siteSpaceId, ...fields }).then((answer) => answer.siteSpace!);
+  harness.siteSpaces
+    .updateSiteSpace(UpdateSiteSpaceRequest.fromPartial({ ...scope(siteId), siteSpaceId, updateMask: Object.keys(fields), ...fields }))
+    .then((answer) => answer.siteSpace!);
 
 const list = (siteId: string, isDefault?: boolean) =>
   harness.siteSpaces.listSiteSpaces({ ...scope(siteId), page: undefined, default: isDefault, shareKey: "" }).then((answer) => answer.siteSpaces);
@@ -135,7 +140,7 @@ describe("site-spaces", () => {
     const siteId = await newSite();
     const space = await createSpace(harness, org);
     const [a, b] = [await add(siteId, space.id), await add(siteId, space.id)];
-    await harness.sites.updateSite({ ...scope(siteId), defaultSiteSpaceId: b.id });
+    await harness.sites.updateSite(UpdateSiteRequest.fromPartial({ ...scope(siteId), updateMask: ["default_site_space_id"], defaultSiteSpaceId: b.id }));
     expect((await list(siteId, true)).map((item) => item.id)).toEqual([b.id]);
     await harness.siteSpaces.deleteSiteSpace({ ...scope(siteId), siteSpaceId: b.id });
     await harness.siteSpaces.deleteSiteSpace({ ...scope(siteId), siteSpaceId: b.id });
@@ -155,7 +160,11 @@ describe("share links", () => {
     expect(first).toMatchObject({ name: "Partners", active: true, siteId });
     expect(first.key).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(first.key).not.toBe(second.key);
-    const changed = (await harness.shareLinks.updateShareLink({ ...scope(siteId), shareLinkId: first.id, active: false, name: "Old partners" })).shareLink!;
+    const changed = (
+      await harness.shareLinks.updateShareLink(
+        UpdateShareLinkRequest.fromPartial({ ...scope(siteId), shareLinkId: first.id, updateMask: ["active", "name"], active: false, name: "Old partners" }),
+      )
+    ).shareLink!;
     expect(changed).toMatchObject({ active: false, name: "Old partners", key: first.key });
     const listed = await harness.shareLinks.listShareLinks({ ...scope(siteId), page: undefined, search: "" });
     expect(listed.shareLinks.map((link) => link.id)).toEqual([first.id, second.id]);

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MemberRole } from "@imprint/proto/identity/v1";
-import type { Site, UpdateSiteRequest } from "@imprint/proto/publishing/v1/sites";
+import { UpdateSiteRequest, type Site } from "@imprint/proto/publishing/v1/sites";
 import {
   createMember,
   createOrganization,
@@ -13,6 +13,7 @@ import {
   type TestOrganization,
   type TestUser,
 } from "@imprint/runtime/testing";
+import { UpdateSitePublishingAuthRequest } from "@imprint/proto/publishing/v1/site_publishing_auth";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
 
 let harness: PublishingHarness;
@@ -44,8 +45,11 @@ const create = (
     })
     .then((answer) => answer.site!);
 
+/** Updates the fields given, and only those (the mask names each of them). */
 const update = (siteId: string, fields: Partial<UpdateSiteRequest>, user: TestUser = org.owner) =>
-  harness.sites.updateSite({ caller: user.caller, organizationId: org.organizationId, siteId, ...fields }).then((answer) => answer.site!);
+  harness.sites
+    .updateSite(UpdateSiteRequest.fromPartial({ caller: user.caller, organizationId: org.organizationId, siteId, updateMask: Object.keys(fields), ...fields }))
+    .then((answer) => answer.site!);
 
 const get = (siteId: string, user: TestUser = org.owner, organizationId = org.organizationId) =>
   harness.sites.getSite({ caller: user.caller, organizationId, siteId }).then((answer) => answer.site!);
@@ -175,12 +179,15 @@ describe("sites", () => {
     });
     // Another organization may use the same basename.
     const elsewhere = await create({ title: "Elsewhere" }, other.owner, other.organizationId);
-    const renamed = await harness.sites.updateSite({
-      caller: other.owner.caller,
-      organizationId: other.organizationId,
-      siteId: elsewhere.id,
-      basename: "handbook",
-    });
+    const renamed = await harness.sites.updateSite(
+      UpdateSiteRequest.fromPartial({
+        caller: other.owner.caller,
+        organizationId: other.organizationId,
+        siteId: elsewhere.id,
+        updateMask: ["basename"],
+        basename: "handbook",
+      }),
+    );
     expect(renamed.site!.basename).toBe("handbook");
     // Null (empty) removes the proxy and the hostname.
     expect(await update(site.id, { proxy: "", hostname: "" })).toMatchObject({ proxy: "", hostname: "" });
@@ -256,7 +263,9 @@ describe("sites", () => {
     const { auth } = await harness.publishingAuth.getSitePublishingAuth(scope);
     expect(auth).toMatchObject({ backend: "custom", fallbackUrl: "", logoutUrl: "" });
     expect(await failure(harness.publishingAuth.getSitePublishingAuth({ ...scope, caller: editor.caller }))).toMatchObject({ code: "permission_denied" });
-    const updated = await harness.publishingAuth.updateSitePublishingAuth({ ...scope, backend: "custom", fallbackUrl: "https://sso.example.com/login" });
+    const updated = await harness.publishingAuth.updateSitePublishingAuth(
+      UpdateSitePublishingAuthRequest.fromPartial({ ...scope, backend: "custom", updateMask: ["fallback_url"], fallbackUrl: "https://sso.example.com/login" }),
+    );
     expect(updated.auth).toMatchObject({ privateKey: auth!.privateKey, fallbackUrl: "https://sso.example.com/login" });
     const regenerated = await harness.publishingAuth.regenerateSitePublishingAuth(scope);
     expect(regenerated.auth!.privateKey).not.toBe(auth!.privateKey);

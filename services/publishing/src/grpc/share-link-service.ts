@@ -39,6 +39,7 @@ export function shareLinkServiceImplementation(em: () => EntityManager, deps: Us
           organizationId: request.organizationId,
           siteId: request.siteId,
           shareLinkId: request.shareLinkId,
+          updateMask: request.updateMask,
           name: request.name,
           active: request.active,
         },

@@ -40,6 +40,7 @@ export function siteExternalLinkServiceImplementation(em: () => EntityManager, d
           organizationId: request.organizationId,
           siteId: request.siteId,
           linkId: request.linkId,
+          updateMask: request.updateMask,
           title: request.title,
           url: request.url,
           description: request.description,

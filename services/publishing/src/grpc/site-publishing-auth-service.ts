@@ -28,6 +28,7 @@ export function sitePublishingAuthServiceImplementation(
           organizationId: request.organizationId,
           siteId: request.siteId,
           backend: request.backend,
+          updateMask: request.updateMask,
           fallbackUrl: request.fallbackUrl,
           logoutUrl: request.logoutUrl,
         },

@@ -50,6 +50,7 @@ export function siteSectionGroupServiceImplementation(em: () => EntityManager, d
           organizationId: request.organizationId,
           siteId: request.siteId,
           groupId: request.sectionGroupId,
+          updateMask: request.updateMask,
           title: request.title,
           icon: request.icon,
           draft: request.draft,

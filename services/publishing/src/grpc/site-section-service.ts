@@ -48,6 +48,7 @@ export function siteSectionServiceImplementation(em: () => EntityManager, deps: 
           organizationId: request.organizationId,
           siteId: request.siteId,
           sectionId: request.sectionId,
+          updateMask: request.updateMask,
           title: request.title,
           path: request.path,
           description: request.description,

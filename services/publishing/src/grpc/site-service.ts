@@ -68,6 +68,7 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
           caller: request.caller,
           organizationId: request.organizationId,
           siteId: request.siteId,
+          updateMask: request.updateMask,
           title: request.title,
           visibility: request.visibility,
           basename: request.basename,

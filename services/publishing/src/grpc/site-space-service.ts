@@ -54,6 +54,7 @@ export function siteSpaceServiceImplementation(em: () => EntityManager, deps: Us
           organizationId: request.organizationId,
           siteId: request.siteId,
           siteSpaceId: request.siteSpaceId,
+          updateMask: request.updateMask,
           path: request.path,
           condition: request.condition,
           spaceId: request.spaceId,

@@ -1,4 +1,4 @@
-import { recordEvent } from "@imprint/runtime";
+import { parseUpdateMask, recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateLinkUrl } from "../../domain/site-external-link.js";
 import { validateIcon, validateSectionDescription, validateSectionTitle } from "../../domain/site-section.js";
@@ -11,34 +11,43 @@ import { parentGroup } from "../shared/section-groups.js";
 import { findSite } from "../shared/sites.js";
 import { placeInLevel } from "../shared/top-level.js";
 
+const UPDATABLE_FIELDS = ["title", "url", "description", "icon", "condition", "section_group_id", "draft"] as const;
+
 export interface UpdateSiteExternalLinkInput {
   caller: CallerInput | undefined;
   organizationId: string;
   siteId: string;
   linkId: string;
-  title: string | undefined;
-  url: string | undefined;
+  /** Field paths, snake_case or camelCase; none changes nothing. */
+  updateMask: string[] | undefined;
+  title: string;
+  url: string;
   /** "" removes it. */
-  description: string | undefined;
+  description: string;
   /** "" removes it. */
-  icon: string | undefined;
+  icon: string;
   /** "" removes it. */
-  condition: string | undefined;
+  condition: string;
   /** The group to move it into, at its end; "" moves it to the top level. */
-  sectionGroupId: string | undefined;
-  draft: boolean | undefined;
+  sectionGroupId: string;
+  draft: boolean;
 }
 
-/** Changes an external link, or moves it to another group (organization admins only). Records `site_external_link.updated`. */
+/**
+ * Changes an external link, or moves it to another group: what the mask names (none: the link as it
+ * is). Organization admins only. Records `site_external_link.updated`.
+ */
 export async function updateSiteExternalLink(em: EntityManager, input: UpdateSiteExternalLinkInput, deps: UseCaseDeps): Promise<ExternalLinkView> {
+  const masked = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
   const fields = {
-    title: input.title === undefined ? undefined : validateSectionTitle(input.title),
-    url: input.url === undefined ? undefined : validateLinkUrl(input.url),
-    description: input.description === undefined ? undefined : validateSectionDescription(input.description),
-    icon: input.icon === undefined ? undefined : validateIcon(input.icon),
-    condition: input.condition === undefined ? undefined : validateCondition(input.condition),
-    draft: input.draft,
+    title: masked.has("title") ? validateSectionTitle(input.title) : undefined,
+    url: masked.has("url") ? validateLinkUrl(input.url) : undefined,
+    description: masked.has("description") ? validateSectionDescription(input.description) : undefined,
+    icon: masked.has("icon") ? validateIcon(input.icon) : undefined,
+    condition: masked.has("condition") ? validateCondition(input.condition) : undefined,
+    draft: masked.has("draft") ? input.draft : undefined,
   };
+  const sectionGroupId = masked.has("section_group_id") ? input.sectionGroupId : undefined;
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
@@ -50,8 +59,8 @@ export async function updateSiteExternalLink(em: EntityManager, input: UpdateSit
       changes[name] = { from: current[name] ?? null, to: value };
       current[name] = value;
     }
-    if (input.sectionGroupId !== undefined) {
-      const groupId = (await parentGroup(tx, site, input.sectionGroupId, "parent"))?.id ?? null;
+    if (sectionGroupId !== undefined) {
+      const groupId = (await parentGroup(tx, site, sectionGroupId, "parent"))?.id ?? null;
       if (groupId !== (link.sectionGroupId ?? null)) {
         changes.parent = { from: link.sectionGroupId ?? null, to: groupId };
         await placeInLevel(tx, site.id, { kind: "link", entity: link }, groupId);

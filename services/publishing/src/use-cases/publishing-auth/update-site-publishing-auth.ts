@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, recordEvent } from "@imprint/runtime";
+import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { validateAuthUrl } from "../../domain/site.js";
 import { siteUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -7,26 +7,32 @@ import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
 import { publishingAuthView, type PublishingAuthView } from "../shared/publishing-auth.js";
 import { findSite } from "../shared/sites.js";
 
+const UPDATABLE_FIELDS = ["fallback_url", "logout_url"] as const;
+
 export interface UpdateSitePublishingAuthInput {
   caller: CallerInput | undefined;
   organizationId: string;
   siteId: string;
+  /** Given, and checked, on every update: it is not a masked field. */
   backend: string;
+  /** Field paths, snake_case or camelCase; none changes no URL. */
+  updateMask: string[] | undefined;
   /** "" unsets it. */
-  fallbackUrl: string | undefined;
+  fallbackUrl: string;
   /** "" unsets it. */
-  logoutUrl: string | undefined;
+  logoutUrl: string;
 }
 
 /**
  * Sets a site's visitor-auth backend (custom: integrations do not exist yet) and its fallback and
- * logout URLs (organization admins only). Records `site.updated` with the URLs that changed.
+ * logout URLs, those the mask names (organization admins only). Records `site.updated` with the URLs that changed.
  */
 export async function updateSitePublishingAuth(em: EntityManager, input: UpdateSitePublishingAuthInput, deps: UseCaseDeps): Promise<PublishingAuthView> {
   if (input.backend === "integration") throw AppError.invalidArgument("backend: integration backends are not supported yet; use custom");
   if (input.backend !== "custom") throw AppError.invalidArgument("backend: must be custom or integration");
-  const fallbackUrl = input.fallbackUrl === undefined ? undefined : validateAuthUrl("fallbackURL", input.fallbackUrl);
-  const logoutUrl = input.logoutUrl === undefined ? undefined : validateAuthUrl("logoutURL", input.logoutUrl);
+  const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
+  const fallbackUrl = fields.has("fallback_url") ? validateAuthUrl("fallbackURL", input.fallbackUrl) : undefined;
+  const logoutUrl = fields.has("logout_url") ? validateAuthUrl("logoutURL", input.logoutUrl) : undefined;
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   const site = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });

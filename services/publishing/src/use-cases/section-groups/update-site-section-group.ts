@@ -1,4 +1,4 @@
-import { recordEvent } from "@imprint/runtime";
+import { parseUpdateMask, recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateIcon } from "../../domain/site-section.js";
 import { validateGroupTitle } from "../../domain/site-section-group.js";
@@ -10,28 +10,35 @@ import { findSectionGroup, parentGroup, sectionGroupViews, type SectionGroupView
 import { checkGroupPlacement, placeInLevel } from "../shared/top-level.js";
 import { findSite } from "../shared/sites.js";
 
+const UPDATABLE_FIELDS = ["title", "icon", "draft", "parent_group_id"] as const;
+
 export interface UpdateSiteSectionGroupInput {
   caller: CallerInput | undefined;
   organizationId: string;
   siteId: string;
   groupId: string;
-  title: string | undefined;
+  /** Field paths, snake_case or camelCase; none changes nothing. */
+  updateMask: string[] | undefined;
+  title: string;
   /** "" removes it. */
-  icon: string | undefined;
+  icon: string;
   /** Draft (true) or live (false). */
-  draft?: boolean | undefined;
+  draft: boolean;
   /** The group to move it into, at its end; "" moves it to the top level. */
-  parentGroupId?: string | undefined;
+  parentGroupId: string;
 }
 
 /**
  * Renames a section group, changes its icon or draft state, or moves it into another group (at its
- * end; never into itself or a group it contains, nor deeper than groups nest) or to the top level.
- * Organization admins only. Records `site_section_group.updated`.
+ * end; never into itself or a group it contains, nor deeper than groups nest) or to the top level:
+ * what the mask names (none: the group as it is). Organization admins only. Records `site_section_group.updated`.
  */
 export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSiteSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView> {
-  const title = input.title === undefined ? undefined : validateGroupTitle(input.title);
-  const icon = input.icon === undefined ? undefined : validateIcon(input.icon);
+  const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
+  const title = fields.has("title") ? validateGroupTitle(input.title) : undefined;
+  const icon = fields.has("icon") ? validateIcon(input.icon) : undefined;
+  const draft = fields.has("draft") ? input.draft : undefined;
+  const parentGroupId = fields.has("parent_group_id") ? input.parentGroupId : undefined;
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
@@ -47,12 +54,12 @@ export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSit
       changes.icon = { from: target.icon ?? null, to: icon };
       target.icon = icon;
     }
-    if (input.draft !== undefined && input.draft !== target.draft) {
-      changes.draft = { from: target.draft, to: input.draft };
-      target.draft = input.draft;
+    if (draft !== undefined && draft !== target.draft) {
+      changes.draft = { from: target.draft, to: draft };
+      target.draft = draft;
     }
-    if (input.parentGroupId !== undefined) {
-      const parent = (await parentGroup(tx, found, input.parentGroupId, "parentSectionGroupId"))?.id ?? null;
+    if (parentGroupId !== undefined) {
+      const parent = (await parentGroup(tx, found, parentGroupId, "parentSectionGroupId"))?.id ?? null;
       if (parent !== (target.parentGroupId ?? null)) {
         await checkGroupPlacement(tx, found.id, target.id, parent, "parentSectionGroupId");
         changes.parentSectionGroupId = { from: target.parentGroupId ?? null, to: parent };

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, recordEvent } from "@imprint/runtime";
+import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { SiteSection, validateIcon, validateSectionDescription, validateSectionTitle } from "../../domain/site-section.js";
 import { SiteSpace, validateCondition, validatePath } from "../../domain/site-space.js";
 import { siteSectionUpdated } from "../../events.js";
@@ -9,36 +9,43 @@ import { isId, type CallerInput, requireOrganizationRole } from "../shared/acces
 import { findSiteSection, sectionViews, type SectionView } from "../shared/sections.js";
 import { findSite } from "../shared/sites.js";
 
+const UPDATABLE_FIELDS = ["title", "path", "description", "icon", "condition", "default_site_space_id", "draft"] as const;
+
 export interface UpdateSiteSectionInput {
   caller: CallerInput | undefined;
   organizationId: string;
   siteId: string;
   sectionId: string;
-  title: string | undefined;
-  path: string | undefined;
+  /** Field paths, snake_case or camelCase; none changes nothing. */
+  updateMask: string[] | undefined;
+  title: string;
+  path: string;
   /** "" removes it. */
-  description: string | undefined;
+  description: string;
   /** "" removes it. */
-  icon: string | undefined;
+  icon: string;
   /** "" removes it. */
-  condition: string | undefined;
+  condition: string;
   /** Draft (true) or live (false). */
-  draft?: boolean | undefined;
-  defaultSiteSpaceId: string | undefined;
+  draft: boolean;
+  defaultSiteSpaceId: string;
 }
 
 /**
  * Changes a section's title, path (unique among the site's sections), description, icon, condition,
- * draft state or default site-space (one of its own, visible). Organization admins only. Records
- * `site_section.updated` with what changed.
+ * draft state or default site-space (one of its own, visible): the fields the mask names (none: the
+ * section as it is). Organization admins only. Records `site_section.updated` with what changed.
  */
 export async function updateSiteSection(em: EntityManager, input: UpdateSiteSectionInput, deps: UseCaseDeps): Promise<SectionView> {
+  const masked = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
   const fields: Partial<Record<"title" | "path" | "description" | "icon" | "condition", string | null>> = {};
-  if (input.title !== undefined) fields.title = validateSectionTitle(input.title);
-  if (input.path !== undefined) fields.path = validatePath(input.path);
-  if (input.description !== undefined) fields.description = validateSectionDescription(input.description);
-  if (input.icon !== undefined) fields.icon = validateIcon(input.icon);
-  if (input.condition !== undefined) fields.condition = validateCondition(input.condition);
+  if (masked.has("title")) fields.title = validateSectionTitle(input.title);
+  if (masked.has("path")) fields.path = validatePath(input.path);
+  if (masked.has("description")) fields.description = validateSectionDescription(input.description);
+  if (masked.has("icon")) fields.icon = validateIcon(input.icon);
+  if (masked.has("condition")) fields.condition = validateCondition(input.condition);
+  const draft = masked.has("draft") ? input.draft : undefined;
+  const defaultSiteSpaceId = masked.has("default_site_space_id") ? input.defaultSiteSpaceId : undefined;
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
@@ -59,15 +66,13 @@ export async function updateSiteSection(em: EntityManager, input: UpdateSiteSect
       changes[key] = { from: self[key] === "" ? null : (self[key] ?? null), to: value === "" ? null : value };
       self[key] = value;
     }
-    if (input.draft !== undefined && input.draft !== target.draft) {
-      changes.draft = { from: target.draft, to: input.draft };
-      target.draft = input.draft;
+    if (draft !== undefined && draft !== target.draft) {
+      changes.draft = { from: target.draft, to: draft };
+      target.draft = draft;
     }
-    if (input.defaultSiteSpaceId !== undefined && input.defaultSiteSpaceId !== target.defaultSiteSpaceId) {
-      const siteSpace = isId(input.defaultSiteSpaceId)
-        ? await tx.findOne(SiteSpace, { id: input.defaultSiteSpaceId, sectionId: target.id, spaceDeleted: false })
-        : null;
-      if (!siteSpace) throw AppError.invalidArgument(`defaultSiteSpace: no site-space ${input.defaultSiteSpaceId} in this section`);
+    if (defaultSiteSpaceId !== undefined && defaultSiteSpaceId !== target.defaultSiteSpaceId) {
+      const siteSpace = isId(defaultSiteSpaceId) ? await tx.findOne(SiteSpace, { id: defaultSiteSpaceId, sectionId: target.id, spaceDeleted: false }) : null;
+      if (!siteSpace) throw AppError.invalidArgument(`defaultSiteSpace: no site-space ${defaultSiteSpaceId} in this section`);
       changes.defaultSiteSpace = { from: target.defaultSiteSpaceId, to: siteSpace.id };
       target.defaultSiteSpaceId = siteSpace.id;
     }

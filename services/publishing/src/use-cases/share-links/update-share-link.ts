@@ -1,4 +1,4 @@
-import { recordEvent } from "@imprint/runtime";
+import { parseUpdateMask, recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateName } from "../../domain/share-link.js";
 import { shareLinkUpdated } from "../../events.js";
@@ -7,21 +7,27 @@ import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
 import { findShareLink, type ShareLinkView } from "../shared/share-links.js";
 import { findSite } from "../shared/sites.js";
 
+const UPDATABLE_FIELDS = ["name", "active"] as const;
+
 export interface UpdateShareLinkInput {
   caller: CallerInput | undefined;
   organizationId: string;
   siteId: string;
   shareLinkId: string;
-  name: string | undefined;
-  active: boolean | undefined;
+  /** Field paths, snake_case or camelCase; at least one. */
+  updateMask: string[] | undefined;
+  name: string;
+  active: boolean;
 }
 
 /**
- * Renames, activates or deactivates a share link (organization admins only); a deactivated link
+ * Renames, activates or deactivates a share link: what the mask names (organization admins only); a deactivated link
  * stops resolving at once. Records `share_link.updated` with what changed.
  */
 export async function updateShareLink(em: EntityManager, input: UpdateShareLinkInput, deps: UseCaseDeps): Promise<ShareLinkView> {
-  const name = input.name === undefined ? undefined : validateName(input.name);
+  const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS);
+  const name = fields.has("name") ? validateName(input.name) : undefined;
+  const active = fields.has("active") ? input.active : undefined;
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId);
@@ -31,9 +37,9 @@ export async function updateShareLink(em: EntityManager, input: UpdateShareLinkI
       changes.name = { from: shareLink.name, to: name };
       shareLink.name = name;
     }
-    if (input.active !== undefined && input.active !== shareLink.active) {
-      changes.active = { from: shareLink.active, to: input.active };
-      shareLink.active = input.active;
+    if (active !== undefined && active !== shareLink.active) {
+      changes.active = { from: shareLink.active, to: active };
+      shareLink.active = active;
     }
     if (Object.keys(changes).length > 0) {
       recordEvent(tx, shareLinkUpdated, {

@@ -1,7 +1,7 @@
 import { touchSpaces } from "../shared/publications.js";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Space } from "@imprint/proto/content/v1/spaces";
-import { AppError, recordEvent } from "@imprint/runtime";
+import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { SiteSpace, validateCondition, validatePath } from "../../domain/site-space.js";
 import { siteSpaceUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
@@ -9,29 +9,36 @@ import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "../shared/site-spaces.js";
 import { findSite, requirePublishableSpace } from "../shared/sites.js";
 
+const UPDATABLE_FIELDS = ["path", "condition", "space_id", "draft"] as const;
+
 export interface UpdateSiteSpaceInput {
   caller: CallerInput | undefined;
   organizationId: string;
   siteId: string;
   siteSpaceId: string;
-  path: string | undefined;
+  /** Field paths, snake_case or camelCase; none changes nothing. */
+  updateMask: string[] | undefined;
+  path: string;
   /** "" removes the condition. */
-  condition: string | undefined;
-  spaceId: string | undefined;
+  condition: string;
+  spaceId: string;
   /** Draft (true) or live (false). */
-  draft?: boolean | undefined;
+  draft: boolean;
 }
 
 /**
  * Changes a site-space's path (unique among its siblings), condition (checked as the reader will
- * evaluate it, refused with the position of the problem) or space (of the organization, readable
- * by the caller). Organization admins only. Records `site_space.updated` with what changed.
+ * evaluate it, refused with the position of the problem), space (of the organization, readable
+ * by the caller) or draft state: the fields the mask names (none: the site-space as it is).
+ * Organization admins only. Records `site_space.updated` with what changed.
  */
 export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
-  const path = input.path === undefined ? undefined : validatePath(input.path);
-  const condition = input.condition === undefined ? undefined : validateCondition(input.condition);
+  const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
+  const path = fields.has("path") ? validatePath(input.path) : undefined;
+  const condition = fields.has("condition") ? validateCondition(input.condition) : undefined;
+  const draft = fields.has("draft") ? input.draft : undefined;
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
-  const newSpace: Space | undefined = input.spaceId === undefined ? undefined : await requirePublishableSpace(deps, access, input.spaceId, "spaceId");
+  const newSpace: Space | undefined = fields.has("space_id") ? await requirePublishableSpace(deps, access, input.spaceId, "spaceId") : undefined;
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId, newSpace ? [newSpace] : []);
   const { site, siteSpace } = await deps.unitOfWork.run(em, async (tx) => {
@@ -48,9 +55,9 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
       changes.condition = { from: target.condition || null, to: condition || null };
       target.condition = condition;
     }
-    if (input.draft !== undefined && input.draft !== target.draft) {
-      changes.draft = { from: target.draft, to: input.draft };
-      target.draft = input.draft;
+    if (draft !== undefined && draft !== target.draft) {
+      changes.draft = { from: target.draft, to: draft };
+      target.draft = draft;
     }
     if (newSpace && newSpace.id !== target.spaceId) {
       changes.spaceId = { from: target.spaceId, to: newSpace.id };

@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, recordEvent } from "@imprint/runtime";
+import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import {
   Site,
   validateAgentsContext,
@@ -18,21 +18,35 @@ import { isId, requireOrganizationRole, type CallerInput } from "../shared/acces
 import { defaultSection } from "../shared/site-spaces.js";
 import { findSite, siteView, type SiteView } from "../shared/sites.js";
 
+const UPDATABLE_FIELDS = [
+  "title",
+  "visibility",
+  "basename",
+  "adaptive_content_enabled",
+  "agents_context",
+  "default_site_space_id",
+  "default_site_section_id",
+  "proxy",
+  "hostname",
+] as const;
+
 export interface UpdateSiteInput {
   caller: CallerInput | undefined;
   organizationId: string;
   siteId: string;
-  title: string | undefined;
-  visibility: string | undefined;
-  basename: string | undefined;
-  adaptiveContentEnabled: boolean | undefined;
-  agentsContext: string | undefined;
-  defaultSiteSpaceId: string | undefined;
-  defaultSiteSectionId: string | undefined;
+  /** Field paths, snake_case or camelCase; none changes nothing. */
+  updateMask: string[] | undefined;
+  title: string;
+  visibility: string;
+  basename: string;
+  adaptiveContentEnabled: boolean;
+  agentsContext: string;
+  defaultSiteSpaceId: string;
+  defaultSiteSectionId: string;
   /** "" removes the proxy. */
-  proxy: string | undefined;
+  proxy: string;
   /** "" removes the hostname. */
-  hostname: string | undefined;
+  hostname: string;
 }
 
 const BASENAME_TAKEN = "basename: is already used by another site of this organization";
@@ -41,26 +55,31 @@ const HOSTNAME_TAKEN = "hostname: is already used by another site";
 /**
  * Changes a site's settings (organization admins only). The basename is unique in the
  * organization and the hostname in the installation; the default section must be one of the
- * site's, the default site-space one of its root's or, with sections, of its default section's. Records `site.updated` with what changed (nothing is recorded when nothing did).
+ * site's, the default site-space one of its root's or, with sections, of its default section's.
+ * Only the fields the mask names change (none: the site as it is). Records `site.updated` with what
+ * changed (nothing is recorded when nothing did).
  */
 export async function updateSite(em: EntityManager, input: UpdateSiteInput, deps: UseCaseDeps): Promise<SiteView> {
+  const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
   const settings: SiteSettings = {
-    title: input.title === undefined ? undefined : validateTitle(input.title),
-    visibility: input.visibility === undefined ? undefined : validateVisibility(input.visibility),
-    basename: input.basename === undefined ? undefined : validateBasename(input.basename),
-    adaptiveContentEnabled: input.adaptiveContentEnabled,
-    agentsContext: input.agentsContext === undefined ? undefined : validateAgentsContext(input.agentsContext),
-    proxy: input.proxy === undefined ? undefined : validateProxy(input.proxy),
-    hostname: input.hostname === undefined ? undefined : validateHostname(input.hostname),
+    title: fields.has("title") ? validateTitle(input.title) : undefined,
+    visibility: fields.has("visibility") ? validateVisibility(input.visibility) : undefined,
+    basename: fields.has("basename") ? validateBasename(input.basename) : undefined,
+    adaptiveContentEnabled: fields.has("adaptive_content_enabled") ? input.adaptiveContentEnabled : undefined,
+    agentsContext: fields.has("agents_context") ? validateAgentsContext(input.agentsContext) : undefined,
+    proxy: fields.has("proxy") ? validateProxy(input.proxy) : undefined,
+    hostname: fields.has("hostname") ? validateHostname(input.hostname) : undefined,
   };
+  const defaultSiteSectionId = fields.has("default_site_section_id") ? input.defaultSiteSectionId : undefined;
+  const defaultSiteSpaceId = fields.has("default_site_space_id") ? input.defaultSiteSpaceId : undefined;
   const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
   try {
     const site = await deps.unitOfWork.run(em, async (tx) => {
       const found = await findSite(tx, access, input.siteId, { lock: true });
       const pending: Record<string, { from: unknown; to: unknown }> = {};
-      if (input.defaultSiteSectionId !== undefined && input.defaultSiteSectionId !== found.defaultSectionId) {
-        const section = isId(input.defaultSiteSectionId) ? await tx.findOne(SiteSection, { id: input.defaultSiteSectionId, siteId: found.id }) : null;
-        if (!section) throw AppError.invalidArgument(`defaultSiteSection: no section ${input.defaultSiteSectionId} in this site`);
+      if (defaultSiteSectionId !== undefined && defaultSiteSectionId !== found.defaultSectionId) {
+        const section = isId(defaultSiteSectionId) ? await tx.findOne(SiteSection, { id: defaultSiteSectionId, siteId: found.id }) : null;
+        if (!section) throw AppError.invalidArgument(`defaultSiteSection: no section ${defaultSiteSectionId} in this site`);
         pending.defaultSiteSection = { from: found.defaultSectionId, to: section.id };
         found.defaultSectionId = section.id;
       }
@@ -72,17 +91,17 @@ export async function updateSite(em: EntityManager, input: UpdateSiteInput, deps
         if (await tx.count(Site, { hostname: settings.hostname, id: { $ne: found.id } })) throw AppError.invalidArgument(HOSTNAME_TAKEN);
       }
       const changes = { ...found.update(settings, deps.clock), ...pending };
-      if (input.defaultSiteSpaceId !== undefined) {
+      if (defaultSiteSpaceId !== undefined) {
         // With sections, the default site-space is the default section's.
         const section = await defaultSection(tx, found);
         const level = section ?? found;
-        if (input.defaultSiteSpaceId !== level.defaultSiteSpaceId) {
-          const target = isId(input.defaultSiteSpaceId)
-            ? await tx.findOne(SiteSpace, { id: input.defaultSiteSpaceId, siteId: found.id, sectionId: section?.id ?? null, spaceDeleted: false })
+        if (defaultSiteSpaceId !== level.defaultSiteSpaceId) {
+          const target = isId(defaultSiteSpaceId)
+            ? await tx.findOne(SiteSpace, { id: defaultSiteSpaceId, siteId: found.id, sectionId: section?.id ?? null, spaceDeleted: false })
             : null;
           if (!target)
             throw AppError.invalidArgument(
-              `defaultSiteSpace: no site-space ${input.defaultSiteSpaceId} ${section ? "in the site's default section" : "in this site"}`,
+              `defaultSiteSpace: no site-space ${defaultSiteSpaceId} ${section ? "in the site's default section" : "in this site"}`,
             );
           changes.defaultSiteSpace = { from: level.defaultSiteSpaceId, to: target.id };
           level.defaultSiteSpaceId = target.id;
