@@ -161,7 +161,7 @@ export async function runContentBenchmark(target: ContentTarget, settings: Conte
     await editing.updatePage({
       caller,
       draftId: editDraft!.id,
-      page: UpdatePageInput.fromPartial({ pageId: "s50p50", markdown: "Edited during the benchmark." }),
+      page: UpdatePageInput.fromPartial({ pageId: "s50p50", markdown: "Edited during the benchmark.", updateMask: ["markdown"] }),
     });
     await editing.commitDraft({ caller, draftId: editDraft!.id, message: "one edit", moveHead: true, expectedHeadRevisionId: "" });
     // The edit's own event counts once whether or not the relay has marked it published yet.

@@ -102,13 +102,13 @@ export async function runMergeBenchmark(target: MergeTarget, settings: MergeBenc
         const [section, page] = pageId.slice(1).split("p").map(Number) as [number, number];
         const paragraphs = seededParagraphs(section, page);
         paragraphs[paragraph + 1] = `${by} rewrote this paragraph.`;
-        return { update: UpdatePageInput.fromPartial({ pageId, markdown: paragraphs.join("\n\n") }) };
+        return { update: UpdatePageInput.fromPartial({ pageId, markdown: paragraphs.join("\n\n"), updateMask: ["markdown"] }) };
       };
       await edit(
         String(changeRequest.id),
         touched.map((pageId) => rewrite(pageId, 0, `run ${index}`)),
       );
-      await edit("", [{ update: UpdatePageInput.fromPartial({ pageId: `s${index}`, title: `Main moved on ${index}` }) }]);
+      await edit("", [{ update: UpdatePageInput.fromPartial({ pageId: `s${index}`, title: `Main moved on ${index}`, updateMask: ["title"] }) }]);
       if (plan.bothSides)
         await edit(
           "",

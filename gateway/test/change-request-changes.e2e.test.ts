@@ -1,5 +1,5 @@
-import { CreatePageInput, MovePageInput, UpdatePageInput } from "@imprint/proto/content/v1/editing";
-import { pngBytes } from "@imprint/runtime/testing";
+import { CreatePageInput, MovePageInput } from "@imprint/proto/content/v1/editing";
+import { pageUpdate, pngBytes } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ChangeRequest } from "../../node_modules/@gitbook/api/dist/client.js";
 import { commitDraftWork, commitEdits, startEditingStack, stopEditingStack, type DraftCaller, type DraftEdits, type EditingClient } from "./support/editing.js";
@@ -89,12 +89,12 @@ describe("the changes of a change request", () => {
 
     await workOnBranch(cr.id, async (draftId, caller) => {
       await editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial({ pageId: "new", title: "New page", markdown: "Fresh." }) });
-      await editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "intro", title: "Introduction" }) });
-      await editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "faq", markdown: "Questions and answers." }) });
+      await editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: "intro", title: "Introduction" }) });
+      await editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: "faq", markdown: "Questions and answers." }) });
       await editing.updatePage({
         caller,
         draftId,
-        page: UpdatePageInput.fromPartial({
+        page: pageUpdate({
           pageId: "about",
           description: "Who we are",
           emoji: "1f600",

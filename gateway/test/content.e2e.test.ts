@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { CreatePageInput, UpdatePageInput } from "@imprint/proto/content/v1/editing";
+import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { commitDraftWork, startEditingStack, stopEditingStack, type DraftCaller, type EditingClient } from "./support/editing.js";
-import { pngBytes } from "@imprint/runtime/testing";
+import { pageUpdate, pngBytes } from "@imprint/runtime/testing";
 import { createMember, createOrganization, createOrganizationWithSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import type { TestStack } from "./support/stack.js";
@@ -169,9 +169,7 @@ describe("GET /v1/spaces/{spaceId}/content/page/{pageId} and /path/{pagePath}", 
 
   it("follows new commits, and another organization gets 404", async () => {
     await seedGuide();
-    await seed((draftId, caller) =>
-      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "install", markdown: "Use the installer." }) }),
-    );
+    await seed((draftId, caller) => editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: "install", markdown: "Use the installer." }) }));
     const { body } = await call(stack, "GET", byPath("guide/install", "?format=markdown"), { token: org.owner.token });
     expect(body.markdown).toBe("Use the installer.");
     const other = await createOrganization(stack);

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { CreatePageInput, UpdatePageInput } from "@imprint/proto/content/v1/editing";
+import { CreatePageInput } from "@imprint/proto/content/v1/editing";
+import { pageUpdate } from "@imprint/runtime/testing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { commitDraftWork, editingClient, type EditingClient } from "./support/editing.js";
@@ -291,7 +292,7 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
 
     // The space edits one page, the repository another.
     await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, (draftId, caller) =>
-      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: byTitle.API!.id, markdown: "Endpoints, edited in the space.\n" }) }),
+      editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle.API!.id, markdown: "Endpoints, edited in the space.\n" }) }),
     );
     git.commit(name, { "getting-started/README.md": "# Getting started\n\nFirst steps, edited in Git.\n" }, { message: "Edit in Git" });
     expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
@@ -305,7 +306,7 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
       editing.updatePage({
         caller,
         draftId,
-        page: UpdatePageInput.fromPartial({ pageId: byTitle.Install!.id, markdown: "## Step 2\n\nThe space's version.\n" }),
+        page: pageUpdate({ pageId: byTitle.Install!.id, markdown: "## Step 2\n\nThe space's version.\n" }),
       }),
     );
     const head = (await currentRevision(space.id)).id;
@@ -436,7 +437,7 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
 
     // One page changed: one commit on top; the other files keep their blobs.
     await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, (draftId, caller) =>
-      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "api", markdown: "Endpoints, revised." }) }),
+      editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: "api", markdown: "Endpoints, revised." }) }),
     );
     expect((await exportRepo(space.id, { url: git.url(name), ref: "refs/heads/main", commitMessage: "Revise the API" })).status).toBe(204);
     const second = git.clone(name);
@@ -462,7 +463,7 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
     expect((await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "Nothing" })).status).toBe(204);
     expect(git.git(git.clone(name), "rev-parse", "HEAD")).toBe(remote);
     await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, (draftId, caller) =>
-      editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId: "guide", markdown: "The guide, edited after the import." }) }),
+      editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: "guide", markdown: "The guide, edited after the import." }) }),
     );
     expect((await exportRepo(space.id, { url: git.url(name), ref: "main", commitMessage: "Second" })).status).toBe(204);
     const clone = git.clone(name);

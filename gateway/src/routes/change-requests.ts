@@ -7,6 +7,7 @@ import { toRestFile } from "../mappers/file.js";
 import type { PublicUrls } from "../mappers/urls.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import { pathId, queryParam } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -57,6 +58,19 @@ export const updateChangeRequestBody = z.object({
     .optional(),
   links: z.unknown().optional(),
 });
+
+/** The fields and mask of UpdateChangeRequest: those the body has (`links`, ignored, is left out). */
+export function toUpdateChangeRequestFields(body: z.output<typeof updateChangeRequestBody>) {
+  return toMaskedUpdate(
+    { subject: body.subject, description: body.description, status: body.status },
+    { subject: "", description: "", status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_UNSPECIFIED },
+    {
+      subject: ["subject", (subject) => ({ subject })],
+      description: ["description", (description) => ({ description: typeof description === "object" ? description.markdown : description })],
+      status: ["status", (status) => ({ status: toProtoChangeRequestStatus(status) })],
+    },
+  );
+}
 
 /**
  * updateChangeRequestContent: the shape of GitBook's changes; their rules (1 to 50 changes, 1 to
@@ -260,14 +274,7 @@ export function changeRequestRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: changeRequestParams,
       body: updateChangeRequestBody,
       handler: async ({ params, body, principal, ctx }) => {
-        const description = typeof body.description === "object" ? body.description.markdown : body.description;
-        const response = await changeRequests.updateChangeRequest({
-          caller: principal.caller,
-          ...params,
-          subject: body.subject,
-          description,
-          status: body.status ? toProtoChangeRequestStatus(body.status) : undefined,
-        });
+        const response = await changeRequests.updateChangeRequest({ caller: principal.caller, ...params, ...toUpdateChangeRequestFields(body) });
         if (prefersMinimal(ctx.get("Prefer"))) {
           ctx.set("Preference-Applied", "return=minimal");
           return noContent();

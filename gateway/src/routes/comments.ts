@@ -5,6 +5,7 @@ import { toRestComment, toRestCommentReply } from "../mappers/comment.js";
 import { toRestMember } from "../mappers/member.js";
 import { pageQueryShape, pageQuerySchema, toPageRequest, toPagedList } from "../pagination.js";
 import { defineRoute, noContent, ok, type Route } from "../route.js";
+import { toMaskedUpdate } from "../update-mask.js";
 import { pathId } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -96,6 +97,23 @@ const reactionsShape = {
 export const updateCommentBody = z.object({ resolved: z.boolean().optional(), body: markdownBody.optional(), ...reactionsShape });
 export const postCommentReplyBody = z.object({ body: markdownBody });
 
+/**
+ * The fields and mask of UpdateComment and UpdateCommentReply: the body and the resolution the
+ * body has (a reply's `resolved` only where `resolves`), and the reactions, which are changes
+ * themselves and apply whatever the mask names.
+ */
+export function toUpdateCommentFields(body: z.output<typeof updateCommentBody>, resolves: boolean) {
+  return {
+    ...toMaskedUpdate(
+      { resolved: resolves ? body.resolved : undefined, body: body.body },
+      { resolved: false, markdown: "" },
+      { resolved: ["resolved", (resolved) => ({ resolved })], body: ["markdown", (body) => ({ markdown: body.markdown })] },
+    ),
+    addedReactions: body.addedReactions ?? [],
+    removedReactions: body.removedReactions ?? [],
+  };
+}
+
 export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: RouteDeps): Route[] {
   const comments = upstreams.collaboration.comments;
   const base = `${prefix.path}/comments`;
@@ -179,10 +197,7 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
           caller: principal.caller,
           scope: prefix.scope(params),
           commentId: params.commentId,
-          resolved: body.resolved,
-          markdown: body.body?.markdown,
-          addedReactions: body.addedReactions ?? [],
-          removedReactions: body.removedReactions ?? [],
+          ...toUpdateCommentFields(body, true),
           format: CommentFormat.COMMENT_FORMAT_DOCUMENT,
         });
         return ok(toRestComment(response.comment, urls));
@@ -273,10 +288,7 @@ export function commentRoutesFor(prefix: CommentPrefix, { upstreams, urls }: Rou
           scope: prefix.scope(params),
           commentId: params.commentId,
           replyId: params.commentReplyId,
-          markdown: body.body?.markdown,
-          addedReactions: body.addedReactions ?? [],
-          removedReactions: body.removedReactions ?? [],
-          resolved: prefix.repliesResolve ? body.resolved : undefined,
+          ...toUpdateCommentFields(body, prefix.repliesResolve),
           format: CommentFormat.COMMENT_FORMAT_DOCUMENT,
         });
         return ok(toRestCommentReply(response.reply, urls));

@@ -1,6 +1,6 @@
-import { CreatePageInput, EditingServiceService, UpdatePageInput } from "@imprint/proto/content/v1/editing";
+import { CreatePageInput, EditingServiceService, type UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import type { PromiseClient } from "@imprint/runtime";
-import { createRevision, testClient } from "@imprint/runtime/testing";
+import { createRevision, pageUpdate, testClient } from "@imprint/runtime/testing";
 import { startStack, type TestStack } from "./stack.js";
 
 /**
@@ -47,7 +47,7 @@ export function commitEdits(editing: EditingClient, target: EditTarget, work: (d
   return commitDraftWork(editing, target, (draftId, caller) =>
     work({
       createPage: (fields) => editing.createPage({ caller, draftId, page: CreatePageInput.fromPartial(fields) }),
-      updatePage: (fields) => editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial(fields) }),
+      updatePage: (fields) => editing.updatePage({ caller, draftId, page: pageUpdate(fields) }),
     }),
   );
 }

@@ -4,9 +4,9 @@ import {
   ChangeRequestOrder,
   ChangeRequestStatus,
   type ListChangeRequestsRequest,
-  type UpdateChangeRequestRequest,
+  UpdateChangeRequestRequest,
 } from "@imprint/proto/collaboration/v1/change_requests";
-import { CommentFormat, CommentStatus } from "@imprint/proto/collaboration/v1/comments";
+import { CommentFormat, CommentStatus, UpdateCommentReplyRequest } from "@imprint/proto/collaboration/v1/comments";
 import {
   createChangeRequest,
   eventually,
@@ -66,8 +66,11 @@ const list = (user: TestUser, spaceId: string, fields: Partial<ListChangeRequest
     ...fields,
   });
 
+/** Changes the fields given, named in the update mask. */
 const update = (user: TestUser, spaceId: string, changeRequestId: string, fields: Partial<UpdateChangeRequestRequest>) =>
-  harness.changeRequests.updateChangeRequest({ caller: user.caller, spaceId, changeRequestId, ...fields }).then((answer) => answer.changeRequest!);
+  harness.changeRequests
+    .updateChangeRequest(UpdateChangeRequestRequest.fromPartial({ caller: user.caller, spaceId, changeRequestId, ...fields, updateMask: Object.keys(fields) }))
+    .then((answer) => answer.changeRequest!);
 
 const merge = (user: TestUser, spaceId: string, changeRequestId: string) =>
   harness.changeRequests.mergeChangeRequest({ caller: user.caller, spaceId, changeRequestId });
@@ -215,6 +218,31 @@ describe("updating change requests", () => {
     });
     expect(await failure(update(editor, spaceId, created.id, { subject: "Too late" }))).toMatchObject({ code: "failed_precondition" });
   });
+
+  it("changes exactly the fields its update mask names", async () => {
+    const { spaceId } = await spaceWithGuide();
+    const created = await create(editor, spaceId);
+    await update(editor, spaceId, created.id, { subject: "Kept", description: "Kept too." });
+    const masked = (fields: Partial<UpdateChangeRequestRequest>, updateMask: string[]) =>
+      harness.changeRequests.updateChangeRequest(
+        UpdateChangeRequestRequest.fromPartial({ caller: editor.caller, spaceId, changeRequestId: created.id, ...fields, updateMask }),
+      );
+
+    const unknown = await failure(masked({ subject: "Any" }, ["subject", "number"]));
+    expect(unknown).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^update_mask: unknown field "number"/) });
+
+    // Values beside an unnamed field are ignored: only the status changes.
+    const drafted = (await masked({ subject: "", description: "", status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_DRAFT }, ["status"])).changeRequest!;
+    expect(drafted).toMatchObject({ subject: "Kept", description: "Kept too.", status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_DRAFT });
+
+    // A named empty field clears it.
+    const cleared = (await masked({ description: "" }, ["description"])).changeRequest!;
+    expect(cleared).toMatchObject({ subject: "Kept", description: "", status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_DRAFT });
+
+    // A named status must be one (unspecified is not), and an empty mask changes nothing.
+    expect(await failure(masked({}, ["status"]))).toMatchObject({ code: "invalid_argument", message: "status: must be draft, open or archived" });
+    expect((await masked({ subject: "Ignored" }, [])).changeRequest).toMatchObject({ subject: "Kept", updatedAt: cleared.updatedAt });
+  });
 });
 
 describe("merging and updating from main", () => {
@@ -327,16 +355,19 @@ describe("comments on a change request", () => {
     expect((await get(reader, spaceId, created.id)).comments).toBe(1);
 
     const { reply } = await harness.comments.postCommentReply({ caller: editor.caller, scope, commentId: comment!.id, markdown: "Typos.", format: 0 });
-    await harness.comments.updateCommentReply({
-      caller: editor.caller,
-      scope,
-      commentId: comment!.id,
-      replyId: reply!.id,
-      resolved: true,
-      addedReactions: [],
-      removedReactions: [],
-      format: 0,
-    });
+    await harness.comments.updateCommentReply(
+      UpdateCommentReplyRequest.fromPartial({
+        caller: editor.caller,
+        scope,
+        commentId: comment!.id,
+        replyId: reply!.id,
+        resolved: true,
+        updateMask: ["resolved"],
+        addedReactions: [],
+        removedReactions: [],
+        format: 0,
+      }),
+    );
     const resolved = (await harness.comments.getComment({ caller: reader.caller, scope, commentId: comment!.id, format: 0 })).comment!;
     expect(resolved).toMatchObject({ status: CommentStatus.COMMENT_STATUS_RESOLVED, resolvedBy: { id: editor.userId } });
     expect((await get(reader, spaceId, created.id)).comments).toBe(0);

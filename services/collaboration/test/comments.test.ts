@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SortOrder } from "@imprint/proto/common/v1";
-import { CommentFormat, CommentStatus, type ListCommentsRequest, type PostCommentRequest } from "@imprint/proto/collaboration/v1/comments";
+import {
+  CommentFormat,
+  CommentStatus,
+  type ListCommentsRequest,
+  type PostCommentRequest,
+  UpdateCommentRequest,
+  UpdateCommentReplyRequest,
+} from "@imprint/proto/collaboration/v1/comments";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
 import {
@@ -68,15 +75,19 @@ const update = (
   commentId: string,
   fields: { resolved?: boolean; markdown?: string; addedReactions?: string[]; removedReactions?: string[] },
 ) =>
-  harness.comments.updateComment({
-    caller: user.caller,
-    scope: { spaceId, changeRequestId: "" },
-    commentId,
-    addedReactions: [],
-    removedReactions: [],
-    format: CommentFormat.COMMENT_FORMAT_UNSPECIFIED,
-    ...fields,
-  });
+  harness.comments.updateComment(
+    UpdateCommentRequest.fromPartial({
+      caller: user.caller,
+      scope: { spaceId, changeRequestId: "" },
+      commentId,
+      addedReactions: [],
+      removedReactions: [],
+      format: CommentFormat.COMMENT_FORMAT_UNSPECIFIED,
+      ...fields,
+      // The fields given are named; reactions are changes themselves, never in the mask.
+      updateMask: (["resolved", "markdown"] as const).filter((field) => fields[field] !== undefined),
+    }),
+  );
 
 describe("posting comments", () => {
   it("posts on a page node with a preview of its text, a snapshot of the page and both body forms", async () => {
@@ -223,6 +234,60 @@ describe("changing comments", () => {
     expect(await failure(update(reader, spaceId, comment!.id, { resolved: true }))).toMatchObject({ code: "permission_denied" });
   });
 
+  it("changes exactly the fields its update mask names", async () => {
+    const { spaceId } = await spaceWithGuide();
+    const { comment } = await post(commenter, { spaceId }, { markdown: "as posted" });
+    const masked = (fields: Partial<UpdateCommentRequest>, updateMask: string[]) =>
+      harness.comments.updateComment(
+        UpdateCommentRequest.fromPartial({ caller: commenter.caller, scope: { spaceId, changeRequestId: "" }, commentId: comment!.id, ...fields, updateMask }),
+      );
+
+    const unknown = await failure(masked({ markdown: "any" }, ["markdown", "authorId"]));
+    expect(unknown).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^update_mask: unknown field "authorId"/) });
+
+    // The body beside an unnamed markdown is ignored: only the resolution changes.
+    const resolved = (await masked({ resolved: true, markdown: "" }, ["resolved"])).comment!;
+    expect(resolved).toMatchObject({ status: CommentStatus.COMMENT_STATUS_RESOLVED, body: { markdown: "as posted" }, editedAt: undefined });
+
+    // A named empty resolution reopens; the reaction, a change itself, applies with an empty mask too.
+    const reopened = (await masked({ resolved: false }, ["resolved"])).comment!;
+    expect(reopened).toMatchObject({ status: CommentStatus.COMMENT_STATUS_OPEN, resolvedBy: undefined });
+    const reacted = (await masked({ resolved: true, addedReactions: ["👍"] }, [])).comment!;
+    expect(reacted).toMatchObject({ status: CommentStatus.COMMENT_STATUS_OPEN, reactions: [{ emoji: "👍" }] });
+
+    const reply = (
+      await harness.comments.postCommentReply({
+        caller: commenter.caller,
+        scope: { spaceId, changeRequestId: "" },
+        commentId: comment!.id,
+        markdown: "reply",
+        format: 0,
+      })
+    ).reply!;
+    const replyUpdate = (fields: Partial<UpdateCommentReplyRequest>, updateMask: string[]) =>
+      harness.comments.updateCommentReply(
+        UpdateCommentReplyRequest.fromPartial({
+          caller: commenter.caller,
+          scope: { spaceId, changeRequestId: "" },
+          commentId: comment!.id,
+          replyId: reply.id,
+          ...fields,
+          updateMask,
+        }),
+      );
+    expect(await failure(replyUpdate({}, ["body"]))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^update_mask: unknown field "body"/),
+    });
+    // An unnamed resolution is ignored (a named one is refused on a space's comment).
+    const edited = (await replyUpdate({ markdown: "reply, edited", resolved: true }, ["markdown"])).reply!;
+    expect(edited.body!.markdown).toBe("reply, edited");
+    expect(
+      (await harness.comments.getComment({ caller: commenter.caller, scope: { spaceId, changeRequestId: "" }, commentId: comment!.id, format: 0 })).comment!
+        .status,
+    ).toBe(CommentStatus.COMMENT_STATUS_OPEN);
+  });
+
   it("adds and removes the caller's reactions; adding twice changes nothing", async () => {
     const { spaceId } = await spaceWithGuide();
     const { comment } = await post(commenter, { spaceId });
@@ -294,44 +359,53 @@ describe("replies", () => {
       [commenter.userId, 1],
     ]);
 
-    const edited = await harness.comments.updateCommentReply({
-      caller: commenter.caller,
-      scope,
-      commentId,
-      replyId: second.id,
-      markdown: "two, edited",
-      addedReactions: ["❤️"],
-      removedReactions: [],
-      format: 0,
-    });
+    const edited = await harness.comments.updateCommentReply(
+      UpdateCommentReplyRequest.fromPartial({
+        caller: commenter.caller,
+        scope,
+        commentId,
+        replyId: second.id,
+        markdown: "two, edited",
+        updateMask: ["markdown"],
+        addedReactions: ["❤️"],
+        removedReactions: [],
+        format: 0,
+      }),
+    );
     expect(edited.reply).toMatchObject({ body: { markdown: "two, edited" }, reactions: [{ emoji: "❤️", users: [{ user: { id: commenter.userId } }] }] });
     expect(edited.reply!.editedAt).toBeInstanceOf(Date);
     expect(
       await failure(
-        harness.comments.updateCommentReply({
-          caller: other.caller,
-          scope,
-          commentId,
-          replyId: second.id,
-          markdown: "mine now",
-          addedReactions: [],
-          removedReactions: [],
-          format: 0,
-        }),
+        harness.comments.updateCommentReply(
+          UpdateCommentReplyRequest.fromPartial({
+            caller: other.caller,
+            scope,
+            commentId,
+            replyId: second.id,
+            markdown: "mine now",
+            updateMask: ["markdown"],
+            addedReactions: [],
+            removedReactions: [],
+            format: 0,
+          }),
+        ),
       ),
     ).toMatchObject({ code: "permission_denied" });
     expect(
       await failure(
-        harness.comments.updateCommentReply({
-          caller: commenter.caller,
-          scope,
-          commentId,
-          replyId: second.id,
-          resolved: true,
-          addedReactions: [],
-          removedReactions: [],
-          format: 0,
-        }),
+        harness.comments.updateCommentReply(
+          UpdateCommentReplyRequest.fromPartial({
+            caller: commenter.caller,
+            scope,
+            commentId,
+            replyId: second.id,
+            resolved: true,
+            updateMask: ["resolved"],
+            addedReactions: [],
+            removedReactions: [],
+            format: 0,
+          }),
+        ),
       ),
     ).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^resolved: /) });
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChangeRequestStatus } from "@imprint/proto/collaboration/v1/change_requests";
+import { ChangeRequestStatus, UpdateChangeRequestRequest } from "@imprint/proto/collaboration/v1/change_requests";
+import { UpdateCommentRequest } from "@imprint/proto/collaboration/v1/comments";
 import { MemberRole } from "@imprint/proto/identity/v1";
 import {
   eventually,
@@ -42,23 +43,29 @@ describe("collaboration events", () => {
     const since = new Date();
     const first = await createChangeRequest(space.id, "First");
     await createChangeRequest(space.id, "Second");
-    await harness.changeRequests.updateChangeRequest({
-      caller: editor.caller,
-      spaceId: space.id,
-      changeRequestId: first.id,
-      status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_DRAFT,
-    });
+    await harness.changeRequests.updateChangeRequest(
+      UpdateChangeRequestRequest.fromPartial({
+        caller: editor.caller,
+        spaceId: space.id,
+        changeRequestId: first.id,
+        status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_DRAFT,
+        updateMask: ["status"],
+      }),
+    );
     const comment = await postComment(space.id);
     await postComment(space.id, first.id);
-    await harness.comments.updateComment({
-      caller: editor.caller,
-      scope: scopeOf(space.id),
-      commentId: comment.id,
-      resolved: true,
-      addedReactions: [],
-      removedReactions: [],
-      format: 0,
-    });
+    await harness.comments.updateComment(
+      UpdateCommentRequest.fromPartial({
+        caller: editor.caller,
+        scope: scopeOf(space.id),
+        commentId: comment.id,
+        resolved: true,
+        updateMask: ["resolved"],
+        addedReactions: [],
+        removedReactions: [],
+        format: 0,
+      }),
+    );
     const { reply } = await harness.comments.postCommentReply({
       caller: editor.caller,
       scope: scopeOf(space.id),
@@ -120,12 +127,15 @@ describe("collaboration events", () => {
     const archived = await createChangeRequest(space.id);
     const merged = await createChangeRequest(space.id);
     const since = new Date();
-    await harness.changeRequests.updateChangeRequest({
-      caller: editor.caller,
-      spaceId: space.id,
-      changeRequestId: archived.id,
-      status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_ARCHIVED,
-    });
+    await harness.changeRequests.updateChangeRequest(
+      UpdateChangeRequestRequest.fromPartial({
+        caller: editor.caller,
+        spaceId: space.id,
+        changeRequestId: archived.id,
+        status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_ARCHIVED,
+        updateMask: ["status"],
+      }),
+    );
     await setPageMarkdown(harness, editor.caller, { spaceId: space.id, changeRequestId: merged.id }, pageId, "Better text.\n");
     const { revisionId } = await harness.changeRequests.mergeChangeRequest({ caller: org.owner.caller, spaceId: space.id, changeRequestId: merged.id });
     const caused = ["change_request.updated", "change_request.archived", "change_request.merged"];
@@ -187,14 +197,16 @@ describe("collaboration events", () => {
       markdown: "Reply",
       format: 0,
     });
-    await harness.comments.updateComment({
-      caller: editor.caller,
-      scope: scopeOf(space.id, created.id),
-      commentId: comment.id,
-      addedReactions: ["👀"],
-      removedReactions: [],
-      format: 0,
-    });
+    await harness.comments.updateComment(
+      UpdateCommentRequest.fromPartial({
+        caller: editor.caller,
+        scope: scopeOf(space.id, created.id),
+        commentId: comment.id,
+        addedReactions: ["👀"],
+        removedReactions: [],
+        format: 0,
+      }),
+    );
     await postComment(kept.id);
     await harness.spaces.deleteSpace({ caller: org.owner.caller, spaceId: space.id });
     harness.contentClock.advanceDays(8);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CommentFormat } from "@imprint/proto/collaboration/v1/comments";
+import { UpdateChangeRequestRequest } from "@imprint/proto/collaboration/v1/change_requests";
+import { CommentFormat, UpdateCommentRequest, UpdateCommentReplyRequest } from "@imprint/proto/collaboration/v1/comments";
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
 import {
@@ -75,30 +76,36 @@ describe("with identity unreachable", () => {
     [
       "updateComment",
       () =>
-        services.clients.comments.updateComment({
-          caller: org.owner.caller,
-          scope: scope(),
-          commentId,
-          markdown: "Changed",
-          resolved: true,
-          addedReactions: ["👍"],
-          removedReactions: [],
-          format,
-        }),
+        services.clients.comments.updateComment(
+          UpdateCommentRequest.fromPartial({
+            caller: org.owner.caller,
+            scope: scope(),
+            commentId,
+            markdown: "Changed",
+            resolved: true,
+            updateMask: ["markdown", "resolved"],
+            addedReactions: ["👍"],
+            removedReactions: [],
+            format,
+          }),
+        ),
     ],
     [
       "updateCommentReply",
       () =>
-        services.clients.comments.updateCommentReply({
-          caller: org.owner.caller,
-          scope: scope(),
-          commentId,
-          replyId,
-          markdown: "Changed",
-          addedReactions: ["👍"],
-          removedReactions: [],
-          format,
-        }),
+        services.clients.comments.updateCommentReply(
+          UpdateCommentReplyRequest.fromPartial({
+            caller: org.owner.caller,
+            scope: scope(),
+            commentId,
+            replyId,
+            markdown: "Changed",
+            updateMask: ["markdown"],
+            addedReactions: ["👍"],
+            removedReactions: [],
+            format,
+          }),
+        ),
     ],
     [
       "createChangeRequest",
@@ -107,14 +114,15 @@ describe("with identity unreachable", () => {
     [
       "updateChangeRequest",
       () =>
-        services.clients.changeRequests.updateChangeRequest({
-          caller: org.owner.caller,
-          spaceId,
-          changeRequestId,
-          subject: "Renamed",
-          description: undefined,
-          status: undefined,
-        }),
+        services.clients.changeRequests.updateChangeRequest(
+          UpdateChangeRequestRequest.fromPartial({
+            caller: org.owner.caller,
+            spaceId,
+            changeRequestId,
+            subject: "Renamed",
+            updateMask: ["subject"],
+          }),
+        ),
     ],
     ["mergeChangeRequest", () => services.clients.changeRequests.mergeChangeRequest({ caller: org.owner.caller, spaceId, changeRequestId })],
     ["updateChangeRequestFromMain", () => services.clients.changeRequests.updateChangeRequestFromMain({ caller: org.owner.caller, spaceId, changeRequestId })],

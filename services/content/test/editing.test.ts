@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType, type Page } from "@imprint/proto/content/v1/revisions";
 import {
   eventually,
@@ -169,6 +170,44 @@ describe("page operations", () => {
       pageOptions: undefined,
     });
     expect(read.page!.id).toBe(page.id);
+  });
+
+  it("changes exactly the fields its update mask names; a named empty field clears", async () => {
+    const draft = await open();
+    const page = (await create(draft.id, { title: "Masked", emoji: "📘", description: "first", markdown: "Body" })).page!;
+    const update = (fields: Partial<UpdatePageInput>, updateMask: string[]) =>
+      clients.editing.updatePage({ caller: owner(), draftId: draft.id, page: UpdatePageInput.fromPartial({ pageId: page.id, ...fields, updateMask }) });
+
+    expect(await failure(update({ title: "Any" }, ["title", "parent_page_id"]))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^update_mask: unknown field "parent_page_id"/) as unknown,
+    });
+    expect(await failure(update({}, []))).toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/^update_mask: /) as unknown });
+    const batch = await failure(
+      clients.editing.applyPageOperations({
+        caller: owner(),
+        draftId: draft.id,
+        operations: [{ update: UpdatePageInput.fromPartial({ pageId: page.id, title: "Any", updateMask: ["layout"] }) }],
+      }),
+    );
+    expect(batch).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/^operations\[0\]\.update\.update_mask: unknown field "layout"/) as unknown,
+    });
+
+    const covered = (
+      await update({ cover: { ref: { fileId: "", url: "https://example.com/cover.png" }, yPos: 0 }, variables: { values: { product: "Imprint" } } }, [
+        "cover",
+        "variables",
+      ])
+    ).page!;
+    expect(covered).toMatchObject({ cover: { ref: { url: "https://example.com/cover.png" } }, variables: { product: "Imprint" } });
+
+    // Named and empty: cleared. Beside them, unnamed values (an empty title, hidden) are ignored.
+    const cleared = (await update({ title: "", hidden: true, layout: { width: "wide" } }, ["emoji", "description", "cover", "variables", "layout.outline"]))
+      .page!;
+    expect(cleared).toMatchObject({ title: "Masked", emoji: "", description: "", hidden: false, cover: undefined, variables: {} });
+    expect(cleared.layout).toMatchObject({ width: "default", outline: false, title: true });
   });
 
   it("orders siblings by position and moves pages before, after and under others", async () => {

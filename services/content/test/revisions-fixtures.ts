@@ -1,8 +1,8 @@
 /** Clients and test data shared by the revision store's tests. */
-import { CreatePageInput, EditingServiceService, UpdatePageInput } from "@imprint/proto/content/v1/editing";
+import { CreatePageInput, EditingServiceService, type UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { DocumentFormat, RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import type { PromiseClient } from "@imprint/runtime";
-import { testClient } from "@imprint/runtime/testing";
+import { pageUpdate, testClient } from "@imprint/runtime/testing";
 import type { ContentHarness } from "./support/harness.js";
 
 export type EditingClient = PromiseClient<typeof EditingServiceService>;
@@ -32,8 +32,9 @@ export function newPage(fields: Partial<CreatePageInput>): CreatePageInput {
   return CreatePageInput.fromPartial(fields);
 }
 
+/** An UpdatePageInput changing exactly the fields given (named in its update mask). */
 export function pageChange(fields: Partial<UpdatePageInput> & { pageId: string }): UpdatePageInput {
-  return UpdatePageInput.fromPartial(fields);
+  return pageUpdate(fields);
 }
 
 export const contentRef = (spaceId: string, revisionId = "") => ({ spaceId, changeRequestId: "", revisionId });

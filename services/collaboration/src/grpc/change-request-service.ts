@@ -58,6 +58,7 @@ export function changeRequestServiceImplementation(em: () => EntityManager, deps
           caller: request.caller,
           spaceId: request.spaceId,
           changeRequestId: request.changeRequestId,
+          updateMask: request.updateMask,
           subject: request.subject,
           description: request.description,
           status: statusFromProto(request.status),

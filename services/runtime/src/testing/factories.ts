@@ -171,6 +171,17 @@ export async function createPage(
   return pageId;
 }
 
+/**
+ * An UpdatePageInput changing exactly the fields given: each is named in its update mask (a
+ * layout option as `layout.<option>`).
+ */
+export function pageUpdate(fields: Partial<UpdatePageInput> & { pageId: string }): UpdatePageInput {
+  const { pageId: _pageId, updateMask: _updateMask, layout, ...values } = fields;
+  const given = (object: object) => Object.entries(object).flatMap(([name, value]) => (value === undefined ? [] : [name]));
+  const updateMask = [...given(values), ...given(layout ?? {}).map((option) => `layout.${option}`)];
+  return UpdatePageInput.fromPartial({ ...fields, updateMask });
+}
+
 /** Replaces a page's markdown body, in a revision of its own; answers the revision's id. */
 export async function setPageMarkdown(
   clients: Pick<ServiceClients, "editing">,
@@ -179,9 +190,7 @@ export async function setPageMarkdown(
   pageId: string,
   markdown: string,
 ): Promise<string> {
-  return createRevision(clients, caller, target, (draftId) =>
-    clients.editing.updatePage({ caller, draftId, page: UpdatePageInput.fromPartial({ pageId, markdown }) }),
-  );
+  return createRevision(clients, caller, target, (draftId) => clients.editing.updatePage({ caller, draftId, page: pageUpdate({ pageId, markdown }) }));
 }
 
 /** A page's markdown at the target's head. */

@@ -66,6 +66,7 @@ export {
   createToken,
   memberRole,
   pageMarkdown,
+  pageUpdate,
   pngBytes,
   setPageMarkdown,
   uniqueEmail,

@@ -1,3 +1,4 @@
+import { AppError, parseUpdateMask } from "@imprint/runtime";
 import type { CreatePageInput, MovePageInput, PageLayoutInput, PagePosition, UpdatePageInput } from "@imprint/proto/content/v1/editing";
 import { PageType as ProtoPageType, type ImageRef, type PageCover } from "@imprint/proto/content/v1/revisions";
 import type { FieldName, NewPage, PageMove, PagePatch, PositionInput } from "../../domain/editing/draft-editor.js";
@@ -46,18 +47,62 @@ function oneOf<T extends string>(value: string, allowed: readonly T[], field: st
   return value as T;
 }
 
-function layoutChanges(input: PageLayoutInput | undefined, field: FieldName): Partial<PageLayoutValue> {
-  if (!input) return {};
-  const changes: Partial<PageLayoutValue> = {};
-  if (input.width !== undefined) changes.width = oneOf(input.width, LAYOUT_WIDTHS, field("layout.width"));
-  if (input.coverSize !== undefined) changes.coverSize = oneOf(input.coverSize, LAYOUT_COVER_SIZES, field("layout.cover_size"));
-  if (input.coverMask !== undefined) changes.coverMask = oneOf(input.coverMask, LAYOUT_COVER_MASKS, field("layout.cover_mask"));
-  const flags = ["cover", "title", "description", "tableOfContents", "outline", "pagination", "metadata", "tags", "actions", "anchors"] as const;
-  for (const flag of flags) {
-    const value = input[flag];
-    if (value !== undefined) changes[flag] = value;
+const LAYOUT_FLAGS = ["cover", "title", "description", "tableOfContents", "outline", "pagination", "metadata", "tags", "actions", "anchors"] as const;
+type LayoutField = "width" | "coverSize" | "coverMask" | (typeof LAYOUT_FLAGS)[number];
+const LAYOUT_PATHS: Record<LayoutField, string> = {
+  width: "layout.width",
+  coverSize: "layout.cover_size",
+  coverMask: "layout.cover_mask",
+  cover: "layout.cover",
+  title: "layout.title",
+  description: "layout.description",
+  tableOfContents: "layout.table_of_contents",
+  outline: "layout.outline",
+  pagination: "layout.pagination",
+  metadata: "layout.metadata",
+  tags: "layout.tags",
+  actions: "layout.actions",
+  anchors: "layout.anchors",
+};
+
+/** The layout fields `changes` names (a new page's: those set), validated; an unset one named is empty. */
+function layoutChanges(input: PageLayoutInput | undefined, changes: (field: LayoutField) => boolean, field: FieldName): Partial<PageLayoutValue> {
+  const layout: Partial<PageLayoutValue> = {};
+  if (changes("width")) layout.width = oneOf(input?.width ?? "", LAYOUT_WIDTHS, field(LAYOUT_PATHS.width));
+  if (changes("coverSize")) layout.coverSize = oneOf(input?.coverSize ?? "", LAYOUT_COVER_SIZES, field(LAYOUT_PATHS.coverSize));
+  if (changes("coverMask")) layout.coverMask = oneOf(input?.coverMask ?? "", LAYOUT_COVER_MASKS, field(LAYOUT_PATHS.coverMask));
+  for (const flag of LAYOUT_FLAGS) {
+    if (changes(flag)) layout[flag] = input?.[flag] ?? false;
   }
-  return changes;
+  return layout;
+}
+
+const PAGE_FIELDS = [
+  "title",
+  "slug",
+  "emoji",
+  "icon",
+  "description",
+  "markdown",
+  "hidden",
+  "no_index",
+  "no_robots_index",
+  "cover",
+  "variables",
+  "href",
+  ...Object.values(LAYOUT_PATHS),
+] as const;
+
+/** The fields an update's mask names; in a batch, an error names the operation's `update_mask`. */
+function updatedFields(input: UpdatePageInput, field: FieldName): Set<string> {
+  try {
+    return parseUpdateMask(input.updateMask, PAGE_FIELDS);
+  } catch (error) {
+    if (error instanceof AppError && error.message.startsWith("update_mask")) {
+      throw AppError.invalidArgument(field("update_mask") + error.message.slice("update_mask".length));
+    }
+    throw error;
+  }
 }
 
 function imageRef(input: ImageRef | undefined, field: string): ImageRefValue {
@@ -107,32 +152,32 @@ export function newPageFrom(input: CreatePageInput | undefined, field: FieldName
     hidden: input.hidden,
     noIndex: input.noIndex,
     noRobotsIndex: input.noRobotsIndex,
-    layout: { ...DEFAULT_LAYOUT, ...layoutChanges(input.layout, field) },
+    layout: { ...DEFAULT_LAYOUT, ...layoutChanges(input.layout, (name) => input.layout?.[name] !== undefined, field) },
     cover: input.cover ? cover(input.cover, field) : null,
     variables: variablesFrom(input.variables, field("variables")),
     href: type === "link" ? pageHref(input.href, field("href")) : null,
   };
 }
 
+/** A page update: exactly the fields its `update_mask` names, a named empty field cleared where the page allows. */
 export function pagePatchFrom(input: UpdatePageInput | undefined, field: FieldName): PagePatch {
   if (!input) throw invalid(field("page"), "is required");
-  if (input.cover && input.removeCover) throw invalid(field("cover"), "give cover or remove_cover, not both");
+  const fields = updatedFields(input, field);
   const patch: PagePatch = { pageId: contentIdFrom(input.pageId, field("page_id")) };
-  if (input.title !== undefined) patch.title = pageTitle(input.title, field("title"));
-  if (input.slug !== undefined) patch.slug = pageSlug(input.slug, field("slug"));
-  if (input.emoji !== undefined) patch.emoji = bounded(input.emoji, field("emoji"), PAGE_LIMITS.emoji);
-  if (input.icon !== undefined) patch.icon = bounded(input.icon, field("icon"), PAGE_LIMITS.icon);
-  if (input.description !== undefined) patch.description = bounded(input.description, field("description"), PAGE_LIMITS.description);
-  if (input.markdown !== undefined) patch.markdown = pageMarkdown(input.markdown, field("markdown"));
-  if (input.hidden !== undefined) patch.hidden = input.hidden;
-  if (input.noIndex !== undefined) patch.noIndex = input.noIndex;
-  if (input.noRobotsIndex !== undefined) patch.noRobotsIndex = input.noRobotsIndex;
-  const layout = layoutChanges(input.layout, field);
+  if (fields.has("title")) patch.title = pageTitle(input.title, field("title"));
+  if (fields.has("slug")) patch.slug = pageSlug(input.slug, field("slug"));
+  if (fields.has("emoji")) patch.emoji = bounded(input.emoji, field("emoji"), PAGE_LIMITS.emoji);
+  if (fields.has("icon")) patch.icon = bounded(input.icon, field("icon"), PAGE_LIMITS.icon);
+  if (fields.has("description")) patch.description = bounded(input.description, field("description"), PAGE_LIMITS.description);
+  if (fields.has("markdown")) patch.markdown = pageMarkdown(input.markdown, field("markdown"));
+  if (fields.has("hidden")) patch.hidden = input.hidden;
+  if (fields.has("no_index")) patch.noIndex = input.noIndex;
+  if (fields.has("no_robots_index")) patch.noRobotsIndex = input.noRobotsIndex;
+  const layout = layoutChanges(input.layout, (name) => fields.has(LAYOUT_PATHS[name]), field);
   if (Object.keys(layout).length > 0) patch.layout = layout;
-  if (input.cover) patch.cover = cover(input.cover, field);
-  if (input.removeCover) patch.cover = null;
-  if (input.variables) patch.variables = variablesFrom(input.variables.values, field("variables"));
-  if (input.href !== undefined) patch.href = pageHref(input.href, field("href"));
+  if (fields.has("cover")) patch.cover = input.cover ? cover(input.cover, field) : null;
+  if (fields.has("variables")) patch.variables = variablesFrom(input.variables?.values ?? {}, field("variables"));
+  if (fields.has("href")) patch.href = pageHref(input.href, field("href"));
   return patch;
 }
 
