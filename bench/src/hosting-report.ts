@@ -29,6 +29,8 @@ export interface HostingReport {
   hostings: HostingMeasurement[];
   /** The one-process baseline on the same routes, measured in the same run. */
   baseline: { route: string; result: LoadResult }[];
+  /** The floor (node:http + pg) on the single-organization read, measured in the same run. */
+  floor?: { route: string; result: LoadResult };
 }
 
 /** The hosting targets of docs/benchmarks.md, checked on every run. */
@@ -37,6 +39,8 @@ export const HOSTING_TARGETS = {
   maxOneProcessPeakRssBytes: 450 * 1024 * 1024,
   /** Single-organization read, ours divided by the baseline's throughput. */
   minRatioToBaseline: { "one-process": 0.8, split: 1.1 } as Record<HostingName, number>,
+  /** Single-organization read, split hosting, divided by the floor's throughput. */
+  minSplitRatioToFloor: 0.5,
 } as const;
 
 const megabytes = (bytes: number | null) => (bytes === null ? "n/a" : `${(bytes / 1024 / 1024).toFixed(1)} MB`);
@@ -70,6 +74,14 @@ export function evaluateHostingTargets(report: HostingReport): { name: string; p
         name: `${hosting.hosting} hosting, ${single.route}: ≥ ${minimum}× baseline`,
         passed: read !== null && read >= minimum,
         detail: read === null ? "n/a" : `${read.toFixed(2)}×`,
+      });
+    }
+    const ofFloor = single && report.floor ? single.result.requestsPerSecond / report.floor.result.requestsPerSecond : null;
+    if (hosting.hosting === "split" && single && report.floor) {
+      checks.push({
+        name: `split hosting, ${single.route}: ≥ ${HOSTING_TARGETS.minSplitRatioToFloor}× floor`,
+        passed: ofFloor !== null && ofFloor >= HOSTING_TARGETS.minSplitRatioToFloor,
+        detail: ofFloor === null ? "n/a" : `${ofFloor.toFixed(2)}×`,
       });
     }
     if (hosting.hosting === "one-process") {
@@ -106,6 +118,14 @@ export function formatHostingReport(report: HostingReport): string {
     };
     lines.push(
       `| \`${route.route}\` (baseline ${report.baseline[index]?.result.requestsPerSecond.toFixed(0) ?? "n/a"} req/s) | ${report.hostings.map(rate).join(" | ")} |`,
+    );
+  }
+  if (report.floor) {
+    const floorRate = report.floor.result.requestsPerSecond;
+    const ofFloor = (requestsPerSecond: number | undefined) =>
+      requestsPerSecond === undefined || !floorRate ? "n/a" : `${(requestsPerSecond / floorRate).toFixed(2)}×`;
+    lines.push(
+      `| \`${report.floor.route}\` ÷ floor (floor ${floorRate.toFixed(0)} req/s, p99 ${report.floor.result.p99Ms.toFixed(0)} ms; baseline ${ofFloor(report.baseline[0]?.result.requestsPerSecond)}) | ${report.hostings.map((hosting) => ofFloor(hosting.routes[0]?.result.requestsPerSecond)).join(" | ")} |`,
     );
   }
   if (report.hostings.some((hosting) => hosting.cleanStart)) {

@@ -229,8 +229,12 @@ export interface BaselineProcess {
   stop(): Promise<void>;
 }
 
-/** Starts bench/dist/baseline/main.js as its own process (with the same telemetry preload as the services). */
+/**
+ * Starts bench/dist/baseline/main.js as its own process (with the same telemetry preload as the
+ * services): the baseline, or with `reference: "floor"` the floor.
+ */
 export async function startBaselineProcess(options: {
+  reference?: "baseline" | "floor";
   databaseUrl: string;
   publicUrl: string;
   authCacheTtlMs: number;
@@ -241,11 +245,12 @@ export async function startBaselineProcess(options: {
     cwd: REPO_ROOT,
     env: {
       ...options.env,
+      BENCH_REFERENCE: options.reference ?? "baseline",
       DATABASE_URL: options.databaseUrl,
       BASELINE_PORT: String(port),
       IMPRINT_PUBLIC_URL: options.publicUrl,
       AUTH_CACHE_TTL_MS: String(options.authCacheTtlMs),
-      OTEL_SERVICE_NAME: "imprint-baseline",
+      OTEL_SERVICE_NAME: `imprint-${options.reference ?? "baseline"}`,
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -267,7 +272,7 @@ export async function startBaselineProcess(options: {
 
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the baseline exited with code ${child.exitCode}:\n${lines.join("\n")}`);
+    if (child.exitCode !== null) throw new Error(`the ${options.reference ?? "baseline"} exited with code ${child.exitCode}:\n${lines.join("\n")}`);
     const ready = await fetch(`${url}/readyz`).then(
       (response) => response.status === 200,
       () => false,
@@ -275,11 +280,41 @@ export async function startBaselineProcess(options: {
     if (ready) break;
     if (Date.now() > deadline) {
       await stop();
-      throw new Error(`the baseline was not ready within 30 s:\n${lines.join("\n")}`);
+      throw new Error(`the ${options.reference ?? "baseline"} was not ready within 30 s:\n${lines.join("\n")}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   return { url, pid: child.pid ?? 0, lastLines: () => [...lines], stop };
+}
+
+/**
+ * The floor (bench/src/baseline/floor.ts) on the single-organization read, after checking it
+ * answers what the gateway answers: what the machine can do, for every figure to be read against.
+ */
+async function measureFloor(
+  stack: StackUnderTest,
+  settings: BenchmarkSettings,
+  route: { route: string; path: string },
+  token: string,
+  load: (url: string) => Promise<LoadResult>,
+  log: Log,
+): Promise<{ route: string; result: LoadResult }> {
+  const floor = await startBaselineProcess({
+    reference: "floor",
+    databaseUrl: stack.identityDatabaseUrl,
+    publicUrl: settings.publicUrl,
+    authCacheTtlMs: settings.authCacheTtlMs,
+    env: stack.env,
+  });
+  try {
+    await assertSameAnswers([route], stack.gatewayUrl, floor.url, token);
+    log(`floor ${route.route}: ${settings.warmupSeconds} s warm-up + ${settings.durationSeconds} s`);
+    const result = await load(floor.url + route.path);
+    log(`         ${describeLoad(result)}`);
+    return { route: route.route, result };
+  } finally {
+    await floor.stop();
+  }
 }
 
 /**
@@ -316,9 +351,11 @@ export async function runBenchmark(
       log(`         ${describeLoad(result)}`);
       measured.push({ route, imprint: measurement.routes[index]!.result, baseline: result });
     }
+    const floor = await measureFloor(stack, settings, routes[0]!, seeded.token, load, log);
     const hosting = {
       hostings: [...(options.otherHostings ?? []), measurement],
       baseline: measured.map(({ route, baseline: result }) => ({ route, result })),
+      floor,
     };
 
     let content: ContentReport | undefined;

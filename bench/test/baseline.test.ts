@@ -3,6 +3,7 @@ import { loadGatewayConfig, startGateway, type GatewayHandle } from "@imprint/ga
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
 import { createLogger, type RunningService } from "@imprint/runtime";
 import { createTestDatabase, testNatsUrl } from "@imprint/runtime/testing";
+import { startFloorServer, type FloorServer } from "../src/baseline/floor.js";
 import { startBaselineServer, type BaselineServer } from "../src/baseline/server.js";
 import { runLoad } from "../src/load.js";
 import { assertSameAnswers } from "../src/run.js";
@@ -21,6 +22,7 @@ describe("benchmark baseline against the real gateway and identity service", () 
   let identity: RunningService;
   let gateway: GatewayHandle;
   let baseline: BaselineServer;
+  let floor: FloorServer;
   let seeded: SeededOrganization;
   const publicUrl = "http://docs-api.test";
 
@@ -46,11 +48,13 @@ describe("benchmark baseline against the real gateway and identity service", () 
       { logger: quiet },
     );
     baseline = await startBaselineServer({ databaseUrl, publicUrl, authCacheTtlMs: AUTH_CACHE_TTL_MS, logger: quiet });
+    floor = await startFloorServer({ databaseUrl, publicUrl, authCacheTtlMs: AUTH_CACHE_TTL_MS, logger: quiet });
     seeded = await seedOrganization(identity.address, 7);
   });
 
   afterAll(async () => {
     await baseline?.stop();
+    await floor?.stop();
     await gateway?.stop();
     await identity?.stop();
   });
@@ -110,6 +114,34 @@ describe("benchmark baseline against the real gateway and identity service", () 
     const noHeader = await fetch(`${baseline.url}/v1/orgs/${seeded.organizationId}`);
     expect(noHeader.status).toBe(401);
     expect(noHeader.headers.get("www-authenticate")).toContain("Bearer");
+  });
+
+  it("has a floor that answers the organization read, and rejects what the gateway rejects, as the gateway does", async () => {
+    await expect(
+      assertSameAnswers([{ route: "organization", path: `/v1/orgs/${seeded.organizationId}` }], gateway.url, floor.url, seeded.token),
+    ).resolves.toBeUndefined();
+    const cases = [
+      { path: `/v1/orgs/${seeded.organizationId}`, token: "imp_not-a-real-token-000000000" },
+      { path: "/v1/orgs/00000000-0000-4000-8000-000000000000", token: seeded.token },
+      { path: "/v1/orgs/not-a-uuid", token: seeded.token },
+    ];
+    for (const { path, token } of cases) {
+      const [ours, theirs] = await Promise.all([getJson(gateway.url + path, token), getJson(floor.url + path, token)]);
+      expect(ours.status).toBeGreaterThanOrEqual(400);
+      expect(theirs).toEqual(ours);
+    }
+    const noHeader = await fetch(`${floor.url}/v1/orgs/${seeded.organizationId}`);
+    expect(noHeader.status).toBe(401);
+    expect(noHeader.headers.get("www-authenticate")).toContain("Bearer");
+    const load = await runLoad({
+      url: `${floor.url}/v1/orgs/${seeded.organizationId}`,
+      token: seeded.token,
+      connections: 4,
+      durationSeconds: 1,
+      warmupSeconds: 0,
+    });
+    expect(load.total).toBeGreaterThan(10);
+    expect(load.non2xx + load.errors).toBe(0);
   });
 
   it("refuses an out-of-range limit with a 400 naming the parameter", async () => {

@@ -50,6 +50,21 @@ describe("hosting targets", () => {
     ]);
   });
 
+  it("reads the split hosting's organization read against the floor, and prints every figure as a fraction of it", () => {
+    const report: HostingReport = {
+      hostings: [hosting("one-process", [850, 180], { imprint: 400 * MB }), hosting("split", [1_200, 230], { identity: 300 * MB, gateway: 200 * MB })],
+      baseline,
+      floor: { route: ROUTES[0]!, result: result(3_000) },
+    };
+    expect(evaluateHostingTargets(report)).toContainEqual({ name: `split hosting, ${ROUTES[0]}: ≥ 0.5× floor`, passed: false, detail: "0.40×" });
+    expect(evaluateHostingTargets({ ...report, floor: { route: ROUTES[0]!, result: result(2_000) } })).toContainEqual({
+      name: `split hosting, ${ROUTES[0]}: ≥ 0.5× floor`,
+      passed: true,
+      detail: "0.60×",
+    });
+    expect(formatHostingReport(report)).toContain(`| \`${ROUTES[0]}\` ÷ floor (floor 3000 req/s, p99 40 ms; baseline 0.33×) | 0.28× | 0.40× |`);
+  });
+
   it("fails a one-process hosting over its memory target or under its ratio", () => {
     const report: HostingReport = { hostings: [hosting("one-process", [700, 180], { imprint: HOSTING_TARGETS.maxOneProcessPeakRssBytes + 1 })], baseline };
     expect(evaluateHostingTargets(report).map((check) => check.passed)).toEqual([false, false]);
