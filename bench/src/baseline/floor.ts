@@ -1,9 +1,9 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { TokenAuthenticator, type Principal } from "@imprint/gateway";
 import { hashTokenSecret, organizationPermissionsFor, TOKEN_PREFIX, type Organization } from "@imprint/identity";
 import { AppError, createLogger, HTTP_STATUS_BY_CODE, publicMessage, type Logger } from "@imprint/runtime";
 import pg from "pg";
+import { listenReference, type ReferenceServer } from "./listen.js";
 import { organizationJson, type BaseUrls } from "./mappers.js";
 
 /**
@@ -26,11 +26,7 @@ export interface FloorOptions {
   now?: () => Date;
 }
 
-export interface FloorServer {
-  url: string;
-  port: number;
-  stop(): Promise<void>;
-}
+export type FloorServer = ReferenceServer;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ORGANIZATION_PATH = /^\/v1\/orgs\/([^/?]+)\/?(?:\?.*)?$/;
@@ -190,28 +186,5 @@ export async function startFloorServer(options: FloorOptions): Promise<FloorServ
     ttlMs: options.authCacheTtlMs,
   });
   const handle = createFloorHandler({ pool, urls: { api: options.publicUrl, app: options.publicUrl }, authenticator, logger });
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, handle);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
-    });
-  } catch (error) {
-    await pool.end();
-    throw error;
-  }
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${options.host ?? "127.0.0.1"}:${port}`;
-  logger.info("floor listening", { url });
-  return {
-    url,
-    port,
-    stop: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await pool.end();
-    },
-  };
+  return listenReference(handle, { name: "floor", host: options.host, port: options.port, logger, release: () => pool.end() });
 }

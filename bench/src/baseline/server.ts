@@ -1,11 +1,10 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { TokenAuthenticator, type Principal } from "@imprint/gateway";
 import { ApiToken, hashTokenSecret, identityEntities, Member, organizationPermissionsFor, TOKEN_PREFIX } from "@imprint/identity";
 import { AppError, createLogger, findPage, HTTP_STATUS_BY_CODE, publicMessage, type Logger, type SortDirection } from "@imprint/runtime";
 import { Router } from "@koa/router";
 import { MikroORM, type EntityManager } from "@mikro-orm/postgresql";
 import Koa from "koa";
+import { listenReference, type ReferenceServer } from "./listen.js";
 import { memberJson, organizationJson, type BaseUrls } from "./mappers.js";
 
 /**
@@ -27,11 +26,7 @@ export interface BaselineOptions {
   now?: () => Date;
 }
 
-export interface BaselineServer {
-  url: string;
-  port: number;
-  stop(): Promise<void>;
-}
+export type BaselineServer = ReferenceServer;
 
 interface BaselineState {
   principal?: Principal;
@@ -166,28 +161,11 @@ export async function startBaselineServer(options: BaselineOptions): Promise<Bas
   const app = createBaselineApp({ orm, urls: { api: options.publicUrl, app: options.publicUrl }, authenticator, logger });
 
   const handle = app.callback();
-  const server: Server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => void handle(request, response));
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
-    });
-  } catch (error) {
-    await orm.close();
-    throw error;
-  }
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${options.host ?? "127.0.0.1"}:${port}`;
-  logger.info("baseline listening", { url });
-  return {
-    url,
-    port,
-    stop: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      await orm.close();
-    },
-  };
+  return listenReference((request, response) => void handle(request, response), {
+    name: "baseline",
+    host: options.host,
+    port: options.port,
+    logger,
+    release: () => orm.close(),
+  });
 }
