@@ -178,19 +178,21 @@ describe("GetPageDocument, GetDocument and GetReusableContent", () => {
     const changeRequestId = randomUUID();
     await branches.createBranch({ caller: owner(), spaceId, changeRequestId, number: 1 });
     await edit((draftId) => clients.editing.setReusableContent({ caller: owner(), draftId, reusableContentId, title: "Footer", markdown: "", delete: true }));
-    const read = (revisionId: string, withDocument: boolean, ofChangeRequest = "") =>
+    const read = (revisionId: string, withDocument: boolean, ofChangeRequest = "", evaluated = false) =>
       clients.revisions.getReusableContent({
         caller: owner(),
         ref: { spaceId, changeRequestId: ofChangeRequest, revisionId },
         options: readAll,
         reusableContentId,
         withDocument,
+        evaluated,
       });
 
     const old = await read(first, true);
     expect(old.reusableContent).toMatchObject({ id: reusableContentId, title: "Footer" });
     expect(old.reusableContent!.documentId).toMatch(/^[0-9a-f]{64}$/);
-    expect(old.documentJson).toContain("Bye");
+    expect(old.documentJson).toContain("Bye from {{ space.vars.product }}");
+    expect((await read(first, true, "", true)).documentJson).toContain("Bye from Imprint");
     expect((await read(first, false)).documentJson).toBe("");
     // Deleted since: the current revision no longer has it.
     expect(await errorCode(read("", false))).toBe("not_found");
@@ -208,6 +210,7 @@ describe("GetPageDocument, GetDocument and GetReusableContent", () => {
           options: readAll,
           reusableContentId,
           withDocument: false,
+          evaluated: false,
         }),
       ),
     ).toBe("not_found");

@@ -144,7 +144,13 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
     getReusableContent: async (request) => {
       const read = await getReusableContent(
         em(),
-        { caller: request.caller, ref: contentRefFromProto(request.ref), reusableContentId: request.reusableContentId, withDocument: request.withDocument },
+        {
+          caller: request.caller,
+          ref: contentRefFromProto(request.ref),
+          reusableContentId: request.reusableContentId,
+          withDocument: request.withDocument,
+          evaluated: request.evaluated,
+        },
         deps,
       );
       return { reusableContent: reusableToProto(read.reusable, metadataOf(request.options)), documentJson: read.documentJson ?? "" };
