@@ -164,12 +164,13 @@ describe("GetPageDocument, GetDocument and GetReusableContent", () => {
   it("reads a reusable content of a revision with its body, and of a change request's branch", async () => {
     let reusableContentId = "";
     const first = await edit(async (draftId) => {
+      await clients.editing.setVariables({ caller: owner(), draftId, variables: { product: "Imprint" } });
       const set = await clients.editing.setReusableContent({
         caller: owner(),
         draftId,
         reusableContentId: "",
         title: "Footer",
-        markdown: "Bye",
+        markdown: "Bye from {{ space.vars.product }}",
         delete: false,
       });
       reusableContentId = set.reusableContent!.id;
