@@ -76,7 +76,7 @@ const pageQuery = z.object({
 });
 const filesQuery = z.object({ ...pageQueryShape, ...flagsShape });
 
-export function readOptions(query: z.output<typeof flagsQuery>): ReadOptions {
+function readOptions(query: z.output<typeof flagsQuery>): ReadOptions {
   return { metadata: query.metadata ?? true, computed: query.computed ?? true };
 }
 
