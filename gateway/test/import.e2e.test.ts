@@ -82,6 +82,9 @@ describe("POST /v1/spaces/{spaceId}/content/import", () => {
     expect(response.status).toBe(201);
     expect(response.body).toEqual({ revision: expect.any(String), importedResources: 7, totalResources: 7 });
     expect(response.headers.get("location")).toBe(`${stack.baseUrl}/v1/spaces/${space.id}/revisions/${response.body.revision}`);
+    // The Location is the revision (getRevisionById).
+    const located = await call(stack, "GET", new URL(response.headers.get("location")!).pathname, { token: owner() });
+    expect(located.body).toMatchObject({ object: "revision", id: response.body.revision });
 
     // The space's current revision is the import's.
     const current = await call(stack, "GET", `/v1/spaces/${space.id}/content`, { token: owner() });

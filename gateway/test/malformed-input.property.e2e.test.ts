@@ -506,6 +506,7 @@ beforeAll(async () => {
   const owner = { token: org.owner.token };
   const changeRequest = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { ...owner, json: { subject: "Fixture" } });
   const pages = await call(stack, "GET", `/v1/spaces/${space.id}/content/pages`, owner);
+  const revision = await call(stack, "GET", `/v1/spaces/${space.id}/content`, owner);
   const comment = await call(stack, "POST", `/v1/spaces/${space.id}/comments`, { ...owner, json: { body: { markdown: "A comment" } } });
   const reply = await call(stack, "POST", `/v1/spaces/${space.id}/comments/${comment.body.id}/replies`, { ...owner, json: { body: { markdown: "A reply" } } });
   const crBase = `/v1/spaces/${space.id}/change-requests/${changeRequest.body.id}`;
@@ -544,6 +545,8 @@ beforeAll(async () => {
     changeRequestId: changeRequest.body.id as string,
     pageId: pages.body.pages[0].id as string,
     pagePath: pages.body.pages[0].path as string,
+    revisionId: revision.body.id as string,
+    documentId: pages.body.pages[0].documentId as string,
     commentId: comment.body.id as string,
     commentReplyId: reply.body.id as string,
     changeRequestCommentId: crComment.body.id as string,
@@ -558,6 +561,7 @@ beforeAll(async () => {
     teamId: team.body.id as string,
     // Ids of things the fixture does not have: every request naming them reads "not found".
     fileId: "no-such-file",
+    reusableContentId: "no-such-reusable-content",
     inviteId: randomUUID(),
     specSlug: "no-such-spec",
     emailDomain: "example.com",

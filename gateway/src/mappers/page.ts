@@ -16,6 +16,8 @@ export interface PageContext {
   spaceId: string;
   /** The change request (id or number, as addressed) whose content the page is read from. */
   changeRequest?: string;
+  /** The revision the page is read from, when read by revision (its history). */
+  revision?: string;
 }
 
 function imageRef(ref: ImageRef | undefined): RestImageRef | undefined {
@@ -34,7 +36,11 @@ export function cover(value: PageCover | undefined): Record<string, unknown> | u
 /** The page's location in the web application. */
 export function pageAppUrl(context: PageContext, path: string): string {
   const encodedPath = path.split("/").map(encodeURIComponent).join("/");
-  const changes = context.changeRequest ? `~/changes/${encodeURIComponent(context.changeRequest)}/` : "";
+  const changes = context.changeRequest
+    ? `~/changes/${encodeURIComponent(context.changeRequest)}/`
+    : context.revision
+      ? `~/revisions/${encodeURIComponent(context.revision)}/`
+      : "";
   return `${context.urls.app}/o/${encodeURIComponent(context.organizationId)}/s/${encodeURIComponent(context.spaceId)}/${changes}${encodedPath}`;
 }
 

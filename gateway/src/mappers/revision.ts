@@ -1,9 +1,19 @@
 import type { ChangeRequest } from "@imprint/proto/collaboration/v1/change_requests";
-import type { Revision } from "@imprint/proto/content/v1/revisions";
+import type { ReusableContent, Revision } from "@imprint/proto/content/v1/revisions";
 import { toRestChangeRequest } from "./change-request.js";
 import { toRestFile } from "./file.js";
 import { toRestPage } from "./page.js";
 import type { PublicUrls } from "./urls.js";
+
+/** GitBook's `RevisionReusableContent`: `document` is its body's id (getDocumentById), absent when empty. */
+export function toRestReusableContent(item: ReusableContent): Record<string, unknown> {
+  return {
+    id: item.id,
+    title: item.title,
+    ...(item.documentId ? { document: item.documentId } : {}),
+    ...(item.git ? { git: { oid: item.git.oid, path: item.git.path } } : {}),
+  };
+}
 
 /**
  * GitBook's `Revision`, of its type (`edits` by default, `merge` with the change request it merged
@@ -17,12 +27,7 @@ export function toRestRevision(revision: Revision, urls: PublicUrls, mergedFrom?
     parents: revision.parents,
     pages: revision.pages.map((page) => toRestPage(page, context)),
     files: revision.files.map(toRestFile),
-    reusableContents: revision.reusableContents.map((item) => ({
-      id: item.id,
-      title: item.title,
-      ...(item.documentId ? { document: item.documentId } : {}),
-      ...(item.git ? { git: { oid: item.git.oid, path: item.git.path } } : {}),
-    })),
+    reusableContents: revision.reusableContents.map(toRestReusableContent),
     tags: [],
     variables: revision.variables,
     createdAt: (revision.createdAt ?? new Date(0)).toISOString(),

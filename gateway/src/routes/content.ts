@@ -1,9 +1,11 @@
 import { DocumentFormat, type ContentRef, type Page, type PageReadOptions, type ReadOptions } from "@imprint/proto/content/v1/revisions";
+import type { ChangeRequest } from "@imprint/proto/collaboration/v1/change_requests";
+import type { Caller } from "@imprint/proto/common/v1";
 import { z } from "zod";
 import { AnswerCache } from "../answer-cache.js";
 import { toRestFile } from "../mappers/file.js";
 import { toRestPage } from "../mappers/page.js";
-import { toRestRevision } from "../mappers/revision.js";
+import { toRestReusableContent, toRestRevision } from "../mappers/revision.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { defineRoute, ok, type Route } from "../route.js";
 import { pathId, queryParam } from "../validation.js";
@@ -11,8 +13,9 @@ import type { RouteDeps } from "./deps.js";
 
 /**
  * Reads of content under a content prefix. Every operation exists under the space prefix
- * (`/v1/spaces/{spaceId}/content`) and, with change requests, under theirs: a prefix is a path
- * and the way its parameters name the content (`ContentRef`), the operations are shared.
+ * (`/v1/spaces/{spaceId}/content`), with change requests under theirs, and for a revision of the
+ * space's history under `/v1/spaces/{spaceId}/revisions/{revisionId}`: a prefix is a path and the
+ * way its parameters name the content (`ContentRef`), the operations are shared.
  */
 export interface ContentPrefix {
   path: string;
@@ -37,12 +40,25 @@ export const changeRequestContentPrefix: ContentPrefix = {
 /** Every content prefix: the same operations serve a space's content and its change requests'. */
 export const CONTENT_PREFIXES: readonly ContentPrefix[] = [spaceContentPrefix, changeRequestContentPrefix];
 
+/**
+ * One revision of a space's history (GitBook's `/revisions/{revisionId}` reads): the same reads
+ * as the current content's, of an immutable revision; nothing is written there.
+ */
+export const revisionContentPrefix: ContentPrefix = {
+  path: "/v1/spaces/:spaceId/revisions/:revisionId",
+  params: { spaceId: pathId(), revisionId: pathId() },
+  ref: (params) => ({ spaceId: params.spaceId ?? "", changeRequestId: "", revisionId: params.revisionId ?? "" }),
+};
+
+/** The prefixes the content reads are served under: the writable ones and the revisions. */
+const READ_PREFIXES: readonly ContentPrefix[] = [...CONTENT_PREFIXES, revisionContentPrefix];
+
 /** `metadata` (git metadata) and `computed` (computed content), both true by default. */
 const flagsShape = {
   metadata: queryParam.boolean().optional(),
   computed: queryParam.boolean().optional(),
 };
-const flagsQuery = z.object(flagsShape);
+export const flagsQuery = z.object(flagsShape);
 
 /**
  * Page reads: `format` (document by default), `evaluated` (true and deterministic-only evaluate
@@ -83,8 +99,15 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
   const pathParams = z.object({ ...prefix.params, pagePath: z.string().min(1).max(2048) });
   const pageContext = (params: Record<string, string>, organizationId: string) => {
     const ref = prefix.ref(params);
-    return { urls, organizationId, spaceId: ref.spaceId, ...(ref.changeRequestId ? { changeRequest: ref.changeRequestId } : {}) };
+    return {
+      urls,
+      organizationId,
+      spaceId: ref.spaceId,
+      ...(ref.changeRequestId ? { changeRequest: ref.changeRequestId } : {}),
+      ...(ref.revisionId ? { revision: ref.revisionId } : {}),
+    };
   };
+  const reusableParams = z.object({ ...prefix.params, reusableContentId: pathId() });
 
   return [
     // getCurrentRevision
@@ -97,15 +120,7 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
         const response = await revisions.getRevision({ caller: principal.caller, ref: prefix.ref(params), options: readOptions(query) });
         const revision = response.revision!;
         // A merge revision carries the change request it merged (GitBook's required `mergedFrom`).
-        const mergedFrom = revision.mergedChangeRequestId
-          ? (
-              await upstreams.collaboration.changeRequests.getChangeRequest({
-                caller: principal.caller,
-                spaceId: revision.spaceId,
-                changeRequestId: revision.mergedChangeRequestId,
-              })
-            ).changeRequest
-          : undefined;
+        const mergedFrom = await mergedChangeRequest(upstreams, principal.caller, revision.spaceId, revision.mergedChangeRequestId);
         return ok(toRestRevision(revision, urls, mergedFrom));
       },
     }),
@@ -186,6 +201,25 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       },
     }),
 
+    // getReusableContentById
+    defineRoute({
+      method: "GET",
+      path: `${prefix.path}/reusable-contents/:reusableContentId`,
+      params: reusableParams,
+      query: flagsQuery,
+      handler: async ({ params, query, principal }) => {
+        const response = await revisions.getReusableContent({
+          caller: principal.caller,
+          ref: prefix.ref(params),
+          options: readOptions(query),
+          reusableContentId: params.reusableContentId,
+          withDocument: false,
+          evaluated: false,
+        });
+        return ok(toRestReusableContent(response.reusableContent!));
+      },
+    }),
+
     // getPageByPath: the rest of the URL is the page's path (slugs joined with "/").
     defineRoute({
       method: "GET",
@@ -206,7 +240,18 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
   ];
 }
 
-/** The content reads under the space prefix and the change-request prefix. */
+/** The change request a merge revision merged (GitBook's `mergedFrom`), when there is one. */
+export async function mergedChangeRequest(
+  upstreams: RouteDeps["upstreams"],
+  caller: Caller | undefined,
+  spaceId: string,
+  changeRequestId: string,
+): Promise<ChangeRequest | undefined> {
+  if (!changeRequestId) return undefined;
+  return (await upstreams.collaboration.changeRequests.getChangeRequest({ caller, spaceId, changeRequestId })).changeRequest;
+}
+
+/** The content reads under the space prefix, the change-request prefix and a revision's. */
 export function contentRoutes(deps: RouteDeps): Route[] {
-  return CONTENT_PREFIXES.flatMap((prefix) => contentRoutesFor(prefix, deps));
+  return READ_PREFIXES.flatMap((prefix) => contentRoutesFor(prefix, deps));
 }

@@ -8,6 +8,7 @@ import { changeRequestRoutes } from "./change-requests.js";
 import { collectionRoutes } from "./collections.js";
 import { commentRoutes } from "./comments.js";
 import { contentRoutes } from "./content.js";
+import { revisionRoutes } from "./revisions.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
 import { exportDownloadRoute, exportRoutes } from "./exports.js";
 import { fileDownloadRoute } from "./files.js";
@@ -77,6 +78,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...collectionRoutes(deps),
       ...spaceRoutes(deps),
       ...contentRoutes(deps),
+      ...revisionRoutes(deps),
       ...importRoutes(deps),
       ...importRunRoutes(deps),
       ...gitRoutes(deps),

@@ -2,15 +2,19 @@ import { AppError, forkEm, pageRequest, type AsyncImplementation } from "@imprin
 import { DocumentFormat, RevisionServiceService, type ReadOptions } from "@imprint/proto/content/v1/revisions";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { batchGetPageSummaries } from "../use-cases/batch-get-page-summaries.js";
+import { getDocument } from "../use-cases/get-document.js";
 import { getFile } from "../use-cases/get-file.js";
 import { getPage, type PageReadInput } from "../use-cases/get-page.js";
+import { getPageDocument } from "../use-cases/get-page-document.js";
+import { getReusableContent } from "../use-cases/get-reusable-content.js";
 import { getRevision } from "../use-cases/get-revision.js";
 import { listBranchChanges } from "../use-cases/list-branch-changes.js";
 import { listFiles } from "../use-cases/list-files.js";
 import { listPages } from "../use-cases/list-pages.js";
+import { listRevisionChanges } from "../use-cases/list-revision-changes.js";
 import { readFileContent } from "../use-cases/read-file-content.js";
 import { contentChangeToProto } from "./change-mappers.js";
-import { contentRefFromProto, fileToProto, pageSummaryToProto, pageTreeToProto, revisionToProto } from "./mappers.js";
+import { contentRefFromProto, fileToProto, pageSummaryToProto, pageTreeToProto, reusableToProto, revisionToProto } from "./mappers.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export const REVISION_SERVICE_NAME = "imprint.content.v1.RevisionService";
@@ -117,6 +121,39 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
         revisionId: changes.revisionId,
         remaining: changes.remaining,
       };
+    },
+
+    listRevisionChanges: async (request) => {
+      const changes = await listRevisionChanges(em(), { caller: request.caller, ref: contentRefFromProto(request.ref), page: pageRequest(request.page) }, deps);
+      const now = deps.clock();
+      return {
+        changes: changes.items.map((change) => contentChangeToProto(change, deps.signer, now)),
+        page: { nextPageToken: changes.nextPageToken, totalCount: changes.totalCount },
+        baseRevisionId: changes.baseRevisionId ?? "",
+        revisionId: changes.revisionId,
+        remaining: changes.remaining,
+        mergedChangeRequestId: changes.mergedChangeRequestId ?? "",
+      };
+    },
+
+    getPageDocument: (request) =>
+      getPageDocument(em(), { caller: request.caller, ref: contentRefFromProto(request.ref), pageId: request.pageId, evaluated: request.evaluated }, deps),
+
+    getDocument: (request) => getDocument(em(), { caller: request.caller, spaceId: request.spaceId, documentId: request.documentId }, deps),
+
+    getReusableContent: async (request) => {
+      const read = await getReusableContent(
+        em(),
+        {
+          caller: request.caller,
+          ref: contentRefFromProto(request.ref),
+          reusableContentId: request.reusableContentId,
+          withDocument: request.withDocument,
+          evaluated: request.evaluated,
+        },
+        deps,
+      );
+      return { reusableContent: reusableToProto(read.reusable, metadataOf(request.options)), documentJson: read.documentJson ?? "" };
     },
   };
 }

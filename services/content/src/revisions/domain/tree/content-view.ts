@@ -1,6 +1,6 @@
 import { treeGet, treeScan } from "./btree.js";
 import type { RevisionCaches } from "./caches.js";
-import { childPrefix, FILE_PREFIX, fileKey, pageKey, REUSABLE_PREFIX, slugKey } from "./keys.js";
+import { childPrefix, FILE_PREFIX, fileKey, pageKey, REUSABLE_PREFIX, reusableKey, slugKey } from "./keys.js";
 import type { BodyRecord, FileRecord, PageRecord, ReusableRecord } from "./model.js";
 import { buildPageIndex, type PageIndex } from "./page-index.js";
 import type { StoreSession } from "../../store/session.js";
@@ -120,6 +120,11 @@ export class ContentView {
     const entries = await treeScan(this.session, this.root, { prefix: FILE_PREFIX });
     const versions = await this.session.files(entries.map(([, versionId]) => versionId));
     return entries.map(([, versionId]) => versions.get(versionId)).filter((file): file is FileRecord => file !== undefined);
+  }
+
+  async reusable(reusableContentId: string): Promise<ReusableRecord | undefined> {
+    const versionId = await treeGet(this.session, this.root, reusableKey(reusableContentId));
+    return versionId ? (await this.session.reusables([versionId])).get(versionId) : undefined;
   }
 
   async allReusables(): Promise<ReusableRecord[]> {
