@@ -1,4 +1,5 @@
 import { fileURLToPath } from "node:url";
+import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import {
   followedMemberships,
@@ -34,7 +35,7 @@ export function publishingServiceSpec(config: PublishingConfig) {
     migrationsPath: PUBLISHING_MIGRATIONS_PATH,
     upstreams: {
       identity: identityUpstream(config.IDENTITY_GRPC_ADDRESS),
-      content: { address: config.CONTENT_GRPC_ADDRESS, services: { spaces: SpaceServiceService } },
+      content: { address: config.CONTENT_GRPC_ADDRESS, services: { spaces: SpaceServiceService, revisions: RevisionServiceService } },
     },
     deps: {
       build: (runtime, upstreams) => {
@@ -45,6 +46,7 @@ export function publishingServiceSpec(config: PublishingConfig) {
           identity: upstreams.identity,
           memberships: memberships.cache,
           spaces: upstreams.content.spaces,
+          revisions: upstreams.content.revisions,
           memberEvents: memberships.follower,
         };
       },
@@ -55,7 +57,10 @@ export function publishingServiceSpec(config: PublishingConfig) {
   } satisfies ServiceSpec<UseCaseDeps & { memberEvents: EventWatch }, PublishingUpstreams>;
 }
 
-type PublishingUpstreams = { identity: UpstreamSpec<typeof IDENTITY_SERVICES>; content: UpstreamSpec<{ spaces: typeof SpaceServiceService }> };
+type PublishingUpstreams = {
+  identity: UpstreamSpec<typeof IDENTITY_SERVICES>;
+  content: UpstreamSpec<{ spaces: typeof SpaceServiceService; revisions: typeof RevisionServiceService }>;
+};
 
 /** Starts the publishing service (its upstreams' clients are opened and closed by the runtime). */
 export function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {

@@ -6,7 +6,7 @@ import { loadPublishingConfig } from "../../src/config.js";
 import { startPublishingService } from "../../src/service.js";
 
 /** The publishing service's API: a client of each of its services (`sites`, `siteSpaces`, `shareLinks`, …). */
-export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces" | "collections">, PublishingClients {
+export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces" | "collections" | "editing">, PublishingClients {
   /** The content service's clock (e.g. to reach the purge of a deleted space). */
   contentClock: TestClock;
   publishing: RunningService;
@@ -41,6 +41,7 @@ export async function startPublishingHarness(): Promise<PublishingHarness> {
     identity: services.clients.identity,
     spaces: services.clients.spaces,
     collections: services.clients.collections,
+    editing: services.clients.editing,
     contentClock,
     publishing: services.service("publishing"),
     content: services.service("content"),
