@@ -8,7 +8,8 @@ import type { UseCaseDeps } from "../../deps.js";
 import { callerMessage, type CallerInput, type OrganizationCaller, requireOrganizationRole } from "../shared/access.js";
 import type { SiteRedirectView } from "../shared/site-redirects.js";
 import { requireActiveShareKey } from "../shared/share-links.js";
-import { findSite } from "../shared/sites.js";
+import { effectiveDefaultSectionId } from "../shared/sections.js";
+import { findSite, levelDefaults } from "../shared/sites.js";
 
 export interface GetSiteRedirectBySourceInput {
   caller: CallerInput | undefined;
@@ -70,7 +71,10 @@ function appendCaptured(target: string, captured: string, source: string): strin
   return `${target}${captured}`;
 }
 
-/** The path after the site's base of a section, a site-space or a page of one (as the site-spaces' published URLs). */
+/**
+ * The path after the site's base of a section, a site-space or a page of one, as the reader
+ * addresses them: the default section's and each level's default site-space's paths left out.
+ */
 async function destinationPath(
   em: EntityManager,
   deps: Pick<UseCaseDeps, "revisions">,
@@ -78,14 +82,17 @@ async function destinationPath(
   site: Site,
   redirect: SiteRedirect,
 ): Promise<string> {
-  if (redirect.destinationKind === "site-section") {
-    const section = await em.findOne(SiteSection, { id: redirect.destinationSiteSectionId!, siteId: site.id });
-    return section ? `${encodeURIComponent(section.path)}/` : "";
-  }
+  const sections = await em.find(SiteSection, { siteId: site.id }, { orderBy: { position: "asc", id: "asc" } });
+  const defaultSectionId = effectiveDefaultSectionId(site, sections);
+  const sectionPrefix = (sectionId: string | null | undefined) => {
+    const section = sections.find((candidate) => candidate.id === sectionId);
+    return !section || section.id === defaultSectionId ? "" : `${encodeURIComponent(section.path)}/`;
+  };
+  if (redirect.destinationKind === "site-section") return sectionPrefix(redirect.destinationSiteSectionId);
   const siteSpace = await em.findOne(SiteSpace, { id: redirect.destinationSiteSpaceId!, siteId: site.id });
   if (!siteSpace) return "";
-  const section = siteSpace.sectionId ? await em.findOne(SiteSection, { id: siteSpace.sectionId, siteId: site.id }) : null;
-  const base = `${section ? `${encodeURIComponent(section.path)}/` : ""}${encodeURIComponent(siteSpace.path)}/`;
+  const isLevelDefault = (await levelDefaults(em, site.id)).get(siteSpace.sectionId ?? "") === siteSpace.id;
+  const base = `${sectionPrefix(siteSpace.sectionId)}${isLevelDefault ? "" : `${encodeURIComponent(siteSpace.path)}/`}`;
   if (redirect.destinationKind !== "site-page" || !redirect.destinationPageId) return base;
   const { pages } = await deps.revisions.batchGetPageSummaries({
     caller: callerMessage(access.caller),
