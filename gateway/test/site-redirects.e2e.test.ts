@@ -3,7 +3,7 @@ import type { ReaderHandle } from "@imprint/reader";
 import { eventually } from "@imprint/runtime/testing";
 import { createMember, createOrganization, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
-import { publishSampleSite, startTestReader, type SampleSite } from "./support/reader.js";
+import { publishSampleSite, startTestReader, writeContent, type SampleSite } from "./support/reader.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 /**
@@ -197,5 +197,21 @@ describe("site redirects", () => {
     await eventually(async () => (await read(`${base}getting-started`)).status === 307, 10_000);
     await api.deleteSiteRedirectById(org.organizationId, siteId, redirect.id);
     await eventually(async () => (await read(`${base}getting-started`)).status === 404, 10_000);
+  });
+
+  it("records a redirect when a published page is renamed: listed with the others, and the old link keeps working", async () => {
+    await writeContent(stack, org, spaces.guide, [{ operation: "update_page", page: installPageId, slug: "installation" }]);
+    const api = org.owner.api.orgs;
+    const recorded = await eventually(async () => {
+      const items = (await api.listSiteRedirects(org.organizationId, siteId, { search: "/install" })).data.items;
+      return items.find((item) => item.source === "/install");
+    }, 15_000);
+    expect(recorded).toMatchObject({ permanent: true, draft: false, destination: { kind: "site-page", siteSpaceId: guideSiteSpaceId, pageId: installPageId } });
+    const followed = await eventually(async () => {
+      const response = await read(`${base}install?ref=old-link`);
+      return response.status === 308 ? response : undefined;
+    }, 10_000);
+    expect(followed.headers.get("location")).toBe(`${base}installation?ref=old-link`);
+    expect((await read(`${base}installation`)).status).toBe(200);
   });
 });

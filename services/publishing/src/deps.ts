@@ -1,3 +1,4 @@
+import type { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
 import type { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { Clock, IdentityClients, MembershipCache, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
@@ -19,6 +20,8 @@ export interface UseCaseDeps {
   spaces: PromiseClient<typeof SpaceServiceService>;
   /** Pages of spaces (by id and by path, as the caller sees them): the pages redirects lead to. */
   revisions: PromiseClient<typeof RevisionServiceService>;
+  /** Published spaces' page trees at a revision (no caller): what moved between a revision and its parent. */
+  published: PromiseClient<typeof PublishedContentServiceService>;
 }
 
 /** The runtime's service deps with publishing's own and its config (exported for hosting code and tests). */

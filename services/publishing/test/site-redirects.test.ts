@@ -1,7 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SiteRedirectDestination, UpdateSiteRedirectRequest } from "@imprint/proto/publishing/v1/site_redirects";
 import type { Site } from "@imprint/proto/publishing/v1/sites";
-import { createMember, createOrganization, createPage, createSpace, failure, readEvents, type TestOrganization, type TestUser } from "@imprint/runtime/testing";
+import {
+  createMember,
+  createOrganization,
+  createPage,
+  createRevision,
+  createSpace,
+  eventually,
+  failure,
+  pageUpdate,
+  readEvents,
+  testLogger,
+  type TestOrganization,
+  type TestUser,
+} from "@imprint/runtime/testing";
+import type { EventEnvelope } from "@imprint/runtime";
+import type { PublishingConfig } from "../src/config.js";
+import { pageMoveConsumer } from "../src/consumers/content-events.js";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
 
 let harness: PublishingHarness;
@@ -228,5 +244,92 @@ describe("site redirects", () => {
     expect(sources).toContain("/old-install");
     expect(sources).not.toContain("/bulk-a");
     expect(redirects.find((redirect) => redirect.source === "/old-install")).toMatchObject({ permanent: true, kind: "site-page", siteSpaceId, pageId });
+  });
+});
+
+describe("automatic redirects", () => {
+  const logger = testLogger("publishing-page-moves");
+  const handler = () =>
+    pageMoveConsumer({ clock: () => new Date(), published: harness.published }, { REVISION_EVENTS_CONSUMER: "test-page-moves" } as PublishingConfig).handler;
+  const replay = (events: EventEnvelope[]) =>
+    harness.publishing.orm.em.fork().transactional(async (tx) => {
+      for (const event of events) await handler()(event, { em: tx, attempt: 1, logger });
+    });
+  const automatic = async (siteId: string) =>
+    (
+      await harness.siteRedirects.listSiteRedirects({
+        caller: org.owner.caller,
+        organizationId: org.organizationId,
+        siteId,
+        page: undefined,
+        search: "",
+        draft: false,
+        orderBy: "source",
+      })
+    ).redirects
+      .filter((redirect) => redirect.automatic)
+      .map((redirect) => `${redirect.source} -> ${redirect.destination!.pageId}`);
+  const rename = (spaceId: string, pageId: string, slug: string) =>
+    createRevision(harness, org.owner.caller, { spaceId }, (draftId) =>
+      harness.editing.updatePage({ caller: org.owner.caller, draftId, page: pageUpdate({ pageId, slug }) }),
+    );
+
+  it("records a redirect from a moved page's old path, once, and a late older move never takes a source back", async () => {
+    const space = await createSpace(harness, org, { title: "Manual" });
+    await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Welcome", markdown: "Hi." });
+    const setup = await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Setup", markdown: "Run it." });
+    const created = (
+      await harness.sites.createSite({
+        caller: org.owner.caller,
+        organizationId: org.organizationId,
+        type: "",
+        title: "Manual",
+        visibility: "",
+        spaceIds: [space.id],
+      })
+    ).site!;
+    await harness.sites.publishSite({ caller: org.owner.caller, organizationId: org.organizationId, siteId: created.id });
+    // Content learns the space is published from publishing's announcement.
+    await eventually(() => harness.published.getPublishedSpace({ spaceId: space.id, knownRevisionId: "" }).catch(() => null), 10_000);
+
+    await rename(space.id, setup, "installation");
+    await eventually(async () => (await automatic(created.id)).length === 1, 10_000);
+    expect(await automatic(created.id)).toEqual([`/setup -> ${setup}`]);
+    await rename(space.id, setup, "install");
+    await eventually(async () => (await automatic(created.id)).length === 2, 10_000);
+
+    // A new page takes the first old path, then moves away too: that source now leads to it.
+    const newcomer = await createPage(harness, org.owner.caller, { spaceId: space.id }, { title: "Setup", markdown: "The new setup." });
+    await rename(space.id, newcomer, "setup-v2");
+    const settled = [`/installation -> ${setup}`, `/setup -> ${newcomer}`];
+    await eventually(async () => JSON.stringify(await automatic(created.id)) === JSON.stringify(settled), 10_000);
+
+    // Every revision event again, twice, newest first: nothing is added, nothing goes back.
+    const events = (await readEvents("content", { payload: { spaceId: space.id } })).filter((event) => event.type === "revision.created");
+    await replay([...events].reverse());
+    await replay(events);
+    expect(await automatic(created.id)).toEqual(settled);
+
+    // A source a person redirected stays theirs.
+    await harness.siteRedirects.updateSiteRedirect(
+      UpdateSiteRedirectRequest.fromPartial({
+        caller: org.owner.caller,
+        organizationId: org.organizationId,
+        siteId: created.id,
+        siteRedirectId: (
+          await harness.siteRedirects.getSiteRedirectBySource({
+            caller: org.owner.caller,
+            organizationId: org.organizationId,
+            siteId: created.id,
+            source: "/setup",
+            shareKey: "",
+          })
+        ).redirect!.id,
+        updateMask: ["destination"],
+        destination: { kind: "external", url: "https://example.com/setup" },
+      }),
+    );
+    await replay(events);
+    expect(await automatic(created.id)).toEqual([`/installation -> ${setup}`]);
   });
 });

@@ -1,7 +1,8 @@
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
-import type { RunningService } from "@imprint/runtime";
-import { publishingClients, startServices, TestClock, testLogger, type PublishingClients, type ServiceClients } from "@imprint/runtime/testing";
+import { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
+import type { PromiseClient, RunningService } from "@imprint/runtime";
+import { publishingClients, startServices, testClient, TestClock, testLogger, type PublishingClients, type ServiceClients } from "@imprint/runtime/testing";
 import { loadPublishingConfig } from "../../src/config.js";
 import { startPublishingService } from "../../src/service.js";
 
@@ -13,6 +14,8 @@ export interface PublishingHarness extends Pick<ServiceClients, "identity" | "sp
   /** The content service (its database holds the projection of the published addresses). */
   content: RunningService;
   publishingAddress: string;
+  /** Content's published reads (no caller), as publishing's page-move consumer reads them. */
+  published: PromiseClient<typeof PublishedContentServiceService>;
   stop(): Promise<void>;
 }
 
@@ -46,6 +49,7 @@ export async function startPublishingHarness(): Promise<PublishingHarness> {
     publishing: services.service("publishing"),
     content: services.service("content"),
     publishingAddress: services.address("publishing"),
+    published: testClient(PublishedContentServiceService, services.address("content")),
     stop: async () => {
       publishing.close();
       await services.stop();
