@@ -14,6 +14,7 @@ import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/cha
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
 import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
+import { SiteRedirectServiceService } from "@imprint/proto/publishing/v1/site_redirects";
 import { SiteAdaptiveSchemaServiceService } from "@imprint/proto/publishing/v1/site_adaptive_schema";
 import { SiteCustomizationServiceService } from "@imprint/proto/publishing/v1/site_customization";
 import { SiteExternalLinkServiceService } from "@imprint/proto/publishing/v1/site_external_links";
@@ -71,6 +72,7 @@ export const UPSTREAMS = {
       adaptiveSchema: SiteAdaptiveSchemaServiceService,
       customization: SiteCustomizationServiceService,
       shareLinks: ShareLinkServiceService,
+      siteRedirects: SiteRedirectServiceService,
       memberVisitorTokens: MemberVisitorTokenServiceService,
     },
   },

@@ -464,6 +464,8 @@ async function snapshot(): Promise<string> {
     `/v1/orgs/${organizationId}/sites?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/site-spaces?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/share-links?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/redirects?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/redirects?draft=true&limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/sections?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/section-groups?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/publishing/auth`,
@@ -522,6 +524,10 @@ beforeAll(async () => {
   const site = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites`, { ...owner, json: { title: "Fixture site", spaces: [space.id] } });
   const siteSpaces = await call(stack, "GET", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/site-spaces`, owner);
   const shareLink = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/share-links`, { ...owner, json: { name: "Fixture" } });
+  const redirect = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/redirects`, {
+    ...owner,
+    json: { source: "/fixture", destination: { kind: "external", url: "https://example.com/fixture" } },
+  });
   const section = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.body.id}/sections`, {
     ...owner,
     json: { spaceId: space.id, title: "Fixture section" },
@@ -555,6 +561,7 @@ beforeAll(async () => {
     siteId: site.body.id as string,
     siteSpaceId: siteSpaces.body.items[0].id as string,
     shareLinkId: shareLink.body.id as string,
+    siteRedirectId: redirect.body.id as string,
     siteSectionId: section.body.id as string,
     siteSectionGroupId: group.body.id as string,
     siteExternalLinkId: link.body.id as string,
@@ -576,7 +583,7 @@ beforeAll(async () => {
     assetId: randomUUID(),
     path: "webhook",
   });
-  for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, section, group, team])
+  for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, redirect, section, group, team])
     expect(response.status).toBeLessThan(300);
 }, 120_000);
 afterAll(() => stopEditingStack(stack, editing));

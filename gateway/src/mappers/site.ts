@@ -8,6 +8,7 @@ import type {
   SiteStructureItem,
 } from "@imprint/proto/publishing/v1/resources";
 import type { ShareLink } from "@imprint/proto/publishing/v1/share_links";
+import type { GetSiteRedirectBySourceResponse, SiteRedirect, SiteRedirectDestination } from "@imprint/proto/publishing/v1/site_redirects";
 import type { SitePublishingAuth } from "@imprint/proto/publishing/v1/site_publishing_auth";
 import type { Site, SiteStructure } from "@imprint/proto/publishing/v1/sites";
 import { AppError } from "@imprint/runtime/core";
@@ -283,4 +284,61 @@ export function toRestSiteStructure(structure: Pick<SiteStructure, "type" | "ite
 export function toRestCustomization(customization: SiteCustomization | undefined): Record<string, unknown> {
   const settings = JSON.parse(customization?.json ?? "{}") as Record<string, unknown>;
   return customization?.updatedAt ? { ...settings, updatedAt: customization.updatedAt.toISOString() } : settings;
+}
+
+export type RestSiteRedirectDestination =
+  | { kind: "site-section"; siteSectionId: string }
+  | { kind: "site-space"; siteSpaceId: string }
+  | { kind: "site-page"; siteSpaceId: string; pageId: string }
+  | { kind: "external"; url: string };
+
+export interface RestSiteRedirect {
+  object: "site-redirect";
+  id: string;
+  source: string;
+  draft: boolean;
+  captureWildcard: boolean;
+  permanent: boolean;
+  destination: RestSiteRedirectDestination;
+  createdAt: string;
+  updatedAt?: string;
+}
+
+function toRestRedirectDestination(destination: SiteRedirectDestination | undefined): RestSiteRedirectDestination {
+  switch (destination?.kind) {
+    case "site-section":
+      return { kind: "site-section", siteSectionId: destination.siteSectionId };
+    case "site-space":
+      return { kind: "site-space", siteSpaceId: destination.siteSpaceId };
+    case "site-page":
+      return { kind: "site-page", siteSpaceId: destination.siteSpaceId, pageId: destination.pageId };
+    case "external":
+      return { kind: "external", url: destination.url };
+    default:
+      throw new AppError("internal", "upstream answered a redirect without a destination");
+  }
+}
+
+export function toRestSiteRedirect(redirect: SiteRedirect | undefined): RestSiteRedirect {
+  if (!redirect) throw new AppError("internal", "upstream answered without a redirect");
+  const rest: RestSiteRedirect = {
+    object: "site-redirect",
+    id: redirect.id,
+    source: redirect.source,
+    draft: redirect.draft,
+    captureWildcard: redirect.captureWildcard,
+    permanent: redirect.permanent,
+    destination: toRestRedirectDestination(redirect.destination),
+    createdAt: (redirect.createdAt ?? new Date(0)).toISOString(),
+  };
+  if (redirect.updatedAt) rest.updatedAt = redirect.updatedAt.toISOString();
+  return rest;
+}
+
+/** getSiteRedirectBySource: the redirect and the URL it leads to (under the site's published address, or elsewhere). */
+export function toRestResolvedRedirect(resolved: GetSiteRedirectBySourceResponse, urls: PublicUrls): { redirect: RestSiteRedirect; target: string } {
+  const redirect = toRestSiteRedirect(resolved.redirect);
+  if (resolved.targetUrl) return { redirect, target: resolved.targetUrl };
+  if (!resolved.site) throw new AppError("internal", "upstream answered a redirect without its site");
+  return { redirect, target: `${siteBaseUrl(resolved.site, urls)}${resolved.targetPath}` };
 }

@@ -34,6 +34,7 @@ import { sitePublishingAuthRoutes } from "./site-publishing-auth.js";
 import { siteSectionGroupRoutes } from "./site-section-groups.js";
 import { siteSectionRoutes } from "./site-sections.js";
 import { siteShareLinkRoutes } from "./site-share-links.js";
+import { siteRedirectRoutes } from "./site-redirects.js";
 import { siteSpaceRoutes } from "./site-spaces.js";
 import { siteStructureRoutes } from "./site-structure.js";
 import { siteRoutes } from "./sites.js";
@@ -99,6 +100,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...sitePublishingAuthRoutes(deps),
       ...siteAdaptiveSchemaRoutes(deps),
       ...siteShareLinkRoutes(deps),
+      ...siteRedirectRoutes(deps),
       ...siteCustomizationRoutes(deps),
       ...siteExternalLinkRoutes(deps),
       ...integrationRoutes(deps),

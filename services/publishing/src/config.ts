@@ -12,6 +12,8 @@ export const publishingConfigShape = {
   SPACE_EVENTS_CONSUMER: env.consumerName("publishing-content-spaces"),
   /** Durable consumer of content's `collection.transferred` (the spaces it moved leave their former organization's sites). */
   COLLECTION_EVENTS_CONSUMER: env.consumerName("publishing-content-collections"),
+  /** Durable consumer of content's `revision.created` (a page moved in a published space leaves a redirect from its old path). */
+  REVISION_EVENTS_CONSUMER: env.consumerName("publishing-content-revisions"),
   /**
    * How long a caller's organization role is reused without asking identity again. Identity's member
    * events drop an entry at once; the TTL bounds staleness when an event reaches another replica.

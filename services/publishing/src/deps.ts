@@ -1,3 +1,5 @@
+import type { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
+import type { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { Clock, IdentityClients, MembershipCache, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
@@ -16,6 +18,10 @@ export interface UseCaseDeps {
   memberships: MembershipCache;
   /** The spaces sites publish: GetSpace answers the space, its organization and the caller's rights. */
   spaces: PromiseClient<typeof SpaceServiceService>;
+  /** Pages of spaces (by id and by path, as the caller sees them): the pages redirects lead to. */
+  revisions: PromiseClient<typeof RevisionServiceService>;
+  /** Published spaces' page trees at a revision (no caller): what moved between a revision and its parent. */
+  published: PromiseClient<typeof PublishedContentServiceService>;
 }
 
 /** The runtime's service deps with publishing's own and its config (exported for hosting code and tests). */

@@ -3,3 +3,4 @@ export { publishingServiceSpec, startPublishingService, PUBLISHING_MIGRATIONS_PA
 export type { PublishingDeps } from "./deps.js";
 export { SITE_SERVICE_NAME } from "./grpc/site-service.js";
 export { PUBLISHING_EVENT_CONTEXT } from "./events.js";
+export { publishingEntities } from "./domain/entities.js";

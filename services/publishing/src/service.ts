@@ -1,4 +1,6 @@
 import { fileURLToPath } from "node:url";
+import { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
+import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import {
   followedMemberships,
@@ -15,7 +17,7 @@ import {
   type UpstreamSpec,
 } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
-import { contentEventConsumers } from "./consumers/content-events.js";
+import { contentEventConsumers, pageMoveConsumer } from "./consumers/content-events.js";
 import type { UseCaseDeps } from "./deps.js";
 import { publishingEntities } from "./domain/entities.js";
 import { PUBLISHING_EVENT_CONTEXT } from "./events.js";
@@ -34,7 +36,10 @@ export function publishingServiceSpec(config: PublishingConfig) {
     migrationsPath: PUBLISHING_MIGRATIONS_PATH,
     upstreams: {
       identity: identityUpstream(config.IDENTITY_GRPC_ADDRESS),
-      content: { address: config.CONTENT_GRPC_ADDRESS, services: { spaces: SpaceServiceService } },
+      content: {
+        address: config.CONTENT_GRPC_ADDRESS,
+        services: { spaces: SpaceServiceService, revisions: RevisionServiceService, published: PublishedContentServiceService },
+      },
     },
     deps: {
       build: (runtime, upstreams) => {
@@ -45,17 +50,26 @@ export function publishingServiceSpec(config: PublishingConfig) {
           identity: upstreams.identity,
           memberships: memberships.cache,
           spaces: upstreams.content.spaces,
+          revisions: upstreams.content.revisions,
+          published: upstreams.content.published,
           memberEvents: memberships.follower,
         };
       },
       close: (deps) => deps.memberEvents.stop(),
     },
     grpc: (deps, { orm }) => publishingGrpcServices(() => forkEm(orm), deps),
-    consumers: (deps) => [...contentEventConsumers(deps, config), membershipEventsConsumer(deps.memberships, config.MEMBERSHIP_EVENTS_CONSUMER)],
+    consumers: (deps) => [
+      ...contentEventConsumers(deps, config),
+      pageMoveConsumer(deps, config),
+      membershipEventsConsumer(deps.memberships, config.MEMBERSHIP_EVENTS_CONSUMER),
+    ],
   } satisfies ServiceSpec<UseCaseDeps & { memberEvents: EventWatch }, PublishingUpstreams>;
 }
 
-type PublishingUpstreams = { identity: UpstreamSpec<typeof IDENTITY_SERVICES>; content: UpstreamSpec<{ spaces: typeof SpaceServiceService }> };
+type PublishingUpstreams = {
+  identity: UpstreamSpec<typeof IDENTITY_SERVICES>;
+  content: UpstreamSpec<{ spaces: typeof SpaceServiceService; revisions: typeof RevisionServiceService; published: typeof PublishedContentServiceService }>;
+};
 
 /** Starts the publishing service (its upstreams' clients are opened and closed by the runtime). */
 export function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {

@@ -3,7 +3,7 @@ import type { ConditionValue } from "@imprint/document";
 import type { SiteScript } from "@imprint/proto/integration/v1/scripts";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { SearchPage } from "@imprint/proto/content/v1/search";
-import type { GetReaderSiteRequest } from "@imprint/proto/publishing/v1/reader";
+import type { GetReaderSiteRequest, ReaderRedirect } from "@imprint/proto/publishing/v1/reader";
 import { AppError, CacheBudget, type Logger, CachedLoader } from "@imprint/runtime/core";
 import { connectNatsInBackground, watchEvents, type EventWatch, type NatsLink } from "@imprint/runtime/watch";
 import { contentEvents } from "@imprint/proto/content/v1/event-contracts";
@@ -66,7 +66,7 @@ const SCRIPTS_RETRY_MS = 5_000;
 
 /**
  * What the reader reads from publishing, content and integration, and what it keeps of it. Sites,
- * spaces' current revisions, share keys and sites' scripts are reused until an event says they
+ * spaces' current revisions, share keys, sites' redirects and sites' scripts are reused until an event says they
  * changed (with NATS) or for SITE_CACHE_TTL_MS (without); page bodies and rendered pages are keyed by revision (and site
  * version), so they never need invalidating: a new revision or site version is a new key, and the
  * old entries age out of one byte budget.
@@ -78,6 +78,8 @@ export interface ReaderData {
   /** A file of the space's current revision; null when it holds none by that id. */
   file(space: GetPublishedSpaceResponse, fileId: string): Promise<PublishedFile | null>;
   shareKeyActive(siteId: string, key: string): Promise<boolean>;
+  /** The site's live redirects (read once and kept like the site: only a path without a page asks). */
+  redirects(siteId: string): Promise<readonly ReaderRedirect[]>;
   /** The claims of a member's visitor token (the organization ping's), as publishing verifies it; null when it does not verify. */
   memberClaims(organizationId: string, token: string): Promise<VerifiedToken | null>;
   /** The claims of a visitor token the site's key signed (HS256 over the key's text, as GitBook signs); null when it does not verify. */
@@ -104,6 +106,7 @@ const MAX_SITES = 2_000;
 const MAX_SPACES = 2_000;
 const MAX_SHARE_KEYS = 10_000;
 const MAX_SITE_SCRIPTS = 2_000;
+const MAX_SITE_REDIRECTS = 2_000;
 
 /** The reader's reads over `upstreams` (opened and closed by its caller), with their caches and the event watch that keeps them. */
 export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpstreams, logger: Logger, clock: () => number = Date.now): Promise<ReaderData> {
@@ -122,6 +125,8 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
   const siteCache = new CachedLoader<ReaderSite | null>({ name: "sites", maxEntries: MAX_SITES, ttlMs: trustedFor, now });
   const spaceCache = new CachedLoader<GetPublishedSpaceResponse | null>({ name: "spaces", maxEntries: MAX_SPACES, ttlMs: trustedFor, now });
   const shareKeys = new CachedLoader<boolean>({ name: "share keys", maxEntries: MAX_SHARE_KEYS, ttlMs: trustedFor, now });
+  // Each site's live redirects, in one list per site (at most 5,000, publishing's bound).
+  const siteRedirects = new CachedLoader<readonly ReaderRedirect[]>({ name: "site redirects", maxEntries: MAX_SITE_REDIRECTS, ttlMs: trustedFor, now });
   // Sites' scripts, each until `until` (a failed read keeps the last list a short while).
   const siteScripts = new CachedLoader<{ value: SiteScripts; until: number }>({
     name: "site scripts",
@@ -172,6 +177,7 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
           // Site events are rare and one may change any lookup of the site (basename, hostname): drop them all.
           siteCache.clear();
           shareKeys.clear();
+          siteRedirects.clear();
           return;
         }
         // A content event about a space (its lifecycle, a revision, a branch) may change what it publishes.
@@ -183,6 +189,7 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
         siteCache.clear();
         spaceCache.clear();
         shareKeys.clear();
+        siteRedirects.clear();
       },
       logger,
     });
@@ -229,6 +236,11 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
       // Without events, a deactivated link must stop at once: ask every time.
       if (!following()) return (await sites.checkShareKey({ siteId, key })).active;
       return shareKeys.load(`${siteId}/${key}`, async () => (await sites.checkShareKey({ siteId, key })).active);
+    },
+
+    async redirects(siteId) {
+      // A site unpublished meanwhile has none to follow.
+      return siteRedirects.load(siteId, async () => (await notFoundAsNull(() => sites.listReaderSiteRedirects({ siteId })))?.redirects ?? []);
     },
 
     async memberClaims(organizationId, token) {

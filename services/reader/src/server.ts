@@ -6,6 +6,7 @@ import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveS
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
 import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
+import { followRedirect } from "./redirects.js";
 import { openSiteViews, type SiteViews } from "./site-views.js";
 import { openReaderUpstreams } from "./upstreams.js";
 import { throttledWarning } from "./throttled-warning.js";
@@ -226,7 +227,15 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
   const markdownRequested = segments.length > 0 && segments[segments.length - 1]!.endsWith(".md");
   if (markdownRequested) segments[segments.length - 1] = segments[segments.length - 1]!.slice(0, -3);
   const at = await readPage(visit, data, segments);
-  if (!at) return answerNotFound(ctx, address);
+  if (!at) {
+    // A redirect of the site only where no page is: 308 (permanent) or 307, the query string kept.
+    const redirect = await followRedirect(visit, data, ctx.querystring);
+    if (!redirect) return answerNotFound(ctx, address);
+    ctx.status = redirect.status;
+    ctx.set("Cache-Control", "no-store");
+    ctx.set("Location", redirect.url);
+    return;
+  }
   if (typeof ctx.query.q === "string" && !markdownRequested) return serveSearch(ctx, visit, data, at, address.path);
   const wantsMarkdown = markdownRequested || (ctx.accepts("text/html", "text/markdown") === "text/markdown" && !ctx.get("accept").includes("text/html"));
   if (wantsMarkdown) {

@@ -1,6 +1,7 @@
 import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
 import {
   collectionTransferred,
+  revisionCreated,
   spaceDeleted,
   spaceMoved,
   spacePurged,
@@ -10,6 +11,7 @@ import {
 } from "@imprint/proto/content/v1/event-contracts";
 import type { PublishingConfig } from "../config.js";
 import type { UseCaseDeps } from "../deps.js";
+import { recordPageMoves } from "../use-cases/redirects/record-page-moves.js";
 import { purgeSpace } from "../use-cases/spaces/purge-space.js";
 import { setSpaceDeleted } from "../use-cases/spaces/set-space-deleted.js";
 import { announcePublications } from "../use-cases/shared/publications.js";
@@ -86,4 +88,29 @@ export function contentEventConsumers(deps: Pick<UseCaseDeps, "clock">, config: 
       }),
     },
   ];
+}
+
+/**
+ * Content's `revision.created`: a space's new head whose pages moved leaves redirects from their old
+ * addresses on the published sites showing the space (recordPageMoves). Commutative by
+ * construction: the moves are computed from the two immutable revisions, so a duplicate finds the
+ * same moves and upserts the same redirects; a source two moves compete for goes to the later
+ * commit, whatever order they arrive in.
+ */
+export function pageMoveConsumer(deps: Pick<UseCaseDeps, "clock" | "published">, config: PublishingConfig): ConsumerSpec {
+  return {
+    // A space's new head: pages it moved leave redirects from their old addresses on the published
+    // sites showing the space (recordPageMoves: computed from the two immutable revisions, so a
+    // duplicate finds the same moves; a late older move never takes a source back).
+    context: "content",
+    consumer: config.REVISION_EVENTS_CONSUMER,
+    filterSubject: "imprint.content.v1.revision.created",
+    keyOf: keyByAggregate([revisionCreated]),
+    handler: handleEvents([revisionCreated], async ({ payload, occurredAt }, { em }) => {
+      const spaceId = id(payload.spaceId);
+      const parentRevisionId = payload.parents[0];
+      if (!spaceId || !payload.movedHead || payload.changeRequestId || !parentRevisionId) return;
+      await recordPageMoves(em, { spaceId, revisionId: payload.revisionId, parentRevisionId, movedAt: new Date(occurredAt) }, deps);
+    }),
+  };
 }

@@ -5,6 +5,7 @@ import { SiteExternalLink } from "./site-external-link.js";
 import { SiteSection } from "./site-section.js";
 import { SiteSectionGroup } from "./site-section-group.js";
 import { SiteSpace } from "./site-space.js";
+import { SiteRedirect } from "./site-redirect.js";
 import { SpaceLifecycle } from "./space-lifecycle.js";
 import { SpacePublication } from "./space-publication.js";
 
@@ -16,6 +17,7 @@ export const publishingEntities = [
   SiteSpace,
   SiteExternalLink,
   ShareLink,
+  SiteRedirect,
   OrganizationVisitorKey,
   SpacePublication,
   SpaceLifecycle,

@@ -1,5 +1,5 @@
 import { parseRequestJson } from "@imprint/runtime";
-import type { GetReaderSiteResponse, ReaderItem, ReaderSiteSpace } from "@imprint/proto/publishing/v1/reader";
+import type { GetReaderSiteResponse, ReaderItem, ReaderRedirect, ReaderSiteSpace } from "@imprint/proto/publishing/v1/reader";
 import type {
   SiteAddress,
   SiteCustomization,
@@ -11,14 +11,17 @@ import type {
 } from "@imprint/proto/publishing/v1/resources";
 import type { ShareLink as ShareLinkMessage } from "@imprint/proto/publishing/v1/share_links";
 import type { SitePublishingAuth } from "@imprint/proto/publishing/v1/site_publishing_auth";
+import type { SiteRedirect as SiteRedirectMessage, SiteRedirectDestination } from "@imprint/proto/publishing/v1/site_redirects";
 import type { Site as SiteMessage, SiteStructure } from "@imprint/proto/publishing/v1/sites";
 import type { Site } from "../domain/site.js";
+import { destinationOf, type SiteRedirect } from "../domain/site-redirect.js";
 import type { ReaderItemView, ReaderSiteSpaceView, ReaderSiteView } from "../use-cases/reader/get-reader-site.js";
 import type { CustomizationView } from "../use-cases/shared/customization.js";
 import type { PublishingAuthView } from "../use-cases/shared/publishing-auth.js";
 import type { SectionGroupView } from "../use-cases/shared/section-groups.js";
 import type { SectionView } from "../use-cases/shared/sections.js";
 import type { ShareLinkView } from "../use-cases/shared/share-links.js";
+import type { DestinationRequest, SiteRedirectView } from "../use-cases/shared/site-redirects.js";
 import type { SiteSpaceView } from "../use-cases/shared/site-spaces.js";
 import type { SiteView } from "../use-cases/shared/sites.js";
 import type { ExternalLinkView, SiteStructureView, StructureItemView } from "../use-cases/shared/structure.js";
@@ -207,5 +210,60 @@ export function readerSiteToProto({ site, customization, items, siteSpaces }: Re
     visitorAuthKey: visitorAuth ? site.visitorAuthKey : "",
     fallbackUrl: visitorAuth ? (site.visitorAuthFallbackUrl ?? "") : "",
     logoutUrl: visitorAuth ? (site.visitorAuthLogoutUrl ?? "") : "",
+  };
+}
+
+function destinationToProto(redirect: SiteRedirect): SiteRedirectDestination {
+  const destination = destinationOf(redirect);
+  return {
+    kind: destination.kind,
+    siteSectionId: destination.siteSectionId ?? "",
+    siteSpaceId: destination.siteSpaceId ?? "",
+    pageId: destination.pageId ?? "",
+    url: destination.url ?? "",
+    spaceId: "",
+    path: "",
+  };
+}
+
+export function siteRedirectToProto({ redirect }: SiteRedirectView): SiteRedirectMessage {
+  return {
+    id: redirect.id,
+    siteId: redirect.siteId,
+    source: redirect.source,
+    draft: redirect.draft,
+    captureWildcard: redirect.captureWildcard,
+    permanent: redirect.permanent,
+    destination: destinationToProto(redirect),
+    createdAt: redirect.createdAt,
+    updatedAt: redirect.updatedAt ?? undefined,
+    automatic: redirect.automatic,
+  };
+}
+
+/** A request's destination; unset is a destination of no kind (refused naming its kind). */
+export function destinationFromProto(destination: SiteRedirectDestination | undefined): DestinationRequest {
+  return {
+    kind: destination?.kind ?? "",
+    siteSectionId: destination?.siteSectionId ?? "",
+    siteSpaceId: destination?.siteSpaceId ?? "",
+    pageId: destination?.pageId ?? "",
+    url: destination?.url ?? "",
+    spaceId: destination?.spaceId ?? "",
+    path: destination?.path ?? "",
+  };
+}
+
+export function readerRedirectToProto(redirect: SiteRedirect): ReaderRedirect {
+  const destination = destinationToProto(redirect);
+  return {
+    source: redirect.source,
+    permanent: redirect.permanent,
+    captureWildcard: redirect.captureWildcard,
+    kind: destination.kind,
+    siteSectionId: destination.siteSectionId,
+    siteSpaceId: destination.siteSpaceId,
+    pageId: destination.pageId,
+    url: destination.url,
   };
 }

@@ -2,7 +2,8 @@ import type { ReaderServiceService } from "@imprint/proto/publishing/v1/reader";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { AsyncImplementation } from "@imprint/runtime";
 import { checkShareKey, getReaderSite } from "../use-cases/reader/get-reader-site.js";
-import { readerSiteToProto } from "./mappers.js";
+import { listReaderSiteRedirects } from "../use-cases/reader/list-reader-site-redirects.js";
+import { readerRedirectToProto, readerSiteToProto } from "./mappers.js";
 
 export const READER_SERVICE_NAME = "imprint.publishing.v1.ReaderService";
 
@@ -15,5 +16,7 @@ export function readerServiceImplementation(em: () => EntityManager): AsyncImple
     },
 
     checkShareKey: async (request) => ({ active: await checkShareKey(em(), { siteId: request.siteId, key: request.key }) }),
+
+    listReaderSiteRedirects: async (request) => ({ redirects: (await listReaderSiteRedirects(em(), { siteId: request.siteId })).map(readerRedirectToProto) }),
   };
 }

@@ -1,18 +1,21 @@
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
-import type { RunningService } from "@imprint/runtime";
-import { publishingClients, startServices, TestClock, testLogger, type PublishingClients, type ServiceClients } from "@imprint/runtime/testing";
+import { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
+import type { PromiseClient, RunningService } from "@imprint/runtime";
+import { publishingClients, startServices, testClient, TestClock, testLogger, type PublishingClients, type ServiceClients } from "@imprint/runtime/testing";
 import { loadPublishingConfig } from "../../src/config.js";
 import { startPublishingService } from "../../src/service.js";
 
 /** The publishing service's API: a client of each of its services (`sites`, `siteSpaces`, `shareLinks`, …). */
-export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces" | "collections">, PublishingClients {
+export interface PublishingHarness extends Pick<ServiceClients, "identity" | "spaces" | "collections" | "editing">, PublishingClients {
   /** The content service's clock (e.g. to reach the purge of a deleted space). */
   contentClock: TestClock;
   publishing: RunningService;
   /** The content service (its database holds the projection of the published addresses). */
   content: RunningService;
   publishingAddress: string;
+  /** Content's published reads (no caller), as publishing's page-move consumer reads them. */
+  published: PromiseClient<typeof PublishedContentServiceService>;
   stop(): Promise<void>;
 }
 
@@ -41,10 +44,12 @@ export async function startPublishingHarness(): Promise<PublishingHarness> {
     identity: services.clients.identity,
     spaces: services.clients.spaces,
     collections: services.clients.collections,
+    editing: services.clients.editing,
     contentClock,
     publishing: services.service("publishing"),
     content: services.service("content"),
     publishingAddress: services.address("publishing"),
+    published: testClient(PublishedContentServiceService, services.address("content")),
     stop: async () => {
       publishing.close();
       await services.stop();

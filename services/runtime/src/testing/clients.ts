@@ -9,6 +9,7 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
 import { ReaderServiceService } from "@imprint/proto/publishing/v1/reader";
 import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
+import { SiteRedirectServiceService } from "@imprint/proto/publishing/v1/site_redirects";
 import { SiteAdaptiveSchemaServiceService } from "@imprint/proto/publishing/v1/site_adaptive_schema";
 import { SiteCustomizationServiceService } from "@imprint/proto/publishing/v1/site_customization";
 import { SiteExternalLinkServiceService } from "@imprint/proto/publishing/v1/site_external_links";
@@ -35,6 +36,7 @@ const PUBLISHING_SERVICES = {
   adaptiveSchema: SiteAdaptiveSchemaServiceService,
   customization: SiteCustomizationServiceService,
   shareLinks: ShareLinkServiceService,
+  siteRedirects: SiteRedirectServiceService,
   memberVisitorTokens: MemberVisitorTokenServiceService,
   reader: ReaderServiceService,
   spacePublications: SpacePublicationServiceService,

@@ -12,7 +12,11 @@ export function publishedContentServiceImplementation(orm: MikroORM, deps: Revis
   const em = () => forkEm(orm);
   return {
     getPublishedSpace: async (request) => {
-      const published = await getPublishedSpace(em(), { spaceId: request.spaceId, knownRevisionId: request.knownRevisionId }, deps);
+      const published = await getPublishedSpace(
+        em(),
+        { spaceId: request.spaceId, knownRevisionId: request.knownRevisionId, revisionId: request.revisionId },
+        deps,
+      );
       return {
         spaceId: published.space.id,
         organizationId: published.space.organizationId,

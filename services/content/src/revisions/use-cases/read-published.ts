@@ -38,9 +38,16 @@ export interface PublishedSpace {
   notModified: boolean;
 }
 
-/** A published space's current revision and its page tree (for the reader). */
-export async function getPublishedSpace(em: EntityManager, input: { spaceId: string; knownRevisionId: string }, deps: RevisionDeps): Promise<PublishedSpace> {
-  const { space, revision, view } = await openPublished(em, deps, input.spaceId);
+/**
+ * A published space's current revision (or `revisionId`, one of its committed revisions) and its
+ * page tree (for the reader; publishing reads a revision and its parent to follow moved pages).
+ */
+export async function getPublishedSpace(
+  em: EntityManager,
+  input: { spaceId: string; knownRevisionId: string; revisionId?: string },
+  deps: RevisionDeps,
+): Promise<PublishedSpace> {
+  const { space, revision, view } = await openPublished(em, deps, input.spaceId, input.revisionId);
   if (input.knownRevisionId !== "" && input.knownRevisionId === revision.id) return { space, revision, pages: [], notModified: true };
   return { space, revision, pages: pageTreeFromIndex(await view.index()), notModified: false };
 }

@@ -7,6 +7,7 @@ import { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSectionGroup } from "../../domain/site-section-group.js";
 import { SiteSpace } from "../../domain/site-space.js";
+import { SiteRedirect } from "../../domain/site-redirect.js";
 import { siteDeleted } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
@@ -19,7 +20,7 @@ export interface DeleteSiteInput {
 }
 
 /**
- * Deletes a site with its section groups, sections, site-spaces and share links (organization admins only); done when it no
+ * Deletes a site with its section groups, sections, site-spaces, share links and redirects (organization admins only); done when it no
  * longer exists. Records `site.deleted` with the spaces it published.
  */
 export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps: UseCaseDeps): Promise<void> {
@@ -40,6 +41,7 @@ export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps
     await tx.nativeDelete(SiteSection, { siteId: site.id });
     await tx.nativeDelete(SiteSectionGroup, { siteId: site.id });
     await tx.nativeDelete(ShareLink, { siteId: site.id });
+    await tx.nativeDelete(SiteRedirect, { siteId: site.id });
     tx.remove(site);
     recordEvent(tx, siteDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, spaceIds } });
   });
