@@ -68,9 +68,12 @@ function atLeast(role: MemberRoleValue, wanted: MemberRoleValue): boolean {
   return ROLES.indexOf(role) <= ROLES.indexOf(wanted);
 }
 
-export const REFUSAL_MESSAGES: Readonly<Record<InviteRefusal, string>> = {
-  revoked: "This invite link was revoked: ask an admin of the organization for a new one",
-  disabled: "This invite link is disabled (enabled: false): ask an admin of the organization to enable it",
-  expired: "This invite link has expired (expiresAt): ask an admin of the organization for a new one",
+/**
+ * How a refused join is answered: a revoked link is not found, as GitBook answers for a deleted
+ * invite, but says it was revoked; a link stopped for now is a permission the caller lacks.
+ */
+export const REFUSALS: Readonly<Record<InviteRefusal, { code: "not_found" | "permission_denied"; message: string }>> = {
+  revoked: { code: "not_found", message: "This invite link was revoked: ask an admin of the organization for a new one" },
+  disabled: { code: "permission_denied", message: "This invite link is disabled (enabled: false): ask an admin of the organization to enable it" },
+  expired: { code: "permission_denied", message: "This invite link has expired (expiresAt): ask an admin of the organization for a new one" },
 };
-

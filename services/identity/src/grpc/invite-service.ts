@@ -18,7 +18,8 @@ export const INVITE_SERVICE_NAME = "imprint.identity.v1.InviteService";
 /** Unspecified is "none given" (undefined); any other value the role it names, or "invalid". */
 function optionalRoleFromProto(role: MemberRole): MemberRoleValue | undefined | "invalid" {
   if (role === MemberRole.MEMBER_ROLE_UNSPECIFIED) return undefined;
-  return roleFromProto(role) ?? "invalid";
+  const value = roleFromProto(role);
+  return value === undefined ? "invalid" : value;
 }
 
 /** Where "none given" is itself refused, an invalid value reads as none (the use case names the field). */
@@ -68,7 +69,11 @@ export function inviteServiceImplementation(em: () => EntityManager, useCaseDeps
     },
 
     listInviteLinks: async (request) => {
-      const page = await listInviteLinks(em(), { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page) }, useCaseDeps);
+      const page = await listInviteLinks(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, page: pageRequest(request.page) },
+        useCaseDeps,
+      );
       return { invites: page.items.map(inviteLinkToProto), page: { nextPageToken: page.nextPageToken, totalCount: page.totalCount } };
     },
 

@@ -33,7 +33,8 @@ function validateLink(input: CreateInviteLinkInput): ValidLink {
   if (input.spaceId && input.collectionId) throw AppError.invalidArgument("collection_id: a link invites to a space or to a collection, not both");
   const target = input.spaceId ? "space_id" : input.collectionId ? "collection_id" : null;
   if (target === null) {
-    if (input.level !== undefined) throw AppError.invalidArgument("level: only a link to a space or collection takes a level (a link to the organization takes a role)");
+    if (input.level !== undefined)
+      throw AppError.invalidArgument("level: only a link to a space or collection takes a level (a link to the organization takes a role)");
     if (input.role === undefined) throw AppError.invalidArgument(`role: ${ROLE_RULE}`);
     return { role: input.role, level: null, spaceId: null, collectionId: null };
   }
