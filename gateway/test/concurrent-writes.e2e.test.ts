@@ -35,6 +35,8 @@ type Outcome = "unique" | "duplicates" | "action" | "delete" | "refused";
 interface RaceRequest {
   path: string;
   json?: unknown;
+  /** Sent as this user (the organization's owner by default): joins race a newcomer. */
+  token?: string;
   notInOpenApi?: string;
   /** Sent without the contract check: Imprint answers another shape than GitBook's operation of that path. */
   unchecked?: string;
@@ -54,12 +56,12 @@ let certificate: string;
 /** A source that accepts connections and never answers: an import of it stays in progress. */
 let silent: Server;
 let silentUrl: string;
-const owner = () => ({ token: org.owner.token });
 
 const SCRIPT = `export default { async fetch(request) { const form = await request.formData(); const event = JSON.parse(form.get("event")); if (event.type === "ui_render") return new Response(JSON.stringify({ type: "element", state: {}, props: event.props, element: { type: "block", children: [] } }), { headers: { "content-type": "application/json" } }); return new Response("OK"); } }`;
 
 async function send(method: string, request: RaceRequest): Promise<CallResult> {
-  if (!request.unchecked) return call(stack, method, request.path, { ...owner(), json: request.json, notInOpenApi: request.notInOpenApi });
+  if (!request.unchecked)
+    return call(stack, method, request.path, { token: request.token ?? org.owner.token, json: request.json, notInOpenApi: request.notInOpenApi });
   const response = await fetch(`${stack.baseUrl}${request.path}`, {
     method,
     headers: { authorization: `Bearer ${org.owner.token}`, "content-type": "application/json" },
@@ -128,8 +130,38 @@ const siteWithSection = async () => {
   return siteId;
 };
 
+/** A user of no organization, with a token (an address of example.com). */
+const newcomer = async () => {
+  const email = `newcomer-${randomUUID().slice(0, 8)}@example.com`;
+  await stack.identity.users.createUser({ email, displayName: "Raced newcomer" });
+  return (await stack.identity.tokens.issueToken({ email, label: "race" })).token;
+};
+
 const CASES: Record<string, RaceCase> = {
   // identity
+  "POST /v1/orgs": { outcome: "duplicates", request: async () => ({ path: "/v1/orgs", json: { title: "Raced organization" } }) },
+  // The same new address twice: one adds it, the other finds it a member (or is a clear 409).
+  "POST /v1/orgs/:organizationId/invites": {
+    outcome: "unique",
+    request: async () => ({ path: `${orgPath()}/invites`, json: { emails: [`invited-${randomUUID().slice(0, 8)}@example.com`] } }),
+  },
+  "POST /v1/orgs/:organizationId/link-invites": { outcome: "duplicates", request: async () => ({ path: `${orgPath()}/link-invites`, json: { role: "read" } }) },
+  // One newcomer joining twice at once: one join, the other "already a member".
+  "POST /v1/orgs/:organizationId/invites/:inviteId": {
+    outcome: "unique",
+    request: async () => {
+      const { id } = await ok("POST", `${orgPath()}/link-invites`, { role: "read" });
+      return { path: `${orgPath()}/invites/${id}`, token: await newcomer() };
+    },
+  },
+  "POST /v1/orgs/:organizationId/join": {
+    outcome: "unique",
+    request: async () => {
+      const joined = await createOrganization(stack);
+      await joined.owner.api.orgs.updateOrganizationById(joined.organizationId, { emailDomains: ["example.com"] });
+      return { path: `/v1/orgs/${joined.organizationId}/join`, token: await newcomer() };
+    },
+  },
   "POST /v1/orgs/:organizationId/ping": { outcome: "action", request: async () => ({ path: `${orgPath()}/ping` }) },
   "DELETE /v1/orgs/:organizationId/members/:userId": {
     outcome: "delete",

@@ -19,6 +19,7 @@ import { importRunRoutes } from "./import-runs.js";
 import { integrationInstallationDirectRoutes, integrationInstallationRoutes } from "./integration-installations.js";
 import { integrationAssetRoute, integrationRoutes } from "./integrations.js";
 import { linkRoutes } from "./links.js";
+import { inviteRoutes } from "./invites.js";
 import { memberRoutes } from "./members.js";
 import { teamRoutes } from "./teams.js";
 import { samlRoutes, ssoRoutes } from "./saml.js";
@@ -39,6 +40,7 @@ import { siteSpaceRoutes } from "./site-spaces.js";
 import { siteStructureRoutes } from "./site-structure.js";
 import { siteRoutes } from "./sites.js";
 import { spaceRoutes } from "./spaces.js";
+import { systemRoutes } from "./system.js";
 import { translationRoutes } from "./translations.js";
 import { userRoutes } from "./users.js";
 
@@ -70,8 +72,10 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...integrationInstallationDirectRoutes(deps),
     ],
     api: [
+      ...systemRoutes(),
       ...organizationRoutes(deps),
       ...memberRoutes(deps),
+      ...inviteRoutes(deps),
       ...teamRoutes(deps),
       ...samlRoutes(deps),
       ...teamPermissionRoutes(deps),

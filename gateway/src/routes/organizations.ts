@@ -1,9 +1,10 @@
+import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
 import { toRestOrganization } from "../mappers/organization.js";
 import { roleOrGuestSchema, toProtoRole } from "../mappers/role.js";
 import { pageQuerySchema, toPageRequest, toPagedList } from "../pagination.js";
-import { defineRoute, noContent, ok, type Route } from "../route.js";
-import { pathId } from "../validation.js";
+import { created, defineRoute, noContent, ok, type Route } from "../route.js";
+import { pathId, queryParam } from "../validation.js";
 import { toMaskedUpdate } from "../update-mask.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -60,6 +61,18 @@ export function toUpdateOrganizationFields(body: UpdateOrganizationBody) {
   );
 }
 
+/** POST /v1/orgs: GitBook's onboarding preferences are for its default site, which Imprint does not create. */
+export const createOrganizationBody = z.object({
+  title: z.string(),
+  emailDomains: z.array(z.string().min(1)).optional(),
+  onboardingPreferences: z.looseObject({}).optional(),
+});
+
+export const createOrganizationQuery = z.object({
+  withDefaultSite: queryParam.boolean().optional(),
+  openapiUrl: queryParam.string(2048).optional(),
+});
+
 export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const identity = upstreams.identity;
   return [
@@ -77,6 +90,28 @@ export function organizationRoutes({ upstreams, urls }: RouteDeps): Route[] {
             cursors,
           ),
         );
+      },
+    }),
+
+    // createOrganization: the caller becomes its admin.
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs",
+      query: createOrganizationQuery,
+      body: createOrganizationBody,
+      handler: async ({ query, body, principal }) => {
+        if (query.withDefaultSite) {
+          throw AppError.invalidArgument(
+            "withDefaultSite: Imprint creates no default site; create the organization, then its site (POST /v1/orgs/{organizationId}/sites)",
+          );
+        }
+        const response = await identity.organizations.createOrganizationForCaller({
+          caller: principal.caller,
+          title: body.title,
+          emailDomains: body.emailDomains ?? [],
+        });
+        const organization = toRestOrganization(response.organization, urls);
+        return created(organization, organization.urls.location);
       },
     }),
 

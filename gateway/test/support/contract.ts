@@ -66,7 +66,8 @@ const templates = Object.keys(spec.paths).map((template) => ({
 
 /** The OpenAPI operation for a request to the gateway (paths in the document lack the /v1 prefix). */
 export function findOperation(method: string, url: string): Operation | undefined {
-  const path = new URL(url, "http://x").pathname.replace(/^\/v1(?=\/)/, "").replace(/\/$/, "");
+  // The API's root (`/v1/`, getApiInformation) is GitBook's "/".
+  const path = new URL(url, "http://x").pathname.replace(/^\/v1(?=\/)/, "").replace(/\/$/, "") || "/";
   const candidates = templates.filter((t) => t.pattern.test(path)).sort((a, b) => a.params - b.params);
   for (const candidate of candidates) {
     const entry = spec.paths[candidate.template]?.[method.toLowerCase()];

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { forkEm, startService, type Clock, type Logger, type RunningService, type ServiceDeps, type ServiceSpec } from "@imprint/runtime";
+import { InviteServiceService } from "@imprint/proto/identity/v1/invites";
 import { MemberServiceService } from "@imprint/proto/identity/v1/members";
 import { OrganizationServiceService } from "@imprint/proto/identity/v1/organizations";
 import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
@@ -10,6 +11,7 @@ import type { IdentityConfig } from "./config.js";
 import type { UseCaseDeps } from "./deps.js";
 import { identityEntities } from "./domain/entities.js";
 import { IDENTITY_CONTEXT } from "./events.js";
+import { INVITE_SERVICE_NAME, inviteServiceImplementation } from "./grpc/invite-service.js";
 import { MEMBER_SERVICE_NAME, memberServiceImplementation } from "./grpc/member-service.js";
 import { ORGANIZATION_SERVICE_NAME, organizationServiceImplementation } from "./grpc/organization-service.js";
 import { SAML_SERVICE_NAME, samlServiceImplementation } from "./grpc/saml-service.js";
@@ -48,6 +50,7 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
         { name: ORGANIZATION_SERVICE_NAME, definition: OrganizationServiceService, implementation: organizationServiceImplementation(em, deps) },
         { name: USER_SERVICE_NAME, definition: UserServiceService, implementation: userServiceImplementation(em, deps) },
         { name: MEMBER_SERVICE_NAME, definition: MemberServiceService, implementation: memberServiceImplementation(em, deps) },
+        { name: INVITE_SERVICE_NAME, definition: InviteServiceService, implementation: inviteServiceImplementation(em, deps) },
         { name: TEAM_SERVICE_NAME, definition: TeamServiceService, implementation: teamServiceImplementation(em, deps) },
         { name: SAML_SERVICE_NAME, definition: SamlServiceService, implementation: samlServiceImplementation(em, deps) },
         { name: TOKEN_SERVICE_NAME, definition: TokenServiceService, implementation: tokenServiceImplementation(em, deps) },

@@ -212,7 +212,8 @@ describe("organizations", () => {
     });
 
     expect(await identity.client.organizations.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId })).toEqual({ deleted: true });
-    expect(await forkEm(identity.running.orm).count(LinkInvite, { id: inviteId })).toBe(0);
+    // Deleting revokes: the row stays (a join through it is told the link was revoked).
+    expect((await forkEm(identity.running.orm).findOneOrFail(LinkInvite, { id: inviteId })).revokedAt).toBeInstanceOf(Date);
     expect(await identity.client.organizations.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId })).toEqual({ deleted: false });
     expect(await identity.client.organizations.deleteLinkInvite({ caller: owner.caller, organizationId, inviteId: "nope" })).toEqual({ deleted: false });
   });

@@ -1,5 +1,6 @@
 import { MemberRole, type Member as MemberMessage, type User as UserMessage } from "@imprint/proto/identity/v1";
 import { MemberSort } from "@imprint/proto/identity/v1/members";
+import { type InviteLink as InviteLinkMessage } from "@imprint/proto/identity/v1/invites";
 import { type Organization as OrganizationMessage } from "@imprint/proto/identity/v1/organizations";
 import { type SamlProvider as SamlProviderMessage } from "@imprint/proto/identity/v1/saml";
 import { TeamRole, type Team as TeamMessage } from "@imprint/proto/identity/v1/teams";
@@ -10,6 +11,7 @@ import type { MemberRoleValue, Role } from "../domain/roles.js";
 import type { MemberData, UserData } from "../use-cases/shared/views.js";
 import type { OrganizationView } from "../use-cases/shared/views.js";
 import type { MemberSortField } from "../use-cases/members/list-members.js";
+import type { InviteLinkView } from "../use-cases/invites/shared.js";
 import { idOf } from "../use-cases/shared/queries.js";
 
 const ROLE_TO_PROTO: Record<Role, MemberRole> = {
@@ -130,5 +132,21 @@ export function teamToProto(view: TeamView): TeamMessage {
     members: view.members,
     createdAt: view.team.createdAt,
     canAdmin: view.canAdmin,
+  };
+}
+
+export function inviteLinkToProto({ invite, redundant }: InviteLinkView): InviteLinkMessage {
+  const toTarget = Boolean(invite.spaceId || invite.collectionId);
+  return {
+    id: invite.id,
+    organizationId: idOf(invite.organization),
+    role: roleToProto(invite.joinRole),
+    level: toTarget ? roleToProto(invite.level) : MemberRole.MEMBER_ROLE_UNSPECIFIED,
+    spaceId: invite.spaceId ?? "",
+    collectionId: invite.collectionId ?? "",
+    expiresAt: invite.expiresAt ?? undefined,
+    enabled: invite.enabled,
+    createdAt: invite.createdAt,
+    redundant,
   };
 }

@@ -4,6 +4,7 @@ import { pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import { batchGetOrganizations } from "../use-cases/organizations/batch-get-organizations.js";
 import { createLinkInvite } from "../use-cases/organizations/create-link-invite.js";
 import { createOrganization } from "../use-cases/organizations/create-organization.js";
+import { createOrganizationForCaller } from "../use-cases/organizations/create-organization-for-caller.js";
 import { deleteLinkInvite } from "../use-cases/organizations/delete-link-invite.js";
 import { getOrganization } from "../use-cases/organizations/get-organization.js";
 import { listOrganizations } from "../use-cases/organizations/list-organizations.js";
@@ -76,6 +77,11 @@ export function organizationServiceImplementation(em: () => EntityManager, useCa
     },
 
     createLinkInvite: async (request) => createLinkInvite(em(), { organizationId: request.organizationId, role: roleFromProto(request.role) }, useCaseDeps),
+
+    createOrganizationForCaller: async (request) => {
+      const view = await createOrganizationForCaller(em(), { caller: request.caller, title: request.title, emailDomains: request.emailDomains }, useCaseDeps);
+      return { organization: organizationToProto(view) };
+    },
 
     deleteLinkInvite: async (request) =>
       deleteLinkInvite(em(), { caller: request.caller, organizationId: request.organizationId, inviteId: request.inviteId }, useCaseDeps),

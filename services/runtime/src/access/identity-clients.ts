@@ -1,3 +1,4 @@
+import { InviteServiceService } from "@imprint/proto/identity/v1/invites";
 import { MemberServiceService } from "@imprint/proto/identity/v1/members";
 import { OrganizationServiceService } from "@imprint/proto/identity/v1/organizations";
 import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
@@ -11,6 +12,7 @@ export const IDENTITY_SERVICES = {
   organizations: OrganizationServiceService,
   users: UserServiceService,
   members: MemberServiceService,
+  invites: InviteServiceService,
   teams: TeamServiceService,
   saml: SamlServiceService,
   tokens: TokenServiceService,

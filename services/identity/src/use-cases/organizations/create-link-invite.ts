@@ -21,11 +21,21 @@ export async function createLinkInvite(em: EntityManager, input: CreateLinkInvit
   const invite = await deps.unitOfWork.run(em, async (tx) => {
     const organization = await tx.findOne(Organization, input.organizationId);
     if (!organization) throw AppError.notFound("Organization");
-    const created = tx.create(LinkInvite, { organization, role, createdAt: deps.clock() });
+    const created = tx.create(LinkInvite, {
+      organization,
+      role,
+      level: null,
+      spaceId: null,
+      collectionId: null,
+      expiresAt: null,
+      enabled: true,
+      revokedAt: null,
+      createdAt: deps.clock(),
+    });
     recordEvent(tx, inviteCreated, {
       organizationId: organization.id,
       actor: null,
-      payload: { inviteId: created.id, role },
+      payload: { inviteId: created.id, role, level: null, spaceId: "", collectionId: "", expiresAt: null, enabled: true },
     });
     return created;
   });

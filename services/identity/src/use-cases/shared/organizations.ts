@@ -1,6 +1,7 @@
 import { recordEvent } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { UseCaseDeps } from "../../deps.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
+import type { User } from "../../domain/user.js";
 import { Organization } from "../../domain/organization.js";
 import { organizationCreated } from "../../events.js";
 import { createMember } from "./members.js";
@@ -19,11 +20,23 @@ export async function createOrganizationIn(
   input: { title: string; ownerEmail: string; ownerDisplayName: string; ownerToken?: string | undefined },
   deps: UseCaseDeps,
 ): Promise<CreatedOrganization> {
-  const now = deps.clock();
   const { user } = await findOrCreateUser(tx, { email: input.ownerEmail, displayName: input.ownerDisplayName }, deps, null);
+  const organization = createOrganizationWithOwner(tx, { title: input.title, emailDomains: [], owner: user }, deps, null);
+  const { secret } = await createToken(tx, { user, label: `Owner of ${input.title}`.slice(0, 255), secret: input.ownerToken }, deps, null);
+  return { organization, userId: user.id, token: secret };
+}
+
+/** A new organization with `owner` as its first member, an admin (`organization.created`, then `member.added`). */
+export function createOrganizationWithOwner(
+  tx: EntityManager,
+  input: { title: string; emailDomains: string[]; owner: User },
+  deps: UseCaseDeps,
+  actor: CallerInput | null,
+): Organization {
+  const now = deps.clock();
   const organization = tx.create(Organization, {
     title: input.title,
-    emailDomains: [],
+    emailDomains: input.emailDomains,
     hostname: null,
     useCase: null,
     communityType: null,
@@ -36,10 +49,9 @@ export async function createOrganizationIn(
   });
   recordEvent(tx, organizationCreated, {
     organizationId: organization.id,
-    actor: null,
-    payload: { organizationId: organization.id, title: organization.title, ownerUserId: user.id },
+    actor,
+    payload: { organizationId: organization.id, title: organization.title, ownerUserId: input.owner.id },
   });
-  createMember(tx, { organization, user, role: "admin" }, deps, null);
-  const { secret } = await createToken(tx, { user, label: `Owner of ${input.title}`.slice(0, 255), secret: input.ownerToken }, deps, null);
-  return { organization, userId: user.id, token: secret };
+  createMember(tx, { organization, user: input.owner, role: "admin" }, deps, actor);
+  return organization;
 }
