@@ -50,6 +50,7 @@ export function organizationServiceImplementation(em: () => EntityManager, useCa
           sso: request.sso,
           ai: request.ai,
           inviteLinks: request.inviteLinks,
+          mergeRules: request.mergeRules,
         },
         useCaseDeps,
       );
