@@ -54,12 +54,13 @@ const ask = (user: TestUser, target: { spaceId: string; changeRequestId: string 
     subject: "",
     setDescription: false,
     description: "",
+    descriptionDocumentJson: "",
     ...extra,
   });
 
 const review = (user: TestUser, target: { spaceId: string; changeRequestId: string }, status: ReviewStatus, commentMarkdown = "") =>
   harness.reviews
-    .submitReview({ caller: user.caller, ...target, status, commentMarkdown, format: CommentFormat.COMMENT_FORMAT_MARKDOWN })
+    .submitReview({ caller: user.caller, ...target, status, commentMarkdown, commentDocumentJson: "", format: CommentFormat.COMMENT_FORMAT_MARKDOWN })
     .then((answer) => answer.review!);
 
 const merge = (user: TestUser, target: { spaceId: string; changeRequestId: string }) =>

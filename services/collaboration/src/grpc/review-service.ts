@@ -26,6 +26,7 @@ export function reviewServiceImplementation(em: () => EntityManager, deps: UseCa
           userIds: request.userIds,
           subject: request.setSubject ? request.subject : undefined,
           description: request.setDescription ? request.description : undefined,
+          descriptionDocumentJson: request.setDescription ? request.descriptionDocumentJson : "",
         },
         deps,
       );
@@ -59,6 +60,7 @@ export function reviewServiceImplementation(em: () => EntityManager, deps: UseCa
           changeRequestId: request.changeRequestId,
           status: reviewStatusFromProto(request.status),
           commentMarkdown: request.commentMarkdown,
+          commentDocumentJson: request.commentDocumentJson,
           format: formatFromProto(request.format),
         },
         deps,

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
 import { validateDescription, validateSubject } from "../domain/change-request.js";
+import { markdownOfDocument } from "../domain/documents.js";
 import { assertNotAuthor, assertReviewable, RequestedReviewer, Review, validateReviewerIds } from "../domain/review.js";
 import { changeRequestReviewersRequested, changeRequestUpdated, spaceEventPayload } from "../events.js";
 import { isId, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
@@ -19,6 +20,8 @@ export interface RequestReviewersInput {
   subject: string | undefined;
   /** A new description (markdown), or undefined to leave it. */
   description: string | undefined;
+  /** A new description as GitBook's JSON document (JSON text), taking the place of `description`; "" for none. */
+  descriptionDocumentJson: string;
 }
 
 /**
@@ -32,7 +35,11 @@ export async function requestReviewers(em: EntityManager, input: RequestReviewer
   const userIds = validateReviewerIds(input.userIds, isId);
   const fields = {
     subject: input.subject === undefined ? undefined : validateSubject(input.subject),
-    description: input.description === undefined ? undefined : validateDescription(input.description),
+    description: input.descriptionDocumentJson
+      ? validateDescription(markdownOfDocument("description", input.descriptionDocumentJson))
+      : input.description === undefined
+        ? undefined
+        : validateDescription(input.description),
   };
   const space = await requireSpace(deps, caller, input.spaceId, "edit");
   const before = await findChangeRequest(em.fork(), space.spaceId, input.changeRequestId);

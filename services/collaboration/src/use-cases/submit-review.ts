@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
 import { Comment, validateMarkdown } from "../domain/comment.js";
+import { markdownOfDocument } from "../domain/documents.js";
 import { assertNotAuthor, assertReviewable, RequestedReviewer, Review, type ReviewStatus } from "../domain/review.js";
 import { changeRequestReviewSubmitted, commentCreated, spaceEventPayload } from "../events.js";
 import { requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
@@ -19,6 +20,8 @@ export interface SubmitReviewInput {
   status: ReviewStatus | undefined;
   /** "" for no comment. */
   commentMarkdown: string;
+  /** The comment as GitBook's JSON document (JSON text); "" to use commentMarkdown. */
+  commentDocumentJson: string;
   format: BodyFormat;
 }
 
@@ -31,7 +34,8 @@ export interface SubmitReviewInput {
 export async function submitReview(em: EntityManager, input: SubmitReviewInput, deps: UseCaseDeps): Promise<ReviewView> {
   const caller = requireCaller(input.caller);
   if (!input.status) throw AppError.invalidArgument("status: must be approved or changes-requested");
-  const markdown = input.commentMarkdown === "" ? "" : validateMarkdown(input.commentMarkdown);
+  const commentMarkdown = input.commentDocumentJson ? markdownOfDocument("comment.document", input.commentDocumentJson) : input.commentMarkdown;
+  const markdown = commentMarkdown.trim() === "" ? "" : validateMarkdown(commentMarkdown);
   const space = await requireSpace(deps, caller, input.spaceId, "view");
   const before = await findChangeRequest(em.fork(), space.spaceId, input.changeRequestId);
   const asked = await em.fork().findOne(RequestedReviewer, { changeRequestId: before.id, userId: caller.userId });
