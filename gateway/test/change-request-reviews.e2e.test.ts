@@ -95,7 +95,7 @@ describe("reviews", () => {
     const cr = await createChangeRequest();
     const first = await reviewer.api.spaces.submitChangeRequestReview(spaceId, cr.id, {
       status: "changes-requested" as ChangeRequestReviewStatus,
-      comment: { document: paragraph("Fix the title.") } as never,
+      comment: { document: paragraph("Fix the title.") },
     });
     expect(first.status).toBe(201);
     expect(first.headers.get("location")).toBe(first.data.urls.location);
