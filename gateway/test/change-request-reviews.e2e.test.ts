@@ -59,6 +59,9 @@ describe("requested reviewers", () => {
     expect(changed.data.subject).toBe("Ready for review");
     expect(JSON.stringify(changed.data.description)).toContain("Please check the guide.");
 
+    const filtered = await reader.api.spaces.listChangeRequestsForSpace(spaceId, { requestedReviewer: reviewer.userId });
+    expect(filtered.data.items.map((entry) => entry.id)).toEqual([cr.id]);
+    expect((await reader.api.spaces.listChangeRequestsForSpace(spaceId, { requestedReviewer: reader.userId })).data.items).toEqual([]);
     const listed = await reader.api.spaces.getRequestedReviewersByChangeRequestId(spaceId, String(cr.number));
     expect(listed.data.items.map((entry) => ("user" in entry ? entry.user.id : ""))).toEqual([reviewer.userId]);
 
