@@ -13,7 +13,7 @@ export interface ListRequestedReviewersInput {
   page: PageRequestLike | undefined;
 }
 
-/** One page of the users asked to review a change request, in the order they were (last) asked. */
+/** One page of the users asked to review a change request, in the order they were (last) asked; users asked at once by id. */
 export async function listRequestedReviewers(em: EntityManager, input: ListRequestedReviewersInput, deps: UseCaseDeps): Promise<Page<RequestedReviewerView>> {
   const caller = requireCaller(input.caller);
   const space = await requireSpace(deps, caller, input.spaceId, "view");
