@@ -12,6 +12,7 @@ import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
+import { ChangeRequestReviewServiceService } from "@imprint/proto/collaboration/v1/reviews";
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
 import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
 import { SiteRedirectServiceService } from "@imprint/proto/publishing/v1/site_redirects";
@@ -57,7 +58,7 @@ export const UPSTREAMS = {
   },
   collaboration: {
     addressVariable: "COLLABORATION_GRPC_ADDRESS",
-    definitions: { changeRequests: ChangeRequestServiceService, comments: CommentServiceService },
+    definitions: { changeRequests: ChangeRequestServiceService, comments: CommentServiceService, reviews: ChangeRequestReviewServiceService },
   },
   publishing: {
     addressVariable: "PUBLISHING_GRPC_ADDRESS",

@@ -143,7 +143,7 @@ describe("creating and reading change requests", () => {
     expect(listed(await list("?orderBy=createdAt"))).toEqual(["B", "A"]);
     expect(listed(await list(`?contributor=${org.owner.userId}&status=open`))).toEqual(["A"]);
 
-    // Imprint has no requested reviewers or site topics: nothing matches those filters.
+    // Nobody was asked to review, and Imprint has no site topics: nothing matches those filters.
     const reviewer = await list(`?requestedReviewer=${editor.userId}`);
     expect(reviewer.body).toEqual({ items: [], count: 0 });
     expect((await list("?topic=topic-1")).body).toEqual({ items: [], count: 0 });

@@ -461,6 +461,8 @@ async function snapshot(): Promise<string> {
     `/v1/spaces/${spaceId}/comments/${commentId}/replies?limit=1000`,
     `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/comments?limit=1000`,
     `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/comments/${changeRequestCommentId}/replies?limit=1000`,
+    `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/requested-reviewers?limit=1000`,
+    `/v1/spaces/${spaceId}/change-requests/${changeRequestId}/reviews?limit=1000`,
     `/v1/orgs/${organizationId}/sites?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/site-spaces?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/share-links?limit=1000`,
@@ -514,6 +516,9 @@ beforeAll(async () => {
   const crBase = `/v1/spaces/${space.id}/change-requests/${changeRequest.body.id}`;
   const crComment = await call(stack, "POST", `${crBase}/comments`, { ...owner, json: { body: { markdown: "On the change request" } } });
   const crReply = await call(stack, "POST", `${crBase}/comments/${crComment.body.id}/replies`, { ...owner, json: { body: { markdown: "Its reply" } } });
+  // The reader is asked to review the change request, and reviews it (a requested reviewer may).
+  await call(stack, "POST", `${crBase}/requested-reviewers`, { ...owner, json: { users: [member.userId] } });
+  const review = await call(stack, "POST", `${crBase}/reviews`, { token: member.token, json: { status: "approved" } });
   // Imprint's translation settings follow interface.md, not GitBook's newer createTranslation: no contract check.
   const translationResponse = await fetch(`${stack.baseUrl}/v1/orgs/${org.organizationId}/translations`, {
     method: "POST",
@@ -557,6 +562,7 @@ beforeAll(async () => {
     commentReplyId: reply.body.id as string,
     changeRequestCommentId: crComment.body.id as string,
     changeRequestReplyId: crReply.body.id as string,
+    reviewId: review.body.id as string,
     translationSettingsId: translation.body.id,
     siteId: site.body.id as string,
     siteSpaceId: siteSpaces.body.items[0].id as string,

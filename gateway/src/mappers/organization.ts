@@ -1,4 +1,4 @@
-import type { Organization, OrganizationPermissions } from "@imprint/proto/identity/v1/organizations";
+import type { MergeRules, Organization, OrganizationPermissions } from "@imprint/proto/identity/v1/organizations";
 import { AppError } from "@imprint/runtime/core";
 import { toRestRole, type RoleName } from "./role.js";
 import type { PublicUrls } from "./urls.js";
@@ -35,11 +35,20 @@ export interface RestOrganization {
   ai: boolean;
   inviteLinks: boolean;
   plan: string;
-  mergeRules: { type: string };
+  mergeRules: RestMergeRules;
   urls: { location: string; app: string; logo?: string };
   trial: { status: string; count: number };
   customHostname?: string;
   permissions: RestOrganizationPermissions;
+}
+
+/** GitBook's MergeRulesStandaloneConfiguration: `none`, or `rules` each with its users where it names some. */
+export type RestMergeRules = { type: "none" } | { type: "rules"; rules: { rule: string; users?: string[] }[] };
+
+function toRestMergeRules(mergeRules: MergeRules | undefined): RestMergeRules {
+  // Public views (BatchGetOrganizations) carry no rules: they read as none.
+  if (mergeRules?.type !== "rules") return { type: "none" };
+  return { type: "rules", rules: mergeRules.rules.map(({ rule, userIds }) => (userIds.length > 0 ? { rule, users: userIds } : { rule })) };
 }
 
 function toRestPermissions(permissions: OrganizationPermissions | undefined): RestOrganizationPermissions {
@@ -81,7 +90,7 @@ export function toRestOrganization(organization: Organization | undefined, urls:
     ai: o.ai,
     inviteLinks: o.inviteLinks,
     plan: o.plan || "free",
-    mergeRules: { type: o.mergeRulesType || "none" },
+    mergeRules: toRestMergeRules(o.mergeRules),
     urls: { location: `${urls.api}/v1/orgs/${id}`, app: `${urls.app}/o/${id}/` },
     // The trial counter is not tracked by Imprint: no trial has ever been consumed.
     trial: { status: o.trialStatus || "notapplicable", count: 0 },

@@ -21,9 +21,8 @@ const ORDER_BY_NAME = {
 } as const;
 
 /**
- * listChangeRequestsForSpace. Imprint has neither requested reviewers nor site topics, so no change
- * request matches `requestedReviewer` or `topic`: with either, the list is empty (access is still
- * checked, so another organization's space stays a 404).
+ * listChangeRequestsForSpace. Imprint has no site topics, so no change request matches `topic`:
+ * with it, the list is empty (access is still checked, so another organization's space stays a 404).
  */
 export const listChangeRequestsQuery = z.object({
   ...pageQueryShape,
@@ -217,13 +216,14 @@ export function changeRequestRoutes({ upstreams, urls }: RouteDeps): Route[] {
       params: spaceParams,
       query: listChangeRequestsQuery,
       handler: async ({ params, query, principal, cursors }) => {
-        const matchesNothing = query.requestedReviewer !== undefined || query.topic !== undefined;
+        const matchesNothing = query.topic !== undefined;
         const response = await changeRequests.listChangeRequests({
           caller: principal.caller,
           spaceId: params.spaceId,
           status: query.status ? toProtoChangeRequestStatus(query.status) : ChangeRequestStatus.CHANGE_REQUEST_STATUS_UNSPECIFIED,
           creatorUserId: query.creator ?? "",
           contributorUserId: query.contributor ?? "",
+          requestedReviewerUserId: query.requestedReviewer ?? "",
           orderBy: query.orderBy ? ORDER_BY_NAME[query.orderBy] : ChangeRequestOrder.CHANGE_REQUEST_ORDER_UNSPECIFIED,
           page: matchesNothing ? { pageToken: "", pageSize: 1 } : toPageRequest(query, cursors),
         });

@@ -4,6 +4,7 @@ import { GatewayReadiness } from "../readiness.js";
 import type { Route } from "../route.js";
 import type { UpstreamAddresses, UpstreamClients } from "../upstreams.js";
 import { changeRequestChangesRoutes } from "./change-request-changes.js";
+import { changeRequestReviewRoutes } from "./change-request-reviews.js";
 import { changeRequestRoutes } from "./change-requests.js";
 import { collectionRoutes } from "./collections.js";
 import { commentRoutes } from "./comments.js";
@@ -92,6 +93,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...linkRoutes(deps),
       ...searchRoutes(deps),
       ...changeRequestRoutes(deps),
+      ...changeRequestReviewRoutes(deps),
       ...changeRequestChangesRoutes(deps),
       ...organizationChangeRequestRoutes(deps),
       ...commentRoutes(deps),

@@ -1,4 +1,5 @@
 import { AppError } from "@imprint/runtime/core";
+import type { MergeRules } from "@imprint/proto/identity/v1/organizations";
 import { z } from "zod";
 import { toRestOrganization } from "../mappers/organization.js";
 import { roleOrGuestSchema, toProtoRole } from "../mappers/role.js";
@@ -10,7 +11,16 @@ import type { RouteDeps } from "./deps.js";
 
 const organizationParams = z.object({ organizationId: pathId() });
 
-/** PATCH /v1/orgs/{organizationId}: every field optional; unknown fields (e.g. mergeRules) ignored. */
+/**
+ * GitBook's merge rules configuration, checked for shape only: the type and the rules (names,
+ * users, what Imprint supports) are identity's to check.
+ */
+const mergeRulesBody = z.object({
+  type: z.string(),
+  rules: z.array(z.object({ rule: z.string(), users: z.array(z.string()).optional() })).optional(),
+});
+
+/** PATCH /v1/orgs/{organizationId}: every field optional; unknown fields ignored. */
 export const updateOrganizationBody = z.object({
   // The title's and hostname's rules (lengths, characters) are identity's; the gateway checks shape.
   title: z.string().optional(),
@@ -26,6 +36,7 @@ export const updateOrganizationBody = z.object({
   sso: z.boolean().optional(),
   ai: z.boolean().optional(),
   inviteLinks: z.boolean().optional(),
+  mergeRules: mergeRulesBody.optional(),
 });
 export type UpdateOrganizationBody = z.output<typeof updateOrganizationBody>;
 
@@ -46,6 +57,7 @@ export function toUpdateOrganizationFields(body: UpdateOrganizationBody) {
       sso: false,
       ai: false,
       inviteLinks: false,
+      mergeRules: undefined as MergeRules | undefined,
     },
     {
       title: ["title", (title) => ({ title })],
@@ -57,6 +69,12 @@ export function toUpdateOrganizationFields(body: UpdateOrganizationBody) {
       sso: ["sso", (sso) => ({ sso })],
       ai: ["ai", (ai) => ({ ai })],
       inviteLinks: ["invite_links", (inviteLinks) => ({ inviteLinks })],
+      mergeRules: [
+        "merge_rules",
+        (mergeRules) => ({
+          mergeRules: { type: mergeRules.type, rules: (mergeRules.rules ?? []).map((rule) => ({ rule: rule.rule, userIds: rule.users ?? [] })) },
+        }),
+      ],
     },
   );
 }

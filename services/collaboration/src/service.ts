@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { ChangeRequestServiceService } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentServiceService } from "@imprint/proto/collaboration/v1/comments";
+import { ChangeRequestReviewServiceService } from "@imprint/proto/collaboration/v1/reviews";
 import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
@@ -14,6 +15,7 @@ import { COLLABORATION_EVENT_CONTEXT } from "./events.js";
 import { CHANGE_REQUEST_SERVICE_NAME, changeRequestServiceImplementation } from "./grpc/change-request-service.js";
 import { MergeResumer } from "./jobs/merge-resumer.js";
 import { COMMENT_SERVICE_NAME, commentServiceImplementation } from "./grpc/comment-service.js";
+import { REVIEW_SERVICE_NAME, reviewServiceImplementation } from "./grpc/review-service.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const COLLABORATION_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -60,6 +62,7 @@ export function collaborationServiceSpec(config: CollaborationConfig): ServiceSp
       return [
         { name: CHANGE_REQUEST_SERVICE_NAME, definition: ChangeRequestServiceService, implementation: changeRequestServiceImplementation(em, deps) },
         { name: COMMENT_SERVICE_NAME, definition: CommentServiceService, implementation: commentServiceImplementation(em, deps) },
+        { name: REVIEW_SERVICE_NAME, definition: ChangeRequestReviewServiceService, implementation: reviewServiceImplementation(em, deps) },
       ];
     },
     consumers: (deps) => contentEventConsumers(deps, config),

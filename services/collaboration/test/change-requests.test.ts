@@ -61,6 +61,7 @@ const list = (user: TestUser, spaceId: string, fields: Partial<ListChangeRequest
     status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_UNSPECIFIED,
     creatorUserId: "",
     contributorUserId: "",
+    requestedReviewerUserId: "",
     orderBy: ChangeRequestOrder.CHANGE_REQUEST_ORDER_UNSPECIFIED,
     page: undefined,
     ...fields,

@@ -157,6 +157,45 @@ describe("organizations", () => {
     }
   });
 
+  it("keeps merge rules: the type and each rule with its users, checked, read back by members", async () => {
+    const { organizationId, owner } = await createOrganization(identity.clients);
+    const reader = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_READ });
+    const mergeRules = {
+      type: "rules",
+      rules: [
+        { rule: "require_at_least_one_approved_review", userIds: [] },
+        { rule: "allow_bypass", userIds: [owner.userId, owner.userId] },
+      ],
+    };
+    const { organization } = await update({ caller: owner.caller, organizationId, updateMask: ["mergeRules"], mergeRules });
+    const expected = {
+      type: "rules",
+      rules: [
+        { rule: "require_at_least_one_approved_review", userIds: [] },
+        { rule: "allow_bypass", userIds: [owner.userId] },
+      ],
+    };
+    expect(organization).toMatchObject({ mergeRulesType: "rules", mergeRules: expected });
+    const read = await identity.client.organizations.getOrganization({ caller: reader.caller, organizationId });
+    expect(read.organization).toMatchObject({ mergeRulesType: "rules", mergeRules: expected });
+
+    const cases: [UpdateOrganizationRequest["mergeRules"], string][] = [
+      [{ type: "some", rules: [] }, 'mergeRules.type: must be "none" or "rules"'],
+      [{ type: "none", rules: [{ rule: "require_author_to_merge", userIds: [] }] }, "mergeRules.rules: must be empty"],
+      [{ type: "rules", rules: [{ rule: "custom", userIds: [] }] }, 'mergeRules.rules[0].rule: "custom" is not supported'],
+      [{ type: "rules", rules: [{ rule: "require_agent_review", userIds: [] }] }, 'mergeRules.rules[0].rule: "require_agent_review" is not supported'],
+      [{ type: "rules", rules: [{ rule: "require_specific_reviewers", userIds: [] }] }, "mergeRules.rules[0].users: must name 1 to 50 users"],
+      [{ type: "rules", rules: [{ rule: "allow_bypass", userIds: ["nobody"] }] }, 'mergeRules.rules[0].users: "nobody" is not a user id'],
+      [{ type: "rules", rules: [{ rule: "whatever", userIds: [] }] }, "mergeRules.rules[0].rule: must be one of"],
+    ];
+    for (const [rules, message] of cases) {
+      const error = await update({ caller: owner.caller, organizationId, updateMask: ["merge_rules"], mergeRules: rules }).catch((e: unknown) => e);
+      expect(error, message).toMatchObject({ code: "invalid_argument", message: expect.stringContaining(message) });
+    }
+    const none = await update({ caller: owner.caller, organizationId, updateMask: ["merge_rules"], mergeRules: { type: "none", rules: [] } });
+    expect(none.organization).toMatchObject({ mergeRulesType: "none", mergeRules: { type: "none", rules: [] } });
+  });
+
   it("lets only admins update, and hides the organization from non-members", async () => {
     const { organizationId } = await createOrganization(identity.clients);
     const editor = await createMember(identity.clients, organizationId, { role: MemberRole.MEMBER_ROLE_EDIT });

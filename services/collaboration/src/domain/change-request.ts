@@ -141,6 +141,8 @@ export const ChangeRequestContributorSchema = defineEntity({
     userId: p.uuid().primary(),
     spaceId: p.uuid(),
     firstContributedAt: p.datetime(),
+    /** Their latest contribution (null on rows older than it: then their first). */
+    lastContributedAt: p.datetime().nullable(),
   },
   indexes: [
     { properties: ["spaceId", "userId"], name: "change_request_contributors_space_user_index" },

@@ -38,6 +38,7 @@ export function changeRequestServiceImplementation(em: () => EntityManager, deps
           status: statusFromProto(request.status),
           creatorUserId: request.creatorUserId,
           contributorUserId: request.contributorUserId,
+          requestedReviewerUserId: request.requestedReviewerUserId,
           orderBy: orderFromProto(request.orderBy),
           page: pageRequest(request.page),
         },

@@ -10,12 +10,22 @@ import {
   type CommentReply as CommentReplyMessage,
   type Reaction as ReactionMessage,
 } from "@imprint/proto/collaboration/v1/comments";
+import {
+  ContributionKind,
+  ReviewStatus as ReviewStatusMessage,
+  type Contributor as ContributorMessage,
+  type RequestedReviewer as RequestedReviewerMessage,
+  type Review as ReviewMessage,
+} from "@imprint/proto/collaboration/v1/reviews";
 import type { User } from "@imprint/proto/identity/v1";
 import { AppError } from "@imprint/runtime";
 import type { ChangeRequestStatus } from "../domain/change-request.js";
 import type { ChangeRequestView } from "../use-cases/shared/change-request-views.js";
 import type { BodyFormat, CommentView, ReactionView, ReplyView } from "../use-cases/shared/comment-views.js";
 import type { ChangeRequestOrder as OrderField } from "../use-cases/list-change-requests.js";
+import type { ReviewStatus } from "../domain/review.js";
+import type { ContributorView } from "../use-cases/list-contributors.js";
+import type { RequestedReviewerView, ReviewView } from "../use-cases/shared/review-views.js";
 
 const STATUS_TO_PROTO: Record<ChangeRequestStatus, ChangeRequestStatusMessage> = {
   draft: ChangeRequestStatusMessage.CHANGE_REQUEST_STATUS_DRAFT,
@@ -149,5 +159,45 @@ export function replyToProto(view: ReplyView): CommentReplyMessage {
     permissions: view.permissions,
     spaceId: reply.spaceId,
     changeRequestId: reply.changeRequestId ?? "",
+  };
+}
+
+const REVIEW_STATUS_TO_PROTO: Record<ReviewStatus, ReviewStatusMessage> = {
+  approved: ReviewStatusMessage.REVIEW_STATUS_APPROVED,
+  "changes-requested": ReviewStatusMessage.REVIEW_STATUS_CHANGES_REQUESTED,
+};
+
+/** A review status from the wire: undefined for unspecified or unknown (the use case refuses it, naming the field). */
+export function reviewStatusFromProto(status: ReviewStatusMessage): ReviewStatus | undefined {
+  return (Object.entries(REVIEW_STATUS_TO_PROTO) as [ReviewStatus, ReviewStatusMessage][]).find(([, value]) => value === status)?.[0];
+}
+
+export function requestedReviewerToProto(view: RequestedReviewerView): RequestedReviewerMessage {
+  return { user: view.user, requestedBy: view.requestedBy, revisionId: view.request.revisionId, requestedAt: view.request.requestedAt };
+}
+
+export function reviewToProto(view: ReviewView): ReviewMessage {
+  const { review } = view;
+  return {
+    id: review.id,
+    spaceId: review.spaceId,
+    changeRequestId: review.changeRequestId,
+    revisionId: review.revisionId,
+    reviewer: view.reviewer,
+    requestedBy: view.requestedBy,
+    status: REVIEW_STATUS_TO_PROTO[review.status],
+    outdated: review.outdated,
+    comment: view.comment ? commentToProto(view.comment) : undefined,
+    createdAt: review.createdAt,
+    updatedAt: review.updatedAt,
+  };
+}
+
+export function contributorToProto(view: ContributorView): ContributorMessage {
+  return {
+    user: view.user,
+    kind: view.kind === "edit" ? ContributionKind.CONTRIBUTION_KIND_EDIT : ContributionKind.CONTRIBUTION_KIND_COMMENT,
+    count: view.count,
+    updatedAt: view.updatedAt,
   };
 }

@@ -17,6 +17,8 @@ export interface ListChangeRequestsInput {
   creatorUserId: string;
   /** Only those this user created, edited or merged ("" for anyone). */
   contributorUserId: string;
+  /** Only those this user is asked to review ("" for anyone). */
+  requestedReviewerUserId: string;
   /** Defaults to updatedAt; always newest first. */
   orderBy: ChangeRequestOrder | undefined;
   page: PageRequestLike | undefined;
@@ -43,6 +45,20 @@ export async function listChangeRequests(em: EntityManager, input: ListChangeReq
               $in: raw(`select change_request_id from change_request_contributors where space_id = ? and user_id = ?`, [
                 space.spaceId,
                 input.contributorUserId,
+              ]),
+            },
+          }
+        : { id: { $in: [] } },
+    );
+  }
+  if (input.requestedReviewerUserId) {
+    conditions.push(
+      isId(input.requestedReviewerUserId)
+        ? {
+            id: {
+              $in: raw(`select change_request_id from change_request_reviewers where space_id = ? and user_id = ?`, [
+                space.spaceId,
+                input.requestedReviewerUserId,
               ]),
             },
           }

@@ -7,6 +7,7 @@ import { changeRequestView, type ChangeRequestView } from "./shared/change-reque
 import { findChangeRequest } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
 import { recordMerge } from "./shared/merges.js";
+import { requireMergeRules } from "./shared/merge-rules.js";
 import { loadUsers } from "./shared/users.js";
 
 /** Failures after which content may still have merged (or may yet): left to the merge resumer. */
@@ -19,8 +20,9 @@ export interface MergeChangeRequestInput {
 }
 
 /**
- * Merges the change request's branch into the space (content does the three-way merge, and
- * answers CONFLICT naming the pages without changing anything), then records the merge here.
+ * Merges the change request's branch into the space once the organization's merge rules pass
+ * (CONFLICT naming the rule broken; see requireMergeRules): content does the three-way merge (and
+ * answers CONFLICT naming the pages without changing anything), then the merge is recorded here.
  * Merging a merged change request answers its merge again. Should the call be interrupted (this
  * process or content stopped, the answer lost), the intent recorded before it lets the merge
  * resumer record the merge or drop it within seconds; content's `branch.merged` event records it too.
@@ -37,6 +39,7 @@ export async function mergeChangeRequest(
     return { revisionId: found.mergedRevisionId, view: await changeRequestView(em, deps, { caller, changeRequest: found }) };
   }
   found.assertMergeable();
+  await requireMergeRules(em, deps, caller, space, found);
   // The creator is read before anything changes: once the merge is done, the answer asks nobody.
   const users = await loadUsers(deps, [found.createdBy]);
   // The intent is committed before content is asked: should this process or content stop, or the

@@ -2,6 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { queryRows, sql } from "@imprint/runtime";
 import { ChangeRequest } from "../domain/change-request.js";
 import { Comment, CommentReply } from "../domain/comment.js";
+import { Review } from "../domain/review.js";
 
 /**
  * Follows a space moved to another organization (`space.transferred`): its rows name the new owner.
@@ -25,4 +26,5 @@ export async function transferSpace(em: EntityManager, input: { spaceId: string;
   await em.nativeUpdate(ChangeRequest, where, change);
   await em.nativeUpdate(Comment, where, change);
   await em.nativeUpdate(CommentReply, where, change);
+  await em.nativeUpdate(Review, where, change);
 }

@@ -1,7 +1,8 @@
 import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
-import type { RunningService } from "@imprint/runtime";
-import { startServices, TestClock, type ServiceClients } from "@imprint/runtime/testing";
+import { ChangeRequestReviewServiceService } from "@imprint/proto/collaboration/v1/reviews";
+import type { PromiseClient, RunningService } from "@imprint/runtime";
+import { startServices, testClient, TestClock, type ServiceClients } from "@imprint/runtime/testing";
 import { loadCollaborationConfig } from "../../src/config.js";
 import { startCollaborationService } from "../../src/service.js";
 
@@ -12,6 +13,8 @@ export interface CollaborationHarness extends Omit<ServiceClients, "publishing">
   /** The content service (its database holds the projection of the counters). */
   content: RunningService;
   collaborationAddress: string;
+  /** Collaboration's reviews service (the kit's clients predate it). */
+  reviews: PromiseClient<typeof ChangeRequestReviewServiceService>;
   stop(): Promise<void>;
 }
 
@@ -27,6 +30,7 @@ export async function startCollaborationHarness(): Promise<CollaborationHarness>
     { name: "collaboration", config: loadCollaborationConfig, start: startCollaborationService, clock: new TestClock({ distinct: true }).now },
   ]);
   const { clients } = services;
+  const reviews = testClient(ChangeRequestReviewServiceService, services.address("collaboration"));
   return {
     identity: clients.identity,
     spaces: clients.spaces,
@@ -40,6 +44,10 @@ export async function startCollaborationHarness(): Promise<CollaborationHarness>
     collaboration: services.service("collaboration"),
     content: services.service("content"),
     collaborationAddress: services.address("collaboration"),
-    stop: services.stop,
+    reviews,
+    stop: () => {
+      reviews.close();
+      return services.stop();
+    },
   };
 }

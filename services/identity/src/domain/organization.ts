@@ -1,5 +1,6 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
 import type { Clock } from "@imprint/runtime";
+import type { MergeRule } from "./merge-rules.js";
 import { ROLES } from "./roles.js";
 
 /**
@@ -32,7 +33,9 @@ export const OrganizationSchema = defineEntity({
     logoUrl: p.string().length(2048).nullable(),
     customHostname: p.string().length(255).nullable(),
     trialStatus: p.string().length(32).default("notapplicable"),
+    /** "none" or "rules" (then `mergeRules` all must pass for a change request to merge). */
     mergeRulesType: p.string().length(32).default("none"),
+    mergeRules: p.json<MergeRule[]>().nullable(),
     /**
      * The version of the organization's team memberships: +1 per transaction that changes them
      * (see {@link nextMembershipVersion}), carried by the team events as `membershipVersion`.
@@ -47,11 +50,16 @@ OrganizationSchema.setClass(Organization);
 
 /** The settings an admin may change. */
 export type OrganizationChanges = Partial<
-  Pick<Organization, "title" | "emailDomains" | "hostname" | "defaultRole" | "defaultContentSiteId" | "logoUrl" | "sso" | "ai" | "inviteLinks">
+  Pick<
+    Organization,
+    "title" | "emailDomains" | "hostname" | "defaultRole" | "defaultContentSiteId" | "logoUrl" | "sso" | "ai" | "inviteLinks" | "mergeRulesType" | "mergeRules"
+  >
 >;
 
+/** Arrays and JSON values (merge rules) compare by content. */
 function sameValue(a: unknown, b: unknown): boolean {
-  return Array.isArray(a) && Array.isArray(b) ? a.length === b.length && a.every((value, i) => value === b[i]) : a === b;
+  if (a !== null && b !== null && typeof a === "object" && typeof b === "object") return JSON.stringify(a) === JSON.stringify(b);
+  return a === b;
 }
 
 /**

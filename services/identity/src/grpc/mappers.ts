@@ -75,6 +75,10 @@ export function organizationToProto({ organization, permissions }: OrganizationV
     trialStatus: organization.trialStatus,
     mergeRulesType: organization.mergeRulesType,
     permissions,
+    mergeRules: {
+      type: organization.mergeRulesType,
+      rules: (organization.mergeRules ?? []).map((rule) => ({ rule: rule.rule, userIds: rule.users ?? [] })),
+    },
   };
 }
 

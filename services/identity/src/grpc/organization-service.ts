@@ -51,6 +51,7 @@ export function organizationServiceImplementation(em: () => EntityManager, useCa
           sso: request.sso,
           ai: request.ai,
           inviteLinks: request.inviteLinks,
+          mergeRules: request.mergeRules,
         },
         useCaseDeps,
       );

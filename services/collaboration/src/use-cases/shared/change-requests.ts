@@ -15,11 +15,16 @@ export async function findChangeRequest(em: EntityManager, spaceId: string, ref:
   return findOwned(em, ChangeRequest, { spaceId }, byNumber?.id ?? "", options);
 }
 
-/** Makes `userId` a contributor (no-op when they already are); runs in the caller's transaction. */
+/**
+ * Makes `userId` a contributor, or moves their latest contribution to `at` when later (the greater
+ * time wins, so any delivery order of commits ends the same); runs in the caller's transaction.
+ */
 export async function addContributor(em: EntityManager, changeRequest: Pick<ChangeRequest, "id" | "spaceId">, userId: string, at: Date): Promise<void> {
   await executeStatement(
     em,
-    sql`insert into change_request_contributors (change_request_id, user_id, space_id, first_contributed_at) values (${changeRequest.id}, ${userId}, ${changeRequest.spaceId}, ${at})
-     on conflict (change_request_id, user_id) do nothing`,
+    sql`insert into change_request_contributors (change_request_id, user_id, space_id, first_contributed_at, last_contributed_at)
+     values (${changeRequest.id}, ${userId}, ${changeRequest.spaceId}, ${at}, ${at})
+     on conflict (change_request_id, user_id) do update
+       set last_contributed_at = greatest(coalesce(change_request_contributors.last_contributed_at, change_request_contributors.first_contributed_at), excluded.last_contributed_at)`,
   );
 }

@@ -1,5 +1,6 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
+import { validateMergeRules } from "../../domain/merge-rules.js";
 import { Organization, updateOrganizationSettings, type OrganizationChanges } from "../../domain/organization.js";
 import { organizationPermissionsFor } from "../../domain/permissions.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
@@ -9,7 +10,18 @@ import { organizationUpdated } from "../../events.js";
 import { normalizeEmailDomain, requireCaller, validateTitle } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
-const UPDATABLE_FIELDS = ["title", "email_domains", "hostname", "default_role", "default_content_site_id", "logo_url", "sso", "ai", "invite_links"] as const;
+const UPDATABLE_FIELDS = [
+  "title",
+  "email_domains",
+  "hostname",
+  "default_role",
+  "default_content_site_id",
+  "logo_url",
+  "sso",
+  "ai",
+  "invite_links",
+  "merge_rules",
+] as const;
 type UpdatableField = (typeof UPDATABLE_FIELDS)[number];
 
 export interface UpdateOrganizationInput {
@@ -27,6 +39,8 @@ export interface UpdateOrganizationInput {
   sso: boolean;
   ai: boolean;
   inviteLinks: boolean;
+  /** Type "none" or "rules", and the rules (validateMergeRules). */
+  mergeRules: { type: string; rules: { rule: string; userIds: string[] }[] } | undefined;
 }
 
 const HOSTNAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
@@ -70,6 +84,12 @@ function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationI
   if (fields.has("sso")) changes.sso = input.sso;
   if (fields.has("ai")) changes.ai = input.ai;
   if (fields.has("invite_links")) changes.inviteLinks = input.inviteLinks;
+  if (fields.has("merge_rules")) {
+    if (!input.mergeRules) throw AppError.invalidArgument("merge_rules: required when the update mask names it");
+    const mergeRules = validateMergeRules(input.mergeRules.type, input.mergeRules.rules);
+    changes.mergeRulesType = mergeRules.type;
+    changes.mergeRules = mergeRules.rules.length > 0 ? mergeRules.rules : null;
+  }
   return changes;
 }
 

@@ -1,5 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { queryRows, sql, toDate, toDateOrNull } from "@imprint/runtime";
+import type { MergeRule } from "../../domain/merge-rules.js";
 import type { Role } from "../../domain/roles.js";
 import type { MemberData, OrganizationData, UserData } from "./views.js";
 
@@ -68,7 +69,7 @@ export async function findEnabledMembershipWithOrganization(
     em,
     sql<Row>`select m.role as member_role, o.id, o.title, o.email_domains, o.hostname, o.type, o.use_case, o.community_type,
             o.default_role, o.default_content_site_id, o.sso, o.ai, o.invite_links, o.plan, o.logo_url,
-            o.custom_hostname, o.trial_status, o.merge_rules_type, o.created_at
+            o.custom_hostname, o.trial_status, o.merge_rules_type, o.merge_rules, o.created_at
        from members m join organizations o on o.id = m.organization_id
       where m.organization_id = ${organizationId} and m.user_id = ${userId} and not m.disabled`,
   );
@@ -93,6 +94,7 @@ export async function findEnabledMembershipWithOrganization(
       customHostname: row.custom_hostname as string | null,
       trialStatus: row.trial_status as string,
       mergeRulesType: row.merge_rules_type as string,
+      mergeRules: row.merge_rules as MergeRule[] | null,
       createdAt: toDate(row.created_at as string),
     },
   };

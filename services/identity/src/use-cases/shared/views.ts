@@ -1,3 +1,4 @@
+import type { MergeRule } from "../../domain/merge-rules.js";
 import type { OrganizationPermissions } from "../../domain/permissions.js";
 import type { Role } from "../../domain/roles.js";
 
@@ -32,6 +33,8 @@ export interface OrganizationData {
   customHostname?: string | null;
   trialStatus: string;
   mergeRulesType: string;
+  /** The rules when mergeRulesType is "rules"; absent or null otherwise. */
+  mergeRules?: MergeRule[] | null;
   createdAt: Date;
 }
 
