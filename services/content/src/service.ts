@@ -54,6 +54,20 @@ export const CONTENT_CONTEXT = "content";
 /** Entities of collections and spaces (the revision store and the runtime add theirs). */
 export const collectionAndSpaceEntities = [Collection, Space];
 
+/** Every entity of the content service's database (the runtime adds its own tables). */
+export const contentEntities = [
+  ...accessEntities,
+  ...collectionAndSpaceEntities,
+  ...revisionEntities,
+  ...openApiEntities,
+  ...translationEntities,
+  ...linkEntities,
+  ...searchEntities,
+  ...exportEntities,
+  ...importRunEntities,
+  ...gitEntities,
+];
+
 interface ContentParts {
   config: ResolvedContentConfig;
   blobStore: BlobStore;
@@ -92,18 +106,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
   return {
     name: "content",
     context: CONTENT_CONTEXT,
-    entities: [
-      ...accessEntities,
-      ...collectionAndSpaceEntities,
-      ...revisionEntities,
-      ...openApiEntities,
-      ...translationEntities,
-      ...linkEntities,
-      ...searchEntities,
-      ...exportEntities,
-      ...importRunEntities,
-      ...gitEntities,
-    ],
+    entities: contentEntities,
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     upstreams: contentUpstreams(parts.config),
     deps: { build: (runtime, upstreams) => buildDeps(runtime, upstreams, parts), close: ({ memberEvents }) => memberEvents.stop() },
