@@ -19,7 +19,7 @@ beforeAll(async () => {
   stack = await startStack();
   org = await createOrganization(stack);
   // As deployed: the reader keeps sites' scripts until the integration context's events say they changed.
-  reader = await startTestReader(stack, { events: true, env: { INTEGRATION_GRPC_ADDRESS: stack.integrationAddress, IMPRINT_PUBLIC_URL: stack.baseUrl } });
+  reader = await startTestReader(stack, { events: true, env: { INTEGRATION_GRPC_ADDRESS: stack.integrationAddress } });
 });
 afterAll(async () => {
   await reader?.stop();

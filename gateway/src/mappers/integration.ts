@@ -1,6 +1,7 @@
 import type { Installation } from "@imprint/proto/integration/v1/installations";
 import type { IntegrationEvent, LogLine } from "@imprint/proto/integration/v1/integration_events";
 import type { Integration } from "@imprint/proto/integration/v1/integrations";
+import type { SiteScript } from "@imprint/proto/integration/v1/scripts";
 import type { TargetInstallation } from "@imprint/proto/integration/v1/target_installations";
 import { AppError } from "@imprint/runtime/core";
 import type { RestOrganization } from "./organization.js";
@@ -218,6 +219,18 @@ export function toRestSiteInstallation(
 ): RestIntegrationSiteInstallation {
   if (!installation) throw new AppError("internal", "upstream answered without a site installation");
   return { ...contentInstallationBase(installation, "sites", urls), site: site ?? installation.targetId };
+}
+
+/** GitBook's SiteIntegrationScript: a script a site's pages load. */
+export interface RestSiteIntegrationScript {
+  script: string;
+  contentSecurityPolicy?: string;
+  cookies: boolean;
+}
+
+/** A script as the reader injects it: its URL is the one integration names (and the reader loads). */
+export function toRestSiteIntegrationScript(script: SiteScript): RestSiteIntegrationScript {
+  return { script: script.url, ...(script.contentSecurityPolicy ? { contentSecurityPolicy: script.contentSecurityPolicy } : {}), cookies: script.cookies };
 }
 
 /** GitBook's IntegrationEvent: `payload` is the GitBook Event that was sent. */

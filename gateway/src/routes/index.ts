@@ -27,6 +27,7 @@ import { samlRoutes, ssoRoutes } from "./saml.js";
 import { teamPermissionRoutes } from "./team-permissions.js";
 import { openApiRoutes } from "./openapi.js";
 import { organizationChangeRequestRoutes } from "./organization-change-requests.js";
+import { organizationIntegrationRoutes } from "./organization-integrations.js";
 import { organizationRoutes } from "./organizations.js";
 import { searchRoutes } from "./search.js";
 import { siteAdaptiveSchemaRoutes } from "./site-adaptive-schema.js";
@@ -111,6 +112,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...siteExternalLinkRoutes(deps),
       ...integrationRoutes(deps),
       ...integrationInstallationRoutes(deps),
+      ...organizationIntegrationRoutes(deps),
     ],
   };
 }

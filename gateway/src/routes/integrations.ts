@@ -170,6 +170,8 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
           owner: query.owner ?? "",
           scope: query.scope ?? "",
           target: query.target ?? "",
+          organizationId: "",
+          siteId: "",
         });
         return ok(toPagedList(await restIntegrations(upstreams, urls, response.integrations), response.page, cursors));
       },

@@ -1,6 +1,7 @@
 import type { GetPublishedContentSiteResponse } from "@imprint/proto/publishing/v1/sites";
 import { z } from "zod";
 import { AnswerCache } from "../answer-cache.js";
+import { toRestSiteIntegrationScript } from "../mappers/integration.js";
 import { siteLocation, toRestCustomization, toRestSite, toRestSiteStructure } from "../mappers/site.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
@@ -82,11 +83,21 @@ export function toUpdateSiteFields({ defaultLevel: _alwaysInherit, ...body }: z.
   );
 }
 
-/** A caller's last published view of a site, identified by the version publishing gave it. */
+/**
+ * A caller's last published view of a site, identified by the version publishing gave it: the
+ * object without its `scripts`, which the integration service answers at each request (its
+ * installations change no site version).
+ */
 type PublishedViewEntry = { version: string; json: Buffer };
+
+/** The published view: the kept object (`{…}`) with `scripts` added as its last member. */
+function withScripts(view: Buffer, scripts: unknown[]): Buffer {
+  return Buffer.concat([view.subarray(0, view.length - 1), Buffer.from(`,"scripts":${JSON.stringify(scripts)}}`)]);
+}
 
 export function siteRoutes({ upstreams, urls, caches }: RouteDeps): Route[] {
   const sites = upstreams.publishing.sites;
+  const integrationScripts = upstreams.integration.scripts;
   const publishedViews = new AnswerCache<PublishedViewEntry>(caches.cache("published views"));
   return [
     // listSites
@@ -214,20 +225,24 @@ export function siteRoutes({ upstreams, urls, caches }: RouteDeps): Route[] {
                   Object.entries(response.siteSpaceCustomizations).map(([siteSpaceId, customization]) => [siteSpaceId, toRestCustomization(customization)]),
                 ),
               },
-              // Integrations (which add scripts to sites) do not exist yet: no site has any.
-              scripts: [],
             }),
           );
           publishedViews.set(key, { version: response.version, json });
           return json;
         };
+        const view = async (): Promise<Buffer> => {
+          if (!publishedViews.get(key) && publishedViews.fetching(key)) await publishedViews.settled(key);
+          const held = publishedViews.get(key);
+          if (!held) return publishedViews.track(key, sites.getPublishedContentSite({ ...request, knownVersion: "" }).then(keep));
+          const response = await sites.getPublishedContentSite({ ...request, knownVersion: held.version });
+          if (response.notModified) return held.json;
+          return publishedViews.track(key, Promise.resolve(response).then(keep));
+        };
+        // The scripts the reader injects into the site's pages, from the same list it reads; asked
+        // beside publishing (which decides whether the caller sees the published site at all).
+        const [json, { scripts }] = await Promise.all([view(), integrationScripts.listSiteScripts({ siteId: params.siteId, organizationId: "" })]);
         ctx.type = "application/json";
-        if (!publishedViews.get(key) && publishedViews.fetching(key)) await publishedViews.settled(key);
-        const held = publishedViews.get(key);
-        if (!held) return ok(await publishedViews.track(key, sites.getPublishedContentSite({ ...request, knownVersion: "" }).then(keep)));
-        const response = await sites.getPublishedContentSite({ ...request, knownVersion: held.version });
-        if (response.notModified) return ok(held.json);
-        return ok(await publishedViews.track(key, Promise.resolve(response).then(keep)));
+        return ok(withScripts(json, scripts.map(toRestSiteIntegrationScript)));
       },
     }),
   ];

@@ -133,6 +133,8 @@ describe("publishing integrations", () => {
           owner: "",
           scope: "",
           target: "",
+          organizationId: "",
+          siteId: "",
           ...filters,
         })
       ).integrations.map((i) => i.name);

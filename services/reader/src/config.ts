@@ -31,11 +31,6 @@ export const readerConfigShape = {
    * sites' pages load their integrations' scripts. Unset: neither.
    */
   INTEGRATION_GRPC_ADDRESS: env.grpcAddress().optional(),
-  /** Base URL of the public API (the gateway), where integrations' site scripts are served. */
-  IMPRINT_PUBLIC_URL: z
-    .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
-    .transform((url) => url.replace(/\/+$/, ""))
-    .default("http://127.0.0.1:8080"),
   UPSTREAM_TIMEOUT_MS: env.positiveInt(10_000),
   /**
    * NATS, where publishing's and content's events tell the reader what changed: with it, sites and

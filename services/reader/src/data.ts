@@ -1,6 +1,5 @@
 import { jwtVerify } from "jose";
 import type { ConditionValue } from "@imprint/document";
-import type { SiteScript } from "@imprint/proto/integration/v1/scripts";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { SearchPage } from "@imprint/proto/content/v1/search";
 import type { GetReaderSiteRequest, ReaderRedirect } from "@imprint/proto/publishing/v1/reader";
@@ -143,8 +142,6 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
     "site scripts not read: the integration service failed (pages are served with the scripts last read)",
     "failures",
   );
-  const scriptUrl = (siteId: string, script: SiteScript) =>
-    `${config.IMPRINT_PUBLIC_URL}/v1/integrations/${encodeURIComponent(script.integrationName)}/installations/${encodeURIComponent(script.installationId)}/sites/${encodeURIComponent(siteId)}/script.js`;
   // A visitor sends the same token with every page; checking its signature each time would cost
   // more than serving a kept page. A regenerated key is another key, so its old tokens miss here.
   const verifiedTokens = new CachedLoader<VerifiedToken | null>({
@@ -281,8 +278,9 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
       if (!integrationScripts) return NO_SCRIPTS;
       const kept = await siteScripts.load(siteId, async (held) => {
         try {
-          const { scripts } = await integrationScripts.listSiteScripts({ siteId });
-          const urls = scripts.map((script) => scriptUrl(siteId, script));
+          // The integration service names each script's URL: the published view and the public API list the same.
+          const { scripts } = await integrationScripts.listSiteScripts({ siteId, organizationId: "" });
+          const urls = scripts.map((script) => script.url);
           return { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor() };
         } catch (error) {
           warnScripts(1, { site_id: siteId, error: error instanceof Error ? error.message : String(error) });

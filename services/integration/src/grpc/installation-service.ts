@@ -1,15 +1,17 @@
 import type { InstallationServiceService } from "@imprint/proto/integration/v1/installations";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
+import { TargetKind as TargetKindMessage } from "@imprint/proto/integration/v1/target_installations";
+import { AppError, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { getInstallation } from "../use-cases/installations/get-installation.js";
 import { installIntegration } from "../use-cases/installations/install-integration.js";
 import { issueInstallationToken } from "../use-cases/installations/issue-installation-token.js";
 import { listInstallations } from "../use-cases/installations/list-installations.js";
+import { listOrganizationInstallations } from "../use-cases/installations/list-organization-installations.js";
 import { spaceCounts } from "../use-cases/shared/installations.js";
 import { uninstall } from "../use-cases/installations/uninstall.js";
 import { updateInstallation } from "../use-cases/installations/update-installation.js";
-import { installationToProto } from "./mappers.js";
+import { installationToProto, integrationToProto, targetKindFromProto, targetKindToProto } from "./mappers.js";
 
 export const INSTALLATION_SERVICE_NAME = "imprint.integration.v1.InstallationService";
 
@@ -77,6 +79,36 @@ export function installationServiceImplementation(em: () => EntityManager, deps:
     issueInstallationToken: async (request) => {
       const issued = await issueInstallationToken(em(), { caller: request.caller, name: request.name, installationId: request.installationId }, deps);
       return { token: issued.token, expiresAt: issued.expiresAt };
+    },
+
+    listOrganizationInstallations: async (request) => {
+      const targetKind = targetKindFromProto(request.targetKind);
+      if (!targetKind && request.targetKind !== TargetKindMessage.TARGET_KIND_UNSPECIFIED)
+        throw AppError.invalidArgument("target_kind: must be space or site, or unset");
+      if (!targetKind && request.targetId) throw AppError.invalidArgument("target_id: only with a target_kind");
+      const page = await listOrganizationInstallations(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          page: pageRequest(request.page),
+          search: request.search,
+          name: request.name,
+          targetKind,
+          targetId: request.targetId,
+        },
+        deps,
+      );
+      return {
+        installations: page.items.map((item) => ({
+          integration: integrationToProto(item.integration, item.owner),
+          installation: installationToProto(item.integration, item.installation, item.spaceCount),
+          targetKind: item.target ? targetKindToProto(item.target.kind) : TargetKindMessage.TARGET_KIND_UNSPECIFIED,
+          targetId: item.target?.id ?? "",
+          status: item.status,
+        })),
+        page: pageInfo(page),
+      };
     },
   };
 }

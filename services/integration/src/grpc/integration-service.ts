@@ -31,6 +31,7 @@ export function integrationServiceImplementation(em: () => EntityManager, deps: 
             scope: request.scope,
             target: request.target,
           },
+          scope: { organizationId: request.organizationId, siteId: request.siteId },
         },
         deps,
       );

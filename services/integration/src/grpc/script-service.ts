@@ -53,7 +53,9 @@ export function scriptServiceImplementation(em: () => EntityManager, deps: UseCa
       return { status: answer.status, headers: headerPairs(answer.headers), body: Buffer.from(answer.body) };
     },
 
-    listSiteScripts: async (request) => ({ scripts: await listSiteScripts(em(), { siteId: request.siteId }) }),
+    listSiteScripts: async (request) => ({
+      scripts: await listSiteScripts(em(), { siteId: request.siteId, caller: request.caller, organizationId: request.organizationId }, deps),
+    }),
 
     reportSiteViews: async (request) => ({
       events: await reportSiteViews(

@@ -6,6 +6,8 @@ import { recordEndedEvent, traceWithReason } from "./deliveries.js";
 
 /** The scope that lets an integration inject a script into the sites it is installed on. */
 export const SCRIPT_INJECT_SCOPE = "site:script:inject";
+/** The scope that says an injected script may set cookies (GitBook's SiteIntegrationScript `cookies`). */
+export const SCRIPT_COOKIES_SCOPE = "site:script:cookies";
 
 export interface HttpAnswer {
   status: number;

@@ -27,13 +27,27 @@ export async function requireTargetInOrganization(
   kind: TargetKind,
   targetId: string,
 ): Promise<void> {
-  if (!isId(targetId)) throw AppError.notFound(kind === "space" ? "Space" : "Site");
-  if (kind === "space") {
-    const { space } = await deps.spaces.getSpace({ caller: callerMessage(caller), spaceId: targetId, shareKey: "" });
-    if (!space || space.organizationId !== installation.organizationId) throw AppError.notFound("Space");
-    return;
-  }
-  const { site } = await deps.sites.getSite({ caller: callerMessage(caller), organizationId: installation.organizationId, siteId: targetId });
+  await requireTargetVisible(deps, caller, installation.organizationId, kind, targetId);
+}
+
+/** Checks that the space or site exists in the organization and the caller can see it; not_found otherwise. */
+export async function requireTargetVisible(
+  deps: Pick<UseCaseDeps, "spaces" | "sites">,
+  caller: CallerInput,
+  organizationId: string,
+  kind: TargetKind,
+  targetId: string,
+): Promise<void> {
+  if (kind === "site") return requireSiteVisible(deps, caller, organizationId, targetId);
+  if (!isId(targetId)) throw AppError.notFound("Space");
+  const { space } = await deps.spaces.getSpace({ caller: callerMessage(caller), spaceId: targetId, shareKey: "" });
+  if (!space || space.organizationId !== organizationId) throw AppError.notFound("Space");
+}
+
+/** Checks that the caller sees the site in the organization; not_found otherwise (another organization's site included). */
+export async function requireSiteVisible(deps: Pick<UseCaseDeps, "sites">, caller: CallerInput, organizationId: string, siteId: string): Promise<void> {
+  if (!isId(organizationId) || !isId(siteId)) throw AppError.notFound("Site");
+  const { site } = await deps.sites.getSite({ caller: callerMessage(caller), organizationId, siteId });
   if (!site) throw AppError.notFound("Site");
 }
 
