@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
+import { DEFAULT_AUDIT_RETENTION_DAYS } from "./domain/audit-event.js";
 import { CHOSEN_SECRET_PATTERN } from "./domain/tokens.js";
 
-/** The shared service settings, the optional first-run bootstrap, and the expired tokens' sweep. */
+/** The shared service settings, the optional first-run bootstrap, the expired tokens' sweep and the audit log's retention. */
 export const identityConfigShape = {
   ...serviceConfigShape,
   /** When set and there is no organization yet, the first organization's owner gets this exact token. */
@@ -11,6 +12,10 @@ export const identityConfigShape = {
   IMPRINT_BOOTSTRAP_EMAIL: z.string().trim().toLowerCase().email().default("admin@imprint.local"),
   /** How often tokens that expired more than a day ago are deleted. */
   TOKEN_SWEEP_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
+  /** How many days an audit entry is kept (from when its change occurred). */
+  AUDIT_RETENTION_DAYS: env.positiveInt(DEFAULT_AUDIT_RETENTION_DAYS),
+  /** How often audit entries older than the retention are deleted. */
+  AUDIT_PRUNE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
 };
 
 export type IdentityConfig = z.infer<z.ZodObject<typeof identityConfigShape>>;

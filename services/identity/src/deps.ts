@@ -8,6 +8,8 @@ export interface UseCaseDeps {
   clock: Clock;
   /** Commits a use case's changes and events, then wakes the outbox relay. */
   unitOfWork: UnitOfWork;
+  /** How many days an audit entry is kept (AUDIT_RETENTION_DAYS). */
+  auditRetentionDays: number;
 }
 
 export type { CallerInput } from "@imprint/runtime";

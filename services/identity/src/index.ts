@@ -1,5 +1,6 @@
 export { loadIdentityConfig, identityConfigShape, type IdentityConfig } from "./config.js";
 export { identityServiceSpec, startIdentityService, IDENTITY_MIGRATIONS_PATH } from "./service.js";
+export { AUDIT_SERVICE_NAME } from "./grpc/audit-service.js";
 export { MEMBER_SERVICE_NAME } from "./grpc/member-service.js";
 export { ORGANIZATION_SERVICE_NAME } from "./grpc/organization-service.js";
 export { SAML_SERVICE_NAME } from "./grpc/saml-service.js";

@@ -7,10 +7,13 @@ import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
 import { TeamServiceService } from "@imprint/proto/identity/v1/teams";
 import { TokenServiceService } from "@imprint/proto/identity/v1/tokens";
 import { UserServiceService } from "@imprint/proto/identity/v1/users";
+import { AuditServiceService } from "@imprint/proto/identity/v1/audit";
 import type { IdentityConfig } from "./config.js";
+import { auditEventConsumers } from "./consumers/audit-events.js";
 import type { UseCaseDeps } from "./deps.js";
 import { identityEntities } from "./domain/entities.js";
 import { IDENTITY_CONTEXT } from "./events.js";
+import { AUDIT_SERVICE_NAME, auditServiceImplementation } from "./grpc/audit-service.js";
 import { INVITE_SERVICE_NAME, inviteServiceImplementation } from "./grpc/invite-service.js";
 import { MEMBER_SERVICE_NAME, memberServiceImplementation } from "./grpc/member-service.js";
 import { ORGANIZATION_SERVICE_NAME, organizationServiceImplementation } from "./grpc/organization-service.js";
@@ -18,6 +21,7 @@ import { SAML_SERVICE_NAME, samlServiceImplementation } from "./grpc/saml-servic
 import { TEAM_SERVICE_NAME, teamServiceImplementation } from "./grpc/team-service.js";
 import { TOKEN_SERVICE_NAME, tokenServiceImplementation } from "./grpc/token-service.js";
 import { USER_SERVICE_NAME, userServiceImplementation } from "./grpc/user-service.js";
+import { pruneAuditEventsJob } from "./jobs/prune-audit-events.js";
 import { sweepExpiredTokensJob } from "./jobs/sweep-expired-tokens.js";
 import { bootstrapFirstOrganization } from "./use-cases/organizations/bootstrap.js";
 
@@ -43,7 +47,7 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
     context: IDENTITY_CONTEXT,
     entities: identityEntities,
     migrationsPath: IDENTITY_MIGRATIONS_PATH,
-    deps: { build: (runtime) => ({ clock: runtime.clock, unitOfWork: runtime.unitOfWork }) },
+    deps: { build: (runtime) => ({ clock: runtime.clock, unitOfWork: runtime.unitOfWork, auditRetentionDays: config.AUDIT_RETENTION_DAYS }) },
     grpc: (deps, { orm }) => {
       const em = () => forkEm(orm);
       return [
@@ -54,9 +58,12 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
         { name: TEAM_SERVICE_NAME, definition: TeamServiceService, implementation: teamServiceImplementation(em, deps) },
         { name: SAML_SERVICE_NAME, definition: SamlServiceService, implementation: samlServiceImplementation(em, deps) },
         { name: TOKEN_SERVICE_NAME, definition: TokenServiceService, implementation: tokenServiceImplementation(em, deps) },
+        { name: AUDIT_SERVICE_NAME, definition: AuditServiceService, implementation: auditServiceImplementation(em, deps) },
       ];
     },
-    jobs: (deps, { orm }) => [sweepExpiredTokensJob(orm, deps, config.TOKEN_SWEEP_INTERVAL_MS)],
+    // The audit log: identity's own events and every other context's that change access, content, publication or settings.
+    consumers: (deps) => auditEventConsumers(deps),
+    jobs: (deps, { orm }) => [sweepExpiredTokensJob(orm, deps, config.TOKEN_SWEEP_INTERVAL_MS), pruneAuditEventsJob(orm, deps, config.AUDIT_PRUNE_INTERVAL_MS)],
     onStarted: (deps, runtime) => runBootstrap(config, runtime, deps),
   };
 }

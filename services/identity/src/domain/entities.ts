@@ -1,4 +1,5 @@
 import { ApiToken } from "./api-token.js";
+import { AuditEvent } from "./audit-event.js";
 import { LinkInvite } from "./link-invite.js";
 import { Member } from "./member.js";
 import { Organization } from "./organization.js";
@@ -7,4 +8,4 @@ import { Team, TeamMember } from "./team.js";
 import { User } from "./user.js";
 
 /** Every entity of the identity database, for the ORM (the runtime adds its own tables). */
-export const identityEntities = [Organization, User, Member, ApiToken, LinkInvite, Team, TeamMember, SamlProvider, SamlRequest, SamlAssertionUse];
+export const identityEntities = [Organization, User, Member, ApiToken, LinkInvite, Team, TeamMember, SamlProvider, SamlRequest, SamlAssertionUse, AuditEvent];
