@@ -115,6 +115,10 @@ export const AUDIT_RULES: readonly AuditRule[] = [
   rule(collaboration.changeRequestArchived, (p) => ({ action: "change-request.archived", target: changeRequest(p.changeRequestId) })),
   rule(collaboration.changeRequestMerged, (p) => ({ action: "change-request.merged", target: changeRequest(p.changeRequestId) })),
   rule(collaboration.changeRequestUpdatedFromMain, (p) => ({ action: "change-request.updated-from-main", target: changeRequest(p.changeRequestId) })),
+  // Reviews decide whether a change request may be merged (merge rules).
+  rule(collaboration.changeRequestReviewersRequested, (p) => ({ action: "change-request.reviewers-requested", target: changeRequest(p.changeRequestId) })),
+  rule(collaboration.changeRequestReviewerRemoved, (p) => ({ action: "change-request.reviewer-removed", target: changeRequest(p.changeRequestId) })),
+  rule(collaboration.changeRequestReviewSubmitted, (p) => ({ action: "change-request.review-submitted", target: changeRequest(p.changeRequestId) })),
 
   // publishing
   rule(publishing.siteCreated, (p) => ({ action: "site.created", target: target("site", p.siteId, p.title) })),
