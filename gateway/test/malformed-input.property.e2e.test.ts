@@ -586,6 +586,7 @@ beforeAll(async () => {
     integrationName: `no-such-integration-${randomUUID().slice(0, 8)}`,
     installationId: randomUUID(),
     eventId: randomUUID(),
+    auditEventId: randomUUID(),
     assetId: randomUUID(),
     path: "webhook",
   });

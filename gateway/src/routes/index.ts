@@ -3,6 +3,7 @@ import { DEFAULT_GATEWAY_CACHE_BYTES } from "../config.js";
 import { GatewayReadiness } from "../readiness.js";
 import type { Route } from "../route.js";
 import type { UpstreamAddresses, UpstreamClients } from "../upstreams.js";
+import { auditRoutes } from "./audit.js";
 import { changeRequestChangesRoutes } from "./change-request-changes.js";
 import { changeRequestReviewRoutes } from "./change-request-reviews.js";
 import { changeRequestRoutes } from "./change-requests.js";
@@ -77,6 +78,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...systemRoutes(),
       ...organizationRoutes(deps),
       ...memberRoutes(deps),
+      ...auditRoutes(deps),
       ...inviteRoutes(deps),
       ...teamRoutes(deps),
       ...samlRoutes(deps),
