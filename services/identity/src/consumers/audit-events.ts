@@ -12,8 +12,8 @@ export function auditConsumerName(context: keyof typeof CONTEXT_EVENTS): string 
  * The audit log's consumers, one per producing context (identity's own events included), each
  * reading every event of its context and recording those AUDIT_RULES names. The log is a set of
  * immutable facts keyed by event id (see recordAuditEvents): commutative, so any arrival order,
- * a duplicate or a replay ends the same (test/audit-events-property.test.ts); the runtime also
- * records each event as processed in the handler's transaction.
+ * a duplicate or a replay ends the same, labels aside (as known when recorded; test/audit-log.test.ts,
+ * "any delivery order"); the runtime also records each event as processed in the handler's transaction.
  */
 export function auditEventConsumers(deps: Pick<UseCaseDeps, "clock" | "auditRetentionDays">): ConsumerSpec[] {
   const rules = new Map(AUDIT_RULES.map((rule) => [rule.contract.subject, rule]));

@@ -38,7 +38,8 @@ async function resolveActor(
  * Records what a domain event changed, one entry per organization it concerns, in the consumer's
  * transaction. A set of immutable facts keyed by the event's id: a replay, a duplicate or a late
  * event adds nothing twice and the log reads the same in any arrival order (ordered by when each
- * change occurred). The actor's and target's labels are those known when it is recorded. An event
+ * change occurred), but for the actor's and target's labels, which are those known when each entry
+ * is recorded (GitBook's "captured when the event was recorded"). An event
  * older than the retention is not recorded (the retention job would delete it). Answers how many
  * entries were written.
  */
