@@ -11,7 +11,7 @@ import type { DirectRoute } from "../src/routes/deps.js";
 import { gatewayRoutes } from "../src/routes/index.js";
 import type { UpstreamAddresses, UpstreamClients } from "../src/upstreams.js";
 import { commitEdits, startEditingStack, stopEditingStack, type EditingClient } from "./support/editing.js";
-import { createCollection, createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
+import { createCollection, createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call, type CallResult } from "./support/http.js";
 import type { TestStack } from "./support/stack.js";
 
@@ -51,6 +51,9 @@ let stack: TestStack;
 let editing: EditingClient;
 let org: TestOrganization;
 let target: TestOrganization;
+/** Members of `org` beside its owner: a change request's author other than the owner, and a reviewer. */
+let editor: TestUser;
+let reviewer: TestUser;
 /** An IdP certificate (SAML providers need a valid one). */
 let certificate: string;
 /** A source that accepts connections and never answers: an import of it stays in progress. */
@@ -123,6 +126,15 @@ const IMPORT = "importContent exists in @gitbook/api 0.143.2 only";
 const TRANSLATIONS = { unchecked: "Imprint's translation settings follow interface.md, not GitBook's newer createTranslation" };
 const newTranslation = async () => (await ok("POST", `${orgPath()}/translations`, { title: "French", languages: ["fr"] }, TRANSLATIONS)).id as string;
 const samlProvider = () => ({ label: "Raced IdP", entityID: `https://idp.example.test/${randomUUID()}`, ssoURL: "https://idp.example.test/sso", certificate });
+/** A change request the editor wrote (its owner may review it), with its reviewer asked. */
+const crByEditor = async () => {
+  const spaceId = await newSpace();
+  const created = await send("POST", { path: `/v1/spaces/${spaceId}/change-requests`, json: { subject: "Raced review" }, token: editor.token });
+  const base = `/v1/spaces/${spaceId}/change-requests/${created.body.id}`;
+  await ok("POST", `${base}/requested-reviewers`, { users: [reviewer.userId] });
+  return base;
+};
+const EXTERNAL = { kind: "external", url: "https://example.com/raced" };
 /** A site with a section: external links need one. */
 const siteWithSection = async () => {
   const siteId = await newSite();
@@ -362,6 +374,18 @@ const CASES: Record<string, RaceCase> = {
     }),
   },
   "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/update": { outcome: "action", request: async () => ({ path: `${await crBase()}/update` }) },
+  "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/requested-reviewers": {
+    outcome: "action",
+    request: async () => ({ path: `${await crBase()}/requested-reviewers`, json: { users: [reviewer.userId] } }),
+  },
+  "DELETE /v1/spaces/:spaceId/change-requests/:changeRequestId/requested-reviewers/:userId": {
+    outcome: "delete",
+    request: async () => ({ path: `${await crByEditor()}/requested-reviewers/${reviewer.userId}` }),
+  },
+  "POST /v1/spaces/:spaceId/change-requests/:changeRequestId/reviews": {
+    outcome: "action",
+    request: async () => ({ path: `${await crByEditor()}/reviews`, json: { status: "approved" } }),
+  },
   "POST /v1/spaces/:spaceId/comments": {
     outcome: "duplicates",
     request: async () => ({ path: `/v1/spaces/${await newSpace()}/comments`, json: { body: { markdown: "Twice" } } }),
@@ -594,6 +618,22 @@ const CASES: Record<string, RaceCase> = {
     },
   },
 
+  "POST /v1/orgs/:organizationId/sites/:siteId/redirects": {
+    outcome: "unique",
+    request: async () => ({ path: `${sitePath(await newSite())}/redirects`, json: { source: "/raced", destination: EXTERNAL } }),
+  },
+  "PUT /v1/orgs/:organizationId/sites/:siteId/redirects": {
+    outcome: "action",
+    request: async () => ({ path: `${sitePath(await newSite())}/redirects`, json: { redirects: [{ source: "/raced", destination: EXTERNAL }] } }),
+  },
+  "DELETE /v1/orgs/:organizationId/sites/:siteId/redirects/:siteRedirectId": {
+    outcome: "delete",
+    request: async () => {
+      const redirects = `${sitePath(await newSite())}/redirects`;
+      return { path: `${redirects}/${(await ok("POST", redirects, { source: "/to-delete", destination: EXTERNAL })).id}` };
+    },
+  },
+
   // integration
   "POST /v1/integrations/:integrationName": {
     outcome: "action",
@@ -755,6 +795,8 @@ beforeAll(async () => {
   org = await createOrganization(stack);
   target = await createOrganization(stack);
   await createMember(stack, target, { role: "admin", email: org.owner.email });
+  editor = await createMember(stack, org, { role: "edit", displayName: "Raced editor" });
+  reviewer = await createMember(stack, org, { role: "review", displayName: "Raced reviewer" });
 }, 120_000);
 afterAll(async () => {
   await stopEditingStack(stack, editing);

@@ -27,7 +27,7 @@ describe("the README check", () => {
 
   it("finds every service of a context's proto files", () => {
     const services = protoServices("collaboration");
-    expect(services.map((service) => service.name).sort()).toEqual(["ChangeRequestService", "CommentService"]);
+    expect(services.map((service) => service.name).sort()).toEqual(["ChangeRequestReviewService", "ChangeRequestService", "CommentService"]);
     expect(services.find((service) => service.name === "CommentService")?.rpcs).toContain("PostComment");
   });
 
