@@ -7,12 +7,11 @@ import {
   identityUpstream,
   membershipEventsConsumer,
   startService,
-  type Clock,
   type EventWatch,
-  type Logger,
   type RunningService,
   type ServiceSpec,
   type UpstreamSpec,
+  type ServiceStartOptions,
 } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
@@ -58,6 +57,6 @@ export function publishingServiceSpec(config: PublishingConfig) {
 type PublishingUpstreams = { identity: UpstreamSpec<typeof IDENTITY_SERVICES>; content: UpstreamSpec<{ spaces: typeof SpaceServiceService }> };
 
 /** Starts the publishing service (its upstreams' clients are opened and closed by the runtime). */
-export function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+export function startPublishingService(config: PublishingConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
   return startService(publishingServiceSpec(config), config, options);
 }
