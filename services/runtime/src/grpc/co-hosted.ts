@@ -133,6 +133,7 @@ export class CoHostedServer {
   /** Calls under way: cancelled when the server is shut down before they finish. */
   private readonly running = new Set<() => void>();
   private idle: (() => void) | undefined;
+  private drained: Promise<void> | undefined;
   /**
    * Runs a handler in the async context in which the server was registered (its service's start),
    * as grpc-js runs a handler in its server's: never in the caller's.
@@ -161,8 +162,9 @@ export class CoHostedServer {
 
   /** Stops taking calls (they answer UNAVAILABLE, as a server closing its socket does); resolves once the calls under way finished. */
   stopTakingCalls(): Promise<void> {
-    this.state = "stopping";
-    return this.running.size === 0 ? Promise.resolve() : new Promise((resolve) => (this.idle = resolve));
+    if (this.state === "serving") this.state = "stopping";
+    this.drained ??= this.running.size === 0 ? Promise.resolve() : new Promise((resolve) => (this.idle = resolve));
+    return this.drained;
   }
 
   /** Cancels the calls still under way (a forced shutdown: their callers see CANCELLED, read as UNAVAILABLE) and takes no more. */
