@@ -72,7 +72,7 @@ interface Method {
 }
 
 /** A status as grpc-js hands it to a client: an Error with code, details and the trailers. */
-export function statusError(code: GrpcStatus, details: string, metadata = new Metadata()): ServiceError {
+function statusError(code: GrpcStatus, details: string, metadata = new Metadata()): ServiceError {
   return Object.assign(new Error(`${code} ${GrpcStatus[code]}: ${details}`), { code, details, metadata });
 }
 
