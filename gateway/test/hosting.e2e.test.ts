@@ -168,9 +168,7 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
     expect((await api("GET", `/spaces/${spaceId}/change-requests/${number}/comments`)).body.count).toBe(1);
     expect(await api("POST", `/spaces/${spaceId}/change-requests/${number}/merge`)).toMatchObject({ status: 200 });
     expect(await paths()).toEqual([...(before ?? []), "news"]);
-    const news = await fetch(`${stack.gatewayUrl}/v1/spaces/${spaceId}/content/path/news?format=markdown`, {
-      headers: { authorization: `Bearer ${token}` },
-    });
+    const news = await fetch(`${stack.gatewayUrl}/v1/spaces/${spaceId}/content/path/news?format=markdown`, { headers: { authorization: `Bearer ${token}` } });
     expect(((await news.json()) as { markdown: string }).markdown).toContain(word);
     expect(await api("GET", `/spaces/${spaceId}/change-requests/${number}`)).toMatchObject({ body: { status: "merged" } });
 
