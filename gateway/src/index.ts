@@ -1,6 +1,6 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { AppError, createLogger, drainPeriod, type Logger } from "@imprint/runtime/core";
+import { AppError, createLogger, drainPeriod, type CoHostedServices, type Logger } from "@imprint/runtime/core";
 import { createApp } from "./app.js";
 import { TokenAuthenticator } from "./auth.js";
 import { CacheBudget } from "@imprint/runtime/core";
@@ -41,11 +41,14 @@ function hostForUrl(host: string): string {
   return host.includes(":") ? `[${host}]` : host;
 }
 
-export async function startGateway(config: GatewayConfig, options: { logger?: Logger; clock?: () => Date } = {}): Promise<GatewayHandle> {
+export async function startGateway(
+  config: GatewayConfig,
+  options: { logger?: Logger; clock?: () => Date; coHosted?: CoHostedServices } = {},
+): Promise<GatewayHandle> {
   const logger = options.logger ?? createLogger("gateway", { level: config.logLevel, format: config.logFormat });
   // Requests with an Idempotency-Key send a key with each upstream write (keyed-writes.ts).
   const writeKeys = new WriteKeys();
-  const upstreams = createUpstreamClients(config.upstreams, config.upstreamTimeoutMs, writeKeys);
+  const upstreams = createUpstreamClients(config.upstreams, config.upstreamTimeoutMs, writeKeys, options.coHosted);
 
   const server = createServer({ keepAliveTimeout: 65_000 });
   answerParserErrors(server, logger);

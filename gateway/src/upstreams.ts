@@ -30,7 +30,14 @@ import { IntegrationEventServiceService } from "@imprint/proto/integration/v1/in
 import { IntegrationServiceService } from "@imprint/proto/integration/v1/integrations";
 import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
 import { TargetInstallationServiceService } from "@imprint/proto/integration/v1/target_installations";
-import { closeUpstreams, IDENTITY_SERVICES, openUpstreams, type ClientWrapper, type UpstreamClients as RuntimeUpstreamClients } from "@imprint/runtime/core";
+import {
+  closeUpstreams,
+  IDENTITY_SERVICES,
+  openUpstreams,
+  type ClientWrapper,
+  type CoHostedServices,
+  type UpstreamClients as RuntimeUpstreamClients,
+} from "@imprint/runtime/core";
 import { withWriteKeys, type WriteKeys } from "./keyed-writes.js";
 
 /**
@@ -98,14 +105,15 @@ export type UpstreamAddresses = Record<UpstreamName, string>;
 /**
  * Long-lived clients shared by every request, one connection per copy of each upstream. With
  * `writeKeys`, their write methods send the keys of a request with an Idempotency-Key and repeat
- * on UNAVAILABLE (keyed-writes.ts): here, once, for every route.
+ * on UNAVAILABLE (keyed-writes.ts): here, once, for every route. With `coHosted` (the services
+ * hosted in this process), those found there are called directly.
  */
-export function createUpstreamClients(addresses: UpstreamAddresses, timeoutMs: number, writeKeys?: WriteKeys): UpstreamClients {
+export function createUpstreamClients(addresses: UpstreamAddresses, timeoutMs: number, writeKeys?: WriteKeys, coHosted?: CoHostedServices): UpstreamClients {
   const wrap: ClientWrapper | undefined = writeKeys ? (client, definition) => withWriteKeys(client, definition, writeKeys, timeoutMs) : undefined;
   const specs = Object.fromEntries(
     UPSTREAM_NAMES.map((name) => [name, { address: addresses[name], services: UPSTREAMS[name].definitions, defaultTimeoutMs: timeoutMs }]),
   );
-  return openUpstreams(specs, wrap) as unknown as UpstreamClients;
+  return openUpstreams(specs, { wrap, coHosted }) as unknown as UpstreamClients;
 }
 
 export function closeUpstreamClients(clients: UpstreamClients): void {

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -7,13 +8,16 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { createTestDatabase, eventually, patient, testNatsUrl } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from "vitest";
-import { generateTokenSecret, HOSTINGS, startStack, writeStackJson, type Hosting, type Stack } from "../../scripts/lib/stack.mjs";
+import { callsStarted } from "../../scripts/lib/channelz.mjs";
+import { generateTokenSecret, HOSTINGS, SERVICES, startStack, writeStackJson, type Hosting, type Stack } from "../../scripts/lib/stack.mjs";
 
 // The same short scenario against the real local stack (scripts/lib/stack.mjs, what `npm start`
 // runs) in both hostings: every target in one process, and one process per target. It crosses every
 // boundary once: the admin CLI (through stack.json) and identity, the gateway, content's import,
 // collaboration's merge driving content's branches, the event path (NATS) that feeds search, and
-// publishing with the reader serving the published space.
+// publishing with the reader serving the published space. In one process the targets call each
+// other directly (no gRPC socket): each service's gRPC server, counted by its channelz service,
+// then starts no call during the scenario but ours; split, they start many.
 
 const REPO_ROOT = join(import.meta.dirname, "..", "..");
 const run = promisify(execFile);
@@ -50,7 +54,15 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
       persistent: false,
       // The site is served from loopback; the gateway's deadlines scaled for a busy machine; stopped
       // with SIGTERM, without a drain (tested on its own) to sit out.
-      env: { ...process.env, LOG_LEVEL: "warn", IMPRINT_ALLOW_PRIVATE_FETCH: "true", UPSTREAM_TIMEOUT_MS: String(patient(10_000)), SHUTDOWN_DRAIN_MS: "0" },
+      // Each service serves channelz, which counts the calls its gRPC server started.
+      env: {
+        ...process.env,
+        LOG_LEVEL: "warn",
+        IMPRINT_ALLOW_PRIVATE_FETCH: "true",
+        UPSTREAM_TIMEOUT_MS: String(patient(10_000)),
+        SHUTDOWN_DRAIN_MS: "0",
+        GRPC_CHANNELZ: "true",
+      },
       hosting,
       gatewayPort: 0,
       natsUrl: await testNatsUrl(),
@@ -97,9 +109,40 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
       return { status: response.status, body: (text ? JSON.parse(text) : null) as Record<string, unknown> & { items?: unknown[]; pages?: { path: string }[] } };
     };
 
+    // The calls each service's gRPC server started, read one after the other (channelz of a
+    // process lists all its servers, so in one process each reading counts every server's calls).
+    const services = SERVICES.map((service) => service.name);
+    const readCalls = async () => {
+      const counts: number[] = [];
+      for (const name of services) counts.push(await callsStarted(stack.grpcAddresses[name]!));
+      return counts;
+    };
+    const callsBefore = await readCalls();
     expect(await api("PATCH", `/orgs/${organizationId}`, { title: "Smoke Documentation" })).toMatchObject({
       status: 200,
       body: { title: "Smoke Documentation" },
+    });
+    expect(await api("GET", `/orgs/${organizationId}`)).toMatchObject({ status: 200, body: { id: organizationId, title: "Smoke Documentation" } });
+    const members = await api("GET", `/orgs/${organizationId}/members`);
+    expect(members.status).toBe(200);
+    expect(members.body.items).toEqual([expect.objectContaining({ user: expect.objectContaining({ email: `owner@${hosting}.test` }) })]);
+    // A keyed write: the gateway sends the key with the call (imprint-idempotency-key), a repeat gets the first answer.
+    const keyed = async () => {
+      const response = await fetch(`${stack.gatewayUrl}/v1/orgs/${organizationId}/spaces`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json", "idempotency-key": `smoke-${hosting}` },
+        body: JSON.stringify({ title: "Once" }),
+      });
+      return { status: response.status, body: (await response.json()) as { id: string } };
+    };
+    const once = await keyed();
+    expect(once.status).toBe(201);
+    expect(await keyed()).toEqual(once);
+    // Errors keep their code and message across the call: a service's not_found, its domain limit.
+    expect(await api("GET", `/spaces/${randomUUID()}`)).toMatchObject({ status: 404, body: { error: { code: 404, message: "Space not found" } } });
+    expect(await api("POST", `/orgs/${organizationId}/spaces`, { title: "x".repeat(1_000) })).toMatchObject({
+      status: 400,
+      body: { error: { message: expect.stringMatching(/^title: must be at most \d+ characters$/) } },
     });
     const space = await api("POST", `/orgs/${organizationId}/spaces`, { title: "Handbook" });
     expect(space.status).toBe(201);
@@ -119,6 +162,10 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
       201,
     );
     expect(await paths()).toEqual(before);
+    // Collaboration checks the change request with content and the author with identity.
+    const comment = await api("POST", `/spaces/${spaceId}/change-requests/${number}/comments`, { body: { markdown: "Looks good." } });
+    expect(comment.status).toBe(200);
+    expect((await api("GET", `/spaces/${spaceId}/change-requests/${number}/comments`)).body.count).toBe(1);
     expect(await api("POST", `/spaces/${spaceId}/change-requests/${number}/merge`)).toMatchObject({ status: 200 });
     expect(await paths()).toEqual([...(before ?? []), "news"]);
     const news = await fetch(`${stack.gatewayUrl}/v1/spaces/${spaceId}/content/path/news?format=markdown`, { headers: { authorization: `Bearer ${token}` } });
@@ -144,5 +191,15 @@ describe.each(HOSTINGS)("one scenario through the local stack (%s hosting)", (ho
       return response.status === 200 ? response.text() : undefined;
     }, 15_000);
     expect(page).toContain(word);
+    const callsAfter = await readCalls();
+    const callsByService = Object.fromEntries(services.map((name, index) => [name, callsAfter[index]! - callsBefore[index]!]));
+    if (hosting === "one-process") {
+      // Nothing but our own readings (one GetServers per server, each seen by every reading of the
+      // process): every call between the targets was direct.
+      expect(callsByService).toEqual(Object.fromEntries(services.map((name) => [name, services.length])));
+    } else {
+      // Split, every service was called over gRPC (by the gateway, the reader, or another service) besides our one reading.
+      for (const name of services) expect(callsByService[name], name).toBeGreaterThan(1);
+    }
   });
 });

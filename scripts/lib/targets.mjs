@@ -14,7 +14,7 @@ const ROOT = join(import.meta.dirname, "..", "..");
  * @property {boolean} service  owns a database and a gRPC server (the gateway does not)
  * @property {string[]} upstreams  targets it calls over gRPC (`<NAME>_GRPC_ADDRESS`)
  * @property {string} module  its package's built entry, relative to the repository
- * @property {(module: any) => { migrationsPath?: string, load: (env: Record<string, string | undefined>) => unknown, start: (config: any, logger: any) => Promise<{ address?: string, url?: string, drain?(signal: AbortSignal): Promise<void>, stop(): Promise<void> }> }} bind
+ * @property {(module: any) => { migrationsPath?: string, load: (env: Record<string, string | undefined>) => unknown, start: (config: any, logger: any, host: { coHosted?: unknown }) => Promise<{ address?: string, url?: string, drain?(signal: AbortSignal): Promise<void>, stop(): Promise<void> }> }} bind
  */
 
 /** @type {TargetEntry[]} */
@@ -27,7 +27,7 @@ export const TARGETS = [
     bind: (m) => ({
       migrationsPath: m.IDENTITY_MIGRATIONS_PATH,
       load: (env) => m.loadIdentityConfig(env),
-      start: (config, logger) => m.startIdentityService(config, { logger }),
+      start: (config, logger, host) => m.startIdentityService(config, { logger, coHosted: host.coHosted }),
     }),
   },
   {
@@ -38,7 +38,7 @@ export const TARGETS = [
     bind: (m) => ({
       migrationsPath: m.CONTENT_MIGRATIONS_PATH,
       load: (env) => m.loadContentConfig(env),
-      start: (config, logger) => m.startContentService(config, { logger }),
+      start: (config, logger, host) => m.startContentService(config, { logger, coHosted: host.coHosted }),
     }),
   },
   {
@@ -49,7 +49,7 @@ export const TARGETS = [
     bind: (m) => ({
       migrationsPath: m.COLLABORATION_MIGRATIONS_PATH,
       load: (env) => m.loadCollaborationConfig(env),
-      start: (config, logger) => m.startCollaborationService(config, { logger }),
+      start: (config, logger, host) => m.startCollaborationService(config, { logger, coHosted: host.coHosted }),
     }),
   },
   {
@@ -60,7 +60,7 @@ export const TARGETS = [
     bind: (m) => ({
       migrationsPath: m.PUBLISHING_MIGRATIONS_PATH,
       load: (env) => m.loadPublishingConfig(env),
-      start: (config, logger) => m.startPublishingService(config, { logger }),
+      start: (config, logger, host) => m.startPublishingService(config, { logger, coHosted: host.coHosted }),
     }),
   },
   {
@@ -71,7 +71,7 @@ export const TARGETS = [
     bind: (m) => ({
       migrationsPath: m.INTEGRATION_MIGRATIONS_PATH,
       load: (env) => m.loadIntegrationConfig(env),
-      start: (config, logger) => m.startIntegrationService(config, { logger }),
+      start: (config, logger, host) => m.startIntegrationService(config, { logger, coHosted: host.coHosted }),
     }),
   },
   {
@@ -81,7 +81,7 @@ export const TARGETS = [
     module: "services/reader/dist/index.js",
     bind: (m) => ({
       load: (env) => m.loadReaderConfig(env),
-      start: (config, logger) => m.startReader(config, { logger }),
+      start: (config, logger, host) => m.startReader(config, { logger, coHosted: host.coHosted }),
     }),
   },
   {
@@ -91,7 +91,7 @@ export const TARGETS = [
     module: "gateway/dist/index.js",
     bind: (m) => ({
       load: (env) => m.loadGatewayConfig(env),
-      start: (config, logger) => m.startGateway(config, { logger }),
+      start: (config, logger, host) => m.startGateway(config, { logger, coHosted: host.coHosted }),
     }),
   },
 ];

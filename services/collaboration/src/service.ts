@@ -6,7 +6,7 @@ import { BranchServiceService } from "@imprint/proto/content/v1/branches";
 import { EditingServiceService } from "@imprint/proto/content/v1/editing";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
-import { forkEm, identityUpstream, startService, type Clock, type Logger, type RunningService, type ServiceSpec, type UpstreamSpecs } from "@imprint/runtime";
+import { forkEm, identityUpstream, startService, type RunningService, type ServiceSpec, type UpstreamSpecs, type ServiceStartOptions } from "@imprint/runtime";
 import type { CollaborationConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
 import type { UseCaseDeps } from "./deps.js";
@@ -75,6 +75,6 @@ export function collaborationServiceSpec(config: CollaborationConfig): ServiceSp
 }
 
 /** Starts the collaboration service (its upstreams' clients are opened and closed by the runtime). */
-export function startCollaborationService(config: CollaborationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+export function startCollaborationService(config: CollaborationConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
   return startService(collaborationServiceSpec(config), config, options);
 }

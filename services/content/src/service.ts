@@ -8,15 +8,14 @@ import {
   membershipEventsConsumer,
   resolveKeptSecret,
   startService,
-  type Clock,
   type EventWatch,
-  type Logger,
   type OpenedUpstreams,
   type RunningService,
   type UpstreamSpecs,
   type ServiceDeps,
   type ServiceRegistration,
   type ServiceSpec,
+  type ServiceStartOptions,
 } from "@imprint/runtime";
 import { accessEntities, MembershipCache, teamMembershipsConsumer, teamMembershipReconcileJob } from "./access/index.js";
 import {
@@ -149,7 +148,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
  * Starts the content service: resolves the file-URL key and opens the file store (FILE_STORE), then
  * starts the runtime service (which opens the identity clients and starts the jobs: purge, export sweep, OpenAPI processing, import runs, team-membership reconciliation).
  */
-export async function startContentService(config: ContentConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+export async function startContentService(config: ContentConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
   const resolved: ResolvedContentConfig = {
     ...config,
     // Kept in the data directory when not set, so that restarts and replicas sharing it sign alike.

@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { forkEm, startService, type Clock, type Logger, type RunningService, type ServiceDeps, type ServiceSpec } from "@imprint/runtime";
+import { forkEm, startService, type RunningService, type ServiceDeps, type ServiceSpec, type ServiceStartOptions } from "@imprint/runtime";
 import { InviteServiceService } from "@imprint/proto/identity/v1/invites";
 import { MemberServiceService } from "@imprint/proto/identity/v1/members";
 import { OrganizationServiceService } from "@imprint/proto/identity/v1/organizations";
@@ -68,6 +68,6 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
   };
 }
 
-export function startIdentityService(config: IdentityConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+export function startIdentityService(config: IdentityConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
   return startService(identityServiceSpec(config), config, options);
 }

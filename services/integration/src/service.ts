@@ -7,7 +7,6 @@ import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
 import { TargetInstallationServiceService } from "@imprint/proto/integration/v1/target_installations";
 import { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
 import {
-  type Clock,
   createLogger,
   type EventWatch,
   followedMemberships,
@@ -25,6 +24,7 @@ import {
   type ServiceSpec,
   sql,
   startService,
+  type ServiceStartOptions,
 } from "@imprint/runtime";
 import type { IntegrationConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
@@ -166,7 +166,7 @@ export function integrationServiceSpec(
 }
 
 /** Starts the integration service: the secrets key, then the runtime service (which opens its upstreams' clients; its deps start the sandbox's worker threads). */
-export async function startIntegrationService(config: IntegrationConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+export async function startIntegrationService(config: IntegrationConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
   const logger = options.logger ?? createLogger("integration", { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const secretsKey = await resolveKeptSecret({
     configured: config.INTEGRATION_SECRETS_KEY,

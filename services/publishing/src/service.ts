@@ -9,12 +9,11 @@ import {
   identityUpstream,
   membershipEventsConsumer,
   startService,
-  type Clock,
   type EventWatch,
-  type Logger,
   type RunningService,
   type ServiceSpec,
   type UpstreamSpec,
+  type ServiceStartOptions,
 } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
 import { contentEventConsumers, pageMoveConsumer } from "./consumers/content-events.js";
@@ -72,6 +71,6 @@ type PublishingUpstreams = {
 };
 
 /** Starts the publishing service (its upstreams' clients are opened and closed by the runtime). */
-export function startPublishingService(config: PublishingConfig, options: { clock?: Clock; logger?: Logger } = {}): Promise<RunningService> {
+export function startPublishingService(config: PublishingConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
   return startService(publishingServiceSpec(config), config, options);
 }

@@ -1,7 +1,7 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Koa, { type ParameterizedContext } from "koa";
-import { AppError, closeUpstreams, createLogger, drainPeriod, RETRY_AFTER_SECONDS, type Logger } from "@imprint/runtime/core";
+import { AppError, closeUpstreams, createLogger, drainPeriod, RETRY_AFTER_SECONDS, type CoHostedServices, type Logger } from "@imprint/runtime/core";
 import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveSitemap } from "./agents.js";
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
@@ -40,9 +40,9 @@ function hostForUrl(host: string): string {
  * on the site's custom hostname. Anything a visitor may not see answers the same 404 as what does
  * not exist.
  */
-export async function startReader(config: ReaderConfig, options: { logger?: Logger } = {}): Promise<ReaderHandle> {
+export async function startReader(config: ReaderConfig, options: { logger?: Logger; coHosted?: CoHostedServices } = {}): Promise<ReaderHandle> {
   const logger = options.logger ?? createLogger("reader", { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
-  const upstreams = openReaderUpstreams(config);
+  const upstreams = openReaderUpstreams(config, options.coHosted);
   const data = await openReaderData(config, upstreams, logger);
   const server = createServer({ keepAliveTimeout: 65_000 });
   try {

@@ -3,7 +3,7 @@ import { SearchServiceService } from "@imprint/proto/content/v1/search";
 import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
 import { ReaderServiceService } from "@imprint/proto/publishing/v1/reader";
-import { openUpstreams, type OpenedUpstreams, type UpstreamSpecs } from "@imprint/runtime/core";
+import { openUpstreams, type CoHostedServices, type OpenedUpstreams, type UpstreamSpecs } from "@imprint/runtime/core";
 import type { ReaderConfig } from "./config.js";
 
 /**
@@ -32,6 +32,7 @@ export function readerUpstreams(config: ReaderConfig) {
 
 export type ReaderUpstreams = OpenedUpstreams<ReturnType<typeof readerUpstreams>>;
 
-export function openReaderUpstreams(config: ReaderConfig): ReaderUpstreams {
-  return openUpstreams(readerUpstreams(config));
+/** With `coHosted` (the services hosted in this process), those found there are called directly. */
+export function openReaderUpstreams(config: ReaderConfig, coHosted?: CoHostedServices): ReaderUpstreams {
+  return openUpstreams(readerUpstreams(config), { coHosted });
 }

@@ -13,6 +13,7 @@ export * from "./config.js";
 export * from "./grpc/server.js";
 export * from "./grpc/client.js";
 export * from "./grpc/upstreams.js";
+export * from "./grpc/co-hosted.js";
 export * from "./grpc/keyed-calls.js";
 export * from "./access/identity-clients.js";
 export * from "./telemetry/propagation.js";

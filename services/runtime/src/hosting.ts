@@ -1,4 +1,5 @@
 import { ConfigError } from "./config.js";
+import { CoHostedServices } from "./grpc/co-hosted.js";
 import { createLogger, LOG_FORMATS, type LogFormat, type Logger, type LogLevel } from "./logger.js";
 
 /**
@@ -6,7 +7,9 @@ import { createLogger, LOG_FORMATS, type LogFormat, type Logger, type LogLevel }
  * code and the same variables: the process is given a list of targets (IMPRINT_TARGETS), starts them
  * in dependency order, passes each the gRPC addresses of the upstreams it hosts itself, and stops
  * them in reverse order. Every service keeps its own database, NATS connection, outbox relay and
- * gRPC server, and targets still call each other over gRPC, so one process behaves as the split
+ * gRPC server. A target calls the services hosted beside it directly (CoHostedServices: the same
+ * handlers, deadlines, metadata, errors and encoded messages, no socket), unless
+ * IMPRINT_DIRECT_CALLS=false, and every other over gRPC, so one process behaves as the split
  * hosting does.
  *
  * Settings: every target reads the process's environment, in which a per-target form
@@ -27,6 +30,12 @@ export interface RunningTarget {
   stop(): Promise<void>;
 }
 
+/** What the host gives each target it starts, beyond its settings and logger. */
+export interface TargetHost {
+  /** The services of the targets hosted in this process, to call directly and to join; absent when direct calls are off. */
+  coHosted?: CoHostedServices;
+}
+
 export interface HostableTarget<Config = unknown> {
   /** e.g. "content": the IMPRINT_TARGETS name and the prefix of its per-target settings (CONTENT_…). */
   name: string;
@@ -36,7 +45,7 @@ export interface HostableTarget<Config = unknown> {
   service: boolean;
   /** Reads and checks its settings (throws ConfigError listing every problem). */
   load(env: TargetEnv): Config;
-  start(config: Config, logger: Logger): Promise<RunningTarget>;
+  start(config: Config, logger: Logger, host: TargetHost): Promise<RunningTarget>;
 }
 
 export interface HostedTargets {
@@ -44,6 +53,8 @@ export interface HostedTargets {
   names: string[];
   /** gRPC address of each hosted service (e.g. { identity: "127.0.0.1:40123" }). */
   addresses: Record<string, string>;
+  /** The services its targets call each other through directly (absent with IMPRINT_DIRECT_CALLS=false). */
+  coHosted?: CoHostedServices;
   /** Drains every target at once (each unready, all still serving) until the longest drain is over or `signal` aborts. */
   drain(signal: AbortSignal): Promise<void>;
   /** Stops the targets in reverse dependency order (the gateway first); once. */
@@ -53,6 +64,16 @@ export interface HostedTargets {
 /** The variable naming the targets of a process, and the word for all of them. */
 export const TARGETS_SETTING = "IMPRINT_TARGETS";
 export const ALL_TARGETS = "all";
+/** The variable that turns direct calls between co-hosted targets off (`false`); on by default. */
+export const DIRECT_CALLS_SETTING = "IMPRINT_DIRECT_CALLS";
+
+/** IMPRINT_DIRECT_CALLS: true unless set to false (a problem for anything else). */
+function directCallsSetting(env: TargetEnv): { enabled: boolean; problem?: string } {
+  const value = (env[DIRECT_CALLS_SETTING] ?? "").trim().toLowerCase();
+  if (value === "" || value === "true") return { enabled: true };
+  if (value === "false") return { enabled: false };
+  return { enabled: true, problem: `${DIRECT_CALLS_SETTING}: must be true or false (got "${env[DIRECT_CALLS_SETTING]}")` };
+}
 
 /**
  * The targets named by `list` ("all", or names separated by commas), in the order of `known`
@@ -173,7 +194,11 @@ export async function hostTargets(
     }
   }
   problems.push(...sharedSettingProblems(targets, envs));
+  const directCalls = directCallsSetting(env);
+  if (directCalls.problem) problems.push(directCalls.problem);
   if (problems.length > 0) throw new ConfigError(problems);
+  // Owned by this host: every target it starts joins it and calls the ones before it through it.
+  const host: TargetHost = directCalls.enabled ? { coHosted: new CoHostedServices() } : {};
 
   const addresses: Record<string, string> = {};
   const running: { name: string; handle: RunningTarget }[] = [];
@@ -193,7 +218,7 @@ export async function hostTargets(
   try {
     for (const target of targets) {
       const targetEnvironment = withAddresses(target, addresses);
-      const handle = await target.start(target.load(targetEnvironment), loggerFor(target.name, targetEnvironment));
+      const handle = await target.start(target.load(targetEnvironment), loggerFor(target.name, targetEnvironment), host);
       running.push({ name: target.name, handle });
       if (handle.address) addresses[target.name] = dialAddress(handle.address);
     }
@@ -205,5 +230,5 @@ export async function hostTargets(
   const drain = async (signal: AbortSignal) => {
     await Promise.all(running.map(({ handle }) => handle.drain?.(signal) ?? Promise.resolve()));
   };
-  return { names: targets.map((target) => target.name), addresses, drain, stop };
+  return { names: targets.map((target) => target.name), addresses, coHosted: host.coHosted, drain, stop };
 }

@@ -9,6 +9,7 @@ import { pruneProcessedEventsJob } from "./events/prune-processed-events.js";
 import { OutboxRelay } from "./events/outbox-relay.js";
 import { startSubscription, type ConsumerStats, type SubscribeOptions, type Subscription } from "./events/subscribe.js";
 import { startGrpcServer, type GrpcServerHandle, type ServiceRegistration } from "./grpc/server.js";
+import type { CoHostedServices } from "./grpc/co-hosted.js";
 import { closeUpstreams, openUpstreams, type OpenedUpstreams, type UpstreamSpec, type UpstreamSpecs } from "./grpc/upstreams.js";
 import { JobRunner, type JobControl, type JobSpec } from "./jobs/job-runner.js";
 import { createLogger, type Logger } from "./logger.js";
@@ -45,6 +46,15 @@ export interface ServiceDepsBuilder<Deps, Upstreams = OpenedUpstreams<NoUpstream
   /** `upstreams`: the clients of the spec's declared upstreams, opened by the runtime. */
   build(runtime: ServiceDeps, upstreams: Upstreams): Deps;
   close?(deps: Deps): Promise<void> | void;
+}
+
+/** What a service's start function (startIdentityService, …) takes beside its config. */
+export interface ServiceStartOptions {
+  /** Its clock (tests set one); real time by default. */
+  clock?: Clock;
+  logger?: Logger;
+  /** The services of the targets hosted in this process (hostTargets): its upstreams among them are called directly, and it joins them. */
+  coHosted?: CoHostedServices;
 }
 
 /** A service that calls no other. */
@@ -125,7 +135,7 @@ function setHealth(grpc: GrpcServerHandle, services: ServiceRegistration[], stat
 export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUpstreams>(
   spec: ServiceSpec<Deps, Upstreams>,
   config: ServiceConfig,
-  options: { clock?: Clock; logger?: Logger; readiness?: Partial<ReadinessProbeOptions> } = {},
+  options: ServiceStartOptions & { readiness?: Partial<ReadinessProbeOptions> } = {},
 ): Promise<RunningService> {
   const logger = options.logger ?? createLogger(spec.name, { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const clock = options.clock ?? (() => new Date());
@@ -203,7 +213,7 @@ export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUps
     const keyedCalls = new IdempotentCalls(orm, clock);
     const runtime: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay, keyedCalls), jobs, config };
     // Nothing connects before a first call: a service starts whichever of its upstreams are down.
-    upstreams = openUpstreams((spec.upstreams ?? {}) as Upstreams);
+    upstreams = openUpstreams((spec.upstreams ?? {}) as Upstreams, { coHosted: options.coHosted });
     const opened = upstreams;
     const deps = () => (built ??= { deps: spec.deps.build(runtime, opened) }).deps;
     const activeRelay = relay;
@@ -229,7 +239,15 @@ export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUps
     const waited = (await nats.firstAttempt) && (await within(natsReady, NATS_START_WAIT_MS));
     if (!waited) logger.warn("NATS not ready yet; serving without it (events wait in the outbox, consumers start once it is reachable)");
     services = spec.grpc(deps(), runtime);
-    grpc = await startGrpcServer({ host: config.GRPC_HOST, port: config.GRPC_PORT, services, logger, keyedCalls, channelz: config.GRPC_CHANNELZ });
+    grpc = await startGrpcServer({
+      host: config.GRPC_HOST,
+      port: config.GRPC_PORT,
+      services,
+      logger,
+      keyedCalls,
+      channelz: config.GRPC_CHANNELZ,
+      coHosted: options.coHosted,
+    });
     grpc.health.setStatus(LIVENESS_SERVICE, "SERVING");
     setHealth(grpc, services, "NOT_SERVING");
     await spec.onStarted?.(deps(), runtime);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ConfigError, loadConfig } from "../src/config.js";
-import { dialAddress, hostTargets, parseTargetList, targetEnv, type HostableTarget, type TargetEnv } from "../src/hosting.js";
+import { CoHostedServices } from "../src/grpc/co-hosted.js";
+import { dialAddress, hostTargets, parseTargetList, targetEnv, type HostableTarget, type TargetEnv, type TargetHost } from "../src/hosting.js";
 import { testLogger } from "../src/testing/logger.js";
 
 const KNOWN = ["identity", "content", "collaboration", "gateway"];
@@ -56,6 +57,7 @@ describe("targetEnv", () => {
 // of starts and stops; a service "listens" on its GRPC_PORT or a made-up free one.
 function fakeTargets(events: string[], options: { failing?: string } = {}) {
   const seen = new Map<string, TargetEnv>();
+  const hosts = new Map<string, TargetHost>();
   let nextPort = 41_000;
   const target = (name: string, service: boolean, upstreams: string[]): HostableTarget<TargetEnv> => {
     const shape: Record<string, z.ZodType> = Object.fromEntries(
@@ -70,9 +72,10 @@ function fakeTargets(events: string[], options: { failing?: string } = {}) {
         loadConfig(shape, env);
         return env;
       },
-      start: (env) => {
+      start: (env, _logger, host) => {
         if (name === options.failing) return Promise.reject(new Error(`${name} cannot start`));
         seen.set(name, env);
+        hosts.set(name, host);
         events.push(`start ${name}`);
         const port = env.GRPC_PORT && env.GRPC_PORT !== "0" ? env.GRPC_PORT : String(nextPort++);
         return Promise.resolve({
@@ -96,7 +99,7 @@ function fakeTargets(events: string[], options: { failing?: string } = {}) {
     target("collaboration", true, ["identity", "content"]),
     target("gateway", false, ["identity", "content", "collaboration"]),
   ];
-  return { targets, seen };
+  return { targets, seen, hosts };
 }
 
 const quiet = () => testLogger();
@@ -187,6 +190,25 @@ describe("hostTargets", () => {
       "collaboration: DATABASE_URL: Invalid input: expected string, received undefined (not set)",
       "gateway: IDENTITY_GRPC_ADDRESS: Invalid input: expected string, received undefined (not set)",
     ]);
+  });
+
+  it("hands every target the host's one CoHostedServices, none with IMPRINT_DIRECT_CALLS=false, and refuses another value", async () => {
+    const { targets, hosts } = fakeTargets([]);
+    const hosted = await hostTargets(targets, databases, { logger: quiet });
+    expect(hosted.coHosted).toBeInstanceOf(CoHostedServices);
+    expect([...hosts.values()].map((host) => host.coHosted)).toEqual(targets.map(() => hosted.coHosted));
+    await hosted.stop();
+
+    const off = fakeTargets([]);
+    const split = await hostTargets(off.targets, { ...databases, IMPRINT_DIRECT_CALLS: "false" }, { logger: quiet });
+    expect(split.coHosted).toBeUndefined();
+    expect([...off.hosts.values()].every((host) => host.coHosted === undefined)).toBe(true);
+    await split.stop();
+
+    const wrong = await hostTargets(fakeTargets([]).targets, { ...databases, IMPRINT_DIRECT_CALLS: "sometimes" }, { logger: quiet }).catch(
+      (caught: unknown) => caught,
+    );
+    expect((wrong as ConfigError).problems).toEqual(['IMPRINT_DIRECT_CALLS: must be true or false (got "sometimes")']);
   });
 
   it("stops what already started when a target fails to start", async () => {

@@ -12,7 +12,9 @@ import {
 } from "@grpc/grpc-js";
 import { HealthImplementation } from "grpc-health-check";
 import { AppError, GRPC_STATUS_BY_CODE, infrastructureFailure } from "../errors.js";
+import { dialAddress } from "../hosting.js";
 import type { Logger } from "../logger.js";
+import type { CoHostedServices } from "./co-hosted.js";
 import { answerKeyedCall, IDEMPOTENCY_KEY_METADATA, isWriteRpcPath, type KeyedCallLedger } from "./keyed-calls.js";
 
 export const ERROR_CODE_TRAILER = "imprint-error-code";
@@ -107,14 +109,24 @@ export async function startGrpcServer(options: {
   keyedCalls?: KeyedCallLedger;
   /** Also serve grpc.channelz.v1.Channelz: calls started, succeeded and failed per server, channel and socket (GRPC_CHANNELZ). */
   channelz?: boolean;
+  /**
+   * The services of the targets hosted in this process: this server's handlers are registered there
+   * too (the same adapted handlers), so co-hosted callers call them directly, and they stop taking
+   * calls with it.
+   */
+  coHosted?: CoHostedServices;
 }): Promise<GrpcServerHandle> {
   const server = new Server({ "grpc.max_receive_message_length": 64 * 1024 * 1024 });
   const health = new HealthImplementation({ "": "NOT_SERVING" });
   health.addToServer(server);
   // grpc-js counts calls whether or not this is served; serving it only lets tools read the counts.
   if (options.channelz) server.addService(getChannelzServiceDefinition(), getChannelzHandlers());
-  for (const service of options.services) {
-    server.addService(service.definition, adaptService(service.definition, service.implementation, options.logger, options.keyedCalls));
+  const adapted = options.services.map((service) => ({
+    definition: service.definition,
+    implementation: adaptService(service.definition, service.implementation, options.logger, options.keyedCalls),
+  }));
+  for (const [index, service] of options.services.entries()) {
+    server.addService(service.definition, adapted[index]!.implementation);
     health.setStatus(service.name, "NOT_SERVING");
   }
   const port = await new Promise<number>((resolve, reject) => {
@@ -127,6 +139,8 @@ export async function startGrpcServer(options: {
   });
   for (const service of options.services) health.setStatus(service.name, "SERVING");
   health.setStatus("", "SERVING");
+  // Where its callers in this process are told to reach it (hostTargets hands them the same address).
+  const coHosted = options.coHosted?.register(dialAddress(`${options.host}:${port}`), adapted);
 
   return {
     server,
@@ -137,14 +151,20 @@ export async function startGrpcServer(options: {
       new Promise<void>((resolve) => {
         health.setStatus("", "NOT_SERVING");
         for (const service of options.services) health.setStatus(service.name, "NOT_SERVING");
+        // Direct calls stop with the socket: new ones answer UNAVAILABLE, those under way get the same grace.
+        const directCallsDone = coHosted?.stopTakingCalls() ?? Promise.resolve();
         const force = setTimeout(() => {
           server.forceShutdown();
+          coHosted?.stop();
           resolve();
         }, graceMs);
         force.unref();
         server.tryShutdown(() => {
-          clearTimeout(force);
-          resolve();
+          void directCallsDone.then(() => {
+            clearTimeout(force);
+            coHosted?.stop();
+            resolve();
+          });
         });
       }),
   };

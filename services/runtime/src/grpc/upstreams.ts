@@ -1,5 +1,6 @@
-import type { ServiceDefinition } from "@grpc/grpc-js";
-import { createPromiseClient, type PromiseClient } from "./client.js";
+import type { MethodDefinition, ServiceDefinition, ServiceError } from "@grpc/grpc-js";
+import { createPromiseClient, toAppError, type PromiseClient, type RpcOptions } from "./client.js";
+import { callCoHosted, type CoHostedServer, type CoHostedServices } from "./co-hosted.js";
 
 /**
  * One upstream: the gRPC services a caller uses at one address (a setting such as
@@ -23,20 +24,31 @@ export type UpstreamClients<Services extends Record<string, ServiceDefinition>> 
 /** What `wrap` may do to each client as it is made (the gateway adds its keyed writes). */
 export type ClientWrapper = <Def extends ServiceDefinition>(client: PromiseClient<Def>, definition: Def) => PromiseClient<Def>;
 
+/** How upstreams are opened: `wrap` each client as it is made, and call co-hosted services directly. */
+export interface OpenUpstreamOptions {
+  wrap?: ClientWrapper;
+  /**
+   * The services of the targets hosted in this process (hostTargets): a service found there at the
+   * upstream's address gets a direct client (no socket, same contract), any other a gRPC client.
+   */
+  coHosted?: CoHostedServices;
+}
+
 /** Opens the clients of one upstream; nothing connects before the first call. */
 export function openUpstream<Services extends Record<string, ServiceDefinition>>(
   spec: UpstreamSpec<Services>,
-  wrap?: ClientWrapper,
+  options: OpenUpstreamOptions = {},
 ): UpstreamClients<Services> {
   // One service config naming every service: equal channel options, so grpc-js gives them one connection per copy.
   const channelDefinitions = Object.values(spec.services);
   const clients: Record<string, PromiseClient<ServiceDefinition>> = {};
   for (const [name, definition] of Object.entries(spec.services)) {
-    const client = createPromiseClient(definition, spec.address, {
-      defaultTimeoutMs: spec.timeoutsMs?.[name] ?? spec.defaultTimeoutMs ?? 10_000,
-      channelDefinitions,
-    });
-    clients[name] = wrap ? wrap(client, definition) : client;
+    const defaultTimeoutMs = spec.timeoutsMs?.[name] ?? spec.defaultTimeoutMs ?? 10_000;
+    const coHosted = options.coHosted?.find(spec.address, definition);
+    const client = coHosted
+      ? createDirectClient(definition, coHosted, { address: spec.address, defaultTimeoutMs })
+      : createPromiseClient(definition, spec.address, { defaultTimeoutMs, channelDefinitions });
+    clients[name] = options.wrap ? options.wrap(client, definition) : client;
   }
   return { ...clients, close: () => Object.values(clients).forEach((client) => client.close()) } as UpstreamClients<Services>;
 }
@@ -50,12 +62,35 @@ type ClientsOfSpec<Spec> = Spec extends UpstreamSpec<infer Services> ? UpstreamC
 export type OpenedUpstreams<Specs extends UpstreamSpecs> = { readonly [Name in keyof Specs]: ClientsOfSpec<Specs[Name]> };
 
 /** Opens every declared upstream; `closeUpstreams` closes them. */
-export function openUpstreams<Specs extends UpstreamSpecs>(specs: Specs, wrap?: ClientWrapper): OpenedUpstreams<Specs> {
+export function openUpstreams<Specs extends UpstreamSpecs>(specs: Specs, options: OpenUpstreamOptions = {}): OpenedUpstreams<Specs> {
   const opened: Record<string, UpstreamClients<Record<string, ServiceDefinition>> | undefined> = {};
-  for (const [name, spec] of Object.entries(specs)) opened[name] = spec ? openUpstream(spec, wrap) : undefined;
+  for (const [name, spec] of Object.entries(specs)) opened[name] = spec ? openUpstream(spec, options) : undefined;
   return opened as OpenedUpstreams<Specs>;
 }
 
 export function closeUpstreams(upstreams: Record<string, { close(): void } | undefined>): void {
   for (const upstream of Object.values(upstreams)) upstream?.close();
+}
+
+/**
+ * A promise client (the type createPromiseClient answers) whose calls go to a co-hosted server:
+ * same deadlines (`timeoutMs`, else the client's default), same metadata, same errors (toAppError
+ * of the status a gRPC client would have received).
+ */
+export function createDirectClient<Def extends ServiceDefinition>(
+  definition: Def,
+  server: CoHostedServer,
+  options: { address: string; defaultTimeoutMs?: number },
+): PromiseClient<Def> {
+  const defaultTimeoutMs = options.defaultTimeoutMs ?? 10_000;
+  const methods: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(definition)) {
+    const unary = method as MethodDefinition<unknown, unknown>;
+    methods[name] = (request: unknown, rpc: RpcOptions = {}) =>
+      callCoHosted(server, unary, request, rpc.metadata, Date.now() + (rpc.timeoutMs ?? defaultTimeoutMs)).catch((error: unknown) => {
+        throw toAppError(error as ServiceError);
+      });
+  }
+  // Nothing to close: the server belongs to its own service, which stops it.
+  return Object.assign(methods, { close: () => {}, address: options.address }) as PromiseClient<Def>;
 }

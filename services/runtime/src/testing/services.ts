@@ -3,6 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inject } from "vitest";
+import { CoHostedServices } from "../grpc/co-hosted.js";
 import type { Logger } from "../logger.js";
 import type { Clock, RunningService } from "../service.js";
 import { serviceClients, type ServiceClients } from "./clients.js";
@@ -42,7 +43,7 @@ export interface TestTarget<Config> {
   /** Reads its settings (e.g. loadContentConfig) from the kit's environment plus `env`. */
   config: (env: TestEnv) => Config;
   /** e.g. startContentService. */
-  start: (config: Config, options: { clock?: Clock; logger?: Logger }) => Promise<StartedTarget>;
+  start: (config: Config, options: { clock?: Clock; logger?: Logger; coHosted?: CoHostedServices }) => Promise<StartedTarget>;
   /** Settings of its own; they win over the kit's. */
   env?: Record<string, string>;
   /** Its clock (e.g. a TestClock's `now`); real time by default. */
@@ -109,14 +110,26 @@ function withOwnConsumers<Config>(target: TestTarget<Config>, env: TestEnv): Con
 }
 
 /**
+ * Whether the kit hosts a harness's targets as one process does, calling each other directly
+ * (CoHostedServices) instead of over gRPC: `IMPRINT_TEST_DIRECT_CALLS=true` runs any test file that
+ * way (e.g. the gateway's end-to-end tests), so both paths pass the same scenarios. The kit's own
+ * clients (`clients`) always call over gRPC, as an outside caller does.
+ */
+export function testDirectCalls(env: Record<string, string | undefined> = process.env): boolean {
+  return env.IMPRINT_TEST_DIRECT_CALLS === "true";
+}
+
+/**
  * Starts `targets` in order, each with the shared PostgreSQL (a fresh database), this file's
  * nats-server, a fresh data directory, the addresses of the targets before it (`<NAME>_GRPC_ADDRESS`)
  * and TEST_SERVICE_ENV. When one fails to start, those already started are stopped and the error
- * is thrown.
+ * is thrown. With `directCalls` (by default testDirectCalls()), they call each other directly.
  */
 export async function startServices<const Configs extends readonly unknown[]>(
   targets: { readonly [K in keyof Configs]: TestTarget<Configs[K]> },
+  options: { directCalls?: boolean } = {},
 ): Promise<TestServices> {
+  const coHosted = (options.directCalls ?? testDirectCalls()) ? new CoHostedServices() : undefined;
   const entries: Entry[] = [];
   const addresses: Record<string, string> = {};
   const entry = (name: string): Entry & { started: StartedTarget } => {
@@ -157,7 +170,7 @@ export async function startServices<const Configs extends readonly unknown[]>(
       Object.assign(env, { DATABASE_URL: current.databaseUrl, IMPRINT_DATA_DIR: current.dataDir });
     }
     const config = withOwnConsumers(target, { ...env, ...target.env });
-    current.started = await target.start(config, { clock: target.clock, logger: target.logger ?? testLogger(target.name) });
+    current.started = await target.start(config, { clock: target.clock, logger: target.logger ?? testLogger(target.name), coHosted });
     if (current.started.address) addresses[addressVariable(target.name)] = current.started.address;
   };
 
