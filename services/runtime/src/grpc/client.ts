@@ -2,6 +2,7 @@ import { Client, credentials, Metadata, status as GrpcStatus, type CallOptions, 
 import { service as healthServiceDefinition } from "grpc-health-check";
 import { AppError, codeFromGrpcStatus, isErrorCode } from "../errors.js";
 import { isIdempotentRpc } from "./keyed-calls.js";
+import { READ_RETRY } from "./read-retry.js";
 import { ERROR_CODE_TRAILER } from "./server.js";
 import { grpcTarget, resolveCopies } from "./targets.js";
 
@@ -42,13 +43,11 @@ export function clientServiceConfig(definitions: ServiceDefinition[]): string {
             {
               name: names,
               retryPolicy: {
-                maxAttempts: 3,
-                initialBackoff: "0.05s",
-                maxBackoff: "0.2s",
-                backoffMultiplier: 2,
-                // A copy shut down under a call (forceShutdown) resets its streams with CANCEL, which
-                // reaches the caller as CANCELLED; our own cancellations never retry (the call is over).
-                retryableStatusCodes: ["UNAVAILABLE", "CANCELLED"],
+                maxAttempts: READ_RETRY.maxAttempts,
+                initialBackoff: `${READ_RETRY.initialBackoffMs / 1000}s`,
+                maxBackoff: `${READ_RETRY.maxBackoffMs / 1000}s`,
+                backoffMultiplier: READ_RETRY.backoffMultiplier,
+                retryableStatusCodes: READ_RETRY.retryableStatuses.map((code) => GrpcStatus[code]),
               },
             },
           ],

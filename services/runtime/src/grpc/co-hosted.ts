@@ -10,6 +10,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from "@opentelemetry/api";
+import { READ_RETRY } from "./read-retry.js";
 import { isIdempotentRpc } from "./keyed-calls.js";
 
 /**
@@ -243,10 +244,9 @@ export class CoHostedServer {
   }
 }
 
-/** The retry of reads that clientServiceConfig gives gRPC clients: 3 attempts, 50 ms then 100 ms at most between them (jittered). */
-const READ_ATTEMPTS = 3;
-const RETRY_BACKOFFS_MS = [50, 100];
-const RETRYABLE = new Set([GrpcStatus.UNAVAILABLE, GrpcStatus.CANCELLED]);
+/** The longest pause before attempt `attempt + 1` of a read (jittered below it), as READ_RETRY gives gRPC clients. */
+const retryBackoffMs = (attempt: number) => Math.min(READ_RETRY.initialBackoffMs * READ_RETRY.backoffMultiplier ** (attempt - 1), READ_RETRY.maxBackoffMs);
+const RETRYABLE: ReadonlySet<GrpcStatus> = new Set(READ_RETRY.retryableStatuses);
 
 /**
  * One unary call to a co-hosted server, as a gRPC client makes it: encoded at once (a change the
@@ -271,7 +271,7 @@ export async function callCoHosted(
     endSpan(span, GrpcStatus.INTERNAL);
     throw statusError(GrpcStatus.INTERNAL, `Request message serialization failure: ${(error as Error).message}`);
   }
-  const attempts = isIdempotentRpc(method.path.slice(method.path.lastIndexOf("/") + 1)) ? READ_ATTEMPTS : 1;
+  const attempts = isIdempotentRpc(method.path.slice(method.path.lastIndexOf("/") + 1)) ? READ_RETRY.maxAttempts : 1;
   for (let attempt = 1; ; attempt += 1) {
     const outcome = await server.call(method.path, encoded, sent, deadline);
     if ("response" in outcome) {
@@ -285,7 +285,7 @@ export async function callCoHosted(
       endSpan(span, GrpcStatus.OK);
       return response;
     }
-    const pauseMs = Math.random() * (RETRY_BACKOFFS_MS[attempt - 1] ?? 0);
+    const pauseMs = Math.random() * retryBackoffMs(attempt);
     if (attempt >= attempts || !RETRYABLE.has(outcome.error.code) || Date.now() + pauseMs >= deadline) {
       endSpan(span, outcome.error.code, outcome.error);
       throw outcome.error;
