@@ -18,6 +18,7 @@ import { mountRoutes } from "./route.js";
 import { gatewayRoutes } from "./routes/index.js";
 import type { UpstreamAddresses, UpstreamClients } from "./upstreams.js";
 import type { WriteKeys } from "./keyed-writes.js";
+import type { SiteScriptsCache } from "./site-scripts.js";
 
 export interface AppDeps {
   upstreams: UpstreamClients;
@@ -37,6 +38,8 @@ export interface AppDeps {
   writeKeys?: WriteKeys;
   /** What /readyz consults (draining turns it off); a process never drained when absent. */
   readiness?: GatewayReadiness;
+  /** The sites' scripts kept for the published view; asked at every request when absent. */
+  siteScripts?: SiteScriptsCache;
   logger: Logger;
 }
 
@@ -53,6 +56,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
     urls: deps.urls,
     caches: deps.caches,
     ...(deps.readiness ? { readiness: deps.readiness } : {}),
+    ...(deps.siteScripts ? { siteScripts: deps.siteScripts } : {}),
   });
   // Probes, signed downloads, SSO and integrations' public endpoints carry no bearer token (a
   // download's credential is in its URL).

@@ -12,6 +12,7 @@ import { WriteKeys } from "./keyed-writes.js";
 import { MemoryIdempotencyStore, NatsIdempotencyStore } from "./idempotency-store.js";
 import { leaseFor } from "./middleware/idempotency.js";
 import { followIdentityEvents } from "./identity-events.js";
+import { SiteScriptsCache } from "./site-scripts.js";
 import { connectNatsInBackground } from "@imprint/runtime/watch";
 import { GatewayReadiness } from "./readiness.js";
 
@@ -89,9 +90,13 @@ export async function startGateway(
   // and answers to requests with an Idempotency-Key are shared with the other replicas through it.
   const nats = config.natsUrl ? connectNatsInBackground(config.natsUrl, "imprint-gateway", logger) : undefined;
   const identityEvents = nats ? followIdentityEvents(nats, authenticator, logger) : undefined;
+  // The published view's scripts, kept per site while integration's events are heard.
+  const siteScripts = new SiteScriptsCache(upstreams.integration.scripts);
+  const integrationEvents = nats ? siteScripts.follow(nats, logger) : undefined;
   if (!config.natsUrl) logger.warn("NATS_URL is not set: while identity is unreachable, every authenticated request fails", { setting: "NATS_URL" });
   const closeNats = async () => {
     await identityEvents?.stop();
+    await integrationEvents?.stop();
     await nats?.close();
   };
   if (!config.pageTokenSecret) {
@@ -124,6 +129,7 @@ export async function startGateway(
     idempotencyLease: leaseFor(config.upstreamTimeoutMs),
     writeKeys,
     readiness,
+    siteScripts,
     logger,
   });
   const handle = app.callback();

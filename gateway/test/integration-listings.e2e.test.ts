@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReaderHandle } from "@imprint/reader";
-import { eventually } from "@imprint/runtime/testing";
+import { TargetInstallationServiceService, TargetKind } from "@imprint/proto/integration/v1/target_installations";
+import { eventually, testClient } from "@imprint/runtime/testing";
 import type { PublishIntegration } from "../../node_modules/@gitbook/api/dist/client.js";
 import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
@@ -98,6 +99,25 @@ describe("a site's integration scripts", () => {
     expect((await org.owner.api.orgs.listSiteIntegrationScripts(org.organizationId, site.id)).data).toEqual([]);
     expect((await org.owner.api.orgs.getPublishedContentSite(org.organizationId, site.id)).data.scripts).toEqual([]);
     await eventually(async () => scriptUrlsIn(await (await fetch(`${reader.url}${pagePath}`)).text()).length === 0);
+
+    // Installed again past this gateway (as through another replica): the list it kept for the
+    // published view goes with integration's event.
+    const installations = testClient(TargetInstallationServiceService, stack.integrationAddress);
+    try {
+      await installations.installOnTarget({
+        caller: org.owner.caller,
+        name: tracker,
+        installationId: installation.id,
+        kind: TargetKind.TARGET_KIND_SITE,
+        targetId: site.id,
+        configurationJson: "",
+        externalIds: [],
+      });
+    } finally {
+      installations.close();
+    }
+    await eventually(async () => (await org.owner.api.orgs.getPublishedContentSite(org.organizationId, site.id)).data.scripts.length === 1);
+    expect((await org.owner.api.orgs.getPublishedContentSite(org.organizationId, site.id)).data.scripts).toEqual(expected);
   });
 
   it("are refused to who cannot see the site", async () => {

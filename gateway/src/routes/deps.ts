@@ -3,6 +3,7 @@ import type { CacheBudget } from "@imprint/runtime/core";
 import type { GatewayState } from "../context.js";
 import type { PublicUrls } from "../mappers/urls.js";
 import type { Route } from "../route.js";
+import type { SiteScriptsCache } from "../site-scripts.js";
 import type { UpstreamClients } from "../upstreams.js";
 
 /** What route handlers need: the shared upstream clients, the public base URLs, the process's cache budget. */
@@ -11,6 +12,8 @@ export interface RouteDeps {
   urls: PublicUrls;
   /** Every cache a route keeps draws on this one budget (GATEWAY_CACHE_BYTES). */
   caches: CacheBudget;
+  /** The scripts each site injects, kept for the published view; integration routes' writes drop them. */
+  siteScripts: SiteScriptsCache;
 }
 
 /**

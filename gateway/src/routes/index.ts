@@ -1,6 +1,7 @@
 import { CacheBudget } from "@imprint/runtime/core";
 import { DEFAULT_GATEWAY_CACHE_BYTES } from "../config.js";
 import { GatewayReadiness } from "../readiness.js";
+import { SiteScriptsCache } from "../site-scripts.js";
 import type { Route } from "../route.js";
 import type { UpstreamAddresses, UpstreamClients } from "../upstreams.js";
 import { auditRoutes } from "./audit.js";
@@ -47,12 +48,14 @@ import { systemRoutes } from "./system.js";
 import { translationRoutes } from "./translations.js";
 import { userRoutes } from "./users.js";
 
-export interface GatewayRouteDeps extends Omit<RouteDeps, "caches"> {
+export interface GatewayRouteDeps extends Omit<RouteDeps, "caches" | "siteScripts"> {
   upstreamAddresses: UpstreamAddresses;
   /** What /readyz consults; a process never drained when absent (tools that only list routes). */
   readiness?: GatewayReadiness;
   /** The process's cache budget; a budget of the default size when absent (tools that only list routes). */
   caches?: CacheBudget;
+  /** The sites' scripts kept for the published view; asked at every request when absent. */
+  siteScripts?: SiteScriptsCache;
 }
 
 /** Every route the gateway serves: the one list createApp mounts and tools read. */
@@ -64,7 +67,11 @@ export interface GatewayRoutes {
 }
 
 export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
-  const deps = { ...gatewayDeps, caches: gatewayDeps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES) };
+  const deps: GatewayRouteDeps & RouteDeps = {
+    ...gatewayDeps,
+    caches: gatewayDeps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES),
+    siteScripts: gatewayDeps.siteScripts ?? new SiteScriptsCache(gatewayDeps.upstreams.integration.scripts),
+  };
   return {
     direct: [
       ...healthRoutes(deps.upstreamAddresses, deps.readiness ?? new GatewayReadiness()),
@@ -112,9 +119,8 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...siteRedirectRoutes(deps),
       ...siteCustomizationRoutes(deps),
       ...siteExternalLinkRoutes(deps),
-      ...integrationRoutes(deps),
-      ...integrationInstallationRoutes(deps),
-      ...organizationIntegrationRoutes(deps),
+      // A write to an integration or an installation may change the scripts any site injects.
+      ...droppingSiteScripts(deps.siteScripts, [...integrationRoutes(deps), ...integrationInstallationRoutes(deps), ...organizationIntegrationRoutes(deps)]),
     ],
   };
 }
@@ -149,4 +155,22 @@ export function routeTable(): RouteTableEntry[] {
     ...routes.direct.map(({ method, path }) => ({ method, path, authenticated: false })),
     ...routes.api.map(({ method, path }) => ({ method, path, authenticated: true })),
   ];
+}
+
+/** `routes` with every write (whatever its outcome: a timed-out one may have applied) dropping the kept site scripts after it. */
+function droppingSiteScripts(siteScripts: SiteScriptsCache, routes: Route[]): Route[] {
+  return routes.map((route) =>
+    route.method === "GET"
+      ? route
+      : {
+          ...route,
+          async run(ctx, pipeline) {
+            try {
+              await route.run(ctx, pipeline);
+            } finally {
+              siteScripts.changed();
+            }
+          },
+        },
+  );
 }

@@ -85,8 +85,8 @@ export function toUpdateSiteFields({ defaultLevel: _alwaysInherit, ...body }: z.
 
 /**
  * A caller's last published view of a site, identified by the version publishing gave it: the
- * object without its `scripts`, which the integration service answers at each request (its
- * installations change no site version).
+ * object without its `scripts`, which come from the integration service's list (its installations
+ * change no site version), kept by SiteScriptsCache.
  */
 type PublishedViewEntry = { version: string; json: Buffer };
 
@@ -95,9 +95,8 @@ function withScripts(view: Buffer, scripts: unknown[]): Buffer {
   return Buffer.concat([view.subarray(0, view.length - 1), Buffer.from(`,"scripts":${JSON.stringify(scripts)}}`)]);
 }
 
-export function siteRoutes({ upstreams, urls, caches }: RouteDeps): Route[] {
+export function siteRoutes({ upstreams, urls, caches, siteScripts }: RouteDeps): Route[] {
   const sites = upstreams.publishing.sites;
-  const integrationScripts = upstreams.integration.scripts;
   const publishedViews = new AnswerCache<PublishedViewEntry>(caches.cache("published views"));
   return [
     // listSites
@@ -240,7 +239,7 @@ export function siteRoutes({ upstreams, urls, caches }: RouteDeps): Route[] {
         };
         // The scripts the reader injects into the site's pages, from the same list it reads; asked
         // beside publishing (which decides whether the caller sees the published site at all).
-        const [json, { scripts }] = await Promise.all([view(), integrationScripts.listSiteScripts({ siteId: params.siteId, organizationId: "" })]);
+        const [json, scripts] = await Promise.all([view(), siteScripts.list(params.siteId)]);
         ctx.type = "application/json";
         return ok(withScripts(json, scripts.map(toRestSiteIntegrationScript)));
       },
