@@ -21,6 +21,12 @@ export const TARGETS = {
   maxPeakRssBytes: 150 * 1024 * 1024,
 } as const;
 
+/** Each Imprint process's peak RSS (VmHWM, bytes) once a part of the run was over. */
+export interface SectionPeaks {
+  section: string;
+  peakRssBytes: Record<string, number | null>;
+}
+
 export interface RouteMeasurement {
   route: string;
   imprint: LoadResult;
@@ -34,6 +40,8 @@ export interface BenchmarkReport {
   routes: RouteMeasurement[];
   /** Peak resident set size (VmHWM) per process at the end of the run, in bytes. */
   peakRssBytes: Record<string, number | null>;
+  /** The same after each part of the run (routes, content, search …), in the order they ran. */
+  peaksBySection?: SectionPeaks[];
   /** Both hostings (every target in one process, one process per target) on the same routes. */
   hosting?: HostingReport;
   checks: { name: string; passed: boolean; detail: string }[];
@@ -128,6 +136,7 @@ export function formatReport(report: BenchmarkReport): string {
   }
   lines.push("", "| process | peak RSS (VmHWM) |", "|---|---:|");
   for (const [process, bytes] of Object.entries(report.peakRssBytes)) lines.push(`| ${process} | ${megabytes(bytes)} |`);
+  if (report.peaksBySection && report.peaksBySection.length > 1) lines.push("", formatPeaksBySection(report.peaksBySection));
   if (report.hosting) lines.push("", formatHostingReport(report.hosting).trimEnd());
   if (report.content) lines.push("", formatContentReport(report.content).trimEnd());
   if (report.search) lines.push("", formatSearchReport(report.search).trimEnd());
@@ -142,4 +151,25 @@ export function formatReport(report: BenchmarkReport): string {
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);
   return `${lines.join("\n")}\n`;
+}
+
+/** Peak RSS of each process after each part of the run, a jump marked with the part that caused it. */
+export function formatPeaksBySection(peaks: readonly SectionPeaks[]): string {
+  const processes = Object.keys(peaks[0]?.peakRssBytes ?? {});
+  const lines = [
+    "Peak RSS (VmHWM) of each process once each part of the run was over; **bold**: grown by more than 32 MB in that part.",
+    "",
+    `| part | ${processes.join(" | ")} |`,
+    `|---|${processes.map(() => "---:").join("|")}|`,
+  ];
+  for (const [index, { section, peakRssBytes }] of peaks.entries()) {
+    const cells = processes.map((name) => {
+      const bytes = peakRssBytes[name] ?? null;
+      const before = index > 0 ? (peaks[index - 1]!.peakRssBytes[name] ?? null) : null;
+      const grew = bytes !== null && before !== null && bytes - before > 32 * 1024 * 1024;
+      return grew ? `**${megabytes(bytes)}**` : megabytes(bytes);
+    });
+    lines.push(`| ${section} | ${cells.join(" | ")} |`);
+  }
+  return lines.join("\n");
 }

@@ -25,7 +25,7 @@ import { evaluateReaderTargets, type ReaderReport } from "./reader-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
 import { evaluateEventLagTargets, runEventLagBenchmark, type EventLagReport, type EventLagSettings } from "./event-lag.js";
 import { evaluateHostingTargets, type HostingMeasurement, type HostingName } from "./hosting-report.js";
-import { evaluateTargets, formatReport, type BenchmarkReport, type RouteMeasurement } from "./report.js";
+import { evaluateTargets, formatReport, type BenchmarkReport, type RouteMeasurement, type SectionPeaks } from "./report.js";
 import { seedOrganization } from "./seed.js";
 
 const BENCH_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -358,6 +358,12 @@ export async function runBenchmark(
       floor,
     };
 
+    // Each process's peak RSS after each part of the run: VmHWM only grows, so the part after
+    // which a process's figure jumps is the part that grew it.
+    const peaksBySection: SectionPeaks[] = [];
+    const notePeaks = async (section: string) => peaksBySection.push({ section, peakRssBytes: await eachProcess(stack.pids, peakRssBytes) });
+    await notePeaks("routes");
+
     let content: ContentReport | undefined;
     if (stack.content && settings.content) {
       const figures = await runContentBenchmark(
@@ -371,6 +377,7 @@ export async function runBenchmark(
         log,
       );
       content = { settings: settings.content, figures };
+      await notePeaks("content");
     }
     let search: SearchReport | undefined;
     if (stack.content && settings.search) {
@@ -385,6 +392,7 @@ export async function runBenchmark(
         log,
       );
       search = { settings: settings.search, figures };
+      await notePeaks("search");
     }
 
     let merge: MergeReport | undefined;
@@ -395,12 +403,14 @@ export async function runBenchmark(
         log,
       );
       merge = { settings: settings.merge, figures };
+      await notePeaks("merge");
     }
 
     let git: GitReport | undefined;
     if (stack.content && settings.git) {
       const figures = await runGitBenchmark({ gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress }, settings.git, log);
       git = { settings: settings.git, figures };
+      await notePeaks("git");
     }
     let authoring: AuthoringReport | undefined;
     if (stack.content && settings.authoring) {
@@ -410,12 +420,14 @@ export async function runBenchmark(
         log,
       );
       authoring = { settings: settings.authoring, figures };
+      await notePeaks("authoring");
     }
 
     let publishing: PublishingReport | undefined;
     if (stack.content && settings.publishing) {
       const figures = await runPublishingBenchmark({ gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress }, settings.publishing, log);
       publishing = { settings: settings.publishing, figures };
+      await notePeaks("publishing");
     }
 
     let integration: IntegrationReport | undefined;
@@ -431,6 +443,7 @@ export async function runBenchmark(
         log,
       );
       integration = { settings: settings.integration, figures };
+      await notePeaks("integration");
     }
 
     let reader: ReaderReport | undefined;
@@ -446,6 +459,7 @@ export async function runBenchmark(
         log,
       );
       reader = { settings: settings.reader, figures };
+      await notePeaks("reader");
     }
 
     let eventLag: EventLagReport | undefined;
@@ -461,6 +475,7 @@ export async function runBenchmark(
         log,
       );
       eventLag = { settings: settings.eventLag, figures };
+      await notePeaks("eventLag");
     }
 
     const peak: Record<string, number | null> = {};
@@ -486,6 +501,7 @@ export async function runBenchmark(
       },
       routes: measured,
       peakRssBytes: peak,
+      peaksBySection,
       hosting,
       checks: [
         ...evaluateTargets(measured, peak),

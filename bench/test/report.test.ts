@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { evaluateTargets, formatReport, TARGETS, type BenchmarkReport } from "../src/report.js";
+import { evaluateTargets, formatPeaksBySection, formatReport, TARGETS, type BenchmarkReport } from "../src/report.js";
 import { loadResult } from "./support/load-result.js";
 
 const result = (requestsPerSecond: number, p99Ms: number, non2xx = 0) => loadResult(requestsPerSecond, p99Ms, p99Ms / 4, non2xx);
@@ -46,5 +46,22 @@ describe("benchmark targets", () => {
     expect(markdown).toContain("| `GET /v1/orgs/{id}` | 0.80× | 30.0 / 20.0 ms |");
     expect(markdown).toContain("| identity | 110.0 MB |");
     expect(markdown).toContain("| `GET /v1/orgs/{id}` | imprint (gateway → identity) | 2400 | 7.5 | 30.0 | 60.0 | 0 | 0 |");
+  });
+});
+
+describe("peak RSS by part of the run", () => {
+  it("shows each process's peak after each part, marking the part that grew it by more than 32 MB", () => {
+    const table = formatPeaksBySection([
+      { section: "routes", peakRssBytes: { content: 200 * MB, identity: 300 * MB } },
+      { section: "content", peakRssBytes: { content: 700 * MB, identity: 310 * MB } },
+      { section: "search", peakRssBytes: { content: 720 * MB, identity: null } },
+    ]);
+    expect(table.split("\n").slice(2)).toEqual([
+      "| part | content | identity |",
+      "|---|---:|---:|",
+      "| routes | 200.0 MB | 300.0 MB |",
+      "| content | **700.0 MB** | 310.0 MB |",
+      "| search | 720.0 MB | n/a |",
+    ]);
   });
 });
