@@ -116,6 +116,25 @@ describe("members", () => {
     await expect(list({ page: { pageToken: "garbage", pageSize: 1 } })).rejects.toMatchObject({ code: "invalid_argument" });
   });
 
+  it("pages one member at a time through the date sorts in both directions, as the whole list orders them", async () => {
+    await addThree();
+    const pagedNames = async (request: Partial<ListMembersRequest>) => {
+      const seen: string[] = [];
+      let pageToken = "";
+      do {
+        const response = await list({ ...request, page: { pageToken, pageSize: 1 } });
+        seen.push(...names(response));
+        pageToken = response.page!.nextPageToken;
+      } while (pageToken && seen.length < 10);
+      return seen;
+    };
+    for (const order of [SortOrder.SORT_ORDER_DESC, SortOrder.SORT_ORDER_ASC]) {
+      const whole = names(await list({ order }));
+      expect(whole).toHaveLength(4);
+      expect(await pagedNames({ order })).toEqual(whole);
+    }
+  });
+
   it("refuses edited tokens before they reach the query: operators, ill-typed values", async () => {
     await addThree();
     const forge = (values: string) => Buffer.from(`{"s":"joinedAt,id:desc","v":${values}}`).toString("base64url");

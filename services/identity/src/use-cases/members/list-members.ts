@@ -1,11 +1,9 @@
-import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
-import { AppError, findPage, type KeysetSort, type PageRequestLike, type SortDirection } from "@imprint/runtime";
-import { Member, PEOPLE_ONLY } from "../../domain/member.js";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, type PageRequestLike, type SortDirection } from "@imprint/runtime";
 import { organizationPermissionsFor } from "../../domain/permissions.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
-import { findEnabledMembershipSso } from "../shared/hot-path-queries.js";
+import { findEnabledMembershipSso, findMembersPage } from "../shared/hot-path-queries.js";
 import { assertSsoAllowsToken } from "../shared/sso.js";
-import { withTeamCounts } from "../shared/members.js";
 import type { MemberData } from "../shared/views.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
@@ -28,15 +26,9 @@ export interface ListMembersInput {
 
 const MAX_SEARCH_LENGTH = 255;
 
-const SORTS: Record<MemberSortField, (direction: SortDirection) => KeysetSort<Member>> = {
-  joinedAt: (direction) => ({ fields: ["joinedAt", "id"], direction, dateFields: ["joinedAt"] }),
-  lastSeenAt: (direction) => ({ fields: ["lastSeenAt", "id"], direction, dateFields: ["lastSeenAt"] }),
-  name: (direction) => ({ fields: ["sortName", "id"], direction }),
-};
-
 /**
  * Members of the caller's organization: the membership check, then one page query joined with
- * users plus its count, on the (organization, sort key, id) indexes.
+ * users (and their team counts) plus its count, on the (organization, sort key, id) indexes.
  */
 export async function listMembers(
   em: EntityManager,
@@ -59,15 +51,12 @@ export async function listMembers(
   // A guest's permissions say listMembers: false (docs/permissions.md): the list shows them nothing.
   if (!organizationPermissionsFor(membership.role ?? undefined).listMembers) throw AppError.permissionDenied("Guests cannot list the organization's members");
 
-  // Installation principals are no members to list (nor count).
-  const conditions: FilterQuery<Member>[] = [{ organization: input.organizationId }, PEOPLE_ONLY];
-  if (input.role !== undefined) conditions.push({ role: input.role });
-  // Sorting by activity lists only members who were active at least once.
-  if (sortField === "lastSeenAt") conditions.push({ lastSeenAt: { $ne: null } });
-  if (search) {
-    const pattern = containsPattern(search);
-    conditions.push({ $or: [{ user: { displayName: { $ilike: pattern } } }, { user: { email: { $ilike: pattern } } }] });
-  }
-  const page = await findPage(em, Member, { $and: conditions }, SORTS[sortField](input.order ?? "desc"), input.page, { populate: ["user"] });
-  return { ...page, items: await withTeamCounts(em, input.organizationId, page.items) };
+  return findMembersPage(em, {
+    organizationId: input.organizationId,
+    sort: sortField,
+    direction: input.order ?? "desc",
+    role: input.role,
+    searchPattern: search ? containsPattern(search) : "",
+    page: input.page,
+  });
 }

@@ -1,12 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { queryRows, sql, toDate, toDateOrNull } from "@imprint/runtime";
+import { encodePageToken, queryRows, readPageRequest, sql, toDate, toDateOrNull, type KeyType, type Page, type PageRequestLike, type SortDirection } from "@imprint/runtime";
 import type { MergeRule } from "../../domain/merge-rules.js";
 import type { Role } from "../../domain/roles.js";
 import type { MemberData, OrganizationData, UserData } from "./views.js";
 
 /**
- * Read-only queries of the hot paths (AuthenticateToken, GetOrganization, GetMember, and the
- * membership check of ListMembers), written as single indexed SQL statements whose rows are
+ * Read-only queries of the hot paths (AuthenticateToken, GetOrganization, GetMember, ListMembers'
+ * membership check and its page), written as single indexed SQL statements whose rows are
  * mapped by hand: skipping the ORM's hydration and identity map makes these calls several times
  * cheaper, which the gateway's throughput target needs. Writes always go through entities.
  * Column names follow the entities in src/domain (snake_case); the integration tests cover them.
@@ -129,4 +129,79 @@ export async function findEnabledMembershipSso(em: EntityManager, organizationId
     sql<Row>`select m.role, o.sso from members m join organizations o on o.id = m.organization_id where m.organization_id = ${organizationId} and m.user_id = ${userId} and not m.disabled`,
   );
   return row ? { role: (row.role as Role | null) ?? null, sso: Boolean(row.sso) } : null;
+}
+
+/** How ListMembers sorts: the column (then the member's id), and the key type its page tokens carry. */
+const MEMBER_SORT_COLUMNS = {
+  joinedAt: { column: sql`m.joined_at`, type: sql`timestamptz`, key: { kind: "date" } },
+  lastSeenAt: { column: sql`m.last_seen_at`, type: sql`timestamptz`, key: { kind: "date", nullable: true } },
+  name: { column: sql`m.sort_name`, type: sql`varchar`, key: { kind: "string" } },
+} as const satisfies Record<string, { column: unknown; type: unknown; key: KeyType }>;
+
+/** The entity field each sort pages on, which names its tokens (as entity-based pages did, so tokens stay valid). */
+const MEMBER_SORT_FIELDS: Record<keyof typeof MEMBER_SORT_COLUMNS, string> = { joinedAt: "joinedAt", lastSeenAt: "lastSeenAt", name: "sortName" };
+
+export interface MembersPageQuery {
+  organizationId: string;
+  sort: keyof typeof MEMBER_SORT_COLUMNS;
+  direction: SortDirection;
+  /** Only this role (null = guests); undefined = every role. */
+  role: Role | null | undefined;
+  /** A `containsPattern` matched against the user's name and e-mail; empty for none. */
+  searchPattern: string;
+  page: PageRequestLike | undefined;
+}
+
+/**
+ * One page of an organization's members (people only, never installations' principals) with their
+ * users and how many of the organization's teams each is in, in keyset order on the (organization,
+ * sort key, id) indexes, and the total: two statements, no entity hydrated. Sorting by activity
+ * lists only members who were active at least once.
+ */
+export async function findMembersPage(em: EntityManager, query: MembersPageQuery): Promise<Page<MemberData & { teams: number }>> {
+  const sort = MEMBER_SORT_COLUMNS[query.sort];
+  const fingerprint = `${MEMBER_SORT_FIELDS[query.sort]},id:${query.direction}`;
+  const { pageSize, after } = readPageRequest(query.page, fingerprint, [sort.key, "uuid"]);
+  const conditions = [sql`m.organization_id = ${query.organizationId}`, sql`u.integration_installation_id is null`];
+  if (query.role === null) conditions.push(sql`m.role is null`);
+  else if (query.role !== undefined) conditions.push(sql`m.role = ${query.role}`);
+  if (query.sort === "lastSeenAt") conditions.push(sql`m.last_seen_at is not null`);
+  if (query.searchPattern) conditions.push(sql`(u.display_name ilike ${query.searchPattern} or u.email ilike ${query.searchPattern})`);
+  const matching = sql.join(conditions, sql` and `);
+  const ascending = query.direction === "asc";
+  const afterKey = after
+    ? ascending
+      ? sql` and (${sort.column}, m.id) > (${after[0]}::${sort.type}, ${after[1]}::uuid)`
+      : sql` and (${sort.column}, m.id) < (${after[0]}::${sort.type}, ${after[1]}::uuid)`
+    : sql``;
+  const order = ascending ? sql`${sort.column} asc, m.id asc` : sql`${sort.column} desc, m.id desc`;
+  const [rows, [counted]] = await Promise.all([
+    queryRows(
+      em,
+      sql<Row>`select m.id as member_id, m.role, m.disabled, m.sso, m.joined_at, m.last_seen_at, m.sort_name, ${USER_COLUMNS},
+              (select count(*) from team_members tm join teams t on t.id = tm.team_id
+                where t.organization_id = m.organization_id and tm.user_id = m.user_id) as teams
+         from members m join users u on u.id = m.user_id
+        where ${matching}${afterKey}
+        order by ${order}
+        limit ${pageSize + 1}`,
+    ),
+    queryRows(em, sql<{ total: string }>`select count(*) as total from members m join users u on u.id = m.user_id where ${matching}`),
+  ]);
+  const items = rows.slice(0, pageSize).map((row) => ({
+    user: userFromRow(row),
+    role: row.role as Role | null,
+    disabled: row.disabled as boolean,
+    sso: row.sso as boolean,
+    joinedAt: toDate(row.joined_at as string),
+    lastSeenAt: toDateOrNull(row.last_seen_at as string | null),
+    teams: Number(row.teams),
+  }));
+  const last = rows.length > pageSize ? rows[pageSize - 1] : undefined;
+  const lastKey = (row: Row) => (query.sort === "name" ? (row.sort_name as string) : toDate((query.sort === "joinedAt" ? row.joined_at : row.last_seen_at) as string).toISOString());
+  return {
+    items,
+    nextPageToken: last ? encodePageToken(fingerprint, [lastKey(last), last.member_id as string]) : "",
+    totalCount: Number(counted?.total ?? 0),
+  };
 }
