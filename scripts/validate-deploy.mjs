@@ -107,6 +107,29 @@ for (const name of DEV_ONLY_PACKAGES) {
   }
 }
 
+/** Mebibytes of a Kubernetes memory quantity (Mi, Gi, M, G or bytes); NaN when unreadable. */
+function mebibytes(quantity) {
+  const match = /^(\d+(?:\.\d+)?)(Mi|Gi|M|G)?$/.exec(String(quantity));
+  if (!match) return Number.NaN;
+  const value = Number(match[1]);
+  return { Mi: value, Gi: value * 1024, M: (value * 1e6) / 2 ** 20, G: (value * 1e9) / 2 ** 20 }[match[2]] ?? value / 2 ** 20;
+}
+
+/**
+ * A container with a memory limit sets V8's old generation in NODE_OPTIONS, at most 3/4 of the
+ * limit (Node, code, sockets and buffers live beside it): otherwise V8 sizes the heap from the limit
+ * by its own rule and the pod is killed instead of collecting. Answers what is wrong, or null.
+ */
+function heapWithinLimit(container) {
+  const limit = container.resources?.limits?.memory;
+  if (!limit) return null;
+  const options = (container.env ?? []).find((variable) => variable.name === "NODE_OPTIONS")?.value ?? "";
+  const heap = Number(/--max-old-space-size=(\d+)/.exec(options)?.[1]);
+  if (!heap) return `has a memory limit (${limit}) but no --max-old-space-size in NODE_OPTIONS`;
+  if (heap > 0.75 * mebibytes(limit)) return `--max-old-space-size=${heap} leaves too little of its ${limit} limit beside the heap (at most 3/4 of it)`;
+  return null;
+}
+
 /** What the chart promises beyond valid manifests; returns the broken promises. */
 function chartPromises(manifests, values) {
   const broken = [];
@@ -124,6 +147,8 @@ function chartPromises(manifests, values) {
       if (container.securityContext?.readOnlyRootFilesystem !== true) broken.push(`${where}: ${container.name} has a writable root filesystem`);
       const tmp = (container.volumeMounts ?? []).find((mount) => mount.mountPath === "/tmp");
       if (!tmp || !volumes.get(tmp.name)?.emptyDir) broken.push(`${where}: ${container.name} has no emptyDir at /tmp`);
+      const heapBroken = heapWithinLimit(container);
+      if (heapBroken) broken.push(`${where}: ${container.name} ${heapBroken}`);
       for (const variable of container.env ?? []) {
         const ref = variable.valueFrom?.secretKeyRef;
         if (ref && !ref.optional && !secrets.has(ref.name)) broken.push(`${where}: ${variable.name} refers to a Secret "${ref.name}" that is not there`);

@@ -45,8 +45,7 @@ export {
 export { generateTokenSecret, prepareDataDir, resolveBootstrapToken, resolvePageTokenSecret } from "./stack/data-dir.mjs";
 export { childPids, isAlive, startInfrastructure } from "./stack/infrastructure.mjs";
 export {
-  DEFAULT_ONE_PROCESS_NODE_FLAGS,
-  DEFAULT_SERVICE_NODE_FLAGS,
+  DEFAULT_NODE_FLAGS,
   FORCE_KILL_AFTER_MS,
   isGatewayReady,
   isReaderReady,

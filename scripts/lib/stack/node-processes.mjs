@@ -10,20 +10,17 @@ export const FORCE_KILL_AFTER_MS = 15_000;
 const LAST_LINES_KEPT = 40;
 
 /**
- * Extra V8 flags for every long-running process of the stack (IMPRINT_NODE_FLAGS). Unset, a process
- * hosting one target gets none: Node sizes its heap for the machine and lets it grow under load, and
- * every cap measured so far (docs/benchmarks.md) traded 15–25% throughput for RSS. A process hosting
- * several targets gets a heap that grows by half its live size between collections instead of up
- * to four times: no limit, so nothing runs out of memory, and under the benchmark's load it peaks at
- * about 400 MB instead of 580 MB for a few percent of throughput. Set e.g.
- * "--max-semi-space-size=16 --max-old-space-size=96" where memory matters more than throughput.
+ * Extra V8 flags for every long-running process of the stack (IMPRINT_NODE_FLAGS; docs/configuration.md
+ * and docs/benchmarks.md § Memory). Unset, every process gets a young generation of at most 8 MB per
+ * semi-space instead of V8's default for a large machine: the young generation fills and stays
+ * committed during start-up, so this alone takes 40–50 MB off each process's RSS at idle, and caps
+ * what request bursts leave behind. Its heap grows by half its live size between collections
+ * instead of up to four times. Neither sets a limit, so nothing runs out of memory because of
+ * them (the Helm chart, whose pods have memory limits, sets --max-old-space-size from them).
  */
-export const DEFAULT_SERVICE_NODE_FLAGS = "";
-export const DEFAULT_ONE_PROCESS_NODE_FLAGS = "--heap-growing-percent=50";
+export const DEFAULT_NODE_FLAGS = "--max-semi-space-size=8 --heap-growing-percent=50";
 export function serviceNodeFlags(env = process.env) {
-  const targets = env.IMPRINT_TARGETS ?? "";
-  const several = targets === "all" || targets.includes(",");
-  return (env.IMPRINT_NODE_FLAGS ?? (several ? DEFAULT_ONE_PROCESS_NODE_FLAGS : DEFAULT_SERVICE_NODE_FLAGS)).split(/\s+/).filter(Boolean);
+  return (env.IMPRINT_NODE_FLAGS ?? DEFAULT_NODE_FLAGS).split(/\s+/).filter(Boolean);
 }
 
 /**

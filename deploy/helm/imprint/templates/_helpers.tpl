@@ -180,3 +180,11 @@ volume (persistence.existingClaim), or content's files in an S3-compatible bucke
     - { port: 53, protocol: UDP }
     - { port: 53, protocol: TCP }
 {{- end -}}
+
+{{/* NODE_OPTIONS of a component's pods (its nodeOptions value): V8's heap sized to its memory limit. */}}
+{{- define "imprint.nodeOptions" -}}
+{{- if . }}
+- name: NODE_OPTIONS
+  value: {{ . | quote }}
+{{- end }}
+{{- end -}}
