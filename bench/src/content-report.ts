@@ -73,7 +73,11 @@ export function formatContentReport(report: ContentReport): string {
       .map(([table, count]) => `${table} ${count}`)
       .join(", ")}) |`,
     `| duplicate of the ${figures.pages}-page space | ${figures.duplicateMs.toFixed(0)} ms |`,
-    ...(figures.orgRead ? [`| page by path p99 ÷ organization read p99 (${settings.connections} connections) | ${(figures.pageByPath.p99Ms / figures.orgRead.p99Ms).toFixed(2)}× |`] : []),
+    ...(figures.orgRead
+      ? [
+          `| page by path p99 ÷ organization read p99 (${settings.connections} connections) | ${(figures.pageByPath.p99Ms / figures.orgRead.p99Ms).toFixed(2)}× |`,
+        ]
+      : []),
   ];
   return `${lines.join("\n")}\n`;
 }

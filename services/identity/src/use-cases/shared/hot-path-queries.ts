@@ -1,5 +1,16 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { encodePageToken, queryRows, readPageRequest, sql, toDate, toDateOrNull, type KeyType, type Page, type PageRequestLike, type SortDirection } from "@imprint/runtime";
+import {
+  encodePageToken,
+  queryRows,
+  readPageRequest,
+  sql,
+  toDate,
+  toDateOrNull,
+  type KeyType,
+  type Page,
+  type PageRequestLike,
+  type SortDirection,
+} from "@imprint/runtime";
 import type { MergeRule } from "../../domain/merge-rules.js";
 import type { Role } from "../../domain/roles.js";
 import type { MemberData, OrganizationData, UserData } from "./views.js";
@@ -198,7 +209,8 @@ export async function findMembersPage(em: EntityManager, query: MembersPageQuery
     teams: Number(row.teams),
   }));
   const last = rows.length > pageSize ? rows[pageSize - 1] : undefined;
-  const lastKey = (row: Row) => (query.sort === "name" ? (row.sort_name as string) : toDate((query.sort === "joinedAt" ? row.joined_at : row.last_seen_at) as string).toISOString());
+  const lastKey = (row: Row) =>
+    query.sort === "name" ? (row.sort_name as string) : toDate((query.sort === "joinedAt" ? row.joined_at : row.last_seen_at) as string).toISOString();
   return {
     items,
     nextPageToken: last ? encodePageToken(fingerprint, [lastKey(last), last.member_id as string]) : "",
