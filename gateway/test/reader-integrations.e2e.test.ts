@@ -156,4 +156,54 @@ describe("the reader with integrations", () => {
     expect(removed.status).toBe(205);
     await eventually(async () => !(await (await read(base)).text()).includes(scriptUrl));
   });
+  it("replays a public page's whole answer while events flow: the same bytes and headers, 304, HEAD, its views, the new page after a change", async () => {
+    const space = await createSpace(stack, org, { title: "Kept" });
+    await writeContent(stack, org, space.id, pagesOf([["guide", "# Guide\n\nThe first words."]]));
+    const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "Kept docs", spaces: [space.id] })).data;
+    await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { basename: "kept" });
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    const name = `reader-kept-${org.organizationId.slice(0, 8)}`;
+    const published = await call(
+      stack,
+      "POST",
+      `/v1/integrations/${name}`,
+      owner({ title: "Kept views", description: "Counts page views", scopes: ["site:views:read"], script: SCRIPT, organization: org.organizationId }),
+    );
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    const installed = await call(stack, "POST", `/v1/integrations/${name}/installations`, owner({ organization: org.organizationId }));
+    expect((await call(stack, "POST", `/v1/integrations/${name}/installations/${installed.body.id}/sites`, owner({ siteId: site.id }))).status).toBe(201);
+    const page = `/${org.organizationId}/kept/guide`;
+    await eventually(async () => (await read(page)).status === 200);
+
+    // Read through Koa once (or more, while events settle), then replayed: byte for byte, headers too.
+    const visit = (referer: string, init: RequestInit = {}) => read(page, { ...init, headers: { "user-agent": BROWSER, referer, ...init.headers } });
+    const first = await visit("https://one.example/");
+    const firstBody = Buffer.from(await first.arrayBuffer());
+    const kept = await visit("https://two.example/");
+    expect(kept.status).toBe(200);
+    expect(Buffer.from(await kept.arrayBuffer()).equals(firstBody)).toBe(true);
+    for (const header of ["content-type", "content-length", "etag", "cache-control", "vary"])
+      expect(kept.headers.get(header), header).toBe(first.headers.get(header));
+    const head = await visit("https://head.example/", { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(first.headers.get("content-length"));
+    expect((await head.arrayBuffer()).byteLength).toBe(0);
+    const held = await visit("https://three.example/", { headers: { "if-none-match": first.headers.get("etag")! } });
+    expect(held.status).toBe(304);
+    expect(held.headers.get("etag")).toBe(first.headers.get("etag"));
+
+    // Every GET answered is a view, kept or not (the HEAD is none).
+    const referrers = await eventually(async () => {
+      const views = (await integrationEvents(name)).filter((event) => event.payload.type === "site_view" && event.payload.siteId === site.id);
+      const seen = new Set(views.map((event) => event.payload.referrer));
+      return ["https://one.example/", "https://two.example/", "https://three.example/"].every((referrer) => seen.has(referrer)) && seen;
+    }, 30_000);
+    expect(referrers.has("https://head.example/")).toBe(false);
+
+    // A new revision's event drops the kept answer: the new page follows.
+    const guide = (await org.owner.api.spaces.getPageByPath(space.id, "guide")).data;
+    await writeContent(stack, org, space.id, [{ operation: "update_page", page: guide.id, document: { markdown: "# Guide\n\nThe second words." } }]);
+    await eventually(async () => (await (await read(page)).text()).includes("The second words."));
+    expect(await (await read(page)).text()).not.toContain("The first words.");
+  });
 });

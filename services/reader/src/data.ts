@@ -10,6 +10,7 @@ import { integrationEvents } from "@imprint/proto/integration/v1/event-contracts
 import { publishingEvents } from "@imprint/proto/publishing/v1/event-contracts";
 import type { ReaderConfig } from "./config.js";
 import type { ReaderSite } from "./site.js";
+import { KeptAnswers, type KeptAnswer } from "./kept-answers.js";
 import { throttledWarning } from "./throttled-warning.js";
 import type { ReaderUpstreams } from "./upstreams.js";
 
@@ -88,6 +89,8 @@ export interface ReaderData {
   siteScripts(siteId: string): Promise<SiteScripts>;
   /** Rendered pages, by a key naming everything they were rendered from. */
   rendered: { get(key: string): RenderedAnswer | undefined; set(key: string, value: RenderedAnswer): void };
+  /** Whole answers the same for every visitor, replayed before Koa (dropped at every event). */
+  kept: KeptAnswers;
   close(): Promise<void>;
 }
 
@@ -154,6 +157,12 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
   const bodies = new CachedLoader<PageBody>({ name: "page bodies", budget, bytes: (body) => 2 * (body.documentJson.length + body.markdown.length) + 64 });
   const files = new CachedLoader<PublishedFile | null>({ name: "files", budget, bytes: (file) => (file?.content.length ?? 0) + 256 });
   const rendered = budget.cache<RenderedAnswer>("rendered pages");
+  // Only while events flow: each event (or a reconnection) drops them all.
+  const kept = new KeptAnswers(budget.cache<KeptAnswer>("kept answers"), {
+    trustProxy: config.TRUST_PROXY,
+    freshForMs: () => (following() ? config.EVENT_CACHE_TTL_MS : 0),
+    now,
+  });
 
   let nats: NatsLink | undefined;
   if (config.NATS_URL) {
@@ -162,6 +171,7 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
     watch = watchEvents(nats, {
       events: integrationScripts ? [...publishingEvents, ...contentEvents, ...integrationEvents] : [...publishingEvents, ...contentEvents],
       onEvent: (event) => {
+        kept.clear();
         if (event.subject.startsWith("imprint.integration.")) {
           // A site installation names its site; anything else (an integration published or deleted, an
           // organization installation changed or removed) may change any site's scripts.
@@ -182,6 +192,7 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
         else if (event.type.startsWith("space.")) spaceCache.clear();
       },
       onGap: () => {
+        kept.clear();
         dropScripts();
         siteCache.clear();
         spaceCache.clear();
@@ -294,6 +305,8 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
       get: (key) => rendered.get(key),
       set: (key, value) => rendered.set(key, value, value.body.length + 128),
     },
+
+    kept,
 
     async close() {
       await watch?.stop();

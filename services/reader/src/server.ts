@@ -1,13 +1,22 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import Koa, { type ParameterizedContext } from "koa";
-import { AppError, closeUpstreams, createLogger, drainPeriod, RETRY_AFTER_SECONDS, type CoHostedServices, type Logger } from "@imprint/runtime/core";
+import {
+  AppError,
+  closeUpstreams,
+  createLogger,
+  drainPeriod,
+  leaveRequestsUntraced,
+  RETRY_AFTER_SECONDS,
+  type CoHostedServices,
+  type Logger,
+} from "@imprint/runtime/core";
 import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveSitemap } from "./agents.js";
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
 import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
 import { followRedirect } from "./redirects.js";
-import { openSiteViews, type SiteViews } from "./site-views.js";
+import { openSiteViews, requestOf, viewedPage, type SiteViews, type ViewedPage } from "./site-views.js";
 import { openReaderUpstreams } from "./upstreams.js";
 import { throttledWarning } from "./throttled-warning.js";
 import { readerAssets } from "./views/assets.js";
@@ -69,9 +78,12 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
   app.use(readerRoutes(data, address, views, () => draining !== undefined));
   app.on("error", (error: unknown) => logger.error("reader request failed", { error: error instanceof Error ? error.message : String(error) }));
   const handle = app.callback();
+  // Kept answers are replayed before Koa, and without a span: there is nothing in them to trace.
+  const traced = leaveRequestsUntraced((request) => request.socket.localPort === port && data.kept.find(request) !== undefined);
   server.on("request", (request, response) => {
     // While draining, each answer closes its connection, so clients reconnect to a ready replica.
     if (draining) response.setHeader("Connection", "close");
+    if (data.kept.serve(request, response, views)) return;
     void handle(request, response);
   });
   logger.info("reader listening", {
@@ -96,6 +108,7 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
         force.unref();
         server.close(() => {
           clearTimeout(force);
+          traced();
           // Views recorded until the last request are sent before the connections close.
           void Promise.allSettled([views?.close(), data.close()])
             .then(() => closeUpstreams(upstreams))
@@ -241,9 +254,21 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
   if (wantsMarkdown) {
     if (visit.site.agentsContext === "excluded" && !markdownRequested) return servePage(ctx, visit, data, at, address, views);
     if (visit.site.agentsContext === "excluded") return answerNotFound(ctx, address);
-    return serveMarkdown(ctx, visit, data, at);
+    await serveMarkdown(ctx, visit, data, at);
+    return keepAnswer(ctx, visit, data, null);
   }
   return servePage(ctx, visit, data, at, address, views);
+}
+
+/**
+ * Keeps the answer just given, for the next requests that will get exactly it (KeptAnswers): only
+ * what every visitor is answered alike, a public site's page without adaptive content.
+ */
+function keepAnswer(ctx: ParameterizedContext, visit: Visit, data: ReaderData, view: ViewedPage | null): void {
+  if (visit.site.visibility !== "public" || visit.site.adaptiveContentEnabled || visit.contextKey !== "") return;
+  if (ctx.status !== 200 || !Buffer.isBuffer(ctx.body)) return;
+  const { connection: _connection, ...headers } = ctx.response.headers as Record<string, string | string[]>;
+  data.kept.keep(ctx.req, { headers, etag: String(ctx.response.get("ETag")), body: ctx.body, view });
 }
 
 /** A page as HTML: a page view (reported to the integrations reading the site's views). */
@@ -256,5 +281,7 @@ async function servePage(
   views: SiteViews | undefined,
 ): Promise<void> {
   await serveHtml(ctx, visit, data, at, address.path);
-  views?.record(ctx, visit, at);
+  const page = viewedPage(visit, at);
+  views?.record(requestOf(ctx), page);
+  keepAnswer(ctx, visit, data, page);
 }

@@ -20,10 +20,51 @@ const MAX_REFERRER = 2048;
 const MAX_USER_AGENT = 512;
 const MAX_LANGUAGE = 35;
 
+/** What a view keeps of the request it answered: Koa's context, or a kept answer's raw request (kept-answers.ts). */
+export interface ViewedRequest {
+  method: string;
+  /** The answer's status (a view is a 200, or a 304 for a page the browser kept). */
+  status: number;
+  path: string;
+  /** The query string, without its "?". */
+  querystring: string;
+  /** The client's address (behind trusted proxies, the forwarded one). */
+  ip: string;
+  /** A request header ("" when absent). */
+  header(name: string): string;
+}
+
+/** The page a view is of, and the origin its URL is written with. */
+export interface ViewedPage {
+  organizationId: string;
+  siteId: string;
+  siteSpaceId: string;
+  spaceId: string;
+  pageId: string;
+  origin: string;
+}
+
+/** The page a visit reached, as a view names it. */
+export function viewedPage(visit: Visit, at: PageVisit): ViewedPage {
+  return {
+    organizationId: visit.site.organizationId,
+    siteId: visit.site.siteId,
+    siteSpaceId: at.location.siteSpace.id,
+    spaceId: at.space.spaceId,
+    pageId: at.page.id,
+    origin: visit.origin,
+  };
+}
+
+/** Koa's context as a viewed request. */
+export function requestOf(ctx: ParameterizedContext): ViewedRequest {
+  return { method: ctx.method, status: ctx.status, path: ctx.path, querystring: ctx.querystring, ip: ctx.ip, header: (name) => ctx.get(name) };
+}
+
 /** Page views of published sites, reported to the integration service (its `site_view` events). */
 export interface SiteViews {
-  /** Records the view `ctx` answered, if it is one: O(1), never waits; sent within a second. */
-  record(ctx: ParameterizedContext, visit: Visit, at: PageVisit): void;
+  /** Records the view `request` answered, if it is one: O(1), never waits; sent within a second. */
+  record(request: ViewedRequest, page: ViewedPage): void;
   /** Sends what is waiting, then closes the connection. */
   close(): Promise<void>;
 }
@@ -35,14 +76,14 @@ interface WaitingView {
 }
 
 /** The URL a visitor viewed, without the visitor-auth token a first visit may carry. */
-function viewedUrl(ctx: ParameterizedContext, visit: Visit): string {
-  let query = ctx.querystring;
+function viewedUrl(request: ViewedRequest, page: ViewedPage): string {
+  let query = request.querystring;
   if (query.includes("jwt_token")) {
     const params = new URLSearchParams(query);
     params.delete("jwt_token");
     query = params.toString();
   }
-  return `${visit.origin}${ctx.path}${query ? `?${query}` : ""}`;
+  return `${page.origin}${request.path}${query ? `?${query}` : ""}`;
 }
 
 /** The first tag of Accept-Language ("" when none or any). */
@@ -123,11 +164,11 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
   };
 
   return {
-    record(ctx, visit, at) {
-      if (closed || ctx.method !== "GET" || (ctx.status !== 200 && ctx.status !== 304)) return;
-      const userAgent = ctx.get("user-agent");
-      if (BOT_AGENT.test(userAgent) || ctx.get("sec-purpose").includes("prefetch") || ctx.get("purpose") === "prefetch") return;
-      const url = viewedUrl(ctx, visit);
+    record(request, page) {
+      if (closed || request.method !== "GET" || (request.status !== 200 && request.status !== 304)) return;
+      const userAgent = request.header("user-agent");
+      if (BOT_AGENT.test(userAgent) || request.header("sec-purpose").includes("prefetch") || request.header("purpose") === "prefetch") return;
+      const url = viewedUrl(request, page);
       if (url.length > MAX_URL) return;
       if (size === MAX_WAITING) {
         take(1);
@@ -135,19 +176,19 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
       }
       ring[(head + size) % MAX_WAITING] = {
         view: {
-          organizationId: visit.site.organizationId,
-          siteId: visit.site.siteId,
-          siteSpaceId: at.location.siteSpace.id,
-          spaceId: at.space.spaceId,
-          pageId: at.page.id,
+          organizationId: page.organizationId,
+          siteId: page.siteId,
+          siteSpaceId: page.siteSpaceId,
+          spaceId: page.spaceId,
+          pageId: page.pageId,
           url,
-          referrer: ctx.get("referer").slice(0, MAX_REFERRER),
+          referrer: request.header("referer").slice(0, MAX_REFERRER),
           anonymousId: "",
           userAgent: userAgent.slice(0, MAX_USER_AGENT),
-          language: languageOf(ctx.get("accept-language")),
+          language: languageOf(request.header("accept-language")),
           viewedAt: new Date(),
         },
-        ip: ctx.ip,
+        ip: request.ip,
       };
       size += 1;
       if (size < BATCH) {

@@ -1,0 +1,123 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { BudgetedCache } from "@imprint/runtime/core";
+import type { SiteViews, ViewedPage, ViewedRequest } from "./site-views.js";
+
+/** A whole answer kept for the requests that will get exactly it again. */
+export interface KeptAnswer {
+  /** The answer's headers, lower-case names (never a cookie: answers that set one are not kept). */
+  headers: Record<string, string | string[]>;
+  etag: string;
+  body: Buffer;
+  /** The page view each answer counts as (HTML pages); null for the others (markdown). */
+  view: ViewedPage | null;
+  storedAt: number;
+}
+
+/** Headers an answer to If-None-Match does not carry (Koa drops them from a 304 too). */
+const BODY_HEADERS = new Set(["content-type", "content-length"]);
+
+/**
+ * The reader's front: whole answers of public sites' pages, replayed without Koa, without finding
+ * the site, the space and the page again and without a span (leaveRequestsUntraced), which cost
+ * more than the answer itself. Only what is the same for every visitor is kept: GET answers (200)
+ * of public sites without adaptive content, to requests without a query string whose Accept takes
+ * HTML (or says nothing), keyed by everything else they were read from (host, forwarded host and
+ * scheme when proxies are trusted, path). They hold only while the reader hears events: `clear` on
+ * every event and reconnection, and each for at most `freshForMs()` (0 while events do not flow:
+ * nothing is kept then).
+ */
+export class KeptAnswers {
+  /** Bumped by every `clear`: an answer read across one may predate the change, and is not kept. */
+  private generation = 0;
+  /** The generation each request in flight started in. */
+  private readonly started = new WeakMap<IncomingMessage, number>();
+
+  constructor(
+    private readonly answers: BudgetedCache<KeptAnswer>,
+    private readonly options: { trustProxy: boolean; freshForMs: () => number; now: () => number },
+  ) {}
+
+  /** The key of a request whose answer may be kept; undefined for any other. */
+  keyOf(request: IncomingMessage): string | undefined {
+    if (request.method !== "GET" && request.method !== "HEAD") return undefined;
+    const url = request.url ?? "";
+    if (url.includes("?")) return undefined;
+    const accept = request.headers.accept;
+    if (accept !== undefined && !accept.includes("text/html")) return undefined;
+    const { headers } = request;
+    const forwarded = this.options.trustProxy ? `${String(headers["x-forwarded-host"] ?? "")}\n${String(headers["x-forwarded-proto"] ?? "")}` : "\n";
+    return `${String(headers.host ?? "").toLowerCase()}\n${forwarded}\n${url}`;
+  }
+
+  /** The kept answer to `request`, while it holds. */
+  find(request: IncomingMessage): KeptAnswer | undefined {
+    const key = this.keyOf(request);
+    if (key === undefined) return undefined;
+    const kept = this.answers.get(key);
+    if (!kept) return undefined;
+    if (this.options.now() - kept.storedAt >= this.options.freshForMs()) {
+      this.answers.delete(key);
+      return undefined;
+    }
+    return kept;
+  }
+
+  /** Keeps the answer just given to `request` (a GET answered 200), if such requests may have it kept. */
+  keep(request: IncomingMessage, answer: Omit<KeptAnswer, "storedAt">): void {
+    const key = this.keyOf(request);
+    if (key === undefined || request.method !== "GET" || this.options.freshForMs() <= 0 || "set-cookie" in answer.headers) return;
+    if (this.started.get(request) !== this.generation) return;
+    this.answers.set(key, { ...answer, storedAt: this.options.now() }, answer.body.length + 512);
+  }
+
+  /** Something changed (an event) or may have (events were missed): nothing kept holds. */
+  clear(): void {
+    this.generation += 1;
+    for (const key of this.answers.keys()) this.answers.delete(key);
+  }
+
+  /**
+   * Answers `request` from what is kept (304 when the visitor holds it already) and records its page
+   * view; false when nothing is kept for it, and the request goes on to Koa (whose answer `keep`
+   * keeps only if nothing was cleared meanwhile).
+   */
+  serve(request: IncomingMessage, response: ServerResponse, views: SiteViews | undefined): boolean {
+    const kept = this.find(request);
+    if (!kept) {
+      this.started.set(request, this.generation);
+      return false;
+    }
+    const ifNoneMatch = request.headers["if-none-match"];
+    const notModified = ifNoneMatch !== undefined && ifNoneMatch.split(/\s*,\s*/).includes(kept.etag);
+    if (notModified) {
+      response.writeHead(304, Object.fromEntries(Object.entries(kept.headers).filter(([name]) => !BODY_HEADERS.has(name))));
+      response.end();
+    } else {
+      response.writeHead(200, kept.headers);
+      response.end(request.method === "HEAD" ? undefined : kept.body);
+    }
+    if (kept.view && views) views.record(this.viewedRequest(request, notModified ? 304 : 200), kept.view);
+    return true;
+  }
+
+  /** The request as a page view reads it, with Koa's rules for the client's address. */
+  private viewedRequest(request: IncomingMessage, status: number): ViewedRequest {
+    const forwardedFor = this.options.trustProxy
+      ? String(request.headers["x-forwarded-for"] ?? "")
+          .split(",")[0]!
+          .trim()
+      : "";
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return Array.isArray(value) ? value.join(", ") : (value ?? "");
+    };
+    return {
+      method: request.method ?? "GET",
+      status,
+      path: request.url ?? "/",
+      querystring: "",
+      ip: forwardedFor || request.socket.remoteAddress || "",
+      header,
+    };
+  }
+}
