@@ -774,9 +774,9 @@ describe("site permissions", () => {
     for (const [method, path, json] of routes) {
       expect((await call(stack, method, path, { token: stranger.token, json })).status, `${method} ${path}`).toBe(404);
     }
-    const refused = async (method: string, path: string, json: unknown) => {
+    const refused = async (method: string, path: string, json: unknown): Promise<[number, string]> => {
       const response = await call(stack, method, path, { token: org.owner.token, json });
-      return [response.status, response.body.error.message];
+      return [response.status, String(response.body.error.message)];
     };
     expect(await refused("POST", base, { role: "read" })).toEqual([400, "body: must contain users or teams"]);
     expect(await refused("POST", base, { role: "owner", users: [editor.userId] })).toEqual([400, expect.stringContaining("role")]);

@@ -1,5 +1,4 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { publishingAuthView, type PublishingAuthView } from "../shared/publishing-auth.js";

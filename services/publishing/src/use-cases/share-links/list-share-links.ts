@@ -1,5 +1,5 @@
 import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
-import { AppError, findPage, type KeysetSort, type Page, type PageRequestLike } from "@imprint/runtime";
+import { findPage, type KeysetSort, type Page, type PageRequestLike } from "@imprint/runtime";
 import { ShareLink } from "../../domain/share-link.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { type CallerInput, requireSiteCaller } from "../shared/access.js";

@@ -23,8 +23,8 @@ export function levelRole(level: Level): MemberRole {
 }
 
 /**
- * The users, each a member of the site's organization (guests too); anything else is refused naming
- * its field (`fieldOf(index)`). One call to identity.
+ * The users, each a member of the site's organization (guests too); anything else (a malformed id
+ * too) is refused naming its field (`fieldOf(index)`). One call to identity.
  */
 export async function requireOrganizationUsers(
   deps: Pick<UseCaseDeps, "identity">,
@@ -33,10 +33,7 @@ export async function requireOrganizationUsers(
   fieldOf: (index: number) => string,
 ): Promise<void> {
   if (userIds.length === 0) return;
-  userIds.forEach((userId, index) => {
-    if (!isId(userId)) throw AppError.invalidArgument(`${fieldOf(index)}: no member ${userId} in this organization`);
-  });
-  const { members } = await deps.identity.members.batchGetMembers({ organizationId, userIds: [...new Set(userIds)] });
+  const { members } = await deps.identity.members.batchGetMembers({ organizationId, userIds: [...new Set(userIds.filter(isId))] });
   const found = new Set(members.map((member) => member.user?.id));
   userIds.forEach((userId, index) => {
     if (!found.has(userId)) throw AppError.invalidArgument(`${fieldOf(index)}: no member ${userId} in this organization`);
@@ -51,10 +48,7 @@ export async function requireOrganizationTeams(
   fieldOf: (index: number) => string,
 ): Promise<void> {
   if (teamIds.length === 0) return;
-  teamIds.forEach((teamId, index) => {
-    if (!isId(teamId)) throw AppError.invalidArgument(`${fieldOf(index)}: no team ${teamId} in this organization`);
-  });
-  const { teams } = await deps.identity.teams.batchGetTeams({ organizationId, teamIds: [...new Set(teamIds)] });
+  const { teams } = await deps.identity.teams.batchGetTeams({ organizationId, teamIds: [...new Set(teamIds.filter(isId))] });
   const found = new Set(teams.map((team) => team.id));
   teamIds.forEach((teamId, index) => {
     if (!found.has(teamId)) throw AppError.invalidArgument(`${fieldOf(index)}: no team ${teamId} in this organization`);
