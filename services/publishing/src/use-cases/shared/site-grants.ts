@@ -67,6 +67,8 @@ export async function setGrant(
   grantee: Grantee,
   level: Level | null,
 ): Promise<boolean> {
+  // A malformed id names no one: there is no grant of theirs to change.
+  if (!isId(grantee.kind === "user" ? grantee.userId : grantee.teamId)) return false;
   const existing =
     grantee.kind === "user"
       ? await tx.findOne(SiteUserGrant, { siteId: site.id, userId: grantee.userId })
