@@ -16,6 +16,7 @@ import { ChangeRequestReviewServiceService } from "@imprint/proto/collaboration/
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
 import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
 import { SiteRedirectServiceService } from "@imprint/proto/publishing/v1/site_redirects";
+import { SitePermissionServiceService } from "@imprint/proto/publishing/v1/site_permissions";
 import { SiteAdaptiveSchemaServiceService } from "@imprint/proto/publishing/v1/site_adaptive_schema";
 import { SiteCustomizationServiceService } from "@imprint/proto/publishing/v1/site_customization";
 import { SiteExternalLinkServiceService } from "@imprint/proto/publishing/v1/site_external_links";
@@ -81,6 +82,7 @@ export const UPSTREAMS = {
       customization: SiteCustomizationServiceService,
       shareLinks: ShareLinkServiceService,
       siteRedirects: SiteRedirectServiceService,
+      sitePermissions: SitePermissionServiceService,
       memberVisitorTokens: MemberVisitorTokenServiceService,
     },
   },

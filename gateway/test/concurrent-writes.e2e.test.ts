@@ -580,6 +580,27 @@ const CASES: Record<string, RaceCase> = {
     outcome: "duplicates",
     request: async () => ({ path: `${sitePath(await newSite())}/share-links`, json: { name: "Twice" } }),
   },
+  "POST /v1/orgs/:organizationId/sites/:siteId/permissions": {
+    outcome: "action",
+    request: async () => ({ path: `${sitePath(await newSite())}/permissions`, json: { role: "read", users: [editor.userId], teams: [await newTeam()] } }),
+  },
+  "DELETE /v1/orgs/:organizationId/sites/:siteId/permissions/users/:userId": {
+    outcome: "delete",
+    request: async () => {
+      const siteId = await newSite();
+      await ok("PATCH", `${sitePath(siteId)}/permissions/users/${editor.userId}`, { role: "admin" });
+      return { path: `${sitePath(siteId)}/permissions/users/${editor.userId}` };
+    },
+  },
+  "DELETE /v1/orgs/:organizationId/sites/:siteId/permissions/teams/:teamId": {
+    outcome: "delete",
+    request: async () => {
+      const siteId = await newSite();
+      const teamId = await newTeam();
+      await ok("PATCH", `${sitePath(siteId)}/permissions/teams/${teamId}`, { role: "edit" });
+      return { path: `${sitePath(siteId)}/permissions/teams/${teamId}` };
+    },
+  },
   "DELETE /v1/orgs/:organizationId/sites/:siteId/share-links/:shareLinkId": {
     outcome: "delete",
     request: async () => {

@@ -466,6 +466,8 @@ async function snapshot(): Promise<string> {
     `/v1/orgs/${organizationId}/sites?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/site-spaces?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/share-links?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/permissions/users?limit=1000`,
+    `/v1/orgs/${organizationId}/sites/${siteId}/permissions/teams?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/redirects?limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/redirects?draft=true&limit=1000`,
     `/v1/orgs/${organizationId}/sites/${siteId}/sections?limit=1000`,

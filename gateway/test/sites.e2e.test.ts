@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "@imprint/runtime/testing";
 import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
-import { call } from "./support/http.js";
+import { call, role } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 let stack: TestStack;
@@ -680,5 +680,137 @@ describe("share links", () => {
     expect([empty.status, empty.body.error.message]).toEqual([400, "body: must contain active or name"]);
     expect((await call(stack, "GET", `${sitesPath()}/${site.id}/share-links`, { token: editor.token })).status).toBe(403);
     expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}/share-links/${link.id}`, { token: editor.token, json: { active: false } })).status).toBe(403);
+  });
+});
+
+describe("site permissions", () => {
+  const orgs = (user: TestUser) => user.api.orgs;
+  const ids = (items: { id: string }[]) => items.map((item) => item.id);
+
+  it("lets a guest granted one site list and read only it; a grant adds to the organization role", async () => {
+    const [granted, hidden] = [await newSite("Granted"), await newSite("Hidden")];
+    const guest = await createMember(stack, org, { role: "guest" });
+    expect(ids((await orgs(guest).listSites(org.organizationId)).data.items)).toEqual([]);
+    expect((await call(stack, "GET", `${sitesPath()}/${granted.id}`, { token: guest.token })).status).toBe(404);
+
+    expect((await orgs(org.owner).inviteToSite(org.organizationId, granted.id, { role: role("read"), users: [guest.userId] })).status).toBe(204);
+    expect(ids((await orgs(guest).listSites(org.organizationId)).data.items)).toEqual([granted.id]);
+    expect((await orgs(guest).getSiteById(org.organizationId, granted.id)).data.permissions).toMatchObject({ view: true, admin: false });
+    expect((await orgs(guest).listSiteSpaces(org.organizationId, granted.id)).status).toBe(200);
+    expect((await call(stack, "GET", `${sitesPath()}/${hidden.id}`, { token: guest.token })).status).toBe(404);
+    expect((await call(stack, "PATCH", `${sitesPath()}/${granted.id}`, { token: guest.token, json: { title: "Mine" } })).status).toBe(403);
+
+    // An editor granted admin on one site changes it, and only it.
+    expect((await orgs(org.owner).updateUserPermissionInSite(org.organizationId, granted.id, editor.userId, { role: role("admin") })).status).toBe(204);
+    expect((await orgs(editor).updateSiteById(org.organizationId, granted.id, { title: "Renamed" })).data.permissions).toMatchObject({ admin: true });
+    expect((await call(stack, "PATCH", `${sitesPath()}/${hidden.id}`, { token: editor.token, json: { title: "Mine" } })).status).toBe(403);
+    const users = (await orgs(editor).listUserPermissionsInSite(org.organizationId, granted.id)).data.items;
+    expect(users.map((item) => [item.user.id, item.permission])).toEqual([
+      [guest.userId, "read"],
+      [editor.userId, "admin"],
+    ]);
+
+    // Where each level comes from: the owner's organization role, the editor's and the guest's own grants.
+    const aggregate = (await orgs(editor).listPermissionsAggregateInSite(org.organizationId, granted.id, { limit: 1000 })).data.items;
+    const byUser = new Map(aggregate.map((item) => [item.user.id, item]));
+    expect(byUser.get(org.owner.userId)).toMatchObject({ permission: "admin", origin: { type: "organization", organization: org.organizationId } });
+    expect(byUser.get(editor.userId)).toMatchObject({ permission: "admin", origin: { type: "site", site: granted.id, reason: "member" } });
+    expect(byUser.get(guest.userId)).toMatchObject({ permission: "read", origin: { type: "site", site: granted.id, reason: "member" } });
+    // A grant below the organization role changes nothing: the organization stays the origin.
+    await orgs(org.owner).updateUserPermissionInSite(org.organizationId, granted.id, editor.userId, { role: role("read") });
+    const again = (await orgs(editor).listPermissionsAggregateInSite(org.organizationId, granted.id, { limit: 1000 })).data.items;
+    expect(again.find((item) => item.user.id === editor.userId)).toMatchObject({ permission: "edit", origin: { type: "organization" } });
+
+    expect((await orgs(org.owner).removeUserFromSite(org.organizationId, granted.id, guest.userId)).status).toBe(205);
+    expect((await orgs(org.owner).removeUserFromSite(org.organizationId, granted.id, guest.userId)).status).toBe(204);
+    expect((await call(stack, "GET", `${sitesPath()}/${granted.id}`, { token: guest.token })).status).toBe(404);
+    expect(ids((await orgs(guest).listSites(org.organizationId)).data.items)).toEqual([]);
+  });
+
+  it("gives a team's members the team's level once identity's membership event arrives; a removed member's grants go", async () => {
+    const site = await newSite("Team");
+    const guest = await createMember(stack, org, { role: "guest" });
+    const team = (await orgs(org.owner).createOrganizationTeam(org.organizationId, { title: "Site team", members: [guest.userId] })).data;
+    expect((await orgs(org.owner).updateTeamPermissionInSite(org.organizationId, site.id, team.id, { role: role("edit") })).status).toBe(204);
+    await eventually(async () => expect((await call(stack, "GET", `${sitesPath()}/${site.id}`, { token: guest.token })).status).toBe(200));
+    const teams = (await orgs(guest).listTeamPermissionsInSite(org.organizationId, site.id)).data.items;
+    expect(teams.map((item) => [item.team.id, item.permission])).toEqual([[team.id, "edit"]]);
+    const members = (await orgs(org.owner).listPermissionsAggregateInSite(org.organizationId, site.id, { team: team.id })).data.items;
+    expect(members.map((item) => [item.user.id, item.permission, item.origin])).toEqual([
+      [guest.userId, "edit", { type: "site", site: site.id, reason: "team", team: team.id }],
+    ]);
+    expect((await orgs(org.owner).removeTeamFromSite(org.organizationId, site.id, team.id)).status).toBe(205);
+    expect((await orgs(org.owner).removeTeamFromSite(org.organizationId, site.id, team.id)).status).toBe(204);
+    expect((await call(stack, "GET", `${sitesPath()}/${site.id}`, { token: guest.token })).status).toBe(404);
+
+    await orgs(org.owner).inviteToSite(org.organizationId, site.id, { role: role("comment"), users: [guest.userId], teams: [team.id] });
+    expect((await orgs(org.owner).listTeamPermissionsInSite(org.organizationId, site.id)).data.items.map((item) => item.permission)).toEqual(["comment"]);
+    await orgs(org.owner).removeMemberFromOrganizationById(org.organizationId, guest.userId);
+    await eventually(async () => expect((await orgs(org.owner).listUserPermissionsInSite(org.organizationId, site.id)).data.items).toEqual([]));
+  });
+
+  it("refuses other organizations (404), members without the right (403, guests 404) and bad input (400 naming the field)", async () => {
+    const site = await newSite("Guarded");
+    const base = `${sitesPath()}/${site.id}/permissions`;
+    const foreignTeam = (await orgs(other.owner).createOrganizationTeam(other.organizationId, { title: "Foreign" })).data;
+    const routes: [string, string, unknown?][] = [
+      ["POST", base, { role: "read", users: [editor.userId] }],
+      ["GET", `${base}/aggregate`],
+      ["GET", `${base}/users`],
+      ["PATCH", `${base}/users/${editor.userId}`, { role: "read" }],
+      ["DELETE", `${base}/users/${editor.userId}`],
+      ["GET", `${base}/teams`],
+      ["PATCH", `${base}/teams/${foreignTeam.id}`, { role: "read" }],
+      ["DELETE", `${base}/teams/${foreignTeam.id}`],
+    ];
+    for (const [method, path, json] of routes) {
+      expect((await call(stack, method, path, { token: other.owner.token, json })).status, `${method} ${path}`).toBe(404);
+    }
+    const writes = routes.filter(([method]) => method !== "GET");
+    for (const [method, path, json] of writes) {
+      expect((await call(stack, method, path, { token: editor.token, json })).status, `${method} ${path}`).toBe(403);
+    }
+    const stranger = await createMember(stack, org, { role: "guest" });
+    for (const [method, path, json] of routes) {
+      expect((await call(stack, method, path, { token: stranger.token, json })).status, `${method} ${path}`).toBe(404);
+    }
+    const refused = async (method: string, path: string, json: unknown): Promise<[number, string]> => {
+      const response = await call(stack, method, path, { token: org.owner.token, json });
+      return [response.status, String(response.body.error.message)];
+    };
+    expect(await refused("POST", base, { role: "read" })).toEqual([400, "body: must contain users or teams"]);
+    expect(await refused("POST", base, { role: "owner", users: [editor.userId] })).toEqual([400, expect.stringContaining("role")]);
+    expect(await refused("POST", base, { role: "read", users: [] })).toEqual([400, expect.stringContaining("users")]);
+    expect(await refused("POST", base, { role: "read", users: [editor.userId, other.owner.userId] })).toEqual([
+      400,
+      `users[1]: no member ${other.owner.userId} in this organization`,
+    ]);
+    expect(await refused("POST", base, { role: "read", teams: [foreignTeam.id] })).toEqual([400, `teams[0]: no team ${foreignTeam.id} in this organization`]);
+    expect(await refused("PATCH", `${base}/users/${other.owner.userId}`, { role: "read" })).toEqual([
+      400,
+      `userId: no member ${other.owner.userId} in this organization`,
+    ]);
+    expect(await refused("PATCH", `${base}/teams/${foreignTeam.id}`, { role: "read" })).toEqual([
+      400,
+      `teamId: no team ${foreignTeam.id} in this organization`,
+    ]);
+    expect(await refused("PATCH", `${base}/users/${editor.userId}`, {})).toEqual([400, expect.stringContaining("role")]);
+    // Nothing was granted by the refused calls.
+    expect((await orgs(org.owner).listUserPermissionsInSite(org.organizationId, site.id)).data.items).toEqual([]);
+    expect((await orgs(org.owner).listTeamPermissionsInSite(org.organizationId, site.id)).data.items).toEqual([]);
+  });
+
+  it("records grant changes in the organization's audit log", async () => {
+    const site = await newSite("Audited");
+    await orgs(org.owner).updateUserPermissionInSite(org.organizationId, site.id, editor.userId, { role: role("admin") });
+    await orgs(org.owner).removeUserFromSite(org.organizationId, site.id, editor.userId);
+    for (const action of ["site.permission.updated", "site.permission.removed"]) {
+      const found = await eventually(async () => {
+        const { items } = (await orgs(org.owner).listOrganizationAuditEvents(org.organizationId, { action, target: editor.userId })).data;
+        expect(items.length).toBeGreaterThan(0);
+        return items;
+      });
+      expect(found[0]).toMatchObject({ action, actor: { type: "user", id: org.owner.userId }, target: { type: "user", id: editor.userId } });
+    }
   });
 });

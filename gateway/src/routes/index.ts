@@ -40,6 +40,7 @@ import { siteSectionGroupRoutes } from "./site-section-groups.js";
 import { siteSectionRoutes } from "./site-sections.js";
 import { siteShareLinkRoutes } from "./site-share-links.js";
 import { siteRedirectRoutes } from "./site-redirects.js";
+import { sitePermissionRoutes } from "./site-permissions.js";
 import { siteSpaceRoutes } from "./site-spaces.js";
 import { siteStructureRoutes } from "./site-structure.js";
 import { siteRoutes } from "./sites.js";
@@ -117,6 +118,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...siteAdaptiveSchemaRoutes(deps),
       ...siteShareLinkRoutes(deps),
       ...siteRedirectRoutes(deps),
+      ...sitePermissionRoutes(deps),
       ...siteCustomizationRoutes(deps),
       ...siteExternalLinkRoutes(deps),
       // A write to an integration or an installation may change the scripts any site injects.

@@ -21,6 +21,10 @@ export const publishingConfigShape = {
   MEMBERSHIP_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   /** Durable consumer of identity's member events (one per deployment; tests give each instance its own). */
   MEMBERSHIP_EVENTS_CONSUMER: env.consumerName("publishing-identity-members"),
+  /** Durable consumer of identity's team events that keeps who is in which team, for sites' team grants (one per deployment; tests give each instance its own). */
+  TEAMS_EVENTS_CONSUMER: env.consumerName("publishing-identity-teams"),
+  /** How often publishing makes its copy of who is in which team equal to identity's (a lost event is repaired). */
+  TEAM_RECONCILE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
 };
 
 export type PublishingConfig = z.infer<z.ZodObject<typeof publishingConfigShape>>;

@@ -17,6 +17,8 @@ import {
 } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
 import { contentEventConsumers, pageMoveConsumer } from "./consumers/content-events.js";
+import { teamMembershipsConsumer } from "./consumers/team-memberships.js";
+import { teamMembershipReconcileJob } from "./jobs/reconcile-team-memberships.js";
 import type { UseCaseDeps } from "./deps.js";
 import { publishingEntities } from "./domain/entities.js";
 import { PUBLISHING_EVENT_CONTEXT } from "./events.js";
@@ -61,7 +63,9 @@ export function publishingServiceSpec(config: PublishingConfig) {
       ...contentEventConsumers(deps, config),
       pageMoveConsumer(deps, config),
       membershipEventsConsumer(deps.memberships, config.MEMBERSHIP_EVENTS_CONSUMER),
+      teamMembershipsConsumer(config.TEAMS_EVENTS_CONSUMER),
     ],
+    jobs: (deps, runtime) => [teamMembershipReconcileJob(deps, runtime, config.TEAM_RECONCILE_INTERVAL_MS)],
   } satisfies ServiceSpec<UseCaseDeps & { memberEvents: EventWatch }, PublishingUpstreams>;
 }
 

@@ -164,6 +164,9 @@ export const AUDIT_RULES: readonly AuditRule[] = [
   rule(publishing.siteRedirectCreated, (p) => ({ action: "site.redirect.created", target: target("site-redirect", p.siteRedirectId, p.source) })),
   rule(publishing.siteRedirectUpdated, (p) => ({ action: "site.redirect.updated", target: target("site-redirect", p.siteRedirectId) })),
   rule(publishing.siteRedirectDeleted, (p) => ({ action: "site.redirect.deleted", target: target("site-redirect", p.siteRedirectId, p.source) })),
+  // Who may do what on a site: the grantee (a user, or a team) is the target.
+  rule(publishing.sitePermissionUpdated, (p) => ({ action: "site.permission.updated", target: p.userId ? user(p.userId) : target("team", p.teamId) })),
+  rule(publishing.sitePermissionRemoved, (p) => ({ action: "site.permission.removed", target: p.userId ? user(p.userId) : target("team", p.teamId) })),
 
   // integration
   rule(integration.integrationPublished, (p) => ({ action: "integration.published", target: target("integration", p.integrationId, p.name) })),

@@ -83,6 +83,8 @@ export const AUDIT_ACTIONS = {
   "site.redirect.created": "Created site redirect",
   "site.redirect.updated": "Updated site redirect",
   "site.redirect.deleted": "Deleted site redirect",
+  "site.permission.updated": "Updated site permission",
+  "site.permission.removed": "Removed site permission",
   "integration.published": "Published integration",
   "integration.unpublished": "Unpublished integration",
   "integration.installation.created": "Installed integration",

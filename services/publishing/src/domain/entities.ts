@@ -8,6 +8,8 @@ import { SiteSpace } from "./site-space.js";
 import { SiteRedirect } from "./site-redirect.js";
 import { SpaceLifecycle } from "./space-lifecycle.js";
 import { SpacePublication } from "./space-publication.js";
+import { SiteTeamGrant, SiteUserGrant } from "./site-permission.js";
+import { DeletedTeam, RemovedMember, TeamMembership, TeamMembershipReconciliation } from "./team-membership.js";
 
 /** Every entity of the publishing database, for the ORM (the runtime adds its own tables). */
 export const publishingEntities = [
@@ -21,4 +23,10 @@ export const publishingEntities = [
   OrganizationVisitorKey,
   SpacePublication,
   SpaceLifecycle,
+  SiteUserGrant,
+  SiteTeamGrant,
+  TeamMembership,
+  DeletedTeam,
+  RemovedMember,
+  TeamMembershipReconciliation,
 ];

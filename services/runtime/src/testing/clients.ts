@@ -10,6 +10,7 @@ import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/m
 import { ReaderServiceService } from "@imprint/proto/publishing/v1/reader";
 import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
 import { SiteRedirectServiceService } from "@imprint/proto/publishing/v1/site_redirects";
+import { SitePermissionServiceService } from "@imprint/proto/publishing/v1/site_permissions";
 import { SiteAdaptiveSchemaServiceService } from "@imprint/proto/publishing/v1/site_adaptive_schema";
 import { SiteCustomizationServiceService } from "@imprint/proto/publishing/v1/site_customization";
 import { SiteExternalLinkServiceService } from "@imprint/proto/publishing/v1/site_external_links";
@@ -37,6 +38,7 @@ const PUBLISHING_SERVICES = {
   customization: SiteCustomizationServiceService,
   shareLinks: ShareLinkServiceService,
   siteRedirects: SiteRedirectServiceService,
+  sitePermissions: SitePermissionServiceService,
   memberVisitorTokens: MemberVisitorTokenServiceService,
   reader: ReaderServiceService,
   spacePublications: SpacePublicationServiceService,

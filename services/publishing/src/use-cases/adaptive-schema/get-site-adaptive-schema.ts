@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSite } from "../shared/sites.js";
 
 export interface SiteAdaptiveSchemaInput {
@@ -17,7 +17,7 @@ export interface AdaptiveSchemaView {
 
 /** A site's adaptive-content schema, for any member of its organization; not found until one is set. */
 export async function getSiteAdaptiveSchema(em: EntityManager, input: SiteAdaptiveSchemaInput, deps: UseCaseDeps): Promise<AdaptiveSchemaView> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   if (!site.adaptiveSchema || !site.adaptiveSchemaUpdatedAt) throw AppError.notFound("Adaptive schema of the site");
   return { jsonSchema: JSON.parse(site.adaptiveSchema) as Record<string, unknown>, updatedAt: site.adaptiveSchemaUpdatedAt };

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { siteSpaceCustomization, siteSpaceOverride, type CustomizationView } from "../shared/customization.js";
 import { findSiteSpace } from "../shared/site-spaces.js";
 import { findSite } from "../shared/sites.js";
@@ -19,7 +19,7 @@ export interface SiteSpaceCustomizationView extends CustomizationView {
 
 /** The customization a site-space shows (its site's, with its override applied), for any member. */
 export async function getSiteSpaceCustomization(em: EntityManager, input: SiteSpaceCustomizationInput, deps: UseCaseDeps): Promise<SiteSpaceCustomizationView> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   const siteSpace = await findSiteSpace(em, site, input.siteSpaceId);
   return { ...siteSpaceCustomization(site, siteSpace), hasOverrides: siteSpaceOverride(siteSpace) !== null };

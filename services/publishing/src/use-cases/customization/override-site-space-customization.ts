@@ -3,7 +3,7 @@ import { patchOverride, validateCustomizationOverride, CUSTOMIZATION_MAX_BYTES }
 import { AppError, recordEvent } from "@imprint/runtime";
 import { siteSpaceUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { siteSpaceCustomization, siteSpaceOverride } from "../shared/customization.js";
 import type { SiteSpaceCustomizationView } from "./get-site-space-customization.js";
 import { findSiteSpace } from "../shared/site-spaces.js";
@@ -19,7 +19,7 @@ export interface OverrideSiteSpaceCustomizationInput {
 }
 
 /**
- * Overrides settings of the site's customization for one site-space (organization admins only):
+ * Overrides settings of the site's customization for one site-space (site admins only):
  * given settings replace the site-space's, `null` resets one. Records `site_space.updated`
  * (`customization`). Answers what the site-space now shows.
  */
@@ -29,7 +29,7 @@ export async function overrideSiteSpaceCustomization(
   deps: UseCaseDeps,
 ): Promise<SiteSpaceCustomizationView> {
   const patch = validateCustomizationOverride(input.override);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const siteSpace = await findSiteSpace(tx, site, input.siteSpaceId, { lock: true });

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateSiteCustomization } from "../../domain/customization/customization.js";
 import { siteUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import type { CustomizationView } from "../shared/customization.js";
 import { findSite } from "../shared/sites.js";
 
@@ -16,12 +16,12 @@ export interface UpdateSiteCustomizationInput {
 }
 
 /**
- * Replaces a site's customization, stored whole (organization admins only); refused naming the
+ * Replaces a site's customization, stored whole (site admins only); refused naming the
  * path of the first problem. Records `site.updated` (`customization`).
  */
 export async function updateSiteCustomization(em: EntityManager, input: UpdateSiteCustomizationInput, deps: UseCaseDeps): Promise<CustomizationView> {
   const customization = validateSiteCustomization(input.customization);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const now = deps.clock();

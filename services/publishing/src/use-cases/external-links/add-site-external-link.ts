@@ -6,7 +6,7 @@ import { validateIcon, validateSectionDescription, validateSectionTitle } from "
 import { validateCondition } from "../../domain/site-space.js";
 import { siteExternalLinkCreated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { externalLinkView, requireSections, type ExternalLinkView } from "../shared/external-links.js";
 import { parentGroup } from "../shared/section-groups.js";
 import { findSite } from "../shared/sites.js";
@@ -30,7 +30,7 @@ export interface AddSiteExternalLinkInput {
 
 /**
  * Adds an external link at the end of the top level or of a group of a site with sections
- * (organization admins only). Records `site_external_link.created`.
+ * (site admins only). Records `site_external_link.created`.
  */
 export async function addSiteExternalLink(em: EntityManager, input: AddSiteExternalLinkInput, deps: UseCaseDeps): Promise<ExternalLinkView> {
   const title = validateSectionTitle(input.title);
@@ -38,7 +38,7 @@ export async function addSiteExternalLink(em: EntityManager, input: AddSiteExter
   const description = validateSectionDescription(input.description);
   const icon = validateIcon(input.icon);
   const condition = validateCondition(input.condition);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     await requireSections(tx, site);

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
 import { siteExternalLinkDeleted } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findExternalLink } from "../shared/external-links.js";
 import { findSite } from "../shared/sites.js";
 import { levelItems, renumber } from "../shared/top-level.js";
@@ -14,9 +14,9 @@ export interface DeleteSiteExternalLinkInput {
   linkId: string;
 }
 
-/** Removes an external link (organization admins only); answers whether it existed. Records `site_external_link.deleted`. */
+/** Removes an external link (site admins only); answers whether it existed. Records `site_external_link.deleted`. */
 export async function deleteSiteExternalLink(em: EntityManager, input: DeleteSiteExternalLinkInput, deps: UseCaseDeps): Promise<{ removed: boolean }> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const link = await findExternalLink(tx, site, input.linkId).catch((error: unknown) => {

@@ -5,7 +5,7 @@ import { validateIcon, validateSectionDescription, validateSectionTitle } from "
 import { validateCondition } from "../../domain/site-space.js";
 import { siteExternalLinkUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { externalLinkView, findExternalLink, type ExternalLinkView } from "../shared/external-links.js";
 import { parentGroup } from "../shared/section-groups.js";
 import { findSite } from "../shared/sites.js";
@@ -48,7 +48,7 @@ export async function updateSiteExternalLink(em: EntityManager, input: UpdateSit
     draft: masked.has("draft") ? input.draft : undefined,
   };
   const sectionGroupId = masked.has("section_group_id") ? input.sectionGroupId : undefined;
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const link = await findExternalLink(tx, site, input.linkId, { lock: true });

@@ -1,7 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { publishingAuthView, type PublishingAuthView } from "../shared/publishing-auth.js";
 import { findSite } from "../shared/sites.js";
 
@@ -11,10 +10,9 @@ export interface GetSitePublishingAuthInput {
   siteId: string;
 }
 
-/** A site's visitor authentication, with its signing key: organization admins only. */
+/** A site's visitor authentication, with its signing key: site admins only. */
 export async function getSitePublishingAuth(em: EntityManager, input: GetSitePublishingAuthInput, deps: UseCaseDeps): Promise<PublishingAuthView> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "see a site's visitor authentication");
   const site = await findSite(em, access, input.siteId);
-  if (!access.admin) throw AppError.permissionDenied("Only organization admins can see a site's visitor authentication");
   return publishingAuthView(site);
 }

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { newVisitorAuthKey } from "../../domain/site.js";
 import { sitePublishingAuthRegenerated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { publishingAuthView, type PublishingAuthView } from "../shared/publishing-auth.js";
 import { findSite } from "../shared/sites.js";
 
@@ -14,7 +14,7 @@ export interface RegenerateSitePublishingAuthInput {
 }
 
 /**
- * Replaces a site's visitor-auth signing key (organization admins only): the old key is gone at
+ * Replaces a site's visitor-auth signing key (site admins only): the old key is gone at
  * once, so no token it signed verifies any more. Records `site.publishing_auth_regenerated`.
  */
 export async function regenerateSitePublishingAuth(
@@ -22,7 +22,7 @@ export async function regenerateSitePublishingAuth(
   input: RegenerateSitePublishingAuthInput,
   deps: UseCaseDeps,
 ): Promise<PublishingAuthView> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   const site = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     found.visitorAuthKey = newVisitorAuthKey();

@@ -3,7 +3,7 @@ import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { validateAuthUrl } from "../../domain/site.js";
 import { siteUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { publishingAuthView, type PublishingAuthView } from "../shared/publishing-auth.js";
 import { findSite } from "../shared/sites.js";
 
@@ -25,7 +25,7 @@ export interface UpdateSitePublishingAuthInput {
 
 /**
  * Sets a site's visitor-auth backend (custom: integrations do not exist yet) and its fallback and
- * logout URLs, those the mask names (organization admins only). Records `site.updated` with the URLs that changed.
+ * logout URLs, those the mask names (site admins only). Records `site.updated` with the URLs that changed.
  */
 export async function updateSitePublishingAuth(em: EntityManager, input: UpdateSitePublishingAuthInput, deps: UseCaseDeps): Promise<PublishingAuthView> {
   if (input.backend === "integration") throw AppError.invalidArgument("backend: integration backends are not supported yet; use custom");
@@ -33,7 +33,7 @@ export async function updateSitePublishingAuth(em: EntityManager, input: UpdateS
   const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
   const fallbackUrl = fields.has("fallback_url") ? validateAuthUrl("fallbackURL", input.fallbackUrl) : undefined;
   const logoutUrl = fields.has("logout_url") ? validateAuthUrl("logoutURL", input.logoutUrl) : undefined;
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   const site = await deps.unitOfWork.run(em, async (tx) => {
     const found = await findSite(tx, access, input.siteId, { lock: true });
     const changes: Record<string, { from: unknown; to: unknown }> = {};

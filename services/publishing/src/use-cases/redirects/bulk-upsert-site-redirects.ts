@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { MAX_BULK_REDIRECTS, SiteRedirect, validateSource } from "../../domain/site-redirect.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import {
   changeRedirect,
   insertRedirect,
@@ -37,7 +37,7 @@ export type RedirectUpsertResult =
   | { status: "error"; source: string; draft: boolean; error: string };
 
 /**
- * Applies up to 500 redirect changes by source, in order, in one transaction (organization admins
+ * Applies up to 500 redirect changes by source, in order, in one transaction (site admins
  * only): a destination creates or replaces the source's redirect in the intent's mode, none deletes
  * it, `publish` makes the source's draft live (replacing its live one). An item refused (its
  * source, its destination, the site's limit) is answered as an error naming the field; the others
@@ -46,7 +46,7 @@ export type RedirectUpsertResult =
 export async function bulkUpsertSiteRedirects(em: EntityManager, input: BulkUpsertSiteRedirectsInput, deps: UseCaseDeps): Promise<RedirectUpsertResult[]> {
   if (input.redirects.length === 0) throw AppError.invalidArgument("redirects: must hold at least 1 item");
   if (input.redirects.length > MAX_BULK_REDIRECTS) throw AppError.invalidArgument(`redirects: must hold at most ${MAX_BULK_REDIRECTS} items`);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const options = { actor: access.caller, now: deps.clock() };

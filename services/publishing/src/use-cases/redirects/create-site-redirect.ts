@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateSource } from "../../domain/site-redirect.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import {
   insertRedirect,
   requireFreeSource,
@@ -24,12 +24,12 @@ export interface CreateSiteRedirectInput {
 }
 
 /**
- * Adds a redirect to a site (organization admins only): its source free in its mode (live or
+ * Adds a redirect to a site (site admins only): its source free in its mode (live or
  * draft), its destination the site's, within the site's limit. Records `site_redirect.created`.
  */
 export async function createSiteRedirect(em: EntityManager, input: CreateSiteRedirectInput, deps: UseCaseDeps): Promise<SiteRedirectView> {
   const source = validateSource(input.source);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const destination = await resolveDestination(tx, deps, access, site, input.destination);

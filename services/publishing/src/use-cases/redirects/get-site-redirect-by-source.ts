@@ -5,7 +5,7 @@ import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
 import { SiteRedirect, validateSource, wildcardPrefix } from "../../domain/site-redirect.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { callerMessage, type CallerInput, type OrganizationCaller, requireOrganizationRole } from "../shared/access.js";
+import { callerMessage, type CallerInput, type OrganizationCaller, requireSiteCaller } from "../shared/access.js";
 import type { SiteRedirectView } from "../shared/site-redirects.js";
 import { requireActiveShareKey } from "../shared/share-links.js";
 import { effectiveDefaultSectionId } from "../shared/sections.js";
@@ -36,7 +36,7 @@ export interface ResolvedRedirect extends SiteRedirectView {
 export async function getSiteRedirectBySource(em: EntityManager, input: GetSiteRedirectBySourceInput, deps: UseCaseDeps): Promise<ResolvedRedirect> {
   const source = validateSource(input.source);
   if (source.endsWith("*")) throw AppError.invalidArgument("source: must be a path, without wildcard");
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   const shareKey = await requireActiveShareKey(em, site, input.shareKey);
   const redirect = await followedRedirect(em, site, source);

@@ -2,7 +2,7 @@ import type { EntityManager, FilterQuery } from "@mikro-orm/postgresql";
 import { AppError, findPage, type KeysetSort, type Page, type PageRequestLike } from "@imprint/runtime";
 import { SiteRedirect } from "../../domain/site-redirect.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import type { SiteRedirectView } from "../shared/site-redirects.js";
 import { findSite } from "../shared/sites.js";
 
@@ -29,7 +29,7 @@ const SORTS: Record<string, KeysetSort<SiteRedirect>> = {
 export async function listSiteRedirects(em: EntityManager, input: ListSiteRedirectsInput, deps: UseCaseDeps): Promise<Page<SiteRedirectView>> {
   const sort = SORTS[input.orderBy || "createdAt"];
   if (!sort) throw AppError.invalidArgument(`orderBy: must be one of ${Object.keys(SORTS).join(", ")}`);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   const conditions: FilterQuery<SiteRedirect>[] = [{ siteId: site.id, draft: input.draft }];
   if (input.search) conditions.push({ source: { $ilike: `%${input.search.replace(/[\\%_]/g, "\\$&")}%` } });

@@ -2,7 +2,7 @@ import { parseUpdateMask } from "@imprint/runtime";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateSource } from "../../domain/site-redirect.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import {
   changeRedirect,
   findSiteRedirect,
@@ -30,14 +30,14 @@ export interface UpdateSiteRedirectInput {
 }
 
 /**
- * Changes what the mask names of a redirect (organization admins only): its source (free in its
+ * Changes what the mask names of a redirect (site admins only): its source (free in its
  * mode), live or draft (false makes a draft live, refused while the source has a live one), its
  * status code, wildcard capture or destination. Records `site_redirect.updated` with what changed.
  */
 export async function updateSiteRedirect(em: EntityManager, input: UpdateSiteRedirectInput, deps: UseCaseDeps): Promise<SiteRedirectView> {
   const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS, { emptyMeans: "no_field_changes" });
   const source = fields.has("source") ? validateSource(input.source) : undefined;
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     const redirect = await findSiteRedirect(tx, site, input.siteRedirectId, { lock: true });

@@ -6,7 +6,7 @@ import { SiteSectionGroup, validateGroupTitle } from "../../domain/site-section-
 import { siteSectionGroupCreated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { readSpacesOfSite } from "../shared/site-spaces.js";
-import { isId, type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { isId, type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { parentGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
 import { findSite } from "../shared/sites.js";
 import { checkGroupPlacement, nextLevelPosition, placeInLevel } from "../shared/top-level.js";
@@ -28,14 +28,14 @@ export interface AddSiteSectionGroupInput {
 
 /**
  * Adds a section group at the end of the site's top level or of a parent group (at most
- * GROUP_DEPTH_MAX deep), holding the given sections in the given order (organization admins only).
+ * GROUP_DEPTH_MAX deep), holding the given sections in the given order (site admins only).
  * Records `site_section_group.created`.
  */
 export async function addSiteSectionGroup(em: EntityManager, input: AddSiteSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView> {
   const title = validateGroupTitle(input.title);
   const icon = validateIcon(input.icon);
   if (new Set(input.sectionIds).size !== input.sectionIds.length) throw AppError.invalidArgument("sections: must not name a section twice");
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {

@@ -3,7 +3,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import type { SiteSectionGroup } from "../../domain/site-section-group.js";
 import { siteSectionGroupDeleted } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSectionGroup } from "../shared/section-groups.js";
 import { findSite } from "../shared/sites.js";
 import { levelItems, renumber, setParent } from "../shared/top-level.js";
@@ -16,12 +16,12 @@ export interface DeleteSiteSectionGroupInput {
 }
 
 /**
- * Removes a section group (organization admins only); its children (sections, groups, links) stay,
+ * Removes a section group (site admins only); its children (sections, groups, links) stay,
  * where the group was in its level, in their order. Done when it no longer exists. Records
  * `site_section_group.deleted`.
  */
 export async function deleteSiteSectionGroup(em: EntityManager, input: DeleteSiteSectionGroupInput, deps: UseCaseDeps): Promise<void> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   await deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     let group: SiteSectionGroup;

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { compareStringKeys, pageOfSorted, readPageRequest, type Page, type PageRequestLike } from "@imprint/runtime";
 import { SiteSectionGroup } from "../../domain/site-section-group.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
 import { findSite } from "../shared/sites.js";
 import { structureOrder } from "../shared/top-level.js";
@@ -16,7 +16,7 @@ export interface ListSiteSectionGroupsInput {
 
 /** One page of a site's section groups in structure order (a nested group after its parent), each with its children, for any member. */
 export async function listSiteSectionGroups(em: EntityManager, input: ListSiteSectionGroupsInput, deps: UseCaseDeps): Promise<Page<SectionGroupView>> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   const cursor = readPageRequest(input.page, "groups:order,id", ["string", "string"]);
   const [groups, order] = await Promise.all([em.find(SiteSectionGroup, { siteId: site.id }), structureOrder(em, site.id)]);

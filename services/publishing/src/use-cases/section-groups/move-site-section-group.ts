@@ -3,7 +3,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import { siteSectionGroupMoved } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { readSpacesOfSite } from "../shared/site-spaces.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
 import { findSite } from "../shared/sites.js";
 import { placeInLevel } from "../shared/top-level.js";
@@ -22,7 +22,7 @@ export interface MoveSiteSectionGroupInput {
 
 /**
  * Moves a section group before or after a sibling (a section, group or external link of its level),
- * or to the end of its level (organization admins only). Records `site_section_group.moved`.
+ * or to the end of its level (site admins only). Records `site_section_group.moved`.
  */
 export async function moveSiteSectionGroup(em: EntityManager, input: MoveSiteSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView> {
   if (input.before && input.after) throw AppError.invalidArgument("position: give either before or after, not both");
@@ -30,7 +30,7 @@ export async function moveSiteSectionGroup(em: EntityManager, input: MoveSiteSec
   const field = input.before ? fields.before : fields.after;
   const reference = input.before || input.after;
   if (reference && reference === input.groupId) throw AppError.invalidArgument(`${field}: cannot be the group being moved`);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {

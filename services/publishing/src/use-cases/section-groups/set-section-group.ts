@@ -4,7 +4,7 @@ import { SiteSection } from "../../domain/site-section.js";
 import { siteSectionGroupUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { readSpacesOfSite } from "../shared/site-spaces.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
 import { findSiteSection } from "../shared/sections.js";
 import { findSite } from "../shared/sites.js";
@@ -26,7 +26,7 @@ export interface SetSectionGroupInput {
  * admins only. Records `site_section_group.updated` (`sections`) when something changed.
  */
 export async function setSectionGroup(em: EntityManager, input: SetSectionGroupInput, deps: UseCaseDeps): Promise<SectionGroupView | null> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {

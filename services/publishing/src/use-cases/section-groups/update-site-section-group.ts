@@ -5,7 +5,7 @@ import { validateGroupTitle } from "../../domain/site-section-group.js";
 import { siteSectionGroupUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { readSpacesOfSite } from "../shared/site-spaces.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSectionGroup, parentGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
 import { checkGroupPlacement, placeInLevel } from "../shared/top-level.js";
 import { findSite } from "../shared/sites.js";
@@ -39,7 +39,7 @@ export async function updateSiteSectionGroup(em: EntityManager, input: UpdateSit
   const icon = fields.has("icon") ? validateIcon(input.icon) : undefined;
   const draft = fields.has("draft") ? input.draft : undefined;
   const parentGroupId = fields.has("parent_group_id") ? input.parentGroupId : undefined;
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, group } = await deps.unitOfWork.run(em, async (tx) => {

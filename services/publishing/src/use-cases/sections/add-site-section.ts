@@ -6,7 +6,7 @@ import { sectionTitleFrom, SiteSection, validateIcon, validateSectionTitle } fro
 import { pathFromTitle, SiteSpace } from "../../domain/site-space.js";
 import { siteSectionCreated } from "../../events.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
-import { requireOrganizationRole } from "../shared/access.js";
+import { requireSiteCaller } from "../shared/access.js";
 import { freeSectionPath, sectionViews, type SectionView } from "../shared/sections.js";
 import { appendSiteSpace, readSpacesOfSite } from "../shared/site-spaces.js";
 import { nextTopLevelPosition } from "../shared/top-level.js";
@@ -71,7 +71,7 @@ async function newSection(
 export async function addSiteSection(em: EntityManager, input: AddSiteSectionInput, deps: UseCaseDeps): Promise<SectionView> {
   const title = input.title === "" ? undefined : validateSectionTitle(input.title);
   const icon = validateIcon(input.icon);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   const space = await requirePublishableSpace(deps, access, input.spaceId, "spaceId");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId, [space]);

@@ -4,7 +4,7 @@ import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
 import { siteSectionDeleted, siteUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { removeSiteSpaces } from "../shared/removal.js";
 import { findSiteSection } from "../shared/sections.js";
 import { findSite } from "../shared/sites.js";
@@ -17,13 +17,13 @@ export interface DeleteSiteSectionInput {
 }
 
 /**
- * Removes a section with its site-spaces (organization admins only); done when it no longer
+ * Removes a section with its site-spaces (site admins only); done when it no longer
  * exists. When it was the default, the first remaining section becomes the default. Records
  * `site_space.deleted` for each of its site-spaces, `site_section.deleted`, and `site.updated` when
  * the default section moved.
  */
 export async function deleteSiteSection(em: EntityManager, input: DeleteSiteSectionInput, deps: UseCaseDeps): Promise<void> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   await deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     let section: SiteSection;

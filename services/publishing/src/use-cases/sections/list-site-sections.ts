@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { compareStringKeys, pageOfSorted, readPageRequest, type Page, type PageRequestLike } from "@imprint/runtime";
 import { SiteSection } from "../../domain/site-section.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { sectionViews, type SectionView } from "../shared/sections.js";
 import { requireActiveShareKey } from "../shared/share-links.js";
 import { findSite } from "../shared/sites.js";
@@ -19,7 +19,7 @@ export interface ListSiteSectionsInput {
 
 /** One page of a site's sections in order, each with its visible site-spaces, for any member. */
 export async function listSiteSections(em: EntityManager, input: ListSiteSectionsInput, deps: UseCaseDeps): Promise<Page<SectionView>> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   const shareKey = await requireActiveShareKey(em, site, input.shareKey);
   // In structure order (a group's sections where the group is); a site's sections are few, sorted here.

@@ -3,7 +3,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import { siteSectionMoved } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { readSpacesOfSite } from "../shared/site-spaces.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSiteSection, sectionViews, type SectionView } from "../shared/sections.js";
 import { findSite } from "../shared/sites.js";
 import { placeInLevel } from "../shared/top-level.js";
@@ -24,7 +24,7 @@ export interface MoveSiteSectionInput {
 /**
  * Moves a section before or after a sibling (a section, group or external link of its level: its
  * group, or the top level), or to the end of its level when neither is given
- * (organization admins only). Positions are renumbered 0, 1, 2, … Records `site_section.moved`.
+ * (site admins only). Positions are renumbered 0, 1, 2, … Records `site_section.moved`.
  */
 export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionInput, deps: UseCaseDeps): Promise<SectionView> {
   if (input.before && input.after) throw AppError.invalidArgument("position: give either before or after, not both");
@@ -32,7 +32,7 @@ export async function moveSiteSection(em: EntityManager, input: MoveSiteSectionI
   const field = input.before ? fields.before : fields.after;
   const reference = input.before || input.after;
   if (reference && reference === input.sectionId) throw AppError.invalidArgument(`${field}: cannot be the section being moved`);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {

@@ -5,7 +5,7 @@ import { SiteSpace, validateCondition, validatePath } from "../../domain/site-sp
 import { siteSectionUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { readSpacesOfSite } from "../shared/site-spaces.js";
-import { isId, type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { isId, type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSiteSection, sectionViews, type SectionView } from "../shared/sections.js";
 import { findSite } from "../shared/sites.js";
 
@@ -46,7 +46,7 @@ export async function updateSiteSection(em: EntityManager, input: UpdateSiteSect
   if (masked.has("condition")) fields.condition = validateCondition(input.condition);
   const draft = masked.has("draft") ? input.draft : undefined;
   const defaultSiteSpaceId = masked.has("default_site_space_id") ? input.defaultSiteSpaceId : undefined;
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, section } = await deps.unitOfWork.run(em, async (tx) => {

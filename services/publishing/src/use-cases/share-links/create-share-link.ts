@@ -4,7 +4,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { newShareKey, ShareLink, validateName } from "../../domain/share-link.js";
 import { shareLinkCreated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import type { ShareLinkView } from "../shared/share-links.js";
 import { findSite } from "../shared/sites.js";
 
@@ -15,10 +15,10 @@ export interface CreateShareLinkInput {
   name: string;
 }
 
-/** Creates an active share link with a new random key (organization admins only). Records `share_link.created`. */
+/** Creates an active share link with a new random key (site admins only). Records `share_link.created`. */
 export async function createShareLink(em: EntityManager, input: CreateShareLinkInput, deps: UseCaseDeps): Promise<ShareLinkView> {
   const name = validateName(input.name);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId);
     const shareLink = tx.create(ShareLink, {

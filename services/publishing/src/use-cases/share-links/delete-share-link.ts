@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, recordEvent } from "@imprint/runtime";
 import { shareLinkDeleted } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findShareLink } from "../shared/share-links.js";
 import { findSite } from "../shared/sites.js";
 
@@ -13,9 +13,9 @@ export interface DeleteShareLinkInput {
   shareLinkId: string;
 }
 
-/** Deletes a share link (organization admins only); done when it no longer exists. Records `share_link.deleted`. */
+/** Deletes a share link (site admins only); done when it no longer exists. Records `share_link.deleted`. */
 export async function deleteShareLink(em: EntityManager, input: DeleteShareLinkInput, deps: UseCaseDeps): Promise<void> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   await deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId);
     try {

@@ -3,7 +3,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { validateName } from "../../domain/share-link.js";
 import { shareLinkUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findShareLink, type ShareLinkView } from "../shared/share-links.js";
 import { findSite } from "../shared/sites.js";
 
@@ -21,14 +21,14 @@ export interface UpdateShareLinkInput {
 }
 
 /**
- * Renames, activates or deactivates a share link: what the mask names (organization admins only); a deactivated link
+ * Renames, activates or deactivates a share link: what the mask names (site admins only); a deactivated link
  * stops resolving at once. Records `share_link.updated` with what changed.
  */
 export async function updateShareLink(em: EntityManager, input: UpdateShareLinkInput, deps: UseCaseDeps): Promise<ShareLinkView> {
   const fields = parseUpdateMask(input.updateMask, UPDATABLE_FIELDS);
   const name = fields.has("name") ? validateName(input.name) : undefined;
   const active = fields.has("active") ? input.active : undefined;
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   return deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId);
     const shareLink = await findShareLink(tx, site, input.shareLinkId, { lock: true });

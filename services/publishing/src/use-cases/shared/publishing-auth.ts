@@ -1,6 +1,6 @@
 import type { Site } from "../../domain/site.js";
 
-/** A site's visitor authentication as the API shows it (to organization admins). */
+/** A site's visitor authentication as the API shows it (to site admins). */
 export interface PublishingAuthView {
   backend: "custom";
   privateKey: string;

@@ -5,10 +5,11 @@ import { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { callerMessage, isId, type OrganizationCaller } from "./access.js";
+import type { Level } from "../../domain/site-permission.js";
+import { callerMessage, isId, requireSiteLevel, siteLevels, type OrganizationCaller, type SiteCaller } from "./access.js";
 import { touchSite } from "./publications.js";
 
-/** What the caller may do on a site (GitBook's SitePermissions): members view, admins do everything. */
+/** What the caller may do on a site (GitBook's SitePermissions): every level views, the admin level does everything. */
 export interface SitePermissions {
   view: boolean;
   access: boolean;
@@ -31,17 +32,20 @@ export interface SiteView {
   permissions: SitePermissions;
 }
 
-export function sitePermissions(access: OrganizationCaller): SitePermissions {
-  const admin = access.admin;
+/** What a level on a site lets its holder do: every level views it, the admin level does everything. */
+export function sitePermissions(level: Level | null): SitePermissions {
+  const admin = level === "admin";
   return { view: true, access: true, edit: admin, create: admin, admin, installIntegration: admin, viewAdaptiveSchema: true, editAdaptiveSchema: admin };
 }
 
 /**
- * A site of the organization; another organization's (or none) is "Site not found". Locking it is
- * how every change to a site or its structure starts, so a locked site's version moves (a change
- * that ends up changing nothing only costs its readers one fresh read).
+ * A site of the organization the caller may do what the call needs on (requireSiteLevel); another
+ * organization's (or none, or one a guest is not granted) is "Site not found". Locking it is how
+ * every change to a site or its structure starts, so a locked site's version moves (a change that
+ * ends up changing nothing only costs its readers one fresh read).
  */
-export async function findSite(em: EntityManager, access: OrganizationCaller, siteId: string, options: { lock?: boolean } = {}): Promise<Site> {
+export async function findSite(em: EntityManager, access: SiteCaller, siteId: string, options: { lock?: boolean } = {}): Promise<Site> {
+  await requireSiteLevel(em, access, siteId);
   const site = await findOwned(em, Site, { organizationId: access.organizationId }, siteId, options);
   if (options.lock) {
     site.version += 1;
@@ -121,13 +125,13 @@ export async function siteViews(em: EntityManager, access: OrganizationCaller, s
     const own = sections.filter((section) => section.siteId === site.id);
     return own.find((section) => section.id === site.defaultSectionId)?.id ?? own[0]?.id ?? null;
   };
-  const permissions = sitePermissions(access);
+  const levels = await siteLevels(em, access, ids);
   return sites.map((site) => ({
     site,
     siteSpaces: counts.get(site.id) ?? 0,
     defaultSiteSpaceId: defaults.get(site.id) ?? null,
     defaultSiteSectionId: defaultSection(site),
-    permissions,
+    permissions: sitePermissions(levels.get(site.id)?.level ?? null),
   }));
 }
 

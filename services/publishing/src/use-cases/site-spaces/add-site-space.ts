@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { appendSiteSpace, defaultSection, findSection, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "../shared/site-spaces.js";
 import { findSite, requirePublishableSpace } from "../shared/sites.js";
 
@@ -22,7 +22,7 @@ export interface AddSiteSpaceInput {
  * its level's default when it is its first. Organization admins only. Records `site_space.created`.
  */
 export async function addSiteSpace(em: EntityManager, input: AddSiteSpaceInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   const space = await requirePublishableSpace(deps, access, input.spaceId, "spaceId");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId, [space]);

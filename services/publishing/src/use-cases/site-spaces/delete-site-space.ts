@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { SiteSpace } from "../../domain/site-space.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { removeSiteSpaces } from "../shared/removal.js";
 import { findSiteSpace } from "../shared/site-spaces.js";
 import { findSite } from "../shared/sites.js";
@@ -15,13 +15,13 @@ export interface DeleteSiteSpaceInput {
 }
 
 /**
- * Removes a site-space (organization admins only; also one whose space is deleted); done when it
+ * Removes a site-space (site admins only; also one whose space is deleted); done when it
  * no longer exists. When it was the default, the first remaining site-space becomes the default (a
  * site with site-spaces always has one). Records `site_space.deleted`, and `site.updated` when the
  * default moved.
  */
 export async function deleteSiteSpace(em: EntityManager, input: DeleteSiteSpaceInput, deps: UseCaseDeps): Promise<void> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   await deps.unitOfWork.run(em, async (tx) => {
     const site = await findSite(tx, access, input.siteId, { lock: true });
     let target: SiteSpace;

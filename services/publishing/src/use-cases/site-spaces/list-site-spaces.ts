@@ -3,7 +3,7 @@ import { compareStringKeys, pageOfSorted, readPageRequest, type Page, type PageR
 import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { requireActiveShareKey } from "../shared/share-links.js";
 import { siteSpaceViews, type SiteSpaceView } from "../shared/site-spaces.js";
 import { findSite, levelDefaults } from "../shared/sites.js";
@@ -21,7 +21,7 @@ export interface ListSiteSpacesInput {
 
 /** One page of a site's site-spaces in site order, for any member of its organization (with a share key: an active one of the site). */
 export async function listSiteSpaces(em: EntityManager, input: ListSiteSpacesInput, deps: UseCaseDeps): Promise<Page<SiteSpaceView>> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   const shareKey = await requireActiveShareKey(em, site, input.shareKey);
   // The default of each level (the root, or each section).

@@ -3,7 +3,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import { SiteSpace } from "../../domain/site-space.js";
 import { siteSpaceMoved } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "../shared/site-spaces.js";
 import { findSite } from "../shared/sites.js";
 
@@ -22,7 +22,7 @@ export interface MoveSiteSpaceInput {
 
 /**
  * Moves a site-space before or after a sibling (same site, same section), or to the end when neither is
- * given (organization admins only). Positions are renumbered 0, 1, 2, … Records `site_space.moved`.
+ * given (site admins only). Positions are renumbered 0, 1, 2, … Records `site_space.moved`.
  */
 export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
   if (input.before && input.after) throw AppError.invalidArgument("position: give either before or after, not both");
@@ -30,7 +30,7 @@ export async function moveSiteSpace(em: EntityManager, input: MoveSiteSpaceInput
   const field = input.before ? fields.before : fields.after;
   const reference = input.before || input.after;
   if (reference && reference === input.siteSpaceId) throw AppError.invalidArgument(`${field}: cannot be the site-space being moved`);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {

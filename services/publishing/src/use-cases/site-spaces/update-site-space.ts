@@ -5,7 +5,7 @@ import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { SiteSpace, validateCondition, validatePath } from "../../domain/site-space.js";
 import { siteSpaceUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSiteSpace, siteSpaceViews, type SiteSpaceView, readSpacesOfSite } from "../shared/site-spaces.js";
 import { findSite, requirePublishableSpace } from "../shared/sites.js";
 
@@ -37,7 +37,7 @@ export async function updateSiteSpace(em: EntityManager, input: UpdateSiteSpaceI
   const path = fields.has("path") ? validatePath(input.path) : undefined;
   const condition = fields.has("condition") ? validateCondition(input.condition) : undefined;
   const draft = fields.has("draft") ? input.draft : undefined;
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   const newSpace: Space | undefined = fields.has("space_id") ? await requirePublishableSpace(deps, access, input.spaceId, "spaceId") : undefined;
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId, newSpace ? [newSpace] : []);

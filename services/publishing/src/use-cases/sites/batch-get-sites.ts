@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { Site } from "../../domain/site.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { isId, type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { isId, type CallerInput, requireSiteCaller, siteLevels } from "../shared/access.js";
 import { siteViews, type SiteView } from "../shared/sites.js";
 
 /** Ids one BatchGetSites call may ask for. */
@@ -15,19 +15,21 @@ export interface BatchGetSitesInput {
 }
 
 /**
- * The organization's sites among `siteIds`, as GetSite shows them to the caller (a member with a
- * role; NOT_FOUND "Organization" otherwise), in the order asked, each once: unknown ids and other
+ * The organization's sites among `siteIds`, as GetSite shows them to the caller (a member, or a guest
+ * for the sites granted to them; NOT_FOUND "Organization" for anyone else), in the order asked, each once: unknown ids and other
  * organizations' sites are left out. One query for the sites, the views' own for the page.
  */
 export async function batchGetSites(em: EntityManager, input: BatchGetSitesInput, deps: UseCaseDeps): Promise<SiteView[]> {
   if (input.siteIds.length > BATCH_GET_SITES_MAX) throw AppError.invalidArgument(`site_ids: at most ${BATCH_GET_SITES_MAX} ids`);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const ids = [...new Set(input.siteIds.filter(isId))];
   if (ids.length === 0) return [];
   const byId = new Map((await em.find(Site, { id: { $in: ids }, organizationId: access.organizationId })).map((site) => [site.id, site]));
+  // Sites the caller cannot see (a guest's not granted) are left out like unknown ones.
+  const levels = await siteLevels(em, access, [...byId.keys()]);
   return siteViews(
     em,
     access,
-    ids.flatMap((id) => byId.get(id) ?? []),
+    ids.flatMap((id) => (levels.get(id)?.level ? (byId.get(id) ?? []) : [])),
   );
 }

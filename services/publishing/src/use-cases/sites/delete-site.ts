@@ -8,9 +8,10 @@ import { SiteSection } from "../../domain/site-section.js";
 import { SiteSectionGroup } from "../../domain/site-section-group.js";
 import { SiteSpace } from "../../domain/site-space.js";
 import { SiteRedirect } from "../../domain/site-redirect.js";
+import { SiteTeamGrant, SiteUserGrant } from "../../domain/site-permission.js";
 import { siteDeleted } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSite } from "../shared/sites.js";
 
 export interface DeleteSiteInput {
@@ -20,11 +21,11 @@ export interface DeleteSiteInput {
 }
 
 /**
- * Deletes a site with its section groups, sections, site-spaces, share links and redirects (organization admins only); done when it no
- * longer exists. Records `site.deleted` with the spaces it published.
+ * Deletes a site with its section groups, sections, site-spaces, share links, redirects and grants
+ * (site admins only); done when it no longer exists (or the caller cannot see it). Records `site.deleted` with the spaces it published.
  */
 export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps: UseCaseDeps): Promise<void> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   await deps.unitOfWork.run(em, async (tx) => {
     let site: Site;
     try {
@@ -42,6 +43,8 @@ export async function deleteSite(em: EntityManager, input: DeleteSiteInput, deps
     await tx.nativeDelete(SiteSectionGroup, { siteId: site.id });
     await tx.nativeDelete(ShareLink, { siteId: site.id });
     await tx.nativeDelete(SiteRedirect, { siteId: site.id });
+    await tx.nativeDelete(SiteUserGrant, { siteId: site.id });
+    await tx.nativeDelete(SiteTeamGrant, { siteId: site.id });
     tx.remove(site);
     recordEvent(tx, siteDeleted, { organizationId: site.organizationId, actor: access.caller, payload: { siteId: site.id, spaceIds } });
   });

@@ -4,7 +4,7 @@ import { queryRows, sql } from "@imprint/runtime";
 import type { Customization } from "../../domain/customization/customization.js";
 import type { Site } from "../../domain/site.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { isId, type CallerInput, requireOrganizationRole, type OrganizationCaller } from "../shared/access.js";
+import { isId, type CallerInput, requireSiteCaller, requireSiteLevel, type OrganizationCaller } from "../shared/access.js";
 import { siteCustomization, siteSpaceCustomization, type CustomizationView } from "../shared/customization.js";
 import { requireActiveShareKey } from "../shared/share-links.js";
 import { findSite, siteView, type SiteView } from "../shared/sites.js";
@@ -52,8 +52,8 @@ function answerVersion(site: Pick<Site, "id" | "version">, access: OrganizationC
 
 /**
  * Everything a reader of the site needs in one answer (GitBook's PublishedContentSite): the site,
- * its structure as visitors see it (drafts left out) and its customizations. For any member of the
- * organization. When the caller already holds the current answer (`knownVersion`), only the version
+ * its structure as visitors see it (drafts left out) and its customizations. For anyone who can see the site
+ * (members, guests granted it). When the caller already holds the current answer (`knownVersion`), only the version
  * is answered.
  */
 export async function getPublishedContentSite(
@@ -61,8 +61,9 @@ export async function getPublishedContentSite(
   input: GetPublishedContentSiteInput,
   deps: UseCaseDeps,
 ): Promise<PublishedContentSiteView | { notModified: true; version: string }> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   if (input.knownVersion !== "" && input.shareKey === "" && isId(input.siteId)) {
+    await requireSiteLevel(em, access, input.siteId);
     // The frequent case, answered from one row read without loading the site: nothing changed.
     const [row] = await queryRows(
       em,

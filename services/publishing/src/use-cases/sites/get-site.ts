@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSite, siteView, type SiteView } from "../shared/sites.js";
 
 export interface GetSiteInput {
@@ -11,6 +11,6 @@ export interface GetSiteInput {
 
 /** A site of the organization, for any of its members. */
 export async function getSite(em: EntityManager, input: GetSiteInput, deps: UseCaseDeps): Promise<SiteView> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   return siteView(em, access, await findSite(em, access, input.siteId));
 }

@@ -3,7 +3,7 @@ import { raw } from "@mikro-orm/postgresql";
 import { findPage, type KeysetSort, type Page, type PageRequestLike } from "@imprint/runtime";
 import { Site, validateType } from "../../domain/site.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { isId, type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { isId, type CallerInput, requireSiteCaller, visibleSitesFilter } from "../shared/access.js";
 import { siteViews, type SiteView } from "../shared/sites.js";
 
 export interface ListSitesInput {
@@ -21,11 +21,14 @@ export interface ListSitesInput {
 
 const SORT: KeysetSort<Site> = { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] };
 
-/** One page of the organization's sites, oldest first, on the (organization, createdAt, id) index. */
+/** One page of the organization's sites the caller can see (a guest: those granted), oldest first, on the (organization, createdAt, id) index. */
 export async function listSites(em: EntityManager, input: ListSitesInput, deps: UseCaseDeps): Promise<Page<SiteView>> {
   const types = input.types.map(validateType);
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const conditions: FilterQuery<Site>[] = [{ organizationId: access.organizationId }];
+  // Guests list only the sites granted to them or their teams.
+  const visible = visibleSitesFilter(access);
+  if (visible) conditions.push(visible);
   if (input.spaceId) {
     // A space filter that is not a space id matches no site.
     conditions.push(

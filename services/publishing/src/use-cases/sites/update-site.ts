@@ -14,7 +14,7 @@ import { SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
 import { siteUpdated } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { isId, requireOrganizationRole, type CallerInput } from "../shared/access.js";
+import { isId, requireSiteCaller, type CallerInput } from "../shared/access.js";
 import { defaultSection } from "../shared/site-spaces.js";
 import { findSite, siteView, type SiteView } from "../shared/sites.js";
 
@@ -53,7 +53,7 @@ const BASENAME_TAKEN = "basename: is already used by another site of this organi
 const HOSTNAME_TAKEN = "hostname: is already used by another site";
 
 /**
- * Changes a site's settings (organization admins only). The basename is unique in the
+ * Changes a site's settings (site admins only). The basename is unique in the
  * organization and the hostname in the installation; the default section must be one of the
  * site's, the default site-space one of its root's or, with sections, of its default section's.
  * Only the fields the mask names change (none: the site as it is). Records `site.updated` with what
@@ -72,7 +72,7 @@ export async function updateSite(em: EntityManager, input: UpdateSiteInput, deps
   };
   const defaultSiteSectionId = fields.has("default_site_section_id") ? input.defaultSiteSectionId : undefined;
   const defaultSiteSpaceId = fields.has("default_site_space_id") ? input.defaultSiteSpaceId : undefined;
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   try {
     const site = await deps.unitOfWork.run(em, async (tx) => {
       const found = await findSite(tx, access, input.siteId, { lock: true });

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { UseCaseDeps } from "../../deps.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { requireActiveShareKey } from "../shared/share-links.js";
 import { findSite } from "../shared/sites.js";
 import { siteStructure, type SiteStructureView } from "../shared/structure.js";
@@ -17,7 +17,7 @@ export interface GetSiteStructureInput {
 
 /** A site's whole structure in order, for any member of its organization (visible site-spaces only). */
 export async function getSiteStructure(em: EntityManager, input: GetSiteStructureInput, deps: UseCaseDeps): Promise<SiteStructureView> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   const shareKey = await requireActiveShareKey(em, site, input.shareKey);
   return siteStructure(em, deps, access, site, { shareKey });

@@ -3,7 +3,7 @@ import { AppError, recordEvent } from "@imprint/runtime";
 import { siteExternalLinkMoved, siteSectionGroupMoved, siteSectionMoved } from "../../events.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { moveSiteSpace } from "../site-spaces/move-site-space.js";
-import { type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findExternalLink } from "../shared/external-links.js";
 import { findSectionGroup, sectionGroupViews, type SectionGroupView } from "../shared/section-groups.js";
 import { findSiteSection, sectionViews, type SectionView } from "../shared/sections.js";
@@ -49,7 +49,7 @@ async function levelItem(em: EntityManager, site: Parameters<typeof findSiteSect
 }
 
 /**
- * Moves an item of the site's structure (GitBook's sortSiteStructure; organization admins only):
+ * Moves an item of the site's structure (GitBook's sortSiteStructure; site admins only):
  * a site-space among its section's (or the root's) site-spaces; a section, group or external link
  * before or after any section, group or link of the structure, which may put it in another group
  * (a group never into itself or deeper than groups nest); to the end of its level without a
@@ -85,7 +85,7 @@ export async function sortSiteStructure(em: EntityManager, input: SortSiteStruct
     );
     return { type: "site-space", siteSpace };
   }
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   // Content's spaces the answer shows are read before the commit: once saved, the answer asks content nothing more.
   const views = await readSpacesOfSite(em, deps, access, input.siteId);
   const { site, moved } = await deps.unitOfWork.run(em, async (tx) => {

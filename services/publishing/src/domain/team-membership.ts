@@ -1,0 +1,73 @@
+import { defineEntity, p } from "@mikro-orm/postgresql";
+
+/**
+ * Who is in which team: identity's team memberships as publishing keeps them (the same copy as
+ * content's, from the same events), so a site's access check never asks identity and a member who
+ * leaves a team loses its site grants as soon as the event is handled. A row stays after its user
+ * left the team (`present` false, a tombstone) with the organization's team-membership `version`
+ * of the last change applied: an event that is not newer changes nothing, so a late or repeated
+ * one never gives the access back.
+ */
+export const TeamMembershipSchema = defineEntity({
+  name: "TeamMembership",
+  tableName: "team_memberships",
+  properties: {
+    teamId: p.uuid().primary(),
+    userId: p.uuid().primary(),
+    organizationId: p.uuid(),
+    /** identity's `membershipVersion` of the last change applied (0: before versions existed). */
+    version: p.integer().default(0),
+    /** In the team (false: a tombstone of a removal). */
+    present: p.boolean().default(true),
+  },
+  indexes: [{ properties: ["organizationId", "userId"], name: "team_memberships_organization_user_index" }],
+});
+export class TeamMembership extends TeamMembershipSchema.class {}
+TeamMembershipSchema.setClass(TeamMembership);
+
+/** A team identity deleted: it never comes back, so no late `team_member.added` adds anyone to it. */
+export const DeletedTeamSchema = defineEntity({
+  name: "DeletedTeam",
+  tableName: "deleted_teams",
+  properties: {
+    teamId: p.uuid().primary(),
+    organizationId: p.uuid(),
+    /** The `membershipVersion` of `team.deleted`. */
+    version: p.integer(),
+  },
+});
+export class DeletedTeam extends DeletedTeamSchema.class {}
+DeletedTeamSchema.setClass(DeletedTeam);
+
+/**
+ * A user's last removal from an organization (`member.removed`): a `team_member.added` of the user
+ * there with a version not newer is older than the removal and ignored.
+ */
+export const RemovedMemberSchema = defineEntity({
+  name: "RemovedMember",
+  tableName: "removed_members",
+  properties: {
+    organizationId: p.uuid().primary(),
+    userId: p.uuid().primary(),
+    /** The `membershipVersion` of the removal. */
+    version: p.integer(),
+  },
+});
+export class RemovedMember extends RemovedMemberSchema.class {}
+RemovedMemberSchema.setClass(RemovedMember);
+
+/**
+ * The last reconciliation of an organization's team memberships with identity: the copy was made
+ * equal to identity's at `version`, so an event with a version not newer is already in it.
+ */
+export const TeamMembershipReconciliationSchema = defineEntity({
+  name: "TeamMembershipReconciliation",
+  tableName: "team_membership_reconciliations",
+  properties: {
+    organizationId: p.uuid().primary(),
+    version: p.integer(),
+    reconciledAt: p.datetime(),
+  },
+});
+export class TeamMembershipReconciliation extends TeamMembershipReconciliationSchema.class {}
+TeamMembershipReconciliationSchema.setClass(TeamMembershipReconciliation);
