@@ -308,6 +308,10 @@ describe("the integration's own public endpoint and tasks", () => {
       code: "invalid_argument",
       message: expect.stringContaining("task: must be at most 64 KiB"),
     });
+    expect(await failure(queue(principal, `${'{"a":'.repeat(300)}1${"}".repeat(300)}`))).toMatchObject({
+      code: "invalid_argument",
+      message: "task: nesting deeper than 256",
+    });
     expect(await failure(queue(principal, "{}", 86_401))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("schedule:") });
   });
 });

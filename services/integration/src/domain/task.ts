@@ -1,4 +1,4 @@
-import { AppError } from "@imprint/runtime";
+import { AppError, jsonNestingDepth, jsonTooDeep, MAX_JSON_DEPTH } from "@imprint/runtime";
 
 /** A task's payload, as JSON text, at most this many bytes (it travels in the event's JSON to the script). */
 export const TASK_MAX_BYTES = 64 * 1024;
@@ -14,11 +14,14 @@ export interface QueuedTask {
 }
 
 /**
- * Checks a task an integration queues for itself: a JSON object of at most 64 KiB (`task`),
+ * Checks a task an integration queues for itself: a JSON object of at most 64 KiB, nested at most
+ * MAX_JSON_DEPTH levels (`task`),
  * delivered after 0 to 86,400 seconds (`schedule`), as GitBook's queueIntegrationTask takes them.
  */
 export function validateTask(taskJson: string, scheduleSeconds: number, now: Date): QueuedTask {
   if (Buffer.byteLength(taskJson, "utf8") > TASK_MAX_BYTES) throw AppError.invalidArgument(`task: must be at most ${TASK_MAX_BYTES / 1024} KiB of JSON`);
+  // Read without parsing: a task nested past the bound is refused before anything recurses into it.
+  if (jsonNestingDepth(taskJson, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw AppError.invalidArgument(jsonTooDeep("task"));
   let task: unknown;
   try {
     task = JSON.parse(taskJson);
