@@ -35,7 +35,7 @@ describe("api-differences.json", () => {
 
   it("may name only operations that exist, and differences only of routed ones", () => {
     expect(build({ different: { ...inputs.differences.different, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);
-    expect(build({ different: { ...inputs.differences.different, queueIntegrationTask: "x" } })).toThrow(/queueIntegrationTask is not routed/);
+    expect(build({ different: { ...inputs.differences.different, listOrganizationStyleguides: "x" } })).toThrow(/listOrganizationStyleguides is not routed/);
     expect(build({ notes: { ...inputs.differences.notes, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);
     expect(build({ resources: [...inputs.differences.resources, "no-such-tag"] })).toThrow(/no-such-tag is not a tag/);
   });
@@ -70,6 +70,16 @@ describe("routeTable", () => {
       "PUT /v1/integrations/:integrationName/installations/:installationId/public/*path",
       "PATCH /v1/integrations/:integrationName/installations/:installationId/public/*path",
       "DELETE /v1/integrations/:integrationName/installations/:installationId/public/*path",
+      "GET /v1/integrations/:integrationName/public",
+      "POST /v1/integrations/:integrationName/public",
+      "PUT /v1/integrations/:integrationName/public",
+      "PATCH /v1/integrations/:integrationName/public",
+      "DELETE /v1/integrations/:integrationName/public",
+      "GET /v1/integrations/:integrationName/public/*path",
+      "POST /v1/integrations/:integrationName/public/*path",
+      "PUT /v1/integrations/:integrationName/public/*path",
+      "PATCH /v1/integrations/:integrationName/public/*path",
+      "DELETE /v1/integrations/:integrationName/public/*path",
       "GET /v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js",
     ]);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);

@@ -170,4 +170,54 @@ describe("merge rules", () => {
     const bypassed = await createChangeRequest();
     expect((await org.owner.api.spaces.mergeChangeRequest(spaceId, bypassed.id)).status).toBe(200);
   });
+
+  it("keeps a space's own rules, which take the organization's place until the space inherits again", async () => {
+    await org.owner.api.orgs.updateOrganizationById(org.organizationId, {
+      mergeRules: { type: "rules", rules: [{ rule: "require_at_least_one_review" }] } as never,
+    });
+    const spaceRules = { type: "rules", rules: [{ rule: "require_specific_reviewers", users: [reviewer.userId] }] };
+    const updated = await org.owner.api.spaces.updateSpaceById(spaceId, { mergeRules: spaceRules as never });
+    expect(updated.data.mergeRules).toEqual(spaceRules);
+    expect((await reader.api.spaces.getSpaceById(spaceId)).data.mergeRules).toEqual(spaceRules);
+
+    const cr = await createChangeRequest();
+    const refused = await call(stack, "POST", crPath(cr.id, "/merge"), as(org.owner));
+    expect(refused.status).toBe(409);
+    expect(refused.body.error.message).toContain('Merge rule "require_specific_reviewers"');
+    expect(refused.body.error.message).toContain(reviewer.userId);
+    await reviewer.api.spaces.submitChangeRequestReview(spaceId, cr.id, { status: APPROVED });
+    expect((await org.owner.api.spaces.mergeChangeRequest(spaceId, cr.id)).data.result).toBe("merge");
+
+    expect((await org.owner.api.spaces.updateSpaceById(spaceId, { mergeRules: { type: "none" } as never })).data.mergeRules).toEqual({ type: "none" });
+    const free = await createChangeRequest();
+    expect((await org.owner.api.spaces.mergeChangeRequest(spaceId, free.id)).data.result).toBe("merge");
+
+    expect((await org.owner.api.spaces.updateSpaceById(spaceId, { mergeRules: { type: "inherit" } as never })).data.mergeRules).toEqual({ type: "inherit" });
+    const inherited = await createChangeRequest();
+    const refusedByOrganization = await call(stack, "POST", crPath(inherited.id, "/merge"), as(org.owner));
+    expect(refusedByOrganization.status).toBe(409);
+    expect(refusedByOrganization.body.error.message).toContain('Merge rule "require_at_least_one_review"');
+  });
+
+  it("refuses space rules from non-admins (403), other organizations (404) and bad rules (400 naming the field)", async () => {
+    const rules = { mergeRules: { type: "none" } };
+    expect((await call(stack, "PATCH", `/v1/spaces/${spaceId}`, as(editor, { json: rules }))).status).toBe(403);
+    const other = await createOrganization(stack);
+    expect((await call(stack, "PATCH", `/v1/spaces/${spaceId}`, { token: other.owner.token, json: rules })).status).toBe(404);
+    const badType = await call(stack, "PATCH", `/v1/spaces/${spaceId}`, as(org.owner, { json: { mergeRules: { type: "sometimes" } } }));
+    expect(badType.status).toBe(400);
+    expect(badType.body.error.message).toContain("mergeRules.type");
+    const noUsers = await call(
+      stack,
+      "PATCH",
+      `/v1/spaces/${spaceId}`,
+      as(org.owner, { json: { mergeRules: { type: "rules", rules: [{ rule: "allow_bypass" }] } } }),
+    );
+    expect(noUsers.status).toBe(400);
+    expect(noUsers.body.error.message).toContain("mergeRules.rules[0].users");
+    const shapeless = await call(stack, "PATCH", `/v1/spaces/${spaceId}`, as(org.owner, { json: { mergeRules: { rules: "all" } } }));
+    expect(shapeless.status).toBe(400);
+    expect(shapeless.body.error.message).toContain("mergeRules.");
+    expect((await reader.api.spaces.getSpaceById(spaceId)).data.mergeRules).toEqual({ type: "inherit" });
+  });
 });

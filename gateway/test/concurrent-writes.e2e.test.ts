@@ -104,6 +104,21 @@ const newIntegration = async () => {
   });
   return name;
 };
+/** Answers its integration's public endpoint with its integration token: the one caller that may queue the integration's tasks. */
+const TOKEN_SCRIPT = `export default { async fetch(request) { const form = await request.formData(); const event = JSON.parse(form.get("event")); if (event.type === "fetch") return new Response(JSON.parse(form.get("environment")).apiTokens.integration); return new Response("OK"); } }`;
+/** An integration and its own token (read from its public endpoint). */
+const integrationWithToken = async () => {
+  const name = `race-${randomUUID().slice(0, 8)}`;
+  await ok("POST", `/v1/integrations/${name}`, {
+    organization: org.organizationId,
+    title: "Raced",
+    description: "Raced integration",
+    scopes: [],
+    script: TOKEN_SCRIPT,
+  });
+  const token = await (await fetch(`${stack.baseUrl}/v1/integrations/${name}/public`)).text();
+  return { name, token };
+};
 const newInstallation = async () => {
   const name = await newIntegration();
   const installation = await ok("POST", `/v1/integrations/${name}/installations`, { organization: org.organizationId });
@@ -689,6 +704,13 @@ const CASES: Record<string, RaceCase> = {
       };
     },
   },
+  "POST /v1/integrations/:integrationName/tasks": {
+    outcome: "duplicates",
+    request: async () => {
+      const { name, token } = await integrationWithToken();
+      return { path: `/v1/integrations/${name}/tasks`, json: { task: { type: "raced" }, schedule: 3600 }, token };
+    },
+  },
   "POST /v1/integrations/:integrationName/installations": {
     outcome: "unique",
     request: async () => ({ path: `/v1/integrations/${await newIntegration()}/installations`, json: { organization: org.organizationId } }),
@@ -739,6 +761,12 @@ const NOT_RACED: Record<string, string> = {
   "PUT /v1/integrations/:integrationName/installations/:installationId/public/*path": "an installation's public endpoint answers whatever its script answers",
   "DELETE /v1/integrations/:integrationName/installations/:installationId/public/*path":
     "an installation's public endpoint answers whatever its script answers",
+  "POST /v1/integrations/:integrationName/public": "an integration's public endpoint answers whatever its script answers",
+  "PUT /v1/integrations/:integrationName/public": "an integration's public endpoint answers whatever its script answers",
+  "DELETE /v1/integrations/:integrationName/public": "an integration's public endpoint answers whatever its script answers",
+  "POST /v1/integrations/:integrationName/public/*path": "an integration's public endpoint answers whatever its script answers",
+  "PUT /v1/integrations/:integrationName/public/*path": "an integration's public endpoint answers whatever its script answers",
+  "DELETE /v1/integrations/:integrationName/public/*path": "an integration's public endpoint answers whatever its script answers",
 };
 
 /** Stands in for every upstream client: route factories only keep references to them. */

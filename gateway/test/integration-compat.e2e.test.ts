@@ -15,7 +15,8 @@ import { startStack, type TestStack } from "./support/stack.js";
  * The compatibility proof: an integration written with GitBook's `@gitbook/runtime` (a block with
  * state and actions, an `installation_setup` hook that logs and calls the API back) is published
  * with GitBook's own CLI pointed at Imprint, installed and configured with GitBook's client,
- * receives its events and renders — unchanged.
+ * receives its events and renders, and answers its integration-wide public endpoint with a task it
+ * queues for itself — unchanged.
  */
 const FIXTURE = fileURLToPath(new URL("../../services/integration/test/fixtures/compat/", import.meta.url));
 const NAME = "imprint-compat";
@@ -54,7 +55,8 @@ async function gitbookPublish(): Promise<{ code: number | null; output: string }
 interface EventItem {
   id: string;
   status: string;
-  payload: { type: string; installationId?: string };
+  installationId?: string;
+  payload: { type: string; installationId?: string; task?: unknown };
 }
 
 describe("a GitBook integration, unchanged", () => {
@@ -112,5 +114,21 @@ describe("a GitBook integration, unchanged", () => {
     );
     const { data: done } = await client.integrations.renderIntegrationUiWithGet(NAME, { request });
     expect(done).toEqual({ type: "complete", returnValue: { count: 5 } });
+  });
+
+  it("answers its integration-wide public endpoint, whose handler queues a task through GitBook's client that comes back as a task event", async () => {
+    const { data: integration } = await client.integrations.getIntegrationByName(NAME);
+    const response = await fetch(`${integration.urls.publicEndpoint}/hello?from=test`, { method: "POST", body: "{}" });
+    expect(response.status).toBe(200);
+    const path = `/v1/integrations/${NAME}/public/hello`;
+    expect(await response.json()).toEqual({ queued: path });
+    const task = await eventually(async () => {
+      const { data } = await client.integrations.listIntegrationEvents(NAME, { limit: 100 });
+      return (data.items as unknown as EventItem[]).find((event) => event.payload.type === "task");
+    }, 30_000);
+    expect(task).toMatchObject({ status: "success", payload: { type: "task", task: { type: "greet", path } } });
+    expect(task.installationId).toBeUndefined();
+    const { data: detail } = await client.integrations.getIntegrationEvent(NAME, task.id);
+    expect((detail.trace?.logs ?? []).some((line) => line?.message?.includes(`task greet for ${path}`))).toBe(true);
   });
 });

@@ -418,6 +418,27 @@ describe("without a token", () => {
     expect(tooLarge.status).toBe(413);
   });
 
+  it("serves the integration's own public endpoint (its urls.publicEndpoint): the script's fetch handler, no installation", async () => {
+    const name = uniqueName();
+    const integration = await publish(name, { script: ECHO_SCRIPT });
+    const endpoint = integration.urls.publicEndpoint;
+    expect(endpoint).toBe(`${stack.baseUrl}${integrationPath(name)}/public`);
+    const response = await fetch(`${endpoint}/oauth?code=1`, {
+      method: "POST",
+      body: "ping",
+      headers: { "x-custom": "kept", authorization: `Bearer ${org.owner.token}` },
+    });
+    expect(response.status).toBe(202);
+    expect(response.headers.get("x-echo")).toBe("yes");
+    expect(await response.json()).toEqual({ url: `${endpoint}/oauth?code=1`, method: "post", authorization: null, cookie: null, custom: "kept", body: "ping" });
+    const unknown = await call(stack, "GET", `${integrationPath(uniqueName("none"))}/public/oauth`, {
+      notInOpenApi: "an integration's public endpoint (Imprint's)",
+    });
+    expect(unknown.status).toBe(404);
+    const tooLarge = await fetch(`${endpoint}/upload`, { method: "POST", body: Buffer.alloc(1024 * 1024 + 1) });
+    expect(tooLarge.status).toBe(413);
+  });
+
   it("serves the script a site installation injects", async () => {
     const name = uniqueName();
     await publish(name, { scopes: ["site:script:inject"] as never });
@@ -431,5 +452,29 @@ describe("without a token", () => {
       notInOpenApi: "a site's injected script (Imprint's)",
     });
     expect(missing.status).toBe(404);
+  });
+});
+
+describe("tasks", () => {
+  it("queues tasks for the integration's own token only (403 for its owner's admin, 404 for another organization), refusing bad input naming the field", async () => {
+    const name = uniqueName();
+    await publish(name);
+    const tasks = `${integrationPath(name)}/tasks`;
+    const refused = await call(stack, "POST", tasks, { token: org.owner.token, json: { task: { type: "sync" } } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.message).toContain("integration token");
+    expect((await call(stack, "POST", tasks, { token: other.owner.token, json: { task: {} } })).status).toBe(404);
+    expect((await call(stack, "POST", `${integrationPath(uniqueName("none"))}/tasks`, { token: org.owner.token, json: { task: {} } })).status).toBe(404);
+    for (const [json, field] of [
+      [{}, "task"],
+      [{ task: "sync" }, "task"],
+      [{ task: {}, schedule: "soon" }, "schedule"],
+      [{ task: {}, schedule: 86_401 }, "schedule"],
+      [{ task: {}, schedule: -1 }, "schedule"],
+      [{ task: { text: "x".repeat(64 * 1024) } }, "task"],
+    ] as const) {
+      const bad = await call(stack, "POST", tasks, { token: org.owner.token, json });
+      expect([bad.status, bad.body.error.message]).toEqual([400, expect.stringContaining(`${field}:`)]);
+    }
   });
 });

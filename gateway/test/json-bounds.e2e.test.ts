@@ -76,6 +76,7 @@ const FREE_FORM: { method: string; path: () => string; template: string; outer: 
     outer: 1,
     limitBytes: PUBLISH_BODY_LIMIT_BYTES,
   },
+  { method: "POST", path: () => `/v1/integrations/${fixture.integrationName}/tasks`, template: '{"task":@}', outer: 1 },
   { method: "POST", path: () => `/v1/spaces/${fixture.spaceId}/change-requests`, template: '{"subject":"Deep","template":@}', outer: 1 },
   { method: "PATCH", path: () => `/v1/spaces/${fixture.spaceId}/change-requests/${fixture.changeRequestId}`, template: '{"links":@}', outer: 1 },
   {

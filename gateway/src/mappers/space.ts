@@ -1,4 +1,4 @@
-import { ContentLevel, SpaceEditMode, SpaceVisibility, type Space, type SpacePermissions } from "@imprint/proto/content/v1/spaces";
+import { ContentLevel, SpaceEditMode, SpaceVisibility, type Space, type SpaceMergeRules, type SpacePermissions } from "@imprint/proto/content/v1/spaces";
 import { AppError } from "@imprint/runtime/core";
 import { z } from "zod";
 import { toRestGitSync } from "./git.js";
@@ -95,11 +95,20 @@ export interface RestSpace {
   changeRequests: number;
   changeRequestsOpen: number;
   changeRequestsDraft: number;
-  mergeRules: { type: "inherit" };
+  mergeRules: RestSpaceMergeRules;
   urls: { location: string; app: string; published?: string };
   permissions: RestSpacePermissions;
   /** GitSyncState, on a space read by id once it was synced with Git (docs/git.md). */
   gitSync?: Record<string, unknown>;
+}
+
+/** GitBook's MergeRulesSpaceConfiguration: `inherit`, `none`, or `rules` each with its users where it names some. */
+export type RestSpaceMergeRules = { type: "inherit" } | { type: "none" } | { type: "rules"; rules: { rule: string; users?: string[] }[] };
+
+function toRestSpaceMergeRules(mergeRules: SpaceMergeRules | undefined): RestSpaceMergeRules {
+  if (mergeRules?.type === "none") return { type: "none" };
+  if (mergeRules?.type !== "rules") return { type: "inherit" };
+  return { type: "rules", rules: mergeRules.rules.map(({ rule, userIds }) => (userIds.length > 0 ? { rule, users: userIds } : { rule })) };
 }
 
 function toRestPermissions(p: SpacePermissions | undefined): RestSpacePermissions {
@@ -125,8 +134,8 @@ export function spaceLocation(urls: PublicUrls, spaceId: string): string {
 /**
  * GitBook's space object. `urls.published` is the address of the site-space showing it on the
  * earliest published site (publishing's announcement, kept by content), absent while no published
- * site shows it; `urls.public` is left out. `mergeRules` is always the organization's (`inherit`):
- * spaces have no merge rules of their own yet.
+ * site shows it; `urls.public` is left out. `mergeRules` is the space's own (`none`, `rules`), or
+ * `inherit` (the organization's apply).
  */
 export function toRestSpace(space: Space | undefined, urls: PublicUrls): RestSpace {
   if (!space) throw new AppError("internal", "upstream answered without a space");
@@ -147,7 +156,7 @@ export function toRestSpace(space: Space | undefined, urls: PublicUrls): RestSpa
     changeRequests: space.changeRequests,
     changeRequestsOpen: space.changeRequestsOpen,
     changeRequestsDraft: space.changeRequestsDraft,
-    mergeRules: { type: "inherit" },
+    mergeRules: toRestSpaceMergeRules(space.mergeRules),
     urls: { location: spaceLocation(urls, space.id), app: `${urls.app}/o/${organization}/s/${encodeURIComponent(space.id)}/` },
     permissions: toRestPermissions(space.permissions),
   };

@@ -402,24 +402,40 @@ function sendScriptResponse(ctx: GatewayContext, response: { status: number; hea
   ctx.body = Buffer.from(response.body);
 }
 
+/** Segments up to `/public` (the empty one before the first slash included): an installation's endpoint, the integration's. */
+const INSTALLATION_ENDPOINT_SEGMENTS = 7;
+const INTEGRATION_ENDPOINT_SEGMENTS = 5;
+
 /**
  * The raw path below `/public` with the query, as the client sent it (`/webhook?x=1`; `/` for the
- * endpoint itself): the segments after /v1/integrations/{name}/installations/{id}/public.
+ * endpoint itself): the segments after /v1/integrations/{name}/installations/{id}/public, or after
+ * /v1/integrations/{name}/public.
  */
-function pathBelowEndpoint(url: string): string {
+function pathBelowEndpoint(url: string, endpointSegments: number): string {
   const queryAt = url.indexOf("?");
   const pathname = queryAt === -1 ? url : url.slice(0, queryAt);
-  const below = pathname.split("/").slice(7).join("/");
+  const below = pathname.split("/").slice(endpointSegments).join("/");
   return `/${below}${queryAt === -1 ? "" : url.slice(queryAt)}`;
 }
 
 /** The methods an installation's public endpoint takes (HEAD goes with GET). */
 const PUBLIC_ENDPOINT_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 
+/** The request headers a script sees: all but this API's credentials and hop-by-hop headers. */
+function forwardedHeaders(ctx: GatewayContext): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(ctx.req.headers)) {
+    if (value === undefined || WITHHELD_REQUEST_HEADERS.has(name)) continue;
+    headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return headers;
+}
+
 /**
- * What reaches an installation without a token: its public HTTP endpoint (`urls.publicEndpoint`,
- * the script's `fetch` handler: any method, any path below it, the body as sent, bounded) and the
- * script a site installation injects into the site's pages.
+ * What reaches an integration without a token: the public HTTP endpoints (`urls.publicEndpoint`)
+ * of an installation and of the integration itself (the script's `fetch` handler: any method, any
+ * path below it, the body as sent, bounded) and the script a site installation injects into the
+ * site's pages.
  */
 export function integrationInstallationDirectRoutes({ upstreams }: Pick<RouteDeps, "upstreams">): DirectRoute[] {
   const integration = upstreams.integration;
@@ -427,23 +443,34 @@ export function integrationInstallationDirectRoutes({ upstreams }: Pick<RouteDep
   const handlePublic: DirectRoute["handle"] = async (ctx) => {
     const params = parseInput(installationParams, ctx.params, "path");
     const body = await readBodyBytes(ctx, PUBLIC_ENDPOINT_BODY_LIMIT);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(ctx.req.headers)) {
-      if (value === undefined || WITHHELD_REQUEST_HEADERS.has(name)) continue;
-      headers[name] = Array.isArray(value) ? value.join(", ") : value;
-    }
     const response = await integration.scripts.handleInstallationRequest({
       name: params.integrationName,
       installationId: params.installationId,
       method: ctx.method,
-      path: pathBelowEndpoint(ctx.url),
-      headers,
+      path: pathBelowEndpoint(ctx.url, INSTALLATION_ENDPOINT_SEGMENTS),
+      headers: forwardedHeaders(ctx),
+      body,
+    });
+    sendScriptResponse(ctx, response);
+  };
+  const integrationEndpoint = "/v1/integrations/:integrationName/public";
+  const handleIntegrationPublic: DirectRoute["handle"] = async (ctx) => {
+    const params = parseInput(integrationParams, ctx.params, "path");
+    const body = await readBodyBytes(ctx, PUBLIC_ENDPOINT_BODY_LIMIT);
+    const response = await integration.scripts.handleIntegrationRequest({
+      name: params.integrationName,
+      method: ctx.method,
+      path: pathBelowEndpoint(ctx.url, INTEGRATION_ENDPOINT_SEGMENTS),
+      headers: forwardedHeaders(ctx),
       body,
     });
     sendScriptResponse(ctx, response);
   };
   return [
     ...[endpoint, `${endpoint}/*path`].flatMap((path) => PUBLIC_ENDPOINT_METHODS.map((method): DirectRoute => ({ method, path, handle: handlePublic }))),
+    ...[integrationEndpoint, `${integrationEndpoint}/*path`].flatMap((path) =>
+      PUBLIC_ENDPOINT_METHODS.map((method): DirectRoute => ({ method, path, handle: handleIntegrationPublic })),
+    ),
     {
       method: "GET",
       path: "/v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js",

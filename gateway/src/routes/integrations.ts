@@ -51,6 +51,9 @@ const base64Image = z.string().transform((value, ctx) => {
 
 const jsonObject = z.record(z.string(), z.unknown());
 
+/** queueIntegrationTask: the task's payload (an object) and its delay; the size and the delay's range are the integration service's rules. */
+export const queueIntegrationTaskBody = z.object({ task: jsonObject, schedule: z.number().optional() });
+
 /** GitBook's IntegrationContentSecurityPolicy: a policy, or its directives by name. */
 const contentSecurityPolicy = z.union([z.string(), z.record(z.string(), z.string())]);
 
@@ -268,6 +271,23 @@ export function integrationRoutes({ upstreams, urls }: RouteDeps): Route[] {
           eventId: params.eventId,
         });
         return ok({ event: toRestIntegrationEvent(response.event), trace: { logs: response.logs.map(toRestEventLog) } });
+      },
+    }),
+
+    // queueIntegrationTask: the integration's own token only; delivered later to its script as a `task` event.
+    defineRoute({
+      method: "POST",
+      path: "/v1/integrations/:integrationName/tasks",
+      params: integrationParams,
+      body: queueIntegrationTaskBody,
+      handler: async ({ params, body, principal }) => {
+        await integration.integrationEvents.queueIntegrationTask({
+          caller: principal.caller,
+          name: params.integrationName,
+          taskJson: JSON.stringify(body.task),
+          scheduleSeconds: body.schedule ?? 0,
+        });
+        return noContent();
       },
     }),
 

@@ -1,5 +1,13 @@
 import { SortOrder } from "@imprint/proto/common/v1";
-import { ContentLevel, SpaceEditMode, SpaceVisibility, type ContentPointer, type ParentTarget, type Position } from "@imprint/proto/content/v1/spaces";
+import {
+  ContentLevel,
+  SpaceEditMode,
+  SpaceVisibility,
+  type ContentPointer,
+  type ParentTarget,
+  type Position,
+  type SpaceMergeRules,
+} from "@imprint/proto/content/v1/spaces";
 import { z } from "zod";
 import {
   defaultLevelSchema,
@@ -58,13 +66,23 @@ export const createSpaceBody = z
   })
   .optional();
 
-/** updateSpaceById: unknown fields (language, mergeRules, icon) are ignored; emoji null removes it. */
+/**
+ * updateSpaceById: unknown fields (language, icon) are ignored; emoji null removes it. `mergeRules`
+ * (GitBook's MergeRulesSpaceConfiguration) is checked for shape only: the type and the rules
+ * (names, users, what Imprint supports) are content's to check.
+ */
 export const updateSpaceBody = z.object({
   title: z.string().optional(),
   emoji: z.string().nullable().optional(),
   editMode: z.enum(["live", "locked"]).optional(),
   defaultLevel: defaultLevelSchema.optional(),
   visibility: z.enum(VISIBILITY_NAMES).optional(),
+  mergeRules: z
+    .object({
+      type: z.string(),
+      rules: z.array(z.object({ rule: z.string(), users: z.array(z.string()).optional() })).optional(),
+    })
+    .optional(),
 });
 
 export function toUpdateSpaceFields(body: z.output<typeof updateSpaceBody>) {
@@ -76,6 +94,7 @@ export function toUpdateSpaceFields(body: z.output<typeof updateSpaceBody>) {
       editMode: SpaceEditMode.SPACE_EDIT_MODE_UNSPECIFIED,
       defaultLevel: ContentLevel.CONTENT_LEVEL_UNSPECIFIED,
       visibility: SpaceVisibility.SPACE_VISIBILITY_UNSPECIFIED,
+      mergeRules: undefined as SpaceMergeRules | undefined,
     },
     {
       title: ["title", (title) => ({ title })],
@@ -83,6 +102,12 @@ export function toUpdateSpaceFields(body: z.output<typeof updateSpaceBody>) {
       editMode: ["edit_mode", (mode) => ({ editMode: toProtoEditMode(mode) })],
       defaultLevel: ["default_level", (level) => ({ defaultLevel: toProtoLevel(level) })],
       visibility: ["visibility", (visibility) => ({ visibility: toProtoVisibility(visibility) })],
+      mergeRules: [
+        "merge_rules",
+        (mergeRules) => ({
+          mergeRules: { type: mergeRules.type, rules: (mergeRules.rules ?? []).map((rule) => ({ rule: rule.rule, userIds: rule.users ?? [] })) },
+        }),
+      ],
     },
   );
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChangeRequestStatus } from "@imprint/proto/collaboration/v1/change_requests";
 import { CommentFormat } from "@imprint/proto/collaboration/v1/comments";
 import { ContributionKind, ReviewStatus, type RequestReviewersRequest } from "@imprint/proto/collaboration/v1/reviews";
+import { UpdateSpaceRequest, type SpaceMergeRules } from "@imprint/proto/content/v1/spaces";
 import { UpdateOrganizationRequest, type MergeRules } from "@imprint/proto/identity/v1/organizations";
 import {
   createChangeRequest,
@@ -75,6 +76,9 @@ const setMergeRules = (organization: TestOrganization, mergeRules: MergeRules) =
       mergeRules,
     }),
   );
+
+const setSpaceMergeRules = (user: TestUser, spaceId: string, mergeRules: SpaceMergeRules) =>
+  harness.spaces.updateSpace(UpdateSpaceRequest.fromPartial({ caller: user.caller, spaceId, updateMask: ["merge_rules"], mergeRules }));
 
 describe("requested reviewers", () => {
   it("lets editors ask members, lists them in order, and withdraws a request once", async () => {
@@ -284,5 +288,48 @@ describe("merge rules", () => {
     await ask(author, target, [ruled.owner.userId], { setDescription: true, description: "Why this change." });
     expect(await failure(merge(ruled.owner, target))).toMatchObject({ code: "conflict", message: expect.stringContaining("requires its author to merge it") });
     expect((await merge(author, target)).changeRequest?.status).toBe(ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED);
+  });
+
+  it("follows a space's own rules in place of the organization's, and the organization's again once it inherits", async () => {
+    const ruled = await createOrganization(harness);
+    const author = await createMember(harness, ruled.organizationId, { role: "edit" });
+    const approver = await createMember(harness, ruled.organizationId, { role: "review" });
+    await setMergeRules(ruled, { type: "rules", rules: [{ rule: "require_at_least_one_approved_review", userIds: [] }] });
+    const strict = await createSpace(harness, ruled);
+    const free = await createSpace(harness, ruled);
+    await setSpaceMergeRules(ruled.owner, strict.id, { type: "rules", rules: [{ rule: "require_specific_reviewers", userIds: [approver.userId] }] });
+    await setSpaceMergeRules(ruled.owner, free.id, { type: "none", rules: [] });
+
+    const unreviewed = { spaceId: free.id, changeRequestId: (await createChangeRequest(harness, author.caller, free.id)).id };
+    expect((await merge(ruled.owner, unreviewed)).changeRequest?.status).toBe(ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED);
+
+    const target = { spaceId: strict.id, changeRequestId: (await createChangeRequest(harness, author.caller, strict.id)).id };
+    expect(await failure(merge(ruled.owner, target))).toMatchObject({
+      code: "conflict",
+      message: `Merge rule "require_specific_reviewers": the change request requires an approval from each of its reviewers (missing: ${approver.userId}) before it can be merged`,
+    });
+    await review(approver, target, ReviewStatus.REVIEW_STATUS_APPROVED);
+    expect((await merge(ruled.owner, target)).changeRequest?.status).toBe(ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED);
+
+    await setSpaceMergeRules(ruled.owner, free.id, { type: "inherit", rules: [] });
+    const inherited = { spaceId: free.id, changeRequestId: (await createChangeRequest(harness, author.caller, free.id)).id };
+    expect(await failure(merge(ruled.owner, inherited))).toMatchObject({ code: "conflict", message: expect.stringContaining("requires an approval before") });
+  });
+
+  it("refuses space rules content cannot keep, naming the field", async () => {
+    const space = await createSpace(harness, org);
+    expect(await failure(setSpaceMergeRules(org.owner, space.id, { type: "sometimes", rules: [] }))).toMatchObject({
+      code: "invalid_argument",
+      message: 'mergeRules.type: must be "inherit", "none" or "rules"',
+    });
+    expect(await failure(setSpaceMergeRules(org.owner, space.id, { type: "rules", rules: [{ rule: "custom", userIds: [] }] }))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("mergeRules.rules[0].rule"),
+    });
+    expect(await failure(setSpaceMergeRules(org.owner, space.id, { type: "rules", rules: [{ rule: "allow_bypass", userIds: [] }] }))).toMatchObject({
+      code: "invalid_argument",
+      message: "mergeRules.rules[0].users: must name 1 to 50 users",
+    });
+    expect(await failure(setSpaceMergeRules(editor, space.id, { type: "none", rules: [] }))).toMatchObject({ code: "permission_denied" });
   });
 });

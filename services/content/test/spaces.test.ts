@@ -164,7 +164,7 @@ describe("UpdateSpace", () => {
     const space = await createSpace(harness, org);
     const cases: [Partial<UpdateSpaceRequest>, string][] = [
       [{ updateMask: [] }, "update_mask: must name at least one field"],
-      [{ updateMask: ["owner"] }, 'update_mask: unknown field "owner"; allowed: title, emoji, edit_mode, default_level, visibility'],
+      [{ updateMask: ["owner"] }, 'update_mask: unknown field "owner"; allowed: title, emoji, edit_mode, default_level, visibility, merge_rules'],
       [{ updateMask: ["title"], title: "t".repeat(51) }, "title: must be at most 50 characters"],
       [{ updateMask: ["emoji"], emoji: "x".repeat(51) }, "emoji: must be at most 50 characters"],
       [{ updateMask: ["edit_mode"] }, "editMode: must be live or locked"],
@@ -178,6 +178,55 @@ describe("UpdateSpace", () => {
     for (const [fields, message] of cases) {
       expect(await failure(update({ spaceId: space.id, ...fields }))).toMatchObject({ code: "invalid_argument", message });
     }
+  });
+});
+
+describe("a space's merge rules", () => {
+  it("inherits the organization's until set; keeps none or rules (recorded as a change), answered by every read, kept by a duplicate", async () => {
+    const since = new Date(Date.now() - 1_000);
+    const space = await createSpace(harness, org);
+    expect((await harness.spaces.getSpace({ caller: org.owner.caller, spaceId: space.id, shareKey: "" })).space!.mergeRules).toEqual({
+      type: "inherit",
+      rules: [],
+    });
+    const rules = {
+      type: "rules",
+      rules: [
+        { rule: "require_at_least_one_approved_review", userIds: [] },
+        { rule: "allow_bypass", userIds: [org.owner.userId] },
+      ],
+    };
+    const updated = (await update({ spaceId: space.id, updateMask: ["merge_rules"], mergeRules: rules })).space!;
+    expect(updated.mergeRules).toEqual(rules);
+    expect(
+      (await harness.spaces.listSpaces({ caller: org.owner.caller, organizationId: org.organizationId, page: undefined })).spaces.find(
+        (s) => s.id === space.id,
+      )!.mergeRules,
+    ).toEqual(rules);
+    const copy = (await harness.spaces.duplicateSpace({ caller: org.owner.caller, spaceId: space.id })).space!;
+    expect(copy.mergeRules).toEqual(rules);
+    const events = await waitForEvents("content", { since, organizationId: org.organizationId }, { types: ["space.updated"] });
+    expect(events.find((event) => event.type === "space.updated")!.payload).toMatchObject({ spaceId: space.id, changedFields: ["mergeRules"] });
+    expect((await update({ spaceId: space.id, updateMask: ["merge_rules"], mergeRules: { type: "none", rules: [] } })).space!.mergeRules).toEqual({
+      type: "none",
+      rules: [],
+    });
+    expect((await update({ spaceId: space.id, updateMask: ["merge_rules"], mergeRules: { type: "inherit", rules: [] } })).space!.mergeRules).toEqual({
+      type: "inherit",
+      rules: [],
+    });
+    expect(await failure(update({ spaceId: space.id, updateMask: ["merge_rules"] }))).toMatchObject({
+      code: "invalid_argument",
+      message: "mergeRules: required when the update mask names it",
+    });
+    expect(
+      await failure(
+        update({ spaceId: space.id, updateMask: ["merge_rules"], mergeRules: { type: "none", rules: [{ rule: "require_author_to_merge", userIds: [] }] } }),
+      ),
+    ).toMatchObject({
+      code: "invalid_argument",
+      message: 'mergeRules.rules: must be empty when type is "none"',
+    });
   });
 });
 

@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { TargetKind } from "@imprint/proto/integration/v1/target_installations";
-import { createOrganization, createRevision, createSpace, eventually, type TestOrganization } from "@imprint/runtime/testing";
+import { createOrganization, createRevision, createSpace, eventually, failure, type TestOrganization } from "@imprint/runtime/testing";
 import { verifyDispatchSignature } from "../src/domain/platform/signature.js";
 import { bundleIntegration } from "./support/bundle.js";
 import { startIntegrationHarness, type IntegrationHarness } from "./support/harness.js";
@@ -229,5 +229,89 @@ describe("development mode", () => {
     // render (a render is answered by whoever rendered it, so it is known by the time the call returns).
     await expect(render()).rejects.toMatchObject({ code: "upstream_failed" });
     expect(renders()).toBe(1);
+  });
+});
+
+/**
+ * Answers its integration's public endpoint with what it was called with (its URL, whether an
+ * installation came with it, and its integration token), and logs the tasks it is handed.
+ */
+const TASK_SCRIPT = `export default { async fetch(request) {
+  const form = await request.formData();
+  const event = JSON.parse(form.get("event"));
+  const environment = JSON.parse(form.get("environment"));
+  if (event.type === "fetch") return new Response(JSON.stringify({ url: event.request.url, installationId: event.installationId ?? null, installation: environment.installation ?? null, token: environment.apiTokens.integration, body: form.get("fetch-body") }), { status: 201, headers: { "content-type": "application/json", "x-seen": "yes" } });
+  if (event.type === "task") { console.log("task " + JSON.stringify(event.task)); return new Response("OK"); }
+  return new Response("OK");
+} }`;
+
+// Last in the file: it moves the integration service's clock an hour ahead.
+describe("the integration's own public endpoint and tasks", () => {
+  it("serves the integration-wide endpoint with no installation, and delivers the tasks its token queues, scheduled ones once due", async () => {
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: TASK_SCRIPT });
+    const served = await harness.scripts.handleIntegrationRequest({
+      name: integration.name,
+      method: "POST",
+      path: "/oauth/callback?code=1",
+      headers: { "x-custom": "kept" },
+      body: Buffer.from("ping"),
+    });
+    expect(served.status).toBe(201);
+    expect(served.headers).toContainEqual({ name: "x-seen", value: "yes" });
+    const seen = JSON.parse(Buffer.from(served.body).toString()) as {
+      url: string;
+      installationId: string | null;
+      installation: unknown;
+      token: string;
+      body: string;
+    };
+    expect(seen).toMatchObject({ installationId: null, installation: null, body: "ping" });
+    expect(seen.url).toMatch(new RegExp(`/v1/integrations/${integration.name}/public/oauth/callback\\?code=1$`));
+    expect(
+      await failure(harness.scripts.handleIntegrationRequest({ name: "nothing-here", method: "GET", path: "/", headers: {}, body: Buffer.alloc(0) })),
+    ).toMatchObject({
+      code: "not_found",
+    });
+
+    // The token a script of the integration calls the API with acts as the integration's principal.
+    const { caller: principal } = await harness.identity.tokens.authenticateToken({ token: seen.token });
+    const queue = (caller: typeof principal, taskJson: string, scheduleSeconds = 0) =>
+      harness.integrationEvents.queueIntegrationTask({ caller, name: integration.name, taskJson, scheduleSeconds });
+    const { eventId } = await queue(principal, JSON.stringify({ type: "sync", page: 1 }));
+    const delivered = await deliveredEvent(integration.name, (payload) => payload.type === "task");
+    expect(delivered).toMatchObject({ id: eventId, installationId: "", status: "success" });
+    expect(JSON.parse(delivered.payloadJson)).toEqual({ type: "task", eventId, task: { type: "sync", page: 1 } });
+    // The script logged the task it was handed (as stored: key order is PostgreSQL's).
+    const logged = (await trace(integration.name, eventId)).find((line) => line.startsWith("task "));
+    expect(JSON.parse(logged!.slice("task ".length))).toEqual({ type: "sync", page: 1 });
+
+    const later = await queue(principal, JSON.stringify({ type: "later" }), 3600);
+    await queue(principal, JSON.stringify({ type: "now" }));
+    await deliveredEvent(integration.name, (payload) => (payload as { task?: { type?: string } }).task?.type === "now");
+    const listed = await harness.integrationEvents.listIntegrationEvents({
+      caller: org.owner.caller,
+      name: integration.name,
+      page: { pageToken: "", pageSize: 100 },
+    });
+    expect(listed.events.map((event) => event.id)).not.toContain(later.eventId);
+    harness.integrationClock.advance(3600 * 1000);
+    expect(await deliveredEvent(integration.name, (payload) => (payload as { task?: { type?: string } }).task?.type === "later")).toMatchObject({
+      id: later.eventId,
+      status: "success",
+    });
+
+    expect(await failure(queue(org.owner.caller, "{}"))).toMatchObject({ code: "permission_denied", message: expect.stringContaining("integration token") });
+    const stranger = await createOrganization(harness);
+    expect(await failure(queue(stranger.owner.caller, "{}"))).toMatchObject({ code: "not_found" });
+    expect(await failure(queue(principal, "[1, 2]"))).toMatchObject({ code: "invalid_argument", message: "task: must be a JSON object" });
+    expect(await failure(queue(principal, JSON.stringify({ text: "x".repeat(64 * 1024) })))).toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringContaining("task: must be at most 64 KiB"),
+    });
+    expect(await failure(queue(principal, `${'{"a":'.repeat(300)}1${"}".repeat(300)}`))).toMatchObject({
+      code: "invalid_argument",
+      message: "task: nesting deeper than 256",
+    });
+    expect(await failure(queue(principal, "{}", 86_401))).toMatchObject({ code: "invalid_argument", message: expect.stringContaining("schedule:") });
   });
 });

@@ -11,10 +11,11 @@ export function roleForScopes(scopes: readonly string[]): MemberRole {
   return scopes.some((scope) => scope.endsWith(":write")) ? MemberRole.MEMBER_ROLE_EDIT : MemberRole.MEMBER_ROLE_READ;
 }
 
-/** An installation token and when it expires. */
+/** An installation token, when it expires, and the principal it acts as (identity's user of the installation or integration). */
 export interface IssuedToken {
   token: string;
   expiresAt: Date;
+  userId: string;
 }
 
 /** Principals whose token is kept at most; the least recently used go first. */
@@ -84,6 +85,6 @@ export class InstallationTokens {
       if (!(error instanceof AppError && error.code === "conflict")) throw error;
       issued = await this.identity.tokens.issueInstallationToken(request);
     }
-    return { token: issued.token, expiresAt: issued.expiresAt ?? new Date(this.clock().getTime() + this.ttlSeconds * 1000) };
+    return { token: issued.token, expiresAt: issued.expiresAt ?? new Date(this.clock().getTime() + this.ttlSeconds * 1000), userId: issued.userId };
   }
 }

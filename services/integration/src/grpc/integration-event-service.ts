@@ -4,6 +4,7 @@ import { pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtim
 import type { UseCaseDeps } from "../deps.js";
 import { getIntegrationEvent } from "../use-cases/integration-events/get-integration-event.js";
 import { listIntegrationEvents } from "../use-cases/integration-events/list-integration-events.js";
+import { queueIntegrationTask } from "../use-cases/integration-events/queue-integration-task.js";
 import { integrationEventToProto } from "./mappers.js";
 
 export const INTEGRATION_EVENT_SERVICE_NAME = "imprint.integration.v1.IntegrationEventService";
@@ -23,5 +24,13 @@ export function integrationEventServiceImplementation(em: () => EntityManager, d
         logs: event.trace.map((line) => ({ message: line.message, timestamp: new Date(line.timestamp), level: line.level })),
       };
     },
+
+    queueIntegrationTask: async (request) => ({
+      eventId: await queueIntegrationTask(
+        em(),
+        { caller: request.caller, name: request.name, taskJson: request.taskJson, scheduleSeconds: request.scheduleSeconds },
+        deps,
+      ),
+    }),
   };
 }

@@ -4,6 +4,7 @@ import { type AsyncImplementation } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { getPublishedScript } from "../use-cases/scripts/get-published-script.js";
 import { handleInstallationRequest } from "../use-cases/scripts/handle-installation-request.js";
+import { handleIntegrationRequest } from "../use-cases/scripts/handle-integration-request.js";
 import { listSiteScripts } from "../use-cases/scripts/list-site-scripts.js";
 import { renderIntegrationUI } from "../use-cases/scripts/render-integration-ui.js";
 import { reportSiteViews } from "../use-cases/scripts/report-site-views.js";
@@ -43,6 +44,15 @@ export function scriptServiceImplementation(em: () => EntityManager, deps: UseCa
           headers: request.headers,
           body: request.body,
         },
+        deps,
+      );
+      return { status: answer.status, headers: headerPairs(answer.headers), body: Buffer.from(answer.body) };
+    },
+
+    handleIntegrationRequest: async (request) => {
+      const answer = await handleIntegrationRequest(
+        em(),
+        { name: request.name, method: request.method, path: request.path, headers: request.headers, body: request.body },
         deps,
       );
       return { status: answer.status, headers: headerPairs(answer.headers), body: Buffer.from(answer.body) };

@@ -24,6 +24,8 @@ export interface IntegrationHarness extends Pick<ServiceClients, "identity" | "s
   integration: RunningService;
   /** Every line the integration service logged, at every level (to check what never reaches a log). */
   integrationLogs: LogLine[];
+  /** The integration service's clock (e.g. to bring a scheduled task due). */
+  integrationClock: TestClock;
   stop(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export interface IntegrationHarness extends Pick<ServiceClients, "identity" | "s
  */
 export async function startIntegrationHarness(env: Record<string, string> = {}): Promise<IntegrationHarness> {
   const integrationLogger = testLogger("integration", { level: "debug", record: true });
+  const integrationClock = new TestClock({ distinct: true });
   const services = await startServices([
     { name: "identity", config: loadIdentityConfig, start: startIdentityService },
     { name: "content", config: loadContentConfig, start: startContentService },
@@ -42,7 +45,7 @@ export async function startIntegrationHarness(env: Record<string, string> = {}):
       name: "integration",
       config: loadIntegrationConfig,
       start: startIntegrationService,
-      clock: new TestClock({ distinct: true }).now,
+      clock: integrationClock.now,
       logger: integrationLogger,
       env: {
         IMPRINT_ALLOW_PRIVATE_FETCH: "true",
@@ -73,6 +76,7 @@ export async function startIntegrationHarness(env: Record<string, string> = {}):
     sites,
     integration: services.service("integration"),
     integrationLogs: integrationLogger.lines,
+    integrationClock,
     stop: async () => {
       for (const client of Object.values(integrationClients)) client.close();
       sites.close();

@@ -1,4 +1,4 @@
-import type { SpacePermissions } from "@imprint/proto/content/v1/spaces";
+import type { SpaceMergeRules, SpacePermissions } from "@imprint/proto/content/v1/spaces";
 import { AppError, callerMessage, isId, requireCaller, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 
@@ -12,6 +12,8 @@ export interface SpaceAccess {
   /** The space's current revision; empty while it has none. */
   revisionId: string;
   permissions: SpacePermissions;
+  /** The space's own merge rules (type "inherit": the organization's apply; so too when content answers without them). */
+  mergeRules: SpaceMergeRules;
 }
 
 export type SpaceRight = "view" | "edit" | "merge" | "comment" | "admin";
@@ -32,5 +34,11 @@ export async function requireSpace(
   const { space } = await deps.content.spaces.getSpace({ caller: callerMessage(who), spaceId, shareKey: "" });
   if (!space?.permissions?.view) throw AppError.notFound("Space");
   if (!space.permissions[need]) throw AppError.permissionDenied(`You need the "${need}" permission on this space`);
-  return { spaceId: space.id, organizationId: space.organizationId, revisionId: space.revisionId, permissions: space.permissions };
+  return {
+    spaceId: space.id,
+    organizationId: space.organizationId,
+    revisionId: space.revisionId,
+    permissions: space.permissions,
+    mergeRules: space.mergeRules?.type ? space.mergeRules : { type: "inherit", rules: [] },
+  };
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { MergeRules } from "@imprint/proto/identity/v1/organizations";
 import { assertMergeRules } from "../../domain/merge-rules.js";
 import type { ChangeRequest } from "../../domain/change-request.js";
 import { RequestedReviewer, Review } from "../../domain/review.js";
@@ -7,9 +8,11 @@ import { readBranch } from "./change-request-views.js";
 import type { UseCaseDeps } from "../../deps.js";
 
 /**
- * Checks the organization's merge rules (identity's, read as the merger sees the organization)
- * against the change request's current reviews, requested reviewers and branch: CONFLICT naming
- * the first rule broken. Type "none" asks nothing more.
+ * Checks the merge rules that apply to the change request's space against its current reviews,
+ * requested reviewers and branch: CONFLICT naming the first rule broken. The space's own rules
+ * (content's, read with its access) take the organization's place unless their type is
+ * "inherit"; then the organization's apply (identity's, read as the merger sees the organization).
+ * Type "none" asks nothing more.
  */
 export async function requireMergeRules(
   em: EntityManager,
@@ -18,8 +21,7 @@ export async function requireMergeRules(
   space: SpaceAccess,
   changeRequest: ChangeRequest,
 ): Promise<void> {
-  const { organization } = await deps.identity.organizations.getOrganization({ caller: callerMessage(caller), organizationId: space.organizationId });
-  const mergeRules = organization?.mergeRules;
+  const mergeRules = space.mergeRules.type === "inherit" ? await organizationMergeRules(deps, caller, space) : space.mergeRules;
   if (mergeRules?.type !== "rules" || mergeRules.rules.length === 0) return;
   const needsBranch = mergeRules.rules.some((rule) => rule.rule === "require_up_to_date_change_request");
   const [reviews, requested, branch] = await Promise.all([
@@ -36,4 +38,9 @@ export async function requireMergeRules(
     reviews,
     requestedReviewerIds: requested.map((request) => request.userId),
   });
+}
+
+async function organizationMergeRules(deps: Pick<UseCaseDeps, "identity">, caller: CallerInput, space: SpaceAccess): Promise<MergeRules | undefined> {
+  const { organization } = await deps.identity.organizations.getOrganization({ caller: callerMessage(caller), organizationId: space.organizationId });
+  return organization?.mergeRules;
 }

@@ -1,6 +1,7 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { DEFAULT_LEVELS } from "../../access/index.js";
+import type { SpaceMergeRules } from "./merge-rules.js";
 import { POSITION_COLLATION, type Placement } from "./ordering.js";
 
 export const SPACE_TITLE_MAX = 50;
@@ -34,6 +35,8 @@ export const SpaceSchema = defineEntity({
     editMode: p.enum(SPACE_EDIT_MODES).default("live"),
     /** A level, `inherit`, or null (nothing for non-admin members). */
     defaultLevel: p.enum(DEFAULT_LEVELS).nullable(),
+    /** The space's own merge rules (type "none" or "rules"); null inherits the organization's. */
+    mergeRules: p.json<SpaceMergeRules>().nullable(),
     position: p.string().length(128).collation(POSITION_COLLATION),
     revisionId: p.string().length(64).nullable(),
     comments: p.integer().default(0),

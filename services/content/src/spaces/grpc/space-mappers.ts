@@ -6,9 +6,11 @@ import {
   type ParentTarget,
   type Position,
   type Space as SpaceMessage,
+  type SpaceMergeRules as SpaceMergeRulesMessage,
   type SpacePublishedAddress,
 } from "@imprint/proto/content/v1/spaces";
 import type { DefaultLevel } from "../../access/index.js";
+import type { SpaceMergeRules } from "../domain/merge-rules.js";
 import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
 import type { PositionInput, SiblingPointer } from "../store/placement.js";
 import type { SpaceView } from "../store/views.js";
@@ -79,7 +81,14 @@ export function spaceToProto({ space, permissions }: SpaceView): SpaceMessage {
     changeRequestsDraft: space.changeRequestsDraft,
     permissions,
     publishedAddress: space.publishedAddress ? (JSON.parse(space.publishedAddress) as SpacePublishedAddress) : undefined,
+    mergeRules: mergeRulesToProto(space.mergeRules ?? null),
   };
+}
+
+/** A space's merge rules on the wire: none kept is type "inherit". */
+export function mergeRulesToProto(mergeRules: SpaceMergeRules | null): SpaceMergeRulesMessage {
+  if (!mergeRules) return { type: "inherit", rules: [] };
+  return { type: mergeRules.type, rules: mergeRules.rules.map(({ rule, users }) => ({ rule, userIds: users ?? [] })) };
 }
 
 /** An unset parent keeps the default; a set one with an empty id is the top level. */

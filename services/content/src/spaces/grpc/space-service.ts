@@ -74,6 +74,7 @@ export function spaceServiceImplementation(deps: SpaceServiceDeps): AsyncImpleme
           editMode: editModeFromProto(request.editMode),
           defaultLevel: levelFromProto(request.defaultLevel),
           visibility: visibilityFromProto(request.visibility),
+          mergeRules: request.mergeRules,
         },
         deps,
       );

@@ -44,6 +44,7 @@ export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInp
       visibility: original.visibility,
       editMode: original.editMode,
       defaultLevel: original.defaultLevel ?? null,
+      mergeRules: original.mergeRules ?? null,
       position: await resolvePosition(tx, {
         organizationId: original.organizationId,
         parentId,

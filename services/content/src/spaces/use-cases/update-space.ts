@@ -2,13 +2,14 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { spaceLevel, spacePermissions, type CallerInput, type DefaultLevel } from "../../access/index.js";
 import { requireSpaceAccess } from "./shared/access.js";
+import { validateSpaceMergeRules, type SpaceMergeRules } from "../domain/merge-rules.js";
 import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
 import { spaceUpdated } from "../../events.js";
 import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
 import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
-const UPDATABLE_FIELDS = ["title", "emoji", "edit_mode", "default_level", "visibility"] as const;
+const UPDATABLE_FIELDS = ["title", "emoji", "edit_mode", "default_level", "visibility", "merge_rules"] as const;
 
 export interface UpdateSpaceInput {
   caller: CallerInput | undefined;
@@ -23,6 +24,8 @@ export interface UpdateSpaceInput {
   defaultLevel: DefaultLevel | undefined;
   /** undefined = not a valid visibility. */
   visibility: SpaceVisibility | undefined;
+  /** Type "inherit", "none" or "rules", and the rules (validateSpaceMergeRules); required when the mask names merge_rules. */
+  mergeRules: { type: string; rules: { rule: string; userIds: string[] }[] } | undefined;
 }
 
 interface Changes {
@@ -31,6 +34,7 @@ interface Changes {
   editMode?: SpaceEditMode;
   defaultLevel?: DefaultLevel;
   visibility?: SpaceVisibility;
+  mergeRules?: SpaceMergeRules | null;
 }
 
 function validateChanges(input: UpdateSpaceInput): Changes {
@@ -51,7 +55,16 @@ function validateChanges(input: UpdateSpaceInput): Changes {
     if (!input.visibility) throw AppError.invalidArgument("visibility: must be public, unlisted, share-link, visitor-auth, in-collection or private");
     changes.visibility = input.visibility;
   }
+  if (fields.has("merge_rules")) {
+    if (!input.mergeRules) throw AppError.invalidArgument("mergeRules: required when the update mask names it");
+    changes.mergeRules = validateSpaceMergeRules(input.mergeRules.type, input.mergeRules.rules);
+  }
   return changes;
+}
+
+/** Scalars by value; merge rules (JSON) by their JSON text, which validateSpaceMergeRules writes in one order. */
+function sameValue(current: unknown, next: unknown): boolean {
+  return typeof next === "object" && next !== null ? JSON.stringify(current ?? null) === JSON.stringify(next) : current === next;
 }
 
 /** Changes a space's settings; needs the admin level on it. Records the fields that really changed. */
@@ -64,7 +77,7 @@ export async function updateSpace(em: EntityManager, input: UpdateSpaceInput, de
     }
     const changed: Record<string, { from: unknown; to: unknown }> = {};
     for (const [field, value] of Object.entries(changes) as [keyof Changes, unknown][]) {
-      if (space[field] === value) continue;
+      if (sameValue(space[field], value)) continue;
       changed[field] = { from: space[field], to: value };
       Object.assign(space, { [field]: value });
     }

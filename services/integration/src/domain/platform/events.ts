@@ -154,6 +154,13 @@ export type FetchPublishedScriptEvent = {
   siteId: string;
 };
 
+/** A task the integration queued for itself (queueIntegrationTask), delivered once its schedule passed. */
+export type TaskEvent = {
+  type: "task";
+  eventId: string;
+  task: Record<string, unknown>;
+};
+
 /** The members of GitBook's Event that Imprint sends. */
 export type GitBookEvent =
   | InstallationSetupEvent
@@ -167,7 +174,8 @@ export type GitBookEvent =
   | SiteViewEvent
   | UIRenderEvent
   | FetchEvent
-  | FetchPublishedScriptEvent;
+  | FetchPublishedScriptEvent
+  | TaskEvent;
 
 /** Input of a builder: the event without its `type`. */
 type Input<E extends GitBookEvent> = Omit<E, "type">;
@@ -189,6 +197,7 @@ export const siteInstallationDeletedEvent = (input: Input<SiteInstallationDelete
 export const spaceContentUpdatedEvent = (input: Input<SpaceContentUpdatedEvent>) => event<SpaceContentUpdatedEvent>("space_content_updated", input);
 export const spaceVisibilityUpdatedEvent = (input: Input<SpaceVisibilityUpdatedEvent>) => event<SpaceVisibilityUpdatedEvent>("space_visibility_updated", input);
 export const siteViewEvent = (input: Input<SiteViewEvent>) => event<SiteViewEvent>("site_view", input);
+export const taskEvent = (input: Input<TaskEvent>) => event<TaskEvent>("task", input);
 export const fetchPublishedScriptEvent = (input: Input<FetchPublishedScriptEvent>) => event<FetchPublishedScriptEvent>("fetch_published_script", input);
 
 /**

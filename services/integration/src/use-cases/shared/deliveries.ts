@@ -17,6 +17,8 @@ export interface NewDelivery {
   payload: (eventId: string) => Record<string, unknown>;
   /** What it came from (a domain event id or a report), with the installation: recorded once. */
   sourceKey: string;
+  /** When it may first be sent (a scheduled task); now when not given. */
+  dueAt?: Date;
 }
 
 /**
@@ -37,7 +39,7 @@ export function recordDelivery(em: EntityManager, deps: Pick<UseCaseDeps, "clock
     sourceKey: delivery.sourceKey.slice(0, 200),
     state: "pending",
     attempts: 0,
-    nextAttemptAt: now,
+    nextAttemptAt: delivery.dueAt ?? now,
     trace: [],
     createdAt: now,
     finishedAt: null,
