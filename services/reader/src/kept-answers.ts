@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { BudgetedCache } from "@imprint/runtime/core";
-import type { SiteViews, ViewedPage, ViewedRequest } from "./site-views.js";
+import type { ViewedPage, ViewedRequest, ViewRecorder } from "./viewed.js";
 
 /** A whole answer kept for the requests that will get exactly it again. */
 export interface KeptAnswer {
@@ -81,7 +81,7 @@ export class KeptAnswers {
    * view; false when nothing is kept for it, and the request goes on to Koa (whose answer `keep`
    * keeps only if nothing was cleared meanwhile).
    */
-  serve(request: IncomingMessage, response: ServerResponse, views: SiteViews | undefined): boolean {
+  serve(request: IncomingMessage, response: ServerResponse, views: ViewRecorder | undefined): boolean {
     const kept = this.find(request);
     if (!kept) {
       this.started.set(request, this.generation);

@@ -4,6 +4,7 @@ import type { ScriptServiceService, SiteView } from "@imprint/proto/integration/
 import type { Logger, PromiseClient } from "@imprint/runtime/core";
 import type { PageVisit } from "./pages.js";
 import { throttledWarning } from "./throttled-warning.js";
+import type { ViewedPage, ViewedRequest, ViewRecorder } from "./viewed.js";
 import type { Visit } from "./visit.js";
 
 /** Views per ReportSiteViews call (the service takes up to 1000). */
@@ -19,30 +20,6 @@ const MAX_URL = 4096;
 const MAX_REFERRER = 2048;
 const MAX_USER_AGENT = 512;
 const MAX_LANGUAGE = 35;
-
-/** What a view keeps of the request it answered: Koa's context, or a kept answer's raw request (kept-answers.ts). */
-export interface ViewedRequest {
-  method: string;
-  /** The answer's status (a view is a 200, or a 304 for a page the browser kept). */
-  status: number;
-  path: string;
-  /** The query string, without its "?". */
-  querystring: string;
-  /** The client's address (behind trusted proxies, the forwarded one). */
-  ip: string;
-  /** A request header ("" when absent). */
-  header(name: string): string;
-}
-
-/** The page a view is of, and the origin its URL is written with. */
-export interface ViewedPage {
-  organizationId: string;
-  siteId: string;
-  siteSpaceId: string;
-  spaceId: string;
-  pageId: string;
-  origin: string;
-}
 
 /** The page a visit reached, as a view names it. */
 export function viewedPage(visit: Visit, at: PageVisit): ViewedPage {
@@ -62,9 +39,7 @@ export function requestOf(ctx: ParameterizedContext): ViewedRequest {
 }
 
 /** Page views of published sites, reported to the integration service (its `site_view` events). */
-export interface SiteViews {
-  /** Records the view `request` answered, if it is one: O(1), never waits; sent within a second. */
-  record(request: ViewedRequest, page: ViewedPage): void;
+export interface SiteViews extends ViewRecorder {
   /** Sends what is waiting, then closes the connection. */
   close(): Promise<void>;
 }
