@@ -12,7 +12,11 @@ export interface GrantTargetItem {
   membership: Membership;
 }
 
-/** The item a grant is on, if the caller may `need` on it (404 when they cannot see it, 403 when they may not do it). */
+/**
+ * The item a grant is on, if the caller may `need` on it (404 when they cannot see it, 403 when they
+ * may not do it). Changing grants (`admin`, in a transaction) takes the item's row for update:
+ * grant changes on one item are serialized, so two at once never both insert the same grant.
+ */
 export async function requireTarget(
   em: EntityManager,
   deps: UseCaseDeps,
@@ -21,8 +25,9 @@ export async function requireTarget(
   targetId: string,
   need: "view" | "admin",
 ): Promise<GrantTargetItem> {
+  const lock = need === "admin" && em.isInTransaction();
   if (target === "space") {
-    const { space, membership } = await requireSpaceAccess(em, deps, { caller, spaceId: targetId, need });
+    const { space, membership } = await requireSpaceAccess(em, deps, { caller, spaceId: targetId, need, lock });
     return {
       organizationId: space.organizationId,
       id: space.id,
@@ -31,7 +36,7 @@ export async function requireTarget(
       membership,
     };
   }
-  const { collection, membership } = await requireCollectionAccess(em, deps, { caller, collectionId: targetId, need });
+  const { collection, membership } = await requireCollectionAccess(em, deps, { caller, collectionId: targetId, need, lock });
   return {
     organizationId: collection.organizationId,
     id: collection.id,
