@@ -49,7 +49,7 @@ export function teamMembershipsConsumer(consumer: string, clock: () => Date = ()
           const actor = event.actor ? { userId: event.actor.userId, tokenId: event.actor.tokenId ?? "" } : null;
           return applyInviteGrant(
             em,
-            { organizationId, userId, target: inviteSpaceId ? "space" : "collection", targetId, level: inviteLevel, version: membershipVersion, actor },
+            { organizationId, userId, target: inviteSpaceId ? "space" : "collection", targetId, level: inviteLevel, version: membershipVersion ?? 0, actor },
             clock,
           );
         }

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { type CallerInput, isId, queryRows, sql } from "@imprint/runtime";
 import { isLevel } from "../domain/levels.js";
-import type { GrantTarget } from "../domain/team-grants.js";
+import { better, type GrantTarget } from "../domain/team-grants.js";
 import { UserGrant } from "../domain/user-grants.js";
 import { changeGrant } from "../grants.js";
 import { lockTeamMemberships } from "./apply-team-membership-change.js";
@@ -25,9 +25,9 @@ export interface InviteGrant {
  * membership lock (which the member's removal takes too), nothing is granted when the user's
  * removal from the organization is not older than the join (a late `member.added` after
  * `member.removed` gives no access back), nor on an item no longer of the organization (deleted,
- * transferred). A grant the member already holds there is left as it is (an admin may have changed
- * it since; a repeated event changes nothing). The grant keeps the join's version, so only a later
- * removal takes it away.
+ * transferred). The grant keeps the join's version, so only a later removal takes it away, and a
+ * join not newer than the grant already there changes nothing (a repeated event). Over a grant of an
+ * older join the newer link's level applies; over one made through the API it adds, never takes away.
  */
 export async function applyInviteGrant(em: EntityManager, grant: InviteGrant, clock: () => Date): Promise<void> {
   const { organizationId, userId, target, targetId } = grant;
@@ -46,6 +46,9 @@ export async function applyInviteGrant(em: EntityManager, grant: InviteGrant, cl
       : sql<{ id: string }>`select id from collections where id = ${targetId} and organization_id = ${organizationId}`,
   );
   if (!item) return;
-  if (await em.findOne(UserGrant, { targetType: target, targetId, userId })) return;
-  await changeGrant(em, { organizationId, target, targetId, grantee: { kind: "user", userId }, level: grant.level, version }, { clock, actor: grant.actor });
+  const existing = await em.findOne(UserGrant, { targetType: target, targetId, userId });
+  if (existing && existing.version >= version) return;
+  const level = existing && existing.version === 0 ? better(existing.level, grant.level)! : grant.level;
+  await changeGrant(em, { organizationId, target, targetId, grantee: { kind: "user", userId }, level, version }, { clock, actor: grant.actor });
+  if (existing) existing.version = version;
 }

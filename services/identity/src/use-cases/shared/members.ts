@@ -38,13 +38,17 @@ export function createMember(
   recordEvent(em, memberAdded, {
     organizationId: input.organization.id,
     actor,
+    // A join through a link to a space or collection carries the grant; any other join, only who and the role.
     payload: {
       userId: input.user.id,
       role: input.role,
-      membershipVersion: input.grant?.membershipVersion ?? 0,
-      inviteSpaceId: input.grant?.spaceId ?? "",
-      inviteCollectionId: input.grant?.collectionId ?? "",
-      inviteLevel: input.grant?.level ?? null,
+      ...(input.grant
+        ? {
+            membershipVersion: input.grant.membershipVersion,
+            ...(input.grant.spaceId ? { inviteSpaceId: input.grant.spaceId } : { inviteCollectionId: input.grant.collectionId }),
+            inviteLevel: input.grant.level,
+          }
+        : {}),
     },
   });
   return member;
