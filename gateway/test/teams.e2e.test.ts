@@ -329,6 +329,13 @@ describe("user permissions", () => {
       expect([`${route.method} ${route.path}`, answer.status]).toEqual([`${route.method} ${route.path}`, 404]);
     }
 
+    // A guest made admin of the space manages its grants, but lists no members of the organization (403), as everywhere.
+    await org.owner.api.spaces.inviteToSpace(space.id, { users: [guest.userId], role: role("admin") });
+    expect((await guest.api.spaces.updateUserPermissionInSpace(space.id, bob.userId, { role: role("read") })).status).toBe(204);
+    expect((await call(stack, "GET", `/v1/spaces/${space.id}/permissions/aggregate`, { token: guest.token })).status).toBe(403);
+    await org.owner.api.spaces.removeUserFromSpace(space.id, guest.userId);
+    await org.owner.api.spaces.removeUserFromSpace(space.id, bob.userId);
+
     // A user of another organization is not found, named by its place in the body.
     const outsider = await call(stack, "POST", `/v1/spaces/${space.id}/permissions`, {
       token: org.owner.token,

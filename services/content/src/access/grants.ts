@@ -30,11 +30,16 @@ export async function changeGrant(tx: EntityManager, change: GrantChange, contex
     grantee.kind === "team"
       ? await tx.findOne(TeamGrant, { targetType: target, targetId, teamId: grantee.teamId })
       : await tx.findOne(UserGrant, { targetType: target, targetId, userId: grantee.userId });
-  const from = existing?.level ?? null;
+  // A grant left from before the item moved to another organization counts for nobody (the checks read the item's
+  // organization's grants only): it is no grant, and a new one takes its row.
+  const stale = existing !== null && existing.organizationId !== organizationId;
+  const from = stale ? null : (existing?.level ?? null);
   if (from === level) return false;
   if (level === null) tx.remove(existing!);
-  else if (existing) existing.level = level;
-  else if (grantee.kind === "team")
+  else if (existing) {
+    existing.level = level;
+    existing.organizationId = organizationId;
+  } else if (grantee.kind === "team")
     tx.create(TeamGrant, { organizationId, teamId: grantee.teamId, targetType: target, targetId, level, createdAt: context.clock() });
   else
     tx.create(UserGrant, {
