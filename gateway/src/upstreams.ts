@@ -3,7 +3,7 @@ import { CollectionServiceService } from "@imprint/proto/content/v1/collections"
 import { GitServiceService } from "@imprint/proto/content/v1/git";
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
 import { OpenAPISpecServiceService } from "@imprint/proto/content/v1/openapi";
-import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
+import { TeamPermissionServiceService, UserPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { TranslationSettingsServiceService } from "@imprint/proto/content/v1/translations";
 import { LinkServiceService } from "@imprint/proto/content/v1/links";
 import { SearchServiceService } from "@imprint/proto/content/v1/search";
@@ -62,6 +62,7 @@ export const UPSTREAMS = {
       search: SearchServiceService,
       exports: ExportServiceService,
       permissions: TeamPermissionServiceService,
+      userPermissions: UserPermissionServiceService,
     },
   },
   collaboration: {

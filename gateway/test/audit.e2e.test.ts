@@ -73,6 +73,31 @@ describe("the audit log", () => {
     expect(order.indexOf(published!.id)).toBeLessThan(order.indexOf(created!.id));
   });
 
+  it("records grants on a space, a person's and a team's, given and taken away, with whose and which levels", async () => {
+    const space = (await org.owner.api.orgs.createSpace(org.organizationId, { title: "Granted" })).data;
+    const team = (await org.owner.api.orgs.createOrganizationTeam(org.organizationId, { title: "Auditors", members: [] })).data;
+    await org.owner.api.spaces.inviteToSpace(space.id, { users: [creator.userId], teams: [team.id], role: role("comment") });
+    await org.owner.api.spaces.removeUserFromSpace(space.id, creator.userId);
+
+    const changes = await entries("space.permission.updated", space.id, 3);
+    const payloads = await Promise.all(
+      changes.map(async (entry) => (await org.owner.api.orgs.getOrganizationAuditEvent(org.organizationId, entry.id)).data.payload),
+    );
+    expect(changes.every((entry) => entry.actor.id === org.owner.userId && entry.target.type === "space")).toBe(true);
+    // Whose grant, and its levels before and after (null: none).
+    const summary = payloads.map((payload) => {
+      const fields = payload as { eventType: string; userId?: string; teamId?: string; fromLevel?: string | null; level?: string | null };
+      return [fields.eventType, fields.userId || fields.teamId, fields.fromLevel ?? null, fields.level ?? null];
+    });
+    expect(summary).toEqual(
+      expect.arrayContaining([
+        ["space.permission_changed", creator.userId, null, "comment"],
+        ["space.permission_changed", team.id, null, "comment"],
+        ["space.permission_changed", creator.userId, "comment", null],
+      ]),
+    );
+  });
+
   it("filters by actor and time, and pages with GitBook's limit (1 to 100, default 20)", async () => {
     const start = new Date();
     const spaces = [];

@@ -255,6 +255,33 @@ const CASES: Record<string, RaceCase> = {
       return { path: `/v1/collections/${collectionId}/permissions/teams/${teamId}` };
     },
   },
+  "POST /v1/spaces/:spaceId/permissions": {
+    outcome: "unique",
+    request: async () => ({ path: `/v1/spaces/${await newSpace()}/permissions`, json: { users: [editor.userId], teams: [await newTeam()], role: "read" } }),
+  },
+  "DELETE /v1/spaces/:spaceId/permissions/users/:userId": {
+    outcome: "delete",
+    request: async () => {
+      const spaceId = await newSpace();
+      await ok("PATCH", `/v1/spaces/${spaceId}/permissions/users/${editor.userId}`, { role: "read" });
+      return { path: `/v1/spaces/${spaceId}/permissions/users/${editor.userId}` };
+    },
+  },
+  "POST /v1/collections/:collectionId/permissions": {
+    outcome: "unique",
+    request: async () => ({
+      path: `/v1/collections/${(await createCollection(stack, org)).id}/permissions`,
+      json: { users: [editor.userId], role: "comment" },
+    }),
+  },
+  "DELETE /v1/collections/:collectionId/permissions/users/:userId": {
+    outcome: "delete",
+    request: async () => {
+      const collectionId = (await createCollection(stack, org)).id;
+      await ok("PATCH", `/v1/collections/${collectionId}/permissions/users/${editor.userId}`, { role: "read" });
+      return { path: `/v1/collections/${collectionId}/permissions/users/${editor.userId}` };
+    },
+  },
   "POST /v1/orgs/:organizationId/collections": { outcome: "duplicates", request: async () => ({ path: `${orgPath()}/collections`, json: { title: "Twice" } }) },
   "DELETE /v1/collections/:collectionId": { outcome: "delete", request: async () => ({ path: `/v1/collections/${(await createCollection(stack, org)).id}` }) },
   "POST /v1/collections/:collectionId/move": {

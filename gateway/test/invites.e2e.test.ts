@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
+import { MemberRole } from "@imprint/proto/identity/v1";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { uniqueEmail } from "@imprint/runtime/testing";
+import { eventually, uniqueEmail } from "@imprint/runtime/testing";
 import { createCollection, createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call, gitbookClient, role } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -154,12 +155,27 @@ describe("POST /v1/orgs/{organizationId}/invites/{inviteId} (joinOrganizationWit
     expect([unknown.status, unknown.body.error.message]).toEqual([404, "Invite not found"]);
   });
 
-  it("makes a guest through a link to a space", async () => {
+  it("makes a guest through a link to a space, granted the link's level there and nothing else", async () => {
     const space = await createSpace(stack, org);
-    const { id } = (await org.owner.api.orgs.createOrganizationInvite(org.organizationId, { level: role("read"), space: space.id })).data;
+    const other = await createSpace(stack, org, { title: "Elsewhere" });
+    const { id } = (await org.owner.api.orgs.createOrganizationInvite(org.organizationId, { level: role("comment"), space: space.id })).data;
     const guest = await outsider();
     await guest.api.orgs.joinOrganizationWithInvite(org.organizationId, id);
     expect((await org.owner.api.orgs.getMemberInOrganizationById(org.organizationId, guest.userId)).data.role).toBeNull();
+
+    // Content makes the grant from identity's member.added: the guest sees the space, at the link's level.
+    await eventually(async () => (await call(stack, "GET", `/v1/spaces/${space.id}`, { token: guest.token })).status === 200, 10_000);
+    const seen = (await guest.api.spaces.getSpaceById(space.id)).data;
+    expect([seen.permissions.comment, seen.permissions.edit]).toEqual([true, false]);
+    expect((await call(stack, "GET", `/v1/spaces/${other.id}`, { token: guest.token })).status).toBe(404);
+    const grants = (await org.owner.api.spaces.listUserPermissionsInSpace(space.id)).data.items;
+    expect(grants.map((item) => [item.user.id, item.permission])).toEqual([[guest.userId, "comment"]]);
+
+    // Leaving the organization takes the grant away: added back as a guest (no link), they see nothing.
+    expect((await call(stack, "DELETE", `${orgPath()}/members/${guest.userId}`, { token: org.owner.token })).status).toBe(204);
+    await stack.identity.members.addMember({ organizationId: org.organizationId, email: guest.email, role: MemberRole.MEMBER_ROLE_GUEST });
+    await eventually(async () => (await org.owner.api.spaces.listUserPermissionsInSpace(space.id)).data.items.length === 0, 10_000);
+    expect((await call(stack, "GET", `/v1/spaces/${space.id}`, { token: guest.token })).status).toBe(404);
   });
 });
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "@imprint/runtime/testing";
 import { createCollection, createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
-import { call } from "./support/http.js";
+import { call, role } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 /**
@@ -228,5 +228,140 @@ describe("team permissions", () => {
     expect((await call(stack, "DELETE", teamPath(team.id), { token: org.owner.token })).status).toBe(205);
     await eventually(async () => (await call(stack, "GET", `/v1/spaces/${inside.id}`, { token: guest.token })).status === 404, 10_000);
     expect((await org.owner.api.collections.listTeamPermissionsInCollection(collection.id)).data.items).toEqual([]);
+  });
+});
+
+describe("user permissions", () => {
+  it("let a guest granted read on one space see it and nothing else, until the grant is changed and removed", async () => {
+    const granted = await createSpace(stack, org, { title: "Shared" });
+    const other = await createSpace(stack, org, { title: "Internal" });
+    expect((await call(stack, "GET", `/v1/spaces/${granted.id}`, { token: guest.token })).status).toBe(404);
+
+    expect((await org.owner.api.spaces.inviteToSpace(granted.id, { users: [guest.userId], role: role("read") })).status).toBe(204);
+    const listed = (await org.owner.api.spaces.listUserPermissionsInSpace(granted.id)).data.items;
+    expect(listed.map((item) => [item.user.id, item.permission])).toEqual([[guest.userId, "read"]]);
+
+    // The guest lists and reads that space only, and may not write it.
+    const theirs = (await guest.api.orgs.listSpacesInOrganizationById(org.organizationId)).data.items.map((item) => item.id);
+    expect(theirs).toEqual([granted.id]);
+    const seen = (await guest.api.spaces.getSpaceById(granted.id)).data;
+    expect([seen.permissions.view, seen.permissions.edit]).toEqual([true, false]);
+    expect((await call(stack, "PATCH", `/v1/spaces/${granted.id}`, { token: guest.token, json: { title: "Mine" } })).status).toBe(403);
+    expect((await call(stack, "GET", `/v1/spaces/${other.id}`, { token: guest.token })).status).toBe(404);
+
+    // A grant adds to a member's role, never takes away: bob (read) granted edit edits; alice (edit) granted read still edits.
+    await org.owner.api.spaces.inviteToSpace(granted.id, { users: [bob.userId, alice.userId], role: role("read") });
+    await org.owner.api.spaces.updateUserPermissionInSpace(granted.id, bob.userId, { role: role("edit") });
+    expect((await bob.api.spaces.getSpaceById(granted.id)).data.permissions.edit).toBe(true);
+    expect((await alice.api.spaces.getSpaceById(granted.id)).data.permissions.edit).toBe(true);
+
+    // Changed, then removed (205), then absent (204).
+    expect((await org.owner.api.spaces.updateUserPermissionInSpace(granted.id, guest.userId, { role: role("comment") })).status).toBe(204);
+    expect((await guest.api.spaces.getSpaceById(granted.id)).data.permissions.comment).toBe(true);
+    expect((await org.owner.api.spaces.removeUserFromSpace(granted.id, guest.userId)).status).toBe(205);
+    expect((await call(stack, "DELETE", `/v1/spaces/${granted.id}/permissions/users/${guest.userId}`, { token: org.owner.token })).status).toBe(204);
+    expect((await call(stack, "GET", `/v1/spaces/${granted.id}`, { token: guest.token })).status).toBe(404);
+    // role null takes a grant away too.
+    await org.owner.api.spaces.updateUserPermissionInSpace(granted.id, bob.userId, { role: null });
+    expect((await org.owner.api.spaces.listUserPermissionsInSpace(granted.id)).data.items.map((item) => item.user.id)).toEqual([alice.userId]);
+  });
+
+  it("reach everything inside a granted collection, and the aggregate names where each level comes from", async () => {
+    const collection = await createCollection(stack, org, { title: "Private" });
+    await call(stack, "PATCH", `/v1/collections/${collection.id}`, { token: org.owner.token, json: { defaultLevel: null } });
+    const inside = await createSpace(stack, org, { title: "Inside", parent: collection.id });
+    const team = await newTeam("Reviewers", [alice.userId]);
+
+    expect((await org.owner.api.collections.inviteToCollection(collection.id, { users: [bob.userId], role: role("edit") })).status).toBe(204);
+    expect((await org.owner.api.spaces.inviteToSpace(inside.id, { teams: [team.id], role: role("comment") })).status).toBe(204);
+    expect((await org.owner.api.collections.listUserPermissionsInCollection(collection.id)).data.items.map((item) => [item.user.id, item.permission])).toEqual([
+      [bob.userId, "edit"],
+    ]);
+
+    // Bob's collection grant reaches the space inside; the guest, granted nothing, sees neither.
+    expect((await bob.api.spaces.getSpaceById(inside.id)).data.permissions.edit).toBe(true);
+    expect((await bob.api.collections.getCollectionById(collection.id)).data.id).toBe(collection.id);
+    expect((await call(stack, "GET", `/v1/spaces/${inside.id}`, { token: guest.token })).status).toBe(404);
+
+    await eventually(async () => (await call(stack, "GET", `/v1/spaces/${inside.id}`, { token: alice.token })).status === 200, 10_000);
+    const aggregate = (await org.owner.api.spaces.listPermissionsAggregateInSpace(inside.id)).data.items;
+    const byUser = new Map(aggregate.map((item) => [item.user.id, item]));
+    expect(byUser.get(org.owner.userId)).toMatchObject({ permission: "admin", origin: { type: "organization", organization: org.organizationId } });
+    expect(byUser.get(bob.userId)).toMatchObject({ permission: "edit", origin: { type: "collection", collection: collection.id, reason: "member" } });
+    expect(byUser.get(alice.userId)).toMatchObject({ permission: "comment", origin: { type: "space", space: inside.id, reason: "team", team: team.id } });
+    expect(byUser.has(guest.userId)).toBe(false);
+    const editors = (await org.owner.api.spaces.listPermissionsAggregateInSpace(inside.id, { role: role("edit") })).data.items;
+    expect(editors.map((item) => item.user.id)).toEqual([bob.userId]);
+    const onCollection = (await org.owner.api.collections.listPermissionsAggregateInCollection(collection.id)).data.items;
+    expect(onCollection.map((item) => item.user.id).sort()).toEqual([org.owner.userId, bob.userId].sort());
+
+    expect((await org.owner.api.collections.updateUserPermissionInCollection(collection.id, bob.userId, { role: role("read") })).status).toBe(204);
+    expect((await bob.api.spaces.getSpaceById(inside.id)).data.permissions.edit).toBe(false);
+    expect((await org.owner.api.collections.removeUserFromCollection(collection.id, bob.userId)).status).toBe(205);
+    expect((await call(stack, "GET", `/v1/spaces/${inside.id}`, { token: bob.token })).status).toBe(404);
+  });
+
+  it("refuse other organizations (404), members without admin on the item (403, 404 when they cannot see it), non-members (404) and bad bodies (400)", async () => {
+    const space = await createSpace(stack, org, { title: "Open" });
+    const collection = await createCollection(stack, org, { title: "Closed" });
+    await call(stack, "PATCH", `/v1/collections/${collection.id}`, { token: org.owner.token, json: { defaultLevel: null } });
+    const stranger = await createOrganization(stack);
+    const routes = (base: string): { method: string; path: string; json?: unknown }[] => [
+      { method: "POST", path: `${base}/permissions`, json: { users: [bob.userId], role: "read" } },
+      { method: "GET", path: `${base}/permissions/users` },
+      { method: "PATCH", path: `${base}/permissions/users/${bob.userId}`, json: { role: "read" } },
+      { method: "DELETE", path: `${base}/permissions/users/${bob.userId}` },
+      { method: "GET", path: `${base}/permissions/aggregate` },
+    ];
+    for (const route of [...routes(`/v1/spaces/${space.id}`), ...routes(`/v1/collections/${collection.id}`)]) {
+      const label = `${route.method} ${route.path}`;
+      const foreign = await call(stack, route.method, route.path, { token: stranger.owner.token, json: route.json });
+      expect([label, foreign.status]).toEqual([label, 404]);
+    }
+    // Alice (edit) sees the space: she reads its direct grants but manages none; the closed collection is not found.
+    for (const route of routes(`/v1/spaces/${space.id}`)) {
+      const label = `${route.method} ${route.path}`;
+      const answer = await call(stack, route.method, route.path, { token: alice.token, json: route.json });
+      expect([label, answer.status]).toEqual([label, route.method === "GET" && route.path.endsWith("/users") ? 200 : 403]);
+    }
+    for (const route of routes(`/v1/collections/${collection.id}`)) {
+      const answer = await call(stack, route.method, route.path, { token: alice.token, json: route.json });
+      expect([`${route.method} ${route.path}`, answer.status]).toEqual([`${route.method} ${route.path}`, 404]);
+    }
+
+    // A guest made admin of the space manages its grants, but lists no members of the organization (403), as everywhere.
+    await org.owner.api.spaces.inviteToSpace(space.id, { users: [guest.userId], role: role("admin") });
+    expect((await guest.api.spaces.updateUserPermissionInSpace(space.id, bob.userId, { role: role("read") })).status).toBe(204);
+    expect((await call(stack, "GET", `/v1/spaces/${space.id}/permissions/aggregate`, { token: guest.token })).status).toBe(403);
+    await org.owner.api.spaces.removeUserFromSpace(space.id, guest.userId);
+    await org.owner.api.spaces.removeUserFromSpace(space.id, bob.userId);
+
+    // A user of another organization is not found, named by its place in the body.
+    const outsider = await call(stack, "POST", `/v1/spaces/${space.id}/permissions`, {
+      token: org.owner.token,
+      json: { users: [bob.userId, stranger.owner.userId], role: "read" },
+    });
+    expect([outsider.status, outsider.body.error.message]).toEqual([404, expect.stringMatching(/users\[1\]/)]);
+    expect(
+      (await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/users/${stranger.owner.userId}`, { token: org.owner.token, json: { role: "read" } }))
+        .status,
+    ).toBe(404);
+    // Nothing was granted by the refused invite.
+    expect((await org.owner.api.spaces.listUserPermissionsInSpace(space.id)).data.items).toEqual([]);
+
+    const bad: [unknown, RegExp][] = [
+      [{ role: "read" }, /users or teams/],
+      [{ users: [], role: "read" }, /users/],
+      [{ users: [bob.userId], role: "owner" }, /role/],
+      [{ users: [bob.userId] }, /role/],
+    ];
+    for (const [json, message] of bad) {
+      const answer = await call(stack, "POST", `/v1/spaces/${space.id}/permissions`, { token: org.owner.token, json });
+      expect([JSON.stringify(json), answer.status, answer.body.error.message]).toEqual([JSON.stringify(json), 400, expect.stringMatching(message)]);
+    }
+    const badRole = await call(stack, "PATCH", `/v1/spaces/${space.id}/permissions/users/${bob.userId}`, { token: org.owner.token, json: { role: "owner" } });
+    expect([badRole.status, badRole.body.error.message]).toEqual([400, expect.stringMatching(/^role: /)]);
+    const badFilter = await call(stack, "GET", `/v1/spaces/${space.id}/permissions/aggregate?role=owner`, { token: org.owner.token });
+    expect([badFilter.status, badFilter.body.error.message]).toEqual([400, expect.stringMatching(/role/)]);
   });
 });

@@ -27,6 +27,7 @@ import { memberRoutes } from "./members.js";
 import { teamRoutes } from "./teams.js";
 import { samlRoutes, ssoRoutes } from "./saml.js";
 import { teamPermissionRoutes } from "./team-permissions.js";
+import { userPermissionRoutes } from "./user-permissions.js";
 import { openApiRoutes } from "./openapi.js";
 import { organizationChangeRequestRoutes } from "./organization-change-requests.js";
 import { organizationIntegrationRoutes } from "./organization-integrations.js";
@@ -91,6 +92,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...teamRoutes(deps),
       ...samlRoutes(deps),
       ...teamPermissionRoutes(deps),
+      ...userPermissionRoutes(deps),
       ...userRoutes(deps),
       ...collectionRoutes(deps),
       ...spaceRoutes(deps),

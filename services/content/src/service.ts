@@ -21,6 +21,8 @@ import { accessEntities, MembershipCache, teamMembershipsConsumer, teamMembershi
 import {
   TEAM_PERMISSION_SERVICE_NAME,
   teamPermissionServiceImplementation,
+  USER_PERMISSION_SERVICE_NAME,
+  userPermissionServiceImplementation,
   Collection,
   Space,
   COLLECTION_SERVICE_NAME,
@@ -31,7 +33,7 @@ import {
   collaborationCountersConsumer,
   spacePublicationsConsumer,
 } from "./spaces/index.js";
-import { TeamPermissionServiceService } from "@imprint/proto/content/v1/permissions";
+import { TeamPermissionServiceService, UserPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
 import { S3BlobStore } from "./s3-blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
@@ -114,6 +116,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
         { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(spaces) },
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(spaces) },
         { name: TEAM_PERMISSION_SERVICE_NAME, definition: TeamPermissionServiceService, implementation: teamPermissionServiceImplementation(content) },
+        { name: USER_PERMISSION_SERVICE_NAME, definition: UserPermissionServiceService, implementation: userPermissionServiceImplementation(content) },
         ...revisionGrpcServices(content.orm, revision, imports),
         ...importGrpcServices(content.orm, imports),
         ...gitGrpcServices(content.orm, gitDeps(content, revision)),
@@ -128,7 +131,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
     },
     consumers: ({ content, links }) => [
       membershipEventsConsumer(content.memberships.roles, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
-      teamMembershipsConsumer(parts.config.TEAMS_EVENTS_CONSUMER),
+      teamMembershipsConsumer(parts.config.TEAMS_EVENTS_CONSUMER, content.clock),
       ...linkConsumers(links, parts.config),
       ...searchConsumers(content),
       collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),

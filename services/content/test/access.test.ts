@@ -10,7 +10,10 @@ import {
   type TestOrganization,
   type TestUser,
   errorCode,
+  testClient,
 } from "@imprint/runtime/testing";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { GrantTarget, PermissionOriginKind, UserPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import type { Caller } from "@imprint/proto/common/v1";
 import { ContentLevel, UpdateSpaceRequest } from "@imprint/proto/content/v1/spaces";
 import { UpdateCollectionRequest } from "@imprint/proto/content/v1/collections";
@@ -173,5 +176,79 @@ describe("membership changes through identity's events", () => {
     await harness.identity.members.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: member.userId });
     await eventually(async () => (await errorCode(getSpace(member.caller, space.id))) === "not_found", 5_000);
     expect(await errorCode(harness.spaces.listSpaces({ caller: member.caller, organizationId: org.organizationId, page: undefined }))).toBe("not_found");
+  });
+});
+
+describe("people's direct grants", () => {
+  const grants = () => testClient(UserPermissionServiceService, harness.contentAddress);
+
+  it("give a guest exactly what was granted (a collection's grant reaching inside it), add to a member's role, and go with the membership", async () => {
+    const client = grants();
+    try {
+      const collection = await createCollection(harness, org, { title: "Closed" });
+      await setCollectionLevel(collection.id, ContentLevel.CONTENT_LEVEL_NONE);
+      const inside = await createSpace(harness, org, { title: "Inside", parentId: collection.id });
+      await createSpace(harness, org, { title: "Elsewhere" });
+      const { guest, read } = members;
+      expect(await visibleTitles(guest.caller)).toEqual([]);
+
+      await client.grantPermissions({
+        caller: org.owner.caller,
+        target: GrantTarget.GRANT_TARGET_COLLECTION,
+        targetId: collection.id,
+        userIds: [guest.userId, read.userId],
+        teamIds: [],
+        role: memberRole("edit"),
+      });
+      expect(await visibleTitles(guest.caller)).toEqual(["Inside"]);
+      expect((await getSpace(guest.caller, inside.id)).space!.permissions!.edit).toBe(true);
+      expect((await getSpace(read.caller, inside.id)).space!.permissions!.edit).toBe(true);
+
+      const aggregate = await client.listPermissionsAggregate({
+        caller: org.owner.caller,
+        target: GrantTarget.GRANT_TARGET_SPACE,
+        targetId: inside.id,
+        page: undefined,
+        role: MemberRole.MEMBER_ROLE_UNSPECIFIED,
+      });
+      const origins = new Map(aggregate.permissions.map((entry) => [entry.userId, entry.origin]));
+      expect(origins.get(guest.userId)).toMatchObject({ kind: PermissionOriginKind.PERMISSION_ORIGIN_KIND_USER, targetId: collection.id });
+      expect(origins.get(org.owner.userId)?.kind).toBe(PermissionOriginKind.PERMISSION_ORIGIN_KIND_ORGANIZATION);
+      // Members the closed collection gives nothing are not listed.
+      expect(origins.has(members.edit.userId)).toBe(false);
+
+      // Not a member of the organization: not found, naming the place; nothing granted.
+      const stranger = await createOrganization(harness);
+      expect(
+        await errorCode(
+          client.grantPermissions({
+            caller: org.owner.caller,
+            target: GrantTarget.GRANT_TARGET_SPACE,
+            targetId: inside.id,
+            userIds: [members.edit.userId, stranger.owner.userId],
+            teamIds: [],
+            role: memberRole("read"),
+          }),
+        ),
+      ).toBe("not_found");
+      expect(
+        (await client.listUserPermissions({ caller: org.owner.caller, target: GrantTarget.GRANT_TARGET_SPACE, targetId: inside.id, page: undefined }))
+          .permissions,
+      ).toEqual([]);
+
+      // Leaving the organization takes the grant away (re-added, the guest sees nothing again).
+      await harness.identity.members.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: guest.userId });
+      await harness.identity.members.addMember({ organizationId: org.organizationId, email: guest.email, role: MemberRole.MEMBER_ROLE_GUEST });
+      await eventually(async () => (await visibleTitles(guest.caller)).length === 0, 5_000);
+      const left = await client.listUserPermissions({
+        caller: org.owner.caller,
+        target: GrantTarget.GRANT_TARGET_COLLECTION,
+        targetId: collection.id,
+        page: undefined,
+      });
+      expect(left.permissions.map((permission) => permission.userId)).toEqual([read.userId]);
+    } finally {
+      client.close();
+    }
   });
 });

@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { ContentLevel } from "@imprint/proto/content/v1/spaces";
 import { SearchResultType, SearchServiceService, type SearchPage } from "@imprint/proto/content/v1/search";
 import { ImportServiceService } from "@imprint/proto/content/v1/import";
+import { GrantTarget, UserPermissionServiceService } from "@imprint/proto/content/v1/permissions";
+import { MemberRole } from "@imprint/proto/identity/v1";
 import type { PromiseClient } from "@imprint/runtime";
 import {
   eventually,
@@ -10,6 +12,7 @@ import {
   createOrganization,
   createOutsider,
   createSpace,
+  createCollection,
   type TestOrganization,
   type TestUser,
   failure,
@@ -354,6 +357,42 @@ describe("who sees what", () => {
     expect(forReader.spaces.map((space) => space.title)).toEqual(["Open space"]);
     expect(forReader.pageInfo!.totalCount).toBe(1);
     expect(await failure(searchSpace(restricted.id, term, { caller: reader }))).toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("search and people's grants", () => {
+  it("finds for a guest only the spaces granted to them (directly, or inside a granted collection)", async () => {
+    const org = await createOrganization(harness);
+    const guest = await createMember(harness, org.organizationId, { role: "guest" });
+    const term = word("granted");
+    const granted = await createSpace(harness, org, { title: "Granted" });
+    const collection = await createCollection(harness, org, { title: "Shelf" });
+    const inside = await createSpace(harness, org, { title: "On the shelf", parentId: collection.id });
+    const other = await createSpace(harness, org, { title: "Not granted" });
+    for (const space of [granted, inside, other]) {
+      await createRevision(clients, org.owner.caller, { spaceId: space.id }, async (draftId) => {
+        await clients.editing.createPage({ caller: org.owner.caller, draftId, page: newPage({ title: `${term} in ${space.title}`, markdown: "Text." }) });
+      });
+    }
+    const asGuest = { caller: guest.caller, organizationId: org.organizationId, query: term, page: undefined };
+    await eventually(async () => {
+      const result = await search.searchOrganizationContent({ ...asGuest, caller: org.owner.caller });
+      return result.spaces.length === 3 ? result : undefined;
+    }, 10_000);
+    expect((await search.searchOrganizationContent(asGuest)).spaces).toEqual([]);
+
+    const grants = testClient(UserPermissionServiceService, harness.contentAddress);
+    try {
+      const grant = (target: GrantTarget, targetId: string) =>
+        grants.setUserPermission({ caller: org.owner.caller, target, targetId, userId: guest.userId, role: MemberRole.MEMBER_ROLE_READ });
+      await grant(GrantTarget.GRANT_TARGET_SPACE, granted.id);
+      await grant(GrantTarget.GRANT_TARGET_COLLECTION, collection.id);
+    } finally {
+      grants.close();
+    }
+    const found = await search.searchOrganizationContent(asGuest);
+    expect(found.spaces.map((space) => space.title).sort()).toEqual(["Granted", "On the shelf"]);
+    expect(await failure(searchSpace(other.id, term, { caller: guest }))).toMatchObject({ code: "not_found" });
   });
 });
 

@@ -269,6 +269,95 @@ describe("content's copy of team memberships", () => {
   });
 });
 
+describe("invite links' grants (member.added of a join through a link to a space)", () => {
+  const LEVELS = ["admin", "create", "review", "edit", "comment", "read"] as const;
+  /** A member's history in the organization: joins through links (each with its level) and removals, alternating, versions ascending. */
+  const history = fc
+    .array(fc.constantFrom(...LEVELS), { minLength: 1, maxLength: 5 })
+    .chain((levels) => fc.boolean().map((endsRemoved) => ({ levels, endsRemoved })));
+
+  /** The user's direct grant on the space: its level, or null. */
+  async function grantOf(spaceId: string, userId: string): Promise<string | null> {
+    const rows = await harness.content.orm.em
+      .fork()
+      .execute<{ level: string }[]>(`select level from user_grants where target_type = 'space' and target_id = ? and user_id = ?`, [spaceId, userId]);
+    return rows[0]?.level ?? null;
+  }
+
+  it("end as the member's last join or removal says, under any order, duplication and delay", async () => {
+    const org = await createOrganization(harness);
+    const space = await createSpace(harness, org);
+    const envelope = (type: string, payload: Record<string, unknown>): EventEnvelope => ({
+      id: randomUUID(),
+      type,
+      subject: `imprint.identity.v1.${type}`,
+      occurredAt: new Date().toISOString(),
+      organizationId: org.organizationId,
+      actor: null,
+      payload,
+    });
+    await fc.assert(
+      fc.asyncProperty(history, fc.array(deliveryPlans(12), { minLength: 2, maxLength: 2 }), async ({ levels, endsRemoved }, deliveries) => {
+        const eventsFor = (userId: string) => {
+          let version = 0;
+          const events: EventEnvelope[] = [];
+          levels.forEach((level, i) => {
+            events.push(
+              envelope("member.added", {
+                userId,
+                role: null,
+                membershipVersion: ++version,
+                inviteSpaceId: space.id,
+                inviteCollectionId: "",
+                inviteLevel: level,
+              }),
+            );
+            if (i < levels.length - 1 || endsRemoved) events.push(envelope("member.removed", { userId, role: null, membershipVersion: ++version }));
+          });
+          return events;
+        };
+        const truth = endsRemoved ? null : levels[levels.length - 1]!;
+        const inOrder = randomUUID();
+        await apply(eventsFor(inOrder));
+        expect(await grantOf(space.id, inOrder)).toBe(truth);
+        for (const plan of deliveries) {
+          const userId = randomUUID();
+          await apply(deliverInPlan(eventsFor(userId), plan, (event) => ({ ...event, id: randomUUID() })));
+          expect(await grantOf(space.id, userId)).toBe(truth);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("grant nothing on an item of another organization, and record the grant's event", async () => {
+    const org = await createOrganization(harness);
+    const other = await createOrganization(harness);
+    const space = await createSpace(harness, org);
+    const foreign = await createSpace(harness, other);
+    const since = new Date();
+    const userId = randomUUID();
+    const join = (spaceId: string): EventEnvelope => ({
+      id: randomUUID(),
+      type: "member.added",
+      subject: "imprint.identity.v1.member.added",
+      occurredAt: new Date().toISOString(),
+      organizationId: org.organizationId,
+      actor: { userId },
+      payload: { userId, role: null, membershipVersion: 1, inviteSpaceId: spaceId, inviteCollectionId: "", inviteLevel: "read" },
+    });
+    await apply([join(foreign.id), join(space.id)]);
+    expect([await grantOf(foreign.id, userId), await grantOf(space.id, userId)]).toEqual([null, "read"]);
+    const recorded = await eventually(async () => {
+      const events = (await readEvents("content", { organizationId: org.organizationId, since })).filter((event) => event.type === "space.permission_changed");
+      expect(events).toHaveLength(1);
+      return events[0]!;
+    });
+    expect(recorded.payload).toMatchObject({ spaceId: space.id, userId, level: "read" });
+    expect(recorded.actor).toEqual({ userId });
+  });
+});
+
 const ADMIN_CLI = fileURLToPath(new URL("../../identity/dist/cli/admin.js", import.meta.url));
 
 /** Runs the compiled admin CLI as an operator does; its one line of JSON. */

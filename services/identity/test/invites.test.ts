@@ -216,6 +216,25 @@ describe("invites", () => {
     expect(joined.member!.role).toBe(MemberRole.MEMBER_ROLE_GUEST);
   });
 
+  it("carries a link's grant on the join's member.added (the item, the level, the membership version after the join), ordered after the member's earlier removal", async () => {
+    const since = new Date(Date.now() - 1_000);
+    const { organizationId, owner } = await createOrganization(identity.clients);
+    const { invite } = await createLink({ caller: owner.caller, organizationId, level: MemberRole.MEMBER_ROLE_READ, spaceId: "space-7" });
+    const guest = await createOutsider(identity.clients);
+    await identity.client.invites.joinOrganizationWithInvite({ caller: guest.caller, organizationId, inviteId: invite!.id });
+    await identity.client.members.removeMember({ caller: owner.caller, organizationId, userId: guest.userId });
+    await identity.client.invites.joinOrganizationWithInvite({ caller: guest.caller, organizationId, inviteId: invite!.id });
+    const events = await waitForEvents("identity", { since, organizationId }, { types: ["member.added", "member.removed", "member.added"] });
+    const history = events
+      .filter((event) => (event.type === "member.added" || event.type === "member.removed") && event.payload.userId === guest.userId)
+      .map((event) => [event.type, event.payload]);
+    expect(history).toEqual([
+      ["member.added", { userId: guest.userId, role: null, membershipVersion: 1, inviteSpaceId: "space-7", inviteLevel: "read" }],
+      ["member.removed", { userId: guest.userId, role: null, membershipVersion: 2 }],
+      ["member.added", { userId: guest.userId, role: null, membershipVersion: 3, inviteSpaceId: "space-7", inviteLevel: "read" }],
+    ]);
+  });
+
   it("validates links: a role for the organization, a level for one space or collection", async () => {
     const { organizationId, owner } = await createOrganization(identity.clients);
     const caller = owner.caller;

@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { type CallerInput, queryRows, requireOrganizationRole, sql } from "@imprint/runtime";
 import type { DefaultLevel, Level } from "./domain/levels.js";
 import { levelOn, levelThroughChain } from "./domain/permissions.js";
-import { better, NO_TEAM_LEVELS, type GrantTarget, type TeamLevels } from "./domain/team-grants.js";
+import { better, NO_GRANTED_LEVELS, type GrantTarget, type GrantedLevels } from "./domain/team-grants.js";
 import { membershipOf, type Membership } from "./memberships.js";
 import type { AccessDeps } from "../deps.js";
 
@@ -40,15 +40,20 @@ export async function collectionChain(em: EntityManager, collectionId: string | 
   return (await collectionAncestry(em, collectionId)).map((row) => row.default_level);
 }
 
-/** The levels the member's teams were granted in the organization, best per item (one query). */
-export async function teamLevelsOf(em: EntityManager, membership: Membership): Promise<TeamLevels> {
+/**
+ * The levels the member was granted in the organization, directly and through their teams, best
+ * per item (one query): the one place grants are folded into a member's levels.
+ */
+export async function grantedLevelsOf(em: EntityManager, membership: Membership): Promise<GrantedLevels> {
   const rows = await queryRows(
     em,
     sql<{ target_type: GrantTarget; target_id: string; level: Level }>`select g.target_type, g.target_id, g.level from team_grants g
        join team_memberships m on m.team_id = g.team_id and m.present
-      where m.user_id = ${membership.userId} and m.organization_id = ${membership.organizationId} and g.organization_id = ${membership.organizationId}`,
+      where m.user_id = ${membership.userId} and m.organization_id = ${membership.organizationId} and g.organization_id = ${membership.organizationId}
+     union all
+     select u.target_type, u.target_id, u.level from user_grants u where u.user_id = ${membership.userId} and u.organization_id = ${membership.organizationId}`,
   );
-  if (rows.length === 0) return NO_TEAM_LEVELS;
+  if (rows.length === 0) return NO_GRANTED_LEVELS;
   const spaces = new Map<string, Level>();
   const collections = new Map<string, Level>();
   for (const row of rows) {
@@ -58,38 +63,38 @@ export async function teamLevelsOf(em: EntityManager, membership: Membership): P
   return { spaces, collections };
 }
 
-/** The best level the teams' grants give on an item whose own grant is `own`, inside `ancestry` (collections, nearest first). */
-function grantedLevel(teams: TeamLevels, own: Level | null, ancestry: readonly { id: string }[]): Level | null {
+/** The best level the grants give on an item whose own grant is `own`, inside `ancestry` (collections, nearest first). */
+function grantedLevel(grants: GrantedLevels, own: Level | null, ancestry: readonly { id: string }[]): Level | null {
   let level = own;
-  for (const collection of ancestry) level = better(level, teams.collections.get(collection.id) ?? null);
+  for (const collection of ancestry) level = better(level, grants.collections.get(collection.id) ?? null);
   return level;
 }
 
 /**
  * The member's level on a space: by their role and the default levels (walking up its collections
- * only when it inherits), bettered by what their teams were granted on it or on a collection
- * holding it.
+ * only when it inherits), bettered by what they or their teams were granted on it or on a
+ * collection holding it.
  */
 export async function spaceLevel(em: EntityManager, membership: Membership, space: LeveledItem): Promise<Level | null> {
   if (membership.role === "admin") return "admin";
-  const teams = await teamLevelsOf(em, membership);
-  const withTeams = teams.spaces.size > 0 || teams.collections.size > 0;
+  const grants = await grantedLevelsOf(em, membership);
+  const withGrants = grants.spaces.size > 0 || grants.collections.size > 0;
   const inherits = membership.role !== null && space.defaultLevel === "inherit" && space.parentId;
-  const ancestry = inherits || (withTeams && teams.collections.size > 0) ? await collectionAncestry(em, space.parentId ?? null) : [];
+  const ancestry = inherits || (withGrants && grants.collections.size > 0) ? await collectionAncestry(em, space.parentId ?? null) : [];
   const own = inherits
     ? levelThroughChain(membership, [space.defaultLevel ?? null, ...ancestry.map((row) => row.default_level)])
     : levelOn(membership, space.defaultLevel ?? null, null);
-  return withTeams ? better(own, grantedLevel(teams, teams.spaces.get(space.id) ?? null, ancestry)) : own;
+  return withGrants ? better(own, grantedLevel(grants, grants.spaces.get(space.id) ?? null, ancestry)) : own;
 }
 
 /** The member's level on a collection, as {@link spaceLevel} (a grant on the collection or one holding it counts). */
 export async function collectionLevel(em: EntityManager, membership: Membership, collection: LeveledItem): Promise<Level | null> {
   if (membership.role === "admin") return "admin";
-  const teams = await teamLevelsOf(em, membership);
+  const grants = await grantedLevelsOf(em, membership);
   const inherits = membership.role !== null && collection.defaultLevel === "inherit" && collection.parentId;
-  const ancestry = inherits || teams.collections.size > 0 ? await collectionAncestry(em, collection.parentId ?? null) : [];
+  const ancestry = inherits || grants.collections.size > 0 ? await collectionAncestry(em, collection.parentId ?? null) : [];
   const own = inherits
     ? levelThroughChain(membership, [collection.defaultLevel ?? null, ...ancestry.map((row) => row.default_level)])
     : levelOn(membership, collection.defaultLevel ?? null, null);
-  return teams.collections.size > 0 ? better(own, grantedLevel(teams, teams.collections.get(collection.id) ?? null, ancestry)) : own;
+  return grants.collections.size > 0 ? better(own, grantedLevel(grants, grants.collections.get(collection.id) ?? null, ancestry)) : own;
 }

@@ -8,8 +8,11 @@
 export * from "./domain/levels.js";
 export * from "./domain/permissions.js";
 export * from "./domain/team-grants.js";
+export * from "./domain/user-grants.js";
+export * from "./domain/entities.js";
 export * from "./memberships.js";
-export { requireOrganizationMembership, collectionChain, teamLevelsOf, spaceLevel, collectionLevel, type LeveledItem } from "./checks.js";
+export { changeGrant, type GrantChange, type Grantee } from "./grants.js";
+export { requireOrganizationMembership, collectionChain, grantedLevelsOf, spaceLevel, collectionLevel, type LeveledItem } from "./checks.js";
 export { teamMembershipsConsumer } from "./consumers/team-memberships.js";
 export { teamMembershipReconcileJob } from "./jobs/reconcile-team-memberships.js";
 export { reconcileAllTeamMemberships } from "./use-cases/reconcile-team-memberships.js";

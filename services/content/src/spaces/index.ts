@@ -6,5 +6,6 @@ export { COLLECTION_SERVICE_NAME, collectionServiceImplementation } from "./grpc
 export { spaceToProto } from "./grpc/space-mappers.js";
 export { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./grpc/space-service.js";
 export { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./grpc/team-permission-service.js";
+export { USER_PERMISSION_SERVICE_NAME, userPermissionServiceImplementation } from "./grpc/user-permission-service.js";
 export { spacePurgeJob } from "./jobs/space-purge.js";
 export { OrganizationAccess, requireSpaceAccess, type SpaceAccess } from "./use-cases/shared/access.js";

@@ -93,6 +93,8 @@ export const AUDIT_RULES: readonly AuditRule[] = [
   ]),
   // The space's own content changed (an edit, an import, a Git sync): not a change request's draft
   // (its merge is change-request.merged), not a merge (two parents), not a space's first revision (space.created).
+  rule(content.spacePermissionChanged, (p) => ({ action: "space.permission.updated", target: space(p.spaceId) })),
+  rule(content.collectionPermissionChanged, (p) => ({ action: "collection.permission.updated", target: collection(p.collectionId) })),
   rule(content.revisionCreated, (p) =>
     !p.changeRequestId && p.movedHead && p.parents.length === 1 ? { action: "space.content.updated", target: space(p.spaceId) } : null,
   ),

@@ -1,9 +1,10 @@
 import { handleEvents, isId, keyByAggregate, type ConsumerSpec } from "@imprint/runtime";
-import { memberRemoved, teamDeleted, teamMemberAdded, teamMemberRemoved } from "@imprint/proto/identity/v1/event-contracts";
+import { memberAdded, memberRemoved, teamDeleted, teamMemberAdded, teamMemberRemoved } from "@imprint/proto/identity/v1/event-contracts";
+import { applyInviteGrant } from "../use-cases/apply-invite-grant.js";
 import { applyTeamMembershipChange } from "../use-cases/apply-team-membership-change.js";
 
-/** Identity's events that change who is in which team. */
-const membershipEvents = [teamMemberAdded, teamMemberRemoved, teamDeleted, memberRemoved] as const;
+/** Identity's events that change who is in which team, or who was granted what by joining. */
+const membershipEvents = [teamMemberAdded, teamMemberRemoved, teamDeleted, memberRemoved, memberAdded] as const;
 
 /**
  * Who is in which team, from identity's events: a member added to a team gets its grants, one
@@ -14,8 +15,11 @@ const membershipEvents = [teamMemberAdded, teamMemberRemoved, teamDeleted, membe
  * holds for its key applies (removals stay as tombstones), so any order ends in identity's state
  * (test/team-memberships-property.test.ts). The reconciliation job repairs a copy that diverged
  * anyway (events lost before this existed): see reconcile-team-memberships.ts.
+ * A member who joined through an invite link to a space or a collection (`member.added` carrying
+ * the link's item and level) is granted it, ordered with their removals by the same version
+ * (apply-invite-grant.ts); their removal from the organization takes their direct grants away.
  */
-export function teamMembershipsConsumer(consumer: string): ConsumerSpec {
+export function teamMembershipsConsumer(consumer: string, clock: () => Date = () => new Date()): ConsumerSpec {
   return {
     context: "identity",
     consumer,
@@ -37,6 +41,17 @@ export function teamMembershipsConsumer(consumer: string): ConsumerSpec {
         case "team.deleted": {
           const { teamId, membershipVersion } = event.payload;
           return applyTeamMembershipChange(em, { kind: "team_deleted", organizationId, teamId, version: membershipVersion });
+        }
+        case "member.added": {
+          const { userId, membershipVersion, inviteSpaceId, inviteCollectionId, inviteLevel } = event.payload;
+          const targetId = inviteSpaceId || inviteCollectionId;
+          if (!targetId || !inviteLevel) return;
+          const actor = event.actor ? { userId: event.actor.userId, tokenId: event.actor.tokenId ?? "" } : null;
+          return applyInviteGrant(
+            em,
+            { organizationId, userId, target: inviteSpaceId ? "space" : "collection", targetId, level: inviteLevel, version: membershipVersion ?? 0, actor },
+            clock,
+          );
         }
         case "member.removed": {
           const { userId, membershipVersion } = event.payload;

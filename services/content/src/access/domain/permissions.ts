@@ -26,7 +26,8 @@ export interface CollectionPermissions {
 /**
  * The caller's level on one collection or space (docs/permissions.md):
  * - organization admins: `admin` on everything of the organization;
- * - guests: nothing (content is not shared with individuals yet);
+ * - guests: nothing by role (what they see comes from grants to them or their teams, which the
+ *   checks add: checks.ts);
  * - other members: the item's `defaultLevel` capped by their organization role; `inherit` takes the
  *   level they have on the parent collection (at the top level: their organization role); `null`
  *   gives nothing.

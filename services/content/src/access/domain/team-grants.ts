@@ -112,13 +112,13 @@ export function better(a: Level | null, b: Level | null): Level | null {
   return LEVELS.indexOf(a) <= LEVELS.indexOf(b) ? a : b;
 }
 
-/** The levels a user's teams were granted, by space and by collection (the best where several teams meet). */
-export interface TeamLevels {
+/**
+ * The levels a user was granted, directly or through their teams, by space and by collection (the
+ * best where several grants meet).
+ */
+export interface GrantedLevels {
   spaces: ReadonlyMap<string, Level>;
   collections: ReadonlyMap<string, Level>;
 }
 
-export const NO_TEAM_LEVELS: TeamLevels = { spaces: new Map(), collections: new Map() };
-
-/** The access module's tables, for the ORM. */
-export const accessEntities = [TeamGrant, TeamMembership, DeletedTeam, RemovedMember, TeamMembershipReconciliation];
+export const NO_GRANTED_LEVELS: GrantedLevels = { spaces: new Map(), collections: new Map() };

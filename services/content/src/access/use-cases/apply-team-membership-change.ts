@@ -81,6 +81,11 @@ export async function applyTeamMembershipChange(em: EntityManager, change: TeamM
         sql`insert into removed_members (organization_id, user_id, version) values (${organizationId}, ${change.userId}, ${version})
          on conflict (organization_id, user_id) do update set version = excluded.version where ${newer(excludedVersion, "removed_members.version")}`,
       );
+      // Direct grants of the user go with the membership, but one an invite of a later re-join made (newer) stays.
+      await executeStatement(
+        em,
+        sql`delete from user_grants where organization_id = ${organizationId} and user_id = ${change.userId} and version <= ${version}`,
+      );
       // Rows of changes older than the removal become tombstones; a later re-join (newer) stays.
       await executeStatement(
         em,

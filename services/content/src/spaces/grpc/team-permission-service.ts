@@ -7,7 +7,7 @@ import type { ContentDeps } from "../../deps.js";
 
 export const TEAM_PERMISSION_SERVICE_NAME = "imprint.content.v1.TeamPermissionService";
 
-function targetOf(target: GrantTargetMessage): GrantTarget {
+export function targetOf(target: GrantTargetMessage): GrantTarget {
   if (target === GrantTargetMessage.GRANT_TARGET_SPACE) return "space";
   if (target === GrantTargetMessage.GRANT_TARGET_COLLECTION) return "collection";
   throw AppError.invalidArgument("target: must be a space or a collection");

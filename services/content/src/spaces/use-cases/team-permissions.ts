@@ -1,30 +1,12 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, findPage, type IdentityClients, isId, type PageRequestLike, queryRows, sql } from "@imprint/runtime";
-import type { CallerInput } from "../../access/index.js";
-import { requireCollectionAccess, requireSpaceAccess } from "./shared/access.js";
-import { type Level, TeamGrant, type GrantTarget } from "../../access/index.js";
+import { changeGrant, type CallerInput, type Level, TeamGrant, type GrantTarget } from "../../access/index.js";
+import { requireTarget } from "./shared/grant-targets.js";
 import type { UseCaseDeps } from "../../deps.js";
 
 /** What managing teams' grants needs: access checks, and identity to check that a team is the organization's. */
 export interface TeamPermissionDeps extends UseCaseDeps {
   identity: { teams: Pick<IdentityClients["teams"], "batchGetTeams"> };
-}
-
-/** The item a grant is on, if the caller may `need` on it (404 when they cannot see it, 403 when they may not do it). */
-async function requireTarget(
-  em: EntityManager,
-  deps: UseCaseDeps,
-  caller: CallerInput | undefined,
-  target: GrantTarget,
-  targetId: string,
-  need: "view" | "admin",
-): Promise<{ organizationId: string; id: string }> {
-  if (target === "space") {
-    const { space } = await requireSpaceAccess(em, deps, { caller, spaceId: targetId, need });
-    return { organizationId: space.organizationId, id: space.id };
-  }
-  const { collection } = await requireCollectionAccess(em, deps, { caller, collectionId: targetId, need });
-  return { organizationId: collection.organizationId, id: collection.id };
 }
 
 /** The teams granted a level on a space or a collection, oldest grant first. */
@@ -54,21 +36,11 @@ export async function setTeamPermission(
     const item = await requireTarget(tx, deps, input.caller, input.target, input.targetId, "admin");
     const { teams } = await deps.identity.teams.batchGetTeams({ organizationId: item.organizationId, teamIds: isId(input.teamId) ? [input.teamId] : [] });
     if (teams.length === 0) throw AppError.notFound("Team");
-    const existing = await tx.findOne(TeamGrant, { targetType: input.target, targetId: item.id, teamId: input.teamId });
-    if (input.level === null) {
-      if (existing) tx.remove(existing);
-      return;
-    }
-    if (existing) existing.level = input.level;
-    else
-      tx.create(TeamGrant, {
-        organizationId: item.organizationId,
-        teamId: input.teamId,
-        targetType: input.target,
-        targetId: item.id,
-        level: input.level,
-        createdAt: deps.clock(),
-      });
+    await changeGrant(
+      tx,
+      { organizationId: item.organizationId, target: input.target, targetId: item.id, grantee: { kind: "team", teamId: input.teamId }, level: input.level },
+      { clock: deps.clock, actor: input.caller ?? null },
+    );
   });
 }
 
@@ -81,8 +53,12 @@ export async function removeTeamPermission(
   return deps.unitOfWork.run(em, async (tx) => {
     const item = await requireTarget(tx, deps, input.caller, input.target, input.targetId, "admin");
     if (!isId(input.teamId)) return { removed: false };
-    const removed = await tx.nativeDelete(TeamGrant, { targetType: input.target, targetId: item.id, teamId: input.teamId });
-    return { removed: removed > 0 };
+    const removed = await changeGrant(
+      tx,
+      { organizationId: item.organizationId, target: input.target, targetId: item.id, grantee: { kind: "team", teamId: input.teamId }, level: null },
+      { clock: deps.clock, actor: input.caller ?? null },
+    );
+    return { removed };
   });
 }
 

@@ -33,7 +33,7 @@ export async function joinOrganizationWithInvite(em: EntityManager, input: JoinO
       if (!organization.inviteLinks) {
         throw AppError.permissionDenied("This organization turned invite links off (inviteLinks: false): ask an admin of the organization");
       }
-      return joinAsCaller(tx, organization, caller, invite.joinRole, deps);
+      return joinAsCaller(tx, organization, caller, invite.joinRole, deps, invite);
     }),
     ALREADY_A_MEMBER,
   );

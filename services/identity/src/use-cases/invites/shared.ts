@@ -6,6 +6,7 @@ import type { Organization } from "../../domain/organization.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import { isInstallationPrincipal, User } from "../../domain/user.js";
 import { requireMembership } from "../shared/access.js";
+import { nextMembershipVersion } from "../../store/organizations.js";
 import { createMember } from "../shared/members.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
@@ -34,7 +35,8 @@ export const ALREADY_A_MEMBER = "You are already a member of this organization";
 /**
  * Makes the caller a member of the organization with `role` (records `member.added`). A user who
  * is already a member (enabled or not) is refused, and so is an installation's principal, which
- * belongs to its installation's organization only.
+ * belongs to its installation's organization only. A link to a space or a collection (`invite`)
+ * has its level there carried on the event, for content to grant it.
  */
 export async function joinAsCaller(
   tx: EntityManager,
@@ -42,12 +44,22 @@ export async function joinAsCaller(
   caller: CallerInput,
   role: MemberRoleValue,
   deps: UseCaseDeps,
+  invite?: LinkInvite,
 ): Promise<Member> {
   const user = await tx.findOne(User, caller.userId);
   if (!user) throw AppError.unauthenticated();
   if (isInstallationPrincipal(user)) throw AppError.permissionDenied("An integration installation joins no organization but its own");
   if ((await tx.count(Member, { organization, user })) > 0) throw new AppError("already_exists", ALREADY_A_MEMBER);
-  return createMember(tx, { organization, user, role }, deps, caller);
+  const grant =
+    invite && (invite.spaceId || invite.collectionId) && invite.level
+      ? {
+          spaceId: invite.spaceId ?? "",
+          collectionId: invite.collectionId ?? "",
+          level: invite.level,
+          membershipVersion: await nextMembershipVersion(tx, organization.id),
+        }
+      : undefined;
+  return createMember(tx, { organization, user, role, grant }, deps, caller);
 }
 
 /** A space's or collection's id as content's API names it. */

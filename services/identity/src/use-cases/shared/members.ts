@@ -9,10 +9,19 @@ import type { MemberData } from "./views.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { memberAdded } from "../../events.js";
 
-/** Adds `user` to `organization` with `role` and records `member.added`. */
+/** What a join through an invite link to a space or a collection grants there (content makes the grant). */
+export interface InviteGrant {
+  spaceId: string;
+  collectionId: string;
+  level: string;
+  /** The organization's membership version after the join (nextMembershipVersion), ordering it with the member's removals. */
+  membershipVersion: number;
+}
+
+/** Adds `user` to `organization` with `role` and records `member.added` (with the grant an invite link gives, if any). */
 export function createMember(
   em: EntityManager,
-  input: { organization: Organization; user: User; role: MemberRoleValue },
+  input: { organization: Organization; user: User; role: MemberRoleValue; grant?: InviteGrant },
   deps: UseCaseDeps,
   actor: CallerInput | null,
 ): Member {
@@ -29,7 +38,18 @@ export function createMember(
   recordEvent(em, memberAdded, {
     organizationId: input.organization.id,
     actor,
-    payload: { userId: input.user.id, role: input.role },
+    // A join through a link to a space or collection carries the grant; any other join, only who and the role.
+    payload: {
+      userId: input.user.id,
+      role: input.role,
+      ...(input.grant
+        ? {
+            membershipVersion: input.grant.membershipVersion,
+            ...(input.grant.spaceId ? { inviteSpaceId: input.grant.spaceId } : { inviteCollectionId: input.grant.collectionId }),
+            inviteLevel: input.grant.level,
+          }
+        : {}),
+    },
   });
   return member;
 }

@@ -6,16 +6,16 @@ import {
   collectionLevel,
   collectionPermissions,
   levelOn,
-  NO_TEAM_LEVELS,
+  NO_GRANTED_LEVELS,
   spaceLevel,
   spacePermissions,
-  teamLevelsOf,
+  grantedLevelsOf,
   type AccessDeps,
   type CollectionPermissions,
   type Level,
   type Membership,
   type SpacePermissions,
-  type TeamLevels,
+  type GrantedLevels,
 } from "../../../access/index.js";
 import { Collection } from "../../domain/collection.js";
 import { Space } from "../../domain/space.js";
@@ -89,15 +89,15 @@ export class OrganizationAccess {
     readonly organizationId: string,
     readonly membership: Membership,
     private readonly collectionLevels: ReadonlyMap<string, Level | null>,
-    private readonly teams: TeamLevels,
-    /** The best level team grants give inside each collection (its own grant or one of an ancestor's). */
+    private readonly grants: GrantedLevels,
+    /** The best level grants (the member's and their teams') give inside each collection (its own grant or one of an ancestor's). */
     private readonly grantsInside: ReadonlyMap<string, Level>,
   ) {}
 
   static async load(em: EntityManager, organizationId: string, membership: Membership): Promise<OrganizationAccess> {
-    const [rows, teams] = await Promise.all([
+    const [rows, grants] = await Promise.all([
       em.find(Collection, { organizationId }, { fields: ["id", "parentId", "defaultLevel"] }),
-      membership.role === "admin" ? Promise.resolve(NO_TEAM_LEVELS) : teamLevelsOf(em, membership),
+      membership.role === "admin" ? Promise.resolve(NO_GRANTED_LEVELS) : grantedLevelsOf(em, membership),
     ]);
     const byId = new Map(rows.map((row) => [row.id, row]));
     const levels = new Map<string, Level | null>();
@@ -108,14 +108,14 @@ export class OrganizationAccess {
       if (!row) return { level: null, granted: null };
       // A parent id that does not resolve (or a cycle, which moves prevent) counts as the top level.
       const parent = row.parentId && byId.has(row.parentId) && depth < 100 ? resolve(row.parentId, depth + 1) : null;
-      const granted = better(teams.collections.get(id) ?? null, parent?.granted ?? null);
+      const granted = better(grants.collections.get(id) ?? null, parent?.granted ?? null);
       const level = better(levelOn(membership, row.defaultLevel ?? null, parent ? { level: parent.level } : null), granted);
       levels.set(id, level);
       if (granted) grantsInside.set(id, granted);
       return { level, granted };
     };
     for (const row of rows) resolve(row.id, 0);
-    return new OrganizationAccess(organizationId, membership, levels, teams, grantsInside);
+    return new OrganizationAccess(organizationId, membership, levels, grants, grantsInside);
   }
 
   collectionLevel(collectionId: string): Level | null {
@@ -125,7 +125,7 @@ export class OrganizationAccess {
   spaceLevel(space: Pick<Space, "id" | "defaultLevel" | "parentId">): Level | null {
     const parent = space.parentId ? { level: this.collectionLevel(space.parentId) } : null;
     const own = levelOn(this.membership, space.defaultLevel ?? null, parent);
-    return better(own, better(this.teams.spaces.get(space.id) ?? null, space.parentId ? (this.grantsInside.get(space.parentId) ?? null) : null));
+    return better(own, better(this.grants.spaces.get(space.id) ?? null, space.parentId ? (this.grantsInside.get(space.parentId) ?? null) : null));
   }
 
   /** Ids of the collections the caller can view. */
@@ -150,8 +150,8 @@ export class OrganizationAccess {
    */
   visibleFilter(): Record<string, unknown> {
     if (this.seesAll) return {};
-    // What teams were granted: the items themselves, and whatever a granted collection holds.
-    const granted = [...this.teams.spaces.keys(), ...this.teams.collections.keys()];
+    // What the member or their teams were granted: the items themselves, and whatever a granted collection holds.
+    const granted = [...this.grants.spaces.keys(), ...this.grants.collections.keys()];
     const grantedParents = [...this.grantsInside.keys()];
     const byGrants = [...(granted.length > 0 ? [{ id: { $in: granted } }] : []), ...(grantedParents.length > 0 ? [{ parentId: { $in: grantedParents } }] : [])];
     if (this.seesNothing) return byGrants.length > 0 ? { $or: byGrants } : { id: { $in: [] } };
