@@ -178,3 +178,112 @@ describe("GET /v1/orgs/{organizationId}/search", () => {
     expect(forReader.body.items.map((item: { title: string }) => item.title)).toEqual(["Open"]);
   });
 });
+
+describe("POST /v1/orgs/{organizationId}/sites/{siteId}/search", () => {
+  it("searches the site-spaces its scope names, as SearchSpaceResult items of the spaces the caller can read", async () => {
+    const owner = await createOrganization(stack);
+    const reader = await createMember(stack, owner, { role: "read" });
+    const term = word("harbor");
+    const first = await createSpace(stack, owner, { title: "First" });
+    const second = await createSpace(stack, owner, { title: "Second" });
+    const closed = await createSpace(stack, owner, { title: "Closed" });
+    const outside = await createSpace(stack, owner, { title: "Outside" });
+    expect((await call(stack, "PATCH", `/v1/spaces/${closed.id}`, { token: owner.owner.token, json: { defaultLevel: null } })).status).toBe(200);
+    const seed = (spaceId: string, title: string) =>
+      commitEdits(editing, { userId: owner.owner.userId, spaceId }, (draft) => draft.createPage({ title, markdown: `The ${term} notes.` }));
+    for (const [space, title] of [
+      [first, `${term} in first`],
+      [second, `${term} in second`],
+      [closed, `${term} in closed`],
+      [outside, `${term} outside`],
+    ] as const) {
+      await seed(space.id, title);
+    }
+    const site = (await owner.owner.api.orgs.createSite(owner.organizationId, { title: "Searched", spaces: [first.id, second.id, closed.id] })).data;
+    const siteSpaces = (await owner.owner.api.orgs.listSiteSpaces(owner.organizationId, site.id)).data.items;
+    const siteSpaceOf = (spaceId: string) => siteSpaces.find((siteSpace) => siteSpace.space.id === spaceId)!.id;
+    const titles = (response: { data: { items: { type: string; title: string }[] } }) => response.data.items.map((item) => item.title).sort();
+    const search = (body: Parameters<typeof owner.owner.api.orgs.searchSiteContent>[2], api = owner.owner.api) =>
+      api.orgs.searchSiteContent(owner.organizationId, site.id, body);
+
+    const all = await eventually(async () => {
+      const response = await search({ query: term, scope: { mode: "all" } });
+      return response.data.items.length === 3 ? response : undefined;
+    }, 10_000);
+    expect(titles(all)).toEqual(["Closed", "First", "Second"]);
+    expect(all.data.items[0]).toMatchObject({ type: "space" });
+    const hit = all.data.items.find((item) => item.title === "First") as { id: string; pages: { title: string; urls: { app: string } }[] };
+    expect(hit.id).toBe(first.id);
+    expect(hit.pages[0]!.title).toBe(`${term} in first`);
+    expect(hit.pages[0]!.urls.app).toMatch(new RegExp(`/o/${owner.organizationId}/s/${first.id}/`));
+
+    // The default scope is the site's default site-space; the current one joins it, or alone, or is left out.
+    expect(titles(await search({ query: term, scope: { mode: "default" } }))).toEqual(["First"]);
+    expect(titles(await search({ query: term, scope: { mode: "default", currentSiteSpace: siteSpaceOf(second.id) } }))).toEqual(["First", "Second"]);
+    expect(titles(await search({ query: term, scope: { mode: "default", currentSiteSpace: siteSpaceOf(second.id), restrictTo: "currentSiteSpace" } }))).toEqual(
+      ["Second"],
+    );
+    expect(titles(await search({ query: term, scope: { mode: "default", currentSiteSpace: siteSpaceOf(second.id), restrictTo: "otherSiteSpaces" } }))).toEqual([
+      "First",
+    ]);
+    expect(titles(await search({ query: term, scope: { mode: "specific", siteSpaceIds: [siteSpaceOf(second.id)] } }))).toEqual(["Second"]);
+    // GitBook's deprecated forms.
+    expect(titles(await search({ query: term, siteSpaceIds: [siteSpaceOf(second.id)] }))).toEqual(["Second"]);
+    expect(titles(await search({ query: term, mode: "current", siteSpaceId: siteSpaceOf(second.id) }))).toEqual(["First", "Second"]);
+    expect(titles(await search({ query: term, mode: "all" }))).toEqual(["Closed", "First", "Second"]);
+
+    // A member who cannot read a space of the site finds nothing of it.
+    expect(titles(await search({ query: term, scope: { mode: "all" } }, reader.api))).toEqual(["First", "Second"]);
+  });
+
+  it("pages the spaces with limit and the next cursor", async () => {
+    const owner = await createOrganization(stack);
+    const term = word("tide");
+    const spaces = [await createSpace(stack, owner, { title: "One" }), await createSpace(stack, owner, { title: "Two" })];
+    for (const space of spaces) {
+      await commitEdits(editing, { userId: owner.owner.userId, spaceId: space.id }, (draft) => draft.createPage({ title: `${term} page`, markdown: "Text." }));
+    }
+    const site = (await owner.owner.api.orgs.createSite(owner.organizationId, { title: "Paged", spaces: spaces.map((space) => space.id) })).data;
+    await eventually(
+      async () => (await owner.owner.api.orgs.searchSiteContent(owner.organizationId, site.id, { query: term, mode: "all" })).data.count === 2,
+      10_000,
+    );
+    const firstPage = (await owner.owner.api.orgs.searchSiteContent(owner.organizationId, site.id, { query: term, mode: "all" }, { limit: 1 })).data;
+    expect(firstPage.items).toHaveLength(1);
+    const secondPage = (
+      await owner.owner.api.orgs.searchSiteContent(owner.organizationId, site.id, { query: term, mode: "all" }, { limit: 1, page: firstPage.next!.page })
+    ).data;
+    expect(secondPage.items).toHaveLength(1);
+    expect(secondPage.next).toBeUndefined();
+    expect(new Set([...firstPage.items, ...secondPage.items].map((item) => item.id))).toEqual(new Set(spaces.map((space) => space.id)));
+  });
+
+  it("answers 400 naming the field, and 404 for another organization's site", async () => {
+    const owner = await createOrganization(stack);
+    const space = await createSpace(stack, owner);
+    const site = (await owner.owner.api.orgs.createSite(owner.organizationId, { title: "Refusing", spaces: [space.id] })).data;
+    const path = `/v1/orgs/${owner.organizationId}/sites/${site.id}/search`;
+    const post = (json: unknown, token = owner.owner.token) => call(stack, "POST", path, { token, json });
+    const refusals: [unknown, RegExp][] = [
+      [{ scope: { mode: "all" } }, /^query: is required/],
+      [{ query: "x".repeat(513), scope: { mode: "all" } }, /^query: must be at most 512 characters/],
+      [{ query: "a", scope: { mode: "sideways" } }, /^scope(\.mode)?: /],
+      [{ query: "a", scope: { mode: "specific", siteSpaceIds: [] } }, /^scope\.siteSpaceIds: must contain at least 1 items/],
+      [{ query: "a", scope: { mode: "specific", siteSpaceIds: [space.id] } }, new RegExp(`^scope\\.siteSpaceIds: no site space ${space.id} in this site`)],
+      [{ query: "a", scope: { mode: "default", restrictTo: "currentSiteSpace" } }, /^scope\.currentSiteSpace: required with restrictTo/],
+      [{ query: "a", mode: "current" }, /^siteSpaceId: is required/],
+      [{ query: "a", scope: { mode: "all" }, mode: "all" }, /^scope: cannot be combined/],
+    ];
+    for (const [json, message] of refusals) {
+      const response = await post(json);
+      expect(response.status, JSON.stringify(json)).toBe(400);
+      expect(response.body.error.message).toMatch(message);
+    }
+    const other = await createOrganization(stack);
+    expect((await post({ query: "a", scope: { mode: "all" } }, other.owner.token)).status).toBe(404);
+    const theirs = (await other.owner.api.orgs.createSite(other.organizationId, { title: "Theirs" })).data;
+    expect(
+      (await call(stack, "POST", `/v1/orgs/${owner.organizationId}/sites/${theirs.id}/search`, { token: owner.owner.token, json: { query: "a" } })).status,
+    ).toBe(404);
+  });
+});

@@ -1,5 +1,6 @@
 import type { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
 import type { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
+import type { SearchServiceService } from "@imprint/proto/content/v1/search";
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { Clock, IdentityClients, MembershipCache, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { PublishingConfig } from "./config.js";
@@ -22,6 +23,8 @@ export interface UseCaseDeps {
   revisions: PromiseClient<typeof RevisionServiceService>;
   /** Published spaces' page trees at a revision (no caller): what moved between a revision and its parent. */
   published: PromiseClient<typeof PublishedContentServiceService>;
+  /** Content's search, as the caller: a site's search runs over the site's spaces the caller can read. */
+  search: PromiseClient<typeof SearchServiceService>;
 }
 
 /** The runtime's service deps with publishing's own and its config (exported for hosting code and tests). */

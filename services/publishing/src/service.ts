@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
 import { RevisionServiceService } from "@imprint/proto/content/v1/revisions";
+import { SearchServiceService } from "@imprint/proto/content/v1/search";
 import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import {
   followedMemberships,
@@ -39,7 +40,7 @@ export function publishingServiceSpec(config: PublishingConfig) {
       identity: identityUpstream(config.IDENTITY_GRPC_ADDRESS),
       content: {
         address: config.CONTENT_GRPC_ADDRESS,
-        services: { spaces: SpaceServiceService, revisions: RevisionServiceService, published: PublishedContentServiceService },
+        services: { spaces: SpaceServiceService, revisions: RevisionServiceService, published: PublishedContentServiceService, search: SearchServiceService },
       },
     },
     deps: {
@@ -53,6 +54,7 @@ export function publishingServiceSpec(config: PublishingConfig) {
           spaces: upstreams.content.spaces,
           revisions: upstreams.content.revisions,
           published: upstreams.content.published,
+          search: upstreams.content.search,
           memberEvents: memberships.follower,
         };
       },
@@ -71,7 +73,12 @@ export function publishingServiceSpec(config: PublishingConfig) {
 
 type PublishingUpstreams = {
   identity: UpstreamSpec<typeof IDENTITY_SERVICES>;
-  content: UpstreamSpec<{ spaces: typeof SpaceServiceService; revisions: typeof RevisionServiceService; published: typeof PublishedContentServiceService }>;
+  content: UpstreamSpec<{
+    spaces: typeof SpaceServiceService;
+    revisions: typeof RevisionServiceService;
+    published: typeof PublishedContentServiceService;
+    search: typeof SearchServiceService;
+  }>;
 };
 
 /** Starts the publishing service (its upstreams' clients are opened and closed by the runtime). */

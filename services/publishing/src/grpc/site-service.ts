@@ -1,6 +1,11 @@
-import type { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
+import {
+  SiteSearchMode,
+  SiteSearchRestriction,
+  type SiteSearchScope as SiteSearchScopeMessage,
+  type SiteServiceService,
+} from "@imprint/proto/publishing/v1/sites";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
+import { AppError, pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
 import { batchGetSites } from "../use-cases/sites/batch-get-sites.js";
 import { createSite } from "../use-cases/sites/create-site.js";
@@ -9,11 +14,36 @@ import { getPublishedContentSite } from "../use-cases/sites/get-published-conten
 import { getSite } from "../use-cases/sites/get-site.js";
 import { listSites } from "../use-cases/sites/list-sites.js";
 import { publishSite } from "../use-cases/sites/publish-site.js";
+import { searchSiteContent, type SiteSearchScope } from "../use-cases/sites/search-site-content.js";
 import { unpublishSite } from "../use-cases/sites/unpublish-site.js";
 import { updateSite } from "../use-cases/sites/update-site.js";
 import { customizationToProto, siteToProto, structureToProto } from "./mappers.js";
 
 export const SITE_SERVICE_NAME = "imprint.publishing.v1.SiteService";
+
+/** The request's scope (unset: the default scope). */
+function toSiteSearchScope(scope: SiteSearchScopeMessage | undefined): SiteSearchScope {
+  switch (scope?.mode ?? SiteSearchMode.SITE_SEARCH_MODE_UNSPECIFIED) {
+    case SiteSearchMode.SITE_SEARCH_MODE_UNSPECIFIED:
+    case SiteSearchMode.SITE_SEARCH_MODE_DEFAULT:
+      return {
+        mode: "default",
+        currentSiteSpaceId: scope?.currentSiteSpaceId ?? "",
+        restrictTo:
+          scope?.restrictTo === SiteSearchRestriction.SITE_SEARCH_RESTRICTION_CURRENT_SITE_SPACE
+            ? "currentSiteSpace"
+            : scope?.restrictTo === SiteSearchRestriction.SITE_SEARCH_RESTRICTION_OTHER_SITE_SPACES
+              ? "otherSiteSpaces"
+              : null,
+      };
+    case SiteSearchMode.SITE_SEARCH_MODE_SPECIFIC:
+      return { mode: "specific", siteSpaceIds: scope?.siteSpaceIds ?? [] };
+    case SiteSearchMode.SITE_SEARCH_MODE_ALL:
+      return { mode: "all" };
+    default:
+      throw AppError.invalidArgument(`scope.mode: unknown mode ${String(scope?.mode)}`);
+  }
+}
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
 export function siteServiceImplementation(em: () => EntityManager, deps: UseCaseDeps): AsyncImplementation<typeof SiteServiceService> {
@@ -97,6 +127,22 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     unpublishSite: async (request) => {
       const view = await unpublishSite(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
       return { site: siteToProto(view) };
+    },
+
+    searchSiteContent: async (request) => {
+      const answer = await searchSiteContent(
+        em(),
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          siteId: request.siteId,
+          query: request.query,
+          scope: toSiteSearchScope(request.scope),
+          page: request.page,
+        },
+        deps,
+      );
+      return { spaces: answer.spaces, pageInfo: answer.pageInfo };
     },
 
     getPublishedContentSite: async (request) => {

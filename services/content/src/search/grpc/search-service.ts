@@ -50,7 +50,13 @@ export function searchServiceImplementation(orm: MikroORM, deps: AccessDeps): As
     searchOrganizationContent: async (request) => {
       const result = await searchOrganizationContent(
         forkEm(orm),
-        { caller: request.caller, organizationId: request.organizationId, query: request.query, page: request.page },
+        {
+          caller: request.caller,
+          organizationId: request.organizationId,
+          query: request.query,
+          page: request.page,
+          restrictTo: request.restrictTo?.spaceIds,
+        },
         deps,
       );
       return {

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { resolvePageSize } from "@imprint/runtime";
+import { AppError, isId, resolvePageSize } from "@imprint/runtime";
 import { OrganizationAccess, Space } from "../../spaces/index.js";
 import { requireOrganizationMembership, type CallerInput } from "../../access/index.js";
 import { nextCursor, rankedSpaces, readCursor, withFallback, type PageResult } from "../store/results.js";
@@ -11,7 +11,12 @@ export interface SearchOrganizationContentInput {
   organizationId: string;
   query: string;
   page: { pageToken?: string; pageSize?: number } | undefined;
+  /** Only these spaces take part (those of them the caller can read); undefined for every space. */
+  restrictTo?: readonly string[];
 }
+
+/** A restricted search names at most this many spaces (a site's). */
+export const MAX_RESTRICTED_SPACES = 1000;
 
 export interface SpaceResult {
   id: string;
@@ -32,7 +37,9 @@ export interface SearchOrganizationContentResult {
  * best page, each with its best pages. Only the spaces the caller can read take part: the
  * caller's levels are resolved once for the organization (OrganizationAccess) and applied as a
  * filter on spaces, so the search itself runs over those spaces only. Deleted spaces never take
- * part. Non-members get 404, as for a missing organization.
+ * part. Non-members get 404, as for a missing organization. `restrictTo` narrows the spaces
+ * further (publishing's site search names a site's spaces); its ids are part of the page token's
+ * scope, so a token of another restriction is refused.
  */
 export async function searchOrganizationContent(
   em: EntityManager,
@@ -41,11 +48,24 @@ export async function searchOrganizationContent(
 ): Promise<SearchOrganizationContentResult> {
   const query = parseSearchQuery(input.query);
   const limit = resolvePageSize(input.page?.pageSize);
+  const restrictTo = input.restrictTo && [...new Set(input.restrictTo)].filter(isId).sort();
+  if (restrictTo && restrictTo.length > MAX_RESTRICTED_SPACES) {
+    throw AppError.invalidArgument(`restrict_to: at most ${MAX_RESTRICTED_SPACES} spaces`);
+  }
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const access = await OrganizationAccess.load(em, input.organizationId, membership);
-  const readable = await em.find(Space, { organizationId: input.organizationId, deletedAt: null, ...access.visibleFilter() }, { fields: ["id", "title"] });
+  const readable =
+    restrictTo?.length === 0
+      ? []
+      : await em.find(
+          Space,
+          {
+            $and: [{ organizationId: input.organizationId, deletedAt: null, ...(restrictTo ? { id: { $in: restrictTo } } : {}) }, access.visibleFilter()],
+          },
+          { fields: ["id", "title"] },
+        );
   const titles = new Map(readable.map((space) => [space.id, space.title]));
-  const scope = `organization:${input.organizationId}`;
+  const scope = restrictTo ? `organization:${input.organizationId}:${restrictTo.join(",")}` : `organization:${input.organizationId}`;
   const cursor = readCursor(input.page?.pageToken, scope, query);
   const ranked = await withFallback(query, cursor, (mode) => rankedSpaces(em, query, [...titles.keys()], mode, { offset: cursor.offset, limit }));
   const spaces = ranked.spaces.map((space) => ({
