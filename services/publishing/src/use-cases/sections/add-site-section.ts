@@ -1,15 +1,10 @@
-import { recordEvent } from "@imprint/runtime";
-import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
-import type { Site } from "../../domain/site.js";
 import { sectionTitleFrom, SiteSection, validateIcon, validateSectionTitle } from "../../domain/site-section.js";
-import { pathFromTitle, SiteSpace } from "../../domain/site-space.js";
-import { siteSectionCreated } from "../../events.js";
+import { SiteSpace } from "../../domain/site-space.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { requireSiteCaller } from "../shared/access.js";
-import { freeSectionPath, sectionViews, type SectionView } from "../shared/sections.js";
+import { newSection, sectionViews, type SectionView } from "../shared/sections.js";
 import { appendSiteSpace, readSpacesOfSite } from "../shared/site-spaces.js";
-import { nextTopLevelPosition } from "../shared/top-level.js";
 import { findSite, requirePublishableSpace } from "../shared/sites.js";
 
 export interface AddSiteSectionInput {
@@ -24,41 +19,6 @@ export interface AddSiteSectionInput {
   icon: string;
   /** Created as a draft (not live). */
   draft?: boolean;
-}
-
-async function newSection(
-  tx: EntityManager,
-  deps: Pick<UseCaseDeps, "clock">,
-  actor: CallerInput,
-  site: Site,
-  title: string,
-  icon: string | null,
-  draft = false,
-): Promise<SiteSection> {
-  const position = await nextTopLevelPosition(tx, site.id);
-  const section = tx.create(SiteSection, {
-    id: randomUUID(),
-    siteId: site.id,
-    organizationId: site.organizationId,
-    title,
-    path: await freeSectionPath(tx, site.id, pathFromTitle(title)),
-    description: "",
-    icon,
-    condition: "",
-    position,
-    sectionGroupId: null,
-    defaultSiteSpaceId: null,
-    draft,
-    createdAt: deps.clock(),
-  });
-  if (!site.defaultSectionId) site.defaultSectionId = section.id;
-  recordEvent(tx, siteSectionCreated, {
-    organizationId: site.organizationId,
-    actor,
-    payload: { siteId: site.id, sectionId: section.id, title, path: section.path, default: site.defaultSectionId === section.id },
-  });
-  await tx.flush();
-  return section;
 }
 
 /**

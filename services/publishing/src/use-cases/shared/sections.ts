@@ -1,10 +1,14 @@
+import { randomUUID } from "node:crypto";
 import { type EntityManager } from "@mikro-orm/postgresql";
-import { findOwned } from "@imprint/runtime";
+import { findOwned, recordEvent } from "@imprint/runtime";
 import type { Site } from "../../domain/site.js";
 import { SiteSection } from "../../domain/site-section.js";
-import { SiteSpace } from "../../domain/site-space.js";
+import { pathFromTitle, SiteSpace } from "../../domain/site-space.js";
+import { siteSectionCreated } from "../../events.js";
+import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { type OrganizationCaller } from "./access.js";
 import { siteSpaceViews, type SiteSpaceView, type SpaceSource } from "./site-spaces.js";
+import { nextTopLevelPosition } from "./top-level.js";
 
 export interface SectionView {
   section: SiteSection;
@@ -57,4 +61,40 @@ export async function freeSectionPath(em: EntityManager, siteId: string, base: s
   const taken = new Set((await em.find(SiteSection, { siteId }, { fields: ["path"] })).map((section) => section.path));
   if (!taken.has(base)) return base;
   for (let n = 2; ; n += 1) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
+}
+
+/** A new empty section at the end of the site's top level (the site's default when it is its first); records `site_section.created`. */
+export async function newSection(
+  tx: EntityManager,
+  deps: Pick<UseCaseDeps, "clock">,
+  actor: CallerInput,
+  site: Site,
+  title: string,
+  icon: string | null,
+  draft = false,
+): Promise<SiteSection> {
+  const position = await nextTopLevelPosition(tx, site.id);
+  const section = tx.create(SiteSection, {
+    id: randomUUID(),
+    siteId: site.id,
+    organizationId: site.organizationId,
+    title,
+    path: await freeSectionPath(tx, site.id, pathFromTitle(title)),
+    description: "",
+    icon,
+    condition: "",
+    position,
+    sectionGroupId: null,
+    defaultSiteSpaceId: null,
+    draft,
+    createdAt: deps.clock(),
+  });
+  if (!site.defaultSectionId) site.defaultSectionId = section.id;
+  recordEvent(tx, siteSectionCreated, {
+    organizationId: site.organizationId,
+    actor,
+    payload: { siteId: site.id, sectionId: section.id, title, path: section.path, default: site.defaultSectionId === section.id },
+  });
+  await tx.flush();
+  return section;
 }
