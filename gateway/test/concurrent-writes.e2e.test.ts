@@ -600,6 +600,18 @@ const CASES: Record<string, RaceCase> = {
       return { path: `${sitePath(siteId)}/site-spaces/${added.id}` };
     },
   },
+  "POST /v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/duplicate": {
+    outcome: "duplicates",
+    request: async () => {
+      const siteId = await newSite([await newSpace()]);
+      return { path: `${sitePath(siteId)}/site-spaces/${await siteSpaceOf(siteId)}/duplicate`, json: {} };
+    },
+  },
+  // A search sent with POST changes nothing: both searches answer.
+  "POST /v1/orgs/:organizationId/sites/:siteId/search": {
+    outcome: "action",
+    request: async () => ({ path: `${sitePath(await newSite([await newSpace()]))}/search`, json: { query: "raced", scope: { mode: "all" } } }),
+  },
   "POST /v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/move": {
     outcome: "action",
     request: async () => {

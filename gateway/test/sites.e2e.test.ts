@@ -293,6 +293,57 @@ describe("site-spaces", () => {
   });
 });
 
+describe("duplicateSiteSpace", () => {
+  it("copies the space: beside it at the root, into a new section after a section it is alone in, as a variant otherwise", async () => {
+    const guide = await createSpace(stack, org, { title: "Handbook" });
+    const site = await newSite("Duplicated", [guide.id]);
+    const [root] = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items;
+    const copied = await org.owner.api.orgs.duplicateSiteSpace(org.organizationId, site.id, root!.id, {});
+    expect(copied.status).toBe(201);
+    expect(copied.headers.get("location")).toMatch(new RegExp(`/v1/orgs/${org.organizationId}/sites/${site.id}/site-spaces/${copied.data.id}$`));
+    expect(copied.data).toMatchObject({ object: "site-space", title: "Handbook (copy)", path: "handbook-copy", draft: false, default: false });
+    expect(copied.data.space.id).not.toBe(guide.id);
+    expect((await org.owner.api.spaces.getSpaceById(copied.data.space.id)).data.title).toBe("Handbook (copy)");
+
+    // A site-space alone in its section: the copy opens a new section right after it, as a draft when asked.
+    const api = await createSpace(stack, org, { title: "API" });
+    const section = (await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: api.id, title: "API reference", icon: "code" })).data;
+    const tail = await createSpace(stack, org, { title: "Changelog" });
+    await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: tail.id });
+    const alone = section.siteSpaces[0]!;
+    const drafted = (await org.owner.api.orgs.duplicateSiteSpace(org.organizationId, site.id, alone.id, { draft: true })).data;
+    expect(drafted).toMatchObject({ title: "API (copy)", draft: true });
+    const sections = (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items;
+    expect(sections.map((item) => [item.title, item.siteSpaces.map((siteSpace) => siteSpace.id)])).toEqual([
+      ["Duplicated", [root!.id, copied.data.id]],
+      ["API reference", [alone.id]],
+      ["API (copy)", [drafted.id]],
+      ["Changelog", [expect.any(String)]],
+    ]);
+    expect(sections[2]).toMatchObject({ id: drafted.section, draft: true, icon: "code" });
+
+    // A site-space among others: the copy joins them (a variant of the same section).
+    const variant = (await org.owner.api.orgs.duplicateSiteSpace(org.organizationId, site.id, copied.data.id, {})).data;
+    expect(variant).toMatchObject({ section: sections[0]!.id, title: "Handbook (copy) (copy)" });
+  });
+
+  it("refuses a member without the admin role (403), another organization (404), a missing site-space (404) and a malformed body (400)", async () => {
+    const space = await createSpace(stack, org, { title: "Refused" });
+    const site = await newSite("Refusing copies", [space.id]);
+    const [siteSpace] = (await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items;
+    const path = `${sitesPath()}/${site.id}/site-spaces/${siteSpace!.id}/duplicate`;
+    const asEditor = await call(stack, "POST", path, { token: editor.token, json: {} });
+    expect(asEditor.status).toBe(403);
+    expect((await call(stack, "POST", path, { token: other.owner.token, json: {} })).status).toBe(404);
+    const missing = await call(stack, "POST", `${sitesPath()}/${site.id}/site-spaces/${site.id}/duplicate`, { token: org.owner.token, json: {} });
+    expect(missing.status).toBe(404);
+    const malformed = await call(stack, "POST", path, { token: org.owner.token, json: { draft: "yes" } });
+    expect([malformed.status, malformed.body.error.message]).toEqual([400, expect.stringMatching(/^draft: /)]);
+    // Nothing was copied by the refusals.
+    expect((await org.owner.api.orgs.listSiteSpaces(org.organizationId, site.id)).data.items).toHaveLength(1);
+  });
+});
+
 describe("sections", () => {
   it("turns a site's root into its first section, adds sections with their first site-space, and answers the structure by sections", async () => {
     const guide = await createSpace(stack, org, { title: "Guide" });

@@ -54,6 +54,9 @@ export const moveSiteSpaceBody = z
   .object({ position: z.object({ before: siteSpacePointer.optional(), after: siteSpacePointer.optional() }).optional() })
   .optional();
 
+/** duplicateSiteSpace: `draft` for the copy (and its new section, if any). */
+export const duplicateSiteSpaceBody = z.object({ draft: z.boolean().optional() }).optional();
+
 export function siteSpaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const siteSpaces = upstreams.publishing.siteSpaces;
   return [
@@ -124,6 +127,19 @@ export function siteSpaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
       handler: async ({ params, principal }) => {
         await siteSpaces.deleteSiteSpace({ caller: principal.caller, ...params });
         return noContent();
+      },
+    }),
+
+    // duplicateSiteSpace
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/site-spaces/:siteSpaceId/duplicate",
+      params: siteSpaceParams,
+      body: duplicateSiteSpaceBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await siteSpaces.duplicateSiteSpace({ caller: principal.caller, ...params, draft: body?.draft ?? false });
+        const siteSpace = toRestSiteSpace(response.siteSpace, urls);
+        return created(siteSpace, `${siteLocation(urls, params.organizationId, params.siteId)}/site-spaces/${encodeURIComponent(siteSpace.id)}`);
       },
     }),
 

@@ -4,6 +4,7 @@ import { pageInfo, pageRequest, type AsyncImplementation } from "@imprint/runtim
 import type { UseCaseDeps } from "../deps.js";
 import { addSiteSpace } from "../use-cases/site-spaces/add-site-space.js";
 import { deleteSiteSpace } from "../use-cases/site-spaces/delete-site-space.js";
+import { duplicateSiteSpace } from "../use-cases/site-spaces/duplicate-site-space.js";
 import { listSiteSpaces } from "../use-cases/site-spaces/list-site-spaces.js";
 import { moveSiteSpace } from "../use-cases/site-spaces/move-site-space.js";
 import { updateSiteSpace } from "../use-cases/site-spaces/update-site-space.js";
@@ -72,6 +73,15 @@ export function siteSpaceServiceImplementation(em: () => EntityManager, deps: Us
         deps,
       );
       return {};
+    },
+
+    duplicateSiteSpace: async (request) => {
+      const view = await duplicateSiteSpace(
+        em(),
+        { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId, siteSpaceId: request.siteSpaceId, draft: request.draft },
+        deps,
+      );
+      return { siteSpace: siteSpaceToProto(view) };
     },
 
     moveSiteSpace: async (request) => {
