@@ -463,3 +463,58 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     expect(found.body.items[0].id).toBe(pageId);
   });
 });
+
+describe("getContentByUrl", () => {
+  it("resolves every application URL Imprint answers: a collection, a space, its pages, a change request, a revision, a site", async () => {
+    await seedMain();
+    const api = org.owner.api;
+    const byUrl = async (url: string) => (await api.urls.getContentByUrl({ url })).data as Record<string, { id: string; title?: string; number?: number }>;
+    const space = (await api.spaces.getSpaceById(spaceId)).data;
+    expect(await byUrl(space.urls.app)).toMatchObject({ space: { id: spaceId } });
+
+    const page = (await api.spaces.getPageById(spaceId, "start")).data;
+    const resolvedPage = await byUrl((page as { urls: { app: string } }).urls.app);
+    expect(resolvedPage).toMatchObject({ space: { id: spaceId }, page: { id: page.id, title: "Getting started" } });
+    expect(resolvedPage.changeRequest).toBeUndefined();
+
+    const cr = await createChangeRequest();
+    expect(await byUrl(cr.urls.app)).toMatchObject({ space: { id: spaceId }, changeRequest: { id: cr.id, number: cr.number } });
+    const crPage = (await api.spaces.getPageInChangeRequestById(spaceId, cr.id, "faq")).data as { id: string; urls: { app: string } };
+    expect(await byUrl(crPage.urls.app)).toMatchObject({ changeRequest: { id: cr.id }, page: { id: crPage.id, title: "FAQ" } });
+
+    const revision = (await api.spaces.getCurrentRevision(spaceId)).data;
+    expect(await byUrl(revision.urls.app)).toMatchObject({ space: { id: spaceId } });
+    const revisionPage = (await api.spaces.getPageInRevisionById(spaceId, revision.id, "faq")).data as { id: string; urls: { app: string } };
+    expect(revisionPage.urls.app).toContain(`/~/revisions/${revision.id}/`);
+    expect(await byUrl(revisionPage.urls.app)).toMatchObject({ page: { id: revisionPage.id } });
+
+    const collection = (await api.orgs.createCollection(org.organizationId, { title: "Shelf" })).data;
+    expect(await byUrl(collection.urls.app)).toMatchObject({ collection: { id: collection.id, title: "Shelf" } });
+
+    const site = (await api.orgs.createSite(org.organizationId, { title: "Resolved", spaces: [spaceId] })).data;
+    expect(await byUrl(site.urls.app)).toMatchObject({ space: { id: spaceId } });
+    expect(await byUrl(site.urls.preview)).toMatchObject({ space: { id: spaceId } });
+  });
+
+  it("answers 404 for a URL naming no content, another organization's or a missing one, and 400 without url", async () => {
+    const space = (await org.owner.api.spaces.getSpaceById(spaceId)).data;
+    const resolve = (url: string, token = org.owner.token) => call(stack, "GET", `/v1/urls/content?url=${encodeURIComponent(url)}`, { token });
+    const organization = (await org.owner.api.orgs.getOrganizationById(org.organizationId)).data;
+    for (const url of [
+      "https://elsewhere.example/o/x/s/y/",
+      organization.urls.app,
+      space.urls.app.replace(`/o/${org.organizationId}/`, `/o/${spaceId}/`),
+      `${space.urls.app}no/such/page`,
+      `${space.urls.app}~/changes/999/`,
+      `${space.urls.app}~/revisions/${spaceId}/`,
+      "not a url",
+    ]) {
+      const response = await resolve(url);
+      expect(response.status, url).toBe(404);
+    }
+    const { org: other } = await createOrganizationWithSpace(stack);
+    expect((await resolve(space.urls.app, other.owner.token)).status).toBe(404);
+    const missing = await call(stack, "GET", "/v1/urls/content", { token: org.owner.token });
+    expect([missing.status, missing.body.error.message]).toEqual([400, expect.stringMatching(/^url: /)]);
+  });
+});

@@ -33,6 +33,7 @@ import { organizationChangeRequestRoutes } from "./organization-change-requests.
 import { organizationIntegrationRoutes } from "./organization-integrations.js";
 import { organizationRoutes } from "./organizations.js";
 import { searchRoutes } from "./search.js";
+import { urlRoutes } from "./urls.js";
 import { siteAdaptiveSchemaRoutes } from "./site-adaptive-schema.js";
 import { siteCustomizationRoutes } from "./site-customization.js";
 import { siteExternalLinkRoutes } from "./site-external-links.js";
@@ -105,6 +106,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...translationRoutes(deps),
       ...linkRoutes(deps),
       ...searchRoutes(deps),
+      ...urlRoutes(deps),
       ...changeRequestRoutes(deps),
       ...changeRequestReviewRoutes(deps),
       ...changeRequestChangesRoutes(deps),

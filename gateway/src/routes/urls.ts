@@ -1,0 +1,76 @@
+import { AppError } from "@imprint/runtime/core";
+import { z } from "zod";
+import { toRestChangeRequest } from "../mappers/change-request.js";
+import { toRestCollection } from "../mappers/collection.js";
+import { toRestPage } from "../mappers/page.js";
+import { toRestSpace } from "../mappers/space.js";
+import { parseAppUrl } from "../mappers/urls.js";
+import { defineRoute, ok, type Route } from "../route.js";
+import type { RouteDeps } from "./deps.js";
+
+const urlQuery = z.object({ url: z.string().min(1).max(4096) });
+
+/** GitBook's answer for a URL that names no content. */
+const noContent = () => new AppError("not_found", "No content found for the URL");
+
+export function urlRoutes({ upstreams, urls }: RouteDeps): Route[] {
+  const { spaces, collections, revisions } = upstreams.content;
+  const { changeRequests } = upstreams.collaboration;
+  const { sites, siteSpaces } = upstreams.publishing;
+  return [
+    // getContentByUrl: an application URL (`urls.app`) back to what it shows. The URL's shape is
+    // the gateway's own (its mappers build it); each part is read from the service that owns it,
+    // as the caller, so a URL of something the caller cannot see is 404 like any read of it.
+    defineRoute({
+      method: "GET",
+      path: "/v1/urls/content",
+      query: urlQuery,
+      handler: async ({ query, principal }) => {
+        const caller = principal.caller;
+        const target = parseAppUrl(query.url, urls);
+        if (!target || target.kind === "organization") throw noContent();
+        if (target.kind === "collection") {
+          const { collection } = await collections.getCollection({ caller, collectionId: target.collectionId });
+          if (collection?.organizationId !== target.organizationId) throw noContent();
+          return ok({ collection: toRestCollection(collection, urls) });
+        }
+        if (target.kind === "site") {
+          // A site shows its default site-space's space.
+          const { site } = await sites.getSite({ caller, organizationId: target.organizationId, siteId: target.siteId });
+          const defaults = await siteSpaces.listSiteSpaces({
+            caller,
+            organizationId: target.organizationId,
+            siteId: target.siteId,
+            default: true,
+            shareKey: "",
+          });
+          const shown = defaults.siteSpaces.find((siteSpace) => siteSpace.id === site?.defaultSiteSpaceId)?.space;
+          if (!shown) throw noContent();
+          return ok({ space: toRestSpace(shown, urls) });
+        }
+        const ref = { spaceId: target.spaceId, changeRequestId: target.changeRequest, revisionId: target.revision };
+        const options = { metadata: false, computed: false };
+        const [{ space }, changeRequest, page] = await Promise.all([
+          spaces.getSpace({ caller, spaceId: target.spaceId, shareKey: "" }),
+          target.changeRequest ? changeRequests.getChangeRequest({ caller, spaceId: target.spaceId, changeRequestId: target.changeRequest }) : undefined,
+          target.pagePath ? revisions.getPageByPath({ caller, ref, options, path: target.pagePath, pageOptions: undefined }) : undefined,
+          // A revision's URL without a page still names a revision that must exist.
+          target.revision && !target.pagePath ? revisions.getRevision({ caller, ref, options }) : undefined,
+        ]);
+        if (space?.organizationId !== target.organizationId) throw noContent();
+        const context = {
+          urls,
+          organizationId: space.organizationId,
+          spaceId: space.id,
+          ...(target.changeRequest ? { changeRequest: target.changeRequest } : {}),
+          ...(target.revision ? { revision: target.revision } : {}),
+        };
+        return ok({
+          space: toRestSpace(space, urls),
+          ...(changeRequest ? { changeRequest: toRestChangeRequest(changeRequest.changeRequest, urls) } : {}),
+          ...(page?.page ? { page: toRestPage(page.page, context) } : {}),
+        });
+      },
+    }),
+  ];
+}
