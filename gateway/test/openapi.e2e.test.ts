@@ -89,6 +89,7 @@ describe("POST/GET /v1/orgs/{organizationId}/openapi", () => {
       slug: "petstore",
       sourceURL: `${specs.origin}/petstore.json`,
       processingState: "pending",
+      visibility: "private",
       lastProcessedErrorCount: 0,
       permissions: { view: true, edit: true },
       urls: { location, app: expect.stringContaining("/openapi/petstore") },
@@ -188,6 +189,72 @@ describe("PUT/DELETE /v1/orgs/{organizationId}/openapi/{specSlug}", () => {
     expect((await call(stack, "DELETE", `${base()}/gone`, { token: owner() })).status).toBe(204);
     expect((await call(stack, "GET", `${base()}/gone`, { token: owner() })).status).toBe(404);
     expect((await call(stack, "DELETE", `${base()}/gone`, { token: owner() })).status).toBe(204);
+  });
+});
+
+describe("PATCH /v1/orgs/{organizationId}/openapi/{specSlug} and openapi-versions", () => {
+  it("changes the visibility without processing again, and reads every kept version, its content and its raw text", async () => {
+    const api = org.owner.api.orgs;
+    await api.createOpenApiSpec(org.organizationId, { slug: "versioned", source: { url: `${specs.origin}/petstore.json` } });
+    const first = await processed("versioned");
+    expect(first.visibility).toBe("private");
+    documents["/petstore.json"] = { type: "application/json", body: petstore("2.0.0") };
+    await api.createOrUpdateOpenApiSpecBySlug(org.organizationId, "versioned", { source: { url: `${specs.origin}/petstore.json` } });
+    const second = await processed("versioned", first.lastProcessedAt);
+
+    const published = await api.updateOpenApiSpecBySlug(org.organizationId, "versioned", { visibility: "public" as never });
+    expect(published.data).toMatchObject({
+      visibility: "public",
+      processingState: "complete",
+      lastVersion: second.lastVersion,
+      lastProcessedAt: second.lastProcessedAt,
+    });
+
+    const versions = (await api.listOpenApiSpecVersions(org.organizationId, "versioned")).data;
+    expect(versions.items.map((version) => version.id)).toEqual([second.lastVersion, first.lastVersion]);
+    expect(versions.items[0]).toMatchObject({
+      object: "openapi-spec-version",
+      url: `${specs.origin}/petstore.json`,
+      urls: { location: `${stack.baseUrl}${base()}/versioned/versions/${second.lastVersion}` },
+    });
+    const paged = (await api.listOpenApiSpecVersions(org.organizationId, "versioned", { limit: 1 })).data;
+    expect(paged.items.map((version) => version.id)).toEqual([second.lastVersion]);
+    expect((await api.listOpenApiSpecVersions(org.organizationId, "versioned", { limit: 1, page: paged.next!.page })).data.items[0]!.id).toBe(
+      first.lastVersion,
+    );
+
+    expect((await api.getLatestOpenApiSpecVersion(org.organizationId, "versioned")).data.id).toBe(second.lastVersion);
+    expect((await api.getOpenApiSpecVersionById(org.organizationId, "versioned", first.lastVersion!)).data.id).toBe(first.lastVersion);
+    const latest = (await api.getLatestOpenApiSpecVersionContent(org.organizationId, "versioned")).data;
+    expect(latest.urls).toEqual({ source: `${specs.origin}/petstore.json`, public: `${specs.origin}/petstore.json` });
+    expect(latest.filesystem).toEqual({ [`${specs.origin}/petstore.json`]: JSON.parse(petstore("2.0.0")) });
+    const older = (await api.getOpenApiSpecVersionContentById(org.organizationId, "versioned", first.lastVersion!)).data;
+    expect((older.filesystem as Record<string, { info: { version: string } }>)[`${specs.origin}/petstore.json`]!.info.version).toBe("1.0.0");
+    expect((await api.getLatestOpenApiSpecVersionContentRaw(org.organizationId, "versioned")).data).toEqual({ text: petstore("2.0.0"), format: "json" });
+
+    await api.updateOpenApiSpecBySlug(org.organizationId, "versioned", { visibility: "private" as never });
+    expect((await api.getLatestOpenApiSpecVersionContent(org.organizationId, "versioned")).data.urls.public).toBeNull();
+  });
+
+  it("refuses: a bad visibility (400), a read member (403), another organization and unknown versions (404)", async () => {
+    await org.owner.api.orgs.createOpenApiSpec(org.organizationId, { slug: "refused", source: { url: `${specs.origin}/invalid.json` } });
+    await processed("refused");
+    const patch = (json: unknown, token = owner()) => call(stack, "PATCH", `${base()}/refused`, { token, json });
+    for (const json of [{}, { visibility: "secret" }]) {
+      const response = await patch(json);
+      expect([response.status, response.body.error.message]).toEqual([400, expect.stringMatching(/^visibility: /)]);
+    }
+    const reader = await createMember(stack, org, { role: "read" });
+    expect((await patch({ visibility: "public" }, reader.token)).status).toBe(403);
+    expect((await call(stack, "GET", `${base()}/refused/versions`, { token: reader.token })).status).toBe(200);
+    const outsider = (await createOrganization(stack)).owner.token;
+    expect((await patch({ visibility: "public" }, outsider)).status).toBe(404);
+    expect((await call(stack, "GET", `${base()}/refused/versions`, { token: outsider })).status).toBe(404);
+    // No kept version yet (the document is invalid), a version of no such id, a missing specification.
+    for (const path of ["refused/versions/latest", "refused/versions/latest/content", `refused/versions/${org.organizationId}`, "nothing/versions"]) {
+      expect((await call(stack, "GET", `${base()}/${path}`, { token: owner() })).status, path).toBe(404);
+    }
+    expect((await patch({ visibility: "public" })).body.processingState).toBe("complete");
   });
 });
 

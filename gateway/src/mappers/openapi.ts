@@ -1,4 +1,4 @@
-import { OpenAPISpecProcessErrorCode, OpenAPISpecProcessingState, type OpenAPISpec } from "@imprint/proto/content/v1/openapi";
+import { OpenAPISpecProcessErrorCode, OpenAPISpecProcessingState, type OpenAPISpec, type OpenAPISpecVersion } from "@imprint/proto/content/v1/openapi";
 import { AppError } from "@imprint/runtime/core";
 import type { PublicUrls } from "./urls.js";
 
@@ -11,6 +11,7 @@ export interface RestOpenApiSpec {
   slug: string;
   sourceURL: string;
   processingState: "pending" | "progress" | "complete";
+  visibility?: "private" | "public";
   lastVersion?: string;
   lastProcessedAt?: string;
   lastProcessErrorCode?: "FETCH_TIMEOUT" | "FETCH_ERROR" | "PARSE_ERROR";
@@ -60,10 +61,45 @@ export function toRestOpenApiSpec(spec: OpenAPISpec | undefined, urls: PublicUrl
       app: `${urls.app}/o/${encodeURIComponent(spec.organizationId)}/openapi/${encodeURIComponent(spec.slug)}`,
     },
   };
+  if (spec.visibility === "private" || spec.visibility === "public") rest.visibility = spec.visibility;
   if (spec.lastVersion) rest.lastVersion = spec.lastVersion.id;
   if (spec.lastProcessedAt) rest.lastProcessedAt = spec.lastProcessedAt.toISOString();
   const errorCode = ERROR_CODES[spec.lastProcessErrorCode];
   if (errorCode) rest.lastProcessErrorCode = errorCode;
   if (spec.lastProcessedErrors.length > 0) rest.lastProcessedErrors = spec.lastProcessedErrors.map(({ code, message }) => ({ code, message }));
   return rest;
+}
+
+/** GitBook's OpenAPISpecVersion: `url` is the source it was fetched from. */
+export function toRestOpenApiSpecVersion(
+  version: OpenAPISpecVersion | undefined,
+  urls: PublicUrls,
+  organizationId: string,
+  slug: string,
+): Record<string, unknown> {
+  if (!version) throw new AppError("internal", "upstream answered without an OpenAPI specification version");
+  return {
+    object: "openapi-spec-version",
+    id: version.id,
+    createdAt: (version.createdAt ?? new Date(0)).toISOString(),
+    url: version.sourceUrl,
+    urls: { location: `${openApiSpecLocation(urls, organizationId, slug)}/versions/${encodeURIComponent(version.id)}` },
+  };
+}
+
+/**
+ * GitBook's OpenAPISpecContent: the version's parsed document (before dereferencing) in
+ * `filesystem`, under the URL it was fetched from (Imprint keeps one file per version); `public`
+ * is that URL when the specification is public, null when it is private.
+ */
+export function toRestOpenApiSpecContent(
+  version: OpenAPISpecVersion | undefined,
+  spec: OpenAPISpec | undefined,
+  documentJson: string,
+): Record<string, unknown> {
+  if (!version || !spec) throw new AppError("internal", "upstream answered without an OpenAPI specification version");
+  return {
+    filesystem: { [version.sourceUrl]: JSON.parse(documentJson) as unknown },
+    urls: { source: version.sourceUrl, public: spec.visibility === "public" ? version.sourceUrl : null },
+  };
 }

@@ -1,5 +1,6 @@
+import type { Caller } from "@imprint/proto/common/v1";
 import { z } from "zod";
-import { openApiSpecLocation, toRestOpenApiSpec } from "../mappers/openapi.js";
+import { openApiSpecLocation, toRestOpenApiSpec, toRestOpenApiSpecContent, toRestOpenApiSpecVersion } from "../mappers/openapi.js";
 import { pageQuerySchema, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId } from "../validation.js";
@@ -16,6 +17,9 @@ const specParams = z.object({ organizationId: pathId(), specSlug: z.string().min
 const sourceShape = z.object({ url: z.string() });
 export const createOpenApiSpecBody = z.object({ slug: z.string(), source: sourceShape });
 export const putOpenApiSpecBody = z.object({ source: sourceShape });
+/** updateOpenAPISpecBySlug: `visibility` is required (GitBook's body has nothing else). */
+export const updateOpenApiSpecBody = z.object({ visibility: z.enum(["private", "public"]) });
+const versionParams = specParams.extend({ versionId: pathId() });
 
 export function openApiRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const specs = upstreams.content.openapi;
@@ -95,5 +99,106 @@ export function openApiRoutes({ upstreams, urls }: RouteDeps): Route[] {
         return noContent();
       },
     }),
+
+    // updateOpenAPISpecBySlug: the visibility; the source is not processed again.
+    defineRoute({
+      method: "PATCH",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug",
+      params: specParams,
+      body: updateOpenApiSpecBody,
+      handler: async ({ params, body, principal }) => {
+        const response = await specs.updateOpenApiSpec({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          slug: params.specSlug,
+          updateMask: ["visibility"],
+          visibility: body.visibility,
+        });
+        return ok(toRestOpenApiSpec(response.spec, urls));
+      },
+    }),
+
+    // listOpenAPISpecVersions: newest first.
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug/versions",
+      params: specParams,
+      query: pageQuerySchema,
+      handler: async ({ params, query, principal, cursors }) => {
+        const response = await specs.listOpenApiSpecVersions({
+          caller: principal.caller,
+          organizationId: params.organizationId,
+          slug: params.specSlug,
+          page: toPageRequest(query, cursors),
+        });
+        return ok(
+          toPagedList(
+            response.versions.map((version) => toRestOpenApiSpecVersion(version, urls, params.organizationId, params.specSlug)),
+            response.page,
+            cursors,
+          ),
+        );
+      },
+    }),
+
+    // getLatestOpenAPISpecVersion (registered before getOpenAPISpecVersionById: "latest" is no id).
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/latest",
+      params: specParams,
+      handler: async ({ params, principal }) => {
+        const response = await specs.getOpenApiSpecVersion({ ...versionRequest(principal.caller, params, ""), includeContent: false });
+        return ok(toRestOpenApiSpecVersion(response.version, urls, params.organizationId, params.specSlug));
+      },
+    }),
+
+    // getLatestOpenAPISpecVersionContent
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content",
+      params: specParams,
+      handler: async ({ params, principal }) => {
+        const response = await specs.getOpenApiSpecVersion({ ...versionRequest(principal.caller, params, ""), includeContent: true });
+        return ok(toRestOpenApiSpecContent(response.version, response.spec, response.documentJson));
+      },
+    }),
+
+    // getLatestOpenAPISpecVersionContentRaw: the text exactly as fetched.
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/latest/content/raw",
+      params: specParams,
+      handler: async ({ params, principal }) => {
+        const response = await specs.getOpenApiSpecVersion({ ...versionRequest(principal.caller, params, ""), includeContent: true });
+        return ok({ text: response.rawText, format: response.version?.format === "yaml" ? "yaml" : "json" });
+      },
+    }),
+
+    // getOpenAPISpecVersionById
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId",
+      params: versionParams,
+      handler: async ({ params, principal }) => {
+        const response = await specs.getOpenApiSpecVersion({ ...versionRequest(principal.caller, params, params.versionId), includeContent: false });
+        return ok(toRestOpenApiSpecVersion(response.version, urls, params.organizationId, params.specSlug));
+      },
+    }),
+
+    // getOpenAPISpecVersionContentById
+    defineRoute({
+      method: "GET",
+      path: "/v1/orgs/:organizationId/openapi/:specSlug/versions/:versionId/content",
+      params: versionParams,
+      handler: async ({ params, principal }) => {
+        const response = await specs.getOpenApiSpecVersion({ ...versionRequest(principal.caller, params, params.versionId), includeContent: true });
+        return ok(toRestOpenApiSpecContent(response.version, response.spec, response.documentJson));
+      },
+    }),
   ];
+}
+
+/** A version read of the specification in the path; versionId "" is the latest. */
+function versionRequest(caller: Caller | undefined, params: { organizationId: string; specSlug: string }, versionId: string) {
+  return { caller, organizationId: params.organizationId, slug: params.specSlug, versionId };
 }

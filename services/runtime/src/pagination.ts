@@ -208,21 +208,33 @@ function afterCondition<T>(sort: KeysetSort<T>, values: KeyValue[]): FilterQuery
   return { $or: alternatives } as FilterQuery<T>;
 }
 
-/** One page of `entity` matching `where`, in keyset order, with the total count. */
+/**
+ * One page of `entity` matching `where`, in keyset order, with the total count. `fields` loads
+ * only those columns (the sort's are added): rows with large columns a list does not show.
+ */
 export async function findPage<T extends object>(
   em: EntityManager,
   entity: EntityName<T>,
   where: FilterQuery<T>,
   sort: KeysetSort<T>,
   request: PageRequestLike | undefined,
-  options: { populate?: string[] } = {},
+  options: { populate?: string[]; fields?: readonly string[] } = {},
 ): Promise<Page<T>> {
   const { pageSize, after, fingerprint } = readPageRequest(request, `${sort.fields.join(",")}:${sort.direction}`, keyTypes(em, entity, sort));
   const filter = after ? ({ $and: [where, afterCondition(sort, after)] } as FilterQuery<T>) : where;
   const orderBy = Object.fromEntries(sort.fields.map((field) => [field, sort.direction]));
   const [rows, totalCount] = await Promise.all([
     // Generic keyset filters are built at run time; MikroORM's per-entity filter types cannot follow them.
-    em.find(entity, filter as never, { orderBy, limit: pageSize + 1, populate: options.populate } as never),
+    em.find(
+      entity,
+      filter as never,
+      {
+        orderBy,
+        limit: pageSize + 1,
+        populate: options.populate,
+        ...(options.fields ? { fields: [...new Set([...options.fields, ...sort.fields])] } : {}),
+      } as never,
+    ),
     em.count(entity, where as never),
   ]);
   const items = rows.slice(0, pageSize) as T[];

@@ -12,6 +12,10 @@ export const OPENAPI_SOURCE_URL_MAX = 2048;
 export const OPENAPI_PROCESSING_STATES = ["pending", "progress", "complete"] as const;
 export type OpenApiProcessingState = (typeof OPENAPI_PROCESSING_STATES)[number];
 
+/** GitBook's visibilities: `private` (members only), `public` (its source URL may be handed to anyone). */
+export const OPENAPI_VISIBILITIES = ["private", "public"] as const;
+export type OpenApiVisibility = (typeof OPENAPI_VISIBILITIES)[number];
+
 /** GitBook's processing error codes; the details are in `lastProcessErrors`. */
 export const OPENAPI_PROCESS_ERROR_CODES = ["FETCH_TIMEOUT", "FETCH_ERROR", "PARSE_ERROR"] as const;
 export type OpenApiProcessErrorCode = (typeof OPENAPI_PROCESS_ERROR_CODES)[number];
@@ -39,6 +43,7 @@ export const OpenApiSpecSchema = defineEntity({
     slug: p.string().length(OPENAPI_SLUG_MAX),
     sourceUrl: p.string().length(OPENAPI_SOURCE_URL_MAX),
     processingState: p.enum(OPENAPI_PROCESSING_STATES).default("pending"),
+    visibility: p.enum(OPENAPI_VISIBILITIES).default("private"),
     /** Incremented on every change of source (and every re-submission): what a worker must process. */
     sourceGeneration: p.integer().default(1),
     /** The generation the worker holding the lease is processing. */

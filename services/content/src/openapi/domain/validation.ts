@@ -1,5 +1,5 @@
 import { AppError, parseFetchableUrl, SafeFetchError } from "@imprint/runtime";
-import { OPENAPI_SLUG_MAX, OPENAPI_SLUG_PATTERN, OPENAPI_SOURCE_URL_MAX } from "./entities.js";
+import { OPENAPI_SLUG_MAX, OPENAPI_SLUG_PATTERN, OPENAPI_SOURCE_URL_MAX, OPENAPI_VISIBILITIES, type OpenApiVisibility } from "./entities.js";
 
 /** Whether `slug` could name a specification (a lookup with any other value finds nothing). */
 export function isOpenApiSlug(slug: string): boolean {
@@ -30,4 +30,11 @@ export function validateSourceUrl(value: string): string {
     if (error instanceof SafeFetchError) throw AppError.invalidArgument(`source.url: ${error.reason}`);
     throw error;
   }
+}
+
+/** A visibility, or invalid_argument naming the field and the accepted values. */
+export function validateVisibility(value: string): OpenApiVisibility {
+  const found = OPENAPI_VISIBILITIES.find((visibility) => visibility === value);
+  if (!found) throw AppError.invalidArgument(`visibility: must be one of ${OPENAPI_VISIBILITIES.join(", ")}`);
+  return found;
 }

@@ -19,7 +19,7 @@ const ERROR_CODE_TO_PROTO: Record<OpenApiProcessErrorCode, OpenAPISpecProcessErr
   PARSE_ERROR: OpenAPISpecProcessErrorCode.OPEN_API_SPEC_PROCESS_ERROR_CODE_PARSE_ERROR,
 };
 
-function versionToProto(version: OpenApiVersionSummary): OpenAPISpecVersionMessage {
+export function versionToProto(version: OpenApiVersionSummary): OpenAPISpecVersionMessage {
   return {
     id: version.id,
     sourceUrl: version.sourceUrl,
@@ -50,5 +50,6 @@ export function openApiSpecToProto({ spec, lastVersion, permissions }: OpenApiSp
     createdAt: spec.createdAt,
     updatedAt: spec.updatedAt,
     permissions,
+    visibility: spec.visibility,
   };
 }

@@ -15,12 +15,13 @@ export interface OpenApiSpecView {
   permissions: OpenApiSpecPermissions;
 }
 
-const SUMMARY_FIELDS = ["id", "sourceUrl", "contentHash", "title", "apiVersion", "specification", "format", "sizeBytes", "createdAt"] as const;
+/** The columns of a version summary. */
+export const VERSION_SUMMARY_FIELDS = ["id", "sourceUrl", "contentHash", "title", "apiVersion", "specification", "format", "sizeBytes", "createdAt"] as const;
 
 /** Summaries of the given versions, by id, in one query. */
 export async function loadVersionSummaries(em: EntityManager, ids: readonly string[]): Promise<Map<string, OpenApiVersionSummary>> {
   if (ids.length === 0) return new Map();
-  const rows = await em.find(OpenApiSpecVersion, { id: { $in: [...new Set(ids)] } }, { fields: [...SUMMARY_FIELDS] });
+  const rows = await em.find(OpenApiSpecVersion, { id: { $in: [...new Set(ids)] } }, { fields: [...VERSION_SUMMARY_FIELDS] });
   return new Map(rows.map((row) => [row.id, row]));
 }
 

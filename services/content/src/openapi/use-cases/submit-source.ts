@@ -43,6 +43,6 @@ export function resubmitSpec(em: EntityManager, deps: Pick<OpenApiDeps, "clock">
   recordEvent(em, openApiSpecUpdated, {
     organizationId: spec.organizationId,
     actor: caller,
-    payload: { specId: spec.id, slug: spec.slug, sourceUrl, previousSourceUrl },
+    payload: { specId: spec.id, slug: spec.slug, sourceUrl, previousSourceUrl, visibility: spec.visibility },
   });
 }
