@@ -518,3 +518,34 @@ describe("getContentByUrl", () => {
     expect([missing.status, missing.body.error.message]).toEqual([400, expect.stringMatching(/^url: /)]);
   });
 });
+
+describe("page meta-links", () => {
+  it("answers a page's meta links (none: Imprint's pages set no canonical URL or alternates) in the space, a change request and a revision", async () => {
+    await seedMain();
+    const api = org.owner.api.spaces;
+    const cr = await createChangeRequest();
+    const revision = (await api.getCurrentRevision(spaceId)).data;
+    expect((await api.listSpacePageMetaLinks(spaceId, "faq")).data).toEqual({});
+    expect((await api.listChangeRequestPageMetaLinks(spaceId, cr.id, "faq")).data).toEqual({});
+    expect((await api.listRevisionPageMetaLinks(spaceId, revision.id, "faq")).data).toEqual({});
+  });
+
+  it("answers 404 for a missing page, another organization's space and an unknown revision; 400 for a malformed page id", async () => {
+    await seedMain();
+    const cr = await createChangeRequest();
+    const revision = (await org.owner.api.spaces.getCurrentRevision(spaceId)).data;
+    const get = (path: string, token = org.owner.token) => call(stack, "GET", path, { token });
+    for (const path of [
+      `/v1/spaces/${spaceId}/content/page/nothing/meta-links`,
+      `/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/nothing/meta-links`,
+      `/v1/spaces/${spaceId}/revisions/${revision.id}/page/nothing/meta-links`,
+      `/v1/spaces/${spaceId}/revisions/${spaceId}/page/faq/meta-links`,
+    ]) {
+      expect((await get(path)).status, path).toBe(404);
+    }
+    const { org: other } = await createOrganizationWithSpace(stack);
+    expect((await get(`/v1/spaces/${spaceId}/content/page/faq/meta-links`, other.owner.token)).status).toBe(404);
+    const malformed = await get(`/v1/spaces/${spaceId}/content/page/${"x".repeat(300)}/meta-links`);
+    expect([malformed.status, malformed.body.error.message]).toEqual([400, expect.stringMatching(/^pageId: /)]);
+  });
+});

@@ -201,6 +201,26 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       },
     }),
 
+    // listSpacePageMetaLinks, listChangeRequestPageMetaLinks, listRevisionPageMetaLinks: a page's
+    // `metaLinks` (GitBook's canonical URL and alternates, set on a page). Imprint's pages carry
+    // none, so a page the caller can read answers the empty object, as GitBook does for a page
+    // without them; a missing page or one the caller cannot see is 404 as for getPageById.
+    defineRoute({
+      method: "GET",
+      path: `${prefix.path}/page/:pageId/meta-links`,
+      params: pageParams,
+      handler: async ({ params, principal }) => {
+        await revisions.getPage({
+          caller: principal.caller,
+          ref: prefix.ref(params),
+          options: { metadata: false, computed: false },
+          pageId: params.pageId,
+          pageOptions: { format: DocumentFormat.DOCUMENT_FORMAT_MARKDOWN, evaluated: false },
+        });
+        return ok({});
+      },
+    }),
+
     // getReusableContentById
     defineRoute({
       method: "GET",
