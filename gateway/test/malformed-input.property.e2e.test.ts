@@ -582,6 +582,7 @@ beforeAll(async () => {
     reusableContentId: "no-such-reusable-content",
     inviteId: randomUUID(),
     specSlug: "no-such-spec",
+    versionId: randomUUID(),
     emailDomain: "example.com",
     exportId: randomUUID(),
     importRunId: randomUUID(),
