@@ -5,7 +5,7 @@ import type { Site } from "../../domain/site.js";
 import { sectionTitleFrom, SiteSection } from "../../domain/site-section.js";
 import { SiteSpace } from "../../domain/site-space.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { callerMessage, type CallerInput, type OrganizationCaller, requireOrganizationRole } from "../shared/access.js";
+import { callerMessage, type CallerInput, requireSiteCaller, type SiteCaller } from "../shared/access.js";
 import { newSection } from "../shared/sections.js";
 import { appendSiteSpace, findSiteSpace, readSpacesOfSite, siteSpaceViews, type SiteSpaceView } from "../shared/site-spaces.js";
 import { findSite } from "../shared/sites.js";
@@ -25,7 +25,7 @@ export interface DuplicateSiteSpaceInput {
  * to view the space and create where it lives) and publishes the copy on the site, as GitBook
  * does: when the site-space is the only one of its section, the copy gets a new section of its own
  * right after it (in the same group); otherwise it is added at the end of the site-space's level
- * (its section, or the root of a site without sections). Organization admins only. Records
+ * (its section, or the root of a site without sections). Site admins only. Records
  * `site_space.created` (and `site_section.created`).
  *
  * The copy is made before publishing's transaction (content owns it); should that transaction
@@ -33,7 +33,7 @@ export interface DuplicateSiteSpaceInput {
  * is deleted again, so a failed duplication leaves no stray space in the organization.
  */
 export async function duplicateSiteSpace(em: EntityManager, input: DuplicateSiteSpaceInput, deps: UseCaseDeps): Promise<SiteSpaceView> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "admin", "change sites");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "admin", "change sites");
   const original = await findSiteSpace(em, await findSite(em, access, input.siteId), input.siteSpaceId);
   const caller = callerMessage(access.caller);
   const { space: copy } = await deps.spaces.duplicateSpace({ caller, spaceId: original.spaceId });
@@ -56,7 +56,7 @@ export async function duplicateSiteSpace(em: EntityManager, input: DuplicateSite
 async function publishCopy(
   tx: EntityManager,
   input: DuplicateSiteSpaceInput,
-  access: OrganizationCaller,
+  access: SiteCaller,
   copy: Space,
   deps: UseCaseDeps,
 ): Promise<{ site: Site; siteSpace: SiteSpace }> {

@@ -4,7 +4,7 @@ import type { SearchOrganizationContentResponse } from "@imprint/proto/content/v
 import { AppError } from "@imprint/runtime";
 import { SiteSpace } from "../../domain/site-space.js";
 import type { UseCaseDeps } from "../../deps.js";
-import { callerMessage, type CallerInput, requireOrganizationRole } from "../shared/access.js";
+import { callerMessage, type CallerInput, requireSiteCaller } from "../shared/access.js";
 import { findSite, levelDefaults } from "../shared/sites.js";
 
 /** A specific-mode search names at most this many site-spaces. */
@@ -29,13 +29,13 @@ export interface SearchSiteContentInput {
 type ScopedSiteSpace = Pick<SiteSpace, "id" | "spaceId" | "draft">;
 
 /**
- * Searches the spaces a site publishes, for any member of its organization: the site-spaces the
+ * Searches the spaces a site publishes, for anyone who can see the site (its level, docs/permissions.md): the site-spaces the
  * scope names are resolved here (publishing owns them), their spaces searched by content as the
  * caller, so only spaces the caller can read take part (a site shows a member nothing more than
  * the spaces themselves would). Spaces come back with their best pages, best space first.
  */
 export async function searchSiteContent(em: EntityManager, input: SearchSiteContentInput, deps: UseCaseDeps): Promise<SearchOrganizationContentResponse> {
-  const access = await requireOrganizationRole(deps, input.caller, input.organizationId, "member");
+  const access = await requireSiteCaller(deps, input.caller, input.organizationId, "member");
   const site = await findSite(em, access, input.siteId);
   const siteSpaces = await em.find(
     SiteSpace,
