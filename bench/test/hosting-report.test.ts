@@ -40,10 +40,7 @@ const baseline = [
 describe("hosting targets", () => {
   it("checks the one-process memory sum, each split process's peak and each hosting's ratios to the baseline", () => {
     const report: HostingReport = {
-      hostings: [
-        hosting("one-process", [1_050, 180], { imprint: 300 * MB }),
-        hosting("split", [1_200, 230], { identity: 300 * MB, gateway: 200 * MB }),
-      ],
+      hostings: [hosting("one-process", [1_050, 180], { imprint: 300 * MB }), hosting("split", [1_200, 230], { identity: 300 * MB, gateway: 200 * MB })],
       baseline,
     };
     expect(evaluateHostingTargets(report)).toEqual([
