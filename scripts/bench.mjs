@@ -103,8 +103,8 @@ settings.reader = {
   lighthouse: positiveInt("BENCH_READER_LIGHTHOUSE", 1, 1) === 1,
 };
 if (settings.reader.pages === 0) delete settings.reader;
-// Event lag: BENCH_LAG_COMMITS one-page commits timed to searchable while another organization's
-// BENCH_LAG_PAGES-page import is indexed (0 pages skips it).
+// Event lag: BENCH_LAG_COMMITS one-page commits timed to searchable and to listed in the audit log
+// while another organization's BENCH_LAG_PAGES-page import is indexed (0 pages skips it).
 settings.eventLag = { pages: positiveInt("BENCH_LAG_PAGES", 10_000, 20_000), commits: positiveInt("BENCH_LAG_COMMITS", 20, 1000) || 20 };
 if (settings.eventLag.pages === 0) delete settings.eventLag;
 if (settings.search.pages === 0) delete settings.search;

@@ -7,6 +7,8 @@ export const CONTENT_TARGETS = {
   /** Page by path p99 ÷ the organization read's p99, both at the same connections in the same run (issue 26). */
   pageByPathMaxP99RatioToOrgRead: 1.5,
   oneEditMaxRows: 20,
+  /** Listing of the revision 100 commits ago: its p99 ÷ the head revision's, same route, same connections (issue 27). */
+  oldRevisionListMaxP99RatioToHead: 1.5,
   duplicateMaxMs: 1_000,
 } as const;
 
@@ -17,6 +19,12 @@ export interface ContentReport {
 
 export function evaluateContentTargets(figures: ContentFigures): { name: string; passed: boolean; detail: string }[] {
   const failed = (result: ContentFigures["pageByPath"]) => result.non2xx + result.errors;
+  const failedRequests = [
+    figures.pageByPath,
+    figures.pageByPathOneConnection,
+    figures.listPages,
+    ...(figures.history ? [figures.history.oldRevisionListPages, figures.history.headRevisionListPages] : []),
+  ].reduce((sum, result) => sum + failed(result), 0);
   return [
     {
       name: `content: page by path p99 < ${CONTENT_TARGETS.pageByPathMaxP99Ms} ms`,
@@ -32,6 +40,16 @@ export function evaluateContentTargets(figures: ContentFigures): { name: string;
           },
         ]
       : []),
+    ...(figures.history
+      ? [
+          {
+            name: `content: listing of the revision ${figures.history.commits} commits ago p99 ≤ ${CONTENT_TARGETS.oldRevisionListMaxP99RatioToHead}× the head revision's, same route and connections`,
+            passed:
+              figures.history.oldRevisionListPages.p99Ms <= CONTENT_TARGETS.oldRevisionListMaxP99RatioToHead * figures.history.headRevisionListPages.p99Ms,
+            detail: `${figures.history.oldRevisionListPages.p99Ms.toFixed(1)} ms ÷ ${figures.history.headRevisionListPages.p99Ms.toFixed(1)} ms = ${(figures.history.oldRevisionListPages.p99Ms / figures.history.headRevisionListPages.p99Ms).toFixed(2)}×`,
+          },
+        ]
+      : []),
     {
       name: `content: one-page edit < ${CONTENT_TARGETS.oneEditMaxRows} rows`,
       passed: figures.oneEditRows.total < CONTENT_TARGETS.oneEditMaxRows,
@@ -44,8 +62,8 @@ export function evaluateContentTargets(figures: ContentFigures): { name: string;
     },
     {
       name: "content: no failed requests",
-      passed: failed(figures.pageByPath) + failed(figures.pageByPathOneConnection) + failed(figures.listPages) === 0,
-      detail: `${failed(figures.pageByPath) + failed(figures.pageByPathOneConnection) + failed(figures.listPages)} failed`,
+      passed: failedRequests === 0,
+      detail: `${failedRequests} failed`,
     },
   ];
 }
@@ -53,6 +71,7 @@ export function evaluateContentTargets(figures: ContentFigures): { name: string;
 /** The content section of the Markdown report. */
 export function formatContentReport(report: ContentReport): string {
   const { figures, settings } = report;
+  const history = figures.history;
   const row = (route: string, result: ContentFigures["pageByPath"]) =>
     `| \`${route}\` | ${result.requestsPerSecond.toFixed(result.requestsPerSecond < 100 ? 1 : 0)} | ${result.p50Ms.toFixed(1)} | ${result.p99Ms.toFixed(1)} | ${result.maxMs.toFixed(1)} | ${result.non2xx} | ${result.errors} |`;
   const lines = [
@@ -66,6 +85,12 @@ export function formatContentReport(report: ContentReport): string {
     row(`GET /v1/spaces/{id}/content/path/{pagePath} (1 connection)`, figures.pageByPathOneConnection),
     ...(figures.orgRead ? [row(`GET /v1/orgs/{id} (reference)`, figures.orgRead)] : []),
     row(`GET /v1/spaces/{id}/content/pages (${figures.pages} pages)`, figures.listPages),
+    ...(history
+      ? [
+          row(`GET /v1/spaces/{id}/revisions/{revisionId}/pages (the revision ${history.commits} commits ago)`, history.oldRevisionListPages),
+          row(`GET /v1/spaces/{id}/revisions/{revisionId}/pages (the head revision)`, history.headRevisionListPages),
+        ]
+      : []),
     "",
     "| figure | value |",
     "|---|---:|",
@@ -76,6 +101,13 @@ export function formatContentReport(report: ContentReport): string {
     ...(figures.orgRead
       ? [
           `| page by path p99 ÷ organization read p99 (${settings.connections} connections) | ${(figures.pageByPath.p99Ms / figures.orgRead.p99Ms).toFixed(2)}× |`,
+        ]
+      : []),
+    ...(history
+      ? [
+          `| ${history.commits} one-page commits after the edit | ${history.commitSeconds.toFixed(1)} s |`,
+          `| revision ${history.commits} commits ago ÷ head revision, listing p99 (${settings.connections} connections) | ${(history.oldRevisionListPages.p99Ms / history.headRevisionListPages.p99Ms).toFixed(2)}× |`,
+          `| revision ${history.commits} commits ago ÷ head revision, listing req/s | ${(history.oldRevisionListPages.requestsPerSecond / history.headRevisionListPages.requestsPerSecond).toFixed(2)}× |`,
         ]
       : []),
   ];

@@ -10,8 +10,13 @@ import { toLoadResult, type LoadResult } from "./load.js";
  * of the space is timed; then, through the gateway, page-by-path reads (over many different
  * paths), the organization read as their reference, and whole page-tree listings are driven at 32
  * concurrent connections (last, so that no
- * request still queued from a load run slows the single measurements).
+ * request still queued from a load run slows the single measurements). Before the loads, 100 more
+ * one-page commits give the space a history: the listing of the revision 100 commits ago is driven
+ * the same way as the head revision's, through the same route.
  */
+
+/** One-page commits made after the edit, so that its revision is this many commits old. */
+export const HISTORY_COMMITS = 100;
 
 export interface ContentTarget {
   gatewayUrl: string;
@@ -41,6 +46,19 @@ export interface ContentFigures {
   oneEditRows: { total: number; byTable: Record<string, number> };
   /** Wall time of POST /v1/spaces/{id}/duplicate. */
   duplicateMs: number;
+  /** The listing of an old revision against the head's (absent in runs before it was measured). */
+  history?: HistoryFigures;
+}
+
+export interface HistoryFigures {
+  /** One-page commits between the old revision and the head. */
+  commits: number;
+  /** Wall time of those commits through the editing API. */
+  commitSeconds: number;
+  /** `GET /v1/spaces/{id}/revisions/{revisionId}/pages` of the revision `commits` commits before the head. */
+  oldRevisionListPages: LoadResult;
+  /** The same route for the head revision, at the same connections, right after. */
+  headRevisionListPages: LoadResult;
 }
 
 export type Log = (message: string) => void;
@@ -166,7 +184,7 @@ export async function runContentBenchmark(target: ContentTarget, settings: Conte
       draftId: editDraft!.id,
       page: UpdatePageInput.fromPartial({ pageId: "s50p50", markdown: "Edited during the benchmark.", updateMask: ["markdown"] }),
     });
-    await editing.commitDraft({ caller, draftId: editDraft!.id, message: "one edit", moveHead: true, expectedHeadRevisionId: "" });
+    const edited = await editing.commitDraft({ caller, draftId: editDraft!.id, message: "one edit", moveHead: true, expectedHeadRevisionId: "" });
     // The edit's own event counts once whether or not the relay has marked it published yet.
     await outboxDrained(db);
     const byTable = await rowsWrittenSince(db, before);
@@ -178,6 +196,34 @@ export async function runContentBenchmark(target: ContentTarget, settings: Conte
     const duplicateMs = performance.now() - duplicateStart;
     if (duplicated.status !== 201) throw new Error(`duplicateSpace answered ${duplicated.status}: ${await duplicated.text()}`);
     log(`content: duplicate took ${duplicateMs.toFixed(0)} ms`);
+
+    // A history on top of the edit's revision: one page edit per commit, over different pages.
+    log(`content: ${HISTORY_COMMITS} one-page commits on top of the edit`);
+    const pageIds = operations.map((operation) => operation.create!.pageId);
+    const historyStart = performance.now();
+    let headRevisionId = edited.revisionId;
+    for (let index = 0; index < HISTORY_COMMITS; index++) {
+      const { draft: historyDraft } = await editing.openDraft({ caller, spaceId, parentRevisionId: "", changeRequestId: "" });
+      await editing.updatePage({
+        caller,
+        draftId: historyDraft!.id,
+        page: UpdatePageInput.fromPartial({
+          pageId: pageIds[(index * 97) % pageIds.length]!,
+          markdown: `History commit ${index}.`,
+          updateMask: ["markdown"],
+        }),
+      });
+      const committed = await editing.commitDraft({
+        caller,
+        draftId: historyDraft!.id,
+        message: `history ${index}`,
+        moveHead: true,
+        expectedHeadRevisionId: "",
+      });
+      headRevisionId = committed.revisionId;
+    }
+    const historyCommitSeconds = (performance.now() - historyStart) / 1000;
+    log(`content: ${HISTORY_COMMITS} commits in ${historyCommitSeconds.toFixed(1)} s`);
 
     // Many different pages, spread over the tree, so the figure is not one cached answer.
     const step = Math.max(1, Math.floor(paths.length / 500));
@@ -200,7 +246,20 @@ export async function runContentBenchmark(target: ContentTarget, settings: Conte
     const listPages = await load([`/v1/spaces/${spaceId}/content/pages`], organization.token, settings, target.gatewayUrl);
     log(`         ${listPages.requestsPerSecond.toFixed(1)} req/s, p50 ${listPages.p50Ms} ms, p99 ${listPages.p99Ms} ms`);
 
-    return { pages: settings.pages, seedSeconds, pageByPath, pageByPathOneConnection, listPages, orgRead, oneEditRows, duplicateMs };
+    // The old revision and the head through the same route, so only the revision's age differs.
+    const revisionPages = (revisionId: string) => `/v1/spaces/${spaceId}/revisions/${revisionId}/pages`;
+    const oldCheck = await fetch(`${target.gatewayUrl}${revisionPages(edited.revisionId)}`, { headers });
+    if (oldCheck.status !== 200) throw new Error(`listPagesInRevisionById answered ${oldCheck.status}: ${await oldCheck.text()}`);
+    await oldCheck.arrayBuffer();
+    log(`content: GET {s}/revisions/{revisionId}/pages of the revision ${HISTORY_COMMITS} commits ago, ${settings.connections} connections`);
+    const oldRevisionListPages = await load([revisionPages(edited.revisionId)], organization.token, settings, target.gatewayUrl);
+    log(`         ${oldRevisionListPages.requestsPerSecond.toFixed(1)} req/s, p50 ${oldRevisionListPages.p50Ms} ms, p99 ${oldRevisionListPages.p99Ms} ms`);
+    log(`content: GET {s}/revisions/{revisionId}/pages of the head revision, ${settings.connections} connections`);
+    const headRevisionListPages = await load([revisionPages(headRevisionId)], organization.token, settings, target.gatewayUrl);
+    log(`         ${headRevisionListPages.requestsPerSecond.toFixed(1)} req/s, p50 ${headRevisionListPages.p50Ms} ms, p99 ${headRevisionListPages.p99Ms} ms`);
+    const history = { commits: HISTORY_COMMITS, commitSeconds: historyCommitSeconds, oldRevisionListPages, headRevisionListPages };
+
+    return { pages: settings.pages, seedSeconds, pageByPath, pageByPathOneConnection, listPages, orgRead, oneEditRows, duplicateMs, history };
   } finally {
     identity.close();
     editing.close();

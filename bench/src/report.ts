@@ -7,7 +7,7 @@ import { formatAuthoringReport, type AuthoringReport } from "./authoring-report.
 import { formatPublishingReport, type PublishingReport } from "./publishing-report.js";
 import { formatIntegrationReport, type IntegrationReport } from "./integration-report.js";
 import { formatReaderReport, type ReaderReport } from "./reader-report.js";
-import { formatEventLagReport, type EventLagReport } from "./event-lag.js";
+import { formatEventLagReport, type EventLagReport } from "./event-lag-report.js";
 import { formatHostingReport, type HostingReport } from "./hosting-report.js";
 import type { LoadResult } from "./load.js";
 

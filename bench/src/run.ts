@@ -23,7 +23,8 @@ import { evaluateIntegrationTargets, type IntegrationReport } from "./integratio
 import { runReaderBenchmark, type ReaderBenchmarkSettings } from "./reader.js";
 import { evaluateReaderTargets, type ReaderReport } from "./reader-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
-import { evaluateEventLagTargets, runEventLagBenchmark, type EventLagReport, type EventLagSettings } from "./event-lag.js";
+import { runEventLagBenchmark, type EventLagSettings } from "./event-lag.js";
+import { evaluateEventLagTargets, type EventLagReport } from "./event-lag-report.js";
 import { evaluateHostingTargets, type HostingMeasurement, type HostingName } from "./hosting-report.js";
 import { evaluateTargets, formatReport, type BenchmarkReport, type RouteMeasurement, type SectionPeaks } from "./report.js";
 import { seedOrganization } from "./seed.js";
