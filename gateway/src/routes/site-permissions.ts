@@ -13,7 +13,7 @@ import { pathId } from "../validation.js";
 import { listMembersQuery } from "./members.js";
 import type { RouteDeps } from "./deps.js";
 import { siteParams } from "./sites.js";
-import { restTeamsById } from "./team-views.js";
+import { restTeamGrants, restUserGrants } from "./team-views.js";
 
 const userGrantParams = siteParams.extend({ userId: pathId() });
 const teamGrantParams = siteParams.extend({ teamId: pathId() });
@@ -110,15 +110,7 @@ export function sitePermissionRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
         const page = await permissions.listSiteUserPermissions({ caller: principal.caller, ...params, page: toPageRequest(query, cursors) });
-        const userIds = page.permissions.map((permission) => permission.userId);
-        const users = userIds.length > 0 ? (await upstreams.identity.users.batchGetUsers({ userIds })).users : [];
-        const byId = new Map(users.map((user) => [user.id, user]));
-        // A grant whose user identity no longer has (its removal not handled yet) is left out.
-        const items = page.permissions.flatMap((permission) => {
-          const user = byId.get(permission.userId);
-          return user ? [{ permission: toRestRole(permission.role), user: toRestUser(user, urls) }] : [];
-        });
-        return ok(toPagedList(items, page.page, cursors));
+        return ok(toPagedList(await restUserGrants(upstreams, urls, params.organizationId, page.permissions), page.page, cursors));
       },
     }),
 
@@ -151,17 +143,7 @@ export function sitePermissionRoutes({ upstreams, urls }: RouteDeps): Route[] {
       query: z.object(pageQueryShape),
       handler: async ({ params, query, principal, cursors }) => {
         const page = await permissions.listSiteTeamPermissions({ caller: principal.caller, ...params, page: toPageRequest(query, cursors) });
-        const teams = await restTeamsById(
-          upstreams,
-          params.organizationId,
-          page.permissions.map((permission) => permission.teamId),
-        );
-        // A grant whose team identity no longer has (deleted, its event not handled yet) is left out.
-        const items = page.permissions.flatMap((permission) => {
-          const team = teams.get(permission.teamId);
-          return team ? [{ permission: toRestRole(permission.role), team }] : [];
-        });
-        return ok(toPagedList(items, page.page, cursors));
+        return ok(toPagedList(await restTeamGrants(upstreams, params.organizationId, page.permissions), page.page, cursors));
       },
     }),
 

@@ -1,7 +1,7 @@
 import { GrantTarget } from "@imprint/proto/content/v1/permissions";
 import { z } from "zod";
-import { roleOrGuestSchema, toProtoRole, toRestRole } from "../mappers/role.js";
-import { restTeamsById } from "./team-views.js";
+import { roleOrGuestSchema, toProtoRole } from "../mappers/role.js";
+import { restTeamGrants } from "./team-views.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
 import { pathId } from "../validation.js";
@@ -44,17 +44,7 @@ export function teamPermissionRoutes({ upstreams }: RouteDeps): Route[] {
           targetId: params.targetId,
           page: toPageRequest(query, cursors),
         });
-        const teams = await restTeamsById(
-          upstreams,
-          page.organizationId,
-          page.permissions.map((permission) => permission.teamId),
-        );
-        // A grant whose team identity no longer has (deleted, its event not handled yet) is left out.
-        const items = page.permissions.flatMap((permission) => {
-          const team = teams.get(permission.teamId);
-          return team ? [{ permission: toRestRole(permission.role), team }] : [];
-        });
-        return ok(toPagedList(items, page.page, cursors));
+        return ok(toPagedList(await restTeamGrants(upstreams, page.organizationId, page.permissions), page.page, cursors));
       },
     }),
 

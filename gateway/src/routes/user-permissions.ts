@@ -2,11 +2,11 @@ import { GrantTarget, PermissionOriginKind, type PermissionOrigin } from "@impri
 import { MemberRole } from "@imprint/proto/identity/v1";
 import { z } from "zod";
 import { roleOrGuestSchema, roleSchema, toProtoRole, toRestRole } from "../mappers/role.js";
-import { toRestUser, type RestUser } from "../mappers/user.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
 import { pathId } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
+import { restMembersById, restUserGrants } from "./team-views.js";
 
 /** GitBook's InviteUsersAndTeams: a role (null takes the grants away) for users, teams or both. */
 export const inviteToContentBody = z
@@ -41,13 +41,6 @@ function toRestOrigin(origin: PermissionOrigin | undefined, organizationId: stri
  */
 export function userPermissionRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const permissions = upstreams.content.userPermissions;
-
-  /** The users `userIds` name who are still members of the organization, as GitBook shows them, by id. */
-  const usersById = async (organizationId: string, userIds: readonly string[]): Promise<Map<string, RestUser>> => {
-    if (userIds.length === 0) return new Map();
-    const { members } = await upstreams.identity.members.batchGetMembers({ organizationId, userIds: [...new Set(userIds)] });
-    return new Map(members.flatMap((member) => (member.user ? [[member.user.id, toRestUser(member.user, urls)] as const] : [])));
-  };
 
   // Each route names its item as GitBook's path does (:spaceId, :collectionId); handlers read it as the grant's target.
   const kinds = [
@@ -97,16 +90,7 @@ export function userPermissionRoutes({ upstreams, urls }: RouteDeps): Route[] {
           targetId: params.targetId,
           page: toPageRequest(query, cursors),
         });
-        const users = await usersById(
-          page.organizationId,
-          page.permissions.map((permission) => permission.userId),
-        );
-        // A grant whose user left the organization (their event not handled yet) is left out.
-        const items = page.permissions.flatMap((permission) => {
-          const user = users.get(permission.userId);
-          return user ? [{ permission: toRestRole(permission.role), user }] : [];
-        });
-        return ok(toPagedList(items, page.page, cursors));
+        return ok(toPagedList(await restUserGrants(upstreams, urls, page.organizationId, page.permissions), page.page, cursors));
       },
     }),
 
@@ -153,7 +137,9 @@ export function userPermissionRoutes({ upstreams, urls }: RouteDeps): Route[] {
           page: toPageRequest(query, cursors),
           role: query.role === undefined ? MemberRole.MEMBER_ROLE_UNSPECIFIED : toProtoRole(query.role),
         });
-        const users = await usersById(
+        const users = await restMembersById(
+          upstreams,
+          urls,
           page.organizationId,
           page.permissions.map((permission) => permission.userId),
         );
