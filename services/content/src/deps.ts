@@ -76,14 +76,6 @@ export interface SpaceServiceDeps extends ContentDeps {
   spaceContent: SpaceContent;
 }
 
-/** What the reconciliation of team memberships with identity needs. */
-export interface ReconcileDeps {
-  identity: { teams: Pick<IdentityClients["teams"], "listTeamMemberships"> };
-  clock: Clock;
-  unitOfWork: UnitOfWork;
-  logger: Logger;
-}
-
 /** What the translation settings' use cases need. */
 export type TranslationDeps = UseCaseDeps;
 

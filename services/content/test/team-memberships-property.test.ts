@@ -238,6 +238,12 @@ describe("content's copy of team memberships", () => {
       return found;
     });
     expect(events.map((event) => event.payload.membershipVersion)).toEqual([1, 2]);
+    // The running consumer handled both (an empty copy alone would not say so: it is empty before the first).
+    await eventually(async () =>
+      expect(
+        await harness.content.orm.em.fork().execute(`select version, present from team_memberships where organization_id = ?`, [org.organizationId]),
+      ).toEqual([{ version: 2, present: false }]),
+    );
     await eventually(async () => expect(await copyOf(org.organizationId)).toEqual([]));
     // The redelivery of the older event, as JetStream does after a crash (a new event id: handled, not deduplicated).
     await apply([{ ...events[0]!, id: randomUUID() }]);

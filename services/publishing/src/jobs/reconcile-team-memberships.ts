@@ -1,6 +1,6 @@
-import { forkEm, type JobSpec, type ServiceDeps } from "@imprint/runtime";
+import { teamMembershipCopyReconcileJob, type JobSpec, type ServiceDeps } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
-import { reconcileAllTeamMemberships } from "../use-cases/team-memberships/reconcile-team-memberships.js";
+import { knownOrganizations } from "../use-cases/team-memberships/reconcile-team-memberships.js";
 
 export const TEAM_RECONCILE_JOB = "publishing-team-membership-reconcile";
 
@@ -10,12 +10,11 @@ export const TEAM_RECONCILE_JOB = "publishing-team-membership-reconcile";
  * keep it current, this repairs what they could not (an event lost, a row changed by hand).
  */
 export function teamMembershipReconcileJob(deps: UseCaseDeps, runtime: ServiceDeps, intervalMs: number): JobSpec {
-  return {
+  return teamMembershipCopyReconcileJob({
     name: TEAM_RECONCILE_JOB,
     intervalMs,
-    run: async (signal) => {
-      const result = await reconcileAllTeamMemberships(forkEm(runtime.orm), { organizationId: "", signal }, { ...deps, logger: runtime.logger });
-      runtime.logger.info("team memberships reconciled", { ...result });
-    },
-  };
+    orm: runtime.orm,
+    deps: { ...deps, logger: runtime.logger },
+    knownOrganizations,
+  });
 }

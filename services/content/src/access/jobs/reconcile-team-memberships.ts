@@ -1,6 +1,6 @@
-import { forkEm, type JobSpec } from "@imprint/runtime";
+import { teamMembershipCopyReconcileJob, type JobSpec } from "@imprint/runtime";
 import type { ContentDeps } from "../../deps.js";
-import { reconcileAllTeamMemberships } from "../use-cases/reconcile-team-memberships.js";
+import { knownOrganizations } from "../use-cases/reconcile-team-memberships.js";
 
 export const TEAM_RECONCILE_JOB = "team-membership-reconcile";
 
@@ -11,12 +11,11 @@ export const TEAM_RECONCILE_JOB = "team-membership-reconcile";
  * ReconcileTeamMemberships RPC (`npm run admin -- reconcile team-memberships`) runs it on demand.
  */
 export function teamMembershipReconcileJob(deps: ContentDeps): JobSpec {
-  return {
+  return teamMembershipCopyReconcileJob({
     name: TEAM_RECONCILE_JOB,
     intervalMs: deps.config.TEAM_RECONCILE_INTERVAL_MS,
-    run: async (signal) => {
-      const result = await reconcileAllTeamMemberships(forkEm(deps.orm), { organizationId: "", signal }, deps);
-      deps.logger.info("team memberships reconciled", { ...result });
-    },
-  };
+    orm: deps.orm,
+    deps,
+    knownOrganizations,
+  });
 }

@@ -1,10 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { type CallerInput, isId, queryRows, sql } from "@imprint/runtime";
+import { type CallerInput, isId, lockTeamMemberships, queryRows, sql } from "@imprint/runtime";
 import { isLevel } from "../domain/levels.js";
 import { better, type GrantTarget } from "../domain/team-grants.js";
 import { UserGrant } from "../domain/user-grants.js";
 import { changeGrant } from "../grants.js";
-import { lockTeamMemberships } from "./apply-team-membership-change.js";
 
 /** A member who joined through an invite link to a space or a collection, with the level the link grants there. */
 export interface InviteGrant {
