@@ -27,4 +27,4 @@ if (current === markdown) {
   writeFileSync(API_DOC_FILE, markdown);
   console.log(`wrote ${file}`);
 }
-console.log(`${counts.supported} supported, ${counts.different} different, ${counts.notYet} not yet, ${counts.total} operations`);
+console.log(`${counts.supported} supported, ${counts.different} different, ${counts.leftOut} left out, ${counts.notYet} not yet, ${counts.total} operations`);

@@ -20,6 +20,17 @@ describe("docs/api.md", () => {
     );
   });
 
+  it("says why each operation left out is not served", () => {
+    const { markdown, counts } = buildApiDoc({ ...inputs, routes });
+    expect(counts.leftOut).toBe(Object.keys(inputs.differences.leftOut).length);
+    const rows = markdown.split("\n");
+    for (const [id, reason] of Object.entries(inputs.differences.leftOut)) {
+      const row = rows.find((line) => line.startsWith(`| \`${id}\` |`));
+      expect(row, id).toMatch(/\| left out \| [^|]+/);
+      expect(row, id).toContain(reason.replace(/\|/g, "\\|"));
+    }
+  });
+
   it("lists every route once: as the GitBook operation it serves or as an extension", () => {
     const { counts } = buildApiDoc({ ...inputs, routes });
     const extensions = Object.keys(inputs.differences.extensions).length;
@@ -37,6 +48,8 @@ describe("api-differences.json", () => {
     expect(build({ different: { ...inputs.differences.different, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);
     expect(build({ different: { ...inputs.differences.different, listOrganizationStyleguides: "x" } })).toThrow(/listOrganizationStyleguides is not routed/);
     expect(build({ notes: { ...inputs.differences.notes, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);
+    expect(build({ leftOut: { ...inputs.differences.leftOut, notAnOperation: "x" } })).toThrow(/notAnOperation is not an operation/);
+    expect(build({ leftOut: { ...inputs.differences.leftOut, getSpaceById: "x" } })).toThrow(/getSpaceById is routed/);
     expect(build({ resources: [...inputs.differences.resources, "no-such-tag"] })).toThrow(/no-such-tag is not a tag/);
   });
 

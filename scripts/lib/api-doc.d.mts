@@ -11,12 +11,15 @@ export interface RouteEntry {
 export interface Differences {
   resources: string[];
   different: Record<string, string>;
+  /** Operations deliberately not served, each with its reason. */
+  leftOut: Record<string, string>;
   notes: Record<string, string>;
   extensions: Record<string, string>;
 }
 export interface Counts {
   supported: number;
   different: number;
+  leftOut: number;
   notYet: number;
   total: number;
 }

@@ -20,9 +20,9 @@ const TAG_ALIASES = new Map([["space-comment", "space-comments"]]);
 
 /**
  * @typedef {{ method: string, path: string, authenticated: boolean }} RouteEntry
- * @typedef {{ resources: string[], different: Record<string, string>, notes: Record<string, string>, extensions: Record<string, string>, acrossOperations?: string[] }} Differences
+ * @typedef {{ resources: string[], different: Record<string, string>, leftOut: Record<string, string>, notes: Record<string, string>, extensions: Record<string, string>, acrossOperations?: string[] }} Differences
  * @typedef {{ operationId: string, method: string, template: string, tag: string, deprecated: boolean }} Operation
- * @typedef {{ supported: number, different: number, notYet: number, total: number }} Counts
+ * @typedef {{ supported: number, different: number, leftOut: number, notYet: number, total: number }} Counts
  */
 
 /** GitBook's OpenAPI document, its package version and the hand-kept differences, from disk. */
@@ -78,11 +78,12 @@ const anchor = (title) =>
     .replace(/[^a-z0-9 _-]/g, "")
     .replace(/ /g, "-");
 const cell = (text) => text.replace(/\|/g, "\\|");
-const countsRow = (c) => `${c.supported} | ${c.different} | ${c.notYet} | ${c.total}`;
+const countsRow = (c) => `${c.supported} | ${c.different} | ${c.leftOut} | ${c.notYet} | ${c.total}`;
 
 /**
  * Builds docs/api.md. Throws, listing every problem, when the differences name an operation that
- * does not exist or a behaviour of one that is not routed, or when a route with no GitBook
+ * does not exist, a behaviour of one that is not routed, a reason for leaving out one that is
+ * routed, or when a route with no GitBook
  * operation has no line saying what it is.
  * @param {{ routes: RouteEntry[], openapi: any, gitbookVersion: string, differences: Differences }} input
  * @returns {{ markdown: string, counts: Counts }}
@@ -107,9 +108,14 @@ export function buildApiDoc({ routes, openapi, gitbookVersion, differences }) {
     if (!byId.has(id)) problems.push(`different: ${id} is not an operation of GitBook's OpenAPI ${gitbookVersion}`);
     else if (!routed.has(id)) problems.push(`different: ${id} is not routed by the gateway (a difference needs a route)`);
   }
+  for (const id of Object.keys(differences.leftOut)) {
+    if (!byId.has(id)) problems.push(`leftOut: ${id} is not an operation of GitBook's OpenAPI ${gitbookVersion}`);
+    else if (routed.has(id)) problems.push(`leftOut: ${id} is routed by the gateway (left out means not served)`);
+  }
   for (const id of Object.keys(differences.notes)) {
     if (!byId.has(id)) problems.push(`notes: ${id} is not an operation of GitBook's OpenAPI ${gitbookVersion}`);
     if (id in differences.different) problems.push(`notes: ${id} is also in different (one line per operation)`);
+    if (id in differences.leftOut) problems.push(`notes: ${id} is also in leftOut (one line per operation)`);
   }
   const extensionKeys = new Set(extensions.map(routeKey));
   for (const key of Object.keys(differences.extensions)) {
@@ -134,8 +140,17 @@ export function buildApiDoc({ routes, openapi, gitbookVersion, differences }) {
       const rows = operations
         .filter((o) => o.tag === tag)
         .map((o) => {
-          const status = !routed.has(o.operationId) ? "not yet" : o.operationId in differences.different ? "different" : "supported";
-          const note = [differences.different[o.operationId] ?? differences.notes[o.operationId], o.deprecated ? "deprecated by GitBook" : undefined]
+          const status = !routed.has(o.operationId)
+            ? o.operationId in differences.leftOut
+              ? "left out"
+              : "not yet"
+            : o.operationId in differences.different
+              ? "different"
+              : "supported";
+          const note = [
+            differences.different[o.operationId] ?? differences.leftOut[o.operationId] ?? differences.notes[o.operationId],
+            o.deprecated ? "deprecated by GitBook" : undefined,
+          ]
             .filter(Boolean)
             .join("; ");
           return { ...o, status, note };
@@ -156,12 +171,15 @@ export function buildApiDoc({ routes, openapi, gitbookVersion, differences }) {
     "",
     "- **supported**: served as GitBook documents it (a note names inputs that are accepted but change nothing);",
     "- **different**: served, deliberately different from GitBook; the note says how and why;",
+    "- **left out**: deliberately not served; the note says why;",
     "- **not yet**: not served.",
     "",
-    "| resource | tag | supported | different | not yet | total |",
-    "|---|---|---:|---:|---:|---:|",
+    "| resource | tag | supported | different | left out | not yet | total |",
+    "|---|---|---:|---:|---:|---:|---:|",
     ...resources.map((r) => `| [${r.title}](#${anchor(r.title)}) | \`${r.tag}\` | ${countsRow(r.counts)} |`),
-    `| **all ${resources.length} resources** | | **${counts.supported}** | **${counts.different}** | **${counts.notYet}** | **${counts.total}** |`,
+    `| **all ${resources.length} resources** | | **${counts.supported}** | **${counts.different}** | **${counts.leftOut}** | **${counts.notYet}** | **${counts.total}** |`,
+    "",
+    `Of the ${counts.total} operations, ${counts.leftOut} are left out deliberately (each with its reason below) and ${counts.notYet} not served yet.`,
     "",
     `Not covered: GitBook's other ${uncovered.length} resources (${uncoveredOperations} operations): ${uncovered.map((t) => `\`${t}\``).join(", ")}.`,
     "",
@@ -183,7 +201,7 @@ export function buildApiDoc({ routes, openapi, gitbookVersion, differences }) {
       "",
       `## ${resource.title}`,
       "",
-      `\`${resource.tag}\`: ${resource.counts.supported} supported, ${resource.counts.different} different, ${resource.counts.notYet} not yet.`,
+      `\`${resource.tag}\`: ${resource.counts.supported} supported, ${resource.counts.different} different, ${resource.counts.leftOut} left out, ${resource.counts.notYet} not yet.`,
       "",
     );
     lines.push("| operation | method | path | status | note |", "|---|---|---|---|---|");
@@ -206,5 +224,5 @@ export function buildApiDoc({ routes, openapi, gitbookVersion, differences }) {
 /** @returns {Counts} */
 function tally(rows) {
   const count = (status) => rows.filter((r) => r.status === status).length;
-  return { supported: count("supported"), different: count("different"), notYet: count("not yet"), total: rows.length };
+  return { supported: count("supported"), different: count("different"), leftOut: count("left out"), notYet: count("not yet"), total: rows.length };
 }
