@@ -19,6 +19,7 @@ import {
   createRevision,
 } from "@imprint/runtime/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { dropSpaceFromIndex } from "../src/search/use-cases/index-space.js";
 import { serveSite, type TestSite } from "./fixtures/site/server.js";
 import { contentClients, newPage, pageChange, type ContentClients } from "./revisions-fixtures.js";
 import { startContentHarness, type ContentHarness } from "./support/harness.js";
@@ -461,5 +462,44 @@ describe("space lifecycle", () => {
     await eventually(async () => ((await indexedRows()) === 0 ? true : undefined), 10_000);
     const state = await harness.content.orm.em.fork().execute<{ count: string }[]>(`select count(*) from search_spaces where space_id = ?`, [space.id]);
     expect(Number(state[0]!.count)).toBe(0);
+  });
+});
+
+describe("PrewarmPublishedSearch", () => {
+  /** Publishing's announcement, as content keeps it on the space (what its consumer writes). */
+  async function markPublished(spaceId: string): Promise<void> {
+    const address = { siteId: randomUUID(), organizationId: organization.organizationId, basename: "docs", hostname: "", proxy: "", sectionPath: "", path: "guide" };
+    await harness.content.orm.em.fork().execute(`update spaces set published_address = ? where id = ?`, [JSON.stringify(address), spaceId]);
+  }
+  /** An index left behind the space's head, as a consumer that has not caught up leaves it. */
+  const forgetIndex = (spaceId: string) => harness.content.orm.em.fork().transactional((em) => dropSpaceFromIndex(em, spaceId));
+
+  it("brings a published space's index to its head at once, then has nothing to do; skips unpublished spaces", async () => {
+    const term = word("prewarm");
+    const published = await createSpace(harness, organization);
+    const unpublished = await createSpace(harness, organization);
+    await commitPages(published.id, { Warm: `The ${term} page.` });
+    await commitPages(unpublished.id, { Cold: `The ${term} draft.` });
+    await untilTitles(published.id, term, ["Warm"]);
+    await untilTitles(unpublished.id, term, ["Cold"]);
+    await markPublished(published.id);
+    await forgetIndex(published.id);
+    await forgetIndex(unpublished.id);
+    expect(titles((await searchSpace(published.id, term)).pages)).toEqual([]);
+
+    const spaceIds = [published.id, unpublished.id, randomUUID(), "not-an-id"];
+    expect(await search.prewarmPublishedSearch({ spaceIds })).toEqual({ updatedSpaces: 1 });
+    // Current when the call answers: no waiting on the consumer.
+    expect(titles((await searchSpace(published.id, term)).pages)).toEqual(["Warm"]);
+    expect(titles((await searchSpace(unpublished.id, term)).pages)).toEqual([]);
+
+    const repeated = await Promise.all([search.prewarmPublishedSearch({ spaceIds }), search.prewarmPublishedSearch({ spaceIds })]);
+    expect(repeated).toEqual([{ updatedSpaces: 0 }, { updatedSpaces: 0 }]);
+  });
+
+  it("refuses no space and more than 100, naming spaceIds", async () => {
+    for (const spaceIds of [[], Array.from({ length: 101 }, () => randomUUID())]) {
+      expect(await failure(search.prewarmPublishedSearch({ spaceIds }))).toMatchObject({ code: "invalid_argument", message: "spaceIds: must name 1 to 100 spaces" });
+    }
   });
 });

@@ -17,11 +17,13 @@ export { indexSpace, dropSpaceFromIndex, type IndexSpaceResult } from "./use-cas
 export type { SearchIndexDeps } from "../deps.js";
 export { searchSpaceContent } from "./use-cases/search-space-content.js";
 export { searchOrganizationContent } from "./use-cases/search-organization-content.js";
+export { prewarmPublishedSearch } from "./use-cases/prewarm-published-search.js";
 export { defaultSearchConsumerName };
 
-/** The gRPC service of search (SearchService). */
+/** The gRPC service of search (SearchService); its prewarming indexes with caches of its own, as the consumer does. */
 export function searchGrpcServices(deps: ContentDeps): ServiceRegistration[] {
-  return [{ name: SEARCH_SERVICE_NAME, definition: SearchServiceService, implementation: searchServiceImplementation(deps.orm, deps) }];
+  const indexing = { caches: indexingCaches(), clock: deps.clock };
+  return [{ name: SEARCH_SERVICE_NAME, definition: SearchServiceService, implementation: searchServiceImplementation(deps.orm, deps, indexing) }];
 }
 
 /**

@@ -2,10 +2,11 @@ import { SearchResultType, SearchServiceService, type SearchPage } from "@imprin
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { PageResult } from "../store/results.js";
+import { prewarmPublishedSearch } from "../use-cases/prewarm-published-search.js";
 import { searchOrganizationContent } from "../use-cases/search-organization-content.js";
 import { searchPublishedContent } from "../use-cases/search-published-content.js";
 import { searchSpaceContent } from "../use-cases/search-space-content.js";
-import type { AccessDeps } from "../../deps.js";
+import type { AccessDeps, SearchIndexDeps } from "../../deps.js";
 
 export const SEARCH_SERVICE_NAME = "imprint.content.v1.SearchService";
 
@@ -33,7 +34,7 @@ function toSearchPage(page: PageResult): SearchPage {
 }
 
 /** Thin transport: one use case on a fresh EntityManager, its result mapped to the response. */
-export function searchServiceImplementation(orm: MikroORM, deps: AccessDeps): AsyncImplementation<typeof SearchServiceService> {
+export function searchServiceImplementation(orm: MikroORM, deps: AccessDeps, indexing: SearchIndexDeps): AsyncImplementation<typeof SearchServiceService> {
   return {
     searchSpaceContent: async (request) => {
       const result = await searchSpaceContent(
@@ -67,6 +68,10 @@ export function searchServiceImplementation(orm: MikroORM, deps: AccessDeps): As
     searchPublishedContent: async (request) => {
       const result = await searchPublishedContent(forkEm(orm), { spaceIds: request.spaceIds, query: request.query, limit: request.limit });
       return { pages: result.pages.map(toSearchPage), totalCount: result.totalCount };
+    },
+    prewarmPublishedSearch: async (request) => {
+      const result = await prewarmPublishedSearch(orm, { spaceIds: request.spaceIds }, indexing);
+      return { updatedSpaces: result.updatedSpaces };
     },
   };
 }

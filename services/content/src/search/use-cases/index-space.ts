@@ -9,6 +9,8 @@ import type { SearchIndexDeps } from "../../deps.js";
 export interface IndexSpaceResult {
   /** The revision the index now holds for the space (null: the space is gone or deleted, its rows dropped). */
   revisionId: string | null;
+  /** Whether the index changed: it did not hold the space as it is now. */
+  updated: boolean;
   /** Pages (re)written: added or changed since the previously indexed revision. */
   indexedPages: number;
   /** Pages dropped from the index. */
@@ -53,11 +55,11 @@ class PageLocator {
   }
 }
 
-/** Drops everything the index holds about a space. */
-export async function dropSpaceFromIndex(em: EntityManager, spaceId: string): Promise<void> {
+/** Drops everything the index holds about a space; answers whether it held the space. */
+export async function dropSpaceFromIndex(em: EntityManager, spaceId: string): Promise<boolean> {
   await executeStatement(em, sql`delete from search_sections where space_id = ${spaceId}`);
   await executeStatement(em, sql`delete from search_pages where space_id = ${spaceId}`);
-  await executeStatement(em, sql`delete from search_spaces where space_id = ${spaceId}`);
+  return (await executeStatement(em, sql`delete from search_spaces where space_id = ${spaceId}`)) > 0;
 }
 
 /**
@@ -81,8 +83,8 @@ export async function indexSpace(em: EntityManager, spaceId: string, deps: Searc
   );
   const nothing = { indexedPages: 0, removedPages: 0, relocatedPages: 0 };
   if (!space || space.deleted_at !== null || !space.revision_id) {
-    await dropSpaceFromIndex(em, spaceId);
-    return { revisionId: null, ...nothing };
+    const updated = await dropSpaceFromIndex(em, spaceId);
+    return { revisionId: null, updated, ...nothing };
   }
   const head = await findRevision(em, deps.caches, space.revision_id);
   if (!head || head.status !== "committed") throw new Error(`space ${spaceId} points at revision ${space.revision_id}, which is not a committed revision`);
@@ -91,7 +93,7 @@ export async function indexSpace(em: EntityManager, spaceId: string, deps: Searc
     em,
     sql`select revision_id, store_id, root from search_spaces where space_id = ${spaceId}`,
   );
-  if (indexed?.revision_id === head.id) return { revisionId: head.id, ...nothing };
+  if (indexed?.revision_id === head.id) return { revisionId: head.id, updated: false, ...nothing };
   await executeStatement(em, sql`select pg_advisory_xact_lock_shared(hashtextextended(${`store:${head.storeId}`}, 0))`);
 
   // A space's revisions share one store; anything else means start over, from a sibling when it can.
@@ -133,7 +135,7 @@ export async function indexSpace(em: EntityManager, spaceId: string, deps: Searc
           set revision_id = excluded.revision_id, store_id = excluded.store_id, root = excluded.root, indexed_at = excluded.indexed_at`,
   );
   const removed = changes.filter((change) => change.after === undefined).length;
-  return { revisionId: head.id, indexedPages, removedPages: removed, relocatedPages: relocated };
+  return { revisionId: head.id, updated: true, indexedPages, removedPages: removed, relocatedPages: relocated };
 }
 
 /** Writes the sections, then the page rows (whose vector concatenates them), of some pages. */
