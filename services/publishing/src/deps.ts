@@ -23,7 +23,7 @@ export interface UseCaseDeps {
   revisions: PromiseClient<typeof RevisionServiceService>;
   /** Published spaces' page trees at a revision (no caller): what moved between a revision and its parent. */
   published: PromiseClient<typeof PublishedContentServiceService>;
-  /** Content's search, as the caller: a site's search runs over the site's spaces the caller can read. */
+  /** Content's search: a site's search as the caller (the site's spaces they can read); a site's spaces' index brought current (no caller). */
   search: PromiseClient<typeof SearchServiceService>;
 }
 

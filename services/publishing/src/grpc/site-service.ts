@@ -13,6 +13,7 @@ import { deleteSite } from "../use-cases/sites/delete-site.js";
 import { getPublishedContentSite } from "../use-cases/sites/get-published-content-site.js";
 import { getSite } from "../use-cases/sites/get-site.js";
 import { listSites } from "../use-cases/sites/list-sites.js";
+import { prewarmSiteSearch } from "../use-cases/sites/prewarm-site-search.js";
 import { publishSite } from "../use-cases/sites/publish-site.js";
 import { searchSiteContent, type SiteSearchScope } from "../use-cases/sites/search-site-content.js";
 import { unpublishSite } from "../use-cases/sites/unpublish-site.js";
@@ -122,6 +123,11 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
     publishSite: async (request) => {
       const view = await publishSite(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
       return { site: siteToProto(view) };
+    },
+
+    prewarmSiteSearch: async (request) => {
+      const result = await prewarmSiteSearch(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
+      return { updatedSpaces: result.updatedSpaces };
     },
 
     unpublishSite: async (request) => {
