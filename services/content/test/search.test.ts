@@ -468,7 +468,15 @@ describe("space lifecycle", () => {
 describe("PrewarmPublishedSearch", () => {
   /** Publishing's announcement, as content keeps it on the space (what its consumer writes). */
   async function markPublished(spaceId: string): Promise<void> {
-    const address = { siteId: randomUUID(), organizationId: organization.organizationId, basename: "docs", hostname: "", proxy: "", sectionPath: "", path: "guide" };
+    const address = {
+      siteId: randomUUID(),
+      organizationId: organization.organizationId,
+      basename: "docs",
+      hostname: "",
+      proxy: "",
+      sectionPath: "",
+      path: "guide",
+    };
     await harness.content.orm.em.fork().execute(`update spaces set published_address = ? where id = ?`, [JSON.stringify(address), spaceId]);
   }
   /** An index left behind the space's head, as a consumer that has not caught up leaves it. */
@@ -499,7 +507,10 @@ describe("PrewarmPublishedSearch", () => {
 
   it("refuses no space and more than 100, naming spaceIds", async () => {
     for (const spaceIds of [[], Array.from({ length: 101 }, () => randomUUID())]) {
-      expect(await failure(search.prewarmPublishedSearch({ spaceIds }))).toMatchObject({ code: "invalid_argument", message: "spaceIds: must name 1 to 100 spaces" });
+      expect(await failure(search.prewarmPublishedSearch({ spaceIds }))).toMatchObject({
+        code: "invalid_argument",
+        message: "spaceIds: must name 1 to 100 spaces",
+      });
     }
   });
 });
