@@ -526,6 +526,15 @@ const CASES: Record<string, RaceCase> = {
       return { path: `${sitePath(siteId)}/unpublish` };
     },
   },
+  // Both index the published space (one waits on the space's lock, then finds it current): two 204s.
+  "POST /v1/orgs/:organizationId/sites/:siteId/search/prewarm": {
+    outcome: "action",
+    request: async () => {
+      const siteId = await newSite([await newSpace()]);
+      await ok("POST", `${sitePath(siteId)}/publish`);
+      return { path: `${sitePath(siteId)}/search/prewarm` };
+    },
+  },
   // A space may be published twice (each at a free path): two sections, two site-spaces.
   "POST /v1/orgs/:organizationId/sites/:siteId/sections": {
     outcome: "duplicates",

@@ -12,7 +12,8 @@ import type { TestStack } from "./support/stack.js";
 /**
  * searchSpaceContent and searchOrganizationContent end to end: content written through the
  * editing API or imported through the gateway, indexed by the content service from its events,
- * searched through the gateway; every response is checked against GitBook's OpenAPI.
+ * searched through the gateway; every response is checked against GitBook's OpenAPI. A site's
+ * search prewarmed (prewarmSiteSearch) holds its spaces' last commits when it answers.
  */
 let stack: TestStack;
 let editing: EditingClient;
@@ -285,5 +286,45 @@ describe("POST /v1/orgs/{organizationId}/sites/{siteId}/search", () => {
     expect(
       (await call(stack, "POST", `/v1/orgs/${owner.organizationId}/sites/${theirs.id}/search`, { token: owner.owner.token, json: { query: "a" } })).status,
     ).toBe(404);
+  });
+});
+
+describe("POST /v1/orgs/{organizationId}/sites/{siteId}/search/prewarm", () => {
+  /** A published site showing a new space, once content knows the space is published. */
+  async function publishedSite() {
+    const space = await createSpace(stack, org);
+    const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "Prewarmed", spaces: [space.id] })).data;
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    await eventually(async () => (await org.owner.api.spaces.getSpaceById(space.id)).data.urls.published !== undefined, 10_000);
+    return { space, site };
+  }
+
+  it("answers 204 once the site's published spaces are searchable at their current revision, for anyone who sees the site", async () => {
+    const { space, site } = await publishedSite();
+    const term = word("prewarm");
+    await commitPages(space.id, [{ title: `${term} notes`, markdown: "Warm before the visitors come." }]);
+    expect((await org.owner.api.orgs.prewarmSiteSearch(org.organizationId, site.id)).status).toBe(204);
+    // No waiting: the commit is in the index when the call answers.
+    expect((await searchSpace(space.id, term)).body.items.map((item: { title: string }) => item.title)).toEqual([`${term} notes`]);
+    expect((await org.owner.api.orgs.prewarmSiteSearch(org.organizationId, site.id)).status).toBe(204);
+    const reader = await createMember(stack, org, { role: "read" });
+    expect((await reader.api.orgs.prewarmSiteSearch(org.organizationId, site.id)).status).toBe(204);
+    const unpublished = (await org.owner.api.orgs.createSite(org.organizationId, { title: "Draft", spaces: [space.id] })).data;
+    expect((await org.owner.api.orgs.prewarmSiteSearch(org.organizationId, unpublished.id)).status).toBe(204);
+  });
+
+  it("answers 404 for another organization's site, a guest not granted it or an unknown site; 400 naming siteId", async () => {
+    const { site } = await publishedSite();
+    const prewarm = (siteId: string, token: string, organizationId = org.organizationId) =>
+      call(stack, "POST", `/v1/orgs/${organizationId}/sites/${siteId}/search/prewarm`, { token });
+    const other = await createOrganization(stack);
+    expect((await prewarm(site.id, other.owner.token)).status).toBe(404);
+    expect((await prewarm(site.id, other.owner.token, other.organizationId)).status).toBe(404);
+    const guest = await createMember(stack, org, { role: "guest" });
+    expect((await prewarm(site.id, guest.token)).status).toBe(404);
+    expect((await prewarm(randomUUID(), org.owner.token)).status).toBe(404);
+    const long = await prewarm("x".repeat(129), org.owner.token);
+    expect(long.status).toBe(400);
+    expect(long.body.error.message).toMatch(/^siteId: /);
   });
 });

@@ -201,6 +201,17 @@ export function siteRoutes({ upstreams, urls, caches, siteScripts }: RouteDeps):
       },
     }),
 
+    // prewarmSiteSearch: the site's published spaces' search index brought current (anyone who sees the site).
+    defineRoute({
+      method: "POST",
+      path: "/v1/orgs/:organizationId/sites/:siteId/search/prewarm",
+      params: siteParams,
+      handler: async ({ params, principal }) => {
+        await sites.prewarmSiteSearch({ caller: principal.caller, ...params });
+        return noContent();
+      },
+    }),
+
     // getPublishedContentSite: the site, its structure and its customizations in one answer.
     defineRoute({
       method: "GET",
