@@ -224,6 +224,23 @@ describe("sites", () => {
     );
   });
 
+  it("prewarms the search of a site's spaces for anyone who sees the site; then nothing is left to do", async () => {
+    const space = await createSpace(harness, org);
+    const site = await create({ title: "Searched", spaceIds: [space.id] });
+    await harness.sites.publishSite({ caller: org.owner.caller, organizationId: org.organizationId, siteId: site.id });
+    // Content learns of the publication from publishing's events; only published spaces are indexed.
+    await eventually(
+      async () => (await harness.spaces.getSpace({ caller: org.owner.caller, spaceId: space.id, shareKey: "" })).space?.publishedAddress !== undefined,
+    );
+    const prewarm = (user: TestUser, siteId = site.id, organizationId = org.organizationId) =>
+      harness.sites.prewarmSiteSearch({ caller: user.caller, organizationId, siteId });
+    await prewarm(org.owner);
+    expect(await prewarm(editor)).toEqual({ updatedSpaces: 0 });
+    expect(await failure(prewarm(other.owner))).toMatchObject({ code: "not_found" });
+    expect(await failure(prewarm(other.owner, site.id, other.organizationId))).toMatchObject({ code: "not_found", message: "Site not found" });
+    expect(await failure(prewarm(org.owner, randomUUID()))).toMatchObject({ code: "not_found", message: "Site not found" });
+  });
+
   it("lists with the space, title, published and type filters, oldest first", async () => {
     const space = await createSpace(harness, org);
     const tag = randomUUID().slice(0, 6);
