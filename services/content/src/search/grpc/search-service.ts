@@ -70,7 +70,7 @@ export function searchServiceImplementation(orm: MikroORM, deps: AccessDeps, ind
       return { pages: result.pages.map(toSearchPage), totalCount: result.totalCount };
     },
     prewarmPublishedSearch: async (request) => {
-      const result = await prewarmPublishedSearch(orm, { spaceIds: request.spaceIds }, indexing);
+      const result = await prewarmPublishedSearch(forkEm(orm), { spaceIds: request.spaceIds }, indexing);
       return { updatedSpaces: result.updatedSpaces };
     },
   };

@@ -1,5 +1,5 @@
-import type { MikroORM } from "@mikro-orm/postgresql";
-import { AppError, forkEm, isId } from "@imprint/runtime";
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError, isId } from "@imprint/runtime";
 import { Space } from "../../spaces/index.js";
 import type { SearchIndexDeps } from "../../deps.js";
 import { indexSpace } from "./index-space.js";
@@ -17,16 +17,15 @@ export interface PrewarmPublishedSearchInput {
  * call) waits on the space's lock and then finds nothing to do. Names no caller, like the
  * published search: a space no published site shows, or a deleted one, is skipped.
  */
-export async function prewarmPublishedSearch(orm: MikroORM, input: PrewarmPublishedSearchInput, deps: SearchIndexDeps): Promise<{ updatedSpaces: number }> {
+export async function prewarmPublishedSearch(em: EntityManager, input: PrewarmPublishedSearchInput, deps: SearchIndexDeps): Promise<{ updatedSpaces: number }> {
   if (input.spaceIds.length === 0 || input.spaceIds.length > MAX_PUBLISHED_SEARCH_SPACES) {
     throw AppError.invalidArgument(`spaceIds: must name 1 to ${MAX_PUBLISHED_SEARCH_SPACES} spaces`);
   }
   const ids = [...new Set(input.spaceIds)].filter(isId);
-  const published =
-    ids.length === 0 ? [] : await forkEm(orm).find(Space, { id: { $in: ids }, deletedAt: null, publishedAddress: { $gt: "" } }, { fields: ["id"] });
+  const published = ids.length === 0 ? [] : await em.find(Space, { id: { $in: ids }, deletedAt: null, publishedAddress: { $gt: "" } }, { fields: ["id"] });
   let updatedSpaces = 0;
   for (const space of published) {
-    const result = await forkEm(orm).transactional((em) => indexSpace(em, space.id, deps));
+    const result = await em.fork().transactional((tx) => indexSpace(tx, space.id, deps));
     if (result.updated) updatedSpaces += 1;
   }
   return { updatedSpaces };
