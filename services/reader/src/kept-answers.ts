@@ -11,6 +11,8 @@ export interface KeptAnswer {
   /** The page view each answer counts as (HTML pages); null for the others (markdown). */
   view: ViewedPage | null;
   storedAt: number;
+  /** Never replayed after this (ms since the epoch): the visitor token it was read with expires. */
+  until: number;
 }
 
 /** Headers an answer to If-None-Match does not carry (Koa drops them from a 304 too). */
@@ -19,11 +21,12 @@ const BODY_HEADERS = new Set(["content-type", "content-length"]);
 /**
  * The reader's front: whole answers of public sites' pages, replayed without Koa, without finding
  * the site, the space and the page again and without a span (leaveRequestsUntraced), which cost
- * more than the answer itself. Only what is the same for every visitor is kept: GET answers (200)
- * of public sites without adaptive content, to requests without a query string whose Accept takes
- * HTML (or says nothing), keyed by everything else they were read from (host, forwarded host and
- * scheme when proxies are trusted, path). They hold only while the reader hears events: `clear` on
- * every event and reconnection, and each for at most `freshForMs()` (0 while events do not flow:
+ * more than the answer itself. Kept: GET answers (200) to requests without a query string whose
+ * Accept takes HTML (or says nothing), keyed by everything else they were read from (host, forwarded
+ * host and scheme when proxies are trusted, path, cookies: a visitor's token and claims are in them),
+ * of public sites and of visitor-auth sites read with a token of the site's key (until it expires;
+ * the caller says which: Visit.keepableUntil). They hold only while the reader hears events: `clear`
+ * on every event and reconnection, and each for at most `freshForMs()` (0 while events do not flow:
  * nothing is kept then).
  */
 export class KeptAnswers {
@@ -46,7 +49,7 @@ export class KeptAnswers {
     if (accept !== undefined && !accept.includes("text/html")) return undefined;
     const { headers } = request;
     const forwarded = this.options.trustProxy ? `${String(headers["x-forwarded-host"] ?? "")}\n${String(headers["x-forwarded-proto"] ?? "")}` : "\n";
-    return `${String(headers.host ?? "").toLowerCase()}\n${forwarded}\n${url}`;
+    return `${String(headers.host ?? "").toLowerCase()}\n${forwarded}\n${url}\n${String(headers.cookie ?? "")}`;
   }
 
   /** The kept answer to `request`, while it holds. */
@@ -55,7 +58,8 @@ export class KeptAnswers {
     if (key === undefined) return undefined;
     const kept = this.answers.get(key);
     if (!kept) return undefined;
-    if (this.options.now() - kept.storedAt >= this.options.freshForMs()) {
+    const now = this.options.now();
+    if (now - kept.storedAt >= this.options.freshForMs() || now >= kept.until) {
       this.answers.delete(key);
       return undefined;
     }
@@ -64,6 +68,7 @@ export class KeptAnswers {
 
   /** Keeps the answer just given to `request` (a GET answered 200), if such requests may have it kept. */
   keep(request: IncomingMessage, answer: Omit<KeptAnswer, "storedAt">): void {
+    if (answer.until <= this.options.now()) return;
     const key = this.keyOf(request);
     if (key === undefined || request.method !== "GET" || this.options.freshForMs() <= 0 || "set-cookie" in answer.headers) return;
     if (this.started.get(request) !== this.generation) return;

@@ -262,14 +262,13 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
 }
 
 /**
- * Keeps the answer just given, for the next requests that will get exactly it (KeptAnswers): only
- * what every visitor is answered alike, a public site's page without adaptive content.
+ * Keeps the answer just given, for the next requests that will get exactly it (KeptAnswers: same
+ * host, path and cookies), as long as the visit allows (Visit.keepableUntil).
  */
 function keepAnswer(ctx: ParameterizedContext, visit: Visit, data: ReaderData, view: ViewedPage | null): void {
-  if (visit.site.visibility !== "public" || visit.site.adaptiveContentEnabled || visit.contextKey !== "") return;
-  if (ctx.status !== 200 || !Buffer.isBuffer(ctx.body)) return;
+  if (visit.keepableUntil === undefined || ctx.status !== 200 || !Buffer.isBuffer(ctx.body)) return;
   const { connection: _connection, ...headers } = ctx.response.headers as Record<string, string | string[]>;
-  data.kept.keep(ctx.req, { headers, etag: String(ctx.response.get("ETag")), body: ctx.body, view });
+  data.kept.keep(ctx.req, { headers, etag: String(ctx.response.get("ETag")), body: ctx.body, view, until: visit.keepableUntil });
 }
 
 /** A page as HTML: a page view (reported to the integrations reading the site's views). */

@@ -21,6 +21,13 @@ export interface Visit {
   context: ConditionContext;
   /** Names the claims (empty for a visitor without any): part of every cache key of what they decide. */
   contextKey: string;
+  /**
+   * Until when (ms since the epoch) the answer to this request may be replayed to the same request
+   * (same host, path and cookies: kept-answers.ts): always for a public site, until its token
+   * expires for a visitor of a visitor-auth site signed in with a token of the site's key; never
+   * (undefined) for the rest, e.g. a member's token, which publishing checks at every request.
+   */
+  keepableUntil: number | undefined;
 }
 
 export type VisitOutcome = { kind: "visit"; visit: Visit } | { kind: "not_found" } | { kind: "redirect"; url: string } | { kind: "sign_in" };
@@ -147,11 +154,13 @@ export async function resolveVisit(ctx: ParameterizedContext, data: ReaderData, 
   }
 
   let signed: Record<string, ConditionValue> = {};
+  let keepableUntil = site.visibility === "public" ? Number.POSITIVE_INFINITY : undefined;
   if (site.visibility === "visitor-auth") {
     const cookieName = tokenCookie(site.siteId);
     const fromQuery = typeof ctx.query.jwt_token === "string" ? ctx.query.jwt_token : "";
     const token = fromQuery || ctx.cookies.get(cookieName) || "";
-    const verified = token ? ((await data.siteTokenClaims(token, site.visitorAuthKey)) ?? (await data.memberClaims(site.organizationId, token))) : null;
+    const fromSiteKey = token ? await data.siteTokenClaims(token, site.visitorAuthKey) : null;
+    const verified = fromSiteKey ?? (token ? await data.memberClaims(site.organizationId, token) : null);
     if (!verified) {
       if (!site.fallbackUrl) return { kind: "sign_in" };
       const fallback = new URL(site.fallbackUrl);
@@ -162,6 +171,7 @@ export async function resolveVisit(ctx: ParameterizedContext, data: ReaderData, 
       ctx.cookies.set(cookieName, fromQuery, { httpOnly: true, sameSite: "lax", secure, path: base, expires: new Date(verified.exp * 1000), overwrite: true });
     }
     signed = Object.fromEntries(Object.entries(verified.claims).filter(([name]) => !TOKEN_BOOKKEEPING.has(name)));
+    if (fromSiteKey) keepableUntil = fromSiteKey.exp * 1000;
   }
 
   const claims: Record<string, ConditionValue> = { ...signed };
@@ -180,5 +190,5 @@ export async function resolveVisit(ctx: ParameterizedContext, data: ReaderData, 
       claims.unsigned = Object.fromEntries(Object.entries(unsigned.claims).map(([name, value]) => [name, claimValue(value)]));
     }
   }
-  return { kind: "visit", visit: { site, base, origin, segments, context: { visitor: { claims } }, contextKey: contextKeyOf(claims) } };
+  return { kind: "visit", visit: { site, base, origin, segments, context: { visitor: { claims } }, contextKey: contextKeyOf(claims), keepableUntil } };
 }
