@@ -939,6 +939,18 @@ describe("getPublishedContentByUrl", () => {
       siteBasePath: `/sites/${org.organizationId}/${site.id}/`,
       canonicalUrl: `${base}faq`,
     });
+    // Through the site's custom hostname (its canonical address then).
+    const hostname = `resolved-${Date.now().toString(36)}.example.com`;
+    expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json: { hostname } })).status).toBe(200);
+    expect(await byUrl(`https://${hostname.toUpperCase()}/${reference.path}/endpoints`)).toMatchObject({
+      site: site.id,
+      siteSection: reference.id,
+      space: api.id,
+      pathname: "endpoints",
+      siteBasePath: "/",
+      basePath: `/${reference.path}/`,
+      canonicalUrl: `https://${hostname}/${reference.path}/endpoints`,
+    });
     // resolvePublishedContentByUrl: the same resolution, its inputs in the body.
     expect((await org.owner.api.urls.resolvePublishedContentByUrl({ url: variant })).data).toMatchObject({ siteSpace: v2SiteSpace.id, space: v2.id });
 
