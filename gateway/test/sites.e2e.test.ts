@@ -1,7 +1,8 @@
+import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "@imprint/runtime/testing";
 import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
-import { call, role } from "./support/http.js";
+import { call, gitbookClient, role } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 let stack: TestStack;
@@ -863,5 +864,161 @@ describe("site permissions", () => {
       });
       expect(found[0]).toMatchObject({ action, actor: { type: "user", id: org.owner.userId }, target: { type: "user", id: editor.userId } });
     }
+  });
+});
+
+describe("getPublishedContentByUrl", () => {
+  /** A published site with basename: a default section (two site-spaces: guide, v2) and an "API reference" section. */
+  async function publishedSite() {
+    const guide = await createSpace(stack, org, { title: "Guide" });
+    const v2 = await createSpace(stack, org, { title: "Guide v2" });
+    const api = await createSpace(stack, org, { title: "API" });
+    const site = await newSite("Resolved", [guide.id]);
+    const basename = `resolved-${Date.now().toString(36)}`;
+    await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { basename });
+    await org.owner.api.orgs.addSpaceToSite(org.organizationId, site.id, { spaceId: v2.id });
+    await org.owner.api.orgs.addSectionToSite(org.organizationId, site.id, { spaceId: api.id, title: "API reference" });
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    const [main, reference] = (await org.owner.api.orgs.listSiteSections(org.organizationId, site.id)).data.items;
+    const [guideSiteSpace, v2SiteSpace] = main!.siteSpaces;
+    const base = `${stack.baseUrl}/sites/${org.organizationId}/${basename}/`;
+    return { site, basename, base, guide, v2, api, main: main!, reference: reference!, guideSiteSpace: guideSiteSpace!, v2SiteSpace: v2SiteSpace! };
+  }
+
+  const resolve = (url: string, token = org.owner.token, extra = "") =>
+    call(stack, "GET", `/v1/urls/published?url=${encodeURIComponent(url)}${extra}`, { token });
+
+  it("resolves the site's root, a section, a variant and a page path to their ids, with a short-lived token of the caller's", async () => {
+    const { site, basename, base, guide, v2, api, main, reference, guideSiteSpace, v2SiteSpace } = await publishedSite();
+    const byUrl = async (url: string) => (await org.owner.api.urls.getPublishedContentByUrl({ url })).data as Record<string, unknown>;
+    const sitePath = `/sites/${org.organizationId}/${basename}/`;
+    const common = { organization: org.organizationId, site: site.id, siteBasePath: sitePath };
+
+    const root = await byUrl(base);
+    expect(root).toMatchObject({ ...common, siteSection: main.id, siteSpace: guideSiteSpace.id, space: guide.id, pathname: "", basePath: sitePath });
+    expect(root).toMatchObject({ complete: false, canonicalUrl: base });
+    expect(root.shareKey).toBeUndefined();
+
+    expect(reference.urls.published).toBe(`${base}${reference.path}/`);
+    expect(await byUrl(reference.urls.published!)).toMatchObject({
+      ...common,
+      siteSection: reference.id,
+      siteSpace: reference.siteSpaces[0]!.id,
+      space: api.id,
+      pathname: "",
+      basePath: `${sitePath}${reference.path}/`,
+      complete: true,
+      canonicalUrl: `${base}${reference.path}/`,
+    });
+
+    const variant = `${base}${main.path}/${v2SiteSpace.path}/`;
+    expect(await byUrl(v2SiteSpace.urls.published!)).toMatchObject({
+      siteSection: main.id,
+      siteSpace: v2SiteSpace.id,
+      space: v2.id,
+      pathname: "",
+      complete: true,
+    });
+    const page = await byUrl(`${variant}getting-started/setup?tab=1#install`);
+    expect(page).toMatchObject({
+      ...common,
+      siteSection: main.id,
+      siteSpace: v2SiteSpace.id,
+      space: v2.id,
+      pathname: "getting-started/setup",
+      basePath: `${sitePath}${main.path}/${v2SiteSpace.path}/`,
+      complete: true,
+      canonicalUrl: `${variant}getting-started/setup`,
+    });
+    // The default site-space's own published URL (which names its path), and the site by its id.
+    expect(await byUrl(guideSiteSpace.urls.published!)).toMatchObject({ siteSpace: guideSiteSpace.id, space: guide.id, pathname: "", complete: true });
+    expect(await byUrl(`${stack.baseUrl}/sites/${org.organizationId}/${site.id}/faq`)).toMatchObject({
+      site: site.id,
+      siteSpace: guideSiteSpace.id,
+      pathname: "faq",
+      siteBasePath: `/sites/${org.organizationId}/${site.id}/`,
+      canonicalUrl: `${base}faq`,
+    });
+    // Through the site's custom hostname (its canonical address then).
+    const hostname = `resolved-${Date.now().toString(36)}.example.com`;
+    expect((await call(stack, "PATCH", `${sitesPath()}/${site.id}`, { token: org.owner.token, json: { hostname } })).status).toBe(200);
+    expect(await byUrl(`https://${hostname.toUpperCase()}/${reference.path}/endpoints`)).toMatchObject({
+      site: site.id,
+      siteSection: reference.id,
+      space: api.id,
+      pathname: "endpoints",
+      siteBasePath: "/",
+      basePath: `/${reference.path}/`,
+      canonicalUrl: `https://${hostname}/${reference.path}/endpoints`,
+    });
+    // resolvePublishedContentByUrl: the same resolution, its inputs in the body.
+    expect((await org.owner.api.urls.resolvePublishedContentByUrl({ url: variant })).data).toMatchObject({ siteSpace: v2SiteSpace.id, space: v2.id });
+
+    // The token reads as its caller, for an hour.
+    const token = page.apiToken as string;
+    expect(token).not.toBe(org.owner.token);
+    expect((await gitbookClient(stack, token).spaces.getSpaceById(v2.id)).data.id).toBe(v2.id);
+    const authenticated = await stack.identity.tokens.authenticateToken({ token });
+    expect(authenticated.caller?.userId).toBe(org.owner.userId);
+    const lifetime = authenticated.expiresAt!.getTime() - Date.now();
+    expect(lifetime).toBeGreaterThan(3500_000);
+    expect(lifetime).toBeLessThanOrEqual(3600_000);
+  });
+
+  it("answers 404 for another organization's site, an unpublished site and URLs of no site; 400 for a bad url", async () => {
+    const { base, site } = await publishedSite();
+    expect((await resolve(`${base}faq`, other.owner.token)).status).toBe(404);
+    const unpublished = await newSite("Unpublished");
+    for (const url of [
+      `${stack.baseUrl}/sites/${org.organizationId}/${unpublished.id}/`,
+      `${stack.baseUrl}/sites/${org.organizationId}/no-such-site/`,
+      `${stack.baseUrl}/sites/${other.organizationId}/${site.id}/`,
+      `${stack.baseUrl}/sites/${org.organizationId}/`,
+      `${stack.baseUrl}/elsewhere/${org.organizationId}/${site.id}/`,
+      "https://docs.elsewhere.example/guide",
+    ]) {
+      const response = await resolve(url);
+      expect([response.status, response.body.error.message], url).toEqual([404, "No published content found for the URL"]);
+    }
+    for (const [query, field] of [
+      ["?url=not%20a%20url", "url"],
+      ["", "url"],
+      [`?url=${encodeURIComponent(base)}&redirectOnError=maybe`, "redirectOnError"],
+    ] as const) {
+      const response = await call(stack, "GET", `/v1/urls/published${query}`, { token: org.owner.token });
+      expect([response.status, response.body.error.message], query).toEqual([400, expect.stringContaining(`${field}:`)]);
+    }
+    const posted = await call(stack, "POST", "/v1/urls/published", { token: org.owner.token, json: { url: "ftp://x" } });
+    expect([posted.status, posted.body.error.message]).toEqual([400, expect.stringContaining("url:")]);
+  });
+
+  it("resolves share-link URLs through an active key, and visitor-auth sites for members, or guests with a valid visitor token", async () => {
+    const { site, base } = await publishedSite();
+    await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { visibility: e("share-link") });
+    const link = (await org.owner.api.orgs.createSiteShareLink(org.organizationId, site.id, { name: "Readers" })).data;
+    const key = link.urls.published!.slice(base.length, -1);
+    expect((await org.owner.api.urls.getPublishedContentByUrl({ url: `${link.urls.published}faq` })).data).toMatchObject({
+      shareKey: key,
+      pathname: "faq",
+      siteBasePath: expect.stringMatching(new RegExp(`/${key}/$`)),
+      canonicalUrl: `${base}${key}/faq`,
+    });
+    expect((await resolve(`${base}faq`)).status).toBe(404);
+
+    await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { visibility: e("visitor-auth") });
+    const guest = await createMember(stack, org, { role: "guest" });
+    await org.owner.api.orgs.inviteToSite(org.organizationId, site.id, { role: role("read"), users: [guest.userId] });
+    expect((await resolve(`${base}faq`, editor.token)).body).toMatchObject({ site: site.id, pathname: "faq" });
+    expect((await resolve(`${base}faq`, guest.token)).status).toBe(404);
+    const { privateKey } = (await org.owner.api.orgs.getSitePublishingAuthById(org.organizationId, site.id)).data;
+    const sign = (expires: string | number) =>
+      new SignJWT({ plan: "pro" }).setProtectedHeader({ alg: "HS256" }).setExpirationTime(expires).sign(new TextEncoder().encode(privateKey));
+    expect((await resolve(`${base}faq`, guest.token, `&visitorAuthToken=${await sign(Math.floor(Date.now() / 1000) - 60)}`)).status).toBe(404);
+    expect((await resolve(`${base}faq`, guest.token, `&visitorAuthToken=${await sign("1h")}`)).body).toMatchObject({ site: site.id, pathname: "faq" });
+    const posted = await call(stack, "POST", "/v1/urls/published", {
+      token: guest.token,
+      json: { url: `${base}faq`, visitor: { jwtToken: await sign("1h") } },
+    });
+    expect(posted.body).toMatchObject({ site: site.id, pathname: "faq" });
   });
 });

@@ -1,4 +1,4 @@
-import { AppError } from "@imprint/runtime/core";
+import { AppError, callerMessage } from "@imprint/runtime/core";
 import { z } from "zod";
 import { toRestChangeRequest } from "../mappers/change-request.js";
 import { toRestCollection } from "../mappers/collection.js";
@@ -6,9 +6,36 @@ import { toRestPage } from "../mappers/page.js";
 import { toRestSpace } from "../mappers/space.js";
 import { parseAppUrl } from "../mappers/urls.js";
 import { defineRoute, ok, type Route } from "../route.js";
+import { queryParam } from "../validation.js";
+import type { Principal } from "../auth.js";
 import type { RouteDeps } from "./deps.js";
 
 const urlQuery = z.object({ url: z.string().min(1).max(4096) });
+
+/** GitBook's URL: absolute, at most 2,048 characters. */
+const publishedUrl = z.url({ error: "must be an absolute URL" }).max(2048);
+
+const publishedUrlQuery = z.object({
+  url: publishedUrl,
+  visitorAuthToken: z.string().max(8192).optional(),
+  redirectOnError: queryParam.boolean().optional(),
+});
+
+const publishedUrlBody = z.strictObject({
+  url: publishedUrl,
+  redirectOnError: z.boolean().optional(),
+  visitor: z
+    .strictObject({
+      type: z.enum(["human", "agent"]).optional(),
+      jwtToken: z.string().max(8192).optional(),
+      // Conditions are not evaluated for API callers (they see the site's whole live structure), so these change nothing.
+      unsignedClaims: z.record(z.string(), z.unknown()).optional(),
+    })
+    .optional(),
+});
+
+/** How long a resolved URL's apiToken works (GitBook's short-lived token). */
+const PUBLISHED_API_TOKEN_TTL_SECONDS = 3600;
 
 /** GitBook's answer for a URL that names no content. */
 const noContent = () => new AppError("not_found", "No content found for the URL");
@@ -17,7 +44,50 @@ export function urlRoutes({ upstreams, urls }: RouteDeps): Route[] {
   const { spaces, collections, revisions } = upstreams.content;
   const { changeRequests } = upstreams.collaboration;
   const { sites, siteSpaces } = upstreams.publishing;
+  const { tokens } = upstreams.identity;
+
+  /**
+   * A published URL back to what it shows (publishing resolves it, for the caller), with a
+   * short-lived token of the caller's own to read it with (so it reads nothing the caller cannot).
+   */
+  const resolvePublished = async (caller: Principal["caller"], url: string, visitorAuthToken: string) => {
+    const resolved = await sites.resolvePublishedUrl({ caller, url, readerUrl: urls.reader, visitorAuthToken });
+    const issued = await tokens.issueCallerToken({
+      caller: callerMessage(caller),
+      label: `Published content API token: ${resolved.canonicalUrl}`.slice(0, 255),
+      ttlSeconds: PUBLISHED_API_TOKEN_TTL_SECONDS,
+    });
+    return ok({
+      organization: resolved.organizationId,
+      site: resolved.siteId,
+      ...(resolved.siteSectionId ? { siteSection: resolved.siteSectionId } : {}),
+      siteSpace: resolved.siteSpaceId,
+      space: resolved.spaceId,
+      pathname: resolved.pathname,
+      basePath: resolved.basePath,
+      siteBasePath: resolved.siteBasePath,
+      apiToken: issued.token,
+      complete: resolved.complete,
+      canonicalUrl: resolved.canonicalUrl,
+      ...(resolved.shareKey ? { shareKey: resolved.shareKey } : {}),
+    });
+  };
+
   return [
+    // getPublishedContentByUrl (deprecated by GitBook) and resolvePublishedContentByUrl: the same
+    // resolution, its inputs in the query or in the body.
+    defineRoute({
+      method: "GET",
+      path: "/v1/urls/published",
+      query: publishedUrlQuery,
+      handler: async ({ query, principal }) => resolvePublished(principal.caller, query.url, query.visitorAuthToken ?? ""),
+    }),
+    defineRoute({
+      method: "POST",
+      path: "/v1/urls/published",
+      body: publishedUrlBody,
+      handler: async ({ body, principal }) => resolvePublished(principal.caller, body.url, body.visitor?.jwtToken ?? ""),
+    }),
     // getContentByUrl: an application URL (`urls.app`) back to what it shows. The URL's shape is
     // the gateway's own (its mappers build it); each part is read from the service that owns it,
     // as the caller, so a URL of something the caller cannot see is 404 like any read of it.

@@ -1,4 +1,7 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemberRole } from "@imprint/proto/identity/v1";
+import { IssueInstallationTokenRequest } from "@imprint/proto/identity/v1/tokens";
 import { AppError, forkEm } from "@imprint/runtime";
 import { ApiToken } from "../src/domain/api-token.js";
 import { hashTokenSecret } from "../src/domain/tokens.js";
@@ -106,5 +109,63 @@ describe("API tokens", () => {
     await identity.client.tokens.authenticateToken({ token: owner.token });
     const later = (await readToken(tokenId)).lastUsedAt;
     expect(later!.getTime()).toBeGreaterThanOrEqual(first!.getTime() + 60_000);
+  });
+
+  describe("caller tokens (IssueCallerToken)", () => {
+    const callerOf = async (token: string) => (await identity.client.tokens.authenticateToken({ token })).caller!;
+
+    it("issues a labelled token of the caller's own user that expires after its lifetime", async () => {
+      const { owner } = await createOrganization(identity.clients);
+      const caller = await callerOf(owner.token);
+      const issued = await identity.client.tokens.issueCallerToken({ caller, label: "Published content API token", ttlSeconds: 3600 });
+      expect(issued.token).toMatch(/^imp_/);
+      const stored = await readToken(issued.tokenId);
+      // The service's clock issued it: an hour after its creation.
+      expect(issued.expiresAt!.getTime() - stored.createdAt.getTime()).toBeGreaterThan(3_599_000);
+      expect(issued.expiresAt!.getTime() - stored.createdAt.getTime()).toBeLessThanOrEqual(3_600_000);
+      const principal = await identity.client.tokens.authenticateToken({ token: issued.token });
+      expect(principal.caller).toEqual({ userId: caller.userId, tokenId: issued.tokenId });
+      expect(principal.expiresAt).toEqual(issued.expiresAt);
+      expect(stored.label).toBe("Published content API token");
+    });
+
+    it("never outlives the caller's own token", async () => {
+      const { organizationId } = await createOrganization(identity.clients);
+      const installation = await identity.client.tokens.issueInstallationToken(
+        IssueInstallationTokenRequest.fromPartial({
+          organizationId,
+          installationId: `inst_${randomUUID()}`,
+          integrationName: "slack",
+          integrationTitle: "Slack",
+          role: MemberRole.MEMBER_ROLE_READ,
+          ttlSeconds: 60,
+        }),
+      );
+      const issued = await identity.client.tokens.issueCallerToken({ caller: await callerOf(installation.token), label: "short", ttlSeconds: 3600 });
+      expect(issued.expiresAt).toEqual(installation.expiresAt);
+    });
+
+    it("refuses a revoked or missing caller token (unauthenticated) and a bad label or lifetime (invalid_argument naming it)", async () => {
+      const { owner } = await createOrganization(identity.clients);
+      const caller = await callerOf(owner.token);
+      for (const [request, message] of [
+        [{ caller, label: "", ttlSeconds: 60 }, "label:"],
+        [{ caller, label: "x".repeat(256), ttlSeconds: 60 }, "label:"],
+        [{ caller, label: "x", ttlSeconds: 0 }, "ttl_seconds:"],
+        [{ caller, label: "x", ttlSeconds: 86_401 }, "ttl_seconds:"],
+      ] as const) {
+        await expect(identity.client.tokens.issueCallerToken(request)).rejects.toMatchObject({
+          code: "invalid_argument",
+          message: expect.stringContaining(message),
+        });
+      }
+      await expect(
+        identity.client.tokens.issueCallerToken({ caller: { userId: caller.userId, tokenId: "" }, label: "x", ttlSeconds: 60 }),
+      ).rejects.toMatchObject({
+        code: "unauthenticated",
+      });
+      await identity.client.tokens.revokeToken({ token: owner.token, tokenId: "" });
+      await expect(identity.client.tokens.issueCallerToken({ caller, label: "x", ttlSeconds: 60 })).rejects.toMatchObject({ code: "unauthenticated" });
+    });
   });
 });

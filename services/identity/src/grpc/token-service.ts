@@ -2,6 +2,7 @@ import { TokenServiceService } from "@imprint/proto/identity/v1/tokens";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { type AsyncImplementation } from "@imprint/runtime";
 import { authenticateToken } from "../use-cases/tokens/authenticate-token.js";
+import { issueCallerToken } from "../use-cases/tokens/issue-caller-token.js";
 import { issueInstallationToken } from "../use-cases/tokens/issue-installation-token.js";
 import { issueToken } from "../use-cases/tokens/issue-token.js";
 import { revokeInstallationTokens } from "../use-cases/tokens/revoke-installation-tokens.js";
@@ -46,5 +47,7 @@ export function tokenServiceImplementation(em: () => EntityManager, useCaseDeps:
       ),
 
     revokeInstallationTokens: async (request) => revokeInstallationTokens(em(), { installationId: request.installationId }, useCaseDeps),
+
+    issueCallerToken: async (request) => issueCallerToken(em(), { caller: request.caller, label: request.label, ttlSeconds: request.ttlSeconds }, useCaseDeps),
   };
 }

@@ -15,6 +15,7 @@ import { getSite } from "../use-cases/sites/get-site.js";
 import { listSites } from "../use-cases/sites/list-sites.js";
 import { prewarmSiteSearch } from "../use-cases/sites/prewarm-site-search.js";
 import { publishSite } from "../use-cases/sites/publish-site.js";
+import { resolvePublishedUrl } from "../use-cases/sites/resolve-published-url.js";
 import { searchSiteContent, type SiteSearchScope } from "../use-cases/sites/search-site-content.js";
 import { unpublishSite } from "../use-cases/sites/unpublish-site.js";
 import { updateSite } from "../use-cases/sites/update-site.js";
@@ -134,6 +135,9 @@ export function siteServiceImplementation(em: () => EntityManager, deps: UseCase
       const view = await unpublishSite(em(), { caller: request.caller, organizationId: request.organizationId, siteId: request.siteId }, deps);
       return { site: siteToProto(view) };
     },
+
+    resolvePublishedUrl: async (request) =>
+      resolvePublishedUrl(em(), { caller: request.caller, url: request.url, readerUrl: request.readerUrl, visitorAuthToken: request.visitorAuthToken }, deps),
 
     searchSiteContent: async (request) => {
       const answer = await searchSiteContent(
