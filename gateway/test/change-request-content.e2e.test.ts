@@ -32,6 +32,19 @@ beforeAll(async () => {
       response.end(PNG);
       return;
     }
+    if (request.url === "/article.html") {
+      response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      response.end(
+        `<!doctype html><html><head><title>Fallback &amp; title</title><meta property="og:title" content="Widgets &amp; gears">` +
+          `<meta property="og:site_name" content="Acme Docs"><link rel="shortcut icon" href="/logo.png"></head><body>Hello</body></html>`,
+      );
+      return;
+    }
+    if (request.url === "/bare.html") {
+      response.writeHead(200, { "content-type": "text/html" });
+      response.end("<html><head><title>  Just a\n title </title></head></html>");
+      return;
+    }
     response.writeHead(404).end();
   });
   await new Promise<void>((resolve) => files.listen(0, "127.0.0.1", resolve));
@@ -461,6 +474,34 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
       return search.status === 200 && search.body.items.length > 0 ? search : undefined;
     }, 10_000);
     expect(found.body.items[0].id).toBe(pageId);
+  });
+});
+
+describe("getEmbedByUrl", () => {
+  it("answers what a page says of itself, a plain link for what cannot be read, and 400 for what is no http(s) URL", async () => {
+    const api = org.owner.api;
+    expect((await api.urls.getEmbedByUrl({ url: `${filesUrl}/article.html` })).data).toEqual({
+      type: "link",
+      title: "Widgets & gears",
+      site: "Acme Docs",
+      icon: `${filesUrl}/logo.png`,
+    });
+    expect((await api.urls.getEmbedByUrl({ url: `${filesUrl}/bare.html` })).data).toEqual({
+      type: "link",
+      title: "Just a title",
+      site: new URL(filesUrl).host,
+    });
+    // Not HTML, or not there: the URL alone.
+    for (const url of [`${filesUrl}/logo.png`, `${filesUrl}/missing.html`]) {
+      expect((await api.urls.getEmbedByUrl({ url })).data).toEqual({ type: "link", title: url, site: new URL(filesUrl).host });
+    }
+    for (const url of ["ftp://example.com/file", "not a url", "http://user:secret@example.com/"]) {
+      const refused = await call(stack, "GET", `/v1/urls/embed?url=${encodeURIComponent(url)}`, { token: org.owner.token });
+      expect(refused.status, url).toBe(400);
+      expect((refused.body as { error: { message: string } }).error.message).toMatch(/^url: /);
+    }
+    expect((await call(stack, "GET", "/v1/urls/embed", { token: org.owner.token })).status).toBe(400);
+    expect((await call(stack, "GET", `/v1/urls/embed?url=${encodeURIComponent(`${filesUrl}/article.html`)}`)).status).toBe(401);
   });
 });
 

@@ -802,6 +802,8 @@ const CASES: Record<string, RaceCase> = {
 /** Write routes not raced here, each with the reason. */
 const NOT_RACED: Record<string, string> = {
   "POST /v1/sso/saml/:providerId/acs": "a sign-in needs an IdP's signed assertion, and answers a redirect, not an object (saml.e2e.test.ts replays one)",
+  "POST /v1/urls/published":
+    "resolvePublishedContentByUrl changes nothing but issues the caller a short-lived token of its own: two calls at once are two tokens, each valid (sites.e2e.test.ts)",
   "POST /v1/integrations/:integrationName/installations/:installationId/public": "an installation's public endpoint answers whatever its script answers",
   "PUT /v1/integrations/:integrationName/installations/:installationId/public": "an installation's public endpoint answers whatever its script answers",
   "DELETE /v1/integrations/:integrationName/installations/:installationId/public": "an installation's public endpoint answers whatever its script answers",

@@ -74,6 +74,16 @@ export function urlRoutes({ upstreams, urls }: RouteDeps): Route[] {
   };
 
   return [
+    // getEmbedByUrl: what a web page says of itself, read by content through its fetch guard.
+    defineRoute({
+      method: "GET",
+      path: "/v1/urls/embed",
+      query: z.object({ url: z.string().min(1).max(2048) }),
+      handler: async ({ query, principal }) => {
+        const embed = await upstreams.content.links.getEmbed({ caller: principal.caller, url: query.url });
+        return ok({ type: "link", title: embed.title, site: embed.site, ...(embed.icon ? { icon: embed.icon } : {}) });
+      },
+    }),
     // getPublishedContentByUrl (deprecated by GitBook) and resolvePublishedContentByUrl: the same
     // resolution, its inputs in the query or in the body.
     defineRoute({

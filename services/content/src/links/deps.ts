@@ -1,3 +1,4 @@
+import type { SafeFetchPolicy } from "@imprint/runtime";
 import type { LinkCaches } from "./domain/caches.js";
 import type { RevisionDeps } from "../deps.js";
 
@@ -8,4 +9,6 @@ import type { RevisionDeps } from "../deps.js";
  */
 export interface LinkDeps extends RevisionDeps {
   links: LinkCaches;
+  /** The fetch guard's policy, for the pages embeds are read from. */
+  fetchPolicy: SafeFetchPolicy;
 }

@@ -1,5 +1,5 @@
 import { LinkServiceService } from "@imprint/proto/content/v1/links";
-import type { ConsumerSpec, ServiceRegistration } from "@imprint/runtime";
+import { safeFetchPolicy, type ConsumerSpec, type ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { ResolvedContentConfig } from "../config.js";
 import { LinkCaches } from "./domain/caches.js";
@@ -19,8 +19,13 @@ export { LINK_SERVICE_NAME, LinkCaches };
 export type { LinkDeps };
 
 /** The links use cases' dependencies; service.ts builds them once (the gRPC service and the consumer share the caches). */
-export function linkDeps(revision: RevisionDeps): LinkDeps {
-  return { ...revision, links: new LinkCaches() };
+export function linkDeps(revision: RevisionDeps, config: Pick<ResolvedContentConfig, "IMPRINT_ALLOW_PRIVATE_FETCH">): LinkDeps {
+  // An embed is read while its caller waits: a short time and a small body.
+  const fetchPolicy = safeFetchPolicy(
+    { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content" },
+    { requestTimeoutMs: 5_000, maxRedirects: 3 },
+  );
+  return { ...revision, links: new LinkCaches(), fetchPolicy };
 }
 
 /** The gRPC service of links (LinkService). */

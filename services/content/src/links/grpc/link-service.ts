@@ -3,6 +3,7 @@ import { LinkServiceService } from "@imprint/proto/content/v1/links";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { contentRefFromProto } from "../../revisions/index.js";
 import { listBacklinks } from "../use-cases/list-backlinks.js";
+import { getEmbed } from "../use-cases/get-embed.js";
 import { listLinks } from "../use-cases/list-links.js";
 import { backlinkListingToProto, linkListingToProto, statusFilterFromProto } from "./mappers.js";
 import type { LinkDeps } from "../deps.js";
@@ -51,6 +52,11 @@ export function linkServiceImplementation(orm: MikroORM, deps: LinkDeps): AsyncI
         deps,
       );
       return { listing: backlinkListingToProto(list) };
+    },
+
+    getEmbed: async (request) => {
+      const embed = await getEmbed({ caller: request.caller, url: request.url }, deps);
+      return { title: embed.title, site: embed.site, icon: embed.icon ?? "" };
     },
 
     listFileBacklinks: async (request) => {
