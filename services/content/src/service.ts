@@ -99,7 +99,14 @@ function buildDeps(runtime: ServiceDeps, upstreams: OpenedUpstreams<ReturnType<t
   const revision = revisionDeps(content, new RevisionCaches());
   // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
   const memberEvents = followMemberEvents(memberships.roles, runtime.nats, runtime.logger);
-  return { content, spaces: { ...content, spaceContent }, revision, links: linkDeps(revision, parts.config), imports: importDeps(content, revision), memberEvents };
+  return {
+    content,
+    spaces: { ...content, spaceContent },
+    revision,
+    links: linkDeps(revision, parts.config),
+    imports: importDeps(content, revision),
+    memberEvents,
+  };
 }
 
 /** How the runtime assembles the content service from its parts. */
