@@ -35,6 +35,7 @@ export * from "./service.js";
 export * from "./access/memberships.js";
 export * from "./access/organization-role.js";
 export * from "./access/team-membership-copy.js";
+export * from "./access/team-membership-entities.js";
 export * from "./access/team-membership-reconciliation.js";
 export * from "./safe-fetch.js";
 export * from "./kept-secret.js";

@@ -9,7 +9,7 @@ import { SiteRedirect } from "./site-redirect.js";
 import { SpaceLifecycle } from "./space-lifecycle.js";
 import { SpacePublication } from "./space-publication.js";
 import { SiteTeamGrant, SiteUserGrant } from "./site-permission.js";
-import { DeletedTeam, RemovedMember, TeamMembership, TeamMembershipReconciliation } from "./team-membership.js";
+import { teamMembershipCopyEntities } from "@imprint/runtime";
 
 /** Every entity of the publishing database, for the ORM (the runtime adds its own tables). */
 export const publishingEntities = [
@@ -25,8 +25,5 @@ export const publishingEntities = [
   SpaceLifecycle,
   SiteUserGrant,
   SiteTeamGrant,
-  TeamMembership,
-  DeletedTeam,
-  RemovedMember,
-  TeamMembershipReconciliation,
+  ...teamMembershipCopyEntities,
 ];

@@ -1,5 +1,6 @@
-import { DeletedTeam, RemovedMember, TeamGrant, TeamMembership, TeamMembershipReconciliation } from "./team-grants.js";
+import { teamMembershipCopyEntities } from "@imprint/runtime";
+import { TeamGrant } from "./team-grants.js";
 import { UserGrant } from "./user-grants.js";
 
 /** The access module's tables, for the ORM. */
-export const accessEntities = [TeamGrant, UserGrant, TeamMembership, DeletedTeam, RemovedMember, TeamMembershipReconciliation];
+export const accessEntities = [TeamGrant, UserGrant, ...teamMembershipCopyEntities];
