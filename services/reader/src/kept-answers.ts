@@ -34,6 +34,8 @@ export class KeptAnswers {
   private generation = 0;
   /** The generation each request in flight started in. */
   private readonly started = new WeakMap<IncomingMessage, number>();
+  /** What `find` answered each request in flight (null: nothing kept for it). */
+  private readonly found = new WeakMap<IncomingMessage, KeptAnswer | null>();
 
   constructor(
     private readonly answers: BudgetedCache<KeptAnswer>,
@@ -54,6 +56,15 @@ export class KeptAnswers {
 
   /** The kept answer to `request`, while it holds. */
   find(request: IncomingMessage): KeptAnswer | undefined {
+    // Asked twice per request (whether to trace it, then to serve it): looked up once.
+    const found = this.found.get(request);
+    if (found !== undefined) return found ?? undefined;
+    const kept = this.lookUp(request);
+    this.found.set(request, kept ?? null);
+    return kept;
+  }
+
+  private lookUp(request: IncomingMessage): KeptAnswer | undefined {
     const key = this.keyOf(request);
     if (key === undefined) return undefined;
     const kept = this.answers.get(key);
