@@ -380,10 +380,12 @@ describe("the Workers surface", () => {
           out.stream = new TextDecoder().decode(chunk.value);
           const order = [];
           await new Promise((resolve) => {
-            setTimeout(() => { order.push("timeout 20"); resolve(); }, 20);
+            // Due times, not the order of the calls, decide; the gaps stay wide so a slow machine
+            // registering one timer well after another cannot reorder them.
+            setTimeout(() => { order.push("timeout 100"); resolve(); }, 100);
+            const interval = setInterval(() => { order.push("interval"); clearInterval(interval); }, 1);
             setTimeout(() => order.push("timeout 5"), 5);
             queueMicrotask(() => order.push("microtask"));
-            const interval = setInterval(() => { order.push("interval"); clearInterval(interval); }, 1);
           });
           out.order = order;
           const controller = new AbortController();
@@ -431,7 +433,7 @@ describe("the Workers surface", () => {
     expect(out.response).toEqual([201, true, "body", "body", true]);
     expect(out.json).toEqual({ a: 1 });
     expect(out.stream).toBe("streamed");
-    expect(out.order).toEqual(["microtask", "interval", "timeout 5", "timeout 20"]);
+    expect(out.order).toEqual(["microtask", "interval", "timeout 5", "timeout 100"]);
     expect(out.aborted).toEqual([true, "AbortError"]);
     expect(out.errors).toEqual([true, "AppError: custom", true, "TypeError: t", "called"]);
     expect(out.engineError).toEqual([true, true]);

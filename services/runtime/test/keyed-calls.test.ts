@@ -224,6 +224,24 @@ describe("a keyed write", () => {
     expect(await notes("lose:answer")).toBe(1);
   });
 
+  it("given up by its caller before its commit (a paused process) is not applied: a repeat runs it", async () => {
+    const key = randomUUID();
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    holding = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    const first = failure(client.addMark({ text: "hold:abandoned" }, { ...keyed(key), timeoutMs: 300 }));
+    await inside;
+    expect((await first).code).toBe("deadline_exceeded");
+    release();
+    // The repeat waits on the first run's uncommitted claim, which rolls back: the repeat runs the write.
+    const repeat = await client.addMark({ text: "hold:abandoned" }, keyed(key));
+    expect(repeat.text).toBe("hold:abandoned");
+    expect(workRuns.get("hold:abandoned")).toBe(2);
+    expect(await notes("hold:abandoned")).toBe(1);
+    expect(await client.addMark({ text: "hold:abandoned" }, keyed(key))).toEqual(repeat);
+  });
+
   it("refused before any commit keeps nothing: a repeat runs it", async () => {
     const key = randomUUID();
     expect((await failure(client.addMark({ text: "" }, keyed(key)))).code).toBe("invalid_argument");

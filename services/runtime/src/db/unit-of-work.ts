@@ -1,4 +1,5 @@
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import { AbandonedByCaller } from "../grpc/keyed-calls.js";
 import type { IdempotentCalls } from "./idempotent-calls.js";
 
 /** The clock of each service's database, by the configuration every EntityManager of its ORM shares. */
@@ -60,7 +61,8 @@ export interface OutboxWakeUp {
  * after a transaction that recorded nothing costs the relay one short query.
  *
  * With `keyedCalls`, a transaction run for a keyed call (a gRPC write sent with an idempotency key)
- * claims the key first thing inside it, so the claim commits exactly when the write does; once one
+ * claims the key first thing inside it, so the claim commits exactly when the write does (and rolls
+ * back with it when the caller gave up before the commit); once one
  * transaction of the call committed its claim, the call's later ones claim nothing. Transactions
  * of calls without a key run no extra statement.
  */
@@ -80,7 +82,11 @@ export function createUnitOfWork(relay: OutboxWakeUp, keyedCalls?: IdempotentCal
       const result = await em.transactional(async (tx) => {
         transactionTime(tx);
         if (claim) await claim(tx);
-        return work(tx);
+        const done = await work(tx);
+        // A paused process may reach its commit after its caller gave up and was answered an
+        // error: the write is then not applied, so that answer stays true and a repeat runs it.
+        if (claim && call?.abandoned()) throw new AbandonedByCaller();
+        return done;
       });
       if (claim && call) call.claimed = true;
       relay.notify();

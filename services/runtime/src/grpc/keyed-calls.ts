@@ -57,6 +57,16 @@ export class ClaimedByAnotherCall extends AppError {
   }
 }
 
+/**
+ * The caller of this keyed call gave up before its write committed (see KeyedCall.abandoned): the
+ * write rolls back, so the error the caller was answered is the truth, and a repeat runs it.
+ */
+export class AbandonedByCaller extends AppError {
+  constructor() {
+    super("unavailable", "the caller gave up on this call before its write committed; nothing was applied");
+  }
+}
+
 /** A keyed call while its handler runs: what the unit of work claims in its transaction. */
 export interface KeyedCall {
   key: string;
@@ -66,6 +76,11 @@ export interface KeyedCall {
   answerDueBy: Date;
   /** Set once a transaction that claimed the key committed: later transactions of the call claim nothing. */
   claimed: boolean;
+  /**
+   * Whether the caller gave up on the call (cancelled it, or its deadline passed): it was answered
+   * an error, so the transaction that would claim the key rolls back instead of committing.
+   */
+  abandoned(): boolean;
 }
 
 /** What a service remembers of a keyed call. */
@@ -105,7 +120,7 @@ export interface AnswerCodec<Res> {
  */
 export async function answerKeyedCall<Res>(
   ledger: KeyedCallLedger,
-  call: { key: string; method: string; deadline: Date | number },
+  call: { key: string; method: string; deadline: Date | number; cancelled?: () => boolean },
   codec: AnswerCodec<Res>,
   handler: () => Promise<Res>,
   onKeepFailed: (error: unknown) => void,
@@ -119,7 +134,13 @@ export async function answerKeyedCall<Res>(
   if (kept) return keptAnswer(ledger, call, codec, kept, deadline);
   const now = ledger.now();
   const windowMs = Number.isFinite(deadline) ? Math.max(0, deadline - Date.now()) : UNBOUNDED_CALL_WINDOW_MS;
-  const keyed: KeyedCall = { key: call.key, method: call.method, answerDueBy: new Date(now.getTime() + windowMs + ANSWER_MARGIN_MS), claimed: false };
+  const keyed: KeyedCall = {
+    key: call.key,
+    method: call.method,
+    answerDueBy: new Date(now.getTime() + windowMs + ANSWER_MARGIN_MS),
+    claimed: false,
+    abandoned: () => Boolean(call.cancelled?.()) || Date.now() >= deadline,
+  };
   let response: Res;
   try {
     response = await ledger.within(keyed, handler);

@@ -73,7 +73,13 @@ export function adaptService<Def extends ServiceDefinition>(
       const key = ledger ? call.metadata.get(IDEMPOTENCY_KEY_METADATA)[0] : undefined;
       const answer =
         ledger && codec && key !== undefined
-          ? answerKeyedCall(ledger, { key: String(key), method: path, deadline: call.getDeadline() }, codec, () => handler(call.request, call), onKeepFailed)
+          ? answerKeyedCall(
+              ledger,
+              { key: String(key), method: path, deadline: call.getDeadline(), cancelled: () => call.cancelled },
+              codec,
+              () => handler(call.request, call),
+              onKeepFailed,
+            )
           : handler(call.request, call);
       answer.then(
         (response) => callback(null, response),
