@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./services/runtime/src/testing/longest-first.js";
 import { patient } from "./services/runtime/src/testing/time.js";
 
 // One run for every workspace: the global setup starts one real PostgreSQL; each test file gets its
@@ -16,5 +17,8 @@ export default defineConfig({
     // kills and pauses alone take over four minutes, mostly waiting), so a third file fills the
     // gaps and keeps `npm test` within CI's 20 minutes.
     maxWorkers: 3,
+    // The longest files first, by their measured durations (.ci/test-durations.json): a fresh
+    // clone has no record of the last run, and vitest would start the short chaos file last.
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

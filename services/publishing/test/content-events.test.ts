@@ -104,8 +104,8 @@ describe("content's space events", () => {
       [second.id, false],
     ]);
     await harness.spaces.deleteSpace({ caller: org.owner.caller, spaceId: first.id });
-    await eventually(async () => (await defaults()).length === 1);
-    expect(await defaults()).toEqual([[second.id, true]]);
+    // The listing leaves the deleted space out at once; the default passes on when its event is consumed.
+    await eventually(async () => expect(await defaults()).toEqual([[second.id, true]]));
     harness.contentClock.advanceDays(8);
     expect((await harness.spaces.purgeDeletedSpaces({})).spaceIds).toContain(first.id);
     await eventually(async () => {
