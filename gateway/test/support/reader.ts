@@ -11,7 +11,10 @@ import type { TestStack } from "./stack.js";
  * file's nats-server (as deployed) and keeps what it read until one says it changed; without,
  * it asks publishing and content at every request.
  */
-export async function startTestReader(stack: TestStack, options: { events?: boolean; env?: Record<string, string> } = {}): Promise<ReaderHandle> {
+export async function startTestReader(
+  stack: TestStack,
+  options: { events?: boolean; env?: Record<string, string>; clock?: () => Date } = {},
+): Promise<ReaderHandle> {
   return startReader(
     loadReaderConfig({
       READER_PORT: "0",
@@ -24,6 +27,7 @@ export async function startTestReader(stack: TestStack, options: { events?: bool
       READER_RATE_LIMIT_PER_IP: "1000000000",
       ...options.env,
     }),
+    options.clock ? { clock: options.clock } : {},
   );
 }
 

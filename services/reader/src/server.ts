@@ -53,7 +53,11 @@ function hostForUrl(host: string): string {
  * on the site's custom hostname. Anything a visitor may not see answers the same 404 as what does
  * not exist.
  */
-export async function startReader(config: ReaderConfig, options: { logger?: Logger; coHosted?: CoHostedServices } = {}): Promise<ReaderHandle> {
+export async function startReader(
+  config: ReaderConfig,
+  /** `clock`: the rate limit's windows (tests freeze it); the system clock when absent. */
+  options: { logger?: Logger; coHosted?: CoHostedServices; clock?: () => Date } = {},
+): Promise<ReaderHandle> {
   const logger = options.logger ?? createLogger("reader", { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const upstreams = openReaderUpstreams(config, options.coHosted);
   const data = await openReaderData(config, upstreams, logger);
@@ -78,7 +82,12 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
 
   // Per client IP, counted here and added up with the other replicas' through NATS (alone without it).
   const limiter = config.RATE_LIMIT_ENABLED
-    ? new RateLimiter({ windowMs: config.RATE_LIMIT_WINDOW_MS, ...(data.nats ? { shared: new NatsWindowCounts(data.nats, "reader") } : {}), logger })
+    ? new RateLimiter({
+        windowMs: config.RATE_LIMIT_WINDOW_MS,
+        ...(data.nats ? { shared: new NatsWindowCounts(data.nats, "reader") } : {}),
+        logger,
+        ...(options.clock ? { now: () => options.clock!().getTime() } : {}),
+      })
     : undefined;
   const withinLimit = limiter
     ? readerRateLimit({ limiter, limitPerIp: config.READER_RATE_LIMIT_PER_IP, trustedProxies: config.TRUSTED_PROXIES, assetBase: address.path })
