@@ -37,7 +37,10 @@ export interface RateLimitOptions {
 export function rateLimit(options: RateLimitOptions): Middleware<GatewayState> {
   const { limiter, limits, authenticator, trustedProxies } = options;
   return async (ctx, next) => {
-    if (UNLIMITED_PATHS.has(ctx.path)) return next();
+    if (UNLIMITED_PATHS.has(ctx.path)) {
+      await next();
+      return;
+    }
     const header = ctx.get("Authorization");
     let principal: Principal | undefined;
     if (header) {
@@ -61,6 +64,6 @@ export function rateLimit(options: RateLimitOptions): Middleware<GatewayState> {
         `Rate limit exceeded: ${limit} ${kind} per ${limiter.windowMs / 1000} s ${principal ? "for this token" : "for this client address"}; retry after ${retryAfter} s`,
       );
     }
-    return next();
+    await next();
   };
 }
