@@ -44,8 +44,9 @@ export function rateLimit(options: RateLimitOptions): Middleware<GatewayState> {
     const header = ctx.get("Authorization");
     let principal: Principal | undefined;
     if (header) {
-      // The route pipeline asks the authenticator again: its cache answers without a call.
-      principal = await authenticator.authenticate(header).catch(() => undefined);
+      // One verification for the request: the route pipeline awaits this same answer (and answers its failure).
+      ctx.state.authentication = authenticator.authenticate(header);
+      principal = await ctx.state.authentication.catch(() => undefined);
     }
     const kind = operationClass(ctx.method, ctx.path);
     const caller = principal
