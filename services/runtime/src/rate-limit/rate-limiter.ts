@@ -45,6 +45,8 @@ interface KeyCount {
 const DEFAULT_MAX_KEYS = 200_000;
 const DEFAULT_FLUSH_EVERY_MS = 200;
 const WARNING_INTERVAL_MS = 60_000;
+/** Keys sent in one flush at most (two KV calls each): the rest wait for the next, counted here meanwhile. */
+const MAX_KEYS_PER_FLUSH = 1_000;
 
 /**
  * Fixed-window rate limits whose decision never waits: each request is counted in this process
@@ -113,6 +115,13 @@ export class RateLimiter {
       if (count.pending === 0) continue;
       deltas.set(key, count.pending);
       count.pending = 0;
+      if (deltas.size >= MAX_KEYS_PER_FLUSH) break;
+    }
+    // Those sent go to the back of the line, so that under more callers than one flush takes, each gets its turn.
+    for (const key of deltas.keys()) {
+      const count = counts.get(key)!;
+      counts.delete(key);
+      counts.set(key, count);
     }
     if (deltas.size === 0) return Promise.resolve();
     this.flushing = shared
