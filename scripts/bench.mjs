@@ -16,6 +16,7 @@ const stackLib = await import("./lib/stack.mjs");
 const { measureHosting, runBenchmark, writeResults } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "run.js")).href);
 const { evaluateReplicasTargets } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "replicas-report.js")).href);
 const { measureCopies } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "copies.js")).href);
+const { evaluateRateLimiterTargets, measureRateLimiter } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "rate-limiter-report.js")).href);
 const { seedOrganization } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "seed.js")).href);
 const { formatReport } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "report.js")).href);
 const { measureCleanStart } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "clean-start.js")).href);
@@ -113,7 +114,9 @@ if (settings.content.pages === 0) delete settings.content;
 const cleanStart = positiveInt("BENCH_CLEAN_START", 1, 1) === 1;
 // Split hosting with two copies of identity against one (BENCH_REPLICAS=0 skips it; Linux only, as copies are).
 const replicasBench = positiveInt("BENCH_REPLICAS", process.platform === "linux" ? 1 : 0, 1) === 1;
-// Rounds per gateway in that comparison, each half of BENCH_DURATION_S.
+// The rate limiter on against off on the split stack (BENCH_RATE_LIMITER=0 skips it).
+const rateLimiterBench = positiveInt("BENCH_RATE_LIMITER", 1, 1) === 1;
+// Rounds per gateway in that comparison and the copies', each half of BENCH_DURATION_S.
 const COPIES_ROUNDS = positiveInt("BENCH_COPIES_ROUNDS", 3, 20) || 3;
 
 /** Polls `probe` until it resolves true; throws naming `what` after `timeoutMs`. */
@@ -126,7 +129,12 @@ async function waitFor(probe, timeoutMs, what) {
 }
 // The request path is measured, not log I/O: every process (stack and baseline) logs warnings only,
 // unless LOG_LEVEL says otherwise.
-const env = { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL || "warn", AUTH_CACHE_TTL_MS: String(settings.authCacheTtlMs) };
+const env = {
+  ...process.env,
+  LOG_LEVEL: process.env.LOG_LEVEL || "warn",
+  AUTH_CACHE_TTL_MS: String(settings.authCacheTtlMs),
+  ...stackLib.RATE_LIMITS_OUT_OF_REACH,
+};
 delete env.IMPRINT_PUBLIC_URL;
 if (settings.git) env.IMPRINT_ALLOW_PRIVATE_FETCH = "true";
 const log = (message) => console.log(`» ${message}`);
@@ -183,6 +191,46 @@ async function startHosting(hosting, copiesOf = undefined) {
   };
 }
 
+/**
+ * The single-organization read through the stack's gateway (its limiter on, limits out of reach)
+ * and a second gateway beside it with RATE_LIMIT_ENABLED=false, in alternating rounds.
+ */
+async function measureRateLimiterCost(underTest) {
+  log("the rate limiter: the stack's gateway (limiter on) against one with RATE_LIMIT_ENABLED=false, in alternating rounds");
+  const offPort = await getFreePort();
+  const offUrl = `http://127.0.0.1:${offPort}`;
+  const offGateway = stackLib.spawnNodeProcess({
+    name: "gateway (limiter off)",
+    entry: stackLib.ENTRYPOINT,
+    env: stack.processEnv("gateway", {
+      IMPRINT_PORT: String(offPort),
+      HTTP_REUSE_PORT: "false",
+      RATE_LIMIT_ENABLED: "false",
+      OTEL_SERVICE_NAME: "imprint-gateway",
+    }),
+  });
+  try {
+    await waitFor(() => stackLib.isGatewayReady(offUrl), 60_000, "the gateway without a limiter");
+    const seeded = await seedOrganization(underTest.identityGrpcAddress, settings.members);
+    const measured = await measureRateLimiter({
+      onUrl: underTest.gatewayUrl,
+      offUrl,
+      path: `/v1/orgs/${seeded.organizationId}`,
+      route: "GET /v1/orgs/{id}",
+      token: seeded.token,
+      connections: settings.connections,
+      rounds: COPIES_ROUNDS,
+      secondsPerRound: Math.max(2, Math.round(settings.durationSeconds / 2)),
+      warmupSeconds: settings.warmupSeconds,
+      pids: { ...underTest.pids, "gateway (limiter off)": offGateway.pid },
+    });
+    log(`         limiter on ${measured.limiterOn.requestsPerSecond.toFixed(0)} req/s, off ${measured.limiterOff.requestsPerSecond.toFixed(0)} req/s`);
+    return measured;
+  } finally {
+    await offGateway.stop();
+  }
+}
+
 try {
   if (!process.env.NATS_URL) await stackLib.ensureNatsServer({ log });
   // Every target in one process: memory and the gateway routes, on a stack of its own.
@@ -191,6 +239,10 @@ try {
   // One process per target, as the chart deploys it: the same, then everything else.
   const underTest = await startHosting("split");
   const report = await runBenchmark(underTest, { ...settings, publicUrl: stack.gatewayUrl }, log, { otherHostings: [oneProcess.measurement] });
+  if (rateLimiterBench) {
+    report.rateLimiter = await measureRateLimiterCost(underTest);
+    report.checks.push(...evaluateRateLimiterTargets(report.rateLimiter));
+  }
   await stopStack();
   // Split again with two copies of identity (every request of the single-organization read asks it):
   // does a second copy add throughput on these cores? One stack, two gateways: the stack's balances

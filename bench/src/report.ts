@@ -1,4 +1,5 @@
 import { formatReplicasReport, type ReplicasReport } from "./replicas-report.js";
+import { formatRateLimiterReport, type RateLimiterReport } from "./rate-limiter-report.js";
 import { formatContentReport, type ContentReport } from "./content-report.js";
 import { formatSearchReport, type SearchReport } from "./search-report.js";
 import { formatMergeReport, type MergeReport } from "./merge-report.js";
@@ -65,6 +66,8 @@ export interface BenchmarkReport {
   eventLag?: EventLagReport;
   /** Split hosting with two copies of identity against one (the single-organization read). */
   replicas?: ReplicasReport;
+  /** The rate limiter on against off (the single-organization read, split hosting). */
+  rateLimiter?: RateLimiterReport;
 }
 
 const fixed = (value: number, digits = 0) => value.toFixed(digits);
@@ -148,6 +151,7 @@ export function formatReport(report: BenchmarkReport): string {
   if (report.reader) lines.push("", formatReaderReport(report.reader).trimEnd());
   if (report.eventLag) lines.push("", formatEventLagReport(report.eventLag).trimEnd());
   if (report.replicas) lines.push("", formatReplicasReport(report.replicas).trimEnd());
+  if (report.rateLimiter) lines.push("", formatRateLimiterReport(report.rateLimiter).trimEnd());
   lines.push("", "| target | result | |", "|---|---|---|");
   for (const check of report.checks) lines.push(`| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);
   return `${lines.join("\n")}\n`;

@@ -10,7 +10,7 @@ import { createTestDatabase, eventually, patient, runNodeScript, testNatsUrl } f
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from "vitest";
 import { callsPerCopy } from "../../scripts/lib/channelz.mjs";
 import { readRestartStatus } from "../../scripts/lib/restart.mjs";
-import { childPids, generateTokenSecret, GATEWAY, READER, SERVICES } from "../../scripts/lib/stack.mjs";
+import { childPids, generateTokenSecret, GATEWAY, RATE_LIMITS_OUT_OF_REACH, READER, SERVICES } from "../../scripts/lib/stack.mjs";
 
 // `IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 npm start` as an operator runs it: the real launcher
 // (scripts/start.mjs) on the test run's PostgreSQL and nats-server, two copies of every target.
@@ -206,6 +206,8 @@ describe("two copies of every target (IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 n
         UPSTREAM_TIMEOUT_MS: String(patient(10_000)),
         LOG_LEVEL: "warn",
         LOG_FORMAT: "json",
+        // Three read loops and a write loop with one token, from one address: far past any limit.
+        ...RATE_LIMITS_OUT_OF_REACH,
       },
       stdio: ["ignore", "pipe", "pipe"],
     });

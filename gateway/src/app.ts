@@ -10,6 +10,7 @@ import type { PublicUrls } from "./mappers/urls.js";
 import type { GatewayReadiness } from "./readiness.js";
 import { accessLog } from "./middleware/access-log.js";
 import { errorHandler } from "./middleware/error-handler.js";
+import { rateLimit, type RateLimitOptions } from "./middleware/rate-limit.js";
 import { idempotency, type IdempotencyLease } from "./middleware/idempotency.js";
 import { routeFallback } from "./middleware/fallback.js";
 import { requestId } from "./middleware/request-id.js";
@@ -40,6 +41,8 @@ export interface AppDeps {
   readiness?: GatewayReadiness;
   /** The sites' scripts kept for the published view; asked at every request when absent. */
   siteScripts?: SiteScriptsCache;
+  /** Rate limits per token and client IP (RATE_LIMIT_*); none when absent. */
+  rateLimits?: Omit<RateLimitOptions, "authenticator">;
   logger: Logger;
 }
 
@@ -77,6 +80,8 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
     }),
   );
   app.use(errorHandler(deps.logger));
+  // Inside the error handler (which shapes its 429), before any route: 404s are counted too.
+  if (deps.rateLimits) app.use(rateLimit({ ...deps.rateLimits, authenticator: deps.authenticator }));
   app.use(router.routes());
   app.use(routeFallback());
   return app;

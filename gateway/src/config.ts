@@ -1,4 +1,4 @@
-import { env, loadConfig, type LogFormat } from "@imprint/runtime/core";
+import { env, loadConfig, type LogFormat, type TrustedProxies } from "@imprint/runtime/core";
 import { z } from "zod";
 import { UPSTREAM_NAMES, UPSTREAMS, type UpstreamAddresses } from "./upstreams.js";
 
@@ -10,6 +10,34 @@ const baseUrl = () =>
     .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
     .transform((url) => url.replace(/\/+$/, ""))
     .optional();
+
+/** Requests per window (RATE_LIMIT_WINDOW_MS) by default, per token and per client IP, by class of operation; docs/operations.md says why. */
+export const DEFAULT_RATE_LIMITS: RateLimits = {
+  token: { reads: 1800, writes: 600, expensive: 60 },
+  ip: { reads: 600, writes: 120, expensive: 30 },
+};
+
+/** The classes of operation limited apart: what a request costs the stack. */
+export type OperationClass = "reads" | "writes" | "expensive";
+export interface RateLimits {
+  /** Authenticated requests, per token. */
+  token: Record<OperationClass, number>;
+  /** Requests without a valid token (none, or one that failed), per client IP. */
+  ip: Record<OperationClass, number>;
+}
+
+// One block, kept apart from the other settings so that it reads (and merges) as a unit.
+const rateLimitShape = {
+  RATE_LIMIT_ENABLED: env.boolean(true),
+  RATE_LIMIT_WINDOW_MS: env.rateLimitWindowMs(),
+  RATE_LIMIT_TOKEN_READS: env.positiveInt(DEFAULT_RATE_LIMITS.token.reads),
+  RATE_LIMIT_TOKEN_WRITES: env.positiveInt(DEFAULT_RATE_LIMITS.token.writes),
+  RATE_LIMIT_TOKEN_EXPENSIVE: env.positiveInt(DEFAULT_RATE_LIMITS.token.expensive),
+  RATE_LIMIT_IP_READS: env.positiveInt(DEFAULT_RATE_LIMITS.ip.reads),
+  RATE_LIMIT_IP_WRITES: env.positiveInt(DEFAULT_RATE_LIMITS.ip.writes),
+  RATE_LIMIT_IP_EXPENSIVE: env.positiveInt(DEFAULT_RATE_LIMITS.ip.expensive),
+  TRUSTED_PROXIES: env.trustedProxies(),
+};
 
 const gatewayShape = {
   IMPRINT_HOST: z.string().min(1).default("127.0.0.1"),
@@ -32,6 +60,7 @@ const gatewayShape = {
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   SHUTDOWN_DRAIN_MS: env.drainMs(),
   IMPRINT_PAGE_TOKEN_SECRET: z.string().min(32).optional(),
+  ...rateLimitShape,
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
   ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, env.grpcAddress()])),
 };
@@ -68,6 +97,10 @@ export interface GatewayConfig {
   shutdownDrainMs: number;
   /** HMAC secret signing list cursors; unset: a random key per process (cursors then die with it). */
   pageTokenSecret: string | undefined;
+  /** Rate limits (RATE_LIMIT_*): off, or the window and the limits in it; shared by every replica through NATS_URL. */
+  rateLimits: { enabled: false } | { enabled: true; windowMs: number; limits: RateLimits };
+  /** Whose X-Forwarded-For names the client (TRUSTED_PROXIES); none by default. */
+  trustedProxies: TrustedProxies;
   upstreams: UpstreamAddresses;
 }
 
@@ -92,6 +125,17 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     shutdownDrainMs: raw.SHUTDOWN_DRAIN_MS,
     pageTokenSecret: raw.IMPRINT_PAGE_TOKEN_SECRET,
+    rateLimits: raw.RATE_LIMIT_ENABLED
+      ? {
+          enabled: true,
+          windowMs: raw.RATE_LIMIT_WINDOW_MS,
+          limits: {
+            token: { reads: raw.RATE_LIMIT_TOKEN_READS, writes: raw.RATE_LIMIT_TOKEN_WRITES, expensive: raw.RATE_LIMIT_TOKEN_EXPENSIVE },
+            ip: { reads: raw.RATE_LIMIT_IP_READS, writes: raw.RATE_LIMIT_IP_WRITES, expensive: raw.RATE_LIMIT_IP_EXPENSIVE },
+          },
+        }
+      : { enabled: false },
+    trustedProxies: raw.TRUSTED_PROXIES,
     upstreams,
   };
 }

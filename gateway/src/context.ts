@@ -5,6 +5,8 @@ import type { Principal } from "./auth.js";
 export interface GatewayState {
   requestId: string;
   principal?: Principal;
+  /** The request's token being verified, once the rate limiter asked (the route pipeline awaits the same answer). */
+  authentication?: Promise<Principal>;
   /** The message of the error the request was answered with (what the client read), for the access log. */
   failure?: string;
   /** The request's Idempotency-Key at work (see middleware/idempotency.ts); absent without the header. */

@@ -13,7 +13,8 @@ import { MemoryIdempotencyStore, NatsIdempotencyStore } from "./idempotency-stor
 import { leaseFor } from "./middleware/idempotency.js";
 import { followIdentityEvents } from "./identity-events.js";
 import { SiteScriptsCache } from "./site-scripts.js";
-import { connectNatsInBackground } from "@imprint/runtime/watch";
+import { connectNatsInBackground, NatsWindowCounts } from "@imprint/runtime/watch";
+import { RateLimiter } from "@imprint/runtime/core";
 import { GatewayReadiness } from "./readiness.js";
 
 export { loadGatewayConfig, type GatewayConfig } from "./config.js";
@@ -112,6 +113,16 @@ export async function startGateway(
   const localRecords = new MemoryIdempotencyStore(caches);
   if (!config.natsUrl) logger.info("NATS_URL is not set: answers to requests with an Idempotency-Key are kept by this process only", { setting: "NATS_URL" });
   const idempotencyStore = nats ? new NatsIdempotencyStore(nats, localRecords, logger) : localRecords;
+  // Rate limits counted here and added up in NATS with the other replicas' (in this process alone without it).
+  const limiter = config.rateLimits.enabled
+    ? new RateLimiter({
+        windowMs: config.rateLimits.windowMs,
+        ...(nats ? { shared: new NatsWindowCounts(nats, "gateway") } : {}),
+        logger,
+        ...(options.clock ? { now: () => options.clock!().getTime() } : {}),
+      })
+    : undefined;
+  if (!config.rateLimits.enabled) logger.warn("RATE_LIMIT_ENABLED is false: requests are not rate limited", { setting: "RATE_LIMIT_ENABLED" });
   const pageTokens = config.pageTokenSecret ? new PageTokenSigner(config.pageTokenSecret) : PageTokenSigner.ephemeral();
   // Draining (SIGTERM) turns /readyz off while every request is still answered.
   const readiness = new GatewayReadiness();
@@ -130,6 +141,7 @@ export async function startGateway(
     writeKeys,
     readiness,
     siteScripts,
+    ...(limiter && config.rateLimits.enabled ? { rateLimits: { limiter, limits: config.rateLimits.limits, trustedProxies: config.trustedProxies } } : {}),
     logger,
   });
   const handle = app.callback();
@@ -149,8 +161,7 @@ export async function startGateway(
       server.close(() => {
         clearTimeout(force);
         closeUpstreamClients(upstreams);
-        void idempotencyStore
-          .close()
+        void Promise.all([idempotencyStore.close(), limiter?.close()])
           .then(closeNats)
           .catch((error: unknown) => logger.warn("closing NATS failed", { err: error }))
           .finally(resolve);

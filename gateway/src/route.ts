@@ -75,7 +75,7 @@ export function defineRoute<
     path: spec.path,
     schemas: { ...(spec.params && { params: spec.params }), ...(spec.query && { query: spec.query }), ...(spec.body && { body: spec.body }) },
     async run(ctx, pipeline) {
-      const principal = await pipeline.authenticator.authenticate(ctx.get("Authorization") || undefined);
+      const principal = await (ctx.state.authentication ?? pipeline.authenticator.authenticate(ctx.get("Authorization") || undefined));
       ctx.state.principal = principal;
       let rawBytes: Buffer = Buffer.alloc(0);
       const rawBody = METHODS_WITH_BODY.has(spec.method)

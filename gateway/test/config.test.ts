@@ -58,6 +58,30 @@ describe("gateway configuration", () => {
     });
   });
 
+  it("reads the rate limits (on by default, per token and per client IP) and the trusted proxies", () => {
+    const upstreams = {
+      IDENTITY_GRPC_ADDRESS: "localhost:50051",
+      CONTENT_GRPC_ADDRESS: "localhost:50052",
+      COLLABORATION_GRPC_ADDRESS: "localhost:50053",
+      PUBLISHING_GRPC_ADDRESS: "localhost:50054",
+      INTEGRATION_GRPC_ADDRESS: "localhost:50055",
+    };
+    const defaults = loadGatewayConfig(upstreams);
+    expect(defaults.rateLimits).toEqual({
+      enabled: true,
+      windowMs: 60_000,
+      limits: { token: { reads: 1800, writes: 600, expensive: 60 }, ip: { reads: 600, writes: 120, expensive: 30 } },
+    });
+    expect(defaults.trustedProxies.entries).toEqual([]);
+    const set = loadGatewayConfig({ ...upstreams, RATE_LIMIT_TOKEN_EXPENSIVE: "5", TRUSTED_PROXIES: "10.0.0.0/8, ::1" });
+    expect(set.rateLimits).toMatchObject({ limits: { token: { expensive: 5 } } });
+    expect(set.trustedProxies.trusts("10.1.2.3")).toBe(true);
+    expect(loadGatewayConfig({ ...upstreams, RATE_LIMIT_ENABLED: "false" }).rateLimits).toEqual({ enabled: false });
+    expect(() => loadGatewayConfig({ ...upstreams, TRUSTED_PROXIES: "10.0.0.0/8, ingress.local", RATE_LIMIT_WINDOW_MS: "0" })).toThrow(
+      /TRUSTED_PROXIES: "ingress\.local" is not an IP address or a CIDR range[\s\S]*RATE_LIMIT_WINDOW_MS|RATE_LIMIT_WINDOW_MS[\s\S]*TRUSTED_PROXIES: "ingress\.local"/,
+    );
+  });
+
   it("lists every problem at once", () => {
     let error: unknown;
     try {

@@ -1,7 +1,9 @@
-import { eventually } from "@imprint/runtime/testing";
+import { eventually, testLogger, testNatsUrl } from "@imprint/runtime/testing";
+import { getFreePort } from "@imprint/runtime/infrastructure";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { loadGatewayConfig, startGateway, type GatewayHandle } from "../src/index.js";
 import { createOrganization, type TestOrganization } from "./support/factories.js";
-import { call } from "./support/http.js";
+import { call, type CallOptions, type CallResult } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 const AUTH_CACHE_TTL_MS = 300;
@@ -163,5 +165,130 @@ describe("request ids and the access log", () => {
     const [line] = stack.gatewayLogs.filter((entry) => entry.request_id === "req-ok-reason");
     expect(line).toMatchObject({ msg: "request", status: 200 });
     expect(line).not.toHaveProperty("reason");
+  });
+});
+
+describe("rate limits", () => {
+  // Every gateway of these tests runs on one frozen clock: its window never rolls mid-test.
+  const frozen = new Date();
+  const windowMs = 60_000;
+  const resetAt = Math.ceil((frozen.getTime() - (frozen.getTime() % windowMs) + windowMs) / 1000);
+  const gateways: GatewayHandle[] = [];
+
+  /** Another gateway on the stack's upstreams with small limits. */
+  async function limitedGateway(env: Record<string, string>): Promise<(method: string, path: string, options?: CallOptions) => Promise<CallResult>> {
+    const logger = testLogger("limited gateway");
+    const gateway = await startGateway(
+      loadGatewayConfig({
+        ...stack.upstreamEnv,
+        IMPRINT_PORT: "0",
+        RATE_LIMIT_WINDOW_MS: String(windowMs),
+        RATE_LIMIT_TOKEN_READS: "4",
+        RATE_LIMIT_TOKEN_WRITES: "2",
+        RATE_LIMIT_TOKEN_EXPENSIVE: "1",
+        RATE_LIMIT_IP_READS: "3",
+        ...env,
+      }),
+      { logger, clock: () => frozen },
+    );
+    gateways.push(gateway);
+    return (method, path, options) => call({ ...stack, baseUrl: gateway.url }, method, path, options);
+  }
+  afterAll(() => Promise.all(gateways.map((gateway) => gateway.stop())));
+
+  const limitHeaders = (response: CallResult) => ({
+    status: response.status,
+    limit: response.headers.get("x-ratelimit-limit"),
+    remaining: response.headers.get("x-ratelimit-remaining"),
+    reset: response.headers.get("x-ratelimit-reset"),
+  });
+
+  it("says the caller's budget on every answer (200, 401, 404), and answers 429 with Retry-After past it", async () => {
+    const send = await limitedGateway({});
+    const orgPath = `/v1/orgs/${org.organizationId}`;
+    const token = org.owner.token;
+    expect(limitHeaders(await send("GET", orgPath, { token }))).toEqual({ status: 200, limit: "4", remaining: "3", reset: String(resetAt) });
+    expect(limitHeaders(await send("GET", "/v1/nowhere", { token, notInOpenApi: "unknown route" }))).toEqual({
+      status: 404,
+      limit: "4",
+      remaining: "2",
+      reset: String(resetAt),
+    });
+    // Without a token, the client address's budget.
+    expect(limitHeaders(await send("GET", orgPath))).toEqual({ status: 401, limit: "3", remaining: "2", reset: String(resetAt) });
+    await send("GET", orgPath, { token });
+    await send("GET", orgPath, { token });
+    const refused = await send("GET", orgPath, { token });
+    expect(limitHeaders(refused)).toEqual({ status: 429, limit: "4", remaining: "0", reset: String(resetAt) });
+    expect(refused.headers.get("retry-after")).toBe(String(Math.ceil((resetAt * 1000 - frozen.getTime()) / 1000)));
+    expect(refused.body).toEqual({ error: { code: 429, message: expect.stringMatching(/^Rate limit exceeded: 4 reads per 60 s for this token/) } });
+    // Probes are never limited.
+    expect((await send("GET", "/readyz", { notInOpenApi: "Imprint's readiness probe" })).headers.get("x-ratelimit-limit")).toBeNull();
+  });
+
+  it("counts reads, writes and expensive operations apart", async () => {
+    const send = await limitedGateway({});
+    const token = org.owner.token;
+    for (let read = 0; read < 4; read++) expect((await send("GET", `/v1/orgs/${org.organizationId}`, { token })).status).toBe(200);
+    const write = await send("POST", `/v1/orgs/${org.organizationId}/spaces`, { token, json: { title: "Within its own budget" } });
+    expect(limitHeaders(write)).toMatchObject({ status: 201, limit: "2", remaining: "1" });
+    const search = () => send("GET", `/v1/orgs/${org.organizationId}/search?query=budget`, { token });
+    expect(limitHeaders(await search())).toMatchObject({ status: 200, limit: "1", remaining: "0" });
+    expect((await search()).status).toBe(429);
+    expect((await send("GET", `/v1/orgs/${org.organizationId}`, { token })).status).toBe(429);
+  });
+
+  it("limits requests without a valid token per client address, ignoring X-Forwarded-For unless the proxy is trusted", async () => {
+    const direct = await limitedGateway({});
+    const forwarded = (address: string) => ({ headers: { "x-forwarded-for": address } });
+    // A refused token counts as no token; forged X-Forwarded-For headers change nothing.
+    expect((await direct("GET", "/v1/user", forwarded("10.0.0.1"))).status).toBe(401);
+    expect(
+      (await direct("GET", "/v1/user", { headers: { authorization: "Bearer imp_0000000000000000000000000000", "x-forwarded-for": "10.0.0.2" } })).status,
+    ).toBe(401);
+    expect((await direct("GET", "/v1/user", forwarded("10.0.0.3"))).status).toBe(401);
+    expect((await direct("GET", "/v1/user", forwarded("10.0.0.4"))).status).toBe(429);
+
+    // Behind a trusted proxy (the tests' loopback), the right-most address it did not add itself is the client.
+    const proxied = await limitedGateway({ TRUSTED_PROXIES: "127.0.0.1/8, ::1" });
+    for (let request = 0; request < 3; request++) expect((await proxied("GET", "/v1/user", forwarded("203.0.113.7"))).status).toBe(401);
+    expect((await proxied("GET", "/v1/user", forwarded("203.0.113.7"))).status).toBe(429);
+    // What a client writes to the left of it is not believed; another client has its own budget.
+    expect((await proxied("GET", "/v1/user", forwarded("198.51.100.1, 203.0.113.7"))).status).toBe(429);
+    expect(limitHeaders(await proxied("GET", "/v1/user", forwarded("203.0.113.7, 198.51.100.1")))).toMatchObject({ status: 401, remaining: "2" });
+  });
+
+  it("shares one budget between gateway replicas through NATS", async () => {
+    const natsUrl = await testNatsUrl();
+    const [first, second] = [
+      await limitedGateway({ NATS_URL: natsUrl, RATE_LIMIT_TOKEN_READS: "10" }),
+      await limitedGateway({ NATS_URL: natsUrl, RATE_LIMIT_TOKEN_READS: "10" }),
+    ];
+    const read = (send: typeof first) => send("GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token });
+    for (let request = 0; request < 8; request++) expect((await read(first)).status).toBe(200);
+    // Alone, the second replica would let 10 through; it learns what the first counted within a flush.
+    let allowedBySecond = 0;
+    await eventually(async () => {
+      const response = await read(second);
+      if (response.status === 200) allowedBySecond += 1;
+      return response.status === 429;
+    });
+    expect(allowedBySecond).toBeLessThan(10);
+    expect(allowedBySecond).toBeGreaterThan(0);
+    // And the first replica learns what the second counted.
+    await eventually(async () => (await read(first)).status === 429);
+  });
+
+  it("fails open when NATS is down: counts in the process, says so in the log, never answers 5xx for it", async () => {
+    const logger = testLogger("gateway without NATS", { level: "warn", record: true });
+    const gateway = await startGateway(
+      loadGatewayConfig({ ...stack.upstreamEnv, IMPRINT_PORT: "0", NATS_URL: `nats://127.0.0.1:${await getFreePort()}`, RATE_LIMIT_TOKEN_READS: "3" }),
+      { logger, clock: () => frozen },
+    );
+    gateways.push(gateway);
+    const read = () => call({ ...stack, baseUrl: gateway.url }, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token });
+    for (let request = 0; request < 3; request++) expect(limitHeaders(await read())).toMatchObject({ status: 200, limit: "3", remaining: String(2 - request) });
+    expect((await read()).status).toBe(429);
+    await eventually(() => Promise.resolve(logger.lines.some((line) => line.msg === "rate limits counted per replica: the shared counts cannot be reached")));
   });
 });

@@ -134,3 +134,31 @@ describe("the reader", () => {
     expect((await read(`${base}?jwt_token=${ping.body.serviceVisitorClaims as string}`)).status).toBe(200);
   });
 });
+
+describe("the reader's rate limit", () => {
+  it("limits each client address, says its budget on every answer, and answers 429 with Retry-After past it", async () => {
+    // A frozen clock: the window never rolls mid-test.
+    const frozen = new Date();
+    const limited = await startTestReader(stack, { env: { READER_RATE_LIMIT_PER_IP: "2" }, clock: () => frozen });
+    try {
+      const resetAt = Math.ceil((frozen.getTime() - (frozen.getTime() % 60_000) + 60_000) / 1000);
+      const visit = (headers: Record<string, string> = {}) => fetch(`${limited.url}/no-organization/no-site/`, { headers });
+      const budget = (response: Response) => [
+        response.status,
+        response.headers.get("x-ratelimit-limit"),
+        response.headers.get("x-ratelimit-remaining"),
+        response.headers.get("x-ratelimit-reset"),
+      ];
+      expect(budget(await visit())).toEqual([404, "2", "1", String(resetAt)]);
+      // Probes are not counted; a forged X-Forwarded-For (no proxy trusted) changes nothing.
+      expect((await fetch(`${limited.url}/healthz`)).headers.get("x-ratelimit-limit")).toBeNull();
+      expect(budget(await visit({ "x-forwarded-for": "198.51.100.9" }))).toEqual([404, "2", "0", String(resetAt)]);
+      const refused = await visit({ "x-forwarded-for": "198.51.100.10" });
+      expect(budget(refused)).toEqual([429, "2", "0", String(resetAt)]);
+      expect(refused.headers.get("retry-after")).toBe(String(Math.ceil((resetAt * 1000 - frozen.getTime()) / 1000)));
+      expect(await refused.text()).toContain("Too many requests");
+    } finally {
+      await limited.stop();
+    }
+  });
+});

@@ -16,6 +16,7 @@ export const HOSTINGS: readonly Hosting[];
 export const ONE_PROCESS_NAME: string;
 export function resolveHosting(env?: Record<string, string | undefined>): Hosting;
 export const SHARED_HTTP_PORTS: boolean;
+export const RATE_LIMITS_OUT_OF_REACH: Record<string, string>;
 export function resolveReplicas(env?: Record<string, string | undefined>, hosting?: Hosting): number;
 export function checkReplicas(replicas: number, hosting: Hosting): number;
 export const HTTP_COPY_DRAIN_MS: number;

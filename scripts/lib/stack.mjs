@@ -35,6 +35,7 @@ export {
   HOSTINGS,
   HTTP_COPY_DRAIN_MS,
   ONE_PROCESS_NAME,
+  RATE_LIMITS_OUT_OF_REACH,
   READER,
   resolveHosting,
   resolveReplicas,

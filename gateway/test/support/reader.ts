@@ -11,7 +11,10 @@ import type { TestStack } from "./stack.js";
  * file's nats-server (as deployed) and keeps what it read until one says it changed; without,
  * it asks publishing and content at every request.
  */
-export async function startTestReader(stack: TestStack, options: { events?: boolean; env?: Record<string, string> } = {}): Promise<ReaderHandle> {
+export async function startTestReader(
+  stack: TestStack,
+  options: { events?: boolean; env?: Record<string, string>; clock?: () => Date } = {},
+): Promise<ReaderHandle> {
   return startReader(
     loadReaderConfig({
       READER_PORT: "0",
@@ -20,8 +23,11 @@ export async function startTestReader(stack: TestStack, options: { events?: bool
       ...(options.events ? { NATS_URL: await testNatsUrl() } : { SITE_CACHE_TTL_MS: "0" }),
       UPSTREAM_TIMEOUT_MS: String(patient(10_000)),
       LOG_LEVEL: "warn",
+      // Every visitor of a test is 127.0.0.1: its limit is out of reach unless a test sets it.
+      READER_RATE_LIMIT_PER_IP: "1000000000",
       ...options.env,
     }),
+    options.clock ? { clock: options.clock } : {},
   );
 }
 

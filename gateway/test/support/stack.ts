@@ -31,12 +31,19 @@ export interface TestStack {
   integrationAddress: string;
   /** The clock of content and collaboration (e.g. to reach the day after a deleted space's retention). */
   clock: TestClock;
+  /** The gateway's environment naming its upstreams (<NAME>_GRPC_ADDRESS), to start more gateways on the stack. */
+  upstreamEnv: Record<string, string>;
   /** Log lines written by the gateway, parsed. */
   gatewayLogs: LogLine[];
   /** Stops one upstream while the gateway keeps running (to test outages). */
   stopUpstream(name: "identity" | "content" | "collaboration" | "publishing" | "integration"): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** Tests send many requests with one token, and all from 127.0.0.1: the limiter counts, out of reach (rate-limit tests set theirs). */
+export const UNREACHED_RATE_LIMITS = Object.fromEntries(
+  ["TOKEN_READS", "TOKEN_WRITES", "TOKEN_EXPENSIVE", "IP_READS", "IP_WRITES", "IP_EXPENSIVE"].map((name) => [`RATE_LIMIT_${name}`, "1000000000"]),
+);
 
 export async function startStack(
   options: {
@@ -91,7 +98,13 @@ export async function startStack(
       logger: gatewayLogger,
       ...(options.gatewayOnClock ? { clock: clock.now } : {}),
       // Upstream deadlines scaled like every other wait of the tests: a busy CI machine is slow, not broken.
-      env: { IMPRINT_HOST: "127.0.0.1", IMPRINT_PORT: String(port), UPSTREAM_TIMEOUT_MS: String(patient(10_000)), ...options.gatewayEnv },
+      env: {
+        IMPRINT_HOST: "127.0.0.1",
+        IMPRINT_PORT: String(port),
+        UPSTREAM_TIMEOUT_MS: String(patient(10_000)),
+        ...UNREACHED_RATE_LIMITS,
+        ...options.gatewayEnv,
+      },
     },
   ]);
   return {
@@ -102,6 +115,12 @@ export async function startStack(
     publishingAddress: services.address("publishing"),
     integrationAddress: services.address("integration"),
     clock,
+    upstreamEnv: Object.fromEntries(
+      (["identity", "content", "collaboration", "publishing", "integration"] as const).map((name) => [
+        `${name.toUpperCase()}_GRPC_ADDRESS`,
+        services.address(name),
+      ]),
+    ),
     gatewayLogs: gatewayLogger.lines,
     stopUpstream: services.stopTarget,
     stop: services.stop,

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { REPO_ROOT } from "../setup.mjs";
-import { generateTokenSecret, prepareDataDir, startStack } from "../stack.mjs";
+import { generateTokenSecret, prepareDataDir, RATE_LIMITS_OUT_OF_REACH, startStack } from "../stack.mjs";
 import { audit, backlog, deadLetterCount } from "./audit.mjs";
 import { ChaosClient } from "./client.mjs";
 import { describeReplicaExperiment, REPLICA_PLANS, replicaExperiments, replicaLoops, replicaRows, replicaSetup } from "./replicas.mjs";
@@ -108,7 +108,8 @@ export async function runChaos({ short = false, replicas = false, log = () => {}
       hosting: "split",
       replicas: replicas ? 2 : 1,
       // With copies, each service copy serves channelz: its calls are counted (replicas.mjs).
-      env: { ...process.env, LOG_LEVEL: "warn", LOG_FORMAT: "json", ...(replicas ? { GRPC_CHANNELZ: "true" } : {}) },
+      // Its loops send far more than a hosted API's limits with one token: out of reach.
+      env: { ...process.env, LOG_LEVEL: "warn", LOG_FORMAT: "json", ...RATE_LIMITS_OUT_OF_REACH, ...(replicas ? { GRPC_CHANNELZ: "true" } : {}) },
       bootstrap: { token: generateTokenSecret() },
       onLog: (source, line) => {
         if (source === "postgres" || source === "nats") return;

@@ -7,6 +7,22 @@ const baseUrl = () =>
     .transform((url) => url.replace(/\/+$/, ""))
     .optional();
 
+/** Requests per client IP per window by default: a page and its assets are a few, a crawler a few a second. */
+export const DEFAULT_READER_RATE_LIMIT_PER_IP = 1200;
+
+// One block, kept apart from the other settings so that it reads (and merges) as a unit. The first
+// two and TRUSTED_PROXIES are named as the gateway's: one process hosting both reads them once.
+const readerRateLimitShape = {
+  /** Off: no request is limited. */
+  RATE_LIMIT_ENABLED: env.boolean(true),
+  /** The window the limit counts in, aligned on the epoch (replicas share it through NATS_URL). */
+  RATE_LIMIT_WINDOW_MS: env.rateLimitWindowMs(),
+  /** Requests per client IP per window, beyond which the reader answers 429 with Retry-After. */
+  READER_RATE_LIMIT_PER_IP: env.positiveInt(DEFAULT_READER_RATE_LIMIT_PER_IP),
+  /** Addresses and CIDR ranges of proxies whose X-Forwarded-For names the client (none by default). */
+  TRUSTED_PROXIES: env.trustedProxies(),
+};
+
 /** The reader's settings: where it listens, its public URL, the services it reads (and reports page views to). */
 export const readerConfigShape = {
   READER_HOST: z.string().min(1).default("127.0.0.1"),
@@ -49,6 +65,7 @@ export const readerConfigShape = {
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   /** On SIGTERM: how long /readyz answers 503 while every request is still served, before the listener closes. */
   SHUTDOWN_DRAIN_MS: env.drainMs(),
+  ...readerRateLimitShape,
 };
 
 export type ReaderConfig = z.infer<z.ZodObject<typeof readerConfigShape>>;

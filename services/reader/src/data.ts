@@ -91,6 +91,8 @@ export interface ReaderData {
   rendered: { get(key: string): RenderedAnswer | undefined; set(key: string, value: RenderedAnswer): void };
   /** Whole answers the same for every visitor, replayed before Koa (dropped at every event). */
   kept: KeptAnswers;
+  /** The reader's NATS connection (NATS_URL), which its rate limits are shared through too. */
+  nats: NatsLink | undefined;
   close(): Promise<void>;
 }
 
@@ -307,6 +309,7 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
     },
 
     kept,
+    nats,
 
     async close() {
       await watch?.stop();

@@ -4,6 +4,7 @@ import Koa, { type ParameterizedContext } from "koa";
 import {
   AppError,
   closeUpstreams,
+  RateLimiter,
   createLogger,
   drainPeriod,
   leaveRequestsUntraced,
@@ -20,6 +21,8 @@ import { openSiteViews, requestOf, viewedPage, type SiteViews } from "./site-vie
 import type { ViewedPage } from "./viewed.js";
 import { openReaderUpstreams } from "./upstreams.js";
 import { throttledWarning } from "./throttled-warning.js";
+import { readerRateLimit } from "./rate-limit.js";
+import { NatsWindowCounts } from "@imprint/runtime/watch";
 import { readerAssets } from "./views/assets.js";
 import { renderStatus } from "./views/render.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
@@ -50,7 +53,11 @@ function hostForUrl(host: string): string {
  * on the site's custom hostname. Anything a visitor may not see answers the same 404 as what does
  * not exist.
  */
-export async function startReader(config: ReaderConfig, options: { logger?: Logger; coHosted?: CoHostedServices } = {}): Promise<ReaderHandle> {
+export async function startReader(
+  config: ReaderConfig,
+  /** `clock`: the rate limit's windows (tests freeze it); the system clock when absent. */
+  options: { logger?: Logger; coHosted?: CoHostedServices; clock?: () => Date } = {},
+): Promise<ReaderHandle> {
   const logger = options.logger ?? createLogger("reader", { level: config.LOG_LEVEL, format: config.LOG_FORMAT });
   const upstreams = openReaderUpstreams(config, options.coHosted);
   const data = await openReaderData(config, upstreams, logger);
@@ -73,6 +80,19 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
   const address = readerAddress(config.IMPRINT_READER_URL ?? url);
   const views = openSiteViews(upstreams.integration?.scripts, logger);
 
+  // Per client IP, counted here and added up with the other replicas' through NATS (alone without it).
+  const limiter = config.RATE_LIMIT_ENABLED
+    ? new RateLimiter({
+        windowMs: config.RATE_LIMIT_WINDOW_MS,
+        ...(data.nats ? { shared: new NatsWindowCounts(data.nats, "reader") } : {}),
+        logger,
+        ...(options.clock ? { now: () => options.clock!().getTime() } : {}),
+      })
+    : undefined;
+  const withinLimit = limiter
+    ? readerRateLimit({ limiter, limitPerIp: config.READER_RATE_LIMIT_PER_IP, trustedProxies: config.TRUSTED_PROXIES, assetBase: address.path })
+    : () => true;
+
   let draining: Promise<void> | undefined;
   const app = new Koa({ proxy: config.TRUST_PROXY });
   app.use(answerUnavailable(address, logger));
@@ -84,6 +104,7 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
   server.on("request", (request, response) => {
     // While draining, each answer closes its connection, so clients reconnect to a ready replica.
     if (draining) response.setHeader("Connection", "close");
+    if (!withinLimit(request, response)) return;
     if (data.kept.serve(request, response, views)) return;
     void handle(request, response);
   });
@@ -111,7 +132,8 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
           clearTimeout(force);
           traced();
           // Views recorded until the last request are sent before the connections close.
-          void Promise.allSettled([views?.close(), data.close()])
+          void Promise.allSettled([views?.close(), limiter?.close()])
+            .then(() => data.close())
             .then(() => closeUpstreams(upstreams))
             .finally(resolve);
         });

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LOG_FORMATS } from "./logger.js";
 import { isGrpcAddressSetting } from "./grpc/targets.js";
+import { TrustedProxies, trustedProxyProblem } from "./rate-limit/client-address.js";
 
 /**
  * Reads and validates configuration from environment variables at start-up. Every problem is
@@ -56,6 +57,20 @@ export const env = {
   /** Unset: the logger picks pretty on a terminal, json otherwise (createLogger reads it itself). */
   logFormat: () => z.enum(LOG_FORMATS, { error: "must be pretty or json (unset: pretty on a terminal, json otherwise)" }).optional(),
   nonNegativeInt: (fallback: number) => z.coerce.number().int().min(0).default(fallback),
+  /** TRUSTED_PROXIES: comma-separated addresses and CIDR ranges whose X-Forwarded-For is believed; none by default. */
+  trustedProxies: () =>
+    z
+      .string()
+      .default("")
+      .superRefine((text, ctx) => {
+        for (const entry of text.split(",").map((part) => part.trim())) {
+          const problem = entry === "" ? undefined : trustedProxyProblem(entry);
+          if (problem) ctx.addIssue({ code: "custom", message: problem });
+        }
+      })
+      .transform((text) => TrustedProxies.parse(text)),
+  /** RATE_LIMIT_WINDOW_MS: the fixed window rate limits count in, aligned on the epoch (at most 5 minutes, as the shared counts are kept 10). */
+  rateLimitWindowMs: () => z.coerce.number().int().min(100).max(300_000).default(60_000),
 };
 
 /** Settings every service shares: its gRPC listener, its database, NATS. */

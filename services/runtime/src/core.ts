@@ -23,3 +23,5 @@ export * from "./hosting.js";
 export * from "./cache-budget.js";
 export * from "./cached-loader.js";
 export * from "./downloads.js";
+export * from "./rate-limit/rate-limiter.js";
+export * from "./rate-limit/client-address.js";

@@ -8,3 +8,4 @@ export * from "./events/watch.js";
 export type { DecodedEvent } from "./events/handle-events.js";
 export type { EventDefinition } from "./events/definitions.js";
 export { followEvents, type EventFollower } from "./access/follow-events.js";
+export { NatsWindowCounts, RATE_LIMIT_BUCKET } from "./rate-limit/nats-window-counts.js";

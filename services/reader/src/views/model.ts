@@ -139,7 +139,7 @@ export interface ViewSearch extends ViewFrame {
 
 /** A page the reader answers instead of content: not found, sign-in required. */
 export interface ViewStatus {
-  status: 401 | 404 | 503;
+  status: 401 | 404 | 429 | 503;
   title: string;
   message: string;
   /** Frame when the site is known and may be shown to this visitor; absent for a bare page. */
