@@ -1,5 +1,6 @@
 import { env, loadConfig, type LogFormat } from "@imprint/runtime/core";
 import { z } from "zod";
+import { parseAllowedOrigins } from "./middleware/cors.js";
 import { UPSTREAM_NAMES, UPSTREAMS, type UpstreamAddresses } from "./upstreams.js";
 
 /** The gateway's one cache budget by default (GATEWAY_CACHE_BYTES): verified tokens and answers together. */
@@ -32,6 +33,15 @@ const gatewayShape = {
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
   SHUTDOWN_DRAIN_MS: env.drainMs(),
   IMPRINT_PAGE_TOKEN_SECRET: z.string().min(32).optional(),
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .default("")
+    .transform((setting, ctx) => {
+      const parsed = parseAllowedOrigins(setting);
+      if ("origins" in parsed) return parsed.origins;
+      ctx.addIssue({ code: "custom", message: parsed.problem });
+      return z.NEVER;
+    }),
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
   ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, env.grpcAddress()])),
 };
@@ -68,6 +78,8 @@ export interface GatewayConfig {
   shutdownDrainMs: number;
   /** HMAC secret signing list cursors; unset: a random key per process (cursors then die with it). */
   pageTokenSecret: string | undefined;
+  /** Browser origins whose pages may call the API (CORS); `*` for any; empty: none. */
+  corsAllowedOrigins: string[];
   upstreams: UpstreamAddresses;
 }
 
@@ -92,6 +104,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     shutdownGraceMs: raw.SHUTDOWN_GRACE_MS,
     shutdownDrainMs: raw.SHUTDOWN_DRAIN_MS,
     pageTokenSecret: raw.IMPRINT_PAGE_TOKEN_SECRET,
+    corsAllowedOrigins: raw.CORS_ALLOWED_ORIGINS,
     upstreams,
   };
 }

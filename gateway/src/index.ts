@@ -130,6 +130,7 @@ export async function startGateway(
     writeKeys,
     readiness,
     siteScripts,
+    cors: { allowedOrigins: config.corsAllowedOrigins },
     logger,
   });
   const handle = app.callback();
