@@ -19,6 +19,7 @@ import { followRedirect } from "./redirects.js";
 import { openSiteViews, requestOf, viewedPage, type SiteViews } from "./site-views.js";
 import type { ViewedPage } from "./viewed.js";
 import { openReaderUpstreams } from "./upstreams.js";
+import { securityHeaders } from "./security-headers.js";
 import { throttledWarning } from "./throttled-warning.js";
 import { readerAssets } from "./views/assets.js";
 import { renderStatus } from "./views/render.js";
@@ -75,6 +76,7 @@ export async function startReader(config: ReaderConfig, options: { logger?: Logg
 
   let draining: Promise<void> | undefined;
   const app = new Koa({ proxy: config.TRUST_PROXY });
+  app.use(securityHeaders(config.IMPRINT_READER_URL ?? url));
   app.use(answerUnavailable(address, logger));
   app.use(readerRoutes(data, address, views, () => draining !== undefined));
   app.on("error", (error: unknown) => logger.error("reader request failed", { error: error instanceof Error ? error.message : String(error) }));
