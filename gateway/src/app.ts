@@ -9,11 +9,13 @@ import type { GatewayState } from "./context.js";
 import type { PublicUrls } from "./mappers/urls.js";
 import type { GatewayReadiness } from "./readiness.js";
 import { accessLog } from "./middleware/access-log.js";
+import { cors, type CorsPolicy } from "./middleware/cors.js";
 import { errorHandler } from "./middleware/error-handler.js";
 import { rateLimit, type RateLimitOptions } from "./middleware/rate-limit.js";
 import { idempotency, type IdempotencyLease } from "./middleware/idempotency.js";
 import { routeFallback } from "./middleware/fallback.js";
 import { requestId } from "./middleware/request-id.js";
+import { securityHeaders } from "./middleware/security-headers.js";
 import type { PageTokenSigner } from "./pagination.js";
 import { mountRoutes } from "./route.js";
 import { gatewayRoutes } from "./routes/index.js";
@@ -43,6 +45,8 @@ export interface AppDeps {
   siteScripts?: SiteScriptsCache;
   /** Rate limits per token and client IP (RATE_LIMIT_*); none when absent. */
   rateLimits?: Omit<RateLimitOptions, "authenticator">;
+  /** Browser origins allowed to call the API (CORS_ALLOWED_ORIGINS); none when absent. */
+  cors?: CorsPolicy;
   logger: Logger;
 }
 
@@ -72,6 +76,9 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
 
   app.use(requestId());
   app.use(accessLog(deps.logger));
+  // Before anything that answers: errors, replays and preflights carry them too.
+  app.use(securityHeaders({ https: deps.urls.api.startsWith("https:") }));
+  app.use(cors(deps.cors ?? { allowedOrigins: [] }));
   // Before the error handler: it keeps the answer the client reads, errors included.
   app.use(
     idempotency(deps.idempotencyStore ?? new MemoryIdempotencyStore(deps.caches ?? new CacheBudget(DEFAULT_GATEWAY_CACHE_BYTES)), deps.logger, {

@@ -1,5 +1,6 @@
 import { env, loadConfig, type LogFormat, type TrustedProxies } from "@imprint/runtime/core";
 import { z } from "zod";
+import { parseAllowedOrigins } from "./middleware/cors.js";
 import { UPSTREAM_NAMES, UPSTREAMS, type UpstreamAddresses } from "./upstreams.js";
 
 /** The gateway's one cache budget by default (GATEWAY_CACHE_BYTES): verified tokens and answers together. */
@@ -61,6 +62,15 @@ const gatewayShape = {
   SHUTDOWN_DRAIN_MS: env.drainMs(),
   IMPRINT_PAGE_TOKEN_SECRET: z.string().min(32).optional(),
   ...rateLimitShape,
+  CORS_ALLOWED_ORIGINS: z
+    .string()
+    .default("")
+    .transform((setting, ctx) => {
+      const parsed = parseAllowedOrigins(setting);
+      if ("origins" in parsed) return parsed.origins;
+      ctx.addIssue({ code: "custom", message: parsed.problem });
+      return z.NEVER;
+    }),
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
   ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, env.grpcAddress()])),
 };
@@ -101,6 +111,8 @@ export interface GatewayConfig {
   rateLimits: { enabled: false } | { enabled: true; windowMs: number; limits: RateLimits };
   /** Whose X-Forwarded-For names the client (TRUSTED_PROXIES); none by default. */
   trustedProxies: TrustedProxies;
+  /** Browser origins whose pages may call the API (CORS); `*` for any; empty: none. */
+  corsAllowedOrigins: string[];
   upstreams: UpstreamAddresses;
 }
 
@@ -136,6 +148,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
         }
       : { enabled: false },
     trustedProxies: raw.TRUSTED_PROXIES,
+    corsAllowedOrigins: raw.CORS_ALLOWED_ORIGINS,
     upstreams,
   };
 }

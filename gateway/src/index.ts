@@ -142,6 +142,7 @@ export async function startGateway(
     readiness,
     siteScripts,
     ...(limiter && config.rateLimits.enabled ? { rateLimits: { limiter, limits: config.rateLimits.limits, trustedProxies: config.trustedProxies } } : {}),
+    cors: { allowedOrigins: config.corsAllowedOrigins },
     logger,
   });
   const handle = app.callback();

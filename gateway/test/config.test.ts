@@ -24,6 +24,7 @@ describe("gateway configuration", () => {
       upstreamTimeoutMs: 10_000,
       logLevel: "info",
       logFormat: undefined,
+      corsAllowedOrigins: [],
       upstreams: {
         identity: "localhost:50051",
         content: "localhost:50052",
@@ -47,6 +48,7 @@ describe("gateway configuration", () => {
       IMPRINT_APP_URL: "https://docs.example.com",
       AUTH_CACHE_TTL_MS: "0",
       LOG_FORMAT: "json",
+      CORS_ALLOWED_ORIGINS: " https://App.example.com, http://localhost:3000 ,",
     });
     expect(config).toMatchObject({
       port: 0,
@@ -55,6 +57,7 @@ describe("gateway configuration", () => {
       appUrl: "https://docs.example.com",
       authCacheTtlMs: 0,
       logFormat: "json",
+      corsAllowedOrigins: ["https://app.example.com", "http://localhost:3000"],
     });
   });
 
@@ -85,7 +88,13 @@ describe("gateway configuration", () => {
   it("lists every problem at once", () => {
     let error: unknown;
     try {
-      loadGatewayConfig({ IMPRINT_PORT: "99999", IMPRINT_PUBLIC_URL: "ftp://x", BODY_LIMIT_BYTES: "-1", LOG_FORMAT: "fancy" });
+      loadGatewayConfig({
+        IMPRINT_PORT: "99999",
+        IMPRINT_PUBLIC_URL: "ftp://x",
+        BODY_LIMIT_BYTES: "-1",
+        LOG_FORMAT: "fancy",
+        CORS_ALLOWED_ORIGINS: "https://app.example.com/docs",
+      });
     } catch (caught) {
       error = caught;
     }
@@ -96,6 +105,7 @@ describe("gateway configuration", () => {
       "IMPRINT_PUBLIC_URL",
       "BODY_LIMIT_BYTES",
       "LOG_FORMAT",
+      "CORS_ALLOWED_ORIGINS",
       "IDENTITY_GRPC_ADDRESS",
       "CONTENT_GRPC_ADDRESS",
       "COLLABORATION_GRPC_ADDRESS",
@@ -105,5 +115,6 @@ describe("gateway configuration", () => {
       expect(problems).toContain(variable);
     }
     expect(problems).toContain('LOG_FORMAT: must be pretty or json (unset: pretty on a terminal, json otherwise) (got "fancy")');
+    expect(problems).toContain('"https://app.example.com/docs" is not an origin');
   });
 });

@@ -8,12 +8,22 @@ import { startStack, type TestStack } from "./support/stack.js";
 
 const AUTH_CACHE_TTL_MS = 300;
 const BODY_LIMIT_BYTES = 64 * 1024;
+/** The one browser origin allowed to call this stack's API. */
+const APP_ORIGIN = "https://app.imprint.test";
 
 let stack: TestStack;
 let org: TestOrganization;
 
 beforeAll(async () => {
-  stack = await startStack({ gatewayEnv: { AUTH_CACHE_TTL_MS: String(AUTH_CACHE_TTL_MS), BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES) } });
+  stack = await startStack({
+    gatewayEnv: {
+      AUTH_CACHE_TTL_MS: String(AUTH_CACHE_TTL_MS),
+      BODY_LIMIT_BYTES: String(BODY_LIMIT_BYTES),
+      CORS_ALLOWED_ORIGINS: APP_ORIGIN,
+      // As behind a TLS-terminating ingress: the API's answers then carry HSTS.
+      IMPRINT_PUBLIC_URL: "https://api.imprint.test",
+    },
+  });
 });
 afterAll(() => stack?.stop());
 beforeEach(async () => {
@@ -290,5 +300,68 @@ describe("rate limits", () => {
     for (let request = 0; request < 3; request++) expect(limitHeaders(await read())).toMatchObject({ status: 200, limit: "3", remaining: String(2 - request) });
     expect((await read()).status).toBe(429);
     await eventually(() => Promise.resolve(logger.lines.some((line) => line.msg === "rate limits counted per replica: the shared counts cannot be reached")));
+  });
+});
+
+describe("browsers", () => {
+  const path = () => `/v1/orgs/${org.organizationId}`;
+  const preflight = (origin: string, requestHeaders = "authorization, content-type, idempotency-key") =>
+    call(stack, "OPTIONS", path(), {
+      headers: { origin, "access-control-request-method": "PATCH", "access-control-request-headers": requestHeaders },
+      notInOpenApi: "a CORS preflight",
+    });
+  const CORS_HEADERS = ["access-control-allow-origin", "access-control-allow-methods", "access-control-allow-headers", "access-control-expose-headers"];
+
+  it("answers an allowed origin's preflight and requests, errors included, with what its page may send and read", async () => {
+    const allowed = await preflight(APP_ORIGIN);
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+    expect(allowed.headers.get("access-control-allow-methods")?.split(", ")).toEqual(expect.arrayContaining(["GET", "POST", "PATCH", "PUT", "DELETE"]));
+    expect(allowed.headers.get("access-control-allow-headers")?.toLowerCase().split(", ")).toEqual(
+      expect.arrayContaining(["authorization", "content-type", "idempotency-key"]),
+    );
+    expect(Number(allowed.headers.get("access-control-max-age"))).toBeGreaterThan(0);
+    expect(allowed.headers.get("vary")).toContain("Origin");
+    // Tokens are bearer headers, never cookies: nothing is allowed with credentials.
+    expect(allowed.headers.get("access-control-allow-credentials")).toBeNull();
+
+    for (const response of [
+      await call(stack, "PATCH", path(), { token: org.owner.token, json: { title: "From a browser" }, headers: { origin: APP_ORIGIN } }),
+      await call(stack, "GET", path(), { headers: { origin: APP_ORIGIN } }),
+    ]) {
+      expect(response.headers.get("access-control-allow-origin")).toBe(APP_ORIGIN);
+      expect(response.headers.get("access-control-expose-headers")?.split(", ")).toEqual(
+        expect.arrayContaining(["X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After", "Location"]),
+      );
+      expect(response.headers.get("vary")).toContain("Origin");
+    }
+  });
+
+  it("gives an origin not allowed no CORS header, its preflight included", async () => {
+    const refused = await preflight("https://evil.example");
+    for (const header of CORS_HEADERS) expect(refused.headers.get(header), header).toBeNull();
+    const answer = await call(stack, "GET", path(), { token: org.owner.token, headers: { origin: "https://evil.example" } });
+    expect(answer.status).toBe(200);
+    for (const header of CORS_HEADERS) expect(answer.headers.get(header), header).toBeNull();
+    expect(answer.headers.get("vary")).toContain("Origin");
+    // A lookalike of the allowed origin is another origin.
+    expect((await preflight(`${APP_ORIGIN}.evil.example`)).headers.get("access-control-allow-origin")).toBeNull();
+    expect((await preflight("http://app.imprint.test")).headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("sends security headers with every answer: no page loads, runs or frames anything of the API's, JSON is never sniffed, HTTPS is kept", async () => {
+    for (const response of [
+      await call(stack, "GET", path(), { token: org.owner.token }),
+      await call(stack, "GET", path()),
+      await call(stack, "GET", "/v1/nowhere", { token: org.owner.token, notInOpenApi: "unknown route" }),
+      await call(stack, "GET", "/healthz", { notInOpenApi: "Imprint's liveness probe" }),
+    ]) {
+      expect(response.headers.get("content-security-policy")).toContain("default-src 'none'");
+      expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(response.headers.get("x-frame-options")).toBe("DENY");
+      expect(response.headers.get("referrer-policy")).toBe("no-referrer");
+      expect(response.headers.get("strict-transport-security")).toMatch(/^max-age=\d{7,}/);
+    }
   });
 });

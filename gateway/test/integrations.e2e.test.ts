@@ -406,6 +406,9 @@ describe("without a token", () => {
       });
       expect(response.status).toBe(202);
       expect(response.headers.get("x-echo")).toBe("yes");
+      // Its own policy and framing (none here: a webframe is embedded by other pages), not the API's for its JSON answers.
+      expect(response.headers.get("content-security-policy")).toBeNull();
+      expect(response.headers.get("x-frame-options")).toBeNull();
       // The script sees the URL as sent, the method (lower-case in GitBook's FetchEvent), the body and the headers but the credentials.
       expect(await response.json()).toEqual({ url: seen, method: method.toLowerCase(), authorization: null, cookie: null, custom: "kept", body });
     }

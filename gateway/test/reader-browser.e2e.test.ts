@@ -209,4 +209,31 @@ describe("the reader in a browser", () => {
     expect(pathOf(light)).toBe(`${site.base}configure`);
     await light.context().close();
   });
+
+  it("runs and styles nothing its Content-Security-Policy refuses, and all the reader wrote: the site's colours, a table's alignment, the script", async () => {
+    const api = org.owner.api.orgs;
+    const customization = (await api.getSiteCustomizationById(org.organizationId, site.siteId)).data;
+    const coloured = { ...customization, styling: { ...customization.styling, primaryColor: { light: "#0A7C66", dark: "#35D0B0" } } };
+    await api.updateSiteCustomizationById(org.organizationId, site.siteId, coloured);
+    try {
+      await eventually(async () => (await (await fetch(url(`${site.base}install`))).text()).includes("#0A7C66"));
+      const page = await visitor({ colorScheme: "light" });
+      const refused: string[] = [];
+      page.on("console", (message) => {
+        if (message.text().includes("Content Security Policy")) refused.push(message.text());
+      });
+      const answer = await page.goto(url(`${site.base}install`));
+      expect(answer!.headers()["content-security-policy"]).not.toContain("unsafe-inline");
+      // The inline colours apply (the current page's link is in the accent colour), so does the column's alignment.
+      expect(await page.evaluate('getComputedStyle(document.querySelector("aside.tree a[aria-current]")).color')).toBe("rgb(10, 124, 102)");
+      expect(await page.evaluate('getComputedStyle(document.querySelectorAll("main td")[1]).textAlign')).toBe("right");
+      // The reader's script runs: it shows the toggle and adds copy buttons.
+      await page.locator("button.theme").click();
+      expect(await page.locator("figure.code button.copy").count()).toBeGreaterThan(0);
+      expect(refused).toEqual([]);
+      await page.context().close();
+    } finally {
+      await api.updateSiteCustomizationById(org.organizationId, site.siteId, customization);
+    }
+  });
 });

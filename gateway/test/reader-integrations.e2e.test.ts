@@ -111,6 +111,14 @@ describe("the reader with integrations", () => {
       return text.includes(scriptUrl) && text;
     });
     expect(html).toContain(`<script src="${scriptUrl}" async></script></body>`);
+    // The page's policy lets exactly that script run.
+    const policy = (await read(base)).headers.get("content-security-policy") ?? "";
+    expect(
+      policy
+        .split("; ")
+        .find((directive) => directive.startsWith("script-src "))
+        ?.split(" "),
+    ).toContain(scriptUrl);
 
     // Not page views: a crawler, the markdown, a HEAD. Then one visitor's view of the install page.
     expect((await read(`${base}install?from=crawler`, { headers: { "user-agent": "Mozilla/5.0 (compatible; Googlebot/2.1)" } })).status).toBe(200);

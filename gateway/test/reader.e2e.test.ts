@@ -52,7 +52,7 @@ async function publishedSite(basename: string): Promise<{ siteId: string; base: 
 }
 
 describe("the reader", () => {
-  it("serves a public site's pages as HTML with their navigation, and as markdown", async () => {
+  it("serves a public site's pages as HTML with their navigation, and as markdown, every answer with its security headers", async () => {
     const { base } = await publishedSite("handbook");
     const home = await read(base);
     expect(home.headers.get("content-type")).toContain("text/html");
@@ -75,6 +75,33 @@ describe("the reader", () => {
     expect(await markdown.text()).toContain("# Install\n\n## On Linux");
     expect((await read(`${base}no-such-page`)).status).toBe(404);
     expect((await read(`/${org.organizationId}/no-such-site/`)).status).toBe(404);
+
+    // Security headers on every answer: a page runs only what the reader wrote, nothing is sniffed, only https pages frame it.
+    const page = await read(`${base}install`);
+    const policy = page.headers.get("content-security-policy") ?? "";
+    const directive = (name: string) => policy.split("; ").find((entry) => entry.startsWith(`${name} `));
+    expect(directive("default-src")).toBe("default-src 'self'");
+    // The theme boot script is allowed by its hash: nothing inline is allowed wholesale.
+    expect(directive("script-src")).toMatch(/^script-src 'self' 'sha256-[\w+/]+=*'$/);
+    expect(policy).not.toContain("unsafe-inline");
+    expect(directive("object-src")).toBe("object-src 'none'");
+    expect(directive("base-uri")).toBe("base-uri 'self'");
+    expect(directive("frame-ancestors")).toBe("frame-ancestors 'self' https:");
+    for (const answer of [page, await read(`${base}install.md`), await read(`${base}no-such-page`), await read("/healthz")]) {
+      expect(answer.headers.get("content-security-policy")).toContain("default-src");
+      expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(answer.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+      // Reached over plain http: no HSTS.
+      expect(answer.headers.get("strict-transport-security")).toBeNull();
+    }
+
+    // Reached over https (its public URL): every answer keeps browsers on https.
+    const secure = await startTestReader(stack, { env: { IMPRINT_READER_URL: "https://docs.imprint.test" } });
+    try {
+      expect((await fetch(`${secure.url}/healthz`)).headers.get("strict-transport-security")).toMatch(/^max-age=\d{7,}/);
+    } finally {
+      await secure.stop();
+    }
   });
 
   it("serves a share-link site only through an active link's key, and no site once unpublished", async () => {

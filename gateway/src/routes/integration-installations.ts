@@ -396,6 +396,11 @@ function sendScriptResponse(ctx: GatewayContext, response: { status: number; hea
     throw new AppError("internal", `upstream answered HTTP status ${response.status} for a script's response`);
   }
   ctx.status = response.status;
+  // The script's own policy and framing rule (a webframe is embedded by other pages), not the
+  // API's defaults; any other default the script names too is its to give.
+  ctx.remove("Content-Security-Policy");
+  ctx.remove("X-Frame-Options");
+  for (const header of response.headers) ctx.remove(header.name);
   for (const header of response.headers) {
     if (!WITHHELD_RESPONSE_HEADERS.has(header.name.toLowerCase())) ctx.append(header.name, header.value);
   }

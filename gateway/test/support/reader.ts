@@ -87,7 +87,7 @@ export async function publishSampleSite(stack: TestStack, org: TestOrganization,
       ["welcome", "# Welcome\n\nStart with the installation.\n\n![The diagram](./diagram.png)\n\nRun [the script](./setup.sh)."],
       [
         "install",
-        "# Install\n\n## Requirements\n\nThe frobnicator needs Linux.\n\n| Tool | Version |\n| --- | --- |\n| node | 24 |\n\n```sh\nnpm install frobnicator\n```",
+        "# Install\n\n## Requirements\n\nThe frobnicator needs Linux.\n\n| Tool | Version |\n| --- | --: |\n| node | 24 |\n\n```sh\nnpm install frobnicator\n```",
       ],
       ["configure", "# Configure\n\nSee [install](./install.md#requirements)."],
     ]),

@@ -16,6 +16,12 @@ import type { ContentRef, DocumentBlock, DocumentFragment, DocumentInline, Docum
  * URLs are ever emitted.
  */
 
+/**
+ * The only inline styles the HTML carries: a table column's alignment, as `style` attributes. A
+ * page's Content-Security-Policy allows exactly these (by hash), no other inline style.
+ */
+export const TABLE_ALIGNMENT_STYLES = { center: "text-align: center", right: "text-align: right" } as const;
+
 /** A heading of the document, for a table of contents. */
 export interface TocEntry {
   /** The heading's anchor id in the HTML. */
@@ -227,7 +233,7 @@ class Renderer {
     const definition = data.definition && typeof data.definition === "object" ? data.definition : {};
     const align = (column: string) => {
       const value = definition[column]?.textAlignment;
-      return value === "center" || value === "right" ? { style: `text-align: ${value}` } : {};
+      return value === "center" || value === "right" ? { style: TABLE_ALIGNMENT_STYLES[value] } : {};
     };
     const byFragment = new Map(fragments.map((fragment) => [fragment.fragment, fragment]));
     const order = (record: { orderIndex?: unknown } | undefined) => (typeof record?.orderIndex === "string" ? record.orderIndex : "");

@@ -39,6 +39,8 @@ export interface RenderedAnswer {
   etag: string;
   type: string;
   body: Buffer;
+  /** The page's Content-Security-Policy (HTML pages: views/policy.ts); the reader's default when absent. */
+  policy?: string;
 }
 
 /** A visitor token's claims and expiry (seconds since the epoch). */
@@ -56,10 +58,12 @@ const MAX_VERIFIED_TOKENS = 10_000;
  */
 export interface SiteScripts {
   urls: readonly string[];
+  /** The integrations' Content-Security-Policies (non-empty ones), which the pages' policy takes in. */
+  policies: readonly string[];
   key: string;
 }
 
-const NO_SCRIPTS: SiteScripts = { urls: [], key: "" };
+const NO_SCRIPTS: SiteScripts = { urls: [], policies: [], key: "" };
 
 /** After the integration service failed to list a site's scripts, how long the last known list (or none) is used before asking again. */
 const SCRIPTS_RETRY_MS = 5_000;
@@ -294,7 +298,9 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
           // The integration service names each script's URL: the published view and the public API list the same.
           const { scripts } = await integrationScripts.listSiteScripts({ siteId, organizationId: "" });
           const urls = scripts.map((script) => script.url);
-          return { value: urls.length === 0 ? NO_SCRIPTS : { urls, key: urls.join(" ") }, until: clock() + trustedFor() };
+          const policies = scripts.map((script) => script.contentSecurityPolicy).filter((policy) => policy !== "");
+          const value = urls.length === 0 ? NO_SCRIPTS : { urls, policies, key: [urls.join(" "), ...policies].join("\n") };
+          return { value, until: clock() + trustedFor() };
         } catch (error) {
           warnScripts(1, { site_id: siteId, error: error instanceof Error ? error.message : String(error) });
           return { value: held?.value.value ?? NO_SCRIPTS, until: clock() + SCRIPTS_RETRY_MS };

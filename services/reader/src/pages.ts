@@ -19,7 +19,8 @@ import {
   type Location,
 } from "./site.js";
 import type { ViewFrame, ViewSearchHit } from "./views/model.js";
-import { renderPage, renderSearch } from "./views/render.js";
+import { pagePolicy } from "./views/policy.js";
+import { inlineStyleOf, renderPage, renderSearch } from "./views/render.js";
 import type { Visit } from "./visit.js";
 
 /** A page of the site as one visitor reaches it: where it is, its space at the current revision, and its neighbours. */
@@ -108,6 +109,7 @@ export function sendRendered(ctx: ParameterizedContext, answer: RenderedAnswer):
   if (answeredNotModified(ctx, answer.etag)) return;
   ctx.type = answer.type;
   ctx.body = answer.body;
+  if (answer.policy) ctx.set("Content-Security-Policy", answer.policy);
 }
 
 /**
@@ -152,13 +154,18 @@ export async function serveHtml(ctx: ParameterizedContext, visit: Visit, data: R
   const key = renderKey("html", visit, at, scripts.key);
   let answer = data.rendered.get(key);
   if (!answer) {
-    answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: Buffer.from(await renderHtml(visit, data, at, assetBase, scripts)) };
+    const rendered = await renderHtml(visit, data, at, assetBase, scripts);
+    answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: Buffer.from(rendered.html), policy: rendered.policy };
     data.rendered.set(key, answer);
   }
   sendRendered(ctx, answer);
 }
 
-async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBase: string, scripts: SiteScripts): Promise<string> {
+/** The policy a page's frame needs: its inline style and its integrations' scripts. */
+const policyOf = (frame: ViewFrame, scripts: SiteScripts) =>
+  pagePolicy({ inlineStyle: inlineStyleOf(frame), scripts: scripts.urls, integrationPolicies: scripts.policies });
+
+async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBase: string, scripts: SiteScripts): Promise<{ html: string; policy: string }> {
   const { location, space, page, pages, first } = at;
   const read = await data.pageBody(space, page.id);
   const byId = new Map(pages.map((candidate) => [candidate.id, candidate]));
@@ -201,7 +208,7 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
   );
   const previous = index > 0 ? link(visible[index - 1]) : undefined;
   const next = index >= 0 && index < visible.length - 1 ? link(visible[index + 1]) : undefined;
-  return renderPage({
+  const html = renderPage({
     ...frame,
     page: {
       title: page.title,
@@ -218,6 +225,7 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
       markdownUrl,
     },
   });
+  return { html, policy: policyOf(frame, scripts) };
 }
 
 /** Where a file of the site-space's space is read: under its pages' base, past a segment no page path can hold. */
@@ -295,6 +303,7 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
     return;
   }
   const chromeTitle = chromeOf(visit.site, at.location.siteSpace.customizationJson || visit.site.customizationJson).title;
+  const scripts = await data.siteScripts(visit.site.siteId);
   const frame = await frameOf(
     visit,
     data,
@@ -306,8 +315,9 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
       siteName: chromeTitle,
     },
     assetBase,
-    await data.siteScripts(visit.site.siteId),
+    scripts,
   );
   ctx.type = "text/html; charset=utf-8";
+  ctx.set("Content-Security-Policy", policyOf(frame, scripts));
   ctx.body = renderSearch({ ...frame, query, hits });
 }

@@ -20,6 +20,7 @@ import { followRedirect } from "./redirects.js";
 import { openSiteViews, requestOf, viewedPage, type SiteViews } from "./site-views.js";
 import type { ViewedPage } from "./viewed.js";
 import { openReaderUpstreams } from "./upstreams.js";
+import { securityHeaders } from "./security-headers.js";
 import { throttledWarning } from "./throttled-warning.js";
 import { readerRateLimit } from "./rate-limit.js";
 import { NatsWindowCounts } from "@imprint/runtime/watch";
@@ -95,6 +96,7 @@ export async function startReader(
 
   let draining: Promise<void> | undefined;
   const app = new Koa({ proxy: config.TRUST_PROXY });
+  app.use(securityHeaders(config.IMPRINT_READER_URL ?? url));
   app.use(answerUnavailable(address, logger));
   app.use(readerRoutes(data, address, views, () => draining !== undefined));
   app.on("error", (error: unknown) => logger.error("reader request failed", { error: error instanceof Error ? error.message : String(error) }));

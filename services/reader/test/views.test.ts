@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { fromHtml } from "hast-util-from-html";
 import { select, selectAll } from "hast-util-select";
 import { toString } from "hast-util-to-string";
@@ -5,7 +6,8 @@ import { describe, expect, it } from "vitest";
 import { documentToHtml, markdownToDocument } from "@imprint/document";
 import { readerAssets } from "../src/views/assets.js";
 import type { ViewFrame, ViewPage } from "../src/views/model.js";
-import { renderPage, renderSearch, renderStatus } from "../src/views/render.js";
+import { pagePolicy } from "../src/views/policy.js";
+import { inlineStyleOf, renderPage, renderSearch, renderStatus } from "../src/views/render.js";
 
 const frame: ViewFrame = {
   chrome: {
@@ -111,6 +113,47 @@ describe("the reader's views", () => {
     const last = body.children.filter((node) => node.type === "element").at(-1)!;
     expect(last).toMatchObject({ tagName: "script", properties: { src: scripts[0], async: true } });
     expect(selectAll("body > script", tree)).toHaveLength(1);
+  });
+
+  it("writes a Content-Security-Policy allowing by hash exactly what the page carries inline, its integrations' scripts and their needs", () => {
+    const scripts = ["https://api.example.com/v1/integrations/a/installations/1/sites/2/script.js"];
+    const body = documentToHtml(markdownToDocument("| Tool | Version |\n| :-: | --: |\n| node | 24 |\n"), { resolveRef: () => null });
+    const view = { ...page({ bodyHtml: body.html }), scripts };
+    const tree = fromHtml(renderPage(view));
+    const policy = pagePolicy({
+      inlineStyle: inlineStyleOf(view),
+      scripts,
+      integrationPolicies: [
+        "connect-src https://telemetry.example.com; script-src 'strict-dynamic' https://cdn.example.com; frame-ancestors *; img-src 'none'",
+      ],
+    });
+    const directive = (name: string) =>
+      policy
+        .split("; ")
+        .find((entry) => entry.startsWith(`${name} `))
+        ?.split(" ")
+        .slice(1) ?? [];
+    const hash = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
+    // Every inline script and style element, and every style attribute, is allowed by its hash; nothing else inline is.
+    const inlineScripts = selectAll("script:not([src])", tree).map((node) => toString(node));
+    expect(inlineScripts).toHaveLength(1);
+    for (const text of inlineScripts) expect(directive("script-src")).toContain(hash(text));
+    const styles = selectAll("style", tree).map((node) => toString(node));
+    expect(styles).toHaveLength(1);
+    for (const text of styles) expect(directive("style-src")).toContain(hash(text));
+    const attributes = selectAll("[style]", tree).map((node) => String(node.properties.style));
+    expect(attributes.length).toBeGreaterThan(0);
+    for (const text of attributes) expect(directive("style-src-attr")).toContain(hash(text));
+    expect(policy).not.toContain("unsafe-inline");
+    // The integrations' scripts by their URLs, and what the integrations declare they load: added to, never loosening the rest.
+    expect(directive("script-src")).toEqual(expect.arrayContaining(["'self'", scripts[0], "https://cdn.example.com"]));
+    expect(directive("script-src")).not.toContain("'strict-dynamic'");
+    expect(directive("connect-src")).toEqual(["'self'", "https://telemetry.example.com"]);
+    expect(directive("frame-ancestors")).toEqual(["'self'", "https:"]);
+    expect(directive("img-src")).toEqual(["*", "data:"]);
+    expect(directive("object-src")).toEqual(["'none'"]);
+    // A directive the page leaves to default-src starts from it.
+    expect(pagePolicy({ integrationPolicies: ["font-src https://fonts.example.com"] })).toContain("font-src 'self' https://fonts.example.com");
   });
 
   it("keeps the script small and hashed, and renders search results and status pages", () => {

@@ -14,10 +14,15 @@ const current = (link: ViewLink) => (link.active ? { "aria-current": "page" } : 
 const anchor = (link: ViewLink, props: Record<string, unknown> = {}) =>
   h("a", { href: link.url, ...current(link), ...(link.external ? { rel: "noopener" } : {}), ...props }, link.title);
 
+/** The page's one inline style: the site's primary colours (its Content-Security-Policy allows it by hash); undefined for none. */
+export function inlineStyleOf(frame: ViewFrame): string | undefined {
+  const primary = frame.chrome.primaryColor;
+  return primary ? `:root{--primary-light:${primary.light};--primary-dark:${primary.dark ?? primary.light}}` : undefined;
+}
+
 function head(frame: ViewFrame, title: string, description: string | undefined): ElementContent {
   const { chrome, meta } = frame;
-  const primary = chrome.primaryColor;
-  const colors = primary ? `:root{--primary-light:${primary.light};--primary-dark:${primary.dark ?? primary.light}}` : "";
+  const colors = inlineStyleOf(frame);
   return h("head", [
     h("meta", { charSet: "utf-8" }),
     h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }),
