@@ -309,6 +309,8 @@ export async function resolveTarget(url: URL, policy: SafeFetchPolicy): Promise<
  */
 export async function checkFetchTarget(value: string, policy: SafeFetchPolicy): Promise<URL> {
   const url = parseFetchableUrl(value);
+  // Nothing to refuse by address: no resolution (and its delay) where private fetches are allowed.
+  if (policy.addressRule === ALLOW_ANY_ADDRESS) return url;
   try {
     await resolveTarget(url, policy);
   } catch (error) {
