@@ -84,6 +84,35 @@ describe("request bodies", () => {
     expect(response.body.error.message).toBe(`Request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes (the gateway's BODY_LIMIT_BYTES setting)`);
   });
 
+  it("answers 413 to a client still sending a large body, which reads it (declared or streamed), instead of a reset", async () => {
+    const url = `${stack.baseUrl}/v1/orgs/${org.organizationId}`;
+    const headers = { authorization: `Bearer ${org.owner.token}`, "content-type": "application/json" };
+    const large = Buffer.alloc(8 * 1024 * 1024, 0x20);
+    const streamed = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let offset = 0; offset < large.length; offset += 256 * 1024) controller.enqueue(large.subarray(offset, offset + 256 * 1024));
+          controller.close();
+        },
+      });
+    // Several times: the reset came in a race between the answer and the rest of the body.
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      for (const [kind, body] of [
+        ["declared", () => large],
+        ["streamed", streamed],
+      ] as const) {
+        const response = await fetch(url, { method: "PATCH", headers, body: body(), duplex: "half" } as RequestInit);
+        // The rest of the body is read and discarded: the connection is not closed under the client.
+        expect([kind, response.status, response.headers.get("connection"), await response.json()]).toEqual([
+          kind,
+          413,
+          "keep-alive",
+          { error: { code: 413, message: `Request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes (the gateway's BODY_LIMIT_BYTES setting)` } },
+        ]);
+      }
+    }
+  });
+
   it("answers 415 for a body that is not JSON", async () => {
     const response = await patch({ rawBody: "title=Hello", headers: { "content-type": "application/x-www-form-urlencoded" } });
     expect(response.status).toBe(415);
