@@ -211,7 +211,7 @@ describe("a site with sections, variants and adaptive content", () => {
         headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
         body: body(),
         duplex: "half",
-      } as RequestInit);
+      });
       // The rest of the body is read and discarded: the connection is not closed under the client.
       expect([kind, response.status, response.headers.get("connection"), ((await response.json()) as { error: { message: string } }).error.message]).toEqual([
         kind,
