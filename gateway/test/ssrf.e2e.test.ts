@@ -74,9 +74,26 @@ const HOSTS = [
   ...Object.keys(NAMES),
 ];
 
+/** A representative subset for the other routes (the guard itself meets the full sweep in its own test): each notation family once. */
+const SOME_HOSTS = [
+  "2130706433",
+  "0177.0.0.1",
+  "0x7f.0.0.1",
+  "127.1",
+  "0.0.0.0",
+  "169.254.169.254",
+  "[::]",
+  "[::ffff:127.0.0.1]",
+  "[64:ff9b::127.0.0.1]",
+  "[fd00:ec2::254]",
+  "internal.test",
+  "metadata.test",
+  "mixed.test",
+];
+
 /** On its public endpoint, fetches every payload host and answers each outcome (what reached, or the error's message). */
 const FETCHING_SCRIPT = (targetPort: number) => `
-const HOSTS = ${JSON.stringify(HOSTS)};
+const HOSTS = ${JSON.stringify(SOME_HOSTS)};
 export default { async fetch(request) {
   const form = await request.formData();
   if (JSON.parse(form.get("event")).type !== "fetch") return new Response("OK");
@@ -107,7 +124,7 @@ afterAll(async () => {
 
 /** Each host's answer to `request`: every one 400 naming the setting. */
 async function expectRefusedEach(request: (host: string) => Promise<{ status: number; body: { error: { message: string } } }>): Promise<void> {
-  for (const host of HOSTS) {
+  for (const host of SOME_HOSTS) {
     const response = await request(host);
     expect([host, response.status, response.body.error?.message]).toEqual([host, 400, expect.stringContaining("IMPRINT_ALLOW_PRIVATE_FETCH")]);
   }
@@ -195,13 +212,13 @@ describe("URLs naming a private address in any notation", () => {
     // A script's fetch of each target throws the guard's reason; the public API stays reachable.
     const fetched = await fetch(`${stack.baseUrl}/v1/integrations/${integration}/public`);
     const outcomes = (await fetched.json()) as string[];
-    expect(outcomes).toHaveLength(HOSTS.length);
-    HOSTS.forEach((host, index) => expect([host, outcomes[index]]).toEqual([host, expect.stringContaining("IMPRINT_ALLOW_PRIVATE_FETCH")]));
+    expect(outcomes).toHaveLength(SOME_HOSTS.length);
+    SOME_HOSTS.forEach((host, index) => expect([host, outcomes[index]]).toEqual([host, expect.stringContaining("IMPRINT_ALLOW_PRIVATE_FETCH")]));
     expect(connections).toBe(0);
   });
 
   it("are answered as a plain link by an embed, which never reads them", async () => {
-    for (const host of HOSTS) {
+    for (const host of SOME_HOSTS) {
       const url = `http://${host}:${port}/page`;
       const response = await call(stack, "GET", `/v1/urls/embed?url=${encodeURIComponent(url)}`, { token: org.owner.token });
       expect([host, response.status, response.body.type]).toEqual([host, 200, "link"]);
