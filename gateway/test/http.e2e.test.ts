@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { eventually, testLogger, testNatsUrl } from "@imprint/runtime/testing";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -111,6 +112,21 @@ describe("request bodies", () => {
         ]);
       }
     }
+  });
+
+  it("answers 415 for a compressed body, never inflating it (a gzip bomb)", async () => {
+    // 16 MiB of spaces, 16 kB compressed: a valid JSON document once inflated.
+    const bomb = gzipSync(Buffer.concat([Buffer.from('{"title":"Bomb","padding":"'), Buffer.alloc(16 * 1024 * 1024, 0x20), Buffer.from('"}')]), { level: 9 });
+    expect(bomb.length).toBeLessThan(BODY_LIMIT_BYTES);
+    for (const encoding of ["gzip", "deflate", "br"]) {
+      const response = await patch({ rawBody: bomb, headers: { "content-type": "application/json", "content-encoding": encoding } });
+      expect([encoding, response.status, response.body]).toEqual([
+        encoding,
+        415,
+        { error: { code: 415, message: `Content-Encoding ${encoding} is not accepted: send the request body uncompressed` } },
+      ]);
+    }
+    expect((await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token })).body.title).not.toBe("Bomb");
   });
 
   it("answers 415 for a body that is not JSON", async () => {

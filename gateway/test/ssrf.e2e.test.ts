@@ -209,7 +209,7 @@ describe("URLs naming a private address in any notation", () => {
       }),
     );
 
-    // A script's fetch of each target throws the guard's reason; the public API stays reachable.
+    // A script's fetch of each target throws the guard's reason.
     const fetched = await fetch(`${stack.baseUrl}/v1/integrations/${integration}/public`);
     const outcomes = (await fetched.json()) as string[];
     expect(outcomes).toHaveLength(SOME_HOSTS.length);

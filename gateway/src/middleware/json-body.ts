@@ -13,7 +13,19 @@ function isJsonType(contentType: string): boolean {
 }
 
 /**
- * Reads a JSON request body: undefined when none is sent, 415 for any other media type, 413 past
+ * 415 for a compressed body: bodies are read as sent, never inflated (a small gzip body could
+ * inflate past any bound), so a client learns to send it uncompressed rather than reading 400.
+ */
+function refuseContentEncoding(ctx: GatewayContext): void {
+  const encoding = ctx.get("Content-Encoding").trim().toLowerCase();
+  if (encoding !== "" && encoding !== "identity") {
+    throw new AppError("unsupported_media_type", `Content-Encoding ${encoding.slice(0, 40)} is not accepted: send the request body uncompressed`);
+  }
+}
+
+/**
+ * Reads a JSON request body: undefined when none is sent, 415 for any other media type or for a
+ * compressed body, 413 past
  * `limitBytes` (checked on Content-Length first, then while streaming), 400 for malformed JSON,
  * JSON nested deeper than MAX_JSON_DEPTH or text no store can hold.
  */
@@ -22,6 +34,7 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number, onRa
   if (!isJsonType(ctx.get("Content-Type"))) {
     throw new AppError("unsupported_media_type", "Request bodies must be JSON: send Content-Type: application/json");
   }
+  refuseContentEncoding(ctx);
   const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes (the gateway's BODY_LIMIT_BYTES setting)`);
   const raw = await readRaw(ctx, limitBytes, tooLarge);
   onRaw?.(raw);
@@ -45,13 +58,14 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number, onRa
 
 /**
  * Reads an HTML form post (application/x-www-form-urlencoded: what an identity provider's page
- * posts to the ACS URL): its fields, 415 for any other media type, 413 past `limitBytes`.
+ * posts to the ACS URL): its fields, 415 for any other media type or a compressed body, 413 past `limitBytes`.
  */
 export async function readFormBody(ctx: GatewayContext, limitBytes: number): Promise<URLSearchParams> {
   const mediaType = ctx.get("Content-Type").split(";", 1)[0]!.trim().toLowerCase();
   if (mediaType !== "application/x-www-form-urlencoded") {
     throw new AppError("unsupported_media_type", "This endpoint takes an HTML form post: send Content-Type: application/x-www-form-urlencoded");
   }
+  refuseContentEncoding(ctx);
   const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes`);
   return new URLSearchParams((await readRaw(ctx, limitBytes, tooLarge)).toString("utf8"));
 }
