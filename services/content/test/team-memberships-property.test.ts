@@ -401,7 +401,7 @@ describe("reconciliation with identity", () => {
     // counts are then shared between its run and this call, never more than the three changes.
     const repaired = await permissions.reconcileTeamMemberships({ organizationId });
     expect(repaired.organizations).toBe(1);
-    expect([repaired.added, repaired.removed]).toSatisfy(([added, removed]: number[]) => added <= 1 && removed <= 2);
+    expect([repaired.added, repaired.removed]).toSatisfy(([added, removed]: [number, number]) => added <= 1 && removed <= 2);
     expect(await copyOf(organizationId)).toEqual(truth);
     // Again: nothing left to do.
     expect(await permissions.reconcileTeamMemberships({ organizationId })).toEqual({ organizations: 1, added: 0, removed: 0 });
