@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
@@ -594,7 +595,9 @@ describe("limits and address checks", () => {
   let limited: TestStack;
   let closed: TestStack;
   beforeAll(async () => {
-    limited = await startStack({ contentEnv: { GIT_MAX_PAGES: "3", GIT_MAX_MARKDOWN_BYTES: "2000", GIT_MAX_FILE_BYTES: "1000" } });
+    limited = await startStack({
+      contentEnv: { GIT_MAX_PAGES: "3", GIT_MAX_MARKDOWN_BYTES: "2000", GIT_MAX_FILE_BYTES: "1000", GIT_MAX_FILES: "100", GIT_MAX_REPOSITORY_BYTES: "50000" },
+    });
     closed = await startStack({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "false", GIT_BINARY: "/nonexistent/git" } });
   });
   afterAll(async () => {
@@ -621,6 +624,43 @@ describe("limits and address checks", () => {
     const file = await post({ url: git.url(heavy), ref: "main" });
     expect(file.status).toBe(413);
     expect(file.body.error.message).toContain("GIT_MAX_FILE_BYTES");
+
+    const content = await call(limited, "GET", `/v1/spaces/${space.id}/content/pages`, { token: limitedOrg.owner.token });
+    expect(content.body.pages).toEqual([]);
+  });
+
+  it("refuses pack bombs with 413: a tree naming one subtree over and over, compressible blobs inflating past the repository bound", async () => {
+    const limitedOrg = await createOrganization(limited);
+    const space = await createSpace(limited, limitedOrg);
+    const post = (name: string) =>
+      call(limited, "POST", `/v1/spaces/${space.id}/git/import`, { token: limitedOrg.owner.token, json: { url: git.url(name), ref: "main" } });
+
+    // 10 folders of 10 folders, 7 levels deep, of 10 pages: 10^8 paths listed from a few kilobytes of objects.
+    const trees = `repo-${++repoCount}`;
+    const bare = git.createRepository(trees);
+    const identity = { GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null", GIT_AUTHOR_NAME: "Test", GIT_AUTHOR_EMAIL: "test@example.com" };
+    const plumbing = (input: string | undefined, ...args: string[]) =>
+      execFileSync("git", args, {
+        cwd: bare,
+        input,
+        encoding: "utf8",
+        env: { ...process.env, ...identity, GIT_COMMITTER_NAME: "Test", GIT_COMMITTER_EMAIL: "test@example.com" },
+      }).trim();
+    const blob = plumbing("# Page\n", "hash-object", "-w", "--stdin");
+    let tree = plumbing(Array.from({ length: 10 }, (_, i) => `100644 blob ${blob}\tpage-${i}.md\n`).join(""), "mktree");
+    for (let level = 0; level < 7; level += 1) tree = plumbing(Array.from({ length: 10 }, (_, i) => `040000 tree ${tree}\td${i}\n`).join(""), "mktree");
+    plumbing(undefined, "update-ref", "refs/heads/main", plumbing(undefined, "commit-tree", tree, "-m", "Tree bomb"));
+    const wide = await post(trees);
+    expect([wide.status, wide.body.error.message]).toEqual([413, "repository: more than 100 files (GIT_MAX_FILES)"]);
+
+    // 40 pages under the markdown bound each, 80 kB in all from a pack of a few kilobytes.
+    const pages: Record<string, string> = { "README.md": "# Home\n" };
+    for (let i = 0; i < 40; i += 1) pages[`page-${i}.md`] = `# Page ${i}\n\n${"x".repeat(1900)}\n`;
+    const inflating = await post(newRepository(pages));
+    expect([inflating.status, inflating.body.error.message]).toEqual([
+      413,
+      "repository: its files inflate past the limit of 50000 bytes (GIT_MAX_REPOSITORY_BYTES)",
+    ]);
 
     const content = await call(limited, "GET", `/v1/spaces/${space.id}/content/pages`, { token: limitedOrg.owner.token });
     expect(content.body.pages).toEqual([]);

@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { eventually, testLogger, testNatsUrl } from "@imprint/runtime/testing";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -92,6 +93,50 @@ describe("request bodies", () => {
     const response = await patch({ json: { title: "Big", padding: "x".repeat(BODY_LIMIT_BYTES) } });
     expect(response.status).toBe(413);
     expect(response.body.error.message).toBe(`Request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes (the gateway's BODY_LIMIT_BYTES setting)`);
+  });
+
+  it("answers 413 to a client still sending a large body, which reads it (declared or streamed), instead of a reset", async () => {
+    const url = `${stack.baseUrl}/v1/orgs/${org.organizationId}`;
+    const headers = { authorization: `Bearer ${org.owner.token}`, "content-type": "application/json" };
+    const large = Buffer.alloc(8 * 1024 * 1024, 0x20);
+    const streamed = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let offset = 0; offset < large.length; offset += 256 * 1024) controller.enqueue(large.subarray(offset, offset + 256 * 1024));
+          controller.close();
+        },
+      });
+    // Several times: the reset came in a race between the answer and the rest of the body.
+    for (let attempt = 0; attempt < 4; attempt += 1) {
+      for (const [kind, body] of [
+        ["declared", () => large],
+        ["streamed", streamed],
+      ] as const) {
+        const response = await fetch(url, { method: "PATCH", headers, body: body(), duplex: "half" });
+        // The rest of the body is read and discarded: the connection is not closed under the client.
+        expect([kind, response.status, response.headers.get("connection"), await response.json()]).toEqual([
+          kind,
+          413,
+          "keep-alive",
+          { error: { code: 413, message: `Request body exceeds the limit of ${BODY_LIMIT_BYTES} bytes (the gateway's BODY_LIMIT_BYTES setting)` } },
+        ]);
+      }
+    }
+  });
+
+  it("answers 415 for a compressed body, never inflating it (a gzip bomb)", async () => {
+    // 16 MiB of spaces, 16 kB compressed: a valid JSON document once inflated.
+    const bomb = gzipSync(Buffer.concat([Buffer.from('{"title":"Bomb","padding":"'), Buffer.alloc(16 * 1024 * 1024, 0x20), Buffer.from('"}')]), { level: 9 });
+    expect(bomb.length).toBeLessThan(BODY_LIMIT_BYTES);
+    for (const encoding of ["gzip", "deflate", "br"]) {
+      const response = await patch({ rawBody: bomb, headers: { "content-type": "application/json", "content-encoding": encoding } });
+      expect([encoding, response.status, response.body]).toEqual([
+        encoding,
+        415,
+        { error: { code: 415, message: `Content-Encoding ${encoding} is not accepted: send the request body uncompressed` } },
+      ]);
+    }
+    expect((await call(stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token })).body.title).not.toBe("Bomb");
   });
 
   it("answers 415 for a body that is not JSON", async () => {

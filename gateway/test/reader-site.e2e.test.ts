@@ -193,6 +193,35 @@ describe("a site with sections, variants and adaptive content", () => {
     }
   });
 
+  it("answers 413 to an MCP post past its bound, which the client still sending reads (declared or streamed)", async () => {
+    const large = Buffer.alloc(4 * 1024 * 1024, 0x20);
+    const streamed = () =>
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (let offset = 0; offset < large.length; offset += 256 * 1024) controller.enqueue(large.subarray(offset, offset + 256 * 1024));
+          controller.close();
+        },
+      });
+    for (const [kind, body] of [
+      ["declared", () => large],
+      ["streamed", streamed],
+    ] as const) {
+      const response = await fetch(`${reader.url}${base}~gitbook/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: body(),
+        duplex: "half",
+      });
+      // The rest of the body is read and discarded: the connection is not closed under the client.
+      expect([kind, response.status, response.headers.get("connection"), ((await response.json()) as { error: { message: string } }).error.message]).toEqual([
+        kind,
+        413,
+        "keep-alive",
+        "request body over 1048576 bytes",
+      ]);
+    }
+  });
+
   it("keeps agents out when agentsContext is excluded", async () => {
     // agentsContext is Imprint's (interface.md); GitBook's client does not know it.
     const setAgentsContext = async (agentsContext: string) =>

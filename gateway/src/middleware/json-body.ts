@@ -1,4 +1,4 @@
-import { AppError, jsonNestingDepth, jsonTooDeep, MAX_JSON_DEPTH } from "@imprint/runtime/core";
+import { AppError, jsonNestingDepth, jsonTooDeep, MAX_JSON_DEPTH, readBoundedBody } from "@imprint/runtime/core";
 import type { GatewayContext } from "../context.js";
 import { findUnstorableText } from "../validation.js";
 
@@ -13,7 +13,19 @@ function isJsonType(contentType: string): boolean {
 }
 
 /**
- * Reads a JSON request body: undefined when none is sent, 415 for any other media type, 413 past
+ * 415 for a compressed body: bodies are read as sent, never inflated (a small gzip body could
+ * inflate past any bound), so a client learns to send it uncompressed rather than reading 400.
+ */
+function refuseContentEncoding(ctx: GatewayContext): void {
+  const encoding = ctx.get("Content-Encoding").trim().toLowerCase();
+  if (encoding !== "" && encoding !== "identity") {
+    throw new AppError("unsupported_media_type", `Content-Encoding ${encoding.slice(0, 40)} is not accepted: send the request body uncompressed`);
+  }
+}
+
+/**
+ * Reads a JSON request body: undefined when none is sent, 415 for any other media type or for a
+ * compressed body, 413 past
  * `limitBytes` (checked on Content-Length first, then while streaming), 400 for malformed JSON,
  * JSON nested deeper than MAX_JSON_DEPTH or text no store can hold.
  */
@@ -22,14 +34,8 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number, onRa
   if (!isJsonType(ctx.get("Content-Type"))) {
     throw new AppError("unsupported_media_type", "Request bodies must be JSON: send Content-Type: application/json");
   }
+  refuseContentEncoding(ctx);
   const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes (the gateway's BODY_LIMIT_BYTES setting)`);
-  const declared = Number(ctx.get("Content-Length") || Number.NaN);
-  if (declared > limitBytes) {
-    // The unread body would otherwise be parsed as the next request on this connection.
-    ctx.set("Connection", "close");
-    throw tooLarge();
-  }
-
   const raw = await readRaw(ctx, limitBytes, tooLarge);
   onRaw?.(raw);
   if (raw.length === 0) return undefined;
@@ -52,18 +58,15 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number, onRa
 
 /**
  * Reads an HTML form post (application/x-www-form-urlencoded: what an identity provider's page
- * posts to the ACS URL): its fields, 415 for any other media type, 413 past `limitBytes`.
+ * posts to the ACS URL): its fields, 415 for any other media type or a compressed body, 413 past `limitBytes`.
  */
 export async function readFormBody(ctx: GatewayContext, limitBytes: number): Promise<URLSearchParams> {
   const mediaType = ctx.get("Content-Type").split(";", 1)[0]!.trim().toLowerCase();
   if (mediaType !== "application/x-www-form-urlencoded") {
     throw new AppError("unsupported_media_type", "This endpoint takes an HTML form post: send Content-Type: application/x-www-form-urlencoded");
   }
+  refuseContentEncoding(ctx);
   const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes`);
-  if (Number(ctx.get("Content-Length") || Number.NaN) > limitBytes) {
-    ctx.set("Connection", "close");
-    throw tooLarge();
-  }
   return new URLSearchParams((await readRaw(ctx, limitBytes, tooLarge)).toString("utf8"));
 }
 
@@ -73,48 +76,21 @@ export async function readFormBody(ctx: GatewayContext, limitBytes: number): Pro
  */
 export async function readBodyBytes(ctx: GatewayContext, limitBytes: number): Promise<Buffer> {
   const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes`);
-  if (Number(ctx.get("Content-Length") || Number.NaN) > limitBytes) {
-    ctx.set("Connection", "close");
-    throw tooLarge();
-  }
   if (!carriesBody(ctx)) return Buffer.alloc(0);
   return readRaw(ctx, limitBytes, tooLarge);
 }
 
 /**
- * Collects the body with listeners rather than `for await`: leaving an async iterator early destroys
- * the socket, and the client would never see the 413.
+ * The body within `limitBytes` (declared or streamed), else 413: the rest of a refused body is read
+ * and discarded (bounded) so the client, still sending, reads the 413 instead of a reset.
  */
-function readRaw(ctx: GatewayContext, limitBytes: number, tooLarge: () => AppError): Promise<Buffer> {
-  const request = ctx.req;
-  return new Promise<Buffer>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const cleanup = () => {
-      request.off("data", onData);
-      request.off("end", onEnd);
-      request.off("error", onError);
-    };
-    const onData = (chunk: Buffer) => {
-      received += chunk.length;
-      if (received > limitBytes) {
-        cleanup();
-        ctx.set("Connection", "close");
-        reject(tooLarge());
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      cleanup();
-      resolve(Buffer.concat(chunks, received));
-    };
-    const onError = (error: Error) => {
-      cleanup();
-      reject(new AppError("invalid_argument", "The request body could not be read", { cause: error }));
-    };
-    request.on("data", onData);
-    request.on("end", onEnd);
-    request.on("error", onError);
-  });
+async function readRaw(ctx: GatewayContext, limitBytes: number, tooLarge: () => AppError): Promise<Buffer> {
+  let raw: Buffer | null;
+  try {
+    raw = await readBoundedBody(ctx.req, ctx.res, limitBytes);
+  } catch (error) {
+    throw new AppError("invalid_argument", "The request body could not be read", { cause: error });
+  }
+  if (raw === null) throw tooLarge();
+  return raw;
 }

@@ -55,6 +55,8 @@ export const contentConfigShape = {
     .default("http://127.0.0.1:8080"),
   /** Lets imports fetch private, loopback and link-local addresses (tests serve sites from loopback). */
   IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
+  /** DNS servers the fetch guard asks (comma-separated `address[:port]`); empty: the system resolver. */
+  IMPRINT_FETCH_DNS_SERVERS: env.dnsServers(),
   /** Import runs one replica executes at once (the import-runs job). */
   IMPORT_RUN_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
   /** Take-overs of an import run whose worker vanished (crashed) before the run is failed instead. */

@@ -94,9 +94,13 @@ export interface EditingDeps extends RevisionDeps {
   fetchPolicy: SafeFetchPolicy;
 }
 
-/** What the OpenAPI use cases need: `jobs.wake` starts the processing job (OPENAPI_PROCESSING_JOB) at once when a source was queued. */
+/**
+ * What the OpenAPI use cases need: `jobs.wake` starts the processing job (OPENAPI_PROCESSING_JOB)
+ * at once when a source was queued; the fetch guard's policy refuses a private source when it is submitted.
+ */
 export interface OpenApiDeps extends UseCaseDeps {
   jobs: ServiceDeps["jobs"];
+  fetchPolicy: SafeFetchPolicy;
 }
 
 /** What the OpenAPI processing job needs: its own EntityManagers (a claim, the fetch outside any transaction, the outcome), the fetch guard's policy and its limits. */

@@ -420,26 +420,19 @@ describe("without IMPRINT_ALLOW_PRIVATE_FETCH", () => {
     await guarded?.stop();
   });
 
-  it("refuses to fetch a loopback source: FETCH_ERROR private_address, and the server is never asked", async () => {
+  it("refuses a loopback source when it is submitted (create and put): invalid_argument naming source.url, nothing kept, the server never asked", async () => {
     const organization = await createOrganization(guarded);
     const before = site.requests.length;
-    await guardedClient.createOpenApiSpec({
-      caller: organization.owner.caller,
-      organizationId: organization.organizationId,
-      slug: "internal",
-      sourceUrl: url("/v30.json"),
-    });
-    const spec = await eventually(async () => {
-      const { spec: current } = await guardedClient.getOpenApiSpec({
-        caller: organization.owner.caller,
-        organizationId: organization.organizationId,
-        slug: "internal",
+    const submit = { caller: organization.owner.caller, organizationId: organization.organizationId, slug: "internal", sourceUrl: url("/v30.json") };
+    for (const attempt of [guardedClient.createOpenApiSpec(submit), guardedClient.putOpenApiSpec(submit)]) {
+      expect(await failure(attempt)).toMatchObject({
+        code: "invalid_argument",
+        message: expect.stringMatching(/^source\.url: 127\.0\.0\.1 is a loopback address; .*IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service/) as string,
       });
-      return current?.processingState === COMPLETE ? current : undefined;
-    }, 15_000);
-    expect(spec.lastProcessErrorCode).toBe(ErrorCode.OPEN_API_SPEC_PROCESS_ERROR_CODE_FETCH_ERROR);
-    expect(spec.lastProcessedErrors).toEqual([{ code: "private_address", message: expect.stringContaining("loopback address") as string }]);
-    expect(spec.lastVersion).toBeUndefined();
+    }
+    expect(
+      await errorCode(guardedClient.getOpenApiSpec({ caller: organization.owner.caller, organizationId: organization.organizationId, slug: "internal" })),
+    ).toBe("not_found");
     expect(site.requests.length).toBe(before);
   });
 });

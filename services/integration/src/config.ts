@@ -24,6 +24,8 @@ export const integrationConfigShape = {
     .optional(),
   /** Lets scripts and development tunnels reach private, loopback and link-local addresses (tests and local development). */
   IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
+  /** DNS servers the fetch guard asks (comma-separated `address[:port]`); empty: the system resolver. */
+  IMPRINT_FETCH_DNS_SERVERS: env.dnsServers(),
   /** Sandbox: memory of one script call in MiB. */
   INTEGRATION_SCRIPT_MEMORY_MB: z.coerce.number().int().min(8).max(1024).default(64),
   /** Sandbox: CPU time of one script call in milliseconds. */

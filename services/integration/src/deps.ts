@@ -1,6 +1,6 @@
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
-import type { Clock, IdentityClients, JobControl, Logger, MembershipCache, PromiseClient, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { Clock, IdentityClients, JobControl, Logger, MembershipCache, PromiseClient, SafeFetchPolicy, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { IntegrationConfig } from "./config.js";
 import type { SecretBox } from "./domain/secrets.js";
 import type { InstallationTokens } from "./delivery/installation-tokens.js";
@@ -31,6 +31,8 @@ export interface UseCaseDeps {
   sites: PromiseClient<typeof SiteServiceService>;
   /** Opens and seals integrations' secrets. */
   secrets: SecretBox;
+  /** The SSRF guard's policy for scripts' fetches and development tunnels: a tunnel is checked against it when it is set, and at each call. */
+  fetchPolicy: SafeFetchPolicy;
   /** Calls an integration's script (sandbox or development tunnel). */
   scripts: ScriptCalls;
   /** Installation tokens for scripts' environments, reused while fresh. */

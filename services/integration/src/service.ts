@@ -94,8 +94,13 @@ export function integrationServiceSpec(
       workers: config.INTEGRATION_SANDBOX_WORKERS,
       logger: { warn: (fields, message) => machinery.logger.warn(message, fields as Record<string, unknown>) },
     });
+    const fetchPolicy = safeFetchPolicy(
+      { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "integration", dnsServers: config.IMPRINT_FETCH_DNS_SERVERS },
+      { userAgent: "Imprint-Integrations/1.0" },
+    );
     return {
       pool,
+      fetchPolicy,
       clock: runtime.clock,
       logger: machinery.logger,
       unitOfWork: runtime.unitOfWork,
@@ -111,10 +116,7 @@ export function integrationServiceSpec(
       scripts: new ScriptCalls({
         pool,
         scripts: new ScriptTexts(publishedScript(runtime.orm), SCRIPT_TEXTS_BYTES),
-        fetchPolicy: safeFetchPolicy(
-          { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "integration" },
-          { userAgent: "Imprint-Integrations/1.0" },
-        ),
+        fetchPolicy,
         publicUrl: config.IMPRINT_PUBLIC_URL,
         clock: runtime.clock,
         maxResponseBytes: config.INTEGRATION_SCRIPT_OUTPUT_BYTES,

@@ -1,4 +1,5 @@
 import type { ParameterizedContext } from "koa";
+import { readBoundedBody } from "@imprint/runtime/core";
 import type { Page } from "@imprint/proto/content/v1/revisions";
 import type { ReaderData } from "./data.js";
 import { createSiteMcpServer, handleMcpRequest, type SiteAgentSource } from "./mcp/site-mcp.js";
@@ -190,14 +191,7 @@ export async function serveMcp(ctx: ParameterizedContext, visit: Visit, data: Re
 
 /** The request body as text; null when it is over `limit` bytes. */
 async function readBody(ctx: ParameterizedContext, limit: number): Promise<string | null> {
-  const declared = Number(ctx.get("content-length") || 0);
-  if (declared > limit) return null;
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString("utf8");
+  // Past the bound the rest is read and discarded (bounded), so the client reads the 413 instead of a reset.
+  const raw = await readBoundedBody(ctx.req, ctx.res, limit);
+  return raw === null ? null : raw.toString("utf8");
 }

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { z } from "zod";
 import { LOG_FORMATS } from "./logger.js";
 import { isGrpcAddressSetting } from "./grpc/targets.js";
@@ -71,7 +72,30 @@ export const env = {
       .transform((text) => TrustedProxies.parse(text)),
   /** RATE_LIMIT_WINDOW_MS: the fixed window rate limits count in, aligned on the epoch (at most 5 minutes, as the shared counts are kept 10). */
   rateLimitWindowMs: () => z.coerce.number().int().min(100).max(300_000).default(60_000),
+  /**
+   * IMPRINT_FETCH_DNS_SERVERS: comma-separated DNS servers (`address`, `address:port`, `[v6]:port`)
+   * the fetch guard asks instead of the system resolver; empty (the default): the system's.
+   */
+  dnsServers: () =>
+    z
+      .string()
+      .default("")
+      .transform((value) =>
+        value
+          .split(",")
+          .map((server) => server.trim())
+          .filter((server) => server !== ""),
+      )
+      .refine((servers) => servers.every(isDnsServer), "must be comma-separated IP addresses, each with an optional :port (IPv6 in brackets with a port)"),
 };
+
+/** `address`, `address:port` or `[ipv6]:port`, as dns.setServers takes them. */
+function isDnsServer(server: string): boolean {
+  const bracketed = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(server);
+  const withPort = /^([^:]+):(\d{1,5})$/.exec(server);
+  const [address, port] = bracketed ? [bracketed[1]!, bracketed[2]] : withPort ? [withPort[1]!, withPort[2]] : [server, undefined];
+  return isIP(address) !== 0 && (port === undefined || (Number(port) > 0 && Number(port) < 65536));
+}
 
 /** Settings every service shares: its gRPC listener, its database, NATS. */
 export const serviceConfigShape = {

@@ -25,3 +25,4 @@ export * from "./cached-loader.js";
 export * from "./downloads.js";
 export * from "./rate-limit/rate-limiter.js";
 export * from "./rate-limit/client-address.js";
+export * from "./request-body.js";

@@ -1,15 +1,17 @@
-import { lookup } from "node:dns/promises";
+import { lookup, Resolver } from "node:dns/promises";
 import http, { type IncomingMessage } from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
 import ipaddr from "ipaddr.js";
+import { AppError } from "./errors.js";
 
 /**
  * Server-side HTTP(S) requests to URLs that users hand us (website imports, OpenAPI sources, an
  * integration's endpoint, a sandboxed script's fetch). Without care such a request lets a caller
  * reach the service's own network (cloud metadata endpoints, databases, admin ports), so:
- * - only http and https;
- * - the host is resolved here and *every* resolved address must be a public unicast address;
+ * - only http and https URLs without credentials, at most {@link MAX_FETCH_URL_LENGTH} characters;
+ * - the host is resolved here (by the policy's resolver: the system's, or given DNS servers) and
+ *   *every* resolved address must be a public unicast address;
  * - the socket connects to the address that was checked (a fixed `lookup`), never to a second
  *   resolution, so a DNS answer that changes between check and connect (rebinding) cannot slip by;
  * - redirects are followed by hand and each hop is checked again;
@@ -42,6 +44,37 @@ export class SafeFetchError extends Error {
   }
 }
 
+/** The addresses a host name resolves to; fails (any error) when it does not resolve. */
+export type HostResolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+/** The system resolver (getaddrinfo: /etc/hosts, then DNS), every address in the order it answers. */
+export const systemResolver: HostResolver = (host) => lookup(host, { all: true, verbatim: true });
+
+/**
+ * A resolver asking the given DNS servers (`address` or `address:port`, IPv6 in brackets with a
+ * port) for the name's A and AAAA records, without /etc/hosts: IMPRINT_FETCH_DNS_SERVERS.
+ */
+export function dnsServersResolver(servers: readonly string[]): HostResolver {
+  const resolver = new Resolver({ timeout: 2_000, tries: 2 });
+  resolver.setServers([...servers]);
+  const records = async (family: 4 | 6, host: string) => {
+    try {
+      const addresses = family === 4 ? await resolver.resolve4(host) : await resolver.resolve6(host);
+      return addresses.map((address) => ({ address, family }));
+    } catch (error) {
+      // The name exists without records of this family: the other family may still answer.
+      if ((error as { code?: unknown }).code === "ENODATA") return [];
+      throw error;
+    }
+  };
+  return async (host) => {
+    const [v4, v6] = await Promise.all([records(4, host), records(6, host)]);
+    const all = [...v4, ...v6];
+    if (all.length === 0) throw Object.assign(new Error(`${host} has no A or AAAA record`), { code: "ENODATA" });
+    return all;
+  };
+}
+
 export interface SafeFetchPolicy {
   /**
    * Why a resolved address may not be connected to, or undefined when it may. Normally
@@ -59,6 +92,8 @@ export interface SafeFetchPolicy {
   maxBodyBytes: number;
   /** Sent unless the caller's request sets its own `user-agent`. */
   userAgent: string;
+  /** Resolves host names before their addresses are checked; the connection goes to the address checked, never to a second resolution. */
+  resolve: HostResolver;
 }
 
 export interface SafeRequestOptions {
@@ -190,10 +225,15 @@ export const ALLOW_ANY_ADDRESS = (): undefined => undefined;
 
 /**
  * The default policy of a service (10 s per request, 5 redirects, 10 MiB bodies), with the address
- * rule lifted when private fetches are allowed (IMPRINT_ALLOW_PRIVATE_FETCH).
+ * rule lifted when private fetches are allowed (IMPRINT_ALLOW_PRIVATE_FETCH) and names resolved by
+ * the given DNS servers when there are any (IMPRINT_FETCH_DNS_SERVERS), else by the system.
  */
-export function safeFetchPolicy(options: { allowPrivateAddresses: boolean; service: string }, overrides: Partial<SafeFetchPolicy> = {}): SafeFetchPolicy {
+export function safeFetchPolicy(
+  options: { allowPrivateAddresses: boolean; service: string; dnsServers?: readonly string[] | undefined },
+  overrides: Partial<SafeFetchPolicy> = {},
+): SafeFetchPolicy {
   return {
+    resolve: options.dnsServers && options.dnsServers.length > 0 ? dnsServersResolver(options.dnsServers) : systemResolver,
     addressRule: options.allowPrivateAddresses ? ALLOW_ANY_ADDRESS : refusedAddressReason,
     service: options.service,
     requestTimeoutMs: 10_000,
@@ -204,8 +244,12 @@ export function safeFetchPolicy(options: { allowPrivateAddresses: boolean; servi
   };
 }
 
-/** The URL if it is an absolute http(s) URL without credentials. */
+/** Longest URL fetched (as given, and after redirects): longer ones are refused before anything is resolved. */
+export const MAX_FETCH_URL_LENGTH = 8192;
+
+/** The URL if it is an absolute http(s) URL without credentials, at most {@link MAX_FETCH_URL_LENGTH} characters. */
 export function parseFetchableUrl(value: string): URL {
+  if (value.length > MAX_FETCH_URL_LENGTH) throw new SafeFetchError("invalid_url", `URLs longer than ${MAX_FETCH_URL_LENGTH} characters are not fetched`);
   let url: URL;
   try {
     url = new URL(value);
@@ -216,6 +260,8 @@ export function parseFetchableUrl(value: string): URL {
     throw new SafeFetchError("invalid_url", `scheme ${url.protocol.replace(/:$/, "")} is not allowed (only http and https)`);
   }
   if (url.username || url.password) throw new SafeFetchError("invalid_url", "URLs with credentials are not allowed");
+  // Normalising may lengthen it (percent-encoding, punycode).
+  if (url.href.length > MAX_FETCH_URL_LENGTH) throw new SafeFetchError("invalid_url", `URLs longer than ${MAX_FETCH_URL_LENGTH} characters are not fetched`);
   return url;
 }
 
@@ -233,7 +279,7 @@ export async function resolveTarget(url: URL, policy: SafeFetchPolicy): Promise<
     addresses = [{ address: ipaddr.parse(host).toString(), family: ipaddr.parse(host).kind() === "ipv6" ? 6 : 4 }];
   } else {
     try {
-      addresses = await lookup(host, { all: true, verbatim: true });
+      addresses = await policy.resolve(host);
     } catch (error) {
       throw new SafeFetchError("unreachable", `host ${host} could not be resolved`, { cause: error });
     }
@@ -252,6 +298,39 @@ export async function resolveTarget(url: URL, policy: SafeFetchPolicy): Promise<
     }
   }
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
+}
+
+/**
+ * Checks a URL a caller hands over for a later fetch (a job's, or each call's), when the request
+ * is made: its shape, then its host's addresses under the policy, so a private target is refused
+ * at once rather than failing in the background. A host that does not resolve now passes (DNS
+ * may answer later; the fetch checks again). Fails with {@link SafeFetchError} (`invalid_url`,
+ * `private_address`).
+ */
+export async function checkFetchTarget(value: string, policy: SafeFetchPolicy): Promise<URL> {
+  const url = parseFetchableUrl(value);
+  // Nothing to refuse by address: no resolution (and its delay) where private fetches are allowed.
+  if (policy.addressRule === ALLOW_ANY_ADDRESS) return url;
+  try {
+    await resolveTarget(url, policy);
+  } catch (error) {
+    if (error instanceof SafeFetchError && error.failure === "unreachable") return url;
+    throw error;
+  }
+  return url;
+}
+
+/**
+ * {@link checkFetchTarget} for a use case: a refused URL is invalid_argument naming `field` and
+ * the reason (and, for a private address, the setting that lifts the rule).
+ */
+export async function requireFetchTarget(value: string, policy: SafeFetchPolicy, field: string): Promise<URL> {
+  try {
+    return await checkFetchTarget(value, policy);
+  } catch (error) {
+    if (error instanceof SafeFetchError) throw AppError.invalidArgument(`${field}: ${error.reason}`);
+    throw error;
+  }
 }
 
 /** A lookup that always answers the already checked address: the connection goes where the check looked. */

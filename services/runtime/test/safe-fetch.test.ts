@@ -1,7 +1,20 @@
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ALLOW_ANY_ADDRESS, refusedAddressReason, safeFetch, SafeFetchError, safeFetchPolicy, safeRequest, type SafeFetchPolicy } from "../src/safe-fetch.js";
+import { z } from "zod";
+import { env } from "../src/config.js";
+import {
+  ALLOW_ANY_ADDRESS,
+  checkFetchTarget,
+  MAX_FETCH_URL_LENGTH,
+  refusedAddressReason,
+  safeFetch,
+  SafeFetchError,
+  safeFetchPolicy,
+  safeRequest,
+  type SafeFetchPolicy,
+} from "../src/safe-fetch.js";
+import { startTestDnsServer, type TestDnsServer } from "../src/testing/dns-server.js";
 import { patient } from "../src/testing/time.js";
 
 type Handler = (request: IncomingMessage, body: Buffer, response: ServerResponse) => void;
@@ -305,6 +318,244 @@ describe("redirects are checked hop by hop", () => {
   it("refuses a redirect to another scheme", async () => {
     const error = await failure(safeFetch(`${allowed.origin}/to-file`, onlyFirstLoopbackIsPublic, { accept: anyType }));
     expect(error.failure).toBe("invalid_url");
+  });
+});
+
+/**
+ * The SSRF sweep: every way of naming a loopback, private, link-local or metadata target (IPv4 in
+ * any notation, IPv6 forms, names a resolver answers with such addresses, redirects to them, other
+ * schemes, credentials, over-long URLs) is refused by both entry points, and no payload reaches a
+ * socket: the listener the payloads name sees no connection. 127.0.0.2 plays the public internet
+ * (the rule below lets it through): a redirector there sends the redirect payloads on.
+ */
+describe("SSRF sweep", () => {
+  /** Listens (IPv4 and IPv6) on the port every payload names: must never see a connection. */
+  let target: Server;
+  let port: number;
+  let connections = 0;
+  /** The "public" site on 127.0.0.2: redirects to `?to=` (303 for POSTs). */
+  let redirector: Site;
+  let dns: TestDnsServer;
+  let policy: SafeFetchPolicy;
+
+  beforeAll(async () => {
+    target = createServer((_request, response) => response.end("reached"));
+    target.on("connection", () => connections++);
+    await new Promise<void>((resolve) => target.listen(0, "::", resolve));
+    port = (target.address() as AddressInfo).port;
+    redirector = await serve(
+      {
+        "/to": (request, _body, response) => {
+          response.writeHead(request.method === "POST" ? 303 : 302, { location: new URL(request.url ?? "", "http://site").searchParams.get("to")! });
+          response.end();
+        },
+      },
+      "127.0.0.2",
+    );
+    const names: Record<string, string[]> = {
+      localhost: ["127.0.0.1", "::1"],
+      "internal.test": ["127.0.0.1"],
+      "private.test": ["10.1.2.3"],
+      "metadata.test": ["169.254.169.254"],
+      "ec2-v6.test": ["fd00:ec2::254"],
+      "link-local.test": ["fe80::1"],
+      "zero.test": ["0.0.0.0"],
+      "mapped.test": ["::ffff:127.0.0.1"],
+      "nat64.test": ["64:ff9b::a9fe:a9fe"],
+      "loopback-v6.test": ["::1"],
+      "cgnat.test": ["100.64.0.1"],
+      // One public answer does not carry a private one through.
+      "mixed.test": ["127.0.0.2", "10.0.0.1"],
+      "public.test": ["127.0.0.2"],
+    };
+    dns = await startTestDnsServer((name) => names[name] ?? []);
+    policy = safeFetchPolicy(
+      { allowPrivateAddresses: false, service: "content", dnsServers: [dns.address] },
+      { addressRule: (address) => (address === "127.0.0.2" ? undefined : refusedAddressReason(address)) },
+    );
+  });
+  afterAll(async () => {
+    await redirector.close();
+    await dns.close();
+    target.closeAllConnections();
+    await new Promise<void>((resolve) => target.close(() => resolve()));
+  });
+
+  const at = (host: string, path = "/") => `http://${host}:${port}${path}`;
+  const via = (to: string) => `${redirector.origin}/to?to=${encodeURIComponent(to)}`;
+
+  /** [payload, the failure expected]; builders, since the ports are known only once the servers listen. */
+  const payloads: Array<[string, () => string, "private_address" | "invalid_url"]> = [
+    // IPv4: dotted, decimal, octal, hex, short and mixed forms.
+    ["loopback", () => at("127.0.0.1"), "private_address"],
+    ["loopback elsewhere in 127/8", () => at("127.8.9.10"), "private_address"],
+    ["decimal", () => at("2130706433"), "private_address"],
+    ["octal", () => at("0177.0.0.1"), "private_address"],
+    ["octal, zero-padded", () => at("0000177.0.0.01"), "private_address"],
+    ["octal, one number", () => at("017700000001"), "private_address"],
+    ["hex, short", () => at("0x7f.1"), "private_address"],
+    ["hex, one number", () => at("0x7f000001"), "private_address"],
+    ["hex, dotted", () => at("0x7f.0x0.0x0.0x1"), "private_address"],
+    ["short form a.b", () => at("127.1"), "private_address"],
+    ["short form a.b.c", () => at("127.0.1"), "private_address"],
+    ["trailing dot", () => at("127.0.0.1."), "private_address"],
+    ["full-width digits (IDNA)", () => at("１２７.０.０.１"), "private_address"],
+    ["circled digits (IDNA)", () => at("①②⑦.⓪.⓪.①"), "private_address"],
+    ["0", () => at("0"), "private_address"],
+    ["0.0.0.0", () => at("0.0.0.0"), "private_address"],
+    ["0x0", () => at("0x0"), "private_address"],
+    ["RFC 1918 10/8", () => at("10.0.0.1"), "private_address"],
+    ["RFC 1918 172.16/12", () => at("172.16.0.1"), "private_address"],
+    ["RFC 1918 192.168/16", () => at("192.168.0.1"), "private_address"],
+    ["carrier-grade NAT", () => at("100.64.0.1"), "private_address"],
+    ["metadata", () => at("169.254.169.254", "/latest/meta-data/"), "private_address"],
+    ["metadata, decimal", () => at("2852039166"), "private_address"],
+    ["metadata, hex", () => at("0xa9fea9fe"), "private_address"],
+    ["metadata, octal", () => at("0251.0376.0251.0376"), "private_address"],
+    ["multicast", () => at("224.0.0.1"), "private_address"],
+    ["broadcast", () => at("255.255.255.255"), "private_address"],
+    ["benchmarking range", () => at("198.18.0.1"), "private_address"],
+    // IPv6: loopback, unspecified, unique-local, link-local, multicast and forms embedding IPv4.
+    ["IPv6 loopback", () => at("[::1]"), "private_address"],
+    ["IPv6 loopback, long form", () => at("[0:0:0:0:0:0:0:1]"), "private_address"],
+    ["IPv6 unspecified", () => at("[::]"), "private_address"],
+    ["IPv6 unique-local", () => at("[fc00::1]"), "private_address"],
+    ["IPv6 metadata (EC2)", () => at("[fd00:ec2::254]"), "private_address"],
+    ["IPv6 link-local", () => at("[fe80::1]"), "private_address"],
+    ["IPv6 link-local with a zone", () => `http://[fe80::1%25lo]:${port}/`, "invalid_url"],
+    ["IPv6 multicast", () => at("[ff02::1]"), "private_address"],
+    ["IPv6 site-local", () => at("[fec0::1]"), "private_address"],
+    ["IPv4-mapped", () => at("[::ffff:127.0.0.1]"), "private_address"],
+    ["IPv4-mapped, hex", () => at("[::ffff:7f00:1]"), "private_address"],
+    ["IPv4-mapped metadata", () => at("[::ffff:169.254.169.254]"), "private_address"],
+    ["IPv4-translated", () => at("[::ffff:0:7f00:1]"), "private_address"],
+    ["IPv4-compatible", () => at("[::127.0.0.1]"), "private_address"],
+    ["NAT64", () => at("[64:ff9b::127.0.0.1]"), "private_address"],
+    ["NAT64 metadata", () => at("[64:ff9b::a9fe:a9fe]"), "private_address"],
+    ["local-use NAT64", () => at("[64:ff9b:1::a00:1]"), "private_address"],
+    ["6to4", () => at("[2002:7f00:1::1]"), "private_address"],
+    ["Teredo", () => at("[2001:0:4136:e378:8000:63bf:80ff:fffe]"), "private_address"],
+    ["ISATAP", () => at("[fe80::5efe:127.0.0.1]"), "private_address"],
+    // Names whose addresses are private (asked of the DNS server above, not the system's).
+    ["localhost", () => at("localhost"), "private_address"],
+    ["name → loopback", () => at("internal.test"), "private_address"],
+    ["name → RFC 1918", () => at("private.test"), "private_address"],
+    ["name → metadata", () => at("metadata.test"), "private_address"],
+    ["name → IPv6 metadata", () => at("ec2-v6.test"), "private_address"],
+    ["name → IPv6 link-local", () => at("link-local.test"), "private_address"],
+    ["name → 0.0.0.0", () => at("zero.test"), "private_address"],
+    ["name → IPv4-mapped loopback", () => at("mapped.test"), "private_address"],
+    ["name → NAT64 metadata", () => at("nat64.test"), "private_address"],
+    ["name → IPv6 loopback", () => at("loopback-v6.test"), "private_address"],
+    ["name → carrier-grade NAT", () => at("cgnat.test"), "private_address"],
+    ["name → one public and one private address", () => at("mixed.test"), "private_address"],
+    ["upper-case name", () => at("INTERNAL.TEST"), "private_address"],
+    // Redirects from the public site to private targets, and to other schemes.
+    ["redirect → loopback", () => via(at("127.0.0.1")), "private_address"],
+    ["redirect → decimal loopback", () => via(at("2130706433")), "private_address"],
+    ["redirect → IPv6 loopback", () => via(at("[::1]")), "private_address"],
+    ["redirect → metadata", () => via("http://169.254.169.254/latest/meta-data/"), "private_address"],
+    ["redirect → name → loopback", () => via(at("internal.test")), "private_address"],
+    ["redirect → public → loopback", () => via(via(at("127.0.0.1"))), "private_address"],
+    [
+      "redirect → public name → IPv4-mapped loopback",
+      () => via(`${redirector.origin.replace("127.0.0.2", "public.test")}/to?to=${encodeURIComponent(at("[::ffff:7f00:1]"))}`),
+      "private_address",
+    ],
+    ["redirect → file:", () => via("file:///etc/passwd"), "invalid_url"],
+    ["redirect → gopher:", () => via(`gopher://127.0.0.1:${port}/_GET`), "invalid_url"],
+    ["redirect → credentials", () => via(`http://user:secret@127.0.0.2:${port}/`), "invalid_url"],
+    // Other schemes.
+    ["file:", () => "file:///etc/passwd", "invalid_url"],
+    ["file: with a host", () => "file://127.0.0.1/etc/passwd", "invalid_url"],
+    ["gopher:", () => `gopher://127.0.0.1:${port}/_GET%20/`, "invalid_url"],
+    ["ftp:", () => `ftp://127.0.0.1:${port}/`, "invalid_url"],
+    ["data:", () => "data:text/html,<p>hi</p>", "invalid_url"],
+    ["dict:", () => `dict://127.0.0.1:${port}/info`, "invalid_url"],
+    ["ldap:", () => `ldap://127.0.0.1:${port}/`, "invalid_url"],
+    ["ws:", () => `ws://127.0.0.1:${port}/`, "invalid_url"],
+    ["javascript:", () => "javascript:fetch('http://127.0.0.1/')", "invalid_url"],
+    ["scheme-relative", () => `//127.0.0.1:${port}/`, "invalid_url"],
+    // Credentials, even towards a public host; user info that hides the real host.
+    ["credentials", () => `http://user:secret@127.0.0.2:${port}/`, "invalid_url"],
+    ["user only", () => `http://user@127.0.0.2:${port}/`, "invalid_url"],
+    ["user info naming the public host", () => `http://127.0.0.2:${port}@127.0.0.1:${port}/`, "invalid_url"],
+    // Over-long URLs: refused before anything is resolved.
+    ["over-long path", () => `http://127.0.0.2:${port}/${"a".repeat(MAX_FETCH_URL_LENGTH)}`, "invalid_url"],
+    ["over-long host", () => `http://${"a".repeat(60).concat(".").repeat(140)}test/`, "invalid_url"],
+  ];
+
+  it(`refuses ${payloads.length} payloads through safeFetch and safeRequest, and none reaches a socket`, async () => {
+    expect(payloads.length).toBeGreaterThanOrEqual(50);
+    for (const [name, build, expected] of payloads) {
+      const url = build();
+      const get = await failure(safeFetch(url, policy, { accept: anyType }));
+      const post = await failure(safeRequest(url, { method: "POST", body: Buffer.from("{}") }, policy));
+      expect([name, get.failure, post.failure]).toEqual([name, expected, expected]);
+      if (expected === "private_address")
+        expect([name, get.reason]).toEqual([name, expect.stringContaining("IMPRINT_ALLOW_PRIVATE_FETCH=true on the content service")]);
+    }
+    expect(connections).toBe(0);
+    // The redirect payloads did go through the public site; names were asked of the test's server.
+    expect(redirector.requests.length).toBeGreaterThan(0);
+    expect(dns.queries.some(({ name }) => name === "metadata.test")).toBe(true);
+  });
+
+  it("refuses them when the request is made (checkFetchTarget), naming the setting", async () => {
+    for (const [name, build, expected] of payloads) {
+      // Redirects are followed only by a fetch: the first hop is public.
+      if (name.startsWith("redirect")) continue;
+      const refused = await failure(checkFetchTarget(build(), policy));
+      expect([name, refused.failure]).toEqual([name, expected]);
+    }
+    const unresolved = await checkFetchTarget("http://not-yet-in-dns.test/", policy);
+    expect(unresolved.hostname).toBe("not-yet-in-dns.test");
+    expect((await checkFetchTarget(`${redirector.origin}/page`, policy)).origin).toBe(redirector.origin);
+    expect(connections).toBe(0);
+  });
+
+  it("connects to the address it checked: a name rebinding to loopback between check and connect is not followed", async () => {
+    // The same port on 127.0.0.1 (private) and 127.0.0.2 (public): a second resolution would land on the first.
+    const publicSite = await serve({}, "127.0.0.2");
+    const sitePort = Number(new URL(publicSite.origin).port);
+    let privateHits = 0;
+    const privateSite = createServer((_request, response) => response.end("private"));
+    privateSite.on("connection", () => privateHits++);
+    await new Promise<void>((resolve, reject) => privateSite.once("error", reject).listen(sitePort, "127.0.0.1", resolve));
+    const rebinding = await startTestDnsServer((name, asked) => (name === "rebind.test" ? [asked === 0 ? "127.0.0.2" : "127.0.0.1"] : []));
+    const rebindingPolicy = {
+      ...policy,
+      resolve: safeFetchPolicy({ allowPrivateAddresses: false, service: "content", dnsServers: [rebinding.address] }).resolve,
+    };
+    try {
+      const fetched = await safeFetch(`http://rebind.test:${sitePort}/page`, rebindingPolicy, { accept: htmlOnly });
+      expect(fetched.body.toString()).toContain("Welcome to Acme");
+      // One question for the name's IPv4 address: the connection used its answer, never a second one.
+      expect(rebinding.queries.filter(({ type }) => type === "A")).toEqual([{ name: "rebind.test", type: "A" }]);
+      expect(privateHits).toBe(0);
+      // The name now answers loopback: refused before connecting.
+      const refused = await failure(safeFetch(`http://rebind.test:${sitePort}/page`, rebindingPolicy, { accept: anyType }));
+      expect(refused.reason).toMatch(/^rebind\.test \(127\.0\.0\.1\) is a loopback address/);
+      expect(privateHits).toBe(0);
+      expect(publicSite.requests).toEqual(["/page"]);
+    } finally {
+      await rebinding.close();
+      await publicSite.close();
+      privateSite.closeAllConnections();
+      await new Promise<void>((resolve) => privateSite.close(() => resolve()));
+    }
+  });
+
+  it("reads IMPRINT_FETCH_DNS_SERVERS: addresses with optional ports, empty for the system resolver", () => {
+    const shape = z.object({ IMPRINT_FETCH_DNS_SERVERS: env.dnsServers() });
+    expect(shape.parse({}).IMPRINT_FETCH_DNS_SERVERS).toEqual([]);
+    expect(shape.parse({ IMPRINT_FETCH_DNS_SERVERS: "10.0.0.2, 127.0.0.1:5353,[::1]:53,::1" }).IMPRINT_FETCH_DNS_SERVERS).toEqual([
+      "10.0.0.2",
+      "127.0.0.1:5353",
+      "[::1]:53",
+      "::1",
+    ]);
+    for (const bad of ["dns.example.com", "127.0.0.1:99999", "10.0.0.1:x"]) expect(shape.safeParse({ IMPRINT_FETCH_DNS_SERVERS: bad }).success).toBe(false);
   });
 });
 

@@ -25,7 +25,11 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
   const config = deps.config;
   return {
     ...revision,
-    fetchPolicy: safeFetchPolicy({ allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content" }),
+    fetchPolicy: safeFetchPolicy({
+      allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH,
+      service: "content",
+      dnsServers: config.IMPRINT_FETCH_DNS_SERVERS,
+    }),
     allowHttp: config.IMPRINT_ALLOW_PRIVATE_FETCH,
     gitBinary: config.GIT_BINARY,
     limits: {

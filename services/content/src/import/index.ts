@@ -33,7 +33,7 @@ export function importDeps(
   return {
     ...revision,
     fetchPolicy: safeFetchPolicy(
-      { allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content" },
+      { allowPrivateAddresses: deps.config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content", dnsServers: deps.config.IMPRINT_FETCH_DNS_SERVERS },
       { userAgent: "Imprint-Import/1.0 (+https://github.com/imprint)" },
     ),
     limits,

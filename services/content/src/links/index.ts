@@ -19,10 +19,10 @@ export { LINK_SERVICE_NAME, LinkCaches };
 export type { LinkDeps };
 
 /** The links use cases' dependencies; service.ts builds them once (the gRPC service and the consumer share the caches). */
-export function linkDeps(revision: RevisionDeps, config: Pick<ResolvedContentConfig, "IMPRINT_ALLOW_PRIVATE_FETCH">): LinkDeps {
+export function linkDeps(revision: RevisionDeps, config: Pick<ResolvedContentConfig, "IMPRINT_ALLOW_PRIVATE_FETCH" | "IMPRINT_FETCH_DNS_SERVERS">): LinkDeps {
   // An embed is read while its caller waits: a short time and a small body.
   const fetchPolicy = safeFetchPolicy(
-    { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content" },
+    { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content", dnsServers: config.IMPRINT_FETCH_DNS_SERVERS },
     { requestTimeoutMs: 5_000, maxRedirects: 3 },
   );
   return { ...revision, links: new LinkCaches(), fetchPolicy };

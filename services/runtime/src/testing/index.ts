@@ -39,6 +39,9 @@
  *   stops and starts again, as a crash and restart would, without touching what others share; with
  *   `{ lostAnswers }` (a `LostAnswers`) in front of a gRPC server, it cuts the connection where an
  *   answer would begin, as a copy killed right after its commit would.
+ * - **DNS.** `startTestDnsServer(answers)`: a DNS server on loopback answering A/AAAA questions
+ *   as the test says (differently per question: rebinding), for the fetch guard's resolver
+ *   (IMPRINT_FETCH_DNS_SERVERS).
  * - **Delivery orders.** `deliveryPlans(n)` (fast-check) and `deliverInPlan(events, plan)`: an
  *   in-order stream shuffled, duplicated and partly held back, for consumers' property tests.
  * - **Scripts.** `runNodeScript(script, args)` / `runNodeScriptJson`: a compiled CLI run as an
@@ -95,4 +98,5 @@ export {
 export { describeTables, runtimeTablesAsCreated, schemaDrift, type TableDescription } from "./schema.js";
 export { deliverInPlan, deliveryPlans, republished, type DeliveryPlan } from "./delivery.js";
 export { runNodeScript, runNodeScriptJson, type ScriptOptions, type ScriptResult } from "./scripts.js";
+export { startTestDnsServer, type DnsAnswers, type DnsQuery, type TestDnsServer } from "./dns-server.js";
 export { startRestartableNats, startRestartablePostgres, type RestartableNats, type RestartablePostgres, type RestartableServer } from "./outages.js";

@@ -29,6 +29,8 @@ export interface RunOptions {
   maxObjectBytes?: number;
   /** Output bound (stdout), beyond which the process is killed. */
   maxOutputBytes?: number;
+  /** Bound on NUL-terminated records of the output (`-z` listings), beyond which the process is killed. */
+  maxOutputRecords?: number;
 }
 
 export class GitFailure extends Error {
@@ -167,9 +169,12 @@ export class GitWorkspace {
           });
         }, 50);
       }
+      let records = 0;
       child.stdout.on("data", (chunk: Buffer) => {
         stdoutBytes += chunk.length;
+        if (options.maxOutputRecords !== undefined) for (let at = chunk.indexOf(0); at >= 0; at = chunk.indexOf(0, at + 1)) records += 1;
         if (options.maxOutputBytes !== undefined && stdoutBytes > options.maxOutputBytes) kill("output_too_large");
+        else if (options.maxOutputRecords !== undefined && records > options.maxOutputRecords) kill("output_too_large");
         else stdout.push(chunk);
       });
       child.stderr.on("data", (chunk: Buffer) => {

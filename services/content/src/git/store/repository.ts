@@ -58,9 +58,21 @@ export async function readCommit(workspace: GitWorkspace, oid: string): Promise<
   return { message: blank < 0 ? "" : text.slice(blank + 2).replace(/\n+$/, ""), byService };
 }
 
-/** Every blob of the commit's tree (recursive), with sizes; bounded by the file-count limit. */
+const tooManyFiles = (limits: GitLimits) => new AppError("payload_too_large", `repository: more than ${limits.maxFiles} files (GIT_MAX_FILES)`);
+
+/**
+ * Every blob of the commit's tree (recursive), with sizes; bounded by the file-count limit. The
+ * listing itself is cut short past it (blobs, links and submodules alike, twice the limit): a small
+ * pack can hold a tree naming one subtree many times over, whose listing would never end.
+ */
 export async function readTree(workspace: GitWorkspace, oid: string, limits: GitLimits): Promise<TreeEntry[]> {
-  const out = await workspace.run(["ls-tree", "-r", "-l", "-z", "--full-tree", oid]);
+  let out: Buffer;
+  try {
+    out = await workspace.run(["ls-tree", "-r", "-l", "-z", "--full-tree", oid], { maxOutputRecords: 2 * limits.maxFiles + 1 });
+  } catch (error) {
+    if (error instanceof GitFailure && error.reason === "output_too_large") throw tooManyFiles(limits);
+    throw error;
+  }
   const entries: TreeEntry[] = [];
   for (const record of out.toString("utf8").split("\0")) {
     if (record === "") continue;
@@ -68,19 +80,30 @@ export async function readTree(workspace: GitWorkspace, oid: string, limits: Git
     const [mode, type, blobOid, size] = record.slice(0, tab).split(/\s+/);
     if (type !== "blob" || !mode || !blobOid) continue;
     entries.push({ path: record.slice(tab + 1), oid: blobOid, size: Number(size), mode });
-    if (entries.length > limits.maxFiles) {
-      throw new AppError("payload_too_large", `repository: more than ${limits.maxFiles} files (GIT_MAX_FILES)`);
-    }
+    if (entries.length > limits.maxFiles) throw tooManyFiles(limits);
   }
   return entries;
 }
 
-/** Reads blobs by oid in one `cat-file --batch`. */
-export async function readBlobs(workspace: GitWorkspace, oids: readonly string[]): Promise<Map<string, Buffer>> {
+/**
+ * Reads blobs by oid in one `cat-file --batch`, at most `limits.maxRepositoryBytes` of them in all:
+ * the repository's bound applies to what its objects inflate to, or a small pack of compressible
+ * blobs would fill memory.
+ */
+export async function readBlobs(workspace: GitWorkspace, oids: readonly string[], limits: Pick<GitLimits, "maxRepositoryBytes">): Promise<Map<string, Buffer>> {
   const unique = [...new Set(oids)];
   const blobs = new Map<string, Buffer>();
   if (unique.length === 0) return blobs;
-  const out = await workspace.run(["cat-file", "--batch"], { input: `${unique.join("\n")}\n` });
+  let out: Buffer;
+  try {
+    // Each blob's header line ("<oid> blob <size>") and newline on top of its bytes.
+    out = await workspace.run(["cat-file", "--batch"], { input: `${unique.join("\n")}\n`, maxOutputBytes: limits.maxRepositoryBytes + unique.length * 128 });
+  } catch (error) {
+    if (error instanceof GitFailure && error.reason === "output_too_large") {
+      throw new AppError("payload_too_large", `repository: its files inflate past the limit of ${limits.maxRepositoryBytes} bytes (GIT_MAX_REPOSITORY_BYTES)`);
+    }
+    throw error;
+  }
   let offset = 0;
   while (offset < out.length) {
     const newline = out.indexOf(10, offset);

@@ -62,7 +62,7 @@ async function fetchContent(request: RemoteRequest, deps: GitDeps): Promise<Fetc
     const oid = await fetchRef(workspace, network, request.ref, deps.limits);
     const { message, byService } = await readCommit(workspace, oid);
     const tree = await readTree(workspace, oid, deps.limits);
-    const layout = await readLayout({ tree, directory: request.directory, read: (oids) => readBlobs(workspace, oids), limits: deps.limits });
+    const layout = await readLayout({ tree, directory: request.directory, read: (oids) => readBlobs(workspace, oids, deps.limits), limits: deps.limits });
     for (const file of layout.files) {
       if (file.size > deps.limits.maxFileBytes) {
         throw new AppError("payload_too_large", `${file.path}: file larger than the limit of ${deps.limits.maxFileBytes} bytes (GIT_MAX_FILE_BYTES)`);
@@ -71,6 +71,7 @@ async function fetchContent(request: RemoteRequest, deps: GitDeps): Promise<Fetc
     const blobs = await readBlobs(
       workspace,
       layout.files.map((file) => file.oid),
+      deps.limits,
     );
     return { oid, message, byService, layout, blobs };
   });

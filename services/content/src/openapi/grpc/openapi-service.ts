@@ -9,12 +9,12 @@ import { listOpenApiSpecVersions } from "../use-cases/list-spec-versions.js";
 import { putOpenApiSpec } from "../use-cases/put-spec.js";
 import { updateOpenApiSpec } from "../use-cases/update-spec.js";
 import { openApiSpecToProto, versionToProto } from "./mappers.js";
-import type { ContentDeps } from "../../deps.js";
+import type { ContentDeps, OpenApiDeps } from "../../deps.js";
 
 export const OPENAPI_SPEC_SERVICE_NAME = "imprint.content.v1.OpenAPISpecService";
 
 /** Thin transport: one use case per call on a fresh EntityManager, its result mapped to the response. */
-export function openApiSpecServiceImplementation(deps: ContentDeps): AsyncImplementation<typeof OpenAPISpecServiceService> {
+export function openApiSpecServiceImplementation(deps: ContentDeps & Pick<OpenApiDeps, "fetchPolicy">): AsyncImplementation<typeof OpenAPISpecServiceService> {
   const em = () => forkEm(deps.orm);
   return {
     listOpenApiSpecs: async (request) => {

@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, requireFetchTarget } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { requireSpecEditing, requireSpecsAccess } from "../store/access.js";
 import { OPENAPI_PROCESSING_JOB } from "../jobs/processor.js";
@@ -26,6 +26,8 @@ export async function createOpenApiSpec(em: EntityManager, input: CreateOpenApiS
   const sourceUrl = validateSourceUrl(input.sourceUrl);
   const access = await requireSpecsAccess(deps, input.organizationId, input.caller);
   requireSpecEditing(access);
+  // The job fetches it later: a private target is refused now, where the caller sees why.
+  await requireFetchTarget(sourceUrl, deps.fetchPolicy, "source.url");
   const caller = input.caller!;
   let view: OpenApiSpecView;
   try {

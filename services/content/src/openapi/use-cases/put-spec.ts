@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException, type EntityManager } from "@mikro-orm/postgresql";
+import { requireFetchTarget } from "@imprint/runtime";
 import type { CallerInput } from "../../access/index.js";
 import { findVisibleSpec, requireSpecEditing, requireSpecsAccess } from "../store/access.js";
 import { OPENAPI_PROCESSING_JOB } from "../jobs/processor.js";
@@ -24,6 +25,8 @@ export async function putOpenApiSpec(em: EntityManager, input: PutOpenApiSpecInp
   const sourceUrl = validateSourceUrl(input.sourceUrl);
   const access = await requireSpecsAccess(deps, input.organizationId, input.caller);
   requireSpecEditing(access);
+  // The job fetches it later: a private target is refused now, where the caller sees why.
+  await requireFetchTarget(sourceUrl, deps.fetchPolicy, "source.url");
   const caller = input.caller!;
   const attempt = () =>
     deps.unitOfWork.run(em.fork(), async (tx) => {

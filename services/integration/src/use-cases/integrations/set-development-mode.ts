@@ -1,11 +1,11 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, requireCaller, type CallerInput } from "@imprint/runtime";
+import { AppError, requireCaller, requireFetchTarget, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
 import { findOwnedIntegration } from "../shared/integrations.js";
 
 const TUNNEL_URL_MAX = 2048;
 
-/** The tunnel URL when it is an absolute http(s) URL without credentials (the SSRF guard checks its address at each call). */
+/** The tunnel URL when it is an absolute http(s) URL without credentials (the SSRF guard checks its address now and at each call). */
 function checkTunnelUrl(value: string): string {
   if (value.length > TUNNEL_URL_MAX || !URL.canParse(value)) throw AppError.invalidArgument("tunnelUrl: must be an absolute http(s) URL");
   const url = new URL(value);
@@ -26,6 +26,8 @@ export async function setDevelopmentMode(
 ): Promise<void> {
   const integration = await findOwnedIntegration(em, deps, requireCaller(input.caller), input.name, "change its development mode");
   const tunnelUrl = input.tunnelUrl === null ? null : checkTunnelUrl(input.tunnelUrl);
+  // Calls reach it later: a private target is refused now, where the developer sees why.
+  if (tunnelUrl !== null) await requireFetchTarget(tunnelUrl, deps.fetchPolicy, "tunnelUrl");
   await deps.unitOfWork.run(em, async () => {
     integration.devTunnelUrl = tunnelUrl;
     integration.devAll = tunnelUrl !== null && input.all;
