@@ -87,6 +87,16 @@ export const env = {
           .filter((server) => server !== ""),
       )
       .refine((servers) => servers.every(isDnsServer), "must be comma-separated IP addresses, each with an optional :port (IPv6 in brackets with a port)"),
+  /** METRICS_TOKEN: the bearer token /metrics asks for (unset: none); Prometheus sends it with `authorization`. */
+  metricsToken: () => z.string().min(16, "must be at least 16 characters (unset: /metrics asks for none)").optional(),
+  /** A port that may be left out (unset or empty: undefined; 0: a free one). */
+  optionalPort: () =>
+    z
+      .string()
+      .regex(/^\d*$/, "must be a port number (0: a free one), or empty for none")
+      .optional()
+      .transform((value) => (value === undefined || value === "" ? undefined : Number(value)))
+      .refine((port) => port === undefined || port <= 65535, "must be at most 65535"),
 };
 
 /** `address`, `address:port` or `[ipv6]:port`, as dns.setServers takes them. */
@@ -134,4 +144,13 @@ export const serviceConfigShape = {
   SHUTDOWN_DRAIN_MS: env.drainMs(),
   /** Events each of the service's durable consumers handles at once (one at a time per key). */
   EVENT_CONCURRENCY: env.positiveInt(4),
+  /**
+   * Port serving the process's Prometheus metrics at /metrics (unset or empty: none; 0: a free one,
+   * logged). Services of one process asking for the same port share it: one registry per process.
+   */
+  METRICS_PORT: env.optionalPort(),
+  /** Address the metrics port listens on (0.0.0.0 in a container, so Prometheus reaches it). */
+  METRICS_HOST: z.string().default("127.0.0.1"),
+  /** When set, /metrics answers 401 without `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: env.metricsToken(),
 };

@@ -26,3 +26,4 @@ export * from "./downloads.js";
 export * from "./rate-limit/rate-limiter.js";
 export * from "./rate-limit/client-address.js";
 export * from "./request-body.js";
+export * from "./metrics/index.js";
