@@ -64,7 +64,7 @@ export class CachedLoader<V> {
       this.entries = new CacheBudget(options.maxBytes).cache(options.name);
       this.charge = options.bytes;
     } else {
-      this.entries = new CacheBudget(options.maxEntries).cache(options.name);
+      this.entries = new CacheBudget(options.maxEntries, "entries").cache(options.name);
       this.charge = () => 1;
     }
     this.now = options.now ?? (() => performance.now());

@@ -15,6 +15,7 @@ import { JobRunner, type JobControl, type JobSpec } from "./jobs/job-runner.js";
 import { createLogger, type Logger } from "./logger.js";
 import { drainPeriod, runMain, runTask } from "./process.js";
 import { ReadinessProbe, type ReadinessProbeOptions } from "./readiness.js";
+import { serveMetrics, type MetricsListener } from "./metrics/endpoint.js";
 
 export type Clock = () => Date;
 export type ServiceConfig = z.infer<z.ZodObject<typeof serviceConfigShape>>;
@@ -97,6 +98,8 @@ export interface RunningService {
   orm: MikroORM;
   nats: NatsLink;
   relay: OutboxRelay;
+  /** Where this service's process serves its metrics (METRICS_PORT), when it does. */
+  metricsUrl?: string;
   /** Each durable consumer's counters in this process (retries, dead letters, ...), by name. */
   consumerStats(): Record<string, ConsumerStats>;
   /**
@@ -144,6 +147,7 @@ export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUps
   let relay: OutboxRelay | undefined;
   let jobs: JobRunner | undefined;
   let grpc: GrpcServerHandle | undefined;
+  let metrics: MetricsListener | undefined;
   let readiness: ReadinessProbe | undefined;
   let streams: ReturnType<typeof keepStream> | undefined;
   let built: { deps: Deps } | undefined;
@@ -175,6 +179,7 @@ export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUps
       readiness?.stop();
       // Health goes NOT_SERVING first, then running calls get the grace period to finish.
       if (grpc) await step("grpc", () => grpc!.shutdown(config.SHUTDOWN_GRACE_MS));
+      if (metrics) await step("metrics", () => metrics!.close());
       // Before the relay stops, so the events of a job's last run are still published.
       if (jobs) await step("jobs", () => jobs!.stop());
       for (const subscription of subscriptions) await step("consumer", () => subscription.stop());
@@ -196,6 +201,7 @@ export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUps
       migrationsPath: spec.migrationsPath,
       runMigrations: !config.SKIP_MIGRATIONS,
       logger,
+      metricsService: spec.name,
     });
     // Transactions (and the events they record) take their time from the service's clock.
     useTransactionClock(orm, clock);
@@ -206,9 +212,9 @@ export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUps
       { replicas: config.NATS_STREAM_REPLICAS, maxAgeMs: config.NATS_STREAM_MAX_AGE_MS, maxBytes: config.NATS_STREAM_MAX_BYTES },
       logger,
     );
-    relay = new OutboxRelay({ orm, nats, context: spec.context, logger, clock });
+    relay = new OutboxRelay({ orm, nats, context: spec.context, logger, clock, service: spec.name });
     relay.start();
-    jobs = new JobRunner({ orm, logger, clock });
+    jobs = new JobRunner({ orm, logger, clock, service: spec.name });
     // Keyed writes: the gRPC server answers them from here, the unit of work claims their keys.
     const keyedCalls = new IdempotentCalls(orm, clock);
     const runtime: ServiceDeps = { orm, nats, logger, clock, relay, unitOfWork: createUnitOfWork(relay, keyedCalls), jobs, config };
@@ -250,6 +256,9 @@ export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUps
     });
     grpc.health.setStatus(LIVENESS_SERVICE, "SERVING");
     setHealth(grpc, services, "NOT_SERVING");
+    if (config.METRICS_PORT !== undefined) {
+      metrics = await serveMetrics({ host: config.METRICS_HOST, port: config.METRICS_PORT, token: config.METRICS_TOKEN, logger });
+    }
     await spec.onStarted?.(deps(), runtime);
     const pruning = pruneProcessedEventsJob({ orm, logger, clock, retentionMs: config.PROCESSED_EVENTS_RETENTION_MS });
     const pruningKeyedCalls = pruneIdempotentCallsJob({ orm, logger, clock });
@@ -267,7 +276,7 @@ export async function startService<Deps, Upstreams extends UpstreamSpecs = NoUps
     readiness.start();
     logger.info("service started", { address: grpc.address, context: spec.context });
     const consumerStats = () => Object.fromEntries(subscriptions.map((subscription) => [subscription.consumer, subscription.stats]));
-    return { name: spec.name, address: grpc.address, port: grpc.port, orm, nats, relay, consumerStats, drain, stop };
+    return { name: spec.name, address: grpc.address, port: grpc.port, metricsUrl: metrics?.url, orm, nats, relay, consumerStats, drain, stop };
   } catch (error) {
     await stop();
     throw error;

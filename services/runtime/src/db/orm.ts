@@ -3,6 +3,8 @@ import { MikroORM, type EntityManager, type Options } from "@mikro-orm/postgresq
 import { Migrator } from "@mikro-orm/migrations";
 import pg from "pg";
 import type { Logger } from "../logger.js";
+import { addScrapeSource } from "../metrics/registry.js";
+import { dbPoolIdle, dbPoolInUse, dbPoolMax, dbPoolWaiting } from "../metrics/series.js";
 import { releaseConnectionsThatDie } from "./dead-connections.js";
 import { RUNTIME_ENTITIES } from "./runtime-entities.js";
 
@@ -18,18 +20,43 @@ export interface DatabaseOptions {
   logger?: Logger;
   debug?: boolean;
   poolMax?: number;
+  /** The `service` label of the pool's series (imprint_db_pool_*); a pool without one is not measured. */
+  metricsService?: string;
+}
+
+/** Measures `pool` at each scrape (connections in use, idle, requests waiting) until it ends. */
+function measurePool(pool: pg.Pool, service: string, max: number): void {
+  const labels = { service };
+  const remove = addScrapeSource({
+    collect: () => {
+      if (pool.ended) {
+        remove();
+        return;
+      }
+      dbPoolInUse.set(labels, pool.totalCount - pool.idleCount);
+      dbPoolIdle.set(labels, pool.idleCount);
+      dbPoolWaiting.set(labels, pool.waitingCount);
+      dbPoolMax.set(labels, max);
+    },
+  });
 }
 
 /** Boots MikroORM on the service's database and brings its schema up to date. */
 export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> {
+  const poolMax = options.poolMax ?? 10;
   const orm = await MikroORM.init({
     clientUrl: options.url,
     entities: [...options.entities, ...RUNTIME_ENTITIES],
     extensions: [Migrator],
     migrations: { path: options.migrationsPath, glob: "!(*.d).{js,ts}", emit: "ts", snapshot: false, transactional: true, silent: true },
-    pool: { min: 0, max: options.poolMax ?? 10 },
-    // A connection cut while in use goes back to the pool at once (see releaseConnectionsThatDie).
-    driverOptions: { onPoolCreated: releaseConnectionsThatDie },
+    pool: { min: 0, max: poolMax },
+    driverOptions: {
+      onPoolCreated: (pool: pg.Pool) => {
+        // A connection cut while in use goes back to the pool at once (see releaseConnectionsThatDie).
+        releaseConnectionsThatDie(pool);
+        if (options.metricsService !== undefined) measurePool(pool, options.metricsService, poolMax);
+      },
+    },
     debug: options.debug ?? false,
     allowGlobalContext: false,
     ensureDatabase: false,

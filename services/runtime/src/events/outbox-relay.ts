@@ -6,7 +6,10 @@ import { NatsLink } from "./nats.js";
 import type { Logger } from "../logger.js";
 import { OutboxEvent } from "./entities.js";
 import { streamName, type EventEnvelope } from "./envelope.js";
-import { queryRows, sql } from "../db/sql.js";
+import { queryRows, sql, toDateOrNull } from "../db/sql.js";
+import type { CounterChild, HistogramChild } from "../metrics/fast-metrics.js";
+import { addScrapeSource } from "../metrics/registry.js";
+import { outboxBacklog, outboxOldestAge, outboxPublished, outboxRelayLatency } from "../metrics/series.js";
 
 export interface OutboxRelayOptions {
   orm: MikroORM;
@@ -26,6 +29,8 @@ export interface OutboxRelayOptions {
   /** Milliseconds to wait for each JetStream ack (default 5 s). */
   publishTimeoutMs?: number;
   clock?: () => Date;
+  /** The `service` label of its series (the outbox backlog, the relay latency); the context by default. */
+  service?: string;
   /**
    * Test seam: runs after JetStream acknowledged a batch and before its rows are marked published.
    * Throwing here behaves like a crash at the worst moment: the batch stays unpublished in the
@@ -76,6 +81,10 @@ export class OutboxRelay {
   private stopped = false;
   private lastCleanupAt = 0;
   private readonly counters: OutboxRelayStats = { published: 0, duplicates: 0, failures: 0 };
+  private readonly service: string;
+  private readonly latency: HistogramChild;
+  private readonly publishedSeries: CounterChild;
+  private removeScrapeSource: (() => void) | undefined;
 
   constructor(options: OutboxRelayOptions) {
     this.orm = options.orm;
@@ -93,6 +102,9 @@ export class OutboxRelay {
     this.publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
     this.clock = options.clock ?? (() => new Date());
     this.beforeMarkPublished = options.beforeMarkPublished;
+    this.service = options.service ?? options.context;
+    this.latency = outboxRelayLatency.child(this.service);
+    this.publishedSeries = outboxPublished.child(this.service);
   }
 
   get stats(): Readonly<OutboxRelayStats> {
@@ -104,6 +116,7 @@ export class OutboxRelay {
     if (this.stopped || this.timer) return;
     this.timer = setInterval(() => this.notify(), this.pollIntervalMs);
     this.timer.unref();
+    this.removeScrapeSource = addScrapeSource({ collect: () => this.measureBacklog() });
     this.notify();
   }
 
@@ -120,6 +133,7 @@ export class OutboxRelay {
       return;
     }
     this.stopped = true;
+    this.removeScrapeSource?.();
     clearInterval(this.timer);
     this.timer = undefined;
     await this.running;
@@ -178,6 +192,9 @@ export class OutboxRelay {
             break;
           }
           acknowledged.push(rows[index]!);
+          // From the commit (the row's creation, on the system clock) to JetStream's acknowledgement.
+          this.latency.observe(Math.max(0, Date.now() - rows[index]!.createdAt.getTime()) / 1_000);
+          this.publishedSeries.inc();
           if (ack.value.duplicate) this.counters.duplicates += 1;
           else this.counters.published += 1;
         }
@@ -190,6 +207,18 @@ export class OutboxRelay {
     } catch (error) {
       return { claimed: 0, error };
     }
+  }
+
+  /** The events waiting to be published and the age of the oldest (asked at scrape time). */
+  private async measureBacklog(): Promise<void> {
+    const [row] = await queryRows(
+      this.orm.em.fork(),
+      sql<{ backlog: number; oldest: string | null }>`select count(*)::int as backlog, min(created_at) as oldest
+        from outbox_events where published_at is null and subject like ${this.subjectPattern}`,
+    );
+    outboxBacklog.set({ service: this.service }, row?.backlog ?? 0);
+    const oldest = toDateOrNull(row?.oldest);
+    outboxOldestAge.set({ service: this.service }, oldest ? Math.max(0, Date.now() - oldest.getTime()) / 1_000 : 0);
   }
 
   private async claimBatch(em: EntityManager): Promise<OutboxEvent[]> {

@@ -3,6 +3,8 @@ import type { NatsConnection } from "@nats-io/transport-node";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type ConsumerConfig, type ConsumerMessages, type JsMsg } from "@nats-io/jetstream";
 import { SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { Logger } from "../logger.js";
+import { addScrapeSource } from "../metrics/registry.js";
+import { consumerDeadLetters, consumerHandled, consumerOldestAge, consumerPending, consumerRedeliveries } from "../metrics/series.js";
 import { withExtractedContext } from "../telemetry/propagation.js";
 import { PoisonEventError, type EventDefinition } from "./definitions.js";
 import { ProcessedEvent } from "./entities.js";
@@ -175,6 +177,11 @@ export function startSubscription(options: SubscribeOptions): Subscription {
   const logger = options.logger.child({ component: "event-consumer", consumer });
   const clock = options.clock ?? (() => new Date());
   const counters: ConsumerStats = { handled: 0, skipped: 0, retries: 0, deadLettered: 0 };
+  const series = {
+    handled: consumerHandled.child(consumer),
+    redeliveries: consumerRedeliveries.child(consumer),
+    deadLetters: consumerDeadLetters.child(consumer),
+  };
   const replicas = { replicas: options.streamReplicas };
 
   const config = (filter: string): Partial<ConsumerConfig> => ({
@@ -226,6 +233,7 @@ export function startSubscription(options: SubscribeOptions): Subscription {
     // No reason text: nats-server 2.9 only understands a bare +TERM.
     msg.term();
     counters.deadLettered += 1;
+    series.deadLetters.inc();
   };
 
   const handle = async (msg: JsMsg, parsed: ReturnType<typeof parseEnvelope>): Promise<void> => {
@@ -268,6 +276,7 @@ export function startSubscription(options: SubscribeOptions): Subscription {
             msg.ack();
             if (handled) {
               counters.handled += 1;
+              series.handled.inc();
               if (attempt > 1) eventLogger.info("event handled after retries");
               options.afterCommit?.();
             } else {
@@ -284,6 +293,7 @@ export function startSubscription(options: SubscribeOptions): Subscription {
             } else {
               const delay = retryDelay(attempt);
               counters.retries += 1;
+              series.redeliveries.inc();
               eventLogger.warn("event handler failed; will retry", { err: error, nextDelayMs: delay });
               msg.nak(delay);
             }
@@ -325,6 +335,7 @@ export function startSubscription(options: SubscribeOptions): Subscription {
           // Only reachable when the dead-letter publish itself failed: leave the message to be
           // redelivered rather than lose it.
           counters.retries += 1;
+          series.redeliveries.inc();
           logger.warn("could not send the event to the dead-letter stream; it will be redelivered", {
             err: error,
             subject: next.msg.subject,
@@ -443,6 +454,29 @@ export function startSubscription(options: SubscribeOptions): Subscription {
     }
   };
 
+  // The consumer's lag, asked of JetStream when Prometheus scrapes (never on the delivery path).
+  const removeScrapeSource = addScrapeSource({
+    collect: async () => {
+      const nc = link.current;
+      if (!nc || nc.isClosed()) return;
+      const jsm = await jetstreamManager(nc);
+      const info = await jsm.consumers.info(stream, consumer);
+      const pending = info.num_pending + info.num_ack_pending;
+      consumerPending.set({ consumer }, pending);
+      let ageSeconds = 0;
+      if (pending > 0) {
+        const seq = info.ack_floor.stream_seq + 1;
+        // The first event after the acknowledged floor that the consumer's filter takes (servers
+        // that do not know next_by_subj answer the event at that sequence: no younger than it).
+        const oldest = await jsm.streams
+          .getMessage(stream, { seq, next_by_subj: filterSubject } as unknown as { seq: number })
+          .catch(() => jsm.streams.getMessage(stream, { seq }));
+        if (oldest) ageSeconds = Math.max(0, Date.now() - oldest.time.getTime()) / 1_000;
+      }
+      consumerOldestAge.set({ consumer }, ageSeconds);
+    },
+  });
+
   let readyCount = 0;
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => {
@@ -468,6 +502,7 @@ export function startSubscription(options: SubscribeOptions): Subscription {
     stop: () => {
       stopping ??= (async () => {
         stopped = true;
+        removeScrapeSource();
         signalStopped();
         markReady();
         for (const wake of wakeSleepers) wake();

@@ -14,6 +14,8 @@ import { HealthImplementation } from "grpc-health-check";
 import { AppError, GRPC_STATUS_BY_CODE, infrastructureFailure } from "../errors.js";
 import { dialAddress } from "../hosting.js";
 import type { Logger } from "../logger.js";
+import type { CounterChild } from "../metrics/fast-metrics.js";
+import { rpcDuration, rpcHandled } from "../metrics/series.js";
 import type { CoHostedServices } from "./co-hosted.js";
 import { answerKeyedCall, IDEMPOTENCY_KEY_METADATA, isWriteRpcPath, type KeyedCallLedger } from "./keyed-calls.js";
 
@@ -45,10 +47,32 @@ function toServiceError(error: unknown, method: string, logger: Logger) {
 }
 
 /**
+ * The series of one method: its duration histogram and a counter per status code, made once and
+ * kept, so a call costs an observe and an increment.
+ */
+function methodMetrics(path: string): { observe(startedMs: number, code: number): void } {
+  const [, service = "", method = path] = /^\/([^/]+)\/([^/]+)$/.exec(path) ?? [];
+  const duration = rpcDuration.child(service, method);
+  const byCode = new Map<number, CounterChild>();
+  return {
+    observe: (startedMs, code) => {
+      duration.observeSince(startedMs);
+      let handled = byCode.get(code);
+      if (!handled) {
+        handled = rpcHandled.child(service, method, GrpcStatus[code] ?? String(code));
+        byCode.set(code, handled);
+      }
+      handled.inc();
+    },
+  };
+}
+
+/**
  * Adapts async handlers to grpc-js callbacks and maps every failure once, here. With `keyedCalls`,
  * a write (a method whose name is not a read's, see isIdempotentRpc) sent with the
  * `imprint-idempotency-key` metadata is answered at most once (answerKeyedCall); any other call
- * runs as it is, with no lookup.
+ * runs as it is, with no lookup. Each call is counted and timed (imprint_grpc_server_*), over gRPC
+ * and direct calls alike: co-hosted callers call these same adapted handlers.
  */
 export function adaptService<Def extends ServiceDefinition>(
   definition: Def,
@@ -69,7 +93,9 @@ export function adaptService<Def extends ServiceDefinition>(
     };
     const onKeepFailed = (error: unknown) =>
       logger.warn("could not keep the answer of a keyed call; a repeat of it is told it was applied", { method: path, err: error });
+    const metrics = methodMetrics(path);
     adapted[name] = (call: ServerUnaryCall<unknown, unknown>, callback: sendUnaryData<unknown>) => {
+      const startedMs = performance.now();
       const key = ledger ? call.metadata.get(IDEMPOTENCY_KEY_METADATA)[0] : undefined;
       const answer =
         ledger && codec && key !== undefined
@@ -82,8 +108,15 @@ export function adaptService<Def extends ServiceDefinition>(
             )
           : handler(call.request, call);
       answer.then(
-        (response) => callback(null, response),
-        (error: unknown) => callback(toServiceError(error, path, logger)),
+        (response) => {
+          metrics.observe(startedMs, GrpcStatus.OK);
+          callback(null, response);
+        },
+        (error: unknown) => {
+          const failure = toServiceError(error, path, logger);
+          metrics.observe(startedMs, failure.code);
+          callback(failure);
+        },
       );
     };
   }

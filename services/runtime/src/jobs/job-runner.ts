@@ -4,6 +4,8 @@ import { hostname } from "node:os";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { Logger } from "../logger.js";
 import { executeStatement, queryRows, sql } from "../db/sql.js";
+import type { CounterChild, HistogramChild } from "../metrics/fast-metrics.js";
+import { jobFailures, jobLeasesLost, jobLeaseTakeovers, jobRunDuration, jobRuns } from "../metrics/series.js";
 
 /** A background job of a service: one run at a time across all replicas of the service. */
 export interface JobSpec {
@@ -40,6 +42,17 @@ export interface JobRunnerOptions {
   heartbeatMs?: number;
   /** This runner's name in the lease table (default host, process id and a random part). */
   holder?: string;
+  /** The `service` label of its jobs' series (imprint_job_*); empty by default. */
+  service?: string;
+}
+
+/** A job's series, made once per job. */
+interface JobSeries {
+  runs: CounterChild;
+  failures: CounterChild;
+  duration: HistogramChild;
+  takeovers: CounterChild;
+  lost: CounterChild;
 }
 
 const JOB_NAME = /^[A-Za-z0-9_-]{1,128}$/;
@@ -52,6 +65,7 @@ interface JobState {
   timer: NodeJS.Timeout | undefined;
   /** Woken while running: run again right after. */
   again: boolean;
+  series: JobSeries;
 }
 
 /**
@@ -70,6 +84,7 @@ export class JobRunner implements JobControl {
   private readonly clock: () => Date;
   private readonly leaseMs: number;
   private readonly heartbeatMs: number;
+  private readonly service: string;
   private readonly jobs = new Map<string, JobState>();
   private heartbeatTimer: NodeJS.Timeout | undefined;
   private heartbeat: Promise<void> | undefined;
@@ -90,6 +105,7 @@ export class JobRunner implements JobControl {
     this.leaseMs = options.leaseMs ?? 30_000;
     this.heartbeatMs = options.heartbeatMs ?? Math.floor(this.leaseMs / 3);
     if (!(this.heartbeatMs > 0 && this.heartbeatMs < this.leaseMs)) throw new Error("heartbeatMs must be positive and shorter than leaseMs");
+    this.service = options.service ?? "";
     this.holder = (options.holder ?? `${hostname()}:${process.pid}:${randomBytes(4).toString("hex")}`).slice(0, 255);
   }
 
@@ -99,7 +115,15 @@ export class JobRunner implements JobControl {
     for (const spec of jobs) {
       if (!JOB_NAME.test(spec.name)) throw new Error(`job "${spec.name}" must match ${JOB_NAME.source}`);
       if (this.jobs.has(spec.name)) throw new Error(`job "${spec.name}" is defined twice`);
-      this.jobs.set(spec.name, { spec, held: false, running: undefined, controller: undefined, timer: undefined, again: false });
+      const labels = [this.service, spec.name] as const;
+      const series: JobSeries = {
+        runs: jobRuns.child(...labels),
+        failures: jobFailures.child(...labels),
+        duration: jobRunDuration.child(...labels),
+        takeovers: jobLeaseTakeovers.child(...labels),
+        lost: jobLeasesLost.child(...labels),
+      };
+      this.jobs.set(spec.name, { spec, held: false, running: undefined, controller: undefined, timer: undefined, again: false, series });
     }
     if (this.jobs.size === 0) return;
     this.heartbeatTimer = setInterval(() => void this.beat(), this.heartbeatMs);
@@ -190,9 +214,11 @@ export class JobRunner implements JobControl {
       job.held = held.has(job.spec.name);
       if (job.held && !had) {
         this.logger.debug("took the lease of a job", { job: job.spec.name, holder: this.holder });
+        job.series.takeovers.inc();
         this.runNow(job);
       } else if (had && !job.held) {
         this.logger.warn("lost the lease of a job; another replica runs it now", { job: job.spec.name });
+        job.series.lost.inc();
         clearTimeout(job.timer);
         job.timer = undefined;
         job.controller?.abort();
@@ -208,11 +234,15 @@ export class JobRunner implements JobControl {
     job.controller = controller;
     job.running = (async () => {
       let more = false;
+      const startedMs = performance.now();
+      job.series.runs.inc();
       try {
         more = (await job.spec.run(controller.signal)) === true;
       } catch (error) {
+        job.series.failures.inc();
         this.logger.error("background job failed; it runs again after its interval", { job: job.spec.name, err: error });
       } finally {
+        job.series.duration.observeSince(startedMs);
         job.running = undefined;
         job.controller = undefined;
       }
