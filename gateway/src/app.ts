@@ -10,6 +10,7 @@ import type { PublicUrls } from "./mappers/urls.js";
 import type { GatewayReadiness } from "./readiness.js";
 import { accessLog } from "./middleware/access-log.js";
 import { cors, type CorsPolicy } from "./middleware/cors.js";
+import { requestMetrics } from "./middleware/metrics.js";
 import { errorHandler } from "./middleware/error-handler.js";
 import { rateLimit, type RateLimitOptions } from "./middleware/rate-limit.js";
 import { idempotency, type IdempotencyLease } from "./middleware/idempotency.js";
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
     pageTokens: deps.pageTokens,
   });
 
+  app.use(requestMetrics());
   app.use(requestId());
   app.use(accessLog(deps.logger));
   // Before anything that answers: errors, replays and preflights carry them too.

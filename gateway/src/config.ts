@@ -71,6 +71,7 @@ const gatewayShape = {
       ctx.addIssue({ code: "custom", message: parsed.problem });
       return z.NEVER;
     }),
+  METRICS_TOKEN: env.metricsToken(),
   // One required address variable per upstream, e.g. IDENTITY_GRPC_ADDRESS.
   ...Object.fromEntries(UPSTREAM_NAMES.map((name) => [UPSTREAMS[name].addressVariable, env.grpcAddress()])),
 };
@@ -113,6 +114,8 @@ export interface GatewayConfig {
   trustedProxies: TrustedProxies;
   /** Browser origins whose pages may call the API (CORS); `*` for any; empty: none. */
   corsAllowedOrigins: string[];
+  /** The bearer token GET /metrics asks for (METRICS_TOKEN); unset: none. */
+  metricsToken?: string;
   upstreams: UpstreamAddresses;
 }
 
@@ -149,6 +152,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
       : { enabled: false },
     trustedProxies: raw.TRUSTED_PROXIES,
     corsAllowedOrigins: raw.CORS_ALLOWED_ORIGINS,
+    metricsToken: raw.METRICS_TOKEN,
     upstreams,
   };
 }

@@ -1,6 +1,15 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { AppError, createLogger, drainPeriod, type CoHostedServices, type Logger } from "@imprint/runtime/core";
+import {
+  answerMetrics,
+  AppError,
+  createLogger,
+  drainPeriod,
+  isMetricsRequest,
+  startProcessMetrics,
+  type CoHostedServices,
+  type Logger,
+} from "@imprint/runtime/core";
 import { createApp } from "./app.js";
 import { TokenAuthenticator } from "./auth.js";
 import { CacheBudget } from "@imprint/runtime/core";
@@ -146,9 +155,15 @@ export async function startGateway(
     logger,
   });
   const handle = app.callback();
+  // The process's metrics (every target it hosts) are served here too, before Koa: a scrape is no API request.
+  startProcessMetrics();
   server.on("request", (request, response) => {
     // While draining, each answer closes its connection, so clients reconnect to a ready replica.
     if (draining) response.setHeader("Connection", "close");
+    if (isMetricsRequest(request)) {
+      void answerMetrics(request, response, config.metricsToken);
+      return;
+    }
     // Koa's handler answers every failure itself; the promise carries nothing left to handle.
     void handle(request, response);
   });

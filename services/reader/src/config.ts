@@ -66,6 +66,8 @@ export const readerConfigShape = {
   /** On SIGTERM: how long /readyz answers 503 while every request is still served, before the listener closes. */
   SHUTDOWN_DRAIN_MS: env.drainMs(),
   ...readerRateLimitShape,
+  /** When set, GET /metrics answers 401 without `Authorization: Bearer <METRICS_TOKEN>`. */
+  METRICS_TOKEN: env.metricsToken(),
 };
 
 export type ReaderConfig = z.infer<z.ZodObject<typeof readerConfigShape>>;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { BudgetedCache } from "@imprint/runtime/core";
+import { readerKeptLookups, type BudgetedCache } from "@imprint/runtime/core";
 import type { ViewedPage, ViewedRequest, ViewRecorder } from "./viewed.js";
 
 /** A whole answer kept for the requests that will get exactly it again. */
@@ -14,6 +14,10 @@ export interface KeptAnswer {
   /** Never replayed after this (ms since the epoch): the visitor token it was read with expires. */
   until: number;
 }
+
+/** imprint_reader_kept_answer_lookups_total: the kept-answer hit ratio, over requests whose answer may be kept. */
+const keptHits = readerKeptLookups.child("hit");
+const keptMisses = readerKeptLookups.child("miss");
 
 /** Headers an answer to If-None-Match does not carry (Koa drops them from a 304 too). */
 const BODY_HEADERS = new Set(["content-type", "content-length"]);
@@ -68,12 +72,17 @@ export class KeptAnswers {
     const key = this.keyOf(request);
     if (key === undefined) return undefined;
     const kept = this.answers.get(key);
-    if (!kept) return undefined;
+    if (!kept) {
+      keptMisses.inc();
+      return undefined;
+    }
     const now = this.options.now();
     if (now - kept.storedAt >= this.options.freshForMs() || now >= kept.until) {
       this.answers.delete(key);
+      keptMisses.inc();
       return undefined;
     }
+    keptHits.inc();
     return kept;
   }
 

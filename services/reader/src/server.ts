@@ -6,8 +6,11 @@ import {
   closeUpstreams,
   RateLimiter,
   createLogger,
+  answerMetrics,
   drainPeriod,
+  isMetricsRequest,
   leaveRequestsUntraced,
+  startProcessMetrics,
   RETRY_AFTER_SECONDS,
   type CoHostedServices,
   type Logger,
@@ -24,6 +27,7 @@ import { securityHeaders } from "./security-headers.js";
 import { throttledWarning } from "./throttled-warning.js";
 import { readerRateLimit } from "./rate-limit.js";
 import { NatsWindowCounts } from "@imprint/runtime/watch";
+import { ReaderMetrics } from "./metrics.js";
 import { readerAssets } from "./views/assets.js";
 import { renderStatus } from "./views/render.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
@@ -96,6 +100,8 @@ export async function startReader(
 
   let draining: Promise<void> | undefined;
   const app = new Koa({ proxy: config.TRUST_PROXY });
+  const metrics = new ReaderMetrics();
+  app.use(metrics.middleware());
   app.use(securityHeaders(config.IMPRINT_READER_URL ?? url));
   app.use(answerUnavailable(address, logger));
   app.use(readerRoutes(data, address, views, () => draining !== undefined));
@@ -103,11 +109,24 @@ export async function startReader(
   const handle = app.callback();
   // Kept answers are replayed before Koa, and without a span: there is nothing in them to trace.
   const traced = leaveRequestsUntraced((request) => request.socket.localPort === port && data.kept.find(request) !== undefined);
+  // The process's metrics (every target it hosts) are served here too, before the kept answers and Koa.
+  startProcessMetrics();
   server.on("request", (request, response) => {
     // While draining, each answer closes its connection, so clients reconnect to a ready replica.
     if (draining) response.setHeader("Connection", "close");
-    if (!withinLimit(request, response)) return;
-    if (data.kept.serve(request, response, views)) return;
+    if (isMetricsRequest(request)) {
+      void answerMetrics(request, response, config.METRICS_TOKEN);
+      return;
+    }
+    const started = performance.now();
+    if (!withinLimit(request, response)) {
+      metrics.observeBeforeKoa("rate_limited", request.method ?? "GET", response.statusCode, started);
+      return;
+    }
+    if (data.kept.serve(request, response, views)) {
+      metrics.observeKept(request.method ?? "GET", response.statusCode, started);
+      return;
+    }
     void handle(request, response);
   });
   logger.info("reader listening", {

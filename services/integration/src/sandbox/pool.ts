@@ -3,6 +3,7 @@
 // watchdog that replaces a worker that stops answering.
 import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
+import { sandboxKills, sandboxRunDuration, sandboxRuns, type CounterChild } from "@imprint/runtime/core";
 import { formatBytes } from "./call.js";
 import type { FromWorkerMessage, RunMessage, WorkerSettings } from "./protocol.js";
 import type {
@@ -44,6 +45,22 @@ interface WorkerSlot {
   /** What the worker last said it holds warm: calls of these scripts go to it first. */
   warmScriptKeys: Set<string>;
   lastError: Error | undefined;
+}
+
+/** The failures of a script stopped at one of its limits: each is a kill (imprint_sandbox_kills_total). */
+const LIMITS = new Set<string>(["cpu_limit", "wall_limit", "memory_limit", "output_limit"]);
+const runDuration = sandboxRunDuration.child();
+/** Children by outcome and reason (bounded: "ok", the SandboxFailure names, "worker_stuck"), made once. */
+const runsByOutcome = childrenBy((outcome) => sandboxRuns.child(outcome));
+const killsByReason = childrenBy((reason) => sandboxKills.child(reason));
+
+function childrenBy(make: (label: string) => CounterChild): (label: string) => CounterChild {
+  const made = new Map<string, CounterChild>();
+  return (label) => {
+    let child = made.get(label);
+    if (!child) made.set(label, (child = make(label)));
+    return child;
+  };
 }
 
 export function createSandboxPool(options: SandboxPoolOptions): SandboxPool {
@@ -205,6 +222,9 @@ class WorkerPool implements SandboxPool {
 
   private finish(slot: WorkerSlot, active: ActiveCall, outcome: SandboxOutcome): void {
     clearTimeout(active.watchdog);
+    runDuration.observeSince(active.startedAt);
+    runsByOutcome(outcome.ok ? "ok" : outcome.failure).inc();
+    if (!outcome.ok && LIMITS.has(outcome.failure)) killsByReason(outcome.failure).inc();
     for (const controller of active.fetches.values()) controller.abort();
     slot.active = undefined;
     active.answer(outcome);
@@ -217,6 +237,7 @@ class WorkerPool implements SandboxPool {
   private onWedged(slot: WorkerSlot, active: ActiveCall): void {
     if (slot.active !== active) return;
     this.logger?.warn({ scriptKey: active.input.scriptKey, wallMs: this.limits.wallMs }, "sandbox worker stopped answering; replacing it");
+    killsByReason("worker_stuck").inc();
     this.retire(slot);
     void slot.worker.terminate();
     this.finish(

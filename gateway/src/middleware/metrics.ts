@@ -1,0 +1,21 @@
+import { HttpRequestMetrics } from "@imprint/runtime/core";
+import type { Middleware } from "koa";
+import type { GatewayState } from "../context.js";
+
+/**
+ * Counts and times every request (imprint_http_requests_total, imprint_http_request_duration_seconds)
+ * under its route template (`/v1/orgs/:organizationId`, "unmatched" when no route took it), once
+ * its status is final. /metrics itself is answered before Koa and not counted.
+ */
+export function requestMetrics(server = "gateway"): Middleware<GatewayState> {
+  const metrics = new HttpRequestMetrics(server);
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
+      metrics.observe(route === undefined ? "unmatched" : String(route), ctx.method, ctx.status, started);
+    }
+  };
+}
