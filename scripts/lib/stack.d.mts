@@ -182,6 +182,8 @@ export interface Stack {
   gatewayUrl: string;
   readerUrl: string;
   grpcAddresses: Record<string, string>;
+  /** Where each process serves /metrics, by process name (split: each service copy, "reader", "gateway"; one process: "imprint"). */
+  metricsUrls: Record<string, string>;
   /** Node processes, supervised once the stack is ready (a restart keeps the ports and data). */
   processes: StackProcess[];
   /** Every supervised process by name: the processes, and postgres / nats when started here. */

@@ -185,7 +185,9 @@ export class RollingRestartError extends Error {
  * named "imprint"), `infra`, `onUnexpectedExit(callback)`, `restart({ onStep })` (a rolling restart
  * of every Node process, one at a time; asked during another, it runs once that one is done),
  * `restarting` and `stop()` (the gateway first, then the services in reverse dependency order, the
- * copies of a target together, then NATS and PostgreSQL).
+ * copies of a target together, then NATS and PostgreSQL). `metricsUrls` says where each process
+ * serves its Prometheus metrics: split, each service copy on a METRICS_PORT of its own, the reader
+ * and the gateway on their HTTP ports; one process, the gateway's port for all of it.
  */
 export async function startStack(options) {
   const { getFreePort, isPortFree } = await infrastructureModule();
@@ -279,6 +281,8 @@ export async function startStack(options) {
     // Published URLs are built on the reader's public URL (IMPRINT_READER_URL, e.g. behind a proxy), else where it listens.
     const readerUrl = (baseEnv.IMPRINT_READER_URL || readerListenUrl).replace(/\/+$/, "");
     const grpcAddresses = {};
+    /** Where each process (split: each service copy, the reader, the gateway; else the one process) serves /metrics. */
+    const metricsUrls = {};
     /** Each service's copies, one address each: "127.0.0.1:port". */
     const copyAddresses = {};
     const env = {
@@ -362,12 +366,20 @@ export async function startStack(options) {
         for (let copy = 1; copy <= copiesOf(service.name); copy++) {
           const address = copyAddresses[service.name][copy - 1];
           const name = copyName(service.name, copy);
+          // Each copy's metrics on a port of its own, kept across its restarts.
+          const metricsPort = await freePort();
+          chosenPorts.add(metricsPort);
+          metricsUrls[name] = `http://127.0.0.1:${metricsPort}/metrics`;
           await spawnProcess({
             name,
             target: service.name,
             copy,
             targets: service.name,
-            extra: { OTEL_SERVICE_NAME: `imprint-${service.name}`, [envName(service, "GRPC_PORT")]: address.split(":")[1] },
+            extra: {
+              OTEL_SERVICE_NAME: `imprint-${service.name}`,
+              [envName(service, "GRPC_PORT")]: address.split(":")[1],
+              [envName(service, "METRICS_PORT")]: String(metricsPort),
+            },
             probe: () => serving(address),
           });
           serviceCopies.push(name);
@@ -379,6 +391,9 @@ export async function startStack(options) {
       // keep-alive clients move to the other copy before it stops listening.
       const httpDrain = (target) => (copiesOf(target) > 1 ? { SHUTDOWN_DRAIN_MS: baseEnv.SHUTDOWN_DRAIN_MS ?? String(HTTP_COPY_DRAIN_MS) } : {});
       const httpCopies = [];
+      // The copies of the reader (of the gateway) share its port: a scrape there reaches one of them.
+      metricsUrls[READER.name] = `${readerListenUrl}/metrics`;
+      metricsUrls[GATEWAY.name] = `${gatewayUrl}/metrics`;
       for (const target of [READER.name, GATEWAY.name]) {
         for (let copy = 1; copy <= copiesOf(target); copy++) {
           const name = copyName(target, copy);
@@ -397,6 +412,8 @@ export async function startStack(options) {
       }
       await allReady(httpCopies);
     } else {
+      // One registry for the whole process, served on the gateway's port (and the reader's).
+      metricsUrls[ONE_PROCESS_NAME] = `${gatewayUrl}/metrics`;
       // One process starts the services in dependency order, then the gateway. Its pretty lines
       // name the service each comes from: the launcher's prefix names only the process.
       await spawnProcess({
@@ -455,6 +472,7 @@ export async function startStack(options) {
       gatewayUrl,
       readerUrl,
       grpcAddresses,
+      metricsUrls,
       processes,
       units,
       infra,
