@@ -29,6 +29,24 @@ import {
 // test run's PostgreSQL and nats-server, in both hostings: every target in one process, and one
 // process per target.
 
+/** The samples of `family` in a Prometheus text answer whose labels include `labels`: [labels text, value]. */
+function samples(text: string, family: string, labels: Record<string, string> = {}): number[] {
+  const wanted = Object.entries(labels).map(([name, value]) => `${name}="${value}"`);
+  const found: number[] = [];
+  for (const line of text.split("\n")) {
+    if (!line.startsWith(`${family}{`) && !line.startsWith(`${family} `)) continue;
+    const labelsText = line.startsWith(`${family}{`) ? line.slice(family.length + 1, line.lastIndexOf("}")) : "";
+    const present = labelsText.split(",");
+    if (wanted.every((label) => present.includes(label))) found.push(Number(line.slice(line.lastIndexOf(" ") + 1)));
+  }
+  return found;
+}
+
+/** The sum of the samples of `family` with `labels`. */
+function total(text: string, family: string, labels: Record<string, string> = {}): number {
+  return samples(text, family, labels).reduce((sum, value) => sum + value, 0);
+}
+
 describe("bootstrap token", () => {
   let dir: string;
   beforeAll(async () => {
@@ -138,6 +156,85 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     // A site that does not exist is the reader's 404 page, not a connection refused.
     const missing = await fetch(`${stack.readerUrl}/no-organization/no-site/`);
     expect([missing.status, missing.headers.get("content-type")]).toEqual([404, "text/html; charset=utf-8"]);
+  });
+
+  it("serves Prometheus metrics from every process, whose request and RPC counters move with a request", async () => {
+    const scrape = async () =>
+      Object.fromEntries(
+        await Promise.all(
+          Object.entries(stack.metricsUrls).map(async ([name, url]) => {
+            const response = await fetch(url);
+            expect(response.status, name).toBe(200);
+            return [name, await response.text()] as const;
+          }),
+        ),
+      );
+    const serviceNames = ["identity", "content", "collaboration", "publishing", "integration"];
+    // Split: a metrics endpoint per process; one process: the gateway's port, for all of it.
+    expect(Object.keys(stack.metricsUrls)).toEqual(hosting === "split" ? [...serviceNames, "reader", "gateway"] : [ONE_PROCESS_NAME]);
+    const textOf = (texts: Record<string, string>, target: string) => texts[hosting === "split" ? target : ONE_PROCESS_NAME]!;
+
+    // A kept-answer lookup on the reader, then a scrape; then an API request (an RPC to identity) and another scrape.
+    await fetch(`${stack.readerUrl}/no-organization/no-site/`, { headers: { accept: "text/html" } });
+    const before = await scrape();
+    const orgs = await fetch(`${stack.gatewayUrl}/v1/orgs`, { headers: { authorization: `Bearer ${token}` } });
+    expect(orgs.status).toBe(200);
+    const after = await scrape();
+
+    for (const [name, text] of Object.entries(after)) {
+      for (const family of ["process_resident_memory_bytes", "nodejs_heap_size_used_bytes", "nodejs_eventloop_lag_seconds"]) {
+        expect(samples(text, family).length, `${name}: ${family}`).toBeGreaterThan(0);
+      }
+      // Every family is declared in every process; GC durations count once a collection ran, the sandbox's once a script ran.
+      for (const family of ["nodejs_gc_duration_seconds", "imprint_sandbox_runs_total", "imprint_sandbox_run_duration_seconds", "imprint_sandbox_kills_total"]) {
+        expect(text, `${name}: ${family}`).toContain(`# TYPE ${family} `);
+      }
+    }
+    for (const service of serviceNames) {
+      const text = textOf(after, service);
+      for (const family of [
+        "imprint_db_pool_connections_in_use",
+        "imprint_db_pool_connections_idle",
+        "imprint_db_pool_waiting_requests",
+        "imprint_outbox_backlog_events",
+        "imprint_outbox_oldest_event_age_seconds",
+        "imprint_job_runs_total",
+        "imprint_job_failures_total",
+        "imprint_job_lease_takeovers_total",
+        "imprint_job_run_duration_seconds_count",
+      ]) {
+        expect(samples(text, family, { service }).length, `${service}: ${family}`).toBeGreaterThan(0);
+      }
+      // Each method's histogram is there from the start; its counters from its first call.
+      expect(samples(text, "imprint_grpc_server_handling_seconds_count").length, `${service}: RPCs`).toBeGreaterThan(0);
+    }
+    // Consumers (content's, publishing's, ...): their lag asked of JetStream, their counters.
+    const consumerText = textOf(after, "publishing");
+    for (const family of [
+      "imprint_consumer_pending_messages",
+      "imprint_consumer_oldest_pending_age_seconds",
+      "imprint_consumer_events_handled_total",
+      "imprint_consumer_redeliveries_total",
+      "imprint_consumer_dead_letters_total",
+    ]) {
+      expect(samples(consumerText, family).length, family).toBeGreaterThan(0);
+    }
+    expect(samples(textOf(after, "content"), "imprint_outbox_relay_latency_seconds_count").length + samples(textOf(after, "identity"), "imprint_outbox_published_events_total").length).toBeGreaterThan(0);
+    // The gateway: per route, and its token cache; the reader: its requests and kept-answer lookups.
+    const gateway = textOf(after, "gateway");
+    const orgsRoute = { server: "gateway", route: "/v1/orgs", method: "GET", status: "200" };
+    expect(total(gateway, "imprint_http_requests_total", orgsRoute)).toBe(total(textOf(before, "gateway"), "imprint_http_requests_total", orgsRoute) + 1);
+    expect(total(gateway, "imprint_http_request_duration_seconds_count", { server: "gateway", route: "/v1/orgs" })).toBeGreaterThan(0);
+    expect(samples(gateway, "imprint_cache_hits_total", { cache: "tokens" }).length + samples(gateway, "imprint_cache_misses_total", { cache: "tokens" }).length).toBeGreaterThan(0);
+    expect(samples(gateway, "imprint_cache_size_bytes").length).toBeGreaterThan(0);
+    const reader = textOf(after, "reader");
+    expect(total(reader, "imprint_http_requests_total", { server: "reader", route: "not_found" })).toBeGreaterThan(0);
+    expect(total(reader, "imprint_reader_kept_answer_lookups_total", { result: "miss" })).toBeGreaterThan(0);
+    expect(reader).toContain("# TYPE imprint_reader_pages_served_total counter");
+    // The API request was answered by identity's RPCs (over gRPC when split, directly in one process): its counter moved.
+    expect(total(textOf(after, "identity"), "imprint_grpc_server_handled_total", { grpc_code: "OK" })).toBeGreaterThan(
+      total(textOf(before, "identity"), "imprint_grpc_server_handled_total", { grpc_code: "OK" }),
+    );
   });
 
   it.runIf(hosting === "split")("runs every service, the reader and the gateway as separate processes", () => {
