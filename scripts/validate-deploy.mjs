@@ -8,6 +8,10 @@
 //   PodDisruptionBudget, startup probe, preStop and a grace period covering drain + grace, and an
 //   HPA-scaled Deployment sets no replicas. The NetworkPolicies allow exactly the gRPC calls of the
 //   table in docs/architecture.md § gRPC calls, which must also equal scripts/lib/targets.mjs.
+// - Monitoring (deploy/ci/monitoring.yaml turns it on): the PodMonitor and PrometheusRule validated
+//   against prometheus-operator's schemas; every alert has a runbook_url at a heading of
+//   docs/operations.md; every imprint_* series the alerts and the Grafana dashboard read is one the
+//   runtime declares (services/runtime/src/metrics/series.ts).
 // - Every value set in deploy/ci/invalid/*.yaml must be rejected, with the text of its `# expect:` line.
 // - The image's install (`npm ci --omit=dev`) leaves out what only tests, the bench and `npm start`
 //   use: package-lock.json flags each of DEV_ONLY_PACKAGES as dev.
@@ -46,6 +50,20 @@ function documentedCalls() {
 }
 const calls = documentedCalls();
 if (calls.size === 0) problems.push("docs/architecture.md: no table under ### gRPC calls");
+/** The series the runtime declares (metrics/series.ts): `new FastCounter("imprint_…"`, `name: "imprint_…"`. */
+const declaredSeries = new Set(
+  [...readFileSync("services/runtime/src/metrics/series.ts", "utf8").matchAll(/"(imprint_[a-z0-9_]+)"/g)].map((match) => match[1]),
+);
+/** GitHub's anchors of docs/operations.md's headings. */
+const runbookAnchors = new Set(
+  [...readFileSync("docs/operations.md", "utf8").matchAll(/^#{2,4} (.+)$/gm)].map((match) =>
+    match[1]
+      .trim()
+      .toLowerCase()
+      .replace(/[^a-z0-9 _-]/g, "")
+      .replace(/ /g, "-"),
+  ),
+);
 const sameEdges = (a, b) => a.size === b.size && [...a].every((edge) => b.has(edge));
 const listEdges = (edges) => [...edges].sort().join(", ") || "none";
 const targetCalls = new Set(TARGETS.flatMap((target) => target.upstreams.map((upstream) => `${target.name}→${upstream}`)));
@@ -71,7 +89,12 @@ for (const values of valueSets("deploy/ci")) {
   manifestCount += manifests.length;
   for (const manifest of manifests) {
     const [group, version] = manifest.apiVersion.includes("/") ? manifest.apiVersion.split("/") : ["", manifest.apiVersion];
-    const modulePath = group ? `kubernetes-models/${group}/${version}/${manifest.kind}` : `kubernetes-models/${version}/${manifest.kind}`;
+    const modulePath =
+      group === "monitoring.coreos.com"
+        ? `@kubernetes-models/prometheus-operator/${group}/${version}`
+        : group
+          ? `kubernetes-models/${group}/${version}/${manifest.kind}`
+          : `kubernetes-models/${version}/${manifest.kind}`;
     try {
       const module = await import(modulePath);
       new module[manifest.kind](manifest).validate();
@@ -187,6 +210,7 @@ function chartPromises(manifests, values) {
     }
   }
   broken.push(...availabilityPromises(manifests, values));
+  broken.push(...monitoringPromises(manifests));
   for (const hook of manifests.filter((m) => m.metadata.annotations?.["helm.sh/hook"])) {
     // Referenced by a hook: must exist at pre-install, so it must be a hook itself (or external).
     if (hook.kind !== "Job") continue;
@@ -195,6 +219,39 @@ function chartPromises(manifests, values) {
       const secret = ref && manifests.find((m) => m.kind === "Secret" && m.metadata.name === ref.name);
       if (secret && !secret.metadata.annotations?.["helm.sh/hook"])
         broken.push(`Job/${hook.metadata.name}: reads Secret "${ref.name}", which does not exist yet at pre-install`);
+    }
+  }
+  return broken;
+}
+
+/** imprint_* names read by a PromQL expression that the runtime does not declare (histogram suffixes allowed). */
+function unknownSeries(expr) {
+  const names = [...expr.matchAll(/\b(imprint_[a-z0-9_]+)/g)].map((match) => match[1]);
+  return names.filter((name) => !declaredSeries.has(name) && !declaredSeries.has(name.replace(/_(bucket|sum|count)$/, "")));
+}
+
+/** Alerts with runbooks that exist, reading series that exist; a dashboard that parses and reads series that exist. */
+function monitoringPromises(manifests) {
+  const broken = [];
+  for (const rule of manifests.filter((m) => m.kind === "PrometheusRule")) {
+    for (const alert of rule.spec.groups.flatMap((group) => group.rules)) {
+      const anchor = /#([a-z0-9_-]+)$/.exec(alert.annotations?.runbook_url ?? "")?.[1];
+      if (!anchor || !runbookAnchors.has(anchor)) broken.push(`PrometheusRule: ${alert.alert} has no runbook_url at a heading of docs/operations.md (got "${alert.annotations?.runbook_url}")`);
+      for (const name of unknownSeries(alert.expr)) broken.push(`PrometheusRule: ${alert.alert} reads ${name}, which the runtime does not declare`);
+    }
+  }
+  for (const map of manifests.filter((m) => m.kind === "ConfigMap" && m.metadata.name.endsWith("-dashboard"))) {
+    for (const [file, text] of Object.entries(map.data ?? {})) {
+      let dashboard;
+      try {
+        dashboard = JSON.parse(text);
+      } catch (error) {
+        broken.push(`ConfigMap/${map.metadata.name}: ${file} is not JSON (${error.message})`);
+        continue;
+      }
+      const exprs = (dashboard.panels ?? []).flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
+      if (exprs.length === 0) broken.push(`ConfigMap/${map.metadata.name}: ${file} has no panel queries`);
+      for (const expr of exprs) for (const name of unknownSeries(expr)) broken.push(`ConfigMap/${map.metadata.name}: ${file} reads ${name}, which the runtime does not declare`);
     }
   }
   return broken;

@@ -188,3 +188,13 @@ volume (persistence.existingClaim), or content's files in an S3-compatible bucke
   value: {{ . | quote }}
 {{- end }}
 {{- end -}}
+
+{{- /* METRICS_TOKEN of every pod: the Secret's metrics-token when it has one (optional: /metrics asks for no token without it). */}}
+{{- define "imprint.metricsTokenEnv" -}}
+- name: METRICS_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "imprint.secretName" . }}
+      key: metrics-token
+      optional: true
+{{- end -}}
