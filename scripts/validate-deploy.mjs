@@ -236,7 +236,8 @@ function monitoringPromises(manifests) {
   for (const rule of manifests.filter((m) => m.kind === "PrometheusRule")) {
     for (const alert of rule.spec.groups.flatMap((group) => group.rules)) {
       const anchor = /#([a-z0-9_-]+)$/.exec(alert.annotations?.runbook_url ?? "")?.[1];
-      if (!anchor || !runbookAnchors.has(anchor)) broken.push(`PrometheusRule: ${alert.alert} has no runbook_url at a heading of docs/operations.md (got "${alert.annotations?.runbook_url}")`);
+      if (!anchor || !runbookAnchors.has(anchor))
+        broken.push(`PrometheusRule: ${alert.alert} has no runbook_url at a heading of docs/operations.md (got "${alert.annotations?.runbook_url}")`);
       for (const name of unknownSeries(alert.expr)) broken.push(`PrometheusRule: ${alert.alert} reads ${name}, which the runtime does not declare`);
     }
   }
@@ -251,7 +252,8 @@ function monitoringPromises(manifests) {
       }
       const exprs = (dashboard.panels ?? []).flatMap((panel) => (panel.targets ?? []).map((target) => target.expr));
       if (exprs.length === 0) broken.push(`ConfigMap/${map.metadata.name}: ${file} has no panel queries`);
-      for (const expr of exprs) for (const name of unknownSeries(expr)) broken.push(`ConfigMap/${map.metadata.name}: ${file} reads ${name}, which the runtime does not declare`);
+      for (const expr of exprs)
+        for (const name of unknownSeries(expr)) broken.push(`ConfigMap/${map.metadata.name}: ${file} reads ${name}, which the runtime does not declare`);
     }
   }
   return broken;

@@ -186,7 +186,12 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
         expect(samples(text, family).length, `${name}: ${family}`).toBeGreaterThan(0);
       }
       // Every family is declared in every process; GC durations count once a collection ran, the sandbox's once a script ran.
-      for (const family of ["nodejs_gc_duration_seconds", "imprint_sandbox_runs_total", "imprint_sandbox_run_duration_seconds", "imprint_sandbox_kills_total"]) {
+      for (const family of [
+        "nodejs_gc_duration_seconds",
+        "imprint_sandbox_runs_total",
+        "imprint_sandbox_run_duration_seconds",
+        "imprint_sandbox_kills_total",
+      ]) {
         expect(text, `${name}: ${family}`).toContain(`# TYPE ${family} `);
       }
     }
@@ -219,13 +224,18 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     ]) {
       expect(samples(consumerText, family).length, family).toBeGreaterThan(0);
     }
-    expect(samples(textOf(after, "content"), "imprint_outbox_relay_latency_seconds_count").length + samples(textOf(after, "identity"), "imprint_outbox_published_events_total").length).toBeGreaterThan(0);
+    expect(
+      samples(textOf(after, "content"), "imprint_outbox_relay_latency_seconds_count").length +
+        samples(textOf(after, "identity"), "imprint_outbox_published_events_total").length,
+    ).toBeGreaterThan(0);
     // The gateway: per route, and its token cache; the reader: its requests and kept-answer lookups.
     const gateway = textOf(after, "gateway");
     const orgsRoute = { server: "gateway", route: "/v1/orgs", method: "GET", status: "200" };
     expect(total(gateway, "imprint_http_requests_total", orgsRoute)).toBe(total(textOf(before, "gateway"), "imprint_http_requests_total", orgsRoute) + 1);
     expect(total(gateway, "imprint_http_request_duration_seconds_count", { server: "gateway", route: "/v1/orgs" })).toBeGreaterThan(0);
-    expect(samples(gateway, "imprint_cache_hits_total", { cache: "tokens" }).length + samples(gateway, "imprint_cache_misses_total", { cache: "tokens" }).length).toBeGreaterThan(0);
+    expect(
+      samples(gateway, "imprint_cache_hits_total", { cache: "tokens" }).length + samples(gateway, "imprint_cache_misses_total", { cache: "tokens" }).length,
+    ).toBeGreaterThan(0);
     expect(samples(gateway, "imprint_cache_size_bytes").length).toBeGreaterThan(0);
     const reader = textOf(after, "reader");
     expect(total(reader, "imprint_http_requests_total", { server: "reader", route: "not_found" })).toBeGreaterThan(0);

@@ -163,7 +163,7 @@ export class BudgetedCache<V> {
   ) {
     this.hits = cacheHits.child(name);
     this.misses = cacheMisses.child(name);
-    liveCaches.add(new WeakRef(this as BudgetedCache<unknown>));
+    liveCaches.add(new WeakRef(this));
   }
 
   /** Whether what it holds is counted in bytes (its budget's unit). */

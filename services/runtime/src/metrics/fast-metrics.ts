@@ -90,7 +90,13 @@ export class FastCounter extends LabelledMetric<CounterChild> {
 
   /** Read by the registry at each scrape. */
   get(): { name: string; help: string; type: "counter"; aggregator: "sum"; values: MetricValue[] } {
-    return { name: this.name, help: this.help, type: "counter", aggregator: "sum", values: [...this.children()].map((child) => ({ labels: child.labels, value: child.value })) };
+    return {
+      name: this.name,
+      help: this.help,
+      type: "counter",
+      aggregator: "sum",
+      values: [...this.children()].map((child) => ({ labels: child.labels, value: child.value })),
+    };
   }
 }
 
@@ -115,7 +121,11 @@ export class FastHistogram extends LabelledMetric<HistogramChild> {
       let cumulative = 0;
       for (const [index, bound] of [...this.bounds, Number.POSITIVE_INFINITY].entries()) {
         cumulative += child.counts[index]!;
-        values.push({ metricName: `${this.name}_bucket`, labels: { ...child.labels, le: bound === Number.POSITIVE_INFINITY ? "+Inf" : bound }, value: cumulative });
+        values.push({
+          metricName: `${this.name}_bucket`,
+          labels: { ...child.labels, le: bound === Number.POSITIVE_INFINITY ? "+Inf" : bound },
+          value: cumulative,
+        });
       }
       values.push({ metricName: `${this.name}_sum`, labels: child.labels, value: child.sum });
       values.push({ metricName: `${this.name}_count`, labels: child.labels, value: child.count });

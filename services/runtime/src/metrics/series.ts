@@ -18,11 +18,29 @@ const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5
 /** Background work: from 10 ms to 5 minutes. */
 const WORK_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
 
-export const httpRequests = new FastCounter("imprint_http_requests_total", "HTTP requests answered, by server (gateway, reader), route template, method and status code.", ["server", "route", "method", "status"]);
-export const httpRequestDuration = new FastHistogram("imprint_http_request_duration_seconds", "Time to answer an HTTP request, by server, route template and method.", ["server", "route", "method"], LATENCY_BUCKETS);
+export const httpRequests = new FastCounter(
+  "imprint_http_requests_total",
+  "HTTP requests answered, by server (gateway, reader), route template, method and status code.",
+  ["server", "route", "method", "status"],
+);
+export const httpRequestDuration = new FastHistogram(
+  "imprint_http_request_duration_seconds",
+  "Time to answer an HTTP request, by server, route template and method.",
+  ["server", "route", "method"],
+  LATENCY_BUCKETS,
+);
 
-export const rpcHandled = new FastCounter("imprint_grpc_server_handled_total", "RPCs answered by this process's services (over gRPC or called directly by a co-hosted target), by gRPC service, method and status code.", ["grpc_service", "grpc_method", "grpc_code"]);
-export const rpcDuration = new FastHistogram("imprint_grpc_server_handling_seconds", "Time to answer an RPC, by gRPC service and method.", ["grpc_service", "grpc_method"], LATENCY_BUCKETS);
+export const rpcHandled = new FastCounter(
+  "imprint_grpc_server_handled_total",
+  "RPCs answered by this process's services (over gRPC or called directly by a co-hosted target), by gRPC service, method and status code.",
+  ["grpc_service", "grpc_method", "grpc_code"],
+);
+export const rpcDuration = new FastHistogram(
+  "imprint_grpc_server_handling_seconds",
+  "Time to answer an RPC, by gRPC service and method.",
+  ["grpc_service", "grpc_method"],
+  LATENCY_BUCKETS,
+);
 
 export const consumerPending = sourcedBy(
   new Gauge({
@@ -41,8 +59,16 @@ export const consumerOldestAge = sourcedBy(
   }),
 );
 export const consumerHandled = new FastCounter("imprint_consumer_events_handled_total", "Events a consumer's handler committed in this process.", ["consumer"]);
-export const consumerRedeliveries = new FastCounter("imprint_consumer_redeliveries_total", "Events a consumer failed transiently and asked to be redelivered after a backoff.", ["consumer"]);
-export const consumerDeadLetters = new FastCounter("imprint_consumer_dead_letters_total", "Events a consumer sent to its dead-letter stream (poison: they never succeed).", ["consumer"]);
+export const consumerRedeliveries = new FastCounter(
+  "imprint_consumer_redeliveries_total",
+  "Events a consumer failed transiently and asked to be redelivered after a backoff.",
+  ["consumer"],
+);
+export const consumerDeadLetters = new FastCounter(
+  "imprint_consumer_dead_letters_total",
+  "Events a consumer sent to its dead-letter stream (poison: they never succeed).",
+  ["consumer"],
+);
 
 export const outboxBacklog = sourcedBy(
   new Gauge({
@@ -60,14 +86,34 @@ export const outboxOldestAge = sourcedBy(
     registers,
   }),
 );
-export const outboxRelayLatency = new FastHistogram("imprint_outbox_relay_latency_seconds", "Time from an event's commit to JetStream's acknowledgement of it, by service.", ["service"], LATENCY_BUCKETS);
-export const outboxPublished = new FastCounter("imprint_outbox_published_events_total", "Events the outbox relay published (JetStream stored them, or already had them).", ["service"]);
+export const outboxRelayLatency = new FastHistogram(
+  "imprint_outbox_relay_latency_seconds",
+  "Time from an event's commit to JetStream's acknowledgement of it, by service.",
+  ["service"],
+  LATENCY_BUCKETS,
+);
+export const outboxPublished = new FastCounter(
+  "imprint_outbox_published_events_total",
+  "Events the outbox relay published (JetStream stored them, or already had them).",
+  ["service"],
+);
 
 export const jobRuns = new FastCounter("imprint_job_runs_total", "Runs of a background job on this process, by service and job.", ["service", "job"]);
-export const jobFailures = new FastCounter("imprint_job_failures_total", "Runs of a background job that failed (it runs again after its interval).", ["service", "job"]);
+export const jobFailures = new FastCounter("imprint_job_failures_total", "Runs of a background job that failed (it runs again after its interval).", [
+  "service",
+  "job",
+]);
 export const jobRunDuration = new FastHistogram("imprint_job_run_duration_seconds", "Time of one run of a background job.", ["service", "job"], WORK_BUCKETS);
-export const jobLeaseTakeovers = new FastCounter("imprint_job_lease_takeovers_total", "Times this process took a job's lease it did not hold (at start, or from a replica that stopped or stalled).", ["service", "job"]);
-export const jobLeasesLost = new FastCounter("imprint_job_leases_lost_total", "Times this process lost a job's lease to another replica (it stalled past the lease).", ["service", "job"]);
+export const jobLeaseTakeovers = new FastCounter(
+  "imprint_job_lease_takeovers_total",
+  "Times this process took a job's lease it did not hold (at start, or from a replica that stopped or stalled).",
+  ["service", "job"],
+);
+export const jobLeasesLost = new FastCounter(
+  "imprint_job_leases_lost_total",
+  "Times this process lost a job's lease to another replica (it stalled past the lease).",
+  ["service", "job"],
+);
 
 export const dbPoolInUse = sourcedBy(
   new Gauge({
@@ -102,7 +148,11 @@ export const dbPoolMax = sourcedBy(
   }),
 );
 
-export const cacheHits = new FastCounter("imprint_cache_hits_total", "Lookups that found an entry, by cache (all the process's caches of that name together).", ["cache"]);
+export const cacheHits = new FastCounter(
+  "imprint_cache_hits_total",
+  "Lookups that found an entry, by cache (all the process's caches of that name together).",
+  ["cache"],
+);
 export const cacheMisses = new FastCounter("imprint_cache_misses_total", "Lookups that found no entry, by cache.", ["cache"]);
 export const cacheSize = sourcedBy(
   new Gauge({
@@ -121,9 +171,30 @@ export const cacheEntries = sourcedBy(
   }),
 );
 
-export const readerPagesServed = new FastCounter("imprint_reader_pages_served_total", "Pages the reader answered (HTML and markdown, 200 or 304), by where the answer came from: kept (replayed whole) or rendered.", ["source"]);
-export const readerKeptLookups = new FastCounter("imprint_reader_kept_answer_lookups_total", "Requests the reader could answer from a kept answer, by result (hit or miss).", ["result"]);
+export const readerPagesServed = new FastCounter(
+  "imprint_reader_pages_served_total",
+  "Pages the reader answered (HTML and markdown, 200 or 304), by where the answer came from: kept (replayed whole) or rendered.",
+  ["source"],
+);
+export const readerKeptLookups = new FastCounter(
+  "imprint_reader_kept_answer_lookups_total",
+  "Requests the reader could answer from a kept answer, by result (hit or miss).",
+  ["result"],
+);
 
-export const sandboxRuns = new FastCounter("imprint_sandbox_runs_total", "Integration scripts run in the sandbox, by outcome (ok, or the failure: cpu_limit, wall_limit, memory_limit, output_limit, script_error, bad_response, busy).", ["outcome"]);
-export const sandboxRunDuration = new FastHistogram("imprint_sandbox_run_duration_seconds", "Time of one sandboxed script run.", [], [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]);
-export const sandboxKills = new FastCounter("imprint_sandbox_kills_total", "Sandboxed scripts stopped at a limit (cpu_limit, wall_limit, memory_limit, output_limit) and workers replaced because they stopped answering (worker_stuck), by reason.", ["reason"]);
+export const sandboxRuns = new FastCounter(
+  "imprint_sandbox_runs_total",
+  "Integration scripts run in the sandbox, by outcome (ok, or the failure: cpu_limit, wall_limit, memory_limit, output_limit, script_error, bad_response, busy).",
+  ["outcome"],
+);
+export const sandboxRunDuration = new FastHistogram(
+  "imprint_sandbox_run_duration_seconds",
+  "Time of one sandboxed script run.",
+  [],
+  [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+);
+export const sandboxKills = new FastCounter(
+  "imprint_sandbox_kills_total",
+  "Sandboxed scripts stopped at a limit (cpu_limit, wall_limit, memory_limit, output_limit) and workers replaced because they stopped answering (worker_stuck), by reason.",
+  ["reason"],
+);
