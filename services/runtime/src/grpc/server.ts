@@ -14,7 +14,7 @@ import { HealthImplementation } from "grpc-health-check";
 import { AppError, GRPC_STATUS_BY_CODE, infrastructureFailure } from "../errors.js";
 import { dialAddress } from "../hosting.js";
 import type { Logger } from "../logger.js";
-import type { CounterChild } from "../metrics/fast-metrics.js";
+import type { CounterChild, HistogramChild } from "../metrics/fast-metrics.js";
 import { rpcDuration, rpcHandled } from "../metrics/series.js";
 import type { CoHostedServices } from "./co-hosted.js";
 import { answerKeyedCall, IDEMPOTENCY_KEY_METADATA, isWriteRpcPath, type KeyedCallLedger } from "./keyed-calls.js";
@@ -47,15 +47,16 @@ function toServiceError(error: unknown, method: string, logger: Logger) {
 }
 
 /**
- * The series of one method: its duration histogram and a counter per status code, made once and
- * kept, so a call costs an observe and an increment.
+ * The series of one method: its duration histogram and a counter per status code, made at its first
+ * call (a method never called adds no series) and kept, so a call costs an observe and an increment.
  */
 function methodMetrics(path: string): { observe(startedMs: number, code: number): void } {
   const [, service = "", method = path] = /^\/([^/]+)\/([^/]+)$/.exec(path) ?? [];
-  const duration = rpcDuration.child(service, method);
+  let duration: HistogramChild | undefined;
   const byCode = new Map<number, CounterChild>();
   return {
     observe: (startedMs, code) => {
+      duration ??= rpcDuration.child(service, method);
       duration.observeSince(startedMs);
       let handled = byCode.get(code);
       if (!handled) {
