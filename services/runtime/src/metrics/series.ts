@@ -184,7 +184,7 @@ export const readerKeptLookups = new FastCounter(
 
 export const sandboxRuns = new FastCounter(
   "imprint_sandbox_runs_total",
-  "Integration scripts run in the sandbox, by outcome (ok, or the failure: cpu_limit, wall_limit, memory_limit, output_limit, script_error, bad_response, busy).",
+  "Integration scripts run in the sandbox, by outcome (ok, or the failure: cpu_limit, wall_limit, memory_limit, output_limit, script_error, bad_response).",
   ["outcome"],
 );
 export const sandboxRunDuration = new FastHistogram(
