@@ -4,8 +4,9 @@ import type { GatewayState } from "../context.js";
 
 /**
  * Counts and times every request (imprint_http_requests_total, imprint_http_request_duration_seconds)
- * under its route template (`/v1/orgs/:organizationId`, "unmatched" when no route took it), once
- * its status is final. /metrics itself is answered before Koa and not counted.
+ * under its route template (`/v1/orgs/:organizationId`; "rate_limited" for a 429 of the rate limit,
+ * which answers before the router; "unmatched" when no route took it), once its status is final.
+ * /metrics itself is answered before Koa and not counted.
  */
 export function requestMetrics(server = "gateway"): Middleware<GatewayState> {
   const metrics = new HttpRequestMetrics(server);
@@ -15,7 +16,8 @@ export function requestMetrics(server = "gateway"): Middleware<GatewayState> {
       await next();
     } finally {
       const route = (ctx as { _matchedRoute?: string | RegExp })._matchedRoute;
-      metrics.observe(route === undefined ? "unmatched" : String(route), ctx.method, ctx.status, started);
+      const name = route !== undefined ? String(route) : ctx.status === 429 ? "rate_limited" : "unmatched";
+      metrics.observe(name, ctx.method, ctx.status, started);
     }
   };
 }
