@@ -256,7 +256,7 @@ async function runLauncher() {
       `  try:     curl -H "Authorization: Bearer ${bootstrap.token}" ${url}/v1/orgs`,
       `  sites:   ${stack.readerUrl}   ${paint("2", "(the reader: published sites; `npm run admin -- demo` publishes these docs there)")}`,
       `  admin:   npm run admin -- --help`,
-      ...metricsLines(stack.metricsUrls, env.METRICS_TOKEN),
+      ...metricsLines(stack.metricsUrls, env.METRICS_TOKEN, paint),
       paint(
         "2",
         hosting === "split"
@@ -273,7 +273,7 @@ async function runLauncher() {
 }
 
 /** Where Prometheus scrapes each process: one line for one process, one per process when split. */
-function metricsLines(metricsUrls, token) {
+function metricsLines(metricsUrls, token, paint) {
   const auth = token ? paint("2", "   (Authorization: Bearer $METRICS_TOKEN)") : "";
   const entries = Object.entries(metricsUrls);
   if (entries.length === 1) return [`  metrics: ${entries[0][1]}${auth}   ${paint("2", "(Prometheus, the whole process)")}`];
