@@ -4,6 +4,7 @@ import Koa from "koa";
 import type { TokenAuthenticator } from "./auth.js";
 import { CacheBudget } from "@imprint/runtime/core";
 import { DEFAULT_GATEWAY_CACHE_BYTES } from "./config.js";
+import { indexRouteMatching } from "./indexed-router.js";
 import { MemoryIdempotencyStore, type IdempotencyStore } from "./idempotency-store.js";
 import type { GatewayState } from "./context.js";
 import type { PublicUrls } from "./mappers/urls.js";
@@ -57,7 +58,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   // Every error is answered by errorHandler; Koa's default stderr printing would only duplicate it.
   app.silent = true;
 
-  const router = new Router<GatewayState>();
+  const router = indexRouteMatching(new Router<GatewayState>());
   const routes = gatewayRoutes({
     upstreams: deps.upstreams,
     upstreamAddresses: deps.upstreamAddresses,
