@@ -17,8 +17,9 @@ export default defineConfig({
     // kills and pauses alone take over four minutes, mostly waiting), so a third file fills the
     // gaps and keeps `npm test` within CI's 20 minutes.
     maxWorkers: 3,
-    // The longest files first, by their measured durations (.ci/test-durations.json): a fresh
-    // clone has no record of the last run, and vitest would start the short chaos file last.
+    // The longest files first, by their measured durations (.ci/test-durations.json), the heavy
+    // ones spaced apart: a fresh clone has no record of the last run, and vitest would start the
+    // short chaos file last.
     sequence: { sequencer: LongestFirstSequencer },
   },
 });

@@ -12,11 +12,20 @@ export const TEST_DURATIONS_FILE = ".ci/test-durations.json";
 const UNMEASURED_MS = 5_000;
 
 /**
- * Runs the longest test files first. vitest's own order needs its cache of the last run, which a
- * fresh clone (CI) lacks: it then runs the larger files first, and a short file that waits minutes
- * on the wall clock (the chaos runs) starts last, leaving the other workers idle at the end. The
- * estimate of each file is vitest's record of its last run when there is one, else the committed
- * measurement, else a typical e2e file's.
+ * Files at least this long start whole stacks of processes (the chaos and replica runs): two at
+ * once on two cores slow each other (and every file beside them) to several times their length.
+ */
+const HEAVY_MS = 60_000;
+
+/**
+ * Orders the test files for a run on a small machine. vitest's own order needs its record of the
+ * last run, which a fresh clone (CI) lacks: it then starts the largest files first, and a short
+ * file that runs for minutes (the chaos runs) may start last, leaving the other workers idle at
+ * the end. Here the longest files go first, except that the heavy ones (see HEAVY_MS) are spaced
+ * so that no two are expected to run at once: a simulation of the workers hands each free worker
+ * the longest file left, or the next heavy file once the previous one is expected to be done.
+ * The estimate of a file is vitest's record of its last run when there is one, else the committed
+ * measurement, else a typical end-to-end file's.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -27,10 +36,26 @@ export class LongestFirstSequencer extends BaseSequencer {
     } catch {
       // No record: every file is unmeasured, and the order is vitest's.
     }
-    const estimate = (spec: TestSpecification) =>
-      this.ctx.cache.getTestSpecificationResult(spec)?.duration ?? measured[relative(root, spec.moduleId)] ?? UNMEASURED_MS;
+    const estimate = new Map(
+      files.map((spec) => [spec, this.ctx.cache.getTestSpecificationResult(spec)?.duration ?? measured[relative(root, spec.moduleId)] ?? UNMEASURED_MS]),
+    );
     const byDefault = await super.sort(files);
     const position = new Map(byDefault.map((spec, index) => [spec, index]));
-    return [...byDefault].sort((a, b) => estimate(b) - estimate(a) || position.get(a)! - position.get(b)!);
+    const longestFirst = (a: TestSpecification, b: TestSpecification) => estimate.get(b)! - estimate.get(a)! || position.get(a)! - position.get(b)!;
+    const heavy = byDefault.filter((spec) => estimate.get(spec)! >= HEAVY_MS).sort(longestFirst);
+    const light = byDefault.filter((spec) => estimate.get(spec)! < HEAVY_MS).sort(longestFirst);
+
+    const workers = Array.from({ length: Math.max(1, Number(this.ctx.config.maxWorkers) || 1) }, () => 0);
+    let heavyDoneAt = 0;
+    const order: TestSpecification[] = [];
+    while (heavy.length > 0 || light.length > 0) {
+      const worker = workers.indexOf(Math.min(...workers));
+      const now = workers[worker]!;
+      const next = heavy.length > 0 && (now >= heavyDoneAt || light.length === 0) ? heavy.shift()! : light.shift()!;
+      workers[worker] = now + estimate.get(next)!;
+      if (estimate.get(next)! >= HEAVY_MS) heavyDoneAt = workers[worker]!;
+      order.push(next);
+    }
+    return order;
   }
 }
