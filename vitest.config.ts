@@ -13,6 +13,10 @@ export default defineConfig({
     testTimeout: patient(30_000),
     hookTimeout: patient(60_000),
     pool: "forks",
+    // The workspaces' built code (what tests reach through package names) loads as plain Node
+    // modules instead of through vite's transform and module runner: a stack-starting file
+    // imports thousands of them, and every file imports them again in its own process.
+    server: { deps: { external: [/\/(services\/[^/]+|gateway|proto)\/dist\//] } },
     // Three files at a time on 2 cores: much of the suite waits on the wall clock (the chaos files'
     // kills and pauses alone take over four minutes, mostly waiting), so a third file fills the
     // gaps and keeps `npm test` within CI's 20 minutes.

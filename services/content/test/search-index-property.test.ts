@@ -90,14 +90,33 @@ describe("the search index", () => {
             });
           }
         }
-        // In order: the running consumer, through NATS, reaches the space as it is now.
+        // In order: the running consumer, through NATS, reaches the space as it is now. It is done
+        // once it recorded every one of the space's events as processed: an index that merely
+        // looks right may be between a deletion and a restoration still to come.
+        // Every one of them: as many as content's outbox recorded (published a moment later).
+        const [recorded] = await harness.content.orm.em
+          .fork()
+          .execute<{ count: string }[]>(`select count(*) as count from outbox_events where type = any(?::text[]) and envelope->'payload'->>'spaceId' = ?`, [
+            `{${[...INDEXED].join(",")}}`,
+            space.id,
+          ]);
+        const events = await eventually(async () => {
+          const found = (await readEvents("content", { since, payload: { spaceId: space.id } })).filter((event) => INDEXED.has(event.type));
+          return found.length === Number(recorded?.count) ? found : undefined;
+        });
+        const ids = `{${events.map((event) => event.id).join(",")}}`;
         await eventually(async () => {
-          const [spaces] = (await indexOf(space.id)) as { revision_id: string }[][];
-          return deleted ? spaces!.length === 0 : spaces![0]?.revision_id === head;
+          const [row] = await harness.content.orm.em
+            .fork()
+            .execute<{ count: string }[]>(
+              `select count(*) as count from processed_events where consumer like 'content-search-%' and event_id = any(?::uuid[])`,
+              [ids],
+            );
+          return Number(row?.count ?? 0) === events.length;
         });
         const inOrder = await indexOf(space.id);
-        const events = (await readEvents("content", { since, payload: { spaceId: space.id } })).filter((event) => INDEXED.has(event.type));
-        expect(events.length).toBeGreaterThan(0);
+        const [indexedSpaces] = inOrder as { revision_id: string }[][];
+        expect(deleted ? indexedSpaces!.length === 0 : indexedSpaces![0]?.revision_id === head).toBe(true);
         for (const plan of plans) {
           await dropSpaceFromIndex(harness.content.orm.em.fork(), space.id);
           for (const event of deliverInPlan(events, plan, republished)) {
