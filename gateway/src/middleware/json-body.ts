@@ -35,8 +35,7 @@ export async function readJsonBody(ctx: GatewayContext, limitBytes: number, onRa
     throw new AppError("unsupported_media_type", "Request bodies must be JSON: send Content-Type: application/json");
   }
   refuseContentEncoding(ctx);
-  const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes (the gateway's BODY_LIMIT_BYTES setting)`);
-  const raw = await readRaw(ctx, limitBytes, tooLarge);
+  const raw = await readRaw(ctx, limitBytes, " (the gateway's BODY_LIMIT_BYTES setting)");
   onRaw?.(raw);
   if (raw.length === 0) return undefined;
   const text = raw.toString("utf8");
@@ -66,8 +65,7 @@ export async function readFormBody(ctx: GatewayContext, limitBytes: number): Pro
     throw new AppError("unsupported_media_type", "This endpoint takes an HTML form post: send Content-Type: application/x-www-form-urlencoded");
   }
   refuseContentEncoding(ctx);
-  const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes`);
-  return new URLSearchParams((await readRaw(ctx, limitBytes, tooLarge)).toString("utf8"));
+  return new URLSearchParams((await readRaw(ctx, limitBytes)).toString("utf8"));
 }
 
 /**
@@ -75,22 +73,21 @@ export async function readFormBody(ctx: GatewayContext, limitBytes: number): Pro
  * passes to its script): empty when none is sent, 413 past `limitBytes`.
  */
 export async function readBodyBytes(ctx: GatewayContext, limitBytes: number): Promise<Buffer> {
-  const tooLarge = () => new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes`);
   if (!carriesBody(ctx)) return Buffer.alloc(0);
-  return readRaw(ctx, limitBytes, tooLarge);
+  return readRaw(ctx, limitBytes);
 }
 
 /**
  * The body within `limitBytes` (declared or streamed), else 413: the rest of a refused body is read
  * and discarded (bounded) so the client, still sending, reads the 413 instead of a reset.
  */
-async function readRaw(ctx: GatewayContext, limitBytes: number, tooLarge: () => AppError): Promise<Buffer> {
+async function readRaw(ctx: GatewayContext, limitBytes: number, limitHint = ""): Promise<Buffer> {
   let raw: Buffer | null;
   try {
     raw = await readBoundedBody(ctx.req, ctx.res, limitBytes);
   } catch (error) {
     throw new AppError("invalid_argument", "The request body could not be read", { cause: error });
   }
-  if (raw === null) throw tooLarge();
+  if (raw === null) throw new AppError("payload_too_large", `Request body exceeds the limit of ${limitBytes} bytes${limitHint}`);
   return raw;
 }

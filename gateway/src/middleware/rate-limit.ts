@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { AppError, clientAddress, type RateLimiter, type TrustedProxies } from "@imprint/runtime/core";
 import type { Middleware } from "koa";
 import type { Principal, TokenAuthenticator } from "../auth.js";
@@ -49,8 +48,9 @@ export function rateLimit(options: RateLimitOptions): Middleware<GatewayState> {
       principal = await ctx.state.authentication.catch(() => undefined);
     }
     const kind = operationClass(ctx.method, ctx.path);
+    // A verified token is counted by its id (the authenticator already hashed the header to find it).
     const caller = principal
-      ? `token:${createHash("sha256").update(header).digest("base64url")}`
+      ? `token:${principal.caller.tokenId ?? `user:${principal.caller.userId}`}`
       : `ip:${clientAddress(ctx.req.socket.remoteAddress, ctx.req.headers["x-forwarded-for"], trustedProxies)}`;
     const limit = (principal ? limits.token : limits.ip)[kind];
     const decision = limiter.take(`${caller}:${kind}`, limit);

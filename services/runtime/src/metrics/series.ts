@@ -11,7 +11,10 @@ import { metricsRegistry, sourcedBy } from "./registry.js";
  * are prom-client's.
  */
 
-const registers = [metricsRegistry];
+/** A gauge in the registry that only scrape sources set (see sourcedBy): reset before each collection. */
+function scrapedGauge<Label extends string>(name: string, help: string, labelNames: readonly Label[]): Gauge<Label> {
+  return sourcedBy(new Gauge({ name, help, labelNames, registers: [metricsRegistry] }));
+}
 
 /** Latencies from a millisecond (a kept page, a cached read) to 10 s (a deadline). */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -42,21 +45,15 @@ export const rpcDuration = new FastHistogram(
   LATENCY_BUCKETS,
 );
 
-export const consumerPending = sourcedBy(
-  new Gauge({
-    name: "imprint_consumer_pending_messages",
-    help: "Events of a durable consumer not handled yet (undelivered and delivered but not acknowledged), asked of JetStream at scrape time.",
-    labelNames: ["consumer"] as const,
-    registers,
-  }),
+export const consumerPending = scrapedGauge(
+  "imprint_consumer_pending_messages",
+  "Events of a durable consumer not handled yet (undelivered and delivered but not acknowledged), asked of JetStream at scrape time.",
+  ["consumer"],
 );
-export const consumerOldestAge = sourcedBy(
-  new Gauge({
-    name: "imprint_consumer_oldest_pending_age_seconds",
-    help: "Age of the oldest event a durable consumer has not handled yet (0 when none waits), at scrape time.",
-    labelNames: ["consumer"] as const,
-    registers,
-  }),
+export const consumerOldestAge = scrapedGauge(
+  "imprint_consumer_oldest_pending_age_seconds",
+  "Age of the oldest event a durable consumer has not handled yet (0 when none waits), at scrape time.",
+  ["consumer"],
 );
 export const consumerHandled = new FastCounter("imprint_consumer_events_handled_total", "Events a consumer's handler committed in this process.", ["consumer"]);
 export const consumerRedeliveries = new FastCounter(
@@ -70,21 +67,15 @@ export const consumerDeadLetters = new FastCounter(
   ["consumer"],
 );
 
-export const outboxBacklog = sourcedBy(
-  new Gauge({
-    name: "imprint_outbox_backlog_events",
-    help: "Committed events of a service's outbox not published to NATS yet, at scrape time.",
-    labelNames: ["service"] as const,
-    registers,
-  }),
+export const outboxBacklog = scrapedGauge(
+  "imprint_outbox_backlog_events",
+  "Committed events of a service's outbox not published to NATS yet, at scrape time.",
+  ["service"],
 );
-export const outboxOldestAge = sourcedBy(
-  new Gauge({
-    name: "imprint_outbox_oldest_event_age_seconds",
-    help: "Age of the oldest event waiting in a service's outbox (0 when none waits), at scrape time.",
-    labelNames: ["service"] as const,
-    registers,
-  }),
+export const outboxOldestAge = scrapedGauge(
+  "imprint_outbox_oldest_event_age_seconds",
+  "Age of the oldest event waiting in a service's outbox (0 when none waits), at scrape time.",
+  ["service"],
 );
 export const outboxRelayLatency = new FastHistogram(
   "imprint_outbox_relay_latency_seconds",
@@ -115,38 +106,18 @@ export const jobLeasesLost = new FastCounter(
   ["service", "job"],
 );
 
-export const dbPoolInUse = sourcedBy(
-  new Gauge({
-    name: "imprint_db_pool_connections_in_use",
-    help: "Connections of a service's database pool checked out by a query or transaction.",
-    labelNames: ["service"] as const,
-    registers,
-  }),
+export const dbPoolInUse = scrapedGauge(
+  "imprint_db_pool_connections_in_use",
+  "Connections of a service's database pool checked out by a query or transaction.",
+  ["service"],
 );
-export const dbPoolIdle = sourcedBy(
-  new Gauge({
-    name: "imprint_db_pool_connections_idle",
-    help: "Open connections of a service's database pool waiting for work.",
-    labelNames: ["service"] as const,
-    registers,
-  }),
+export const dbPoolIdle = scrapedGauge("imprint_db_pool_connections_idle", "Open connections of a service's database pool waiting for work.", ["service"]);
+export const dbPoolWaiting = scrapedGauge(
+  "imprint_db_pool_waiting_requests",
+  "Queries or transactions waiting for a connection of a service's database pool (all in use).",
+  ["service"],
 );
-export const dbPoolWaiting = sourcedBy(
-  new Gauge({
-    name: "imprint_db_pool_waiting_requests",
-    help: "Queries or transactions waiting for a connection of a service's database pool (all in use).",
-    labelNames: ["service"] as const,
-    registers,
-  }),
-);
-export const dbPoolMax = sourcedBy(
-  new Gauge({
-    name: "imprint_db_pool_connections_max",
-    help: "Most connections a service's database pool opens.",
-    labelNames: ["service"] as const,
-    registers,
-  }),
-);
+export const dbPoolMax = scrapedGauge("imprint_db_pool_connections_max", "Most connections a service's database pool opens.", ["service"]);
 
 export const cacheHits = new FastCounter(
   "imprint_cache_hits_total",
@@ -154,22 +125,12 @@ export const cacheHits = new FastCounter(
   ["cache"],
 );
 export const cacheMisses = new FastCounter("imprint_cache_misses_total", "Lookups that found no entry, by cache.", ["cache"]);
-export const cacheSize = sourcedBy(
-  new Gauge({
-    name: "imprint_cache_size_bytes",
-    help: "What a cache holds, in bytes (caches bounded in bytes: the gateway's, the reader's pages, content's revisions).",
-    labelNames: ["cache"] as const,
-    registers,
-  }),
+export const cacheSize = scrapedGauge(
+  "imprint_cache_size_bytes",
+  "What a cache holds, in bytes (caches bounded in bytes: the gateway's, the reader's pages, content's revisions).",
+  ["cache"],
 );
-export const cacheEntries = sourcedBy(
-  new Gauge({
-    name: "imprint_cache_entries",
-    help: "Entries a cache holds.",
-    labelNames: ["cache"] as const,
-    registers,
-  }),
-);
+export const cacheEntries = scrapedGauge("imprint_cache_entries", "Entries a cache holds.", ["cache"]);
 
 export const readerPagesServed = new FastCounter(
   "imprint_reader_pages_served_total",
