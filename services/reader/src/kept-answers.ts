@@ -24,7 +24,7 @@ const BODY_HEADERS = new Set(["content-type", "content-length"]);
 
 /**
  * The reader's front: whole answers of public sites' pages, replayed without Koa, without finding
- * the site, the space and the page again and without a span (leaveRequestsUntraced), which cost
+ * the site, the space and the page again and without a span (answerBeforeTracing), which cost
  * more than the answer itself. Kept: GET answers (200) to requests without a query string whose
  * Accept takes HTML (or says nothing), keyed by everything else they were read from (host, forwarded
  * host and scheme when proxies are trusted, path, cookies: a visitor's token and claims are in them),
@@ -101,6 +101,11 @@ export class KeptAnswers {
     for (const key of this.answers.keys()) this.answers.delete(key);
   }
 
+  /** `request` is about to be read (nothing kept answered it): its answer is kept only if nothing is cleared meanwhile. */
+  reading(request: IncomingMessage): void {
+    this.started.set(request, this.generation);
+  }
+
   /**
    * Answers `request` from what is kept (304 when the visitor holds it already) and records its page
    * view; false when nothing is kept for it, and the request goes on to Koa (whose answer `keep`
@@ -109,7 +114,7 @@ export class KeptAnswers {
   serve(request: IncomingMessage, response: ServerResponse, views: ViewRecorder | undefined): boolean {
     const kept = this.find(request);
     if (!kept) {
-      this.started.set(request, this.generation);
+      this.reading(request);
       return false;
     }
     const ifNoneMatch = request.headers["if-none-match"];

@@ -9,7 +9,7 @@ import {
   answerMetrics,
   drainPeriod,
   isMetricsRequest,
-  leaveRequestsUntraced,
+  answerBeforeTracing,
   startProcessMetrics,
   RETRY_AFTER_SECONDS,
   type CoHostedServices,
@@ -107,9 +107,18 @@ export async function startReader(
   app.use(readerRoutes(data, address, views, () => draining !== undefined));
   app.on("error", (error: unknown) => logger.error("reader request failed", { error: error instanceof Error ? error.message : String(error) }));
   const handle = app.callback();
-  // Kept answers are replayed before Koa, and without a span: there is nothing in them to trace.
-  const traced = leaveRequestsUntraced((request) => request.socket.localPort === port && data.kept.find(request) !== undefined);
-  // The process's metrics (every target it hosts) are served here too, before the kept answers and Koa.
+  // Kept answers are replayed before Koa and before the request is even emitted: no span, no context
+  // (there is nothing in them to trace), within the rate limit as every other answer.
+  const keptFirst = answerBeforeTracing(server, (request, response) => {
+    if (!data.kept.find(request)) return false;
+    const started = performance.now();
+    if (draining) response.setHeader("Connection", "close");
+    if (!withinLimit(request, response)) metrics.observeBeforeKoa("rate_limited", request.method ?? "GET", response.statusCode, started);
+    else if (data.kept.serve(request, response, views)) metrics.observeKept(request.method ?? "GET", response.statusCode, started);
+    else void handle(request, response);
+    return true;
+  });
+  // The process's metrics (every target it hosts) are served here too, before Koa.
   startProcessMetrics();
   server.on("request", (request, response) => {
     // While draining, each answer closes its connection, so clients reconnect to a ready replica.
@@ -123,10 +132,7 @@ export async function startReader(
       metrics.observeBeforeKoa("rate_limited", request.method ?? "GET", response.statusCode, started);
       return;
     }
-    if (data.kept.serve(request, response, views)) {
-      metrics.observeKept(request.method ?? "GET", response.statusCode, started);
-      return;
-    }
+    data.kept.reading(request);
     void handle(request, response);
   });
   logger.info("reader listening", {
@@ -151,7 +157,7 @@ export async function startReader(
         force.unref();
         server.close(() => {
           clearTimeout(force);
-          traced();
+          keptFirst();
           // Views recorded until the last request are sent before the connections close.
           void Promise.allSettled([views?.close(), limiter?.close()])
             .then(() => data.close())

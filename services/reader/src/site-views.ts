@@ -20,6 +20,8 @@ const MAX_URL = 4096;
 const MAX_REFERRER = 2048;
 const MAX_USER_AGENT = 512;
 const MAX_LANGUAGE = 35;
+/** Visitors whose anonymous id is kept, so that each of their views does not derive it again. */
+const RECENT_VISITORS = 4096;
 
 /** The page a visit reached, as a view names it. */
 export function viewedPage(visit: Visit, at: PageVisit): ViewedPage {
@@ -98,11 +100,19 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
     return taken;
   };
 
-  const anonymousId = (waiting: WaitingView): string =>
-    createHmac("sha256", key)
-      .update(`${waiting.view.userAgent}\n${waiting.ip}\n${waiting.view.viewedAt!.toISOString().slice(0, 10)}`)
-      .digest("base64url")
-      .slice(0, 22);
+  // A visitor views several pages a day: their id is derived once, not per view (an HMAC costs
+  // more than replaying a kept page). Forgotten all at once when full; the next view derives it again.
+  const recentIds = new Map<string, string>();
+  const anonymousId = (waiting: WaitingView): string => {
+    const visitor = `${waiting.view.userAgent}\n${waiting.ip}\n${waiting.view.viewedAt!.toISOString().slice(0, 10)}`;
+    let id = recentIds.get(visitor);
+    if (id === undefined) {
+      id = createHmac("sha256", key).update(visitor).digest("base64url").slice(0, 22);
+      if (recentIds.size >= RECENT_VISITORS) recentIds.clear();
+      recentIds.set(visitor, id);
+    }
+    return id;
+  };
 
   let timer: NodeJS.Timeout | undefined;
   let sending: Promise<void> | undefined;

@@ -66,6 +66,40 @@ describe("telemetry preload", () => {
     expect(request!.trace_id).toBe(inside!.trace_id);
   });
 
+  it("answers what answerBeforeTracing takes before the request is emitted: no span, no listener; the rest as before", async () => {
+    const result = await runChild(`
+      import http from "node:http";
+      import { trace } from "@opentelemetry/api";
+      import { answerBeforeTracing } from "./src/telemetry/lifecycle.ts";
+      const seen = [];
+      const server = http.createServer((req, res) => { seen.push(["listener", req.url, Boolean(trace.getActiveSpan())]); res.end("listener"); });
+      const remove = answerBeforeTracing(server, (req, res) => {
+        if (req.url !== "/early") return false;
+        seen.push(["early", req.url, Boolean(trace.getActiveSpan())]);
+        res.end("early");
+        return true;
+      });
+      await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const get = (path) => fetch("http://127.0.0.1:" + server.address().port + path).then((res) => res.text());
+      const bodies = [await get("/early"), await get("/other")];
+      remove();
+      bodies.push(await get("/early"));
+      server.close();
+      console.log(JSON.stringify({ seen, bodies }));
+    `);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      seen: [
+        ["early", "/early", false],
+        ["listener", "/other", true],
+        // Removed: the same request goes to the listeners again, with its span.
+        ["listener", "/early", true],
+      ],
+      bodies: ["early", "listener", "listener"],
+    });
+  });
+
   it("reaches no collector by default (and does once an endpoint is configured)", async () => {
     // Records every outgoing TCP connection the SDK makes while flushing on shutdown.
     const script = `

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 
 /** Key under which the preload registers its shutdown (a symbol: the preload may be loaded from a different copy of the runtime). */
 export const TELEMETRY_SHUTDOWN_KEY = Symbol.for("imprint.telemetry.shutdown");
@@ -9,26 +9,26 @@ export async function shutdownTelemetry(): Promise<void> {
   if (typeof shutdown === "function") await (shutdown as () => Promise<void>)();
 }
 
-/**
- * Key under which a process lists the incoming HTTP requests it answers without any work worth a
- * span: the preload's HTTP instrumentation asks every predicate, and one that says yes leaves the
- * request untraced (a symbol, for the same reason as the shutdown's).
- */
-export const UNTRACED_REQUESTS_KEY = Symbol.for("imprint.telemetry.untraced-requests");
-
-/** Whether an incoming request is answered without work worth a span (see {@link leaveRequestsUntraced}). */
-export type UntracedRequest = (request: IncomingMessage) => boolean;
+/** Answers a request itself (true), or leaves it to the server's listeners (false). */
+export type EarlyAnswer = (request: IncomingMessage, response: ServerResponse) => boolean;
 
 /**
- * Leaves the incoming requests `predicate` names without a span, e.g. the reader's answers kept
- * whole in memory: no I/O, no log line, nothing a trace would show, and the span would cost more
- * than the answer (docs/benchmarks.md § Reader). Answers the function that removes it again. The
- * predicate must be cheap and must name only its own server's requests (one process may host
- * several servers).
+ * Lets `answer` take `server`'s requests before its "request" event is emitted: what it answers
+ * never reaches the listeners nor the HTTP instrumentation, which wraps `Server.prototype.emit` and
+ * would otherwise give each one a context, bound emitters and a span (or, when told to ignore it,
+ * still the context and the bindings). For answers replayed whole from memory, e.g. the reader's
+ * kept pages: no I/O and no log line, nothing a trace would show, and the instrumentation cost more
+ * than the answer (docs/benchmarks.md § Reader). `answer` must be cheap and synchronous. Answers the
+ * function that removes it again.
  */
-export function leaveRequestsUntraced(predicate: UntracedRequest): () => void {
-  const registry = globalThis as Record<symbol, unknown>;
-  const predicates = (registry[UNTRACED_REQUESTS_KEY] ??= new Set<UntracedRequest>()) as Set<UntracedRequest>;
-  predicates.add(predicate);
-  return () => predicates.delete(predicate);
+export function answerBeforeTracing(server: Server, answer: EarlyAnswer): () => void {
+  const inherited = Object.getPrototypeOf(server) as { emit: (this: Server, event: string | symbol, ...args: unknown[]) => boolean };
+  // Looked up on each event, not captured: instrumentation enabled or disabled later still applies.
+  server.emit = function emit(this: Server, event: string | symbol, ...args: unknown[]): boolean {
+    if (event === "request" && answer(args[0] as IncomingMessage, args[1] as ServerResponse)) return true;
+    return inherited.emit.call(this, event, ...args);
+  } as Server["emit"];
+  return () => {
+    delete (server as Partial<Pick<Server, "emit">>).emit;
+  };
 }

@@ -8,7 +8,6 @@
  * by default, and the OpenTelemetry SDK's exporters are not even loaded then. Imports packages
  * only, so it also runs straight from source.
  */
-import type { IncomingMessage } from "node:http";
 import { register } from "node:module";
 import { register as registerInstrumentationHooks, supportsSyncHooks } from "import-in-the-middle/register-hooks.mjs";
 import { context, propagation, trace } from "@opentelemetry/api";
@@ -35,17 +34,8 @@ if (supportsSyncHooks()) {
 const env = process.env;
 const set = (name: string) => (env[name] ?? "").trim() !== "";
 
-// Requests the process answers without work worth a span (leaveRequestsUntraced in lifecycle.ts).
-const untracedRequests = ((globalThis as Record<symbol, unknown>)[Symbol.for("imprint.telemetry.untraced-requests")] ??= new Set()) as Set<
-  (request: IncomingMessage) => boolean
->;
-const isUntraced = (request: IncomingMessage): boolean => {
-  for (const predicate of untracedRequests) if (predicate(request)) return true;
-  return false;
-};
-
 const instrumentations = (): Instrumentation[] => [
-  new HttpInstrumentation({ ignoreIncomingRequestHook: isUntraced }),
+  new HttpInstrumentation(),
   new GrpcInstrumentation(),
   // One span per route, not per middleware: the middleware spans cost ~10% of gateway throughput
   // and carry nothing the route and HTTP spans do not.
