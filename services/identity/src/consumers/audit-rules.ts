@@ -211,6 +211,8 @@ export const NOT_AUDITED: Readonly<Record<string, string>> = {
   "comment_reply.deleted": "discussion, not the documentation's content, access, publication or settings",
   "space_counters.announced": "derived counters collaboration announces; nothing changed",
   "space_publication.updated": "publishing's derived record of whether a space is published, following site and site-space events that are audited",
+  "integration.development_mode_changed":
+    "where an integration's own calls go while its developer works on it (GitBook's 'gitbook dev'); its installations and what anyone may do are unchanged",
 };
 
 /** Every event contract of every context, by context: what the audit consumers read (and the completeness test checks). */

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, requireCaller, requireFetchTarget, type CallerInput } from "@imprint/runtime";
+import { AppError, recordEvent, requireCaller, requireFetchTarget, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
+import { integrationDevelopmentModeChanged } from "../../events.js";
 import { findOwnedIntegration } from "../shared/integrations.js";
 
 const TUNNEL_URL_MAX = 2048;
@@ -17,20 +18,26 @@ function checkTunnelUrl(value: string): string {
 /**
  * Development mode on: the integration's events and render calls go to the developer's tunnel,
  * every organization's with `all`, else only its owner's. Off (`tunnelUrl` null): at once, back to
- * the published script.
+ * the published script. Announced as `integration.development_mode_changed`.
  */
 export async function setDevelopmentMode(
   em: EntityManager,
   input: { caller: CallerInput | undefined; name: string; tunnelUrl: string | null; all: boolean },
   deps: UseCaseDeps,
 ): Promise<void> {
-  const integration = await findOwnedIntegration(em, deps, requireCaller(input.caller), input.name, "change its development mode");
+  const caller = requireCaller(input.caller);
+  const integration = await findOwnedIntegration(em, deps, caller, input.name, "change its development mode");
   const tunnelUrl = input.tunnelUrl === null ? null : checkTunnelUrl(input.tunnelUrl);
   // Calls reach it later: a private target is refused now, where the developer sees why.
   if (tunnelUrl !== null) await requireFetchTarget(tunnelUrl, deps.fetchPolicy, "tunnelUrl");
-  await deps.unitOfWork.run(em, async () => {
+  await deps.unitOfWork.run(em, async (tx) => {
     integration.devTunnelUrl = tunnelUrl;
     integration.devAll = tunnelUrl !== null && input.all;
     integration.updatedAt = deps.clock();
+    recordEvent(tx, integrationDevelopmentModeChanged, {
+      organizationId: integration.ownerOrganizationId,
+      actor: caller,
+      payload: { integrationId: integration.id, name: integration.name, enabled: tunnelUrl !== null, all: integration.devAll },
+    });
   });
 }
