@@ -4,6 +4,7 @@ import type { Clock, IdentityClients, JobControl, Logger, MembershipCache, Promi
 import type { IntegrationConfig } from "./config.js";
 import type { SecretBox } from "./domain/secrets.js";
 import type { InstallationTokens } from "./delivery/installation-tokens.js";
+import type { RenderLookups } from "./delivery/render-lookups.js";
 import type { ScriptCalls } from "./delivery/script-calls.js";
 import type { SpaceReads } from "./upstreams/space-reads.js";
 
@@ -37,6 +38,8 @@ export interface UseCaseDeps {
   scripts: ScriptCalls;
   /** Installation tokens for scripts' environments, reused while fresh. */
   tokens: InstallationTokens;
+  /** What renders look up (integration, installation, space and site installations), kept while integration's events are heard; every change drops its integration's after its commit. */
+  renderLookups: RenderLookups;
   settings: IntegrationSettings;
 }
 

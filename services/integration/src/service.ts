@@ -30,10 +30,13 @@ import type { IntegrationConfig } from "./config.js";
 import { contentEventConsumers } from "./consumers/content-events.js";
 import { publishingEventConsumers } from "./consumers/publishing-events.js";
 import { InstallationTokens } from "./delivery/installation-tokens.js";
+import { followRenderLookups, RenderLookups, type RenderLookupLoaders } from "./delivery/render-lookups.js";
 import { ScriptCalls } from "./delivery/script-calls.js";
 import { ScriptTexts, type ScriptLoader } from "./delivery/script-texts.js";
 import type { UseCaseDeps } from "./deps.js";
 import { integrationEntities } from "./domain/entities.js";
+import { TargetInstallation } from "./domain/installation.js";
+import { Integration } from "./domain/integration.js";
 import { SecretBox } from "./domain/secrets.js";
 import { INTEGRATION_EVENT_CONTEXT } from "./events.js";
 import { INSTALLATION_SERVICE_NAME, installationServiceImplementation } from "./grpc/installation-service.js";
@@ -43,6 +46,7 @@ import { SCRIPT_SERVICE_NAME, scriptServiceImplementation } from "./grpc/script-
 import { TARGET_INSTALLATION_SERVICE_NAME, targetInstallationServiceImplementation } from "./grpc/target-installation-service.js";
 import { deliverEventsJob } from "./jobs/deliver-events.js";
 import { createSandboxPool, type SandboxPool } from "./sandbox/index.js";
+import { findInstallationPlace } from "./use-cases/shared/installations.js";
 import { SpaceReads } from "./upstreams/space-reads.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
@@ -65,6 +69,8 @@ interface Machinery {
 
 /** The use cases' deps, with the sandbox's worker threads their script calls run on (closed at stop). */
 type IntegrationDeps = UseCaseDeps & { pool: SandboxPool };
+/** The per-replica event watches the deps stop at close. */
+type Watches = { memberEvents: EventWatch; renderLookupEvents: EventWatch };
 
 /** Script texts kept in memory per process: the sandbox's warm runtimes hold far fewer scripts than this. */
 const SCRIPT_TEXTS_BYTES = 64 * 1024 * 1024;
@@ -77,12 +83,18 @@ function publishedScript(orm: ServiceDeps["orm"]): ScriptLoader {
   };
 }
 
+/** What renders look up, from the database, each in an EntityManager of its own (the kept rows outlive any request's). */
+function renderLookupLoaders(orm: ServiceDeps["orm"]): RenderLookupLoaders {
+  return {
+    integration: (name) => forkEm(orm).findOne(Integration, { name }),
+    place: (integrationId, organizationId, spaceId) => findInstallationPlace(forkEm(orm), integrationId, organizationId, spaceId),
+    siteInstallation: (integrationId, siteId) => forkEm(orm).findOne(TargetInstallation, { integrationId, kind: "site", targetId: siteId }),
+  };
+}
+
 /** How the runtime assembles the integration service from its config, upstream clients and sandbox. */
-export function integrationServiceSpec(
-  config: IntegrationConfig,
-  machinery: Machinery,
-): ServiceSpec<IntegrationDeps & { memberEvents: EventWatch }, IntegrationUpstreams> {
-  const buildDeps = (runtime: ServiceDeps, upstreams: OpenedUpstreams<IntegrationUpstreams>): IntegrationDeps & { memberEvents: EventWatch } => {
+export function integrationServiceSpec(config: IntegrationConfig, machinery: Machinery): ServiceSpec<IntegrationDeps & Watches, IntegrationUpstreams> {
+  const buildDeps = (runtime: ServiceDeps, upstreams: OpenedUpstreams<IntegrationUpstreams>): IntegrationDeps & Watches => {
     const memberships = followedMemberships(upstreams.identity.members, config.MEMBERSHIP_CACHE_TTL_MS, { nats: runtime.nats, logger: machinery.logger });
     const pool = createSandboxPool({
       limits: {
@@ -98,6 +110,7 @@ export function integrationServiceSpec(
       { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "integration", dnsServers: config.IMPRINT_FETCH_DNS_SERVERS },
       { userAgent: "Imprint-Integrations/1.0" },
     );
+    const renderLookups = new RenderLookups(renderLookupLoaders(runtime.orm));
     return {
       pool,
       fetchPolicy,
@@ -112,6 +125,8 @@ export function integrationServiceSpec(
       spaceReads: new SpaceReads(upstreams.content.spaces, config.MEMBERSHIP_CACHE_TTL_MS),
       sites: upstreams.publishing.sites,
       secrets: machinery.secrets,
+      renderLookups,
+      renderLookupEvents: followRenderLookups(renderLookups, runtime.nats, machinery.logger),
       tokens: new InstallationTokens(upstreams.identity, runtime.clock, config.INTEGRATION_TOKEN_TTL_SECONDS),
       scripts: new ScriptCalls({
         pool,
@@ -141,6 +156,7 @@ export function integrationServiceSpec(
       build: buildDeps,
       close: async (deps) => {
         await deps.memberEvents.stop();
+        await deps.renderLookupEvents.stop();
         await deps.pool.close();
       },
     },

@@ -70,6 +70,9 @@ export async function installIntegration(
       }),
     () => em.fork().findOne(Installation, { integrationId: integration.id, organizationId: input.organizationId }),
   );
-  if (created) wakeDelivery(deps);
+  if (created) {
+    deps.renderLookups.forget(integration.name);
+    wakeDelivery(deps);
+  }
   return { integration, installation, created };
 }

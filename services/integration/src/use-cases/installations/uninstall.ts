@@ -49,6 +49,7 @@ export async function uninstall(
     return true;
   });
   if (!removed) return false;
+  deps.renderLookups.forget(integration.name);
   await revokeInstallationTokens(deps, [installation.id]);
   wakeDelivery(deps);
   return true;

@@ -86,6 +86,7 @@ export async function updateInstallation(
       sourceKey: `installation.updated:${installation.id}:${installation.updatedAt.toISOString()}:${changed.join(",")}`,
     });
   });
+  deps.renderLookups.forget(integration.name);
   wakeDelivery(deps);
   return { integration, installation };
 }

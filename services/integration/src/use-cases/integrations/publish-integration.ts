@@ -72,7 +72,7 @@ export async function publishIntegration(em: EntityManager, input: PublishIntegr
   const previewTypes = input.previewImages?.map((image, index) => imageType(`previewImages[${index}]`, image, PREVIEW_MAX_BYTES)) ?? null;
 
   // Published twice at once, the first publication creates the integration and the other is its next version.
-  return againIfLostInsertRace(() =>
+  const published = await againIfLostInsertRace(() =>
     deps.unitOfWork.run(em, async (tx) => {
       const now = deps.clock();
       let integration = await findByKey(tx, Integration, { name }, { lock: true });
@@ -137,4 +137,6 @@ export async function publishIntegration(em: EntityManager, input: PublishIntegr
       return integration;
     }),
   );
+  deps.renderLookups.forget(name);
+  return published;
 }

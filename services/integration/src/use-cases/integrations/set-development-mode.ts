@@ -18,7 +18,8 @@ function checkTunnelUrl(value: string): string {
 /**
  * Development mode on: the integration's events and render calls go to the developer's tunnel,
  * every organization's with `all`, else only its owner's. Off (`tunnelUrl` null): at once, back to
- * the published script. Announced as `integration.development_mode_changed`.
+ * the published script. Renders see it at once in this process, in the others when its
+ * `integration.development_mode_changed` arrives.
  */
 export async function setDevelopmentMode(
   em: EntityManager,
@@ -40,4 +41,5 @@ export async function setDevelopmentMode(
       payload: { integrationId: integration.id, name: integration.name, enabled: tunnelUrl !== null, all: integration.devAll },
     });
   });
+  deps.renderLookups.forget(integration.name);
 }

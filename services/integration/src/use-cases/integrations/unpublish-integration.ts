@@ -48,6 +48,7 @@ export async function unpublishIntegration(em: EntityManager, input: { caller: C
     return installations.map((installation) => installation.id);
   });
   if (!installationIds) return false;
+  deps.renderLookups.forget(integration.name);
   await revokeInstallationTokens(deps, [...installationIds, integrationId]);
   return true;
 }

@@ -7,7 +7,7 @@ import { uiRenderEvent } from "../../domain/platform/events.js";
 import { checkRenderRequest } from "../../domain/platform/render-request.js";
 import { buildEnvironment } from "../shared/environment.js";
 import { recordEndedEvent, traceWithReason } from "../shared/deliveries.js";
-import { findVisibleIntegration } from "../shared/integrations.js";
+import { findVisibleKeptIntegration } from "../shared/integrations.js";
 import { parseJsonObject } from "../shared/json.js";
 import { resolveRenderPlace } from "../shared/render-context.js";
 
@@ -48,7 +48,7 @@ function scriptErrorMessage(body: Uint8Array): string | undefined {
  */
 export async function renderIntegrationUI(em: EntityManager, input: RenderInput, deps: UseCaseDeps): Promise<RenderOutput> {
   const caller = requireCaller(input.caller);
-  const { integration } = await findVisibleIntegration(em, deps, caller, input.name);
+  const { integration } = await findVisibleKeptIntegration(deps, caller, input.name);
   const request = checkRenderRequest({
     componentId: input.componentId,
     props: parseJsonObject("props", input.propsJson),
@@ -57,7 +57,7 @@ export async function renderIntegrationUI(em: EntityManager, input: RenderInput,
     ...(input.actionJson ? { action: parseJsonObject("action", input.actionJson) } : {}),
   });
   const { props, state, context, action } = request;
-  const place = await resolveRenderPlace(em, deps, caller, integration, context);
+  const place = await resolveRenderPlace(deps, caller, integration, context);
 
   const eventId = randomUUID();
   const event = uiRenderEvent({

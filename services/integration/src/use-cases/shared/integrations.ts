@@ -21,7 +21,23 @@ export async function findVisibleIntegration(
   name: string,
 ): Promise<VisibleIntegration> {
   if (!isIntegrationName(name)) throw AppError.notFound("Integration");
-  const integration = await em.findOne(Integration, { name });
+  return visibleTo(deps, caller, await em.findOne(Integration, { name }));
+}
+
+/**
+ * findVisibleIntegration for renders, from what the render lookups keep (the integration is shared
+ * by concurrent renders: read it, never change it).
+ */
+export async function findVisibleKeptIntegration(
+  deps: Pick<UseCaseDeps, "memberships" | "renderLookups">,
+  caller: CallerInput,
+  name: string,
+): Promise<VisibleIntegration> {
+  if (!isIntegrationName(name)) throw AppError.notFound("Integration");
+  return visibleTo(deps, caller, await deps.renderLookups.integration(name));
+}
+
+async function visibleTo(deps: Pick<UseCaseDeps, "memberships">, caller: CallerInput, integration: Integration | null): Promise<VisibleIntegration> {
   if (!integration) throw AppError.notFound("Integration");
   const owner = await organizationStanding(deps, caller, integration.ownerOrganizationId);
   if (!integration.isVisibleTo(owner.member)) throw AppError.notFound("Integration");

@@ -1,10 +1,8 @@
-import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, type CallerInput } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
-import { TargetInstallation, type Installation } from "../../domain/installation.js";
+import type { Installation, TargetInstallation } from "../../domain/installation.js";
 import type { Integration } from "../../domain/integration.js";
 import { callerMessage, organizationStanding } from "./access.js";
-import { findInstallationPlace } from "./installations.js";
 
 /** Where a component renders, as GitBook's ContentKitContext says, resolved to an installation. */
 export interface RenderPlace {
@@ -28,11 +26,10 @@ function stringField(context: Record<string, unknown>, name: string): string {
  * The organization and installation a render's context points at: its organization
  * (configuration contexts), its space (documents and space configuration; the caller must be able
  * to read it) or its site installation. The caller must be a member of that organization, and the
- * integration installed there.
+ * integration installed there. The rows come from the render lookups (kept; see RenderLookups).
  */
 export async function resolveRenderPlace(
-  em: EntityManager,
-  deps: Pick<UseCaseDeps, "spaceReads" | "memberships">,
+  deps: Pick<UseCaseDeps, "spaceReads" | "memberships" | "renderLookups">,
   caller: CallerInput,
   integration: Integration,
   context: Record<string, unknown>,
@@ -57,7 +54,7 @@ export async function resolveRenderPlace(
     }
     case "configuration_site": {
       siteId = stringField(context, "siteId");
-      const found = isId(siteId) ? await em.findOne(TargetInstallation, { integrationId: integration.id, kind: "site", targetId: siteId }) : null;
+      const found = isId(siteId) ? await deps.renderLookups.siteInstallation(integration, siteId) : null;
       if (!found) throw AppError.notFound("Site installation");
       organizationId = found.organizationId;
       target = found;
@@ -69,7 +66,7 @@ export async function resolveRenderPlace(
       );
   }
   if (!(await organizationStanding(deps, caller, organizationId)).member) throw AppError.notFound("Organization");
-  const found = await findInstallationPlace(em, integration.id, organizationId, target ? undefined : spaceId);
+  const found = await deps.renderLookups.place(integration, organizationId, target ? undefined : spaceId && isId(spaceId) ? spaceId : undefined);
   if (!found) throw new AppError("failed_precondition", `${integration.name} is not installed in this organization`);
   return {
     organizationId,

@@ -68,6 +68,9 @@ export async function installOnTarget(
       }),
     () => em.fork().findOne(TargetInstallation, { installationId: installation.id, kind: input.kind, targetId: input.targetId }),
   );
-  if (created) wakeDelivery(deps);
+  if (created) {
+    deps.renderLookups.forget(integration.name);
+    wakeDelivery(deps);
+  }
   return { integration, target, created };
 }

@@ -35,6 +35,9 @@ export async function uninstallFromTarget(
     tx.remove(locked);
     return true;
   });
-  if (removed) wakeDelivery(deps);
+  if (removed) {
+    deps.renderLookups.forget(integration.name);
+    wakeDelivery(deps);
+  }
   return removed;
 }

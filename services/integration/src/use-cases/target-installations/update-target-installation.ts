@@ -78,6 +78,7 @@ export async function updateTargetInstallation(
       `target_installation.updated:${target.id}:${target.updatedAt.toISOString()}:${changed.join(",")}`,
     );
   });
+  deps.renderLookups.forget(integration.name);
   wakeDelivery(deps);
   return { integration, target };
 }
