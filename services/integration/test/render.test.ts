@@ -107,6 +107,71 @@ export default {
     expect(await labelOf(integration.name)).toBe(`v2 spaces=2 space=${spaceId}`);
   });
 
+  it("sees a configuration update, a space installation, a new version and an uninstall at the next render", async () => {
+    // Echoes its version, the installation's configuration and its space installation's (renders keep these rows).
+    const echoScript = (version: string) => `
+export default {
+  async fetch(request) {
+    const form = await request.formData();
+    const event = JSON.parse(form.get("event"));
+    const env = JSON.parse(form.get("environment"));
+    const label = "${version} " + JSON.stringify(env.installation.configuration) + " space=" + JSON.stringify(env.spaceInstallation?.configuration ?? null);
+    return new Response(JSON.stringify({ type: "element", state: {}, props: event.props,
+      element: { type: "block", children: [{ type: "button", label, onPress: { action: "x" } }] } }));
+  },
+};`;
+    const configurationsJson = JSON.stringify({
+      account: { properties: { greeting: { type: "string" } } },
+      space: { properties: { mood: { type: "string" } } },
+    });
+    // Twice each time: the second render is answered from what the first kept.
+    const labelsOf = async (name: string) => {
+      const labels = [];
+      for (let index = 0; index < 2; index++)
+        labels.push(((await output(render(name, "echo"))).element as { children: Array<{ label: string }> }).children[0]!.label);
+      return labels;
+    };
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: echoScript("v1"), configurationsJson });
+    const install = async () =>
+      (await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId })).installation!;
+    const installation = await install();
+    expect(await labelsOf(integration.name)).toEqual(Array(2).fill("v1 {} space=null"));
+
+    await harness.installations.updateInstallation({
+      caller: org.owner.caller,
+      name: integration.name,
+      installationId: installation.id,
+      updateMask: ["configuration_json"],
+      configurationJson: JSON.stringify({ greeting: "hello" }),
+      spaceSelection: "",
+      siteSelection: "",
+    });
+    expect(await labelsOf(integration.name)).toEqual(Array(2).fill('v1 {"greeting":"hello"} space=null'));
+
+    const target = { caller: org.owner.caller, name: integration.name, installationId: installation.id, kind: TargetKind.TARGET_KIND_SPACE, targetId: spaceId };
+    await harness.targetInstallations.installOnTarget({ ...target, configurationJson: JSON.stringify({ mood: "calm" }), externalIds: [] });
+    expect(await labelsOf(integration.name)).toEqual(Array(2).fill('v1 {"greeting":"hello"} space={"mood":"calm"}'));
+    await harness.targetInstallations.updateTargetInstallation({
+      ...target,
+      updateMask: ["configuration_json"],
+      configurationJson: JSON.stringify({ mood: "busy" }),
+    });
+    expect(await labelsOf(integration.name)).toEqual(Array(2).fill('v1 {"greeting":"hello"} space={"mood":"busy"}'));
+    await harness.targetInstallations.uninstallFromTarget(target);
+    expect(await labelsOf(integration.name)).toEqual(Array(2).fill('v1 {"greeting":"hello"} space=null'));
+
+    await publish(harness, org.owner.caller, org.organizationId, { name: integration.name, script: echoScript("v2"), configurationsJson });
+    expect(await labelsOf(integration.name)).toEqual(Array(2).fill('v2 {"greeting":"hello"} space=null'));
+
+    await harness.installations.uninstall({ caller: org.owner.caller, name: integration.name, installationId: installation.id });
+    expect(await errorCode(render(integration.name, "echo"))).toBe("failed_precondition");
+    await install();
+    expect(await labelsOf(integration.name)).toEqual(Array(2).fill("v2 {} space=null"));
+
+    await harness.integrations.unpublishIntegration({ caller: org.owner.caller, name: integration.name });
+    expect(await errorCode(render(integration.name, "echo"))).toBe("not_found");
+  });
+
   it("stops runaway scripts with a clear reason, records them, and keeps serving others at full speed", async () => {
     const reasons: Record<string, string> = {};
     for (const componentId of ["throws", "garbage", "allocate", "slow"]) {
