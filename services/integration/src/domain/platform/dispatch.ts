@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomUUID } from "node:crypto";
 
 /**
  * The request GitBook's dispatcher sends an integration's script, and Imprint with it: a POST to
@@ -26,10 +26,14 @@ function textPart(boundary: string, name: string, value: string): string {
   return `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
 }
 
-/** A boundary found in no field, so no field can end the part it sits in early. */
+/**
+ * A boundary found in no field, so no field can end the part it sits in early. From randomUUID
+ * (122 random bits, hex): Node draws it from entropy it buffers, where randomBytes asks the system
+ * on every dispatch.
+ */
 function boundaryFor(fields: readonly string[]): string {
   for (;;) {
-    const boundary = `----ImprintDispatch${randomBytes(16).toString("hex")}`;
+    const boundary = `----ImprintDispatch${randomUUID().replaceAll("-", "")}`;
     if (!fields.some((field) => field.includes(boundary))) return boundary;
   }
 }
