@@ -47,6 +47,12 @@ export const integrationConfigShape = {
   INTEGRATION_DELIVERY_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
   /** First retry delay in milliseconds; each further retry waits twice as long. */
   INTEGRATION_DELIVERY_BACKOFF_MS: z.coerce.number().int().min(10).max(3_600_000).default(1_000),
+  /**
+   * How long a render reuses the rows it looked up (integration, installation, space and site
+   * installations) while integration's events are heard: each change drops them at once in its
+   * process and in the others when its event arrives, so this only bounds an event that comes late.
+   */
+  INTEGRATION_RENDER_CACHE_TTL_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** Lifetime of installation tokens (scripts' API tokens), in seconds. */
   INTEGRATION_TOKEN_TTL_SECONDS: z.coerce.number().int().min(60).max(86_400).default(3_600),
   /** Durable consumer of content's revision events (`space_content_updated`). One per deployment; tests give each instance its own. */

@@ -110,7 +110,7 @@ export function integrationServiceSpec(config: IntegrationConfig, machinery: Mac
       { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "integration", dnsServers: config.IMPRINT_FETCH_DNS_SERVERS },
       { userAgent: "Imprint-Integrations/1.0" },
     );
-    const renderLookups = new RenderLookups(renderLookupLoaders(runtime.orm));
+    const renderLookups = new RenderLookups(renderLookupLoaders(runtime.orm), config.INTEGRATION_RENDER_CACHE_TTL_MS);
     return {
       pool,
       fetchPolicy,

@@ -32,17 +32,6 @@ export interface RenderLookupLoaders {
 const MAX_ENTRIES = 10_000;
 
 /**
- * How long a kept row is used while events are heard. Every change of an integration, of its
- * installations and of their space and site installations records one of integration's events, and
- * the change's own process drops what it keeps at once, after its commit; other replicas drop it when
- * the event arrives (milliseconds after the commit, the outbox relay being woken by it). This bound is
- * the backstop for an event that comes late (a relay behind, NATS slow to deliver): a row is not
- * trusted longer than this, which costs a warm render one query per key every few seconds. A version
- * check instead would cost a query per render, which is what the lookups save.
- */
-export const RENDER_LOOKUPS_KEPT_MS = 5_000;
-
-/**
  * What a render looks up before it runs the script (the integration by name, the installation its
  * context points at with its space installation and space count, a site installation), kept in
  * memory: a component renders many times in a row, and those rows change seldom. Kept only while
@@ -50,6 +39,14 @@ export const RENDER_LOOKUPS_KEPT_MS = 5_000;
  * gap (not yet connected, reconnecting) drops everything and keeps nothing until they are heard
  * again. Misses are not kept (a first install must show at once). Every entry of an integration is
  * keyed under its name, which every event of it carries, so one drop covers them all.
+ *
+ * Every change of an integration, of its installations and of their space and site installations
+ * records one of integration's events; the change's own process drops what it keeps at once, after
+ * its commit, and other replicas when the event arrives (milliseconds after the commit: the outbox
+ * relay is woken by it). `keptMs` (INTEGRATION_RENDER_CACHE_TTL_MS) is the backstop for an event that
+ * comes late (a relay behind, NATS slow): a row is not used longer than that, which costs a warm
+ * render one query per key every few seconds. A version check instead would cost the query per
+ * render that the lookups save.
  */
 export class RenderLookups implements EventFollower {
   private readonly integrations: CachedLoader<Integration | null>;
@@ -59,9 +56,9 @@ export class RenderLookups implements EventFollower {
 
   constructor(
     private readonly loaders: RenderLookupLoaders,
-    options: { keptMs?: number; now?: () => number } = {},
+    keptMs: number,
+    options: { now?: () => number } = {},
   ) {
-    const keptMs = options.keptMs ?? RENDER_LOOKUPS_KEPT_MS;
     const ttlMs = () => (this.following ? keptMs : 0);
     const now = options.now ?? (() => performance.now());
     this.integrations = new CachedLoader({ name: "render integrations", maxEntries: MAX_ENTRIES, ttlMs, now });
