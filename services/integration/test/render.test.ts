@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMember, createOrganization, createSpace, errorCode, failure, type TestOrganization } from "@imprint/runtime/testing";
+import { executeStatement, sql } from "@imprint/runtime";
+import { createMember, createOrganization, createSpace, errorCode, eventually, failure, type TestOrganization } from "@imprint/runtime/testing";
 import { TargetKind } from "@imprint/proto/integration/v1/target_installations";
 import { bundleIntegration } from "./support/bundle.js";
 import { startIntegrationHarness, type IntegrationHarness } from "./support/harness.js";
@@ -30,8 +31,12 @@ beforeAll(async () => {
 });
 afterAll(() => harness?.stop());
 
-function render(name: string, componentId: string, extra: { state?: object; action?: object; caller?: { userId: string; tokenId: string } } = {}) {
-  return harness.scripts.renderIntegrationUi({
+function render(
+  name: string,
+  componentId: string,
+  extra: { state?: object; action?: object; caller?: { userId: string; tokenId: string }; scripts?: IntegrationHarness["scripts"] } = {},
+) {
+  return (extra.scripts ?? harness.scripts).renderIntegrationUi({
     caller: extra.caller ?? org.owner.caller,
     name,
     componentId,
@@ -43,6 +48,25 @@ function render(name: string, componentId: string, extra: { state?: object; acti
 }
 
 const output = async (call: ReturnType<typeof render>) => JSON.parse((await call).outputJson) as Record<string, unknown>;
+
+/** Echoes its version, the installation's configuration and its space installation's (what renders keep). */
+const echoScript = (version: string) => `
+export default {
+  async fetch(request) {
+    const form = await request.formData();
+    const event = JSON.parse(form.get("event"));
+    const env = JSON.parse(form.get("environment"));
+    const label = "${version} " + JSON.stringify(env.installation.configuration) + " space=" + JSON.stringify(env.spaceInstallation?.configuration ?? null);
+    return new Response(JSON.stringify({ type: "element", state: {}, props: event.props,
+      element: { type: "block", children: [{ type: "button", label, onPress: { action: "x" } }] } }));
+  },
+};`;
+const echoConfigurations = JSON.stringify({
+  account: { properties: { greeting: { type: "string" } } },
+  space: { properties: { mood: { type: "string" } } },
+});
+const labelOf = async (name: string, scripts?: IntegrationHarness["scripts"]) =>
+  ((await output(render(name, "echo", { scripts }))).element as { children: Array<{ label: string }> }).children[0]!.label;
 
 describe("rendering ContentKit components", () => {
   it("renders @gitbook/runtime's component with its initial state, runs its actions, and completes", async () => {
@@ -108,30 +132,9 @@ export default {
   });
 
   it("sees a configuration update, a space installation, a new version and an uninstall at the next render", async () => {
-    // Echoes its version, the installation's configuration and its space installation's (renders keep these rows).
-    const echoScript = (version: string) => `
-export default {
-  async fetch(request) {
-    const form = await request.formData();
-    const event = JSON.parse(form.get("event"));
-    const env = JSON.parse(form.get("environment"));
-    const label = "${version} " + JSON.stringify(env.installation.configuration) + " space=" + JSON.stringify(env.spaceInstallation?.configuration ?? null);
-    return new Response(JSON.stringify({ type: "element", state: {}, props: event.props,
-      element: { type: "block", children: [{ type: "button", label, onPress: { action: "x" } }] } }));
-  },
-};`;
-    const configurationsJson = JSON.stringify({
-      account: { properties: { greeting: { type: "string" } } },
-      space: { properties: { mood: { type: "string" } } },
-    });
     // Twice each time: the second render is answered from what the first kept.
-    const labelsOf = async (name: string) => {
-      const labels = [];
-      for (let index = 0; index < 2; index++)
-        labels.push(((await output(render(name, "echo"))).element as { children: Array<{ label: string }> }).children[0]!.label);
-      return labels;
-    };
-    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: echoScript("v1"), configurationsJson });
+    const labelsOf = async (name: string) => [await labelOf(name), await labelOf(name)];
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: echoScript("v1"), configurationsJson: echoConfigurations });
     const install = async () =>
       (await harness.installations.installIntegration({ caller: org.owner.caller, name: integration.name, organizationId: org.organizationId })).installation!;
     const installation = await install();
@@ -160,7 +163,7 @@ export default {
     await harness.targetInstallations.uninstallFromTarget(target);
     expect(await labelsOf(integration.name)).toEqual(Array(2).fill('v1 {"greeting":"hello"} space=null'));
 
-    await publish(harness, org.owner.caller, org.organizationId, { name: integration.name, script: echoScript("v2"), configurationsJson });
+    await publish(harness, org.owner.caller, org.organizationId, { name: integration.name, script: echoScript("v2"), configurationsJson: echoConfigurations });
     expect(await labelsOf(integration.name)).toEqual(Array(2).fill('v2 {"greeting":"hello"} space=null'));
 
     await harness.installations.uninstall({ caller: org.owner.caller, name: integration.name, installationId: installation.id });
@@ -170,6 +173,43 @@ export default {
 
     await harness.integrations.unpublishIntegration({ caller: org.owner.caller, name: integration.name });
     expect(await errorCode(render(integration.name, "echo"))).toBe("not_found");
+  });
+
+  it("keeps what renders read on another replica until the change's event arrives there", async () => {
+    // It keeps rows for ten minutes: only the events can make it see a change within this test.
+    const replica = await harness.startIntegrationReplica({ INTEGRATION_RENDER_CACHE_TTL_MS: String(10 * 60 * 1000) });
+    const integration = await publish(harness, org.owner.caller, org.organizationId, { script: echoScript("v1"), configurationsJson: echoConfigurations });
+    const { installation } = await harness.installations.installIntegration({
+      caller: org.owner.caller,
+      name: integration.name,
+      organizationId: org.organizationId,
+    });
+    // A change no event announces (as if its event were late) is not seen there: the replica answers what it kept.
+    let unannounced = 0;
+    const changeUnannounced = async () =>
+      executeStatement(
+        harness.integration.orm.em.fork(),
+        sql`update installations set configuration = ${JSON.stringify({ greeting: `unannounced ${++unannounced}` })}::jsonb where id = ${installation!.id}`,
+      );
+    await eventually(async () => {
+      const before = await labelOf(integration.name, replica.scripts);
+      await changeUnannounced();
+      return (await labelOf(integration.name, replica.scripts)) === before;
+    });
+
+    // An announced change reaches it with its event.
+    await harness.installations.updateInstallation({
+      caller: org.owner.caller,
+      name: integration.name,
+      installationId: installation!.id,
+      updateMask: ["configuration_json"],
+      configurationJson: JSON.stringify({ greeting: "hello" }),
+      spaceSelection: "",
+      siteSelection: "",
+    });
+    await eventually(async () => (await labelOf(integration.name, replica.scripts)) === 'v1 {"greeting":"hello"} space=null');
+    await harness.installations.uninstall({ caller: org.owner.caller, name: integration.name, installationId: installation!.id });
+    await eventually(async () => (await errorCode(render(integration.name, "echo", { scripts: replica.scripts }))) === "failed_precondition");
   });
 
   it("stops runaway scripts with a clear reason, records them, and keeps serving others at full speed", async () => {

@@ -26,6 +26,8 @@ export interface IntegrationHarness extends Pick<ServiceClients, "identity" | "s
   integrationLogs: LogLine[];
   /** The integration service's clock (e.g. to bring a scheduled task due). */
   integrationClock: TestClock;
+  /** Starts a second replica of the integration service (same database, secrets key and NATS), stopped with the harness. */
+  startIntegrationReplica(env?: Record<string, string>): Promise<{ scripts: PromiseClient<typeof ScriptServiceService> }>;
   stop(): Promise<void>;
 }
 
@@ -37,6 +39,16 @@ export interface IntegrationHarness extends Pick<ServiceClients, "identity" | "s
 export async function startIntegrationHarness(env: Record<string, string> = {}): Promise<IntegrationHarness> {
   const integrationLogger = testLogger("integration", { level: "debug", record: true });
   const integrationClock = new TestClock({ distinct: true });
+  const integrationEnv = {
+    IMPRINT_ALLOW_PRIVATE_FETCH: "true",
+    INTEGRATION_DELIVERY_BACKOFF_MS: "50",
+    INTEGRATION_DELIVERY_ATTEMPTS: "3",
+    INTEGRATION_SCRIPT_CPU_MS: "500",
+    INTEGRATION_SCRIPT_WALL_MS: "3000",
+    INTEGRATION_SCRIPT_MEMORY_MB: "32",
+    MEMBERSHIP_CACHE_TTL_MS: String(10 * 60 * 1000),
+    ...env,
+  };
   const services = await startServices([
     { name: "identity", config: loadIdentityConfig, start: startIdentityService },
     { name: "content", config: loadContentConfig, start: startContentService },
@@ -47,16 +59,7 @@ export async function startIntegrationHarness(env: Record<string, string> = {}):
       start: startIntegrationService,
       clock: integrationClock.now,
       logger: integrationLogger,
-      env: {
-        IMPRINT_ALLOW_PRIVATE_FETCH: "true",
-        INTEGRATION_DELIVERY_BACKOFF_MS: "50",
-        INTEGRATION_DELIVERY_ATTEMPTS: "3",
-        INTEGRATION_SCRIPT_CPU_MS: "500",
-        INTEGRATION_SCRIPT_WALL_MS: "3000",
-        INTEGRATION_SCRIPT_MEMORY_MB: "32",
-        MEMBERSHIP_CACHE_TTL_MS: String(10 * 60 * 1000),
-        ...env,
-      },
+      env: integrationEnv,
     },
   ]);
   const integrationClients = {
@@ -67,6 +70,34 @@ export async function startIntegrationHarness(env: Record<string, string> = {}):
     scripts: testClient(ScriptServiceService, services.address("integration")),
   };
   const sites = testClient(SiteServiceService, services.address("publishing"));
+  const replicas: Array<{ stop(): Promise<void> }> = [];
+  const startIntegrationReplica = async (replicaEnv: Record<string, string> = {}) => {
+    const replica = await startServices([
+      {
+        name: "integration",
+        config: loadIntegrationConfig,
+        start: startIntegrationService,
+        database: services.databaseUrl("integration"),
+        env: {
+          ...integrationEnv,
+          // The first replica's data directory holds the secrets key both must share.
+          IMPRINT_DATA_DIR: services.dataDir("integration"),
+          IDENTITY_GRPC_ADDRESS: services.address("identity"),
+          CONTENT_GRPC_ADDRESS: services.address("content"),
+          PUBLISHING_GRPC_ADDRESS: services.address("publishing"),
+          ...replicaEnv,
+        },
+      },
+    ]);
+    const scripts = testClient(ScriptServiceService, replica.address("integration"));
+    replicas.push({
+      stop: async () => {
+        scripts.close();
+        await replica.stop();
+      },
+    });
+    return { scripts };
+  };
   return {
     identity: services.clients.identity,
     spaces: services.clients.spaces,
@@ -77,7 +108,9 @@ export async function startIntegrationHarness(env: Record<string, string> = {}):
     integration: services.service("integration"),
     integrationLogs: integrationLogger.lines,
     integrationClock,
+    startIntegrationReplica,
     stop: async () => {
+      for (const replica of replicas) await replica.stop();
       for (const client of Object.values(integrationClients)) client.close();
       sites.close();
       await services.stop();
