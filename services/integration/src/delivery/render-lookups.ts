@@ -1,4 +1,4 @@
-import { CachedLoader, type Logger } from "@imprint/runtime";
+import { CacheBudget, CachedLoader, type Logger } from "@imprint/runtime";
 import { type EventFollower, type EventWatch, followEvents, type NatsLink } from "@imprint/runtime/watch";
 import type { Installation, TargetInstallation } from "../domain/installation.js";
 import type { Integration } from "../domain/integration.js";
@@ -28,8 +28,22 @@ export interface RenderLookupLoaders {
   siteInstallation(integrationId: string, siteId: string): Promise<TargetInstallation | null>;
 }
 
-/** Entries kept at most per kind; the least recently used go first. */
-const MAX_ENTRIES = 10_000;
+/** What the kept rows may take together, roughly (least recently used dropped first): thousands of installations. */
+const RENDER_LOOKUPS_BYTES = 16 * 1024 * 1024;
+
+/** A row's rough size: its fixed columns, and its JSON ones as UTF-16 text. */
+const ROW_BYTES = 512;
+const jsonBytes = (value: unknown): number => 2 * (JSON.stringify(value)?.length ?? 0);
+const integrationBytes = (integration: Integration | null): number =>
+  integration === null
+    ? 0
+    : ROW_BYTES +
+      jsonBytes([integration.blocks, integration.contentSources, integration.configurations, integration.externalLinks, integration.scopes]) +
+      2 * (integration.summary?.length ?? 0) +
+      (integration.secretsCiphertext?.length ?? 0);
+const targetBytes = (target: TargetInstallation | null): number => (target === null ? 0 : ROW_BYTES + jsonBytes(target.configuration));
+const placeBytes = (place: KeptPlace | null): number =>
+  place === null ? 0 : ROW_BYTES + jsonBytes(place.installation.configuration) + targetBytes(place.target);
 
 /**
  * What a render looks up before it runs the script (the integration by name, the installation its
@@ -61,9 +75,10 @@ export class RenderLookups implements EventFollower {
   ) {
     const ttlMs = () => (this.following ? keptMs : 0);
     const now = options.now ?? (() => performance.now());
-    this.integrations = new CachedLoader({ name: "render integrations", maxEntries: MAX_ENTRIES, ttlMs, now });
-    this.places = new CachedLoader({ name: "render places", maxEntries: MAX_ENTRIES, ttlMs, now });
-    this.siteInstallations = new CachedLoader({ name: "render site installations", maxEntries: MAX_ENTRIES, ttlMs, now });
+    const budget = new CacheBudget(RENDER_LOOKUPS_BYTES);
+    this.integrations = new CachedLoader({ name: "render integrations", budget, bytes: integrationBytes, ttlMs, now });
+    this.places = new CachedLoader({ name: "render places", budget, bytes: placeBytes, ttlMs, now });
+    this.siteInstallations = new CachedLoader({ name: "render site installations", budget, bytes: targetBytes, ttlMs, now });
   }
 
   /** The integration named `name`; null when there is none. Shared by renders: read it, never change it. */
