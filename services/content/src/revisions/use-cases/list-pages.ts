@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { CallerInput } from "../../access/index.js";
 import type { RevisionHeader } from "../domain/tree/caches.js";
 import type { PageTree } from "../domain/tree/content-view.js";
-import { openContent, type ContentRefInput, type OpenedContent } from "./shared/open-content.js";
+import { holdsRevision, openContent, type ContentRefInput, type OpenedContent } from "./shared/open-content.js";
 import { pageTreeFromIndex } from "./shared/page-tree.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -23,7 +23,7 @@ export async function listPages(
   deps: RevisionDeps,
 ): Promise<PageListing> {
   const opened = await openContent(em, deps, input);
-  if (input.knownRevisionId && input.knownRevisionId === opened.revision.id) {
+  if (holdsRevision(opened, input.knownRevisionId)) {
     return { revision: opened.revision, organizationId: opened.access.space.organizationId, pages: [], markdown: new Map(), notModified: true };
   }
   return pageListing(opened);

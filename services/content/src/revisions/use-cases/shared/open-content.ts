@@ -49,3 +49,11 @@ export async function openContent(
   if (branch && revision.id !== branch.headRevisionId && revision.branchId !== branch.id) throw AppError.notFound("Revision");
   return { access, revision, branch, view: new ContentView(new StoreSession(em, revision.storeId, deps.caches), revision.root, deps.caches) };
 }
+
+/**
+ * Whether the caller already holds what a read of `opened` answers: it names the revision the
+ * reference resolved to, and that revision is committed (immutable; a draft changes under its id).
+ */
+export function holdsRevision(opened: OpenedContent, knownRevisionId: string | undefined): boolean {
+  return knownRevisionId !== undefined && knownRevisionId === opened.revision.id && opened.revision.status === "committed";
+}
