@@ -169,6 +169,37 @@ describe("reading content", () => {
     expect(await errorCode(list(second, other.owner.caller))).toBe("not_found");
   });
 
+  it("leaves a page out when the caller already holds it in that revision, after checking access; never for a draft", async () => {
+    const first = await edit((draftId) => create(draftId, { pageId: "home", title: "Home", markdown: "v1" }));
+    const read = (knownRevisionId: string, caller = owner(), revisionId = "") =>
+      Promise.all([
+        clients.revisions.getPageByPath({
+          caller,
+          ref: contentRef(spaceId, revisionId),
+          options: readAll,
+          path: "home",
+          pageOptions: asMarkdown,
+          knownRevisionId,
+        }),
+        clients.revisions.getPage({ caller, ref: contentRef(spaceId, revisionId), options: readAll, pageId: "home", pageOptions: asMarkdown, knownRevisionId }),
+      ]);
+    for (const answer of await read(first)) expect(answer).toMatchObject({ revisionId: first, notModified: true, page: undefined });
+    const second = await edit((draftId) => clients.editing.updatePage({ caller: owner(), draftId, page: pageChange({ pageId: "home", markdown: "v2" }) }));
+    for (const answer of await read(first)) expect(answer).toMatchObject({ revisionId: second, notModified: false, page: { markdown: "v2" } });
+    const other = await createOrganization(harness);
+    const known = { caller: other.owner.caller, ref: contentRef(spaceId), options: readAll, pageOptions: asMarkdown, knownRevisionId: second };
+    expect(await errorCode(clients.revisions.getPageByPath({ ...known, path: "home" }))).toBe("not_found");
+    expect(await errorCode(clients.revisions.getPage({ ...known, pageId: "home" }))).toBe("not_found");
+    // A draft changes under its id: its reads are always answered in full.
+    const { draft } = await clients.editing.openDraft({ caller: owner(), spaceId, parentRevisionId: "", changeRequestId: "" });
+    for (const answer of await read(draft!.id, owner(), draft!.id))
+      expect(answer).toMatchObject({ revisionId: draft!.id, notModified: false, page: { markdown: "v2" } });
+    await clients.editing.updatePage({ caller: owner(), draftId: draft!.id, page: pageChange({ pageId: "home", markdown: "v3" }) });
+    for (const answer of await read(draft!.id, owner(), draft!.id)) expect(answer).toMatchObject({ notModified: false, page: { markdown: "v3" } });
+    const listed = await clients.revisions.listPages({ caller: owner(), ref: contentRef(spaceId, draft!.id), options: readAll, knownRevisionId: draft!.id });
+    expect(listed.notModified).toBe(false);
+  });
+
   it("answers not_found to callers who cannot see the space, and for change requests (not there yet)", async () => {
     await edit((draftId) => create(draftId, { title: "Secret" }));
     const reader = await createMember(harness, org.organizationId, { role: "read" });

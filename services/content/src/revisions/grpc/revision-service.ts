@@ -43,6 +43,7 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
       ref?: Parameters<typeof contentRefFromProto>[0];
       options?: ReadOptions;
       pageOptions?: { format: DocumentFormat; evaluated: boolean };
+      knownRevisionId?: string;
     },
     target: PageReadInput["target"],
   ) => {
@@ -54,14 +55,16 @@ export function revisionServiceImplementation(orm: MikroORM, deps: RevisionDeps)
         target,
         format: formatFrom(request.pageOptions?.format ?? DocumentFormat.DOCUMENT_FORMAT_UNSPECIFIED),
         evaluated: request.pageOptions?.evaluated ?? false,
+        knownRevisionId: request.knownRevisionId,
       },
       deps,
     );
+    if (read.notModified) return { page: undefined, revisionId: read.revision.id, organizationId: read.organizationId, notModified: true };
     const page = pageTreeToProto(read.tree, { metadata: metadataOf(request.options), markdown: read.subPageMarkdown });
     // The page itself carries its body in the requested format only.
     Object.assign(page, { markdown: read.markdown ?? "", hasMarkdown: read.markdown !== undefined });
     if (read.documentJson !== undefined) Object.assign(page, { documentJson: read.documentJson, hasDocument: true });
-    return { page, revisionId: read.revision.id, organizationId: read.organizationId };
+    return { page, revisionId: read.revision.id, organizationId: read.organizationId, notModified: false };
   };
 
   return {

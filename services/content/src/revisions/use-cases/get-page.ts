@@ -5,7 +5,7 @@ import { evaluateDocument, evaluateText } from "../domain/markdown/evaluate.js";
 import type { JsonDocument } from "@imprint/document";
 import type { RevisionHeader } from "../domain/tree/caches.js";
 import type { PageTree } from "../domain/tree/content-view.js";
-import { openContent, type ContentRefInput } from "./shared/open-content.js";
+import { holdsRevision, openContent, type ContentRefInput } from "./shared/open-content.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface PageReadInput {
@@ -16,9 +16,12 @@ export interface PageReadInput {
   format: "document" | "markdown";
   /** Replace `{{ space.vars.X }}` / `{{ page.vars.X }}` by their values. */
   evaluated: boolean;
+  /** The revision whose answer to this same read the caller holds (see `holdsRevision`). */
+  knownRevisionId?: string;
 }
 
 export interface PageRead {
+  notModified: false;
   revision: RevisionHeader;
   organizationId: string;
   tree: PageTree;
@@ -30,16 +33,27 @@ export interface PageRead {
   documentJson?: string;
 }
 
+/** The reference resolved to the revision the caller holds the answer of: nothing is read. */
+export interface PageHeld {
+  notModified: true;
+  revision: RevisionHeader;
+  organizationId: string;
+}
+
 const MAX_PATH = 2048;
 
 /**
  * One page with its sub-pages and its body in the requested format. By path, each segment is one
  * lookup in the revision's slug index; a page's sub-pages come from its child index. Unknown
- * pages answer not_found, like pages of spaces the caller cannot see.
+ * pages answer not_found, like pages of spaces the caller cannot see. A committed revision never
+ * changes, so when the caller holds its answer to the same read, the page is not even looked up:
+ * the same target resolves to the same page, sub-pages and body.
  */
-export async function getPage(em: EntityManager, input: PageReadInput, deps: RevisionDeps): Promise<PageRead> {
+export async function getPage(em: EntityManager, input: PageReadInput, deps: RevisionDeps): Promise<PageRead | PageHeld> {
   if ("path" in input.target && input.target.path.length > MAX_PATH) throw AppError.invalidArgument(`path: must be at most ${MAX_PATH} characters`);
-  const { revision, view, access } = await openContent(em, deps, input);
+  const opened = await openContent(em, deps, input);
+  const { revision, view, access } = opened;
+  if (holdsRevision(opened, input.knownRevisionId)) return { notModified: true, revision, organizationId: access.space.organizationId };
   const page = "pageId" in input.target ? await view.page(input.target.pageId) : await view.pageByPath(input.target.path);
   // Links are navigation entries, not addressable by path.
   if (!page || ("path" in input.target && page.type === "link")) throw AppError.notFound("Page");
@@ -59,7 +73,13 @@ export async function getPage(em: EntityManager, input: PageReadInput, deps: Rev
   };
   collect(tree);
   const bodies = await view.bodies([...bodyIds]);
-  const base = { revision, organizationId: access.space.organizationId, tree, subPageMarkdown: new Map([...bodies].map(([id, body]) => [id, body.markdown])) };
+  const base = {
+    notModified: false as const,
+    revision,
+    organizationId: access.space.organizationId,
+    tree,
+    subPageMarkdown: new Map([...bodies].map(([id, body]) => [id, body.markdown])),
+  };
   if (!page.bodyId) {
     return { ...base, ...(input.format === "markdown" ? { markdown: "" } : { documentJson: JSON.stringify({ object: "document", data: {}, nodes: [] }) }) };
   }
