@@ -178,6 +178,41 @@ describe("GET /v1/spaces/{spaceId}/content/page/{pageId} and /path/{pagePath}", 
   });
 });
 
+describe("page answers kept by the gateway per revision", () => {
+  it("answers an edit on the next read, by path, by id and in the parent's sub-pages; 404 to a guest and to another organization", async () => {
+    const { revisionId } = await seedGuide();
+    const guest = await createMember(stack, org, { role: "guest" });
+    const other = await createOrganization(stack);
+    const read = async (url: string, token = org.owner.token) => {
+      const answer = await call(stack, "GET", url, { token });
+      return { status: answer.status, body: answer.body as Record<string, unknown> & { markdown?: string; pages?: { markdown?: string }[] } };
+    };
+    const install = byPath("guide/install", "?format=markdown");
+    const installById = `/v1/spaces/${spaceId}/content/page/install?format=markdown`;
+    const guide = byPath("guide", "?format=markdown");
+    // Read twice (the second from the kept answer), then as callers who may not see the space.
+    for (let round = 0; round < 2; round++) {
+      expect((await read(install)).body.markdown).toBe("```sh\nnpm i imprint\n```");
+      expect((await read(installById)).body.markdown).toBe("```sh\nnpm i imprint\n```");
+      expect((await read(guide)).body.pages?.[0]?.markdown).toBe("```sh\nnpm i imprint\n```");
+    }
+    // The same page in another format is another answer.
+    expect((await read(byPath("guide/install"))).body.document).toBeDefined();
+    for (const url of [install, installById, guide]) {
+      expect((await read(url, guest.token)).status).toBe(404);
+      expect((await read(url, other.owner.token)).status).toBe(404);
+    }
+    await seed((draftId, caller) => editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: "install", markdown: "Use the installer." }) }));
+    expect((await read(install)).body.markdown).toBe("Use the installer.");
+    expect((await read(installById)).body.markdown).toBe("Use the installer.");
+    expect((await read(guide)).body.pages?.[0]?.markdown).toBe("Use the installer.");
+    // A revision of the history keeps answering what it held.
+    const pinned = `/v1/spaces/${spaceId}/revisions/${revisionId}/page/install?format=markdown`;
+    for (let round = 0; round < 2; round++) expect((await read(pinned)).body.markdown).toBe("```sh\nnpm i imprint\n```");
+    expect((await read(pinned, guest.token)).status).toBe(404);
+  });
+});
+
 describe("GET /v1/spaces/{spaceId}/content/files and /files/{fileId}", () => {
   it("pages through files and answers one file", async () => {
     const fileIds: string[] = [];

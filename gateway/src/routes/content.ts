@@ -80,6 +80,16 @@ function readOptions(query: z.output<typeof flagsQuery>): ReadOptions {
   return { metadata: query.metadata ?? true, computed: query.computed ?? true };
 }
 
+/**
+ * What a page read's answer depends on besides the revision and the organization: the reference as
+ * addressed (its app URLs name the change request so), every read option, and the page (`target`,
+ * last: a path may hold any character).
+ */
+function pageKey(request: { ref: ContentRef; options: ReadOptions; pageOptions: PageReadOptions }, target: string): string {
+  const { ref, options, pageOptions } = request;
+  return `${ref.spaceId}|${ref.changeRequestId}|${ref.revisionId}|${options.metadata}|${options.computed}|${pageOptions.format}|${pageOptions.evaluated}|${target}`;
+}
+
 function pageReadOptions(query: z.output<typeof pageQuery>): PageReadOptions {
   return {
     format: query.format === "markdown" ? DocumentFormat.DOCUMENT_FORMAT_MARKDOWN : DocumentFormat.DOCUMENT_FORMAT_DOCUMENT,
@@ -87,12 +97,47 @@ function pageReadOptions(query: z.output<typeof pageQuery>): PageReadOptions {
   };
 }
 
-/** The last page tree answered per content reference (a revision never changes: it is the tree's identity). */
-type PageTreeEntry = { revisionId: string; organizationId: string; json: Buffer };
+/**
+ * The last answer of a content read per key: the revision it was read from (a committed revision
+ * never changes: it is the answer's identity) and the organization its app URLs name.
+ */
+type KeptRead = { revisionId: string; organizationId: string; json: Buffer };
+
+/**
+ * Answers a content read from the kept JSON while content says the reference still resolves to the
+ * kept revision (`known_revision_id` → `not_modified`; it checks the caller's access every time,
+ * and never says it for a draft), so a large answer is built, encoded and mapped once per revision.
+ * Readers arriving while the first one fetches wait for it, then ask conditionally.
+ */
+async function keptRead<R extends { revisionId: string; organizationId: string; notModified: boolean }>(
+  kept: AnswerCache<KeptRead>,
+  key: string,
+  read: (knownRevisionId?: string) => Promise<R>,
+  encode: (response: NoInfer<R>) => Buffer,
+): Promise<Buffer> {
+  const keep = (response: R) => {
+    const json = encode(response);
+    kept.set(key, { revisionId: response.revisionId, organizationId: response.organizationId, json });
+    return json;
+  };
+  if (!kept.get(key) && kept.fetching(key)) await kept.settled(key);
+  const held = kept.get(key);
+  if (!held) return kept.track(key, read().then(keep));
+  const response = await read(held.revisionId);
+  if (response.notModified && held.organizationId === response.organizationId) return held.json;
+  // Same revision, another organization (the space moved): the app URLs differ.
+  if (response.notModified) return kept.track(key, read().then(keep));
+  return kept.track(key, Promise.resolve(response).then(keep));
+}
+
+/** Bytes, not a string: every answer writes the same buffer instead of encoding it again. */
+const jsonBytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 
 export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, caches }: RouteDeps): Route[] {
   const revisions = upstreams.content.revisions;
-  const pageTrees = new AnswerCache<PageTreeEntry>(caches.cache(`page trees ${prefix.path}`));
+  const pageTrees = new AnswerCache<KeptRead>(caches.cache(`page trees ${prefix.path}`));
+  // A page read by id or by path, per content reference, page and read options.
+  const pages = new AnswerCache<KeptRead>(caches.cache(`pages ${prefix.path}`));
   const prefixParams = z.object(prefix.params);
   const fileParams = z.object({ ...prefix.params, fileId: pathId() });
   const pageParams = z.object({ ...prefix.params, pageId: pathId() });
@@ -135,22 +180,19 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
         const ref = prefix.ref(params);
         const options = readOptions(query);
         const key = `${ref.spaceId}|${ref.changeRequestId}|${ref.revisionId}|${options.metadata}`;
-        const keep = (response: { pages: Page[]; revisionId: string; organizationId: string }) => {
+        const encode = (response: { pages: Page[]; organizationId: string }) => {
           const context = pageContext(params, response.organizationId);
-          // Bytes, not a string: every answer writes the same buffer instead of encoding it again.
-          const json = Buffer.from(JSON.stringify({ pages: response.pages.map((page) => toRestPage(page, context)) }));
-          pageTrees.set(key, { revisionId: response.revisionId, organizationId: response.organizationId, json });
-          return json;
+          return jsonBytes({ pages: response.pages.map((page) => toRestPage(page, context)) });
         };
         ctx.type = "application/json";
-        // Readers arriving while the first one fetches the tree wait for it, then ask conditionally.
-        if (!pageTrees.get(key) && pageTrees.fetching(key)) await pageTrees.settled(key);
-        const held = pageTrees.get(key);
-        if (!held) return ok(await pageTrees.track(key, revisions.listPages({ caller: principal.caller, ref, options }).then(keep)));
-        const response = await revisions.listPages({ caller: principal.caller, ref, options, knownRevisionId: held.revisionId });
-        if (response.notModified && held.organizationId === response.organizationId) return ok(held.json);
-        if (response.notModified) return ok(await pageTrees.track(key, revisions.listPages({ caller: principal.caller, ref, options }).then(keep)));
-        return ok(await pageTrees.track(key, Promise.resolve(response).then(keep)));
+        return ok(
+          await keptRead(
+            pageTrees,
+            key,
+            (knownRevisionId?: string) => revisions.listPages({ caller: principal.caller, ref, options, knownRevisionId }),
+            encode,
+          ),
+        );
       },
     }),
 
@@ -189,15 +231,17 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       path: `${prefix.path}/page/:pageId`,
       params: pageParams,
       query: pageQuery,
-      handler: async ({ params, query, principal }) => {
-        const response = await revisions.getPage({
-          caller: principal.caller,
-          ref: prefix.ref(params),
-          options: readOptions(query),
-          pageId: params.pageId,
-          pageOptions: pageReadOptions(query),
-        });
-        return ok(toRestPage(response.page!, pageContext(params, response.organizationId)));
+      handler: async ({ params, query, principal, ctx }) => {
+        const request = { caller: principal.caller, ref: prefix.ref(params), options: readOptions(query), pageOptions: pageReadOptions(query) };
+        ctx.type = "application/json";
+        return ok(
+          await keptRead(
+            pages,
+            pageKey(request, `id:${params.pageId}`),
+            (knownRevisionId?: string) => revisions.getPage({ ...request, pageId: params.pageId, knownRevisionId }),
+            (response) => jsonBytes(toRestPage(response.page!, pageContext(params, response.organizationId))),
+          ),
+        );
       },
     }),
 
@@ -246,15 +290,17 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       path: `${prefix.path}/path/*pagePath`,
       params: pathParams,
       query: pageQuery,
-      handler: async ({ params, query, principal }) => {
-        const response = await revisions.getPageByPath({
-          caller: principal.caller,
-          ref: prefix.ref(params),
-          options: readOptions(query),
-          path: params.pagePath,
-          pageOptions: pageReadOptions(query),
-        });
-        return ok(toRestPage(response.page!, pageContext(params, response.organizationId)));
+      handler: async ({ params, query, principal, ctx }) => {
+        const request = { caller: principal.caller, ref: prefix.ref(params), options: readOptions(query), pageOptions: pageReadOptions(query) };
+        ctx.type = "application/json";
+        return ok(
+          await keptRead(
+            pages,
+            pageKey(request, `path:${params.pagePath}`),
+            (knownRevisionId?: string) => revisions.getPageByPath({ ...request, path: params.pagePath, knownRevisionId }),
+            (response) => jsonBytes(toRestPage(response.page!, pageContext(params, response.organizationId))),
+          ),
+        );
       },
     }),
   ];
