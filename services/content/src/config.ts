@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { ConfigError, env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 import { DEFAULT_GIT_LIMITS } from "./git/domain/limits.js";
+import { DEFAULT_CONTENT_CACHE_BYTES } from "./revisions/domain/tree/caches.js";
 
 /** The shared service settings plus what the content context needs: identity, file storage, fetch policy, purge. */
 export const contentConfigShape = {
@@ -84,6 +85,17 @@ export const contentConfigShape = {
    * events drop an entry at once; the TTL bounds staleness when an event reaches another replica.
    */
   MEMBERSHIP_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
+  /**
+   * One memory budget, in bytes, for every cache of the process's content trees together (tree
+   * nodes, page and file versions, bodies, page indexes, revision rows; the reads' and indexing's):
+   * least recently used dropped first. Everything in them is immutable, so a smaller budget costs
+   * only reads of PostgreSQL. At least 1 MiB.
+   */
+  CONTENT_CACHE_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(DEFAULT_CONTENT_CACHE_BYTES),
   /** Durable consumer of identity's member events (one per deployment; tests give each instance its own). */
   MEMBERSHIP_EVENTS_CONSUMER: z
     .string()

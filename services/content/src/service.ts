@@ -5,6 +5,7 @@ import { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import {
   followMemberEvents,
   identityUpstream,
+  CacheBudget,
   membershipEventsConsumer,
   resolveKeptSecret,
   startService,
@@ -82,6 +83,8 @@ interface BuiltDeps {
   content: ContentDeps;
   spaces: SpaceServiceDeps;
   revision: RevisionDeps;
+  /** The one memory budget of every tree cache of the process (CONTENT_CACHE_BYTES): the reads' and indexing's. */
+  treeCaches: CacheBudget;
   links: LinkDeps;
   imports: ImportRunDeps;
   /** Identity's member events, followed by every replica (stopped with the deps). */
@@ -91,18 +94,21 @@ interface BuiltDeps {
 /**
  * The deps of every module from the runtime's and the service's parts. The reads, the editing API,
  * branches, import, exports and links share one set of revision caches (immutable rows, so sharing
- * only saves memory and misses); search's consumer keeps caches of its own, sized for indexing.
+ * only saves memory and misses); search's consumer and prewarming keep caches of their own, sized
+ * for indexing, all within one budget.
  */
 function buildDeps(runtime: ServiceDeps, upstreams: OpenedUpstreams<ReturnType<typeof contentUpstreams>>, parts: ContentParts): BuiltDeps {
   const memberships = new MembershipCache(upstreams.identity.members, parts.config.MEMBERSHIP_CACHE_TTL_MS);
   const content: ContentDeps = { ...runtime, config: parts.config, identity: upstreams.identity, memberships, blobStore: parts.blobStore };
-  const revision = revisionDeps(content, new RevisionCaches());
+  const treeCaches = new CacheBudget(parts.config.CONTENT_CACHE_BYTES);
+  const revision = revisionDeps(content, new RevisionCaches(treeCaches));
   // Every replica hears identity's member events itself: roles may then be used while identity is unreachable.
   const memberEvents = followMemberEvents(memberships.roles, runtime.nats, runtime.logger);
   return {
     content,
     spaces: { ...content, spaceContent },
     revision,
+    treeCaches,
     links: linkDeps(revision, parts.config),
     imports: importDeps(content, revision),
     memberEvents,
@@ -118,7 +124,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     upstreams: contentUpstreams(parts.config),
     deps: { build: (runtime, upstreams) => buildDeps(runtime, upstreams, parts), close: ({ memberEvents }) => memberEvents.stop() },
-    grpc: ({ content, spaces, revision, links, imports }) => {
+    grpc: ({ content, spaces, revision, links, imports, treeCaches }) => {
       const services: ServiceRegistration[] = [
         { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(spaces) },
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(spaces) },
@@ -130,17 +136,17 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
         ...openApiGrpcServices(content),
         ...translationGrpcServices(content),
         ...linkGrpcServices(content.orm, links),
-        ...searchGrpcServices(content),
+        ...searchGrpcServices(content, treeCaches),
         ...exportGrpcServices(content.orm, revision),
         ...branchGrpcServices(content.orm, revision),
       ];
       return services;
     },
-    consumers: ({ content, links }) => [
+    consumers: ({ content, links, treeCaches }) => [
       membershipEventsConsumer(content.memberships.roles, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
       teamMembershipsConsumer(parts.config.TEAMS_EVENTS_CONSUMER, content.clock),
       ...linkConsumers(links, parts.config),
-      ...searchConsumers(content),
+      ...searchConsumers(content, treeCaches),
       collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
       spacePublicationsConsumer(parts.config.PUBLICATIONS_EVENTS_CONSUMER),
     ],

@@ -21,7 +21,7 @@ export { createInitialRevision, duplicateSpaceContent, readSpaceHead, advanceSpa
 export { purgeSpaceContent, deleteOrphanedBlobs } from "./use-cases/shared/purge-space-content.js";
 export { markdownToDocument, parseMarkdown, type JsonDocument } from "@imprint/document";
 export { signedDownloadUrl, verifyDownload, FILE_URL_TTL_SECONDS } from "./domain/files/signed-url.js";
-export { RevisionCaches } from "./domain/tree/caches.js";
+export { RevisionCaches, bodyBytes } from "./domain/tree/caches.js";
 export { Branch } from "./domain/branches/entities.js";
 export { BRANCH_SERVICE_NAME, EDITING_SERVICE_NAME, REVISION_SERVICE_NAME };
 export type { RevisionDeps };
@@ -30,7 +30,7 @@ export type { RevisionDeps };
  * The revision store's use-case dependencies, from the content service's; service.ts builds them
  * once, so the reads, the editing API, branches, import, exports and links share one set of caches.
  */
-export function revisionDeps(deps: ContentDeps, caches: RevisionCaches = new RevisionCaches()): RevisionDeps {
+export function revisionDeps(deps: ContentDeps, caches: RevisionCaches): RevisionDeps {
   return {
     clock: deps.clock,
     unitOfWork: deps.unitOfWork,

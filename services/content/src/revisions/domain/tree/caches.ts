@@ -1,34 +1,71 @@
-import { CachedLoader } from "@imprint/runtime";
+import { CacheBudget, CachedLoader } from "@imprint/runtime";
 import type { TreeNode } from "./btree.js";
 import type { BodyRecord, FileRecord, PageRecord, ReusableRecord } from "./model.js";
 import type { PageIndex } from "./model.js";
 
+/** What each kind of entry is charged against the budget, roughly (UTF-16 text, fixed fields at a flat cost). */
+const text = (value: string | null | undefined): number => 2 * (value?.length ?? 0);
+const json = (value: unknown): number => (value === null || value === undefined ? 0 : 2 * (JSON.stringify(value)?.length ?? 0));
+const nodeBytes = (node: TreeNode): number => 64 + 80 * (node.kind === "leaf" ? node.entries.length : node.children.length);
+const pageText = (page: PageRecord): number =>
+  text(page.title) + text(page.slug) + text(page.description) + text(page.emoji) + text(page.icon) + text(page.href);
+const pageBytes = (page: PageRecord): number => 400 + pageText(page) + json(page.variables) + json(page.cover);
+const fileBytes = (file: FileRecord): number => 300 + text(file.name) + text(file.contentType);
+const reusableBytes = (reusable: ReusableRecord): number => 200 + text(reusable.title);
+const bodyBytes = (body: BodyRecord): number => 64 + text(body.markdown) + text(body.document);
+/** An index holds every page of a tree: its record (shared with `pages` or not), its path and its place among its siblings. */
+const pageIndexBytes = (index: PageIndex): number => {
+  let bytes = 256;
+  for (const page of index.byId.values()) bytes += pageBytes(page) + 120;
+  for (const path of index.paths.values()) bytes += 64 + text(path);
+  return bytes;
+};
+const revisionBytes = (revision: RevisionHeader): number =>
+  400 + 80 * revision.parents.length + text(revision.message) + json(revision.variables) + json(revision.git);
+
+/** What a content process keeps of its trees by default: every cache of the process together (CONTENT_CACHE_BYTES). */
+export const DEFAULT_CONTENT_CACHE_BYTES = 96 * 1024 * 1024;
+
 /**
  * In-process caches of immutable data, shared by every request of one service instance. Keys are
- * `<storeId>:<id>` (a cached row is known to exist in that store). Each is bounded on its own, in
- * bytes where entries vary in size and in entries where they are alike.
+ * `<storeId>:<id>` (a cached row is known to exist in that store). Every cache of the process
+ * (this set and indexing's, see `indexingCaches`) draws on one budget in bytes, least recently
+ * used dropped first, so the process's memory holds whatever the mix of reads: a 10,000-page
+ * space's page index, the bodies of long pages, or many small spaces' nodes.
  */
 export class RevisionCaches {
-  /** ~80 bytes per entry of a node. */
-  readonly nodes = new CachedLoader<TreeNode>({
-    name: "tree nodes",
-    maxBytes: 24 * 1024 * 1024,
-    bytes: (node) => 64 + 80 * (node.kind === "leaf" ? node.entries.length : node.children.length),
-  });
-  readonly pages = new CachedLoader<PageRecord>({ name: "page versions", maxEntries: 40_000 });
-  readonly files = new CachedLoader<FileRecord>({ name: "file versions", maxEntries: 20_000 });
-  readonly reusables = new CachedLoader<ReusableRecord>({ name: "reusable versions", maxEntries: 5_000 });
-  /** Bodies weigh their text (UTF-16, roughly two bytes per character). */
-  readonly bodies = new CachedLoader<BodyRecord>({
-    name: "bodies",
-    maxBytes: 32 * 1024 * 1024,
-    bytes: (body) => 2 * (body.markdown.length + body.document.length) + 64,
-  });
-  /** Whole-tree page indexes, keyed by `<storeId>:<root>`: few, as one holds every page of a space. */
-  readonly pageIndexes = new CachedLoader<PageIndex>({ name: "page indexes", maxEntries: 6 });
+  readonly nodes: CachedLoader<TreeNode>;
+  readonly pages: CachedLoader<PageRecord>;
+  readonly files: CachedLoader<FileRecord>;
+  readonly reusables: CachedLoader<ReusableRecord>;
+  readonly bodies: CachedLoader<BodyRecord>;
+  /** Whole-tree page indexes, keyed by `<storeId>:<root>`: one holds every page of a space. */
+  readonly pageIndexes: CachedLoader<PageIndex>;
   /** Committed revision rows (immutable), by id. */
-  readonly revisions = new CachedLoader<RevisionHeader>({ name: "revisions", maxEntries: 10_000 });
+  readonly revisions: CachedLoader<RevisionHeader>;
+
+  /**
+   * `budget`: the process's one budget (each set of caches names its loaders apart with `prefix`);
+   * `own`: loaders bounded on their own instead, for reads that pass through once (indexing).
+   */
+  constructor(
+    budget: CacheBudget = new CacheBudget(DEFAULT_CONTENT_CACHE_BYTES),
+    prefix = "",
+    own: { pages?: CachedLoader<PageRecord>; bodies?: CachedLoader<BodyRecord> } = {},
+  ) {
+    const budgeted = <V>(name: string, bytes: (value: V) => number) => new CachedLoader<V>({ name: `${prefix}${name}`, budget, bytes });
+    this.nodes = budgeted("tree nodes", nodeBytes);
+    this.pages = own.pages ?? budgeted("page versions", pageBytes);
+    this.files = budgeted("file versions", fileBytes);
+    this.reusables = budgeted("reusable versions", reusableBytes);
+    this.bodies = own.bodies ?? budgeted("bodies", bodyBytes);
+    this.pageIndexes = budgeted("page indexes", pageIndexBytes);
+    this.revisions = budgeted("revisions", revisionBytes);
+  }
 }
+
+/** Size of an entry of `bodies`, for loaders bounded on their own. */
+export { bodyBytes };
 
 /** The fields of a revision row every read needs. */
 export interface RevisionHeader {
