@@ -153,6 +153,24 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
     };
   };
   const reusableParams = z.object({ ...prefix.params, reusableContentId: pathId() });
+  // getPageById and getPageByPath: the page's JSON, kept per revision and read options (keptRead).
+  const keptPage = (
+    params: Record<string, string>,
+    query: z.output<typeof pageQuery>,
+    caller: Caller | undefined,
+    target: { pageId: string } | { path: string },
+  ): Promise<Buffer> => {
+    const request = { caller, ref: prefix.ref(params), options: readOptions(query), pageOptions: pageReadOptions(query) };
+    return keptRead(
+      pages,
+      pageKey(request, "pageId" in target ? `id:${target.pageId}` : `path:${target.path}`),
+      (knownRevisionId?: string) =>
+        "pageId" in target
+          ? revisions.getPage({ ...request, pageId: target.pageId, knownRevisionId })
+          : revisions.getPageByPath({ ...request, path: target.path, knownRevisionId }),
+      (response) => jsonBytes(toRestPage(response.page!, pageContext(params, response.organizationId))),
+    );
+  };
 
   return [
     // getCurrentRevision
@@ -232,16 +250,8 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       params: pageParams,
       query: pageQuery,
       handler: async ({ params, query, principal, ctx }) => {
-        const request = { caller: principal.caller, ref: prefix.ref(params), options: readOptions(query), pageOptions: pageReadOptions(query) };
         ctx.type = "application/json";
-        return ok(
-          await keptRead(
-            pages,
-            pageKey(request, `id:${params.pageId}`),
-            (knownRevisionId?: string) => revisions.getPage({ ...request, pageId: params.pageId, knownRevisionId }),
-            (response) => jsonBytes(toRestPage(response.page!, pageContext(params, response.organizationId))),
-          ),
-        );
+        return ok(await keptPage(params, query, principal.caller, { pageId: params.pageId }));
       },
     }),
 
@@ -291,16 +301,8 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       params: pathParams,
       query: pageQuery,
       handler: async ({ params, query, principal, ctx }) => {
-        const request = { caller: principal.caller, ref: prefix.ref(params), options: readOptions(query), pageOptions: pageReadOptions(query) };
         ctx.type = "application/json";
-        return ok(
-          await keptRead(
-            pages,
-            pageKey(request, `path:${params.pagePath}`),
-            (knownRevisionId?: string) => revisions.getPageByPath({ ...request, path: params.pagePath, knownRevisionId }),
-            (response) => jsonBytes(toRestPage(response.page!, pageContext(params, response.organizationId))),
-          ),
-        );
+        return ok(await keptPage(params, query, principal.caller, { path: params.pagePath }));
       },
     }),
   ];
