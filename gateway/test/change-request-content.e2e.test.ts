@@ -253,7 +253,7 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     const markdown = await pageAt(crContent(cr.id), pageId);
     expect(markdown.title).toBe("From JSON");
     expect(markdown.markdown).toBe(
-      "## Overview\n\nRead [the FAQ](/pages/faq) and [this](https://example.com/x), then **bold**\n\n- [x] done\n- [ ] todo\n\n```js\nconst a = 1;\na++;\n```\n\n> [!WARNING]\n>\n> *Careful*\n",
+      '## Overview\n\nRead [the FAQ](/pages/faq) and [this](https://example.com/x), then **bold**\n\n- [x] done\n- [ ] todo\n\n```js\nconst a = 1;\na++;\n```\n\n{% hint style="warning" %}\n\n*Careful*\n\n{% endhint %}\n',
     );
     const asDocument = await call(stack, "GET", `${crContent(cr.id)}/page/${pageId}?format=document`, { token: org.owner.token });
     expect(asDocument.status).toBe(200);

@@ -19,8 +19,8 @@ import { MarkerReader, type Part } from "./markers.js";
  * degraded to the nearest allowed form (e.g. a code block inside a quote becomes a paragraph
  * with code-marked text) so the document always validates against the published schema.
  *
- * GitBook's own markdown for tabs, expandables, embeds and block math (`{% tabs %}`, `<details>`,
- * `{% embed url="…" %}`, `$$ … $$`) is recognised over the parsed tree (see markers.ts).
+ * GitBook's own markdown for tabs, hints, expandables, embeds and block math (`{% tabs %}`,
+ * `{% hint style="…" %}`, `<details>`, `{% embed url="…" %}`, `$$ … $$`) is recognised over the parsed tree (see markers.ts).
  *
  * Links to `/pages/<pageId>` and `/files/<fileId>` are references to a page or a file of the same
  * revision; `#anchor` links are anchors; everything else is a URL.
@@ -210,6 +210,10 @@ class Converter {
             })),
           },
         ];
+      case "hint":
+        // Where no hint is allowed, its content stands in its place (as a `> [!NOTE]` quote's does where no quote is).
+        if (!allows.hint) return this.parts(part.parts, container);
+        return [{ object: "block", type: "hint", data: { style: part.style }, nodes: this.nonEmptyBlocks(this.parts(part.parts, "hint")) }];
       case "expandable":
         if (!allows.expandable) return [...title(part.title), ...this.parts(part.parts, container)];
         return [

@@ -6,6 +6,7 @@ import { toString } from "mdast-util-to-string";
  * mdast (remark reads `{% … %}` lines as paragraph text and `<details>` as HTML blocks):
  *
  * - tabs: `{% tabs %}`, then per tab `{% tab title="…" %}` … `{% endtab %}`, then `{% endtabs %}`;
+ * - hint: `{% hint style="info|success|warning|danger" %}` … `{% endhint %}`;
  * - expandable: `<details>` (or `<details open>`), `<summary>title</summary>`, the body, `</details>`;
  * - embed: `{% embed url="…" %}`, optionally followed by a caption and `{% endembed %}`;
  * - block math: a paragraph holding only `$$ … $$`.
@@ -23,11 +24,18 @@ import { toString } from "mdast-util-to-string";
 export type Part =
   | { kind: "node"; node: Mdast.RootContent }
   | { kind: "tabs"; tabs: { title: string; parts: Part[] }[] }
+  | { kind: "hint"; style: HintStyle; parts: Part[] }
   | { kind: "expandable"; title: string; open: boolean; parts: Part[] }
   | { kind: "embed"; url: string };
 
+/** GitBook's hint styles, as `{% hint style="…" %}` and the document's `data.style` spell them. */
+export const HINT_STYLES = ["info", "success", "warning", "danger"] as const;
+export type HintStyle = (typeof HINT_STYLES)[number];
+
 type Marker =
   | { type: "tabs" }
+  | { type: "hint"; style: HintStyle }
+  | { type: "endhint" }
   | { type: "tab"; title: string }
   | { type: "endtab" }
   | { type: "endtabs" }
@@ -81,7 +89,7 @@ interface Token {
 
 interface Entry {
   at: number;
-  kind: "tabs" | "tab" | "details" | "embed";
+  kind: "tabs" | "tab" | "hint" | "details" | "embed";
   parent?: Entry;
   items: { open: number; close: number }[];
 }
@@ -89,7 +97,7 @@ interface Entry {
 const TAG = /^\{%\s*([A-Za-z]+)((?:\s+[A-Za-z]+\s*=\s*"[^"]*")*)\s*%\}$/;
 const ATTRIBUTE = /([A-Za-z]+)\s*=\s*"([^"]*)"/g;
 const HTML_PIECE = /\s*(<details(\s[^>]*)?>|<summary\s*>([\s\S]*?)<\/summary\s*>|<\/details\s*>|\{%[^\n]*%\}(?=[ \t]*(?:\n|$)))/iy;
-const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = { endtab: "tab", endtabs: "tabs", "/details": "details" };
+const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = { endtab: "tab", endtabs: "tabs", endhint: "hint", "/details": "details" };
 const ENTITY = /&(#x[0-9a-f]+|#[0-9]+|amp|lt|gt|quot|apos|nbsp);/gi;
 const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
 
@@ -137,6 +145,12 @@ function tagMarker(text: string): Marker | undefined {
       return { type: "endtab" };
     case "endtabs":
       return { type: "endtabs" };
+    case "hint": {
+      const style = HINT_STYLES.find((known) => known === attributes.get("style")?.trim());
+      return style ? { type: "hint", style } : undefined;
+    }
+    case "endhint":
+      return { type: "endhint" };
     case "embed": {
       // GitBook's own pages sometimes write the URL as an autolink: `url="<https://…>"`.
       const url = (attributes.get("url") ?? "")
@@ -322,7 +336,7 @@ export class MarkerReader {
     return formula !== "" && !formula.includes("$$") ? formula : undefined;
   }
 
-  // ── tabs, expandables, embeds ─────────────────────────────────────────────────────────────
+  // ── tabs, hints, expandables, embeds ──────────────────────────────────────────────────────
 
   parts(nodes: readonly Mdast.RootContent[]): Part[] {
     const lifts = this.lifts(nodes);
@@ -431,6 +445,9 @@ export class MarkerReader {
           })),
         });
         index = token.close! + 1;
+      } else if (marker?.type === "hint") {
+        parts.push({ kind: "hint", style: marker.style, parts: this.build(tokens, index + 1, token.close!) });
+        index = token.close! + 1;
       } else if (marker?.type === "details") {
         const summary = token.summary === undefined ? undefined : (tokens[token.summary]!.marker as { title: string });
         parts.push({
@@ -508,6 +525,9 @@ function match(tokens: Token[]): void {
         if (top?.kind === "tabs") stack.push({ at: index, kind: "tab", parent: top, items: [] });
         return;
       }
+      case "hint":
+        stack.push({ at: index, kind: "hint", items: [] });
+        return;
       case "details":
         stack.push({ at: index, kind: "details", items: [] });
         if (tokens[index + 1]?.marker?.type === "summary") token.summary = index + 1;

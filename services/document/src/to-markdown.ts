@@ -3,7 +3,7 @@ import { gfmToMarkdown } from "mdast-util-gfm";
 import { toMarkdown, type Join, type Unsafe } from "mdast-util-to-markdown";
 import { ALLOWS, CONTAINER_NAME, type Container } from "./containers.js";
 import { parseMarkdown, type ContentRef, type JsonDocument, type MarkType } from "./document.js";
-import { encodeAttribute, encodeSummary } from "./markers.js";
+import { encodeAttribute, encodeSummary, HINT_STYLES } from "./markers.js";
 
 /**
  * GitBook's JSON document → markdown: the inverse of `markdownToDocument` for every block, inline
@@ -16,7 +16,8 @@ import { encodeAttribute, encodeSummary } from "./markers.js";
  * icons and the full-width setting of tabs and embeds.
  *
  * GitBook's blocks markdown has no construct for are written in GitBook's own syntax: tabs as
- * `{% tabs %}` / `{% tab title="…" %}` … `{% endtab %}` / `{% endtabs %}`, expandables as
+ * `{% tabs %}` / `{% tab title="…" %}` … `{% endtab %}` / `{% endtabs %}`, hints as
+ * `{% hint style="…" %}` … `{% endhint %}` (`> [!NOTE]` is read too), expandables as
  * `<details>` with a `<summary>`, embeds as `{% embed url="…" %}`, math as `$$` lines around the
  * formula. Where GitBook's schema does not allow one of them (tabs in a quote, an embed in a list
  * item…) it is refused, as markdown could only read it back degraded.
@@ -40,17 +41,18 @@ export class DocumentConversionError extends Error {
 type Json = Record<string, unknown>;
 
 const MARKS: readonly MarkType[] = ["bold", "italic", "code", "strikethrough"];
-const HINT_MARKER: Record<string, string> = { info: "NOTE", success: "TIP", warning: "WARNING", danger: "CAUTION" };
+/** GitHub's alert markers (`> [!NOTE]`), read as hints: text that would read as one is escaped. */
+const ALERT_MARKERS = ["NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"];
 const ALIGN: Record<string, Mdast.AlignType> = { left: null, center: "center", right: "right" };
-const PLACED = ["tabs", "expandable", "embed", "math"] as const;
+const PLACED = ["tabs", "hint", "expandable", "embed", "math"] as const;
 
 /** A regular expression matching `word` in any case (`NOTE`: `[Nn][Oo][Tt][Ee]`). */
 const anyCase = (word: string) => [...word].map((character) => `[${character}${character.toLowerCase()}]`).join("");
 /** Text that would read back as a tag, a formula or a hint's marker is escaped (`\{% tabs %}`, `\$$`, `\[!NOTE]`). */
 const UNSAFE: Unsafe[] = [
-  { character: "{", atBreak: true, after: "%\\s*(?:tabs|tab|endtab|endtabs|embed|endembed)\\b" },
+  { character: "{", atBreak: true, after: "%\\s*(?:tabs|tab|endtab|endtabs|hint|endhint|embed|endembed)\\b" },
   { character: "$", atBreak: true, after: "\\$" },
-  { character: "[", atBreak: true, after: `!(?:${Object.values(HINT_MARKER).concat("IMPORTANT").map(anyCase).join("|")})\\]` },
+  { character: "[", atBreak: true, after: `!(?:${ALERT_MARKERS.map(anyCase).join("|")})\\]` },
 ];
 /** The tab markers written by `documentToMarkdown` (HTML nodes written verbatim). */
 const TAB_MARKERS = new WeakSet<Mdast.Nodes>();
@@ -168,11 +170,15 @@ class Writer {
       case "blockquote":
         return [{ type: "blockquote", children: this.blocks(node, path, "quote") as Mdast.BlockContent[] }];
       case "hint": {
-        const style = data.style ?? "info";
-        const marker = typeof style === "string" ? HINT_MARKER[style] : undefined;
-        if (!marker) fail(join(path, "data.style"), `hint style ${JSON.stringify(style)} is not supported (info, success, warning, danger)`);
-        // Written verbatim (an html node), so the marker is not escaped: `> [!WARNING]`.
-        return [{ type: "blockquote", children: [{ type: "html", value: `[!${marker}]` }, ...(this.blocks(node, path, "hint") as Mdast.BlockContent[])] }];
+        const given = data.style ?? "info";
+        const style = HINT_STYLES.find((known) => known === given);
+        if (!style) fail(join(path, "data.style"), `hint style ${JSON.stringify(given)} is not supported (${HINT_STYLES.join(", ")})`);
+        // The markers are written verbatim (html nodes), so they are not escaped.
+        return [
+          { type: "html", value: `{% hint style="${style}" %}` },
+          ...withoutEmptyParagraphs(this.blocks(node, path, "hint")),
+          { type: "html", value: "{% endhint %}" },
+        ];
       }
       case "images":
         return [{ type: "paragraph", children: this.images(node, path) }];

@@ -22,8 +22,22 @@ describe("document → markdown", () => {
 
   it("writes readable markdown", () => {
     expect(documentToMarkdown(markdownToDocument("# Title\n\nSome **bold** and [a page](/pages/p1).\n\n- [x] done\n\n> [!WARNING]\n> careful"))).toBe(
-      "# Title\n\nSome **bold** and [a page](/pages/p1).\n\n- [x] done\n\n> [!WARNING]\n>\n> careful\n",
+      '# Title\n\nSome **bold** and [a page](/pages/p1).\n\n- [x] done\n\n{% hint style="warning" %}\n\ncareful\n\n{% endhint %}\n',
     );
+  });
+
+  it('writes hints in GitBook\'s spelling, {% hint style="…" %} … {% endhint %}, in a list item too; text that would read as a hint tag is escaped', () => {
+    expect(documentToMarkdown(markdownToDocument('> [!TIP]\n> a tip\n\n- item\n\n  {% hint style="danger" %}\n  careful\n  {% endhint %}'))).toBe(
+      '{% hint style="success" %}\n\na tip\n\n{% endhint %}\n\n- item\n\n  {% hint style="danger" %}\n\n  careful\n\n  {% endhint %}\n',
+    );
+    const text = { object: "text", leaves: [{ object: "leaf", text: '{% hint style="info" %}', marks: [] }] };
+    const written = documentToMarkdown({
+      object: "document",
+      data: {},
+      nodes: [{ object: "block", type: "paragraph", data: {}, nodes: [text] }],
+    } as JsonDocument);
+    expect(written).toBe('\\{% hint style="info" %}\n');
+    expect(markdownToDocument(written).nodes[0]!.type).toBe("paragraph");
   });
 
   it("writes page, file and anchor references as the links markdown reads back", () => {
@@ -165,6 +179,9 @@ describe("document → markdown", () => {
     );
     expect(bad(block("hint", [block("math", [], { formula: "x" })], { style: "info" }))).toThrow(
       'nodes[0].nodes[0]: block type "math" is not supported in a hint (GitBook allows it in the document, a list item or a tab)',
+    );
+    expect(bad(block("blockquote", [block("hint", [paragraph], { style: "info" })]))).toThrow(
+      'nodes[0].nodes[0]: block type "hint" is not supported in a blockquote (GitBook allows it in the document, a list item, a tab or an expandable)',
     );
     expect(bad(block("tabs", [block("tabs-item", [block("expandable")], { title: "t" })]))).toThrow(
       'nodes[0].nodes[0].nodes[0]: block type "expandable" is not supported in a tab',

@@ -442,6 +442,45 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
     ]);
   });
 
+  it('hint: {% hint style="…" %} … {% endhint %}, GitBook\'s spelling, with its style; blank lines between the markers optional', () => {
+    const hint = only('{% hint style="warning" %}\nBe **careful**.\n\n- one\n- two\n{% endhint %}');
+    expect(hint).toMatchObject({ type: "hint", data: { style: "warning" } });
+    expect(outline(hint.nodes)).toEqual([
+      ["paragraph", "Be careful."],
+      ["list-unordered", ""],
+    ]);
+    for (const style of ["info", "success", "danger"]) expect(only(`{% hint style="${style}" %}\n\nx\n\n{% endhint %}`).data).toEqual({ style });
+    expect(outline(only('{% hint style="info" %}\n{% endhint %}').nodes)).toEqual([["paragraph", ""]]);
+  });
+
+  it("hint: kept in list items, tabs and expandables; a hint holds what GitBook allows (embeds, no code); in a quote or a hint, its content", () => {
+    const item = only('- item\n\n  {% hint style="success" %}\n  in an item\n  {% endhint %}');
+    expect(outline((item.nodes as DocumentBlock[])[0]!.nodes)).toEqual([
+      ["paragraph", "item"],
+      ["hint", ""],
+    ]);
+    const tab = only('{% tabs %}\n{% tab title="A" %}\n{% hint style="info" %}\nin a tab\n{% endhint %}\n{% endtab %}\n{% endtabs %}');
+    expect(outline((tab.nodes as DocumentBlock[])[0]!.nodes)).toEqual([["hint", ""]]);
+    const expandable = only('<details>\n<summary>T</summary>\n\n{% hint style="info" %}\nin an expandable\n{% endhint %}\n\n</details>');
+    expect(outline(fragment(expandable, "expandable-body").nodes)).toEqual([["hint", ""]]);
+    const inside = only('{% hint style="info" %}\n{% embed url="https://example.com/a" %}\n\n```js\ncode\n```\n{% endhint %}');
+    expect(inside.nodes).toEqual([
+      { object: "block", type: "embed", isVoid: true, data: { url: "https://example.com/a" } },
+      {
+        object: "block",
+        type: "paragraph",
+        data: {},
+        nodes: [{ object: "text", leaves: [{ object: "leaf", text: "code", marks: [{ object: "mark", type: "code" }] }] }],
+      },
+    ]);
+    expect(outline(only('> {% hint style="info" %}\n> quoted\n> {% endhint %}').nodes)).toEqual([["paragraph", "quoted"]]);
+    const nested = only('{% hint style="info" %}\nouter\n\n{% hint style="danger" %}\ninner\n{% endhint %}\n{% endhint %}');
+    expect(outline(nested.nodes)).toEqual([
+      ["paragraph", "outer"],
+      ["paragraph", "inner"],
+    ]);
+  });
+
   it("embeds are kept in hints, and become links in list items and quotes", () => {
     const hint = only('> [!NOTE]\n> {% embed url="https://example.com/a" %}');
     expect(hint.nodes).toEqual([{ object: "block", type: "embed", isVoid: true, data: { url: "https://example.com/a" } }]);
@@ -485,7 +524,11 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
       "{% embed %}",
       '{% embed url="" %}',
       "{% endembed %}",
-      '{% hint style="info" %}\nx\n{% endhint %}',
+      '{% mystery kind="info" %}\nx\n{% endmystery %}',
+      '{% hint style="info" %}\nx',
+      "x\n{% endhint %}",
+      '{% hint style="pink" %}\nx\n{% endhint %}',
+      "{% hint %}\nx\n{% endhint %}",
       '{% tab title="unterminated %}',
     ]) {
       expect(markdownToDocument(markdown), markdown).toEqual(plain(markdown));
@@ -517,6 +560,8 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
       '{% tab title="A" %}',
       "{% tab %}",
       "{% endtab %}",
+      '{% hint style="warning" %}',
+      "{% endhint %}",
       '{% embed url="https://example.com" %}',
       "{% endembed %}",
       "<details>",

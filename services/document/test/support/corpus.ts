@@ -17,6 +17,27 @@ export const CORPUS: Record<string, string> = {
   "code with fences inside": "````md\n```js\nx\n```\n````",
   quote: "> quoted **text**\n>\n> > nested quote\n\n> a quote with a list\n> - item",
   hints: "> [!NOTE]\n> a note\n\n> [!TIP]\n> a tip\n\n> [!WARNING]\n> careful\n>\n> - a list in a hint\n\n> [!CAUTION]\n> danger",
+  gitbookHints: [
+    '{% hint style="info" %}',
+    "GitBook's **own** spelling",
+    "{% endhint %}",
+    "",
+    '{% hint style="danger" %}',
+    "- a list, then the end tag on the next line",
+    "{% endhint %}",
+    "",
+    "- item",
+    "",
+    '  {% hint style="success" %}',
+    "  a hint in a list item",
+    "  {% endhint %}",
+    "",
+    '{% tabs %}\n{% tab title="A" %}\n{% hint style="warning" %}\nin a tab\n{% endhint %}\n{% endtab %}\n{% endtabs %}',
+    "",
+    '> {% hint style="info" %}\n> a hint in a quote is its content\n> {% endhint %}',
+    "",
+    '{% hint style="info" %}\n{% endhint %}',
+  ].join("\n"),
   table: "| Name | Value | Right |\n|:-----|:-----:|------:|\n| **a** | `b` | [c](https://c.example) |\n| d | | f \\| g |",
   images: "![alt text](https://example.com/a.png)\n\n![one](/files/file1) ![two](https://example.com/b.png)",
   "inline images": "text ![icon](https://example.com/i.png) more [![badge](https://example.com/b.svg)](https://example.com)",
@@ -155,8 +176,12 @@ export const CORPUS: Record<string, string> = {
     "</details>",
     "</details>",
     "",
-    '{% hint style="info" %}',
+    '{% mystery kind="info" %}',
     "unknown tag",
+    "{% endmystery %}",
+    "",
+    '{% hint style="pink" %}',
+    "unknown style",
     "{% endhint %}",
   ].join("\n"),
 };
@@ -207,16 +232,36 @@ const tabs = fc
       "{% endtabs %}",
     ].join("\n"),
   );
+const hint = fc
+  .tuple(fc.constantFrom("info", "success", "warning", "danger"), fc.array(simpleBlock, { maxLength: 3 }), separator)
+  .map(([style, blocks, gap]) => [`{% hint style="${style}" %}`, ...blocks, "{% endhint %}"].join(gap));
 const expandable = fc
-  .tuple(title, fc.boolean(), fc.array(fc.oneof(simpleBlock, tabs), { maxLength: 3 }))
+  .tuple(title, fc.boolean(), fc.array(fc.oneof(simpleBlock, tabs, hint), { maxLength: 3 }))
   .map(([summary, open, blocks]) => [open ? "<details open>" : "<details>", `<summary>${summary}</summary>`, ...blocks, "</details>"].join("\n\n"));
 /** A stray or unbalanced marker. */
-const marker = fc.constantFrom("{% tabs %}", "{% endtabs %}", '{% tab title="x" %}', "{% endtab %}", "{% endembed %}", "<details>", "</details>", "$$");
+const marker = fc.constantFrom(
+  "{% tabs %}",
+  "{% endtabs %}",
+  '{% tab title="x" %}',
+  "{% endtab %}",
+  '{% hint style="info" %}',
+  "{% endhint %}",
+  "{% endembed %}",
+  "<details>",
+  "</details>",
+  "$$",
+);
 
-/** Markdown of one to five blocks, GitBook's tabs, expandables, embeds and math among them. */
+/** Markdown of one to five blocks, GitBook's tabs, hints, expandables, embeds and math among them. */
 export const markdownArbitrary = fc
   .array(
-    fc.oneof({ weight: 6, arbitrary: simpleBlock }, { weight: 2, arbitrary: tabs }, { weight: 2, arbitrary: expandable }, { weight: 1, arbitrary: marker }),
+    fc.oneof(
+      { weight: 6, arbitrary: simpleBlock },
+      { weight: 2, arbitrary: tabs },
+      { weight: 2, arbitrary: hint },
+      { weight: 2, arbitrary: expandable },
+      { weight: 1, arbitrary: marker },
+    ),
     { minLength: 1, maxLength: 5 },
   )
   .map((blocks) => blocks.join("\n\n"));
