@@ -6,7 +6,7 @@
  */
 
 /** Where blocks are placed; each container admits a different set of block types. */
-export type Container = "document" | "list-item" | "quote" | "hint" | "tabs-item" | "expandable";
+export type Container = "document" | "list-item" | "quote" | "hint" | "tabs-item" | "stepper-step" | "expandable";
 
 export interface Allows {
   code: boolean;
@@ -18,16 +18,73 @@ export interface Allows {
   expandable: boolean;
   embed: boolean;
   math: boolean;
+  /** A card: GitBook's `content-ref` block. */
+  contentRef: boolean;
+  stepper: boolean;
+  file: boolean;
 }
 
 // Paragraphs, headings, lists and dividers are allowed everywhere (GitBook's "essentials").
+const NONE = { contentRef: false, stepper: false, file: false };
 export const ALLOWS: Record<Container, Allows> = {
-  document: { code: true, images: true, table: true, quote: true, hint: true, tabs: true, expandable: true, embed: true, math: true },
-  "list-item": { code: true, images: false, table: true, quote: true, hint: true, tabs: false, expandable: false, embed: false, math: true },
-  quote: { code: false, images: false, table: false, quote: true, hint: false, tabs: false, expandable: false, embed: false, math: false },
-  hint: { code: false, images: false, table: true, quote: false, hint: false, tabs: false, expandable: false, embed: true, math: false },
-  "tabs-item": { code: true, images: true, table: false, quote: true, hint: true, tabs: false, expandable: false, embed: true, math: true },
-  expandable: { code: true, images: true, table: true, quote: true, hint: true, tabs: false, expandable: false, embed: false, math: false },
+  document: {
+    code: true,
+    images: true,
+    table: true,
+    quote: true,
+    hint: true,
+    tabs: true,
+    expandable: true,
+    embed: true,
+    math: true,
+    contentRef: true,
+    stepper: true,
+    file: true,
+  },
+  "list-item": { code: true, images: false, table: true, quote: true, hint: true, tabs: false, expandable: false, embed: false, math: true, ...NONE },
+  quote: { code: false, images: false, table: false, quote: true, hint: false, tabs: false, expandable: false, embed: false, math: false, ...NONE },
+  hint: { code: false, images: false, table: true, quote: false, hint: false, tabs: false, expandable: false, embed: true, math: false, ...NONE },
+  "tabs-item": {
+    code: true,
+    images: true,
+    table: false,
+    quote: true,
+    hint: true,
+    tabs: false,
+    expandable: false,
+    embed: true,
+    math: true,
+    contentRef: true,
+    stepper: false,
+    file: true,
+  },
+  "stepper-step": {
+    code: true,
+    images: true,
+    table: false,
+    quote: true,
+    hint: true,
+    tabs: false,
+    expandable: true,
+    embed: true,
+    math: true,
+    contentRef: true,
+    stepper: false,
+    file: true,
+  },
+  expandable: {
+    code: true,
+    images: true,
+    table: true,
+    quote: true,
+    hint: true,
+    tabs: false,
+    expandable: false,
+    embed: false,
+    math: false,
+    ...NONE,
+    file: true,
+  },
 };
 
 /** The container, as an error message names it. */
@@ -37,5 +94,6 @@ export const CONTAINER_NAME: Record<Container, string> = {
   quote: "a blockquote",
   hint: "a hint",
   "tabs-item": "a tab",
+  "stepper-step": "a step",
   expandable: "an expandable",
 };

@@ -19,8 +19,9 @@ import { MarkerReader, type Part } from "./markers.js";
  * degraded to the nearest allowed form (e.g. a code block inside a quote becomes a paragraph
  * with code-marked text) so the document always validates against the published schema.
  *
- * GitBook's own markdown for tabs, hints, expandables, embeds and block math (`{% tabs %}`,
- * `{% hint style="…" %}`, `<details>`, `{% embed url="…" %}`, `$$ … $$`) is recognised over the parsed tree (see markers.ts).
+ * GitBook's own markdown for tabs, hints, steppers, cards, files, expandables, embeds and block
+ * math (`{% tabs %}`, `{% hint style="…" %}`, `{% stepper %}`, `{% content-ref url="…" %}`,
+ * `{% file src="…" %}`, `<details>`, `{% embed url="…" %}`, `$$ … $$`) is recognised over the parsed tree (see markers.ts).
  *
  * Links to `/pages/<pageId>` and `/files/<fileId>` are references to a page or a file of the same
  * revision; `#anchor` links are anchors; everything else is a URL.
@@ -186,8 +187,9 @@ class Converter {
   }
 
   /**
-   * Tabs, expandables and embeds where the container admits them; elsewhere tabs and expandables
-   * become their titles (bold paragraphs) followed by their content, and an embed a link.
+   * GitBook's blocks where the container admits them; elsewhere tabs and expandables become their
+   * titles (bold paragraphs) followed by their content, a stepper or a hint its content, and an
+   * embed, a card or a file a link.
    */
   private part(part: Part, container: Container): DocumentBlock[] {
     const allows = ALLOWS[container];
@@ -231,6 +233,30 @@ class Converter {
       case "embed":
         if (!allows.embed) return [this.paragraph([this.link(part.url, [], [])])];
         return [{ object: "block", type: "embed", isVoid: true, data: { url: part.url } }];
+      case "stepper":
+        if (!allows.stepper) return part.steps.flatMap((step) => this.parts(step, container));
+        return [
+          {
+            object: "block",
+            type: "stepper",
+            data: {},
+            nodes: part.steps.map((step) => ({
+              object: "block",
+              type: "stepper-step",
+              data: {},
+              nodes: this.nonEmptyBlocks(this.parts(step, "stepper-step")),
+            })),
+          },
+        ];
+      case "content-ref":
+        if (!allows.contentRef) return [this.paragraph([this.link(part.url, [], [])])];
+        return [{ object: "block", type: "content-ref", isVoid: true, data: { ref: contentRefFor(part.url) } }];
+      case "file": {
+        // GitBook's file block holds a file of the space: a source that names none is a link.
+        const file = FILE_LINK.exec(part.src);
+        if (!allows.file || !file) return [this.paragraph([this.link(part.src, [], [])])];
+        return [{ object: "block", type: "file", isVoid: true, data: { ref: { kind: "file", file: file[1]! } } }];
+      }
     }
   }
 

@@ -7,6 +7,9 @@ import { toString } from "mdast-util-to-string";
  *
  * - tabs: `{% tabs %}`, then per tab `{% tab title="…" %}` … `{% endtab %}`, then `{% endtabs %}`;
  * - hint: `{% hint style="info|success|warning|danger" %}` … `{% endhint %}`;
+ * - stepper: `{% stepper %}`, then per step `{% step %}` … `{% endstep %}`, then `{% endstepper %}`;
+ * - card (content reference): `{% content-ref url="…" %}`, GitBook's link to it, `{% endcontent-ref %}`;
+ * - file: `{% file src="…" %}`, optionally followed by a caption and `{% endfile %}`;
  * - expandable: `<details>` (or `<details open>`), `<summary>title</summary>`, the body, `</details>`;
  * - embed: `{% embed url="…" %}`, optionally followed by a caption and `{% endembed %}`;
  * - block math: a paragraph holding only `$$ … $$`.
@@ -25,6 +28,9 @@ export type Part =
   | { kind: "node"; node: Mdast.RootContent }
   | { kind: "tabs"; tabs: { title: string; parts: Part[] }[] }
   | { kind: "hint"; style: HintStyle; parts: Part[] }
+  | { kind: "stepper"; steps: Part[][] }
+  | { kind: "content-ref"; url: string }
+  | { kind: "file"; src: string }
   | { kind: "expandable"; title: string; open: boolean; parts: Part[] }
   | { kind: "embed"; url: string };
 
@@ -36,6 +42,14 @@ type Marker =
   | { type: "tabs" }
   | { type: "hint"; style: HintStyle }
   | { type: "endhint" }
+  | { type: "stepper" }
+  | { type: "step" }
+  | { type: "endstep" }
+  | { type: "endstepper" }
+  | { type: "content-ref"; url: string }
+  | { type: "endcontent-ref" }
+  | { type: "file"; src: string }
+  | { type: "endfile" }
   | { type: "tab"; title: string }
   | { type: "endtab" }
   | { type: "endtabs" }
@@ -81,7 +95,7 @@ interface Token {
   matched: boolean;
   /** Of a matched opener: the index of its closer. */
   close?: number;
-  /** Of matched tabs: each tab's opener and closer. */
+  /** Of matched tabs or a stepper: each tab's (step's) opener and closer. */
   items?: { open: number; close: number }[];
   /** Of a details opener: the index of the summary it took. */
   summary?: number;
@@ -89,15 +103,27 @@ interface Token {
 
 interface Entry {
   at: number;
-  kind: "tabs" | "tab" | "hint" | "details" | "embed";
+  kind: "tabs" | "tab" | "stepper" | "step" | "hint" | "content-ref" | "details" | "embed" | "file";
   parent?: Entry;
   items: { open: number; close: number }[];
 }
 
-const TAG = /^\{%\s*([A-Za-z]+)((?:\s+[A-Za-z]+\s*=\s*"[^"]*")*)\s*%\}$/;
+const TAG = /^\{%\s*([A-Za-z]+(?:-[A-Za-z]+)*)((?:\s+[A-Za-z]+\s*=\s*"[^"]*")*)\s*%\}$/;
 const ATTRIBUTE = /([A-Za-z]+)\s*=\s*"([^"]*)"/g;
 const HTML_PIECE = /\s*(<details(\s[^>]*)?>|<summary\s*>([\s\S]*?)<\/summary\s*>|<\/details\s*>|\{%[^\n]*%\}(?=[ \t]*(?:\n|$)))/iy;
-const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = { endtab: "tab", endtabs: "tabs", endhint: "hint", "/details": "details" };
+const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = {
+  endtab: "tab",
+  endtabs: "tabs",
+  endstep: "step",
+  endstepper: "stepper",
+  endhint: "hint",
+  "endcontent-ref": "content-ref",
+  "/details": "details",
+};
+/** Openers whose blocks are items (tabs of tabs, steps of a stepper), each only directly inside its group. */
+const ITEM_OF: Partial<Record<Entry["kind"], Entry["kind"]>> = { tab: "tabs", step: "stepper" };
+/** Markers that stand alone, closed by their end tag when it follows them (a caption between is the blocks it is). */
+const STANDALONE = { embed: "endembed", file: "endfile" } as const;
 const ENTITY = /&(#x[0-9a-f]+|#[0-9]+|amp|lt|gt|quot|apos|nbsp);/gi;
 const NAMED: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", nbsp: "\u00a0" };
 
@@ -151,16 +177,27 @@ function tagMarker(text: string): Marker | undefined {
     }
     case "endhint":
       return { type: "endhint" };
-    case "embed": {
+    case "stepper":
+    case "step":
+    case "endstep":
+    case "endstepper":
+    case "endcontent-ref":
+    case "endembed":
+    case "endfile":
+      return match[2]!.trim() === "" ? { type: match[1] } : undefined;
+    case "embed":
+    case "content-ref": {
       // GitBook's own pages sometimes write the URL as an autolink: `url="<https://…>"`.
       const url = (attributes.get("url") ?? "")
         .trim()
         .replace(/^<(.*)>$/, "$1")
         .trim();
-      return url === "" ? undefined : { type: "embed", url };
+      return url === "" ? undefined : { type: match[1], url };
     }
-    case "endembed":
-      return { type: "endembed" };
+    case "file": {
+      const src = (attributes.get("src") ?? "").trim();
+      return src === "" ? undefined : { type: "file", src };
+    }
     default:
       return undefined;
   }
@@ -445,6 +482,13 @@ export class MarkerReader {
           })),
         });
         index = token.close! + 1;
+      } else if (marker?.type === "stepper") {
+        parts.push({ kind: "stepper", steps: token.items!.map((item) => this.build(tokens, item.open + 1, item.close)) });
+        index = token.close! + 1;
+      } else if (marker?.type === "content-ref") {
+        // What GitBook writes inside (a link to the target) only repeats the reference.
+        parts.push({ kind: "content-ref", url: marker.url });
+        index = token.close! + 1;
       } else if (marker?.type === "hint") {
         parts.push({ kind: "hint", style: marker.style, parts: this.build(tokens, index + 1, token.close!) });
         index = token.close! + 1;
@@ -460,8 +504,11 @@ export class MarkerReader {
       } else if (marker?.type === "embed") {
         parts.push({ kind: "embed", url: marker.url });
         index++;
+      } else if (marker?.type === "file") {
+        parts.push({ kind: "file", src: marker.src });
+        index++;
       } else if (marker) {
-        // A matched `{% endembed %}`: the caption before it reads as the blocks it is.
+        // A matched `{% endembed %}` or `{% endfile %}`: the caption before it reads as the blocks it is.
         index++;
       } else {
         let end = index;
@@ -501,9 +548,9 @@ function nodesOf(
 
 /**
  * Pairs openers with closers: a closer takes the nearest open opener of its kind, and openers
- * above it are left unmatched; a tab opens only directly inside tabs; tabs holding anything
- * outside a tab are left unmatched, with their tabs. Embeds stand alone (`{% endembed %}` closes
- * the embed just before it, if any).
+ * above it are left unmatched; a tab opens only directly inside tabs (a step inside a stepper);
+ * tabs (a stepper) holding anything outside a tab (a step) are left unmatched, with their tabs.
+ * Embeds and files stand alone (`{% endembed %}` closes the embed just before it, if any).
  */
 function match(tokens: Token[]): void {
   const stack: Entry[] = [];
@@ -518,16 +565,17 @@ function match(tokens: Token[]): void {
     if (!marker) return;
     switch (marker.type) {
       case "tabs":
-        stack.push({ at: index, kind: "tabs", items: [] });
+      case "stepper":
+      case "hint":
+      case "content-ref":
+        stack.push({ at: index, kind: marker.type, items: [] });
         return;
-      case "tab": {
-        const top = stack.findLast((entry) => entry.kind !== "embed");
-        if (top?.kind === "tabs") stack.push({ at: index, kind: "tab", parent: top, items: [] });
+      case "tab":
+      case "step": {
+        const top = stack.findLast((entry) => !isStandalone(entry.kind));
+        if (top && top.kind === ITEM_OF[marker.type]) stack.push({ at: index, kind: marker.type, parent: top, items: [] });
         return;
       }
-      case "hint":
-        stack.push({ at: index, kind: "hint", items: [] });
-        return;
       case "details":
         stack.push({ at: index, kind: "details", items: [] });
         if (tokens[index + 1]?.marker?.type === "summary") token.summary = index + 1;
@@ -535,11 +583,13 @@ function match(tokens: Token[]): void {
       case "summary":
         return;
       case "embed":
+      case "file":
         token.matched = true;
-        stack.push({ at: index, kind: "embed", items: [] });
+        stack.push({ at: index, kind: marker.type, items: [] });
         return;
       case "endembed":
-        if (stack[stack.length - 1]?.kind === "embed") {
+      case "endfile":
+        if (STANDALONE[stack[stack.length - 1]?.kind as keyof typeof STANDALONE] === marker.type) {
           stack.pop();
           token.matched = true;
         }
@@ -548,16 +598,16 @@ function match(tokens: Token[]): void {
     const kind = CLOSES[marker.type];
     const at = stack.findLastIndex((entry) => entry.kind === kind);
     if (at < 0) return;
-    for (const above of stack.splice(at + 1)) if (above.kind !== "embed") unmatch(above);
+    for (const above of stack.splice(at + 1)) if (!isStandalone(above.kind)) unmatch(above);
     const entry = stack.pop()!;
     const opener = tokens[entry.at]!;
-    if (entry.kind === "tab") {
+    if (entry.kind === "tab" || entry.kind === "step") {
       opener.matched = token.matched = true;
       entry.parent!.items.push({ open: entry.at, close: index });
       return;
     }
-    if (entry.kind === "tabs") {
-      // Everything between the markers must be inside one of the tabs.
+    if (entry.kind === "tabs" || entry.kind === "stepper") {
+      // Everything between the markers must be inside one of the tabs (steps).
       let cursor = entry.at + 1;
       for (const item of entry.items) {
         if (item.open !== cursor) break;
@@ -573,5 +623,9 @@ function match(tokens: Token[]): void {
     opener.close = index;
     if (opener.summary !== undefined) tokens[opener.summary]!.matched = true;
   });
-  for (const entry of stack) if (entry.kind !== "embed") unmatch(entry);
+  for (const entry of stack) if (!isStandalone(entry.kind)) unmatch(entry);
+}
+
+function isStandalone(kind: Entry["kind"]): boolean {
+  return kind in STANDALONE;
 }

@@ -11,9 +11,11 @@ import type { ContentRef, DocumentBlock, DocumentFragment, DocumentInline, Docum
  * on the server (highlight.js's common languages through lowlight), headings with stable anchors.
  * Tabs, expandables, embeds and math render without script: tabs as sections with their titles
  * (the reader's script may enhance them into a tab widget), expandables as `<details>`, embeds as
- * a link card, math as its formula's text.
- * The input is untrusted: unknown nodes are skipped, and only http(s), mailto, relative and anchor
- * URLs are ever emitted.
+ * a link card, math as its formula's text; steppers as an ordered list of steps, cards
+ * (`content-ref`) as a link, files as a download link.
+ * The input is untrusted: a block type the model does not know renders its text (and is reported
+ * through `onUnknownBlock`), malformed nodes are skipped, and only http(s), mailto, relative and
+ * anchor URLs are ever emitted.
  */
 
 /**
@@ -37,6 +39,8 @@ export interface HtmlOptions {
    * null leaves the text unlinked (a page the reader may not see, a file that does not exist).
    */
   resolveRef(ref: ContentRef): string | null;
+  /** Told once per document of each block type this model does not know (rendered as its text), so the caller can log it. */
+  onUnknownBlock?(type: string): void;
 }
 
 export interface HtmlResult {
@@ -76,6 +80,7 @@ class Renderer {
   readonly toc: TocEntry[] = [];
   private readonly slugger = new GithubSlugger();
   private readonly usedIds = new Set<string>();
+  private readonly unknownTypes = new Set<string>();
 
   constructor(
     private readonly options: HtmlOptions,
@@ -156,10 +161,66 @@ class Renderer {
         const formula = ((block.data ?? {}) as { formula?: unknown }).formula;
         return typeof formula === "string" ? h("div.math", [h("code", formula)]) : null;
       }
+      case "stepper":
+        return h("ol.stepper", this.blocks(children.filter((child) => (child as DocumentBlock | null)?.type === "stepper-step")));
+      case "stepper-step":
+        return h("li.step", this.blocks(children));
+      case "content-ref":
+        return this.card(block);
+      case "file":
+        return this.file(block);
       default:
-        // A block the model may hold in the future: its content, if any, still reads.
-        return children.length > 0 ? h("div", this.blocks(children, block.fragments ?? fragments)) : null;
+        return this.unknown(block);
     }
+  }
+
+  /**
+   * A block this model does not know (GitBook's schema has more, and grows): its text still reads,
+   * its blocks and inline content in order, then its fragments' blocks.
+   */
+  private unknown(block: DocumentBlock): Element | null {
+    if (typeof block.type === "string" && !this.unknownTypes.has(block.type)) {
+      this.unknownTypes.add(block.type);
+      this.options.onUnknownBlock?.(block.type);
+    }
+    const content: ElementContent[] = [];
+    let inline: unknown[] = [];
+    const flush = () => {
+      if (inline.length > 0) content.push(h("p", this.inlines(inline)));
+      inline = [];
+    };
+    for (const child of Array.isArray(block.nodes) ? block.nodes : []) {
+      if (!child || typeof child !== "object") continue;
+      if ((child as { object?: unknown }).object === "block") {
+        flush();
+        content.push(...this.blocks([child]));
+      } else inline.push(child);
+    }
+    flush();
+    for (const fragment of Array.isArray(block.fragments) ? block.fragments : []) {
+      if (fragment && typeof fragment === "object") content.push(...this.blocks(fragment.nodes, block.fragments));
+    }
+    return content.length > 0 ? h("div", content) : null;
+  }
+
+  /** A card: a link to the page, file, anchor or URL it refers to (nothing when the reader cannot link it). */
+  private card(block: DocumentBlock): Element | null {
+    const href = this.link((block.data as { ref?: ContentRef }).ref);
+    return href ? h("p.card", [h("a", { href }, href)]) : null;
+  }
+
+  /** A file of the space as a download link, named by the last segment of its URL. */
+  private file(block: DocumentBlock): Element | null {
+    const href = this.link((block.data as { ref?: ContentRef }).ref);
+    if (!href) return null;
+    const segment = href.split(/[?#]/)[0]!.split("/").pop() ?? "";
+    let name = segment;
+    try {
+      name = decodeURIComponent(segment);
+    } catch {
+      // A malformed escape: the segment as it is.
+    }
+    return h("p.file", [h("a", { href, download: "" }, name.trim() === "" ? "Download the file" : `Download ${name}`)]);
   }
 
   private heading(block: DocumentBlock): Element {

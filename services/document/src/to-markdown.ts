@@ -1,7 +1,7 @@
 import type * as Mdast from "mdast";
 import { gfmToMarkdown } from "mdast-util-gfm";
 import { toMarkdown, type Join, type Unsafe } from "mdast-util-to-markdown";
-import { ALLOWS, CONTAINER_NAME, type Container } from "./containers.js";
+import { ALLOWS, type Allows, CONTAINER_NAME, type Container } from "./containers.js";
 import { parseMarkdown, type ContentRef, type JsonDocument, type MarkType } from "./document.js";
 import { encodeAttribute, encodeSummary, HINT_STYLES } from "./markers.js";
 
@@ -44,24 +44,39 @@ const MARKS: readonly MarkType[] = ["bold", "italic", "code", "strikethrough"];
 /** GitHub's alert markers (`> [!NOTE]`), read as hints: text that would read as one is escaped. */
 const ALERT_MARKERS = ["NOTE", "TIP", "IMPORTANT", "WARNING", "CAUTION"];
 const ALIGN: Record<string, Mdast.AlignType> = { left: null, center: "center", right: "right" };
-const PLACED = ["tabs", "hint", "expandable", "embed", "math"] as const;
+/** The blocks only some containers admit, by type: what `ALLOWS` calls them. */
+const PLACED: Partial<Record<string, keyof Allows>> = {
+  tabs: "tabs",
+  stepper: "stepper",
+  hint: "hint",
+  expandable: "expandable",
+  embed: "embed",
+  math: "math",
+  "content-ref": "contentRef",
+  file: "file",
+};
 
 /** A regular expression matching `word` in any case (`NOTE`: `[Nn][Oo][Tt][Ee]`). */
 const anyCase = (word: string) => [...word].map((character) => `[${character}${character.toLowerCase()}]`).join("");
 /** Text that would read back as a tag, a formula or a hint's marker is escaped (`\{% tabs %}`, `\$$`, `\[!NOTE]`). */
 const UNSAFE: Unsafe[] = [
-  { character: "{", atBreak: true, after: "%\\s*(?:tabs|tab|endtab|endtabs|hint|endhint|embed|endembed)\\b" },
+  {
+    character: "{",
+    atBreak: true,
+    after: "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed)\\b",
+  },
   { character: "$", atBreak: true, after: "\\$" },
   { character: "[", atBreak: true, after: `!(?:${ALERT_MARKERS.map(anyCase).join("|")})\\]` },
 ];
-/** The tab markers written by `documentToMarkdown` (HTML nodes written verbatim). */
+/** The tab and step markers written by `documentToMarkdown` (HTML nodes written verbatim). */
 const TAB_MARKERS = new WeakSet<Mdast.Nodes>();
 
-/** A block's tab markers on consecutive lines, as GitBook writes them, except between two tabs. */
+/** A block's tab (step) markers on consecutive lines, as GitBook writes them, except between two tabs (steps). */
 const joinTabMarkers: Join = (left, right) => {
   if (!TAB_MARKERS.has(left) || !TAB_MARKERS.has(right)) return undefined;
   const [before, after] = [(left as Mdast.Html).value, (right as Mdast.Html).value];
-  return before === "{% endtabs %}" || (before === "{% endtab %}" && after.startsWith("{% tab ")) ? undefined : 0;
+  const betweenItems = (before === "{% endtab %}" && after.startsWith("{% tab ")) || (before === "{% endstep %}" && after === "{% step %}");
+  return before === "{% endtabs %}" || before === "{% endstepper %}" || betweenItems ? undefined : 0;
 };
 
 /** Blocks without the empty paragraphs markdown writes as nothing (an empty tab or body reads back as one). */
@@ -144,7 +159,7 @@ class Writer {
     if (node.object !== "block") fail(path, `must be a block (object "block"), not ${JSON.stringify(node.object)}`);
     const type = stringAt(node.type, join(path, "type"));
     const data = dataOf(node, path);
-    const placed = PLACED.find((kind) => kind === type);
+    const placed = PLACED[type];
     if (placed && !ALLOWS[container][placed]) {
       const places = (Object.keys(ALLOWS) as Container[]).filter((where) => ALLOWS[where][placed]).map((where) => CONTAINER_NAME[where]);
       fail(
@@ -190,12 +205,30 @@ class Writer {
         return this.expandable(node, data, path);
       case "embed": {
         const url = stringAt(data.url, join(path, "data.url")).trim();
-        const control = [...url].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f);
-        if (url === "" || control) fail(join(path, "data.url"), "must be a URL (not empty, no line breaks or control characters)");
+        this.checkTagValue(url, join(path, "data.url"));
         return [{ type: "html", value: `{% embed url="${encodeAttribute(url)}" %}` }];
       }
       case "math":
         return this.math(data, path);
+      case "stepper":
+        return this.stepper(node, path);
+      case "content-ref": {
+        // GitBook writes a link to the target between the tags; reading ignores it.
+        const url = urlOf(data.ref, join(path, "data.ref"), false).trim();
+        this.checkTagValue(url, join(path, "data.ref"));
+        return [
+          { type: "html", value: `{% content-ref url="${encodeAttribute(url)}" %}` },
+          { type: "paragraph", children: [{ type: "link", url, children: [{ type: "text", value: url }] }] },
+          { type: "html", value: "{% endcontent-ref %}" },
+        ];
+      }
+      case "file": {
+        const ref = objectAt(data.ref, join(path, "data.ref"));
+        if (ref.kind !== "file") fail(join(path, "data.ref.kind"), `a file block's reference is a file, not ${JSON.stringify(ref.kind)}`);
+        const src = urlOf(ref, join(path, "data.ref"), true);
+        this.checkTagValue(src, join(path, "data.ref.file"));
+        return [{ type: "html", value: `{% file src="${encodeAttribute(src)}" %}\n{% endfile %}` }];
+      }
       default:
         return fail(path, `block type ${JSON.stringify(type)} is not supported`);
     }
@@ -226,6 +259,24 @@ class Writer {
     const syntax = data.syntax === undefined ? null : stringAt(data.syntax, join(path, "data.syntax"));
     if (syntax !== null && /[\s`]/.test(syntax)) fail(join(path, "data.syntax"), "must not contain spaces or backticks");
     return { type: "code", lang: syntax === "" ? null : syntax, value: lines.join("\n") };
+  }
+
+  /** A URL a tag holds (trimmed): not empty, no line breaks or control characters. */
+  private checkTagValue(url: string, path: string): void {
+    const control = [...url].some((character) => character.charCodeAt(0) < 0x20 || character.charCodeAt(0) === 0x7f);
+    if (url === "" || control) fail(path, "must be a URL (not empty, no line breaks or control characters)");
+  }
+
+  /** `{% stepper %}`, each step's blocks between `{% step %}` and `{% endstep %}`, `{% endstepper %}`. */
+  private stepper(node: Json, path: string): Mdast.RootContent[] {
+    const out: Mdast.RootContent[] = [tabMarker("{% stepper %}")];
+    for (const { value, path: stepPath } of childrenOf(node, path)) {
+      const step = objectAt(value, stepPath);
+      if (step.object !== "block" || step.type !== "stepper-step") fail(stepPath, `a stepper holds stepper-step blocks, not ${JSON.stringify(step.type)}`);
+      out.push(tabMarker("{% step %}"), ...withoutEmptyParagraphs(this.blocks(step, stepPath, "stepper-step")), tabMarker("{% endstep %}"));
+    }
+    out.push(tabMarker("{% endstepper %}"));
+    return out;
   }
 
   /** `{% tabs %}`, each tab's title and blocks between `{% tab title="…" %}` and `{% endtab %}`, `{% endtabs %}`. */

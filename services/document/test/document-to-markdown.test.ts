@@ -40,6 +40,68 @@ describe("document → markdown", () => {
     expect(markdownToDocument(written).nodes[0]!.type).toBe("paragraph");
   });
 
+  it("writes steppers, cards and files in GitBook's spelling", () => {
+    const block = (type: string, nodes: unknown[] = [], data: Record<string, unknown> = {}, isVoid?: boolean) => ({
+      object: "block",
+      type,
+      data,
+      nodes,
+      isVoid,
+    });
+    const paragraph = (text: string) => block("paragraph", [{ object: "text", leaves: [{ object: "leaf", text, marks: [] }] }]);
+    const document = {
+      object: "document",
+      data: {},
+      nodes: [
+        block("stepper", [block("stepper-step", [paragraph("One")]), block("stepper-step", [paragraph("Two")])]),
+        block("content-ref", [], { ref: { kind: "page", page: "p1" } }, true),
+        block("content-ref", [], { ref: { kind: "url", url: 'https://example.com/a"b' } }, true),
+        block("file", [], { ref: { kind: "file", file: "f1" } }, true),
+      ],
+    } as JsonDocument;
+    const written = documentToMarkdown(document);
+    expect(written).toBe(
+      [
+        "{% stepper %}",
+        "{% step %}",
+        "",
+        "One",
+        "",
+        "{% endstep %}",
+        "",
+        "{% step %}",
+        "",
+        "Two",
+        "",
+        "{% endstep %}",
+        "{% endstepper %}",
+        "",
+        '{% content-ref url="/pages/p1" %}',
+        "",
+        "[/pages/p1](/pages/p1)",
+        "",
+        "{% endcontent-ref %}",
+        "",
+        '{% content-ref url="https://example.com/a&quot;b" %}',
+        "",
+        '<https://example.com/a"b>',
+        "",
+        "{% endcontent-ref %}",
+        "",
+        '{% file src="/files/f1" %}',
+        "{% endfile %}",
+        "",
+      ].join("\n"),
+    );
+    expect(markdownToDocument(written)).toEqual(markdownToDocument(documentToMarkdown(markdownToDocument(written))));
+    expect(markdownToDocument(written).nodes.map((node) => [node.type, node.data])).toEqual([
+      ["stepper", {}],
+      ["content-ref", { ref: { kind: "page", page: "p1" } }],
+      ["content-ref", { ref: { kind: "url", url: 'https://example.com/a"b' } }],
+      ["file", { ref: { kind: "file", file: "f1" } }],
+    ]);
+  });
+
   it("writes page, file and anchor references as the links markdown reads back", () => {
     const link = (ref: unknown) =>
       ({
@@ -175,13 +237,23 @@ describe("document → markdown", () => {
       new DocumentConversionError("nodes[1].nodes[0]", 'block type "tabs" is not supported in a blockquote (GitBook allows it in the document)'),
     );
     expect(bad(block("list-unordered", [block("list-item", [block("embed", [], { url: "https://e.com" })])]))).toThrow(
-      'nodes[0].nodes[0].nodes[0]: block type "embed" is not supported in a list item (GitBook allows it in the document, a hint or a tab)',
+      'nodes[0].nodes[0].nodes[0]: block type "embed" is not supported in a list item (GitBook allows it in the document, a hint, a tab or a step)',
     );
     expect(bad(block("hint", [block("math", [], { formula: "x" })], { style: "info" }))).toThrow(
-      'nodes[0].nodes[0]: block type "math" is not supported in a hint (GitBook allows it in the document, a list item or a tab)',
+      'nodes[0].nodes[0]: block type "math" is not supported in a hint (GitBook allows it in the document, a list item, a tab or a step)',
     );
     expect(bad(block("blockquote", [block("hint", [paragraph], { style: "info" })]))).toThrow(
-      'nodes[0].nodes[0]: block type "hint" is not supported in a blockquote (GitBook allows it in the document, a list item, a tab or an expandable)',
+      'nodes[0].nodes[0]: block type "hint" is not supported in a blockquote (GitBook allows it in the document, a list item, a tab, a step or an expandable)',
+    );
+    expect(bad(block("hint", [block("stepper", [block("stepper-step", [paragraph])])], { style: "info" }))).toThrow(
+      'nodes[0].nodes[0]: block type "stepper" is not supported in a hint (GitBook allows it in the document)',
+    );
+    expect(bad(block("stepper", [paragraph]))).toThrow('nodes[0].nodes[0]: a stepper holds stepper-step blocks, not "paragraph"');
+    expect(bad(block("list-unordered", [block("list-item", [block("content-ref", [], { ref: { kind: "page", page: "p" } })])]))).toThrow(
+      'nodes[0].nodes[0].nodes[0]: block type "content-ref" is not supported in a list item (GitBook allows it in the document, a tab or a step)',
+    );
+    expect(bad(block("file", [], { ref: { kind: "url", url: "https://e.com/a.pdf" } }))).toThrow(
+      'nodes[0].data.ref.kind: a file block\'s reference is a file, not "url"',
     );
     expect(bad(block("tabs", [block("tabs-item", [block("expandable")], { title: "t" })]))).toThrow(
       'nodes[0].nodes[0].nodes[0]: block type "expandable" is not supported in a tab',

@@ -481,6 +481,70 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
     ]);
   });
 
+  it("stepper: {% stepper %} holding {% step %} … {% endstep %}, GitBook's stepper of stepper-step blocks; a step holds what GitBook allows", () => {
+    const stepper = only(
+      "{% stepper %}\n{% step %}\n### One\n\nFirst.\n{% endstep %}\n\n{% step %}\n<details>\n<summary>More</summary>\n\nx\n\n</details>\n\n| a |\n|---|\n| b |\n\n{% endstep %}\n{% endstepper %}",
+    );
+    expect(stepper).toMatchObject({ type: "stepper", data: {} });
+    expect((stepper.nodes as DocumentBlock[]).map((step) => [step.type, outline(step.nodes)])).toEqual([
+      [
+        "stepper-step",
+        [
+          ["heading-3", "One"],
+          ["paragraph", "First."],
+        ],
+      ],
+      [
+        "stepper-step",
+        [
+          ["expandable", ""],
+          ["paragraph", "a"],
+          ["paragraph", "b"],
+        ],
+      ],
+    ]);
+    // Where GitBook allows no stepper (a tab, a list item), the steps' content stands in its place.
+    const tab = only('{% tabs %}\n{% tab title="T" %}\n{% stepper %}\n{% step %}\nin a tab\n{% endstep %}\n{% endstepper %}\n{% endtab %}\n{% endtabs %}');
+    expect(outline((tab.nodes as DocumentBlock[])[0]!.nodes)).toEqual([["paragraph", "in a tab"]]);
+  });
+
+  it("card: {% content-ref url %} … {% endcontent-ref %} is GitBook's content-ref block, its reference read from the url (the link inside repeats it)", () => {
+    const card = (url: string) => only(`{% content-ref url="${url}" %}\n[anything](${url})\n{% endcontent-ref %}`);
+    expect(card("/pages/p1")).toEqual({ object: "block", type: "content-ref", isVoid: true, data: { ref: { kind: "page", page: "p1" } } });
+    expect(card("/pages/p1#setup").data).toEqual({ ref: { kind: "anchor", anchor: "setup", page: "p1" } });
+    expect(card("https://example.com/x").data).toEqual({ ref: { kind: "url", url: "https://example.com/x" } });
+    // In a list item or an expandable (GitBook allows none there): a link.
+    const item = only('- {% content-ref url="/pages/p2" %}\n  {% endcontent-ref %}');
+    expect(((item.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])[0]!.nodes![0]).toMatchObject({
+      type: "link",
+      data: { ref: { kind: "page", page: "p2" } },
+    });
+  });
+
+  it("file: {% file src %} (with an optional caption and {% endfile %}) of a space's file is GitBook's file block; any other source a link", () => {
+    const document = markdownToDocument('{% file src="/files/f1" %}\nThe report\n{% endfile %}\n\n{% file src="assets/a.pdf" %}');
+    expect(document.nodes).toEqual([
+      { object: "block", type: "file", isVoid: true, data: { ref: { kind: "file", file: "f1" } } },
+      { object: "block", type: "paragraph", data: {}, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "The report", marks: [] }] }] },
+      {
+        object: "block",
+        type: "paragraph",
+        data: {},
+        nodes: [
+          {
+            object: "inline",
+            type: "link",
+            isVoid: false,
+            data: { ref: { kind: "url", url: "assets/a.pdf" } },
+            nodes: [{ object: "text", leaves: [{ object: "leaf", text: "assets/a.pdf", marks: [] }] }],
+          },
+        ],
+      },
+    ]);
+    const expandable = only('<details>\n<summary>S</summary>\n\n{% file src="/files/f2" %}\n\n</details>');
+    expect(outline(fragment(expandable, "expandable-body").nodes)).toEqual([["file", ""]]);
+  });
+
   it("embeds are kept in hints, and become links in list items and quotes", () => {
     const hint = only('> [!NOTE]\n> {% embed url="https://example.com/a" %}');
     expect(hint.nodes).toEqual([{ object: "block", type: "embed", isVoid: true, data: { url: "https://example.com/a" } }]);
@@ -529,6 +593,16 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
       "x\n{% endhint %}",
       '{% hint style="pink" %}\nx\n{% endhint %}',
       "{% hint %}\nx\n{% endhint %}",
+      "{% stepper %}\n{% step %}\nx\n{% endstepper %}",
+      "{% stepper %}\nstray\n{% step %}\nx\n{% endstep %}\n{% endstepper %}",
+      "{% step %}\nx\n{% endstep %}",
+      "{% tabs %}\n{% step %}\nx\n{% endstep %}\n{% endtabs %}",
+      '{% content-ref url="/pages/p1" %}\nx',
+      "{% content-ref %}\nx\n{% endcontent-ref %}",
+      "{% file %}",
+      '{% file src="" %}',
+      "{% endfile %}",
+      "{% stepper x %}",
       '{% tab title="unterminated %}',
     ]) {
       expect(markdownToDocument(markdown), markdown).toEqual(plain(markdown));

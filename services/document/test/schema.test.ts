@@ -38,6 +38,10 @@ describe("GitBook's schema", () => {
       "<details>\n<summary>S</summary>\n\nx\n\n</details>",
       '{% embed url="https://example.com" %}',
       "$$\nx\n$$",
+      '{% hint style="info" %}\nx\n{% endhint %}',
+      "{% stepper %}\n{% step %}\nx\n{% endstep %}\n{% endstepper %}",
+      '{% content-ref url="/pages/p1" %}\n[p1](/pages/p1)\n{% endcontent-ref %}',
+      '{% file src="/files/f1" %}\n{% endfile %}',
     ];
     const containers = [
       (block: string) => block,
@@ -46,6 +50,8 @@ describe("GitBook's schema", () => {
       (block: string) => `> [!NOTE]\n${block.replace(/^/gm, "> ")}`,
       (block: string) => `{% tabs %}\n{% tab title="Outer" %}\n${block}\n{% endtab %}\n{% endtabs %}`,
       (block: string) => `<details>\n<summary>Outer</summary>\n\n${block}\n\n</details>`,
+      (block: string) => `{% hint style="info" %}\n${block}\n{% endhint %}`,
+      (block: string) => `{% stepper %}\n{% step %}\n${block}\n{% endstep %}\n{% endstepper %}`,
     ];
     for (const block of blocks) {
       for (const container of containers) {

@@ -109,6 +109,43 @@ describe("documentToHtml", () => {
     ]);
   });
 
+  it("renders steppers as an ordered list of steps, cards as links, files as download links", () => {
+    const { html, toc } = render(
+      [
+        "{% stepper %}\n{% step %}\n### Install\n\nRun it.\n{% endstep %}\n{% step %}\nDone.\n{% endstep %}\n{% endstepper %}",
+        '{% content-ref url="/pages/p1" %}\n[p1](/pages/p1)\n{% endcontent-ref %}',
+        '{% content-ref url="/pages/hidden" %}\n{% endcontent-ref %}',
+        '{% file src="/files/f1" %}\n{% endfile %}',
+      ].join("\n\n"),
+    );
+    expect(html).toContain(
+      '<ol class="stepper"><li class="step"><h2 id="install">Install<a class="anchor" href="#install" aria-label="Link to Install">#</a></h2><p>Run it.</p></li><li class="step"><p>Done.</p></li></ol>',
+    );
+    expect(toc).toEqual([{ id: "install", title: "Install", depth: 1 }]);
+    expect(html).toContain('<p class="card"><a href="/docs/p1">/docs/p1</a></p>');
+    expect(html).not.toContain("hidden");
+    expect(html).toContain('<p class="file"><a href="/files/f1" download>Download f1</a></p>');
+  });
+
+  it("renders a block type it does not know as its text, and tells the caller once per type", () => {
+    const unknown = (text: string) => ({
+      object: "block",
+      type: "openapi-operation",
+      data: {},
+      nodes: [
+        { object: "text", leaves: [{ object: "leaf", text, marks: [] }] },
+        { object: "block", type: "paragraph", data: {}, nodes: [{ object: "text", leaves: [{ object: "leaf", text: "inner", marks: [] }] }] },
+      ],
+    });
+    const told: string[] = [];
+    const { html } = documentToHtml({ object: "document", data: {}, nodes: [unknown("GET /pets"), unknown("POST /pets")] } as unknown as JsonDocument, {
+      resolveRef,
+      onUnknownBlock: (type) => told.push(type),
+    });
+    expect(html).toBe("<div><p>GET /pets</p><p>inner</p></div><div><p>POST /pets</p><p>inner</p></div>");
+    expect(told).toEqual(["openapi-operation"]);
+  });
+
   it("renders an embed only for an http(s) URL, with a caption a document carries", () => {
     const embed = (data: Record<string, unknown>) =>
       documentToHtml({ object: "document", data: {}, nodes: [{ object: "block", type: "embed", isVoid: true, data }] }, { resolveRef }).html;
@@ -225,6 +262,10 @@ describe("documentToHtml", () => {
           "expandable",
           "embed",
           "math",
+          "stepper",
+          "stepper-step",
+          "content-ref",
+          "file",
           "unknown",
         ),
         data: fc.oneof(

@@ -17,6 +17,51 @@ export const CORPUS: Record<string, string> = {
   "code with fences inside": "````md\n```js\nx\n```\n````",
   quote: "> quoted **text**\n>\n> > nested quote\n\n> a quote with a list\n> - item",
   hints: "> [!NOTE]\n> a note\n\n> [!TIP]\n> a tip\n\n> [!WARNING]\n> careful\n>\n> - a list in a hint\n\n> [!CAUTION]\n> danger",
+  steppers: [
+    "{% stepper %}",
+    "{% step %}",
+    "### Install",
+    "",
+    "Run the **installer**.",
+    "{% endstep %}",
+    "",
+    "{% step %}",
+    "### Configure",
+    "",
+    '{% hint style="info" %}\nin a step\n{% endhint %}',
+    "",
+    "```sh\nimprint start\n```",
+    "{% endstep %}",
+    "{% endstepper %}",
+    "",
+    "- {% stepper %}",
+    "  {% step %}",
+    "  a stepper in a list item is its steps' content",
+    "  {% endstep %}",
+    "  {% endstepper %}",
+  ].join("\n"),
+  cards: [
+    '{% content-ref url="/pages/p1" %}',
+    "[/pages/p1](/pages/p1)",
+    "{% endcontent-ref %}",
+    "",
+    '{% content-ref url="https://example.com/guide" %}\n[Guide](https://example.com/guide)\n{% endcontent-ref %}',
+    "",
+    '{% content-ref url="#install" %}\n{% endcontent-ref %}',
+    "",
+    '> {% content-ref url="/pages/p2" %}\n> [p2](/pages/p2)\n> {% endcontent-ref %}',
+  ].join("\n"),
+  files: [
+    '{% file src="/files/file1" %}',
+    "The caption",
+    "{% endfile %}",
+    "",
+    '{% file src="/files/file2" %}',
+    "",
+    '{% file src=".gitbook/assets/report.pdf" %}\n{% endfile %}',
+    "",
+    '{% tabs %}\n{% tab title="A" %}\n{% file src="/files/file3" %}\n{% endtab %}\n{% endtabs %}',
+  ].join("\n"),
   gitbookHints: [
     '{% hint style="info" %}',
     "GitBook's **own** spelling",
@@ -219,6 +264,8 @@ const simpleBlock = fc.oneof(
   formula.map((f) => `$$\n${f}\n$$`),
   formula.map((f) => `- $$\n${f.replace(/^/gm, "  ")}\n  $$`),
   url.map((u) => `{% embed url="${u}" %}`),
+  url.map((u) => `{% content-ref url="${u}" %}\n[${u}](${u})\n{% endcontent-ref %}`),
+  fc.constantFrom("/files/file1", "/files/f_2", ".gitbook/assets/a.pdf").map((src) => `{% file src="${src}" %}\n{% endfile %}`),
   fc.tuple(url, line).map(([u, l]) => `{% embed url="${u}" %}\n${l}\n{% endembed %}`),
 );
 /** GitBook's containers, written with and without blank lines around their markers. */
@@ -232,11 +279,14 @@ const tabs = fc
       "{% endtabs %}",
     ].join("\n"),
   );
+const stepper = fc
+  .tuple(fc.array(fc.array(simpleBlock, { maxLength: 3 }), { minLength: 1, maxLength: 3 }), separator)
+  .map(([steps, gap]) => ["{% stepper %}", ...steps.map((blocks) => ["{% step %}", ...blocks, "{% endstep %}"].join(gap)), "{% endstepper %}"].join("\n"));
 const hint = fc
   .tuple(fc.constantFrom("info", "success", "warning", "danger"), fc.array(simpleBlock, { maxLength: 3 }), separator)
   .map(([style, blocks, gap]) => [`{% hint style="${style}" %}`, ...blocks, "{% endhint %}"].join(gap));
 const expandable = fc
-  .tuple(title, fc.boolean(), fc.array(fc.oneof(simpleBlock, tabs, hint), { maxLength: 3 }))
+  .tuple(title, fc.boolean(), fc.array(fc.oneof(simpleBlock, tabs, stepper, hint), { maxLength: 3 }))
   .map(([summary, open, blocks]) => [open ? "<details open>" : "<details>", `<summary>${summary}</summary>`, ...blocks, "</details>"].join("\n\n"));
 /** A stray or unbalanced marker. */
 const marker = fc.constantFrom(
@@ -246,19 +296,26 @@ const marker = fc.constantFrom(
   "{% endtab %}",
   '{% hint style="info" %}',
   "{% endhint %}",
+  "{% stepper %}",
+  "{% step %}",
+  "{% endstep %}",
+  '{% content-ref url="/pages/p1" %}',
+  "{% endcontent-ref %}",
+  "{% endfile %}",
   "{% endembed %}",
   "<details>",
   "</details>",
   "$$",
 );
 
-/** Markdown of one to five blocks, GitBook's tabs, hints, expandables, embeds and math among them. */
+/** Markdown of one to five blocks, GitBook's tabs, steppers, hints, expandables, cards, files, embeds and math among them. */
 export const markdownArbitrary = fc
   .array(
     fc.oneof(
       { weight: 6, arbitrary: simpleBlock },
       { weight: 2, arbitrary: tabs },
       { weight: 2, arbitrary: hint },
+      { weight: 2, arbitrary: stepper },
       { weight: 2, arbitrary: expandable },
       { weight: 1, arbitrary: marker },
     ),
