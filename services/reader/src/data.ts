@@ -91,6 +91,8 @@ export interface ReaderData {
   search(spaceIds: string[], query: string, limit: number): Promise<SearchPage[]>;
   /** The integration scripts the site's pages load; none without the integration service (or while it fails). */
   siteScripts(siteId: string): Promise<SiteScripts>;
+  /** Logs, once per process, a block type a page holds that the document model does not know (rendered as its text only). */
+  unknownBlock(type: string): void;
   /** Rendered pages, by a key naming everything they were rendered from. */
   rendered: { get(key: string): RenderedAnswer | undefined; set(key: string, value: RenderedAnswer): void };
   /** Whole answers the same for every visitor, replayed before Koa (dropped at every event). */
@@ -209,7 +211,16 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
     });
   }
 
+  const unknownBlockTypes = new Set<string>();
+
   return {
+    unknownBlock(type) {
+      // Bounded: a hostile document cannot grow the set without end.
+      if (unknownBlockTypes.has(type) || unknownBlockTypes.size >= 256) return;
+      unknownBlockTypes.add(type);
+      logger.warn("a page holds a block type the reader renders as its text only", { blockType: type.slice(0, 64) });
+    },
+
     async site(lookup) {
       return siteCache.load(`${lookup.hostname}\n${lookup.organizationId}\n${lookup.site}`, () => notFoundAsNull(() => sites.getReaderSite(lookup)));
     },

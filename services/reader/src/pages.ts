@@ -184,6 +184,7 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
       }
       return null;
     },
+    onUnknownBlock: (type) => data.unknownBlock(type),
   });
   const visible = pages.filter((candidate) => !candidate.hidden);
   const index = visible.findIndex((candidate) => candidate.id === page.id);
