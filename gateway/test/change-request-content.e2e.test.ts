@@ -305,11 +305,11 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
       {
         operation: "update_page",
         page: "faq",
-        document: { document: { object: "document", nodes: [block("paragraph", [text("a")]), block("blockquote", [block("stepper", [])])] } },
+        document: { document: { object: "document", nodes: [block("paragraph", [text("a")]), block("blockquote", [block("drawing", [])])] } },
       },
     ]);
     expect(unknownBlock.status).toBe(400);
-    expect(unknownBlock.body.error.message).toBe('changes[1].document.document.nodes[1].nodes[0]: block type "stepper" is not supported');
+    expect(unknownBlock.body.error.message).toBe('changes[1].document.document.nodes[1].nodes[0]: block type "drawing" is not supported');
     const unknownMark = await apply(cr.id, [
       { operation: "insert_page", title: "X", document: { document: { object: "document", nodes: [block("paragraph", [text("a", ["color"])])] } } },
     ]);
