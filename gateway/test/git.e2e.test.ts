@@ -252,6 +252,48 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
     expect(await pageMarkdown(space.id, byTitle.Tuning!.id)).toBe("Tuning without a heading.\n");
   });
 
+  it("imports GitBook's blocks whole: hints, steppers, cards and files become their blocks, references of the revision", async () => {
+    const name = newRepository({
+      "README.md": [
+        "# Home",
+        "",
+        '{% hint style="warning" %}',
+        "Back up first.",
+        "{% endhint %}",
+        "",
+        "{% stepper %}",
+        "{% step %}",
+        "Install.",
+        "{% endstep %}",
+        "{% endstepper %}",
+        "",
+        '{% content-ref url="other.md" %}',
+        "[other.md](other.md)",
+        "{% endcontent-ref %}",
+        "",
+        '{% file src=".gitbook/assets/report.pdf" %}',
+        "{% endfile %}",
+        "",
+      ].join("\n"),
+      "other.md": "# Other\n\nText.\n",
+      ".gitbook/assets/report.pdf": "%PDF-1.4\n",
+    });
+    const space = await createSpace(stack, org);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" })).status).toBe(204);
+    const byTitle = Object.fromEntries(flatten(await pagesOf(space.id)).map((page) => [page.title, page]));
+    const files = await call(stack, "GET", `/v1/spaces/${space.id}/content/files`, { token: owner() });
+    const reportId = (files.body.items as { id: string; name: string }[]).find((file) => file.name === "report.pdf")!.id;
+    const read = await call(stack, "GET", `/v1/spaces/${space.id}/content/page/${byTitle.Home!.id}?format=document`, { token: owner() });
+    expect(read.status).toBe(200);
+    const nodes = read.body.document.nodes as { type: string; data: Record<string, unknown> }[];
+    expect(nodes.map((node) => [node.type, node.data])).toEqual([
+      ["hint", { style: "warning" }],
+      ["stepper", {}],
+      ["content-ref", { ref: { kind: "page", page: byTitle.Other!.id } }],
+      ["file", { ref: { kind: "file", file: reportId } }],
+    ]);
+  });
+
   it("re-imports after one page changed: the same pages, only that one gets a new version", async () => {
     const name = newRepository(GITBOOK_LAYOUT);
     const space = await createSpace(stack, org);

@@ -21,6 +21,43 @@ describe("rewriteLinkTargets", () => {
     expect(out).toBe('Intro *x*  \n[a](/mapped/one.md#top "T") and ![i](</mapped/img/a b.png>) and [ref][r]\n\n[r]: /mapped/two.md\n\n`[c](code.md)`\n');
   });
 
+  it("rewrites the targets of GitBook's card and file tags, not in code", () => {
+    const text = [
+      '{% content-ref url="guide/install.md" %}',
+      "[install.md](guide/install.md)",
+      "{% endcontent-ref %}",
+      "",
+      '{% file src=".gitbook/assets/report &quot;final&quot;.pdf" %}',
+      "The report",
+      "{% endfile %}",
+      "",
+      '{% embed url="https://example.com" %}',
+      "",
+      "```",
+      '{% file src="code.pdf" %}',
+      "```",
+      "",
+    ].join("\n");
+    expect(rewriteLinkTargets(text, (url) => (url.startsWith("http") ? undefined : `x/${url}`))).toBe(
+      [
+        '{% content-ref url="x/guide/install.md" %}',
+        "[install.md](x/guide/install.md)",
+        "{% endcontent-ref %}",
+        "",
+        '{% file src="x/.gitbook/assets/report &quot;final&quot;.pdf" %}',
+        "The report",
+        "{% endfile %}",
+        "",
+        '{% embed url="https://example.com" %}',
+        "",
+        "```",
+        '{% file src="code.pdf" %}',
+        "```",
+        "",
+      ].join("\n"),
+    );
+  });
+
   it("handles an image inside a link, and leaves targets the callback keeps", () => {
     const text = "[![logo](logo.png)](home.md) [ext](https://example.com)";
     expect(rewriteLinkTargets(text, (url) => (url.startsWith("http") ? undefined : `x/${url}`))).toBe(

@@ -8,25 +8,45 @@ import { parse as parseYaml, stringify as stringifyYaml } from "yaml";
  * not change reads back exactly as it was written.
  */
 
-export type LinkKind = "link" | "image" | "definition";
+export type LinkKind = "link" | "image" | "definition" | "tag";
 
 /** Destination of an inline link or image at the end of its source text: `](dest` or `](<dest>`. */
 const INLINE_DESTINATION = /\]\(\s*(<[^>\n]*>|[^\s()<]*(?:\([^\s()]*\)[^\s()]*)*)/g;
 const DEFINITION_DESTINATION = /^\s*\[[^\]]*\]:\s*(<[^>\n]*>|\S+)/;
+/** The target of GitBook's tags that point at a page or a file: `{% content-ref url="…" %}`, `{% file src="…" %}`. */
+const TAG_TARGET = /\{%[ \t]*(?:content-ref[ \t]+url|file[ \t]+src)[ \t]*=[ \t]*"([^"\n]*)"[ \t]*%\}/g;
+
+/** A tag's attribute value as written (`&quot;` and `&amp;` encoded, as `@imprint/document` writes them) and read. */
+const decodeAttribute = (value: string) => value.replace(/&(quot|amp);/g, (_, name: string) => (name === "quot" ? '"' : "&"));
+const encodeAttribute = (value: string) => value.replace(/&(?=(?:quot|amp);)/g, "&amp;").replace(/"/g, "&quot;");
 
 function formatDestination(url: string): string {
   return /[\s()<>]/.test(url) ? `<${url.replace(/[<>\n]/g, encodeURIComponent)}>` : url;
 }
 
 /**
- * Rewrites the targets of links, images and link definitions: `rewrite` answers the new target,
- * or undefined to keep it. Everything else of the text stays as it is.
+ * Rewrites the targets of links, images, link definitions and GitBook's card and file tags
+ * (`{% content-ref url="…" %}`, `{% file src="…" %}`, outside code): `rewrite` answers the new
+ * target, or undefined to keep it. Everything else of the text stays as it is.
  */
 export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind: LinkKind) => string | undefined): string {
-  if (!/\]\(|\]:/.test(markdown)) return markdown;
+  if (!/\]\(|\]:|\{%/.test(markdown)) return markdown;
   const tree = parseMarkdown(markdown);
   const edits: { start: number; end: number; text: string }[] = [];
   visit(tree, (node) => {
+    // Tags are paragraph text or HTML to markdown (never code): their source is searched for them.
+    if (node.type === "paragraph" || node.type === "html") {
+      const start = node.position?.start.offset;
+      const end = node.position?.end.offset;
+      if (start === undefined || end === undefined) return;
+      for (const match of markdown.slice(start, end).matchAll(TAG_TARGET)) {
+        const value = match[1]!;
+        const replacement = rewrite(decodeAttribute(value), "tag");
+        if (replacement === undefined || replacement === decodeAttribute(value)) continue;
+        const at = start + match.index + match[0].lastIndexOf(`"${value}"`) + 1;
+        edits.push({ start: at, end: at + value.length, text: encodeAttribute(replacement) });
+      }
+    }
     if (node.type !== "link" && node.type !== "image" && node.type !== "definition") return;
     const target = node;
     const start = target.position?.start.offset;
