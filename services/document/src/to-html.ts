@@ -39,6 +39,8 @@ export interface HtmlOptions {
    * null leaves the text unlinked (a page the reader may not see, a file that does not exist).
    */
   resolveRef(ref: ContentRef): string | null;
+  /** What a card (`content-ref`) pointing at `ref` is called (a page's title); without it, or null, the card shows its URL. */
+  titleOf?(ref: ContentRef): string | null;
   /** Told once per document of each block type this model does not know (rendered as its text), so the caller can log it. */
   onUnknownBlock?(type: string): void;
 }
@@ -203,10 +205,13 @@ class Renderer {
     return content.length > 0 ? h("div", content) : null;
   }
 
-  /** A card: a link to the page, file, anchor or URL it refers to (nothing when the reader cannot link it). */
+  /** A card: a link to the page, file, anchor or URL it refers to, by its title when known (nothing when the reader cannot link it). */
   private card(block: DocumentBlock): Element | null {
-    const href = this.link((block.data as { ref?: ContentRef }).ref);
-    return href ? h("p.card", [h("a", { href }, href)]) : null;
+    const ref = (block.data as { ref?: ContentRef }).ref;
+    const href = this.link(ref);
+    if (!href || !ref) return null;
+    const title = this.options.titleOf?.(ref);
+    return h("p.card", [h("a", { href }, typeof title === "string" && title.trim() !== "" ? title : href)]);
   }
 
   /** A file of the space as a download link, named by the last segment of its URL. */

@@ -123,6 +123,11 @@ describe("documentToHtml", () => {
     );
     expect(toc).toEqual([{ id: "install", title: "Install", depth: 1 }]);
     expect(html).toContain('<p class="card"><a href="/docs/p1">/docs/p1</a></p>');
+    const titled = documentToHtml(markdownToDocument('{% content-ref url="/pages/p1" %}\n{% endcontent-ref %}'), {
+      resolveRef,
+      titleOf: (ref) => (ref.kind === "page" ? `Page ${ref.page}` : null),
+    });
+    expect(titled.html).toBe('<p class="card"><a href="/docs/p1">Page p1</a></p>');
     expect(html).not.toContain("hidden");
     expect(html).toContain('<p class="file"><a href="/files/f1" download>Download f1</a></p>');
   });
