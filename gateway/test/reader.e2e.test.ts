@@ -38,7 +38,10 @@ async function publishedSite(basename: string): Promise<{ siteId: string; base: 
     space.id,
     pagesOf([
       ["welcome", "# Welcome\n\nStart here."],
-      ["install", "# Install\n\n## On Linux\n\nRead [the guide](./guide.md).\n\n```js\nconst answer = 42;\n```"],
+      [
+        "install",
+        '# Install\n\n## On Linux\n\nRead [the guide](./guide.md).\n\n```js\nconst answer = 42;\n```\n\n{% hint style="warning" %}\nBack up first.\n{% endhint %}',
+      ],
       ["guide", "# Guide\n\nThe guide."],
     ]),
   );
@@ -67,6 +70,8 @@ describe("the reader", () => {
     expect(install).toContain('<h2 id="on-linux">');
     expect(install).toContain(`<a href="${base}guide">the guide</a>`);
     expect(install).toContain('<span class="hljs-keyword">const</span>');
+    // GitBook's own hint spelling renders as a hint.
+    expect(install).toContain('<div class="hint hint-warning" role="alert"><p>Back up first.</p></div>');
     expect(install).toContain(`<a href="${base}install" aria-current="page">Install</a>`);
     expect(install).toMatch(/rel="prev"[^>]*>.*Welcome/s);
 

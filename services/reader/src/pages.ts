@@ -184,6 +184,10 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
       }
       return null;
     },
+    titleOf: (ref) => {
+      const pageId = ref.kind === "page" || ref.kind === "anchor" ? ref.page : undefined;
+      return pageId ? (byId.get(pageId)?.title ?? null) : null;
+    },
     onUnknownBlock: (type) => data.unknownBlock(type),
   });
   const visible = pages.filter((candidate) => !candidate.hidden);
