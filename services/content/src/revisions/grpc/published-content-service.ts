@@ -26,6 +26,7 @@ export function publishedContentServiceImplementation(orm: MikroORM, deps: Revis
         revisionCreatedAt: published.revision.committedAt ?? published.revision.createdAt,
         pages: published.pages.map((tree) => pageTreeToProto(tree, { metadata: false })),
         notModified: published.notModified,
+        language: published.space.language ?? "",
       };
     },
 

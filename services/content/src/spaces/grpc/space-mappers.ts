@@ -82,6 +82,7 @@ export function spaceToProto({ space, permissions }: SpaceView): SpaceMessage {
     permissions,
     publishedAddress: space.publishedAddress ? (JSON.parse(space.publishedAddress) as SpacePublishedAddress) : undefined,
     mergeRules: mergeRulesToProto(space.mergeRules ?? null),
+    language: space.language ?? undefined,
   };
 }
 

@@ -36,6 +36,7 @@ export function spaceServiceImplementation(deps: SpaceServiceDeps): AsyncImpleme
           emoji: request.emoji,
           parentId: request.parentId || null,
           editMode: editModeFromProto(request.editMode),
+          language: request.language ?? "",
         },
         deps,
       );
@@ -75,6 +76,7 @@ export function spaceServiceImplementation(deps: SpaceServiceDeps): AsyncImpleme
           defaultLevel: levelFromProto(request.defaultLevel),
           visibility: visibilityFromProto(request.visibility),
           mergeRules: request.mergeRules,
+          language: request.language,
         },
         deps,
       );

@@ -5,7 +5,7 @@ import { Space, type SpaceEditMode } from "../domain/space.js";
 import { spaceCreated } from "../../events.js";
 import { requireCreateUnder } from "../store/parent.js";
 import { placeAtEnd } from "../store/placement.js";
-import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
+import { validateEmoji, validateSpaceLanguage, validateSpaceTitle } from "../domain/validation.js";
 import { spaceView, type SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
@@ -18,6 +18,8 @@ export interface CreateSpaceInput {
   parentId: string | null;
   /** Defaults to live. */
   editMode: SpaceEditMode | undefined;
+  /** A TranslationLanguage code; "" for none. */
+  language: string;
 }
 
 /**
@@ -27,6 +29,7 @@ export interface CreateSpaceInput {
 export async function createSpace(em: EntityManager, input: CreateSpaceInput, deps: SpaceDeps): Promise<SpaceView> {
   const title = validateSpaceTitle(input.title);
   const emoji = validateEmoji(input.emoji);
+  const language = validateSpaceLanguage(input.language);
   const membership = await requireOrganizationMembership(deps, input.organizationId, input.caller);
   const caller = input.caller!;
   const view = await deps.unitOfWork.run(em, async (tx) => {
@@ -40,6 +43,7 @@ export async function createSpace(em: EntityManager, input: CreateSpaceInput, de
       emoji,
       visibility: "private",
       editMode: input.editMode ?? "live",
+      language,
       defaultLevel: "inherit",
       position,
       revisionId: null,

@@ -43,6 +43,7 @@ export async function duplicateSpace(em: EntityManager, input: DuplicateSpaceInp
       emoji: original.emoji,
       visibility: original.visibility,
       editMode: original.editMode,
+      language: original.language ?? null,
       defaultLevel: original.defaultLevel ?? null,
       mergeRules: original.mergeRules ?? null,
       position: await resolvePosition(tx, {

@@ -5,11 +5,11 @@ import { requireSpaceAccess } from "./shared/access.js";
 import { validateSpaceMergeRules, type SpaceMergeRules } from "../domain/merge-rules.js";
 import type { SpaceEditMode, SpaceVisibility } from "../domain/space.js";
 import { spaceUpdated } from "../../events.js";
-import { validateEmoji, validateSpaceTitle } from "../domain/validation.js";
+import { validateEmoji, validateSpaceLanguage, validateSpaceTitle } from "../domain/validation.js";
 import type { SpaceView } from "../store/views.js";
 import type { SpaceDeps } from "../../deps.js";
 
-const UPDATABLE_FIELDS = ["title", "emoji", "edit_mode", "default_level", "visibility", "merge_rules"] as const;
+const UPDATABLE_FIELDS = ["title", "emoji", "edit_mode", "default_level", "visibility", "merge_rules", "language"] as const;
 
 export interface UpdateSpaceInput {
   caller: CallerInput | undefined;
@@ -26,6 +26,8 @@ export interface UpdateSpaceInput {
   visibility: SpaceVisibility | undefined;
   /** Type "inherit", "none" or "rules", and the rules (validateSpaceMergeRules); required when the mask names merge_rules. */
   mergeRules: { type: string; rules: { rule: string; userIds: string[] }[] } | undefined;
+  /** A TranslationLanguage code; "" removes the language. */
+  language: string;
 }
 
 interface Changes {
@@ -35,6 +37,7 @@ interface Changes {
   defaultLevel?: DefaultLevel;
   visibility?: SpaceVisibility;
   mergeRules?: SpaceMergeRules | null;
+  language?: string | null;
 }
 
 function validateChanges(input: UpdateSpaceInput): Changes {
@@ -55,6 +58,7 @@ function validateChanges(input: UpdateSpaceInput): Changes {
     if (!input.visibility) throw AppError.invalidArgument("visibility: must be public, unlisted, share-link, visitor-auth, in-collection or private");
     changes.visibility = input.visibility;
   }
+  if (fields.has("language")) changes.language = validateSpaceLanguage(input.language);
   if (fields.has("merge_rules")) {
     if (!input.mergeRules) throw AppError.invalidArgument("mergeRules: required when the update mask names it");
     changes.mergeRules = validateSpaceMergeRules(input.mergeRules.type, input.mergeRules.rules);
