@@ -87,6 +87,8 @@ export interface RestSpace {
   updatedAt: string;
   deletedAt?: string;
   editMode: "live" | "locked";
+  /** GitBook's TranslationLanguage code, when the space has one. */
+  language?: string;
   organization: string;
   parent?: string;
   revision: string;
@@ -162,6 +164,7 @@ export function toRestSpace(space: Space | undefined, urls: PublicUrls): RestSpa
   };
   if (space.deletedAt) rest.deletedAt = space.deletedAt.toISOString();
   if (space.parentId) rest.parent = space.parentId;
+  if (space.language) rest.language = space.language;
   if (space.gitSync) rest.gitSync = toRestGitSync(space.gitSync);
   const address = space.publishedAddress;
   if (address) {

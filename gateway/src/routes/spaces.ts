@@ -56,18 +56,23 @@ export function toMoveFields(body: z.output<typeof moveBody>): { parent: ParentT
   };
 }
 
-/** createSpace: GitBook's optional template/empty/computedSource/language are accepted and ignored (every space starts empty). */
+/**
+ * createSpace: GitBook's optional template/empty/computedSource are accepted and ignored (every
+ * space starts empty). `language` is one of GitBook's TranslationLanguage codes (content checks it).
+ */
 export const createSpaceBody = z
   .object({
     title: z.string().optional(),
     emoji: z.string().optional(),
     parent: pathId().optional(),
     editMode: z.enum(["live", "locked"]).optional(),
+    language: z.string().optional(),
   })
   .optional();
 
 /**
- * updateSpaceById: unknown fields (language, icon) are ignored; emoji null removes it. `mergeRules`
+ * updateSpaceById: unknown fields (icon) are ignored; emoji null removes it; `language` is one of
+ * GitBook's TranslationLanguage codes (content checks it). `mergeRules`
  * (GitBook's MergeRulesSpaceConfiguration) is checked for shape only: the type and the rules
  * (names, users, what Imprint supports) are content's to check.
  */
@@ -77,6 +82,7 @@ export const updateSpaceBody = z.object({
   editMode: z.enum(["live", "locked"]).optional(),
   defaultLevel: defaultLevelSchema.optional(),
   visibility: z.enum(VISIBILITY_NAMES).optional(),
+  language: z.string().optional(),
   mergeRules: z
     .object({
       type: z.string(),
@@ -95,6 +101,7 @@ export function toUpdateSpaceFields(body: z.output<typeof updateSpaceBody>) {
       defaultLevel: ContentLevel.CONTENT_LEVEL_UNSPECIFIED,
       visibility: SpaceVisibility.SPACE_VISIBILITY_UNSPECIFIED,
       mergeRules: undefined as SpaceMergeRules | undefined,
+      language: "",
     },
     {
       title: ["title", (title) => ({ title })],
@@ -102,6 +109,7 @@ export function toUpdateSpaceFields(body: z.output<typeof updateSpaceBody>) {
       editMode: ["edit_mode", (mode) => ({ editMode: toProtoEditMode(mode) })],
       defaultLevel: ["default_level", (level) => ({ defaultLevel: toProtoLevel(level) })],
       visibility: ["visibility", (visibility) => ({ visibility: toProtoVisibility(visibility) })],
+      language: ["language", (language) => ({ language })],
       mergeRules: [
         "merge_rules",
         (mergeRules) => ({
@@ -134,6 +142,7 @@ export function spaceRoutes({ upstreams, urls }: RouteDeps): Route[] {
           emoji: body?.emoji ?? "",
           parentId: body?.parent ?? "",
           editMode: body?.editMode ? toProtoEditMode(body.editMode) : SpaceEditMode.SPACE_EDIT_MODE_UNSPECIFIED,
+          language: body?.language,
         });
         const space = toRestSpace(response.space, urls);
         return created(space, spaceLocation(urls, space.id));
