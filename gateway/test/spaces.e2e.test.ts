@@ -120,6 +120,26 @@ describe("GET/PATCH/DELETE /v1/spaces/{spaceId}", () => {
     }
   });
 
+  it("keeps the language: created with one, PATCHed alone, read back, copied by duplicate; a bad code answers 400 naming it", async () => {
+    const created = await org.owner.api.orgs.createSpace(org.organizationId, { title: "Guide", language: "de" as never });
+    expect(created.data.language).toBe("de");
+    const plain = await createSpace(stack, org);
+    expect(plain.language).toBeUndefined();
+    const { data } = await org.owner.api.spaces.updateSpaceById(plain.id, { language: "fr" as never });
+    expect(data).toMatchObject({ id: plain.id, language: "fr", title: plain.title });
+    expect((await org.owner.api.spaces.getSpaceById(plain.id)).data.language).toBe("fr");
+    const copy = await call(stack, "POST", `/v1/spaces/${plain.id}/duplicate`, { token: owner() });
+    expect(copy.body.language).toBe("fr");
+    for (const [method, path] of [
+      ["PATCH", `/v1/spaces/${plain.id}`],
+      ["POST", `/v1/orgs/${org.organizationId}/spaces`],
+    ] as const) {
+      const response = await call(stack, method, path, { token: owner(), json: { language: "klingon" } });
+      expect(response.status).toBe(400);
+      expect(response.body.error.message).toMatch(/^language: /);
+    }
+  });
+
   it("answers 404 for another organization's space, unknown ids and deleted spaces; DELETE answers 204 regardless", async () => {
     const other = await createOrganization(stack);
     const foreign = await createSpace(stack, other);
