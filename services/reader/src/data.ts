@@ -230,7 +230,8 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
         spaceId,
         async (held) => {
           const answer = await notFoundAsNull(() => published.getPublishedSpace({ spaceId, knownRevisionId: held?.value?.revisionId ?? "" }));
-          return answer?.notModified && held?.value ? held.value : answer;
+          // Not modified: the pages held are current; the space's settings (its language) come from the answer.
+          return answer?.notModified && held?.value ? { ...held.value, language: answer.language } : answer;
         },
         { keep: (answer) => answer !== null },
       );

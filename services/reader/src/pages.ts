@@ -21,6 +21,7 @@ import {
 import type { ViewFrame, ViewSearchHit } from "./views/model.js";
 import { pagePolicy } from "./views/policy.js";
 import { inlineStyleOf, renderPage, renderSearch } from "./views/render.js";
+import { readerWords } from "./views/words.js";
 import type { Visit } from "./visit.js";
 
 /** A page of the site as one visitor reaches it: where it is, its space at the current revision, and its neighbours. */
@@ -79,7 +80,7 @@ async function frameOf(visit: Visit, data: ReaderData, at: PageVisit, meta: View
       active: variant.id === location.siteSpace.id,
     })),
     tree: pageTree(space.pages, location.prefix, page, first),
-    language: "en",
+    language: space.language || "en",
     ...(scripts.urls.length > 0 ? { scripts: scripts.urls } : {}),
   };
 }
@@ -113,8 +114,8 @@ export function sendRendered(ctx: ParameterizedContext, answer: RenderedAnswer):
 }
 
 /**
- * The cache key of what `at` renders to for this visitor (site version and revision included, so
- * nothing kept goes stale; for HTML, the site's scripts too).
+ * The cache key of what `at` renders to for this visitor (site version, revision and the space's
+ * language included, so nothing kept goes stale; for HTML, the site's scripts too).
  */
 function renderKey(kind: string, visit: Visit, at: PageVisit, scriptsKey = ""): string {
   return [
@@ -125,6 +126,7 @@ function renderKey(kind: string, visit: Visit, at: PageVisit, scriptsKey = ""): 
     visit.base,
     visit.contextKey,
     at.space.revisionId,
+    at.space.language,
     at.location.prefix,
     at.page.id,
     scriptsKey,
@@ -314,7 +316,7 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
     data,
     at,
     {
-      title: `${query ? `“${query}”` : "Search"} · ${chromeTitle}`,
+      title: `${query ? `“${query}”` : readerWords(at.space.language || "en").search} · ${chromeTitle}`,
       canonicalUrl: `${visit.origin}${at.location.prefix}`,
       noindex: true,
       siteName: chromeTitle,

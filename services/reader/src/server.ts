@@ -30,6 +30,7 @@ import { NatsWindowCounts } from "@imprint/runtime/watch";
 import { ReaderMetrics } from "./metrics.js";
 import { readerAssets } from "./views/assets.js";
 import { renderStatus } from "./views/render.js";
+import { readerWords } from "./views/words.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
 
 export interface ReaderHandle {
@@ -261,7 +262,9 @@ function answerNotFound(ctx: ParameterizedContext, address: ReaderAddress): void
   ctx.status = 404;
   ctx.set("Cache-Control", "no-store");
   ctx.type = "text/html; charset=utf-8";
-  ctx.body = renderStatus({ status: 404, title: "Page not found", message: "There is no page at this address.", assetBase: address.path });
+  // No site-space is known here: its language neither.
+  const { notFound } = readerWords("en");
+  ctx.body = renderStatus({ status: 404, title: notFound.title, message: notFound.message, assetBase: address.path });
 }
 
 const AGENT_FILES = new Set(["llms.txt", "llms-full.txt", MCP_PATH]);

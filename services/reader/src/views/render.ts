@@ -3,11 +3,13 @@ import { toHtml } from "hast-util-to-html";
 import { h } from "hastscript";
 import { readerAssets, THEME_BOOT_SCRIPT } from "./assets.js";
 import type { ViewFrame, ViewLink, ViewPage, ViewSearch, ViewSectionEntry, ViewStatus, ViewTreeItem } from "./model.js";
+import { formatDate, readerWords, type ReaderWords } from "./words.js";
 
 /**
  * The reader's pages as complete HTML documents, from the view models: every text and attribute
  * is escaped by the serializer; the page body (already HTML, from @imprint/document's renderer)
- * is the only markup inserted as is. Everything works without the script.
+ * is the only markup inserted as is. Everything works without the script. The reader's own words
+ * are in the frame's language (words.ts).
  */
 
 const current = (link: ViewLink) => (link.active ? { "aria-current": "page" } : {});
@@ -45,7 +47,7 @@ function head(frame: ViewFrame, title: string, description: string | undefined):
   ]);
 }
 
-function header(frame: ViewFrame): ElementContent {
+function header(frame: ViewFrame, words: ReaderWords): ElementContent {
   const { chrome } = frame;
   const brand = chrome.logo
     ? h("a.brand", { href: frame.homeUrl }, [h("img", { src: chrome.logo.light, alt: chrome.title, width: 160, height: 32 })])
@@ -56,7 +58,7 @@ function header(frame: ViewFrame): ElementContent {
       ? [
           h(
             "nav.links",
-            { "aria-label": "Links" },
+            { "aria-label": words.links },
             chrome.headerLinks.map((link) => anchor(link)),
           ),
         ]
@@ -64,12 +66,12 @@ function header(frame: ViewFrame): ElementContent {
     ...(frame.searchUrl
       ? [
           h("form.search", { role: "search", action: frame.searchUrl, method: "get" }, [
-            h("label.skip", { for: "q" }, "Search"),
-            h("input#q", { type: "search", name: "q", placeholder: "Search…", "aria-label": `Search ${chrome.title}` }),
+            h("label.skip", { for: "q" }, words.search),
+            h("input#q", { type: "search", name: "q", placeholder: words.searchPlaceholder, "aria-label": words.searchSite(chrome.title) }),
           ]),
         ]
       : []),
-    ...(chrome.theme.toggleable ? [h("button.theme", { type: "button", hidden: true, "aria-label": "Switch between light and dark" }, "◐")] : []),
+    ...(chrome.theme.toggleable ? [h("button.theme", { type: "button", hidden: true, "aria-label": words.switchTheme }, "◐")] : []),
   ]);
 }
 
@@ -95,14 +97,14 @@ function tree(items: ViewTreeItem[]): ElementContent {
   );
 }
 
-function navigation(frame: ViewFrame): ElementContent[] {
-  return [h("nav", { "aria-label": "Pages" }, [tree(frame.tree)])];
+function navigation(frame: ViewFrame, words: ReaderWords): ElementContent[] {
+  return [h("nav", { "aria-label": words.pages }, [tree(frame.tree)])];
 }
 
-function variants(frame: ViewFrame): ElementContent[] {
+function variants(frame: ViewFrame, words: ReaderWords): ElementContent[] {
   if (!frame.variants || frame.variants.length < 2) return [];
   return [
-    h("nav.variants", { "aria-label": "Versions" }, [
+    h("nav.variants", { "aria-label": words.versions }, [
       h(
         "ul",
         frame.variants.map((variant) => h("li", [anchor(variant)])),
@@ -136,6 +138,7 @@ function footer(frame: ViewFrame): ElementContent {
 
 /** The frame around a main element: header, sections, the page tree, the main, the table of contents, the footer. */
 function document(frame: ViewFrame, title: string, description: string | undefined, main: ElementContent[], toc: ElementContent[] = []): string {
+  const words = readerWords(frame.language);
   const tree: Root = {
     type: "root",
     children: [
@@ -143,11 +146,11 @@ function document(frame: ViewFrame, title: string, description: string | undefin
       h("html", { lang: frame.language || "en", ...(frame.chrome.theme.default !== "system" ? { dataTheme: frame.chrome.theme.default } : {}) }, [
         head(frame, title, description),
         h("body", [
-          h("a.skip", { href: "#content" }, "Skip to content"),
-          header(frame),
-          ...(frame.sections && frame.sections.length > 0 ? [h("nav.sections", { "aria-label": "Sections" }, frame.sections.map(sectionEntry))] : []),
-          h("details.mobile-nav", [h("summary", "Menu"), ...navigation(frame)]),
-          h("div.layout", [h("aside.tree", navigation(frame)), h("main#content", { tabIndex: -1 }, main), h("aside.toc", toc)]),
+          h("a.skip", { href: "#content" }, words.skipToContent),
+          header(frame, words),
+          ...(frame.sections && frame.sections.length > 0 ? [h("nav.sections", { "aria-label": words.sections }, frame.sections.map(sectionEntry))] : []),
+          h("details.mobile-nav", [h("summary", words.menu), ...navigation(frame, words)]),
+          h("div.layout", [h("aside.tree", navigation(frame, words)), h("main#content", { tabIndex: -1 }, main), h("aside.toc", toc)]),
           footer(frame),
           ...(frame.scripts ?? []).map((src) => h("script", { src, async: true })),
         ]),
@@ -157,15 +160,14 @@ function document(frame: ViewFrame, title: string, description: string | undefin
   return toHtml(tree, { allowDangerousHtml: true });
 }
 
-const dateFormat = new Intl.DateTimeFormat("en", { dateStyle: "long", timeZone: "UTC" });
-
 /** A page of documentation. */
 export function renderPage(view: ViewPage): string {
   const { page } = view;
+  const words = readerWords(view.language);
   const main: ElementContent[] = [
     ...(page.breadcrumbs.length > 0
       ? [
-          h("nav.breadcrumbs", { "aria-label": "Breadcrumbs" }, [
+          h("nav.breadcrumbs", { "aria-label": words.breadcrumbs }, [
             h(
               "ol",
               page.breadcrumbs.map((crumb) => h("li", [anchor(crumb)])),
@@ -173,20 +175,20 @@ export function renderPage(view: ViewPage): string {
           ]),
         ]
       : []),
-    ...variants(view),
+    ...variants(view, words),
     h("article", [
       h("h1", [...(page.emoji ? [`${page.emoji} `] : []), page.title]),
       ...(page.description ? [h("p.description", page.description)] : []),
       { type: "raw", value: page.bodyHtml } as unknown as ElementContent,
     ]),
     ...(view.chrome.showLastUpdated && page.lastUpdated
-      ? [h("p.updated", ["Last updated ", h("time", { dateTime: page.lastUpdated.toISOString() }, dateFormat.format(page.lastUpdated))])]
+      ? [h("p.updated", [`${words.lastUpdated} `, h("time", { dateTime: page.lastUpdated.toISOString() }, formatDate(view.language, page.lastUpdated))])]
       : []),
     ...(view.chrome.pagination && (page.previous || page.next)
       ? [
-          h("nav.pagination", { "aria-label": "Previous and next" }, [
-            ...(page.previous ? [h("a.previous", { href: page.previous.url, rel: "prev" }, [h("small", "Previous"), page.previous.title])] : []),
-            ...(page.next ? [h("a.next", { href: page.next.url, rel: "next" }, [h("small", "Next"), page.next.title])] : []),
+          h("nav.pagination", { "aria-label": words.previousAndNext }, [
+            ...(page.previous ? [h("a.previous", { href: page.previous.url, rel: "prev" }, [h("small", words.previous), page.previous.title])] : []),
+            ...(page.next ? [h("a.next", { href: page.next.url, rel: "next" }, [h("small", words.next), page.next.title])] : []),
           ]),
         ]
       : []),
@@ -194,8 +196,8 @@ export function renderPage(view: ViewPage): string {
   const toc =
     page.toc.length > 0
       ? [
-          h("nav", { "aria-label": "On this page" }, [
-            h("strong", "On this page"),
+          h("nav", { "aria-label": words.onThisPage }, [
+            h("strong", words.onThisPage),
             h(
               "ul",
               page.toc.map((entry) => h(`li.d${entry.depth}`, [h("a", { href: `#${entry.id}` }, entry.title)])),
@@ -208,15 +210,16 @@ export function renderPage(view: ViewPage): string {
 
 /** The search page: the form and the results (the same form as the header's). */
 export function renderSearch(view: ViewSearch): string {
+  const words = readerWords(view.language);
   const main: ElementContent[] = [
-    h("h1", view.query ? `Results for “${view.query}”` : "Search"),
+    h("h1", view.query ? words.resultsFor(view.query) : words.search),
     h("form.search", { role: "search", action: view.searchUrl, method: "get" }, [
-      h("label", { for: "q2" }, "Search the documentation"),
+      h("label", { for: "q2" }, words.searchTheDocumentation),
       h("input#q2", { type: "search", name: "q", value: view.query }),
-      h("button", { type: "submit" }, "Search"),
+      h("button", { type: "submit" }, words.search),
     ]),
     view.query && view.hits.length === 0
-      ? h("p", "No page matches.")
+      ? h("p", words.noMatches)
       : h(
           "ol.hits",
           view.hits.map((hit) =>

@@ -76,7 +76,7 @@ export function spaceServiceImplementation(deps: SpaceServiceDeps): AsyncImpleme
           defaultLevel: levelFromProto(request.defaultLevel),
           visibility: visibilityFromProto(request.visibility),
           mergeRules: request.mergeRules,
-          language: request.language,
+          language: request.language ?? "",
         },
         deps,
       );
