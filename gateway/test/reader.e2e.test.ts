@@ -30,7 +30,7 @@ const owner = (json?: unknown) => ({ token: org.owner.token, ...(json === undefi
 const read = (path: string, init: RequestInit = {}) => fetch(`${reader.url}${path}`, { redirect: "manual", ...init });
 
 /** A published site of one space with three pages, the second linking to the third. */
-async function publishedSite(basename: string): Promise<{ siteId: string; base: string }> {
+async function publishedSite(basename: string): Promise<{ siteId: string; spaceId: string; base: string }> {
   const space = await createSpace(stack, org, { title: `${basename} space` });
   await writeContent(
     stack,
@@ -51,7 +51,7 @@ async function publishedSite(basename: string): Promise<{ siteId: string; base: 
   const base = `/${org.organizationId}/${basename}/`;
   // Content learns that the space is published from publishing's announcement.
   await eventually(async () => (await read(base)).status === 200);
-  return { siteId: site.id, base };
+  return { siteId: site.id, spaceId: space.id, base };
 }
 
 describe("the reader", () => {
@@ -107,6 +107,20 @@ describe("the reader", () => {
     } finally {
       await secure.stop();
     }
+  });
+
+  it("speaks the space's language: its lang and the reader's own words follow it", async () => {
+    const { spaceId, base } = await publishedSite("polyglot");
+    await org.owner.api.spaces.updateSpaceById(spaceId, { language: "fr" as never });
+    const french = await (await read(`${base}install`)).text();
+    expect(french).toContain('<html lang="fr"');
+    for (const words of ["Aller au contenu", "Sur cette page", "Précédent", 'placeholder="Rechercher…"']) expect(french).toContain(words);
+    expect(french).not.toContain("On this page");
+
+    await org.owner.api.spaces.updateSpaceById(spaceId, { language: "en" as never });
+    const english = await (await read(`${base}install`)).text();
+    expect(english).toContain('<html lang="en"');
+    for (const words of ["Skip to content", "On this page", "Previous"]) expect(english).toContain(words);
   });
 
   it("serves a share-link site only through an active link's key, and no site once unpublished", async () => {

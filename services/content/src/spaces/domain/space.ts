@@ -12,11 +12,8 @@ export const SPACE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 export const SPACE_VISIBILITIES = ["public", "unlisted", "share-link", "visitor-auth", "in-collection", "private"] as const;
 export type SpaceVisibility = (typeof SPACE_VISIBILITIES)[number];
 /** GitBook's TranslationLanguage codes: the languages a space may be written in. */
-export const SPACE_LANGUAGES = [
-  "en", "fr", "de", "es", "it", "pt", "pt-br", "ru", "ja", "zh", "zh-tw", "yue", "ko", "ar", "hi", "nl", "pl", "tr", "sv", "no",
-  "da", "fi", "el", "cs", "hu", "ro", "th", "vi", "id", "ms", "he", "uk", "sk", "bg", "hr", "lt", "lv", "et", "sl",
-] as const;
-export type SpaceLanguage = (typeof SPACE_LANGUAGES)[number];
+export const SPACE_LANGUAGES: readonly string[] =
+  "en fr de es it pt pt-br ru ja zh zh-tw yue ko ar hi nl pl tr sv no da fi el cs hu ro th vi id ms he uk sk bg hr lt lv et sl".split(" ");
 export const SPACE_EDIT_MODES = ["live", "locked"] as const;
 export type SpaceEditMode = (typeof SPACE_EDIT_MODES)[number];
 

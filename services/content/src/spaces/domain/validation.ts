@@ -1,6 +1,6 @@
 import { AppError } from "@imprint/runtime";
 import { COLLECTION_DESCRIPTION_MAX, COLLECTION_TITLE_MAX } from "./collection.js";
-import { SPACE_EMOJI_MAX, SPACE_LANGUAGES, SPACE_TITLE_MAX, type SpaceLanguage } from "./space.js";
+import { SPACE_EMOJI_MAX, SPACE_LANGUAGES, SPACE_TITLE_MAX } from "./space.js";
 
 /** Lengths count characters (code points), as JSON Schema's maxLength does. */
 function length(value: string): number {
@@ -41,8 +41,8 @@ export function validateEmoji(value: string): string {
 }
 
 /** A language code of GitBook's TranslationLanguage list, or null for "" (none). */
-export function validateSpaceLanguage(value: string): SpaceLanguage | null {
+export function validateSpaceLanguage(value: string): string | null {
   if (value === "") return null;
-  if (!(SPACE_LANGUAGES as readonly string[]).includes(value)) throw AppError.invalidArgument(`language: must be one of ${SPACE_LANGUAGES.join(", ")}`);
-  return value as SpaceLanguage;
+  if (!SPACE_LANGUAGES.includes(value)) throw AppError.invalidArgument(`language: must be one of ${SPACE_LANGUAGES.join(", ")}`);
+  return value;
 }
