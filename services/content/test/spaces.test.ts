@@ -164,7 +164,11 @@ describe("UpdateSpace", () => {
     const space = await createSpace(harness, org);
     const cases: [Partial<UpdateSpaceRequest>, string][] = [
       [{ updateMask: [] }, "update_mask: must name at least one field"],
-      [{ updateMask: ["owner"] }, 'update_mask: unknown field "owner"; allowed: title, emoji, edit_mode, default_level, visibility, merge_rules'],
+      [{ updateMask: ["owner"] }, 'update_mask: unknown field "owner"; allowed: title, emoji, edit_mode, default_level, visibility, merge_rules, language'],
+      [
+        { updateMask: ["language"], language: "xx" },
+        "language: must be one of en, fr, de, es, it, pt, pt-br, ru, ja, zh, zh-tw, yue, ko, ar, hi, nl, pl, tr, sv, no, da, fi, el, cs, hu, ro, th, vi, id, ms, he, uk, sk, bg, hr, lt, lv, et, sl",
+      ],
       [{ updateMask: ["title"], title: "t".repeat(51) }, "title: must be at most 50 characters"],
       [{ updateMask: ["emoji"], emoji: "x".repeat(51) }, "emoji: must be at most 50 characters"],
       [{ updateMask: ["edit_mode"] }, "editMode: must be live or locked"],
