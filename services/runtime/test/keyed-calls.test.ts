@@ -7,7 +7,7 @@ import { openDatabase } from "../src/db/orm.js";
 import { createUnitOfWork } from "../src/db/unit-of-work.js";
 import { AppError } from "../src/errors.js";
 import { createPromiseClient, type PromiseClient } from "../src/grpc/client.js";
-import { ANSWER_MARGIN_MS, IDEMPOTENCY_KEY_METADATA } from "../src/grpc/keyed-calls.js";
+import { ABANDON_MARGIN_MS, ANSWER_MARGIN_MS, IDEMPOTENCY_KEY_METADATA } from "../src/grpc/keyed-calls.js";
 import { startGrpcServer, type GrpcServerHandle } from "../src/grpc/server.js";
 import { JobRunner } from "../src/jobs/job-runner.js";
 import { createLogger } from "../src/logger.js";
@@ -240,6 +240,27 @@ describe("a keyed write", () => {
     expect(workRuns.get("hold:abandoned")).toBe(2);
     expect(await notes("hold:abandoned")).toBe(1);
     expect(await client.addMark({ text: "hold:abandoned" }, keyed(key))).toEqual(repeat);
+  });
+
+  it("about to be given up by its caller when it would commit (within ABANDON_MARGIN_MS of the deadline) is not applied: a repeat runs it", async () => {
+    const key = randomUUID();
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    holding = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    const timeoutMs = 3 * ABANDON_MARGIN_MS;
+    const started = Date.now();
+    const first = failure(client.addMark({ text: "hold:margin" }, { ...keyed(key), timeoutMs }));
+    await inside;
+    // Released with the caller still waiting, but with less than the margin left before its deadline.
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, started + timeoutMs - ABANDON_MARGIN_MS / 2 - Date.now())));
+    release();
+    // Answered an error (the roll-back's, or the deadline's if the machine is slow): never the write.
+    expect(["unavailable", "deadline_exceeded"]).toContain((await first).code);
+    const repeat = await client.addMark({ text: "hold:margin" }, keyed(key));
+    expect(repeat.text).toBe("hold:margin");
+    expect(workRuns.get("hold:margin")).toBe(2);
+    expect(await notes("hold:margin")).toBe(1);
   });
 
   it("refused before any commit keeps nothing: a repeat runs it", async () => {

@@ -34,6 +34,15 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
  * until then a repeat is told to retry (UNAVAILABLE), afterwards the answer is taken as lost.
  */
 export const ANSWER_MARGIN_MS = 5_000;
+/**
+ * A keyed write that would commit this close to its deadline rolls back instead. The service's
+ * deadline trails the caller's by the request's transit (grpc-timeout is relative: it starts when the
+ * request arrives, later under load), so the caller may already have given up and been answered an
+ * error while the service still sees time left; the commit and the answer's way back take time too.
+ * The caller of a write that close to its deadline gets an error either way: this way the write is
+ * not applied, and a repeat runs it.
+ */
+export const ABANDON_MARGIN_MS = 500;
 
 /** The window of a call that came without a deadline. */
 export const UNBOUNDED_CALL_WINDOW_MS = 60_000;
@@ -77,8 +86,9 @@ export interface KeyedCall {
   /** Set once a transaction that claimed the key committed: later transactions of the call claim nothing. */
   claimed: boolean;
   /**
-   * Whether the caller gave up on the call (cancelled it, or its deadline passed): it was answered
-   * an error, so the transaction that would claim the key rolls back instead of committing.
+   * Whether the caller gave up on the call (cancelled it, or its deadline is less than
+   * ABANDON_MARGIN_MS away): it was (or is about to be) answered an error, so the transaction that
+   * would claim the key rolls back instead of committing.
    */
   abandoned(): boolean;
 }
@@ -139,7 +149,7 @@ export async function answerKeyedCall<Res>(
     method: call.method,
     answerDueBy: new Date(now.getTime() + windowMs + ANSWER_MARGIN_MS),
     claimed: false,
-    abandoned: () => Boolean(call.cancelled?.()) || Date.now() >= deadline,
+    abandoned: () => Boolean(call.cancelled?.()) || Date.now() >= deadline - ABANDON_MARGIN_MS,
   };
   let response: Res;
   try {
