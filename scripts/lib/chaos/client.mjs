@@ -90,9 +90,12 @@ export class ChaosClient {
     this.writes.push(write);
     for (let attempt = 0; ; attempt++) {
       const answer = await this.send({ route, method, path, body, headers: { "idempotency-key": key }, write: true });
+      const message = answer.status >= 500 ? answer.body?.error?.message : undefined;
       write.attempts.push({
         status: answer.status,
         ...(answer.error ? { error: answer.error } : {}),
+        // Which upstream failed, and how (the gateway's message): what a report of the attempt needs.
+        ...(typeof message === "string" ? { message: message.slice(0, 160) } : {}),
         startedAt: answer.startedAt,
         endedAt: answer.endedAt,
         experiment: answer.experiment,

@@ -705,7 +705,18 @@ export function formatReport(report) {
     text.push(
       `committed but answered with an error (process killed between commit and answer: ${a.writes.killedBeforeAnswering?.length ?? 0}): ${byKind(a.writes.committedButError)}`,
     );
-    for (const write of a.writes.committedButError.slice(0, 10)) text.push(`  ${write.kind} ${write.marker}: ${attemptsOf(write)}`);
+    // When it committed against when each attempt ran, and what the gateway said: which attempt's
+    // answer hid the commit, and which hop failed.
+    const clock = (ms) => new Date(ms).toISOString().slice(11, 23);
+    for (const write of a.writes.committedButError.slice(0, 10)) {
+      text.push(`  ${write.kind} ${write.marker}: committed at ${(write.committedAt ?? []).map(clock).join(", ") || "?"}`);
+      for (const attempt of write.attempts) {
+        const why = [attempt.error, attempt.message].filter(Boolean).join(": ");
+        text.push(
+          `    ${attempt.status} ${clock(attempt.startedAt)}–${clock(attempt.endedAt)}${attempt.experiment ? ` (${attempt.experiment})` : ""}${why ? ` ${why}` : ""}`,
+        );
+      }
+    }
   }
   if (a.writes.duplicated.length) {
     text.push(`applied twice by a retry: ${byKind(a.writes.duplicated)}`);
