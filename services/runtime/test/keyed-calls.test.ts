@@ -181,10 +181,7 @@ describe("a keyed write", () => {
 
   it("sent twice at once: one runs, the other waits for it and is answered its answer", async () => {
     const key = randomUUID();
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    holding = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    const { inside, release } = holdNextRun();
     const first = client.addMark({ text: "hold:concurrent" }, keyed(key));
     await inside;
     // The first holds its claim uncommitted: the second finds no answer, runs, and waits on the claim.
@@ -226,10 +223,7 @@ describe("a keyed write", () => {
 
   it("given up by its caller before its commit (a paused process) is not applied: a repeat runs it", async () => {
     const key = randomUUID();
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    holding = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    const { inside, release } = holdNextRun();
     const first = failure(client.addMark({ text: "hold:abandoned" }, { ...keyed(key), timeoutMs: 300 }));
     await inside;
     expect((await first).code).toBe("deadline_exceeded");
@@ -244,10 +238,7 @@ describe("a keyed write", () => {
 
   it("about to be given up by its caller when it would commit (within ABANDON_MARGIN_MS of the deadline) is not applied: a repeat runs it", async () => {
     const key = randomUUID();
-    let entered!: () => void;
-    const inside = new Promise<void>((resolve) => (entered = resolve));
-    let release!: () => void;
-    holding = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+    const { inside, release } = holdNextRun();
     const timeoutMs = 3 * ABANDON_MARGIN_MS;
     const started = Date.now();
     const first = failure(client.addMark({ text: "hold:margin" }, { ...keyed(key), timeoutMs }));
@@ -269,6 +260,15 @@ describe("a keyed write", () => {
     expect(await keptCalls(key)).toEqual([]);
   });
 });
+
+/** Makes the next "hold:*" run wait inside its transaction: `inside` once it is there, `release` lets it go on. */
+function holdNextRun(): { inside: Promise<void>; release: () => void } {
+  let entered!: () => void;
+  const inside = new Promise<void>((resolve) => (entered = resolve));
+  let release!: () => void;
+  holding = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
+  return { inside, release };
+}
 
 describe("a keyed call's transactions", () => {
   it("claim the key once: the call's second transaction does not conflict with its first", async () => {
