@@ -1,4 +1,4 @@
-import { createServer } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import Koa, { type ParameterizedContext } from "koa";
 import {
@@ -108,31 +108,33 @@ export async function startReader(
   app.use(readerRoutes(data, address, views, () => draining !== undefined));
   app.on("error", (error: unknown) => logger.error("reader request failed", { error: error instanceof Error ? error.message : String(error) }));
   const handle = app.callback();
+  // Every answer, kept or not: while draining it closes its connection (clients reconnect to a ready
+  // replica), and past the client's limit it is the 429 (counted here). False when answered so.
+  const admitted = (request: IncomingMessage, response: ServerResponse, started: number): boolean => {
+    if (draining) response.setHeader("Connection", "close");
+    if (withinLimit(request, response)) return true;
+    metrics.observeBeforeKoa("rate_limited", request.method ?? "GET", response.statusCode, started);
+    return false;
+  };
   // Kept answers are replayed before Koa and before the request is even emitted: no span, no context
-  // (there is nothing in them to trace), within the rate limit as every other answer.
+  // (there is nothing in them to trace).
   const keptFirst = answerBeforeTracing(server, (request, response) => {
     if (!data.kept.find(request)) return false;
     const started = performance.now();
-    if (draining) response.setHeader("Connection", "close");
-    if (!withinLimit(request, response)) metrics.observeBeforeKoa("rate_limited", request.method ?? "GET", response.statusCode, started);
-    else if (data.kept.serve(request, response, views)) metrics.observeKept(request.method ?? "GET", response.statusCode, started);
+    if (!admitted(request, response, started)) return true;
+    if (data.kept.serve(request, response, views)) metrics.observeKept(request.method ?? "GET", response.statusCode, started);
     else void handle(request, response);
     return true;
   });
   // The process's metrics (every target it hosts) are served here too, before Koa.
   startProcessMetrics();
   server.on("request", (request, response) => {
-    // While draining, each answer closes its connection, so clients reconnect to a ready replica.
-    if (draining) response.setHeader("Connection", "close");
     if (isMetricsRequest(request)) {
+      if (draining) response.setHeader("Connection", "close");
       void answerMetrics(request, response, config.METRICS_TOKEN);
       return;
     }
-    const started = performance.now();
-    if (!withinLimit(request, response)) {
-      metrics.observeBeforeKoa("rate_limited", request.method ?? "GET", response.statusCode, started);
-      return;
-    }
+    if (!admitted(request, response, performance.now())) return;
     data.kept.reading(request);
     void handle(request, response);
   });
