@@ -126,6 +126,35 @@ describe("an interrupted merge", () => {
     expect(branches[0]?.mergedRevisionId).toBe("");
   });
 
+  it("content did, collaboration's database failed only its record: answered the merge, recorded once the database answers", async () => {
+    const id = await editedChangeRequest();
+    const sql = (text: string) => collaboration().orm.em.fork().getConnection().execute(text);
+    // The database refuses to record this merge, as one going down right after content's commit would.
+    await sql(`create function refuse_merge_record() returns trigger language plpgsql as $$
+      begin raise exception 'the database is shutting down' using errcode = '57P03'; end $$`);
+    await sql(`create trigger refuse_merge_record before update on change_requests for each row
+      when (new.id = '${id}' and new.status = 'merged') execute function refuse_merge_record()`);
+    let revisionId: string;
+    try {
+      const answer = await (restarted ?? services).clients.changeRequests.mergeChangeRequest({ caller: org.owner.caller, spaceId, changeRequestId: id });
+      expect(answer.changeRequest?.status).toBe(ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED);
+      const { branches } = await services.clients.branches.batchGetBranches({ caller: org.owner.caller, spaceId, changeRequestIds: [id] });
+      expect(answer.revisionId).toBe(branches[0]?.mergedRevisionId);
+      expect(await pendingMerges(id)).toBe(1);
+      revisionId = answer.revisionId;
+    } finally {
+      await sql(`drop trigger refuse_merge_record on change_requests`);
+      await sql(`drop function refuse_merge_record()`);
+    }
+    const recorded = await eventually(async () => {
+      const { changeRequest } = await (restarted ?? services).clients.changeRequests.getChangeRequest({ caller: org.owner.caller, spaceId, changeRequestId: id });
+      return changeRequest?.status === ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED && changeRequest;
+    });
+    expect(recorded.mergedRevisionId).toBe(revisionId);
+    // The resumer's next round, whoever recorded it (the resumer or content's branch.merged).
+    await eventually(async () => (await pendingMerges(id)) === 0);
+  });
+
   it("with content unreachable: answered unavailable, nothing changed", async () => {
     const id = await editedChangeRequest();
     await services.stopTarget("content");

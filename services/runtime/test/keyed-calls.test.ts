@@ -36,8 +36,8 @@ const clock = new TestClock();
 const logger = createLogger("keyed-calls-test", { level: "error", write: () => {} });
 /** How often each text's work ran inside a transaction (what a duplicate would show). */
 const workRuns = new Map<string, number>();
-/** A run of "hold:*" waits inside its transaction, its claim made, until the test releases it. */
-let holding: { entered: () => void; release: Promise<void> } | undefined;
+/** A run of "hold:*" waits inside its transaction, its claim made, until the test releases it; `settled` once its transaction ended. */
+let holding: { entered: () => void; release: Promise<void>; settled: () => void } | undefined;
 /** Whether the next "two-steps, stopped between" stops between its transactions. */
 let stopBetween = false;
 /** The job's run, when a call woke it (see "wake-job-then-refuse"). */
@@ -51,18 +51,21 @@ beforeAll(async () => {
   const keyedCalls = new IdempotentCalls(orm, clock.now);
   const unitOfWork = createUnitOfWork({ notify: () => {} }, keyedCalls);
 
-  const addNote = (em: EntityManager, text: string) =>
-    unitOfWork.run(em, async (tx) => {
-      workRuns.set(text, (workRuns.get(text) ?? 0) + 1);
-      if (text.startsWith("hold:") && holding) {
-        const { entered, release } = holding;
-        holding = undefined;
-        entered();
-        await release;
-      }
-      const note = tx.create(Note, { id: randomUUID(), text, createdAt: clock.now() });
-      return note;
-    });
+  const addNote = (em: EntityManager, text: string) => {
+    const held = text.startsWith("hold:") ? holding : undefined;
+    if (held) holding = undefined;
+    return unitOfWork
+      .run(em, async (tx) => {
+        workRuns.set(text, (workRuns.get(text) ?? 0) + 1);
+        if (held) {
+          held.entered();
+          await held.release;
+        }
+        const note = tx.create(Note, { id: randomUUID(), text, createdAt: clock.now() });
+        return note;
+      })
+      .finally(() => held?.settled());
+  };
 
   jobs = new JobRunner({ orm, logger, clock: clock.now });
   jobs.start([
@@ -254,6 +257,24 @@ describe("a keyed write", () => {
     expect(await notes("hold:margin")).toBe(1);
   });
 
+  it("sent without the metadata and given up by its caller before its commit is not applied either", async () => {
+    const { inside, release, settled } = holdNextRun();
+    const first = failure(client.addMark({ text: "hold:unkeyed-abandoned" }, { timeoutMs: 300 }));
+    await inside;
+    expect((await first).code).toBe("deadline_exceeded");
+    release();
+    await settled;
+    expect(workRuns.get("hold:unkeyed-abandoned")).toBe(1);
+    expect(await notes("hold:unkeyed-abandoned")).toBe(0);
+    // Its caller still waiting, the same write commits.
+    const { inside: again, release: releaseAgain } = holdNextRun();
+    const second = client.addMark({ text: "hold:unkeyed-abandoned" });
+    await again;
+    releaseAgain();
+    expect((await second).text).toBe("hold:unkeyed-abandoned");
+    expect(await notes("hold:unkeyed-abandoned")).toBe(1);
+  });
+
   it("refused before any commit keeps nothing: a repeat runs it", async () => {
     const key = randomUUID();
     expect((await failure(client.addMark({ text: "" }, keyed(key)))).code).toBe("invalid_argument");
@@ -261,13 +282,18 @@ describe("a keyed write", () => {
   });
 });
 
-/** Makes the next "hold:*" run wait inside its transaction: `inside` once it is there, `release` lets it go on. */
-function holdNextRun(): { inside: Promise<void>; release: () => void } {
+/**
+ * Makes the next "hold:*" run wait inside its transaction: `inside` once it is there, `release` lets
+ * it go on, `settled` once its transaction committed or rolled back.
+ */
+function holdNextRun(): { inside: Promise<void>; release: () => void; settled: Promise<void> } {
   let entered!: () => void;
   const inside = new Promise<void>((resolve) => (entered = resolve));
   let release!: () => void;
-  holding = { entered, release: new Promise<void>((resolve) => (release = resolve)) };
-  return { inside, release };
+  let done!: () => void;
+  const settled = new Promise<void>((resolve) => (done = resolve));
+  holding = { entered, release: new Promise<void>((resolve) => (release = resolve)), settled: done };
+  return { inside, release, settled };
 }
 
 describe("a keyed call's transactions", () => {

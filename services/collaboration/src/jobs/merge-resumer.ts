@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { Logger } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
@@ -24,6 +25,8 @@ export class MergeResumer {
   private running: Promise<void> | undefined;
   private again = false;
   private stopped = true;
+  /** Runs a function in the async context the resumer was made in (see wake). */
+  private readonly detached = AsyncLocalStorage.snapshot();
   private source: { em: () => EntityManager; deps: Pick<UseCaseDeps, "clock" | "content" | "unitOfWork">; logger: Logger } | undefined;
 
   constructor(private readonly options: MergeResumerOptions) {}
@@ -35,8 +38,16 @@ export class MergeResumer {
     this.wake();
   }
 
-  /** Runs a round now (after the current one). */
+  /**
+   * Runs a round now (after the current one), in the async context the resumer was made in: a
+   * merge call wakes it, and its rounds must not run as part of that call (their transactions
+   * would claim the call's idempotency key, or roll back once its caller gave up).
+   */
   wake(): void {
+    this.detached(() => this.wakeHere());
+  }
+
+  private wakeHere(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;

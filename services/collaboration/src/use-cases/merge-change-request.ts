@@ -1,9 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { MergeBranchResponse } from "@imprint/proto/content/v1/branches";
-import { AppError, type ErrorCode } from "@imprint/runtime";
+import { AppError, infrastructureFailure, type ErrorCode } from "@imprint/runtime";
+import type { ChangeRequest } from "../domain/change-request.js";
 import { PendingMerge } from "../domain/pending-merge.js";
 import { callerMessage, requireCaller, requireSpace, type CallerInput } from "./shared/access.js";
-import { changeRequestView, type ChangeRequestView } from "./shared/change-request-views.js";
+import { changeRequestView, openCommentCounts, type ChangeRequestView } from "./shared/change-request-views.js";
 import { findChangeRequest } from "./shared/change-requests.js";
 import type { UseCaseDeps } from "../deps.js";
 import { recordMerge } from "./shared/merges.js";
@@ -40,8 +41,12 @@ export async function mergeChangeRequest(
   }
   found.assertMergeable();
   await requireMergeRules(em, deps, caller, space, found);
-  // The creator is read before anything changes: once the merge is done, the answer asks nobody.
-  const users = await loadUsers(deps, [found.createdBy]);
+  // What the answer shows besides the merge is read before anything changes: once content merged,
+  // the answer asks nobody, not even this service's database.
+  const [users, openComments] = await Promise.all([
+    loadUsers(deps, [found.createdBy]),
+    openCommentCounts(em, found.spaceId, [found.id]).then((counts) => counts.get(found.id) ?? 0),
+  ]);
   // The intent is committed before content is asked: should this process or content stop, or the
   // answer be lost, the merge resumer finishes it (content merged) or drops it (it did not). It
   // leaves a keyed call's idempotency key unclaimed: a repeat after a stop here merges again
@@ -70,10 +75,26 @@ export async function mergeChangeRequest(
     else deps.merges.wake();
     throw error;
   }
-  const changeRequest = await deps.unitOfWork.run(em, async (tx) => {
-    const recorded = await recordMerge(tx, deps, { changeRequestId: found.id, revisionId: merged.revisionId, actor: caller });
-    await tx.nativeDelete(PendingMerge, { changeRequestId: found.id });
-    return recorded;
-  });
-  return { revisionId: merged.revisionId, view: await changeRequestView(em, deps, { caller, changeRequest, branch: merged.branch ?? null, users }) };
+  let changeRequest: ChangeRequest;
+  try {
+    changeRequest = await deps.unitOfWork.run(em, async (tx) => {
+      const recorded = await recordMerge(tx, deps, { changeRequestId: found.id, revisionId: merged.revisionId, actor: caller });
+      await tx.nativeDelete(PendingMerge, { changeRequestId: found.id });
+      return recorded;
+    });
+  } catch (error) {
+    const failure = infrastructureFailure(error);
+    if (!(failure && UNSETTLED.has(failure.code))) throw error;
+    // Content merged: the merge is done whatever happens here. This database (or the caller's
+    // patience) failed only its record, which the intent left above lets the resumer (or content's
+    // `branch.merged`) write once it answers; so the answer is the merge, not an error that would
+    // hide it.
+    deps.merges.wake();
+    found.markMerged(merged.revisionId, deps.clock());
+    changeRequest = found;
+  }
+  return {
+    revisionId: merged.revisionId,
+    view: await changeRequestView(em, deps, { caller, changeRequest, branch: merged.branch ?? null, users, openComments }),
+  };
 }

@@ -37,6 +37,8 @@ export const PRUNE_IDEMPOTENT_CALLS_JOB = "runtime-prune-idempotent-calls";
  */
 export class IdempotentCalls implements KeyedCallLedger {
   private readonly scope = new AsyncLocalStorage<KeyedCall>();
+  /** Calls whose handler has ended. */
+  private readonly ended = new WeakSet<KeyedCall>();
 
   constructor(
     private readonly orm: MikroORM,
@@ -60,12 +62,16 @@ export class IdempotentCalls implements KeyedCallLedger {
   }
 
   within<T>(call: KeyedCall, work: () => Promise<T>): Promise<T> {
-    return this.scope.run(call, work);
+    return this.scope.run(call, () => work().finally(() => this.ended.add(call)));
   }
 
-  /** The keyed call whose handler is running here, if any. */
+  /**
+   * The write call whose handler is running here, if any. Work the handler started and left
+   * running (a timer, a woken loop) keeps its async context but not the call once the handler ended.
+   */
   current(): KeyedCall | undefined {
-    return this.scope.getStore();
+    const call = this.scope.getStore();
+    return call && !this.ended.has(call) ? call : undefined;
   }
 
   /**
@@ -73,18 +79,18 @@ export class IdempotentCalls implements KeyedCallLedger {
    * same key (not yet committed) makes this wait for it; once it committed, nothing is inserted
    * and this run fails UNAVAILABLE (its transaction rolls back): a retry finds the first's answer.
    */
-  async claim(tx: EntityManager, call: KeyedCall): Promise<void> {
+  async claim(tx: EntityManager, call: KeyedCall, key: string): Promise<void> {
     const rows = await queryRows(
       tx,
       sql<{
         key: string;
-      }>`insert into idempotent_calls (key, method, claimed_at, answer_due_by) values (${call.key}, ${call.method}, ${this.clock()}, ${call.answerDueBy}) on conflict (key) do nothing returning key`,
+      }>`insert into idempotent_calls (key, method, claimed_at, answer_due_by) values (${key}, ${call.method}, ${this.clock()}, ${call.answerDueBy}) on conflict (key) do nothing returning key`,
     );
     if (rows.length === 0) throw new ClaimedByAnotherCall();
   }
 
   /** Keeps the answer; a call that wrote outside a unit of work (or nothing) gets its row here. */
-  async keep(call: KeyedCall, response: Buffer): Promise<void> {
+  async keep(call: KeyedCall & { key: string }, response: Buffer): Promise<void> {
     await executeStatement(
       this.orm.em.fork(),
       sql`insert into idempotent_calls (key, method, claimed_at, answer_due_by, response) values (${call.key}, ${call.method}, ${this.clock()}, ${call.answerDueBy}, ${response})

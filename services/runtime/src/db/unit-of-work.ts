@@ -33,7 +33,8 @@ export interface UnitOfWorkOptions {
    * false: this transaction does not claim the call's idempotency key. Only for a step a repeat of
    * the call may run again because something else settles it (e.g. collaboration's merge intent,
    * which its resumer finishes or drops): the call's later transaction claims the key, so a repeat
-   * after a stop between the two runs the call again instead of being told it was applied.
+   * after a stop between the two runs the call again instead of being told it was applied. Such a
+   * step does not roll back when the caller gave up either: the later one does.
    */
   claimsKeyedCall?: boolean;
 }
@@ -78,17 +79,18 @@ export function createUnitOfWork(relay: OutboxWakeUp, keyedCalls?: IdempotentCal
         });
       }
       const call = options.claimsKeyedCall === false ? undefined : keyedCalls?.current();
-      const claim = keyedCalls && call && !call.claimed ? (tx: EntityManager) => keyedCalls.claim(tx, call) : undefined;
+      // The call's first transaction to commit applies its write: only that one claims and checks.
+      const first = call && !call.claimed ? call : undefined;
       const result = await em.transactional(async (tx) => {
         transactionTime(tx);
-        if (claim) await claim(tx);
+        if (first?.key !== undefined) await keyedCalls!.claim(tx, first, first.key);
         const done = await work(tx);
         // A paused process may reach its commit after its caller gave up and was answered an
         // error: the write is then not applied, so that answer stays true and a repeat runs it.
-        if (claim && call?.abandoned()) throw new AbandonedByCaller();
+        if (first?.abandoned()) throw new AbandonedByCaller();
         return done;
       });
-      if (claim && call) call.claimed = true;
+      if (first) first.claimed = true;
       relay.notify();
       return result;
     },

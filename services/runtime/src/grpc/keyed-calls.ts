@@ -76,14 +76,22 @@ export class AbandonedByCaller extends AppError {
   }
 }
 
-/** A keyed call while its handler runs: what the unit of work claims in its transaction. */
+/**
+ * A write call while its handler runs: what the unit of work claims in its transaction. A write
+ * sent without a key claims nothing, but its first transaction still rolls back once its caller
+ * gave up, as a keyed one's does: either way the error the caller was answered stays true.
+ */
 export interface KeyedCall {
-  key: string;
+  /** The idempotency key; absent for a write sent without one. */
+  key: string | undefined;
   /** The RPC's path, e.g. /imprint.collaboration.v1.CommentService/PostComment. */
   method: string;
   /** Until when a repeat finding the claim without an answer waits for it (the call's deadline plus a margin). */
   answerDueBy: Date;
-  /** Set once a transaction that claimed the key committed: later transactions of the call claim nothing. */
+  /**
+   * Set once a transaction of the call committed (claiming the key, if it has one): the write is
+   * applied, so later transactions of the call claim nothing and finish it whatever the caller does.
+   */
   claimed: boolean;
   /**
    * Whether the caller gave up on the call (cancelled it, or its deadline is less than
@@ -112,7 +120,7 @@ export interface KeyedCallLedger {
   /** Runs `work` with `call` in scope, so the units of work it runs claim the key. */
   within<T>(call: KeyedCall, work: () => Promise<T>): Promise<T>;
   /** Keeps the answer (the first kept answer stays). */
-  keep(call: KeyedCall, response: Buffer): Promise<void>;
+  keep(call: KeyedCall & { key: string }, response: Buffer): Promise<void>;
 }
 
 /** How a keyed call's answer is turned into bytes and back (the method's own serializers). */
@@ -142,15 +150,7 @@ export async function answerKeyedCall<Res>(
   const deadline = typeof call.deadline === "number" ? call.deadline : call.deadline.getTime();
   const kept = await ledger.find(call.key);
   if (kept) return keptAnswer(ledger, call, codec, kept, deadline);
-  const now = ledger.now();
-  const windowMs = Number.isFinite(deadline) ? Math.max(0, deadline - Date.now()) : UNBOUNDED_CALL_WINDOW_MS;
-  const keyed: KeyedCall = {
-    key: call.key,
-    method: call.method,
-    answerDueBy: new Date(now.getTime() + windowMs + ANSWER_MARGIN_MS),
-    claimed: false,
-    abandoned: () => Boolean(call.cancelled?.()) || Date.now() >= deadline - ABANDON_MARGIN_MS,
-  };
+  const keyed = { ...writeCall(ledger, { ...call, deadline }), key: call.key };
   let response: Res;
   try {
     response = await ledger.within(keyed, handler);
@@ -168,6 +168,30 @@ export async function answerKeyedCall<Res>(
     onKeepFailed(error);
   }
   return response;
+}
+
+/**
+ * Runs a write sent without a key (no record kept, no lookup) with its caller's patience in scope:
+ * its first transaction rolls back if the caller gave up before it could commit.
+ */
+export function runWriteCall<Res>(
+  ledger: KeyedCallLedger,
+  call: { method: string; deadline: Date | number; cancelled?: () => boolean },
+  handler: () => Promise<Res>,
+): Promise<Res> {
+  const deadline = typeof call.deadline === "number" ? call.deadline : call.deadline.getTime();
+  return ledger.within(writeCall(ledger, { ...call, key: undefined, deadline }), handler);
+}
+
+function writeCall(ledger: KeyedCallLedger, call: { key: string | undefined; method: string; deadline: number; cancelled?: () => boolean }): KeyedCall {
+  const windowMs = Number.isFinite(call.deadline) ? Math.max(0, call.deadline - Date.now()) : UNBOUNDED_CALL_WINDOW_MS;
+  return {
+    key: call.key,
+    method: call.method,
+    answerDueBy: new Date(ledger.now().getTime() + windowMs + ANSWER_MARGIN_MS),
+    claimed: false,
+    abandoned: () => Boolean(call.cancelled?.()) || Date.now() >= call.deadline - ABANDON_MARGIN_MS,
+  };
 }
 
 /**

@@ -17,7 +17,7 @@ import type { Logger } from "../logger.js";
 import type { CounterChild, HistogramChild } from "../metrics/fast-metrics.js";
 import { rpcDuration, rpcHandled } from "../metrics/series.js";
 import type { CoHostedServices } from "./co-hosted.js";
-import { answerKeyedCall, IDEMPOTENCY_KEY_METADATA, isWriteRpcPath, type KeyedCallLedger } from "./keyed-calls.js";
+import { answerKeyedCall, IDEMPOTENCY_KEY_METADATA, isWriteRpcPath, runWriteCall, type KeyedCallLedger } from "./keyed-calls.js";
 
 export const ERROR_CODE_TRAILER = "imprint-error-code";
 
@@ -71,8 +71,9 @@ function methodMetrics(path: string): { observe(startedMs: number, code: number)
 /**
  * Adapts async handlers to grpc-js callbacks and maps every failure once, here. With `keyedCalls`,
  * a write (a method whose name is not a read's, see isIdempotentRpc) sent with the
- * `imprint-idempotency-key` metadata is answered at most once (answerKeyedCall); any other call
- * runs as it is, with no lookup. Each call is counted and timed (imprint_grpc_server_*), over gRPC
+ * `imprint-idempotency-key` metadata is answered at most once (answerKeyedCall); a write sent
+ * without it runs with no lookup, but its first transaction rolls back once its caller gave up
+ * (runWriteCall); reads run as they are. Each call is counted and timed (imprint_grpc_server_*), over gRPC
  * and direct calls alike: co-hosted callers call these same adapted handlers.
  */
 export function adaptService<Def extends ServiceDefinition>(
@@ -107,7 +108,9 @@ export function adaptService<Def extends ServiceDefinition>(
               () => handler(call.request, call),
               onKeepFailed,
             )
-          : handler(call.request, call);
+          : ledger
+            ? runWriteCall(ledger, { method: path, deadline: call.getDeadline(), cancelled: () => call.cancelled }, () => handler(call.request, call))
+            : handler(call.request, call);
       answer.then(
         (response) => {
           metrics.observe(startedMs, GrpcStatus.OK);

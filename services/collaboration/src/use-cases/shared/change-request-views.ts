@@ -22,7 +22,7 @@ export interface ChangeRequestView {
 }
 
 /** Open comments per change request, in one grouped query. */
-async function openCommentCounts(em: EntityManager, spaceId: string, ids: string[]): Promise<Map<string, number>> {
+export async function openCommentCounts(em: EntityManager, spaceId: string, ids: string[]): Promise<Map<string, number>> {
   if (ids.length === 0) return new Map();
   const rows = await queryRows(
     em,
@@ -53,7 +53,14 @@ export async function readBranch(deps: Pick<UseCaseDeps, "content">, caller: Cal
 export async function changeRequestViews(
   em: EntityManager,
   deps: Pick<UseCaseDeps, "content" | "identity">,
-  input: { caller: CallerInput; spaceId: string; changeRequests: ChangeRequest[]; branches?: Branch[]; users?: ReadonlyMap<string, User> },
+  input: {
+    caller: CallerInput;
+    spaceId: string;
+    changeRequests: ChangeRequest[];
+    branches?: Branch[];
+    users?: ReadonlyMap<string, User>;
+    openComments?: ReadonlyMap<string, number>;
+  },
 ): Promise<ChangeRequestView[]> {
   const ids = input.changeRequests.map((changeRequest) => changeRequest.id);
   if (ids.length === 0) return [];
@@ -64,7 +71,7 @@ export async function changeRequestViews(
         .batchGetBranches({ caller: callerMessage(input.caller), spaceId: input.spaceId, changeRequestIds: ids })
         .then((answer) => answer.branches),
     input.users ? withMissingUsers(deps, input.users, creators) : loadUsers(deps, creators),
-    openCommentCounts(em, input.spaceId, ids),
+    input.openComments ?? openCommentCounts(em, input.spaceId, ids),
   ]);
   const branchById = new Map(branches.map((branch) => [branch.id, branch]));
   return input.changeRequests.map((changeRequest) => ({
@@ -78,12 +85,19 @@ export async function changeRequestViews(
 
 /**
  * The view of one change request. A write gives `branch` and `users` read before its commit
- * (`branch: null` when content does not know it), so that nothing is asked of content after.
+ * (`branch: null` when content does not know it), so that nothing is asked of content after, and
+ * may give `openComments` too, so that its answer needs no query of its own database after.
  */
 export async function changeRequestView(
   em: EntityManager,
   deps: Pick<UseCaseDeps, "content" | "identity">,
-  input: { caller: CallerInput; changeRequest: ChangeRequest; branch?: Branch | null | undefined; users?: ReadonlyMap<string, User> },
+  input: {
+    caller: CallerInput;
+    changeRequest: ChangeRequest;
+    branch?: Branch | null | undefined;
+    users?: ReadonlyMap<string, User>;
+    openComments?: number;
+  },
 ): Promise<ChangeRequestView> {
   const [view] = await changeRequestViews(em, deps, {
     caller: input.caller,
@@ -91,6 +105,7 @@ export async function changeRequestView(
     changeRequests: [input.changeRequest],
     ...(input.branch !== undefined ? { branches: input.branch ? [input.branch] : [] } : {}),
     ...(input.users ? { users: input.users } : {}),
+    ...(input.openComments !== undefined ? { openComments: new Map([[input.changeRequest.id, input.openComments]]) } : {}),
   });
   return view!;
 }
