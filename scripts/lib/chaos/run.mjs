@@ -387,6 +387,9 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
     const path = `/orgs/${organizationId}/teams/${ids.teams[0]}/members/${spare}`;
     unit.hold();
     now.down.push(`${name} (paused)`);
+    // It runs no more from here (killed, never continued): a write it committed just before is one
+    // whose process was killed between its commit and its answer.
+    experiment.downAt = Date.now();
     unit.signal("SIGSTOP");
     experiment.added = (await client.write({ kind: "team-member", route: "team.member.add", method: "PUT", path, body: {}, deadline: writeDeadline() })).status;
     // The outbox relay publishes it and JetStream pushes it into the paused process's socket.
