@@ -22,10 +22,12 @@ export interface Allows {
   contentRef: boolean;
   stepper: boolean;
   file: boolean;
+  /** GitBook's `reusable-content` block: `{% include "…" %}`. */
+  reusableContent: boolean;
 }
 
 // Paragraphs, headings, lists and dividers are allowed everywhere (GitBook's "essentials").
-const NONE = { contentRef: false, stepper: false, file: false };
+const NONE = { contentRef: false, stepper: false, file: false, reusableContent: false };
 export const ALLOWS: Record<Container, Allows> = {
   document: {
     code: true,
@@ -40,6 +42,7 @@ export const ALLOWS: Record<Container, Allows> = {
     contentRef: true,
     stepper: true,
     file: true,
+    reusableContent: true,
   },
   "list-item": { code: true, images: false, table: true, quote: true, hint: true, tabs: false, expandable: false, embed: false, math: true, ...NONE },
   quote: { code: false, images: false, table: false, quote: true, hint: false, tabs: false, expandable: false, embed: false, math: false, ...NONE },
@@ -57,6 +60,7 @@ export const ALLOWS: Record<Container, Allows> = {
     contentRef: true,
     stepper: false,
     file: true,
+    reusableContent: false,
   },
   "stepper-step": {
     code: true,
@@ -71,6 +75,7 @@ export const ALLOWS: Record<Container, Allows> = {
     contentRef: true,
     stepper: false,
     file: true,
+    reusableContent: false,
   },
   expandable: {
     code: true,
@@ -84,6 +89,7 @@ export const ALLOWS: Record<Container, Allows> = {
     math: false,
     ...NONE,
     file: true,
+    reusableContent: true,
   },
 };
 

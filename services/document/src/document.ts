@@ -87,6 +87,8 @@ export interface JsonDocument {
 const HEADING_ID = /^[-a-z0-9.+_]+$/;
 const PAGE_LINK = /^\/pages\/([A-Za-z0-9_-]{1,64})(?:#(.+))?$/;
 const FILE_LINK = /^\/files\/([A-Za-z0-9_-]{1,64})$/;
+/** What `{% include "…" %}` names: a reusable content by its file in Git Sync's folder, `.gitbook/includes/<id>.md`. */
+export const INCLUDE_PATH = /(?:^|\/)\.gitbook\/includes\/([A-Za-z0-9_-]{1,64})\.md$/;
 /** GitHub's alert syntax (`> [!NOTE]`) is the markdown spelling of a hint. */
 const ALERT = /^\[!(NOTE|TIP|IMPORTANT|WARNING|CAUTION)\][ \t]*(?:\r?\n)?/i;
 const ALERT_STYLE: Record<string, "info" | "success" | "warning" | "danger"> = {
@@ -256,6 +258,15 @@ class Converter {
         const file = FILE_LINK.exec(part.src);
         if (!allows.file || !file) return [this.paragraph([this.link(part.src, [], [])])];
         return [{ object: "block", type: "file", isVoid: true, data: { ref: { kind: "file", file: file[1]! } } }];
+      }
+      case "include": {
+        // Anything else it names (a file outside the folder, a place it may not be) stays the text it was.
+        const included = INCLUDE_PATH.exec(part.target);
+        if (!allows.reusableContent || !included || (part.space !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(part.space))) {
+          return [this.paragraph([plainText(`{% include "${part.target}"${part.space !== undefined ? ` space="${part.space}"` : ""} %}`)])];
+        }
+        const ref = { kind: "reusable-content", reusableContent: included[1]!, ...(part.space !== undefined ? { space: part.space } : {}) };
+        return [{ object: "block", type: "reusable-content", isVoid: true, data: { ref } }];
       }
     }
   }

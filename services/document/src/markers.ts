@@ -10,6 +10,8 @@ import { toString } from "mdast-util-to-string";
  * - stepper: `{% stepper %}`, then per step `{% step %}` … `{% endstep %}`, then `{% endstepper %}`;
  * - card (content reference): `{% content-ref url="…" %}`, GitBook's link to it, `{% endcontent-ref %}`;
  * - file: `{% file src="…" %}`, optionally followed by a caption and `{% endfile %}`;
+ * - reusable content: `{% include ".gitbook/includes/<id>.md" %}` (a line of its own, no end tag;
+ *   Imprint adds `space="<id>"` for another space's);
  * - expandable: `<details>` (or `<details open>`), `<summary>title</summary>`, the body, `</details>`;
  * - embed: `{% embed url="…" %}`, optionally followed by a caption and `{% endembed %}`;
  * - block math: a paragraph holding only `$$ … $$`.
@@ -31,6 +33,7 @@ export type Part =
   | { kind: "stepper"; steps: Part[][] }
   | { kind: "content-ref"; url: string }
   | { kind: "file"; src: string }
+  | { kind: "include"; target: string; space?: string }
   | { kind: "expandable"; title: string; open: boolean; parts: Part[] }
   | { kind: "embed"; url: string };
 
@@ -50,6 +53,7 @@ type Marker =
   | { type: "endcontent-ref" }
   | { type: "file"; src: string }
   | { type: "endfile" }
+  | { type: "include"; target: string; space?: string }
   | { type: "tab"; title: string }
   | { type: "endtab" }
   | { type: "endtabs" }
@@ -108,7 +112,8 @@ interface Entry {
   items: { open: number; close: number }[];
 }
 
-const TAG = /^\{%\s*([A-Za-z]+(?:-[A-Za-z]+)*)((?:\s+[A-Za-z]+\s*=\s*"[^"]*")*)\s*%\}$/;
+/** A tag: its name, an optional quoted argument (`{% include "…" %}`), its attributes. */
+const TAG = /^\{%\s*([A-Za-z]+(?:-[A-Za-z]+)*)(?:\s+"([^"]*)")?((?:\s+[A-Za-z]+\s*=\s*"[^"]*")*)\s*%\}$/;
 const ATTRIBUTE = /([A-Za-z]+)\s*=\s*"([^"]*)"/g;
 const HTML_PIECE = /\s*(<details(\s[^>]*)?>|<summary\s*>([\s\S]*?)<\/summary\s*>|<\/details\s*>|\{%[^\n]*%\}(?=[ \t]*(?:\n|$)))/iy;
 const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = {
@@ -160,8 +165,11 @@ function decodeSummary(html: string): string {
 function tagMarker(text: string): Marker | undefined {
   const match = TAG.exec(text);
   if (!match) return undefined;
+  const argument = match[2];
   const attributes = new Map<string, string>();
-  for (const attribute of match[2]!.matchAll(ATTRIBUTE)) attributes.set(attribute[1]!, decodeAttribute(attribute[2]!));
+  for (const attribute of match[3]!.matchAll(ATTRIBUTE)) attributes.set(attribute[1]!, decodeAttribute(attribute[2]!));
+  // Only `include` takes an argument.
+  if ((argument !== undefined) !== (match[1] === "include")) return undefined;
   switch (match[1]) {
     case "tabs":
       return { type: "tabs" };
@@ -184,7 +192,7 @@ function tagMarker(text: string): Marker | undefined {
     case "endcontent-ref":
     case "endembed":
     case "endfile":
-      return match[2]!.trim() === "" ? { type: match[1] } : undefined;
+      return match[3]!.trim() === "" ? { type: match[1] } : undefined;
     case "embed":
     case "content-ref": {
       // GitBook's own pages sometimes write the URL as an autolink: `url="<https://…>"`.
@@ -197,6 +205,12 @@ function tagMarker(text: string): Marker | undefined {
     case "file": {
       const src = (attributes.get("src") ?? "").trim();
       return src === "" ? undefined : { type: "file", src };
+    }
+    case "include": {
+      const target = decodeAttribute(argument!).trim();
+      const space = attributes.get("space")?.trim();
+      if (target === "" || [...attributes.keys()].some((name) => name !== "space")) return undefined;
+      return space ? { type: "include", target, space } : { type: "include", target };
     }
     default:
       return undefined;
@@ -507,6 +521,9 @@ export class MarkerReader {
       } else if (marker?.type === "file") {
         parts.push({ kind: "file", src: marker.src });
         index++;
+      } else if (marker?.type === "include") {
+        parts.push(marker.space ? { kind: "include", target: marker.target, space: marker.space } : { kind: "include", target: marker.target });
+        index++;
       } else if (marker) {
         // A matched `{% endembed %}` or `{% endfile %}`: the caption before it reads as the blocks it is.
         index++;
@@ -581,6 +598,10 @@ function match(tokens: Token[]): void {
         if (tokens[index + 1]?.marker?.type === "summary") token.summary = index + 1;
         return;
       case "summary":
+        return;
+      case "include":
+        // Stands alone, with no end tag and no caption.
+        token.matched = true;
         return;
       case "embed":
       case "file":

@@ -43,6 +43,30 @@ export interface HtmlOptions {
   titleOf?(ref: ContentRef): string | null;
   /** Told once per document of each block type this model does not know (rendered as its text), so the caller can log it. */
   onUnknownBlock?(type: string): void;
+  /**
+   * The document a `reusable-content` block shows (GitBook's reusable content, `space` set when it
+   * is another space's); without it, or null (unknown, or not to be shown), the block shows nothing.
+   */
+  reusableContent?(ref: ReusableContentRef): JsonDocument | null;
+}
+
+/** What a `reusable-content` block points at. */
+export interface ReusableContentRef {
+  reusableContent: string;
+  space?: string;
+}
+
+/** A reusable-content block's reference, when it is one. */
+function reusableRefOf(block: { data?: unknown }): ReusableContentRef | undefined {
+  const ref = (block.data as { ref?: { kind?: unknown; reusableContent?: unknown; space?: unknown } } | undefined)?.ref;
+  if (ref?.kind !== "reusable-content" || typeof ref.reusableContent !== "string" || ref.reusableContent === "") return undefined;
+  return typeof ref.space === "string" && ref.space !== ""
+    ? { reusableContent: ref.reusableContent, space: ref.space }
+    : { reusableContent: ref.reusableContent };
+}
+
+function nodesOfDocument(document: JsonDocument | null | undefined): unknown[] {
+  return document && typeof document === "object" && Array.isArray(document.nodes) ? document.nodes : [];
 }
 
 export interface HtmlResult {
@@ -83,6 +107,8 @@ class Renderer {
   private readonly slugger = new GithubSlugger();
   private readonly usedIds = new Set<string>();
   private readonly unknownTypes = new Set<string>();
+  /** The reusable contents being rendered, outermost first: one that includes itself shows nothing the second time. */
+  private readonly including = new Set<string>();
 
   constructor(
     private readonly options: HtmlOptions,
@@ -171,6 +197,8 @@ class Renderer {
         return this.card(block);
       case "file":
         return this.file(block);
+      case "reusable-content":
+        return this.reusable(block);
       default:
         return this.unknown(block);
     }
@@ -212,6 +240,21 @@ class Renderer {
     if (!href || !ref) return null;
     const title = this.options.titleOf?.(ref);
     return h("p.card", [h("a", { href }, typeof title === "string" && title.trim() !== "" ? title : href)]);
+  }
+
+  /** A reusable content's blocks, where the block stands, as part of the page (its headings in the table of contents). */
+  private reusable(block: DocumentBlock): Element | null {
+    const ref = reusableRefOf(block);
+    const key = ref && `${ref.space ?? ""}/${ref.reusableContent}`;
+    if (!ref || !key || this.including.has(key)) return null;
+    const nodes = nodesOfDocument(this.options.reusableContent?.(ref));
+    if (nodes.length === 0) return null;
+    this.including.add(key);
+    try {
+      return h("div.reusable-content", this.blocks(nodes));
+    } finally {
+      this.including.delete(key);
+    }
   }
 
   /** A file of the space as a download link, named by the last segment of its URL. */
@@ -372,16 +415,25 @@ class Renderer {
 
 /** The document as HTML (a fragment: the body of a page) and its headings. */
 /** The depth (1–3) of the shallowest heading among `nodes` and their children; undefined when there is none. */
-function shallowestHeading(nodes: readonly unknown[]): number | undefined {
+/** The shallowest heading level of the blocks, those of the reusable contents they show included. */
+function shallowestHeading(nodes: readonly unknown[], options: HtmlOptions): number | undefined {
   let top: number | undefined;
+  const including = new Set<string>();
   const walk = (list: readonly unknown[]) => {
     for (const node of list) {
       if (!node || typeof node !== "object") continue;
-      const record = node as { type?: unknown; nodes?: unknown; fragments?: unknown };
+      const record = node as { type?: unknown; nodes?: unknown; fragments?: unknown; data?: unknown };
       const match = typeof record.type === "string" ? /^heading-([123])$/.exec(record.type) : null;
       if (match) top = Math.min(top ?? 3, Number(match[1]));
       if (Array.isArray(record.nodes)) walk(record.nodes);
       if (Array.isArray(record.fragments)) walk(record.fragments);
+      const ref = record.type === "reusable-content" ? reusableRefOf(record) : undefined;
+      const key = ref && `${ref.space ?? ""}/${ref.reusableContent}`;
+      if (ref && key && !including.has(key)) {
+        including.add(key);
+        walk(nodesOfDocument(options.reusableContent?.(ref)));
+        including.delete(key);
+      }
     }
   };
   walk(nodes);
@@ -389,8 +441,8 @@ function shallowestHeading(nodes: readonly unknown[]): number | undefined {
 }
 
 export function documentToHtml(document: JsonDocument, options: HtmlOptions): HtmlResult {
-  const nodes = document && typeof document === "object" && Array.isArray(document.nodes) ? document.nodes : [];
-  const renderer = new Renderer(options, shallowestHeading(nodes) ?? 1);
+  const nodes = nodesOfDocument(document);
+  const renderer = new Renderer(options, shallowestHeading(nodes, options) ?? 1);
   const html = toHtml({ type: "root", children: renderer.blocks(nodes) });
   return { html, toc: renderer.toc };
 }

@@ -54,6 +54,7 @@ const PLACED: Partial<Record<string, keyof Allows>> = {
   math: "math",
   "content-ref": "contentRef",
   file: "file",
+  "reusable-content": "reusableContent",
 };
 
 /** A regular expression matching `word` in any case (`NOTE`: `[Nn][Oo][Tt][Ee]`). */
@@ -63,7 +64,7 @@ const UNSAFE: Unsafe[] = [
   {
     character: "{",
     atBreak: true,
-    after: "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed)\\b",
+    after: "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed|include)\\b",
   },
   { character: "$", atBreak: true, after: "\\$" },
   { character: "[", atBreak: true, after: `!(?:${ALERT_MARKERS.map(anyCase).join("|")})\\]` },
@@ -228,6 +229,19 @@ class Writer {
         const src = urlOf(ref, join(path, "data.ref"), true);
         this.checkTagValue(src, join(path, "data.ref.file"));
         return [{ type: "html", value: `{% file src="${encodeAttribute(src)}" %}\n{% endfile %}` }];
+      }
+      case "reusable-content": {
+        const ref = objectAt(data.ref, join(path, "data.ref"));
+        if (ref.kind !== "reusable-content") {
+          fail(join(path, "data.ref.kind"), `a reusable content block's reference is a reusable content, not ${JSON.stringify(ref.kind)}`);
+        }
+        const id = stringAt(ref.reusableContent, join(path, "data.ref.reusableContent"));
+        if (!/^[A-Za-z0-9_-]{1,64}$/.test(id))
+          fail(join(path, "data.ref.reusableContent"), "must be a reusable content's id (1 to 64 letters, digits, - or _)");
+        // Another space's reusable content (GitBook's `ref.space`) is named by an attribute of Imprint's.
+        const space = ref.space === undefined ? "" : stringAt(ref.space, join(path, "data.ref.space"));
+        if (space !== "" && !/^[A-Za-z0-9_-]{1,64}$/.test(space)) fail(join(path, "data.ref.space"), "must be a space's id");
+        return [{ type: "html", value: `{% include ".gitbook/includes/${id}.md"${space ? ` space="${space}"` : ""} %}` }];
       }
       default:
         return fail(path, `block type ${JSON.stringify(type)} is not supported`);

@@ -545,6 +545,21 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
     expect(outline(fragment(expandable, "expandable-body").nodes)).toEqual([["file", ""]]);
   });
 
+  it('reusable content: {% include ".gitbook/includes/<id>.md" %} is GitBook\'s reusable-content block, at the top and in an expandable only', () => {
+    const document = markdownToDocument('{% include ".gitbook/includes/intro.md" %}\n\n{% include "../.gitbook/includes/r2.md" space="s9" %}');
+    expect(document.nodes).toEqual([
+      { object: "block", type: "reusable-content", isVoid: true, data: { ref: { kind: "reusable-content", reusableContent: "intro" } } },
+      { object: "block", type: "reusable-content", isVoid: true, data: { ref: { kind: "reusable-content", reusableContent: "r2", space: "s9" } } },
+    ]);
+    const expandable = only('<details>\n<summary>S</summary>\n\n{% include ".gitbook/includes/r3.md" %}\n\n</details>');
+    expect(outline(fragment(expandable, "expandable-body").nodes)).toEqual([["reusable-content", ""]]);
+    // GitBook admits none in a hint or a list item, and a file outside the folder names none: the tag stays text.
+    expect(outline(only('{% hint style="info" %}\n{% include ".gitbook/includes/r4.md" %}\n{% endhint %}').nodes)).toEqual([
+      ["paragraph", '{% include ".gitbook/includes/r4.md" %}'],
+    ]);
+    expect(outline(markdownToDocument('{% include "snippets/r5.md" %}').nodes)).toEqual([["paragraph", '{% include "snippets/r5.md" %}']]);
+  });
+
   it("embeds are kept in hints, and become links in list items and quotes", () => {
     const hint = only('> [!NOTE]\n> {% embed url="https://example.com/a" %}');
     expect(hint.nodes).toEqual([{ object: "block", type: "embed", isVoid: true, data: { url: "https://example.com/a" } }]);
@@ -601,6 +616,10 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
       "{% content-ref %}\nx\n{% endcontent-ref %}",
       "{% file %}",
       '{% file src="" %}',
+      "{% include %}",
+      '{% include "" %}',
+      '{% include ".gitbook/includes/a.md" style="x" %}',
+      '{% file "x" src="/files/f1" %}',
       "{% endfile %}",
       "{% stepper x %}",
       '{% tab title="unterminated %}',

@@ -42,6 +42,7 @@ describe("GitBook's schema", () => {
       "{% stepper %}\n{% step %}\nx\n{% endstep %}\n{% endstepper %}",
       '{% content-ref url="/pages/p1" %}\n[p1](/pages/p1)\n{% endcontent-ref %}',
       '{% file src="/files/f1" %}\n{% endfile %}',
+      '{% include ".gitbook/includes/r1.md" %}',
     ];
     const containers = [
       (block: string) => block,

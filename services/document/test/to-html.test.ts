@@ -132,6 +132,31 @@ describe("documentToHtml", () => {
     expect(html).toContain('<p class="file"><a href="/files/f1" download>Download f1</a></p>');
   });
 
+  it("renders a reusable content's blocks where it is included, its headings in the table of contents; an unknown one, or one including itself again, shows nothing", () => {
+    const included: Record<string, string> = {
+      intro: "## Before you start\n\nYou need a token.",
+      loop: 'Looping.\n\n{% include ".gitbook/includes/loop.md" %}',
+    };
+    const options = {
+      resolveRef,
+      reusableContent: (ref: { reusableContent: string }) => (included[ref.reusableContent] ? markdownToDocument(included[ref.reusableContent]!) : null),
+    };
+    const { html, toc } = documentToHtml(
+      markdownToDocument('## Setup\n\n{% include ".gitbook/includes/intro.md" %}\n\n{% include ".gitbook/includes/gone.md" %}'),
+      options,
+    );
+    expect(html).toBe(
+      '<h2 id="setup">Setup<a class="anchor" href="#setup" aria-label="Link to Setup">#</a></h2>' +
+        '<div class="reusable-content"><h2 id="before-you-start">Before you start<a class="anchor" href="#before-you-start" aria-label="Link to Before you start">#</a></h2><p>You need a token.</p></div>',
+    );
+    expect(toc.map((entry) => entry.id)).toEqual(["setup", "before-you-start"]);
+    expect(documentToHtml(markdownToDocument('{% include ".gitbook/includes/loop.md" %}'), options).html).toBe(
+      '<div class="reusable-content"><p>Looping.</p></div>',
+    );
+    // Without the option, nothing.
+    expect(documentToHtml(markdownToDocument('{% include ".gitbook/includes/intro.md" %}'), { resolveRef }).html).toBe("");
+  });
+
   it("renders a block type it does not know as its text, and tells the caller once per type", () => {
     const unknown = (text: string) => ({
       object: "block",
