@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
 import type { ReaderHandle } from "@imprint/reader";
-import { eventually } from "@imprint/runtime/testing";
+import { eventually, pageUpdate } from "@imprint/runtime/testing";
+import { commitDraftWork, editingClient } from "./support/editing.js";
 import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
@@ -121,6 +122,35 @@ describe("the reader", () => {
     const english = await (await read(`${base}install`)).text();
     expect(english).toContain('<html lang="en"');
     for (const words of ["Skip to content", "On this page", "Previous"]) expect(english).toContain(words);
+  });
+
+  it("shows a reusable content where a page includes it: in its HTML (headings in 'On this page') and in its markdown", async () => {
+    const { spaceId, base } = await publishedSite("snippets");
+    const guide = await call(stack, "GET", `/v1/spaces/${spaceId}/content/path/guide`, owner());
+    const editing = editingClient(stack);
+    try {
+      await commitDraftWork(editing, { userId: org.owner.userId, spaceId }, async (draftId, caller) => {
+        const { reusableContent } = await editing.setReusableContent({
+          caller,
+          draftId,
+          reusableContentId: "",
+          title: "Prerequisites",
+          markdown: "## Before you start\n\nYou need a **token**.",
+          delete: false,
+        });
+        const markdown = `The guide.\n\n{% include ".gitbook/includes/${reusableContent!.id}.md" %}`;
+        await editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: guide.body.id, markdown }) });
+      });
+    } finally {
+      editing.close();
+    }
+    const html = await (await read(`${base}guide`)).text();
+    expect(html).toContain('<div class="reusable-content"><h2 id="before-you-start">Before you start');
+    expect(html).toContain("You need a <strong>token</strong>.");
+    expect(html).toContain('href="#before-you-start"');
+    const markdown = await (await read(`${base}guide.md`)).text();
+    expect(markdown).toContain("The guide.\n\n## Before you start\n\nYou need a **token**.");
+    expect(markdown).not.toContain("{% include");
   });
 
   it("serves a share-link site only through an active link's key, and no site once unpublished", async () => {

@@ -147,7 +147,11 @@ describe("an interrupted merge", () => {
       await sql(`drop function refuse_merge_record()`);
     }
     const recorded = await eventually(async () => {
-      const { changeRequest } = await (restarted ?? services).clients.changeRequests.getChangeRequest({ caller: org.owner.caller, spaceId, changeRequestId: id });
+      const { changeRequest } = await (restarted ?? services).clients.changeRequests.getChangeRequest({
+        caller: org.owner.caller,
+        spaceId,
+        changeRequestId: id,
+      });
       return changeRequest?.status === ChangeRequestStatus.CHANGE_REQUEST_STATUS_MERGED && changeRequest;
     });
     expect(recorded.mergedRevisionId).toBe(revisionId);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markdownToDocument, type DocumentBlock, type DocumentText } from "@imprint/document";
 import { evaluateDocument, evaluateText } from "../src/revisions/domain/markdown/evaluate.js";
+import { expandIncludes, includedIds } from "../src/revisions/domain/markdown/includes.js";
 
 /** Leaves of a block's text nodes as [text, marks]. */
 function leaves(block: DocumentBlock): [string, string[]][] {
@@ -26,5 +27,29 @@ describe("evaluating expressions", () => {
     ).toBe("Use Imprint ");
     const link = (paragraph.nodes ?? []).find((node) => node.object === "inline") as { nodes: DocumentText[] };
     expect(link.nodes[0]!.leaves[0]!.text).toBe("v2.0");
+  });
+});
+
+describe("a published page's includes", () => {
+  it("names the reusable contents of its own space its blocks include, each once, in order", () => {
+    const document = markdownToDocument(
+      '{% include ".gitbook/includes/a.md" %}\n\n<details>\n<summary>More</summary>\n\n{% include ".gitbook/includes/b.md" %}\n\n</details>\n\n{% include ".gitbook/includes/a.md" %}\n\n{% include ".gitbook/includes/c.md" space="other" %}',
+    );
+    expect(includedIds(document)).toEqual(["a", "b"]);
+  });
+
+  it("writes each included content's markdown in place of its tag, nested ones too (bounded), and leaves code and unknown ones as written", () => {
+    const bodies = new Map([
+      ["a", 'Alpha.\n\n{% include ".gitbook/includes/b.md" %}\n'],
+      ["b", "Beta."],
+      ["loop", '{% include ".gitbook/includes/loop.md" %}'],
+    ]);
+    const markdown =
+      'Intro.\n\n{% include ".gitbook/includes/a.md" %}\n\n```\n{% include ".gitbook/includes/b.md" %}\n```\n\n{% include ".gitbook/includes/gone.md" %}\n';
+    expect(expandIncludes(markdown, bodies)).toBe(
+      'Intro.\n\nAlpha.\n\nBeta.\n\n```\n{% include ".gitbook/includes/b.md" %}\n```\n\n{% include ".gitbook/includes/gone.md" %}\n',
+    );
+    // A content including itself stops after MAX_INCLUDE_DEPTH levels.
+    expect(expandIncludes('{% include ".gitbook/includes/loop.md" %}', bodies)).toBe('{% include ".gitbook/includes/loop.md" %}');
   });
 });

@@ -17,7 +17,10 @@ import type { ReaderUpstreams } from "./upstreams.js";
 /** A page's body at one revision, as content answers it. */
 export interface PageBody {
   documentJson: string;
+  /** With the reusable contents it includes written in place. */
   markdown: string;
+  /** The documents (JSON) of the reusable contents of the space it includes, by id. */
+  reusableContents: ReadonlyMap<string, string>;
 }
 
 /** A file of a published revision: an image or attachment of its pages. */
@@ -162,7 +165,12 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
     now,
   });
   const budget = new CacheBudget(config.PAGE_CACHE_BYTES);
-  const bodies = new CachedLoader<PageBody>({ name: "page bodies", budget, bytes: (body) => 2 * (body.documentJson.length + body.markdown.length) + 64 });
+  const bodies = new CachedLoader<PageBody>({
+    name: "page bodies",
+    budget,
+    bytes: (body) =>
+      2 * (body.documentJson.length + body.markdown.length + [...body.reusableContents.values()].reduce((sum, json) => sum + json.length, 0)) + 64,
+  });
   const files = new CachedLoader<PublishedFile | null>({ name: "files", budget, bytes: (file) => (file?.content.length ?? 0) + 256 });
   const rendered = budget.cache<RenderedAnswer>("rendered pages");
   // Only while events flow: each event (or a reconnection) drops them all.
@@ -243,7 +251,11 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
     async pageBody(space, pageId) {
       return bodies.load(`${space.revisionId}/${pageId}`, async () => {
         const body = await published.getPublishedPage({ spaceId: space.spaceId, revisionId: space.revisionId, pageId });
-        return { documentJson: body.documentJson, markdown: body.markdown };
+        return {
+          documentJson: body.documentJson,
+          markdown: body.markdown,
+          reusableContents: new Map(body.reusableContents.map((content) => [content.id, content.documentJson])),
+        };
       });
     },
 

@@ -191,6 +191,11 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
       return pageId ? (byId.get(pageId)?.title ?? null) : null;
     },
     onUnknownBlock: (type) => data.unknownBlock(type),
+    // Another space's reusable content is not read here: it shows nothing.
+    reusableContent: (ref) => {
+      const json = ref.space === undefined ? read.reusableContents.get(ref.reusableContent) : undefined;
+      return json === undefined ? null : (JSON.parse(json) as JsonDocument);
+    },
   });
   const visible = pages.filter((candidate) => !candidate.hidden);
   const index = visible.findIndex((candidate) => candidate.id === page.id);

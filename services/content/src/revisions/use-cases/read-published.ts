@@ -2,7 +2,8 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import type { JsonDocument } from "@imprint/document";
 import { AppError, isId } from "@imprint/runtime";
 import { Space } from "../../spaces/index.js";
-import { evaluateDocument, evaluateText } from "../domain/markdown/evaluate.js";
+import { evaluateDocument, evaluateText, type ExpressionScope } from "../domain/markdown/evaluate.js";
+import { expandIncludes, includedIds, MAX_INCLUDE_DEPTH, MAX_INCLUDED } from "../domain/markdown/includes.js";
 import type { RevisionHeader } from "../domain/tree/caches.js";
 import { ContentView, type PageTree } from "../domain/tree/content-view.js";
 import { findRevision } from "../store/revision-rows.js";
@@ -52,21 +53,70 @@ export async function getPublishedSpace(
   return { space, revision, pages: pageTreeFromIndex(await view.index()), notModified: false };
 }
 
-/** A page of a published space, as a JSON document and as markdown, variables evaluated (for the reader). */
+/** A reusable content a published page includes, its body evaluated as the page's. */
+export interface PublishedReusableContent {
+  id: string;
+  title: string;
+  documentJson: string;
+}
+
+/**
+ * A page of a published space, as a JSON document and as markdown, variables evaluated (for the
+ * reader), with the reusable contents of the space it includes: their documents, and their
+ * markdown in place of the page's include tags (so the page's markdown reads whole).
+ */
 export async function getPublishedPage(
   em: EntityManager,
   input: { spaceId: string; revisionId: string; pageId: string },
   deps: RevisionDeps,
-): Promise<{ documentJson: string; markdown: string }> {
+): Promise<{ documentJson: string; markdown: string; reusableContents: PublishedReusableContent[] }> {
   const { revision, view } = await openPublished(em, deps, input.spaceId, input.revisionId);
   const page = input.pageId ? await view.page(input.pageId) : undefined;
   if (!page || page.type === "link") throw AppError.notFound("Page");
-  if (!page.bodyId) return { documentJson: JSON.stringify({ object: "document", data: {}, nodes: [] }), markdown: "" };
+  if (!page.bodyId) return { documentJson: JSON.stringify({ object: "document", data: {}, nodes: [] }), markdown: "", reusableContents: [] };
   const body = (await view.bodies([page.bodyId])).get(page.bodyId);
   if (!body) throw new Error(`body ${page.bodyId} is missing`);
   const scope = { space: revision.variables, page: page.variables };
-  return { documentJson: JSON.stringify(evaluateDocument(JSON.parse(body.document) as JsonDocument, scope)), markdown: evaluateText(body.markdown, scope) };
+  const document = evaluateDocument(JSON.parse(body.document) as JsonDocument, scope);
+  const included = await includedContents(view, document, scope);
+  return {
+    documentJson: JSON.stringify(document),
+    markdown: expandIncludes(evaluateText(body.markdown, scope), new Map(included.map((content) => [content.id, content.markdown]))),
+    reusableContents: included.map(({ id, title, documentJson }) => ({ id, title, documentJson })),
+  };
 }
+
+/** The reusable contents of the space the document includes, and those they include (bounded), evaluated in `scope`. */
+async function includedContents(
+  view: ContentView,
+  document: JsonDocument,
+  scope: ExpressionScope,
+): Promise<(PublishedReusableContent & { markdown: string })[]> {
+  const found: (PublishedReusableContent & { markdown: string })[] = [];
+  const seen = new Set<string>();
+  let next = includedIds(document);
+  for (let depth = 0; depth < MAX_INCLUDE_DEPTH && next.length > 0; depth++) {
+    const ids = next.filter((id) => !seen.has(id) && /^[A-Za-z0-9_-]{1,64}$/.test(id)).slice(0, MAX_INCLUDED - seen.size);
+    for (const id of ids) seen.add(id);
+    const records = (await Promise.all(ids.map((id) => view.reusable(id)))).filter((record) => record !== undefined);
+    const bodies = await view.bodies(records.flatMap((record) => (record.bodyId ? [record.bodyId] : [])));
+    next = [];
+    for (const record of records) {
+      const body = record.bodyId ? bodies.get(record.bodyId) : undefined;
+      const included = body ? evaluateDocument(JSON.parse(body.document) as JsonDocument, scope) : EMPTY_DOCUMENT;
+      found.push({
+        id: record.reusableContentId,
+        title: record.title,
+        documentJson: JSON.stringify(included),
+        markdown: body ? evaluateText(body.markdown, scope) : "",
+      });
+      next.push(...includedIds(included));
+    }
+  }
+  return found;
+}
+
+const EMPTY_DOCUMENT: JsonDocument = { object: "document", data: {}, nodes: [] };
 
 /** A file of a published space's revision, with its bytes (for the reader: images and attachments of its pages). */
 export async function getPublishedFile(
