@@ -1,4 +1,5 @@
 import { createHmac, randomBytes } from "node:crypto";
+import { isbot } from "isbot";
 import type { ParameterizedContext } from "koa";
 import type { ScriptServiceService, SiteView } from "@imprint/proto/integration/v1/scripts";
 import type { Logger, PromiseClient } from "@imprint/runtime/core";
@@ -13,8 +14,6 @@ const BATCH = 500;
 const FLUSH_INTERVAL_MS = 1_000;
 /** Views kept while the integration service is slow or down; beyond, the oldest are dropped. */
 const MAX_WAITING = 10_000;
-/** Crawlers and link previews: their requests are not page views. */
-const BOT_AGENT = /bot|crawler|spider|preview/i;
 /** What a view keeps of a request at most (the integration service ignores views of longer URLs). */
 const MAX_URL = 4096;
 const MAX_REFERRER = 2048;
@@ -33,6 +32,11 @@ export function viewedPage(visit: Visit, at: PageVisit): ViewedPage {
     pageId: at.page.id,
     origin: visit.origin,
   };
+}
+
+/** Crawlers, link previews, monitors and HTTP clients (`isbot`'s maintained pattern): their requests are not page views. */
+export function isViewedByBot(userAgent: string): boolean {
+  return isbot(userAgent);
 }
 
 /** Koa's context as a viewed request. */
@@ -152,7 +156,7 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
     record(request, page) {
       if (closed || request.method !== "GET" || (request.status !== 200 && request.status !== 304)) return;
       const userAgent = request.header("user-agent");
-      if (BOT_AGENT.test(userAgent) || request.header("sec-purpose").includes("prefetch") || request.header("purpose") === "prefetch") return;
+      if (isViewedByBot(userAgent) || request.header("sec-purpose").includes("prefetch") || request.header("purpose") === "prefetch") return;
       const url = viewedUrl(request, page);
       if (url.length > MAX_URL) return;
       if (size === MAX_WAITING) {
