@@ -14,7 +14,7 @@ export const RECEIPT_DAYS = 2;
 export const EVENT_CLOCK_SKEW_MS = 5 * 60_000;
 
 /** The columns counts are grouped by (GitBook's SiteInsightsQueryEventsColumn names). */
-export const GROUP_COLUMNS = ["datetime", "eventType", "siteSpace", "page", "pageFeedbackRating"] as const;
+export const GROUP_COLUMNS = ["datetime", "eventType", "siteSpace", "page"] as const;
 export type GroupColumn = (typeof GROUP_COLUMNS)[number];
 export const INTERVALS = ["day", "week", "month"] as const;
 export type Interval = (typeof INTERVALS)[number];
@@ -32,6 +32,7 @@ export interface TrackedEvent {
   siteId: string;
   type: CountedEventType;
   siteSpaceId: string;
+  spaceId: string;
   pageId: string;
   rating: string;
   occurredAt: Date;
@@ -70,6 +71,8 @@ export const SiteInsightCountSchema = defineEntity({
     pageId: p.string().length(64).primary(),
     rating: p.string().length(8).primary(),
     organizationId: p.uuid(),
+    /** The page's space ("" for none): what GitBook's `page` column names with the page. */
+    spaceId: p.string().length(64),
     count: p.bigint("number"),
   },
 });

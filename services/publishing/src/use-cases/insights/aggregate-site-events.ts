@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, queryRows, sql, toDate, type RawBuilder } from "@imprint/runtime";
 import type { UseCaseDeps } from "../../deps.js";
-import { startOfDay, GROUP_COLUMNS, INTERVALS, MAX_GROUPS, type GroupColumn, type Interval } from "../../domain/site-insights.js";
+import { startOfDay, FEEDBACK_RATINGS, GROUP_COLUMNS, INTERVALS, MAX_GROUPS, type GroupColumn, type Interval } from "../../domain/site-insights.js";
 import { type CallerInput, requireSiteCaller, requireSiteLevel } from "../shared/access.js";
 import { findSite } from "../shared/sites.js";
 
@@ -22,8 +22,7 @@ export interface AggregateSiteEventsInput {
   interval: string;
   eventTypes: ValuesFilter;
   pageIds: ValuesFilter;
-  ratings: ValuesFilter;
-  /** A group_by column or eventsCount; "" for the groups' own order. */
+  /** A group_by column, eventsCount or pageFeedbackRating (by good ratings); "" for the groups' own order. */
   orderBy: string;
   descending: boolean;
   /** 0 for the most. */
@@ -35,9 +34,12 @@ export interface SiteEventsGroup {
   datetime?: Date;
   eventType?: string;
   siteSpaceId?: string;
+  /** With pageId: the page's space. */
+  spaceId?: string;
   pageId?: string;
-  rating?: string;
   eventsCount: number;
+  /** Feedback events by rating. */
+  ratings: { good: number; ok: number; bad: number };
 }
 
 /** Each column grouped by, as the counts' SQL expression (a fixed list: nothing of the request is written into the SQL). */
@@ -46,12 +48,13 @@ const EXPRESSIONS: Record<GroupColumn, string> = {
   eventType: "event_type",
   siteSpace: "site_space_id",
   page: "page_id",
-  pageFeedbackRating: "rating",
 };
+/** What groups may be ordered by besides their columns: their counts. */
+const ORDERS: Record<string, string> = { eventsCount: "eventsCount", pageFeedbackRating: "good" };
 /** Levels that read a site's insights (GitBook's site:insights:read: its editors and admins). */
 const READERS = new Set(["admin", "create", "review", "edit"]);
 
-/** Counts a site's events over a range, grouped and filtered (the site's editors and admins). */
+/** Counts a site's events over a range, grouped and filtered, each group with its feedback's ratings (the site's editors and admins). */
 export async function aggregateSiteEvents(em: EntityManager, input: AggregateSiteEventsInput, deps: UseCaseDeps): Promise<SiteEventsGroup[]> {
   const columns = input.groupBy.map((column) => {
     if (!(GROUP_COLUMNS as readonly string[]).includes(column)) throw AppError.invalidArgument(`groupBy: must be among ${GROUP_COLUMNS.join(", ")}`);
@@ -59,8 +62,8 @@ export async function aggregateSiteEvents(em: EntityManager, input: AggregateSit
   });
   const interval = (input.interval || "day") as Interval;
   if (!INTERVALS.includes(interval)) throw AppError.invalidArgument(`interval: must be one of ${INTERVALS.join(", ")}`);
-  if (input.orderBy && input.orderBy !== "eventsCount" && !columns.includes(input.orderBy as GroupColumn))
-    throw AppError.invalidArgument("order.by: must be eventsCount or a column grouped by");
+  if (input.orderBy && !ORDERS[input.orderBy] && !columns.includes(input.orderBy as GroupColumn))
+    throw AppError.invalidArgument("order.by: must be eventsCount, pageFeedbackRating or a column grouped by");
   const limit = input.limit || MAX_GROUPS;
   if (limit < 1 || limit > MAX_GROUPS) throw AppError.invalidArgument(`limit: must be between 1 and ${MAX_GROUPS}`);
   if (!input.from || !input.to) throw AppError.invalidArgument("range: from and to are required");
@@ -79,16 +82,21 @@ export async function aggregateSiteEvents(em: EntityManager, input: AggregateSit
       ? sql`true`
       : sql`(${sql.raw(expression)} = any(${filter.values}::${sql.raw(type)}[])) = ${!filter.exclude}`;
   const order = input.orderBy
-    ? sql.raw(`"${input.orderBy === "eventsCount" ? "eventsCount" : input.orderBy}" ${input.descending ? "desc" : "asc"}`)
+    ? sql.raw(`"${ORDERS[input.orderBy] ?? input.orderBy}" ${input.descending ? "desc" : "asc"}`)
     : columns.length > 0
       ? sql.raw(columns.map((column) => `"${column}"`).join(", "))
       : sql.raw(`"eventsCount"`);
   const rows = await queryRows(
     em,
-    sql<Record<string, unknown>>`select ${sql.join([...selected, sql.raw(`sum(count)::bigint as "eventsCount"`)])}
+    sql<Record<string, unknown>>`select ${sql.join([
+      ...selected,
+      ...(columns.includes("page") ? [sql.raw(`max(space_id) as "space"`)] : []),
+      sql.raw(`sum(count)::bigint as "eventsCount"`),
+      ...FEEDBACK_RATINGS.map((rating) => sql.raw(`(sum(count) filter (where rating = '${rating}'))::bigint as "${rating}"`)),
+    ])}
       from site_insight_counts
      where site_id = ${site.id} and day >= ${startOfDay(input.from)} and day < ${input.to}
-       and ${filter("event_type", "text", input.eventTypes)} and ${filter("page_id", "text", input.pageIds)} and ${filter("rating", "text", input.ratings)}
+       and ${filter("event_type", "text", input.eventTypes)} and ${filter("page_id", "text", input.pageIds)}
      ${columns.length > 0 ? sql.raw(`group by ${columns.map((column) => `"${column}"`).join(", ")}`) : sql``}
      order by ${order}
      limit ${limit}`,
@@ -97,9 +105,9 @@ export async function aggregateSiteEvents(em: EntityManager, input: AggregateSit
     ...(columns.includes("datetime") ? { datetime: toDate(row.datetime as string | Date) } : {}),
     ...(columns.includes("eventType") ? { eventType: String(row.eventType) } : {}),
     ...(columns.includes("siteSpace") ? { siteSpaceId: String(row.siteSpace) } : {}),
-    ...(columns.includes("page") ? { pageId: String(row.page) } : {}),
-    ...(columns.includes("pageFeedbackRating") ? { rating: String(row.pageFeedbackRating) } : {}),
+    ...(columns.includes("page") ? { pageId: String(row.page), spaceId: String(row.space ?? "") } : {}),
     eventsCount: Number(row.eventsCount),
+    ratings: { good: Number(row.good ?? 0), ok: Number(row.ok ?? 0), bad: Number(row.bad ?? 0) },
   }));
 }
 

@@ -37,6 +37,7 @@ export async function trackSiteEvents(em: EntityManager, input: TrackSiteEventsI
       organizationId: event.organizationId,
       siteId: event.siteId,
       siteSpaceId: event.siteSpaceId.slice(0, 64),
+      spaceId: event.spaceId.slice(0, 64),
       pageId: event.pageId.slice(0, 64),
       ...checkTrackedEvent(event, index, now),
     };
@@ -66,15 +67,16 @@ export async function trackSiteEvents(em: EntityManager, input: TrackSiteEventsI
       day: startOfDay(event.occurredAt).toISOString(),
       event_type: event.type,
       site_space_id: event.siteSpaceId,
+      space_id: event.spaceId,
       page_id: event.pageId,
       rating: event.rating,
     }));
     await executeStatement(
       tx,
-      sql`insert into site_insight_counts (site_id, day, event_type, site_space_id, page_id, rating, organization_id, count)
-          select site_id, day, event_type, site_space_id, page_id, rating, organization_id, count(*)
+      sql`insert into site_insight_counts (site_id, day, event_type, site_space_id, page_id, rating, organization_id, space_id, count)
+          select site_id, day, event_type, site_space_id, page_id, rating, organization_id, max(space_id), count(*)
             from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-              as e(organization_id uuid, site_id uuid, day timestamptz, event_type text, site_space_id text, page_id text, rating text)
+              as e(organization_id uuid, site_id uuid, day timestamptz, event_type text, site_space_id text, space_id text, page_id text, rating text)
            group by site_id, day, event_type, site_space_id, page_id, rating, organization_id
           on conflict (site_id, day, event_type, site_space_id, page_id, rating) do update set count = site_insight_counts.count + excluded.count`,
     );
