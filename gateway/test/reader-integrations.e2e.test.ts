@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReaderHandle } from "@imprint/reader";
 import { eventually } from "@imprint/runtime/testing";
 import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
-import { call } from "./support/http.js";
+import { call, type GitBookClient } from "./support/http.js";
 import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -46,6 +46,9 @@ const SCRIPT = `export default {
     return new Response("OK");
   },
 };`;
+
+/** An aggregation query as GitBook's client types it. */
+const aggregation = (query: unknown) => query as Parameters<GitBookClient["orgs"]["aggregateSiteEvents"]>[2];
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64; rv:140.0) Gecko/20100101 Firefox/140.0";
 
@@ -274,7 +277,11 @@ describe("the reader with integrations", () => {
       30_000,
     );
     expect(event.status).toBe("success");
-    expect(event.payload).toMatchObject({ feedback: { rating: "good", comment: "Clear enough." }, url: `${reader.url}${page}`, visitor: { userAgent: BROWSER } });
+    expect(event.payload).toMatchObject({
+      feedback: { rating: "good", comment: "Clear enough." },
+      url: `${reader.url}${page}`,
+      visitor: { userAgent: BROWSER },
+    });
     expect(event.payload.pageId).toEqual(expect.any(String));
 
     // One visitor's view, and a crawler's (not a view); the reads above were an HTTP client's (not views either).
@@ -291,30 +298,52 @@ describe("the reader with integrations", () => {
     for (let attempt = 0; attempt < 2; attempt += 1)
       expect((await org.owner.api.orgs.trackEventsInSiteById(org.organizationId, site.id, { events: [tracked] })).status).toBe(204);
     // A type Imprint does not count is refused, naming it.
-    const unknown = await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.id}/insights/events`, owner({ events: [{ ...tracked, type: "ad_click" }] }));
+    const unknown = await call(
+      stack,
+      "POST",
+      `/v1/orgs/${org.organizationId}/sites/${site.id}/insights/events`,
+      owner({ events: [{ ...tracked, type: "ad_click" }] }),
+    );
     expect(unknown.status).toBe(400);
     expect(JSON.stringify(unknown.body)).toContain("type");
 
-    const query = {
-      range: "last24Hours" as const,
-      groupBy: [{ column: "page" as const }, { column: "eventType" as const }],
-      select: [{ column: "page" as const }, { column: "eventType" as const }, { column: "eventsCount" as const }, { column: "pageFeedbackRating" as const }],
-      order: { by: { column: "eventType" as const }, direction: "asc" as const },
-    };
+    // GitBook's client types enums; the JSON is the same.
+    const query = aggregation({
+      range: "last24Hours",
+      groupBy: [{ column: "page" }, { column: "eventType" }],
+      select: [{ column: "page" }, { column: "eventType" }, { column: "eventsCount" }, { column: "pageFeedbackRating" }],
+      order: { by: { column: "eventType" }, direction: "asc" },
+    });
     const counts = await eventually(async () => {
       const { columns } = (await org.owner.api.orgs.aggregateSiteEvents(org.organizationId, site.id, query)).data;
-      const counted = columns.find((column) => column.column === "eventsCount")!.values as number[];
+      const counted = columns.find((column) => column.column === "eventsCount")!.values;
       return counted.length === 2 && counted[1] === 2 && columns;
     }, 30_000);
     expect(counts).toEqual([
-      { column: "page", values: [{ page: pageId, space: space.id }, { page: pageId, space: space.id }] },
+      {
+        column: "page",
+        values: [
+          { page: pageId, space: space.id },
+          { page: pageId, space: space.id },
+        ],
+      },
       { column: "eventType", values: ["page_post_feedback_comment", "page_view"] },
       { column: "eventsCount", values: [1, 2] },
-      { column: "pageFeedbackRating", values: [{ good: 1, ok: 0, bad: 0 }, { good: 0, ok: 0, bad: 0 }] },
+      {
+        column: "pageFeedbackRating",
+        values: [
+          { good: 1, ok: 0, bad: 0 },
+          { good: 0, ok: 0, bad: 0 },
+        ],
+      },
     ]);
     // By day: today's events.
     const byDay = (
-      await org.owner.api.orgs.aggregateSiteEvents(org.organizationId, site.id, { range: "last7Days", groupBy: [{ column: "datetime", interval: "day" }] })
+      await org.owner.api.orgs.aggregateSiteEvents(
+        org.organizationId,
+        site.id,
+        aggregation({ range: "last7Days", groupBy: [{ column: "datetime", interval: "day" }] }),
+      )
     ).data;
     expect(byDay.columns).toEqual([
       { column: "datetime", values: [`${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`] },
@@ -323,15 +352,18 @@ describe("the reader with integrations", () => {
 
     // Readers of the organization may not read insights; another organization's site is not found.
     const readerMember = await createMember(stack, org, { role: "read" });
-    expect((await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.id}/insights/events/aggregate`, { token: readerMember.token, json: query })).status).toBe(
-      403,
-    );
+    expect(
+      (await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.id}/insights/events/aggregate`, { token: readerMember.token, json: query }))
+        .status,
+    ).toBe(403);
     const other = await createOrganization(stack);
-    expect((await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.id}/insights/events/aggregate`, { token: other.owner.token, json: query })).status).toBe(
-      404,
-    );
-    expect((await call(stack, "POST", `/v1/orgs/${other.organizationId}/sites/${site.id}/insights/events/aggregate`, { token: other.owner.token, json: query })).status).toBe(
-      404,
-    );
+    expect(
+      (await call(stack, "POST", `/v1/orgs/${org.organizationId}/sites/${site.id}/insights/events/aggregate`, { token: other.owner.token, json: query }))
+        .status,
+    ).toBe(404);
+    expect(
+      (await call(stack, "POST", `/v1/orgs/${other.organizationId}/sites/${site.id}/insights/events/aggregate`, { token: other.owner.token, json: query }))
+        .status,
+    ).toBe(404);
   });
 });

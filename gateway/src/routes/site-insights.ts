@@ -71,7 +71,10 @@ export const aggregateSiteEventsBody = z.object({
   where: z.array(filter).max(10).optional(),
   groupBy: z.array(groupColumn).max(4).optional(),
   order: z.object({ by: selectColumn, direction: z.enum(["asc", "desc"]) }).optional(),
-  range: z.union([z.enum(Object.keys(RANGE_PRESETS) as [keyof typeof RANGE_PRESETS]), z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) })]),
+  range: z.union([
+    z.enum(Object.keys(RANGE_PRESETS) as [keyof typeof RANGE_PRESETS]),
+    z.object({ from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }) }),
+  ]),
   limit: z.number().int().min(1).max(1000).optional(),
 });
 
@@ -84,7 +87,17 @@ type TrackedEvent = z.output<typeof trackSiteEventsBody>["events"][number];
 function eventId(organizationId: string, siteId: string, event: TrackedEvent): string {
   if (!event.timestamp) return randomUUID();
   const hex = createHash("sha256")
-    .update(JSON.stringify([organizationId, siteId, event.type, event.session.sessionId, event.timestamp, event.location.page, "feedback" in event ? event.feedback : null]))
+    .update(
+      JSON.stringify([
+        organizationId,
+        siteId,
+        event.type,
+        event.session.sessionId,
+        event.timestamp,
+        event.location.page,
+        "feedback" in event ? event.feedback : null,
+      ]),
+    )
     .digest("hex");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -45,7 +45,9 @@ describe("'Was this page helpful?'", () => {
   });
 
   it("speaks the site-space's language", () => {
-    expect(toString(select("section.feedback h2", fromHtml(renderPage(page({ feedback: true, language: "fr" }))))!)).toBe("Cette page vous a-t-elle été utile ?");
+    expect(toString(select("section.feedback h2", fromHtml(renderPage(page({ feedback: true, language: "fr" }))))!)).toBe(
+      "Cette page vous a-t-elle été utile ?",
+    );
     expect(toString(select("section.feedback h2", fromHtml(renderPage(page({ feedback: true, language: "ja" }))))!)).toBe("このページは役に立ちましたか？");
   });
 

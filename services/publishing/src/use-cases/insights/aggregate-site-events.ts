@@ -42,6 +42,19 @@ export interface SiteEventsGroup {
   ratings: { good: number; ok: number; bad: number };
 }
 
+/** A group as the query answers it: the columns grouped by (absent when not), the counts as bigint text. */
+interface GroupRow {
+  datetime?: Date | string;
+  eventType?: string;
+  siteSpace?: string;
+  page?: string;
+  space?: string | null;
+  eventsCount: string;
+  good: string | null;
+  ok: string | null;
+  bad: string | null;
+}
+
 /** Each column grouped by, as the counts' SQL expression (a fixed list: nothing of the request is written into the SQL). */
 const EXPRESSIONS: Record<GroupColumn, string> = {
   datetime: "day",
@@ -75,12 +88,12 @@ export async function aggregateSiteEvents(em: EntityManager, input: AggregateSit
   if (!level || !READERS.has(level)) throw AppError.permissionDenied("Only the site's editors and admins can read its insights");
 
   const selected = columns.map((column) =>
-    column === "datetime" && interval !== "day" ? sql.raw(`date_trunc('${interval}', day, 'UTC') as datetime`) : sql.raw(`${EXPRESSIONS[column]} as "${column}"`),
+    column === "datetime" && interval !== "day"
+      ? sql.raw(`date_trunc('${interval}', day, 'UTC') as datetime`)
+      : sql.raw(`${EXPRESSIONS[column]} as "${column}"`),
   );
   const filter = (expression: string, type: string, filter: ValuesFilter): RawBuilder<unknown> =>
-    filter.values.length === 0
-      ? sql`true`
-      : sql`(${sql.raw(expression)} = any(${filter.values}::${sql.raw(type)}[])) = ${!filter.exclude}`;
+    filter.values.length === 0 ? sql`true` : sql`(${sql.raw(expression)} = any(${filter.values}::${sql.raw(type)}[])) = ${!filter.exclude}`;
   const order = input.orderBy
     ? sql.raw(`"${ORDERS[input.orderBy] ?? input.orderBy}" ${input.descending ? "desc" : "asc"}`)
     : columns.length > 0
@@ -88,7 +101,7 @@ export async function aggregateSiteEvents(em: EntityManager, input: AggregateSit
       : sql.raw(`"eventsCount"`);
   const rows = await queryRows(
     em,
-    sql<Record<string, unknown>>`select ${sql.join([
+    sql<GroupRow>`select ${sql.join([
       ...selected,
       ...(columns.includes("page") ? [sql.raw(`max(space_id) as "space"`)] : []),
       sql.raw(`sum(count)::bigint as "eventsCount"`),
@@ -102,12 +115,11 @@ export async function aggregateSiteEvents(em: EntityManager, input: AggregateSit
      limit ${limit}`,
   );
   return rows.map((row) => ({
-    ...(columns.includes("datetime") ? { datetime: toDate(row.datetime as string | Date) } : {}),
-    ...(columns.includes("eventType") ? { eventType: String(row.eventType) } : {}),
-    ...(columns.includes("siteSpace") ? { siteSpaceId: String(row.siteSpace) } : {}),
-    ...(columns.includes("page") ? { pageId: String(row.page), spaceId: String(row.space ?? "") } : {}),
+    ...(row.datetime !== undefined ? { datetime: toDate(row.datetime) } : {}),
+    ...(row.eventType !== undefined ? { eventType: row.eventType } : {}),
+    ...(row.siteSpace !== undefined ? { siteSpaceId: row.siteSpace } : {}),
+    ...(row.page !== undefined ? { pageId: row.page, spaceId: row.space ?? "" } : {}),
     eventsCount: Number(row.eventsCount),
     ratings: { good: Number(row.good ?? 0), ok: Number(row.ok ?? 0), bad: Number(row.bad ?? 0) },
   }));
 }
-

@@ -83,4 +83,3 @@ export async function trackSiteEvents(em: EntityManager, input: TrackSiteEventsI
     return counted.length;
   });
 }
-
