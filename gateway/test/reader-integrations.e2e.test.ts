@@ -350,6 +350,32 @@ describe("the reader with integrations", () => {
       { column: "eventsCount", values: [3] },
     ]);
 
+    // Filtered (feedback only), by week; a column Imprint does not keep is refused, naming it.
+    const feedbackOnly = (
+      await org.owner.api.orgs.aggregateSiteEvents(
+        org.organizationId,
+        site.id,
+        aggregation({
+          range: "last30Days",
+          where: [{ column: "eventType", values: ["page_view"], operator: "notIn" }],
+          groupBy: [{ column: "datetime", interval: "week" }],
+          select: [{ column: "eventsCount" }, { column: "pageFeedbackRating" }],
+        }),
+      )
+    ).data;
+    expect(feedbackOnly.columns).toEqual([
+      { column: "eventsCount", values: [1] },
+      { column: "pageFeedbackRating", values: [{ good: 1, ok: 0, bad: 0 }] },
+    ]);
+    const byCountry = await call(
+      stack,
+      "POST",
+      `/v1/orgs/${org.organizationId}/sites/${site.id}/insights/events/aggregate`,
+      owner({ range: "last7Days", groupBy: [{ column: "visitorGeoCountry" }] }),
+    );
+    expect(byCountry.status).toBe(400);
+    expect(JSON.stringify(byCountry.body)).toContain("groupBy");
+
     // Readers of the organization may not read insights; another organization's site is not found.
     const readerMember = await createMember(stack, org, { role: "read" });
     expect(
