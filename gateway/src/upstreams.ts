@@ -16,6 +16,7 @@ import { ChangeRequestReviewServiceService } from "@imprint/proto/collaboration/
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
 import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
 import { SiteRedirectServiceService } from "@imprint/proto/publishing/v1/site_redirects";
+import { SiteInsightsServiceService } from "@imprint/proto/publishing/v1/site_insights";
 import { SitePermissionServiceService } from "@imprint/proto/publishing/v1/site_permissions";
 import { SiteAdaptiveSchemaServiceService } from "@imprint/proto/publishing/v1/site_adaptive_schema";
 import { SiteCustomizationServiceService } from "@imprint/proto/publishing/v1/site_customization";
@@ -83,6 +84,7 @@ export const UPSTREAMS = {
       customization: SiteCustomizationServiceService,
       shareLinks: ShareLinkServiceService,
       siteRedirects: SiteRedirectServiceService,
+      siteInsights: SiteInsightsServiceService,
       sitePermissions: SitePermissionServiceService,
       memberVisitorTokens: MemberVisitorTokenServiceService,
     },

@@ -717,6 +717,28 @@ const CASES: Record<string, RaceCase> = {
       return { path: `${redirects}/${(await ok("POST", redirects, { source: "/to-delete", destination: EXTERNAL })).id}` };
     },
   },
+  // The same event (with its time) twice: counted once, both 204.
+  "POST /v1/orgs/:organizationId/sites/:siteId/insights/events": {
+    outcome: "action",
+    request: async () => ({
+      path: `${sitePath(await newSite())}/insights/events`,
+      json: {
+        events: [
+          {
+            type: "page_view",
+            session: { visitorId: "v", sessionId: "s", cookies: {}, userAgent: "raced", language: null, referrer: null },
+            location: { url: "https://example.com/raced", siteSection: null, siteSpace: null, siteShareKey: null, space: null, revision: null, page: null },
+            timestamp: new Date().toISOString(),
+          },
+        ],
+      },
+    }),
+  },
+  // A read sent as POST (GitBook's): both answer.
+  "POST /v1/orgs/:organizationId/sites/:siteId/insights/events/aggregate": {
+    outcome: "action",
+    request: async () => ({ path: `${sitePath(await newSite())}/insights/events/aggregate`, json: { range: "last7Days", groupBy: [{ column: "page" }] } }),
+  },
 
   // integration
   "POST /v1/integrations/:integrationName": {

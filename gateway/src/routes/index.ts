@@ -42,6 +42,7 @@ import { siteSectionGroupRoutes } from "./site-section-groups.js";
 import { siteSectionRoutes } from "./site-sections.js";
 import { siteShareLinkRoutes } from "./site-share-links.js";
 import { siteRedirectRoutes } from "./site-redirects.js";
+import { siteInsightsRoutes } from "./site-insights.js";
 import { sitePermissionRoutes } from "./site-permissions.js";
 import { siteSpaceRoutes } from "./site-spaces.js";
 import { siteStructureRoutes } from "./site-structure.js";
@@ -122,6 +123,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...siteAdaptiveSchemaRoutes(deps),
       ...siteShareLinkRoutes(deps),
       ...siteRedirectRoutes(deps),
+      ...siteInsightsRoutes(deps),
       ...sitePermissionRoutes(deps),
       ...siteCustomizationRoutes(deps),
       ...siteExternalLinkRoutes(deps),

@@ -19,6 +19,7 @@ import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveS
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
 import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
+import { serveFeedback, type FeedbackSinks } from "./feedback.js";
 import { followRedirect } from "./redirects.js";
 import { openSiteViews, requestOf, viewedPage, type SiteViews } from "./site-views.js";
 import type { ViewedPage } from "./viewed.js";
@@ -84,7 +85,8 @@ export async function startReader(
   const port = (server.address() as AddressInfo).port;
   const url = `http://${hostForUrl(config.READER_HOST)}:${port}`;
   const address = readerAddress(config.IMPRINT_READER_URL ?? url);
-  const views = openSiteViews(upstreams.integration?.scripts, logger);
+  const views = openSiteViews({ insights: upstreams.publishing.insights, integrationScripts: upstreams.integration?.scripts }, logger);
+  const feedback: FeedbackSinks = { insights: upstreams.publishing.insights, integrationScripts: upstreams.integration?.scripts, views };
 
   // Per client IP, counted here and added up with the other replicas' through NATS (alone without it).
   const limiter = config.RATE_LIMIT_ENABLED
@@ -105,7 +107,7 @@ export async function startReader(
   app.use(metrics.middleware());
   app.use(securityHeaders(config.IMPRINT_READER_URL ?? url));
   app.use(answerUnavailable(address, logger));
-  app.use(readerRoutes(data, address, views, () => draining !== undefined));
+  app.use(readerRoutes(data, address, views, feedback, () => draining !== undefined));
   app.on("error", (error: unknown) => logger.error("reader request failed", { error: error instanceof Error ? error.message : String(error) }));
   const handle = app.callback();
   // Every answer, kept or not: while draining it closes its connection (clients reconnect to a ready
@@ -204,7 +206,7 @@ function answerUnavailable(address: ReaderAddress, logger: Logger) {
  * asked. /healthz says the process answers; /readyz too, except while it drains before stopping
  * (503), so load balancers move visitors away first.
  */
-function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews | undefined, isDraining: () => boolean) {
+function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews | undefined, feedback: FeedbackSinks, isDraining: () => boolean) {
   return async (ctx: ParameterizedContext): Promise<void> => {
     for (const asset of [readerAssets.style, readerAssets.script]) {
       if (ctx.path === asset.path || ctx.path === `${address.path}${asset.path}`) {
@@ -248,6 +250,7 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
     }
     const visit = outcome.visit;
     const isMcp = visit.segments.join("/") === MCP_PATH;
+    if (ctx.method === "POST" && !isMcp && (await serveFeedback(ctx, visit, data, feedback))) return;
     if (ctx.method !== "GET" && ctx.method !== "HEAD" && !isMcp) {
       ctx.status = 405;
       ctx.set("Allow", "GET, HEAD");

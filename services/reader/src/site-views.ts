@@ -1,20 +1,20 @@
-import { createHmac, randomBytes } from "node:crypto";
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { isbot } from "isbot";
 import type { ParameterizedContext } from "koa";
 import type { ScriptServiceService, SiteView } from "@imprint/proto/integration/v1/scripts";
+import type { SiteInsightsServiceService } from "@imprint/proto/publishing/v1/site_insights";
 import type { Logger, PromiseClient } from "@imprint/runtime/core";
 import type { PageVisit } from "./pages.js";
 import { throttledWarning } from "./throttled-warning.js";
 import type { ViewedPage, ViewedRequest, ViewRecorder } from "./viewed.js";
 import type { Visit } from "./visit.js";
 
-/** Views per ReportSiteViews call (the service takes up to 1000). */
+/** Views per ReportSiteViews and TrackSiteEvents call (the services take up to 1000). */
 const BATCH = 500;
 /** The longest a view waits before it is sent, when fewer than a batch are waiting. */
 const FLUSH_INTERVAL_MS = 1_000;
 /** Views kept while the integration service is slow or down; beyond, the oldest are dropped. */
 const MAX_WAITING = 10_000;
-/** Crawlers and link previews: their requests are not page views. */
-const BOT_AGENT = /bot|crawler|spider|preview/i;
 /** What a view keeps of a request at most (the integration service ignores views of longer URLs). */
 const MAX_URL = 4096;
 const MAX_REFERRER = 2048;
@@ -35,21 +35,36 @@ export function viewedPage(visit: Visit, at: PageVisit): ViewedPage {
   };
 }
 
+/** Crawlers, link previews, monitors and HTTP clients (`isbot`'s maintained pattern): their requests are not page views. */
+export function isViewedByBot(userAgent: string): boolean {
+  return isbot(userAgent);
+}
+
 /** Koa's context as a viewed request. */
 export function requestOf(ctx: ParameterizedContext): ViewedRequest {
   return { method: ctx.method, status: ctx.status, path: ctx.path, querystring: ctx.querystring, ip: ctx.ip, header: (name) => ctx.get(name) };
 }
 
-/** Page views of published sites, reported to the integration service (its `site_view` events). */
+/** Page views of published sites, counted in publishing's site insights and reported to the integration service (its `site_view` events). */
 export interface SiteViews extends ViewRecorder {
+  /** The anonymous id of a visitor (their user agent and address) on a day, as their views carry it. */
+  anonymousId(userAgent: string, ip: string, at: Date): string;
   /** Sends what is waiting, then closes the connection. */
   close(): Promise<void>;
 }
 
 /** A view as recorded while answering: its anonymous id is derived when it is sent, off the request's path. */
 interface WaitingView {
+  /** Its insights event's id: publishing counts it once, whatever the retries. */
+  id: string;
   view: SiteView;
   ip: string;
+}
+
+/** Where views go: publishing's insights always, the integration service's `site_view` events when it is configured. */
+export interface ViewSinks {
+  insights: PromiseClient<typeof SiteInsightsServiceService>;
+  integrationScripts: PromiseClient<typeof ScriptServiceService> | undefined;
 }
 
 /** The URL a visitor viewed, without the visitor-auth token a first visit may carry. */
@@ -70,20 +85,22 @@ function languageOf(header: string): string {
 }
 
 /**
- * Page views as the integration service's `site_view` events, when it is configured: each HTML page
- * a visitor is answered (200, or 304 for a page their browser kept) is recorded without waiting and
- * sent in batches, every second or every {@link BATCH} views. While the service is slow or down, up
- * to {@link MAX_WAITING} views wait (the oldest dropped beyond); a batch it refuses is dropped. Both
- * are counted in a warning written at most once a minute.
+ * Page views as publishing's site insights (`page_view` events, counted per page and day) and, when
+ * it is configured, the integration service's `site_view` events: each HTML page a visitor is
+ * answered (200, or 304 for a page their browser kept) is recorded without waiting and sent in
+ * batches, every second or every {@link BATCH} views, to both at once. While a service is slow or
+ * down, up to {@link MAX_WAITING} views wait (the oldest dropped beyond); a batch a service refuses
+ * is dropped for it. Both are counted in a warning written at most once a minute.
  *
  * Nothing identifying is sent and no cookie is set: a visitor's anonymous id is an HMAC of their
  * user agent, address and day under a key this process draws at start.
  */
-export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptServiceService> | undefined, logger: Logger): SiteViews | undefined {
-  if (!integrationScripts) return undefined;
+export function openSiteViews(sinks: ViewSinks, logger: Logger): SiteViews {
+  const { insights, integrationScripts } = sinks;
   const key = randomBytes(32);
   const warnDropped = throttledWarning(logger, "site views dropped: more were waiting than the reader keeps", "views");
   const warnFailed = throttledWarning(logger, "site views not reported: the integration service failed", "views");
+  const warnNotCounted = throttledWarning(logger, "site views not counted: the publishing service failed", "views");
 
   // A ring of waiting views: recording and dropping the oldest are O(1).
   const ring = new Array<WaitingView | undefined>(MAX_WAITING);
@@ -103,8 +120,8 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
   // A visitor views several pages a day: their id is derived once, not per view (an HMAC costs
   // more than replaying a kept page). Forgotten all at once when full; the next view derives it again.
   const recentIds = new Map<string, string>();
-  const anonymousId = (waiting: WaitingView): string => {
-    const visitor = `${waiting.view.userAgent}\n${waiting.ip}\n${waiting.view.viewedAt!.toISOString().slice(0, 10)}`;
+  const visitorId = (userAgent: string, ip: string, at: Date): string => {
+    const visitor = `${userAgent.slice(0, MAX_USER_AGENT)}\n${ip}\n${at.toISOString().slice(0, 10)}`;
     let id = recentIds.get(visitor);
     if (id === undefined) {
       id = createHmac("sha256", key).update(visitor).digest("base64url").slice(0, 22);
@@ -113,6 +130,7 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
     }
     return id;
   };
+  const anonymousId = (waiting: WaitingView): string => visitorId(waiting.view.userAgent, waiting.ip, waiting.view.viewedAt!);
 
   let timer: NodeJS.Timeout | undefined;
   let sending: Promise<void> | undefined;
@@ -122,11 +140,26 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
   const drain = async (): Promise<void> => {
     while (size > 0) {
       const batch = take(BATCH);
-      try {
-        await integrationScripts.reportSiteViews({ views: batch.map((waiting) => ({ ...waiting.view, anonymousId: anonymousId(waiting) })) });
-      } catch (error) {
+      const [reported, counted] = await Promise.allSettled([
+        integrationScripts?.reportSiteViews({ views: batch.map((waiting) => ({ ...waiting.view, anonymousId: anonymousId(waiting) })) }),
+        insights.trackSiteEvents({
+          events: batch.map(({ id, view }) => ({
+            id,
+            organizationId: view.organizationId,
+            siteId: view.siteId,
+            type: "page_view",
+            siteSpaceId: view.siteSpaceId,
+            spaceId: view.spaceId,
+            pageId: view.pageId,
+            rating: "",
+            occurredAt: view.viewedAt!,
+          })),
+        }),
+      ]);
+      if (reported.status === "rejected" || counted.status === "rejected") {
         const dropped = batch.length + (closed ? take(size).length : 0);
-        warnFailed(dropped, { error: error instanceof Error ? error.message : String(error) });
+        if (reported.status === "rejected") warnFailed(dropped, { error: messageOf(reported.reason) });
+        if (counted.status === "rejected") warnNotCounted(dropped, { error: messageOf(counted.reason) });
         if (closed) return;
       }
       if (!closed && size < BATCH) return;
@@ -149,10 +182,12 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
   };
 
   return {
+    anonymousId: visitorId,
+
     record(request, page) {
       if (closed || request.method !== "GET" || (request.status !== 200 && request.status !== 304)) return;
       const userAgent = request.header("user-agent");
-      if (BOT_AGENT.test(userAgent) || request.header("sec-purpose").includes("prefetch") || request.header("purpose") === "prefetch") return;
+      if (isViewedByBot(userAgent) || request.header("sec-purpose").includes("prefetch") || request.header("purpose") === "prefetch") return;
       const url = viewedUrl(request, page);
       if (url.length > MAX_URL) return;
       if (size === MAX_WAITING) {
@@ -160,6 +195,7 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
         warnDropped(1);
       }
       ring[(head + size) % MAX_WAITING] = {
+        id: randomUUID(),
         view: {
           organizationId: page.organizationId,
           siteId: page.siteId,
@@ -194,3 +230,5 @@ export function openSiteViews(integrationScripts: PromiseClient<typeof ScriptSer
     },
   };
 }
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

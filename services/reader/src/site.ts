@@ -197,6 +197,7 @@ interface Customization {
   footer?: { groups?: { title?: unknown; links?: { title?: unknown; to?: { kind?: unknown; url?: unknown } }[] }[]; copyright?: unknown };
   favicon?: { icon?: { light?: unknown } };
   pagination?: { enabled?: unknown };
+  feedback?: { enabled?: unknown };
 }
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
@@ -240,5 +241,6 @@ export function chromeOf(site: ReaderSite, customizationJson: string): ViewSiteC
       : {}),
     pagination: customization.pagination?.enabled !== false,
     showLastUpdated: true,
+    ...(customization.feedback?.enabled === true ? { feedback: true } : {}),
   };
 }

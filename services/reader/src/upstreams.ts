@@ -3,11 +3,12 @@ import { SearchServiceService } from "@imprint/proto/content/v1/search";
 import { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
 import { ReaderServiceService } from "@imprint/proto/publishing/v1/reader";
+import { SiteInsightsServiceService } from "@imprint/proto/publishing/v1/site_insights";
 import { openUpstreams, type CoHostedServices, type OpenedUpstreams, type UpstreamSpecs } from "@imprint/runtime/core";
 import type { ReaderConfig } from "./config.js";
 
 /**
- * The services the reader calls: publishing's reads of sites and visitor tokens, content's published
+ * The services the reader calls: publishing's reads of sites and visitor tokens and its site insights, content's published
  * pages and search, and (when configured) integration's site scripts and views. Opened once by
  * `startReader` for everything it serves, closed at its stop.
  */
@@ -16,7 +17,7 @@ export function readerUpstreams(config: ReaderConfig) {
   return {
     publishing: {
       address: config.PUBLISHING_GRPC_ADDRESS,
-      services: { sites: ReaderServiceService, memberTokens: MemberVisitorTokenServiceService },
+      services: { sites: ReaderServiceService, memberTokens: MemberVisitorTokenServiceService, insights: SiteInsightsServiceService },
       defaultTimeoutMs,
     },
     content: {

@@ -1,4 +1,4 @@
-import type { ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
+import { SiteView, type ScriptServiceService } from "@imprint/proto/integration/v1/scripts";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { type AsyncImplementation } from "@imprint/runtime";
 import type { UseCaseDeps } from "../deps.js";
@@ -7,7 +7,8 @@ import { handleInstallationRequest } from "../use-cases/scripts/handle-installat
 import { handleIntegrationRequest } from "../use-cases/scripts/handle-integration-request.js";
 import { listSiteScripts } from "../use-cases/scripts/list-site-scripts.js";
 import { renderIntegrationUI } from "../use-cases/scripts/render-integration-ui.js";
-import { reportSiteViews } from "../use-cases/scripts/report-site-views.js";
+import { reportPageFeedback } from "../use-cases/scripts/report-page-feedback.js";
+import { reportSiteViews, type SiteViewReport } from "../use-cases/scripts/report-site-views.js";
 
 export const SCRIPT_SERVICE_NAME = "imprint.integration.v1.ScriptService";
 
@@ -71,21 +72,33 @@ export function scriptServiceImplementation(em: () => EntityManager, deps: UseCa
       events: await reportSiteViews(
         em(),
         {
-          views: request.views.map((view) => ({
-            organizationId: view.organizationId,
-            siteId: view.siteId,
-            siteSpaceId: view.siteSpaceId,
-            spaceId: view.spaceId,
-            pageId: view.pageId,
-            url: view.url,
-            referrer: view.referrer,
-            anonymousId: view.anonymousId,
-            userAgent: view.userAgent,
-            language: view.language,
-          })),
+          views: request.views.map(siteViewReport),
         },
         deps,
       ),
     }),
+
+    reportPageFeedback: async (request) => ({
+      events: await reportPageFeedback(em(), { view: siteViewReport(request.view ?? emptyView), rating: request.rating, comment: request.comment }, deps),
+    }),
   };
 }
+
+/** A view as the use cases take it. */
+function siteViewReport(view: SiteView): SiteViewReport {
+  return {
+    organizationId: view.organizationId,
+    siteId: view.siteId,
+    siteSpaceId: view.siteSpaceId,
+    spaceId: view.spaceId,
+    pageId: view.pageId,
+    url: view.url,
+    referrer: view.referrer,
+    anonymousId: view.anonymousId,
+    userAgent: view.userAgent,
+    language: view.language,
+  };
+}
+
+/** What a request without its view names: no site (NOT_FOUND). */
+const emptyView = SiteView.create();

@@ -6,6 +6,7 @@ import { SiteSection } from "./site-section.js";
 import { SiteSectionGroup } from "./site-section-group.js";
 import { SiteSpace } from "./site-space.js";
 import { SiteRedirect } from "./site-redirect.js";
+import { SiteInsightCount, SiteInsightReceipt } from "./site-insights.js";
 import { SpaceLifecycle } from "./space-lifecycle.js";
 import { SpacePublication } from "./space-publication.js";
 import { SiteTeamGrant, SiteUserGrant } from "./site-permission.js";
@@ -20,6 +21,8 @@ export const publishingEntities = [
   SiteExternalLink,
   ShareLink,
   SiteRedirect,
+  SiteInsightCount,
+  SiteInsightReceipt,
   OrganizationVisitorKey,
   SpacePublication,
   SpaceLifecycle,

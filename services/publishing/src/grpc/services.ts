@@ -9,6 +9,7 @@ import { SiteAdaptiveSchemaServiceService } from "@imprint/proto/publishing/v1/s
 import { SiteCustomizationServiceService } from "@imprint/proto/publishing/v1/site_customization";
 import { ShareLinkServiceService } from "@imprint/proto/publishing/v1/share_links";
 import { SiteRedirectServiceService } from "@imprint/proto/publishing/v1/site_redirects";
+import { SiteInsightsServiceService } from "@imprint/proto/publishing/v1/site_insights";
 import { SitePermissionServiceService } from "@imprint/proto/publishing/v1/site_permissions";
 import { MemberVisitorTokenServiceService } from "@imprint/proto/publishing/v1/member_visitor_tokens";
 import { ReaderServiceService } from "@imprint/proto/publishing/v1/reader";
@@ -27,6 +28,7 @@ import { SITE_ADAPTIVE_SCHEMA_SERVICE_NAME, siteAdaptiveSchemaServiceImplementat
 import { SITE_CUSTOMIZATION_SERVICE_NAME, siteCustomizationServiceImplementation } from "./site-customization-service.js";
 import { SHARE_LINK_SERVICE_NAME, shareLinkServiceImplementation } from "./share-link-service.js";
 import { SITE_REDIRECT_SERVICE_NAME, siteRedirectServiceImplementation } from "./site-redirect-service.js";
+import { SITE_INSIGHTS_SERVICE_NAME, siteInsightsServiceImplementation } from "./site-insights-service.js";
 import { SITE_PERMISSION_SERVICE_NAME, sitePermissionServiceImplementation } from "./site-permission-service.js";
 import { MEMBER_VISITOR_TOKEN_SERVICE_NAME, memberVisitorTokenServiceImplementation } from "./member-visitor-token-service.js";
 import { READER_SERVICE_NAME, readerServiceImplementation } from "./reader-service.js";
@@ -54,6 +56,7 @@ export function publishingGrpcServices(em: () => EntityManager, deps: UseCaseDep
     { name: SITE_CUSTOMIZATION_SERVICE_NAME, definition: SiteCustomizationServiceService, implementation: siteCustomizationServiceImplementation(em, deps) },
     { name: SHARE_LINK_SERVICE_NAME, definition: ShareLinkServiceService, implementation: shareLinkServiceImplementation(em, deps) },
     { name: SITE_REDIRECT_SERVICE_NAME, definition: SiteRedirectServiceService, implementation: siteRedirectServiceImplementation(em, deps) },
+    { name: SITE_INSIGHTS_SERVICE_NAME, definition: SiteInsightsServiceService, implementation: siteInsightsServiceImplementation(em, deps) },
     { name: SITE_PERMISSION_SERVICE_NAME, definition: SitePermissionServiceService, implementation: sitePermissionServiceImplementation(em, deps) },
     {
       name: MEMBER_VISITOR_TOKEN_SERVICE_NAME,

@@ -62,6 +62,8 @@ export interface ViewSiteChrome {
   pagination: boolean;
   /** Whether the "last updated" date is shown. */
   showLastUpdated: boolean;
+  /** Whether pages end with "Was this page helpful?" (a form posted to the page itself); absent for no. */
+  feedback?: boolean;
 }
 
 /** Metadata for search engines and link previews. */

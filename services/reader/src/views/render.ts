@@ -3,6 +3,7 @@ import { toHtml } from "hast-util-to-html";
 import { h } from "hastscript";
 import { readerAssets, THEME_BOOT_SCRIPT } from "./assets.js";
 import type { ViewFrame, ViewLink, ViewPage, ViewSearch, ViewSectionEntry, ViewStatus, ViewTreeItem } from "./model.js";
+import { feedbackForm } from "./feedback.js";
 import { formatDate, readerWords, type ReaderWords } from "./words.js";
 
 /**
@@ -184,6 +185,7 @@ export function renderPage(view: ViewPage): string {
     ...(view.chrome.showLastUpdated && page.lastUpdated
       ? [h("p.updated", [`${words.lastUpdated} `, h("time", { dateTime: page.lastUpdated.toISOString() }, formatDate(view.language, page.lastUpdated))])]
       : []),
+    ...feedbackForm(view, words),
     ...(view.chrome.pagination && (page.previous || page.next)
       ? [
           h("nav.pagination", { "aria-label": words.previousAndNext }, [

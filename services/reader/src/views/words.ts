@@ -18,6 +18,8 @@ export interface ReaderWords {
   next: string;
   previousAndNext: string;
   lastUpdated: string;
+  /** "Was this page helpful?": the question, its three answers (GitBook's ratings), the comment's label, the thank-you note. */
+  feedback: { question: string; good: string; ok: string; bad: string; comment: string; thanks: string };
   menu: string;
   /** Names of the navigation landmarks. */
   pages: string;
@@ -42,6 +44,14 @@ const english: ReaderWords = {
   next: "Next",
   previousAndNext: "Previous and next",
   lastUpdated: "Last updated",
+  feedback: {
+    question: "Was this page helpful?",
+    good: "Yes",
+    ok: "Somewhat",
+    bad: "No",
+    comment: "Tell us more (optional)",
+    thanks: "Thank you for your feedback.",
+  },
   menu: "Menu",
   pages: "Pages",
   links: "Links",
@@ -67,6 +77,14 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     next: "Suivant",
     previousAndNext: "Précédent et suivant",
     lastUpdated: "Dernière mise à jour le",
+    feedback: {
+      question: "Cette page vous a-t-elle été utile ?",
+      good: "Oui",
+      ok: "En partie",
+      bad: "Non",
+      comment: "Dites-nous en plus (facultatif)",
+      thanks: "Merci pour votre avis.",
+    },
     menu: "Menu",
     pages: "Pages",
     links: "Liens",
@@ -89,6 +107,14 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     next: "Weiter",
     previousAndNext: "Zurück und weiter",
     lastUpdated: "Zuletzt aktualisiert am",
+    feedback: {
+      question: "War diese Seite hilfreich?",
+      good: "Ja",
+      ok: "Teilweise",
+      bad: "Nein",
+      comment: "Erzählen Sie uns mehr (optional)",
+      thanks: "Vielen Dank für Ihr Feedback.",
+    },
     menu: "Menü",
     pages: "Seiten",
     links: "Links",
@@ -111,6 +137,14 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     next: "Siguiente",
     previousAndNext: "Anterior y siguiente",
     lastUpdated: "Última actualización:",
+    feedback: {
+      question: "¿Te ha resultado útil esta página?",
+      good: "Sí",
+      ok: "En parte",
+      bad: "No",
+      comment: "Cuéntanos más (opcional)",
+      thanks: "Gracias por tu opinión.",
+    },
     menu: "Menú",
     pages: "Páginas",
     links: "Enlaces",
@@ -133,6 +167,14 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     next: "次へ",
     previousAndNext: "前へ・次へ",
     lastUpdated: "最終更新:",
+    feedback: {
+      question: "このページは役に立ちましたか？",
+      good: "はい",
+      ok: "まあまあ",
+      bad: "いいえ",
+      comment: "詳しく教えてください（任意）",
+      thanks: "フィードバックをありがとうございました。",
+    },
     menu: "メニュー",
     pages: "ページ",
     links: "リンク",
@@ -155,6 +197,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     next: "下一页",
     previousAndNext: "上一页和下一页",
     lastUpdated: "最后更新：",
+    feedback: { question: "此页面对您有帮助吗？", good: "是", ok: "一般", bad: "否", comment: "告诉我们更多（可选）", thanks: "感谢您的反馈。" },
     menu: "菜单",
     pages: "页面",
     links: "链接",

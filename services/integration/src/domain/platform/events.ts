@@ -116,6 +116,21 @@ export type SiteViewEvent = {
   referrer: string;
 };
 
+/** GitBook's PageFeedbackRating. */
+export type PageFeedbackRating = "good" | "ok" | "bad";
+
+export type PageFeedbackEvent = {
+  type: "page_feedback";
+  eventId: string;
+  installationId: string;
+  siteId: string;
+  pageId?: string;
+  feedback: { rating: PageFeedbackRating; comment?: string };
+  visitor: EventVisitor;
+  url: string;
+  referrer: string;
+};
+
 export type UIRenderEvent = {
   type: "ui_render";
   eventId: string;
@@ -172,6 +187,7 @@ export type GitBookEvent =
   | SpaceContentUpdatedEvent
   | SpaceVisibilityUpdatedEvent
   | SiteViewEvent
+  | PageFeedbackEvent
   | UIRenderEvent
   | FetchEvent
   | FetchPublishedScriptEvent
@@ -197,6 +213,7 @@ export const siteInstallationDeletedEvent = (input: Input<SiteInstallationDelete
 export const spaceContentUpdatedEvent = (input: Input<SpaceContentUpdatedEvent>) => event<SpaceContentUpdatedEvent>("space_content_updated", input);
 export const spaceVisibilityUpdatedEvent = (input: Input<SpaceVisibilityUpdatedEvent>) => event<SpaceVisibilityUpdatedEvent>("space_visibility_updated", input);
 export const siteViewEvent = (input: Input<SiteViewEvent>) => event<SiteViewEvent>("site_view", input);
+export const pageFeedbackEvent = (input: Input<PageFeedbackEvent>) => event<PageFeedbackEvent>("page_feedback", input);
 export const taskEvent = (input: Input<TaskEvent>) => event<TaskEvent>("task", input);
 export const fetchPublishedScriptEvent = (input: Input<FetchPublishedScriptEvent>) => event<FetchPublishedScriptEvent>("fetch_published_script", input);
 
