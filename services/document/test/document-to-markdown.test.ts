@@ -103,12 +103,12 @@ describe("document → markdown", () => {
   });
 
   it("writes a reusable content as GitBook's include of its file, read back as the same block", () => {
-    const block = (ref: Record<string, unknown>) => ({ object: "block", type: "reusable-content", isVoid: true, data: { ref } });
+    const block = (ref: Record<string, unknown>): DocumentBlock => ({ object: "block", type: "reusable-content", isVoid: true, data: { ref } });
     const document = {
       object: "document",
       data: {},
       nodes: [block({ kind: "reusable-content", reusableContent: "intro" }), block({ kind: "reusable-content", reusableContent: "r2", space: "s9" })],
-    };
+    } as JsonDocument;
     const written = documentToMarkdown(document);
     expect(written).toBe('{% include ".gitbook/includes/intro.md" %}\n\n{% include ".gitbook/includes/r2.md" space="s9" %}\n');
     expect(markdownToDocument(written).nodes).toEqual(document.nodes);
@@ -124,7 +124,7 @@ describe("document → markdown", () => {
           nodes: [{ object: "text", leaves: [{ object: "leaf", text: '{% include ".gitbook/includes/x.md" %}', marks: [] }] }],
         },
       ],
-    };
+    } as JsonDocument;
     expect(markdownToDocument(documentToMarkdown(text)).nodes[0]!.type).toBe("paragraph");
     expect(() => documentToMarkdown({ ...document, nodes: [block({ kind: "reusable-content", reusableContent: "a b" })] })).toThrow(/reusableContent/);
   });
