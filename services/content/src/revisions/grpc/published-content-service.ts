@@ -1,7 +1,7 @@
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { getPublishedFile, getPublishedPage, getPublishedSpace } from "../use-cases/read-published.js";
+import { getPublishedFile, getPublishedOpenApiSpec, getPublishedPage, getPublishedSpace } from "../use-cases/read-published.js";
 import { pageTreeToProto } from "./mappers.js";
 import type { RevisionDeps } from "../../deps.js";
 
@@ -33,5 +33,10 @@ export function publishedContentServiceImplementation(orm: MikroORM, deps: Revis
     getPublishedPage: async (request) => getPublishedPage(em(), { spaceId: request.spaceId, revisionId: request.revisionId, pageId: request.pageId }, deps),
 
     getPublishedFile: async (request) => getPublishedFile(em(), { spaceId: request.spaceId, revisionId: request.revisionId, fileId: request.fileId }, deps),
+
+    getPublishedOpenApiSpec: async (request) => {
+      const latest = await getPublishedOpenApiSpec(em(), { spaceId: request.spaceId, spec: request.spec }, deps);
+      return { slug: latest.slug, versionId: latest.versionId, documentJson: JSON.stringify(latest.document) };
+    },
   };
 }

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { JsonDocument } from "@imprint/document";
 import { AppError, isId } from "@imprint/runtime";
+import { findLatestOpenApiDocument, type LatestOpenApiDocument } from "../../openapi/index.js";
 import { Space } from "../../spaces/index.js";
 import { evaluateDocument, evaluateText, type ExpressionScope } from "../domain/markdown/evaluate.js";
 import { expandIncludes, includedIds, MAX_INCLUDE_DEPTH, MAX_INCLUDED } from "../domain/markdown/includes.js";
@@ -129,4 +130,15 @@ export async function getPublishedFile(
   const content = file ? await deps.blobStore.get(file.blobKey) : undefined;
   if (!file || !content) throw AppError.notFound("File");
   return { name: file.name, contentType: file.contentType, content, digest: file.blobKey };
+}
+
+/**
+ * An OpenAPI specification of a published space's organization, by slug or source URL (what the
+ * space's OpenAPI blocks name): its latest kept version's document, for the reader.
+ */
+export async function getPublishedOpenApiSpec(em: EntityManager, input: { spaceId: string; spec: string }, deps: RevisionDeps): Promise<LatestOpenApiDocument> {
+  const { space } = await openPublished(em, deps, input.spaceId);
+  const latest = input.spec.trim() === "" ? null : await findLatestOpenApiDocument(em, space.organizationId, input.spec.trim());
+  if (!latest) throw AppError.notFound("OpenAPI specification");
+  return latest;
 }
