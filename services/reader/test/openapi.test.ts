@@ -103,8 +103,8 @@ describe("OpenAPI operations in the reader", () => {
     expect(selectAll("th[scope=col]", section).map((cell) => toString(cell))).toEqual(["Name", "In", "Type", "Required", "Description"]);
     const responses = selectAll("section.response", section);
     expect(responses.map((response) => toString(select("h4", response)!))).toEqual(["200 The pet", "404 No such pet"]);
-    expect(selectAll("ul.schema > li > code", responses[0]!).map((node) => toString(node))).toEqual(["name", "tag", "friends"]);
-    expect(JSON.parse(toString(select("figure.code pre code", responses[0]!)!))).toEqual({ name: "string", tag: "string", friends: [null] });
+    expect(selectAll("ul.schema > li > code", responses[0]).map((node) => toString(node))).toEqual(["name", "tag", "friends"]);
+    expect(JSON.parse(toString(select("figure.code pre code", responses[0])!))).toEqual({ name: "string", tag: "string", friends: [null] });
     expect(selectAll("figure.code figcaption", section).map((node) => toString(node))).toEqual(["Example", "cURL", "JavaScript", "Python"]);
     const curl = toString(selectAll("figure.code pre code.language-bash", section)[0]!);
     expect(curl).toBe("curl -X GET 'https://eu.pets.example.com/v1/pets/{petId}' \\\n  -H 'X-Trace: abc'");
