@@ -26,8 +26,10 @@ export interface ParameterView {
   required: boolean;
   description?: string;
   schema: SchemaView;
-  /** An example value, as text. */
+  /** An example value, as text: the document's, else one generated from the schema. */
   example?: string;
+  /** The example is the document's own (shown with the parameter; a generated one only fills forms and samples). */
+  exampleDocumented: boolean;
 }
 
 export interface BodyView {
@@ -221,7 +223,9 @@ export function openApiOperation(document: unknown, path: string, method: string
     if (!["path", "query", "header", "cookie"].includes(parameter.in as string)) continue;
     // Swagger 2.0 types its parameters itself; OpenAPI 3 through `schema`.
     const schemaSource = swagger2 && !isObject(parameter.schema) ? parameter : parameter.schema;
-    const example = parameter.example !== undefined ? parameter.example : reader.sample(schemaSource);
+    const documented =
+      parameter.example !== undefined ? parameter.example : isObject(schemaSource) ? (reader.resolve(schemaSource).value?.example ?? undefined) : undefined;
+    const example = documented !== undefined ? documented : reader.sample(schemaSource);
     parameters.push({
       name: parameter.name as string,
       in: parameter.in as ParameterView["in"],
@@ -229,6 +233,7 @@ export function openApiOperation(document: unknown, path: string, method: string
       ...(text(parameter.description) ? { description: text(parameter.description)! } : {}),
       schema: reader.schema(schemaSource),
       ...(example !== null && example !== undefined ? { example: exampleText(example) } : {}),
+      exampleDocumented: documented !== undefined,
     });
   }
   if (!swagger2) {

@@ -104,7 +104,9 @@ export function openApiBlockHtml(block: DocumentBlock, sources: OpenApiBlockSour
                     h("td", parameter.required ? "Required" : "Optional"),
                     h("td", [
                       parameter.description ?? "",
-                      ...(parameter.example ? [parameter.description ? " Example: " : "Example: ", h("code", parameter.example)] : []),
+                      ...(parameter.example && parameter.exampleDocumented
+                        ? [parameter.description ? " Example: " : "Example: ", h("code", parameter.example)]
+                        : []),
                     ]),
                   ]),
                 ),
