@@ -242,7 +242,7 @@ describe("the reader's rate limit", () => {
 });
 
 describe("the reader's OpenAPI blocks", () => {
-  it("renders an openapi-operation block from a spec stored through the API as an API reference, and as markdown", async () => {
+  it("renders OpenAPI blocks from a spec stored through the API (by slug) or fetched by content (by URL) as an API reference, and as markdown", async () => {
     const spec = {
       openapi: "3.1.0",
       info: { title: "Pets", version: "1" },
@@ -280,7 +280,10 @@ describe("the reader's OpenAPI blocks", () => {
         org,
         space.id,
         pagesOf([
-          ["reference", `# Reference\n\nThe API.\n\n${block}\n\n{% openapi-operation spec="nothing" path="/x" method="post" %}\n{% endopenapi-operation %}`],
+          [
+            "reference",
+            `# Reference\n\nThe API.\n\n${block}\n\n{% openapi-operation spec="nothing" path="/x" method="post" %}\n{% endopenapi-operation %}\n\n{% openapi src="${url.replace("pets.json", "external.json")}" path="/pets/{petId}" method="get" %}\n{% endopenapi %}`,
+          ],
         ]),
       );
       const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "API docs", spaces: [space.id] })).data;
@@ -297,6 +300,8 @@ describe("the reader's OpenAPI blocks", () => {
       expect(html).toContain("curl -X GET 'https://pets.example.com/v1/pets/{petId}'");
       // A spec that does not exist: a note with the method and path, not an error.
       expect(html).toContain("<code>POST /x</code>: this API operation's specification or the operation in it could not be found.");
+      // A spec no stored specification has, named by its URL: content fetches it through its fetch guard.
+      expect(html.match(/<span class="method method-get">GET<\/span> <code>\/pets\/\{petId\}<\/code>/g)).toHaveLength(2);
       // The "Test it" script is the reader's own, and the page may call the API it documents.
       expect(html).toMatch(/<script src="[^"]*\/_assets\/openapi\.[\w-]{12}\.js" async><\/script>/);
       expect(page.headers.get("content-security-policy")).toContain("connect-src 'self' https://pets.example.com;");

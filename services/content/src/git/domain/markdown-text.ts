@@ -18,7 +18,8 @@ const DEFINITION_DESTINATION = /^\s*\[[^\]]*\]:\s*(<[^>\n]*>|\S+)/;
  * `{% file src="…" %}`, and an OpenAPI block's spec (`{% openapi src="…" path="…" method="…" %}`,
  * `{% swagger src="…" … %}`), its first attribute, followed by its others.
  */
-const TAG_TARGET = /\{%[ \t]*(?:content-ref[ \t]+url|file[ \t]+src|(?:openapi|swagger)[ \t]+src)[ \t]*=[ \t]*"([^"\n]*)"(?:[ \t]+[A-Za-z]+[ \t]*=[ \t]*"[^"\n]*")*[ \t]*%\}/g;
+const TAG_TARGET =
+  /\{%[ \t]*(?:content-ref[ \t]+url|file[ \t]+src|(?:openapi|swagger)[ \t]+src)[ \t]*=[ \t]*"([^"\n]*)"(?:[ \t]+[A-Za-z]+[ \t]*=[ \t]*"[^"\n]*")*[ \t]*%\}/g;
 
 /** A tag's attribute value as written (`&quot;` and `&amp;` encoded, as `@imprint/document` writes them) and read. */
 const decodeAttribute = (value: string) => value.replace(/&(quot|amp);/g, (_, name: string) => (name === "quot" ? '"' : "&"));

@@ -132,13 +132,25 @@ export async function getPublishedFile(
   return { name: file.name, contentType: file.contentType, content, digest: file.blobKey };
 }
 
+/** Fetches an OpenAPI document from a URL no stored specification has (through the fetch guard); null when it cannot. */
+export type ExternalOpenApiFetch = (url: string) => Promise<Record<string, unknown> | null>;
+
 /**
  * An OpenAPI specification of a published space's organization, by slug or source URL (what the
- * space's OpenAPI blocks name): its latest kept version's document, for the reader.
+ * space's OpenAPI blocks name): its latest kept version's document, for the reader. A URL no
+ * stored specification has is fetched (`fetchExternal`), its document answered without a slug or version.
  */
-export async function getPublishedOpenApiSpec(em: EntityManager, input: { spaceId: string; spec: string }, deps: RevisionDeps): Promise<LatestOpenApiDocument> {
+export async function getPublishedOpenApiSpec(
+  em: EntityManager,
+  input: { spaceId: string; spec: string },
+  deps: RevisionDeps,
+  fetchExternal: ExternalOpenApiFetch,
+): Promise<LatestOpenApiDocument> {
   const { space } = await openPublished(em, deps, input.spaceId);
-  const latest = input.spec.trim() === "" ? null : await findLatestOpenApiDocument(em, space.organizationId, input.spec.trim());
-  if (!latest) throw AppError.notFound("OpenAPI specification");
-  return latest;
+  const spec = input.spec.trim();
+  const latest = spec === "" ? null : await findLatestOpenApiDocument(em, space.organizationId, spec);
+  if (latest) return latest;
+  const external = /^https?:\/\//i.test(spec) ? await fetchExternal(spec) : null;
+  if (!external) throw AppError.notFound("OpenAPI specification");
+  return { slug: "", versionId: "", document: external };
 }
