@@ -162,6 +162,8 @@ export async function serveHtml(ctx: ParameterizedContext, visit: Visit, data: R
     const rendered = await renderHtml(visit, data, at, assetBase, scripts);
     answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: Buffer.from(rendered.html), policy: rendered.policy };
     if (rendered.keep) data.rendered.set(key, answer);
+    // Nor is the whole answer kept (server.ts: keepAnswer).
+    else ctx.state.transient = true;
   }
   sendRendered(ctx, answer);
 }

@@ -324,7 +324,8 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
  * host, path and cookies), as long as the visit allows (Visit.keepableUntil).
  */
 function keepAnswer(ctx: ParameterizedContext, visit: Visit, data: ReaderData, view: ViewedPage | null): void {
-  if (visit.keepableUntil === undefined || ctx.status !== 200 || !Buffer.isBuffer(ctx.body)) return;
+  // `transient`: an answer rendered without something it will have (an OpenAPI spec still processing).
+  if (visit.keepableUntil === undefined || ctx.status !== 200 || !Buffer.isBuffer(ctx.body) || ctx.state.transient === true) return;
   const { connection: _connection, ...headers } = ctx.response.headers as Record<string, string | string[]>;
   data.kept.keep(ctx.req, { headers, etag: String(ctx.response.get("ETag")), body: ctx.body, view, until: visit.keepableUntil });
 }
