@@ -15,9 +15,9 @@ export interface PageOpenApi {
   incomplete: boolean;
 }
 
-/** Loads the specs the document's OpenAPI blocks name (each once, concurrently). */
-export async function pageOpenApi(data: ReaderData, space: GetPublishedSpaceResponse, document: JsonDocument): Promise<PageOpenApi> {
-  const blocks = openApiBlocks(document);
+/** Loads the specs the OpenAPI blocks of a page's documents (its own, the reusable contents it includes) name, each once, concurrently. */
+export async function pageOpenApi(data: ReaderData, space: GetPublishedSpaceResponse, documents: readonly JsonDocument[]): Promise<PageOpenApi> {
+  const blocks = documents.flatMap(openApiBlocks);
   const keys = [...new Set(blocks.map(openApiSpecKey).filter((key): key is string => key !== undefined))];
   const specs = new Map(await Promise.all(keys.map(async (key) => [key, await data.openApiSpec(space, key)] as const)));
   const specOf = (key: string) => specs.get(key) ?? null;

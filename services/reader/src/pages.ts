@@ -188,7 +188,7 @@ async function renderHtml(
     return target ? urlOfPage(location.prefix, target, first) : null;
   };
   const document = JSON.parse(read.documentJson) as JsonDocument;
-  const openApi = await pageOpenApi(data, space, document);
+  const openApi = await pageOpenApi(data, space, [document, ...[...read.reusableContents.values()].map((json) => JSON.parse(json) as JsonDocument)]);
   const resolveRef = (ref: ContentRef): string | null => {
     if (ref.kind === "page") return linkTo(ref.page);
     if (ref.kind === "file") return fileUrl(location.prefix, ref.file);
