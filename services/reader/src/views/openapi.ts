@@ -270,6 +270,7 @@ export function withOpenApiOperations(markdown: string, operationOf: (tag: strin
 export const OPENAPI_STYLE = `
 section.openapi-operation{border:1px solid var(--line);border-radius:.5rem;padding:0 1rem 1rem;margin:1.5rem 0}.openapi-title{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
 .method{font-size:.8rem;font-weight:700;border-radius:.35rem;padding:.1rem .45rem;background:var(--soft);border:1px solid var(--line)}.method-get{color:#116329}.method-post{color:#0550ae}.method-put,.method-patch{color:#8a4600}.method-delete{color:#b3125b}
+:root[data-theme=dark] .method-get{color:#7ee787}:root[data-theme=dark] .method-post{color:#79c0ff}:root[data-theme=dark] :is(.method-put,.method-patch){color:#f0b46a}:root[data-theme=dark] :is(.method-delete,ul.schema .required){color:#ff7b9c}
 ul.schema{font-size:.92rem}ul.schema .type{color:var(--muted)}ul.schema .required{color:#b3125b;font-size:.8rem}.openapi-missing{border:1px dashed var(--line);border-radius:.5rem;padding:.5rem 1rem}
 form.openapi-try{border-top:1px solid var(--line);margin-top:1rem}form.openapi-try label{display:block;font-size:.9rem}form.openapi-try input,form.openapi-try textarea{width:100%;padding:.35rem .5rem;border:1px solid var(--line);border-radius:.4rem;background:var(--soft);color:var(--fg);font-family:ui-monospace,monospace}
 form.openapi-try button{border:1px solid var(--accent);background:var(--accent);color:var(--bg);border-radius:.5rem;padding:.4rem .9rem;cursor:pointer}
