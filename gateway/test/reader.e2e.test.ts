@@ -309,6 +309,7 @@ describe("the reader's OpenAPI blocks", () => {
       const markdown = await (await read(`${base}reference.md`)).text();
       expect(markdown).toContain("### `GET /pets/{petId}`");
       expect(markdown).toContain("| `petId` | path | string | yes |  |");
+      expect(await (await read(`${base}llms-full.txt`)).text()).toContain("### `GET /pets/{petId}`\n\nGet a pet");
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
