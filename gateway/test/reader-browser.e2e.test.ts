@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReaderHandle } from "@imprint/reader";
 import { eventually, patient } from "@imprint/runtime/testing";
 import { launchChromium, screenshot } from "./support/browser.js";
-import { createOrganization, type TestOrganization } from "./support/factories.js";
-import { publishSampleSite, startTestReader, type SampleSite } from "./support/reader.js";
+import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
+import { pagesOf, publishSampleSite, startTestReader, writeContent, type SampleSite } from "./support/reader.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 /**
@@ -234,6 +234,83 @@ describe("the reader in a browser", () => {
       await page.context().close();
     } finally {
       await api.updateSiteCustomizationById(org.organizationId, site.siteId, customization);
+    }
+  });
+
+  it("tests an OpenAPI operation from the page: the panel sends the form to the API and shows the status and body", async () => {
+    // A stand-in API on loopback that allows any origin (as an API documented for browsers must), and its spec.
+    const calls: string[] = [];
+    const api = createServer((request, response) => {
+      calls.push(`${request.method} ${request.url} ${String(request.headers["x-trace"] ?? "")}`);
+      const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "x-trace, content-type" };
+      if (request.method === "OPTIONS") {
+        response.writeHead(204, cors);
+        response.end();
+        return;
+      }
+      if (request.url === "/spec.json") {
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(JSON.stringify(spec));
+        return;
+      }
+      response.writeHead(200, { ...cors, "content-type": "application/json" });
+      response.end(JSON.stringify({ id: request.url?.split("/")[2]?.split("?")[0], name: "Rex" }));
+    });
+    await new Promise<void>((resolve) => api.listen(0, "127.0.0.1", resolve));
+    const origin = `http://127.0.0.1:${(api.address() as AddressInfo).port}`;
+    const spec = {
+      openapi: "3.1.0",
+      info: { title: "Pets", version: "1" },
+      servers: [{ url: origin }],
+      paths: {
+        "/pets/{petId}": {
+          get: {
+            summary: "Get a pet",
+            parameters: [
+              { name: "petId", in: "path", required: true, schema: { type: "string" } },
+              { name: "X-Trace", in: "header", schema: { type: "string" } },
+            ],
+            responses: { "200": { description: "The pet" } },
+          },
+        },
+      },
+    };
+    try {
+      const orgs = org.owner.api.orgs;
+      await orgs.createOrUpdateOpenApiSpecBySlug(org.organizationId, "browser-pets", { source: { url: `${origin}/spec.json` } });
+      await eventually(async () => (await orgs.getOpenApiSpecBySlug(org.organizationId, "browser-pets")).data.lastVersion !== undefined, 15_000);
+      const space = await createSpace(stack, org, { title: "Pets API" });
+      await writeContent(
+        stack,
+        org,
+        space.id,
+        pagesOf([["pets", '# Pets\n\n{% openapi-operation spec="browser-pets" path="/pets/{petId}" method="get" %}\n{% endopenapi-operation %}']]),
+      );
+      const apiSite = (await orgs.createSite(org.organizationId, { title: "Pets docs", spaces: [space.id] })).data;
+      await orgs.updateSiteById(org.organizationId, apiSite.id, { basename: "pets-docs" });
+      await orgs.publishSite(org.organizationId, apiSite.id);
+      const base = `/${org.organizationId}/pets-docs/`;
+      await eventually(async () => (await fetch(url(base))).status === 200);
+
+      const page = await visitor();
+      const refused: string[] = [];
+      page.on("console", (message) => {
+        if (message.text().includes("Content Security Policy")) refused.push(message.text());
+      });
+      await page.goto(url(base));
+      const panel = page.getByRole("form", { name: "Test GET /pets/{petId}" });
+      await panel.getByLabel("petId (path, required)").fill("p-42");
+      await panel.getByLabel("X-Trace (header)").fill("trace-1");
+      await panel.getByRole("button", { name: "Send" }).click();
+      await expect.poll(() => panel.locator("output").textContent(), { timeout: TIMEOUT }).toContain("200 OK");
+      expect(JSON.parse((await panel.locator("output pre").textContent()) ?? "")).toEqual({ id: "p-42", name: "Rex" });
+      expect(calls).toContain("GET /pets/p-42 trace-1");
+      expect(refused).toEqual([]);
+      await screenshot(page, "openapi-test-it");
+      await page.context().close();
+    } finally {
+      api.closeAllConnections();
+      await new Promise((resolve) => api.close(resolve));
     }
   });
 });

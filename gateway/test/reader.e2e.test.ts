@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignJWT } from "jose";
 import type { ReaderHandle } from "@imprint/reader";
@@ -235,6 +237,82 @@ describe("the reader's rate limit", () => {
       expect(await refused.text()).toContain("Too many requests");
     } finally {
       await limited.stop();
+    }
+  });
+});
+
+describe("the reader's OpenAPI blocks", () => {
+  it("renders OpenAPI blocks from a spec stored through the API (by slug) or fetched by content (by URL) as an API reference, and as markdown", async () => {
+    const spec = {
+      openapi: "3.1.0",
+      info: { title: "Pets", version: "1" },
+      servers: [{ url: "https://pets.example.com/v1" }],
+      paths: {
+        "/pets/{petId}": {
+          get: {
+            summary: "Get a pet",
+            parameters: [
+              { name: "petId", in: "path", required: true, schema: { type: "string" } },
+              { name: "fields", in: "query", description: "Fields to include", schema: { type: "string" } },
+            ],
+            responses: {
+              "200": { description: "The pet", content: { "application/json": { schema: { type: "object", properties: { name: { type: "string" } } } } } },
+            },
+          },
+        },
+      },
+    };
+    // Served to the content service from loopback (the stack allows private fetches).
+    const server = createServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(spec));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/pets.json`;
+      await org.owner.api.orgs.createOrUpdateOpenApiSpecBySlug(org.organizationId, "pets", { source: { url } });
+      await eventually(async () => (await org.owner.api.orgs.getOpenApiSpecBySlug(org.organizationId, "pets")).data.lastVersion !== undefined, 15_000);
+
+      const space = await createSpace(stack, org, { title: "API space" });
+      const block = '{% openapi-operation spec="pets" path="/pets/{petId}" method="get" %}\n{% endopenapi-operation %}';
+      await writeContent(
+        stack,
+        org,
+        space.id,
+        pagesOf([
+          [
+            "reference",
+            `# Reference\n\nThe API.\n\n${block}\n\n{% openapi-operation spec="nothing" path="/x" method="post" %}\n{% endopenapi-operation %}\n\n{% openapi src="${url.replace("pets.json", "external.json")}" path="/pets/{petId}" method="get" %}\n{% endopenapi %}`,
+          ],
+        ]),
+      );
+      const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "API docs", spaces: [space.id] })).data;
+      await org.owner.api.orgs.updateSiteById(org.organizationId, site.id, { basename: "api-docs" });
+      await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+      const base = `/${org.organizationId}/api-docs/`;
+      await eventually(async () => (await read(base)).status === 200);
+
+      const page = await read(base);
+      const html = await page.text();
+      expect(html).toContain('<span class="method method-get">GET</span> <code>/pets/{petId}</code>');
+      expect(html).toContain('<th scope="row"><code>petId</code></th><td>path</td>');
+      expect(html).toContain("<td>Fields to include</td>");
+      expect(html).toContain("curl -X GET 'https://pets.example.com/v1/pets/{petId}'");
+      // A spec that does not exist: a note with the method and path, not an error.
+      expect(html).toContain("<code>POST /x</code>: this API operation's specification or the operation in it could not be found.");
+      // A spec no stored specification has, named by its URL: content fetches it through its fetch guard.
+      expect(html.match(/<span class="method method-get">GET<\/span> <code>\/pets\/\{petId\}<\/code>/g)).toHaveLength(2);
+      // The "Test it" script is the reader's own, and the page may call the API it documents.
+      expect(html).toMatch(/<script src="[^"]*\/_assets\/openapi\.[\w-]{12}\.js" async><\/script>/);
+      expect(page.headers.get("content-security-policy")).toContain("connect-src 'self' https://pets.example.com;");
+
+      const markdown = await (await read(`${base}reference.md`)).text();
+      expect(markdown).toContain("### `GET /pets/{petId}`");
+      expect(markdown).toContain("| `petId` | path | string | yes |  |");
+      expect(await (await read(`${base}llms-full.txt`)).text()).toContain("### `GET /pets/{petId}`\n\nGet a pet");
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

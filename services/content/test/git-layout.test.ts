@@ -21,7 +21,7 @@ describe("rewriteLinkTargets", () => {
     expect(out).toBe('Intro *x*  \n[a](/mapped/one.md#top "T") and ![i](</mapped/img/a b.png>) and [ref][r]\n\n[r]: /mapped/two.md\n\n`[c](code.md)`\n');
   });
 
-  it("rewrites the targets of GitBook's card and file tags, not in code", () => {
+  it("rewrites the targets of GitBook's card, file and OpenAPI tags, not in code", () => {
     const text = [
       '{% content-ref url="guide/install.md" %}',
       "[install.md](guide/install.md)",
@@ -32,6 +32,12 @@ describe("rewriteLinkTargets", () => {
       "{% endfile %}",
       "",
       '{% embed url="https://example.com" %}',
+      "",
+      '{% swagger src=".gitbook/assets/api.yaml" path="/pets" method="get" %}',
+      "{% endswagger %}",
+      "",
+      '{% openapi src="https://example.com/api.yaml" path="/pets" method="get" %}',
+      "{% endopenapi %}",
       "",
       "```",
       '{% file src="code.pdf" %}',
@@ -49,6 +55,12 @@ describe("rewriteLinkTargets", () => {
         "{% endfile %}",
         "",
         '{% embed url="https://example.com" %}',
+        "",
+        '{% swagger src="x/.gitbook/assets/api.yaml" path="/pets" method="get" %}',
+        "{% endswagger %}",
+        "",
+        '{% openapi src="https://example.com/api.yaml" path="/pets" method="get" %}',
+        "{% endopenapi %}",
         "",
         "```",
         '{% file src="code.pdf" %}',

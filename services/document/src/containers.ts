@@ -24,10 +24,12 @@ export interface Allows {
   file: boolean;
   /** GitBook's `reusable-content` block: `{% include "…" %}`. */
   reusableContent: boolean;
+  /** GitBook's OpenAPI blocks (`swagger`, `openapi-operation`): top level only. */
+  openapi: boolean;
 }
 
 // Paragraphs, headings, lists and dividers are allowed everywhere (GitBook's "essentials").
-const NONE = { contentRef: false, stepper: false, file: false, reusableContent: false };
+const NONE = { contentRef: false, stepper: false, file: false, reusableContent: false, openapi: false };
 export const ALLOWS: Record<Container, Allows> = {
   document: {
     code: true,
@@ -43,6 +45,7 @@ export const ALLOWS: Record<Container, Allows> = {
     stepper: true,
     file: true,
     reusableContent: true,
+    openapi: true,
   },
   "list-item": { code: true, images: false, table: true, quote: true, hint: true, tabs: false, expandable: false, embed: false, math: true, ...NONE },
   quote: { code: false, images: false, table: false, quote: true, hint: false, tabs: false, expandable: false, embed: false, math: false, ...NONE },
@@ -61,6 +64,7 @@ export const ALLOWS: Record<Container, Allows> = {
     stepper: false,
     file: true,
     reusableContent: false,
+    openapi: false,
   },
   "stepper-step": {
     code: true,
@@ -76,6 +80,7 @@ export const ALLOWS: Record<Container, Allows> = {
     stepper: false,
     file: true,
     reusableContent: false,
+    openapi: false,
   },
   expandable: {
     code: true,

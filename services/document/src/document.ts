@@ -21,7 +21,8 @@ import { MarkerReader, type Part } from "./markers.js";
  *
  * GitBook's own markdown for tabs, hints, steppers, cards, files, expandables, embeds and block
  * math (`{% tabs %}`, `{% hint style="…" %}`, `{% stepper %}`, `{% content-ref url="…" %}`,
- * `{% file src="…" %}`, `<details>`, `{% embed url="…" %}`, `$$ … $$`) is recognised over the parsed tree (see markers.ts).
+ * `{% file src="…" %}`, `<details>`, `{% embed url="…" %}`, `$$ … $$`) and OpenAPI operations
+ * (`{% openapi %}`, `{% swagger %}`, `{% openapi-operation %}`) is recognised over the parsed tree (see markers.ts).
  *
  * Links to `/pages/<pageId>` and `/files/<fileId>` are references to a page or a file of the same
  * revision; `#anchor` links are anchors; everything else is a URL.
@@ -129,6 +130,13 @@ export function contentRefFor(url: string): ContentRef {
 function imageRefFor(url: string): ImageRef {
   const file = FILE_LINK.exec(url);
   return file ? { kind: "file", file: file[1]! } : { kind: "url", url };
+}
+
+/** A paragraph holding only a link (what GitBook writes inside its OpenAPI tags). */
+function isLoneLink(part: Part): boolean {
+  if (part.kind !== "node" || part.node.type !== "paragraph") return false;
+  const meaningful = part.node.children.filter((child) => !(child.type === "text" && child.value.trim() === ""));
+  return meaningful.length === 1 && meaningful[0]!.type === "link";
 }
 
 const leaf = (text: string, marks: readonly DocumentMark[]): DocumentLeaf => ({ object: "leaf", text, marks: [...marks] });
@@ -253,6 +261,8 @@ class Converter {
       case "content-ref":
         if (!allows.contentRef) return [this.paragraph([this.link(part.url, [], [])])];
         return [{ object: "block", type: "content-ref", isVoid: true, data: { ref: contentRefFor(part.url) } }];
+      case "openapi":
+        return this.openapi(part, container);
       case "file": {
         // GitBook's file block holds a file of the space: a source that names none is a link.
         const file = FILE_LINK.exec(part.src);
@@ -269,6 +279,37 @@ class Converter {
         return [{ object: "block", type: "reusable-content", isVoid: true, data: { ref } }];
       }
     }
+  }
+
+  /**
+   * An OpenAPI operation: GitBook's `swagger` block for a spec named by `src` (a URL or a file; the
+   * older `{% swagger %}` spelling kept as `data.tag`, Imprint's own, so it is written back as read),
+   * its `openapi-operation` block for a stored spec's slug. What GitBook writes inside (a link to the
+   * spec) only repeats the source; anything else inside (the older swagger block's description and
+   * parameters) is kept, after the block, as the blocks it reads as. Below the top level, where
+   * GitBook allows neither block, the operation is a paragraph: its method and path (a link to `src`).
+   */
+  private openapi(part: Extract<Part, { kind: "openapi" }>, container: Container): DocumentBlock[] {
+    const inner = this.parts(
+      part.parts.filter((inner) => !isLoneLink(inner)),
+      container,
+    );
+    const label = `${part.method.toUpperCase()} ${part.path}`;
+    if (!ALLOWS[container].openapi) {
+      const text = part.tag === "openapi-operation" ? plainText(label, [mark("code")]) : this.link(part.source, [{ type: "inlineCode", value: label }], []);
+      return [this.paragraph([text]), ...inner];
+    }
+    const operation = { method: part.method, path: part.path };
+    const block: DocumentBlock =
+      part.tag === "openapi-operation"
+        ? { object: "block", type: "openapi-operation", isVoid: true, data: { ref: { kind: "openapi", spec: part.source }, ...operation } }
+        : {
+            object: "block",
+            type: "swagger",
+            isVoid: true,
+            data: { ref: imageRefFor(part.source), ...operation, ...(part.tag === "swagger" ? { tag: "swagger" } : {}) },
+          };
+    return [block, ...inner];
   }
 
   private block(node: Mdast.RootContent, container: Container): DocumentBlock[] {

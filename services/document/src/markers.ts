@@ -14,6 +14,9 @@ import { toString } from "mdast-util-to-string";
  *   Imprint adds `space="<id>"` for another space's);
  * - expandable: `<details>` (or `<details open>`), `<summary>title</summary>`, the body, `</details>`;
  * - embed: `{% embed url="…" %}`, optionally followed by a caption and `{% endembed %}`;
+ * - OpenAPI operation: `{% openapi src="…" path="…" method="…" %}` … `{% endopenapi %}`, the older
+ *   `{% swagger src="…" … %}` … `{% endswagger %}`, and `{% openapi-operation spec="<slug>" path="…"
+ *   method="…" %}` … `{% endopenapi-operation %}` (a spec stored in the organization);
  * - block math: a paragraph holding only `$$ … $$`.
  *
  * A sibling list (the children of the root, a list item, a quote…) is cut into tokens: whole nodes,
@@ -35,7 +38,15 @@ export type Part =
   | { kind: "file"; src: string }
   | { kind: "include"; target: string; space?: string }
   | { kind: "expandable"; title: string; open: boolean; parts: Part[] }
-  | { kind: "embed"; url: string };
+  | { kind: "embed"; url: string }
+  | { kind: "openapi"; tag: OpenApiTag; source: string; path: string; method: string; parts: Part[] };
+
+/**
+ * GitBook's spellings of an OpenAPI operation block: `openapi` and `swagger` name their spec by `src`
+ * (a URL or a file), `openapi-operation` by `spec` (the slug of a spec stored in the organization).
+ */
+export const OPENAPI_TAGS = ["openapi", "swagger", "openapi-operation"] as const;
+export type OpenApiTag = (typeof OPENAPI_TAGS)[number];
 
 /** GitBook's hint styles, as `{% hint style="…" %}` and the document's `data.style` spell them. */
 export const HINT_STYLES = ["info", "success", "warning", "danger"] as const;
@@ -59,6 +70,8 @@ type Marker =
   | { type: "endtabs" }
   | { type: "embed"; url: string }
   | { type: "endembed" }
+  | { type: "openapi"; tag: OpenApiTag; source: string; path: string; method: string }
+  | { type: "endopenapi"; tag: OpenApiTag }
   | { type: "details"; open: boolean }
   | { type: "summary"; title: string }
   | { type: "/details" };
@@ -107,7 +120,7 @@ interface Token {
 
 interface Entry {
   at: number;
-  kind: "tabs" | "tab" | "stepper" | "step" | "hint" | "content-ref" | "details" | "embed" | "file";
+  kind: "tabs" | "tab" | "stepper" | "step" | "hint" | "content-ref" | "details" | "embed" | "file" | OpenApiTag;
   parent?: Entry;
   items: { open: number; close: number }[];
 }
@@ -212,6 +225,18 @@ function tagMarker(text: string): Marker | undefined {
       if (target === "" || [...attributes.keys()].some((name) => name !== "space")) return undefined;
       return space ? { type: "include", target, space } : { type: "include", target };
     }
+    case "openapi":
+    case "swagger":
+    case "openapi-operation": {
+      const source = (attributes.get(match[1] === "openapi-operation" ? "spec" : "src") ?? "").trim();
+      const path = (attributes.get("path") ?? "").trim();
+      const method = (attributes.get("method") ?? "").trim();
+      return source === "" || path === "" || method === "" ? undefined : { type: "openapi", tag: match[1], source, path, method };
+    }
+    case "endopenapi":
+    case "endswagger":
+    case "endopenapi-operation":
+      return match[3]!.trim() === "" ? { type: "endopenapi", tag: match[1].slice(3) as OpenApiTag } : undefined;
     default:
       return undefined;
   }
@@ -515,6 +540,10 @@ export class MarkerReader {
           parts: this.build(tokens, (token.summary ?? index) + 1, token.close!),
         });
         index = token.close! + 1;
+      } else if (marker?.type === "openapi") {
+        const { tag, source, path, method } = marker;
+        parts.push({ kind: "openapi", tag, source, path, method, parts: this.build(tokens, index + 1, token.close!) });
+        index = token.close! + 1;
       } else if (marker?.type === "embed") {
         parts.push({ kind: "embed", url: marker.url });
         index++;
@@ -587,6 +616,9 @@ function match(tokens: Token[]): void {
       case "content-ref":
         stack.push({ at: index, kind: marker.type, items: [] });
         return;
+      case "openapi":
+        stack.push({ at: index, kind: marker.tag, items: [] });
+        return;
       case "tab":
       case "step": {
         const top = stack.findLast((entry) => !isStandalone(entry.kind));
@@ -616,7 +648,7 @@ function match(tokens: Token[]): void {
         }
         return;
     }
-    const kind = CLOSES[marker.type];
+    const kind = marker.type === "endopenapi" ? marker.tag : CLOSES[marker.type];
     const at = stack.findLastIndex((entry) => entry.kind === kind);
     if (at < 0) return;
     for (const above of stack.splice(at + 1)) if (!isStandalone(above.kind)) unmatch(above);

@@ -12,7 +12,8 @@ import type { ContentRef, DocumentBlock, DocumentFragment, DocumentInline, Docum
  * Tabs, expandables, embeds and math render without script: tabs as sections with their titles
  * (the reader's script may enhance them into a tab widget), expandables as `<details>`, embeds as
  * a link card, math as its formula's text; steppers as an ordered list of steps, cards
- * (`content-ref`) as a link, files as a download link.
+ * (`content-ref`) as a link, files as a download link, OpenAPI operations as the caller renders them
+ * (else their method and path).
  * The input is untrusted: a block type the model does not know renders its text (and is reported
  * through `onUnknownBlock`), malformed nodes are skipped, and only http(s), mailto, relative and
  * anchor URLs are ever emitted.
@@ -41,6 +42,12 @@ export interface HtmlOptions {
   resolveRef(ref: ContentRef): string | null;
   /** What a card (`content-ref`) pointing at `ref` is called (a page's title); without it, or null, the card shows its URL. */
   titleOf?(ref: ContentRef): string | null;
+  /**
+   * An OpenAPI operation block (`swagger`, `openapi-operation`) as the caller renders it (the reader,
+   * from the spec it names); without it, or when it answers null, the operation's method and path
+   * (a link to its spec when that is a URL or a file).
+   */
+  renderOpenApiBlock?(block: DocumentBlock): ElementContent | null;
   /** Told once per document of each block type this model does not know (rendered as its text), so the caller can log it. */
   onUnknownBlock?(type: string): void;
   /**
@@ -199,6 +206,9 @@ class Renderer {
         return this.file(block);
       case "reusable-content":
         return this.reusable(block);
+      case "swagger":
+      case "openapi-operation":
+        return this.options.renderOpenApiBlock?.(block) ?? this.openApiOperation(block);
       default:
         return this.unknown(block);
     }
@@ -255,6 +265,15 @@ class Renderer {
     } finally {
       this.including.delete(key);
     }
+  }
+
+  /** An OpenAPI operation without its spec: its method and path, a link to the spec when it has a URL. */
+  private openApiOperation(block: DocumentBlock): Element | null {
+    const data = (block.data ?? {}) as { method?: unknown; path?: unknown; ref?: ContentRef };
+    if (typeof data.method !== "string" || typeof data.path !== "string") return null;
+    const label = h("code", `${data.method.toUpperCase()} ${data.path}`);
+    const href = block.type === "swagger" ? this.link(data.ref) : null;
+    return h("p.openapi-operation", [href ? h("a", { href, rel: "noopener" }, [label]) : label]);
   }
 
   /** A file of the space as a download link, named by the last segment of its URL. */

@@ -55,6 +55,8 @@ const PLACED: Partial<Record<string, keyof Allows>> = {
   "content-ref": "contentRef",
   file: "file",
   "reusable-content": "reusableContent",
+  swagger: "openapi",
+  "openapi-operation": "openapi",
 };
 
 /** A regular expression matching `word` in any case (`NOTE`: `[Nn][Oo][Tt][Ee]`). */
@@ -64,7 +66,8 @@ const UNSAFE: Unsafe[] = [
   {
     character: "{",
     atBreak: true,
-    after: "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed|include)\\b",
+    after:
+      "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed|openapi|endopenapi|openapi-operation|endopenapi-operation|swagger|endswagger|include)(?![\\w-])",
   },
   { character: "$", atBreak: true, after: "\\$" },
   { character: "[", atBreak: true, after: `!(?:${ALERT_MARKERS.map(anyCase).join("|")})\\]` },
@@ -243,6 +246,30 @@ class Writer {
         if (space !== "" && !/^[A-Za-z0-9_-]{1,64}$/.test(space)) fail(join(path, "data.ref.space"), "must be a space's id");
         return [{ type: "html", value: `{% include ".gitbook/includes/${id}.md"${space ? ` space="${space}"` : ""} %}` }];
       }
+      case "swagger": {
+        // GitBook writes a link to the spec between the tags; reading ignores it.
+        const src = urlOf(data.ref, join(path, "data.ref"), true).trim();
+        this.checkTagValue(src, join(path, "data.ref"));
+        const tag = data.tag === "swagger" ? "swagger" : "openapi";
+        return [
+          { type: "html", value: `{% ${tag} src="${encodeAttribute(src)}" ${this.operationAttributes(data, path)} %}` },
+          { type: "paragraph", children: [{ type: "link", url: src, children: [{ type: "text", value: src }] }] },
+          { type: "html", value: `{% end${tag} %}` },
+        ];
+      }
+      case "openapi-operation": {
+        const ref = objectAt(data.ref, join(path, "data.ref"));
+        if (ref.kind !== "openapi")
+          fail(join(path, "data.ref.kind"), `an openapi-operation block's reference is an OpenAPI spec, not ${JSON.stringify(ref.kind)}`);
+        const spec = stringAt(ref.spec, join(path, "data.ref.spec")).trim();
+        this.checkTagValue(spec, join(path, "data.ref.spec"));
+        return [
+          {
+            type: "html",
+            value: `{% openapi-operation spec="${encodeAttribute(spec)}" ${this.operationAttributes(data, path)} %}\n{% endopenapi-operation %}`,
+          },
+        ];
+      }
       default:
         return fail(path, `block type ${JSON.stringify(type)} is not supported`);
     }
@@ -273,6 +300,15 @@ class Writer {
     const syntax = data.syntax === undefined ? null : stringAt(data.syntax, join(path, "data.syntax"));
     if (syntax !== null && /[\s`]/.test(syntax)) fail(join(path, "data.syntax"), "must not contain spaces or backticks");
     return { type: "code", lang: syntax === "" ? null : syntax, value: lines.join("\n") };
+  }
+
+  /** An OpenAPI block's `path="…" method="…"` (GitBook's operation pointer), each a tag value. */
+  private operationAttributes(data: Json, path: string): string {
+    const operationPath = stringAt(data.path, join(path, "data.path")).trim();
+    const method = stringAt(data.method, join(path, "data.method")).trim();
+    this.checkTagValue(operationPath, join(path, "data.path"));
+    this.checkTagValue(method, join(path, "data.method"));
+    return `path="${encodeAttribute(operationPath)}" method="${encodeAttribute(method)}"`;
   }
 
   /** A URL a tag holds (trimmed): not empty, no line breaks or control characters. */

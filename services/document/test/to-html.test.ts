@@ -160,7 +160,7 @@ describe("documentToHtml", () => {
   it("renders a block type it does not know as its text, and tells the caller once per type", () => {
     const unknown = (text: string) => ({
       object: "block",
-      type: "openapi-operation",
+      type: "openapi-webhook",
       data: {},
       nodes: [
         { object: "text", leaves: [{ object: "leaf", text, marks: [] }] },
@@ -173,7 +173,7 @@ describe("documentToHtml", () => {
       onUnknownBlock: (type) => told.push(type),
     });
     expect(html).toBe("<div><p>GET /pets</p><p>inner</p></div><div><p>POST /pets</p><p>inner</p></div>");
-    expect(told).toEqual(["openapi-operation"]);
+    expect(told).toEqual(["openapi-webhook"]);
   });
 
   it("renders an embed only for an http(s) URL, with a caption a document carries", () => {

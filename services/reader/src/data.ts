@@ -82,6 +82,11 @@ export interface ReaderData {
   site(lookup: GetReaderSiteRequest): Promise<ReaderSite | null>;
   space(spaceId: string): Promise<GetPublishedSpaceResponse | null>;
   pageBody(space: GetPublishedSpaceResponse, pageId: string): Promise<PageBody>;
+  /**
+   * The parsed document of an OpenAPI specification of the space's organization, by slug or source
+   * URL (what an OpenAPI block names); null when there is none (or no version was kept yet).
+   */
+  openApiSpec(space: GetPublishedSpaceResponse, spec: string): Promise<unknown>;
   /** A file of the space's current revision; null when it holds none by that id. */
   file(space: GetPublishedSpaceResponse, fileId: string): Promise<PublishedFile | null>;
   shareKeyActive(siteId: string, key: string): Promise<boolean>;
@@ -171,6 +176,14 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
     bytes: (body) =>
       2 * (body.documentJson.length + body.markdown.length + [...body.reusableContents.values()].reduce((sum, json) => sum + json.length, 0)) + 64,
   });
+  // Specifications change apart from revisions: kept only as long as sites are trusted.
+  const openApiSpecs = new CachedLoader<{ document: unknown; length: number } | null>({
+    name: "openapi specs",
+    budget,
+    bytes: (spec) => 2 * (spec?.length ?? 0) + 64,
+    ttlMs: trustedFor,
+    now,
+  });
   const files = new CachedLoader<PublishedFile | null>({ name: "files", budget, bytes: (file) => (file?.content.length ?? 0) + 256 });
   const rendered = budget.cache<RenderedAnswer>("rendered pages");
   // Only while events flow: each event (or a reconnection) drops them all.
@@ -257,6 +270,14 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
           reusableContents: new Map(body.reusableContents.map((content) => [content.id, content.documentJson])),
         };
       });
+    },
+
+    async openApiSpec(space, spec) {
+      const loaded = await openApiSpecs.load(`${space.spaceId}/${spec}`, async () => {
+        const found = await notFoundAsNull(() => published.getPublishedOpenApiSpec({ spaceId: space.spaceId, spec }));
+        return found && { document: JSON.parse(found.documentJson) as unknown, length: found.documentJson.length };
+      });
+      return loaded?.document ?? null;
     },
 
     async file(space, fileId) {

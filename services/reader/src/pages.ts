@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ParameterizedContext } from "koa";
-import { documentToHtml, type JsonDocument } from "@imprint/document";
+import { documentToHtml, type ContentRef, type JsonDocument } from "@imprint/document";
 import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";
@@ -19,6 +19,8 @@ import {
   type Location,
 } from "./site.js";
 import type { ViewFrame, ViewSearchHit } from "./views/model.js";
+import { markdownWithOperations, pageOpenApi } from "./openapi-pages.js";
+import { openApiAssets, openApiBlockHtml } from "./views/openapi.js";
 import { pagePolicy } from "./views/policy.js";
 import { inlineStyleOf, renderPage, renderSearch } from "./views/render.js";
 import { readerWords } from "./views/words.js";
@@ -136,7 +138,8 @@ function renderKey(kind: string, visit: Visit, at: PageVisit, scriptsKey = ""): 
 /** A page as markdown: its title, description and body (what agents and `Accept: text/markdown` get). */
 export async function pageMarkdown(data: ReaderData, at: { space: GetPublishedSpaceResponse; page: Page }): Promise<string> {
   const body = await data.pageBody(at.space, at.page.id);
-  return `# ${at.page.title}\n\n${at.page.description ? `${at.page.description}\n\n` : ""}${body.markdown}`;
+  const markdown = await markdownWithOperations(data, at.space, body.markdown);
+  return `# ${at.page.title}\n\n${at.page.description ? `${at.page.description}\n\n` : ""}${markdown}`;
 }
 
 export async function serveMarkdown(ctx: ParameterizedContext, visit: Visit, data: ReaderData, at: PageVisit): Promise<void> {
@@ -158,16 +161,25 @@ export async function serveHtml(ctx: ParameterizedContext, visit: Visit, data: R
   if (!answer) {
     const rendered = await renderHtml(visit, data, at, assetBase, scripts);
     answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: Buffer.from(rendered.html), policy: rendered.policy };
-    data.rendered.set(key, answer);
+    if (rendered.keep) data.rendered.set(key, answer);
+    // Nor is the whole answer kept (server.ts: keepAnswer).
+    else ctx.state.transient = true;
   }
   sendRendered(ctx, answer);
 }
 
-/** The policy a page's frame needs: its inline style and its integrations' scripts. */
-const policyOf = (frame: ViewFrame, scripts: SiteScripts) =>
-  pagePolicy({ inlineStyle: inlineStyleOf(frame), scripts: scripts.urls, integrationPolicies: scripts.policies });
+/** The policy a page's frame needs: its inline style, its integrations' scripts and the APIs its "Test it" forms call. */
+const policyOf = (frame: ViewFrame, scripts: SiteScripts, connect: readonly string[] = []) =>
+  pagePolicy({ inlineStyle: inlineStyleOf(frame), scripts: scripts.urls, integrationPolicies: scripts.policies, connect });
 
-async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBase: string, scripts: SiteScripts): Promise<{ html: string; policy: string }> {
+/** `keep`: false when an OpenAPI operation of the page could not be found yet (its spec may still be processing). */
+async function renderHtml(
+  visit: Visit,
+  data: ReaderData,
+  at: PageVisit,
+  assetBase: string,
+  scripts: SiteScripts,
+): Promise<{ html: string; policy: string; keep: boolean }> {
   const { location, space, page, pages, first } = at;
   const read = await data.pageBody(space, page.id);
   const byId = new Map(pages.map((candidate) => [candidate.id, candidate]));
@@ -175,17 +187,21 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
     const target = byId.get(pageId);
     return target ? urlOfPage(location.prefix, target, first) : null;
   };
-  const body = documentToHtml(JSON.parse(read.documentJson) as JsonDocument, {
-    resolveRef: (ref) => {
-      if (ref.kind === "page") return linkTo(ref.page);
-      if (ref.kind === "file") return fileUrl(location.prefix, ref.file);
-      if (ref.kind === "anchor") {
-        if (!ref.page) return `#${ref.anchor}`;
-        const url = linkTo(ref.page);
-        return url ? `${url}#${ref.anchor}` : null;
-      }
-      return null;
-    },
+  const document = JSON.parse(read.documentJson) as JsonDocument;
+  const openApi = await pageOpenApi(data, space, [document, ...[...read.reusableContents.values()].map((json) => JSON.parse(json) as JsonDocument)]);
+  const resolveRef = (ref: ContentRef): string | null => {
+    if (ref.kind === "page") return linkTo(ref.page);
+    if (ref.kind === "file") return fileUrl(location.prefix, ref.file);
+    if (ref.kind === "anchor") {
+      if (!ref.page) return `#${ref.anchor}`;
+      const url = linkTo(ref.page);
+      return url ? `${url}#${ref.anchor}` : null;
+    }
+    return null;
+  };
+  const body = documentToHtml(document, {
+    resolveRef,
+    renderOpenApiBlock: (block) => openApiBlockHtml(block, { specOf: openApi.specOf, resolveRef }),
     titleOf: (ref) => {
       const pageId = ref.kind === "page" || ref.kind === "anchor" ? ref.page : undefined;
       return pageId ? (byId.get(pageId)?.title ?? null) : null;
@@ -203,7 +219,7 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
   const pageUrl = urlOfPage(location.prefix, page, first);
   const markdownUrl = `${visit.origin}${pageUrl === location.prefix ? `${location.prefix}${page.path}` : pageUrl}.md`;
   const chromeTitle = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson).title;
-  const frame = await frameOf(
+  const framed = await frameOf(
     visit,
     data,
     at,
@@ -218,6 +234,7 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
     assetBase,
     scripts,
   );
+  const frame = openApi.present ? { ...framed, scripts: [...(framed.scripts ?? []), `${framed.assetBase ?? ""}${openApiAssets.script.path}`] } : framed;
   const previous = index > 0 ? link(visible[index - 1]) : undefined;
   const next = index >= 0 && index < visible.length - 1 ? link(visible[index + 1]) : undefined;
   const html = renderPage({
@@ -237,7 +254,7 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
       markdownUrl,
     },
   });
-  return { html, policy: policyOf(frame, scripts) };
+  return { html, policy: policyOf(frame, scripts, openApi.origins), keep: !openApi.incomplete };
 }
 
 /** Where a file of the site-space's space is read: under its pages' base, past a segment no page path can hold. */

@@ -30,6 +30,7 @@ import { readerRateLimit } from "./rate-limit.js";
 import { NatsWindowCounts } from "@imprint/runtime/watch";
 import { ReaderMetrics } from "./metrics.js";
 import { readerAssets } from "./views/assets.js";
+import { openApiAssets } from "./views/openapi.js";
 import { renderStatus } from "./views/render.js";
 import { readerWords } from "./views/words.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
@@ -208,7 +209,7 @@ function answerUnavailable(address: ReaderAddress, logger: Logger) {
  */
 function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews | undefined, feedback: FeedbackSinks, isDraining: () => boolean) {
   return async (ctx: ParameterizedContext): Promise<void> => {
-    for (const asset of [readerAssets.style, readerAssets.script]) {
+    for (const asset of [readerAssets.style, readerAssets.script, openApiAssets.script]) {
       if (ctx.path === asset.path || ctx.path === `${address.path}${asset.path}`) {
         ctx.type = asset.contentType;
         ctx.set("Cache-Control", "public, max-age=31536000, immutable");
@@ -323,7 +324,8 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
  * host, path and cookies), as long as the visit allows (Visit.keepableUntil).
  */
 function keepAnswer(ctx: ParameterizedContext, visit: Visit, data: ReaderData, view: ViewedPage | null): void {
-  if (visit.keepableUntil === undefined || ctx.status !== 200 || !Buffer.isBuffer(ctx.body)) return;
+  // `transient`: an answer rendered without something it will have (an OpenAPI spec still processing).
+  if (visit.keepableUntil === undefined || ctx.status !== 200 || !Buffer.isBuffer(ctx.body) || ctx.state.transient === true) return;
   const { connection: _connection, ...headers } = ctx.response.headers as Record<string, string | string[]>;
   data.kept.keep(ctx.req, { headers, etag: String(ctx.response.get("ETag")), body: ctx.body, view, until: visit.keepableUntil });
 }

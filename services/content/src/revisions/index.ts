@@ -10,6 +10,7 @@ import { PUBLISHED_CONTENT_SERVICE_NAME, publishedContentServiceImplementation }
 import { REVISION_SERVICE_NAME, revisionServiceImplementation } from "./grpc/revision-service.js";
 import { RevisionCaches } from "./domain/tree/caches.js";
 import type { ContentDeps, EditingDeps, RevisionDeps } from "../deps.js";
+import { fetchExternalOpenApiDocument } from "../openapi/index.js";
 
 /**
  * The revision store: revisions and drafts of a space's content (pages, files, reusable contents,
@@ -44,13 +45,18 @@ export function revisionDeps(deps: ContentDeps, caches: RevisionCaches): Revisio
 
 /**
  * The gRPC services of the revision store (RevisionService for reads, EditingService for edits;
- * the editing API also fetches files from URLs through the fetch guard, hence `editing`).
+ * the editing API also fetches files from URLs through the fetch guard, hence `editing`, as the
+ * published read does OpenAPI documents a page names by a URL no stored specification has).
  */
 export function revisionGrpcServices(orm: MikroORM, revision: RevisionDeps, editing: EditingDeps): ServiceRegistration[] {
   return [
     { name: REVISION_SERVICE_NAME, definition: RevisionServiceService, implementation: revisionServiceImplementation(orm, revision) },
     { name: EDITING_SERVICE_NAME, definition: EditingServiceService, implementation: editingServiceImplementation(orm, editing) },
-    { name: PUBLISHED_CONTENT_SERVICE_NAME, definition: PublishedContentServiceService, implementation: publishedContentServiceImplementation(orm, revision) },
+    {
+      name: PUBLISHED_CONTENT_SERVICE_NAME,
+      definition: PublishedContentServiceService,
+      implementation: publishedContentServiceImplementation(orm, revision, (url) => fetchExternalOpenApiDocument(url, editing.fetchPolicy)),
+    },
   ] as ServiceRegistration[];
 }
 

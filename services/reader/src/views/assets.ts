@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { OPENAPI_STYLE } from "./openapi.js";
 
 /**
  * The reader's one stylesheet and one script, served under content-hashed paths (so they can be
@@ -51,6 +52,7 @@ footer.site{border-top:1px solid var(--line);padding:2rem 1.25rem;color:var(--mu
 .live-results{position:absolute;top:calc(100% + .25rem);left:0;width:min(28rem,90vw);background:var(--bg);border:1px solid var(--line);border-radius:.5rem;box-shadow:0 8px 24px rgb(0 0 0/.12);list-style:none;padding:.25rem;margin:0;z-index:9}.live-results a{display:block;padding:.45rem .6rem;border-radius:.35rem;text-decoration:none;color:var(--fg)}.live-results a:hover,.live-results a:focus{background:var(--soft)}.live-results strong{display:block;color:var(--accent)}.live-results small{display:block;color:var(--muted);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 ol.hits{list-style:none;padding:0}ol.hits li{margin:1.25rem 0}ol.hits small{color:var(--muted)}
 details.mobile-nav{display:none}
+${OPENAPI_STYLE.trim()}
 @media (max-width:70rem){.layout{grid-template-columns:15rem minmax(0,1fr)}aside.toc{display:none}}
 @media (max-width:48rem){.layout{display:block}aside.tree{display:none}details.mobile-nav{display:block;padding:.5rem 1.25rem;border-bottom:1px solid var(--line)}form.search input{width:9rem}header.site nav.links{display:none}}
 `;

@@ -38,6 +38,8 @@ export interface PagePolicyInput {
   scripts?: readonly string[];
   /** Those integrations' own policies (GitBook's IntegrationContentSecurityPolicy text). */
   integrationPolicies?: readonly string[];
+  /** Origins the page's scripts call besides the reader (the APIs its OpenAPI "Test it" forms send to). */
+  connect?: readonly string[];
 }
 
 /** Sources an integration's policy names that are not added: none adds nothing, strict-dynamic takes away. */
@@ -52,7 +54,7 @@ function baseDirectives(input: PagePolicyInput): Directives {
     ["style-src", ["'self'", ...(input.inlineStyle ? [sha256(input.inlineStyle)] : [])]],
     ["style-src-attr", ["'unsafe-hashes'", ...Object.values(TABLE_ALIGNMENT_STYLES).map(sha256)]],
     ["img-src", ["*", "data:"]],
-    ["connect-src", ["'self'"]],
+    ["connect-src", ["'self'", ...(input.connect ?? []).map(scriptSource)]],
     ["object-src", ["'none'"]],
     ["base-uri", ["'self'"]],
     ["form-action", ["'self'"]],

@@ -13,8 +13,13 @@ export type LinkKind = "link" | "image" | "definition" | "tag";
 /** Destination of an inline link or image at the end of its source text: `](dest` or `](<dest>`. */
 const INLINE_DESTINATION = /\]\(\s*(<[^>\n]*>|[^\s()<]*(?:\([^\s()]*\)[^\s()]*)*)/g;
 const DEFINITION_DESTINATION = /^\s*\[[^\]]*\]:\s*(<[^>\n]*>|\S+)/;
-/** The target of GitBook's tags that point at a page or a file: `{% content-ref url="…" %}`, `{% file src="…" %}`. */
-const TAG_TARGET = /\{%[ \t]*(?:content-ref[ \t]+url|file[ \t]+src)[ \t]*=[ \t]*"([^"\n]*)"[ \t]*%\}/g;
+/**
+ * The target of GitBook's tags that point at a page or a file: `{% content-ref url="…" %}`,
+ * `{% file src="…" %}`, and an OpenAPI block's spec (`{% openapi src="…" path="…" method="…" %}`,
+ * `{% swagger src="…" … %}`), its first attribute, followed by its others.
+ */
+const TAG_TARGET =
+  /\{%[ \t]*(?:content-ref[ \t]+url|file[ \t]+src|(?:openapi|swagger)[ \t]+src)[ \t]*=[ \t]*"([^"\n]*)"(?:[ \t]+[A-Za-z]+[ \t]*=[ \t]*"[^"\n]*")*[ \t]*%\}/g;
 
 /** A tag's attribute value as written (`&quot;` and `&amp;` encoded, as `@imprint/document` writes them) and read. */
 const decodeAttribute = (value: string) => value.replace(/&(quot|amp);/g, (_, name: string) => (name === "quot" ? '"' : "&"));
@@ -26,7 +31,7 @@ function formatDestination(url: string): string {
 
 /**
  * Rewrites the targets of links, images, link definitions and GitBook's card and file tags
- * (`{% content-ref url="…" %}`, `{% file src="…" %}`, outside code): `rewrite` answers the new
+ * (`{% content-ref url="…" %}`, `{% file src="…" %}`, an OpenAPI block's `src`, outside code): `rewrite` answers the new
  * target, or undefined to keep it. Everything else of the text stays as it is.
  */
 export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind: LinkKind) => string | undefined): string {
@@ -43,7 +48,7 @@ export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind
         const value = match[1]!;
         const replacement = rewrite(decodeAttribute(value), "tag");
         if (replacement === undefined || replacement === decodeAttribute(value)) continue;
-        const at = start + match.index + match[0].lastIndexOf(`"${value}"`) + 1;
+        const at = start + match.index + match[0].indexOf(`"${value}"`) + 1;
         edits.push({ start: at, end: at + value.length, text: encodeAttribute(replacement) });
       }
     }

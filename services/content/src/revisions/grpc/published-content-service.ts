@@ -1,14 +1,18 @@
 import { forkEm, type AsyncImplementation } from "@imprint/runtime";
 import type { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { getPublishedFile, getPublishedPage, getPublishedSpace } from "../use-cases/read-published.js";
+import { getPublishedFile, getPublishedOpenApiSpec, getPublishedPage, getPublishedSpace, type ExternalOpenApiFetch } from "../use-cases/read-published.js";
 import { pageTreeToProto } from "./mappers.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export const PUBLISHED_CONTENT_SERVICE_NAME = "imprint.content.v1.PublishedContentService";
 
 /** Thin transport of the published read (the reader's): one use case per call on a fresh EntityManager. */
-export function publishedContentServiceImplementation(orm: MikroORM, deps: RevisionDeps): AsyncImplementation<typeof PublishedContentServiceService> {
+export function publishedContentServiceImplementation(
+  orm: MikroORM,
+  deps: RevisionDeps,
+  fetchExternal: ExternalOpenApiFetch,
+): AsyncImplementation<typeof PublishedContentServiceService> {
   const em = () => forkEm(orm);
   return {
     getPublishedSpace: async (request) => {
@@ -33,5 +37,10 @@ export function publishedContentServiceImplementation(orm: MikroORM, deps: Revis
     getPublishedPage: async (request) => getPublishedPage(em(), { spaceId: request.spaceId, revisionId: request.revisionId, pageId: request.pageId }, deps),
 
     getPublishedFile: async (request) => getPublishedFile(em(), { spaceId: request.spaceId, revisionId: request.revisionId, fileId: request.fileId }, deps),
+
+    getPublishedOpenApiSpec: async (request) => {
+      const latest = await getPublishedOpenApiSpec(em(), { spaceId: request.spaceId, spec: request.spec }, deps, fetchExternal);
+      return { slug: latest.slug, versionId: latest.versionId, documentJson: JSON.stringify(latest.document) };
+    },
   };
 }

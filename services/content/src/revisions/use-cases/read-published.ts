@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { JsonDocument } from "@imprint/document";
 import { AppError, isId } from "@imprint/runtime";
+import { findLatestOpenApiDocument, type LatestOpenApiDocument } from "../../openapi/index.js";
 import { Space } from "../../spaces/index.js";
 import { evaluateDocument, evaluateText, type ExpressionScope } from "../domain/markdown/evaluate.js";
 import { expandIncludes, includedIds, MAX_INCLUDE_DEPTH, MAX_INCLUDED } from "../domain/markdown/includes.js";
@@ -129,4 +130,27 @@ export async function getPublishedFile(
   const content = file ? await deps.blobStore.get(file.blobKey) : undefined;
   if (!file || !content) throw AppError.notFound("File");
   return { name: file.name, contentType: file.contentType, content, digest: file.blobKey };
+}
+
+/** Fetches an OpenAPI document from a URL no stored specification has (through the fetch guard); null when it cannot. */
+export type ExternalOpenApiFetch = (url: string) => Promise<Record<string, unknown> | null>;
+
+/**
+ * An OpenAPI specification of a published space's organization, by slug or source URL (what the
+ * space's OpenAPI blocks name): its latest kept version's document, for the reader. A URL no
+ * stored specification has is fetched (`fetchExternal`), its document answered without a slug or version.
+ */
+export async function getPublishedOpenApiSpec(
+  em: EntityManager,
+  input: { spaceId: string; spec: string },
+  deps: RevisionDeps,
+  fetchExternal: ExternalOpenApiFetch,
+): Promise<LatestOpenApiDocument> {
+  const { space } = await openPublished(em, deps, input.spaceId);
+  const spec = input.spec.trim();
+  const latest = spec === "" ? null : await findLatestOpenApiDocument(em, space.organizationId, spec);
+  if (latest) return latest;
+  const external = /^https?:\/\//i.test(spec) ? await fetchExternal(spec) : null;
+  if (!external) throw AppError.notFound("OpenAPI specification");
+  return { slug: "", versionId: "", document: external };
 }
