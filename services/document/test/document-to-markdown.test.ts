@@ -210,7 +210,7 @@ describe("document → markdown", () => {
       "",
       "\\{% tabs %}",
       "",
-      "\\$$x$$",
+      "\\$$x\\$$",
       "",
       "\\[!NOTE]",
     ].join("\n");
@@ -245,7 +245,8 @@ describe("document → markdown", () => {
         "",
         "\\{% tabs %}",
         "",
-        "\\$$x$$",
+        // Every `$$` in text is escaped: since inline math, either could open a formula.
+        "\\$$x\\$$",
         "",
         "\\[!NOTE]",
         "",
