@@ -164,8 +164,8 @@ export async function serveHtml(ctx: ParameterizedContext, visit: Visit, data: R
 }
 
 /** The policy a page's frame needs: its inline style and its integrations' scripts. */
-const policyOf = (frame: ViewFrame, scripts: SiteScripts) =>
-  pagePolicy({ inlineStyle: inlineStyleOf(frame), scripts: scripts.urls, integrationPolicies: scripts.policies });
+const policyOf = (frame: ViewFrame, scripts: SiteScripts, diagrams = false) =>
+  pagePolicy({ inlineStyle: inlineStyleOf(frame), scripts: scripts.urls, integrationPolicies: scripts.policies, diagrams });
 
 async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBase: string, scripts: SiteScripts): Promise<{ html: string; policy: string }> {
   const { location, space, page, pages, first } = at;
@@ -235,9 +235,10 @@ async function renderHtml(visit: Visit, data: ReaderData, at: PageVisit, assetBa
       ...(next ? { next } : {}),
       ...(space.revisionCreatedAt ? { lastUpdated: space.revisionCreatedAt } : {}),
       markdownUrl,
+      ...(body.hasDiagram ? { hasDiagram: true } : {}),
     },
   });
-  return { html, policy: policyOf(frame, scripts) };
+  return { html, policy: policyOf(frame, scripts, body.hasDiagram) };
 }
 
 /** Where a file of the site-space's space is read: under its pages' base, past a segment no page path can hold. */

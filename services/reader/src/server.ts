@@ -30,6 +30,7 @@ import { readerRateLimit } from "./rate-limit.js";
 import { NatsWindowCounts } from "@imprint/runtime/watch";
 import { ReaderMetrics } from "./metrics.js";
 import { readerAssets } from "./views/assets.js";
+import { diagramAsset } from "./views/diagrams.js";
 import { renderStatus } from "./views/render.js";
 import { readerWords } from "./views/words.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
@@ -215,6 +216,15 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
         ctx.body = asset.body;
         return;
       }
+    }
+    const diagramFile =
+      diagramAsset(ctx.path) ?? (address.path && ctx.path.startsWith(address.path) ? diagramAsset(ctx.path.slice(address.path.length)) : undefined);
+    if (diagramFile) {
+      const diagram = await diagramFile;
+      ctx.type = diagram.contentType;
+      ctx.set("Cache-Control", "public, max-age=31536000, immutable");
+      ctx.body = diagram.body;
+      return;
     }
     if (ctx.path === "/healthz") {
       ctx.body = { status: "ok" };

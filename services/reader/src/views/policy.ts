@@ -38,6 +38,11 @@ export interface PagePolicyInput {
   scripts?: readonly string[];
   /** Those integrations' own policies (GitBook's IntegrationContentSecurityPolicy text). */
   integrationPolicies?: readonly string[];
+  /**
+   * The page draws mermaid diagrams, whose SVG carries its own `<style>` and style attributes: its
+   * styles may be inline (never its scripts); a hash would turn 'unsafe-inline' off, so none is listed.
+   */
+  diagrams?: boolean;
 }
 
 /** Sources an integration's policy names that are not added: none adds nothing, strict-dynamic takes away. */
@@ -49,8 +54,8 @@ function baseDirectives(input: PagePolicyInput): Directives {
   return new Map<string, string[]>([
     ["default-src", ["'self'"]],
     ["script-src", ["'self'", sha256(THEME_BOOT_SCRIPT), ...(input.scripts ?? []).map(scriptSource)]],
-    ["style-src", ["'self'", ...(input.inlineStyle ? [sha256(input.inlineStyle)] : [])]],
-    ["style-src-attr", ["'unsafe-hashes'", ...Object.values(TABLE_ALIGNMENT_STYLES).map(sha256)]],
+    ["style-src", input.diagrams ? ["'self'", "'unsafe-inline'"] : ["'self'", ...(input.inlineStyle ? [sha256(input.inlineStyle)] : [])]],
+    ["style-src-attr", input.diagrams ? ["'unsafe-inline'"] : ["'unsafe-hashes'", ...Object.values(TABLE_ALIGNMENT_STYLES).map(sha256)]],
     ["img-src", ["*", "data:"]],
     ["connect-src", ["'self'"]],
     ["object-src", ["'none'"]],
