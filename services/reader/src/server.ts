@@ -217,11 +217,16 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
         return;
       }
     }
-    const diagramFile =
-      diagramAsset(ctx.path) ?? (address.path && ctx.path.startsWith(address.path) ? diagramAsset(ctx.path.slice(address.path.length)) : undefined);
+    const gzipAccepted = () => ctx.acceptsEncodings("gzip", "identity") === "gzip";
+    const diagramFile = !ctx.path.includes("/_assets/")
+      ? undefined
+      : (diagramAsset(ctx.path, gzipAccepted()) ??
+        (address.path && ctx.path.startsWith(address.path) ? diagramAsset(ctx.path.slice(address.path.length), gzipAccepted()) : undefined));
     if (diagramFile) {
       const diagram = await diagramFile;
       ctx.type = diagram.contentType;
+      ctx.vary("Accept-Encoding");
+      if (diagram.encoding) ctx.set("Content-Encoding", diagram.encoding);
       ctx.set("Cache-Control", "public, max-age=31536000, immutable");
       ctx.body = diagram.body;
       return;

@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import { fromHtml } from "hast-util-from-html";
 import { select, selectAll } from "hast-util-select";
 import { toString } from "hast-util-to-string";
@@ -190,10 +191,13 @@ describe("the reader's views", () => {
     expect(select('script[type="module"]', diagram.tree)!.properties.src).toBe(diagramScriptPath);
     // The script and mermaid's files it imports are served, cached for good; nothing else of the package is.
     const script = await diagramAsset(diagramScriptPath)!;
-    const entry = /from "\.(\/mermaid-[^"]+)"/.exec(String(script.body))![1]!;
+    const entry = /import\("\.(\/mermaid-[^"]+)"\)/.exec(String(script.body))![1]!;
     const mermaid = await diagramAsset(`/_assets${entry}`)!;
     expect(mermaid.contentType).toBe("text/javascript; charset=utf-8");
     expect(String(mermaid.body)).toContain("./chunks/mermaid.esm.min/");
+    const compressed = await diagramAsset(`/_assets${entry}`, true)!;
+    expect(compressed.encoding).toBe("gzip");
+    expect(gunzipSync(compressed.body as Buffer).equals(mermaid.body as Buffer)).toBe(true);
     expect(diagramAsset(`/_assets${entry}.map`)).toBeUndefined();
     expect(diagramAsset(`/_assets${entry.replace(/[^/]+$/, "../package.json")}`)).toBeUndefined();
     // Mermaid's SVG carries its own styles: only a page with a diagram allows inline styles (never inline scripts).
