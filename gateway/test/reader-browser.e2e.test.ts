@@ -122,6 +122,10 @@ describe("the reader in a browser", () => {
       ]),
     );
     await eventually(async () => (await fetch(url(`${site.base}v2/formulas`))).status === 200, 15_000);
+    // Agents read the formulas as written.
+    const markdown = await (await fetch(url(`${site.base}v2/formulas.md`))).text();
+    expect(markdown).toContain("Energy is $$E = mc^2$$ in a sentence.");
+    expect(markdown).toContain("$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$");
     const page = await visitor();
     const requested: string[] = [];
     const refused: string[] = [];
