@@ -210,7 +210,7 @@ describe("document → markdown", () => {
       "",
       "\\{% tabs %}",
       "",
-      "\\$$x\\$$",
+      "\\$$x$$",
       "",
       "\\[!NOTE]",
     ].join("\n");
