@@ -109,6 +109,56 @@ describe("the reader in a browser", () => {
     await page.context().close();
   });
 
+  it("shows math as MathML without script, draws a mermaid diagram, and loads mermaid only on the page that holds one", async () => {
+    await writeContent(
+      stack,
+      org,
+      site.spaces.guideV2,
+      pagesOf([
+        [
+          "formulas",
+          "# Formulas\n\nEnergy is $$E = mc^2$$ in a sentence.\n\n$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$\n\n```mermaid\ngraph LR\n  Write-->Review-->Publish\n```",
+        ],
+      ]),
+    );
+    await eventually(async () => (await fetch(url(`${site.base}v2/formulas`))).status === 200, 15_000);
+    // Agents read the formulas as written.
+    const markdown = await (await fetch(url(`${site.base}v2/formulas.md`))).text();
+    expect(markdown).toContain("Energy is $$E = mc^2$$ in a sentence.");
+    expect(markdown).toContain("$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$");
+    const page = await visitor();
+    const requested: string[] = [];
+    const refused: string[] = [];
+    page.on("request", (request) => requested.push(new URL(request.url()).pathname));
+    page.on("console", (message) => {
+      if (message.type() === "error") refused.push(message.text());
+    });
+    await page.goto(url(`${site.base}install`));
+    await page.waitForLoadState("networkidle");
+    expect(requested.filter((path) => /mermaid|diagrams\./.test(path))).toEqual([]);
+
+    await page.goto(url(`${site.base}v2/formulas`));
+    expect(await page.locator("article math").count()).toBe(2);
+    expect(await page.locator("article p .math-inline annotation").textContent()).toBe("E = mc^2");
+    // MathML is laid out by the browser itself: the fraction has a height of its own.
+    expect(await page.evaluate(`document.querySelector("article .math mfrac").getBoundingClientRect().height`)).toBeGreaterThan(10);
+    // Mermaid replaces the source with its drawing, whose nodes carry the diagram's words.
+    await page.locator("article pre.mermaid svg .node").last().waitFor();
+    expect(await page.locator("article pre.mermaid svg .node").allTextContents()).toEqual(["Write", "Review", "Publish"]);
+    expect(requested.some((path) => /\/_assets\/mermaid-[^/]+\/mermaid\.esm\.min\.mjs$/.test(path))).toBe(true);
+    expect(refused).toEqual([]);
+    await screenshot(page, "math-and-diagram");
+    await page.context().close();
+
+    // Without script the formulas are the same MathML, and the diagram's source stays readable.
+    const withoutScript = await visitor({ javaScriptEnabled: false });
+    await withoutScript.goto(url(`${site.base}v2/formulas`));
+    expect(await withoutScript.locator("article math").count()).toBe(2);
+    expect(await withoutScript.locator("article pre.mermaid").textContent()).toBe("graph LR\n  Write-->Review-->Publish");
+    await screenshot(withoutScript, "math-and-diagram-without-javascript");
+    await withoutScript.context().close();
+  });
+
   it("searches as the visitor types, and through the form with JavaScript off", async () => {
     const page = await visitor();
     await page.goto(url(`${site.base}configure`));

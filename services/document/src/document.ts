@@ -1,11 +1,13 @@
 import GithubSlugger from "github-slugger";
 import type * as Mdast from "mdast";
 import { gfmToMarkdown } from "mdast-util-gfm";
+import { mathFromMarkdown } from "mdast-util-math";
 import { toMarkdown } from "mdast-util-to-markdown";
 import { toString } from "mdast-util-to-string";
 import remarkGfm from "remark-gfm";
+import { math } from "micromark-extension-math";
 import remarkParse from "remark-parse";
-import { unified } from "unified";
+import { type Processor, unified } from "unified";
 import { ALLOWS, type Container } from "./containers.js";
 import { MarkerReader, type Part } from "./markers.js";
 
@@ -23,6 +25,8 @@ import { MarkerReader, type Part } from "./markers.js";
  * math (`{% tabs %}`, `{% hint style="…" %}`, `{% stepper %}`, `{% content-ref url="…" %}`,
  * `{% file src="…" %}`, `<details>`, `{% embed url="…" %}`, `$$ … $$`) and OpenAPI operations
  * (`{% openapi %}`, `{% swagger %}`, `{% openapi-operation %}`) is recognised over the parsed tree (see markers.ts).
+ * Inline math is GitBook's `$$…$$` inside a sentence, read by micromark's math extension (text
+ * only: a paragraph holding nothing but one formula is block math, as GitBook writes it).
  *
  * Links to `/pages/<pageId>` and `/files/<fileId>` are references to a page or a file of the same
  * revision; `#anchor` links are anchors; everything else is a URL.
@@ -61,7 +65,14 @@ export interface DocumentInlineImage {
   isVoid: true;
   data: { ref: ImageRef; alt?: string; caption?: string };
 }
-export type DocumentInline = DocumentInlineLink | DocumentInlineImage;
+/** GitBook's inline formula (TeX), written `$$…$$` inside text. */
+export interface DocumentInlineMath {
+  object: "inline";
+  type: "inline-math";
+  isVoid: true;
+  data: { formula: string };
+}
+export type DocumentInline = DocumentInlineLink | DocumentInlineImage | DocumentInlineMath;
 export type InlineContent = DocumentText | DocumentInline;
 
 export interface DocumentBlock {
@@ -100,12 +111,28 @@ const ALERT_STYLE: Record<string, "info" | "success" | "warning" | "danger"> = {
   CAUTION: "danger",
 };
 
-const markdownParser = unified().use(remarkParse).use(remarkGfm).freeze();
+/** GitBook's inline math, `$$…$$` in text (a single `$` is text: prices read as prices); no `$$` block construct (block math is a paragraph, markers.ts). */
+function inlineMath(this: Processor): void {
+  const data = this.data();
+  (data.micromarkExtensions ??= []).push({ text: math({ singleDollarTextMath: false }).text });
+  (data.fromMarkdownExtensions ??= []).push(mathFromMarkdown());
+}
+
+const markdownParser = unified().use(remarkParse).use(remarkGfm).use(inlineMath).freeze();
+/** Markdown as read before inline math: the text a formula that is no math block stays. */
+const plainParser = unified().use(remarkParse).use(remarkGfm).freeze();
 
 /** Parses markdown (CommonMark + GFM) into mdast. */
 export function parseMarkdown(markdown: string): Mdast.Root {
   // No transformers are configured: the parsed tree is final (runSync would only re-type it).
-  return markdownParser.parse(markdown);
+  const root = markdownParser.parse(markdown);
+  // Line endings in an inline formula are spaces to TeX (and to a heading's slug), and markdown could not always write them back.
+  const spaceLineEndings = (node: Mdast.Nodes) => {
+    if (node.type === "inlineMath") node.value = node.value.replace(/\r?\n/g, " ");
+    else if ("children" in node) for (const child of node.children) spaceLineEndings(child);
+  };
+  spaceLineEndings(root);
+  return root;
 }
 
 /**
@@ -318,7 +345,7 @@ class Converter {
       case "paragraph": {
         const formula = allows.math ? this.markers.formulaOf(node) : undefined;
         if (formula !== undefined && readsAsOneParagraph(`$$\n${formula}\n$$`)) return [{ object: "block", type: "math", isVoid: true, data: { formula } }];
-        return [this.paragraphOrImages(node, allows.images)];
+        return [this.paragraphOrImages(this.markers.isLoneFormula(node) ? this.formulaAsText(node) : node, allows.images)];
       }
       case "heading":
         return [this.heading(node)];
@@ -344,6 +371,15 @@ class Converter {
         // their text is kept rather than dropped.
         return "value" in node && typeof node.value === "string" && node.value.trim() !== "" ? [this.paragraph([plainText(node.value)])] : [];
     }
+  }
+
+  /** A paragraph of one `$$…$$` that is no math block (none allowed here): the text it was, as markdown without math reads it. */
+  private formulaAsText(node: Mdast.Paragraph): Mdast.Paragraph {
+    const source = this.markers.sourceOf(node);
+    const [read] = source === undefined ? [] : plainParser.parse(source).children;
+    if (read?.type === "paragraph") return read;
+    const [formula] = node.children;
+    return { type: "paragraph", children: [{ type: "text", value: source ?? `$$${formula?.type === "inlineMath" ? formula.value : ""}$$` }] };
   }
 
   private paragraph(nodes: InlineContent[]): DocumentBlock {
@@ -562,6 +598,9 @@ class Converter {
         case "image":
           out.push(this.inlineImage(node.url, node.alt));
           break;
+        case "inlineMath":
+          out.push({ object: "inline", type: "inline-math", isVoid: true, data: { formula: node.value } });
+          break;
         case "linkReference": {
           const target = this.definitions.get(node.identifier.toLowerCase());
           if (target) out.push(this.link(target.url, node.children, marks));
@@ -585,8 +624,8 @@ class Converter {
   }
 
   private link(url: string, children: readonly Mdast.PhrasingContent[], marks: readonly DocumentMark[]): DocumentInlineLink {
-    // A link holds text and inline images only (markdown cannot nest links).
-    const nodes = this.inlines(children, marks).filter(
+    // A link holds text and inline images only (markdown cannot nest links); a formula in it is its text.
+    const nodes = this.inlines(children.map(formulasAsText), marks).filter(
       (node): node is DocumentText | DocumentInlineImage => node.object === "text" || node.type === "inline-image",
     );
     return { object: "inline", type: "link", isVoid: false, data: { ref: contentRefFor(url) }, nodes: nodes.length > 0 ? nodes : [plainText(url, marks)] };
@@ -595,6 +634,12 @@ class Converter {
   private inlineImage(url: string, alt: string | null | undefined): DocumentInlineImage {
     return { object: "inline", type: "inline-image", isVoid: true, data: { ref: imageRefFor(url), ...(alt ? { alt } : {}) } };
   }
+}
+
+/** Phrasing content with its inline formulas as their text (where the document holds no formula: in a link). */
+function formulasAsText(node: Mdast.PhrasingContent): Mdast.PhrasingContent {
+  if (node.type === "inlineMath") return { type: "text", value: node.value };
+  return "children" in node ? { ...node, children: node.children.map(formulasAsText) } : node;
 }
 
 /**

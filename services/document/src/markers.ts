@@ -1,4 +1,5 @@
 import type * as Mdast from "mdast";
+import type { InlineMath } from "mdast-util-math";
 import { toString } from "mdast-util-to-string";
 
 /**
@@ -96,6 +97,8 @@ interface Line {
   unprefixed: boolean;
   /** Ends with a hard break (else a soft line ending separates it from the next line). */
   broken: boolean;
+  /** Goes on with an inline formula begun on an earlier line (no line ending of the text before it; never a tag). */
+  continued?: boolean;
 }
 
 type Origin =
@@ -264,6 +267,11 @@ function htmlPieces(value: string): { text: string; marker: Marker }[] | undefin
   return pieces.length > 0 && value.slice(end).trim() === "" ? pieces : undefined;
 }
 
+/** Text as markdown reads it outside a formula: a backslash before ASCII punctuation escapes it. */
+function readEscapes(text: string): string {
+  return text.replace(/\\([!-/:-@[-`{-~])/g, "$1");
+}
+
 export class MarkerReader {
   private readonly lineCache = new WeakMap<Mdast.Paragraph, Line[]>();
   private readonly frames = new WeakMap<Mdast.Paragraph, Frame>();
@@ -342,6 +350,12 @@ export class MarkerReader {
       const line = !current || current.broken ? open() : current;
       line.nodes.push(child);
       if (child.type === "break") line.broken = true;
+      // A formula across source lines: the lines it goes on to are lines of the paragraph too.
+      const position = child.type === "inlineMath" ? child.position : undefined;
+      for (let extra = position ? position.end.line - position.start.line : 0; extra > 0; extra--) {
+        current = { nodes: [], raw: undefined, unprefixed: false, broken: false, continued: true };
+        lines.push(current);
+      }
     }
     const frame = this.frameOf(paragraph);
     if (this.source !== undefined && frame && frame.lastLine - frame.line + 1 === lines.length) {
@@ -355,6 +369,7 @@ export class MarkerReader {
   }
 
   private lineMarker(line: Line): Marker | undefined {
+    if (line.continued) return undefined;
     let text = line.raw?.trim();
     if (text === undefined) {
       // With the source, a line it cannot locate is no marker; without, the parsed text is read.
@@ -375,7 +390,7 @@ export class MarkerReader {
     const children: Mdast.PhrasingContent[] = [];
     for (let index = from; index < to; index++) {
       const line = lines[index]!;
-      if (index > from && !lines[index - 1]!.broken) children.push({ type: "text", value: "\n" });
+      if (index > from && !lines[index - 1]!.broken && !line.continued) children.push({ type: "text", value: "\n" });
       children.push(...line.nodes);
     }
     // A hard break before a marker line ended the line, not the paragraph.
@@ -399,6 +414,7 @@ export class MarkerReader {
   /** The formula of a paragraph holding only `$$ … $$`, else undefined. */
   formulaOf(paragraph: Mdast.Paragraph): string | undefined {
     const [first] = paragraph.children;
+    if (first?.type === "inlineMath" && paragraph.children.length === 1) return this.formulaOfInlineMath(paragraph, first);
     if (first?.type !== "text" || !first.value.trimStart().startsWith("$$")) return undefined;
     const lines = this.linesOf(paragraph);
     let text: string;
@@ -410,6 +426,44 @@ export class MarkerReader {
     if (trimmed.length < 4 || !trimmed.startsWith("$$") || !trimmed.endsWith("$$")) return undefined;
     const formula = trimmed.slice(2, -2).trim();
     return formula !== "" && !formula.includes("$$") ? formula : undefined;
+  }
+
+  /**
+   * A paragraph that is one `$$…$$` (markdown read it as one inline formula, across its lines):
+   * the formula is its source lines between the `$$`, as written; without the source, the parsed
+   * formula (its line endings read as spaces).
+   */
+  private formulaOfInlineMath(paragraph: Mdast.Paragraph, formula: InlineMath): string | undefined {
+    if (this.source === undefined) {
+      const parsed = readEscapes(formula.value).trim();
+      return parsed === "" ? undefined : parsed;
+    }
+    const trimmed = this.sourceOf(paragraph)?.trim();
+    if (trimmed === undefined) return undefined;
+    if (trimmed.length < 4 || !trimmed.startsWith("$$") || !trimmed.endsWith("$$") || trimmed.startsWith("$$$")) return undefined;
+    const text = trimmed.slice(2, -2).trim();
+    return text !== "" && !text.includes("$$") ? text : undefined;
+  }
+
+  /** Whether the paragraph is one formula between `$$` (GitBook's block math), not a longer run of `$` (inline math alone). */
+  isLoneFormula(paragraph: Mdast.Paragraph): boolean {
+    const [first] = paragraph.children;
+    if (first?.type !== "inlineMath" || paragraph.children.length !== 1) return false;
+    const source = this.sourceOf(paragraph)?.trim();
+    return source === undefined || (source.startsWith("$$") && !source.startsWith("$$$"));
+  }
+
+  /** A paragraph's source lines (without their container's prefix), when known. */
+  sourceOf(paragraph: Mdast.Paragraph): string | undefined {
+    const frame = this.frameOf(paragraph);
+    if (this.source === undefined || !frame) return undefined;
+    const lines: string[] = [];
+    for (let line = frame.line; line <= frame.lastLine; line++) {
+      const raw = line === frame.line && frame.offset !== undefined ? this.rawFrom(frame.offset) : this.rawLine(line, frame.indent);
+      if (raw === undefined) return undefined;
+      lines.push(raw);
+    }
+    return lines.join("\n");
   }
 
   // ── tabs, hints, expandables, embeds ──────────────────────────────────────────────────────

@@ -3,6 +3,7 @@ import { toHtml } from "hast-util-to-html";
 import { h } from "hastscript";
 import GithubSlugger from "github-slugger";
 import { common, createLowlight } from "lowlight";
+import { formulaToHast } from "./math.js";
 import type { ContentRef, DocumentBlock, DocumentFragment, DocumentInline, DocumentLeaf, InlineContent, JsonDocument } from "./document.js";
 
 /**
@@ -11,9 +12,10 @@ import type { ContentRef, DocumentBlock, DocumentFragment, DocumentInline, Docum
  * on the server (highlight.js's common languages through lowlight), headings with stable anchors.
  * Tabs, expandables, embeds and math render without script: tabs as sections with their titles
  * (the reader's script may enhance them into a tab widget), expandables as `<details>`, embeds as
- * a link card, math as its formula's text; steppers as an ordered list of steps, cards
- * (`content-ref`) as a link, files as a download link, OpenAPI operations as the caller renders them
- * (else their method and path).
+ * a link card, math as MathML (KaTeX, math.ts); steppers as an ordered list of steps, cards
+ * (`content-ref`) as a link, files as a download link, mermaid code as its source in
+ * `<pre class="mermaid">` (`hasDiagram`: the reader then loads the script that draws it), OpenAPI
+ * operations as the caller renders them (else their method and path).
  * The input is untrusted: a block type the model does not know renders its text (and is reported
  * through `onUnknownBlock`), malformed nodes are skipped, and only http(s), mailto, relative and
  * anchor URLs are ever emitted.
@@ -79,6 +81,8 @@ function nodesOfDocument(document: JsonDocument | null | undefined): unknown[] {
 export interface HtmlResult {
   html: string;
   toc: TocEntry[];
+  /** Whether the HTML holds a mermaid diagram (`<pre class="mermaid">`): only then does a page need the script that draws it. */
+  hasDiagram: boolean;
 }
 
 const lowlight = createLowlight(common);
@@ -111,6 +115,7 @@ function textOf(nodes: readonly unknown[] | undefined): string {
 
 class Renderer {
   readonly toc: TocEntry[] = [];
+  hasDiagram = false;
   private readonly slugger = new GithubSlugger();
   private readonly usedIds = new Set<string>();
   private readonly unknownTypes = new Set<string>();
@@ -194,7 +199,7 @@ class Renderer {
         return this.embed(block);
       case "math": {
         const formula = ((block.data ?? {}) as { formula?: unknown }).formula;
-        return typeof formula === "string" ? h("div.math", [h("code", formula)]) : null;
+        return typeof formula === "string" ? h("div.math", formulaToHast(formula, true)) : null;
       }
       case "stepper":
         return h("ol.stepper", this.blocks(children.filter((child) => (child as DocumentBlock | null)?.type === "stepper-step")));
@@ -309,6 +314,11 @@ class Renderer {
     const data = block.data as { syntax?: unknown; title?: unknown; lineNumbers?: unknown };
     const source = (block.nodes ?? []).map((line) => textOf((line as DocumentBlock).nodes)).join("\n");
     const syntax = typeof data.syntax === "string" ? data.syntax.toLowerCase() : "";
+    if (syntax === "mermaid") {
+      // The diagram's source, readable as it is; the reader's mermaid script draws it where it runs.
+      this.hasDiagram = true;
+      return h("figure.diagram", [h("pre.mermaid", { tabIndex: 0 }, source)]);
+    }
     let code: ElementContent[] = [{ type: "text", value: source }];
     if (syntax && lowlight.registered(syntax) && source.length <= MAX_HIGHLIGHTED_CHARACTERS) {
       code = lowlight.highlight(syntax, source).children as ElementContent[];
@@ -428,6 +438,10 @@ class Renderer {
       const src = this.link(inline.data?.ref);
       return src ? [h("img.inline", { src, alt: typeof inline.data?.alt === "string" ? inline.data.alt : "", loading: "lazy" })] : null;
     }
+    if (inline.type === "inline-math") {
+      const formula = inline.data?.formula;
+      return typeof formula === "string" ? [h("span.math-inline", formulaToHast(formula, false))] : null;
+    }
     return null;
   }
 }
@@ -463,5 +477,5 @@ export function documentToHtml(document: JsonDocument, options: HtmlOptions): Ht
   const nodes = nodesOfDocument(document);
   const renderer = new Renderer(options, shallowestHeading(nodes, options) ?? 1);
   const html = toHtml({ type: "root", children: renderer.blocks(nodes) });
-  return { html, toc: renderer.toc };
+  return { html, toc: renderer.toc, hasDiagram: renderer.hasDiagram };
 }

@@ -1,5 +1,6 @@
 import type * as Mdast from "mdast";
 import { gfmToMarkdown } from "mdast-util-gfm";
+import { mathToMarkdown } from "mdast-util-math";
 import { toMarkdown, type Join, type Unsafe } from "mdast-util-to-markdown";
 import { ALLOWS, type Allows, CONTAINER_NAME, type Container } from "./containers.js";
 import { parseMarkdown, type ContentRef, type JsonDocument, type MarkType } from "./document.js";
@@ -19,7 +20,7 @@ import { encodeAttribute, encodeSummary, HINT_STYLES } from "./markers.js";
  * `{% tabs %}` / `{% tab title="…" %}` … `{% endtab %}` / `{% endtabs %}`, hints as
  * `{% hint style="…" %}` … `{% endhint %}` (`> [!NOTE]` is read too), expandables as
  * `<details>` with a `<summary>`, embeds as `{% embed url="…" %}`, math as `$$` lines around the
- * formula. Where GitBook's schema does not allow one of them (tabs in a quote, an embed in a list
+ * formula, inline math as `$$…$$` in the text (a longer run of `$` around a formula holding `$$`). Where GitBook's schema does not allow one of them (tabs in a quote, an embed in a list
  * item…) it is refused, as markdown could only read it back degraded.
  *
  * The input is untrusted JSON: every node is checked as it is read, and the first node the model
@@ -172,8 +173,14 @@ class Writer {
       );
     }
     switch (type) {
-      case "paragraph":
-        return [{ type: "paragraph", children: this.inlines(node, path) }];
+      case "paragraph": {
+        const children = this.inlines(node, path);
+        const [first] = children;
+        // Alone in its paragraph, a formula between `$$` would read back as a math block: a longer run of `$` keeps it inline.
+        if (children.length === 1 && first?.type === "inlineMath" && first.value.trim() !== "")
+          return [{ type: "paragraph", children: [loneInlineFormula(first.value)] }];
+        return [{ type: "paragraph", children }];
+      }
       case "heading-1":
       case "heading-2":
       case "heading-3":
@@ -528,10 +535,21 @@ class Writer {
       }
       case "inline-image":
         return this.image(data, path);
+      case "inline-math":
+        return { type: "inlineMath", value: stringAt(data.formula, join(path, "data.formula")) };
       default:
         return fail(path, `inline type ${JSON.stringify(type)} is not supported`);
     }
   }
+}
+
+/** `$$$formula$$$` (a run of `$` longer than any in the formula, padded where the formula starts or ends with `$`), written as is. */
+function loneInlineFormula(formula: string): Mdast.Html {
+  const value = formula.replace(/\r?\n/g, " ");
+  const longest = Math.max(0, ...(value.match(/\$+/g) ?? []).map((run) => run.length));
+  const fence = "$".repeat(Math.max(3, longest + 1));
+  const padded = /^\$|\$$/.test(value) || (value.startsWith(" ") && value.endsWith(" ")) ? ` ${value} ` : value;
+  return { type: "html", value: `${fence}${padded}${fence}` };
 }
 
 const MARK_NODE: Record<Exclude<MarkType, "code">, "strong" | "emphasis" | "delete"> = { bold: "strong", italic: "emphasis", strikethrough: "delete" };
@@ -567,7 +585,7 @@ export function documentToMarkdown(document: JsonDocument): string {
   return toMarkdown(
     { type: "root", children },
     {
-      extensions: [gfmToMarkdown()],
+      extensions: [gfmToMarkdown(), mathToMarkdown({ singleDollarTextMath: false })],
       bullet: "-",
       bulletOther: "+",
       emphasis: "*",

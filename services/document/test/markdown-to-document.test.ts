@@ -587,6 +587,27 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
     expect(outline(only("> $$\n> x\n> $$").nodes)).toEqual([["paragraph", "$$\nx\n$$"]]);
   });
 
+  it("inline math: $$ … $$ inside text is GitBook's inline formula (as written: backslashes kept), written back the same", () => {
+    const formula = (text: string) => ({ object: "inline", type: "inline-math", isVoid: true, data: { formula: text } });
+    expect(only("Energy $$E = mc^2$$ and $$\\frac{a_1}{b}$$.").nodes).toEqual([
+      { object: "text", leaves: [{ object: "leaf", text: "Energy ", marks: [] }] },
+      formula("E = mc^2"),
+      { object: "text", leaves: [{ object: "leaf", text: " and ", marks: [] }] },
+      formula("\\frac{a_1}{b}"),
+      { object: "text", leaves: [{ object: "leaf", text: ".", marks: [] }] },
+    ]);
+    // Prices, an escaped $$ and a $$ never closed are text; a formula across lines reads its line endings as spaces.
+    expect(outline([only("$5 or $6, \\$$x and $$ alone")])).toEqual([["paragraph", "$5 or $6, $$x and $$ alone"]]);
+    expect(only("a $$x\ny$$ b").nodes![1]).toEqual(formula("x y"));
+    // Inside a quote (no math block there), in a list item and in a heading.
+    expect((only("> a $$x$$").nodes![0] as DocumentBlock).nodes![1]).toEqual(formula("x"));
+    expect(only("# Area $$r^2$$").nodes![1]).toEqual(formula("r^2"));
+    // In a link (which holds text only) a formula is its text.
+    expect(outline([only("[see $$x$$](https://example.com)")])).toEqual([["paragraph", "see x"]]);
+    const markdown = "Energy $$E = mc^2$$, $$$a$$b$$$ and \\$$ text.\n";
+    expect(documentToMarkdown(markdownToDocument(markdown))).toBe(markdown);
+  });
+
   it("unbalanced, misplaced or unknown markers stay the text they were, exactly as without this syntax", () => {
     const plain = (markdown: string) => ({
       object: "document",

@@ -59,7 +59,28 @@ describe("documentToHtml", () => {
     expect(html).toContain('<figure class="image"><img src="https://example.com/d.png" alt="A diagram" loading="lazy" decoding="async"></figure>');
   });
 
-  it("renders tabs as titled sections, expandables as <details>, embeds as link cards and math as its formula", () => {
+  it('renders block and inline math as MathML on the server, a formula it cannot read as its source in <code class="math-error">', () => {
+    const { html } = render("Energy $$E = mc^2$$ here, and $$\\frac{1}{$$ is no formula.\n\n$$\n\\sum_{i=1}^n i\n$$");
+    expect(html).toContain('<span class="math-inline"><span class="katex"><math xmlns="http://www.w3.org/1998/Math/MathML"><semantics><mrow><mi>E</mi>');
+    expect(html).toContain('<annotation encoding="application/x-tex">E = mc^2</annotation>');
+    expect(html).toContain('<span class="math-inline"><code class="math-error" title="This formula could not be read">\\frac{1}{</code></span> is no formula.');
+    expect(html).toContain('<div class="math"><span class="katex"><math xmlns="http://www.w3.org/1998/Math/MathML" display="block">');
+    expect(html).toContain("<munderover><mo>∑</mo>");
+    // KaTeX's trust stays off: a formula's \\href is no link, its \\htmlClass no class.
+    const untrusted = render("$$\\href{javascript:alert(1)}{x} \\htmlClass{evil}{y}$$").html;
+    expect(untrusted).not.toMatch(/<a |href=|class="evil"/);
+    // A formula too long to render on a page is its source.
+    expect(render(`$$${"x+".repeat(6000)}x$$`).html).toContain('<code class="math-error"');
+  });
+
+  it('renders a mermaid code block as its source in <pre class="mermaid"> and says the page holds a diagram', () => {
+    const diagram = render("```mermaid\ngraph TD\n  A-->B\n```");
+    expect(diagram.html).toBe('<figure class="diagram"><pre class="mermaid" tabindex="0">graph TD\n  A-->B</pre></figure>');
+    expect(diagram.hasDiagram).toBe(true);
+    expect(render("```js\nconst mermaid = 1;\n```\n\ngraph TD").hasDiagram).toBe(false);
+  });
+
+  it("renders tabs as titled sections, expandables as <details>, embeds as link cards and math as MathML", () => {
     const { html, toc } = render(
       [
         "{% tabs %}",
@@ -99,7 +120,7 @@ describe("documentToHtml", () => {
         '<details class="expandable" open><summary>Why &#x26; how</summary><h3 id="reasons">Reasons<a class="anchor" href="#reasons" aria-label="Link to Reasons">#</a></h3></details>',
         '<details class="expandable"><summary>Closed</summary><p></p></details>',
         '<figure class="embed"><a href="https://example.com/video?a=1&#x26;b=2" rel="noopener">https://example.com/video?a=1&#x26;b=2</a></figure>',
-        '<div class="math"><code>a &#x3C; b</code></div>',
+        '<div class="math"><span class="katex"><math xmlns="http://www.w3.org/1998/Math/MathML" display="block"><semantics><mrow><mi>a</mi><mo>&#x3C;</mo><mi>b</mi></mrow><annotation encoding="application/x-tex">a &#x3C; b</annotation></semantics></math></span></div>',
       ].join(""),
     );
     // Tab titles are not headings: the table of contents lists the headings inside tabs and expandables.
@@ -271,6 +292,11 @@ describe("documentToHtml", () => {
         nodes: fc.array(fc.record({ object: fc.constant("text"), leaves: fc.array(leaf, { maxLength: 2 }) }), { maxLength: 2 }),
       }),
       fc.record({ object: fc.constant("inline"), type: fc.constant("inline-image"), data: fc.record({ ref, alt: fc.string() }) }),
+      fc.record({
+        object: fc.constant("inline"),
+        type: fc.constant("inline-math"),
+        data: fc.record({ formula: fc.oneof(fc.string(), fc.constant("</annotation><script>"), fc.constant("\\htmlData{onclick=x}{y}")) }),
+      }),
     );
     const block = fc.letrec((tie) => ({
       block: fc.record({

@@ -168,9 +168,9 @@ export async function serveHtml(ctx: ParameterizedContext, visit: Visit, data: R
   sendRendered(ctx, answer);
 }
 
-/** The policy a page's frame needs: its inline style, its integrations' scripts and the APIs its "Test it" forms call. */
-const policyOf = (frame: ViewFrame, scripts: SiteScripts, connect: readonly string[] = []) =>
-  pagePolicy({ inlineStyle: inlineStyleOf(frame), scripts: scripts.urls, integrationPolicies: scripts.policies, connect });
+/** The policy a page's frame needs: its inline style, its integrations' scripts, the APIs its "Test it" forms call, and whether it draws diagrams. */
+const policyOf = (frame: ViewFrame, scripts: SiteScripts, connect: readonly string[] = [], diagrams = false) =>
+  pagePolicy({ inlineStyle: inlineStyleOf(frame), scripts: scripts.urls, integrationPolicies: scripts.policies, connect, diagrams });
 
 /** `keep`: false when an OpenAPI operation of the page could not be found yet (its spec may still be processing). */
 async function renderHtml(
@@ -252,9 +252,10 @@ async function renderHtml(
       ...(next ? { next } : {}),
       ...(space.revisionCreatedAt ? { lastUpdated: space.revisionCreatedAt } : {}),
       markdownUrl,
+      ...(body.hasDiagram ? { hasDiagram: true } : {}),
     },
   });
-  return { html, policy: policyOf(frame, scripts, openApi.origins), keep: !openApi.incomplete };
+  return { html, policy: policyOf(frame, scripts, openApi.origins, body.hasDiagram), keep: !openApi.incomplete };
 }
 
 /** Where a file of the site-space's space is read: under its pages' base, past a segment no page path can hold. */

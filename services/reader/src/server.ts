@@ -31,6 +31,7 @@ import { NatsWindowCounts } from "@imprint/runtime/watch";
 import { ReaderMetrics } from "./metrics.js";
 import { readerAssets } from "./views/assets.js";
 import { openApiAssets } from "./views/openapi.js";
+import { diagramAsset } from "./views/diagrams.js";
 import { renderStatus } from "./views/render.js";
 import { readerWords } from "./views/words.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
@@ -216,6 +217,20 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
         ctx.body = asset.body;
         return;
       }
+    }
+    const gzipAccepted = () => ctx.acceptsEncodings("gzip", "identity") === "gzip";
+    const diagramFile = !ctx.path.includes("/_assets/")
+      ? undefined
+      : (diagramAsset(ctx.path, gzipAccepted()) ??
+        (address.path && ctx.path.startsWith(address.path) ? diagramAsset(ctx.path.slice(address.path.length), gzipAccepted()) : undefined));
+    if (diagramFile) {
+      const diagram = await diagramFile;
+      ctx.type = diagram.contentType;
+      ctx.vary("Accept-Encoding");
+      if (diagram.encoding) ctx.set("Content-Encoding", diagram.encoding);
+      ctx.set("Cache-Control", "public, max-age=31536000, immutable");
+      ctx.body = diagram.body;
+      return;
     }
     if (ctx.path === "/healthz") {
       ctx.body = { status: "ok" };

@@ -1,10 +1,12 @@
 import { createHash } from "node:crypto";
+import { gunzipSync } from "node:zlib";
 import { fromHtml } from "hast-util-from-html";
 import { select, selectAll } from "hast-util-select";
 import { toString } from "hast-util-to-string";
 import { describe, expect, it } from "vitest";
 import { documentToHtml, markdownToDocument } from "@imprint/document";
 import { readerAssets } from "../src/views/assets.js";
+import { diagramAsset, diagramScriptPath } from "../src/views/diagrams.js";
 import type { ViewFrame, ViewPage } from "../src/views/model.js";
 import { pagePolicy } from "../src/views/policy.js";
 import { inlineStyleOf, renderPage, renderSearch, renderStatus } from "../src/views/render.js";
@@ -171,6 +173,38 @@ describe("the reader's views", () => {
     const missing = fromHtml(renderStatus({ status: 404, title: "Page not found", message: "There is no page here." }));
     expect(toString(select("h1", missing)!)).toBe("Page not found");
     expect(select('meta[name="robots"]', missing)!.properties.content).toBe("noindex");
+  });
+
+  it("shows math as MathML with no script, and loads the diagram script only on a page that holds a diagram", async () => {
+    const withBody = (markdown: string) => {
+      const body = documentToHtml(markdownToDocument(markdown), { resolveRef: () => null });
+      return { tree: fromHtml(renderPage(page({ bodyHtml: body.html, toc: body.toc, ...(body.hasDiagram ? { hasDiagram: true } : {}) }))), body };
+    };
+    const math = withBody("Energy $$E = mc^2$$ here.\n\n$$\n\\int_0^1 x\\,dx\n$$");
+    expect(selectAll("article math", math.tree)).toHaveLength(2);
+    expect(toString(select("article p .math-inline annotation", math.tree)!)).toBe("E = mc^2");
+    expect(select('script[type="module"]', math.tree)).toBeUndefined();
+    expect(renderPage(page())).not.toContain("mermaid");
+
+    const diagram = withBody("```mermaid\ngraph TD\n  A-->B\n```");
+    expect(toString(select("article pre.mermaid", diagram.tree)!)).toBe("graph TD\n  A-->B");
+    expect(select('script[type="module"]', diagram.tree)!.properties.src).toBe(diagramScriptPath);
+    // The script and mermaid's files it imports are served, cached for good; nothing else of the package is.
+    const script = await diagramAsset(diagramScriptPath)!;
+    const entry = /import\("\.(\/mermaid-[^"]+)"\)/.exec(String(script.body))![1]!;
+    const mermaid = await diagramAsset(`/_assets${entry}`)!;
+    expect(mermaid.contentType).toBe("text/javascript; charset=utf-8");
+    expect(String(mermaid.body)).toContain("./chunks/mermaid.esm.min/");
+    const compressed = await diagramAsset(`/_assets${entry}`, true)!;
+    expect(compressed.encoding).toBe("gzip");
+    expect(gunzipSync(compressed.body as Buffer).equals(mermaid.body as Buffer)).toBe(true);
+    expect(diagramAsset(`/_assets${entry}.map`)).toBeUndefined();
+    expect(diagramAsset(`/_assets${entry.replace(/[^/]+$/, "../package.json")}`)).toBeUndefined();
+    // Mermaid's SVG carries its own styles: only a page with a diagram allows inline styles (never inline scripts).
+    const policy = pagePolicy({ diagrams: true });
+    expect(policy).toContain("style-src 'self' 'unsafe-inline'");
+    expect(policy).toMatch(/script-src 'self' 'sha256-[^']+'(;|$)/);
+    expect(pagePolicy()).not.toContain("unsafe-inline");
   });
 });
 

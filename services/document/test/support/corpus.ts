@@ -157,6 +157,8 @@ export const CORPUS: Record<string, string> = {
   embeds:
     '{% embed url="https://example.com/a" %}\n\n{% embed url="https://example.com/b?x=1&amp;y=2" %}\nA caption\n{% endembed %}\n\n> [!NOTE]\n> {% embed url="https://example.com/c" %}',
   math: "$$\n\\frac{a_1 * b_2}{c} \\{x\\} \\\\\n  y\n$$\n\n$$x^2$$\n\n- $$\n  a \\pm b\n  $$\n\n1. item\n\n   $$\n   c\n   $$",
+  "inline math":
+    "Energy $$E = mc^2$$ in a sentence, **bold $$x_1$$**, a [link $$y$$](https://example.com), a price of $5 and \\$$ escaped.\n\n> quoted $$\\alpha$$\n\n- item $$a \\pm b$$\n\ntext $$$a$$b$$$ end\n\n$$$x$$$\n\n# Heading $$n^2$$",
   "GitBook blocks degraded": [
     "> {% tabs %}",
     '> {% tab title="In a quote" %}',

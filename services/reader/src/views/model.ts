@@ -120,6 +120,8 @@ export interface ViewPage extends ViewFrame {
     lastUpdated?: Date;
     /** The page as markdown (for "Copy as markdown"/agents). */
     markdownUrl: string;
+    /** The body holds a mermaid diagram: the page loads the script that draws it (views/diagrams.ts). */
+    hasDiagram?: boolean;
   };
 }
 

@@ -40,6 +40,11 @@ export interface PagePolicyInput {
   integrationPolicies?: readonly string[];
   /** Origins the page's scripts call besides the reader (the APIs its OpenAPI "Test it" forms send to). */
   connect?: readonly string[];
+  /**
+   * The page draws mermaid diagrams, whose SVG carries its own `<style>` and style attributes: its
+   * styles may be inline (never its scripts); a hash would turn 'unsafe-inline' off, so none is listed.
+   */
+  diagrams?: boolean;
 }
 
 /** Sources an integration's policy names that are not added: none adds nothing, strict-dynamic takes away. */
@@ -51,8 +56,8 @@ function baseDirectives(input: PagePolicyInput): Directives {
   return new Map<string, string[]>([
     ["default-src", ["'self'"]],
     ["script-src", ["'self'", sha256(THEME_BOOT_SCRIPT), ...(input.scripts ?? []).map(scriptSource)]],
-    ["style-src", ["'self'", ...(input.inlineStyle ? [sha256(input.inlineStyle)] : [])]],
-    ["style-src-attr", ["'unsafe-hashes'", ...Object.values(TABLE_ALIGNMENT_STYLES).map(sha256)]],
+    ["style-src", input.diagrams ? ["'self'", "'unsafe-inline'"] : ["'self'", ...(input.inlineStyle ? [sha256(input.inlineStyle)] : [])]],
+    ["style-src-attr", input.diagrams ? ["'unsafe-inline'"] : ["'unsafe-hashes'", ...Object.values(TABLE_ALIGNMENT_STYLES).map(sha256)]],
     ["img-src", ["*", "data:"]],
     ["connect-src", ["'self'", ...(input.connect ?? []).map(scriptSource)]],
     ["object-src", ["'none'"]],

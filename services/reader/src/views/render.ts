@@ -2,6 +2,7 @@ import type { ElementContent, Root } from "hast";
 import { toHtml } from "hast-util-to-html";
 import { h } from "hastscript";
 import { readerAssets, THEME_BOOT_SCRIPT } from "./assets.js";
+import { diagramScriptPath } from "./diagrams.js";
 import type { ViewFrame, ViewLink, ViewPage, ViewSearch, ViewSectionEntry, ViewStatus, ViewTreeItem } from "./model.js";
 import { feedbackForm } from "./feedback.js";
 import { formatDate, readerWords, type ReaderWords } from "./words.js";
@@ -182,6 +183,7 @@ export function renderPage(view: ViewPage): string {
       ...(page.description ? [h("p.description", page.description)] : []),
       { type: "raw", value: page.bodyHtml } as unknown as ElementContent,
     ]),
+    ...(page.hasDiagram ? [h("script", { type: "module", src: `${view.assetBase ?? ""}${diagramScriptPath}` })] : []),
     ...(view.chrome.showLastUpdated && page.lastUpdated
       ? [h("p.updated", [`${words.lastUpdated} `, h("time", { dateTime: page.lastUpdated.toISOString() }, formatDate(view.language, page.lastUpdated))])]
       : []),

@@ -46,7 +46,7 @@ function fromImageRef(ref: ImageRefValue): ExtractedLink {
 interface DocumentNodeLike {
   object?: string;
   type?: string;
-  data?: { ref?: ContentRef };
+  data?: { ref?: ContentRef; [field: string]: unknown };
   nodes?: DocumentNodeLike[];
   fragments?: DocumentNodeLike[];
 }

@@ -40,7 +40,8 @@ const inlineNodes = (node: DocumentBlock): InlineContent[] => (node.nodes ?? [])
 /** The plain text of a block and everything in it. */
 function textOf(node: DocumentBlock | InlineContent): string {
   if (node.object === "text") return node.leaves.map((leaf) => leaf.text).join("");
-  if (node.object === "inline") return node.type === "link" ? node.nodes.map(textOf).join("") : (node.data.alt ?? "");
+  if (node.object === "inline")
+    return node.type === "link" ? node.nodes.map(textOf).join("") : node.type === "inline-math" ? node.data.formula : (node.data.alt ?? "");
   const own = (node.nodes ?? []).map(textOf);
   return node.type === "paragraph" || node.type.startsWith("heading") || node.type === "code-line"
     ? own.join("")
@@ -110,6 +111,9 @@ export class BlockWriter {
           runs.push({ text: printableLines(leaf.text), marks: new Set(leaf.marks.map((mark) => mark.type)), ...(link ? { link } : {}) });
       } else if (node.type === "link") {
         runs.push(...this.runsOf(node.nodes, this.context.linkFor(node.data.ref) ?? link));
+      } else if (node.type === "inline-math") {
+        // The PDF draws no math: the formula's TeX, as code.
+        runs.push({ text: printable(node.data.formula), marks: new Set(["code"]), ...(link ? { link } : {}) });
       } else {
         const label = node.data.alt || (node.data.ref.kind === "url" ? node.data.ref.url : "image");
         runs.push({ text: `[${printable(label)}]`, marks: new Set(["italic"]), ...(link ? { link } : {}) });
