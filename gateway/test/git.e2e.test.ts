@@ -601,6 +601,118 @@ describe("permissions and isolation", () => {
   });
 });
 
+const EXTENSION = "Imprint's Git Sync connection (docs/api-differences.json extensions)";
+
+describe("Git Sync connection: PUT/GET/DELETE /v1/spaces/{spaceId}/git/sync", () => {
+  const connect = (spaceId: string, json: Record<string, unknown>, token = owner()) =>
+    call(stack, "PUT", `/v1/spaces/${spaceId}/git/sync`, { token, json, notInOpenApi: EXTENSION });
+  const connection = (spaceId: string, token = owner()) => call(stack, "GET", `/v1/spaces/${spaceId}/git/sync`, { token, notInOpenApi: EXTENSION });
+  const disconnect = (spaceId: string, token = owner()) => call(stack, "DELETE", `/v1/spaces/${spaceId}/git/sync`, { token, notInOpenApi: EXTENSION });
+
+  it("connects with sealed credentials, answers the webhook secret once, never shows a secret, and disconnects", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    expect((await connection(space.id)).status).toBe(404);
+
+    const token = "ghp-connection-token-5e4d3c";
+    const first = await connect(space.id, { url: git.url(name), ref: "main", username: "docs-bot", token, priority: "imprint" });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      url: git.url(name),
+      ref: "refs/heads/main",
+      projectDirectory: "",
+      direction: "both",
+      priority: "imprint",
+      hasCredentials: true,
+      webhook: { url: expect.stringMatching(new RegExp(`/v1/spaces/${space.id}/git/sync/webhook$`)) },
+    });
+    const secret = first.body.webhook.secret as string;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+
+    const read = await connection(space.id);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      url: git.url(name),
+      ref: "refs/heads/main",
+      direction: "both",
+      priority: "imprint",
+      webhook: { url: first.body.webhook.url },
+    });
+    expect(read.body.webhook.secret).toBeUndefined();
+    expect(read.body.lastSync).toBeUndefined();
+
+    // Connecting again keeps the secret (answers none) unless asked to rotate it.
+    const again = await connect(space.id, { url: git.url(name), ref: "main", direction: "import" });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ direction: "import", priority: "git", hasCredentials: false });
+    expect(again.body.webhook.secret).toBeUndefined();
+    const rotated = await connect(space.id, { url: git.url(name), ref: "main", token, rotateWebhookSecret: true });
+    expect(rotated.body.webhook.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.body.webhook.secret).not.toBe(secret);
+
+    // The space's gitSync and getSpaceGitInfo reflect the connection; an import shows as the last sync.
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    const info = await gitInfo(space.id);
+    expect(info.body).toMatchObject({ url: git.url(name), ref: "refs/heads/main", connection: { direction: "both", priority: "git" } });
+    const spaceBody = (await call(stack, "GET", `/v1/spaces/${space.id}`, { token: owner() })).body;
+    expect(spaceBody.gitSync).toMatchObject({ connection: { direction: "both", priority: "git" } });
+    const synced = await connection(space.id);
+    expect(synced.body.lastSync).toMatchObject({ state: "success", direction: "import", commit: info.body.commit.oid });
+
+    // A connected space syncs with its repository only.
+    const other = newRepository(GITBOOK_LAYOUT);
+    const elsewhere = await importRepo(space.id, { url: git.url(other), ref: "main" });
+    expect(elsewhere.status).toBe(412);
+    expect(elsewhere.body.error.message).toMatch(/^space: is connected to /);
+
+    const everything = JSON.stringify([read.body, again.body, synced.body, info.body, spaceBody, stack.gatewayLogs]);
+    expect(everything).not.toContain(token);
+    expect(everything).not.toContain(secret);
+    expect(everything).not.toContain(rotated.body.webhook.secret);
+
+    expect((await disconnect(space.id)).status).toBe(204);
+    expect((await disconnect(space.id)).status).toBe(204);
+    expect((await connection(space.id)).status).toBe(404);
+    expect((await gitInfo(space.id)).body.connection).toBeUndefined();
+    expect((await importRepo(space.id, { url: git.url(other), ref: "main" })).status).toBe(204);
+  });
+
+  it("refuses: a reader 403 (but reads the connection), another organization 404, bad input 400 naming the field", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    expect((await connect(space.id, { url: git.url(name), ref: "main" })).status).toBe(200);
+
+    const reader = await createMember(stack, org, { role: "read" });
+    expect((await connect(space.id, { url: git.url(name), ref: "main" }, reader.token)).status).toBe(403);
+    expect((await disconnect(space.id, reader.token)).status).toBe(403);
+    const readerView = await connection(space.id, reader.token);
+    expect(readerView.status).toBe(200);
+    expect(readerView.body.webhook.secret).toBeUndefined();
+
+    const stranger = await createOrganization(stack);
+    expect((await connect(space.id, { url: git.url(name), ref: "main" }, stranger.owner.token)).status).toBe(404);
+    expect((await connection(space.id, stranger.owner.token)).status).toBe(404);
+    expect((await disconnect(space.id, stranger.owner.token)).status).toBe(404);
+
+    const refusals: [Record<string, unknown>, RegExp][] = [
+      [{ ref: "main" }, /^url: /],
+      [{ url: git.url(name) }, /^ref: /],
+      [{ url: "ftp://example.com/docs.git", ref: "main" }, /^url: /],
+      [{ url: git.url(name), ref: "main..x" }, /^ref: /],
+      [{ url: git.url(name), ref: "main", direction: "sideways" }, /^direction: /],
+      [{ url: git.url(name), ref: "main", priority: "both" }, /^priority: /],
+      [{ url: git.url(name), ref: "main", username: "bot" }, /^token: /],
+      [{ url: git.url(name, { user: "a", password: "b" }), ref: "main", token: "t" }, /^url: /],
+      [{ url: git.url(name), ref: "main", secret: "mine" }, /secret/],
+    ];
+    for (const [json, message] of refusals) {
+      const refused = await connect(space.id, json);
+      expect(refused.status, JSON.stringify(json)).toBe(400);
+      expect(refused.body.error.message, JSON.stringify(json)).toMatch(message);
+    }
+  });
+});
+
 describe("credentials", () => {
   let secured: GitServer;
   const credentials = { user: "docs-bot", password: "s3cret-token-9f8e7d" };

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { toRestGitSync } from "../mappers/git.js";
+import { toRestGitSync, toRestGitSyncConnection } from "../mappers/git.js";
 import { defineRoute, noContent, ok, type Route } from "../route.js";
 import { pathId } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
@@ -42,6 +42,18 @@ export const exportGitBody = z.object({
   commitMessage: z.string().min(1),
   repoProjectDirectory: z.string().optional(),
   ...ignoredFields,
+});
+
+/** Imprint's Git Sync connection (docs/git.md): the values are checked by content (a second gRPC client obeys the same rules). */
+export const gitSyncConnectionBody = z.strictObject({
+  url: z.string().min(1),
+  ref: z.string().min(1),
+  projectDirectory: z.string().optional(),
+  username: z.string().optional(),
+  token: z.string().optional(),
+  direction: z.string().optional(),
+  priority: z.string().optional(),
+  rotateWebhookSecret: z.boolean().optional(),
 });
 
 export function gitRoutes({ upstreams }: RouteDeps): Route[] {
@@ -96,6 +108,49 @@ export function gitRoutes({ upstreams }: RouteDeps): Route[] {
       path: "/v1/spaces/:spaceId/git/info",
       params: spaceParams,
       handler: async ({ params, principal }) => ok(toRestGitSync((await git.getSpaceGitInfo({ caller: principal.caller, spaceId: params.spaceId })).gitSync)),
+    }),
+
+    // Imprint's extension: connect the space for Git Sync both ways (replaces the connection)
+    defineRoute({
+      method: "PUT",
+      path: "/v1/spaces/:spaceId/git/sync",
+      params: spaceParams,
+      body: gitSyncConnectionBody,
+      handler: async ({ params, body, principal }) => {
+        const answer = await git.updateGitSyncConnection({
+          caller: principal.caller,
+          spaceId: params.spaceId,
+          url: body.url,
+          gitRef: body.ref,
+          projectDirectory: body.projectDirectory ?? "",
+          username: body.username ?? "",
+          token: body.token ?? "",
+          direction: body.direction ?? "",
+          priority: body.priority ?? "",
+          rotateWebhookSecret: body.rotateWebhookSecret ?? false,
+        });
+        return ok(toRestGitSyncConnection(answer.gitSync, answer.webhookSecret));
+      },
+    }),
+
+    // Imprint's extension: the connection and its last sync (never a secret)
+    defineRoute({
+      method: "GET",
+      path: "/v1/spaces/:spaceId/git/sync",
+      params: spaceParams,
+      handler: async ({ params, principal }) =>
+        ok(toRestGitSyncConnection((await git.getGitSyncConnection({ caller: principal.caller, spaceId: params.spaceId })).gitSync)),
+    }),
+
+    // Imprint's extension: disconnect
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/spaces/:spaceId/git/sync",
+      params: spaceParams,
+      handler: async ({ params, principal }) => {
+        await git.deleteGitSyncConnection({ caller: principal.caller, spaceId: params.spaceId });
+        return noContent();
+      },
     }),
   ];
 }

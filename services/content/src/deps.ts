@@ -1,5 +1,5 @@
 import type { SpaceGitSync } from "@imprint/proto/content/v1/git";
-import type { CallerInput, Clock, IdentityClients, Logger, SafeFetchPolicy, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { CallerInput, Clock, IdentityClients, Logger, SafeFetchPolicy, SecretBox, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
@@ -133,6 +133,10 @@ export interface GitDeps extends RevisionDeps {
   /** The git executable (GIT_BINARY). */
   gitBinary: string;
   limits: GitLimits;
+  /** Seals connections' credentials and webhook secrets (GIT_SECRETS_KEY). */
+  secrets: SecretBox;
+  /** The public API's base URL (IMPRINT_PUBLIC_URL): webhook URLs are under it. */
+  publicUrl: string;
 }
 
 /** What indexing needs besides its EntityManager. */

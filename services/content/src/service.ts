@@ -176,6 +176,13 @@ export async function startContentService(config: ContentConfig, options: Servic
       setting: "IMPRINT_FILE_URL_SECRET",
     }),
     CONTENT_BLOB_DIR: config.CONTENT_BLOB_DIR ?? join(config.IMPRINT_DATA_DIR, "content-blobs"),
+    GIT_SECRETS_KEY: await resolveKeptSecret({
+      configured: config.GIT_SECRETS_KEY,
+      dataDir: config.IMPRINT_DATA_DIR,
+      fileName: "git-secrets-key",
+      service: "content",
+      setting: "GIT_SECRETS_KEY",
+    }),
   };
   const blobStore = fileStoreOf(resolved);
   const closeBlobStore = () => {

@@ -1,5 +1,5 @@
 import { GitServiceService } from "@imprint/proto/content/v1/git";
-import { safeFetchPolicy, type ServiceRegistration } from "@imprint/runtime";
+import { safeFetchPolicy, SecretBox, type ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { gitEntities } from "./domain/git-sync.js";
 import { DEFAULT_GIT_LIMITS, type GitLimits } from "./domain/limits.js";
@@ -32,6 +32,8 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
     }),
     allowHttp: config.IMPRINT_ALLOW_PRIVATE_FETCH,
     gitBinary: config.GIT_BINARY,
+    secrets: new SecretBox(config.GIT_SECRETS_KEY),
+    publicUrl: config.IMPRINT_PUBLIC_URL,
     limits: {
       maxRepositoryBytes: config.GIT_MAX_REPOSITORY_BYTES,
       maxFiles: config.GIT_MAX_FILES,

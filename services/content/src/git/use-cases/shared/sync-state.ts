@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, executeStatement, sql, WorkQueue } from "@imprint/runtime";
-import { GitSync, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
+import { GitSync, type GitConnectionSecrets, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
 import { displayUrl } from "../../domain/remote.js";
 import type { GitDeps } from "../../../deps.js";
 import type { RemoteRequest } from "./remote-access.js";
@@ -12,6 +12,17 @@ export interface SyncTarget {
   url: string;
   ref: string;
   projectDirectory: string;
+}
+
+/** The path (under the public API) of a connected space's webhook endpoint. */
+export const webhookPath = (spaceId: string) => `/v1/spaces/${spaceId}/git/sync/webhook`;
+
+/** A connection's sealed secrets, opened; null when none are stored. */
+export function openConnectionSecrets(deps: Pick<GitDeps, "secrets">, spaceId: string, sealed: Uint8Array | null | undefined): GitConnectionSecrets | null {
+  if (!sealed) return null;
+  const opened = deps.secrets.open(spaceId, Buffer.from(sealed));
+  if (!opened.webhookSecret) throw new AppError("internal", "a Git sync connection's sealed secrets hold no webhook secret");
+  return { webhookSecret: opened.webhookSecret, ...(opened.authorization ? { authorization: opened.authorization } : {}) };
 }
 
 export async function findSync(em: EntityManager, spaceId: string): Promise<GitSync | null> {
@@ -119,6 +130,14 @@ export async function beginSyncOperation(
     ref: request.ref,
     projectDirectory: request.directory,
   };
+  // A connected space syncs with its repository only: another one would move its merge base.
+  const connected = await findSync(em, space.id);
+  if (connected?.connection && (connected.url !== target.url || connected.ref !== target.ref || connected.projectDirectory !== target.projectDirectory)) {
+    throw new AppError(
+      "failed_precondition",
+      `space: is connected to ${connected.url} (${connected.ref}); disconnect it (DELETE /v1/spaces/{spaceId}/git/sync) before syncing with another repository`,
+    );
+  }
   const started = performance.now();
   // Twice the git commands' limit: an operation running longer lost its process.
   const operation = await startOperation(em, target, direction, deps.clock(), 2 * deps.limits.maxDurationMs);
