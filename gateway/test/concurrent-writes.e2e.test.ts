@@ -840,6 +840,8 @@ const CASES: Record<string, RaceCase> = {
 
 /** Write routes not raced here, each with the reason. */
 const NOT_RACED: Record<string, string> = {
+  "POST /v1/spaces/:spaceId/git/sync/webhook":
+    "a push webhook is signed over its exact bytes and only queues an import of the ref (the same push twice queues it once more at most, which imports nothing new); git.e2e.test.ts replays one",
   "POST /v1/sso/saml/:providerId/acs": "a sign-in needs an IdP's signed assertion, and answers a redirect, not an object (saml.e2e.test.ts replays one)",
   "POST /v1/urls/published":
     "resolvePublishedContentByUrl changes nothing but issues the caller a short-lived token of its own: two calls at once are two tokens, each valid (sites.e2e.test.ts)",

@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
+import { createHmac } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
-import { pageUpdate } from "@imprint/runtime/testing";
+import { eventually, pageUpdate } from "@imprint/runtime/testing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { commitDraftWork, editingClient, type EditingClient } from "./support/editing.js";
@@ -711,6 +712,87 @@ describe("Git Sync connection: PUT/GET/DELETE /v1/spaces/{spaceId}/git/sync", ()
       expect(refused.body.error.message, JSON.stringify(json)).toMatch(message);
     }
   });
+
+  const hmac = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
+  const deliver = (spaceId: string, body: string, headers: Record<string, string>) =>
+    call(stack, "POST", `/v1/spaces/${spaceId}/git/sync/webhook`, {
+      rawBody: Buffer.from(body),
+      headers: { "content-type": "application/json", ...headers },
+      notInOpenApi: EXTENSION,
+    });
+  const push = (ref: string, after: string) => JSON.stringify({ ref, before: "0".repeat(40), after, repository: { full_name: "docs/repo" } });
+  const lastSync = async (spaceId: string) => (await connection(spaceId)).body.lastSync as { state: string; commit?: string; error?: string } | undefined;
+
+  it("imports a push announced by a signed webhook (GitHub, GitLab, Gitea, Forgejo); refuses forged ones (401); ignores other refs and replays", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    const secret = (await connect(space.id, { url: git.url(name), ref: "main" })).body.webhook.secret as string;
+
+    // GitHub: a push to the synced ref is imported by the Git sync job.
+    const first = git.git(git.createRepository(name), "rev-parse", "refs/heads/main");
+    const body = push("refs/heads/main", first);
+    const queued = await deliver(space.id, body, { "X-Hub-Signature-256": `sha256=${hmac(secret, body)}`, "X-GitHub-Delivery": "delivery-1" });
+    expect(queued.status).toBe(202);
+    expect(queued.body).toEqual({ queued: true });
+    await eventually(async () => (await lastSync(space.id))?.commit === first && (await lastSync(space.id))?.state === "success");
+    expect((await pagesOf(space.id)).map((page) => page.title)).toContain("Getting started");
+
+    // The same delivery replayed changes nothing.
+    const replay = await deliver(space.id, body, { "X-Hub-Signature-256": `sha256=${hmac(secret, body)}`, "X-GitHub-Delivery": "delivery-1" });
+    expect(replay.status).toBe(202);
+    expect(replay.body).toEqual({ queued: false, reason: "that commit is already synced" });
+
+    // Forged: a wrong secret, a body other than the one signed, a malformed signature, none at all.
+    const forged: Record<string, string>[] = [
+      { "X-Hub-Signature-256": `sha256=${hmac("not-the-secret", body)}` },
+      { "X-Hub-Signature-256": `sha256=${hmac(secret, body)}` },
+      { "X-Gitlab-Token": "not-the-secret" },
+      { "X-Gitea-Signature": hmac("not-the-secret", body) },
+      { "X-Forgejo-Signature": "zz" },
+      {},
+    ];
+    const second = git.commit(name, { "reference/api.md": "# API\n\nPushed from Git.\n" }, { message: "Push" });
+    const tampered = push("refs/heads/main", second);
+    for (const headers of forged) {
+      const refused = await deliver(space.id, tampered, headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(401);
+      expect(refused.body.error.message).toMatch(/^webhook: /);
+    }
+
+    // Another ref: accepted, ignored.
+    const other = push("refs/heads/feature", second);
+    const elsewhere = await deliver(space.id, other, { "X-Gitlab-Token": secret });
+    expect(elsewhere.body).toEqual({ queued: false, reason: "a push to refs/heads/feature, not to the synced refs/heads/main" });
+
+    // GitLab's token, then Gitea's and Forgejo's signatures.
+    expect((await deliver(space.id, tampered, { "X-Gitlab-Token": secret, "X-Gitlab-Event-UUID": "gl-1" })).body).toEqual({ queued: true });
+    await eventually(async () => (await lastSync(space.id))?.commit === second);
+    expect(
+      await pageMarkdown(space.id, (await pagesOf(space.id)).flatMap((page) => [page, ...(page.pages ?? [])]).find((page) => page.title === "API")!.id),
+    ).toContain("Pushed from Git.");
+    const third = git.commit(name, { "reference/api.md": "# API\n\nPushed again.\n" }, { message: "Push again" });
+    const giteaBody = push("refs/heads/main", third);
+    expect((await deliver(space.id, giteaBody, { "X-Gitea-Signature": hmac(secret, giteaBody) })).status).toBe(202);
+    await eventually(async () => (await lastSync(space.id))?.commit === third);
+    const fourth = git.commit(name, { "reference/api.md": "# API\n\nPushed from Forgejo.\n" }, { message: "Push from Forgejo" });
+    const forgejoBody = push("refs/heads/main", fourth);
+    expect((await deliver(space.id, forgejoBody, { "X-Forgejo-Signature": hmac(secret, forgejoBody) })).body).toEqual({ queued: true });
+    await eventually(async () => (await lastSync(space.id))?.commit === fourth);
+
+    // A connection that only exports ignores pushes; a disconnected space answers 404.
+    await connect(space.id, { url: git.url(name), ref: "main", direction: "export" });
+    const ping = JSON.stringify({ zen: "Keep it logically awesome." });
+    expect((await deliver(space.id, ping, { "X-Hub-Signature-256": `sha256=${hmac(secret, ping)}` })).body).toEqual({
+      queued: false,
+      reason: "not a push of a commit",
+    });
+    expect((await deliver(space.id, forgejoBody, { "X-Forgejo-Signature": hmac(secret, forgejoBody) })).body).toEqual({
+      queued: false,
+      reason: "the connection only exports to the repository",
+    });
+    await disconnect(space.id);
+    expect((await deliver(space.id, forgejoBody, { "X-Forgejo-Signature": hmac(secret, forgejoBody) })).status).toBe(404);
+  });
 });
 
 describe("credentials", () => {
@@ -750,13 +832,50 @@ describe("limits and address checks", () => {
   let closed: TestStack;
   beforeAll(async () => {
     limited = await startStack({
-      contentEnv: { GIT_MAX_PAGES: "3", GIT_MAX_MARKDOWN_BYTES: "2000", GIT_MAX_FILE_BYTES: "1000", GIT_MAX_FILES: "100", GIT_MAX_REPOSITORY_BYTES: "50000" },
+      contentEnv: {
+        GIT_MAX_PAGES: "3",
+        GIT_MAX_MARKDOWN_BYTES: "2000",
+        GIT_MAX_FILE_BYTES: "1000",
+        GIT_MAX_FILES: "100",
+        GIT_MAX_REPOSITORY_BYTES: "50000",
+        // Git Sync's poll and retries, fast.
+        GIT_SYNC_POLL_INTERVAL_MS: "200",
+        GIT_SYNC_RETRY_MS: "100",
+        GIT_SYNC_MAX_ATTEMPTS: "3",
+      },
     });
     closed = await startStack({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "false", GIT_BINARY: "/nonexistent/git" } });
   });
   afterAll(async () => {
     await limited?.stop();
     await closed?.stop();
+  });
+
+  it("Git Sync polls a connected repository without webhooks, and retries a failing import, whose failure shows as the last sync", async () => {
+    const limitedOrg = await createOrganization(limited);
+    const space = await createSpace(limited, limitedOrg);
+    const name = newRepository({ "README.md": "# Polled\n\nFirst.\n" });
+    const options = { token: limitedOrg.owner.token, notInOpenApi: EXTENSION };
+    expect((await call(limited, "PUT", `/v1/spaces/${space.id}/git/sync`, { ...options, json: { url: git.url(name), ref: "main" } })).status).toBe(200);
+    const lastSync = async () =>
+      (await call(limited, "GET", `/v1/spaces/${space.id}/git/sync`, options)).body.lastSync as { state: string; commit?: string; error?: string } | undefined;
+    const first = git.git(git.createRepository(name), "rev-parse", "refs/heads/main");
+    await eventually(async () => (await lastSync())?.state === "success" && (await lastSync())?.commit === first);
+    const pages = await call(limited, "GET", `/v1/spaces/${space.id}/content/pages`, { token: limitedOrg.owner.token });
+    expect((pages.body.pages as RestPage[]).map((page) => page.title)).toEqual(["Polled"]);
+
+    // Four pages where three are allowed: every attempt fails (413), retried with backoff; the failure is visible.
+    const tooMany = git.commit(name, { "a.md": "# A\n", "b.md": "# B\n", "c.md": "# C\n" }, { message: "Too many pages" });
+    const failed = await eventually(async () => {
+      const sync = await lastSync();
+      return sync?.state === "failure" ? sync : undefined;
+    });
+    expect(failed.error).toMatch(/GIT_MAX_PAGES/);
+    expect(tooMany).not.toBe(first);
+
+    // The next push that fits is imported.
+    const fixed = git.commit(name, { "c.md": null }, { message: "Fewer pages" });
+    await eventually(async () => (await lastSync())?.state === "success" && (await lastSync())?.commit === fixed);
   });
 
   it("answers 413 naming the limit (pages, markdown size, file size) and writes nothing", async () => {

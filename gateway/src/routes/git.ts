@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { toRestGitSync, toRestGitSyncConnection } from "../mappers/git.js";
+import { readBodyBytes } from "../middleware/json-body.js";
 import { defineRoute, noContent, ok, type Route } from "../route.js";
-import { pathId } from "../validation.js";
-import type { RouteDeps } from "./deps.js";
+import { parseInput, pathId } from "../validation.js";
+import type { DirectRoute, RouteDeps } from "./deps.js";
 
 /**
  * Git sync of a space (docs/git.md): importGitRepository, exportToGitRepository and
@@ -153,4 +154,39 @@ export function gitRoutes({ upstreams }: RouteDeps): Route[] {
       },
     }),
   ];
+}
+
+/** Push payloads are small (GitHub caps them at 25 MB; a push of many commits is well below this). */
+export const GIT_WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
+
+/**
+ * A connected space's webhook (Imprint's extension; `webhook.url` of PUT …/git/sync): reached by
+ * the repository host without a token, the body read raw and handed to content, which verifies
+ * the signature (GitHub, GitLab, Gitea, Forgejo) against the connection's secret: 401 when it does
+ * not match, 404 when the space is not connected, else 202 `{queued, reason}`.
+ */
+export function gitWebhookRoute({ upstreams }: Pick<RouteDeps, "upstreams">): DirectRoute {
+  const git = upstreams.content.git;
+  return {
+    method: "POST",
+    path: "/v1/spaces/:spaceId/git/sync/webhook",
+    handle: async (ctx) => {
+      const params = parseInput(spaceParams, ctx.params, "path");
+      const body = await readBodyBytes(ctx, GIT_WEBHOOK_BODY_LIMIT);
+      const answer = await git.receiveGitWebhook({
+        spaceId: params.spaceId,
+        body,
+        githubSignature: ctx.get("X-Hub-Signature-256"),
+        gitlabToken: ctx.get("X-Gitlab-Token"),
+        giteaSignature: ctx.get("X-Gitea-Signature"),
+        forgejoSignature: ctx.get("X-Forgejo-Signature"),
+        deliveryId: (ctx.get("X-GitHub-Delivery") || ctx.get("X-Gitlab-Event-UUID") || ctx.get("X-Gitea-Delivery") || ctx.get("X-Forgejo-Delivery")).slice(
+          0,
+          200,
+        ),
+      });
+      ctx.status = 202;
+      ctx.body = { queued: answer.queued, ...(answer.reason ? { reason: answer.reason } : {}) };
+    },
+  };
 }

@@ -76,6 +76,12 @@ export const contentConfigShape = {
   GIT_MAX_MARKDOWN_BYTES: env.positiveInt(DEFAULT_GIT_LIMITS.maxMarkdownBytes),
   /** Git: time limit of the git commands of one import or export, in milliseconds. */
   GIT_MAX_DURATION_MS: env.positiveInt(DEFAULT_GIT_LIMITS.maxDurationMs),
+  /** Git Sync: first retry delay of a queued import that failed, in milliseconds (each further retry waits twice as long); also how often the Git sync job looks for retries due. */
+  GIT_SYNC_RETRY_MS: env.positiveInt(5_000),
+  /** Git Sync: attempts at a queued import before it is given up (the failure stays as the last sync's). */
+  GIT_SYNC_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  /** Git Sync: how often connected repositories are asked for their ref's commit (`git ls-remote`), for hosts without webhooks; 0: never. */
+  GIT_SYNC_POLL_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
   /** AES-256-GCM key sealing Git sync credentials and webhook secrets at rest: 32 bytes, base64; unset: generated once and kept in the data directory. */
   GIT_SECRETS_KEY: z
     .string()

@@ -137,6 +137,10 @@ export interface GitDeps extends RevisionDeps {
   secrets: SecretBox;
   /** The public API's base URL (IMPRINT_PUBLIC_URL): webhook URLs are under it. */
   publicUrl: string;
+  /** Wakes the Git sync job when a push queued an import. */
+  jobs: ServiceDeps["jobs"];
+  /** Retries of queued imports (GIT_SYNC_RETRY_MS, GIT_SYNC_MAX_ATTEMPTS) and the poll (GIT_SYNC_POLL_INTERVAL_MS, 0: off). */
+  sync: { retryBaseMs: number; maxAttempts: number; pollIntervalMs: number };
 }
 
 /** What indexing needs besides its EntityManager. */

@@ -1,9 +1,10 @@
 import { GitServiceService } from "@imprint/proto/content/v1/git";
-import { safeFetchPolicy, SecretBox, type ServiceRegistration } from "@imprint/runtime";
+import { safeFetchPolicy, SecretBox, type JobSpec, type ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { gitEntities } from "./domain/git-sync.js";
 import { DEFAULT_GIT_LIMITS, type GitLimits } from "./domain/limits.js";
 import { GIT_SERVICE_NAME, gitServiceImplementation } from "./grpc/git-service.js";
+import { gitPollJob, gitSyncJob } from "./jobs/git-sync-jobs.js";
 import type { ContentDeps, GitDeps, RevisionDeps } from "../deps.js";
 
 /**
@@ -34,6 +35,8 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
     gitBinary: config.GIT_BINARY,
     secrets: new SecretBox(config.GIT_SECRETS_KEY),
     publicUrl: config.IMPRINT_PUBLIC_URL,
+    jobs: deps.jobs,
+    sync: { retryBaseMs: config.GIT_SYNC_RETRY_MS, maxAttempts: config.GIT_SYNC_MAX_ATTEMPTS, pollIntervalMs: config.GIT_SYNC_POLL_INTERVAL_MS },
     limits: {
       maxRepositoryBytes: config.GIT_MAX_REPOSITORY_BYTES,
       maxFiles: config.GIT_MAX_FILES,
@@ -48,6 +51,11 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
 /** The gRPC service of Git sync (GitService). */
 export function gitGrpcServices(orm: MikroORM, git: GitDeps): ServiceRegistration[] {
   return [{ name: GIT_SERVICE_NAME, definition: GitServiceService, implementation: gitServiceImplementation(orm, git) }];
+}
+
+/** The Git sync jobs: queued imports, and the poll of connected repositories when GIT_SYNC_POLL_INTERVAL_MS is set. */
+export function gitJobs(orm: MikroORM, git: GitDeps): JobSpec[] {
+  return git.sync.pollIntervalMs > 0 ? [gitSyncJob(orm, git), gitPollJob(orm, git)] : [gitSyncJob(orm, git)];
 }
 
 /** What the other modules use. */

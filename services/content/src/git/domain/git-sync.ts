@@ -102,6 +102,12 @@ export const GitSyncSchema = defineEntity({
     connection: p.json<GitConnectionValue>().nullable(),
     /** The connection's credentials and webhook secret, sealed (never in clear); null when not connected. */
     secretsCiphertext: p.blob().nullable(),
+    /** The commit a push (webhook or poll) announced, waiting for the Git sync job to import the ref; null when none waits. */
+    pendingCommit: p.string().length(64).nullable(),
+    /** Failed attempts at importing it so far (each retry waits twice as long). */
+    pendingAttempts: p.integer().default(0),
+    /** When the job may try it (next); null when none waits. */
+    pendingDueAt: p.datetime().nullable(),
     /** Until when the running operation holds the space (the work queue's lease); null when none runs. */
     leaseExpiresAt: p.datetime().nullable(),
     updatedAt: p.datetime(),

@@ -7,6 +7,7 @@ import { exportToGitRepository } from "../use-cases/export-to-git-repository.js"
 import { deleteGitSyncConnection } from "../use-cases/delete-git-sync-connection.js";
 import { getGitSyncConnection } from "../use-cases/get-git-sync-connection.js";
 import { getSpaceGitInfo } from "../use-cases/get-space-git-info.js";
+import { receiveGitWebhook } from "../use-cases/receive-git-webhook.js";
 import { updateGitSyncConnection } from "../use-cases/update-git-sync-connection.js";
 import { importGitRepository, type GitCommitValue } from "../use-cases/import-git-repository.js";
 
@@ -85,5 +86,16 @@ export function gitServiceImplementation(orm: MikroORM, deps: GitDeps): AsyncImp
       await deleteGitSyncConnection(forkEm(orm), { caller: request.caller, spaceId: request.spaceId }, deps);
       return {};
     },
+    receiveGitWebhook: async (request) =>
+      receiveGitWebhook(
+        forkEm(orm),
+        {
+          spaceId: request.spaceId,
+          body: request.body,
+          signatures: { github: request.githubSignature, gitlab: request.gitlabToken, gitea: request.giteaSignature, forgejo: request.forgejoSignature },
+          deliveryId: request.deliveryId,
+        },
+        deps,
+      ),
   };
 }

@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, executeStatement, sql, WorkQueue } from "@imprint/runtime";
+import { AppError, executeStatement, queryRows, sql, WorkQueue } from "@imprint/runtime";
 import { GitSync, type GitConnectionSecrets, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
 import { displayUrl } from "../../domain/remote.js";
 import type { GitDeps } from "../../../deps.js";
@@ -104,6 +104,57 @@ export async function completeSync(em: EntityManager, target: SyncTarget, operat
 export async function completeOperation(em: EntityManager, spaceId: string, operation: GitOperationValue, now: Date): Promise<void> {
   const done: GitOperationValue = { ...operation, state: "success", endedAt: now.toISOString() };
   await gitSyncQueue.complete(em, spaceId, { ...heldBy(operation), set: sql`operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now}` });
+}
+
+/**
+ * Queues an import of the connected space's ref for the Git sync job: `commit` is what a push
+ * announced (a later push replaces it, its attempts start over).
+ */
+export async function queueImport(em: EntityManager, spaceId: string, commit: string, now: Date): Promise<void> {
+  await executeStatement(
+    em,
+    sql`update git_syncs set pending_commit = ${commit}, pending_attempts = 0, pending_due_at = ${now}
+        where space_id = ${spaceId} and connection is not null`,
+  );
+}
+
+/** A queued import the Git sync job may run now: its space, the commit announced and the attempts so far. */
+export interface QueuedImport {
+  spaceId: string;
+  commit: string;
+  attempts: number;
+}
+
+/** The queued import due the longest, of a connected space no import or export holds; null when none is due. */
+export async function nextQueuedImport(em: EntityManager, now: Date): Promise<QueuedImport | null> {
+  const [row] = await queryRows<{ space_id: string; pending_commit: string; pending_attempts: number }>(
+    em,
+    sql`select space_id, pending_commit, pending_attempts from git_syncs
+        where pending_commit is not null and connection is not null and pending_due_at <= ${now}
+          and (lease_expires_at is null or lease_expires_at <= ${now})
+        order by pending_due_at limit 1`,
+  );
+  return row ? { spaceId: row.space_id, commit: row.pending_commit, attempts: row.pending_attempts } : null;
+}
+
+/**
+ * Settles a queued import: `done`; `retry` at a time, counted as an attempt; or `given-up`: the
+ * commit stays queued but never due, so neither a poll nor a replayed webhook queues it again
+ * (the next push does). Only while the queue still holds that commit: a push that came meanwhile keeps its own.
+ */
+export async function settleQueuedImport(
+  em: EntityManager,
+  queued: QueuedImport,
+  outcome: { done: true } | { retryAt: Date } | { givenUp: true },
+): Promise<void> {
+  const where = sql`where space_id = ${queued.spaceId} and pending_commit = ${queued.commit}`;
+  if ("done" in outcome) {
+    await executeStatement(em, sql`update git_syncs set pending_commit = null, pending_attempts = 0, pending_due_at = null ${where}`);
+  } else if ("retryAt" in outcome) {
+    await executeStatement(em, sql`update git_syncs set pending_attempts = pending_attempts + 1, pending_due_at = ${outcome.retryAt} ${where}`);
+  } else {
+    await executeStatement(em, sql`update git_syncs set pending_attempts = pending_attempts + 1, pending_due_at = null ${where}`);
+  }
 }
 
 /** Forgets a purged space's sync state (the repository it synced with, its path mappings), in the purge's transaction. */
