@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { createHmac } from "node:crypto";
+import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
@@ -792,6 +792,39 @@ describe("Git Sync connection: PUT/GET/DELETE /v1/spaces/{spaceId}/git/sync", ()
     });
     await disconnect(space.id);
     expect((await deliver(space.id, forgejoBody, { "X-Forgejo-Signature": hmac(secret, forgejoBody) })).status).toBe(404);
+  });
+
+  it("exports each merge and direct edit as a commit authored by who made it, the change request's subject its message, once each", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const bare = git.createRepository(name);
+    const space = await createSpace(stack, org);
+    expect((await connect(space.id, { url: git.url(name), ref: "main" })).status).toBe(200);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    const imported = git.git(bare, "rev-parse", "refs/heads/main");
+    const byTitle = Object.fromEntries(flatten(await pagesOf(space.id)).map((page) => [page.title, page]));
+    const ada = await createMember(stack, org, { role: "admin", displayName: "Ada Lovelace", email: `ada-${randomUUID()}@example.com` });
+    const head = () => git.git(bare, "log", "-1", "--format=%s|%an|%ae|%cn", "refs/heads/main");
+
+    // A change request merged by Ada: one commit, her name and e-mail, the subject as message, Imprint as committer.
+    const created = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { token: owner(), json: { subject: "Document step 2" } });
+    await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id, changeRequestId: created.body.id as string }, (draftId, caller) =>
+      editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle.API!.id, markdown: "Endpoints, merged from a change request.\n" }) }),
+    );
+    expect((await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${created.body.id}/merge`, { token: ada.token })).status).toBe(200);
+    await eventually(async () => head() === `Document step 2|Ada Lovelace|${ada.email}|Imprint`);
+    expect(git.git(bare, "rev-parse", "refs/heads/main~1")).toBe(imported);
+    expect(git.git(bare, "show", "refs/heads/main:reference/api.md")).toContain("Endpoints, merged from a change request.");
+
+    // A direct edit of the space's content by Ada: one more commit, the revision's message.
+    await commitDraftWork(editing, { userId: ada.userId, spaceId: space.id }, (draftId, caller) =>
+      editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle.API!.id, markdown: "Endpoints, edited directly.\n" }) }),
+    );
+    await eventually(async () => git.git(bare, "show", "refs/heads/main:reference/api.md").includes("Endpoints, edited directly."));
+    expect(head()).toBe(`test edit|Ada Lovelace|${ada.email}|Imprint`);
+    // Each head move exported once, never forced: the import's commit, then the merge's, then the edit's.
+    expect(git.git(bare, "rev-parse", "refs/heads/main~2")).toBe(imported);
+    await eventually(async () => (await connection(space.id)).body.lastSync?.state === "success");
+    expect((await connection(space.id)).body.lastSync).toMatchObject({ direction: "export", commit: git.git(bare, "rev-parse", "refs/heads/main") });
   });
 });
 

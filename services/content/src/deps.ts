@@ -137,6 +137,8 @@ export interface GitDeps extends RevisionDeps {
   secrets: SecretBox;
   /** The public API's base URL (IMPRINT_PUBLIC_URL): webhook URLs are under it. */
   publicUrl: string;
+  /** Identity's users: the name and e-mail of who merged or edited, as a Git Sync export's author. */
+  identity: Pick<IdentityClients, "users">;
   /** Wakes the Git sync job when a push queued an import. */
   jobs: ServiceDeps["jobs"];
   /** Retries of queued imports (GIT_SYNC_RETRY_MS, GIT_SYNC_MAX_ATTEMPTS) and the poll (GIT_SYNC_POLL_INTERVAL_MS, 0: off). */

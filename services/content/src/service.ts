@@ -38,7 +38,7 @@ import { TeamPermissionServiceService, UserPermissionServiceService } from "@imp
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
 import { S3BlobStore } from "./s3-blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
-import { gitDeps, gitEntities, gitGrpcServices, gitJobs } from "./git/index.js";
+import { gitConsumers, gitDeps, gitEntities, gitGrpcServices, gitJobs } from "./git/index.js";
 import { importDeps, importGrpcServices, importJob, importRunEntities } from "./import/index.js";
 import { linkConsumers, linkDeps, linkEntities, linkGrpcServices, type LinkDeps } from "./links/index.js";
 import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
@@ -144,10 +144,11 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
       ];
       return services;
     },
-    consumers: ({ content, links, treeCaches }) => [
+    consumers: ({ content, links, git, treeCaches }) => [
       membershipEventsConsumer(content.memberships.roles, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
       teamMembershipsConsumer(parts.config.TEAMS_EVENTS_CONSUMER, content.clock),
       ...linkConsumers(links, parts.config),
+      ...gitConsumers(git, parts.config),
       ...searchConsumers(content, treeCaches),
       collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
       spacePublicationsConsumer(parts.config.PUBLICATIONS_EVENTS_CONSUMER),

@@ -108,6 +108,14 @@ export const GitSyncSchema = defineEntity({
     pendingAttempts: p.integer().default(0),
     /** When the job may try it (next); null when none waits. */
     pendingDueAt: p.datetime().nullable(),
+    /** The space's revision a head move (a merge, a direct edit) queued for export; null when none waits. */
+    exportRevisionId: p.string().length(64).nullable(),
+    /** Who moved the head: the author of the exported commit. */
+    exportActorId: p.string().length(64).nullable(),
+    /** Failed attempts at that export so far. */
+    exportAttempts: p.integer().default(0),
+    /** When the job may try it (next); null when none waits or it was given up. */
+    exportDueAt: p.datetime().nullable(),
     /** Until when the running operation holds the space (the work queue's lease); null when none runs. */
     leaseExpiresAt: p.datetime().nullable(),
     updatedAt: p.datetime(),

@@ -89,6 +89,7 @@ export async function updateGitSyncConnection(
         : sql`update git_syncs set url = ${url}, ref = ${request.ref}, project_directory = ${request.directory},
                 commit_oid = null, commit_message = '', commit_by_service = false, revision_id = null,
                 pending_commit = null, pending_attempts = 0, pending_due_at = null,
+                export_revision_id = null, export_actor_id = null, export_attempts = 0, export_due_at = null,
                 connection = ${JSON.stringify(connection)}::jsonb, secrets_ciphertext = ${sealed}, updated_at = ${now}
               where space_id = ${space.id}`,
     );

@@ -157,6 +157,58 @@ export async function settleQueuedImport(
   }
 }
 
+/**
+ * Queues an export of a connected space (that exports) whose head moved to `revisionId` (a merge,
+ * a direct edit) by `actorId`, unless that revision is the one last synced (an import's, or one
+ * already exported: a redelivered event queues nothing). A later move replaces it.
+ */
+export async function queueExport(em: EntityManager, spaceId: string, revisionId: string, actorId: string, now: Date): Promise<boolean> {
+  const changed = await executeStatement(
+    em,
+    sql`update git_syncs set export_revision_id = ${revisionId}, export_actor_id = ${actorId}, export_attempts = 0, export_due_at = ${now}
+        where space_id = ${spaceId} and connection is not null and connection->>'direction' <> 'import'
+          and revision_id is distinct from ${revisionId} and export_revision_id is distinct from ${revisionId}`,
+  );
+  return changed > 0;
+}
+
+/** A queued export the Git sync job may run now. */
+export interface QueuedExport {
+  spaceId: string;
+  revisionId: string;
+  actorId: string;
+  attempts: number;
+}
+
+/** The queued export due the longest, of a connected space no import or export holds and with no import due (imports go first). */
+export async function nextQueuedExport(em: EntityManager, now: Date): Promise<QueuedExport | null> {
+  const [row] = await queryRows<{ space_id: string; export_revision_id: string; export_actor_id: string; export_attempts: number }>(
+    em,
+    sql`select space_id, export_revision_id, export_actor_id, export_attempts from git_syncs
+        where export_revision_id is not null and connection is not null and export_due_at <= ${now}
+          and (lease_expires_at is null or lease_expires_at <= ${now})
+          and (pending_commit is null or pending_due_at is null or pending_due_at > ${now})
+        order by export_due_at limit 1`,
+  );
+  return row ? { spaceId: row.space_id, revisionId: row.export_revision_id, actorId: row.export_actor_id, attempts: row.export_attempts } : null;
+}
+
+/** Settles a queued export as {@link settleQueuedImport} settles an import. */
+export async function settleQueuedExport(
+  em: EntityManager,
+  queued: QueuedExport,
+  outcome: { done: true } | { retryAt: Date } | { givenUp: true },
+): Promise<void> {
+  const where = sql`where space_id = ${queued.spaceId} and export_revision_id = ${queued.revisionId}`;
+  if ("done" in outcome) {
+    await executeStatement(em, sql`update git_syncs set export_revision_id = null, export_actor_id = null, export_attempts = 0, export_due_at = null ${where}`);
+  } else if ("retryAt" in outcome) {
+    await executeStatement(em, sql`update git_syncs set export_attempts = export_attempts + 1, export_due_at = ${outcome.retryAt} ${where}`);
+  } else {
+    await executeStatement(em, sql`update git_syncs set export_attempts = export_attempts + 1, export_due_at = null ${where}`);
+  }
+}
+
 /** Forgets a purged space's sync state (the repository it synced with, its path mappings), in the purge's transaction. */
 export async function purgeGitState(em: EntityManager, spaceId: string): Promise<void> {
   await em.nativeDelete(GitSync, { spaceId });
