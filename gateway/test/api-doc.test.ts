@@ -94,6 +94,7 @@ describe("routeTable", () => {
       "PATCH /v1/integrations/:integrationName/public/*path",
       "DELETE /v1/integrations/:integrationName/public/*path",
       "GET /v1/integrations/:integrationName/installations/:installationId/sites/:siteId/script.js",
+      "POST /v1/spaces/:spaceId/git/sync/webhook",
     ]);
     expect(new Set(routes.map((r) => `${r.method} ${r.path}`)).size).toBe(routes.length);
   });

@@ -80,6 +80,7 @@ async function ok(method: string, path: string, json?: unknown, options: { notIn
   return response.body;
 }
 
+const GIT_SYNC = "Imprint's Git Sync connection (an extension)";
 const orgPath = () => `/v1/orgs/${org.organizationId}`;
 const newSpace = async () => (await createSpace(stack, org)).id;
 const newSite = async (spaces: string[] = []) => (await ok("POST", `${orgPath()}/sites`, { title: "Raced site", spaces })).id as string;
@@ -372,6 +373,22 @@ const CASES: Record<string, RaceCase> = {
       path: `/v1/spaces/${await newSpace()}/git/export`,
       json: { url: "https://git.invalid/repo.git", ref: "main", commitMessage: "Raced" },
     }),
+  },
+  "PUT /v1/spaces/:spaceId/git/sync": {
+    outcome: "action",
+    request: async () => ({
+      path: `/v1/spaces/${await newSpace()}/git/sync`,
+      json: { url: "https://git.invalid/repo.git", ref: "main", token: "raced-token" },
+      notInOpenApi: GIT_SYNC,
+    }),
+  },
+  "DELETE /v1/spaces/:spaceId/git/sync": {
+    outcome: "delete",
+    request: async () => {
+      const spaceId = await newSpace();
+      await ok("PUT", `/v1/spaces/${spaceId}/git/sync`, { url: "https://git.invalid/repo.git", ref: "main" }, { notInOpenApi: GIT_SYNC });
+      return { path: `/v1/spaces/${spaceId}/git/sync`, notInOpenApi: GIT_SYNC };
+    },
   },
   "POST /v1/orgs/:organizationId/openapi": {
     outcome: "unique",
@@ -823,6 +840,8 @@ const CASES: Record<string, RaceCase> = {
 
 /** Write routes not raced here, each with the reason. */
 const NOT_RACED: Record<string, string> = {
+  "POST /v1/spaces/:spaceId/git/sync/webhook":
+    "a push webhook is signed over its exact bytes and only queues an import of the ref (the same push twice queues it once more at most, which imports nothing new); git.e2e.test.ts replays one",
   "POST /v1/sso/saml/:providerId/acs": "a sign-in needs an IdP's signed assertion, and answers a redirect, not an object (saml.e2e.test.ts replays one)",
   "POST /v1/urls/published":
     "resolvePublishedContentByUrl changes nothing but issues the caller a short-lived token of its own: two calls at once are two tokens, each valid (sites.e2e.test.ts)",

@@ -1,8 +1,9 @@
 import { execFileSync } from "node:child_process";
+import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
-import { pageUpdate } from "@imprint/runtime/testing";
+import { eventually, pageUpdate } from "@imprint/runtime/testing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { commitDraftWork, editingClient, type EditingClient } from "./support/editing.js";
@@ -601,6 +602,232 @@ describe("permissions and isolation", () => {
   });
 });
 
+const EXTENSION = "Imprint's Git Sync connection (docs/api-differences.json extensions)";
+
+describe("Git Sync connection: PUT/GET/DELETE /v1/spaces/{spaceId}/git/sync", () => {
+  const connect = (spaceId: string, json: Record<string, unknown>, token = owner()) =>
+    call(stack, "PUT", `/v1/spaces/${spaceId}/git/sync`, { token, json, notInOpenApi: EXTENSION });
+  const connection = (spaceId: string, token = owner()) => call(stack, "GET", `/v1/spaces/${spaceId}/git/sync`, { token, notInOpenApi: EXTENSION });
+  const disconnect = (spaceId: string, token = owner()) => call(stack, "DELETE", `/v1/spaces/${spaceId}/git/sync`, { token, notInOpenApi: EXTENSION });
+
+  it("connects with sealed credentials, answers the webhook secret once, never shows a secret, and disconnects", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    expect((await connection(space.id)).status).toBe(404);
+
+    const token = "ghp-connection-token-5e4d3c";
+    const first = await connect(space.id, { url: git.url(name), ref: "main", username: "docs-bot", token, priority: "imprint" });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      url: git.url(name),
+      ref: "refs/heads/main",
+      projectDirectory: "",
+      direction: "both",
+      priority: "imprint",
+      hasCredentials: true,
+      webhook: { url: expect.stringMatching(new RegExp(`/v1/spaces/${space.id}/git/sync/webhook$`)) },
+    });
+    const secret = first.body.webhook.secret as string;
+    expect(secret).toMatch(/^[0-9a-f]{64}$/);
+
+    const read = await connection(space.id);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({
+      url: git.url(name),
+      ref: "refs/heads/main",
+      direction: "both",
+      priority: "imprint",
+      webhook: { url: first.body.webhook.url },
+    });
+    expect(read.body.webhook.secret).toBeUndefined();
+    expect(read.body.lastSync).toBeUndefined();
+
+    // Connecting again keeps the secret (answers none) unless asked to rotate it.
+    const again = await connect(space.id, { url: git.url(name), ref: "main", direction: "import" });
+    expect(again.status).toBe(200);
+    expect(again.body).toMatchObject({ direction: "import", priority: "git", hasCredentials: false });
+    expect(again.body.webhook.secret).toBeUndefined();
+    const rotated = await connect(space.id, { url: git.url(name), ref: "main", token, rotateWebhookSecret: true });
+    expect(rotated.body.webhook.secret).toMatch(/^[0-9a-f]{64}$/);
+    expect(rotated.body.webhook.secret).not.toBe(secret);
+
+    // The space's gitSync and getSpaceGitInfo reflect the connection; an import shows as the last sync.
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    const info = await gitInfo(space.id);
+    expect(info.body).toMatchObject({ url: git.url(name), ref: "refs/heads/main", connection: { direction: "both", priority: "git" } });
+    const spaceBody = (await call(stack, "GET", `/v1/spaces/${space.id}`, { token: owner() })).body;
+    expect(spaceBody.gitSync).toMatchObject({ connection: { direction: "both", priority: "git" } });
+    const synced = await connection(space.id);
+    expect(synced.body.lastSync).toMatchObject({ state: "success", direction: "import", commit: info.body.commit.oid });
+
+    // A connected space syncs with its repository only.
+    const other = newRepository(GITBOOK_LAYOUT);
+    const elsewhere = await importRepo(space.id, { url: git.url(other), ref: "main" });
+    expect(elsewhere.status).toBe(412);
+    expect(elsewhere.body.error.message).toMatch(/^space: is connected to /);
+
+    const everything = JSON.stringify([read.body, again.body, synced.body, info.body, spaceBody, stack.gatewayLogs]);
+    expect(everything).not.toContain(token);
+    expect(everything).not.toContain(secret);
+    expect(everything).not.toContain(rotated.body.webhook.secret);
+
+    expect((await disconnect(space.id)).status).toBe(204);
+    expect((await disconnect(space.id)).status).toBe(204);
+    expect((await connection(space.id)).status).toBe(404);
+    expect((await gitInfo(space.id)).body.connection).toBeUndefined();
+    expect((await importRepo(space.id, { url: git.url(other), ref: "main" })).status).toBe(204);
+  });
+
+  it("refuses: a reader 403 (but reads the connection), another organization 404, bad input 400 naming the field", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    expect((await connect(space.id, { url: git.url(name), ref: "main" })).status).toBe(200);
+
+    const reader = await createMember(stack, org, { role: "read" });
+    expect((await connect(space.id, { url: git.url(name), ref: "main" }, reader.token)).status).toBe(403);
+    expect((await disconnect(space.id, reader.token)).status).toBe(403);
+    const readerView = await connection(space.id, reader.token);
+    expect(readerView.status).toBe(200);
+    expect(readerView.body.webhook.secret).toBeUndefined();
+
+    const stranger = await createOrganization(stack);
+    expect((await connect(space.id, { url: git.url(name), ref: "main" }, stranger.owner.token)).status).toBe(404);
+    expect((await connection(space.id, stranger.owner.token)).status).toBe(404);
+    expect((await disconnect(space.id, stranger.owner.token)).status).toBe(404);
+
+    const refusals: [Record<string, unknown>, RegExp][] = [
+      [{ ref: "main" }, /^url: /],
+      [{ url: git.url(name) }, /^ref: /],
+      [{ url: "ftp://example.com/docs.git", ref: "main" }, /^url: /],
+      [{ url: git.url(name), ref: "main..x" }, /^ref: /],
+      [{ url: git.url(name), ref: "main", direction: "sideways" }, /^direction: /],
+      [{ url: git.url(name), ref: "main", priority: "both" }, /^priority: /],
+      [{ url: git.url(name), ref: "main", username: "bot" }, /^token: /],
+      [{ url: git.url(name, { user: "a", password: "b" }), ref: "main", token: "t" }, /^url: /],
+      [{ url: git.url(name), ref: "main", secret: "mine" }, /secret/],
+    ];
+    for (const [json, message] of refusals) {
+      const refused = await connect(space.id, json);
+      expect(refused.status, JSON.stringify(json)).toBe(400);
+      expect(refused.body.error.message, JSON.stringify(json)).toMatch(message);
+    }
+  });
+
+  const hmac = (secret: string, body: string) => createHmac("sha256", secret).update(body).digest("hex");
+  const deliver = (spaceId: string, body: string, headers: Record<string, string>) =>
+    call(stack, "POST", `/v1/spaces/${spaceId}/git/sync/webhook`, {
+      rawBody: Buffer.from(body),
+      headers: { "content-type": "application/json", ...headers },
+      notInOpenApi: EXTENSION,
+    });
+  const push = (ref: string, after: string) => JSON.stringify({ ref, before: "0".repeat(40), after, repository: { full_name: "docs/repo" } });
+  const lastSync = async (spaceId: string) => (await connection(spaceId)).body.lastSync as { state: string; commit?: string; error?: string } | undefined;
+
+  it("imports a push announced by a signed webhook (GitHub, GitLab, Gitea, Forgejo); refuses forged ones (401); ignores other refs and replays", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    const secret = (await connect(space.id, { url: git.url(name), ref: "main" })).body.webhook.secret as string;
+
+    // GitHub: a push to the synced ref is imported by the Git sync job.
+    const first = git.git(git.createRepository(name), "rev-parse", "refs/heads/main");
+    const body = push("refs/heads/main", first);
+    const queued = await deliver(space.id, body, { "X-Hub-Signature-256": `sha256=${hmac(secret, body)}`, "X-GitHub-Delivery": "delivery-1" });
+    expect(queued.status).toBe(202);
+    expect(queued.body).toEqual({ queued: true });
+    await eventually(async () => (await lastSync(space.id))?.commit === first && (await lastSync(space.id))?.state === "success");
+    expect((await pagesOf(space.id)).map((page) => page.title)).toContain("Getting started");
+
+    // The same delivery replayed changes nothing.
+    const replay = await deliver(space.id, body, { "X-Hub-Signature-256": `sha256=${hmac(secret, body)}`, "X-GitHub-Delivery": "delivery-1" });
+    expect(replay.status).toBe(202);
+    expect(replay.body).toEqual({ queued: false, reason: "that commit is already synced" });
+
+    // Forged: a wrong secret, a body other than the one signed, a malformed signature, none at all.
+    const forged: Record<string, string>[] = [
+      { "X-Hub-Signature-256": `sha256=${hmac("not-the-secret", body)}` },
+      { "X-Hub-Signature-256": `sha256=${hmac(secret, body)}` },
+      { "X-Gitlab-Token": "not-the-secret" },
+      { "X-Gitea-Signature": hmac("not-the-secret", body) },
+      { "X-Forgejo-Signature": "zz" },
+      {},
+    ];
+    const second = git.commit(name, { "reference/api.md": "# API\n\nPushed from Git.\n" }, { message: "Push" });
+    const tampered = push("refs/heads/main", second);
+    for (const headers of forged) {
+      const refused = await deliver(space.id, tampered, headers);
+      expect(refused.status, JSON.stringify(headers)).toBe(401);
+      expect(refused.body.error.message).toMatch(/^webhook: /);
+    }
+
+    // Another ref: accepted, ignored.
+    const other = push("refs/heads/feature", second);
+    const elsewhere = await deliver(space.id, other, { "X-Gitlab-Token": secret });
+    expect(elsewhere.body).toEqual({ queued: false, reason: "a push to refs/heads/feature, not to the synced refs/heads/main" });
+
+    // GitLab's token, then Gitea's and Forgejo's signatures.
+    expect((await deliver(space.id, tampered, { "X-Gitlab-Token": secret, "X-Gitlab-Event-UUID": "gl-1" })).body).toEqual({ queued: true });
+    await eventually(async () => (await lastSync(space.id))?.commit === second);
+    expect(
+      await pageMarkdown(space.id, (await pagesOf(space.id)).flatMap((page) => [page, ...(page.pages ?? [])]).find((page) => page.title === "API")!.id),
+    ).toContain("Pushed from Git.");
+    const third = git.commit(name, { "reference/api.md": "# API\n\nPushed again.\n" }, { message: "Push again" });
+    const giteaBody = push("refs/heads/main", third);
+    expect((await deliver(space.id, giteaBody, { "X-Gitea-Signature": hmac(secret, giteaBody) })).status).toBe(202);
+    await eventually(async () => (await lastSync(space.id))?.commit === third);
+    const fourth = git.commit(name, { "reference/api.md": "# API\n\nPushed from Forgejo.\n" }, { message: "Push from Forgejo" });
+    const forgejoBody = push("refs/heads/main", fourth);
+    expect((await deliver(space.id, forgejoBody, { "X-Forgejo-Signature": hmac(secret, forgejoBody) })).body).toEqual({ queued: true });
+    await eventually(async () => (await lastSync(space.id))?.commit === fourth);
+
+    // A connection that only exports ignores pushes; a disconnected space answers 404.
+    await connect(space.id, { url: git.url(name), ref: "main", direction: "export" });
+    const ping = JSON.stringify({ zen: "Keep it logically awesome." });
+    expect((await deliver(space.id, ping, { "X-Hub-Signature-256": `sha256=${hmac(secret, ping)}` })).body).toEqual({
+      queued: false,
+      reason: "not a push of a commit",
+    });
+    expect((await deliver(space.id, forgejoBody, { "X-Forgejo-Signature": hmac(secret, forgejoBody) })).body).toEqual({
+      queued: false,
+      reason: "the connection only exports to the repository",
+    });
+    await disconnect(space.id);
+    expect((await deliver(space.id, forgejoBody, { "X-Forgejo-Signature": hmac(secret, forgejoBody) })).status).toBe(404);
+  });
+
+  it("exports each merge and direct edit as a commit authored by who made it, the change request's subject its message, once each", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const bare = git.createRepository(name);
+    const space = await createSpace(stack, org);
+    expect((await connect(space.id, { url: git.url(name), ref: "main" })).status).toBe(200);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    const imported = git.git(bare, "rev-parse", "refs/heads/main");
+    const byTitle = Object.fromEntries(flatten(await pagesOf(space.id)).map((page) => [page.title, page]));
+    const ada = await createMember(stack, org, { role: "admin", displayName: "Ada Lovelace", email: `ada-${randomUUID()}@example.com` });
+    const head = () => git.git(bare, "log", "-1", "--format=%s|%an|%ae|%cn", "refs/heads/main");
+
+    // A change request merged by Ada: one commit, her name and e-mail, the subject as message, Imprint as committer.
+    const created = await call(stack, "POST", `/v1/spaces/${space.id}/change-requests`, { token: owner(), json: { subject: "Document step 2" } });
+    await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id, changeRequestId: created.body.id as string }, (draftId, caller) =>
+      editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle.API!.id, markdown: "Endpoints, merged from a change request.\n" }) }),
+    );
+    expect((await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${created.body.id}/merge`, { token: ada.token })).status).toBe(200);
+    await eventually(async () => head() === `Document step 2|Ada Lovelace|${ada.email}|Imprint`);
+    expect(git.git(bare, "rev-parse", "refs/heads/main~1")).toBe(imported);
+    expect(git.git(bare, "show", "refs/heads/main:reference/api.md")).toContain("Endpoints, merged from a change request.");
+
+    // A direct edit of the space's content by Ada: one more commit, the revision's message.
+    await commitDraftWork(editing, { userId: ada.userId, spaceId: space.id }, (draftId, caller) =>
+      editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle.API!.id, markdown: "Endpoints, edited directly.\n" }) }),
+    );
+    await eventually(async () => git.git(bare, "show", "refs/heads/main:reference/api.md").includes("Endpoints, edited directly."));
+    expect(head()).toBe(`test edit|Ada Lovelace|${ada.email}|Imprint`);
+    // Each head move exported once, never forced: the import's commit, then the merge's, then the edit's.
+    expect(git.git(bare, "rev-parse", "refs/heads/main~2")).toBe(imported);
+    await eventually(async () => (await connection(space.id)).body.lastSync?.state === "success");
+    expect((await connection(space.id)).body.lastSync).toMatchObject({ direction: "export", commit: git.git(bare, "rev-parse", "refs/heads/main") });
+  });
+});
+
 describe("credentials", () => {
   let secured: GitServer;
   const credentials = { user: "docs-bot", password: "s3cret-token-9f8e7d" };
@@ -638,13 +865,50 @@ describe("limits and address checks", () => {
   let closed: TestStack;
   beforeAll(async () => {
     limited = await startStack({
-      contentEnv: { GIT_MAX_PAGES: "3", GIT_MAX_MARKDOWN_BYTES: "2000", GIT_MAX_FILE_BYTES: "1000", GIT_MAX_FILES: "100", GIT_MAX_REPOSITORY_BYTES: "50000" },
+      contentEnv: {
+        GIT_MAX_PAGES: "3",
+        GIT_MAX_MARKDOWN_BYTES: "2000",
+        GIT_MAX_FILE_BYTES: "1000",
+        GIT_MAX_FILES: "100",
+        GIT_MAX_REPOSITORY_BYTES: "50000",
+        // Git Sync's poll and retries, fast.
+        GIT_SYNC_POLL_INTERVAL_MS: "200",
+        GIT_SYNC_RETRY_MS: "100",
+        GIT_SYNC_MAX_ATTEMPTS: "3",
+      },
     });
     closed = await startStack({ contentEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "false", GIT_BINARY: "/nonexistent/git" } });
   });
   afterAll(async () => {
     await limited?.stop();
     await closed?.stop();
+  });
+
+  it("Git Sync polls a connected repository without webhooks, and retries a failing import, whose failure shows as the last sync", async () => {
+    const limitedOrg = await createOrganization(limited);
+    const space = await createSpace(limited, limitedOrg);
+    const name = newRepository({ "README.md": "# Polled\n\nFirst.\n" });
+    const options = { token: limitedOrg.owner.token, notInOpenApi: EXTENSION };
+    expect((await call(limited, "PUT", `/v1/spaces/${space.id}/git/sync`, { ...options, json: { url: git.url(name), ref: "main" } })).status).toBe(200);
+    const lastSync = async () =>
+      (await call(limited, "GET", `/v1/spaces/${space.id}/git/sync`, options)).body.lastSync as { state: string; commit?: string; error?: string } | undefined;
+    const first = git.git(git.createRepository(name), "rev-parse", "refs/heads/main");
+    await eventually(async () => (await lastSync())?.state === "success" && (await lastSync())?.commit === first);
+    const pages = await call(limited, "GET", `/v1/spaces/${space.id}/content/pages`, { token: limitedOrg.owner.token });
+    expect((pages.body.pages as RestPage[]).map((page) => page.title)).toEqual(["Polled"]);
+
+    // Four pages where three are allowed: every attempt fails (413), retried with backoff; the failure is visible.
+    const tooMany = git.commit(name, { "a.md": "# A\n", "b.md": "# B\n", "c.md": "# C\n" }, { message: "Too many pages" });
+    const failed = await eventually(async () => {
+      const sync = await lastSync();
+      return sync?.state === "failure" ? sync : undefined;
+    });
+    expect(failed.error).toMatch(/GIT_MAX_PAGES/);
+    expect(tooMany).not.toBe(first);
+
+    // The next push that fits is imported.
+    const fixed = git.commit(name, { "c.md": null }, { message: "Fewer pages" });
+    await eventually(async () => (await lastSync())?.state === "success" && (await lastSync())?.commit === fixed);
   });
 
   it("answers 413 naming the limit (pages, markdown size, file size) and writes nothing", async () => {

@@ -47,5 +47,37 @@ export function toRestGitSync(sync: SpaceGitSync | undefined): Record<string, un
         }
       : {}),
     ...(sync.updatedAt ? { updatedAt: sync.updatedAt.toISOString() } : {}),
+    ...(sync.connection ? { connection: { direction: sync.connection.direction, priority: sync.connection.priority } } : {}),
+  };
+}
+
+/**
+ * Imprint's Git Sync connection (PUT/GET /v1/spaces/{spaceId}/git/sync): the remote, the direction,
+ * the priority, the webhook (its secret only when PUT made one) and the last sync. Never the
+ * credentials (`hasCredentials` says whether some are kept).
+ */
+export function toRestGitSyncConnection(sync: SpaceGitSync | undefined, webhookSecret = ""): Record<string, unknown> {
+  if (!sync?.connection) throw new AppError("internal", "upstream answered without a Git sync connection");
+  const { connection, operation } = sync;
+  return {
+    url: sync.url,
+    ref: sync.gitRef,
+    projectDirectory: sync.projectDirectory,
+    direction: connection.direction,
+    priority: connection.priority,
+    hasCredentials: connection.hasCredentials,
+    webhook: { url: connection.webhookUrl, ...(webhookSecret ? { secret: webhookSecret } : {}) },
+    connectedAt: (connection.connectedAt ?? new Date(0)).toISOString(),
+    ...(operation
+      ? {
+          lastSync: {
+            state: operation.state,
+            direction: operation.direction,
+            at: (operation.endedAt ?? operation.startedAt ?? new Date(0)).toISOString(),
+            ...(sync.commit ? { commit: sync.commit.oid } : {}),
+            ...(operation.error ? { error: operation.error } : {}),
+          },
+        }
+      : {}),
   };
 }

@@ -1,8 +1,9 @@
 import { z } from "zod";
-import { toRestGitSync } from "../mappers/git.js";
+import { toRestGitSync, toRestGitSyncConnection } from "../mappers/git.js";
+import { readBodyBytes } from "../middleware/json-body.js";
 import { defineRoute, noContent, ok, type Route } from "../route.js";
-import { pathId } from "../validation.js";
-import type { RouteDeps } from "./deps.js";
+import { parseInput, pathId } from "../validation.js";
+import type { DirectRoute, RouteDeps } from "./deps.js";
 
 /**
  * Git sync of a space (docs/git.md): importGitRepository, exportToGitRepository and
@@ -42,6 +43,18 @@ export const exportGitBody = z.object({
   commitMessage: z.string().min(1),
   repoProjectDirectory: z.string().optional(),
   ...ignoredFields,
+});
+
+/** Imprint's Git Sync connection (docs/git.md): the values are checked by content (a second gRPC client obeys the same rules). */
+export const gitSyncConnectionBody = z.strictObject({
+  url: z.string().min(1),
+  ref: z.string().min(1),
+  projectDirectory: z.string().optional(),
+  username: z.string().optional(),
+  token: z.string().optional(),
+  direction: z.string().optional(),
+  priority: z.string().optional(),
+  rotateWebhookSecret: z.boolean().optional(),
 });
 
 export function gitRoutes({ upstreams }: RouteDeps): Route[] {
@@ -97,5 +110,83 @@ export function gitRoutes({ upstreams }: RouteDeps): Route[] {
       params: spaceParams,
       handler: async ({ params, principal }) => ok(toRestGitSync((await git.getSpaceGitInfo({ caller: principal.caller, spaceId: params.spaceId })).gitSync)),
     }),
+
+    // Imprint's extension: connect the space for Git Sync both ways (replaces the connection)
+    defineRoute({
+      method: "PUT",
+      path: "/v1/spaces/:spaceId/git/sync",
+      params: spaceParams,
+      body: gitSyncConnectionBody,
+      handler: async ({ params, body, principal }) => {
+        const answer = await git.updateGitSyncConnection({
+          caller: principal.caller,
+          spaceId: params.spaceId,
+          url: body.url,
+          gitRef: body.ref,
+          projectDirectory: body.projectDirectory ?? "",
+          username: body.username ?? "",
+          token: body.token ?? "",
+          direction: body.direction ?? "",
+          priority: body.priority ?? "",
+          rotateWebhookSecret: body.rotateWebhookSecret ?? false,
+        });
+        return ok(toRestGitSyncConnection(answer.gitSync, answer.webhookSecret));
+      },
+    }),
+
+    // Imprint's extension: the connection and its last sync (never a secret)
+    defineRoute({
+      method: "GET",
+      path: "/v1/spaces/:spaceId/git/sync",
+      params: spaceParams,
+      handler: async ({ params, principal }) =>
+        ok(toRestGitSyncConnection((await git.getGitSyncConnection({ caller: principal.caller, spaceId: params.spaceId })).gitSync)),
+    }),
+
+    // Imprint's extension: disconnect
+    defineRoute({
+      method: "DELETE",
+      path: "/v1/spaces/:spaceId/git/sync",
+      params: spaceParams,
+      handler: async ({ params, principal }) => {
+        await git.deleteGitSyncConnection({ caller: principal.caller, spaceId: params.spaceId });
+        return noContent();
+      },
+    }),
   ];
+}
+
+/** Push payloads are small (GitHub caps them at 25 MB; a push of many commits is well below this). */
+export const GIT_WEBHOOK_BODY_LIMIT = 5 * 1024 * 1024;
+
+/**
+ * A connected space's webhook (Imprint's extension; `webhook.url` of PUT …/git/sync): reached by
+ * the repository host without a token, the body read raw and handed to content, which verifies
+ * the signature (GitHub, GitLab, Gitea, Forgejo) against the connection's secret: 401 when it does
+ * not match, 404 when the space is not connected, else 202 `{queued, reason}`.
+ */
+export function gitWebhookRoute({ upstreams }: Pick<RouteDeps, "upstreams">): DirectRoute {
+  const git = upstreams.content.git;
+  return {
+    method: "POST",
+    path: "/v1/spaces/:spaceId/git/sync/webhook",
+    handle: async (ctx) => {
+      const params = parseInput(spaceParams, ctx.params, "path");
+      const body = await readBodyBytes(ctx, GIT_WEBHOOK_BODY_LIMIT);
+      const answer = await git.receiveGitWebhook({
+        spaceId: params.spaceId,
+        body,
+        githubSignature: ctx.get("X-Hub-Signature-256"),
+        gitlabToken: ctx.get("X-Gitlab-Token"),
+        giteaSignature: ctx.get("X-Gitea-Signature"),
+        forgejoSignature: ctx.get("X-Forgejo-Signature"),
+        deliveryId: (ctx.get("X-GitHub-Delivery") || ctx.get("X-Gitlab-Event-UUID") || ctx.get("X-Gitea-Delivery") || ctx.get("X-Forgejo-Delivery")).slice(
+          0,
+          200,
+        ),
+      });
+      ctx.status = 202;
+      ctx.body = { queued: answer.queued, ...(answer.reason ? { reason: answer.reason } : {}) };
+    },
+  };
 }

@@ -15,7 +15,7 @@ import { revisionRoutes } from "./revisions.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
 import { exportDownloadRoute, exportRoutes } from "./exports.js";
 import { fileDownloadRoute } from "./files.js";
-import { gitRoutes } from "./git.js";
+import { gitRoutes, gitWebhookRoute } from "./git.js";
 import { healthRoutes } from "./health.js";
 import { importRoutes } from "./import.js";
 import { importRunRoutes } from "./import-runs.js";
@@ -84,6 +84,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...ssoRoutes(deps),
       integrationAssetRoute(deps),
       ...integrationInstallationDirectRoutes(deps),
+      gitWebhookRoute(deps),
     ],
     api: [
       ...systemRoutes(),

@@ -76,6 +76,17 @@ export const contentConfigShape = {
   GIT_MAX_MARKDOWN_BYTES: env.positiveInt(DEFAULT_GIT_LIMITS.maxMarkdownBytes),
   /** Git: time limit of the git commands of one import or export, in milliseconds. */
   GIT_MAX_DURATION_MS: env.positiveInt(DEFAULT_GIT_LIMITS.maxDurationMs),
+  /** Git Sync: first retry delay of a queued import that failed, in milliseconds (each further retry waits twice as long); also how often the Git sync job looks for retries due. */
+  GIT_SYNC_RETRY_MS: env.positiveInt(5_000),
+  /** Git Sync: attempts at a queued import before it is given up (the failure stays as the last sync's). */
+  GIT_SYNC_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(5),
+  /** Git Sync: how often connected repositories are asked for their ref's commit (`git ls-remote`), for hosts without webhooks; 0: never. */
+  GIT_SYNC_POLL_INTERVAL_MS: z.coerce.number().int().min(0).default(0),
+  /** AES-256-GCM key sealing Git sync credentials and webhook secrets at rest: 32 bytes, base64; unset: generated once and kept in the data directory. */
+  GIT_SECRETS_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, "base64").length === 32, "must be 32 bytes in base64")
+    .optional(),
   /** How often spaces deleted more than 7 days ago are purged and expired exports deleted. */
   PURGE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
   /** How often content's copy of team memberships is made equal to identity's (the team-memberships reconciliation job). */
@@ -132,8 +143,9 @@ export const contentConfigShape = {
 export type ContentConfig = z.infer<z.ZodObject<typeof contentConfigShape>>;
 
 /** The configuration once start-up resolved its defaults that need the file system. */
-export type ResolvedContentConfig = Omit<ContentConfig, "IMPRINT_FILE_URL_SECRET" | "CONTENT_BLOB_DIR"> & {
+export type ResolvedContentConfig = Omit<ContentConfig, "IMPRINT_FILE_URL_SECRET" | "CONTENT_BLOB_DIR" | "GIT_SECRETS_KEY"> & {
   IMPRINT_FILE_URL_SECRET: string;
+  GIT_SECRETS_KEY: string;
   CONTENT_BLOB_DIR: string;
 };
 

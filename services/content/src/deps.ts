@@ -1,5 +1,5 @@
 import type { SpaceGitSync } from "@imprint/proto/content/v1/git";
-import type { CallerInput, Clock, IdentityClients, Logger, SafeFetchPolicy, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type { CallerInput, Clock, IdentityClients, Logger, SafeFetchPolicy, SecretBox, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { MembershipCache } from "./access/memberships.js";
 import type { BlobStore } from "./blob-store.js";
@@ -133,6 +133,16 @@ export interface GitDeps extends RevisionDeps {
   /** The git executable (GIT_BINARY). */
   gitBinary: string;
   limits: GitLimits;
+  /** Seals connections' credentials and webhook secrets (GIT_SECRETS_KEY). */
+  secrets: SecretBox;
+  /** The public API's base URL (IMPRINT_PUBLIC_URL): webhook URLs are under it. */
+  publicUrl: string;
+  /** Identity's users: the name and e-mail of who merged or edited, as a Git Sync export's author. */
+  identity: Pick<IdentityClients, "users">;
+  /** Wakes the Git sync job when a push queued an import. */
+  jobs: ServiceDeps["jobs"];
+  /** Retries of queued imports (GIT_SYNC_RETRY_MS, GIT_SYNC_MAX_ATTEMPTS) and the poll (GIT_SYNC_POLL_INTERVAL_MS, 0: off). */
+  sync: { retryBaseMs: number; maxAttempts: number; pollIntervalMs: number };
 }
 
 /** What indexing needs besides its EntityManager. */

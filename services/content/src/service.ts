@@ -38,7 +38,7 @@ import { TeamPermissionServiceService, UserPermissionServiceService } from "@imp
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
 import { S3BlobStore } from "./s3-blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
-import { gitDeps, gitEntities, gitGrpcServices } from "./git/index.js";
+import { gitConsumers, gitDeps, gitEntities, gitGrpcServices, gitJobs } from "./git/index.js";
 import { importDeps, importGrpcServices, importJob, importRunEntities } from "./import/index.js";
 import { linkConsumers, linkDeps, linkEntities, linkGrpcServices, type LinkDeps } from "./links/index.js";
 import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
@@ -47,7 +47,7 @@ import { translationEntities, translationGrpcServices } from "./translations/ind
 import { searchConsumers, searchEntities, searchGrpcServices } from "./search/index.js";
 import { exportEntities, exportGrpcServices, exportSweepJob } from "./exports/index.js";
 import { spaceContent } from "./space-content.js";
-import type { ContentDeps, ImportRunDeps, RevisionDeps, SpaceServiceDeps } from "./deps.js";
+import type { ContentDeps, GitDeps, ImportRunDeps, RevisionDeps, SpaceServiceDeps } from "./deps.js";
 
 /** Compiled migrations next to this file (dist/migrations; src/migrations under vitest). */
 export const CONTENT_MIGRATIONS_PATH = fileURLToPath(new URL("./migrations", import.meta.url));
@@ -87,6 +87,7 @@ interface BuiltDeps {
   treeCaches: CacheBudget;
   links: LinkDeps;
   imports: ImportRunDeps;
+  git: GitDeps;
   /** Identity's member events, followed by every replica (stopped with the deps). */
   memberEvents: EventWatch;
 }
@@ -111,6 +112,7 @@ function buildDeps(runtime: ServiceDeps, upstreams: OpenedUpstreams<ReturnType<t
     treeCaches,
     links: linkDeps(revision, parts.config),
     imports: importDeps(content, revision),
+    git: gitDeps(content, revision),
     memberEvents,
   };
 }
@@ -124,7 +126,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
     migrationsPath: CONTENT_MIGRATIONS_PATH,
     upstreams: contentUpstreams(parts.config),
     deps: { build: (runtime, upstreams) => buildDeps(runtime, upstreams, parts), close: ({ memberEvents }) => memberEvents.stop() },
-    grpc: ({ content, spaces, revision, links, imports, treeCaches }) => {
+    grpc: ({ content, spaces, revision, links, imports, git, treeCaches }) => {
       const services: ServiceRegistration[] = [
         { name: COLLECTION_SERVICE_NAME, definition: CollectionServiceService, implementation: collectionServiceImplementation(spaces) },
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(spaces) },
@@ -132,7 +134,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
         { name: USER_PERMISSION_SERVICE_NAME, definition: UserPermissionServiceService, implementation: userPermissionServiceImplementation(content) },
         ...revisionGrpcServices(content.orm, revision, imports),
         ...importGrpcServices(content.orm, imports),
-        ...gitGrpcServices(content.orm, gitDeps(content, revision)),
+        ...gitGrpcServices(content.orm, git),
         ...openApiGrpcServices(content),
         ...translationGrpcServices(content),
         ...linkGrpcServices(content.orm, links),
@@ -142,27 +144,29 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
       ];
       return services;
     },
-    consumers: ({ content, links, treeCaches }) => [
+    consumers: ({ content, links, git, treeCaches }) => [
       membershipEventsConsumer(content.memberships.roles, parts.config.MEMBERSHIP_EVENTS_CONSUMER),
       teamMembershipsConsumer(parts.config.TEAMS_EVENTS_CONSUMER, content.clock),
       ...linkConsumers(links, parts.config),
+      ...gitConsumers(git, parts.config),
       ...searchConsumers(content, treeCaches),
       collaborationCountersConsumer(parts.config.COUNTERS_EVENTS_CONSUMER),
       spacePublicationsConsumer(parts.config.PUBLICATIONS_EVENTS_CONSUMER),
     ],
-    jobs: ({ content, spaces, imports }) => [
+    jobs: ({ content, spaces, imports, git }) => [
       spacePurgeJob(spaces),
       exportSweepJob(content),
       openApiJob(content),
       importJob(imports),
       teamMembershipReconcileJob(content),
+      ...gitJobs(content.orm, git),
     ],
   };
 }
 
 /**
  * Starts the content service: resolves the file-URL key and opens the file store (FILE_STORE), then
- * starts the runtime service (which opens the identity clients and starts the jobs: purge, export sweep, OpenAPI processing, import runs, team-membership reconciliation).
+ * starts the runtime service (which opens the identity clients and starts the jobs: purge, export sweep, OpenAPI processing, import runs, team-membership reconciliation, Git sync).
  */
 export async function startContentService(config: ContentConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
   const resolved: ResolvedContentConfig = {
@@ -176,6 +180,13 @@ export async function startContentService(config: ContentConfig, options: Servic
       setting: "IMPRINT_FILE_URL_SECRET",
     }),
     CONTENT_BLOB_DIR: config.CONTENT_BLOB_DIR ?? join(config.IMPRINT_DATA_DIR, "content-blobs"),
+    GIT_SECRETS_KEY: await resolveKeptSecret({
+      configured: config.GIT_SECRETS_KEY,
+      dataDir: config.IMPRINT_DATA_DIR,
+      fileName: "git-secrets-key",
+      service: "content",
+      setting: "GIT_SECRETS_KEY",
+    }),
   };
   const blobStore = fileStoreOf(resolved);
   const closeBlobStore = () => {

@@ -1,8 +1,18 @@
 import type { SpaceServiceService } from "@imprint/proto/content/v1/spaces";
 import type { SiteServiceService } from "@imprint/proto/publishing/v1/sites";
-import type { Clock, IdentityClients, JobControl, Logger, MembershipCache, PromiseClient, SafeFetchPolicy, ServiceDeps, UnitOfWork } from "@imprint/runtime";
+import type {
+  Clock,
+  IdentityClients,
+  JobControl,
+  Logger,
+  MembershipCache,
+  PromiseClient,
+  SafeFetchPolicy,
+  SecretBox,
+  ServiceDeps,
+  UnitOfWork,
+} from "@imprint/runtime";
 import type { IntegrationConfig } from "./config.js";
-import type { SecretBox } from "./domain/secrets.js";
 import type { InstallationTokens } from "./delivery/installation-tokens.js";
 import type { RenderLookups } from "./delivery/render-lookups.js";
 import type { ScriptCalls } from "./delivery/script-calls.js";

@@ -20,6 +20,7 @@ import {
   resolveKeptSecret,
   type RunningService,
   safeFetchPolicy,
+  SecretBox,
   type ServiceDeps,
   type ServiceSpec,
   sql,
@@ -37,7 +38,6 @@ import type { UseCaseDeps } from "./deps.js";
 import { integrationEntities } from "./domain/entities.js";
 import { TargetInstallation } from "./domain/installation.js";
 import { Integration } from "./domain/integration.js";
-import { SecretBox } from "./domain/secrets.js";
 import { INTEGRATION_EVENT_CONTEXT } from "./events.js";
 import { INSTALLATION_SERVICE_NAME, installationServiceImplementation } from "./grpc/installation-service.js";
 import { INTEGRATION_EVENT_SERVICE_NAME, integrationEventServiceImplementation } from "./grpc/integration-event-service.js";

@@ -39,3 +39,4 @@ export * from "./access/team-membership-entities.js";
 export * from "./access/team-membership-reconciliation.js";
 export * from "./safe-fetch.js";
 export * from "./kept-secret.js";
+export * from "./secret-box.js";

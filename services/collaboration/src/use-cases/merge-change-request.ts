@@ -67,7 +67,12 @@ export async function mergeChangeRequest(
   );
   let merged: MergeBranchResponse;
   try {
-    merged = await deps.content.branches.mergeBranch({ caller: callerMessage(caller), spaceId: space.spaceId, changeRequestId: found.id });
+    merged = await deps.content.branches.mergeBranch({
+      caller: callerMessage(caller),
+      spaceId: space.spaceId,
+      changeRequestId: found.id,
+      subject: found.subject,
+    });
   } catch (error) {
     // An answer from content (a conflict, a refusal) means nothing was merged: no intent is left.
     // Anything else (content unreachable, no answer in time) is for the resumer to settle.

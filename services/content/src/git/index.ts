@@ -1,9 +1,11 @@
 import { GitServiceService } from "@imprint/proto/content/v1/git";
-import { safeFetchPolicy, type ServiceRegistration } from "@imprint/runtime";
+import { safeFetchPolicy, SecretBox, type ConsumerSpec, type JobSpec, type ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { gitEntities } from "./domain/git-sync.js";
 import { DEFAULT_GIT_LIMITS, type GitLimits } from "./domain/limits.js";
 import { GIT_SERVICE_NAME, gitServiceImplementation } from "./grpc/git-service.js";
+import { gitSyncConsumer, gitSyncConsumerName } from "./consumers/revision-events.js";
+import { gitPollJob, gitSyncJob } from "./jobs/git-sync-jobs.js";
 import type { ContentDeps, GitDeps, RevisionDeps } from "../deps.js";
 
 /**
@@ -32,6 +34,11 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
     }),
     allowHttp: config.IMPRINT_ALLOW_PRIVATE_FETCH,
     gitBinary: config.GIT_BINARY,
+    secrets: new SecretBox(config.GIT_SECRETS_KEY),
+    publicUrl: config.IMPRINT_PUBLIC_URL,
+    jobs: deps.jobs,
+    identity: deps.identity,
+    sync: { retryBaseMs: config.GIT_SYNC_RETRY_MS, maxAttempts: config.GIT_SYNC_MAX_ATTEMPTS, pollIntervalMs: config.GIT_SYNC_POLL_INTERVAL_MS },
     limits: {
       maxRepositoryBytes: config.GIT_MAX_REPOSITORY_BYTES,
       maxFiles: config.GIT_MAX_FILES,
@@ -46,6 +53,16 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
 /** The gRPC service of Git sync (GitService). */
 export function gitGrpcServices(orm: MikroORM, git: GitDeps): ServiceRegistration[] {
   return [{ name: GIT_SERVICE_NAME, definition: GitServiceService, implementation: gitServiceImplementation(orm, git) }];
+}
+
+/** The Git sync jobs: queued imports, and the poll of connected repositories when GIT_SYNC_POLL_INTERVAL_MS is set. */
+export function gitJobs(orm: MikroORM, git: GitDeps): JobSpec[] {
+  return git.sync.pollIntervalMs > 0 ? [gitSyncJob(orm, git), gitPollJob(orm, git)] : [gitSyncJob(orm, git)];
+}
+
+/** Git Sync's consumer of content's own revision events: head moves of connected spaces queue exports. */
+export function gitConsumers(git: GitDeps, config: Pick<ContentDeps["config"], "DATABASE_URL">): ConsumerSpec[] {
+  return [gitSyncConsumer(git, gitSyncConsumerName(config.DATABASE_URL))];
 }
 
 /** What the other modules use. */

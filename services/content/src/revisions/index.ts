@@ -85,7 +85,7 @@ export { FILE_PREFIX, PAGE_PREFIX } from "./domain/tree/keys.js";
 export { DEFAULT_LAYOUT, type BodyRecord, type FileRecord, type ImageRefValue, type PageIndex, type PageRecord } from "./domain/tree/model.js";
 export { buildPageIndex } from "./domain/tree/page-index.js";
 export { contentRefFromProto, fileToProto, pageToProto } from "./grpc/mappers.js";
-export { mergeBaseOf, requireBranch, requireUnmerged, type BranchRecord } from "./store/branch-rows.js";
+export { mergeBaseOf, mergeOfRevision, requireBranch, requireUnmerged, type BranchRecord } from "./store/branch-rows.js";
 export { compareAndSetSpaceHead, findRevision } from "./store/revision-rows.js";
 export { StoreSession } from "./store/session.js";
 export { applyPageOperations, type PageOperation } from "./use-cases/apply-page-operations.js";

@@ -4,7 +4,11 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import type { GitDeps } from "../../deps.js";
 import { gitSyncToProto } from "./mappers.js";
 import { exportToGitRepository } from "../use-cases/export-to-git-repository.js";
+import { deleteGitSyncConnection } from "../use-cases/delete-git-sync-connection.js";
+import { getGitSyncConnection } from "../use-cases/get-git-sync-connection.js";
 import { getSpaceGitInfo } from "../use-cases/get-space-git-info.js";
+import { receiveGitWebhook } from "../use-cases/receive-git-webhook.js";
+import { updateGitSyncConnection } from "../use-cases/update-git-sync-connection.js";
 import { importGitRepository, type GitCommitValue } from "../use-cases/import-git-repository.js";
 
 export const GIT_SERVICE_NAME = "imprint.content.v1.GitService";
@@ -55,5 +59,43 @@ export function gitServiceImplementation(orm: MikroORM, deps: GitDeps): AsyncImp
       const sync = await getSpaceGitInfo(forkEm(orm), { caller: request.caller, spaceId: request.spaceId }, deps);
       return { gitSync: gitSyncToProto(sync) };
     },
+    updateGitSyncConnection: async (request) => {
+      const { sync, webhookSecret } = await updateGitSyncConnection(
+        forkEm(orm),
+        {
+          caller: request.caller,
+          spaceId: request.spaceId,
+          url: request.url,
+          gitRef: request.gitRef,
+          projectDirectory: request.projectDirectory,
+          username: request.username,
+          token: request.token,
+          direction: request.direction,
+          priority: request.priority,
+          rotateWebhookSecret: request.rotateWebhookSecret,
+        },
+        deps,
+      );
+      return { gitSync: gitSyncToProto(sync), webhookSecret };
+    },
+    getGitSyncConnection: async (request) => {
+      const sync = await getGitSyncConnection(forkEm(orm), { caller: request.caller, spaceId: request.spaceId }, deps);
+      return { gitSync: gitSyncToProto(sync) };
+    },
+    deleteGitSyncConnection: async (request) => {
+      await deleteGitSyncConnection(forkEm(orm), { caller: request.caller, spaceId: request.spaceId }, deps);
+      return {};
+    },
+    receiveGitWebhook: async (request) =>
+      receiveGitWebhook(
+        forkEm(orm),
+        {
+          spaceId: request.spaceId,
+          body: request.body,
+          signatures: { github: request.githubSignature, gitlab: request.gitlabToken, gitea: request.giteaSignature, forgejo: request.forgejoSignature },
+          deliveryId: request.deliveryId,
+        },
+        deps,
+      ),
   };
 }

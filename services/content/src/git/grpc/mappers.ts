@@ -1,4 +1,4 @@
-import type { GitOperation, SpaceGitSync } from "@imprint/proto/content/v1/git";
+import type { GitOperation, GitSyncConnection, SpaceGitSync } from "@imprint/proto/content/v1/git";
 import type { GitSync } from "../domain/git-sync.js";
 
 function operationOf(sync: GitSync): GitOperation | undefined {
@@ -13,6 +13,19 @@ function operationOf(sync: GitSync): GitOperation | undefined {
   };
 }
 
+function connectionOf(sync: GitSync): GitSyncConnection | undefined {
+  const connection = sync.connection;
+  if (!connection) return undefined;
+  return {
+    direction: connection.direction,
+    priority: connection.priority,
+    webhookUrl: connection.webhookUrl,
+    hasCredentials: connection.hasCredentials,
+    connectedBy: connection.connectedBy,
+    connectedAt: new Date(connection.connectedAt),
+  };
+}
+
 /** A space's sync state as GetSpaceGitInfo and Space.git_sync carry it (the URL never has credentials). */
 export function gitSyncToProto(sync: GitSync): SpaceGitSync {
   return {
@@ -22,5 +35,7 @@ export function gitSyncToProto(sync: GitSync): SpaceGitSync {
     commit: sync.commitOid ? { oid: sync.commitOid, message: sync.commitMessage, url: "", ref: sync.ref, createdByService: sync.commitByService } : undefined,
     operation: operationOf(sync),
     updatedAt: sync.updatedAt,
+    projectDirectory: sync.projectDirectory,
+    connection: connectionOf(sync),
   };
 }

@@ -142,9 +142,10 @@ export async function writeCommit(
     text("\n");
   };
   const seconds = Math.floor(input.now.getTime() / 1000);
-  const who = `${input.author.name.replace(/[<>\n]/g, "")} <${input.author.email.replace(/[<>\n]/g, "")}> ${seconds} +0000`;
+  const ident = (person: { name: string; email: string }) => `${person.name.replace(/[<>\n]/g, "")} <${person.email.replace(/[<>\n]/g, "")}> ${seconds} +0000`;
   text("commit refs/imprint/export\n");
-  text(`author ${who}\ncommitter ${who}\n`);
+  // The committer is always Imprint (how an import tells an export's commits); the author is who made the change.
+  text(`author ${ident(input.author)}\ncommitter ${ident(EXPORT_AUTHOR)}\n`);
   data(Buffer.from(input.message, "utf8"));
   if (input.parent) text(`from ${input.parent}\n`);
   if (input.directory === "") text("deleteall\n");

@@ -17,6 +17,8 @@ export interface ExportToGitRepositoryInput {
   gitRef: string;
   commitMessage: string;
   projectDirectory: string;
+  /** The commit's author (Git Sync: who merged or edited); absent: Imprint. The committer is always Imprint. */
+  author?: { name: string; email: string };
 }
 
 export interface ExportGitResult {
@@ -90,7 +92,14 @@ export async function exportToGitRepository(em: EntityManager, input: ExportToGi
       }
       if (head) await fetchRef(workspace, network, request.ref, deps.limits);
       const now = deps.clock();
-      const written = await writeCommit(workspace, { parent: head, directory: request.directory, files: layout.files, message, author: EXPORT_AUTHOR, now });
+      const written = await writeCommit(workspace, {
+        parent: head,
+        directory: request.directory,
+        files: layout.files,
+        message,
+        author: input.author ?? EXPORT_AUTHOR,
+        now,
+      });
       if (!written.changed) return { oid: head!, pushed: false };
       await pushCommit(workspace, network, written.oid, request.ref, deps.limits);
       return { oid: written.oid, pushed: true };

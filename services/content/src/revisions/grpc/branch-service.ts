@@ -30,7 +30,11 @@ export function branchServiceImplementation(orm: MikroORM, deps: RevisionDeps): 
     },
 
     mergeBranch: async (request) => {
-      const merged = await mergeBranch(em(), { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId }, deps);
+      const merged = await mergeBranch(
+        em(),
+        { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId, subject: request.subject ?? "" },
+        deps,
+      );
       // A merged branch is never outdated, whatever the space's head is now.
       return { revisionId: merged.revisionId, branch: branchToProto(merged.branch, null), mergedPages: merged.mergedPages };
     },

@@ -151,8 +151,20 @@ export async function findBranchMergedInto(em: EntityManager, spaceId: string, r
 }
 
 /** Records the merge revision of a branch (the row is locked by the merge). */
-export async function markBranchMerged(em: EntityManager, input: { branchId: string; mergedRevisionId: string; now: Date }): Promise<void> {
-  await executeStatement(em, sql`update branches set merged_revision_id = ${input.mergedRevisionId}, updated_at = ${input.now} where id = ${input.branchId}`);
+export async function markBranchMerged(em: EntityManager, input: { branchId: string; mergedRevisionId: string; subject: string; now: Date }): Promise<void> {
+  await executeStatement(
+    em,
+    sql`update branches set merged_revision_id = ${input.mergedRevisionId}, merge_subject = ${input.subject}, updated_at = ${input.now} where id = ${input.branchId}`,
+  );
+}
+
+/** The change request whose merge made `revisionId`, with the subject it was merged under; null when no merge made it. */
+export async function mergeOfRevision(em: EntityManager, revisionId: string): Promise<{ number: number; subject: string } | null> {
+  const [row] = await queryRows<{ number: number; merge_subject: string }>(
+    em,
+    sql`select number, merge_subject from branches where merged_revision_id = ${revisionId} limit 1`,
+  );
+  return row ? { number: row.number, subject: row.merge_subject } : null;
 }
 
 /** A branch with the facts of its space that reading it across an organization needs. */

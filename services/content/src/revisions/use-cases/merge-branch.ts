@@ -14,6 +14,8 @@ export interface MergeBranchInput {
   spaceId: string;
   /** The change request's id or number. */
   changeRequestId: string;
+  /** The change request's subject, kept on the branch (a Git Sync export's commit message); empty: none. */
+  subject?: string;
 }
 
 export interface MergedBranch {
@@ -60,7 +62,7 @@ export async function mergeBranch(em: EntityManager, input: MergeBranchInput, de
     });
     // The row is locked by this transaction: the compare-and-set cannot fail, it only documents the move.
     if (!(await compareAndSetSpaceHead(tx, space.id, ours.id, revision.id))) throw new AppError("internal", "the locked space head moved during a merge");
-    await markBranchMerged(tx, { branchId: branch.id, mergedRevisionId: revision.id, now });
+    await markBranchMerged(tx, { branchId: branch.id, mergedRevisionId: revision.id, subject: (input.subject ?? "").slice(0, 1000), now });
     recordRevisionCreated(tx, {
       organizationId: space.organizationId,
       actor: caller,

@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, executeStatement, sql, WorkQueue } from "@imprint/runtime";
-import { GitSync, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
+import { AppError, executeStatement, queryRows, sql, WorkQueue } from "@imprint/runtime";
+import { GitSync, type GitConnectionSecrets, type GitDirection, type GitOperationValue } from "../../domain/git-sync.js";
 import { displayUrl } from "../../domain/remote.js";
 import type { GitDeps } from "../../../deps.js";
 import type { RemoteRequest } from "./remote-access.js";
@@ -12,6 +12,17 @@ export interface SyncTarget {
   url: string;
   ref: string;
   projectDirectory: string;
+}
+
+/** The path (under the public API) of a connected space's webhook endpoint. */
+export const webhookPath = (spaceId: string) => `/v1/spaces/${spaceId}/git/sync/webhook`;
+
+/** A connection's sealed secrets, opened; null when none are stored. */
+export function openConnectionSecrets(deps: Pick<GitDeps, "secrets">, spaceId: string, sealed: Uint8Array | null | undefined): GitConnectionSecrets | null {
+  if (!sealed) return null;
+  const opened = deps.secrets.open(spaceId, Buffer.from(sealed));
+  if (!opened.webhookSecret) throw new AppError("internal", "a Git sync connection's sealed secrets hold no webhook secret");
+  return { webhookSecret: opened.webhookSecret, ...(opened.authorization ? { authorization: opened.authorization } : {}) };
 }
 
 export async function findSync(em: EntityManager, spaceId: string): Promise<GitSync | null> {
@@ -95,6 +106,109 @@ export async function completeOperation(em: EntityManager, spaceId: string, oper
   await gitSyncQueue.complete(em, spaceId, { ...heldBy(operation), set: sql`operation = ${JSON.stringify(done)}::jsonb, updated_at = ${now}` });
 }
 
+/**
+ * Queues an import of the connected space's ref for the Git sync job: `commit` is what a push
+ * announced (a later push replaces it, its attempts start over).
+ */
+export async function queueImport(em: EntityManager, spaceId: string, commit: string, now: Date): Promise<void> {
+  await executeStatement(
+    em,
+    sql`update git_syncs set pending_commit = ${commit}, pending_attempts = 0, pending_due_at = ${now}
+        where space_id = ${spaceId} and connection is not null`,
+  );
+}
+
+/** A queued import the Git sync job may run now: its space, the commit announced and the attempts so far. */
+export interface QueuedImport {
+  spaceId: string;
+  commit: string;
+  attempts: number;
+}
+
+/** The queued import due the longest, of a connected space no import or export holds; null when none is due. */
+export async function nextQueuedImport(em: EntityManager, now: Date): Promise<QueuedImport | null> {
+  const [row] = await queryRows<{ space_id: string; pending_commit: string; pending_attempts: number }>(
+    em,
+    sql`select space_id, pending_commit, pending_attempts from git_syncs
+        where pending_commit is not null and connection is not null and pending_due_at <= ${now}
+          and (lease_expires_at is null or lease_expires_at <= ${now})
+        order by pending_due_at limit 1`,
+  );
+  return row ? { spaceId: row.space_id, commit: row.pending_commit, attempts: row.pending_attempts } : null;
+}
+
+/**
+ * Settles a queued import: `done`; `retry` at a time, counted as an attempt; or `given-up`: the
+ * commit stays queued but never due, so neither a poll nor a replayed webhook queues it again
+ * (the next push does). Only while the queue still holds that commit: a push that came meanwhile keeps its own.
+ */
+export async function settleQueuedImport(
+  em: EntityManager,
+  queued: QueuedImport,
+  outcome: { done: true } | { retryAt: Date } | { givenUp: true },
+): Promise<void> {
+  const where = sql`where space_id = ${queued.spaceId} and pending_commit = ${queued.commit}`;
+  if ("done" in outcome) {
+    await executeStatement(em, sql`update git_syncs set pending_commit = null, pending_attempts = 0, pending_due_at = null ${where}`);
+  } else if ("retryAt" in outcome) {
+    await executeStatement(em, sql`update git_syncs set pending_attempts = pending_attempts + 1, pending_due_at = ${outcome.retryAt} ${where}`);
+  } else {
+    await executeStatement(em, sql`update git_syncs set pending_attempts = pending_attempts + 1, pending_due_at = null ${where}`);
+  }
+}
+
+/**
+ * Queues an export of a connected space (that exports) whose head moved to `revisionId` (a merge,
+ * a direct edit) by `actorId`, unless that revision is the one last synced (an import's, or one
+ * already exported: a redelivered event queues nothing). A later move replaces it.
+ */
+export async function queueExport(em: EntityManager, spaceId: string, revisionId: string, actorId: string, now: Date): Promise<boolean> {
+  const changed = await executeStatement(
+    em,
+    sql`update git_syncs set export_revision_id = ${revisionId}, export_actor_id = ${actorId}, export_attempts = 0, export_due_at = ${now}
+        where space_id = ${spaceId} and connection is not null and connection->>'direction' <> 'import'
+          and revision_id is distinct from ${revisionId} and export_revision_id is distinct from ${revisionId}`,
+  );
+  return changed > 0;
+}
+
+/** A queued export the Git sync job may run now. */
+export interface QueuedExport {
+  spaceId: string;
+  revisionId: string;
+  actorId: string;
+  attempts: number;
+}
+
+/** The queued export due the longest, of a connected space no import or export holds and with no import due (imports go first). */
+export async function nextQueuedExport(em: EntityManager, now: Date): Promise<QueuedExport | null> {
+  const [row] = await queryRows<{ space_id: string; export_revision_id: string; export_actor_id: string; export_attempts: number }>(
+    em,
+    sql`select space_id, export_revision_id, export_actor_id, export_attempts from git_syncs
+        where export_revision_id is not null and connection is not null and export_due_at <= ${now}
+          and (lease_expires_at is null or lease_expires_at <= ${now})
+          and (pending_commit is null or pending_due_at is null or pending_due_at > ${now})
+        order by export_due_at limit 1`,
+  );
+  return row ? { spaceId: row.space_id, revisionId: row.export_revision_id, actorId: row.export_actor_id, attempts: row.export_attempts } : null;
+}
+
+/** Settles a queued export as {@link settleQueuedImport} settles an import. */
+export async function settleQueuedExport(
+  em: EntityManager,
+  queued: QueuedExport,
+  outcome: { done: true } | { retryAt: Date } | { givenUp: true },
+): Promise<void> {
+  const where = sql`where space_id = ${queued.spaceId} and export_revision_id = ${queued.revisionId}`;
+  if ("done" in outcome) {
+    await executeStatement(em, sql`update git_syncs set export_revision_id = null, export_actor_id = null, export_attempts = 0, export_due_at = null ${where}`);
+  } else if ("retryAt" in outcome) {
+    await executeStatement(em, sql`update git_syncs set export_attempts = export_attempts + 1, export_due_at = ${outcome.retryAt} ${where}`);
+  } else {
+    await executeStatement(em, sql`update git_syncs set export_attempts = export_attempts + 1, export_due_at = null ${where}`);
+  }
+}
+
 /** Forgets a purged space's sync state (the repository it synced with, its path mappings), in the purge's transaction. */
 export async function purgeGitState(em: EntityManager, spaceId: string): Promise<void> {
   await em.nativeDelete(GitSync, { spaceId });
@@ -119,6 +233,14 @@ export async function beginSyncOperation(
     ref: request.ref,
     projectDirectory: request.directory,
   };
+  // A connected space syncs with its repository only: another one would move its merge base.
+  const connected = await findSync(em, space.id);
+  if (connected?.connection && (connected.url !== target.url || connected.ref !== target.ref || connected.projectDirectory !== target.projectDirectory)) {
+    throw new AppError(
+      "failed_precondition",
+      `space: is connected to ${connected.url} (${connected.ref}); disconnect it (DELETE /v1/spaces/{spaceId}/git/sync) before syncing with another repository`,
+    );
+  }
   const started = performance.now();
   // Twice the git commands' limit: an operation running longer lost its process.
   const operation = await startOperation(em, target, direction, deps.clock(), 2 * deps.limits.maxDurationMs);

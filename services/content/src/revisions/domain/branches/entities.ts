@@ -20,6 +20,8 @@ export const BranchSchema = defineEntity({
     mergedAncestorRevisionId: p.string().length(64).nullable(),
     /** The space's revision the merge produced; set once, when merged. */
     mergedRevisionId: p.string().length(64).nullable(),
+    /** The change request's subject when it was merged (a Git Sync export's commit message); empty before. */
+    mergeSubject: p.text().default(""),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -4,9 +4,9 @@ const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
 /**
- * Integrations' secrets at rest: AES-256-GCM with the deployment's key, a fresh IV per write, the
- * integration's id as associated data (a ciphertext copied onto another integration does not open).
- * Layout: iv ‖ tag ‖ ciphertext.
+ * Secrets at rest (integrations' secrets, Git sync credentials): AES-256-GCM with the deployment's
+ * key (kept with resolveKeptSecret), a fresh IV per write, the owner's id as associated data (a
+ * ciphertext copied onto another owner does not open). Layout: iv ‖ tag ‖ ciphertext.
  */
 export class SecretBox {
   private readonly key: Buffer;
@@ -16,20 +16,20 @@ export class SecretBox {
     if (this.key.length !== 32) throw new Error("the secrets key must be 32 bytes");
   }
 
-  seal(integrationId: string, secrets: Record<string, string>): Buffer {
+  seal(ownerId: string, secrets: Record<string, string>): Buffer {
     const iv = randomBytes(IV_BYTES);
     const cipher = createCipheriv("aes-256-gcm", this.key, iv);
-    cipher.setAAD(Buffer.from(integrationId));
+    cipher.setAAD(Buffer.from(ownerId));
     const ciphertext = Buffer.concat([cipher.update(JSON.stringify(secrets), "utf8"), cipher.final()]);
     return Buffer.concat([iv, cipher.getAuthTag(), ciphertext]);
   }
 
-  open(integrationId: string, sealed: Buffer | null): Record<string, string> {
+  open(ownerId: string, sealed: Buffer | null): Record<string, string> {
     if (!sealed) return {};
     const iv = sealed.subarray(0, IV_BYTES);
     const tag = sealed.subarray(IV_BYTES, IV_BYTES + TAG_BYTES);
     const decipher = createDecipheriv("aes-256-gcm", this.key, iv);
-    decipher.setAAD(Buffer.from(integrationId));
+    decipher.setAAD(Buffer.from(ownerId));
     decipher.setAuthTag(tag);
     const plaintext = Buffer.concat([decipher.update(sealed.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]);
     return JSON.parse(plaintext.toString("utf8")) as Record<string, string>;

@@ -1,0 +1,51 @@
+import type { EntityManager } from "@mikro-orm/postgresql";
+import { AppError } from "@imprint/runtime";
+import { retryDelayMs } from "../domain/sync-job.js";
+import { importGitRepository } from "./import-git-repository.js";
+import { connectionUrl } from "./shared/connection-remote.js";
+import { findSync, openConnectionSecrets, settleQueuedImport, type QueuedImport } from "./shared/sync-state.js";
+import type { GitDeps } from "../../deps.js";
+
+/**
+ * Runs an import a push queued, on behalf of the user who connected the space (with their rights
+ * of now): the ref's commit is imported as importGitRepository does (merged three ways with edits
+ * made since the last sync). A failure is recorded as the last sync's (getSpaceGitInfo, GET
+ * …/git/sync) and retried with a doubling delay, `maxAttempts` times in all, then given up until
+ * the next push (an import through the API still works); a push that came meanwhile is imported after it.
+ */
+export async function runQueuedImport(em: EntityManager, queued: QueuedImport, deps: GitDeps): Promise<void> {
+  const sync = await findSync(em, queued.spaceId);
+  const secrets = sync?.connection ? openConnectionSecrets(deps, sync.spaceId, sync.secretsCiphertext) : null;
+  if (!sync?.connection || !secrets) return;
+  try {
+    await importGitRepository(
+      em,
+      {
+        caller: { userId: sync.connection.connectedBy },
+        ref: { spaceId: sync.spaceId, changeRequestId: "", revisionId: "" },
+        url: connectionUrl(sync.url, secrets),
+        gitRef: sync.ref,
+        projectDirectory: sync.projectDirectory,
+      },
+      deps,
+    );
+    await settleQueuedImport(em, queued, { done: true });
+  } catch (error) {
+    const attempt = queued.attempts + 1;
+    const message = error instanceof AppError ? error.message : "internal error";
+    if (attempt >= deps.sync.maxAttempts) {
+      deps.logger.error("git sync: the queued import failed for the last time", { space_id: sync.spaceId, commit: queued.commit, attempt, error: message });
+      await settleQueuedImport(em, queued, { givenUp: true });
+      return;
+    }
+    const delayMs = retryDelayMs(attempt, deps.sync.retryBaseMs);
+    deps.logger.warn("git sync: the queued import failed; retrying", {
+      space_id: sync.spaceId,
+      commit: queued.commit,
+      attempt,
+      retry_in_ms: delayMs,
+      error: message,
+    });
+    await settleQueuedImport(em, queued, { retryAt: new Date(deps.clock().getTime() + delayMs) });
+  }
+}
