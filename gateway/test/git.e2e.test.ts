@@ -521,6 +521,46 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
     expect(foreign.status).toBe(409);
   });
 
+  it("imports reusable contents from .gitbook/includes/ as the pages include them, exports them back there, and re-imports them as the same", async () => {
+    const name = newRepository({
+      "README.md": '# Home\n\nBefore.\n\n{% include ".gitbook/includes/prerequisites.md" %}\n',
+      "guide/setup.md": '# Setup\n\n{% include "../.gitbook/includes/prerequisites.md" %}\n',
+      ".gitbook/includes/prerequisites.md": "---\ntitle: Prerequisites\n---\n\nYou need a [token](../../README.md).\n",
+    });
+    const space = await createSpace(stack, org);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" })).status).toBe(204);
+    const reusables = (await currentRevision(space.id)) as RestRevision & { reusableContents: { id: string; title: string }[] };
+    expect(reusables.reusableContents.map((item) => item.title)).toEqual(["Prerequisites"]);
+    const reusableId = reusables.reusableContents[0]!.id;
+    const byTitle = Object.fromEntries(flatten(await pagesOf(space.id)).map((page) => [page.title, page]));
+    for (const title of ["Home", "Setup"]) {
+      const read = await call(stack, "GET", `/v1/spaces/${space.id}/content/page/${byTitle[title]!.id}?format=document`, { token: owner() });
+      const blocks = read.body.document.nodes as { type: string; data: Record<string, unknown> }[];
+      expect(blocks.at(-1)).toMatchObject({ type: "reusable-content", data: { ref: { kind: "reusable-content", reusableContent: reusableId } } });
+    }
+    // Its own link to a page became a reference, as a page's do.
+    const included = await call(stack, "GET", `/v1/spaces/${space.id}/revisions/${reusables.id}/reusable-contents/${reusableId}/document`, {
+      token: owner(),
+    });
+    expect(included.status).toBe(200);
+    expect(JSON.stringify(included.body)).toContain(`{"kind":"page","page":"${byTitle.Home!.id}"}`);
+
+    const exported = newRepository();
+    expect((await exportRepo(space.id, { url: git.url(exported), ref: "main", commitMessage: "Export" })).status).toBe(204);
+    const clone = git.clone(exported);
+    const read = (path: string) => readFileSync(join(clone, path), "utf8");
+    // The home page is written as home.md (.gitbook.yaml names it the readme): links follow it there.
+    expect(read(".gitbook/includes/prerequisites.md")).toBe("---\ntitle: Prerequisites\n---\n\nYou need a [token](../../home.md).\n");
+    expect(read("home.md")).toContain('{% include ".gitbook/includes/prerequisites.md" %}');
+    expect(read("guide/setup.md")).toContain('{% include "../.gitbook/includes/prerequisites.md" %}');
+
+    // Imported again (a changed title in Git), it is the same reusable content.
+    git.commit(name, { ".gitbook/includes/prerequisites.md": "---\ntitle: Before you start\n---\n\nYou need a token.\n" }, { message: "Rename" });
+    expect((await importRepo(space.id, { url: git.url(name), ref: "refs/heads/main" })).status).toBe(204);
+    const again = (await currentRevision(space.id)) as RestRevision & { reusableContents: { id: string; title: string }[] };
+    expect(again.reusableContents).toMatchObject([{ id: reusableId, title: "Before you start" }]);
+  });
+
   it("round trip: an exported space imports into another space with the same pages, paths, bodies, files and links", async () => {
     const source = await createSpace(stack, org);
     await seedSpace(source.id);

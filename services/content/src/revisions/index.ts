@@ -73,6 +73,7 @@ export function branchGrpcServices(orm: MikroORM, revision: RevisionDeps): Servi
 /** What the other modules use. */
 export { newContentId, type DraftEditor, type PagePatch } from "./domain/editing/draft-editor.js";
 export { CONTENT_ID, PAGE_LIMITS } from "./domain/editing/page-input.js";
+export { validateReusableContent } from "./domain/editing/reusable-content.js";
 export { PageVersion } from "./domain/entities.js";
 export { validateFile } from "./domain/files/file-rules.js";
 export { imageDimensions } from "./domain/files/image-dimensions.js";
@@ -82,7 +83,15 @@ export { treeScan, type NodeSource, type TreeNode } from "./domain/tree/btree.js
 export type { RevisionHeader } from "./domain/tree/caches.js";
 export { ContentView, MAX_PAGE_DEPTH, type PageTree } from "./domain/tree/content-view.js";
 export { FILE_PREFIX, PAGE_PREFIX } from "./domain/tree/keys.js";
-export { DEFAULT_LAYOUT, type BodyRecord, type FileRecord, type ImageRefValue, type PageIndex, type PageRecord } from "./domain/tree/model.js";
+export {
+  DEFAULT_LAYOUT,
+  type BodyRecord,
+  type FileRecord,
+  type ImageRefValue,
+  type PageIndex,
+  type PageRecord,
+  type ReusableRecord,
+} from "./domain/tree/model.js";
 export { buildPageIndex } from "./domain/tree/page-index.js";
 export { contentRefFromProto, fileToProto, pageToProto } from "./grpc/mappers.js";
 export { mergeBaseOf, mergeOfRevision, requireBranch, requireUnmerged, type BranchRecord } from "./store/branch-rows.js";

@@ -16,10 +16,11 @@ const DEFINITION_DESTINATION = /^\s*\[[^\]]*\]:\s*(<[^>\n]*>|\S+)/;
 /**
  * The target of GitBook's tags that point at a page or a file: `{% content-ref url="…" %}`,
  * `{% file src="…" %}`, and an OpenAPI block's spec (`{% openapi src="…" path="…" method="…" %}`,
- * `{% swagger src="…" … %}`), its first attribute, followed by its others.
+ * `{% swagger src="…" … %}`), its first attribute, followed by its others; and the file of a
+ * reusable content a page includes (`{% include "…" %}`).
  */
 const TAG_TARGET =
-  /\{%[ \t]*(?:content-ref[ \t]+url|file[ \t]+src|(?:openapi|swagger)[ \t]+src)[ \t]*=[ \t]*"([^"\n]*)"(?:[ \t]+[A-Za-z]+[ \t]*=[ \t]*"[^"\n]*")*[ \t]*%\}/g;
+  /\{%[ \t]*(?:(?:content-ref[ \t]+url|file[ \t]+src|(?:openapi|swagger)[ \t]+src)[ \t]*=[ \t]*|include[ \t]+)"([^"\n]*)"(?:[ \t]+[A-Za-z]+[ \t]*=[ \t]*"[^"\n]*")*[ \t]*%\}/g;
 
 /** A tag's attribute value as written (`&quot;` and `&amp;` encoded, as `@imprint/document` writes them) and read. */
 const decodeAttribute = (value: string) => value.replace(/&(quot|amp);/g, (_, name: string) => (name === "quot" ? '"' : "&"));
@@ -87,6 +88,8 @@ export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind
 
 /** The front matter GitBook writes and reads: description, icon, hidden. */
 export interface FrontMatter {
+  /** A reusable content's title (`.gitbook/includes/`); a page's is its `#` heading. */
+  title?: string;
   description?: string;
   icon?: string;
   hidden?: boolean;
@@ -117,6 +120,7 @@ export function readPageFile(text: string): PageFile {
     }
     if (data === null || (typeof data === "object" && !Array.isArray(data))) {
       const fields = (data ?? {}) as Record<string, unknown>;
+      if (typeof fields.title === "string") frontMatter.title = fields.title.trim();
       if (typeof fields.description === "string") frontMatter.description = fields.description.trim();
       if (typeof fields.icon === "string") frontMatter.icon = fields.icon.trim();
       if (typeof fields.hidden === "boolean") frontMatter.hidden = fields.hidden;
@@ -142,6 +146,12 @@ export function writePageFile(page: { title: string; description: string; icon: 
   const front = Object.keys(fields).length > 0 ? `---\n${stringifyYaml(fields, { lineWidth: 0 })}---\n\n` : "";
   const body = page.body.trim();
   return `${front}# ${page.title.replace(/\r?\n/g, " ")}\n${body ? `\n${body}\n` : ""}`;
+}
+
+/** A reusable content's file as GitBook's Git Sync writes it to `.gitbook/includes/`: its title in front matter, then its body. */
+export function writeIncludeFile(include: { title: string; body: string }): string {
+  const body = include.body.trim();
+  return `---\n${stringifyYaml({ title: include.title.replace(/\r?\n/g, " ") }, { lineWidth: 0 })}---\n${body ? `\n${body}\n` : ""}`;
 }
 
 /** Bodies compare without leading and trailing blank space (files end with one newline). */

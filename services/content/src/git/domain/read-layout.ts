@@ -42,9 +42,19 @@ export interface LayoutFile {
   contentType: string;
 }
 
+/** A reusable content: a markdown file of `.gitbook/includes/` (its title in front matter, else its first `#` heading, else its name). */
+export interface LayoutInclude {
+  path: string;
+  oid: string;
+  title: string;
+  /** Body as in the file (links not yet rewritten). */
+  body: string;
+}
+
 export interface Layout {
   pages: LayoutPage[];
   files: LayoutFile[];
+  includes: LayoutInclude[];
   /** Content root folder (repository path, "" for the top). */
   root: string;
 }
@@ -338,7 +348,25 @@ export async function readLayout(input: ReadLayoutInput): Promise<Layout> {
   }
   uniqueSlugs(pages);
 
-  return { pages, files: collectFiles(entries, root, pages), root };
+  // Reusable contents: GitBook writes them to `.gitbook/includes/<name>.md` under the content root.
+  const includesFolder = inRoot(".gitbook/includes/");
+  const includeEntries = entries.filter(
+    (entry) => entry.path.startsWith(includesFolder) && !entry.path.slice(includesFolder.length).includes("/") && MARKDOWN.test(entry.path),
+  );
+  for (const entry of includeEntries) {
+    if (entry.size > limits.maxMarkdownBytes) {
+      throw new AppError("payload_too_large", `${entry.path}: markdown larger than the limit of ${limits.maxMarkdownBytes} bytes (GIT_MAX_MARKDOWN_BYTES)`);
+    }
+  }
+  const includeTexts = await input.read(includeEntries.map((entry) => entry.oid));
+  const includes = includeEntries.map((entry): LayoutInclude => {
+    const file = readPageFile(includeTexts.get(entry.oid)?.toString("utf8") ?? "");
+    // GitBook writes the title in front matter; a `#` heading or the file's name stands in for it.
+    const title = file.frontMatter.title || file.title || humanize(posix.basename(entry.path));
+    return { path: entry.path, oid: entry.oid, title: boundedTitle(title), body: file.body };
+  });
+
+  return { pages, files: collectFiles(entries, root, pages, includes), root, includes };
 }
 
 /** The tree from folders: a folder's README.md (or index.md) is its page, other markdown files and sub-folders its sub-pages. */
@@ -411,26 +439,27 @@ function uniqueSlugs(pages: LayoutPage[]): void {
   }
 }
 
-/** Files: everything under .gitbook/assets/ and any other non-markdown file a page links to. */
-function collectFiles(entries: TreeEntry[], root: string, pages: LayoutPage[]): LayoutFile[] {
+/** Files: everything under .gitbook/assets/ and any other non-markdown file a page or a reusable content links to. */
+function collectFiles(entries: TreeEntry[], root: string, pages: LayoutPage[], includes: LayoutInclude[]): LayoutFile[] {
   const byPath = new Map(entries.map((entry) => [entry.path, entry]));
   const assets = root ? `${root}/.gitbook/assets/` : ".gitbook/assets/";
   const wanted = new Set(entries.filter((entry) => entry.path.startsWith(assets)).map((entry) => entry.path));
-  const visit = (page: LayoutPage) => {
-    if (page.path) {
-      const text = page.body;
-      for (const match of text.matchAll(/\]\(\s*<?([^\s)>]+)/g)) {
-        const resolved = resolveRelative(page.path, match[1] ?? "");
-        if (resolved && byPath.has(resolved.path) && !MARKDOWN.test(resolved.path)) wanted.add(resolved.path);
-      }
-      for (const match of text.matchAll(/\bsrc="([^"]+)"/g)) {
-        const resolved = resolveRelative(page.path, match[1] ?? "");
-        if (resolved && byPath.has(resolved.path) && !MARKDOWN.test(resolved.path)) wanted.add(resolved.path);
-      }
+  const linkedFrom = (path: string, text: string) => {
+    for (const match of text.matchAll(/\]\(\s*<?([^\s)>]+)/g)) {
+      const resolved = resolveRelative(path, match[1] ?? "");
+      if (resolved && byPath.has(resolved.path) && !MARKDOWN.test(resolved.path)) wanted.add(resolved.path);
     }
+    for (const match of text.matchAll(/\bsrc="([^"]+)"/g)) {
+      const resolved = resolveRelative(path, match[1] ?? "");
+      if (resolved && byPath.has(resolved.path) && !MARKDOWN.test(resolved.path)) wanted.add(resolved.path);
+    }
+  };
+  const visit = (page: LayoutPage) => {
+    if (page.path) linkedFrom(page.path, page.body);
     page.children.forEach(visit);
   };
   pages.forEach(visit);
+  for (const include of includes) linkedFrom(include.path, include.body);
   return [...wanted]
     .sort()
     .map((path) => {

@@ -1,12 +1,14 @@
 import { posix } from "node:path";
 import type { FileRecord, PageIndex, PageRecord } from "../../revisions/index.js";
-import { rewriteLinkTargets, writePageFile } from "./markdown-text.js";
+import { slugOf } from "../../import/index.js";
+import { rewriteLinkTargets, writeIncludeFile, writePageFile } from "./markdown-text.js";
 
 /**
  * Writes a revision's content in GitBook's Git Sync layout: a folder per page with sub-pages
  * (`<slug>/README.md`), a file per other page (`<slug>.md`), a folder per group, SUMMARY.md for
  * the tree (groups as `##` headings, link pages as links to their URL), `.gitbook.yaml` naming the
- * summary and the first page as readme, and the files under `.gitbook/assets/`. Page and file
+ * summary and the first page as readme, the files under `.gitbook/assets/` and the reusable
+ * contents under `.gitbook/includes/` (named by their titles). Page, file and reusable content
  * references in the bodies become relative links.
  */
 
@@ -48,7 +50,27 @@ function uniqueAssetName(name: string, taken: Set<string>): string {
   return candidate;
 }
 
-export function writeLayout(input: { index: PageIndex; bodies: Map<string, string>; files: FileRecord[]; fileBytes: Map<string, Buffer> }): WrittenLayout {
+const INCLUDE_REFERENCE = /^\.gitbook\/includes\/([A-Za-z0-9_-]{1,64})\.md$/;
+
+/** The name of a reusable content's file in `.gitbook/includes/` (before `.md`): its title as a slug, as GitBook names it. */
+export function includeFileStem(reusable: { reusableContentId: string; title: string }): string {
+  return slugOf(reusable.title) || reusable.reusableContentId;
+}
+
+/** A reusable content as export writes it. */
+export interface WrittenReusable {
+  reusableContentId: string;
+  title: string;
+  markdown: string;
+}
+
+export function writeLayout(input: {
+  index: PageIndex;
+  bodies: Map<string, string>;
+  files: FileRecord[];
+  fileBytes: Map<string, Buffer>;
+  reusables: WrittenReusable[];
+}): WrittenLayout {
   const { index } = input;
   const pagePath = new Map<string, string>();
   const ordered: PageRecord[] = [];
@@ -80,11 +102,15 @@ export function writeLayout(input: { index: PageIndex; bodies: Map<string, strin
     written.push({ path, content: bytes });
   }
 
-  const pages: Record<string, string> = {};
-  for (const page of ordered) {
-    const path = pagePath.get(page.pageId);
-    if (!path) continue;
-    const body = rewriteLinkTargets(input.bodies.get(page.pageId) ?? "", (url) => {
+  const includePath = new Map<string, string>();
+  const takenIncludes = new Set<string>();
+  for (const reusable of [...input.reusables].sort((a, b) => (a.reusableContentId < b.reusableContentId ? -1 : 1))) {
+    includePath.set(reusable.reusableContentId, `.gitbook/includes/${uniqueAssetName(`${includeFileStem(reusable)}.md`, takenIncludes)}`);
+  }
+
+  // Page, file and reusable content references in a body as links relative to the file at `path`.
+  const relativeBody = (path: string, markdown: string) =>
+    rewriteLinkTargets(markdown, (url) => {
       const pageRef = PAGE_REFERENCE.exec(url);
       if (pageRef) {
         const target = pagePath.get(pageRef[1]!);
@@ -95,8 +121,23 @@ export function writeLayout(input: { index: PageIndex; bodies: Map<string, strin
         const target = assetPath.get(fileRef[1]!);
         return target ? relativeLink(path, target) : undefined;
       }
+      const includeRef = INCLUDE_REFERENCE.exec(url);
+      if (includeRef) {
+        const target = includePath.get(includeRef[1]!);
+        return target ? relativeLink(path, target) : undefined;
+      }
       return undefined;
     });
+  for (const reusable of input.reusables) {
+    const path = includePath.get(reusable.reusableContentId)!;
+    written.push({ path, content: Buffer.from(writeIncludeFile({ title: reusable.title, body: relativeBody(path, reusable.markdown) }), "utf8") });
+  }
+
+  const pages: Record<string, string> = {};
+  for (const page of ordered) {
+    const path = pagePath.get(page.pageId);
+    if (!path) continue;
+    const body = relativeBody(path, input.bodies.get(page.pageId) ?? "");
     written.push({
       path,
       content: Buffer.from(writePageFile({ title: page.title, description: page.description, icon: page.icon, hidden: page.hidden, body }), "utf8"),

@@ -59,7 +59,14 @@ async function layoutOfSpace(em: EntityManager, deps: GitDeps, caller: CallerInp
     }
     fileBytes.set(file.fileId, bytes);
   }
-  return { revisionId: revision.id, layout: writeLayout({ index, bodies, files, fileBytes }) };
+  const reusableRecords = await view.allReusables();
+  const reusableBodies = await view.bodies(reusableRecords.flatMap((item) => (item.bodyId ? [item.bodyId] : [])));
+  const reusables = reusableRecords.map((item) => ({
+    reusableContentId: item.reusableContentId,
+    title: item.title,
+    markdown: item.bodyId ? (reusableBodies.get(item.bodyId)?.markdown ?? "") : "",
+  }));
+  return { revisionId: revision.id, layout: writeLayout({ index, bodies, files, fileBytes, reusables }) };
 }
 
 /**

@@ -104,7 +104,9 @@ async function writeImport(
     const applied = await editDraft(em, deps, { caller, draftId: draft.id }, (editor, opened, tx) =>
       applyLayout(tx, deps, { editor, draft: opened, layout: input.content.layout, blobs: input.content.blobs, mapping: input.mapping }),
     );
-    const changed = applied.created + applied.updated + applied.deleted + applied.filesWritten + applied.filesDeleted > 0;
+    const changed =
+      applied.created + applied.updated + applied.deleted + applied.filesWritten + applied.filesDeleted + applied.reusablesWritten + applied.reusablesDeleted >
+      0;
     if (!changed) {
       await discardDraft(em, { caller, draftId: draft.id }, deps);
       return { revisionId: "", importRevisionId: draft.parents[0]!, applied, merged: false };
@@ -204,7 +206,17 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
       written = {
         revisionId: "",
         importRevisionId: baseRevisionId,
-        applied: { created: 0, updated: 0, deleted: 0, filesWritten: 0, filesDeleted: 0, pages: mapping.pages, files: mapping.files },
+        applied: {
+          created: 0,
+          updated: 0,
+          deleted: 0,
+          filesWritten: 0,
+          filesDeleted: 0,
+          reusablesWritten: 0,
+          reusablesDeleted: 0,
+          pages: mapping.pages,
+          files: mapping.files,
+        },
         merged: false,
       };
     } else {
@@ -241,6 +253,8 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
       pages_updated: written.applied.updated,
       pages_deleted: written.applied.deleted,
       files_written: written.applied.filesWritten,
+      reusable_contents_written: written.applied.reusablesWritten,
+      reusable_contents_deleted: written.applied.reusablesDeleted,
       merged: written.merged,
       duration_ms: Math.round(performance.now() - started),
     });

@@ -13,12 +13,15 @@ import {
   DEFAULT_LAYOUT,
   type FileRecord,
   type PageRecord,
+  type ReusableRecord,
   StoreSession,
   type RevisionHeader,
   storeBlob,
+  validateReusableContent,
 } from "../../../revisions/index.js";
 import { rewriteLinkTargets, sameBody } from "../../domain/markdown-text.js";
 import { resolveRelative, type Layout, type LayoutPage } from "../../domain/read-layout.js";
+import { includeFileStem } from "../../domain/write-layout.js";
 import type { RevisionDeps } from "../../../deps.js";
 
 /** How the import changed the draft. */
@@ -28,6 +31,9 @@ export interface AppliedLayout {
   deleted: number;
   filesWritten: number;
   filesDeleted: number;
+  /** Reusable contents (`.gitbook/includes/`) written and deleted. */
+  reusablesWritten: number;
+  reusablesDeleted: number;
   /** Repository path → page id and file id after the import (the sync's mapping). */
   pages: Record<string, string>;
   files: Record<string, string>;
@@ -157,27 +163,57 @@ export async function applyLayout(
   };
   plan(layout.pages, null, "");
 
-  // ── bodies: relative links to pages and files become references ──
+  // ── reusable contents: one per file of .gitbook/includes/, matched by its git path ──
+  const baseReusables = await new ContentView(session, draft.root, deps.caches).allReusables();
+  const claimedReusables = new Set<string>();
+  const reusableIdByPath = new Map<string, string>();
+  const unclaimed = (item: ReusableRecord) => !claimedReusables.has(item.reusableContentId);
+  for (const include of layout.includes) {
+    // Its file, else (written by an export, which keeps no blob of it) the file its title names.
+    const stem = include.path.slice(include.path.lastIndexOf("/") + 1).replace(/\.md$/i, "");
+    const base =
+      baseReusables.find((item) => item.git?.path === include.path && unclaimed(item)) ??
+      baseReusables.find((item) => !item.git && includeFileStem(item) === stem && unclaimed(item));
+    if (base) claimedReusables.add(base.reusableContentId);
+    reusableIdByPath.set(include.path, base?.reusableContentId ?? newContentId());
+  }
+
+  // ── bodies: relative links to pages, files and reusable contents become references ──
   const folderPage = new Map<string, string>();
   for (const [path, pageId] of pageIdByPath) {
     if (/(^|\/)(readme|index)\.md$/i.test(path)) folderPage.set(path.replace(/\/?(readme|index)\.md$/i, ""), pageId);
   }
-  const bodyOf = (page: LayoutPage): string => {
-    if (!page.path) return "";
-    const from = page.path;
-    const body = rewriteLinkTargets(page.body, (url) => {
+  const rewriteBody = (from: string, text: string, limit: number): string => {
+    const body = rewriteLinkTargets(text, (url, kind) => {
       const target = resolveRelative(from, url);
       if (!target) return undefined;
       const pageId = pageIdByPath.get(target.path) ?? folderPage.get(target.path);
       if (pageId) return `/pages/${pageId}${target.anchor ? `#${target.anchor}` : ""}`;
       const fileId = fileIdByPath.get(target.path);
-      return fileId ? `/files/${fileId}` : undefined;
+      if (fileId) return `/files/${fileId}`;
+      const reusableId = kind === "tag" ? reusableIdByPath.get(target.path) : undefined;
+      return reusableId ? `.gitbook/includes/${reusableId}.md` : undefined;
     });
-    if (Buffer.byteLength(body, "utf8") > PAGE_LIMITS.markdownBytes) {
-      throw new AppError("payload_too_large", `${page.path}: markdown larger than the limit of ${PAGE_LIMITS.markdownBytes} bytes`);
-    }
+    if (Buffer.byteLength(body, "utf8") > limit) throw new AppError("payload_too_large", `${from}: markdown larger than the limit of ${limit} bytes`);
     return body;
   };
+  const bodyOf = (page: LayoutPage): string => (page.path ? rewriteBody(page.path, page.body, PAGE_LIMITS.markdownBytes) : "");
+
+  let reusablesWritten = 0;
+  for (const include of layout.includes) {
+    const reusableContentId = reusableIdByPath.get(include.path)!;
+    const base = baseReusables.find((item) => item.reusableContentId === reusableContentId);
+    const markdown = rewriteBody(include.path, include.body, PAGE_LIMITS.markdownBytes);
+    const baseMarkdown = base?.bodyId ? ((await session.bodies([base.bodyId])).get(base.bodyId)?.markdown ?? "") : "";
+    if (base && base.title === include.title && sameBody(baseMarkdown, markdown) && base.git?.oid === include.oid) continue;
+    const valid = validateReusableContent({ title: include.title, markdown });
+    editor.putReusable({ reusableContentId, ...valid, git: { oid: include.oid, path: include.path } });
+    reusablesWritten += 1;
+  }
+  let reusablesDeleted = 0;
+  for (const item of baseReusables) {
+    if (!claimedReusables.has(item.reusableContentId) && (await editor.deleteReusable(item.reusableContentId))) reusablesDeleted += 1;
+  }
   const bodies = await session.bodies([...new Set(desired.map((item) => item.base?.bodyId).filter((id): id is string => !!id))]);
   const baseBody = (page: PageRecord) => (page.bodyId ? (bodies.get(page.bodyId)?.markdown ?? "") : "");
 
@@ -286,5 +322,5 @@ export async function applyLayout(
   for (const [path, pageId] of pageIdByPath) pages[path] = pageId;
   const files: Record<string, string> = {};
   for (const [path, fileId] of fileIdByPath) files[path] = fileId;
-  return { created, updated, deleted, filesWritten, filesDeleted, pages, files };
+  return { created, updated, deleted, filesWritten, filesDeleted, reusablesWritten, reusablesDeleted, pages, files };
 }

@@ -420,8 +420,13 @@ export class DraftEditor {
     return this.stagedReusables.get(versionId) ?? (await this.session.reusables([versionId])).get(versionId);
   }
 
-  putReusable(input: { reusableContentId: string; title: string; markdown: string }): ReusableRecord {
-    const item = reusableRecord({ reusableContentId: input.reusableContentId, title: input.title, bodyId: this.stageBody(input.markdown), git: null });
+  putReusable(input: { reusableContentId: string; title: string; markdown: string; git?: GitBlobValue | null }): ReusableRecord {
+    const item = reusableRecord({
+      reusableContentId: input.reusableContentId,
+      title: input.title,
+      bodyId: this.stageBody(input.markdown),
+      git: input.git ?? null,
+    });
     this.stagedReusables.set(item.id, item);
     this.session.stageReusable(item);
     this.stage(reusableKey(item.reusableContentId), item.id);
