@@ -18,11 +18,11 @@ import {
   urlOfPage,
   type Location,
 } from "./site.js";
-import type { ViewFrame, ViewSearchHit } from "./views/model.js";
+import type { ViewFrame, ViewSearchHit, ViewTreeItem } from "./views/model.js";
 import { markdownWithOperations, pageOpenApi } from "./openapi-pages.js";
 import { openApiAssets, openApiBlockHtml } from "./views/openapi.js";
 import { pagePolicy } from "./views/policy.js";
-import { inlineStyleOf, renderPage, renderSearch } from "./views/render.js";
+import { inlineStyleOf, renderPage, renderSearch, renderStatus } from "./views/render.js";
 import { readerWords } from "./views/words.js";
 import type { Visit } from "./visit.js";
 
@@ -64,7 +64,7 @@ async function variantTitles(data: ReaderData, location: Location): Promise<Map<
 /** The frame of every page of a site-space for one visitor: chrome, navigation, metadata. */
 async function frameOf(visit: Visit, data: ReaderData, at: PageVisit, meta: ViewFrame["meta"], assetBase: string, scripts: SiteScripts): Promise<ViewFrame> {
   const { location, space, page, first } = at;
-  const chrome = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson);
+  const chrome = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson, space.language);
   const levelPrefix = location.siteSpace.default
     ? location.prefix
     : location.prefix.slice(0, location.prefix.length - encodeURIComponent(location.siteSpace.path).length - 1);
@@ -218,7 +218,7 @@ async function renderHtml(
   const link = (target: Page | undefined) => (target ? { title: target.title, url: urlOfPage(location.prefix, target, first) } : undefined);
   const pageUrl = urlOfPage(location.prefix, page, first);
   const markdownUrl = `${visit.origin}${pageUrl === location.prefix ? `${location.prefix}${page.path}` : pageUrl}.md`;
-  const chromeTitle = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson).title;
+  const chromeTitle = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson, space.language).title;
   const framed = await frameOf(
     visit,
     data,
@@ -332,7 +332,7 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
     ctx.body = hits.map((hit) => ({ title: hit.title, url: hit.url, excerpt: hit.excerpt, ...(hit.context ? { context: hit.context } : {}) }));
     return;
   }
-  const chromeTitle = chromeOf(visit.site, at.location.siteSpace.customizationJson || visit.site.customizationJson).title;
+  const chromeTitle = chromeOf(visit.site, at.location.siteSpace.customizationJson || visit.site.customizationJson, at.space.language).title;
   const scripts = await data.siteScripts(visit.site.siteId);
   const frame = await frameOf(
     visit,
@@ -350,4 +350,37 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
   ctx.type = "text/html; charset=utf-8";
   ctx.set("Content-Security-Policy", policyOf(frame, scripts));
   ctx.body = renderSearch({ ...frame, query, hits });
+}
+
+/** The page tree with nothing marked current (the not-found page is none of its pages). */
+function withoutCurrent(items: ViewTreeItem[]): ViewTreeItem[] {
+  return items.map(({ active: _active, expanded: _expanded, ...item }) => ({ ...item, children: withoutCurrent(item.children) }));
+}
+
+/**
+ * The not-found page in the site's frame, for a visitor who may read the site: the header, search
+ * and navigation of the site-space the address was under (else the site's first), its look, and its
+ * language's words; null when this visitor sees no readable site-space (the bare page then).
+ */
+export async function renderNotFound(visit: Visit, data: ReaderData, segments: string[], assetBase: string): Promise<{ html: string; policy: string } | null> {
+  const location = locate(visit.site, segments, visit.context, visit.base) ?? locate(visit.site, [], visit.context, visit.base);
+  if (!location) return null;
+  const space = await data.space(location.siteSpace.spaceId);
+  if (!space) return null;
+  const pages = readingOrder(space.pages);
+  const first = pages.find((candidate) => !candidate.hidden) ?? pages[0];
+  if (!first) return null;
+  const scripts = await data.siteScripts(visit.site.siteId);
+  const chromeTitle = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson, space.language).title;
+  const frame = await frameOf(
+    visit,
+    data,
+    { location, space, page: first, pages, first },
+    { title: chromeTitle, canonicalUrl: `${visit.origin}${location.prefix}`, noindex: true, siteName: chromeTitle },
+    assetBase,
+    scripts,
+  );
+  const { notFound } = readerWords(frame.language);
+  const html = renderStatus({ status: 404, title: notFound.title, message: notFound.message, frame: { ...frame, tree: withoutCurrent(frame.tree) } });
+  return { html, policy: policyOf(frame, scripts) };
 }

@@ -28,7 +28,10 @@ export interface ReaderWords {
   versions: string;
   breadcrumbs: string;
   switchTheme: string;
-  notFound: { title: string; message: string };
+  /** The footer's link to the site's privacy policy. */
+  privacyPolicy: string;
+  /** The not-found page: its heading, its sentence, and the link back to the site's first page. */
+  notFound: { title: string; message: string; home: string };
 }
 
 const english: ReaderWords = {
@@ -59,7 +62,8 @@ const english: ReaderWords = {
   versions: "Versions",
   breadcrumbs: "Breadcrumbs",
   switchTheme: "Switch between light and dark",
-  notFound: { title: "Page not found", message: "There is no page at this address." },
+  privacyPolicy: "Privacy policy",
+  notFound: { title: "Page not found", message: "There is no page at this address.", home: "Go to the home page" },
 };
 
 const WORDS: Readonly<Record<string, ReaderWords>> = {
@@ -92,7 +96,8 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "Versions",
     breadcrumbs: "Fil d’Ariane",
     switchTheme: "Basculer entre clair et sombre",
-    notFound: { title: "Page introuvable", message: "Il n’y a aucune page à cette adresse." },
+    privacyPolicy: "Politique de confidentialité",
+    notFound: { title: "Page introuvable", message: "Il n’y a aucune page à cette adresse.", home: "Aller à la page d’accueil" },
   },
   de: {
     skipToContent: "Zum Inhalt springen",
@@ -122,7 +127,8 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "Versionen",
     breadcrumbs: "Brotkrümelnavigation",
     switchTheme: "Zwischen hell und dunkel wechseln",
-    notFound: { title: "Seite nicht gefunden", message: "Unter dieser Adresse gibt es keine Seite." },
+    privacyPolicy: "Datenschutzerklärung",
+    notFound: { title: "Seite nicht gefunden", message: "Unter dieser Adresse gibt es keine Seite.", home: "Zur Startseite" },
   },
   es: {
     skipToContent: "Saltar al contenido",
@@ -152,7 +158,8 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "Versiones",
     breadcrumbs: "Ruta de navegación",
     switchTheme: "Cambiar entre claro y oscuro",
-    notFound: { title: "Página no encontrada", message: "No hay ninguna página en esta dirección." },
+    privacyPolicy: "Política de privacidad",
+    notFound: { title: "Página no encontrada", message: "No hay ninguna página en esta dirección.", home: "Ir a la página de inicio" },
   },
   ja: {
     skipToContent: "コンテンツへスキップ",
@@ -182,7 +189,8 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "バージョン",
     breadcrumbs: "パンくずリスト",
     switchTheme: "ライトとダークを切り替え",
-    notFound: { title: "ページが見つかりません", message: "このアドレスにはページがありません。" },
+    privacyPolicy: "プライバシーポリシー",
+    notFound: { title: "ページが見つかりません", message: "このアドレスにはページがありません。", home: "ホームページへ移動" },
   },
   zh: {
     skipToContent: "跳到内容",
@@ -205,7 +213,8 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "版本",
     breadcrumbs: "面包屑导航",
     switchTheme: "切换浅色和深色",
-    notFound: { title: "找不到页面", message: "此地址没有页面。" },
+    privacyPolicy: "隐私政策",
+    notFound: { title: "找不到页面", message: "此地址没有页面。", home: "前往首页" },
   },
 };
 
