@@ -261,6 +261,40 @@ describe("a site with sections, variants and adaptive content", () => {
     }
   });
 
+  it("answers an unknown page with a 404 in the site's frame (navigation, search, its fonts) and the space's language", async () => {
+    await org.owner.api.spaces.updateSpaceById(spaces.guide, { language: "de" as never });
+    try {
+      const missing = await eventually(async () => {
+        const response = await read(`${base}no-such-page`);
+        return response.status === 404 && (await response.clone().text()).includes('lang="de"') ? response : null;
+      });
+      expect(missing.headers.get("cache-control")).toBe("no-store");
+      const html = await missing.text();
+      for (const words of ["Seite nicht gefunden", "Zur Startseite", 'role="search"', 'class="tree"', ">Install<"]) expect(html).toContain(words);
+      // The page's own policy allows its inline style (the site's look) by hash.
+      expect(missing.headers.get("content-security-policy")).toMatch(/style-src 'self' 'sha256-/);
+      // The site's font (GitBook's default, Inter) comes from the reader itself, cached forever.
+      const font = /<link rel="preload" href="([^"]+\.woff2)"/.exec(html)![1]!;
+      expect(font.startsWith(`${new URL(reader.url).pathname.replace(/\/$/, "")}/_assets/font-inter.`)).toBe(true);
+      const file = await read(font);
+      expect([file.status, file.headers.get("content-type"), file.headers.get("cache-control")]).toEqual([
+        200,
+        "font/woff2",
+        "public, max-age=31536000, immutable",
+      ]);
+      expect(
+        Buffer.from(await file.arrayBuffer())
+          .subarray(0, 4)
+          .toString("latin1"),
+      ).toBe("wOF2");
+      // A missing file of the site too; outside any site, the bare page.
+      expect(await (await read(`${base}~files/no-such-file`)).text()).toContain("Seite nicht gefunden");
+      expect(await (await read(`/${org.organizationId}/no-such-site/`)).text()).not.toContain('role="search"');
+    } finally {
+      await org.owner.api.spaces.updateSpaceById(spaces.guide, { language: "en" as never });
+    }
+  });
+
   it("answers 304 to a visitor holding the page, and the new page soon after a change is merged", async () => {
     const first = await read(`${base}configure`);
     const etag = first.headers.get("etag")!;
