@@ -1,11 +1,13 @@
+import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { SignJWT } from "jose";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReaderHandle } from "@imprint/reader";
 import { eventually, patient } from "@imprint/runtime/testing";
-import { launchChromium, screenshot } from "./support/browser.js";
+import { launchChromium, screenshot, SCREENSHOT_DIR } from "./support/browser.js";
 import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { pagesOf, publishSampleSite, startTestReader, writeContent, type SampleSite } from "./support/reader.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -397,6 +399,11 @@ describe("the reader in a browser", () => {
       expect(fonts.length).toBe(1);
       expect(fonts[0]!.startsWith(`${reader.url}/_assets/font-inter.`)).toBe(true);
       await screenshot(dark, "look-dark-logo");
+      // The page's link-preview card, kept beside the screenshots.
+      const card = await fetch((await dark.locator('meta[property="og:image"]').getAttribute("content"))!);
+      expect(card.headers.get("content-type")).toBe("image/png");
+      await mkdir(SCREENSHOT_DIR, { recursive: true });
+      await writeFile(join(SCREENSHOT_DIR, "look-og-card.png"), Buffer.from(await card.arrayBuffer()));
       // The toggle to light shows the light logo, whatever the system prefers.
       await dark.locator("button.theme").click();
       expect(await shownLogo(dark)).toBe("logo-light");

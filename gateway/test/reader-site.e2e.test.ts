@@ -295,6 +295,30 @@ describe("a site with sections, variants and adaptive content", () => {
     }
   });
 
+  it("links each page's generated card as og:image: a PNG with the site's and page's titles, immutable under its hash, read under the page's rules", async () => {
+    const imageOf = (html: string) => /<meta property="og:image" content="([^"]+)"/.exec(html)?.[1];
+    const image = imageOf(await text(`${base}install`))!;
+    expect(image).toMatch(new RegExp(`^${reader.url}${base}~og/[\\w-]+\\.png\\?v=[\\w-]{16}$`));
+    expect(await text(`${base}install`)).toContain(`<meta name="twitter:image" content="${image}">`);
+    const card = await read(new URL(image).pathname + new URL(image).search);
+    expect([card.status, card.headers.get("content-type"), card.headers.get("cache-control")]).toEqual([
+      200,
+      "image/png",
+      "public, max-age=31536000, immutable",
+    ]);
+    const png = Buffer.from(await card.arrayBuffer());
+    expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
+    expect((await read(new URL(image).pathname, { headers: { "if-none-match": card.headers.get("etag")! } })).status).toBe(304);
+    // Each page its own card; a page the visitor may not read has none.
+    expect(imageOf(await text(`${base}configure`))).not.toBe(image);
+    const preview = await read(`${base}beta/?visitor.beta=true`);
+    const hidden = imageOf(await preview.text())!;
+    expect((await read(new URL(hidden).pathname)).status).toBe(404);
+    expect((await read(new URL(hidden).pathname, { headers: { cookie: cookieOf(preview) } })).status).toBe(200);
+    expect((await read(`${base}~og/no-such-page.png`)).status).toBe(404);
+  });
+
   it("answers 304 to a visitor holding the page, and the new page soon after a change is merged", async () => {
     const first = await read(`${base}configure`);
     const etag = first.headers.get("etag")!;

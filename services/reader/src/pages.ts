@@ -4,6 +4,7 @@ import { documentToHtml, type ContentRef, type JsonDocument } from "@imprint/doc
 import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";
+import { cardContent, cardPath } from "./cards.js";
 import type { ReaderData, RenderedAnswer, SiteScripts } from "./data.js";
 import {
   ancestorsOf,
@@ -218,13 +219,17 @@ async function renderHtml(
   const link = (target: Page | undefined) => (target ? { title: target.title, url: urlOfPage(location.prefix, target, first) } : undefined);
   const pageUrl = urlOfPage(location.prefix, page, first);
   const markdownUrl = `${visit.origin}${pageUrl === location.prefix ? `${location.prefix}${page.path}` : pageUrl}.md`;
-  const chromeTitle = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson, space.language).title;
+  const customizationJson = location.siteSpace.customizationJson || visit.site.customizationJson;
+  const chrome = chromeOf(visit.site, customizationJson, space.language);
+  const chromeTitle = chrome.title;
+  const image = chrome.socialImage ?? `${visit.origin}${cardPath(location.prefix, page, cardContent(visit, customizationJson, space.language, page))}`;
   const framed = await frameOf(
     visit,
     data,
     at,
     {
       title: `${page.title} · ${chromeTitle}`,
+      image,
       ...(page.description ? { description: page.description } : {}),
       canonicalUrl: `${visit.origin}${pageUrl}`,
       noindex: isNoIndex(visit, space, page),

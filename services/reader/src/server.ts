@@ -20,6 +20,7 @@ import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
 import { serveFeedback, type FeedbackSinks } from "./feedback.js";
 import { FILES_SEGMENT, readPage, renderNotFound, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
+import { CARDS_SEGMENT, serveCard } from "./cards.js";
 import { followRedirect } from "./redirects.js";
 import { openSiteViews, requestOf, viewedPage, type SiteViews } from "./site-views.js";
 import type { ViewedPage } from "./viewed.js";
@@ -326,6 +327,10 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
       return serveMcp(ctx, visit, data, READER_VERSION);
   }
   const segments = [...visit.segments];
+  if (segments.length >= 2 && segments[segments.length - 2] === CARDS_SEGMENT) {
+    if (!(await serveCard(ctx, visit, data, segments))) await answerNotFoundInSite(ctx, visit, data, address);
+    return;
+  }
   if (segments.length >= 2 && segments[segments.length - 2] === FILES_SEGMENT) {
     if (!(await serveFile(ctx, visit, data, segments))) await answerNotFoundInSite(ctx, visit, data, address);
     return;

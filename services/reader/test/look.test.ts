@@ -3,6 +3,7 @@ import { select, selectAll } from "hast-util-select";
 import { toString } from "hast-util-to-string";
 import { describe, expect, it } from "vitest";
 import { chromeOf, type ReaderSite } from "../src/site.js";
+import { cardHash, cardSvg, renderCard } from "../src/views/card.js";
 import { fontFile, readerFont, SERVED_FONTS } from "../src/views/fonts.js";
 import type { ViewFrame, ViewPage } from "../src/views/model.js";
 import { inlineStyleOf, renderPage, renderStatus } from "../src/views/render.js";
@@ -146,5 +147,31 @@ describe("the site's look", () => {
     expect(selectAll("aside.tree a", tree).map((node) => toString(node))).toEqual(["Welcome", "Install"]);
     expect(toString(select("style", tree)!)).toContain("Inter Variable");
     expect(select('link[rel="preload"][as="font"]', tree)).toBeDefined();
+  });
+
+  it("draws each page's link-preview card as a bounded PNG named by its content, and links it as og:image", async () => {
+    const content = { siteTitle: "Acme Docs", pageTitle: "Install the frobnicator", color: "#0A7C66" };
+    await renderCard(content);
+    const started = performance.now();
+    const png = await renderCard(content);
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
+    expect(png.byteLength).toBeLessThan(200 * 1024);
+    // Text is drawn as outlines (the rasterizer needs no font), in the site's colour.
+    const svg = cardSvg(content);
+    expect(svg).not.toContain("<text");
+    expect(svg).toContain('fill="#0A7C66"');
+    // A title too long for three lines is cut; the drawing stays bounded whatever the title.
+    const long = cardSvg({ ...content, pageTitle: "word ".repeat(2_000) });
+    expect(long.length).toBeLessThan(200 * 1024);
+    expect(cardHash(content)).toBe(cardHash({ ...content }));
+    expect(cardHash(content)).not.toBe(cardHash({ ...content, pageTitle: "Configure" }));
+
+    const image = "https://read.example.com/acme/docs/~og/p1.png?v=abc";
+    const tree = fromHtml(renderPage(pageOf({ ...frameOf(chromeOf(site, "{}")), meta: { ...frameOf(chromeOf(site, "{}")).meta, image } })));
+    expect(select('meta[property="og:image"]', tree)!.properties.content).toBe(image);
+    expect(select('meta[name="twitter:image"]', tree)!.properties.content).toBe(image);
+    expect(select('meta[name="twitter:card"]', tree)!.properties.content).toBe("summary_large_image");
   });
 });

@@ -104,6 +104,8 @@ export interface ViewMeta {
   markdownUrl?: string;
   /** OpenGraph site name. */
   siteName: string;
+  /** Absolute URL of the link-preview image (`og:image`, `twitter:image`); absent for none. */
+  image?: string;
 }
 
 /** Everything around a page body: the same for every page of a site-space and visitor. */

@@ -45,6 +45,13 @@ function head(frame: ViewFrame, title: string, description: string | undefined):
     h("meta", { property: "og:site_name", content: meta.siteName }),
     h("meta", { property: "og:url", content: meta.canonicalUrl }),
     ...(description ? [h("meta", { property: "og:description", content: description })] : []),
+    ...(meta.image
+      ? [
+          h("meta", { property: "og:image", content: meta.image }),
+          h("meta", { name: "twitter:card", content: "summary_large_image" }),
+          h("meta", { name: "twitter:image", content: meta.image }),
+        ]
+      : []),
     ...(meta.markdownUrl ? [h("link", { rel: "alternate", type: "text/markdown", href: meta.markdownUrl })] : []),
     // Without a favicon of the site's, an empty one: browsers would otherwise ask for /favicon.ico.
     h("link", { rel: "icon", href: chrome.favicon ?? "data:," }),
