@@ -6,6 +6,7 @@ import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/publis
 import type { Page } from "@imprint/proto/content/v1/revisions";
 import { cardContent, cardPath } from "./cards.js";
 import type { ReaderData, RenderedAnswer, SiteScripts } from "./data.js";
+import { editLinkOf, offersEditLink } from "./edit-links.js";
 import {
   ancestorsOf,
   chromeOf,
@@ -130,6 +131,8 @@ function renderKey(kind: string, visit: Visit, at: PageVisit, scriptsKey = ""): 
     visit.contextKey,
     at.space.revisionId,
     at.space.language,
+    // Where the page's file is in the synced repository (its edit link), which can change without a revision.
+    at.space.gitSource ? `${at.space.gitSource.url} ${at.space.gitSource.gitRef} ${at.space.gitSource.pagePaths[at.page.id] ?? ""}` : "",
     at.location.prefix,
     at.page.id,
     scriptsKey,
@@ -240,6 +243,7 @@ async function renderHtml(
     scripts,
   );
   const frame = openApi.present ? { ...framed, scripts: [...(framed.scripts ?? []), `${framed.assetBase ?? ""}${openApiAssets.script.path}`] } : framed;
+  const edit = offersEditLink(customizationJson) ? editLinkOf(space.gitSource, page.id) : undefined;
   const previous = index > 0 ? link(visible[index - 1]) : undefined;
   const next = index >= 0 && index < visible.length - 1 ? link(visible[index + 1]) : undefined;
   const html = renderPage({
@@ -258,6 +262,7 @@ async function renderHtml(
       ...(space.revisionCreatedAt ? { lastUpdated: space.revisionCreatedAt } : {}),
       markdownUrl,
       ...(body.hasDiagram ? { hasDiagram: true } : {}),
+      ...(edit ? { edit } : {}),
     },
   });
   return { html, policy: policyOf(frame, scripts, openApi.origins, body.hasDiagram), keep: !openApi.incomplete };

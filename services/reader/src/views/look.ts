@@ -87,3 +87,8 @@ export function footerExtras(chrome: ViewSiteChrome, privacyPolicy: string): Ele
     ...(chrome.privacyPolicyUrl ? [h("p", [h("a", { href: chrome.privacyPolicyUrl, rel: "privacy-policy" }, privacyPolicy)])] : []),
   ];
 }
+
+/** A page's "Edit on GitHub/GitLab" link, under the page; none when the page has no file in a synced repository. */
+export function editLink(edit: { url: string; host: string } | undefined, editOn: (host: string) => string): ElementContent[] {
+  return edit ? [h("p.edit", [h("a", { href: edit.url, rel: "noopener" }, editOn(edit.host))])] : [];
+}

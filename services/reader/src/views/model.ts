@@ -149,6 +149,8 @@ export interface ViewPage extends ViewFrame {
     markdownUrl: string;
     /** The body holds a mermaid diagram: the page loads the script that draws it (views/diagrams.ts). */
     hasDiagram?: boolean;
+    /** Where the page's file is edited in its space's synced repository, and that host's name; absent for none. */
+    edit?: { url: string; host: string };
   };
 }
 

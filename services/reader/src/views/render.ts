@@ -3,7 +3,7 @@ import { toHtml } from "hast-util-to-html";
 import { h } from "hastscript";
 import { readerAssets, THEME_BOOT_SCRIPT } from "./assets.js";
 import { diagramScriptPath } from "./diagrams.js";
-import { announcement, brand, fontPreloads, footerExtras, lookStyleOf } from "./look.js";
+import { announcement, brand, editLink, fontPreloads, footerExtras, lookStyleOf } from "./look.js";
 import type { ViewFrame, ViewLink, ViewPage, ViewSearch, ViewSectionEntry, ViewStatus, ViewTreeItem } from "./model.js";
 import { feedbackForm } from "./feedback.js";
 import { formatDate, readerWords, type ReaderWords } from "./words.js";
@@ -200,6 +200,7 @@ export function renderPage(view: ViewPage): string {
     ...(view.chrome.showLastUpdated && page.lastUpdated
       ? [h("p.updated", [`${words.lastUpdated} `, h("time", { dateTime: page.lastUpdated.toISOString() }, formatDate(view.language, page.lastUpdated))])]
       : []),
+    ...editLink(page.edit, words.editOn),
     ...feedbackForm(view, words),
     ...(view.chrome.pagination && (page.previous || page.next)
       ? [

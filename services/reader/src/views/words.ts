@@ -30,6 +30,8 @@ export interface ReaderWords {
   switchTheme: string;
   /** The footer's link to the site's privacy policy. */
   privacyPolicy: string;
+  /** A page's link to its file in the synced repository, named after the host (GitHub, GitLab, Gitea). */
+  editOn: (host: string) => string;
   /** The not-found page: its heading, its sentence, and the link back to the site's first page. */
   notFound: { title: string; message: string; home: string };
 }
@@ -63,6 +65,7 @@ const english: ReaderWords = {
   breadcrumbs: "Breadcrumbs",
   switchTheme: "Switch between light and dark",
   privacyPolicy: "Privacy policy",
+  editOn: (host) => `Edit on ${host}`,
   notFound: { title: "Page not found", message: "There is no page at this address.", home: "Go to the home page" },
 };
 
@@ -97,6 +100,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     breadcrumbs: "Fil d’Ariane",
     switchTheme: "Basculer entre clair et sombre",
     privacyPolicy: "Politique de confidentialité",
+    editOn: (host) => `Modifier sur ${host}`,
     notFound: { title: "Page introuvable", message: "Il n’y a aucune page à cette adresse.", home: "Aller à la page d’accueil" },
   },
   de: {
@@ -128,6 +132,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     breadcrumbs: "Brotkrümelnavigation",
     switchTheme: "Zwischen hell und dunkel wechseln",
     privacyPolicy: "Datenschutzerklärung",
+    editOn: (host) => `Auf ${host} bearbeiten`,
     notFound: { title: "Seite nicht gefunden", message: "Unter dieser Adresse gibt es keine Seite.", home: "Zur Startseite" },
   },
   es: {
@@ -159,6 +164,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     breadcrumbs: "Ruta de navegación",
     switchTheme: "Cambiar entre claro y oscuro",
     privacyPolicy: "Política de privacidad",
+    editOn: (host) => `Editar en ${host}`,
     notFound: { title: "Página no encontrada", message: "No hay ninguna página en esta dirección.", home: "Ir a la página de inicio" },
   },
   ja: {
@@ -190,6 +196,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     breadcrumbs: "パンくずリスト",
     switchTheme: "ライトとダークを切り替え",
     privacyPolicy: "プライバシーポリシー",
+    editOn: (host) => `${host} で編集`,
     notFound: { title: "ページが見つかりません", message: "このアドレスにはページがありません。", home: "ホームページへ移動" },
   },
   zh: {
@@ -214,6 +221,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     breadcrumbs: "面包屑导航",
     switchTheme: "切换浅色和深色",
     privacyPolicy: "隐私政策",
+    editOn: (host) => `在 ${host} 上编辑`,
     notFound: { title: "找不到页面", message: "此地址没有页面。", home: "前往首页" },
   },
 };
