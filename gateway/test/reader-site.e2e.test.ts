@@ -290,6 +290,20 @@ describe("a site with sections, variants and adaptive content", () => {
       // A missing file of the site too; outside any site, the bare page.
       expect(await (await read(`${base}~files/no-such-file`)).text()).toContain("Seite nicht gefunden");
       expect(await (await read(`/${org.organizationId}/no-such-site/`)).text()).not.toContain('role="search"');
+      // A visitor-auth site's sign-in page speaks its language too (and shows none of its content).
+      await org.owner.api.orgs.updateSiteById(org.organizationId, siteId, { visibility: "visitor-auth" as never });
+      try {
+        const signIn = await eventually(async () => {
+          const response = await read(`${base}install`);
+          return response.status === 401 ? response.text() : null;
+        });
+        expect(signIn).toContain('<html lang="de">');
+        expect(signIn).toContain("Melden Sie sich an, um diese Seite zu lesen");
+        expect(signIn).not.toContain("Install");
+      } finally {
+        await org.owner.api.orgs.updateSiteById(org.organizationId, siteId, { visibility: "public" as never });
+        await eventually(async () => (await read(base)).status === 200);
+      }
     } finally {
       await org.owner.api.spaces.updateSpaceById(spaces.guide, { language: "en" as never });
     }

@@ -36,6 +36,7 @@ import { diagramAsset } from "./views/diagrams.js";
 import { fontFile } from "./views/fonts.js";
 import { renderStatus } from "./views/render.js";
 import { readerWords } from "./views/words.js";
+import { placedSiteSpaces, type ReaderSite } from "./site.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
 
 export interface ReaderHandle {
@@ -262,15 +263,12 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
       return ctx.redirect(outcome.url);
     }
     if (outcome.kind === "sign_in") {
+      const language = await siteLanguage(outcome.site, data);
+      const { signIn } = readerWords(language);
       ctx.status = 401;
       ctx.set("Cache-Control", "no-store");
       ctx.type = "text/html; charset=utf-8";
-      ctx.body = renderStatus({
-        status: 401,
-        title: "Sign in to read this site",
-        message: "This documentation is for signed-in readers only.",
-        assetBase: address.path,
-      });
+      ctx.body = renderStatus({ status: 401, title: signIn.title, message: signIn.message, assetBase: address.path, language });
       return;
     }
     const visit = outcome.visit;
@@ -286,6 +284,13 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
     if (visit.site.visibility !== "public") ctx.set("X-Robots-Tag", "noindex");
     await serveVisit(ctx, visit, data, address, views);
   };
+}
+
+/** The language of a site's first site-space as anyone sees it (its space's), for pages that show none of its content; "en" when unknown. */
+async function siteLanguage(site: ReaderSite, data: ReaderData): Promise<string> {
+  const first = placedSiteSpaces(site, { visitor: { claims: {} } }, "")[0];
+  const space = first ? await data.space(first.siteSpace.spaceId) : null;
+  return space?.language || "en";
 }
 
 function answerNotFound(ctx: ParameterizedContext, address: ReaderAddress): void {

@@ -179,4 +179,6 @@ export interface ViewStatus {
   frame?: ViewFrame;
   /** As {@link ViewFrame.assetBase}, for a bare page. */
   assetBase?: string;
+  /** The bare page's `lang` (the site's language when known); "en" when absent. */
+  language?: string;
 }

@@ -259,7 +259,7 @@ export function renderStatus(view: ViewStatus): string {
     type: "root",
     children: [
       { type: "doctype" },
-      h("html", { lang: "en" }, [
+      h("html", { lang: view.language || "en" }, [
         h("head", [
           h("meta", { charSet: "utf-8" }),
           h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }),

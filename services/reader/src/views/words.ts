@@ -34,6 +34,8 @@ export interface ReaderWords {
   editOn: (host: string) => string;
   /** The not-found page: its heading, its sentence, and the link back to the site's first page. */
   notFound: { title: string; message: string; home: string };
+  /** The page of a visitor-auth site for a visitor without a valid token (and no fallback URL). */
+  signIn: { title: string; message: string };
 }
 
 const english: ReaderWords = {
@@ -67,6 +69,7 @@ const english: ReaderWords = {
   privacyPolicy: "Privacy policy",
   editOn: (host) => `Edit on ${host}`,
   notFound: { title: "Page not found", message: "There is no page at this address.", home: "Go to the home page" },
+  signIn: { title: "Sign in to read this site", message: "This documentation is for signed-in readers only." },
 };
 
 const WORDS: Readonly<Record<string, ReaderWords>> = {
@@ -102,6 +105,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     privacyPolicy: "Politique de confidentialité",
     editOn: (host) => `Modifier sur ${host}`,
     notFound: { title: "Page introuvable", message: "Il n’y a aucune page à cette adresse.", home: "Aller à la page d’accueil" },
+    signIn: { title: "Connectez-vous pour lire ce site", message: "Cette documentation est réservée aux lecteurs connectés." },
   },
   de: {
     skipToContent: "Zum Inhalt springen",
@@ -134,6 +138,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     privacyPolicy: "Datenschutzerklärung",
     editOn: (host) => `Auf ${host} bearbeiten`,
     notFound: { title: "Seite nicht gefunden", message: "Unter dieser Adresse gibt es keine Seite.", home: "Zur Startseite" },
+    signIn: { title: "Melden Sie sich an, um diese Seite zu lesen", message: "Diese Dokumentation ist nur für angemeldete Leser." },
   },
   es: {
     skipToContent: "Saltar al contenido",
@@ -166,6 +171,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     privacyPolicy: "Política de privacidad",
     editOn: (host) => `Editar en ${host}`,
     notFound: { title: "Página no encontrada", message: "No hay ninguna página en esta dirección.", home: "Ir a la página de inicio" },
+    signIn: { title: "Inicia sesión para leer este sitio", message: "Esta documentación es solo para lectores que han iniciado sesión." },
   },
   ja: {
     skipToContent: "コンテンツへスキップ",
@@ -198,6 +204,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     privacyPolicy: "プライバシーポリシー",
     editOn: (host) => `${host} で編集`,
     notFound: { title: "ページが見つかりません", message: "このアドレスにはページがありません。", home: "ホームページへ移動" },
+    signIn: { title: "このサイトを読むにはサインインしてください", message: "このドキュメントはサインインした読者専用です。" },
   },
   zh: {
     skipToContent: "跳到内容",
@@ -223,6 +230,7 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     privacyPolicy: "隐私政策",
     editOn: (host) => `在 ${host} 上编辑`,
     notFound: { title: "找不到页面", message: "此地址没有页面。", home: "前往首页" },
+    signIn: { title: "登录以阅读此站点", message: "本文档仅供已登录的读者阅读。" },
   },
 };
 
