@@ -3,7 +3,8 @@ import { createHmac, randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { CreatePageInput } from "@imprint/proto/content/v1/editing";
-import { eventually, pageUpdate } from "@imprint/runtime/testing";
+import { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
+import { eventually, pageUpdate, testClient } from "@imprint/runtime/testing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { commitDraftWork, editingClient, type EditingClient } from "./support/editing.js";
@@ -140,6 +141,27 @@ describe("POST /v1/spaces/{spaceId}/git/import", () => {
     expect((await first).status).toBe(204);
     expect((await gitInfo(space.id)).body).toMatchObject({ operation: { state: "success", direction: "import" } });
     expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+  });
+
+  it("tells the reader where each imported page's file is, once the space is published (GetPublishedSpace's git_source, for edit links)", async () => {
+    const name = newRepository(GITBOOK_LAYOUT);
+    const space = await createSpace(stack, org);
+    expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    const site = (await org.owner.api.orgs.createSite(org.organizationId, { title: "Synced", spaces: [space.id] })).data;
+    await org.owner.api.orgs.publishSite(org.organizationId, site.id);
+    const published = testClient(PublishedContentServiceService, stack.contentAddress);
+    try {
+      const answer = await eventually(() => published.getPublishedSpace({ spaceId: space.id, knownRevisionId: "" }).catch(() => null));
+      expect(answer.gitSource).toMatchObject({ url: git.url(name), gitRef: "refs/heads/main" });
+      const byPath = Object.fromEntries(Object.entries(answer.gitSource!.pagePaths).map(([pageId, path]) => [path, pageId]));
+      const pages = await pagesOf(space.id);
+      expect(byPath["README.md"]).toBe(pages[0]!.id);
+      expect(byPath["getting-started/README.md"]).toBe(pages.find((page) => page.title === "Getting started")!.id);
+      // Also when the pages are not modified: the source can change without a revision.
+      expect((await published.getPublishedSpace({ spaceId: space.id, knownRevisionId: answer.revisionId })).gitSource?.url).toBe(git.url(name));
+    } finally {
+      published.close();
+    }
   });
 
   it("imports a Git Sync layout: SUMMARY tree and group, README folders, front matter, assets and relative links", async () => {

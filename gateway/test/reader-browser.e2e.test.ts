@@ -1,11 +1,13 @@
+import { mkdir, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { SignJWT } from "jose";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReaderHandle } from "@imprint/reader";
 import { eventually, patient } from "@imprint/runtime/testing";
-import { launchChromium, screenshot } from "./support/browser.js";
+import { launchChromium, screenshot, SCREENSHOT_DIR } from "./support/browser.js";
 import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { pagesOf, publishSampleSite, startTestReader, writeContent, type SampleSite } from "./support/reader.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -361,6 +363,67 @@ describe("the reader in a browser", () => {
     } finally {
       api.closeAllConnections();
       await new Promise((resolve) => api.close(resolve));
+    }
+  });
+
+  it("shows the site's look: its self-hosted font, its dark logo in dark mode and by the toggle, and a 404 in its frame", async () => {
+    // The site's logos, served as a customer's CDN would.
+    const logos = createServer((request, response) => {
+      const dark = request.url?.includes("dark");
+      response.writeHead(200, { "content-type": "image/svg+xml" });
+      response.end(`<svg xmlns="http://www.w3.org/2000/svg" width="160" height="32"><rect width="160" height="32" fill="${dark ? "#fff" : "#000"}"/></svg>`);
+    });
+    await new Promise<void>((resolve) => logos.listen(0, "127.0.0.1", resolve));
+    const logoBase = `http://127.0.0.1:${(logos.address() as AddressInfo).port}`;
+    const api = org.owner.api.orgs;
+    // When it was last updated is no setting to send back.
+    const { updatedAt: _updatedAt, ...customization } = (await api.getSiteCustomizationById(org.organizationId, site.siteId)).data;
+    await api.updateSiteCustomizationById(org.organizationId, site.siteId, {
+      ...customization,
+      header: { ...customization.header, logo: { light: `${logoBase}/logo-light.svg`, dark: `${logoBase}/logo-dark.svg` } },
+    });
+    const shownLogo = (page: Page) =>
+      page.evaluate('[...document.querySelectorAll("header .brand img")].filter((img) => img.offsetParent !== null).map((img) => img.className).join()');
+    try {
+      await eventually(async () => (await (await fetch(url(`${site.base}install`))).text()).includes("logo-dark.svg"));
+      const fonts: string[] = [];
+      const dark = await visitor({ colorScheme: "dark" });
+      dark.on("request", (request) => {
+        if (request.resourceType() === "font") fonts.push(request.url());
+      });
+      await dark.goto(url(`${site.base}install`));
+      expect(await shownLogo(dark)).toBe("logo-dark");
+      // The font is the reader's own file (GitBook's default, Inter), loaded and used; nothing from elsewhere.
+      expect(await dark.evaluate("document.fonts.ready.then(() => document.fonts.check('16px \"Inter Variable\"'))")).toBe(true);
+      expect(await dark.evaluate("getComputedStyle(document.body).fontFamily")).toMatch(/^"Inter Variable"/);
+      expect(fonts.length).toBe(1);
+      expect(fonts[0]!.startsWith(`${reader.url}/_assets/font-inter.`)).toBe(true);
+      await screenshot(dark, "look-dark-logo");
+      // The page's link-preview card, kept beside the screenshots.
+      const card = await fetch((await dark.locator('meta[property="og:image"]').getAttribute("content"))!);
+      expect(card.headers.get("content-type")).toBe("image/png");
+      await mkdir(SCREENSHOT_DIR, { recursive: true });
+      await writeFile(join(SCREENSHOT_DIR, "look-og-card.png"), Buffer.from(await card.arrayBuffer()));
+      // The toggle to light shows the light logo, whatever the system prefers.
+      await dark.locator("button.theme").click();
+      expect(await shownLogo(dark)).toBe("logo-light");
+      await dark.context().close();
+
+      const light = await visitor({ colorScheme: "light" });
+      await light.goto(url(`${site.base}install`));
+      expect(await shownLogo(light)).toBe("logo-light");
+      // An unknown page: 404, with the site's header, search and navigation, which still lead somewhere.
+      expect((await light.goto(url(`${site.base}no-such-page`)))!.status()).toBe(404);
+      expect(await heading(light)).toBe("Page not found");
+      expect(await light.locator("header form.search input").isVisible()).toBe(true);
+      await screenshot(light, "look-not-found");
+      await light.locator("aside.tree a", { hasText: "Install" }).click();
+      await light.waitForURL((address) => address.pathname === `${site.base}install`);
+      expect(await heading(light)).toBe("Install");
+      await light.context().close();
+    } finally {
+      await api.updateSiteCustomizationById(org.organizationId, site.siteId, customization);
+      logos.close();
     }
   });
 });

@@ -261,6 +261,78 @@ describe("a site with sections, variants and adaptive content", () => {
     }
   });
 
+  it("answers an unknown page with a 404 in the site's frame (navigation, search, its fonts) and the space's language", async () => {
+    await org.owner.api.spaces.updateSpaceById(spaces.guide, { language: "de" as never });
+    try {
+      const missing = await eventually(async () => {
+        const response = await read(`${base}no-such-page`);
+        return response.status === 404 && (await response.clone().text()).includes('lang="de"') ? response : null;
+      });
+      expect(missing.headers.get("cache-control")).toBe("no-store");
+      const html = await missing.text();
+      for (const words of ["Seite nicht gefunden", "Zur Startseite", 'role="search"', 'class="tree"', ">Install<"]) expect(html).toContain(words);
+      // The page's own policy allows its inline style (the site's look) by hash.
+      expect(missing.headers.get("content-security-policy")).toMatch(/style-src 'self' 'sha256-/);
+      // The site's font (GitBook's default, Inter) comes from the reader itself, cached forever.
+      const font = /<link rel="preload" href="([^"]+\.woff2)"/.exec(html)![1]!;
+      expect(font.startsWith(`${new URL(reader.url).pathname.replace(/\/$/, "")}/_assets/font-inter.`)).toBe(true);
+      const file = await read(font);
+      expect([file.status, file.headers.get("content-type"), file.headers.get("cache-control")]).toEqual([
+        200,
+        "font/woff2",
+        "public, max-age=31536000, immutable",
+      ]);
+      expect(
+        Buffer.from(await file.arrayBuffer())
+          .subarray(0, 4)
+          .toString("latin1"),
+      ).toBe("wOF2");
+      // A missing file of the site too; outside any site, the bare page.
+      expect(await (await read(`${base}~files/no-such-file`)).text()).toContain("Seite nicht gefunden");
+      expect(await (await read(`/${org.organizationId}/no-such-site/`)).text()).not.toContain('role="search"');
+      // A visitor-auth site's sign-in page speaks its language too (and shows none of its content).
+      await org.owner.api.orgs.updateSiteById(org.organizationId, siteId, { visibility: "visitor-auth" as never });
+      try {
+        const signIn = await eventually(async () => {
+          const response = await read(`${base}install`);
+          return response.status === 401 ? response.text() : null;
+        });
+        expect(signIn).toContain('<html lang="de">');
+        expect(signIn).toContain("Melden Sie sich an, um diese Seite zu lesen");
+        expect(signIn).not.toContain("Install");
+      } finally {
+        await org.owner.api.orgs.updateSiteById(org.organizationId, siteId, { visibility: "public" as never });
+        await eventually(async () => (await read(base)).status === 200);
+      }
+    } finally {
+      await org.owner.api.spaces.updateSpaceById(spaces.guide, { language: "en" as never });
+    }
+  });
+
+  it("links each page's generated card as og:image: a PNG with the site's and page's titles, immutable under its hash, read under the page's rules", async () => {
+    const imageOf = (html: string) => /<meta property="og:image" content="([^"]+)"/.exec(html)?.[1];
+    const image = imageOf(await text(`${base}install`))!;
+    expect(image).toMatch(new RegExp(`^${reader.url}${base}~og/[\\w-]+\\.png\\?v=[\\w-]{16}$`));
+    expect(await text(`${base}install`)).toContain(`<meta name="twitter:image" content="${image}">`);
+    const card = await read(new URL(image).pathname + new URL(image).search);
+    expect([card.status, card.headers.get("content-type"), card.headers.get("cache-control")]).toEqual([
+      200,
+      "image/png",
+      "public, max-age=31536000, immutable",
+    ]);
+    const png = Buffer.from(await card.arrayBuffer());
+    expect(png.subarray(1, 4).toString("latin1")).toBe("PNG");
+    expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([1200, 630]);
+    expect((await read(new URL(image).pathname, { headers: { "if-none-match": card.headers.get("etag")! } })).status).toBe(304);
+    // Each page its own card; a page the visitor may not read has none.
+    expect(imageOf(await text(`${base}configure`))).not.toBe(image);
+    const preview = await read(`${base}beta/?visitor.beta=true`);
+    const hidden = imageOf(await preview.text())!;
+    expect((await read(new URL(hidden).pathname)).status).toBe(404);
+    expect((await read(new URL(hidden).pathname, { headers: { cookie: cookieOf(preview) } })).status).toBe(200);
+    expect((await read(`${base}~og/no-such-page.png`)).status).toBe(404);
+  });
+
   it("answers 304 to a visitor holding the page, and the new page soon after a change is merged", async () => {
     const first = await read(`${base}configure`);
     const etag = first.headers.get("etag")!;

@@ -1,4 +1,5 @@
 import type { SpaceGitSync } from "@imprint/proto/content/v1/git";
+import type { PublishedGitSource } from "@imprint/proto/content/v1/published";
 import type { CallerInput, Clock, IdentityClients, Logger, SafeFetchPolicy, SecretBox, ServiceDeps, UnitOfWork } from "@imprint/runtime";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { MembershipCache } from "./access/memberships.js";
@@ -88,6 +89,9 @@ export interface RevisionDeps extends UseCaseDeps {
   /** For the figures of long operations (merges, imports) once they are done. */
   logger: Logger;
 }
+
+/** Where a space's pages are in its synced Git repository (Git sync owns it; the published read carries it): none when it never synced. */
+export type PublishedGitSourceOf = (em: EntityManager, spaceId: string) => Promise<PublishedGitSource | undefined>;
 
 /** What the editing API needs: the revision store's deps and the fetch guard's policy (files uploaded from a URL). */
 export interface EditingDeps extends RevisionDeps {

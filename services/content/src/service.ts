@@ -38,7 +38,7 @@ import { TeamPermissionServiceService, UserPermissionServiceService } from "@imp
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
 import { S3BlobStore } from "./s3-blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
-import { gitConsumers, gitDeps, gitEntities, gitGrpcServices, gitJobs } from "./git/index.js";
+import { gitConsumers, gitDeps, gitEntities, gitGrpcServices, gitJobs, publishedGitSourceOf } from "./git/index.js";
 import { importDeps, importGrpcServices, importJob, importRunEntities } from "./import/index.js";
 import { linkConsumers, linkDeps, linkEntities, linkGrpcServices, type LinkDeps } from "./links/index.js";
 import { branchGrpcServices, RevisionCaches, revisionDeps, revisionEntities, revisionGrpcServices } from "./revisions/index.js";
@@ -132,7 +132,7 @@ export function contentServiceSpec(parts: ContentParts): ServiceSpec<BuiltDeps, 
         { name: SPACE_SERVICE_NAME, definition: SpaceServiceService, implementation: spaceServiceImplementation(spaces) },
         { name: TEAM_PERMISSION_SERVICE_NAME, definition: TeamPermissionServiceService, implementation: teamPermissionServiceImplementation(content) },
         { name: USER_PERMISSION_SERVICE_NAME, definition: UserPermissionServiceService, implementation: userPermissionServiceImplementation(content) },
-        ...revisionGrpcServices(content.orm, revision, imports),
+        ...revisionGrpcServices(content.orm, revision, imports, publishedGitSourceOf),
         ...importGrpcServices(content.orm, imports),
         ...gitGrpcServices(content.orm, git),
         ...openApiGrpcServices(content),

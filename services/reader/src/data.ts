@@ -251,8 +251,8 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
         spaceId,
         async (held) => {
           const answer = await notFoundAsNull(() => published.getPublishedSpace({ spaceId, knownRevisionId: held?.value?.revisionId ?? "" }));
-          // Not modified: the pages held are current; the space's settings (its language) come from the answer.
-          return answer?.notModified && held?.value ? { ...held.value, language: answer.language } : answer;
+          // Not modified: the pages held are current; the space's settings (its language, its Git source) come from the answer.
+          return answer?.notModified && held?.value ? { ...held.value, language: answer.language, gitSource: answer.gitSource } : answer;
         },
         { keep: (answer) => answer !== null },
       );

@@ -4,7 +4,9 @@ import { documentToHtml, type ContentRef, type JsonDocument } from "@imprint/doc
 import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";
+import { cardContent, cardPath } from "./cards.js";
 import type { ReaderData, RenderedAnswer, SiteScripts } from "./data.js";
+import { editLinkOf, offersEditLink } from "./edit-links.js";
 import {
   ancestorsOf,
   chromeOf,
@@ -18,11 +20,11 @@ import {
   urlOfPage,
   type Location,
 } from "./site.js";
-import type { ViewFrame, ViewSearchHit } from "./views/model.js";
+import type { ViewFrame, ViewSearchHit, ViewTreeItem } from "./views/model.js";
 import { markdownWithOperations, pageOpenApi } from "./openapi-pages.js";
 import { openApiAssets, openApiBlockHtml } from "./views/openapi.js";
 import { pagePolicy } from "./views/policy.js";
-import { inlineStyleOf, renderPage, renderSearch } from "./views/render.js";
+import { inlineStyleOf, renderPage, renderSearch, renderStatus } from "./views/render.js";
 import { readerWords } from "./views/words.js";
 import type { Visit } from "./visit.js";
 
@@ -64,7 +66,7 @@ async function variantTitles(data: ReaderData, location: Location): Promise<Map<
 /** The frame of every page of a site-space for one visitor: chrome, navigation, metadata. */
 async function frameOf(visit: Visit, data: ReaderData, at: PageVisit, meta: ViewFrame["meta"], assetBase: string, scripts: SiteScripts): Promise<ViewFrame> {
   const { location, space, page, first } = at;
-  const chrome = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson);
+  const chrome = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson, space.language);
   const levelPrefix = location.siteSpace.default
     ? location.prefix
     : location.prefix.slice(0, location.prefix.length - encodeURIComponent(location.siteSpace.path).length - 1);
@@ -129,6 +131,8 @@ function renderKey(kind: string, visit: Visit, at: PageVisit, scriptsKey = ""): 
     visit.contextKey,
     at.space.revisionId,
     at.space.language,
+    // Where the page's file is in the synced repository (its edit link), which can change without a revision.
+    at.space.gitSource ? `${at.space.gitSource.url} ${at.space.gitSource.gitRef} ${at.space.gitSource.pagePaths[at.page.id] ?? ""}` : "",
     at.location.prefix,
     at.page.id,
     scriptsKey,
@@ -218,13 +222,17 @@ async function renderHtml(
   const link = (target: Page | undefined) => (target ? { title: target.title, url: urlOfPage(location.prefix, target, first) } : undefined);
   const pageUrl = urlOfPage(location.prefix, page, first);
   const markdownUrl = `${visit.origin}${pageUrl === location.prefix ? `${location.prefix}${page.path}` : pageUrl}.md`;
-  const chromeTitle = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson).title;
+  const customizationJson = location.siteSpace.customizationJson || visit.site.customizationJson;
+  const chrome = chromeOf(visit.site, customizationJson, space.language);
+  const chromeTitle = chrome.title;
+  const image = chrome.socialImage ?? `${visit.origin}${cardPath(location.prefix, page, cardContent(visit, customizationJson, space.language, page))}`;
   const framed = await frameOf(
     visit,
     data,
     at,
     {
       title: `${page.title} · ${chromeTitle}`,
+      image,
       ...(page.description ? { description: page.description } : {}),
       canonicalUrl: `${visit.origin}${pageUrl}`,
       noindex: isNoIndex(visit, space, page),
@@ -235,6 +243,7 @@ async function renderHtml(
     scripts,
   );
   const frame = openApi.present ? { ...framed, scripts: [...(framed.scripts ?? []), `${framed.assetBase ?? ""}${openApiAssets.script.path}`] } : framed;
+  const edit = offersEditLink(customizationJson) ? editLinkOf(space.gitSource, page.id) : undefined;
   const previous = index > 0 ? link(visible[index - 1]) : undefined;
   const next = index >= 0 && index < visible.length - 1 ? link(visible[index + 1]) : undefined;
   const html = renderPage({
@@ -253,6 +262,7 @@ async function renderHtml(
       ...(space.revisionCreatedAt ? { lastUpdated: space.revisionCreatedAt } : {}),
       markdownUrl,
       ...(body.hasDiagram ? { hasDiagram: true } : {}),
+      ...(edit ? { edit } : {}),
     },
   });
   return { html, policy: policyOf(frame, scripts, openApi.origins, body.hasDiagram), keep: !openApi.incomplete };
@@ -332,7 +342,7 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
     ctx.body = hits.map((hit) => ({ title: hit.title, url: hit.url, excerpt: hit.excerpt, ...(hit.context ? { context: hit.context } : {}) }));
     return;
   }
-  const chromeTitle = chromeOf(visit.site, at.location.siteSpace.customizationJson || visit.site.customizationJson).title;
+  const chromeTitle = chromeOf(visit.site, at.location.siteSpace.customizationJson || visit.site.customizationJson, at.space.language).title;
   const scripts = await data.siteScripts(visit.site.siteId);
   const frame = await frameOf(
     visit,
@@ -350,4 +360,37 @@ export async function serveSearch(ctx: ParameterizedContext, visit: Visit, data:
   ctx.type = "text/html; charset=utf-8";
   ctx.set("Content-Security-Policy", policyOf(frame, scripts));
   ctx.body = renderSearch({ ...frame, query, hits });
+}
+
+/** The page tree with nothing marked current (the not-found page is none of its pages). */
+function withoutCurrent(items: ViewTreeItem[]): ViewTreeItem[] {
+  return items.map(({ active: _active, expanded: _expanded, ...item }) => ({ ...item, children: withoutCurrent(item.children) }));
+}
+
+/**
+ * The not-found page in the site's frame, for a visitor who may read the site: the header, search
+ * and navigation of the site-space the address was under (else the site's first), its look, and its
+ * language's words; null when this visitor sees no readable site-space (the bare page then).
+ */
+export async function renderNotFound(visit: Visit, data: ReaderData, segments: string[], assetBase: string): Promise<{ html: string; policy: string } | null> {
+  const location = locate(visit.site, segments, visit.context, visit.base) ?? locate(visit.site, [], visit.context, visit.base);
+  if (!location) return null;
+  const space = await data.space(location.siteSpace.spaceId);
+  if (!space) return null;
+  const pages = readingOrder(space.pages);
+  const first = pages.find((candidate) => !candidate.hidden) ?? pages[0];
+  if (!first) return null;
+  const scripts = await data.siteScripts(visit.site.siteId);
+  const chromeTitle = chromeOf(visit.site, location.siteSpace.customizationJson || visit.site.customizationJson, space.language).title;
+  const frame = await frameOf(
+    visit,
+    data,
+    { location, space, page: first, pages, first },
+    { title: chromeTitle, canonicalUrl: `${visit.origin}${location.prefix}`, noindex: true, siteName: chromeTitle },
+    assetBase,
+    scripts,
+  );
+  const { notFound } = readerWords(frame.language);
+  const html = renderStatus({ status: 404, title: notFound.title, message: notFound.message, frame: { ...frame, tree: withoutCurrent(frame.tree) } });
+  return { html, policy: policyOf(frame, scripts) };
 }

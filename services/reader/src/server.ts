@@ -18,8 +18,9 @@ import {
 import { MCP_PATH, serveLlmsFullTxt, serveLlmsTxt, serveMcp, serveRobots, serveSitemap } from "./agents.js";
 import type { ReaderConfig } from "./config.js";
 import { openReaderData, type ReaderData } from "./data.js";
-import { FILES_SEGMENT, readPage, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
 import { serveFeedback, type FeedbackSinks } from "./feedback.js";
+import { FILES_SEGMENT, readPage, renderNotFound, serveFile, serveHtml, serveMarkdown, serveSearch, type PageVisit } from "./pages.js";
+import { CARDS_SEGMENT, serveCard } from "./cards.js";
 import { followRedirect } from "./redirects.js";
 import { openSiteViews, requestOf, viewedPage, type SiteViews } from "./site-views.js";
 import type { ViewedPage } from "./viewed.js";
@@ -32,8 +33,10 @@ import { ReaderMetrics } from "./metrics.js";
 import { readerAssets } from "./views/assets.js";
 import { openApiAssets } from "./views/openapi.js";
 import { diagramAsset } from "./views/diagrams.js";
+import { fontFile } from "./views/fonts.js";
 import { renderStatus } from "./views/render.js";
 import { readerWords } from "./views/words.js";
+import { placedSiteSpaces, type ReaderSite } from "./site.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
 
 export interface ReaderHandle {
@@ -232,6 +235,13 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
       ctx.body = diagram.body;
       return;
     }
+    const font = fontFile(ctx.path.startsWith(`${address.path}/_assets/`) ? ctx.path.slice(address.path.length) : ctx.path);
+    if (font) {
+      ctx.type = "font/woff2";
+      ctx.set("Cache-Control", "public, max-age=31536000, immutable");
+      ctx.body = font.body;
+      return;
+    }
     if (ctx.path === "/healthz") {
       ctx.body = { status: "ok" };
       return;
@@ -253,15 +263,12 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
       return ctx.redirect(outcome.url);
     }
     if (outcome.kind === "sign_in") {
+      const language = await siteLanguage(outcome.site, data);
+      const { signIn } = readerWords(language);
       ctx.status = 401;
       ctx.set("Cache-Control", "no-store");
       ctx.type = "text/html; charset=utf-8";
-      ctx.body = renderStatus({
-        status: 401,
-        title: "Sign in to read this site",
-        message: "This documentation is for signed-in readers only.",
-        assetBase: address.path,
-      });
+      ctx.body = renderStatus({ status: 401, title: signIn.title, message: signIn.message, assetBase: address.path, language });
       return;
     }
     const visit = outcome.visit;
@@ -279,6 +286,13 @@ function readerRoutes(data: ReaderData, address: ReaderAddress, views: SiteViews
   };
 }
 
+/** The language of a site's first site-space as anyone sees it (its space's), for pages that show none of its content; "en" when unknown. */
+async function siteLanguage(site: ReaderSite, data: ReaderData): Promise<string> {
+  const first = placedSiteSpaces(site, { visitor: { claims: {} } }, "")[0];
+  const space = first ? await data.space(first.siteSpace.spaceId) : null;
+  return space?.language || "en";
+}
+
 function answerNotFound(ctx: ParameterizedContext, address: ReaderAddress): void {
   ctx.status = 404;
   ctx.set("Cache-Control", "no-store");
@@ -288,16 +302,27 @@ function answerNotFound(ctx: ParameterizedContext, address: ReaderAddress): void
   ctx.body = renderStatus({ status: 404, title: notFound.title, message: notFound.message, assetBase: address.path });
 }
 
+/** Not found inside a site the visitor may read: the 404 in the site's frame (its navigation, search, look and language). */
+async function answerNotFoundInSite(ctx: ParameterizedContext, visit: Visit, data: ReaderData, address: ReaderAddress): Promise<void> {
+  const page = await renderNotFound(visit, data, visit.segments, address.path);
+  if (!page) return answerNotFound(ctx, address);
+  ctx.status = 404;
+  ctx.set("Cache-Control", "no-store");
+  ctx.set("Content-Security-Policy", page.policy);
+  ctx.type = "text/html; charset=utf-8";
+  ctx.body = page.html;
+}
+
 const AGENT_FILES = new Set(["llms.txt", "llms-full.txt", MCP_PATH]);
 
 async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderData, address: ReaderAddress, views: SiteViews | undefined): Promise<void> {
   const path = visit.segments.join("/");
-  if (AGENT_FILES.has(path) && visit.site.agentsContext === "excluded") return answerNotFound(ctx, address);
+  if (AGENT_FILES.has(path) && visit.site.agentsContext === "excluded") return answerNotFoundInSite(ctx, visit, data, address);
   switch (path) {
     case "robots.txt":
       return serveRobots(ctx, visit);
     case "sitemap.xml":
-      if (!(await serveSitemap(ctx, visit, data))) answerNotFound(ctx, address);
+      if (!(await serveSitemap(ctx, visit, data))) await answerNotFoundInSite(ctx, visit, data, address);
       return;
     case "llms.txt":
       return serveLlmsTxt(ctx, visit, data);
@@ -307,8 +332,12 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
       return serveMcp(ctx, visit, data, READER_VERSION);
   }
   const segments = [...visit.segments];
+  if (segments.length >= 2 && segments[segments.length - 2] === CARDS_SEGMENT) {
+    if (!(await serveCard(ctx, visit, data, segments))) await answerNotFoundInSite(ctx, visit, data, address);
+    return;
+  }
   if (segments.length >= 2 && segments[segments.length - 2] === FILES_SEGMENT) {
-    if (!(await serveFile(ctx, visit, data, segments))) answerNotFound(ctx, address);
+    if (!(await serveFile(ctx, visit, data, segments))) await answerNotFoundInSite(ctx, visit, data, address);
     return;
   }
   const markdownRequested = segments.length > 0 && segments[segments.length - 1]!.endsWith(".md");
@@ -317,7 +346,7 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
   if (!at) {
     // A redirect of the site only where no page is: 308 (permanent) or 307, the query string kept.
     const redirect = await followRedirect(visit, data, ctx.querystring);
-    if (!redirect) return answerNotFound(ctx, address);
+    if (!redirect) return answerNotFoundInSite(ctx, visit, data, address);
     ctx.status = redirect.status;
     ctx.set("Cache-Control", "no-store");
     ctx.set("Location", redirect.url);
@@ -327,7 +356,7 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
   const wantsMarkdown = markdownRequested || (ctx.accepts("text/html", "text/markdown") === "text/markdown" && !ctx.get("accept").includes("text/html"));
   if (wantsMarkdown) {
     if (visit.site.agentsContext === "excluded" && !markdownRequested) return servePage(ctx, visit, data, at, address, views);
-    if (visit.site.agentsContext === "excluded") return answerNotFound(ctx, address);
+    if (visit.site.agentsContext === "excluded") return answerNotFoundInSite(ctx, visit, data, address);
     await serveMarkdown(ctx, visit, data, at);
     return keepAnswer(ctx, visit, data, null);
   }

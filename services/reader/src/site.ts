@@ -2,7 +2,8 @@ import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/publis
 import { PageType, type Page } from "@imprint/proto/content/v1/revisions";
 import type { GetReaderSiteResponse, ReaderItem, ReaderSection, ReaderSiteSpace } from "@imprint/proto/publishing/v1/reader";
 import { evaluateCondition, type ConditionContext } from "@imprint/document";
-import type { ViewLink, ViewSectionEntry, ViewSiteChrome, ViewTreeItem } from "./views/model.js";
+import { readerFont } from "./views/fonts.js";
+import type { HintStyle, ViewLink, ViewSectionEntry, ViewSiteChrome, ViewTreeItem } from "./views/model.js";
 
 /**
  * How a reader URL maps onto a published site: after the site's base (and its share key), the
@@ -189,15 +190,38 @@ export function sectionEntries(site: ReaderSite, context: ConditionContext, base
   return walk(site.items);
 }
 
+type Themed = { light?: unknown; dark?: unknown };
+
 interface Customization {
   title?: unknown;
-  styling?: { primaryColor?: { light?: unknown; dark?: unknown } };
+  localizedTitle?: Record<string, unknown>;
+  styling?: {
+    primaryColor?: Themed;
+    infoColor?: Themed;
+    successColor?: Themed;
+    warningColor?: Themed;
+    dangerColor?: Themed;
+    corners?: unknown;
+    links?: unknown;
+    font?: unknown;
+    headingFont?: unknown;
+  };
   themes?: { default?: unknown; toggeable?: unknown };
-  header?: { logo?: { light?: unknown; dark?: unknown }; links?: { title?: unknown; to?: { kind?: unknown; url?: unknown } }[] };
-  footer?: { groups?: { title?: unknown; links?: { title?: unknown; to?: { kind?: unknown; url?: unknown } }[] }[]; copyright?: unknown };
+  header?: { logo?: Themed; links?: { title?: unknown; to?: { kind?: unknown; url?: unknown } }[] };
+  footer?: { logo?: Themed; groups?: { title?: unknown; links?: { title?: unknown; to?: { kind?: unknown; url?: unknown } }[] }[]; copyright?: unknown };
   favicon?: { icon?: { light?: unknown } };
   pagination?: { enabled?: unknown };
   feedback?: { enabled?: unknown };
+  announcement?: {
+    enabled?: unknown;
+    message?: unknown;
+    localizedMessage?: Record<string, unknown>;
+    style?: unknown;
+    link?: { to?: { kind?: unknown; url?: unknown } };
+  };
+  externalLinks?: { target?: unknown };
+  privacyPolicy?: { url?: unknown };
+  socialPreview?: { url?: unknown };
 }
 
 const text = (value: unknown) => (typeof value === "string" ? value : undefined);
@@ -210,30 +234,96 @@ function linkOf(link: { title?: unknown; to?: { kind?: unknown; url?: unknown } 
   return title && url && /^https?:\/\//i.test(url) ? { title, url, external: true } : null;
 }
 
-/** The site's chrome from its customization (GitBook's SiteCustomizationSettings). */
-export function chromeOf(site: ReaderSite, customizationJson: string): ViewSiteChrome {
+const webUrl = (value: unknown) => {
+  const url = text(value);
+  return url && /^https?:\/\//i.test(url) ? url : undefined;
+};
+
+/** A colour per mode, when its light one is a hex colour (the dark one too, else the light serves both). */
+function themedColor(value: Themed | undefined): { light: string; dark?: string } | undefined {
+  const light = text(value?.light);
+  const dark = text(value?.dark);
+  return light && HEX.test(light) ? { light, ...(dark && HEX.test(dark) ? { dark } : {}) } : undefined;
+}
+
+/** A URL per mode (logos), when the light one is a web URL. */
+function themedUrl(value: Themed | undefined): { light: string; dark?: string } | undefined {
+  const light = webUrl(value?.light);
+  const dark = webUrl(value?.dark);
+  return light ? { light, ...(dark && dark !== light ? { dark } : {}) } : undefined;
+}
+
+const HINT_STYLES: readonly HintStyle[] = ["info", "success", "warning", "danger"];
+const CORNERS = new Set(["straight", "rounded", "circular"]);
+
+/** The look settings of a customization the reader shows beyond its chrome's basics: fonts, corners, colours, banner, links. */
+function lookOf(customization: Customization, language: string): Partial<ViewSiteChrome> {
+  const styling = customization.styling ?? {};
+  const body = readerFont(styling.font);
+  // No heading font (null) means the body's: only another served font is a second file.
+  const chosenHeading = readerFont(styling.headingFont);
+  const heading = chosenHeading && chosenHeading.family !== body?.family ? chosenHeading : undefined;
+  const hintColors = Object.fromEntries(
+    HINT_STYLES.map((style) => [style, themedColor(styling[`${style}Color`])] as const).filter((entry) => entry[1] !== undefined),
+  ) as ViewSiteChrome["hintColors"];
+  const banner = customization.announcement;
+  const message = text(banner?.localizedMessage?.[language]) ?? text(banner?.message);
+  const bannerUrl = banner?.link?.to?.kind === "url" ? webUrl(banner.link.to.url) : undefined;
+  const footerLogo = themedUrl(customization.footer?.logo);
+  const privacyPolicyUrl = webUrl(customization.privacyPolicy?.url);
+  const socialImage = webUrl(customization.socialPreview?.url);
+  return {
+    ...(body || heading ? { fonts: { ...(body ? { body } : {}), ...(heading ? { heading } : {}) } } : {}),
+    ...(typeof styling.corners === "string" && CORNERS.has(styling.corners) ? { corners: styling.corners as NonNullable<ViewSiteChrome["corners"]> } : {}),
+    ...(styling.links === "accent" ? { accentLinks: true } : {}),
+    ...(hintColors && Object.keys(hintColors).length > 0 ? { hintColors } : {}),
+    ...(banner?.enabled === true && message
+      ? {
+          announcement: {
+            message,
+            style: HINT_STYLES.includes(banner.style as HintStyle) ? (banner.style as HintStyle) : "info",
+            ...(bannerUrl ? { url: bannerUrl } : {}),
+          },
+        }
+      : {}),
+    ...(customization.externalLinks?.target === "blank" ? { externalLinksInNewTab: true } : {}),
+    ...(footerLogo ? { footerLogo } : {}),
+    ...(privacyPolicyUrl ? { privacyPolicyUrl } : {}),
+    ...(socialImage ? { socialImage } : {}),
+  };
+}
+
+/**
+ * The site's chrome from its customization (GitBook's SiteCustomizationSettings), with the words
+ * the customization localizes (title, announcement) in `language`, the space's.
+ */
+export function chromeOf(site: ReaderSite, customizationJson: string, language = ""): ViewSiteChrome {
   const customization = JSON.parse(customizationJson || "{}") as Customization;
+  const look = lookOf(customization, language);
+  const newTab = look.externalLinksInNewTab === true;
+  const linkIn = (link: { title?: unknown; to?: { kind?: unknown; url?: unknown } }) => {
+    const found = linkOf(link);
+    return found && newTab ? { ...found, newTab } : found;
+  };
   const light = text(customization.styling?.primaryColor?.light);
   const dark = text(customization.styling?.primaryColor?.dark);
   const themeDefault = text(customization.themes?.default);
-  const logo = text(customization.header?.logo?.light);
+  const logo = themedUrl(customization.header?.logo);
   const favicon = text(customization.favicon?.icon?.light);
   const footer = customization.footer;
   return {
-    title: text(customization.title) ?? site.title,
-    ...(logo && /^https?:\/\//i.test(logo)
-      ? { logo: { light: logo, ...(text(customization.header?.logo?.dark) ? { dark: text(customization.header?.logo?.dark)! } : {}) } }
-      : {}),
+    title: text(customization.localizedTitle?.[language]) ?? text(customization.title) ?? site.title,
+    ...(logo ? { logo } : {}),
     ...(favicon && /^https?:\/\//i.test(favicon) ? { favicon } : {}),
     ...(light && HEX.test(light) ? { primaryColor: { light, ...(dark && HEX.test(dark) ? { dark } : {}) } } : {}),
     theme: { default: themeDefault === "light" || themeDefault === "dark" ? themeDefault : "system", toggleable: customization.themes?.toggeable !== false },
-    headerLinks: (customization.header?.links ?? []).map(linkOf).filter((link): link is ViewLink => link !== null),
+    headerLinks: (customization.header?.links ?? []).map(linkIn).filter((link): link is ViewLink => link !== null),
     ...(footer
       ? {
           footer: {
             groups: (footer.groups ?? []).map((group) => ({
               title: text(group.title) ?? "",
-              links: (group.links ?? []).map(linkOf).filter((link): link is ViewLink => link !== null),
+              links: (group.links ?? []).map(linkIn).filter((link): link is ViewLink => link !== null),
             })),
             ...(text(footer.copyright) ? { copyright: text(footer.copyright)! } : {}),
           },
@@ -242,5 +332,6 @@ export function chromeOf(site: ReaderSite, customizationJson: string): ViewSiteC
     pagination: customization.pagination?.enabled !== false,
     showLastUpdated: true,
     ...(customization.feedback?.enabled === true ? { feedback: true } : {}),
+    ...look,
   };
 }

@@ -30,7 +30,7 @@ export interface Visit {
   keepableUntil: number | undefined;
 }
 
-export type VisitOutcome = { kind: "visit"; visit: Visit } | { kind: "not_found" } | { kind: "redirect"; url: string } | { kind: "sign_in" };
+export type VisitOutcome = { kind: "visit"; visit: Visit } | { kind: "not_found" } | { kind: "redirect"; url: string } | { kind: "sign_in"; site: ReaderSite };
 
 /** Where the reader is reached: its public URL's origin and path (e.g. "/sites" behind a shared host). */
 export interface ReaderAddress {
@@ -162,7 +162,7 @@ export async function resolveVisit(ctx: ParameterizedContext, data: ReaderData, 
     const fromSiteKey = token ? await data.siteTokenClaims(token, site.visitorAuthKey) : null;
     const verified = fromSiteKey ?? (token ? await data.memberClaims(site.organizationId, token) : null);
     if (!verified) {
-      if (!site.fallbackUrl) return { kind: "sign_in" };
+      if (!site.fallbackUrl) return { kind: "sign_in", site };
       const fallback = new URL(site.fallbackUrl);
       fallback.searchParams.set("location", `${origin}${ctx.path}`);
       return { kind: "redirect", url: fallback.toString() };

@@ -67,4 +67,4 @@ export function gitConsumers(git: GitDeps, config: Pick<ContentDeps["config"], "
 
 /** What the other modules use. */
 export { purgeGitState } from "./use-cases/shared/sync-state.js";
-export { spaceGitSyncOf } from "./grpc/space-git-sync.js";
+export { publishedGitSourceOf, spaceGitSyncOf } from "./grpc/space-git-sync.js";

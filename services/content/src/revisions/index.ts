@@ -9,7 +9,7 @@ import { EDITING_SERVICE_NAME, editingServiceImplementation } from "./grpc/editi
 import { PUBLISHED_CONTENT_SERVICE_NAME, publishedContentServiceImplementation } from "./grpc/published-content-service.js";
 import { REVISION_SERVICE_NAME, revisionServiceImplementation } from "./grpc/revision-service.js";
 import { RevisionCaches } from "./domain/tree/caches.js";
-import type { ContentDeps, EditingDeps, RevisionDeps } from "../deps.js";
+import type { ContentDeps, EditingDeps, PublishedGitSourceOf, RevisionDeps } from "../deps.js";
 import { fetchExternalOpenApiDocument } from "../openapi/index.js";
 
 /**
@@ -48,14 +48,14 @@ export function revisionDeps(deps: ContentDeps, caches: RevisionCaches): Revisio
  * the editing API also fetches files from URLs through the fetch guard, hence `editing`, as the
  * published read does OpenAPI documents a page names by a URL no stored specification has).
  */
-export function revisionGrpcServices(orm: MikroORM, revision: RevisionDeps, editing: EditingDeps): ServiceRegistration[] {
+export function revisionGrpcServices(orm: MikroORM, revision: RevisionDeps, editing: EditingDeps, gitSource: PublishedGitSourceOf): ServiceRegistration[] {
   return [
     { name: REVISION_SERVICE_NAME, definition: RevisionServiceService, implementation: revisionServiceImplementation(orm, revision) },
     { name: EDITING_SERVICE_NAME, definition: EditingServiceService, implementation: editingServiceImplementation(orm, editing) },
     {
       name: PUBLISHED_CONTENT_SERVICE_NAME,
       definition: PublishedContentServiceService,
-      implementation: publishedContentServiceImplementation(orm, revision, (url) => fetchExternalOpenApiDocument(url, editing.fetchPolicy)),
+      implementation: publishedContentServiceImplementation(orm, revision, (url) => fetchExternalOpenApiDocument(url, editing.fetchPolicy), gitSource),
     },
   ] as ServiceRegistration[];
 }

@@ -1,3 +1,5 @@
+import type { ReaderFont } from "./fonts.js";
+
 /**
  * What the reader's views render: plain data, already decided for one visitor (everything the
  * visitor may not see is absent), with every URL final (share key, base path and `.md` suffix
@@ -14,6 +16,8 @@ export interface ViewLink {
   active?: boolean;
   /** Whether it leaves the site (opened as a plain external link). */
   external?: boolean;
+  /** Whether it opens in a new tab (the site's externalLinks.target `blank`, for links leaving it). */
+  newTab?: boolean;
 }
 
 /** An entry of the site's top navigation: a section, an external link, or a group of them. */
@@ -64,7 +68,28 @@ export interface ViewSiteChrome {
   showLastUpdated: boolean;
   /** Whether pages end with "Was this page helpful?" (a form posted to the page itself); absent for no. */
   feedback?: boolean;
+  /** The site's fonts the reader serves (styling.font, styling.headingFont); absent: the system stack. */
+  fonts?: { body?: ReaderFont; heading?: ReaderFont };
+  /** Corners of boxes, fields and buttons (styling.corners); absent: rounded. */
+  corners?: "straight" | "rounded" | "circular";
+  /** Links in the text's colour, underlined in the primary colour (styling.links `accent`). */
+  accentLinks?: boolean;
+  /** Hints' colours (styling.infoColor … dangerColor) as #rrggbb, per mode. */
+  hintColors?: Partial<Record<HintStyle, { light: string; dark?: string }>>;
+  /** A banner above the header (announcement, when enabled). */
+  announcement?: { message: string; style: HintStyle; url?: string };
+  /** External links open in a new tab (externalLinks.target `blank`). */
+  externalLinksInNewTab?: boolean;
+  /** The footer's logo, per mode (footer.logo). */
+  footerLogo?: { light: string; dark?: string };
+  /** Linked in the footer (privacyPolicy.url). */
+  privacyPolicyUrl?: string;
+  /** The image link previews show (socialPreview.url); absent: the page's generated card. */
+  socialImage?: string;
 }
+
+/** GitBook's semantic colours, as hints and announcements use them. */
+export type HintStyle = "info" | "success" | "warning" | "danger";
 
 /** Metadata for search engines and link previews. */
 export interface ViewMeta {
@@ -79,6 +104,8 @@ export interface ViewMeta {
   markdownUrl?: string;
   /** OpenGraph site name. */
   siteName: string;
+  /** Absolute URL of the link-preview image (`og:image`, `twitter:image`); absent for none. */
+  image?: string;
 }
 
 /** Everything around a page body: the same for every page of a site-space and visitor. */
@@ -122,6 +149,8 @@ export interface ViewPage extends ViewFrame {
     markdownUrl: string;
     /** The body holds a mermaid diagram: the page loads the script that draws it (views/diagrams.ts). */
     hasDiagram?: boolean;
+    /** Where the page's file is edited in its space's synced repository, and that host's name; absent for none. */
+    edit?: { url: string; host: string };
   };
 }
 
@@ -150,4 +179,6 @@ export interface ViewStatus {
   frame?: ViewFrame;
   /** As {@link ViewFrame.assetBase}, for a bare page. */
   assetBase?: string;
+  /** The bare page's `lang` (the site's language when known); "en" when absent. */
+  language?: string;
 }

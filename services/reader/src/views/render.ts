@@ -3,6 +3,7 @@ import { toHtml } from "hast-util-to-html";
 import { h } from "hastscript";
 import { readerAssets, THEME_BOOT_SCRIPT } from "./assets.js";
 import { diagramScriptPath } from "./diagrams.js";
+import { announcement, brand, editLink, fontPreloads, footerExtras, lookStyleOf } from "./look.js";
 import type { ViewFrame, ViewLink, ViewPage, ViewSearch, ViewSectionEntry, ViewStatus, ViewTreeItem } from "./model.js";
 import { feedbackForm } from "./feedback.js";
 import { formatDate, readerWords, type ReaderWords } from "./words.js";
@@ -16,12 +17,17 @@ import { formatDate, readerWords, type ReaderWords } from "./words.js";
 
 const current = (link: ViewLink) => (link.active ? { "aria-current": "page" } : {});
 const anchor = (link: ViewLink, props: Record<string, unknown> = {}) =>
-  h("a", { href: link.url, ...current(link), ...(link.external ? { rel: "noopener" } : {}), ...props }, link.title);
+  h(
+    "a",
+    { href: link.url, ...current(link), ...(link.external ? { rel: "noopener" } : {}), ...(link.newTab ? { target: "_blank" } : {}), ...props },
+    link.title,
+  );
 
-/** The page's one inline style: the site's primary colours (its Content-Security-Policy allows it by hash); undefined for none. */
+/** The page's one inline style: the site's primary colours and its look (its Content-Security-Policy allows it by hash); undefined for none. */
 export function inlineStyleOf(frame: ViewFrame): string | undefined {
   const primary = frame.chrome.primaryColor;
-  return primary ? `:root{--primary-light:${primary.light};--primary-dark:${primary.dark ?? primary.light}}` : undefined;
+  const style = `${primary ? `:root{--primary-light:${primary.light};--primary-dark:${primary.dark ?? primary.light}}` : ""}${lookStyleOf(frame.chrome, frame.assetBase ?? "")}`;
+  return style || undefined;
 }
 
 function head(frame: ViewFrame, title: string, description: string | undefined): ElementContent {
@@ -39,10 +45,18 @@ function head(frame: ViewFrame, title: string, description: string | undefined):
     h("meta", { property: "og:site_name", content: meta.siteName }),
     h("meta", { property: "og:url", content: meta.canonicalUrl }),
     ...(description ? [h("meta", { property: "og:description", content: description })] : []),
+    ...(meta.image
+      ? [
+          h("meta", { property: "og:image", content: meta.image }),
+          h("meta", { name: "twitter:card", content: "summary_large_image" }),
+          h("meta", { name: "twitter:image", content: meta.image }),
+        ]
+      : []),
     ...(meta.markdownUrl ? [h("link", { rel: "alternate", type: "text/markdown", href: meta.markdownUrl })] : []),
     // Without a favicon of the site's, an empty one: browsers would otherwise ask for /favicon.ico.
     h("link", { rel: "icon", href: chrome.favicon ?? "data:," }),
     h("link", { rel: "stylesheet", href: `${frame.assetBase ?? ""}${readerAssets.style.path}` }),
+    ...fontPreloads(chrome, frame.assetBase ?? ""),
     ...(colors ? [h("style", colors)] : []),
     h("script", THEME_BOOT_SCRIPT),
     h("script", { src: `${frame.assetBase ?? ""}${readerAssets.script.path}`, defer: true }),
@@ -51,11 +65,8 @@ function head(frame: ViewFrame, title: string, description: string | undefined):
 
 function header(frame: ViewFrame, words: ReaderWords): ElementContent {
   const { chrome } = frame;
-  const brand = chrome.logo
-    ? h("a.brand", { href: frame.homeUrl }, [h("img", { src: chrome.logo.light, alt: chrome.title, width: 160, height: 32 })])
-    : h("a.brand", { href: frame.homeUrl }, chrome.title);
   return h("header.site", [
-    brand,
+    brand(chrome, frame.homeUrl),
     ...(chrome.headerLinks.length > 0
       ? [
           h(
@@ -115,7 +126,7 @@ function variants(frame: ViewFrame, words: ReaderWords): ElementContent[] {
   ];
 }
 
-function footer(frame: ViewFrame): ElementContent {
+function footer(frame: ViewFrame, words: ReaderWords): ElementContent {
   const footerModel = frame.chrome.footer;
   return h("footer.site", [
     ...(footerModel && footerModel.groups.length > 0
@@ -134,6 +145,7 @@ function footer(frame: ViewFrame): ElementContent {
           ),
         ]
       : []),
+    ...footerExtras(frame.chrome, words.privacyPolicy),
     h("p", footerModel?.copyright ?? frame.chrome.title),
   ]);
 }
@@ -149,11 +161,12 @@ function document(frame: ViewFrame, title: string, description: string | undefin
         head(frame, title, description),
         h("body", [
           h("a.skip", { href: "#content" }, words.skipToContent),
+          ...announcement(frame.chrome),
           header(frame, words),
           ...(frame.sections && frame.sections.length > 0 ? [h("nav.sections", { "aria-label": words.sections }, frame.sections.map(sectionEntry))] : []),
           h("details.mobile-nav", [h("summary", words.menu), ...navigation(frame, words)]),
           h("div.layout", [h("aside.tree", navigation(frame, words)), h("main#content", { tabIndex: -1 }, main), h("aside.toc", toc)]),
-          footer(frame),
+          footer(frame, words),
           ...(frame.scripts ?? []).map((src) => h("script", { src, async: true })),
         ]),
       ]),
@@ -187,6 +200,7 @@ export function renderPage(view: ViewPage): string {
     ...(view.chrome.showLastUpdated && page.lastUpdated
       ? [h("p.updated", [`${words.lastUpdated} `, h("time", { dateTime: page.lastUpdated.toISOString() }, formatDate(view.language, page.lastUpdated))])]
       : []),
+    ...editLink(page.edit, words.editOn),
     ...feedbackForm(view, words),
     ...(view.chrome.pagination && (page.previous || page.next)
       ? [
@@ -237,12 +251,15 @@ export function renderSearch(view: ViewSearch): string {
 /** A page answered instead of content (not found, sign-in needed): in the site's frame when the visitor may see it. */
 export function renderStatus(view: ViewStatus): string {
   const body = [h("h1", view.title), h("p", view.message)];
-  if (view.frame) return document(view.frame, `${view.title} · ${view.frame.chrome.title}`, undefined, body);
+  if (view.frame) {
+    const home = view.status === 404 ? [h("p", [h("a.home", { href: view.frame.homeUrl }, readerWords(view.frame.language).notFound.home)])] : [];
+    return document(view.frame, `${view.title} · ${view.frame.chrome.title}`, undefined, [...body, ...home]);
+  }
   return toHtml({
     type: "root",
     children: [
       { type: "doctype" },
-      h("html", { lang: "en" }, [
+      h("html", { lang: view.language || "en" }, [
         h("head", [
           h("meta", { charSet: "utf-8" }),
           h("meta", { name: "viewport", content: "width=device-width, initial-scale=1" }),

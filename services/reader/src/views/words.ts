@@ -28,7 +28,14 @@ export interface ReaderWords {
   versions: string;
   breadcrumbs: string;
   switchTheme: string;
-  notFound: { title: string; message: string };
+  /** The footer's link to the site's privacy policy. */
+  privacyPolicy: string;
+  /** A page's link to its file in the synced repository, named after the host (GitHub, GitLab, Gitea). */
+  editOn: (host: string) => string;
+  /** The not-found page: its heading, its sentence, and the link back to the site's first page. */
+  notFound: { title: string; message: string; home: string };
+  /** The page of a visitor-auth site for a visitor without a valid token (and no fallback URL). */
+  signIn: { title: string; message: string };
 }
 
 const english: ReaderWords = {
@@ -59,7 +66,10 @@ const english: ReaderWords = {
   versions: "Versions",
   breadcrumbs: "Breadcrumbs",
   switchTheme: "Switch between light and dark",
-  notFound: { title: "Page not found", message: "There is no page at this address." },
+  privacyPolicy: "Privacy policy",
+  editOn: (host) => `Edit on ${host}`,
+  notFound: { title: "Page not found", message: "There is no page at this address.", home: "Go to the home page" },
+  signIn: { title: "Sign in to read this site", message: "This documentation is for signed-in readers only." },
 };
 
 const WORDS: Readonly<Record<string, ReaderWords>> = {
@@ -92,7 +102,10 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "Versions",
     breadcrumbs: "Fil d’Ariane",
     switchTheme: "Basculer entre clair et sombre",
-    notFound: { title: "Page introuvable", message: "Il n’y a aucune page à cette adresse." },
+    privacyPolicy: "Politique de confidentialité",
+    editOn: (host) => `Modifier sur ${host}`,
+    notFound: { title: "Page introuvable", message: "Il n’y a aucune page à cette adresse.", home: "Aller à la page d’accueil" },
+    signIn: { title: "Connectez-vous pour lire ce site", message: "Cette documentation est réservée aux lecteurs connectés." },
   },
   de: {
     skipToContent: "Zum Inhalt springen",
@@ -122,7 +135,10 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "Versionen",
     breadcrumbs: "Brotkrümelnavigation",
     switchTheme: "Zwischen hell und dunkel wechseln",
-    notFound: { title: "Seite nicht gefunden", message: "Unter dieser Adresse gibt es keine Seite." },
+    privacyPolicy: "Datenschutzerklärung",
+    editOn: (host) => `Auf ${host} bearbeiten`,
+    notFound: { title: "Seite nicht gefunden", message: "Unter dieser Adresse gibt es keine Seite.", home: "Zur Startseite" },
+    signIn: { title: "Melden Sie sich an, um diese Seite zu lesen", message: "Diese Dokumentation ist nur für angemeldete Leser." },
   },
   es: {
     skipToContent: "Saltar al contenido",
@@ -152,7 +168,10 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "Versiones",
     breadcrumbs: "Ruta de navegación",
     switchTheme: "Cambiar entre claro y oscuro",
-    notFound: { title: "Página no encontrada", message: "No hay ninguna página en esta dirección." },
+    privacyPolicy: "Política de privacidad",
+    editOn: (host) => `Editar en ${host}`,
+    notFound: { title: "Página no encontrada", message: "No hay ninguna página en esta dirección.", home: "Ir a la página de inicio" },
+    signIn: { title: "Inicia sesión para leer este sitio", message: "Esta documentación es solo para lectores que han iniciado sesión." },
   },
   ja: {
     skipToContent: "コンテンツへスキップ",
@@ -182,7 +201,10 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "バージョン",
     breadcrumbs: "パンくずリスト",
     switchTheme: "ライトとダークを切り替え",
-    notFound: { title: "ページが見つかりません", message: "このアドレスにはページがありません。" },
+    privacyPolicy: "プライバシーポリシー",
+    editOn: (host) => `${host} で編集`,
+    notFound: { title: "ページが見つかりません", message: "このアドレスにはページがありません。", home: "ホームページへ移動" },
+    signIn: { title: "このサイトを読むにはサインインしてください", message: "このドキュメントはサインインした読者専用です。" },
   },
   zh: {
     skipToContent: "跳到内容",
@@ -205,7 +227,10 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
     versions: "版本",
     breadcrumbs: "面包屑导航",
     switchTheme: "切换浅色和深色",
-    notFound: { title: "找不到页面", message: "此地址没有页面。" },
+    privacyPolicy: "隐私政策",
+    editOn: (host) => `在 ${host} 上编辑`,
+    notFound: { title: "找不到页面", message: "此地址没有页面。", home: "前往首页" },
+    signIn: { title: "登录以阅读此站点", message: "本文档仅供已登录的读者阅读。" },
   },
 };
 

@@ -3,15 +3,19 @@ import type { PublishedContentServiceService } from "@imprint/proto/content/v1/p
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { getPublishedFile, getPublishedOpenApiSpec, getPublishedPage, getPublishedSpace, type ExternalOpenApiFetch } from "../use-cases/read-published.js";
 import { pageTreeToProto } from "./mappers.js";
-import type { RevisionDeps } from "../../deps.js";
+import type { PublishedGitSourceOf, RevisionDeps } from "../../deps.js";
 
 export const PUBLISHED_CONTENT_SERVICE_NAME = "imprint.content.v1.PublishedContentService";
 
-/** Thin transport of the published read (the reader's): one use case per call on a fresh EntityManager. */
+/**
+ * Thin transport of the published read (the reader's): one use case per call on a fresh
+ * EntityManager; a space's Git source (for edit links) from Git sync's port.
+ */
 export function publishedContentServiceImplementation(
   orm: MikroORM,
   deps: RevisionDeps,
   fetchExternal: ExternalOpenApiFetch,
+  gitSourceOf: PublishedGitSourceOf,
 ): AsyncImplementation<typeof PublishedContentServiceService> {
   const em = () => forkEm(orm);
   return {
@@ -21,7 +25,10 @@ export function publishedContentServiceImplementation(
         { spaceId: request.spaceId, knownRevisionId: request.knownRevisionId, revisionId: request.revisionId },
         deps,
       );
+      // Also when not modified: like the language, it can change without a revision.
+      const gitSource = await gitSourceOf(em(), published.space.id);
       return {
+        ...(gitSource ? { gitSource } : {}),
         spaceId: published.space.id,
         organizationId: published.space.organizationId,
         title: published.space.title,

@@ -150,7 +150,8 @@ const themed = (color: string) => ({ light: color, dark: color });
 /**
  * A new site's customization, until an admin sets one: GitBook's defaults for every required
  * setting, without what Imprint does not do (no "Powered by" trademark, no tracking cookie, no AI
- * assistant); the page menu offers the markdown and MCP actions the reader serves.
+ * assistant); the page menu offers the actions the reader serves: markdown, MCP, and the edit link
+ * of a Git-synced space.
  */
 export function defaultCustomization(): Customization {
   return {
@@ -183,7 +184,7 @@ export function defaultCustomization(): Customization {
     trademark: { enabled: false },
     externalLinks: { target: "self" },
     pagination: { enabled: true },
-    pageActions: { items: ["markdown", "mcp"] },
+    pageActions: { items: ["markdown", "mcp", "git"] },
     privacyPolicy: {},
     socialPreview: {},
     socialAccounts: [],
