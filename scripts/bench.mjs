@@ -136,7 +136,8 @@ const env = {
   ...stackLib.RATE_LIMITS_OUT_OF_REACH,
 };
 delete env.IMPRINT_PUBLIC_URL;
-if (settings.git) env.IMPRINT_ALLOW_PRIVATE_FETCH = "true";
+// Git remotes on loopback, and the OpenAPI specification the reader's audited blocks page comes from.
+if (settings.git || settings.reader?.lighthouse) env.IMPRINT_ALLOW_PRIVATE_FETCH = "true";
 const log = (message) => console.log(`» ${message}`);
 
 let stack = null;

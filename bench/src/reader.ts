@@ -1,6 +1,8 @@
 import { spawn } from "node:child_process";
 import { createHmac } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -76,7 +78,73 @@ export interface ReaderFigures {
   /** Whether the visitor's claims opened the conditional site-space (its link is on the page). */
   visitorSeesConditional: boolean;
   lighthouse?: ReaderLighthouse;
+  /** Lighthouse's audit of a page holding math, tabs, an OpenAPI operation and a mermaid diagram (below its first screen). */
+  blocksLighthouse?: ReaderLighthouse;
 }
+
+/** The OpenAPI specification the blocks page's operation comes from, served to content by the bench itself. */
+const BLOCKS_SPEC = {
+  openapi: "3.1.0",
+  info: { title: "Pets", version: "1" },
+  servers: [{ url: "https://pets.example.com/v1" }],
+  paths: {
+    "/pets/{petId}": {
+      get: {
+        summary: "Get a pet",
+        parameters: [
+          { name: "petId", in: "path", required: true, description: "The pet's id", schema: { type: "string" } },
+          { name: "fields", in: "query", description: "Fields to include", schema: { type: "string" } },
+        ],
+        responses: {
+          "200": {
+            description: "The pet",
+            content: { "application/json": { schema: { type: "object", properties: { id: { type: "string" }, name: { type: "string" } } } } },
+          },
+          "404": { description: "No such pet" },
+        },
+      },
+    },
+  },
+};
+
+/** A page with each block that brings its own weight: math (inline and block), tabs, an OpenAPI operation, then a diagram. */
+const BLOCKS_PAGE = [
+  "---",
+  "description: Math, tabs, an API operation and a diagram on one page.",
+  "---",
+  "",
+  "# Blocks",
+  "",
+  "The energy of a mass is $$E = mc^2$$, and the area under $$x^2$$ from 0 to 1 is:",
+  "",
+  "$$",
+  "\\int_0^1 x^2\\,dx = \\frac{1}{3}",
+  "$$",
+  "",
+  "{% tabs %}",
+  '{% tab title="JavaScript" %}',
+  "```js",
+  "const pet = await fetch('/pets/1').then((answer) => answer.json());",
+  "```",
+  "{% endtab %}",
+  '{% tab title="Python" %}',
+  "```python",
+  "pet = requests.get('/pets/1').json()",
+  "```",
+  "{% endtab %}",
+  "{% endtabs %}",
+  "",
+  '{% openapi-operation spec="bench-pets" path="/pets/{petId}" method="get" %}',
+  "{% endopenapi-operation %}",
+  "",
+  "## How a change is published",
+  "",
+  "```mermaid",
+  "graph LR",
+  "  Write-->Review-->Merge-->Publish",
+  "```",
+  "",
+].join("\n");
 
 type Log = (message: string) => void;
 
@@ -270,6 +338,17 @@ async function startStaticServer(body: string, contentType: string): Promise<Sta
   }
 }
 
+/** BLOCKS_SPEC over HTTP on loopback, for content to fetch once. */
+async function serveSpec(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const server = createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "application/json" });
+    response.end(JSON.stringify(BLOCKS_SPEC));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}/pets.json`, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}
+
 const describe = (result: LoadResult) =>
   `${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms} ms, p99 ${result.p99Ms} ms${result.non2xx + result.errors ? `, ${result.non2xx} non-2xx, ${result.errors} errors` : ""}`;
 
@@ -304,10 +383,24 @@ export async function runReaderBenchmark(target: ReaderTarget, settings: ReaderB
       await post(`/v1/spaces/${spaceId}/change-requests/${String(changeRequest.id)}/merge`);
     };
     const insert = (slug: string, markdown: string) => ({ operation: "insert_page", ref: slug, slug, document: { markdown } });
+    // For the audit of a page with heavier blocks: the OpenAPI specification its operation comes from,
+    // served from this process to content (the stack allows private fetches when it is audited).
+    const specServer = settings.lighthouse ? await serveSpec() : undefined;
+    try {
+      if (specServer) {
+        await post(`/v1/orgs/${orgId}/openapi`, { slug: "bench-pets", source: { url: specServer.url } });
+        await until("the OpenAPI specification processed", async () =>
+          (await call("GET", `/v1/orgs/${orgId}/openapi/bench-pets`)).lastVersion !== undefined ? true : null,
+        );
+      }
+    } finally {
+      await specServer?.stop();
+    }
     const spaceId = (await post(`/v1/orgs/${orgId}/spaces`, { title: "Reader benchmark" })).id as string;
     await writeSpace(spaceId, [
       insert("overview", "---\ndescription: The reader benchmark's pages.\n---\n\n# Overview\n\nThe pages of this space are generated by the benchmark.\n"),
       ...pages.map((markdown, i) => insert(pageSlug(i + 1), markdown)),
+      ...(settings.lighthouse ? [insert("blocks", BLOCKS_PAGE)] : []),
     ]);
     const proSpaceId = (await post(`/v1/orgs/${orgId}/spaces`, { title: "Pro" })).id as string;
     await writeSpace(proSpaceId, [insert("billing", "---\ndescription: Invoices for pro customers.\n---\n\n# Billing\n\nInvoices for pro customers.\n")]);
@@ -416,6 +509,22 @@ export async function runReaderBenchmark(target: ReaderTarget, settings: ReaderB
       }
       if (lighthouse.error) log(`         not audited: ${lighthouse.error}`);
     }
+    let blocksLighthouse: ReaderLighthouse | undefined;
+    if (settings.lighthouse && !lighthouse?.error) {
+      blocksLighthouse = { url: `${publicBase}blocks` };
+      const reportPath = target.lighthouseReportPath.replace(/\.html$/, "-blocks.html");
+      log(`reader: Lighthouse audit of ${blocksLighthouse.url} (math, tabs, an OpenAPI operation, a diagram below the first screen)`);
+      try {
+        const { auditWithLighthouse } = await import("./lighthouse.js");
+        const audit = await auditWithLighthouse(blocksLighthouse.url, { chromePath: findChromium()!, reportPath });
+        Object.assign(blocksLighthouse, { reportPath, scores: audit.scores, failedAudits: audit.failedAudits });
+        const { performance: perf, accessibility, bestPractices, seo } = audit.scores;
+        log(`         performance ${perf}, accessibility ${accessibility}, best practices ${bestPractices}, SEO ${seo}`);
+      } catch (error) {
+        blocksLighthouse.error = error instanceof Error ? error.message : String(error);
+        log(`         not audited: ${blocksLighthouse.error}`);
+      }
+    }
 
     return {
       pages: settings.pages,
@@ -428,6 +537,7 @@ export async function runReaderBenchmark(target: ReaderTarget, settings: ReaderB
       visitorAuth,
       visitorSeesConditional,
       ...(lighthouse ? { lighthouse } : {}),
+      ...(blocksLighthouse ? { blocksLighthouse } : {}),
     };
   } finally {
     identity.close();

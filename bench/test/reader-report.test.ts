@@ -63,6 +63,30 @@ describe("reader benchmark targets", () => {
     expect(checks.map((check) => [check.passed, check.detail])).toEqual(Array(4).fill([false, "not audited: Chromium was not found (set CHROMIUM_PATH)"]));
   });
 
+  it("holds the page with math, tabs, an OpenAPI operation and a diagram to the same Lighthouse scores, and reports it", () => {
+    const blocksLighthouse = {
+      url: "http://127.0.0.1:1/o/reader-bench/blocks",
+      scores: { performance: 88, accessibility: 100, bestPractices: 100, seo: 100 },
+      failedAudits: [{ id: "total-blocking-time", title: "Total Blocking Time", score: 0.4, categories: ["performance"], weight: 30, displayValue: "900 ms" }],
+    };
+    const checks = evaluateReaderTargets(figures({ blocksLighthouse })).filter((check) => check.name.includes("OpenAPI"));
+    expect(checks.map((check) => [check.passed, check.detail])).toEqual([
+      [false, "88"],
+      [true, "100"],
+      [true, "100"],
+      [true, "100"],
+    ]);
+    const text = formatReaderReport({
+      settings: { pages: 100, connections: 32, durationSeconds: 10, warmupSeconds: 2, lighthouse: true },
+      figures: figures({ blocksLighthouse }),
+    });
+    expect(text).toContain(
+      "a page with math, tabs, an OpenAPI operation and a mermaid diagram (below its first screen), http://127.0.0.1:1/o/reader-bench/blocks",
+    );
+    expect(text).toContain("| 88 | 100 | 100 | 100 |");
+    expect(text).toContain("| `total-blocking-time` Total Blocking Time | performance | 0.40 | 900 ms |");
+  });
+
   it("formats the figures with their references and ratios", () => {
     const text = formatReaderReport({ settings: { pages: 100, connections: 32, durationSeconds: 10, warmupSeconds: 2, lighthouse: true }, figures: figures() });
     expect(text).toContain("| static node:http, same bytes (reference) | 5000 | 3 ms | 10 ms | 20 ms | 0 |");

@@ -121,6 +121,7 @@ describe("the reader in a browser", () => {
           "formulas",
           "# Formulas\n\nEnergy is $$E = mc^2$$ in a sentence.\n\n$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$\n\n```mermaid\ngraph LR\n  Write-->Review-->Publish\n```",
         ],
+        ["long-read", `# Long read\n\n${"A paragraph that fills the screen.\n\n".repeat(80)}\`\`\`mermaid\ngraph LR\n  Far-->Down\n\`\`\``],
       ]),
     );
     await eventually(async () => (await fetch(url(`${site.base}v2/formulas`))).status === 200, 15_000);
@@ -151,6 +152,19 @@ describe("the reader in a browser", () => {
     expect(refused).toEqual([]);
     await screenshot(page, "math-and-diagram");
     await page.context().close();
+
+    // A diagram far down the page: mermaid is fetched only once the visitor scrolls near it.
+    const reading = await visitor();
+    const fetched: string[] = [];
+    reading.on("request", (request) => fetched.push(new URL(request.url()).pathname));
+    await reading.goto(url(`${site.base}v2/long-read`));
+    await reading.waitForLoadState("networkidle");
+    expect(fetched.some((path) => /diagrams\./.test(path))).toBe(true);
+    expect(fetched.filter((path) => /\/_assets\/mermaid-/.test(path))).toEqual([]);
+    await reading.locator("article pre.mermaid").scrollIntoViewIfNeeded();
+    await reading.locator("article pre.mermaid svg .node").last().waitFor();
+    expect(await reading.locator("article pre.mermaid svg .node").allTextContents()).toEqual(["Far", "Down"]);
+    await reading.context().close();
 
     // Without script the formulas are the same MathML, and the diagram's source stays readable.
     const withoutScript = await visitor({ javaScriptEnabled: false });

@@ -13,7 +13,8 @@ import { gzip } from "node:zlib";
  * draws; a page without a diagram loads no byte of it. The source stays readable where no script
  * runs. The files are served under a path naming mermaid's version, so they are cached for good,
  * and gzipped (once, when first asked) for browsers that take it: mermaid's chunks are large. The
- * script waits for the page's load before it fetches mermaid, so the page's text paints first.
+ * script waits for the page's load, and for a diagram to come near the screen, before it fetches
+ * mermaid, so the page's text paints first.
  */
 
 const require = createRequire(import.meta.url);
@@ -31,12 +32,20 @@ const FILES = new Set([
 ]);
 const JAVASCRIPT = "text/javascript; charset=utf-8";
 
-/** Draws every diagram of the page once it has loaded, in the reader's theme as the page shows it (the visitor's choice, else the system's). */
-const DRAW = `const draw=async()=>{const{default:mermaid}=await import(".${MERMAID_BASE.slice("/_assets".length)}${ENTRY}");
+/**
+ * Draws each diagram of the page once the page has loaded and the diagram comes near the screen
+ * (200 px before it shows), in the reader's theme as the page shows it (the visitor's choice, else
+ * the system's): mermaid's script costs seconds of a slow phone's main thread, so a page whose
+ * diagrams are further down costs nothing of it until the visitor scrolls to them.
+ */
+const DRAW = `let loading;
+const mermaid=()=>loading??=import(".${MERMAID_BASE.slice("/_assets".length)}${ENTRY}").then(({default:m})=>{
 const root=document.documentElement,dark=root.dataset.theme?root.dataset.theme==="dark":matchMedia("(prefers-color-scheme: dark)").matches;
-mermaid.initialize({startOnLoad:false,securityLevel:"strict",theme:dark?"dark":"default"});
-await mermaid.run({querySelector:"pre.mermaid",suppressErrors:true})};
-if(document.readyState==="complete")draw();else addEventListener("load",draw,{once:true});
+m.initialize({startOnLoad:false,securityLevel:"strict",theme:dark?"dark":"default"});return m});
+const start=()=>{const near=new IntersectionObserver(entries=>{for(const entry of entries){if(!entry.isIntersecting)continue;
+near.unobserve(entry.target);mermaid().then(m=>m.run({nodes:[entry.target],suppressErrors:true}))}},{rootMargin:"200px"});
+for(const diagram of document.querySelectorAll("pre.mermaid"))near.observe(diagram)};
+if(document.readyState==="complete")start();else addEventListener("load",start,{once:true});
 `;
 
 /** The module script a page with a diagram loads, at a path that changes when it (or mermaid's version) does. */
