@@ -115,6 +115,7 @@ export function siteInsightsRoutes({ upstreams }: RouteDeps): Route[] {
       handler: async ({ params, body, principal }) => {
         await insights.trackSiteEvents({
           caller: principal.caller,
+          batchId: "",
           events: body.events.map((event) => ({
             id: eventId(params.organizationId, params.siteId, event),
             organizationId: params.organizationId,

@@ -9,11 +9,13 @@ import {
   eventually,
   failure,
   readEvents,
+  testClient,
   waitForEvents,
   type TestOrganization,
   type TestUser,
 } from "@imprint/runtime/testing";
 import { UpdateSitePublishingAuthRequest } from "@imprint/proto/publishing/v1/site_publishing_auth";
+import { SiteInsightsServiceService } from "@imprint/proto/publishing/v1/site_insights";
 import { startPublishingHarness, type PublishingHarness } from "./support/harness.js";
 
 let harness: PublishingHarness;
@@ -315,5 +317,35 @@ describe("organization roles", () => {
     expect((await get(site.id, admin)).title).toBe("Changed by an admin");
     await harness.identity.members.removeMember({ caller: org.owner.caller, organizationId: org.organizationId, userId: admin.userId });
     await eventually(async () => (await failure(get(site.id, admin))).code === "not_found");
+  });
+});
+
+describe("site insights", () => {
+  it("counts the reader's batch of page views once, by its batch id, and each event of an unbatched report by its own", async () => {
+    const insights = testClient(SiteInsightsServiceService, harness.publishingAddress);
+    try {
+      const view = {
+        id: "",
+        organizationId: org.organizationId,
+        siteId: randomUUID(),
+        type: "page_view",
+        siteSpaceId: "ss",
+        spaceId: "s",
+        pageId: "p",
+        rating: "",
+        occurredAt: new Date(),
+      };
+      const batchId = randomUUID();
+      const batch = { caller: undefined, batchId, events: [view, view, view] };
+      expect(await insights.trackSiteEvents(batch)).toEqual({ counted: 3 });
+      expect(await insights.trackSiteEvents(batch)).toEqual({ counted: 0 });
+      // Without a batch id, every event needs its own, and is counted once.
+      expect((await failure(insights.trackSiteEvents({ ...batch, batchId: "" }))).message).toContain("events[0].id");
+      const single = { ...view, id: randomUUID() };
+      expect(await insights.trackSiteEvents({ caller: undefined, batchId: "", events: [single, single] })).toEqual({ counted: 1 });
+      expect((await failure(insights.trackSiteEvents({ ...batch, batchId: "not-a-uuid" }))).message).toContain("batchId");
+    } finally {
+      insights.close();
+    }
   });
 });

@@ -80,6 +80,7 @@ export async function serveFeedback(ctx: ParameterizedContext, visit: Visit, dat
   };
   await Promise.all([
     sinks.insights.trackSiteEvents({
+      batchId: "",
       events: [
         {
           id: randomUUID(),

@@ -55,8 +55,6 @@ export interface SiteViews extends ViewRecorder {
 
 /** A view as recorded while answering: its anonymous id is derived when it is sent, off the request's path. */
 interface WaitingView {
-  /** Its insights event's id: publishing counts it once, whatever the retries. */
-  id: string;
   view: SiteView;
   ip: string;
 }
@@ -142,9 +140,11 @@ export function openSiteViews(sinks: ViewSinks, logger: Logger): SiteViews {
       const batch = take(BATCH);
       const [reported, counted] = await Promise.allSettled([
         integrationScripts?.reportSiteViews({ views: batch.map((waiting) => ({ ...waiting.view, anonymousId: anonymousId(waiting) })) }),
+        // One receipt for the batch, not one per view: publishing counts it once, whatever the retries.
         insights.trackSiteEvents({
-          events: batch.map(({ id, view }) => ({
-            id,
+          batchId: randomUUID(),
+          events: batch.map(({ view }) => ({
+            id: "",
             organizationId: view.organizationId,
             siteId: view.siteId,
             type: "page_view",
@@ -195,7 +195,6 @@ export function openSiteViews(sinks: ViewSinks, logger: Logger): SiteViews {
         warnDropped(1);
       }
       ring[(head + size) % MAX_WAITING] = {
-        id: randomUUID(),
         view: {
           organizationId: page.organizationId,
           siteId: page.siteId,

@@ -15,6 +15,7 @@ export function siteInsightsServiceImplementation(em: () => EntityManager, deps:
         em(),
         {
           caller: request.caller,
+          batchId: request.batchId,
           events: request.events.map((event) => ({
             id: event.id,
             organizationId: event.organizationId,

@@ -8,6 +8,8 @@ import { findSite } from "../shared/sites.js";
 export interface TrackSiteEventsInput {
   /** Absent for the reader's own reports (trusted, any site); present, the caller must see each site. */
   caller: CallerInput | undefined;
+  /** A batch counted as one ("" for none): remembered instead of each event, whose ids may then be empty. */
+  batchId: string;
   events: {
     id: string;
     organizationId: string;
@@ -22,15 +24,17 @@ export interface TrackSiteEventsInput {
 }
 
 /**
- * Counts events of sites' visitors: each id is remembered, and only events whose id was not yet
- * remembered are added to the counts (a retried batch counts nothing twice). Ids older
- * than {@link RECEIPT_DAYS} days are forgotten on the way.
+ * Counts events of sites' visitors: each id (or the batch's, for a batch counted as one) is
+ * remembered, and only events whose id was not yet remembered are added to the counts (a retried
+ * batch counts nothing twice). Ids older than {@link RECEIPT_DAYS} days are forgotten on the way.
  */
 export async function trackSiteEvents(em: EntityManager, input: TrackSiteEventsInput, deps: UseCaseDeps): Promise<number> {
   if (input.events.length > MAX_TRACKED_EVENTS) throw AppError.invalidArgument(`events: at most ${MAX_TRACKED_EVENTS} at once`);
   const now = deps.clock();
+  const batched = input.batchId !== "";
+  if (batched && !isId(input.batchId)) throw AppError.invalidArgument("batchId: must be a UUID");
   const events: TrackedEvent[] = input.events.map((event, index) => {
-    if (!isId(event.id)) throw AppError.invalidArgument(`events[${index}].id: must be a UUID`);
+    if (!(batched && event.id === "") && !isId(event.id)) throw AppError.invalidArgument(`events[${index}].id: must be a UUID`);
     if (!isId(event.organizationId) || !isId(event.siteId)) throw AppError.notFound("Site");
     return {
       id: event.id,
@@ -52,14 +56,16 @@ export async function trackSiteEvents(em: EntityManager, input: TrackSiteEventsI
   if (events.length === 0) return 0;
   return deps.unitOfWork.run(em, async (tx) => {
     await executeStatement(tx, sql`delete from site_insight_receipts where received_at < ${new Date(now.getTime() - RECEIPT_DAYS * 86_400_000)}`);
+    // One receipt per batch, or per event: what is remembered is what a repeat would send again.
+    const receiptIds = batched ? [input.batchId] : events.map((event) => event.id);
     const fresh = await queryRows(
       tx,
       sql<{ event_id: string }>`insert into site_insight_receipts (event_id, received_at)
-        select distinct unnest(${`{${events.map((event) => event.id).join(",")}}`}::uuid[]), ${now}::timestamptz
+        select distinct unnest(${`{${receiptIds.join(",")}}`}::uuid[]), ${now}::timestamptz
         on conflict (event_id) do nothing returning event_id`,
     );
     const freshIds = new Set(fresh.map((row) => row.event_id));
-    const counted = events.filter((event) => freshIds.delete(event.id));
+    const counted = batched ? (freshIds.size > 0 ? events : []) : events.filter((event) => freshIds.delete(event.id));
     if (counted.length === 0) return 0;
     const rows = counted.map((event) => ({
       organization_id: event.organizationId,
