@@ -1,10 +1,9 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
 import { findRevision, mergeOfRevision } from "../../revisions/index.js";
-import { retryDelayMs } from "../domain/sync-job.js";
 import { EXPORT_AUTHOR } from "../store/repository.js";
 import { exportToGitRepository } from "./export-to-git-repository.js";
 import { connectionUrl } from "./shared/connection-remote.js";
+import { settleFailedRun } from "./shared/failed-run.js";
 import { findSync, openConnectionSecrets, settleQueuedExport, type QueuedExport } from "./shared/sync-state.js";
 import type { GitDeps } from "../../deps.js";
 
@@ -56,26 +55,7 @@ export async function runQueuedExport(em: EntityManager, queued: QueuedExport, d
     await settleQueuedExport(em, queued, { done: true });
     deps.logger.info("git sync exported", { space_id: sync.spaceId, revision_id: queued.revisionId, commit: result.commit.oid, pushed: result.pushed });
   } catch (error) {
-    const attempt = queued.attempts + 1;
-    const message = error instanceof AppError ? error.message : "internal error";
-    if (attempt >= deps.sync.maxAttempts) {
-      deps.logger.error("git sync: the queued export failed for the last time", {
-        space_id: sync.spaceId,
-        revision_id: queued.revisionId,
-        attempt,
-        error: message,
-      });
-      await settleQueuedExport(em, queued, { givenUp: true });
-      return;
-    }
-    const delayMs = retryDelayMs(attempt, deps.sync.retryBaseMs);
-    deps.logger.warn("git sync: the queued export failed; retrying", {
-      space_id: sync.spaceId,
-      revision_id: queued.revisionId,
-      attempt,
-      retry_in_ms: delayMs,
-      error: message,
-    });
-    await settleQueuedExport(em, queued, { retryAt: new Date(deps.clock().getTime() + delayMs) });
+    const fields = { space_id: sync.spaceId, revision_id: queued.revisionId };
+    await settleFailedRun(deps, { kind: "export", attempts: queued.attempts, fields, error }, (outcome) => settleQueuedExport(em, queued, outcome));
   }
 }

@@ -1,8 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
-import { retryDelayMs } from "../domain/sync-job.js";
 import { importGitRepository } from "./import-git-repository.js";
 import { connectionUrl } from "./shared/connection-remote.js";
+import { settleFailedRun } from "./shared/failed-run.js";
 import { findSync, openConnectionSecrets, settleQueuedImport, type QueuedImport } from "./shared/sync-state.js";
 import type { GitDeps } from "../../deps.js";
 
@@ -31,21 +30,8 @@ export async function runQueuedImport(em: EntityManager, queued: QueuedImport, d
     );
     await settleQueuedImport(em, queued, { done: true });
   } catch (error) {
-    const attempt = queued.attempts + 1;
-    const message = error instanceof AppError ? error.message : "internal error";
-    if (attempt >= deps.sync.maxAttempts) {
-      deps.logger.error("git sync: the queued import failed for the last time", { space_id: sync.spaceId, commit: queued.commit, attempt, error: message });
-      await settleQueuedImport(em, queued, { givenUp: true });
-      return;
-    }
-    const delayMs = retryDelayMs(attempt, deps.sync.retryBaseMs);
-    deps.logger.warn("git sync: the queued import failed; retrying", {
-      space_id: sync.spaceId,
-      commit: queued.commit,
-      attempt,
-      retry_in_ms: delayMs,
-      error: message,
-    });
-    await settleQueuedImport(em, queued, { retryAt: new Date(deps.clock().getTime() + delayMs) });
+    await settleFailedRun(deps, { kind: "import", attempts: queued.attempts, fields: { space_id: sync.spaceId, commit: queued.commit }, error }, (outcome) =>
+      settleQueuedImport(em, queued, outcome),
+    );
   }
 }
