@@ -192,7 +192,9 @@ async function renderHtml(
     return target ? urlOfPage(location.prefix, target, first) : null;
   };
   const document = JSON.parse(read.documentJson) as JsonDocument;
-  const openApi = await pageOpenApi(data, space, [document, ...[...read.reusableContents.values()].map((json) => JSON.parse(json) as JsonDocument)]);
+  // Parsed once: the OpenAPI lookup, the heading levels and the rendering each read them.
+  const included = new Map([...read.reusableContents].map(([id, json]) => [id, JSON.parse(json) as JsonDocument]));
+  const openApi = await pageOpenApi(data, space, [document, ...included.values()]);
   const resolveRef = (ref: ContentRef): string | null => {
     if (ref.kind === "page") return linkTo(ref.page);
     if (ref.kind === "file") return fileUrl(location.prefix, ref.file);
@@ -212,10 +214,7 @@ async function renderHtml(
     },
     onUnknownBlock: (type) => data.unknownBlock(type),
     // Another space's reusable content is not read here: it shows nothing.
-    reusableContent: (ref) => {
-      const json = ref.space === undefined ? read.reusableContents.get(ref.reusableContent) : undefined;
-      return json === undefined ? null : (JSON.parse(json) as JsonDocument);
-    },
+    reusableContent: (ref) => (ref.space === undefined ? (included.get(ref.reusableContent) ?? null) : null),
   });
   const visible = pages.filter((candidate) => !candidate.hidden);
   const index = visible.findIndex((candidate) => candidate.id === page.id);

@@ -1,4 +1,5 @@
 import { posix } from "node:path";
+import { INCLUDE_PATH } from "@imprint/document";
 import type { FileRecord, PageIndex, PageRecord } from "../../revisions/index.js";
 import { slugOf } from "../../import/index.js";
 import { rewriteLinkTargets, writeIncludeFile, writePageFile } from "./markdown-text.js";
@@ -49,8 +50,6 @@ function uniqueAssetName(name: string, taken: Set<string>): string {
   taken.add(candidate.toLowerCase());
   return candidate;
 }
-
-const INCLUDE_REFERENCE = /^\.gitbook\/includes\/([A-Za-z0-9_-]{1,64})\.md$/;
 
 /** The name of a reusable content's file in `.gitbook/includes/` (before `.md`): its title as a slug, as GitBook names it. */
 export function includeFileStem(reusable: { reusableContentId: string; title: string }): string {
@@ -121,7 +120,7 @@ export function writeLayout(input: {
         const target = assetPath.get(fileRef[1]!);
         return target ? relativeLink(path, target) : undefined;
       }
-      const includeRef = INCLUDE_REFERENCE.exec(url);
+      const includeRef = INCLUDE_PATH.exec(url);
       if (includeRef) {
         const target = includePath.get(includeRef[1]!);
         return target ? relativeLink(path, target) : undefined;

@@ -200,11 +200,12 @@ export async function applyLayout(
   const bodyOf = (page: LayoutPage): string => (page.path ? rewriteBody(page.path, page.body, PAGE_LIMITS.markdownBytes) : "");
 
   let reusablesWritten = 0;
+  const baseReusableBodies = await session.bodies(baseReusables.flatMap((item) => (item.bodyId ? [item.bodyId] : [])));
   for (const include of layout.includes) {
     const reusableContentId = reusableIdByPath.get(include.path)!;
     const base = baseReusables.find((item) => item.reusableContentId === reusableContentId);
     const markdown = rewriteBody(include.path, include.body, PAGE_LIMITS.markdownBytes);
-    const baseMarkdown = base?.bodyId ? ((await session.bodies([base.bodyId])).get(base.bodyId)?.markdown ?? "") : "";
+    const baseMarkdown = base?.bodyId ? (baseReusableBodies.get(base.bodyId)?.markdown ?? "") : "";
     if (base && base.title === include.title && sameBody(baseMarkdown, markdown) && base.git?.oid === include.oid) continue;
     const valid = validateReusableContent({ title: include.title, markdown });
     editor.putReusable({ reusableContentId, ...valid, git: { oid: include.oid, path: include.path } });

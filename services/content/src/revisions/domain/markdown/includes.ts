@@ -1,4 +1,4 @@
-import { parseMarkdown, type JsonDocument } from "@imprint/document";
+import { INCLUDE_PATH, parseMarkdown, type JsonDocument } from "@imprint/document";
 import { visit } from "unist-util-visit";
 
 /**
@@ -11,8 +11,8 @@ export const MAX_INCLUDE_DEPTH = 3;
 /** The most reusable contents one page includes, all levels together. */
 export const MAX_INCLUDED = 50;
 
-/** The include tag `documentToMarkdown` writes for a reusable content of the same space. */
-const INCLUDE_TAG = /^\{%\s*include\s+"(?:[^"]*\/)?\.gitbook\/includes\/([A-Za-z0-9_-]{1,64})\.md"\s*%\}$/;
+/** An include tag of a reusable content of the same space (no `space` attribute): its target. */
+const INCLUDE_TAG = /^\{%\s*include\s+"([^"]*)"\s*%\}$/;
 
 /** The reusable contents of this space a document's blocks include, in order, each once (another space's are left out). */
 export function includedIds(document: JsonDocument): string[] {
@@ -49,7 +49,8 @@ export function expandIncludes(markdown: string, bodies: ReadonlyMap<string, str
     const start = node.position?.start.offset;
     const end = node.position?.end.offset;
     if (start === undefined || end === undefined) return;
-    const id = INCLUDE_TAG.exec(markdown.slice(start, end).trim())?.[1];
+    const target = INCLUDE_TAG.exec(markdown.slice(start, end).trim())?.[1];
+    const id = target === undefined ? undefined : INCLUDE_PATH.exec(target)?.[1];
     const body = id === undefined ? undefined : bodies.get(id);
     if (body === undefined) return;
     const inner = depth + 1 < MAX_INCLUDE_DEPTH ? expandIncludes(body, bodies, depth + 1) : body;
