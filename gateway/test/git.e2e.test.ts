@@ -888,6 +888,79 @@ describe("Git Sync connection: PUT/GET/DELETE /v1/spaces/{spaceId}/git/sync", ()
     await eventually(async () => (await connection(space.id)).body.lastSync?.state === "success");
     expect((await connection(space.id)).body.lastSync).toMatchObject({ direction: "export", commit: git.git(bare, "rev-parse", "refs/heads/main") });
   });
+
+  it.each(["git", "imprint"] as const)(
+    "both sides changed the same page: priority %s wins in the space and the repository, the other side is kept as a change request; merging it applies it",
+    async (priority) => {
+      const name = newRepository(GITBOOK_LAYOUT);
+      const bare = git.createRepository(name);
+      const space = await createSpace(stack, org);
+      const secret = (await connect(space.id, { url: git.url(name), ref: "main", priority })).body.webhook.secret as string;
+      expect((await importRepo(space.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+      const byTitle = Object.fromEntries(flatten(await pagesOf(space.id)).map((page) => [page.title, page.id]));
+      const texts = async (ref = "content") =>
+        Object.fromEntries(
+          await Promise.all(
+            ["API", "Getting started", "Welcome"].map(async (title) => {
+              const response = await call(stack, "GET", `/v1/spaces/${space.id}/${ref}/page/${byTitle[title]}?format=markdown`, { token: owner() });
+              expect(response.status).toBe(200);
+              return [title, response.body.markdown as string] as const;
+            }),
+          ),
+        );
+
+      // Git: the API page (conflicting) and the welcome page; Imprint: the API page and Getting started.
+      const pushed = git.commit(
+        name,
+        { "reference/api.md": "# API\n\nEndpoints, as Git says.\n", "README.md": "# Welcome\n\nWelcome, from Git.\n" },
+        { message: "Edit in Git" },
+      );
+      await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, async (draftId, caller) => {
+        await editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle.API!, markdown: "Endpoints, as Imprint says.\n" }) });
+        await editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle["Getting started"]!, markdown: "First steps, from Imprint.\n" }) });
+      });
+      const body = push("refs/heads/main", pushed);
+      expect((await deliver(space.id, body, { "X-Hub-Signature-256": `sha256=${hmac(secret, body)}` })).body).toEqual({ queued: true });
+
+      // The priority side's version in the space; what only one side changed, from that side.
+      const [winner, loser] =
+        priority === "git" ? ["Endpoints, as Git says.", "Endpoints, as Imprint says."] : ["Endpoints, as Imprint says.", "Endpoints, as Git says."];
+      await eventually(async () => (await lastSync(space.id))?.commit === pushed);
+      const content = await texts();
+      expect(content.API).toContain(winner);
+      expect(content["Getting started"]).toContain("First steps, from Imprint.");
+      expect(content.Welcome).toContain("Welcome, from Git.");
+
+      // The other side's version, kept as a change request that changes only what conflicted.
+      const kept = await eventually(async () => {
+        const listed = await call(stack, "GET", `/v1/spaces/${space.id}/change-requests`, { token: owner() });
+        const [found] = (listed.body.items as { id: string; subject: string; status: string }[]).filter((item) => item.subject.startsWith("Git Sync:"));
+        return found;
+      });
+      expect(kept).toMatchObject({
+        status: "open",
+        subject: `Git Sync: ${priority === "git" ? "Imprint" : "the repository"}'s version of what conflicted with ${pushed.slice(0, 7)}`,
+      });
+      const inRequest = await texts(`change-requests/${kept.id}/content`);
+      expect(inRequest.API).toContain(loser);
+      expect(inRequest["Getting started"]).toBe(content["Getting started"]);
+      expect(inRequest.Welcome).toBe(content.Welcome);
+      const changes = await call(stack, "GET", `/v1/spaces/${space.id}/change-requests/${kept.id}/changes`, { token: owner() });
+      expect((changes.body.changes as { type: string; page?: { id: string } }[]).map((change) => `${change.type} ${change.page?.id}`)).toEqual([
+        `page_edited ${byTitle.API}`,
+      ]);
+
+      // The repository follows the space, on top of the push (never forced).
+      await eventually(async () => git.git(bare, "show", "refs/heads/main:getting-started/README.md").includes("First steps, from Imprint."));
+      expect(git.git(bare, "show", "refs/heads/main:reference/api.md")).toContain(winner);
+      expect(git.git(bare, "merge-base", "--is-ancestor", pushed, "refs/heads/main")).toBe("");
+
+      // Merging the kept change request applies the other side's version, and exports it.
+      expect((await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${kept.id}/merge`, { token: owner() })).status).toBe(200);
+      expect((await texts()).API).toContain(loser);
+      await eventually(async () => git.git(bare, "show", "refs/heads/main:reference/api.md").includes(loser));
+    },
+  );
 });
 
 describe("credentials", () => {

@@ -21,6 +21,8 @@ export const collaborationConfigShape = {
   MERGE_RESUME_INTERVAL_MS: env.positiveInt(1_000),
   /** Durable consumer of content's revision events (commits on a change request make their authors contributors). */
   REVISION_EVENTS_CONSUMER: env.consumerName("collaboration-content-revisions"),
+  /** Durable consumer of content's `git_sync.conflict_kept` (opens the change request keeping the overruled side). */
+  GIT_SYNC_EVENTS_CONSUMER: env.consumerName("collaboration-content-git-sync"),
 };
 
 export type CollaborationConfig = z.infer<z.ZodObject<typeof collaborationConfigShape>>;

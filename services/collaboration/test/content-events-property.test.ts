@@ -38,7 +38,9 @@ const config = {
   BRANCH_EVENTS_CONSUMER: "property-branch",
   REVISION_EVENTS_CONSUMER: "property-revision",
 } as CollaborationConfig;
-const spaceHandler = contentEventConsumers({ clock: () => new Date() }, config)[0]!.handler;
+// The space and collection consumers use the clock only.
+const consumerDeps = { clock: () => new Date() } as Parameters<typeof contentEventConsumers>[0];
+const spaceHandler = contentEventConsumers(consumerDeps, config)[0]!.handler;
 
 beforeAll(async () => {
   harness = await startCollaborationHarness();
@@ -114,7 +116,7 @@ describe("collaboration's copy of a space's organization", () => {
       (event) => event.type === "collection.transferred",
     );
     expect(moved!.payload.spaceLifecycleVersions).toEqual({ [space.id]: 1 });
-    const collectionHandler = contentEventConsumers({ clock: () => new Date() }, config)[1]!.handler;
+    const collectionHandler = contentEventConsumers(consumerDeps, config)[1]!.handler;
     await harness.collaboration.orm.em.fork().transactional((tx) => collectionHandler({ ...moved!, id: randomUUID() }, { em: tx, attempt: 1, logger }));
     expect(await organizationsOfRows(space.id)).toEqual([home.organizationId]);
   });

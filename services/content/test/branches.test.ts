@@ -117,6 +117,25 @@ describe("creating branches", () => {
     });
   });
 
+  it("starts at a given revision of the space's own history, its first parent the base; refuses others", async () => {
+    const first = await twoPageSpace();
+    const second = await editSpace((draftId) => createPage(owner(), draftId, { title: "Third" }));
+    const started = (await branches.createBranch({ caller: owner(), spaceId, changeRequestId: randomUUID(), number: 1, headRevisionId: second })).branch!;
+    expect(started).toMatchObject({ number: 1, headRevisionId: second, initialRevisionId: first });
+    const onBranch = await editBranch(started.id, (draftId) => createPage(owner(), draftId, { title: "Fourth" }));
+    const other = (await createSpace(harness, org)).id;
+    const refusals: [string, string][] = [
+      ["not-a-uuid", "invalid_argument"],
+      [randomUUID(), "not_found"],
+      [(await harness.spaces.getSpace({ caller: owner(), spaceId: other, shareKey: "" })).space!.revisionId, "not_found"],
+      [onBranch, "invalid_argument"],
+    ];
+    for (const [headRevisionId, code] of refusals) {
+      const refused = await failure(branches.createBranch({ caller: owner(), spaceId, changeRequestId: randomUUID(), number: 9, headRevisionId }));
+      expect(refused, headRevisionId).toMatchObject({ code, message: expect.stringMatching(/^head_revision_id: /) as unknown });
+    }
+  });
+
   it("records branch.created", async () => {
     const since = new Date();
     const head = await spaceHead();

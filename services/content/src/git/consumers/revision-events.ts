@@ -30,7 +30,11 @@ export function gitSyncConsumer(deps: GitDeps, consumer: string): ConsumerSpec {
     keyOf: keyByAggregate([revisionCreated]),
     handler: handleEvents([revisionCreated], async ({ payload, actor }, { em }) => {
       if (!payload.movedHead || payload.changeRequestId || !isId(payload.spaceId) || !actor?.userId) return;
-      if (await queueExport(em, payload.spaceId, payload.revisionId, actor.userId, deps.clock())) deps.jobs.wake(GIT_SYNC_JOB);
+      await queueExport(em, payload.spaceId, payload.revisionId, actor.userId, deps.clock());
     }),
+    // Woken once the handler's transaction committed (woken before, the job could look, find
+    // nothing yet and wait a whole retry interval); after every event, since handlers of several
+    // spaces commit in any order and a look that finds nothing costs two small queries.
+    afterCommit: () => deps.jobs.wake(GIT_SYNC_JOB),
   };
 }

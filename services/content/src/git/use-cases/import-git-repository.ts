@@ -1,5 +1,5 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { AppError, queryRows, sql } from "@imprint/runtime";
+import { AppError, queryRows, recordEvent, sql } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
 import { requireSpaceAccess } from "../../spaces/index.js";
 import {
@@ -14,6 +14,8 @@ import {
   editDraft,
   recordRevisionCreated,
 } from "../../revisions/index.js";
+import { gitSyncConflictKept } from "../../events.js";
+import type { GitSyncPriority } from "../domain/git-sync.js";
 import { readLayout, type Layout } from "../domain/read-layout.js";
 import { fetchRef, readBlobs, readCommit, readTree } from "../store/repository.js";
 import { applyLayout, type AppliedLayout } from "./shared/apply-layout.js";
@@ -45,6 +47,8 @@ export interface ImportGitResult {
   deleted: number;
   filesWritten: number;
   merged: boolean;
+  /** What both sides changed and the connection's priority settled; the other side's version waits in a kept revision for a change request. */
+  settled: number;
 }
 
 /** What the fetch brought: the commit and the content it lays out. */
@@ -79,11 +83,17 @@ async function fetchContent(request: RemoteRequest, deps: GitDeps): Promise<Fetc
 
 const revisionMessage = (commit: GitCommitValue) => `Import from Git: ${commit.message.split("\n")[0] ?? ""} (${shortOid(commit.oid)})`.slice(0, 1000);
 
+/** Most conflicts a `git_sync.conflict_kept` event names (the change request's description lists them). */
+const KEPT_CONFLICTS_NAMED = 100;
+
 /**
  * Writes the fetched content as one revision: a draft from `base`, the layout applied to it (only
  * what differs), then either a commit that moves the head (the head is still the base) or, when
  * the space moved since the base (edited between syncs), the import committed beside it and merged
- * three ways into the head in one transaction (a conflict answers 409 and writes nothing).
+ * three ways into the head in one transaction. A conflict answers 409 and writes nothing, unless
+ * the space is connected (`priority`): then the priority side's version wins in the space, and the
+ * other side's is kept in the same transaction as a revision on top of the new head, which
+ * `git_sync.conflict_kept` hands to collaboration to open as a change request (never lost).
  */
 async function writeImport(
   em: EntityManager,
@@ -96,8 +106,10 @@ async function writeImport(
     content: FetchedContent;
     commit: GitCommitValue;
     mapping: { pages: Record<string, string>; files: Record<string, string> };
+    /** The connection's priority rule; absent when the space is not connected (a conflict is refused). */
+    priority: GitSyncPriority | undefined;
   },
-): Promise<{ revisionId: string; importRevisionId: string; applied: AppliedLayout; merged: boolean }> {
+): Promise<{ revisionId: string; importRevisionId: string; applied: AppliedLayout; merged: boolean; settled: number }> {
   const { caller, spaceId, changeRequestId } = input;
   const draft = await openDraft(em, { caller, spaceId, parentRevisionId: input.baseRevisionId, changeRequestId }, deps);
   try {
@@ -109,18 +121,19 @@ async function writeImport(
       0;
     if (!changed) {
       await discardDraft(em, { caller, draftId: draft.id }, deps);
-      return { revisionId: "", importRevisionId: draft.parents[0]!, applied, merged: false };
+      return { revisionId: "", importRevisionId: draft.parents[0]!, applied, merged: false, settled: 0 };
     }
     const git = { ...input.commit };
     const message = revisionMessage(input.commit);
     try {
       const commit = await commitDraft(em, { caller, draftId: draft.id, message, moveHead: true, expectedHeadRevisionId: "", git }, deps);
-      return { revisionId: commit.revisionId, importRevisionId: commit.revisionId, applied, merged: false };
+      return { revisionId: commit.revisionId, importRevisionId: commit.revisionId, applied, merged: false, settled: 0 };
     } catch (error) {
       // The head is not the base (edited since the last sync, or meanwhile): merge into it.
       if (!(error instanceof AppError && error.code === "conflict") || changeRequestId !== "") throw error;
     }
-    const mergeId = await deps.unitOfWork.run(em, async (tx) => {
+    const { priority } = input;
+    const merged = await deps.unitOfWork.run(em, async (tx) => {
       const [locked] = await queryRows<{ revision_id: string | null; organization_id: string }>(
         tx,
         sql`select revision_id, organization_id from spaces where id = ${spaceId} for update`,
@@ -128,17 +141,14 @@ async function writeImport(
       if (!locked?.revision_id) throw new AppError("failed_precondition", "space: has no revision yet");
       await commitDraft(tx, { caller, draftId: draft.id, message, moveHead: false, expectedHeadRevisionId: "", git }, deps);
       const now = deps.clock();
-      const { revision } = await commitThreeWayMerge(tx, deps, {
-        spaceId,
-        ours: locked.revision_id,
-        theirs: draft.id,
-        base: draft.parents[0]!,
+      // Ours is the space's content, theirs the import.
+      const sides = { spaceId, ours: locked.revision_id, theirs: draft.id, base: draft.parents[0]!, branchId: null, createdBy: caller.userId, now };
+      const { revision, settled } = await commitThreeWayMerge(tx, deps, {
+        ...sides,
         type: "edits",
         message: `Merge Git import of ${shortOid(input.commit.oid)} into edits made since the last sync`,
-        branchId: null,
-        createdBy: caller.userId,
-        now,
         git,
+        ...(priority ? { prefer: priority === "git" ? "theirs" : "ours" } : {}),
       });
       if (!(await compareAndSetSpaceHead(tx, spaceId, locked.revision_id, revision.id)))
         throw new AppError("internal", "the locked space head moved during a Git import");
@@ -150,9 +160,32 @@ async function writeImport(
         parents: revision.parents,
         movedHead: true,
       });
-      return revision.id;
+      if (priority && settled.length > 0) {
+        // The losing side's version of what conflicted, on top of the new content: the change request's head.
+        const gitWon = priority === "git";
+        const kept = await commitThreeWayMerge(tx, deps, {
+          ...sides,
+          type: "edits",
+          message: `Keep ${gitWon ? "Imprint's" : "Git's"} version of what conflicted with the Git import of ${shortOid(input.commit.oid)}`,
+          prefer: gitWon ? "ours" : "theirs",
+          parents: [revision.id, gitWon ? locked.revision_id : draft.id],
+        });
+        recordEvent(tx, gitSyncConflictKept, {
+          organizationId: locked.organization_id,
+          actor: caller,
+          payload: {
+            spaceId,
+            revisionId: kept.revision.id,
+            baseRevisionId: revision.id,
+            winner: priority,
+            commit: input.commit.oid,
+            conflicts: settled.slice(0, KEPT_CONFLICTS_NAMED).map((conflict) => `${conflict.title}: ${conflict.reason}`),
+          },
+        });
+      }
+      return { revisionId: revision.id, settled: settled.length };
     });
-    return { revisionId: mergeId, importRevisionId: draft.id, applied, merged: true };
+    return { revisionId: merged.revisionId, importRevisionId: draft.id, applied, merged: true, settled: merged.settled };
   } catch (error) {
     await discardDraft(em, { caller, draftId: draft.id }, deps).catch((discardError: unknown) =>
       deps.logger.warn("git import: could not discard the draft", { draftId: draft.id, err: discardError }),
@@ -166,8 +199,9 @@ async function writeImport(
  * into a change request's branch, as one revision. Needs edit rights, checked before anything is
  * fetched. The import is built on the revision of the last sync of this remote (else on the
  * current one) so that pages the repository did not change keep their versions, and merged three
- * ways into the current revision when the space changed since (409 naming the pages on a real
- * conflict, nothing written). A re-import of an unchanged commit writes nothing.
+ * ways into the current revision when the space changed since. On a real conflict, a connected
+ * space follows its priority rule (the other side kept for a change request); any other answers
+ * 409 naming the pages and writes nothing. A re-import of an unchanged commit writes nothing.
  */
 export async function importGitRepository(em: EntityManager, input: ImportGitRepositoryInput, deps: GitDeps): Promise<ImportGitResult> {
   const caller = requireCaller(input.caller);
@@ -218,9 +252,11 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
           files: mapping.files,
         },
         merged: false,
+        settled: 0,
       };
     } else {
-      written = await writeImport(em, deps, { caller, spaceId: space.id, changeRequestId, baseRevisionId, content, commit, mapping });
+      const priority = onSpace ? synced?.connection?.priority : undefined;
+      written = await writeImport(em, deps, { caller, spaceId: space.id, changeRequestId, baseRevisionId, content, commit, mapping, priority });
     }
 
     const now = deps.clock();
@@ -256,6 +292,7 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
       reusable_contents_written: written.applied.reusablesWritten,
       reusable_contents_deleted: written.applied.reusablesDeleted,
       merged: written.merged,
+      conflicts_settled: written.settled || undefined,
       duration_ms: Math.round(performance.now() - started),
     });
     return {
@@ -266,6 +303,7 @@ export async function importGitRepository(em: EntityManager, input: ImportGitRep
       deleted: written.applied.deleted,
       filesWritten: written.applied.filesWritten,
       merged: written.merged,
+      settled: written.settled,
     };
   } catch (error) {
     await failOperation(em, space.id, operation, error, deps.clock()).catch(() => undefined);

@@ -18,7 +18,13 @@ export function branchServiceImplementation(orm: MikroORM, deps: RevisionDeps): 
     createBranch: async (request) => {
       const created = await createBranch(
         em(),
-        { caller: request.caller, spaceId: request.spaceId, changeRequestId: request.changeRequestId, number: request.number },
+        {
+          caller: request.caller,
+          spaceId: request.spaceId,
+          changeRequestId: request.changeRequestId,
+          number: request.number,
+          headRevisionId: request.headRevisionId,
+        },
         deps,
       );
       return { branch: branchToProto(created.branch, created.spaceRevisionId) };

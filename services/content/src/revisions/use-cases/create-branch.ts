@@ -4,6 +4,7 @@ import { isId, requireCaller, type CallerInput } from "../../access/index.js";
 import { requireSpaceAccess } from "../../spaces/index.js";
 import { branchCreated } from "../../events.js";
 import { findBranchById, insertBranch, validateBranchNumber, type BranchRecord } from "../store/branch-rows.js";
+import { findRevision } from "../store/revision-rows.js";
 import type { RevisionDeps } from "../../deps.js";
 
 export interface CreateBranchInput {
@@ -13,6 +14,11 @@ export interface CreateBranchInput {
   changeRequestId: string;
   /** The change request's number in the space. */
   number: number;
+  /**
+   * Where the branch starts: empty for the space's current revision; else a committed revision of
+   * the space made on no branch (Git Sync's kept side of a conflict), whose first parent is the base.
+   */
+  headRevisionId?: string;
 }
 
 export interface CreatedBranch {
@@ -22,7 +28,8 @@ export interface CreatedBranch {
 
 /**
  * Creates a change request's branch, forked from the space's current revision: the branch's head
- * and initial revision are that revision, so nothing is copied. Needs edit. Creating the same
+ * and initial revision are that revision, so nothing is copied (or, given `headRevisionId`, that
+ * revision is the head and its first parent the initial revision). Needs edit. Creating the same
  * branch again (same id, space and number) answers it unchanged; an id or a number already used
  * otherwise answers already_exists. Records `branch.created`.
  */
@@ -34,13 +41,14 @@ export async function createBranch(em: EntityManager, input: CreateBranchInput, 
   const created = await deps.unitOfWork.run(em, async (tx) => {
     const { space } = await requireSpaceAccess(tx, deps, { caller, spaceId: input.spaceId, need: "edit" });
     if (!space.revisionId) throw new AppError("failed_precondition", "space: has no revision yet");
+    const start = input.headRevisionId ? await startingRevision(tx, deps, space.id, input.headRevisionId) : null;
     const now = deps.clock();
     const branch: BranchRecord = {
       id,
       spaceId: space.id,
       number: input.number,
-      headRevisionId: space.revisionId,
-      initialRevisionId: space.revisionId,
+      headRevisionId: start?.head ?? space.revisionId,
+      initialRevisionId: start?.initial ?? space.revisionId,
       mergedAncestorRevisionId: null,
       mergedRevisionId: null,
       createdAt: now,
@@ -57,9 +65,19 @@ export async function createBranch(em: EntityManager, input: CreateBranchInput, 
     recordEvent(tx, branchCreated, {
       organizationId: space.organizationId,
       actor: caller,
-      payload: { spaceId: space.id, changeRequestId: id, number: input.number, revisionId: space.revisionId },
+      payload: { spaceId: space.id, changeRequestId: id, number: input.number, revisionId: branch.headRevisionId },
     });
     return { branch, spaceRevisionId: space.revisionId, isNew: true };
   });
   return { branch: created.branch, spaceRevisionId: created.spaceRevisionId };
+}
+
+/** A branch's given head: a committed revision of the space on no branch, with a first parent (the branch's base). */
+async function startingRevision(em: EntityManager, deps: Pick<RevisionDeps, "caches">, spaceId: string, revisionId: string) {
+  if (!isId(revisionId)) throw AppError.invalidArgument("head_revision_id: must be a UUID");
+  const revision = await findRevision(em, deps.caches, revisionId.toLowerCase());
+  if (!revision || revision.spaceId !== spaceId || revision.status !== "committed") throw AppError.notFound("head_revision_id: revision");
+  const initial = revision.parents[0];
+  if (revision.branchId !== null || !initial) throw AppError.invalidArgument("head_revision_id: must be a revision of the space's own history with a parent");
+  return { head: revision.id, initial };
 }

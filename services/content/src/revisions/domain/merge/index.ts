@@ -6,7 +6,7 @@ import { MAX_PAGE_DEPTH } from "../tree/content-view.js";
 import { childKey, childPrefix, FILE_PREFIX, PAGE_PREFIX, pageKey, REUSABLE_PREFIX, slugKey } from "../tree/keys.js";
 import { sha256Hex, type PageRecord } from "../tree/model.js";
 import type { StoreSession } from "../../store/session.js";
-import { mergePage, mergeStringMaps } from "./page.js";
+import { mergePage, mergeStringMaps, type MergePreference } from "./page.js";
 import { mergeText } from "./text.js";
 
 /** Something both sides changed in ways that cannot be combined. */
@@ -26,13 +26,17 @@ export type MergeOutcome =
       mergedPages: number;
       /**
        * Pages whose version in the result differs from ours (created, changed, moved or deleted);
-       * null when ours had not changed since the base and theirs was taken whole, which needs no diff
-       * (counting would cost one only for the figure).
+       * null when theirs was taken whole (ours had not changed since the base, or `prefer` chose
+       * theirs as is), which needs no diff (counting would cost one only for the figure).
        */
       pagesChanged: number | null;
       rowsWritten: number;
+      /** What both sides changed in ways that could not be combined, settled by `prefer` (empty without it). */
+      settled: MergeConflict[];
     }
   | { kind: "conflict"; conflicts: MergeConflict[] };
+
+export type { MergePreference };
 
 export interface MergeInput {
   /** The common ancestor: the revision both sides started from. */
@@ -42,6 +46,13 @@ export interface MergeInput {
   /** The side brought in. */
   theirs: RevisionHeader;
   now: Date;
+  /**
+   * The side whose version settles what cannot be combined (a page, a file, a reusable content, a
+   * variable); when the combined tree would still break a rule of the tree (two pages on one
+   * path, a page under a deleted one, a cycle, too deep), the result is that side's content as
+   * is. Absent: such a merge is a conflict.
+   */
+  prefer?: MergePreference;
 }
 
 /** Changes of one side since the base, per page id and per file / reusable-content key. */
@@ -83,23 +94,26 @@ export function conflictError(conflicts: MergeConflict[]): AppError {
  * by lines. Files, reusable contents and revision variables changed on one side take it. What
  * cannot be combined is reported, never dropped: the same field or the same lines changed
  * differently, a page deleted on one side and changed on the other, a page left under a deleted
- * parent, two pages on one path, a move cycle or a tree deeper than allowed.
+ * parent, two pages on one path, a move cycle or a tree deeper than allowed; unless `prefer`
+ * names the side that settles it.
  */
 export async function mergeRevisions(session: StoreSession, input: MergeInput): Promise<MergeOutcome> {
-  const { base, ours, theirs } = input;
+  const { base, ours, theirs, prefer } = input;
+  /** What cannot be combined: conflicts without `prefer`, else what the preferred side settled. */
   const conflicts: MergeConflict[] = [];
-  const variables = mergeStringMaps(base.variables, ours.variables, theirs.variables);
-  if ("conflict" in variables) {
-    for (const name of variables.conflict) conflicts.push({ pageId: null, title: `variable "${name}"`, reason: "set differently on both sides" });
+  const settled: MergeConflict[] = [];
+  const variables = mergeStringMaps(base.variables, ours.variables, theirs.variables, prefer);
+  for (const name of variables.conflicts) {
+    (prefer ? settled : conflicts).push({ pageId: null, title: `variable "${name}"`, reason: "set differently on both sides" });
   }
-  const mergedVariables = "value" in variables ? variables.value : ours.variables;
+  const mergedVariables = variables.value;
 
   // Only one side changed the content: the other side's tree is the answer as is.
   if (theirs.root === base.root || theirs.root === ours.root || ours.root === base.root) {
     if (conflicts.length > 0) return { kind: "conflict", conflicts };
     const takesTheirs = ours.root === base.root && theirs.root !== ours.root;
     const root = takesTheirs ? theirs.root : ours.root;
-    return { kind: "merged", root, variables: mergedVariables, mergedPages: 0, pagesChanged: takesTheirs ? null : 0, rowsWritten: 0 };
+    return { kind: "merged", root, variables: mergedVariables, mergedPages: 0, pagesChanged: takesTheirs ? null : 0, rowsWritten: 0, settled };
   }
 
   const oursChanges = sideChanges(await treeDiff(session, base.root, ours.root));
@@ -147,25 +161,33 @@ export async function mergeRevisions(session: StoreSession, input: MergeInput): 
     const oursChange = oursChanges.pages.get(pageId);
     const oursPage = version(oursChange ? oursChange.after : theirsChange.before);
     const theirsPage = version(theirsChange.after);
-    if (!oursChange) {
+    const takeTheirs = () => {
       outcome.set(pageId, theirsPage ?? null);
       oursVersion.set(pageId, oursPage);
+    };
+    if (!oursChange) {
+      takeTheirs();
       continue;
     }
     if (oursChange.after === theirsChange.after) continue;
     const title = (oursPage ?? theirsPage ?? version(theirsChange.before))?.title ?? pageId;
+    // Both sides changed the page in ways that cannot be combined: the preferred side's version, or a conflict.
+    const cannotCombine = (reason: string) => {
+      (prefer ? settled : conflicts).push({ pageId, title, reason });
+      if (prefer === "theirs") takeTheirs();
+    };
     if (!oursPage || !theirsPage) {
-      conflicts.push({ pageId, title, reason: "deleted on one side and changed on the other" });
+      cannotCombine("deleted on one side and changed on the other");
       continue;
     }
     const basePage = version(theirsChange.before);
     if (!basePage) {
-      conflicts.push({ pageId, title, reason: "created on both sides with different content" });
+      cannotCombine("created on both sides with different content");
       continue;
     }
     const merged = await mergePage(basePage, oursPage, theirsPage, mergeBody, input.now);
     if ("conflict" in merged) {
-      conflicts.push({ pageId, title, reason: merged.conflict });
+      cannotCombine(merged.conflict);
       continue;
     }
     if (merged.page.id === oursPage.id) continue;
@@ -205,14 +227,30 @@ export async function mergeRevisions(session: StoreSession, input: MergeInput): 
   for (const [key, theirsChange] of theirsChanges.others) {
     const oursChange = oursChanges.others.get(key);
     if (!oursChange) changes.set(key, theirsChange.after ?? null);
-    else if (oursChange.after !== theirsChange.after) otherConflicts.push(key);
+    else if (oursChange.after !== theirsChange.after) {
+      otherConflicts.push(key);
+      if (prefer === "theirs") changes.set(key, theirsChange.after ?? null);
+    }
   }
-  if (otherConflicts.length > 0) conflicts.push(...(await describeOthers(session, otherConflicts, oursChanges, theirsChanges)));
+  if (otherConflicts.length > 0) (prefer ? settled : conflicts).push(...(await describeOthers(session, otherConflicts, oursChanges, theirsChanges)));
 
-  if (conflicts.length > 0) return { kind: "conflict", conflicts };
+  if (conflicts.length > 0) {
+    if (!prefer) return { kind: "conflict", conflicts };
+    // The combined tree breaks a rule of the tree: the preferred side's content stands as is.
+    const preferred = prefer === "theirs" ? theirs : ours;
+    return {
+      kind: "merged",
+      root: preferred.root,
+      variables: preferred.variables,
+      mergedPages: 0,
+      pagesChanged: prefer === "theirs" ? null : 0,
+      rowsWritten: 0,
+      settled: [...settled, ...conflicts],
+    };
+  }
   const root = await treeUpdate(session, session, ours.root, changes);
   const rowsWritten = await session.flush({ pages: new Set(newRecords.map((page) => page.id)), files: new Set(), reusables: new Set() });
-  return { kind: "merged", root, variables: mergedVariables, mergedPages, pagesChanged: outcome.size, rowsWritten };
+  return { kind: "merged", root, variables: mergedVariables, mergedPages, pagesChanged: outcome.size, rowsWritten, settled };
 }
 
 /**

@@ -17,6 +17,9 @@ const SCALAR_FIELDS = [
   "git",
 ] as const;
 
+/** Which side settles what both sides changed in ways that cannot be combined (Git Sync's priority rule). */
+export type MergePreference = "ours" | "theirs";
+
 const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
 /** One value, three-way: a side that kept the base value gives way to the side that changed it. */
@@ -26,20 +29,25 @@ function pick<T>(base: T, ours: T, theirs: T): { value: T } | { conflict: true }
   return { conflict: true };
 }
 
-/** String maps (variables) merge per key; a key set differently on both sides is a conflict. */
+/**
+ * String maps (variables) merge per key; a key set differently on both sides is a conflict, which
+ * `prefer` settles with that side's value (the key is still listed in `conflicts`).
+ */
 export function mergeStringMaps(
   base: Record<string, string>,
   ours: Record<string, string>,
   theirs: Record<string, string>,
-): { value: Record<string, string> } | { conflict: string[] } {
+  prefer?: MergePreference,
+): { value: Record<string, string>; conflicts: string[] } {
   const value: Record<string, string> = {};
   const conflicts: string[] = [];
   for (const key of new Set([...Object.keys(base), ...Object.keys(ours), ...Object.keys(theirs)])) {
     const result = pick(base[key], ours[key], theirs[key]);
     if ("conflict" in result) conflicts.push(key);
-    else if (result.value !== undefined) value[key] = result.value;
+    const chosen = "value" in result ? result.value : prefer === "theirs" ? theirs[key] : ours[key];
+    if (chosen !== undefined) value[key] = chosen;
   }
-  return conflicts.length > 0 ? { conflict: conflicts } : { value };
+  return { value, conflicts };
 }
 
 export type PageMergeResult = { page: PageRecord; combined: boolean } | { conflict: string };
@@ -71,7 +79,7 @@ export async function mergePage(
   );
   if ("conflict" in location) changed.push("location (moved differently on both sides)");
   const variables = mergeStringMaps(base.variables, ours.variables, theirs.variables);
-  if ("conflict" in variables) changed.push(`variables ${variables.conflict.join(", ")}`);
+  if (variables.conflicts.length > 0) changed.push(`variables ${variables.conflicts.join(", ")}`);
   if (changed.length > 0) return { conflict: `both sides changed ${changed.join(", ")}` };
 
   const body = await mergeBody(base.bodyId, ours.bodyId, theirs.bodyId);
@@ -82,7 +90,7 @@ export async function mergePage(
     ...oursFields,
     ...(fields as Partial<PageRecord>),
     ...("value" in location ? location.value : {}),
-    variables: "value" in variables ? variables.value : ours.variables,
+    variables: variables.value,
     bodyId: body.bodyId,
   };
   // The result may be one side's version exactly: keep that row rather than making a new one.

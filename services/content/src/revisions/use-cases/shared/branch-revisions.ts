@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
-import { conflictError, mergeRevisions } from "../../domain/merge/index.js";
+import { conflictError, mergeRevisions, type MergeConflict, type MergePreference } from "../../domain/merge/index.js";
 import type { RevisionHeader } from "../../domain/tree/caches.js";
 import { findRevision, insertRevision } from "../../store/revision-rows.js";
 import { StoreSession } from "../../store/session.js";
@@ -34,10 +34,14 @@ export interface ThreeWayMergeInput {
   now: Date;
   /** Git metadata of the merge revision (a Git import merged into changed content); none by default. */
   git?: Record<string, unknown> | null;
+  /** The side that settles what cannot be combined (see MergeInput); absent: that is a conflict. */
+  prefer?: MergePreference;
+  /** The revision's parents; [ours, theirs] by default. */
+  parents?: string[];
 }
 
 export interface ThreeWayMerge {
-  /** The merge revision written, committed, with parents [ours, theirs]. */
+  /** The merge revision written, committed, with parents [ours, theirs] (or the ones given). */
   revision: RevisionHeader;
   ours: RevisionHeader;
   theirs: RevisionHeader;
@@ -45,6 +49,8 @@ export interface ThreeWayMerge {
   mergedPages: number;
   /** Pages the merge revision changes relative to ours; null when theirs was taken whole (see MergeOutcome). */
   pagesChanged: number | null;
+  /** What `prefer` settled (empty without it). */
+  settled: MergeConflict[];
 }
 
 /**
@@ -58,14 +64,20 @@ export async function commitThreeWayMerge(tx: EntityManager, deps: Pick<Revision
   const theirs = await requireCommittedRevision(tx, deps, input.theirs);
   const base = await requireCommittedRevision(tx, deps, input.base);
   await shareStoreLock(tx, ours.storeId);
-  const outcome = await mergeRevisions(new StoreSession(tx, ours.storeId, deps.caches), { base, ours, theirs, now: input.now });
+  const outcome = await mergeRevisions(new StoreSession(tx, ours.storeId, deps.caches), {
+    base,
+    ours,
+    theirs,
+    now: input.now,
+    ...(input.prefer ? { prefer: input.prefer } : {}),
+  });
   if (outcome.kind === "conflict") throw conflictError(outcome.conflicts);
 
   const revision: RevisionHeader = {
     id: randomUUID(),
     spaceId: input.spaceId,
     storeId: ours.storeId,
-    parents: [ours.id, theirs.id],
+    parents: input.parents ?? [ours.id, theirs.id],
     status: "committed",
     root: outcome.root,
     variables: outcome.variables,
@@ -78,7 +90,7 @@ export async function commitThreeWayMerge(tx: EntityManager, deps: Pick<Revision
     branchId: input.branchId,
   };
   await insertRevision(tx, revision);
-  return { revision, ours, theirs, mergedPages: outcome.mergedPages, pagesChanged: outcome.pagesChanged };
+  return { revision, ours, theirs, mergedPages: outcome.mergedPages, pagesChanged: outcome.pagesChanged, settled: outcome.settled };
 }
 
 /**
