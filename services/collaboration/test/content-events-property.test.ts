@@ -1,11 +1,14 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ChangeRequestStatus, ListChangeRequestsRequest } from "@imprint/proto/collaboration/v1/change_requests";
+import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { TransferSpaceRequest } from "@imprint/proto/content/v1/spaces";
-import { AppError } from "@imprint/runtime";
+import { AppError, createUnitOfWork } from "@imprint/runtime";
 import {
   createChangeRequest,
   createCollection,
+  createRevision,
   createMember,
   createOrganization,
   createSpace,
@@ -19,6 +22,7 @@ import {
 } from "@imprint/runtime/testing";
 import type { CollaborationConfig } from "../src/config.js";
 import { contentEventConsumers } from "../src/consumers/content-events.js";
+import { keptChangeRequestId } from "../src/use-cases/open-kept-change-request.js";
 import { startCollaborationHarness, type CollaborationHarness } from "./support/harness.js";
 
 /**
@@ -119,5 +123,69 @@ describe("collaboration's copy of a space's organization", () => {
     const collectionHandler = contentEventConsumers(consumerDeps, config)[1]!.handler;
     await harness.collaboration.orm.em.fork().transactional((tx) => collectionHandler({ ...moved!, id: randomUUID() }, { em: tx, attempt: 1, logger }));
     expect(await organizationsOfRows(space.id)).toEqual([home.organizationId]);
+  });
+});
+
+describe("git_sync.conflict_kept", () => {
+  it("opens one change request at the kept revision, whatever the redeliveries, taking over a branch content already made; none for a user who may not edit", async () => {
+    const space = await createSpace(harness, home);
+    const edit = (title: string) =>
+      createRevision(harness, home.owner.caller, { spaceId: space.id }, (draftId) =>
+        harness.editing.createPage({ caller: home.owner.caller, draftId, page: CreatePageInput.fromPartial({ title }) }),
+      );
+    const base = await edit("Base");
+    const kept = await edit("Kept");
+    const id = keptChangeRequestId(kept);
+    // A first delivery whose transaction failed after content made the branch; another change request took the next number meanwhile.
+    await harness.branches.createBranch({ caller: home.owner.caller, spaceId: space.id, changeRequestId: id, number: 1, headRevisionId: kept });
+    expect((await createChangeRequest(harness, home.owner.caller, space.id)).number).toBe(2);
+
+    const deps = {
+      clock: () => new Date(),
+      content: { spaces: harness.spaces, branches: harness.branches, revisions: harness.revisions, editing: harness.editing },
+      unitOfWork: createUnitOfWork({ notify: () => undefined }),
+    };
+    const handler = contentEventConsumers(deps, { ...config, GIT_SYNC_EVENTS_CONSUMER: "property-git-sync" })[4]!.handler;
+    const event = (userId: string) => ({
+      id: randomUUID(),
+      type: "git_sync.conflict_kept",
+      subject: "imprint.content.v1.git_sync.conflict_kept",
+      occurredAt: new Date().toISOString(),
+      organizationId: home.organizationId,
+      actor: { userId },
+      payload: {
+        spaceId: space.id,
+        revisionId: kept,
+        baseRevisionId: base,
+        winner: "git",
+        commit: "1a2b3c4d5e6f",
+        conflicts: ['"API": both sides changed the same lines of the text'],
+      },
+    });
+    const deliver = (envelope: ReturnType<typeof event>) =>
+      harness.collaboration.orm.em.fork().transactional((tx) => handler(envelope, { em: tx, attempt: 1, logger }));
+    await deliver(event(home.owner.userId));
+    await deliver(event(home.owner.userId));
+
+    const listed = async () =>
+      (await harness.changeRequests.listChangeRequests(ListChangeRequestsRequest.fromPartial({ caller: home.owner.caller, spaceId: space.id }))).changeRequests;
+    const opened = (await listed()).filter((changeRequest) => changeRequest.id === id);
+    expect(opened).toHaveLength(1);
+    expect(opened[0]).toMatchObject({
+      number: 1,
+      status: ChangeRequestStatus.CHANGE_REQUEST_STATUS_OPEN,
+      subject: "Git Sync: Imprint's version of what conflicted with 1a2b3c4",
+      revisionId: kept,
+      initialRevisionId: base,
+      createdBy: { id: home.owner.userId },
+    });
+    expect(opened[0]!.description).toContain('- "API": both sides changed the same lines of the text');
+    expect((await createChangeRequest(harness, home.owner.caller, space.id)).number).toBe(3);
+
+    // The user who connected the space became a reader: nothing opens, nothing fails.
+    const reader = await createMember(harness, home.organizationId, { role: "read" });
+    const another = await edit("Another");
+    await deliver({ ...event(reader.userId), payload: { ...event(reader.userId).payload, revisionId: another } });
+    expect((await listed()).map((item) => item.id)).not.toContain(keptChangeRequestId(another));
   });
 });
