@@ -890,7 +890,7 @@ describe("Git Sync connection: PUT/GET/DELETE /v1/spaces/{spaceId}/git/sync", ()
   });
 
   it.each(["git", "imprint"] as const)(
-    "both sides changed the same page: priority %s wins in the space and the repository, the other side is kept as a change request; merging it applies it",
+    "both sides changed the same pages: priority %s wins in the space and the repository, the other side is kept as a change request; merging it applies it",
     async (priority) => {
       const name = newRepository(GITBOOK_LAYOUT);
       const bare = git.createRepository(name);
@@ -909,15 +909,22 @@ describe("Git Sync connection: PUT/GET/DELETE /v1/spaces/{spaceId}/git/sync", ()
           ),
         );
 
-      // Git: the API page (conflicting) and the welcome page; Imprint: the API page and Getting started.
+      // Git edits the API page and the welcome page and deletes the install page; Imprint edits the
+      // API and install pages and Getting started. API (both edited) and Install (deleted and edited) conflict.
       const pushed = git.commit(
         name,
-        { "reference/api.md": "# API\n\nEndpoints, as Git says.\n", "README.md": "# Welcome\n\nWelcome, from Git.\n" },
+        {
+          "reference/api.md": "# API\n\nEndpoints, as Git says.\n",
+          "README.md": "# Welcome\n\nWelcome, from Git.\n",
+          "getting-started/install.md": null,
+          "SUMMARY.md": (GITBOOK_LAYOUT["SUMMARY.md"] as string).replace("  * [Install](getting-started/install.md)\n", ""),
+        },
         { message: "Edit in Git" },
       );
       await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, async (draftId, caller) => {
         await editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle.API!, markdown: "Endpoints, as Imprint says.\n" }) });
         await editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle["Getting started"]!, markdown: "First steps, from Imprint.\n" }) });
+        await editing.updatePage({ caller, draftId, page: pageUpdate({ pageId: byTitle.Install!, markdown: "Install it, says Imprint.\n" }) });
       });
       const body = push("refs/heads/main", pushed);
       expect((await deliver(space.id, body, { "X-Hub-Signature-256": `sha256=${hmac(secret, body)}` })).body).toEqual({ queued: true });
@@ -930,6 +937,11 @@ describe("Git Sync connection: PUT/GET/DELETE /v1/spaces/{spaceId}/git/sync", ()
       expect(content.API).toContain(winner);
       expect(content["Getting started"]).toContain("First steps, from Imprint.");
       expect(content.Welcome).toContain("Welcome, from Git.");
+      const hasInstall = async (ref = "content") => {
+        const response = await call(stack, "GET", `/v1/spaces/${space.id}/${ref}/pages`, { token: owner() });
+        return flatten(response.body.pages as RestPage[]).some((page) => page.id === byTitle.Install);
+      };
+      expect(await hasInstall()).toBe(priority === "imprint");
 
       // The other side's version, kept as a change request that changes only what conflicted.
       const kept = await eventually(async () => {
@@ -945,19 +957,25 @@ describe("Git Sync connection: PUT/GET/DELETE /v1/spaces/{spaceId}/git/sync", ()
       expect(inRequest.API).toContain(loser);
       expect(inRequest["Getting started"]).toBe(content["Getting started"]);
       expect(inRequest.Welcome).toBe(content.Welcome);
+      expect(await hasInstall(`change-requests/${kept.id}/content`)).toBe(priority === "git");
       const changes = await call(stack, "GET", `/v1/spaces/${space.id}/change-requests/${kept.id}/changes`, { token: owner() });
-      expect((changes.body.changes as { type: string; page?: { id: string } }[]).map((change) => `${change.type} ${change.page?.id}`)).toEqual([
-        `page_edited ${byTitle.API}`,
-      ]);
+      expect((changes.body.changes as { type: string; page?: { id: string } }[]).map((change) => `${change.type} ${change.page?.id}`).sort()).toEqual(
+        [`page_edited ${byTitle.API}`, `${priority === "git" ? "page_created" : "page_deleted"} ${byTitle.Install}`].sort(),
+      );
 
       // The repository follows the space, on top of the push (never forced).
-      await eventually(async () => git.git(bare, "show", "refs/heads/main:getting-started/README.md").includes("First steps, from Imprint."));
+      // (Getting started lost its only child on the Git side: with priority git it is a page file, no longer a folder.)
+      await eventually(async () => git.git(bare, "grep", "-l", "--fixed-strings", "First steps, from Imprint.", "refs/heads/main") !== "");
       expect(git.git(bare, "show", "refs/heads/main:reference/api.md")).toContain(winner);
+      expect(git.git(bare, "ls-tree", "--name-only", "refs/heads/main", "getting-started/").split("\n").includes("getting-started/install.md")).toBe(
+        priority === "imprint",
+      );
       expect(git.git(bare, "merge-base", "--is-ancestor", pushed, "refs/heads/main")).toBe("");
 
       // Merging the kept change request applies the other side's version, and exports it.
       expect((await call(stack, "POST", `/v1/spaces/${space.id}/change-requests/${kept.id}/merge`, { token: owner() })).status).toBe(200);
       expect((await texts()).API).toContain(loser);
+      expect(await hasInstall()).toBe(priority === "git");
       await eventually(async () => git.git(bare, "show", "refs/heads/main:reference/api.md").includes(loser));
     },
   );
