@@ -274,6 +274,20 @@ describe("the reader's OpenAPI blocks", () => {
       await eventually(async () => (await org.owner.api.orgs.getOpenApiSpecBySlug(org.organizationId, "pets")).data.lastVersion !== undefined, 15_000);
 
       const space = await createSpace(stack, org, { title: "API space" });
+      // A YAML spec that is a file of the space (as Git Sync imports a repository's own spec file).
+      const editing = editingClient(stack);
+      let specFileId = "";
+      try {
+        await commitDraftWork(editing, { userId: org.owner.userId, spaceId: space.id }, async (draftId, caller) => {
+          const yaml =
+            "openapi: 3.0.3\ninfo: {title: Store, version: '1'}\nservers: [{url: 'https://store.example.com'}]\npaths:\n  /orders:\n    get:\n      summary: List orders\n      responses: {'200': {description: The orders}}\n";
+          specFileId = (
+            await editing.uploadFile({ caller, draftId, fileId: "", name: "store.yaml", contentType: "application/yaml", content: Buffer.from(yaml) })
+          ).file!.id;
+        });
+      } finally {
+        editing.close();
+      }
       const block = '{% openapi-operation spec="pets" path="/pets/{petId}" method="get" %}\n{% endopenapi-operation %}';
       await writeContent(
         stack,
@@ -282,7 +296,7 @@ describe("the reader's OpenAPI blocks", () => {
         pagesOf([
           [
             "reference",
-            `# Reference\n\nThe API.\n\n${block}\n\n{% openapi-operation spec="nothing" path="/x" method="post" %}\n{% endopenapi-operation %}\n\n{% openapi src="${url.replace("pets.json", "external.json")}" path="/pets/{petId}" method="get" %}\n{% endopenapi %}`,
+            `# Reference\n\nThe API.\n\n${block}\n\n{% openapi-operation spec="nothing" path="/x" method="post" %}\n{% endopenapi-operation %}\n\n{% openapi src="${url.replace("pets.json", "external.json")}" path="/pets/{petId}" method="get" %}\n{% endopenapi %}\n\n{% swagger src="/files/${specFileId}" path="/orders" method="get" %}\n{% endswagger %}`,
           ],
         ]),
       );
@@ -302,13 +316,17 @@ describe("the reader's OpenAPI blocks", () => {
       expect(html).toContain("<code>POST /x</code>: this API operation's specification or the operation in it could not be found.");
       // A spec no stored specification has, named by its URL: content fetches it through its fetch guard.
       expect(html.match(/<span class="method method-get">GET<\/span> <code>\/pets\/\{petId\}<\/code>/g)).toHaveLength(2);
+      // A YAML spec that is a file of the space, named by a swagger block.
+      expect(html).toContain('<span class="method method-get">GET</span> <code>/orders</code>');
+      expect(html).toContain("curl -X GET 'https://store.example.com/orders'");
       // The "Test it" script is the reader's own, and the page may call the API it documents.
       expect(html).toMatch(/<script src="[^"]*\/_assets\/openapi\.[\w-]{12}\.js" async><\/script>/);
-      expect(page.headers.get("content-security-policy")).toContain("connect-src 'self' https://pets.example.com;");
+      expect(page.headers.get("content-security-policy")).toContain("connect-src 'self' https://pets.example.com https://store.example.com;");
 
       const markdown = await (await read(`${base}reference.md`)).text();
       expect(markdown).toContain("### `GET /pets/{petId}`");
       expect(markdown).toContain("| `petId` | path | string | yes |  |");
+      expect(markdown).toContain("### `GET /orders`");
       expect(await (await read(`${base}llms-full.txt`)).text()).toContain("### `GET /pets/{petId}`\n\nGet a pet");
     } finally {
       server.closeAllConnections();

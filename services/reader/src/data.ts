@@ -12,6 +12,7 @@ import type { ReaderConfig } from "./config.js";
 import type { ReaderSite } from "./site.js";
 import { KeptAnswers, type KeptAnswer } from "./kept-answers.js";
 import { throttledWarning } from "./throttled-warning.js";
+import { OPENAPI_FILE_KEY } from "./views/openapi.js";
 import type { ReaderUpstreams } from "./upstreams.js";
 
 /** A page's body at one revision, as content answers it. */
@@ -273,8 +274,15 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
     },
 
     async openApiSpec(space, spec) {
-      const loaded = await openApiSpecs.load(`${space.spaceId}/${spec}`, async () => {
-        const found = await notFoundAsNull(() => published.getPublishedOpenApiSpec({ spaceId: space.spaceId, spec }));
+      // A spec that is a file of the space is the revision's (immutable); others change apart from revisions.
+      const fileId = spec.startsWith(OPENAPI_FILE_KEY) ? spec.slice(OPENAPI_FILE_KEY.length) : undefined;
+      const key = fileId ? `${space.revisionId}/${spec}` : `${space.spaceId}/${spec}`;
+      const loaded = await openApiSpecs.load(key, async () => {
+        const found = await notFoundAsNull(() =>
+          published.getPublishedOpenApiSpec(
+            fileId ? { spaceId: space.spaceId, spec: "", fileId, revisionId: space.revisionId } : { spaceId: space.spaceId, spec },
+          ),
+        );
         return found && { document: JSON.parse(found.documentJson) as unknown, length: found.documentJson.length };
       });
       return loaded?.document ?? null;

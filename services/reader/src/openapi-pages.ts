@@ -1,7 +1,7 @@
 import type { JsonDocument } from "@imprint/document";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { ReaderData } from "./data.js";
-import { openApiBlocks, openApiSpecKey, operationOfBlock, operationOrigin, withOpenApiOperations } from "./views/openapi.js";
+import { OPENAPI_FILE_KEY, openApiBlocks, openApiSpecKey, operationOfBlock, operationOrigin, withOpenApiOperations } from "./views/openapi.js";
 import { openApiOperation } from "./views/openapi-operation.js";
 
 /** What rendering a page's OpenAPI blocks needs: the specs they name, loaded. */
@@ -36,8 +36,12 @@ export async function markdownWithOperations(data: ReaderData, space: GetPublish
     found.push({ tag, attributes });
     return null;
   });
-  const keyOf = (tag: string, attributes: Map<string, string>) => (tag === "openapi-operation" ? attributes.get("spec") : attributes.get("src"))?.trim();
-  const keys = [...new Set(found.map(({ tag, attributes }) => keyOf(tag, attributes)).filter((key): key is string => !!key && !key.startsWith("/files/")))];
+  const keyOf = (tag: string, attributes: Map<string, string>) => {
+    const key = (tag === "openapi-operation" ? attributes.get("spec") : attributes.get("src"))?.trim();
+    // A file of the space is written `/files/<id>` in markdown.
+    return key?.startsWith("/files/") ? `${OPENAPI_FILE_KEY}${key.slice("/files/".length)}` : key;
+  };
+  const keys = [...new Set(found.map(({ tag, attributes }) => keyOf(tag, attributes)).filter((key): key is string => !!key))];
   const specs = new Map(await Promise.all(keys.map(async (key) => [key, await data.openApiSpec(space, key)] as const)));
   return withOpenApiOperations(markdown, (tag, attributes) => {
     const key = keyOf(tag, attributes);

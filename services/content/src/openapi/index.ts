@@ -13,7 +13,7 @@ import type { ContentDeps } from "../deps.js";
 
 export { openApiEntities } from "./domain/entities.js";
 export { findLatestOpenApiDocument, type LatestOpenApiDocument } from "./store/latest-document.js";
-export { fetchExternalOpenApiDocument } from "./use-cases/fetch-external-document.js";
+export { fetchExternalOpenApiDocument, parseOpenApiFile } from "./use-cases/fetch-external-document.js";
 export { OPENAPI_SPEC_SERVICE_NAME };
 export { OPENAPI_PROCESSING_JOB, DEFAULT_OPENAPI_PROCESSING_LIMITS, type OpenApiProcessingLimits };
 

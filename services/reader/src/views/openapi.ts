@@ -24,11 +24,15 @@ export interface OpenApiBlockSources {
 
 type OpenApiBlockData = { method?: unknown; path?: unknown; ref?: { kind?: unknown; spec?: unknown; url?: unknown; file?: unknown } };
 
-/** The stored spec a block names: an `openapi-operation`'s slug, a `swagger` block's URL (a file is no stored spec). */
+/** The key of a spec that is a file of the space (a Git Sync repository's own spec file), before the file's id. */
+export const OPENAPI_FILE_KEY = "file:";
+
+/** The spec a block names: an `openapi-operation`'s slug, a `swagger` block's URL or file of the space. */
 export function openApiSpecKey(block: DocumentBlock): string | undefined {
   const ref = (block.data as OpenApiBlockData).ref;
   if (block.type === "openapi-operation" && typeof ref?.spec === "string") return ref.spec;
   if (block.type === "swagger" && ref?.kind === "url" && typeof ref.url === "string") return ref.url;
+  if (block.type === "swagger" && ref?.kind === "file" && typeof ref.file === "string") return `${OPENAPI_FILE_KEY}${ref.file}`;
   return undefined;
 }
 

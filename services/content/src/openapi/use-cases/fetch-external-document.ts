@@ -15,6 +15,12 @@ export async function fetchExternalOpenApiDocument(url: string, policy: SafeFetc
   if (!/^https?:\/\//i.test(url)) return null;
   const fetched = await fetchSource(url, policy, EXTERNAL_LIMITS, new AbortController().signal);
   if (!("bytes" in fetched)) return null;
-  const parsed = await parseSpecDocument(fetched.bytes, EXTERNAL_LIMITS);
+  return parseOpenApiFile(fetched.bytes);
+}
+
+/** A stored file's bytes as an OpenAPI document (JSON or YAML, validated, in the same bounds); null when it is none. */
+export async function parseOpenApiFile(bytes: Buffer): Promise<Record<string, unknown> | null> {
+  if (bytes.length > EXTERNAL_LIMITS.maxBytes) return null;
+  const parsed = await parseSpecDocument(bytes, EXTERNAL_LIMITS);
   return "document" in parsed ? parsed.document : null;
 }

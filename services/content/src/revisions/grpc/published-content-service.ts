@@ -46,7 +46,12 @@ export function publishedContentServiceImplementation(
     getPublishedFile: async (request) => getPublishedFile(em(), { spaceId: request.spaceId, revisionId: request.revisionId, fileId: request.fileId }, deps),
 
     getPublishedOpenApiSpec: async (request) => {
-      const latest = await getPublishedOpenApiSpec(em(), { spaceId: request.spaceId, spec: request.spec }, deps, fetchExternal);
+      const latest = await getPublishedOpenApiSpec(
+        em(),
+        { spaceId: request.spaceId, spec: request.spec, fileId: request.fileId, revisionId: request.revisionId },
+        deps,
+        fetchExternal,
+      );
       return { slug: latest.slug, versionId: latest.versionId, documentJson: JSON.stringify(latest.document) };
     },
   };

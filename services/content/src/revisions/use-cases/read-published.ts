@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { JsonDocument } from "@imprint/document";
 import { AppError, isId } from "@imprint/runtime";
-import { findLatestOpenApiDocument, type LatestOpenApiDocument } from "../../openapi/index.js";
+import { findLatestOpenApiDocument, parseOpenApiFile, type LatestOpenApiDocument } from "../../openapi/index.js";
 import { Space } from "../../spaces/index.js";
 import { evaluateDocument, evaluateText, type ExpressionScope } from "../domain/markdown/evaluate.js";
 import { expandIncludes, includedIds, MAX_INCLUDE_DEPTH, MAX_INCLUDED } from "../domain/markdown/includes.js";
@@ -138,14 +138,21 @@ export type ExternalOpenApiFetch = (url: string) => Promise<Record<string, unkno
 /**
  * An OpenAPI specification of a published space's organization, by slug or source URL (what the
  * space's OpenAPI blocks name): its latest kept version's document, for the reader. A URL no
- * stored specification has is fetched (`fetchExternal`), its document answered without a slug or version.
+ * stored specification has is fetched (`fetchExternal`), its document answered without a slug or
+ * version; so is a file of the published revision (`fileId`: a Git Sync repository's own spec file).
  */
 export async function getPublishedOpenApiSpec(
   em: EntityManager,
-  input: { spaceId: string; spec: string },
+  input: { spaceId: string; spec: string; fileId?: string; revisionId?: string },
   deps: RevisionDeps,
   fetchExternal: ExternalOpenApiFetch,
 ): Promise<LatestOpenApiDocument> {
+  if (input.fileId) {
+    const file = await getPublishedFile(em, { spaceId: input.spaceId, revisionId: input.revisionId ?? "", fileId: input.fileId }, deps);
+    const document = await parseOpenApiFile(file.content);
+    if (!document) throw AppError.notFound("OpenAPI specification");
+    return { slug: "", versionId: "", document };
+  }
   const { space } = await openPublished(em, deps, input.spaceId);
   const spec = input.spec.trim();
   const latest = spec === "" ? null : await findLatestOpenApiDocument(em, space.organizationId, spec);
