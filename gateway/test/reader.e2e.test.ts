@@ -235,6 +235,13 @@ describe("the reader's rate limit", () => {
       expect(budget(refused)).toEqual([429, "2", "0", String(resetAt)]);
       expect(refused.headers.get("retry-after")).toBe(String(Math.ceil((resetAt * 1000 - frozen.getTime()) / 1000)));
       expect(await refused.text()).toContain("Too many requests");
+      // No site is read before the limit: the visitor's language, from Accept-Language.
+      const japanese = await visit({ "accept-language": "de;q=0.5, ja-JP, en;q=0.8" });
+      expect(japanese.status).toBe(429);
+      expect(japanese.headers.get("vary")).toBe("Accept-Language");
+      const text = await japanese.text();
+      expect(text).toContain('<html lang="ja">');
+      expect(text).toContain("リクエストが多すぎます");
     } finally {
       await limited.stop();
     }
@@ -310,6 +317,38 @@ describe("the reader's OpenAPI blocks", () => {
       expect(markdown).toContain("### `GET /pets/{petId}`");
       expect(markdown).toContain("| `petId` | path | string | yes |  |");
       expect(await (await read(`${base}llms-full.txt`)).text()).toContain("### `GET /pets/{petId}`\n\nGet a pet");
+
+      // In the space's language: the reference, the "Test it" panel and the words its script shows, the markdown.
+      await org.owner.api.spaces.updateSpaceById(space.id, { language: "fr" as never });
+      const french = await (await read(base)).text();
+      for (const words of [
+        "<h3>Paramètres</h3>",
+        '<th scope="row"><code>petId</code></th><td>chemin</td>',
+        "<td>Obligatoire</td>",
+        "<h3>Exemples de code</h3>",
+      ])
+        expect(french).toContain(words);
+      expect(french).toContain("<code>POST /x</code> : la spécification de cette opération d’API");
+      expect(french).toMatch(
+        /<form class="openapi-try"[^>]* aria-label="Tester GET \/pets\/\{petId\}"[^>]* data-sending="Envoi…" data-failed="La requête a échoué : \{error\}/,
+      );
+      expect(french).toContain("<h3>Tester</h3>");
+      expect(french).toContain('<button type="submit">Envoyer</button>');
+      expect(french).toContain('data-copy="Copier"');
+      expect(french).not.toMatch(/>(Parameters|Test it|Send|Responses)</);
+      expect(await (await read(`${base}reference.md`)).text()).toContain("| `petId` | chemin | string | oui |  |");
+      await org.owner.api.spaces.updateSpaceById(space.id, { language: "ja" as never });
+      const japanese = await (await read(base)).text();
+      for (const words of [
+        "<h3>パラメーター</h3>",
+        "<td>パス</td>",
+        "<h3>試してみる</h3>",
+        'data-sending="送信中…"',
+        '<button type="submit">送信</button>',
+        'data-copy="コピー"',
+      ])
+        expect(japanese).toContain(words);
+      expect(await (await read(`${base}reference.md`)).text()).toContain("| パラメーター | 場所 | 型 | 必須 | 説明 |");
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

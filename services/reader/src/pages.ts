@@ -205,9 +205,11 @@ async function renderHtml(
     }
     return null;
   };
+  const words = readerWords(space.language);
   const body = documentToHtml(document, {
     resolveRef,
-    renderOpenApiBlock: (block) => openApiBlockHtml(block, { specOf: openApi.specOf, resolveRef }),
+    words: words.body,
+    renderOpenApiBlock: (block) => openApiBlockHtml(block, { specOf: openApi.specOf, resolveRef, words: words.openApi }),
     titleOf: (ref) => {
       const pageId = ref.kind === "page" || ref.kind === "anchor" ? ref.page : undefined;
       return pageId ? (byId.get(pageId)?.title ?? null) : null;
