@@ -153,6 +153,43 @@ describe("the reader", () => {
     const markdown = await (await read(`${base}guide.md`)).text();
     expect(markdown).toContain("The guide.\n\n## Before you start\n\nYou need a **token**.");
     expect(markdown).not.toContain("{% include");
+
+    // Another space's of the organization shows too, at that space's head (GitBook's are live); another organization's shows nothing, logged once.
+    const shared = await createSpace(stack, org, { title: "Shared snippets" });
+    const elsewhere = await createOrganization(stack);
+    const foreign = await createSpace(stack, elsewhere, { title: "Foreign snippets" });
+    const edits = editingClient(stack);
+    try {
+      const snippet = async (spaceId: string, userId: string, text: string, reusableContentId = "") => {
+        let id = "";
+        await commitDraftWork(edits, { userId, spaceId }, async (draftId, caller) => {
+          const written = await edits.setReusableContent({ caller, draftId, reusableContentId, title: "Snippet", markdown: text, delete: false });
+          id = written.reusableContent!.id;
+        });
+        return id;
+      };
+      const sharedId = await snippet(shared.id, org.owner.userId, "Shared **v1**.");
+      const foreignId = await snippet(foreign.id, elsewhere.owner.userId, "Foreign secret.");
+      const includes = `{% include ".gitbook/includes/${sharedId}.md" space="${shared.id}" %}\n\n{% include ".gitbook/includes/${foreignId}.md" space="${foreign.id}" %}`;
+      await commitDraftWork(edits, { userId: org.owner.userId, spaceId }, (draftId, caller) =>
+        edits.updatePage({ caller, draftId, page: pageUpdate({ pageId: guide.body.id, markdown: `The guide.\n\n${includes}` }) }),
+      );
+      const html = await (await read(`${base}guide`)).text();
+      expect(html).toContain('<div class="reusable-content"><p>Shared <strong>v1</strong>.</p></div>');
+      expect(html).not.toContain("Foreign secret");
+      expect(await (await read(`${base}guide.md`)).text()).toContain("The guide.\n\nShared **v1**.");
+      await snippet(shared.id, org.owner.userId, "Shared **v2**.", sharedId);
+      await eventually(async () => (await (await read(`${base}guide`)).text()).includes("Shared <strong>v2</strong>."));
+      const live = await (await read(`${base}guide.md`)).text();
+      expect(live).toContain("Shared **v2**.");
+      expect(live).not.toContain("Foreign secret");
+      const warnings = stack.contentLogs.filter((line) => line.level === "warn" && line.included_space_id === foreign.id);
+      expect(warnings.map((line) => [line.msg, line.space_id])).toEqual([
+        ["a published page includes reusable content of another organization's space: it shows nothing", spaceId],
+      ]);
+    } finally {
+      edits.close();
+    }
   });
 
   it("serves a share-link site only through an active link's key, and no site once unpublished", async () => {
