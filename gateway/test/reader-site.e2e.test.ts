@@ -4,7 +4,8 @@ import { SignJWT } from "jose";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReaderHandle } from "@imprint/reader";
 import { eventually } from "@imprint/runtime/testing";
-import { createOrganization, type TestOrganization } from "./support/factories.js";
+import { commitDraftWork, editingClient } from "./support/editing.js";
+import { createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { PNG, publishSampleSite, startTestReader, writeContent, type SampleSite } from "./support/reader.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -352,5 +353,32 @@ describe("a site with sections, variants and adaptive content", () => {
     });
     expect(changed.headers.get("etag")).not.toBe(etag);
     expect(await changed.text()).toContain("acme.toml");
+
+    // Another space's reusable content follows that space's head: a merge there is an event, and the page shows it.
+    const shared = await createSpace(stack, org, { title: "Shared snippets" });
+    const edits = editingClient(stack);
+    try {
+      const snippet = async (text: string, reusableContentId = "") => {
+        let id = "";
+        await commitDraftWork(edits, { userId: org.owner.userId, spaceId: shared.id }, async (draftId, caller) => {
+          id = (await edits.setReusableContent({ caller, draftId, reusableContentId, title: "Snippet", markdown: text, delete: false })).reusableContent!.id;
+        });
+        return id;
+      };
+      const snippetId = await snippet("Shared first.");
+      await writeContent(stack, org, spaces.guide, [
+        {
+          operation: "update_page",
+          page: configure.id,
+          document: { markdown: `# Configure\n\n{% include ".gitbook/includes/${snippetId}.md" space="${shared.id}" %}` },
+        },
+      ]);
+      await eventually(async () => (await text(`${base}configure`)).includes("<p>Shared first.</p>"));
+      await snippet("Shared second.", snippetId);
+      await eventually(async () => (await text(`${base}configure`)).includes("<p>Shared second.</p>"));
+      expect(await text(`${base}configure.md`)).toContain("Shared second.");
+    } finally {
+      edits.close();
+    }
   });
 });

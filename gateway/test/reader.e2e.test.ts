@@ -153,6 +153,43 @@ describe("the reader", () => {
     const markdown = await (await read(`${base}guide.md`)).text();
     expect(markdown).toContain("The guide.\n\n## Before you start\n\nYou need a **token**.");
     expect(markdown).not.toContain("{% include");
+
+    // Another space's of the organization shows too, at that space's head (GitBook's are live); another organization's shows nothing, logged once.
+    const shared = await createSpace(stack, org, { title: "Shared snippets" });
+    const elsewhere = await createOrganization(stack);
+    const foreign = await createSpace(stack, elsewhere, { title: "Foreign snippets" });
+    const edits = editingClient(stack);
+    try {
+      const snippet = async (spaceId: string, userId: string, text: string, reusableContentId = "") => {
+        let id = "";
+        await commitDraftWork(edits, { userId, spaceId }, async (draftId, caller) => {
+          const written = await edits.setReusableContent({ caller, draftId, reusableContentId, title: "Snippet", markdown: text, delete: false });
+          id = written.reusableContent!.id;
+        });
+        return id;
+      };
+      const sharedId = await snippet(shared.id, org.owner.userId, "Shared **v1**.");
+      const foreignId = await snippet(foreign.id, elsewhere.owner.userId, "Foreign secret.");
+      const includes = `{% include ".gitbook/includes/${sharedId}.md" space="${shared.id}" %}\n\n{% include ".gitbook/includes/${foreignId}.md" space="${foreign.id}" %}`;
+      await commitDraftWork(edits, { userId: org.owner.userId, spaceId }, (draftId, caller) =>
+        edits.updatePage({ caller, draftId, page: pageUpdate({ pageId: guide.body.id, markdown: `The guide.\n\n${includes}` }) }),
+      );
+      const html = await (await read(`${base}guide`)).text();
+      expect(html).toContain('<div class="reusable-content"><p>Shared <strong>v1</strong>.</p></div>');
+      expect(html).not.toContain("Foreign secret");
+      expect(await (await read(`${base}guide.md`)).text()).toContain("The guide.\n\nShared **v1**.");
+      await snippet(shared.id, org.owner.userId, "Shared **v2**.", sharedId);
+      await eventually(async () => (await (await read(`${base}guide`)).text()).includes("Shared <strong>v2</strong>."));
+      const live = await (await read(`${base}guide.md`)).text();
+      expect(live).toContain("Shared **v2**.");
+      expect(live).not.toContain("Foreign secret");
+      const warnings = stack.contentLogs.filter((line) => line.level === "warn" && line.included_space_id === foreign.id);
+      expect(warnings.map((line) => [line.msg, line.space_id])).toEqual([
+        ["a published page includes reusable content of another organization's space: it shows nothing", spaceId],
+      ]);
+    } finally {
+      edits.close();
+    }
   });
 
   it("serves a share-link site only through an active link's key, and no site once unpublished", async () => {
@@ -235,6 +272,13 @@ describe("the reader's rate limit", () => {
       expect(budget(refused)).toEqual([429, "2", "0", String(resetAt)]);
       expect(refused.headers.get("retry-after")).toBe(String(Math.ceil((resetAt * 1000 - frozen.getTime()) / 1000)));
       expect(await refused.text()).toContain("Too many requests");
+      // No site is read before the limit: the visitor's language, from Accept-Language.
+      const japanese = await visit({ "accept-language": "de;q=0.5, ja-JP, en;q=0.8" });
+      expect(japanese.status).toBe(429);
+      expect(japanese.headers.get("vary")).toBe("Accept-Language");
+      const text = await japanese.text();
+      expect(text).toContain('<html lang="ja">');
+      expect(text).toContain("リクエストが多すぎます");
     } finally {
       await limited.stop();
     }
@@ -328,6 +372,38 @@ describe("the reader's OpenAPI blocks", () => {
       expect(markdown).toContain("| `petId` | path | string | yes |  |");
       expect(markdown).toContain("### `GET /orders`");
       expect(await (await read(`${base}llms-full.txt`)).text()).toContain("### `GET /pets/{petId}`\n\nGet a pet");
+
+      // In the space's language: the reference, the "Test it" panel and the words its script shows, the markdown.
+      await org.owner.api.spaces.updateSpaceById(space.id, { language: "fr" as never });
+      const french = await (await read(base)).text();
+      for (const words of [
+        "<h3>Paramètres</h3>",
+        '<th scope="row"><code>petId</code></th><td>chemin</td>',
+        "<td>Obligatoire</td>",
+        "<h3>Exemples de code</h3>",
+      ])
+        expect(french).toContain(words);
+      expect(french).toContain("<code>POST /x</code> : la spécification de cette opération d’API");
+      expect(french).toMatch(
+        /<form class="openapi-try"[^>]* aria-label="Tester GET \/pets\/\{petId\}"[^>]* data-sending="Envoi…" data-failed="La requête a échoué : \{error\}/,
+      );
+      expect(french).toContain("<h3>Tester</h3>");
+      expect(french).toContain('<button type="submit">Envoyer</button>');
+      expect(french).toContain('data-copy="Copier"');
+      expect(french).not.toMatch(/>(Parameters|Test it|Send|Responses)</);
+      expect(await (await read(`${base}reference.md`)).text()).toContain("| `petId` | chemin | string | oui |  |");
+      await org.owner.api.spaces.updateSpaceById(space.id, { language: "ja" as never });
+      const japanese = await (await read(base)).text();
+      for (const words of [
+        "<h3>パラメーター</h3>",
+        "<td>パス</td>",
+        "<h3>試してみる</h3>",
+        'data-sending="送信中…"',
+        '<button type="submit">送信</button>',
+        'data-copy="コピー"',
+      ])
+        expect(japanese).toContain(words);
+      expect(await (await read(`${base}reference.md`)).text()).toContain("| パラメーター | 場所 | 型 | 必須 | 説明 |");
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

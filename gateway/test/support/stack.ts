@@ -3,6 +3,7 @@ import { loadContentConfig, startContentService } from "@imprint/content";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
 import { loadIntegrationConfig, startIntegrationService } from "@imprint/integration";
 import { loadPublishingConfig, startPublishingService } from "@imprint/publishing";
+import { createLogger } from "@imprint/runtime/core";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { patient, startServices, TestClock, testLogger, type LogLine, type ServiceClients } from "@imprint/runtime/testing";
 import { loadGatewayConfig, startGateway } from "../../src/index.js";
@@ -35,6 +36,8 @@ export interface TestStack {
   upstreamEnv: Record<string, string>;
   /** Log lines written by the gateway, parsed. */
   gatewayLogs: LogLine[];
+  /** Warnings and errors written by the content service, parsed. */
+  contentLogs: LogLine[];
   /** Stops one upstream while the gateway keeps running (to test outages). */
   stopUpstream(name: "identity" | "content" | "collaboration" | "publishing" | "integration"): Promise<void>;
   stop(): Promise<void>;
@@ -61,6 +64,17 @@ export async function startStack(
   // Upstreams' errors are shown: they often explain a failing end-to-end test.
   const upstreamLogger = (name: string) => testLogger(name, { stderr: true });
   const gatewayLogger = testLogger("gateway", { level: "info", record: true });
+  // Content's warnings are kept for the tests that check one; its errors are shown as the others'.
+  const contentLogs: LogLine[] = [];
+  const contentLogger = createLogger("content", {
+    level: "warn",
+    format: "json",
+    write: (line) => {
+      const parsed = JSON.parse(line) as LogLine;
+      contentLogs.push(parsed);
+      if (parsed.level === "error") process.stderr.write(`${line}\n`);
+    },
+  });
   const services = await startServices([
     { name: "identity", config: loadIdentityConfig, start: startIdentityService, logger: upstreamLogger("identity") },
     {
@@ -68,7 +82,7 @@ export async function startStack(
       config: loadContentConfig,
       start: startContentService,
       clock: clock.now,
-      logger: upstreamLogger("content"),
+      logger: contentLogger,
       // Tests serve sites to import from loopback.
       env: { IMPRINT_PUBLIC_URL: `http://127.0.0.1:${port}`, IMPRINT_ALLOW_PRIVATE_FETCH: "true", ...options.contentEnv },
     },
@@ -122,6 +136,7 @@ export async function startStack(
       ]),
     ),
     gatewayLogs: gatewayLogger.lines,
+    contentLogs,
     stopUpstream: services.stopTarget,
     stop: services.stop,
   };

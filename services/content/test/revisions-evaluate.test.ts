@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { markdownToDocument, type DocumentBlock, type DocumentText } from "@imprint/document";
 import { evaluateDocument, evaluateText } from "../src/revisions/domain/markdown/evaluate.js";
-import { expandIncludes, includedIds } from "../src/revisions/domain/markdown/includes.js";
+import { anchoredToSpace, expandIncludes, includedIds, includedRefs, includeKey } from "../src/revisions/domain/markdown/includes.js";
 
 /** Leaves of a block's text nodes as [text, marks]. */
 function leaves(block: DocumentBlock): [string, string[]][] {
@@ -51,5 +51,21 @@ describe("a published page's includes", () => {
     );
     // A content including itself stops after MAX_INCLUDE_DEPTH levels.
     expect(expandIncludes('{% include ".gitbook/includes/loop.md" %}', bodies)).toBe('{% include ".gitbook/includes/loop.md" %}');
+  });
+
+  it("names other spaces' contents by their space, and reads a tag naming none in the space it is written in", () => {
+    const document = markdownToDocument('{% include ".gitbook/includes/a.md" %}\n\n{% include ".gitbook/includes/c.md" space="other" %}');
+    expect(includedRefs(document)).toEqual([{ reusableContentId: "a" }, { reusableContentId: "c", space: "other" }]);
+    expect(includedIds(anchoredToSpace(document, "other"))).toEqual([]);
+    // The page's space is "home": its own contents are keyed by id alone, whether a tag names it or not.
+    const bodies = new Map([
+      [includeKey("", "a"), "Own."],
+      [includeKey("other", "c"), 'Shared.\n\n{% include ".gitbook/includes/d.md" %}'],
+      [includeKey("other", "d"), "Nested in other."],
+      [includeKey("", "d"), "Own d."],
+    ]);
+    const markdown =
+      '{% include ".gitbook/includes/c.md" space="other" %}\n\n{% include ".gitbook/includes/a.md" space="home" %}\n\n{% include ".gitbook/includes/x.md" space="gone" %}';
+    expect(expandIncludes(markdown, bodies, "home")).toBe('Shared.\n\nNested in other.\n\nOwn.\n\n{% include ".gitbook/includes/x.md" space="gone" %}');
   });
 });

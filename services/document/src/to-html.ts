@@ -57,7 +57,29 @@ export interface HtmlOptions {
    * is another space's); without it, or null (unknown, or not to be shown), the block shows nothing.
    */
   reusableContent?(ref: ReusableContentRef): JsonDocument | null;
+  /** The words the HTML shows of its own (labels of task boxes, file links, heading anchors): the caller's, in the page's language; English without. */
+  words?: HtmlWords;
 }
+
+/** The few words the body's HTML adds to the document's own text. */
+export interface HtmlWords {
+  /** A task list's box, done and not. */
+  taskDone: string;
+  taskToDo: string;
+  /** A file block's link, with the file's name, or when it has none. */
+  download: (name: string) => string;
+  downloadFile: string;
+  /** A heading's `#` anchor link. */
+  linkTo: (heading: string) => string;
+}
+
+const ENGLISH_WORDS: HtmlWords = {
+  taskDone: "done",
+  taskToDo: "to do",
+  download: (name) => `Download ${name}`,
+  downloadFile: "Download the file",
+  linkTo: (heading) => `Link to ${heading}`,
+};
 
 /** What a `reusable-content` block points at. */
 export interface ReusableContentRef {
@@ -121,12 +143,15 @@ class Renderer {
   private readonly unknownTypes = new Set<string>();
   /** The reusable contents being rendered, outermost first: one that includes itself shows nothing the second time. */
   private readonly including = new Set<string>();
+  private readonly words: HtmlWords;
 
   constructor(
     private readonly options: HtmlOptions,
     /** The depth of the body's shallowest heading: it renders as <h2>, the next as <h3>, so no level is skipped under the page's <h1>. */
     private readonly topHeading = 1,
-  ) {}
+  ) {
+    this.words = options.words ?? ENGLISH_WORDS;
+  }
 
   private link(ref: ContentRef | undefined): string | null {
     if (!ref || typeof ref !== "object") return null;
@@ -166,7 +191,10 @@ class Renderer {
       case "list-item": {
         const checked = (block.data as { checked?: unknown }).checked;
         if (typeof checked !== "boolean") return h("li", this.blocks(children));
-        return h("li.task", [h("input", { type: "checkbox", disabled: true, checked, "aria-label": checked ? "done" : "to do" }), ...this.blocks(children)]);
+        return h("li.task", [
+          h("input", { type: "checkbox", disabled: true, checked, "aria-label": checked ? this.words.taskDone : this.words.taskToDo }),
+          ...this.blocks(children),
+        ]);
       }
       case "code":
         return this.code(block);
@@ -292,7 +320,7 @@ class Renderer {
     } catch {
       // A malformed escape: the segment as it is.
     }
-    return h("p.file", [h("a", { href, download: "" }, name.trim() === "" ? "Download the file" : `Download ${name}`)]);
+    return h("p.file", [h("a", { href, download: "" }, name.trim() === "" ? this.words.downloadFile : this.words.download(name))]);
   }
 
   private heading(block: DocumentBlock): Element {
@@ -306,7 +334,7 @@ class Renderer {
     // The page's title is its <h1>: the document's headings sit below it, from <h2> on.
     return h(`h${depth - this.topHeading + 2}`, { id }, [
       ...this.inlines(block.nodes ?? []),
-      h("a.anchor", { href: `#${id}`, "aria-label": `Link to ${title}` }, "#"),
+      h("a.anchor", { href: `#${id}`, "aria-label": this.words.linkTo(title) }, "#"),
     ]);
   }
 

@@ -20,8 +20,18 @@ export interface PageBody {
   documentJson: string;
   /** With the reusable contents it includes written in place. */
   markdown: string;
-  /** The documents (JSON) of the reusable contents of the space it includes, by id. */
+  /** The documents (JSON) of the reusable contents it includes, by `reusableContentKey`. */
   reusableContents: ReadonlyMap<string, string>;
+  /**
+   * The other spaces' revisions its reusable contents were read at ("" when it includes none of
+   * another space): part of rendered pages' keys, as those contents follow their spaces' heads.
+   */
+  otherSpaces: string;
+}
+
+/** The key of an included reusable content: its id, after its space when it is another space's (none for the page's own). */
+export function reusableContentKey(otherSpaceId: string, reusableContentId: string): string {
+  return otherSpaceId === "" ? reusableContentId : `${otherSpaceId}/${reusableContentId}`;
 }
 
 /** A file of a published revision: an image or attachment of its pages. */
@@ -77,7 +87,9 @@ const SCRIPTS_RETRY_MS = 5_000;
  * spaces' current revisions, share keys, sites' redirects and sites' scripts are reused until an event says they
  * changed (with NATS) or for SITE_CACHE_TTL_MS (without); page bodies and rendered pages are keyed by revision (and site
  * version), so they never need invalidating: a new revision or site version is a new key, and the
- * old entries age out of one byte budget.
+ * old entries age out of one byte budget. A page body that includes another space's reusable
+ * content, which follows that space's head, is read again after any content event (and, like
+ * sites, after EVENT_CACHE_TTL_MS or SITE_CACHE_TTL_MS); the revisions it names key the rendered page.
  */
 export interface ReaderData {
   site(lookup: GetReaderSiteRequest): Promise<ReaderSite | null>;
@@ -171,11 +183,16 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
     now,
   });
   const budget = new CacheBudget(config.PAGE_CACHE_BYTES);
-  const bodies = new CachedLoader<PageBody>({
+  // Content events seen (and gaps): a body holding another space's reusable content is stale past one.
+  let contentChanges = 0;
+  const bodies = new CachedLoader<PageBody & { contentChanges: number }>({
     name: "page bodies",
     budget,
     bytes: (body) =>
       2 * (body.documentJson.length + body.markdown.length + [...body.reusableContents.values()].reduce((sum, json) => sum + json.length, 0)) + 64,
+    freshUntil: (body, storedAt) =>
+      body.otherSpaces === "" ? Number.POSITIVE_INFINITY : body.contentChanges === contentChanges ? storedAt + trustedFor() : Number.NEGATIVE_INFINITY,
+    now,
   });
   // Specifications change apart from revisions: kept only as long as sites are trusted.
   const openApiSpecs = new CachedLoader<{ document: unknown; length: number } | null>({
@@ -217,12 +234,15 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
           siteRedirects.clear();
           return;
         }
-        // A content event about a space (its lifecycle, a revision, a branch) may change what it publishes.
+        // A content event about a space (its lifecycle, a revision, a branch) may change what it publishes,
+        // and what other spaces' pages include of it.
+        contentChanges++;
         if ("spaceId" in event.payload && event.payload.spaceId) spaceCache.invalidate(event.payload.spaceId);
         else if (event.type.startsWith("space.")) spaceCache.clear();
       },
       onGap: () => {
         kept.clear();
+        contentChanges++;
         dropScripts();
         siteCache.clear();
         spaceCache.clear();
@@ -264,11 +284,15 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
 
     async pageBody(space, pageId) {
       return bodies.load(`${space.revisionId}/${pageId}`, async () => {
+        const seen = contentChanges;
         const body = await published.getPublishedPage({ spaceId: space.spaceId, revisionId: space.revisionId, pageId });
+        const others = body.reusableContents.filter((content) => content.spaceId !== "");
         return {
           documentJson: body.documentJson,
           markdown: body.markdown,
-          reusableContents: new Map(body.reusableContents.map((content) => [content.id, content.documentJson])),
+          reusableContents: new Map(body.reusableContents.map((content) => [reusableContentKey(content.spaceId, content.id), content.documentJson])),
+          otherSpaces: [...new Set(others.map((content) => `${content.spaceId}@${content.revisionId}`))].sort().join(" "),
+          contentChanges: seen,
         };
       });
     },

@@ -3,6 +3,7 @@ import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/publis
 import type { ReaderData } from "./data.js";
 import { OPENAPI_FILE_KEY, openApiBlocks, openApiSpecKey, operationOfBlock, operationOrigin, withOpenApiOperations } from "./views/openapi.js";
 import { openApiOperation } from "./views/openapi-operation.js";
+import { readerWords } from "./views/words.js";
 
 /** What rendering a page's OpenAPI blocks needs: the specs they name, loaded. */
 export interface PageOpenApi {
@@ -28,14 +29,19 @@ export async function pageOpenApi(data: ReaderData, space: GetPublishedSpaceResp
   return { present: blocks.length > 0, specOf, origins, incomplete: operations.some((operation) => operation === null) };
 }
 
-/** A page's markdown with its OpenAPI tags as readable operations (method, path, parameters, examples). */
+/** A page's markdown with its OpenAPI tags as readable operations (method, path, parameters, examples), in its space's language. */
 export async function markdownWithOperations(data: ReaderData, space: GetPublishedSpaceResponse, markdown: string): Promise<string> {
   if (!/\{%\s*(?:openapi|swagger)/.test(markdown)) return markdown;
   const found: { tag: string; attributes: Map<string, string> }[] = [];
-  withOpenApiOperations(markdown, (tag, attributes) => {
-    found.push({ tag, attributes });
-    return null;
-  });
+  const { openApi: words } = readerWords(space.language);
+  withOpenApiOperations(
+    markdown,
+    (tag, attributes) => {
+      found.push({ tag, attributes });
+      return null;
+    },
+    words,
+  );
   const keyOf = (tag: string, attributes: Map<string, string>) => {
     const key = (tag === "openapi-operation" ? attributes.get("spec") : attributes.get("src"))?.trim();
     // A file of the space is written `/files/<id>` in markdown.
@@ -43,11 +49,15 @@ export async function markdownWithOperations(data: ReaderData, space: GetPublish
   };
   const keys = [...new Set(found.map(({ tag, attributes }) => keyOf(tag, attributes)).filter((key): key is string => !!key))];
   const specs = new Map(await Promise.all(keys.map(async (key) => [key, await data.openApiSpec(space, key)] as const)));
-  return withOpenApiOperations(markdown, (tag, attributes) => {
-    const key = keyOf(tag, attributes);
-    const document = key ? specs.get(key) : undefined;
-    const path = attributes.get("path")?.trim();
-    const method = attributes.get("method")?.trim();
-    return document && path && method ? openApiOperation(document, path, method) : null;
-  });
+  return withOpenApiOperations(
+    markdown,
+    (tag, attributes) => {
+      const key = keyOf(tag, attributes);
+      const document = key ? specs.get(key) : undefined;
+      const path = attributes.get("path")?.trim();
+      const method = attributes.get("method")?.trim();
+      return document && path && method ? openApiOperation(document, path, method) : null;
+    },
+    words,
+  );
 }

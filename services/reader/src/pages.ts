@@ -5,7 +5,7 @@ import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";
 import { cardContent, cardPath } from "./cards.js";
-import type { ReaderData, RenderedAnswer, SiteScripts } from "./data.js";
+import { reusableContentKey, type PageBody, type ReaderData, type RenderedAnswer, type SiteScripts } from "./data.js";
 import { editLinkOf, offersEditLink } from "./edit-links.js";
 import {
   ancestorsOf,
@@ -119,9 +119,10 @@ export function sendRendered(ctx: ParameterizedContext, answer: RenderedAnswer):
 
 /**
  * The cache key of what `at` renders to for this visitor (site version, revision and the space's
- * language included, so nothing kept goes stale; for HTML, the site's scripts too).
+ * language included, so nothing kept goes stale; the other spaces' revisions its reusable contents
+ * were read at, `otherSpaces`; for HTML, the site's scripts too).
  */
-function renderKey(kind: string, visit: Visit, at: PageVisit, scriptsKey = ""): string {
+function renderKey(kind: string, visit: Visit, at: PageVisit, otherSpaces: string, scriptsKey = ""): string {
   return [
     kind,
     visit.site.siteId,
@@ -135,22 +136,24 @@ function renderKey(kind: string, visit: Visit, at: PageVisit, scriptsKey = ""): 
     at.space.gitSource ? `${at.space.gitSource.url} ${at.space.gitSource.gitRef} ${at.space.gitSource.pagePaths[at.page.id] ?? ""}` : "",
     at.location.prefix,
     at.page.id,
+    otherSpaces,
     scriptsKey,
   ].join("\n");
 }
 
 /** A page as markdown: its title, description and body (what agents and `Accept: text/markdown` get). */
-export async function pageMarkdown(data: ReaderData, at: { space: GetPublishedSpaceResponse; page: Page }): Promise<string> {
-  const body = await data.pageBody(at.space, at.page.id);
+export async function pageMarkdown(data: ReaderData, at: { space: GetPublishedSpaceResponse; page: Page }, read?: PageBody): Promise<string> {
+  const body = read ?? (await data.pageBody(at.space, at.page.id));
   const markdown = await markdownWithOperations(data, at.space, body.markdown);
   return `# ${at.page.title}\n\n${at.page.description ? `${at.page.description}\n\n` : ""}${markdown}`;
 }
 
 export async function serveMarkdown(ctx: ParameterizedContext, visit: Visit, data: ReaderData, at: PageVisit): Promise<void> {
-  const key = renderKey("md", visit, at);
+  const read = await data.pageBody(at.space, at.page.id);
+  const key = renderKey("md", visit, at, read.otherSpaces);
   let answer = data.rendered.get(key);
   if (!answer) {
-    answer = { etag: etagOf(key), type: "text/markdown; charset=utf-8", body: Buffer.from(await pageMarkdown(data, at)) };
+    answer = { etag: etagOf(key), type: "text/markdown; charset=utf-8", body: Buffer.from(await pageMarkdown(data, at, read)) };
     data.rendered.set(key, answer);
   }
   if (isNoIndex(visit, at.space, at.page)) ctx.set("X-Robots-Tag", "noindex");
@@ -160,10 +163,11 @@ export async function serveMarkdown(ctx: ParameterizedContext, visit: Visit, dat
 /** The page as HTML, rendered once per (site version, revision, page, visitor claims, site scripts) and kept. */
 export async function serveHtml(ctx: ParameterizedContext, visit: Visit, data: ReaderData, at: PageVisit, assetBase: string): Promise<void> {
   const scripts = await data.siteScripts(visit.site.siteId);
-  const key = renderKey("html", visit, at, scripts.key);
+  const read = await data.pageBody(at.space, at.page.id);
+  const key = renderKey("html", visit, at, read.otherSpaces, scripts.key);
   let answer = data.rendered.get(key);
   if (!answer) {
-    const rendered = await renderHtml(visit, data, at, assetBase, scripts);
+    const rendered = await renderHtml(visit, data, at, read, assetBase, scripts);
     answer = { etag: etagOf(key), type: "text/html; charset=utf-8", body: Buffer.from(rendered.html), policy: rendered.policy };
     if (rendered.keep) data.rendered.set(key, answer);
     // Nor is the whole answer kept (server.ts: keepAnswer).
@@ -181,11 +185,11 @@ async function renderHtml(
   visit: Visit,
   data: ReaderData,
   at: PageVisit,
+  read: PageBody,
   assetBase: string,
   scripts: SiteScripts,
 ): Promise<{ html: string; policy: string; keep: boolean }> {
   const { location, space, page, pages, first } = at;
-  const read = await data.pageBody(space, page.id);
   const byId = new Map(pages.map((candidate) => [candidate.id, candidate]));
   const linkTo = (pageId: string) => {
     const target = byId.get(pageId);
@@ -205,16 +209,19 @@ async function renderHtml(
     }
     return null;
   };
+  const words = readerWords(space.language);
   const body = documentToHtml(document, {
     resolveRef,
-    renderOpenApiBlock: (block) => openApiBlockHtml(block, { specOf: openApi.specOf, resolveRef }),
+    words: words.body,
+    renderOpenApiBlock: (block) => openApiBlockHtml(block, { specOf: openApi.specOf, resolveRef, words: words.openApi }),
     titleOf: (ref) => {
       const pageId = ref.kind === "page" || ref.kind === "anchor" ? ref.page : undefined;
       return pageId ? (byId.get(pageId)?.title ?? null) : null;
     },
     onUnknownBlock: (type) => data.unknownBlock(type),
-    // Another space's reusable content is not read here: it shows nothing.
-    reusableContent: (ref) => (ref.space === undefined ? (included.get(ref.reusableContent) ?? null) : null),
+    // Another space's (of the organization) as content read it; another organization's was left out: nothing.
+    reusableContent: (ref) =>
+      included.get(reusableContentKey(ref.space === undefined || ref.space === space.spaceId ? "" : ref.space, ref.reusableContent)) ?? null,
   });
   const visible = pages.filter((candidate) => !candidate.hidden);
   const index = visible.findIndex((candidate) => candidate.id === page.id);

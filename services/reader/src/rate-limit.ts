@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { clientAddress, type RateLimiter, type TrustedProxies } from "@imprint/runtime/core";
 import { renderStatus } from "./views/render.js";
+import { acceptedLanguage, readerWords } from "./views/words.js";
 
 /** Probes are never limited: an orchestrator asking often must not take a replica out. */
 const UNLIMITED_PATHS = new Set(["/healthz", "/readyz"]);
@@ -26,15 +27,14 @@ export function readerRateLimit(options: {
     response.setHeader("X-RateLimit-Remaining", String(decision.remaining));
     response.setHeader("X-RateLimit-Reset", String(Math.ceil(decision.resetAtMs / 1000)));
     if (decision.allowed) return true;
-    const body = renderStatus({
-      status: 429,
-      title: "Too many requests",
-      message: "This address sent too many requests. Please try again in a moment.",
-      assetBase: options.assetBase,
-    });
+    // No site is read before the limit: the visitor's own language.
+    const language = acceptedLanguage(request.headers["accept-language"]);
+    const { tooManyRequests } = readerWords(language);
+    const body = renderStatus({ status: 429, ...tooManyRequests, assetBase: options.assetBase, language });
     response.writeHead(429, {
       "Retry-After": String(Math.max(1, Math.ceil(decision.resetInMs / 1000))),
       "Cache-Control": "no-store",
+      Vary: "Accept-Language",
       "Content-Type": "text/html; charset=utf-8",
       "Content-Length": Buffer.byteLength(body),
     });

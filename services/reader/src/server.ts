@@ -35,7 +35,7 @@ import { openApiAssets } from "./views/openapi.js";
 import { diagramAsset } from "./views/diagrams.js";
 import { fontFile } from "./views/fonts.js";
 import { renderStatus } from "./views/render.js";
-import { readerWords } from "./views/words.js";
+import { acceptedLanguage, readerWords } from "./views/words.js";
 import { placedSiteSpaces, type ReaderSite } from "./site.js";
 import { readerAddress, resolveVisit, type ReaderAddress, type Visit } from "./visit.js";
 
@@ -196,12 +196,11 @@ function answerUnavailable(address: ReaderAddress, logger: Logger) {
       ctx.set("Retry-After", String(RETRY_AFTER_SECONDS));
       ctx.set("Cache-Control", "no-store");
       ctx.type = "text/html; charset=utf-8";
-      ctx.body = renderStatus({
-        status: 503,
-        title: "Temporarily unavailable",
-        message: "This page cannot be shown right now. Please try again in a moment.",
-        assetBase: address.path,
-      });
+      // The space's language when it was read before the failure (servePage's `spaceLanguage`), else the visitor's own.
+      const known = ctx.state.spaceLanguage as string | undefined;
+      const language = known ?? acceptedLanguage(ctx.get("accept-language"));
+      if (known === undefined) ctx.vary("Accept-Language");
+      ctx.body = renderStatus({ status: 503, ...readerWords(language).unavailable, assetBase: address.path, language });
     }
   };
 }
@@ -297,9 +296,11 @@ function answerNotFound(ctx: ParameterizedContext, address: ReaderAddress): void
   ctx.status = 404;
   ctx.set("Cache-Control", "no-store");
   ctx.type = "text/html; charset=utf-8";
-  // No site-space is known here: its language neither.
-  const { notFound } = readerWords("en");
-  ctx.body = renderStatus({ status: 404, title: notFound.title, message: notFound.message, assetBase: address.path });
+  // No site-space is known here, its language neither: the visitor's own.
+  const language = acceptedLanguage(ctx.get("accept-language"));
+  const { notFound } = readerWords(language);
+  ctx.vary("Accept-Language");
+  ctx.body = renderStatus({ status: 404, title: notFound.title, message: notFound.message, assetBase: address.path, language });
 }
 
 /** Not found inside a site the visitor may read: the 404 in the site's frame (its navigation, search, look and language). */
@@ -343,6 +344,8 @@ async function serveVisit(ctx: ParameterizedContext, visit: Visit, data: ReaderD
   const markdownRequested = segments.length > 0 && segments[segments.length - 1]!.endsWith(".md");
   if (markdownRequested) segments[segments.length - 1] = segments[segments.length - 1]!.slice(0, -3);
   const at = await readPage(visit, data, segments);
+  // Should a later read fail, the 503 speaks the space's language (answerUnavailable).
+  if (at) ctx.state.spaceLanguage = at.space.language || "en";
   if (!at) {
     // A redirect of the site only where no page is: 308 (permanent) or 307, the query string kept.
     const redirect = await followRedirect(visit, data, ctx.querystring);

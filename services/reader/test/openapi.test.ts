@@ -6,6 +6,7 @@ import { documentToHtml, markdownToDocument } from "@imprint/document";
 import { codeSamples, openApiOperation } from "../src/views/openapi-operation.js";
 import { openApiAssets, openApiBlockHtml, openApiOperationMarkdown, withOpenApiOperations } from "../src/views/openapi.js";
 import { pagePolicy } from "../src/views/policy.js";
+import { readerWords } from "../src/views/words.js";
 
 /** A small OpenAPI 3.1 document, parsed (not dereferenced), as content keeps it. */
 const PETSTORE = {
@@ -74,7 +75,8 @@ const SWAGGER2 = {
 };
 
 const specs: Record<string, unknown> = { petstore: PETSTORE, "https://old.example.com/swagger.json": SWAGGER2 };
-const sources = { specOf: (key: string) => specs[key] ?? null, resolveRef: () => null };
+const english = readerWords("en").openApi;
+const sources = { specOf: (key: string) => specs[key] ?? null, resolveRef: () => null, words: english };
 
 function render(markdown: string) {
   const document = markdownToDocument(markdown);
@@ -172,16 +174,19 @@ describe("OpenAPI operations in the reader", () => {
   });
 
   it("writes the operation as readable markdown for the page's markdown and llms-full.txt", () => {
-    const markdown = openApiOperationMarkdown(openApiOperation(PETSTORE, "/pets/{petId}", "put")!);
+    const markdown = openApiOperationMarkdown(openApiOperation(PETSTORE, "/pets/{petId}", "put")!, english);
     expect(markdown).toContain("### `PUT /pets/{petId}`");
     expect(markdown).toContain("| `petId` | path | string (uuid) | yes | The pet's id |");
     expect(markdown).toContain('```json\n{\n  "name": "Rex",\n  "tag": "dog"\n}\n```');
     expect(markdown).toContain("Response `204`: Replaced");
     const page = `Intro\n\n{% openapi-operation spec="petstore" path="/pets/{petId}" method="put" %}\n{% endopenapi-operation %}\n\nOutro\n\n{% openapi-operation spec="missing" path="/x" method="get" %}\n{% endopenapi-operation %}\n`;
-    const written = withOpenApiOperations(page, (tag, attributes) =>
-      tag === "openapi-operation" && specs[attributes.get("spec")!]
-        ? openApiOperation(specs[attributes.get("spec")!], attributes.get("path")!, attributes.get("method")!)
-        : null,
+    const written = withOpenApiOperations(
+      page,
+      (tag, attributes) =>
+        tag === "openapi-operation" && specs[attributes.get("spec")!]
+          ? openApiOperation(specs[attributes.get("spec")!], attributes.get("path")!, attributes.get("method")!)
+          : null,
+      english,
     );
     expect(written).toContain(`Intro\n\n### \`PUT /pets/{petId}\``);
     expect(written).toContain('\n\nOutro\n\n{% openapi-operation spec="missing" path="/x" method="get" %}\n{% endopenapi-operation %}\n');

@@ -4,7 +4,8 @@ import { OPENAPI_STYLE } from "./openapi.js";
 /**
  * The reader's one stylesheet and one script, served under content-hashed paths (so they can be
  * cached forever). Pages work without the script: it only enhances (search as you type, copy
- * buttons on code, the theme toggle, the mobile navigation).
+ * buttons on code, the theme toggle, the mobile navigation). The words the script shows are the
+ * page's (its body's data attributes, in the page's language: views/words.ts).
  */
 export interface ReaderAsset {
   path: string;
@@ -57,11 +58,11 @@ ${OPENAPI_STYLE.trim()}
 @media (max-width:48rem){.layout{display:block}aside.tree{display:none}details.mobile-nav{display:block;padding:.5rem 1.25rem;border-bottom:1px solid var(--line)}form.search input{width:9rem}header.site nav.links{display:none}}
 `;
 
-const SCRIPT = `(()=>{const d=document,root=d.documentElement,key="imprint-theme";
+const SCRIPT = `(()=>{const d=document,root=d.documentElement,key="imprint-theme",w=d.body.dataset;
 const apply=t=>{if(t==="light"||t==="dark")root.dataset.theme=t;else delete root.dataset.theme};
 const btn=d.querySelector("button.theme");if(btn){btn.hidden=false;btn.addEventListener("click",()=>{const dark=root.dataset.theme?root.dataset.theme==="dark":matchMedia("(prefers-color-scheme: dark)").matches;const next=dark?"light":"dark";apply(next);try{localStorage.setItem(key,next)}catch{}})}
-for(const pre of d.querySelectorAll("figure.code pre")){const b=d.createElement("button");b.type="button";b.className="copy";b.textContent="Copy";b.style.cssText="position:absolute;right:.5rem;top:.5rem";b.addEventListener("click",async()=>{try{await navigator.clipboard.writeText(pre.innerText);b.textContent="Copied"}catch{b.textContent="Press Ctrl+C"}setTimeout(()=>b.textContent="Copy",1500)});pre.parentElement.appendChild(b)}
-const form=d.querySelector("form.search"),input=form&&form.querySelector("input");if(form&&input){const list=d.createElement("ul");list.className="live-results";list.setAttribute("aria-label","Search results");list.hidden=true;form.style.position="relative";form.appendChild(list);input.setAttribute("autocomplete","off");let timer,seq=0;
+for(const pre of d.querySelectorAll("figure.code pre")){const b=d.createElement("button");b.type="button";b.className="copy";b.textContent=w.copy;b.style.cssText="position:absolute;right:.5rem;top:.5rem";b.addEventListener("click",async()=>{try{await navigator.clipboard.writeText(pre.innerText);b.textContent=w.copied}catch{b.textContent=w.copyFailed}setTimeout(()=>b.textContent=w.copy,1500)});pre.parentElement.appendChild(b)}
+const form=d.querySelector("form.search"),input=form&&form.querySelector("input");if(form&&input){const list=d.createElement("ul");list.className="live-results";list.setAttribute("aria-label",w.searchResults);list.hidden=true;form.style.position="relative";form.appendChild(list);input.setAttribute("autocomplete","off");let timer,seq=0;
 input.addEventListener("input",()=>{clearTimeout(timer);const q=input.value.trim();if(q.length<2){list.hidden=true;return}timer=setTimeout(async()=>{const mine=++seq;try{const r=await fetch(form.action+"?format=json&q="+encodeURIComponent(q),{headers:{accept:"application/json"}});if(!r.ok||mine!==seq)return;const hits=await r.json();list.replaceChildren(...hits.slice(0,8).map(h=>{const li=d.createElement("li"),a=d.createElement("a"),t=d.createElement("strong"),x=d.createElement("small");a.href=h.url;t.textContent=h.title;x.textContent=h.excerpt||"";a.append(t,x);li.appendChild(a);return li}));list.hidden=hits.length===0}catch{}},150)});
 input.addEventListener("keydown",e=>{if(e.key==="Escape")list.hidden=true;if(e.key==="ArrowDown"&&!list.hidden){const f=list.querySelector("a");if(f){e.preventDefault();f.focus()}}});list.addEventListener("keydown",e=>{const a=d.activeElement,li=a&&a.parentElement;if(e.key==="ArrowDown"&&li&&li.nextElementSibling){e.preventDefault();li.nextElementSibling.querySelector("a").focus()}if(e.key==="ArrowUp"){e.preventDefault();const p=li&&li.previousElementSibling;(p?p.querySelector("a"):input).focus()}if(e.key==="Escape"){list.hidden=true;input.focus()}})}})();`;
 

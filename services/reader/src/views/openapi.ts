@@ -3,6 +3,7 @@ import type { ContentRef, DocumentBlock, JsonDocument } from "@imprint/document"
 import type { Element, ElementContent } from "hast";
 import { h } from "hastscript";
 import { codeSamples, openApiOperation, type BodyView, type OperationView, type SchemaView } from "./openapi-operation.js";
+import type { OpenApiWords } from "./words.js";
 
 /**
  * GitBook's OpenAPI operation blocks as an API reference: the operation's method and path, its
@@ -13,6 +14,8 @@ import { codeSamples, openApiOperation, type BodyView, type OperationView, type 
  * and shows the status and body (GitBook uses Scalar for this; a small panel of our own is enough).
  * The spec comes from the organization's stored specifications (by slug, or by source URL); an
  * operation whose spec or operation cannot be found renders a note with its method and path.
+ * Every word shown (the script's too, handed to it in the form's data attributes) is the space's
+ * language's, from the reader's words (words.ts).
  */
 
 export interface OpenApiBlockSources {
@@ -20,6 +23,8 @@ export interface OpenApiBlockSources {
   specOf: (key: string) => unknown;
   /** Where a reference leads (a file of the space), as the document's links. */
   resolveRef: (ref: ContentRef) => string | null;
+  /** The words of the page's language. */
+  words: OpenApiWords;
 }
 
 type OpenApiBlockData = { method?: unknown; path?: unknown; ref?: { kind?: unknown; spec?: unknown; url?: unknown; file?: unknown } };
@@ -70,32 +75,33 @@ export function openApiBlockHtml(block: DocumentBlock, sources: OpenApiBlockSour
   const method = typeof data.method === "string" ? data.method.toUpperCase() : "";
   const path = typeof data.path === "string" ? data.path : "";
   const operation = operationOfBlock(block, sources.specOf);
+  const { words } = sources;
   if (!operation) {
     const ref = data.ref as ContentRef | undefined;
     const href = block.type === "swagger" && ref ? (ref.kind === "url" ? safeHttpUrl(ref.url) : sources.resolveRef(ref)) : null;
     return h("div.openapi-missing", { role: "note" }, [
-      h("p", [h("code", `${method} ${path}`), ": this API operation's specification or the operation in it could not be found."]),
-      ...(href ? [h("p", [h("a", { href, rel: "noopener" }, "The OpenAPI specification")])] : []),
+      h("p", [h("code", `${method} ${path}`), `${words.colon}${words.missing}`]),
+      ...(href ? [h("p", [h("a", { href, rel: "noopener" }, words.specification)])] : []),
     ]);
   }
   const label = `${operation.method.toUpperCase()} ${operation.path}`;
   const parameters = operation.parameters;
   return h("section.openapi-operation", { "aria-label": label }, [
     h("h2.openapi-title", [h(`span.method.method-${operation.method}`, operation.method.toUpperCase()), " ", h("code", operation.path)]),
-    ...(operation.deprecated ? [h("p.deprecated", h("strong", "Deprecated"))] : []),
+    ...(operation.deprecated ? [h("p.deprecated", h("strong", words.deprecated))] : []),
     ...(operation.summary ? [h("p.summary", operation.summary)] : []),
     ...paragraphs(operation.description),
-    ...(operation.serverUrl ? [h("p.server", ["Server: ", h("code", operation.serverUrl)])] : []),
+    ...(operation.serverUrl ? [h("p.server", [`${words.server}${words.colon}`, h("code", operation.serverUrl)])] : []),
     ...(parameters.length > 0
       ? [
-          h("h3", "Parameters"),
+          h("h3", words.parameters),
           h("div.table", [
             h("table.parameters", [
               h(
                 "thead",
                 h(
                   "tr",
-                  ["Name", "In", "Type", "Required", "Description"].map((title) => h("th", { scope: "col" }, title)),
+                  [words.name, words.location, words.type, words.required, words.description].map((title) => h("th", { scope: "col" }, title)),
                 ),
               ),
               h(
@@ -103,13 +109,13 @@ export function openApiBlockHtml(block: DocumentBlock, sources: OpenApiBlockSour
                 parameters.map((parameter) =>
                   h("tr", [
                     h("th", { scope: "row" }, h("code", parameter.name)),
-                    h("td", parameter.in),
-                    h("td", schemaType(parameter.schema)),
-                    h("td", parameter.required ? "Required" : "Optional"),
+                    h("td", locationOf(parameter.in, words)),
+                    h("td", schemaType(parameter.schema, words)),
+                    h("td", parameter.required ? words.required : words.optional),
                     h("td", [
                       parameter.description ?? "",
                       ...(parameter.example && parameter.exampleDocumented
-                        ? [parameter.description ? " Example: " : "Example: ", h("code", parameter.example)]
+                        ? [`${parameter.description ? " " : ""}${words.example}${words.colon}`, h("code", parameter.example)]
                         : []),
                     ]),
                   ]),
@@ -119,21 +125,21 @@ export function openApiBlockHtml(block: DocumentBlock, sources: OpenApiBlockSour
           ]),
         ]
       : []),
-    ...(operation.requestBody ? [h("h3", "Request body"), ...bodyHtml(operation.requestBody)] : []),
+    ...(operation.requestBody ? [h("h3", words.requestBody), ...bodyHtml(operation.requestBody, words)] : []),
     ...(operation.responses.length > 0
       ? [
-          h("h3", "Responses"),
+          h("h3", words.responses),
           ...operation.responses.map((response) =>
-            h("section.response", { "aria-label": `Response ${response.status}` }, [
+            h("section.response", { "aria-label": `${words.response} ${response.status}` }, [
               h("h4", [h("code", response.status), ...(response.description ? [" ", response.description] : [])]),
-              ...(response.body ? bodyHtml(response.body) : []),
+              ...(response.body ? bodyHtml(response.body, words) : []),
             ]),
           ),
         ]
       : []),
-    h("h3", "Code samples"),
+    h("h3", words.codeSamples),
     ...codeSamples(operation).map((sample) => h("figure.code", [h("figcaption", sample.title), h("pre", h(`code.language-${sample.syntax}`, sample.code))])),
-    tryItForm(operation, label),
+    tryItForm(operation, label, words),
   ]);
 }
 
@@ -150,46 +156,56 @@ function paragraphs(text: string | undefined): Element[] {
     .map((paragraph) => h("p", paragraph));
 }
 
-function schemaType(schema: SchemaView): ElementContent[] {
-  return [h("code", schema.type), ...(schema.enum ? [{ type: "text" as const, value: ` (one of ${schema.enum.join(", ")})` }] : [])];
+/** Where a parameter goes, in the page's language (an unknown place as the spec names it). */
+function locationOf(location: string, words: OpenApiWords): string {
+  return Object.hasOwn(words.locations, location) ? words.locations[location as keyof OpenApiWords["locations"]] : location;
 }
 
-function schemaHtml(schema: SchemaView): Element {
+function schemaType(schema: SchemaView, words: OpenApiWords): ElementContent[] {
+  return [h("code", schema.type), ...(schema.enum ? [{ type: "text" as const, value: ` (${words.oneOf(schema.enum.join(", "))})` }] : [])];
+}
+
+function schemaHtml(schema: SchemaView, words: OpenApiWords): Element {
   return h(
     "ul.schema",
     (schema.properties ?? []).map((property) =>
       h("li", [
         h("code", property.name),
         " ",
-        h("span.type", schemaType(property.schema)),
-        ...(property.required ? [" ", h("span.required", "required")] : []),
+        h("span.type", schemaType(property.schema, words)),
+        ...(property.required ? [" ", h("span.required", words.requiredMark)] : []),
         ...(property.schema.description ? [h("br"), property.schema.description] : []),
-        ...(property.schema.properties ? [schemaHtml(property.schema)] : []),
+        ...(property.schema.properties ? [schemaHtml(property.schema, words)] : []),
       ]),
     ),
   );
 }
 
-function bodyHtml(body: BodyView): ElementContent[] {
+function bodyHtml(body: BodyView, words: OpenApiWords): ElementContent[] {
   return [
-    ...(body.contentType ? [h("p", ["Content type: ", h("code", body.contentType)])] : []),
+    ...(body.contentType ? [h("p", [`${words.contentType}${words.colon}`, h("code", body.contentType)])] : []),
     ...paragraphs(body.description),
-    ...(body.schema ? [h("p", ["Schema: ", h("code", body.schema.type)]), ...(body.schema.properties ? [schemaHtml(body.schema)] : [])] : []),
+    ...(body.schema
+      ? [h("p", [`${words.schema}${words.colon}`, h("code", body.schema.type)]), ...(body.schema.properties ? [schemaHtml(body.schema, words)] : [])]
+      : []),
     ...(body.example !== undefined
-      ? [h("figure.code", [h("figcaption", "Example"), h("pre", h(`code.language-${/json/i.test(body.contentType) ? "json" : "text"}`, body.example))])]
+      ? [h("figure.code", [h("figcaption", words.example), h("pre", h(`code.language-${/json/i.test(body.contentType) ? "json" : "text"}`, body.example))])]
       : []),
   ];
 }
 
-/** The "Test it" form: hidden until the OpenAPI script shows it (without script it could not send anything). */
-function tryItForm(operation: OperationView, label: string): Element {
+/**
+ * The "Test it" form: hidden until the OpenAPI script shows it (without script it could not send
+ * anything); the words the script shows are the form's `data-sending` and `data-failed`.
+ */
+function tryItForm(operation: OperationView, label: string, words: OpenApiWords): Element {
   const fieldId = (name: string) => `try-${createHash("sha256").update(`${label}\u0000${name}`).digest("hex").slice(0, 10)}`;
   const fields = operation.parameters
     .filter((parameter) => parameter.in !== "cookie")
     .map((parameter) => {
       const id = fieldId(`${parameter.in}:${parameter.name}`);
       return h("p", [
-        h("label", { for: id }, [h("code", parameter.name), ` (${parameter.in}${parameter.required ? ", required" : ""})`]),
+        h("label", { for: id }, [h("code", parameter.name), ` (${locationOf(parameter.in, words)}${parameter.required ? `, ${words.requiredMark}` : ""})`]),
         h("input", { id, name: parameter.name, "data-in": parameter.in, value: parameter.example ?? "", required: parameter.required }),
       ]);
     });
@@ -197,19 +213,26 @@ function tryItForm(operation: OperationView, label: string): Element {
   const bodyId = fieldId("body");
   return h(
     "form.openapi-try",
-    { hidden: true, "aria-label": `Test ${label}`, "data-method": operation.method.toUpperCase(), "data-url": `${operation.serverUrl}${operation.path}` },
+    {
+      hidden: true,
+      "aria-label": words.test(label),
+      "data-method": operation.method.toUpperCase(),
+      "data-url": `${operation.serverUrl}${operation.path}`,
+      "data-sending": words.sending,
+      "data-failed": words.requestFailed,
+    },
     [
-      h("h3", "Test it"),
+      h("h3", words.testIt),
       ...fields,
       ...(body
         ? [
             h("p", [
-              h("label", { for: bodyId }, ["Body", body.contentType ? ` (${body.contentType})` : ""]),
+              h("label", { for: bodyId }, [words.body, body.contentType ? ` (${body.contentType})` : ""]),
               h("textarea", { id: bodyId, name: "body", "data-in": "body", "data-type": body.contentType, rows: 8 }, body.example ?? ""),
             ]),
           ]
         : []),
-      h("p", h("button", { type: "submit" }, "Send")),
+      h("p", h("button", { type: "submit" }, words.send)),
       h("output.openapi-result", { "aria-live": "polite" }),
     ],
   );
@@ -217,26 +240,26 @@ function tryItForm(operation: OperationView, label: string): Element {
 
 // ── markdown (the page's `.md` and llms-full.txt) ───────────────────────────────────────────
 
-/** The operation as readable markdown: method and path, description, parameters, request example, responses. */
-export function openApiOperationMarkdown(operation: OperationView): string {
+/** The operation as readable markdown (in `words`' language): method and path, description, parameters, request example, responses. */
+export function openApiOperationMarkdown(operation: OperationView, words: OpenApiWords): string {
   const escapeCell = (value: string) => value.replace(/\|/g, "\\|").replace(/\s*\n\s*/g, " ");
   const lines = [`### \`${operation.method.toUpperCase()} ${operation.path}\``, ""];
   if (operation.summary) lines.push(operation.summary, "");
   if (operation.description) lines.push(operation.description, "");
-  if (operation.serverUrl) lines.push(`Server: \`${operation.serverUrl}\``, "");
+  if (operation.serverUrl) lines.push(`${words.server}${words.colon}\`${operation.serverUrl}\``, "");
   if (operation.parameters.length > 0) {
-    lines.push("| Parameter | In | Type | Required | Description |", "| --- | --- | --- | --- | --- |");
+    lines.push(`| ${[words.parameter, words.location, words.type, words.required, words.description].join(" | ")} |`, "| --- | --- | --- | --- | --- |");
     for (const parameter of operation.parameters) {
       lines.push(
-        `| \`${escapeCell(parameter.name)}\` | ${parameter.in} | ${escapeCell(parameter.schema.type)} | ${parameter.required ? "yes" : "no"} | ${escapeCell(parameter.description ?? "")} |`,
+        `| \`${escapeCell(parameter.name)}\` | ${escapeCell(locationOf(parameter.in, words))} | ${escapeCell(parameter.schema.type)} | ${parameter.required ? words.yes : words.no} | ${escapeCell(parameter.description ?? "")} |`,
       );
     }
     lines.push("");
   }
   if (operation.requestBody?.example !== undefined)
-    lines.push(`Request body (\`${operation.requestBody.contentType}\`):`, "", fence(operation.requestBody.example, "json"), "");
+    lines.push(`${words.requestBody} (\`${operation.requestBody.contentType}\`)${words.colon.trimEnd()}`, "", fence(operation.requestBody.example, "json"), "");
   for (const response of operation.responses) {
-    lines.push(`Response \`${response.status}\`${response.description ? `: ${response.description}` : ""}`, "");
+    lines.push(`${words.response} \`${response.status}\`${response.description ? `${words.colon}${response.description}` : ""}`, "");
     if (response.body?.example !== undefined) lines.push(fence(response.body.example, "json"), "");
   }
   const [curl] = codeSamples(operation);
@@ -255,7 +278,11 @@ function fence(code: string, syntax: string): string {
  * … its end tag) replaced by its operation as readable markdown; a tag whose operation cannot be
  * found stays as written.
  */
-export function withOpenApiOperations(markdown: string, operationOf: (tag: string, attributes: Map<string, string>) => OperationView | null): string {
+export function withOpenApiOperations(
+  markdown: string,
+  operationOf: (tag: string, attributes: Map<string, string>) => OperationView | null,
+  words: OpenApiWords,
+): string {
   return markdown.replace(
     /^[ \t]*\{%\s*(openapi-operation|openapi|swagger)((?:\s+[A-Za-z]+\s*=\s*"[^"]*")*)\s*%\}[ \t]*\n[\s\S]*?^[ \t]*\{%\s*end\1\s*%\}[ \t]*$/gm,
     (whole, tag: string, attributeText: string) => {
@@ -263,7 +290,7 @@ export function withOpenApiOperations(markdown: string, operationOf: (tag: strin
         [...attributeText.matchAll(/([A-Za-z]+)\s*=\s*"([^"]*)"/g)].map((match) => [match[1]!, match[2]!.replace(/&quot;/g, '"').replace(/&amp;/g, "&")]),
       );
       const operation = operationOf(tag, attributes);
-      return operation ? openApiOperationMarkdown(operation) : whole;
+      return operation ? openApiOperationMarkdown(operation, words) : whole;
     },
   );
 }
@@ -280,14 +307,14 @@ form.openapi-try{border-top:1px solid var(--line);margin-top:1rem}form.openapi-t
 form.openapi-try button{border:1px solid var(--accent);background:var(--accent);color:var(--bg);border-radius:.5rem;padding:.4rem .9rem;cursor:pointer}
 `;
 
-/** Shows each "Test it" form and sends it: path parameters into the URL, query ones after it, headers, the body; then the status and body. */
+/** Shows each "Test it" form and sends it: path parameters into the URL, query ones after it, headers, the body; then the status and body (its words: the form's). */
 const SCRIPT = `(()=>{for(const form of document.querySelectorAll("form.openapi-try")){form.hidden=false;const out=form.querySelector("output");
 form.addEventListener("submit",async e=>{e.preventDefault();let url=form.dataset.url;const query=new URLSearchParams(),headers={};let body;
 for(const field of form.querySelectorAll("[data-in]")){const v=field.value,where=field.dataset.in;if(where==="path")url=url.split("{"+field.name+"}").join(encodeURIComponent(v));else if(where==="query"){if(v!=="")query.append(field.name,v)}else if(where==="header"){if(v!=="")headers[field.name]=v}else if(where==="body"&&v.trim()!==""){body=v;if(field.dataset.type)headers["Content-Type"]=field.dataset.type}}
-const q=query.toString();out.replaceChildren("Sending…");
+const q=query.toString();out.replaceChildren(form.dataset.sending);
 try{const r=await fetch(url+(q?(url.includes("?")?"&":"?")+q:""),{method:form.dataset.method,headers,body:["GET","HEAD"].includes(form.dataset.method)?undefined:body});let text=await r.text();try{text=JSON.stringify(JSON.parse(text),null,2)}catch{}
 const status=document.createElement("p"),pre=document.createElement("pre");status.textContent=r.status+" "+r.statusText;pre.textContent=text;out.replaceChildren(status,pre)}
-catch(error){out.replaceChildren("The request failed: "+error.message+" (the API may not allow calls from this site)")}})}})();`;
+catch(error){out.replaceChildren(form.dataset.failed.split("{error}").join(error.message))}})}})();`;
 
 /** The OpenAPI script, at a path that changes with its content, served by the reader itself. */
 export const openApiAssets = {

@@ -159,7 +159,8 @@ function document(frame: ViewFrame, title: string, description: string | undefin
       { type: "doctype" },
       h("html", { lang: frame.language || "en", ...(frame.chrome.theme.default !== "system" ? { dataTheme: frame.chrome.theme.default } : {}) }, [
         head(frame, title, description),
-        h("body", [
+        // The words the reader's script shows (copy buttons, the live results' list), in the page's language.
+        h("body", { dataCopy: words.copy.label, dataCopied: words.copy.done, dataCopyFailed: words.copy.failed, dataSearchResults: words.searchResults }, [
           h("a.skip", { href: "#content" }, words.skipToContent),
           ...announcement(frame.chrome),
           header(frame, words),

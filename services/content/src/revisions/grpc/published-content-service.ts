@@ -5,6 +5,9 @@ import { getPublishedFile, getPublishedOpenApiSpec, getPublishedPage, getPublish
 import { pageTreeToProto } from "./mappers.js";
 import type { PublishedGitSourceOf, RevisionDeps } from "../../deps.js";
 
+/** Distinct pairs of spaces warned about (a page including another organization's reusable content), at most. */
+const MAX_FOREIGN_INCLUDE_WARNINGS = 1_000;
+
 export const PUBLISHED_CONTENT_SERVICE_NAME = "imprint.content.v1.PublishedContentService";
 
 /**
@@ -18,6 +21,17 @@ export function publishedContentServiceImplementation(
   gitSourceOf: PublishedGitSourceOf,
 ): AsyncImplementation<typeof PublishedContentServiceService> {
   const em = () => forkEm(orm);
+  // Once per process for each pair of spaces (bounded: pages cannot grow it without end); every read of the page shows nothing there.
+  const warnedForeignIncludes = new Set<string>();
+  const warnForeignInclude = (spaceId: string, includedSpaceId: string) => {
+    const key = `${spaceId}/${includedSpaceId}`;
+    if (warnedForeignIncludes.has(key) || warnedForeignIncludes.size >= MAX_FOREIGN_INCLUDE_WARNINGS) return;
+    warnedForeignIncludes.add(key);
+    deps.logger.warn("a published page includes reusable content of another organization's space: it shows nothing", {
+      space_id: spaceId,
+      included_space_id: includedSpaceId,
+    });
+  };
   return {
     getPublishedSpace: async (request) => {
       const published = await getPublishedSpace(
@@ -41,7 +55,8 @@ export function publishedContentServiceImplementation(
       };
     },
 
-    getPublishedPage: async (request) => getPublishedPage(em(), { spaceId: request.spaceId, revisionId: request.revisionId, pageId: request.pageId }, deps),
+    getPublishedPage: async (request) =>
+      getPublishedPage(em(), { spaceId: request.spaceId, revisionId: request.revisionId, pageId: request.pageId }, deps, warnForeignInclude),
 
     getPublishedFile: async (request) => getPublishedFile(em(), { spaceId: request.spaceId, revisionId: request.revisionId, fileId: request.fileId }, deps),
 
