@@ -406,3 +406,47 @@ function looseEquals(left: ConditionValue, right: ConditionValue): boolean {
   if (isPrimitive(left) && isPrimitive(right)) return left == right;
   return left === right;
 }
+
+/** A document's or a block's child nodes, each either a block or inline content (the shape documents share). */
+interface ConditionalNode {
+  object?: unknown;
+  type?: unknown;
+  data?: unknown;
+  nodes?: unknown;
+  fragments?: unknown;
+}
+
+/**
+ * The document as one visitor sees it: each conditional block (`if`, GitBook's adaptive content at
+ * block level) replaced by its blocks when its `data.expression` is true for `context`, removed
+ * when it is not (or does not evaluate), at any depth. What is left holds no `if` block, so every
+ * output made from it (HTML, markdown, text) shows the visitor only what they may see.
+ */
+export function withConditionsApplied<T extends { nodes: readonly unknown[] }>(document: T, context: ConditionContext): T {
+  const apply = (nodes: readonly unknown[]): unknown[] =>
+    nodes.flatMap((node) => {
+      if (!node || typeof node !== "object") return [node];
+      const record = node as ConditionalNode;
+      if (record.object === "block" && record.type === "if") {
+        const expression = (record.data as { expression?: unknown } | undefined)?.expression;
+        if (typeof expression !== "string" || !evaluateCondition(expression, context)) return [];
+        return Array.isArray(record.nodes) ? apply(record.nodes) : [];
+      }
+      const nodesChanged = Array.isArray(record.nodes) ? { nodes: apply(record.nodes) } : {};
+      const fragmentsChanged = Array.isArray(record.fragments) ? { fragments: apply(record.fragments) } : {};
+      return [{ ...record, ...nodesChanged, ...fragmentsChanged }];
+    });
+  return { ...document, nodes: apply(Array.isArray(document.nodes) ? document.nodes : []) };
+}
+
+/** Whether the document holds a conditional (`if`) block anywhere: only then does what it shows depend on the visitor. */
+export function hasConditionalBlocks(document: { nodes?: unknown }): boolean {
+  const walk = (nodes: unknown): boolean =>
+    Array.isArray(nodes) &&
+    nodes.some((node) => {
+      if (!node || typeof node !== "object") return false;
+      const record = node as ConditionalNode;
+      return (record.object === "block" && record.type === "if") || walk(record.nodes) || walk(record.fragments);
+    });
+  return walk(document.nodes);
+}

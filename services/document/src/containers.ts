@@ -26,10 +26,12 @@ export interface Allows {
   reusableContent: boolean;
   /** GitBook's OpenAPI blocks (`swagger`, `openapi-operation`): top level only. */
   openapi: boolean;
+  /** GitBook's conditional content (`if`): top level only (and inside another `if`, whose blocks are top-level blocks). */
+  conditional: boolean;
 }
 
 // Paragraphs, headings, lists and dividers are allowed everywhere (GitBook's "essentials").
-const NONE = { contentRef: false, stepper: false, file: false, reusableContent: false, openapi: false };
+const NONE = { contentRef: false, stepper: false, file: false, reusableContent: false, openapi: false, conditional: false };
 export const ALLOWS: Record<Container, Allows> = {
   document: {
     code: true,
@@ -46,6 +48,7 @@ export const ALLOWS: Record<Container, Allows> = {
     file: true,
     reusableContent: true,
     openapi: true,
+    conditional: true,
   },
   "list-item": { code: true, images: false, table: true, quote: true, hint: true, tabs: false, expandable: false, embed: false, math: true, ...NONE },
   quote: { code: false, images: false, table: false, quote: true, hint: false, tabs: false, expandable: false, embed: false, math: false, ...NONE },
@@ -65,6 +68,7 @@ export const ALLOWS: Record<Container, Allows> = {
     file: true,
     reusableContent: false,
     openapi: false,
+    conditional: false,
   },
   "stepper-step": {
     code: true,
@@ -81,6 +85,7 @@ export const ALLOWS: Record<Container, Allows> = {
     file: true,
     reusableContent: false,
     openapi: false,
+    conditional: false,
   },
   expandable: {
     code: true,

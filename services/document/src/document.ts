@@ -24,7 +24,8 @@ import { MarkerReader, type Part } from "./markers.js";
  * GitBook's own markdown for tabs, hints, steppers, cards, files, expandables, embeds and block
  * math (`{% tabs %}`, `{% hint style="…" %}`, `{% stepper %}`, `{% content-ref url="…" %}`,
  * `{% file src="…" %}`, `<details>`, `{% embed url="…" %}`, `$$ … $$`) and OpenAPI operations
- * (`{% openapi %}`, `{% swagger %}`, `{% openapi-operation %}`) is recognised over the parsed tree (see markers.ts).
+ * (`{% openapi %}`, `{% swagger %}`, `{% openapi-operation %}`) and conditional content (`{% if … %}`)
+ * is recognised over the parsed tree (see markers.ts).
  * Inline math is GitBook's `$$…$$` inside a sentence, read by micromark's math extension (text
  * only: a paragraph holding nothing but one formula is block math, as GitBook writes it).
  *
@@ -290,6 +291,10 @@ class Converter {
         return [{ object: "block", type: "content-ref", isVoid: true, data: { ref: contentRefFor(part.url) } }];
       case "openapi":
         return this.openapi(part, container);
+      case "if":
+        // Its blocks are top-level blocks. Where GitBook allows no condition (below the top level), they stand in its place.
+        if (!allows.conditional) return this.parts(part.parts, container);
+        return [{ object: "block", type: "if", data: { expression: part.expression }, nodes: this.nonEmptyBlocks(this.parts(part.parts, "document")) }];
       case "file": {
         // GitBook's file block holds a file of the space: a source that names none is a link.
         const file = FILE_LINK.exec(part.src);

@@ -18,7 +18,8 @@ import { toString } from "mdast-util-to-string";
  * - OpenAPI operation: `{% openapi src="…" path="…" method="…" %}` … `{% endopenapi %}`, the older
  *   `{% swagger src="…" … %}` … `{% endswagger %}`, and `{% openapi-operation spec="<slug>" path="…"
  *   method="…" %}` … `{% endopenapi-operation %}` (a spec stored in the organization);
- * - block math: a paragraph holding only `$$ … $$`.
+ * - block math: a paragraph holding only `$$ … $$`;
+ * - conditional content: `{% if <expression> %}` … `{% endif %}` (the expression as written, unquoted).
  *
  * A sibling list (the children of the root, a list item, a quote…) is cut into tokens: whole nodes,
  * the lines of paragraphs (a marker line is one token), the pieces of HTML blocks. Openers and
@@ -40,7 +41,8 @@ export type Part =
   | { kind: "include"; target: string; space?: string }
   | { kind: "expandable"; title: string; open: boolean; parts: Part[] }
   | { kind: "embed"; url: string }
-  | { kind: "openapi"; tag: OpenApiTag; source: string; path: string; method: string; parts: Part[] };
+  | { kind: "openapi"; tag: OpenApiTag; source: string; path: string; method: string; parts: Part[] }
+  | { kind: "if"; expression: string; parts: Part[] };
 
 /**
  * GitBook's spellings of an OpenAPI operation block: `openapi` and `swagger` name their spec by `src`
@@ -73,6 +75,8 @@ type Marker =
   | { type: "endembed" }
   | { type: "openapi"; tag: OpenApiTag; source: string; path: string; method: string }
   | { type: "endopenapi"; tag: OpenApiTag }
+  | { type: "if"; expression: string }
+  | { type: "endif" }
   | { type: "details"; open: boolean }
   | { type: "summary"; title: string }
   | { type: "/details" };
@@ -123,13 +127,15 @@ interface Token {
 
 interface Entry {
   at: number;
-  kind: "tabs" | "tab" | "stepper" | "step" | "hint" | "content-ref" | "details" | "embed" | "file" | OpenApiTag;
+  kind: "tabs" | "tab" | "stepper" | "step" | "hint" | "content-ref" | "details" | "embed" | "file" | "if" | OpenApiTag;
   parent?: Entry;
   items: { open: number; close: number }[];
 }
 
 /** A tag: its name, an optional quoted argument (`{% include "…" %}`), its attributes. */
 const TAG = /^\{%\s*([A-Za-z]+(?:-[A-Za-z]+)*)(?:\s+"([^"]*)")?((?:\s+[A-Za-z]+\s*=\s*"[^"]*")*)\s*%\}$/;
+/** `{% if <expression> %}`: GitBook writes the condition's expression as it is, unquoted. */
+const IF_TAG = /^\{%\s*if\s+(\S[^\n]*?)\s*%\}$/;
 const ATTRIBUTE = /([A-Za-z]+)\s*=\s*"([^"]*)"/g;
 const HTML_PIECE = /\s*(<details(\s[^>]*)?>|<summary\s*>([\s\S]*?)<\/summary\s*>|<\/details\s*>|\{%[^\n]*%\}(?=[ \t]*(?:\n|$)))/iy;
 const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = {
@@ -140,6 +146,7 @@ const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = {
   endhint: "hint",
   "endcontent-ref": "content-ref",
   "/details": "details",
+  endif: "if",
 };
 /** Openers whose blocks are items (tabs of tabs, steps of a stepper), each only directly inside its group. */
 const ITEM_OF: Partial<Record<Entry["kind"], Entry["kind"]>> = { tab: "tabs", step: "stepper" };
@@ -179,6 +186,8 @@ function decodeSummary(html: string): string {
 
 /** A `{% … %}` line as a marker, or undefined when it is not one (an unknown tag, a missing url). */
 function tagMarker(text: string): Marker | undefined {
+  const conditional = IF_TAG.exec(text);
+  if (conditional) return { type: "if", expression: conditional[1]! };
   const match = TAG.exec(text);
   if (!match) return undefined;
   const argument = match[2];
@@ -208,6 +217,7 @@ function tagMarker(text: string): Marker | undefined {
     case "endcontent-ref":
     case "endembed":
     case "endfile":
+    case "endif":
       return match[3]!.trim() === "" ? { type: match[1] } : undefined;
     case "embed":
     case "content-ref": {
@@ -585,6 +595,9 @@ export class MarkerReader {
       } else if (marker?.type === "hint") {
         parts.push({ kind: "hint", style: marker.style, parts: this.build(tokens, index + 1, token.close!) });
         index = token.close! + 1;
+      } else if (marker?.type === "if") {
+        parts.push({ kind: "if", expression: marker.expression, parts: this.build(tokens, index + 1, token.close!) });
+        index = token.close! + 1;
       } else if (marker?.type === "details") {
         const summary = token.summary === undefined ? undefined : (tokens[token.summary]!.marker as { title: string });
         parts.push({
@@ -668,6 +681,7 @@ function match(tokens: Token[]): void {
       case "stepper":
       case "hint":
       case "content-ref":
+      case "if":
         stack.push({ at: index, kind: marker.type, items: [] });
         return;
       case "openapi":

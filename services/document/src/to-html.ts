@@ -50,6 +50,12 @@ export interface HtmlOptions {
    * (a link to its spec when that is a URL or a file).
    */
   renderOpenApiBlock?(block: DocumentBlock): ElementContent | null;
+  /**
+   * Whether a conditional block (`if`, GitBook's adaptive content) shows its blocks: the caller
+   * evaluates `expression` for its visitor (`evaluateCondition`). Without it, every conditional
+   * block shows nothing (what a visitor may not see is never rendered by default).
+   */
+  showIf?(expression: string): boolean;
   /** Told once per document of each block type this model does not know (rendered as its text), so the caller can log it. */
   onUnknownBlock?(type: string): void;
   /**
@@ -94,6 +100,12 @@ function reusableRefOf(block: { data?: unknown }): ReusableContentRef | undefine
   return typeof ref.space === "string" && ref.space !== ""
     ? { reusableContent: ref.reusableContent, space: ref.space }
     : { reusableContent: ref.reusableContent };
+}
+
+/** Whether a conditional (`if`) block shows its blocks to the caller's visitor (never without `showIf`). */
+function isShown(block: { data?: unknown }, options: HtmlOptions): boolean {
+  const expression = (block.data as { expression?: unknown } | undefined)?.expression;
+  return typeof expression === "string" && options.showIf?.(expression) === true;
 }
 
 function nodesOfDocument(document: JsonDocument | null | undefined): unknown[] {
@@ -239,6 +251,8 @@ class Renderer {
         return this.file(block);
       case "reusable-content":
         return this.reusable(block);
+      case "if":
+        return isShown(block, this.options) ? h("div.conditional", this.blocks(children)) : null;
       case "swagger":
       case "openapi-operation":
         return this.options.renderOpenApiBlock?.(block) ?? this.openApiOperation(block);
@@ -484,6 +498,7 @@ function shallowestHeading(nodes: readonly unknown[], options: HtmlOptions): num
     for (const node of list) {
       if (!node || typeof node !== "object") continue;
       const record = node as { type?: unknown; nodes?: unknown; fragments?: unknown; data?: unknown };
+      if (record.type === "if" && !isShown(record, options)) continue;
       const match = typeof record.type === "string" ? /^heading-([123])$/.exec(record.type) : null;
       if (match) top = Math.min(top ?? 3, Number(match[1]));
       if (Array.isArray(record.nodes)) walk(record.nodes);

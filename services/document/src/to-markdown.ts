@@ -58,6 +58,7 @@ const PLACED: Partial<Record<string, keyof Allows>> = {
   "reusable-content": "reusableContent",
   swagger: "openapi",
   "openapi-operation": "openapi",
+  if: "conditional",
 };
 
 /** A regular expression matching `word` in any case (`NOTE`: `[Nn][Oo][Tt][Ee]`). */
@@ -68,7 +69,7 @@ const UNSAFE: Unsafe[] = [
     character: "{",
     atBreak: true,
     after:
-      "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed|openapi|endopenapi|openapi-operation|endopenapi-operation|swagger|endswagger|include)(?![\\w-])",
+      "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed|openapi|endopenapi|openapi-operation|endopenapi-operation|swagger|endswagger|include|if|endif)(?![\\w-])",
   },
   { character: "$", atBreak: true, after: "\\$" },
   { character: "[", atBreak: true, after: `!(?:${ALERT_MARKERS.map(anyCase).join("|")})\\]` },
@@ -204,6 +205,16 @@ class Writer {
           { type: "html", value: `{% hint style="${style}" %}` },
           ...withoutEmptyParagraphs(this.blocks(node, path, "hint")),
           { type: "html", value: "{% endhint %}" },
+        ];
+      }
+      case "if": {
+        const expression = stringAt(data.expression, join(path, "data.expression")).trim();
+        // GitBook writes the expression unquoted on the tag's line: it must be one line, not empty.
+        if (expression === "" || /[\r\n]/.test(expression)) fail(join(path, "data.expression"), "must be a condition on one line (not empty)");
+        return [
+          { type: "html", value: `{% if ${expression} %}` },
+          ...withoutEmptyParagraphs(this.blocks(node, path, "document")),
+          { type: "html", value: "{% endif %}" },
         ];
       }
       case "images":

@@ -7,7 +7,10 @@ import {
   ConditionSyntaxError,
   evaluateCondition,
   evaluateConditions,
+  hasConditionalBlocks,
+  markdownToDocument,
   MAX_CONDITION_LENGTH,
+  withConditionsApplied,
   type ConditionContext,
 } from "../src/index.js";
 
@@ -89,6 +92,45 @@ describe("evaluating conditions", () => {
     const many = { visitor: { claims: { items: Array.from({ length: 20_000 }, (_, index) => index) } } };
     expect(holds("visitor.claims.items.every(item => item >= 0)", many)).toBe(false);
     expect(holds("visitor.claims.items.some(item => item === 3)", many)).toBe(true);
+  });
+});
+
+describe("conditional blocks (if) for one visitor", () => {
+  it("keeps the blocks of a true condition in its place, drops a false or broken one's, at any depth; the document is left as it was", () => {
+    const document = markdownToDocument(
+      [
+        "{% if visitor.claims.beta %}",
+        "beta",
+        "{% if visitor.claims.unsigned.plan === 'pro' %}",
+        "beta and pro",
+        "{% endif %}",
+        "{% endif %}",
+        "",
+        "{% if space.vars.version === '2' && page.vars.audience === 'developers' %}",
+        "version 2",
+        "{% endif %}",
+        "",
+        "{% if visitor.claims.missing.deeper %}",
+        "never",
+        "{% endif %}",
+        "",
+        "everyone",
+      ].join("\n"),
+    );
+    const before = structuredClone(document);
+    expect(hasConditionalBlocks(document)).toBe(true);
+    const seen = withConditionsApplied(document, context);
+    const texts = (nodes: readonly { nodes?: unknown[] }[]) => nodes.map((node) => JSON.stringify(node).match(/"text":"([^"]*)"/)?.[1]);
+    expect(texts(seen.nodes)).toEqual(["beta", "version 2", "everyone"]);
+    expect(hasConditionalBlocks(seen)).toBe(false);
+    expect(texts(withConditionsApplied(document, { visitor: { claims: { beta: true, unsigned: { plan: "pro" } } } }).nodes)).toEqual([
+      "beta",
+      "beta and pro",
+      "everyone",
+    ]);
+    expect(texts(withConditionsApplied(document, {}).nodes)).toEqual(["everyone"]);
+    expect(document).toEqual(before);
+    expect(hasConditionalBlocks(markdownToDocument("no conditions"))).toBe(false);
   });
 });
 

@@ -270,6 +270,11 @@ describe("document → markdown", () => {
     expect(bad(block("hint", [block("math", [], { formula: "x" })], { style: "info" }))).toThrow(
       'nodes[0].nodes[0]: block type "math" is not supported in a hint (GitBook allows it in the document, a list item, a tab or a step)',
     );
+    expect(bad(block("tabs", [block("tabs-item", [block("if", [paragraph], { expression: "a" })], { title: "T" })]))).toThrow(
+      'nodes[0].nodes[0].nodes[0]: block type "if" is not supported in a tab (GitBook allows it in the document)',
+    );
+    expect(bad(block("if", [paragraph], { expression: " " }))).toThrow("nodes[0].data.expression: must be a condition on one line (not empty)");
+    expect(bad(block("if", [paragraph], { expression: "a\n|| b" }))).toThrow("nodes[0].data.expression: must be a condition on one line (not empty)");
     expect(bad(block("blockquote", [block("hint", [paragraph], { style: "info" })]))).toThrow(
       'nodes[0].nodes[0]: block type "hint" is not supported in a blockquote (GitBook allows it in the document, a list item, a tab, a step or an expandable)',
     );

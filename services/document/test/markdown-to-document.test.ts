@@ -508,6 +508,28 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
     expect(outline((tab.nodes as DocumentBlock[])[0]!.nodes)).toEqual([["paragraph", "in a tab"]]);
   });
 
+  it("conditional content: {% if <expression> %} … {% endif %} is GitBook's if block (its expression as written), top level only", () => {
+    const document = markdownToDocument(
+      '{% if visitor.claims.plan === "pro" %}\n## Pro\n\n{% if visitor.claims.unsigned.beta %}\nbeta too\n{% endif %}\n{% endif %}\n\n{% if a %}\n{% endif %}',
+    );
+    expect(document.nodes.map((node) => [node.type, node.data])).toEqual([
+      ["if", { expression: 'visitor.claims.plan === "pro"' }],
+      ["if", { expression: "a" }],
+    ]);
+    const [pro, empty] = document.nodes as [DocumentBlock, DocumentBlock];
+    expect(outline(pro.nodes)).toEqual([["heading-2", "Pro"], ["if", ""]]);
+    expect(outline((pro.nodes as DocumentBlock[])[1]!.nodes)).toEqual([["paragraph", "beta too"]]);
+    expect(outline(empty.nodes)).toEqual([["paragraph", ""]]);
+    // GitBook allows conditions at the top level only: in a list item or a tab, the blocks stand in its place.
+    const item = only("- {% if a %}\n  in an item\n  {% endif %}");
+    expect(outline(((item.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[]))).toEqual([["paragraph", "in an item"]]);
+    // Without an expression, or without its end, the tag is the text it was.
+    expect(outline(markdownToDocument("{% if %}\nx\n{% endif %}").nodes)).toEqual([["paragraph", "{% if %}\nx\n{% endif %}"]]);
+    expect(outline(markdownToDocument("{% if a %}\nx").nodes)).toEqual([["paragraph", "{% if a %}\nx"]]);
+    // Written back as read.
+    expect(markdownToDocument(documentToMarkdown(document))).toEqual(document);
+  });
+
   it("card: {% content-ref url %} … {% endcontent-ref %} is GitBook's content-ref block, its reference read from the url (the link inside repeats it)", () => {
     const card = (url: string) => only(`{% content-ref url="${url}" %}\n[anything](${url})\n{% endcontent-ref %}`);
     expect(card("/pages/p1")).toEqual({ object: "block", type: "content-ref", isVoid: true, data: { ref: { kind: "page", page: "p1" } } });

@@ -178,6 +178,21 @@ describe("documentToHtml", () => {
     expect(documentToHtml(markdownToDocument('{% include ".gitbook/includes/intro.md" %}'), { resolveRef }).html).toBe("");
   });
 
+  it("renders a conditional (if) block's blocks only when the caller's showIf says so; without it, nothing (nor its headings in the table of contents)", () => {
+    const document = markdownToDocument("{% if visitor.claims.beta %}\n### Beta\n\nfor beta visitors\n{% endif %}\n\n## Everyone");
+    const shown = documentToHtml(document, { resolveRef: () => null, showIf: (expression) => expression === "visitor.claims.beta" });
+    expect(shown.html).toContain('<div class="conditional"><h3 id="beta">');
+    expect(shown.html).toContain("<p>for beta visitors</p>");
+    expect(shown.toc.map((entry) => entry.title)).toEqual(["Beta", "Everyone"]);
+    for (const options of [{ resolveRef: () => null }, { resolveRef: () => null, showIf: () => false }]) {
+      const hidden = documentToHtml(document, options);
+      expect(hidden.html).not.toContain("beta");
+      // The heading levels follow what is shown: "Everyone" is the body's top heading, its <h2>.
+      expect(hidden.html).toContain('<h2 id="everyone">');
+      expect(hidden.toc).toEqual([{ id: "everyone", title: "Everyone", depth: 1 }]);
+    }
+  });
+
   it("renders a block type it does not know as its text, and tells the caller once per type", () => {
     const unknown = (text: string) => ({
       object: "block",

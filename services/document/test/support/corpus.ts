@@ -83,6 +83,23 @@ export const CORPUS: Record<string, string> = {
     "",
     '{% hint style="info" %}\n{% endhint %}',
   ].join("\n"),
+  conditional: [
+    "{% if visitor.claims.unsigned.beta %}",
+    "## Beta **only**",
+    "",
+    '{% hint style="info" %}\nnested in a condition\n{% endhint %}',
+    "{% if visitor.claims.plan === \"pro\" && space.vars.edition != 'lite' %}",
+    "- nested condition",
+    "{% endif %}",
+    "{% endif %}",
+    "",
+    "{% if !visitor.claims.unsigned.beta %}",
+    "{% endif %}",
+    "",
+    "- {% if visitor.claims.a %}",
+    "  in a list item: its content",
+    "  {% endif %}",
+  ].join("\n"),
   table: "| Name | Value | Right |\n|:-----|:-----:|------:|\n| **a** | `b` | [c](https://c.example) |\n| d | | f \\| g |",
   images: "![alt text](https://example.com/a.png)\n\n![one](/files/file1) ![two](https://example.com/b.png)",
   "inline images": "text ![icon](https://example.com/i.png) more [![badge](https://example.com/b.svg)](https://example.com)",
@@ -290,6 +307,9 @@ const hint = fc
 const expandable = fc
   .tuple(title, fc.boolean(), fc.array(fc.oneof(simpleBlock, tabs, stepper, hint), { maxLength: 3 }))
   .map(([summary, open, blocks]) => [open ? "<details open>" : "<details>", `<summary>${summary}</summary>`, ...blocks, "</details>"].join("\n\n"));
+const conditional = fc
+  .tuple(fc.constantFrom("visitor.claims.unsigned.beta", '!visitor.claims.plan.includes("pro")'), fc.array(fc.oneof(simpleBlock, hint, tabs), { maxLength: 3 }), separator)
+  .map(([expression, blocks, gap]) => [`{% if ${expression} %}`, ...blocks, "{% endif %}"].join(gap));
 /** A stray or unbalanced marker. */
 const marker = fc.constantFrom(
   "{% tabs %}",
@@ -305,6 +325,8 @@ const marker = fc.constantFrom(
   "{% endcontent-ref %}",
   "{% endfile %}",
   "{% endembed %}",
+  "{% if visitor.claims.a %}",
+  "{% endif %}",
   "<details>",
   "</details>",
   "$$",
@@ -319,6 +341,7 @@ export const markdownArbitrary = fc
       { weight: 2, arbitrary: hint },
       { weight: 2, arbitrary: stepper },
       { weight: 2, arbitrary: expandable },
+      { weight: 1, arbitrary: conditional },
       { weight: 1, arbitrary: marker },
     ),
     { minLength: 1, maxLength: 5 },
