@@ -517,12 +517,15 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
       ["if", { expression: "a" }],
     ]);
     const [pro, empty] = document.nodes as [DocumentBlock, DocumentBlock];
-    expect(outline(pro.nodes)).toEqual([["heading-2", "Pro"], ["if", ""]]);
+    expect(outline(pro.nodes)).toEqual([
+      ["heading-2", "Pro"],
+      ["if", ""],
+    ]);
     expect(outline((pro.nodes as DocumentBlock[])[1]!.nodes)).toEqual([["paragraph", "beta too"]]);
     expect(outline(empty.nodes)).toEqual([["paragraph", ""]]);
     // GitBook allows conditions at the top level only: in a list item or a tab, the blocks stand in its place.
     const item = only("- {% if a %}\n  in an item\n  {% endif %}");
-    expect(outline(((item.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[]))).toEqual([["paragraph", "in an item"]]);
+    expect(outline((item.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])).toEqual([["paragraph", "in an item"]]);
     // Without an expression, or without its end, the tag is the text it was.
     expect(outline(markdownToDocument("{% if %}\nx\n{% endif %}").nodes)).toEqual([["paragraph", "{% if %}\nx\n{% endif %}"]]);
     expect(outline(markdownToDocument("{% if a %}\nx").nodes)).toEqual([["paragraph", "{% if a %}\nx"]]);

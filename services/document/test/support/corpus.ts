@@ -308,7 +308,11 @@ const expandable = fc
   .tuple(title, fc.boolean(), fc.array(fc.oneof(simpleBlock, tabs, stepper, hint), { maxLength: 3 }))
   .map(([summary, open, blocks]) => [open ? "<details open>" : "<details>", `<summary>${summary}</summary>`, ...blocks, "</details>"].join("\n\n"));
 const conditional = fc
-  .tuple(fc.constantFrom("visitor.claims.unsigned.beta", '!visitor.claims.plan.includes("pro")'), fc.array(fc.oneof(simpleBlock, hint, tabs), { maxLength: 3 }), separator)
+  .tuple(
+    fc.constantFrom("visitor.claims.unsigned.beta", '!visitor.claims.plan.includes("pro")'),
+    fc.array(fc.oneof(simpleBlock, hint, tabs), { maxLength: 3 }),
+    separator,
+  )
   .map(([expression, blocks, gap]) => [`{% if ${expression} %}`, ...blocks, "{% endif %}"].join(gap));
 /** A stray or unbalanced marker. */
 const marker = fc.constantFrom(
