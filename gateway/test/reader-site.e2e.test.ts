@@ -381,4 +381,48 @@ describe("a site with sections, variants and adaptive content", () => {
       edits.close();
     }
   });
+
+  it("shows a conditional block (GitBook's if) only to visitors its expression holds for, in the page, its markdown, llms-full.txt and search", async () => {
+    await writeContent(stack, org, spaces.guide, [
+      {
+        operation: "insert_page",
+        ref: "early",
+        slug: "early-access",
+        document: {
+          markdown: "# Early access\n\nEveryone reads this.\n\n{% if visitor.claims.unsigned.beta %}\n## Beta programme\n\nThe zorblax switch.\n{% endif %}",
+        },
+      },
+    ]);
+    const anonymous = await eventually(async () => {
+      const response = await read(`${base}early-access`);
+      return response.status === 200 ? response.text() : null;
+    });
+    expect(anonymous).toContain("Everyone reads this.");
+    expect(anonymous).not.toContain("zorblax");
+    expect(anonymous).not.toContain("Beta programme");
+    const cookie = cookieOf(await read(`${base}?visitor.beta=true`));
+    const beta = await text(`${base}early-access`, { headers: { cookie } });
+    expect(beta).toContain('<h2 id="beta-programme">');
+    expect(beta).toContain("The zorblax switch.");
+    // Each visitor's variant is kept apart (the cache key holds the claims): the anonymous page did not change.
+    expect(await text(`${base}early-access`)).not.toContain("zorblax");
+
+    expect(await text(`${base}early-access.md`)).not.toContain("zorblax");
+    const markdown = await text(`${base}early-access.md`, { headers: { cookie } });
+    expect(markdown).toContain("## Beta programme\n\nThe zorblax switch.");
+    expect(markdown).not.toContain("{% if");
+    expect(await text(`${base}llms-full.txt`)).not.toContain("zorblax");
+    expect(await text(`${base}llms-full.txt`, { headers: { cookie } })).toContain("The zorblax switch.");
+
+    // Content's index holds the hidden block too: the reader finds the page by it only for a visitor who sees it.
+    const found = await eventually(async () => {
+      const hits = (await (await read(`${base}?q=zorblax&format=json`, { headers: { cookie } })).json()) as { excerpt: string }[];
+      return hits.length === 1 ? hits : null;
+    }, 15_000);
+    expect(found[0]!.excerpt).toContain("zorblax");
+    expect(await (await read(`${base}?q=zorblax&format=json`)).json()).toEqual([]);
+    const everyone = (await (await read(`${base}?q=everyone&format=json`)).json()) as { title: string; excerpt: string }[];
+    expect(everyone.map((hit) => hit.title)).toEqual(["Early access"]);
+    expect(everyone[0]!.excerpt).not.toContain("zorblax");
+  });
 });

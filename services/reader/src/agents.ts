@@ -118,7 +118,7 @@ export async function serveLlmsFullTxt(ctx: ParameterizedContext, visit: Visit, 
     if (!space) continue;
     for (let start = 0; start < list.pages.length; start += BODY_READS_AT_ONCE) {
       const batch = list.pages.slice(start, start + BODY_READS_AT_ONCE);
-      const texts = await Promise.all(batch.map(async ({ page }) => pageMarkdown(data, { space, page })));
+      const texts = await Promise.all(batch.map(async ({ page }) => pageMarkdown(data, { space, page }, visit.context)));
       for (const [index, text] of texts.entries()) {
         const { page, url, placed } = batch[index]!;
         const chunk = `\n---\n\nURL: ${markdownUrl(visit.origin, url, placed, page)}\n\n${text.trim()}\n`;
@@ -182,7 +182,11 @@ export async function serveMcp(ctx: ParameterizedContext, visit: Visit, data: Re
       if (segments.length > 0 && segments[segments.length - 1]!.endsWith(".md")) segments[segments.length - 1] = segments[segments.length - 1]!.slice(0, -3);
       const at = await readPage(visit, data, segments);
       if (!at) return null;
-      return { title: at.page.title, url: `${visit.origin}${urlOfPage(at.location.prefix, at.page, at.first)}`, markdown: await pageMarkdown(data, at) };
+      return {
+        title: at.page.title,
+        url: `${visit.origin}${urlOfPage(at.location.prefix, at.page, at.first)}`,
+        markdown: await pageMarkdown(data, at, visit.context),
+      };
     },
   };
   ctx.respond = false;

@@ -1,9 +1,10 @@
 import { createHash } from "node:crypto";
 import type { ParameterizedContext } from "koa";
-import { documentToHtml, type ContentRef, type JsonDocument } from "@imprint/document";
+import { documentToHtml, evaluateCondition, type ConditionContext, type ContentRef } from "@imprint/document";
 import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";
+import { searchVisibility, visitorDocuments, visitorMarkdown } from "./adaptive-blocks.js";
 import { cardContent, cardPath } from "./cards.js";
 import { reusableContentKey, type PageBody, type ReaderData, type RenderedAnswer, type SiteScripts } from "./data.js";
 import { editLinkOf, offersEditLink } from "./edit-links.js";
@@ -141,10 +142,18 @@ function renderKey(kind: string, visit: Visit, at: PageVisit, otherSpaces: strin
   ].join("\n");
 }
 
-/** A page as markdown: its title, description and body (what agents and `Accept: text/markdown` get). */
-export async function pageMarkdown(data: ReaderData, at: { space: GetPublishedSpaceResponse; page: Page }, read?: PageBody): Promise<string> {
+/**
+ * A page as markdown for the visitor whose claims are `context`: its title, description and body
+ * (what agents and `Accept: text/markdown` get), conditional blocks hidden from them left out.
+ */
+export async function pageMarkdown(
+  data: ReaderData,
+  at: { space: GetPublishedSpaceResponse; page: Page },
+  context: ConditionContext,
+  read?: PageBody,
+): Promise<string> {
   const body = read ?? (await data.pageBody(at.space, at.page.id));
-  const markdown = await markdownWithOperations(data, at.space, body.markdown);
+  const markdown = await markdownWithOperations(data, at.space, visitorMarkdown(body, context, at.space.spaceId));
   return `# ${at.page.title}\n\n${at.page.description ? `${at.page.description}\n\n` : ""}${markdown}`;
 }
 
@@ -153,7 +162,7 @@ export async function serveMarkdown(ctx: ParameterizedContext, visit: Visit, dat
   const key = renderKey("md", visit, at, read.otherSpaces);
   let answer = data.rendered.get(key);
   if (!answer) {
-    answer = { etag: etagOf(key), type: "text/markdown; charset=utf-8", body: Buffer.from(await pageMarkdown(data, at, read)) };
+    answer = { etag: etagOf(key), type: "text/markdown; charset=utf-8", body: Buffer.from(await pageMarkdown(data, at, visit.context, read)) };
     data.rendered.set(key, answer);
   }
   if (isNoIndex(visit, at.space, at.page)) ctx.set("X-Robots-Tag", "noindex");
@@ -195,9 +204,8 @@ async function renderHtml(
     const target = byId.get(pageId);
     return target ? urlOfPage(location.prefix, target, first) : null;
   };
-  const document = JSON.parse(read.documentJson) as JsonDocument;
-  // Parsed once: the OpenAPI lookup, the heading levels and the rendering each read them.
-  const included = new Map([...read.reusableContents].map(([id, json]) => [id, JSON.parse(json) as JsonDocument]));
+  // Parsed once, as this visitor sees them (conditional blocks decided): the OpenAPI lookup, the heading levels and the rendering each read them.
+  const { document, included } = visitorDocuments(read, visit.context);
   const openApi = await pageOpenApi(data, space, [document, ...included.values()]);
   const resolveRef = (ref: ContentRef): string | null => {
     if (ref.kind === "page") return linkTo(ref.page);
@@ -218,6 +226,8 @@ async function renderHtml(
       const pageId = ref.kind === "page" || ref.kind === "anchor" ? ref.page : undefined;
       return pageId ? (byId.get(pageId)?.title ?? null) : null;
     },
+    // Conditional blocks are decided above already; any left is decided the same way.
+    showIf: (expression) => evaluateCondition(expression, visit.context),
     onUnknownBlock: (type) => data.unknownBlock(type),
     // Another space's (of the organization) as content read it; another organization's was left out: nothing.
     reusableContent: (ref) =>
@@ -330,7 +340,11 @@ export async function searchVisible(visit: Visit, data: ReaderData, query: strin
     const page = pages.find((candidate) => candidate.id === result.id);
     if (!page || page.hidden) continue;
     const first = pages.find((candidate) => !candidate.hidden) ?? pages[0];
-    const section = result.sections[0];
+    // The index holds the page's conditional blocks too: what this visitor may not see is neither matched nor shown.
+    const visibility = searchVisibility(await data.pageBody(space, page.id), visit.context);
+    if (visibility && !visibility.matches(query, page.title, page.description)) continue;
+    const found = result.sections[0];
+    const section = found && (!visibility || visibility.excerptVisible(found.body)) ? found : undefined;
     const url = `${urlOfPage(entry.prefix, page, first)}${section?.anchor ? `#${section.anchor}` : ""}`;
     const context = [entry.section?.title, ...result.ancestorTitles].filter((part): part is string => Boolean(part)).join(" › ");
     hits.push({ title: page.title, url, excerpt: section?.body || result.description, ...(context ? { context } : {}) });
