@@ -6,7 +6,7 @@
  */
 
 /** Where blocks are placed; each container admits a different set of block types. */
-export type Container = "document" | "list-item" | "quote" | "hint" | "tabs-item" | "stepper-step" | "expandable";
+export type Container = "document" | "list-item" | "quote" | "hint" | "tabs-item" | "stepper-step" | "expandable" | "column" | "update";
 
 export interface Allows {
   code: boolean;
@@ -28,10 +28,15 @@ export interface Allows {
   openapi: boolean;
   /** GitBook's conditional content (`if`): top level only (and inside another `if`, whose blocks are top-level blocks). */
   conditional: boolean;
+  /** GitBook's columns layout (`columns` of `column` blocks): top level only. */
+  columns: boolean;
+  /** GitBook's changelog (`updates` of dated `update` blocks): top level only. */
+  updates: boolean;
 }
 
 // Paragraphs, headings, lists and dividers are allowed everywhere (GitBook's "essentials").
-const NONE = { contentRef: false, stepper: false, file: false, reusableContent: false, openapi: false, conditional: false };
+const NONE = { contentRef: false, stepper: false, file: false, reusableContent: false, openapi: false, conditional: false, columns: false, updates: false };
+const NOT_TOP_LEVEL = { openapi: false, conditional: false, columns: false, updates: false };
 export const ALLOWS: Record<Container, Allows> = {
   document: {
     code: true,
@@ -49,6 +54,8 @@ export const ALLOWS: Record<Container, Allows> = {
     reusableContent: true,
     openapi: true,
     conditional: true,
+    columns: true,
+    updates: true,
   },
   "list-item": { code: true, images: false, table: true, quote: true, hint: true, tabs: false, expandable: false, embed: false, math: true, ...NONE },
   quote: { code: false, images: false, table: false, quote: true, hint: false, tabs: false, expandable: false, embed: false, math: false, ...NONE },
@@ -67,8 +74,7 @@ export const ALLOWS: Record<Container, Allows> = {
     stepper: false,
     file: true,
     reusableContent: false,
-    openapi: false,
-    conditional: false,
+    ...NOT_TOP_LEVEL,
   },
   "stepper-step": {
     code: true,
@@ -84,8 +90,7 @@ export const ALLOWS: Record<Container, Allows> = {
     stepper: false,
     file: true,
     reusableContent: false,
-    openapi: false,
-    conditional: false,
+    ...NOT_TOP_LEVEL,
   },
   expandable: {
     code: true,
@@ -101,6 +106,38 @@ export const ALLOWS: Record<Container, Allows> = {
     file: true,
     reusableContent: true,
   },
+  column: {
+    code: true,
+    images: true,
+    table: true,
+    quote: true,
+    hint: true,
+    tabs: false,
+    expandable: true,
+    embed: true,
+    math: true,
+    contentRef: true,
+    stepper: true,
+    file: true,
+    reusableContent: false,
+    ...NOT_TOP_LEVEL,
+  },
+  update: {
+    code: true,
+    images: true,
+    table: false,
+    quote: true,
+    hint: true,
+    tabs: true,
+    expandable: true,
+    embed: true,
+    math: true,
+    contentRef: true,
+    stepper: false,
+    file: true,
+    reusableContent: false,
+    ...NOT_TOP_LEVEL,
+  },
 };
 
 /** The container, as an error message names it. */
@@ -112,4 +149,6 @@ export const CONTAINER_NAME: Record<Container, string> = {
   "tabs-item": "a tab",
   "stepper-step": "a step",
   expandable: "an expandable",
+  column: "a column",
+  update: "an update",
 };

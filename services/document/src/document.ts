@@ -179,6 +179,17 @@ function withMark(marks: readonly DocumentMark[], type: MarkType): DocumentMark[
   return marks.some((m) => m.type === type) ? [...marks] : [...marks, mark(type)];
 }
 
+/** A column's width as written (`50%`, `320px`, `2`) as GitBook's `Length`: a number, or a value of a unit. */
+function columnWidth(written: string): number | { unit: string; value: number } {
+  const [, value, unit] = /^([\d.]+)(.*)$/.exec(written)!;
+  return unit === "" ? Number(value) : { unit: unit!, value: Number(value) };
+}
+
+/** An update's date as GitBook's timestamp: a day is its midnight UTC. */
+function updateDate(written: string): string {
+  return new Date(/^\d{4}-\d{2}-\d{2}$/.test(written) ? `${written}T00:00:00.000Z` : written).toISOString();
+}
+
 class Converter {
   private readonly definitions = new Map<string, Mdast.Definition>();
   private readonly headingSlugs = new GithubSlugger();
@@ -295,6 +306,42 @@ class Converter {
         // Its blocks are top-level blocks. Where GitBook allows no condition (below the top level), they stand in its place.
         if (!allows.conditional) return this.parts(part.parts, container);
         return [{ object: "block", type: "if", data: { expression: part.expression }, nodes: this.nonEmptyBlocks(this.parts(part.parts, "document")) }];
+      case "columns":
+        // Below the top level, where GitBook allows no columns, their blocks stand in their place, one column after another.
+        if (!allows.columns) return part.columns.flatMap((column) => this.parts(column.parts, container));
+        return [
+          {
+            object: "block",
+            type: "columns",
+            isVoid: false,
+            data: {},
+            nodes: part.columns.map((column) => ({
+              object: "block",
+              type: "column",
+              data: column.width === undefined ? {} : { width: columnWidth(column.width) },
+              nodes: this.nonEmptyBlocks(this.parts(column.parts, "column")),
+            })),
+          },
+        ];
+      case "updates":
+        // Below the top level, each update is its day (a bold paragraph) followed by its blocks.
+        if (!allows.updates) return part.updates.flatMap((update) => [...title(update.date.slice(0, 10)), ...this.parts(update.parts, container)]);
+        return [
+          {
+            object: "block",
+            type: "updates",
+            data: { format: part.format },
+            nodes: part.updates.map((update) => ({
+              object: "block",
+              type: "update",
+              data: {
+                date: updateDate(update.date),
+                ...(update.tags.length > 0 ? { tags: update.tags.map((tag) => ({ kind: "tag", tag })) } : {}),
+              },
+              nodes: this.nonEmptyBlocks(this.parts(update.parts, "update")),
+            })),
+          },
+        ];
       case "file": {
         // GitBook's file block holds a file of the space: a source that names none is a link.
         const file = FILE_LINK.exec(part.src);

@@ -19,7 +19,9 @@ import { toString } from "mdast-util-to-string";
  *   `{% swagger src="…" … %}` … `{% endswagger %}`, and `{% openapi-operation spec="<slug>" path="…"
  *   method="…" %}` … `{% endopenapi-operation %}` (a spec stored in the organization);
  * - block math: a paragraph holding only `$$ … $$`;
- * - conditional content: `{% if <expression> %}` … `{% endif %}` (the expression as written, unquoted).
+ * - conditional content: `{% if <expression> %}` … `{% endif %}` (the expression as written, unquoted);
+ * - columns: `{% columns %}`, then per column `{% column %}` (or `{% column width="50%" %}`) … `{% endcolumn %}`, then `{% endcolumns %}`;
+ * - updates: `{% updates format="full" %}`, then per update `{% update date="2025-12-25" tags="a,b" %}` … `{% endupdate %}`, then `{% endupdates %}`.
  *
  * A sibling list (the children of the root, a list item, a quote…) is cut into tokens: whole nodes,
  * the lines of paragraphs (a marker line is one token), the pieces of HTML blocks. Openers and
@@ -42,7 +44,9 @@ export type Part =
   | { kind: "expandable"; title: string; open: boolean; parts: Part[] }
   | { kind: "embed"; url: string }
   | { kind: "openapi"; tag: OpenApiTag; source: string; path: string; method: string; parts: Part[] }
-  | { kind: "if"; expression: string; parts: Part[] };
+  | { kind: "if"; expression: string; parts: Part[] }
+  | { kind: "columns"; columns: { width?: string; parts: Part[] }[] }
+  | { kind: "updates"; format: UpdatesFormat; updates: { date: string; tags: string[]; parts: Part[] }[] };
 
 /**
  * GitBook's spellings of an OpenAPI operation block: `openapi` and `swagger` name their spec by `src`
@@ -50,6 +54,10 @@ export type Part =
  */
 export const OPENAPI_TAGS = ["openapi", "swagger", "openapi-operation"] as const;
 export type OpenApiTag = (typeof OPENAPI_TAGS)[number];
+
+/** How GitBook's updates block shows its dates (`{% updates format="…" %}`, the document's `data.format`). */
+export const UPDATES_FORMATS = ["full", "short", "numeric"] as const;
+export type UpdatesFormat = (typeof UPDATES_FORMATS)[number];
 
 /** GitBook's hint styles, as `{% hint style="…" %}` and the document's `data.style` spell them. */
 export const HINT_STYLES = ["info", "success", "warning", "danger"] as const;
@@ -77,6 +85,14 @@ type Marker =
   | { type: "endopenapi"; tag: OpenApiTag }
   | { type: "if"; expression: string }
   | { type: "endif" }
+  | { type: "columns" }
+  | { type: "column"; width?: string }
+  | { type: "endcolumn" }
+  | { type: "endcolumns" }
+  | { type: "updates"; format: UpdatesFormat }
+  | { type: "update"; date: string; tags: string[] }
+  | { type: "endupdate" }
+  | { type: "endupdates" }
   | { type: "details"; open: boolean }
   | { type: "summary"; title: string }
   | { type: "/details" };
@@ -127,7 +143,22 @@ interface Token {
 
 interface Entry {
   at: number;
-  kind: "tabs" | "tab" | "stepper" | "step" | "hint" | "content-ref" | "details" | "embed" | "file" | "if" | OpenApiTag;
+  kind:
+    | "tabs"
+    | "tab"
+    | "stepper"
+    | "step"
+    | "columns"
+    | "column"
+    | "updates"
+    | "update"
+    | "hint"
+    | "content-ref"
+    | "details"
+    | "embed"
+    | "file"
+    | "if"
+    | OpenApiTag;
   parent?: Entry;
   items: { open: number; close: number }[];
 }
@@ -147,9 +178,19 @@ const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = {
   "endcontent-ref": "content-ref",
   "/details": "details",
   endif: "if",
+  endcolumn: "column",
+  endcolumns: "columns",
+  endupdate: "update",
+  endupdates: "updates",
 };
 /** Openers whose blocks are items (tabs of tabs, steps of a stepper), each only directly inside its group. */
-const ITEM_OF: Partial<Record<Entry["kind"], Entry["kind"]>> = { tab: "tabs", step: "stepper" };
+const ITEM_OF: Partial<Record<Entry["kind"], Entry["kind"]>> = { tab: "tabs", step: "stepper", column: "columns", update: "updates" };
+/** Groups of items (tabs, a stepper, columns, updates): everything between their markers must be one of their items. */
+const GROUPS = new Set<Entry["kind"]>(["tabs", "stepper", "columns", "updates"]);
+/** A column's width as GitBook writes it: a number, of a unit or a percentage (`50%`, `320px`, `1.5`). */
+const COLUMN_WIDTH = /^\d{1,6}(?:\.\d{1,20})?(?:%|[a-z]{1,4})?$/;
+/** An update's date: a day (`2025-12-25`) or a full timestamp. */
+const UPDATE_DATE = /^\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:\d{2}))?$/;
 /** Markers that stand alone, closed by their end tag when it follows them (a caption between is the blocks it is). */
 const STANDALONE = { embed: "endembed", file: "endfile" } as const;
 const ENTITY = /&(#x[0-9a-f]+|#[0-9]+|amp|lt|gt|quot|apos|nbsp);/gi;
@@ -218,7 +259,31 @@ function tagMarker(text: string): Marker | undefined {
     case "endembed":
     case "endfile":
     case "endif":
+    case "columns":
+    case "endcolumn":
+    case "endcolumns":
+    case "endupdate":
+    case "endupdates":
       return match[3]!.trim() === "" ? { type: match[1] } : undefined;
+    case "column": {
+      const width = attributes.get("width")?.trim();
+      if ([...attributes.keys()].some((name) => name !== "width") || (width !== undefined && !COLUMN_WIDTH.test(width))) return undefined;
+      return width ? { type: "column", width } : { type: "column" };
+    }
+    case "updates": {
+      const format = UPDATES_FORMATS.find((known) => known === (attributes.get("format")?.trim() ?? "full"));
+      return format ? { type: "updates", format } : undefined;
+    }
+    case "update": {
+      const date = (attributes.get("date") ?? "").trim();
+      if (!UPDATE_DATE.test(date) || Number.isNaN(Date.parse(date))) return undefined;
+      const tags = (attributes.get("tags") ?? "")
+        .split(",")
+        .map((tag) => tag.trim())
+        .filter((tag) => tag !== "");
+      // Tags are slugs: one with a space, a quote or an ampersand is no tag list GitBook writes.
+      return tags.every((tag) => /^[^\s,"&]+$/.test(tag)) ? { type: "update", date, tags } : undefined;
+    }
     case "embed":
     case "content-ref": {
       // GitBook's own pages sometimes write the URL as an autolink: `url="<https://…>"`.
@@ -585,6 +650,26 @@ export class MarkerReader {
           })),
         });
         index = token.close! + 1;
+      } else if (marker?.type === "columns") {
+        parts.push({
+          kind: "columns",
+          columns: token.items!.map((item) => {
+            const { width } = tokens[item.open]!.marker as { width?: string };
+            const parts = this.build(tokens, item.open + 1, item.close);
+            return width ? { width, parts } : { parts };
+          }),
+        });
+        index = token.close! + 1;
+      } else if (marker?.type === "updates") {
+        parts.push({
+          kind: "updates",
+          format: marker.format,
+          updates: token.items!.map((item) => {
+            const { date, tags } = tokens[item.open]!.marker as { date: string; tags: string[] };
+            return { date, tags, parts: this.build(tokens, item.open + 1, item.close) };
+          }),
+        });
+        index = token.close! + 1;
       } else if (marker?.type === "stepper") {
         parts.push({ kind: "stepper", steps: token.items!.map((item) => this.build(tokens, item.open + 1, item.close)) });
         index = token.close! + 1;
@@ -679,6 +764,8 @@ function match(tokens: Token[]): void {
     switch (marker.type) {
       case "tabs":
       case "stepper":
+      case "columns":
+      case "updates":
       case "hint":
       case "content-ref":
       case "if":
@@ -688,7 +775,9 @@ function match(tokens: Token[]): void {
         stack.push({ at: index, kind: marker.tag, items: [] });
         return;
       case "tab":
-      case "step": {
+      case "step":
+      case "column":
+      case "update": {
         const top = stack.findLast((entry) => !isStandalone(entry.kind));
         if (top && top.kind === ITEM_OF[marker.type]) stack.push({ at: index, kind: marker.type, parent: top, items: [] });
         return;
@@ -722,12 +811,12 @@ function match(tokens: Token[]): void {
     for (const above of stack.splice(at + 1)) if (!isStandalone(above.kind)) unmatch(above);
     const entry = stack.pop()!;
     const opener = tokens[entry.at]!;
-    if (entry.kind === "tab" || entry.kind === "step") {
+    if (ITEM_OF[entry.kind]) {
       opener.matched = token.matched = true;
       entry.parent!.items.push({ open: entry.at, close: index });
       return;
     }
-    if (entry.kind === "tabs" || entry.kind === "stepper") {
+    if (GROUPS.has(entry.kind)) {
       // Everything between the markers must be inside one of the tabs (steps).
       let cursor = entry.at + 1;
       for (const item of entry.items) {

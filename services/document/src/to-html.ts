@@ -253,6 +253,14 @@ class Renderer {
         return this.reusable(block);
       case "if":
         return isShown(block, this.options) ? h("div.conditional", this.blocks(children)) : null;
+      case "columns":
+        return h("div.columns", this.blocks(children.filter((child) => (child as DocumentBlock | null)?.type === "column")));
+      case "column":
+        return h("div.column", this.blocks(children));
+      case "updates":
+        return this.updates(block);
+      case "drawing":
+        return this.drawing(block);
       case "swagger":
       case "openapi-operation":
         return this.options.renderOpenApiBlock?.(block) ?? this.openApiOperation(block);
@@ -288,6 +296,52 @@ class Renderer {
       if (fragment && typeof fragment === "object") content.push(...this.blocks(fragment.nodes, block.fragments));
     }
     return content.length > 0 ? h("div", content) : null;
+  }
+
+  /**
+   * A changelog: each update an `<article>` headed by its date (`<time>`, in the block's format:
+   * full "December 25, 2025", short "Dec 25, 2025", numeric "12/25/2025") and its tags, then its blocks.
+   */
+  private updates(block: DocumentBlock): Element {
+    const format = ((block.data ?? {}) as { format?: unknown }).format;
+    const options: Intl.DateTimeFormatOptions =
+      format === "numeric" ? { year: "numeric", month: "numeric", day: "numeric" } : format === "short" ? { dateStyle: "medium" } : { dateStyle: "long" };
+    const dates = new Intl.DateTimeFormat("en-US", { ...options, timeZone: "UTC" });
+    const updates = (block.nodes ?? []).filter((child): child is DocumentBlock => (child as DocumentBlock | null)?.type === "update");
+    return h(
+      "div.updates",
+      updates.map((update) => {
+        const data = (update.data ?? {}) as { date?: unknown; tags?: unknown };
+        const date = typeof data.date === "string" ? new Date(data.date) : null;
+        const known = date !== null && !Number.isNaN(date.getTime());
+        const tags = (Array.isArray(data.tags) ? data.tags : [])
+          .map((tag) => (tag as { tag?: unknown } | null)?.tag)
+          .filter((tag): tag is string => typeof tag === "string" && tag !== "");
+        return h("article.update", [
+          ...(known ? [h("p.update-date", [h("time", { dateTime: date.toISOString() }, dates.format(date))])] : []),
+          ...(tags.length > 0
+            ? [
+                h(
+                  "ul.update-tags",
+                  { "aria-label": "Tags" },
+                  tags.map((tag) => h("li", tag)),
+                ),
+              ]
+            : []),
+          ...this.blocks(update.nodes),
+        ]);
+      }),
+    );
+  }
+
+  /** A drawing: the image of its file, as an image block's (GitBook's schema gives it no alt text: "Drawing" unless the document carries one). */
+  private drawing(block: DocumentBlock): Element | null {
+    const data = (block.data ?? {}) as { ref?: ContentRef; alt?: unknown; caption?: unknown };
+    const src = this.link(data.ref);
+    if (!src) return null;
+    const alt = typeof data.alt === "string" && data.alt.trim() !== "" ? data.alt : "Drawing";
+    const caption = typeof data.caption === "string" && data.caption !== "" ? data.caption : null;
+    return h("figure.image.drawing", [h("img", { src, alt, loading: "lazy", decoding: "async" }), ...(caption ? [h("figcaption", caption)] : [])]);
   }
 
   /** A card: a link to the page, file, anchor or URL it refers to, by its title when known (nothing when the reader cannot link it). */

@@ -4,7 +4,7 @@ import { mathToMarkdown } from "mdast-util-math";
 import { toMarkdown, type Join, type Unsafe } from "mdast-util-to-markdown";
 import { ALLOWS, type Allows, CONTAINER_NAME, type Container } from "./containers.js";
 import { parseMarkdown, type ContentRef, type JsonDocument, type MarkType } from "./document.js";
-import { encodeAttribute, encodeSummary, HINT_STYLES } from "./markers.js";
+import { encodeAttribute, encodeSummary, HINT_STYLES, UPDATES_FORMATS } from "./markers.js";
 
 /**
  * GitBook's JSON document → markdown: the inverse of `markdownToDocument` for every block, inline
@@ -59,6 +59,8 @@ const PLACED: Partial<Record<string, keyof Allows>> = {
   swagger: "openapi",
   "openapi-operation": "openapi",
   if: "conditional",
+  columns: "columns",
+  updates: "updates",
 };
 
 /** A regular expression matching `word` in any case (`NOTE`: `[Nn][Oo][Tt][Ee]`). */
@@ -69,7 +71,7 @@ const UNSAFE: Unsafe[] = [
     character: "{",
     atBreak: true,
     after:
-      "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed|openapi|endopenapi|openapi-operation|endopenapi-operation|swagger|endswagger|include|if|endif)(?![\\w-])",
+      "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed|openapi|endopenapi|openapi-operation|endopenapi-operation|swagger|endswagger|include|if|endif|columns|column|endcolumn|endcolumns|updates|update|endupdate|endupdates)(?![\\w-])",
   },
   { character: "$", atBreak: true, after: "\\$" },
   { character: "[", atBreak: true, after: `!(?:${ALERT_MARKERS.map(anyCase).join("|")})\\]` },
@@ -81,8 +83,12 @@ const TAB_MARKERS = new WeakSet<Mdast.Nodes>();
 const joinTabMarkers: Join = (left, right) => {
   if (!TAB_MARKERS.has(left) || !TAB_MARKERS.has(right)) return undefined;
   const [before, after] = [(left as Mdast.Html).value, (right as Mdast.Html).value];
-  const betweenItems = (before === "{% endtab %}" && after.startsWith("{% tab ")) || (before === "{% endstep %}" && after === "{% step %}");
-  return before === "{% endtabs %}" || before === "{% endstepper %}" || betweenItems ? undefined : 0;
+  const betweenItems =
+    (before === "{% endtab %}" && after.startsWith("{% tab ")) ||
+    (before === "{% endstep %}" && after === "{% step %}") ||
+    (before === "{% endcolumn %}" && after.startsWith("{% column")) ||
+    (before === "{% endupdate %}" && after.startsWith("{% update "));
+  return ["{% endtabs %}", "{% endstepper %}", "{% endcolumns %}", "{% endupdates %}"].includes(before) || betweenItems ? undefined : 0;
 };
 
 /** Blocks without the empty paragraphs markdown writes as nothing (an empty tab or body reads back as one). */
@@ -152,6 +158,19 @@ function urlOf(value: unknown, path: string, images: boolean): string {
   return fail(join(path, "kind"), `${images ? "image" : "link"} reference kind ${JSON.stringify(ref.kind)} is not supported`);
 }
 
+/** A column's width (GitBook's `Length`: a number, or a value of a unit) as its tag writes it (`50%`, `320px`, `2`). */
+function columnWidthOf(value: unknown, path: string): string {
+  const length = isObject(value) ? value : { unit: "", value };
+  const unit = length.unit === undefined ? "" : stringAt(length.unit, join(path, "unit"));
+  const number = length.value;
+  if (typeof number !== "number" || !Number.isFinite(number) || number < 0 || number >= 1_000_000 || !/^(?:%|[a-z]{0,4})$/.test(unit))
+    fail(path, "must be a width: a number from 0, or a value of a unit (% or up to 4 letters)");
+  const written = `${String(number)}${unit}`;
+  // Exponent notation (1e-7) is no width the tag reads back.
+  if (!/^\d{1,6}(?:\.\d{1,20})?(?:%|[a-z]{1,4})?$/.test(written)) fail(path, "must be a width written in decimals (up to 20 places)");
+  return written;
+}
+
 class Writer {
   // ── blocks ────────────────────────────────────────────────────────────────────────────────
 
@@ -217,6 +236,10 @@ class Writer {
           { type: "html", value: "{% endif %}" },
         ];
       }
+      case "columns":
+        return this.columns(node, path);
+      case "updates":
+        return this.updates(node, data, path);
       case "images":
         return [{ type: "paragraph", children: this.images(node, path) }];
       case "table":
@@ -344,6 +367,57 @@ class Writer {
       out.push(tabMarker("{% step %}"), ...withoutEmptyParagraphs(this.blocks(step, stepPath, "stepper-step")), tabMarker("{% endstep %}"));
     }
     out.push(tabMarker("{% endstepper %}"));
+    return out;
+  }
+
+  /** `{% columns %}`, each column's blocks between `{% column %}` (with its width, GitBook's `width="50%"`) and `{% endcolumn %}`, `{% endcolumns %}`. */
+  private columns(node: Json, path: string): Mdast.RootContent[] {
+    const out: Mdast.RootContent[] = [tabMarker("{% columns %}")];
+    for (const { value, path: columnPath } of childrenOf(node, path)) {
+      const column = objectAt(value, columnPath);
+      if (column.object !== "block" || column.type !== "column") fail(columnPath, `a columns block holds column blocks, not ${JSON.stringify(column.type)}`);
+      const width = dataOf(column, columnPath).width;
+      out.push(
+        tabMarker(width === undefined ? "{% column %}" : `{% column width="${columnWidthOf(width, join(columnPath, "data.width"))}" %}`),
+        ...withoutEmptyParagraphs(this.blocks(column, columnPath, "column")),
+        tabMarker("{% endcolumn %}"),
+      );
+    }
+    out.push(tabMarker("{% endcolumns %}"));
+    return out;
+  }
+
+  /** `{% updates format="…" %}`, each update's blocks between `{% update date="…" tags="…" %}` and `{% endupdate %}`, `{% endupdates %}`. */
+  private updates(node: Json, data: Json, path: string): Mdast.RootContent[] {
+    const format = data.format ?? "full";
+    if (!UPDATES_FORMATS.some((known) => known === format))
+      fail(join(path, "data.format"), `updates format ${JSON.stringify(format)} is not supported (${UPDATES_FORMATS.join(", ")})`);
+    const out: Mdast.RootContent[] = [tabMarker(`{% updates format="${format as string}" %}`)];
+    for (const { value, path: updatePath } of childrenOf(node, path)) {
+      const update = objectAt(value, updatePath);
+      if (update.object !== "block" || update.type !== "update") fail(updatePath, `an updates block holds update blocks, not ${JSON.stringify(update.type)}`);
+      const updateData = dataOf(update, updatePath);
+      const datePath = join(updatePath, "data.date");
+      const date = new Date(stringAt(updateData.date, datePath));
+      if (Number.isNaN(date.getTime()) || date.getUTCFullYear() < 0 || date.getUTCFullYear() > 9999) fail(datePath, "must be a date (a timestamp)");
+      const iso = date.toISOString();
+      // A day at midnight UTC is written as the day, as GitBook writes it.
+      const written = iso.endsWith("T00:00:00.000Z") ? iso.slice(0, 10) : iso;
+      const tags = arrayAt(updateData.tags ?? [], join(updatePath, "data.tags")).map((tag, index) => {
+        const tagPath = join(updatePath, `data.tags[${index}]`);
+        const ref = objectAt(tag, tagPath);
+        if (ref.kind !== "tag") fail(join(tagPath, "kind"), `an update's tag is a tag reference, not ${JSON.stringify(ref.kind)}`);
+        const slug = stringAt(ref.tag, join(tagPath, "tag")).trim();
+        if (!/^[^\s,"&]+$/.test(slug)) fail(join(tagPath, "tag"), "must be a tag's slug (no spaces, commas, quotes or &)");
+        return slug;
+      });
+      out.push(
+        tabMarker(`{% update date="${written}"${tags.length > 0 ? ` tags="${tags.join(",")}"` : ""} %}`),
+        ...withoutEmptyParagraphs(this.blocks(update, updatePath, "update")),
+        tabMarker("{% endupdate %}"),
+      );
+    }
+    out.push(tabMarker("{% endupdates %}"));
     return out;
   }
 

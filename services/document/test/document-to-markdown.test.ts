@@ -262,28 +262,45 @@ describe("document → markdown", () => {
       () =>
         documentToMarkdown({ object: "document", data: {}, nodes } as JsonDocument);
     expect(bad(paragraph, block("blockquote", [block("tabs")]))).toThrow(
-      new DocumentConversionError("nodes[1].nodes[0]", 'block type "tabs" is not supported in a blockquote (GitBook allows it in the document)'),
+      new DocumentConversionError("nodes[1].nodes[0]", 'block type "tabs" is not supported in a blockquote (GitBook allows it in the document or an update)'),
     );
     expect(bad(block("list-unordered", [block("list-item", [block("embed", [], { url: "https://e.com" })])]))).toThrow(
-      'nodes[0].nodes[0].nodes[0]: block type "embed" is not supported in a list item (GitBook allows it in the document, a hint, a tab or a step)',
+      'nodes[0].nodes[0].nodes[0]: block type "embed" is not supported in a list item (GitBook allows it in the document, a hint, a tab, a step, a column or an update)',
     );
     expect(bad(block("hint", [block("math", [], { formula: "x" })], { style: "info" }))).toThrow(
-      'nodes[0].nodes[0]: block type "math" is not supported in a hint (GitBook allows it in the document, a list item, a tab or a step)',
+      'nodes[0].nodes[0]: block type "math" is not supported in a hint (GitBook allows it in the document, a list item, a tab, a step, a column or an update)',
     );
     expect(bad(block("tabs", [block("tabs-item", [block("if", [paragraph], { expression: "a" })], { title: "T" })]))).toThrow(
       'nodes[0].nodes[0].nodes[0]: block type "if" is not supported in a tab (GitBook allows it in the document)',
     );
+    expect(bad(block("hint", [block("columns", [block("column", [paragraph])])], { style: "info" }))).toThrow(
+      'nodes[0].nodes[0]: block type "columns" is not supported in a hint (GitBook allows it in the document)',
+    );
+    expect(bad(block("columns", [paragraph]))).toThrow('nodes[0].nodes[0]: a columns block holds column blocks, not "paragraph"');
+    expect(bad(block("columns", [block("column", [block("tabs")])]))).toThrow(
+      'nodes[0].nodes[0].nodes[0]: block type "tabs" is not supported in a column (GitBook allows it in the document or an update)',
+    );
+    expect(bad(block("columns", [block("column", [paragraph], { width: { unit: "%", value: 1e-9 } })]))).toThrow(
+      "nodes[0].nodes[0].data.width: must be a width",
+    );
+    expect(bad(block("updates", [block("update", [paragraph], { date: "soon" })], { format: "full" }))).toThrow(
+      "nodes[0].nodes[0].data.date: must be a date (a timestamp)",
+    );
+    expect(bad(block("updates", [], { format: "weekly" }))).toThrow('nodes[0].data.format: updates format "weekly" is not supported (full, short, numeric)');
+    expect(bad(block("updates", [block("update", [paragraph], { date: "2025-01-01T00:00:00Z", tags: [{ kind: "tag", tag: "a b" }] })], {}))).toThrow(
+      "nodes[0].nodes[0].data.tags[0].tag: must be a tag's slug",
+    );
     expect(bad(block("if", [paragraph], { expression: " " }))).toThrow("nodes[0].data.expression: must be a condition on one line (not empty)");
     expect(bad(block("if", [paragraph], { expression: "a\n|| b" }))).toThrow("nodes[0].data.expression: must be a condition on one line (not empty)");
     expect(bad(block("blockquote", [block("hint", [paragraph], { style: "info" })]))).toThrow(
-      'nodes[0].nodes[0]: block type "hint" is not supported in a blockquote (GitBook allows it in the document, a list item, a tab, a step or an expandable)',
+      'nodes[0].nodes[0]: block type "hint" is not supported in a blockquote (GitBook allows it in the document, a list item, a tab, a step, an expandable, a column or an update)',
     );
     expect(bad(block("hint", [block("stepper", [block("stepper-step", [paragraph])])], { style: "info" }))).toThrow(
-      'nodes[0].nodes[0]: block type "stepper" is not supported in a hint (GitBook allows it in the document)',
+      'nodes[0].nodes[0]: block type "stepper" is not supported in a hint (GitBook allows it in the document or a column)',
     );
     expect(bad(block("stepper", [paragraph]))).toThrow('nodes[0].nodes[0]: a stepper holds stepper-step blocks, not "paragraph"');
     expect(bad(block("list-unordered", [block("list-item", [block("content-ref", [], { ref: { kind: "page", page: "p" } })])]))).toThrow(
-      'nodes[0].nodes[0].nodes[0]: block type "content-ref" is not supported in a list item (GitBook allows it in the document, a tab or a step)',
+      'nodes[0].nodes[0].nodes[0]: block type "content-ref" is not supported in a list item (GitBook allows it in the document, a tab, a step, a column or an update)',
     );
     expect(bad(block("file", [], { ref: { kind: "url", url: "https://e.com/a.pdf" } }))).toThrow(
       'nodes[0].data.ref.kind: a file block\'s reference is a file, not "url"',

@@ -533,6 +533,67 @@ describe("markdown → document: GitBook's tabs, expandables, embeds and math", 
     expect(markdownToDocument(documentToMarkdown(document))).toEqual(document);
   });
 
+  it("columns: {% columns %} holding {% column width %} … {% endcolumn %} is GitBook's columns of column blocks; updates: {% updates format %} of dated, tagged {% update %}", () => {
+    const columns = only(
+      '{% columns %}\n{% column width="66.5%" %}\nleft\n{% endcolumn %}\n\n{% column %}\n{% tabs %}\n{% tab title="T" %}\nx\n{% endtab %}\n{% endtabs %}\n{% endcolumn %}\n{% endcolumns %}',
+    );
+    expect(columns).toMatchObject({ type: "columns", isVoid: false, data: {} });
+    const [left, right] = columns.nodes as [DocumentBlock, DocumentBlock];
+    expect([left.type, left.data, outline(left.nodes)]).toEqual(["column", { width: { unit: "%", value: 66.5 } }, [["paragraph", "left"]]]);
+    // A column holds no tabs (GitBook's schema): the tab's title and content stand in their place.
+    expect([right.data, outline(right.nodes)]).toEqual([
+      {},
+      [
+        ["paragraph", "T"],
+        ["paragraph", "x"],
+      ],
+    ]);
+    expect(only('{% columns %}\n{% column width="2" %}\n{% endcolumn %}\n{% endcolumns %}').nodes![0]).toMatchObject({ data: { width: 2 } });
+
+    const updates = only(
+      '{% updates format="short" %}\n{% update date="2025-12-25" tags="beta, api" %}\n## New\n{% endupdate %}\n{% update date="2025-12-24T10:30:00+02:00" %}\nolder\n{% endupdate %}\n{% endupdates %}',
+    );
+    expect(updates).toMatchObject({ type: "updates", data: { format: "short" } });
+    const [first, second] = updates.nodes as [DocumentBlock, DocumentBlock];
+    expect([first.type, first.data, outline(first.nodes)]).toEqual([
+      "update",
+      {
+        date: "2025-12-25T00:00:00.000Z",
+        tags: [
+          { kind: "tag", tag: "beta" },
+          { kind: "tag", tag: "api" },
+        ],
+      },
+      [["heading-2", "New"]],
+    ]);
+    expect(second.data).toEqual({ date: "2025-12-24T08:30:00.000Z" });
+    expect(only("{% updates %}\n{% endupdates %}").data).toEqual({ format: "full" });
+    // Written back as GitBook writes them (a day at midnight as the day).
+    const written = documentToMarkdown({ object: "document", data: {}, nodes: [columns, updates] });
+    expect(written).toContain('{% column width="66.5%" %}');
+    expect(written).toContain('{% updates format="short" %}\n{% update date="2025-12-25" tags="beta,api" %}');
+    expect(written).toContain('{% update date="2025-12-24T08:30:00.000Z" %}');
+    // Below the top level (a list item): columns are their content, updates their days and content.
+    const item = only('- {% updates %}\n  {% update date="2025-01-02" %}\n  shipped\n  {% endupdate %}\n  {% endupdates %}');
+    expect(outline((item.nodes as DocumentBlock[])[0]!.nodes as DocumentBlock[])).toEqual([
+      ["paragraph", "2025-01-02"],
+      ["paragraph", "shipped"],
+    ]);
+    // A bad date, format, width or tag, or anything outside a column: the tags are the text they were.
+    for (const markdown of [
+      '{% updates %}\n{% update date="yesterday" %}\nx\n{% endupdate %}\n{% endupdates %}',
+      '{% updates format="long" %}\n{% endupdates %}',
+      '{% updates %}\n{% update date="2025-01-01" tags="a b" %}\nx\n{% endupdate %}\n{% endupdates %}',
+      '{% columns %}\n{% column width="half" %}\nx\n{% endcolumn %}\n{% endcolumns %}',
+      "{% columns %}\nstray\n{% column %}\nx\n{% endcolumn %}\n{% endcolumns %}",
+    ]) {
+      expect(
+        markdownToDocument(markdown).nodes.every((node) => node.type === "paragraph"),
+        markdown,
+      ).toBe(true);
+    }
+  });
+
   it("card: {% content-ref url %} … {% endcontent-ref %} is GitBook's content-ref block, its reference read from the url (the link inside repeats it)", () => {
     const card = (url: string) => only(`{% content-ref url="${url}" %}\n[anything](${url})\n{% endcontent-ref %}`);
     expect(card("/pages/p1")).toEqual({ object: "block", type: "content-ref", isVoid: true, data: { ref: { kind: "page", page: "p1" } } });

@@ -193,6 +193,29 @@ describe("documentToHtml", () => {
     }
   });
 
+  it("renders columns as a columns layout, updates as dated entries with their tags, drawings as the image of their file", () => {
+    const document = markdownToDocument(
+      '{% columns %}\n{% column width="60%" %}\nleft\n{% endcolumn %}\n{% column %}\nright\n{% endcolumn %}\n{% endcolumns %}\n\n{% updates format="full" %}\n{% update date="2025-12-25" tags="beta,api" %}\n## Shipped\n{% endupdate %}\n{% endupdates %}',
+    );
+    const drawing = { object: "block", type: "drawing", isVoid: true, data: { ref: { kind: "file", file: "d1" } } } as const;
+    const { html, toc } = documentToHtml(
+      { ...document, nodes: [...document.nodes, drawing] },
+      { resolveRef: (ref) => (ref.kind === "file" ? `/files/${ref.file}` : null) },
+    );
+    expect(html).toContain('<div class="columns"><div class="column"><p>left</p></div><div class="column"><p>right</p></div></div>');
+    expect(html).toContain(
+      '<div class="updates"><article class="update"><p class="update-date"><time datetime="2025-12-25T00:00:00.000Z">December 25, 2025</time></p><ul class="update-tags" aria-label="Tags"><li>beta</li><li>api</li></ul><h2 id="shipped">',
+    );
+    expect(toc.map((entry) => entry.title)).toEqual(["Shipped"]);
+    expect(html).toContain('<figure class="image drawing"><img src="/files/d1" alt="Drawing" loading="lazy" decoding="async"></figure>');
+    const dated = (format: string) =>
+      documentToHtml(markdownToDocument(`{% updates format="${format}" %}\n{% update date="2025-12-25" %}\n{% endupdate %}\n{% endupdates %}`), {
+        resolveRef: () => null,
+      }).html;
+    expect(dated("short")).toContain(">Dec 25, 2025</time>");
+    expect(dated("numeric")).toContain(">12/25/2025</time>");
+  });
+
   it("renders a block type it does not know as its text, and tells the caller once per type", () => {
     const unknown = (text: string) => ({
       object: "block",

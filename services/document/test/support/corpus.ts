@@ -100,6 +100,42 @@ export const CORPUS: Record<string, string> = {
     "  in a list item: its content",
     "  {% endif %}",
   ].join("\n"),
+  columns: [
+    "{% columns %}",
+    '{% column width="66.66666666666666%" %}',
+    '{% hint style="info" %}\nin a column\n{% endhint %}',
+    "{% endcolumn %}",
+    "",
+    "{% column %}",
+    '{% content-ref url="/pages/p1" %}\n[p1](/pages/p1)\n{% endcontent-ref %}',
+    "",
+    "| a |\n|---|\n| b |",
+    "{% endcolumn %}",
+    "{% endcolumns %}",
+    "",
+    '{% columns %}\n{% column width="320px" %}\n{% tabs %}\n{% tab title="T" %}\ntabs in a column are their titles and content\n{% endtab %}\n{% endtabs %}\n{% endcolumn %}\n{% endcolumns %}',
+    "",
+    "- {% columns %}\n  {% column %}\n  columns in a list item are their content\n  {% endcolumn %}\n  {% endcolumns %}",
+  ].join("\n"),
+  updates: [
+    '{% updates format="full" %}',
+    '{% update date="2025-12-25" tags="beta,api" %}',
+    "## A brand new update",
+    "",
+    "Its **details**.",
+    "",
+    '{% tabs %}\n{% tab title="A" %}\ntabs in an update\n{% endtab %}\n{% endtabs %}',
+    "{% endupdate %}",
+    "",
+    '{% update date="2025-12-24T10:30:00Z" %}',
+    "- a list",
+    "{% endupdate %}",
+    "{% endupdates %}",
+    "",
+    '{% updates format="numeric" %}\n{% update date="2024-02-29" %}\n{% endupdate %}\n{% endupdates %}',
+    "",
+    '> {% updates %}\n> {% update date="2025-01-01" %}\n> an update in a quote is its day and its content\n> {% endupdate %}\n> {% endupdates %}',
+  ].join("\n"),
   table: "| Name | Value | Right |\n|:-----|:-----:|------:|\n| **a** | `b` | [c](https://c.example) |\n| d | | f \\| g |",
   images: "![alt text](https://example.com/a.png)\n\n![one](/files/file1) ![two](https://example.com/b.png)",
   "inline images": "text ![icon](https://example.com/i.png) more [![badge](https://example.com/b.svg)](https://example.com)",
@@ -314,6 +350,32 @@ const conditional = fc
     separator,
   )
   .map(([expression, blocks, gap]) => [`{% if ${expression} %}`, ...blocks, "{% endif %}"].join(gap));
+const columns = fc
+  .tuple(
+    fc.array(fc.tuple(fc.constantFrom("", ' width="50%"', ' width="33.5%"'), fc.array(fc.oneof(simpleBlock, hint), { maxLength: 3 })), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    separator,
+  )
+  .map(([items, gap]) =>
+    ["{% columns %}", ...items.map(([width, blocks]) => [`{% column${width} %}`, ...blocks, "{% endcolumn %}"].join(gap)), "{% endcolumns %}"].join("\n"),
+  );
+const updates = fc
+  .tuple(
+    fc.array(fc.tuple(fc.constantFrom("2025-12-25", "2024-02-29", "2026-01-01T08:00:00Z"), fc.array(fc.oneof(simpleBlock, tabs), { maxLength: 3 })), {
+      minLength: 1,
+      maxLength: 3,
+    }),
+    separator,
+  )
+  .map(([items, gap]) =>
+    [
+      '{% updates format="short" %}',
+      ...items.map(([date, blocks]) => [`{% update date="${date}" tags="beta" %}`, ...blocks, "{% endupdate %}"].join(gap)),
+      "{% endupdates %}",
+    ].join("\n"),
+  );
 /** A stray or unbalanced marker. */
 const marker = fc.constantFrom(
   "{% tabs %}",
@@ -331,6 +393,11 @@ const marker = fc.constantFrom(
   "{% endembed %}",
   "{% if visitor.claims.a %}",
   "{% endif %}",
+  "{% columns %}",
+  "{% column %}",
+  "{% endcolumn %}",
+  '{% update date="2025-01-01" %}',
+  "{% endupdates %}",
   "<details>",
   "</details>",
   "$$",
@@ -346,6 +413,8 @@ export const markdownArbitrary = fc
       { weight: 2, arbitrary: stepper },
       { weight: 2, arbitrary: expandable },
       { weight: 1, arbitrary: conditional },
+      { weight: 1, arbitrary: columns },
+      { weight: 1, arbitrary: updates },
       { weight: 1, arbitrary: marker },
     ),
     { minLength: 1, maxLength: 5 },
