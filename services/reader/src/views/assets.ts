@@ -43,7 +43,7 @@ pre{background:var(--code);border:1px solid var(--line);border-radius:.5rem;padd
 blockquote{border-left:3px solid var(--line);margin:1rem 0;padding:0 1rem;color:var(--muted)}
 .tabs{border:1px solid var(--line);border-radius:.5rem;margin:1rem 0}.tabs .tab{padding:.25rem 1rem}.tabs .tab+.tab{border-top:1px solid var(--line)}.tab-title{font-weight:600;color:var(--muted);margin:.6rem 0 0}
 details.expandable{border:1px solid var(--line);border-radius:.5rem;padding:.5rem 1rem;margin:1rem 0}details.expandable summary{cursor:pointer;font-weight:600}
-figure.embed a,p.card a{display:block;border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;word-break:break-all}ol.stepper{padding-left:1.5rem}ol.stepper>li.step{padding-left:.5rem;margin:1rem 0}.math{overflow-x:auto;margin:1rem 0}.math code{font-size:1rem}
+figure.embed a,p.card a{display:block;border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;word-break:break-all}ol.stepper{padding-left:1.5rem}ol.stepper>li.step{padding-left:.5rem;margin:1rem 0}div.columns{display:grid;grid-auto-flow:column;grid-auto-columns:minmax(0,1fr);gap:1.5rem;margin:1rem 0}div.column>:first-child{margin-top:0}div.updates>article.update{border-left:2px solid var(--line);padding-left:1rem;margin:1.5rem 0}p.update-date{color:var(--muted);font-size:.875rem;margin:0}ul.update-tags{list-style:none;padding:0;margin:.25rem 0;display:flex;flex-wrap:wrap;gap:.375rem}ul.update-tags>li{border:1px solid var(--line);border-radius:999px;padding:0 .5rem;font-size:.75rem}.math{overflow-x:auto;margin:1rem 0}.math code{font-size:1rem}
 .table{overflow-x:auto}table{border-collapse:collapse;width:100%}th,td{border:1px solid var(--line);padding:.45rem .6rem;text-align:left;vertical-align:top}th{background:var(--soft)}td>p{margin:0}
 ul.tasks{list-style:none;padding-left:.5rem}li.task{display:flex;gap:.5rem;align-items:baseline}li.task>p{margin:0}
 nav.pagination{display:flex;justify-content:space-between;gap:1rem;margin-top:3rem}nav.pagination a{flex:1;border:1px solid var(--line);border-radius:.5rem;padding:.75rem 1rem;text-decoration:none}nav.pagination .next{text-align:right}nav.pagination small{display:block;color:var(--muted)}
@@ -55,7 +55,7 @@ ol.hits{list-style:none;padding:0}ol.hits li{margin:1.25rem 0}ol.hits small{colo
 details.mobile-nav{display:none}
 ${OPENAPI_STYLE.trim()}
 @media (max-width:70rem){.layout{grid-template-columns:15rem minmax(0,1fr)}aside.toc{display:none}}
-@media (max-width:48rem){.layout{display:block}aside.tree{display:none}details.mobile-nav{display:block;padding:.5rem 1.25rem;border-bottom:1px solid var(--line)}form.search input{width:9rem}header.site nav.links{display:none}}
+@media (max-width:48rem){div.columns{grid-auto-flow:row}.layout{display:block}aside.tree{display:none}details.mobile-nav{display:block;padding:.5rem 1.25rem;border-bottom:1px solid var(--line)}form.search input{width:9rem}header.site nav.links{display:none}}
 `;
 
 const SCRIPT = `(()=>{const d=document,root=d.documentElement,key="imprint-theme",w=d.body.dataset;
