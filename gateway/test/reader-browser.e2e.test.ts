@@ -122,6 +122,10 @@ describe("the reader in a browser", () => {
           "# Formulas\n\nEnergy is $$E = mc^2$$ in a sentence.\n\n$$\n\\int_0^1 x^2\\,dx = \\frac{1}{3}\n$$\n\n```mermaid\ngraph LR\n  Write-->Review-->Publish\n```",
         ],
         ["long-read", `# Long read\n\n${"A paragraph that fills the screen.\n\n".repeat(80)}\`\`\`mermaid\ngraph LR\n  Far-->Down\n\`\`\``],
+        [
+          "layout",
+          '# Layout\n\n{% columns %}\n{% column %}\nThe left column.\n{% endcolumn %}\n{% column %}\nThe right column.\n{% endcolumn %}\n{% endcolumns %}\n\n{% updates format="full" %}\n{% update date="2025-12-25" tags="beta" %}\n## Shipped\n\nThe release.\n{% endupdate %}\n{% endupdates %}',
+        ],
       ]),
     );
     await eventually(async () => (await fetch(url(`${site.base}v2/formulas`))).status === 200, 15_000);
@@ -173,6 +177,21 @@ describe("the reader in a browser", () => {
     expect(await withoutScript.locator("article pre.mermaid").textContent()).toBe("graph LR\n  Write-->Review-->Publish");
     await screenshot(withoutScript, "math-and-diagram-without-javascript");
     await withoutScript.context().close();
+
+    // Columns sit side by side on a wide screen and stack on a narrow one; updates show their date.
+    const columnTops = async (width: number) => {
+      const reader = await visitor({ viewport: { width, height: 900 } });
+      await reader.goto(url(`${site.base}v2/layout`));
+      const tops = await reader.locator("article div.column").evaluateAll((columns) => columns.map((column) => column.getBoundingClientRect().top));
+      expect(await reader.locator("article.update time").textContent()).toBe("December 25, 2025");
+      await screenshot(reader, `columns-and-updates-${width}`);
+      await reader.context().close();
+      return tops;
+    };
+    const [left, right] = await columnTops(1280);
+    expect(right).toBe(left);
+    const [above, below] = await columnTops(400);
+    expect(below!).toBeGreaterThan(above!);
   });
 
   it("searches as the visitor types, and through the form with JavaScript off", async () => {
