@@ -302,6 +302,9 @@ class Converter {
         return [{ object: "block", type: "content-ref", isVoid: true, data: { ref: contentRefFor(part.url) } }];
       case "openapi":
         return this.openapi(part, container);
+      case "openapi-schemas":
+      case "openapi-webhook":
+        return this.openapiPointer(part, container);
       case "if":
         // Its blocks are top-level blocks. Where GitBook allows no condition (below the top level), they stand in its place.
         if (!allows.conditional) return this.parts(part.parts, container);
@@ -388,6 +391,34 @@ class Converter {
             isVoid: true,
             data: { ref: imageRefFor(part.source), ...operation, ...(part.tag === "swagger" ? { tag: "swagger" } : {}) },
           };
+    return [block, ...inner];
+  }
+
+  /**
+   * GitBook's blocks for a stored spec's schemas (`openapi-schemas`: their names, `grouped` when
+   * written) and webhooks (`openapi-webhook`: its name and method), read as the operation block is:
+   * the link GitBook writes inside is not kept, anything else inside follows the block; below the top
+   * level, a paragraph with the schemas' names (the webhook's method and name) as code.
+   */
+  private openapiPointer(part: Extract<Part, { kind: "openapi-schemas" | "openapi-webhook" }>, container: Container): DocumentBlock[] {
+    const inner = this.parts(
+      part.parts.filter((inner) => !isLoneLink(inner)),
+      container,
+    );
+    const ref = { kind: "openapi", spec: part.spec };
+    const block: DocumentBlock =
+      part.kind === "openapi-schemas"
+        ? {
+            object: "block",
+            type: part.kind,
+            isVoid: true,
+            data: { ref, schemas: part.schemas, ...(part.grouped === undefined ? {} : { grouped: part.grouped }) },
+          }
+        : { object: "block", type: part.kind, isVoid: true, data: { ref, name: part.name, method: part.method } };
+    if (!ALLOWS[container].openapi) {
+      const label = part.kind === "openapi-schemas" ? part.schemas.join(", ") : `${part.method.toUpperCase()} ${part.name}`;
+      return [this.paragraph([plainText(label, [mark("code")])]), ...inner];
+    }
     return [block, ...inner];
   }
 

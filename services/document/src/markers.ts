@@ -18,6 +18,8 @@ import { toString } from "mdast-util-to-string";
  * - OpenAPI operation: `{% openapi src="…" path="…" method="…" %}` … `{% endopenapi %}`, the older
  *   `{% swagger src="…" … %}` … `{% endswagger %}`, and `{% openapi-operation spec="<slug>" path="…"
  *   method="…" %}` … `{% endopenapi-operation %}` (a spec stored in the organization);
+ * - OpenAPI schemas and webhooks of a stored spec: `{% openapi-schemas spec="<slug>" schemas="A,B" grouped="true" %}`
+ *   … `{% endopenapi-schemas %}`, `{% openapi-webhook spec="<slug>" name="…" method="…" %}` … `{% endopenapi-webhook %}`;
  * - block math: a paragraph holding only `$$ … $$`;
  * - conditional content: `{% if <expression> %}` … `{% endif %}` (the expression as written, unquoted);
  * - columns: `{% columns %}`, then per column `{% column %}` (or `{% column width="50%" %}`) … `{% endcolumn %}`, then `{% endcolumns %}`;
@@ -44,6 +46,8 @@ export type Part =
   | { kind: "expandable"; title: string; open: boolean; parts: Part[] }
   | { kind: "embed"; url: string }
   | { kind: "openapi"; tag: OpenApiTag; source: string; path: string; method: string; parts: Part[] }
+  | { kind: "openapi-schemas"; spec: string; schemas: string[]; grouped?: boolean; parts: Part[] }
+  | { kind: "openapi-webhook"; spec: string; name: string; method: string; parts: Part[] }
   | { kind: "if"; expression: string; parts: Part[] }
   | { kind: "columns"; columns: { width?: string; parts: Part[] }[] }
   | { kind: "updates"; format: UpdatesFormat; updates: { date: string; tags: string[]; parts: Part[] }[] };
@@ -83,6 +87,10 @@ type Marker =
   | { type: "endembed" }
   | { type: "openapi"; tag: OpenApiTag; source: string; path: string; method: string }
   | { type: "endopenapi"; tag: OpenApiTag }
+  | { type: "openapi-schemas"; spec: string; schemas: string[]; grouped?: boolean }
+  | { type: "endopenapi-schemas" }
+  | { type: "openapi-webhook"; spec: string; name: string; method: string }
+  | { type: "endopenapi-webhook" }
   | { type: "if"; expression: string }
   | { type: "endif" }
   | { type: "columns" }
@@ -158,6 +166,8 @@ interface Entry {
     | "embed"
     | "file"
     | "if"
+    | "openapi-schemas"
+    | "openapi-webhook"
     | OpenApiTag;
   parent?: Entry;
   items: { open: number; close: number }[];
@@ -182,6 +192,8 @@ const CLOSES: Partial<Record<Marker["type"], Entry["kind"]>> = {
   endcolumns: "columns",
   endupdate: "update",
   endupdates: "updates",
+  "endopenapi-schemas": "openapi-schemas",
+  "endopenapi-webhook": "openapi-webhook",
 };
 /** Openers whose blocks are items (tabs of tabs, steps of a stepper), each only directly inside its group. */
 const ITEM_OF: Partial<Record<Entry["kind"], Entry["kind"]>> = { tab: "tabs", step: "stepper", column: "columns", update: "updates" };
@@ -311,6 +323,25 @@ function tagMarker(text: string): Marker | undefined {
       const method = (attributes.get("method") ?? "").trim();
       return source === "" || path === "" || method === "" ? undefined : { type: "openapi", tag: match[1], source, path, method };
     }
+    case "openapi-schemas": {
+      const spec = (attributes.get("spec") ?? "").trim();
+      const schemas = (attributes.get("schemas") ?? "")
+        .split(",")
+        .map((name) => name.trim())
+        .filter((name) => name !== "");
+      const grouped = attributes.get("grouped")?.trim();
+      if (spec === "" || schemas.length === 0 || (grouped !== undefined && grouped !== "true" && grouped !== "false")) return undefined;
+      return grouped === undefined ? { type: "openapi-schemas", spec, schemas } : { type: "openapi-schemas", spec, schemas, grouped: grouped === "true" };
+    }
+    case "openapi-webhook": {
+      const spec = (attributes.get("spec") ?? "").trim();
+      const name = (attributes.get("name") ?? "").trim();
+      const method = (attributes.get("method") ?? "").trim();
+      return spec === "" || name === "" || method === "" ? undefined : { type: "openapi-webhook", spec, name, method };
+    }
+    case "endopenapi-schemas":
+    case "endopenapi-webhook":
+      return match[3]!.trim() === "" ? { type: match[1] } : undefined;
     case "endopenapi":
     case "endswagger":
     case "endopenapi-operation":
@@ -692,6 +723,10 @@ export class MarkerReader {
           parts: this.build(tokens, (token.summary ?? index) + 1, token.close!),
         });
         index = token.close! + 1;
+      } else if (marker?.type === "openapi-schemas" || marker?.type === "openapi-webhook") {
+        const { type: kind, ...pointer } = marker;
+        parts.push({ kind, ...pointer, parts: this.build(tokens, index + 1, token.close!) } as Part);
+        index = token.close! + 1;
       } else if (marker?.type === "openapi") {
         const { tag, source, path, method } = marker;
         parts.push({ kind: "openapi", tag, source, path, method, parts: this.build(tokens, index + 1, token.close!) });
@@ -769,6 +804,8 @@ function match(tokens: Token[]): void {
       case "hint":
       case "content-ref":
       case "if":
+      case "openapi-schemas":
+      case "openapi-webhook":
         stack.push({ at: index, kind: marker.type, items: [] });
         return;
       case "openapi":

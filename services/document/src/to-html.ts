@@ -45,9 +45,10 @@ export interface HtmlOptions {
   /** What a card (`content-ref`) pointing at `ref` is called (a page's title); without it, or null, the card shows its URL. */
   titleOf?(ref: ContentRef): string | null;
   /**
-   * An OpenAPI operation block (`swagger`, `openapi-operation`) as the caller renders it (the reader,
-   * from the spec it names); without it, or when it answers null, the operation's method and path
-   * (a link to its spec when that is a URL or a file).
+   * An OpenAPI block (`swagger`, `openapi-operation`, `openapi-schemas`, `openapi-webhook`) as the
+   * caller renders it (the reader, from the spec it names); without it, or when it answers null, the
+   * operation's method and path (a link to its spec when that is a URL or a file), the schemas'
+   * names, the webhook's method and name.
    */
   renderOpenApiBlock?(block: DocumentBlock): ElementContent | null;
   /**
@@ -264,6 +265,9 @@ class Renderer {
       case "swagger":
       case "openapi-operation":
         return this.options.renderOpenApiBlock?.(block) ?? this.openApiOperation(block);
+      case "openapi-schemas":
+      case "openapi-webhook":
+        return this.options.renderOpenApiBlock?.(block) ?? this.openApiPointer(block);
       default:
         return this.unknown(block);
     }
@@ -375,6 +379,22 @@ class Renderer {
     const label = h("code", `${data.method.toUpperCase()} ${data.path}`);
     const href = block.type === "swagger" ? this.link(data.ref) : null;
     return h("p.openapi-operation", [href ? h("a", { href, rel: "noopener" }, [label]) : label]);
+  }
+
+  /** OpenAPI schemas or a webhook without their spec: the schemas' names, the webhook's method and name. */
+  private openApiPointer(block: DocumentBlock): Element | null {
+    const data = (block.data ?? {}) as { schemas?: unknown; name?: unknown; method?: unknown };
+    if (block.type === "openapi-schemas") {
+      const names = Array.isArray(data.schemas) ? data.schemas.filter((name): name is string => typeof name === "string" && name !== "") : [];
+      return names.length > 0
+        ? h(
+            "p.openapi-schemas",
+            names.flatMap((name, index) => [...(index > 0 ? [", "] : []), h("code", name)]),
+          )
+        : null;
+    }
+    if (typeof data.name !== "string" || typeof data.method !== "string") return null;
+    return h("p.openapi-webhook", [h("code", `${data.method.toUpperCase()} ${data.name}`)]);
   }
 
   /** A file of the space as a download link, named by the last segment of its URL. */

@@ -58,6 +58,8 @@ const PLACED: Partial<Record<string, keyof Allows>> = {
   "reusable-content": "reusableContent",
   swagger: "openapi",
   "openapi-operation": "openapi",
+  "openapi-schemas": "openapi",
+  "openapi-webhook": "openapi",
   if: "conditional",
   columns: "columns",
   updates: "updates",
@@ -71,7 +73,7 @@ const UNSAFE: Unsafe[] = [
     character: "{",
     atBreak: true,
     after:
-      "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed|openapi|endopenapi|openapi-operation|endopenapi-operation|swagger|endswagger|include|if|endif|columns|column|endcolumn|endcolumns|updates|update|endupdate|endupdates)(?![\\w-])",
+      "%\\s*(?:tabs|tab|endtab|endtabs|stepper|step|endstep|endstepper|hint|endhint|content-ref|endcontent-ref|file|endfile|embed|endembed|openapi|endopenapi|openapi-operation|endopenapi-operation|swagger|endswagger|include|if|endif|columns|column|endcolumn|endcolumns|updates|update|endupdate|endupdates|openapi-schemas|endopenapi-schemas|openapi-webhook|endopenapi-webhook)(?![\\w-])",
   },
   { character: "$", atBreak: true, after: "\\$" },
   { character: "[", atBreak: true, after: `!(?:${ALERT_MARKERS.map(anyCase).join("|")})\\]` },
@@ -297,6 +299,34 @@ class Writer {
           { type: "paragraph", children: [{ type: "link", url: src, children: [{ type: "text", value: src }] }] },
           { type: "html", value: `{% end${tag} %}` },
         ];
+      }
+      case "openapi-schemas":
+      case "openapi-webhook": {
+        const ref = objectAt(data.ref, join(path, "data.ref"));
+        if (ref.kind !== "openapi") fail(join(path, "data.ref.kind"), `an ${type} block's reference is an OpenAPI spec, not ${JSON.stringify(ref.kind)}`);
+        const spec = stringAt(ref.spec, join(path, "data.ref.spec")).trim();
+        this.checkTagValue(spec, join(path, "data.ref.spec"));
+        let pointer: string;
+        if (type === "openapi-schemas") {
+          const schemas = arrayAt(data.schemas, join(path, "data.schemas")).map((name, index) => {
+            const namePath = join(path, `data.schemas[${index}]`);
+            const trimmed = stringAt(name, namePath).trim();
+            // The names are one comma-separated attribute: a name holding a comma would read back as two.
+            if (trimmed.includes(",")) fail(namePath, "must be a schema's name without a comma");
+            this.checkTagValue(trimmed, namePath);
+            return trimmed;
+          });
+          if (schemas.length === 0) fail(join(path, "data.schemas"), "must name at least one schema");
+          const grouped = data.grouped === undefined ? "" : ` grouped="${data.grouped === true}"`;
+          pointer = `schemas="${encodeAttribute(schemas.join(","))}"${grouped}`;
+        } else {
+          const name = stringAt(data.name, join(path, "data.name")).trim();
+          const method = stringAt(data.method, join(path, "data.method")).trim();
+          this.checkTagValue(name, join(path, "data.name"));
+          this.checkTagValue(method, join(path, "data.method"));
+          pointer = `name="${encodeAttribute(name)}" method="${encodeAttribute(method)}"`;
+        }
+        return [{ type: "html", value: `{% ${type} spec="${encodeAttribute(spec)}" ${pointer} %}\n{% end${type} %}` }];
       }
       case "openapi-operation": {
         const ref = objectAt(data.ref, join(path, "data.ref"));

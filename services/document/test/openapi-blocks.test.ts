@@ -42,6 +42,30 @@ describe("OpenAPI blocks in markdown", () => {
     ]);
   });
 
+  it("reads and writes {% openapi-schemas %} and {% openapi-webhook %} of a stored spec, GitBook's schemas and webhook blocks", () => {
+    const schemas =
+      '{% openapi-schemas spec="petstore" schemas="Pet,Tag" grouped="false" %}\n[OpenAPI petstore](https://e.com/s.json)\n{% endopenapi-schemas %}';
+    const webhook = '{% openapi-webhook spec="petstore" name="newPet" method="post" %}\n[OpenAPI petstore](https://e.com/s.json)\n{% endopenapi-webhook %}';
+    const document = markdownToDocument(`${schemas}\n\n${webhook}\n\n{% openapi-schemas spec="petstore" schemas="Pet" %}\n{% endopenapi-schemas %}`);
+    expect(document.nodes).toEqual([
+      { object: "block", type: "openapi-schemas", isVoid: true, data: { ref: { kind: "openapi", spec: "petstore" }, schemas: ["Pet", "Tag"], grouped: false } },
+      { object: "block", type: "openapi-webhook", isVoid: true, data: { ref: { kind: "openapi", spec: "petstore" }, name: "newPet", method: "post" } },
+      { object: "block", type: "openapi-schemas", isVoid: true, data: { ref: { kind: "openapi", spec: "petstore" }, schemas: ["Pet"] } },
+    ]);
+    expect(validateDocument(document), JSON.stringify(validateDocument.errors)).toBe(true);
+    const written = documentToMarkdown(document);
+    expect(written).toContain('{% openapi-schemas spec="petstore" schemas="Pet,Tag" grouped="false" %}\n{% endopenapi-schemas %}');
+    expect(written).toContain('{% openapi-webhook spec="petstore" name="newPet" method="post" %}\n{% endopenapi-webhook %}');
+    expect(markdownToDocument(written)).toEqual(document);
+    // In a tab (GitBook allows them at the top level only): the names as code; without a spec or a name, the tag stays text.
+    const [tabs] = blocksOf(`{% tabs %}\n{% tab title="T" %}\n${webhook}\n{% endtab %}\n{% endtabs %}`) as [DocumentBlock];
+    expect(JSON.stringify(tabs)).toContain('"text":"POST newPet","marks":[{"object":"mark","type":"code"}]');
+    expect(blocksOf('{% openapi-schemas schemas="Pet" %}\n{% endopenapi-schemas %}').map((block) => block.type)).toEqual(["paragraph"]);
+    expect(() =>
+      documentToMarkdown({ object: "document", data: {}, nodes: [{ ...document.nodes[0]!, data: { ref: { kind: "openapi", spec: "p" }, schemas: ["A,B"] } }] }),
+    ).toThrow("nodes[0].data.schemas[0]: must be a schema's name without a comma");
+  });
+
   it("keeps what a swagger block holds besides the link (its description and parameters), after the block", () => {
     const markdown =
       '{% swagger src="https://e.com/s.yaml" path="/a" method="get" %}\n{% swagger-description %}\nLists **a**.\n{% endswagger-description %}\n{% endswagger %}';

@@ -219,7 +219,7 @@ describe("documentToHtml", () => {
   it("renders a block type it does not know as its text, and tells the caller once per type", () => {
     const unknown = (text: string) => ({
       object: "block",
-      type: "openapi-webhook",
+      type: "integration",
       data: {},
       nodes: [
         { object: "text", leaves: [{ object: "leaf", text, marks: [] }] },
@@ -232,7 +232,7 @@ describe("documentToHtml", () => {
       onUnknownBlock: (type) => told.push(type),
     });
     expect(html).toBe("<div><p>GET /pets</p><p>inner</p></div><div><p>POST /pets</p><p>inner</p></div>");
-    expect(told).toEqual(["openapi-webhook"]);
+    expect(told).toEqual(["integration"]);
   });
 
   it("renders an embed only for an http(s) URL, with a caption a document carries", () => {

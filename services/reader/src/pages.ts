@@ -24,6 +24,7 @@ import {
 import type { ViewFrame, ViewSearchHit, ViewTreeItem } from "./views/model.js";
 import { markdownWithOperations, pageOpenApi } from "./openapi-pages.js";
 import { openApiAssets, openApiBlockHtml } from "./views/openapi.js";
+import { OPENAPI_POINTER_TYPES, openApiPointerBlocks, openApiPointerHtml, pointerSpecKey } from "./views/openapi-pointers.js";
 import { pagePolicy } from "./views/policy.js";
 import { inlineStyleOf, renderPage, renderSearch, renderStatus } from "./views/render.js";
 import { readerWords } from "./views/words.js";
@@ -207,6 +208,11 @@ async function renderHtml(
   // Parsed once, as this visitor sees them (conditional blocks decided): the OpenAPI lookup, the heading levels and the rendering each read them.
   const { document, included } = visitorDocuments(read, visit.context);
   const openApi = await pageOpenApi(data, space, [document, ...included.values()]);
+  // The specs the page's schemas and webhooks blocks name, each read once.
+  const pointerKeys = [...new Set(openApiPointerBlocks([document, ...included.values()]).map(pointerSpecKey))].filter(
+    (key): key is string => key !== undefined,
+  );
+  const pointerSpecs = new Map(await Promise.all(pointerKeys.map(async (key) => [key, await data.openApiSpec(space, key)] as const)));
   const resolveRef = (ref: ContentRef): string | null => {
     if (ref.kind === "page") return linkTo(ref.page);
     if (ref.kind === "file") return fileUrl(location.prefix, ref.file);
@@ -221,7 +227,11 @@ async function renderHtml(
   const body = documentToHtml(document, {
     resolveRef,
     words: words.body,
-    renderOpenApiBlock: (block) => openApiBlockHtml(block, { specOf: openApi.specOf, resolveRef, words: words.openApi }),
+    renderOpenApiBlock: (block) => {
+      if (!OPENAPI_POINTER_TYPES.has(block.type)) return openApiBlockHtml(block, { specOf: openApi.specOf, resolveRef, words: words.openApi });
+      const key = pointerSpecKey(block);
+      return openApiPointerHtml(block, key === undefined ? null : pointerSpecs.get(key), words.openApi);
+    },
     titleOf: (ref) => {
       const pageId = ref.kind === "page" || ref.kind === "anchor" ? ref.page : undefined;
       return pageId ? (byId.get(pageId)?.title ?? null) : null;
@@ -281,7 +291,11 @@ async function renderHtml(
       ...(edit ? { edit } : {}),
     },
   });
-  return { html, policy: policyOf(frame, scripts, openApi.origins, body.hasDiagram), keep: !openApi.incomplete };
+  return {
+    html,
+    policy: policyOf(frame, scripts, openApi.origins, body.hasDiagram),
+    keep: !openApi.incomplete && [...pointerSpecs.values()].every((spec) => spec !== null),
+  };
 }
 
 /** Where a file of the site-space's space is read: under its pages' base, past a segment no page path can hold. */

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { documentToHtml, markdownToDocument } from "@imprint/document";
 import { codeSamples, openApiOperation } from "../src/views/openapi-operation.js";
 import { openApiAssets, openApiBlockHtml, openApiOperationMarkdown, withOpenApiOperations } from "../src/views/openapi.js";
+import { openApiPointerHtml } from "../src/views/openapi-pointers.js";
 import { pagePolicy } from "../src/views/policy.js";
 import { readerWords } from "../src/views/words.js";
 
@@ -84,6 +85,45 @@ function render(markdown: string) {
     fragment: true,
   });
 }
+
+describe("OpenAPI schemas and webhooks in the reader", () => {
+  const withWebhook = {
+    ...PETSTORE,
+    webhooks: {
+      newPet: {
+        post: {
+          summary: "A pet was added",
+          requestBody: { content: { "application/json": { schema: { $ref: "#/components/schemas/Pet" } } } },
+          responses: { "200": { description: "Received" } },
+        },
+      },
+    },
+  };
+  const renderPointer = (markdown: string, spec: unknown) =>
+    fromHtml(documentToHtml(markdownToDocument(markdown), { resolveRef: () => null, renderOpenApiBlock: (block) => openApiPointerHtml(block, spec, english) }).html, {
+      fragment: true,
+    });
+
+  it("renders an openapi-schemas block as each schema's properties and example, a missing one as a note", () => {
+    const tree = renderPointer('{% openapi-schemas spec="petstore" schemas="Pet,Nope" %}\n{% endopenapi-schemas %}', withWebhook);
+    const schema = select("section.openapi-schemas section.openapi-schema", tree)!;
+    expect(toString(select("h3", schema)!)).toBe("Pet");
+    expect(selectAll("ul.schema > li > code", schema).map((node) => toString(node))).toEqual(["name", "tag", "friends"]);
+    expect(toString(select("figure.code pre", schema)!)).toContain('"name"');
+    expect(toString(select("p.openapi-missing", tree)!)).toBe(`Nope: ${english.missing}`);
+  });
+
+  it("renders an openapi-webhook block as the webhook's summary, payload (its request body) and expected responses, with no Test it form", () => {
+    const tree = renderPointer('{% openapi-webhook spec="petstore" name="newPet" method="post" %}\n{% endopenapi-webhook %}', withWebhook);
+    const section = select("section.openapi-webhook", tree)!;
+    expect(toString(select("h2", section)!)).toBe("POST newPet");
+    expect(toString(select("p.summary", section)!)).toBe("A pet was added");
+    expect(selectAll("h3", section).map((node) => toString(node))).toEqual([english.requestBody, english.responses]);
+    expect(select("form", section)).toBeUndefined();
+    const missing = renderPointer('{% openapi-webhook spec="petstore" name="gone" method="post" %}\n{% endopenapi-webhook %}', null);
+    expect(toString(select("div.openapi-missing", missing)!)).toBe(`POST gone: ${english.missing}`);
+  });
+});
 
 describe("OpenAPI operations in the reader", () => {
   it("renders an openapi-operation block as an API reference: method, path, parameters, responses with schema and example, code samples", () => {

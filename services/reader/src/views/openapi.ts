@@ -148,7 +148,7 @@ function safeHttpUrl(url: unknown): string | null {
 }
 
 /** OpenAPI descriptions are CommonMark: shown as their paragraphs' text (nothing in them is markup here). */
-function paragraphs(text: string | undefined): Element[] {
+export function paragraphs(text: string | undefined): Element[] {
   return (text ?? "")
     .split(/\n\s*\n/)
     .map((paragraph) => paragraph.trim())
@@ -165,7 +165,7 @@ function schemaType(schema: SchemaView, words: OpenApiWords): ElementContent[] {
   return [h("code", schema.type), ...(schema.enum ? [{ type: "text" as const, value: ` (${words.oneOf(schema.enum.join(", "))})` }] : [])];
 }
 
-function schemaHtml(schema: SchemaView, words: OpenApiWords): Element {
+export function schemaHtml(schema: SchemaView, words: OpenApiWords): Element {
   return h(
     "ul.schema",
     (schema.properties ?? []).map((property) =>
@@ -181,7 +181,7 @@ function schemaHtml(schema: SchemaView, words: OpenApiWords): Element {
   );
 }
 
-function bodyHtml(body: BodyView, words: OpenApiWords): ElementContent[] {
+export function bodyHtml(body: BodyView, words: OpenApiWords): ElementContent[] {
   return [
     ...(body.contentType ? [h("p", [`${words.contentType}${words.colon}`, h("code", body.contentType)])] : []),
     ...paragraphs(body.description),
