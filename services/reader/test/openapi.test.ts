@@ -100,9 +100,12 @@ describe("OpenAPI schemas and webhooks in the reader", () => {
     },
   };
   const renderPointer = (markdown: string, spec: unknown) =>
-    fromHtml(documentToHtml(markdownToDocument(markdown), { resolveRef: () => null, renderOpenApiBlock: (block) => openApiPointerHtml(block, spec, english) }).html, {
-      fragment: true,
-    });
+    fromHtml(
+      documentToHtml(markdownToDocument(markdown), { resolveRef: () => null, renderOpenApiBlock: (block) => openApiPointerHtml(block, spec, english) }).html,
+      {
+        fragment: true,
+      },
+    );
 
   it("renders an openapi-schemas block as each schema's properties and example, a missing one as a note", () => {
     const tree = renderPointer('{% openapi-schemas spec="petstore" schemas="Pet,Nope" %}\n{% endopenapi-schemas %}', withWebhook);

@@ -60,7 +60,10 @@ export function openApiPointerHtml(block: DocumentBlock, spec: unknown, words: O
       const body = schemaBody(spec, name);
       const heading = names.length === 1 && title ? title : name;
       return body
-        ? h("section.openapi-schema", { "aria-label": heading }, [h("h3", heading === name ? h("code", name) : heading), ...bodyHtml({ ...body, contentType: "" }, words)])
+        ? h("section.openapi-schema", { "aria-label": heading }, [
+            h("h3", heading === name ? h("code", name) : heading),
+            ...bodyHtml({ ...body, contentType: "" }, words),
+          ])
         : h("p.openapi-missing", { role: "note" }, [h("code", name), `${words.colon}${words.missing}`]);
     });
     // Grouped (GitBook's default): one block around the schemas; else each stands alone.
@@ -72,9 +75,7 @@ export function openApiPointerHtml(block: DocumentBlock, spec: unknown, words: O
   const webhooks = isObject(document.webhooks) ? document.webhooks : undefined;
   const webhook = webhooks && Object.hasOwn(webhooks, name) ? openApiOperation({ ...document, paths: { [name]: webhooks[name] } }, name, method) : null;
   if (!webhook) {
-    return h("div.openapi-missing", { role: "note" }, [
-      h("p", [h("code", `${method.toUpperCase()} ${name}`), `${words.colon}${words.missing}`]),
-    ]);
+    return h("div.openapi-missing", { role: "note" }, [h("p", [h("code", `${method.toUpperCase()} ${name}`), `${words.colon}${words.missing}`])]);
   }
   return h("section.openapi-operation.openapi-webhook", { "aria-label": `${webhook.method.toUpperCase()} ${name}` }, [
     h("h2.openapi-title", [h(`span.method.method-${webhook.method}`, webhook.method.toUpperCase()), " ", h("code", name)]),
