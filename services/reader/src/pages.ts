@@ -344,26 +344,28 @@ export async function searchVisible(visit: Visit, data: ReaderData, query: strin
   const bySpace = new Map(placed.map((entry) => [entry.siteSpace.spaceId, entry]));
   if (bySpace.size === 0) return [];
   const found = await data.search([...bySpace.keys()], query, limit);
-  const hits: ViewSearchHit[] = [];
-  for (const result of found) {
-    const entry = bySpace.get(result.spaceId);
-    if (!entry) continue;
-    const space = await data.space(entry.siteSpace.spaceId);
-    if (!space) continue;
-    const pages = readingOrder(space.pages);
-    const page = pages.find((candidate) => candidate.id === result.id);
-    if (!page || page.hidden) continue;
-    const first = pages.find((candidate) => !candidate.hidden) ?? pages[0];
-    // The index holds the page's conditional blocks too: what this visitor may not see is neither matched nor shown.
-    const visibility = searchVisibility(await data.pageBody(space, page.id), visit.context);
-    if (visibility && !visibility.matches(query, page.title, page.description)) continue;
-    const found = result.sections[0];
-    const section = found && (!visibility || visibility.excerptVisible(found.body)) ? found : undefined;
-    const url = `${urlOfPage(entry.prefix, page, first)}${section?.anchor ? `#${section.anchor}` : ""}`;
-    const context = [entry.section?.title, ...result.ancestorTitles].filter((part): part is string => Boolean(part)).join(" › ");
-    hits.push({ title: page.title, url, excerpt: section?.body || result.description, ...(context ? { context } : {}) });
-  }
-  return hits;
+  // Each hit's page body is read (kept) to decide its conditional blocks: all at once, in the results' order.
+  const hits = await Promise.all(
+    found.map(async (result): Promise<ViewSearchHit | null> => {
+      const entry = bySpace.get(result.spaceId);
+      if (!entry) return null;
+      const space = await data.space(entry.siteSpace.spaceId);
+      if (!space) return null;
+      const pages = readingOrder(space.pages);
+      const page = pages.find((candidate) => candidate.id === result.id);
+      if (!page || page.hidden) return null;
+      const first = pages.find((candidate) => !candidate.hidden) ?? pages[0];
+      // The index holds the page's conditional blocks too: what this visitor may not see is neither matched nor shown.
+      const visibility = searchVisibility(await data.pageBody(space, page.id), visit.context);
+      if (visibility && !visibility.matches(query, page.title, page.description)) return null;
+      const best = result.sections[0];
+      const section = best && (!visibility || visibility.excerptVisible(best.body)) ? best : undefined;
+      const url = `${urlOfPage(entry.prefix, page, first)}${section?.anchor ? `#${section.anchor}` : ""}`;
+      const context = [entry.section?.title, ...result.ancestorTitles].filter((part): part is string => Boolean(part)).join(" › ");
+      return { title: page.title, url, excerpt: section?.body || result.description, ...(context ? { context } : {}) };
+    }),
+  );
+  return hits.filter((hit): hit is ViewSearchHit => hit !== null);
 }
 
 /** The search page (`?q=`), or its results as JSON for search as you type (`format=json`). */
