@@ -24,8 +24,8 @@ export interface GitServer {
   git(cwd: string, ...args: string[]): string;
   /** Authorization headers the server received (to check credentials reached it). */
   authorizations: string[];
-  /** Holds every request from now on until `release()`; `reached` resolves when one is being held. */
-  hold(): { reached: Promise<void>; release(): void };
+  /** Holds every request from now on (with `pushesOnly`, only pushes) until `release()`; `reached` resolves when one is being held. */
+  hold(options?: { pushesOnly?: boolean }): { reached: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -52,7 +52,7 @@ export async function startGitServer(options: { auth?: { user: string; password:
   return {
     origin,
     authorizations: server.authorizations,
-    hold: () => server.hold(),
+    hold: (options) => server.hold(options),
     url: (name, credentials) =>
       credentials
         ? `${origin.replace("://", `://${encodeURIComponent(credentials.user)}:${encodeURIComponent(credentials.password)}@`)}/${name}.git`

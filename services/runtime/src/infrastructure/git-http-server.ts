@@ -11,8 +11,11 @@ export interface GitHttpServer {
   origin: string;
   /** Authorization headers received (to check that credentials reached the server). */
   authorizations: string[];
-  /** Holds every request from now on until `release()`; `reached` resolves when one is being held. */
-  hold(): { reached: Promise<void>; release(): void };
+  /**
+   * Holds every request from now on (with `pushesOnly`, only pushes: `git-receive-pack`) until
+   * `release()`; `reached` resolves when one is being held.
+   */
+  hold(options?: { pushesOnly?: boolean }): { reached: Promise<void>; release(): void };
   close(): Promise<void>;
 }
 
@@ -28,7 +31,7 @@ export async function startGitHttpServer(options: {
 }): Promise<GitHttpServer> {
   const authorizations: string[] = [];
   const expected = options.auth ? `Basic ${Buffer.from(`${options.auth.user}:${options.auth.password}`).toString("base64")}` : undefined;
-  let held: { gate: Promise<void>; arrived: () => void } | undefined;
+  let held: { gate: Promise<void>; arrived: () => void; pushesOnly: boolean } | undefined;
 
   const serve = (request: IncomingMessage, response: ServerResponse) => {
     const url = new URL(request.url ?? "/", "http://git");
@@ -93,7 +96,8 @@ export async function startGitHttpServer(options: {
   };
 
   const server = createServer((request, response) => {
-    if (!held) return serve(request, response);
+    // A push asks for `info/refs?service=git-receive-pack`, then posts to `git-receive-pack`.
+    if (!held || (held.pushesOnly && !request.url?.includes("git-receive-pack"))) return serve(request, response);
     held.arrived();
     void held.gate.then(() => serve(request, response));
   });
@@ -102,12 +106,12 @@ export async function startGitHttpServer(options: {
   return {
     origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     authorizations,
-    hold() {
+    hold(holdOptions = {}) {
       let release!: () => void;
       let arrived!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
       const reached = new Promise<void>((resolve) => (arrived = resolve));
-      held = { gate, arrived };
+      held = { gate, arrived, pushesOnly: holdOptions.pushesOnly ?? false };
       return {
         reached,
         release: () => {
