@@ -13,7 +13,7 @@ import { prepare, REPO_ROOT, requireNode } from "./lib/setup.mjs";
 await requireNode();
 prepare({ quiet: true });
 const stackLib = await import("./lib/stack.mjs");
-const { measureHosting, runBenchmark, writeResults } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "run.js")).href);
+const { measureHosting, runBenchmark, runGitOnly, writeResults } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "run.js")).href);
 const { evaluateReplicasTargets } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "replicas-report.js")).href);
 const { measureCopies } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "copies.js")).href);
 const { evaluateRateLimiterTargets, measureRateLimiter } = await import(pathToFileURL(join(REPO_ROOT, "bench", "dist", "rate-limiter-report.js")).href);
@@ -65,8 +65,16 @@ settings.merge.sizes = [1, 100, 1_000].filter((size) => size * 4 <= settings.mer
 if (settings.merge.pages === 0) delete settings.merge;
 // The Git sync figures: import, re-import and export of a BENCH_GIT_PAGES-page repository served on
 // loopback (0 skips them; they need private fetches, allowed on this throw-away stack for them).
-settings.git = { pages: positiveInt("BENCH_GIT_PAGES", 1_000, 5_000) };
+// Then Git Sync both ways on that space: BENCH_GIT_ROUNDS pushes timed until the reader shows them,
+// and as many merged change requests timed until the repository holds them. BENCH_GIT_ONLY=1 runs
+// these figures alone on a split stack (nothing else; latest.md is left as it is).
+settings.git = { pages: positiveInt("BENCH_GIT_PAGES", 1_000, 5_000), rounds: positiveInt("BENCH_GIT_ROUNDS", 20, 1000) || 20 };
 if (settings.git.pages === 0) delete settings.git;
+const gitOnly = positiveInt("BENCH_GIT_ONLY", 0, 1) === 1;
+if (gitOnly && !settings.git) {
+  console.error("✖ BENCH_GIT_ONLY=1 needs the Git figures (BENCH_GIT_PAGES above 0)");
+  process.exit(1);
+}
 // The authoring figures: BENCH_AUTHORING_BATCHES batches of 50 changes on a change request of a
 // BENCH_AUTHORING_PAGES-page space (0 pages skips them).
 settings.authoring = { pages: positiveInt("BENCH_AUTHORING_PAGES", 10_000, 20_000), batches: positiveInt("BENCH_AUTHORING_BATCHES", 50, 1000) || 50 };
@@ -234,6 +242,13 @@ async function measureRateLimiterCost(underTest) {
 
 try {
   if (!process.env.NATS_URL) await stackLib.ensureNatsServer({ log });
+  if (gitOnly) {
+    const { markdown, json } = await runGitOnly(await startHosting("split"), settings.git, log);
+    console.log(`\n${markdown}`);
+    console.log(`results: ${json}`);
+    await stopStack();
+    process.exit(0);
+  }
   // Every target in one process: memory and the gateway routes, on a stack of its own.
   const oneProcess = await measureHosting(await startHosting("one-process"), settings, log);
   await stopStack();

@@ -13,7 +13,7 @@ import { runSearchBenchmark, type SearchBenchmarkSettings } from "./search.js";
 import { runMergeBenchmark, type MergeBenchmarkSettings } from "./merge.js";
 import { evaluateMergeTargets, type MergeReport } from "./merge-report.js";
 import { runGitBenchmark, type GitBenchmarkSettings } from "./git.js";
-import { evaluateGitTargets, type GitReport } from "./git-report.js";
+import { evaluateGitTargets, formatGitReport, type GitReport } from "./git-report.js";
 import { runAuthoringBenchmark, type AuthoringBenchmarkSettings } from "./authoring.js";
 import { evaluateAuthoringTargets, type AuthoringReport } from "./authoring-report.js";
 import { runPublishingBenchmark, type PublishingBenchmarkSettings } from "./publishing.js";
@@ -66,7 +66,7 @@ export interface BenchmarkSettings {
   search?: SearchBenchmarkSettings;
   /** The merge benchmark's settings; absent to skip it. */
   merge?: MergeBenchmarkSettings;
-  /** The Git sync benchmark's settings (the stack must allow private fetches); absent to skip it. */
+  /** The Git sync benchmark's settings (the stack must allow private fetches and host the reader); absent to skip it. */
   git?: GitBenchmarkSettings;
   /** The authoring benchmark's settings; absent to skip it. */
   authoring?: AuthoringBenchmarkSettings;
@@ -408,9 +408,8 @@ export async function runBenchmark(
     }
 
     let git: GitReport | undefined;
-    if (stack.content && settings.git) {
-      const figures = await runGitBenchmark({ gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress }, settings.git, log);
-      git = { settings: settings.git, figures };
+    if (stack.content && stack.readerUrl && settings.git) {
+      git = await measureGit(stack, settings.git, log);
       await notePeaks("git");
     }
     let authoring: AuthoringReport | undefined;
@@ -530,6 +529,40 @@ export async function runBenchmark(
   } finally {
     await baseline.stop();
   }
+}
+
+/** The Git sync figures on `stack` (which must run content and the reader). */
+async function measureGit(stack: StackUnderTest, settings: GitBenchmarkSettings, log: Log): Promise<GitReport> {
+  if (!stack.readerUrl) throw new Error("git: the stack does not host the reader");
+  const figures = await runGitBenchmark(
+    { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, readerUrl: stack.readerUrl },
+    settings,
+    log,
+  );
+  return { settings, figures };
+}
+
+/**
+ * `BENCH_GIT_ONLY=1`: the Git sync figures alone on `stack` (no hosting, baseline or other
+ * section), written to bench/results/<timestamp>-git.json; answers the Markdown of the Git section
+ * with its targets. bench/results/latest.md, the last whole run's, is left as it is.
+ */
+export async function runGitOnly(
+  stack: StackUnderTest,
+  settings: GitBenchmarkSettings,
+  log: Log,
+  directory = join(BENCH_ROOT, "results"),
+): Promise<{ markdown: string; json: string }> {
+  const startedAt = new Date().toISOString();
+  const git = await measureGit(stack, settings, log);
+  const checks = evaluateGitTargets(git.figures);
+  await mkdir(directory, { recursive: true });
+  const json = join(directory, `${resultsStamp(startedAt)}-git.json`);
+  await writeFile(json, `${JSON.stringify({ startedAt, git, checks }, null, 2)}\n`);
+  const rows = checks.map((check) => `| ${check.name} | ${check.detail} | ${check.passed ? "pass" : "**FAIL**"} |`);
+  const targets = rows.length > 0 ? ["", "| target | measured | |", "|---|---:|---|", ...rows] : [];
+  const markdown = [formatGitReport(git).trimEnd(), ...targets, ""].join("\n");
+  return { markdown, json };
 }
 
 /** A run's start as its results' file names say it: ISO 8601 basic-style time (no colons), valid as a file name everywhere. */
