@@ -6,6 +6,7 @@ import { CreatePageInput } from "@imprint/proto/content/v1/editing";
 import { PublishedContentServiceService } from "@imprint/proto/content/v1/published";
 import { eventually, pageUpdate, testClient } from "@imprint/runtime/testing";
 import { PageType } from "@imprint/proto/content/v1/revisions";
+import { gitSyncLayoutFiles } from "@imprint/runtime/infrastructure";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { commitDraftWork, editingClient, type EditingClient } from "./support/editing.js";
 import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
@@ -645,6 +646,35 @@ describe("POST /v1/spaces/{spaceId}/git/export", () => {
   });
 });
 
+describe("a 1,000-page round trip", () => {
+  it("imports 1,000 pages in the Git Sync layout, exports them to an empty repository, and imports that into a second space: same pages, paths, titles and bodies", async () => {
+    const name = newRepository(Object.fromEntries(gitSyncLayoutFiles(1_000)));
+    const first = await createSpace(stack, org);
+    expect((await importRepo(first.id, { url: git.url(name), ref: "main" })).status).toBe(204);
+    const exported = newRepository();
+    expect((await exportRepo(first.id, { url: git.url(exported), ref: "main", commitMessage: "Round trip" })).status).toBe(204);
+    const second = await createSpace(stack, org);
+    expect((await importRepo(second.id, { url: git.url(exported), ref: "main" })).status).toBe(204);
+
+    const fields = (page: RestPage) => ({ title: page.title, type: page.type, path: page.path, description: page.description, file: page.git?.path });
+    const firstPages = flatten(await pagesOf(first.id));
+    expect(firstPages.filter((page) => page.type === "document")).toHaveLength(1_000);
+    expect(firstPages.find((page) => page.git?.path === "section-9/page-98.md")).toMatchObject({ title: "Page 9.98", path: "section-9/page-98" });
+    expect(flatten(await pagesOf(second.id)).map(fields)).toEqual(firstPages.map(fields));
+
+    // Bodies: the second space, exported in turn, writes the very tree the first one wrote (every
+    // page's markdown, its links written back as relative paths, the assets).
+    const again = newRepository();
+    expect((await exportRepo(second.id, { url: git.url(again), ref: "main", commitMessage: "Round trip again" })).status).toBe(204);
+    const tree = (repository: string) => git.git(git.createRepository(repository), "rev-parse", "refs/heads/main^{tree}");
+    expect(tree(again)).toBe(tree(exported));
+    const page = git.git(git.createRepository(exported), "show", "refs/heads/main:section-3/page-7.md");
+    expect(page).toContain("# Page 3.7");
+    expect(page).toContain("Paragraph 5 of page 3.7");
+    expect(page).toContain("[the next page](page-8.md)");
+  });
+});
+
 describe("permissions and isolation", () => {
   it("needs edit rights to import and export (a reader gets 403 but can read the info); another organization gets 404", async () => {
     const name = newRepository(GITBOOK_LAYOUT);
@@ -1062,6 +1092,79 @@ describe("limits and address checks", () => {
     // The next push that fits is imported.
     const fixed = git.commit(name, { "c.md": null }, { message: "Fewer pages" });
     await eventually(async () => (await lastSync())?.state === "success" && (await lastSync())?.commit === fixed);
+  });
+
+  it("a push during an export: the export never force-pushes; the push's commit stays, its import runs, and the export lands on top", async () => {
+    const limitedOrg = await createOrganization(limited);
+    const space = await createSpace(limited, limitedOrg);
+    const name = newRepository({
+      // Named as an export names them (the first page is not README.md), so the export keeps the files.
+      ".gitbook.yaml": "root: ./\n\nstructure:\n  readme: welcome.md\n  summary: SUMMARY.md\n",
+      "SUMMARY.md": "# Table of contents\n\n* [Welcome](welcome.md)\n* [Guide](guide.md)\n",
+      "welcome.md": "# Welcome\n\nStart here.\n",
+      "guide.md": "# Guide\n\nFirst steps.\n",
+    });
+    const bare = git.createRepository(name);
+    const initial = git.git(bare, "rev-parse", "refs/heads/main");
+    const options = { token: limitedOrg.owner.token, notInOpenApi: EXTENSION };
+    const connected = await call(limited, "PUT", `/v1/spaces/${space.id}/git/sync`, { ...options, json: { url: git.url(name), ref: "main" } });
+    const secret = connected.body.webhook.secret as string;
+    const lastSync = async () =>
+      (await call(limited, "GET", `/v1/spaces/${space.id}/git/sync`, options)).body.lastSync as { state: string; commit?: string } | undefined;
+    await eventually(async () => (await lastSync())?.state === "success" && (await lastSync())?.commit === initial);
+    const pages = async () =>
+      flatten((await call(limited, "GET", `/v1/spaces/${space.id}/content/pages`, { token: limitedOrg.owner.token })).body.pages as RestPage[]);
+    const guide = (await pages()).find((page) => page.title === "Guide")!;
+
+    // A change request edits the guide; its merge queues an export, whose push is held once it has read and fetched the ref.
+    const created = await call(limited, "POST", `/v1/spaces/${space.id}/change-requests`, {
+      token: limitedOrg.owner.token,
+      json: { subject: "Guide, from Imprint" },
+    });
+    const limitedEditing = editingClient(limited);
+    try {
+      await commitDraftWork(
+        limitedEditing,
+        { userId: limitedOrg.owner.userId, spaceId: space.id, changeRequestId: created.body.id as string },
+        (draftId, caller) => limitedEditing.updatePage({ caller, draftId, page: pageUpdate({ pageId: guide.id, markdown: "Steps, merged in Imprint.\n" }) }),
+      );
+    } finally {
+      limitedEditing.close();
+    }
+    const held = git.hold({ pushesOnly: true });
+    let pushed: string;
+    try {
+      expect((await call(limited, "POST", `/v1/spaces/${space.id}/change-requests/${created.body.id}/merge`, { token: limitedOrg.owner.token })).status).toBe(
+        200,
+      );
+      await held.reached;
+      // Meanwhile someone pushes to the ref, and GitHub announces it.
+      pushed = git.commit(name, { "welcome.md": "# Welcome\n\nStart here, pushed from Git.\n" }, { message: "Push during the export" });
+      const body = JSON.stringify({ ref: "refs/heads/main", before: initial, after: pushed, repository: { full_name: "docs/repo" } });
+      const delivered = await call(limited, "POST", `/v1/spaces/${space.id}/git/sync/webhook`, {
+        rawBody: Buffer.from(body),
+        headers: { "content-type": "application/json", "X-Hub-Signature-256": `sha256=${createHmac("sha256", secret).update(body).digest("hex")}` },
+        notInOpenApi: EXTENSION,
+      });
+      expect(delivered.status).toBe(202);
+    } finally {
+      held.release();
+    }
+
+    // The held push is refused (never forced); the push's import merges into the space; the export is retried on top of it.
+    await eventually(async () => git.git(bare, "show", "refs/heads/main:guide.md").includes("Steps, merged in Imprint."), 15_000);
+    expect(git.git(bare, "rev-parse", "refs/heads/main~1")).toBe(pushed);
+    expect(git.git(bare, "rev-parse", "refs/heads/main~2")).toBe(initial);
+    expect(git.git(bare, "log", "-1", "--format=%cn", "refs/heads/main")).toBe("Imprint");
+    expect(git.git(bare, "show", "refs/heads/main:welcome.md")).toContain("Start here, pushed from Git.");
+    await eventually(async () => (await lastSync())?.state === "success" && (await lastSync())?.commit === git.git(bare, "rev-parse", "refs/heads/main"));
+    const markdownOf = async (title: string) => {
+      const page = (await pages()).find((candidate) => candidate.title === title)!;
+      return (await call(limited, "GET", `/v1/spaces/${space.id}/content/page/${page.id}?format=markdown`, { token: limitedOrg.owner.token })).body
+        .markdown as string;
+    };
+    expect(await markdownOf("Welcome")).toContain("Start here, pushed from Git.");
+    expect(await markdownOf("Guide")).toContain("Steps, merged in Imprint.");
   });
 
   it("answers 413 naming the limit (pages, markdown size, file size) and writes nothing", async () => {
