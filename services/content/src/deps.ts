@@ -7,6 +7,7 @@ import type { BlobStore } from "./blob-store.js";
 import type { ResolvedContentConfig } from "./config.js";
 import type { ImportRunLimits } from "./import/domain/import-run.js";
 import type { GitLimits } from "./git/domain/limits.js";
+import type { LinkSitesOf } from "./git/domain/write-layout.js";
 import type { ImportLimits } from "./import/domain/limits.js";
 import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
 import type { FileUrlSigner } from "./revisions/domain/files/signed-url.js";
@@ -147,6 +148,8 @@ export interface GitDeps extends RevisionDeps {
   jobs: ServiceDeps["jobs"];
   /** Retries of queued imports (GIT_SYNC_RETRY_MS, GIT_SYNC_MAX_ATTEMPTS) and the poll (GIT_SYNC_POLL_INTERVAL_MS, 0: off). */
   sync: { retryBaseMs: number; maxAttempts: number; pollIntervalMs: number };
+  /** Bodies' link sites for exports, kept by body id (bodies never change under their id). */
+  linkSites: LinkSitesOf;
 }
 
 /** What indexing needs besides its EntityManager. */

@@ -1,8 +1,9 @@
 import { GitServiceService } from "@imprint/proto/content/v1/git";
-import { safeFetchPolicy, SecretBox, type ConsumerSpec, type JobSpec, type ServiceRegistration } from "@imprint/runtime";
+import { CachedLoader, safeFetchPolicy, SecretBox, type ConsumerSpec, type JobSpec, type ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { gitEntities } from "./domain/git-sync.js";
 import { DEFAULT_GIT_LIMITS, type GitLimits } from "./domain/limits.js";
+import { keptLinkSites, LINK_SITES_CACHE_BYTES, linkSitesBytes } from "./domain/write-layout.js";
 import { GIT_SERVICE_NAME, gitServiceImplementation } from "./grpc/git-service.js";
 import { gitSyncConsumer, gitSyncConsumerName } from "./consumers/revision-events.js";
 import { gitPollJob, gitSyncJob } from "./jobs/git-sync-jobs.js";
@@ -39,6 +40,7 @@ export function gitDeps(deps: ContentDeps, revision: RevisionDeps): GitDeps {
     jobs: deps.jobs,
     identity: deps.identity,
     sync: { retryBaseMs: config.GIT_SYNC_RETRY_MS, maxAttempts: config.GIT_SYNC_MAX_ATTEMPTS, pollIntervalMs: config.GIT_SYNC_POLL_INTERVAL_MS },
+    linkSites: keptLinkSites(new CachedLoader({ name: "git link sites", maxBytes: LINK_SITES_CACHE_BYTES, bytes: linkSitesBytes })),
     limits: {
       maxRepositoryBytes: config.GIT_MAX_REPOSITORY_BYTES,
       maxFiles: config.GIT_MAX_FILES,

@@ -31,14 +31,26 @@ function formatDestination(url: string): string {
 }
 
 /**
- * Rewrites the targets of links, images, link definitions and GitBook's card and file tags
- * (`{% content-ref url="…" %}`, `{% file src="…" %}`, an OpenAPI block's `src`, outside code): `rewrite` answers the new
- * target, or undefined to keep it. Everything else of the text stays as it is.
+ * A link target found in markdown text: what it points at (`url`, decoded) and where its text is
+ * (`start`…`end` of the destination or the tag's attribute value, as written).
  */
-export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind: LinkKind) => string | undefined): string {
-  if (!/\]\(|\]:|\{%/.test(markdown)) return markdown;
+export interface LinkSite {
+  kind: LinkKind;
+  url: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * The targets of links, images, link definitions and GitBook's card and file tags
+ * (`{% content-ref url="…" %}`, `{% file src="…" %}`, an OpenAPI block's `src`, an include), outside
+ * code, in text order. Finding them parses the markdown, the costly part of a rewrite: a body's
+ * sites can be kept (they depend on its text only) and applied to it again with other targets.
+ */
+export function findLinkSites(markdown: string): LinkSite[] {
+  if (!/\]\(|\]:|\{%/.test(markdown)) return [];
   const tree = parseMarkdown(markdown);
-  const edits: { start: number; end: number; text: string }[] = [];
+  const sites: LinkSite[] = [];
   visit(tree, (node) => {
     // Tags are paragraph text or HTML to markdown (never code): their source is searched for them.
     if (node.type === "paragraph" || node.type === "html") {
@@ -47,33 +59,42 @@ export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind
       if (start === undefined || end === undefined) return;
       for (const match of markdown.slice(start, end).matchAll(TAG_TARGET)) {
         const value = match[1]!;
-        const replacement = rewrite(decodeAttribute(value), "tag");
-        if (replacement === undefined || replacement === decodeAttribute(value)) continue;
         const at = start + match.index + match[0].indexOf(`"${value}"`) + 1;
-        edits.push({ start: at, end: at + value.length, text: encodeAttribute(replacement) });
+        sites.push({ kind: "tag", url: decodeAttribute(value), start: at, end: at + value.length });
       }
     }
     if (node.type !== "link" && node.type !== "image" && node.type !== "definition") return;
-    const target = node;
-    const start = target.position?.start.offset;
-    const end = target.position?.end.offset;
+    const start = node.position?.start.offset;
+    const end = node.position?.end.offset;
     if (start === undefined || end === undefined) return;
-    const replacement = rewrite(target.url, node.type);
-    if (replacement === undefined || replacement === target.url) return;
     const source = markdown.slice(start, end);
     if (node.type === "definition") {
       const match = DEFINITION_DESTINATION.exec(source);
       if (!match?.[1]) return;
       const at = start + match[0].length - match[1].length;
-      edits.push({ start: at, end: at + match[1].length, text: formatDestination(replacement) });
+      sites.push({ kind: node.type, url: node.url, start: at, end: at + match[1].length });
       return;
     }
     let last: RegExpExecArray | undefined;
     for (const match of source.matchAll(INLINE_DESTINATION)) last = match;
     if (!last?.[1] && last?.[1] !== "") return;
     const at = start + last.index + last[0].length - last[1].length;
-    edits.push({ start: at, end: at + last[1].length, text: formatDestination(replacement) });
+    sites.push({ kind: node.type, url: node.url, start: at, end: at + last[1].length });
   });
+  return sites;
+}
+
+/**
+ * Rewrites the targets at `sites` (found in this very `markdown` by findLinkSites): `rewrite`
+ * answers the new target, or undefined to keep it. Everything else of the text stays as it is.
+ */
+export function rewriteLinkSites(markdown: string, sites: readonly LinkSite[], rewrite: (url: string, kind: LinkKind) => string | undefined): string {
+  const edits: { start: number; end: number; text: string }[] = [];
+  for (const site of sites) {
+    const replacement = rewrite(site.url, site.kind);
+    if (replacement === undefined || replacement === site.url) continue;
+    edits.push({ start: site.start, end: site.end, text: site.kind === "tag" ? encodeAttribute(replacement) : formatDestination(replacement) });
+  }
   if (edits.length === 0) return markdown;
   edits.sort((a, b) => b.start - a.start);
   let text = markdown;
@@ -84,6 +105,15 @@ export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind
     bound = edit.start;
   }
   return text;
+}
+
+/**
+ * Rewrites the targets of links, images, link definitions and GitBook's card and file tags
+ * (`{% content-ref url="…" %}`, `{% file src="…" %}`, an OpenAPI block's `src`, outside code): `rewrite` answers the new
+ * target, or undefined to keep it. Everything else of the text stays as it is.
+ */
+export function rewriteLinkTargets(markdown: string, rewrite: (url: string, kind: LinkKind) => string | undefined): string {
+  return rewriteLinkSites(markdown, findLinkSites(markdown), rewrite);
 }
 
 /** The front matter GitBook writes and reads: description, icon, hidden. */

@@ -2,7 +2,7 @@ import { posix } from "node:path";
 import { INCLUDE_PATH } from "@imprint/document";
 import type { FileRecord, PageIndex, PageRecord } from "../../revisions/index.js";
 import { slugOf } from "../../import/index.js";
-import { rewriteLinkTargets, writeIncludeFile, writePageFile } from "./markdown-text.js";
+import { findLinkSites, rewriteLinkSites, writeIncludeFile, writePageFile, type LinkSite } from "./markdown-text.js";
 
 /**
  * Writes a revision's content in GitBook's Git Sync layout: a folder per page with sub-pages
@@ -61,6 +61,34 @@ export interface WrittenReusable {
   reusableContentId: string;
   title: string;
   markdown: string;
+  /** Its body's id (the markdown's hash), when it has one. */
+  bodyId?: string | null;
+}
+
+/**
+ * The link sites of a markdown text (findLinkSites), possibly kept under `key`, which names that
+ * very text (a body's id, a Git blob's oid): imports and exports of large spaces spend most of
+ * their time finding them.
+ */
+export type LinkSitesOf = (key: string | null | undefined, markdown: string) => readonly LinkSite[];
+
+/** What the kept link sites of the bodies exports read may take (a 1,000-page space's: well under 1 MB). */
+export const LINK_SITES_CACHE_BYTES = 8 * 1024 * 1024;
+export const linkSitesBytes = (sites: readonly LinkSite[]) => 64 + sites.reduce((sum, site) => sum + 48 + 2 * site.url.length, 0);
+
+/**
+ * Link sites kept in `kept` under the key naming their text (a hash of it, so they never change):
+ * an export after a merge, or an import of a push, parses the texts that changed, not every page's.
+ */
+export function keptLinkSites(kept: { get(key: string): readonly LinkSite[] | undefined; set(key: string, sites: readonly LinkSite[]): void }): LinkSitesOf {
+  return (key, markdown) => {
+    if (!key) return findLinkSites(markdown);
+    const found = kept.get(key);
+    if (found) return found;
+    const sites = findLinkSites(markdown);
+    kept.set(key, sites);
+    return sites;
+  };
 }
 
 export function writeLayout(input: {
@@ -69,7 +97,10 @@ export function writeLayout(input: {
   files: FileRecord[];
   fileBytes: Map<string, Buffer>;
   reusables: WrittenReusable[];
+  /** How bodies' link sites are found; default: found anew. */
+  linkSites?: LinkSitesOf;
 }): WrittenLayout {
+  const sitesOf: LinkSitesOf = input.linkSites ?? ((_, markdown) => findLinkSites(markdown));
   const { index } = input;
   const pagePath = new Map<string, string>();
   const ordered: PageRecord[] = [];
@@ -108,8 +139,8 @@ export function writeLayout(input: {
   }
 
   // Page, file and reusable content references in a body as links relative to the file at `path`.
-  const relativeBody = (path: string, markdown: string) =>
-    rewriteLinkTargets(markdown, (url) => {
+  const relativeBody = (path: string, markdown: string, bodyId: string | null | undefined) =>
+    rewriteLinkSites(markdown, sitesOf(bodyId && `body:${bodyId}`, markdown), (url) => {
       const pageRef = PAGE_REFERENCE.exec(url);
       if (pageRef) {
         const target = pagePath.get(pageRef[1]!);
@@ -129,14 +160,17 @@ export function writeLayout(input: {
     });
   for (const reusable of input.reusables) {
     const path = includePath.get(reusable.reusableContentId)!;
-    written.push({ path, content: Buffer.from(writeIncludeFile({ title: reusable.title, body: relativeBody(path, reusable.markdown) }), "utf8") });
+    written.push({
+      path,
+      content: Buffer.from(writeIncludeFile({ title: reusable.title, body: relativeBody(path, reusable.markdown, reusable.bodyId) }), "utf8"),
+    });
   }
 
   const pages: Record<string, string> = {};
   for (const page of ordered) {
     const path = pagePath.get(page.pageId);
     if (!path) continue;
-    const body = relativeBody(path, input.bodies.get(page.pageId) ?? "");
+    const body = relativeBody(path, input.bodies.get(page.pageId) ?? "", page.bodyId);
     written.push({
       path,
       content: Buffer.from(writePageFile({ title: page.title, description: page.description, icon: page.icon, hidden: page.hidden, body }), "utf8"),

@@ -65,8 +65,9 @@ async function layoutOfSpace(em: EntityManager, deps: GitDeps, caller: CallerInp
     reusableContentId: item.reusableContentId,
     title: item.title,
     markdown: item.bodyId ? (reusableBodies.get(item.bodyId)?.markdown ?? "") : "",
+    bodyId: item.bodyId,
   }));
-  return { revisionId: revision.id, layout: writeLayout({ index, bodies, files, fileBytes, reusables }) };
+  return { revisionId: revision.id, layout: writeLayout({ index, bodies, files, fileBytes, reusables, linkSites: deps.linkSites }) };
 }
 
 /**

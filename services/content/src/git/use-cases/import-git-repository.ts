@@ -114,7 +114,14 @@ async function writeImport(
   const draft = await openDraft(em, { caller, spaceId, parentRevisionId: input.baseRevisionId, changeRequestId }, deps);
   try {
     const applied = await editDraft(em, deps, { caller, draftId: draft.id }, (editor, opened, tx) =>
-      applyLayout(tx, deps, { editor, draft: opened, layout: input.content.layout, blobs: input.content.blobs, mapping: input.mapping }),
+      applyLayout(tx, deps, {
+        editor,
+        draft: opened,
+        layout: input.content.layout,
+        blobs: input.content.blobs,
+        mapping: input.mapping,
+        linkSites: deps.linkSites,
+      }),
     );
     const changed =
       applied.created + applied.updated + applied.deleted + applied.filesWritten + applied.filesDeleted + applied.reusablesWritten + applied.reusablesDeleted >

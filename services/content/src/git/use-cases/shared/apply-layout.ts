@@ -19,7 +19,8 @@ import {
   storeBlob,
   validateReusableContent,
 } from "../../../revisions/index.js";
-import { rewriteLinkTargets, sameBody } from "../../domain/markdown-text.js";
+import { findLinkSites, rewriteLinkSites, sameBody } from "../../domain/markdown-text.js";
+import type { LinkSitesOf } from "../../domain/write-layout.js";
 import { resolveRelative, type Layout, type LayoutPage } from "../../domain/read-layout.js";
 import { includeFileStem } from "../../domain/write-layout.js";
 import type { RevisionDeps } from "../../../deps.js";
@@ -87,6 +88,8 @@ export async function applyLayout(
     /** Bytes of the layout's files, by blob oid. */
     blobs: Map<string, Buffer>;
     mapping: { pages: Record<string, string>; files: Record<string, string> };
+    /** How the files' link sites are found (kept by blob oid); default: found anew. */
+    linkSites?: LinkSitesOf;
   },
 ): Promise<AppliedLayout> {
   const { editor, draft, layout, mapping } = input;
@@ -183,8 +186,10 @@ export async function applyLayout(
   for (const [path, pageId] of pageIdByPath) {
     if (/(^|\/)(readme|index)\.md$/i.test(path)) folderPage.set(path.replace(/\/?(readme|index)\.md$/i, ""), pageId);
   }
-  const rewriteBody = (from: string, text: string, limit: number): string => {
-    const body = rewriteLinkTargets(text, (url, kind) => {
+  const sitesOf: LinkSitesOf = input.linkSites ?? ((_, markdown) => findLinkSites(markdown));
+  /** `oid`: the blob `text` was read from (a page's body is a function of its file's bytes). */
+  const rewriteBody = (from: string, text: string, limit: number, oid: string | null): string => {
+    const body = rewriteLinkSites(text, sitesOf(oid && `blob:${oid}`, text), (url, kind) => {
       const target = resolveRelative(from, url);
       if (!target) return undefined;
       const pageId = pageIdByPath.get(target.path) ?? folderPage.get(target.path);
@@ -197,14 +202,14 @@ export async function applyLayout(
     if (Buffer.byteLength(body, "utf8") > limit) throw new AppError("payload_too_large", `${from}: markdown larger than the limit of ${limit} bytes`);
     return body;
   };
-  const bodyOf = (page: LayoutPage): string => (page.path ? rewriteBody(page.path, page.body, PAGE_LIMITS.markdownBytes) : "");
+  const bodyOf = (page: LayoutPage): string => (page.path ? rewriteBody(page.path, page.body, PAGE_LIMITS.markdownBytes, page.oid) : "");
 
   let reusablesWritten = 0;
   const baseReusableBodies = await session.bodies(baseReusables.flatMap((item) => (item.bodyId ? [item.bodyId] : [])));
   for (const include of layout.includes) {
     const reusableContentId = reusableIdByPath.get(include.path)!;
     const base = baseReusables.find((item) => item.reusableContentId === reusableContentId);
-    const markdown = rewriteBody(include.path, include.body, PAGE_LIMITS.markdownBytes);
+    const markdown = rewriteBody(include.path, include.body, PAGE_LIMITS.markdownBytes, include.oid);
     const baseMarkdown = base?.bodyId ? (baseReusableBodies.get(base.bodyId)?.markdown ?? "") : "";
     if (base && base.title === include.title && sameBody(baseMarkdown, markdown) && base.git?.oid === include.oid) continue;
     const valid = validateReusableContent({ title: include.title, markdown });
