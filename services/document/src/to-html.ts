@@ -78,6 +78,12 @@ export interface HtmlWords {
   downloadFile: string;
   /** A heading's `#` anchor link. */
   linkTo: (heading: string) => string;
+  /** The locale updates' dates are written in (BCP 47, e.g. "fr-FR"). */
+  dateLocale: string;
+  /** The name of an update's list of tags. */
+  tags: string;
+  /** A drawing's image, when the document gives it no alt text. */
+  drawing: string;
 }
 
 const ENGLISH_WORDS: HtmlWords = {
@@ -86,6 +92,9 @@ const ENGLISH_WORDS: HtmlWords = {
   download: (name) => `Download ${name}`,
   downloadFile: "Download the file",
   linkTo: (heading) => `Link to ${heading}`,
+  dateLocale: "en-US",
+  tags: "Tags",
+  drawing: "Drawing",
 };
 
 /** What a `reusable-content` block points at. */
@@ -303,14 +312,15 @@ class Renderer {
   }
 
   /**
-   * A changelog: each update an `<article>` headed by its date (`<time>`, in the block's format:
-   * full "December 25, 2025", short "Dec 25, 2025", numeric "12/25/2025") and its tags, then its blocks.
+   * A changelog: each update an `<article>` headed by its date (`<time>`, in the block's format and
+   * the page's language: in English full "December 25, 2025", short "Dec 25, 2025", numeric
+   * "12/25/2025") and its tags, then its blocks.
    */
   private updates(block: DocumentBlock): Element {
     const format = ((block.data ?? {}) as { format?: unknown }).format;
     const options: Intl.DateTimeFormatOptions =
       format === "numeric" ? { year: "numeric", month: "numeric", day: "numeric" } : format === "short" ? { dateStyle: "medium" } : { dateStyle: "long" };
-    const dates = new Intl.DateTimeFormat("en-US", { ...options, timeZone: "UTC" });
+    const dates = new Intl.DateTimeFormat(this.words.dateLocale, { ...options, timeZone: "UTC" });
     const updates = (block.nodes ?? []).filter((child): child is DocumentBlock => (child as DocumentBlock | null)?.type === "update");
     return h(
       "div.updates",
@@ -327,7 +337,7 @@ class Renderer {
             ? [
                 h(
                   "ul.update-tags",
-                  { "aria-label": "Tags" },
+                  { "aria-label": this.words.tags },
                   tags.map((tag) => h("li", tag)),
                 ),
               ]
@@ -338,12 +348,12 @@ class Renderer {
     );
   }
 
-  /** A drawing: the image of its file, as an image block's (GitBook's schema gives it no alt text: "Drawing" unless the document carries one). */
+  /** A drawing: the image of its file, as an image block's (GitBook's schema gives it no alt text: "Drawing", in the page's language, unless the document carries one). */
   private drawing(block: DocumentBlock): Element | null {
     const data = (block.data ?? {}) as { ref?: ContentRef; alt?: unknown; caption?: unknown };
     const src = this.link(data.ref);
     if (!src) return null;
-    const alt = typeof data.alt === "string" && data.alt.trim() !== "" ? data.alt : "Drawing";
+    const alt = typeof data.alt === "string" && data.alt.trim() !== "" ? data.alt : this.words.drawing;
     const caption = typeof data.caption === "string" && data.caption !== "" ? data.caption : null;
     return h("figure.image.drawing", [h("img", { src, alt, loading: "lazy", decoding: "async" }), ...(caption ? [h("figcaption", caption)] : [])]);
   }

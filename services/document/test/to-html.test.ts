@@ -214,6 +214,17 @@ describe("documentToHtml", () => {
       }).html;
     expect(dated("short")).toContain(">Dec 25, 2025</time>");
     expect(dated("numeric")).toContain(">12/25/2025</time>");
+    // In the page's language, with the caller's words.
+    const words = { taskDone: "fait", taskToDo: "à faire", download: (name: string) => name, downloadFile: "", linkTo: (heading: string) => heading };
+    const french = documentToHtml(
+      { ...document, nodes: [...document.nodes, drawing] },
+      {
+        resolveRef: (ref) => (ref.kind === "file" ? `/files/${ref.file}` : null),
+        words: { ...words, dateLocale: "fr-FR", tags: "Étiquettes", drawing: "Dessin" },
+      },
+    ).html;
+    expect(french).toContain('>25 décembre 2025</time></p><ul class="update-tags" aria-label="Étiquettes">');
+    expect(french).toContain('alt="Dessin"');
   });
 
   it("renders a block type it does not know as its text, and tells the caller once per type", () => {

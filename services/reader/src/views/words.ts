@@ -135,6 +135,9 @@ const english: ReaderWords = {
     download: (name) => `Download ${name}`,
     downloadFile: "Download the file",
     linkTo: (heading) => `Link to ${heading}`,
+    dateLocale: "en-US",
+    tags: "Tags",
+    drawing: "Drawing",
   },
   openApi: {
     colon: ": ",
@@ -215,6 +218,9 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
       download: (name) => `Télécharger ${name}`,
       downloadFile: "Télécharger le fichier",
       linkTo: (heading) => `Lien vers ${heading}`,
+      dateLocale: "fr-FR",
+      tags: "Étiquettes",
+      drawing: "Dessin",
     },
     openApi: {
       colon: " : ",
@@ -295,6 +301,9 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
       download: (name) => `${name} herunterladen`,
       downloadFile: "Datei herunterladen",
       linkTo: (heading) => `Link zu ${heading}`,
+      dateLocale: "de-DE",
+      tags: "Schlagwörter",
+      drawing: "Zeichnung",
     },
     openApi: {
       colon: ": ",
@@ -372,6 +381,9 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
       download: (name) => `Descargar ${name}`,
       downloadFile: "Descargar el archivo",
       linkTo: (heading) => `Enlace a ${heading}`,
+      dateLocale: "es-ES",
+      tags: "Etiquetas",
+      drawing: "Dibujo",
     },
     openApi: {
       colon: ": ",
@@ -449,6 +461,9 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
       download: (name) => `${name} をダウンロード`,
       downloadFile: "ファイルをダウンロード",
       linkTo: (heading) => `${heading} へのリンク`,
+      dateLocale: "ja-JP",
+      tags: "タグ",
+      drawing: "図",
     },
     openApi: {
       colon: "：",
@@ -519,6 +534,9 @@ const WORDS: Readonly<Record<string, ReaderWords>> = {
       download: (name) => `下载 ${name}`,
       downloadFile: "下载文件",
       linkTo: (heading) => `链接到 ${heading}`,
+      dateLocale: "zh-CN",
+      tags: "标签",
+      drawing: "绘图",
     },
     openApi: {
       colon: "：",
