@@ -382,7 +382,7 @@ describe("a site with sections, variants and adaptive content", () => {
     }
   });
 
-  it("shows a conditional block (GitBook's if) only to visitors its expression holds for, in the page, its markdown, llms-full.txt and search", async () => {
+  it("shows a conditional block (GitBook's if) only to visitors its expression holds for, in the page, its markdown, llms-full.txt and search; and one on the space's variables once they hold", async () => {
     await writeContent(stack, org, spaces.guide, [
       {
         operation: "insert_page",
@@ -390,6 +390,14 @@ describe("a site with sections, variants and adaptive content", () => {
         slug: "early-access",
         document: {
           markdown: "# Early access\n\nEveryone reads this.\n\n{% if visitor.claims.unsigned.beta %}\n## Beta programme\n\nThe zorblax switch.\n{% endif %}",
+        },
+      },
+      {
+        operation: "insert_page",
+        ref: "plans",
+        slug: "plans",
+        document: {
+          markdown: '# Plans\n\nEvery plan.\n\n{% if space.vars.plan == "pro" %}\nThe quillwort dial.\n{% endif %}',
         },
       },
     ]);
@@ -424,5 +432,20 @@ describe("a site with sections, variants and adaptive content", () => {
     const everyone = (await (await read(`${base}?q=everyone&format=json`)).json()) as { title: string; excerpt: string }[];
     expect(everyone.map((hit) => hit.title)).toEqual(["Early access"]);
     expect(everyone[0]!.excerpt).not.toContain("zorblax");
+
+    // A condition on the space's variables: hidden until the space's revision sets the variable, then shown to everyone.
+    const plans = await text(`${base}plans`);
+    expect(plans).toContain("Every plan.");
+    expect(plans).not.toContain("quillwort");
+    const edits = editingClient(stack);
+    try {
+      await commitDraftWork(edits, { userId: org.owner.userId, spaceId: spaces.guide }, (draftId, caller) =>
+        edits.setVariables({ caller, draftId, variables: { plan: "pro" } }),
+      );
+    } finally {
+      edits.close();
+    }
+    await eventually(async () => (await text(`${base}plans`)).includes("The quillwort dial."));
+    expect(await text(`${base}plans.md`)).toContain("The quillwort dial.");
   });
 });

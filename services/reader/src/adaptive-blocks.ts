@@ -26,14 +26,26 @@ const INCLUDE_TAG = /^\{%\s*include\s+"([^"]*)"(?:\s+space="([^"]*)")?\s*%\}$/;
 /** Reusable contents include one another at most this deep (content's own bound). */
 const MAX_INCLUDE_DEPTH = 5;
 
-/** A body's documents (the page's, then the reusable contents it includes, by `reusableContentKey`) as this visitor sees them. */
-export function visitorDocuments(body: PageBody, context: ConditionContext): { document: JsonDocument; included: Map<string, JsonDocument> } {
+/**
+ * A body's documents (the page's, then the reusable contents it includes, by `reusableContentKey`)
+ * as this visitor sees them: conditions read the visitor's claims and the page's variables
+ * (`space.vars`, `page.vars`; a reusable content's conditions read the including page's).
+ */
+export function visitorDocuments(body: PageBody, visitor: ConditionContext): { document: JsonDocument; included: Map<string, JsonDocument> } {
+  const context = bodyContext(body, visitor);
   const parse = (json: string) => {
     const parsed = JSON.parse(json) as JsonDocument;
     return mayHoldConditions(json) ? withConditionsApplied(parsed, context) : parsed;
   };
   return { document: parse(body.documentJson), included: new Map([...body.reusableContents].map(([id, json]) => [id, parse(json)])) };
 }
+
+/** What the conditions of a body read: the visitor's claims, the revision's and the page's variables. */
+const bodyContext = (body: PageBody, visitor: ConditionContext): ConditionContext => ({
+  ...visitor,
+  space: { vars: { ...body.variables.space } },
+  page: { vars: { ...body.variables.page } },
+});
 
 /** Whether what a body shows depends on the visitor (it or a reusable content it includes holds a conditional block). */
 export function bodyHasConditions(body: PageBody): boolean {
@@ -56,7 +68,7 @@ export function visitorMarkdown(body: PageBody, context: ConditionContext, space
     return expandIncludes(documentToMarkdown(document), included, spaceId, 0);
   } catch {
     try {
-      return documentToMarkdown(withConditionsApplied(markdownToDocument(body.markdown), context));
+      return documentToMarkdown(withConditionsApplied(markdownToDocument(body.markdown), bodyContext(body, context)));
     } catch {
       // Nothing this visitor may not see is ever answered: no body rather than the stored one.
       return "";

@@ -27,6 +27,8 @@ export interface PageBody {
    * another space): part of rendered pages' keys, as those contents follow their spaces' heads.
    */
   otherSpaces: string;
+  /** The revision's and the page's variables: what its conditional blocks read as `space.vars` and `page.vars`. */
+  variables: { space: Readonly<Record<string, string>>; page: Readonly<Record<string, string>> };
 }
 
 /** The key of an included reusable content: its id, after its space when it is another space's (none for the page's own). */
@@ -292,6 +294,7 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
           markdown: body.markdown,
           reusableContents: new Map(body.reusableContents.map((content) => [reusableContentKey(content.spaceId, content.id), content.documentJson])),
           otherSpaces: [...new Set(others.map((content) => `${content.spaceId}@${content.revisionId}`))].sort().join(" "),
+          variables: { space: body.spaceVariables, page: body.pageVariables },
           contentChanges: seen,
         };
       });

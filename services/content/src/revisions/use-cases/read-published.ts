@@ -79,11 +79,18 @@ export async function getPublishedPage(
   input: { spaceId: string; revisionId: string; pageId: string },
   deps: RevisionDeps,
   warnForeign: ForeignIncludeWarning = () => {},
-): Promise<{ documentJson: string; markdown: string; reusableContents: PublishedReusableContent[] }> {
+): Promise<{
+  documentJson: string;
+  markdown: string;
+  reusableContents: PublishedReusableContent[];
+  spaceVariables: Record<string, string>;
+  pageVariables: Record<string, string>;
+}> {
   const { space, revision, view } = await openPublished(em, deps, input.spaceId, input.revisionId);
   const page = input.pageId ? await view.page(input.pageId) : undefined;
   if (!page || page.type === "link") throw AppError.notFound("Page");
-  if (!page.bodyId) return { documentJson: JSON.stringify({ object: "document", data: {}, nodes: [] }), markdown: "", reusableContents: [] };
+  const variables = { spaceVariables: revision.variables, pageVariables: page.variables };
+  if (!page.bodyId) return { documentJson: JSON.stringify({ object: "document", data: {}, nodes: [] }), markdown: "", reusableContents: [], ...variables };
   const body = (await view.bodies([page.bodyId])).get(page.bodyId);
   if (!body) throw new Error(`body ${page.bodyId} is missing`);
   const scope = { space: revision.variables, page: page.variables };
@@ -98,6 +105,7 @@ export async function getPublishedPage(
       space.id,
     ),
     reusableContents: included.map(({ markdown: _markdown, ...content }) => content),
+    ...variables,
   };
 }
 
