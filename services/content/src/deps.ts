@@ -7,7 +7,7 @@ import type { BlobStore } from "./blob-store.js";
 import type { ResolvedContentConfig } from "./config.js";
 import type { ImportRunLimits } from "./import/domain/import-run.js";
 import type { GitLimits } from "./git/domain/limits.js";
-import type { LinkSitesOf } from "./git/domain/write-layout.js";
+import type { LinkSitesOf } from "./git/domain/markdown-text.js";
 import type { ImportLimits } from "./import/domain/limits.js";
 import type { OpenApiProcessingLimits } from "./openapi/domain/limits.js";
 import type { FileUrlSigner } from "./revisions/domain/files/signed-url.js";

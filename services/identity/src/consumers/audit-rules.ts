@@ -199,6 +199,8 @@ export const NOT_AUDITED: Readonly<Record<string, string>> = {
   "user.signed_in_with_sso": "a sign-in changes nothing by itself; the teams it joins are team_member.added, an SSO member's first sign-in member.sso_enabled",
   "branch.created": "content's side of change_request.created, which is audited",
   "branch.merged": "content's side of change_request.merged, which is audited",
+  "git_sync.conflict_kept":
+    "the import that found the conflict is revision.created (audited), and the change request keeping the other side is change_request.created (audited)",
   "branch.updated": "content's side of change_request.updated_from_main, which is audited",
   "openapi_spec.processed": "the outcome of processing a source that openapi_spec.created or .updated recorded; nobody acted",
   "comment.created": "discussion, not the documentation's content, access, publication or settings",

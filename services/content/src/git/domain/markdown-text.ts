@@ -85,6 +85,13 @@ export function findLinkSites(markdown: string): LinkSite[] {
 }
 
 /**
+ * The link sites of a markdown text (findLinkSites), possibly kept under `key`, which names that
+ * very text (a body's id, a Git blob's oid): imports and exports of large spaces spend most of
+ * their time finding them.
+ */
+export type LinkSitesOf = (key: string | null | undefined, markdown: string) => readonly LinkSite[];
+
+/**
  * Rewrites the targets at `sites` (found in this very `markdown` by findLinkSites): `rewrite`
  * answers the new target, or undefined to keep it. Everything else of the text stays as it is.
  */

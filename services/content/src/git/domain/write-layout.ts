@@ -2,7 +2,7 @@ import { posix } from "node:path";
 import { INCLUDE_PATH } from "@imprint/document";
 import type { FileRecord, PageIndex, PageRecord } from "../../revisions/index.js";
 import { slugOf } from "../../import/index.js";
-import { findLinkSites, rewriteLinkSites, writeIncludeFile, writePageFile, type LinkSite } from "./markdown-text.js";
+import { findLinkSites, rewriteLinkSites, writeIncludeFile, writePageFile, type LinkSite, type LinkSitesOf } from "./markdown-text.js";
 
 /**
  * Writes a revision's content in GitBook's Git Sync layout: a folder per page with sub-pages
@@ -65,12 +65,7 @@ export interface WrittenReusable {
   bodyId?: string | null;
 }
 
-/**
- * The link sites of a markdown text (findLinkSites), possibly kept under `key`, which names that
- * very text (a body's id, a Git blob's oid): imports and exports of large spaces spend most of
- * their time finding them.
- */
-export type LinkSitesOf = (key: string | null | undefined, markdown: string) => readonly LinkSite[];
+export type { LinkSitesOf };
 
 /** What the kept link sites of the bodies exports read may take (a 1,000-page space's: well under 1 MB). */
 export const LINK_SITES_CACHE_BYTES = 8 * 1024 * 1024;

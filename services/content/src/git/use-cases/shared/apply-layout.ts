@@ -19,8 +19,7 @@ import {
   storeBlob,
   validateReusableContent,
 } from "../../../revisions/index.js";
-import { findLinkSites, rewriteLinkSites, sameBody } from "../../domain/markdown-text.js";
-import type { LinkSitesOf } from "../../domain/write-layout.js";
+import { findLinkSites, rewriteLinkSites, sameBody, type LinkSitesOf } from "../../domain/markdown-text.js";
 import { resolveRelative, type Layout, type LayoutPage } from "../../domain/read-layout.js";
 import { includeFileStem } from "../../domain/write-layout.js";
 import type { RevisionDeps } from "../../../deps.js";
