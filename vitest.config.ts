@@ -13,11 +13,15 @@ const NOT_TESTS = ["**/node_modules/**", "**/dist/**"];
  * services must (their module state, listeners and handles die with it).
  */
 const SHARED_PROCESS_FILES = [
+  "bench/test/content-report.test.ts",
   "bench/test/event-lag-report.test.ts",
   "bench/test/hosting-report.test.ts",
+  "bench/test/reader-report.test.ts",
+  "bench/test/report.test.ts",
   "gateway/test/api-doc.test.ts",
   "gateway/test/auth.test.ts",
   "gateway/test/config.test.ts",
+  "gateway/test/contract.test.ts",
   "gateway/test/indexed-router.test.ts",
   "gateway/test/pagination.test.ts",
   "gateway/test/validation.test.ts",
@@ -52,6 +56,9 @@ const SHARED_PROCESS_FILES = [
   "services/runtime/test/cached-loader.test.ts",
   "services/runtime/test/caller.test.ts",
   "services/runtime/test/errors.test.ts",
+  "services/runtime/test/event-definitions.test.ts",
+  "services/runtime/test/hosting.test.ts",
+  "services/runtime/test/logger.test.ts",
   "services/runtime/test/memberships.test.ts",
   "services/runtime/test/organization-role.test.ts",
   "services/runtime/test/pagination.test.ts",
