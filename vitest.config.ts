@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { defineConfig } from "vitest/config";
 import { LongestFirstSequencer, SHARED_PROCESS_PROJECT } from "./services/runtime/src/testing/longest-first.js";
 import { patient } from "./services/runtime/src/testing/time.js";
@@ -74,6 +76,10 @@ export default defineConfig({
     testTimeout: patient(30_000),
     hookTimeout: patient(60_000),
     pool: "forks",
+    // Every test file is a fresh process (and many start more: services, launchers, scripts), each
+    // compiling the same modules again: Node's compile cache keeps V8's compiled code on disk for
+    // the next process (NODE_DISABLE_COMPILE_CACHE=1 turns it off).
+    env: process.env.NODE_DISABLE_COMPILE_CACHE ? {} : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), "imprint-test-compile-cache") },
     // The workspaces' built code (what tests reach through package names) loads as plain Node
     // modules instead of through vite's transform and module runner: a stack-starting file
     // imports thousands of them, and every file imports them again in its own process.
