@@ -6,13 +6,16 @@ import { patient } from "./services/runtime/src/testing/time.js";
 
 const TEST_FILES = ["{services,gateway,bench}/**/test/**/*.test.ts", "proto/test/**/*.test.ts"];
 const NOT_TESTS = ["**/node_modules/**", "**/dist/**"];
+/** One PostgreSQL for the run, whichever projects it has files of. */
+const GLOBAL_SETUP = "services/runtime/src/testing/global-setup.ts";
 
 /**
- * Test files that start nothing (no service, stack, server, child process, database or nats-server)
- * and change no process-wide state: they run one after another in reused worker processes
- * (`isolate: false`), which load the workspaces' modules once instead of once per file (about three
- * times faster for these files). Every other file gets a fresh process, as a file that starts
- * services must (their module state, listeners and handles die with it).
+ * Test files that run one after another in reused worker processes (`isolate: false`), which load
+ * the workspaces' modules once instead of once per file: the files that start nothing (no service,
+ * stack, server, child process, database or nats-server) and change no process-wide state (about
+ * three times faster), and the gateway's end-to-end files, each of which starts its stack in
+ * beforeAll and stops it in afterAll (gateway/test/support/stack.ts). Every other file gets a
+ * fresh process.
  */
 const SHARED_PROCESS_FILES = [
   "bench/test/content-report.test.ts",
@@ -23,6 +26,7 @@ const SHARED_PROCESS_FILES = [
   "gateway/test/api-doc.test.ts",
   "gateway/test/auth.test.ts",
   "gateway/test/config.test.ts",
+  "gateway/test/*.e2e.test.ts",
   "gateway/test/contract.test.ts",
   "gateway/test/indexed-router.test.ts",
   "gateway/test/pagination.test.ts",
@@ -99,10 +103,13 @@ export default defineConfig({
           name: "isolated",
           include: TEST_FILES,
           exclude: [...NOT_TESTS, ...SHARED_PROCESS_FILES],
-          globalSetup: ["services/runtime/src/testing/global-setup.ts"],
+          globalSetup: [GLOBAL_SETUP],
         },
       },
-      { extends: true, test: { name: SHARED_PROCESS_PROJECT, include: SHARED_PROCESS_FILES, exclude: NOT_TESTS, isolate: false } },
+      {
+        extends: true,
+        test: { name: SHARED_PROCESS_PROJECT, include: SHARED_PROCESS_FILES, exclude: NOT_TESTS, isolate: false, globalSetup: [GLOBAL_SETUP] },
+      },
     ],
   },
 });
