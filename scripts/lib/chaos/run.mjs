@@ -46,7 +46,9 @@ export const PLANS = {
     supervised: ["gateway"],
     loops: 500,
     pace: 250,
-    calm: 3_000,
+    // Each experiment first waits until every process is ready and reached again; a second of quiet
+    // then keeps it apart from the next (the short run is part of `npm test`).
+    calm: 1_000,
     settle: 60_000,
     writeGrace: 30_000,
   },

@@ -18,6 +18,14 @@ const UNMEASURED_MS = 5_000;
 const HEAVY_MS = 60_000;
 
 /**
+ * The vitest project whose files share worker processes (`isolate: false`, vitest.config.ts). vitest
+ * hands a finished shared process the next file only when that file is next in the queue and of the
+ * same project: its files go last, one after another (they are short), rather than spread among the
+ * others, where each would end up in a process of its own again.
+ */
+export const SHARED_PROCESS_PROJECT = "shared-process";
+
+/**
  * Orders the test files for a run on a small machine. vitest's own order needs its record of the
  * last run, which a fresh clone (CI) lacks: it then starts the largest files first, and a short
  * file that runs for minutes (the chaos runs) may start last, leaving the other workers idle at
@@ -25,7 +33,8 @@ const HEAVY_MS = 60_000;
  * so that no two are expected to run at once: a simulation of the workers hands each free worker
  * the longest file left, or the next heavy file once the previous one is expected to be done.
  * The estimate of a file is vitest's record of its last run when there is one, else the committed
- * measurement, else a typical end-to-end file's.
+ * measurement, else a typical end-to-end file's. The files of SHARED_PROCESS_PROJECT come last, in
+ * the same order among themselves.
  */
 export class LongestFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
@@ -42,8 +51,10 @@ export class LongestFirstSequencer extends BaseSequencer {
     const byDefault = await super.sort(files);
     const position = new Map(byDefault.map((spec, index) => [spec, index]));
     const longestFirst = (a: TestSpecification, b: TestSpecification) => estimate.get(b)! - estimate.get(a)! || position.get(a)! - position.get(b)!;
-    const heavy = byDefault.filter((spec) => estimate.get(spec)! >= HEAVY_MS).sort(longestFirst);
-    const light = byDefault.filter((spec) => estimate.get(spec)! < HEAVY_MS).sort(longestFirst);
+    const shared = byDefault.filter((spec) => spec.project.name === SHARED_PROCESS_PROJECT).sort(longestFirst);
+    const own = byDefault.filter((spec) => spec.project.name !== SHARED_PROCESS_PROJECT);
+    const heavy = own.filter((spec) => estimate.get(spec)! >= HEAVY_MS).sort(longestFirst);
+    const light = own.filter((spec) => estimate.get(spec)! < HEAVY_MS).sort(longestFirst);
 
     const workers = Array.from({ length: Math.max(1, Number(this.ctx.config.maxWorkers) || 1) }, () => 0);
     let heavyDoneAt = 0;
@@ -56,6 +67,6 @@ export class LongestFirstSequencer extends BaseSequencer {
       if (estimate.get(next)! >= HEAVY_MS) heavyDoneAt = workers[worker]!;
       order.push(next);
     }
-    return order;
+    return [...order, ...shared];
   }
 }
