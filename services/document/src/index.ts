@@ -4,6 +4,7 @@
  * (`@imprint/document`, pure domain code), so other processes never load the markdown parser.
  */
 export * from "./document.js";
+export * from "./includes.js";
 export * from "./to-markdown.js";
 export * from "./conditions.js";
 export * from "./to-html.js";

@@ -1,14 +1,13 @@
 import {
   documentToMarkdown,
+  expandIncludes,
   hasConditionalBlocks,
-  INCLUDE_PATH,
   markdownToDocument,
-  parseMarkdown,
   withConditionsApplied,
   type ConditionContext,
   type JsonDocument,
 } from "@imprint/document";
-import { reusableContentKey, type PageBody } from "./data.js";
+import type { PageBody } from "./data.js";
 
 /**
  * GitBook's conditional blocks (`if`: adaptive content at block level) as one visitor reads a page:
@@ -21,13 +20,8 @@ import { reusableContentKey, type PageBody } from "./data.js";
 /** Whether a page body may hold a conditional block (its JSON names the block type): only then is anything filtered. */
 const mayHoldConditions = (json: string) => json.includes('"if"');
 
-/** Include tags of reusable contents, as `documentToMarkdown` writes them (a line of their own; `space="…"` for another space's). */
-const INCLUDE_TAG = /^\{%\s*include\s+"([^"]*)"(?:\s+space="([^"]*)")?\s*%\}$/;
-/** Reusable contents include one another at most this deep (content's own bound). */
-const MAX_INCLUDE_DEPTH = 5;
-
 /**
- * A body's documents (the page's, then the reusable contents it includes, by `reusableContentKey`)
+ * A body's documents (the page's, then the reusable contents it includes, by `includeKey`)
  * as this visitor sees them: conditions read the visitor's claims and the page's variables
  * (`space.vars`, `page.vars`; a reusable content's conditions read the including page's).
  */
@@ -65,7 +59,8 @@ export function visitorMarkdown(body: PageBody, context: ConditionContext, space
   if (!bodyHasConditions(body)) return body.markdown;
   const { document, included } = visitorDocuments(body, context);
   try {
-    return expandIncludes(documentToMarkdown(document), included, spaceId, 0);
+    const bodies = new Map([...included].map(([key, content]) => [key, documentToMarkdown(content)]));
+    return expandIncludes(documentToMarkdown(document), bodies, spaceId);
   } catch {
     try {
       return documentToMarkdown(withConditionsApplied(markdownToDocument(body.markdown), bodyContext(body, context)));
@@ -74,32 +69,6 @@ export function visitorMarkdown(body: PageBody, context: ConditionContext, space
       return "";
     }
   }
-}
-
-/** Each include tag of a reusable content given replaced by its markdown (tags found in the parsed markdown, not in code). */
-function expandIncludes(markdown: string, included: ReadonlyMap<string, JsonDocument>, spaceId: string, depth: number): string {
-  if (included.size === 0 || !markdown.includes("include")) return markdown;
-  const edits: { start: number; end: number; text: string }[] = [];
-  const visit = (node: { type: string; children?: unknown[]; position?: { start: { offset?: number }; end: { offset?: number } } }) => {
-    if (node.type === "html" || node.type === "paragraph") {
-      const start = node.position?.start.offset;
-      const end = node.position?.end.offset;
-      const tag = start === undefined || end === undefined ? null : INCLUDE_TAG.exec(markdown.slice(start, end).trim());
-      const id = tag ? INCLUDE_PATH.exec(tag[1]!)?.[1] : undefined;
-      const space = tag?.[2] === undefined || tag[2] === spaceId ? "" : tag[2];
-      const content = id === undefined ? undefined : included.get(reusableContentKey(space, id));
-      if (content && start !== undefined && end !== undefined) {
-        const written = documentToMarkdown(content);
-        edits.push({ start, end, text: (depth + 1 < MAX_INCLUDE_DEPTH ? expandIncludes(written, included, spaceId, depth + 1) : written).trimEnd() });
-        return;
-      }
-    }
-    for (const child of node.children ?? []) visit(child as Parameters<typeof visit>[0]);
-  };
-  visit(parseMarkdown(markdown));
-  let text = markdown;
-  for (const edit of edits.sort((a, b) => b.start - a.start)) text = text.slice(0, edit.start) + edit.text + text.slice(edit.end);
-  return text;
 }
 
 /** The text of a document's blocks (its leaves, fragments included), whitespace collapsed. */

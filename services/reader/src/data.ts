@@ -1,5 +1,5 @@
 import { jwtVerify } from "jose";
-import type { ConditionValue } from "@imprint/document";
+import { includeKey, type ConditionValue } from "@imprint/document";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { SearchPage } from "@imprint/proto/content/v1/search";
 import type { GetReaderSiteRequest, ReaderRedirect } from "@imprint/proto/publishing/v1/reader";
@@ -20,7 +20,7 @@ export interface PageBody {
   documentJson: string;
   /** With the reusable contents it includes written in place. */
   markdown: string;
-  /** The documents (JSON) of the reusable contents it includes, by `reusableContentKey`. */
+  /** The documents (JSON) of the reusable contents it includes, by `includeKey`. */
   reusableContents: ReadonlyMap<string, string>;
   /**
    * The other spaces' revisions its reusable contents were read at ("" when it includes none of
@@ -29,11 +29,6 @@ export interface PageBody {
   otherSpaces: string;
   /** The revision's and the page's variables: what its conditional blocks read as `space.vars` and `page.vars`. */
   variables: { space: Readonly<Record<string, string>>; page: Readonly<Record<string, string>> };
-}
-
-/** The key of an included reusable content: its id, after its space when it is another space's (none for the page's own). */
-export function reusableContentKey(otherSpaceId: string, reusableContentId: string): string {
-  return otherSpaceId === "" ? reusableContentId : `${otherSpaceId}/${reusableContentId}`;
 }
 
 /** A file of a published revision: an image or attachment of its pages. */
@@ -292,7 +287,7 @@ export async function openReaderData(config: ReaderConfig, upstreams: ReaderUpst
         return {
           documentJson: body.documentJson,
           markdown: body.markdown,
-          reusableContents: new Map(body.reusableContents.map((content) => [reusableContentKey(content.spaceId, content.id), content.documentJson])),
+          reusableContents: new Map(body.reusableContents.map((content) => [includeKey(content.spaceId, content.id), content.documentJson])),
           otherSpaces: [...new Set(others.map((content) => `${content.spaceId}@${content.revisionId}`))].sort().join(" "),
           variables: { space: body.spaceVariables, page: body.pageVariables },
           contentChanges: seen,

@@ -1,12 +1,12 @@
 import { createHash } from "node:crypto";
 import type { ParameterizedContext } from "koa";
-import { documentToHtml, evaluateCondition, type ConditionContext, type ContentRef } from "@imprint/document";
+import { documentToHtml, evaluateCondition, includeKey, type ConditionContext, type ContentRef } from "@imprint/document";
 import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";
 import { searchVisibility, visitorDocuments, visitorMarkdown } from "./adaptive-blocks.js";
 import { cardContent, cardPath } from "./cards.js";
-import { reusableContentKey, type PageBody, type ReaderData, type RenderedAnswer, type SiteScripts } from "./data.js";
+import type { PageBody, ReaderData, RenderedAnswer, SiteScripts } from "./data.js";
 import { editLinkOf, offersEditLink } from "./edit-links.js";
 import {
   ancestorsOf,
@@ -240,8 +240,7 @@ async function renderHtml(
     showIf: (expression) => evaluateCondition(expression, visit.context),
     onUnknownBlock: (type) => data.unknownBlock(type),
     // Another space's (of the organization) as content read it; another organization's was left out: nothing.
-    reusableContent: (ref) =>
-      included.get(reusableContentKey(ref.space === undefined || ref.space === space.spaceId ? "" : ref.space, ref.reusableContent)) ?? null,
+    reusableContent: (ref) => included.get(includeKey(ref.space === undefined || ref.space === space.spaceId ? "" : ref.space, ref.reusableContent)) ?? null,
   });
   const visible = pages.filter((candidate) => !candidate.hidden);
   const index = visible.findIndex((candidate) => candidate.id === page.id);

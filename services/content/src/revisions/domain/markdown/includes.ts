@@ -1,5 +1,4 @@
-import { INCLUDE_PATH, parseMarkdown, type JsonDocument } from "@imprint/document";
-import { visit } from "unist-util-visit";
+import { includeKey, type JsonDocument } from "@imprint/document";
 
 /**
  * GitBook's reusable contents as a page includes them: `reusable-content` blocks in its document
@@ -7,23 +6,16 @@ import { visit } from "unist-util-visit";
  * reusable content is another space's).
  */
 
-/** How deep reusable contents including others are followed (GitBook allows none; a bound against cycles). */
-export const MAX_INCLUDE_DEPTH = 3;
+// The include tag, its key and its expansion in markdown are the document model's (shared with the reader).
+export { expandIncludes, includeKey, MAX_INCLUDE_DEPTH } from "@imprint/document";
+
 /** The most reusable contents one page includes, all levels and spaces together. */
 export const MAX_INCLUDED = 50;
-
-/** An include tag: its target, and the space it names (none: the space the tag is written in). */
-const INCLUDE_TAG = /^\{%\s*include\s+"([^"]*)"(?:\s+space="([^"]*)")?\s*%\}$/;
 
 /** A reusable content a document includes: its id, and its space when the block names one. */
 export interface IncludedRef {
   reusableContentId: string;
   space?: string;
-}
-
-/** What names an included reusable content among a page's: its id, after its space when it is another space's ("" for the page's own). */
-export function includeKey(space: string, reusableContentId: string): string {
-  return space === "" ? reusableContentId : `${space}/${reusableContentId}`;
 }
 
 type BlockNode = {
@@ -70,35 +62,4 @@ export function anchoredToSpace(document: JsonDocument, space: string): JsonDocu
     if (ref.space === undefined) ref.space = space;
   });
   return document;
-}
-
-/**
- * The markdown with each include tag of a reusable content in `bodies` (by `includeKey`; `ownSpace`
- * is the including page's space, "" in the keys) replaced by that content's markdown (tags in code,
- * or of contents not given, stay as written). A tag naming no space names the space it is written
- * in: the page's, or the other space whose content holds it. Tags are found in the parsed markdown
- * (an HTML block or a paragraph holding only the tag), not by their text alone.
- */
-export function expandIncludes(markdown: string, bodies: ReadonlyMap<string, string>, ownSpace = "", inSpace = "", depth = 0): string {
-  if (bodies.size === 0 || !markdown.includes("include")) return markdown;
-  const edits: { start: number; end: number; text: string }[] = [];
-  visit(parseMarkdown(markdown), (node) => {
-    if (node.type !== "html" && node.type !== "paragraph") return;
-    const start = node.position?.start.offset;
-    const end = node.position?.end.offset;
-    if (start === undefined || end === undefined) return;
-    const tag = INCLUDE_TAG.exec(markdown.slice(start, end).trim());
-    const id = tag === null ? undefined : INCLUDE_PATH.exec(tag[1]!)?.[1];
-    if (id === undefined) return;
-    const named = tag![2] ?? inSpace;
-    const space = named === ownSpace ? "" : named;
-    const body = bodies.get(includeKey(space, id));
-    if (body === undefined) return;
-    const inner = depth + 1 < MAX_INCLUDE_DEPTH ? expandIncludes(body, bodies, ownSpace, space, depth + 1) : body;
-    edits.push({ start, end, text: inner.trimEnd() });
-    return "skip";
-  });
-  let text = markdown;
-  for (const edit of edits.sort((a, b) => b.start - a.start)) text = text.slice(0, edit.start) + edit.text + text.slice(edit.end);
-  return text;
 }
