@@ -2,7 +2,7 @@ import type { DocumentBlock, JsonDocument } from "@imprint/document";
 import type { Element } from "hast";
 import { h } from "hastscript";
 import { openApiOperation } from "./openapi-operation.js";
-import { bodyHtml, paragraphs } from "./openapi.js";
+import { bodyHtml, paragraphs, responsesHtml } from "./openapi.js";
 import type { OpenApiWords } from "./words.js";
 
 /**
@@ -84,16 +84,6 @@ export function openApiPointerHtml(block: DocumentBlock, spec: unknown, words: O
     ...paragraphs(webhook.description),
     // The payload the API sends is the webhook's request body.
     ...(webhook.requestBody ? [h("h3", words.requestBody), ...bodyHtml(webhook.requestBody, words)] : []),
-    ...(webhook.responses.length > 0
-      ? [
-          h("h3", words.responses),
-          ...webhook.responses.map((response) =>
-            h("section.response", { "aria-label": `${words.response} ${response.status}` }, [
-              h("h4", [h("code", response.status), ...(response.description ? [" ", response.description] : [])]),
-              ...(response.body ? bodyHtml(response.body, words) : []),
-            ]),
-          ),
-        ]
-      : []),
+    ...responsesHtml(webhook.responses, words),
   ]);
 }

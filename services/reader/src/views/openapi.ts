@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { ContentRef, DocumentBlock, JsonDocument } from "@imprint/document";
 import type { Element, ElementContent } from "hast";
 import { h } from "hastscript";
-import { codeSamples, openApiOperation, type BodyView, type OperationView, type SchemaView } from "./openapi-operation.js";
+import { codeSamples, openApiOperation, type BodyView, type OperationView, type ResponseView, type SchemaView } from "./openapi-operation.js";
 import type { OpenApiWords } from "./words.js";
 
 /**
@@ -126,17 +126,7 @@ export function openApiBlockHtml(block: DocumentBlock, sources: OpenApiBlockSour
         ]
       : []),
     ...(operation.requestBody ? [h("h3", words.requestBody), ...bodyHtml(operation.requestBody, words)] : []),
-    ...(operation.responses.length > 0
-      ? [
-          h("h3", words.responses),
-          ...operation.responses.map((response) =>
-            h("section.response", { "aria-label": `${words.response} ${response.status}` }, [
-              h("h4", [h("code", response.status), ...(response.description ? [" ", response.description] : [])]),
-              ...(response.body ? bodyHtml(response.body, words) : []),
-            ]),
-          ),
-        ]
-      : []),
+    ...responsesHtml(operation.responses, words),
     h("h3", words.codeSamples),
     ...codeSamples(operation).map((sample) => h("figure.code", [h("figcaption", sample.title), h("pre", h(`code.language-${sample.syntax}`, sample.code))])),
     tryItForm(operation, label, words),
@@ -145,6 +135,20 @@ export function openApiBlockHtml(block: DocumentBlock, sources: OpenApiBlockSour
 
 function safeHttpUrl(url: unknown): string | null {
   return typeof url === "string" && /^https?:\/\//i.test(url.trim()) ? url.trim() : null;
+}
+
+/** An operation's (or a webhook's expected) responses: each status with its description and body; nothing when there are none. */
+export function responsesHtml(responses: readonly ResponseView[], words: OpenApiWords): Element[] {
+  if (responses.length === 0) return [];
+  return [
+    h("h3", words.responses),
+    ...responses.map((response) =>
+      h("section.response", { "aria-label": `${words.response} ${response.status}` }, [
+        h("h4", [h("code", response.status), ...(response.description ? [" ", response.description] : [])]),
+        ...(response.body ? bodyHtml(response.body, words) : []),
+      ]),
+    ),
+  ];
 }
 
 /** OpenAPI descriptions are CommonMark: shown as their paragraphs' text (nothing in them is markup here). */
