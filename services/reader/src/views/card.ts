@@ -121,10 +121,23 @@ export function cardSvg(content: CardContent): string {
 
 let rasterizer: Promise<void> | undefined;
 
+/**
+ * resvg's wasm, once per process: `initWasm` refuses a second call, which a second evaluation of
+ * this module makes (test files sharing a process); that refusal means it is ready. A failed start
+ * is tried again on the next card rather than kept.
+ */
+function startRasterizer(): Promise<void> {
+  rasterizer ??= initWasm(readFileSync(require.resolve("@resvg/resvg-wasm/index_bg.wasm"))).catch((error: unknown) => {
+    if (error instanceof Error && error.message.startsWith("Already initialized")) return;
+    rasterizer = undefined;
+    throw error;
+  });
+  return rasterizer;
+}
+
 /** The card as PNG. */
 export async function renderCard(content: CardContent): Promise<Buffer> {
-  rasterizer ??= initWasm(readFileSync(require.resolve("@resvg/resvg-wasm/index_bg.wasm")));
-  await rasterizer;
+  await startRasterizer();
   const svg = new Resvg(cardSvg(content), { font: { loadSystemFonts: false } });
   try {
     const image = svg.render();
