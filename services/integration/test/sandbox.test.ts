@@ -540,7 +540,8 @@ describe("the Workers surface", () => {
 
 describe("the pool", () => {
   it("queues calls while its workers are busy and answers busy beyond its queue", async () => {
-    const tiny = createSandboxPool({ limits: { ...LIMITS, wallMs: 500 }, workers: 1, maxQueuedCalls: 1 });
+    // A wall limit well above the script's 200 ms: on busy CI cores the calls wait their turn longer.
+    const tiny = createSandboxPool({ limits: { ...LIMITS, wallMs: 5_000 }, workers: 1, maxQueuedCalls: 1 });
     try {
       const slow = `export default { fetch: () => new Promise((resolve) => setTimeout(() => resolve(new Response("done")), 200)) };`;
       // Once the worker is up, the first call runs, the second waits, the third is turned away.
