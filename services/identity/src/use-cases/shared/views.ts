@@ -28,6 +28,8 @@ export interface OrganizationData {
   sso: boolean;
   ai: boolean;
   inviteLinks: boolean;
+  /** How members may sign in (Imprint's); absent in public views. */
+  signInMethods?: string[];
   plan: string;
   logoUrl?: string | null;
   customHostname?: string | null;

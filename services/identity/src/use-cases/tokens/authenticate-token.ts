@@ -5,9 +5,13 @@ import { hashTokenSecret, LAST_USED_WRITE_INTERVAL_MS, TOKEN_PREFIX } from "../.
 import type { UserData } from "../shared/views.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { findTokenByHash } from "../shared/hot-path-queries.js";
+import { authenticateSession } from "../sessions/authenticate-session.js";
+import type { SessionView } from "../sessions/shared.js";
 
 export interface AuthenticateTokenInput {
   token: string;
+  /** The secret is a session's (a cookie), not an API token's. */
+  session?: boolean;
 }
 
 export interface AuthenticatedPrincipal {
@@ -15,15 +19,18 @@ export interface AuthenticatedPrincipal {
   tokenId: string;
   /** When the token stops working; null when it does not expire. */
   expiresAt: Date | null;
+  /** The session, when the secret was a session's. */
+  session?: SessionView;
 }
 
 /**
- * Resolves a bearer secret to its owner. The hot path of every API request: one read on the
+ * Resolves a bearer secret (or, with `session`, a session cookie's: authenticateSession) to its owner. The hot path of every API request: one read on the
  * unique hash index (token and user joined); `lastUsedAt` is written at most once a minute per
  * token, by a conditional update that concurrent requests cannot repeat.
  */
 export async function authenticateToken(em: EntityManager, input: AuthenticateTokenInput, deps: UseCaseDeps): Promise<AuthenticatedPrincipal> {
   const secret = input.token.trim();
+  if (input.session) return authenticateSession(em, secret, deps);
   if (!secret.startsWith(TOKEN_PREFIX) || secret.length > 256) throw AppError.unauthenticated();
   const token = await findTokenByHash(em, hashTokenSecret(secret));
   const now = deps.clock();
