@@ -122,7 +122,7 @@ describe("signing in with a password", () => {
     expect(organization.body.signInMethods).toEqual(["password", "oidc", "saml"]);
 
     // A bearer request has no session to describe.
-    expect((await call(stack, "GET", "/v1/auth/session", { token: member.token!, ...EXTENSION })).status).toBe(401);
+    expect((await call(stack, "GET", "/v1/auth/session", { token: member.token, ...EXTENSION })).status).toBe(401);
   });
 
   it("refuses the CLI a short password or an unknown user, and shows no password", async () => {
@@ -198,7 +198,7 @@ describe("CSRF", () => {
     expect((await asSession(session, "POST", "/v1/auth/sign-out", { csrf: null })).status).toBe(403);
     expect((await asSession(session, "GET", "/v1/user")).status).toBe(200);
 
-    const bearer = await call(stack, "PATCH", path, { token: member.token!, json: { displayName: "By token" } });
+    const bearer = await call(stack, "PATCH", path, { token: member.token, json: { displayName: "By token" } });
     expect(bearer.status).toBe(200);
   });
 });
@@ -252,7 +252,7 @@ describe("signing out", () => {
     expect((await asSession(first, "POST", "/v1/auth/sign-out-everywhere")).status).toBe(204);
     expect((await asSession(first, "GET", "/v1/user")).status).toBe(401);
     expect((await asSession(second, "GET", "/v1/user")).status).toBe(401);
-    expect((await call(stack, "GET", "/v1/user", { token: member.token! })).status).toBe(200);
+    expect((await call(stack, "GET", "/v1/user", { token: member.token })).status).toBe(200);
   });
 });
 
@@ -347,7 +347,7 @@ describe("organizations' sign-in methods and SSO", () => {
     const path = `/v1/orgs/${other.organizationId}`;
     expect((await call(stack, "PATCH", path, { token: other.owner.token, json: { signInMethods: ["fax"] } })).status).toBe(400);
     expect((await call(stack, "PATCH", path, { token: other.owner.token, json: { signInMethods: [] } })).status).toBe(400);
-    expect((await call(stack, "PATCH", path, { token: member.token!, json: { signInMethods: ["saml"] } })).status).toBe(403);
+    expect((await call(stack, "PATCH", path, { token: member.token, json: { signInMethods: ["saml"] } })).status).toBe(403);
     const updated = await call(stack, "PATCH", path, { token: other.owner.token, json: { signInMethods: ["saml", "oidc"] } });
     expect(updated.status).toBe(200);
     expect(updated.body.signInMethods).toEqual(["oidc", "saml"]);
@@ -355,7 +355,7 @@ describe("organizations' sign-in methods and SSO", () => {
     const refused = await asSession(session, "GET", path);
     expect(refused.status).toBe(403);
     expect(refused.body.error.message).toMatch(/does not allow signing in with password/);
-    expect((await call(stack, "GET", path, { token: member.token! })).status).toBe(200);
+    expect((await call(stack, "GET", path, { token: member.token })).status).toBe(200);
     // Elsewhere the session still works.
     expect((await asSession(session, "GET", "/v1/user")).status).toBe(200);
     expect((await asSession(session, "GET", `/v1/orgs/${other.organizationId}/members`)).status).toBe(403);

@@ -7,7 +7,7 @@ import { TeamRole, type Team as TeamMessage } from "@imprint/proto/identity/v1/t
 import { type Session as SessionMessage } from "@imprint/proto/identity/v1/sessions";
 import { type OwnToken } from "@imprint/proto/identity/v1/tokens";
 import type { ApiToken } from "../domain/api-token.js";
-import type { SessionView } from "../use-cases/sessions/shared.js";
+import type { SessionView } from "../use-cases/shared/views.js";
 import type { SamlProvider } from "../domain/saml-provider.js";
 import type { TeamRoleValue } from "../domain/team.js";
 import type { TeamView } from "../use-cases/teams/shared.js";

@@ -1,9 +1,12 @@
 import { SessionServiceService, type StartedSession as StartedSessionMessage } from "@imprint/proto/identity/v1/sessions";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { type AsyncImplementation } from "@imprint/runtime";
-import { endAllSessions, endSession } from "../use-cases/sessions/end-sessions.js";
+import { endAllSessions } from "../use-cases/sessions/end-all-sessions.js";
+import { endSession } from "../use-cases/sessions/end-session.js";
 import { joinWithPassword } from "../use-cases/sessions/join-with-password.js";
-import { createPasswordReset, resetPassword, setPassword } from "../use-cases/sessions/set-password.js";
+import { createPasswordReset } from "../use-cases/sessions/create-password-reset.js";
+import { resetPassword } from "../use-cases/sessions/reset-password.js";
+import { setPassword } from "../use-cases/sessions/set-password.js";
 import type { StartedSession } from "../use-cases/sessions/shared.js";
 import { signInWithPassword } from "../use-cases/sessions/sign-in-with-password.js";
 import type { UseCaseDeps } from "../deps.js";

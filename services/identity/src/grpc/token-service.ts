@@ -9,7 +9,9 @@ import { revokeInstallationTokens } from "../use-cases/tokens/revoke-installatio
 import { revokeToken } from "../use-cases/tokens/revoke-token.js";
 import type { UseCaseDeps } from "../deps.js";
 import { ownTokenToProto, roleFromProto, sessionToProto, userToProto } from "./mappers.js";
-import { createOwnToken, listOwnTokens, revokeOwnToken } from "../use-cases/tokens/own-tokens.js";
+import { createOwnToken } from "../use-cases/tokens/create-own-token.js";
+import { listOwnTokens } from "../use-cases/tokens/list-own-tokens.js";
+import { revokeOwnToken } from "../use-cases/tokens/revoke-own-token.js";
 
 export const TOKEN_SERVICE_NAME = "imprint.identity.v1.TokenService";
 
@@ -21,7 +23,7 @@ export const TOKEN_SERVICE_NAME = "imprint.identity.v1.TokenService";
 export function tokenServiceImplementation(em: () => EntityManager, useCaseDeps: UseCaseDeps): AsyncImplementation<typeof TokenServiceService> {
   return {
     authenticateToken: async (request) => {
-      const principal = await authenticateToken(em(), { token: request.token, session: request.session }, useCaseDeps);
+      const principal = await authenticateToken(em(), { token: request.token, session: request.session ?? false }, useCaseDeps);
       return {
         caller: { userId: principal.user.id, tokenId: principal.tokenId },
         user: userToProto(principal.user),

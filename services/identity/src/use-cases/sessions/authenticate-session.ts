@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { hashSessionSecret, Session, SESSION_PREFIX } from "../../domain/session.js";
 import { LAST_USED_WRITE_INTERVAL_MS } from "../../domain/tokens.js";
-import type { AuthenticatedPrincipal } from "../tokens/authenticate-token.js";
+import type { AuthenticatedPrincipal } from "../shared/views.js";
 import { sessionView } from "./shared.js";
 import type { UseCaseDeps } from "../../deps.js";
 

@@ -1,19 +1,10 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { UserPassword } from "../../domain/password.js";
 import { csrfTokenOf, generateSessionSecret, hashSessionSecret, Session, type SessionPolicy } from "../../domain/session.js";
-import type { User } from "../../domain/user.js";
-import type { UserData } from "../shared/views.js";
+import { AppError } from "@imprint/runtime";
+import { User } from "../../domain/user.js";
+import type { SessionView, UserData } from "../shared/views.js";
 import type { UseCaseDeps } from "../../deps.js";
-
-/** A session as the use cases answer it: what the client is told (never the secret's hash). */
-export interface SessionView {
-  id: string;
-  method: string;
-  csrfToken: string;
-  createdAt: Date;
-  /** Its idle expiry, never after its absolute expiry. */
-  expiresAt: Date;
-}
 
 /** A session just started: its view, its secret (the cookie's value, shown once) and its user. */
 export interface StartedSession {
@@ -55,4 +46,11 @@ export async function storePassword(tx: EntityManager, user: User, hash: string,
     return;
   }
   tx.create(UserPassword, { user, hash, failedAttempts: 0, lockedUntil: null, updatedAt: deps.clock() });
+}
+
+/** A person (no installation's principal) by normalized e-mail; NOT_FOUND "User" otherwise. */
+export async function findPerson(tx: EntityManager, email: string): Promise<User> {
+  const user = await tx.findOne(User, { email, integrationInstallationId: null });
+  if (!user) throw AppError.notFound("User");
+  return user;
 }

@@ -2,25 +2,15 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { ApiToken } from "../../domain/api-token.js";
 import { hashTokenSecret, LAST_USED_WRITE_INTERVAL_MS, TOKEN_PREFIX } from "../../domain/tokens.js";
-import type { UserData } from "../shared/views.js";
+import type { AuthenticatedPrincipal } from "../shared/views.js";
 import type { UseCaseDeps } from "../../deps.js";
 import { findTokenByHash } from "../shared/hot-path-queries.js";
 import { authenticateSession } from "../sessions/authenticate-session.js";
-import type { SessionView } from "../sessions/shared.js";
 
 export interface AuthenticateTokenInput {
   token: string;
   /** The secret is a session's (a cookie), not an API token's. */
   session?: boolean;
-}
-
-export interface AuthenticatedPrincipal {
-  user: UserData;
-  tokenId: string;
-  /** When the token stops working; null when it does not expire. */
-  expiresAt: Date | null;
-  /** The session, when the secret was a session's. */
-  session?: SessionView;
 }
 
 /**

@@ -2,7 +2,6 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { Session } from "../../domain/session.js";
 import { isId, requireCaller } from "../shared/validation.js";
-import { endUserSessions } from "./shared.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
 /** Signs the caller's session out; true when it was still going. An API token's caller has no session to end. */
@@ -14,10 +13,4 @@ export async function endSession(em: EntityManager, input: { caller: CallerInput
     if (!session) throw AppError.unauthenticated("caller: signing out needs a session");
     return { ended: session.end(deps.clock) };
   });
-}
-
-/** Ends every session of the caller's user ("sign out everywhere"), whatever the caller authenticated with. */
-export async function endAllSessions(em: EntityManager, input: { caller: CallerInput | undefined }, deps: UseCaseDeps): Promise<{ endedSessions: number }> {
-  const caller = requireCaller(input.caller);
-  return deps.unitOfWork.run(em, async (tx) => ({ endedSessions: await endUserSessions(tx, caller.userId, deps) }));
 }
