@@ -116,7 +116,8 @@ export function parseBearerToken(header: string | undefined): string {
  * before the outage is refused with 401), and an event about a user drops their principals (they
  * are verified again). A gap in the events (a reconnect) makes every principal verified before it
  * unfit for stale use. Rejections are kept for stale use regardless: a token never becomes valid
- * again.
+ * again. Sessions (cookies) are cached like tokens, under keys of their own, but never used stale:
+ * a sign-out records no event.
  */
 export class TokenAuthenticator {
   private readonly cache: BudgetedCache<CacheEntry>;
@@ -257,7 +258,12 @@ export class TokenAuthenticator {
   private staleAnswer(key: string): CacheEntry | undefined {
     const entry = this.cache.get(key);
     if (!entry || this.now() - entry.verifiedAt >= this.staleIfErrorMs) return undefined;
-    if ("principal" in entry && (entry.verifiedAt < this.trustedSince || this.now() >= (entry.tokenExpiresAt ?? Number.POSITIVE_INFINITY))) return undefined;
+    if (
+      "principal" in entry &&
+      // A session is never used stale: its end (a sign-out on another replica) is no event this process hears.
+      (entry.principal.session || entry.verifiedAt < this.trustedSince || this.now() >= (entry.tokenExpiresAt ?? Number.POSITIVE_INFINITY))
+    )
+      return undefined;
     return entry;
   }
 
