@@ -334,6 +334,16 @@ describe("personal API tokens", () => {
     await eventually(async () => expect((await call(stack, "GET", "/v1/user", { token: secret })).status).toBe(401));
     expect((await asSession(session, "GET", "/v1/user/tokens")).body.items.map((item: { id: string }) => item.id)).not.toContain(createdToken.body.id);
     expect((await asSession(session, "POST", "/v1/user/tokens", { json: { label: "" } })).status).toBe(400);
+
+    // An Idempotency-Key is the session's own: the same key from another person's session is another request.
+    const other = await signIn((await person()).email);
+    const keyed = (who: Session) => asSession(who, "POST", "/v1/user/tokens", { json: { label: "keyed" }, headers: { "idempotency-key": "same-key" } });
+    const mine = await keyed(session);
+    const theirs = await keyed(other);
+    expect(mine.status).toBe(201);
+    expect(theirs.status).toBe(201);
+    expect(theirs.body.id).not.toBe(mine.body.id);
+    expect((await keyed(session)).body.id).toBe(mine.body.id);
     expect((await asSession(session, "POST", "/v1/user/tokens", { json: { label: "old", expiresAt: "2001-01-01T00:00:00Z" } })).status).toBe(400);
   });
 });
