@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, uniqueEmail } from "@imprint/runtime/testing";
-import { createMember, createOrganization, type TestOrganization } from "./support/factories.js";
+import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call, type CallOptions, type CallResult } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
@@ -352,6 +352,7 @@ describe("organizations' sign-in methods and SSO", () => {
   it("refuses a password session in an organization that does not allow passwords (403), its bearer tokens not", async () => {
     const other = await createOrganization(stack);
     const member = await createMember(stack, other, { role: "edit" });
+    const space = await createSpace(stack, other);
     await setPassword(member.email);
     const session = await signIn(member.email);
     const path = `/v1/orgs/${other.organizationId}`;
@@ -369,6 +370,11 @@ describe("organizations' sign-in methods and SSO", () => {
     // Elsewhere the session still works.
     expect((await asSession(session, "GET", "/v1/user")).status).toBe(200);
     expect((await asSession(session, "GET", `/v1/orgs/${other.organizationId}/members`)).status).toBe(403);
+    // Content asks identity for the session's membership: the same refusal.
+    const spaceRead = await asSession(session, "GET", `/v1/spaces/${space.id}`);
+    expect(spaceRead.status).toBe(403);
+    expect(spaceRead.body.error.message).toMatch(/does not allow signing in with password/);
+    expect((await call(stack, "GET", `/v1/spaces/${space.id}`, { token: member.token })).status).toBe(200);
 
     // An admin signed in with a password cannot shut the way they came in.
     await setPassword(other.owner.email);
