@@ -1,10 +1,11 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { eventually, uniqueEmail } from "@imprint/runtime/testing";
+import { eventually, testLogger, uniqueEmail } from "@imprint/runtime/testing";
 import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call, type CallOptions, type CallResult } from "./support/http.js";
-import { startStack, type TestStack } from "./support/stack.js";
+import { startStack, UNREACHED_RATE_LIMITS, type TestStack } from "./support/stack.js";
+import { loadGatewayConfig, startGateway, type GatewayHandle } from "../src/index.js";
 
 /**
  * People's sign-in end to end: passwords set through the admin CLI, sessions in an HttpOnly cookie
@@ -19,6 +20,8 @@ const IDLE_MS = 10 * 60_000;
 const MAX_MS = 60 * 60_000;
 const APP_URL = "https://docs.example.test";
 const PASSWORD = "correct horse battery staple";
+/** The gateway's default AUTH_CACHE_TTL_MS: how long a verified session is reused without asking identity. */
+const AUTH_CACHE_TTL_MS = 5_000;
 const EXTENSION = { notInOpenApi: "Imprint's sign-in and personal tokens (docs/api.md, extensions)" };
 
 let stack: TestStack;
@@ -253,6 +256,38 @@ describe("signing out", () => {
     expect((await asSession(first, "GET", "/v1/user")).status).toBe(401);
     expect((await asSession(second, "GET", "/v1/user")).status).toBe(401);
     expect((await call(stack, "GET", "/v1/user", { token: member.token })).status).toBe(200);
+  });
+});
+
+describe("behind an https public URL, on another gateway", () => {
+  let https: GatewayHandle;
+  beforeAll(async () => {
+    https = await startGateway(loadGatewayConfig({ ...stack.upstreamEnv, IMPRINT_PORT: "0", IMPRINT_PUBLIC_URL: APP_URL, ...UNREACHED_RATE_LIMITS }), {
+      logger: testLogger("https gateway"),
+      clock: stack.clock.now,
+    });
+  });
+  afterAll(() => https?.stop());
+
+  it("marks the cookie Secure, takes form posts from the public origin, and refuses a session signed out elsewhere once its cache's freshness ran out", async () => {
+    const member = await person();
+    const viaHttps = { ...stack, baseUrl: https.url };
+    const form = new URLSearchParams({ email: member.email, password: PASSWORD }).toString();
+    const signedIn = await call(viaHttps, "POST", "/v1/auth/password", {
+      rawBody: form,
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: APP_URL },
+      ...EXTENSION,
+    });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.headers.get("set-cookie")).toMatch(/; Secure/);
+    const session = { cookie: cookieOf(signedIn), csrf: signedIn.body.csrfToken as string };
+    const read = () => call(viaHttps, "GET", "/v1/user", { headers: { cookie: session.cookie } });
+    expect((await read()).status).toBe(200);
+
+    // Signed out through the stack's gateway: this one refuses it once its cached answer is older than AUTH_CACHE_TTL_MS.
+    expect((await asSession(session, "POST", "/v1/auth/sign-out")).status).toBe(204);
+    stack.clock.advance(AUTH_CACHE_TTL_MS + 1000);
+    expect((await read()).status).toBe(401);
   });
 });
 
