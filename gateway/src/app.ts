@@ -64,6 +64,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
     upstreamAddresses: deps.upstreamAddresses,
     urls: deps.urls,
     caches: deps.caches,
+    authenticator: deps.authenticator,
     ...(deps.readiness ? { readiness: deps.readiness } : {}),
     ...(deps.siteScripts ? { siteScripts: deps.siteScripts } : {}),
   });

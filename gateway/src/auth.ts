@@ -1,17 +1,56 @@
-import { createHash } from "node:crypto";
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { Caller } from "@imprint/proto/common/v1";
 import type { User } from "@imprint/proto/identity/v1";
 import { AppError } from "@imprint/runtime/core";
 import { CacheBudget, type BudgetedCache } from "@imprint/runtime/core";
 
-/** Who is calling: the identity service's answer for a bearer token. */
+/** The session a request authenticated with (its cookie), as identity described it. */
+export interface PrincipalSession {
+  id: string;
+  /** "password", later "oidc:<providerId>" or "saml:<providerId>". */
+  method: string;
+  /** What every state-changing request of the session must carry in X-CSRF-Token. */
+  csrfToken: string;
+  /** When it ends unless used again (as of identity's answer). */
+  expiresAt: Date | undefined;
+}
+
+/** Who is calling: the identity service's answer for a bearer token or a session cookie. */
 export interface Principal {
   caller: Caller;
   user: User;
+  /** Set when the request authenticated with a session cookie, not a bearer token. */
+  session?: PrincipalSession;
 }
 
-/** Looks a token up in the identity service (AuthenticateToken): its principal, and when it expires (ms since the epoch; absent: never). */
-export type ResolvePrincipal = (token: string) => Promise<{ principal: Principal; expiresAt?: number }>;
+/**
+ * Looks a credential up in the identity service (AuthenticateToken, `session` for a session
+ * cookie's secret): its principal, and when it expires (ms since the epoch; absent: never).
+ */
+export type ResolvePrincipal = (token: string, kind: "bearer" | "session") => Promise<{ principal: Principal; expiresAt?: number }>;
+
+/** The cookie a browser session is kept in (HttpOnly, SameSite=Lax, Secure behind https). */
+export const SESSION_COOKIE = "imprint_session";
+/** The header a session's state-changing request carries its CSRF token in. */
+export const CSRF_HEADER = "X-CSRF-Token";
+/** Methods that change nothing: no CSRF token needed. */
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * A request authenticated by its session cookie and changing state must carry the session's CSRF
+ * token in X-CSRF-Token (403 otherwise, whatever its Origin or Referer say). Bearer requests are
+ * not concerned: a browser never adds an Authorization header by itself.
+ */
+export function assertCsrf(principal: Principal, method: string, header: string | undefined): void {
+  if (!principal.session || SAFE_METHODS.has(method.toUpperCase())) return;
+  const expected = createHash("sha256").update(principal.session.csrfToken).digest();
+  const sent = createHash("sha256")
+    .update(header ?? "")
+    .digest();
+  if (!header || !timingSafeEqual(expected, sent)) {
+    throw AppError.permissionDenied(`Missing or wrong ${CSRF_HEADER} header: a request signed in with a session cookie must send the session's csrfToken`);
+  }
+}
 
 export interface TokenAuthenticatorOptions {
   /** How long a resolved principal is reused; also the longest a revoked token keeps working. 0 disables caching. */
@@ -77,7 +116,8 @@ export function parseBearerToken(header: string | undefined): string {
  * before the outage is refused with 401), and an event about a user drops their principals (they
  * are verified again). A gap in the events (a reconnect) makes every principal verified before it
  * unfit for stale use. Rejections are kept for stale use regardless: a token never becomes valid
- * again.
+ * again. Sessions (cookies) are cached like tokens, under keys of their own, but never used stale:
+ * a sign-out records no event.
  */
 export class TokenAuthenticator {
   private readonly cache: BudgetedCache<CacheEntry>;
@@ -102,6 +142,21 @@ export class TokenAuthenticator {
     this.cache = (options.budget ?? new CacheBudget(Number.POSITIVE_INFINITY)).cache("tokens");
   }
 
+  /**
+   * A request's credential: its Authorization header when it has one, else its session cookie
+   * (a request with both is a bearer request).
+   */
+  authenticateRequest(header: string | undefined, sessionCookie: string | undefined): Promise<Principal> {
+    if (!header && sessionCookie) return this.authenticateSession(sessionCookie);
+    return this.authenticate(header);
+  }
+
+  /** Authenticates a session cookie's value; rejects with AppError unauthenticated (or unavailable). */
+  authenticateSession(secret: string): Promise<Principal> {
+    if (!/^[A-Za-z0-9_-]{1,256}$/.test(secret)) return Promise.reject(AppError.unauthenticated("Your session has ended: sign in again"));
+    return this.authenticateCredential(secret, "session");
+  }
+
   /** Authenticates an Authorization header value; rejects with AppError unauthenticated (or unavailable). */
   authenticate(header: string | undefined): Promise<Principal> {
     let token: string;
@@ -110,7 +165,12 @@ export class TokenAuthenticator {
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : AppError.unauthenticated());
     }
-    const key = createHash("sha256").update(token).digest("base64url");
+    return this.authenticateCredential(token, "bearer");
+  }
+
+  private authenticateCredential(token: string, kind: "bearer" | "session"): Promise<Principal> {
+    // A session's secret and a token's never share a key, whatever they are.
+    const key = (kind === "session" ? "s:" : "") + createHash("sha256").update(token).digest("base64url");
 
     const cached = this.cache.get(key);
     if (cached) {
@@ -124,7 +184,7 @@ export class TokenAuthenticator {
 
     const pending = this.inFlight.get(key);
     if (pending) return pending;
-    const lookup = this.lookup(key, token).finally(() => this.inFlight.delete(key));
+    const lookup = this.lookup(key, token, kind).finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, lookup);
     return lookup;
   }
@@ -142,7 +202,7 @@ export class TokenAuthenticator {
     this.trustedSince = Number.POSITIVE_INFINITY;
   }
 
-  /** `token.revoked`: the token is refused from now on, identity reachable or not. */
+  /** `token.revoked`, or a session signed out here: the token (or session) is refused from now on, identity reachable or not. */
   revokeToken(tokenId: string): void {
     const now = this.now();
     for (const [key, entry] of this.cache.entries()) {
@@ -164,10 +224,10 @@ export class TokenAuthenticator {
     return this.cache.size;
   }
 
-  private async lookup(key: string, token: string): Promise<Principal> {
+  private async lookup(key: string, token: string, kind: "bearer" | "session"): Promise<Principal> {
     const startedAt = this.now();
     try {
-      const { principal, expiresAt: tokenExpiresAt } = await this.resolve(token);
+      const { principal, expiresAt: tokenExpiresAt } = await this.resolve(token, kind);
       // `token.revoked` may have arrived while the lookup was under way (lookups of a token are
       // coalesced, so a rejection written since is the event's): the older answer is not kept.
       const current = this.cache.get(key);
@@ -198,7 +258,12 @@ export class TokenAuthenticator {
   private staleAnswer(key: string): CacheEntry | undefined {
     const entry = this.cache.get(key);
     if (!entry || this.now() - entry.verifiedAt >= this.staleIfErrorMs) return undefined;
-    if ("principal" in entry && (entry.verifiedAt < this.trustedSince || this.now() >= (entry.tokenExpiresAt ?? Number.POSITIVE_INFINITY))) return undefined;
+    if (
+      "principal" in entry &&
+      // A session is never used stale: its end (a sign-out on another replica) is no event this process hears.
+      (entry.principal.session || entry.verifiedAt < this.trustedSince || this.now() >= (entry.tokenExpiresAt ?? Number.POSITIVE_INFINITY))
+    )
+      return undefined;
     return entry;
   }
 

@@ -82,10 +82,18 @@ export async function startGateway(
   // One byte budget for every cache of the process (tokens, page trees of every content prefix).
   const caches = new CacheBudget(config.cacheBytes);
   const authenticator = new TokenAuthenticator(
-    async (token) => {
-      const { caller, user, expiresAt } = await upstreams.identity.tokens.authenticateToken({ token });
+    async (token, kind) => {
+      const { caller, user, expiresAt, session } = await upstreams.identity.tokens.authenticateToken({ token, session: kind === "session" });
       if (!caller || !user) throw new AppError("internal", "identity answered AuthenticateToken without a principal");
-      return { principal: { caller, user }, expiresAt: expiresAt?.getTime() };
+      if (kind === "session" && !session) throw new AppError("internal", "identity answered AuthenticateToken for a session without it");
+      return {
+        principal: {
+          caller,
+          user,
+          ...(session ? { session: { id: session.id, method: session.method, csrfToken: session.csrfToken, expiresAt: session.expiresAt } } : {}),
+        },
+        expiresAt: expiresAt?.getTime(),
+      };
     },
     {
       ttlMs: config.authCacheTtlMs,

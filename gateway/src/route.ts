@@ -1,6 +1,6 @@
 import type { Router } from "@koa/router";
 import type { z } from "zod";
-import type { Principal, TokenAuthenticator } from "./auth.js";
+import { assertCsrf, CSRF_HEADER, SESSION_COOKIE, type Principal, type TokenAuthenticator } from "./auth.js";
 import type { GatewayContext, GatewayState } from "./context.js";
 import { sendIdempotentAnswer } from "./middleware/idempotency.js";
 import { readJsonBody } from "./middleware/json-body.js";
@@ -75,8 +75,11 @@ export function defineRoute<
     path: spec.path,
     schemas: { ...(spec.params && { params: spec.params }), ...(spec.query && { query: spec.query }), ...(spec.body && { body: spec.body }) },
     async run(ctx, pipeline) {
-      const principal = await (ctx.state.authentication ?? pipeline.authenticator.authenticate(ctx.get("Authorization") || undefined));
+      const principal = await (ctx.state.authentication ??
+        pipeline.authenticator.authenticateRequest(ctx.get("Authorization") || undefined, ctx.cookies.get(SESSION_COOKIE) || undefined));
       ctx.state.principal = principal;
+      // A session cookie's state change carries the session's CSRF token (403 before anything runs).
+      assertCsrf(principal, spec.method, ctx.get(CSRF_HEADER) || undefined);
       let rawBytes: Buffer = Buffer.alloc(0);
       const rawBody = METHODS_WITH_BODY.has(spec.method)
         ? await readJsonBody(ctx, Math.max(pipeline.bodyLimitBytes, spec.bodyLimitBytes ?? 0), (raw) => (rawBytes = raw))

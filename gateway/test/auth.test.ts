@@ -8,6 +8,15 @@ function principalFor(token: string): Principal {
   return { caller: { userId: `user-${token}`, tokenId: `tok-${token}` }, user: { id: `user-${token}`, displayName: "", email: "", photoUrl: "" } };
 }
 
+function sessionPrincipalFor(secret: string): Principal {
+  const principal = principalFor(secret);
+  return {
+    caller: { ...principal.caller, tokenId: `session-${secret}` },
+    user: principal.user,
+    session: { id: `session-${secret}`, method: "password", csrfToken: `csrf-${secret}`, expiresAt: undefined },
+  };
+}
+
 function setup(
   options: {
     ttlMs?: number;
@@ -22,12 +31,12 @@ function setup(
   const calls: string[] = [];
   const valid = options.valid ?? new Set(["good", "a", "b", "c"]);
   const authenticator = new TokenAuthenticator(
-    async (token) => {
+    async (token, kind) => {
       calls.push(token);
       await new Promise((r) => setTimeout(r, 5));
       if (options.upstreamDown?.()) throw new AppError("unavailable", "identity down");
       if (!valid.has(token)) throw AppError.unauthenticated("unknown token");
-      return { principal: principalFor(token), expiresAt: options.expiresAt?.(token) };
+      return { principal: kind === "session" ? sessionPrincipalFor(token) : principalFor(token), expiresAt: options.expiresAt?.(token) };
     },
     { ttlMs: options.ttlMs ?? 5_000, staleIfErrorMs: options.staleIfErrorMs, maxEntries: options.maxEntries, now: () => now },
   );
@@ -102,6 +111,24 @@ describe("TokenAuthenticator", () => {
     expect(calls).toEqual(["a", "b", "c", "b"]);
   });
 
+  it("keeps a session cookie's secret and a bearer token apart, each cached as its kind", async () => {
+    const { authenticator, calls } = setup();
+    expect(await authenticator.authenticateRequest(undefined, "good")).toEqual(sessionPrincipalFor("good"));
+    expect(await authenticator.authenticateRequest("Bearer good", "good")).toEqual(principalFor("good"));
+    await authenticator.authenticateSession("good");
+    await authenticator.authenticate("Bearer good");
+    expect(calls).toEqual(["good", "good"]);
+    await expect(authenticator.authenticateSession("bad secret!")).rejects.toMatchObject({ code: "unauthenticated" });
+    await expect(authenticator.authenticateRequest(undefined, undefined)).rejects.toMatchObject({ code: "unauthenticated" });
+  });
+
+  it("refuses a session signed out here at once", async () => {
+    const { authenticator } = setup();
+    await authenticator.authenticateSession("good");
+    authenticator.revokeToken("session-good");
+    await expect(authenticator.authenticateSession("good")).rejects.toMatchObject({ code: "unauthenticated" });
+  });
+
   it("does not cache with a TTL of 0", async () => {
     const { authenticator, calls } = setup({ ttlMs: 0 });
     await authenticator.authenticate("Bearer good");
@@ -127,6 +154,15 @@ describe("TokenAuthenticator while identity is unreachable (stale if error)", ()
     await expect(authenticator.authenticate("Bearer good")).resolves.toEqual(principalFor("good"));
     advance(300_000);
     await expect(authenticator.authenticate("Bearer good")).rejects.toMatchObject({ code: "unavailable" });
+  });
+
+  it("never uses a session stale: signing out elsewhere records no event that could refuse it", async () => {
+    const { authenticator, advance, goDown } = outage();
+    authenticator.followingEvents();
+    await authenticator.authenticateSession("good");
+    goDown();
+    advance(6_000);
+    await expect(authenticator.authenticateSession("good")).rejects.toMatchObject({ code: "unavailable" });
   });
 
   it("answers unavailable for a token never verified", async () => {

@@ -165,8 +165,32 @@ const newcomer = async () => {
   return (await stack.identity.tokens.issueToken({ email, label: "race" })).token;
 };
 
+const SIGN_IN = "Imprint's sign-in and personal tokens (an extension)";
+
 const CASES: Record<string, RaceCase> = {
   // identity
+  "POST /v1/user/tokens": { outcome: "duplicates", request: async () => ({ path: "/v1/user/tokens", json: { label: "Raced token" }, notInOpenApi: SIGN_IN }) },
+  "DELETE /v1/user/tokens/:tokenId": {
+    outcome: "delete",
+    request: async () => {
+      const { id } = await ok("POST", "/v1/user/tokens", { label: "Raced revocation" }, { notInOpenApi: SIGN_IN });
+      return { path: `/v1/user/tokens/${id}`, notInOpenApi: SIGN_IN };
+    },
+  },
+  "POST /v1/auth/sign-out-everywhere": { outcome: "action", request: async () => ({ path: "/v1/auth/sign-out-everywhere", notInOpenApi: SIGN_IN }) },
+  // The same new account twice: one creates it and joins, the other is a clear 409.
+  "POST /v1/auth/join": {
+    outcome: "unique",
+    request: async () => {
+      const { id } = await ok("POST", `${orgPath()}/link-invites`, { role: "read" });
+      const email = `joiner-${randomUUID().slice(0, 8)}@example.com`;
+      return {
+        path: "/v1/auth/join",
+        json: { organizationId: org.organizationId, invite: id, email, password: "correct horse battery staple", displayName: "Raced joiner" },
+        notInOpenApi: SIGN_IN,
+      };
+    },
+  },
   "POST /v1/orgs": { outcome: "duplicates", request: async () => ({ path: "/v1/orgs", json: { title: "Raced organization" } }) },
   // The same new address twice: one adds it, the other finds it a member (or is a clear 409).
   "POST /v1/orgs/:organizationId/invites": {
@@ -840,6 +864,11 @@ const CASES: Record<string, RaceCase> = {
 
 /** Write routes not raced here, each with the reason. */
 const NOT_RACED: Record<string, string> = {
+  "POST /v1/auth/password": "a sign-in changes nothing but starts a session: two at once are two sessions, each valid (sign-in.e2e.test.ts)",
+  "POST /v1/auth/sign-out":
+    "needs a session cookie and its CSRF token, which this table's bearer requests have not; ending a session twice ends it once (services/identity/test/sessions.test.ts)",
+  "POST /v1/auth/password-reset":
+    "needs a reset token the admin CLI prints; a token is used once, two resets at once set one password and refuse the other (services/identity/test/sessions.test.ts races it)",
   "POST /v1/spaces/:spaceId/git/sync/webhook":
     "a push webhook is signed over its exact bytes and only queues an import of the ref (the same push twice queues it once more at most, which imports nothing new); git.e2e.test.ts replays one",
   "POST /v1/sso/saml/:providerId/acs": "a sign-in needs an IdP's signed assertion, and answers a redirect, not an object (saml.e2e.test.ts replays one)",

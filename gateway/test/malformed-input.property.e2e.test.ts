@@ -594,6 +594,7 @@ beforeAll(async () => {
     eventId: randomUUID(),
     auditEventId: randomUUID(),
     assetId: randomUUID(),
+    tokenId: randomUUID(),
     path: "webhook",
   });
   for (const response of [changeRequest, comment, reply, crComment, crReply, translation, site, shareLink, redirect, section, group, team])

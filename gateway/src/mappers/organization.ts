@@ -34,6 +34,8 @@ export interface RestOrganization {
   sso: boolean;
   ai: boolean;
   inviteLinks: boolean;
+  /** Imprint's: how members may sign in to act in it; absent in public views. */
+  signInMethods?: string[];
   plan: string;
   mergeRules: RestMergeRules;
   urls: { location: string; app: string; logo?: string };
@@ -102,5 +104,6 @@ export function toRestOrganization(organization: Organization | undefined, urls:
   if (o.defaultContentSiteId) rest.defaultContent = { type: "site", site: o.defaultContentSiteId };
   if (o.logoUrl) rest.urls.logo = o.logoUrl;
   if (o.customHostname) rest.customHostname = o.customHostname;
+  if (o.signInMethods.length > 0) rest.signInMethods = o.signInMethods;
   return rest;
 }

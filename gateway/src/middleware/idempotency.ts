@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { Readable } from "node:stream";
 import type { Logger } from "@imprint/runtime/core";
+import { SESSION_COOKIE } from "../auth.js";
 import type { Middleware } from "koa";
 import type { GatewayContext, GatewayState, IdempotentAnswer, RequestIdempotency } from "../context.js";
 import type { IdempotencyRecord, IdempotencyStore } from "../idempotency-store.js";
@@ -10,7 +11,7 @@ import type { WriteKeys } from "../keyed-writes.js";
  * `Idempotency-Key` on POST, PUT, PATCH and DELETE (the IETF httpapi draft's header, as Stripe
  * uses it), so that a client, or anything between it and the gateway, can retry a write safely:
  * - the first request with a key runs, and its answer (status, body, Location, Content-Type...)
- *   is kept for IDEMPOTENCY_TTL_MS, scoped to the token, the method and the path;
+ *   is kept for IDEMPOTENCY_TTL_MS, scoped to the token (or session cookie), the method and the path;
  * - a retry with the key is answered that answer again, with `Idempotent-Replayed: true`, and
  *   runs nothing;
  * - the same key with another body (a SHA-256 of the raw bytes) is 422; while the first request
@@ -60,6 +61,17 @@ export function leaseFor(upstreamTimeoutMs: number): IdempotencyLease {
 /** The id of a key's record: a hash of token (the Authorization header), method, path and key (a valid NATS KV key). */
 export function idempotencyRecordId(authorization: string, method: string, path: string, key: string): string {
   return sha256(JSON.stringify([sha256(authorization), method, path, key]));
+}
+
+/**
+ * What scopes a request's keys: its Authorization header, else its session cookie (a browser's
+ * requests carry no header), so two people's keys never meet.
+ */
+function requestCredential(ctx: GatewayContext): string {
+  const authorization = ctx.get("Authorization");
+  if (authorization) return authorization;
+  const session = ctx.cookies.get(SESSION_COOKIE);
+  return session ? `Session ${session}` : "";
 }
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -231,7 +243,7 @@ export function idempotency(
     }
     const gate = new IdempotencyGate(
       store,
-      idempotencyRecordId(ctx.get("Authorization"), ctx.method, ctx.path, key),
+      idempotencyRecordId(requestCredential(ctx), ctx.method, ctx.path, key),
       logger.child({ request_id: ctx.state.requestId }),
       lease,
       Date.now,

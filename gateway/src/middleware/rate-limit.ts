@@ -1,6 +1,6 @@
 import { AppError, clientAddress, type RateLimiter, type TrustedProxies } from "@imprint/runtime/core";
 import type { Middleware } from "koa";
-import type { Principal, TokenAuthenticator } from "../auth.js";
+import { SESSION_COOKIE, type Principal, type TokenAuthenticator } from "../auth.js";
 import type { OperationClass, RateLimits } from "../config.js";
 import type { GatewayState } from "../context.js";
 
@@ -41,10 +41,11 @@ export function rateLimit(options: RateLimitOptions): Middleware<GatewayState> {
       return;
     }
     const header = ctx.get("Authorization");
+    const sessionCookie = ctx.cookies.get(SESSION_COOKIE);
     let principal: Principal | undefined;
-    if (header) {
+    if (header || sessionCookie) {
       // One verification for the request: the route pipeline awaits this same answer (and answers its failure).
-      ctx.state.authentication = authenticator.authenticate(header);
+      ctx.state.authentication = authenticator.authenticateRequest(header || undefined, sessionCookie || undefined);
       principal = await ctx.state.authentication.catch(() => undefined);
     }
     const kind = operationClass(ctx.method, ctx.path);

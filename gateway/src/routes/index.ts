@@ -3,6 +3,8 @@ import { DEFAULT_GATEWAY_CACHE_BYTES } from "../config.js";
 import { GatewayReadiness } from "../readiness.js";
 import { SiteScriptsCache } from "../site-scripts.js";
 import type { Route } from "../route.js";
+import type { TokenAuthenticator } from "../auth.js";
+import { authRoutes, signInRoutes } from "./auth.js";
 import type { UpstreamAddresses, UpstreamClients } from "../upstreams.js";
 import { auditRoutes } from "./audit.js";
 import { changeRequestChangesRoutes } from "./change-request-changes.js";
@@ -60,6 +62,8 @@ export interface GatewayRouteDeps extends Omit<RouteDeps, "caches" | "siteScript
   caches?: CacheBudget;
   /** The sites' scripts kept for the published view; asked at every request when absent. */
   siteScripts?: SiteScriptsCache;
+  /** The process's token cache, which signing out updates at once; absent for tools that only list routes. */
+  authenticator?: TokenAuthenticator;
 }
 
 /** Every route the gateway serves: the one list createApp mounts and tools read. */
@@ -82,6 +86,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       fileDownloadRoute(deps),
       exportDownloadRoute(deps),
       ...ssoRoutes(deps),
+      ...signInRoutes(deps),
       integrationAssetRoute(deps),
       ...integrationInstallationDirectRoutes(deps),
       gitWebhookRoute(deps),
@@ -97,6 +102,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...teamPermissionRoutes(deps),
       ...userPermissionRoutes(deps),
       ...userRoutes(deps),
+      ...authRoutes(deps),
       ...collectionRoutes(deps),
       ...spaceRoutes(deps),
       ...contentRoutes(deps),

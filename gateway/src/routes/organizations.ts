@@ -37,6 +37,8 @@ export const updateOrganizationBody = z.object({
   ai: z.boolean().optional(),
   inviteLinks: z.boolean().optional(),
   mergeRules: mergeRulesBody.optional(),
+  /** Imprint's: how members may sign in to act in the organization (some of "password", "oidc", "saml"; identity checks them). */
+  signInMethods: z.array(z.string().max(32)).max(10).optional(),
 });
 export type UpdateOrganizationBody = z.output<typeof updateOrganizationBody>;
 
@@ -58,6 +60,7 @@ export function toUpdateOrganizationFields(body: UpdateOrganizationBody) {
       ai: false,
       inviteLinks: false,
       mergeRules: undefined as MergeRules | undefined,
+      signInMethods: [] as string[],
     },
     {
       title: ["title", (title) => ({ title })],
@@ -69,6 +72,7 @@ export function toUpdateOrganizationFields(body: UpdateOrganizationBody) {
       sso: ["sso", (sso) => ({ sso })],
       ai: ["ai", (ai) => ({ ai })],
       inviteLinks: ["invite_links", (inviteLinks) => ({ inviteLinks })],
+      signInMethods: ["sign_in_methods", (signInMethods) => ({ signInMethods })],
       mergeRules: [
         "merge_rules",
         (mergeRules) => ({

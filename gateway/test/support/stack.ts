@@ -30,7 +30,7 @@ export interface TestStack {
   publishingAddress: string;
   /** The integration service's gRPC address (the reader reports page views and reads sites' scripts there). */
   integrationAddress: string;
-  /** The clock of content and collaboration (e.g. to reach the day after a deleted space's retention). */
+  /** The clock of content and collaboration (e.g. to reach the day after a deleted space's retention); identity's and the gateway's when asked. */
   clock: TestClock;
   /** The gateway's environment naming its upstreams (<NAME>_GRPC_ADDRESS), to start more gateways on the stack. */
   upstreamEnv: Record<string, string>;
@@ -54,6 +54,9 @@ export async function startStack(
     contentEnv?: Record<string, string>;
     collaborationEnv?: Record<string, string>;
     integrationEnv?: Record<string, string>;
+    identityEnv?: Record<string, string>;
+    /** Identity runs on the stack's clock too (its sessions' and lockouts' times). */
+    identityOnClock?: boolean;
     /** The gateway runs on the stack's clock too (its token cache's freshness and stale-if-error window). */
     gatewayOnClock?: boolean;
   } = {},
@@ -76,7 +79,14 @@ export async function startStack(
     },
   });
   const services = await startServices([
-    { name: "identity", config: loadIdentityConfig, start: startIdentityService, logger: upstreamLogger("identity") },
+    {
+      name: "identity",
+      config: loadIdentityConfig,
+      start: startIdentityService,
+      logger: upstreamLogger("identity"),
+      ...(options.identityOnClock ? { clock: clock.now } : {}),
+      ...(options.identityEnv ? { env: options.identityEnv } : {}),
+    },
     {
       name: "content",
       config: loadContentConfig,

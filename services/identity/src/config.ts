@@ -3,7 +3,7 @@ import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "./domain/audit-event.js";
 import { CHOSEN_SECRET_PATTERN } from "./domain/tokens.js";
 
-/** The shared service settings, the optional first-run bootstrap, the expired tokens' sweep and the audit log's retention. */
+/** The shared service settings, the optional first-run bootstrap, the expired tokens' sweep, the audit log's retention, password lockout and sessions. */
 export const identityConfigShape = {
   ...serviceConfigShape,
   /** When set and there is no organization yet, the first organization's owner gets this exact token. */
@@ -16,6 +16,14 @@ export const identityConfigShape = {
   AUDIT_RETENTION_DAYS: env.positiveInt(DEFAULT_AUDIT_RETENTION_DAYS),
   /** How often audit entries older than the retention are deleted. */
   AUDIT_PRUNE_INTERVAL_MS: env.positiveInt(60 * 60 * 1000),
+  /** Failed password sign-ins in a row that lock an account. */
+  PASSWORD_LOCKOUT_FAILURES: env.positiveInt(10),
+  /** How long a locked account refuses sign-ins, right password or not. */
+  PASSWORD_LOCKOUT_MS: env.positiveInt(15 * 60 * 1000),
+  /** A session unused this long ends (8 hours: a working day). */
+  SESSION_IDLE_MS: env.positiveInt(8 * 60 * 60 * 1000),
+  /** A session ends this long after its sign-in, used or not (30 days). */
+  SESSION_MAX_MS: env.positiveInt(30 * 24 * 60 * 60 * 1000),
 };
 
 export type IdentityConfig = z.infer<z.ZodObject<typeof identityConfigShape>>;

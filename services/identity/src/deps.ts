@@ -1,4 +1,6 @@
 import type { Clock, UnitOfWork } from "@imprint/runtime";
+import type { LockoutPolicy } from "./domain/password.js";
+import type { SessionPolicy } from "./domain/session.js";
 
 /**
  * What identity's use cases receive besides their EntityManager, built once per service in
@@ -10,6 +12,10 @@ export interface UseCaseDeps {
   unitOfWork: UnitOfWork;
   /** How many days an audit entry is kept (AUDIT_RETENTION_DAYS). */
   auditRetentionDays: number;
+  /** When failed password sign-ins lock an account (PASSWORD_LOCKOUT_FAILURES, PASSWORD_LOCKOUT_MS). */
+  lockout: LockoutPolicy;
+  /** When sessions end (SESSION_IDLE_MS, SESSION_MAX_MS). */
+  sessions: SessionPolicy;
 }
 
 export type { CallerInput } from "@imprint/runtime";

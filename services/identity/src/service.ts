@@ -4,6 +4,7 @@ import { InviteServiceService } from "@imprint/proto/identity/v1/invites";
 import { MemberServiceService } from "@imprint/proto/identity/v1/members";
 import { OrganizationServiceService } from "@imprint/proto/identity/v1/organizations";
 import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
+import { SessionServiceService } from "@imprint/proto/identity/v1/sessions";
 import { TeamServiceService } from "@imprint/proto/identity/v1/teams";
 import { TokenServiceService } from "@imprint/proto/identity/v1/tokens";
 import { UserServiceService } from "@imprint/proto/identity/v1/users";
@@ -18,6 +19,7 @@ import { INVITE_SERVICE_NAME, inviteServiceImplementation } from "./grpc/invite-
 import { MEMBER_SERVICE_NAME, memberServiceImplementation } from "./grpc/member-service.js";
 import { ORGANIZATION_SERVICE_NAME, organizationServiceImplementation } from "./grpc/organization-service.js";
 import { SAML_SERVICE_NAME, samlServiceImplementation } from "./grpc/saml-service.js";
+import { SESSION_SERVICE_NAME, sessionServiceImplementation } from "./grpc/session-service.js";
 import { TEAM_SERVICE_NAME, teamServiceImplementation } from "./grpc/team-service.js";
 import { TOKEN_SERVICE_NAME, tokenServiceImplementation } from "./grpc/token-service.js";
 import { USER_SERVICE_NAME, userServiceImplementation } from "./grpc/user-service.js";
@@ -47,7 +49,15 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
     context: IDENTITY_CONTEXT,
     entities: identityEntities,
     migrationsPath: IDENTITY_MIGRATIONS_PATH,
-    deps: { build: (runtime) => ({ clock: runtime.clock, unitOfWork: runtime.unitOfWork, auditRetentionDays: config.AUDIT_RETENTION_DAYS }) },
+    deps: {
+      build: (runtime) => ({
+        clock: runtime.clock,
+        unitOfWork: runtime.unitOfWork,
+        auditRetentionDays: config.AUDIT_RETENTION_DAYS,
+        lockout: { failures: config.PASSWORD_LOCKOUT_FAILURES, lockMs: config.PASSWORD_LOCKOUT_MS },
+        sessions: { idleMs: config.SESSION_IDLE_MS, maxMs: config.SESSION_MAX_MS },
+      }),
+    },
     grpc: (deps, { orm }) => {
       const em = () => forkEm(orm);
       return [
@@ -57,6 +67,7 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
         { name: INVITE_SERVICE_NAME, definition: InviteServiceService, implementation: inviteServiceImplementation(em, deps) },
         { name: TEAM_SERVICE_NAME, definition: TeamServiceService, implementation: teamServiceImplementation(em, deps) },
         { name: SAML_SERVICE_NAME, definition: SamlServiceService, implementation: samlServiceImplementation(em, deps) },
+        { name: SESSION_SERVICE_NAME, definition: SessionServiceService, implementation: sessionServiceImplementation(em, deps) },
         { name: TOKEN_SERVICE_NAME, definition: TokenServiceService, implementation: tokenServiceImplementation(em, deps) },
         { name: AUDIT_SERVICE_NAME, definition: AuditServiceService, implementation: auditServiceImplementation(em, deps) },
       ];

@@ -26,6 +26,12 @@ Usage: imprint-admin <command> [flags]
       Issues a new API token to a user; the secret is printed only once.
   token revoke (--token <secret> | --id <tokenId>)
       Revokes a token.
+  password <email>
+      Sets a user's password, read as one line from standard input (12 to 1024 characters), clears
+      its lockout and ends its sessions: \`printf '%s\\n' "$PASSWORD" | npm run admin -- password a@b.c\`.
+  reset-link <email>
+      Prints a single-use link, valid one hour, where the user sets a new password:
+      <IMPRINT_APP_URL, else IMPRINT_PUBLIC_URL, else the running stack's gateway>/reset-password?token=…
   events dead-letters list|show|replay|discard ...
       Events a consumer could never handle; \`events dead-letters --help\` tells more (NATS through
       NATS_URL, else stack.json).
@@ -40,7 +46,7 @@ Usage: imprint-admin <command> [flags]
       Has publishing announce where one space (or every space it knows) is published again,
       repairing content's copy (the spaces' urls.published).
 
-The org, user, member, token and reconcile commands print one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
+The org, user, member, token, password, reset-link and reconcile commands print one JSON object. Identity is found through IDENTITY_GRPC_ADDRESS, else
 through \${IMPRINT_DATA_DIR:-.imprint}/stack.json (written by \`npm start\`); content,
 collaboration and publishing (for reconcile) through CONTENT_GRPC_ADDRESS,
 COLLABORATION_GRPC_ADDRESS, PUBLISHING_GRPC_ADDRESS, else the same file.`;
@@ -191,6 +197,67 @@ async function serviceAddress(service: "identity" | "content" | "collaboration" 
   return { address, source: stackFile };
 }
 
+/** Standard input's first line (a piped password), without its line ending. */
+async function readFirstLine(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write("Password (one line, then Enter): ");
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const end = text.search(/\r?\n/);
+    if (end !== -1) return text.slice(0, end);
+    if (text.length > 64 * 1024) break;
+  }
+  return Buffer.concat(chunks)
+    .toString("utf8")
+    .replace(/\r?\n$/, "");
+}
+
+/** Where reset links point: the app's base URL (the page comes with the app). */
+async function appBaseUrl(): Promise<string> {
+  const configured = process.env.IMPRINT_APP_URL || process.env.IMPRINT_PUBLIC_URL;
+  if (configured) return configured.replace(/\/+$/, "");
+  const stackFile = join(process.env.IMPRINT_DATA_DIR || ".imprint", "stack.json");
+  const url = await readFile(stackFile, "utf8").then(
+    (text) => (JSON.parse(text) as Record<string, unknown>).gatewayUrl,
+    () => undefined,
+  );
+  if (typeof url !== "string") throw new CliError(`set IMPRINT_APP_URL (or IMPRINT_PUBLIC_URL) to the address people open Imprint at`);
+  return url.replace(/\/+$/, "");
+}
+
+/** `password <email>` and `reset-link <email>`: a person's password, named by a positional e-mail. */
+const PASSWORD_COMMANDS: Record<string, (client: Client, email: string) => Promise<Record<string, unknown>>> = {
+  password: async (client, email) => {
+    const password = await readFirstLine();
+    if ([...password].length < 12) throw new CliError("the password (standard input's first line) must be at least 12 characters");
+    const result = await client.sessions.setPassword({ email, password });
+    return { userId: result.userId, passwordSet: true, endedSessions: result.endedSessions };
+  },
+  "reset-link": async (client, email) => {
+    const base = await appBaseUrl();
+    const reset = await client.sessions.createPasswordReset({ email });
+    return { userId: reset.userId, link: `${base}/reset-password?token=${encodeURIComponent(reset.token)}`, expiresAt: reset.expiresAt?.toISOString() };
+  },
+};
+
+async function runPasswordCommand(name: string, args: string[]): Promise<number> {
+  if (args.length !== 1 || !args[0] || args[0].startsWith("-")) throw new CliError(`usage: ${name} <email>`);
+  const { address, source } = await serviceAddress("identity");
+  const client = createIdentityClients(address, { defaultTimeoutMs: 10_000 });
+  try {
+    process.stdout.write(`${JSON.stringify(await PASSWORD_COMMANDS[name]!(client, args[0]))}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof AppError && (error.code === "unavailable" || error.code === "deadline_exceeded")) {
+      throw new CliError(`cannot reach identity at ${address} (from ${source}): is \`npm start\` running?`);
+    }
+    throw error;
+  } finally {
+    client.close();
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === "events") {
     return runEventsAdmin(argv.slice(1), {
@@ -203,6 +270,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP}\n`);
     return argv.length === 0 ? 1 : 0;
   }
+  if (argv[0] && PASSWORD_COMMANDS[argv[0]]) return runPasswordCommand(argv[0], argv.slice(1));
   const [noun, verb] = argv;
   const name = `${noun} ${verb}`;
   const command = COMMANDS[name] ?? REMOTE_COMMANDS[name];

@@ -36,6 +36,8 @@ export const OrganizationSchema = defineEntity({
     /** "none" or "rules" (then `mergeRules` all must pass for a change request to merge). */
     mergeRulesType: p.string().length(32).default("none"),
     mergeRules: p.json<MergeRule[]>().nullable(),
+    /** How members may sign in to act in it (Imprint's): some of SIGN_IN_METHODS, all by default. */
+    signInMethods: p.array().default(["password", "oidc", "saml"]),
     /**
      * The version of the organization's team memberships: +1 per transaction that changes them
      * (see {@link nextMembershipVersion}), carried by the team events as `membershipVersion`.
@@ -52,7 +54,18 @@ OrganizationSchema.setClass(Organization);
 export type OrganizationChanges = Partial<
   Pick<
     Organization,
-    "title" | "emailDomains" | "hostname" | "defaultRole" | "defaultContentSiteId" | "logoUrl" | "sso" | "ai" | "inviteLinks" | "mergeRulesType" | "mergeRules"
+    | "title"
+    | "emailDomains"
+    | "hostname"
+    | "defaultRole"
+    | "defaultContentSiteId"
+    | "logoUrl"
+    | "sso"
+    | "ai"
+    | "inviteLinks"
+    | "mergeRulesType"
+    | "mergeRules"
+    | "signInMethods"
   >
 >;
 

@@ -4,6 +4,10 @@ import { type InviteLink as InviteLinkMessage } from "@imprint/proto/identity/v1
 import { type Organization as OrganizationMessage } from "@imprint/proto/identity/v1/organizations";
 import { type SamlProvider as SamlProviderMessage } from "@imprint/proto/identity/v1/saml";
 import { TeamRole, type Team as TeamMessage } from "@imprint/proto/identity/v1/teams";
+import { type Session as SessionMessage } from "@imprint/proto/identity/v1/sessions";
+import { type OwnToken } from "@imprint/proto/identity/v1/tokens";
+import type { ApiToken } from "../domain/api-token.js";
+import type { SessionView } from "../use-cases/shared/views.js";
 import type { SamlProvider } from "../domain/saml-provider.js";
 import type { TeamRoleValue } from "../domain/team.js";
 import type { TeamView } from "../use-cases/teams/shared.js";
@@ -69,6 +73,7 @@ export function organizationToProto({ organization, permissions }: OrganizationV
     sso: organization.sso,
     ai: organization.ai,
     inviteLinks: organization.inviteLinks,
+    signInMethods: organization.signInMethods ?? [],
     plan: organization.plan,
     logoUrl: organization.logoUrl ?? "",
     customHostname: organization.customHostname ?? "",
@@ -152,5 +157,22 @@ export function inviteLinkToProto({ invite, redundant }: InviteLinkView): Invite
     enabled: invite.enabled,
     createdAt: invite.createdAt,
     redundant,
+  };
+}
+
+/** A session as its client sees it (never the secret's hash). */
+export function sessionToProto(session: SessionView): SessionMessage {
+  return { id: session.id, method: session.method, csrfToken: session.csrfToken, createdAt: session.createdAt, expiresAt: session.expiresAt };
+}
+
+/** A personal token as its owner lists it: never its secret. */
+export function ownTokenToProto(token: ApiToken): OwnToken {
+  return {
+    id: token.id,
+    label: token.label ?? "",
+    lastFour: token.lastFour,
+    createdAt: token.createdAt,
+    lastUsedAt: token.lastUsedAt ?? undefined,
+    expiresAt: token.expiresAt ?? undefined,
   };
 }

@@ -52,6 +52,7 @@ export function organizationServiceImplementation(em: () => EntityManager, useCa
           ai: request.ai,
           inviteLinks: request.inviteLinks,
           mergeRules: request.mergeRules,
+          signInMethods: request.signInMethods,
         },
         useCaseDeps,
       );

@@ -8,7 +8,10 @@ import { issueToken } from "../use-cases/tokens/issue-token.js";
 import { revokeInstallationTokens } from "../use-cases/tokens/revoke-installation-tokens.js";
 import { revokeToken } from "../use-cases/tokens/revoke-token.js";
 import type { UseCaseDeps } from "../deps.js";
-import { roleFromProto, userToProto } from "./mappers.js";
+import { ownTokenToProto, roleFromProto, sessionToProto, userToProto } from "./mappers.js";
+import { createOwnToken } from "../use-cases/tokens/create-own-token.js";
+import { listOwnTokens } from "../use-cases/tokens/list-own-tokens.js";
+import { revokeOwnToken } from "../use-cases/tokens/revoke-own-token.js";
 
 export const TOKEN_SERVICE_NAME = "imprint.identity.v1.TokenService";
 
@@ -20,11 +23,12 @@ export const TOKEN_SERVICE_NAME = "imprint.identity.v1.TokenService";
 export function tokenServiceImplementation(em: () => EntityManager, useCaseDeps: UseCaseDeps): AsyncImplementation<typeof TokenServiceService> {
   return {
     authenticateToken: async (request) => {
-      const principal = await authenticateToken(em(), { token: request.token }, useCaseDeps);
+      const principal = await authenticateToken(em(), { token: request.token, session: request.session ?? false }, useCaseDeps);
       return {
         caller: { userId: principal.user.id, tokenId: principal.tokenId },
         user: userToProto(principal.user),
         expiresAt: principal.expiresAt ?? undefined,
+        session: principal.session ? sessionToProto(principal.session) : undefined,
       };
     },
 
@@ -49,5 +53,14 @@ export function tokenServiceImplementation(em: () => EntityManager, useCaseDeps:
     revokeInstallationTokens: async (request) => revokeInstallationTokens(em(), { installationId: request.installationId }, useCaseDeps),
 
     issueCallerToken: async (request) => issueCallerToken(em(), { caller: request.caller, label: request.label, ttlSeconds: request.ttlSeconds }, useCaseDeps),
+
+    listOwnTokens: async (request) => ({ tokens: (await listOwnTokens(em(), { caller: request.caller }, useCaseDeps)).map(ownTokenToProto) }),
+
+    createOwnToken: async (request) => {
+      const { token, secret } = await createOwnToken(em(), { caller: request.caller, label: request.label, expiresAt: request.expiresAt }, useCaseDeps);
+      return { token: ownTokenToProto(token), secret };
+    },
+
+    revokeOwnToken: async (request) => revokeOwnToken(em(), { caller: request.caller, tokenId: request.tokenId }, useCaseDeps),
   };
 }

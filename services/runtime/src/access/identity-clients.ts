@@ -4,6 +4,7 @@ import { OrganizationServiceService } from "@imprint/proto/identity/v1/organizat
 import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
 import { TeamServiceService } from "@imprint/proto/identity/v1/teams";
 import { TokenServiceService } from "@imprint/proto/identity/v1/tokens";
+import { SessionServiceService } from "@imprint/proto/identity/v1/sessions";
 import { AuditServiceService } from "@imprint/proto/identity/v1/audit";
 import { UserServiceService } from "@imprint/proto/identity/v1/users";
 import { openUpstream, type UpstreamClients, type UpstreamSpec } from "../grpc/upstreams.js";
@@ -17,6 +18,7 @@ export const IDENTITY_SERVICES = {
   teams: TeamServiceService,
   saml: SamlServiceService,
   tokens: TokenServiceService,
+  sessions: SessionServiceService,
   audit: AuditServiceService,
 } as const;
 

@@ -24,11 +24,12 @@ export async function getMember(em: EntityManager, input: GetMemberInput, deps: 
   const members = await findMembersOfUsers(em, input.organizationId, userIds);
   const callerMember = members.find((member) => member.user.id === caller.userId);
   if (!callerMember || callerMember.disabled) throw AppError.notFound("Organization");
-  if (callerMember.role !== "admin") {
-    const organization = await em.findOne(Organization, input.organizationId, { fields: ["sso"] });
+  if (caller.tokenId) {
+    const organization = await em.findOne(Organization, input.organizationId, { fields: ["sso", "signInMethods"] });
     await assertSsoAllowsToken(em, {
       organizationId: input.organizationId,
       organizationSso: organization?.sso ?? false,
+      signInMethods: organization?.signInMethods ?? [],
       role: callerMember.role ?? null,
       tokenId: caller.tokenId,
       now: deps.clock(),

@@ -19,7 +19,7 @@ export async function getMembership(em: EntityManager, input: GetMembershipInput
   const member = await em.findOne(
     Member,
     { organization: input.organizationId, user: input.userId },
-    { fields: ["role", "disabled", "organization.sso"], populate: ["organization"] },
+    { fields: ["role", "disabled", "organization.sso", "organization.signInMethods"], populate: ["organization"] },
   );
   if (!member) throw AppError.notFound("Member");
   if (input.tokenId) {
@@ -27,11 +27,14 @@ export async function getMembership(em: EntityManager, input: GetMembershipInput
       await assertSsoAllowsToken(em, {
         organizationId: input.organizationId,
         organizationSso: member.organization.sso,
+        signInMethods: member.organization.signInMethods,
         role: member.role ?? null,
         tokenId: input.tokenId,
         now: deps.clock(),
       });
-    } catch {
+    } catch (error) {
+      // A sign-in method the organization does not allow is said (403); anything else is no membership.
+      if (error instanceof AppError && error.code === "permission_denied") throw error;
       throw AppError.notFound("Member");
     }
   }

@@ -44,6 +44,7 @@ export async function listMembers(
   await assertSsoAllowsToken(em, {
     organizationId: input.organizationId,
     organizationSso: membership.sso,
+    signInMethods: membership.signInMethods,
     role: membership.role,
     tokenId: caller.tokenId,
     now: deps.clock(),

@@ -21,6 +21,7 @@ export async function getOrganization(em: EntityManager, input: GetOrganizationI
   await assertSsoAllowsToken(em, {
     organizationId: input.organizationId,
     organizationSso: membership.organization.sso,
+    signInMethods: membership.organization.signInMethods ?? [],
     role: membership.role,
     tokenId: caller.tokenId,
     now: deps.clock(),

@@ -3,6 +3,8 @@ import { AppError, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import { validateMergeRules } from "../../domain/merge-rules.js";
 import { Organization, updateOrganizationSettings, type OrganizationChanges } from "../../domain/organization.js";
 import { organizationPermissionsFor } from "../../domain/permissions.js";
+import { signInMethodOf, validateSignInMethods } from "../../domain/session.js";
+import { sessionMethod } from "../shared/sso.js";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import type { OrganizationView } from "../shared/views.js";
 import { requireMembership } from "../shared/access.js";
@@ -21,6 +23,7 @@ const UPDATABLE_FIELDS = [
   "ai",
   "invite_links",
   "merge_rules",
+  "sign_in_methods",
 ] as const;
 type UpdatableField = (typeof UPDATABLE_FIELDS)[number];
 
@@ -41,6 +44,8 @@ export interface UpdateOrganizationInput {
   inviteLinks: boolean;
   /** Type "none" or "rules", and the rules (validateMergeRules). */
   mergeRules: { type: string; rules: { rule: string; userIds: string[] }[] } | undefined;
+  /** Some of "password", "oidc", "saml". */
+  signInMethods: string[];
 }
 
 const HOSTNAME = /^[a-z0-9](?:[a-z0-9-]{1,30})[a-z0-9]$/;
@@ -90,6 +95,7 @@ function validateChanges(fields: Set<UpdatableField>, input: UpdateOrganizationI
     changes.mergeRulesType = mergeRules.type;
     changes.mergeRules = mergeRules.rules.length > 0 ? mergeRules.rules : null;
   }
+  if (fields.has("sign_in_methods")) changes.signInMethods = validateSignInMethods("sign_in_methods", input.signInMethods);
   return changes;
 }
 
@@ -103,6 +109,13 @@ export async function updateOrganization(em: EntityManager, input: UpdateOrganiz
       const member = await requireMembership(tx, input.organizationId, caller.userId, { tokenId: caller.tokenId, now: deps.clock() });
       member.requireAdmin("update the organization");
       const organization = member.organization;
+      const method = changes.signInMethods && caller.tokenId ? await sessionMethod(tx, caller.tokenId) : undefined;
+      if (method !== undefined && !changes.signInMethods!.includes(signInMethodOf(method))) {
+        throw new AppError(
+          "failed_precondition",
+          `sign_in_methods: must keep ${signInMethodOf(method)}, the way you signed in, or you could not act in the organization any more`,
+        );
+      }
       if (changes.hostname && (await tx.count(Organization, { hostname: changes.hostname, id: { $ne: organization.id } })) > 0) {
         throw new AppError("already_exists", "hostname: is already used by another organization");
       }

@@ -14,6 +14,13 @@ export async function requireMembership(em: EntityManager, organizationId: strin
   const member = await em.findOne(Member, { organization: organizationId, user: userId, disabled: false }, { populate: ["organization"] });
   if (!member) throw AppError.notFound("Organization");
   if (sso)
-    await assertSsoAllowsToken(em, { organizationId, organizationSso: member.organization.sso, role: member.role ?? null, tokenId: sso.tokenId, now: sso.now });
+    await assertSsoAllowsToken(em, {
+      organizationId,
+      organizationSso: member.organization.sso,
+      signInMethods: member.organization.signInMethods,
+      role: member.role ?? null,
+      tokenId: sso.tokenId,
+      now: sso.now,
+    });
   return member;
 }

@@ -80,7 +80,7 @@ export async function findEnabledMembershipWithOrganization(
     em,
     sql<Row>`select m.role as member_role, o.id, o.title, o.email_domains, o.hostname, o.type, o.use_case, o.community_type,
             o.default_role, o.default_content_site_id, o.sso, o.ai, o.invite_links, o.plan, o.logo_url,
-            o.custom_hostname, o.trial_status, o.merge_rules_type, o.merge_rules, o.created_at
+            o.custom_hostname, o.trial_status, o.merge_rules_type, o.merge_rules, o.sign_in_methods, o.created_at
        from members m join organizations o on o.id = m.organization_id
       where m.organization_id = ${organizationId} and m.user_id = ${userId} and not m.disabled`,
   );
@@ -106,6 +106,7 @@ export async function findEnabledMembershipWithOrganization(
       trialStatus: row.trial_status as string,
       mergeRulesType: row.merge_rules_type as string,
       mergeRules: row.merge_rules as MergeRule[] | null,
+      signInMethods: row.sign_in_methods as string[],
       createdAt: toDate(row.created_at as string),
     },
   };
@@ -134,12 +135,16 @@ export async function findMembersOfUsers(em: EntityManager, organizationId: stri
 }
 
 /** The user's enabled membership of the organization: its role and whether the organization requires SSO; null when none. */
-export async function findEnabledMembershipSso(em: EntityManager, organizationId: string, userId: string): Promise<{ role: Role | null; sso: boolean } | null> {
+export async function findEnabledMembershipSso(
+  em: EntityManager,
+  organizationId: string,
+  userId: string,
+): Promise<{ role: Role | null; sso: boolean; signInMethods: string[] } | null> {
   const [row] = await queryRows(
     em,
-    sql<Row>`select m.role, o.sso from members m join organizations o on o.id = m.organization_id where m.organization_id = ${organizationId} and m.user_id = ${userId} and not m.disabled`,
+    sql<Row>`select m.role, o.sso, o.sign_in_methods from members m join organizations o on o.id = m.organization_id where m.organization_id = ${organizationId} and m.user_id = ${userId} and not m.disabled`,
   );
-  return row ? { role: (row.role as Role | null) ?? null, sso: Boolean(row.sso) } : null;
+  return row ? { role: (row.role as Role | null) ?? null, sso: Boolean(row.sso), signInMethods: row.sign_in_methods as string[] } : null;
 }
 
 /** How ListMembers sorts: the column (then the member's id), and the key type its page tokens carry. */

@@ -15,6 +15,27 @@ export interface UserData {
   integrationInstallationId?: string | null;
 }
 
+/** A session as the use cases answer it: what the client is told (never the secret's hash). */
+export interface SessionView {
+  id: string;
+  method: string;
+  csrfToken: string;
+  createdAt: Date;
+  /** Its idle expiry, never after its absolute expiry. */
+  expiresAt: Date;
+}
+
+/** Who a bearer token or a session's secret authenticates. */
+export interface AuthenticatedPrincipal {
+  user: UserData;
+  /** The token's id, or the session's. */
+  tokenId: string;
+  /** When the token stops working (a session: its idle expiry now); null when it does not expire. */
+  expiresAt: Date | null;
+  /** The session, when the secret was a session's. */
+  session?: SessionView;
+}
+
 export interface OrganizationData {
   id: string;
   title: string;
@@ -28,6 +49,8 @@ export interface OrganizationData {
   sso: boolean;
   ai: boolean;
   inviteLinks: boolean;
+  /** How members may sign in (Imprint's); absent in public views. */
+  signInMethods?: string[];
   plan: string;
   logoUrl?: string | null;
   customHostname?: string | null;

@@ -1,6 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError, isId, requireCaller } from "@imprint/runtime";
 import { ApiToken } from "../../domain/api-token.js";
+import { Session } from "../../domain/session.js";
 import { createToken } from "../shared/tokens.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
@@ -18,10 +19,18 @@ export interface IssuedCallerToken {
 
 export const MAX_CALLER_TOKEN_TTL_SECONDS = 86_400;
 
+/** The caller's session as a token it may pass on: its user and its absolute expiry (an ended or idle one is none). */
+async function ownSession(tx: EntityManager, caller: CallerInput, now: Date, deps: UseCaseDeps) {
+  const session = await tx.findOne(Session, { id: caller.tokenId!, user: caller.userId }, { populate: ["user"] });
+  if (!session || !session.isLive(now, deps.sessions)) return null;
+  return { user: session.user, revokedAt: null, expiresAt: session.expiresAt, samlProviderId: null };
+}
+
 /**
  * A short-lived token of the caller's own user, so it reads nothing the caller cannot. It never
  * outlives the token the caller authenticated with, and carries that token's SSO sign-in (an
- * organization requiring SSO accepts it as it accepts the caller's).
+ * organization requiring SSO accepts it as it accepts the caller's). A session's caller passes on
+ * its user, the token never outliving the session's absolute expiry.
  */
 export async function issueCallerToken(em: EntityManager, input: IssueCallerTokenInput, deps: UseCaseDeps): Promise<IssuedCallerToken> {
   const caller = requireCaller(input.caller);
@@ -34,7 +43,7 @@ export async function issueCallerToken(em: EntityManager, input: IssueCallerToke
   if (!isId(caller.tokenId) || !isId(caller.userId)) throw AppError.unauthenticated("caller: an API token is required");
   return deps.unitOfWork.run(em, async (tx) => {
     const now = deps.clock();
-    const own = await tx.findOne(ApiToken, { id: caller.tokenId!, user: caller.userId }, { populate: ["user"] });
+    const own = (await tx.findOne(ApiToken, { id: caller.tokenId!, user: caller.userId }, { populate: ["user"] })) ?? (await ownSession(tx, caller, now, deps));
     if (!own || own.revokedAt || (own.expiresAt && own.expiresAt <= now)) throw AppError.unauthenticated();
     const wanted = new Date(now.getTime() + input.ttlSeconds * 1000);
     const expiresAt = own.expiresAt && own.expiresAt < wanted ? own.expiresAt : wanted;
