@@ -68,6 +68,7 @@ interface OrganizationRow {
   custom_hostname: string | null;
   trial_status: string;
   merge_rules_type: string;
+  sign_in_methods: string[];
 }
 
 /** The row as the fields organizationJson reads (the baseline's mapper, so both answer alike). */
@@ -91,6 +92,7 @@ function organizationOf(row: OrganizationRow): Organization {
     customHostname: row.custom_hostname,
     trialStatus: row.trial_status,
     mergeRulesType: row.merge_rules_type,
+    signInMethods: row.sign_in_methods,
   } as unknown as Organization;
 }
 

@@ -65,6 +65,7 @@ export function organizationJson(organization: Organization, permissions: Organi
     },
     trial: { status: organization.trialStatus || "notapplicable", count: 0 },
     ...(organization.customHostname ? { customHostname: organization.customHostname } : {}),
+    ...(organization.signInMethods.length > 0 ? { signInMethods: organization.signInMethods } : {}),
     permissions: {
       view: permissions.view,
       access: permissions.view,
