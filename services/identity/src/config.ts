@@ -3,7 +3,7 @@ import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "./domain/audit-event.js";
 import { CHOSEN_SECRET_PATTERN } from "./domain/tokens.js";
 
-/** The shared service settings, the optional first-run bootstrap, the expired tokens' sweep, the audit log's retention, password lockout and sessions. */
+/** The shared service settings, the optional first-run bootstrap, the expired tokens' sweep, the audit log's retention, password lockout, sessions and OpenID providers' fetches. */
 export const identityConfigShape = {
   ...serviceConfigShape,
   /** When set and there is no organization yet, the first organization's owner gets this exact token. */
@@ -24,6 +24,10 @@ export const identityConfigShape = {
   SESSION_IDLE_MS: env.positiveInt(8 * 60 * 60 * 1000),
   /** A session ends this long after its sign-in, used or not (30 days). */
   SESSION_MAX_MS: env.positiveInt(30 * 24 * 60 * 60 * 1000),
+  /** Lets OpenID providers' issuers be http URLs and private, loopback or link-local addresses (tests and local development). */
+  IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
+  /** DNS servers the fetch guard asks for OpenID providers' hosts (comma-separated `address[:port]`); empty: the system resolver. */
+  IMPRINT_FETCH_DNS_SERVERS: env.dnsServers(),
 };
 
 export type IdentityConfig = z.infer<z.ZodObject<typeof identityConfigShape>>;
