@@ -131,17 +131,25 @@ function keep(jar: Jar, response: Response): void {
   }
 }
 
+/** A browser sent back to the redirect URI: the URL, and the cookie the gateway's start set (binding the sign-in to that browser). */
+interface Flow {
+  url: string;
+  cookie: string;
+}
+
 /**
  * A browser (a fresh one: no IdP session) starting a sign-in with `person` at the IdP: follows the
- * gateway's start and the IdP's redirects until the IdP sends it back; answers that callback URL.
+ * gateway's start and the IdP's redirects until the IdP sends it back.
  */
-async function authorize(person: Person, query = "return=%2Fspaces", through = providerId): Promise<string> {
+async function authorize(person: Person, query = "return=%2Fspaces", through = providerId): Promise<Flow> {
   nextLogin = person;
   const jar: Jar = new Map();
   const start = await fetch(`${stack.baseUrl}/v1/auth/oidc/${through}/start?${query}`, { redirect: "manual" });
   expect(start.status, await start.clone().text()).toBe(302);
   let location = start.headers.get("location")!;
   expect(location.startsWith(`${issuer}/auth?`)).toBe(true);
+  const binding = start.headers.getSetCookie().find((cookie) => cookie.startsWith("imprint_oidc_state="));
+  expect(binding).toMatch(/^imprint_oidc_state=[\w-]+; Path=\/v1\/auth\/oidc\/callback; HttpOnly; SameSite=Lax; Max-Age=600$/);
   expect(new URL(location).searchParams.get("code_challenge_method")).toBe("S256");
   for (let hops = 0; location.startsWith(issuer); hops += 1) {
     expect(hops).toBeLessThan(10);
@@ -151,11 +159,11 @@ async function authorize(person: Person, query = "return=%2Fspaces", through = p
     location = new URL(answer.headers.get("location")!, location).href;
   }
   expect(location.startsWith(`${stack.baseUrl}/v1/auth/oidc/callback?`)).toBe(true);
-  return location;
+  return { url: location, cookie: binding!.split(";", 1)[0]! };
 }
 
-/** The browser back at the redirect URI. */
-const complete = (callbackUrl: string) => fetch(callbackUrl, { redirect: "manual" });
+/** The browser back at the redirect URI (`cookie` "": another browser). */
+const complete = (flow: Flow) => fetch(flow.url, { redirect: "manual", headers: flow.cookie ? { cookie: flow.cookie } : {} });
 
 function sessionCookie(response: Response): string {
   const line = response.headers.getSetCookie().find((cookie) => cookie.startsWith("imprint_session="));
@@ -242,8 +250,11 @@ describe("OpenID providers", () => {
 describe("signing in", () => {
   it("signs a member in: the session cookie works on /v1 routes, the browser goes to the return path; the code is used once", async () => {
     const member = await createMember(stack, org, { role: "edit" });
-    const callbackUrl = await authorize({ email: member.email, verified: true }, "return=%2Fspaces%3Ftab%3D1");
-    const signedIn = await complete(callbackUrl);
+    const flow = await authorize({ email: member.email, verified: true }, "return=%2Fspaces%3Ftab%3D1");
+    // The provider's answer opened in another browser (a link handed to a victim): refused, the sign-in kept.
+    await expectRefused(await complete({ url: flow.url, cookie: "" }), 400, /not started in this browser/);
+    await expectRefused(await complete({ url: flow.url, cookie: "imprint_oidc_state=someone-else" }), 400, /not started in this browser/);
+    const signedIn = await complete(flow);
     expect(signedIn.status).toBe(302);
     expect(signedIn.headers.get("location")).toBe(`${stack.baseUrl}/spaces?tab=1`);
     const cookie = sessionCookie(signedIn);
@@ -253,12 +264,13 @@ describe("signing in", () => {
     expect(organization.status).toBe(200);
 
     // The same answer again (a replayed code and state): the sign-in was used up.
-    await expectRefused(await complete(callbackUrl), 400, /state: names no sign-in in progress/);
+    await expectRefused(await complete(flow), 400, /state: names no sign-in in progress/);
   });
 
   it("refuses a state it did not issue, and a return path that leaves the installation", async () => {
-    await expectRefused(await complete(`${stack.baseUrl}/v1/auth/oidc/callback?code=abc&state=forged`), 400, /state: names no sign-in/);
-    await expectRefused(await complete(`${stack.baseUrl}/v1/auth/oidc/callback?code=abc`), 400, /state: is required/);
+    const callback = `${stack.baseUrl}/v1/auth/oidc/callback`;
+    await expectRefused(await complete({ url: `${callback}?code=abc&state=forged`, cookie: "imprint_oidc_state=forged" }), 400, /state: names no sign-in/);
+    await expectRefused(await complete({ url: `${callback}?code=abc`, cookie: "" }), 400, /state: is required/);
     for (const target of ["https://evil.example/", "//evil.example/", "/\\evil.example", "spaces"]) {
       const start = await fetch(`${stack.baseUrl}/v1/auth/oidc/${providerId}/start?return=${encodeURIComponent(target)}`, { redirect: "manual" });
       await expectRefused(start, 400, /return:/);
@@ -325,10 +337,10 @@ describe("signing in", () => {
 
   it("refuses an ID token for another client, and an expired one", async () => {
     const member = await createMember(stack, org, { role: "edit" });
-    const callbackUrl = await authorize({ email: member.email, verified: true });
+    const flow = await authorize({ email: member.email, verified: true });
     rewriteIdToken = (claims) => ({ ...claims, aud: "another-client" });
     try {
-      await expectRefused(await complete(callbackUrl), 400, /answer was refused.*"aud" \(audience\)/);
+      await expectRefused(await complete(flow), 400, /answer was refused.*"aud" \(audience\)/);
     } finally {
       rewriteIdToken = undefined;
     }

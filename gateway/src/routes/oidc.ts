@@ -126,6 +126,19 @@ export function oidcProviderRoutes({ upstreams, urls }: RouteDeps): Route[] {
   ];
 }
 
+/**
+ * The cookie binding a sign-in to the browser that started it: the state the provider will send
+ * back, for ten minutes, only to the callback. A callback whose state is not this browser's is
+ * refused, so nobody can hand a victim the answer to a sign-in of their own (login CSRF).
+ */
+const STATE_COOKIE = "imprint_oidc_state";
+const STATE_COOKIE_PATH = "/v1/auth/oidc/callback";
+const STATE_TTL_SECONDS = 600;
+function stateCookie(value: string, urls: PublicUrls): string {
+  const secure = urls.api.startsWith("https:") ? "; Secure" : "";
+  return `${STATE_COOKIE}=${value}; Path=${STATE_COOKIE_PATH}; HttpOnly; SameSite=Lax; Max-Age=${value ? STATE_TTL_SECONDS : 0}${secure}`;
+}
+
 const startQuery = z.object({ return: z.string().max(4096).optional(), invite: pathId().optional() });
 
 /**
@@ -154,6 +167,9 @@ export function oidcSignInRoutes({ upstreams, urls }: Pick<RouteDeps, "upstreams
           returnPath,
           inviteId: query.invite ?? "",
         });
+        const state = new URL(authorizationUrl).searchParams.get("state");
+        if (!state || !/^[\w-]{1,256}$/.test(state)) throw new AppError("internal", "identity answered an authorization URL without a usable state");
+        ctx.append("Set-Cookie", stateCookie(state, urls));
         ctx.set("Cache-Control", "no-store");
         ctx.redirect(authorizationUrl);
       },
@@ -162,6 +178,12 @@ export function oidcSignInRoutes({ upstreams, urls }: Pick<RouteDeps, "upstreams
       method: "GET",
       path: "/v1/auth/oidc/callback",
       handle: async (ctx) => {
+        const state = typeof ctx.query.state === "string" ? ctx.query.state : "";
+        const started = ctx.cookies.get(STATE_COOKIE) ?? "";
+        ctx.append("Set-Cookie", stateCookie("", urls));
+        if (state && started !== state) {
+          throw AppError.invalidArgument("state: this sign-in was not started in this browser (or over ten minutes ago): sign in again");
+        }
         const signedIn = await oidc.completeOidcSignIn({ redirectUri: oidcRedirectUri(urls), query: ctx.querystring });
         if (!signedIn.started?.secret) throw new AppError("internal", "identity answered no session");
         ctx.append("Set-Cookie", sessionCookie(signedIn.started.secret, urls));
