@@ -4,7 +4,7 @@ import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
 import Provider from "oidc-provider";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { uniqueEmail } from "@imprint/runtime/testing";
+import { eventually, uniqueEmail } from "@imprint/runtime/testing";
 import { createMember, createOrganization, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { startStack, type TestStack } from "./support/stack.js";
@@ -244,6 +244,19 @@ describe("OpenID providers", () => {
     expect((await call(stack, "DELETE", second, owner)).status).toBe(205);
     expect((await call(stack, "DELETE", second, owner)).status).toBe(204);
     expect((await call(stack, "GET", second, owner)).status).toBe(404);
+
+    // Audited as SAML providers are: what changed, never a secret.
+    const audited = await eventually(async () => {
+      const log = await call(stack, "GET", `/v1/orgs/${org.organizationId}/audit-events?target=${created.body.id}&limit=10`, { token: org.owner.token });
+      return log.body.items.length >= 3 ? (log.body.items as { action: string; target: { label?: string }; details?: unknown }[]) : undefined;
+    }, 15_000);
+    expect(audited.map((entry) => entry.action).sort()).toEqual([
+      "organization.oidc-provider.created",
+      "organization.oidc-provider.deleted",
+      "organization.oidc-provider.updated",
+    ]);
+    expect(audited.every((entry) => entry.target.label === "Second" || entry.target.label === "Renamed")).toBe(true);
+    expect(JSON.stringify(audited)).not.toMatch(/s3cret/);
   });
 });
 

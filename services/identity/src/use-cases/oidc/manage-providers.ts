@@ -1,6 +1,7 @@
 import { type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, findOwnedOrNull, findPage, type PageRequestLike, parseUpdateMask, requireFetchTarget } from "@imprint/runtime";
+import { AppError, findOwnedOrNull, findPage, type PageRequestLike, parseUpdateMask, recordEvent, requireFetchTarget } from "@imprint/runtime";
 import { checkClientId, checkClientSecret, checkIssuer, checkOidcLabel, OidcProvider } from "../../domain/oidc-provider.js";
+import { oidcProviderCreated, oidcProviderDeleted, oidcProviderUpdated } from "../../events.js";
 import { requireMembership } from "../shared/access.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
@@ -68,7 +69,7 @@ export async function createOidcProvider(
   const values = await checkValues(input.values, deps);
   return deps.unitOfWork.run(em, async (tx) => {
     await requireAdmin(tx, input.organizationId, caller);
-    return tx.create(OidcProvider, {
+    const provider = tx.create(OidcProvider, {
       organization: input.organizationId,
       label: values.label!,
       issuer: values.issuer!,
@@ -76,6 +77,8 @@ export async function createOidcProvider(
       clientSecret: values.clientSecret!,
       createdAt: deps.clock(),
     });
+    recordEvent(tx, oidcProviderCreated, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id, label: provider.label } });
+    return provider;
   });
 }
 
@@ -111,7 +114,15 @@ export async function updateOidcProvider(
   return deps.unitOfWork.run(em, async (tx) => {
     await requireAdmin(tx, input.organizationId, caller);
     const provider = await findProvider(tx, input.organizationId, input.providerId);
+    const changed = (Object.keys(values) as (keyof OidcProviderValues)[]).filter((key) => provider[key] !== values[key]);
     Object.assign(provider, values);
+    if (changed.length > 0) {
+      recordEvent(tx, oidcProviderUpdated, {
+        organizationId: input.organizationId,
+        actor: caller,
+        payload: { providerId: provider.id, changedFields: changed },
+      });
+    }
     return provider;
   });
 }
@@ -127,6 +138,7 @@ export async function deleteOidcProvider(
     await requireAdmin(tx, input.organizationId, caller);
     const provider = await findOwnedOrNull(tx, OidcProvider, { organization: input.organizationId }, input.providerId, { lock: true });
     if (!provider) return { deleted: false };
+    recordEvent(tx, oidcProviderDeleted, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id } });
     tx.remove(provider);
     return { deleted: true };
   });
