@@ -24,6 +24,13 @@ export const identityConfigShape = {
   SESSION_IDLE_MS: env.positiveInt(8 * 60 * 60 * 1000),
   /** A session ends this long after its sign-in, used or not (30 days). */
   SESSION_MAX_MS: env.positiveInt(30 * 24 * 60 * 60 * 1000),
+  /** Where the secrets key is kept when IDENTITY_SECRETS_KEY is unset. */
+  IMPRINT_DATA_DIR: z.string().min(1).default("./data"),
+  /** AES-256-GCM key for OpenID providers' client secrets at rest: 32 bytes, base64 or base64url; unset: generated once and kept in the data directory. */
+  IDENTITY_SECRETS_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, "base64").length === 32, "must be 32 bytes in base64")
+    .optional(),
   /** Lets OpenID providers' issuers be http URLs and private, loopback or link-local addresses (tests and local development). */
   IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
   /** DNS servers the fetch guard asks for OpenID providers' hosts (comma-separated `address[:port]`); empty: the system resolver. */

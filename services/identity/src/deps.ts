@@ -1,4 +1,4 @@
-import type { Clock, SafeFetchPolicy, UnitOfWork } from "@imprint/runtime";
+import type { Clock, SafeFetchPolicy, SecretBox, UnitOfWork } from "@imprint/runtime";
 import type { LockoutPolicy } from "./domain/password.js";
 import type { SessionPolicy } from "./domain/session.js";
 
@@ -20,6 +20,8 @@ export interface UseCaseDeps {
   oidcFetch: SafeFetchPolicy;
   /** Whether an OpenID issuer may be an http URL (IMPRINT_ALLOW_PRIVATE_FETCH). */
   allowHttpIssuers: boolean;
+  /** Seals OpenID providers' client secrets at rest (IDENTITY_SECRETS_KEY, or the key kept in IMPRINT_DATA_DIR). */
+  secrets: SecretBox;
 }
 
 export type { CallerInput } from "@imprint/runtime";

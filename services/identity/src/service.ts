@@ -1,5 +1,15 @@
 import { fileURLToPath } from "node:url";
-import { forkEm, safeFetchPolicy, startService, type RunningService, type ServiceDeps, type ServiceSpec, type ServiceStartOptions } from "@imprint/runtime";
+import {
+  forkEm,
+  resolveKeptSecret,
+  safeFetchPolicy,
+  SecretBox,
+  startService,
+  type RunningService,
+  type ServiceDeps,
+  type ServiceSpec,
+  type ServiceStartOptions,
+} from "@imprint/runtime";
 import { InviteServiceService } from "@imprint/proto/identity/v1/invites";
 import { MemberServiceService } from "@imprint/proto/identity/v1/members";
 import { OrganizationServiceService } from "@imprint/proto/identity/v1/organizations";
@@ -44,8 +54,8 @@ async function runBootstrap(config: IdentityConfig, deps: ServiceDeps, useCaseDe
   }
 }
 
-/** How the runtime assembles the identity service; the bootstrap settings come from `config`. */
-export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCaseDeps> {
+/** How the runtime assembles the identity service; the bootstrap settings come from `config`, `secrets` seals OpenID providers' client secrets. */
+export function identityServiceSpec(config: IdentityConfig, secrets: SecretBox): ServiceSpec<UseCaseDeps> {
   return {
     name: "identity",
     context: IDENTITY_CONTEXT,
@@ -63,6 +73,7 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
           { maxBodyBytes: 1024 * 1024 },
         ),
         allowHttpIssuers: config.IMPRINT_ALLOW_PRIVATE_FETCH,
+        secrets,
       }),
     },
     grpc: (deps, { orm }) => {
@@ -87,6 +98,13 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
   };
 }
 
-export function startIdentityService(config: IdentityConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
-  return startService(identityServiceSpec(config), config, options);
+export async function startIdentityService(config: IdentityConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
+  const secretsKey = await resolveKeptSecret({
+    configured: config.IDENTITY_SECRETS_KEY,
+    dataDir: config.IMPRINT_DATA_DIR,
+    fileName: "identity-secrets-key",
+    service: "identity",
+    setting: "IDENTITY_SECRETS_KEY",
+  });
+  return startService(identityServiceSpec(config, new SecretBox(secretsKey)), config, options);
 }

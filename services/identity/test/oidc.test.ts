@@ -40,6 +40,10 @@ describe("OpenID providers without private fetches", () => {
     const { provider } = await create("https://93.184.215.14/realms/imprint");
     expect(provider).toMatchObject({ issuer: "https://93.184.215.14/realms/imprint", clientId: "imprint" });
     expect(JSON.stringify(provider)).not.toContain("the secret");
+    // Stored sealed (AES-256-GCM under the service's key), not as its text.
+    const stored = await forkEm(identity.running.orm).findOneOrFail(OidcProvider, provider!.id);
+    expect(Buffer.from(stored.secretsCiphertext).toString("latin1")).not.toContain("the secret");
+    expect(Buffer.from(stored.secretsCiphertext).length).toBeGreaterThan(28 + "the secret".length);
     // Starting a sign-in through an issuer that turned private is refused the same way, before any request.
     await forkEm(identity.running.orm).nativeUpdate(OidcProvider, { id: provider!.id }, { issuer: "https://127.0.0.1:8443" });
     const start = await failure(

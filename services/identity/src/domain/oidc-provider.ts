@@ -1,5 +1,5 @@
 import { defineEntity, p } from "@mikro-orm/postgresql";
-import { AppError } from "@imprint/runtime";
+import { AppError, type SecretBox } from "@imprint/runtime";
 import { OrganizationSchema } from "./organization.js";
 
 /** Bounds of a provider's settings. */
@@ -16,7 +16,8 @@ export const OIDC_SIGN_IN_TTL_MS = 10 * 60 * 1000;
 /**
  * An organization's OpenID Connect provider: its issuer (discovery at
  * `<issuer>/.well-known/openid-configuration`) and this installation's client there. The client
- * secret is kept for the token endpoint (client_secret_basic) and never answered back.
+ * secret is kept sealed (AES-256-GCM, the provider's id as associated data) for the token endpoint
+ * (client_secret_basic) and never answered back.
  */
 export const OidcProviderSchema = defineEntity({
   name: "OidcProvider",
@@ -30,11 +31,22 @@ export const OidcProviderSchema = defineEntity({
     label: p.string().length(OIDC_LABEL_MAX),
     issuer: p.string().length(OIDC_ISSUER_MAX),
     clientId: p.string().length(OIDC_CLIENT_ID_MAX),
-    clientSecret: p.string().length(OIDC_CLIENT_SECRET_MAX),
+    /** `{clientSecret}` sealed by the service's SecretBox. */
+    secretsCiphertext: p.blob(),
     createdAt: p.datetime(),
   },
 });
-export class OidcProvider extends OidcProviderSchema.class {}
+export class OidcProvider extends OidcProviderSchema.class {
+  /** Seals the client secret. */
+  setClientSecret(secrets: SecretBox, clientSecret: string): void {
+    this.secretsCiphertext = secrets.seal(this.id, { clientSecret });
+  }
+
+  /** The client secret, opened. */
+  clientSecret(secrets: SecretBox): string {
+    return secrets.open(this.id, Buffer.from(this.secretsCiphertext)).clientSecret ?? "";
+  }
+}
 OidcProviderSchema.setClass(OidcProvider);
 
 /**

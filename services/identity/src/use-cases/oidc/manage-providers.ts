@@ -69,12 +69,15 @@ export async function createOidcProvider(
   const values = await checkValues(input.values, deps);
   return deps.unitOfWork.run(em, async (tx) => {
     await requireAdmin(tx, input.organizationId, caller);
+    const id = crypto.randomUUID();
     const provider = tx.create(OidcProvider, {
+      id,
       organization: input.organizationId,
       label: values.label!,
       issuer: values.issuer!,
       clientId: values.clientId!,
-      clientSecret: values.clientSecret!,
+      // Sealed with the provider's id as associated data.
+      secretsCiphertext: deps.secrets.seal(id, { clientSecret: values.clientSecret! }),
       createdAt: deps.clock(),
     });
     recordEvent(tx, oidcProviderCreated, { organizationId: input.organizationId, actor: caller, payload: { providerId: provider.id, label: provider.label } });
@@ -114,8 +117,16 @@ export async function updateOidcProvider(
   return deps.unitOfWork.run(em, async (tx) => {
     await requireAdmin(tx, input.organizationId, caller);
     const provider = await findProvider(tx, input.organizationId, input.providerId);
-    const changed = (Object.keys(values) as (keyof OidcProviderValues)[]).filter((key) => provider[key] !== values[key]);
-    Object.assign(provider, values);
+    const current: Record<keyof OidcProviderValues, string> = {
+      label: provider.label,
+      issuer: provider.issuer,
+      clientId: provider.clientId,
+      clientSecret: values.clientSecret === undefined ? "" : provider.clientSecret(deps.secrets),
+    };
+    const changed = (Object.keys(values) as (keyof OidcProviderValues)[]).filter((key) => current[key] !== values[key]);
+    const { clientSecret, ...plain } = values;
+    Object.assign(provider, plain);
+    if (clientSecret !== undefined) provider.setClientSecret(deps.secrets, clientSecret);
     if (changed.length > 0) {
       recordEvent(tx, oidcProviderUpdated, {
         organizationId: input.organizationId,

@@ -39,14 +39,15 @@ function guardedFetch(policy: SafeFetchPolicy): oidc.CustomFetch {
  */
 async function configurationOf(provider: OidcProvider, deps: UseCaseDeps): Promise<oidc.Configuration> {
   const fetcher = guardedFetch(deps.oidcFetch);
+  const clientSecret = provider.clientSecret(deps.secrets);
   const skewSeconds = Math.round((deps.clock().getTime() - Date.now()) / 1000);
   let config: oidc.Configuration;
   try {
     config = await oidc.discovery(
       new URL(provider.issuer),
       provider.clientId,
-      { client_secret: provider.clientSecret, ...(skewSeconds !== 0 ? { [oidc.clockSkew]: skewSeconds } : {}) },
-      oidc.ClientSecretBasic(provider.clientSecret),
+      { client_secret: clientSecret, ...(skewSeconds !== 0 ? { [oidc.clockSkew]: skewSeconds } : {}) },
+      oidc.ClientSecretBasic(clientSecret),
       { [oidc.customFetch]: fetcher, ...(provider.issuer.startsWith("http:") ? { execute: [oidc.allowInsecureRequests] } : {}) },
     );
   } catch (error) {

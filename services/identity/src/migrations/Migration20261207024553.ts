@@ -1,11 +1,11 @@
 import { Migration } from "@mikro-orm/migrations";
 
-export class Migration20261207023229 extends Migration {
-  override name = "Migration20261207023229";
+export class Migration20261207024553 extends Migration {
+  override name = "Migration20261207024553";
 
   override up(): void | Promise<void> {
     this.addSql(
-      `create table "oidc_providers" ("id" uuid not null, "organization_id" uuid not null, "label" varchar(100) not null, "issuer" varchar(2048) not null, "client_id" varchar(255) not null, "client_secret" varchar(1024) not null, "created_at" timestamptz not null, primary key ("id"));`,
+      `create table "oidc_providers" ("id" uuid not null, "organization_id" uuid not null, "label" varchar(100) not null, "issuer" varchar(2048) not null, "client_id" varchar(255) not null, "secrets_ciphertext" bytea not null, "created_at" timestamptz not null, primary key ("id"));`,
     );
     this.addSql(`create index "oidc_providers_organization_id_index" on "oidc_providers" ("organization_id");`);
 
