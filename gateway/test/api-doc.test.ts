@@ -75,6 +75,8 @@ describe("routeTable", () => {
       "POST /v1/auth/password",
       "POST /v1/auth/password-reset",
       "POST /v1/auth/join",
+      "GET /v1/auth/oidc/:providerId/start",
+      "GET /v1/auth/oidc/callback",
       "GET /v1/integrations/:integrationName/assets/:assetId",
       "GET /v1/integrations/:integrationName/installations/:installationId/public",
       "POST /v1/integrations/:integrationName/installations/:installationId/public",

@@ -35,6 +35,9 @@ const ECHO_SCRIPT = SCRIPT.replace(
   'if (event.type === "fetch") { const { url, method, headers } = event.request; return new Response(JSON.stringify({ url, method, authorization: headers.authorization ?? null, cookie: headers.cookie ?? null, custom: headers["x-custom"] ?? null, body: form.get("fetch-body") }), { status: 202, headers: { "content-type": "application/json", "x-echo": "yes" } }); } if (event.type === "ui_render")',
 );
 
+/** What every answer a script writes carries (the gateway's SCRIPT_ANSWER_SANDBOX), so it never rides a visitor's session. */
+const SANDBOX = "sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox";
+
 const uniqueName = (prefix = "gw") => `${prefix}-${randomUUID().slice(0, 8)}`;
 const base64 = (bytes: Buffer) => bytes.toString("base64");
 const integrationPath = (name: string) => `/v1/integrations/${name}`;
@@ -406,8 +409,9 @@ describe("without a token", () => {
       });
       expect(response.status).toBe(202);
       expect(response.headers.get("x-echo")).toBe("yes");
-      // Its own policy and framing (none here: a webframe is embedded by other pages), not the API's for its JSON answers.
-      expect(response.headers.get("content-security-policy")).toBeNull();
+      // Its own policy and framing (none here: a webframe is embedded by other pages), not the API's
+      // for its JSON answers; but sandboxed, an opaque origin whose requests carry no session cookie.
+      expect(response.headers.get("content-security-policy")).toBe(SANDBOX);
       expect(response.headers.get("x-frame-options")).toBeNull();
       // The script sees the URL as sent, the method (lower-case in GitBook's FetchEvent), the body and the headers but the credentials.
       expect(await response.json()).toEqual({ url: seen, method: method.toLowerCase(), authorization: null, cookie: null, custom: "kept", body });
@@ -423,7 +427,9 @@ describe("without a token", () => {
 
   it("serves the integration's own public endpoint (its urls.publicEndpoint): the script's fetch handler, no installation", async () => {
     const name = uniqueName();
-    const integration = await publish(name, { script: ECHO_SCRIPT });
+    // The integration's own policy, one that would give the page the API's origin back.
+    const ownPolicy = "sandbox allow-same-origin allow-scripts; default-src 'self'";
+    const integration = await publish(name, { script: ECHO_SCRIPT, contentSecurityPolicy: ownPolicy });
     const endpoint = integration.urls.publicEndpoint;
     expect(endpoint).toBe(`${stack.baseUrl}${integrationPath(name)}/public`);
     const response = await fetch(`${endpoint}/oauth?code=1`, {
@@ -433,6 +439,9 @@ describe("without a token", () => {
     });
     expect(response.status).toBe(202);
     expect(response.headers.get("x-echo")).toBe("yes");
+    // The integration's policy is kept, and the sandbox is a policy of its own beside it (two header
+    // values, both enforced): inside the integration's policy, a second sandbox directive would be ignored.
+    expect(response.headers.get("content-security-policy")).toBe(`${ownPolicy}, ${SANDBOX}`);
     expect(await response.json()).toEqual({ url: `${endpoint}/oauth?code=1`, method: "post", authorization: null, cookie: null, custom: "kept", body: "ping" });
     const unknown = await call(stack, "GET", `${integrationPath(uniqueName("none"))}/public/oauth`, {
       notInOpenApi: "an integration's public endpoint (Imprint's)",
@@ -450,6 +459,8 @@ describe("without a token", () => {
     await org.owner.api.integrations.installIntegrationOnSite(name, installation.id, { siteId: site.id });
     const script = await fetch(`${stack.baseUrl}${integrationPath(name)}/installations/${installation.id}/sites/${site.id}/script.js`);
     expect([script.status, await script.text()]).toEqual([200, "OK"]);
+    // Included by a site's pages, a script's policy does not apply; opened on its own, it is sandboxed too.
+    expect(script.headers.get("content-security-policy")).toBe(SANDBOX);
     const elsewhere = await createSite();
     const missing = await call(stack, "GET", `${integrationPath(name)}/installations/${installation.id}/sites/${elsewhere.id}/script.js`, {
       notInOpenApi: "a site's injected script (Imprint's)",

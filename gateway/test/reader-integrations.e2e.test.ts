@@ -161,11 +161,14 @@ describe("the reader with integrations", () => {
     const urls = (await integrationEvents(name)).filter((candidate) => candidate.payload.type === "site_view").map((candidate) => candidate.payload.url ?? "");
     expect(urls.filter((url) => url.includes("from="))).toEqual([viewUrl]);
 
-    // The gateway serves the script, with the integration's Content-Security-Policy.
+    // The gateway serves the script, with the integration's Content-Security-Policy (and beside it
+    // the sandbox of every answer a script writes).
     const script = await fetch(scriptUrl);
     expect(script.status).toBe(200);
     expect(script.headers.get("content-type")).toContain("application/javascript");
-    expect(script.headers.get("content-security-policy")).toBe("script-src 'self'");
+    expect(script.headers.get("content-security-policy")).toBe(
+      "script-src 'self', sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox",
+    );
     expect(await script.text()).toBe("window.__imprintInjected = true;");
 
     // Uninstalled from the site, its script leaves the pages.

@@ -204,7 +204,12 @@ describe("SAML providers", () => {
 
     // What a sign-in page shows, without a token.
     const logins = await fetch(`${stack.baseUrl}/v1/orgs/${org.organizationId}/sso`);
-    expect(((await logins.json()) as { items: unknown[] }).items).toContainEqual({ id: provider.id, label: "Acme SSO", startURL: provider.service.startURL });
+    expect(((await logins.json()) as { items: unknown[] }).items).toContainEqual({
+      id: provider.id,
+      label: "Acme SSO",
+      protocol: "saml",
+      startURL: provider.service.startURL,
+    });
     expect((await api.listSsoProviderLoginsInOrganization(org.organizationId)).data.items.map((item) => item.id)).toContain(provider.id);
 
     expect((await call(stack, "DELETE", samlPath(provider.id), owner())).status).toBe(205);

@@ -25,7 +25,7 @@ export const createTokenBody = z.object({ label: z.string().max(1000), expiresAt
 const tokenParams = z.object({ tokenId: pathId() });
 
 /** The session cookie: never readable by scripts, sent on same-site navigations only, Secure when the API is served over https. */
-function sessionCookie(value: string, urls: PublicUrls, clear = false): string {
+export function sessionCookie(value: string, urls: PublicUrls, clear = false): string {
   const secure = urls.api.startsWith("https:") ? "; Secure" : "";
   return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax${secure}${clear ? "; Max-Age=0" : ""}`;
 }

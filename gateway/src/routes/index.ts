@@ -27,6 +27,7 @@ import { linkRoutes } from "./links.js";
 import { inviteRoutes } from "./invites.js";
 import { memberRoutes } from "./members.js";
 import { teamRoutes } from "./teams.js";
+import { oidcProviderRoutes, oidcSignInRoutes } from "./oidc.js";
 import { samlRoutes, ssoRoutes } from "./saml.js";
 import { teamPermissionRoutes } from "./team-permissions.js";
 import { userPermissionRoutes } from "./user-permissions.js";
@@ -87,6 +88,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       exportDownloadRoute(deps),
       ...ssoRoutes(deps),
       ...signInRoutes(deps),
+      ...oidcSignInRoutes(deps),
       integrationAssetRoute(deps),
       ...integrationInstallationDirectRoutes(deps),
       gitWebhookRoute(deps),
@@ -99,6 +101,7 @@ export function gatewayRoutes(gatewayDeps: GatewayRouteDeps): GatewayRoutes {
       ...inviteRoutes(deps),
       ...teamRoutes(deps),
       ...samlRoutes(deps),
+      ...oidcProviderRoutes(deps),
       ...teamPermissionRoutes(deps),
       ...userPermissionRoutes(deps),
       ...userRoutes(deps),

@@ -390,7 +390,20 @@ const WITHHELD_REQUEST_HEADERS = new Set([
 /** Response headers Node sets itself for the bytes it sends. */
 const WITHHELD_RESPONSE_HEADERS = new Set(["content-length", "transfer-encoding", "connection", "keep-alive"]);
 
-/** Answers a script's HTTP response as it is: its status, its headers (the integration's CSP among them), its bytes. */
+/**
+ * The policy every answer a script writes carries, beside the integration's own: the page gets an opaque
+ * origin (no `allow-same-origin`), so it reads none of the API's cookies or storage, and its
+ * requests to the API are cross-site: the browser sends no `SameSite=Lax` session cookie with
+ * them, and the API answers no credentialed CORS. Its scripts, forms and popups still work. A
+ * policy of its own (a second header value) rather than a directive added to the integration's:
+ * a policy's second `sandbox` directive is ignored, while every policy of an answer applies.
+ */
+const SCRIPT_ANSWER_SANDBOX = "sandbox allow-scripts allow-forms allow-popups allow-popups-to-escape-sandbox";
+
+/**
+ * Answers a script's HTTP response as it is: its status, its headers (the integration's CSP among
+ * them), its bytes; and sandboxed (SCRIPT_ANSWER_SANDBOX), whatever the integration's policy.
+ */
 function sendScriptResponse(ctx: GatewayContext, response: { status: number; headers: Header[]; body: Uint8Array }): void {
   if (!Number.isInteger(response.status) || response.status < 200 || response.status > 599) {
     throw new AppError("internal", `upstream answered HTTP status ${response.status} for a script's response`);
@@ -404,6 +417,7 @@ function sendScriptResponse(ctx: GatewayContext, response: { status: number; hea
   for (const header of response.headers) {
     if (!WITHHELD_RESPONSE_HEADERS.has(header.name.toLowerCase())) ctx.append(header.name, header.value);
   }
+  ctx.append("Content-Security-Policy", SCRIPT_ANSWER_SANDBOX);
   ctx.body = Buffer.from(response.body);
 }
 

@@ -10,6 +10,7 @@ import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
 import { created, defineRoute, noContent, ok, resetContent, type Route } from "../route.js";
 import { parseInput, pathId } from "../validation.js";
 import type { DirectRoute, RouteDeps } from "./deps.js";
+import { oidcStartUrl } from "./oidc.js";
 
 const organizationParams = z.object({ organizationId: pathId() });
 const providerParams = z.object({ organizationId: pathId(), samlProviderId: pathId() });
@@ -212,7 +213,14 @@ export function ssoRoutes({ upstreams, urls }: Pick<RouteDeps, "upstreams" | "ur
       handle: async (ctx) => {
         const params = parseInput(organizationParams, ctx.params, "path");
         const { providers } = await identity.saml.listSsoProviders({ organizationId: params.organizationId });
-        ctx.body = { items: providers.map((provider) => ({ id: provider.id, label: provider.label, startURL: serviceOf(urls.api, provider.id).startUrl })) };
+        ctx.body = {
+          items: providers.map((provider) => ({
+            id: provider.id,
+            label: provider.label,
+            protocol: provider.protocol === "oidc" ? "oidc" : "saml",
+            startURL: provider.protocol === "oidc" ? oidcStartUrl(urls, provider.id) : serviceOf(urls.api, provider.id).startUrl,
+          })),
+        };
       },
     },
     {

@@ -32,6 +32,8 @@ export interface TestStack {
   integrationAddress: string;
   /** The clock of content and collaboration (e.g. to reach the day after a deleted space's retention); identity's and the gateway's when asked. */
   clock: TestClock;
+  /** The PostgreSQL URL of a service's database (for a state no API sets, e.g. a disabled member). */
+  databaseUrl(name: "identity" | "content" | "collaboration" | "publishing" | "integration"): string;
   /** The gateway's environment naming its upstreams (<NAME>_GRPC_ADDRESS), to start more gateways on the stack. */
   upstreamEnv: Record<string, string>;
   /** Log lines written by the gateway, parsed. */
@@ -139,6 +141,7 @@ export async function startStack(
     publishingAddress: services.address("publishing"),
     integrationAddress: services.address("integration"),
     clock,
+    databaseUrl: (name) => services.databaseUrl(name),
     upstreamEnv: Object.fromEntries(
       (["identity", "content", "collaboration", "publishing", "integration"] as const).map((name) => [
         `${name.toUpperCase()}_GRPC_ADDRESS`,

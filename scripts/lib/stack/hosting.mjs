@@ -6,11 +6,11 @@
  * has their modules). Environment names derive from `name`: `<NAME>_DATABASE_URL` (use an existing
  * database), `<NAME>_GRPC_PORT` (fixed port), `<NAME>_GRPC_ADDRESS` (where the others reach it).
  * `bootstrap` services receive the first-run token and owner; `dataDir` services IMPRINT_DATA_DIR
- * (content's files and signing key, integration's secrets key). Every service gets IMPRINT_PUBLIC_URL,
+ * (content's files and signing key, integration's and identity's secrets keys). Every service gets IMPRINT_PUBLIC_URL,
  * the gateway's URL (content signs file URLs on it, integration's scripts call the API back there).
  */
 export const SERVICES = [
-  { name: "identity", database: "imprint_identity", bootstrap: true },
+  { name: "identity", database: "imprint_identity", bootstrap: true, dataDir: true },
   { name: "content", database: "imprint_content", dataDir: true },
   { name: "collaboration", database: "imprint_collaboration" },
   { name: "publishing", database: "imprint_publishing" },

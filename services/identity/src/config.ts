@@ -3,7 +3,7 @@ import { env, loadConfig, serviceConfigShape } from "@imprint/runtime";
 import { DEFAULT_AUDIT_RETENTION_DAYS } from "./domain/audit-event.js";
 import { CHOSEN_SECRET_PATTERN } from "./domain/tokens.js";
 
-/** The shared service settings, the optional first-run bootstrap, the expired tokens' sweep, the audit log's retention, password lockout and sessions. */
+/** The shared service settings, the optional first-run bootstrap, the expired tokens' sweep, the audit log's retention, password lockout, sessions and OpenID providers' fetches. */
 export const identityConfigShape = {
   ...serviceConfigShape,
   /** When set and there is no organization yet, the first organization's owner gets this exact token. */
@@ -24,6 +24,17 @@ export const identityConfigShape = {
   SESSION_IDLE_MS: env.positiveInt(8 * 60 * 60 * 1000),
   /** A session ends this long after its sign-in, used or not (30 days). */
   SESSION_MAX_MS: env.positiveInt(30 * 24 * 60 * 60 * 1000),
+  /** Where the secrets key is kept when IDENTITY_SECRETS_KEY is unset. */
+  IMPRINT_DATA_DIR: z.string().min(1).default("./data"),
+  /** AES-256-GCM key for OpenID providers' client secrets at rest: 32 bytes, base64 or base64url; unset: generated once and kept in the data directory. */
+  IDENTITY_SECRETS_KEY: z
+    .string()
+    .refine((value) => Buffer.from(value, "base64").length === 32, "must be 32 bytes in base64")
+    .optional(),
+  /** Lets OpenID providers' issuers be http URLs and private, loopback or link-local addresses (tests and local development). */
+  IMPRINT_ALLOW_PRIVATE_FETCH: env.boolean(false),
+  /** DNS servers the fetch guard asks for OpenID providers' hosts (comma-separated `address[:port]`); empty: the system resolver. */
+  IMPRINT_FETCH_DNS_SERVERS: env.dnsServers(),
 };
 
 export type IdentityConfig = z.infer<z.ZodObject<typeof identityConfigShape>>;

@@ -1,4 +1,4 @@
-import type { Clock, UnitOfWork } from "@imprint/runtime";
+import type { Clock, SafeFetchPolicy, SecretBox, UnitOfWork } from "@imprint/runtime";
 import type { LockoutPolicy } from "./domain/password.js";
 import type { SessionPolicy } from "./domain/session.js";
 
@@ -16,6 +16,12 @@ export interface UseCaseDeps {
   lockout: LockoutPolicy;
   /** When sessions end (SESSION_IDLE_MS, SESSION_MAX_MS). */
   sessions: SessionPolicy;
+  /** How OpenID providers are reached (discovery, token endpoint, keys): the private-address rule unless IMPRINT_ALLOW_PRIVATE_FETCH. */
+  oidcFetch: SafeFetchPolicy;
+  /** Whether an OpenID issuer may be an http URL (IMPRINT_ALLOW_PRIVATE_FETCH). */
+  allowHttpIssuers: boolean;
+  /** Seals OpenID providers' client secrets at rest (IDENTITY_SECRETS_KEY, or the key kept in IMPRINT_DATA_DIR). */
+  secrets: SecretBox;
 }
 
 export type { CallerInput } from "@imprint/runtime";

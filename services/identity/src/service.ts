@@ -1,8 +1,19 @@
 import { fileURLToPath } from "node:url";
-import { forkEm, startService, type RunningService, type ServiceDeps, type ServiceSpec, type ServiceStartOptions } from "@imprint/runtime";
+import {
+  forkEm,
+  resolveKeptSecret,
+  safeFetchPolicy,
+  SecretBox,
+  startService,
+  type RunningService,
+  type ServiceDeps,
+  type ServiceSpec,
+  type ServiceStartOptions,
+} from "@imprint/runtime";
 import { InviteServiceService } from "@imprint/proto/identity/v1/invites";
 import { MemberServiceService } from "@imprint/proto/identity/v1/members";
 import { OrganizationServiceService } from "@imprint/proto/identity/v1/organizations";
+import { OidcServiceService } from "@imprint/proto/identity/v1/oidc";
 import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
 import { SessionServiceService } from "@imprint/proto/identity/v1/sessions";
 import { TeamServiceService } from "@imprint/proto/identity/v1/teams";
@@ -18,6 +29,7 @@ import { AUDIT_SERVICE_NAME, auditServiceImplementation } from "./grpc/audit-ser
 import { INVITE_SERVICE_NAME, inviteServiceImplementation } from "./grpc/invite-service.js";
 import { MEMBER_SERVICE_NAME, memberServiceImplementation } from "./grpc/member-service.js";
 import { ORGANIZATION_SERVICE_NAME, organizationServiceImplementation } from "./grpc/organization-service.js";
+import { OIDC_SERVICE_NAME, oidcServiceImplementation } from "./grpc/oidc-service.js";
 import { SAML_SERVICE_NAME, samlServiceImplementation } from "./grpc/saml-service.js";
 import { SESSION_SERVICE_NAME, sessionServiceImplementation } from "./grpc/session-service.js";
 import { TEAM_SERVICE_NAME, teamServiceImplementation } from "./grpc/team-service.js";
@@ -42,8 +54,8 @@ async function runBootstrap(config: IdentityConfig, deps: ServiceDeps, useCaseDe
   }
 }
 
-/** How the runtime assembles the identity service; the bootstrap settings come from `config`. */
-export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCaseDeps> {
+/** How the runtime assembles the identity service; the bootstrap settings come from `config`, `secrets` seals OpenID providers' client secrets. */
+export function identityServiceSpec(config: IdentityConfig, secrets: SecretBox): ServiceSpec<UseCaseDeps> {
   return {
     name: "identity",
     context: IDENTITY_CONTEXT,
@@ -56,6 +68,12 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
         auditRetentionDays: config.AUDIT_RETENTION_DAYS,
         lockout: { failures: config.PASSWORD_LOCKOUT_FAILURES, lockMs: config.PASSWORD_LOCKOUT_MS },
         sessions: { idleMs: config.SESSION_IDLE_MS, maxMs: config.SESSION_MAX_MS },
+        oidcFetch: safeFetchPolicy(
+          { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "identity", dnsServers: config.IMPRINT_FETCH_DNS_SERVERS },
+          { maxBodyBytes: 1024 * 1024 },
+        ),
+        allowHttpIssuers: config.IMPRINT_ALLOW_PRIVATE_FETCH,
+        secrets,
       }),
     },
     grpc: (deps, { orm }) => {
@@ -67,6 +85,7 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
         { name: INVITE_SERVICE_NAME, definition: InviteServiceService, implementation: inviteServiceImplementation(em, deps) },
         { name: TEAM_SERVICE_NAME, definition: TeamServiceService, implementation: teamServiceImplementation(em, deps) },
         { name: SAML_SERVICE_NAME, definition: SamlServiceService, implementation: samlServiceImplementation(em, deps) },
+        { name: OIDC_SERVICE_NAME, definition: OidcServiceService, implementation: oidcServiceImplementation(em, deps) },
         { name: SESSION_SERVICE_NAME, definition: SessionServiceService, implementation: sessionServiceImplementation(em, deps) },
         { name: TOKEN_SERVICE_NAME, definition: TokenServiceService, implementation: tokenServiceImplementation(em, deps) },
         { name: AUDIT_SERVICE_NAME, definition: AuditServiceService, implementation: auditServiceImplementation(em, deps) },
@@ -79,6 +98,13 @@ export function identityServiceSpec(config: IdentityConfig): ServiceSpec<UseCase
   };
 }
 
-export function startIdentityService(config: IdentityConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
-  return startService(identityServiceSpec(config), config, options);
+export async function startIdentityService(config: IdentityConfig, options: ServiceStartOptions = {}): Promise<RunningService> {
+  const secretsKey = await resolveKeptSecret({
+    configured: config.IDENTITY_SECRETS_KEY,
+    dataDir: config.IMPRINT_DATA_DIR,
+    fileName: "identity-secrets-key",
+    service: "identity",
+    setting: "IDENTITY_SECRETS_KEY",
+  });
+  return startService(identityServiceSpec(config, new SecretBox(secretsKey)), config, options);
 }

@@ -70,6 +70,9 @@ export const AUDIT_RULES: readonly AuditRule[] = [
   rule(identity.samlProviderUpdated, (p) => ({ action: "organization.saml-provider.updated", target: target("saml-provider", p.providerId) })),
   rule(identity.samlProviderDeleted, (p) => ({ action: "organization.saml-provider.deleted", target: target("saml-provider", p.providerId) })),
   rule(identity.samlProviderActivated, (p) => ({ action: "organization.saml-provider.activated", target: target("saml-provider", p.providerId) })),
+  rule(identity.oidcProviderCreated, (p) => ({ action: "organization.oidc-provider.created", target: target("oidc-provider", p.providerId, p.label) })),
+  rule(identity.oidcProviderUpdated, (p) => ({ action: "organization.oidc-provider.updated", target: target("oidc-provider", p.providerId) })),
+  rule(identity.oidcProviderDeleted, (p) => ({ action: "organization.oidc-provider.deleted", target: target("oidc-provider", p.providerId) })),
 
   // content
   rule(content.spaceCreated, (p) => ({ action: "space.created", target: space(p.spaceId, p.title) })),

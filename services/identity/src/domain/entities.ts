@@ -5,6 +5,7 @@ import { Member } from "./member.js";
 import { Organization } from "./organization.js";
 import { UserPassword } from "./password.js";
 import { PasswordReset, Session } from "./session.js";
+import { OidcProvider, OidcSignIn } from "./oidc-provider.js";
 import { SamlAssertionUse, SamlProvider, SamlRequest } from "./saml-provider.js";
 import { Team, TeamMember } from "./team.js";
 import { User } from "./user.js";
@@ -21,6 +22,8 @@ export const identityEntities = [
   SamlProvider,
   SamlRequest,
   SamlAssertionUse,
+  OidcProvider,
+  OidcSignIn,
   AuditEvent,
   UserPassword,
   Session,

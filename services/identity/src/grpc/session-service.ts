@@ -14,7 +14,7 @@ import { sessionToProto, userToProto } from "./mappers.js";
 
 export const SESSION_SERVICE_NAME = "imprint.identity.v1.SessionService";
 
-function startedToProto(started: StartedSession): StartedSessionMessage {
+export function startedToProto(started: StartedSession): StartedSessionMessage {
   return { session: sessionToProto(started.session), secret: started.secret, user: userToProto(started.user) };
 }
 

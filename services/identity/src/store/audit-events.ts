@@ -44,7 +44,7 @@ export async function findActorUser(em: EntityManager, userId: string): Promise<
 
 /**
  * What a target is called, when its event does not say: the name identity holds for its own
- * resources (a user, a team, the organization, a SAML provider), else the latest label an earlier
+ * resources (a user, a team, the organization, a SAML or OpenID provider), else the latest label an earlier
  * entry of the organization's log recorded for it; null when neither knows.
  */
 export async function knownTargetLabel(em: EntityManager, organizationId: string, target: { type: string; id: string }): Promise<string | null> {
@@ -57,7 +57,9 @@ export async function knownTargetLabel(em: EntityManager, organizationId: string
           ? sql<{ label: string }>`select title as label from organizations where id::text = ${target.id}`
           : target.type === "saml-provider"
             ? sql<{ label: string }>`select label from saml_providers where id::text = ${target.id} and organization_id = ${organizationId}`
-            : null;
+            : target.type === "oidc-provider"
+              ? sql<{ label: string }>`select label from oidc_providers where id::text = ${target.id} and organization_id = ${organizationId}`
+              : null;
   if (own) {
     const [row] = await queryRows(em, own);
     if (row) return row.label;

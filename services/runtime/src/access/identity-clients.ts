@@ -1,6 +1,7 @@
 import { InviteServiceService } from "@imprint/proto/identity/v1/invites";
 import { MemberServiceService } from "@imprint/proto/identity/v1/members";
 import { OrganizationServiceService } from "@imprint/proto/identity/v1/organizations";
+import { OidcServiceService } from "@imprint/proto/identity/v1/oidc";
 import { SamlServiceService } from "@imprint/proto/identity/v1/saml";
 import { TeamServiceService } from "@imprint/proto/identity/v1/teams";
 import { TokenServiceService } from "@imprint/proto/identity/v1/tokens";
@@ -17,6 +18,7 @@ export const IDENTITY_SERVICES = {
   invites: InviteServiceService,
   teams: TeamServiceService,
   saml: SamlServiceService,
+  oidc: OidcServiceService,
   tokens: TokenServiceService,
   sessions: SessionServiceService,
   audit: AuditServiceService,

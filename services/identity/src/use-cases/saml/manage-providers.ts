@@ -8,6 +8,7 @@ import { requireMembership } from "../shared/access.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { idOf } from "../shared/queries.js";
+import { listOidcSignInProviders } from "../oidc/manage-providers.js";
 
 /** A provider's settings as a request gives them; undefined: not given (an update leaves it). */
 export interface SamlProviderValues {
@@ -208,13 +209,24 @@ export async function deleteSamlProvider(
   });
 }
 
-/** The providers a sign-in page of the organization offers (no caller: it is shown before signing in). */
-export async function listSsoProviders(em: EntityManager, input: { organizationId: string }, _deps: UseCaseDeps): Promise<{ id: string; label: string }[]> {
+/**
+ * The providers a sign-in page of the organization offers (no caller: it is shown before signing
+ * in): its SAML providers, then its OpenID providers, each oldest first.
+ */
+export async function listSsoProviders(
+  em: EntityManager,
+  input: { organizationId: string },
+  _deps: UseCaseDeps,
+): Promise<{ id: string; label: string; protocol: "saml" | "oidc" }[]> {
   if (!isId(input.organizationId)) return [];
   const providers = await em.find(
     SamlProvider,
     { organization: input.organizationId },
     { orderBy: { createdAt: "asc", id: "asc" }, fields: ["id", "label", "createdAt"] },
   );
-  return providers.map((provider) => ({ id: provider.id, label: provider.label }));
+  const openId = await listOidcSignInProviders(em, input.organizationId);
+  return [
+    ...providers.map((provider) => ({ id: provider.id, label: provider.label, protocol: "saml" as const })),
+    ...openId.map((provider) => ({ ...provider, protocol: "oidc" as const })),
+  ];
 }
