@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadGatewayConfig, startGateway, type GatewayHandle } from "@imprint/gateway";
 import { loadIdentityConfig, startIdentityService } from "@imprint/identity";
@@ -29,7 +30,15 @@ describe("benchmark baseline against the real gateway and identity service", () 
   beforeAll(async () => {
     const databaseUrl = await createTestDatabase(inject("pgAdminUrl"), "bench");
     identity = await startIdentityService(
-      loadIdentityConfig({ DATABASE_URL: databaseUrl, NATS_URL: await testNatsUrl(), GRPC_PORT: "0", LOG_LEVEL: "error", SHUTDOWN_GRACE_MS: "1000" }),
+      loadIdentityConfig({
+        DATABASE_URL: databaseUrl,
+        NATS_URL: await testNatsUrl(),
+        GRPC_PORT: "0",
+        LOG_LEVEL: "error",
+        SHUTDOWN_GRACE_MS: "1000",
+        // Its own key, not one written into the working directory's ./data.
+        IDENTITY_SECRETS_KEY: randomBytes(32).toString("base64url"),
+      }),
       { logger: quiet },
     );
     gateway = await startGateway(
