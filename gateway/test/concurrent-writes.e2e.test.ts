@@ -141,6 +141,7 @@ const TRANSFER = "transferSpace / transferCollection exist only in @gitbook/api 
 const IMPORT = "importContent exists in @gitbook/api 0.143.2 only";
 const TRANSLATIONS = { unchecked: "Imprint's translation settings follow interface.md, not GitBook's newer createTranslation" };
 const newTranslation = async () => (await ok("POST", `${orgPath()}/translations`, { title: "French", languages: ["fr"] }, TRANSLATIONS)).id as string;
+const oidcProvider = () => ({ label: "Raced OpenID provider", issuer: `http://127.0.0.1:9/${randomUUID()}`, clientId: "raced", clientSecret: "raced-secret" });
 const samlProvider = () => ({ label: "Raced IdP", entityID: `https://idp.example.test/${randomUUID()}`, ssoURL: "https://idp.example.test/sso", certificate });
 /** A change request the editor wrote (its owner may review it), with its reviewer asked. */
 const crByEditor = async () => {
@@ -252,6 +253,18 @@ const CASES: Record<string, RaceCase> = {
   "DELETE /v1/orgs/:organizationId/saml/:samlProviderId": {
     outcome: "delete",
     request: async () => ({ path: `${orgPath()}/saml/${(await ok("POST", `${orgPath()}/saml`, samlProvider())).id}` }),
+  },
+  // Nor per issuer: two requests, two providers (a loopback issuer: identity here may fetch private addresses).
+  "POST /v1/orgs/:organizationId/oidc-providers": {
+    outcome: "duplicates",
+    request: async () => ({ path: `${orgPath()}/oidc-providers`, json: oidcProvider(), notInOpenApi: SIGN_IN }),
+  },
+  "DELETE /v1/orgs/:organizationId/oidc-providers/:providerId": {
+    outcome: "delete",
+    request: async () => ({
+      path: `${orgPath()}/oidc-providers/${(await ok("POST", `${orgPath()}/oidc-providers`, oidcProvider(), { notInOpenApi: SIGN_IN })).id}`,
+      notInOpenApi: SIGN_IN,
+    }),
   },
   "DELETE /v1/orgs/:organizationId/link-invites/:inviteId": {
     outcome: "delete",
@@ -960,7 +973,7 @@ beforeAll(async () => {
   silent = createServer(() => {});
   await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
   silentUrl = `http://127.0.0.1:${(silent.address() as { port: number }).port}/docs`;
-  ({ stack, editing } = await startEditingStack());
+  ({ stack, editing } = await startEditingStack({ identityEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } }));
   org = await createOrganization(stack);
   target = await createOrganization(stack);
   await createMember(stack, target, { role: "admin", email: org.owner.email });

@@ -53,8 +53,8 @@ export function commitEdits(editing: EditingClient, target: EditTarget, work: (d
 }
 
 /** A file's stack with an editing client on it, for e2e files that write content. */
-export async function startEditingStack(): Promise<{ stack: TestStack; editing: EditingClient }> {
-  const stack = await startStack();
+export async function startEditingStack(options: Parameters<typeof startStack>[0] = {}): Promise<{ stack: TestStack; editing: EditingClient }> {
+  const stack = await startStack(options);
   return { stack, editing: editingClient(stack) };
 }
 
