@@ -352,7 +352,10 @@ class Writer {
       if (item.object !== "block" || item.type !== "list-item") fail(itemPath, `a list holds list-item blocks, not ${JSON.stringify(item.type)}`);
       const itemData = dataOf(item, itemPath);
       const checked = type === "list-tasks" ? itemData.checked === true : null;
-      return { type: "listItem", spread: false, checked, children: this.blocks(item, itemPath, "list-item") as Mdast.BlockContent[] };
+      const blocks = this.blocks(item, itemPath, "list-item") as Mdast.BlockContent[];
+      // An empty item is written without content, so that the writer sees it is empty: nested in two
+      // lists' first items, `- - -` would read back as a thematic break, and it picks another bullet.
+      return { type: "listItem", spread: false, checked, children: blocks.length === 1 && isEmptyParagraph(blocks[0]!) ? [] : blocks };
     });
     if (type !== "list-ordered") return { type: "list", ordered: false, spread: false, children };
     const start = data.start ?? 1;
@@ -690,6 +693,11 @@ function nest(leaves: { marks: MarkType[]; node: Mdast.PhrasingContent }[]): Mda
     index = end;
   }
   return out;
+}
+
+/** A paragraph with no text at all (an empty list item's). */
+function isEmptyParagraph(block: Mdast.BlockContent): boolean {
+  return block.type === "paragraph" && block.children.every((child) => child.type === "text" && child.value === "");
 }
 
 /** GitBook JSON document → markdown (CommonMark + GFM); throws `DocumentConversionError` naming the first node it cannot express. */
