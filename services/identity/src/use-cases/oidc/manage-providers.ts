@@ -1,8 +1,9 @@
 import { type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, findOwnedOrNull, findPage, type PageRequestLike, parseUpdateMask, recordEvent, requireFetchTarget } from "@imprint/runtime";
+import { AppError, findOwned, findOwnedOrNull, type PageRequestLike, parseUpdateMask, recordEvent, requireFetchTarget } from "@imprint/runtime";
 import { checkClientId, checkClientSecret, checkIssuer, checkOidcLabel, OidcProvider } from "../../domain/oidc-provider.js";
 import { oidcProviderCreated, oidcProviderDeleted, oidcProviderUpdated } from "../../events.js";
 import { requireMembership } from "../shared/access.js";
+import { listOrganizationProviders } from "../shared/organization-providers.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 
@@ -20,10 +21,8 @@ async function requireAdmin(em: EntityManager, organizationId: string, caller: C
   return member;
 }
 
-async function findProvider(em: EntityManager, organizationId: string, providerId: string): Promise<OidcProvider> {
-  const provider = isId(providerId) ? await em.findOne(OidcProvider, { id: providerId, organization: organizationId }) : null;
-  if (!provider) throw AppError.notFound("OpenID provider");
-  return provider;
+function findProvider(em: EntityManager, organizationId: string, providerId: string): Promise<OidcProvider> {
+  return findOwned(em, OidcProvider, { organization: organizationId }, providerId, { name: "OpenID provider" });
 }
 
 /** Checks the given values (the issuer's host under the fetch policy too) before anything is written. */
@@ -46,13 +45,7 @@ export async function listOidcProviders(
   _deps: UseCaseDeps,
 ): Promise<{ items: OidcProvider[]; nextPageToken: string; totalCount: number }> {
   await requireAdmin(em, input.organizationId, requireCaller(input.caller));
-  return findPage(
-    em,
-    OidcProvider,
-    { organization: input.organizationId },
-    { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] },
-    input.page,
-  );
+  return listOrganizationProviders(em, OidcProvider, input.organizationId, input.page);
 }
 
 /** Adds a provider (admins only): label, issuer, client ID and client secret are required. */

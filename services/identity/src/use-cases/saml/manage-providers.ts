@@ -1,10 +1,11 @@
 import { type EntityManager } from "@mikro-orm/postgresql";
-import { AppError, findOwnedOrNull, findPage, type PageRequestLike, parseUpdateMask, recordEvent } from "@imprint/runtime";
+import { AppError, findOwned, findOwnedOrNull, type PageRequestLike, parseUpdateMask, recordEvent } from "@imprint/runtime";
 import type { MemberRoleValue } from "../../domain/roles.js";
 import { checkCertificate, checkEntityId, checkLabel, checkSsoUrl, SamlProvider } from "../../domain/saml-provider.js";
 import { Team } from "../../domain/team.js";
 import { samlProviderCreated, samlProviderDeleted, samlProviderUpdated } from "../../events.js";
 import { requireMembership } from "../shared/access.js";
+import { listOrganizationProviders } from "../shared/organization-providers.js";
 import { isId, requireCaller } from "../shared/validation.js";
 import type { CallerInput, UseCaseDeps } from "../../deps.js";
 import { idOf } from "../shared/queries.js";
@@ -41,10 +42,8 @@ async function requireAdmin(em: EntityManager, organizationId: string, caller: C
   return member;
 }
 
-async function findProvider(em: EntityManager, organizationId: string, providerId: string): Promise<SamlProvider> {
-  const provider = isId(providerId) ? await em.findOne(SamlProvider, { id: providerId, organization: organizationId }) : null;
-  if (!provider) throw AppError.notFound("SAML provider");
-  return provider;
+function findProvider(em: EntityManager, organizationId: string, providerId: string): Promise<SamlProvider> {
+  return findOwned(em, SamlProvider, { organization: organizationId }, providerId, { name: "SAML provider" });
 }
 
 /** Checks the given values and applies them; answers the REST names of what changed. */
@@ -101,13 +100,7 @@ export async function listSamlProviders(
   _deps: UseCaseDeps,
 ): Promise<{ items: SamlProvider[]; nextPageToken: string; totalCount: number }> {
   await requireAdmin(em, input.organizationId, requireCaller(input.caller));
-  return findPage(
-    em,
-    SamlProvider,
-    { organization: input.organizationId },
-    { fields: ["createdAt", "id"], direction: "asc", dateFields: ["createdAt"] },
-    input.page,
-  );
+  return listOrganizationProviders(em, SamlProvider, input.organizationId, input.page);
 }
 
 /** Adds a provider (admins only): label, entity ID, https sign-in URL and a valid certificate are required. */
