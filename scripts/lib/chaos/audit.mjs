@@ -200,6 +200,23 @@ export async function compareProjections(databaseUrls) {
       ),
     });
   }
+  if (databaseUrls.collaboration && databaseUrls.content) {
+    const source = await rows(databaseUrls.content, sql.CONTENT_BRANCH_MERGES);
+    const projection = await rows(databaseUrls.collaboration, sql.COLLABORATION_CHANGE_REQUEST_MERGES);
+    const recorded = new Set(projection.map((row) => row.id));
+    const branched = new Set(source.map((row) => row.id));
+    projections.push({
+      name: "collaboration merged change requests = content merged branches",
+      rows: source.filter((row) => row.merged_revision_id !== null).length,
+      // Only pairs both sides hold: a deleted space's change requests or branches may be gone on one side first.
+      diverged: differences(
+        source.filter((row) => recorded.has(row.id)),
+        projection.filter((row) => branched.has(row.id)),
+        (row) => row.id,
+        (a, b) => (a?.merged_revision_id ?? null) === (b?.merged_revision_id ?? null),
+      ),
+    });
+  }
   return projections;
 }
 
@@ -322,14 +339,16 @@ export async function audit({ databaseUrls, natsUrl, writes = [] }) {
     if (!copies.has(marker)) copies.set(marker, []);
     copies.get(marker).push(createdMs);
   };
+  // A merge commits in content; collaboration's record of it follows (in the same call, or from the
+  // merge resumer or content's event once either is back), checked as a projection above.
   const merges = new Map();
-  if (databaseUrls.content) for (const row of await rows(databaseUrls.content, sql.CONTENT_MARKED_SPACES)) add(row.marker, row.created_ms);
+  if (databaseUrls.content) {
+    for (const row of await rows(databaseUrls.content, sql.CONTENT_MARKED_SPACES)) add(row.marker, row.created_ms);
+    for (const row of await rows(databaseUrls.content, sql.CONTENT_MARKED_MERGES)) merges.set(row.marker, [...(merges.get(row.marker) ?? []), row.merged_ms]);
+  }
   if (databaseUrls.collaboration) {
     for (const row of await rows(databaseUrls.collaboration, sql.COLLABORATION_MARKED_COMMENTS)) add(row.marker, row.created_ms);
-    for (const row of await rows(databaseUrls.collaboration, sql.COLLABORATION_MARKED_CHANGE_REQUESTS)) {
-      add(row.marker, row.created_ms);
-      if (row.merged_ms !== null) merges.set(row.marker, [row.merged_ms]);
-    }
+    for (const row of await rows(databaseUrls.collaboration, sql.COLLABORATION_MARKED_CHANGE_REQUESTS)) add(row.marker, row.created_ms);
   }
   // Timestamps come from the services' clocks (same machine), in ms: allow the rounding.
   const SLACK_MS = 5;

@@ -488,33 +488,36 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
   return figures({ plan, short, replicas, client, experiments, result, settled, settleMs, started, supervision, calls });
 }
 
-/** Which service commits each kind of write the loops send. */
+/**
+ * Which services commit each kind of write the loops send and carry its answer back: a merge
+ * commits in content and is answered through collaboration, which records it.
+ */
 const WRITE_OWNERS = {
-  space: "content",
-  comment: "collaboration",
-  "change-request": "collaboration",
-  merge: "collaboration",
-  "team-member": "identity",
-  site: "publishing",
+  space: ["content"],
+  comment: ["collaboration"],
+  "change-request": ["collaboration"],
+  merge: ["content", "collaboration"],
+  "team-member": ["identity"],
+  site: ["publishing"],
 };
 /** How long before a kill -9 a commit may land and still be the one the dead process could not answer. */
 const KILL_WINDOW_MS = 250;
 
 /**
- * Whether `write` committed within KILL_WINDOW_MS before a kill -9 of the process that committed it,
- * and was then answered only "applied, read the result" (409) or a later success: the one case where
+ * Whether `write` committed within KILL_WINDOW_MS before a kill -9 of a process that committed it or
+ * carries its answer, and was then answered only "applied, read the result" (409) or a later success: the one case where
  * no process is left to give the write's answer. With copies, the kill of either copy of the
  * service that commits it (which copy committed is not recorded).
  */
 function killedBeforeAnswering(write, experiments) {
-  const owner = WRITE_OWNERS[write.kind];
+  const owners = WRITE_OWNERS[write.kind] ?? [];
   const last = write.attempts.at(-1);
   const honest = write.succeeded || (last?.status === 409 && /was applied/.test(JSON.stringify(write.body ?? "")));
   return (
     honest &&
     experiments.some(
       (experiment) =>
-        (experiment.target ?? experiment.unit) === owner &&
+        owners.includes(experiment.target ?? experiment.unit) &&
         experiment.downAt !== undefined &&
         (write.committedAt ?? []).some((at) => at <= experiment.downAt + 5 && at >= experiment.downAt - KILL_WINDOW_MS),
     )

@@ -46,5 +46,17 @@ export const CONTENT_MARKED_SPACES = `select title as marker, (extract(epoch fro
 /** Collaboration: comments the loops posted (the marker is the markdown). */
 export const COLLABORATION_MARKED_COMMENTS = `select substring(markdown from 'chaos-[a-z0-9-]+') as marker, (extract(epoch from posted_at) * 1000)::float8 as created_ms from comments where markdown like '%chaos-%'`;
 
-/** Collaboration: change requests the loops opened (the marker is the subject), and when merged. */
-export const COLLABORATION_MARKED_CHANGE_REQUESTS = `select subject as marker, (extract(epoch from created_at) * 1000)::float8 as created_ms, (extract(epoch from merged_at) * 1000)::float8 as merged_ms from change_requests where subject like 'chaos-%'`;
+/** Collaboration: change requests the loops opened (the marker is the subject). */
+export const COLLABORATION_MARKED_CHANGE_REQUESTS = `select subject as marker, (extract(epoch from created_at) * 1000)::float8 as created_ms from change_requests where subject like 'chaos-%'`;
+
+/**
+ * Content: branches of the loops' change requests it merged (the marker is the subject it merged
+ * them with), and when: a merge is committed there; collaboration's record of it is a projection.
+ */
+export const CONTENT_MARKED_MERGES = `select merge_subject as marker, (extract(epoch from updated_at) * 1000)::float8 as merged_ms from branches where merged_revision_id is not null and merge_subject like 'chaos-%'`;
+
+/** Content: every branch (one per change request, same id) and the revision it was merged as, if merged. */
+export const CONTENT_BRANCH_MERGES = `select id::text as id, merged_revision_id from branches`;
+
+/** Collaboration: every change request and the revision it is recorded as merged as, if merged. */
+export const COLLABORATION_CHANGE_REQUEST_MERGES = `select id::text as id, merged_revision_id from change_requests`;
