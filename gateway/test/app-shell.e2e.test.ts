@@ -2,17 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testLogger } from "@imprint/runtime/testing";
 import { launchChromium, screenshot } from "./support/browser.js";
-import {
-  APP_PASSWORD,
-  heading,
-  newVisitor,
-  openApp,
-  resetLink,
-  setPassword,
-  signInThroughForm,
-  startAppStack,
-  type AppStack,
-} from "./support/app-browser.js";
+import { APP_PASSWORD, heading, newVisitor, openApp, resetLink, setPassword, signInThroughForm, startAppStack, type AppStack } from "./support/app-browser.js";
 import { createCollection, createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { UNREACHED_RATE_LIMITS } from "./support/stack.js";

@@ -16,7 +16,17 @@ export function isAppPath(path: string): boolean {
 }
 
 /** Headers of one hop only (RFC 9110 § 7.6.1), never passed on. */
-const HOP_BY_HOP = new Set(["connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade"]);
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
 
 function passable(headers: IncomingHttpHeaders): Record<string, string | string[]> {
   const kept: Record<string, string | string[]> = {};
@@ -47,7 +57,16 @@ export function forwardToApp(appUrl: string, options: { timeoutMs: number }): Mi
     delete headers.host;
     const answer = await new Promise<IncomingMessage>((resolve, reject) => {
       const outgoing = send(
-        { protocol: target.protocol, hostname: target.hostname, port: target.port, path: `${base}${ctx.url}`, method: ctx.method, headers, agent, timeout: options.timeoutMs },
+        {
+          protocol: target.protocol,
+          hostname: target.hostname,
+          port: target.port,
+          path: `${base}${ctx.url}`,
+          method: ctx.method,
+          headers,
+          agent,
+          timeout: options.timeoutMs,
+        },
         resolve,
       );
       outgoing.on("timeout", () => outgoing.destroy(new Error("the app did not answer in time")));

@@ -3,7 +3,8 @@ import { useEffect, useRef, useState } from "preact/hooks";
 import { readSession, type Session } from "./api";
 import { Layout } from "./components/layout";
 import { ErrorMessage } from "./components/status";
-import { isAppLink, matchRoute, navigate, onNavigation, type PageProps } from "./router";
+import { isAppLink, navigate, onNavigation, type PageProps } from "./navigation";
+import { matchRoute } from "./router";
 import type { ComponentType } from "preact";
 
 /**

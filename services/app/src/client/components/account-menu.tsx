@@ -1,13 +1,13 @@
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api, rememberCsrfToken, type Session } from "../api";
-import { navigate } from "../router";
+import { navigate } from "../navigation";
 import { ErrorMessage } from "./status";
 
 /**
  * Who is signed in, and what they can do about it: API tokens, sign out, sign out everywhere. A
  * disclosure button (Escape closes it and gives the focus back), every item a link or a button.
  */
-export function AccountMenu({ session, setSession }: { session: Session; setSession(session: Session | null): void }) {
+export function AccountMenu({ session, setSession }: { session: Session; setSession: (session: Session | null) => void }) {
   const [open, setOpen] = useState(false);
   const [error, setError] = useState<unknown>(undefined);
   const button = useRef<HTMLButtonElement>(null);

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { api } from "../api";
 import { Breadcrumbs } from "../components/layout";
 import { ErrorMessage, Loaded, Notice, useLoad, useTitle } from "../components/status";
-import type { PageProps } from "../router";
+import type { PageProps } from "../navigation";
 
 interface ApiToken {
   id: string;

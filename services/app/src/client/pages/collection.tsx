@@ -1,7 +1,7 @@
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
 import { Loaded, useLoad, useTitle } from "../components/status";
-import type { PageProps } from "../router";
+import type { PageProps } from "../navigation";
 
 interface Named {
   id: string;

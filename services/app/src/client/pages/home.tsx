@@ -1,6 +1,6 @@
 import { all } from "../api";
 import { Loaded, useLoad, useTitle } from "../components/status";
-import type { PageProps } from "../router";
+import type { PageProps } from "../navigation";
 
 interface Organization {
   id: string;

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, rememberCsrfToken, type Session } from "../api";
 import { ErrorMessage, useTitle } from "../components/status";
-import { navigate, signInPath, type PageProps } from "../router";
+import { navigate, signInPath, type PageProps } from "../navigation";
 
 /**
  * An invite link (`/join/{organizationId}/{inviteId}`): a new account joins the organization

@@ -1,5 +1,5 @@
 import { useTitle } from "../components/status";
-import type { PageProps } from "../router";
+import type { PageProps } from "../navigation";
 
 /** A path that is none of the app's pages. */
 export default function NotFound(_props: PageProps) {

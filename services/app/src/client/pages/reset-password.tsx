@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { api } from "../api";
 import { ErrorMessage, Notice, useTitle } from "../components/status";
-import type { PageProps } from "../router";
+import type { PageProps } from "../navigation";
 
 /** The admin CLI's reset link (`/reset-password?token=…`): a new password, then signing in with it. */
 export default function ResetPassword({ query }: PageProps) {

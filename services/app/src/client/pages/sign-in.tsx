@@ -1,7 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, rememberCsrfToken, type Session } from "../api";
 import { ErrorMessage, useTitle } from "../components/status";
-import { navigate, safeReturnPath, type PageProps } from "../router";
+import { navigate, safeReturnPath, type PageProps } from "../navigation";
 
 interface Provider {
   id: string;
