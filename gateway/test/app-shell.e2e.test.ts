@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { testLogger } from "@imprint/runtime/testing";
+import { testLogger, uniqueEmail } from "@imprint/runtime/testing";
 import { launchChromium, screenshot } from "./support/browser.js";
 import { APP_PASSWORD, heading, newVisitor, openApp, resetLink, setPassword, signInThroughForm, startAppStack, type AppStack } from "./support/app-browser.js";
 import { createCollection, createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
@@ -205,6 +205,34 @@ describe("signing in", () => {
     await signInThroughForm(page, member.email, fresh);
     await expect.poll(() => heading(page)).toBe("Your organizations");
     await page.context().close();
+  });
+});
+
+describe("joining through an invite link", () => {
+  it("creates the account, joins and opens the organization; a second visit with that e-mail is told to sign in", async () => {
+    const invite = await call(env.stack, "POST", `/v1/orgs/${org.organizationId}/link-invites`, { token: org.owner.token, json: { role: "edit" } });
+    expect(invite.status).toBe(201);
+    const link = `/join/${org.organizationId}/${invite.body.id as string}`;
+    const email = uniqueEmail("joiner");
+    const page = await newVisitor(browser);
+    await openApp(page, link, env.origin);
+    expect(await heading(page)).toBe("Join on Imprint");
+    await page.getByLabel("Your name", { exact: true }).fill("Grace Hopper");
+    await page.getByLabel("E-mail", { exact: true }).fill(email);
+    await page.getByLabel("Password", { exact: true }).fill(APP_PASSWORD);
+    await page.getByRole("button", { name: "Create my account and join" }).click();
+    await expect.poll(() => heading(page)).toBe("Acme Docs");
+    expect(new URL(page.url()).pathname).toBe(`/o/${org.organizationId}/`);
+    await page.context().close();
+
+    const again = await newVisitor(browser);
+    await openApp(again, link, env.origin);
+    await again.getByLabel("Your name", { exact: true }).fill("Grace Hopper");
+    await again.getByLabel("E-mail", { exact: true }).fill(email);
+    await again.getByLabel("Password", { exact: true }).fill(APP_PASSWORD);
+    await again.getByRole("button", { name: "Create my account and join" }).click();
+    await expect.poll(() => again.getByRole("alert").count()).toBe(1);
+    await again.context().close();
   });
 });
 
