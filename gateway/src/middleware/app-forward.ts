@@ -49,7 +49,10 @@ export function forwardToApp(appUrl: string, options: { timeoutMs: number }): Mi
   const base = target.pathname.replace(/\/+$/, "");
   return async (ctx, next) => {
     const matched = (ctx as unknown as RouterContext<GatewayState>).matched ?? [];
-    if (matched.length > 0 || !isAppPath(ctx.path)) return next();
+    if (matched.length > 0 || !isAppPath(ctx.path)) {
+      await next();
+      return;
+    }
     const headers = passable(ctx.req.headers);
     headers["x-forwarded-for"] = ctx.ip;
     headers["x-forwarded-proto"] = ctx.protocol;
