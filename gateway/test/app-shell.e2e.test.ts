@@ -150,6 +150,24 @@ describe("signing in", () => {
     await page.context().close();
   });
 
+  it("says how long to wait once the account is locked", async () => {
+    const member = await person();
+    // The lockout's failures in a row (PASSWORD_LOCKOUT_FAILURES, 10 by default), through the API.
+    for (let attempt = 0; attempt < 10; attempt++) {
+      const failed = await call(env.stack, "POST", "/v1/auth/password", {
+        json: { email: member.email, password: "a wrong password" },
+        notInOpenApi: "Imprint's sign-in (docs/sign-in.md)",
+      });
+      expect(failed.status).toBeGreaterThanOrEqual(400);
+    }
+    const page = await newVisitor(browser);
+    await openApp(page, "/sign-in", env.origin);
+    await signInThroughForm(page, member.email);
+    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/Try again in \d+ (seconds|minutes)\./);
+    expect(await heading(page)).toBe("Sign in to Imprint");
+    await page.context().close();
+  });
+
   it("works with the keyboard alone: skip link, then the form by Tab and Enter", async () => {
     const member = await person();
     const page = await newVisitor(browser);
