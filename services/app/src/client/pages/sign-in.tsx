@@ -53,6 +53,9 @@ export default function SignIn({ query, setSession }: PageProps) {
       rememberCsrfToken(session.csrfToken);
       setSession(session);
       navigate(returnTo, { replace: true });
+      // Signed in where the page was asked for, the address stays: the page replaces this form, and
+      // the focus goes to it rather than to nowhere.
+      window.setTimeout(() => document.getElementById("main")?.focus(), 0);
     } catch (failure) {
       setError(failure);
       setBusy(false);
@@ -62,7 +65,7 @@ export default function SignIn({ query, setSession }: PageProps) {
   return (
     <section class="narrow" aria-labelledby="sign-in-title">
       <h1 id="sign-in-title">Sign in to Imprint</h1>
-      <form onSubmit={(event) => void submit(event)} noValidate={false}>
+      <form onSubmit={(event) => void submit(event)}>
         <label for="sign-in-email">E-mail</label>
         <input id="sign-in-email" name="email" type="email" autoComplete="username" required value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
         <label for="sign-in-password">Password</label>
