@@ -17,7 +17,7 @@ export default tseslint.config(
     rules: { "no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", caughtErrors: "none" }] },
   },
   {
-    files: ["**/*.ts", "**/*.mts"],
+    files: ["**/*.ts", "**/*.mts", "**/*.tsx"],
     extends: [...tseslint.configs.recommendedTypeChecked],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

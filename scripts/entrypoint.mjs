@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point of the container image (deploy/Dockerfile) and of every process `npm start` runs: one
 // image and one code path, the targets chosen by argument or by IMPRINT_TARGETS.
-//   <targets>                  serve them in this process: one (gateway, reader, identity, content,
+//   <targets>                  serve them in this process: one (gateway, reader, app, identity, content,
 //                              collaboration, publishing, integration), several (identity,content), or all
 //   (no argument)              serve the targets of IMPRINT_TARGETS
 //   migrate <services>         apply those services' pending migrations (one, several, or all), then exit

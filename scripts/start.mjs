@@ -60,6 +60,7 @@ async function runLauncher() {
   }
   const gatewayPort = parsePort("IMPRINT_PORT", env.IMPRINT_PORT, 8080);
   const readerPort = parsePort("READER_PORT", env.READER_PORT, 8090);
+  const appPort = parsePort("APP_PORT", env.APP_PORT, 8070);
   const servicePorts = {};
   const databaseUrls = {};
   for (const service of stackLib.SERVICES) {
@@ -210,6 +211,7 @@ async function runLauncher() {
       replicas,
       gatewayPort,
       readerPort,
+      appPort,
       gatewayHost: env.IMPRINT_HOST || undefined,
       servicePorts,
       databaseUrls,
@@ -253,6 +255,7 @@ async function runLauncher() {
       "",
       paint("32", `✔ Imprint is ready at ${url}`),
       `  token:   ${bootstrap.token}   ${paint("2", `(from ${bootstrap.source})`)}`,
+      `  app:     ${url}/   ${paint("2", "(the browser app, on the API's origin; a password first: npm run admin -- password <e-mail>)")}`,
       `  try:     curl -H "Authorization: Bearer ${bootstrap.token}" ${url}/v1/orgs`,
       `  sites:   ${stack.readerUrl}   ${paint("2", "(the reader: published sites; `npm run admin -- demo` publishes these docs there)")}`,
       `  admin:   npm run admin -- --help`,
@@ -261,9 +264,9 @@ async function runLauncher() {
         "2",
         hosting === "split"
           ? replicas > 1
-            ? `  hosting: ${replicas} copies of every service, the reader and the gateway, one process each (IMPRINT_HOSTING=split IMPRINT_REPLICAS=${replicas})`
-            : "  hosting: one process per service, the reader and the gateway (IMPRINT_HOSTING=split)"
-          : "  hosting: every service, the reader and the gateway in one process (IMPRINT_HOSTING=split: one each)",
+            ? `  hosting: ${replicas} copies of every service, the reader, the app and the gateway, one process each (IMPRINT_HOSTING=split IMPRINT_REPLICAS=${replicas})`
+            : "  hosting: one process per service, the reader, the app and the gateway (IMPRINT_HOSTING=split)"
+          : "  hosting: every service, the reader, the app and the gateway in one process (IMPRINT_HOSTING=split: one each)",
       ),
       paint("2", "  A process that dies is restarted (1 s, doubling up to 30 s); Ctrl-C stops everything; data stays in the data directory."),
       paint("2", `  Rolling restart (every process replaced, one at a time): npm run admin -- restart, or kill -HUP ${process.pid}.`),

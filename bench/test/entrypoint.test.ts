@@ -62,7 +62,7 @@ describe("scripts/entrypoint.mjs", () => {
     const unknown = await entrypoint(["gateway,search"], {});
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
-      'targets: unknown target "search" (known: identity, content, collaboration, publishing, integration, reader, gateway, or all)',
+      'targets: unknown target "search" (known: identity, content, collaboration, publishing, integration, reader, app, gateway, or all)',
     );
 
     const shared = await entrypoint([], {

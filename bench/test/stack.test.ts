@@ -158,6 +158,17 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     expect([missing.status, missing.headers.get("content-type")]).toEqual([404, "text/html; charset=utf-8"]);
   });
 
+  it("serves the browser app on the gateway's origin, forwarded to the app's own port", async () => {
+    expect(stack.appUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect((await fetch(`${stack.appUrl}/healthz`)).status).toBe(200);
+    for (const base of [stack.gatewayUrl, stack.appUrl]) {
+      const shell = await fetch(`${base}/sign-in`);
+      expect([shell.status, shell.headers.get("content-type")], base).toEqual([200, "text/html; charset=utf-8"]);
+      expect(shell.headers.get("content-security-policy")).toContain("script-src 'self'");
+      expect(await shell.text()).toContain('<div id="app">');
+    }
+  });
+
   it("serves Prometheus metrics from every process, whose request and RPC counters move with a request", async () => {
     const scrape = async () =>
       Object.fromEntries(
@@ -171,7 +182,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
       );
     const serviceNames = ["identity", "content", "collaboration", "publishing", "integration"];
     // Split: a metrics endpoint per process; one process: the gateway's port, for all of it.
-    expect(Object.keys(stack.metricsUrls)).toEqual(hosting === "split" ? [...serviceNames, "reader", "gateway"] : [ONE_PROCESS_NAME]);
+    expect(Object.keys(stack.metricsUrls)).toEqual(hosting === "split" ? [...serviceNames, "reader", "app", "gateway"] : [ONE_PROCESS_NAME]);
     const textOf = (texts: Record<string, string>, target: string) => texts[hosting === "split" ? target : ONE_PROCESS_NAME]!;
 
     // A kept-answer lookup on the reader, then a scrape; then an API request (an RPC to identity) and another scrape.
@@ -248,8 +259,8 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     );
   });
 
-  it.runIf(hosting === "split")("runs every service, the reader and the gateway as separate processes", () => {
-    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "publishing", "integration", "reader", "gateway"]);
+  it.runIf(hosting === "split")("runs every service, the reader, the app and the gateway as separate processes", () => {
+    expect(stack.processes.map((p) => p.name)).toEqual(["identity", "content", "collaboration", "publishing", "integration", "reader", "app", "gateway"]);
     const pids = stack.processes.map((p) => p.pid);
     expect(new Set([...pids, process.pid]).size).toBe(pids.length + 1);
     expect(stack.processes.every((p) => p.running)).toBe(true);

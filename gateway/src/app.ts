@@ -16,6 +16,7 @@ import { errorHandler } from "./middleware/error-handler.js";
 import { rateLimit, type RateLimitOptions } from "./middleware/rate-limit.js";
 import { idempotency, type IdempotencyLease } from "./middleware/idempotency.js";
 import { routeFallback } from "./middleware/fallback.js";
+import { forwardToApp } from "./middleware/app-forward.js";
 import { requestId } from "./middleware/request-id.js";
 import { securityHeaders } from "./middleware/security-headers.js";
 import type { PageTokenSigner } from "./pagination.js";
@@ -47,6 +48,8 @@ export interface AppDeps {
   siteScripts?: SiteScriptsCache;
   /** Rate limits per token and client IP (RATE_LIMIT_*); none when absent. */
   rateLimits?: Omit<RateLimitOptions, "authenticator">;
+  /** The app target, where the app's paths no route answers are forwarded (GATEWAY_APP_URL); those paths are 404 when absent. */
+  app?: { url: string; timeoutMs: number };
   /** Browser origins allowed to call the API (CORS_ALLOWED_ORIGINS); none when absent. */
   cors?: CorsPolicy;
   logger: Logger;
@@ -94,6 +97,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   // Inside the error handler (which shapes its 429), before any route: 404s are counted too.
   if (deps.rateLimits) app.use(rateLimit({ ...deps.rateLimits, authenticator: deps.authenticator }));
   app.use(router.routes());
+  if (deps.app) app.use(forwardToApp(deps.app.url, { timeoutMs: deps.app.timeoutMs }));
   app.use(routeFallback());
   return app;
 }

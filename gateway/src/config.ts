@@ -47,6 +47,7 @@ const gatewayShape = {
   IMPRINT_PUBLIC_URL: baseUrl(),
   IMPRINT_APP_URL: baseUrl(),
   IMPRINT_READER_URL: baseUrl(),
+  GATEWAY_APP_URL: baseUrl(),
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).default(5_000),
   AUTH_STALE_IF_ERROR_MS: z.coerce.number().int().min(0).default(300_000),
   NATS_URL: z
@@ -91,6 +92,12 @@ export interface GatewayConfig {
   appUrl: string | undefined;
   /** Base URL of the reader (published sites are read under it); defaults to `<app URL>/sites`. */
   readerUrl: string | undefined;
+  /**
+   * Where the app target listens (GATEWAY_APP_URL, e.g. http://app:8070): requests for the app's
+   * paths (`/`, `/o/…`, `/sign-in`, `/assets/…`) that no route answers are forwarded there, so the
+   * app shares the API's origin. Unset: those paths are 404.
+   */
+  appForwardUrl: string | undefined;
   authCacheTtlMs: number;
   /** While identity is unreachable, how long a token it verified keeps working (needs `natsUrl`: revocations must be heard). */
   authStaleIfErrorMs: number;
@@ -129,6 +136,7 @@ export function loadGatewayConfig(environment: Record<string, string | undefined
     publicUrl: raw.IMPRINT_PUBLIC_URL,
     appUrl: raw.IMPRINT_APP_URL,
     readerUrl: raw.IMPRINT_READER_URL,
+    appForwardUrl: raw.GATEWAY_APP_URL,
     authCacheTtlMs: raw.AUTH_CACHE_TTL_MS,
     authStaleIfErrorMs: raw.AUTH_STALE_IF_ERROR_MS,
     natsUrl: raw.NATS_URL,

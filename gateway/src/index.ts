@@ -160,6 +160,7 @@ export async function startGateway(
     siteScripts,
     ...(limiter && config.rateLimits.enabled ? { rateLimits: { limiter, limits: config.rateLimits.limits, trustedProxies: config.trustedProxies } } : {}),
     cors: { allowedOrigins: config.corsAllowedOrigins },
+    ...(config.appForwardUrl ? { app: { url: config.appForwardUrl, timeoutMs: config.upstreamTimeoutMs } } : {}),
     logger,
   });
   const handle = app.callback();

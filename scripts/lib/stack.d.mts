@@ -10,6 +10,7 @@ export interface ServiceEntry {
 export const SERVICES: readonly ServiceEntry[];
 export const GATEWAY: { name: string };
 export const READER: { name: string };
+export const APP: { name: string };
 export const ENTRYPOINT: string;
 export type Hosting = "one-process" | "split";
 export const HOSTINGS: readonly Hosting[];
@@ -181,6 +182,8 @@ export interface Stack {
   replicas: number;
   gatewayUrl: string;
   readerUrl: string;
+  /** Where the app listens itself (the gateway forwards the app's paths there: people use gatewayUrl). */
+  appUrl: string;
   grpcAddresses: Record<string, string>;
   /** Where each process serves /metrics, by process name (split: each service copy, "reader", "gateway"; one process: "imprint"). */
   metricsUrls: Record<string, string>;
@@ -215,6 +218,8 @@ export function startStack(options: {
   copiesOf?: Record<string, number>;
   gatewayPort?: number;
   readerPort?: number;
+  /** The app's port (0 or unset = a free port). */
+  appPort?: number;
   gatewayHost?: string;
   servicePorts?: Record<string, number>;
   natsUrl?: string;

@@ -6,6 +6,7 @@
 // supervised: one that dies is restarted on the same ports and data, with backoff, as Kubernetes
 // would. Plain ESM; the runtime's built infrastructure helpers are imported lazily, after the build.
 import {
+  APP,
   checkReplicas,
   ENTRYPOINT,
   envName,
@@ -28,6 +29,7 @@ import { startUnit } from "./stack/supervision.mjs";
 // The launcher's parts, one concern each (scripts/lib/stack/); this module orchestrates them and is
 // what `npm start`, the bench, chaos and the tests import.
 export {
+  APP,
   checkReplicas,
   ENTRYPOINT,
   envName,
@@ -171,7 +173,7 @@ export class RollingRestartError extends Error {
  * one-process), `replicas` (copies of every target, split hosting only; default IMPRINT_REPLICAS of
  * `env`, else 1), `copiesOf` {target: copies} (overrides `replicas` for those targets), `gatewayPort` (0 = a free port), `gatewayHost` (also the reader's), `readerPort`
  * (0 = a free port), `servicePorts` {name: port} (copy n listens on port + n - 1),
- * `natsUrl`, `databaseUrls` {name: url}, `bootstrap` {token, email, orgTitle}, `pageTokenSecret` (the
+ * `appPort` (the app's, which the gateway forwards the app's paths to; 0 = a free port), `natsUrl`, `databaseUrls` {name: url}, `bootstrap` {token, email, orgTitle}, `pageTokenSecret` (the
  * gateway's IMPRINT_PAGE_TOKEN_SECRET), `onLog(source, line)`, `readyTimeoutMs`.
  *
  * With several copies each service copy has its own gRPC port and every caller gets all of them
@@ -179,9 +181,10 @@ export class RollingRestartError extends Error {
  * reader's its own (SO_REUSEPORT). Copies are named `<target>#<n>` (`content#2`); one copy keeps the
  * target's name.
  *
- * The returned stack has `hosting`, `replicas`, `gatewayUrl`, `readerUrl` (where published sites are
+ * The returned stack has `hosting`, `replicas`, `gatewayUrl` (also the app's: the gateway forwards
+ * its pages), `appUrl` (where the app listens itself), `readerUrl` (where published sites are
  * read; the gateway builds `urls.published` on it), `grpcAddresses` {name: "127.0.0.1:port[,…]"},
- * `processes` (split: the services' copies, then the reader's and the gateway's; one-process: one
+ * `processes` (split: the services' copies, then the reader's, the app's and the gateway's; one-process: one
  * named "imprint"), `infra`, `onUnexpectedExit(callback)`, `restart({ onStep })` (a rolling restart
  * of every Node process, one at a time; asked during another, it runs once that one is done),
  * `restarting` and `stop()` (the gateway first, then the services in reverse dependency order, the
@@ -225,6 +228,11 @@ export async function startStack(options) {
   const readerPort = options.readerPort || (await getFreePort());
   if (options.readerPort && !(await isPortFree(readerPort, probeHost))) {
     throw new StackStartError(`port ${readerPort} is already in use: set READER_PORT to a free port (e.g. READER_PORT=8091 npm start)`);
+  }
+  let appPort = options.appPort || (await getFreePort());
+  while (!options.appPort && (appPort === gatewayPort || appPort === readerPort)) appPort = await getFreePort();
+  if (options.appPort && !(await isPortFree(appPort, probeHost))) {
+    throw new StackStartError(`port ${appPort} is already in use: set APP_PORT to a free port (e.g. APP_PORT=8071 npm start)`);
   }
 
   // Every supervision event, to the caller's callback and the stack's listeners (see startUnit).
@@ -278,6 +286,8 @@ export async function startStack(options) {
     // and one environment names every target's settings, whichever process reads them.
     const gatewayUrl = `http://${probeHost}:${gatewayPort}`;
     const readerListenUrl = `http://${probeHost}:${readerPort}`;
+    // The app listens on loopback: people reach it through the gateway, on the API's origin.
+    const appUrl = `http://${probeHost}:${appPort}`;
     // Published URLs are built on the reader's public URL (IMPRINT_READER_URL, e.g. behind a proxy), else where it listens.
     const readerUrl = (baseEnv.IMPRINT_READER_URL || readerListenUrl).replace(/\/+$/, "");
     const grpcAddresses = {};
@@ -295,12 +305,15 @@ export async function startStack(options) {
       READER_PORT: String(readerPort),
       READER_HOST: gatewayHost,
       IMPRINT_READER_URL: readerUrl,
+      APP_PORT: String(appPort),
+      APP_HOST: probeHost,
+      GATEWAY_APP_URL: appUrl,
       // No load balancer in front of these processes to drain away from: a stop here is immediate
       // unless the environment asks for a drain (copies of the gateway and the reader get one, below).
       SHUTDOWN_DRAIN_MS: baseEnv.SHUTDOWN_DRAIN_MS ?? "0",
       ...(shareHttpPorts ? { HTTP_REUSE_PORT: "true" } : {}),
     };
-    const chosenPorts = new Set([gatewayPort, readerPort]);
+    const chosenPorts = new Set([gatewayPort, readerPort, appPort]);
     const freePort = async () => {
       for (;;) {
         const port = await getFreePort();
@@ -393,8 +406,9 @@ export async function startStack(options) {
       const httpCopies = [];
       // The copies of the reader (of the gateway) share its port: a scrape there reaches one of them.
       metricsUrls[READER.name] = `${readerListenUrl}/metrics`;
+      metricsUrls[APP.name] = `${appUrl}/metrics`;
       metricsUrls[GATEWAY.name] = `${gatewayUrl}/metrics`;
-      for (const target of [READER.name, GATEWAY.name]) {
+      for (const target of [READER.name, APP.name, GATEWAY.name]) {
         for (let copy = 1; copy <= copiesOf(target); copy++) {
           const name = copyName(target, copy);
           // The copies share one port: only the process itself can say it serves.
@@ -429,6 +443,7 @@ export async function startStack(options) {
     }
     await waitUntil(() => isGatewayReady(gatewayUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the gateway (/readyz)" });
     await waitUntil(() => isReaderReady(readerListenUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the reader (/healthz)" });
+    await waitUntil(() => isReaderReady(appUrl), { timeoutMs: readyTimeoutMs, failed: startFailed, what: "the app (/healthz)" });
     ready = true;
 
     // Once a service's copy is back, each caller connects to it at its next attempt, within the
@@ -470,6 +485,7 @@ export async function startStack(options) {
       hosting,
       replicas,
       gatewayUrl,
+      appUrl,
       readerUrl,
       grpcAddresses,
       metricsUrls,

@@ -85,6 +85,17 @@ export const TARGETS = [
     }),
   },
   {
+    // The browser app: its shell and assets, which the gateway forwards its paths to (GATEWAY_APP_URL).
+    name: "app",
+    service: false,
+    upstreams: [],
+    module: "services/app/dist/index.js",
+    bind: (m) => ({
+      load: (env) => m.loadAppConfig(env),
+      start: (config, logger) => m.startApp(config, { logger }),
+    }),
+  },
+  {
     name: "gateway",
     service: false,
     upstreams: ["identity", "content", "collaboration", "publishing", "integration"],

@@ -20,6 +20,8 @@ export const SERVICES = [
 export const GATEWAY = { name: "gateway" };
 /** The reader: published sites as HTML, on its own port (READER_PORT); no database. */
 export const READER = { name: "reader" };
+/** The browser app: its shell and assets on a port of its own (APP_PORT), reached through the gateway (GATEWAY_APP_URL); no database. */
+export const APP = { name: "app" };
 
 /** What every process of the stack runs; IMPRINT_TARGETS says which targets it hosts. */
 export const ENTRYPOINT = "scripts/entrypoint.mjs";

@@ -1,0 +1,102 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { Browser, BrowserContextOptions, Page } from "playwright-core";
+import { expect } from "vitest";
+import { loadAppConfig, startApp, type AppHandle } from "@imprint/app";
+import { patient } from "@imprint/runtime/testing";
+import { startStack, type TestStack } from "./stack.js";
+
+/**
+ * The browser app's test helpers, for every app test (gateway/test/app-*.e2e.test.ts): a stack
+ * whose gateway forwards the app's paths to a real app target, people with passwords (the admin
+ * CLI, as an operator sets them), and a browser that opens app URLs and signs in through the form.
+ */
+
+const ADMIN_CLI = fileURLToPath(new URL("../../../services/identity/dist/cli/admin.js", import.meta.url));
+/** The password every helper-made person signs in with. */
+export const APP_PASSWORD = "correct horse battery staple";
+/** How long a browser step may take (a busy CI machine is slow, not broken). */
+export const BROWSER_TIMEOUT = patient(10_000);
+
+export interface AppStack {
+  stack: TestStack;
+  app: AppHandle;
+  /** Where people open the app: the gateway's origin (the app's paths are forwarded). */
+  origin: string;
+  stop(): Promise<void>;
+}
+
+/** The app target on a free port, then the test stack with its gateway forwarding the app's paths there (GATEWAY_APP_URL). */
+export async function startAppStack(options: Parameters<typeof startStack>[0] = {}): Promise<AppStack> {
+  const app = await startApp(loadAppConfig({ APP_PORT: "0", LOG_LEVEL: "warn" }));
+  let stack: TestStack;
+  try {
+    stack = await startStack({ ...options, gatewayEnv: { GATEWAY_APP_URL: app.url, ...options.gatewayEnv } });
+  } catch (error) {
+    await app.stop();
+    throw error;
+  }
+  return {
+    stack,
+    app,
+    origin: stack.baseUrl,
+    stop: async () => {
+      await stack.stop();
+      await app.stop();
+    },
+  };
+}
+
+/** Runs identity's admin CLI against the stack (`input` on its standard input); reset links are built on the gateway's origin. */
+export function adminCli(stack: TestStack, args: string[], input = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [ADMIN_CLI, ...args], {
+      env: { ...process.env, IDENTITY_GRPC_ADDRESS: stack.upstreamEnv.IDENTITY_GRPC_ADDRESS, IMPRINT_APP_URL: stack.baseUrl },
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** Gives the person with `email` a password (`npm run admin -- password`). */
+export async function setPassword(stack: TestStack, email: string, password = APP_PASSWORD): Promise<void> {
+  const result = await adminCli(stack, ["password", email], `${password}\n`);
+  expect(result.code, result.stderr).toBe(0);
+}
+
+/** A reset link for the person with `email` (`npm run admin -- reset-link`), on the gateway's origin. */
+export async function resetLink(stack: TestStack, email: string): Promise<string> {
+  const result = await adminCli(stack, ["reset-link", email]);
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { link: string }).link;
+}
+
+/** A fresh visitor (own cookies) on a blank page. */
+export async function newVisitor(browser: Browser, options: BrowserContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...options });
+  context.setDefaultTimeout(BROWSER_TIMEOUT);
+  return context.newPage();
+}
+
+/** Opens an app URL (absolute, e.g. an organization's `urls.app`, or a path on `origin`) and waits for the shell to show a page. */
+export async function openApp(page: Page, url: string, origin?: string): Promise<void> {
+  await page.goto(origin && url.startsWith("/") ? `${origin}${url}` : url);
+  await page.locator("main h1").first().waitFor();
+}
+
+/** Signs in through the sign-in form the page shows (by its labels, as a person would). */
+export async function signInThroughForm(page: Page, email: string, password = APP_PASSWORD): Promise<void> {
+  await page.getByLabel("E-mail", { exact: true }).fill(email);
+  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByRole("button", { name: "Sign in", exact: true }).click();
+}
+
+/** The page's main heading. */
+export function heading(page: Page): Promise<string | null> {
+  return page.locator("main h1").first().textContent();
+}

@@ -1,0 +1,59 @@
+import type { ComponentChildren } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { ApiError } from "../api";
+
+/** What people read for a failure: the API's message, else a generic one (never a stack). */
+export function errorText(error: unknown): string {
+  if (error instanceof ApiError) return error.message;
+  return "Something went wrong. Reload the page to try again.";
+}
+
+/** A failure, announced to screen readers as it appears. */
+export function ErrorMessage({ error }: { error: unknown }) {
+  if (error === undefined || error === null) return null;
+  return (
+    <p class="error" role="alert">
+      {errorText(error)}
+    </p>
+  );
+}
+
+/** A success or a note, announced politely. */
+export function Notice({ children }: { children: ComponentChildren }) {
+  return (
+    <p class="notice" role="status">
+      {children}
+    </p>
+  );
+}
+
+/** The document's title: `<title> · Imprint`. */
+export function useTitle(title: string): void {
+  useEffect(() => {
+    document.title = title ? `${title} · Imprint` : "Imprint";
+  }, [title]);
+}
+
+/** Loads data once per `key`: `{data}` when done, `{error}` when refused, `{}` meanwhile; `reload` asks again. */
+export function useLoad<T>(load: () => Promise<T>, key: string): { data?: T; error?: unknown; reload(): void } {
+  const [state, setState] = useState<{ data?: T; error?: unknown }>({});
+  const [round, setRound] = useState(0);
+  useEffect(() => {
+    let current = true;
+    load().then(
+      (data) => current && setState({ data }),
+      (error: unknown) => current && setState({ error }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [key, round]);
+  return { ...state, reload: () => setRound((value) => value + 1) };
+}
+
+/** The loading line, an error, or `children(data)`. */
+export function Loaded<T>({ state, children }: { state: { data?: T; error?: unknown }; children: (data: T) => ComponentChildren }) {
+  if (state.error !== undefined) return <ErrorMessage error={state.error} />;
+  if (state.data === undefined) return <p class="loading">Loading…</p>;
+  return <>{children(state.data)}</>;
+}
