@@ -2,7 +2,6 @@ import type {
   DocumentBlock,
   DocumentFragment,
   DocumentInline,
-  DocumentInlineImage,
   DocumentLeaf,
   DocumentMark,
   DocumentText,
@@ -28,7 +27,7 @@ let linkKeys = 0;
 export const newLinkKey = (): string => `link-${++linkKeys}`;
 let ids = 0;
 /** An id for a table's new column, record or fragment (unique in the table: see `unique`). */
-const newId = (prefix: string): string => `${prefix}-${Date.now().toString(36)}${(++ids).toString(36)}`;
+export const newId = (prefix: string): string => `${prefix}-${Date.now().toString(36)}${(++ids).toString(36)}`;
 
 // ── document → ProseMirror ─────────────────────────────────────────────────────────────────
 
@@ -156,7 +155,7 @@ export function proseMirrorToDocument(doc: Node): JsonDocument {
   return { object: "document", data: {}, nodes };
 }
 
-const emptyDocument = (): JsonDocument => ({ object: "document", data: {} as Record<string, never>, nodes: [] });
+const emptyDocument = (): JsonDocument => ({ object: "document", data: {}, nodes: [] });
 
 function withVoid(block: DocumentBlock, isVoid: unknown): DocumentBlock {
   if (typeof isVoid === "boolean") block.isVoid = isVoid;
@@ -254,11 +253,10 @@ function nodeInlines(node: Node): InlineContent[] {
       out.push(link.inline);
     }
     // A link holds text and images only.
-    if (child.isText || child.type.name === "inline_image") pushTo(link.inline.nodes as InlineContent[], child);
+    if (child.isText || child.type.name === "inline_image") pushTo(link.inline.nodes, child);
     else pushTo(out, child);
   });
-  for (const inline of out)
-    if (inline.object === "inline" && inline.type === "link") (inline.nodes as (DocumentText | DocumentInlineImage)[]) = mergeLeaves(inline.nodes);
+  for (const inline of out) if (inline.object === "inline" && inline.type === "link") inline.nodes = mergeLeaves(inline.nodes);
   const merged = mergeLeaves(out);
   return merged.length > 0 ? merged : [{ object: "text", leaves: [{ object: "leaf", text: "", marks: [] }] }];
 }

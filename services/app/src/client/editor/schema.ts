@@ -96,6 +96,9 @@ const LABELS: Record<string, string> = {
   expandable: "Expandable",
 };
 
+/** A data field's text (a field of another type shows as nothing). */
+const str = (value: unknown): string => (typeof value === "string" ? value : typeof value === "number" ? String(value) : "");
+
 /** What a reference points at, as one line of text. */
 function refText(ref: unknown): string {
   if (!ref || typeof ref !== "object") return "";
@@ -108,16 +111,16 @@ function refText(ref: unknown): string {
 export function atomSummary(type: string, data: BlockData): string {
   switch (type) {
     case "math":
-      return String(data.formula ?? "");
+      return str(data.formula);
     case "embed":
-      return String(data.url ?? "");
+      return str(data.url);
     case "swagger":
     case "openapi-operation":
-      return `${String(data.method ?? "").toUpperCase()} ${String(data.path ?? "")} · ${refText(data.ref)}`;
+      return `${str(data.method).toUpperCase()} ${str(data.path)} · ${refText(data.ref)}`;
     case "openapi-schemas":
       return `${Array.isArray(data.schemas) ? data.schemas.join(", ") : ""} · ${refText(data.ref)}`;
     case "openapi-webhook":
-      return `${String(data.method ?? "").toUpperCase()} ${String(data.name ?? "")} · ${refText(data.ref)}`;
+      return `${str(data.method).toUpperCase()} ${str(data.name)} · ${refText(data.ref)}`;
     case "divider":
       return "";
     default:
@@ -138,9 +141,9 @@ function atomBox(type: string, data: BlockData): DOMOutputSpec {
 /** The label a container shows above its blocks (a tab's title, a condition, an update's day). */
 function containerLabel(type: string, data: BlockData): string {
   const label = LABELS[type] ?? type;
-  if (type === "tabs-item") return `${label}: ${String(data.title ?? "")}`;
-  if (type === "if") return `${label}: ${String(data.expression ?? "")}`;
-  if (type === "update") return `${label}: ${String(data.date ?? "").slice(0, 10)}`;
+  if (type === "tabs-item") return `${label}: ${str(data.title)}`;
+  if (type === "if") return `${label}: ${str(data.expression)}`;
+  if (type === "update") return `${label}: ${str(data.date).slice(0, 10)}`;
   return label;
 }
 
@@ -218,7 +221,7 @@ nodes.hint = {
   content: "block+",
   defining: true,
   attrs: BLOCK_ATTRS,
-  toDOM: (node) => ["div", { class: `imprint-editor-hint hint hint-${String(dataOf(node).style ?? "info")}`, "data-block": "hint" }, 0],
+  toDOM: (node) => ["div", { class: `imprint-editor-hint hint hint-${str(dataOf(node).style) || "info"}`, "data-block": "hint" }, 0],
 };
 for (const type of ["tabs-item", "stepper-step", "if", "column", "update"]) nodes[nodeName(type)] = containerSpec(type, "block+");
 for (const [type, item] of Object.entries(LIST_BLOCKS)) {
@@ -239,7 +242,7 @@ nodes.expandable = {
 nodes.fragment = {
   content: "block+",
   attrs: { fragment: { default: "" }, type: { default: null } },
-  toDOM: (node) => ["div", { class: `imprint-editor-fragment imprint-editor-${String(node.attrs.type ?? "fragment")}` }, 0],
+  toDOM: (node) => ["div", { class: `imprint-editor-fragment imprint-editor-${str(node.attrs.type)}` }, 0],
 };
 for (const type of ATOM_BLOCKS) {
   nodes[nodeName(type)] = {
@@ -266,7 +269,7 @@ nodes[UNKNOWN_BLOCK] = {
   attrs: { block: { default: {} } },
   toDOM: (node) => {
     const block = node.attrs.block as { type?: unknown; data?: BlockData };
-    return atomBox(String(block.type), block.data ?? {});
+    return atomBox(str(block.type), block.data ?? {});
   },
 };
 
@@ -328,14 +331,14 @@ nodes.inline_math = {
   inline: true,
   atom: true,
   attrs: BLOCK_ATTRS,
-  toDOM: (node) => ["span", { class: "imprint-editor-inline-math" }, String(dataOf(node).formula ?? "")],
+  toDOM: (node) => ["span", { class: "imprint-editor-inline-math" }, str(dataOf(node).formula)],
 };
 nodes[UNKNOWN_INLINE] = {
   group: "inline",
   inline: true,
   atom: true,
   attrs: { inline: { default: {} } },
-  toDOM: (node) => ["span", { class: "imprint-editor-atom-inline" }, String((node.attrs.inline as { type?: unknown }).type)],
+  toDOM: (node) => ["span", { class: "imprint-editor-atom-inline" }, str((node.attrs.inline as { type?: unknown }).type)],
 };
 
 /** The leaf marks, in the order a leaf's marks are written when the editor changed them. */
