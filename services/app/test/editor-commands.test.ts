@@ -192,6 +192,17 @@ describe("the editor's commands produce the expected document", () => {
     expect(kept.fragments).toStrictEqual([original.fragments![0]]);
   });
 
+  it("does not put a block where GitBook does not allow it (a save would refuse it)", () => {
+    const inQuote = select(stateOf("> said"), "said");
+    expect(setCodeBlock(schema, null)(inQuote)).toBe(false);
+    expect(insertTable(schema)(inQuote)).toBe(true);
+    // The table goes after the quote, at the top level.
+    expect(saved(run(inQuote, insertTable(schema))).nodes.map((block) => block.type)).toEqual(["blockquote", "table"]);
+    const inHint = select(stateOf('{% hint style="info" %}\nnote\n{% endhint %}'), "note");
+    expect(saved(run(inHint, setHint(schema, "danger"))).nodes[0]!.data).toEqual({ style: "danger" });
+    expect(toggleQuote(schema)(inHint)).toBe(false);
+  });
+
   it("inserts a divider and an image by URL after the selected block", () => {
     const state = run(run(select(stateOf("text"), "text"), insertDivider(schema)), insertImage(schema, "https://e.com/a.png", "A"));
     const blocks = saved(state).nodes;

@@ -5,9 +5,10 @@ import { type DocumentBlock, documentToMarkdown, type JsonDocument, markdownToDo
 import fc from "fast-check";
 import { EditorState } from "prosemirror-state";
 import { describe, expect, it } from "vitest";
+import { ALLOWS } from "../../document/src/containers.js";
 import { CORPUS, markdownArbitrary } from "../../document/test/support/corpus.js";
 import { documentToProseMirror, proseMirrorToDocument } from "../src/client/editor/convert.js";
-import { BLOCK_TYPES, nodeName, schema } from "../src/client/editor/schema.js";
+import { BLOCK_TYPES, CONTAINER_ALLOWS, nodeName, schema } from "../src/client/editor/schema.js";
 
 /** Every block type of docs/revisions.md § Markdown and documents, in Git Sync's syntax where it has one. */
 const FIXTURE = [
@@ -218,6 +219,24 @@ describe("the editor's document ↔ ProseMirror conversion", () => {
       expect(inline ? (schema.nodes[nodeName(type)] ?? schema.marks[type]) : schema.nodes[nodeName(type)], type).toBeDefined();
     }
     for (const type of DOCUMENTED_TYPES) expect(emitted, type).toContain(type);
+  });
+
+  it("each container holds what GitBook allows in it, as @imprint/document's rules say", () => {
+    for (const [container, allows] of Object.entries(ALLOWS)) {
+      expect([...CONTAINER_ALLOWS[container]!].sort(), container).toEqual(
+        Object.entries(allows)
+          .filter(([, allowed]) => allowed)
+          .map(([capability]) => capability)
+          .sort(),
+      );
+    }
+    // For example: a quote holds no code block, a hint no hint, a list item a table but no tabs.
+    expect(schema.nodes.blockquote!.contentMatch.matchType(schema.nodes.paragraph!)).not.toBeNull();
+    expect(schema.nodes.blockquote!.contentMatch.matchType(schema.nodes.code_block!)).toBeNull();
+    expect(schema.nodes.hint!.contentMatch.matchType(schema.nodes.hint!)).toBeNull();
+    expect(schema.nodes.list_item!.contentMatch.matchType(schema.nodes.table!)).not.toBeNull();
+    expect(schema.nodes.list_item!.contentMatch.matchType(schema.nodes.tabs!)).toBeNull();
+    expect(schema.nodes.if!.contentMatch.matchType(schema.nodes.columns!)).not.toBeNull();
   });
 
   it("reads a block's fields exactly: data, isVoid, fragments and ids", () => {

@@ -2,6 +2,7 @@ import { baseKeymap, chainCommands, lift, setBlockType, toggleMark, wrapIn } fro
 import { history, redo, undo } from "prosemirror-history";
 import { InputRule, inputRules, textblockTypeInputRule, wrappingInputRule } from "prosemirror-inputrules";
 import { keymap } from "prosemirror-keymap";
+import { findWrapping } from "prosemirror-transform";
 import type { Attrs, MarkType, Node, NodeType, Schema } from "prosemirror-model";
 import { liftListItem, sinkListItem, splitListItem, wrapInList } from "prosemirror-schema-list";
 import { type Command, type EditorState, NodeSelection, Plugin, TextSelection } from "prosemirror-state";
@@ -80,7 +81,7 @@ export function setHint(schema: Schema, style: HintStyle): Command {
         return true;
       }
     }
-    return wrapIn(hint, { data: { style } })(state, dispatch);
+    return wrapDirectly(hint, { data: { style } })(state, dispatch);
   };
 }
 
@@ -204,7 +205,17 @@ export function ancestor(state: EditorState, matches: (node: Node) => boolean): 
 
 /** Wraps the selected blocks in the type, or lifts them out of the one they are in. */
 function wrapOrLift(type: NodeType): Command {
-  return (state, dispatch) => (ancestor(state, (node) => node.type === type) ? lift(state, dispatch) : wrapIn(type)(state, dispatch));
+  return (state, dispatch) => (ancestor(state, (node) => node.type === type) ? lift(state, dispatch) : wrapDirectly(type)(state, dispatch));
+}
+
+/** Wraps the selected blocks in the type where they are (not in a list made to hold it, as `wrapIn` would). */
+function wrapDirectly(type: NodeType, attrs: Attrs | null = null): Command {
+  return (state, dispatch) => {
+    const range = state.selection.$from.blockRange(state.selection.$to);
+    const wrapping = range && findWrapping(range, type, attrs);
+    if (!range || !wrapping || wrapping.length !== 1) return false;
+    return wrapIn(type, attrs)(state, dispatch);
+  };
 }
 
 /** Inserts a block after the block the selection is in (replacing an empty paragraph). */

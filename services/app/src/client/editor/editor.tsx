@@ -55,17 +55,24 @@ export function DocumentEditor({ document, onChange, readOnly = false, label }: 
   const editor = useRef<Editor | null>(null);
   const onChangeRef = useRef(onChange);
   onChangeRef.current = onChange;
+  /** The last document given to onChange: passed back as the prop (a controlled editor), it is already the content. */
+  const emitted = useRef<JsonDocument | null>(null);
+  const emit = (changed: JsonDocument) => {
+    emitted.current = changed;
+    onChangeRef.current?.(changed);
+  };
   const [view, setView] = useState<{ view: EditorView; version: number } | null>(null);
   const [markdown, setMarkdown] = useState<string | null>(null);
   const [sourceError, setSourceError] = useState<string | null>(null);
   const [prompt, setPrompt] = useState<{ kind: "link" | "image"; value: string } | null>(null);
 
   useEffect(() => {
+    emitted.current = document;
     const created = createEditor(mount.current!, {
       document,
       readOnly,
       ...(label ? { label } : {}),
-      onChange: (changed) => onChangeRef.current?.(changed),
+      onChange: emit,
       onUpdate: (updated) => setView((previous) => ({ view: updated, version: (previous?.version ?? 0) + 1 })),
     });
     editor.current = created;
@@ -77,7 +84,7 @@ export function DocumentEditor({ document, onChange, readOnly = false, label }: 
   }, [readOnly, label]);
 
   useEffect(() => {
-    if (editor.current && editor.current.getDocument() !== document) editor.current.setDocument(document);
+    if (editor.current && document !== emitted.current) editor.current.setDocument(document);
   }, [document]);
 
   const run = (command: Command) => {
@@ -101,7 +108,7 @@ export function DocumentEditor({ document, onChange, readOnly = false, label }: 
       }
       const read = fromMarkdown(markdown);
       current.setDocument(read);
-      onChangeRef.current?.(read);
+      emit(read);
       setMarkdown(null);
     } catch (error) {
       setSourceError(error instanceof Error ? error.message : String(error));

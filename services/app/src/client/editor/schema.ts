@@ -59,6 +59,49 @@ export const UNKNOWN_BLOCK = "unknown_block";
 /** The node for an inline of a type this editor does not know. */
 export const UNKNOWN_INLINE = "unknown_inline";
 
+/**
+ * What each container may hold: GitBook's rules as `@imprint/document` keeps them
+ * (services/document/src/containers.ts, `ALLOWS`), by node name. Paragraphs, headings, lists and
+ * dividers are allowed everywhere; a block of a type this editor does not know too (kept whole).
+ * So a command never makes a document that `documentToMarkdown` (a save) refuses.
+ */
+const ESSENTIALS = ["paragraph", "heading_1", "heading_2", "heading_3", "list_unordered", "list_ordered", "list_tasks", "divider", UNKNOWN_BLOCK];
+const CAPABILITY_NODES: Record<string, string[]> = {
+  code: ["code_block"],
+  images: ["images"],
+  table: ["table"],
+  quote: ["blockquote"],
+  hint: ["hint"],
+  tabs: ["tabs"],
+  expandable: ["expandable"],
+  embed: ["embed"],
+  math: ["math"],
+  contentRef: ["content_ref"],
+  stepper: ["stepper"],
+  file: ["file"],
+  reusableContent: ["reusable_content"],
+  openapi: ["swagger", "openapi_operation", "openapi_schemas", "openapi_webhook"],
+  conditional: ["if"],
+  columns: ["columns"],
+  updates: ["updates"],
+};
+const ALL = Object.keys(CAPABILITY_NODES);
+/** The capabilities of each container (the keys of `ALLOWS[container]` that are true). */
+export const CONTAINER_ALLOWS: Record<string, readonly string[]> = {
+  document: ALL,
+  "list-item": ["code", "table", "quote", "hint", "math"],
+  quote: ["quote"],
+  hint: ["table", "embed"],
+  "tabs-item": ["code", "images", "quote", "hint", "embed", "math", "contentRef", "file"],
+  "stepper-step": ["code", "images", "quote", "hint", "expandable", "embed", "math", "contentRef", "file"],
+  expandable: ["code", "images", "table", "quote", "hint", "file", "reusableContent"],
+  column: ["code", "images", "table", "quote", "hint", "expandable", "embed", "math", "contentRef", "stepper", "file"],
+  update: ["code", "images", "quote", "hint", "tabs", "expandable", "embed", "math", "contentRef", "file"],
+};
+/** The content expression of a container's blocks. */
+const blocksOf = (container: string): string =>
+  `(${[...ESSENTIALS, ...CONTAINER_ALLOWS[container]!.flatMap((capability) => CAPABILITY_NODES[capability]!)].join(" | ")})+`;
+
 /** Every document block type the schema has a node for (besides `code`, `code-line`, `list-item`, `table`, `expandable`). */
 export const BLOCK_TYPES: readonly string[] = [
   ...TEXT_BLOCKS,
@@ -163,7 +206,7 @@ function containerSpec(type: string, content: string): NodeSpec {
 }
 
 const nodes: Record<string, NodeSpec> = {
-  doc: { content: "block+" },
+  doc: { content: blocksOf("document") },
   text: { group: "inline" },
   paragraph: { group: "block", content: "inline*", attrs: BLOCK_ATTRS, parseDOM: [{ tag: "p" }], toDOM: () => ["p", 0] },
 };
@@ -193,7 +236,7 @@ nodes.list_ordered = {
 };
 nodes.list_tasks = { group: "block", content: "list_item+", attrs: BLOCK_ATTRS, toDOM: () => ["ul", { class: "imprint-editor-tasks" }, 0] };
 nodes.list_item = {
-  content: "block+",
+  content: blocksOf("list-item"),
   defining: true,
   attrs: BLOCK_ATTRS,
   parseDOM: [{ tag: "li" }],
@@ -215,15 +258,24 @@ nodes.code_block = {
 };
 /** A line of code (Enter types a line ending in it, which starts another `code-line` when saved). */
 nodes.code_line = { content: "text*", marks: "", code: true, attrs: BLOCK_ATTRS, toDOM: () => ["div", { class: "imprint-editor-code-line" }, 0] };
-nodes.blockquote = { group: "block", content: "block+", defining: true, attrs: BLOCK_ATTRS, parseDOM: [{ tag: "blockquote" }], toDOM: () => ["blockquote", 0] };
+nodes.blockquote = {
+  group: "block",
+  content: blocksOf("quote"),
+  defining: true,
+  attrs: BLOCK_ATTRS,
+  parseDOM: [{ tag: "blockquote" }],
+  toDOM: () => ["blockquote", 0],
+};
 nodes.hint = {
   group: "block",
-  content: "block+",
+  content: blocksOf("hint"),
   defining: true,
   attrs: BLOCK_ATTRS,
   toDOM: (node) => ["div", { class: `imprint-editor-hint hint hint-${str(dataOf(node).style) || "info"}`, "data-block": "hint" }, 0],
 };
-for (const type of ["tabs-item", "stepper-step", "if", "column", "update"]) nodes[nodeName(type)] = containerSpec(type, "block+");
+// A condition's blocks are top-level blocks.
+for (const type of ["tabs-item", "stepper-step", "column", "update"]) nodes[nodeName(type)] = containerSpec(type, blocksOf(type));
+nodes.if = containerSpec("if", blocksOf("document"));
 for (const [type, item] of Object.entries(LIST_BLOCKS)) {
   if (type.startsWith("list-")) continue;
   nodes[nodeName(type)] = { ...containerSpec(type, `${nodeName(item)}+`), defining: false };
@@ -240,7 +292,7 @@ nodes.expandable = {
 };
 /** A block's named fragment (an expandable's title and body): its blocks. */
 nodes.fragment = {
-  content: "block+",
+  content: blocksOf("expandable"),
   attrs: { fragment: { default: "" }, type: { default: null } },
   toDOM: (node) => ["div", { class: `imprint-editor-fragment imprint-editor-${str(node.attrs.type)}` }, 0],
 };
