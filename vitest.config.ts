@@ -32,6 +32,8 @@ const SHARED_PROCESS_FILES = [
   "gateway/test/pagination.test.ts",
   "gateway/test/validation.test.ts",
   "services/app/test/bundle-size.test.ts",
+  "services/app/test/editor-commands.test.ts",
+  "services/app/test/editor-roundtrip.test.ts",
   "services/collaboration/test/event-catalogue.test.ts",
   "services/content/test/event-catalogue.test.ts",
   "services/content/test/exports-render.test.ts",
