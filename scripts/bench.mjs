@@ -1,7 +1,7 @@
 // `npm run bench`: starts a throw-away stack (temporary data dir, free ports, loopback only) in each
 // hosting, every target in one process, then one process per target; seeds one organization, measures
 // each hosting's memory and gateway routes, then (split) the single-process baseline and the content,
-// search, merge, Git, authoring, publishing, integration, reader and event-lag figures; then `npm start` from a
+// search, merge, Git, authoring, publishing, integration, reader, app and event-lag figures; then `npm start` from a
 // clean clone in both hostings. Prints the comparison and writes bench/results/. Everything it
 // started is stopped, whatever happens.
 import { chmod, mkdtemp, rm } from "node:fs/promises";
@@ -112,6 +112,10 @@ settings.reader = {
   lighthouse: positiveInt("BENCH_READER_LIGHTHOUSE", 1, 1) === 1,
 };
 if (settings.reader.pages === 0) delete settings.reader;
+// The app (issue 30): Lighthouse of the space page and the editor page of a BENCH_APP_PAGES-page
+// space, signed in with a password, and the JavaScript the space page loads (0 skips it).
+settings.app = { pages: positiveInt("BENCH_APP_PAGES", 50, 2_000) };
+if (settings.app.pages === 0) delete settings.app;
 // Event lag: BENCH_LAG_COMMITS one-page commits timed to searchable and to listed in the audit log
 // while another organization's BENCH_LAG_PAGES-page import is indexed (0 pages skips it).
 settings.eventLag = { pages: positiveInt("BENCH_LAG_PAGES", 10_000, 20_000), commits: positiveInt("BENCH_LAG_COMMITS", 20, 1000) || 20 };

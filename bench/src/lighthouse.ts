@@ -29,6 +29,8 @@ export interface LighthouseFailedAudit {
 
 export interface LighthouseAudit {
   scores: LighthouseScores;
+  /** JavaScript the page loaded, as transferred (compressed), in bytes: Lighthouse's resource summary. */
+  scriptTransferBytes: number;
   /** The categories' audits scored below 1, those costing most points first (weighted ones are what kept a category under 100). */
   failedAudits: LighthouseFailedAudit[];
 }
@@ -38,12 +40,21 @@ export interface LighthouseAudit {
  * Chromium, headless, and writes the HTML report to `reportPath`. Scores are Lighthouse's, ×100;
  * with them, every audit of those categories that scored below 1.
  */
-export async function auditWithLighthouse(url: string, options: { chromePath: string; reportPath: string }): Promise<LighthouseAudit> {
+export async function auditWithLighthouse(
+  url: string,
+  options: { chromePath: string; reportPath: string; extraHeaders?: Record<string, string> },
+): Promise<LighthouseAudit> {
   // Root in a container has no user namespace for Chromium's sandbox.
   const sandbox = process.getuid?.() === 0 ? ["--no-sandbox"] : [];
   const chrome = await chromeLauncher.launch({ chromePath: options.chromePath, chromeFlags: ["--headless=new", "--disable-gpu", ...sandbox] });
   try {
-    const result = await lighthouse(url, { port: chrome.port, output: "html", logLevel: "error", onlyCategories: [...LIGHTHOUSE_CATEGORIES] });
+    const result = await lighthouse(url, {
+      port: chrome.port,
+      output: "html",
+      logLevel: "error",
+      onlyCategories: [...LIGHTHOUSE_CATEGORIES],
+      ...(options.extraHeaders ? { extraHeaders: options.extraHeaders } : {}),
+    });
     if (!result) throw new Error(`Lighthouse produced no result for ${url}`);
     const { audits, categories, runtimeError } = result.lhr;
     if (runtimeError) throw new Error(`Lighthouse could not audit ${url}: ${runtimeError.code} ${runtimeError.message}`);
@@ -68,7 +79,10 @@ export async function auditWithLighthouse(url: string, options: { chromePath: st
         ];
       })
       .sort((a, b) => b.weight * (1 - b.score) - a.weight * (1 - a.score) || a.score - b.score);
+    const summary = (audits["resource-summary"]?.details as { items?: { resourceType?: string; transferSize?: number }[] } | undefined)?.items ?? [];
+    const scriptTransferBytes = summary.find((item) => item.resourceType === "script")?.transferSize ?? 0;
     return {
+      scriptTransferBytes,
       scores: { performance: score("performance"), accessibility: score("accessibility"), bestPractices: score("best-practices"), seo: score("seo") },
       failedAudits,
     };

@@ -8,6 +8,7 @@ import { formatAuthoringReport, type AuthoringReport } from "./authoring-report.
 import { formatPublishingReport, type PublishingReport } from "./publishing-report.js";
 import { formatIntegrationReport, type IntegrationReport } from "./integration-report.js";
 import { formatReaderReport, type ReaderReport } from "./reader-report.js";
+import { formatAppReport, type AppReport } from "./app-report.js";
 import { formatEventLagReport, type EventLagReport } from "./event-lag-report.js";
 import { formatHostingReport, type HostingReport } from "./hosting-report.js";
 import type { LoadResult } from "./load.js";
@@ -62,6 +63,8 @@ export interface BenchmarkReport {
   integration?: IntegrationReport;
   /** The reader figures (a ~5,000-word page kept and first rendered, visitor-auth, Lighthouse), when the stack hosts the reader. */
   reader?: ReaderReport;
+  /** The app's figures (Lighthouse of the space and editor pages, signed in), when the stack runs content. */
+  app?: AppReport;
   /** Event lag under a neighbour's bulk import, when the stack runs the content service. */
   eventLag?: EventLagReport;
   /** Split hosting with two copies of identity against one (the single-organization read). */
@@ -149,6 +152,7 @@ export function formatReport(report: BenchmarkReport): string {
   if (report.publishing) lines.push("", formatPublishingReport(report.publishing).trimEnd());
   if (report.integration) lines.push("", formatIntegrationReport(report.integration).trimEnd());
   if (report.reader) lines.push("", formatReaderReport(report.reader).trimEnd());
+  if (report.app) lines.push("", formatAppReport(report.app).trimEnd());
   if (report.eventLag) lines.push("", formatEventLagReport(report.eventLag).trimEnd());
   if (report.replicas) lines.push("", formatReplicasReport(report.replicas).trimEnd());
   if (report.rateLimiter) lines.push("", formatRateLimiterReport(report.rateLimiter).trimEnd());

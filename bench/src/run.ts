@@ -22,6 +22,8 @@ import { runIntegrationBenchmark, type IntegrationBenchmarkSettings } from "./in
 import { evaluateIntegrationTargets, type IntegrationReport } from "./integration-report.js";
 import { runReaderBenchmark, type ReaderBenchmarkSettings } from "./reader.js";
 import { evaluateReaderTargets, type ReaderReport } from "./reader-report.js";
+import { runAppBenchmark, type AppBenchmarkSettings } from "./app.js";
+import { evaluateAppTargets, type AppReport } from "./app-report.js";
 import { evaluateSearchTargets, type SearchReport } from "./search-report.js";
 import { runEventLagBenchmark, type EventLagSettings } from "./event-lag.js";
 import { evaluateEventLagTargets, type EventLagReport } from "./event-lag-report.js";
@@ -78,6 +80,8 @@ export interface BenchmarkSettings {
   reader?: ReaderBenchmarkSettings;
   /** The event-lag figures' settings; absent to skip them. */
   eventLag?: EventLagSettings;
+  /** The app's figures (Lighthouse of the space and editor pages, signed in); absent to skip them. */
+  app?: AppBenchmarkSettings;
 }
 
 export type Log = (message: string) => void;
@@ -462,6 +466,21 @@ export async function runBenchmark(
       await notePeaks("reader");
     }
 
+    let app: AppReport | undefined;
+    if (stack.content && settings.app) {
+      const figures = await runAppBenchmark(
+        {
+          gatewayUrl: stack.gatewayUrl,
+          identityGrpcAddress: stack.identityGrpcAddress,
+          lighthouseReportPath: join(BENCH_ROOT, "results", `lighthouse-${resultsStamp(startedAt)}.html`),
+        },
+        settings.app,
+        log,
+      );
+      app = { settings: settings.app, figures };
+      await notePeaks("app");
+    }
+
     let eventLag: EventLagReport | undefined;
     if (stack.content && settings.eventLag) {
       const figures = await runEventLagBenchmark(
@@ -514,6 +533,7 @@ export async function runBenchmark(
         ...(publishing ? evaluatePublishingTargets(publishing.figures) : []),
         ...(integration ? evaluateIntegrationTargets(integration.figures) : []),
         ...(reader ? evaluateReaderTargets(reader.figures) : []),
+        ...(app ? evaluateAppTargets(app.figures) : []),
         ...(eventLag ? evaluateEventLagTargets(eventLag.figures) : []),
       ],
       ...(content ? { content } : {}),
@@ -524,6 +544,7 @@ export async function runBenchmark(
       ...(publishing ? { publishing } : {}),
       ...(integration ? { integration } : {}),
       ...(reader ? { reader } : {}),
+      ...(app ? { app } : {}),
       ...(eventLag ? { eventLag } : {}),
     };
   } finally {
