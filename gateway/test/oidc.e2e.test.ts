@@ -1,12 +1,9 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { decodeJwt, exportJWK, generateKeyPair, SignJWT, type JWK } from "jose";
-import Provider from "oidc-provider";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, uniqueEmail } from "@imprint/runtime/testing";
 import { createMember, createOrganization, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
+import { IDP_CLIENT_ID as CLIENT_ID, IDP_CLIENT_SECRET as CLIENT_SECRET, startTestIdp, type IdpPerson as Person, type TestIdp } from "./support/oidc-idp.js";
 import { startStack, type TestStack } from "./support/stack.js";
 
 /**
@@ -16,96 +13,20 @@ import { startStack, type TestStack } from "./support/stack.js";
  * cookie it sets, joining through an invite link or an e-mail domain, and what is refused.
  */
 const EXTENSION = { notInOpenApi: "Imprint's OpenID Connect sign-in (docs/api.md, extensions)" };
-const CLIENT_ID = "imprint";
-const CLIENT_SECRET = "a client secret the IdP and Imprint share";
 /** The IdP's ID tokens live one minute: the expiry test moves identity's clock past it. */
 const ID_TOKEN_TTL_SECONDS = 60;
 
-interface Person {
-  email: string;
-  verified: boolean;
-}
-
 let stack: TestStack;
 let org: TestOrganization;
-let idp: Server;
+let idp: TestIdp;
 let issuer: string;
-/** Who the IdP signs in at its next login. */
-let nextLogin: Person = { email: "nobody@example.test", verified: true };
-/** Rewrites the claims of the next ID tokens the IdP answers (re-signed with its own key); undefined: as issued. */
-let rewriteIdToken: ((claims: Record<string, unknown>) => Record<string, unknown>) | undefined;
 let providerId: string;
-
-async function startIdp(redirectUri: string): Promise<void> {
-  const { privateKey } = await generateKeyPair("RS256", { extractable: true });
-  const jwk: JWK = { ...(await exportJWK(privateKey)), kid: "idp-key", alg: "RS256", use: "sig" };
-  idp = createServer();
-  await new Promise<void>((resolve) => idp.listen(0, "127.0.0.1", resolve));
-  issuer = `http://127.0.0.1:${(idp.address() as AddressInfo).port}`;
-  const accounts = new Map<string, Person>();
-  const provider = new Provider(issuer, {
-    clients: [
-      {
-        client_id: CLIENT_ID,
-        client_secret: CLIENT_SECRET,
-        redirect_uris: [redirectUri],
-        grant_types: ["authorization_code"],
-        response_types: ["code"],
-        token_endpoint_auth_method: "client_secret_basic",
-      },
-    ],
-    jwks: { keys: [jwk] },
-    claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
-    // The e-mail in the ID token itself, not only at the userinfo endpoint.
-    conformIdTokenClaims: false,
-    features: { devInteractions: { enabled: false } },
-    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
-    ttl: { IdToken: ID_TOKEN_TTL_SECONDS },
-    cookies: { keys: ["idp-cookie-key"] },
-    findAccount: (_ctx, id) => {
-      const person = accounts.get(id);
-      return person
-        ? { accountId: id, claims: () => ({ sub: id, email: person.email, email_verified: person.verified, name: `Person ${id.slice(0, 8)}` }) }
-        : undefined;
-    },
-  });
-  // A misbehaving IdP, for the refusals: its token endpoint's ID token rewritten and signed again with its key.
-  provider.use(async (ctx, next) => {
-    await next();
-    const body = ctx.body as { id_token?: string } | undefined;
-    if (ctx.path === "/token" && rewriteIdToken && body?.id_token) {
-      const claims = rewriteIdToken(decodeJwt(body.id_token));
-      body.id_token = await new SignJWT(claims).setProtectedHeader({ alg: "RS256", kid: "idp-key" }).sign(privateKey);
-    }
-  });
-  const handle = provider.callback();
-  idp.on("request", (req, res) => {
-    if (!req.url?.startsWith("/interaction/")) {
-      void handle(req, res);
-      return;
-    }
-    void (async () => {
-      const details = await provider.interactionDetails(req, res);
-      if (details.prompt.name === "login") {
-        const accountId = crypto.randomUUID();
-        accounts.set(accountId, nextLogin);
-        await provider.interactionFinished(req, res, { login: { accountId } }, { mergeWithLastSubmission: false });
-        return;
-      }
-      const grant = new provider.Grant({ accountId: details.session!.accountId, clientId: String(details.params.client_id) });
-      grant.addOIDCScope("openid email profile");
-      await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
-    })().catch((error: unknown) => {
-      res.statusCode = 500;
-      res.end(String(error));
-    });
-  });
-}
 
 beforeAll(async () => {
   stack = await startStack({ identityOnClock: true, identityEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } });
   org = await createOrganization(stack);
-  await startIdp(`${stack.baseUrl}/v1/auth/oidc/callback`);
+  idp = await startTestIdp(`${stack.baseUrl}/v1/auth/oidc/callback`, { idTokenTtlSeconds: ID_TOKEN_TTL_SECONDS });
+  issuer = idp.issuer;
   const created = await call(stack, "POST", `/v1/orgs/${org.organizationId}/oidc-providers`, {
     token: org.owner.token,
     json: { label: "Test IdP", issuer, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET },
@@ -115,8 +36,7 @@ beforeAll(async () => {
   providerId = created.body.id as string;
 }, 120_000);
 afterAll(async () => {
-  idp?.closeAllConnections();
-  await new Promise((resolve) => (idp ? idp.close(resolve) : resolve(undefined)));
+  await idp?.stop();
   await stack?.stop();
 });
 
@@ -142,7 +62,7 @@ interface Flow {
  * gateway's start and the IdP's redirects until the IdP sends it back.
  */
 async function authorize(person: Person, query = "return=%2Fspaces", through = providerId): Promise<Flow> {
-  nextLogin = person;
+  idp.nextLogin = person;
   const jar: Jar = new Map();
   const start = await fetch(`${stack.baseUrl}/v1/auth/oidc/${through}/start?${query}`, { redirect: "manual" });
   expect(start.status, await start.clone().text()).toBe(302);
@@ -351,11 +271,11 @@ describe("signing in", () => {
   it("refuses an ID token for another client, and an expired one", async () => {
     const member = await createMember(stack, org, { role: "edit" });
     const flow = await authorize({ email: member.email, verified: true });
-    rewriteIdToken = (claims) => ({ ...claims, aud: "another-client" });
+    idp.rewriteIdToken = (claims) => ({ ...claims, aud: "another-client" });
     try {
       await expectRefused(await complete(flow), 400, /answer was refused.*"aud" \(audience\)/);
     } finally {
-      rewriteIdToken = undefined;
+      idp.rewriteIdToken = undefined;
     }
 
     // Identity's clock five minutes on: the IdP's one-minute ID token has expired by then (the sign-in has not).
