@@ -21,6 +21,8 @@ export const ROUTES: Route[] = [
   { pattern: "/account/tokens", page: () => import("./pages/account-tokens") },
   { pattern: "/", page: () => import("./pages/home") },
   { pattern: "/o/:org/c/:collection", page: () => import("./pages/collection") },
+  { pattern: "/o/:org/openapi/:slug", page: () => import("./pages/openapi") },
+  { pattern: "/o/:org/openapi", page: () => import("./pages/openapi") },
   { pattern: "/o/:org", page: () => import("./pages/organization") },
 ];
 
