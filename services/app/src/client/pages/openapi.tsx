@@ -102,7 +102,7 @@ function SpecList({ org }: { org: string }) {
             </table>
           )}
           <h2>Add a specification</h2>
-          <form onSubmit={add} class="stack">
+          <form onSubmit={(event) => void add(event)} class="stack">
             <label>
               Name (used in pages: <code>{"{% openapi-operation spec=\"name\" … %}"}</code>)
               <input required value={slug} pattern="[a-z0-9][a-z0-9-]*" maxLength={100} onInput={(event) => setSlug(event.currentTarget.value)} />
@@ -187,13 +187,13 @@ function SpecDetail({ org, slug }: { org: string; slug: string }) {
           <ErrorMessage error={error} />
           {spec.permissions.edit ? (
             <div class="actions">
-              <button type="button" onClick={() => act(() => api("PUT", base, { source: { url: spec.sourceURL } }), "The specification is being read again.")}>
+              <button type="button" onClick={() => void act(() => api("PUT", base, { source: { url: spec.sourceURL } }), "The specification is being read again.")}>
                 Read again
               </button>
               <button
                 type="button"
                 onClick={() =>
-                  act(
+                  void act(
                     () => api("PATCH", base, { visibility: spec.visibility === "public" ? "private" : "public" }),
                     spec.visibility === "public" ? "The specification is now private." : "The specification is now public.",
                   )
