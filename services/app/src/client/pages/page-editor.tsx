@@ -207,7 +207,7 @@ export default function PageEditorPage({ params }: PageProps) {
             ) : null}
             {!closed ? (
               <form
-                class="space-toolbar"
+                class="space-toolbar add-page"
                 onSubmit={(event) => {
                   event.preventDefault();
                   void batch([{ operation: "insert_page", title: newTitle, document: {} }], (pages, before) => editPath(flatten(pages).find((item) => !before.has(item.id))));
