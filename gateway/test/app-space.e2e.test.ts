@@ -30,7 +30,7 @@ const GUIDE = [
   "Intro paragraph.",
   "",
   "| Name | Value |",
-  "| --- | --- |",
+  "| --- | ---: |",
   "| alpha | one |",
   "",
   "```js",
@@ -132,6 +132,9 @@ describe("the render endpoint", () => {
     expect(html).toContain("<table");
     expect(html).toContain('class="hint hint-info"');
     expect(html).toContain("Intro paragraph.");
+    // The right-aligned column without an inline style (the app's policy allows none).
+    expect(html).toContain('data-align="right"');
+    expect(html).not.toContain("style=");
 
     const bad = await render(JSON.stringify({ document: { object: "nope" } }), cookie);
     expect(bad.status).toBe(400);
@@ -153,10 +156,18 @@ describe("the space, editing and change-request pages", () => {
     const changeRequest = await call(env.stack, "POST", `/v1/spaces/${spaceId}/change-requests`, { token, json: { subject: "Links check" } });
 
     const page = await newVisitor(browser);
+    const refused: string[] = [];
+    page.on("console", (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
     await openApp(page, space.body.urls.app);
     await signInThroughForm(page, writer.email);
     await shows(page, "Guide");
     expect(await page.locator(".page-body").textContent()).toContain("Intro paragraph.");
+    // The rendered page breaks none of the app's security policy (no inline style or script), and
+    // the aligned column is aligned by the stylesheet.
+    expect(await page.evaluate(`getComputedStyle(document.querySelectorAll(".page-body td")[1]).textAlign`)).toBe("right");
+    expect(refused).toEqual([]);
     expect(await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Guide" }).getAttribute("aria-current")).toBe("page");
     await screenshot(page, "app-space");
 

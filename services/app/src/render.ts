@@ -84,6 +84,15 @@ function safeUrl(url: string): string | null {
   }
 }
 
+/**
+ * The renderer's only inline styles (a table column's alignment, TABLE_ALIGNMENT_STYLES) as a
+ * `data-align` attribute the app's stylesheet aligns: the app's Content-Security-Policy allows no
+ * inline style. Matched inside cell tags only (text never holds an unescaped `<`).
+ */
+function withoutInlineStyles(html: string): string {
+  return html.replace(/(<t[hd]\b[^>]*?) style="text-align: (center|right)"/g, '$1 data-align="$2"');
+}
+
 export function createRenderHandler(options: RenderOptions) {
   const confirmed = new Map<string, number>();
 
@@ -149,7 +158,7 @@ export function createRenderHandler(options: RenderOptions) {
       response.statusCode = 200;
       response.setHeader("Content-Type", "application/json; charset=utf-8");
       response.setHeader("Cache-Control", "no-store");
-      response.end(JSON.stringify({ html }));
+      response.end(JSON.stringify({ html: withoutInlineStyles(html) }));
     } catch (error) {
       if (error instanceof RequestError) return answerError(response, error.status, error.message);
       options.logger.error("a render failed", { error: String(error) });
