@@ -32,11 +32,12 @@ let editorModule: Promise<{ DocumentEditor: ComponentType<DocumentEditorProps> }
  * still the one it started from: if another person (or tab) saved meanwhile, nothing is
  * overwritten and a conflict is shown, the person's text kept in the editor.
  */
-export default function PageEditorPage({ params }: PageProps) {
+export default function PageEditorPage({ params, query }: PageProps) {
   const org = params.org!;
   const spaceId = params.space!;
   const number = params.changeRequest!;
   const path = params.path ?? "";
+  const pageId = query.get("page");
   const crPath = `/v1/spaces/${encodeURIComponent(spaceId)}/change-requests/${encodeURIComponent(number)}`;
   const prefix = contentPrefix(spaceId, { kind: "change", changeRequest: number });
   const [round, setRound] = useState(0);
@@ -47,11 +48,14 @@ export default function PageEditorPage({ params }: PageProps) {
         api<ChangeRequest>("GET", crPath),
         api<{ pages: RevisionPage[] }>("GET", `${prefix}/pages`),
       ]);
-      const page = path ? flatten(tree.pages).find((candidate) => candidate.path === path && candidate.type === "document") : firstDocument(tree.pages);
+      const documents = flatten(tree.pages).filter((candidate) => candidate.type === "document");
+      const page =
+        documents.find((candidate) => candidate.id === pageId) ??
+        (path ? documents.find((candidate) => candidate.path === path) : pageId ? undefined : firstDocument(tree.pages));
       const body = page ? await api<{ document?: JsonDocument }>("GET", `${prefix}/page/${encodeURIComponent(page.id)}?format=document`) : undefined;
       return { space, changeRequest, pages: tree.pages, page, document: body?.document ?? EMPTY_DOCUMENT };
     },
-    `${crPath}|${path}|${round}`,
+    `${crPath}|${path}|${pageId}|${round}`,
   );
   useTitle(state.data?.page ? `Editing ${state.data.page.title}` : "Editing");
   const [Editor, setEditor] = useState<ComponentType<DocumentEditorProps> | null>(null);
@@ -81,14 +85,25 @@ export default function PageEditorPage({ params }: PageProps) {
     base.current = data.changeRequest.revision;
     latest.current = { document: data.document, title: data.page?.title ?? "", edits: 0 };
     conflicted.current = false;
+    unsaved.current = false;
     setDocument(data.document);
     setTitle(data.page?.title ?? "");
     setSaveState("unchanged");
   }, [state.data]);
   useEffect(() => () => clearTimeout(timer.current), []);
+  /** Whether there are edits no save has sent yet: closing the tab then asks first. */
+  const unsaved = useRef(false);
+  useEffect(() => {
+    const warn = (event: BeforeUnloadEvent) => {
+      if (unsaved.current) event.preventDefault();
+    };
+    window.addEventListener("beforeunload", warn);
+    return () => window.removeEventListener("beforeunload", warn);
+  }, []);
 
   function changed(update: Partial<{ document: JsonDocument; title: string }>) {
     latest.current = { ...latest.current, ...update, edits: latest.current.edits + 1 };
+    unsaved.current = true;
     // The editor keeps its own content: `document` is only what it was given (loaded), never
     // each change fed back (a change given back while the next keystroke is typed would replace it).
     if (update.title !== undefined) setTitle(update.title);
@@ -117,7 +132,10 @@ export default function PageEditorPage({ params }: PageProps) {
         changes: [{ operation: "update_page", page: page.id, title: sent.title, document: { document: sent.document } }],
       });
       base.current = answer.revision;
-      if (latest.current.edits === sent.edits) setSaveState("saved");
+      if (latest.current.edits === sent.edits) {
+        unsaved.current = false;
+        setSaveState("saved");
+      }
       else {
         setSaveState("changed");
         timer.current = setTimeout(() => void save(), AUTOSAVE_MS);

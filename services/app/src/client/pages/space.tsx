@@ -86,7 +86,8 @@ export default function SpacePage({ params, session }: PageProps) {
     try {
       const number =
         scope.kind === "change" ? scope.changeRequest : String((await ownChangeRequest(spaceId, session!.user.id, page.title)).number);
-      navigate(`${base}/~/edit/${encodeURIComponent(number)}/${(page.path ?? "").split("/").map(encodeURIComponent).join("/")}`);
+      // The page's id too: in the change request its path may differ (renamed there).
+      navigate(`${base}/~/edit/${encodeURIComponent(number)}/${(page.path ?? "").split("/").map(encodeURIComponent).join("/")}?page=${encodeURIComponent(page.id)}`);
     } catch (error) {
       setFailure(error);
       setBusy(false);
