@@ -308,6 +308,7 @@ export async function startStack(options) {
       APP_PORT: String(appPort),
       APP_HOST: probeHost,
       GATEWAY_APP_URL: appUrl,
+      APP_API_URL: gatewayUrl,
       // No load balancer in front of these processes to drain away from: a stop here is immediate
       // unless the environment asks for a drain (copies of the gateway and the reader get one, below).
       SHUTDOWN_DRAIN_MS: baseEnv.SHUTDOWN_DRAIN_MS ?? "0",

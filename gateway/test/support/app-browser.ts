@@ -3,6 +3,7 @@ import { fileURLToPath } from "node:url";
 import type { Browser, BrowserContextOptions, Page } from "playwright-core";
 import { expect } from "vitest";
 import { loadAppConfig, startApp, type AppHandle } from "@imprint/app";
+import { getFreePort } from "@imprint/runtime/infrastructure";
 import { patient } from "@imprint/runtime/testing";
 import { startStack, type TestStack } from "./stack.js";
 
@@ -28,12 +29,15 @@ export interface AppStack {
 
 /** The app target on a free port, then the test stack with its gateway forwarding the app's paths there (GATEWAY_APP_URL). */
 export async function startAppStack(options: Parameters<typeof startStack>[0] = {}): Promise<AppStack> {
-  const app = await startApp(loadAppConfig({ APP_PORT: "0", LOG_LEVEL: "warn" }));
-  let stack: TestStack;
+  // The app's port is chosen first: the gateway forwards there, and the app asks the gateway's
+  // GET /v1/auth/session (APP_API_URL) before rendering a document.
+  const appPort = await getFreePort();
+  const stack = await startStack({ ...options, gatewayEnv: { GATEWAY_APP_URL: `http://127.0.0.1:${appPort}`, ...options.gatewayEnv } });
+  let app: AppHandle;
   try {
-    stack = await startStack({ ...options, gatewayEnv: { GATEWAY_APP_URL: app.url, ...options.gatewayEnv } });
+    app = await startApp(loadAppConfig({ APP_PORT: String(appPort), APP_API_URL: stack.baseUrl, LOG_LEVEL: "warn" }));
   } catch (error) {
-    await app.stop();
+    await stack.stop();
     throw error;
   }
   return {

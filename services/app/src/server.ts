@@ -5,6 +5,7 @@ import { extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { answerMetrics, createLogger, drainPeriod, isMetricsRequest, startProcessMetrics, type Logger } from "@imprint/runtime/core";
 import type { AppConfig } from "./config.js";
+import { createRenderHandler } from "./render.js";
 
 /** Where `vite build` writes the client (index.html and assets/), beside this module's dist/. */
 export const CLIENT_DIR = fileURLToPath(new URL("../dist/client/", import.meta.url));
@@ -111,7 +112,8 @@ function hostForUrl(host: string): string {
 /**
  * The app's HTTP server: `/assets/…` are the client's hashed files (cached a year, immutable; an
  * unknown one is 404), every other GET is the HTML shell (never cached), which signs in and
- * routes in the browser. The gateway forwards the app's paths here (GATEWAY_APP_URL), so the
+ * routes in the browser; `POST /_app/render` renders a page's document as the reader does
+ * (render.ts). The gateway forwards the app's paths here (GATEWAY_APP_URL), so the
  * browser sees one origin with the API.
  */
 export async function startApp(config: AppConfig, options: { logger?: Logger; clientDir?: string } = {}): Promise<AppHandle> {
@@ -119,6 +121,12 @@ export async function startApp(config: AppConfig, options: { logger?: Logger; cl
   const files = await loadClient(options.clientDir ?? CLIENT_DIR);
   const shell = files.get("/index.html")!;
   let draining: Promise<void> | undefined;
+  const render = createRenderHandler({
+    apiUrl: config.APP_API_URL,
+    bodyLimitBytes: config.APP_RENDER_BODY_LIMIT_BYTES,
+    sessionCacheMs: config.APP_SESSION_CACHE_MS,
+    logger,
+  });
 
   const server = createServer({ keepAliveTimeout: 65_000 }, (request, response) => {
     if (draining) response.setHeader("Connection", "close");
@@ -130,6 +138,10 @@ export async function startApp(config: AppConfig, options: { logger?: Logger; cl
     const path = (request.url ?? "/").split("?")[0]!;
     if (path === "/healthz") return answerText(request, response, 200, "ok\n");
     if (path === "/readyz") return answerText(request, response, draining ? 503 : 200, draining ? "draining\n" : "ready\n");
+    if (path === "/_app/render") {
+      void render(request, response);
+      return;
+    }
     if (request.method !== "GET" && request.method !== "HEAD") {
       response.setHeader("Allow", "GET, HEAD");
       return answerText(request, response, 405, `Method ${request.method} is not allowed: the app's pages are read with GET\n`);

@@ -1,6 +1,7 @@
 // @vitest-environment happy-dom
 import { type JsonDocument, markdownToDocument } from "@imprint/document";
 import { h, render } from "preact";
+import { useState } from "preact/hooks";
 import { TextSelection } from "prosemirror-state";
 import { afterEach, describe, expect, it } from "vitest";
 import { createEditor, DocumentEditor } from "../src/client/editor/index.js";
@@ -88,6 +89,32 @@ describe("the editor in a page", () => {
     expect(changes.at(-1)!.nodes[1]).toStrictEqual(markdownToDocument("body").nodes[0]);
     expect(button("Heading 2").getAttribute("aria-pressed")).toBe("true");
     expect(host.querySelector('[role="textbox"] h2')?.textContent).toBe("Title");
+  });
+
+  it("as a controlled component (its changes given back as the document), a change made before the last one is given back is kept", async () => {
+    const changes: JsonDocument[] = [];
+    function Controlled() {
+      const [document, setDocument] = useState(markdownToDocument("Title\n\nbody"));
+      return h(DocumentEditor, {
+        document,
+        onChange: (changed: JsonDocument) => {
+          changes.push(changed);
+          setDocument(changed);
+        },
+      });
+    }
+    host = document.createElement("div");
+    document.body.append(host);
+    render(h(Controlled, {}), host);
+    await settle();
+    button("Heading 2").click();
+    // Preact renders the first change, then a second change comes before that render's effects run.
+    await Promise.resolve();
+    await Promise.resolve();
+    button("Quote").click();
+    await settle(20);
+    expect(changes).toHaveLength(2);
+    expect(host.querySelector('[role="textbox"] blockquote h2')?.textContent).toBe("Title");
   });
 
   it("the markdown source view shows the page's markdown and reads the edited text back", async () => {

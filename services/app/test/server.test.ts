@@ -29,6 +29,24 @@ describe("the app target", () => {
     expect(post.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
   });
 
+  it("renders only with POST, and says so in the error shape when the API cannot be asked about the session", async () => {
+    const read = await fetch(`${app.url}/_app/render`);
+    expect(read.status).toBe(405);
+    expect(read.headers.get("allow")).toBe("POST");
+    expect(await read.json()).toEqual({ error: { code: 405, message: "A document is rendered with POST." } });
+    const anonymous = await fetch(`${app.url}/_app/render`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    expect(anonymous.status).toBe(401);
+    // APP_API_URL on a port nothing listens on: 503, never a render without a checked session.
+    const closed = await startApp(loadAppConfig({ APP_PORT: "0", LOG_LEVEL: "error", APP_API_URL: "http://127.0.0.1:9" }));
+    try {
+      const answer = await fetch(`${closed.url}/_app/render`, { method: "POST", headers: { "content-type": "application/json", cookie: "s=x" }, body: "{}" });
+      expect(answer.status).toBe(503);
+      expect(((await answer.json()) as { error: { code: number } }).error.code).toBe(503);
+    } finally {
+      await closed.stop();
+    }
+  });
+
   it("sends an asset uncompressed to a client that accepts no encoding", async () => {
     const html = await (await fetch(`${app.url}/`)).text();
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)![1]!;

@@ -2,7 +2,10 @@ import type { ComponentType } from "preact";
 import type { PageProps } from "./navigation";
 
 interface Route {
-  /** `/o/:org/c/:collection/`: `:name` matches one segment; a trailing slash is optional. */
+  /**
+   * `/o/:org/c/:collection/`: `:name` matches one segment, a last `*name` the rest of the path
+   * (none or more segments, joined by `/`); a trailing slash is optional.
+   */
   pattern: string;
   /** The page's module, loaded when first opened: each page is a chunk of its own. */
   page: () => Promise<{ default: ComponentType<PageProps> }>;
@@ -23,6 +26,13 @@ export const ROUTES: Route[] = [
   { pattern: "/o/:org/c/:collection", page: () => import("./pages/collection") },
   { pattern: "/o/:org/openapi/:slug", page: () => import("./pages/openapi") },
   { pattern: "/o/:org/openapi", page: () => import("./pages/openapi") },
+  { pattern: "/o/:org/s/:space/~/history", page: () => import("./pages/space-history") },
+  { pattern: "/o/:org/s/:space/~/changes", page: () => import("./pages/change-requests") },
+  { pattern: "/o/:org/s/:space/~/changes/:changeRequest", page: () => import("./pages/change-request") },
+  { pattern: "/o/:org/s/:space/~/edit/:changeRequest/*path", page: () => import("./pages/page-editor") },
+  { pattern: "/o/:org/s/:space/~/changes/:changeRequest/*path", page: () => import("./pages/space") },
+  { pattern: "/o/:org/s/:space/~/revisions/:revision/*path", page: () => import("./pages/space") },
+  { pattern: "/o/:org/s/:space/*path", page: () => import("./pages/space") },
   { pattern: "/o/:org", page: () => import("./pages/organization") },
 ];
 
@@ -34,8 +44,16 @@ export function matchRoute(path: string): { route: Route; params: Record<string,
   const segments = path.split("/").filter(Boolean);
   for (const route of ROUTES) {
     const parts = route.pattern.split("/").filter(Boolean);
-    if (parts.length !== segments.length) continue;
+    const rest = parts[parts.length - 1]?.startsWith("*") ? parts.pop()!.slice(1) : undefined;
+    if (rest === undefined ? parts.length !== segments.length : segments.length < parts.length) continue;
     const params: Record<string, string> = {};
+    if (rest !== undefined) {
+      try {
+        params[rest] = segments.slice(parts.length).map(decodeURIComponent).join("/");
+      } catch {
+        continue;
+      }
+    }
     const matched = parts.every((part, index) => {
       const segment = segments[index]!;
       if (!part.startsWith(":")) return part === segment;

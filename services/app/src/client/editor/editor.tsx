@@ -55,10 +55,14 @@ export function DocumentEditor({ document, onChange, readOnly = false, label }: 
   const editor = useRef<Editor | null>(null);
   const onChangeRef = useRef(onChange);
   onChangeRef.current = onChange;
-  /** The last document given to onChange: passed back as the prop (a controlled editor), it is already the content. */
-  const emitted = useRef<JsonDocument | null>(null);
+  /**
+   * The documents given to onChange (and the one the editor was made with): passed back as the
+   * prop (a controlled editor), they are never set again. Not only the last one: a change given
+   * back may arrive after the next keystroke's, and setting it then would undo that keystroke.
+   */
+  const emitted = useRef(new WeakSet<JsonDocument>());
   const emit = (changed: JsonDocument) => {
-    emitted.current = changed;
+    emitted.current.add(changed);
     onChangeRef.current?.(changed);
   };
   const [view, setView] = useState<{ view: EditorView; version: number } | null>(null);
@@ -67,7 +71,7 @@ export function DocumentEditor({ document, onChange, readOnly = false, label }: 
   const [prompt, setPrompt] = useState<{ kind: "link" | "image"; value: string } | null>(null);
 
   useEffect(() => {
-    emitted.current = document;
+    emitted.current.add(document);
     const created = createEditor(mount.current!, {
       document,
       readOnly,
@@ -84,7 +88,7 @@ export function DocumentEditor({ document, onChange, readOnly = false, label }: 
   }, [readOnly, label]);
 
   useEffect(() => {
-    if (editor.current && document !== emitted.current) editor.current.setDocument(document);
+    if (editor.current && !emitted.current.has(document)) editor.current.setDocument(document);
   }, [document]);
 
   const run = (command: Command) => {
