@@ -98,7 +98,7 @@ export async function runAppBenchmark(target: AppTarget, settings: AppBenchmarkS
       .join("; ");
 
     const space: AppLighthouse = { url: `${target.gatewayUrl}/o/${orgId}/s/${spaceId}/guide-1` };
-    const editor: AppLighthouse = { url: `${target.gatewayUrl}/o/${orgId}/s/${spaceId}/~/changes/${String(editing.number)}/guide-1?edit` };
+    const editor: AppLighthouse = { url: `${target.gatewayUrl}/o/${orgId}/s/${spaceId}/~/edit/${String(editing.number)}/guide-1` };
     const chromePath = findChromium();
     for (const [name, audited] of [
       ["space", space],
