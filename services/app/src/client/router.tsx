@@ -21,6 +21,13 @@ export const ROUTES: Route[] = [
   { pattern: "/account/tokens", page: () => import("./pages/account-tokens") },
   { pattern: "/", page: () => import("./pages/home") },
   { pattern: "/o/:org/c/:collection", page: () => import("./pages/collection") },
+  { pattern: "/o/:org/sites", page: () => import("./pages/sites") },
+  { pattern: "/o/:org/sites/:site", page: () => import("./pages/site") },
+  { pattern: "/o/:org/sites/:site/preview", page: () => import("./pages/site-preview") },
+  { pattern: "/o/:org/members", page: () => import("./pages/members") },
+  { pattern: "/o/:org/settings/sign-in", page: () => import("./pages/sign-in-settings") },
+  { pattern: "/o/:org/integrations", page: () => import("./pages/integrations") },
+  { pattern: "/o/:org/integrations/:name", page: () => import("./pages/integration") },
   { pattern: "/o/:org", page: () => import("./pages/organization") },
 ];
 
