@@ -1,3 +1,7 @@
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReaderHandle } from "@imprint/reader";
@@ -57,6 +61,32 @@ async function signedIn(path: string, email = admin.email): Promise<Page> {
   await signInThroughForm(page, email);
   await expect.poll(() => heading(page), { timeout: BROWSER_TIMEOUT }).not.toBe("Sign in to Imprint");
   return page;
+}
+
+/** A fresh self-signed certificate (openssl), as an identity provider's signing certificate. */
+function selfSignedCertificate(): string {
+  const dir = mkdtempSync(join(tmpdir(), "imprint-app-saml-"));
+  try {
+    const args = [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      join(dir, "idp.key"),
+      "-out",
+      join(dir, "idp.pem"),
+      "-days",
+      "2",
+      "-subj",
+      "/CN=idp",
+    ];
+    execFileSync("openssl", args, { stdio: "ignore" });
+    return readFileSync(join(dir, "idp.pem"), "utf8");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 const orgPath = (...rest: string[]) => [`/o/${org.organizationId}`, ...rest].join("/");
@@ -142,6 +172,17 @@ describe("sites", () => {
     await page.getByRole("button", { name: "Remove Release notes from the site" }).click();
     await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Release notes removed from the site.");
 
+    // Its look: a primary colour and a logo, kept in the rest of the customization.
+    await page.getByLabel("Primary colour (links, the current page)", { exact: true }).fill("#aa3311");
+    await page.getByLabel("Logo URL (empty: the title shows instead)", { exact: true }).fill("https://example.com/acme-logo.svg");
+    await page.getByRole("button", { name: "Save look" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("The site's look is saved.");
+    const look = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}/sites/${created.id}/customization`, { token: org.owner.token });
+    expect(look.body).toMatchObject({
+      styling: { primaryColor: { light: "#AA3311", dark: "#AA3311" }, theme: "clean" },
+      header: { logo: { light: "https://example.com/acme-logo.svg", dark: "https://example.com/acme-logo.svg" }, preset: "default" },
+    });
+
     await page.getByRole("button", { name: "Publish" }).click();
     await expect.poll(() => page.locator(".site-status").textContent()).toContain("Published");
     const published = await apiSite(created.id);
@@ -155,6 +196,7 @@ describe("sites", () => {
     const [readerPage] = await Promise.all([page.context().waitForEvent("page"), readerLink.click()]);
     await readerPage.waitForLoadState();
     await expect.poll(() => readerPage.locator("main").textContent()).toContain("The handbook's first page, for readers.");
+    expect(await readerPage.locator('img[src="https://example.com/acme-logo.svg"]').count()).toBeGreaterThan(0);
     await screenshot(readerPage, "app-site-in-reader");
     await readerPage.close();
 
@@ -189,6 +231,49 @@ describe("sites", () => {
     const gaps = await keyboardGaps(page);
     expect(gaps.unnamed).toEqual([]);
     expect(gaps.unreached).toEqual([]);
+    await page.context().close();
+  });
+
+  it("gives a site sections, a group of sections, and reorders them", async () => {
+    const guide = await createSpace(env.stack, org, { title: "Guide" });
+    await createSpace(env.stack, org, { title: "API reference" });
+    const created = await call(env.stack, "POST", `/v1/orgs/${org.organizationId}/sites`, {
+      token: org.owner.token,
+      json: { title: "Developer docs", spaces: [guide.id] },
+    });
+    expect(created.status).toBe(201);
+    const siteId = created.body.id as string;
+    const page = await signedIn(`${orgPath("sites", siteId)}/`);
+    expect(await heading(page)).toBe("Developer docs");
+
+    // The first section takes the site's spaces (a section titled like the site); a second one.
+    await page.getByLabel("Its first space", { exact: true }).selectOption({ label: "API reference" });
+    await page.getByLabel("Section title (optional: the space's)", { exact: true }).fill("Reference");
+    await page.getByRole("button", { name: "Add section" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Section added.");
+    await expect.poll(() => page.locator("ol.structure").first().textContent()).toContain("Section Reference");
+    await page.getByRole("button", { name: "Move Reference up" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Reference moved up.");
+    const sections = async () => {
+      const answer = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}/sites/${siteId}/structure`, { token: org.owner.token });
+      return answer.body as { type: string; structure: { object: string; title: string; children?: { title: string }[] }[] };
+    };
+    expect((await sections()).structure.map((item) => item.title)).toEqual(["Reference", "Developer docs"]);
+
+    // A group, and the Reference section moved into it.
+    await page.getByLabel("Group title", { exact: true }).fill("Build");
+    await page.getByRole("button", { name: "Add group" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Group added.");
+    await page.getByRole("button", { name: "Move Reference into Build" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Reference moved into Build.");
+    const grouped = (await sections()).structure.find((item) => item.object === "site-section-group")!;
+    expect(grouped.children!.map((child) => child.title)).toEqual(["Reference"]);
+    await screenshot(page, "app-site-sections");
+
+    // The section removed: the group is left empty, the site keeps its first section.
+    await page.getByRole("button", { name: "Remove the section Reference" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Section Reference removed.");
+    expect((await sections()).structure.map((item) => item.title)).not.toContain("Reference");
     await page.context().close();
   });
 
@@ -328,6 +413,44 @@ describe("sign-in settings", () => {
     const gaps = await keyboardGaps(page);
     expect(gaps.unnamed).toEqual([]);
     expect(gaps.unreached).toEqual([]);
+    await page.context().close();
+  });
+
+  it("allows only the chosen sign-in methods, and keeps SAML providers: added, edited, deleted", async () => {
+    const page = await signedIn(orgPath("settings", "sign-in"));
+    expect(await heading(page)).toBe("Sign-in settings");
+    await page.getByLabel("SAML single sign-on — the SAML identity providers below", { exact: true }).uncheck();
+    await page.getByRole("button", { name: "Save sign-in methods" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Sign-in methods saved.");
+    const organization = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token });
+    expect(organization.body.signInMethods).toEqual(["password", "oidc"]);
+
+    // The add form's fields (each provider's edit form has fields of the same names).
+    await page.locator("#saml-label").fill("Corporate SAML");
+    await page.locator("#saml-entity-id").fill("https://idp.example.com/metadata");
+    await page.locator("#saml-sso-url").fill("https://idp.example.com/login");
+    await page.locator("#saml-certificate").fill(selfSignedCertificate());
+    await page.getByRole("button", { name: "Add SAML provider" }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Delete Corporate SAML" }).count()).toBe(1);
+    const provider = page.getByRole("listitem").filter({ hasText: "Corporate SAML" });
+    const providers = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}/saml`, { token: org.owner.token });
+    const saml = (providers.body.items as { id: string; service: { acsURL: string } }[])[0]!;
+    expect(await provider.textContent()).toContain(saml.service.acsURL);
+
+    await page.getByRole("button", { name: "Edit Corporate SAML" }).click();
+    await provider.getByLabel("Identity provider sign-in URL", { exact: true }).fill("https://idp.example.com/sso");
+    await page.getByRole("button", { name: "Save Corporate SAML" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "Corporate SAML saved." }).count()).toBe(1);
+    const edited = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}/saml/${saml.id}`, { token: org.owner.token });
+    expect(edited.body).toMatchObject({ label: "Corporate SAML", entityID: "https://idp.example.com/metadata", ssoURL: "https://idp.example.com/sso" });
+
+    await page.getByRole("button", { name: "Delete Corporate SAML" }).click();
+    await expect.poll(() => page.getByText("No SAML providers.").count()).toBe(1);
+    await page.getByLabel("SAML single sign-on — the SAML identity providers below", { exact: true }).check();
+    await page.getByRole("button", { name: "Save sign-in methods" }).click();
+    await expect
+      .poll(async () => (await call(env.stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token })).body.signInMethods as string[])
+      .toEqual(["password", "oidc", "saml"]);
     await page.context().close();
   });
 });

@@ -49,12 +49,13 @@ export default function MembersPage({ params, session }: PageProps) {
   );
 }
 
-function RoleSelect({ id, value, onChange, label }: { id: string; value: string; onChange: (role: string) => void; label?: string }) {
+/** A role chooser; `short`: names only (in the members' table), else each role with what it may do. */
+function RoleSelect({ id, value, onChange, label, short }: { id: string; value: string; onChange: (role: string) => void; label?: string; short?: boolean }) {
   return (
     <select id={id} value={value} aria-label={label} onChange={(event) => onChange(event.currentTarget.value)}>
       {ROLES.map((role) => (
         <option key={role.value} value={role.value}>
-          {role.label}: {role.meaning}
+          {short ? role.label : `${role.label}: ${role.meaning}`}
         </option>
       ))}
     </select>
@@ -129,6 +130,7 @@ function Members({ organization, self }: { organization: Organization; self?: st
                           <RoleSelect
                             id={`role-${member.id}`}
                             label={`Role of ${name}`}
+                            short
                             value={member.role}
                             onChange={(next) => void change(() => api("PATCH", `${base}/${encodeURIComponent(member.id)}`, { role: next }), `${name} is now ${roleLabel(next)}.`)}
                           />

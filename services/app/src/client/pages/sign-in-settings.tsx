@@ -207,8 +207,7 @@ function SamlProviders({ organization }: { organization: Organization }) {
   const create = (event: Event) => {
     event.preventDefault();
     void change(async () => {
-      const optional = Object.entries({ entityID, ssoURL, certificate }).filter(([, value]) => value.trim() !== "");
-      await api("POST", base, { label, defaultRole, ...Object.fromEntries(optional) });
+      await api("POST", base, { label, entityID, ssoURL, certificate, defaultRole });
       setLabel("");
       setEntityID("");
       setSsoURL("");
@@ -227,30 +226,7 @@ function SamlProviders({ organization }: { organization: Organization }) {
             <ul class="cards">
               {items.map((provider) => (
                 <li key={provider.id}>
-                  <strong>{provider.label}</strong> <span class="muted">({provider.status})</span>
-                  <dl class="facts">
-                    <dt>Service provider entity ID</dt>
-                    <dd>
-                      <code>{provider.service.entityID}</code>
-                    </dd>
-                    <dt>Assertion consumer service URL</dt>
-                    <dd>
-                      <code>{provider.service.acsURL}</code>
-                    </dd>
-                    <dt>Identity provider</dt>
-                    <dd>
-                      <code>{provider.entityID || "not set"}</code> at <code>{provider.ssoURL || "not set"}</code>
-                    </dd>
-                  </dl>
-                  <button
-                    type="button"
-                    class="danger"
-                    disabled={busy}
-                    aria-label={`Delete ${provider.label}`}
-                    onClick={() => void change(() => api("DELETE", `${base}/${encodeURIComponent(provider.id)}`), `${provider.label} deleted.`)}
-                  >
-                    Delete
-                  </button>
+                  <SamlProviderCard base={base} provider={provider} busy={busy} change={change} />
                 </li>
               ))}
             </ul>
@@ -262,11 +238,11 @@ function SamlProviders({ organization }: { organization: Organization }) {
         <label for="saml-label">Label</label>
         <input id="saml-label" required maxLength={100} value={label} onInput={(event) => setLabel(event.currentTarget.value)} />
         <label for="saml-entity-id">Identity provider entity ID</label>
-        <input id="saml-entity-id" value={entityID} onInput={(event) => setEntityID(event.currentTarget.value)} />
-        <label for="saml-sso-url">Identity provider sign-in URL</label>
-        <input id="saml-sso-url" type="url" value={ssoURL} onInput={(event) => setSsoURL(event.currentTarget.value)} />
+        <input id="saml-entity-id" required value={entityID} onInput={(event) => setEntityID(event.currentTarget.value)} />
+        <label for="saml-sso-url">Identity provider sign-in URL (https)</label>
+        <input id="saml-sso-url" type="url" required value={ssoURL} onInput={(event) => setSsoURL(event.currentTarget.value)} />
         <label for="saml-certificate">Identity provider certificate (PEM)</label>
-        <textarea id="saml-certificate" rows={4} value={certificate} onInput={(event) => setCertificate(event.currentTarget.value)} />
+        <textarea id="saml-certificate" required rows={4} value={certificate} onInput={(event) => setCertificate(event.currentTarget.value)} />
         <label for="saml-default-role">Role of new members</label>
         <select id="saml-default-role" value={defaultRole} onChange={(event) => setDefaultRole(event.currentTarget.value)}>
           {ROLES.map((role) => (
@@ -277,6 +253,81 @@ function SamlProviders({ organization }: { organization: Organization }) {
         </select>
         <button type="submit" disabled={busy}>
           Add SAML provider
+        </button>
+      </form>
+    </>
+  );
+}
+
+/** Only the fields typed: an empty one is left as it is (the API refuses empty values). */
+function typed(fields: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value.trim() !== ""));
+}
+
+function SamlProviderCard({ base, provider, busy, change }: { base: string; provider: SamlProvider; busy: boolean; change: Change }) {
+  const [editing, setEditing] = useState(false);
+  const [label, setLabel] = useState(provider.label);
+  const [entityID, setEntityID] = useState(provider.entityID);
+  const [ssoURL, setSsoURL] = useState(provider.ssoURL);
+  const [certificate, setCertificate] = useState("");
+  const [defaultRole, setDefaultRole] = useState(provider.defaultRole ?? "read");
+  const id = `saml-${provider.id}`;
+  const save = (event: Event) => {
+    event.preventDefault();
+    void change(async () => {
+      await api("PATCH", `${base}/${encodeURIComponent(provider.id)}`, { ...typed({ label, entityID, ssoURL, certificate }), defaultRole });
+      setCertificate("");
+      setEditing(false);
+    }, `${label} saved.`);
+  };
+  return (
+    <>
+      <strong>{provider.label}</strong> <span class="muted">({provider.status === "active" ? "in use" : "nobody signed in through it yet"})</span>
+      <dl class="facts">
+        <dt>Service provider entity ID</dt>
+        <dd>
+          <code>{provider.service.entityID}</code>
+        </dd>
+        <dt>Assertion consumer service URL</dt>
+        <dd>
+          <code>{provider.service.acsURL}</code>
+        </dd>
+        <dt>Identity provider</dt>
+        <dd>
+          <code>{provider.entityID || "not set"}</code> at <code>{provider.ssoURL || "not set"}</code>
+        </dd>
+      </dl>
+      <button type="button" aria-expanded={editing} aria-controls={id} onClick={() => setEditing(!editing)}>
+        Edit <span class="visually-hidden">{provider.label}</span>
+      </button>{" "}
+      <button
+        type="button"
+        class="danger"
+        disabled={busy}
+        aria-label={`Delete ${provider.label}`}
+        onClick={() => void change(() => api("DELETE", `${base}/${encodeURIComponent(provider.id)}`), `${provider.label} deleted.`)}
+      >
+        Delete
+      </button>
+      <form id={id} hidden={!editing} onSubmit={save}>
+        <label for={`${id}-label`}>Label</label>
+        <input id={`${id}-label`} required maxLength={100} value={label} onInput={(event) => setLabel(event.currentTarget.value)} />
+        <label for={`${id}-entity-id`}>Identity provider entity ID</label>
+        <input id={`${id}-entity-id`} value={entityID} onInput={(event) => setEntityID(event.currentTarget.value)} />
+        <label for={`${id}-sso-url`}>Identity provider sign-in URL</label>
+        <input id={`${id}-sso-url`} type="url" value={ssoURL} onInput={(event) => setSsoURL(event.currentTarget.value)} />
+        <label for={`${id}-certificate`}>New certificate (PEM; empty: keep the current one)</label>
+        <textarea id={`${id}-certificate`} rows={4} value={certificate} onInput={(event) => setCertificate(event.currentTarget.value)} />
+        <label for={`${id}-default-role`}>Role of new members</label>
+        <select id={`${id}-default-role`} value={defaultRole} onChange={(event) => setDefaultRole(event.currentTarget.value)}>
+          {ROLES.map((role) => (
+            <option key={role.value} value={role.value}>
+              {role.label}
+            </option>
+          ))}
+        </select>
+        <button type="submit" disabled={busy}>
+          Save {provider.label}
         </button>
       </form>
     </>

@@ -89,6 +89,7 @@ export default function SitePage({ params }: PageProps) {
           {data.site.permissions.admin ? (
             <>
               <Settings site={data.site} siteBase={siteBase} busy={busy} change={change} />
+              <Look siteBase={siteBase} busy={busy} change={change} />
               <ShareLinks data={data} siteBase={siteBase} busy={busy} change={change} />
             </>
           ) : null}
@@ -132,6 +133,53 @@ function Settings({ site, siteBase, busy, change }: { site: Site; siteBase: stri
         </fieldset>
         <button type="submit" disabled={busy}>
           Save settings
+        </button>
+      </form>
+    </>
+  );
+}
+
+/** A customization as the API answers it: GitBook's settings, whole (`updatedAt` once set). */
+type Customization = Record<string, unknown> & {
+  styling?: { primaryColor?: { light: string; dark: string } };
+  header?: { logo?: { light: string; dark: string } };
+  updatedAt?: string;
+};
+
+/**
+ * The site's look, the basics: its primary colour and its header logo. The customization is
+ * replaced whole (`PUT …/customization`), so the page changes these settings in the one it read.
+ */
+function Look({ siteBase, busy, change }: { siteBase: string; busy: boolean; change: Change }) {
+  const state = useLoad(() => api<Customization>("GET", `${siteBase}/customization`), siteBase);
+  return <Loaded state={state}>{(customization) => <LookForm customization={customization} siteBase={siteBase} busy={busy} change={change} reload={() => state.reload()} />}</Loaded>;
+}
+
+function LookForm({ customization, siteBase, busy, change, reload }: { customization: Customization; siteBase: string; busy: boolean; change: Change; reload: () => void }) {
+  const [color, setColor] = useState(customization.styling?.primaryColor?.light ?? "#346DDB");
+  const [logo, setLogo] = useState(customization.header?.logo?.light ?? "");
+  const save = (event: Event) => {
+    event.preventDefault();
+    const { updatedAt: _updatedAt, ...settings } = customization;
+    const header = { ...(settings.header ?? {}) } as Record<string, unknown>;
+    if (logo.trim()) header.logo = { light: logo.trim(), dark: logo.trim() };
+    else delete header.logo;
+    const next = { ...settings, styling: { ...settings.styling, primaryColor: { light: color, dark: color } }, header };
+    void change(async () => {
+      await api("PUT", `${siteBase}/customization`, next);
+      reload();
+    }, "The site's look is saved.");
+  };
+  return (
+    <>
+      <h2 id="site-look">Look</h2>
+      <form aria-labelledby="site-look" onSubmit={save}>
+        <label for="site-color">Primary colour (links, the current page)</label>
+        <input id="site-color" type="color" class="color" value={color} onInput={(event) => setColor(event.currentTarget.value.toUpperCase())} />
+        <label for="site-logo">Logo URL (empty: the title shows instead)</label>
+        <input id="site-logo" type="url" placeholder="https://example.com/logo.svg" value={logo} onInput={(event) => setLogo(event.currentTarget.value)} />
+        <button type="submit" disabled={busy}>
+          Save look
         </button>
       </form>
     </>
