@@ -375,6 +375,15 @@ describe("members, invites and teams", () => {
     await openApp(page, `${orgPath()}/`, env.origin);
     expect(await page.getByRole("navigation", { name: "Organization" }).getByRole("link").allTextContents()).toEqual(["Sites", "Integrations"]);
     await page.context().close();
+
+    // An admin of another organization: this one's members page is not found, in words.
+    const elsewhere = await createOrganization(env.stack, { title: "Elsewhere" });
+    const outsider = await createMember(env.stack, elsewhere, { role: "admin", displayName: "Otto Outsider" });
+    await setPassword(env.stack, outsider.email);
+    const outside = await signedIn(orgPath("members"), outsider.email);
+    expect(await heading(outside)).toBe("Organization not found");
+    expect(await outside.getByRole("alert").count()).toBe(1);
+    await outside.context().close();
   });
 });
 
@@ -413,6 +422,19 @@ describe("sign-in settings", () => {
     const gaps = await keyboardGaps(page);
     expect(gaps.unnamed).toEqual([]);
     expect(gaps.unreached).toEqual([]);
+
+    // Renamed (the secret kept: none typed), then deleted.
+    await page.getByRole("button", { name: "Edit Acme ID" }).click();
+    await page.getByRole("listitem").filter({ hasText: "Acme ID" }).getByLabel("Label", { exact: true }).fill("Acme SSO");
+    await page.getByRole("button", { name: "Save Acme ID" }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Delete Acme SSO" }).count()).toBe(1);
+    const renamed = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}/oidc-providers`, {
+      token: org.owner.token,
+      notInOpenApi: "Imprint's OpenID providers",
+    });
+    expect((renamed.body.items as { label: string }[]).map((item) => item.label)).toEqual(["Acme SSO"]);
+    await page.getByRole("button", { name: "Delete Acme SSO" }).click();
+    await expect.poll(() => page.getByText("No OpenID providers.").count()).toBe(1);
     await page.context().close();
   });
 

@@ -42,11 +42,6 @@ export function useOrganization(org: string) {
   return useLoad(() => api<Organization>("GET", `/v1/orgs/${encodeURIComponent(org)}`), org);
 }
 
-/** Whether a refusal means the person may not do this here (the API's 403). */
-export function isForbidden(error: unknown): boolean {
-  return error instanceof ApiError && error.status === 403;
-}
-
 /** The page an admin-only page shows to others: what they need, and the way back. */
 export function AdminOnly({ organization, what }: { organization: Organization; what: string }) {
   return (
@@ -63,13 +58,29 @@ export function AdminOnly({ organization, what }: { organization: Organization; 
   );
 }
 
+/** A page the API refused to read: what it means in a heading (another organization's is not found), then the API's words. */
+export function Refused({ error }: { error: unknown }) {
+  const status = error instanceof ApiError ? error.status : 0;
+  const title = status === 404 ? "Organization not found" : status === 403 ? "You need to be an admin" : "This page could not be opened";
+  return (
+    <section aria-labelledby="refused-title">
+      <h1 id="refused-title">{title}</h1>
+      {status === 404 ? <p>It does not exist, or you are not one of its members.</p> : null}
+      <ErrorMessage error={error} />
+      <p>
+        <a href="/">Back to your organizations</a>
+      </p>
+    </section>
+  );
+}
+
 /**
  * An admin-only page's frame: the organization read first; not found or not readable is the API's
  * message, anyone but an admin the "you need to be an admin" page, an admin `children(organization)`.
  */
 export function AdminPage({ org, what, children }: { org: string; what: string; children: (organization: Organization, reload: () => void) => ComponentChildren }) {
   const state = useOrganization(org);
-  if (state.error !== undefined) return <ErrorMessage error={state.error} />;
+  if (state.error !== undefined) return <Refused error={state.error} />;
   if (state.data === undefined) return <p class="loading">Loading…</p>;
   if (!state.data.permissions.admin) return <AdminOnly organization={state.data} what={what} />;
   return <>{children(state.data, () => state.reload())}</>;
