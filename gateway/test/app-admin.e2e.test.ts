@@ -480,6 +480,7 @@ describe("sign-in settings", () => {
 describe("integrations", () => {
   it("installs an integration, shows it installed with its scope, opens its page and uninstalls it", async () => {
     const name = `notes-${Date.now().toString(36)}`;
+    const space = await createSpace(env.stack, org, { title: "Changelog" });
     const published = await org.owner.api.integrations.publishIntegration(name, {
       organization: org.organizationId,
       title: "Release notes bot",
@@ -503,6 +504,25 @@ describe("integrations", () => {
     await expect.poll(() => heading(page)).toBe("Release notes bot");
     expect(new URL(page.url()).pathname).toBe(orgPath("integrations", name));
     expect(await page.locator("main").textContent()).toContain("space:content:read");
+
+    // Installed on a space, then what it hears: every site; then uninstalled from the space.
+    await page.getByLabel("Install on the space", { exact: true }).selectOption({ label: "Changelog" });
+    await page.getByRole("button", { name: "Install on space" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Installed on Changelog.");
+    expect(await page.getByRole("link", { name: "Changelog", exact: true }).getAttribute("href")).toBe(`${orgPath("s", space.id)}/`);
+    await page.getByLabel("Sites it hears", { exact: true }).selectOption("all");
+    await page.getByRole("button", { name: "Save", exact: true }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Saved.");
+    const listed = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}/installations`, { token: org.owner.token });
+    expect((listed.body.items as { installation: { site_selection: string; spaces: number } }[]).map((item) => item.installation)).toMatchObject([
+      { site_selection: "all", spaces: 1 },
+    ]);
+    const gaps = await keyboardGaps(page);
+    expect(gaps.unnamed).toEqual([]);
+    expect(gaps.unreached).toEqual([]);
+    await page.getByRole("button", { name: "Uninstall from Changelog" }).click();
+    await expect.poll(() => page.getByRole("status").first().textContent()).toBe("Uninstalled from Changelog.");
+
     await page.getByRole("button", { name: "Uninstall Release notes bot" }).click();
     await expect.poll(() => page.getByText("Not installed.").count()).toBe(1);
     const installations = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}/installations`, { token: org.owner.token });

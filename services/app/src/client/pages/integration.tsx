@@ -6,6 +6,11 @@ import { selectionLabel, statusLabel, type Installation, type Integration, type 
 import { Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
+/** A space or a site of the organization, as a target to install on. */
+interface Target {
+  id: string;
+  title: string;
+}
 interface SpaceInstallation {
   space: string | { id: string; title: string };
   status: string;
@@ -27,17 +32,23 @@ export default function IntegrationPage({ params }: PageProps) {
   const state = useLoad(async () => {
     const [integration, installations] = await Promise.all([api<Integration>("GET", integrationBase), all<OrganizationInstallation>(`/v1/orgs/${encodeURIComponent(org)}/installations`)]);
     const installation = installations.find((item) => item.integration.name === name)?.installation;
-    if (!installation) return { integration, installation, spaces: [], sites: [] };
+    if (!installation) return { integration, installation, spaces: [], sites: [], orgSpaces: [], orgSites: [] };
     const installationBase = `${integrationBase}/installations/${encodeURIComponent(installation.id)}`;
-    const [spaces, sites] = await Promise.all([all<SpaceInstallation>(`${installationBase}/spaces?extended=true`), all<SiteInstallation>(`${installationBase}/sites?extended=true`)]);
-    return { integration, installation, spaces, sites };
+    const orgBase = `/v1/orgs/${encodeURIComponent(org)}`;
+    const [spaces, sites, orgSpaces, orgSites] = await Promise.all([
+      all<SpaceInstallation>(`${installationBase}/spaces?extended=true`),
+      all<SiteInstallation>(`${installationBase}/sites?extended=true`),
+      all<Target>(`${orgBase}/spaces`),
+      all<Target>(`${orgBase}/sites`),
+    ]);
+    return { integration, installation, spaces, sites, orgSpaces, orgSites };
   }, `${org}/${name}`);
   const { change, busy, status } = useChanges(() => state.reload());
   useTitle(state.data?.integration.title ?? "Integration");
   const admin = !!organization.data?.permissions.admin;
   return (
     <Loaded state={state}>
-      {({ integration, installation, spaces, sites }) => (
+      {({ integration, installation, spaces, sites, orgSpaces, orgSites }) => (
         <section aria-labelledby="integration-title">
           <Breadcrumbs
             items={[
@@ -70,6 +81,8 @@ export default function IntegrationPage({ params }: PageProps) {
               integration={integration}
               spaces={spaces}
               sites={sites}
+              orgSpaces={orgSpaces}
+              orgSites={orgSites}
               org={org}
               admin={admin}
               busy={busy}
@@ -102,6 +115,8 @@ function Installed({
   integration,
   spaces,
   sites,
+  orgSpaces,
+  orgSites,
   org,
   admin,
   busy,
@@ -112,6 +127,8 @@ function Installed({
   integration: Integration;
   spaces: SpaceInstallation[];
   sites: SiteInstallation[];
+  orgSpaces: Target[];
+  orgSites: Target[];
   org: string;
   admin: boolean;
   busy: boolean;
@@ -123,37 +140,32 @@ function Installed({
     event.preventDefault();
     void change(() => api("PATCH", installationBase, { space_selection: spaceSelection, site_selection: siteSelection }), "Saved.");
   };
-  const titleOf = (target: string | { title: string }) => (typeof target === "string" ? target : target.title);
   return (
     <>
       <p>
         {statusLabel(installation.status)} since {new Date(installation.createdAt).toLocaleDateString()}. It hears {selectionLabel(installation.space_selection, "spaces")} and{" "}
         {selectionLabel(installation.site_selection, "sites")}.
       </p>
-      <h3>Installed on spaces</h3>
-      {spaces.length === 0 ? (
-        <p class="muted">No space.</p>
-      ) : (
-        <ul>
-          {spaces.map((item) => (
-            <li key={typeof item.space === "string" ? item.space : item.space.id}>
-              {typeof item.space === "string" ? item.space : <a href={`${orgPath(org, "s", item.space.id)}/`}>{item.space.title}</a>} <span class="muted">({statusLabel(item.status)})</span>
-            </li>
-          ))}
-        </ul>
-      )}
-      <h3>Installed on sites</h3>
-      {sites.length === 0 ? (
-        <p class="muted">No site.</p>
-      ) : (
-        <ul>
-          {sites.map((item) => (
-            <li key={typeof item.site === "string" ? item.site : item.site.id}>
-              {typeof item.site === "string" ? item.site : <a href={`${orgPath(org, "sites", item.site.id)}/`}>{titleOf(item.site)}</a>} <span class="muted">({statusLabel(item.status)})</span>
-            </li>
-          ))}
-        </ul>
-      )}
+      <Targets
+        kind="spaces"
+        installed={spaces.map((item) => ({ target: item.space, status: item.status }))}
+        candidates={orgSpaces}
+        installationBase={installationBase}
+        org={org}
+        admin={admin && integration.target !== "site" && integration.target !== "organization"}
+        busy={busy}
+        change={change}
+      />
+      <Targets
+        kind="sites"
+        installed={sites.map((item) => ({ target: item.site, status: item.status }))}
+        candidates={orgSites}
+        installationBase={installationBase}
+        org={org}
+        admin={admin && integration.target !== "space" && integration.target !== "organization"}
+        busy={busy}
+        change={change}
+      />
       {admin ? (
         <>
           <form onSubmit={save}>
@@ -177,6 +189,92 @@ function Installed({
             </button>
           </p>
         </>
+      ) : null}
+    </>
+  );
+}
+
+/** The spaces (or sites) an installation is installed on, each uninstalled on its own; admins install on another. */
+function Targets({
+  kind,
+  installed,
+  candidates,
+  installationBase,
+  org,
+  admin,
+  busy,
+  change,
+}: {
+  kind: "spaces" | "sites";
+  installed: { target: string | Target; status: string }[];
+  candidates: Target[];
+  installationBase: string;
+  org: string;
+  admin: boolean;
+  busy: boolean;
+  change: ReturnType<typeof useChanges>["change"];
+}) {
+  const [chosen, setChosen] = useState("");
+  const one = kind === "spaces" ? "space" : "site";
+  const idOf = (target: string | Target) => (typeof target === "string" ? target : target.id);
+  const titleOf = (target: string | Target) => (typeof target === "string" ? (candidates.find((item) => item.id === target)?.title ?? target) : target.title);
+  const appPath = (id: string) => (kind === "spaces" ? `${orgPath(org, "s", id)}/` : `${orgPath(org, "sites", id)}/`);
+  const available = candidates.filter((candidate) => !installed.some((item) => idOf(item.target) === candidate.id));
+  const install = (event: Event) => {
+    event.preventDefault();
+    const title = titleOf(chosen);
+    void change(async () => {
+      await api("POST", `${installationBase}/${kind}`, kind === "spaces" ? { space: chosen } : { siteId: chosen });
+      setChosen("");
+    }, `Installed on ${title}.`);
+  };
+  return (
+    <>
+      <h3 id={`installed-${kind}`}>Installed on {kind}</h3>
+      {installed.length === 0 ? (
+        <p class="muted">No {one}.</p>
+      ) : (
+        <ul>
+          {installed.map((item) => {
+            const id = idOf(item.target);
+            const title = titleOf(item.target);
+            return (
+              <li key={id}>
+                <a href={appPath(id)}>{title}</a> <span class="muted">({statusLabel(item.status)})</span>
+                {admin ? (
+                  <>
+                    {" "}
+                    <button
+                      type="button"
+                      class="danger"
+                      disabled={busy}
+                      aria-label={`Uninstall from ${title}`}
+                      onClick={() => void change(() => api("DELETE", `${installationBase}/${kind}/${encodeURIComponent(id)}`), `Uninstalled from ${title}.`)}
+                    >
+                      Uninstall
+                    </button>
+                  </>
+                ) : null}
+              </li>
+            );
+          })}
+        </ul>
+      )}
+      {admin && available.length > 0 ? (
+        <form class="inline-form" aria-labelledby={`installed-${kind}`} onSubmit={install}>
+          <label for={`install-${one}`}>Install on the {one}</label>
+          <select id={`install-${one}`} required value={chosen} onChange={(event) => setChosen(event.currentTarget.value)}>
+            <option value="">Choose a {one}…</option>
+            {available.map((candidate) => (
+              <option key={candidate.id} value={candidate.id}>
+                {candidate.title}
+              </option>
+            ))}
+          </select>
+          <button type="submit" disabled={busy}>
+            Install on {one}
+          </button>
+        </form>
       ) : null}
     </>
   );
