@@ -383,6 +383,9 @@ describe("members, invites and teams", () => {
     const outside = await signedIn(orgPath("members"), outsider.email);
     expect(await heading(outside)).toBe("Organization not found");
     expect(await outside.getByRole("alert").count()).toBe(1);
+    const site = await call(env.stack, "POST", `/v1/orgs/${org.organizationId}/sites`, { token: org.owner.token, json: { title: "Not theirs" } });
+    await openApp(outside, (site.body.urls as { app: string }).app);
+    expect(await heading(outside)).toBe("Site not found");
     await outside.context().close();
   });
 });

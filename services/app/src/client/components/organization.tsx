@@ -58,14 +58,17 @@ export function AdminOnly({ organization, what }: { organization: Organization; 
   );
 }
 
-/** A page the API refused to read: what it means in a heading (another organization's is not found), then the API's words. */
-export function Refused({ error }: { error: unknown }) {
+/**
+ * A page the API refused to read: what it means in a heading (another organization's is not
+ * found, `notFound`: e.g. "Site not found"), the API's words, and the way home.
+ */
+export function Refused({ error, notFound = "Organization not found" }: { error: unknown; notFound?: string }) {
   const status = error instanceof ApiError ? error.status : 0;
-  const title = status === 404 ? "Organization not found" : status === 403 ? "You need to be an admin" : "This page could not be opened";
+  const title = status === 404 ? notFound : status === 403 ? "You need to be an admin" : "This page could not be opened";
   return (
     <section aria-labelledby="refused-title">
       <h1 id="refused-title">{title}</h1>
-      {status === 404 ? <p>It does not exist, or you are not one of its members.</p> : null}
+      {status === 404 ? <p>It does not exist, or you are not a member of its organization.</p> : null}
       <ErrorMessage error={error} />
       <p>
         <a href="/">Back to your organizations</a>

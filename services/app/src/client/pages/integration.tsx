@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { orgPath, useChanges, useOrganization } from "../components/organization";
+import { orgPath, Refused, useChanges, useOrganization } from "../components/organization";
 import { selectionLabel, statusLabel, type Installation, type Integration, type OrganizationInstallation } from "../components/integration-model";
 import { Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
@@ -46,6 +46,7 @@ export default function IntegrationPage({ params }: PageProps) {
   const { change, busy, status } = useChanges(() => state.reload());
   useTitle(state.data?.integration.title ?? "Integration");
   const admin = !!organization.data?.permissions.admin;
+  if (state.error !== undefined) return <Refused error={state.error} notFound="Integration not found" />;
   return (
     <Loaded state={state}>
       {({ integration, installation, spaces, sites, orgSpaces, orgSites }) => (

@@ -1,6 +1,6 @@
 import { api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { orgPath, useOrganization } from "../components/organization";
+import { orgPath, Refused, useOrganization } from "../components/organization";
 import type { Site, SiteSpace, SiteStructure, StructureItem } from "../components/site-model";
 import { Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
@@ -49,6 +49,7 @@ export default function SitePreviewPage({ params }: PageProps) {
       </>
     );
   };
+  if (state.error !== undefined) return <Refused error={state.error} notFound="Site not found" />;
   return (
     <Loaded state={state}>
       {({ site, structure }) => (

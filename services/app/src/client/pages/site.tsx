@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { CopyButton, orgPath, useChanges, useOrganization, type Change } from "../components/organization";
+import { type Change, CopyButton, orgPath, Refused, useChanges, useOrganization } from "../components/organization";
 import {
   VISIBILITIES,
   visibilityLabel,
@@ -46,6 +46,7 @@ export default function SitePage({ params }: PageProps) {
   useTitle(state.data?.site.title ?? "Site");
   const { change, busy, status } = useChanges(() => state.reload());
 
+  if (state.error !== undefined) return <Refused error={state.error} notFound="Site not found" />;
   return (
     <Loaded state={state}>
       {(data) => (
