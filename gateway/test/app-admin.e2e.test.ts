@@ -337,6 +337,20 @@ describe("members, invites and teams", () => {
     const gaps = await keyboardGaps(page);
     expect(gaps.unnamed).toEqual([]);
     expect(gaps.unreached).toEqual([]);
+
+    // E-mail domains that join by themselves, with their role.
+    await page.getByLabel("Domains (separated by commas)", { exact: true }).fill("acme.test, docs.acme.test");
+    await page.getByLabel("Default role", { exact: true }).selectOption("comment");
+    await page.getByRole("button", { name: "Save e-mail domains" }).click();
+    await expect.poll(() => page.getByRole("status").filter({ hasText: "E-mail domains saved." }).count()).toBe(1);
+    const organization = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}`, { token: org.owner.token });
+    expect(organization.body).toMatchObject({ emailDomains: ["acme.test", "docs.acme.test"], defaultRole: "comment" });
+
+    // The writer removed: no longer a member.
+    await page.getByRole("button", { name: "Remove Grace Writer" }).click();
+    await expect.poll(() => page.getByText("No member matches.").count()).toBe(1);
+    const gone = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}/members?search=${encodeURIComponent(email)}`, { token: org.owner.token });
+    expect(gone.body.items).toEqual([]);
     await page.context().close();
   });
 
