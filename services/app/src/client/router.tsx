@@ -33,6 +33,13 @@ export const ROUTES: Route[] = [
   { pattern: "/o/:org/s/:space/~/changes/:changeRequest/*path", page: () => import("./pages/space") },
   { pattern: "/o/:org/s/:space/~/revisions/:revision/*path", page: () => import("./pages/space") },
   { pattern: "/o/:org/s/:space/*path", page: () => import("./pages/space") },
+  { pattern: "/o/:org/sites", page: () => import("./pages/sites") },
+  { pattern: "/o/:org/sites/:site", page: () => import("./pages/site") },
+  { pattern: "/o/:org/sites/:site/preview", page: () => import("./pages/site-preview") },
+  { pattern: "/o/:org/members", page: () => import("./pages/members") },
+  { pattern: "/o/:org/settings/sign-in", page: () => import("./pages/sign-in-settings") },
+  { pattern: "/o/:org/integrations", page: () => import("./pages/integrations") },
+  { pattern: "/o/:org/integrations/:name", page: () => import("./pages/integration") },
   { pattern: "/o/:org", page: () => import("./pages/organization") },
 ];
 

@@ -1,12 +1,9 @@
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
+import { OrganizationNav, type Organization } from "../components/organization";
 import { Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
-interface Organization {
-  id: string;
-  title: string;
-}
 interface Space {
   id: string;
   title: string;
@@ -38,6 +35,7 @@ export default function OrganizationPage({ params }: PageProps) {
         <section aria-labelledby="organization-title">
           <Breadcrumbs items={[{ label: "Home", href: "/" }, { label: organization.title }]} />
           <h1 id="organization-title">{organization.title}</h1>
+          <OrganizationNav organization={organization} />
           <h2>Collections</h2>
           {collections.length === 0 ? (
             <p class="muted">No collections.</p>
