@@ -8,17 +8,7 @@ import type { ReaderHandle } from "@imprint/reader";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { uniqueEmail } from "@imprint/runtime/testing";
 import { launchChromium, screenshot } from "./support/browser.js";
-import {
-  APP_PASSWORD,
-  BROWSER_TIMEOUT,
-  heading,
-  newVisitor,
-  openApp,
-  setPassword,
-  signInThroughForm,
-  startAppStack,
-  type AppStack,
-} from "./support/app-browser.js";
+import { APP_PASSWORD, heading, newVisitor, openApp, poll, setPassword, signInThroughForm, startAppStack, type AppStack } from "./support/app-browser.js";
 import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
@@ -88,9 +78,6 @@ function selfSignedCertificate(): string {
     rmSync(dir, { recursive: true, force: true });
   }
 }
-
-/** Waits for a page's state as a person would (a busy machine is slow, not broken). */
-const poll = <T>(read: () => T | Promise<T>) => expect.poll(read, { timeout: BROWSER_TIMEOUT });
 
 const orgPath = (...rest: string[]) => [`/o/${org.organizationId}`, ...rest].join("/");
 
@@ -390,7 +377,7 @@ describe("members, invites and teams", () => {
     expect(await heading(page)).toBe("You need to be an admin");
     // The organization's page links them to what they may open, not to the admin pages.
     await openApp(page, `${orgPath()}/`, env.origin);
-    expect(await page.getByRole("navigation", { name: "Organization" }).getByRole("link").allTextContents()).toEqual(["Sites", "Integrations"]);
+    expect(await page.getByRole("navigation", { name: "Organization" }).getByRole("link").allTextContents()).toEqual(["Sites", "Integrations", "OpenAPI"]);
     await page.context().close();
 
     // An admin of another organization: this one's members page is not found, in words.
@@ -547,6 +534,17 @@ describe("integrations", () => {
     await poll(() => page.getByText("Not installed.").count()).toBe(1);
     const installations = await call(env.stack, "GET", `/v1/orgs/${org.organizationId}/installations`, { token: org.owner.token });
     expect(installations.body.items).toEqual([]);
+
+    // The integration's own urls.app (outside any organization) says what it is and leads to it in each of the person's organizations.
+    const integration = await call(env.stack, "GET", `/v1/integrations/${name}`, { token: org.owner.token });
+    const appUrl = (integration.body.urls as { app: string }).app;
+    expect(appUrl).toBe(`${env.origin}/integrations/${name}`);
+    await openApp(page, appUrl);
+    await poll(() => heading(page)).toBe("Release notes bot");
+    expect(await page.locator("main").textContent()).toContain("space:content:read");
+    await page.getByRole("link", { name: "Release notes bot in Acme Docs" }).click();
+    await poll(() => new URL(page.url()).pathname).toBe(orgPath("integrations", name));
+    await poll(() => page.getByText("Not installed.").count()).toBe(1);
     await page.context().close();
   });
 });

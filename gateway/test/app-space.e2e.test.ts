@@ -1,7 +1,19 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, screenshot } from "./support/browser.js";
-import { BROWSER_TIMEOUT, heading, newVisitor, openApp, setPassword, signInThroughForm, startAppStack, type AppStack } from "./support/app-browser.js";
+import {
+  cookieOf,
+  heading,
+  newVisitor,
+  openApp,
+  poll,
+  setPassword,
+  shows,
+  signInThroughForm,
+  startAppStack,
+  typeAfter,
+  type AppStack,
+} from "./support/app-browser.js";
 import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
 
@@ -59,29 +71,6 @@ async function signedIn(person: TestUser, path: string): Promise<Page> {
   await openApp(page, path, env.origin);
   await signInThroughForm(page, person.email);
   return page;
-}
-
-/** expect.poll with a browser step's patience. */
-function poll<T>(read: () => Promise<T> | T) {
-  return expect.poll(read, { timeout: BROWSER_TIMEOUT });
-}
-
-/** Waits until the page's main heading is `name` (a string: exactly). */
-async function shows(page: Page, name: string | RegExp): Promise<void> {
-  await page.locator("main").getByRole("heading", { level: 1, name, exact: true }).first().waitFor();
-}
-
-/** The Cookie header of a browser page's session. */
-async function cookieOf(page: Page): Promise<string> {
-  return (await page.context().cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join("; ");
-}
-
-/** Clicks at the end of `text` inside the editor and types `typed` there. */
-async function typeAfter(page: Page, text: string, typed: string): Promise<void> {
-  await page.bringToFront();
-  await page.locator(".ProseMirror").getByText(text, { exact: true }).click();
-  await page.keyboard.press("End");
-  await page.keyboard.type(typed);
 }
 
 /** The markdown of the page titled `title` in a change request (over the API, as its owner). */

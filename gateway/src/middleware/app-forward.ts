@@ -8,7 +8,7 @@ import { API_SECURITY_HEADERS } from "./security-headers.js";
 
 /** The browser app's pages and assets (services/app), exactly or under a prefix: never an API path. */
 const APP_EXACT_PATHS = new Set(["/", "/sign-in", "/reset-password"]);
-const APP_PATH_PREFIXES = ["/o/", "/join/", "/account/", "/assets/", "/_app/"];
+const APP_PATH_PREFIXES = ["/o/", "/join/", "/account/", "/assets/", "/_app/", "/integrations/"];
 
 /** Whether `path` is one of the app's (forwarded to it when GATEWAY_APP_URL is set). */
 export function isAppPath(path: string): boolean {

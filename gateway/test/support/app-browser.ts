@@ -104,3 +104,26 @@ export async function signInThroughForm(page: Page, email: string, password = AP
 export function heading(page: Page): Promise<string | null> {
   return page.locator("main h1").first().textContent();
 }
+
+/** expect.poll with a browser step's patience. */
+export function poll<T>(read: () => Promise<T> | T): ReturnType<typeof expect.poll<T>> {
+  return expect.poll(read, { timeout: BROWSER_TIMEOUT });
+}
+
+/** Waits until the page's main heading is `name` (a string: exactly). */
+export async function shows(page: Page, name: string | RegExp): Promise<void> {
+  await page.locator("main").getByRole("heading", { level: 1, name, exact: true }).first().waitFor();
+}
+
+/** The Cookie header of a browser page's session. */
+export async function cookieOf(page: Page): Promise<string> {
+  return (await page.context().cookies()).map((cookie) => `${cookie.name}=${cookie.value}`).join("; ");
+}
+
+/** Clicks at the end of `text` inside the editor and types `typed` there. */
+export async function typeAfter(page: Page, text: string, typed: string): Promise<void> {
+  await page.bringToFront();
+  await page.locator(".ProseMirror").getByText(text, { exact: true }).click();
+  await page.keyboard.press("End");
+  await page.keyboard.type(typed);
+}

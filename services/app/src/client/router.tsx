@@ -23,6 +23,7 @@ export const ROUTES: Route[] = [
   { pattern: "/join/:org/:invite", page: () => import("./pages/join"), public: true },
   { pattern: "/account/tokens", page: () => import("./pages/account-tokens") },
   { pattern: "/", page: () => import("./pages/home") },
+  { pattern: "/integrations/:name", page: () => import("./pages/integration-listing") },
   { pattern: "/o/:org/c/:collection", page: () => import("./pages/collection") },
   { pattern: "/o/:org/openapi/:slug", page: () => import("./pages/openapi") },
   { pattern: "/o/:org/openapi", page: () => import("./pages/openapi") },

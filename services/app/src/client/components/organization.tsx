@@ -101,6 +101,9 @@ export function OrganizationNav({ organization }: { organization: Organization }
         <li>
           <a href={`${base}/integrations`}>Integrations</a>
         </li>
+        <li>
+          <a href={`${base}/openapi`}>OpenAPI</a>
+        </li>
         {organization.permissions.admin ? (
           <>
             <li>
