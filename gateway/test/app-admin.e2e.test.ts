@@ -8,7 +8,18 @@ import type { ReaderHandle } from "@imprint/reader";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { uniqueEmail } from "@imprint/runtime/testing";
 import { launchChromium, screenshot } from "./support/browser.js";
-import { APP_PASSWORD, heading, newVisitor, openApp, poll, setPassword, signInThroughForm, startAppStack, type AppStack } from "./support/app-browser.js";
+import {
+  APP_PASSWORD,
+  heading,
+  keyboardGaps,
+  newVisitor,
+  openApp,
+  poll,
+  setPassword,
+  signInThroughForm,
+  startAppStack,
+  type AppStack,
+} from "./support/app-browser.js";
 import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
@@ -93,41 +104,6 @@ async function apiSite(siteId: string): Promise<ApiSite> {
   expect(answer.status).toBe(200);
   return answer.body as ApiSite;
 }
-
-/**
- * Every control a person can use (links, buttons, fields) has an accessible name, and Tab alone
- * reaches each one: the ids (or texts) of those Tab never reached, and of those with no name.
- */
-async function keyboardGaps(page: Page): Promise<{ unreached: string[]; unnamed: string[] }> {
-  // Browser-side code as text: the gateway's tests are typed for Node, without the DOM.
-  await page.evaluate(`document.querySelectorAll("[data-reached]").forEach((element) => element.removeAttribute("data-reached"));
-    document.activeElement?.blur();
-    window.scrollTo(0, 0);`);
-  const total = await page.evaluate<number>(`document.querySelectorAll("${CONTROLS}").length`);
-  for (let press = 0; press < total + 5; press++) {
-    await page.keyboard.press("Tab");
-    await page.evaluate(`document.activeElement?.setAttribute("data-reached", "")`);
-  }
-  return page.evaluate<{ unreached: string[]; unnamed: string[] }>(`(() => {
-    const controls = [...document.querySelectorAll("${CONTROLS}")].filter(
-      (element) => !element.disabled && element.getClientRects().length > 0 && element.getAttribute("tabindex") !== "-1",
-    );
-    const describe = (element) => element.id || element.textContent.trim() || element.outerHTML.slice(0, 80);
-    const field = (element) => ["INPUT", "SELECT", "TEXTAREA"].includes(element.tagName);
-    const named = (element) =>
-      !!element.getAttribute("aria-label")?.trim() ||
-      !!document.getElementById(element.getAttribute("aria-labelledby") ?? "")?.textContent.trim() ||
-      (field(element) ? element.labels.length > 0 : !!element.textContent.trim());
-    // A radio group is one stop of the Tab order (arrows choose within it).
-    const reached = (element) =>
-      element.hasAttribute("data-reached") ||
-      (element.type === "radio" && !!document.querySelector('input[type="radio"][name="' + element.name + '"][data-reached]'));
-    return { unreached: controls.filter((element) => !reached(element)).map(describe), unnamed: controls.filter((element) => !named(element)).map(describe) };
-  })()`);
-}
-
-/** What a person can use: links, buttons and fields. */
-const CONTROLS = "a[href], button, input, select, textarea";
 
 describe("sites", () => {
   it("creates a site from a space, publishes it, opens it in the reader, shares it, and unpublishes it", async () => {

@@ -7,6 +7,7 @@ import { launchChromium, screenshot } from "./support/browser.js";
 import {
   APP_PASSWORD,
   heading,
+  keyboardGaps,
   newVisitor,
   openApp,
   poll,
@@ -93,6 +94,11 @@ afterAll(async () => {
 
 const orgPath = (...rest: string[]) => [`/o/${org.organizationId}`, ...rest].join("/");
 
+/** Every control of the page has an accessible name and Tab alone reaches it. */
+async function expectKeyboardReachable(page: Page, what: string): Promise<void> {
+  expect(await keyboardGaps(page), what).toEqual({ unreached: [], unnamed: [] });
+}
+
 async function signedInWithPassword(path: string, email: string): Promise<Page> {
   const page = await newVisitor(browser);
   await openApp(page, path, env.origin);
@@ -106,6 +112,7 @@ describe("the whole story, in the app", () => {
     // 1. The admin invites a writer.
     const adminPage = await signedInWithPassword(orgPath("members"), admin.email);
     await shows(adminPage, "Members");
+    await expectKeyboardReachable(adminPage, "members page");
     await adminPage.getByLabel("Role of people who join", { exact: true }).selectOption("create");
     await adminPage.getByRole("button", { name: "Create invite link" }).click();
     await poll(() => adminPage.getByRole("status").first().textContent()).toBe("Invite link created.");
@@ -116,6 +123,7 @@ describe("the whole story, in the app", () => {
     const writer = await newVisitor(browser);
     await openApp(writer, inviteLink);
     await shows(writer, "Join on Imprint");
+    await expectKeyboardReachable(writer, "join page");
     await writer.getByLabel("Your name", { exact: true }).fill("Wendy Writer");
     await writer.getByLabel("E-mail", { exact: true }).fill(writerEmail);
     await writer.getByLabel("Password", { exact: true }).fill(APP_PASSWORD);
@@ -125,13 +133,17 @@ describe("the whole story, in the app", () => {
     await writer.getByRole("button", { name: "Sign out", exact: true }).click();
     await poll(() => heading(writer)).toBe("Sign in to Imprint");
     await openApp(writer, orgPath("s", spaceId, "guide"), env.origin);
+    await expectKeyboardReachable(writer, "sign-in page");
     await signInThroughForm(writer, writerEmail);
     await shows(writer, "Guide");
+    await writer.locator(".page-body").waitFor();
+    await expectKeyboardReachable(writer, "space page");
 
     // 3. The writer edits the page: its prose, a table cell, the code block and the hint.
     await writer.getByRole("button", { name: "Edit", exact: true }).click();
     await shows(writer, "Editing Guide");
     await writer.locator(".ProseMirror").waitFor();
+    await expectKeyboardReachable(writer, "editor page");
     await typeAfter(writer, "How to install the agent.", " It takes a minute.");
     await typeAfter(writer, "30 s", " (60 s on slow networks)");
     await typeAfter(writer, "npm install agent", " --save");
@@ -154,6 +166,7 @@ describe("the whole story, in the app", () => {
     const changeRequestPath = new URL(writer.url()).pathname;
     const diff = writer.getByRole("list", { name: "Changes to Guide" });
     await poll(() => diff.locator("ins").allTextContents()).toContain("+Added: How to install the agent. It takes a minute.");
+    await expectKeyboardReachable(writer, "change request page");
     await writer.getByLabel("Reviewer", { exact: true }).selectOption({ label: "Rita Reviewer" });
     await writer.getByRole("button", { name: "Request review" }).click();
     await poll(() => writer.getByRole("button", { name: "Remove Rita Reviewer from the reviewers" }).count()).toBe(1);
@@ -195,6 +208,7 @@ describe("the whole story, in the app", () => {
     await adminPage.getByLabel("Who may read it", { exact: true }).selectOption("public");
     await adminPage.getByRole("button", { name: "Create site" }).click();
     await shows(adminPage, "Acme Handbook");
+    await expectKeyboardReachable(adminPage, "site page");
     await adminPage.getByRole("button", { name: "Publish" }).click();
     await poll(() => adminPage.locator(".site-status").textContent()).toContain("Published");
     const readerLink = adminPage.getByRole("link", { name: "Open in the reader" });
