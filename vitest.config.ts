@@ -18,6 +18,7 @@ const GLOBAL_SETUP = "services/runtime/src/testing/global-setup.ts";
  * fresh process.
  */
 const SHARED_PROCESS_FILES = [
+  "bench/test/app-report.test.ts",
   "bench/test/content-report.test.ts",
   "bench/test/event-lag-report.test.ts",
   "bench/test/hosting-report.test.ts",

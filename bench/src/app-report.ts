@@ -1,3 +1,4 @@
+import { failedAuditLines } from "./lighthouse-report.js";
 import type { AppBenchmarkSettings, AppFigures, AppLighthouse } from "./app.js";
 
 /**
@@ -54,13 +55,7 @@ function auditLines(audited: AppLighthouse, what: string): string[] {
     "|---:|---:|---:|---:|---:|",
     `| ${performance} | ${accessibility} | ${bestPractices} | ${seo} | ${((audited.scriptTransferBytes ?? 0) / 1024).toFixed(1)} KiB |`,
   ];
-  const weighted = (audited.failedAudits ?? []).filter((audit) => audit.weight > 0);
-  if (weighted.length > 0) {
-    lines.push("", "| audit below 1 (weighted) | category | score | value |", "|---|---|---:|---|");
-    const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-    for (const audit of weighted)
-      lines.push(`| \`${audit.id}\` ${cell(audit.title)} | ${audit.categories.join(", ")} | ${audit.score.toFixed(2)} | ${cell(audit.displayValue ?? "")} |`);
-  }
+  lines.push(...failedAuditLines(audited.failedAudits));
   return lines;
 }
 

@@ -69,14 +69,24 @@ export async function runAppBenchmark(target: AppTarget, settings: AppBenchmarkS
   const identity = createIdentityClients(target.identityGrpcAddress, { defaultTimeoutMs: 15_000 });
   try {
     const email = "bench-app@example.com";
-    const organization = await identity.organizations.createOrganization({ title: "App Benchmark", ownerEmail: email, ownerDisplayName: "Bench", ownerToken: "" });
+    const organization = await identity.organizations.createOrganization({
+      title: "App Benchmark",
+      ownerEmail: email,
+      ownerDisplayName: "Bench",
+      ownerToken: "",
+    });
     const orgId = organization.organizationId;
     await identity.sessions.setPassword({ email, password: PASSWORD });
     const post = gatewayPost(target.gatewayUrl, organization.token);
 
     log(`app: a space of ${settings.pages} pages, and a change request open on it`);
     const spaceId = String((await post(`/v1/orgs/${orgId}/spaces`, { title: "App benchmark" })).id);
-    const insert = (index: number) => ({ operation: "insert_page", ref: `guide-${index}`, slug: `guide-${index}`, document: { markdown: pageMarkdown(index) } });
+    const insert = (index: number) => ({
+      operation: "insert_page",
+      ref: `guide-${index}`,
+      slug: `guide-${index}`,
+      document: { markdown: pageMarkdown(index) },
+    });
     const seed = await post(`/v1/spaces/${spaceId}/change-requests`, { subject: "App benchmark pages" });
     const pages = Array.from({ length: settings.pages }, (_, index) => insert(index + 1));
     for (let start = 0; start < pages.length; start += 50) {

@@ -1,3 +1,4 @@
+import { failedAuditLines } from "./lighthouse-report.js";
 import type { LoadResult } from "./load.js";
 import type { ReaderBenchmarkSettings, ReaderFigures, ReaderLighthouse } from "./reader.js";
 
@@ -92,13 +93,7 @@ function lighthouseLines(lighthouse: ReaderLighthouse, what: string): string[] {
     "|---:|---:|---:|---:|",
     `| ${performance} | ${accessibility} | ${bestPractices} | ${seo} |`,
   ];
-  const weighted = (lighthouse.failedAudits ?? []).filter((audit) => audit.weight > 0);
-  if (weighted.length > 0) {
-    lines.push("", "| audit below 1 (weighted) | category | score | value |", "|---|---|---:|---|");
-    const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
-    for (const audit of weighted)
-      lines.push(`| \`${audit.id}\` ${cell(audit.title)} | ${audit.categories.join(", ")} | ${audit.score.toFixed(2)} | ${cell(audit.displayValue ?? "")} |`);
-  }
+  lines.push(...failedAuditLines(lighthouse.failedAudits));
   const diagnostics = (lighthouse.failedAudits ?? []).filter((audit) => audit.weight === 0);
   if (diagnostics.length > 0) lines.push("", `Unweighted audits below 1: ${diagnostics.map((audit) => `\`${audit.id}\``).join(", ")}.`);
   return lines;

@@ -4,6 +4,7 @@ import {
   answerMetrics,
   AppError,
   createLogger,
+  closeHttpServer,
   drainPeriod,
   isMetricsRequest,
   startProcessMetrics,
@@ -180,18 +181,11 @@ export async function startGateway(
 
   let stopping: Promise<void> | undefined;
   const stop = () => {
-    stopping ??= new Promise<void>((resolve) => {
-      const force = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
-      force.unref();
-      server.close(() => {
-        clearTimeout(force);
-        closeUpstreamClients(upstreams);
-        void Promise.all([idempotencyStore.close(), limiter?.close()])
-          .then(closeNats)
-          .catch((error: unknown) => logger.warn("closing NATS failed", { err: error }))
-          .finally(resolve);
-      });
-      server.closeIdleConnections();
+    stopping ??= closeHttpServer(server, config.shutdownGraceMs).then(async () => {
+      closeUpstreamClients(upstreams);
+      await Promise.all([idempotencyStore.close(), limiter?.close()])
+        .then(closeNats)
+        .catch((error: unknown) => logger.warn("closing NATS failed", { err: error }));
     });
     return stopping;
   };

@@ -4,8 +4,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReaderHandle } from "@imprint/reader";
-import { getFreePort } from "@imprint/runtime/infrastructure";
 import { uniqueEmail } from "@imprint/runtime/testing";
 import { launchChromium, screenshot } from "./support/browser.js";
 import {
@@ -17,12 +15,12 @@ import {
   poll,
   setPassword,
   signInThroughForm,
-  startAppStack,
-  type AppStack,
+  startAppStackWithReader,
+  type AppStackWithReader,
 } from "./support/app-browser.js";
 import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
-import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
+import { pagesOf, writeContent } from "./support/reader.js";
 
 /**
  * The app's sites and administration pages through the gateway, in a real browser (Debian's
@@ -32,18 +30,13 @@ import { pagesOf, startTestReader, writeContent } from "./support/reader.js";
  * provider, which the sign-in page then offers; others meet the admin-only page. Screenshots under
  * test-results/reader/ (looked at, never committed).
  */
-let env: AppStack;
+let env: AppStackWithReader;
 let org: TestOrganization;
-let reader: ReaderHandle;
 let browser: Browser;
 let admin: TestUser;
 
 beforeAll(async () => {
-  // The reader's port first: the gateway builds sites' published URLs (`urls.published`) on it.
-  const readerPort = await getFreePort();
-  const readerUrl = `http://127.0.0.1:${readerPort}/`;
-  env = await startAppStack({ gatewayEnv: { IMPRINT_READER_URL: readerUrl }, identityEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } });
-  reader = await startTestReader(env.stack, { env: { READER_PORT: String(readerPort), IMPRINT_READER_URL: readerUrl } });
+  env = await startAppStackWithReader({ identityEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } });
   org = await createOrganization(env.stack, { title: "Acme Docs" });
   admin = await createMember(env.stack, org, { role: "admin", displayName: "Ada Admin" });
   await setPassword(env.stack, admin.email);
@@ -51,7 +44,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
-  await reader?.stop();
   await env?.stop();
 });
 
@@ -155,7 +147,7 @@ describe("sites", () => {
     expect(published.published).toBe(true);
     const readerLink = page.getByRole("link", { name: "Open in the reader" });
     expect(await readerLink.getAttribute("href")).toBe(published.urls.published);
-    expect(published.urls.published!.startsWith(reader.url)).toBe(true);
+    expect(published.urls.published!.startsWith(env.reader.url)).toBe(true);
     await screenshot(page, "app-site");
 
     // The reader, opened from the app, shows the space's page.

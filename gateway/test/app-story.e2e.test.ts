@@ -1,7 +1,5 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ReaderHandle } from "@imprint/reader";
-import { getFreePort } from "@imprint/runtime/infrastructure";
 import { uniqueEmail } from "@imprint/runtime/testing";
 import { launchChromium, screenshot } from "./support/browser.js";
 import {
@@ -14,14 +12,14 @@ import {
   setPassword,
   shows,
   signInThroughForm,
-  startAppStack,
+  startAppStackWithReader,
   typeAfter,
-  type AppStack,
+  type AppStackWithReader,
 } from "./support/app-browser.js";
 import { createMember, createOrganization, createSpace, type TestOrganization, type TestUser } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { IDP_CLIENT_ID, IDP_CLIENT_SECRET, startTestIdp, type TestIdp } from "./support/oidc-idp.js";
-import { startTestReader, writeContent, pagesOf } from "./support/reader.js";
+import { writeContent, pagesOf } from "./support/reader.js";
 
 /**
  * The app's whole story (issue 30), in Chromium against a real stack, a real reader and a real
@@ -51,8 +49,7 @@ const GUIDE = [
   "",
 ].join("\n");
 
-let env: AppStack;
-let reader: ReaderHandle;
+let env: AppStackWithReader;
 let idp: TestIdp;
 let browser: Browser;
 let org: TestOrganization;
@@ -61,11 +58,7 @@ let reviewer: TestUser;
 let spaceId: string;
 
 beforeAll(async () => {
-  // The reader's port first: the gateway builds published URLs on it.
-  const readerPort = await getFreePort();
-  const readerUrl = `http://127.0.0.1:${readerPort}/`;
-  env = await startAppStack({ gatewayEnv: { IMPRINT_READER_URL: readerUrl }, identityEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } });
-  reader = await startTestReader(env.stack, { env: { READER_PORT: String(readerPort), IMPRINT_READER_URL: readerUrl } });
+  env = await startAppStackWithReader({ identityEnv: { IMPRINT_ALLOW_PRIVATE_FETCH: "true" } });
   idp = await startTestIdp(`${env.origin}/v1/auth/oidc/callback`);
   org = await createOrganization(env.stack, { title: "Acme Docs" });
   admin = await createMember(env.stack, org, { role: "admin", displayName: "Ada Admin" });
@@ -88,7 +81,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await idp?.stop();
-  await reader?.stop();
   await env?.stop();
 });
 

@@ -1,9 +1,8 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually, testLogger, uniqueEmail } from "@imprint/runtime/testing";
 import { createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call, type CallOptions, type CallResult } from "./support/http.js";
+import { adminCli as runAdminCli } from "./support/app-browser.js";
 import { startStack, UNREACHED_RATE_LIMITS, type TestStack } from "./support/stack.js";
 import { loadGatewayConfig, startGateway, type GatewayHandle } from "../src/index.js";
 
@@ -14,7 +13,6 @@ import { loadGatewayConfig, startGateway, type GatewayHandle } from "../src/inde
  * joining through an invite link with a new account, personal API tokens, and the organizations'
  * sign-in methods and SSO rule.
  */
-const ADMIN_CLI = fileURLToPath(new URL("../../services/identity/dist/cli/admin.js", import.meta.url));
 const LOCKOUT_MS = 60_000;
 const IDLE_MS = 10 * 60_000;
 const MAX_MS = 60 * 60_000;
@@ -39,21 +37,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Runs the admin CLI against the stack's identity, `input` on its standard input. */
-function adminCli(args: string[], input = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ADMIN_CLI, ...args], {
-      env: { ...process.env, IDENTITY_GRPC_ADDRESS: stack.upstreamEnv.IDENTITY_GRPC_ADDRESS, IMPRINT_APP_URL: APP_URL },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+/** Runs the admin CLI against the stack's identity, `input` on its standard input; reset links are built on APP_URL. */
+const adminCli = (args: string[], input = "") => runAdminCli(stack, args, input, APP_URL);
 
 async function setPassword(email: string, password = PASSWORD): Promise<void> {
   const result = await adminCli(["password", email], `${password}\n`);

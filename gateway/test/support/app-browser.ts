@@ -5,6 +5,8 @@ import { expect } from "vitest";
 import { loadAppConfig, startApp, type AppHandle } from "@imprint/app";
 import { getFreePort } from "@imprint/runtime/infrastructure";
 import { patient } from "@imprint/runtime/testing";
+import type { ReaderHandle } from "@imprint/reader";
+import { startTestReader } from "./reader.js";
 import { startStack, type TestStack } from "./stack.js";
 
 /**
@@ -51,11 +53,43 @@ export async function startAppStack(options: Parameters<typeof startStack>[0] = 
   };
 }
 
+/** An app stack whose sites are read on a reader of its own: `reader`, whose URL the gateway builds `urls.published` on. */
+export interface AppStackWithReader extends AppStack {
+  reader: ReaderHandle;
+}
+
+/** startAppStack, with a reader (on a port chosen first, so the gateway's published URLs name it). */
+export async function startAppStackWithReader(options: Parameters<typeof startStack>[0] = {}): Promise<AppStackWithReader> {
+  const readerPort = await getFreePort();
+  const readerUrl = `http://127.0.0.1:${readerPort}/`;
+  const env = await startAppStack({ ...options, gatewayEnv: { IMPRINT_READER_URL: readerUrl, ...options.gatewayEnv } });
+  let reader: ReaderHandle;
+  try {
+    reader = await startTestReader(env.stack, { env: { READER_PORT: String(readerPort), IMPRINT_READER_URL: readerUrl } });
+  } catch (error) {
+    await env.stop();
+    throw error;
+  }
+  return {
+    ...env,
+    reader,
+    stop: async () => {
+      await reader.stop();
+      await env.stop();
+    },
+  };
+}
+
 /** Runs identity's admin CLI against the stack (`input` on its standard input); reset links are built on the gateway's origin. */
-export function adminCli(stack: TestStack, args: string[], input = ""): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export function adminCli(
+  stack: TestStack,
+  args: string[],
+  input = "",
+  appUrl = stack.baseUrl,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [ADMIN_CLI, ...args], {
-      env: { ...process.env, IDENTITY_GRPC_ADDRESS: stack.upstreamEnv.IDENTITY_GRPC_ADDRESS, IMPRINT_APP_URL: stack.baseUrl },
+      env: { ...process.env, IDENTITY_GRPC_ADDRESS: stack.upstreamEnv.IDENTITY_GRPC_ADDRESS, IMPRINT_APP_URL: appUrl },
     });
     let stdout = "";
     let stderr = "";

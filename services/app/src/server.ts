@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { answerMetrics, createLogger, drainPeriod, isMetricsRequest, startProcessMetrics, type Logger } from "@imprint/runtime/core";
+import { answerMetrics, closeHttpServer, createLogger, drainPeriod, isMetricsRequest, startProcessMetrics, type Logger } from "@imprint/runtime/core";
 import type { AppConfig } from "./config.js";
 import { createRenderHandler } from "./render.js";
 
@@ -175,15 +175,6 @@ export async function startApp(config: AppConfig, options: { logger?: Logger; cl
         logger.info("draining: /readyz answers 503, requests still served", { drainMs: ms });
         await drainPeriod(ms, signal);
       })()),
-    stop: () =>
-      (stopping ??= new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
-        force.unref();
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      })),
+    stop: () => (stopping ??= closeHttpServer(server, config.SHUTDOWN_GRACE_MS)),
   };
 }

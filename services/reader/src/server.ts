@@ -7,6 +7,7 @@ import {
   RateLimiter,
   createLogger,
   answerMetrics,
+  closeHttpServer,
   drainPeriod,
   isMetricsRequest,
   answerBeforeTracing,
@@ -162,19 +163,13 @@ export async function startReader(
         await drainPeriod(ms, signal);
       })()),
     stop: () =>
-      (stopping ??= new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), config.SHUTDOWN_GRACE_MS);
-        force.unref();
-        server.close(() => {
-          clearTimeout(force);
-          keptFirst();
-          // Views recorded until the last request are sent before the connections close.
-          void Promise.allSettled([views?.close(), limiter?.close()])
-            .then(() => data.close())
-            .then(() => closeUpstreams(upstreams))
-            .finally(resolve);
-        });
-        server.closeIdleConnections();
+      (stopping ??= closeHttpServer(server, config.SHUTDOWN_GRACE_MS).then(async () => {
+        keptFirst();
+        // Views recorded until the last request are sent before the connections close.
+        await Promise.allSettled([views?.close(), limiter?.close()])
+          .then(() => data.close())
+          .then(() => closeUpstreams(upstreams))
+          .catch(() => undefined);
       })),
   };
 }

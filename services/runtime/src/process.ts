@@ -42,6 +42,22 @@ export function drainPeriod(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
+ * Stops an HTTP server: it takes no new connection, its idle ones close now, busy ones once their
+ * request is answered, and whatever is left after `graceMs` is cut. Resolves once all are closed.
+ */
+export function closeHttpServer(server: import("node:http").Server, graceMs: number): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/**
  * Entry point of a service process: starts it; on SIGTERM/SIGINT drains it (readiness off, still
  * serving, see Drainable) then stops it once and exits 0. A second signal during the drain ends
  * the drain; a signal after that exits 1 at once. A configuration error prints its problem list
