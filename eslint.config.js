@@ -9,7 +9,9 @@ const SCRIPTS = ["**/scripts/**/*.mjs", "*.js"];
 const PURE_DOMAINS = ["services/{identity,collaboration,publishing,integration}/src/domain/**/*.ts"];
 
 export default tseslint.config(
-  { ignores: ["**/dist/**", "**/src/gen/**", "**/node_modules/**", "bench/results/**", "**/*.cjs", "**/*.d.mts", "services/integration/test/fixtures/**/*.tsx"] },
+  {
+    ignores: ["**/dist/**", "**/src/gen/**", "**/node_modules/**", "bench/results/**", "**/*.cjs", "**/*.d.mts", "services/integration/test/fixtures/**/*.tsx"],
+  },
   js.configs.recommended,
   {
     files: SCRIPTS,
