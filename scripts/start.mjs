@@ -250,12 +250,14 @@ async function runLauncher() {
   await saveStackJson();
 
   const url = stack.gatewayUrl;
+  // The bootstrap organization's owner (identity's IMPRINT_BOOTSTRAP_EMAIL, whose default this is).
+  const adminEmail = env.IMPRINT_BOOTSTRAP_EMAIL || "admin@imprint.local";
   console.log(
     [
       "",
       paint("32", `✔ Imprint is ready at ${url}`),
       `  token:   ${bootstrap.token}   ${paint("2", `(from ${bootstrap.source})`)}`,
-      `  app:     ${url}/   ${paint("2", "(the browser app, on the API's origin; a password first: npm run admin -- password <e-mail>)")}`,
+      `  app:     ${url}/   ${paint("2", `(the browser app; its first admin is ${adminEmail}: npm run admin -- password ${adminEmail}, then sign in there)`)}`,
       `  try:     curl -H "Authorization: Bearer ${bootstrap.token}" ${url}/v1/orgs`,
       `  sites:   ${stack.readerUrl}   ${paint("2", "(the reader: published sites; `npm run admin -- demo` publishes these docs there)")}`,
       `  admin:   npm run admin -- --help`,
