@@ -10,7 +10,7 @@ import { createTestDatabase, eventually, patient, runNodeScript, testNatsUrl } f
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from "vitest";
 import { callsPerCopy } from "../../scripts/lib/channelz.mjs";
 import { readRestartStatus } from "../../scripts/lib/restart.mjs";
-import { childPids, generateTokenSecret, GATEWAY, RATE_LIMITS_OUT_OF_REACH, READER, SERVICES } from "../../scripts/lib/stack.mjs";
+import { APP, childPids, generateTokenSecret, GATEWAY, RATE_LIMITS_OUT_OF_REACH, READER, SERVICES } from "../../scripts/lib/stack.mjs";
 
 // `IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 npm start` as an operator runs it: the real launcher
 // (scripts/start.mjs) on the test run's PostgreSQL and nats-server, two copies of every target.
@@ -20,12 +20,13 @@ import { childPids, generateTokenSecret, GATEWAY, RATE_LIMITS_OUT_OF_REACH, READ
 // through the gateway and the reader sees no failure.
 
 const REPO_ROOT = join(import.meta.dirname, "..", "..");
-const TARGET_NAMES = [...SERVICES.map((service) => service.name), READER.name, GATEWAY.name];
+const TARGET_NAMES = [...SERVICES.map((service) => service.name), READER.name, APP.name, GATEWAY.name];
 const COPY_NAMES = TARGET_NAMES.flatMap((name) => [`${name}#1`, `${name}#2`]);
 
 interface StackJson {
   gatewayUrl: string;
   readerUrl: string;
+  appUrl: string;
   hosting: string;
   replicas: number;
   processes: Record<string, number>;
@@ -197,6 +198,7 @@ describe("two copies of every target (IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 n
         IMPRINT_DATA_DIR: dataDir,
         IMPRINT_PORT: String(await getFreePort()),
         READER_PORT: String(await getFreePort()),
+        APP_PORT: String(await getFreePort()),
         NATS_URL: await testNatsUrl(),
         ...databases,
         IMPRINT_BOOTSTRAP_TOKEN: token,
@@ -244,10 +246,11 @@ describe("two copies of every target (IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 n
         expect(copies).toHaveLength(2);
         expect(await Promise.all(copies.map((copy) => checkHealth(copy)))).toEqual(["SERVING", "SERVING"]);
       }
-      // The gateway's copies share its port, the reader's its own.
+      // The gateway's copies share its port, the reader's and the app's their own.
       for (const [target, url] of [
         [GATEWAY.name, stack.gatewayUrl],
         [READER.name, stack.readerUrl],
+        [APP.name, stack.appUrl],
       ] as const) {
         const copies = [stack.processes[`${target}#1`]!, stack.processes[`${target}#2`]!];
         expect((await listeningPids(Number(new URL(url).port), pids)).sort()).toEqual(copies.sort());
@@ -359,7 +362,7 @@ describe("two copies of every target (IMPRINT_HOSTING=split IMPRINT_REPLICAS=2 n
         expect(restart.stdout).toContain(`✔ ${step.name} replaced: pid ${step.oldPid} → ${step.newPid}`);
         expect(step.oldPid).toBe(before.processes[step.name]);
       }
-      expect(restart.stdout).toMatch(/✔ rolling restart done in [\d.]+ s: 14 processes replaced/);
+      expect(restart.stdout).toMatch(new RegExp(`✔ rolling restart done in [\\d.]+ s: ${COPY_NAMES.length} processes replaced`));
       const after = await readStack();
       const oldPids = Object.values(before.processes);
       const newPids = Object.values(after.processes);

@@ -141,6 +141,7 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
       integrationGrpcAddress: stack.grpcAddresses.integration,
       gatewayUrl: stack.gatewayUrl,
       readerUrl: stack.readerUrl,
+      appUrl: stack.appUrl,
       natsUrl: stack.infra.natsUrl,
       hosting,
       replicas: 1,

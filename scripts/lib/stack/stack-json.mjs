@@ -9,6 +9,8 @@ export function stackDescription(stack, pid = process.pid) {
   for (const service of SERVICES) description[stackJsonKey(service)] = stack.grpcAddresses[service.name];
   description.gatewayUrl = stack.gatewayUrl;
   description.readerUrl = stack.readerUrl;
+  // Where the app listens itself (people reach it through the gateway).
+  description.appUrl = stack.appUrl;
   // The admin CLI's `events dead-letters` commands reach the stack's NATS.
   description.natsUrl = stack.infra.natsUrl;
   description.hosting = stack.hosting;
