@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, screenshot } from "./support/browser.js";
-import { heading, newVisitor, openApp, setPassword, signInThroughForm, startAppStack, type AppStack } from "./support/app-browser.js";
+import { heading, keyboardGaps, newVisitor, openApp, setPassword, signInThroughForm, startAppStack, type AppStack } from "./support/app-browser.js";
 import { createMember, createOrganization, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 
@@ -78,6 +78,7 @@ describe("OpenAPI specification pages", () => {
       )
       .toMatch(/State\s*Read.*\(current\)/s);
     await screenshot(page, "app-openapi-spec");
+    expect(await keyboardGaps(page), "specification page").toEqual({ unreached: [], unnamed: [] });
   });
 
   it("let editors add a specification from a URL, and delete it", async () => {

@@ -2,7 +2,18 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { testLogger, uniqueEmail } from "@imprint/runtime/testing";
 import { launchChromium, screenshot } from "./support/browser.js";
-import { APP_PASSWORD, heading, newVisitor, openApp, resetLink, setPassword, signInThroughForm, startAppStack, type AppStack } from "./support/app-browser.js";
+import {
+  APP_PASSWORD,
+  heading,
+  keyboardGaps,
+  newVisitor,
+  openApp,
+  resetLink,
+  setPassword,
+  signInThroughForm,
+  startAppStack,
+  type AppStack,
+} from "./support/app-browser.js";
 import { createCollection, createMember, createOrganization, createSpace, type TestOrganization } from "./support/factories.js";
 import { call } from "./support/http.js";
 import { UNREACHED_RATE_LIMITS } from "./support/stack.js";
@@ -129,11 +140,13 @@ describe("signing in", () => {
     expect(await page.getByRole("link", { name: "Guides" }).getAttribute("href")).toBe(`/o/${org.organizationId}/c/${collection.id}/`);
     await expect.poll(() => page.getByRole("button", { name: /Account/ }).textContent()).toContain("Ada Lovelace");
     await screenshot(page, "app-organization");
+    expect(await keyboardGaps(page), "organization page").toEqual({ unreached: [], unnamed: [] });
 
     // The collection's page, by its link, without reloading the shell.
     await page.getByRole("link", { name: "Guides" }).click();
     await expect.poll(() => heading(page)).toBe("Guides");
     expect(await page.getByRole("navigation", { name: "Breadcrumb" }).textContent()).toContain("Acme Docs");
+    expect(await keyboardGaps(page), "collection page").toEqual({ unreached: [], unnamed: [] });
     await page.context().close();
   });
 
@@ -267,6 +280,7 @@ describe("API tokens", () => {
     expect(secret.length).toBeGreaterThan(20);
     await expect.poll(() => page.getByRole("cell", { name: "CI deploys", exact: true }).count()).toBe(1);
     await screenshot(page, "app-tokens");
+    expect(await keyboardGaps(page), "tokens page").toEqual({ unreached: [], unnamed: [] });
 
     const user = await fetch(`${env.origin}/v1/user`, { headers: { authorization: `Bearer ${secret}` } });
     expect(user.status).toBe(200);

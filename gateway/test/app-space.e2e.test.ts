@@ -4,6 +4,7 @@ import { launchChromium, screenshot } from "./support/browser.js";
 import {
   cookieOf,
   heading,
+  keyboardGaps,
   newVisitor,
   openApp,
   poll,
@@ -280,6 +281,7 @@ describe("the space, editing and change-request pages", () => {
     await shows(page, "History");
     await poll(() => page.locator("main").textContent()).toContain("Wendy Writer: merged");
     await screenshot(page, "app-history");
+    expect(await keyboardGaps(page), "history page").toEqual({ unreached: [], unnamed: [] });
     await page.locator("ol.history > li:nth-child(2) > a").click();
     await poll(() => page.locator(".scope-note").textContent()).toContain("As it was at revision");
     expect(await page.locator(".page-body").textContent()).not.toContain("Edited by the writer.");
