@@ -3,7 +3,7 @@ import { type JsonDocument, markdownToDocument } from "@imprint/document";
 import { h, render } from "preact";
 import { useState } from "preact/hooks";
 import { TextSelection } from "prosemirror-state";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { createEditor, DocumentEditor } from "../src/client/editor/index.js";
 
 /** Lets Preact render and dynamic imports settle. */
@@ -112,9 +112,8 @@ describe("the editor in a page", () => {
     await Promise.resolve();
     await Promise.resolve();
     button("Quote").click();
-    await settle(20);
+    await vi.waitFor(() => expect(host.querySelector('[role="textbox"] blockquote h2')?.textContent).toBe("Title"));
     expect(changes).toHaveLength(2);
-    expect(host.querySelector('[role="textbox"] blockquote h2')?.textContent).toBe("Title");
   });
 
   it("the markdown source view shows the page's markdown and reads the edited text back", async () => {
@@ -122,17 +121,19 @@ describe("the editor in a page", () => {
     mount({ document: markdownToDocument("# Guide\n\nHello"), onChange: (changed) => changes.push(changed) });
     await settle();
     button("Markdown source").click();
-    await settle(20);
-    const source = host.querySelector<HTMLTextAreaElement>('textarea[aria-label="Markdown source"]')!;
-    expect(source.value).toBe("# Guide\n\nHello\n");
+    // The source view's conversions are a chunk of their own, loaded now: wait for what it shows, not for a number of ticks.
+    const source = await vi.waitFor(() => {
+      const shown = host.querySelector<HTMLTextAreaElement>('textarea[aria-label="Markdown source"]');
+      expect(shown?.value).toBe("# Guide\n\nHello\n");
+      return shown!;
+    });
     expect(button("Markdown source").getAttribute("aria-pressed")).toBe("true");
     expect(button("Bold").disabled).toBe(true);
     source.value = "# Guide\n\nHello **world**\n";
     source.dispatchEvent(new Event("input", { bubbles: true }));
     await settle();
     button("Markdown source").click();
-    await settle(20);
-    expect(host.querySelector("textarea")).toBeNull();
+    await vi.waitFor(() => expect(host.querySelector("textarea")).toBeNull());
     expect(changes.at(-1)).toStrictEqual(markdownToDocument("# Guide\n\nHello **world**\n"));
     expect(host.querySelector('[role="textbox"] strong')?.textContent).toBe("world");
   });

@@ -3,7 +3,15 @@ import type { Session } from "../api";
 import { AccountMenu } from "./account-menu";
 
 /** Every page's frame: a skip link, the header (home link, account menu) and the main landmark. */
-export function Layout({ session, setSession, children }: { session: Session | null; setSession: (session: Session | null) => void; children: ComponentChildren }) {
+export function Layout({
+  session,
+  setSession,
+  children,
+}: {
+  session: Session | null;
+  setSession: (session: Session | null) => void;
+  children: ComponentChildren;
+}) {
   return (
     <>
       <a class="skip-link" href="#main">

@@ -81,7 +81,15 @@ export function Refused({ error, notFound = "Organization not found" }: { error:
  * An admin-only page's frame: the organization read first; not found or not readable is the API's
  * message, anyone but an admin the "you need to be an admin" page, an admin `children(organization)`.
  */
-export function AdminPage({ org, what, children }: { org: string; what: string; children: (organization: Organization, reload: () => void) => ComponentChildren }) {
+export function AdminPage({
+  org,
+  what,
+  children,
+}: {
+  org: string;
+  what: string;
+  children: (organization: Organization, reload: () => void) => ComponentChildren;
+}) {
   const state = useOrganization(org);
   if (state.error !== undefined) return <Refused error={state.error} />;
   if (state.data === undefined) return <p class="loading">Loading…</p>;

@@ -104,7 +104,8 @@ export function PageTree({ pages, current, href }: { pages: RevisionPage[]; curr
     const links = Array.from((event.currentTarget as HTMLElement).querySelectorAll<HTMLAnchorElement>("a"));
     const index = links.indexOf(document.activeElement as HTMLAnchorElement);
     if (index < 0) return;
-    const next = event.key === "ArrowDown" ? index + 1 : event.key === "ArrowUp" ? index - 1 : event.key === "Home" ? 0 : event.key === "End" ? links.length - 1 : -2;
+    const next =
+      event.key === "ArrowDown" ? index + 1 : event.key === "ArrowUp" ? index - 1 : event.key === "Home" ? 0 : event.key === "End" ? links.length - 1 : -2;
     if (next === -2) return;
     event.preventDefault();
     links[Math.max(0, Math.min(links.length - 1, next))]?.focus();

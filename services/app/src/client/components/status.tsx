@@ -57,3 +57,25 @@ export function Loaded<T>({ state, children }: { state: { data?: T; error?: unkn
   if (state.data === undefined) return <p class="loading">Loading…</p>;
   return <>{children(state.data)}</>;
 }
+
+/** `items` as a list of cards, each drawn by `children`; `empty` (a muted line) when there are none. */
+export function CardList<T>({
+  items,
+  empty,
+  keyOf,
+  children,
+}: {
+  items: T[];
+  empty: string;
+  keyOf: (item: T) => string;
+  children: (item: T) => ComponentChildren;
+}) {
+  if (items.length === 0) return <p class="muted">{empty}</p>;
+  return (
+    <ul class="cards">
+      {items.map((item) => (
+        <li key={keyOf(item)}>{children(item)}</li>
+      ))}
+    </ul>
+  );
+}

@@ -309,7 +309,14 @@ export function DocumentEditor({ document, onChange, readOnly = false, label }: 
   );
 }
 
-function ToolbarButton(props: { label: string; shortcut?: string; pressed?: boolean; disabled?: boolean; onClick: () => void; children: preact.ComponentChildren }) {
+function ToolbarButton(props: {
+  label: string;
+  shortcut?: string;
+  pressed?: boolean;
+  disabled?: boolean;
+  onClick: () => void;
+  children: preact.ComponentChildren;
+}) {
   const title = props.shortcut ? `${props.label} (${shortcut(props.shortcut)})` : props.label;
   return (
     <button

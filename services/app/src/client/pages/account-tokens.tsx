@@ -65,7 +65,9 @@ export default function AccountTokens(_props: PageProps) {
     <section aria-labelledby="tokens-title">
       <Breadcrumbs items={[{ label: "Home", href: "/" }, { label: "API tokens" }]} />
       <h1 id="tokens-title">API tokens</h1>
-      <p class="muted">A token acts as you on the API (<code>Authorization: Bearer …</code>). Keep it secret; revoke one you no longer use.</p>
+      <p class="muted">
+        A token acts as you on the API (<code>Authorization: Bearer …</code>). Keep it secret; revoke one you no longer use.
+      </p>
       <form class="inline-form" onSubmit={(event) => void create(event)}>
         <label for="token-label">Label</label>
         <input id="token-label" required maxLength={255} value={label} onInput={(event) => setLabel(event.currentTarget.value)} />

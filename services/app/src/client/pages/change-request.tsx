@@ -89,32 +89,31 @@ export default function ChangeRequestPage({ params, session }: PageProps) {
   const spaceId = params.space!;
   const number = params.changeRequest!;
   const crPath = `/v1/spaces/${encodeURIComponent(spaceId)}/change-requests/${encodeURIComponent(number)}`;
-  const state = useLoad(
-    async () => {
-      const [space, changeRequest, changes, reviewers, reviews, comments, members] = await Promise.all([
-        api<Space>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}`),
-        api<ChangeRequest>("GET", crPath),
-        api<{ changes: PageChange[] }>("GET", `${crPath}/changes?limit=1000`),
-        all<RequestedReviewer>(`${crPath}/requested-reviewers`),
-        all<Review>(`${crPath}/reviews`),
-        all<Comment>(`${crPath}/comments?format=markdown&order=asc`),
-        all<Member>(`/v1/orgs/${encodeURIComponent(org)}/members`).catch(() => [] as Member[]),
-      ]);
-      const base = changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial;
-      const diffs = await Promise.all(
-        changes.changes.map(async (change): Promise<DiffLine[] | null> => {
-          if (!change.page || change.page.type !== "document" || change.type === "page_moved") return null;
-          const [before, after] = await Promise.all([markdownAt(spaceId, base, change.page.id), markdownAt(spaceId, changeRequest.revision, change.page.id)]);
-          return lineDiff(before, after);
-        }),
-      );
-      const replies = await Promise.all(
-        comments.map((comment) => (comment.replies > 0 ? all<Reply>(`${crPath}/comments/${encodeURIComponent(comment.id)}/replies?format=markdown`) : Promise.resolve([] as Reply[]))),
-      );
-      return { space, changeRequest, changes: changes.changes, diffs, reviewers, reviews, comments, replies, members };
-    },
-    crPath,
-  );
+  const state = useLoad(async () => {
+    const [space, changeRequest, changes, reviewers, reviews, comments, members] = await Promise.all([
+      api<Space>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}`),
+      api<ChangeRequest>("GET", crPath),
+      api<{ changes: PageChange[] }>("GET", `${crPath}/changes?limit=1000`),
+      all<RequestedReviewer>(`${crPath}/requested-reviewers`),
+      all<Review>(`${crPath}/reviews`),
+      all<Comment>(`${crPath}/comments?format=markdown&order=asc`),
+      all<Member>(`/v1/orgs/${encodeURIComponent(org)}/members`).catch(() => [] as Member[]),
+    ]);
+    const base = changeRequest.revisionMergedAncestor ?? changeRequest.revisionInitial;
+    const diffs = await Promise.all(
+      changes.changes.map(async (change): Promise<DiffLine[] | null> => {
+        if (!change.page || change.page.type !== "document" || change.type === "page_moved") return null;
+        const [before, after] = await Promise.all([markdownAt(spaceId, base, change.page.id), markdownAt(spaceId, changeRequest.revision, change.page.id)]);
+        return lineDiff(before, after);
+      }),
+    );
+    const replies = await Promise.all(
+      comments.map((comment) =>
+        comment.replies > 0 ? all<Reply>(`${crPath}/comments/${encodeURIComponent(comment.id)}/replies?format=markdown`) : Promise.resolve([] as Reply[]),
+      ),
+    );
+    return { space, changeRequest, changes: changes.changes, diffs, reviewers, reviews, comments, replies, members };
+  }, crPath);
   const data = state.data;
   useTitle(data ? `#${data.changeRequest.number} ${data.changeRequest.subject}` : "Change request");
   const [failure, setFailure] = useState<unknown>(undefined);
@@ -152,15 +151,13 @@ export default function ChangeRequestPage({ params, session }: PageProps) {
       {({ space, changeRequest, changes, diffs, reviewers, reviews, comments, replies, members }) => {
         const open = changeRequest.status === "open" || changeRequest.status === "draft";
         const scope = { kind: "change" as const, changeRequest: String(changeRequest.number) };
-        const candidates = members.filter((member) => member.user.id !== changeRequest.createdBy?.id && !reviewers.some((item) => item.user.id === member.user.id));
+        const candidates = members.filter(
+          (member) => member.user.id !== changeRequest.createdBy?.id && !reviewers.some((item) => item.user.id === member.user.id),
+        );
         return (
           <section aria-labelledby="cr-title">
             <Breadcrumbs
-              items={[
-                { label: space.title, href: `${base}/` },
-                { label: "Change requests", href: `${base}/~/changes` },
-                { label: `#${changeRequest.number}` },
-              ]}
+              items={[{ label: space.title, href: `${base}/` }, { label: "Change requests", href: `${base}/~/changes` }, { label: `#${changeRequest.number}` }]}
             />
             <h1 id="cr-title">
               #{changeRequest.number} {changeRequest.subject}
@@ -177,7 +174,11 @@ export default function ChangeRequestPage({ params, session }: PageProps) {
                   <button type="button" disabled={busy} onClick={() => void act(() => api("POST", `${crPath}/merge`), "Merged into the space.")}>
                     Merge
                   </button>
-                  <button type="button" disabled={busy} onClick={() => void act(() => api("POST", `${crPath}/update`), "Updated from the space's main content.")}>
+                  <button
+                    type="button"
+                    disabled={busy}
+                    onClick={() => void act(() => api("POST", `${crPath}/update`), "Updated from the space's main content.")}
+                  >
                     Update from main
                   </button>
                   {changeRequest.status === "draft" ? (
@@ -213,7 +214,13 @@ export default function ChangeRequestPage({ params, session }: PageProps) {
               }}
             >
               <label for="cr-subject">Subject</label>
-              <input id="cr-subject" maxLength={100} value={subject ?? changeRequest.subject} disabled={!open} onInput={(event) => setSubject((event.target as HTMLInputElement).value)} />
+              <input
+                id="cr-subject"
+                maxLength={100}
+                value={subject ?? changeRequest.subject}
+                disabled={!open}
+                onInput={(event) => setSubject((event.target as HTMLInputElement).value)}
+              />
               <label for="cr-description">Description</label>
               <textarea
                 id="cr-description"
@@ -321,11 +328,16 @@ export default function ChangeRequestPage({ params, session }: PageProps) {
                     <input type="radio" name="review" checked={reviewStatus === "approved"} onChange={() => setReviewStatus("approved")} /> Approve
                   </label>
                   <label>
-                    <input type="radio" name="review" checked={reviewStatus === "changes-requested"} onChange={() => setReviewStatus("changes-requested")} /> Request
-                    changes
+                    <input type="radio" name="review" checked={reviewStatus === "changes-requested"} onChange={() => setReviewStatus("changes-requested")} />{" "}
+                    Request changes
                   </label>
                   <label for="review-comment">Comment (optional)</label>
-                  <textarea id="review-comment" rows={2} value={reviewComment} onInput={(event) => setReviewComment((event.target as HTMLTextAreaElement).value)} />
+                  <textarea
+                    id="review-comment"
+                    rows={2}
+                    value={reviewComment}
+                    onInput={(event) => setReviewComment((event.target as HTMLTextAreaElement).value)}
+                  />
                   <button type="submit" disabled={busy}>
                     Submit review
                   </button>
@@ -363,7 +375,12 @@ export default function ChangeRequestPage({ params, session }: PageProps) {
                   }}
                 >
                   <label for={`reply-${item.id}`}>Reply</label>
-                  <input id={`reply-${item.id}`} required value={replyTo[item.id] ?? ""} onInput={(event) => setReplyTo({ ...replyTo, [item.id]: (event.target as HTMLInputElement).value })} />
+                  <input
+                    id={`reply-${item.id}`}
+                    required
+                    value={replyTo[item.id] ?? ""}
+                    onInput={(event) => setReplyTo({ ...replyTo, [item.id]: (event.target as HTMLInputElement).value })}
+                  />
                   <button type="submit" disabled={busy}>
                     Post reply
                   </button>

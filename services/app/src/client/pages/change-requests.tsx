@@ -13,16 +13,13 @@ export default function ChangeRequestsPage({ params, query }: PageProps) {
   const wanted = query.get("status");
   const status = STATUSES.find((item) => item === wanted) ?? "open";
   const base = spacePath(org, spaceId);
-  const state = useLoad(
-    async () => {
-      const [space, changeRequests] = await Promise.all([
-        api<Space>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}`),
-        all<ChangeRequest>(`/v1/spaces/${encodeURIComponent(spaceId)}/change-requests?status=${status}`),
-      ]);
-      return { space, changeRequests };
-    },
-    `${spaceId}|${status}`,
-  );
+  const state = useLoad(async () => {
+    const [space, changeRequests] = await Promise.all([
+      api<Space>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}`),
+      all<ChangeRequest>(`/v1/spaces/${encodeURIComponent(spaceId)}/change-requests?status=${status}`),
+    ]);
+    return { space, changeRequests };
+  }, `${spaceId}|${status}`);
   useTitle(state.data ? `Change requests · ${state.data.space.title}` : "Change requests");
   return (
     <Loaded state={state}>
@@ -50,7 +47,8 @@ export default function ChangeRequestsPage({ params, query }: PageProps) {
                     #{changeRequest.number} {changeRequest.subject || "(no subject)"}
                   </a>
                   <p class="muted">
-                    {changeRequest.status} · by {userName(changeRequest.createdBy)} · updated {when(changeRequest.updatedAt)} · {changeRequest.comments} comments
+                    {changeRequest.status} · by {userName(changeRequest.createdBy)} · updated {when(changeRequest.updatedAt)} · {changeRequest.comments}{" "}
+                    comments
                   </p>
                 </li>
               ))}

@@ -1,6 +1,6 @@
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
 interface Named {
@@ -15,18 +15,15 @@ interface Collection extends Named {
 export default function CollectionPage({ params }: PageProps) {
   const org = params.org!;
   const collectionId = params.collection!;
-  const state = useLoad(
-    async () => {
-      const [organization, collection, spaces, collections] = await Promise.all([
-        api<Named>("GET", `/v1/orgs/${encodeURIComponent(org)}`),
-        api<Collection>("GET", `/v1/collections/${encodeURIComponent(collectionId)}`),
-        all<Named>(`/v1/collections/${encodeURIComponent(collectionId)}/spaces`),
-        all<Named & { parent?: string }>(`/v1/orgs/${encodeURIComponent(org)}/collections`),
-      ]);
-      return { organization, collection, spaces, children: collections.filter((item) => item.parent === collectionId) };
-    },
-    `${org}/${collectionId}`,
-  );
+  const state = useLoad(async () => {
+    const [organization, collection, spaces, collections] = await Promise.all([
+      api<Named>("GET", `/v1/orgs/${encodeURIComponent(org)}`),
+      api<Collection>("GET", `/v1/collections/${encodeURIComponent(collectionId)}`),
+      all<Named>(`/v1/collections/${encodeURIComponent(collectionId)}/spaces`),
+      all<Named & { parent?: string }>(`/v1/orgs/${encodeURIComponent(org)}/collections`),
+    ]);
+    return { organization, collection, spaces, children: collections.filter((item) => item.parent === collectionId) };
+  }, `${org}/${collectionId}`);
   useTitle(state.data?.collection.title ?? "Collection");
   const path = `/o/${encodeURIComponent(org)}`;
   return (
@@ -49,17 +46,13 @@ export default function CollectionPage({ params }: PageProps) {
             </>
           ) : null}
           <h2>Spaces</h2>
-          {spaces.length === 0 ? (
-            <p class="muted">No spaces in this collection.</p>
-          ) : (
-            <ul class="cards">
-              {spaces.map((space) => (
-                <li key={space.id}>
-                  <a href={`${path}/s/${encodeURIComponent(space.id)}/`}>{space.title}</a>
-                </li>
-              ))}
-            </ul>
-          )}
+          <CardList items={spaces} empty="No spaces in this collection." keyOf={(space) => space.id}>
+            {(space) => (
+              <>
+                <a href={`${path}/s/${encodeURIComponent(space.id)}/`}>{space.title}</a>
+              </>
+            )}
+          </CardList>
         </section>
       )}
     </Loaded>

@@ -2,7 +2,7 @@ import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
 import { Refused } from "../components/organization";
 import type { Integration } from "../components/integration-model";
-import { Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
 interface Organization {
@@ -18,7 +18,10 @@ interface Organization {
 export default function IntegrationListingPage({ params }: PageProps) {
   const name = params.name!;
   const state = useLoad(async () => {
-    const [integration, organizations] = await Promise.all([api<Integration>("GET", `/v1/integrations/${encodeURIComponent(name)}`), all<Organization>("/v1/orgs")]);
+    const [integration, organizations] = await Promise.all([
+      api<Integration>("GET", `/v1/integrations/${encodeURIComponent(name)}`),
+      all<Organization>("/v1/orgs"),
+    ]);
     return { integration, organizations };
   }, name);
   useTitle(state.data?.integration.title ?? "Integration");
@@ -44,19 +47,15 @@ export default function IntegrationListingPage({ params }: PageProps) {
             </ul>
           )}
           <h2>In your organizations</h2>
-          {organizations.length === 0 ? (
-            <p class="muted">You are not a member of any organization.</p>
-          ) : (
-            <ul class="cards">
-              {organizations.map((organization) => (
-                <li key={organization.id}>
-                  <a href={`/o/${encodeURIComponent(organization.id)}/integrations/${encodeURIComponent(integration.name)}`}>
-                    {integration.title} in {organization.title}
-                  </a>
-                </li>
-              ))}
-            </ul>
-          )}
+          <CardList items={organizations} empty="You are not a member of any organization." keyOf={(organization) => organization.id}>
+            {(organization) => (
+              <>
+                <a href={`/o/${encodeURIComponent(organization.id)}/integrations/${encodeURIComponent(integration.name)}`}>
+                  {integration.title} in {organization.title}
+                </a>
+              </>
+            )}
+          </CardList>
         </section>
       )}
     </Loaded>

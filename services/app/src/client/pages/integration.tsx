@@ -30,7 +30,10 @@ export default function IntegrationPage({ params }: PageProps) {
   const integrationBase = `/v1/integrations/${encodeURIComponent(name)}`;
   const organization = useOrganization(org);
   const state = useLoad(async () => {
-    const [integration, installations] = await Promise.all([api<Integration>("GET", integrationBase), all<OrganizationInstallation>(`/v1/orgs/${encodeURIComponent(org)}/installations`)]);
+    const [integration, installations] = await Promise.all([
+      api<Integration>("GET", integrationBase),
+      all<OrganizationInstallation>(`/v1/orgs/${encodeURIComponent(org)}/installations`),
+    ]);
     const installation = installations.find((item) => item.integration.name === name)?.installation;
     if (!installation) return { integration, installation, spaces: [], sites: [], orgSpaces: [], orgSites: [] };
     const installationBase = `${integrationBase}/installations/${encodeURIComponent(installation.id)}`;
@@ -144,8 +147,8 @@ function Installed({
   return (
     <>
       <p>
-        {statusLabel(installation.status)} since {new Date(installation.createdAt).toLocaleDateString()}. It hears {selectionLabel(installation.space_selection, "spaces")} and{" "}
-        {selectionLabel(installation.site_selection, "sites")}.
+        {statusLabel(installation.status)} since {new Date(installation.createdAt).toLocaleDateString()}. It hears{" "}
+        {selectionLabel(installation.space_selection, "spaces")} and {selectionLabel(installation.site_selection, "sites")}.
       </p>
       <Targets
         kind="spaces"
@@ -185,7 +188,12 @@ function Installed({
             </button>
           </form>
           <p>
-            <button type="button" class="danger" disabled={busy} onClick={() => void change(() => api("DELETE", installationBase), `${integration.title} uninstalled.`)}>
+            <button
+              type="button"
+              class="danger"
+              disabled={busy}
+              onClick={() => void change(() => api("DELETE", installationBase), `${integration.title} uninstalled.`)}
+            >
               Uninstall {integration.title}
             </button>
           </p>

@@ -2,7 +2,7 @@ import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
 import { orgPath, useChanges, useOrganization } from "../components/organization";
 import { selectionLabel, statusLabel, type Integration, type OrganizationInstallation } from "../components/integration-model";
-import { Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
 /** An organization's integrations: those installed (with their scope), and those admins may install. */
@@ -19,7 +19,9 @@ export default function IntegrationsPage({ params }: PageProps) {
   const admin = !!organization.data?.permissions.admin;
   return (
     <section aria-labelledby="integrations-title">
-      <Breadcrumbs items={[{ label: "Home", href: "/" }, { label: organization.data?.title ?? "Organization", href: `${orgPath(org)}/` }, { label: "Integrations" }]} />
+      <Breadcrumbs
+        items={[{ label: "Home", href: "/" }, { label: organization.data?.title ?? "Organization", href: `${orgPath(org)}/` }, { label: "Integrations" }]}
+      />
       <h1 id="integrations-title">Integrations</h1>
       {status}
       <Loaded state={state}>
@@ -34,36 +36,38 @@ export default function IntegrationsPage({ params }: PageProps) {
                   <li key={installation.id}>
                     <a href={orgPath(org, "integrations", integration.name)}>{integration.title}</a>
                     <p class="muted">
-                      {statusLabel(installation.status)} · hears {selectionLabel(installation.space_selection, "spaces")} and {selectionLabel(installation.site_selection, "sites")} · installed
-                      on {installation.spaces === 1 ? "1 space" : `${installation.spaces} spaces`}
+                      {statusLabel(installation.status)} · hears {selectionLabel(installation.space_selection, "spaces")} and{" "}
+                      {selectionLabel(installation.site_selection, "sites")} · installed on{" "}
+                      {installation.spaces === 1 ? "1 space" : `${installation.spaces} spaces`}
                     </p>
                   </li>
                 ))}
               </ul>
             )}
             <h2>Available</h2>
-            {available.length === 0 ? (
-              <p class="muted">No other integration is available.</p>
-            ) : (
-              <ul class="cards">
-                {available.map((integration) => (
-                  <li key={integration.name}>
-                    <a href={orgPath(org, "integrations", integration.name)}>{integration.title}</a>
-                    <p class="muted">{integration.summary || integration.description}</p>
-                    {admin && integration.permissions.install ? (
-                      <button
-                        type="button"
-                        disabled={busy}
-                        aria-label={`Install ${integration.title}`}
-                        onClick={() => void change(() => api("POST", `/v1/integrations/${encodeURIComponent(integration.name)}/installations`, { organization: org }), `${integration.title} installed.`)}
-                      >
-                        Install
-                      </button>
-                    ) : null}
-                  </li>
-                ))}
-              </ul>
-            )}
+            <CardList items={available} empty="No other integration is available." keyOf={(integration) => integration.name}>
+              {(integration) => (
+                <>
+                  <a href={orgPath(org, "integrations", integration.name)}>{integration.title}</a>
+                  <p class="muted">{integration.summary || integration.description}</p>
+                  {admin && integration.permissions.install ? (
+                    <button
+                      type="button"
+                      disabled={busy}
+                      aria-label={`Install ${integration.title}`}
+                      onClick={() =>
+                        void change(
+                          () => api("POST", `/v1/integrations/${encodeURIComponent(integration.name)}/installations`, { organization: org }),
+                          `${integration.title} installed.`,
+                        )
+                      }
+                    >
+                      Install
+                    </button>
+                  ) : null}
+                </>
+              )}
+            </CardList>
             {admin ? null : <p class="muted">Admins install and uninstall integrations.</p>}
           </>
         )}

@@ -65,14 +65,22 @@ export default function Join({ params, session, setSession }: PageProps) {
             <label for="join-email">E-mail</label>
             <input id="join-email" type="email" autoComplete="email" required value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
             <label for="join-password">Password</label>
-            <input id="join-password" type="password" autoComplete="new-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+            <input
+              id="join-password"
+              type="password"
+              autoComplete="new-password"
+              required
+              value={password}
+              onInput={(event) => setPassword(event.currentTarget.value)}
+            />
             <ErrorMessage error={error} />
             <button type="submit" class="primary" disabled={busy}>
               Create my account and join
             </button>
           </form>
           <p class="muted">
-            Already have an account? <a href={signInPath(`/join/${encodeURIComponent(params.org!)}/${encodeURIComponent(params.invite!)}`)}>Sign in</a> to join with it.
+            Already have an account? <a href={signInPath(`/join/${encodeURIComponent(params.org!)}/${encodeURIComponent(params.invite!)}`)}>Sign in</a> to join
+            with it.
           </p>
         </>
       )}

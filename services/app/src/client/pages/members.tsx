@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
 import { AdminPage, CopyButton, orgPath, useChanges, type Change, ROLES, roleLabel, type Organization } from "../components/organization";
-import { Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
 interface Member {
@@ -29,7 +29,6 @@ interface TeamMember {
   organization: Member;
   team: { role: string };
 }
-
 
 /** Members, invite links, e-mail domains and teams of an organization: admins only. */
 export default function MembersPage({ params, session }: PageProps) {
@@ -132,7 +131,9 @@ function Members({ organization, self }: { organization: Organization; self?: st
                             label={`Role of ${name}`}
                             short
                             value={member.role}
-                            onChange={(next) => void change(() => api("PATCH", `${base}/${encodeURIComponent(member.id)}`, { role: next }), `${name} is now ${roleLabel(next)}.`)}
+                            onChange={(next) =>
+                              void change(() => api("PATCH", `${base}/${encodeURIComponent(member.id)}`, { role: next }), `${name} is now ${roleLabel(next)}.`)
+                            }
                           />
                         )}
                       </td>
@@ -204,20 +205,27 @@ function Invites({ organization, reloadOrganization }: { organization: Organizat
               {items
                 .filter((invite) => invite.enabled)
                 .map((invite) => {
-                  const what = invite.space ? `${roleLabel(invite.level)} of the space ${invite.space.title}` : invite.collection ? `${roleLabel(invite.level)} of the collection ${invite.collection.title}` : roleLabel(invite.role);
+                  const what = invite.space
+                    ? `${roleLabel(invite.level)} of the space ${invite.space.title}`
+                    : invite.collection
+                      ? `${roleLabel(invite.level)} of the collection ${invite.collection.title}`
+                      : roleLabel(invite.role);
                   return (
                     <li key={invite.id}>
                       <strong>{what}</strong>
                       {invite.expiresAt ? <span class="muted"> · until {new Date(invite.expiresAt).toLocaleString()}</span> : null}
                       <p>
-                        <code class="token-secret invite-link">{linkOf(invite)}</code> <CopyButton text={linkOf(invite)} label={`Copy the ${what} invite link`} />
+                        <code class="token-secret invite-link">{linkOf(invite)}</code>{" "}
+                        <CopyButton text={linkOf(invite)} label={`Copy the ${what} invite link`} />
                       </p>
                       <button
                         type="button"
                         class="danger"
                         disabled={busy}
                         aria-label={`Revoke the ${what} invite link`}
-                        onClick={() => void change(() => api("PATCH", `${base}/link-invites/${encodeURIComponent(invite.id)}`, { enabled: false }), "Invite link revoked.")}
+                        onClick={() =>
+                          void change(() => api("PATCH", `${base}/link-invites/${encodeURIComponent(invite.id)}`, { enabled: false }), "Invite link revoked.")
+                        }
                       >
                         Revoke
                       </button>
@@ -268,19 +276,15 @@ function Teams({ organization }: { organization: Organization }) {
       </form>
       {status}
       <Loaded state={teams}>
-        {(items) =>
-          items.length === 0 ? (
-            <p class="muted">No teams.</p>
-          ) : (
-            <ul class="cards">
-              {items.map((team) => (
-                <li key={team.id}>
-                  <TeamCard organization={organization} team={team} busy={busy} change={change} />
-                </li>
-              ))}
-            </ul>
-          )
-        }
+        {(items) => (
+          <CardList items={items} empty="No teams." keyOf={(team) => team.id}>
+            {(team) => (
+              <>
+                <TeamCard organization={organization} team={team} busy={busy} change={change} />
+              </>
+            )}
+          </CardList>
+        )}
       </Loaded>
     </>
   );
@@ -292,7 +296,10 @@ function TeamCard({ organization, team, busy, change }: { organization: Organiza
   const [title, setTitle] = useState(team.title);
   const [adding, setAdding] = useState("");
   const members = useLoad(
-    async () => (open ? { team: await all<TeamMember>(`${base}/members`), organization: await all<Member>(`/v1/orgs/${encodeURIComponent(organization.id)}/members`) } : undefined),
+    async () =>
+      open
+        ? { team: await all<TeamMember>(`${base}/members`), organization: await all<Member>(`/v1/orgs/${encodeURIComponent(organization.id)}/members`) }
+        : undefined,
     `${team.id}/${open}/${team.members}`,
   );
   const rename = (event: Event) => {
@@ -313,7 +320,13 @@ function TeamCard({ organization, team, busy, change }: { organization: Organiza
       <button type="button" aria-expanded={open} aria-controls={details} onClick={() => setOpen(!open)}>
         {open ? "Hide" : "Manage"} <span class="visually-hidden">{team.title}</span>
       </button>{" "}
-      <button type="button" class="danger" disabled={busy} aria-label={`Delete the team ${team.title}`} onClick={() => void change(() => api("DELETE", base), `Team ${team.title} deleted.`)}>
+      <button
+        type="button"
+        class="danger"
+        disabled={busy}
+        aria-label={`Delete the team ${team.title}`}
+        onClick={() => void change(() => api("DELETE", base), `Team ${team.title} deleted.`)}
+      >
         Delete
       </button>
       <div id={details} hidden={!open}>

@@ -46,16 +46,13 @@ export default function OpenApiPage({ params }: PageProps) {
 
 function SpecList({ org }: { org: string }) {
   const path = `/o/${encodeURIComponent(org)}`;
-  const state = useLoad(
-    async () => {
-      const [organization, specs] = await Promise.all([
-        api<Named>("GET", `/v1/orgs/${encodeURIComponent(org)}`),
-        all<Spec>(`/v1/orgs/${encodeURIComponent(org)}/openapi`),
-      ]);
-      return { organization, specs };
-    },
-    org,
-  );
+  const state = useLoad(async () => {
+    const [organization, specs] = await Promise.all([
+      api<Named>("GET", `/v1/orgs/${encodeURIComponent(org)}`),
+      all<Spec>(`/v1/orgs/${encodeURIComponent(org)}/openapi`),
+    ]);
+    return { organization, specs };
+  }, org);
   const [slug, setSlug] = useState("");
   const [url, setUrl] = useState("");
   const [error, setError] = useState<unknown>();
@@ -104,7 +101,7 @@ function SpecList({ org }: { org: string }) {
           <h2>Add a specification</h2>
           <form onSubmit={(event) => void add(event)} class="stack">
             <label>
-              Name (used in pages: <code>{"{% openapi-operation spec=\"name\" … %}"}</code>)
+              Name (used in pages: <code>{'{% openapi-operation spec="name" … %}'}</code>)
               <input required value={slug} pattern="[a-z0-9][a-z0-9-]*" maxLength={100} onInput={(event) => setSlug(event.currentTarget.value)} />
             </label>
             <label>
@@ -123,17 +120,14 @@ function SpecList({ org }: { org: string }) {
 function SpecDetail({ org, slug }: { org: string; slug: string }) {
   const path = `/o/${encodeURIComponent(org)}`;
   const base = `/v1/orgs/${encodeURIComponent(org)}/openapi/${encodeURIComponent(slug)}`;
-  const state = useLoad(
-    async () => {
-      const [organization, spec, versions] = await Promise.all([
-        api<Named>("GET", `/v1/orgs/${encodeURIComponent(org)}`),
-        api<Spec>("GET", base),
-        all<SpecVersion>(`${base}/versions`),
-      ]);
-      return { organization, spec, versions };
-    },
-    `${org}/${slug}`,
-  );
+  const state = useLoad(async () => {
+    const [organization, spec, versions] = await Promise.all([
+      api<Named>("GET", `/v1/orgs/${encodeURIComponent(org)}`),
+      api<Spec>("GET", base),
+      all<SpecVersion>(`${base}/versions`),
+    ]);
+    return { organization, spec, versions };
+  }, `${org}/${slug}`);
   const [error, setError] = useState<unknown>();
   const [notice, setNotice] = useState("");
   useTitle(slug);
@@ -187,7 +181,10 @@ function SpecDetail({ org, slug }: { org: string; slug: string }) {
           <ErrorMessage error={error} />
           {spec.permissions.edit ? (
             <div class="actions">
-              <button type="button" onClick={() => void act(() => api("PUT", base, { source: { url: spec.sourceURL } }), "The specification is being read again.")}>
+              <button
+                type="button"
+                onClick={() => void act(() => api("PUT", base, { source: { url: spec.sourceURL } }), "The specification is being read again.")}
+              >
                 Read again
               </button>
               <button

@@ -1,7 +1,7 @@
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
 import { OrganizationNav, type Organization } from "../components/organization";
-import { Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
 interface Space {
@@ -20,13 +20,14 @@ interface Collection {
 export default function OrganizationPage({ params }: PageProps) {
   const org = params.org!;
   const base = `/v1/orgs/${encodeURIComponent(org)}`;
-  const state = useLoad(
-    async () => {
-      const [organization, collections, spaces] = await Promise.all([api<Organization>("GET", base), all<Collection>(`${base}/collections`), all<Space>(`${base}/spaces`)]);
-      return { organization, collections: collections.filter((item) => !item.parent), spaces: spaces.filter((item) => !item.parent) };
-    },
-    org,
-  );
+  const state = useLoad(async () => {
+    const [organization, collections, spaces] = await Promise.all([
+      api<Organization>("GET", base),
+      all<Collection>(`${base}/collections`),
+      all<Space>(`${base}/spaces`),
+    ]);
+    return { organization, collections: collections.filter((item) => !item.parent), spaces: spaces.filter((item) => !item.parent) };
+  }, org);
   useTitle(state.data?.organization.title ?? "Organization");
   const path = `/o/${encodeURIComponent(org)}`;
   return (
@@ -37,30 +38,22 @@ export default function OrganizationPage({ params }: PageProps) {
           <h1 id="organization-title">{organization.title}</h1>
           <OrganizationNav organization={organization} />
           <h2>Collections</h2>
-          {collections.length === 0 ? (
-            <p class="muted">No collections.</p>
-          ) : (
-            <ul class="cards">
-              {collections.map((collection) => (
-                <li key={collection.id}>
-                  <a href={`${path}/c/${encodeURIComponent(collection.id)}/`}>{collection.title}</a>
-                  {collection.description ? <p class="muted">{collection.description}</p> : null}
-                </li>
-              ))}
-            </ul>
-          )}
+          <CardList items={collections} empty="No collections." keyOf={(collection) => collection.id}>
+            {(collection) => (
+              <>
+                <a href={`${path}/c/${encodeURIComponent(collection.id)}/`}>{collection.title}</a>
+                {collection.description ? <p class="muted">{collection.description}</p> : null}
+              </>
+            )}
+          </CardList>
           <h2>Spaces</h2>
-          {spaces.length === 0 ? (
-            <p class="muted">No spaces.</p>
-          ) : (
-            <ul class="cards">
-              {spaces.map((space) => (
-                <li key={space.id}>
-                  <a href={`${path}/s/${encodeURIComponent(space.id)}/`}>{space.title}</a>
-                </li>
-              ))}
-            </ul>
-          )}
+          <CardList items={spaces} empty="No spaces." keyOf={(space) => space.id}>
+            {(space) => (
+              <>
+                <a href={`${path}/s/${encodeURIComponent(space.id)}/`}>{space.title}</a>
+              </>
+            )}
+          </CardList>
         </section>
       )}
     </Loaded>

@@ -3,7 +3,17 @@ import type { ComponentType } from "preact";
 import { useEffect, useRef, useState } from "preact/hooks";
 import { api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { type ChangeRequest, contentPrefix, EMPTY_DOCUMENT, firstDocument, flatten, pageHref, type RevisionPage, type Space, spacePath } from "../components/space";
+import {
+  type ChangeRequest,
+  contentPrefix,
+  EMPTY_DOCUMENT,
+  firstDocument,
+  flatten,
+  pageHref,
+  type RevisionPage,
+  type Space,
+  spacePath,
+} from "../components/space";
 import { ErrorMessage, Loaded, Notice, useLoad, useTitle } from "../components/status";
 import type { DocumentEditorProps } from "../editor/index";
 import { navigate, type PageProps } from "../navigation";
@@ -41,22 +51,19 @@ export default function PageEditorPage({ params, query }: PageProps) {
   const crPath = `/v1/spaces/${encodeURIComponent(spaceId)}/change-requests/${encodeURIComponent(number)}`;
   const prefix = contentPrefix(spaceId, { kind: "change", changeRequest: number });
   const [round, setRound] = useState(0);
-  const state = useLoad(
-    async () => {
-      const [space, changeRequest, tree] = await Promise.all([
-        api<Space>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}`),
-        api<ChangeRequest>("GET", crPath),
-        api<{ pages: RevisionPage[] }>("GET", `${prefix}/pages`),
-      ]);
-      const documents = flatten(tree.pages).filter((candidate) => candidate.type === "document");
-      const page =
-        documents.find((candidate) => candidate.id === pageId) ??
-        (path ? documents.find((candidate) => candidate.path === path) : pageId ? undefined : firstDocument(tree.pages));
-      const body = page ? await api<{ document?: JsonDocument }>("GET", `${prefix}/page/${encodeURIComponent(page.id)}?format=document`) : undefined;
-      return { space, changeRequest, pages: tree.pages, page, document: body?.document ?? EMPTY_DOCUMENT };
-    },
-    `${crPath}|${path}|${pageId}|${round}`,
-  );
+  const state = useLoad(async () => {
+    const [space, changeRequest, tree] = await Promise.all([
+      api<Space>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}`),
+      api<ChangeRequest>("GET", crPath),
+      api<{ pages: RevisionPage[] }>("GET", `${prefix}/pages`),
+    ]);
+    const documents = flatten(tree.pages).filter((candidate) => candidate.type === "document");
+    const page =
+      documents.find((candidate) => candidate.id === pageId) ??
+      (path ? documents.find((candidate) => candidate.path === path) : pageId ? undefined : firstDocument(tree.pages));
+    const body = page ? await api<{ document?: JsonDocument }>("GET", `${prefix}/page/${encodeURIComponent(page.id)}?format=document`) : undefined;
+    return { space, changeRequest, pages: tree.pages, page, document: body?.document ?? EMPTY_DOCUMENT };
+  }, `${crPath}|${path}|${pageId}|${round}`);
   useTitle(state.data?.page ? `Editing ${state.data.page.title}` : "Editing");
   const [Editor, setEditor] = useState<ComponentType<DocumentEditorProps> | null>(null);
   const [editorFailure, setEditorFailure] = useState<unknown>(undefined);
@@ -135,8 +142,7 @@ export default function PageEditorPage({ params, query }: PageProps) {
       if (latest.current.edits === sent.edits) {
         unsaved.current = false;
         setSaveState("saved");
-      }
-      else {
+      } else {
         setSaveState("changed");
         timer.current = setTimeout(() => void save(), AUTOSAVE_MS);
       }
@@ -183,8 +189,14 @@ export default function PageEditorPage({ params, query }: PageProps) {
             />
             <h1 id="editor-title">{page ? `Editing ${page.title}` : "No page to edit"}</h1>
             <p>
-              In change request <a href={crHref}>#{changeRequest.number} {changeRequest.subject}</a>.{" "}
-              {page ? <a href={pageHref(org, spaceId, { kind: "change", changeRequest: String(changeRequest.number) }, page.path ?? "")}>View the page</a> : null}
+              In change request{" "}
+              <a href={crHref}>
+                #{changeRequest.number} {changeRequest.subject}
+              </a>
+              .{" "}
+              {page ? (
+                <a href={pageHref(org, spaceId, { kind: "change", changeRequest: String(changeRequest.number) }, page.path ?? "")}>View the page</a>
+              ) : null}
             </p>
             {closed ? <Notice>This change request is {changeRequest.status}: it cannot be edited.</Notice> : null}
             <ErrorMessage error={failure ?? editorFailure} />
@@ -219,8 +231,17 @@ export default function PageEditorPage({ params, query }: PageProps) {
                   </button>
                 </div>
                 <label for="page-title-input">Title</label>
-                <input id="page-title-input" class="title-input" value={title} onInput={(event) => changed({ title: (event.target as HTMLInputElement).value })} />
-                {Editor && document ? <Editor document={document} onChange={(changedDocument) => changed({ document: changedDocument })} /> : <p class="loading">Loading the editor…</p>}
+                <input
+                  id="page-title-input"
+                  class="title-input"
+                  value={title}
+                  onInput={(event) => changed({ title: (event.target as HTMLInputElement).value })}
+                />
+                {Editor && document ? (
+                  <Editor document={document} onChange={(changedDocument) => changed({ document: changedDocument })} />
+                ) : (
+                  <p class="loading">Loading the editor…</p>
+                )}
               </>
             ) : null}
             {!closed ? (
@@ -228,7 +249,9 @@ export default function PageEditorPage({ params, query }: PageProps) {
                 class="space-toolbar add-page"
                 onSubmit={(event) => {
                   event.preventDefault();
-                  void batch([{ operation: "insert_page", title: newTitle, document: {} }], (pages, before) => editPath(flatten(pages).find((item) => !before.has(item.id))));
+                  void batch([{ operation: "insert_page", title: newTitle, document: {} }], (pages, before) =>
+                    editPath(flatten(pages).find((item) => !before.has(item.id))),
+                  );
                 }}
               >
                 <label for="new-page-title">New page title</label>

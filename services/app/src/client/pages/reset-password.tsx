@@ -57,7 +57,14 @@ export default function ResetPassword({ query }: PageProps) {
       <h1 id="reset-title">Choose a new password</h1>
       <form onSubmit={(event) => void submit(event)}>
         <label for="reset-password">New password</label>
-        <input id="reset-password" type="password" autoComplete="new-password" required value={password} onInput={(event) => setPassword(event.currentTarget.value)} />
+        <input
+          id="reset-password"
+          type="password"
+          autoComplete="new-password"
+          required
+          value={password}
+          onInput={(event) => setPassword(event.currentTarget.value)}
+        />
         <label for="reset-confirmation">The same password again</label>
         <input
           id="reset-confirmation"

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
 import { AdminPage, CopyButton, orgPath, useChanges, type Change, ROLES, type Organization } from "../components/organization";
-import { Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
 interface OidcProvider {
@@ -29,7 +29,6 @@ const METHODS = [
   { value: "saml", label: "SAML single sign-on", meaning: "the SAML identity providers below" },
 ];
 
-
 /** How members sign in: the allowed methods, OpenID providers and SAML providers. Admins only. */
 export default function SignInSettingsPage({ params }: PageProps) {
   useTitle("Sign-in settings");
@@ -37,7 +36,9 @@ export default function SignInSettingsPage({ params }: PageProps) {
     <AdminPage org={params.org!} what="Sign-in settings">
       {(organization, reload) => (
         <section aria-labelledby="sign-in-settings-title">
-          <Breadcrumbs items={[{ label: "Home", href: "/" }, { label: organization.title, href: `${orgPath(organization.id)}/` }, { label: "Sign-in settings" }]} />
+          <Breadcrumbs
+            items={[{ label: "Home", href: "/" }, { label: organization.title, href: `${orgPath(organization.id)}/` }, { label: "Sign-in settings" }]}
+          />
           <h1 id="sign-in-settings-title">Sign-in settings</h1>
           <Methods organization={organization} reload={reload} />
           <OidcProviders organization={organization} />
@@ -63,14 +64,21 @@ function Methods({ organization, reload }: { organization: Organization; reload:
         <legend>Members may sign in with</legend>
         {METHODS.map((method) => (
           <div class="choice" key={method.value}>
-            <input type="checkbox" id={`method-${method.value}`} checked={methods.includes(method.value)} onChange={(event) => toggle(method.value, event.currentTarget.checked)} />
+            <input
+              type="checkbox"
+              id={`method-${method.value}`}
+              checked={methods.includes(method.value)}
+              onChange={(event) => toggle(method.value, event.currentTarget.checked)}
+            />
             <label for={`method-${method.value}`}>
               {method.label} <span class="muted">— {method.meaning}</span>
             </label>
           </div>
         ))}
       </fieldset>
-      {organization.sso ? <p class="muted">This organization requires single sign-on: members other than admins act in it only after signing in through SSO.</p> : null}
+      {organization.sso ? (
+        <p class="muted">This organization requires single sign-on: members other than admins act in it only after signing in through SSO.</p>
+      ) : null}
       {status}
       <button type="submit" disabled={busy}>
         Save sign-in methods
@@ -112,30 +120,40 @@ function OidcProviders({ organization }: { organization: Organization }) {
       </p>
       {status}
       <Loaded state={providers}>
-        {(items) =>
-          items.length === 0 ? (
-            <p class="muted">No OpenID providers.</p>
-          ) : (
-            <ul class="cards">
-              {items.map((provider) => (
-                <li key={provider.id}>
-                  <OidcProviderCard base={base} provider={provider} busy={busy} change={change} />
-                </li>
-              ))}
-            </ul>
-          )
-        }
+        {(items) => (
+          <CardList items={items} empty="No OpenID providers." keyOf={(provider) => provider.id}>
+            {(provider) => (
+              <>
+                <OidcProviderCard base={base} provider={provider} busy={busy} change={change} />
+              </>
+            )}
+          </CardList>
+        )}
       </Loaded>
       <form aria-labelledby="oidc-add-title" onSubmit={create}>
         <h3 id="oidc-add-title">Add an OpenID provider</h3>
         <label for="oidc-label">Label (shown as "Sign in with …")</label>
         <input id="oidc-label" required maxLength={100} value={label} onInput={(event) => setLabel(event.currentTarget.value)} />
         <label for="oidc-issuer">Issuer URL</label>
-        <input id="oidc-issuer" type="url" required placeholder="https://id.example.com/realms/docs" value={issuer} onInput={(event) => setIssuer(event.currentTarget.value)} />
+        <input
+          id="oidc-issuer"
+          type="url"
+          required
+          placeholder="https://id.example.com/realms/docs"
+          value={issuer}
+          onInput={(event) => setIssuer(event.currentTarget.value)}
+        />
         <label for="oidc-client-id">Client ID</label>
         <input id="oidc-client-id" required value={clientId} onInput={(event) => setClientId(event.currentTarget.value)} />
         <label for="oidc-client-secret">Client secret</label>
-        <input id="oidc-client-secret" type="password" autoComplete="off" required value={clientSecret} onInput={(event) => setClientSecret(event.currentTarget.value)} />
+        <input
+          id="oidc-client-secret"
+          type="password"
+          autoComplete="off"
+          required
+          value={clientSecret}
+          onInput={(event) => setClientSecret(event.currentTarget.value)}
+        />
         <button type="submit" class="primary" disabled={busy}>
           Add provider
         </button>
@@ -185,7 +203,13 @@ function OidcProviderCard({ base, provider, busy, change }: { base: string; prov
         <label for={`${id}-client-id`}>Client ID</label>
         <input id={`${id}-client-id`} required value={clientId} onInput={(event) => setClientId(event.currentTarget.value)} />
         <label for={`${id}-client-secret`}>New client secret (empty: keep the current one)</label>
-        <input id={`${id}-client-secret`} type="password" autoComplete="off" value={clientSecret} onInput={(event) => setClientSecret(event.currentTarget.value)} />
+        <input
+          id={`${id}-client-secret`}
+          type="password"
+          autoComplete="off"
+          value={clientSecret}
+          onInput={(event) => setClientSecret(event.currentTarget.value)}
+        />
         <button type="submit" disabled={busy}>
           Save {provider.label}
         </button>
@@ -219,19 +243,15 @@ function SamlProviders({ organization }: { organization: Organization }) {
       <h2 id="saml-title">SAML identity providers</h2>
       {status}
       <Loaded state={providers}>
-        {(items) =>
-          items.length === 0 ? (
-            <p class="muted">No SAML providers.</p>
-          ) : (
-            <ul class="cards">
-              {items.map((provider) => (
-                <li key={provider.id}>
-                  <SamlProviderCard base={base} provider={provider} busy={busy} change={change} />
-                </li>
-              ))}
-            </ul>
-          )
-        }
+        {(items) => (
+          <CardList items={items} empty="No SAML providers." keyOf={(provider) => provider.id}>
+            {(provider) => (
+              <>
+                <SamlProviderCard base={base} provider={provider} busy={busy} change={change} />
+              </>
+            )}
+          </CardList>
+        )}
       </Loaded>
       <form aria-labelledby="saml-add-title" onSubmit={create}>
         <h3 id="saml-add-title">Add a SAML provider</h3>

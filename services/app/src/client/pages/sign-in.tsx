@@ -67,7 +67,15 @@ export default function SignIn({ query, setSession }: PageProps) {
       <h1 id="sign-in-title">Sign in to Imprint</h1>
       <form onSubmit={(event) => void submit(event)}>
         <label for="sign-in-email">E-mail</label>
-        <input id="sign-in-email" name="email" type="email" autoComplete="username" required value={email} onInput={(event) => setEmail(event.currentTarget.value)} />
+        <input
+          id="sign-in-email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          value={email}
+          onInput={(event) => setEmail(event.currentTarget.value)}
+        />
         <label for="sign-in-password">Password</label>
         <input
           id="sign-in-password"

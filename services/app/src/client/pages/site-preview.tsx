@@ -18,7 +18,10 @@ interface Published {
 export default function SitePreviewPage({ params }: PageProps) {
   const org = params.org!;
   const organization = useOrganization(org);
-  const state = useLoad(() => api<Published>("GET", `/v1/orgs/${encodeURIComponent(org)}/sites/${encodeURIComponent(params.site!)}/published`), `${org}/${params.site}`);
+  const state = useLoad(
+    () => api<Published>("GET", `/v1/orgs/${encodeURIComponent(org)}/sites/${encodeURIComponent(params.site!)}/published`),
+    `${org}/${params.site}`,
+  );
   useTitle(state.data ? `Preview of ${state.data.site.title}` : "Preview");
   const spaceLinks = (siteSpaces: SiteSpace[]) => (
     <ul>

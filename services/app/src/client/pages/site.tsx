@@ -14,7 +14,7 @@ import {
   type Space,
   type StructureItem,
 } from "../components/site-model";
-import { Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, Loaded, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
 /** What the page shows of the site: the site, its structure, the spaces it may add, its share links (admins). */
@@ -74,11 +74,20 @@ export default function SitePage({ params }: PageProps) {
             </a>
             {data.site.permissions.admin ? (
               data.site.published ? (
-                <button type="button" disabled={busy} onClick={() => void change(() => api("POST", `${siteBase}/unpublish`), "The site is no longer published.")}>
+                <button
+                  type="button"
+                  disabled={busy}
+                  onClick={() => void change(() => api("POST", `${siteBase}/unpublish`), "The site is no longer published.")}
+                >
                   Unpublish
                 </button>
               ) : (
-                <button type="button" class="primary" disabled={busy} onClick={() => void change(() => api("POST", `${siteBase}/publish`), "The site is published.")}>
+                <button
+                  type="button"
+                  class="primary"
+                  disabled={busy}
+                  onClick={() => void change(() => api("POST", `${siteBase}/publish`), "The site is published.")}
+                >
                   Publish
                 </button>
               )
@@ -153,10 +162,26 @@ type Customization = Record<string, unknown> & {
  */
 function Look({ siteBase, busy, change }: { siteBase: string; busy: boolean; change: Change }) {
   const state = useLoad(() => api<Customization>("GET", `${siteBase}/customization`), siteBase);
-  return <Loaded state={state}>{(customization) => <LookForm customization={customization} siteBase={siteBase} busy={busy} change={change} reload={() => state.reload()} />}</Loaded>;
+  return (
+    <Loaded state={state}>
+      {(customization) => <LookForm customization={customization} siteBase={siteBase} busy={busy} change={change} reload={() => state.reload()} />}
+    </Loaded>
+  );
 }
 
-function LookForm({ customization, siteBase, busy, change, reload }: { customization: Customization; siteBase: string; busy: boolean; change: Change; reload: () => void }) {
+function LookForm({
+  customization,
+  siteBase,
+  busy,
+  change,
+  reload,
+}: {
+  customization: Customization;
+  siteBase: string;
+  busy: boolean;
+  change: Change;
+  reload: () => void;
+}) {
   const [color, setColor] = useState(customization.styling?.primaryColor?.light ?? "#346DDB");
   const [logo, setLogo] = useState(customization.header?.logo?.light ?? "");
   const save = (event: Event) => {
@@ -202,8 +227,7 @@ function ShareLinks({ data, siteBase, busy, change }: { data: SiteData; siteBase
       <h2 id="share-links">Share links</h2>
       <p class="muted">
         A share link lets whoever has it read the site
-        {data.site.visibility === "share-link" ? "" : " (it matters most when the site is readable through share links only)"}. Revoking one stops it
-        at once.
+        {data.site.visibility === "share-link" ? "" : " (it matters most when the site is readable through share links only)"}. Revoking one stops it at once.
       </p>
       <form class="inline-form" aria-labelledby="share-links" onSubmit={create}>
         <label for="share-link-name">Name</label>
@@ -212,29 +236,31 @@ function ShareLinks({ data, siteBase, busy, change }: { data: SiteData; siteBase
           Create share link
         </button>
       </form>
-      {data.shareLinks.length === 0 ? (
-        <p class="muted">No share links.</p>
-      ) : (
-        <ul class="cards">
-          {data.shareLinks.map((link) => (
-            <li key={link.id}>
-              <strong>{link.name}</strong> {link.active ? null : <span class="muted">(inactive)</span>}
-              <p>
-                {link.urls.published ? (
-                  <>
-                    <code class="token-secret">{link.urls.published}</code> <CopyButton text={link.urls.published} label={`Copy the link of ${link.name}`} />
-                  </>
-                ) : (
-                  <span class="muted">Its address shows once the site is published.</span>
-                )}
-              </p>
-              <button type="button" class="danger" disabled={busy} aria-label={`Revoke ${link.name}`} onClick={() => void change(() => api("DELETE", `${siteBase}/share-links/${encodeURIComponent(link.id)}`), "Share link revoked.")}>
-                Revoke
-              </button>
-            </li>
-          ))}
-        </ul>
-      )}
+      <CardList items={data.shareLinks} empty="No share links." keyOf={(link) => link.id}>
+        {(link) => (
+          <>
+            <strong>{link.name}</strong> {link.active ? null : <span class="muted">(inactive)</span>}
+            <p>
+              {link.urls.published ? (
+                <>
+                  <code class="token-secret">{link.urls.published}</code> <CopyButton text={link.urls.published} label={`Copy the link of ${link.name}`} />
+                </>
+              ) : (
+                <span class="muted">Its address shows once the site is published.</span>
+              )}
+            </p>
+            <button
+              type="button"
+              class="danger"
+              disabled={busy}
+              aria-label={`Revoke ${link.name}`}
+              onClick={() => void change(() => api("DELETE", `${siteBase}/share-links/${encodeURIComponent(link.id)}`), "Share link revoked.")}
+            >
+              Revoke
+            </button>
+          </>
+        )}
+      </CardList>
     </>
   );
 }
@@ -263,7 +289,12 @@ function MoveButtons<T extends { object: string; id: string }>({
   const item = items[index]!;
   return (
     <>
-      <button type="button" disabled={busy || index === 0} aria-label={`Move ${name} up`} onClick={() => void change(() => sortCall(siteBase, item, "before", items[index - 1]!), `${name} moved up.`)}>
+      <button
+        type="button"
+        disabled={busy || index === 0}
+        aria-label={`Move ${name} up`}
+        onClick={() => void change(() => sortCall(siteBase, item, "before", items[index - 1]!), `${name} moved up.`)}
+      >
         Up
       </button>
       <button
@@ -279,7 +310,21 @@ function MoveButtons<T extends { object: string; id: string }>({
 }
 
 /** A level's site-spaces: each its space (a link to it), its path, and for admins move and remove. */
-function SiteSpaces({ siteSpaces, org, admin, siteBase, busy, change }: { siteSpaces: SiteSpace[]; org: string; admin: boolean; siteBase: string; busy: boolean; change: Change }) {
+function SiteSpaces({
+  siteSpaces,
+  org,
+  admin,
+  siteBase,
+  busy,
+  change,
+}: {
+  siteSpaces: SiteSpace[];
+  org: string;
+  admin: boolean;
+  siteBase: string;
+  busy: boolean;
+  change: Change;
+}) {
   if (siteSpaces.length === 0) return <p class="muted">No spaces.</p>;
   return (
     <ol class="structure">
@@ -296,7 +341,9 @@ function SiteSpaces({ siteSpaces, org, admin, siteBase, busy, change }: { siteSp
                 class="danger"
                 disabled={busy}
                 aria-label={`Remove ${siteSpace.title} from the site`}
-                onClick={() => void change(() => api("DELETE", `${siteBase}/site-spaces/${encodeURIComponent(siteSpace.id)}`), `${siteSpace.title} removed from the site.`)}
+                onClick={() =>
+                  void change(() => api("DELETE", `${siteBase}/site-spaces/${encodeURIComponent(siteSpace.id)}`), `${siteSpace.title} removed from the site.`)
+                }
               >
                 Remove
               </button>
@@ -378,7 +425,9 @@ function StructureEntry({
               class="danger"
               disabled={busy}
               aria-label={`Delete the group ${item.title}`}
-              onClick={() => void change(() => api("DELETE", `${siteBase}/section-groups/${encodeURIComponent(item.id)}`), `Group ${item.title} deleted; its sections stay.`)}
+              onClick={() =>
+                void change(() => api("DELETE", `${siteBase}/section-groups/${encodeURIComponent(item.id)}`), `Group ${item.title} deleted; its sections stay.`)
+              }
             >
               Delete group
             </button>
@@ -406,7 +455,12 @@ function StructureEntry({
               type="button"
               disabled={busy}
               aria-label={`Take ${item.title} out of ${group.title}`}
-              onClick={() => void change(() => api("DELETE", `${siteBase}/section-groups/${encodeURIComponent(group.id)}/sections/${encodeURIComponent(item.id)}`), `${item.title} left ${group.title}.`)}
+              onClick={() =>
+                void change(
+                  () => api("DELETE", `${siteBase}/section-groups/${encodeURIComponent(group.id)}/sections/${encodeURIComponent(item.id)}`),
+                  `${item.title} left ${group.title}.`,
+                )
+              }
             >
               Out of group
             </button>
@@ -417,7 +471,12 @@ function StructureEntry({
                 key={candidate.id}
                 disabled={busy}
                 aria-label={`Move ${item.title} into ${candidate.title}`}
-                onClick={() => void change(() => api("POST", `${siteBase}/section-groups/${encodeURIComponent(candidate.id)}/sections`, { sectionId: item.id }), `${item.title} moved into ${candidate.title}.`)}
+                onClick={() =>
+                  void change(
+                    () => api("POST", `${siteBase}/section-groups/${encodeURIComponent(candidate.id)}/sections`, { sectionId: item.id }),
+                    `${item.title} moved into ${candidate.title}.`,
+                  )
+                }
               >
                 Into {candidate.title}
               </button>
@@ -440,7 +499,19 @@ function StructureEntry({
 }
 
 /** Adding to the structure: a space (into a section when the site has them), a section, a group. */
-function AddToStructure({ data, sections, siteBase, busy, change }: { data: SiteData; sections: SiteSection[]; siteBase: string; busy: boolean; change: Change }) {
+function AddToStructure({
+  data,
+  sections,
+  siteBase,
+  busy,
+  change,
+}: {
+  data: SiteData;
+  sections: SiteSection[];
+  siteBase: string;
+  busy: boolean;
+  change: Change;
+}) {
   const [space, setSpace] = useState("");
   const [section, setSection] = useState("");
   const [sectionSpace, setSectionSpace] = useState("");

@@ -2,7 +2,7 @@ import { useState } from "preact/hooks";
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
 import { orgPath, useOrganization } from "../components/organization";
-import { ErrorMessage, Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, ErrorMessage, Loaded, useLoad, useTitle } from "../components/status";
 import { navigate, type PageProps } from "../navigation";
 import { VISIBILITIES, visibilityLabel, type Site } from "../components/site-model";
 
@@ -43,25 +43,23 @@ export default function SitesPage({ params }: PageProps) {
 
   return (
     <section aria-labelledby="sites-title">
-      <Breadcrumbs items={[{ label: "Home", href: "/" }, { label: organization.data?.title ?? "Organization", href: `${orgPath(org)}/` }, { label: "Sites" }]} />
+      <Breadcrumbs
+        items={[{ label: "Home", href: "/" }, { label: organization.data?.title ?? "Organization", href: `${orgPath(org)}/` }, { label: "Sites" }]}
+      />
       <h1 id="sites-title">Sites</h1>
       <Loaded state={state}>
         {({ sites, spaces }) => (
           <>
-            {sites.length === 0 ? (
-              <p class="muted">No sites yet.</p>
-            ) : (
-              <ul class="cards">
-                {sites.map((site) => (
-                  <li key={site.id}>
-                    <a href={`${orgPath(org, "sites", site.id)}/`}>{site.title}</a>
-                    <p class="muted">
-                      {site.published ? "Published" : "Not published"} · {visibilityLabel(site.visibility)}
-                    </p>
-                  </li>
-                ))}
-              </ul>
-            )}
+            <CardList items={sites} empty="No sites yet." keyOf={(site) => site.id}>
+              {(site) => (
+                <>
+                  <a href={`${orgPath(org, "sites", site.id)}/`}>{site.title}</a>
+                  <p class="muted">
+                    {site.published ? "Published" : "Not published"} · {visibilityLabel(site.visibility)}
+                  </p>
+                </>
+              )}
+            </CardList>
             {organization.data?.permissions.admin ? (
               <>
                 <h2 id="create-site">Create a site</h2>

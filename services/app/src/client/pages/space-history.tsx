@@ -41,22 +41,19 @@ export default function SpaceHistoryPage({ params }: PageProps) {
   const spaceId = params.space!;
   const space = `/v1/spaces/${encodeURIComponent(spaceId)}`;
   const base = spacePath(org, spaceId);
-  const state = useLoad(
-    async () => {
-      const [info, current] = await Promise.all([api<Space>("GET", space), api<Revision>("GET", `${space}/content?metadata=false`)]);
-      const revisions: { revision: Revision; changes: RevisionChange[] }[] = [];
-      let next: Revision | undefined = current;
-      while (next && revisions.length < SHOWN) {
-        const revision: Revision = next;
-        const changes = await api<{ changes: RevisionChange[] }>("GET", `${space}/revisions/${encodeURIComponent(revision.id)}/changes?limit=20`);
-        revisions.push({ revision, changes: changes.changes });
-        const parent = revision.parents[0];
-        next = parent ? await api<Revision>("GET", `${space}/revisions/${encodeURIComponent(parent)}?metadata=false`) : undefined;
-      }
-      return { space: info, revisions, more: next !== undefined };
-    },
-    spaceId,
-  );
+  const state = useLoad(async () => {
+    const [info, current] = await Promise.all([api<Space>("GET", space), api<Revision>("GET", `${space}/content?metadata=false`)]);
+    const revisions: { revision: Revision; changes: RevisionChange[] }[] = [];
+    let next: Revision | undefined = current;
+    while (next && revisions.length < SHOWN) {
+      const revision: Revision = next;
+      const changes = await api<{ changes: RevisionChange[] }>("GET", `${space}/revisions/${encodeURIComponent(revision.id)}/changes?limit=20`);
+      revisions.push({ revision, changes: changes.changes });
+      const parent = revision.parents[0];
+      next = parent ? await api<Revision>("GET", `${space}/revisions/${encodeURIComponent(parent)}?metadata=false`) : undefined;
+    }
+    return { space: info, revisions, more: next !== undefined };
+  }, spaceId);
   useTitle(state.data ? `History · ${state.data.space.title}` : "History");
   return (
     <Loaded state={state}>
@@ -88,9 +85,7 @@ export default function SpaceHistoryPage({ params }: PageProps) {
                 </p>
                 {changes.length > 0 ? (
                   <p class="muted">
-                    {changes
-                      .map((change) => `${change.page?.title ?? change.file?.name ?? ""} ${CHANGE_WORDS[change.type] ?? change.type}`)
-                      .join(", ")}
+                    {changes.map((change) => `${change.page?.title ?? change.file?.name ?? ""} ${CHANGE_WORDS[change.type] ?? change.type}`).join(", ")}
                   </p>
                 ) : null}
               </li>

@@ -29,7 +29,9 @@ interface SearchResult {
 /** The person's own change request on the space that is still open (or a draft), newest first; else a new one. */
 export async function ownChangeRequest(space: string, userId: string, title: string): Promise<ChangeRequest> {
   const base = `/v1/spaces/${encodeURIComponent(space)}/change-requests`;
-  const [open, drafts] = await Promise.all(["open", "draft"].map((status) => all<ChangeRequest>(`${base}?status=${status}&creator=${encodeURIComponent(userId)}`)));
+  const [open, drafts] = await Promise.all(
+    ["open", "draft"].map((status) => all<ChangeRequest>(`${base}?status=${status}&creator=${encodeURIComponent(userId)}`)),
+  );
   const mine = [...open!, ...drafts!].sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))[0];
   return mine ?? api<ChangeRequest>("POST", base, { subject: `Edit ${title}`.slice(0, 100) });
 }
@@ -49,19 +51,18 @@ export default function SpacePage({ params, session }: PageProps) {
       ? { kind: "revision", revision: params.revision }
       : { kind: "current" };
   const prefix = contentPrefix(spaceId, scope);
-  const state = useLoad(
-    async () => {
-      const [space, tree, changeRequest] = await Promise.all([
-        api<Space>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}`),
-        api<{ pages: RevisionPage[] }>("GET", `${prefix}/pages`),
-        scope.kind === "change" ? api<ChangeRequest>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}/change-requests/${encodeURIComponent(scope.changeRequest)}`) : undefined,
-      ]);
-      const page = path ? flatten(tree.pages).find((candidate) => candidate.path === path && candidate.type === "document") : firstDocument(tree.pages);
-      const body = page ? await api<{ document?: JsonDocument }>("GET", `${prefix}/page/${encodeURIComponent(page.id)}?format=document`) : undefined;
-      return { space, pages: tree.pages, page, document: body?.document ?? EMPTY_DOCUMENT, changeRequest };
-    },
-    `${prefix}|${path}`,
-  );
+  const state = useLoad(async () => {
+    const [space, tree, changeRequest] = await Promise.all([
+      api<Space>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}`),
+      api<{ pages: RevisionPage[] }>("GET", `${prefix}/pages`),
+      scope.kind === "change"
+        ? api<ChangeRequest>("GET", `/v1/spaces/${encodeURIComponent(spaceId)}/change-requests/${encodeURIComponent(scope.changeRequest)}`)
+        : undefined,
+    ]);
+    const page = path ? flatten(tree.pages).find((candidate) => candidate.path === path && candidate.type === "document") : firstDocument(tree.pages);
+    const body = page ? await api<{ document?: JsonDocument }>("GET", `${prefix}/page/${encodeURIComponent(page.id)}?format=document`) : undefined;
+    return { space, pages: tree.pages, page, document: body?.document ?? EMPTY_DOCUMENT, changeRequest };
+  }, `${prefix}|${path}`);
   useTitle(state.data?.page?.title ?? state.data?.space.title ?? "Space");
   const [query, setQuery] = useState("");
   const [results, setResults] = useState<SearchResult[] | null>(null);
@@ -84,10 +85,11 @@ export default function SpacePage({ params, session }: PageProps) {
     setBusy(true);
     setFailure(undefined);
     try {
-      const number =
-        scope.kind === "change" ? scope.changeRequest : String((await ownChangeRequest(spaceId, session!.user.id, page.title)).number);
+      const number = scope.kind === "change" ? scope.changeRequest : String((await ownChangeRequest(spaceId, session!.user.id, page.title)).number);
       // The page's id too: in the change request its path may differ (renamed there).
-      navigate(`${base}/~/edit/${encodeURIComponent(number)}/${(page.path ?? "").split("/").map(encodeURIComponent).join("/")}?page=${encodeURIComponent(page.id)}`);
+      navigate(
+        `${base}/~/edit/${encodeURIComponent(number)}/${(page.path ?? "").split("/").map(encodeURIComponent).join("/")}?page=${encodeURIComponent(page.id)}`,
+      );
     } catch (error) {
       setFailure(error);
       setBusy(false);
@@ -111,7 +113,11 @@ export default function SpacePage({ params, session }: PageProps) {
             />
             {changeRequest ? (
               <p class="scope-note">
-                In change request <a href={`${base}/~/changes/${changeRequest.number}/`}>#{changeRequest.number} {changeRequest.subject}</a> ({changeRequest.status})
+                In change request{" "}
+                <a href={`${base}/~/changes/${changeRequest.number}/`}>
+                  #{changeRequest.number} {changeRequest.subject}
+                </a>{" "}
+                ({changeRequest.status})
               </p>
             ) : null}
             {scope.kind === "revision" ? (
@@ -157,7 +163,11 @@ export default function SpacePage({ params, session }: PageProps) {
               <PageTree pages={pages} current={page?.id} href={(item) => links[item.id]!} />
               <div>
                 <h1 id="page-title">{page ? page.title : path ? "Page not found" : space.title}</h1>
-                {page ? <RenderedDocument document={document} links={links} /> : <p class="muted">{path ? `No page at ${path}.` : "This space has no pages yet."}</p>}
+                {page ? (
+                  <RenderedDocument document={document} links={links} />
+                ) : (
+                  <p class="muted">{path ? `No page at ${path}.` : "This space has no pages yet."}</p>
+                )}
               </div>
             </div>
           </section>
