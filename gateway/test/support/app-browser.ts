@@ -171,14 +171,19 @@ const CONTROLS = "a[href], button, input, select, textarea";
  */
 export async function keyboardGaps(page: Page): Promise<{ unreached: string[]; unnamed: string[] }> {
   // Browser-side code as text: the gateway's tests are typed for Node, without the DOM.
-  await page.evaluate(`document.querySelectorAll("[data-reached]").forEach((element) => element.removeAttribute("data-reached"));
+  // Each element focus lands on is marked as it happens (one listener, kept for later calls), so a
+  // Tab is one round trip to the browser.
+  const total = await page.evaluate<number>(`(() => {
+    document.querySelectorAll("[data-reached]").forEach((element) => element.removeAttribute("data-reached"));
+    if (!window.__markReached) {
+      window.__markReached = (event) => event.target instanceof Element && event.target.setAttribute("data-reached", "");
+      document.addEventListener("focusin", window.__markReached, true);
+    }
     document.activeElement?.blur();
-    window.scrollTo(0, 0);`);
-  const total = await page.evaluate<number>(`document.querySelectorAll("${CONTROLS}").length`);
-  for (let press = 0; press < total + 5; press++) {
-    await page.keyboard.press("Tab");
-    await page.evaluate(`document.activeElement?.setAttribute("data-reached", "")`);
-  }
+    window.scrollTo(0, 0);
+    return document.querySelectorAll("${CONTROLS}").length;
+  })()`);
+  for (let press = 0; press < total + 5; press++) await page.keyboard.press("Tab");
   return page.evaluate<{ unreached: string[]; unnamed: string[] }>(`(() => {
     const controls = [...document.querySelectorAll("${CONTROLS}")].filter(
       (element) => !element.disabled && element.getClientRects().length > 0 && element.getAttribute("tabindex") !== "-1",
