@@ -79,3 +79,36 @@ export function CardList<T>({
     </ul>
   );
 }
+
+/** A change the page makes: the call, then what to tell people when it is done; resolves whether it was made. */
+export type Change = (what: () => Promise<unknown>, done?: string) => Promise<boolean>;
+
+/** Runs a page's changes (one at a time), then `after`; `status` says what happened, or the API's refusal. */
+export function useChanges(after: () => void): { change: Change; busy: boolean; status: ComponentChildren } {
+  const [error, setError] = useState<unknown>(undefined);
+  const [notice, setNotice] = useState("");
+  const [busy, setBusy] = useState(false);
+  const change: Change = async (what, done = "") => {
+    setBusy(true);
+    setError(undefined);
+    setNotice("");
+    try {
+      await what();
+      setNotice(done);
+      after();
+      return true;
+    } catch (failure) {
+      setError(failure);
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  const status = (
+    <>
+      <ErrorMessage error={error} />
+      {notice ? <Notice>{notice}</Notice> : null}
+    </>
+  );
+  return { change, busy, status };
+}

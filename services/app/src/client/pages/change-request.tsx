@@ -4,7 +4,7 @@ import { all, api, ApiError } from "../api";
 import { Diff, lineDiff, type DiffLine } from "../components/diff";
 import { Breadcrumbs } from "../components/layout";
 import { type ChangeRequest, pageHref, type Space, spacePath, type User, userName, when } from "../components/space";
-import { ErrorMessage, Loaded, Notice, useLoad, useTitle } from "../components/status";
+import { Loaded, useChanges, useLoad, useTitle } from "../components/status";
 import type { PageProps } from "../navigation";
 
 interface PageChange {
@@ -116,9 +116,7 @@ export default function ChangeRequestPage({ params, session }: PageProps) {
   }, crPath);
   const data = state.data;
   useTitle(data ? `#${data.changeRequest.number} ${data.changeRequest.subject}` : "Change request");
-  const [failure, setFailure] = useState<unknown>(undefined);
-  const [notice, setNotice] = useState("");
-  const [busy, setBusy] = useState(false);
+  const { change: act, busy, status } = useChanges(() => state.reload());
   const [subject, setSubject] = useState<string | null>(null);
   const [description, setDescription] = useState<string | null>(null);
   const [reviewer, setReviewer] = useState("");
@@ -126,24 +124,6 @@ export default function ChangeRequestPage({ params, session }: PageProps) {
   const [reviewComment, setReviewComment] = useState("");
   const [comment, setComment] = useState("");
   const [replyTo, setReplyTo] = useState<Record<string, string>>({});
-
-  /** Runs one call, shows its refusal as the API words it, then reloads the page's data. */
-  async function act(call: () => Promise<unknown>, done: string) {
-    setBusy(true);
-    setFailure(undefined);
-    setNotice("");
-    try {
-      await call();
-      setNotice(done);
-      state.reload();
-      return true;
-    } catch (error) {
-      setFailure(error);
-      return false;
-    } finally {
-      setBusy(false);
-    }
-  }
 
   const base = spacePath(org, spaceId);
   return (
@@ -192,8 +172,7 @@ export default function ChangeRequestPage({ params, session }: PageProps) {
                 </>
               ) : null}
             </div>
-            <ErrorMessage error={failure} />
-            {notice ? <Notice>{notice}</Notice> : null}
+            {status}
 
             <h2>Subject and description</h2>
             <form

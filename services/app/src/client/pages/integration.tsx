@@ -1,9 +1,9 @@
 import { useState } from "preact/hooks";
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { orgPath, Refused, useChanges, useOrganization } from "../components/organization";
+import { orgPath, Refused, useOrganization } from "../components/organization";
 import { selectionLabel, statusLabel, type Installation, type Integration, type OrganizationInstallation } from "../components/integration-model";
-import { Loaded, useLoad, useTitle } from "../components/status";
+import { Loaded, useLoad, useTitle, useChanges } from "../components/status";
 import type { PageProps } from "../navigation";
 
 /** A space or a site of the organization, as a target to install on. */

@@ -1,8 +1,8 @@
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { orgPath, useChanges, useOrganization } from "../components/organization";
+import { orgPath, useOrganization } from "../components/organization";
 import { selectionLabel, statusLabel, type Integration, type OrganizationInstallation } from "../components/integration-model";
-import { CardList, Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, Loaded, useLoad, useTitle, useChanges } from "../components/status";
 import type { PageProps } from "../navigation";
 
 /** An organization's integrations: those installed (with their scope), and those admins may install. */

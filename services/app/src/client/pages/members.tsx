@@ -1,8 +1,8 @@
 import { useState } from "preact/hooks";
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { AdminPage, CopyButton, orgPath, useChanges, type Change, ROLES, roleLabel, type Organization } from "../components/organization";
-import { CardList, Loaded, useLoad, useTitle } from "../components/status";
+import { AdminPage, CopyButton, orgPath, ROLES, roleLabel, type Organization } from "../components/organization";
+import { CardList, Loaded, useLoad, useTitle, useChanges, type Change } from "../components/status";
 import type { PageProps } from "../navigation";
 
 interface Member {

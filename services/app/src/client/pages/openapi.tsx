@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { ErrorMessage, Loaded, Notice, useLoad, useTitle } from "../components/status";
+import { ErrorMessage, Loaded, useChanges, useLoad, useTitle } from "../components/status";
 import { navigate, type PageProps } from "../navigation";
 
 interface Named {
@@ -128,20 +128,8 @@ function SpecDetail({ org, slug }: { org: string; slug: string }) {
     ]);
     return { organization, spec, versions };
   }, `${org}/${slug}`);
-  const [error, setError] = useState<unknown>();
-  const [notice, setNotice] = useState("");
+  const { change: act, status } = useChanges(() => state.reload());
   useTitle(slug);
-  const act = async (work: () => Promise<unknown>, done: string) => {
-    setError(undefined);
-    setNotice("");
-    try {
-      await work();
-      setNotice(done);
-      state.reload();
-    } catch (failure) {
-      setError(failure);
-    }
-  };
   return (
     <Loaded state={state}>
       {({ organization, spec, versions }) => (
@@ -177,8 +165,7 @@ function SpecDetail({ org, slug }: { org: string; slug: string }) {
               </ul>
             </div>
           ) : null}
-          {notice ? <Notice>{notice}</Notice> : null}
-          <ErrorMessage error={error} />
+          {status}
           {spec.permissions.edit ? (
             <div class="actions">
               <button
@@ -203,10 +190,7 @@ function SpecDetail({ org, slug }: { org: string; slug: string }) {
                 class="danger"
                 onClick={() => {
                   if (!window.confirm(`Delete the specification “${spec.slug}”? Pages using it will show no API reference.`)) return;
-                  void api("DELETE", base).then(
-                    () => navigate(`${path}/openapi`),
-                    (failure: unknown) => setError(failure),
-                  );
+                  void act(() => api("DELETE", base), "").then((deleted) => deleted && navigate(`${path}/openapi`));
                 }}
               >
                 Delete

@@ -1,7 +1,7 @@
 import { useState } from "preact/hooks";
 import { all, api } from "../api";
 import { Breadcrumbs } from "../components/layout";
-import { type Change, CopyButton, orgPath, Refused, useChanges, useOrganization } from "../components/organization";
+import { CopyButton, orgPath, Refused, useOrganization } from "../components/organization";
 import {
   VISIBILITIES,
   visibilityLabel,
@@ -14,7 +14,7 @@ import {
   type Space,
   type StructureItem,
 } from "../components/site-model";
-import { CardList, Loaded, useLoad, useTitle } from "../components/status";
+import { CardList, Loaded, useLoad, useTitle, type Change, useChanges } from "../components/status";
 import type { PageProps } from "../navigation";
 
 /** What the page shows of the site: the site, its structure, the spaces it may add, its share links (admins). */
