@@ -183,18 +183,7 @@ function OidcProviderCard({ base, provider, busy, change }: { base: string; prov
       <p class="muted">
         Issuer <code>{provider.issuer}</code> · client <code>{provider.clientId}</code>
       </p>
-      <button type="button" aria-expanded={editing} aria-controls={id} onClick={() => setEditing(!editing)}>
-        Edit <span class="visually-hidden">{provider.label}</span>
-      </button>{" "}
-      <button
-        type="button"
-        class="danger"
-        disabled={busy}
-        aria-label={`Delete ${provider.label}`}
-        onClick={() => void change(() => api("DELETE", `${base}/${encodeURIComponent(provider.id)}`), `${provider.label} deleted.`)}
-      >
-        Delete
-      </button>
+      <ProviderActions base={base} provider={provider} busy={busy} change={change} form={id} editing={editing} setEditing={setEditing} />
       <form id={id} hidden={!editing} onSubmit={save}>
         <label for={`${id}-label`}>Label</label>
         <input id={`${id}-label`} required value={label} onInput={(event) => setLabel(event.currentTarget.value)} />
@@ -317,18 +306,7 @@ function SamlProviderCard({ base, provider, busy, change }: { base: string; prov
           <code>{provider.entityID || "not set"}</code> at <code>{provider.ssoURL || "not set"}</code>
         </dd>
       </dl>
-      <button type="button" aria-expanded={editing} aria-controls={id} onClick={() => setEditing(!editing)}>
-        Edit <span class="visually-hidden">{provider.label}</span>
-      </button>{" "}
-      <button
-        type="button"
-        class="danger"
-        disabled={busy}
-        aria-label={`Delete ${provider.label}`}
-        onClick={() => void change(() => api("DELETE", `${base}/${encodeURIComponent(provider.id)}`), `${provider.label} deleted.`)}
-      >
-        Delete
-      </button>
+      <ProviderActions base={base} provider={provider} busy={busy} change={change} form={id} editing={editing} setEditing={setEditing} />
       <form id={id} hidden={!editing} onSubmit={save}>
         <label for={`${id}-label`}>Label</label>
         <input id={`${id}-label`} required maxLength={100} value={label} onInput={(event) => setLabel(event.currentTarget.value)} />
@@ -350,6 +328,42 @@ function SamlProviderCard({ base, provider, busy, change }: { base: string; prov
           Save {provider.label}
         </button>
       </form>
+    </>
+  );
+}
+
+/** A provider's Edit (showing its form, `form`) and Delete buttons, each naming the provider. */
+function ProviderActions({
+  base,
+  provider,
+  busy,
+  change,
+  form,
+  editing,
+  setEditing,
+}: {
+  base: string;
+  provider: { id: string; label: string };
+  busy: boolean;
+  change: Change;
+  form: string;
+  editing: boolean;
+  setEditing: (editing: boolean) => void;
+}) {
+  return (
+    <>
+      <button type="button" aria-expanded={editing} aria-controls={form} onClick={() => setEditing(!editing)}>
+        Edit <span class="visually-hidden">{provider.label}</span>
+      </button>{" "}
+      <button
+        type="button"
+        class="danger"
+        disabled={busy}
+        aria-label={`Delete ${provider.label}`}
+        onClick={() => void change(() => api("DELETE", `${base}/${encodeURIComponent(provider.id)}`), `${provider.label} deleted.`)}
+      >
+        Delete
+      </button>
     </>
   );
 }
