@@ -5,7 +5,7 @@ import {
   AppError,
   createLogger,
   closeHttpServer,
-  drainPeriod,
+  announceDrain,
   isMetricsRequest,
   startProcessMetrics,
   type CoHostedServices,
@@ -190,11 +190,10 @@ export async function startGateway(
     return stopping;
   };
   const drain = (signal?: AbortSignal, ms = config.shutdownDrainMs) => {
-    draining ??= (async () => {
+    if (!draining) {
       readiness.drain();
-      logger.info("draining: /readyz answers 503, requests still served", { drainMs: ms });
-      await drainPeriod(ms, signal);
-    })();
+      draining = announceDrain(logger, ms, signal);
+    }
     return draining;
   };
   return { url, port, drain, stop };

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { extname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
-import { answerMetrics, closeHttpServer, createLogger, drainPeriod, isMetricsRequest, startProcessMetrics, type Logger } from "@imprint/runtime/core";
+import { answerMetrics, closeHttpServer, createLogger, announceDrain, isMetricsRequest, startProcessMetrics, type Logger } from "@imprint/runtime/core";
 import type { AppConfig } from "./config.js";
 import { createRenderHandler } from "./render.js";
 
@@ -170,11 +170,7 @@ export async function startApp(config: AppConfig, options: { logger?: Logger; cl
   return {
     url,
     port,
-    drain: (signal?: AbortSignal, ms = config.SHUTDOWN_DRAIN_MS) =>
-      (draining ??= (async () => {
-        logger.info("draining: /readyz answers 503, requests still served", { drainMs: ms });
-        await drainPeriod(ms, signal);
-      })()),
+    drain: (signal?: AbortSignal, ms = config.SHUTDOWN_DRAIN_MS) => (draining ??= announceDrain(logger, ms, signal)),
     stop: () => (stopping ??= closeHttpServer(server, config.SHUTDOWN_GRACE_MS)),
   };
 }

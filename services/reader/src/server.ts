@@ -8,7 +8,7 @@ import {
   createLogger,
   answerMetrics,
   closeHttpServer,
-  drainPeriod,
+  announceDrain,
   isMetricsRequest,
   answerBeforeTracing,
   startProcessMetrics,
@@ -157,11 +157,7 @@ export async function startReader(
   return {
     url,
     port,
-    drain: (signal?: AbortSignal, ms = config.SHUTDOWN_DRAIN_MS) =>
-      (draining ??= (async () => {
-        logger.info("draining: /readyz answers 503, requests still served", { drainMs: ms });
-        await drainPeriod(ms, signal);
-      })()),
+    drain: (signal?: AbortSignal, ms = config.SHUTDOWN_DRAIN_MS) => (draining ??= announceDrain(logger, ms, signal)),
     stop: () =>
       (stopping ??= closeHttpServer(server, config.SHUTDOWN_GRACE_MS).then(async () => {
         keptFirst();

@@ -42,6 +42,15 @@ export function drainPeriod(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
+ * An HTTP target's drain: says so in the log (its /readyz answers 503 from now on, every request is
+ * still answered), then waits its drain period (drainPeriod).
+ */
+export function announceDrain(logger: Logger, ms: number, signal?: AbortSignal): Promise<void> {
+  logger.info("draining: /readyz answers 503, requests still served", { drainMs: ms });
+  return drainPeriod(ms, signal);
+}
+
+/**
  * Stops an HTTP server: it takes no new connection, its idle ones close now, busy ones once their
  * request is answered, and whatever is left after `graceMs` is cut. Resolves once all are closed.
  */
