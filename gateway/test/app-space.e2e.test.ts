@@ -42,6 +42,11 @@ const GUIDE = [
   "",
   "Intro paragraph.",
   "",
+  "Some __strong__ words, untouched.",
+  "",
+  "* first",
+  "* second",
+  "",
   "| Name | Value |",
   "| --- | ---: |",
   "| alpha | one |",
@@ -232,6 +237,10 @@ describe("the space, editing and change-request pages", () => {
     expect(added).toContain("alpha | one and two");
     expect(added).toContain("const answer = 42; // typed");
     expect(added).toContain("Remember this. Really.");
+    // The blocks left alone keep their spelling: no line of theirs is removed or written anew.
+    const removed = (await diff.locator("del").allTextContents()).join("\n");
+    for (const untouched of ["__strong__", "* first", "* second"]) expect(removed).not.toContain(untouched);
+    for (const respelled of ["**strong**", "- first"]) expect(added).not.toContain(respelled);
     const crUrl = page.url();
 
     // A merge the rules refuse says why, as the API words it.

@@ -324,6 +324,45 @@ describe("POST /v1/spaces/{spaceId}/change-requests/{changeRequestId}/content", 
     expect(await revisionOf(cr.id)).toBe(before);
   });
 
+  it("saves a JSON document over a page changing the markdown of the edited block only, as an editor that read the page sends it back", async () => {
+    await seedMain();
+    const cr = await createChangeRequest();
+    const handwritten = [
+      "Intro with __strong__ words and [the FAQ](/pages/faq).",
+      "",
+      "* one",
+      "* two",
+      "",
+      "---",
+      "",
+      "|a|b|",
+      "|-|-|",
+      "|1|2|",
+      "",
+      '{% hint style="info" %}',
+      "A tight hint.",
+      "{% endhint %}",
+      "",
+      "The paragraph to edit.",
+      "",
+    ].join("\n");
+    expect((await apply(cr.id, [{ operation: "update_page", page: "start", document: { markdown: handwritten } }])).status).toBe(200);
+    expect((await pageAt(crContent(cr.id), "start")).markdown).toBe(handwritten);
+
+    const read = await call(stack, "GET", `${crContent(cr.id)}/page/start?format=document`, { token: org.owner.token });
+    expect(read.status).toBe(200);
+    const document = read.body.document as { nodes: { type: string; nodes: { leaves?: { text: string }[] }[] }[] };
+    const edited = document.nodes[document.nodes.length - 1]!;
+    expect(edited.type).toBe("paragraph");
+    edited.nodes[0]!.leaves![0]!.text = "The paragraph, edited in the app.";
+    const saved = await apply(cr.id, [{ operation: "update_page", page: "start", document: { document } }]);
+    expect(saved.status).toBe(200);
+
+    expect((await pageAt(crContent(cr.id), "start")).markdown).toBe(handwritten.replace("The paragraph to edit.", "The paragraph, edited in the app."));
+    const readAgain = await call(stack, "GET", `${crContent(cr.id)}/page/start?format=document`, { token: org.owner.token });
+    expect(readAgain.body.document).toEqual(document);
+  });
+
   it("reverts an added page (removed), a deleted page (restored at its place with its sub-pages) and a modified page (reset)", async () => {
     const base = await seedMain();
     const cr = await createChangeRequest();

@@ -8,3 +8,4 @@ export * from "./includes.js";
 export * from "./to-markdown.js";
 export * from "./conditions.js";
 export * from "./to-html.js";
+export * from "./preserve.js";

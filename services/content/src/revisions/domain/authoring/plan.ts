@@ -1,4 +1,4 @@
-import { DocumentConversionError, documentToMarkdown, type JsonDocument } from "@imprint/document";
+import { DocumentConversionError, documentToMarkdownPreserving, type JsonDocument } from "@imprint/document";
 import { AppError, jsonNestingDepth, MAX_JSON_DEPTH } from "@imprint/runtime";
 import { newContentId, type FieldName, type NewPage, type PageOperation, type PagePatch, type PositionInput } from "../editing/draft-editor.js";
 import { bounded, CONTENT_ID, invalid, PAGE_LIMITS, pageMarkdown, pageSlug, pageTitle } from "../editing/page-input.js";
@@ -101,6 +101,10 @@ class Planner {
 
   constructor(private readonly context: PlanContext) {}
 
+  get view(): ContentView {
+    return this.context.view;
+  }
+
   touch(pageId: string, kind: AffectedPageKind, ref = ""): void {
     const known = this.affected.get(pageId);
     if (!known) this.affected.set(pageId, { pageId, kind, ref });
@@ -198,8 +202,9 @@ function patchFields(fields: ContentPageFields, field: FieldName): Omit<PagePatc
 /**
  * A change's body: markdown (its front matter and leading heading set fields) or GitBook's JSON
  * document, converted to markdown and taken as the body as it is (no front matter, no heading read).
+ * A document replacing a page's `previous` body keeps the markdown of the blocks it left unchanged.
  */
-function readBody(markdown: string, documentJson: string | undefined, field: FieldName): { fields: ContentPageFields; body: string } {
+function readBody(markdown: string, documentJson: string | undefined, field: FieldName, previous = ""): { fields: ContentPageFields; body: string } {
   if (documentJson === undefined) return readPageMarkdown(markdown, field("document"));
   if (markdown !== "") throw invalid(field("document"), "set one of markdown or document, not both");
   const documentField = `${field("document")}.document`;
@@ -211,7 +216,7 @@ function readBody(markdown: string, documentJson: string | undefined, field: Fie
     throw invalid(documentField, "must be a JSON document");
   }
   try {
-    return { fields: {}, body: documentToMarkdown(document as JsonDocument) };
+    return { fields: {}, body: documentToMarkdownPreserving(document as JsonDocument, previous) };
   } catch (error) {
     if (error instanceof DocumentConversionError) throw invalid(error.path === "" ? documentField : `${documentField}.${error.path}`, error.reason);
     throw error;
@@ -257,7 +262,8 @@ async function planUpdate(planner: Planner, change: Extract<ContentChange, { kin
   let markdown: string | undefined;
   if (change.markdown !== undefined || change.documentJson !== undefined) {
     if (current.type !== "document") throw invalid(field("document"), `only document pages have a body (this page is a ${current.type})`);
-    const read = readBody(change.markdown ?? "", change.documentJson, field);
+    const previous = change.documentJson === undefined ? "" : await bodyOf(planner.view, current);
+    const read = readBody(change.markdown ?? "", change.documentJson, field, previous);
     fields = { ...fields, ...read.fields };
     markdown = pageMarkdown(await planner.resolveLinks(read.body, await planner.folderOf(current, current.parentId)), field("document"));
   }
