@@ -133,6 +133,27 @@ async function keptRead<R extends { revisionId: string; organizationId: string; 
 /** Bytes, not a string: every answer writes the same buffer instead of encoding it again. */
 const jsonBytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 
+/** Characters of JSON gathered before they are encoded into a chunk of the answer. */
+const JSON_CHUNK_CHARS = 64 * 1024;
+
+/**
+ * `{"<key>": [items mapped]}` as bytes, each item mapped and encoded in turn: a 10,000-page tree
+ * never exists as REST objects and one string at once (the same bytes as `jsonBytes`).
+ */
+function jsonListBytes<T>(key: string, items: readonly T[], map: (item: T) => unknown): Buffer {
+  const chunks: Buffer[] = [];
+  let text = `{${JSON.stringify(key)}:[`;
+  items.forEach((item, index) => {
+    text += (index === 0 ? "" : ",") + JSON.stringify(map(item));
+    if (text.length >= JSON_CHUNK_CHARS) {
+      chunks.push(Buffer.from(text));
+      text = "";
+    }
+  });
+  chunks.push(Buffer.from(`${text}]}`));
+  return Buffer.concat(chunks);
+}
+
 export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, caches }: RouteDeps): Route[] {
   const revisions = upstreams.content.revisions;
   const pageTrees = new AnswerCache<KeptRead>(caches.cache(`page trees ${prefix.path}`));
@@ -200,7 +221,7 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
         const key = `${ref.spaceId}|${ref.changeRequestId}|${ref.revisionId}|${options.metadata}`;
         const encode = (response: { pages: Page[]; organizationId: string }) => {
           const context = pageContext(params, response.organizationId);
-          return jsonBytes({ pages: response.pages.map((page) => toRestPage(page, context)) });
+          return jsonListBytes("pages", response.pages, (page) => toRestPage(page, context));
         };
         ctx.type = "application/json";
         return ok(

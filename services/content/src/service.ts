@@ -83,7 +83,7 @@ interface BuiltDeps {
   content: ContentDeps;
   spaces: SpaceServiceDeps;
   revision: RevisionDeps;
-  /** The one memory budget of every tree cache of the process (CONTENT_CACHE_BYTES): the reads' and indexing's. */
+  /** The one memory budget of every cache of the process (CONTENT_CACHE_BYTES): the reads', indexing's and the links'. */
   treeCaches: CacheBudget;
   links: LinkDeps;
   imports: ImportRunDeps;
@@ -110,7 +110,7 @@ function buildDeps(runtime: ServiceDeps, upstreams: OpenedUpstreams<ReturnType<t
     spaces: { ...content, spaceContent },
     revision,
     treeCaches,
-    links: linkDeps(revision, parts.config),
+    links: linkDeps(revision, treeCaches, parts.config),
     imports: importDeps(content, revision),
     git: gitDeps(content, revision),
     memberEvents,

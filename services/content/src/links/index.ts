@@ -1,5 +1,5 @@
 import { LinkServiceService } from "@imprint/proto/content/v1/links";
-import { safeFetchPolicy, type ConsumerSpec, type ServiceRegistration } from "@imprint/runtime";
+import { type CacheBudget, safeFetchPolicy, type ConsumerSpec, type ServiceRegistration } from "@imprint/runtime";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { ResolvedContentConfig } from "../config.js";
 import { LinkCaches } from "./domain/caches.js";
@@ -18,14 +18,21 @@ export { extractPageLinks, type ExtractedLink } from "./domain/extract.js";
 export { LINK_SERVICE_NAME, LinkCaches };
 export type { LinkDeps };
 
-/** The links use cases' dependencies; service.ts builds them once (the gRPC service and the consumer share the caches). */
-export function linkDeps(revision: RevisionDeps, config: Pick<ResolvedContentConfig, "IMPRINT_ALLOW_PRIVATE_FETCH" | "IMPRINT_FETCH_DNS_SERVERS">): LinkDeps {
+/**
+ * The links use cases' dependencies; service.ts builds them once (the gRPC service and the consumer
+ * share the caches, charged against the process's one cache budget).
+ */
+export function linkDeps(
+  revision: RevisionDeps,
+  budget: CacheBudget,
+  config: Pick<ResolvedContentConfig, "IMPRINT_ALLOW_PRIVATE_FETCH" | "IMPRINT_FETCH_DNS_SERVERS">,
+): LinkDeps {
   // An embed is read while its caller waits: a short time and a small body.
   const fetchPolicy = safeFetchPolicy(
     { allowPrivateAddresses: config.IMPRINT_ALLOW_PRIVATE_FETCH, service: "content", dnsServers: config.IMPRINT_FETCH_DNS_SERVERS },
     { requestTimeoutMs: 5_000, maxRedirects: 3 },
   );
-  return { ...revision, links: new LinkCaches(), fetchPolicy };
+  return { ...revision, links: new LinkCaches(budget), fetchPolicy };
 }
 
 /** The gRPC service of links (LinkService). */

@@ -93,6 +93,7 @@ export {
   type ReusableRecord,
 } from "./domain/tree/model.js";
 export { buildPageIndex } from "./domain/tree/page-index.js";
+export { diffPageVersions, type PageChange } from "./domain/tree/page-diff.js";
 export { contentRefFromProto, fileToProto, pageToProto } from "./grpc/mappers.js";
 export { mergeBaseOf, mergeOfRevision, requireBranch, requireUnmerged, type BranchRecord } from "./store/branch-rows.js";
 export { compareAndSetSpaceHead, findRevision } from "./store/revision-rows.js";

@@ -10,6 +10,8 @@ import { extractPageLinks, type ExtractedLink } from "../domain/extract.js";
 const INSERT_BATCH = 2000;
 /** Ids per SELECT (one array parameter each). */
 const SELECT_BATCH = 10_000;
+/** Page versions whose bodies are read and parsed together. */
+const EXTRACT_BATCH = 500;
 
 /**
  * The links of each page version, by version id. Each version is extracted once: what the cache
@@ -44,11 +46,12 @@ export async function loadPageLinks(
   }
 
   const toExtract = missing.filter((page) => !stored.has(page.id));
-  if (toExtract.length > 0) {
-    const bodyIds = toExtract.map((page) => page.bodyId).filter((id): id is string => id !== null);
-    const bodies = await session.bodies(bodyIds);
+  // A batch of bodies at a time: a 10,000-page import never holds every body and its parsed document at once.
+  for (let start = 0; start < toExtract.length; start += EXTRACT_BATCH) {
+    const batch = toExtract.slice(start, start + EXTRACT_BATCH);
+    const bodies = await session.bodies(batch.map((page) => page.bodyId).filter((id): id is string => id !== null));
     const rows: { store_id: string; page_version_id: string; links: ExtractedLink[] }[] = [];
-    for (const page of toExtract) {
+    for (const page of batch) {
       const body = page.bodyId ? bodies.get(page.bodyId) : undefined;
       if (page.bodyId && !body) throw new Error(`body ${page.bodyId} is missing`);
       const pageLinks = extractPageLinks(page, body ? (JSON.parse(body.document) as JsonDocument) : undefined);

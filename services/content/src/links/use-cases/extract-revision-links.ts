@@ -1,18 +1,33 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
-import { ContentView, findRevision, StoreSession } from "../../revisions/index.js";
-import { linkGraph } from "../store/link-graph.js";
+import { diffPageVersions, findRevision, StoreSession } from "../../revisions/index.js";
+import { loadPageLinks } from "../store/page-links-store.js";
 import type { ExtractionCounts } from "../domain/model.js";
 import type { LinkDeps } from "../deps.js";
 
+/** Page versions read together. */
+const VERSION_BATCH = 500;
+
 /**
- * Extracts the links of a newly committed revision's new page versions (those of its parent are
- * stored already) and builds its link graph, so the first read of its links finds them ready.
- * Answers undefined when the revision is not in this database (purged since, or another
- * deployment's event).
+ * Extracts the links of a newly committed revision's new page versions, those its first parent
+ * (in the same store) does not have: the two trees are diffed through the store, which skips
+ * every subtree they share, so a commit costs what it changed, not the size of the space. Its
+ * link graph is built by the first read that needs it. Answers undefined when the revision is
+ * not in this database (purged since, or another deployment's event).
  */
 export async function extractRevisionLinks(em: EntityManager, deps: LinkDeps, revisionId: string): Promise<ExtractionCounts | undefined> {
   const revision = await findRevision(em, deps.caches, revisionId);
   if (!revision || revision.status !== "committed") return undefined;
-  const view = new ContentView(new StoreSession(em, revision.storeId, deps.caches), revision.root, deps.caches);
-  return (await linkGraph(view, deps.links)).counts;
+  const parentId = revision.parents[0];
+  const parent = parentId ? await findRevision(em, deps.caches, parentId) : undefined;
+  const baseRoot = parent?.status === "committed" && parent.storeId === revision.storeId ? parent.root : null;
+  const session = new StoreSession(em, revision.storeId, deps.caches);
+  const versionIds = (await diffPageVersions(session, baseRoot, revision.root)).flatMap((change) => (change.after ? [change.after] : []));
+  const counts: ExtractionCounts = { reused: 0, extracted: 0 };
+  for (let start = 0; start < versionIds.length; start += VERSION_BATCH) {
+    const pages = await session.pages(versionIds.slice(start, start + VERSION_BATCH));
+    const batch = await loadPageLinks(session, deps.links, [...pages.values()]);
+    counts.reused += batch.counts.reused;
+    counts.extracted += batch.counts.extracted;
+  }
+  return counts;
 }

@@ -4,6 +4,9 @@ import { parseNode, serializeNode, nodeId, type NodeSink, type NodeSource, type 
 import type { BodyRecord, FileRecord, GitBlobValue, PageRecord, ReusableRecord } from "../domain/tree/model.js";
 import type { RevisionCaches } from "../domain/tree/caches.js";
 
+/** Rows per SELECT of versions or bodies: the rows of one result are held twice (as received, then as records) while it is read. */
+const FETCH_BATCH = 2_000;
+
 interface PageVersionRow {
   id: string;
   page_id: string;
@@ -220,8 +223,8 @@ export class StoreSession implements NodeSource, NodeSink {
       if (record) found.set(id, record);
       else missing.push(id);
     }
-    for (let start = 0; start < missing.length; start += 10_000) {
-      for (const record of await fetch(missing.slice(start, start + 10_000))) {
+    for (let start = 0; start < missing.length; start += FETCH_BATCH) {
+      for (const record of await fetch(missing.slice(start, start + FETCH_BATCH))) {
         cache.set(this.cacheKey(record.id), record);
         found.set(record.id, record);
       }

@@ -1,7 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { executeStatement, queryRows, sql } from "@imprint/runtime";
-import { ContentView, MAX_PAGE_DEPTH, type PageTree, type PageRecord, findRevision, StoreSession } from "../../revisions/index.js";
-import { diffPageVersions } from "../domain/page-diff.js";
+import { ContentView, diffPageVersions, MAX_PAGE_DEPTH, type PageTree, type PageRecord, findRevision, StoreSession } from "../../revisions/index.js";
 import { pageSections } from "../domain/sections.js";
 import { SEARCH_CONFIG } from "../store/text-search.js";
 import type { SearchIndexDeps } from "../../deps.js";

@@ -1,4 +1,5 @@
-import { type NodeSource, type TreeNode, PAGE_PREFIX } from "../../revisions/index.js";
+import type { NodeSource, TreeNode } from "./btree.js";
+import { PAGE_PREFIX } from "./keys.js";
 
 /** A page whose version differs between two revisions (absent on one side: added or removed). */
 export interface PageChange {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { nodeId, treeEntries, treeUpdate, type NodeSink, type NodeSource, type TreeNode } from "../src/revisions/domain/tree/btree.js";
-import { diffPageVersions } from "../src/search/domain/page-diff.js";
+import { diffPageVersions } from "../src/revisions/domain/tree/page-diff.js";
 
 /** The revision store's B+tree over an in-memory node table, counting the nodes each walk loads. */
 class MemoryNodes implements NodeSource, NodeSink {
