@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { validate } from "@readme/openapi-parser";
+import type { validate } from "@readme/openapi-parser";
 import { parse as parseYaml } from "yaml";
 import type { ParseLimits } from "../domain/limits.js";
 import { failure, type ParsedSpecDocument, type ProcessingFailure } from "./outcome.js";
@@ -61,10 +61,12 @@ export async function parseSpecDocument(bytes: Buffer, limits: ParseLimits): Pro
   if ("code" in parsed) return parsed;
   if (!isObject(parsed.value)) return invalid("invalid_document", "the document is not an object with an openapi or swagger field");
   const document = parsed.value;
+  // Loaded by the first specification parsed, not at start-up (a few MB of a process that may never parse one).
+  const parser = await import("@readme/openapi-parser");
   let result: Awaited<ReturnType<typeof validate>>;
   try {
     // validate() dereferences in place: it gets a copy, the stored document keeps its $refs.
-    result = await validate(structuredClone(document) as unknown as OpenApiDocument, {
+    result = await parser.validate(structuredClone(document) as unknown as OpenApiDocument, {
       resolve: { external: false },
       timeoutMs: limits.dereferenceTimeoutMs,
       validate: { errors: { colorize: false } },

@@ -1,5 +1,4 @@
 import { setImmediate as yieldToEventLoop } from "node:timers/promises";
-import PDFDocument from "pdfkit";
 import { AppError } from "@imprint/runtime";
 import type { ContentRef, ImageRef, JsonDocument } from "@imprint/document";
 import { drawableBitmap } from "./bitmaps.js";
@@ -55,6 +54,8 @@ export interface RenderOptions {
 const MIB = 1024 * 1024;
 
 export async function renderPdf<Page extends ExportPage>(source: ExportSource<Page>, options: RenderOptions): Promise<Buffer> {
+  // Loaded by the first export, not at start-up: pdfkit and its fonts take some 30 MB of a process that may never export.
+  const { default: PDFDocument } = await import("pdfkit");
   const doc = new PDFDocument({
     size: "A4",
     margin: MARGIN,
