@@ -25,10 +25,12 @@ interface Location {
 
 /** Rows (pages, sections) per statement: each batch travels as one JSON parameter. */
 const WRITE_BATCH = 1_000;
+/** Changed pages read, cut into sections and written together: their bodies, documents and sections are held at once. */
+const PAGE_BATCH = 250;
 
-function batches<T>(items: T[]): T[][] {
+function batches<T>(items: T[], size = WRITE_BATCH): T[][] {
   const out: T[][] = [];
-  for (let start = 0; start < items.length; start += WRITE_BATCH) out.push(items.slice(start, start + WRITE_BATCH));
+  for (let start = 0; start < items.length; start += size) out.push(items.slice(start, start + size));
   return out;
 }
 
@@ -109,7 +111,7 @@ export async function indexSpace(em: EntityManager, spaceId: string, deps: Searc
   // A batch of pages at a time: a 10,000-page import never holds every version, body and section in memory.
   let indexedPages = 0;
   const relocatedRoots: PageRecord[] = [];
-  for (const batch of batches(changes)) {
+  for (const batch of batches(changes, PAGE_BATCH)) {
     const versions = await session.pages(batch.flatMap((change) => [change.before, change.after]).filter((id): id is string => id !== undefined));
     const version = (id: string | undefined) => (id === undefined ? undefined : versions.get(id));
     const documents = batch.map((change) => version(change.after)).filter((page): page is PageRecord => page?.type === "document");
