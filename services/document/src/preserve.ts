@@ -98,7 +98,7 @@ function segmentsOf(markdown: string): Segment[] {
     }
     return null;
   };
-  const segments: (Segment & { first: number; last: number; at: number })[] = [];
+  const segments: (Segment & { first: number; at: number })[] = [];
   let node = 0;
   let at = 0;
   /** Where the next segment starts: before its first node when nodes that read as nothing lead the page. */
@@ -109,10 +109,8 @@ function segmentsOf(markdown: string): Segment[] {
     if (run !== null && run.blocks.length === 0) {
       // Reads as nothing (a link definition): kept with the segment before it (or, first on the page, the one after).
       const before = segments[segments.length - 1];
-      if (before) {
-        before.end = endOf(nodes[run.to]!);
-        before.last = run.to;
-      } else leading ??= startOf(nodes[node]!);
+      if (before) before.end = endOf(nodes[run.to]!);
+      else leading ??= startOf(nodes[node]!);
       node = run.to + 1;
       continue;
     }
@@ -123,9 +121,9 @@ function segmentsOf(markdown: string): Segment[] {
       at = before.at;
       run = runFrom(before.first, at, node);
       if (run === undefined || run === null) return [];
-      segments.push({ ...before, end: endOf(nodes[run.to]!), last: run.to, blocks: run.blocks });
+      segments.push({ ...before, end: endOf(nodes[run.to]!), blocks: run.blocks });
     } else {
-      segments.push({ start: leading ?? startOf(nodes[node]!), end: endOf(nodes[run.to]!), blocks: run.blocks, first: node, last: run.to, at });
+      segments.push({ start: leading ?? startOf(nodes[node]!), end: endOf(nodes[run.to]!), blocks: run.blocks, first: node, at });
       leading = undefined;
     }
     at += run.blocks.length;
