@@ -1,5 +1,5 @@
 import type * as Mdast from "mdast";
-import { type DocumentBlock, type JsonDocument, mdastToDocument, parseMarkdown } from "./document.js";
+import { type DocumentBlock, type JsonDocument, markdownToDocument, mdastToDocument, parseMarkdown } from "./document.js";
 import { documentToMarkdown } from "./to-markdown.js";
 
 /**
@@ -40,7 +40,7 @@ const SEGMENT_BUDGET = 24;
 const MAY_CLOSE = /\{%|<\/?(?:details|summary)\b/i;
 
 function readBlocks(markdown: string): string[] {
-  return mdastToDocument(parseMarkdown(markdown), markdown).nodes.map(blockKey);
+  return markdownToDocument(markdown).nodes.map(blockKey);
 }
 
 /** A block's identity: its JSON with keys sorted and each leaf's marks sorted (their order means nothing). */
@@ -73,8 +73,8 @@ function sameBlocks(a: readonly string[], b: readonly string[]): boolean {
 function segmentsOf(markdown: string): Segment[] {
   const root = parseMarkdown(markdown);
   const page = mdastToDocument(root, markdown).nodes.map(blockKey);
-  const nodes = root.children.filter((node) => node.position?.start.offset !== undefined && node.position.end.offset !== undefined);
-  if (nodes.length !== root.children.length) return [];
+  const nodes = root.children;
+  if (nodes.some((node) => node.position?.start.offset === undefined || node.position.end.offset === undefined)) return [];
   const startOf = (node: Mdast.RootContent) => node.position!.start.offset!;
   const endOf = (node: Mdast.RootContent) => node.position!.end.offset!;
   const definitions = nodes

@@ -47,11 +47,7 @@ export default function CollectionPage({ params }: PageProps) {
           ) : null}
           <h2>Spaces</h2>
           <CardList items={spaces} empty="No spaces in this collection." keyOf={(space) => space.id}>
-            {(space) => (
-              <>
-                <a href={`${path}/s/${encodeURIComponent(space.id)}/`}>{space.title}</a>
-              </>
-            )}
+            {(space) => <a href={`${path}/s/${encodeURIComponent(space.id)}/`}>{space.title}</a>}
           </CardList>
         </section>
       )}

@@ -49,11 +49,9 @@ export default function IntegrationListingPage({ params }: PageProps) {
           <h2>In your organizations</h2>
           <CardList items={organizations} empty="You are not a member of any organization." keyOf={(organization) => organization.id}>
             {(organization) => (
-              <>
-                <a href={`/o/${encodeURIComponent(organization.id)}/integrations/${encodeURIComponent(integration.name)}`}>
-                  {integration.title} in {organization.title}
-                </a>
-              </>
+              <a href={`/o/${encodeURIComponent(organization.id)}/integrations/${encodeURIComponent(integration.name)}`}>
+                {integration.title} in {organization.title}
+              </a>
             )}
           </CardList>
         </section>

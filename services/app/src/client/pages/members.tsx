@@ -278,11 +278,7 @@ function Teams({ organization }: { organization: Organization }) {
       <Loaded state={teams}>
         {(items) => (
           <CardList items={items} empty="No teams." keyOf={(team) => team.id}>
-            {(team) => (
-              <>
-                <TeamCard organization={organization} team={team} busy={busy} change={change} />
-              </>
-            )}
+            {(team) => <TeamCard organization={organization} team={team} busy={busy} change={change} />}
           </CardList>
         )}
       </Loaded>

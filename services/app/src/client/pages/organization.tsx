@@ -48,11 +48,7 @@ export default function OrganizationPage({ params }: PageProps) {
           </CardList>
           <h2>Spaces</h2>
           <CardList items={spaces} empty="No spaces." keyOf={(space) => space.id}>
-            {(space) => (
-              <>
-                <a href={`${path}/s/${encodeURIComponent(space.id)}/`}>{space.title}</a>
-              </>
-            )}
+            {(space) => <a href={`${path}/s/${encodeURIComponent(space.id)}/`}>{space.title}</a>}
           </CardList>
         </section>
       )}

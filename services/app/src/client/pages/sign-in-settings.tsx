@@ -122,11 +122,7 @@ function OidcProviders({ organization }: { organization: Organization }) {
       <Loaded state={providers}>
         {(items) => (
           <CardList items={items} empty="No OpenID providers." keyOf={(provider) => provider.id}>
-            {(provider) => (
-              <>
-                <OidcProviderCard base={base} provider={provider} busy={busy} change={change} />
-              </>
-            )}
+            {(provider) => <OidcProviderCard base={base} provider={provider} busy={busy} change={change} />}
           </CardList>
         )}
       </Loaded>
@@ -234,11 +230,7 @@ function SamlProviders({ organization }: { organization: Organization }) {
       <Loaded state={providers}>
         {(items) => (
           <CardList items={items} empty="No SAML providers." keyOf={(provider) => provider.id}>
-            {(provider) => (
-              <>
-                <SamlProviderCard base={base} provider={provider} busy={busy} change={change} />
-              </>
-            )}
+            {(provider) => <SamlProviderCard base={base} provider={provider} busy={busy} change={change} />}
           </CardList>
         )}
       </Loaded>

@@ -4,9 +4,6 @@ import { loadPageLinks } from "../store/page-links-store.js";
 import type { ExtractionCounts } from "../domain/model.js";
 import type { LinkDeps } from "../deps.js";
 
-/** Page versions read together. */
-const VERSION_BATCH = 500;
-
 /**
  * Extracts the links of a newly committed revision's new page versions, those its first parent
  * (in the same store) does not have: the two trees are diffed through the store, which skips
@@ -22,12 +19,6 @@ export async function extractRevisionLinks(em: EntityManager, deps: LinkDeps, re
   const baseRoot = parent?.status === "committed" && parent.storeId === revision.storeId ? parent.root : null;
   const session = new StoreSession(em, revision.storeId, deps.caches);
   const versionIds = (await diffPageVersions(session, baseRoot, revision.root)).flatMap((change) => (change.after ? [change.after] : []));
-  const counts: ExtractionCounts = { reused: 0, extracted: 0 };
-  for (let start = 0; start < versionIds.length; start += VERSION_BATCH) {
-    const pages = await session.pages(versionIds.slice(start, start + VERSION_BATCH));
-    const batch = await loadPageLinks(session, deps.links, [...pages.values()]);
-    counts.reused += batch.counts.reused;
-    counts.extracted += batch.counts.extracted;
-  }
-  return counts;
+  // loadPageLinks reads and parses the bodies a batch at a time.
+  return (await loadPageLinks(session, deps.links, [...(await session.pages(versionIds)).values()])).counts;
 }
