@@ -193,7 +193,10 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
   // The loops: bounded in count, stopped when the experiments are over.
   let stopLoops = false;
   let loopsEnd = Infinity;
-  const writeDeadline = () => Math.min(Date.now() + 60_000, loopsEnd + plan.writeGrace);
+  // A write keeps retrying until past the longest outage and its restart, so one started just as a
+  // process was killed still hears its result (a client that gives up earlier knows nothing).
+  const retryBudgetMs = Math.max(...Object.values(plan.outages)) + 30_000;
+  const writeDeadline = () => Math.min(Date.now() + retryBudgetMs, loopsEnd + plan.writeGrace);
   const pick = (list) => list[Math.floor(Math.random() * list.length)];
   const loop = async (body) => {
     for (let i = 0; i < plan.loops && !stopLoops; i++) {
@@ -326,6 +329,8 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
     now.down.push(name);
     unit.signal("SIGKILL");
     await exited;
+    // A commit may still land between the signal and the exit (PostgreSQL's backends die one by one).
+    experiment.goneAt = Date.now();
     await sleep(outageMs);
     const ready = nextEvent(unit, "ready");
     experiment.releasedAt = Date.now();
@@ -507,10 +512,12 @@ const KILL_WINDOW_MS = 250;
  * Whether `write` committed within KILL_WINDOW_MS before a kill -9 of a process that committed it or
  * carries its answer, and was then answered only "applied, read the result" (409) or a later success: the one case where
  * no process is left to give the write's answer. With copies, the kill of either copy of the
- * service that commits it (which copy committed is not recorded).
+ * service that commits it (which copy committed is not recorded). PostgreSQL commits every write:
+ * killed after a commit and before acknowledging it, it leaves the service that asked with an
+ * unknown outcome, which its answer (503) says and the retry resolves.
  */
 function killedBeforeAnswering(write, experiments) {
-  const owners = WRITE_OWNERS[write.kind] ?? [];
+  const owners = [...(WRITE_OWNERS[write.kind] ?? []), "postgres"];
   const last = write.attempts.at(-1);
   const honest = write.succeeded || (last?.status === 409 && /was applied/.test(JSON.stringify(write.body ?? "")));
   return (
@@ -519,7 +526,7 @@ function killedBeforeAnswering(write, experiments) {
       (experiment) =>
         owners.includes(experiment.target ?? experiment.unit) &&
         experiment.downAt !== undefined &&
-        (write.committedAt ?? []).some((at) => at <= experiment.downAt + 5 && at >= experiment.downAt - KILL_WINDOW_MS),
+        (write.committedAt ?? []).some((at) => at <= (experiment.goneAt ?? experiment.downAt) + 5 && at >= experiment.downAt - KILL_WINDOW_MS),
     )
   );
 }
