@@ -195,7 +195,8 @@ async function exercise({ stack, plan, short, replicas, log, started, supervisio
   let loopsEnd = Infinity;
   // A write keeps retrying until past the longest outage and its restart, so one started just as a
   // process was killed still hears its result (a client that gives up earlier knows nothing).
-  const retryBudgetMs = Math.max(...Object.values(plan.outages)) + 30_000;
+  // (The replicas' plans keep no process down: their writes keep the 60 s they had.)
+  const retryBudgetMs = Math.max(60_000, ...Object.values(plan.outages ?? {}).map((ms) => ms + 30_000));
   const writeDeadline = () => Math.min(Date.now() + retryBudgetMs, loopsEnd + plan.writeGrace);
   const pick = (list) => list[Math.floor(Math.random() * list.length)];
   const loop = async (body) => {
