@@ -1,6 +1,6 @@
 // The sandbox with the real QuickJS WebAssembly, in worker threads, running integrations bundled as
 // GitBook's CLI bundles them and called as GitBook's dispatcher calls them.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import {
   createSandboxPool,
   DEFAULT_SANDBOX_LIMITS,
@@ -556,6 +556,36 @@ describe("the pool", () => {
       await tiny.close();
     }
     expect(failed(await run(tiny, "slow@1", "", renderEvent("x"))).failure).toBe("busy");
+  });
+
+  it("starts another worker while its only worker is held by a call, and stops it once idle", async () => {
+    const growing = createSandboxPool({ limits: { ...LIMITS, wallMs: 10_000 }, workers: 2, spareAfterMs: 100, spareIdleMs: 300 });
+    try {
+      const quick = `export default { fetch: () => new Response("quick") };`;
+      for (let index = 0; index < 5; index++) expect(ok(await run(growing, "quick@1", quick, renderEvent("x"))).text).toBe("quick");
+      expect(growing.threads()).toBe(1);
+      // The only worker is held by a call waiting on a fetch: the next call gets a worker of its own.
+      let fetchStarted = (): void => {};
+      const started = new Promise<void>((resolve) => (fetchStarted = resolve));
+      let answerFetch = (): void => {};
+      const answered = new Promise<void>((resolve) => (answerFetch = resolve));
+      const heldFetch: SandboxFetch = async () => {
+        fetchStarted();
+        await answered;
+        return { status: 200, headers: [], body: new Uint8Array() };
+      };
+      const held = `export default { fetch: async () => { await fetch("https://held.test/"); return new Response("held"); } };`;
+      const slow = run(growing, "held@1", held, renderEvent("x"), heldFetch);
+      await started;
+      expect(ok(await run(growing, "quick@1", quick, renderEvent("x"))).text).toBe("quick");
+      expect(growing.threads()).toBe(2);
+      answerFetch();
+      expect(ok(await slow).text).toBe("held");
+      await vi.waitFor(() => expect(growing.threads()).toBe(1), { timeout: 10_000, interval: 50 });
+      expect(ok(await run(growing, "quick@1", quick, renderEvent("x"))).text).toBe("quick");
+    } finally {
+      await growing.close();
+    }
   });
 
   it("has the documented default limits", () => {

@@ -1,6 +1,7 @@
-// The main thread's side of the sandbox: a pool of worker threads each running one call at a time,
-// a bounded queue in front of them, the caller's SandboxFetch for the scripts' fetches, and a
-// watchdog that replaces a worker that stops answering.
+// The main thread's side of the sandbox: a pool of worker threads each running one call at a time
+// (one at first, more while calls wait, back to one when idle), a bounded queue in front of them,
+// the caller's SandboxFetch for the scripts' fetches, and a watchdog that replaces a worker that
+// stops answering.
 import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
 import { sandboxKills, sandboxRunDuration, sandboxRuns, type CounterChild } from "@imprint/runtime/core";
@@ -19,6 +20,14 @@ import type {
 
 const DEFAULT_MAX_QUEUED_CALLS = 256;
 const DEFAULT_WARM_SCRIPTS = 8;
+// A worker costs ~35 MB under load (its isolate, heap and compiled code), and on a small machine one
+// keeps up with the load. Another starts while a call waits and either every worker has been on its
+// call this long (held by a slow call: fetches, timers, a loop)...
+const DEFAULT_SPARE_AFTER_MS = 250;
+// ...or the call has waited this long (the load outgrows the workers; a burst of 32 short deliveries
+// clears sooner).
+const BACKLOG_FACTOR = 8;
+const DEFAULT_SPARE_IDLE_MS = 30_000;
 // How long past its wall limit a worker may take to answer before it is deemed wedged.
 const WATCHDOG_GRACE_MS = 2000;
 // QuickJS recursion runs on the thread's stack too (script-runtime.ts sizes QuickJS's own stack).
@@ -29,6 +38,7 @@ const STARTS_FAILED_BEFORE_REFUSING = 3;
 interface WaitingCall {
   input: SandboxRunInput;
   answer: (outcome: SandboxOutcome) => void;
+  queuedAt: number;
 }
 
 interface ActiveCall extends WaitingCall {
@@ -45,6 +55,8 @@ interface WorkerSlot {
   /** What the worker last said it holds warm: calls of these scripts go to it first. */
   warmScriptKeys: Set<string>;
   lastError: Error | undefined;
+  /** Stops the worker once it has been idle for spareIdleMs, while another is left. */
+  idleTimer: NodeJS.Timeout | undefined;
 }
 
 /** The failures of a script stopped at one of its limits: each is a kill (imprint_sandbox_kills_total). */
@@ -78,6 +90,9 @@ class WorkerPool implements SandboxPool {
   private failedStarts = 0;
   private closing: { resolve: () => void; done: Promise<void> } | undefined;
   private readonly workers: number;
+  private readonly spareAfterMs: number;
+  private readonly spareIdleMs: number;
+  private spareCheck: NodeJS.Timeout | undefined;
   private started = false;
 
   constructor(options: SandboxPoolOptions) {
@@ -87,13 +102,19 @@ class WorkerPool implements SandboxPool {
     this.maxQueuedCalls = options.maxQueuedCalls ?? DEFAULT_MAX_QUEUED_CALLS;
     this.settings = { warmScripts: options.warmScriptsPerWorker ?? DEFAULT_WARM_SCRIPTS };
     this.workers = options.workers;
+    this.spareAfterMs = options.spareAfterMs ?? DEFAULT_SPARE_AFTER_MS;
+    this.spareIdleMs = options.spareIdleMs ?? DEFAULT_SPARE_IDLE_MS;
   }
 
-  /** The workers start with the first call: a deployment (or a test) that runs no script pays nothing for them. */
+  /** The first worker starts with the first call: a deployment (or a test) that runs no script pays nothing for it. */
   private startWorkers(): void {
     if (this.started) return;
     this.started = true;
-    for (let index = 0; index < this.workers; index++) this.slots.push(this.spawn());
+    this.slots.push(this.spawn());
+  }
+
+  threads(): number {
+    return this.slots.length;
   }
 
   run(input: SandboxRunInput): Promise<SandboxOutcome> {
@@ -106,7 +127,7 @@ class WorkerPool implements SandboxPool {
     }
     this.startWorkers();
     return new Promise((answer) => {
-      this.queue.push({ input, answer });
+      this.queue.push({ input, answer, queuedAt: performance.now() });
       this.dispatch();
     });
   }
@@ -126,7 +147,7 @@ class WorkerPool implements SandboxPool {
     const worker = startWorker(this.settings);
     // Idle workers do not keep the process alive; a running call's watchdog timer does.
     worker.unref();
-    const slot: WorkerSlot = { worker, ready: false, active: undefined, warmScriptKeys: new Set(), lastError: undefined };
+    const slot: WorkerSlot = { worker, ready: false, active: undefined, warmScriptKeys: new Set(), lastError: undefined, idleTimer: undefined };
     worker.on("message", (message: FromWorkerMessage) => this.onMessage(slot, message));
     worker.on("error", (error: Error) => {
       slot.lastError = error;
@@ -140,14 +161,60 @@ class WorkerPool implements SandboxPool {
     for (;;) {
       const next = this.queue[0];
       const idle = this.slots.filter((slot) => slot.ready && !slot.active);
-      if (!next || idle.length === 0) return;
+      if (!next) return;
+      if (idle.length === 0) {
+        this.spareLater();
+        return;
+      }
       const slot = idle.find((candidate) => candidate.warmScriptKeys.has(next.input.scriptKey)) ?? idle[0]!;
       this.queue.shift();
       this.start(slot, next);
     }
   }
 
+  /**
+   * Starts one more worker (one starting at a time) while a call waits, once every worker has been
+   * on its call for spareAfterMs or the oldest waiting call has waited BACKLOG_FACTOR times that.
+   */
+  private spareLater(): void {
+    const canGrow = (): boolean => !this.closing && this.slots.length < this.workers && this.slots.every((slot) => slot.ready && slot.active);
+    const spareDueAt = (): number | undefined => {
+      const oldest = this.queue[0];
+      if (!oldest || !canGrow()) return undefined;
+      const lastStarted = Math.max(...this.slots.map((slot) => slot.active!.startedAt));
+      return Math.min(lastStarted + this.spareAfterMs, oldest.queuedAt + BACKLOG_FACTOR * this.spareAfterMs);
+    };
+    const due = spareDueAt();
+    if (this.spareCheck || due === undefined) return;
+    this.spareCheck = setTimeout(
+      () => {
+        this.spareCheck = undefined;
+        const dueNow = spareDueAt();
+        if (dueNow === undefined) return;
+        if (dueNow <= performance.now()) this.slots.push(this.spawn());
+        else this.spareLater();
+      },
+      Math.max(0, due - performance.now()),
+    );
+    this.spareCheck.unref();
+  }
+
+  /** Stops a worker that stays idle for spareIdleMs, as long as another is left. */
+  private stopWhenLongIdle(slot: WorkerSlot): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = setTimeout(() => {
+      slot.idleTimer = undefined;
+      const index = this.slots.indexOf(slot);
+      if (this.closing || slot.active || index === -1 || this.slots.length <= 1) return;
+      this.slots.splice(index, 1);
+      void slot.worker.terminate();
+    }, this.spareIdleMs);
+    slot.idleTimer.unref();
+  }
+
   private start(slot: WorkerSlot, waiting: WaitingCall): void {
+    clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
     const callId = ++this.callSequence;
     const active: ActiveCall = {
       ...waiting,
@@ -228,8 +295,12 @@ class WorkerPool implements SandboxPool {
     for (const controller of active.fetches.values()) controller.abort();
     slot.active = undefined;
     active.answer(outcome);
-    if (this.closing) this.stopWhenIdle();
-    else this.dispatch();
+    if (this.closing) {
+      this.stopWhenIdle();
+      return;
+    }
+    this.dispatch();
+    if (!slot.active && this.slots.includes(slot)) this.stopWhenLongIdle(slot);
   }
 
   // The worker did not answer in time: QuickJS's interrupt handler would have stopped a script, so
@@ -283,12 +354,14 @@ class WorkerPool implements SandboxPool {
       this.slots.splice(index, 1);
       return;
     }
+    clearTimeout(slot.idleTimer);
     // Holds the place, never ready, until the new worker is started.
-    const placeholder: WorkerSlot = { ...slot, ready: false, active: undefined, warmScriptKeys: new Set() };
+    const placeholder: WorkerSlot = { ...slot, ready: false, active: undefined, warmScriptKeys: new Set(), idleTimer: undefined };
     this.slots[index] = placeholder;
     // A worker that cannot even start is retried after a pause rather than in a tight loop.
     const replace = (): void => {
-      if (!this.closing && this.slots[index] === placeholder) this.slots[index] = this.spawn();
+      const at = this.slots.indexOf(placeholder);
+      if (!this.closing && at !== -1) this.slots[at] = this.spawn();
     };
     if (slot.ready) replace();
     else setTimeout(replace, RESTART_DELAY_MS).unref();
@@ -296,7 +369,9 @@ class WorkerPool implements SandboxPool {
 
   private stopWhenIdle(): void {
     if (!this.closing || this.slots.some((slot) => slot.active)) return;
+    clearTimeout(this.spareCheck);
     const slots = this.slots.splice(0);
+    for (const slot of slots) clearTimeout(slot.idleTimer);
     const closing = this.closing;
     void Promise.all(slots.map((slot) => slot.worker.terminate())).then(() => closing.resolve());
   }

@@ -55,14 +55,24 @@ export interface SandboxRunInput {
 export interface SandboxPool {
   /** Runs the script's default export `fetch(request, env, ctx)` once and answers its Response (after ctx.waitUntil promises settle, within the wall limit). `scriptKey` identifies the script text (e.g. `${integration}@${version}`) for warm reuse. */
   run(input: SandboxRunInput): Promise<SandboxOutcome>;
+  /** Worker threads started and not stopped (for tests and metrics). */
+  threads(): number;
   /** Stops taking calls, lets the running ones finish, then stops the workers. */
   close(): Promise<void>;
 }
 
 export interface SandboxPoolOptions {
   limits: SandboxLimits;
-  /** Worker threads; each runs one call at a time. */
+  /**
+   * The most worker threads; each runs one call at a time. One starts with the first call; another
+   * starts while a call waits and every worker has been on its call for `spareAfterMs`, or the call
+   * has waited 8 times that; a worker that stays idle for `spareIdleMs` stops while another is left.
+   */
   workers: number;
+  /** How long every worker has been on its call, while a call waits, before the pool starts another (default 250 ms). */
+  spareAfterMs?: number;
+  /** How long a worker beyond the first stays idle before it stops (default 30 s). */
+  spareIdleMs?: number;
   logger?: { warn(obj: object, msg: string): void };
   /** Calls waiting for a worker beyond which `run` answers `busy` (default 256). */
   maxQueuedCalls?: number;
