@@ -202,6 +202,8 @@ class WorkerPool implements SandboxPool {
   /** Stops a worker that stays idle for spareIdleMs, as long as another is left. */
   private stopWhenLongIdle(slot: WorkerSlot): void {
     clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    if (this.slots.length <= 1) return;
     slot.idleTimer = setTimeout(() => {
       slot.idleTimer = undefined;
       const index = this.slots.indexOf(slot);
@@ -246,6 +248,8 @@ class WorkerPool implements SandboxPool {
       slot.ready = true;
       this.failedStarts = 0;
       this.dispatch();
+      // A worker started for a call another worker took in the meantime.
+      if (!slot.active && !this.closing) this.stopWhenLongIdle(slot);
       return;
     }
     const active = slot.active;
