@@ -199,16 +199,16 @@ class WorkerPool implements SandboxPool {
     this.spareCheck.unref();
   }
 
-  /** Stops a worker that stays idle for spareIdleMs, as long as another is left. */
+  /** For a worker left without a call: stops it once it has stayed idle for spareIdleMs, as long as another is left. */
   private stopWhenLongIdle(slot: WorkerSlot): void {
+    const mayStop = (): boolean => !this.closing && !slot.active && this.slots.length > 1 && this.slots.includes(slot);
     clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
-    if (this.slots.length <= 1) return;
+    if (!mayStop()) return;
     slot.idleTimer = setTimeout(() => {
       slot.idleTimer = undefined;
-      const index = this.slots.indexOf(slot);
-      if (this.closing || slot.active || index === -1 || this.slots.length <= 1) return;
-      this.slots.splice(index, 1);
+      if (!mayStop()) return;
+      this.slots.splice(this.slots.indexOf(slot), 1);
       void slot.worker.terminate();
     }, this.spareIdleMs);
     slot.idleTimer.unref();
@@ -249,7 +249,7 @@ class WorkerPool implements SandboxPool {
       this.failedStarts = 0;
       this.dispatch();
       // A worker started for a call another worker took in the meantime.
-      if (!slot.active && !this.closing) this.stopWhenLongIdle(slot);
+      this.stopWhenLongIdle(slot);
       return;
     }
     const active = slot.active;
@@ -304,7 +304,7 @@ class WorkerPool implements SandboxPool {
       return;
     }
     this.dispatch();
-    if (!slot.active && this.slots.includes(slot)) this.stopWhenLongIdle(slot);
+    this.stopWhenLongIdle(slot);
   }
 
   // The worker did not answer in time: QuickJS's interrupt handler would have stopped a script, so
