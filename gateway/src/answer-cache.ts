@@ -7,7 +7,7 @@ import type { BudgetedCache } from "@imprint/runtime/core";
  * re-decoded nor re-mapped. Readers arriving while one fetches wait for it. Its bytes count against
  * the gateway's one cache budget.
  */
-export class AnswerCache<E extends { json: Buffer }> {
+export class AnswerCache<E extends { json: Buffer | readonly Buffer[] }> {
   private readonly inflight = new Map<string, Promise<unknown>>();
 
   constructor(private readonly entries: BudgetedCache<E>) {}
@@ -36,6 +36,7 @@ export class AnswerCache<E extends { json: Buffer }> {
   }
 
   set(key: string, entry: E): void {
-    this.entries.set(key, entry, entry.json.length);
+    const bytes = Buffer.isBuffer(entry.json) ? entry.json.length : entry.json.reduce((sum, chunk) => sum + chunk.length, 0);
+    this.entries.set(key, entry, bytes);
   }
 }

@@ -125,6 +125,29 @@ describe("GET /v1/spaces/{spaceId}/content/pages", () => {
     const other = await createOrganization(stack);
     expect((await call(stack, "GET", `/v1/spaces/${spaceId}/content/pages`, { token: other.owner.token })).status).toBe(404);
   });
+
+  it("sends a tree larger than one chunk of the kept answer whole, with its length, first read and kept", async () => {
+    // 40 pages of 4,000 characters each: about 170 KB of JSON, three chunks of the gateway's kept answer.
+    const markdownOf = (index: number) => `Page ${index} ${"lorem ipsum ".repeat(333)}`.trim();
+    await seed(async (draftId, caller) => {
+      for (let index = 0; index < 40; index++) {
+        await editing.createPage({
+          caller,
+          draftId,
+          page: CreatePageInput.fromPartial({ pageId: `p${index}`, title: `Page ${index}`, markdown: markdownOf(index) }),
+        });
+      }
+    });
+    for (const read of ["first", "kept"]) {
+      const answer = await call(stack, "GET", `/v1/spaces/${spaceId}/content/pages`, { token: org.owner.token });
+      expect(answer.status, read).toBe(200);
+      expect(Number(answer.headers.get("content-length")), read).toBe(Buffer.byteLength(JSON.stringify(answer.body)));
+      expect(
+        answer.body.pages.map((page: { markdown: string }) => page.markdown),
+        read,
+      ).toEqual(Array.from({ length: 40 }, (_, index) => markdownOf(index)));
+    }
+  });
 });
 
 describe("GET /v1/spaces/{spaceId}/content/page/{pageId} and /path/{pagePath}", () => {

@@ -7,7 +7,7 @@ import { toRestFile } from "../mappers/file.js";
 import { toRestPage } from "../mappers/page.js";
 import { toRestReusableContent, toRestRevision } from "../mappers/revision.js";
 import { pageQueryShape, toPageRequest, toPagedList } from "../pagination.js";
-import { defineRoute, ok, type Route } from "../route.js";
+import { defineRoute, ok, okChunks, type Route } from "../route.js";
 import { pathId, queryParam } from "../validation.js";
 import type { RouteDeps } from "./deps.js";
 
@@ -101,7 +101,7 @@ function pageReadOptions(query: z.output<typeof pageQuery>): PageReadOptions {
  * The last answer of a content read per key: the revision it was read from (a committed revision
  * never changes: it is the answer's identity) and the organization its app URLs name.
  */
-type KeptRead = { revisionId: string; organizationId: string; json: Buffer };
+type KeptRead = { revisionId: string; organizationId: string; json: readonly Buffer[] };
 
 /**
  * Answers a content read from the kept JSON while content says the reference still resolves to the
@@ -113,8 +113,8 @@ async function keptRead<R extends { revisionId: string; organizationId: string; 
   kept: AnswerCache<KeptRead>,
   key: string,
   read: (knownRevisionId?: string) => Promise<R>,
-  encode: (response: NoInfer<R>) => Buffer,
-): Promise<Buffer> {
+  encode: (response: NoInfer<R>) => readonly Buffer[],
+): Promise<readonly Buffer[]> {
   const keep = (response: R) => {
     const json = encode(response);
     kept.set(key, { revisionId: response.revisionId, organizationId: response.organizationId, json });
@@ -131,16 +131,16 @@ async function keptRead<R extends { revisionId: string; organizationId: string; 
 }
 
 /** Bytes, not a string: every answer writes the same buffer instead of encoding it again. */
-const jsonBytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
+const jsonBytes = (value: unknown): Buffer[] => [Buffer.from(JSON.stringify(value))];
 
 /** Characters of JSON gathered before they are encoded into a chunk of the answer. */
 const JSON_CHUNK_CHARS = 64 * 1024;
 
 /**
- * `{"<key>": [items mapped]}` as bytes, each item mapped and encoded in turn: a 10,000-page tree
- * never exists as REST objects and one string at once (the same bytes as `jsonBytes`).
+ * `{"<key>": [items mapped]}` as chunks of bytes, each item mapped and encoded in turn: a 10,000-page
+ * tree never exists as REST objects, one string or one buffer at once (the same bytes as `jsonBytes`).
  */
-function jsonListBytes<T>(key: string, items: readonly T[], map: (item: T) => unknown): Buffer {
+function jsonListBytes<T>(key: string, items: readonly T[], map: (item: T) => unknown): Buffer[] {
   const chunks: Buffer[] = [];
   let text = `{${JSON.stringify(key)}:[`;
   items.forEach((item, index) => {
@@ -151,7 +151,7 @@ function jsonListBytes<T>(key: string, items: readonly T[], map: (item: T) => un
     }
   });
   chunks.push(Buffer.from(`${text}]}`));
-  return Buffer.concat(chunks);
+  return chunks;
 }
 
 export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, caches }: RouteDeps): Route[] {
@@ -180,7 +180,7 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
     query: z.output<typeof pageQuery>,
     caller: Caller | undefined,
     target: { pageId: string } | { path: string },
-  ): Promise<Buffer> => {
+  ): Promise<readonly Buffer[]> => {
     const request = { caller, ref: prefix.ref(params), options: readOptions(query), pageOptions: pageReadOptions(query) };
     return keptRead(
       pages,
@@ -224,7 +224,7 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
           return jsonListBytes("pages", response.pages, (page) => toRestPage(page, context));
         };
         ctx.type = "application/json";
-        return ok(
+        return okChunks(
           await keptRead(
             pageTrees,
             key,
@@ -272,7 +272,7 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       query: pageQuery,
       handler: async ({ params, query, principal, ctx }) => {
         ctx.type = "application/json";
-        return ok(await keptPage(params, query, principal.caller, { pageId: params.pageId }));
+        return okChunks(await keptPage(params, query, principal.caller, { pageId: params.pageId }));
       },
     }),
 
@@ -323,7 +323,7 @@ export function contentRoutesFor(prefix: ContentPrefix, { upstreams, urls, cache
       query: pageQuery,
       handler: async ({ params, query, principal, ctx }) => {
         ctx.type = "application/json";
-        return ok(await keptPage(params, query, principal.caller, { path: params.pagePath }));
+        return okChunks(await keptPage(params, query, principal.caller, { path: params.pagePath }));
       },
     }),
   ];

@@ -58,8 +58,12 @@ export const readerConfigShape = {
   SITE_CACHE_TTL_MS: z.coerce.number().int().min(0).default(1_000),
   /** With NATS: the longest anything is reused without an event (a safety net for a missed one). */
   EVENT_CACHE_TTL_MS: env.positiveInt(60_000),
-  /** Budget of the rendered-page cache, in bytes (pages are kept per revision, page and visitor). */
-  PAGE_CACHE_BYTES: env.positiveInt(64 * 1024 * 1024),
+  /**
+   * One budget, in bytes, for rendered pages (kept per revision, page and visitor), page bodies and
+   * small files. 48 MiB keeps the reader within 256 MB under the bench's hundred 5,000-word pages
+   * (docs/benchmarks.md § Memory); 64 MiB took it to 258 MB.
+   */
+  PAGE_CACHE_BYTES: env.positiveInt(48 * 1024 * 1024),
   LOG_LEVEL: env.logLevel(),
   LOG_FORMAT: env.logFormat(),
   SHUTDOWN_GRACE_MS: env.positiveInt(10_000),
