@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { link, mkdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 
 /** Whether a file system error means "not allowed here" (a setting to change), not a fault. */
@@ -27,10 +27,14 @@ export async function resolveKeptSecret(options: {
   const kept = (await readFile(file, "utf8").catch(() => "")).trim();
   if (kept) return kept;
   const secret = options.generate?.() ?? randomBytes(32).toString("base64url");
+  // Written whole to a file of this call's own, then linked under the kept name: a link is created
+  // whole or not at all, so a process starting beside this one reads the first key in full, never
+  // a file still being written (replicas started at once failed on a partial key).
+  const temporary = `${file}.${process.pid}.${randomBytes(6).toString("hex")}`;
   try {
     await mkdir(dirname(file), { recursive: true });
-    // "wx": when two processes start at once, the second keeps the first one's key.
-    await writeFile(file, `${secret}\n`, { mode: 0o600, flag: "wx" });
+    await writeFile(temporary, `${secret}\n`, { mode: 0o600, flag: "wx" });
+    await link(temporary, file);
     return secret;
   } catch (error) {
     if (isPermissionError(error)) {
@@ -39,7 +43,10 @@ export async function resolveKeptSecret(options: {
         { cause: error },
       );
     }
+    // Another process kept its key first: this one uses it.
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
     return (await readFile(file, "utf8")).trim();
+  } finally {
+    await unlink(temporary).catch(() => undefined);
   }
 }
