@@ -59,6 +59,12 @@ interface WorkerSlot {
   idleTimer: NodeJS.Timeout | undefined;
 }
 
+/** Cancels a worker's stop for idleness (it took a call, is replaced, or the pool closes). */
+function cancelIdleStop(slot: WorkerSlot): void {
+  clearTimeout(slot.idleTimer);
+  slot.idleTimer = undefined;
+}
+
 /** The failures of a script stopped at one of its limits: each is a kill (imprint_sandbox_kills_total). */
 const LIMITS = new Set<string>(["cpu_limit", "wall_limit", "memory_limit", "output_limit"]);
 const runDuration = sandboxRunDuration.child();
@@ -202,8 +208,7 @@ class WorkerPool implements SandboxPool {
   /** For a worker left without a call: stops it once it has stayed idle for spareIdleMs, as long as another is left. */
   private stopWhenLongIdle(slot: WorkerSlot): void {
     const mayStop = (): boolean => !this.closing && !slot.active && this.slots.length > 1 && this.slots.includes(slot);
-    clearTimeout(slot.idleTimer);
-    slot.idleTimer = undefined;
+    cancelIdleStop(slot);
     if (!mayStop()) return;
     slot.idleTimer = setTimeout(() => {
       slot.idleTimer = undefined;
@@ -215,8 +220,7 @@ class WorkerPool implements SandboxPool {
   }
 
   private start(slot: WorkerSlot, waiting: WaitingCall): void {
-    clearTimeout(slot.idleTimer);
-    slot.idleTimer = undefined;
+    cancelIdleStop(slot);
     const callId = ++this.callSequence;
     const active: ActiveCall = {
       ...waiting,
@@ -358,7 +362,7 @@ class WorkerPool implements SandboxPool {
       this.slots.splice(index, 1);
       return;
     }
-    clearTimeout(slot.idleTimer);
+    cancelIdleStop(slot);
     // Holds the place, never ready, until the new worker is started.
     const placeholder: WorkerSlot = { ...slot, ready: false, active: undefined, warmScriptKeys: new Set(), idleTimer: undefined };
     this.slots[index] = placeholder;
@@ -375,7 +379,7 @@ class WorkerPool implements SandboxPool {
     if (!this.closing || this.slots.some((slot) => slot.active)) return;
     clearTimeout(this.spareCheck);
     const slots = this.slots.splice(0);
-    for (const slot of slots) clearTimeout(slot.idleTimer);
+    for (const slot of slots) cancelIdleStop(slot);
     const closing = this.closing;
     void Promise.all(slots.map((slot) => slot.worker.terminate())).then(() => closing.resolve());
   }
