@@ -183,7 +183,12 @@ export async function keyboardGaps(page: Page): Promise<{ unreached: string[]; u
     window.scrollTo(0, 0);
     return document.querySelectorAll("${CONTROLS}").length;
   })()`);
-  for (let press = 0; press < total + 5; press++) await page.keyboard.press("Tab");
+  // Controls a page shows once its lists load may come after the count: while there are more
+  // than the last walk covered, walk once more (marks are kept; the walk wraps round the page).
+  const count = () => page.evaluate<number>(`document.querySelectorAll("${CONTROLS}").length`);
+  for (let walked = 0, controls = total; controls > walked; walked = controls, controls = await count()) {
+    for (let press = 0; press < controls + 5; press++) await page.keyboard.press("Tab");
+  }
   return page.evaluate<{ unreached: string[]; unnamed: string[] }>(`(() => {
     const controls = [...document.querySelectorAll("${CONTROLS}")].filter(
       (element) => !element.disabled && element.getClientRects().length > 0 && element.getAttribute("tabindex") !== "-1",
