@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import {
   resolvePageTokenSecret,
   resolveReplicas,
   restartDelayMs,
+  serviceNodeFlags,
   startUnit,
   stackDescription,
   startStack,
@@ -149,6 +151,16 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
       pid: 4242,
     });
     expect(description.identityGrpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
+  });
+
+  it("starts every process with V8's memory saver mode but the one hosting content", () => {
+    const hostsContent = (name: string) => name === ONE_PROCESS_NAME || name.startsWith("content");
+    expect(stack.processes.length).toBe(hosting === "split" ? 8 : 1);
+    for (const handle of stack.processes) {
+      const argv = readFileSync(`/proc/${handle.pid}/cmdline`, "utf8").split("\0");
+      expect(argv, handle.name).toContain("--max-semi-space-size=8");
+      expect(argv.includes("--memory-saver-mode"), handle.name).toBe(!hostsContent(handle.name));
+    }
   });
 
   it("serves published sites on the reader, whose URL the API builds them on", async () => {
@@ -407,6 +419,19 @@ describe("startStack failures", () => {
     },
     patient(60_000),
   );
+});
+
+describe("V8 flags of the stack's processes", () => {
+  it("add the memory saver mode where content is not hosted, unless IMPRINT_NODE_FLAGS says otherwise", () => {
+    const defaults = ["--max-semi-space-size=8", "--heap-growing-percent=50"];
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "gateway" })).toEqual([...defaults, "--memory-saver-mode"]);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "identity,publishing" })).toEqual([...defaults, "--memory-saver-mode"]);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "content" })).toEqual(defaults);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "identity,content" })).toEqual(defaults);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "all" })).toEqual(defaults);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "gateway", IMPRINT_NODE_FLAGS: " --max-old-space-size=200  " })).toEqual(["--max-old-space-size=200"]);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "gateway", IMPRINT_NODE_FLAGS: "" })).toEqual([]);
+  });
 });
 
 describe("restart backoff", () => {

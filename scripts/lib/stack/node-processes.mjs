@@ -15,15 +15,27 @@ const LAST_LINES_KEPT = 40;
  * semi-space instead of V8's default for a large machine: the young generation fills and stays
  * committed during start-up, so this alone takes 40–50 MB off each process's RSS at idle, and caps
  * what request bursts leave behind. Its heap grows by half its live size between collections
- * instead of up to four times. V8's memory saver mode hands the pages a collection empties back to
- * the system: without it V8 keeps them mapped for reuse, and a process's RSS stays at its largest
- * heap so far (content: 80 MB of empty pages beside a 273 MB heap after writing long pages). None
- * sets a limit, so nothing runs out of memory because of them (the Helm chart, whose pods have
- * memory limits, sets --max-old-space-size from them; the image's entry point sets the saver mode).
+ * instead of up to four times. Neither sets a limit, so nothing runs out of memory because of
+ * them (the Helm chart, whose pods have memory limits, sets --max-old-space-size from them).
  */
-export const DEFAULT_NODE_FLAGS = "--max-semi-space-size=8 --heap-growing-percent=50 --memory-saver-mode";
+export const DEFAULT_NODE_FLAGS = "--max-semi-space-size=8 --heap-growing-percent=50";
+
+/**
+ * Added to the defaults of a process that does not host content: V8's memory saver mode hands the
+ * pages a collection empties back to the system. Without it V8 keeps them mapped for reuse, and a
+ * process's RSS stays at its largest heap so far (20–35 MB more in the gateway, identity and
+ * publishing over the bench). Content is left without it: it collects often under bulk writes and
+ * 32 concurrent reads, and there the mode cost a third more time seeding 10,000 pages and pushed
+ * page-by-path p99 from 1.4× to 1.7–1.8× the organization read's (docs/benchmarks.md § Memory).
+ */
+export const MEMORY_SAVER_FLAG = "--memory-saver-mode";
+
+/** The V8 flags of a process of the stack that hosts `env.IMPRINT_TARGETS` (all of them if unset). */
 export function serviceNodeFlags(env = process.env) {
-  return (env.IMPRINT_NODE_FLAGS ?? DEFAULT_NODE_FLAGS).split(/\s+/).filter(Boolean);
+  if (env.IMPRINT_NODE_FLAGS !== undefined) return env.IMPRINT_NODE_FLAGS.split(/\s+/).filter(Boolean);
+  const targets = (env.IMPRINT_TARGETS ?? "all").split(",").map((name) => name.trim());
+  const hostsContent = targets.includes("all") || targets.includes("content");
+  return [...DEFAULT_NODE_FLAGS.split(" "), ...(hostsContent ? [] : [MEMORY_SAVER_FLAG])];
 }
 
 /**
