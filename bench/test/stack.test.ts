@@ -153,13 +153,13 @@ describe.each(HOSTINGS)("startStack (%s)", (hosting: Hosting) => {
     expect(description.identityGrpcAddress).toMatch(/^127\.0\.0\.1:\d+$/);
   });
 
-  it("starts every process with V8's memory saver mode but the one hosting content", () => {
-    const hostsContent = (name: string) => name === ONE_PROCESS_NAME || name.startsWith("content");
+  it("starts with V8's memory saver mode every process that hosts neither content, identity nor the gateway", () => {
+    const skipped = (name: string) => name === ONE_PROCESS_NAME || ["content", "identity", "gateway"].some((target) => name.startsWith(target));
     expect(stack.processes.length).toBe(hosting === "split" ? 8 : 1);
     for (const handle of stack.processes) {
       const argv = readFileSync(`/proc/${handle.pid}/cmdline`, "utf8").split("\0");
       expect(argv, handle.name).toContain("--max-semi-space-size=8");
-      expect(argv.includes("--memory-saver-mode"), handle.name).toBe(!hostsContent(handle.name));
+      expect(argv.includes("--memory-saver-mode"), handle.name).toBe(!skipped(handle.name));
     }
   });
 
@@ -422,15 +422,17 @@ describe("startStack failures", () => {
 });
 
 describe("V8 flags of the stack's processes", () => {
-  it("add the memory saver mode where content is not hosted, unless IMPRINT_NODE_FLAGS says otherwise", () => {
+  it("add the memory saver mode where content, identity and the gateway are not hosted, unless IMPRINT_NODE_FLAGS says otherwise", () => {
     const defaults = ["--max-semi-space-size=8", "--heap-growing-percent=50"];
-    expect(serviceNodeFlags({ IMPRINT_TARGETS: "gateway" })).toEqual([...defaults, "--memory-saver-mode"]);
-    expect(serviceNodeFlags({ IMPRINT_TARGETS: "identity,publishing" })).toEqual([...defaults, "--memory-saver-mode"]);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "publishing" })).toEqual([...defaults, "--memory-saver-mode"]);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "collaboration,integration,reader,app" })).toEqual([...defaults, "--memory-saver-mode"]);
     expect(serviceNodeFlags({ IMPRINT_TARGETS: "content" })).toEqual(defaults);
-    expect(serviceNodeFlags({ IMPRINT_TARGETS: "identity,content" })).toEqual(defaults);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "identity" })).toEqual(defaults);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "gateway" })).toEqual(defaults);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "publishing,identity" })).toEqual(defaults);
     expect(serviceNodeFlags({ IMPRINT_TARGETS: "all" })).toEqual(defaults);
-    expect(serviceNodeFlags({ IMPRINT_TARGETS: "gateway", IMPRINT_NODE_FLAGS: " --max-old-space-size=200  " })).toEqual(["--max-old-space-size=200"]);
-    expect(serviceNodeFlags({ IMPRINT_TARGETS: "gateway", IMPRINT_NODE_FLAGS: "" })).toEqual([]);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "publishing", IMPRINT_NODE_FLAGS: " --max-old-space-size=200  " })).toEqual(["--max-old-space-size=200"]);
+    expect(serviceNodeFlags({ IMPRINT_TARGETS: "publishing", IMPRINT_NODE_FLAGS: "" })).toEqual([]);
   });
 });
 

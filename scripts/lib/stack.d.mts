@@ -22,6 +22,8 @@ export function resolveReplicas(env?: Record<string, string | undefined>, hostin
 export function checkReplicas(replicas: number, hosting: Hosting): number;
 export const HTTP_COPY_DRAIN_MS: number;
 export const FORCE_KILL_AFTER_MS: number;
+/** The V8 flags of a process of the stack that hosts `env.IMPRINT_TARGETS` (IMPRINT_NODE_FLAGS replaces them). */
+export function serviceNodeFlags(env?: Record<string, string | undefined>): string[];
 export function envName(service: { name: string }, suffix: string): string;
 export function stackJsonKey(service: { name: string }): string;
 

@@ -21,21 +21,28 @@ const LAST_LINES_KEPT = 40;
 export const DEFAULT_NODE_FLAGS = "--max-semi-space-size=8 --heap-growing-percent=50";
 
 /**
- * Added to the defaults of a process that does not host content: V8's memory saver mode hands the
- * pages a collection empties back to the system. Without it V8 keeps them mapped for reuse, and a
- * process's RSS stays at its largest heap so far (20–35 MB more in the gateway, identity and
- * publishing over the bench). Content is left without it: it collects often under bulk writes and
- * 32 concurrent reads, and there the mode cost a third more time seeding 10,000 pages and pushed
- * page-by-path p99 from 1.4× to 1.7–1.8× the organization read's (docs/benchmarks.md § Memory).
+ * Added to the defaults of a process that hosts none of MEMORY_SAVER_SKIPPED: V8's memory saver mode
+ * hands the pages a collection empties back to the system. Without it V8 keeps them mapped for
+ * reuse, and a process's RSS stays at its largest heap so far (over the bench, 25–75 MB more in
+ * publishing, integration and collaboration, and no cost above the noise in their figures).
  */
 export const MEMORY_SAVER_FLAG = "--memory-saver-mode";
+
+/**
+ * The targets whose processes run without the memory saver mode, because there it cost speed: under
+ * content's bulk writes and concurrent reads (a third more time seeding 10,000 pages, page-by-path
+ * p99 1.4× → 1.7–1.8× the organization read's), and on the hottest route through the gateway and
+ * identity (the split organization read at 0.16–0.21× the floor instead of 0.18–0.28×). Measured in
+ * docs/benchmarks.md § Memory.
+ */
+export const MEMORY_SAVER_SKIPPED = ["content", "identity", "gateway"];
 
 /** The V8 flags of a process of the stack that hosts `env.IMPRINT_TARGETS` (all of them if unset). */
 export function serviceNodeFlags(env = process.env) {
   if (env.IMPRINT_NODE_FLAGS !== undefined) return env.IMPRINT_NODE_FLAGS.split(/\s+/).filter(Boolean);
   const targets = (env.IMPRINT_TARGETS ?? "all").split(",").map((name) => name.trim());
-  const hostsContent = targets.includes("all") || targets.includes("content");
-  return [...DEFAULT_NODE_FLAGS.split(" "), ...(hostsContent ? [] : [MEMORY_SAVER_FLAG])];
+  const saves = !targets.includes("all") && !targets.some((name) => MEMORY_SAVER_SKIPPED.includes(name));
+  return [...DEFAULT_NODE_FLAGS.split(" "), ...(saves ? [MEMORY_SAVER_FLAG] : [])];
 }
 
 /**
