@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { documentToHtml, type ContentRef, type JsonDocument } from "@imprint/document";
+import type { ContentRef, JsonDocument } from "@imprint/document";
+import { documentToHtml } from "@imprint/document/html";
 import type { Logger } from "@imprint/runtime/core";
 
 /**

@@ -3,4 +3,5 @@ export { contentEntities, contentServiceSpec, startContentService, CONTENT_MIGRA
 export type { ContentDeps } from "./deps.js";
 export { COLLECTION_SERVICE_NAME, SPACE_SERVICE_NAME, Collection, Space } from "./spaces/index.js";
 export { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
-export { S3BlobStore, type S3BlobStoreOptions } from "./s3-blob-store.js";
+// The S3 store (and the AWS SDK it loads) is imported only when FILE_STORE=s3 (see startContentService).
+export type { S3BlobStore, S3BlobStoreOptions } from "./s3-blob-store.js";

@@ -36,7 +36,7 @@ import {
 } from "./spaces/index.js";
 import { TeamPermissionServiceService, UserPermissionServiceService } from "@imprint/proto/content/v1/permissions";
 import { FileSystemBlobStore, type BlobStore } from "./blob-store.js";
-import { S3BlobStore } from "./s3-blob-store.js";
+import type { S3BlobStore } from "./s3-blob-store.js";
 import type { ContentConfig, ResolvedContentConfig } from "./config.js";
 import { gitConsumers, gitDeps, gitEntities, gitGrpcServices, gitJobs, publishedGitSourceOf } from "./git/index.js";
 import { importDeps, importGrpcServices, importJob, importRunEntities } from "./import/index.js";
@@ -188,9 +188,9 @@ export async function startContentService(config: ContentConfig, options: Servic
       setting: "GIT_SECRETS_KEY",
     }),
   };
-  const blobStore = fileStoreOf(resolved);
+  const blobStore = await fileStoreOf(resolved);
   const closeBlobStore = () => {
-    if (blobStore instanceof S3BlobStore) blobStore.close();
+    if ("close" in blobStore) blobStore.close();
   };
   let running: RunningService;
   try {
@@ -209,9 +209,14 @@ export async function startContentService(config: ContentConfig, options: Servic
   };
 }
 
-/** The file store FILE_STORE names (loadContentConfig checked that S3_BUCKET is set for s3). */
-function fileStoreOf(config: ResolvedContentConfig): FileSystemBlobStore | S3BlobStore {
+/**
+ * The file store FILE_STORE names (loadContentConfig checked that S3_BUCKET is set for s3). The S3
+ * store is loaded only then: the AWS SDK is several megabytes of code a process on the default
+ * directory store never runs.
+ */
+async function fileStoreOf(config: ResolvedContentConfig): Promise<FileSystemBlobStore | S3BlobStore> {
   if (config.FILE_STORE === "directory") return new FileSystemBlobStore(config.CONTENT_BLOB_DIR);
+  const { S3BlobStore } = await import("./s3-blob-store.js");
   const { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey } = config;
   return new S3BlobStore({
     bucket: config.S3_BUCKET!,

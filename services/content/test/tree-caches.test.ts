@@ -1,7 +1,10 @@
 import { CacheBudget } from "@imprint/runtime";
-import { describe, expect, it } from "vitest";
-import { RevisionCaches } from "../src/revisions/index.js";
+import { createOrganization, createRevision, createSpace } from "@imprint/runtime/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RevisionCaches, StoreSession } from "../src/revisions/index.js";
 import { indexingCaches } from "../src/search/index.js";
+import { contentClients, newPage } from "./revisions-fixtures.js";
+import { startContentHarness, type ContentHarness } from "./support/harness.js";
 
 const body = (id: string, characters: number) => ({ id, markdown: "x".repeat(characters), document: "{}" });
 
@@ -44,5 +47,51 @@ describe("content's tree caches", () => {
     const used = budget.usedBytes;
     for (let i = 0; i < 20; i++) await load(prewarm, `indexed-${i}`);
     expect(budget.usedBytes).toBe(used);
+  });
+});
+
+describe("a pass over a whole revision's bodies", () => {
+  let harness: ContentHarness;
+  beforeAll(async () => {
+    harness = await startContentHarness();
+  });
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  it("(a listing, link extraction, an export) reads them without pushing the reads' entries out of the budget", async () => {
+    const clients = contentClients(harness);
+    try {
+      const org = await createOrganization(harness);
+      const space = await createSpace(harness, org);
+      const revisionId = await createRevision(clients, org.owner.caller, { spaceId: space.id }, async (draftId) => {
+        for (let i = 0; i < 20; i++) {
+          await clients.editing.createPage({ caller: org.owner.caller, draftId, page: newPage({ title: `Page ${i}`, markdown: `Body of page ${i}.` }) });
+        }
+      });
+      const em = harness.content.orm.em.fork();
+      const [revision] = await em.execute<{ store_id: string }[]>("select store_id from revisions where id = ?", [revisionId]);
+      const storeId = revision!.store_id;
+      const rows = await em.execute<{ body_id: string }[]>("select body_id from page_versions where store_id = ? and body_id is not null", [storeId]);
+      const bodyIds = rows.map((row) => row.body_id);
+      expect(bodyIds).toHaveLength(20);
+
+      const budget = new CacheBudget(1024 * 1024);
+      const session = new StoreSession(em, storeId, new RevisionCaches(budget));
+      // One page read the usual way is kept.
+      await session.bodies(bodyIds.slice(0, 1));
+      const oneKept = budget.usedBytes;
+      expect(oneKept).toBeGreaterThan(0);
+
+      const passed = await session.bodies(bodyIds, { keep: false });
+      expect([...passed.values()].map((body) => body.markdown).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `Body of page ${i}.`).sort());
+      expect(budget.usedBytes).toBe(oneKept);
+
+      // Read again the usual way, they are kept.
+      await session.bodies(bodyIds);
+      expect(budget.usedBytes).toBeGreaterThan(oneKept);
+    } finally {
+      clients.close();
+    }
   });
 });

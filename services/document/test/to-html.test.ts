@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { documentToHtml, markdownToDocument, safeUrl, type ContentRef, type JsonDocument } from "../src/index.js";
+import { markdownToDocument, type ContentRef, type JsonDocument } from "../src/index.js";
+import { documentToHtml, safeUrl } from "../src/html.js";
 
 /** Pages resolve to /docs/<id>, files to /files/<id>, anchors to #anchor; the page "hidden" does not resolve. */
 const resolveRef = (ref: ContentRef): string | null => {

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ParameterizedContext } from "koa";
-import { documentToHtml, evaluateCondition, includeKey, type ConditionContext, type ContentRef } from "@imprint/document";
+import { evaluateCondition, includeKey, type ConditionContext, type ContentRef } from "@imprint/document";
+import { documentToHtml } from "@imprint/document/html";
 import { downloadHeaders } from "@imprint/runtime/core";
 import type { GetPublishedSpaceResponse } from "@imprint/proto/content/v1/published";
 import type { Page } from "@imprint/proto/content/v1/revisions";

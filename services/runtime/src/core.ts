@@ -19,6 +19,7 @@ export * from "./access/identity-clients.js";
 export * from "./telemetry/propagation.js";
 export * from "./telemetry/lifecycle.js";
 export * from "./process.js";
+export * from "./memory-reducer.js";
 export * from "./hosting.js";
 export * from "./cache-budget.js";
 export * from "./cached-loader.js";

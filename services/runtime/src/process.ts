@@ -1,5 +1,6 @@
 import { ConfigError } from "./config.js";
 import type { Logger } from "./logger.js";
+import { keepMemoryReducerWorking } from "./memory-reducer.js";
 import { shutdownTelemetry } from "./telemetry/lifecycle.js";
 
 /** Process hooks `runMain` uses; tests pass their own. */
@@ -73,9 +74,12 @@ export function closeHttpServer(server: import("node:http").Server, graceMs: num
  * (no stack) and exits 1; any other start failure is logged and exits 1.
  */
 export function runMain(start: () => Promise<Drainable>, logger: Logger, host: ProcessHost = realProcess): void {
+  // A long-running process gives back what a burst of work took once it is quiet again.
+  const stopMemoryReducer = keepMemoryReducerWorking();
   let phase: "running" | "draining" | "stopping" = "running";
   const endDrain = new AbortController();
   const exit = async (code: number) => {
+    stopMemoryReducer();
     await shutdownTelemetry();
     host.exit(code);
   };

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { TABLE_ALIGNMENT_STYLES } from "@imprint/document";
+import { TABLE_ALIGNMENT_STYLES } from "@imprint/document/html";
 import { THEME_BOOT_SCRIPT } from "./assets.js";
 
 /**

@@ -1,4 +1,4 @@
-import type { HtmlWords } from "@imprint/document";
+import type { HtmlWords } from "@imprint/document/html";
 
 /**
  * The reader's own words (everything it shows that is not the site's content), in the languages a

@@ -41,7 +41,10 @@ export async function exportPdf(em: EntityManager, input: ExportPdfInput, deps: 
       pages,
       documents: async (batch) => {
         const records = batch.map((page) => page.record);
-        const bodies = await view.bodies(records.flatMap((record) => (record.bodyId ? [record.bodyId] : [])));
+        const bodies = await view.bodies(
+          records.flatMap((record) => (record.bodyId ? [record.bodyId] : [])),
+          { keep: false },
+        );
         const documents = new Map<string, JsonDocument>();
         for (const record of records) {
           const body = record.bodyId ? bodies.get(record.bodyId) : undefined;

@@ -37,7 +37,7 @@ async function layoutOfSpace(em: EntityManager, deps: GitDeps, caller: CallerInp
     throw new AppError("payload_too_large", `space: more than ${deps.limits.maxPages} pages to export (GIT_MAX_PAGES)`);
   }
   const bodyIds = [...index.byId.values()].map((page) => page.bodyId).filter((id): id is string => id !== null);
-  const records = await view.bodies(bodyIds);
+  const records = await view.bodies(bodyIds, { keep: false });
   const bodies = new Map<string, string>();
   for (const page of index.byId.values()) bodies.set(page.pageId, page.bodyId ? (records.get(page.bodyId)?.markdown ?? "") : "");
   const files = await view.allFiles();

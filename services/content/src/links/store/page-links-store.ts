@@ -49,7 +49,10 @@ export async function loadPageLinks(
   // A batch of bodies at a time: a 10,000-page import never holds every body and its parsed document at once.
   for (let start = 0; start < toExtract.length; start += EXTRACT_BATCH) {
     const batch = toExtract.slice(start, start + EXTRACT_BATCH);
-    const bodies = await session.bodies(batch.map((page) => page.bodyId).filter((id): id is string => id !== null));
+    const bodies = await session.bodies(
+      batch.map((page) => page.bodyId).filter((id): id is string => id !== null),
+      { keep: false },
+    );
     const rows: { store_id: string; page_version_id: string; links: ExtractedLink[] }[] = [];
     for (const page of batch) {
       const body = page.bodyId ? bodies.get(page.bodyId) : undefined;

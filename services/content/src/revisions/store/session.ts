@@ -204,9 +204,19 @@ export class StoreSession implements NodeSource, NodeSink {
     );
   }
 
-  async bodies(ids: readonly string[]): Promise<Map<string, BodyRecord>> {
-    return this.loadVersions(ids, this.pendingBodies, this.caches.bodies, (missing) =>
-      queryRows<BodyRecord>(this.em, sql`select id, markdown, document from content_bodies where store_id = ${this.storeId} and id = any(${missing})`),
+  /**
+   * Bodies by id. `keep: false` is for passes that read a whole revision's bodies once (a listing,
+   * link extraction, an export): bodies already cached are used, the others are read but not
+   * kept, so a 10,000-page pass does not push the reads' entries out of the budget.
+   */
+  async bodies(ids: readonly string[], { keep = true }: { keep?: boolean } = {}): Promise<Map<string, BodyRecord>> {
+    return this.loadVersions(
+      ids,
+      this.pendingBodies,
+      this.caches.bodies,
+      (missing) =>
+        queryRows<BodyRecord>(this.em, sql`select id, markdown, document from content_bodies where store_id = ${this.storeId} and id = any(${missing})`),
+      keep,
     );
   }
 
@@ -215,6 +225,7 @@ export class StoreSession implements NodeSource, NodeSink {
     pending: Map<string, T>,
     cache: { get(key: string): T | undefined; set(key: string, value: T): void },
     fetch: (missing: string[]) => Promise<T[]>,
+    keep = true,
   ): Promise<Map<string, T>> {
     const found = new Map<string, T>();
     const missing: string[] = [];
@@ -225,7 +236,7 @@ export class StoreSession implements NodeSource, NodeSink {
     }
     for (let start = 0; start < missing.length; start += FETCH_BATCH) {
       for (const record of await fetch(missing.slice(start, start + FETCH_BATCH))) {
-        cache.set(this.cacheKey(record.id), record);
+        if (keep) cache.set(this.cacheKey(record.id), record);
         found.set(record.id, record);
       }
     }

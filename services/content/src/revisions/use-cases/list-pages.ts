@@ -32,7 +32,8 @@ export async function listPages(
 export async function pageListing({ revision, view, access }: OpenedContent): Promise<PageListing> {
   const index = await view.index();
   const bodyIds = [...index.byId.values()].map((page) => page.bodyId).filter((id): id is string => id !== null);
-  const bodies = await view.bodies(bodyIds);
+  // Read once per revision: the gateway keeps the answer and asks again with known_revision_id.
+  const bodies = await view.bodies(bodyIds, { keep: false });
   return {
     revision,
     organizationId: access.space.organizationId,

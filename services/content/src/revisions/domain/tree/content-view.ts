@@ -94,8 +94,9 @@ export class ContentView {
     return this.caches.pageIndexes.load(`${this.session.storeId}:${this.root ?? ""}`, () => buildPageIndex(this.session, this.root));
   }
 
-  async bodies(ids: readonly string[]): Promise<Map<string, BodyRecord>> {
-    return this.session.bodies(ids);
+  /** Bodies by id; `keep: false` for passes over a whole revision (see StoreSession.bodies). */
+  async bodies(ids: readonly string[], options?: { keep?: boolean }): Promise<Map<string, BodyRecord>> {
+    return this.session.bodies(ids, options);
   }
 
   async file(fileId: string): Promise<FileRecord | undefined> {
