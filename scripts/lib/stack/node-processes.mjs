@@ -22,9 +22,10 @@ export const DEFAULT_NODE_FLAGS = "--max-semi-space-size=8 --heap-growing-percen
 
 /**
  * Added to the defaults of a process that hosts none of MEMORY_SAVER_SKIPPED: V8's memory saver mode
- * hands the pages a collection empties back to the system. Without it V8 keeps them mapped for
- * reuse, and a process's RSS stays at its largest heap so far (over the bench, 20–75 MB more in
- * publishing, integration and collaboration, and no cost above the noise in their figures).
+ * hands the pages a collection empties back to the system at once. Without it V8 keeps them mapped
+ * for reuse until the process is quiet and its memory reducer runs (see keepMemoryReducerWorking
+ * in the runtime), so a busy process's RSS stays at its largest heap so far (over the bench, 20–75 MB
+ * more in publishing, integration and collaboration, and no cost above the noise in their figures).
  */
 export const MEMORY_SAVER_FLAG = "--memory-saver-mode";
 
