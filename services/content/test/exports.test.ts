@@ -174,10 +174,12 @@ async function seedHandbook(): Promise<void> {
 describe("ExportPdf", () => {
   it("renders every page in tree order: titles, headings, lists, code, quotes, hints, tables, images; bookmarks follow the page tree", async () => {
     await seedHandbook();
+    // Before the export, not after it: the clock runs on while the PDF is made and read.
+    const requestedAt = harness.clock.now().getTime();
     const { exported, download, bytes, text, pages } = await exportAndRead();
 
     expect(exported.url).toMatch(/^http:\/\/127\.0\.0\.1:8080\/v1\/exports\/[0-9a-f-]{36}\/download\?expires=\d+&signature=[\w-]+$/);
-    expect(exported.expiresAt!.getTime() - harness.clock.now().getTime()).toBeGreaterThanOrEqual(60 * 60 * 1000);
+    expect(exported.expiresAt!.getTime() - requestedAt).toBeGreaterThanOrEqual(60 * 60 * 1000);
     expect(download.contentType).toBe("application/pdf");
     expect(download.name).toBe(`${spaceTitle}.pdf`);
     expect(bytes.subarray(0, 5).toString("latin1")).toBe("%PDF-");

@@ -90,8 +90,12 @@ describe("space content", () => {
 describe("space lifecycle", () => {
   it("deletes softly: the space disappears from reads and lists, and deleting again still succeeds", async () => {
     const space = await createSpace(harness, org);
+    await addPage(space.id, "Kept");
+    expect(await pageTitles(space.id)).toEqual(["Kept"]);
     await remove(space.id);
     expect(await errorCode(get(space.id))).toBe("not_found");
+    // Its content too: every read of it answers like a space that does not exist.
+    expect(await errorCode(pageTitles(space.id))).toBe("not_found");
     const listed = await harness.spaces.listSpaces({ caller: org.owner.caller, organizationId: org.organizationId, page: undefined });
     expect(listed.spaces).toEqual([]);
     await remove(space.id);

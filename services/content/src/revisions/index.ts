@@ -104,6 +104,6 @@ export { discardDraft } from "./use-cases/discard-draft.js";
 export { openDraft } from "./use-cases/open-draft.js";
 export { commitThreeWayMerge, requireCommittedRevision } from "./use-cases/shared/branch-revisions.js";
 export { editDraft, recordRevisionCreated } from "./use-cases/shared/drafts.js";
-export { openContent, type ContentRefInput } from "./use-cases/shared/open-content.js";
+export { openContent, openContentWithSpace, type ContentRefInput } from "./use-cases/shared/open-content.js";
 export { newPageFrom } from "./use-cases/shared/page-input.js";
 export { storeBlob, uploadFile } from "./use-cases/upload-file.js";

@@ -8,4 +8,5 @@ export { SPACE_SERVICE_NAME, spaceServiceImplementation } from "./grpc/space-ser
 export { TEAM_PERMISSION_SERVICE_NAME, teamPermissionServiceImplementation } from "./grpc/team-permission-service.js";
 export { USER_PERMISSION_SERVICE_NAME, userPermissionServiceImplementation } from "./grpc/user-permission-service.js";
 export { spacePurgeJob } from "./jobs/space-purge.js";
-export { OrganizationAccess, requireSpaceAccess, type SpaceAccess } from "./use-cases/shared/access.js";
+export { OrganizationAccess, requireSpaceAccess, requireSpaceReadAccess, type SpaceAccess } from "./use-cases/shared/access.js";
+export type { SpaceSummary } from "./store/space-summary.js";

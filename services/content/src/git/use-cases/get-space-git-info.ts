@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
-import { requireSpaceAccess } from "../../spaces/index.js";
+import { requireSpaceReadAccess } from "../../spaces/index.js";
 import type { GitSync } from "../domain/git-sync.js";
 import { findSync } from "./shared/sync-state.js";
 import type { GitDeps } from "../../deps.js";
@@ -12,7 +12,7 @@ import type { GitDeps } from "../../deps.js";
  */
 export async function getSpaceGitInfo(em: EntityManager, input: { caller: CallerInput | undefined; spaceId: string }, deps: GitDeps): Promise<GitSync> {
   const caller = requireCaller(input.caller);
-  const { space } = await requireSpaceAccess(em, deps, { caller, spaceId: input.spaceId, need: "view" });
+  const { space } = await requireSpaceReadAccess(em, deps, { caller, spaceId: input.spaceId, need: "view" });
   const sync = await findSync(em, space.id);
   if (!sync) throw new AppError("not_found", "Git sync: this space was never imported from or exported to a Git repository");
   return sync;

@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../access/index.js";
-import { requireSpaceAccess } from "../../spaces/index.js";
+import { requireSpaceReadAccess } from "../../spaces/index.js";
 import type { RevisionHeader } from "../domain/tree/caches.js";
 import { findRevision } from "../store/revision-rows.js";
 import { isRevisionId } from "./shared/drafts.js";
@@ -12,6 +12,6 @@ export async function getDraft(em: EntityManager, input: { caller: CallerInput |
   const caller = requireCaller(input.caller);
   const draft = isRevisionId(input.draftId) ? await findRevision(em, deps.caches, input.draftId) : undefined;
   if (!draft || draft.createdBy !== caller.userId) throw AppError.notFound("Draft");
-  await requireSpaceAccess(em, deps, { caller, spaceId: draft.spaceId, need: "view" });
+  await requireSpaceReadAccess(em, deps, { caller, spaceId: draft.spaceId, need: "view" });
   return draft;
 }

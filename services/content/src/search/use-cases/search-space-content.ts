@@ -1,6 +1,6 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { resolvePageSize } from "@imprint/runtime";
-import { requireSpaceAccess } from "../../spaces/index.js";
+import { requireSpaceReadAccess } from "../../spaces/index.js";
 import type { CallerInput } from "../../access/index.js";
 import { nextCursor, rankedPages, readCursor, withFallback, type PageResult } from "../store/results.js";
 import { parseSearchQuery } from "../store/text-search.js";
@@ -27,7 +27,7 @@ export interface SearchSpaceContentResult {
 export async function searchSpaceContent(em: EntityManager, input: SearchSpaceContentInput, deps: AccessDeps): Promise<SearchSpaceContentResult> {
   const query = parseSearchQuery(input.query);
   const limit = resolvePageSize(input.page?.pageSize);
-  const { space } = await requireSpaceAccess(em, deps, { caller: input.caller, spaceId: input.spaceId, need: "view" });
+  const { space } = await requireSpaceReadAccess(em, deps, { caller: input.caller, spaceId: input.spaceId, need: "view" });
   const scope = `space:${space.id}`;
   const cursor = readCursor(input.page?.pageToken, scope, query);
   const ranked = await withFallback(query, cursor, (mode) => rankedPages(em, query, [space.id], mode, { offset: cursor.offset, limit }));

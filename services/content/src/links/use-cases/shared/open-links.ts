@@ -2,7 +2,7 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../../access/index.js";
 import type { SpaceAccess } from "../../../spaces/index.js";
-import { type BranchRecord, type RevisionHeader, type ContentView, type PageRecord, openContent, type ContentRefInput } from "../../../revisions/index.js";
+import { type BranchRecord, type RevisionHeader, type ContentView, type PageRecord, openContentWithSpace, type ContentRefInput } from "../../../revisions/index.js";
 import { linkGraph } from "../../store/link-graph.js";
 import type { LinkGraph } from "../../domain/model.js";
 import type { LinkDeps } from "../../deps.js";
@@ -24,13 +24,13 @@ export interface DescribedPage {
 
 const PAGE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** Resolves the content reference like every content read (access first), then its link graph. */
+/** Resolves the content reference like every content read (access first), then its link graph; the answers carry the whole space. */
 export async function openLinks(
   em: EntityManager,
   deps: LinkDeps,
   input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined },
 ): Promise<OpenedLinks> {
-  const opened = await openContent(em, deps, input);
+  const opened = await openContentWithSpace(em, deps, input);
   return { ...opened, graph: await linkGraph(opened.view, deps.links) };
 }
 

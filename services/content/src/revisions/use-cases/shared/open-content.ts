@@ -1,7 +1,7 @@
 import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import { requireCaller, type CallerInput } from "../../../access/index.js";
-import { requireSpaceAccess, type SpaceAccess } from "../../../spaces/index.js";
+import { requireSpaceAccess, requireSpaceReadAccess, type Space, type SpaceAccess, type SpaceSummary } from "../../../spaces/index.js";
 import { requireBranch, type BranchRecord } from "../../store/branch-rows.js";
 import type { RevisionHeader } from "../../domain/tree/caches.js";
 import { ContentView } from "../../domain/tree/content-view.js";
@@ -17,8 +17,8 @@ export interface ContentRefInput {
   revisionId: string;
 }
 
-export interface OpenedContent {
-  access: SpaceAccess;
+export interface OpenedContent<S extends SpaceSummary = SpaceSummary> {
+  access: SpaceAccess<S>;
   revision: RevisionHeader;
   view: ContentView;
   /** The change request's branch when the reference named one. */
@@ -39,9 +39,31 @@ export async function openContent(
 ): Promise<OpenedContent> {
   const caller = requireCaller(input.caller);
   if (!input.ref) throw AppError.invalidArgument("ref: is required");
+  const access = await requireSpaceReadAccess(em, deps, { caller, spaceId: input.ref.spaceId, need: "view" });
+  return resolveContent(em, deps, caller, input.ref, access);
+}
+
+/** {@link openContent} with the space's entity, for answers that carry the whole space object. */
+export async function openContentWithSpace(
+  em: EntityManager,
+  deps: RevisionDeps,
+  input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined },
+): Promise<OpenedContent<Space>> {
+  const caller = requireCaller(input.caller);
+  if (!input.ref) throw AppError.invalidArgument("ref: is required");
   const access = await requireSpaceAccess(em, deps, { caller, spaceId: input.ref.spaceId, need: "view" });
-  const branch = input.ref.changeRequestId !== "" ? await requireBranch(em, access.space.id, input.ref.changeRequestId) : null;
-  const revisionId = input.ref.revisionId || (branch ? branch.headRevisionId : access.space.revisionId);
+  return resolveContent(em, deps, caller, input.ref, access);
+}
+
+async function resolveContent<S extends SpaceSummary>(
+  em: EntityManager,
+  deps: RevisionDeps,
+  caller: CallerInput,
+  ref: ContentRefInput,
+  access: SpaceAccess<S>,
+): Promise<OpenedContent<S>> {
+  const branch = ref.changeRequestId !== "" ? await requireBranch(em, access.space.id, ref.changeRequestId) : null;
+  const revisionId = ref.revisionId || (branch ? branch.headRevisionId : access.space.revisionId);
   const revision = revisionId && isRevisionId(revisionId) ? await findRevision(em, deps.caches, revisionId) : undefined;
   if (!revision || revision.spaceId !== access.space.id || (revision.status === "draft" && revision.createdBy !== caller.userId)) {
     throw AppError.notFound("Revision");

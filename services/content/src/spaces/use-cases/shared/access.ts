@@ -19,14 +19,16 @@ import {
 } from "../../../access/index.js";
 import { Collection } from "../../domain/collection.js";
 import { Space } from "../../domain/space.js";
+import { findSpaceSummary, type SpaceSummary } from "../../store/space-summary.js";
 
 /*
  * The checks on a space or a collection: they load the row (spaces' entities), then ask access for
  * the caller's level on it.
  */
 
-export interface SpaceAccess {
-  space: Space;
+/** A space the caller may act on: the entity for changes, a {@link SpaceSummary} for reads. */
+export interface SpaceAccess<S extends SpaceSummary = Space> {
+  space: S;
   membership: Membership;
   level: Level | null;
   permissions: SpacePermissions;
@@ -49,8 +51,31 @@ export async function requireSpaceAccess(
   deps: AccessDeps,
   input: { caller: CallerInput | undefined; spaceId: string; need: keyof SpacePermissions; includeDeleted?: boolean; lock?: boolean },
 ): Promise<SpaceAccess> {
-  const { userId, tokenId } = requireCaller(input.caller);
+  const caller = requireCaller(input.caller);
   const space = await findOwnedOrNull(em, Space, {}, input.spaceId, { lock: input.lock });
+  return grantSpace(em, deps, caller, space, input);
+}
+
+/**
+ * {@link requireSpaceAccess} for reads of a space's content: the same checks and answers, on the
+ * space's summary read without the ORM (every content read starts here; nothing is written back).
+ */
+export async function requireSpaceReadAccess(
+  em: EntityManager,
+  deps: AccessDeps,
+  input: { caller: CallerInput | undefined; spaceId: string; need: keyof SpacePermissions },
+): Promise<SpaceAccess<SpaceSummary>> {
+  const caller = requireCaller(input.caller);
+  return grantSpace(em, deps, caller, await findSpaceSummary(em, input.spaceId), input);
+}
+
+async function grantSpace<S extends SpaceSummary>(
+  em: EntityManager,
+  deps: AccessDeps,
+  { userId, tokenId }: CallerInput,
+  space: S | null,
+  input: { need: keyof SpacePermissions; includeDeleted?: boolean },
+): Promise<SpaceAccess<S>> {
   if (!space || (space.deletedAt && !input.includeDeleted)) throw AppError.notFound("Space");
   const membership = await deps.memberships.get(space.organizationId, userId, tokenId);
   if (!membership) throw AppError.notFound("Space");
