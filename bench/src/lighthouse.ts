@@ -38,12 +38,32 @@ export interface LighthouseAudit {
 /**
  * Audits one URL with Lighthouse (its default mobile emulation and throttling) in Debian's
  * Chromium, headless, and writes the HTML report to `reportPath`. Scores are Lighthouse's, ×100;
- * with them, every audit of those categories that scored below 1.
+ * with them, every audit of those categories that scored below 1. A trace Lighthouse failed to
+ * record is audited again, in a new browser, up to three times in all.
  */
 export async function auditWithLighthouse(
   url: string,
   options: { chromePath: string; reportPath: string; extraHeaders?: Record<string, string> },
 ): Promise<LighthouseAudit> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await auditOnce(url, options);
+    } catch (error) {
+      if (!(error instanceof TraceRecordingError) || attempt === TRACE_RECORDING_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
+ * Lighthouse's errors for a trace it failed to record ("Please run Lighthouse again"): a fault of
+ * the recording on a busy machine, not of the page, unlike NO_FCP, NO_LCP or a failed load.
+ */
+const TRACE_RECORDING_ERRORS = new Set(["NO_TRACING_STARTED", "NO_RESOURCE_REQUEST", "NO_NAVSTART", "NO_DCL", "NO_FMP"]);
+const TRACE_RECORDING_ATTEMPTS = 3;
+
+class TraceRecordingError extends Error {}
+
+async function auditOnce(url: string, options: { chromePath: string; reportPath: string; extraHeaders?: Record<string, string> }): Promise<LighthouseAudit> {
   // Root in a container has no user namespace for Chromium's sandbox.
   const sandbox = process.getuid?.() === 0 ? ["--no-sandbox"] : [];
   const chrome = await chromeLauncher.launch({ chromePath: options.chromePath, chromeFlags: ["--headless=new", "--disable-gpu", ...sandbox] });
@@ -57,7 +77,10 @@ export async function auditWithLighthouse(
     });
     if (!result) throw new Error(`Lighthouse produced no result for ${url}`);
     const { audits, categories, runtimeError } = result.lhr;
-    if (runtimeError) throw new Error(`Lighthouse could not audit ${url}: ${runtimeError.code} ${runtimeError.message}`);
+    if (runtimeError) {
+      const message = `Lighthouse could not audit ${url}: ${runtimeError.code} ${runtimeError.message}`;
+      throw TRACE_RECORDING_ERRORS.has(runtimeError.code) ? new TraceRecordingError(message) : new Error(message);
+    }
     await mkdir(dirname(options.reportPath), { recursive: true });
     await writeFile(options.reportPath, typeof result.report === "string" ? result.report : result.report.join("\n"));
     const score = (id: (typeof LIGHTHOUSE_CATEGORIES)[number]) => Math.round((categories[id]?.score ?? 0) * 100);
