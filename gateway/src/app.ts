@@ -10,6 +10,7 @@ import type { GatewayState } from "./context.js";
 import type { PublicUrls } from "./mappers/urls.js";
 import type { GatewayReadiness } from "./readiness.js";
 import { accessLog } from "./middleware/access-log.js";
+import { writeChunkedBodies } from "./middleware/chunked-body.js";
 import { cors, type CorsPolicy } from "./middleware/cors.js";
 import { requestMetrics } from "./middleware/metrics.js";
 import { errorHandler } from "./middleware/error-handler.js";
@@ -80,6 +81,8 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
     pageTokens: deps.pageTokens,
   });
 
+  // Outermost: it writes what every other middleware has finished with.
+  app.use(writeChunkedBodies());
   app.use(requestMetrics());
   app.use(requestId());
   app.use(accessLog(deps.logger));

@@ -1,8 +1,8 @@
-import { Readable } from "node:stream";
 import type { Router } from "@koa/router";
 import type { z } from "zod";
 import { assertCsrf, CSRF_HEADER, SESSION_COOKIE, type Principal, type TokenAuthenticator } from "./auth.js";
 import type { GatewayContext, GatewayState } from "./context.js";
+import { ChunkedBody } from "./middleware/chunked-body.js";
 import { sendIdempotentAnswer } from "./middleware/idempotency.js";
 import { readJsonBody } from "./middleware/json-body.js";
 import type { ListCursors, PageTokenSigner } from "./pagination.js";
@@ -34,15 +34,12 @@ export type RouteResponse =
 /** 200 with the body; `headers` for the few answers that carry their own (e.g. a rendered UI's Cache-Control). */
 export const ok = (body: unknown, headers?: Record<string, string>): RouteResponse => (headers ? { status: 200, body, headers } : { status: 200, body });
 /**
- * 200 with a body kept as chunks of bytes, sent one after the other with its `Content-Length`: a
- * large kept answer (a 10,000-page tree) or one completed per request (a published view and its
- * scripts) is never copied into one new buffer, which lives outside the V8 heap and is collected late.
+ * 200 with a body kept as chunks of bytes, written one after the other with its `Content-Length`
+ * (see {@link ChunkedBody}): a large kept answer (a 10,000-page tree) or one completed per request
+ * (a published view and its scripts) is never copied into one new buffer, which lives outside the
+ * V8 heap and is collected late.
  */
-export const okChunks = (chunks: readonly Buffer[]): RouteResponse => {
-  if (chunks.length === 1) return ok(chunks[0]);
-  const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
-  return ok(Readable.from(chunks), { "Content-Length": String(length) });
-};
+export const okChunks = (chunks: readonly Buffer[]): RouteResponse => (chunks.length === 1 ? ok(chunks[0]) : ok(new ChunkedBody(chunks)));
 /** 201 with `Location`: the API URL of the created object. */
 export const created = (body: unknown, location: string): RouteResponse => ({ status: 201, body, location });
 export const noContent = (): RouteResponse => ({ status: 204 });

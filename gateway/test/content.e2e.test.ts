@@ -138,15 +138,23 @@ describe("GET /v1/spaces/{spaceId}/content/pages", () => {
         });
       }
     });
+    let length = "";
     for (const read of ["first", "kept"]) {
       const answer = await call(stack, "GET", `/v1/spaces/${spaceId}/content/pages`, { token: org.owner.token });
       expect(answer.status, read).toBe(200);
-      expect(Number(answer.headers.get("content-length")), read).toBe(Buffer.byteLength(JSON.stringify(answer.body)));
+      length = answer.headers.get("content-length") ?? "";
+      expect(Number(length), read).toBe(Buffer.byteLength(JSON.stringify(answer.body)));
+      expect(answer.headers.get("content-type"), read).toMatch(/^application\/json/);
       expect(
         answer.body.pages.map((page: { markdown: string }) => page.markdown),
         read,
       ).toEqual(Array.from({ length: 40 }, (_, index) => markdownOf(index)));
     }
+    // HEAD: the same status and length, and no body.
+    const head = await fetch(`${stack.baseUrl}/v1/spaces/${spaceId}/content/pages`, { method: "HEAD", headers: { authorization: `Bearer ${org.owner.token}` } });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(length);
+    expect(await head.text()).toBe("");
   });
 });
 

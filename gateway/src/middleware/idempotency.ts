@@ -5,6 +5,7 @@ import { SESSION_COOKIE } from "../auth.js";
 import type { Middleware } from "koa";
 import type { GatewayContext, GatewayState, IdempotentAnswer, RequestIdempotency } from "../context.js";
 import type { IdempotencyRecord, IdempotencyStore } from "../idempotency-store.js";
+import { ChunkedBody } from "./chunked-body.js";
 import type { WriteKeys } from "../keyed-writes.js";
 
 /**
@@ -206,7 +207,7 @@ export class IdempotencyGate implements RequestIdempotency {
     }
     const done: IdempotencyRecord = { state: "done", bodyHash: "", startedAt, status: ctx.status, headers };
     const body: unknown = ctx.body;
-    if (body instanceof Readable) done.unkept = true;
+    if (body instanceof Readable || body instanceof ChunkedBody) done.unkept = true;
     else if (Buffer.isBuffer(body)) done.body = { base64: body.toString("base64") };
     else if (typeof body === "string") done.body = { json: JSON.stringify(body) };
     else if (body !== null && body !== undefined) done.body = { json: JSON.stringify(body) };
