@@ -1,4 +1,5 @@
 import type { CommitDraftResponse, EditingServiceService, PageOperation } from "@imprint/proto/content/v1/editing";
+import type pg from "pg";
 import type { PromiseClient } from "@imprint/runtime";
 
 /**
@@ -39,4 +40,25 @@ export function gatewayPost(gatewayUrl: string, token: string, timeoutMs = 120_0
     if (response.status >= 300) throw new Error(`POST ${path} answered ${response.status}: ${await response.text()}`);
     return response.status === 204 ? {} : ((await response.json()) as Record<string, unknown>);
   };
+}
+
+/**
+ * Waits until every consumer that handled an earlier `revision.created` of the space (its first
+ * revision) has also handled the one of `revisionId`, as recorded in processed_events.
+ */
+export async function consumersCaughtUp(db: pg.Client, spaceId: string, revisionId: string): Promise<void> {
+  const deadline = performance.now() + 600_000;
+  for (;;) {
+    const { rows } = await db.query<{ missing: string }>(
+      `with events as (select id, envelope->'payload'->>'revisionId' as revision_id from outbox_events
+                       where type = 'revision.created' and envelope->'payload'->>'spaceId' = $1),
+            consumers as (select distinct p.consumer from processed_events p join events e on e.id = p.event_id)
+       select count(*) as missing from consumers c
+       where not exists (select 1 from processed_events p join events e on e.id = p.event_id where p.consumer = c.consumer and e.revision_id = $2)`,
+      [spaceId, revisionId],
+    );
+    if (Number(rows[0]?.missing ?? 1) === 0) return;
+    if (performance.now() > deadline) throw new Error("the content service's consumers did not catch up within 10 minutes");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }

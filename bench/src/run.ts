@@ -419,7 +419,12 @@ export async function runBenchmark(
     let authoring: AuthoringReport | undefined;
     if (stack.content && settings.authoring) {
       const figures = await runAuthoringBenchmark(
-        { gatewayUrl: stack.gatewayUrl, identityGrpcAddress: stack.identityGrpcAddress, contentGrpcAddress: stack.content.grpcAddress },
+        {
+          gatewayUrl: stack.gatewayUrl,
+          identityGrpcAddress: stack.identityGrpcAddress,
+          contentGrpcAddress: stack.content.grpcAddress,
+          contentDatabaseUrl: stack.content.databaseUrl,
+        },
         settings.authoring,
         log,
       );

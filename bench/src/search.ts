@@ -2,6 +2,7 @@ import { Agent, get as httpGet } from "node:http";
 import pg from "pg";
 import { CreatePageInput, EditingServiceService, type PageOperation } from "@imprint/proto/content/v1/editing";
 import { createIdentityClients, createPromiseClient } from "@imprint/runtime";
+import { consumersCaughtUp } from "./editing.js";
 import { seededRandom as random } from "./seeded-random.js";
 import { percentile } from "./stats.js";
 
@@ -177,27 +178,6 @@ async function measure(base: string, token: string, paths: string[], connections
     maxMs: sorted[sorted.length - 1] ?? 0,
     failed,
   };
-}
-
-/**
- * Waits until every consumer that handled an earlier `revision.created` of the space (its first
- * revision) has also handled the one of `revisionId`, as recorded in processed_events.
- */
-async function consumersCaughtUp(db: pg.Client, spaceId: string, revisionId: string): Promise<void> {
-  const deadline = performance.now() + 600_000;
-  for (;;) {
-    const { rows } = await db.query<{ missing: string }>(
-      `with events as (select id, envelope->'payload'->>'revisionId' as revision_id from outbox_events
-                       where type = 'revision.created' and envelope->'payload'->>'spaceId' = $1),
-            consumers as (select distinct p.consumer from processed_events p join events e on e.id = p.event_id)
-       select count(*) as missing from consumers c
-       where not exists (select 1 from processed_events p join events e on e.id = p.event_id where p.consumer = c.consumer and e.revision_id = $2)`,
-      [spaceId, revisionId],
-    );
-    if (Number(rows[0]?.missing ?? 1) === 0) return;
-    if (performance.now() > deadline) throw new Error("the content service's consumers did not catch up within 10 minutes");
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 export function describeLatency(figures: LatencyFigures): string {
