@@ -151,7 +151,10 @@ describe("GET /v1/spaces/{spaceId}/content/pages", () => {
       ).toEqual(Array.from({ length: 40 }, (_, index) => markdownOf(index)));
     }
     // HEAD: the same status and length, and no body.
-    const head = await fetch(`${stack.baseUrl}/v1/spaces/${spaceId}/content/pages`, { method: "HEAD", headers: { authorization: `Bearer ${org.owner.token}` } });
+    const head = await fetch(`${stack.baseUrl}/v1/spaces/${spaceId}/content/pages`, {
+      method: "HEAD",
+      headers: { authorization: `Bearer ${org.owner.token}` },
+    });
     expect(head.status).toBe(200);
     expect(head.headers.get("content-length")).toBe(length);
     expect(await head.text()).toBe("");

@@ -2,7 +2,14 @@ import type { EntityManager } from "@mikro-orm/postgresql";
 import { AppError } from "@imprint/runtime";
 import type { CallerInput } from "../../../access/index.js";
 import type { SpaceAccess } from "../../../spaces/index.js";
-import { type BranchRecord, type RevisionHeader, type ContentView, type PageRecord, openContentWithSpace, type ContentRefInput } from "../../../revisions/index.js";
+import {
+  type BranchRecord,
+  type RevisionHeader,
+  type ContentView,
+  type PageRecord,
+  openContentWithSpace,
+  type ContentRefInput,
+} from "../../../revisions/index.js";
 import { linkGraph } from "../../store/link-graph.js";
 import type { LinkGraph } from "../../domain/model.js";
 import type { LinkDeps } from "../../deps.js";
