@@ -32,36 +32,27 @@ export interface OpenedContent<S extends SpaceSummary = SpaceSummary> {
  * space), the branch's head instead of the space's; a revision given with it must be the head or
  * a revision made on that branch (the caller's drafts on it included).
  */
-export async function openContent(
-  em: EntityManager,
-  deps: RevisionDeps,
-  input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined },
-): Promise<OpenedContent> {
-  const caller = requireCaller(input.caller);
-  if (!input.ref) throw AppError.invalidArgument("ref: is required");
-  const access = await requireSpaceReadAccess(em, deps, { caller, spaceId: input.ref.spaceId, need: "view" });
-  return resolveContent(em, deps, caller, input.ref, access);
+export function openContent(em: EntityManager, deps: RevisionDeps, input: ContentReadInput): Promise<OpenedContent> {
+  return open(em, deps, input, requireSpaceReadAccess);
 }
 
 /** {@link openContent} with the space's entity, for answers that carry the whole space object. */
-export async function openContentWithSpace(
-  em: EntityManager,
-  deps: RevisionDeps,
-  input: { caller: CallerInput | undefined; ref: ContentRefInput | undefined },
-): Promise<OpenedContent<Space>> {
-  const caller = requireCaller(input.caller);
-  if (!input.ref) throw AppError.invalidArgument("ref: is required");
-  const access = await requireSpaceAccess(em, deps, { caller, spaceId: input.ref.spaceId, need: "view" });
-  return resolveContent(em, deps, caller, input.ref, access);
+export function openContentWithSpace(em: EntityManager, deps: RevisionDeps, input: ContentReadInput): Promise<OpenedContent<Space>> {
+  return open(em, deps, input, requireSpaceAccess);
 }
 
-async function resolveContent<S extends SpaceSummary>(
+type ContentReadInput = { caller: CallerInput | undefined; ref: ContentRefInput | undefined };
+
+async function open<S extends SpaceSummary>(
   em: EntityManager,
   deps: RevisionDeps,
-  caller: CallerInput,
-  ref: ContentRefInput,
-  access: SpaceAccess<S>,
+  input: ContentReadInput,
+  requireAccess: (em: EntityManager, deps: RevisionDeps, input: { caller: CallerInput; spaceId: string; need: "view" }) => Promise<SpaceAccess<S>>,
 ): Promise<OpenedContent<S>> {
+  const caller = requireCaller(input.caller);
+  const { ref } = input;
+  if (!ref) throw AppError.invalidArgument("ref: is required");
+  const access = await requireAccess(em, deps, { caller, spaceId: ref.spaceId, need: "view" });
   const branch = ref.changeRequestId !== "" ? await requireBranch(em, access.space.id, ref.changeRequestId) : null;
   const revisionId = ref.revisionId || (branch ? branch.headRevisionId : access.space.revisionId);
   const revision = revisionId && isRevisionId(revisionId) ? await findRevision(em, deps.caches, revisionId) : undefined;
